@@ -1,0 +1,33 @@
+# mgopt — build, test and demo. Needs only a C compiler and make.
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c99 -Wall -Wextra -Wpedantic
+LDLIBS  := -lm
+B       := build
+
+SRC := $(shell find src -type f | sort)
+
+.PHONY: all amalgamate check-amalgamation test demo clean
+
+all: $(B)/mgopt
+
+$(B)/amalgamate: tools/amalgamate.c
+	@mkdir -p $(B)
+	$(CC) -O1 -g -std=c99 -Wall -Wextra -o $@ $<
+
+# Regenerates the two committed headers from src/.
+amalgamate: $(B)/amalgamate
+	$(B)/amalgamate src .
+
+mgopt.h mgopt_passes.h: $(SRC) $(B)/amalgamate
+	$(B)/amalgamate src .
+
+check-amalgamation: $(B)/amalgamate
+	$(B)/amalgamate src . --check
+
+$(B)/mgopt: tools/mgopt.c mgopt.h mgopt_passes.h
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) $(WARN) -I. -o $@ tools/mgopt.c $(LDLIBS)
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,2693 @@
+/* mgopt.h — optimizes machine-learning model graphs: IR, text format, ONNX, rewriter, pass manager.
+   Generated from src/ by tools/amalgamate — do not edit. Version 0.1.0.
+   ---------------------------------------------------------------------------
+   mgopt — the manual (to be completed)
+
+   Usage: in exactly one C or C++ file
+
+       #define MGOPT_IMPLEMENTATION
+
+   and include the headers without the define everywhere else.
+   ---------------------------------------------------------------------------
+*/
+/* src/api.h — the public declarations of mgopt.h: IR, registry, text format, rewriter, pass manager. */
+#ifndef MGOPT_H_INCLUDED
+#define MGOPT_H_INCLUDED
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* fixed-width integers in the IR */
+
+#define MGOPT_VERSION_MAJOR 0
+#define MGOPT_VERSION_MINOR 1
+#define MGOPT_VERSION_PATCH 0
+#define MGOPT_VERSION_STRING "0.1.0"
+
+#ifndef MGOPTDEF
+#ifdef MGOPT_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define MGOPTDEF static __attribute__((unused))
+#else
+#define MGOPTDEF static
+#endif
+#else
+#define MGOPTDEF extern
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+/* Every status code, once: the enum and mgopt_status_str() both come from it. */
+#define MGOPT_STATUS_LIST(X)                                               \
+  X(OK, "ok")                                                              \
+  X(ERR_NOMEM, "out of memory")                                            \
+  X(ERR_INVALID_ARG, "invalid argument")                                   \
+  X(ERR_PARSE, "syntax error")                                             \
+  X(ERR_TYPE, "type error")                                                \
+  X(ERR_VERIFY, "IR verification failed")                                  \
+  X(ERR_UNSUPPORTED, "unsupported construct")                              \
+  X(ERR_LIMIT, "a configured limit was exceeded")                          \
+  X(ERR_IO, "input/output error")                                          \
+  X(ERR_CORRUPT, "malformed input data")                                   \
+  X(ERR_NOT_FOUND, "not found")                                            \
+  X(ERR_PASS, "pass failed")                                               \
+  X(ERR_NO_FIXPOINT, "rewrite cap reached before a fixpoint")
+
+typedef enum mgopt_status {
+#define MGOPT__STATUS_ENUM(name, str) MGOPT_##name,
+  MGOPT_STATUS_LIST(MGOPT__STATUS_ENUM)
+#undef MGOPT__STATUS_ENUM
+  MGOPT_STATUS__COUNT
+} mgopt_status;
+
+/* A short constant string for a status code; never NULL. */
+MGOPTDEF const char *mgopt_status_str(mgopt_status s);
+/* "0.1.0" */
+MGOPTDEF const char *mgopt_version(void);
+
+/* Diagnostics are written into a caller-owned struct; the library never prints.
+   line/col are 1-based (0 = not applicable); offset is a byte offset into a
+   binary input (-1 = not applicable); op names the op concerned ("" = none). */
+#define MGOPT_DIAG_MSG_MAX 320
+typedef struct mgopt_diag {
+  mgopt_status status;
+  int line, col;
+  int64_t offset;
+  char op[96];
+  char msg[MGOPT_DIAG_MSG_MAX];
+} mgopt_diag;
+
+/* Sets every field and returns s. d may be NULL (then it only returns s). */
+MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Clears d to MGOPT_OK. d may be NULL. */
+MGOPTDEF void mgopt_diag_clear(mgopt_diag *d);
+
+/* ---------------------------------------------------------------- memory */
+
+/* One function does everything: new_size == 0 frees ptr; ptr == NULL allocates.
+   old_size is the size of ptr's block (0 when ptr is NULL). ctx is passed through. */
+typedef struct mgopt_allocator {
+  void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+  void *ctx;
+} mgopt_allocator;
+
+/* ---------------------------------------------------------------- types */
+
+/* Element types. Sub-byte types (int4, uint1..uint6) are stored packed,
+   little-endian bit order, as in Core ML's palettization indices. The last
+   group exists so ONNX models carrying them survive import and export. */
+#define MGOPT_DTYPE_LIST(X)            \
+  X(UNKNOWN, "unknown", 0)             \
+  X(BOOL, "bool", 8)                   \
+  X(INT4, "int4", 4)                   \
+  X(UINT1, "uint1", 1)                 \
+  X(UINT2, "uint2", 2)                 \
+  X(UINT3, "uint3", 3)                 \
+  X(UINT4, "uint4", 4)                 \
+  X(UINT6, "uint6", 6)                 \
+  X(INT8, "int8", 8)                   \
+  X(UINT8, "uint8", 8)                 \
+  X(INT16, "int16", 16)                \
+  X(UINT16, "uint16", 16)              \
+  X(INT32, "int32", 32)                \
+  X(UINT32, "uint32", 32)              \
+  X(INT64, "int64", 64)                \
+  X(UINT64, "uint64", 64)              \
+  X(FP16, "fp16", 16)                  \
+  X(BF16, "bf16", 16)                  \
+  X(FP32, "fp32", 32)                  \
+  X(FP64, "fp64", 64)                  \
+  X(STRING, "string", 0)               \
+  X(COMPLEX64, "complex64", 64)        \
+  X(COMPLEX128, "complex128", 128)     \
+  X(FP8E4M3FN, "fp8e4m3fn", 8)         \
+  X(FP8E4M3FNUZ, "fp8e4m3fnuz", 8)     \
+  X(FP8E5M2, "fp8e5m2", 8)             \
+  X(FP8E5M2FNUZ, "fp8e5m2fnuz", 8)     \
+  X(UINT4X, "uint4x", 4)               \
+  X(INT4X, "int4x", 4)
+
+typedef enum mgopt_dtype {
+#define MGOPT__DT_ENUM(name, str, bits) MGOPT_DT_##name,
+  MGOPT_DTYPE_LIST(MGOPT__DT_ENUM)
+#undef MGOPT__DT_ENUM
+  MGOPT_DT__COUNT
+} mgopt_dtype;
+
+/* Name as printed in .mil ("fp32"); "unknown" for out-of-range values. */
+MGOPTDEF const char *mgopt_dtype_name(mgopt_dtype t);
+/* Parses a dtype name or common alias (int32/i32, fp32/float32, fp16/float16, ...).
+   Returns MGOPT_DT_UNKNOWN if not recognised. */
+MGOPTDEF mgopt_dtype mgopt_dtype_from_name(const char *s, size_t n);
+/* Bits per element (0 for string). */
+MGOPTDEF int mgopt_dtype_bits(mgopt_dtype t);
+MGOPTDEF int mgopt_dtype_is_float(mgopt_dtype t);   /* fp16 bf16 fp32 fp64 fp8* */
+MGOPTDEF int mgopt_dtype_is_int(mgopt_dtype t);     /* signed or unsigned integers, not bool */
+MGOPTDEF int mgopt_dtype_is_signed(mgopt_dtype t);
+/* Bytes needed to store n elements (sub-byte types packed); -1 on overflow. */
+MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n);
+
+/* A dimension: static (v >= 0, sym NULL), symbolic (sym != NULL, interned
+   in the program, compare by pointer), or unknown (v < 0, sym NULL). */
+typedef struct mgopt_dim {
+  int64_t v;
+  const char *sym;
+} mgopt_dim;
+
+typedef enum mgopt_type_kind {
+  MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
+  MGOPT_TYPE_OTHER = 1   /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+} mgopt_type_kind;
+
+typedef struct mgopt_type {
+  uint8_t kind;   /* mgopt_type_kind */
+  uint8_t dtype;  /* mgopt_dtype */
+  int32_t rank;   /* -1 = unknown */
+  mgopt_dim *dims; /* rank entries, arena-owned; NULL when rank <= 0 */
+  const uint8_t *other; /* MGOPT_TYPE_OTHER: encoded bytes (arena-owned) */
+  size_t other_len;
+} mgopt_type;
+
+/* ---------------------------------------------------------------- tensors */
+
+typedef struct mgopt_tensor {
+  uint8_t dtype;      /* mgopt_dtype */
+  uint8_t borrowed;   /* data points into a caller's buffer: copy before writing */
+  uint8_t hash_valid;
+  int32_t rank;
+  int64_t *shape;     /* rank entries, all static */
+  int64_t numel;
+  size_t nbytes;
+  void *data;         /* owned: 64-byte aligned, arena memory; borrowed: any alignment.
+                         STRING tensors: data is an array of numel mgopt_str. */
+  uint64_t hash;      /* content hash, valid when hash_valid */
+  /* where the bytes came from, for writers that keep external data in place */
+  const char *ext_location;
+  int64_t ext_offset;
+} mgopt_tensor;
+
+typedef struct mgopt_str {
+  const char *ptr;
+  size_t len;
+} mgopt_str;
+
+/* ---------------------------------------------------------------- IR */
+
+typedef struct mgopt_program mgopt_program;
+typedef struct mgopt_function mgopt_function;
+typedef struct mgopt_block mgopt_block;
+typedef struct mgopt_op mgopt_op;
+typedef struct mgopt_value mgopt_value;
+typedef struct mgopt_use mgopt_use;
+typedef struct mgopt_slot mgopt_slot;
+typedef struct mgopt_attr mgopt_attr;
+
+/* A use of a value: by operand slot `slot` element `index` of `op`, or by
+   output `index` of `block` (op == NULL). Kept in the value's doubly linked
+   use list: add and remove are O(1). */
+struct mgopt_use {
+  mgopt_value *value;
+  mgopt_op *op;
+  mgopt_block *block;
+  int32_t slot;
+  int32_t index;
+  mgopt_use *prev, *next;
+};
+
+#define MGOPT_VALUE_ABSENT 1u /* placeholder for an omitted optional output (ONNX "") */
+
+struct mgopt_value {
+  const char *name;     /* interned */
+  mgopt_type type;
+  mgopt_op *def;        /* producing op, or NULL for a block argument */
+  mgopt_block *owner;   /* block whose argument this is (def == NULL) */
+  int32_t index;        /* output index in def, or argument index in owner */
+  uint32_t flags;
+  mgopt_use *uses;      /* head of the use list */
+  int32_t nuses;
+  uint32_t id;          /* unique per program, stable */
+};
+
+/* A named operand slot: one value (is_list 0, n 1), absent (n 0), or a variadic list. */
+struct mgopt_slot {
+  const char *name;     /* interned */
+  int32_t is_list;
+  int32_t n;
+  mgopt_use *uses;      /* n entries (arena); uses[i].value is the operand */
+};
+
+typedef enum mgopt_attr_kind {
+  MGOPT_ATTR_NONE = 0,
+  MGOPT_ATTR_BOOL,
+  MGOPT_ATTR_INT,     /* int64 */
+  MGOPT_ATTR_FLOAT,   /* double */
+  MGOPT_ATTR_STRING,
+  MGOPT_ATTR_BOOLS,
+  MGOPT_ATTR_INTS,
+  MGOPT_ATTR_FLOATS,
+  MGOPT_ATTR_STRINGS,
+  MGOPT_ATTR_TENSOR,  /* a typed tensor (const's val, ONNX tensor attributes) */
+  MGOPT_ATTR_BYTES    /* opaque encoded bytes with a tag (e.g. an ONNX TypeProto / SparseTensorProto) */
+} mgopt_attr_kind;
+
+struct mgopt_attr {
+  const char *name;   /* interned */
+  uint8_t kind;       /* mgopt_attr_kind */
+  int32_t tag;        /* MGOPT_ATTR_BYTES: what the bytes are (e.g. the ONNX AttributeProto type) */
+  int64_t n;          /* list length; byte count for MGOPT_ATTR_BYTES */
+  union {
+    int64_t i;        /* BOOL, INT */
+    double f;         /* FLOAT */
+    mgopt_str s;      /* STRING */
+    int64_t *ints;    /* BOOLS (0/1), INTS */
+    double *floats;
+    mgopt_str *strs;
+    mgopt_tensor *t;
+    const uint8_t *bytes;
+  } u;
+};
+
+#define MGOPT_OP_ERASED 1u
+
+struct mgopt_op {
+  mgopt_op *prev, *next;  /* in parent block */
+  mgopt_block *parent;    /* NULL while detached */
+  mgopt_program *program;
+  int32_t kind;           /* mgopt_op_kind; MGOPT_OP_OPAQUE for unknown ops */
+  const char *type;       /* op type name, interned ("conv", "onnx::NonMaxSuppression") */
+  const char *name;       /* interned; may be NULL */
+  uint32_t flags;
+  uint32_t id;            /* unique per program, stable */
+  int32_t nslots;
+  mgopt_slot *slots;
+  int32_t nattrs;
+  mgopt_attr *attrs;
+  int32_t nouts;
+  mgopt_value **outs;
+  int32_t nblocks;
+  mgopt_block **blocks;
+  void *scratch;          /* free for the running pass; NULL between passes */
+};
+
+struct mgopt_block {
+  mgopt_program *program;
+  const char *name;       /* "" for function bodies; e.g. "loop_cond", "then_branch" for nested */
+  mgopt_op *first, *last;
+  int32_t nops;
+  mgopt_op *parent_op;    /* NULL for a function body */
+  mgopt_function *func;
+  int32_t nargs, args_cap;
+  mgopt_value **args;
+  int32_t nouts, outs_cap;
+  mgopt_use **outs;       /* nouts uses, owner block */
+};
+
+struct mgopt_function {
+  const char *name;       /* interned */
+  const char *opset;      /* e.g. "CoreML7"; NULL if none */
+  mgopt_block *body;      /* inputs = body->args, outputs = body->outs */
+  mgopt_program *program;
+};
+
+/* ---- program ---- */
+
+/* Creates an empty program. alloc may be NULL (the MGOPT_MALLOC family is used).
+   Returns NULL only when memory is exhausted. */
+MGOPTDEF mgopt_program *mgopt_program_create(const mgopt_allocator *alloc);
+/* Frees everything the program owns. NULL is ignored. */
+MGOPTDEF void mgopt_program_destroy(mgopt_program *p);
+/* Sticky status: MGOPT_ERR_NOMEM once any arena allocation failed, else MGOPT_OK. */
+MGOPTDEF mgopt_status mgopt_program_status(const mgopt_program *p);
+/* Arena allocation, zeroed, aligned to `align` (power of two, <= 4096). NULL on
+   failure (and the sticky status is set). Freed with the program. */
+MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align);
+/* Interns n bytes (need not be NUL-terminated); equal strings give the same pointer.
+   NULL on memory exhaustion. */
+MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_t n);
+MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s);
+/* Bytes held by the arena (for benchmarks and limits). */
+MGOPTDEF size_t mgopt_program_arena_bytes(const mgopt_program *p);
+
+MGOPTDEF int32_t mgopt_program_function_count(const mgopt_program *p);
+MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32_t i);
+/* NULL if absent. */
+MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name);
+/* Adds a function with an empty body. NULL on OOM or if the name exists. */
+MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
+/* Number of live ops in the program, nested blocks included. O(ops). */
+MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
+
+/* ---- types ---- */
+
+/* Tensor type with `rank` dims; dims may be NULL (all unknown). Dims are copied to the arena. */
+MGOPTDEF mgopt_status mgopt_type_make(mgopt_program *p, mgopt_type *out, mgopt_dtype dt,
+                                      int32_t rank, const mgopt_dim *dims);
+/* Tensor type with static shape. */
+MGOPTDEF mgopt_status mgopt_type_make_static(mgopt_program *p, mgopt_type *out, mgopt_dtype dt,
+                                             int32_t rank, const int64_t *shape);
+/* Structural equality (symbols by pointer). */
+MGOPTDEF int mgopt_type_equal(const mgopt_type *a, const mgopt_type *b);
+/* 1 if every dim is static and the rank known. */
+MGOPTDEF int mgopt_type_is_static(const mgopt_type *t);
+/* Element count of a static type, -1 if not static or on overflow. */
+MGOPTDEF int64_t mgopt_type_numel(const mgopt_type *t);
+static inline mgopt_dim mgopt_dim_static(int64_t v) { mgopt_dim d; d.v = v; d.sym = NULL; return d; }
+static inline mgopt_dim mgopt_dim_unknown(void) { mgopt_dim d; d.v = -1; d.sym = NULL; return d; }
+static inline int mgopt_dim_is_static(mgopt_dim d) { return d.sym == NULL && d.v >= 0; }
+
+/* ---- tensors ---- */
+
+/* New owned tensor, zero-filled, 64-byte aligned. shape may be NULL when rank is 0. */
+MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape);
+/* New tensor borrowing `data` (nbytes must match); the caller keeps it alive
+   as long as the program. */
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                 const int64_t *shape, const void *data,
+                                                 size_t nbytes);
+/* Scalar tensors. */
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v);
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_i64(mgopt_program *p, mgopt_dtype dt, int64_t v);
+/* Read-only data, 64-byte aligned (a borrowed misaligned tensor is copied once). */
+MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t);
+/* Writable data: copies borrowed data into the arena first. NULL on OOM. */
+MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t);
+/* Element i as double / int64 (any dtype but string; sub-byte types unpacked). */
+MGOPTDEF double mgopt_tensor_get_f64(const mgopt_tensor *t, int64_t i);
+MGOPTDEF int64_t mgopt_tensor_get_i64(const mgopt_tensor *t, int64_t i);
+/* Stores element i (converting with round-to-nearest-even for floats). The tensor
+   must be owned (not borrowed). */
+MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v);
+MGOPTDEF void mgopt_tensor_set_i64(mgopt_tensor *t, int64_t i, int64_t v);
+/* Same dtype, shape and bytes (bitwise; +0/-0 and NaN payloads are distinct). */
+MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b);
+/* Content hash (dtype, shape, bytes), cached in the tensor. */
+MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t);
+/* Deep copy into p (owned). */
+MGOPTDEF mgopt_tensor *mgopt_tensor_clone(mgopt_program *p, const mgopt_tensor *t);
+/* 1 if all elements equal v (numerically, by mgopt_tensor_get_f64). */
+MGOPTDEF int mgopt_tensor_all_equal_f64(const mgopt_tensor *t, double v);
+
+/* fp16 / bf16 conversions (round to nearest even; NaN stays NaN). */
+MGOPTDEF uint16_t mgopt_f32_to_f16(float f);
+MGOPTDEF float mgopt_f16_to_f32(uint16_t h);
+MGOPTDEF uint16_t mgopt_f32_to_bf16(float f);
+MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
+
+/* ---------------------------------------------------------------- op registry */
+
+/* Traits of registered ops. */
+#define MGOPT_TRAIT_PURE            (1u << 0)  /* no side effects: removable when dead */
+#define MGOPT_TRAIT_UNARY           (1u << 1)  /* elementwise unary: out shape = x shape */
+#define MGOPT_TRAIT_BINARY          (1u << 2)  /* elementwise binary with broadcasting (x, y) */
+#define MGOPT_TRAIT_COMMUTATIVE     (1u << 3)
+#define MGOPT_TRAIT_SHAPE_PRESERVING (1u << 4) /* out shape = first operand's shape */
+#define MGOPT_TRAIT_LAYOUT_SENSITIVE (1u << 5) /* depends on axis order (conv, pool, ...) */
+#define MGOPT_TRAIT_CONSTEXPR       (1u << 6)  /* constexpr_*: all inputs are attributes */
+#define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
+#define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
+#define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
+
+/* Every registered (canonical, MIL) op. The X-macro gives the name and the
+   enum; the registry (core/registry.c) gives slots, attributes, traits, inference. */
+#define MGOPT_OP_LIST(X)                                                          \
+  X(const) X(identity)                                                            \
+  X(add) X(sub) X(mul) X(real_div) X(pow) X(maximum) X(minimum) X(floor_div)      \
+  X(mod) X(equal) X(not_equal) X(less) X(less_equal) X(greater) X(greater_equal)  \
+  X(logical_and) X(logical_or) X(logical_xor) X(logical_not) X(select)            \
+  X(abs) X(exp) X(log) X(sqrt) X(rsqrt) X(inverse) X(square) X(erf) X(tanh)       \
+  X(sigmoid) X(relu) X(relu6) X(leaky_relu) X(prelu) X(gelu) X(softmax) X(clip)   \
+  X(floor) X(ceil) X(round) X(sign) X(sin) X(cos) X(silu) X(softplus) X(elu)      \
+  X(cast) X(reshape) X(transpose) X(expand_dims) X(squeeze) X(concat) X(stack)    \
+  X(split) X(slice_by_index) X(slice_by_size) X(gather) X(one_hot) X(pad) X(tile) \
+  X(matmul) X(linear) X(conv) X(conv_transpose) X(avg_pool) X(max_pool)           \
+  X(batch_norm) X(instance_norm) X(layer_norm) X(reduce_sum) X(reduce_mean)       \
+  X(reduce_max) X(reduce_min) X(reduce_prod) X(pixel_shuffle) X(while_loop)       \
+  X(cond) X(quantize) X(dequantize) X(constexpr_affine_dequantize)                \
+  X(constexpr_lut_to_dense) X(constexpr_sparse_to_dense)                          \
+  X(constexpr_blockwise_shift_scale) X(constexpr_cast)
+
+typedef enum mgopt_op_kind {
+  MGOPT_OP_OPAQUE = 0,
+#define MGOPT__OP_ENUM(name) MGOPT_OP_##name,
+  MGOPT_OP_LIST(MGOPT__OP_ENUM)
+#undef MGOPT__OP_ENUM
+  MGOPT_OP__COUNT
+} mgopt_op_kind;
+
+#define MGOPT_SLOT_OPTIONAL 1u
+#define MGOPT_SLOT_VARIADIC 2u
+typedef struct mgopt_slot_def {
+  const char *name;
+  uint32_t flags;
+} mgopt_slot_def;
+
+#define MGOPT_ATTR_REQUIRED 1u
+typedef struct mgopt_attr_def {
+  const char *name;
+  uint8_t kind;          /* mgopt_attr_kind */
+  uint8_t flags;
+  const char *deflt;     /* default as a .mil literal ("false", "1", "\"valid\"", "[1, 1]"); NULL = none */
+} mgopt_attr_def;
+
+/* Type inference: writes op->nouts types into `out` (arena dims). Returns
+   MGOPT_ERR_TYPE with a message in d when the operands do not fit the op. */
+typedef mgopt_status (*mgopt_infer_fn)(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                       mgopt_diag *d);
+
+typedef struct mgopt_op_def {
+  const char *name;
+  uint32_t traits;
+  int32_t nslots;
+  const mgopt_slot_def *slots;
+  int32_t nattrs;
+  const mgopt_attr_def *attrs;
+  int32_t nouts_min, nouts_max; /* nouts_max -1 = any */
+  int32_t nblocks;              /* nested blocks it owns (-1 = any) */
+  mgopt_infer_fn infer;         /* NULL = outputs keep their declared types */
+} mgopt_op_def;
+
+/* Registry lookup. NULL for MGOPT_OP_OPAQUE or out of range. */
+MGOPTDEF const mgopt_op_def *mgopt_op_def_get(int32_t kind);
+/* Op kind by name (length n), MGOPT_OP_OPAQUE when unknown. O(log ops). */
+MGOPTDEF int32_t mgopt_op_kind_from_name(const char *s, size_t n);
+/* Traits of an op (0 for opaque ops). */
+MGOPTDEF uint32_t mgopt_op_traits(const mgopt_op *op);
+
+/* ---------------------------------------------------------------- building and mutating */
+
+/* Values and positions. */
+MGOPTDEF mgopt_value *mgopt_block_add_arg(mgopt_block *b, const char *name, const mgopt_type *t);
+/* Appends an output use of v to block b. */
+MGOPTDEF mgopt_status mgopt_block_add_output(mgopt_block *b, mgopt_value *v);
+/* Replaces output i of b. */
+MGOPTDEF void mgopt_block_set_output(mgopt_block *b, int32_t i, mgopt_value *v);
+/* Removes output i of b (later outputs shift down). */
+MGOPTDEF void mgopt_block_remove_output(mgopt_block *b, int32_t i);
+/* Removes argument i of b, which must have no uses. */
+MGOPTDEF void mgopt_block_remove_arg(mgopt_block *b, int32_t i);
+
+/* Creates a detached op of `type` (a registered name or any other: opaque) with
+   `nouts` outputs of unknown type and `nblocks` empty nested blocks. Insert it
+   with mgopt_op_insert_*; set operands and attributes, then call
+   mgopt_op_infer (or set output types directly). NULL on OOM. */
+MGOPTDEF mgopt_op *mgopt_op_new(mgopt_program *p, const char *type, int32_t nouts, int32_t nblocks);
+MGOPTDEF void mgopt_op_insert_before(mgopt_op *op, mgopt_op *pos);
+MGOPTDEF void mgopt_op_insert_after(mgopt_op *op, mgopt_op *pos);
+MGOPTDEF void mgopt_op_append(mgopt_op *op, mgopt_block *b);
+/* Moves an attached op to just before pos (possibly in another block). */
+MGOPTDEF void mgopt_op_move_before(mgopt_op *op, mgopt_op *pos);
+MGOPTDEF void mgopt_op_move_to_end(mgopt_op *op, mgopt_block *b);
+/* Unlinks op, drops its operand uses and tombstones it (MGOPT_OP_ERASED).
+   Its outputs must have no uses left. Nested blocks are erased too. */
+MGOPTDEF void mgopt_op_erase(mgopt_op *op);
+/* Sets op's name (copied/interned). */
+MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name);
+MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name);
+
+/* Operand slots. set_operand creates the slot if missing; v == NULL makes it absent. */
+MGOPTDEF mgopt_status mgopt_op_set_operand(mgopt_op *op, const char *slot, mgopt_value *v);
+MGOPTDEF mgopt_status mgopt_op_set_operand_list(mgopt_op *op, const char *slot,
+                                                mgopt_value *const *vs, int32_t n);
+/* Replaces element `index` of slot number `slot_index`. */
+MGOPTDEF void mgopt_op_set_operand_at(mgopt_op *op, int32_t slot_index, int32_t index, mgopt_value *v);
+/* Slot lookup: index or -1. */
+MGOPTDEF int32_t mgopt_op_slot_index(const mgopt_op *op, const char *slot);
+/* The single value in `slot`, NULL if absent (or a list). */
+MGOPTDEF mgopt_value *mgopt_op_operand(const mgopt_op *op, const char *slot);
+/* Total operand count (all slots, list elements counted). */
+MGOPTDEF int32_t mgopt_op_operand_count(const mgopt_op *op);
+
+/* Attributes (names interned, values copied into the arena). */
+MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a);
+MGOPTDEF mgopt_status mgopt_op_set_bool(mgopt_op *op, const char *name, int v);
+MGOPTDEF mgopt_status mgopt_op_set_int(mgopt_op *op, const char *name, int64_t v);
+MGOPTDEF mgopt_status mgopt_op_set_float(mgopt_op *op, const char *name, double v);
+MGOPTDEF mgopt_status mgopt_op_set_string(mgopt_op *op, const char *name, const char *v);
+MGOPTDEF mgopt_status mgopt_op_set_ints(mgopt_op *op, const char *name, const int64_t *v, int64_t n);
+MGOPTDEF mgopt_status mgopt_op_set_floats(mgopt_op *op, const char *name, const double *v, int64_t n);
+MGOPTDEF mgopt_status mgopt_op_set_tensor(mgopt_op *op, const char *name, mgopt_tensor *t);
+MGOPTDEF void mgopt_op_remove_attr(mgopt_op *op, const char *name);
+/* The attribute as stored, NULL if absent (defaults are not materialised). */
+MGOPTDEF const mgopt_attr *mgopt_op_attr(const mgopt_op *op, const char *name);
+/* Typed getters: the stored value, else the registry default, else `dflt`. */
+MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t dflt);
+MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double dflt);
+MGOPTDEF int mgopt_op_get_bool(const mgopt_op *op, const char *name, int dflt);
+/* String value; NULL if absent and no default. *len may be NULL. */
+MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, size_t *len);
+/* INTS (or a 1-d integer TENSOR) attribute; returns the count, -1 if absent.
+   *out points to arena memory valid until the op changes. */
+MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
+                                   const int64_t **out);
+
+/* Replaces every use of `from` (operands and block outputs) with `to`. */
+MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to);
+/* Same, but only uses inside blocks where `to` is visible (dominance by scope);
+   returns the number of uses left unchanged. */
+MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_value *to);
+/* 1 if v is used as an output of its function's body (or any enclosing block outputs). */
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v);
+/* Constant tensor of v if its producer is `const` (or a constant ONNX initializer), else NULL. */
+MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v);
+
+/* Runs the registry's type inference on op and stores the output types.
+   For opaque ops or ops without inference, leaves types as they are. */
+MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d);
+
+/* Convenience builders: create, insert before `pos` (or append to `b` when pos
+   is NULL), infer. NULL on failure (d says why). */
+MGOPTDEF mgopt_value *mgopt_build_const(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
+                                        const char *name, mgopt_tensor *t);
+/* Generic: operands given as slot names + values, attributes set afterwards by the caller
+   via the returned op (then call mgopt_op_infer). */
+MGOPTDEF mgopt_op *mgopt_build_op(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
+                                  const char *type, const char *name, int32_t nslots,
+                                  const char *const *slot_names, mgopt_value *const *vals,
+                                  int32_t nouts);
+
+/* Fresh name "<base>_<k>" unique among values of p (cheap, counter-based). */
+MGOPTDEF const char *mgopt_program_fresh_name(mgopt_program *p, const char *base);
+
+/* ---------------------------------------------------------------- walking */
+
+/* Calls fn for every live op of block b, nested blocks included (pre-order),
+   in program order. fn may not erase ops other than the one passed. Stops
+   early when fn returns nonzero and returns that value. */
+typedef int (*mgopt_op_visit_fn)(mgopt_op *op, void *ud);
+MGOPTDEF int mgopt_block_walk(mgopt_block *b, mgopt_op_visit_fn fn, void *ud);
+MGOPTDEF int mgopt_program_walk(mgopt_program *p, mgopt_op_visit_fn fn, void *ud);
+
+/* ---------------------------------------------------------------- verifier */
+
+/* Checks every invariant (see the manual above). MGOPT_OK or MGOPT_ERR_VERIFY
+   with the op and what is wrong in d. */
+MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d);
+
+/* ---------------------------------------------------------------- .mil text */
+
+typedef struct mgopt_print_options {
+  int64_t elide_above;  /* tensors with more elements print as [...] (0 = never elide) */
+} mgopt_print_options;
+
+/* Appends text to a growable buffer owned by the caller; free with mgopt_buf_free. */
+typedef struct mgopt_buf {
+  char *data;
+  size_t len, cap;
+  int oom;
+  const mgopt_allocator *alloc;
+} mgopt_buf;
+MGOPTDEF void mgopt_buf_free(mgopt_buf *b);
+
+/* Prints the program in .mil text. opts may be NULL. */
+MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_options *opts,
+                                      mgopt_buf *out);
+
+typedef struct mgopt_parse_options {
+  int max_depth;        /* nesting limit (0 = 64) */
+  int64_t max_elements; /* largest tensor literal (0 = 1<<28) */
+  const mgopt_allocator *alloc;
+} mgopt_parse_options;
+
+/* Parses .mil text (len bytes, need not be NUL-terminated) into a new program.
+   On error returns NULL with file:line:col and message in d (d->line/col set). */
+MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len,
+                                        const mgopt_parse_options *opts, mgopt_diag *d);
+
+/* ---------------------------------------------------------------- rewriter */
+
+typedef struct mgopt_rewriter mgopt_rewriter;
+
+/* A pattern returns nonzero iff it changed the IR, and changes it only through
+   the mgopt_rw_* calls below. */
+typedef int (*mgopt_pattern_fn)(mgopt_rewriter *rw, mgopt_op *op, void *ud);
+
+typedef struct mgopt_pattern {
+  const char *name;
+  int32_t root_kind;        /* mgopt_op_kind; MGOPT_OP_OPAQUE with root_type for opaque roots; -1 = any op */
+  const char *root_type;    /* for opaque roots (e.g. "onnx::Foo"), else NULL */
+  int32_t benefit;          /* higher first */
+  mgopt_pattern_fn fn;
+  void *ud;
+} mgopt_pattern;
+
+/* A folding function: given an op whose operands are all constant, compute its
+   output tensors into out[0..nouts). Returns 1 if folded, 0 if it cannot
+   (no kernel, unsupported dtype, too large), or -1 on OOM. */
+typedef int (*mgopt_fold_fn)(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
+
+typedef struct mgopt_rewrite_config {
+  int64_t max_rewrites;       /* cap (0 = 10 * ops + 1000) */
+  int erase_dead;             /* erase dead pure ops (1 = yes) */
+  mgopt_fold_fn fold;         /* NULL = no folding */
+  void *fold_ud;
+  int64_t fold_max_elements;  /* skip folds whose output is larger (0 = no limit) */
+  int verify_each;            /* run the verifier after every rewrite (slow; for debugging) */
+  uint64_t shuffle_seed;      /* nonzero: pop the worklist in a seeded random order */
+} mgopt_rewrite_config;
+
+typedef struct mgopt_rewrite_stats {
+  int64_t rewrites, folds, erased, pops;
+  int32_t npatterns;
+  int64_t *per_pattern;       /* npatterns counters, same order as the patterns given */
+} mgopt_rewrite_stats;
+
+/* Runs the greedy worklist driver over function f (nested blocks included).
+   stats may be NULL; if given, per_pattern must have npatterns slots or be NULL.
+   MGOPT_ERR_NO_FIXPOINT (with the hot patterns named in d) at the cap. */
+MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f,
+                                             const mgopt_pattern *patterns, int32_t npatterns,
+                                             const mgopt_rewrite_config *cfg,
+                                             mgopt_rewrite_stats *stats, mgopt_diag *d);
+MGOPTDEF mgopt_status mgopt_rewrite_program(mgopt_program *p, const mgopt_pattern *patterns,
+                                            int32_t npatterns, const mgopt_rewrite_config *cfg,
+                                            mgopt_rewrite_stats *stats, mgopt_diag *d);
+
+/* Rewriter API for patterns: each call keeps the worklist informed. */
+MGOPTDEF mgopt_program *mgopt_rw_program(mgopt_rewriter *rw);
+/* Notifies the driver that op was created (queues it). mgopt_build_* do not. */
+MGOPTDEF void mgopt_rw_created(mgopt_rewriter *rw, mgopt_op *op);
+/* Replace all uses of from by to (queues users of both). */
+MGOPTDEF void mgopt_rw_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Replace op's outputs by vals[0..nouts) and erase op. */
+MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *const *vals);
+/* Erase an op whose outputs are unused (queues producers of its operands). */
+MGOPTDEF void mgopt_rw_erase(mgopt_rewriter *rw, mgopt_op *op);
+MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v);
+/* Tells the driver op changed in place (attributes, types): queues it and its users. */
+MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op);
+/* Creates op of `type` before `pos` with the given operands (like mgopt_build_op) and queues it. */
+MGOPTDEF mgopt_op *mgopt_rw_create(mgopt_rewriter *rw, mgopt_op *pos, const char *type,
+                                   const char *name, int32_t nslots, const char *const *slot_names,
+                                   mgopt_value *const *vals, int32_t nouts);
+/* Creates a const op before pos holding t, queues it, returns its value. */
+MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const char *name,
+                                     mgopt_tensor *t);
+
+/* ---------------------------------------------------------------- passes */
+
+typedef enum mgopt_opt_kind {
+  MGOPT_OPT_BOOL,
+  MGOPT_OPT_INT,
+  MGOPT_OPT_FLOAT,
+  MGOPT_OPT_STRING
+} mgopt_opt_kind;
+
+/* A pass option: name, kind, default (as text), help. Values reach the pass
+   as mgopt_pass_opts (one entry per declared option, defaults filled in). */
+typedef struct mgopt_opt_def {
+  const char *name;
+  uint8_t kind;
+  const char *deflt;
+  const char *help;
+} mgopt_opt_def;
+
+typedef struct mgopt_opt_value {
+  int64_t i;     /* BOOL, INT */
+  double f;      /* FLOAT */
+  const char *s; /* STRING (NUL-terminated, valid during the run) */
+} mgopt_opt_value;
+
+typedef struct mgopt_pass_ctx {
+  mgopt_program *program;
+  const mgopt_opt_value *opts;   /* in the order of the pass's option defs */
+  mgopt_diag *diag;
+  int64_t rewrites;              /* the pass adds what it changed */
+  mgopt_fold_fn fold;            /* the folding kernels in use (may be NULL) */
+  void *fold_ud;
+} mgopt_pass_ctx;
+
+typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
+
+typedef struct mgopt_pass_def {
+  const char *name;         /* full name, e.g. "common::dead_code_elimination" */
+  const char *family;       /* e.g. "cleanup", "fusion", "onnx" */
+  const char *description;  /* one line */
+  int32_t nopts;
+  const mgopt_opt_def *opts;
+  mgopt_pass_fn run;
+} mgopt_pass_def;
+
+typedef struct mgopt_pipeline_def {
+  const char *name;         /* e.g. "default" */
+  const char *passes;       /* a pipeline string */
+  const char *description;
+} mgopt_pipeline_def;
+
+/* A pass registry: a caller-owned view of pass and pipeline tables. */
+typedef struct mgopt_registry {
+  const mgopt_pass_def *const *passes;
+  int32_t npasses;
+  const mgopt_pipeline_def *pipelines;
+  int32_t npipelines;
+  mgopt_fold_fn fold;
+  void *fold_ud;
+} mgopt_registry;
+
+/* Resolves "common::x" or its short form "x". NULL if unknown. */
+MGOPTDEF const mgopt_pass_def *mgopt_registry_find(const mgopt_registry *r, const char *name, size_t n);
+
+typedef struct mgopt_pass_report {
+  const char *name;
+  double seconds;
+  int64_t rewrites;
+  int64_t ops_before, ops_after;
+} mgopt_pass_report;
+
+/* Called after each pass when set (print IR after each pass, stats, ...). */
+typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
+
+typedef struct mgopt_run_options {
+  int verify_each;              /* run the verifier after every pass */
+  mgopt_after_pass_fn after_pass;
+  void *after_pass_ud;
+  double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
+} mgopt_run_options;
+
+/* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p.
+   "none" or "" runs nothing. Unknown pass/option or a bad value:
+   MGOPT_ERR_INVALID_ARG with the column in d->col. reports/nreports may be
+   NULL; otherwise up to cap reports are written and *nreports set. */
+MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r,
+                                         const char *pipeline, const mgopt_run_options *opts,
+                                         mgopt_pass_report *reports, int32_t cap,
+                                         int32_t *nreports, mgopt_diag *d);
+/* Only parses and checks a pipeline string. */
+MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline,
+                                           mgopt_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MGOPT_H_INCLUDED */
+/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models. */
+#ifndef MGOPT_ONNX_H_INCLUDED
+#define MGOPT_ONNX_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGOPT_ONNX_H_INCLUDED */
+
+#ifdef MGOPT_IMPLEMENTATION
+#ifndef MGOPT__IMPLEMENTATION_DONE
+#define MGOPT__IMPLEMENTATION_DONE
+/* src/internal.h — private declarations shared by the files of src/ (static once amalgamated). */
+#ifndef MGOPT__INTERNAL_H
+#define MGOPT__INTERNAL_H
+
+#include <string.h> /* memcpy, memset, memcmp, strlen */
+#include <stdarg.h> /* va_list for diagnostics and the text buffer */
+#include <stdio.h>  /* vsnprintf (formatting only; no file I/O in the core) */
+#include <math.h>   /* isnan, isinf, floor, ... in kernels and literals */
+#include <limits.h> /* INT64_MAX and friends for checked arithmetic */
+#include <stdlib.h> /* strtod, strtoll for literals; malloc family for the default allocator */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MGOPT__MAYBE_UNUSED __attribute__((unused))
+#else
+#define MGOPT__MAYBE_UNUSED
+#endif
+#ifndef MGOPT__PRIVATE
+#define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
+#endif
+
+#ifndef MGOPT_ASSERT
+#include <assert.h> /* default MGOPT_ASSERT */
+#define MGOPT_ASSERT(x) assert(x)
+#endif
+
+#if defined(MGOPT_MALLOC) && defined(MGOPT_REALLOC) && defined(MGOPT_FREE)
+/* user-provided */
+#elif !defined(MGOPT_MALLOC) && !defined(MGOPT_REALLOC) && !defined(MGOPT_FREE)
+#define MGOPT_MALLOC(sz) malloc(sz)
+#define MGOPT_REALLOC(p, sz) realloc(p, sz)
+#define MGOPT_FREE(p) free(p)
+#else
+#error "Define all or none of MGOPT_MALLOC, MGOPT_REALLOC and MGOPT_FREE."
+#endif
+
+#if defined(__cplusplus)
+#define MGOPT_RESTRICT
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define MGOPT_RESTRICT restrict
+#else
+#define MGOPT_RESTRICT
+#endif
+
+#define MGOPT__UNUSED(x) ((void)(x))
+#define MGOPT__ARRAY_COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- heap through the program's allocator (for tables that outlive no program) */
+MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, size_t old_size,
+                                         size_t new_size);
+#define mgopt__heap_free(a, ptr, old) ((void)mgopt__heap_realloc((a), (ptr), (old), 0))
+
+/* ---- checked arithmetic: return 0 on overflow */
+static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
+  if (a < 0 || b < 0) return 0;
+  if (a != 0 && b > INT64_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+static inline int mgopt__add_i64(int64_t a, int64_t b, int64_t *out) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+  *out = a + b;
+  return 1;
+}
+
+/* ---- hashing (FNV-1a 64 over bytes, mixed) */
+static inline uint64_t mgopt__hash_bytes(const void *data, size_t n, uint64_t h) {
+  const unsigned char *p = (const unsigned char *)data;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+#define MGOPT__HASH_SEED 14695981039346656037ull
+
+/* ---- program internals */
+typedef struct mgopt__chunk {
+  struct mgopt__chunk *next;
+  size_t size, used;
+} mgopt__chunk;
+
+struct mgopt_program {
+  mgopt_allocator alloc;
+  mgopt__chunk *chunks;      /* current chunk first */
+  size_t arena_bytes;
+  mgopt_status status;       /* sticky: NOMEM */
+  /* interner: open addressing, heap memory */
+  const char **intern_tab;
+  uint32_t *intern_len;
+  size_t intern_cap, intern_count;
+  /* functions */
+  mgopt_function **funcs;
+  int32_t nfuncs, funcs_cap;
+  uint32_t next_id;
+  uint64_t fresh_counter;
+  /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
+  void *onnx_meta;
+};
+
+/* Copy of n bytes into the arena (NULL on OOM). */
+MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
+/* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
+MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
+
+/* ---- growable arrays in heap memory (used by scratch structures) */
+MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
+                               size_t elem);
+
+/* ---- text buffer */
+MGOPT__PRIVATE void mgopt__buf_putn(mgopt_buf *b, const char *s, size_t n);
+MGOPT__PRIVATE void mgopt__buf_puts(mgopt_buf *b, const char *s);
+MGOPT__PRIVATE void mgopt__buf_putc(mgopt_buf *b, char c);
+MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Shortest decimal text of a double / float that reads back to the same value
+   (via strtod / strtof). Always contains '.', 'e', "inf" or "nan" so that it
+   reads back as a float literal. buf must hold 40 bytes. */
+MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v);
+MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v);
+
+/* ---- IR internals */
+/* Unlinks a use from its value's list. */
+MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u);
+/* Links u (owned by op/block) into v's use list; u->value = v. v may be NULL. */
+MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v);
+/* New value (not attached). */
+MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name);
+/* New empty block owned by op (or a function body when op is NULL). */
+MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name);
+/* Copies t into the program's arena (dims). */
+MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, const mgopt_type *src);
+/* Registry default for attribute `name` of op kind, or NULL. */
+MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
+/* The program an op belongs to. */
+MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op);
+
+#endif /* MGOPT__INTERNAL_H */
+/* src/core/program.c — status strings, diagnostics, heap hooks, the arena, the interner, text buffers. */
+
+/* ---------------------------------------------------------------- status and diag */
+
+static const char *const mgopt__status_strs[] = {
+#define MGOPT__STATUS_STR(name, str) str,
+    MGOPT_STATUS_LIST(MGOPT__STATUS_STR)
+#undef MGOPT__STATUS_STR
+};
+
+MGOPTDEF const char *mgopt_status_str(mgopt_status s) {
+  if ((int)s < 0 || (int)s >= (int)MGOPT_STATUS__COUNT) return "unknown status";
+  return mgopt__status_strs[s];
+}
+
+MGOPTDEF const char *mgopt_version(void) { return MGOPT_VERSION_STRING; }
+
+MGOPTDEF void mgopt_diag_clear(mgopt_diag *d) {
+  if (!d) return;
+  memset(d, 0, sizeof *d);
+  d->offset = -1;
+}
+
+MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!d) return s;
+  /* keep a location the caller already set (parsers set it before the message) */
+  d->status = s;
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* ---------------------------------------------------------------- heap */
+
+static void *mgopt__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+  MGOPT__UNUSED(ctx);
+  MGOPT__UNUSED(old_size);
+  if (new_size == 0) {
+    MGOPT_FREE(ptr);
+    return NULL;
+  }
+  if (!ptr) return MGOPT_MALLOC(new_size);
+  return MGOPT_REALLOC(ptr, new_size);
+}
+
+MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, size_t old_size,
+                                         size_t new_size) {
+  if (a && a->realloc) return a->realloc(a->ctx, ptr, old_size, new_size);
+  return mgopt__default_realloc(NULL, ptr, old_size, new_size);
+}
+
+MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
+                               size_t elem) {
+  int64_t ncap;
+  void *np;
+  if (need <= *cap) return 1;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > INT64_MAX / 2) return 0;
+    ncap *= 2;
+  }
+  if ((uint64_t)ncap > (uint64_t)SIZE_MAX / elem) return 0;
+  np = mgopt__heap_realloc(a, *ptr, (size_t)*cap * elem, (size_t)ncap * elem);
+  if (!np) return 0;
+  *ptr = np;
+  *cap = ncap;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- arena */
+
+#define MGOPT__CHUNK_MIN ((size_t)64 * 1024)
+#define MGOPT__CHUNK_HDR ((size_t)64) /* header rounded so chunk payloads are 64-aligned */
+
+MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
+  p->status = MGOPT_ERR_NOMEM;
+  return MGOPT_ERR_NOMEM;
+}
+
+MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
+  mgopt__chunk *c = p->chunks;
+  size_t off;
+  if (align < 8) align = 8;
+  if (align > 4096 || (align & (align - 1))) return NULL;
+  if (size == 0) size = 1;
+  if (c) {
+    off = (c->used + align - 1) & ~(align - 1);
+    if (off <= c->size && c->size - off >= size) {
+      c->used = off + size;
+      memset((char *)c + MGOPT__CHUNK_HDR + off, 0, size);
+      return (char *)c + MGOPT__CHUNK_HDR + off;
+    }
+  }
+  {
+    /* payload starts 64-aligned if the allocator returns 64-aligned blocks;
+       otherwise align within the chunk (we over-allocate by align). */
+    size_t want = size + align;
+    size_t csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
+    mgopt__chunk *nc;
+    uintptr_t base, aligned;
+    if (csize > SIZE_MAX - MGOPT__CHUNK_HDR) {
+      mgopt__oom(p);
+      return NULL;
+    }
+    nc = (mgopt__chunk *)mgopt__heap_realloc(&p->alloc, NULL, 0, csize + MGOPT__CHUNK_HDR);
+    if (!nc) {
+      mgopt__oom(p);
+      return NULL;
+    }
+    nc->size = csize;
+    nc->used = 0;
+    p->arena_bytes += csize + MGOPT__CHUNK_HDR;
+    base = (uintptr_t)((char *)nc + MGOPT__CHUNK_HDR);
+    aligned = (base + align - 1) & ~(uintptr_t)(align - 1);
+    off = (size_t)(aligned - base);
+    /* a big allocation gets its own chunk, kept behind the current one so the
+       current chunk's free space is not wasted */
+    if (c && want > MGOPT__CHUNK_MIN) {
+      nc->next = c->next;
+      c->next = nc;
+      nc->used = nc->size;
+    } else {
+      nc->next = c;
+      p->chunks = nc;
+      nc->used = off + size;
+    }
+    memset((char *)nc + MGOPT__CHUNK_HDR + off, 0, size);
+    return (char *)nc + MGOPT__CHUNK_HDR + off;
+  }
+}
+
+MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
+  void *d = mgopt_program_alloc(p, n, 8);
+  if (d && n) memcpy(d, src, n);
+  return d;
+}
+
+MGOPTDEF size_t mgopt_program_arena_bytes(const mgopt_program *p) { return p ? p->arena_bytes : 0; }
+
+MGOPTDEF mgopt_program *mgopt_program_create(const mgopt_allocator *alloc) {
+  mgopt_program *p;
+  mgopt_allocator a;
+  if (alloc && alloc->realloc) a = *alloc;
+  else {
+    a.realloc = mgopt__default_realloc;
+    a.ctx = NULL;
+  }
+  p = (mgopt_program *)a.realloc(a.ctx, NULL, 0, sizeof *p);
+  if (!p) return NULL;
+  memset(p, 0, sizeof *p);
+  p->alloc = a;
+  p->next_id = 1;
+  return p;
+}
+
+MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
+  mgopt__chunk *c, *n;
+  mgopt_allocator a;
+  if (!p) return;
+  a = p->alloc;
+  for (c = p->chunks; c; c = n) {
+    n = c->next;
+    a.realloc(a.ctx, c, c->size + MGOPT__CHUNK_HDR, 0);
+  }
+  if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
+  if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
+  if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
+  a.realloc(a.ctx, p, sizeof *p, 0);
+}
+
+MGOPTDEF mgopt_status mgopt_program_status(const mgopt_program *p) {
+  return p ? p->status : MGOPT_ERR_INVALID_ARG;
+}
+
+/* ---------------------------------------------------------------- interner */
+
+static int mgopt__intern_rehash(mgopt_program *p, size_t ncap) {
+  const char **nt;
+  uint32_t *nl;
+  size_t i;
+  nt = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
+  nl = (uint32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint32_t));
+  if (!nt || !nl) {
+    if (nt) mgopt__heap_free(&p->alloc, (void *)nt, ncap * sizeof(char *));
+    if (nl) mgopt__heap_free(&p->alloc, nl, ncap * sizeof(uint32_t));
+    return 0;
+  }
+  memset((void *)nt, 0, ncap * sizeof(char *));
+  memset(nl, 0, ncap * sizeof(uint32_t));
+  for (i = 0; i < p->intern_cap; i++) {
+    const char *s = p->intern_tab[i];
+    if (s) {
+      size_t h = (size_t)mgopt__hash_bytes(s, p->intern_len[i], MGOPT__HASH_SEED) & (ncap - 1);
+      while (nt[h]) h = (h + 1) & (ncap - 1);
+      nt[h] = s;
+      nl[h] = p->intern_len[i];
+    }
+  }
+  if (p->intern_tab) mgopt__heap_free(&p->alloc, (void *)p->intern_tab, p->intern_cap * sizeof(char *));
+  if (p->intern_len) mgopt__heap_free(&p->alloc, p->intern_len, p->intern_cap * sizeof(uint32_t));
+  p->intern_tab = nt;
+  p->intern_len = nl;
+  p->intern_cap = ncap;
+  return 1;
+}
+
+MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_t n) {
+  size_t h;
+  char *copy;
+  if (!s || n > 0xffffffffu) return NULL;
+  if ((p->intern_count + 1) * 2 > p->intern_cap) {
+    if (!mgopt__intern_rehash(p, p->intern_cap ? p->intern_cap * 2 : 256)) {
+      mgopt__oom(p);
+      return NULL;
+    }
+  }
+  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+  while (p->intern_tab[h]) {
+    if (p->intern_len[h] == n && memcmp(p->intern_tab[h], s, n) == 0) return p->intern_tab[h];
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  copy = (char *)mgopt_program_alloc(p, n + 1, 1);
+  if (!copy) return NULL;
+  memcpy(copy, s, n);
+  copy[n] = 0;
+  p->intern_tab[h] = copy;
+  p->intern_len[h] = (uint32_t)n;
+  p->intern_count++;
+  return copy;
+}
+
+MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) {
+  return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
+}
+
+MGOPTDEF const char *mgopt_program_fresh_name(mgopt_program *p, const char *base) {
+  char buf[256];
+  size_t bl = strlen(base);
+  if (bl > 200) bl = 200;
+  for (;;) {
+    size_t h;
+    int found = 0;
+    int n = snprintf(buf, sizeof buf, "%.*s_%llu", (int)bl, base,
+                     (unsigned long long)p->fresh_counter++);
+    if (n < 0) return NULL;
+    /* a name is fresh when it was never interned (every value name is interned) */
+    if (p->intern_cap) {
+      h = (size_t)mgopt__hash_bytes(buf, (size_t)n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+      while (p->intern_tab[h]) {
+        if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], buf, (size_t)n) == 0) {
+          found = 1;
+          break;
+        }
+        h = (h + 1) & (p->intern_cap - 1);
+      }
+    }
+    if (!found) return mgopt_program_intern(p, buf, (size_t)n);
+  }
+}
+
+/* ---------------------------------------------------------------- text buffer */
+
+MGOPTDEF void mgopt_buf_free(mgopt_buf *b) {
+  if (!b) return;
+  if (b->data) mgopt__heap_free(b->alloc, b->data, b->cap);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+static int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
+  size_t need, ncap;
+  char *nd;
+  if (b->oom) return 0;
+  need = b->len + extra + 1;
+  if (need <= b->cap) return 1;
+  ncap = b->cap ? b->cap : 256;
+  while (ncap < need) ncap *= 2;
+  nd = (char *)mgopt__heap_realloc(b->alloc, b->data, b->cap, ncap);
+  if (!nd) {
+    b->oom = 1;
+    return 0;
+  }
+  b->data = nd;
+  b->cap = ncap;
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__buf_putn(mgopt_buf *b, const char *s, size_t n) {
+  if (!mgopt__buf_reserve(b, n)) return;
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+MGOPT__PRIVATE void mgopt__buf_puts(mgopt_buf *b, const char *s) { mgopt__buf_putn(b, s, strlen(s)); }
+
+MGOPT__PRIVATE void mgopt__buf_putc(mgopt_buf *b, char c) { mgopt__buf_putn(b, &c, 1); }
+
+MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  char small[256];
+  va_start(ap, fmt);
+  n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    mgopt__buf_putn(b, small, (size_t)n);
+    return;
+  }
+  if (!mgopt__buf_reserve(b, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* ---------------------------------------------------------------- float text */
+
+static void mgopt__float_suffix(char *buf) {
+  /* make sure the text reads back as a float literal */
+  if (strchr(buf, '.') || strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i')) return;
+  strcat(buf, ".0");
+}
+
+MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
+  int prec;
+  if (v != v) {
+    strcpy(buf, "nan");
+    return;
+  }
+  if (v == HUGE_VAL) {
+    strcpy(buf, "inf");
+    return;
+  }
+  if (v == -HUGE_VAL) {
+    strcpy(buf, "-inf");
+    return;
+  }
+  for (prec = 1; prec <= 17; prec++) {
+    snprintf(buf, 40, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  mgopt__float_suffix(buf);
+}
+
+MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v) {
+  int prec;
+  if (v != v) {
+    strcpy(buf, "nan");
+    return;
+  }
+  if (v == (float)HUGE_VAL) {
+    strcpy(buf, "inf");
+    return;
+  }
+  if (v == -(float)HUGE_VAL) {
+    strcpy(buf, "-inf");
+    return;
+  }
+  for (prec = 1; prec <= 9; prec++) {
+    snprintf(buf, 40, "%.*g", prec, (double)v);
+    if (strtof(buf, NULL) == v) break;
+  }
+  mgopt__float_suffix(buf);
+}
+/* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
+
+/* ---------------------------------------------------------------- dtypes */
+
+static const char *const mgopt__dtype_names[] = {
+#define MGOPT__DT_NAME(name, str, bits) str,
+    MGOPT_DTYPE_LIST(MGOPT__DT_NAME)
+#undef MGOPT__DT_NAME
+};
+static const unsigned char mgopt__dtype_bits[] = {
+#define MGOPT__DT_BITS(name, str, bits) bits,
+    MGOPT_DTYPE_LIST(MGOPT__DT_BITS)
+#undef MGOPT__DT_BITS
+};
+
+MGOPTDEF const char *mgopt_dtype_name(mgopt_dtype t) {
+  if ((int)t <= 0 || (int)t >= (int)MGOPT_DT__COUNT) return "unknown";
+  return mgopt__dtype_names[t];
+}
+
+MGOPTDEF mgopt_dtype mgopt_dtype_from_name(const char *s, size_t n) {
+  static const struct {
+    const char *alias;
+    mgopt_dtype t;
+  } aliases[] = {{"i8", MGOPT_DT_INT8},      {"i16", MGOPT_DT_INT16},   {"i32", MGOPT_DT_INT32},
+                 {"i64", MGOPT_DT_INT64},    {"u8", MGOPT_DT_UINT8},    {"u16", MGOPT_DT_UINT16},
+                 {"u32", MGOPT_DT_UINT32},   {"u64", MGOPT_DT_UINT64},  {"fp8", MGOPT_DT_FP8E4M3FN},
+                 {"float16", MGOPT_DT_FP16}, {"float32", MGOPT_DT_FP32}, {"float64", MGOPT_DT_FP64},
+                 {"bfloat16", MGOPT_DT_BF16}, {"f16", MGOPT_DT_FP16},   {"f32", MGOPT_DT_FP32},
+                 {"f64", MGOPT_DT_FP64},     {"float", MGOPT_DT_FP32},  {"double", MGOPT_DT_FP64},
+                 {"int", MGOPT_DT_INT32},    {"str", MGOPT_DT_STRING}};
+  int i;
+  for (i = 1; i < (int)MGOPT_DT__COUNT; i++)
+    if (strlen(mgopt__dtype_names[i]) == n && memcmp(mgopt__dtype_names[i], s, n) == 0)
+      return (mgopt_dtype)i;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(aliases); i++)
+    if (strlen(aliases[i].alias) == n && memcmp(aliases[i].alias, s, n) == 0) return aliases[i].t;
+  return MGOPT_DT_UNKNOWN;
+}
+
+MGOPTDEF int mgopt_dtype_bits(mgopt_dtype t) {
+  if ((int)t <= 0 || (int)t >= (int)MGOPT_DT__COUNT) return 0;
+  return mgopt__dtype_bits[t];
+}
+
+MGOPTDEF int mgopt_dtype_is_float(mgopt_dtype t) {
+  switch (t) {
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: case MGOPT_DT_FP64:
+    case MGOPT_DT_FP8E4M3FN: case MGOPT_DT_FP8E4M3FNUZ: case MGOPT_DT_FP8E5M2:
+    case MGOPT_DT_FP8E5M2FNUZ:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+MGOPTDEF int mgopt_dtype_is_signed(mgopt_dtype t) {
+  switch (t) {
+    case MGOPT_DT_INT4: case MGOPT_DT_INT8: case MGOPT_DT_INT16: case MGOPT_DT_INT32:
+    case MGOPT_DT_INT64: case MGOPT_DT_INT4X:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+MGOPTDEF int mgopt_dtype_is_int(mgopt_dtype t) {
+  switch (t) {
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT8: case MGOPT_DT_UINT16: case MGOPT_DT_UINT32:
+    case MGOPT_DT_UINT64: case MGOPT_DT_UINT4X:
+      return 1;
+    default:
+      return mgopt_dtype_is_signed(t);
+  }
+}
+
+MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n) {
+  int64_t bits;
+  if (n < 0) return -1;
+  if (t == MGOPT_DT_STRING) {
+    if (!mgopt__mul_i64(n, (int64_t)sizeof(mgopt_str), &bits)) return -1;
+    return bits;
+  }
+  if (!mgopt__mul_i64(n, mgopt_dtype_bits(t), &bits)) return -1;
+  return (bits + 7) / 8;
+}
+
+/* ---------------------------------------------------------------- fp16 / bf16 */
+
+static uint32_t mgopt__f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static float mgopt__bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+MGOPTDEF uint16_t mgopt_f32_to_f16(float f) {
+  uint32_t x = mgopt__f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t man = x & 0x7fffffu;
+  if (exp == 0xffu) { /* inf / nan */
+    if (man) return (uint16_t)(sign | 0x7e00u | (man >> 13));
+    return (uint16_t)(sign | 0x7c00u);
+  }
+  {
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u); /* overflow to inf */
+    if (e <= 0) {                                  /* subnormal or zero */
+      uint32_t m, shift, half, rem, r;
+      if (e < -10) return (uint16_t)sign;
+      m = man | 0x800000u;
+      shift = (uint32_t)(14 - e);
+      r = m >> shift;
+      rem = m & ((1u << shift) - 1);
+      half = 1u << (shift - 1);
+      if (rem > half || (rem == half && (r & 1u))) r++;
+      return (uint16_t)(sign | r);
+    }
+    {
+      uint32_t r = ((uint32_t)e << 10) | (man >> 13);
+      uint32_t rem = man & 0x1fffu;
+      if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++; /* may carry into inf: correct */
+      return (uint16_t)(sign | r);
+    }
+  }
+}
+
+MGOPTDEF float mgopt_f16_to_f32(uint16_t h) {
+  uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  if (exp == 0) {
+    if (man == 0) return mgopt__bits_f32(sign);
+    /* subnormal: normalise */
+    exp = 127 - 15 + 1;
+    while (!(man & 0x400u)) {
+      man <<= 1;
+      exp--;
+    }
+    man &= 0x3ffu;
+    return mgopt__bits_f32(sign | (exp << 23) | (man << 13));
+  }
+  if (exp == 31) return mgopt__bits_f32(sign | 0x7f800000u | (man << 13));
+  return mgopt__bits_f32(sign | ((exp - 15 + 127) << 23) | (man << 13));
+}
+
+MGOPTDEF uint16_t mgopt_f32_to_bf16(float f) {
+  uint32_t x = mgopt__f32_bits(f);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+MGOPTDEF float mgopt_bf16_to_f32(uint16_t h) { return mgopt__bits_f32((uint32_t)h << 16); }
+
+/* ---------------------------------------------------------------- types */
+
+MGOPTDEF mgopt_status mgopt_type_make(mgopt_program *p, mgopt_type *out, mgopt_dtype dt,
+                                      int32_t rank, const mgopt_dim *dims) {
+  mgopt_type t;
+  int32_t i;
+  memset(&t, 0, sizeof t);
+  t.kind = MGOPT_TYPE_TENSOR;
+  t.dtype = (uint8_t)dt;
+  t.rank = rank;
+  if (rank > 0) {
+    t.dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)rank, 8);
+    if (!t.dims) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < rank; i++) t.dims[i] = dims ? dims[i] : mgopt_dim_unknown();
+  }
+  *out = t;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_type_make_static(mgopt_program *p, mgopt_type *out, mgopt_dtype dt,
+                                             int32_t rank, const int64_t *shape) {
+  mgopt_status s = mgopt_type_make(p, out, dt, rank, NULL);
+  int32_t i;
+  if (s) return s;
+  for (i = 0; i < rank; i++) out->dims[i] = mgopt_dim_static(shape[i]);
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, const mgopt_type *src) {
+  mgopt_type t = *src;
+  if (src->rank > 0 && src->dims) {
+    t.dims = (mgopt_dim *)mgopt__dup(p, src->dims, sizeof(mgopt_dim) * (size_t)src->rank);
+    if (!t.dims) return MGOPT_ERR_NOMEM;
+  }
+  *dst = t;
+  return MGOPT_OK;
+}
+
+MGOPTDEF int mgopt_type_equal(const mgopt_type *a, const mgopt_type *b) {
+  int32_t i;
+  if (a->kind != b->kind) return 0;
+  if (a->kind == MGOPT_TYPE_OTHER)
+    return a->other_len == b->other_len &&
+           (a->other_len == 0 || memcmp(a->other, b->other, a->other_len) == 0);
+  if (a->dtype != b->dtype || a->rank != b->rank) return 0;
+  for (i = 0; i < a->rank; i++) {
+    mgopt_dim x = a->dims[i], y = b->dims[i];
+    if (x.sym != y.sym) return 0;
+    if (!x.sym && (x.v < 0) != (y.v < 0)) return 0;
+    if (!x.sym && x.v >= 0 && x.v != y.v) return 0;
+  }
+  return 1;
+}
+
+MGOPTDEF int mgopt_type_is_static(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR || t->rank < 0) return 0;
+  for (i = 0; i < t->rank; i++)
+    if (!mgopt_dim_is_static(t->dims[i])) return 0;
+  return 1;
+}
+
+MGOPTDEF int64_t mgopt_type_numel(const mgopt_type *t) {
+  int64_t n = 1;
+  int32_t i;
+  if (!mgopt_type_is_static(t)) return -1;
+  for (i = 0; i < t->rank; i++)
+    if (!mgopt__mul_i64(n, t->dims[i].v, &n)) return -1;
+  return n;
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape) {
+  mgopt_tensor *t;
+  int64_t n = 1;
+  int64_t nb;
+  int32_t i;
+  if (rank < 0) return NULL;
+  for (i = 0; i < rank; i++)
+    if (!mgopt__mul_i64(n, shape[i], &n)) return NULL;
+  nb = mgopt_dtype_nbytes(dt, n);
+  if (nb < 0 || (uint64_t)nb > (uint64_t)SIZE_MAX / 2) return NULL;
+  t = (mgopt_tensor *)mgopt_program_alloc(p, sizeof *t, 8);
+  if (!t) return NULL;
+  t->dtype = (uint8_t)dt;
+  t->rank = rank;
+  t->numel = n;
+  t->nbytes = (size_t)nb;
+  t->ext_offset = -1;
+  if (rank > 0) {
+    t->shape = (int64_t *)mgopt__dup(p, shape, sizeof(int64_t) * (size_t)rank);
+    if (!t->shape) return NULL;
+  }
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape) {
+  mgopt_tensor *t = mgopt__tensor_head(p, dt, rank, shape);
+  if (!t) return NULL;
+  t->data = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+  if (!t->data) return NULL;
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                 const int64_t *shape, const void *data,
+                                                 size_t nbytes) {
+  mgopt_tensor *t = mgopt__tensor_head(p, dt, rank, shape);
+  if (!t || t->nbytes != nbytes || dt == MGOPT_DT_STRING) return NULL;
+  t->data = (void *)(uintptr_t)data;
+  t->borrowed = 1;
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 0, NULL);
+  if (t) mgopt_tensor_set_f64(t, 0, v);
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_i64(mgopt_program *p, mgopt_dtype dt, int64_t v) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 0, NULL);
+  if (t) mgopt_tensor_set_i64(t, 0, v);
+  return t;
+}
+
+MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
+  if (t->borrowed && ((uintptr_t)t->data & 63u)) {
+    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    if (!d) return NULL;
+    memcpy(d, t->data, t->nbytes);
+    t->data = d;
+    t->borrowed = 0;
+  }
+  return t->data;
+}
+
+MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
+  if (t->borrowed) {
+    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    if (!d) return NULL;
+    memcpy(d, t->data, t->nbytes);
+    t->data = d;
+    t->borrowed = 0;
+  }
+  t->hash_valid = 0;
+  return t->data;
+}
+
+/* Sub-byte element access: element i occupies bits [i*b, i*b+b) little-endian. */
+static uint64_t mgopt__get_bits(const uint8_t *d, int64_t i, int b) {
+  uint64_t v = 0;
+  int k;
+  for (k = 0; k < b; k++) {
+    int64_t bit = i * b + k;
+    v |= (uint64_t)((d[bit >> 3] >> (bit & 7)) & 1u) << k;
+  }
+  return v;
+}
+static void mgopt__set_bits(uint8_t *d, int64_t i, int b, uint64_t v) {
+  int k;
+  for (k = 0; k < b; k++) {
+    int64_t bit = i * b + k;
+    if ((v >> k) & 1u) d[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    else d[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+  }
+}
+
+MGOPTDEF double mgopt_tensor_get_f64(const mgopt_tensor *t, int64_t i) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_BOOL: return d[i] ? 1.0 : 0.0;
+    case MGOPT_DT_INT8: return (double)(int8_t)d[i];
+    case MGOPT_DT_UINT8: return (double)d[i];
+    case MGOPT_DT_FP8E4M3FN: case MGOPT_DT_FP8E4M3FNUZ: case MGOPT_DT_FP8E5M2:
+    case MGOPT_DT_FP8E5M2FNUZ: return (double)d[i];
+    case MGOPT_DT_INT16: { int16_t v; memcpy(&v, d + 2 * i, 2); return v; }
+    case MGOPT_DT_UINT16: { uint16_t v; memcpy(&v, d + 2 * i, 2); return v; }
+    case MGOPT_DT_INT32: { int32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_UINT32: { uint32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_INT64: { int64_t v; memcpy(&v, d + 8 * i, 8); return (double)v; }
+    case MGOPT_DT_UINT64: { uint64_t v; memcpy(&v, d + 8 * i, 8); return (double)v; }
+    case MGOPT_DT_FP16: { uint16_t v; memcpy(&v, d + 2 * i, 2); return mgopt_f16_to_f32(v); }
+    case MGOPT_DT_BF16: { uint16_t v; memcpy(&v, d + 2 * i, 2); return mgopt_bf16_to_f32(v); }
+    case MGOPT_DT_FP32: { float v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_FP64: { double v; memcpy(&v, d + 8 * i, 8); return v; }
+    case MGOPT_DT_COMPLEX64: { float v; memcpy(&v, d + 8 * i, 4); return v; }
+    case MGOPT_DT_COMPLEX128: { double v; memcpy(&v, d + 16 * i, 8); return v; }
+    case MGOPT_DT_INT4: case MGOPT_DT_INT4X: {
+      int64_t v = (int64_t)mgopt__get_bits(d, i, 4);
+      return (double)(v >= 8 ? v - 16 : v);
+    }
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT4X:
+      return (double)mgopt__get_bits(d, i, mgopt_dtype_bits((mgopt_dtype)t->dtype));
+    default: return 0.0;
+  }
+}
+
+MGOPTDEF int64_t mgopt_tensor_get_i64(const mgopt_tensor *t, int64_t i) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_INT64: { int64_t v; memcpy(&v, d + 8 * i, 8); return v; }
+    case MGOPT_DT_UINT64: { uint64_t v; memcpy(&v, d + 8 * i, 8); return (int64_t)v; }
+    case MGOPT_DT_INT32: { int32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_UINT32: { uint32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    default: {
+      double v = mgopt_tensor_get_f64(t, i);
+      if (v != v) return 0;
+      if (v >= 9.2233720368547758e18) return INT64_MAX;
+      if (v <= -9.2233720368547758e18) return INT64_MIN;
+      return (int64_t)v;
+    }
+  }
+}
+
+MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
+  uint8_t *d = (uint8_t *)t->data;
+  MGOPT_ASSERT(!t->borrowed);
+  t->hash_valid = 0;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_FP16: { uint16_t h = mgopt_f32_to_f16((float)v); memcpy(d + 2 * i, &h, 2); return; }
+    case MGOPT_DT_BF16: { uint16_t h = mgopt_f32_to_bf16((float)v); memcpy(d + 2 * i, &h, 2); return; }
+    case MGOPT_DT_FP32: { float f = (float)v; memcpy(d + 4 * i, &f, 4); return; }
+    case MGOPT_DT_FP64: memcpy(d + 8 * i, &v, 8); return;
+    case MGOPT_DT_BOOL: d[i] = v != 0.0; return;
+    default: {
+      int64_t x;
+      if (v != v) x = 0;
+      else if (v >= 9.2233720368547758e18) x = INT64_MAX;
+      else if (v <= -9.2233720368547758e18) x = INT64_MIN;
+      else x = (int64_t)v;
+      mgopt_tensor_set_i64(t, i, x);
+    }
+  }
+}
+
+MGOPTDEF void mgopt_tensor_set_i64(mgopt_tensor *t, int64_t i, int64_t v) {
+  uint8_t *d = (uint8_t *)t->data;
+  MGOPT_ASSERT(!t->borrowed);
+  t->hash_valid = 0;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_BOOL: d[i] = v != 0; return;
+    case MGOPT_DT_INT8: case MGOPT_DT_UINT8: d[i] = (uint8_t)v; return;
+    case MGOPT_DT_INT16: case MGOPT_DT_UINT16: { uint16_t x = (uint16_t)v; memcpy(d + 2 * i, &x, 2); return; }
+    case MGOPT_DT_INT32: case MGOPT_DT_UINT32: { uint32_t x = (uint32_t)v; memcpy(d + 4 * i, &x, 4); return; }
+    case MGOPT_DT_INT64: case MGOPT_DT_UINT64: memcpy(d + 8 * i, &v, 8); return;
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: case MGOPT_DT_FP64:
+      mgopt_tensor_set_f64(t, i, (double)v);
+      return;
+    case MGOPT_DT_INT4: case MGOPT_DT_INT4X: mgopt__set_bits(d, i, 4, (uint64_t)v & 15u); return;
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT4X: {
+      int b = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+      mgopt__set_bits(d, i, b, (uint64_t)v & ((1u << b) - 1u));
+      return;
+    }
+    default: return;
+  }
+}
+
+MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b) {
+  int32_t i;
+  if (a == b) return 1;
+  if (a->dtype != b->dtype || a->rank != b->rank || a->numel != b->numel) return 0;
+  for (i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i]) return 0;
+  if (a->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *x = (const mgopt_str *)a->data, *y = (const mgopt_str *)b->data;
+    int64_t k;
+    for (k = 0; k < a->numel; k++)
+      if (x[k].len != y[k].len || (x[k].len && memcmp(x[k].ptr, y[k].ptr, x[k].len))) return 0;
+    return 1;
+  }
+  if (a->hash_valid && b->hash_valid && a->hash != b->hash) return 0;
+  return a->nbytes == b->nbytes && (a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0);
+}
+
+MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
+  uint64_t h;
+  if (t->hash_valid) return t->hash;
+  h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED);
+  h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
+  if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
+  if (t->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *x = (const mgopt_str *)t->data;
+    int64_t k;
+    for (k = 0; k < t->numel; k++) {
+      h = mgopt__hash_bytes(&x[k].len, sizeof x[k].len, h);
+      h = mgopt__hash_bytes(x[k].ptr, x[k].len, h);
+    }
+  } else {
+    /* 8 bytes at a time, then the tail: fast enough for weights */
+    const uint8_t *d = (const uint8_t *)t->data;
+    size_t n = t->nbytes, k = 0;
+    for (; k + 8 <= n; k += 8) {
+      uint64_t w;
+      memcpy(&w, d + k, 8);
+      h ^= w;
+      h *= 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    h = mgopt__hash_bytes(d + k, n - k, h);
+  }
+  t->hash = h;
+  t->hash_valid = 1;
+  return h;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_clone(mgopt_program *p, const mgopt_tensor *t) {
+  mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  if (!c) return NULL;
+  if (t->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *x = (const mgopt_str *)t->data;
+    mgopt_str *y = (mgopt_str *)c->data;
+    int64_t k;
+    for (k = 0; k < t->numel; k++) {
+      y[k].ptr = (const char *)mgopt__dup(p, x[k].ptr, x[k].len);
+      if (!y[k].ptr) return NULL;
+      y[k].len = x[k].len;
+    }
+  } else if (t->nbytes) {
+    memcpy(c->data, t->data, t->nbytes);
+  }
+  return c;
+}
+
+MGOPTDEF int mgopt_tensor_all_equal_f64(const mgopt_tensor *t, double v) {
+  int64_t i;
+  if (t->dtype == MGOPT_DT_STRING) return 0;
+  for (i = 0; i < t->numel; i++)
+    if (mgopt_tensor_get_f64(t, i) != v) return 0;
+  return 1;
+}
+/* src/core/ir.c — functions, blocks, ops and values: building, use lists, mutation, walking. */
+
+/* ---------------------------------------------------------------- use lists */
+
+MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u) {
+  mgopt_value *v = u->value;
+  if (!v) return;
+  if (u->prev) u->prev->next = u->next;
+  else v->uses = u->next;
+  if (u->next) u->next->prev = u->prev;
+  u->prev = u->next = NULL;
+  u->value = NULL;
+  v->nuses--;
+}
+
+MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v) {
+  if (u->value) mgopt__use_unlink(u);
+  u->value = v;
+  if (!v) return;
+  u->prev = NULL;
+  u->next = v->uses;
+  if (v->uses) v->uses->prev = u;
+  v->uses = u;
+  v->nuses++;
+}
+
+/* ---------------------------------------------------------------- creation */
+
+MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name) {
+  mgopt_value *v = (mgopt_value *)mgopt_program_alloc(p, sizeof *v, 8);
+  if (!v) return NULL;
+  if (name) {
+    v->name = mgopt_program_intern_cstr(p, name);
+    if (!v->name) return NULL;
+  }
+  v->type.rank = -1;
+  v->id = p->next_id++;
+  return v;
+}
+
+MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name) {
+  mgopt_block *b = (mgopt_block *)mgopt_program_alloc(p, sizeof *b, 8);
+  if (!b) return NULL;
+  b->program = p;
+  b->name = mgopt_program_intern_cstr(p, name ? name : "");
+  if (!b->name) return NULL;
+  return b;
+}
+
+MGOPTDEF int32_t mgopt_program_function_count(const mgopt_program *p) { return p->nfuncs; }
+
+MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32_t i) {
+  return (i >= 0 && i < p->nfuncs) ? p->funcs[i] : NULL;
+}
+
+MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++)
+    if (strcmp(p->funcs[i]->name, name) == 0) return p->funcs[i];
+  return NULL;
+}
+
+MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) {
+  mgopt_function *f;
+  if (mgopt_program_function(p, name)) return NULL;
+  if (p->nfuncs == p->funcs_cap) {
+    int64_t cap = p->funcs_cap;
+    void *arr = p->funcs;
+    if (!mgopt__grow(&p->alloc, &arr, &cap, p->nfuncs + 1, sizeof(mgopt_function *))) {
+      mgopt__oom(p);
+      return NULL;
+    }
+    p->funcs = (mgopt_function **)arr;
+    p->funcs_cap = (int32_t)cap;
+  }
+  f = (mgopt_function *)mgopt_program_alloc(p, sizeof *f, 8);
+  if (!f) return NULL;
+  f->program = p;
+  f->name = mgopt_program_intern_cstr(p, name);
+  f->body = mgopt__block_new(p, "");
+  if (!f->name || !f->body) return NULL;
+  f->body->func = f;
+  p->funcs[p->nfuncs++] = f;
+  return f;
+}
+
+static int mgopt__count_op(mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(op);
+  (*(int64_t *)ud)++;
+  return 0;
+}
+
+MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
+  int64_t n = 0;
+  mgopt_program_walk((mgopt_program *)(uintptr_t)p, mgopt__count_op, &n);
+  return n;
+}
+
+/* Grows an arena array of pointers (old contents copied; the old block is
+   left in the arena). */
+static int mgopt__arena_grow(mgopt_program *p, void **arr, int32_t *cap, int32_t need, size_t elem) {
+  int32_t ncap;
+  void *na;
+  if (need <= *cap) return 1;
+  ncap = *cap ? *cap * 2 : 4;
+  while (ncap < need) {
+    if (ncap > INT32_MAX / 2) return 0;
+    ncap *= 2;
+  }
+  na = mgopt_program_alloc(p, (size_t)ncap * elem, 8);
+  if (!na) return 0;
+  if (*cap) memcpy(na, *arr, (size_t)*cap * elem);
+  *arr = na;
+  *cap = ncap;
+  return 1;
+}
+
+MGOPTDEF mgopt_value *mgopt_block_add_arg(mgopt_block *b, const char *name, const mgopt_type *t) {
+  mgopt_program *p = b->program;
+  mgopt_value *v;
+  void *arr = b->args;
+  if (!mgopt__arena_grow(p, &arr, &b->args_cap, b->nargs + 1, sizeof(mgopt_value *))) return NULL;
+  b->args = (mgopt_value **)arr;
+  v = mgopt__value_new(p, name);
+  if (!v) return NULL;
+  if (t && mgopt__type_copy(p, &v->type, t)) return NULL;
+  v->owner = b;
+  v->index = b->nargs;
+  b->args[b->nargs++] = v;
+  return v;
+}
+
+MGOPTDEF void mgopt_block_remove_arg(mgopt_block *b, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < b->nargs && b->args[i]->nuses == 0);
+  for (k = i; k + 1 < b->nargs; k++) {
+    b->args[k] = b->args[k + 1];
+    b->args[k]->index = k;
+  }
+  b->nargs--;
+}
+
+MGOPTDEF mgopt_status mgopt_block_add_output(mgopt_block *b, mgopt_value *v) {
+  mgopt_program *p = b->program;
+  mgopt_use *u;
+  void *arr = b->outs;
+  if (!mgopt__arena_grow(p, &arr, &b->outs_cap, b->nouts + 1, sizeof(mgopt_use *)))
+    return MGOPT_ERR_NOMEM;
+  b->outs = (mgopt_use **)arr;
+  u = (mgopt_use *)mgopt_program_alloc(p, sizeof *u, 8);
+  if (!u) return MGOPT_ERR_NOMEM;
+  u->block = b;
+  u->index = b->nouts;
+  u->slot = -1;
+  mgopt__use_link(u, v);
+  b->outs[b->nouts++] = u;
+  return MGOPT_OK;
+}
+
+MGOPTDEF void mgopt_block_set_output(mgopt_block *b, int32_t i, mgopt_value *v) {
+  MGOPT_ASSERT(i >= 0 && i < b->nouts);
+  mgopt__use_link(b->outs[i], v);
+}
+
+MGOPTDEF void mgopt_block_remove_output(mgopt_block *b, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < b->nouts);
+  mgopt__use_unlink(b->outs[i]);
+  for (k = i; k + 1 < b->nouts; k++) {
+    b->outs[k] = b->outs[k + 1];
+    b->outs[k]->index = k;
+  }
+  b->nouts--;
+}
+
+MGOPTDEF mgopt_op *mgopt_op_new(mgopt_program *p, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op;
+  int32_t i;
+  if (nouts < 0 || nblocks < 0) return NULL;
+  op = (mgopt_op *)mgopt_program_alloc(p, sizeof *op, 8);
+  if (!op) return NULL;
+  op->program = p;
+  op->type = mgopt_program_intern_cstr(p, type);
+  if (!op->type) return NULL;
+  op->kind = mgopt_op_kind_from_name(type, strlen(type));
+  op->id = p->next_id++;
+  if (nouts) {
+    op->outs = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)nouts, 8);
+    if (!op->outs) return NULL;
+    for (i = 0; i < nouts; i++) {
+      mgopt_value *v = mgopt__value_new(p, NULL);
+      if (!v) return NULL;
+      v->def = op;
+      v->index = i;
+      op->outs[i] = v;
+    }
+  }
+  op->nouts = nouts;
+  if (nblocks) {
+    op->blocks = (mgopt_block **)mgopt_program_alloc(p, sizeof(mgopt_block *) * (size_t)nblocks, 8);
+    if (!op->blocks) return NULL;
+    for (i = 0; i < nblocks; i++) {
+      mgopt_block *b = mgopt__block_new(p, "");
+      if (!b) return NULL;
+      b->parent_op = op;
+      op->blocks[i] = b;
+    }
+  }
+  op->nblocks = nblocks;
+  return op;
+}
+
+static void mgopt__set_func(mgopt_op *op, mgopt_function *f) {
+  int32_t i;
+  mgopt_op *o;
+  for (i = 0; i < op->nblocks; i++) {
+    op->blocks[i]->func = f;
+    for (o = op->blocks[i]->first; o; o = o->next) mgopt__set_func(o, f);
+  }
+}
+
+static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
+  op->parent = b;
+  op->next = pos;
+  op->prev = pos ? pos->prev : b->last;
+  if (op->prev) op->prev->next = op;
+  else b->first = op;
+  if (pos) pos->prev = op;
+  else b->last = op;
+  b->nops++;
+  if (op->nblocks) mgopt__set_func(op, b->func);
+}
+
+static void mgopt__unlink(mgopt_op *op) {
+  mgopt_block *b = op->parent;
+  if (!b) return;
+  if (op->prev) op->prev->next = op->next;
+  else b->first = op->next;
+  if (op->next) op->next->prev = op->prev;
+  else b->last = op->prev;
+  b->nops--;
+  op->prev = op->next = NULL;
+  op->parent = NULL;
+}
+
+MGOPTDEF void mgopt_op_insert_before(mgopt_op *op, mgopt_op *pos) {
+  MGOPT_ASSERT(!op->parent && pos && pos->parent);
+  mgopt__link_before(op, pos->parent, pos);
+}
+
+MGOPTDEF void mgopt_op_insert_after(mgopt_op *op, mgopt_op *pos) {
+  MGOPT_ASSERT(!op->parent && pos && pos->parent);
+  mgopt__link_before(op, pos->parent, pos->next);
+}
+
+MGOPTDEF void mgopt_op_append(mgopt_op *op, mgopt_block *b) {
+  MGOPT_ASSERT(!op->parent);
+  mgopt__link_before(op, b, NULL);
+}
+
+MGOPTDEF void mgopt_op_move_before(mgopt_op *op, mgopt_op *pos) {
+  if (op == pos) return;
+  mgopt__unlink(op);
+  mgopt__link_before(op, pos->parent, pos);
+}
+
+MGOPTDEF void mgopt_op_move_to_end(mgopt_op *op, mgopt_block *b) {
+  mgopt__unlink(op);
+  mgopt__link_before(op, b, NULL);
+}
+
+static void mgopt__drop_operands(mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) mgopt__use_unlink(&op->slots[s].uses[k]);
+}
+
+static void mgopt__erase_block_contents(mgopt_block *b) {
+  mgopt_op *o, *prev;
+  int32_t i;
+  for (i = 0; i < b->nouts; i++) mgopt__use_unlink(b->outs[i]);
+  /* erase back to front so uses inside the block disappear before their defs */
+  for (o = b->last; o; o = prev) {
+    int32_t k;
+    prev = o->prev;
+    mgopt__drop_operands(o);
+    for (k = 0; k < o->nblocks; k++) mgopt__erase_block_contents(o->blocks[k]);
+    o->flags |= MGOPT_OP_ERASED;
+  }
+}
+
+MGOPTDEF void mgopt_op_erase(mgopt_op *op) {
+  int32_t k;
+  for (k = 0; k < op->nblocks; k++) mgopt__erase_block_contents(op->blocks[k]);
+  mgopt__drop_operands(op);
+  mgopt__unlink(op);
+  op->flags |= MGOPT_OP_ERASED;
+}
+
+MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name) {
+  op->name = name ? mgopt_program_intern_cstr(op->program, name) : NULL;
+}
+
+static mgopt_program *mgopt__value_program(const mgopt_value *v) {
+  return v->def ? v->def->program : v->owner->program;
+}
+
+MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name) {
+  v->name = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
+}
+
+MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op) { return op->program; }
+
+/* ---------------------------------------------------------------- operands */
+
+MGOPTDEF int32_t mgopt_op_slot_index(const mgopt_op *op, const char *slot) {
+  int32_t i;
+  for (i = 0; i < op->nslots; i++)
+    if (strcmp(op->slots[i].name, slot) == 0) return i;
+  return -1;
+}
+
+static int32_t mgopt__slot_get_or_add(mgopt_op *op, const char *slot) {
+  int32_t i = mgopt_op_slot_index(op, slot);
+  mgopt_slot *ns;
+  if (i >= 0) return i;
+  ns = (mgopt_slot *)mgopt_program_alloc(op->program, sizeof(mgopt_slot) * (size_t)(op->nslots + 1), 8);
+  if (!ns) return -1;
+  if (op->nslots) {
+    /* uses hold their slot index, not pointers to slots, so moving the array is safe */
+    memcpy(ns, op->slots, sizeof(mgopt_slot) * (size_t)op->nslots);
+  }
+  ns[op->nslots].name = mgopt_program_intern_cstr(op->program, slot);
+  if (!ns[op->nslots].name) return -1;
+  op->slots = ns;
+  return op->nslots++;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_operand_list(mgopt_op *op, const char *slot,
+                                                mgopt_value *const *vs, int32_t n) {
+  int32_t si = mgopt__slot_get_or_add(op, slot), k;
+  mgopt_slot *s;
+  if (si < 0) return mgopt__oom(op->program);
+  s = &op->slots[si];
+  for (k = 0; k < s->n; k++) mgopt__use_unlink(&s->uses[k]);
+  s->is_list = 1;
+  s->n = 0;
+  if (n > 0) {
+    mgopt_use *u = (mgopt_use *)mgopt_program_alloc(op->program, sizeof(mgopt_use) * (size_t)n, 8);
+    if (!u) return mgopt__oom(op->program);
+    s->uses = u;
+    for (k = 0; k < n; k++) {
+      u[k].op = op;
+      u[k].slot = si;
+      u[k].index = k;
+      mgopt__use_link(&u[k], vs[k]);
+    }
+  }
+  s->n = n;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_operand(mgopt_op *op, const char *slot, mgopt_value *v) {
+  int32_t si = mgopt__slot_get_or_add(op, slot);
+  mgopt_slot *s;
+  if (si < 0) return mgopt__oom(op->program);
+  s = &op->slots[si];
+  if (!s->is_list && s->n == 1) {
+    if (v) mgopt__use_link(&s->uses[0], v);
+    else {
+      mgopt__use_unlink(&s->uses[0]);
+      s->n = 0;
+    }
+    return MGOPT_OK;
+  }
+  {
+    int32_t k;
+    for (k = 0; k < s->n; k++) mgopt__use_unlink(&s->uses[k]);
+  }
+  s->is_list = 0;
+  s->n = 0;
+  if (!v) return MGOPT_OK;
+  if (!s->uses) {
+    s->uses = (mgopt_use *)mgopt_program_alloc(op->program, sizeof(mgopt_use), 8);
+    if (!s->uses) return mgopt__oom(op->program);
+  }
+  s->uses[0].op = op;
+  s->uses[0].slot = si;
+  s->uses[0].index = 0;
+  s->uses[0].value = NULL;
+  mgopt__use_link(&s->uses[0], v);
+  s->n = 1;
+  return MGOPT_OK;
+}
+
+MGOPTDEF void mgopt_op_set_operand_at(mgopt_op *op, int32_t slot_index, int32_t index, mgopt_value *v) {
+  MGOPT_ASSERT(slot_index >= 0 && slot_index < op->nslots);
+  MGOPT_ASSERT(index >= 0 && index < op->slots[slot_index].n && v);
+  mgopt__use_link(&op->slots[slot_index].uses[index], v);
+}
+
+MGOPTDEF mgopt_value *mgopt_op_operand(const mgopt_op *op, const char *slot) {
+  int32_t i = mgopt_op_slot_index(op, slot);
+  if (i < 0 || op->slots[i].is_list || op->slots[i].n != 1) return NULL;
+  return op->slots[i].uses[0].value;
+}
+
+MGOPTDEF int32_t mgopt_op_operand_count(const mgopt_op *op) {
+  int32_t i, n = 0;
+  for (i = 0; i < op->nslots; i++) n += op->slots[i].n;
+  return n;
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+static int32_t mgopt__attr_index(const mgopt_op *op, const char *name) {
+  int32_t i;
+  for (i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, name) == 0) return i;
+  return -1;
+}
+
+MGOPTDEF const mgopt_attr *mgopt_op_attr(const mgopt_op *op, const char *name) {
+  int32_t i = mgopt__attr_index(op, name);
+  return i < 0 ? NULL : &op->attrs[i];
+}
+
+MGOPTDEF void mgopt_op_remove_attr(mgopt_op *op, const char *name) {
+  int32_t i = mgopt__attr_index(op, name);
+  if (i < 0) return;
+  memmove(&op->attrs[i], &op->attrs[i + 1], sizeof(mgopt_attr) * (size_t)(op->nattrs - i - 1));
+  op->nattrs--;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
+  mgopt_program *p = op->program;
+  mgopt_attr c = *a;
+  int32_t i;
+  c.name = mgopt_program_intern_cstr(p, a->name);
+  if (!c.name) return mgopt__oom(p);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_STRING:
+      c.u.s.ptr = (const char *)mgopt__dup(p, a->u.s.ptr, a->u.s.len + 1);
+      if (!c.u.s.ptr) return mgopt__oom(p);
+      ((char *)(uintptr_t)c.u.s.ptr)[a->u.s.len] = 0;
+      break;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS:
+      c.u.ints = (int64_t *)mgopt__dup(p, a->u.ints, sizeof(int64_t) * (size_t)a->n);
+      if (!c.u.ints) return mgopt__oom(p);
+      break;
+    case MGOPT_ATTR_FLOATS:
+      c.u.floats = (double *)mgopt__dup(p, a->u.floats, sizeof(double) * (size_t)a->n);
+      if (!c.u.floats) return mgopt__oom(p);
+      break;
+    case MGOPT_ATTR_STRINGS: {
+      int64_t k;
+      c.u.strs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(a->n ? a->n : 1), 8);
+      if (!c.u.strs) return mgopt__oom(p);
+      for (k = 0; k < a->n; k++) {
+        char *s = (char *)mgopt__dup(p, a->u.strs[k].ptr, a->u.strs[k].len + 1);
+        if (!s) return mgopt__oom(p);
+        s[a->u.strs[k].len] = 0;
+        c.u.strs[k].ptr = s;
+        c.u.strs[k].len = a->u.strs[k].len;
+      }
+      break;
+    }
+    case MGOPT_ATTR_BYTES:
+      c.u.bytes = (const uint8_t *)mgopt__dup(p, a->u.bytes, (size_t)a->n);
+      if (!c.u.bytes) return mgopt__oom(p);
+      break;
+    default: /* scalars by value; tensors by reference (they live in the same arena) */
+      break;
+  }
+  i = mgopt__attr_index(op, c.name);
+  if (i < 0) {
+    mgopt_attr *na = (mgopt_attr *)mgopt_program_alloc(p, sizeof(mgopt_attr) * (size_t)(op->nattrs + 1), 8);
+    if (!na) return mgopt__oom(p);
+    if (op->nattrs) memcpy(na, op->attrs, sizeof(mgopt_attr) * (size_t)op->nattrs);
+    op->attrs = na;
+    i = op->nattrs++;
+  }
+  op->attrs[i] = c;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_bool(mgopt_op *op, const char *name, int v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_BOOL;
+  a.u.i = v != 0;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_int(mgopt_op *op, const char *name, int64_t v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_INT;
+  a.u.i = v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_float(mgopt_op *op, const char *name, double v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_FLOAT;
+  a.u.f = v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_string(mgopt_op *op, const char *name, const char *v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_STRING;
+  a.u.s.ptr = v;
+  a.u.s.len = strlen(v);
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_ints(mgopt_op *op, const char *name, const int64_t *v, int64_t n) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_INTS;
+  a.n = n;
+  a.u.ints = (int64_t *)(uintptr_t)v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_floats(mgopt_op *op, const char *name, const double *v, int64_t n) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_FLOATS;
+  a.n = n;
+  a.u.floats = (double *)(uintptr_t)v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_tensor(mgopt_op *op, const char *name, mgopt_tensor *t) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_TENSOR;
+  a.u.t = t;
+  return mgopt_op_set_attr(op, &a);
+}
+
+/* A registry default parsed from its literal text: only scalars are needed here. */
+static int mgopt__default_scalar(const mgopt_op *op, const char *name, double *f, int64_t *i,
+                                 const char **s, size_t *slen) {
+  const mgopt_attr_def *ad = mgopt__attr_def(op->kind, name);
+  const char *d;
+  if (!ad || !ad->deflt) return 0;
+  d = ad->deflt;
+  if (strcmp(d, "true") == 0) {
+    *i = 1;
+    *f = 1;
+    return 1;
+  }
+  if (strcmp(d, "false") == 0) {
+    *i = 0;
+    *f = 0;
+    return 1;
+  }
+  if (d[0] == '"') {
+    size_t n = strlen(d);
+    if (n < 2) return 0;
+    *s = d + 1;
+    *slen = n - 2;
+    return 2;
+  }
+  *f = strtod(d, NULL);
+  *i = strtoll(d, NULL, 10);
+  return 1;
+}
+
+MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t dflt) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  double f;
+  int64_t i;
+  const char *s;
+  size_t sl;
+  if (a) {
+    if (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) return a->u.i;
+    if (a->kind == MGOPT_ATTR_FLOAT) return (int64_t)a->u.f;
+    if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->numel == 1 && a->u.t->dtype != MGOPT_DT_STRING)
+      return mgopt_tensor_get_i64(a->u.t, 0);
+    return dflt;
+  }
+  if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 1) return i;
+  return dflt;
+}
+
+MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double dflt) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  double f;
+  int64_t i;
+  const char *s;
+  size_t sl;
+  if (a) {
+    if (a->kind == MGOPT_ATTR_FLOAT) return a->u.f;
+    if (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) return (double)a->u.i;
+    if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->numel == 1 && a->u.t->dtype != MGOPT_DT_STRING)
+      return mgopt_tensor_get_f64(a->u.t, 0);
+    return dflt;
+  }
+  if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 1) return f;
+  return dflt;
+}
+
+MGOPTDEF int mgopt_op_get_bool(const mgopt_op *op, const char *name, int dflt) {
+  return mgopt_op_get_int(op, name, dflt) != 0;
+}
+
+MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, size_t *len) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  double f;
+  int64_t i;
+  const char *s = NULL;
+  size_t sl = 0;
+  if (a) {
+    if (a->kind != MGOPT_ATTR_STRING) return NULL;
+    if (len) *len = a->u.s.len;
+    return a->u.s.ptr;
+  }
+  if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 2) {
+    /* defaults live in static tables: intern to get a NUL-terminated copy */
+    const char *c = mgopt_program_intern(op->program, s, sl);
+    if (c && len) *len = sl;
+    return c;
+  }
+  return NULL;
+}
+
+MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
+                                   const int64_t **out) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  if (!a) return -1;
+  if (a->kind == MGOPT_ATTR_INTS || a->kind == MGOPT_ATTR_BOOLS) {
+    *out = a->u.ints;
+    return a->n;
+  }
+  if (a->kind == MGOPT_ATTR_INT) {
+    *out = &a->u.i;
+    return 1;
+  }
+  if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->rank <= 1 && mgopt_dtype_is_int((mgopt_dtype)a->u.t->dtype)) {
+    int64_t k, n = a->u.t->numel;
+    int64_t *v = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(n ? n : 1), 8);
+    if (!v) return -1;
+    for (k = 0; k < n; k++) v[k] = mgopt_tensor_get_i64(a->u.t, k);
+    *out = v;
+    return n;
+  }
+  return -1;
+}
+
+/* ---------------------------------------------------------------- values */
+
+MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to) {
+  if (from == to) return;
+  while (from->uses) mgopt__use_link(from->uses, to);
+}
+
+/* 1 if block `inner` is b or nested inside b. */
+static int mgopt__block_within(const mgopt_block *inner, const mgopt_block *b) {
+  while (inner) {
+    if (inner == b) return 1;
+    inner = inner->parent_op ? inner->parent_op->parent : NULL;
+  }
+  return 0;
+}
+
+MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_value *to) {
+  mgopt_block *scope = to->def ? to->def->parent : to->owner;
+  mgopt_use *u = from->uses, *next;
+  int32_t left = 0;
+  for (; u; u = next) {
+    mgopt_block *where = u->op ? u->op->parent : u->block;
+    next = u->next;
+    if (scope && mgopt__block_within(where, scope)) mgopt__use_link(u, to);
+    else left++;
+  }
+  return left;
+}
+
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op) return 1;
+  return 0;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
+  const mgopt_attr *a;
+  if (!v || !v->def || v->def->kind != MGOPT_OP_const) return NULL;
+  a = mgopt_op_attr(v->def, "val");
+  return (a && a->kind == MGOPT_ATTR_TENSOR) ? a->u.t : NULL;
+}
+
+MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[16];
+  mgopt_type *outs = tmp;
+  mgopt_status s;
+  int32_t i;
+  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
+  if (op->nouts > 16) {
+    outs = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!outs) return mgopt__oom(p);
+  }
+  memset(outs, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  s = def->infer(p, op, outs, d);
+  if (s) return s;
+  for (i = 0; i < op->nouts; i++) op->outs[i]->type = outs[i];
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_op *mgopt_build_op(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
+                                  const char *type, const char *name, int32_t nslots,
+                                  const char *const *slot_names, mgopt_value *const *vals,
+                                  int32_t nouts) {
+  mgopt_op *op = mgopt_op_new(p, type, nouts, 0);
+  int32_t i;
+  if (!op) return NULL;
+  if (name) {
+    mgopt_op_set_name(op, name);
+    if (nouts == 1) mgopt_value_set_name(op->outs[0], name);
+  }
+  for (i = 0; i < nslots; i++)
+    if (mgopt_op_set_operand(op, slot_names[i], vals[i])) return NULL;
+  if (pos) mgopt_op_insert_before(op, pos);
+  else mgopt_op_append(op, b);
+  return op;
+}
+
+MGOPTDEF mgopt_value *mgopt_build_const(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
+                                        const char *name, mgopt_tensor *t) {
+  mgopt_op *op;
+  if (!name) name = mgopt_program_fresh_name(p, "const");
+  op = mgopt_build_op(p, b, pos, "const", name, 0, NULL, NULL, 1);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return NULL;
+  if (mgopt_type_make_static(p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape))
+    return NULL;
+  return op->outs[0];
+}
+
+/* ---------------------------------------------------------------- walking */
+
+MGOPTDEF int mgopt_block_walk(mgopt_block *b, mgopt_op_visit_fn fn, void *ud) {
+  mgopt_op *op, *next;
+  for (op = b->first; op; op = next) {
+    int r;
+    int32_t i;
+    next = op->next;
+    r = fn(op, ud);
+    if (r) return r;
+    if (op->flags & MGOPT_OP_ERASED) continue;
+    for (i = 0; i < op->nblocks; i++) {
+      r = mgopt_block_walk(op->blocks[i], fn, ud);
+      if (r) return r;
+    }
+  }
+  return 0;
+}
+
+MGOPTDEF int mgopt_program_walk(mgopt_program *p, mgopt_op_visit_fn fn, void *ud) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++) {
+    int r = mgopt_block_walk(p->funcs[i]->body, fn, ud);
+    if (r) return r;
+  }
+  return 0;
+}
+/* src/core/registry.c — the op registry: operand slots, attributes, traits and type inference per op. */
+
+/* STUB: being written. */
+MGOPTDEF const mgopt_op_def *mgopt_op_def_get(int32_t kind) {
+  MGOPT__UNUSED(kind);
+  return NULL;
+}
+
+MGOPTDEF int32_t mgopt_op_kind_from_name(const char *s, size_t n) {
+  static const char *const names[] = {
+#define MGOPT__OP_NAME(name) #name,
+      MGOPT_OP_LIST(MGOPT__OP_NAME)
+#undef MGOPT__OP_NAME
+  };
+  int32_t i;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(names); i++)
+    if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i + 1;
+  return MGOPT_OP_OPAQUE;
+}
+
+MGOPTDEF uint32_t mgopt_op_traits(const mgopt_op *op) {
+  const mgopt_op_def *d = mgopt_op_def_get(op->kind);
+  return d ? d->traits : 0;
+}
+
+MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name) {
+  const mgopt_op_def *d = mgopt_op_def_get(kind);
+  int32_t i;
+  if (!d) return NULL;
+  for (i = 0; i < d->nattrs; i++)
+    if (strcmp(d->attrs[i].name, name) == 0) return &d->attrs[i];
+  return NULL;
+}
+/* src/core/verify.c — (being written) */
+/* src/core/mil_print.c — prints a program as .mil text. */
+
+/* STUB: being written. */
+MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_options *opts, mgopt_buf *out) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(opts);
+  MGOPT__UNUSED(out);
+  return MGOPT_ERR_UNSUPPORTED;
+}
+/* src/core/mil_parse.c — parses .mil text into a program. */
+
+/* STUB: being written. */
+MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
+                                        mgopt_diag *d) {
+  MGOPT__UNUSED(text);
+  MGOPT__UNUSED(len);
+  MGOPT__UNUSED(opts);
+  mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "not yet");
+  return NULL;
+}
+/* src/core/rewrite.c — (being written) */
+/* src/core/passmgr.c — (being written) */
+/* src/onnx/pb.c — protobuf wire codec for ONNX ModelProto. */
+#endif /* MGOPT__IMPLEMENTATION_DONE */
+#endif /* MGOPT_IMPLEMENTATION */
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the mgopt authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication in the hope that it will be of use to
+software's heirs and successors. We intend this dedication to be an overt act of
+relinquishment in perpetuity of all present and future rights to this software
+under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/

@@ -1,0 +1,781 @@
+/* src/core/ir.c — functions, blocks, ops and values: building, use lists, mutation, walking. */
+#include "../internal.h"
+
+/* ---------------------------------------------------------------- use lists */
+
+MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u) {
+  mgopt_value *v = u->value;
+  if (!v) return;
+  if (u->prev) u->prev->next = u->next;
+  else v->uses = u->next;
+  if (u->next) u->next->prev = u->prev;
+  u->prev = u->next = NULL;
+  u->value = NULL;
+  v->nuses--;
+}
+
+MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v) {
+  if (u->value) mgopt__use_unlink(u);
+  u->value = v;
+  if (!v) return;
+  u->prev = NULL;
+  u->next = v->uses;
+  if (v->uses) v->uses->prev = u;
+  v->uses = u;
+  v->nuses++;
+}
+
+/* ---------------------------------------------------------------- creation */
+
+MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name) {
+  mgopt_value *v = (mgopt_value *)mgopt_program_alloc(p, sizeof *v, 8);
+  if (!v) return NULL;
+  if (name) {
+    v->name = mgopt_program_intern_cstr(p, name);
+    if (!v->name) return NULL;
+  }
+  v->type.rank = -1;
+  v->id = p->next_id++;
+  return v;
+}
+
+MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name) {
+  mgopt_block *b = (mgopt_block *)mgopt_program_alloc(p, sizeof *b, 8);
+  if (!b) return NULL;
+  b->program = p;
+  b->name = mgopt_program_intern_cstr(p, name ? name : "");
+  if (!b->name) return NULL;
+  return b;
+}
+
+MGOPTDEF int32_t mgopt_program_function_count(const mgopt_program *p) { return p->nfuncs; }
+
+MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32_t i) {
+  return (i >= 0 && i < p->nfuncs) ? p->funcs[i] : NULL;
+}
+
+MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++)
+    if (strcmp(p->funcs[i]->name, name) == 0) return p->funcs[i];
+  return NULL;
+}
+
+MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) {
+  mgopt_function *f;
+  if (mgopt_program_function(p, name)) return NULL;
+  if (p->nfuncs == p->funcs_cap) {
+    int64_t cap = p->funcs_cap;
+    void *arr = p->funcs;
+    if (!mgopt__grow(&p->alloc, &arr, &cap, p->nfuncs + 1, sizeof(mgopt_function *))) {
+      mgopt__oom(p);
+      return NULL;
+    }
+    p->funcs = (mgopt_function **)arr;
+    p->funcs_cap = (int32_t)cap;
+  }
+  f = (mgopt_function *)mgopt_program_alloc(p, sizeof *f, 8);
+  if (!f) return NULL;
+  f->program = p;
+  f->name = mgopt_program_intern_cstr(p, name);
+  f->body = mgopt__block_new(p, "");
+  if (!f->name || !f->body) return NULL;
+  f->body->func = f;
+  p->funcs[p->nfuncs++] = f;
+  return f;
+}
+
+static int mgopt__count_op(mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(op);
+  (*(int64_t *)ud)++;
+  return 0;
+}
+
+MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
+  int64_t n = 0;
+  mgopt_program_walk((mgopt_program *)(uintptr_t)p, mgopt__count_op, &n);
+  return n;
+}
+
+/* Grows an arena array of pointers (old contents copied; the old block is
+   left in the arena). */
+static int mgopt__arena_grow(mgopt_program *p, void **arr, int32_t *cap, int32_t need, size_t elem) {
+  int32_t ncap;
+  void *na;
+  if (need <= *cap) return 1;
+  ncap = *cap ? *cap * 2 : 4;
+  while (ncap < need) {
+    if (ncap > INT32_MAX / 2) return 0;
+    ncap *= 2;
+  }
+  na = mgopt_program_alloc(p, (size_t)ncap * elem, 8);
+  if (!na) return 0;
+  if (*cap) memcpy(na, *arr, (size_t)*cap * elem);
+  *arr = na;
+  *cap = ncap;
+  return 1;
+}
+
+MGOPTDEF mgopt_value *mgopt_block_add_arg(mgopt_block *b, const char *name, const mgopt_type *t) {
+  mgopt_program *p = b->program;
+  mgopt_value *v;
+  void *arr = b->args;
+  if (!mgopt__arena_grow(p, &arr, &b->args_cap, b->nargs + 1, sizeof(mgopt_value *))) return NULL;
+  b->args = (mgopt_value **)arr;
+  v = mgopt__value_new(p, name);
+  if (!v) return NULL;
+  if (t && mgopt__type_copy(p, &v->type, t)) return NULL;
+  v->owner = b;
+  v->index = b->nargs;
+  b->args[b->nargs++] = v;
+  return v;
+}
+
+MGOPTDEF void mgopt_block_remove_arg(mgopt_block *b, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < b->nargs && b->args[i]->nuses == 0);
+  for (k = i; k + 1 < b->nargs; k++) {
+    b->args[k] = b->args[k + 1];
+    b->args[k]->index = k;
+  }
+  b->nargs--;
+}
+
+MGOPTDEF mgopt_status mgopt_block_add_output(mgopt_block *b, mgopt_value *v) {
+  mgopt_program *p = b->program;
+  mgopt_use *u;
+  void *arr = b->outs;
+  if (!mgopt__arena_grow(p, &arr, &b->outs_cap, b->nouts + 1, sizeof(mgopt_use *)))
+    return MGOPT_ERR_NOMEM;
+  b->outs = (mgopt_use **)arr;
+  u = (mgopt_use *)mgopt_program_alloc(p, sizeof *u, 8);
+  if (!u) return MGOPT_ERR_NOMEM;
+  u->block = b;
+  u->index = b->nouts;
+  u->slot = -1;
+  mgopt__use_link(u, v);
+  b->outs[b->nouts++] = u;
+  return MGOPT_OK;
+}
+
+MGOPTDEF void mgopt_block_set_output(mgopt_block *b, int32_t i, mgopt_value *v) {
+  MGOPT_ASSERT(i >= 0 && i < b->nouts);
+  mgopt__use_link(b->outs[i], v);
+}
+
+MGOPTDEF void mgopt_block_remove_output(mgopt_block *b, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < b->nouts);
+  mgopt__use_unlink(b->outs[i]);
+  for (k = i; k + 1 < b->nouts; k++) {
+    b->outs[k] = b->outs[k + 1];
+    b->outs[k]->index = k;
+  }
+  b->nouts--;
+}
+
+MGOPTDEF mgopt_op *mgopt_op_new(mgopt_program *p, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op;
+  int32_t i;
+  if (nouts < 0 || nblocks < 0) return NULL;
+  op = (mgopt_op *)mgopt_program_alloc(p, sizeof *op, 8);
+  if (!op) return NULL;
+  op->program = p;
+  op->type = mgopt_program_intern_cstr(p, type);
+  if (!op->type) return NULL;
+  op->kind = mgopt_op_kind_from_name(type, strlen(type));
+  op->id = p->next_id++;
+  if (nouts) {
+    op->outs = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)nouts, 8);
+    if (!op->outs) return NULL;
+    for (i = 0; i < nouts; i++) {
+      mgopt_value *v = mgopt__value_new(p, NULL);
+      if (!v) return NULL;
+      v->def = op;
+      v->index = i;
+      op->outs[i] = v;
+    }
+  }
+  op->nouts = nouts;
+  if (nblocks) {
+    op->blocks = (mgopt_block **)mgopt_program_alloc(p, sizeof(mgopt_block *) * (size_t)nblocks, 8);
+    if (!op->blocks) return NULL;
+    for (i = 0; i < nblocks; i++) {
+      mgopt_block *b = mgopt__block_new(p, "");
+      if (!b) return NULL;
+      b->parent_op = op;
+      op->blocks[i] = b;
+    }
+  }
+  op->nblocks = nblocks;
+  return op;
+}
+
+static void mgopt__set_func(mgopt_op *op, mgopt_function *f) {
+  int32_t i;
+  mgopt_op *o;
+  for (i = 0; i < op->nblocks; i++) {
+    op->blocks[i]->func = f;
+    for (o = op->blocks[i]->first; o; o = o->next) mgopt__set_func(o, f);
+  }
+}
+
+static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
+  op->parent = b;
+  op->next = pos;
+  op->prev = pos ? pos->prev : b->last;
+  if (op->prev) op->prev->next = op;
+  else b->first = op;
+  if (pos) pos->prev = op;
+  else b->last = op;
+  b->nops++;
+  if (op->nblocks) mgopt__set_func(op, b->func);
+}
+
+static void mgopt__unlink(mgopt_op *op) {
+  mgopt_block *b = op->parent;
+  if (!b) return;
+  if (op->prev) op->prev->next = op->next;
+  else b->first = op->next;
+  if (op->next) op->next->prev = op->prev;
+  else b->last = op->prev;
+  b->nops--;
+  op->prev = op->next = NULL;
+  op->parent = NULL;
+}
+
+MGOPTDEF void mgopt_op_insert_before(mgopt_op *op, mgopt_op *pos) {
+  MGOPT_ASSERT(!op->parent && pos && pos->parent);
+  mgopt__link_before(op, pos->parent, pos);
+}
+
+MGOPTDEF void mgopt_op_insert_after(mgopt_op *op, mgopt_op *pos) {
+  MGOPT_ASSERT(!op->parent && pos && pos->parent);
+  mgopt__link_before(op, pos->parent, pos->next);
+}
+
+MGOPTDEF void mgopt_op_append(mgopt_op *op, mgopt_block *b) {
+  MGOPT_ASSERT(!op->parent);
+  mgopt__link_before(op, b, NULL);
+}
+
+MGOPTDEF void mgopt_op_move_before(mgopt_op *op, mgopt_op *pos) {
+  if (op == pos) return;
+  mgopt__unlink(op);
+  mgopt__link_before(op, pos->parent, pos);
+}
+
+MGOPTDEF void mgopt_op_move_to_end(mgopt_op *op, mgopt_block *b) {
+  mgopt__unlink(op);
+  mgopt__link_before(op, b, NULL);
+}
+
+static void mgopt__drop_operands(mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) mgopt__use_unlink(&op->slots[s].uses[k]);
+}
+
+static void mgopt__erase_block_contents(mgopt_block *b) {
+  mgopt_op *o, *prev;
+  int32_t i;
+  for (i = 0; i < b->nouts; i++) mgopt__use_unlink(b->outs[i]);
+  /* erase back to front so uses inside the block disappear before their defs */
+  for (o = b->last; o; o = prev) {
+    int32_t k;
+    prev = o->prev;
+    mgopt__drop_operands(o);
+    for (k = 0; k < o->nblocks; k++) mgopt__erase_block_contents(o->blocks[k]);
+    o->flags |= MGOPT_OP_ERASED;
+  }
+}
+
+MGOPTDEF void mgopt_op_erase(mgopt_op *op) {
+  int32_t k;
+  for (k = 0; k < op->nblocks; k++) mgopt__erase_block_contents(op->blocks[k]);
+  mgopt__drop_operands(op);
+  mgopt__unlink(op);
+  op->flags |= MGOPT_OP_ERASED;
+}
+
+MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name) {
+  op->name = name ? mgopt_program_intern_cstr(op->program, name) : NULL;
+}
+
+static mgopt_program *mgopt__value_program(const mgopt_value *v) {
+  return v->def ? v->def->program : v->owner->program;
+}
+
+MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name) {
+  v->name = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
+}
+
+MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op) { return op->program; }
+
+/* ---------------------------------------------------------------- operands */
+
+MGOPTDEF int32_t mgopt_op_slot_index(const mgopt_op *op, const char *slot) {
+  int32_t i;
+  for (i = 0; i < op->nslots; i++)
+    if (strcmp(op->slots[i].name, slot) == 0) return i;
+  return -1;
+}
+
+static int32_t mgopt__slot_get_or_add(mgopt_op *op, const char *slot) {
+  int32_t i = mgopt_op_slot_index(op, slot);
+  mgopt_slot *ns;
+  if (i >= 0) return i;
+  ns = (mgopt_slot *)mgopt_program_alloc(op->program, sizeof(mgopt_slot) * (size_t)(op->nslots + 1), 8);
+  if (!ns) return -1;
+  if (op->nslots) {
+    /* uses hold their slot index, not pointers to slots, so moving the array is safe */
+    memcpy(ns, op->slots, sizeof(mgopt_slot) * (size_t)op->nslots);
+  }
+  ns[op->nslots].name = mgopt_program_intern_cstr(op->program, slot);
+  if (!ns[op->nslots].name) return -1;
+  op->slots = ns;
+  return op->nslots++;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_operand_list(mgopt_op *op, const char *slot,
+                                                mgopt_value *const *vs, int32_t n) {
+  int32_t si = mgopt__slot_get_or_add(op, slot), k;
+  mgopt_slot *s;
+  if (si < 0) return mgopt__oom(op->program);
+  s = &op->slots[si];
+  for (k = 0; k < s->n; k++) mgopt__use_unlink(&s->uses[k]);
+  s->is_list = 1;
+  s->n = 0;
+  if (n > 0) {
+    mgopt_use *u = (mgopt_use *)mgopt_program_alloc(op->program, sizeof(mgopt_use) * (size_t)n, 8);
+    if (!u) return mgopt__oom(op->program);
+    s->uses = u;
+    for (k = 0; k < n; k++) {
+      u[k].op = op;
+      u[k].slot = si;
+      u[k].index = k;
+      mgopt__use_link(&u[k], vs[k]);
+    }
+  }
+  s->n = n;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_operand(mgopt_op *op, const char *slot, mgopt_value *v) {
+  int32_t si = mgopt__slot_get_or_add(op, slot);
+  mgopt_slot *s;
+  if (si < 0) return mgopt__oom(op->program);
+  s = &op->slots[si];
+  if (!s->is_list && s->n == 1) {
+    if (v) mgopt__use_link(&s->uses[0], v);
+    else {
+      mgopt__use_unlink(&s->uses[0]);
+      s->n = 0;
+    }
+    return MGOPT_OK;
+  }
+  {
+    int32_t k;
+    for (k = 0; k < s->n; k++) mgopt__use_unlink(&s->uses[k]);
+  }
+  s->is_list = 0;
+  s->n = 0;
+  if (!v) return MGOPT_OK;
+  if (!s->uses) {
+    s->uses = (mgopt_use *)mgopt_program_alloc(op->program, sizeof(mgopt_use), 8);
+    if (!s->uses) return mgopt__oom(op->program);
+  }
+  s->uses[0].op = op;
+  s->uses[0].slot = si;
+  s->uses[0].index = 0;
+  s->uses[0].value = NULL;
+  mgopt__use_link(&s->uses[0], v);
+  s->n = 1;
+  return MGOPT_OK;
+}
+
+MGOPTDEF void mgopt_op_set_operand_at(mgopt_op *op, int32_t slot_index, int32_t index, mgopt_value *v) {
+  MGOPT_ASSERT(slot_index >= 0 && slot_index < op->nslots);
+  MGOPT_ASSERT(index >= 0 && index < op->slots[slot_index].n && v);
+  mgopt__use_link(&op->slots[slot_index].uses[index], v);
+}
+
+MGOPTDEF mgopt_value *mgopt_op_operand(const mgopt_op *op, const char *slot) {
+  int32_t i = mgopt_op_slot_index(op, slot);
+  if (i < 0 || op->slots[i].is_list || op->slots[i].n != 1) return NULL;
+  return op->slots[i].uses[0].value;
+}
+
+MGOPTDEF int32_t mgopt_op_operand_count(const mgopt_op *op) {
+  int32_t i, n = 0;
+  for (i = 0; i < op->nslots; i++) n += op->slots[i].n;
+  return n;
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+static int32_t mgopt__attr_index(const mgopt_op *op, const char *name) {
+  int32_t i;
+  for (i = 0; i < op->nattrs; i++)
+    if (strcmp(op->attrs[i].name, name) == 0) return i;
+  return -1;
+}
+
+MGOPTDEF const mgopt_attr *mgopt_op_attr(const mgopt_op *op, const char *name) {
+  int32_t i = mgopt__attr_index(op, name);
+  return i < 0 ? NULL : &op->attrs[i];
+}
+
+MGOPTDEF void mgopt_op_remove_attr(mgopt_op *op, const char *name) {
+  int32_t i = mgopt__attr_index(op, name);
+  if (i < 0) return;
+  memmove(&op->attrs[i], &op->attrs[i + 1], sizeof(mgopt_attr) * (size_t)(op->nattrs - i - 1));
+  op->nattrs--;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
+  mgopt_program *p = op->program;
+  mgopt_attr c = *a;
+  int32_t i;
+  c.name = mgopt_program_intern_cstr(p, a->name);
+  if (!c.name) return mgopt__oom(p);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_STRING:
+      c.u.s.ptr = (const char *)mgopt__dup(p, a->u.s.ptr, a->u.s.len + 1);
+      if (!c.u.s.ptr) return mgopt__oom(p);
+      ((char *)(uintptr_t)c.u.s.ptr)[a->u.s.len] = 0;
+      break;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS:
+      c.u.ints = (int64_t *)mgopt__dup(p, a->u.ints, sizeof(int64_t) * (size_t)a->n);
+      if (!c.u.ints) return mgopt__oom(p);
+      break;
+    case MGOPT_ATTR_FLOATS:
+      c.u.floats = (double *)mgopt__dup(p, a->u.floats, sizeof(double) * (size_t)a->n);
+      if (!c.u.floats) return mgopt__oom(p);
+      break;
+    case MGOPT_ATTR_STRINGS: {
+      int64_t k;
+      c.u.strs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(a->n ? a->n : 1), 8);
+      if (!c.u.strs) return mgopt__oom(p);
+      for (k = 0; k < a->n; k++) {
+        char *s = (char *)mgopt__dup(p, a->u.strs[k].ptr, a->u.strs[k].len + 1);
+        if (!s) return mgopt__oom(p);
+        s[a->u.strs[k].len] = 0;
+        c.u.strs[k].ptr = s;
+        c.u.strs[k].len = a->u.strs[k].len;
+      }
+      break;
+    }
+    case MGOPT_ATTR_BYTES:
+      c.u.bytes = (const uint8_t *)mgopt__dup(p, a->u.bytes, (size_t)a->n);
+      if (!c.u.bytes) return mgopt__oom(p);
+      break;
+    default: /* scalars by value; tensors by reference (they live in the same arena) */
+      break;
+  }
+  i = mgopt__attr_index(op, c.name);
+  if (i < 0) {
+    mgopt_attr *na = (mgopt_attr *)mgopt_program_alloc(p, sizeof(mgopt_attr) * (size_t)(op->nattrs + 1), 8);
+    if (!na) return mgopt__oom(p);
+    if (op->nattrs) memcpy(na, op->attrs, sizeof(mgopt_attr) * (size_t)op->nattrs);
+    op->attrs = na;
+    i = op->nattrs++;
+  }
+  op->attrs[i] = c;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_bool(mgopt_op *op, const char *name, int v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_BOOL;
+  a.u.i = v != 0;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_int(mgopt_op *op, const char *name, int64_t v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_INT;
+  a.u.i = v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_float(mgopt_op *op, const char *name, double v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_FLOAT;
+  a.u.f = v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_string(mgopt_op *op, const char *name, const char *v) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_STRING;
+  a.u.s.ptr = v;
+  a.u.s.len = strlen(v);
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_ints(mgopt_op *op, const char *name, const int64_t *v, int64_t n) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_INTS;
+  a.n = n;
+  a.u.ints = (int64_t *)(uintptr_t)v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_floats(mgopt_op *op, const char *name, const double *v, int64_t n) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_FLOATS;
+  a.n = n;
+  a.u.floats = (double *)(uintptr_t)v;
+  return mgopt_op_set_attr(op, &a);
+}
+
+MGOPTDEF mgopt_status mgopt_op_set_tensor(mgopt_op *op, const char *name, mgopt_tensor *t) {
+  mgopt_attr a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.kind = MGOPT_ATTR_TENSOR;
+  a.u.t = t;
+  return mgopt_op_set_attr(op, &a);
+}
+
+/* A registry default parsed from its literal text: only scalars are needed here. */
+static int mgopt__default_scalar(const mgopt_op *op, const char *name, double *f, int64_t *i,
+                                 const char **s, size_t *slen) {
+  const mgopt_attr_def *ad = mgopt__attr_def(op->kind, name);
+  const char *d;
+  if (!ad || !ad->deflt) return 0;
+  d = ad->deflt;
+  if (strcmp(d, "true") == 0) {
+    *i = 1;
+    *f = 1;
+    return 1;
+  }
+  if (strcmp(d, "false") == 0) {
+    *i = 0;
+    *f = 0;
+    return 1;
+  }
+  if (d[0] == '"') {
+    size_t n = strlen(d);
+    if (n < 2) return 0;
+    *s = d + 1;
+    *slen = n - 2;
+    return 2;
+  }
+  *f = strtod(d, NULL);
+  *i = strtoll(d, NULL, 10);
+  return 1;
+}
+
+MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t dflt) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  double f;
+  int64_t i;
+  const char *s;
+  size_t sl;
+  if (a) {
+    if (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) return a->u.i;
+    if (a->kind == MGOPT_ATTR_FLOAT) return (int64_t)a->u.f;
+    if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->numel == 1 && a->u.t->dtype != MGOPT_DT_STRING)
+      return mgopt_tensor_get_i64(a->u.t, 0);
+    return dflt;
+  }
+  if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 1) return i;
+  return dflt;
+}
+
+MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double dflt) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  double f;
+  int64_t i;
+  const char *s;
+  size_t sl;
+  if (a) {
+    if (a->kind == MGOPT_ATTR_FLOAT) return a->u.f;
+    if (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) return (double)a->u.i;
+    if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->numel == 1 && a->u.t->dtype != MGOPT_DT_STRING)
+      return mgopt_tensor_get_f64(a->u.t, 0);
+    return dflt;
+  }
+  if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 1) return f;
+  return dflt;
+}
+
+MGOPTDEF int mgopt_op_get_bool(const mgopt_op *op, const char *name, int dflt) {
+  return mgopt_op_get_int(op, name, dflt) != 0;
+}
+
+MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, size_t *len) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  double f;
+  int64_t i;
+  const char *s = NULL;
+  size_t sl = 0;
+  if (a) {
+    if (a->kind != MGOPT_ATTR_STRING) return NULL;
+    if (len) *len = a->u.s.len;
+    return a->u.s.ptr;
+  }
+  if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 2) {
+    /* defaults live in static tables: intern to get a NUL-terminated copy */
+    const char *c = mgopt_program_intern(op->program, s, sl);
+    if (c && len) *len = sl;
+    return c;
+  }
+  return NULL;
+}
+
+MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
+                                   const int64_t **out) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  if (!a) return -1;
+  if (a->kind == MGOPT_ATTR_INTS || a->kind == MGOPT_ATTR_BOOLS) {
+    *out = a->u.ints;
+    return a->n;
+  }
+  if (a->kind == MGOPT_ATTR_INT) {
+    *out = &a->u.i;
+    return 1;
+  }
+  if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->rank <= 1 && mgopt_dtype_is_int((mgopt_dtype)a->u.t->dtype)) {
+    int64_t k, n = a->u.t->numel;
+    int64_t *v = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(n ? n : 1), 8);
+    if (!v) return -1;
+    for (k = 0; k < n; k++) v[k] = mgopt_tensor_get_i64(a->u.t, k);
+    *out = v;
+    return n;
+  }
+  return -1;
+}
+
+/* ---------------------------------------------------------------- values */
+
+MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to) {
+  if (from == to) return;
+  while (from->uses) mgopt__use_link(from->uses, to);
+}
+
+/* 1 if block `inner` is b or nested inside b. */
+static int mgopt__block_within(const mgopt_block *inner, const mgopt_block *b) {
+  while (inner) {
+    if (inner == b) return 1;
+    inner = inner->parent_op ? inner->parent_op->parent : NULL;
+  }
+  return 0;
+}
+
+MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_value *to) {
+  mgopt_block *scope = to->def ? to->def->parent : to->owner;
+  mgopt_use *u = from->uses, *next;
+  int32_t left = 0;
+  for (; u; u = next) {
+    mgopt_block *where = u->op ? u->op->parent : u->block;
+    next = u->next;
+    if (scope && mgopt__block_within(where, scope)) mgopt__use_link(u, to);
+    else left++;
+  }
+  return left;
+}
+
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op) return 1;
+  return 0;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
+  const mgopt_attr *a;
+  if (!v || !v->def || v->def->kind != MGOPT_OP_const) return NULL;
+  a = mgopt_op_attr(v->def, "val");
+  return (a && a->kind == MGOPT_ATTR_TENSOR) ? a->u.t : NULL;
+}
+
+MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[16];
+  mgopt_type *outs = tmp;
+  mgopt_status s;
+  int32_t i;
+  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
+  if (op->nouts > 16) {
+    outs = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!outs) return mgopt__oom(p);
+  }
+  memset(outs, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  s = def->infer(p, op, outs, d);
+  if (s) return s;
+  for (i = 0; i < op->nouts; i++) op->outs[i]->type = outs[i];
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_op *mgopt_build_op(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
+                                  const char *type, const char *name, int32_t nslots,
+                                  const char *const *slot_names, mgopt_value *const *vals,
+                                  int32_t nouts) {
+  mgopt_op *op = mgopt_op_new(p, type, nouts, 0);
+  int32_t i;
+  if (!op) return NULL;
+  if (name) {
+    mgopt_op_set_name(op, name);
+    if (nouts == 1) mgopt_value_set_name(op->outs[0], name);
+  }
+  for (i = 0; i < nslots; i++)
+    if (mgopt_op_set_operand(op, slot_names[i], vals[i])) return NULL;
+  if (pos) mgopt_op_insert_before(op, pos);
+  else mgopt_op_append(op, b);
+  return op;
+}
+
+MGOPTDEF mgopt_value *mgopt_build_const(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
+                                        const char *name, mgopt_tensor *t) {
+  mgopt_op *op;
+  if (!name) name = mgopt_program_fresh_name(p, "const");
+  op = mgopt_build_op(p, b, pos, "const", name, 0, NULL, NULL, 1);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return NULL;
+  if (mgopt_type_make_static(p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape))
+    return NULL;
+  return op->outs[0];
+}
+
+/* ---------------------------------------------------------------- walking */
+
+MGOPTDEF int mgopt_block_walk(mgopt_block *b, mgopt_op_visit_fn fn, void *ud) {
+  mgopt_op *op, *next;
+  for (op = b->first; op; op = next) {
+    int r;
+    int32_t i;
+    next = op->next;
+    r = fn(op, ud);
+    if (r) return r;
+    if (op->flags & MGOPT_OP_ERASED) continue;
+    for (i = 0; i < op->nblocks; i++) {
+      r = mgopt_block_walk(op->blocks[i], fn, ud);
+      if (r) return r;
+    }
+  }
+  return 0;
+}
+
+MGOPTDEF int mgopt_program_walk(mgopt_program *p, mgopt_op_visit_fn fn, void *ud) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++) {
+    int r = mgopt_block_walk(p->funcs[i]->body, fn, ud);
+    if (r) return r;
+  }
+  return 0;
+}

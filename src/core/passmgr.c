@@ -1,0 +1,2 @@
+/* src/core/passmgr.c — (being written) */
+#include "../internal.h"

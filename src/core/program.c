@@ -1,0 +1,369 @@
+/* src/core/program.c — status strings, diagnostics, heap hooks, the arena, the interner, text buffers. */
+#include "../internal.h"
+
+/* ---------------------------------------------------------------- status and diag */
+
+static const char *const mgopt__status_strs[] = {
+#define MGOPT__STATUS_STR(name, str) str,
+    MGOPT_STATUS_LIST(MGOPT__STATUS_STR)
+#undef MGOPT__STATUS_STR
+};
+
+MGOPTDEF const char *mgopt_status_str(mgopt_status s) {
+  if ((int)s < 0 || (int)s >= (int)MGOPT_STATUS__COUNT) return "unknown status";
+  return mgopt__status_strs[s];
+}
+
+MGOPTDEF const char *mgopt_version(void) { return MGOPT_VERSION_STRING; }
+
+MGOPTDEF void mgopt_diag_clear(mgopt_diag *d) {
+  if (!d) return;
+  memset(d, 0, sizeof *d);
+  d->offset = -1;
+}
+
+MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!d) return s;
+  /* keep a location the caller already set (parsers set it before the message) */
+  d->status = s;
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* ---------------------------------------------------------------- heap */
+
+static void *mgopt__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+  MGOPT__UNUSED(ctx);
+  MGOPT__UNUSED(old_size);
+  if (new_size == 0) {
+    MGOPT_FREE(ptr);
+    return NULL;
+  }
+  if (!ptr) return MGOPT_MALLOC(new_size);
+  return MGOPT_REALLOC(ptr, new_size);
+}
+
+MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, size_t old_size,
+                                         size_t new_size) {
+  if (a && a->realloc) return a->realloc(a->ctx, ptr, old_size, new_size);
+  return mgopt__default_realloc(NULL, ptr, old_size, new_size);
+}
+
+MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
+                               size_t elem) {
+  int64_t ncap;
+  void *np;
+  if (need <= *cap) return 1;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > INT64_MAX / 2) return 0;
+    ncap *= 2;
+  }
+  if ((uint64_t)ncap > (uint64_t)SIZE_MAX / elem) return 0;
+  np = mgopt__heap_realloc(a, *ptr, (size_t)*cap * elem, (size_t)ncap * elem);
+  if (!np) return 0;
+  *ptr = np;
+  *cap = ncap;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- arena */
+
+#define MGOPT__CHUNK_MIN ((size_t)64 * 1024)
+#define MGOPT__CHUNK_HDR ((size_t)64) /* header rounded so chunk payloads are 64-aligned */
+
+MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
+  p->status = MGOPT_ERR_NOMEM;
+  return MGOPT_ERR_NOMEM;
+}
+
+MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
+  mgopt__chunk *c = p->chunks;
+  size_t off;
+  if (align < 8) align = 8;
+  if (align > 4096 || (align & (align - 1))) return NULL;
+  if (size == 0) size = 1;
+  if (c) {
+    off = (c->used + align - 1) & ~(align - 1);
+    if (off <= c->size && c->size - off >= size) {
+      c->used = off + size;
+      memset((char *)c + MGOPT__CHUNK_HDR + off, 0, size);
+      return (char *)c + MGOPT__CHUNK_HDR + off;
+    }
+  }
+  {
+    /* payload starts 64-aligned if the allocator returns 64-aligned blocks;
+       otherwise align within the chunk (we over-allocate by align). */
+    size_t want = size + align;
+    size_t csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
+    mgopt__chunk *nc;
+    uintptr_t base, aligned;
+    if (csize > SIZE_MAX - MGOPT__CHUNK_HDR) {
+      mgopt__oom(p);
+      return NULL;
+    }
+    nc = (mgopt__chunk *)mgopt__heap_realloc(&p->alloc, NULL, 0, csize + MGOPT__CHUNK_HDR);
+    if (!nc) {
+      mgopt__oom(p);
+      return NULL;
+    }
+    nc->size = csize;
+    nc->used = 0;
+    p->arena_bytes += csize + MGOPT__CHUNK_HDR;
+    base = (uintptr_t)((char *)nc + MGOPT__CHUNK_HDR);
+    aligned = (base + align - 1) & ~(uintptr_t)(align - 1);
+    off = (size_t)(aligned - base);
+    /* a big allocation gets its own chunk, kept behind the current one so the
+       current chunk's free space is not wasted */
+    if (c && want > MGOPT__CHUNK_MIN) {
+      nc->next = c->next;
+      c->next = nc;
+      nc->used = nc->size;
+    } else {
+      nc->next = c;
+      p->chunks = nc;
+      nc->used = off + size;
+    }
+    memset((char *)nc + MGOPT__CHUNK_HDR + off, 0, size);
+    return (char *)nc + MGOPT__CHUNK_HDR + off;
+  }
+}
+
+MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
+  void *d = mgopt_program_alloc(p, n, 8);
+  if (d && n) memcpy(d, src, n);
+  return d;
+}
+
+MGOPTDEF size_t mgopt_program_arena_bytes(const mgopt_program *p) { return p ? p->arena_bytes : 0; }
+
+MGOPTDEF mgopt_program *mgopt_program_create(const mgopt_allocator *alloc) {
+  mgopt_program *p;
+  mgopt_allocator a;
+  if (alloc && alloc->realloc) a = *alloc;
+  else {
+    a.realloc = mgopt__default_realloc;
+    a.ctx = NULL;
+  }
+  p = (mgopt_program *)a.realloc(a.ctx, NULL, 0, sizeof *p);
+  if (!p) return NULL;
+  memset(p, 0, sizeof *p);
+  p->alloc = a;
+  p->next_id = 1;
+  return p;
+}
+
+MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
+  mgopt__chunk *c, *n;
+  mgopt_allocator a;
+  if (!p) return;
+  a = p->alloc;
+  for (c = p->chunks; c; c = n) {
+    n = c->next;
+    a.realloc(a.ctx, c, c->size + MGOPT__CHUNK_HDR, 0);
+  }
+  if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
+  if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
+  if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
+  a.realloc(a.ctx, p, sizeof *p, 0);
+}
+
+MGOPTDEF mgopt_status mgopt_program_status(const mgopt_program *p) {
+  return p ? p->status : MGOPT_ERR_INVALID_ARG;
+}
+
+/* ---------------------------------------------------------------- interner */
+
+static int mgopt__intern_rehash(mgopt_program *p, size_t ncap) {
+  const char **nt;
+  uint32_t *nl;
+  size_t i;
+  nt = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
+  nl = (uint32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint32_t));
+  if (!nt || !nl) {
+    if (nt) mgopt__heap_free(&p->alloc, (void *)nt, ncap * sizeof(char *));
+    if (nl) mgopt__heap_free(&p->alloc, nl, ncap * sizeof(uint32_t));
+    return 0;
+  }
+  memset((void *)nt, 0, ncap * sizeof(char *));
+  memset(nl, 0, ncap * sizeof(uint32_t));
+  for (i = 0; i < p->intern_cap; i++) {
+    const char *s = p->intern_tab[i];
+    if (s) {
+      size_t h = (size_t)mgopt__hash_bytes(s, p->intern_len[i], MGOPT__HASH_SEED) & (ncap - 1);
+      while (nt[h]) h = (h + 1) & (ncap - 1);
+      nt[h] = s;
+      nl[h] = p->intern_len[i];
+    }
+  }
+  if (p->intern_tab) mgopt__heap_free(&p->alloc, (void *)p->intern_tab, p->intern_cap * sizeof(char *));
+  if (p->intern_len) mgopt__heap_free(&p->alloc, p->intern_len, p->intern_cap * sizeof(uint32_t));
+  p->intern_tab = nt;
+  p->intern_len = nl;
+  p->intern_cap = ncap;
+  return 1;
+}
+
+MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_t n) {
+  size_t h;
+  char *copy;
+  if (!s || n > 0xffffffffu) return NULL;
+  if ((p->intern_count + 1) * 2 > p->intern_cap) {
+    if (!mgopt__intern_rehash(p, p->intern_cap ? p->intern_cap * 2 : 256)) {
+      mgopt__oom(p);
+      return NULL;
+    }
+  }
+  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+  while (p->intern_tab[h]) {
+    if (p->intern_len[h] == n && memcmp(p->intern_tab[h], s, n) == 0) return p->intern_tab[h];
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  copy = (char *)mgopt_program_alloc(p, n + 1, 1);
+  if (!copy) return NULL;
+  memcpy(copy, s, n);
+  copy[n] = 0;
+  p->intern_tab[h] = copy;
+  p->intern_len[h] = (uint32_t)n;
+  p->intern_count++;
+  return copy;
+}
+
+MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) {
+  return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
+}
+
+MGOPTDEF const char *mgopt_program_fresh_name(mgopt_program *p, const char *base) {
+  char buf[256];
+  size_t bl = strlen(base);
+  if (bl > 200) bl = 200;
+  for (;;) {
+    size_t h;
+    int found = 0;
+    int n = snprintf(buf, sizeof buf, "%.*s_%llu", (int)bl, base,
+                     (unsigned long long)p->fresh_counter++);
+    if (n < 0) return NULL;
+    /* a name is fresh when it was never interned (every value name is interned) */
+    if (p->intern_cap) {
+      h = (size_t)mgopt__hash_bytes(buf, (size_t)n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+      while (p->intern_tab[h]) {
+        if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], buf, (size_t)n) == 0) {
+          found = 1;
+          break;
+        }
+        h = (h + 1) & (p->intern_cap - 1);
+      }
+    }
+    if (!found) return mgopt_program_intern(p, buf, (size_t)n);
+  }
+}
+
+/* ---------------------------------------------------------------- text buffer */
+
+MGOPTDEF void mgopt_buf_free(mgopt_buf *b) {
+  if (!b) return;
+  if (b->data) mgopt__heap_free(b->alloc, b->data, b->cap);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+static int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
+  size_t need, ncap;
+  char *nd;
+  if (b->oom) return 0;
+  need = b->len + extra + 1;
+  if (need <= b->cap) return 1;
+  ncap = b->cap ? b->cap : 256;
+  while (ncap < need) ncap *= 2;
+  nd = (char *)mgopt__heap_realloc(b->alloc, b->data, b->cap, ncap);
+  if (!nd) {
+    b->oom = 1;
+    return 0;
+  }
+  b->data = nd;
+  b->cap = ncap;
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__buf_putn(mgopt_buf *b, const char *s, size_t n) {
+  if (!mgopt__buf_reserve(b, n)) return;
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+MGOPT__PRIVATE void mgopt__buf_puts(mgopt_buf *b, const char *s) { mgopt__buf_putn(b, s, strlen(s)); }
+
+MGOPT__PRIVATE void mgopt__buf_putc(mgopt_buf *b, char c) { mgopt__buf_putn(b, &c, 1); }
+
+MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  char small[256];
+  va_start(ap, fmt);
+  n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    mgopt__buf_putn(b, small, (size_t)n);
+    return;
+  }
+  if (!mgopt__buf_reserve(b, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* ---------------------------------------------------------------- float text */
+
+static void mgopt__float_suffix(char *buf) {
+  /* make sure the text reads back as a float literal */
+  if (strchr(buf, '.') || strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i')) return;
+  strcat(buf, ".0");
+}
+
+MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
+  int prec;
+  if (v != v) {
+    strcpy(buf, "nan");
+    return;
+  }
+  if (v == HUGE_VAL) {
+    strcpy(buf, "inf");
+    return;
+  }
+  if (v == -HUGE_VAL) {
+    strcpy(buf, "-inf");
+    return;
+  }
+  for (prec = 1; prec <= 17; prec++) {
+    snprintf(buf, 40, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  mgopt__float_suffix(buf);
+}
+
+MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v) {
+  int prec;
+  if (v != v) {
+    strcpy(buf, "nan");
+    return;
+  }
+  if (v == (float)HUGE_VAL) {
+    strcpy(buf, "inf");
+    return;
+  }
+  if (v == -(float)HUGE_VAL) {
+    strcpy(buf, "-inf");
+    return;
+  }
+  for (prec = 1; prec <= 9; prec++) {
+    snprintf(buf, 40, "%.*g", prec, (double)v);
+    if (strtof(buf, NULL) == v) break;
+  }
+  mgopt__float_suffix(buf);
+}

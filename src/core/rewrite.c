@@ -1,0 +1,2 @@
+/* src/core/rewrite.c — (being written) */
+#include "../internal.h"

@@ -1,0 +1,499 @@
+/* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
+#include "../internal.h"
+
+/* ---------------------------------------------------------------- dtypes */
+
+static const char *const mgopt__dtype_names[] = {
+#define MGOPT__DT_NAME(name, str, bits) str,
+    MGOPT_DTYPE_LIST(MGOPT__DT_NAME)
+#undef MGOPT__DT_NAME
+};
+static const unsigned char mgopt__dtype_bits[] = {
+#define MGOPT__DT_BITS(name, str, bits) bits,
+    MGOPT_DTYPE_LIST(MGOPT__DT_BITS)
+#undef MGOPT__DT_BITS
+};
+
+MGOPTDEF const char *mgopt_dtype_name(mgopt_dtype t) {
+  if ((int)t <= 0 || (int)t >= (int)MGOPT_DT__COUNT) return "unknown";
+  return mgopt__dtype_names[t];
+}
+
+MGOPTDEF mgopt_dtype mgopt_dtype_from_name(const char *s, size_t n) {
+  static const struct {
+    const char *alias;
+    mgopt_dtype t;
+  } aliases[] = {{"i8", MGOPT_DT_INT8},      {"i16", MGOPT_DT_INT16},   {"i32", MGOPT_DT_INT32},
+                 {"i64", MGOPT_DT_INT64},    {"u8", MGOPT_DT_UINT8},    {"u16", MGOPT_DT_UINT16},
+                 {"u32", MGOPT_DT_UINT32},   {"u64", MGOPT_DT_UINT64},  {"fp8", MGOPT_DT_FP8E4M3FN},
+                 {"float16", MGOPT_DT_FP16}, {"float32", MGOPT_DT_FP32}, {"float64", MGOPT_DT_FP64},
+                 {"bfloat16", MGOPT_DT_BF16}, {"f16", MGOPT_DT_FP16},   {"f32", MGOPT_DT_FP32},
+                 {"f64", MGOPT_DT_FP64},     {"float", MGOPT_DT_FP32},  {"double", MGOPT_DT_FP64},
+                 {"int", MGOPT_DT_INT32},    {"str", MGOPT_DT_STRING}};
+  int i;
+  for (i = 1; i < (int)MGOPT_DT__COUNT; i++)
+    if (strlen(mgopt__dtype_names[i]) == n && memcmp(mgopt__dtype_names[i], s, n) == 0)
+      return (mgopt_dtype)i;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(aliases); i++)
+    if (strlen(aliases[i].alias) == n && memcmp(aliases[i].alias, s, n) == 0) return aliases[i].t;
+  return MGOPT_DT_UNKNOWN;
+}
+
+MGOPTDEF int mgopt_dtype_bits(mgopt_dtype t) {
+  if ((int)t <= 0 || (int)t >= (int)MGOPT_DT__COUNT) return 0;
+  return mgopt__dtype_bits[t];
+}
+
+MGOPTDEF int mgopt_dtype_is_float(mgopt_dtype t) {
+  switch (t) {
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: case MGOPT_DT_FP64:
+    case MGOPT_DT_FP8E4M3FN: case MGOPT_DT_FP8E4M3FNUZ: case MGOPT_DT_FP8E5M2:
+    case MGOPT_DT_FP8E5M2FNUZ:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+MGOPTDEF int mgopt_dtype_is_signed(mgopt_dtype t) {
+  switch (t) {
+    case MGOPT_DT_INT4: case MGOPT_DT_INT8: case MGOPT_DT_INT16: case MGOPT_DT_INT32:
+    case MGOPT_DT_INT64: case MGOPT_DT_INT4X:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+MGOPTDEF int mgopt_dtype_is_int(mgopt_dtype t) {
+  switch (t) {
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT8: case MGOPT_DT_UINT16: case MGOPT_DT_UINT32:
+    case MGOPT_DT_UINT64: case MGOPT_DT_UINT4X:
+      return 1;
+    default:
+      return mgopt_dtype_is_signed(t);
+  }
+}
+
+MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n) {
+  int64_t bits;
+  if (n < 0) return -1;
+  if (t == MGOPT_DT_STRING) {
+    if (!mgopt__mul_i64(n, (int64_t)sizeof(mgopt_str), &bits)) return -1;
+    return bits;
+  }
+  if (!mgopt__mul_i64(n, mgopt_dtype_bits(t), &bits)) return -1;
+  return (bits + 7) / 8;
+}
+
+/* ---------------------------------------------------------------- fp16 / bf16 */
+
+static uint32_t mgopt__f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static float mgopt__bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+MGOPTDEF uint16_t mgopt_f32_to_f16(float f) {
+  uint32_t x = mgopt__f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t man = x & 0x7fffffu;
+  if (exp == 0xffu) { /* inf / nan */
+    if (man) return (uint16_t)(sign | 0x7e00u | (man >> 13));
+    return (uint16_t)(sign | 0x7c00u);
+  }
+  {
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u); /* overflow to inf */
+    if (e <= 0) {                                  /* subnormal or zero */
+      uint32_t m, shift, half, rem, r;
+      if (e < -10) return (uint16_t)sign;
+      m = man | 0x800000u;
+      shift = (uint32_t)(14 - e);
+      r = m >> shift;
+      rem = m & ((1u << shift) - 1);
+      half = 1u << (shift - 1);
+      if (rem > half || (rem == half && (r & 1u))) r++;
+      return (uint16_t)(sign | r);
+    }
+    {
+      uint32_t r = ((uint32_t)e << 10) | (man >> 13);
+      uint32_t rem = man & 0x1fffu;
+      if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++; /* may carry into inf: correct */
+      return (uint16_t)(sign | r);
+    }
+  }
+}
+
+MGOPTDEF float mgopt_f16_to_f32(uint16_t h) {
+  uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  if (exp == 0) {
+    if (man == 0) return mgopt__bits_f32(sign);
+    /* subnormal: normalise */
+    exp = 127 - 15 + 1;
+    while (!(man & 0x400u)) {
+      man <<= 1;
+      exp--;
+    }
+    man &= 0x3ffu;
+    return mgopt__bits_f32(sign | (exp << 23) | (man << 13));
+  }
+  if (exp == 31) return mgopt__bits_f32(sign | 0x7f800000u | (man << 13));
+  return mgopt__bits_f32(sign | ((exp - 15 + 127) << 23) | (man << 13));
+}
+
+MGOPTDEF uint16_t mgopt_f32_to_bf16(float f) {
+  uint32_t x = mgopt__f32_bits(f);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+MGOPTDEF float mgopt_bf16_to_f32(uint16_t h) { return mgopt__bits_f32((uint32_t)h << 16); }
+
+/* ---------------------------------------------------------------- types */
+
+MGOPTDEF mgopt_status mgopt_type_make(mgopt_program *p, mgopt_type *out, mgopt_dtype dt,
+                                      int32_t rank, const mgopt_dim *dims) {
+  mgopt_type t;
+  int32_t i;
+  memset(&t, 0, sizeof t);
+  t.kind = MGOPT_TYPE_TENSOR;
+  t.dtype = (uint8_t)dt;
+  t.rank = rank;
+  if (rank > 0) {
+    t.dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)rank, 8);
+    if (!t.dims) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < rank; i++) t.dims[i] = dims ? dims[i] : mgopt_dim_unknown();
+  }
+  *out = t;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_type_make_static(mgopt_program *p, mgopt_type *out, mgopt_dtype dt,
+                                             int32_t rank, const int64_t *shape) {
+  mgopt_status s = mgopt_type_make(p, out, dt, rank, NULL);
+  int32_t i;
+  if (s) return s;
+  for (i = 0; i < rank; i++) out->dims[i] = mgopt_dim_static(shape[i]);
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, const mgopt_type *src) {
+  mgopt_type t = *src;
+  if (src->rank > 0 && src->dims) {
+    t.dims = (mgopt_dim *)mgopt__dup(p, src->dims, sizeof(mgopt_dim) * (size_t)src->rank);
+    if (!t.dims) return MGOPT_ERR_NOMEM;
+  }
+  *dst = t;
+  return MGOPT_OK;
+}
+
+MGOPTDEF int mgopt_type_equal(const mgopt_type *a, const mgopt_type *b) {
+  int32_t i;
+  if (a->kind != b->kind) return 0;
+  if (a->kind == MGOPT_TYPE_OTHER)
+    return a->other_len == b->other_len &&
+           (a->other_len == 0 || memcmp(a->other, b->other, a->other_len) == 0);
+  if (a->dtype != b->dtype || a->rank != b->rank) return 0;
+  for (i = 0; i < a->rank; i++) {
+    mgopt_dim x = a->dims[i], y = b->dims[i];
+    if (x.sym != y.sym) return 0;
+    if (!x.sym && (x.v < 0) != (y.v < 0)) return 0;
+    if (!x.sym && x.v >= 0 && x.v != y.v) return 0;
+  }
+  return 1;
+}
+
+MGOPTDEF int mgopt_type_is_static(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR || t->rank < 0) return 0;
+  for (i = 0; i < t->rank; i++)
+    if (!mgopt_dim_is_static(t->dims[i])) return 0;
+  return 1;
+}
+
+MGOPTDEF int64_t mgopt_type_numel(const mgopt_type *t) {
+  int64_t n = 1;
+  int32_t i;
+  if (!mgopt_type_is_static(t)) return -1;
+  for (i = 0; i < t->rank; i++)
+    if (!mgopt__mul_i64(n, t->dims[i].v, &n)) return -1;
+  return n;
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape) {
+  mgopt_tensor *t;
+  int64_t n = 1;
+  int64_t nb;
+  int32_t i;
+  if (rank < 0) return NULL;
+  for (i = 0; i < rank; i++)
+    if (!mgopt__mul_i64(n, shape[i], &n)) return NULL;
+  nb = mgopt_dtype_nbytes(dt, n);
+  if (nb < 0 || (uint64_t)nb > (uint64_t)SIZE_MAX / 2) return NULL;
+  t = (mgopt_tensor *)mgopt_program_alloc(p, sizeof *t, 8);
+  if (!t) return NULL;
+  t->dtype = (uint8_t)dt;
+  t->rank = rank;
+  t->numel = n;
+  t->nbytes = (size_t)nb;
+  t->ext_offset = -1;
+  if (rank > 0) {
+    t->shape = (int64_t *)mgopt__dup(p, shape, sizeof(int64_t) * (size_t)rank);
+    if (!t->shape) return NULL;
+  }
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape) {
+  mgopt_tensor *t = mgopt__tensor_head(p, dt, rank, shape);
+  if (!t) return NULL;
+  t->data = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+  if (!t->data) return NULL;
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                 const int64_t *shape, const void *data,
+                                                 size_t nbytes) {
+  mgopt_tensor *t = mgopt__tensor_head(p, dt, rank, shape);
+  if (!t || t->nbytes != nbytes || dt == MGOPT_DT_STRING) return NULL;
+  t->data = (void *)(uintptr_t)data;
+  t->borrowed = 1;
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 0, NULL);
+  if (t) mgopt_tensor_set_f64(t, 0, v);
+  return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_i64(mgopt_program *p, mgopt_dtype dt, int64_t v) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 0, NULL);
+  if (t) mgopt_tensor_set_i64(t, 0, v);
+  return t;
+}
+
+MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
+  if (t->borrowed && ((uintptr_t)t->data & 63u)) {
+    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    if (!d) return NULL;
+    memcpy(d, t->data, t->nbytes);
+    t->data = d;
+    t->borrowed = 0;
+  }
+  return t->data;
+}
+
+MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
+  if (t->borrowed) {
+    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    if (!d) return NULL;
+    memcpy(d, t->data, t->nbytes);
+    t->data = d;
+    t->borrowed = 0;
+  }
+  t->hash_valid = 0;
+  return t->data;
+}
+
+/* Sub-byte element access: element i occupies bits [i*b, i*b+b) little-endian. */
+static uint64_t mgopt__get_bits(const uint8_t *d, int64_t i, int b) {
+  uint64_t v = 0;
+  int k;
+  for (k = 0; k < b; k++) {
+    int64_t bit = i * b + k;
+    v |= (uint64_t)((d[bit >> 3] >> (bit & 7)) & 1u) << k;
+  }
+  return v;
+}
+static void mgopt__set_bits(uint8_t *d, int64_t i, int b, uint64_t v) {
+  int k;
+  for (k = 0; k < b; k++) {
+    int64_t bit = i * b + k;
+    if ((v >> k) & 1u) d[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    else d[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+  }
+}
+
+MGOPTDEF double mgopt_tensor_get_f64(const mgopt_tensor *t, int64_t i) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_BOOL: return d[i] ? 1.0 : 0.0;
+    case MGOPT_DT_INT8: return (double)(int8_t)d[i];
+    case MGOPT_DT_UINT8: return (double)d[i];
+    case MGOPT_DT_FP8E4M3FN: case MGOPT_DT_FP8E4M3FNUZ: case MGOPT_DT_FP8E5M2:
+    case MGOPT_DT_FP8E5M2FNUZ: return (double)d[i];
+    case MGOPT_DT_INT16: { int16_t v; memcpy(&v, d + 2 * i, 2); return v; }
+    case MGOPT_DT_UINT16: { uint16_t v; memcpy(&v, d + 2 * i, 2); return v; }
+    case MGOPT_DT_INT32: { int32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_UINT32: { uint32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_INT64: { int64_t v; memcpy(&v, d + 8 * i, 8); return (double)v; }
+    case MGOPT_DT_UINT64: { uint64_t v; memcpy(&v, d + 8 * i, 8); return (double)v; }
+    case MGOPT_DT_FP16: { uint16_t v; memcpy(&v, d + 2 * i, 2); return mgopt_f16_to_f32(v); }
+    case MGOPT_DT_BF16: { uint16_t v; memcpy(&v, d + 2 * i, 2); return mgopt_bf16_to_f32(v); }
+    case MGOPT_DT_FP32: { float v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_FP64: { double v; memcpy(&v, d + 8 * i, 8); return v; }
+    case MGOPT_DT_COMPLEX64: { float v; memcpy(&v, d + 8 * i, 4); return v; }
+    case MGOPT_DT_COMPLEX128: { double v; memcpy(&v, d + 16 * i, 8); return v; }
+    case MGOPT_DT_INT4: case MGOPT_DT_INT4X: {
+      int64_t v = (int64_t)mgopt__get_bits(d, i, 4);
+      return (double)(v >= 8 ? v - 16 : v);
+    }
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT4X:
+      return (double)mgopt__get_bits(d, i, mgopt_dtype_bits((mgopt_dtype)t->dtype));
+    default: return 0.0;
+  }
+}
+
+MGOPTDEF int64_t mgopt_tensor_get_i64(const mgopt_tensor *t, int64_t i) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_INT64: { int64_t v; memcpy(&v, d + 8 * i, 8); return v; }
+    case MGOPT_DT_UINT64: { uint64_t v; memcpy(&v, d + 8 * i, 8); return (int64_t)v; }
+    case MGOPT_DT_INT32: { int32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    case MGOPT_DT_UINT32: { uint32_t v; memcpy(&v, d + 4 * i, 4); return v; }
+    default: {
+      double v = mgopt_tensor_get_f64(t, i);
+      if (v != v) return 0;
+      if (v >= 9.2233720368547758e18) return INT64_MAX;
+      if (v <= -9.2233720368547758e18) return INT64_MIN;
+      return (int64_t)v;
+    }
+  }
+}
+
+MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
+  uint8_t *d = (uint8_t *)t->data;
+  MGOPT_ASSERT(!t->borrowed);
+  t->hash_valid = 0;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_FP16: { uint16_t h = mgopt_f32_to_f16((float)v); memcpy(d + 2 * i, &h, 2); return; }
+    case MGOPT_DT_BF16: { uint16_t h = mgopt_f32_to_bf16((float)v); memcpy(d + 2 * i, &h, 2); return; }
+    case MGOPT_DT_FP32: { float f = (float)v; memcpy(d + 4 * i, &f, 4); return; }
+    case MGOPT_DT_FP64: memcpy(d + 8 * i, &v, 8); return;
+    case MGOPT_DT_BOOL: d[i] = v != 0.0; return;
+    default: {
+      int64_t x;
+      if (v != v) x = 0;
+      else if (v >= 9.2233720368547758e18) x = INT64_MAX;
+      else if (v <= -9.2233720368547758e18) x = INT64_MIN;
+      else x = (int64_t)v;
+      mgopt_tensor_set_i64(t, i, x);
+    }
+  }
+}
+
+MGOPTDEF void mgopt_tensor_set_i64(mgopt_tensor *t, int64_t i, int64_t v) {
+  uint8_t *d = (uint8_t *)t->data;
+  MGOPT_ASSERT(!t->borrowed);
+  t->hash_valid = 0;
+  switch ((mgopt_dtype)t->dtype) {
+    case MGOPT_DT_BOOL: d[i] = v != 0; return;
+    case MGOPT_DT_INT8: case MGOPT_DT_UINT8: d[i] = (uint8_t)v; return;
+    case MGOPT_DT_INT16: case MGOPT_DT_UINT16: { uint16_t x = (uint16_t)v; memcpy(d + 2 * i, &x, 2); return; }
+    case MGOPT_DT_INT32: case MGOPT_DT_UINT32: { uint32_t x = (uint32_t)v; memcpy(d + 4 * i, &x, 4); return; }
+    case MGOPT_DT_INT64: case MGOPT_DT_UINT64: memcpy(d + 8 * i, &v, 8); return;
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: case MGOPT_DT_FP64:
+      mgopt_tensor_set_f64(t, i, (double)v);
+      return;
+    case MGOPT_DT_INT4: case MGOPT_DT_INT4X: mgopt__set_bits(d, i, 4, (uint64_t)v & 15u); return;
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT4X: {
+      int b = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+      mgopt__set_bits(d, i, b, (uint64_t)v & ((1u << b) - 1u));
+      return;
+    }
+    default: return;
+  }
+}
+
+MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b) {
+  int32_t i;
+  if (a == b) return 1;
+  if (a->dtype != b->dtype || a->rank != b->rank || a->numel != b->numel) return 0;
+  for (i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i]) return 0;
+  if (a->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *x = (const mgopt_str *)a->data, *y = (const mgopt_str *)b->data;
+    int64_t k;
+    for (k = 0; k < a->numel; k++)
+      if (x[k].len != y[k].len || (x[k].len && memcmp(x[k].ptr, y[k].ptr, x[k].len))) return 0;
+    return 1;
+  }
+  if (a->hash_valid && b->hash_valid && a->hash != b->hash) return 0;
+  return a->nbytes == b->nbytes && (a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0);
+}
+
+MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
+  uint64_t h;
+  if (t->hash_valid) return t->hash;
+  h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED);
+  h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
+  if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
+  if (t->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *x = (const mgopt_str *)t->data;
+    int64_t k;
+    for (k = 0; k < t->numel; k++) {
+      h = mgopt__hash_bytes(&x[k].len, sizeof x[k].len, h);
+      h = mgopt__hash_bytes(x[k].ptr, x[k].len, h);
+    }
+  } else {
+    /* 8 bytes at a time, then the tail: fast enough for weights */
+    const uint8_t *d = (const uint8_t *)t->data;
+    size_t n = t->nbytes, k = 0;
+    for (; k + 8 <= n; k += 8) {
+      uint64_t w;
+      memcpy(&w, d + k, 8);
+      h ^= w;
+      h *= 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    h = mgopt__hash_bytes(d + k, n - k, h);
+  }
+  t->hash = h;
+  t->hash_valid = 1;
+  return h;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_clone(mgopt_program *p, const mgopt_tensor *t) {
+  mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  if (!c) return NULL;
+  if (t->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *x = (const mgopt_str *)t->data;
+    mgopt_str *y = (mgopt_str *)c->data;
+    int64_t k;
+    for (k = 0; k < t->numel; k++) {
+      y[k].ptr = (const char *)mgopt__dup(p, x[k].ptr, x[k].len);
+      if (!y[k].ptr) return NULL;
+      y[k].len = x[k].len;
+    }
+  } else if (t->nbytes) {
+    memcpy(c->data, t->data, t->nbytes);
+  }
+  return c;
+}
+
+MGOPTDEF int mgopt_tensor_all_equal_f64(const mgopt_tensor *t, double v) {
+  int64_t i;
+  if (t->dtype == MGOPT_DT_STRING) return 0;
+  for (i = 0; i < t->numel; i++)
+    if (mgopt_tensor_get_f64(t, i) != v) return 0;
+  return 1;
+}

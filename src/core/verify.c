@@ -1,0 +1,2 @@
+/* src/core/verify.c — (being written) */
+#include "../internal.h"

@@ -1,0 +1,143 @@
+/* src/internal.h — private declarations shared by the files of src/ (static once amalgamated). */
+#ifndef MGOPT__INTERNAL_H
+#define MGOPT__INTERNAL_H
+
+#include "api.h"
+#include <string.h> /* memcpy, memset, memcmp, strlen */
+#include <stdarg.h> /* va_list for diagnostics and the text buffer */
+#include <stdio.h>  /* vsnprintf (formatting only; no file I/O in the core) */
+#include <math.h>   /* isnan, isinf, floor, ... in kernels and literals */
+#include <limits.h> /* INT64_MAX and friends for checked arithmetic */
+#include <stdlib.h> /* strtod, strtoll for literals; malloc family for the default allocator */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MGOPT__MAYBE_UNUSED __attribute__((unused))
+#else
+#define MGOPT__MAYBE_UNUSED
+#endif
+#ifndef MGOPT__PRIVATE
+#define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
+#endif
+
+#ifndef MGOPT_ASSERT
+#include <assert.h> /* default MGOPT_ASSERT */
+#define MGOPT_ASSERT(x) assert(x)
+#endif
+
+#if defined(MGOPT_MALLOC) && defined(MGOPT_REALLOC) && defined(MGOPT_FREE)
+/* user-provided */
+#elif !defined(MGOPT_MALLOC) && !defined(MGOPT_REALLOC) && !defined(MGOPT_FREE)
+#define MGOPT_MALLOC(sz) malloc(sz)
+#define MGOPT_REALLOC(p, sz) realloc(p, sz)
+#define MGOPT_FREE(p) free(p)
+#else
+#error "Define all or none of MGOPT_MALLOC, MGOPT_REALLOC and MGOPT_FREE."
+#endif
+
+#if defined(__cplusplus)
+#define MGOPT_RESTRICT
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define MGOPT_RESTRICT restrict
+#else
+#define MGOPT_RESTRICT
+#endif
+
+#define MGOPT__UNUSED(x) ((void)(x))
+#define MGOPT__ARRAY_COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- heap through the program's allocator (for tables that outlive no program) */
+MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, size_t old_size,
+                                         size_t new_size);
+#define mgopt__heap_free(a, ptr, old) ((void)mgopt__heap_realloc((a), (ptr), (old), 0))
+
+/* ---- checked arithmetic: return 0 on overflow */
+static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
+  if (a < 0 || b < 0) return 0;
+  if (a != 0 && b > INT64_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+static inline int mgopt__add_i64(int64_t a, int64_t b, int64_t *out) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+  *out = a + b;
+  return 1;
+}
+
+/* ---- hashing (FNV-1a 64 over bytes, mixed) */
+static inline uint64_t mgopt__hash_bytes(const void *data, size_t n, uint64_t h) {
+  const unsigned char *p = (const unsigned char *)data;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+#define MGOPT__HASH_SEED 14695981039346656037ull
+
+/* ---- program internals */
+typedef struct mgopt__chunk {
+  struct mgopt__chunk *next;
+  size_t size, used;
+} mgopt__chunk;
+
+struct mgopt_program {
+  mgopt_allocator alloc;
+  mgopt__chunk *chunks;      /* current chunk first */
+  size_t arena_bytes;
+  mgopt_status status;       /* sticky: NOMEM */
+  /* interner: open addressing, heap memory */
+  const char **intern_tab;
+  uint32_t *intern_len;
+  size_t intern_cap, intern_count;
+  /* functions */
+  mgopt_function **funcs;
+  int32_t nfuncs, funcs_cap;
+  uint32_t next_id;
+  uint64_t fresh_counter;
+  /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
+  void *onnx_meta;
+};
+
+/* Copy of n bytes into the arena (NULL on OOM). */
+MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
+/* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
+MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
+
+/* ---- growable arrays in heap memory (used by scratch structures) */
+MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
+                               size_t elem);
+
+/* ---- text buffer */
+MGOPT__PRIVATE void mgopt__buf_putn(mgopt_buf *b, const char *s, size_t n);
+MGOPT__PRIVATE void mgopt__buf_puts(mgopt_buf *b, const char *s);
+MGOPT__PRIVATE void mgopt__buf_putc(mgopt_buf *b, char c);
+MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Shortest decimal text of a double / float that reads back to the same value
+   (via strtod / strtof). Always contains '.', 'e', "inf" or "nan" so that it
+   reads back as a float literal. buf must hold 40 bytes. */
+MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v);
+MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v);
+
+/* ---- IR internals */
+/* Unlinks a use from its value's list. */
+MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u);
+/* Links u (owned by op/block) into v's use list; u->value = v. v may be NULL. */
+MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v);
+/* New value (not attached). */
+MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name);
+/* New empty block owned by op (or a function body when op is NULL). */
+MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name);
+/* Copies t into the program's arena (dims). */
+MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, const mgopt_type *src);
+/* Registry default for attribute `name` of op kind, or NULL. */
+MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
+/* The program an op belongs to. */
+MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op);
+
+#endif /* MGOPT__INTERNAL_H */

@@ -1,0 +1,2 @@
+/* src/onnx/pb.c — protobuf wire codec for ONNX ModelProto. */
+#include "../internal.h"
