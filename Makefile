@@ -31,3 +31,14 @@ $(B)/mgopt: tools/mgopt.c mgopt.h mgopt_passes.h
 
 clean:
 	rm -rf $(B)
+
+# ---- tests
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+$(B)/tests/%: tests/unit/%.c tests/unit/harness.h mgopt.h mgopt_passes.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) $(WARN) -I. -Itests/unit -o $@ $< $(LDLIBS)
+
+test: $(B)/mgopt $(UNIT_BIN)
+	@sh tests/run.sh $(B)
