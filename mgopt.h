@@ -410,7 +410,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_COMMUTATIVE     (1u << 3)
 #define MGOPT_TRAIT_SHAPE_PRESERVING (1u << 4) /* out shape = first operand's shape */
 #define MGOPT_TRAIT_LAYOUT_SENSITIVE (1u << 5) /* depends on axis order (conv, pool, ...) */
-#define MGOPT_TRAIT_CONSTEXPR       (1u << 6)  /* constexpr_*: all inputs are attributes */
+#define MGOPT_TRAIT_CONSTEXPR       (1u << 6)  /* constexpr_*: output computable at load time from const operands */
 #define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
@@ -537,13 +537,15 @@ MGOPTDEF mgopt_status mgopt_op_set_tensor(mgopt_op *op, const char *name, mgopt_
 MGOPTDEF void mgopt_op_remove_attr(mgopt_op *op, const char *name);
 /* The attribute as stored, NULL if absent (defaults are not materialised). */
 MGOPTDEF const mgopt_attr *mgopt_op_attr(const mgopt_op *op, const char *name);
-/* Typed getters: the stored value, else the registry default, else `dflt`. */
+/* Typed getters for an op parameter: the attribute if present, else a constant
+   operand in the slot of that name, else the registry default, else `dflt`. */
 MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t dflt);
 MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double dflt);
 MGOPTDEF int mgopt_op_get_bool(const mgopt_op *op, const char *name, int dflt);
 /* String value; NULL if absent and no default. *len may be NULL. */
 MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, size_t *len);
-/* INTS (or a 1-d integer TENSOR) attribute; returns the count, -1 if absent.
+/* INTS (or a 1-d integer TENSOR) attribute, or a constant 1-d integer operand
+   of that slot name; returns the count, -1 if absent.
    *out points to arena memory valid until the op changes. */
 MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
                                    const int64_t **out);
@@ -2393,8 +2395,16 @@ static int mgopt__default_scalar(const mgopt_op *op, const char *name, double *f
   return 1;
 }
 
+/* A parameter given as a constant operand instead of an attribute (MIL lets
+   either form appear): the const tensor in slot `name`, else NULL. */
+static const mgopt_tensor *mgopt__param_const(const mgopt_op *op, const char *name) {
+  mgopt_value *v = mgopt_op_operand(op, name);
+  return v ? mgopt_value_const(v) : NULL;
+}
+
 MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t dflt) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
+  const mgopt_tensor *ct = a ? NULL : mgopt__param_const(op, name);
   double f;
   int64_t i;
   const char *s;
@@ -2406,12 +2416,14 @@ MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t 
       return mgopt_tensor_get_i64(a->u.t, 0);
     return dflt;
   }
+  if (ct && ct->numel == 1 && ct->dtype != MGOPT_DT_STRING) return mgopt_tensor_get_i64(ct, 0);
   if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 1) return i;
   return dflt;
 }
 
 MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double dflt) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
+  const mgopt_tensor *ct = a ? NULL : mgopt__param_const(op, name);
   double f;
   int64_t i;
   const char *s;
@@ -2423,6 +2435,7 @@ MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double 
       return mgopt_tensor_get_f64(a->u.t, 0);
     return dflt;
   }
+  if (ct && ct->numel == 1 && ct->dtype != MGOPT_DT_STRING) return mgopt_tensor_get_f64(ct, 0);
   if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 1) return f;
   return dflt;
 }
@@ -2437,10 +2450,17 @@ MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, s
   int64_t i;
   const char *s = NULL;
   size_t sl = 0;
+  const mgopt_tensor *ct = a ? NULL : mgopt__param_const(op, name);
   if (a) {
     if (a->kind != MGOPT_ATTR_STRING) return NULL;
     if (len) *len = a->u.s.len;
     return a->u.s.ptr;
+  }
+  if (ct && ct->dtype == MGOPT_DT_STRING && ct->numel == 1) {
+    const mgopt_str *str = (const mgopt_str *)ct->data;
+    const char *c = mgopt_program_intern(op->program, str->ptr, str->len);
+    if (c && len) *len = str->len;
+    return c;
   }
   if (mgopt__default_scalar(op, name, &f, &i, &s, &sl) == 2) {
     /* defaults live in static tables: intern to get a NUL-terminated copy */
@@ -2451,10 +2471,24 @@ MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, s
   return NULL;
 }
 
+static int64_t mgopt__tensor_ints(mgopt_program *p, const mgopt_tensor *t, const int64_t **out) {
+  int64_t k, n = t->numel;
+  int64_t *v;
+  if (t->rank > 1 || !(mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->dtype == MGOPT_DT_BOOL)) return -1;
+  v = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(n ? n : 1), 8);
+  if (!v) return -1;
+  for (k = 0; k < n; k++) v[k] = mgopt_tensor_get_i64(t, k);
+  *out = v;
+  return n;
+}
+
 MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
                                    const int64_t **out) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
-  if (!a) return -1;
+  if (!a) {
+    const mgopt_tensor *ct = mgopt__param_const(op, name);
+    return ct ? mgopt__tensor_ints(p, ct, out) : -1;
+  }
   if (a->kind == MGOPT_ATTR_INTS || a->kind == MGOPT_ATTR_BOOLS) {
     *out = a->u.ints;
     return a->n;
@@ -2463,14 +2497,7 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
     *out = &a->u.i;
     return 1;
   }
-  if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->rank <= 1 && mgopt_dtype_is_int((mgopt_dtype)a->u.t->dtype)) {
-    int64_t k, n = a->u.t->numel;
-    int64_t *v = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(n ? n : 1), 8);
-    if (!v) return -1;
-    for (k = 0; k < n; k++) v[k] = mgopt_tensor_get_i64(a->u.t, k);
-    *out = v;
-    return n;
-  }
+  if (a->kind == MGOPT_ATTR_TENSOR) return mgopt__tensor_ints(p, a->u.t, out);
   return -1;
 }
 

@@ -398,7 +398,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_COMMUTATIVE     (1u << 3)
 #define MGOPT_TRAIT_SHAPE_PRESERVING (1u << 4) /* out shape = first operand's shape */
 #define MGOPT_TRAIT_LAYOUT_SENSITIVE (1u << 5) /* depends on axis order (conv, pool, ...) */
-#define MGOPT_TRAIT_CONSTEXPR       (1u << 6)  /* constexpr_*: all inputs are attributes */
+#define MGOPT_TRAIT_CONSTEXPR       (1u << 6)  /* constexpr_*: output computable at load time from const operands */
 #define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
@@ -525,13 +525,15 @@ MGOPTDEF mgopt_status mgopt_op_set_tensor(mgopt_op *op, const char *name, mgopt_
 MGOPTDEF void mgopt_op_remove_attr(mgopt_op *op, const char *name);
 /* The attribute as stored, NULL if absent (defaults are not materialised). */
 MGOPTDEF const mgopt_attr *mgopt_op_attr(const mgopt_op *op, const char *name);
-/* Typed getters: the stored value, else the registry default, else `dflt`. */
+/* Typed getters for an op parameter: the attribute if present, else a constant
+   operand in the slot of that name, else the registry default, else `dflt`. */
 MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t dflt);
 MGOPTDEF double mgopt_op_get_float(const mgopt_op *op, const char *name, double dflt);
 MGOPTDEF int mgopt_op_get_bool(const mgopt_op *op, const char *name, int dflt);
 /* String value; NULL if absent and no default. *len may be NULL. */
 MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, size_t *len);
-/* INTS (or a 1-d integer TENSOR) attribute; returns the count, -1 if absent.
+/* INTS (or a 1-d integer TENSOR) attribute, or a constant 1-d integer operand
+   of that slot name; returns the count, -1 if absent.
    *out points to arena memory valid until the op changes. */
 MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
                                    const int64_t **out);
