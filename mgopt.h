@@ -910,6 +910,9 @@ MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
 
+/* Prepends the text `pre` to d->msg (truncating at the end). d may be NULL. */
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre);
+
 /* ---- growable arrays in heap memory (used by scratch structures) */
 MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
                                size_t elem);
@@ -979,6 +982,18 @@ MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *
   vsnprintf(d->msg, sizeof d->msg, fmt, ap);
   va_end(ap);
   return s;
+}
+
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre) {
+  size_t pl, ml, cap = sizeof d->msg - 1;
+  if (!d) return;
+  pl = strlen(pre);
+  if (pl > cap) pl = cap;
+  ml = strlen(d->msg);
+  if (ml > cap - pl) ml = cap - pl;
+  memmove(d->msg + pl, d->msg, ml);
+  memcpy(d->msg, pre, pl);
+  d->msg[pl + ml] = 0;
 }
 
 /* ---------------------------------------------------------------- heap */
@@ -2651,7 +2666,324 @@ MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *n
     if (strcmp(d->attrs[i].name, name) == 0) return &d->attrs[i];
   return NULL;
 }
-/* src/core/verify.c — (being written) */
+/* src/core/verify.c — the IR verifier: structure, scopes, exact use lists, op schemas, inferred types. */
+
+/* Invariants checked, per function (nested blocks included):
+   - block lists: prev/next links, parent pointers, op counts, no erased op linked;
+   - every value has a name; outputs point back to their op, args to their block;
+   - operands are defined before use in the op's scope (function inputs, earlier
+     ops of the same or an enclosing block, args of the enclosing nested blocks);
+   - use lists are exact: each use in a value's list points back at its operand
+     or block-output slot, and the list length equals the number of such slots;
+   - registered ops: operand slots and attributes known to the schema (a
+     parameter may be given as an operand), required ones present, attribute
+     kinds compatible, output and nested-block counts in range;
+   - output types agree with type inference (no contradicting dtype, rank or
+     static dim; a less precise stored dim is accepted);
+   - block outputs defined. */
+
+typedef struct mgopt__vfy {
+  mgopt_program *p;
+  mgopt_diag *d;
+  uint8_t *visible;   /* by value id: 1 while in scope */
+  int32_t *count;     /* by value id: operand/block-output slots seen */
+  mgopt_value **seen; /* every value defined, to check its use list at the end */
+  int64_t nseen, seen_cap;
+  uint32_t nids;
+  int depth;
+} mgopt__vfy;
+
+static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const char *fmt, ...) {
+  va_list ap;
+  if (!v->d) return MGOPT_ERR_VERIFY;
+  v->d->status = MGOPT_ERR_VERIFY;
+  v->d->op[0] = 0;
+  if (op) {
+    const char *n = op->name ? op->name
+                    : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "";
+    snprintf(v->d->op, sizeof v->d->op, "%s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(v->d->msg, sizeof v->d->msg, fmt, ap);
+  va_end(ap);
+  if (op) {
+    mgopt__diag_prefix(v->d, "): ");
+    mgopt__diag_prefix(v->d, op->type ? op->type : "?");
+    mgopt__diag_prefix(v->d, "' (");
+    mgopt__diag_prefix(v->d, v->d->op);
+    mgopt__diag_prefix(v->d, "op '");
+  }
+  return MGOPT_ERR_VERIFY;
+}
+
+static int mgopt__vfy_id_ok(mgopt__vfy *v, const mgopt_value *x) { return x->id < v->nids; }
+
+static mgopt_status mgopt__vfy_define(mgopt__vfy *v, mgopt_value *x, const mgopt_op *op) {
+  if (!mgopt__vfy_id_ok(v, x)) return mgopt__vfy_fail(v, op, "value with an invalid id");
+  if (!x->name && !(x->flags & MGOPT_VALUE_ABSENT))
+    return mgopt__vfy_fail(v, op, "a value has no name");
+  if (x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank > 0 && !x->type.dims)
+    return mgopt__vfy_fail(v, op, "value '%s' has rank %d but no dims", x->name ? x->name : "_",
+                           (int)x->type.rank);
+  v->visible[x->id] = 1;
+  if (v->nseen == v->seen_cap) {
+    void *arr = v->seen;
+    if (!mgopt__grow(&v->p->alloc, &arr, &v->seen_cap, v->nseen + 1, sizeof(mgopt_value *)))
+      return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+    v->seen = (mgopt_value **)arr;
+  }
+  v->seen[v->nseen++] = x;
+  return MGOPT_OK;
+}
+
+static int mgopt__vfy_kind_ok(uint8_t want, uint8_t have) {
+  if (want == have) return 1;
+  switch (want) {
+    case MGOPT_ATTR_FLOAT: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_INT: return have == MGOPT_ATTR_BOOL || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_BOOL: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_INTS: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR || have == MGOPT_ATTR_BOOLS;
+    case MGOPT_ATTR_FLOATS: return have == MGOPT_ATTR_INTS || have == MGOPT_ATTR_TENSOR || have == MGOPT_ATTR_FLOAT;
+    case MGOPT_ATTR_BOOLS: return have == MGOPT_ATTR_INTS || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_STRINGS: return have == MGOPT_ATTR_STRING;
+    default: return 0;
+  }
+}
+
+static const char *mgopt__vfy_name(const mgopt_value *x) { return x->name ? x->name : "_"; }
+
+static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  int32_t i, k;
+  if (!def) return MGOPT_OK;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    int found = 0;
+    for (k = 0; k < def->nslots && !found; k++)
+      if (strcmp(def->slots[k].name, s->name) == 0) {
+        found = 1;
+        if (s->is_list && !(def->slots[k].flags & MGOPT_SLOT_VARIADIC))
+          return mgopt__vfy_fail(v, op, "operand '%s' is a list but takes one value", s->name);
+        if (!s->is_list && (def->slots[k].flags & MGOPT_SLOT_VARIADIC) && s->n)
+          return mgopt__vfy_fail(v, op, "operand '%s' takes a list", s->name);
+      }
+    for (k = 0; k < def->nattrs && !found; k++)
+      if (strcmp(def->attrs[k].name, s->name) == 0) found = 1; /* parameter given as an operand */
+    if (!found) return mgopt__vfy_fail(v, op, "unknown operand '%s'", s->name);
+  }
+  for (k = 0; k < def->nslots; k++) {
+    int32_t si;
+    if (def->slots[k].flags & MGOPT_SLOT_OPTIONAL) continue;
+    si = mgopt_op_slot_index(op, def->slots[k].name);
+    if (si < 0 || (!op->slots[si].is_list && op->slots[si].n == 0))
+      return mgopt__vfy_fail(v, op, "missing operand '%s'", def->slots[k].name);
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    const mgopt_attr_def *ad = NULL;
+    for (k = 0; k < def->nattrs; k++)
+      if (strcmp(def->attrs[k].name, a->name) == 0) ad = &def->attrs[k];
+    if (!ad) return mgopt__vfy_fail(v, op, "unknown attribute '%s'", a->name);
+    if (!mgopt__vfy_kind_ok(ad->kind, a->kind))
+      return mgopt__vfy_fail(v, op, "attribute '%s' has the wrong kind", a->name);
+    if (a->kind == MGOPT_ATTR_TENSOR && !a->u.t)
+      return mgopt__vfy_fail(v, op, "attribute '%s' has no tensor", a->name);
+  }
+  for (k = 0; k < def->nattrs; k++) {
+    if (!(def->attrs[k].flags & MGOPT_ATTR_REQUIRED)) continue;
+    if (!mgopt_op_attr(op, def->attrs[k].name) && mgopt_op_slot_index(op, def->attrs[k].name) < 0)
+      return mgopt__vfy_fail(v, op, "missing attribute '%s'", def->attrs[k].name);
+  }
+  if (op->nouts < def->nouts_min || (def->nouts_max >= 0 && op->nouts > def->nouts_max))
+    return mgopt__vfy_fail(v, op, "has %d outputs", (int)op->nouts);
+  if (def->nblocks >= 0 && op->nblocks != def->nblocks)
+    return mgopt__vfy_fail(v, op, "has %d nested blocks, expected %d", (int)op->nblocks, (int)def->nblocks);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d2;
+  int32_t i, k;
+  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(v->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d2);
+  if (def->infer(v->p, op, inf, &d2) != MGOPT_OK)
+    return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  for (i = 0; i < op->nouts; i++) {
+    const mgopt_type *s = &op->outs[i]->type, *t = &inf[i];
+    const char *n = mgopt__vfy_name(op->outs[i]);
+    if (s->kind != t->kind) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
+    if (s->kind != MGOPT_TYPE_TENSOR) continue;
+    if (t->dtype != MGOPT_DT_UNKNOWN && s->dtype != t->dtype)
+      return mgopt__vfy_fail(v, op, "output '%s' is %s, inference gives %s", n,
+                             mgopt_dtype_name((mgopt_dtype)s->dtype), mgopt_dtype_name((mgopt_dtype)t->dtype));
+    if (s->rank >= 0 && t->rank >= 0 && s->rank != t->rank)
+      return mgopt__vfy_fail(v, op, "output '%s' has rank %d, inference gives %d", n, (int)s->rank, (int)t->rank);
+    if (s->rank >= 0 && t->rank == s->rank)
+      for (k = 0; k < s->rank; k++)
+        if (mgopt_dim_is_static(s->dims[k]) && mgopt_dim_is_static(t->dims[k]) && s->dims[k].v != t->dims[k].v)
+          return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)k,
+                                 (long long)s->dims[k].v, (long long)t->dims[k].v);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f);
+
+static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, mgopt_function *f) {
+  int32_t i, k;
+  mgopt_status s;
+  if (op->flags & MGOPT_OP_ERASED) return mgopt__vfy_fail(v, op, "erased op still linked");
+  if (op->parent != b) return mgopt__vfy_fail(v, op, "wrong parent block");
+  if (!op->type) return mgopt__vfy_fail(v, NULL, "op without a type");
+  if (op->kind < 0 || op->kind >= MGOPT_OP__COUNT) return mgopt__vfy_fail(v, op, "bad op kind");
+  for (i = 0; i < op->nslots; i++) {
+    mgopt_slot *sl = &op->slots[i];
+    if (!sl->name) return mgopt__vfy_fail(v, op, "unnamed operand slot");
+    for (k = 0; k < sl->n; k++) {
+      mgopt_use *u = &sl->uses[k];
+      mgopt_value *x = u->value;
+      if (!x) return mgopt__vfy_fail(v, op, "operand '%s'[%d] is missing", sl->name, (int)k);
+      if (u->op != op || u->slot != i || u->index != k || u->block)
+        return mgopt__vfy_fail(v, op, "operand '%s'[%d] has a corrupt use record", sl->name, (int)k);
+      if (!mgopt__vfy_id_ok(v, x) || !v->visible[x->id])
+        return mgopt__vfy_fail(v, op, "operand '%s' uses '%s' outside its scope or before its definition",
+                               sl->name, mgopt__vfy_name(x));
+      v->count[x->id]++;
+    }
+  }
+  if ((s = mgopt__vfy_schema(v, op)) != MGOPT_OK) return s;
+  /* nested blocks see what is visible here, plus their own args */
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_block *nb = op->blocks[i];
+    if (nb->parent_op != op) return mgopt__vfy_fail(v, op, "nested block %d has a wrong parent", (int)i);
+    if (v->depth > 256) return mgopt__vfy_fail(v, op, "blocks nested too deeply");
+    v->depth++;
+    s = mgopt__vfy_block(v, nb, f);
+    v->depth--;
+    if (s) return s;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *x = op->outs[i];
+    if (!x || x->def != op || x->index != i) return mgopt__vfy_fail(v, op, "output %d does not point back at its op", (int)i);
+    if ((s = mgopt__vfy_define(v, x, op)) != MGOPT_OK) return s;
+  }
+  return mgopt__vfy_types(v, op);
+}
+
+static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f) {
+  mgopt_op *op, *prev = NULL;
+  int32_t i, n = 0;
+  mgopt_status s;
+  if (b->func != f) return mgopt__vfy_fail(v, NULL, "block '%s' belongs to another function", b->name);
+  for (i = 0; i < b->nargs; i++) {
+    mgopt_value *x = b->args[i];
+    if (x->def || x->owner != b || x->index != i)
+      return mgopt__vfy_fail(v, b->parent_op, "block argument %d does not point back at its block", (int)i);
+    if ((s = mgopt__vfy_define(v, x, b->parent_op)) != MGOPT_OK) return s;
+  }
+  for (op = b->first; op; op = op->next) {
+    if (op->prev != prev) return mgopt__vfy_fail(v, op, "broken op list links");
+    if ((s = mgopt__vfy_op(v, op, b, f)) != MGOPT_OK) return s;
+    prev = op;
+    n++;
+  }
+  if (b->last != prev) return mgopt__vfy_fail(v, NULL, "block '%s': last op pointer is stale", b->name);
+  if (n != b->nops) return mgopt__vfy_fail(v, NULL, "block '%s': op count %d, found %d", b->name, (int)b->nops, (int)n);
+  for (i = 0; i < b->nouts; i++) {
+    mgopt_use *u = b->outs[i];
+    mgopt_value *x = u->value;
+    if (!x) return mgopt__vfy_fail(v, b->parent_op, "block '%s' output %d is missing", b->name, (int)i);
+    if (u->block != b || u->op || u->index != i)
+      return mgopt__vfy_fail(v, b->parent_op, "block '%s' output %d has a corrupt use record", b->name, (int)i);
+    if (!mgopt__vfy_id_ok(v, x) || !v->visible[x->id])
+      return mgopt__vfy_fail(v, b->parent_op, "block '%s' output '%s' is not defined in scope", b->name,
+                             mgopt__vfy_name(x));
+    v->count[x->id]++;
+  }
+  /* leaving the block: its definitions go out of scope */
+  if (b->parent_op) {
+    for (i = 0; i < b->nargs; i++) v->visible[b->args[i]->id] = 0;
+    for (op = b->first; op; op = op->next)
+      for (i = 0; i < op->nouts; i++) v->visible[op->outs[i]->id] = 0;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
+  int64_t i;
+  for (i = 0; i < v->nseen; i++) {
+    mgopt_value *x = v->seen[i];
+    const mgopt_use *u, *prev = NULL;
+    int32_t n = 0;
+    for (u = x->uses; u; u = u->next) {
+      if (u->value != x || u->prev != prev)
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' is corrupt", mgopt__vfy_name(x));
+      if (u->op) {
+        const mgopt_op *o = u->op;
+        if ((o->flags & MGOPT_OP_ERASED) || u->slot < 0 || u->slot >= o->nslots ||
+            u->index < 0 || u->index >= o->slots[u->slot].n || &o->slots[u->slot].uses[u->index] != u)
+          return mgopt__vfy_fail(v, x->def, "use list of '%s' holds a stale use", mgopt__vfy_name(x));
+      } else if (!u->block || u->index < 0 || u->index >= u->block->nouts || u->block->outs[u->index] != u) {
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' holds a stale block output", mgopt__vfy_name(x));
+      }
+      prev = u;
+      n++;
+    }
+    if (n != x->nuses || n != v->count[x->id])
+      return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d entries, count %d, found %d uses",
+                             mgopt__vfy_name(x), (int)n, (int)x->nuses, (int)v->count[x->id]);
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
+  mgopt__vfy v;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  memset(&v, 0, sizeof v);
+  v.p = p;
+  v.d = d;
+  if (p->status) return mgopt_diag_set(d, p->status, "the program ran out of memory earlier");
+  v.nids = p->next_id;
+  v.visible = (uint8_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, v.nids);
+  v.count = (int32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, sizeof(int32_t) * v.nids);
+  if (!v.visible || !v.count) {
+    s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+    goto done;
+  }
+  memset(v.visible, 0, v.nids);
+  memset(v.count, 0, sizeof(int32_t) * v.nids);
+  for (i = 0; i < p->nfuncs && !s; i++) {
+    mgopt_function *f = p->funcs[i];
+    if (!f->body || f->body->parent_op) {
+      s = mgopt__vfy_fail(&v, NULL, "function '%s' has no body", f->name);
+      break;
+    }
+    s = mgopt__vfy_block(&v, f->body, f);
+    /* function scopes are separate */
+    if (!s) memset(v.visible, 0, v.nids);
+  }
+  if (!s) s = mgopt__vfy_uses(&v);
+done:
+  if (v.visible) mgopt__heap_free(&p->alloc, v.visible, v.nids);
+  if (v.count) mgopt__heap_free(&p->alloc, v.count, sizeof(int32_t) * v.nids);
+  if (v.seen) mgopt__heap_free(&p->alloc, v.seen, (size_t)v.seen_cap * sizeof(mgopt_value *));
+  return s;
+}
 /* src/core/mil_print.c — prints a program as .mil text. */
 
 /* STUB: being written. */
@@ -2672,8 +3004,653 @@ MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgop
   mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "not yet");
   return NULL;
 }
-/* src/core/rewrite.c — (being written) */
-/* src/core/passmgr.c — (being written) */
+/* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
+
+/* How it works. Every op of the function (nested blocks too) is queued once,
+   in program order. Popping an op: skip it if erased; erase it if it is pure
+   and its outputs are unused; fold it if every operand is constant and a
+   kernel exists; else try the patterns registered for its type, highest
+   benefit first (ties by name), and stop at the first that changes the IR.
+   Every change goes through the mgopt_rw_* calls, which queue only what may
+   match anew: created ops, users of replaced values, producers of erased
+   operands, users of modified ops. A queued flag keeps each op in the queue
+   at most once. Cost: O(ops + rewrites x neighbourhood). */
+
+#define MGOPT__OP_QUEUED (1u << 8)
+
+struct mgopt_rewriter {
+  mgopt_program *p;
+  mgopt_op **q;          /* stack of queued ops (popped from the end) */
+  int64_t nq, qcap;
+  int oom;
+  uint64_t rng;
+  const mgopt_rewrite_config *cfg;
+  mgopt_rewrite_stats *stats;
+  mgopt_diag *d;
+  /* pattern index: for each op kind, a range into `order` */
+  int32_t *order;        /* pattern indices sorted by (root kind, -benefit, name) */
+  int32_t *start;        /* MGOPT_OP__COUNT + 1 entries */
+  int32_t nany;          /* patterns with root_kind -1 are at order[0..nany) */
+  const mgopt_pattern *pats;
+  int32_t npats;
+  int64_t *hits;         /* per pattern, for the no-fixpoint diagnostic */
+};
+
+static void mgopt__rw_push(mgopt_rewriter *rw, mgopt_op *op) {
+  if (!op || (op->flags & (MGOPT__OP_QUEUED | MGOPT_OP_ERASED))) return;
+  if (rw->nq == rw->qcap) {
+    void *arr = rw->q;
+    if (!mgopt__grow(&rw->p->alloc, &arr, &rw->qcap, rw->nq + 1, sizeof(mgopt_op *))) {
+      rw->oom = 1;
+      return;
+    }
+    rw->q = (mgopt_op **)arr;
+  }
+  op->flags |= MGOPT__OP_QUEUED;
+  rw->q[rw->nq++] = op;
+}
+
+static void mgopt__rw_push_users(mgopt_rewriter *rw, mgopt_value *v) {
+  mgopt_use *u;
+  for (u = v->uses; u; u = u->next) {
+    if (u->op) mgopt__rw_push(rw, u->op);
+    else if (u->block && u->block->parent_op) mgopt__rw_push(rw, u->block->parent_op);
+  }
+}
+
+static void mgopt__rw_push_producers(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def) mgopt__rw_push(rw, v->def);
+    }
+}
+
+/* ---------------------------------------------------------------- rewriter API */
+
+MGOPTDEF mgopt_program *mgopt_rw_program(mgopt_rewriter *rw) { return rw->p; }
+
+MGOPTDEF void mgopt_rw_created(mgopt_rewriter *rw, mgopt_op *op) { mgopt__rw_push(rw, op); }
+
+MGOPTDEF void mgopt_rw_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  mgopt__rw_push_users(rw, from);
+  mgopt_value_replace_all_uses(from, to);
+  if (to->def) mgopt__rw_push(rw, to->def);
+}
+
+MGOPTDEF void mgopt_rw_erase(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++) MGOPT_ASSERT(op->outs[i]->nuses == 0);
+  mgopt__rw_push_producers(rw, op);
+  mgopt_op_erase(op);
+  if (rw->stats) rw->stats->erased++;
+}
+
+MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *const *vals) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (vals[i] && vals[i] != op->outs[i]) mgopt_rw_replace_value(rw, op->outs[i], vals[i]);
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return; /* an output could not be replaced: keep the op */
+  mgopt_rw_erase(rw, op);
+}
+
+MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
+  mgopt_value *old = mgopt_op_operand(op, slot);
+  mgopt_op_set_operand(op, slot, v);
+  if (old && old->def) mgopt__rw_push(rw, old->def);
+  mgopt__rw_push(rw, op);
+}
+
+MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t i;
+  mgopt__rw_push(rw, op);
+  for (i = 0; i < op->nouts; i++) mgopt__rw_push_users(rw, op->outs[i]);
+}
+
+MGOPTDEF mgopt_op *mgopt_rw_create(mgopt_rewriter *rw, mgopt_op *pos, const char *type,
+                                   const char *name, int32_t nslots, const char *const *slot_names,
+                                   mgopt_value *const *vals, int32_t nouts) {
+  mgopt_op *op;
+  int32_t i;
+  if (!name) name = mgopt_program_fresh_name(rw->p, type);
+  op = mgopt_build_op(rw->p, pos->parent, pos, type, name, nslots, slot_names, vals, nouts);
+  if (!op) {
+    rw->oom = 1;
+    return NULL;
+  }
+  for (i = 1; i < nouts; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.40s_%d", name, (int)i);
+    mgopt_value_set_name(op->outs[i], buf);
+  }
+  mgopt__rw_push(rw, op);
+  return op;
+}
+
+MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const char *name, mgopt_tensor *t) {
+  mgopt_value *v = mgopt_build_const(rw->p, pos->parent, pos, name, t);
+  if (!v) {
+    rw->oom = 1;
+    return NULL;
+  }
+  mgopt__rw_push(rw, v->def);
+  return v;
+}
+
+/* ---------------------------------------------------------------- the driver */
+
+static int mgopt__rw_is_dead(const mgopt_op *op) {
+  int32_t i;
+  if (op->nouts == 0) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return 0;
+  /* opaque ops count as pure: model graphs have no side effects */
+  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+/* 1 folded, 0 not, -1 OOM */
+static int mgopt__rw_try_fold(mgopt_rewriter *rw, mgopt_op *op) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  mgopt_tensor *outs[16];
+  mgopt_value *vals[16];
+  int32_t s, k, i;
+  int r;
+  if (!cfg->fold || op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks ||
+      op->nouts == 0 || op->nouts > 16)
+    return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++)
+      if (!mgopt_value_const(op->slots[s].uses[k].value)) return 0;
+  if (cfg->fold_max_elements > 0)
+    for (i = 0; i < op->nouts; i++) {
+      int64_t n = mgopt_type_numel(&op->outs[i]->type);
+      if (n > cfg->fold_max_elements) return 0;
+    }
+  memset(outs, 0, sizeof outs);
+  r = cfg->fold(rw->p, op, outs, cfg->fold_ud);
+  if (r <= 0) return r;
+  for (i = 0; i < op->nouts; i++) {
+    if (!outs[i]) return 0;
+    if (cfg->fold_max_elements > 0 && outs[i]->numel > cfg->fold_max_elements) return 0;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    /* the constant takes the output's name, so graph outputs keep theirs */
+    vals[i] = mgopt_build_const(rw->p, op->parent, op, op->outs[i]->name, outs[i]);
+    if (!vals[i]) return -1;
+    mgopt__rw_push(rw, vals[i]->def);
+  }
+  for (i = 0; i < op->nouts; i++) mgopt_rw_replace_value(rw, op->outs[i], vals[i]);
+  mgopt_rw_erase(rw, op);
+  if (rw->stats) rw->stats->folds++;
+  return 1;
+}
+
+static int mgopt__rw_pat_before(const mgopt_pattern *a, const mgopt_pattern *b) {
+  if (a->root_kind != b->root_kind) return a->root_kind < b->root_kind;
+  if (a->benefit != b->benefit) return a->benefit > b->benefit;
+  return strcmp(a->name ? a->name : "", b->name ? b->name : "") < 0;
+}
+
+static mgopt_status mgopt__rw_index(mgopt_rewriter *rw) {
+  const mgopt_allocator *al = &rw->p->alloc;
+  int32_t i, j, n = rw->npats;
+  rw->order = (int32_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int32_t) * (size_t)(n + 1));
+  rw->start = (int32_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
+  rw->hits = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(n + 1));
+  if (!rw->order || !rw->start || !rw->hits) return MGOPT_ERR_NOMEM;
+  memset(rw->hits, 0, sizeof(int64_t) * (size_t)(n + 1));
+  for (i = 0; i < n; i++) {
+    if (rw->pats[i].root_kind < -1 || rw->pats[i].root_kind >= MGOPT_OP__COUNT || !rw->pats[i].fn)
+      return MGOPT_ERR_INVALID_ARG;
+    rw->order[i] = i;
+  }
+  /* insertion sort: pattern sets are small */
+  for (i = 1; i < n; i++) {
+    int32_t x = rw->order[i];
+    for (j = i; j > 0 && mgopt__rw_pat_before(&rw->pats[x], &rw->pats[rw->order[j - 1]]); j--)
+      rw->order[j] = rw->order[j - 1];
+    rw->order[j] = x;
+  }
+  rw->nany = 0;
+  while (rw->nany < n && rw->pats[rw->order[rw->nany]].root_kind == -1) rw->nany++;
+  j = rw->nany;
+  for (i = 0; i <= MGOPT_OP__COUNT; i++) {
+    while (j < n && rw->pats[rw->order[j]].root_kind < i) j++;
+    rw->start[i] = j;
+  }
+  rw->start[MGOPT_OP__COUNT + 1] = n;
+  return MGOPT_OK;
+}
+
+static int mgopt__rw_collect(mgopt_op *op, void *ud) {
+  mgopt__rw_push((mgopt_rewriter *)ud, op);
+  return 0;
+}
+
+/* Runs pattern `pi` on op; 1 if it changed the IR. */
+static int mgopt__rw_apply(mgopt_rewriter *rw, int32_t pi, mgopt_op *op) {
+  const mgopt_pattern *pt = &rw->pats[pi];
+  if (pt->root_type && strcmp(pt->root_type, op->type) != 0) return 0;
+  if (!pt->fn(rw, op, pt->ud)) return 0;
+  rw->hits[pi]++;
+  if (rw->stats) {
+    rw->stats->rewrites++;
+    if (rw->stats->per_pattern && pi < rw->stats->npatterns) rw->stats->per_pattern[pi]++;
+  }
+  return 1;
+}
+
+static mgopt_status mgopt__rw_cap_diag(mgopt_rewriter *rw, int64_t cap) {
+  char names[MGOPT_DIAG_MSG_MAX];
+  size_t len = 0;
+  int32_t shown = 0;
+  names[0] = 0;
+  while (shown < 3) {
+    int32_t i, best = -1;
+    for (i = 0; i < rw->npats; i++)
+      if (rw->hits[i] > 0 && (best < 0 || rw->hits[i] > rw->hits[best])) best = i;
+    if (best < 0) break;
+    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (%lld)", shown ? ", " : "",
+                            rw->pats[best].name ? rw->pats[best].name : "?", (long long)rw->hits[best]);
+    if (len >= sizeof names) len = sizeof names - 1;
+    rw->hits[best] = -rw->hits[best];
+    shown++;
+  }
+  return mgopt_diag_set(rw->d, MGOPT_ERR_NO_FIXPOINT,
+                        "rewrite cap of %lld reached before a fixpoint; patterns that kept firing: %s",
+                        (long long)cap, shown ? names : "(folding and erasure only)");
+}
+
+static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int64_t done = 0, cap = cfg->max_rewrites;
+  mgopt_diag vd;
+  mgopt_block_walk(body, mgopt__rw_collect, rw);
+  /* the queue is a stack: reverse it so ops pop in program order */
+  {
+    int64_t i;
+    for (i = 0; i < rw->nq / 2; i++) {
+      mgopt_op *t = rw->q[i];
+      rw->q[i] = rw->q[rw->nq - 1 - i];
+      rw->q[rw->nq - 1 - i] = t;
+    }
+  }
+  if (cap <= 0) cap = 10 * (rw->nq + 100);
+  while (rw->nq > 0) {
+    mgopt_op *op;
+    int changed = 0;
+    if (rw->oom) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory");
+    if (cfg->shuffle_seed && rw->nq > 1) {
+      int64_t j;
+      mgopt_op *t;
+      rw->rng ^= rw->rng << 13;
+      rw->rng ^= rw->rng >> 7;
+      rw->rng ^= rw->rng << 17;
+      j = (int64_t)(rw->rng % (uint64_t)rw->nq);
+      t = rw->q[j];
+      rw->q[j] = rw->q[rw->nq - 1];
+      rw->q[rw->nq - 1] = t;
+    }
+    op = rw->q[--rw->nq];
+    op->flags &= ~MGOPT__OP_QUEUED;
+    if (op->flags & MGOPT_OP_ERASED) continue;
+    if (rw->stats) rw->stats->pops++;
+    if (cfg->erase_dead && mgopt__rw_is_dead(op)) {
+      mgopt_rw_erase(rw, op);
+      changed = 1;
+    } else {
+      int r = mgopt__rw_try_fold(rw, op);
+      if (r < 0) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory while folding");
+      if (r > 0) changed = 1;
+      else {
+        int32_t i, lo, hi;
+        lo = rw->start[op->kind];
+        hi = rw->start[op->kind + 1];
+        for (i = lo; i < hi && !changed; i++) changed = mgopt__rw_apply(rw, rw->order[i], op);
+        for (i = 0; i < rw->nany && !changed; i++) changed = mgopt__rw_apply(rw, rw->order[i], op);
+      }
+    }
+    if (!changed) continue;
+    if (rw->p->status) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory");
+    if (cfg->verify_each) {
+      mgopt_diag_clear(&vd);
+      if (mgopt_program_verify(rw->p, &vd) != MGOPT_OK) {
+        if (rw->d) *rw->d = vd;
+        return MGOPT_ERR_VERIFY;
+      }
+    }
+    if (++done >= cap) return mgopt__rw_cap_diag(rw, cap);
+  }
+  return rw->oom ? mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory") : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f,
+                                             const mgopt_pattern *patterns, int32_t npatterns,
+                                             const mgopt_rewrite_config *cfg,
+                                             mgopt_rewrite_stats *stats, mgopt_diag *d) {
+  mgopt_rewriter rw;
+  mgopt_rewrite_config dflt;
+  mgopt_status s;
+  const mgopt_allocator *al = &p->alloc;
+  if (!f || npatterns < 0 || (npatterns && !patterns))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "rewrite: bad arguments");
+  if (!cfg) {
+    memset(&dflt, 0, sizeof dflt);
+    dflt.erase_dead = 1;
+    cfg = &dflt;
+  }
+  memset(&rw, 0, sizeof rw);
+  rw.p = p;
+  rw.cfg = cfg;
+  rw.stats = stats;
+  rw.d = d;
+  rw.pats = patterns;
+  rw.npats = npatterns;
+  rw.rng = cfg->shuffle_seed ? cfg->shuffle_seed : 1;
+  s = mgopt__rw_index(&rw);
+  if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
+  else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
+  else s = mgopt__rw_run(&rw, f->body);
+  /* leave no queued flags behind */
+  while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
+  if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));
+  if (rw.order) mgopt__heap_free(al, rw.order, sizeof(int32_t) * (size_t)(npatterns + 1));
+  if (rw.start) mgopt__heap_free(al, rw.start, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
+  if (rw.hits) mgopt__heap_free(al, rw.hits, sizeof(int64_t) * (size_t)(npatterns + 1));
+  if (stats) stats->npatterns = stats->npatterns ? stats->npatterns : npatterns;
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_rewrite_program(mgopt_program *p, const mgopt_pattern *patterns,
+                                            int32_t npatterns, const mgopt_rewrite_config *cfg,
+                                            mgopt_rewrite_stats *stats, mgopt_diag *d) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++) {
+    mgopt_status s = mgopt_rewrite_function(p, p->funcs[i], patterns, npatterns, cfg, stats, d);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+/* src/core/passmgr.c — pass lookup, pipeline strings, typed options, running with instrumentation. */
+
+/* Pipeline grammar (whitespace allowed between tokens):
+     pipeline := "" | "none" | item ("," item)*
+     item     := NAME [ "{" opt ("," opt)* "}" ]
+     opt      := NAME "=" VALUE          VALUE: a bare word or a "quoted string"
+   NAME is [A-Za-z0-9_:.]+; it names a pass (full "common::x" or short "x")
+   or a named pipeline, expanded in place (nesting limited). */
+
+#define MGOPT__PIPE_MAX_DEPTH 8
+#define MGOPT__PIPE_MAX_OPTS 32
+
+static int mgopt__pm_name_eq(const char *full, const char *s, size_t n) {
+  const char *c;
+  if (strlen(full) == n && memcmp(full, s, n) == 0) return 1;
+  /* short form: the part after the last "::" */
+  c = strrchr(full, ':');
+  if (c && c > full && c[-1] == ':') {
+    c++;
+    return strlen(c) == n && memcmp(c, s, n) == 0;
+  }
+  return 0;
+}
+
+MGOPTDEF const mgopt_pass_def *mgopt_registry_find(const mgopt_registry *r, const char *name, size_t n) {
+  int32_t i;
+  if (!r) return NULL;
+  for (i = 0; i < r->npasses; i++)
+    if (mgopt__pm_name_eq(r->passes[i]->name, name, n)) return r->passes[i];
+  return NULL;
+}
+
+static const mgopt_pipeline_def *mgopt__pm_find_pipeline(const mgopt_registry *r, const char *s, size_t n) {
+  int32_t i;
+  for (i = 0; i < r->npipelines; i++)
+    if (strlen(r->pipelines[i].name) == n && memcmp(r->pipelines[i].name, s, n) == 0)
+      return &r->pipelines[i];
+  return NULL;
+}
+
+typedef struct mgopt__pm {
+  const mgopt_registry *r;
+  mgopt_program *p;            /* NULL: check only */
+  const mgopt_run_options *ro;
+  mgopt_pass_report *reports;
+  int32_t cap, nrep;
+  mgopt_diag *d;
+  const char *top;             /* the caller's pipeline string (for columns) */
+  int depth;
+} mgopt__pm;
+
+static int mgopt__pm_namech(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == ':' || c == '.' || c == '-';
+}
+
+static const char *mgopt__pm_ws(const char *s) {
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+  return s;
+}
+
+static mgopt_status mgopt__pm_err(mgopt__pm *m, const char *src, const char *at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static mgopt_status mgopt__pm_err(mgopt__pm *m, const char *src, const char *at, const char *fmt, ...) {
+  va_list ap;
+  if (!m->d) return MGOPT_ERR_INVALID_ARG;
+  m->d->status = MGOPT_ERR_INVALID_ARG;
+  m->d->line = 1;
+  m->d->col = src == m->top ? (int)(at - src) + 1 : 0;
+  va_start(ap, fmt);
+  vsnprintf(m->d->msg, sizeof m->d->msg, fmt, ap);
+  va_end(ap);
+  return MGOPT_ERR_INVALID_ARG;
+}
+
+static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t n, mgopt_opt_value *out,
+                                 char *strbuf) {
+  char tmp[128];
+  char *end;
+  if (n >= sizeof tmp) return 0;
+  memcpy(tmp, v, n);
+  tmp[n] = 0;
+  switch ((mgopt_opt_kind)od->kind) {
+    case MGOPT_OPT_BOOL:
+      if (strcmp(tmp, "true") == 0 || strcmp(tmp, "1") == 0) out->i = 1;
+      else if (strcmp(tmp, "false") == 0 || strcmp(tmp, "0") == 0) out->i = 0;
+      else return 0;
+      return 1;
+    case MGOPT_OPT_INT:
+      out->i = strtoll(tmp, &end, 10);
+      return n > 0 && *end == 0;
+    case MGOPT_OPT_FLOAT:
+      out->f = strtod(tmp, &end);
+      return n > 0 && *end == 0;
+    case MGOPT_OPT_STRING:
+      memcpy(strbuf, v, n);
+      strbuf[n] = 0;
+      out->s = strbuf;
+      return 1;
+  }
+  return 0;
+}
+
+static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
+  mgopt_pass_ctx ctx;
+  mgopt_pass_report rep;
+  mgopt_status s;
+  double t0 = 0;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.program = m->p;
+  ctx.opts = vals;
+  ctx.diag = m->d;
+  ctx.fold = m->r->fold;
+  ctx.fold_ud = m->r->fold_ud;
+  memset(&rep, 0, sizeof rep);
+  rep.name = pd->name;
+  rep.ops_before = mgopt_program_op_count(m->p);
+  if (m->ro && m->ro->clock) t0 = m->ro->clock();
+  s = pd->run(&ctx);
+  if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
+  if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
+  if (s) {
+    if (m->d && m->d->status == MGOPT_OK) mgopt_diag_set(m->d, s, "%s failed", pd->name);
+    if (m->d && strncmp(m->d->msg, pd->name, strlen(pd->name)) != 0) {
+      mgopt__diag_prefix(m->d, ": ");
+      mgopt__diag_prefix(m->d, pd->name);
+    }
+    return s;
+  }
+  rep.rewrites = ctx.rewrites;
+  rep.ops_after = mgopt_program_op_count(m->p);
+  if (m->ro && m->ro->verify_each) {
+    s = mgopt_program_verify(m->p, m->d);
+    if (s) {
+      mgopt__diag_prefix(m->d, ": ");
+      mgopt__diag_prefix(m->d, pd->name);
+      mgopt__diag_prefix(m->d, "after ");
+      return s;
+    }
+  }
+  if (m->reports && m->nrep < m->cap) m->reports[m->nrep] = rep;
+  m->nrep++;
+  if (m->ro && m->ro->after_pass) m->ro->after_pass(m->p, &rep, m->ro->after_pass_ud);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
+  const char *s = mgopt__pm_ws(src);
+  if (*s == 0) return MGOPT_OK;
+  if (strncmp(s, "none", 4) == 0 && *mgopt__pm_ws(s + 4) == 0) return MGOPT_OK;
+  for (;;) {
+    const char *name, *q;
+    size_t nlen;
+    const mgopt_pass_def *pd;
+    const mgopt_pipeline_def *pl;
+    mgopt_opt_value vals[MGOPT__PIPE_MAX_OPTS];
+    char strbufs[MGOPT__PIPE_MAX_OPTS][128];
+    int32_t i;
+    s = mgopt__pm_ws(s);
+    name = s;
+    while (mgopt__pm_namech(*s)) s++;
+    nlen = (size_t)(s - name);
+    if (nlen == 0) return mgopt__pm_err(m, src, name, "expected a pass name");
+    pd = mgopt_registry_find(m->r, name, nlen);
+    pl = pd ? NULL : mgopt__pm_find_pipeline(m->r, name, nlen);
+    if (!pd && !pl) return mgopt__pm_err(m, src, name, "unknown pass or pipeline '%.*s'", (int)nlen, name);
+    q = mgopt__pm_ws(s);
+    if (pl) {
+      mgopt_status st;
+      if (*q == '{') return mgopt__pm_err(m, src, q, "pipeline '%s' takes no options", pl->name);
+      if (m->depth >= MGOPT__PIPE_MAX_DEPTH) return mgopt__pm_err(m, src, name, "pipelines nested too deeply");
+      m->depth++;
+      st = mgopt__pm_walk(m, pl->passes);
+      m->depth--;
+      if (st) return st;
+    } else {
+      if (pd->nopts > MGOPT__PIPE_MAX_OPTS) return mgopt__pm_err(m, src, name, "pass has too many options");
+      for (i = 0; i < pd->nopts; i++) {
+        const mgopt_opt_def *od = &pd->opts[i];
+        memset(&vals[i], 0, sizeof vals[i]);
+        vals[i].s = "";
+        if (od->deflt && !mgopt__pm_parse_value(od, od->deflt, strlen(od->deflt), &vals[i], strbufs[i]))
+          return mgopt__pm_err(m, src, name, "pass '%s': bad default for option '%s'", pd->name, od->name);
+      }
+      if (*q == '{') {
+        q++;
+        for (;;) {
+          const char *on, *ov;
+          size_t onl, ovl;
+          const mgopt_opt_def *od = NULL;
+          int32_t oi = -1;
+          q = mgopt__pm_ws(q);
+          on = q;
+          while (mgopt__pm_namech(*q)) q++;
+          onl = (size_t)(q - on);
+          if (!onl) return mgopt__pm_err(m, src, on, "expected an option name");
+          for (i = 0; i < pd->nopts; i++)
+            if (strlen(pd->opts[i].name) == onl && memcmp(pd->opts[i].name, on, onl) == 0) {
+              od = &pd->opts[i];
+              oi = i;
+            }
+          if (!od) return mgopt__pm_err(m, src, on, "pass '%s' has no option '%.*s'", pd->name, (int)onl, on);
+          q = mgopt__pm_ws(q);
+          if (*q != '=') return mgopt__pm_err(m, src, q, "expected '=' after option '%s'", od->name);
+          q = mgopt__pm_ws(q + 1);
+          if (*q == '"') {
+            ov = ++q;
+            while (*q && *q != '"') q++;
+            if (!*q) return mgopt__pm_err(m, src, ov - 1, "unterminated string");
+            ovl = (size_t)(q - ov);
+            q++;
+          } else {
+            ov = q;
+            while (*q && *q != ',' && *q != '}' && *q != ' ' && *q != '\t') q++;
+            ovl = (size_t)(q - ov);
+          }
+          if (!mgopt__pm_parse_value(od, ov, ovl, &vals[oi], strbufs[oi]))
+            return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s", (int)ovl, ov, od->name,
+                                 pd->name);
+          q = mgopt__pm_ws(q);
+          if (*q == ',') {
+            q++;
+            continue;
+          }
+          if (*q == '}') {
+            q++;
+            break;
+          }
+          return mgopt__pm_err(m, src, q, "expected ',' or '}' in the options of %s", pd->name);
+        }
+      }
+      if (m->p) {
+        mgopt_status st = mgopt__pm_run_pass(m, pd, vals);
+        if (st) return st;
+      }
+    }
+    s = mgopt__pm_ws(q);
+    if (*s == 0) return MGOPT_OK;
+    if (*s != ',') return mgopt__pm_err(m, src, s, "expected ',' between passes");
+    s++;
+  }
+}
+
+MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline, mgopt_diag *d) {
+  mgopt__pm m;
+  memset(&m, 0, sizeof m);
+  m.r = r;
+  m.d = d;
+  m.top = pipeline ? pipeline : "";
+  if (!r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "no pass registry");
+  return mgopt__pm_walk(&m, m.top);
+}
+
+MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
+                                         const mgopt_run_options *opts, mgopt_pass_report *reports,
+                                         int32_t cap, int32_t *nreports, mgopt_diag *d) {
+  mgopt__pm m;
+  mgopt_status s;
+  if (!p || !r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "pipeline: no program or registry");
+  /* check the whole string first: a typo late in it must not leave a half-run program */
+  s = mgopt_pipeline_check(r, pipeline, d);
+  if (s) return s;
+  memset(&m, 0, sizeof m);
+  m.r = r;
+  m.p = p;
+  m.ro = opts;
+  m.reports = reports;
+  m.cap = reports ? cap : 0;
+  m.d = d;
+  m.top = pipeline ? pipeline : "";
+  s = mgopt__pm_walk(&m, m.top);
+  if (nreports) *nreports = m.nrep < m.cap ? m.nrep : m.cap;
+  return s;
+}
 /* src/onnx/pb.c — protobuf wire codec for ONNX ModelProto. */
 #endif /* MGOPT__IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */

@@ -28,10 +28,95 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
 
+/* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
+   passes/registry.c (amalgamated last) lists them. */
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/fold.c — constant-folding kernel table (being written). */
-/* src/passes/common/dead_code_elimination.c — (being written) */
-/* src/passes/registry.c — the table of built-in passes and pipelines (being written). */
+
+MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(op);
+  MGOPT__UNUSED(out);
+  MGOPT__UNUSED(ud);
+  return 0;
+}
+/* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
+
+   Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
+
+   Before:
+     main(%x: (2, 4, fp32)) {
+       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
+       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
+       %m: (2, 2, fp32) = matmul(x=%x, y=%w)
+       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+     } -> (%l)
+   After:
+     main(%x: (2, 4, fp32)) {
+       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
+       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
+       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+     } -> (%l)
+
+   Fires on: every op with at least one output, none of them used, that is
+   pure (registered ops with the pure trait, and opaque ops: model graphs
+   have no side effects), in every block, nested blocks included (a nested
+   block's outputs keep what feeds them alive). Ops without outputs are kept.
+   Cost: one backward sweep per block, O(ops): erasing an op drops its
+   operand uses, so producers earlier in the block are seen dead in the
+   same sweep. */
+
+static int mgopt__dce_removable(const mgopt_op *op) {
+  int32_t i;
+  if (op->nouts == 0) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return 0;
+  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+static int64_t mgopt__dce_block(mgopt_block *b) {
+  mgopt_op *op, *prev;
+  int64_t n = 0;
+  for (op = b->last; op; op = prev) {
+    int32_t i;
+    prev = op->prev;
+    if (mgopt__dce_removable(op)) {
+      mgopt_op_erase(op);
+      n++;
+      continue;
+    }
+    for (i = 0; i < op->nblocks; i++) n += mgopt__dce_block(op->blocks[i]);
+  }
+  return n;
+}
+
+static mgopt_status mgopt__dce_run(mgopt_pass_ctx *ctx) {
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++)
+    ctx->rewrites += mgopt__dce_block(mgopt_program_function_at(ctx->program, i)->body);
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dead_code_elimination = {
+    "common::dead_code_elimination", "cleanup", "erase ops whose results reach no output", 0, NULL,
+    mgopt__dce_run};
+/* src/passes/registry.c — the table of built-in passes and named pipelines. */
+
+static const mgopt_pass_def *const mgopt__builtin_passes[] = {
+    &mgopt__pass_dead_code_elimination,
+};
+
+static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
+    {"default", "dead_code_elimination", "the default optimization pipeline"},
+};
+
+static const mgopt_registry mgopt__builtin_registry = {
+    mgopt__builtin_passes, MGOPT__ARRAY_COUNT(mgopt__builtin_passes),
+    mgopt__builtin_pipelines, MGOPT__ARRAY_COUNT(mgopt__builtin_pipelines),
+    mgopt_fold_op, NULL};
+
+MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void) { return &mgopt__builtin_registry; }
 #endif /* MGOPT__PASSES_IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */
 /*

@@ -4,4 +4,7 @@
 #include "internal.h"
 #include "passes_api.h"
 
+/* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
+   passes/registry.c (amalgamated last) lists them. */
+
 #endif /* MGOPT__PASSES_INTERNAL_H */

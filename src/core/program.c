@@ -33,6 +33,18 @@ MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *
   return s;
 }
 
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre) {
+  size_t pl, ml, cap = sizeof d->msg - 1;
+  if (!d) return;
+  pl = strlen(pre);
+  if (pl > cap) pl = cap;
+  ml = strlen(d->msg);
+  if (ml > cap - pl) ml = cap - pl;
+  memmove(d->msg + pl, d->msg, ml);
+  memcpy(d->msg, pre, pl);
+  d->msg[pl + ml] = 0;
+}
+
 /* ---------------------------------------------------------------- heap */
 
 static void *mgopt__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
