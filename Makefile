@@ -147,7 +147,7 @@ TEST_PROGS += $(COMPILE_PROGS)
 .PHONY: $(addprefix compile-,$(COMPILE_TESTS))
 compile-tests: $(addprefix compile-,$(COMPILE_TESTS))
 $(addprefix compile-,decl c99 cxx clangxx static alloc hooks nostdio nosimd): compile-%: $(CT)/test_%
-	$<
+	@out=$$($< 2>&1); rc=$$?; printf '%s\n' "$$out" | sed 's/^/compile-$*: /'; exit $$rc
 
 # Declarations only: including both headers (and each alone) defines no symbol;
 # the decl-only test TU links against a separate implementation TU.
