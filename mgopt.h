@@ -1,14 +1,106 @@
 /* mgopt.h — optimizes machine-learning model graphs: IR, text format, ONNX, rewriter, pass manager.
    Generated from src/ by tools/amalgamate — do not edit. Version 0.1.0.
-   ---------------------------------------------------------------------------
-   mgopt — the manual (to be completed)
+   ===========================================================================
+   mgopt — optimize machine-learning model graphs, in C99, in one header pair
+   ===========================================================================
 
-   Usage: in exactly one C or C++ file
+   USAGE
+     mgopt.h holds the core (IR, .mil text, ONNX, verifier, rewriter, pass
+     manager); mgopt_passes.h the passes, folding kernels and named
+     pipelines. In exactly one C or C++ file:
 
-       #define MGOPT_IMPLEMENTATION
+         #define MGOPT_IMPLEMENTATION
 
-   and include the headers without the define everywhere else.
-   ---------------------------------------------------------------------------
+     and include them without the define everywhere else. Both
+     implementations must be in that one file.
+
+   QUICK START
+         mgopt_diag d;
+         mgopt_program *p = mgopt_mil_parse(text, len, NULL, &d);
+         if (!p) { fprintf(stderr, "model.mil:%d:%d: %s\n", d.line, d.col, d.msg); ... }
+         if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default",
+                                NULL, NULL, 0, NULL, &d) != MGOPT_OK) { ... }
+         mgopt_buf out = {0};
+         mgopt_mil_print(p, NULL, &out);   ... out.data, out.len ...
+         mgopt_buf_free(&out);
+         mgopt_program_destroy(p);
+
+   COMPILE-TIME OPTIONS (define before including)
+     MGOPT_IMPLEMENTATION   compile the implementation in this file
+     MGOPT_STATIC           make every function static (private copy per file)
+     MGOPT_ASSERT(x)        assertion for programmer errors (default: assert)
+     MGOPT_MALLOC(sz), MGOPT_REALLOC(p, sz), MGOPT_FREE(p)
+                            the default heap (define all three or none)
+     MGOPT_NO_STDIO         leave out the functions that open files
+     MGOPT_NO_SIMD          scalar kernels only (SIMD paths give identical bits)
+     None of these removes a safety check.
+
+   MEMORY AND OWNERSHIP
+     A program (mgopt_program) owns one arena: every op, value, block, type,
+     attribute and tensor of it lives there and is freed at once by
+     mgopt_program_destroy. Nothing is freed one by one: an erased op is
+     unlinked and flagged MGOPT_OP_ERASED, so no pointer dangles during a
+     rewrite. Heap memory comes from the allocator given to
+     mgopt_program_create (a function with a context and the old size) or
+     from the MGOPT_MALLOC family. Tensor data is 64-byte aligned; weights
+     read from a caller's buffer are borrowed, not copied, until a pass
+     writes them (the buffer must outlive the program).
+
+   ERRORS
+     Every fallible call returns an mgopt_status (mgopt_status_str names it)
+     and fills a caller-owned mgopt_diag: line and column for text, byte
+     offset for binary input, the op concerned, and a message. Out-parameters
+     are written only on success. The library never prints, never exits and
+     never aborts on input; MGOPT_ASSERT guards programmer errors only.
+
+   THREAD SAFETY
+     No global mutable state. Distinct programs may be used from distinct
+     threads at once; one program is used by one thread at a time. The op
+     registry, pass registry and status strings are read-only tables.
+
+   UNTRUSTED INPUT AND LIMITS
+     The .mil parser and the ONNX reader accept hostile input: every length
+     is checked against the bytes left, sizes go through checked arithmetic,
+     every recursion has a depth limit, and limits (nesting depth, element
+     counts) live in the options structs with safe defaults. Both parsers are
+     fuzzed.
+
+   THE IR
+     program -> functions (main is the entry) -> a body block -> ops in a
+     doubly linked list. An op has a type (an id into the op registry, or
+     opaque for ops mgopt does not know, which keep everything they came
+     with), named operand slots (one value, absent, or a variadic list),
+     attributes (typed literals), outputs (values) and nested blocks
+     (while_loop, cond, ONNX If/Loop bodies). A value has a name, a type
+     (dtype, rank, dims: static, symbolic or unknown), its producer and an
+     exact use list with O(1) insert and remove. The verifier
+     (mgopt_program_verify) checks every invariant.
+
+   TEXT FORMAT (.mil)
+         main(%x: (2, 4, fp32), %y: (s0, 4, fp32)) {
+           %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+           %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
+         } -> (%m)
+     `%ref` arguments are operands, literals are attributes, `#` starts a
+     comment. print(parse(print(P))) == print(P) for every program.
+
+   REWRITING AND PASSES
+     A pattern (mgopt_pattern) is a root op type, a benefit and a callback
+     that edits only through the mgopt_rw_* calls. mgopt_rewrite_function
+     runs patterns with a worklist to a fixpoint (or a cap, reported with the
+     patterns that kept firing), erasing dead ops and folding constants on
+     the way. A pass (mgopt_pass_def) has a name such as
+     "common::const_elimination" (the short form also resolves), typed
+     options and a run function; mgopt_pipeline_run runs a pipeline string
+     such as "const_elimination{skip_const_by_size=1000},dead_code_elimination"
+     or a named pipeline ("default", "cleanup", ...) with per-pass timing,
+     rewrite counts, op counts and an optional verify after each pass.
+
+   WHAT MGOPT DOES NOT DO
+     It does not run models (its kernels fold constants), does not train,
+     does not lower to hardware-specific ops, and does not guess: an op it
+     does not understand is carried through unchanged.
+   ===========================================================================
 */
 /* src/api.h — the public declarations of mgopt.h: IR, registry, text format, rewriter, pass manager. */
 #ifndef MGOPT_H_INCLUDED
