@@ -58,7 +58,7 @@ AMALG  := build/amalgamate
 SRC := $(shell find src -type f | sort)
 HDR := mgopt.h mgopt_passes.h
 
-.PHONY: all amalgamate check-amalgamation test demo clean clean-all clang-test asan-test \
+.PHONY: all amalgamate check-amalgamation check-models test demo clean clean-all clang-test asan-test \
         compile-tests examples run-examples FORCE
 
 all: $(B)/mgopt
@@ -99,6 +99,10 @@ $(B)/mgopt: tools/mgopt.c $(HDR) $(B)/.config
 demo: $(B)/mgopt
 	$(B)/mgopt examples/demo.mil -o $(B)/demo_out.mil -p default --timing
 
+# Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
+check-models: $(B)/mgopt
+	bash tools/check_models.sh
+
 clean:
 	rm -rf $(B)
 
@@ -127,6 +131,15 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 $(B)/tests/%: tests/unit/%.c tests/unit/harness.h $(HDR) $(B)/.config
 	@mkdir -p $(B)/tests
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+
+# ---------------------------------------------------------------- golden tests
+# tests/golden/<family>/<pass>.mil: the runner (run from the repo root) reads them all.
+# It lives in $(B)/tests/, so tests/run.sh runs it with the unit tests.
+
+$(B)/tests/test_golden: tests/golden/golden.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_golden  # run by tests/run.sh with the $(B)/tests/test_* programs
 
 # ---------------------------------------------------------------- compile tests
 #
