@@ -30,6 +30,7 @@ CLANGXX ?= clang++
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+export UBSAN_OPTIONS ?= print_stacktrace=1
 ifeq ($(origin CFLAGS),file)
 CFLAGS := -O1 -g
 endif
