@@ -8511,6 +8511,8 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
   if (!vi) return NULL;
   vi->name = mgopt__exp_s(name);
+  /* an unknown element type is written as no type at all (ONNX rejects type 0) */
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
   vi->type = mgopt__exp_type(E, t);
   return vi->type ? vi : NULL;
 }
