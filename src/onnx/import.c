@@ -1514,6 +1514,130 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   return mgopt__imp_opaque(I);
 }
 
+/* The order to import g's nodes in: the given order when every node's inputs
+   are defined before it (the ONNX rule), else a topological order (Kahn's
+   algorithm, ties by original position). *order gets n indices (heap memory,
+   caller frees); MGOPT_ERR_CORRUPT on a cycle. */
+static mgopt_status mgopt__imp_order(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t **order) {
+  const mgopt_allocator *al = &I->p->alloc;
+  int64_t n = g->nnodes, i, k, *ord, *indeg, *start, *adj, *heap, nheap = 0, nemit = 0, nedges = 0;
+  mgopt__imap prod;
+  int sorted = 1;
+  mgopt_status s = MGOPT_OK;
+  size_t words;
+  *order = NULL;
+  if (n > ((int64_t)1 << 40)) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "too many nodes");
+  memset(&prod, 0, sizeof prod);
+  prod.al = al;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].noutputs; k++)
+      if (g->nodes[i].outputs[k].len) mgopt__imap_put(&prod, mgopt__imp_intern(I, g->nodes[i].outputs[k]), (void *)(uintptr_t)(i + 1));
+  for (i = 0; i < n && sorted; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j;
+      if (!g->nodes[i].inputs[k].len) continue;
+      j = (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k]));
+      if (j && (int64_t)j - 1 >= i) sorted = 0;
+    }
+  words = (size_t)(n + 1) * 4;
+  ord = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * words);
+  if (!ord || prod.oom) {
+    mgopt__imap_free(&prod);
+    if (ord) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (sorted) {
+    for (i = 0; i < n; i++) ord[i] = i;
+    mgopt__imap_free(&prod);
+    *order = ord;
+    return MGOPT_OK;
+  }
+  indeg = ord + (n + 1);
+  start = indeg + (n + 1);
+  heap = start + (n + 1);
+  memset(indeg, 0, sizeof(int64_t) * (size_t)(n + 1) * 3);
+  /* edges producer -> consumer, in CSR form */
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+      if (j) {
+        indeg[i]++;
+        start[j - 1]++;
+        nedges++;
+      }
+    }
+  adj = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(nedges + 1));
+  if (!adj) {
+    s = mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  {
+    int64_t acc = 0;
+    for (i = 0; i <= n; i++) {
+      int64_t c = start[i];
+      start[i] = acc;
+      acc += c;
+    }
+  }
+  {
+    /* fill: a cursor per producer, reusing heap[] as scratch */
+    for (i = 0; i <= n; i++) heap[i] = start[i];
+    for (i = 0; i < n; i++)
+      for (k = 0; k < g->nodes[i].ninputs; k++) {
+        uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+        if (j) adj[heap[j - 1]++] = i;
+      }
+  }
+  /* binary min-heap of ready nodes */
+  for (i = 0; i < n; i++)
+    if (indeg[i] == 0) {
+      int64_t c = nheap++;
+      heap[c] = i;
+      while (c > 0 && heap[(c - 1) / 2] > heap[c]) {
+        int64_t t = heap[c];
+        heap[c] = heap[(c - 1) / 2];
+        heap[(c - 1) / 2] = t;
+        c = (c - 1) / 2;
+      }
+    }
+  while (nheap > 0) {
+    int64_t top = heap[0], c = 0, e;
+    heap[0] = heap[--nheap];
+    for (;;) {
+      int64_t l = 2 * c + 1, r = l + 1, m = c, t;
+      if (l < nheap && heap[l] < heap[m]) m = l;
+      if (r < nheap && heap[r] < heap[m]) m = r;
+      if (m == c) break;
+      t = heap[c];
+      heap[c] = heap[m];
+      heap[m] = t;
+      c = m;
+    }
+    ord[nemit++] = top;
+    for (e = start[top]; e < (top + 1 <= n ? start[top + 1] : nedges); e++) {
+      int64_t x = adj[e];
+      if (--indeg[x] == 0) {
+        int64_t q = nheap++;
+        heap[q] = x;
+        while (q > 0 && heap[(q - 1) / 2] > heap[q]) {
+          int64_t t = heap[q];
+          heap[q] = heap[(q - 1) / 2];
+          heap[(q - 1) / 2] = t;
+          q = (q - 1) / 2;
+        }
+      }
+    }
+  }
+  if (nemit != n) s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "the graph has a cycle: %lld of %lld nodes cannot be ordered",
+                                      (long long)(n - nemit), (long long)n);
+out:
+  if (adj) mgopt__heap_free(al, adj, sizeof(int64_t) * (size_t)(nedges + 1));
+  mgopt__imap_free(&prod);
+  if (s) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+  else *order = ord;
+  return s;
+}
+
 /* Imports graph g into block b: inputs become block args (for `main`, only the
    inputs without an initializer), initializers const ops, nodes ops, outputs
    block outputs. */
@@ -1567,9 +1691,15 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     }
     mgopt__imap_put(&I->values, nm, v);
   }
-  for (i = 0; i < g->nnodes; i++) {
-    if ((s = mgopt__imp_node(I, &g->nodes[i])) != MGOPT_OK) goto out;
-    I->b = b;
+  {
+    int64_t *order = NULL;
+    if ((s = mgopt__imp_order(I, g, &order)) != MGOPT_OK) goto out;
+    for (i = 0; i < g->nnodes; i++) {
+      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) break;
+      I->b = b;
+    }
+    mgopt__heap_free(&I->p->alloc, order, sizeof(int64_t) * (size_t)(g->nnodes + 1) * 4);
+    if (s) goto out;
   }
   I->node = NULL;
   for (i = 0; i < g->noutputs; i++) {
