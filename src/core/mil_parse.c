@@ -670,6 +670,15 @@ static mgopt_tensor *mgopt__milp_tensor_for(mgopt__milp *P, const mgopt_type *t,
   int64_t numel = 1, span = 1, *shape = NULL;
   int32_t i;
   mgopt_tensor *x;
+  size_t q = mgopt__milp_ws_from(P, P->pos);
+  if (mgopt__milp_at(P, q) == '[') {
+    q = mgopt__milp_ws_from(P, q + 1);
+    if (q + 3 <= P->n && memcmp(P->s + q, "...", 3) == 0) {
+      mgopt__milp_fail(P, q, MGOPT_ERR_PARSE,
+                       "elided tensor [...] cannot be read back (print without elide_above)");
+      return NULL;
+    }
+  }
   if (t->kind != MGOPT_TYPE_TENSOR || !mgopt_type_is_static(t)) {
     mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "a tensor literal needs a static type");
     return NULL;
