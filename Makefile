@@ -42,3 +42,16 @@ $(B)/tests/%: tests/unit/%.c tests/unit/harness.h mgopt.h mgopt_passes.h
 
 test: $(B)/mgopt $(UNIT_BIN)
 	@sh tests/run.sh $(B)
+
+# ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
+$(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) $(WARN) -I. -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/mil"' -o $@ tests/fuzz/fuzz_mil.c $(LDLIBS)
+
+test: $(B)/tests/test_fuzz_mil
+
+.PHONY: fuzz-mil
+fuzz-mil: $(B)/fuzz_mil
+$(B)/fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+	@mkdir -p $(B)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_mil.c -lm
