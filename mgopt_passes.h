@@ -140,16 +140,17 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
 
    Before:
      main(%x: (2, 4, fp32)) {
-       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
-       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
+       %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
        %m: (2, 2, fp32) = matmul(x=%x, y=%w)
-       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
    After:
      main(%x: (2, 4, fp32)) {
-       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
-       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
-       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
 
    Fires on: every op with at least one output, none of them used, that is
@@ -202,13 +203,13 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dead_code_elimination = {
      main(%x: (1, 96, 128, 64, fp32)) {
        %s: (4, int32)* = const(val=[1, 96, 128, 64])
        %r: (1, 96, 128, 64, fp32) = reshape(x=%x, shape=%s)
-       %c: (fp32)* = const(val=2.0)
+       %c: (fp32)* = const(val=2)
        %y: (1, 96, 128, 64, fp32) = add(x=%r, y=%c)
      } -> (%y)
    After:
      main(%x: (1, 96, 128, 64, fp32)) {
        %s: (4, int32)* = const(val=[1, 96, 128, 64])
-       %c: (fp32)* = const(val=2.0)
+       %c: (fp32)* = const(val=2)
        %y: (1, 96, 128, 64, fp32) = add(x=%x, y=%c)
      } -> (%y)
 
