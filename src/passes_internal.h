@@ -4,4 +4,7 @@
 #include "internal.h"
 #include "passes_api.h"
 
+/* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
+MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
