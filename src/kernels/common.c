@@ -96,6 +96,12 @@ MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
   return d && d->deflt;
 }
 
+MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
+  int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
+  if (n < 0) return (mgopt_op_attr(k->op, name) || mgopt_op_operand(k->op, name)) ? -2 : -1;
+  return n > 2 * MGOPT__K_MAX_RANK ? -2 : n;
+}
+
 MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out) {
   if (a < -rank || a >= rank) return 0;
   *out = (int32_t)(a < 0 ? a + rank : a);

@@ -232,7 +232,8 @@ MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
   const int64_t *sv;
   int64_t ns;
   if (!ind || !lut) return MGOPT__K_NO;
-  ns = mgopt_op_get_ints(k->p, k->op, "shape", &sv);
+  ns = mgopt__k_ints(k, "shape", &sv);
+  if (ns == -2) return MGOPT__K_NO;
   if (ns >= 0) return mgopt__kc_lut16(k, ind, lut, sv, ns);
   return mgopt__kc_lut18(k, ind, lut);
 }
@@ -255,7 +256,8 @@ MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
   dt = (mgopt_dtype)nz->dtype;
   es = mgopt__k_esize(dt);
   if (!es && dt != MGOPT_DT_INT4 && dt != MGOPT_DT_UINT4) return MGOPT__K_NO;
-  ns = mgopt_op_get_ints(k->p, k->op, "shape", &sv);
+  ns = mgopt__k_ints(k, "shape", &sv);
+  if (ns == -2) return MGOPT__K_NO;
   if (ns >= 0) {
     /* iOS16: a uint8 vector of ceil(numel / 8) mask bytes */
     if (ns > MGOPT__K_MAX_RANK || mask->dtype != MGOPT_DT_UINT8 || mask->rank != 1) return MGOPT__K_NO;

@@ -60,6 +60,9 @@ MGOPT__PRIVATE uint64_t mgopt__k_bits(const uint8_t *d, int64_t i, int b);
 MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot);
 /* 1 if parameter `name` is given (attribute, operand) or has a registry default. */
 MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name);
+/* Integer list parameter (attribute or constant operand): its length, -1 when
+   absent, -2 when present but unreadable (not an integer list, too long). */
+MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v);
 /* Normalises axis a into [0, rank); 0 if out of range. */
 MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out);
 /* Data pointer of an input (NULL only on OOM). */

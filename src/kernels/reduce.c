@@ -13,9 +13,10 @@
 static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, int32_t *orank,
                           int64_t *oshape, int keep) {
   const int64_t *ax;
-  int64_t n = mgopt_op_get_ints(k->p, k->op, "axes", &ax);
+  int64_t n = mgopt__k_ints(k, "axes", &ax);
   int32_t i, a;
   memset(red, 0, MGOPT__K_MAX_RANK);
+  if (n == -2) return 0;
   if (n < 0) {
     for (i = 0; i < x->rank; i++) red[i] = 1;
   } else {

@@ -5,12 +5,6 @@
    validated; anything MIL's type inference would reject is not folded. */
 #include "kernels.h"
 
-/* Integer list parameter: count, or -1 when absent (or over the rank limit). */
-static int64_t mgopt__ks_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
-  int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
-  return n > 2 * MGOPT__K_MAX_RANK ? -1 : n;
-}
-
 /* Output 0 = the bytes of x under a new shape (reshape-like ops; any dtype). */
 static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, const int64_t *shape) {
   const void *src;
@@ -32,7 +26,7 @@ MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
   int64_t n, shape[MGOPT__K_MAX_RANK], known = 1;
   int32_t i, neg = -1;
   if (!x) return MGOPT__K_NO;
-  n = mgopt__ks_ints(k, "shape", &v);
+  n = mgopt__k_ints(k, "shape", &v);
   if (n < 0 || n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
   for (i = 0; i < (int32_t)n; i++) {
     int64_t s = v[i];
@@ -65,7 +59,7 @@ MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
   uint8_t mark[MGOPT__K_MAX_RANK];
   int32_t i, j, orank, a;
   if (!x) return MGOPT__K_NO;
-  n = mgopt__ks_ints(k, "axes", &v);
+  n = mgopt__k_ints(k, "axes", &v);
   if (n < 0 || x->rank + n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
   orank = x->rank + (int32_t)n;
   memset(mark, 0, sizeof mark);
@@ -84,8 +78,9 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
   uint8_t mark[MGOPT__K_MAX_RANK];
   int32_t i, orank = 0, a;
   if (!x) return MGOPT__K_NO;
-  n = mgopt__ks_ints(k, "axes", &v);
+  n = mgopt__k_ints(k, "axes", &v);
   memset(mark, 0, sizeof mark);
+  if (n == -2) return MGOPT__K_NO;
   if (n < 0) {
     for (i = 0; i < x->rank; i++) mark[i] = x->shape[i] == 1;
   } else {
@@ -112,7 +107,7 @@ MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k) {
   int r;
   if (!x) return MGOPT__K_NO;
   es = mgopt__k_esize((mgopt_dtype)x->dtype);
-  n = mgopt__ks_ints(k, "perm", &v);
+  n = mgopt__k_ints(k, "perm", &v);
   if (!es || n != x->rank) return MGOPT__K_NO;
   memset(seen, 0, sizeof seen);
   mgopt__k_strides(x->rank, x->shape, ist);
@@ -247,7 +242,8 @@ MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k) {
   dim = x->shape[axis];
   sizes = (int64_t *)mgopt__k_scratch(k, nouts, sizeof(int64_t));
   if (!sizes) return MGOPT__K_OOM;
-  ns = mgopt_op_get_ints(k->p, op, "split_sizes", &sz);
+  ns = mgopt__k_ints(k, "split_sizes", &sz);
+  if (ns == -2) return MGOPT__K_NO;
   if (ns >= 0) {
     if (ns != nouts) return MGOPT__K_NO;
     for (i = 0; i < nouts; i++) {
@@ -337,13 +333,14 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
       ist[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], base = 0;
   int32_t d, orank = 0;
   if (!x) return MGOPT__K_NO;
-  nb = mgopt__ks_ints(k, "begin", &b);
-  ne = mgopt__ks_ints(k, "end", &e);
-  ns = mgopt__ks_ints(k, "stride", &s);
-  nbm = mgopt__ks_ints(k, "begin_mask", &bm);
-  nem = mgopt__ks_ints(k, "end_mask", &em);
-  nsm = mgopt__ks_ints(k, "squeeze_mask", &sm);
+  nb = mgopt__k_ints(k, "begin", &b);
+  ne = mgopt__k_ints(k, "end", &e);
+  ns = mgopt__k_ints(k, "stride", &s);
+  nbm = mgopt__k_ints(k, "begin_mask", &bm);
+  nem = mgopt__k_ints(k, "end_mask", &em);
+  nsm = mgopt__k_ints(k, "squeeze_mask", &sm);
   if (nb != x->rank || ne != x->rank) return MGOPT__K_NO;
+  if (ns == -2 || nbm == -2 || nem == -2 || nsm == -2) return MGOPT__K_NO;
   if ((ns >= 0 && ns != x->rank) || (nbm >= 0 && nbm != x->rank) || (nem >= 0 && nem != x->rank) ||
       (nsm >= 0 && nsm != x->rank))
     return MGOPT__K_NO;
@@ -377,8 +374,8 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
   int64_t nb, ns, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], base = 0;
   int32_t d;
   if (!x) return MGOPT__K_NO;
-  nb = mgopt__ks_ints(k, "begin", &b);
-  ns = mgopt__ks_ints(k, "size", &sz);
+  nb = mgopt__k_ints(k, "begin", &b);
+  ns = mgopt__k_ints(k, "size", &sz);
   if (nb != x->rank || ns != x->rank) return MGOPT__K_NO;
   mgopt__k_strides(x->rank, x->shape, ist);
   for (d = 0; d < x->rank; d++) {
@@ -462,7 +459,7 @@ MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k) {
       ist[MGOPT__K_MAX_RANK];
   int32_t d;
   if (!x) return MGOPT__K_NO;
-  n = mgopt__ks_ints(k, "reps", &reps);
+  n = mgopt__k_ints(k, "reps", &reps);
   if (n != x->rank) return MGOPT__K_NO;
   mgopt__k_strides(x->rank, x->shape, ist);
   /* out viewed as [r0, d0, r1, d1, ...] reading x with stride 0 over each r */
@@ -510,7 +507,7 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
   if (!x) return MGOPT__K_NO;
   rank = x->rank;
   es = mgopt__k_esize((mgopt_dtype)x->dtype);
-  np = mgopt__ks_ints(k, "pad", &pad);
+  np = mgopt__k_ints(k, "pad", &pad);
   if (!es || np < 0 || np % 2 || np / 2 > rank) return MGOPT__K_NO;
   mode = mgopt_op_get_string(k->op, "mode", NULL);
   if (!mode || strcmp(mode, "constant") == 0) m = 0;
