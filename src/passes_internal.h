@@ -4,6 +4,9 @@
 #include "internal.h"
 #include "passes_api.h"
 
+/* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
+MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
+
 /* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
    passes/registry.c (amalgamated last) lists them. */
 

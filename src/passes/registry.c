@@ -6,6 +6,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_dead_code_elimination,
     &mgopt__pass_noop_elimination,
     &mgopt__pass_remove_redundant_ops,
+    /* folding kernels (kernels/) */
+    &mgopt__pass_const_elimination,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
