@@ -87,7 +87,9 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
   if (align > 4096 || (align & (align - 1))) return NULL;
   if (size == 0) size = 1;
   if (c) {
-    off = (c->used + align - 1) & ~(align - 1);
+    /* align the address, not the offset: chunks are only as aligned as the allocator's blocks */
+    uintptr_t base = (uintptr_t)((char *)c + MGOPT__CHUNK_HDR);
+    off = (size_t)(((base + c->used + align - 1) & ~(uintptr_t)(align - 1)) - base);
     if (off <= c->size && c->size - off >= size) {
       c->used = off + size;
       memset((char *)c + MGOPT__CHUNK_HDR + off, 0, size);
