@@ -6,8 +6,19 @@
 #include <stdlib.h>
 #if defined(__unix__) || defined(__APPLE__)
 #include <dirent.h> /* walking /usr/share/libonnx-testdata */
+#include <unistd.h> /* getpid for temporary file names */
 #define HAVE_DIRENT 1
 #endif
+
+/* A temporary path for files the tests write. */
+static void tmp_path(char *out, size_t cap, const char *name) {
+  const char *dir = getenv("TMPDIR");
+#ifdef HAVE_DIRENT
+  snprintf(out, cap, "%s/mgopt_%d_%s", dir && dir[0] ? dir : "/tmp", (int)getpid(), name);
+#else
+  snprintf(out, cap, "%s%s", dir && dir[0] ? dir : "", name);
+#endif
+}
 
 #define FIX "tests/fixtures/onnx/"
 
@@ -851,6 +862,7 @@ static void test_external_write(void) {
   mgopt_diag d;
   mgopt_onnx_write_options wo;
   const mgopt_onnx_tensor *big, *small;
+  char path[512], side[512];
   REQUIRE(data != NULL);
   for (i = 0; i < n; i++) data[i] = (char)(i * 13 + 1);
   src = raw_model(n, data);
@@ -880,13 +892,15 @@ static void test_external_write(void) {
   src->graph->initializers[1].dims[0] = 300;
   wo.external_min_bytes = 200;
   wo.external_location = NULL;
-  REQUIRE(mgopt_onnx_write_file(src, "build/tests/onnx_ext_test.onnx", &wo, &d) == MGOPT_OK);
-  f = mgopt_onnx_read_file("build/tests/onnx_ext_test.onnx", NULL, &d);
+  tmp_path(path, sizeof path, "ext.onnx");
+  tmp_path(side, sizeof side, "ext.onnx.data");
+  REQUIRE(mgopt_onnx_write_file(src, path, &wo, &d) == MGOPT_OK);
+  f = mgopt_onnx_read_file(path, NULL, &d);
   REQUIRE(f != NULL);
   big = find_init(f->graph, "big");
   small = find_init(f->graph, "small");
   REQUIRE(big && small);
-  CHECK_EQ_STR(big->ext_location, "onnx_ext_test.onnx.data");
+  CHECK(strstr(big->ext_location, "ext.onnx.data") != NULL && strchr(big->ext_location, '/') == NULL);
   CHECK(big->ext_offset == 0 && small->ext_offset == 1024);
   CHECK(big->raw_data.len == n && memcmp(big->raw_data.ptr, data, n) == 0);
   CHECK(small->raw_data.len == 300 && memcmp(small->raw_data.ptr, data, 300) == 0);
@@ -903,11 +917,11 @@ static void test_external_write(void) {
   }
   /* an unsafe location is refused before anything is written */
   wo.external_location = "../escape.data";
-  CHECK_EQ_INT(mgopt_onnx_write_file(src, "build/tests/onnx_ext_test2.onnx", &wo, &d), MGOPT_ERR_INVALID_ARG);
+  CHECK_EQ_INT(mgopt_onnx_write_file(src, path, &wo, &d), MGOPT_ERR_INVALID_ARG);
   mgopt_program_destroy(f->program);
   mgopt_program_destroy(src->program);
-  remove("build/tests/onnx_ext_test.onnx");
-  remove("build/tests/onnx_ext_test.onnx.data");
+  remove(path);
+  remove(side);
   free(data);
 }
 
