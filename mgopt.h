@@ -1,14 +1,106 @@
 /* mgopt.h — optimizes machine-learning model graphs: IR, text format, ONNX, rewriter, pass manager.
    Generated from src/ by tools/amalgamate — do not edit. Version 0.1.0.
-   ---------------------------------------------------------------------------
-   mgopt — the manual (to be completed)
+   ===========================================================================
+   mgopt — optimize machine-learning model graphs, in C99, in one header pair
+   ===========================================================================
 
-   Usage: in exactly one C or C++ file
+   USAGE
+     mgopt.h holds the core (IR, .mil text, ONNX, verifier, rewriter, pass
+     manager); mgopt_passes.h the passes, folding kernels and named
+     pipelines. In exactly one C or C++ file:
 
-       #define MGOPT_IMPLEMENTATION
+         #define MGOPT_IMPLEMENTATION
 
-   and include the headers without the define everywhere else.
-   ---------------------------------------------------------------------------
+     and include them without the define everywhere else. Both
+     implementations must be in that one file.
+
+   QUICK START
+         mgopt_diag d;
+         mgopt_program *p = mgopt_mil_parse(text, len, NULL, &d);
+         if (!p) { fprintf(stderr, "model.mil:%d:%d: %s\n", d.line, d.col, d.msg); ... }
+         if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default",
+                                NULL, NULL, 0, NULL, &d) != MGOPT_OK) { ... }
+         mgopt_buf out = {0};
+         mgopt_mil_print(p, NULL, &out);   ... out.data, out.len ...
+         mgopt_buf_free(&out);
+         mgopt_program_destroy(p);
+
+   COMPILE-TIME OPTIONS (define before including)
+     MGOPT_IMPLEMENTATION   compile the implementation in this file
+     MGOPT_STATIC           make every function static (private copy per file)
+     MGOPT_ASSERT(x)        assertion for programmer errors (default: assert)
+     MGOPT_MALLOC(sz), MGOPT_REALLOC(p, sz), MGOPT_FREE(p)
+                            the default heap (define all three or none)
+     MGOPT_NO_STDIO         leave out the functions that open files
+     MGOPT_NO_SIMD          scalar kernels only (SIMD paths give identical bits)
+     None of these removes a safety check.
+
+   MEMORY AND OWNERSHIP
+     A program (mgopt_program) owns one arena: every op, value, block, type,
+     attribute and tensor of it lives there and is freed at once by
+     mgopt_program_destroy. Nothing is freed one by one: an erased op is
+     unlinked and flagged MGOPT_OP_ERASED, so no pointer dangles during a
+     rewrite. Heap memory comes from the allocator given to
+     mgopt_program_create (a function with a context and the old size) or
+     from the MGOPT_MALLOC family. Tensor data is 64-byte aligned; weights
+     read from a caller's buffer are borrowed, not copied, until a pass
+     writes them (the buffer must outlive the program).
+
+   ERRORS
+     Every fallible call returns an mgopt_status (mgopt_status_str names it)
+     and fills a caller-owned mgopt_diag: line and column for text, byte
+     offset for binary input, the op concerned, and a message. Out-parameters
+     are written only on success. The library never prints, never exits and
+     never aborts on input; MGOPT_ASSERT guards programmer errors only.
+
+   THREAD SAFETY
+     No global mutable state. Distinct programs may be used from distinct
+     threads at once; one program is used by one thread at a time. The op
+     registry, pass registry and status strings are read-only tables.
+
+   UNTRUSTED INPUT AND LIMITS
+     The .mil parser and the ONNX reader accept hostile input: every length
+     is checked against the bytes left, sizes go through checked arithmetic,
+     every recursion has a depth limit, and limits (nesting depth, element
+     counts) live in the options structs with safe defaults. Both parsers are
+     fuzzed.
+
+   THE IR
+     program -> functions (main is the entry) -> a body block -> ops in a
+     doubly linked list. An op has a type (an id into the op registry, or
+     opaque for ops mgopt does not know, which keep everything they came
+     with), named operand slots (one value, absent, or a variadic list),
+     attributes (typed literals), outputs (values) and nested blocks
+     (while_loop, cond, ONNX If/Loop bodies). A value has a name, a type
+     (dtype, rank, dims: static, symbolic or unknown), its producer and an
+     exact use list with O(1) insert and remove. The verifier
+     (mgopt_program_verify) checks every invariant.
+
+   TEXT FORMAT (.mil)
+         main(%x: (2, 4, fp32), %y: (s0, 4, fp32)) {
+           %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+           %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
+         } -> (%m)
+     `%ref` arguments are operands, literals are attributes, `#` starts a
+     comment. print(parse(print(P))) == print(P) for every program.
+
+   REWRITING AND PASSES
+     A pattern (mgopt_pattern) is a root op type, a benefit and a callback
+     that edits only through the mgopt_rw_* calls. mgopt_rewrite_function
+     runs patterns with a worklist to a fixpoint (or a cap, reported with the
+     patterns that kept firing), erasing dead ops and folding constants on
+     the way. A pass (mgopt_pass_def) has a name such as
+     "common::const_elimination" (the short form also resolves), typed
+     options and a run function; mgopt_pipeline_run runs a pipeline string
+     such as "const_elimination{skip_const_by_size=1000},dead_code_elimination"
+     or a named pipeline ("default", "cleanup", ...) with per-pass timing,
+     rewrite counts, op counts and an optional verify after each pass.
+
+   WHAT MGOPT DOES NOT DO
+     It does not run models (its kernels fold constants), does not train,
+     does not lower to hardware-specific ops, and does not guess: an op it
+     does not understand is carried through unchanged.
+   ===========================================================================
 */
 /* src/api.h — the public declarations of mgopt.h: IR, registry, text format, rewriter, pass manager. */
 #ifndef MGOPT_H_INCLUDED
@@ -550,7 +642,9 @@ MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, s
 MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
                                    const int64_t **out);
 
-/* Replaces every use of `from` (operands and block outputs) with `to`. */
+/* Replaces every use of `from` (operands and block outputs) with `to`. When
+   `from` is an output of a function body, `to` takes its name (so graph output
+   names survive rewrites) unless `to` is a block argument or already an output. */
 MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to);
 /* Same, but only uses inside blocks where `to` is visible (dominance by scope);
    returns the number of uses left unchanged. */
@@ -790,11 +884,372 @@ MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *
 #endif
 
 #endif /* MGOPT_H_INCLUDED */
-/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models. */
+/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models (the ModelProto tree). */
 #ifndef MGOPT_ONNX_H_INCLUDED
 #define MGOPT_ONNX_H_INCLUDED
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- ONNX model tree
+
+   mgopt_onnx_read decodes a serialized ModelProto into this tree, one struct
+   per protobuf message, allocated in the arena of a program it creates
+   (model->program): the tree lives and dies with that program. Field names
+   follow onnx.proto; a repeated field is a pointer and an int64_t count.
+
+   Strings are mgopt_str (pointer + length, may hold any bytes). Names and
+   identifiers (node inputs/outputs, op types, domains, value and attribute
+   names, dim params) are interned in the program: NUL-terminated, and equal
+   names share a pointer. Other strings and bytes (doc strings, attribute s,
+   string_data, raw_data) are BORROWED from the input buffer, which must
+   outlive the program. An absent string has len 0 (its ptr may be NULL).
+
+   `has` words record which singular fields were present on the wire, so an
+   explicit zero (dim_value: 0, i: 0, an empty raw_data) is written back.
+   A builder may leave them 0: nonzero values are always written.
+
+   Fields the reader does not know are dropped (a re-encoded model holds only
+   the fields listed here). Every listed field survives a read/write round
+   trip exactly, and writing is deterministic (fields in field-number order).
+
+   Not decoded but kept as their exact bytes: TypeProto of kinds other than
+   tensor (sequence, map, optional, sparse tensor, opaque: type->other),
+   ModelProto.training_info and GraphProto.quantization_annotation. */
+
+/* ONNX TensorProto.DataType values. */
+#define MGOPT_ONNX_DT_UNDEFINED 0
+#define MGOPT_ONNX_DT_FLOAT 1
+#define MGOPT_ONNX_DT_UINT8 2
+#define MGOPT_ONNX_DT_INT8 3
+#define MGOPT_ONNX_DT_UINT16 4
+#define MGOPT_ONNX_DT_INT16 5
+#define MGOPT_ONNX_DT_INT32 6
+#define MGOPT_ONNX_DT_INT64 7
+#define MGOPT_ONNX_DT_STRING 8
+#define MGOPT_ONNX_DT_BOOL 9
+#define MGOPT_ONNX_DT_FLOAT16 10
+#define MGOPT_ONNX_DT_DOUBLE 11
+#define MGOPT_ONNX_DT_UINT32 12
+#define MGOPT_ONNX_DT_UINT64 13
+#define MGOPT_ONNX_DT_COMPLEX64 14
+#define MGOPT_ONNX_DT_COMPLEX128 15
+#define MGOPT_ONNX_DT_BFLOAT16 16
+#define MGOPT_ONNX_DT_FLOAT8E4M3FN 17
+#define MGOPT_ONNX_DT_FLOAT8E4M3FNUZ 18
+#define MGOPT_ONNX_DT_FLOAT8E5M2 19
+#define MGOPT_ONNX_DT_FLOAT8E5M2FNUZ 20
+#define MGOPT_ONNX_DT_UINT4 21
+#define MGOPT_ONNX_DT_INT4 22
+#define MGOPT_ONNX_DT_FLOAT4E2M1 23
+#define MGOPT_ONNX_DT_FLOAT8E8M0 24
+#define MGOPT_ONNX_DT__COUNT 25
+
+/* ONNX AttributeProto.AttributeType values. */
+#define MGOPT_ONNX_ATTR_UNDEFINED 0
+#define MGOPT_ONNX_ATTR_FLOAT 1
+#define MGOPT_ONNX_ATTR_INT 2
+#define MGOPT_ONNX_ATTR_STRING 3
+#define MGOPT_ONNX_ATTR_TENSOR 4
+#define MGOPT_ONNX_ATTR_GRAPH 5
+#define MGOPT_ONNX_ATTR_FLOATS 6
+#define MGOPT_ONNX_ATTR_INTS 7
+#define MGOPT_ONNX_ATTR_STRINGS 8
+#define MGOPT_ONNX_ATTR_TENSORS 9
+#define MGOPT_ONNX_ATTR_GRAPHS 10
+#define MGOPT_ONNX_ATTR_SPARSE_TENSOR 11
+#define MGOPT_ONNX_ATTR_SPARSE_TENSORS 12
+#define MGOPT_ONNX_ATTR_TYPE_PROTO 13
+#define MGOPT_ONNX_ATTR_TYPE_PROTOS 14
+
+/* TensorProto.data_location */
+#define MGOPT_ONNX_LOC_DEFAULT 0
+#define MGOPT_ONNX_LOC_EXTERNAL 1
+
+/* Presence bits (the `has` words). */
+#define MGOPT_ONNX_DIM_HAS_VALUE (1u << 0)
+#define MGOPT_ONNX_DIM_HAS_PARAM (1u << 1)
+#define MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE (1u << 0)
+#define MGOPT_ONNX_ATTR_HAS_F (1u << 0)
+#define MGOPT_ONNX_ATTR_HAS_I (1u << 1)
+#define MGOPT_ONNX_ATTR_HAS_S (1u << 2)
+#define MGOPT_ONNX_ATTR_HAS_TYPE (1u << 3)
+#define MGOPT_ONNX_TENSOR_HAS_DATA_TYPE (1u << 0)
+#define MGOPT_ONNX_TENSOR_HAS_RAW_DATA (1u << 1)
+
+typedef struct mgopt_onnx_graph mgopt_onnx_graph;
+typedef struct mgopt_onnx_type mgopt_onnx_type;
+
+typedef struct mgopt_onnx_strstr { /* StringStringEntryProto */
+  uint32_t has;
+  mgopt_str key, value;
+} mgopt_onnx_strstr;
+
+typedef struct mgopt_onnx_opset { /* OperatorSetIdProto */
+  uint32_t has;
+  mgopt_str domain; /* "" = the default ONNX domain */
+  int64_t version;
+} mgopt_onnx_opset;
+
+typedef struct mgopt_onnx_dim { /* TensorShapeProto.Dimension: value, param, or neither (unknown) */
+  uint32_t has;                 /* MGOPT_ONNX_DIM_HAS_VALUE / _PARAM */
+  int64_t value;
+  mgopt_str param;
+  mgopt_str denotation;
+} mgopt_onnx_dim;
+
+typedef struct mgopt_onnx_shape { /* TensorShapeProto */
+  mgopt_onnx_dim *dims;
+  int64_t ndims;
+} mgopt_onnx_shape;
+
+typedef struct mgopt_onnx_tensor_type { /* TypeProto.Tensor */
+  uint32_t has;
+  int32_t elem_type;        /* MGOPT_ONNX_DT_* */
+  mgopt_onnx_shape *shape;  /* NULL = rank unknown; ndims 0 = scalar */
+} mgopt_onnx_tensor_type;
+
+struct mgopt_onnx_type { /* TypeProto */
+  mgopt_onnx_tensor_type *tensor_type; /* tensor types, decoded */
+  mgopt_str denotation;
+  mgopt_str other; /* len > 0: any other kind, the whole encoded TypeProto (the fields above are then unused) */
+};
+
+typedef struct mgopt_onnx_value_info { /* ValueInfoProto */
+  uint32_t has;
+  mgopt_str name;
+  mgopt_onnx_type *type; /* NULL if absent */
+  mgopt_str doc_string;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_value_info;
+
+/* TensorProto. Data lives in exactly one place, chosen by data_type:
+   raw_data (little-endian bytes, borrowed from the input buffer, never copied),
+   or the typed field of the ONNX storage rules: float_data (FLOAT, COMPLEX64),
+   int32_data (INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16 and BFLOAT16 as
+   bit patterns, FLOAT8*, and 4-bit types two per entry), string_data (STRING),
+   int64_data (INT64), double_data (DOUBLE, COMPLEX128), uint64_data (UINT32,
+   UINT64); or outside the model (data_location EXTERNAL, external_data keys
+   location / offset / length). The reader checks element counts against dims. */
+typedef struct mgopt_onnx_tensor {
+  uint32_t has;          /* MGOPT_ONNX_TENSOR_HAS_* */
+  int64_t *dims;
+  int64_t ndims;
+  int32_t data_type;     /* MGOPT_ONNX_DT_* */
+  int32_t data_location; /* MGOPT_ONNX_LOC_* */
+  mgopt_str name;
+  mgopt_str doc_string;
+  mgopt_str raw_data;
+  float *float_data;
+  int64_t nfloat_data;
+  int32_t *int32_data;
+  int64_t nint32_data;
+  mgopt_str *string_data;
+  int64_t nstring_data;
+  int64_t *int64_data;
+  int64_t nint64_data;
+  double *double_data;
+  int64_t ndouble_data;
+  uint64_t *uint64_data;
+  int64_t nuint64_data;
+  mgopt_onnx_strstr *external_data;
+  int64_t nexternal_data;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+  /* not serialized: set by the reader */
+  int64_t numel;              /* product of dims */
+  const char *ext_location;   /* after mgopt_onnx_load_external: where raw_data came from */
+  int64_t ext_offset;
+} mgopt_onnx_tensor;
+
+typedef struct mgopt_onnx_sparse_tensor { /* SparseTensorProto */
+  mgopt_onnx_tensor *values;
+  mgopt_onnx_tensor *indices;
+  int64_t *dims;
+  int64_t ndims;
+} mgopt_onnx_sparse_tensor;
+
+typedef struct mgopt_onnx_attribute { /* AttributeProto */
+  uint32_t has;               /* MGOPT_ONNX_ATTR_HAS_* */
+  mgopt_str name;
+  mgopt_str ref_attr_name;
+  mgopt_str doc_string;
+  int32_t type;               /* MGOPT_ONNX_ATTR_* */
+  float f;
+  int64_t i;
+  mgopt_str s;
+  mgopt_onnx_tensor *t;
+  mgopt_onnx_graph *g;
+  mgopt_onnx_sparse_tensor *sparse_tensor;
+  mgopt_onnx_type *tp;
+  float *floats;
+  int64_t nfloats;
+  int64_t *ints;
+  int64_t nints;
+  mgopt_str *strings;
+  int64_t nstrings;
+  mgopt_onnx_tensor *tensors;
+  int64_t ntensors;
+  mgopt_onnx_graph *graphs;
+  int64_t ngraphs;
+  mgopt_onnx_sparse_tensor *sparse_tensors;
+  int64_t nsparse_tensors;
+  mgopt_onnx_type *type_protos;
+  int64_t ntype_protos;
+} mgopt_onnx_attribute;
+
+typedef struct mgopt_onnx_node { /* NodeProto */
+  uint32_t has;
+  mgopt_str *inputs;   /* "" = an omitted optional input */
+  int64_t ninputs;
+  mgopt_str *outputs;  /* "" = an omitted optional output */
+  int64_t noutputs;
+  mgopt_str name;
+  mgopt_str op_type;
+  mgopt_str domain;
+  mgopt_str overload;
+  mgopt_onnx_attribute *attributes;
+  int64_t nattributes;
+  mgopt_str doc_string;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_node;
+
+struct mgopt_onnx_graph { /* GraphProto */
+  uint32_t has;
+  mgopt_onnx_node *nodes;
+  int64_t nnodes;
+  mgopt_str name;
+  mgopt_onnx_tensor *initializers;
+  int64_t ninitializers;
+  mgopt_onnx_sparse_tensor *sparse_initializers;
+  int64_t nsparse_initializers;
+  mgopt_str doc_string;
+  mgopt_onnx_value_info *inputs;
+  int64_t ninputs;
+  mgopt_onnx_value_info *outputs;
+  int64_t noutputs;
+  mgopt_onnx_value_info *value_info;
+  int64_t nvalue_info;
+  mgopt_str *quantization_annotation; /* each an encoded TensorAnnotation */
+  int64_t nquantization_annotation;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+};
+
+typedef struct mgopt_onnx_function { /* FunctionProto */
+  uint32_t has;
+  mgopt_str name;
+  mgopt_str *inputs;
+  int64_t ninputs;
+  mgopt_str *outputs;
+  int64_t noutputs;
+  mgopt_str *attributes;             /* attribute names without defaults */
+  int64_t nattributes;
+  mgopt_onnx_node *nodes;
+  int64_t nnodes;
+  mgopt_str doc_string;
+  mgopt_onnx_opset *opset_imports;
+  int64_t nopset_imports;
+  mgopt_str domain;
+  mgopt_onnx_attribute *attribute_protos; /* attributes with defaults */
+  int64_t nattribute_protos;
+  mgopt_onnx_value_info *value_info;
+  int64_t nvalue_info;
+  mgopt_str overload;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_function;
+
+typedef struct mgopt_onnx_model { /* ModelProto */
+  uint32_t has;
+  int64_t ir_version;
+  mgopt_str producer_name;
+  mgopt_str producer_version;
+  mgopt_str domain;
+  int64_t model_version;
+  mgopt_str doc_string;
+  mgopt_onnx_graph *graph;
+  mgopt_onnx_opset *opset_imports;
+  int64_t nopset_imports;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+  mgopt_str *training_info;  /* each an encoded TrainingInfoProto */
+  int64_t ntraining_info;
+  mgopt_onnx_function *functions;
+  int64_t nfunctions;
+  /* not serialized */
+  mgopt_program *program;    /* owns the tree (and the file bytes after read_file) */
+  const char *dir;           /* directory of the file read ("" = current), NULL for buffers */
+} mgopt_onnx_model;
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct mgopt_onnx_read_options {
+  int max_depth;            /* subgraph nesting limit (0 = 64) */
+  int64_t max_elements;     /* limit on the sum of declared tensor elements (0 = 1 << 40) */
+  const mgopt_allocator *alloc; /* for the program created (NULL = MGOPT_MALLOC family) */
+  int keep_external;        /* read_file: 1 = leave external data unloaded */
+} mgopt_onnx_read_options;
+
+/* Decodes a serialized ModelProto of len bytes into a new program's arena.
+   raw_data and other bytes are borrowed: buf must outlive model->program.
+   Free everything with mgopt_program_destroy(model->program). opts may be NULL.
+   Returns NULL on error, with d->offset the byte offset and d->msg naming the
+   field path ("ModelProto.graph.node[3].attribute[1]: length past end"):
+   MGOPT_ERR_CORRUPT (malformed wire data, counts that disagree with dims),
+   MGOPT_ERR_UNSUPPORTED (segmented tensors, protobuf groups, unknown data
+   types), MGOPT_ERR_LIMIT (options' limits), MGOPT_ERR_NOMEM. Tensors stored
+   externally are left unloaded (see mgopt_onnx_load_external). */
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
+                                           const mgopt_onnx_read_options *opts, mgopt_diag *d);
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct mgopt_onnx_write_options {
+  /* > 0: initializers with raw_data of at least this many bytes are written to
+     the external data (one side file, each tensor 64-byte aligned) */
+  int64_t external_min_bytes;
+  /* file name recorded in external_data entries, relative to the model's
+     directory; NULL = "<model file name>.data" (write_file) or "model.onnx.data" */
+  const char *external_location;
+} mgopt_onnx_write_options;
+
+/* Encodes m as a ModelProto appended to out (a zeroed mgopt_buf, or one with
+   alloc set; free with mgopt_buf_free). With opts->external_min_bytes > 0,
+   the side file's bytes are appended to `external` (required then).
+   MGOPT_ERR_LIMIT when the protobuf would reach 2 GB (use external data),
+   MGOPT_ERR_INVALID_ARG for a malformed tree (e.g. nested too deeply), NOMEM. */
+MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                       mgopt_buf *out, mgopt_buf *external, mgopt_diag *d);
+
+/* 1 if a and b hold equal trees field by field (presence bits included; the
+   not-serialized fields ignored). Otherwise 0, and when where != NULL the
+   path of the first difference is written there ("graph.node[2].op_type"). */
+MGOPTDEF int mgopt_onnx_model_equal(const mgopt_onnx_model *a, const mgopt_onnx_model *b,
+                                    char *where, size_t where_len);
+
+/* The mgopt dtype of an ONNX data type (MGOPT_DT_UNKNOWN when none). */
+MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t onnx_data_type);
+/* Bytes of raw data a tensor of this type and element count holds; -1 for
+   STRING, unknown types, or overflow. */
+MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t onnx_data_type, int64_t numel);
+
+#ifndef MGOPT_NO_STDIO
+/* Reads the file at path: its bytes stay alive in model->program; external
+   data is loaded relative to the file's directory unless opts->keep_external. */
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d);
+/* Loads every tensor with data_location EXTERNAL (keys location, offset, length;
+   location relative to dir, absolute paths and ".." rejected) into the
+   program's arena: the tensor then holds raw_data, data_location DEFAULT and
+   remembers ext_location / ext_offset. dir NULL = m->dir. */
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d);
+/* Writes m to path; with opts->external_min_bytes > 0 large initializers go to
+   the side file external_location in path's directory (created only if used). */
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d);
 #endif
 
 #ifdef __cplusplus
@@ -910,6 +1365,9 @@ MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
 
+/* Prepends the text `pre` to d->msg (truncating at the end). d may be NULL. */
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre);
+
 /* ---- growable arrays in heap memory (used by scratch structures) */
 MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
                                size_t elem);
@@ -981,6 +1439,18 @@ MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *
   return s;
 }
 
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre) {
+  size_t pl, ml, cap = sizeof d->msg - 1;
+  if (!d) return;
+  pl = strlen(pre);
+  if (pl > cap) pl = cap;
+  ml = strlen(d->msg);
+  if (ml > cap - pl) ml = cap - pl;
+  memmove(d->msg + pl, d->msg, ml);
+  memcpy(d->msg, pre, pl);
+  d->msg[pl + ml] = 0;
+}
+
 /* ---------------------------------------------------------------- heap */
 
 static void *mgopt__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
@@ -1030,40 +1500,38 @@ MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
 
 MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
   mgopt__chunk *c = p->chunks;
-  size_t off;
+  uintptr_t base, at;
+  if (align == 0 || (align & (align - 1)) || align > 4096) return NULL;
   if (align < 8) align = 8;
-  if (align > 4096 || (align & (align - 1))) return NULL;
   if (size == 0) size = 1;
   if (c) {
-    off = (c->used + align - 1) & ~(align - 1);
-    if (off <= c->size && c->size - off >= size) {
-      c->used = off + size;
-      memset((char *)c + MGOPT__CHUNK_HDR + off, 0, size);
-      return (char *)c + MGOPT__CHUNK_HDR + off;
+    /* align absolute addresses: the allocator's blocks need not be 64-aligned */
+    base = (uintptr_t)c + MGOPT__CHUNK_HDR;
+    at = (base + c->used + align - 1) & ~(uintptr_t)(align - 1);
+    if (at - base <= c->size && c->size - (size_t)(at - base) >= size) {
+      c->used = (size_t)(at - base) + size;
+      memset((void *)at, 0, size);
+      return (void *)at;
     }
   }
   {
-    /* payload starts 64-aligned if the allocator returns 64-aligned blocks;
-       otherwise align within the chunk (we over-allocate by align). */
-    size_t want = size + align;
-    size_t csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
+    size_t want, csize;
     mgopt__chunk *nc;
-    uintptr_t base, aligned;
-    if (csize > SIZE_MAX - MGOPT__CHUNK_HDR) {
+    if (size > SIZE_MAX - align - MGOPT__CHUNK_HDR - MGOPT__CHUNK_MIN) {
       mgopt__oom(p);
       return NULL;
     }
+    want = size + align;
+    csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
     nc = (mgopt__chunk *)mgopt__heap_realloc(&p->alloc, NULL, 0, csize + MGOPT__CHUNK_HDR);
     if (!nc) {
       mgopt__oom(p);
       return NULL;
     }
     nc->size = csize;
-    nc->used = 0;
     p->arena_bytes += csize + MGOPT__CHUNK_HDR;
-    base = (uintptr_t)((char *)nc + MGOPT__CHUNK_HDR);
-    aligned = (base + align - 1) & ~(uintptr_t)(align - 1);
-    off = (size_t)(aligned - base);
+    base = (uintptr_t)nc + MGOPT__CHUNK_HDR;
+    at = (base + align - 1) & ~(uintptr_t)(align - 1);
     /* a big allocation gets its own chunk, kept behind the current one so the
        current chunk's free space is not wasted */
     if (c && want > MGOPT__CHUNK_MIN) {
@@ -1073,10 +1541,10 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
     } else {
       nc->next = c;
       p->chunks = nc;
-      nc->used = off + size;
+      nc->used = (size_t)(at - base) + size;
     }
-    memset((char *)nc + MGOPT__CHUNK_HDR + off, 0, size);
-    return (char *)nc + MGOPT__CHUNK_HDR + off;
+    memset((void *)at, 0, size);
+    return (void *)at;
   }
 }
 
@@ -2503,8 +2971,19 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
 
 /* ---------------------------------------------------------------- values */
 
+/* 1 if v is an output of a function body (not of a nested block). */
+static int mgopt__is_function_output(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op && u->block && !u->block->parent_op) return 1;
+  return 0;
+}
+
 MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to) {
   if (from == to) return;
+  /* a function output keeps its name: the replacement takes it, unless the
+     replacement is an input or already another output (its name must stay) */
+  if (to->def && mgopt__is_function_output(from) && !mgopt__is_function_output(to)) to->name = from->name;
   while (from->uses) mgopt__use_link(from->uses, to);
 }
 
@@ -2651,7 +3130,324 @@ MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *n
     if (strcmp(d->attrs[i].name, name) == 0) return &d->attrs[i];
   return NULL;
 }
-/* src/core/verify.c — (being written) */
+/* src/core/verify.c — the IR verifier: structure, scopes, exact use lists, op schemas, inferred types. */
+
+/* Invariants checked, per function (nested blocks included):
+   - block lists: prev/next links, parent pointers, op counts, no erased op linked;
+   - every value has a name; outputs point back to their op, args to their block;
+   - operands are defined before use in the op's scope (function inputs, earlier
+     ops of the same or an enclosing block, args of the enclosing nested blocks);
+   - use lists are exact: each use in a value's list points back at its operand
+     or block-output slot, and the list length equals the number of such slots;
+   - registered ops: operand slots and attributes known to the schema (a
+     parameter may be given as an operand), required ones present, attribute
+     kinds compatible, output and nested-block counts in range;
+   - output types agree with type inference (no contradicting dtype, rank or
+     static dim; a less precise stored dim is accepted);
+   - block outputs defined. */
+
+typedef struct mgopt__vfy {
+  mgopt_program *p;
+  mgopt_diag *d;
+  uint8_t *visible;   /* by value id: 1 while in scope */
+  int32_t *count;     /* by value id: operand/block-output slots seen */
+  mgopt_value **seen; /* every value defined, to check its use list at the end */
+  int64_t nseen, seen_cap;
+  uint32_t nids;
+  int depth;
+} mgopt__vfy;
+
+static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const char *fmt, ...) {
+  va_list ap;
+  if (!v->d) return MGOPT_ERR_VERIFY;
+  v->d->status = MGOPT_ERR_VERIFY;
+  v->d->op[0] = 0;
+  if (op) {
+    const char *n = op->name ? op->name
+                    : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "";
+    snprintf(v->d->op, sizeof v->d->op, "%s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(v->d->msg, sizeof v->d->msg, fmt, ap);
+  va_end(ap);
+  if (op) {
+    mgopt__diag_prefix(v->d, "): ");
+    mgopt__diag_prefix(v->d, op->type ? op->type : "?");
+    mgopt__diag_prefix(v->d, "' (");
+    mgopt__diag_prefix(v->d, v->d->op);
+    mgopt__diag_prefix(v->d, "op '");
+  }
+  return MGOPT_ERR_VERIFY;
+}
+
+static int mgopt__vfy_id_ok(mgopt__vfy *v, const mgopt_value *x) { return x->id < v->nids; }
+
+static mgopt_status mgopt__vfy_define(mgopt__vfy *v, mgopt_value *x, const mgopt_op *op) {
+  if (!mgopt__vfy_id_ok(v, x)) return mgopt__vfy_fail(v, op, "value with an invalid id");
+  if (!x->name && !(x->flags & MGOPT_VALUE_ABSENT))
+    return mgopt__vfy_fail(v, op, "a value has no name");
+  if (x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank > 0 && !x->type.dims)
+    return mgopt__vfy_fail(v, op, "value '%s' has rank %d but no dims", x->name ? x->name : "_",
+                           (int)x->type.rank);
+  v->visible[x->id] = 1;
+  if (v->nseen == v->seen_cap) {
+    void *arr = v->seen;
+    if (!mgopt__grow(&v->p->alloc, &arr, &v->seen_cap, v->nseen + 1, sizeof(mgopt_value *)))
+      return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+    v->seen = (mgopt_value **)arr;
+  }
+  v->seen[v->nseen++] = x;
+  return MGOPT_OK;
+}
+
+static int mgopt__vfy_kind_ok(uint8_t want, uint8_t have) {
+  if (want == have) return 1;
+  switch (want) {
+    case MGOPT_ATTR_FLOAT: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_INT: return have == MGOPT_ATTR_BOOL || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_BOOL: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_INTS: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR || have == MGOPT_ATTR_BOOLS;
+    case MGOPT_ATTR_FLOATS: return have == MGOPT_ATTR_INTS || have == MGOPT_ATTR_TENSOR || have == MGOPT_ATTR_FLOAT;
+    case MGOPT_ATTR_BOOLS: return have == MGOPT_ATTR_INTS || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_STRINGS: return have == MGOPT_ATTR_STRING;
+    default: return 0;
+  }
+}
+
+static const char *mgopt__vfy_name(const mgopt_value *x) { return x->name ? x->name : "_"; }
+
+static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  int32_t i, k;
+  if (!def) return MGOPT_OK;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    int found = 0;
+    for (k = 0; k < def->nslots && !found; k++)
+      if (strcmp(def->slots[k].name, s->name) == 0) {
+        found = 1;
+        if (s->is_list && !(def->slots[k].flags & MGOPT_SLOT_VARIADIC))
+          return mgopt__vfy_fail(v, op, "operand '%s' is a list but takes one value", s->name);
+        if (!s->is_list && (def->slots[k].flags & MGOPT_SLOT_VARIADIC) && s->n)
+          return mgopt__vfy_fail(v, op, "operand '%s' takes a list", s->name);
+      }
+    for (k = 0; k < def->nattrs && !found; k++)
+      if (strcmp(def->attrs[k].name, s->name) == 0) found = 1; /* parameter given as an operand */
+    if (!found) return mgopt__vfy_fail(v, op, "unknown operand '%s'", s->name);
+  }
+  for (k = 0; k < def->nslots; k++) {
+    int32_t si;
+    if (def->slots[k].flags & MGOPT_SLOT_OPTIONAL) continue;
+    si = mgopt_op_slot_index(op, def->slots[k].name);
+    if (si < 0 || (!op->slots[si].is_list && op->slots[si].n == 0))
+      return mgopt__vfy_fail(v, op, "missing operand '%s'", def->slots[k].name);
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    const mgopt_attr_def *ad = NULL;
+    for (k = 0; k < def->nattrs; k++)
+      if (strcmp(def->attrs[k].name, a->name) == 0) ad = &def->attrs[k];
+    if (!ad) return mgopt__vfy_fail(v, op, "unknown attribute '%s'", a->name);
+    if (!mgopt__vfy_kind_ok(ad->kind, a->kind))
+      return mgopt__vfy_fail(v, op, "attribute '%s' has the wrong kind", a->name);
+    if (a->kind == MGOPT_ATTR_TENSOR && !a->u.t)
+      return mgopt__vfy_fail(v, op, "attribute '%s' has no tensor", a->name);
+  }
+  for (k = 0; k < def->nattrs; k++) {
+    if (!(def->attrs[k].flags & MGOPT_ATTR_REQUIRED)) continue;
+    if (!mgopt_op_attr(op, def->attrs[k].name) && mgopt_op_slot_index(op, def->attrs[k].name) < 0)
+      return mgopt__vfy_fail(v, op, "missing attribute '%s'", def->attrs[k].name);
+  }
+  if (op->nouts < def->nouts_min || (def->nouts_max >= 0 && op->nouts > def->nouts_max))
+    return mgopt__vfy_fail(v, op, "has %d outputs", (int)op->nouts);
+  if (def->nblocks >= 0 && op->nblocks != def->nblocks)
+    return mgopt__vfy_fail(v, op, "has %d nested blocks, expected %d", (int)op->nblocks, (int)def->nblocks);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d2;
+  int32_t i, k;
+  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(v->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d2);
+  if (def->infer(v->p, op, inf, &d2) != MGOPT_OK)
+    return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  for (i = 0; i < op->nouts; i++) {
+    const mgopt_type *s = &op->outs[i]->type, *t = &inf[i];
+    const char *n = mgopt__vfy_name(op->outs[i]);
+    if (s->kind != t->kind) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
+    if (s->kind != MGOPT_TYPE_TENSOR) continue;
+    if (t->dtype != MGOPT_DT_UNKNOWN && s->dtype != t->dtype)
+      return mgopt__vfy_fail(v, op, "output '%s' is %s, inference gives %s", n,
+                             mgopt_dtype_name((mgopt_dtype)s->dtype), mgopt_dtype_name((mgopt_dtype)t->dtype));
+    if (s->rank >= 0 && t->rank >= 0 && s->rank != t->rank)
+      return mgopt__vfy_fail(v, op, "output '%s' has rank %d, inference gives %d", n, (int)s->rank, (int)t->rank);
+    if (s->rank >= 0 && t->rank == s->rank)
+      for (k = 0; k < s->rank; k++)
+        if (mgopt_dim_is_static(s->dims[k]) && mgopt_dim_is_static(t->dims[k]) && s->dims[k].v != t->dims[k].v)
+          return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)k,
+                                 (long long)s->dims[k].v, (long long)t->dims[k].v);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f);
+
+static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, mgopt_function *f) {
+  int32_t i, k;
+  mgopt_status s;
+  if (op->flags & MGOPT_OP_ERASED) return mgopt__vfy_fail(v, op, "erased op still linked");
+  if (op->parent != b) return mgopt__vfy_fail(v, op, "wrong parent block");
+  if (!op->type) return mgopt__vfy_fail(v, NULL, "op without a type");
+  if (op->kind < 0 || op->kind >= MGOPT_OP__COUNT) return mgopt__vfy_fail(v, op, "bad op kind");
+  for (i = 0; i < op->nslots; i++) {
+    mgopt_slot *sl = &op->slots[i];
+    if (!sl->name) return mgopt__vfy_fail(v, op, "unnamed operand slot");
+    for (k = 0; k < sl->n; k++) {
+      mgopt_use *u = &sl->uses[k];
+      mgopt_value *x = u->value;
+      if (!x) return mgopt__vfy_fail(v, op, "operand '%s'[%d] is missing", sl->name, (int)k);
+      if (u->op != op || u->slot != i || u->index != k || u->block)
+        return mgopt__vfy_fail(v, op, "operand '%s'[%d] has a corrupt use record", sl->name, (int)k);
+      if (!mgopt__vfy_id_ok(v, x) || !v->visible[x->id])
+        return mgopt__vfy_fail(v, op, "operand '%s' uses '%s' outside its scope or before its definition",
+                               sl->name, mgopt__vfy_name(x));
+      v->count[x->id]++;
+    }
+  }
+  if ((s = mgopt__vfy_schema(v, op)) != MGOPT_OK) return s;
+  /* nested blocks see what is visible here, plus their own args */
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_block *nb = op->blocks[i];
+    if (nb->parent_op != op) return mgopt__vfy_fail(v, op, "nested block %d has a wrong parent", (int)i);
+    if (v->depth > 256) return mgopt__vfy_fail(v, op, "blocks nested too deeply");
+    v->depth++;
+    s = mgopt__vfy_block(v, nb, f);
+    v->depth--;
+    if (s) return s;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *x = op->outs[i];
+    if (!x || x->def != op || x->index != i) return mgopt__vfy_fail(v, op, "output %d does not point back at its op", (int)i);
+    if ((s = mgopt__vfy_define(v, x, op)) != MGOPT_OK) return s;
+  }
+  return mgopt__vfy_types(v, op);
+}
+
+static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f) {
+  mgopt_op *op, *prev = NULL;
+  int32_t i, n = 0;
+  mgopt_status s;
+  if (b->func != f) return mgopt__vfy_fail(v, NULL, "block '%s' belongs to another function", b->name);
+  for (i = 0; i < b->nargs; i++) {
+    mgopt_value *x = b->args[i];
+    if (x->def || x->owner != b || x->index != i)
+      return mgopt__vfy_fail(v, b->parent_op, "block argument %d does not point back at its block", (int)i);
+    if ((s = mgopt__vfy_define(v, x, b->parent_op)) != MGOPT_OK) return s;
+  }
+  for (op = b->first; op; op = op->next) {
+    if (op->prev != prev) return mgopt__vfy_fail(v, op, "broken op list links");
+    if ((s = mgopt__vfy_op(v, op, b, f)) != MGOPT_OK) return s;
+    prev = op;
+    n++;
+  }
+  if (b->last != prev) return mgopt__vfy_fail(v, NULL, "block '%s': last op pointer is stale", b->name);
+  if (n != b->nops) return mgopt__vfy_fail(v, NULL, "block '%s': op count %d, found %d", b->name, (int)b->nops, (int)n);
+  for (i = 0; i < b->nouts; i++) {
+    mgopt_use *u = b->outs[i];
+    mgopt_value *x = u->value;
+    if (!x) return mgopt__vfy_fail(v, b->parent_op, "block '%s' output %d is missing", b->name, (int)i);
+    if (u->block != b || u->op || u->index != i)
+      return mgopt__vfy_fail(v, b->parent_op, "block '%s' output %d has a corrupt use record", b->name, (int)i);
+    if (!mgopt__vfy_id_ok(v, x) || !v->visible[x->id])
+      return mgopt__vfy_fail(v, b->parent_op, "block '%s' output '%s' is not defined in scope", b->name,
+                             mgopt__vfy_name(x));
+    v->count[x->id]++;
+  }
+  /* leaving the block: its definitions go out of scope */
+  if (b->parent_op) {
+    for (i = 0; i < b->nargs; i++) v->visible[b->args[i]->id] = 0;
+    for (op = b->first; op; op = op->next)
+      for (i = 0; i < op->nouts; i++) v->visible[op->outs[i]->id] = 0;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
+  int64_t i;
+  for (i = 0; i < v->nseen; i++) {
+    mgopt_value *x = v->seen[i];
+    const mgopt_use *u, *prev = NULL;
+    int32_t n = 0;
+    for (u = x->uses; u; u = u->next) {
+      if (u->value != x || u->prev != prev)
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' is corrupt", mgopt__vfy_name(x));
+      if (u->op) {
+        const mgopt_op *o = u->op;
+        if ((o->flags & MGOPT_OP_ERASED) || u->slot < 0 || u->slot >= o->nslots ||
+            u->index < 0 || u->index >= o->slots[u->slot].n || &o->slots[u->slot].uses[u->index] != u)
+          return mgopt__vfy_fail(v, x->def, "use list of '%s' holds a stale use", mgopt__vfy_name(x));
+      } else if (!u->block || u->index < 0 || u->index >= u->block->nouts || u->block->outs[u->index] != u) {
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' holds a stale block output", mgopt__vfy_name(x));
+      }
+      prev = u;
+      n++;
+    }
+    if (n != x->nuses || n != v->count[x->id])
+      return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d entries, count %d, found %d uses",
+                             mgopt__vfy_name(x), (int)n, (int)x->nuses, (int)v->count[x->id]);
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
+  mgopt__vfy v;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  memset(&v, 0, sizeof v);
+  v.p = p;
+  v.d = d;
+  if (p->status) return mgopt_diag_set(d, p->status, "the program ran out of memory earlier");
+  v.nids = p->next_id;
+  v.visible = (uint8_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, v.nids);
+  v.count = (int32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, sizeof(int32_t) * v.nids);
+  if (!v.visible || !v.count) {
+    s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+    goto done;
+  }
+  memset(v.visible, 0, v.nids);
+  memset(v.count, 0, sizeof(int32_t) * v.nids);
+  for (i = 0; i < p->nfuncs && !s; i++) {
+    mgopt_function *f = p->funcs[i];
+    if (!f->body || f->body->parent_op) {
+      s = mgopt__vfy_fail(&v, NULL, "function '%s' has no body", f->name);
+      break;
+    }
+    s = mgopt__vfy_block(&v, f->body, f);
+    /* function scopes are separate */
+    if (!s) memset(v.visible, 0, v.nids);
+  }
+  if (!s) s = mgopt__vfy_uses(&v);
+done:
+  if (v.visible) mgopt__heap_free(&p->alloc, v.visible, v.nids);
+  if (v.count) mgopt__heap_free(&p->alloc, v.count, sizeof(int32_t) * v.nids);
+  if (v.seen) mgopt__heap_free(&p->alloc, v.seen, (size_t)v.seen_cap * sizeof(mgopt_value *));
+  return s;
+}
 /* src/core/mil_print.c — prints a program as .mil text. */
 
 /* STUB: being written. */
@@ -2672,9 +3468,2485 @@ MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgop
   mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "not yet");
   return NULL;
 }
-/* src/core/rewrite.c — (being written) */
-/* src/core/passmgr.c — (being written) */
-/* src/onnx/pb.c — protobuf wire codec for ONNX ModelProto. */
+/* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
+
+/* How it works. Every op of the function (nested blocks too) is queued once,
+   in program order. Popping an op: skip it if erased; erase it if it is pure
+   and its outputs are unused; fold it if every operand is constant and a
+   kernel exists; else try the patterns registered for its type, highest
+   benefit first (ties by name), and stop at the first that changes the IR.
+   Every change goes through the mgopt_rw_* calls, which queue only what may
+   match anew: created ops, users of replaced values, producers of erased
+   operands, users of modified ops. A queued flag keeps each op in the queue
+   at most once. Cost: O(ops + rewrites x neighbourhood). */
+
+#define MGOPT__OP_QUEUED (1u << 8)
+
+struct mgopt_rewriter {
+  mgopt_program *p;
+  mgopt_op **q;          /* stack of queued ops (popped from the end) */
+  int64_t nq, qcap;
+  int oom;
+  uint64_t rng;
+  const mgopt_rewrite_config *cfg;
+  mgopt_rewrite_stats *stats;
+  mgopt_diag *d;
+  /* pattern index: for each op kind, a range into `order` */
+  int32_t *order;        /* pattern indices sorted by (root kind, -benefit, name) */
+  int32_t *start;        /* MGOPT_OP__COUNT + 1 entries */
+  int32_t nany;          /* patterns with root_kind -1 are at order[0..nany) */
+  const mgopt_pattern *pats;
+  int32_t npats;
+  int64_t *hits;         /* per pattern, for the no-fixpoint diagnostic */
+};
+
+static void mgopt__rw_push(mgopt_rewriter *rw, mgopt_op *op) {
+  if (!op || (op->flags & (MGOPT__OP_QUEUED | MGOPT_OP_ERASED))) return;
+  if (rw->nq == rw->qcap) {
+    void *arr = rw->q;
+    if (!mgopt__grow(&rw->p->alloc, &arr, &rw->qcap, rw->nq + 1, sizeof(mgopt_op *))) {
+      rw->oom = 1;
+      return;
+    }
+    rw->q = (mgopt_op **)arr;
+  }
+  op->flags |= MGOPT__OP_QUEUED;
+  rw->q[rw->nq++] = op;
+}
+
+static void mgopt__rw_push_users(mgopt_rewriter *rw, mgopt_value *v) {
+  mgopt_use *u;
+  for (u = v->uses; u; u = u->next) {
+    if (u->op) mgopt__rw_push(rw, u->op);
+    else if (u->block && u->block->parent_op) mgopt__rw_push(rw, u->block->parent_op);
+  }
+}
+
+static void mgopt__rw_push_producers(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def) mgopt__rw_push(rw, v->def);
+    }
+}
+
+/* ---------------------------------------------------------------- rewriter API */
+
+MGOPTDEF mgopt_program *mgopt_rw_program(mgopt_rewriter *rw) { return rw->p; }
+
+MGOPTDEF void mgopt_rw_created(mgopt_rewriter *rw, mgopt_op *op) { mgopt__rw_push(rw, op); }
+
+MGOPTDEF void mgopt_rw_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  mgopt__rw_push_users(rw, from);
+  mgopt_value_replace_all_uses(from, to);
+  if (to->def) mgopt__rw_push(rw, to->def);
+}
+
+MGOPTDEF void mgopt_rw_erase(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++) MGOPT_ASSERT(op->outs[i]->nuses == 0);
+  mgopt__rw_push_producers(rw, op);
+  mgopt_op_erase(op);
+  if (rw->stats) rw->stats->erased++;
+}
+
+MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *const *vals) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (vals[i] && vals[i] != op->outs[i]) mgopt_rw_replace_value(rw, op->outs[i], vals[i]);
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return; /* an output could not be replaced: keep the op */
+  mgopt_rw_erase(rw, op);
+}
+
+MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
+  mgopt_value *old = mgopt_op_operand(op, slot);
+  mgopt_op_set_operand(op, slot, v);
+  if (old && old->def) mgopt__rw_push(rw, old->def);
+  mgopt__rw_push(rw, op);
+}
+
+MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t i;
+  mgopt__rw_push(rw, op);
+  for (i = 0; i < op->nouts; i++) mgopt__rw_push_users(rw, op->outs[i]);
+}
+
+MGOPTDEF mgopt_op *mgopt_rw_create(mgopt_rewriter *rw, mgopt_op *pos, const char *type,
+                                   const char *name, int32_t nslots, const char *const *slot_names,
+                                   mgopt_value *const *vals, int32_t nouts) {
+  mgopt_op *op;
+  int32_t i;
+  if (!name) name = mgopt_program_fresh_name(rw->p, type);
+  op = mgopt_build_op(rw->p, pos->parent, pos, type, name, nslots, slot_names, vals, nouts);
+  if (!op) {
+    rw->oom = 1;
+    return NULL;
+  }
+  for (i = 1; i < nouts; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.40s_%d", name, (int)i);
+    mgopt_value_set_name(op->outs[i], buf);
+  }
+  mgopt__rw_push(rw, op);
+  return op;
+}
+
+MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const char *name, mgopt_tensor *t) {
+  mgopt_value *v = mgopt_build_const(rw->p, pos->parent, pos, name, t);
+  if (!v) {
+    rw->oom = 1;
+    return NULL;
+  }
+  mgopt__rw_push(rw, v->def);
+  return v;
+}
+
+/* ---------------------------------------------------------------- the driver */
+
+static int mgopt__rw_is_dead(const mgopt_op *op) {
+  int32_t i;
+  if (op->nouts == 0) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return 0;
+  /* opaque ops count as pure: model graphs have no side effects */
+  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+/* 1 folded, 0 not, -1 OOM */
+static int mgopt__rw_try_fold(mgopt_rewriter *rw, mgopt_op *op) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  mgopt_tensor *outs[16];
+  mgopt_value *vals[16];
+  int32_t s, k, i;
+  int r;
+  if (!cfg->fold || op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks ||
+      op->nouts == 0 || op->nouts > 16)
+    return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++)
+      if (!mgopt_value_const(op->slots[s].uses[k].value)) return 0;
+  if (cfg->fold_max_elements > 0)
+    for (i = 0; i < op->nouts; i++) {
+      int64_t n = mgopt_type_numel(&op->outs[i]->type);
+      if (n > cfg->fold_max_elements) return 0;
+    }
+  memset(outs, 0, sizeof outs);
+  r = cfg->fold(rw->p, op, outs, cfg->fold_ud);
+  if (r <= 0) return r;
+  for (i = 0; i < op->nouts; i++) {
+    if (!outs[i]) return 0;
+    if (cfg->fold_max_elements > 0 && outs[i]->numel > cfg->fold_max_elements) return 0;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    /* the constant takes the output's name, so graph outputs keep theirs */
+    vals[i] = mgopt_build_const(rw->p, op->parent, op, op->outs[i]->name, outs[i]);
+    if (!vals[i]) return -1;
+    mgopt__rw_push(rw, vals[i]->def);
+  }
+  for (i = 0; i < op->nouts; i++) mgopt_rw_replace_value(rw, op->outs[i], vals[i]);
+  mgopt_rw_erase(rw, op);
+  if (rw->stats) rw->stats->folds++;
+  return 1;
+}
+
+static int mgopt__rw_pat_before(const mgopt_pattern *a, const mgopt_pattern *b) {
+  if (a->root_kind != b->root_kind) return a->root_kind < b->root_kind;
+  if (a->benefit != b->benefit) return a->benefit > b->benefit;
+  return strcmp(a->name ? a->name : "", b->name ? b->name : "") < 0;
+}
+
+static mgopt_status mgopt__rw_index(mgopt_rewriter *rw) {
+  const mgopt_allocator *al = &rw->p->alloc;
+  int32_t i, j, n = rw->npats;
+  rw->order = (int32_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int32_t) * (size_t)(n + 1));
+  rw->start = (int32_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
+  rw->hits = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(n + 1));
+  if (!rw->order || !rw->start || !rw->hits) return MGOPT_ERR_NOMEM;
+  memset(rw->hits, 0, sizeof(int64_t) * (size_t)(n + 1));
+  for (i = 0; i < n; i++) {
+    if (rw->pats[i].root_kind < -1 || rw->pats[i].root_kind >= MGOPT_OP__COUNT || !rw->pats[i].fn)
+      return MGOPT_ERR_INVALID_ARG;
+    rw->order[i] = i;
+  }
+  /* insertion sort: pattern sets are small */
+  for (i = 1; i < n; i++) {
+    int32_t x = rw->order[i];
+    for (j = i; j > 0 && mgopt__rw_pat_before(&rw->pats[x], &rw->pats[rw->order[j - 1]]); j--)
+      rw->order[j] = rw->order[j - 1];
+    rw->order[j] = x;
+  }
+  rw->nany = 0;
+  while (rw->nany < n && rw->pats[rw->order[rw->nany]].root_kind == -1) rw->nany++;
+  j = rw->nany;
+  for (i = 0; i <= MGOPT_OP__COUNT; i++) {
+    while (j < n && rw->pats[rw->order[j]].root_kind < i) j++;
+    rw->start[i] = j;
+  }
+  rw->start[MGOPT_OP__COUNT + 1] = n;
+  return MGOPT_OK;
+}
+
+static int mgopt__rw_collect(mgopt_op *op, void *ud) {
+  mgopt__rw_push((mgopt_rewriter *)ud, op);
+  return 0;
+}
+
+/* Runs pattern `pi` on op; 1 if it changed the IR. */
+static int mgopt__rw_apply(mgopt_rewriter *rw, int32_t pi, mgopt_op *op) {
+  const mgopt_pattern *pt = &rw->pats[pi];
+  if (pt->root_type && strcmp(pt->root_type, op->type) != 0) return 0;
+  if (!pt->fn(rw, op, pt->ud)) return 0;
+  rw->hits[pi]++;
+  if (rw->stats) {
+    rw->stats->rewrites++;
+    if (rw->stats->per_pattern && pi < rw->stats->npatterns) rw->stats->per_pattern[pi]++;
+  }
+  return 1;
+}
+
+static mgopt_status mgopt__rw_cap_diag(mgopt_rewriter *rw, int64_t cap) {
+  char names[MGOPT_DIAG_MSG_MAX];
+  size_t len = 0;
+  int32_t shown = 0;
+  names[0] = 0;
+  while (shown < 3) {
+    int32_t i, best = -1;
+    for (i = 0; i < rw->npats; i++)
+      if (rw->hits[i] > 0 && (best < 0 || rw->hits[i] > rw->hits[best])) best = i;
+    if (best < 0) break;
+    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (%lld)", shown ? ", " : "",
+                            rw->pats[best].name ? rw->pats[best].name : "?", (long long)rw->hits[best]);
+    if (len >= sizeof names) len = sizeof names - 1;
+    rw->hits[best] = -rw->hits[best];
+    shown++;
+  }
+  return mgopt_diag_set(rw->d, MGOPT_ERR_NO_FIXPOINT,
+                        "rewrite cap of %lld reached before a fixpoint; patterns that kept firing: %s",
+                        (long long)cap, shown ? names : "(folding and erasure only)");
+}
+
+static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int64_t done = 0, cap = cfg->max_rewrites;
+  mgopt_diag vd;
+  mgopt_block_walk(body, mgopt__rw_collect, rw);
+  /* the queue is a stack: reverse it so ops pop in program order */
+  {
+    int64_t i;
+    for (i = 0; i < rw->nq / 2; i++) {
+      mgopt_op *t = rw->q[i];
+      rw->q[i] = rw->q[rw->nq - 1 - i];
+      rw->q[rw->nq - 1 - i] = t;
+    }
+  }
+  if (cap <= 0) cap = 10 * (rw->nq + 100);
+  while (rw->nq > 0) {
+    mgopt_op *op;
+    int changed = 0;
+    if (rw->oom) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory");
+    if (cfg->shuffle_seed && rw->nq > 1) {
+      int64_t j;
+      mgopt_op *t;
+      rw->rng ^= rw->rng << 13;
+      rw->rng ^= rw->rng >> 7;
+      rw->rng ^= rw->rng << 17;
+      j = (int64_t)(rw->rng % (uint64_t)rw->nq);
+      t = rw->q[j];
+      rw->q[j] = rw->q[rw->nq - 1];
+      rw->q[rw->nq - 1] = t;
+    }
+    op = rw->q[--rw->nq];
+    op->flags &= ~MGOPT__OP_QUEUED;
+    if (op->flags & MGOPT_OP_ERASED) continue;
+    if (rw->stats) rw->stats->pops++;
+    if (cfg->erase_dead && mgopt__rw_is_dead(op)) {
+      mgopt_rw_erase(rw, op);
+      changed = 1;
+    } else {
+      int r = mgopt__rw_try_fold(rw, op);
+      if (r < 0) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory while folding");
+      if (r > 0) changed = 1;
+      else {
+        int32_t i, lo, hi;
+        lo = rw->start[op->kind];
+        hi = rw->start[op->kind + 1];
+        for (i = lo; i < hi && !changed; i++) changed = mgopt__rw_apply(rw, rw->order[i], op);
+        for (i = 0; i < rw->nany && !changed; i++) changed = mgopt__rw_apply(rw, rw->order[i], op);
+      }
+    }
+    if (!changed) continue;
+    if (rw->p->status) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory");
+    if (cfg->verify_each) {
+      mgopt_diag_clear(&vd);
+      if (mgopt_program_verify(rw->p, &vd) != MGOPT_OK) {
+        if (rw->d) *rw->d = vd;
+        return MGOPT_ERR_VERIFY;
+      }
+    }
+    if (++done >= cap) return mgopt__rw_cap_diag(rw, cap);
+  }
+  return rw->oom ? mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory") : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f,
+                                             const mgopt_pattern *patterns, int32_t npatterns,
+                                             const mgopt_rewrite_config *cfg,
+                                             mgopt_rewrite_stats *stats, mgopt_diag *d) {
+  mgopt_rewriter rw;
+  mgopt_rewrite_config dflt;
+  mgopt_status s;
+  const mgopt_allocator *al = &p->alloc;
+  if (!f || npatterns < 0 || (npatterns && !patterns))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "rewrite: bad arguments");
+  if (!cfg) {
+    memset(&dflt, 0, sizeof dflt);
+    dflt.erase_dead = 1;
+    cfg = &dflt;
+  }
+  memset(&rw, 0, sizeof rw);
+  rw.p = p;
+  rw.cfg = cfg;
+  rw.stats = stats;
+  rw.d = d;
+  rw.pats = patterns;
+  rw.npats = npatterns;
+  rw.rng = cfg->shuffle_seed ? cfg->shuffle_seed : 1;
+  s = mgopt__rw_index(&rw);
+  if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
+  else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
+  else s = mgopt__rw_run(&rw, f->body);
+  /* leave no queued flags behind */
+  while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
+  if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));
+  if (rw.order) mgopt__heap_free(al, rw.order, sizeof(int32_t) * (size_t)(npatterns + 1));
+  if (rw.start) mgopt__heap_free(al, rw.start, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
+  if (rw.hits) mgopt__heap_free(al, rw.hits, sizeof(int64_t) * (size_t)(npatterns + 1));
+  if (stats) stats->npatterns = stats->npatterns ? stats->npatterns : npatterns;
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_rewrite_program(mgopt_program *p, const mgopt_pattern *patterns,
+                                            int32_t npatterns, const mgopt_rewrite_config *cfg,
+                                            mgopt_rewrite_stats *stats, mgopt_diag *d) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++) {
+    mgopt_status s = mgopt_rewrite_function(p, p->funcs[i], patterns, npatterns, cfg, stats, d);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+/* src/core/passmgr.c — pass lookup, pipeline strings, typed options, running with instrumentation. */
+
+/* Pipeline grammar (whitespace allowed between tokens):
+     pipeline := "" | "none" | item ("," item)*
+     item     := NAME [ "{" opt ("," opt)* "}" ]
+     opt      := NAME "=" VALUE          VALUE: a bare word or a "quoted string"
+   NAME is [A-Za-z0-9_:.]+; it names a pass (full "common::x" or short "x")
+   or a named pipeline, expanded in place (nesting limited). */
+
+#define MGOPT__PIPE_MAX_DEPTH 8
+#define MGOPT__PIPE_MAX_OPTS 32
+
+static int mgopt__pm_name_eq(const char *full, const char *s, size_t n) {
+  const char *c;
+  if (strlen(full) == n && memcmp(full, s, n) == 0) return 1;
+  /* short form: the part after the last "::" */
+  c = strrchr(full, ':');
+  if (c && c > full && c[-1] == ':') {
+    c++;
+    return strlen(c) == n && memcmp(c, s, n) == 0;
+  }
+  return 0;
+}
+
+MGOPTDEF const mgopt_pass_def *mgopt_registry_find(const mgopt_registry *r, const char *name, size_t n) {
+  int32_t i;
+  if (!r) return NULL;
+  for (i = 0; i < r->npasses; i++)
+    if (mgopt__pm_name_eq(r->passes[i]->name, name, n)) return r->passes[i];
+  return NULL;
+}
+
+static const mgopt_pipeline_def *mgopt__pm_find_pipeline(const mgopt_registry *r, const char *s, size_t n) {
+  int32_t i;
+  for (i = 0; i < r->npipelines; i++)
+    if (strlen(r->pipelines[i].name) == n && memcmp(r->pipelines[i].name, s, n) == 0)
+      return &r->pipelines[i];
+  return NULL;
+}
+
+typedef struct mgopt__pm {
+  const mgopt_registry *r;
+  mgopt_program *p;            /* NULL: check only */
+  const mgopt_run_options *ro;
+  mgopt_pass_report *reports;
+  int32_t cap, nrep;
+  mgopt_diag *d;
+  const char *top;             /* the caller's pipeline string (for columns) */
+  int depth;
+} mgopt__pm;
+
+static int mgopt__pm_namech(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == ':' || c == '.' || c == '-';
+}
+
+static const char *mgopt__pm_ws(const char *s) {
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+  return s;
+}
+
+static mgopt_status mgopt__pm_err(mgopt__pm *m, const char *src, const char *at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static mgopt_status mgopt__pm_err(mgopt__pm *m, const char *src, const char *at, const char *fmt, ...) {
+  va_list ap;
+  if (!m->d) return MGOPT_ERR_INVALID_ARG;
+  m->d->status = MGOPT_ERR_INVALID_ARG;
+  m->d->line = 1;
+  m->d->col = src == m->top ? (int)(at - src) + 1 : 0;
+  va_start(ap, fmt);
+  vsnprintf(m->d->msg, sizeof m->d->msg, fmt, ap);
+  va_end(ap);
+  return MGOPT_ERR_INVALID_ARG;
+}
+
+static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t n, mgopt_opt_value *out,
+                                 char *strbuf) {
+  char tmp[128];
+  char *end;
+  if (n >= sizeof tmp) return 0;
+  memcpy(tmp, v, n);
+  tmp[n] = 0;
+  switch ((mgopt_opt_kind)od->kind) {
+    case MGOPT_OPT_BOOL:
+      if (strcmp(tmp, "true") == 0 || strcmp(tmp, "1") == 0) out->i = 1;
+      else if (strcmp(tmp, "false") == 0 || strcmp(tmp, "0") == 0) out->i = 0;
+      else return 0;
+      return 1;
+    case MGOPT_OPT_INT:
+      out->i = strtoll(tmp, &end, 10);
+      return n > 0 && *end == 0;
+    case MGOPT_OPT_FLOAT:
+      out->f = strtod(tmp, &end);
+      return n > 0 && *end == 0;
+    case MGOPT_OPT_STRING:
+      memcpy(strbuf, v, n);
+      strbuf[n] = 0;
+      out->s = strbuf;
+      return 1;
+  }
+  return 0;
+}
+
+static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
+  mgopt_pass_ctx ctx;
+  mgopt_pass_report rep;
+  mgopt_status s;
+  double t0 = 0;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.program = m->p;
+  ctx.opts = vals;
+  ctx.diag = m->d;
+  ctx.fold = m->r->fold;
+  ctx.fold_ud = m->r->fold_ud;
+  memset(&rep, 0, sizeof rep);
+  rep.name = pd->name;
+  rep.ops_before = mgopt_program_op_count(m->p);
+  if (m->ro && m->ro->clock) t0 = m->ro->clock();
+  s = pd->run(&ctx);
+  if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
+  if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
+  if (s) {
+    if (m->d && m->d->status == MGOPT_OK) mgopt_diag_set(m->d, s, "%s failed", pd->name);
+    if (m->d && strncmp(m->d->msg, pd->name, strlen(pd->name)) != 0) {
+      mgopt__diag_prefix(m->d, ": ");
+      mgopt__diag_prefix(m->d, pd->name);
+    }
+    return s;
+  }
+  rep.rewrites = ctx.rewrites;
+  rep.ops_after = mgopt_program_op_count(m->p);
+  if (m->ro && m->ro->verify_each) {
+    s = mgopt_program_verify(m->p, m->d);
+    if (s) {
+      mgopt__diag_prefix(m->d, ": ");
+      mgopt__diag_prefix(m->d, pd->name);
+      mgopt__diag_prefix(m->d, "after ");
+      return s;
+    }
+  }
+  if (m->reports && m->nrep < m->cap) m->reports[m->nrep] = rep;
+  m->nrep++;
+  if (m->ro && m->ro->after_pass) m->ro->after_pass(m->p, &rep, m->ro->after_pass_ud);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
+  const char *s = mgopt__pm_ws(src);
+  if (*s == 0) return MGOPT_OK;
+  if (strncmp(s, "none", 4) == 0 && *mgopt__pm_ws(s + 4) == 0) return MGOPT_OK;
+  for (;;) {
+    const char *name, *q;
+    size_t nlen;
+    const mgopt_pass_def *pd;
+    const mgopt_pipeline_def *pl;
+    mgopt_opt_value vals[MGOPT__PIPE_MAX_OPTS];
+    char strbufs[MGOPT__PIPE_MAX_OPTS][128];
+    int32_t i;
+    s = mgopt__pm_ws(s);
+    name = s;
+    while (mgopt__pm_namech(*s)) s++;
+    nlen = (size_t)(s - name);
+    if (nlen == 0) return mgopt__pm_err(m, src, name, "expected a pass name");
+    pd = mgopt_registry_find(m->r, name, nlen);
+    pl = pd ? NULL : mgopt__pm_find_pipeline(m->r, name, nlen);
+    if (!pd && !pl) return mgopt__pm_err(m, src, name, "unknown pass or pipeline '%.*s'", (int)nlen, name);
+    q = mgopt__pm_ws(s);
+    if (pl) {
+      mgopt_status st;
+      if (*q == '{') return mgopt__pm_err(m, src, q, "pipeline '%s' takes no options", pl->name);
+      if (m->depth >= MGOPT__PIPE_MAX_DEPTH) return mgopt__pm_err(m, src, name, "pipelines nested too deeply");
+      m->depth++;
+      st = mgopt__pm_walk(m, pl->passes);
+      m->depth--;
+      if (st) return st;
+    } else {
+      if (pd->nopts > MGOPT__PIPE_MAX_OPTS) return mgopt__pm_err(m, src, name, "pass has too many options");
+      for (i = 0; i < pd->nopts; i++) {
+        const mgopt_opt_def *od = &pd->opts[i];
+        memset(&vals[i], 0, sizeof vals[i]);
+        vals[i].s = "";
+        if (od->deflt && !mgopt__pm_parse_value(od, od->deflt, strlen(od->deflt), &vals[i], strbufs[i]))
+          return mgopt__pm_err(m, src, name, "pass '%s': bad default for option '%s'", pd->name, od->name);
+      }
+      if (*q == '{') {
+        q++;
+        for (;;) {
+          const char *on, *ov;
+          size_t onl, ovl;
+          const mgopt_opt_def *od = NULL;
+          int32_t oi = -1;
+          q = mgopt__pm_ws(q);
+          on = q;
+          while (mgopt__pm_namech(*q)) q++;
+          onl = (size_t)(q - on);
+          if (!onl) return mgopt__pm_err(m, src, on, "expected an option name");
+          for (i = 0; i < pd->nopts; i++)
+            if (strlen(pd->opts[i].name) == onl && memcmp(pd->opts[i].name, on, onl) == 0) {
+              od = &pd->opts[i];
+              oi = i;
+            }
+          if (!od) return mgopt__pm_err(m, src, on, "pass '%s' has no option '%.*s'", pd->name, (int)onl, on);
+          q = mgopt__pm_ws(q);
+          if (*q != '=') return mgopt__pm_err(m, src, q, "expected '=' after option '%s'", od->name);
+          q = mgopt__pm_ws(q + 1);
+          if (*q == '"') {
+            ov = ++q;
+            while (*q && *q != '"') q++;
+            if (!*q) return mgopt__pm_err(m, src, ov - 1, "unterminated string");
+            ovl = (size_t)(q - ov);
+            q++;
+          } else {
+            ov = q;
+            while (*q && *q != ',' && *q != '}' && *q != ' ' && *q != '\t') q++;
+            ovl = (size_t)(q - ov);
+          }
+          if (!mgopt__pm_parse_value(od, ov, ovl, &vals[oi], strbufs[oi]))
+            return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s", (int)ovl, ov, od->name,
+                                 pd->name);
+          q = mgopt__pm_ws(q);
+          if (*q == ',') {
+            q++;
+            continue;
+          }
+          if (*q == '}') {
+            q++;
+            break;
+          }
+          return mgopt__pm_err(m, src, q, "expected ',' or '}' in the options of %s", pd->name);
+        }
+      }
+      if (m->p) {
+        mgopt_status st = mgopt__pm_run_pass(m, pd, vals);
+        if (st) return st;
+      }
+    }
+    s = mgopt__pm_ws(q);
+    if (*s == 0) return MGOPT_OK;
+    if (*s != ',') return mgopt__pm_err(m, src, s, "expected ',' between passes");
+    s++;
+  }
+}
+
+MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline, mgopt_diag *d) {
+  mgopt__pm m;
+  memset(&m, 0, sizeof m);
+  m.r = r;
+  m.d = d;
+  m.top = pipeline ? pipeline : "";
+  if (!r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "no pass registry");
+  return mgopt__pm_walk(&m, m.top);
+}
+
+MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
+                                         const mgopt_run_options *opts, mgopt_pass_report *reports,
+                                         int32_t cap, int32_t *nreports, mgopt_diag *d) {
+  mgopt__pm m;
+  mgopt_status s;
+  if (!p || !r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "pipeline: no program or registry");
+  /* check the whole string first: a typo late in it must not leave a half-run program */
+  s = mgopt_pipeline_check(r, pipeline, d);
+  if (s) return s;
+  memset(&m, 0, sizeof m);
+  m.r = r;
+  m.p = p;
+  m.ro = opts;
+  m.reports = reports;
+  m.cap = reports ? cap : 0;
+  m.d = d;
+  m.top = pipeline ? pipeline : "";
+  s = mgopt__pm_walk(&m, m.top);
+  if (nreports) *nreports = m.nrep < m.cap ? m.nrep : m.cap;
+  return s;
+}
+/* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
+
+/* Wire types. 3 and 4 (groups) are deprecated and rejected by the readers. */
+#define MGOPT__PB_VARINT 0
+#define MGOPT__PB_FIXED64 1
+#define MGOPT__PB_LEN 2
+#define MGOPT__PB_SGROUP 3
+#define MGOPT__PB_EGROUP 4
+#define MGOPT__PB_FIXED32 5
+
+/* Results of the primitive readers. */
+#define MGOPT__PB_OK 0
+#define MGOPT__PB_TRUNCATED 1 /* the bytes end inside the item */
+#define MGOPT__PB_OVERFLOW 2  /* varint longer than 10 bytes or above 2^64 - 1 */
+#define MGOPT__PB_BADWIRE 3   /* wire type 6 or 7 */
+#define MGOPT__PB_GROUP 4     /* wire type 3 or 4 */
+#define MGOPT__PB_PASTEND 5   /* a length prefix larger than the bytes left */
+
+/* Reads a varint at *pos (< end). On success advances *pos. Accepts the
+   non-minimal encodings protobuf allows, up to 10 bytes; the 10th byte may
+   only carry the top bit of a 64-bit value. */
+MGOPT__PRIVATE int mgopt__pb_varint(const uint8_t *b, size_t *pos, size_t end, uint64_t *out) {
+  uint64_t v = 0;
+  size_t p = *pos;
+  int shift = 0;
+  for (;;) {
+    uint8_t c;
+    if (p >= end) return MGOPT__PB_TRUNCATED;
+    c = b[p++];
+    if (shift == 63 && (c & 0x7e)) return MGOPT__PB_OVERFLOW;
+    v |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) break;
+    shift += 7;
+    if (shift > 63) return MGOPT__PB_OVERFLOW;
+  }
+  *pos = p;
+  *out = v;
+  return MGOPT__PB_OK;
+}
+
+MGOPT__PRIVATE int mgopt__pb_fixed32(const uint8_t *b, size_t *pos, size_t end, uint32_t *out) {
+  size_t p = *pos;
+  if (end - p < 4) return MGOPT__PB_TRUNCATED;
+  *out = (uint32_t)b[p] | (uint32_t)b[p + 1] << 8 | (uint32_t)b[p + 2] << 16 | (uint32_t)b[p + 3] << 24;
+  *pos = p + 4;
+  return MGOPT__PB_OK;
+}
+
+MGOPT__PRIVATE int mgopt__pb_fixed64(const uint8_t *b, size_t *pos, size_t end, uint64_t *out) {
+  uint32_t lo, hi;
+  if (end - *pos < 8) return MGOPT__PB_TRUNCATED;
+  mgopt__pb_fixed32(b, pos, end, &lo);
+  mgopt__pb_fixed32(b, pos, end, &hi);
+  *out = (uint64_t)lo | (uint64_t)hi << 32;
+  return MGOPT__PB_OK;
+}
+
+static inline int64_t mgopt__pb_unzigzag(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+static inline uint64_t mgopt__pb_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : (uint64_t)0);
+}
+
+/* Reads a field key: field number and wire type. Rejects field 0, wire types
+   6/7 and groups (the caller reports them). */
+MGOPT__PRIVATE int mgopt__pb_key(const uint8_t *b, size_t *pos, size_t end, uint32_t *field, int *wt) {
+  uint64_t k;
+  int r = mgopt__pb_varint(b, pos, end, &k);
+  if (r) return r;
+  *wt = (int)(k & 7);
+  if ((k >> 3) > 0x1fffffffu) return MGOPT__PB_OVERFLOW;
+  *field = (uint32_t)(k >> 3);
+  if (*wt == MGOPT__PB_SGROUP || *wt == MGOPT__PB_EGROUP) return MGOPT__PB_GROUP;
+  if (*wt > MGOPT__PB_FIXED32) return MGOPT__PB_BADWIRE;
+  return MGOPT__PB_OK;
+}
+
+/* Skips the payload of a field of wire type wt; for MGOPT__PB_LEN returns the
+   payload's start and length (checked against end) in *start / *len. */
+MGOPT__PRIVATE int mgopt__pb_skip(const uint8_t *b, size_t *pos, size_t end, int wt, size_t *start,
+                                  size_t *len) {
+  uint64_t v;
+  int r;
+  *start = *pos;
+  *len = 0;
+  switch (wt) {
+  case MGOPT__PB_VARINT: return mgopt__pb_varint(b, pos, end, &v);
+  case MGOPT__PB_FIXED64:
+    if (end - *pos < 8) return MGOPT__PB_TRUNCATED;
+    *pos += 8;
+    return MGOPT__PB_OK;
+  case MGOPT__PB_FIXED32:
+    if (end - *pos < 4) return MGOPT__PB_TRUNCATED;
+    *pos += 4;
+    return MGOPT__PB_OK;
+  case MGOPT__PB_LEN:
+    r = mgopt__pb_varint(b, pos, end, &v);
+    if (r) return r;
+    if (v > (uint64_t)(end - *pos)) return MGOPT__PB_PASTEND;
+    *start = *pos;
+    *len = (size_t)v;
+    *pos += (size_t)v;
+    return MGOPT__PB_OK;
+  default: return MGOPT__PB_BADWIRE;
+  }
+}
+
+MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
+  switch (r) {
+  case MGOPT__PB_TRUNCATED: return "truncated";
+  case MGOPT__PB_OVERFLOW: return "varint too long or out of range";
+  case MGOPT__PB_BADWIRE: return "invalid wire type";
+  case MGOPT__PB_GROUP: return "protobuf groups are not supported";
+  case MGOPT__PB_PASTEND: return "length past end";
+  default: return "ok";
+  }
+}
+
+/* ---------------------------------------------------------------- writer
+
+   The writer fills its buffer from the back: a message's fields are emitted
+   last to first, and a nested message is written before its length prefix,
+   which is then known exactly. Every byte is written once, so encoding is
+   linear in the output size however deep the nesting. The finished bytes are
+   buf[cap - len, cap). */
+typedef struct mgopt__pbw {
+  uint8_t *buf;
+  size_t cap, len;
+  int oom;
+  const mgopt_allocator *alloc;
+} mgopt__pbw;
+
+static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
+  size_t ncap;
+  uint8_t *nb;
+  if (w->oom) return 0;
+  if (w->cap - w->len >= n) return 1;
+  if (n > SIZE_MAX - w->len) {
+    w->oom = 1;
+    return 0;
+  }
+  ncap = w->cap ? w->cap : 4096;
+  while (ncap - w->len < n) {
+    if (ncap > SIZE_MAX / 2) {
+      ncap = w->len + n;
+      break;
+    }
+    ncap *= 2;
+  }
+  nb = (uint8_t *)mgopt__heap_realloc(w->alloc, w->buf, w->cap, ncap);
+  if (!nb) {
+    w->oom = 1;
+    return 0;
+  }
+  /* the written bytes sit at the end of the old block: move them to the new end */
+  if (w->len) memmove(nb + ncap - w->len, nb + w->cap - w->len, w->len);
+  w->buf = nb;
+  w->cap = ncap;
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
+  if (w->buf) mgopt__heap_free(w->alloc, w->buf, w->cap);
+  w->buf = NULL;
+  w->cap = w->len = 0;
+}
+
+static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) { return w->buf + (w->cap - w->len); }
+
+MGOPT__PRIVATE void mgopt__pbw_bytes(mgopt__pbw *w, const void *p, size_t n) {
+  if (!n || !mgopt__pbw_reserve(w, n)) return;
+  w->len += n;
+  memcpy(w->buf + (w->cap - w->len), p, n);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_varint(mgopt__pbw *w, uint64_t v) {
+  uint8_t tmp[10];
+  size_t n = 0;
+  do {
+    uint8_t c = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    tmp[n++] = (uint8_t)(c | (v ? 0x80 : 0));
+  } while (v);
+  mgopt__pbw_bytes(w, tmp, n);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_fixed32(mgopt__pbw *w, uint32_t v) {
+  uint8_t tmp[4];
+  tmp[0] = (uint8_t)v;
+  tmp[1] = (uint8_t)(v >> 8);
+  tmp[2] = (uint8_t)(v >> 16);
+  tmp[3] = (uint8_t)(v >> 24);
+  mgopt__pbw_bytes(w, tmp, 4);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_fixed64(mgopt__pbw *w, uint64_t v) {
+  /* back to front: high word first */
+  mgopt__pbw_fixed32(w, (uint32_t)(v >> 32));
+  mgopt__pbw_fixed32(w, (uint32_t)v);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_key(mgopt__pbw *w, uint32_t field, int wt) {
+  mgopt__pbw_varint(w, (uint64_t)field << 3 | (uint64_t)wt);
+}
+
+/* Closes a length-delimited field whose payload was written since `mark`
+   (the writer's len before the payload). */
+MGOPT__PRIVATE void mgopt__pbw_close(mgopt__pbw *w, size_t mark, uint32_t field) {
+  mgopt__pbw_varint(w, (uint64_t)(w->len - mark));
+  mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_lenfield(mgopt__pbw *w, uint32_t field, const void *p, size_t n) {
+  mgopt__pbw_bytes(w, p, n);
+  mgopt__pbw_varint(w, (uint64_t)n);
+  mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+/* src/onnx/model.c — the ONNX ModelProto tree: message tables, decoder, encoder, equality, tensor checks. */
+
+/* Every message the reader knows is described by a table of its fields (number,
+   kind, where it lives in the struct). One generic decoder, encoder, equality
+   and walker run over these tables, so a field listed once is read, written,
+   compared and visited alike. Fields not in a table are skipped on read and
+   so dropped on write. */
+
+enum {
+  MGOPT__OF_I64,   /* int64 varint */
+  MGOPT__OF_I32,   /* int32 varint (enums too) */
+  MGOPT__OF_F32,   /* float, fixed32 */
+  MGOPT__OF_STR,   /* string / bytes: mgopt_str */
+  MGOPT__OF_MSG,   /* singular message: pointer, NULL when absent */
+  MGOPT__OF_RI64,  /* repeated int64: int64_t *, count */
+  MGOPT__OF_RI32,  /* repeated int32 */
+  MGOPT__OF_RU64,  /* repeated uint64 */
+  MGOPT__OF_RF32,  /* repeated float */
+  MGOPT__OF_RF64,  /* repeated double */
+  MGOPT__OF_RSTR,  /* repeated string: mgopt_str * */
+  MGOPT__OF_RMSG,  /* repeated message: array of structs */
+  MGOPT__OF_RRAW,  /* repeated message kept as its bytes: mgopt_str * */
+  MGOPT__OF_OTHER, /* its presence turns the whole message into raw bytes (TypeProto kinds) */
+  MGOPT__OF_REJECT /* its presence is an error (TensorProto.segment) */
+};
+
+#define MGOPT__OFL_INTERN 1u /* strings: interned in the program */
+#define MGOPT__OFL_PACKED 2u /* repeated scalars: written packed */
+
+enum {
+  MGOPT__OM_STRSTR,
+  MGOPT__OM_OPSET,
+  MGOPT__OM_DIM,
+  MGOPT__OM_SHAPE,
+  MGOPT__OM_TTYPE,
+  MGOPT__OM_TYPE,
+  MGOPT__OM_VALUE_INFO,
+  MGOPT__OM_TENSOR,
+  MGOPT__OM_SPARSE,
+  MGOPT__OM_ATTR,
+  MGOPT__OM_NODE,
+  MGOPT__OM_GRAPH,
+  MGOPT__OM_FUNCTION,
+  MGOPT__OM_MODEL,
+  MGOPT__OM__COUNT
+};
+
+typedef struct mgopt__onnx_field {
+  uint32_t num;
+  uint8_t kind;
+  uint8_t flags;
+  int8_t has_bit;  /* singular fields: bit in the struct's `has` word, -1 = none */
+  uint8_t sub;     /* MSG / RMSG: message id */
+  const char *name;
+  size_t off;      /* the value, or the array pointer */
+  size_t count_off; /* repeated: the int64_t count */
+} mgopt__onnx_field;
+
+#define MGOPT__ONONE ((size_t)-1)
+
+typedef struct mgopt__onnx_msg {
+  const char *name;
+  size_t size;
+  size_t has_off;    /* MGOPT__ONONE: no `has` word */
+  size_t other_off;  /* MGOPT__ONONE: no raw form */
+  const mgopt__onnx_field *fields; /* sorted by field number */
+  int32_t nfields;
+} mgopt__onnx_msg;
+
+#define MGOPT__OS(num, kind, fl, hb, sub, T, m, nm) \
+  { num, MGOPT__OF_##kind, fl, hb, sub, nm, offsetof(T, m), 0 }
+#define MGOPT__OR(num, kind, fl, sub, T, m, cnt, nm) \
+  { num, MGOPT__OF_##kind, fl, -1, sub, nm, offsetof(T, m), offsetof(T, cnt) }
+#define MGOPT__OI MGOPT__OFL_INTERN
+#define MGOPT__OP MGOPT__OFL_PACKED
+
+static const mgopt__onnx_field mgopt__onnx_f_strstr[] = {
+    MGOPT__OS(1, STR, 0, 0, 0, mgopt_onnx_strstr, key, "key"),
+    MGOPT__OS(2, STR, 0, 1, 0, mgopt_onnx_strstr, value, "value")};
+static const mgopt__onnx_field mgopt__onnx_f_opset[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_opset, domain, "domain"),
+    MGOPT__OS(2, I64, 0, 1, 0, mgopt_onnx_opset, version, "version")};
+static const mgopt__onnx_field mgopt__onnx_f_dim[] = {
+    MGOPT__OS(1, I64, 0, 0, 0, mgopt_onnx_dim, value, "dim_value"),
+    MGOPT__OS(2, STR, MGOPT__OI, 1, 0, mgopt_onnx_dim, param, "dim_param"),
+    MGOPT__OS(3, STR, 0, 2, 0, mgopt_onnx_dim, denotation, "denotation")};
+static const mgopt__onnx_field mgopt__onnx_f_shape[] = {
+    MGOPT__OR(1, RMSG, 0, MGOPT__OM_DIM, mgopt_onnx_shape, dims, ndims, "dim")};
+static const mgopt__onnx_field mgopt__onnx_f_ttype[] = {
+    MGOPT__OS(1, I32, 0, 0, 0, mgopt_onnx_tensor_type, elem_type, "elem_type"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_SHAPE, mgopt_onnx_tensor_type, shape, "shape")};
+static const mgopt__onnx_field mgopt__onnx_f_type[] = {
+    MGOPT__OS(1, MSG, 0, -1, MGOPT__OM_TTYPE, mgopt_onnx_type, tensor_type, "tensor_type"),
+    MGOPT__OS(4, OTHER, 0, -1, 0, mgopt_onnx_type, other, "sequence_type"),
+    MGOPT__OS(5, OTHER, 0, -1, 0, mgopt_onnx_type, other, "map_type"),
+    MGOPT__OS(6, STR, 0, -1, 0, mgopt_onnx_type, denotation, "denotation"),
+    MGOPT__OS(7, OTHER, 0, -1, 0, mgopt_onnx_type, other, "opaque_type"),
+    MGOPT__OS(8, OTHER, 0, -1, 0, mgopt_onnx_type, other, "sparse_tensor_type"),
+    MGOPT__OS(9, OTHER, 0, -1, 0, mgopt_onnx_type, other, "optional_type")};
+static const mgopt__onnx_field mgopt__onnx_f_value_info[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_value_info, name, "name"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_TYPE, mgopt_onnx_value_info, type, "type"),
+    MGOPT__OS(3, STR, 0, 1, 0, mgopt_onnx_value_info, doc_string, "doc_string"),
+    MGOPT__OR(4, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_value_info, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_tensor[] = {
+    MGOPT__OR(1, RI64, 0, 0, mgopt_onnx_tensor, dims, ndims, "dims"),
+    MGOPT__OS(2, I32, 0, 0, 0, mgopt_onnx_tensor, data_type, "data_type"),
+    MGOPT__OS(3, REJECT, 0, -1, 0, mgopt_onnx_tensor, dims, "segment"),
+    MGOPT__OR(4, RF32, MGOPT__OP, 0, mgopt_onnx_tensor, float_data, nfloat_data, "float_data"),
+    MGOPT__OR(5, RI32, MGOPT__OP, 0, mgopt_onnx_tensor, int32_data, nint32_data, "int32_data"),
+    MGOPT__OR(6, RSTR, 0, 0, mgopt_onnx_tensor, string_data, nstring_data, "string_data"),
+    MGOPT__OR(7, RI64, MGOPT__OP, 0, mgopt_onnx_tensor, int64_data, nint64_data, "int64_data"),
+    MGOPT__OS(8, STR, MGOPT__OI, 2, 0, mgopt_onnx_tensor, name, "name"),
+    MGOPT__OS(9, STR, 0, 1, 0, mgopt_onnx_tensor, raw_data, "raw_data"),
+    MGOPT__OR(10, RF64, MGOPT__OP, 0, mgopt_onnx_tensor, double_data, ndouble_data, "double_data"),
+    MGOPT__OR(11, RU64, MGOPT__OP, 0, mgopt_onnx_tensor, uint64_data, nuint64_data, "uint64_data"),
+    MGOPT__OS(12, STR, 0, 3, 0, mgopt_onnx_tensor, doc_string, "doc_string"),
+    MGOPT__OR(13, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_tensor, external_data, nexternal_data,
+              "external_data"),
+    MGOPT__OS(14, I32, 0, 4, 0, mgopt_onnx_tensor, data_location, "data_location"),
+    MGOPT__OR(16, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_tensor, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_sparse[] = {
+    MGOPT__OS(1, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_sparse_tensor, values, "values"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_sparse_tensor, indices, "indices"),
+    MGOPT__OR(3, RI64, 0, 0, mgopt_onnx_sparse_tensor, dims, ndims, "dims")};
+static const mgopt__onnx_field mgopt__onnx_f_attr[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 4, 0, mgopt_onnx_attribute, name, "name"),
+    MGOPT__OS(2, F32, 0, 0, 0, mgopt_onnx_attribute, f, "f"),
+    MGOPT__OS(3, I64, 0, 1, 0, mgopt_onnx_attribute, i, "i"),
+    MGOPT__OS(4, STR, 0, 2, 0, mgopt_onnx_attribute, s, "s"),
+    MGOPT__OS(5, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_attribute, t, "t"),
+    MGOPT__OS(6, MSG, 0, -1, MGOPT__OM_GRAPH, mgopt_onnx_attribute, g, "g"),
+    MGOPT__OR(7, RF32, 0, 0, mgopt_onnx_attribute, floats, nfloats, "floats"),
+    MGOPT__OR(8, RI64, 0, 0, mgopt_onnx_attribute, ints, nints, "ints"),
+    MGOPT__OR(9, RSTR, 0, 0, mgopt_onnx_attribute, strings, nstrings, "strings"),
+    MGOPT__OR(10, RMSG, 0, MGOPT__OM_TENSOR, mgopt_onnx_attribute, tensors, ntensors, "tensors"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_GRAPH, mgopt_onnx_attribute, graphs, ngraphs, "graphs"),
+    MGOPT__OS(13, STR, 0, 5, 0, mgopt_onnx_attribute, doc_string, "doc_string"),
+    MGOPT__OS(14, MSG, 0, -1, MGOPT__OM_TYPE, mgopt_onnx_attribute, tp, "tp"),
+    MGOPT__OR(15, RMSG, 0, MGOPT__OM_TYPE, mgopt_onnx_attribute, type_protos, ntype_protos,
+              "type_protos"),
+    MGOPT__OS(20, I32, 0, 3, 0, mgopt_onnx_attribute, type, "type"),
+    MGOPT__OS(21, STR, MGOPT__OI, 6, 0, mgopt_onnx_attribute, ref_attr_name, "ref_attr_name"),
+    MGOPT__OS(22, MSG, 0, -1, MGOPT__OM_SPARSE, mgopt_onnx_attribute, sparse_tensor, "sparse_tensor"),
+    MGOPT__OR(23, RMSG, 0, MGOPT__OM_SPARSE, mgopt_onnx_attribute, sparse_tensors, nsparse_tensors,
+              "sparse_tensors")};
+static const mgopt__onnx_field mgopt__onnx_f_node[] = {
+    MGOPT__OR(1, RSTR, MGOPT__OI, 0, mgopt_onnx_node, inputs, ninputs, "input"),
+    MGOPT__OR(2, RSTR, MGOPT__OI, 0, mgopt_onnx_node, outputs, noutputs, "output"),
+    MGOPT__OS(3, STR, MGOPT__OI, 0, 0, mgopt_onnx_node, name, "name"),
+    MGOPT__OS(4, STR, MGOPT__OI, 1, 0, mgopt_onnx_node, op_type, "op_type"),
+    MGOPT__OR(5, RMSG, 0, MGOPT__OM_ATTR, mgopt_onnx_node, attributes, nattributes, "attribute"),
+    MGOPT__OS(6, STR, 0, 2, 0, mgopt_onnx_node, doc_string, "doc_string"),
+    MGOPT__OS(7, STR, MGOPT__OI, 3, 0, mgopt_onnx_node, domain, "domain"),
+    MGOPT__OS(8, STR, MGOPT__OI, 4, 0, mgopt_onnx_node, overload, "overload"),
+    MGOPT__OR(9, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_node, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_graph[] = {
+    MGOPT__OR(1, RMSG, 0, MGOPT__OM_NODE, mgopt_onnx_graph, nodes, nnodes, "node"),
+    MGOPT__OS(2, STR, MGOPT__OI, 0, 0, mgopt_onnx_graph, name, "name"),
+    MGOPT__OR(5, RMSG, 0, MGOPT__OM_TENSOR, mgopt_onnx_graph, initializers, ninitializers,
+              "initializer"),
+    MGOPT__OS(10, STR, 0, 1, 0, mgopt_onnx_graph, doc_string, "doc_string"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, inputs, ninputs, "input"),
+    MGOPT__OR(12, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, outputs, noutputs, "output"),
+    MGOPT__OR(13, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, value_info, nvalue_info,
+              "value_info"),
+    MGOPT__OR(14, RRAW, 0, 0, mgopt_onnx_graph, quantization_annotation, nquantization_annotation,
+              "quantization_annotation"),
+    MGOPT__OR(15, RMSG, 0, MGOPT__OM_SPARSE, mgopt_onnx_graph, sparse_initializers,
+              nsparse_initializers, "sparse_initializer"),
+    MGOPT__OR(16, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_graph, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_function[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_function, name, "name"),
+    MGOPT__OR(4, RSTR, MGOPT__OI, 0, mgopt_onnx_function, inputs, ninputs, "input"),
+    MGOPT__OR(5, RSTR, MGOPT__OI, 0, mgopt_onnx_function, outputs, noutputs, "output"),
+    MGOPT__OR(6, RSTR, MGOPT__OI, 0, mgopt_onnx_function, attributes, nattributes, "attribute"),
+    MGOPT__OR(7, RMSG, 0, MGOPT__OM_NODE, mgopt_onnx_function, nodes, nnodes, "node"),
+    MGOPT__OS(8, STR, 0, 1, 0, mgopt_onnx_function, doc_string, "doc_string"),
+    MGOPT__OR(9, RMSG, 0, MGOPT__OM_OPSET, mgopt_onnx_function, opset_imports, nopset_imports,
+              "opset_import"),
+    MGOPT__OS(10, STR, MGOPT__OI, 2, 0, mgopt_onnx_function, domain, "domain"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_ATTR, mgopt_onnx_function, attribute_protos, nattribute_protos,
+              "attribute_proto"),
+    MGOPT__OR(12, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_function, value_info, nvalue_info,
+              "value_info"),
+    MGOPT__OS(13, STR, MGOPT__OI, 3, 0, mgopt_onnx_function, overload, "overload"),
+    MGOPT__OR(14, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_function, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_model[] = {
+    MGOPT__OS(1, I64, 0, 0, 0, mgopt_onnx_model, ir_version, "ir_version"),
+    MGOPT__OS(2, STR, 0, 1, 0, mgopt_onnx_model, producer_name, "producer_name"),
+    MGOPT__OS(3, STR, 0, 2, 0, mgopt_onnx_model, producer_version, "producer_version"),
+    MGOPT__OS(4, STR, 0, 3, 0, mgopt_onnx_model, domain, "domain"),
+    MGOPT__OS(5, I64, 0, 4, 0, mgopt_onnx_model, model_version, "model_version"),
+    MGOPT__OS(6, STR, 0, 5, 0, mgopt_onnx_model, doc_string, "doc_string"),
+    MGOPT__OS(7, MSG, 0, -1, MGOPT__OM_GRAPH, mgopt_onnx_model, graph, "graph"),
+    MGOPT__OR(8, RMSG, 0, MGOPT__OM_OPSET, mgopt_onnx_model, opset_imports, nopset_imports,
+              "opset_import"),
+    MGOPT__OR(14, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_model, metadata_props, nmetadata_props,
+              "metadata_props"),
+    MGOPT__OR(20, RRAW, 0, 0, mgopt_onnx_model, training_info, ntraining_info, "training_info"),
+    MGOPT__OR(25, RMSG, 0, MGOPT__OM_FUNCTION, mgopt_onnx_model, functions, nfunctions, "functions")};
+
+#define MGOPT__OMSG(nm, T, tab, has, other) \
+  { nm, sizeof(T), has, other, tab, MGOPT__ARRAY_COUNT(tab) }
+#define MGOPT__OHAS(T) offsetof(T, has)
+
+static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
+    MGOPT__OMSG("StringStringEntryProto", mgopt_onnx_strstr, mgopt__onnx_f_strstr,
+                MGOPT__OHAS(mgopt_onnx_strstr), MGOPT__ONONE),
+    MGOPT__OMSG("OperatorSetIdProto", mgopt_onnx_opset, mgopt__onnx_f_opset,
+                MGOPT__OHAS(mgopt_onnx_opset), MGOPT__ONONE),
+    MGOPT__OMSG("Dimension", mgopt_onnx_dim, mgopt__onnx_f_dim, MGOPT__OHAS(mgopt_onnx_dim),
+                MGOPT__ONONE),
+    MGOPT__OMSG("TensorShapeProto", mgopt_onnx_shape, mgopt__onnx_f_shape, MGOPT__ONONE,
+                MGOPT__ONONE),
+    MGOPT__OMSG("TypeProto.Tensor", mgopt_onnx_tensor_type, mgopt__onnx_f_ttype,
+                MGOPT__OHAS(mgopt_onnx_tensor_type), MGOPT__ONONE),
+    MGOPT__OMSG("TypeProto", mgopt_onnx_type, mgopt__onnx_f_type, MGOPT__ONONE,
+                offsetof(mgopt_onnx_type, other)),
+    MGOPT__OMSG("ValueInfoProto", mgopt_onnx_value_info, mgopt__onnx_f_value_info,
+                MGOPT__OHAS(mgopt_onnx_value_info), MGOPT__ONONE),
+    MGOPT__OMSG("TensorProto", mgopt_onnx_tensor, mgopt__onnx_f_tensor,
+                MGOPT__OHAS(mgopt_onnx_tensor), MGOPT__ONONE),
+    MGOPT__OMSG("SparseTensorProto", mgopt_onnx_sparse_tensor, mgopt__onnx_f_sparse, MGOPT__ONONE,
+                MGOPT__ONONE),
+    MGOPT__OMSG("AttributeProto", mgopt_onnx_attribute, mgopt__onnx_f_attr,
+                MGOPT__OHAS(mgopt_onnx_attribute), MGOPT__ONONE),
+    MGOPT__OMSG("NodeProto", mgopt_onnx_node, mgopt__onnx_f_node, MGOPT__OHAS(mgopt_onnx_node),
+                MGOPT__ONONE),
+    MGOPT__OMSG("GraphProto", mgopt_onnx_graph, mgopt__onnx_f_graph, MGOPT__OHAS(mgopt_onnx_graph),
+                MGOPT__ONONE),
+    MGOPT__OMSG("FunctionProto", mgopt_onnx_function, mgopt__onnx_f_function,
+                MGOPT__OHAS(mgopt_onnx_function), MGOPT__ONONE),
+    MGOPT__OMSG("ModelProto", mgopt_onnx_model, mgopt__onnx_f_model, MGOPT__OHAS(mgopt_onnx_model),
+                MGOPT__ONONE)};
+
+#define MGOPT__ONNX_MAX_FIELDS 24
+/* Message nesting allowed for a given subgraph depth limit: a graph level
+   costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
+#define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
+/* The encoder, equality and walker bound their recursion too (trees built by
+   hand may be deep or cyclic). */
+#define MGOPT__ONNX_TREE_DEPTH 4096
+
+/* ---------------------------------------------------------------- data types */
+
+/* Per ONNX data type: bits per element in raw_data (0 = not allowed), the
+   typed field that holds it (its field number), values per element in that
+   field (2 for complex), and 1 when two elements share one int32_data entry. */
+typedef struct mgopt__onnx_dtinfo {
+  uint8_t bits, field, per_elem, half;
+  uint8_t mg; /* mgopt_dtype */
+} mgopt__onnx_dtinfo;
+
+static const mgopt__onnx_dtinfo mgopt__onnx_dt[MGOPT_ONNX_DT__COUNT] = {
+    {0, 0, 0, 0, MGOPT_DT_UNKNOWN},        /* UNDEFINED */
+    {32, 4, 1, 0, MGOPT_DT_FP32},          /* FLOAT */
+    {8, 5, 1, 0, MGOPT_DT_UINT8},          /* UINT8 */
+    {8, 5, 1, 0, MGOPT_DT_INT8},           /* INT8 */
+    {16, 5, 1, 0, MGOPT_DT_UINT16},        /* UINT16 */
+    {16, 5, 1, 0, MGOPT_DT_INT16},         /* INT16 */
+    {32, 5, 1, 0, MGOPT_DT_INT32},         /* INT32 */
+    {64, 7, 1, 0, MGOPT_DT_INT64},         /* INT64 */
+    {0, 6, 1, 0, MGOPT_DT_STRING},         /* STRING */
+    {8, 5, 1, 0, MGOPT_DT_BOOL},           /* BOOL */
+    {16, 5, 1, 0, MGOPT_DT_FP16},          /* FLOAT16 */
+    {64, 10, 1, 0, MGOPT_DT_FP64},         /* DOUBLE */
+    {32, 11, 1, 0, MGOPT_DT_UINT32},       /* UINT32 */
+    {64, 11, 1, 0, MGOPT_DT_UINT64},       /* UINT64 */
+    {64, 4, 2, 0, MGOPT_DT_COMPLEX64},     /* COMPLEX64 */
+    {128, 10, 2, 0, MGOPT_DT_COMPLEX128},  /* COMPLEX128 */
+    {16, 5, 1, 0, MGOPT_DT_BF16},          /* BFLOAT16 */
+    {8, 5, 1, 0, MGOPT_DT_FP8E4M3FN},      /* FLOAT8E4M3FN */
+    {8, 5, 1, 0, MGOPT_DT_FP8E4M3FNUZ},    /* FLOAT8E4M3FNUZ */
+    {8, 5, 1, 0, MGOPT_DT_FP8E5M2},        /* FLOAT8E5M2 */
+    {8, 5, 1, 0, MGOPT_DT_FP8E5M2FNUZ},    /* FLOAT8E5M2FNUZ */
+    {4, 5, 1, 1, MGOPT_DT_UINT4X},         /* UINT4 */
+    {4, 5, 1, 1, MGOPT_DT_INT4X},          /* INT4 */
+    {4, 5, 1, 1, MGOPT_DT_UNKNOWN},        /* FLOAT4E2M1 */
+    {8, 5, 1, 0, MGOPT_DT_UNKNOWN}};       /* FLOAT8E8M0 */
+
+MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t t) {
+  if (t <= 0 || t >= MGOPT_ONNX_DT__COUNT) return MGOPT_DT_UNKNOWN;
+  return (mgopt_dtype)mgopt__onnx_dt[t].mg;
+}
+
+MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t t, int64_t numel) {
+  int64_t bits;
+  if (t <= 0 || t >= MGOPT_ONNX_DT__COUNT || numel < 0) return -1;
+  if (!mgopt__onnx_dt[t].bits) return -1;
+  if (!mgopt__mul_i64(numel, (int64_t)mgopt__onnx_dt[t].bits, &bits)) return -1;
+  return bits / 8 + (bits % 8 ? 1 : 0);
+}
+
+/* ---------------------------------------------------------------- paths
+
+   A chain of frames on the C stack names where the decoder (or the equality
+   check) is: "ModelProto.graph.node[3].attribute[1]". */
+typedef struct mgopt__onnx_frame {
+  const struct mgopt__onnx_frame *up;
+  const char *name;
+  int64_t index; /* -1: not an element of a repeated field */
+} mgopt__onnx_frame;
+
+static void mgopt__onnx_path(const mgopt__onnx_frame *fr, char *out, size_t cap) {
+  const mgopt__onnx_frame *st[64];
+  int n = 0, i, cut = 0;
+  size_t len = 0;
+  if (!cap) return;
+  out[0] = 0;
+  for (; fr; fr = fr->up) {
+    if (n == 64) {
+      cut = 1;
+      break;
+    }
+    st[n++] = fr;
+  }
+  if (cut) len += (size_t)snprintf(out, cap, "...");
+  for (i = n - 1; i >= 0 && len < cap; i--) {
+    int k;
+    const char *dot = (len == 0) ? "" : ".";
+    if (st[i]->index >= 0)
+      k = snprintf(out + len, cap - len, "%s%s[%lld]", dot, st[i]->name, (long long)st[i]->index);
+    else
+      k = snprintf(out + len, cap - len, "%s%s", dot, st[i]->name);
+    if (k < 0) break;
+    len += (size_t)k;
+  }
+}
+
+/* ---------------------------------------------------------------- decoder */
+
+typedef struct mgopt__onnxd {
+  mgopt_program *p;
+  const uint8_t *b;
+  size_t len;
+  mgopt_diag *d;
+  int max_depth, graph_depth, max_msg_depth;
+  int64_t max_elements, total_elements;
+} mgopt__onnxd;
+
+static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                      mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                      mgopt_status s, const char *fmt, ...) {
+  char path[200], what[200];
+  va_list ap;
+  if (!D->d) return s;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  mgopt__onnx_path(fr, path, sizeof path);
+  D->d->offset = (int64_t)off;
+  D->d->line = D->d->col = 0;
+  return mgopt_diag_set(D->d, s, "%s: %s", path, what);
+}
+
+static mgopt_status mgopt__onnxd_pbfail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                        int r, const char *what) {
+  if (r == MGOPT__PB_PASTEND) {
+    /* re-read the declared length to report it */
+    uint64_t v = 0;
+    size_t p = off;
+    mgopt__pb_varint(D->b, &p, D->len, &v);
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT,
+                             "%s: length %llu past end (%llu bytes left)", what,
+                             (unsigned long long)v, (unsigned long long)(D->len - p));
+  }
+  return mgopt__onnxd_fail(D, fr, off, r == MGOPT__PB_GROUP ? MGOPT_ERR_UNSUPPORTED : MGOPT_ERR_CORRUPT,
+                           "%s: %s", what, mgopt__pb_err_str(r));
+}
+
+static int mgopt__onnx_find(const mgopt__onnx_msg *M, uint32_t num) {
+  int32_t i;
+  for (i = 0; i < M->nfields; i++)
+    if (M->fields[i].num == num) return (int)i;
+  return -1;
+}
+
+/* The wire types a field accepts: its own, and LEN for repeated scalars (packed). */
+static int mgopt__onnx_wire_ok(int kind, int wt, int *expect) {
+  switch (kind) {
+  case MGOPT__OF_I64:
+  case MGOPT__OF_I32: *expect = MGOPT__PB_VARINT; return wt == MGOPT__PB_VARINT;
+  case MGOPT__OF_F32: *expect = MGOPT__PB_FIXED32; return wt == MGOPT__PB_FIXED32;
+  case MGOPT__OF_RI64:
+  case MGOPT__OF_RI32:
+  case MGOPT__OF_RU64: *expect = MGOPT__PB_VARINT; return wt == MGOPT__PB_VARINT || wt == MGOPT__PB_LEN;
+  case MGOPT__OF_RF32: *expect = MGOPT__PB_FIXED32; return wt == MGOPT__PB_FIXED32 || wt == MGOPT__PB_LEN;
+  case MGOPT__OF_RF64: *expect = MGOPT__PB_FIXED64; return wt == MGOPT__PB_FIXED64 || wt == MGOPT__PB_LEN;
+  default: *expect = MGOPT__PB_LEN; return wt == MGOPT__PB_LEN;
+  }
+}
+
+static size_t mgopt__onnx_elem_size(const mgopt__onnx_field *f) {
+  switch (f->kind) {
+  case MGOPT__OF_RI64: return sizeof(int64_t);
+  case MGOPT__OF_RI32: return sizeof(int32_t);
+  case MGOPT__OF_RU64: return sizeof(uint64_t);
+  case MGOPT__OF_RF32: return sizeof(float);
+  case MGOPT__OF_RF64: return sizeof(double);
+  case MGOPT__OF_RSTR:
+  case MGOPT__OF_RRAW: return sizeof(mgopt_str);
+  case MGOPT__OF_RMSG: return mgopt__onnx_msgs[f->sub].size;
+  default: return 0;
+  }
+}
+
+static int32_t mgopt__onnx_i32(uint64_t v) {
+  uint32_t u = (uint32_t)v;
+  return u <= 0x7fffffffu ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+
+#define MGOPT__ONNX_AT(obj, off, T) ((T *)(void *)((char *)(obj) + (off)))
+#define MGOPT__ONNX_CAT(obj, off, T) ((const T *)(const void *)((const char *)(obj) + (off)))
+
+static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
+                                        const mgopt__onnx_frame *fr, size_t off);
+
+static mgopt_status mgopt__onnxd_msg(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                     const mgopt__onnx_frame *fr, int depth);
+
+/* Stores one scalar element of a repeated field. */
+static void mgopt__onnxd_put(const mgopt__onnx_field *f, void *obj, int64_t idx, uint64_t v) {
+  void *arr = *MGOPT__ONNX_AT(obj, f->off, void *);
+  switch (f->kind) {
+  case MGOPT__OF_RI64: ((int64_t *)arr)[idx] = (int64_t)v; break;
+  case MGOPT__OF_RI32: ((int32_t *)arr)[idx] = mgopt__onnx_i32(v); break;
+  case MGOPT__OF_RU64: ((uint64_t *)arr)[idx] = v; break;
+  case MGOPT__OF_RF32: {
+    uint32_t u = (uint32_t)v;
+    memcpy((float *)arr + idx, &u, 4);
+    break;
+  }
+  case MGOPT__OF_RF64: memcpy((double *)arr + idx, &v, 8); break;
+  default: break;
+  }
+}
+
+static int mgopt__onnxd_scalar(int kind, const uint8_t *b, size_t *pos, size_t end, uint64_t *v) {
+  uint32_t u;
+  int r;
+  switch (kind) {
+  case MGOPT__OF_RF32:
+    r = mgopt__pb_fixed32(b, pos, end, &u);
+    *v = u;
+    return r;
+  case MGOPT__OF_RF64: return mgopt__pb_fixed64(b, pos, end, v);
+  default: return mgopt__pb_varint(b, pos, end, v);
+  }
+}
+
+static mgopt_status mgopt__onnxd_body(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                      const mgopt__onnx_frame *fr, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  const uint8_t *b = D->b;
+  int64_t cnt[MGOPT__ONNX_MAX_FIELDS];
+  size_t pos, ps, pl;
+  int other = 0, r, i;
+  uint32_t num = 0;
+  int wt = 0;
+  mgopt_status st;
+
+  /* pass 1: check the structure of this level, count repeated fields */
+  memset(cnt, 0, sizeof cnt);
+  pos = start;
+  while (pos < end) {
+    size_t kpos = pos;
+    int fi, expect;
+    r = mgopt__pb_key(b, &pos, end, &num, &wt);
+    if (r == MGOPT__PB_OK && num == 0)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_CORRUPT, "invalid field number 0");
+    if (r == MGOPT__PB_GROUP)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_UNSUPPORTED,
+                               "field %u: protobuf groups are not supported", (unsigned)num);
+    if (r == MGOPT__PB_BADWIRE)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_CORRUPT, "field %u: invalid wire type %d",
+                               (unsigned)num, wt);
+    if (r) return mgopt__onnxd_pbfail(D, fr, kpos, r, "field key");
+    fi = mgopt__onnx_find(M, num);
+    if (fi >= 0) {
+      const mgopt__onnx_field *f = &M->fields[fi];
+      mgopt__onnx_frame sub;
+      sub.up = fr;
+      sub.name = f->name;
+      sub.index = -1;
+      if (!mgopt__onnx_wire_ok(f->kind, wt, &expect))
+        return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_CORRUPT, "wrong wire type %d (expected %d)",
+                                 wt, expect);
+      if (f->kind == MGOPT__OF_REJECT)
+        return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_UNSUPPORTED,
+                                 "segmented tensors are not supported");
+      {
+        size_t vpos = pos;
+        r = mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+        if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+      }
+      switch (f->kind) {
+      case MGOPT__OF_OTHER: other = 1; break;
+      case MGOPT__OF_MSG:
+        if (cnt[fi]++)
+          return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_CORRUPT,
+                                   "message field appears twice (merging is not supported)");
+        break;
+      case MGOPT__OF_RI64:
+      case MGOPT__OF_RI32:
+      case MGOPT__OF_RU64:
+        if (wt == MGOPT__PB_LEN) {
+          size_t k;
+          for (k = ps; k < ps + pl; k++) cnt[fi] += !(b[k] & 0x80);
+        } else {
+          cnt[fi]++;
+        }
+        break;
+      case MGOPT__OF_RF32:
+      case MGOPT__OF_RF64: {
+        size_t w = f->kind == MGOPT__OF_RF32 ? 4 : 8;
+        if (wt == MGOPT__PB_LEN) {
+          if (pl % w)
+            return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_CORRUPT,
+                                     "packed length %llu is not a multiple of %d",
+                                     (unsigned long long)pl, (int)w);
+          cnt[fi] += (int64_t)(pl / w);
+        } else {
+          cnt[fi]++;
+        }
+        break;
+      }
+      case MGOPT__OF_RSTR:
+      case MGOPT__OF_RMSG:
+      case MGOPT__OF_RRAW: cnt[fi]++; break;
+      default: break;
+      }
+    } else {
+      size_t vpos = pos;
+      r = mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+      if (r) {
+        char what[48];
+        snprintf(what, sizeof what, "unknown field %u", (unsigned)num);
+        return mgopt__onnxd_pbfail(D, fr, vpos, r, what);
+      }
+    }
+  }
+
+  if (other && M->other_off != MGOPT__ONONE) {
+    mgopt_str *o = MGOPT__ONNX_AT(obj, M->other_off, mgopt_str);
+    o->ptr = (const char *)b + start;
+    o->len = end - start;
+    return MGOPT_OK;
+  }
+
+  /* allocate every repeated field at its exact size */
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    size_t es = mgopt__onnx_elem_size(f);
+    void *arr;
+    if (!es || !cnt[i]) continue;
+    if ((uint64_t)cnt[i] > (uint64_t)(SIZE_MAX / es))
+      return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "%s: too many elements", f->name);
+    arr = mgopt_program_alloc(D->p, (size_t)cnt[i] * es, 8);
+    if (!arr) return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_NOMEM, "out of memory");
+    *MGOPT__ONNX_AT(obj, f->off, void *) = arr;
+    *MGOPT__ONNX_AT(obj, f->count_off, int64_t) = 0;
+  }
+
+  /* pass 2: decode values (the structure of this level is known good) */
+  pos = start;
+  while (pos < end) {
+    const mgopt__onnx_field *f;
+    mgopt__onnx_frame sub;
+    uint64_t v = 0;
+    int fi;
+    size_t vpos;
+    mgopt__pb_key(b, &pos, end, &num, &wt);
+    vpos = pos;
+    mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+    fi = mgopt__onnx_find(M, num);
+    if (fi < 0) continue;
+    f = &M->fields[fi];
+    sub.up = fr;
+    sub.name = f->name;
+    sub.index = -1;
+    if (f->has_bit >= 0 && M->has_off != MGOPT__ONONE)
+      *MGOPT__ONNX_AT(obj, M->has_off, uint32_t) |= 1u << f->has_bit;
+    switch (f->kind) {
+    case MGOPT__OF_I64:
+    case MGOPT__OF_I32: {
+      size_t q = vpos;
+      r = mgopt__pb_varint(b, &q, end, &v);
+      if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+      if (f->kind == MGOPT__OF_I64) *MGOPT__ONNX_AT(obj, f->off, int64_t) = (int64_t)v;
+      else *MGOPT__ONNX_AT(obj, f->off, int32_t) = mgopt__onnx_i32(v);
+      break;
+    }
+    case MGOPT__OF_F32: {
+      uint32_t u;
+      size_t q = vpos;
+      mgopt__pb_fixed32(b, &q, end, &u);
+      memcpy(MGOPT__ONNX_AT(obj, f->off, float), &u, 4);
+      break;
+    }
+    case MGOPT__OF_STR: {
+      mgopt_str *s = MGOPT__ONNX_AT(obj, f->off, mgopt_str);
+      if (f->flags & MGOPT__OFL_INTERN) {
+        s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
+        if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      } else {
+        s->ptr = (const char *)b + ps;
+      }
+      s->len = pl;
+      break;
+    }
+    case MGOPT__OF_MSG: {
+      void *child = mgopt_program_alloc(D->p, mgopt__onnx_msgs[f->sub].size, 8);
+      if (!child) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      *MGOPT__ONNX_AT(obj, f->off, void *) = child;
+      st = mgopt__onnxd_msg(D, f->sub, child, ps, ps + pl, &sub, depth + 1);
+      if (st) return st;
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      int idx_fi = fi;
+      if (wt == MGOPT__PB_LEN) {
+        size_t q = ps, e = ps + pl;
+        while (q < e) {
+          size_t epos = q;
+          r = mgopt__onnxd_scalar(f->kind, b, &q, e, &v);
+          if (r) return mgopt__onnxd_pbfail(D, &sub, epos, r, "packed element");
+          if (*n >= cnt[idx_fi])
+            return mgopt__onnxd_fail(D, &sub, epos, MGOPT_ERR_CORRUPT, "packed element count changed");
+          mgopt__onnxd_put(f, obj, (*n)++, v);
+        }
+      } else {
+        size_t q = vpos;
+        r = mgopt__onnxd_scalar(f->kind, b, &q, end, &v);
+        if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+        mgopt__onnxd_put(f, obj, (*n)++, v);
+      }
+      break;
+    }
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      mgopt_str *s = *MGOPT__ONNX_AT(obj, f->off, mgopt_str *) + *n;
+      if ((f->flags & MGOPT__OFL_INTERN)) {
+        s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
+        if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      } else {
+        s->ptr = (const char *)b + ps;
+      }
+      s->len = pl;
+      (*n)++;
+      break;
+    }
+    case MGOPT__OF_RMSG: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      char *child = *MGOPT__ONNX_AT(obj, f->off, char *) + (size_t)*n * mgopt__onnx_msgs[f->sub].size;
+      sub.index = *n;
+      (*n)++;
+      st = mgopt__onnxd_msg(D, f->sub, child, ps, ps + pl, &sub, depth + 1);
+      if (st) return st;
+      break;
+    }
+    default: break;
+    }
+  }
+
+  if (mid == MGOPT__OM_TENSOR) return mgopt__onnxd_tensor(D, (mgopt_onnx_tensor *)obj, fr, start);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__onnxd_msg(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                     const mgopt__onnx_frame *fr, int depth) {
+  mgopt_status st;
+  if (depth > D->max_msg_depth)
+    return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "messages nested more than %d deep",
+                             D->max_msg_depth);
+  if (mid != MGOPT__OM_GRAPH) return mgopt__onnxd_body(D, mid, obj, start, end, fr, depth);
+  if (D->graph_depth >= D->max_depth)
+    return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "subgraphs nested more than %d deep",
+                             D->max_depth);
+  D->graph_depth++;
+  st = mgopt__onnxd_body(D, mid, obj, start, end, fr, depth);
+  D->graph_depth--;
+  return st;
+}
+
+static const char *const mgopt__onnx_typed_names[12] = {
+    "", "", "", "", "float_data", "int32_data", "string_data", "int64_data",
+    "", "", "double_data", "uint64_data"};
+
+/* Checks a decoded tensor: known data type, dims, and exactly one data
+   source whose element count matches dims. */
+static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
+                                        const mgopt__onnx_frame *fr, size_t off) {
+  int64_t numel = 1, i, have_n = 0, want;
+  int32_t dt = t->data_type;
+  const mgopt__onnx_dtinfo *info;
+  int nsrc = 0, field = 0;
+  for (i = 0; i < t->ndims; i++) {
+    if (t->dims[i] < 0)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "negative dimension %lld",
+                               (long long)t->dims[i]);
+    if (!mgopt__mul_i64(numel, t->dims[i], &numel))
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT, "element count overflows");
+  }
+  t->numel = numel;
+  if (!mgopt__add_i64(D->total_elements, numel, &D->total_elements) ||
+      D->total_elements > D->max_elements)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT,
+                             "declared tensor elements exceed the limit of %lld",
+                             (long long)D->max_elements);
+  if (dt <= 0 || dt >= MGOPT_ONNX_DT__COUNT)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_UNSUPPORTED, "unknown data type %d", (int)dt);
+  info = &mgopt__onnx_dt[dt];
+  if (t->data_location == MGOPT_ONNX_LOC_EXTERNAL) return MGOPT_OK; /* checked when loaded */
+  if (t->data_location != MGOPT_ONNX_LOC_DEFAULT)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "unknown data_location %d",
+                             (int)t->data_location);
+  if ((t->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) || t->raw_data.len) nsrc++, field = 9;
+  if (t->nfloat_data) nsrc++, field = 4, have_n = t->nfloat_data;
+  if (t->nint32_data) nsrc++, field = 5, have_n = t->nint32_data;
+  if (t->nstring_data) nsrc++, field = 6, have_n = t->nstring_data;
+  if (t->nint64_data) nsrc++, field = 7, have_n = t->nint64_data;
+  if (t->ndouble_data) nsrc++, field = 10, have_n = t->ndouble_data;
+  if (t->nuint64_data) nsrc++, field = 11, have_n = t->nuint64_data;
+  if (nsrc > 1)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "data given in more than one field");
+  if (field == 9) {
+    int64_t nb = mgopt_onnx_raw_nbytes(dt, numel);
+    if (!info->bits)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "raw_data given for data type %d",
+                               (int)dt);
+    if (nb < 0 || (uint64_t)nb != (uint64_t)t->raw_data.len)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT,
+                               "raw_data has %llu bytes, dims and data type need %lld",
+                               (unsigned long long)t->raw_data.len, (long long)nb);
+    return MGOPT_OK;
+  }
+  if (field == 0) {
+    if (numel != 0)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "no data for %lld elements",
+                               (long long)numel);
+    return MGOPT_OK;
+  }
+  if (field != info->field)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "%s given for data type %d",
+                             mgopt__onnx_typed_names[field], (int)dt);
+  if (info->half) want = numel / 2 + numel % 2;
+  else if (!mgopt__mul_i64(numel, (int64_t)info->per_elem, &want))
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT, "element count overflows");
+  if (have_n != want)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "%s has %lld values, dims need %lld",
+                             mgopt__onnx_typed_names[field], (long long)have_n, (long long)want);
+  return MGOPT_OK;
+}
+
+/* Decodes into an existing program (bytes must outlive it). NULL on error. */
+MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
+                                                       const mgopt_onnx_read_options *opts,
+                                                       mgopt_diag *d) {
+  mgopt__onnxd D;
+  mgopt__onnx_frame root;
+  mgopt_onnx_model *m;
+  memset(&D, 0, sizeof D);
+  D.p = p;
+  D.b = buf;
+  D.len = len;
+  D.d = d;
+  D.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+  if (D.max_depth > 100000) D.max_depth = 100000;
+  D.max_msg_depth = MGOPT__ONNX_MSG_DEPTH(D.max_depth);
+  D.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : (int64_t)1 << 40;
+  root.up = NULL;
+  root.name = "ModelProto";
+  root.index = -1;
+  m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (!m) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  if (mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0) != MGOPT_OK) return NULL;
+  if (mgopt_program_status(p) != MGOPT_OK) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  m->program = p;
+  return m;
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
+                                           const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag_clear(d);
+  if (!buf && len) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  if (!p) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  m = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, d);
+  if (!m) mgopt_program_destroy(p);
+  return m;
+}
+
+/* ---------------------------------------------------------------- walking */
+
+/* Calls fn on every message below obj (obj itself first), in field order.
+   parent/field say how it was reached (-1/0 for the root). Stops when fn
+   returns nonzero and returns that. */
+typedef int (*mgopt__onnx_visit_fn)(void *ctx, int mid, void *obj, int parent, uint32_t field);
+
+MGOPT__PRIVATE int mgopt__onnx_walk(int mid, void *obj, int parent, uint32_t field,
+                                    mgopt__onnx_visit_fn fn, void *ctx, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  int32_t i;
+  int r;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) return -1;
+  r = fn(ctx, mid, obj, parent, field);
+  if (r) return r;
+  if (M->other_off != MGOPT__ONONE && MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str)->len) return 0;
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    if (f->kind == MGOPT__OF_MSG) {
+      void *c = *MGOPT__ONNX_AT(obj, f->off, void *);
+      if (c && (r = mgopt__onnx_walk(f->sub, c, mid, f->num, fn, ctx, depth + 1)) != 0) return r;
+    } else if (f->kind == MGOPT__OF_RMSG) {
+      char *arr = *MGOPT__ONNX_AT(obj, f->off, char *);
+      int64_t n = *MGOPT__ONNX_AT(obj, f->count_off, int64_t), k;
+      size_t sz = mgopt__onnx_msgs[f->sub].size;
+      for (k = 0; k < n; k++)
+        if ((r = mgopt__onnx_walk(f->sub, arr + (size_t)k * sz, mid, f->num, fn, ctx, depth + 1)) != 0)
+          return r;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- equality */
+
+typedef struct mgopt__onnxq {
+  char *where;
+  size_t where_len;
+} mgopt__onnxq;
+
+static int mgopt__onnxq_diff(mgopt__onnxq *Q, const mgopt__onnx_frame *fr, const char *what) {
+  if (Q->where && Q->where_len) {
+    char path[256];
+    mgopt__onnx_path(fr, path, sizeof path);
+    snprintf(Q->where, Q->where_len, "%s%s%s", path, what[0] ? "." : "", what);
+  }
+  return 0;
+}
+
+static int mgopt__onnx_str_eq(const mgopt_str *a, const mgopt_str *b) {
+  return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+static int mgopt__onnxq_msg(mgopt__onnxq *Q, int mid, const void *a, const void *b,
+                            const mgopt__onnx_frame *fr, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  int32_t i;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) return mgopt__onnxq_diff(Q, fr, "(too deep)");
+  if (M->has_off != MGOPT__ONONE &&
+      *MGOPT__ONNX_CAT(a, M->has_off, uint32_t) != *MGOPT__ONNX_CAT(b, M->has_off, uint32_t))
+    return mgopt__onnxq_diff(Q, fr, "(presence)");
+  if (M->other_off != MGOPT__ONONE) {
+    const mgopt_str *oa = MGOPT__ONNX_CAT(a, M->other_off, mgopt_str);
+    const mgopt_str *ob = MGOPT__ONNX_CAT(b, M->other_off, mgopt_str);
+    if (!mgopt__onnx_str_eq(oa, ob)) return mgopt__onnxq_diff(Q, fr, "(other)");
+    if (oa->len) return 1;
+  }
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    mgopt__onnx_frame sub;
+    sub.up = fr;
+    sub.name = f->name;
+    sub.index = -1;
+    switch (f->kind) {
+    case MGOPT__OF_I64:
+      if (*MGOPT__ONNX_CAT(a, f->off, int64_t) != *MGOPT__ONNX_CAT(b, f->off, int64_t))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_I32:
+      if (*MGOPT__ONNX_CAT(a, f->off, int32_t) != *MGOPT__ONNX_CAT(b, f->off, int32_t))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_F32:
+      if (memcmp(MGOPT__ONNX_CAT(a, f->off, float), MGOPT__ONNX_CAT(b, f->off, float), 4))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_STR:
+      if (!mgopt__onnx_str_eq(MGOPT__ONNX_CAT(a, f->off, mgopt_str), MGOPT__ONNX_CAT(b, f->off, mgopt_str)))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_MSG: {
+      const void *ca = *MGOPT__ONNX_CAT(a, f->off, void *), *cb = *MGOPT__ONNX_CAT(b, f->off, void *);
+      if (!ca != !cb) return mgopt__onnxq_diff(Q, &sub, "(presence)");
+      if (ca && !mgopt__onnxq_msg(Q, f->sub, ca, cb, &sub, depth + 1)) return 0;
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64:
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW:
+    case MGOPT__OF_RMSG: {
+      int64_t na = *MGOPT__ONNX_CAT(a, f->count_off, int64_t);
+      int64_t nb = *MGOPT__ONNX_CAT(b, f->count_off, int64_t), k;
+      const char *pa = *MGOPT__ONNX_CAT(a, f->off, char *), *pb = *MGOPT__ONNX_CAT(b, f->off, char *);
+      size_t es = mgopt__onnx_elem_size(f);
+      if (na != nb) return mgopt__onnxq_diff(Q, &sub, "(count)");
+      for (k = 0; k < na; k++) {
+        const char *ea = pa + (size_t)k * es, *eb = pb + (size_t)k * es;
+        sub.index = k;
+        if (f->kind == MGOPT__OF_RMSG) {
+          if (!mgopt__onnxq_msg(Q, f->sub, ea, eb, &sub, depth + 1)) return 0;
+        } else if (f->kind == MGOPT__OF_RSTR || f->kind == MGOPT__OF_RRAW) {
+          if (!mgopt__onnx_str_eq((const mgopt_str *)(const void *)ea, (const mgopt_str *)(const void *)eb))
+            return mgopt__onnxq_diff(Q, &sub, "");
+        } else if (memcmp(ea, eb, es)) {
+          return mgopt__onnxq_diff(Q, &sub, "");
+        }
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+  return 1;
+}
+
+MGOPTDEF int mgopt_onnx_model_equal(const mgopt_onnx_model *a, const mgopt_onnx_model *b,
+                                    char *where, size_t where_len) {
+  mgopt__onnxq Q;
+  mgopt__onnx_frame root;
+  Q.where = where;
+  Q.where_len = where_len;
+  if (where && where_len) where[0] = 0;
+  root.up = NULL;
+  root.name = "ModelProto";
+  root.index = -1;
+  if (!a || !b) {
+    if (a == b) return 1;
+    return mgopt__onnxq_diff(&Q, &root, "(null)");
+  }
+  return mgopt__onnxq_msg(&Q, MGOPT__OM_MODEL, a, b, &root, 0);
+}
+
+/* ---------------------------------------------------------------- encoder */
+
+/* Where an initializer moved to the external data. */
+typedef struct mgopt__onnx_extent {
+  const mgopt_onnx_tensor *t;
+  uint64_t offset;
+} mgopt__onnx_extent;
+
+typedef struct mgopt__onnxe {
+  mgopt__pbw w;
+  int bad; /* tree nested too deeply */
+  const mgopt__onnx_extent *ext; /* sorted by tensor address */
+  int64_t next;
+  const char *location;
+} mgopt__onnxe;
+
+static const mgopt__onnx_extent *mgopt__onnxe_find(const mgopt__onnxe *E, const void *t) {
+  int64_t lo = 0, hi = E->next;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    uintptr_t k = (uintptr_t)E->ext[mid].t;
+    if (k == (uintptr_t)t) return &E->ext[mid];
+    if (k < (uintptr_t)t) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int depth);
+
+/* A tensor moved to external data is written as a copy without its data and
+   with entries location / offset / length. */
+static void mgopt__onnxe_external(mgopt__onnxe *E, const mgopt_onnx_tensor *t,
+                                  const mgopt__onnx_extent *x, int depth) {
+  mgopt_onnx_tensor c = *t;
+  mgopt_onnx_strstr kv[3];
+  char offs[24], lens[24];
+  int no, nl;
+  no = snprintf(offs, sizeof offs, "%llu", (unsigned long long)x->offset);
+  nl = snprintf(lens, sizeof lens, "%llu", (unsigned long long)t->raw_data.len);
+  memset(kv, 0, sizeof kv);
+  kv[0].key.ptr = "location";
+  kv[0].key.len = 8;
+  kv[0].value.ptr = E->location;
+  kv[0].value.len = strlen(E->location);
+  kv[1].key.ptr = "offset";
+  kv[1].key.len = 6;
+  kv[1].value.ptr = offs;
+  kv[1].value.len = (size_t)no;
+  kv[2].key.ptr = "length";
+  kv[2].key.len = 6;
+  kv[2].value.ptr = lens;
+  kv[2].value.len = (size_t)nl;
+  c.raw_data.ptr = NULL;
+  c.raw_data.len = 0;
+  c.has &= ~MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  c.external_data = kv;
+  c.nexternal_data = 3;
+  c.data_location = MGOPT_ONNX_LOC_EXTERNAL;
+  mgopt__onnxe_msg(E, MGOPT__OM_TENSOR, &c, depth + 1);
+}
+
+static void mgopt__onnxe_scalar(mgopt__pbw *w, int kind, const char *arr, int64_t k) {
+  switch (kind) {
+  case MGOPT__OF_RI64: mgopt__pbw_varint(w, (uint64_t)((const int64_t *)(const void *)arr)[k]); break;
+  case MGOPT__OF_RI32:
+    mgopt__pbw_varint(w, (uint64_t)(int64_t)((const int32_t *)(const void *)arr)[k]);
+    break;
+  case MGOPT__OF_RU64: mgopt__pbw_varint(w, ((const uint64_t *)(const void *)arr)[k]); break;
+  case MGOPT__OF_RF32: {
+    uint32_t u;
+    memcpy(&u, arr + (size_t)k * 4, 4);
+    mgopt__pbw_fixed32(w, u);
+    break;
+  }
+  case MGOPT__OF_RF64: {
+    uint64_t u;
+    memcpy(&u, arr + (size_t)k * 8, 8);
+    mgopt__pbw_fixed64(w, u);
+    break;
+  }
+  default: break;
+  }
+}
+
+static int mgopt__onnx_scalar_wire(int kind) {
+  return kind == MGOPT__OF_RF32 ? MGOPT__PB_FIXED32 : kind == MGOPT__OF_RF64 ? MGOPT__PB_FIXED64 : MGOPT__PB_VARINT;
+}
+
+/* Writes obj's fields last to first (the writer fills from the back), so the
+   output lists them in field-number order. */
+static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  mgopt__pbw *w = &E->w;
+  uint32_t has = M->has_off != MGOPT__ONONE ? *MGOPT__ONNX_CAT(obj, M->has_off, uint32_t) : 0;
+  int32_t i;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) {
+    E->bad = 1;
+    return;
+  }
+  if (w->oom || E->bad) return;
+  if (M->other_off != MGOPT__ONONE) {
+    const mgopt_str *o = MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str);
+    if (o->len) {
+      mgopt__pbw_bytes(w, o->ptr, o->len);
+      return;
+    }
+  }
+  if (mid == MGOPT__OM_TENSOR && E->next) {
+    const mgopt__onnx_extent *x = mgopt__onnxe_find(E, obj);
+    if (x) {
+      mgopt__onnxe_external(E, (const mgopt_onnx_tensor *)obj, x, depth);
+      return;
+    }
+  }
+  for (i = M->nfields - 1; i >= 0; i--) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    int present = f->has_bit >= 0 && (has >> f->has_bit & 1u);
+    switch (f->kind) {
+    case MGOPT__OF_I64: {
+      int64_t v = *MGOPT__ONNX_CAT(obj, f->off, int64_t);
+      if (v || present) {
+        mgopt__pbw_varint(w, (uint64_t)v);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_VARINT);
+      }
+      break;
+    }
+    case MGOPT__OF_I32: {
+      int32_t v = *MGOPT__ONNX_CAT(obj, f->off, int32_t);
+      if (v || present) {
+        mgopt__pbw_varint(w, (uint64_t)(int64_t)v);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_VARINT);
+      }
+      break;
+    }
+    case MGOPT__OF_F32: {
+      uint32_t u;
+      memcpy(&u, MGOPT__ONNX_CAT(obj, f->off, float), 4);
+      if (u || present) {
+        mgopt__pbw_fixed32(w, u);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_FIXED32);
+      }
+      break;
+    }
+    case MGOPT__OF_STR: {
+      const mgopt_str *s = MGOPT__ONNX_CAT(obj, f->off, mgopt_str);
+      if (s->len || present) mgopt__pbw_lenfield(w, f->num, s->ptr, s->len);
+      break;
+    }
+    case MGOPT__OF_MSG: {
+      const void *c = *MGOPT__ONNX_CAT(obj, f->off, void *);
+      if (c) {
+        size_t mark = w->len;
+        mgopt__onnxe_msg(E, f->sub, c, depth + 1);
+        mgopt__pbw_close(w, mark, f->num);
+      }
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
+      if (n <= 0) break;
+      if (f->flags & MGOPT__OFL_PACKED) {
+        size_t mark = w->len;
+        for (k = n - 1; k >= 0; k--) mgopt__onnxe_scalar(w, f->kind, arr, k);
+        mgopt__pbw_close(w, mark, f->num);
+      } else {
+        int wt = mgopt__onnx_scalar_wire(f->kind);
+        for (k = n - 1; k >= 0; k--) {
+          mgopt__onnxe_scalar(w, f->kind, arr, k);
+          mgopt__pbw_key(w, f->num, wt);
+        }
+      }
+      break;
+    }
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const mgopt_str *arr = *MGOPT__ONNX_CAT(obj, f->off, mgopt_str *);
+      for (k = n - 1; k >= 0; k--) mgopt__pbw_lenfield(w, f->num, arr[k].ptr, arr[k].len);
+      break;
+    }
+    case MGOPT__OF_RMSG: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
+      size_t sz = mgopt__onnx_msgs[f->sub].size;
+      for (k = n - 1; k >= 0; k--) {
+        size_t mark = w->len;
+        mgopt__onnxe_msg(E, f->sub, arr + (size_t)k * sz, depth + 1);
+        mgopt__pbw_close(w, mark, f->num);
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+/* ---- external data on write */
+
+typedef mgopt_status (*mgopt__onnx_sink_fn)(void *ctx, const void *data, size_t n);
+
+typedef struct mgopt__onnx_extc {
+  int64_t min_bytes;
+  mgopt__onnx_extent *ext;
+  int64_t n, cap;
+  const mgopt_allocator *alloc;
+  int oom;
+} mgopt__onnx_extc;
+
+static int mgopt__onnx_ext_collect(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_extc *C = (mgopt__onnx_extc *)ctx;
+  const mgopt_onnx_tensor *t = (const mgopt_onnx_tensor *)obj;
+  if (mid != MGOPT__OM_TENSOR || parent != MGOPT__OM_GRAPH || field != 5) return 0;
+  if (t->data_location != MGOPT_ONNX_LOC_DEFAULT || t->raw_data.len == 0) return 0;
+  if ((uint64_t)t->raw_data.len < (uint64_t)C->min_bytes) return 0;
+  if (!mgopt__grow(C->alloc, (void **)&C->ext, &C->cap, C->n + 1, sizeof *C->ext)) {
+    C->oom = 1;
+    return 1;
+  }
+  C->ext[C->n].t = t;
+  C->ext[C->n].offset = 0;
+  C->n++;
+  return 0;
+}
+
+static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const mgopt__onnx_extent *)a)->t;
+  uintptr_t y = (uintptr_t)((const mgopt__onnx_extent *)b)->t;
+  return x < y ? -1 : x > y;
+}
+
+/* The whole writer: moves large initializers to the sink (in model order,
+   64-byte aligned), then encodes the model into w. */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                               const char *location, mgopt__onnx_sink_fn sink,
+                                               void *sink_ctx, mgopt__pbw *w, mgopt_diag *d) {
+  mgopt__onnxe E;
+  mgopt__onnx_extc C;
+  mgopt_status st = MGOPT_OK;
+  memset(&E, 0, sizeof E);
+  memset(&C, 0, sizeof C);
+  E.w = *w;
+  E.location = location;
+  C.alloc = w->alloc;
+  if (opts && opts->external_min_bytes > 0 && sink) {
+    static const uint8_t zeros[64] = {0};
+    uint64_t off = 0;
+    int64_t k;
+    C.min_bytes = opts->external_min_bytes;
+    mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_ext_collect, &C, 0);
+    if (C.oom) {
+      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    for (k = 0; k < C.n; k++) {
+      size_t pad = (size_t)((64 - off % 64) % 64);
+      if (pad && (st = sink(sink_ctx, zeros, pad)) != MGOPT_OK) goto sinkfail;
+      off += pad;
+      C.ext[k].offset = off;
+      if ((st = sink(sink_ctx, C.ext[k].t->raw_data.ptr, C.ext[k].t->raw_data.len)) != MGOPT_OK)
+        goto sinkfail;
+      off += C.ext[k].t->raw_data.len;
+    }
+    if (C.n > 1) qsort(C.ext, (size_t)C.n, sizeof *C.ext, mgopt__onnx_ext_cmp);
+    E.ext = C.ext;
+    E.next = C.n;
+  }
+  mgopt__onnxe_msg(&E, MGOPT__OM_MODEL, m, 0);
+  if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",
+                                 MGOPT__ONNX_TREE_DEPTH);
+  else if (E.w.oom) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  else if (E.w.len > 0x7fffffffu)
+    st = mgopt_diag_set(d, MGOPT_ERR_LIMIT,
+                        "the protobuf would be %llu bytes, over 2 GB: store weights as external data",
+                        (unsigned long long)E.w.len);
+  goto done;
+sinkfail:
+  if (d && d->status == MGOPT_OK) mgopt_diag_set(d, st, "writing external data failed");
+done:
+  if (C.ext) mgopt__heap_free(C.alloc, C.ext, (size_t)C.cap * sizeof *C.ext);
+  *w = E.w;
+  return st;
+}
+
+static mgopt_status mgopt__onnx_buf_sink(void *ctx, const void *data, size_t n) {
+  mgopt_buf *b = (mgopt_buf *)ctx;
+  mgopt__buf_putn(b, (const char *)data, n);
+  return b->oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                       mgopt_buf *out, mgopt_buf *external, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt_status st;
+  const char *loc;
+  mgopt_diag_clear(d);
+  if (!m || !out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or output");
+  if (opts && opts->external_min_bytes > 0 && !external)
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "external_min_bytes set but no external buffer");
+  loc = opts && opts->external_location ? opts->external_location : "model.onnx.data";
+  memset(&w, 0, sizeof w);
+  w.alloc = out->alloc;
+  st = mgopt__onnx_encode(m, opts, loc, mgopt__onnx_buf_sink, external, &w, d);
+  if (st == MGOPT_OK) {
+    size_t before = out->len;
+    if (w.len) mgopt__buf_putn(out, (const char *)mgopt__pbw_data(&w), w.len);
+    else mgopt__buf_putn(out, "", 0);
+    if (out->oom || (w.len && out->len != before + w.len))
+      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  mgopt__pbw_free(&w);
+  return st;
+}
+/* src/onnx/io.c — ONNX files: read_file / write_file and external tensor data (compiled out by MGOPT_NO_STDIO). */
+
+/* A location from an external_data entry or an option must stay inside the
+   model's directory: relative, no ".." component, no drive, no NUL. */
+MGOPT__PRIVATE int mgopt__onnx_location_ok(const char *s, size_t n) {
+  size_t i, start = 0;
+  if (n == 0 || memchr(s, 0, n)) return 0;
+  if (s[0] == '/' || s[0] == '\\') return 0;
+  if (n >= 2 && s[1] == ':') return 0;
+  for (i = 0; i <= n; i++) {
+    if (i == n || s[i] == '/' || s[i] == '\\') {
+      if (i - start == 2 && s[start] == '.' && s[start + 1] == '.') return 0;
+      start = i + 1;
+    }
+  }
+  return 1;
+}
+
+/* Parses a decimal unsigned value (an external_data offset or length). */
+MGOPT__PRIVATE int mgopt__onnx_parse_u63(const char *s, size_t n, int64_t *out) {
+  int64_t v = 0;
+  size_t i;
+  if (n == 0 || n > 19) return 0;
+  for (i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    if (v > (INT64_MAX - (s[i] - '0')) / 10) return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 1;
+}
+
+#ifndef MGOPT_NO_STDIO
+
+/* Seeks to an absolute 64-bit offset with calls fseek can take (long may be 32 bits). */
+static int mgopt__onnx_seek(FILE *f, int64_t off) {
+#if defined(_WIN32)
+  return _fseeki64(f, off, SEEK_SET) == 0;
+#else
+  if (fseek(f, 0, SEEK_SET) != 0) return 0;
+  while (off > 0) {
+    long step = off > (int64_t)LONG_MAX ? LONG_MAX : (long)off;
+    if (fseek(f, step, SEEK_CUR) != 0) return 0;
+    off -= step;
+  }
+  return 1;
+#endif
+}
+
+/* Size of an open file, -1 if unknown. */
+static int64_t mgopt__onnx_fsize(FILE *f) {
+#if defined(_WIN32)
+  if (_fseeki64(f, 0, SEEK_END) != 0) return -1;
+  return (int64_t)_ftelli64(f);
+#else
+  long n;
+  if (fseek(f, 0, SEEK_END) != 0) return -1;
+  n = ftell(f);
+  return n < 0 ? -1 : (int64_t)n;
+#endif
+}
+
+/* dir + "/" + name, interned (dir "" or NULL = name alone). */
+static const char *mgopt__onnx_join(mgopt_program *p, const char *dir, const char *name, size_t nlen) {
+  size_t dl = dir ? strlen(dir) : 0, cap;
+  char *tmp;
+  const char *r;
+  if (dl > SIZE_MAX - nlen - 2) return NULL;
+  cap = dl + nlen + 2;
+  tmp = (char *)mgopt__heap_realloc(&p->alloc, NULL, 0, cap);
+  if (!tmp) return NULL;
+  if (dl) memcpy(tmp, dir, dl);
+  if (dl && dir[dl - 1] != '/' && dir[dl - 1] != '\\') tmp[dl++] = '/';
+  memcpy(tmp + dl, name, nlen);
+  r = mgopt_program_intern(p, tmp, dl + nlen);
+  mgopt__heap_free(&p->alloc, tmp, cap);
+  return r;
+}
+
+typedef struct mgopt__onnx_loader {
+  mgopt_onnx_model *m;
+  const char *dir;
+  mgopt_diag *d;
+  mgopt_status st;
+  FILE *f;           /* the last file opened, kept for the next tensor */
+  const char *fpath; /* interned path of f */
+  int64_t fsize;
+} mgopt__onnx_loader;
+
+static int mgopt__onnx_load_fail(mgopt__onnx_loader *L, const mgopt_onnx_tensor *t, mgopt_status s,
+                                 const char *what) {
+  L->d->offset = -1;
+  L->st = mgopt_diag_set(L->d, s, "tensor '%.*s': external data: %s", (int)(t->name.len > 80 ? 80 : t->name.len),
+                         t->name.ptr ? t->name.ptr : "", what);
+  return 1;
+}
+
+static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_loader *L = (mgopt__onnx_loader *)ctx;
+  mgopt_onnx_tensor *t = (mgopt_onnx_tensor *)obj;
+  mgopt_program *p = L->m->program;
+  const mgopt_str *loc = NULL;
+  int64_t offset = 0, length = -1, nb, k;
+  const char *path;
+  void *data;
+  MGOPT__UNUSED(parent);
+  MGOPT__UNUSED(field);
+  if (mid != MGOPT__OM_TENSOR || t->data_location != MGOPT_ONNX_LOC_EXTERNAL) return 0;
+  for (k = 0; k < t->nexternal_data; k++) {
+    const mgopt_onnx_strstr *e = &t->external_data[k];
+    if (e->key.len == 8 && memcmp(e->key.ptr, "location", 8) == 0) loc = &e->value;
+    else if (e->key.len == 6 && memcmp(e->key.ptr, "offset", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &offset))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad offset");
+    } else if (e->key.len == 6 && memcmp(e->key.ptr, "length", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &length))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad length");
+    }
+  }
+  if (!loc) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "no location");
+  if (!mgopt__onnx_location_ok(loc->ptr, loc->len))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT,
+                                 "location must be a relative path without '..'");
+  nb = mgopt_onnx_raw_nbytes(t->data_type, t->numel);
+  if (nb < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_UNSUPPORTED, "data type cannot be stored externally");
+  if (length >= 0 && length != nb)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "length disagrees with dims and data type");
+  path = mgopt__onnx_join(p, L->dir, loc->ptr, loc->len);
+  if (!path) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (path != L->fpath) {
+    if (L->f) fclose(L->f);
+    L->fpath = path;
+    L->f = fopen(path, "rb");
+    if (!L->f) {
+      L->fpath = NULL;
+      return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot open the data file");
+    }
+    L->fsize = mgopt__onnx_fsize(L->f);
+    if (L->fsize < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot size the data file");
+  }
+  if (offset > L->fsize || nb > L->fsize - offset)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "offset and length past the end of the file");
+  if ((uint64_t)nb > (uint64_t)SIZE_MAX) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_LIMIT, "too large");
+  data = mgopt_program_alloc(p, (size_t)nb, 64);
+  if (!data) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (nb && (!mgopt__onnx_seek(L->f, offset) || fread(data, 1, (size_t)nb, L->f) != (size_t)nb))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "read failed");
+  t->ext_location = mgopt_program_intern(p, loc->ptr, loc->len);
+  t->ext_offset = offset;
+  t->raw_data.ptr = (const char *)data;
+  t->raw_data.len = (size_t)nb;
+  t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->external_data = NULL;
+  t->nexternal_data = 0;
+  return 0;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d) {
+  mgopt__onnx_loader L;
+  mgopt_diag tmp;
+  if (!d) d = &tmp;
+  mgopt_diag_clear(d);
+  if (!m || !m->program) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model");
+  memset(&L, 0, sizeof L);
+  L.m = m;
+  L.dir = dir ? dir : m->dir;
+  L.d = d;
+  if (mgopt__onnx_walk(MGOPT__OM_MODEL, m, -1, 0, mgopt__onnx_load_one, &L, 0) < 0 && !L.st)
+    L.st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested too deeply");
+  if (L.f) fclose(L.f);
+  return L.st;
+}
+
+/* Length of the directory part of path, separator excluded ("" -> 0). */
+static size_t mgopt__onnx_dirlen(const char *path) {
+  size_t n = strlen(path);
+  while (n > 0 && path[n - 1] != '/' && path[n - 1] != '\\') n--;
+  return n > 1 ? n - 1 : n; /* keep "/" for files in the root */
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d) {
+  FILE *f;
+  int64_t size;
+  mgopt_program *p;
+  uint8_t *buf;
+  mgopt_onnx_model *m;
+  size_t dl;
+  mgopt_diag_clear(d);
+  if (!path) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
+    return NULL;
+  }
+  f = fopen(path, "rb");
+  if (!f) {
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
+    return NULL;
+  }
+  size = mgopt__onnx_fsize(f);
+  if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
+    fclose(f);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  buf = p ? (uint8_t *)mgopt_program_alloc(p, (size_t)size, 64) : NULL;
+  if (!buf) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
+    return NULL;
+  }
+  if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
+    return NULL;
+  }
+  fclose(f);
+  m = mgopt__onnx_read_into(p, buf, (size_t)size, opts, d);
+  if (!m) {
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  dl = mgopt__onnx_dirlen(path);
+  m->dir = mgopt_program_intern(p, path, dl);
+  if (!m->dir || (!(opts && opts->keep_external) && mgopt_onnx_load_external(m, NULL, d) != MGOPT_OK)) {
+    if (!m->dir) mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  return m;
+}
+
+typedef struct mgopt__onnx_fsink {
+  const char *path;
+  FILE *f;
+  int failed;
+} mgopt__onnx_fsink;
+
+static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n) {
+  mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
+  if (!s->f) {
+    s->f = fopen(s->path, "wb");
+    if (!s->f) return MGOPT_ERR_IO;
+  }
+  if (n && fwrite(data, 1, n, s->f) != n) {
+    s->failed = 1;
+    return MGOPT_ERR_IO;
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt__onnx_fsink sink;
+  mgopt_status st;
+  char *loc = NULL, *side = NULL;
+  size_t loc_cap = 0, side_cap = 0;
+  const mgopt_allocator *alloc;
+  FILE *f;
+  mgopt_diag_clear(d);
+  if (!m || !path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or path");
+  alloc = m->program ? &m->program->alloc : NULL;
+  memset(&w, 0, sizeof w);
+  memset(&sink, 0, sizeof sink);
+  w.alloc = alloc;
+  if (opts && opts->external_min_bytes > 0) {
+    /* the location recorded in the model, and the side file's path next to path */
+    const char *base = path + strlen(path);
+    size_t ll, dl;
+    while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
+    dl = (size_t)(base - path);
+    if (opts->external_location) {
+      ll = strlen(opts->external_location);
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) memcpy(loc, opts->external_location, ll + 1);
+    } else {
+      size_t bl = strlen(base);
+      ll = bl + 5;
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) {
+        memcpy(loc, base, bl);
+        memcpy(loc + bl, ".data", 6);
+      }
+    }
+    if (!loc) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (!mgopt__onnx_location_ok(loc, ll)) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG,
+                            "external_location must be a relative path without '..'");
+    }
+    side_cap = dl + ll + 1;
+    side = (char *)mgopt__heap_realloc(alloc, NULL, 0, side_cap);
+    if (!side) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    memcpy(side, path, dl);
+    memcpy(side + dl, loc, ll + 1);
+    sink.path = side;
+  }
+  st = mgopt__onnx_encode(m, opts, loc ? loc : "", opts && opts->external_min_bytes > 0 ? mgopt__onnx_file_sink : NULL,
+                          &sink, &w, d);
+  if (sink.f && fclose(sink.f) != 0 && st == MGOPT_OK) st = MGOPT_ERR_IO;
+  if (st == MGOPT_ERR_IO && d && d->status != MGOPT_ERR_IO)
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", side ? side : path);
+  if (st == MGOPT_OK) {
+    f = fopen(path, "wb");
+    if (!f) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing", path);
+    else {
+      if (w.len && fwrite(mgopt__pbw_data(&w), 1, w.len, f) != w.len) st = MGOPT_ERR_IO;
+      if (fclose(f) != 0) st = MGOPT_ERR_IO;
+      if (st != MGOPT_OK) mgopt_diag_set(d, st, "cannot write %s", path);
+    }
+  }
+  mgopt__pbw_free(&w);
+  if (loc) mgopt__heap_free(alloc, loc, loc_cap);
+  if (side) mgopt__heap_free(alloc, side, side_cap);
+  return st;
+}
+
+#endif /* MGOPT_NO_STDIO */
 #endif /* MGOPT__IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */
 /*
