@@ -7994,6 +7994,7 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
                 MGOPT__ONONE)};
 
 #define MGOPT__ONNX_MAX_FIELDS 24
+#define MGOPT__ONNX_TENSOR_HAS_LOCATION (1u << 4) /* has bit of TensorProto.data_location */
 /* Message nesting allowed for a given subgraph depth limit: a graph level
    costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
@@ -9192,6 +9193,7 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   t->raw_data.len = (size_t)nb;
   t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->has &= ~MGOPT__ONNX_TENSOR_HAS_LOCATION; /* written back like any inline tensor */
   t->external_data = NULL;
   t->nexternal_data = 0;
   return 0;
