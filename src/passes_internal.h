@@ -78,5 +78,10 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos
                                                  const char *name);
 /* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
+/* Renames v; its producer takes the new name too when it was named after v. */
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
+/* A single-output op whose output is a function output takes that name (a
+   replaced function output moves its name onto the replacement value only). */
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */

@@ -349,6 +349,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
       back = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
       if (!back) return -1;
       mgopt_value_replace_all_uses(ov, back);
+      mgopt__pu_sync_op_name(back->def);
     } else {
       mgopt_value_replace_all_uses(ov, nv);
     }
@@ -399,4 +400,14 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
     r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
   if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
   return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
+}
+
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name) {
+  const char *old = v->name;
+  mgopt_value_set_name(v, name);
+  if (v->def && v->def->nouts == 1 && (!v->def->name || v->def->name == old)) v->def->name = v->name;
+}
+
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op) {
+  if (op && op->nouts == 1 && op->outs[0]->name && mgopt__pu_is_func_output(op->outs[0])) op->name = op->outs[0]->name;
 }

@@ -63,6 +63,7 @@ static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     return 0;
   }
   mgopt_rw_replace_op(rw, op, mul->outs);
+  mgopt__pu_sync_op_name(mul);
   return 1;
 }
 

@@ -131,7 +131,7 @@ static int mgopt__sio_fix(mgopt_program *p, mgopt__sio_set *names, mgopt_value *
     }
   }
   if (!nn) return -1;
-  v->name = nn;
+  mgopt__pu_rename(v, nn);
   mgopt__sio_add(names, nn);
   return names->oom ? -1 : 1;
 }

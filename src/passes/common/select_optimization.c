@@ -49,6 +49,7 @@ static int mgopt__selo_case1(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *keep
     keep = id->outs[0];
   }
   mgopt_rw_replace_op(rw, op, &keep);
+  if (keep->def) mgopt__pu_sync_op_name(keep->def);
   return 1;
 }
 

@@ -76,7 +76,7 @@ static mgopt_status mgopt__uod_run(mgopt_pass_ctx *ctx) {
       if (orig_v[k] == v && orig_name[k]) cname = NULL; /* renamed already: the new cast gets a fresh name */
     if (cname) {
       snprintf(buf, sizeof buf, "%.200s_type_%s", cname, mgopt_dtype_name((mgopt_dtype)v->type.dtype));
-      mgopt_value_set_name(v, mgopt__pu_name2(p, buf, NULL));
+      mgopt__pu_rename(v, mgopt__pu_name2(p, buf, NULL));
     } else {
       for (k = 0; k < i; k++)
         if (orig_v[k] == v && orig_name[k]) break;

@@ -76,6 +76,7 @@ static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
     }
   }
   mgopt_rw_replace_value(rw, r2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
   mgopt_rw_erase(rw, r2);
   mgopt__pu_erase_if_dead(rw, r1);
   return 1;

@@ -87,6 +87,7 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
     }
   }
   mgopt_rw_replace_value(rw, t2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
   mgopt_rw_erase(rw, t2);
   mgopt__pu_erase_if_dead(rw, t1);
   return 1;

@@ -89,6 +89,7 @@ static int mgopt__mrd_rewrite(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
     return 0;
   }
   mgopt_rw_replace_op(rw, mul, div->outs);
+  mgopt__pu_sync_op_name(div);
   mgopt__pu_erase_if_dead(rw, rop);
   return 1;
 }
