@@ -352,6 +352,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
       mgopt__pu_sync_op_name(back->def);
     } else {
       mgopt_value_replace_all_uses(ov, nv);
+      mgopt__pu_sync_op_name(nop);
     }
   }
   mgopt_op_erase(op);
