@@ -10,8 +10,8 @@
      } -> (%y)
    After:
      main(%x: (2, 3, fp32)) {
-       %c: (3, fp32)* = const(val=[2.0, 4.0, 0.5])
-       %_inversed_y_y: (3, fp32)* = const(val=[0.5, 0.25, 2.0])
+       %c: (3, fp32)* = const(val=[2, 4, 0.5])
+       %_inversed_y_y: (3, fp32)* = const(val=[0.5, 0.25, 2])
        %y: (2, 3, fp32) = mul(x=%x, y=%_inversed_y_y)
      } -> (%y)
 

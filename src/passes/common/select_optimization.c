@@ -13,7 +13,7 @@
      main(%b: (2, 2, fp32)) {
        %c: (2, 2, bool)* = const(val=[[true, false], [false, true]])
        %a: (fp32)* = const(val=-inf)
-       %y_masked: (2, 2, fp32)* = const(val=[[-inf, 0.0], [0.0, -inf]])
+       %y_masked: (2, 2, fp32)* = const(val=[[-inf, 0], [0, -inf]])
        %y: (2, 2, fp32) = add(x=%y_masked, y=%b)
      } -> (%y)
 
