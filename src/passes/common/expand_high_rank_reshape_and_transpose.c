@@ -108,8 +108,8 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   b1 = mgopt__pu_value_name(r1->outs[0]);
   bt = mgopt__pu_value_name(tr->outs[0]);
   if (ng < 6) {
-    cur = mgopt__ehr_reshape(rw, r2, mgopt_op_operand(r1, "x"), nshape, ng, b1);
-    if (cur) cur = mgopt__ehr_transpose(rw, r2, cur, nperm, ng, bt);
+    cur = mgopt__ehr_reshape(rw, r1, mgopt_op_operand(r1, "x"), nshape, ng, b1);
+    if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, nperm, ng, bt);
   } else {
     int64_t lead = 1;
     uint8_t memo[MGOPT__EHR_MAX];
@@ -127,8 +127,8 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
       s4[1] = before;
       s4[2] = nshape[ax];
       s4[3] = after;
-      cur = mgopt__ehr_reshape(rw, r2, cur, s4, 4, b1);
-      if (cur) cur = mgopt__ehr_transpose(rw, r2, cur, swap, 4, bt);
+      cur = mgopt__ehr_reshape(rw, r1, cur, s4, 4, b1);
+      if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, swap, 4, bt);
       lead *= nshape[ax];
       memo[ax] = 1;
     }
