@@ -6483,6 +6483,80 @@ static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
 
 /* ---------------------------------------------------------------- opaque ops */
 
+/* Appends a protobuf varint. */
+static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
+  char c[10];
+  size_t n = 0;
+  do {
+    c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  mgopt__buf_putn(b, c, n);
+}
+
+/* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
+   (elem_type, shape dims as value or param, denotation). */
+static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+  mgopt_buf tt, sh, ty;
+  int64_t i;
+  if (t->other.len) {
+    *out = t->other;
+    return MGOPT_OK;
+  }
+  memset(&tt, 0, sizeof tt);
+  memset(&sh, 0, sizeof sh);
+  memset(&ty, 0, sizeof ty);
+  tt.alloc = sh.alloc = ty.alloc = &I->p->alloc;
+  if (t->tensor_type) {
+    const mgopt_onnx_tensor_type *x = t->tensor_type;
+    if (x->has & MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE) {
+      mgopt__buf_putc(&tt, 0x08);
+      mgopt__imp_varint(&tt, (uint64_t)(uint32_t)x->elem_type);
+    }
+    if (x->shape) {
+      for (i = 0; i < x->shape->ndims; i++) {
+        const mgopt_onnx_dim *dm = &x->shape->dims[i];
+        mgopt_buf d1;
+        memset(&d1, 0, sizeof d1);
+        d1.alloc = &I->p->alloc;
+        if (dm->has & MGOPT_ONNX_DIM_HAS_VALUE) {
+          mgopt__buf_putc(&d1, 0x08);
+          mgopt__imp_varint(&d1, (uint64_t)dm->value);
+        } else if (dm->has & MGOPT_ONNX_DIM_HAS_PARAM) {
+          mgopt__buf_putc(&d1, 0x12);
+          mgopt__imp_varint(&d1, dm->param.len);
+          mgopt__buf_putn(&d1, dm->param.ptr, dm->param.len);
+        }
+        mgopt__buf_putc(&sh, 0x0a);
+        mgopt__imp_varint(&sh, d1.len);
+        if (d1.len) mgopt__buf_putn(&sh, d1.data, d1.len);
+        if (d1.oom) sh.oom = 1;
+        mgopt_buf_free(&d1);
+      }
+      mgopt__buf_putc(&tt, 0x12);
+      mgopt__imp_varint(&tt, sh.len);
+      if (sh.len) mgopt__buf_putn(&tt, sh.data, sh.len);
+    }
+    mgopt__buf_putc(&ty, 0x0a);
+    mgopt__imp_varint(&ty, tt.len);
+    if (tt.len) mgopt__buf_putn(&ty, tt.data, tt.len);
+  }
+  if (t->denotation.len) {
+    mgopt__buf_putc(&ty, 0x32);
+    mgopt__imp_varint(&ty, t->denotation.len);
+    mgopt__buf_putn(&ty, t->denotation.ptr, t->denotation.len);
+  }
+  out->len = ty.len;
+  out->ptr = ty.len ? (const char *)mgopt__dup(I->p, ty.data, ty.len) : "";
+  {
+    int oom = tt.oom || sh.oom || ty.oom || !out->ptr;
+    mgopt_buf_free(&tt);
+    mgopt_buf_free(&sh);
+    mgopt_buf_free(&ty);
+    return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  }
+}
+
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
 
 static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
@@ -6559,6 +6633,16 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
         mgopt__imap_pop(&I->vinfo, vmark);
         if (s) return s;
         continue;
+      }
+      case MGOPT_ONNX_ATTR_TYPE_PROTO: {
+        mgopt_str bytes;
+        if (!a->tp) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "type attribute without a type");
+        if ((s = mgopt__imp_type_bytes(I, a->tp, &bytes)) != MGOPT_OK) return s;
+        at.kind = MGOPT_ATTR_BYTES;
+        at.tag = MGOPT_ONNX_ATTR_TYPE_PROTO;
+        at.n = (int64_t)bytes.len;
+        at.u.bytes = (const uint8_t *)bytes.ptr;
+        break;
       }
       default:
         return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
@@ -8288,6 +8372,13 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
       int r = x ? x->type.rank : -1;
       k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
       if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
+      if (k < 0 && mgopt_op_attr(op, "num_splits")) {
+        /* an even split: ONNX's default without sizes (num_outputs from opset 18) */
+        n = mgopt__exp_simple(E, op, "Split", ins, 1);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        if (E->opset >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
       if (k < 0) {
         /* even split: sizes from the outputs' static dims */
         if (axis < 0) axis += r;
@@ -8327,7 +8418,6 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
       nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
       for (j = 0; j < nsm; j++)
         if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
-      if (E->opset < 10) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
       for (j = 0; j < r; j++) {
         int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
         int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
@@ -8340,6 +8430,18 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
         cnt++;
       }
       if (cnt == 0) return mgopt__exp_simple(E, op, "Identity", &ins[0], 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      if (E->opset < 10) {
+        /* Slice-1: starts/ends/axes attributes, unit steps only */
+        for (j = 0; j < cnt; j++) {
+          if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+          if (en[j] == INT64_MAX) en[j] = INT32_MAX;
+        }
+        n = mgopt__exp_simple(E, op, "Slice", ins, 1);
+        if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
+            !mgopt__exp_aints(E, n, "axes", ax, cnt))
+          return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
       ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
       ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
       ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
@@ -8612,6 +8714,15 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
           return mgopt__exp_nomem(E);
         if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
         break;
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
+          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
+        if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
+          return mgopt__exp_nomem(E);
+        oa->tp->other.ptr = (const char *)a->u.bytes;
+        oa->tp->other.len = (size_t)a->n;
+        break;
       default:
         return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
     }
@@ -8866,6 +8977,41 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
   if (s) return s;
+  if (m->ir_version > 0 && m->ir_version < 4) {
+    /* before IR version 4 every initializer must also be a graph input */
+    mgopt_onnx_graph *g = m->graph;
+    int64_t extra = 0, j, k;
+    mgopt_onnx_value_info *vi;
+    for (j = 0; j < g->ninitializers; j++) {
+      int listed = 0;
+      for (k = 0; k < g->ninputs && !listed; k++)
+        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
+                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
+      if (!listed) extra++;
+    }
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
+    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+      const mgopt_onnx_tensor *t = &g->initializers[j];
+      int listed = 0;
+      int64_t q;
+      for (q = 0; q < g->ninputs && !listed; q++)
+        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
+      if (listed) continue;
+      {
+        mgopt_type ty;
+        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
+          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        vi[k].name = t->name;
+        vi[k].type = mgopt__exp_type(&E, &ty);
+        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        k++;
+      }
+    }
+    g->inputs = vi;
+    g->ninputs = k;
+  }
   *out = m;
   return MGOPT_OK;
 }

@@ -488,6 +488,80 @@ static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
 
 /* ---------------------------------------------------------------- opaque ops */
 
+/* Appends a protobuf varint. */
+static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
+  char c[10];
+  size_t n = 0;
+  do {
+    c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  mgopt__buf_putn(b, c, n);
+}
+
+/* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
+   (elem_type, shape dims as value or param, denotation). */
+static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+  mgopt_buf tt, sh, ty;
+  int64_t i;
+  if (t->other.len) {
+    *out = t->other;
+    return MGOPT_OK;
+  }
+  memset(&tt, 0, sizeof tt);
+  memset(&sh, 0, sizeof sh);
+  memset(&ty, 0, sizeof ty);
+  tt.alloc = sh.alloc = ty.alloc = &I->p->alloc;
+  if (t->tensor_type) {
+    const mgopt_onnx_tensor_type *x = t->tensor_type;
+    if (x->has & MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE) {
+      mgopt__buf_putc(&tt, 0x08);
+      mgopt__imp_varint(&tt, (uint64_t)(uint32_t)x->elem_type);
+    }
+    if (x->shape) {
+      for (i = 0; i < x->shape->ndims; i++) {
+        const mgopt_onnx_dim *dm = &x->shape->dims[i];
+        mgopt_buf d1;
+        memset(&d1, 0, sizeof d1);
+        d1.alloc = &I->p->alloc;
+        if (dm->has & MGOPT_ONNX_DIM_HAS_VALUE) {
+          mgopt__buf_putc(&d1, 0x08);
+          mgopt__imp_varint(&d1, (uint64_t)dm->value);
+        } else if (dm->has & MGOPT_ONNX_DIM_HAS_PARAM) {
+          mgopt__buf_putc(&d1, 0x12);
+          mgopt__imp_varint(&d1, dm->param.len);
+          mgopt__buf_putn(&d1, dm->param.ptr, dm->param.len);
+        }
+        mgopt__buf_putc(&sh, 0x0a);
+        mgopt__imp_varint(&sh, d1.len);
+        if (d1.len) mgopt__buf_putn(&sh, d1.data, d1.len);
+        if (d1.oom) sh.oom = 1;
+        mgopt_buf_free(&d1);
+      }
+      mgopt__buf_putc(&tt, 0x12);
+      mgopt__imp_varint(&tt, sh.len);
+      if (sh.len) mgopt__buf_putn(&tt, sh.data, sh.len);
+    }
+    mgopt__buf_putc(&ty, 0x0a);
+    mgopt__imp_varint(&ty, tt.len);
+    if (tt.len) mgopt__buf_putn(&ty, tt.data, tt.len);
+  }
+  if (t->denotation.len) {
+    mgopt__buf_putc(&ty, 0x32);
+    mgopt__imp_varint(&ty, t->denotation.len);
+    mgopt__buf_putn(&ty, t->denotation.ptr, t->denotation.len);
+  }
+  out->len = ty.len;
+  out->ptr = ty.len ? (const char *)mgopt__dup(I->p, ty.data, ty.len) : "";
+  {
+    int oom = tt.oom || sh.oom || ty.oom || !out->ptr;
+    mgopt_buf_free(&tt);
+    mgopt_buf_free(&sh);
+    mgopt_buf_free(&ty);
+    return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  }
+}
+
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
 
 static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
@@ -564,6 +638,16 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
         mgopt__imap_pop(&I->vinfo, vmark);
         if (s) return s;
         continue;
+      }
+      case MGOPT_ONNX_ATTR_TYPE_PROTO: {
+        mgopt_str bytes;
+        if (!a->tp) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "type attribute without a type");
+        if ((s = mgopt__imp_type_bytes(I, a->tp, &bytes)) != MGOPT_OK) return s;
+        at.kind = MGOPT_ATTR_BYTES;
+        at.tag = MGOPT_ONNX_ATTR_TYPE_PROTO;
+        at.n = (int64_t)bytes.len;
+        at.u.bytes = (const uint8_t *)bytes.ptr;
+        break;
       }
       default:
         return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
