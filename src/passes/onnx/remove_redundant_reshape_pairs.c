@@ -13,8 +13,8 @@
    After:
      main(%x: (2, 3, 4, fp32)) {
        %s1: (2, int32)* = const(val=[6, 4])
-       %s2: (3, int32)* = const(val=[2, 3, 4])
        %r2: (2, 3, 4, fp32) = tanh(x=%x)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
      } -> (%r2)
 
    Fires on: reshape(A) -> [elementwise]* -> reshape(B) where A's type is
