@@ -289,6 +289,32 @@ run-examples: $(EXAMPLE_BIN)
 # >>> Build replay programs here and append them to TEST_PROGS (or TEST_CMDS +
 # >>> TEST_DEPS); `make test` picks them up.
 
+# ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
+$(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/mil"' -o $@ tests/fuzz/fuzz_mil.c $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_mil  # in $(B)/tests/: run by tests/run.sh
+
+.PHONY: fuzz-mil
+fuzz-mil: $(B)/fuzz_mil
+$(B)/fuzz_mil: tests/fuzz/fuzz_mil.c $(HDR)
+	@mkdir -p $(B)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_mil.c -lm
+
+# ---- ONNX reader fuzzing: the corpus replay runs with `make test`; `make fuzz-onnx` fuzzes
+FUZZ_TIME ?= 600
+.PHONY: fuzz-onnx
+$(B)/tests/test_fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -o $@ tests/fuzz/fuzz_onnx.c $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_onnx  # in $(B)/tests/: run by tests/run.sh
+$(B)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HDR)
+	@mkdir -p $(B)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_onnx.c -lm
+fuzz-onnx: $(B)/fuzz_onnx
+	@mkdir -p $(B)/fuzz-corpus-onnx
+	$(B)/fuzz_onnx -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-onnx tests/fuzz/corpus/onnx
+
 # <<< end of the fuzz section
 
 # ---------------------------------------------------------------- test

@@ -367,6 +367,7 @@ struct mgopt_attr {
 };
 
 #define MGOPT_OP_ERASED 1u
+#define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -1256,6 +1257,52 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
 }
 #endif
 #endif /* MGOPT_ONNX_H_INCLUDED */
+/* src/onnx/convert_api.h — public declarations for converting between ONNX model trees and the IR. */
+#ifndef MGOPT_ONNX_CONVERT_H_INCLUDED
+#define MGOPT_ONNX_CONVERT_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Converts the model tree to the canonical IR in the same program
+   (m->program): the graph becomes function `main`. Ops with an exactly
+   equal canonical form for the model's opset become canonical ops; every
+   other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
+   slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
+   blocks named after their attributes. Initializers and Constant nodes become
+   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
+   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
+
+/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
+   buf must outlive the program (weights are borrowed). */
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d);
+
+typedef struct mgopt_onnx_export_options {
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
+} mgopt_onnx_export_options;
+
+/* Builds a model tree from p's function `main` in p's arena: canonical ops
+   become the ONNX ops of the target opset, opaque ops go back unchanged,
+   consts become initializers; graph input/output names, order and types are
+   kept; model fields the IR does not hold (metadata, local functions, doc
+   strings) come from the imported model. producer_name is "mgopt".
+   MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d);
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGOPT_ONNX_CONVERT_H_INCLUDED */
 
 #ifdef MGOPT_IMPLEMENTATION
 #ifndef MGOPT__IMPLEMENTATION_DONE
@@ -3099,26 +3146,1415 @@ MGOPTDEF int mgopt_program_walk(mgopt_program *p, mgopt_op_visit_fn fn, void *ud
 }
 /* src/core/registry.c — the op registry: operand slots, attributes, traits and type inference per op. */
 
-/* STUB: being written. */
+/* Conventions of the inference functions below:
+   - an operand's type is read through mgopt__rg_in / mgopt__rg_opt, which turn
+     a malformed tensor type (rank < -1, dims missing) into "rank unknown";
+   - a dim is static (v >= 0, no symbol), symbolic (sym set) or unknown;
+   - output dims are allocated in the program arena by mgopt__rg_out and then
+     filled in place; every size derived from the IR goes through checked
+     arithmetic; every failure is MGOPT_ERR_TYPE with a message, never an assert. */
+
+#define MGOPT__RG_MAX_RANK 65536
+
+/* ---------------------------------------------------------------- helpers */
+
+static mgopt_status mgopt__rg_fail(mgopt_diag *d, const mgopt_op *op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__rg_fail(mgopt_diag *d, const mgopt_op *op, const char *fmt, ...) {
+  char buf[MGOPT_DIAG_MSG_MAX];
+  va_list ap;
+  if (!d) return MGOPT_ERR_TYPE;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  mgopt_diag_set(d, MGOPT_ERR_TYPE, "%s: %s", op->type ? op->type : "?", buf);
+  snprintf(d->op, sizeof d->op, "%s", op->name ? op->name : "");
+  return MGOPT_ERR_TYPE;
+}
+
+static mgopt_status mgopt__rg_nomem(mgopt_diag *d) {
+  return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "type inference: out of memory");
+}
+
+static int mgopt__rg_st(mgopt_dim x) { return x.sym == NULL && x.v >= 0; }
+
+/* t sanitised: a tensor type whose rank cannot be trusted gets rank -1. */
+static mgopt_type mgopt__rg_view(const mgopt_type *t) {
+  mgopt_type v = *t;
+  if (v.rank < -1 || (v.rank > 0 && !v.dims) || v.rank > MGOPT__RG_MAX_RANK) {
+    v.rank = -1;
+    v.dims = NULL;
+  }
+  if (v.rank < 0) v.dims = NULL;
+  return v;
+}
+
+/* The single tensor operand of `slot`, or 0 when absent (a list counts as absent). */
+static int mgopt__rg_opt(const mgopt_op *op, const char *slot, mgopt_type *t) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  if (!v || v->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  *t = mgopt__rg_view(&v->type);
+  return 1;
+}
+
+/* A required tensor operand. */
+static mgopt_status mgopt__rg_in(const mgopt_op *op, const char *slot, mgopt_type *t, mgopt_diag *d) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  if (!v) return mgopt__rg_fail(d, op, "missing operand '%s'", slot);
+  if (v->type.kind != MGOPT_TYPE_TENSOR) return mgopt__rg_fail(d, op, "operand '%s' is not a tensor", slot);
+  *t = mgopt__rg_view(&v->type);
+  return MGOPT_OK;
+}
+
+/* Output type with `rank` unknown dims (rank -1: unknown rank). */
+static mgopt_status mgopt__rg_out(mgopt_program *p, const mgopt_op *op, mgopt_type *out, int dt,
+                                  int64_t rank, mgopt_diag *d) {
+  if (rank < -1) rank = -1;
+  if (rank > MGOPT__RG_MAX_RANK) return mgopt__rg_fail(d, op, "output rank %lld is too large", (long long)rank);
+  if (mgopt_type_make(p, out, (mgopt_dtype)dt, (int32_t)rank, NULL)) return mgopt__rg_nomem(d);
+  return MGOPT_OK;
+}
+
+/* Output equal to t (sanitised) with dtype dt. */
+static mgopt_status mgopt__rg_like(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                   const mgopt_type *t, int dt, mgopt_diag *d) {
+  mgopt_status s = mgopt__rg_out(p, op, out, dt, t->rank, d);
+  if (s) return s;
+  if (t->rank > 0) memcpy(out->dims, t->dims, sizeof(mgopt_dim) * (size_t)t->rank);
+  return MGOPT_OK;
+}
+
+/* Normalises axis `ax` against `rank` (negative counts from the end). 0 if out of range. */
+static int mgopt__rg_axis(int64_t ax, int64_t rank, int32_t *out) {
+  if (ax < 0) ax += rank;
+  if (ax < 0 || ax >= rank) return 0;
+  *out = (int32_t)ax;
+  return 1;
+}
+
+/* Broadcasts two dims: 0 on two different static non-1 dims. */
+static int mgopt__rg_bdim(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
+  int sa = mgopt__rg_st(a), sb = mgopt__rg_st(b);
+  if (sa && sb) {
+    if (a.v == b.v || b.v == 1) *o = a;
+    else if (a.v == 1) *o = b;
+    else return 0;
+  } else if (sa) {
+    *o = a.v == 1 ? b : a;
+  } else if (sb) {
+    *o = b.v == 1 ? a : b;
+  } else {
+    *o = (a.sym && a.sym == b.sym) ? a : mgopt_dim_unknown();
+  }
+  return 1;
+}
+
+/* Two dims that must be equal: the most precise of both; 0 on a static conflict. */
+static int mgopt__rg_unify(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
+  int sa = mgopt__rg_st(a), sb = mgopt__rg_st(b);
+  if (sa && sb && a.v != b.v) return 0;
+  if (sa) *o = a;
+  else if (sb) *o = b;
+  else *o = (a.sym && a.sym == b.sym) ? a : mgopt_dim_unknown();
+  return 1;
+}
+
+/* Broadcast of n tensor types into out (dtype dt). */
+static mgopt_status mgopt__rg_broadcast(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                        const mgopt_type *ts, int n, int dt, mgopt_diag *d) {
+  int64_t rank = 0;
+  int i, k;
+  mgopt_status s;
+  for (i = 0; i < n; i++) {
+    if (ts[i].rank < 0) return mgopt__rg_out(p, op, out, dt, -1, d);
+    if (ts[i].rank > rank) rank = ts[i].rank;
+  }
+  if ((s = mgopt__rg_out(p, op, out, dt, rank, d)) != MGOPT_OK) return s;
+  for (k = 0; k < rank; k++) {
+    mgopt_dim acc = mgopt_dim_static(1);
+    for (i = 0; i < n; i++) {
+      int64_t j = ts[i].rank - rank + k;
+      if (j < 0) continue;
+      if (!mgopt__rg_bdim(acc, ts[i].dims[j], &acc))
+        return mgopt__rg_fail(d, op, "shapes do not broadcast (dim %d: %lld vs %lld)", k,
+                              (long long)acc.v, (long long)ts[i].dims[j].v);
+    }
+    out->dims[k] = acc;
+  }
+  return MGOPT_OK;
+}
+
+/* An integer list parameter: count >= 0 (values in *v), -1 absent, -2 given but not constant. */
+static int64_t mgopt__rg_ints(mgopt_program *p, const mgopt_op *op, const char *name, const int64_t **v) {
+  int64_t n = mgopt_op_get_ints(p, op, name, v);
+  if (n >= 0) return n;
+  if (mgopt_op_attr(op, name)) return -2;
+  return mgopt_op_slot_index(op, name) >= 0 ? -2 : -1;
+}
+
+/* A dtype parameter given by name ("fp32"); MGOPT_DT_UNKNOWN when absent or unknown. */
+static int mgopt__rg_dtype_param(const mgopt_op *op, const char *name) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, name, &n);
+  return s ? (int)mgopt_dtype_from_name(s, n) : (int)MGOPT_DT_UNKNOWN;
+}
+
+/* 1 when dtypes a and b are known and differ. */
+static int mgopt__rg_dt_clash(int a, int b) {
+  return a != MGOPT_DT_UNKNOWN && b != MGOPT_DT_UNKNOWN && a != b;
+}
+
+/* The values of variadic slot `slot` (NULL and 0 when absent). */
+static int32_t mgopt__rg_list(const mgopt_op *op, const char *slot, const mgopt_use **uses) {
+  int32_t i = mgopt_op_slot_index(op, slot);
+  if (i < 0) {
+    *uses = NULL;
+    return 0;
+  }
+  *uses = op->slots[i].uses;
+  return op->slots[i].n;
+}
+
+/* ---------------------------------------------------------------- elementwise */
+
+static mgopt_status mgopt__rg_infer_const(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  const mgopt_attr *a = mgopt_op_attr(op, "val");
+  const mgopt_tensor *t;
+  int32_t i;
+  mgopt_status s;
+  if (!a || a->kind != MGOPT_ATTR_TENSOR || !a->u.t) return mgopt__rg_fail(d, op, "missing tensor attribute 'val'");
+  t = a->u.t;
+  if (t->rank < 0 || (t->rank > 0 && !t->shape)) return mgopt__rg_fail(d, op, "malformed tensor in 'val'");
+  if ((s = mgopt__rg_out(p, op, out, t->dtype, t->rank, d)) != MGOPT_OK) return s;
+  for (i = 0; i < t->rank; i++) {
+    if (t->shape[i] < 0) return mgopt__rg_fail(d, op, "tensor 'val' has a negative dim");
+    out->dims[i] = mgopt_dim_static(t->shape[i]);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_identity(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                             mgopt_diag *d) {
+  mgopt_value *v = mgopt_op_operand(op, "x");
+  mgopt_type t;
+  if (!v) return mgopt__rg_fail(d, op, "missing operand 'x'");
+  if (v->type.kind != MGOPT_TYPE_TENSOR) {
+    if (mgopt__type_copy(p, out, &v->type)) return mgopt__rg_nomem(d);
+    return MGOPT_OK;
+  }
+  t = mgopt__rg_view(&v->type);
+  return mgopt__rg_like(p, op, out, &t, t.dtype, d);
+}
+
+/* Elementwise unary (and every op whose output is x's type). */
+static mgopt_status mgopt__rg_infer_unary(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  uint32_t tr = mgopt_op_traits(op);
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((tr & MGOPT_TRAIT_LOGICAL) && x.dtype != MGOPT_DT_UNKNOWN && x.dtype != MGOPT_DT_BOOL)
+    return mgopt__rg_fail(d, op, "expects bool, got %s", mgopt_dtype_name((mgopt_dtype)x.dtype));
+  return mgopt__rg_like(p, op, out, &x, x.dtype, d);
+}
+
+static mgopt_status mgopt__rg_infer_softmax(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int32_t ax;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0 && !mgopt__rg_axis(mgopt_op_get_int(op, "axis", -1), x.rank, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range for rank %d", (int)x.rank);
+  return mgopt__rg_like(p, op, out, &x, x.dtype, d);
+}
+
+static mgopt_status mgopt__rg_infer_binary(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type t[2];
+  mgopt_status s;
+  uint32_t tr = mgopt_op_traits(op);
+  int dt;
+  if ((s = mgopt__rg_in(op, "x", &t[0], d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "y", &t[1], d)) != MGOPT_OK) return s;
+  /* pow keeps x's dtype (an integer exponent is common in imported models) */
+  if (op->kind != MGOPT_OP_pow && mgopt__rg_dt_clash(t[0].dtype, t[1].dtype))
+    return mgopt__rg_fail(d, op, "operand dtypes differ (%s vs %s)", mgopt_dtype_name((mgopt_dtype)t[0].dtype),
+                          mgopt_dtype_name((mgopt_dtype)t[1].dtype));
+  if ((tr & MGOPT_TRAIT_LOGICAL) &&
+      ((t[0].dtype != MGOPT_DT_UNKNOWN && t[0].dtype != MGOPT_DT_BOOL) ||
+       (t[1].dtype != MGOPT_DT_UNKNOWN && t[1].dtype != MGOPT_DT_BOOL)))
+    return mgopt__rg_fail(d, op, "expects bool operands");
+  dt = t[0].dtype != MGOPT_DT_UNKNOWN || op->kind == MGOPT_OP_pow ? t[0].dtype : t[1].dtype;
+  if (tr & (MGOPT_TRAIT_COMPARISON | MGOPT_TRAIT_LOGICAL)) dt = MGOPT_DT_BOOL;
+  return mgopt__rg_broadcast(p, op, out, t, 2, dt, d);
+}
+
+static mgopt_status mgopt__rg_infer_select(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type t[3];
+  mgopt_status s;
+  if ((s = mgopt__rg_in(op, "cond", &t[0], d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "a", &t[1], d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "b", &t[2], d)) != MGOPT_OK) return s;
+  if (mgopt__rg_dt_clash(t[1].dtype, t[2].dtype)) return mgopt__rg_fail(d, op, "'a' and 'b' dtypes differ");
+  return mgopt__rg_broadcast(p, op, out, t, 3, t[1].dtype != MGOPT_DT_UNKNOWN ? t[1].dtype : t[2].dtype, d);
+}
+
+static mgopt_status mgopt__rg_infer_cast(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const char *name = op->kind == MGOPT_OP_cast ? "dtype" : "output_dtype";
+  const char *slot = op->kind == MGOPT_OP_cast ? "x" : "source_val";
+  int dt = mgopt__rg_dtype_param(op, name);
+  if ((s = mgopt__rg_in(op, slot, &x, d)) != MGOPT_OK) return s;
+  if (dt == MGOPT_DT_UNKNOWN) return mgopt__rg_fail(d, op, "missing or unknown '%s'", name);
+  return mgopt__rg_like(p, op, out, &x, dt, d);
+}
+
+/* ---------------------------------------------------------------- shape ops */
+
+static mgopt_status mgopt__rg_infer_reshape(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x, sh;
+  mgopt_status s;
+  const int64_t *v = NULL;
+  int64_t n, k, infer_at = -1, rem_in = 1, rem_out = 1;
+  int rem_ok = 1;
+  uint8_t *copied;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "shape", &sh, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "shape", &v);
+  if (n < 0) {
+    /* shape known only at run time: its length gives the rank */
+    int64_t r = (sh.rank == 1 && mgopt__rg_st(sh.dims[0])) ? sh.dims[0].v : -1;
+    if (sh.rank == 0) r = 0;
+    return mgopt__rg_out(p, op, out, x.dtype, r, d);
+  }
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, n, d)) != MGOPT_OK) return s;
+  copied = (uint8_t *)mgopt_program_alloc(p, (size_t)(x.rank > 0 ? x.rank : 1), 1);
+  if (!copied) return mgopt__rg_nomem(d);
+  for (k = 0; k < n; k++) {
+    if (v[k] == -1) {
+      if (infer_at >= 0) return mgopt__rg_fail(d, op, "more than one -1 in 'shape'");
+      infer_at = k;
+    } else if (v[k] == 0) {
+      if (x.rank >= 0 && k >= x.rank) return mgopt__rg_fail(d, op, "'shape' copies dim %lld of a rank-%d input", (long long)k, (int)x.rank);
+      if (x.rank >= 0) {
+        out->dims[k] = x.dims[k];
+        copied[k] = 1;
+      } else {
+        rem_ok = 0;
+      }
+    } else if (v[k] < 0) {
+      return mgopt__rg_fail(d, op, "negative entry %lld in 'shape'", (long long)v[k]);
+    } else {
+      out->dims[k] = mgopt_dim_static(v[k]);
+      if (!mgopt__mul_i64(rem_out, v[k], &rem_out)) return mgopt__rg_fail(d, op, "'shape' overflows");
+    }
+  }
+  /* element counts of the dims not copied through, on both sides: copied dims cancel out */
+  if (x.rank < 0) rem_ok = 0;
+  for (k = 0; rem_ok && k < x.rank; k++) {
+    if (copied[k]) continue;
+    if (!mgopt__rg_st(x.dims[k]) || !mgopt__mul_i64(rem_in, x.dims[k].v, &rem_in)) rem_ok = 0;
+  }
+  if (infer_at >= 0) {
+    if (rem_ok) {
+      if (rem_out == 0 || rem_in % rem_out != 0)
+        return mgopt__rg_fail(d, op, "cannot reshape %lld elements into 'shape'", (long long)rem_in);
+      out->dims[infer_at] = mgopt_dim_static(rem_in / rem_out);
+    }
+  } else if (rem_ok && rem_in != rem_out) {
+    return mgopt__rg_fail(d, op, "element count changes (%lld vs %lld)", (long long)rem_in, (long long)rem_out);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_transpose(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                              mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *perm = NULL;
+  int64_t n, k;
+  int32_t ax;
+  uint8_t *seen;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "perm", &perm);
+  if (n == -1) return mgopt__rg_fail(d, op, "missing 'perm'");
+  if (n < 0) return mgopt__rg_out(p, op, out, x.dtype, x.rank, d);
+  if (x.rank >= 0 && n != x.rank) return mgopt__rg_fail(d, op, "'perm' has %lld entries for rank %d", (long long)n, (int)x.rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, n, d)) != MGOPT_OK) return s;
+  seen = (uint8_t *)mgopt_program_alloc(p, (size_t)(n ? n : 1), 1);
+  if (!seen) return mgopt__rg_nomem(d);
+  for (k = 0; k < n; k++) {
+    if (!mgopt__rg_axis(perm[k], n, &ax) || seen[ax]) return mgopt__rg_fail(d, op, "'perm' is not a permutation");
+    seen[ax] = 1;
+    if (x.rank >= 0) out->dims[k] = x.dims[ax];
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_expand_dims(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *axes = NULL;
+  int64_t n, k, r;
+  int32_t ax, j = 0;
+  uint8_t *ins;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "axes", &axes);
+  if (n == -1) return mgopt__rg_fail(d, op, "missing 'axes'");
+  if (n < 0 || x.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, n < 0 ? -1 : (x.rank < 0 ? -1 : x.rank + n), d);
+  r = x.rank + n;
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  ins = (uint8_t *)mgopt_program_alloc(p, (size_t)(r ? r : 1), 1);
+  if (!ins) return mgopt__rg_nomem(d);
+  for (k = 0; k < n; k++) {
+    if (!mgopt__rg_axis(axes[k], r, &ax) || ins[ax]) return mgopt__rg_fail(d, op, "bad or repeated axis %lld", (long long)axes[k]);
+    ins[ax] = 1;
+  }
+  for (k = 0; k < r; k++) out->dims[k] = ins[k] ? mgopt_dim_static(1) : x.dims[j++];
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_squeeze(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *axes = NULL;
+  int64_t n, k, r = 0;
+  int32_t ax, j = 0;
+  uint8_t *drop;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "axes", &axes);
+  if (x.rank < 0 || n == -2) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  drop = (uint8_t *)mgopt_program_alloc(p, (size_t)(x.rank ? x.rank : 1), 1);
+  if (!drop) return mgopt__rg_nomem(d);
+  if (n < 0) {
+    for (k = 0; k < x.rank; k++) drop[k] = mgopt__rg_st(x.dims[k]) && x.dims[k].v == 1;
+  } else {
+    for (k = 0; k < n; k++) {
+      if (!mgopt__rg_axis(axes[k], x.rank, &ax)) return mgopt__rg_fail(d, op, "axis %lld out of range", (long long)axes[k]);
+      if (!mgopt__rg_st(x.dims[ax]) || x.dims[ax].v != 1)
+        return mgopt__rg_fail(d, op, "dim %d is not 1", (int)ax);
+      drop[ax] = 1;
+    }
+  }
+  for (k = 0; k < x.rank; k++) r += !drop[k];
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++)
+    if (!drop[k]) out->dims[j++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+/* concat and stack: every input has the same rank and (off the axis) the same dims. */
+static mgopt_status mgopt__rg_infer_join(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  const mgopt_use *uses;
+  int32_t n = mgopt__rg_list(op, "values", &uses), i, ax, k;
+  int is_stack = op->kind == MGOPT_OP_stack;
+  int64_t rank = -1, sum = 0;
+  int dt = MGOPT_DT_UNKNOWN, sum_ok = 1;
+  mgopt_type first;
+  mgopt_status s;
+  mgopt_dim *acc;
+  if (n <= 0) return mgopt__rg_fail(d, op, "no 'values'");
+  for (i = 0; i < n; i++) {
+    const mgopt_value *v = uses[i].value;
+    mgopt_type t;
+    if (!v || v->type.kind != MGOPT_TYPE_TENSOR) return mgopt__rg_fail(d, op, "value %d is not a tensor", (int)i);
+    t = mgopt__rg_view(&v->type);
+    if (mgopt__rg_dt_clash(dt, t.dtype)) return mgopt__rg_fail(d, op, "values have different dtypes");
+    if (t.dtype != MGOPT_DT_UNKNOWN) dt = t.dtype;
+    if (t.rank >= 0) {
+      if (rank >= 0 && t.rank != rank) return mgopt__rg_fail(d, op, "values have different ranks");
+      rank = t.rank;
+      first = t;
+    }
+  }
+  if (rank < 0) return mgopt__rg_out(p, op, out, dt, -1, d);
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), rank + is_stack, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range");
+  acc = (mgopt_dim *)mgopt__dup(p, first.dims, sizeof(mgopt_dim) * (size_t)(rank ? rank : 1));
+  if (!acc) return mgopt__rg_nomem(d);
+  for (i = 0; i < n; i++) {
+    mgopt_type t = mgopt__rg_view(&uses[i].value->type);
+    if (t.rank < 0) {
+      sum_ok = 0;
+      continue;
+    }
+    for (k = 0; k < rank; k++) {
+      if (!is_stack && k == ax) {
+        if (!mgopt__rg_st(t.dims[k]) || !mgopt__add_i64(sum, t.dims[k].v, &sum)) sum_ok = 0;
+      } else if (!mgopt__rg_unify(acc[k], t.dims[k], &acc[k])) {
+        return mgopt__rg_fail(d, op, "values differ in dim %d", (int)k);
+      }
+    }
+  }
+  if ((s = mgopt__rg_out(p, op, out, dt, rank + is_stack, d)) != MGOPT_OK) return s;
+  if (is_stack) {
+    for (k = 0; k < rank + 1; k++)
+      out->dims[k] = k < ax ? acc[k] : k == ax ? mgopt_dim_static(n) : acc[k - 1];
+  } else {
+    memcpy(out->dims, acc, sizeof(mgopt_dim) * (size_t)rank);
+    out->dims[ax] = sum_ok ? mgopt_dim_static(sum) : mgopt_dim_unknown();
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_split(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *sizes = NULL;
+  int64_t n, sum = 0, ns;
+  int32_t ax = 0, i;
+  mgopt_dim dim;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0 && !mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range");
+  n = mgopt__rg_ints(p, op, "split_sizes", &sizes);
+  ns = mgopt_op_get_int(op, "num_splits", op->nouts);
+  if (n >= 0 && n != op->nouts) return mgopt__rg_fail(d, op, "%lld split sizes for %d outputs", (long long)n, (int)op->nouts);
+  if (n == -1 && ns != op->nouts) return mgopt__rg_fail(d, op, "num_splits %lld for %d outputs", (long long)ns, (int)op->nouts);
+  for (i = 0; i < n; i++) {
+    if (sizes[i] < 0 || !mgopt__add_i64(sum, sizes[i], &sum)) return mgopt__rg_fail(d, op, "bad split size");
+  }
+  dim = x.rank >= 0 ? x.dims[ax] : mgopt_dim_unknown();
+  if (n >= 0 && mgopt__rg_st(dim) && sum != dim.v)
+    return mgopt__rg_fail(d, op, "split sizes add up to %lld, dim is %lld", (long long)sum, (long long)dim.v);
+  if (n == -1 && mgopt__rg_st(dim) && dim.v % op->nouts != 0)
+    return mgopt__rg_fail(d, op, "dim %lld does not split into %d equal parts", (long long)dim.v, (int)op->nouts);
+  for (i = 0; i < op->nouts; i++) {
+    if ((s = mgopt__rg_like(p, op, &out[i], &x, x.dtype, d)) != MGOPT_OK) return s;
+    if (x.rank < 0) continue;
+    if (n >= 0) out[i].dims[ax] = mgopt_dim_static(sizes[i]);
+    else if (n == -2) out[i].dims[ax] = mgopt_dim_unknown();
+    else if (mgopt__rg_st(dim)) out[i].dims[ax] = mgopt_dim_static(dim.v / op->nouts);
+    else if (op->nouts != 1) out[i].dims[ax] = mgopt_dim_unknown();
+  }
+  return MGOPT_OK;
+}
+
+/* Length of x[b:e:st] along a dim of static size n, with begin/end masks. */
+static int64_t mgopt__rg_slice_len(int64_t n, int64_t b, int64_t e, int64_t st, int bm, int em) {
+  if (st > 0) {
+    b = bm ? 0 : b;
+    e = em ? n : e;
+    if (b < 0) b += n;
+    if (e < 0) e += n;
+    b = b < 0 ? 0 : b > n ? n : b;
+    e = e < 0 ? 0 : e > n ? n : e;
+    return e > b ? (e - b - 1) / st + 1 : 0;
+  } else {
+    int64_t as = st == INT64_MIN ? INT64_MAX : -st;
+    b = bm ? n - 1 : b;
+    if (!bm && b < 0) b += n;
+    if (!em && e < 0) e += n;
+    if (em) e = -1;
+    b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
+    e = e < -1 ? -1 : e > n - 1 ? n - 1 : e;
+    return b > e ? (b - e - 1) / as + 1 : 0;
+  }
+}
+
+static int mgopt__rg_flag(const int64_t *m, int64_t n, int64_t i) { return m && i < n && m[i] != 0; }
+
+static mgopt_status mgopt__rg_infer_slice_by_index(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                   mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *bv = NULL, *ev = NULL, *sv = NULL, *bm = NULL, *em = NULL, *sm = NULL;
+  int64_t nb, ne, ns, nbm, nem, nsm, rank, k, r = 0;
+  int32_t j = 0;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "begin") || !mgopt_op_operand(op, "end"))
+    return mgopt__rg_fail(d, op, "missing 'begin' or 'end'");
+  nb = mgopt__rg_ints(p, op, "begin", &bv);
+  ne = mgopt__rg_ints(p, op, "end", &ev);
+  ns = mgopt__rg_ints(p, op, "stride", &sv);
+  nbm = mgopt__rg_ints(p, op, "begin_mask", &bm);
+  nem = mgopt__rg_ints(p, op, "end_mask", &em);
+  nsm = mgopt__rg_ints(p, op, "squeeze_mask", &sm);
+  rank = x.rank >= 0 ? x.rank : nb >= 0 ? nb : ne;
+  if (rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if ((nb >= 0 && nb != rank) || (ne >= 0 && ne != rank) || (ns >= 0 && ns != rank))
+    return mgopt__rg_fail(d, op, "begin/end/stride lengths do not match rank %lld", (long long)rank);
+  if (nsm == -2) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  for (k = 0; k < rank; k++) r += !mgopt__rg_flag(sm, nsm, k);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < rank; k++) {
+    mgopt_dim dim = x.rank >= 0 ? x.dims[k] : mgopt_dim_unknown(), o = mgopt_dim_unknown();
+    int b_mask = mgopt__rg_flag(bm, nbm, k), e_mask = mgopt__rg_flag(em, nem, k);
+    int known = (b_mask || nb >= 0) && (e_mask || ne >= 0) && ns != -2;
+    int64_t st = ns >= 0 ? sv[k] : 1;
+    if (ns >= 0 && st == 0) return mgopt__rg_fail(d, op, "stride 0 in dim %lld", (long long)k);
+    if (nbm == -2 || nem == -2) known = 0;
+    if (mgopt__rg_flag(sm, nsm, k)) continue;
+    if (known && b_mask && e_mask && st == 1) o = dim;
+    else if (known && mgopt__rg_st(dim))
+      o = mgopt_dim_static(mgopt__rg_slice_len(dim.v, b_mask ? 0 : bv[k], e_mask ? 0 : ev[k], st, b_mask, e_mask));
+    out->dims[j++] = o;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_slice_by_size(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *bv = NULL, *zv = NULL;
+  int64_t nb, nz, rank, k;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "begin") || !mgopt_op_operand(op, "size"))
+    return mgopt__rg_fail(d, op, "missing 'begin' or 'size'");
+  nb = mgopt__rg_ints(p, op, "begin", &bv);
+  nz = mgopt__rg_ints(p, op, "size", &zv);
+  rank = x.rank >= 0 ? x.rank : nb >= 0 ? nb : nz;
+  if (rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if ((nb >= 0 && nb != rank) || (nz >= 0 && nz != rank))
+    return mgopt__rg_fail(d, op, "begin/size lengths do not match rank %lld", (long long)rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, rank, d)) != MGOPT_OK) return s;
+  for (k = 0; k < rank; k++) {
+    mgopt_dim dim = x.rank >= 0 ? x.dims[k] : mgopt_dim_unknown();
+    int64_t b = nb >= 0 ? bv[k] : -1, z = nz >= 0 ? zv[k] : -2;
+    if (z < -1) {
+      if (nz >= 0) return mgopt__rg_fail(d, op, "bad size %lld", (long long)z);
+      continue;
+    }
+    if (mgopt__rg_st(dim) && nb >= 0) {
+      if (b < 0) b += dim.v;
+      if (b < 0 || b > dim.v) return mgopt__rg_fail(d, op, "begin %lld out of range in dim %lld", (long long)bv[k], (long long)k);
+      if (z == -1) z = dim.v - b;
+      if (z > dim.v - b) return mgopt__rg_fail(d, op, "slice past the end of dim %lld", (long long)k);
+      out->dims[k] = mgopt_dim_static(z);
+    } else if (z >= 0) {
+      out->dims[k] = mgopt_dim_static(z);
+    } else if (nb >= 0 && b == 0) {
+      out->dims[k] = dim;
+    }
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_gather(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x, ix;
+  mgopt_status s;
+  int32_t ax, j = 0;
+  int64_t bd, k;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.dtype != MGOPT_DT_UNKNOWN && !mgopt_dtype_is_int((mgopt_dtype)ix.dtype))
+    return mgopt__rg_fail(d, op, "indices are %s, not integers", mgopt_dtype_name((mgopt_dtype)ix.dtype));
+  if (x.rank < 0 || ix.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax)) return mgopt__rg_fail(d, op, "axis out of range");
+  bd = mgopt_op_get_int(op, "batch_dims", 0);
+  if (bd < 0) bd += ix.rank;
+  if (bd < 0 || bd > ix.rank || bd > ax) return mgopt__rg_fail(d, op, "bad batch_dims");
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, (int64_t)x.rank - 1 + ix.rank - bd, d)) != MGOPT_OK) return s;
+  for (k = 0; k < ax; k++) out->dims[j++] = x.dims[k];
+  for (k = bd; k < ix.rank; k++) out->dims[j++] = ix.dims[k];
+  for (k = ax + 1; k < x.rank; k++) out->dims[j++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_one_hot(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type ix;
+  mgopt_status s;
+  int32_t ax, k, j = 0;
+  int64_t depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);
+  if ((s = mgopt__rg_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.rank < 0) return mgopt__rg_out(p, op, out, MGOPT_DT_FP32, -1, d);
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", -1), (int64_t)ix.rank + 1, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range");
+  if ((s = mgopt__rg_out(p, op, out, MGOPT_DT_FP32, (int64_t)ix.rank + 1, d)) != MGOPT_OK) return s;
+  for (k = 0; k <= ix.rank; k++)
+    out->dims[k] = k == ax ? (depth >= 0 ? mgopt_dim_static(depth) : mgopt_dim_unknown()) : ix.dims[j++];
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_pad(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                        mgopt_diag *d) {
+  mgopt_type x, pt;
+  mgopt_status s;
+  const int64_t *pv = NULL;
+  int64_t n, k, first;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "pad", &pt, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "pad", &pv);
+  if ((s = mgopt__rg_like(p, op, out, &x, x.dtype, d)) != MGOPT_OK || x.rank < 0) return s;
+  if (n < 0) {
+    /* values known at run time only: the last len/2 dims (all when len is unknown) change */
+    int64_t len = (pt.rank == 1 && mgopt__rg_st(pt.dims[0])) ? pt.dims[0].v : 2 * (int64_t)x.rank;
+    if (len % 2 || len / 2 > x.rank) return mgopt__rg_fail(d, op, "'pad' has %lld entries for rank %d", (long long)len, (int)x.rank);
+    for (k = x.rank - len / 2; k < x.rank; k++) out->dims[k] = mgopt_dim_unknown();
+    return MGOPT_OK;
+  }
+  if (n % 2 || n / 2 > x.rank) return mgopt__rg_fail(d, op, "'pad' has %lld entries for rank %d", (long long)n, (int)x.rank);
+  first = x.rank - n / 2;
+  for (k = first; k < x.rank; k++) {
+    int64_t b = pv[2 * (k - first)], e = pv[2 * (k - first) + 1], v;
+    if (b == 0 && e == 0) continue;
+    if (!mgopt__rg_st(x.dims[k])) {
+      out->dims[k] = mgopt_dim_unknown();
+      continue;
+    }
+    if (!mgopt__add_i64(x.dims[k].v, b, &v) || !mgopt__add_i64(v, e, &v) || v < 0)
+      return mgopt__rg_fail(d, op, "bad padding for dim %lld", (long long)k);
+    out->dims[k] = mgopt_dim_static(v);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_tile(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *rv = NULL;
+  int64_t n, k, v;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "reps")) return mgopt__rg_fail(d, op, "missing operand 'reps'");
+  n = mgopt__rg_ints(p, op, "reps", &rv);
+  if (n < 0) return mgopt__rg_out(p, op, out, x.dtype, x.rank, d);
+  if (x.rank >= 0 && n != x.rank) return mgopt__rg_fail(d, op, "'reps' has %lld entries for rank %d", (long long)n, (int)x.rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, n, d)) != MGOPT_OK) return s;
+  for (k = 0; k < n; k++) {
+    if (rv[k] < 0) return mgopt__rg_fail(d, op, "negative repetition");
+    if (x.rank < 0) continue;
+    if (rv[k] == 1) out->dims[k] = x.dims[k];
+    else if (rv[k] == 0) out->dims[k] = mgopt_dim_static(0);
+    else if (mgopt__rg_st(x.dims[k])) {
+      if (!mgopt__mul_i64(x.dims[k].v, rv[k], &v)) return mgopt__rg_fail(d, op, "dim overflows");
+      out->dims[k] = mgopt_dim_static(v);
+    }
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- linear algebra */
+
+static mgopt_status mgopt__rg_infer_matmul(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x, y, bt[2];
+  mgopt_status s;
+  mgopt_dim m = mgopt_dim_unknown(), kx, ky, n = mgopt_dim_unknown(), kk;
+  mgopt_type batch;
+  int64_t r, k;
+  int j = 0;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "y", &y, d)) != MGOPT_OK) return s;
+  if (mgopt__rg_dt_clash(x.dtype, y.dtype)) return mgopt__rg_fail(d, op, "operand dtypes differ");
+  if (x.rank < 0 || y.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if (x.rank == 0 || y.rank == 0) return mgopt__rg_fail(d, op, "scalar operand");
+  if (x.rank == 1) {
+    kx = x.dims[0];
+  } else {
+    int t = mgopt_op_get_bool(op, "transpose_x", 0);
+    m = x.dims[x.rank - 2 + t];
+    kx = x.dims[x.rank - 1 - t];
+  }
+  if (y.rank == 1) {
+    ky = y.dims[0];
+  } else {
+    int t = mgopt_op_get_bool(op, "transpose_y", 0);
+    ky = y.dims[y.rank - 2 + t];
+    n = y.dims[y.rank - 1 - t];
+  }
+  if (!mgopt__rg_unify(kx, ky, &kk))
+    return mgopt__rg_fail(d, op, "inner dims differ (%lld vs %lld)", (long long)kx.v, (long long)ky.v);
+  /* batch dims broadcast */
+  bt[0] = x;
+  bt[0].rank = x.rank > 2 ? x.rank - 2 : 0;
+  bt[1] = y;
+  bt[1].rank = y.rank > 2 ? y.rank - 2 : 0;
+  if ((s = mgopt__rg_broadcast(p, op, &batch, bt, 2, x.dtype, d)) != MGOPT_OK) return s;
+  r = batch.rank + (x.rank > 1) + (y.rank > 1);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < batch.rank; k++) out->dims[j++] = batch.dims[k];
+  if (x.rank > 1) out->dims[j++] = m;
+  if (y.rank > 1) out->dims[j++] = n;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_linear(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x, w, b;
+  mgopt_status s;
+  mgopt_dim od = mgopt_dim_unknown(), tmp;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "weight", &w, d)) != MGOPT_OK) return s;
+  if (w.rank >= 0 && w.rank != 2) return mgopt__rg_fail(d, op, "weight has rank %d, not 2", (int)w.rank);
+  if (x.rank == 0) return mgopt__rg_fail(d, op, "scalar input");
+  if (w.rank == 2) {
+    od = w.dims[0];
+    if (x.rank > 0 && !mgopt__rg_unify(x.dims[x.rank - 1], w.dims[1], &tmp))
+      return mgopt__rg_fail(d, op, "input has %lld features, weight expects %lld", (long long)x.dims[x.rank - 1].v,
+                            (long long)w.dims[1].v);
+  }
+  if (mgopt__rg_opt(op, "bias", &b) && b.rank == 1 && !mgopt__rg_unify(od, b.dims[0], &od))
+    return mgopt__rg_fail(d, op, "bias length differs from the output features");
+  if ((s = mgopt__rg_like(p, op, out, &x, x.dtype, d)) != MGOPT_OK) return s;
+  if (x.rank > 0) out->dims[x.rank - 1] = od;
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- windows: conv, pool */
+
+enum { MGOPT__RG_VALID, MGOPT__RG_SAME, MGOPT__RG_SAME_LOWER, MGOPT__RG_CUSTOM };
+
+static int mgopt__rg_pad_type(const mgopt_op *op) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, "pad_type", &n);
+  if (!s) return MGOPT__RG_VALID;
+  if (n == 5 && memcmp(s, "valid", 5) == 0) return MGOPT__RG_VALID;
+  if (n == 4 && memcmp(s, "same", 4) == 0) return MGOPT__RG_SAME;
+  if (n == 10 && memcmp(s, "same_lower", 10) == 0) return MGOPT__RG_SAME_LOWER;
+  if (n == 6 && memcmp(s, "custom", 6) == 0) return MGOPT__RG_CUSTOM;
+  return -1;
+}
+
+/* Output size of a sliding window over `in` (kernel k, stride st, dilation dl,
+   pads pb/pe used only by custom). k < 0: kernel unknown. 0 when it does not fit. */
+static int mgopt__rg_window(mgopt_dim in, int64_t k, int64_t st, int64_t dl, int64_t pb, int64_t pe, int pt,
+                            int ceil_mode, mgopt_dim *o) {
+  int64_t eff, num, v;
+  *o = mgopt_dim_unknown();
+  if (pt == MGOPT__RG_SAME || pt == MGOPT__RG_SAME_LOWER) {
+    if (st == 1) *o = in;
+    else if (mgopt__rg_st(in)) *o = mgopt_dim_static(in.v / st + (in.v % st != 0));
+    return 1;
+  }
+  if (pt != MGOPT__RG_CUSTOM) pb = pe = 0;
+  if (k < 0 || !mgopt__rg_st(in)) return 1;
+  if (!mgopt__mul_i64(dl, k - 1, &eff) || !mgopt__add_i64(in.v, pb, &num) || !mgopt__add_i64(num, pe, &num) ||
+      num - 1 < eff)
+    return 0;
+  num -= eff + 1;
+  v = num / st + 1;
+  if (ceil_mode && num % st != 0) {
+    v++;
+    /* the last window must start inside the input or its leading padding */
+    if ((v - 1) >= (in.v + pb - 1) / st + 1) v--;
+  }
+  *o = mgopt_dim_static(v);
+  return 1;
+}
+
+/* One INTS window parameter of `want` entries, each >= lo; *v = dflt when absent. */
+static mgopt_status mgopt__rg_wparam(mgopt_program *p, const mgopt_op *op, const char *name, int64_t want,
+                                     int64_t lo, const int64_t *dflt, const int64_t **v, mgopt_diag *d) {
+  int64_t n = mgopt__rg_ints(p, op, name, v), k;
+  if (n == -2) return mgopt__rg_fail(d, op, "'%s' is not constant", name);
+  if (n == -1) {
+    *v = dflt;
+    return MGOPT_OK;
+  }
+  if (n != want) return mgopt__rg_fail(d, op, "'%s' has %lld entries, expected %lld", name, (long long)n, (long long)want);
+  for (k = 0; k < n; k++)
+    if ((*v)[k] < lo) return mgopt__rg_fail(d, op, "bad '%s' entry %lld", name, (long long)(*v)[k]);
+  return MGOPT_OK;
+}
+
+/* Reads pad_type, strides and dilations (sp entries, default 1) and pad (2*sp, default 0). */
+static mgopt_status mgopt__rg_window_params(mgopt_program *p, const mgopt_op *op, int64_t sp, const int64_t **st,
+                                            const int64_t **dl, const int64_t **pd, int *pt, mgopt_diag *d) {
+  int64_t *ones = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(sp + 1), 8), k;
+  int64_t *zeros = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(2 * sp + 1), 8);
+  mgopt_status s;
+  if (!ones || !zeros) return mgopt__rg_nomem(d);
+  for (k = 0; k < sp; k++) ones[k] = 1;
+  *pt = mgopt__rg_pad_type(op);
+  if (*pt < 0) return mgopt__rg_fail(d, op, "unknown pad_type");
+  if ((s = mgopt__rg_wparam(p, op, "strides", sp, 1, ones, st, d)) != MGOPT_OK) return s;
+  *dl = ones;
+  if (op->kind == MGOPT_OP_conv || op->kind == MGOPT_OP_conv_transpose)
+    if ((s = mgopt__rg_wparam(p, op, "dilations", sp, 1, ones, dl, d)) != MGOPT_OK) return s;
+  *pd = zeros;
+  if (*pt == MGOPT__RG_CUSTOM)
+    if ((s = mgopt__rg_wparam(p, op, "pad", 2 * sp, 0, zeros, pd, d)) != MGOPT_OK) return s;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_conv(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x, w;
+  mgopt_status s;
+  const int64_t *st, *dl, *pd, *os = NULL;
+  int64_t r, sp, k, groups = mgopt_op_get_int(op, "groups", 1), nos = -1;
+  int pt, tr = op->kind == MGOPT_OP_conv_transpose;
+  mgopt_dim cout = mgopt_dim_unknown();
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "weight", &w, d)) != MGOPT_OK) return s;
+  r = x.rank >= 0 ? x.rank : w.rank;
+  if (x.rank >= 0 && w.rank >= 0 && x.rank != w.rank)
+    return mgopt__rg_fail(d, op, "input rank %d and weight rank %d differ", (int)x.rank, (int)w.rank);
+  if (r >= 0 && r < 3) return mgopt__rg_fail(d, op, "rank %lld is too small", (long long)r);
+  if (groups < 1) return mgopt__rg_fail(d, op, "groups must be positive");
+  if (r < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  sp = r - 2;
+  if ((s = mgopt__rg_window_params(p, op, sp, &st, &dl, &pd, &pt, d)) != MGOPT_OK) return s;
+  if (w.rank >= 0) {
+    mgopt_dim cin = w.dims[tr ? 0 : 1];
+    cout = w.dims[tr ? 1 : 0];
+    if (tr && mgopt__rg_st(cout)) {
+      int64_t v;
+      if (!mgopt__mul_i64(cout.v, groups, &v)) return mgopt__rg_fail(d, op, "channel count overflows");
+      cout = mgopt_dim_static(v);
+    } else if (tr && groups != 1) {
+      cout = mgopt_dim_unknown();
+    }
+    if (x.rank >= 0 && mgopt__rg_st(x.dims[1]) && mgopt__rg_st(cin)) {
+      int64_t want = cin.v;
+      if (!tr && !mgopt__mul_i64(cin.v, groups, &want)) return mgopt__rg_fail(d, op, "channel count overflows");
+      if (x.dims[1].v != want || (tr && x.dims[1].v % groups != 0))
+        return mgopt__rg_fail(d, op, "input has %lld channels, weight expects %lld", (long long)x.dims[1].v, (long long)want);
+    }
+  }
+  if (tr) {
+    nos = mgopt__rg_ints(p, op, "output_shape", &os);
+    if (nos >= 0 && nos != r && nos != sp)
+      return mgopt__rg_fail(d, op, "'output_shape' has %lld entries", (long long)nos);
+  }
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  out->dims[0] = x.rank >= 0 ? x.dims[0] : mgopt_dim_unknown();
+  out->dims[1] = cout;
+  for (k = 0; k < sp; k++) {
+    mgopt_dim in = x.rank >= 0 ? x.dims[2 + k] : mgopt_dim_unknown();
+    int64_t kk = (w.rank >= 0 && mgopt__rg_st(w.dims[2 + k])) ? w.dims[2 + k].v : -1;
+    mgopt_dim o = mgopt_dim_unknown();
+    if (w.rank >= 0 && kk == 0) return mgopt__rg_fail(d, op, "empty kernel");
+    if (!tr) {
+      if (!mgopt__rg_window(in, kk, st[k], dl[k], pd[2 * k], pd[2 * k + 1], pt, 0, &o))
+        return mgopt__rg_fail(d, op, "kernel does not fit the input in spatial dim %lld", (long long)k);
+    } else if (nos == -2) {
+      o = mgopt_dim_unknown();
+    } else if (nos >= 0) {
+      int64_t v = os[nos == r ? 2 + k : k];
+      if (v < 0) return mgopt__rg_fail(d, op, "negative 'output_shape' entry");
+      o = mgopt_dim_static(v);
+    } else if (pt == MGOPT__RG_SAME || pt == MGOPT__RG_SAME_LOWER) {
+      int64_t v;
+      if (st[k] == 1) o = in;
+      else if (mgopt__rg_st(in)) {
+        if (!mgopt__mul_i64(in.v, st[k], &v)) return mgopt__rg_fail(d, op, "dim overflows");
+        o = mgopt_dim_static(v);
+      }
+    } else if (mgopt__rg_st(in) && kk > 0) {
+      int64_t v, e, pb = pt == MGOPT__RG_CUSTOM ? pd[2 * k] : 0, pe = pt == MGOPT__RG_CUSTOM ? pd[2 * k + 1] : 0;
+      if (in.v < 1 || !mgopt__mul_i64(in.v - 1, st[k], &v) || !mgopt__mul_i64(dl[k], kk - 1, &e) ||
+          !mgopt__add_i64(v, e + 1, &v))
+        return mgopt__rg_fail(d, op, "bad spatial dim %lld", (long long)k);
+      v = v - pb - pe;
+      if (v < 0) return mgopt__rg_fail(d, op, "padding larger than the output in spatial dim %lld", (long long)k);
+      o = mgopt_dim_static(v);
+    }
+    out->dims[2 + k] = o;
+  }
+  if (tr && nos == r) {
+    if (os[0] < 0 || os[1] < 0) return mgopt__rg_fail(d, op, "negative 'output_shape' entry");
+    out->dims[0] = mgopt_dim_static(os[0]);
+    out->dims[1] = mgopt_dim_static(os[1]);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_pool(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *ks = NULL, *st, *dl, *pd;
+  int64_t n, r, k;
+  int pt, cm = mgopt_op_get_bool(op, "ceil_mode", 0);
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "kernel_sizes", &ks);
+  if (n == -1) return mgopt__rg_fail(d, op, "missing 'kernel_sizes'");
+  r = x.rank >= 0 ? x.rank : n >= 0 ? n + 2 : -1;
+  if (r < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if (r < 3) return mgopt__rg_fail(d, op, "rank %lld is too small", (long long)r);
+  if (n >= 0 && n != r - 2) return mgopt__rg_fail(d, op, "'kernel_sizes' has %lld entries for rank %lld", (long long)n, (long long)r);
+  if ((s = mgopt__rg_window_params(p, op, r - 2, &st, &dl, &pd, &pt, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0) {
+    out->dims[0] = x.dims[0];
+    out->dims[1] = x.dims[1];
+  }
+  for (k = 0; k < r - 2; k++) {
+    mgopt_dim in = x.rank >= 0 ? x.dims[2 + k] : mgopt_dim_unknown();
+    int64_t kk = n >= 0 ? ks[k] : -1;
+    if (n >= 0 && kk < 1) return mgopt__rg_fail(d, op, "bad kernel size %lld", (long long)kk);
+    if (!mgopt__rg_window(in, kk, st[k], 1, pd[2 * k], pd[2 * k + 1], pt, cm, &out->dims[2 + k]))
+      return mgopt__rg_fail(d, op, "kernel does not fit the input in spatial dim %lld", (long long)k);
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- reductions and layout */
+
+static mgopt_status mgopt__rg_infer_reduce(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *axes = NULL;
+  int64_t n, k, r = 0;
+  int32_t ax, j = 0;
+  int keep = mgopt_op_get_bool(op, "keep_dims", 0);
+  uint8_t *red;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "axes", &axes);
+  if (x.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, (!keep && n == -1) ? 0 : -1, d);
+  if (n == -2) {
+    if (!keep) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+    if ((s = mgopt__rg_out(p, op, out, x.dtype, x.rank, d)) != MGOPT_OK) return s;
+    for (k = 0; k < x.rank; k++)
+      if (mgopt__rg_st(x.dims[k]) && x.dims[k].v == 1) out->dims[k] = x.dims[k];
+    return MGOPT_OK;
+  }
+  red = (uint8_t *)mgopt_program_alloc(p, (size_t)(x.rank ? x.rank : 1), 1);
+  if (!red) return mgopt__rg_nomem(d);
+  for (k = 0; k < x.rank; k++) red[k] = n == -1;
+  for (k = 0; k < n; k++) {
+    if (!mgopt__rg_axis(axes[k], x.rank, &ax)) return mgopt__rg_fail(d, op, "axis %lld out of range", (long long)axes[k]);
+    red[ax] = 1;
+  }
+  for (k = 0; k < x.rank; k++) r += keep || !red[k];
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++) {
+    if (!red[k]) out->dims[j++] = x.dims[k];
+    else if (keep) out->dims[j++] = mgopt_dim_static(1);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_pixel_shuffle(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int64_t f = mgopt_op_get_int(op, "upscale_factor", -1), ff, k, v;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (f < 1 || !mgopt__mul_i64(f, f, &ff)) return mgopt__rg_fail(d, op, "bad upscale_factor %lld", (long long)f);
+  if (x.rank >= 0 && x.rank != 4) return mgopt__rg_fail(d, op, "expects rank 4, got %d", (int)x.rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, 4, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  out->dims[0] = x.dims[0];
+  if (mgopt__rg_st(x.dims[1])) {
+    if (x.dims[1].v % ff) return mgopt__rg_fail(d, op, "%lld channels do not divide by %lld", (long long)x.dims[1].v, (long long)ff);
+    out->dims[1] = mgopt_dim_static(x.dims[1].v / ff);
+  } else if (f == 1) {
+    out->dims[1] = x.dims[1];
+  }
+  for (k = 2; k < 4; k++) {
+    if (f == 1) out->dims[k] = x.dims[k];
+    else if (mgopt__rg_st(x.dims[k])) {
+      if (!mgopt__mul_i64(x.dims[k].v, f, &v)) return mgopt__rg_fail(d, op, "dim overflows");
+      out->dims[k] = mgopt_dim_static(v);
+    }
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- control flow */
+
+static mgopt_status mgopt__rg_infer_while(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  const mgopt_use *uses;
+  int32_t n = mgopt__rg_list(op, "loop_vars", &uses), i;
+  if (n != op->nouts) return mgopt__rg_fail(d, op, "%d loop vars for %d outputs", (int)n, (int)op->nouts);
+  for (i = 0; i < n; i++) {
+    if (!uses[i].value) return mgopt__rg_fail(d, op, "loop var %d is missing", (int)i);
+    if (mgopt__type_copy(p, &out[i], &uses[i].value->type)) return mgopt__rg_nomem(d);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_cond(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  const mgopt_block *b = op->nblocks > 0 ? op->blocks[0] : NULL;
+  int32_t i;
+  if (!mgopt_op_operand(op, "pred")) return mgopt__rg_fail(d, op, "missing operand 'pred'");
+  if (!b || b->nouts != op->nouts) return mgopt__rg_fail(d, op, "the true branch does not give %d outputs", (int)op->nouts);
+  for (i = 0; i < op->nouts; i++) {
+    if (!b->outs[i] || !b->outs[i]->value) return mgopt__rg_fail(d, op, "branch output %d is missing", (int)i);
+    if (mgopt__type_copy(p, &out[i], &b->outs[i]->value->type)) return mgopt__rg_nomem(d);
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- quantization */
+
+static mgopt_status mgopt__rg_infer_quantize(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                             mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int dt = mgopt__rg_dtype_param(op, "output_dtype");
+  if ((s = mgopt__rg_in(op, "input", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "scale")) return mgopt__rg_fail(d, op, "missing operand 'scale'");
+  if (!mgopt_dtype_is_int((mgopt_dtype)dt)) return mgopt__rg_fail(d, op, "missing or bad 'output_dtype'");
+  return mgopt__rg_like(p, op, out, &x, dt, d);
+}
+
+/* Output shaped like operand `data`, typed like operand `scale`
+   (dequantize, constexpr_affine_dequantize, constexpr_blockwise_shift_scale). */
+static mgopt_status mgopt__rg_infer_dequant(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x, sc;
+  mgopt_status s;
+  const char *data = op->kind == MGOPT_OP_dequantize ? "input"
+                     : op->kind == MGOPT_OP_constexpr_affine_dequantize ? "quantized_data"
+                                                                        : "data";
+  int dt;
+  if ((s = mgopt__rg_in(op, data, &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "scale", &sc, d)) != MGOPT_OK) return s;
+  dt = sc.dtype;
+  if (op->kind == MGOPT_OP_dequantize && !mgopt_dtype_is_float((mgopt_dtype)dt)) dt = MGOPT_DT_FP32;
+  return mgopt__rg_like(p, op, out, &x, dt, d);
+}
+
+/* Output with the static shape of INTS parameter `shape`: 1 if given. */
+static int mgopt__rg_shape_param(mgopt_program *p, const mgopt_op *op, mgopt_type *out, int dt,
+                                 mgopt_status *s, mgopt_diag *d) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt__rg_ints(p, op, "shape", &v), k;
+  if (n == -1) return 0;
+  if (n == -2) {
+    *s = mgopt__rg_out(p, op, out, dt, -1, d);
+    return 1;
+  }
+  if ((*s = mgopt__rg_out(p, op, out, dt, n, d)) != MGOPT_OK) return 1;
+  for (k = 0; k < n; k++) {
+    if (v[k] < 0) {
+      *s = mgopt__rg_fail(d, op, "negative entry in 'shape'");
+      return 1;
+    }
+    out->dims[k] = mgopt_dim_static(v[k]);
+  }
+  return 1;
+}
+
+static mgopt_status mgopt__rg_infer_lut(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                        mgopt_diag *d) {
+  mgopt_type ix, lut;
+  mgopt_status s = MGOPT_OK;
+  int32_t ax;
+  mgopt_dim vs;
+  if ((s = mgopt__rg_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "lut", &lut, d)) != MGOPT_OK) return s;
+  if (mgopt__rg_shape_param(p, op, out, lut.dtype, &s, d)) return s;
+  /* per-group palettes: lut [..., 2^nbits, vector_size]; vectors widen one axis of indices */
+  if ((s = mgopt__rg_like(p, op, out, &ix, lut.dtype, d)) != MGOPT_OK || ix.rank < 0) return s;
+  if (lut.rank >= 0 && lut.rank < 2) return mgopt__rg_fail(d, op, "lut has rank %d", (int)lut.rank);
+  if (ix.rank == 0) return MGOPT_OK;
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "vector_axis", -1), ix.rank, &ax))
+    return mgopt__rg_fail(d, op, "vector_axis out of range");
+  vs = lut.rank >= 0 ? lut.dims[lut.rank - 1] : mgopt_dim_unknown();
+  if (mgopt__rg_st(vs) && vs.v == 1) return MGOPT_OK;
+  if (mgopt__rg_st(vs) && mgopt__rg_st(ix.dims[ax])) {
+    int64_t v;
+    if (!mgopt__mul_i64(vs.v, ix.dims[ax].v, &v)) return mgopt__rg_fail(d, op, "dim overflows");
+    out->dims[ax] = mgopt_dim_static(v);
+  } else {
+    out->dims[ax] = mgopt_dim_unknown();
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_sparse(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type nz, mask;
+  mgopt_status s = MGOPT_OK;
+  if ((s = mgopt__rg_in(op, "nonzero_data", &nz, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "mask", &mask, d)) != MGOPT_OK) return s;
+  if (mgopt__rg_shape_param(p, op, out, nz.dtype, &s, d)) return s;
+  return mgopt__rg_like(p, op, out, &mask, nz.dtype, d);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+#define MGOPT__RG_P MGOPT_TRAIT_PURE
+#define MGOPT__RG_PU (MGOPT_TRAIT_PURE | MGOPT_TRAIT_UNARY)
+#define MGOPT__RG_PB (MGOPT_TRAIT_PURE | MGOPT_TRAIT_BINARY)
+#define MGOPT__RG_PBC (MGOPT__RG_PB | MGOPT_TRAIT_COMMUTATIVE)
+#define MGOPT__RG_CMP (MGOPT__RG_PB | MGOPT_TRAIT_COMPARISON)
+#define MGOPT__RG_LOG (MGOPT__RG_PBC | MGOPT_TRAIT_LOGICAL)
+#define MGOPT__RG_SP (MGOPT_TRAIT_PURE | MGOPT_TRAIT_SHAPE_PRESERVING)
+#define MGOPT__RG_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
+#define MGOPT__RG_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
+#define MGOPT__RG_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+
+#define MGOPT__RG_OPT MGOPT_SLOT_OPTIONAL
+#define MGOPT__RG_VAR MGOPT_SLOT_VARIADIC
+#define MGOPT__RG_REQ MGOPT_ATTR_REQUIRED
+
+/* one output, no nested blocks */
+#define MGOPT__RG_DEF(nm, tr, sl, at, fn) \
+  { #nm, tr, MGOPT__ARRAY_COUNT(sl), sl, MGOPT__ARRAY_COUNT(at), at, 1, 1, 0, fn }
+#define MGOPT__RG_DEF0(nm, tr, sl, fn) { #nm, tr, MGOPT__ARRAY_COUNT(sl), sl, 0, NULL, 1, 1, 0, fn }
+
+static const mgopt_slot_def mgopt__rg_s_x[] = {{"x", 0}};
+static const mgopt_slot_def mgopt__rg_s_xy[] = {{"x", 0}, {"y", 0}};
+static const mgopt_slot_def mgopt__rg_s_select[] = {{"cond", 0}, {"a", 0}, {"b", 0}};
+static const mgopt_slot_def mgopt__rg_s_prelu[] = {{"x", 0}, {"alpha", 0}};
+static const mgopt_slot_def mgopt__rg_s_reshape[] = {{"x", 0}, {"shape", 0}};
+static const mgopt_slot_def mgopt__rg_s_values[] = {{"values", MGOPT__RG_VAR}};
+static const mgopt_slot_def mgopt__rg_s_sbi[] = {{"x", 0}, {"begin", 0}, {"end", 0}, {"stride", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_sbs[] = {{"x", 0}, {"begin", 0}, {"size", 0}};
+static const mgopt_slot_def mgopt__rg_s_gather[] = {{"x", 0}, {"indices", 0}};
+static const mgopt_slot_def mgopt__rg_s_indices[] = {{"indices", 0}};
+static const mgopt_slot_def mgopt__rg_s_pad[] = {{"x", 0}, {"pad", 0}};
+static const mgopt_slot_def mgopt__rg_s_tile[] = {{"x", 0}, {"reps", 0}};
+static const mgopt_slot_def mgopt__rg_s_linear[] = {{"x", 0}, {"weight", 0}, {"bias", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_bn[] = {
+    {"x", 0}, {"mean", 0}, {"variance", 0}, {"gamma", MGOPT__RG_OPT}, {"beta", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_norm[] = {{"x", 0}, {"gamma", MGOPT__RG_OPT}, {"beta", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_loop[] = {{"loop_vars", MGOPT__RG_VAR}};
+static const mgopt_slot_def mgopt__rg_s_cond[] = {{"pred", 0}};
+static const mgopt_slot_def mgopt__rg_s_quant[] = {{"input", 0}, {"zero_point", MGOPT__RG_OPT}, {"scale", 0}};
+static const mgopt_slot_def mgopt__rg_s_affine[] = {{"quantized_data", 0}, {"zero_point", 0}, {"scale", 0}};
+static const mgopt_slot_def mgopt__rg_s_lut[] = {{"indices", 0}, {"lut", 0}};
+static const mgopt_slot_def mgopt__rg_s_sparse[] = {{"nonzero_data", 0}, {"mask", 0}};
+static const mgopt_slot_def mgopt__rg_s_shift[] = {{"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_ccast[] = {{"source_val", 0}};
+
+static const mgopt_attr_def mgopt__rg_a_const[] = {{"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_log[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"}};
+static const mgopt_attr_def mgopt__rg_a_rsqrt[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-12"}};
+static const mgopt_attr_def mgopt__rg_a_inverse[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "0.0001"}};
+static const mgopt_attr_def mgopt__rg_a_leaky[] = {{"alpha", MGOPT_ATTR_FLOAT, 0, "0.01"}};
+static const mgopt_attr_def mgopt__rg_a_gelu[] = {{"mode", MGOPT_ATTR_STRING, 0, "\"EXACT\""}};
+static const mgopt_attr_def mgopt__rg_a_softmax[] = {{"axis", MGOPT_ATTR_INT, 0, "-1"}};
+static const mgopt_attr_def mgopt__rg_a_clip[] = {{"alpha", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL},
+                                                  {"beta", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_elu[] = {{"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"}};
+static const mgopt_attr_def mgopt__rg_a_cast[] = {{"dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_perm[] = {{"perm", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axes_req[] = {{"axes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axes[] = {{"axes", MGOPT_ATTR_INTS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_concat[] = {{"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL},
+                                                    {"interleave", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_stack[] = {{"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_split[] = {{"num_splits", MGOPT_ATTR_INT, 0, NULL},
+                                                   {"split_sizes", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_sbi[] = {{"begin_mask", MGOPT_ATTR_BOOLS, 0, NULL},
+                                                 {"end_mask", MGOPT_ATTR_BOOLS, 0, NULL},
+                                                 {"squeeze_mask", MGOPT_ATTR_BOOLS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_gather[] = {{"axis", MGOPT_ATTR_INT, 0, "0"},
+                                                    {"batch_dims", MGOPT_ATTR_INT, 0, "0"},
+                                                    {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_one_hot[] = {{"one_hot_vector_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL},
+                                                     {"axis", MGOPT_ATTR_INT, 0, "-1"},
+                                                     {"on_value", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                                                     {"off_value", MGOPT_ATTR_FLOAT, 0, "0.0"}};
+static const mgopt_attr_def mgopt__rg_a_pad[] = {{"mode", MGOPT_ATTR_STRING, 0, "\"constant\""},
+                                                 {"constant_val", MGOPT_ATTR_FLOAT, 0, "0.0"}};
+static const mgopt_attr_def mgopt__rg_a_matmul[] = {{"transpose_x", MGOPT_ATTR_BOOL, 0, "false"},
+                                                    {"transpose_y", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_conv[] = {{"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                  {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                  {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                  {"dilations", MGOPT_ATTR_INTS, 0, NULL},
+                                                  {"groups", MGOPT_ATTR_INT, 0, "1"}};
+static const mgopt_attr_def mgopt__rg_a_convt[] = {{"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                   {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"dilations", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"groups", MGOPT_ATTR_INT, 0, "1"},
+                                                   {"output_shape", MGOPT_ATTR_INTS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_avg_pool[] = {{"kernel_sizes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                                                      {"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                      {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"exclude_padding_from_average", MGOPT_ATTR_BOOL, 0, "false"},
+                                                      {"ceil_mode", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_max_pool[] = {{"kernel_sizes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                                                      {"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                      {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"ceil_mode", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_eps[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"}};
+static const mgopt_attr_def mgopt__rg_a_layer_norm[] = {{"axes", MGOPT_ATTR_INTS, 0, NULL},
+                                                        {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"}};
+static const mgopt_attr_def mgopt__rg_a_reduce[] = {{"axes", MGOPT_ATTR_INTS, 0, NULL},
+                                                    {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_pixel_shuffle[] = {{"upscale_factor", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_quantize[] = {{"axis", MGOPT_ATTR_INT, 0, NULL},
+                                                      {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axis[] = {{"axis", MGOPT_ATTR_INT, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axis_req[] = {{"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_lut[] = {{"shape", MGOPT_ATTR_INTS, 0, NULL},
+                                                 {"vector_axis", MGOPT_ATTR_INT, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_shape[] = {{"shape", MGOPT_ATTR_INTS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_ccast[] = {{"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL}};
+
+#define MGOPT__RG_UN(nm) MGOPT__RG_DEF0(nm, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_infer_unary)
+#define MGOPT__RG_BIN(nm, tr) MGOPT__RG_DEF0(nm, tr, mgopt__rg_s_xy, mgopt__rg_infer_binary)
+#define MGOPT__RG_RED(nm) MGOPT__RG_DEF(nm, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_reduce, mgopt__rg_infer_reduce)
+
+/* In the order of MGOPT_OP_LIST: entry k describes op kind k + 1. */
+static const mgopt_op_def mgopt__rg_defs[] = {
+    {"const", MGOPT__RG_P, 0, NULL, 1, mgopt__rg_a_const, 1, 1, 0, mgopt__rg_infer_const},
+    MGOPT__RG_DEF0(identity, MGOPT__RG_SP, mgopt__rg_s_x, mgopt__rg_infer_identity),
+    MGOPT__RG_BIN(add, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(sub, MGOPT__RG_PB),
+    MGOPT__RG_BIN(mul, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(real_div, MGOPT__RG_PB),
+    MGOPT__RG_BIN(pow, MGOPT__RG_PB),
+    MGOPT__RG_BIN(maximum, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(minimum, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(floor_div, MGOPT__RG_PB),
+    MGOPT__RG_BIN(mod, MGOPT__RG_PB),
+    MGOPT__RG_BIN(equal, MGOPT__RG_CMP | MGOPT_TRAIT_COMMUTATIVE),
+    MGOPT__RG_BIN(not_equal, MGOPT__RG_CMP | MGOPT_TRAIT_COMMUTATIVE),
+    MGOPT__RG_BIN(less, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(less_equal, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(greater, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(greater_equal, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(logical_and, MGOPT__RG_LOG),
+    MGOPT__RG_BIN(logical_or, MGOPT__RG_LOG),
+    MGOPT__RG_BIN(logical_xor, MGOPT__RG_LOG),
+    MGOPT__RG_DEF0(logical_not, MGOPT__RG_PU | MGOPT_TRAIT_LOGICAL, mgopt__rg_s_x, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF0(select, MGOPT__RG_P, mgopt__rg_s_select, mgopt__rg_infer_select),
+    MGOPT__RG_UN(abs),
+    MGOPT__RG_UN(exp),
+    MGOPT__RG_DEF(log, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_log, mgopt__rg_infer_unary),
+    MGOPT__RG_UN(sqrt),
+    MGOPT__RG_DEF(rsqrt, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_rsqrt, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(inverse, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_inverse, mgopt__rg_infer_unary),
+    MGOPT__RG_UN(square),
+    MGOPT__RG_UN(erf),
+    MGOPT__RG_UN(tanh),
+    MGOPT__RG_UN(sigmoid),
+    MGOPT__RG_UN(relu),
+    MGOPT__RG_UN(relu6),
+    MGOPT__RG_DEF(leaky_relu, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_leaky, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF0(prelu, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_prelu, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(gelu, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_gelu, mgopt__rg_infer_unary),
+    /* not elementwise: it normalises along an axis */
+    MGOPT__RG_DEF(softmax, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_x, mgopt__rg_a_softmax,
+                  mgopt__rg_infer_softmax),
+    MGOPT__RG_DEF(clip, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_clip, mgopt__rg_infer_unary),
+    MGOPT__RG_UN(floor),
+    MGOPT__RG_UN(ceil),
+    MGOPT__RG_UN(round),
+    MGOPT__RG_UN(sign),
+    MGOPT__RG_UN(sin),
+    MGOPT__RG_UN(cos),
+    MGOPT__RG_UN(silu),
+    MGOPT__RG_UN(softplus),
+    MGOPT__RG_DEF(elu, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_elu, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(cast, MGOPT__RG_SP, mgopt__rg_s_x, mgopt__rg_a_cast, mgopt__rg_infer_cast),
+    MGOPT__RG_DEF0(reshape, MGOPT__RG_P, mgopt__rg_s_reshape, mgopt__rg_infer_reshape),
+    MGOPT__RG_DEF(transpose, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_perm, mgopt__rg_infer_transpose),
+    MGOPT__RG_DEF(expand_dims, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_axes_req, mgopt__rg_infer_expand_dims),
+    MGOPT__RG_DEF(squeeze, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_axes, mgopt__rg_infer_squeeze),
+    MGOPT__RG_DEF(concat, MGOPT__RG_P, mgopt__rg_s_values, mgopt__rg_a_concat, mgopt__rg_infer_join),
+    MGOPT__RG_DEF(stack, MGOPT__RG_P, mgopt__rg_s_values, mgopt__rg_a_stack, mgopt__rg_infer_join),
+    {"split", MGOPT__RG_P, 1, mgopt__rg_s_x, MGOPT__ARRAY_COUNT(mgopt__rg_a_split), mgopt__rg_a_split, 1, -1, 0,
+     mgopt__rg_infer_split},
+    MGOPT__RG_DEF(slice_by_index, MGOPT__RG_P, mgopt__rg_s_sbi, mgopt__rg_a_sbi, mgopt__rg_infer_slice_by_index),
+    MGOPT__RG_DEF0(slice_by_size, MGOPT__RG_P, mgopt__rg_s_sbs, mgopt__rg_infer_slice_by_size),
+    MGOPT__RG_DEF(gather, MGOPT__RG_P, mgopt__rg_s_gather, mgopt__rg_a_gather, mgopt__rg_infer_gather),
+    MGOPT__RG_DEF(one_hot, MGOPT__RG_P, mgopt__rg_s_indices, mgopt__rg_a_one_hot, mgopt__rg_infer_one_hot),
+    MGOPT__RG_DEF(pad, MGOPT__RG_P, mgopt__rg_s_pad, mgopt__rg_a_pad, mgopt__rg_infer_pad),
+    MGOPT__RG_DEF0(tile, MGOPT__RG_P, mgopt__rg_s_tile, mgopt__rg_infer_tile),
+    MGOPT__RG_DEF(matmul, MGOPT__RG_P, mgopt__rg_s_xy, mgopt__rg_a_matmul, mgopt__rg_infer_matmul),
+    MGOPT__RG_DEF0(linear, MGOPT__RG_P, mgopt__rg_s_linear, mgopt__rg_infer_linear),
+    MGOPT__RG_DEF(conv, MGOPT__RG_LS, mgopt__rg_s_linear, mgopt__rg_a_conv, mgopt__rg_infer_conv),
+    MGOPT__RG_DEF(conv_transpose, MGOPT__RG_LS, mgopt__rg_s_linear, mgopt__rg_a_convt, mgopt__rg_infer_conv),
+    MGOPT__RG_DEF(avg_pool, MGOPT__RG_LS, mgopt__rg_s_x, mgopt__rg_a_avg_pool, mgopt__rg_infer_pool),
+    MGOPT__RG_DEF(max_pool, MGOPT__RG_LS, mgopt__rg_s_x, mgopt__rg_a_max_pool, mgopt__rg_infer_pool),
+    MGOPT__RG_DEF(batch_norm, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_bn, mgopt__rg_a_eps,
+                  mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(instance_norm, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_norm, mgopt__rg_a_eps,
+                  mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(layer_norm, MGOPT__RG_SP, mgopt__rg_s_norm, mgopt__rg_a_layer_norm, mgopt__rg_infer_unary),
+    MGOPT__RG_RED(reduce_sum),
+    MGOPT__RG_RED(reduce_mean),
+    MGOPT__RG_RED(reduce_max),
+    MGOPT__RG_RED(reduce_min),
+    MGOPT__RG_RED(reduce_prod),
+    MGOPT__RG_DEF(pixel_shuffle, MGOPT__RG_LS, mgopt__rg_s_x, mgopt__rg_a_pixel_shuffle, mgopt__rg_infer_pixel_shuffle),
+    {"while_loop", MGOPT__RG_CF, 1, mgopt__rg_s_loop, 0, NULL, 0, -1, 2, mgopt__rg_infer_while},
+    {"cond", MGOPT__RG_CF, 1, mgopt__rg_s_cond, 0, NULL, 0, -1, 2, mgopt__rg_infer_cond},
+    MGOPT__RG_DEF(quantize, MGOPT__RG_P, mgopt__rg_s_quant, mgopt__rg_a_quantize, mgopt__rg_infer_quantize),
+    MGOPT__RG_DEF(dequantize, MGOPT__RG_P, mgopt__rg_s_quant, mgopt__rg_a_axis, mgopt__rg_infer_dequant),
+    MGOPT__RG_DEF(constexpr_affine_dequantize, MGOPT__RG_CE, mgopt__rg_s_affine, mgopt__rg_a_axis_req,
+                  mgopt__rg_infer_dequant),
+    MGOPT__RG_DEF(constexpr_lut_to_dense, MGOPT__RG_CE, mgopt__rg_s_lut, mgopt__rg_a_lut, mgopt__rg_infer_lut),
+    MGOPT__RG_DEF(constexpr_sparse_to_dense, MGOPT__RG_CE, mgopt__rg_s_sparse, mgopt__rg_a_shape,
+                  mgopt__rg_infer_sparse),
+    MGOPT__RG_DEF0(constexpr_blockwise_shift_scale, MGOPT__RG_CE, mgopt__rg_s_shift, mgopt__rg_infer_dequant),
+    MGOPT__RG_DEF(constexpr_cast, MGOPT__RG_CE, mgopt__rg_s_ccast, mgopt__rg_a_ccast, mgopt__rg_infer_cast),
+};
+
+/* The table must list every op of MGOPT_OP_LIST (checked at compile time). */
+typedef char mgopt__rg_defs_complete[(MGOPT__ARRAY_COUNT(mgopt__rg_defs) == MGOPT_OP__COUNT - 1) ? 1 : -1];
+
+/* Op kinds sorted by name (byte order) for binary search. */
+static const uint8_t mgopt__rg_sorted[] = {
+#define MGOPT__RG_K(n) MGOPT_OP_##n,
+    MGOPT__RG_K(abs) MGOPT__RG_K(add) MGOPT__RG_K(avg_pool) MGOPT__RG_K(batch_norm) MGOPT__RG_K(cast)
+    MGOPT__RG_K(ceil) MGOPT__RG_K(clip) MGOPT__RG_K(concat) MGOPT__RG_K(cond) MGOPT__RG_K(const)
+    MGOPT__RG_K(constexpr_affine_dequantize) MGOPT__RG_K(constexpr_blockwise_shift_scale)
+    MGOPT__RG_K(constexpr_cast) MGOPT__RG_K(constexpr_lut_to_dense) MGOPT__RG_K(constexpr_sparse_to_dense)
+    MGOPT__RG_K(conv) MGOPT__RG_K(conv_transpose) MGOPT__RG_K(cos) MGOPT__RG_K(dequantize) MGOPT__RG_K(elu)
+    MGOPT__RG_K(equal) MGOPT__RG_K(erf) MGOPT__RG_K(exp) MGOPT__RG_K(expand_dims) MGOPT__RG_K(floor)
+    MGOPT__RG_K(floor_div) MGOPT__RG_K(gather) MGOPT__RG_K(gelu) MGOPT__RG_K(greater) MGOPT__RG_K(greater_equal)
+    MGOPT__RG_K(identity) MGOPT__RG_K(instance_norm) MGOPT__RG_K(inverse) MGOPT__RG_K(layer_norm)
+    MGOPT__RG_K(leaky_relu) MGOPT__RG_K(less) MGOPT__RG_K(less_equal) MGOPT__RG_K(linear) MGOPT__RG_K(log)
+    MGOPT__RG_K(logical_and) MGOPT__RG_K(logical_not) MGOPT__RG_K(logical_or) MGOPT__RG_K(logical_xor)
+    MGOPT__RG_K(matmul) MGOPT__RG_K(max_pool) MGOPT__RG_K(maximum) MGOPT__RG_K(minimum) MGOPT__RG_K(mod)
+    MGOPT__RG_K(mul) MGOPT__RG_K(not_equal) MGOPT__RG_K(one_hot) MGOPT__RG_K(pad) MGOPT__RG_K(pixel_shuffle)
+    MGOPT__RG_K(pow) MGOPT__RG_K(prelu) MGOPT__RG_K(quantize) MGOPT__RG_K(real_div) MGOPT__RG_K(reduce_max)
+    MGOPT__RG_K(reduce_mean) MGOPT__RG_K(reduce_min) MGOPT__RG_K(reduce_prod) MGOPT__RG_K(reduce_sum)
+    MGOPT__RG_K(relu) MGOPT__RG_K(relu6) MGOPT__RG_K(reshape) MGOPT__RG_K(round) MGOPT__RG_K(rsqrt)
+    MGOPT__RG_K(select) MGOPT__RG_K(sigmoid) MGOPT__RG_K(sign) MGOPT__RG_K(silu) MGOPT__RG_K(sin)
+    MGOPT__RG_K(slice_by_index) MGOPT__RG_K(slice_by_size) MGOPT__RG_K(softmax) MGOPT__RG_K(softplus)
+    MGOPT__RG_K(split) MGOPT__RG_K(sqrt) MGOPT__RG_K(square) MGOPT__RG_K(squeeze) MGOPT__RG_K(stack)
+    MGOPT__RG_K(sub) MGOPT__RG_K(tanh) MGOPT__RG_K(tile) MGOPT__RG_K(transpose) MGOPT__RG_K(while_loop)
+#undef MGOPT__RG_K
+};
+typedef char mgopt__rg_sorted_complete[(MGOPT__ARRAY_COUNT(mgopt__rg_sorted) == MGOPT_OP__COUNT - 1) ? 1 : -1];
+
+/* Byte-order comparison of s[0..n) with the NUL-terminated name. */
+static int mgopt__rg_cmp(const char *s, size_t n, const char *name) {
+  size_t m = strlen(name);
+  int c = memcmp(s, name, n < m ? n : m);
+  if (c) return c;
+  return n < m ? -1 : n > m ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- exported */
+
 MGOPTDEF const mgopt_op_def *mgopt_op_def_get(int32_t kind) {
-  MGOPT__UNUSED(kind);
-  return NULL;
+  if (kind <= MGOPT_OP_OPAQUE || kind >= MGOPT_OP__COUNT) return NULL;
+  return &mgopt__rg_defs[kind - 1];
 }
 
 MGOPTDEF int32_t mgopt_op_kind_from_name(const char *s, size_t n) {
-  static const char *const names[] = {
-#define MGOPT__OP_NAME(name) #name,
-      MGOPT_OP_LIST(MGOPT__OP_NAME)
-#undef MGOPT__OP_NAME
-  };
-  int32_t i;
-  for (i = 0; i < MGOPT__ARRAY_COUNT(names); i++)
-    if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i + 1;
+  int32_t lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__rg_sorted);
+  if (!s) return MGOPT_OP_OPAQUE;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2, k = mgopt__rg_sorted[mid];
+    int c = mgopt__rg_cmp(s, n, mgopt__rg_defs[k - 1].name);
+    if (c == 0) return k;
+    if (c < 0) hi = mid;
+    else lo = mid + 1;
+  }
   return MGOPT_OP_OPAQUE;
 }
 
 MGOPTDEF uint32_t mgopt_op_traits(const mgopt_op *op) {
-  const mgopt_op_def *d = mgopt_op_def_get(op->kind);
+  const mgopt_op_def *d = op ? mgopt_op_def_get(op->kind) : NULL;
   return d ? d->traits : 0;
 }
 
@@ -3229,6 +4665,7 @@ static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     int found = 0;
+    if (!s->is_list && s->n == 0) continue; /* an absent operand (set to NULL) */
     for (k = 0; k < def->nslots && !found; k++)
       if (strcmp(def->slots[k].name, s->name) == 0) {
         found = 1;
@@ -3448,25 +4885,2007 @@ done:
   if (v.seen) mgopt__heap_free(&p->alloc, v.seen, (size_t)v.seen_cap * sizeof(mgopt_value *));
   return s;
 }
-/* src/core/mil_print.c — prints a program as .mil text. */
+/* src/core/mil_print.c — prints a program as canonical .mil text (what mgopt_mil_parse reads back exactly). */
 
-/* STUB: being written. */
-MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_options *opts, mgopt_buf *out) {
-  MGOPT__UNUSED(p);
-  MGOPT__UNUSED(opts);
-  MGOPT__UNUSED(out);
-  return MGOPT_ERR_UNSUPPORTED;
+/* Canonical form, in short (the manual and core/mil_parse.c have the rest):
+
+       main[CoreML7](%x: (2, 4, fp32), %y: (s0, 4, fp32)) {
+         %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+         %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false)
+       } -> (%m)
+
+   Functions are separated by one blank line; every level indents 2 spaces;
+   an op's nested blocks follow it 2 spaces deeper. Operand slots print
+   first (stored order), then attributes (stored order), then name="..." only
+   when it differs from the first output's name. Names print bare when the
+   parser's bare-name rule reads them back whole, else quoted with escapes.
+   Invariant: for every printable program P, print(parse(print(P))) equals
+   print(P) byte for byte. */
+
+/* Deeper IR than this is refused rather than printed with unbounded recursion. */
+#define MGOPT__MILW_MAX_DEPTH 1024
+
+typedef struct mgopt__milw {
+  mgopt_buf *out;
+  int64_t elide_above;
+} mgopt__milw;
+
+static int mgopt__milw_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
 }
-/* src/core/mil_parse.c — parses .mil text into a program. */
 
-/* STUB: being written. */
+/* Value names: [A-Za-z0-9_.] plus ':' when a name character follows. */
+static int mgopt__milw_value_name_plain(const char *s) {
+  size_t i;
+  if (!s[0]) return 0;
+  for (i = 0; s[i]; i++) {
+    if (mgopt__milw_name_char((unsigned char)s[i])) continue;
+    if (s[i] == ':' && mgopt__milw_name_char((unsigned char)s[i + 1])) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Identifiers (op types, keys, block and function names, opsets): as value
+   names, and ':' may also be followed by ':' ("onnx::Foo"). */
+static int mgopt__milw_ident_plain(const char *s) {
+  size_t i;
+  if (!s[0]) return 0;
+  for (i = 0; s[i]; i++) {
+    if (mgopt__milw_name_char((unsigned char)s[i])) continue;
+    if (s[i] == ':' && (s[i + 1] == ':' || mgopt__milw_name_char((unsigned char)s[i + 1]))) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Symbolic dims: an identifier that cannot be read as a number, '?' or '*'. */
+static int mgopt__milw_sym_plain(const char *s) {
+  int c = (unsigned char)s[0];
+  if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return 0;
+  return mgopt__milw_ident_plain(s);
+}
+
+static void mgopt__milw_quoted(mgopt__milw *w, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i, run = 0;
+  mgopt__buf_putc(w->out, '"');
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    const char *esc = NULL;
+    char xb[4];
+    if (c == '"') esc = "\\\"";
+    else if (c == '\\') esc = "\\\\";
+    else if (c == '\n') esc = "\\n";
+    else if (c == '\t') esc = "\\t";
+    else if (c == '\r') esc = "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      xb[0] = '\\';
+      xb[1] = 'x';
+      xb[2] = hex[c >> 4];
+      xb[3] = hex[c & 15];
+      mgopt__buf_putn(w->out, s + run, i - run);
+      mgopt__buf_putn(w->out, xb, 4);
+      run = i + 1;
+      continue;
+    }
+    if (esc) {
+      mgopt__buf_putn(w->out, s + run, i - run);
+      mgopt__buf_puts(w->out, esc);
+      run = i + 1;
+    }
+  }
+  mgopt__buf_putn(w->out, s + run, n - run);
+  mgopt__buf_putc(w->out, '"');
+}
+
+static void mgopt__milw_ident(mgopt__milw *w, const char *s) {
+  if (!s) s = "";
+  if (mgopt__milw_ident_plain(s)) mgopt__buf_puts(w->out, s);
+  else mgopt__milw_quoted(w, s, strlen(s));
+}
+
+static void mgopt__milw_hex(mgopt__milw *w, const uint8_t *b, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i;
+  mgopt__buf_putc(w->out, '"');
+  for (i = 0; i < n; i++) {
+    char x[2];
+    x[0] = hex[b[i] >> 4];
+    x[1] = hex[b[i] & 15];
+    mgopt__buf_putn(w->out, x, 2);
+  }
+  mgopt__buf_putc(w->out, '"');
+}
+
+/* "%name"; an unnamed value gets a deterministic stand-in from its id. */
+static void mgopt__milw_ref(mgopt__milw *w, const mgopt_value *v) {
+  if (!v) {
+    mgopt__buf_putc(w->out, '_');
+    return;
+  }
+  mgopt__buf_putc(w->out, '%');
+  if (!v->name) mgopt__buf_printf(w->out, "__v%lu", (unsigned long)v->id);
+  else if (mgopt__milw_value_name_plain(v->name)) mgopt__buf_puts(w->out, v->name);
+  else mgopt__milw_quoted(w, v->name, strlen(v->name));
+}
+
+static void mgopt__milw_type(mgopt__milw *w, const mgopt_type *t) {
+  int32_t i;
+  if (t->kind == MGOPT_TYPE_OTHER) {
+    mgopt__buf_puts(w->out, "opaque(");
+    mgopt__milw_hex(w, t->other, t->other ? t->other_len : 0);
+    mgopt__buf_putc(w->out, ')');
+    return;
+  }
+  mgopt__buf_putc(w->out, '(');
+  if (t->rank < 0) mgopt__buf_puts(w->out, "*, ");
+  for (i = 0; i < t->rank; i++) {
+    mgopt_dim dm = t->dims ? t->dims[i] : mgopt_dim_unknown();
+    if (dm.sym) {
+      if (mgopt__milw_sym_plain(dm.sym)) mgopt__buf_puts(w->out, dm.sym);
+      else mgopt__milw_quoted(w, dm.sym, strlen(dm.sym));
+    } else if (dm.v >= 0) {
+      mgopt__buf_printf(w->out, "%lld", (long long)dm.v);
+    } else {
+      mgopt__buf_putc(w->out, '?');
+    }
+    mgopt__buf_puts(w->out, ", ");
+  }
+  mgopt__buf_puts(w->out, mgopt_dtype_name((mgopt_dtype)t->dtype));
+  mgopt__buf_putc(w->out, ')');
+}
+
+/* Value declaration: "%name: TYPE" ("_" for an absent output). */
+static void mgopt__milw_decl(mgopt__milw *w, const mgopt_value *v, int is_const) {
+  if (v->flags & MGOPT_VALUE_ABSENT) {
+    mgopt__buf_putc(w->out, '_');
+    return;
+  }
+  mgopt__milw_ref(w, v);
+  mgopt__buf_puts(w->out, ": ");
+  mgopt__milw_type(w, &v->type);
+  if (is_const) mgopt__buf_putc(w->out, '*');
+}
+
+static int mgopt__milw_bits_eq(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+/* Integral values as integers, others as the shortest %g text that the
+   parser's conversion for `dt` maps back to the same bits. No ".0" is
+   forced: inside a typed tensor the dtype says float. */
+static void mgopt__milw_real(mgopt__milw *w, double v, mgopt_dtype dt) {
+  char buf[48];
+  int prec;
+  if (v != v) {
+    mgopt__buf_puts(w->out, "nan");
+    return;
+  }
+  if (v == HUGE_VAL) {
+    mgopt__buf_puts(w->out, "inf");
+    return;
+  }
+  if (v == -HUGE_VAL) {
+    mgopt__buf_puts(w->out, "-inf");
+    return;
+  }
+  if (v == floor(v) && v > -1e16 && v < 1e16) {
+    /* integral values read better as integers than as 1e+06 (and are exact) */
+    snprintf(buf, sizeof buf, "%.0f", v);
+    mgopt__buf_puts(w->out, buf);
+    return;
+  }
+  for (prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (dt == MGOPT_DT_FP64) {
+      double r = strtod(buf, NULL);
+      if (mgopt__milw_bits_eq(&r, &v, sizeof r)) break;
+    } else {
+      float f = strtof(buf, NULL), want = (float)v;
+      if (dt == MGOPT_DT_FP16) {
+        if (mgopt_f32_to_f16(f) == mgopt_f32_to_f16(want)) break;
+      } else if (dt == MGOPT_DT_BF16) {
+        if (mgopt_f32_to_bf16(f) == mgopt_f32_to_bf16(want)) break;
+      } else if (mgopt__milw_bits_eq(&f, &want, sizeof f)) {
+        break;
+      }
+    }
+  }
+  mgopt__buf_puts(w->out, buf);
+}
+
+/* One element of a tensor. Complex elements print as [re, im]; fp8 elements
+   as their raw bit patterns (0..255). */
+static void mgopt__milw_elem(mgopt__milw *w, const mgopt_tensor *t, int64_t i) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  mgopt_dtype dt = (mgopt_dtype)t->dtype;
+  switch (dt) {
+    case MGOPT_DT_BOOL:
+      mgopt__buf_puts(w->out, d[i] ? "true" : "false");
+      return;
+    case MGOPT_DT_STRING: {
+      const mgopt_str *s = (const mgopt_str *)t->data + i;
+      mgopt__milw_quoted(w, s->ptr ? s->ptr : "", s->ptr ? s->len : 0);
+      return;
+    }
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: case MGOPT_DT_FP64:
+      mgopt__milw_real(w, mgopt_tensor_get_f64(t, i), dt);
+      return;
+    case MGOPT_DT_COMPLEX64: {
+      float re, im;
+      memcpy(&re, d + 8 * i, 4);
+      memcpy(&im, d + 8 * i + 4, 4);
+      mgopt__buf_putc(w->out, '[');
+      mgopt__milw_real(w, re, MGOPT_DT_FP32);
+      mgopt__buf_puts(w->out, ", ");
+      mgopt__milw_real(w, im, MGOPT_DT_FP32);
+      mgopt__buf_putc(w->out, ']');
+      return;
+    }
+    case MGOPT_DT_COMPLEX128: {
+      double re, im;
+      memcpy(&re, d + 16 * i, 8);
+      memcpy(&im, d + 16 * i + 8, 8);
+      mgopt__buf_putc(w->out, '[');
+      mgopt__milw_real(w, re, MGOPT_DT_FP64);
+      mgopt__buf_puts(w->out, ", ");
+      mgopt__milw_real(w, im, MGOPT_DT_FP64);
+      mgopt__buf_putc(w->out, ']');
+      return;
+    }
+    case MGOPT_DT_FP8E4M3FN: case MGOPT_DT_FP8E4M3FNUZ: case MGOPT_DT_FP8E5M2:
+    case MGOPT_DT_FP8E5M2FNUZ:
+      mgopt__buf_printf(w->out, "%u", (unsigned)d[i]);
+      return;
+    case MGOPT_DT_UINT64: {
+      uint64_t u;
+      memcpy(&u, d + 8 * i, 8);
+      mgopt__buf_printf(w->out, "%llu", (unsigned long long)u);
+      return;
+    }
+    case MGOPT_DT_UNKNOWN:
+      mgopt__buf_putc(w->out, '0');
+      return;
+    default:
+      mgopt__buf_printf(w->out, "%lld", (long long)mgopt_tensor_get_i64(t, i));
+      return;
+  }
+}
+
+/* The nested-list literal of a tensor, shaped by t->shape; iterative, so the
+   rank costs no stack. A tensor without elements prints as [] whatever its
+   shape (the parser takes the shape from the type). */
+static void mgopt__milw_tensor_body(mgopt__milw *w, const mgopt_tensor *t) {
+  int32_t L = t->rank, j;
+  int64_t k;
+  if (w->elide_above > 0 && t->numel > w->elide_above) {
+    mgopt__buf_puts(w->out, "[...]");
+    return;
+  }
+  if (t->numel <= 0 || !t->data) {
+    mgopt__buf_puts(w->out, "[]");
+    return;
+  }
+  if (L <= 0) {
+    mgopt__milw_elem(w, t, 0);
+    return;
+  }
+  for (k = 0; k < t->numel && !w->out->oom; k++) {
+    int64_t prod = 1;
+    if (k) mgopt__buf_puts(w->out, ", ");
+    for (j = L - 1; j >= 0; j--) {
+      prod *= t->shape[j];
+      if (k % prod) break;
+      mgopt__buf_putc(w->out, '[');
+    }
+    mgopt__milw_elem(w, t, k);
+    prod = 1;
+    for (j = L - 1; j >= 0; j--) {
+      prod *= t->shape[j];
+      if ((k + 1) % prod) break;
+      mgopt__buf_putc(w->out, ']');
+    }
+  }
+}
+
+static void mgopt__milw_tensor_type(mgopt__milw *w, const mgopt_tensor *t) {
+  int32_t i;
+  mgopt__buf_putc(w->out, '(');
+  for (i = 0; i < t->rank; i++) mgopt__buf_printf(w->out, "%lld, ", (long long)t->shape[i]);
+  mgopt__buf_puts(w->out, mgopt_dtype_name((mgopt_dtype)t->dtype));
+  mgopt__buf_putc(w->out, ')');
+}
+
+/* A const's val prints bare when the declared output type describes the
+   tensor exactly (the parser rebuilds it from that type). */
+static int mgopt__milw_const_bare(const mgopt_op *op, const mgopt_attr *a) {
+  const mgopt_type *ty;
+  const mgopt_tensor *t = a->u.t;
+  int32_t i;
+  if (op->kind != MGOPT_OP_const || strcmp(a->name, "val") != 0 || !t || op->nouts < 1) return 0;
+  if (op->outs[0]->flags & MGOPT_VALUE_ABSENT) return 0;
+  ty = &op->outs[0]->type;
+  if (!mgopt_type_is_static(ty) || ty->dtype != t->dtype || ty->rank != t->rank) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN) return 0;
+  for (i = 0; i < t->rank; i++)
+    if (ty->dims[i].v != t->shape[i]) return 0;
+  return 1;
+}
+
+static void mgopt__milw_attr(mgopt__milw *w, const mgopt_op *op, const mgopt_attr *a) {
+  char buf[48];
+  int64_t k;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+      mgopt__buf_puts(w->out, a->u.i ? "true" : "false");
+      return;
+    case MGOPT_ATTR_INT:
+      mgopt__buf_printf(w->out, "%lld", (long long)a->u.i);
+      return;
+    case MGOPT_ATTR_FLOAT:
+      mgopt__fmt_f64(buf, a->u.f);
+      mgopt__buf_puts(w->out, buf);
+      return;
+    case MGOPT_ATTR_STRING:
+      mgopt__milw_quoted(w, a->u.s.ptr ? a->u.s.ptr : "", a->u.s.ptr ? a->u.s.len : 0);
+      return;
+    case MGOPT_ATTR_BOOLS: case MGOPT_ATTR_INTS: case MGOPT_ATTR_FLOATS: case MGOPT_ATTR_STRINGS:
+      if (a->n <= 0) {
+        mgopt__buf_puts(w->out, a->kind == MGOPT_ATTR_BOOLS    ? "bools[]"
+                                : a->kind == MGOPT_ATTR_FLOATS ? "floats[]"
+                                : a->kind == MGOPT_ATTR_STRINGS ? "strings[]"
+                                                                : "[]");
+        return;
+      }
+      mgopt__buf_putc(w->out, '[');
+      for (k = 0; k < a->n && !w->out->oom; k++) {
+        if (k) mgopt__buf_puts(w->out, ", ");
+        if (a->kind == MGOPT_ATTR_BOOLS) {
+          mgopt__buf_puts(w->out, a->u.ints[k] ? "true" : "false");
+        } else if (a->kind == MGOPT_ATTR_INTS) {
+          mgopt__buf_printf(w->out, "%lld", (long long)a->u.ints[k]);
+        } else if (a->kind == MGOPT_ATTR_FLOATS) {
+          mgopt__fmt_f64(buf, a->u.floats[k]);
+          mgopt__buf_puts(w->out, buf);
+        } else {
+          const mgopt_str *s = &a->u.strs[k];
+          mgopt__milw_quoted(w, s->ptr ? s->ptr : "", s->ptr ? s->len : 0);
+        }
+      }
+      mgopt__buf_putc(w->out, ']');
+      return;
+    case MGOPT_ATTR_TENSOR:
+      if (!a->u.t) {
+        mgopt__buf_puts(w->out, "none");
+        return;
+      }
+      if (mgopt__milw_const_bare(op, a)) {
+        mgopt__milw_tensor_body(w, a->u.t);
+        return;
+      }
+      mgopt__buf_puts(w->out, "tensor<");
+      mgopt__milw_tensor_type(w, a->u.t);
+      mgopt__buf_puts(w->out, ">(");
+      mgopt__milw_tensor_body(w, a->u.t);
+      mgopt__buf_putc(w->out, ')');
+      return;
+    case MGOPT_ATTR_BYTES:
+      mgopt__buf_printf(w->out, "bytes<%ld>(", (long)a->tag);
+      mgopt__milw_hex(w, a->u.bytes, a->u.bytes && a->n > 0 ? (size_t)a->n : 0);
+      mgopt__buf_putc(w->out, ')');
+      return;
+    default:
+      mgopt__buf_puts(w->out, "none");
+      return;
+  }
+}
+
+static void mgopt__milw_indent(mgopt__milw *w, int indent) {
+  static const char spaces[] = "                                ";
+  while (indent > 32) {
+    mgopt__buf_putn(w->out, spaces, 32);
+    indent -= 32;
+  }
+  mgopt__buf_putn(w->out, spaces, (size_t)indent);
+}
+
+static mgopt_status mgopt__milw_block(mgopt__milw *w, const mgopt_block *b, int indent, int depth,
+                                      const char *header_name, const char *opset);
+
+static int mgopt__milw_name_differs(const mgopt_op *op) {
+  const mgopt_value *o;
+  if (!op->name) return 0;
+  if (op->nouts == 0) return 1;
+  o = op->outs[0];
+  if (o->flags & MGOPT_VALUE_ABSENT) return 1;
+  if (!o->name) return 1;
+  return strcmp(o->name, op->name) != 0;
+}
+
+static mgopt_status mgopt__milw_op(mgopt__milw *w, const mgopt_op *op, int indent, int depth) {
+  int32_t i, k;
+  int first = 1;
+  int is_const = op->kind == MGOPT_OP_const;
+  mgopt__milw_indent(w, indent);
+  for (i = 0; i < op->nouts; i++) {
+    if (i) mgopt__buf_puts(w->out, ", ");
+    mgopt__milw_decl(w, op->outs[i], is_const);
+  }
+  if (op->nouts) mgopt__buf_puts(w->out, " = ");
+  mgopt__milw_ident(w, op->type);
+  mgopt__buf_putc(w->out, '(');
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    if (!s->is_list && s->n == 0) continue;
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__milw_ident(w, s->name);
+    mgopt__buf_putc(w->out, '=');
+    if (s->is_list) {
+      mgopt__buf_putc(w->out, '(');
+      for (k = 0; k < s->n; k++) {
+        if (k) mgopt__buf_puts(w->out, ", ");
+        mgopt__milw_ref(w, s->uses[k].value);
+      }
+      mgopt__buf_putc(w->out, ')');
+    } else {
+      mgopt__milw_ref(w, s->uses[0].value);
+    }
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__milw_ident(w, op->attrs[i].name);
+    mgopt__buf_putc(w->out, '=');
+    mgopt__milw_attr(w, op, &op->attrs[i]);
+  }
+  if (mgopt__milw_name_differs(op)) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    mgopt__buf_puts(w->out, "name=");
+    mgopt__milw_quoted(w, op->name, strlen(op->name));
+  }
+  mgopt__buf_puts(w->out, ")\n");
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_status s = mgopt__milw_block(w, op->blocks[i], indent + 2, depth + 1, NULL, NULL);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+/* A block: "NAME(%arg: T, ...) {", its ops two spaces deeper, "} -> (...)".
+   A function body prints with the function's name and opset as header. */
+static mgopt_status mgopt__milw_block(mgopt__milw *w, const mgopt_block *b, int indent, int depth,
+                                      const char *header_name, const char *opset) {
+  const mgopt_op *op;
+  int32_t i;
+  if (depth > MGOPT__MILW_MAX_DEPTH) return MGOPT_ERR_LIMIT;
+  mgopt__milw_indent(w, indent);
+  mgopt__milw_ident(w, header_name ? header_name : b->name);
+  if (opset) {
+    mgopt__buf_putc(w->out, '[');
+    mgopt__milw_ident(w, opset);
+    mgopt__buf_putc(w->out, ']');
+  }
+  mgopt__buf_putc(w->out, '(');
+  for (i = 0; i < b->nargs; i++) {
+    if (i) mgopt__buf_puts(w->out, ", ");
+    mgopt__milw_ref(w, b->args[i]);
+    mgopt__buf_puts(w->out, ": ");
+    mgopt__milw_type(w, &b->args[i]->type);
+  }
+  mgopt__buf_puts(w->out, ") {\n");
+  for (op = b->first; op && !w->out->oom; op = op->next) {
+    mgopt_status s = mgopt__milw_op(w, op, indent + 2, depth);
+    if (s) return s;
+  }
+  mgopt__milw_indent(w, indent);
+  mgopt__buf_puts(w->out, "} -> (");
+  for (i = 0; i < b->nouts; i++) {
+    if (i) mgopt__buf_puts(w->out, ", ");
+    mgopt__milw_ref(w, b->outs[i]->value);
+  }
+  mgopt__buf_puts(w->out, ")\n");
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_options *opts, mgopt_buf *out) {
+  mgopt__milw w;
+  int32_t i;
+  if (!p || !out) return MGOPT_ERR_INVALID_ARG;
+  w.out = out;
+  w.elide_above = opts ? opts->elide_above : 0;
+  /* an empty program still yields a NUL-terminated (empty) buffer */
+  mgopt__buf_putn(out, "", 0);
+  for (i = 0; i < p->nfuncs; i++) {
+    const mgopt_function *f = p->funcs[i];
+    mgopt_status s;
+    if (i) mgopt__buf_putc(out, '\n');
+    s = mgopt__milw_block(&w, f->body, 0, 0, f->name, f->opset);
+    if (s) return s;
+  }
+  return out->oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+/* src/core/mil_parse.c — parses .mil text into a program: recursive descent over bytes, scoped %name resolution, typed literals. */
+
+/* Grammar (whitespace, newlines and '#' comments allowed between any tokens):
+
+     program  := function*
+     function := WORD ('[' WORD ']')? args '{' (wrapper | body) outputs? '}'?
+     wrapper  := WORD '(' ')' '{' body outputs?          (coremltools' block0)
+     args     := '(' (%name (':' type)? (',' ...)*)? ')'
+     body     := op* '}'
+     outputs  := '->' '(' (ref | '_') (',' ...)* ')'
+     op       := (outdecl (',' outdecl)* '=')? WORD '(' arg (',' arg)* ')' block*
+     outdecl  := %name (':' type)? | '_' (':' type)?
+     block    := WORD args '{' body outputs?
+     arg      := WORD '=' (ref | '(' refs ')' | literal)    name="..." sets the op name
+     type     := '(' dims, dtype ')' ('*' | '^')? ('(' Tensor|Scalar|List|State ')')?
+               | opaque("HEX")
+
+   WORD is an identifier or a quoted string. A %ref resolves to the most recent
+   visible definition (function inputs, earlier ops of the block and of the
+   enclosing blocks, the block's own args); later definitions shadow. A
+   literal is an attribute; the val of a const is read with the dtype and
+   shape of the const's declared output type. Nothing is verified here: the
+   declared types are recorded as written. Every error stops the parse, names
+   line:col and frees everything. */
+
+#define MGOPT__MILP_MAX_RANK 1024
+#define MGOPT__MILP_NUM_MAX 127 /* longest number literal, in bytes */
+
+typedef struct mgopt__milp_def {
+  const char *name;
+  mgopt_value *v;
+  int64_t prev; /* previous visible definition of the same name, -1 = none */
+} mgopt__milp_def;
+
+typedef struct mgopt__milp_bucket {
+  const char *key; /* interned name; NULL = empty bucket */
+  int64_t top;     /* index into defs of the visible definition, -1 = none */
+} mgopt__milp_bucket;
+
+typedef struct mgopt__milp_out {
+  const char *name;
+  mgopt_type type;
+  int absent;
+} mgopt__milp_out;
+
+typedef struct mgopt__milp_slotrec {
+  const char *name;
+  int32_t is_list;
+  int64_t n, first; /* values [first, first + n) of the vals scratch */
+} mgopt__milp_slotrec;
+
+typedef struct mgopt__milp_key {
+  const char *name;
+  size_t pos;
+} mgopt__milp_key;
+
+enum { MGOPT__MILP_EL_BOOL = 1, MGOPT__MILP_EL_INT, MGOPT__MILP_EL_FLOAT, MGOPT__MILP_EL_STR };
+
+/* A list element read before the list's kind is known. */
+typedef struct mgopt__milp_el {
+  int kind;
+  int big; /* integer outside int64 */
+  int64_t i;
+  double f;
+  mgopt_str s;
+  size_t pos;
+} mgopt__milp_el;
+
+typedef struct mgopt__milp_num {
+  int is_float, neg, big, special; /* special: inf or nan */
+  uint64_t mag;
+  size_t start, end;
+} mgopt__milp_num;
+
+typedef struct mgopt__milp {
+  const char *s;
+  size_t n, pos;
+  mgopt_program *p;
+  mgopt_diag *d;
+  const mgopt_allocator *alloc;
+  int max_depth;
+  int64_t max_elements;
+  int failed;
+  mgopt_function *fn;
+  /* scope: definitions in order, plus name -> latest visible definition */
+  mgopt__milp_def *defs;
+  int64_t ndefs, defs_cap;
+  mgopt__milp_bucket *map;
+  int64_t map_cap, map_used;
+  /* heap scratch, reused; none is live across a nested block */
+  char *sbuf;
+  int64_t sbuf_cap;
+  size_t slen;
+  mgopt__milp_out *outs;
+  int64_t outs_cap;
+  mgopt__milp_slotrec *slots;
+  int64_t slots_cap;
+  mgopt_value **vals;
+  int64_t vals_cap;
+  mgopt_attr *attrs;
+  int64_t attrs_cap;
+  mgopt__milp_key *keys;
+  int64_t keys_cap;
+  mgopt__milp_el *els;
+  int64_t els_cap;
+  mgopt_dim *dims;
+  int64_t dims_cap;
+} mgopt__milp;
+
+/* ---------------------------------------------------------------- errors */
+
+static int mgopt__milp_fail(mgopt__milp *P, size_t pos, mgopt_status st, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Records the first error (later ones are consequences) and returns 0. */
+static int mgopt__milp_fail(mgopt__milp *P, size_t pos, mgopt_status st, const char *fmt, ...) {
+  va_list ap;
+  size_t i, ls = 0;
+  int64_t line = 1;
+  if (P->failed) return 0;
+  P->failed = 1;
+  if (!P->d) return 0;
+  if (pos > P->n) pos = P->n;
+  for (i = 0; i < pos; i++)
+    if (P->s[i] == '\n') {
+      line++;
+      ls = i + 1;
+    }
+  P->d->status = st;
+  P->d->line = line > INT_MAX ? INT_MAX : (int)line;
+  P->d->col = pos - ls + 1 > (size_t)INT_MAX ? INT_MAX : (int)(pos - ls + 1);
+  P->d->offset = (int64_t)pos;
+  P->d->op[0] = 0;
+  va_start(ap, fmt);
+  vsnprintf(P->d->msg, sizeof P->d->msg, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+static int mgopt__milp_oom(mgopt__milp *P) {
+  mgopt__oom(P->p);
+  return mgopt__milp_fail(P, P->pos, MGOPT_ERR_NOMEM, "out of memory");
+}
+
+static int mgopt__milp_reserve(mgopt__milp *P, void **arr, int64_t *cap, int64_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  if (!mgopt__grow(P->alloc, arr, cap, need, elem)) return mgopt__milp_oom(P);
+  return 1;
+}
+
+/* Describes the byte at pos for "expected X, found Y" messages. */
+static const char *mgopt__milp_found(const mgopt__milp *P, size_t pos, char *buf) {
+  unsigned char c;
+  if (pos >= P->n) return "end of input";
+  c = (unsigned char)P->s[pos];
+  if (c > 0x20 && c < 0x7f) snprintf(buf, 16, "'%c'", c);
+  else snprintf(buf, 16, "byte 0x%02x", c);
+  return buf;
+}
+
+static int mgopt__milp_expected(mgopt__milp *P, const char *what) {
+  char buf[16];
+  return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE, "expected %s, found %s", what,
+                          mgopt__milp_found(P, P->pos, buf));
+}
+
+/* ---------------------------------------------------------------- lexing */
+
+static int mgopt__milp_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
+}
+
+static int mgopt__milp_digit(int c) { return c >= '0' && c <= '9'; }
+
+static int mgopt__milp_at(const mgopt__milp *P, size_t i) {
+  return i < P->n ? (unsigned char)P->s[i] : -1;
+}
+
+static size_t mgopt__milp_ws_from(const mgopt__milp *P, size_t i) {
+  while (i < P->n) {
+    char c = P->s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      i++;
+    } else if (c == '#') {
+      while (i < P->n && P->s[i] != '\n') i++;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+static void mgopt__milp_ws(mgopt__milp *P) { P->pos = mgopt__milp_ws_from(P, P->pos); }
+
+static int mgopt__milp_peek(mgopt__milp *P) {
+  mgopt__milp_ws(P);
+  return mgopt__milp_at(P, P->pos);
+}
+
+static int mgopt__milp_accept(mgopt__milp *P, int c) {
+  if (mgopt__milp_peek(P) != c) return 0;
+  P->pos++;
+  return 1;
+}
+
+static int mgopt__milp_expect(mgopt__milp *P, int c) {
+  char what[8];
+  if (mgopt__milp_accept(P, c)) return 1;
+  snprintf(what, sizeof what, "'%c'", c);
+  return mgopt__milp_expected(P, what);
+}
+
+/* Identifier length at i: [A-Za-z0-9_.], and ':' followed by ':' or a name character. */
+static size_t mgopt__milp_ident_len(const mgopt__milp *P, size_t i) {
+  size_t j = i;
+  while (j < P->n) {
+    int c = (unsigned char)P->s[j];
+    int nx = mgopt__milp_at(P, j + 1);
+    if (mgopt__milp_name_char(c) || (c == ':' && (nx == ':' || mgopt__milp_name_char(nx)))) j++;
+    else break;
+  }
+  return j - i;
+}
+
+/* Value-name length at i: like an identifier, but ':' only before a name character. */
+static size_t mgopt__milp_vname_len(const mgopt__milp *P, size_t i) {
+  size_t j = i;
+  while (j < P->n) {
+    int c = (unsigned char)P->s[j];
+    if (mgopt__milp_name_char(c) || (c == ':' && mgopt__milp_name_char(mgopt__milp_at(P, j + 1)))) j++;
+    else break;
+  }
+  return j - i;
+}
+
+/* 1 if the identifier at pos is exactly `w` (length n). */
+static int mgopt__milp_is_word(const mgopt__milp *P, size_t pos, const char *w) {
+  size_t n = strlen(w);
+  return mgopt__milp_ident_len(P, pos) == n && memcmp(P->s + pos, w, n) == 0;
+}
+
+static int mgopt__milp_hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static int mgopt__milp_sput(mgopt__milp *P, char c) {
+  if (!mgopt__milp_reserve(P, (void **)&P->sbuf, &P->sbuf_cap, (int64_t)P->slen + 2, 1)) return 0;
+  P->sbuf[P->slen++] = c;
+  return 1;
+}
+
+/* A quoted string at pos, decoded into sbuf[0..slen) (NUL-terminated). */
+static int mgopt__milp_string(mgopt__milp *P) {
+  size_t start = P->pos;
+  P->slen = 0;
+  P->pos++;
+  for (;;) {
+    int c = mgopt__milp_at(P, P->pos);
+    if (c < 0) return mgopt__milp_fail(P, start, MGOPT_ERR_PARSE, "unterminated string");
+    if (c == '"') {
+      P->pos++;
+      break;
+    }
+    if (c == '\\') {
+      int e = mgopt__milp_at(P, P->pos + 1), ch;
+      switch (e) {
+        case 'n': ch = '\n'; break;
+        case 't': ch = '\t'; break;
+        case 'r': ch = '\r'; break;
+        case '"': ch = '"'; break;
+        case '\\': ch = '\\'; break;
+        case '\'': ch = '\''; break;
+        case 'x': {
+          int h = mgopt__milp_hexval(mgopt__milp_at(P, P->pos + 2));
+          int l = mgopt__milp_hexval(mgopt__milp_at(P, P->pos + 3));
+          if (h < 0 || l < 0)
+            return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE, "\\x needs two hex digits");
+          if (!mgopt__milp_sput(P, (char)(h * 16 + l))) return 0;
+          P->pos += 4;
+          continue;
+        }
+        case -1: return mgopt__milp_fail(P, start, MGOPT_ERR_PARSE, "unterminated string");
+        default: return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE, "unknown escape in string");
+      }
+      if (!mgopt__milp_sput(P, (char)ch)) return 0;
+      P->pos += 2;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      if (c == '\n') return mgopt__milp_fail(P, start, MGOPT_ERR_PARSE, "unterminated string");
+      return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE,
+                              "control byte 0x%02x in a string: write it as an escape", c);
+    }
+    if (!mgopt__milp_sput(P, (char)c)) return 0;
+    P->pos++;
+  }
+  if (!mgopt__milp_reserve(P, (void **)&P->sbuf, &P->sbuf_cap, (int64_t)P->slen + 1, 1)) return 0;
+  P->sbuf[P->slen] = 0;
+  return 1;
+}
+
+/* Skips a quoted string at i without decoding; returns the index after it,
+   or 0 when it is malformed (lookahead only: the real parse reports it). */
+static size_t mgopt__milp_skip_string(const mgopt__milp *P, size_t i) {
+  for (i++; i < P->n; i++) {
+    char c = P->s[i];
+    if (c == '"') return i + 1;
+    if (c == '\\') i++;
+    else if (c == '\n') return 0;
+  }
+  return 0;
+}
+
+/* Interns a name, refusing NUL bytes (names are C strings in the IR). */
+static const char *mgopt__milp_intern(mgopt__milp *P, const char *s, size_t n, size_t at) {
+  const char *r;
+  if (n && memchr(s, 0, n)) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "NUL byte in a name");
+    return NULL;
+  }
+  r = mgopt_program_intern(P->p, s, n);
+  if (!r) mgopt__milp_oom(P);
+  return r;
+}
+
+/* An identifier or quoted string at pos, interned. NULL (error reported) if
+   neither is there; `what` names the expectation. */
+static const char *mgopt__milp_word(mgopt__milp *P, const char *what) {
+  size_t at, l;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (mgopt__milp_at(P, at) == '"') {
+    if (!mgopt__milp_string(P)) return NULL;
+    return mgopt__milp_intern(P, P->sbuf, P->slen, at);
+  }
+  l = mgopt__milp_ident_len(P, at);
+  if (!l) {
+    mgopt__milp_expected(P, what);
+    return NULL;
+  }
+  P->pos += l;
+  return mgopt__milp_intern(P, P->s + at, l, at);
+}
+
+/* ---- numbers */
+
+static int mgopt__milp_num_start(const mgopt__milp *P, size_t i) {
+  int c = mgopt__milp_at(P, i);
+  if (c == '-' || c == '+') c = mgopt__milp_at(P, ++i);
+  if (mgopt__milp_digit(c)) return 1;
+  return mgopt__milp_is_word(P, i, "inf") || mgopt__milp_is_word(P, i, "nan");
+}
+
+static int mgopt__milp_number(mgopt__milp *P, mgopt__milp_num *x) {
+  size_t i = P->pos;
+  memset(x, 0, sizeof *x);
+  x->start = i;
+  if (mgopt__milp_at(P, i) == '-' || mgopt__milp_at(P, i) == '+') x->neg = P->s[i++] == '-';
+  if (mgopt__milp_is_word(P, i, "inf") || mgopt__milp_is_word(P, i, "nan")) {
+    x->is_float = x->special = 1;
+    i += 3;
+  } else {
+    if (!mgopt__milp_digit(mgopt__milp_at(P, i)))
+      return mgopt__milp_fail(P, x->start, MGOPT_ERR_PARSE, "expected a number");
+    while (mgopt__milp_digit(mgopt__milp_at(P, i))) {
+      unsigned dg = (unsigned)(P->s[i] - '0');
+      if (x->mag > (UINT64_MAX - dg) / 10) x->big = 1;
+      else x->mag = x->mag * 10 + dg;
+      i++;
+    }
+    if (mgopt__milp_at(P, i) == '.') {
+      x->is_float = 1;
+      i++;
+      while (mgopt__milp_digit(mgopt__milp_at(P, i))) i++;
+    }
+    if (mgopt__milp_at(P, i) == 'e' || mgopt__milp_at(P, i) == 'E') {
+      size_t j = i + 1;
+      if (mgopt__milp_at(P, j) == '+' || mgopt__milp_at(P, j) == '-') j++;
+      if (mgopt__milp_digit(mgopt__milp_at(P, j))) {
+        x->is_float = 1;
+        i = j;
+        while (mgopt__milp_digit(mgopt__milp_at(P, i))) i++;
+      }
+    }
+  }
+  if (mgopt__milp_name_char(mgopt__milp_at(P, i)))
+    return mgopt__milp_fail(P, x->start, MGOPT_ERR_PARSE, "malformed number");
+  x->end = i;
+  if (i - x->start > MGOPT__MILP_NUM_MAX)
+    return mgopt__milp_fail(P, x->start, MGOPT_ERR_LIMIT, "number literal longer than %d bytes",
+                            MGOPT__MILP_NUM_MAX);
+  P->pos = i;
+  return 1;
+}
+
+static double mgopt__milp_num_f64(const mgopt__milp *P, const mgopt__milp_num *x) {
+  char buf[MGOPT__MILP_NUM_MAX + 1];
+  size_t n = x->end - x->start;
+  memcpy(buf, P->s + x->start, n);
+  buf[n] = 0;
+  return strtod(buf, NULL);
+}
+
+static float mgopt__milp_num_f32(const mgopt__milp *P, const mgopt__milp_num *x) {
+  char buf[MGOPT__MILP_NUM_MAX + 1];
+  size_t n = x->end - x->start;
+  memcpy(buf, P->s + x->start, n);
+  buf[n] = 0;
+  return strtof(buf, NULL);
+}
+
+/* A finite literal that converted to infinity. */
+static int mgopt__milp_overflowed(const mgopt__milp_num *x, double v) {
+  return !x->special && (v == HUGE_VAL || v == -HUGE_VAL);
+}
+
+/* Integer literal as int64; 0 if out of range. */
+static int mgopt__milp_num_i64(const mgopt__milp_num *x, int64_t *out) {
+  if (x->is_float || x->big) return 0;
+  if (x->neg) {
+    if (x->mag > (uint64_t)INT64_MAX + 1u) return 0;
+    *out = x->mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)x->mag;
+  } else {
+    if (x->mag > (uint64_t)INT64_MAX) return 0;
+    *out = (int64_t)x->mag;
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- scope */
+
+static size_t mgopt__milp_hash_ptr(const void *k) {
+  uint64_t h = (uint64_t)(uintptr_t)k * 11400714819323198485ull;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static mgopt__milp_bucket *mgopt__milp_bucket_find(mgopt__milp *P, const char *key) {
+  size_t i;
+  if (!P->map_cap) return NULL;
+  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
+  while (P->map[i].key) {
+    if (P->map[i].key == key) return &P->map[i];
+    i = (i + 1) & (size_t)(P->map_cap - 1);
+  }
+  return NULL;
+}
+
+static mgopt__milp_bucket *mgopt__milp_bucket_insert(mgopt__milp *P, const char *key) {
+  mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, key);
+  size_t i;
+  if (b) return b;
+  if ((P->map_used + 1) * 2 > P->map_cap) {
+    int64_t ncap = P->map_cap ? P->map_cap * 2 : 256, k;
+    mgopt__milp_bucket *nm;
+    if ((uint64_t)ncap > (uint64_t)SIZE_MAX / sizeof *nm) {
+      mgopt__milp_oom(P);
+      return NULL;
+    }
+    nm = (mgopt__milp_bucket *)mgopt__heap_realloc(P->alloc, NULL, 0, (size_t)ncap * sizeof *nm);
+    if (!nm) {
+      mgopt__milp_oom(P);
+      return NULL;
+    }
+    memset(nm, 0, (size_t)ncap * sizeof *nm);
+    for (k = 0; k < P->map_cap; k++) {
+      if (!P->map[k].key) continue;
+      i = mgopt__milp_hash_ptr(P->map[k].key) & (size_t)(ncap - 1);
+      while (nm[i].key) i = (i + 1) & (size_t)(ncap - 1);
+      nm[i] = P->map[k];
+    }
+    if (P->map) mgopt__heap_free(P->alloc, P->map, (size_t)P->map_cap * sizeof *nm);
+    P->map = nm;
+    P->map_cap = ncap;
+  }
+  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
+  while (P->map[i].key) i = (i + 1) & (size_t)(P->map_cap - 1);
+  P->map[i].key = key;
+  P->map[i].top = -1;
+  P->map_used++;
+  return &P->map[i];
+}
+
+static int mgopt__milp_define(mgopt__milp *P, const char *name, mgopt_value *v) {
+  mgopt__milp_bucket *b;
+  if (!mgopt__milp_reserve(P, (void **)&P->defs, &P->defs_cap, P->ndefs + 1, sizeof *P->defs)) return 0;
+  b = mgopt__milp_bucket_insert(P, name);
+  if (!b) return 0;
+  P->defs[P->ndefs].name = name;
+  P->defs[P->ndefs].v = v;
+  P->defs[P->ndefs].prev = b->top;
+  b->top = P->ndefs++;
+  return 1;
+}
+
+static void mgopt__milp_scope_pop(mgopt__milp *P, int64_t mark) {
+  while (P->ndefs > mark) {
+    mgopt__milp_def *df = &P->defs[--P->ndefs];
+    mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, df->name);
+    if (b) b->top = df->prev;
+  }
+}
+
+/* "%name" at pos, interned. */
+static const char *mgopt__milp_value_name(mgopt__milp *P) {
+  size_t at = P->pos, l;
+  P->pos++; /* '%' */
+  if (mgopt__milp_at(P, P->pos) == '"') {
+    if (!mgopt__milp_string(P)) return NULL;
+    return mgopt__milp_intern(P, P->sbuf, P->slen, at);
+  }
+  l = mgopt__milp_vname_len(P, P->pos);
+  if (!l) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "expected a value name after '%%'");
+    return NULL;
+  }
+  P->pos += l;
+  return mgopt__milp_intern(P, P->s + at + 1, l, at);
+}
+
+/* A reference "%name" (pos at '%'), resolved in the current scope. */
+static int mgopt__milp_ref(mgopt__milp *P, mgopt_value **out) {
+  size_t at = P->pos;
+  const char *name = mgopt__milp_value_name(P);
+  mgopt__milp_bucket *b;
+  if (!name) return 0;
+  b = mgopt__milp_bucket_find(P, name);
+  if (!b || b->top < 0)
+    return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "undefined value %%%.*s",
+                            (int)(strlen(name) > 60 ? 60 : strlen(name)), name);
+  *out = P->defs[b->top].v;
+  return 1;
+}
+
+/* 1 if a lone '_' (an absent value) is at i, followed by one of `follow`. */
+static int mgopt__milp_absent_at(const mgopt__milp *P, size_t i, const char *follow) {
+  int c;
+  if (mgopt__milp_at(P, i) != '_' || mgopt__milp_ident_len(P, i) != 1) return 0;
+  c = mgopt__milp_at(P, mgopt__milp_ws_from(P, i + 1));
+  return c > 0 && strchr(follow, c) != NULL;
+}
+
+/* ---------------------------------------------------------------- types */
+
+static int mgopt__milp_hexbytes(mgopt__milp *P, size_t at, const uint8_t **out, size_t *nout) {
+  size_t k, nb;
+  uint8_t *b;
+  if (P->slen % 2) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "odd number of hex digits");
+  nb = P->slen / 2;
+  b = (uint8_t *)mgopt_program_alloc(P->p, nb, 8);
+  if (!b) return mgopt__milp_oom(P);
+  for (k = 0; k < nb; k++) {
+    int h = mgopt__milp_hexval((unsigned char)P->sbuf[2 * k]);
+    int l = mgopt__milp_hexval((unsigned char)P->sbuf[2 * k + 1]);
+    if (h < 0 || l < 0) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "expected hex digits");
+    b[k] = (uint8_t)(h * 16 + l);
+  }
+  *out = b;
+  *nout = nb;
+  return 1;
+}
+
+/* "(d0, d1, ..., dtype)" or opaque("HEX"), without markers. */
+static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
+  int64_t nd = 0;
+  int unknown_rank = 0;
+  size_t at;
+  memset(t, 0, sizeof *t);
+  t->rank = -1;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (mgopt__milp_is_word(P, at, "opaque")) {
+    P->pos += 6;
+    if (!mgopt__milp_expect(P, '(')) return 0;
+    if (mgopt__milp_peek(P) != '"') return mgopt__milp_expected(P, "a hex string");
+    at = P->pos;
+    if (!mgopt__milp_string(P)) return 0;
+    t->kind = MGOPT_TYPE_OTHER;
+    t->rank = 0;
+    if (!mgopt__milp_hexbytes(P, at, &t->other, &t->other_len)) return 0;
+    return mgopt__milp_expect(P, ')');
+  }
+  if (!mgopt__milp_accept(P, '(')) return mgopt__milp_expected(P, "a type '('");
+  for (;;) {
+    int c = mgopt__milp_peek(P);
+    size_t it = P->pos;
+    mgopt_dim dm = mgopt_dim_unknown();
+    if (c == '*' && nd == 0 && !unknown_rank) {
+      P->pos++;
+      unknown_rank = 1;
+      if (!mgopt__milp_expect(P, ',')) return 0;
+      continue;
+    }
+    if (c == '?') {
+      P->pos++;
+    } else if (mgopt__milp_digit(c) || (c == '-' && mgopt__milp_digit(mgopt__milp_at(P, it + 1)))) {
+      mgopt__milp_num x;
+      if (!mgopt__milp_number(P, &x)) return 0;
+      if (x.is_float) return mgopt__milp_fail(P, it, MGOPT_ERR_PARSE, "a dimension must be an integer");
+      if (x.big || x.mag > (uint64_t)INT64_MAX)
+        return mgopt__milp_fail(P, it, MGOPT_ERR_PARSE, "dimension out of range");
+      if (!x.neg) dm.v = (int64_t)x.mag; /* negative: unknown */
+    } else if (c == '"') {
+      if (!mgopt__milp_string(P)) return 0;
+      dm.sym = mgopt__milp_intern(P, P->sbuf, P->slen, it);
+      if (!dm.sym) return 0;
+    } else {
+      size_t l = mgopt__milp_ident_len(P, it);
+      if (!l) return mgopt__milp_expected(P, "a dimension or dtype");
+      P->pos += l;
+      if (mgopt__milp_peek(P) == ')') { /* the last item: the dtype */
+        mgopt_dtype dt = mgopt_dtype_from_name(P->s + it, l);
+        if (dt == MGOPT_DT_UNKNOWN && !(l == 7 && memcmp(P->s + it, "unknown", 7) == 0))
+          return mgopt__milp_fail(P, it, MGOPT_ERR_TYPE, "unknown dtype '%.*s'", (int)(l > 40 ? 40 : l),
+                                  P->s + it);
+        P->pos++;
+        t->kind = MGOPT_TYPE_TENSOR;
+        t->dtype = (uint8_t)dt;
+        if (unknown_rank) {
+          if (nd) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "'*' (unknown rank) takes no dims");
+          return 1;
+        }
+        t->rank = (int32_t)nd;
+        if (nd) {
+          t->dims = (mgopt_dim *)mgopt__dup(P->p, P->dims, sizeof(mgopt_dim) * (size_t)nd);
+          if (!t->dims) return mgopt__milp_oom(P);
+        }
+        return 1;
+      }
+      dm.sym = mgopt__milp_intern(P, P->s + it, l, it);
+      if (!dm.sym) return 0;
+    }
+    if (nd >= MGOPT__MILP_MAX_RANK)
+      return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "rank above %d", MGOPT__MILP_MAX_RANK);
+    if (!mgopt__milp_reserve(P, (void **)&P->dims, &P->dims_cap, nd + 1, sizeof(mgopt_dim))) return 0;
+    P->dims[nd++] = dm;
+    if (mgopt__milp_peek(P) != ',') return mgopt__milp_expected(P, "',' and the dtype");
+    P->pos++;
+  }
+}
+
+/* Markers coremltools prints after a type: '*' / '^' and (Tensor) etc. */
+static void mgopt__milp_type_suffix(mgopt__milp *P) {
+  static const char *const kinds[] = {"Tensor", "Scalar", "List", "State"};
+  int c = mgopt__milp_peek(P), k;
+  size_t i;
+  if (c == '*' || c == '^') P->pos++;
+  if (mgopt__milp_peek(P) != '(') return;
+  i = mgopt__milp_ws_from(P, P->pos + 1);
+  for (k = 0; k < 4; k++) {
+    if (mgopt__milp_is_word(P, i, kinds[k])) {
+      size_t j = mgopt__milp_ws_from(P, i + strlen(kinds[k]));
+      if (mgopt__milp_at(P, j) == ')') P->pos = j + 1;
+      return;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- literals */
+
+/* A new tensor for a literal of static type t; checks the limits first. */
+static mgopt_tensor *mgopt__milp_tensor_for(mgopt__milp *P, const mgopt_type *t, size_t at) {
+  int64_t numel = 1, span = 1, *shape = NULL;
+  int32_t i;
+  mgopt_tensor *x;
+  size_t q = mgopt__milp_ws_from(P, P->pos);
+  if (mgopt__milp_at(P, q) == '[') {
+    q = mgopt__milp_ws_from(P, q + 1);
+    if (q + 3 <= P->n && memcmp(P->s + q, "...", 3) == 0) {
+      mgopt__milp_fail(P, q, MGOPT_ERR_PARSE,
+                       "elided tensor [...] cannot be read back (print without elide_above)");
+      return NULL;
+    }
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR || !mgopt_type_is_static(t)) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "a tensor literal needs a static type");
+    return NULL;
+  }
+  if (t->dtype == MGOPT_DT_UNKNOWN) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "a tensor literal needs a known dtype");
+    return NULL;
+  }
+  if (t->rank > P->max_depth) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "tensor rank %d above the nesting limit %d",
+                     (int)t->rank, P->max_depth);
+    return NULL;
+  }
+  for (i = 0; i < t->rank; i++) {
+    int64_t dv = t->dims[i].v;
+    if (!mgopt__mul_i64(numel, dv, &numel) || !mgopt__mul_i64(span, dv ? dv : 1, &span) ||
+        span > P->max_elements) {
+      mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "tensor literal larger than %lld elements",
+                       (long long)P->max_elements);
+      return NULL;
+    }
+  }
+  /* every element takes at least one byte of text: refuse before allocating */
+  if ((uint64_t)numel > (uint64_t)(P->n - P->pos)) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "the literal is shorter than its type's %lld elements",
+                     (long long)numel);
+    return NULL;
+  }
+  if (t->rank > 0) {
+    shape = (int64_t *)mgopt_program_alloc(P->p, sizeof(int64_t) * (size_t)t->rank, 8);
+    if (!shape) {
+      mgopt__milp_oom(P);
+      return NULL;
+    }
+    for (i = 0; i < t->rank; i++) shape[i] = t->dims[i].v;
+  }
+  x = mgopt_tensor_new(P->p, (mgopt_dtype)t->dtype, t->rank, shape);
+  if (!x) mgopt__milp_oom(P);
+  return x;
+}
+
+static int mgopt__milp_is_fp8(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP8E4M3FN || dt == MGOPT_DT_FP8E4M3FNUZ || dt == MGOPT_DT_FP8E5M2 ||
+         dt == MGOPT_DT_FP8E5M2FNUZ;
+}
+
+/* Does integer literal x fit dtype dt? Stores the value (two's complement for uint64). */
+static int mgopt__milp_int_fits(mgopt_dtype dt, const mgopt__milp_num *x, int64_t *out) {
+  int bits = mgopt_dtype_bits(dt);
+  uint64_t lim;
+  if (x->big || x->is_float) return 0;
+  if (mgopt__milp_is_fp8(dt)) bits = 8, dt = MGOPT_DT_UINT8;
+  if (mgopt_dtype_is_signed(dt)) {
+    lim = bits >= 64 ? (uint64_t)1 << 63 : (uint64_t)1 << (bits - 1);
+    if (x->neg ? x->mag > lim : x->mag > lim - 1) return 0;
+    *out = x->neg ? (x->mag == ((uint64_t)1 << 63) ? INT64_MIN : -(int64_t)x->mag) : (int64_t)x->mag;
+    return 1;
+  }
+  if (x->neg && x->mag) return 0;
+  lim = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  if (x->mag > lim) return 0;
+  *out = (int64_t)x->mag;
+  return 1;
+}
+
+/* Leaf k of a typed tensor literal (k counts components for complex dtypes). */
+static int mgopt__milp_leaf(mgopt__milp *P, mgopt_tensor *t, int64_t k) {
+  mgopt_dtype dt = (mgopt_dtype)t->dtype;
+  uint8_t *data = (uint8_t *)t->data;
+  size_t at;
+  mgopt__milp_num x;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (dt == MGOPT_DT_BOOL) {
+    if (mgopt__milp_is_word(P, at, "true") || mgopt__milp_is_word(P, at, "True")) data[k] = 1;
+    else if (mgopt__milp_is_word(P, at, "false") || mgopt__milp_is_word(P, at, "False")) data[k] = 0;
+    else return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected true or false in a bool tensor");
+    P->pos += mgopt__milp_ident_len(P, at);
+    return 1;
+  }
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data + k;
+    if (mgopt__milp_at(P, at) != '"')
+      return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected a string in a string tensor");
+    if (!mgopt__milp_string(P)) return 0;
+    s->ptr = (const char *)mgopt__dup(P->p, P->sbuf, P->slen + 1);
+    if (!s->ptr) return mgopt__milp_oom(P);
+    s->len = P->slen;
+    return 1;
+  }
+  if (!mgopt__milp_num_start(P, at))
+    return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected a number in a %s tensor",
+                            mgopt_dtype_name(dt));
+  if (!mgopt__milp_number(P, &x)) return 0;
+  if (mgopt_dtype_is_float(dt) && !mgopt__milp_is_fp8(dt)) {
+    double v = dt == MGOPT_DT_FP64 ? mgopt__milp_num_f64(P, &x) : (double)mgopt__milp_num_f32(P, &x);
+    if (mgopt__milp_overflowed(&x, v)) goto range;
+    mgopt_tensor_set_f64(t, k, v);
+    if (mgopt__milp_overflowed(&x, mgopt_tensor_get_f64(t, k))) goto range;
+    return 1;
+  }
+  if (dt == MGOPT_DT_COMPLEX64) {
+    float f = mgopt__milp_num_f32(P, &x);
+    if (mgopt__milp_overflowed(&x, (double)f)) goto range;
+    memcpy(data + 8 * (k / 2) + 4 * (k % 2), &f, 4);
+    return 1;
+  }
+  if (dt == MGOPT_DT_COMPLEX128) {
+    double f = mgopt__milp_num_f64(P, &x);
+    if (mgopt__milp_overflowed(&x, f)) goto range;
+    memcpy(data + 16 * (k / 2) + 8 * (k % 2), &f, 8);
+    return 1;
+  }
+  {
+    int64_t v;
+    if (x.is_float)
+      return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected an integer in a %s tensor",
+                              mgopt_dtype_name(dt));
+    if (!mgopt__milp_int_fits(dt, &x, &v)) goto range;
+    if (mgopt__milp_is_fp8(dt)) data[k] = (uint8_t)v;
+    else if (dt == MGOPT_DT_UINT64) memcpy(data + 8 * k, &x.mag, 8);
+    else mgopt_tensor_set_i64(t, k, v);
+    return 1;
+  }
+range:
+  return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "literal out of range for %s", mgopt_dtype_name(dt));
+}
+
+/* The elements of a typed tensor: a scalar, or nested lists read row-major.
+   The nesting is only counted (bounded by max_depth); the element count
+   must equal the type's. */
+static int mgopt__milp_tensor_lit(mgopt__milp *P, mgopt_tensor *t) {
+  int64_t want = t->numel, k = 0;
+  int depth = 0;
+  size_t at;
+  if (t->dtype == MGOPT_DT_COMPLEX64 || t->dtype == MGOPT_DT_COMPLEX128) want *= 2;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  for (;;) {
+    int c = mgopt__milp_peek(P), closed = 0;
+    if (c == '[') {
+      if (++depth > P->max_depth)
+        return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "lists nested deeper than %d", P->max_depth);
+      P->pos++;
+      c = mgopt__milp_peek(P);
+      if (c == '.' && mgopt__milp_at(P, P->pos + 1) == '.' && mgopt__milp_at(P, P->pos + 2) == '.')
+        return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE,
+                                "elided tensor [...] cannot be read back (print without elide_above)");
+      if (c != ']') continue;
+      P->pos++;
+      depth--;
+      closed = 1;
+    }
+    if (!closed) {
+      if (k >= want)
+        return mgopt__milp_fail(P, P->pos, MGOPT_ERR_TYPE, "more elements than the type's %lld",
+                                (long long)t->numel);
+      if (!mgopt__milp_leaf(P, t, k++)) return 0;
+    }
+    /* after a value: ',' continues the list, ']' closes it (repeatedly) */
+    for (;;) {
+      if (depth == 0) goto done;
+      c = mgopt__milp_peek(P);
+      if (c == ']') {
+        P->pos++;
+        depth--;
+        continue;
+      }
+      if (c == ',') {
+        P->pos++;
+        break;
+      }
+      return mgopt__milp_expected(P, "',' or ']'");
+    }
+  }
+done:
+  if (k != want)
+    return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "the literal has %lld elements, its type %lld",
+                            (long long)(want == t->numel ? k : k / 2), (long long)t->numel);
+  return 1;
+}
+
+/* tensor<TYPE>(LITERAL), pos at "tensor". */
+static int mgopt__milp_tensor_attr(mgopt__milp *P, mgopt_attr *a) {
+  mgopt_type ty;
+  size_t at;
+  P->pos += 6;
+  if (!mgopt__milp_expect(P, '<')) return 0;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (!mgopt__milp_type(P, &ty) || !mgopt__milp_expect(P, '>') || !mgopt__milp_expect(P, '('))
+    return 0;
+  a->u.t = mgopt__milp_tensor_for(P, &ty, at);
+  if (!a->u.t || !mgopt__milp_tensor_lit(P, a->u.t)) return 0;
+  a->kind = MGOPT_ATTR_TENSOR;
+  return mgopt__milp_expect(P, ')');
+}
+
+/* bytes<TAG>("HEX"), pos at "bytes". */
+static int mgopt__milp_bytes_attr(mgopt__milp *P, mgopt_attr *a) {
+  mgopt__milp_num x;
+  int64_t tag;
+  size_t at, nb;
+  P->pos += 5;
+  if (!mgopt__milp_expect(P, '<')) return 0;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (!mgopt__milp_num_start(P, at)) return mgopt__milp_expected(P, "an integer tag");
+  if (!mgopt__milp_number(P, &x)) return 0;
+  if (!mgopt__milp_num_i64(&x, &tag) || tag < INT32_MIN || tag > INT32_MAX)
+    return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "bytes tag must be a 32-bit integer");
+  if (!mgopt__milp_expect(P, '>') || !mgopt__milp_expect(P, '(')) return 0;
+  if (mgopt__milp_peek(P) != '"') return mgopt__milp_expected(P, "a hex string");
+  at = P->pos;
+  if (!mgopt__milp_string(P) || !mgopt__milp_hexbytes(P, at, &a->u.bytes, &nb)) return 0;
+  a->kind = MGOPT_ATTR_BYTES;
+  a->tag = (int32_t)tag;
+  a->n = (int64_t)nb;
+  return mgopt__milp_expect(P, ')');
+}
+
+/* A flat list [..] or (..) of scalars; want = the attribute kind the prefix
+   (ints[ floats[ bools[ strings[) asks for, or 0 to decide from the elements. */
+static int mgopt__milp_list_attr(mgopt__milp *P, mgopt_attr *a, int want) {
+  size_t at = P->pos;
+  char close = P->s[P->pos] == '(' ? ')' : ']';
+  int64_t ne = 0, k;
+  int nb = 0, ni = 0, nf = 0, ns = 0, kind;
+  P->pos++;
+  if (mgopt__milp_peek(P) == close) {
+    P->pos++;
+  } else {
+    for (;;) {
+      mgopt__milp_el *e;
+      int c = mgopt__milp_peek(P);
+      size_t eat = P->pos;
+      if (c == '.' && mgopt__milp_at(P, eat + 1) == '.' && mgopt__milp_at(P, eat + 2) == '.')
+        return mgopt__milp_fail(P, eat, MGOPT_ERR_PARSE,
+                                "elided tensor [...] cannot be read back (print without elide_above)");
+      if (c == '[' || c == '(')
+        return mgopt__milp_fail(P, eat, MGOPT_ERR_TYPE,
+                                "nested list in an attribute: write tensor<TYPE>(...)");
+      if (ne >= P->max_elements)
+        return mgopt__milp_fail(P, eat, MGOPT_ERR_LIMIT, "list longer than %lld elements",
+                                (long long)P->max_elements);
+      if (!mgopt__milp_reserve(P, (void **)&P->els, &P->els_cap, ne + 1, sizeof *P->els)) return 0;
+      e = &P->els[ne++];
+      memset(e, 0, sizeof *e);
+      e->pos = eat;
+      if (c == '"') {
+        if (!mgopt__milp_string(P)) return 0;
+        e->kind = MGOPT__MILP_EL_STR;
+        e->s.ptr = (const char *)mgopt__dup(P->p, P->sbuf, P->slen + 1);
+        if (!e->s.ptr) return mgopt__milp_oom(P);
+        e->s.len = P->slen;
+        ns++;
+      } else if (mgopt__milp_is_word(P, eat, "true") || mgopt__milp_is_word(P, eat, "True") ||
+                 mgopt__milp_is_word(P, eat, "false") || mgopt__milp_is_word(P, eat, "False")) {
+        e->kind = MGOPT__MILP_EL_BOOL;
+        e->i = P->s[eat] == 't' || P->s[eat] == 'T';
+        P->pos += mgopt__milp_ident_len(P, eat);
+        nb++;
+      } else if (mgopt__milp_num_start(P, eat)) {
+        mgopt__milp_num x;
+        if (!mgopt__milp_number(P, &x)) return 0;
+        e->f = mgopt__milp_num_f64(P, &x);
+        if (mgopt__milp_overflowed(&x, e->f))
+          return mgopt__milp_fail(P, eat, MGOPT_ERR_PARSE, "number out of range");
+        if (x.is_float) {
+          e->kind = MGOPT__MILP_EL_FLOAT;
+          nf++;
+        } else {
+          e->kind = MGOPT__MILP_EL_INT;
+          e->big = !mgopt__milp_num_i64(&x, &e->i);
+          ni++;
+        }
+      } else {
+        return mgopt__milp_expected(P, "a list element");
+      }
+      c = mgopt__milp_peek(P);
+      if (c == ',') {
+        P->pos++;
+        continue;
+      }
+      if (c == close) {
+        P->pos++;
+        break;
+      }
+      return mgopt__milp_expected(P, close == ']' ? "',' or ']'" : "',' or ')'");
+    }
+  }
+  if (want) kind = want;
+  else if (ne == 0 || ni == ne) kind = MGOPT_ATTR_INTS;
+  else if (nb == ne) kind = MGOPT_ATTR_BOOLS;
+  else if (ns == ne) kind = MGOPT_ATTR_STRINGS;
+  else if (ni + nf == ne) kind = MGOPT_ATTR_FLOATS;
+  else return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "list mixes literal kinds");
+  a->kind = (uint8_t)kind;
+  a->n = ne;
+  if (kind == MGOPT_ATTR_STRINGS) {
+    a->u.strs = (mgopt_str *)mgopt_program_alloc(P->p, sizeof(mgopt_str) * (size_t)(ne ? ne : 1), 8);
+    if (!a->u.strs) return mgopt__milp_oom(P);
+  } else if (kind == MGOPT_ATTR_FLOATS) {
+    a->u.floats = (double *)mgopt_program_alloc(P->p, sizeof(double) * (size_t)(ne ? ne : 1), 8);
+    if (!a->u.floats) return mgopt__milp_oom(P);
+  } else {
+    a->u.ints = (int64_t *)mgopt_program_alloc(P->p, sizeof(int64_t) * (size_t)(ne ? ne : 1), 8);
+    if (!a->u.ints) return mgopt__milp_oom(P);
+  }
+  for (k = 0; k < ne; k++) {
+    const mgopt__milp_el *e = &P->els[k];
+    int ok = kind == MGOPT_ATTR_STRINGS  ? e->kind == MGOPT__MILP_EL_STR
+             : kind == MGOPT_ATTR_BOOLS  ? e->kind == MGOPT__MILP_EL_BOOL
+             : kind == MGOPT_ATTR_INTS   ? e->kind == MGOPT__MILP_EL_INT
+                                         : e->kind == MGOPT__MILP_EL_INT || e->kind == MGOPT__MILP_EL_FLOAT;
+    if (!ok) return mgopt__milp_fail(P, e->pos, MGOPT_ERR_TYPE, "wrong literal kind for this list");
+    if (kind == MGOPT_ATTR_STRINGS) a->u.strs[k] = e->s;
+    else if (kind == MGOPT_ATTR_FLOATS) a->u.floats[k] = e->f;
+    else if (kind == MGOPT_ATTR_INTS && e->big)
+      return mgopt__milp_fail(P, e->pos, MGOPT_ERR_PARSE, "integer out of the int64 range");
+    else a->u.ints[k] = e->i;
+  }
+  return 1;
+}
+
+/* Any attribute literal at pos. */
+static int mgopt__milp_literal(mgopt__milp *P, mgopt_attr *a) {
+  int c = mgopt__milp_peek(P);
+  size_t at = P->pos, l;
+  if (c == '"') {
+    char *s;
+    if (!mgopt__milp_string(P)) return 0;
+    s = (char *)mgopt__dup(P->p, P->sbuf, P->slen + 1);
+    if (!s) return mgopt__milp_oom(P);
+    a->kind = MGOPT_ATTR_STRING;
+    a->u.s.ptr = s;
+    a->u.s.len = P->slen;
+    return 1;
+  }
+  if (c == '[' || c == '(') return mgopt__milp_list_attr(P, a, 0);
+  if (mgopt__milp_num_start(P, at)) {
+    mgopt__milp_num x;
+    if (!mgopt__milp_number(P, &x)) return 0;
+    if (x.is_float) {
+      a->kind = MGOPT_ATTR_FLOAT;
+      a->u.f = mgopt__milp_num_f64(P, &x);
+      if (mgopt__milp_overflowed(&x, a->u.f))
+        return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "number out of range");
+      return 1;
+    }
+    a->kind = MGOPT_ATTR_INT;
+    if (!mgopt__milp_num_i64(&x, &a->u.i))
+      return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "integer out of the int64 range");
+    return 1;
+  }
+  l = mgopt__milp_ident_len(P, at);
+  if (mgopt__milp_is_word(P, at, "true") || mgopt__milp_is_word(P, at, "True") ||
+      mgopt__milp_is_word(P, at, "false") || mgopt__milp_is_word(P, at, "False")) {
+    a->kind = MGOPT_ATTR_BOOL;
+    a->u.i = c == 't' || c == 'T';
+    P->pos += l;
+    return 1;
+  }
+  if (mgopt__milp_is_word(P, at, "none") || mgopt__milp_is_word(P, at, "None")) {
+    a->kind = MGOPT_ATTR_NONE;
+    P->pos += l;
+    return 1;
+  }
+  if (l) {
+    int nx = mgopt__milp_at(P, mgopt__milp_ws_from(P, at + l));
+    if (nx == '<' && mgopt__milp_is_word(P, at, "tensor")) return mgopt__milp_tensor_attr(P, a);
+    if (nx == '<' && mgopt__milp_is_word(P, at, "bytes")) return mgopt__milp_bytes_attr(P, a);
+    if (nx == '[') {
+      int want = mgopt__milp_is_word(P, at, "ints")      ? MGOPT_ATTR_INTS
+                 : mgopt__milp_is_word(P, at, "floats")  ? MGOPT_ATTR_FLOATS
+                 : mgopt__milp_is_word(P, at, "bools")   ? MGOPT_ATTR_BOOLS
+                 : mgopt__milp_is_word(P, at, "strings") ? MGOPT_ATTR_STRINGS
+                                                         : 0;
+      if (want) {
+        P->pos = mgopt__milp_ws_from(P, at + l);
+        return mgopt__milp_list_attr(P, a, want);
+      }
+    }
+  }
+  return mgopt__milp_expected(P, "a value (%name, a literal or a list)");
+}
+
+/* ---------------------------------------------------------------- structure */
+
+static int mgopt__milp_block_rest(mgopt__milp *P, mgopt_block *b, int depth);
+
+/* A block header "WORD(" followed by "%" or ") {" at the next token?
+   With args == 0 only the empty "WORD() {" form counts. */
+static int mgopt__milp_block_ahead(const mgopt__milp *P, int args) {
+  size_t q = mgopt__milp_ws_from(P, P->pos), l;
+  if (q >= P->n) return 0;
+  if (P->s[q] == '"') {
+    q = mgopt__milp_skip_string(P, q);
+    if (!q) return 0;
+  } else {
+    l = mgopt__milp_ident_len(P, q);
+    if (!l) return 0;
+    q += l;
+  }
+  q = mgopt__milp_ws_from(P, q);
+  if (mgopt__milp_at(P, q) != '(') return 0;
+  q = mgopt__milp_ws_from(P, q + 1);
+  if (mgopt__milp_at(P, q) == '%') return args;
+  if (mgopt__milp_at(P, q) != ')') return 0;
+  q = mgopt__milp_ws_from(P, q + 1);
+  return mgopt__milp_at(P, q) == '{';
+}
+
+/* "( %a (: TYPE)?, ... )": the args of block b, defined in the current scope. */
+static int mgopt__milp_args(mgopt__milp *P, mgopt_block *b) {
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  if (mgopt__milp_accept(P, ')')) return 1;
+  for (;;) {
+    const char *name;
+    mgopt_type t;
+    mgopt_value *v;
+    if (mgopt__milp_peek(P) != '%') return mgopt__milp_expected(P, "an argument %name");
+    name = mgopt__milp_value_name(P);
+    if (!name) return 0;
+    memset(&t, 0, sizeof t);
+    t.rank = -1;
+    if (mgopt__milp_accept(P, ':')) {
+      if (!mgopt__milp_type(P, &t)) return 0;
+      mgopt__milp_type_suffix(P);
+    }
+    v = mgopt_block_add_arg(b, name, &t);
+    if (!v) return mgopt__milp_oom(P);
+    if (!mgopt__milp_define(P, name, v)) return 0;
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) return 1;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+}
+
+/* Optional "-> (%a, _, ...)": the outputs of block b. */
+static int mgopt__milp_outputs(mgopt__milp *P, mgopt_block *b) {
+  if (mgopt__milp_peek(P) != '-' || mgopt__milp_at(P, P->pos + 1) != '>') return 1;
+  P->pos += 2;
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  if (mgopt__milp_accept(P, ')')) return 1;
+  for (;;) {
+    mgopt_value *v = NULL;
+    int c = mgopt__milp_peek(P);
+    if (c == '%') {
+      if (!mgopt__milp_ref(P, &v)) return 0;
+    } else if (mgopt__milp_absent_at(P, P->pos, ",)")) {
+      P->pos++;
+    } else {
+      return mgopt__milp_expected(P, "an output %name");
+    }
+    if (mgopt_block_add_output(b, v)) return mgopt__milp_oom(P);
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) return 1;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+}
+
+/* Operand list "(%a, _, %b)", pos at '('; appends to the vals scratch. */
+static int mgopt__milp_ref_list(mgopt__milp *P, int64_t *nvals, int64_t *count) {
+  P->pos++;
+  *count = 0;
+  if (mgopt__milp_accept(P, ')')) return 1;
+  for (;;) {
+    mgopt_value *v = NULL;
+    int c = mgopt__milp_peek(P);
+    if (c == '%') {
+      if (!mgopt__milp_ref(P, &v)) return 0;
+    } else if (mgopt__milp_absent_at(P, P->pos, ",)")) {
+      P->pos++;
+    } else {
+      return mgopt__milp_expected(P, "%name in an operand list");
+    }
+    if (*count >= INT32_MAX) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "operand list too long");
+    if (!mgopt__milp_reserve(P, (void **)&P->vals, &P->vals_cap, *nvals + 1, sizeof *P->vals)) return 0;
+    P->vals[(*nvals)++] = v;
+    (*count)++;
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) return 1;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+}
+
+/* Is the '(' at pos an operand list (of %refs / _) rather than a literal tuple? */
+static int mgopt__milp_ref_list_ahead(const mgopt__milp *P) {
+  size_t q = mgopt__milp_ws_from(P, P->pos + 1);
+  int c = mgopt__milp_at(P, q);
+  return c == '%' || c == ')' || mgopt__milp_absent_at(P, q, ",)");
+}
+
+static int mgopt__milp_key_cmp(const void *a, const void *b) {
+  const mgopt__milp_key *x = (const mgopt__milp_key *)a, *y = (const mgopt__milp_key *)b;
+  if (x->name != y->name) return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Duplicate argument names: the first repeated occurrence in the text is reported. */
+static int mgopt__milp_check_dups(mgopt__milp *P, int64_t nkeys) {
+  int64_t k;
+  size_t best = (size_t)-1;
+  const char *bname = NULL;
+  if (nkeys < 2) return 1;
+  qsort(P->keys, (size_t)nkeys, sizeof *P->keys, mgopt__milp_key_cmp);
+  for (k = 1; k < nkeys; k++)
+    if (P->keys[k].name == P->keys[k - 1].name && P->keys[k].pos < best &&
+        (k < 2 || P->keys[k - 2].name != P->keys[k].name)) {
+      best = P->keys[k].pos;
+      bname = P->keys[k].name;
+    }
+  if (!bname) return 1;
+  return mgopt__milp_fail(P, best, MGOPT_ERR_PARSE, "duplicate argument '%.*s'",
+                          (int)(strlen(bname) > 60 ? 60 : strlen(bname)), bname);
+}
+
+/* One op with its nested blocks, appended to b. */
+static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
+  int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
+  const char *type, *opname = NULL;
+  mgopt_op *op;
+  int is_const, c;
+  int32_t nb = 0, bcap = 0;
+  mgopt_block **blocks = NULL;
+  /* outputs */
+  c = mgopt__milp_peek(P);
+  if (c == '%' || mgopt__milp_absent_at(P, P->pos, ",=:")) {
+    for (;;) {
+      mgopt__milp_out *o;
+      if (nouts >= INT32_MAX) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "too many outputs");
+      if (!mgopt__milp_reserve(P, (void **)&P->outs, &P->outs_cap, nouts + 1, sizeof *P->outs)) return 0;
+      o = &P->outs[nouts++];
+      memset(o, 0, sizeof *o);
+      o->type.rank = -1;
+      c = mgopt__milp_peek(P);
+      if (c == '%') {
+        o->name = mgopt__milp_value_name(P);
+        if (!o->name) return 0;
+      } else if (mgopt__milp_absent_at(P, P->pos, ",=:")) {
+        P->pos++;
+        o->absent = 1;
+      } else {
+        return mgopt__milp_expected(P, "an output %name or _");
+      }
+      if (mgopt__milp_accept(P, ':')) {
+        if (!mgopt__milp_type(P, &o->type)) return 0;
+        mgopt__milp_type_suffix(P);
+      }
+      if (mgopt__milp_accept(P, ',')) continue;
+      if (mgopt__milp_accept(P, '=')) break;
+      return mgopt__milp_expected(P, "',' or '=' after the outputs");
+    }
+  }
+  type = mgopt__milp_word(P, "an op type");
+  if (!type) return 0;
+  op = mgopt_op_new(P->p, type, (int32_t)nouts, 0);
+  if (!op) return mgopt__milp_oom(P);
+  for (i = 0; i < nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    v->type = P->outs[i].type;
+    if (P->outs[i].absent) v->flags |= MGOPT_VALUE_ABSENT;
+    else v->name = P->outs[i].name;
+  }
+  is_const = strcmp(type, "const") == 0;
+  /* arguments: operands and attributes collected, then stored at once */
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  if (!mgopt__milp_accept(P, ')')) {
+    for (;;) {
+      const char *key;
+      size_t kat;
+      mgopt__milp_ws(P);
+      kat = P->pos;
+      key = mgopt__milp_word(P, "an argument name");
+      if (!key) return 0;
+      if (!mgopt__milp_reserve(P, (void **)&P->keys, &P->keys_cap, nkeys + 1, sizeof *P->keys)) return 0;
+      P->keys[nkeys].name = key;
+      P->keys[nkeys++].pos = kat;
+      if (!mgopt__milp_expect(P, '=')) return 0;
+      c = mgopt__milp_peek(P);
+      if (c == '%' || (c == '(' && mgopt__milp_ref_list_ahead(P))) {
+        mgopt__milp_slotrec *s;
+        if (!mgopt__milp_reserve(P, (void **)&P->slots, &P->slots_cap, nslots + 1, sizeof *P->slots))
+          return 0;
+        s = &P->slots[nslots++];
+        s->name = key;
+        s->first = nvals;
+        if (c == '%') {
+          mgopt_value *v;
+          if (!mgopt__milp_ref(P, &v)) return 0;
+          if (!mgopt__milp_reserve(P, (void **)&P->vals, &P->vals_cap, nvals + 1, sizeof *P->vals))
+            return 0;
+          P->vals[nvals++] = v;
+          s->is_list = 0;
+          s->n = 1;
+        } else {
+          s->is_list = 1;
+          if (!mgopt__milp_ref_list(P, &nvals, &s->n)) return 0;
+        }
+      } else if (c == '"' && strcmp(key, "name") == 0) {
+        size_t at = P->pos;
+        if (!mgopt__milp_string(P)) return 0;
+        opname = mgopt__milp_intern(P, P->sbuf, P->slen, at);
+        if (!opname) return 0;
+      } else {
+        mgopt_attr *a;
+        size_t at = P->pos;
+        if (nattrs >= INT32_MAX) return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "too many attributes");
+        if (!mgopt__milp_reserve(P, (void **)&P->attrs, &P->attrs_cap, nattrs + 1, sizeof *P->attrs))
+          return 0;
+        a = &P->attrs[nattrs++];
+        memset(a, 0, sizeof *a);
+        a->name = key;
+        if (is_const && strcmp(key, "val") == 0 && !mgopt__milp_is_word(P, at, "tensor")) {
+          /* the bare val of a const: dtype and shape come from the declared output type */
+          if (nouts < 1 || P->outs[0].absent)
+            return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "const val needs a declared output type");
+          a->u.t = mgopt__milp_tensor_for(P, &op->outs[0]->type, at);
+          if (!a->u.t || !mgopt__milp_tensor_lit(P, a->u.t)) return 0;
+          a->kind = MGOPT_ATTR_TENSOR;
+        } else if (!mgopt__milp_literal(P, a)) {
+          return 0;
+        }
+      }
+      if (mgopt__milp_accept(P, ',')) continue;
+      if (mgopt__milp_accept(P, ')')) break;
+      return mgopt__milp_expected(P, "',' or ')'");
+    }
+  }
+  if (!mgopt__milp_check_dups(P, nkeys)) return 0;
+  if (nslots > INT32_MAX) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "too many operands");
+  if (nslots) {
+    op->slots = (mgopt_slot *)mgopt_program_alloc(P->p, sizeof(mgopt_slot) * (size_t)nslots, 8);
+    if (!op->slots) return mgopt__milp_oom(P);
+    for (i = 0; i < nslots; i++) {
+      const mgopt__milp_slotrec *r = &P->slots[i];
+      mgopt_slot *s = &op->slots[i];
+      int64_t k;
+      s->name = r->name;
+      s->is_list = r->is_list;
+      if (r->n) {
+        s->uses = (mgopt_use *)mgopt_program_alloc(P->p, sizeof(mgopt_use) * (size_t)r->n, 8);
+        if (!s->uses) return mgopt__milp_oom(P);
+      }
+      for (k = 0; k < r->n; k++) {
+        s->uses[k].op = op;
+        s->uses[k].slot = (int32_t)i;
+        s->uses[k].index = (int32_t)k;
+        mgopt__use_link(&s->uses[k], P->vals[r->first + k]);
+      }
+      s->n = (int32_t)r->n;
+    }
+    op->nslots = (int32_t)nslots;
+  }
+  if (nattrs) {
+    op->attrs = (mgopt_attr *)mgopt__dup(P->p, P->attrs, sizeof(mgopt_attr) * (size_t)nattrs);
+    if (!op->attrs) return mgopt__milp_oom(P);
+    op->nattrs = (int32_t)nattrs;
+  }
+  if (opname) op->name = opname;
+  else if (nouts > 0 && !P->outs[0].absent) op->name = P->outs[0].name;
+  mgopt_op_append(op, b);
+  /* nested blocks see what is visible here, not this op's outputs */
+  while (mgopt__milp_block_ahead(P, 1)) {
+    mgopt_block *nbk;
+    const char *bname;
+    if (depth + 1 > P->max_depth)
+      return mgopt__milp_fail(P, mgopt__milp_ws_from(P, P->pos), MGOPT_ERR_LIMIT,
+                              "blocks nested deeper than %d", P->max_depth);
+    bname = mgopt__milp_word(P, "a block name");
+    if (!bname) return 0;
+    nbk = mgopt__block_new(P->p, bname);
+    if (!nbk) return mgopt__milp_oom(P);
+    nbk->parent_op = op;
+    nbk->func = P->fn;
+    if (nb == bcap) {
+      int32_t ncap = bcap ? bcap * 2 : 2;
+      mgopt_block **na;
+      if (bcap > INT32_MAX / 4) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "too many blocks");
+      na = (mgopt_block **)mgopt_program_alloc(P->p, sizeof(mgopt_block *) * (size_t)ncap, 8);
+      if (!na) return mgopt__milp_oom(P);
+      if (nb) memcpy(na, blocks, sizeof(mgopt_block *) * (size_t)nb);
+      blocks = na;
+      bcap = ncap;
+    }
+    blocks[nb++] = nbk;
+    op->blocks = blocks;
+    op->nblocks = nb;
+    if (!mgopt__milp_block_rest(P, nbk, depth + 1)) return 0;
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->name && !mgopt__milp_define(P, op->outs[i]->name, op->outs[i])) return 0;
+  return 1;
+}
+
+/* Ops up to and including the closing '}'. */
+static int mgopt__milp_body(mgopt__milp *P, mgopt_block *b, int depth) {
+  for (;;) {
+    int c = mgopt__milp_peek(P);
+    if (c == '}') {
+      P->pos++;
+      return 1;
+    }
+    if (c < 0) return mgopt__milp_expected(P, "an op or '}'");
+    if (!mgopt__milp_op(P, b, depth)) return 0;
+  }
+}
+
+/* After a nested block's name: args, body, outputs, in the block's own scope. */
+static int mgopt__milp_block_rest(mgopt__milp *P, mgopt_block *b, int depth) {
+  int64_t mark = P->ndefs;
+  if (!mgopt__milp_args(P, b) || !mgopt__milp_expect(P, '{') || !mgopt__milp_body(P, b, depth) ||
+      !mgopt__milp_outputs(P, b))
+    return 0;
+  mgopt__milp_scope_pop(P, mark);
+  return 1;
+}
+
+static int mgopt__milp_function(mgopt__milp *P) {
+  const char *name;
+  size_t at;
+  mgopt_function *f;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  name = mgopt__milp_word(P, "a function name");
+  if (!name) return 0;
+  if (mgopt_program_function(P->p, name))
+    return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "function '%.*s' defined twice",
+                            (int)(strlen(name) > 60 ? 60 : strlen(name)), name);
+  f = mgopt_function_new(P->p, name);
+  if (!f) return mgopt__milp_oom(P);
+  P->fn = f;
+  if (mgopt__milp_accept(P, '[')) {
+    f->opset = mgopt__milp_word(P, "an opset name");
+    if (!f->opset || !mgopt__milp_expect(P, ']')) return 0;
+  }
+  mgopt__milp_scope_pop(P, 0);
+  if (!mgopt__milp_args(P, f->body) || !mgopt__milp_expect(P, '{')) return 0;
+  if (mgopt__milp_block_ahead(P, 0)) {
+    /* coremltools' "block0() { ... } -> (...)" wrapper, then an optional '}' */
+    if (!mgopt__milp_word(P, "a block name") || !mgopt__milp_expect(P, '(') ||
+        !mgopt__milp_expect(P, ')') || !mgopt__milp_expect(P, '{') || !mgopt__milp_body(P, f->body, 0) ||
+        !mgopt__milp_outputs(P, f->body))
+      return 0;
+    mgopt__milp_accept(P, '}');
+  } else if (!mgopt__milp_body(P, f->body, 0) || !mgopt__milp_outputs(P, f->body)) {
+    return 0;
+  }
+  mgopt__milp_scope_pop(P, 0);
+  return 1;
+}
+
+static void mgopt__milp_free(mgopt__milp *P) {
+  const mgopt_allocator *a = P->alloc;
+  if (P->defs) mgopt__heap_free(a, P->defs, (size_t)P->defs_cap * sizeof *P->defs);
+  if (P->map) mgopt__heap_free(a, P->map, (size_t)P->map_cap * sizeof *P->map);
+  if (P->sbuf) mgopt__heap_free(a, P->sbuf, (size_t)P->sbuf_cap);
+  if (P->outs) mgopt__heap_free(a, P->outs, (size_t)P->outs_cap * sizeof *P->outs);
+  if (P->slots) mgopt__heap_free(a, P->slots, (size_t)P->slots_cap * sizeof *P->slots);
+  if (P->vals) mgopt__heap_free(a, P->vals, (size_t)P->vals_cap * sizeof *P->vals);
+  if (P->attrs) mgopt__heap_free(a, P->attrs, (size_t)P->attrs_cap * sizeof *P->attrs);
+  if (P->keys) mgopt__heap_free(a, P->keys, (size_t)P->keys_cap * sizeof *P->keys);
+  if (P->els) mgopt__heap_free(a, P->els, (size_t)P->els_cap * sizeof *P->els);
+  if (P->dims) mgopt__heap_free(a, P->dims, (size_t)P->dims_cap * sizeof *P->dims);
+}
+
 MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
                                         mgopt_diag *d) {
-  MGOPT__UNUSED(text);
-  MGOPT__UNUSED(len);
-  MGOPT__UNUSED(opts);
-  mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "not yet");
-  return NULL;
+  mgopt__milp P;
+  mgopt_program *p;
+  mgopt_diag_clear(d);
+  if (!text && len) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "text is NULL");
+    return NULL;
+  }
+  memset(&P, 0, sizeof P);
+  P.s = text ? text : "";
+  P.n = len;
+  P.d = d;
+  P.alloc = opts ? opts->alloc : NULL;
+  P.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+  P.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : ((int64_t)1 << 28);
+  p = mgopt_program_create(P.alloc);
+  if (!p) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  P.p = p;
+  for (;;) {
+    mgopt__milp_ws(&P);
+    if (P.pos >= P.n) break;
+    if (!mgopt__milp_function(&P)) break;
+  }
+  if (!P.failed && mgopt_program_status(p) != MGOPT_OK) mgopt__milp_oom(&P);
+  mgopt__milp_free(&P);
+  if (P.failed) {
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  return p;
 }
 /* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
 
@@ -4575,6 +7994,7 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
                 MGOPT__ONONE)};
 
 #define MGOPT__ONNX_MAX_FIELDS 24
+#define MGOPT__ONNX_TENSOR_HAS_LOCATION (1u << 4) /* has bit of TensorProto.data_location */
 /* Message nesting allowed for a given subgraph depth limit: a graph level
    costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
@@ -5773,6 +9193,7 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   t->raw_data.len = (size_t)nb;
   t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->has &= ~MGOPT__ONNX_TENSOR_HAS_LOCATION; /* written back like any inline tensor */
   t->external_data = NULL;
   t->nexternal_data = 0;
   return 0;
@@ -5947,6 +9368,3027 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
 }
 
 #endif /* MGOPT_NO_STDIO */
+/* src/onnx/import.c — ONNX model tree to the canonical IR: exact op mappings, the rest opaque. */
+
+/* How it works. The graph becomes function `main`: graph inputs without an
+   initializer are its arguments; initializers and Constant nodes become
+   `const` ops (their raw data stays borrowed); each node becomes canonical
+   ops when the semantics are exactly equal for this opset, types and
+   attributes included, and otherwise an opaque op `onnx::OpType` (or
+   `domain::OpType`) whose operand slots in0, in1, ... are the node's inputs
+   (an omitted optional input is an absent slot), whose attributes are
+   kept, and whose GRAPH attributes become nested blocks named after the
+   attribute. Output types come from type inference, refined by value_info.
+   Subgraphs see the values of enclosing graphs. The model tree stays in the
+   program (program->onnx_meta) so export can keep everything the IR does not
+   hold: opset imports, metadata, local functions, doc strings. */
+
+#define MGOPT__IMP_MAX_DEPTH 64
+
+/* ---------------------------------------------------------------- scoped name map */
+
+typedef struct mgopt__imap_undo {
+  size_t slot;
+  const void *key;
+  void *val;
+} mgopt__imap_undo;
+
+typedef struct mgopt__imap {
+  const mgopt_allocator *al;
+  const void **keys;
+  void **vals;
+  size_t cap, count;
+  mgopt__imap_undo *undo;
+  int64_t nundo, undo_cap;
+  int oom;
+} mgopt__imap;
+
+static size_t mgopt__imap_h(const void *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static void mgopt__imap_free(mgopt__imap *m) {
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  if (m->undo) mgopt__heap_free(m->al, m->undo, (size_t)m->undo_cap * sizeof(mgopt__imap_undo));
+  memset(m, 0, sizeof *m);
+}
+
+static int mgopt__imap_rehash(mgopt__imap *m, size_t ncap) {
+  const void **nk = (const void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  void **nv = (void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  size_t i;
+  int64_t u;
+  if (!nk || !nv) {
+    if (nk) mgopt__heap_free(m->al, (void *)nk, ncap * sizeof(void *));
+    if (nv) mgopt__heap_free(m->al, nv, ncap * sizeof(void *));
+    m->oom = 1;
+    return 0;
+  }
+  memset((void *)nk, 0, ncap * sizeof(void *));
+  memset(nv, 0, ncap * sizeof(void *));
+  for (i = 0; i < m->cap; i++)
+    if (m->keys[i]) {
+      size_t j = mgopt__imap_h(m->keys[i], ncap);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = m->keys[i];
+      nv[j] = m->vals[i];
+    }
+  /* undo records hold slots: re-point them */
+  for (u = 0; u < m->nundo; u++) {
+    size_t j = mgopt__imap_h(m->undo[u].key, ncap);
+    while (nk[j] != m->undo[u].key) j = (j + 1) & (ncap - 1);
+    m->undo[u].slot = j;
+  }
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = ncap;
+  return 1;
+}
+
+static void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
+  size_t j;
+  if (!m->cap || !k) return NULL;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j]) {
+    if (m->keys[j] == k) return m->vals[j];
+    j = (j + 1) & (m->cap - 1);
+  }
+  return NULL;
+}
+
+/* Sets k -> v, remembering the previous value so a scope can be popped. */
+static void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
+  size_t j;
+  if (m->oom || !k) return;
+  if ((m->count + 1) * 2 > m->cap && !mgopt__imap_rehash(m, m->cap ? m->cap * 2 : 256)) return;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
+  if (m->nundo == m->undo_cap) {
+    void *arr = m->undo;
+    if (!mgopt__grow(m->al, &arr, &m->undo_cap, m->nundo + 1, sizeof(mgopt__imap_undo))) {
+      m->oom = 1;
+      return;
+    }
+    m->undo = (mgopt__imap_undo *)arr;
+  }
+  m->undo[m->nundo].slot = j;
+  m->undo[m->nundo].key = k;
+  m->undo[m->nundo].val = m->keys[j] ? m->vals[j] : NULL;
+  m->nundo++;
+  if (!m->keys[j]) m->count++;
+  m->keys[j] = k;
+  m->vals[j] = v;
+}
+
+/* Restores the map to what it was when nundo was `mark` (entries stay, set to their old value). */
+static void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
+  while (m->nundo > mark) {
+    mgopt__imap_undo *u = &m->undo[--m->nundo];
+    m->vals[u->slot] = u->val;
+  }
+}
+
+/* ---------------------------------------------------------------- importer state */
+
+typedef struct mgopt__imp {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag *d;
+  mgopt__imap values;  /* interned name -> mgopt_value */
+  mgopt__imap vinfo;   /* interned name -> mgopt_onnx_type */
+  int64_t opset;       /* default-domain opset version */
+  int depth;
+  mgopt_block *b;      /* block being filled */
+  const mgopt_onnx_node *node;
+} mgopt__imp;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!I->d) return s;
+  I->d->status = s;
+  I->d->op[0] = 0;
+  if (I->node && I->node->name.len)
+    snprintf(I->d->op, sizeof I->d->op, "%.*s", (int)(I->node->name.len > 90 ? 90 : I->node->name.len),
+             I->node->name.ptr);
+  va_start(ap, fmt);
+  vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
+  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+}
+
+static int mgopt__imp_streq(mgopt_str s, const char *c) {
+  size_t n = strlen(c);
+  return s.len == n && (n == 0 || memcmp(s.ptr, c, n) == 0);
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out) {
+  mgopt_type t;
+  memset(&t, 0, sizeof t);
+  t.rank = -1;
+  if (!ot) {
+    *out = t;
+    return MGOPT_OK;
+  }
+  if (!ot->tensor_type) {
+    if (ot->other.len) {
+      t.kind = MGOPT_TYPE_OTHER;
+      t.other = (const uint8_t *)ot->other.ptr;
+      t.other_len = ot->other.len;
+    }
+    *out = t;
+    return MGOPT_OK;
+  }
+  t.dtype = (uint8_t)mgopt_onnx_dtype(ot->tensor_type->elem_type);
+  if (ot->tensor_type->shape) {
+    const mgopt_onnx_shape *sh = ot->tensor_type->shape;
+    int64_t i;
+    if (sh->ndims > 4096) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims", (long long)sh->ndims);
+    if (mgopt_type_make(I->p, &t, (mgopt_dtype)t.dtype, (int32_t)sh->ndims, NULL)) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < sh->ndims; i++) {
+      const mgopt_onnx_dim *od = &sh->dims[i];
+      if ((od->has & MGOPT_ONNX_DIM_HAS_VALUE) && od->value >= 0) t.dims[i] = mgopt_dim_static(od->value);
+      else if ((od->has & MGOPT_ONNX_DIM_HAS_PARAM) && od->param.len) {
+        t.dims[i].v = -1;
+        t.dims[i].sym = mgopt__imp_intern(I, od->param);
+        if (!t.dims[i].sym) return MGOPT_ERR_NOMEM;
+      }
+    }
+  }
+  *out = t;
+  return MGOPT_OK;
+}
+
+/* Merges the declared ONNX type into v's inferred type: declared info fills
+   what inference left unknown and never contradicts it. */
+static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot) {
+  mgopt_type dt;
+  mgopt_type *t = &v->type;
+  int32_t i;
+  mgopt_status s;
+  if (!ot) return MGOPT_OK;
+  if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
+  if (dt.kind == MGOPT_TYPE_OTHER) {
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    return MGOPT_OK;
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
+  if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
+  if (t->rank < 0) {
+    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    return MGOPT_OK;
+  }
+  if (dt.rank != t->rank) return MGOPT_OK;
+  for (i = 0; i < t->rank; i++) {
+    if (mgopt_dim_is_static(t->dims[i])) continue;
+    if (mgopt_dim_is_static(dt.dims[i]) || (!t->dims[i].sym && dt.dims[i].sym)) t->dims[i] = dt.dims[i];
+  }
+  return MGOPT_OK;
+}
+
+/* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
+static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
+  mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
+  mgopt_tensor *t;
+  int64_t i, n;
+  if (dt == MGOPT_DT_UNKNOWN) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' has data type %d, which mgopt cannot hold",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "", (int)ot->data_type);
+    return NULL;
+  }
+  if (ot->ndims > 4096 || ot->numel < 0) {
+    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims", (long long)ot->ndims);
+    return NULL;
+  }
+  if (ot->data_location == MGOPT_ONNX_LOC_EXTERNAL) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' is stored externally and was not loaded",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+    return NULL;
+  }
+  if (dt != MGOPT_DT_STRING && (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA)) {
+    int64_t nb = mgopt_onnx_raw_nbytes(ot->data_type, ot->numel);
+    if (nb < 0 || (uint64_t)nb != ot->raw_data.len) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': raw_data holds %llu bytes, its dims need %lld",
+                      (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "",
+                      (unsigned long long)ot->raw_data.len, (long long)nb);
+      return NULL;
+    }
+    if ((int64_t)mgopt_dtype_nbytes(dt, ot->numel) == nb) {
+      t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims, ot->raw_data.ptr ? ot->raw_data.ptr : "",
+                                    (size_t)nb);
+      if (t) {
+        t->ext_location = ot->ext_location;
+        t->ext_offset = ot->ext_offset;
+      }
+      return t;
+    }
+    /* the layouts differ (sub-byte types): convert element by element below */
+  }
+  t = mgopt_tensor_new(I->p, dt, (int32_t)ot->ndims, ot->dims);
+  if (!t) {
+    mgopt__oom(I->p);
+    mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  n = t->numel;
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data;
+    if (ot->nstring_data != n) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "string tensor with %lld strings for %lld elements",
+                      (long long)ot->nstring_data, (long long)n);
+      return NULL;
+    }
+    for (i = 0; i < n; i++) s[i] = ot->string_data[i];
+    return t;
+  }
+  switch (ot->data_type) {
+    case MGOPT_ONNX_DT_FLOAT:
+      if (ot->nfloat_data == n) memcpy(t->data, ot->float_data, (size_t)n * 4);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_DOUBLE:
+      if (ot->ndouble_data == n) memcpy(t->data, ot->double_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_INT64:
+      if (ot->nint64_data == n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_UINT32:
+    case MGOPT_ONNX_DT_UINT64:
+      if (ot->nuint64_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (int64_t)ot->uint64_data[i]);
+      break;
+    case MGOPT_ONNX_DT_FLOAT16:
+    case MGOPT_ONNX_DT_BFLOAT16:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) {
+        uint16_t h = (uint16_t)ot->int32_data[i];
+        memcpy((char *)t->data + 2 * i, &h, 2);
+      }
+      break;
+    case MGOPT_ONNX_DT_INT32:
+    case MGOPT_ONNX_DT_INT16:
+    case MGOPT_ONNX_DT_INT8:
+    case MGOPT_ONNX_DT_UINT16:
+    case MGOPT_ONNX_DT_UINT8:
+    case MGOPT_ONNX_DT_BOOL:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, ot->int32_data[i]);
+      break;
+    case MGOPT_ONNX_DT_UINT4:
+    case MGOPT_ONNX_DT_INT4:
+      if (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) {
+        const uint8_t *r = (const uint8_t *)ot->raw_data.ptr;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (r[i >> 1] >> ((i & 1) * 4)) & 15);
+      } else {
+        if (ot->nint32_data != (n + 1) / 2) goto count;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (ot->int32_data[i >> 1] >> ((i & 1) * 4)) & 15);
+      }
+      break;
+    default:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) ((uint8_t *)t->data)[i] = (uint8_t)ot->int32_data[i];
+      break;
+  }
+  return t;
+count:
+  mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': the number of values does not match its dims",
+                  (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- building blocks */
+
+static const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name) {
+  int64_t i;
+  for (i = 0; i < n->nattributes; i++)
+    if (mgopt__imp_streq(n->attributes[i].name, name)) return &n->attributes[i];
+  return NULL;
+}
+
+static int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_INT ? a->i : dflt;
+}
+
+static double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_FLOAT ? (double)a->f : dflt;
+}
+
+/* INTS attribute: count, -1 if absent. */
+static int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  if (!a || a->type != MGOPT_ONNX_ATTR_INTS) return -1;
+  *out = a->ints;
+  return a->nints;
+}
+
+static int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_STRING && mgopt__imp_streq(a->s, want);
+}
+
+/* Input k of the node: NULL when absent or omitted. */
+static mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k) {
+  const mgopt_onnx_node *n = I->node;
+  if (k >= n->ninputs || n->inputs[k].len == 0) return NULL;
+  return (mgopt_value *)mgopt__imap_get(&I->values, mgopt__imp_intern(I, n->inputs[k]));
+}
+
+static int64_t mgopt__imp_nin(const mgopt_onnx_node *n) {
+  int64_t k = n->ninputs;
+  while (k > 0 && n->inputs[k - 1].len == 0) k--;
+  return k;
+}
+
+static int64_t mgopt__imp_nout(const mgopt_onnx_node *n) {
+  int64_t k = n->noutputs;
+  while (k > 0 && n->outputs[k - 1].len == 0) k--;
+  return k;
+}
+
+/* Constant integer list from a const value (1-d or scalar integer tensor). */
+static int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  int64_t i, *arr;
+  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > 4096) return -1;
+  arr = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(t->numel + 1), 8);
+  if (!arr) return -1;
+  mgopt_tensor_data(I->p, t);
+  for (i = 0; i < t->numel; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+  *out = arr;
+  return t->numel;
+}
+
+static int mgopt__imp_rank(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.rank : -1;
+}
+
+/* A new op of `type` at the end of the current block, outputs named after the
+   node's outputs 0..nouts-1 (absent outputs flagged). Not inferred yet. */
+static mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op = mgopt_op_new(I->p, type, nouts, nblocks);
+  int32_t i;
+  if (!op) return NULL;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  for (i = 0; i < nouts; i++) {
+    if (i < I->node->noutputs && I->node->outputs[i].len) {
+      op->outs[i]->name = mgopt__imp_intern(I, I->node->outputs[i]);
+      if (!op->outs[i]->name) return NULL;
+    } else {
+      op->outs[i]->flags |= MGOPT_VALUE_ABSENT;
+    }
+  }
+  mgopt_op_append(op, I->b);
+  return op;
+}
+
+/* A const value (named after the node and `what`) holding t, inserted before `pos`. */
+static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+  char buf[160];
+  const char *nm;
+  mgopt_value *v;
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->outputs && I->node->noutputs && I->node->outputs[0].len
+                                            ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
+  nm = mgopt_program_fresh_name(I->p, buf);
+  if (!nm || !t) return NULL;
+  v = mgopt_build_const(I->p, I->b, pos, nm, t);
+  return v;
+}
+
+static mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) {
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return NULL;
+    mgopt_tensor_set_i64(t, i, v[i]);
+  }
+  return mgopt__imp_const(I, pos, what, t);
+}
+
+/* After a canonical op is built: infer, refine with declared types, and bind the outputs. */
+static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
+  int32_t i;
+  mgopt_diag d2;
+  mgopt_status s;
+  mgopt_diag_clear(&d2);
+  if (op->kind != MGOPT_OP_OPAQUE) {
+    s = mgopt_op_infer(I->p, op, &d2);
+    if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
+    if (s) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    if (v->flags & MGOPT_VALUE_ABSENT) continue;
+    s = mgopt__imp_refine(I, v, (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, v->name));
+    if (s) return s;
+    mgopt__imap_put(&I->values, v->name, v);
+  }
+  return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+}
+
+/* The node's output k is value v (an existing value): bind the name with an identity. */
+static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
+  mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+/* Appends a protobuf varint. */
+static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
+  char c[10];
+  size_t n = 0;
+  do {
+    c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  mgopt__buf_putn(b, c, n);
+}
+
+/* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
+   (elem_type, shape dims as value or param, denotation). */
+static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+  mgopt_buf tt, sh, ty;
+  int64_t i;
+  if (t->other.len) {
+    *out = t->other;
+    return MGOPT_OK;
+  }
+  memset(&tt, 0, sizeof tt);
+  memset(&sh, 0, sizeof sh);
+  memset(&ty, 0, sizeof ty);
+  tt.alloc = sh.alloc = ty.alloc = &I->p->alloc;
+  if (t->tensor_type) {
+    const mgopt_onnx_tensor_type *x = t->tensor_type;
+    if (x->has & MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE) {
+      mgopt__buf_putc(&tt, 0x08);
+      mgopt__imp_varint(&tt, (uint64_t)(uint32_t)x->elem_type);
+    }
+    if (x->shape) {
+      for (i = 0; i < x->shape->ndims; i++) {
+        const mgopt_onnx_dim *dm = &x->shape->dims[i];
+        mgopt_buf d1;
+        memset(&d1, 0, sizeof d1);
+        d1.alloc = &I->p->alloc;
+        if (dm->has & MGOPT_ONNX_DIM_HAS_VALUE) {
+          mgopt__buf_putc(&d1, 0x08);
+          mgopt__imp_varint(&d1, (uint64_t)dm->value);
+        } else if (dm->has & MGOPT_ONNX_DIM_HAS_PARAM) {
+          mgopt__buf_putc(&d1, 0x12);
+          mgopt__imp_varint(&d1, dm->param.len);
+          mgopt__buf_putn(&d1, dm->param.ptr, dm->param.len);
+        }
+        mgopt__buf_putc(&sh, 0x0a);
+        mgopt__imp_varint(&sh, d1.len);
+        if (d1.len) mgopt__buf_putn(&sh, d1.data, d1.len);
+        if (d1.oom) sh.oom = 1;
+        mgopt_buf_free(&d1);
+      }
+      mgopt__buf_putc(&tt, 0x12);
+      mgopt__imp_varint(&tt, sh.len);
+      if (sh.len) mgopt__buf_putn(&tt, sh.data, sh.len);
+    }
+    mgopt__buf_putc(&ty, 0x0a);
+    mgopt__imp_varint(&ty, tt.len);
+    if (tt.len) mgopt__buf_putn(&ty, tt.data, tt.len);
+  }
+  if (t->denotation.len) {
+    mgopt__buf_putc(&ty, 0x32);
+    mgopt__imp_varint(&ty, t->denotation.len);
+    mgopt__buf_putn(&ty, t->denotation.ptr, t->denotation.len);
+  }
+  out->len = ty.len;
+  out->ptr = ty.len ? (const char *)mgopt__dup(I->p, ty.data, ty.len) : "";
+  {
+    int oom = tt.oom || sh.oom || ty.oom || !out->ptr;
+    mgopt_buf_free(&tt);
+    mgopt_buf_free(&sh);
+    mgopt_buf_free(&ty);
+    return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  }
+}
+
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
+
+static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
+  const mgopt_onnx_node *n = I->node;
+  char type[256];
+  int64_t i, ngraphs = 0;
+  int32_t nouts = (int32_t)n->noutputs, bi = 0;
+  mgopt_op *op;
+  mgopt_status s;
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))
+    snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
+  else
+    snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
+             (int)(n->op_type.len > 120 ? 120 : n->op_type.len), n->op_type.ptr);
+  for (i = 0; i < n->nattributes; i++)
+    if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  if (nouts > 100000 || n->ninputs > 100000) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "node with too many inputs or outputs");
+  op = mgopt__imp_op(I, type, nouts, (int32_t)ngraphs);
+  if (!op) return MGOPT_ERR_NOMEM;
+  for (i = 0; i < n->ninputs; i++) {
+    char slot[24];
+    mgopt_value *v;
+    if (n->inputs[i].len == 0) continue;
+    v = mgopt__imp_in(I, i);
+    if (!v)
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' of node %s is not defined",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr, type);
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
+  }
+  for (i = 0; i < n->nattributes; i++) {
+    const mgopt_onnx_attribute *a = &n->attributes[i];
+    mgopt_attr at;
+    memset(&at, 0, sizeof at);
+    at.name = mgopt__imp_intern(I, a->name);
+    if (!at.name) return MGOPT_ERR_NOMEM;
+    if (a->ref_attr_name.len)
+      return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+    switch (a->type) {
+      case MGOPT_ONNX_ATTR_FLOAT: at.kind = MGOPT_ATTR_FLOAT; at.u.f = (double)a->f; break;
+      case MGOPT_ONNX_ATTR_INT: at.kind = MGOPT_ATTR_INT; at.u.i = a->i; break;
+      case MGOPT_ONNX_ATTR_STRING: at.kind = MGOPT_ATTR_STRING; at.u.s = a->s; if (!at.u.s.ptr) at.u.s.ptr = ""; break;
+      case MGOPT_ONNX_ATTR_INTS: at.kind = MGOPT_ATTR_INTS; at.n = a->nints; at.u.ints = a->ints; break;
+      case MGOPT_ONNX_ATTR_FLOATS: {
+        int64_t k;
+        at.kind = MGOPT_ATTR_FLOATS;
+        at.n = a->nfloats;
+        at.u.floats = (double *)mgopt_program_alloc(I->p, sizeof(double) * (size_t)(a->nfloats + 1), 8);
+        if (!at.u.floats) return MGOPT_ERR_NOMEM;
+        for (k = 0; k < a->nfloats; k++) at.u.floats[k] = (double)a->floats[k];
+        break;
+      }
+      case MGOPT_ONNX_ATTR_STRINGS: at.kind = MGOPT_ATTR_STRINGS; at.n = a->nstrings; at.u.strs = a->strings; break;
+      case MGOPT_ONNX_ATTR_TENSOR:
+        if (!a->t) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor attribute without a tensor");
+        at.kind = MGOPT_ATTR_TENSOR;
+        at.u.t = mgopt__imp_tensor(I, a->t);
+        if (!at.u.t) return I->d ? I->d->status : MGOPT_ERR_CORRUPT;
+        break;
+      case MGOPT_ONNX_ATTR_GRAPH: {
+        mgopt_block *nb = op->blocks[bi++];
+        int64_t mark = I->values.nundo, vmark = I->vinfo.nundo;
+        mgopt_block *saved = I->b;
+        const mgopt_onnx_node *saved_node = I->node;
+        if (!a->g) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph attribute without a graph");
+        nb->name = at.name;
+        if (I->depth >= MGOPT__IMP_MAX_DEPTH) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "subgraphs nested too deeply");
+        I->depth++;
+        s = mgopt__imp_graph(I, a->g, nb, 0);
+        I->depth--;
+        I->b = saved;
+        I->node = saved_node;
+        mgopt__imap_pop(&I->values, mark);
+        mgopt__imap_pop(&I->vinfo, vmark);
+        if (s) return s;
+        continue;
+      }
+      case MGOPT_ONNX_ATTR_TYPE_PROTO: {
+        mgopt_str bytes;
+        if (!a->tp) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "type attribute without a type");
+        if ((s = mgopt__imp_type_bytes(I, a->tp, &bytes)) != MGOPT_OK) return s;
+        at.kind = MGOPT_ATTR_BYTES;
+        at.tag = MGOPT_ONNX_ATTR_TYPE_PROTO;
+        at.n = (int64_t)bytes.len;
+        at.u.bytes = (const uint8_t *)bytes.ptr;
+        break;
+      }
+      default:
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
+                               (int)(a->name.len > 60 ? 60 : a->name.len), a->name.ptr, (int)a->type);
+    }
+    if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
+  }
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- canonical mappings */
+
+/* Each returns 1 when it built canonical ops, 0 to fall back to an opaque op
+   (nothing was created then), or -1 on error (d set). */
+typedef int (*mgopt__imp_fn)(mgopt__imp *I);
+
+static int mgopt__imp_err(mgopt_status s) { return s ? -1 : 1; }
+
+static int mgopt__imp_is_float(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
+         (v->type.dtype == MGOPT_DT_FP32 || v->type.dtype == MGOPT_DT_FP16 || v->type.dtype == MGOPT_DT_FP64);
+}
+
+static int mgopt__imp_known_dtype(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR && v->type.dtype != MGOPT_DT_UNKNOWN;
+}
+
+/* Binary elementwise: same dtypes on both sides, one output. */
+static int mgopt__imp_binary(mgopt__imp *I, const char *type, int float_only) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
+  if (float_only && !mgopt__imp_is_float(x)) return 0;
+  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_add(mgopt__imp *I) { return mgopt__imp_binary(I, "add", 0); }
+static int mgopt__imp_sub(mgopt__imp *I) { return mgopt__imp_binary(I, "sub", 0); }
+static int mgopt__imp_mul(mgopt__imp *I) { return mgopt__imp_binary(I, "mul", 0); }
+static int mgopt__imp_div(mgopt__imp *I) { return mgopt__imp_binary(I, "real_div", 1); } /* ints truncate: opaque */
+static int mgopt__imp_pow(mgopt__imp *I) { return mgopt__imp_binary(I, "pow", 1); }
+static int mgopt__imp_max(mgopt__imp *I) { return mgopt__imp_binary(I, "maximum", 1); }
+static int mgopt__imp_min(mgopt__imp *I) { return mgopt__imp_binary(I, "minimum", 1); }
+
+static int mgopt__imp_compare(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
+    return 0;
+  if (x->type.dtype == MGOPT_DT_STRING) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "equal"); }
+static int mgopt__imp_less(mgopt__imp *I) { return mgopt__imp_compare(I, "less"); }
+static int mgopt__imp_greater(mgopt__imp *I) { return mgopt__imp_compare(I, "greater"); }
+static int mgopt__imp_less_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "less_equal"); }
+static int mgopt__imp_greater_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "greater_equal"); }
+
+static int mgopt__imp_logical(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_and(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_and"); }
+static int mgopt__imp_or(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_or"); }
+static int mgopt__imp_xor(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_xor"); }
+
+/* Unary elementwise on float tensors. */
+static int mgopt__imp_unary_f(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_relu(mgopt__imp *I) { return mgopt__imp_unary_f(I, "relu"); }
+static int mgopt__imp_sigmoid(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sigmoid"); }
+static int mgopt__imp_tanh(mgopt__imp *I) { return mgopt__imp_unary_f(I, "tanh"); }
+static int mgopt__imp_erf(mgopt__imp *I) { return mgopt__imp_unary_f(I, "erf"); }
+static int mgopt__imp_sqrt(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sqrt"); }
+static int mgopt__imp_exp(mgopt__imp *I) { return mgopt__imp_unary_f(I, "exp"); }
+static int mgopt__imp_log(mgopt__imp *I) { return mgopt__imp_unary_f(I, "log"); }
+static int mgopt__imp_abs(mgopt__imp *I) { return mgopt__imp_unary_f(I, "abs"); }
+static int mgopt__imp_floor(mgopt__imp *I) { return mgopt__imp_unary_f(I, "floor"); }
+static int mgopt__imp_ceil(mgopt__imp *I) { return mgopt__imp_unary_f(I, "ceil"); }
+static int mgopt__imp_sin(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sin"); }
+static int mgopt__imp_cos(mgopt__imp *I) { return mgopt__imp_unary_f(I, "cos"); }
+
+static int mgopt__imp_not(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, "logical_not", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_identity(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
+static int mgopt__imp_dropout(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
+  if (train) {
+    mgopt_tensor *t = mgopt_value_const(train);
+    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
+  }
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+static int mgopt__imp_leaky_relu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x)) return 0;
+  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gelu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
+  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
+                                  !mgopt__imp_astr(I->node, "approximate", "none")))
+    return 0;
+  op = mgopt__imp_op(I, "gelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_softmax(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", I->opset >= 13 ? -1 : 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  /* before opset 13 the input is coerced to 2-d at axis: the same only for the last axis */
+  if (I->opset < 13 && axis != r - 1) return 0;
+  op = mgopt__imp_op(I, "softmax", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_clip(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  mgopt_op *op;
+  if (!x || (x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP16)) return 0;
+  if (I->opset < 11) {
+    lo = mgopt__imp_afloat(I->node, "min", -HUGE_VAL);
+    hi = mgopt__imp_afloat(I->node, "max", HUGE_VAL);
+  } else {
+    mgopt_value *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+    mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
+    if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
+    if (ta) lo = mgopt_tensor_get_f64(ta, 0);
+    if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  }
+  if (!(lo <= hi)) return 0; /* min > max (or NaN) is defined differently */
+  op = mgopt__imp_op(I, "clip", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
+      mgopt_op_set_float(op, "beta", hi))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_cast(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
+  mgopt_op *op;
+  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
+                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
+                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
+  int i, good_to = 0, good_from = 0;
+  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
+  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
+    if (ok[i] == to) good_to = 1;
+    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
+  }
+  if (!good_to || !good_from) return 0;
+  op = mgopt__imp_op(I, "cast", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_transpose(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  const int64_t *perm = NULL;
+  int64_t n = mgopt__imp_aints(I->node, "perm", &perm), i, *rev = NULL;
+  int r = mgopt__imp_rank(x);
+  mgopt_op *op;
+  if (!x || r < 0) return 0;
+  if (n < 0) {
+    rev = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(r + 1), 8);
+    if (!rev) return -1;
+    for (i = 0; i < r; i++) rev[i] = r - 1 - i;
+    perm = rev;
+    n = r;
+  }
+  if (n != r) return 0;
+  op = mgopt__imp_op(I, "transpose", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "perm", perm, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Reshape with a constant shape whose entries are all resolvable without the
+   "0 copies the input dim" rule (a 0 is resolved from a static input dim). */
+static int mgopt__imp_reshape(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *sv = mgopt__imp_in(I, 1);
+  int64_t *shape = NULL, n, i;
+  int allowzero = (int)mgopt__imp_aint(I->node, "allowzero", 0);
+  mgopt_op *op;
+  mgopt_value *c;
+  if (!x || !sv || I->opset < 5) return 0;
+  n = mgopt__imp_const_ints(I, sv, &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (x->type.rank <= i || !mgopt_dim_is_static(x->type.dims[i])) return 0;
+      shape[i] = x->type.dims[i].v;
+      if (shape[i] == 0) return 0;
+    } else if (shape[i] == 0 || shape[i] < -1) {
+      return 0;
+    }
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, n);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Axes from the attribute (older opsets) or a constant input (newer): count,
+   -1 when neither form is usable, -2 when absent. */
+static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_until, int64_t **out) {
+  const int64_t *a = NULL;
+  int64_t n;
+  if (I->opset < attr_until) {
+    n = mgopt__imp_aints(I->node, "axes", &a);
+    if (n < 0) return -2;
+    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    return *out ? n : -1;
+  }
+  if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
+  return mgopt__imp_const_ints(I, mgopt__imp_in(I, input_k), out);
+}
+
+static int mgopt__imp_squeeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n == -1) return 0;
+  op = mgopt__imp_op(I, "squeeze", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  if (n >= 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_unsqueeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n < 1) return 0;
+  op = mgopt__imp_op(I, "expand_dims", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Flatten to 2-d: a reshape when the input shape is static. */
+static int mgopt__imp_flatten(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 1), shape[2] = {1, 1}, i;
+  mgopt_op *op;
+  if (!x || r < 0 || !mgopt_type_is_static(&x->type)) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r) return 0;
+  for (i = 0; i < r; i++)
+    if (!mgopt__mul_i64(shape[i < axis ? 0 : 1], x->type.dims[i].v, &shape[i < axis ? 0 : 1])) return 0;
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, 2);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_concat(mgopt__imp *I) {
+  int64_t n = I->node->ninputs, i, axis = mgopt__imp_aint(I->node, "axis", 1);
+  mgopt_value **vals;
+  mgopt_op *op;
+  int r = -1;
+  if (n < 1 || n > 100000 || !mgopt__imp_attr(I->node, "axis")) return 0;
+  vals = (mgopt_value **)mgopt_program_alloc(I->p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return -1;
+  for (i = 0; i < n; i++) {
+    vals[i] = mgopt__imp_in(I, i);
+    if (!vals[i]) return 0;
+    if (i == 0) r = mgopt__imp_rank(vals[0]);
+    if (mgopt__imp_rank(vals[i]) != r || vals[i]->type.dtype != vals[0]->type.dtype) return 0;
+  }
+  if (r < 1 || axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "concat", 1, 0);
+  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_bool(op, "interleave", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Split with sizes known: explicit split, or an even split of a static dim. */
+static int mgopt__imp_split(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0), nout = I->node->noutputs, *sizes = NULL, n = -2, i;
+  const int64_t *as = NULL;
+  mgopt_op *op;
+  if (!x || r < 1 || nout < 1 || mgopt__imp_nout(I->node) != nout) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  if (I->opset < 13) {
+    n = mgopt__imp_aints(I->node, "split", &as);
+    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+  } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
+    if (n < 0) return 0;
+  }
+  if (n == -2 || !sizes) {
+    /* even split of a static dim (opset 18's uneven num_outputs split stays opaque) */
+    int64_t dim;
+    if (!mgopt_dim_is_static(x->type.dims[axis])) return 0;
+    dim = x->type.dims[axis].v;
+    if (dim % nout) return 0;
+    op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+    if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "num_splits", nout) ||
+        mgopt_op_set_int(op, "axis", axis))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (n != nout) return 0;
+  for (i = 0; i < n; i++)
+    if (sizes[i] < 0) return 0;
+  op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "split_sizes", sizes, n) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Slice with constant starts/ends/axes/steps on an input of known rank. */
+static int mgopt__imp_slice(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c[3];
+  int r = mgopt__imp_rank(x);
+  int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL, ns, ne, na = -2, nst = -2, i;
+  int64_t *b, *e, *st, *bm, *em;
+  mgopt_op *op;
+  if (!x || r < 1) return 0;
+  if (I->opset < 10) {
+    const int64_t *a1 = NULL, *a2 = NULL, *a3 = NULL;
+    ns = mgopt__imp_aints(I->node, "starts", &a1);
+    ne = mgopt__imp_aints(I->node, "ends", &a2);
+    na = mgopt__imp_aints(I->node, "axes", &a3);
+    starts = (int64_t *)(uintptr_t)a1;
+    ends = (int64_t *)(uintptr_t)a2;
+    axes = (int64_t *)(uintptr_t)a3;
+  } else {
+    ns = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &starts);
+    ne = mgopt__imp_const_ints(I, mgopt__imp_in(I, 2), &ends);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) {
+      na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 3), &axes);
+      if (na < 0) return 0;
+    }
+    if (I->node->ninputs > 4 && I->node->inputs[4].len) {
+      nst = mgopt__imp_const_ints(I, mgopt__imp_in(I, 4), &steps);
+      if (nst < 0) return 0;
+    }
+  }
+  if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) return 0;
+  b = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)r * 5, 8);
+  if (!b) return -1;
+  e = b + r;
+  st = e + r;
+  bm = st + r;
+  em = bm + r;
+  for (i = 0; i < r; i++) {
+    b[i] = 0;
+    e[i] = 0;
+    st[i] = 1;
+    bm[i] = 1;
+    em[i] = 1;
+  }
+  for (i = 0; i < ns; i++) {
+    int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
+    if (ax < 0) ax += r;
+    if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
+    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    dim = x->type.dims[ax].v;
+    /* clamp as ONNX does, then express with masks where the bound is the end */
+    {
+      int64_t lo = starts[i], hi = ends[i];
+      if (lo < 0) lo += dim;
+      if (hi < 0) hi += dim;
+      if (s > 0) {
+        lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+        hi = hi < 0 ? 0 : hi > dim ? dim : hi;
+      } else {
+        lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
+        hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
+      }
+      if (s < 0 && hi == -1) em[ax] = 1, hi = 0;
+      else em[ax] = 0;
+      if (s < 0 && lo == -1) return 0; /* empty result from the far end: leave it to ONNX */
+      bm[ax] = 0;
+      b[ax] = lo;
+      e[ax] = hi;
+      st[ax] = s;
+      if (lo > INT32_MAX || hi > INT32_MAX || s > INT32_MAX || s < INT32_MIN) return 0;
+    }
+  }
+  c[0] = mgopt__imp_const_i32s(I, NULL, "begin", b, r);
+  c[1] = mgopt__imp_const_i32s(I, NULL, "end", e, r);
+  c[2] = mgopt__imp_const_i32s(I, NULL, "stride", st, r);
+  if (!c[0] || !c[1] || !c[2]) return -1;
+  op = mgopt__imp_op(I, "slice_by_index", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "begin", c[0]) ||
+      mgopt_op_set_operand(op, "end", c[1]) || mgopt_op_set_operand(op, "stride", c[2]))
+    return -1;
+  {
+    mgopt_attr a;
+    memset(&a, 0, sizeof a);
+    a.kind = MGOPT_ATTR_BOOLS;
+    a.n = r;
+    a.name = "begin_mask";
+    a.u.ints = bm;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+    a.name = "end_mask";
+    a.u.ints = em;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+  }
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gather(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  if (!x || !idx || r < 1 || (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64)) return 0;
+  if (axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "gather", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_where(mgopt__imp *I) {
+  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
+    return 0;
+  op = mgopt__imp_op(I, "select", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
+      mgopt_op_set_operand(op, "b", b))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_matmul(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
+  op = mgopt__imp_op(I, "matmul", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
+      mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
+   and C is 1-d (or absent), else matmul (+ add). */
+static int mgopt__imp_gemm(mgopt__imp *I) {
+  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
+  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
+    return 0;
+  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
+  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
+  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
+    op = mgopt__imp_op(I, "linear", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
+    if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (!c) {
+    op = mgopt__imp_op(I, "matmul", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
+        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  {
+    /* matmul into a fresh value, then add(C) under the node's output name */
+    static const char *const slots[2] = {"x", "y"};
+    mgopt_value *vals[2];
+    mgopt_op *mm;
+    mgopt_diag d2;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
+    vals[0] = a;
+    vals[1] = b;
+    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
+    mgopt_diag_clear(&d2);
+    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
+    op = mgopt__imp_op(I, "add", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+}
+
+/* Spatial attributes shared by Conv, ConvTranspose and the pools: strides,
+   dilations and MIL pad [b0, e0, b1, e1, ...] from ONNX [b0, b1, ..., e0, e1, ...].
+   Returns 0 when the auto_pad mode has no exact MIL form. */
+static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t n, i, *pad;
+  const char *pad_type = "custom";
+  const mgopt_onnx_attribute *ap = mgopt__imp_attr(I->node, "auto_pad");
+  if (ap && !mgopt__imp_streq(ap->s, "NOTSET")) {
+    if (mgopt__imp_streq(ap->s, "VALID")) pad_type = "valid";
+    else if (mgopt__imp_streq(ap->s, "SAME_UPPER")) pad_type = "same";
+    else if (mgopt__imp_streq(ap->s, "SAME_LOWER")) pad_type = "same_lower";
+    else return 0;
+  }
+  n = mgopt__imp_aints(I->node, "strides", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0 && mgopt_op_set_ints(op, "strides", v, n)) return -1;
+  n = mgopt__imp_aints(I->node, "dilations", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0) {
+    if (!with_dil) {
+      for (i = 0; i < n; i++)
+        if (v[i] != 1) return 0;
+    } else if (mgopt_op_set_ints(op, "dilations", v, n)) {
+      return -1;
+    }
+  }
+  if (mgopt_op_set_string(op, "pad_type", pad_type)) return -1;
+  if (strcmp(pad_type, "custom") == 0) {
+    pad = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * nsp + 1), 8);
+    if (!pad) return -1;
+    n = mgopt__imp_aints(I->node, "pads", &v);
+    if (n >= 0 && n != 2 * nsp) return 0;
+    for (i = 0; i < nsp; i++) {
+      pad[2 * i] = n >= 0 ? v[i] : 0;
+      pad[2 * i + 1] = n >= 0 ? v[nsp + i] : 0;
+      if (pad[2 * i] < 0 || pad[2 * i + 1] < 0) return 0;
+    }
+    if (mgopt_op_set_ints(op, "pad", pad, 2 * nsp)) return -1;
+  }
+  return 1;
+}
+
+static int mgopt__imp_conv_like(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), k;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
+  if (bias && bias->type.dtype != x->type.dtype) return 0;
+  if (strcmp(type, "conv_transpose") == 0 &&
+      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
+    return 0;
+  {
+    const int64_t *ks = NULL;
+    int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
+    if (nk >= 0) {
+      if (nk != r - 2) return 0;
+      for (i = 0; i < nk; i++)
+        if (!mgopt_dim_is_static(w->type.dims[i + 2]) || w->type.dims[i + 2].v != ks[i]) return 0;
+    }
+  }
+  /* build detached first so a mode without an exact form leaves nothing behind */
+  op = mgopt_op_new(I->p, type, 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 1);
+  if (k <= 0) return k;
+  if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
+  if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
+  if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_conv(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv"); }
+static int mgopt__imp_conv_transpose(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv_transpose"); }
+
+static int mgopt__imp_pool(mgopt__imp *I, int is_max) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x), k;
+  const int64_t *ks = NULL;
+  int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || nk != r - 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (is_max && mgopt__imp_aint(I->node, "storage_order", 0) != 0) return 0;
+  op = mgopt_op_new(I->p, is_max ? "max_pool" : "avg_pool", 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 0);
+  if (k <= 0) return k;
+  if (mgopt_op_set_ints(op, "kernel_sizes", ks, nk) ||
+      mgopt_op_set_bool(op, "ceil_mode", mgopt__imp_aint(I->node, "ceil_mode", 0) != 0))
+    return -1;
+  if (!is_max && mgopt_op_set_bool(op, "exclude_padding_from_average",
+                                   mgopt__imp_aint(I->node, "count_include_pad", 0) == 0))
+    return -1;
+  if (mgopt_op_set_operand(op, "x", x)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_maxpool(mgopt__imp *I) { return mgopt__imp_pool(I, 1); }
+static int mgopt__imp_avgpool(mgopt__imp *I) { return mgopt__imp_pool(I, 0); }
+
+static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_input_from) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, axes_input_from, &axes);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || n == -1) return 0;
+  if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
+    return -1;
+  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
+static int mgopt__imp_reduce_mean(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_mean", 18); }
+static int mgopt__imp_reduce_max(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_max", 18); }
+static int mgopt__imp_reduce_min(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_min", 18); }
+static int mgopt__imp_reduce_prod(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_prod", 18); }
+
+static int mgopt__imp_global_avgpool(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axes[64], i;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  for (i = 2; i < r; i++) axes[i - 2] = i;
+  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
+      mgopt_op_set_bool(op, "keep_dims", 1))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_batchnorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2), *m = mgopt__imp_in(I, 3),
+              *v = mgopt__imp_in(I, 4);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || !m || !v || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "training_mode", 0) || (I->opset < 7 && mgopt__imp_aint(I->node, "is_test", 0) == 0))
+    return 0;
+  if (g->type.dtype != x->type.dtype || b->type.dtype != x->type.dtype || m->type.dtype != x->type.dtype ||
+      v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
+    return 0;
+  op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", m) ||
+      mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_instancenorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || mgopt__imp_rank(x) < 3 || g->type.dtype != x->type.dtype) return 0;
+  op = mgopt__imp_op(I, "instance_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_layernorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), axes[64], i, n = 0;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || r < 1 || r > 64 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "stash_type", 1) != 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  for (i = axis; i < r; i++) axes[n++] = i;
+  /* gamma and beta must cover exactly the normalised dims (no broadcasting from a lower rank) */
+  if (mgopt__imp_rank(g) != n || (b && mgopt__imp_rank(b) != n)) return 0;
+  op = mgopt__imp_op(I, "layer_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_ints(op, "axes", axes, n) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant pads [b0, b1, ..., e0, e1, ...] over every dim -> MIL's [b0, e0, b1, e1, ...]. */
+static int mgopt__imp_pad(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t *pads = NULL, n, i, *mp;
+  const int64_t *ap = NULL;
+  double cval = 0.0;
+  const char *mode = "constant";
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (mgopt__imp_astr(I->node, "mode", "reflect")) mode = "reflect";
+  else if (mgopt__imp_astr(I->node, "mode", "edge")) mode = "replicate";
+  else if (mgopt__imp_attr(I->node, "mode") && !mgopt__imp_astr(I->node, "mode", "constant")) return 0;
+  if (I->opset < 11) {
+    n = mgopt__imp_aints(I->node, "pads", &ap);
+    if (n < 0) n = mgopt__imp_aints(I->node, "paddings", &ap);
+    pads = (int64_t *)(uintptr_t)ap;
+    cval = mgopt__imp_afloat(I->node, "value", 0.0);
+  } else {
+    mgopt_value *cv = mgopt__imp_in(I, 2);
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &pads);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) return 0; /* axes input */
+    if (cv) {
+      mgopt_tensor *t = mgopt_value_const(cv);
+      if (!t || t->numel != 1) return 0;
+      cval = mgopt_tensor_get_f64(t, 0);
+    }
+  }
+  if (n != 2 * r) return 0;
+  mp = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * r), 8);
+  if (!mp) return -1;
+  for (i = 0; i < r; i++) {
+    mp[2 * i] = pads[i];
+    mp[2 * i + 1] = pads[r + i];
+    if (mp[2 * i] < 0 || mp[2 * i + 1] < 0) return 0; /* cropping pads */
+    if (strcmp(mode, "constant") != 0 && (mp[2 * i] || mp[2 * i + 1]) && i < r - 2) return 0;
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "pad", mp, 2 * r);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "pad", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "pad", c) ||
+      mgopt_op_set_string(op, "mode", mode) || mgopt_op_set_float(op, "constant_val", cval))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_tile(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *reps = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !reps || I->opset < 6 || !mgopt__imp_known_dtype(x)) return 0;
+  op = mgopt__imp_op(I, "tile", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "reps", reps)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant node -> const op (remembering it was a node, for export). */
+static int mgopt__imp_constant(mgopt__imp *I) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_tensor *t = NULL;
+  mgopt_op *op;
+  int64_t one = 1;
+  if (I->node->nattributes != 1 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t) {
+    t = mgopt__imp_tensor(I, a->t);
+    if (!t) return -1;
+  } else if ((a = mgopt__imp_attr(I->node, "value_float")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOAT) {
+    t = mgopt_tensor_new_scalar_f64(I->p, MGOPT_DT_FP32, (double)a->f);
+  } else if ((a = mgopt__imp_attr(I->node, "value_int")) != NULL && a->type == MGOPT_ONNX_ATTR_INT) {
+    t = mgopt_tensor_new_scalar_i64(I->p, MGOPT_DT_INT64, a->i);
+  } else if ((a = mgopt__imp_attr(I->node, "value_floats")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOATS) {
+    int64_t i;
+    one = a->nfloats;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_FP32, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_f64(t, i, (double)a->floats[i]);
+  } else if ((a = mgopt__imp_attr(I->node, "value_ints")) != NULL && a->type == MGOPT_ONNX_ATTR_INTS) {
+    int64_t i;
+    one = a->nints;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_INT64, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_i64(t, i, a->ints[i]);
+  } else {
+    return 0; /* string and sparse constants stay opaque */
+  }
+  if (!t) return -1;
+  op = mgopt__imp_op(I, "const", 1, 0);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return -1;
+  op->flags |= MGOPT_OP_ONNX_CONSTANT_NODE;
+  if (mgopt_type_make_static(I->p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* ---------------------------------------------------------------- the op table */
+
+typedef struct mgopt__imp_entry {
+  const char *name;
+  mgopt__imp_fn fn;
+} mgopt__imp_entry;
+
+/* Sorted by name for binary search. */
+static const mgopt__imp_entry mgopt__imp_table[] = {
+    {"Abs", mgopt__imp_abs},
+    {"Add", mgopt__imp_add},
+    {"And", mgopt__imp_and},
+    {"AveragePool", mgopt__imp_avgpool},
+    {"BatchNormalization", mgopt__imp_batchnorm},
+    {"Cast", mgopt__imp_cast},
+    {"Ceil", mgopt__imp_ceil},
+    {"Clip", mgopt__imp_clip},
+    {"Concat", mgopt__imp_concat},
+    {"Constant", mgopt__imp_constant},
+    {"Conv", mgopt__imp_conv},
+    {"ConvTranspose", mgopt__imp_conv_transpose},
+    {"Cos", mgopt__imp_cos},
+    {"Div", mgopt__imp_div},
+    {"Dropout", mgopt__imp_dropout},
+    {"Equal", mgopt__imp_equal},
+    {"Erf", mgopt__imp_erf},
+    {"Exp", mgopt__imp_exp},
+    {"Flatten", mgopt__imp_flatten},
+    {"Floor", mgopt__imp_floor},
+    {"Gather", mgopt__imp_gather},
+    {"Gelu", mgopt__imp_gelu},
+    {"Gemm", mgopt__imp_gemm},
+    {"GlobalAveragePool", mgopt__imp_global_avgpool},
+    {"Greater", mgopt__imp_greater},
+    {"GreaterOrEqual", mgopt__imp_greater_equal},
+    {"Identity", mgopt__imp_identity},
+    {"InstanceNormalization", mgopt__imp_instancenorm},
+    {"LayerNormalization", mgopt__imp_layernorm},
+    {"LeakyRelu", mgopt__imp_leaky_relu},
+    {"Less", mgopt__imp_less},
+    {"LessOrEqual", mgopt__imp_less_equal},
+    {"Log", mgopt__imp_log},
+    {"MatMul", mgopt__imp_matmul},
+    {"Max", mgopt__imp_max},
+    {"MaxPool", mgopt__imp_maxpool},
+    {"Min", mgopt__imp_min},
+    {"Mul", mgopt__imp_mul},
+    {"Not", mgopt__imp_not},
+    {"Or", mgopt__imp_or},
+    {"Pad", mgopt__imp_pad},
+    {"Pow", mgopt__imp_pow},
+    {"ReduceMax", mgopt__imp_reduce_max},
+    {"ReduceMean", mgopt__imp_reduce_mean},
+    {"ReduceMin", mgopt__imp_reduce_min},
+    {"ReduceProd", mgopt__imp_reduce_prod},
+    {"ReduceSum", mgopt__imp_reduce_sum},
+    {"Relu", mgopt__imp_relu},
+    {"Reshape", mgopt__imp_reshape},
+    {"Sigmoid", mgopt__imp_sigmoid},
+    {"Sin", mgopt__imp_sin},
+    {"Slice", mgopt__imp_slice},
+    {"Softmax", mgopt__imp_softmax},
+    {"Split", mgopt__imp_split},
+    {"Sqrt", mgopt__imp_sqrt},
+    {"Squeeze", mgopt__imp_squeeze},
+    {"Sub", mgopt__imp_sub},
+    {"Tanh", mgopt__imp_tanh},
+    {"Tile", mgopt__imp_tile},
+    {"Transpose", mgopt__imp_transpose},
+    {"Unsqueeze", mgopt__imp_unsqueeze},
+    {"Where", mgopt__imp_where},
+    {"Xor", mgopt__imp_xor},
+};
+
+static mgopt__imp_fn mgopt__imp_lookup(mgopt_str op) {
+  int lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__imp_table) - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    const char *n = mgopt__imp_table[mid].name;
+    size_t nl = strlen(n), m = nl < op.len ? nl : op.len;
+    int c = m ? memcmp(n, op.ptr, m) : 0;
+    if (c == 0) c = nl < op.len ? -1 : nl > op.len ? 1 : 0;
+    if (c == 0) return mgopt__imp_table[mid].fn;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
+  mgopt__imp_fn fn = NULL;
+  int64_t i;
+  I->node = n;
+  for (i = 0; i < n->ninputs; i++)
+    if (n->inputs[i].len && !mgopt__imp_in(I, i))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "node '%.*s' (%.*s): input '%.*s' is not defined before it",
+                             (int)(n->name.len > 60 ? 60 : n->name.len), n->name.ptr ? n->name.ptr : "",
+                             (int)(n->op_type.len > 60 ? 60 : n->op_type.len), n->op_type.ptr ? n->op_type.ptr : "",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr);
+  for (i = 0; i < n->noutputs; i++) {
+    const char *nm;
+    if (!n->outputs[i].len) continue;
+    nm = mgopt__imp_intern(I, n->outputs[i]);
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (mgopt__imap_get(&I->values, nm))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
+  }
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  if (fn) {
+    mgopt_op *last = I->b->last;
+    int r = fn(I);
+    if (r < 0) return I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+    if (r > 0) return MGOPT_OK;
+    /* declined: anything it left behind must go before the opaque fallback */
+    while (I->b->last != last && I->b->last) {
+      mgopt_op *o = I->b->last;
+      int32_t k, used = 0;
+      for (k = 0; k < o->nouts; k++) used |= o->outs[k]->nuses != 0;
+      if (used) break;
+      mgopt_op_erase(o);
+    }
+  }
+  return mgopt__imp_opaque(I);
+}
+
+/* The order to import g's nodes in: the given order when every node's inputs
+   are defined before it (the ONNX rule), else a topological order (Kahn's
+   algorithm, ties by original position). *order gets n indices (heap memory,
+   caller frees); MGOPT_ERR_CORRUPT on a cycle. */
+static mgopt_status mgopt__imp_order(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t **order) {
+  const mgopt_allocator *al = &I->p->alloc;
+  int64_t n = g->nnodes, i, k, *ord, *indeg, *start, *adj, *heap, nheap = 0, nemit = 0, nedges = 0;
+  mgopt__imap prod;
+  int sorted = 1;
+  mgopt_status s = MGOPT_OK;
+  size_t words;
+  *order = NULL;
+  if (n > ((int64_t)1 << 40)) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "too many nodes");
+  memset(&prod, 0, sizeof prod);
+  prod.al = al;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].noutputs; k++)
+      if (g->nodes[i].outputs[k].len) mgopt__imap_put(&prod, mgopt__imp_intern(I, g->nodes[i].outputs[k]), (void *)(uintptr_t)(i + 1));
+  for (i = 0; i < n && sorted; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j;
+      if (!g->nodes[i].inputs[k].len) continue;
+      j = (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k]));
+      if (j && (int64_t)j - 1 >= i) sorted = 0;
+    }
+  words = (size_t)(n + 1) * 4;
+  ord = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * words);
+  if (!ord || prod.oom) {
+    mgopt__imap_free(&prod);
+    if (ord) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (sorted) {
+    for (i = 0; i < n; i++) ord[i] = i;
+    mgopt__imap_free(&prod);
+    *order = ord;
+    return MGOPT_OK;
+  }
+  indeg = ord + (n + 1);
+  start = indeg + (n + 1);
+  heap = start + (n + 1);
+  memset(indeg, 0, sizeof(int64_t) * (size_t)(n + 1) * 3);
+  /* edges producer -> consumer, in CSR form */
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+      if (j) {
+        indeg[i]++;
+        start[j - 1]++;
+        nedges++;
+      }
+    }
+  adj = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(nedges + 1));
+  if (!adj) {
+    s = mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  {
+    int64_t acc = 0;
+    for (i = 0; i <= n; i++) {
+      int64_t c = start[i];
+      start[i] = acc;
+      acc += c;
+    }
+  }
+  {
+    /* fill: a cursor per producer, reusing heap[] as scratch */
+    for (i = 0; i <= n; i++) heap[i] = start[i];
+    for (i = 0; i < n; i++)
+      for (k = 0; k < g->nodes[i].ninputs; k++) {
+        uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+        if (j) adj[heap[j - 1]++] = i;
+      }
+  }
+  /* binary min-heap of ready nodes */
+  for (i = 0; i < n; i++)
+    if (indeg[i] == 0) {
+      int64_t c = nheap++;
+      heap[c] = i;
+      while (c > 0 && heap[(c - 1) / 2] > heap[c]) {
+        int64_t t = heap[c];
+        heap[c] = heap[(c - 1) / 2];
+        heap[(c - 1) / 2] = t;
+        c = (c - 1) / 2;
+      }
+    }
+  while (nheap > 0) {
+    int64_t top = heap[0], c = 0, e;
+    heap[0] = heap[--nheap];
+    for (;;) {
+      int64_t l = 2 * c + 1, r = l + 1, m = c, t;
+      if (l < nheap && heap[l] < heap[m]) m = l;
+      if (r < nheap && heap[r] < heap[m]) m = r;
+      if (m == c) break;
+      t = heap[c];
+      heap[c] = heap[m];
+      heap[m] = t;
+      c = m;
+    }
+    ord[nemit++] = top;
+    for (e = start[top]; e < (top + 1 <= n ? start[top + 1] : nedges); e++) {
+      int64_t x = adj[e];
+      if (--indeg[x] == 0) {
+        int64_t q = nheap++;
+        heap[q] = x;
+        while (q > 0 && heap[(q - 1) / 2] > heap[q]) {
+          int64_t t = heap[q];
+          heap[q] = heap[(q - 1) / 2];
+          heap[(q - 1) / 2] = t;
+          q = (q - 1) / 2;
+        }
+      }
+    }
+  }
+  if (nemit != n) s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "the graph has a cycle: %lld of %lld nodes cannot be ordered",
+                                      (long long)(n - nemit), (long long)n);
+out:
+  if (adj) mgopt__heap_free(al, adj, sizeof(int64_t) * (size_t)(nedges + 1));
+  mgopt__imap_free(&prod);
+  if (s) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+  else *order = ord;
+  return s;
+}
+
+/* Imports graph g into block b: inputs become block args (for `main`, only the
+   inputs without an initializer), initializers const ops, nodes ops, outputs
+   block outputs. */
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
+  int64_t i;
+  mgopt_status s;
+  mgopt__imap inits;
+  memset(&inits, 0, sizeof inits);
+  inits.al = &I->p->alloc;
+  I->b = b;
+  I->node = NULL;
+  for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
+  for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
+  for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
+  if (inits.oom || I->vinfo.oom) {
+    mgopt__imap_free(&inits);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < g->ninputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->inputs[i].name);
+    mgopt_type t;
+    mgopt_value *v;
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (is_main && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    v = mgopt_block_add_arg(b, nm, &t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->ninitializers; i++) {
+    const mgopt_onnx_tensor *ot = &g->initializers[i];
+    const char *nm = mgopt__imp_intern(I, ot->name);
+    mgopt_tensor *t;
+    mgopt_value *v;
+    if (!nm || !nm[0]) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "an initializer has no name");
+      goto out;
+    }
+    t = mgopt__imp_tensor(I, ot);
+    if (!t) {
+      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    v = mgopt_build_const(I->p, b, NULL, nm, t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  {
+    int64_t *order = NULL;
+    if ((s = mgopt__imp_order(I, g, &order)) != MGOPT_OK) goto out;
+    for (i = 0; i < g->nnodes; i++) {
+      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) break;
+      I->b = b;
+    }
+    mgopt__heap_free(&I->p->alloc, order, sizeof(int64_t) * (size_t)(g->nnodes + 1) * 4);
+    if (s) goto out;
+  }
+  I->node = NULL;
+  for (i = 0; i < g->noutputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->outputs[i].name);
+    mgopt_value *v = (mgopt_value *)mgopt__imap_get(&I->values, nm);
+    if (!v) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph output '%s' is not produced by any node", nm ? nm : "");
+      goto out;
+    }
+    if (mgopt_block_add_output(b, v)) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+  }
+  s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+out:
+  mgopt__imap_free(&inits);
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
+  mgopt__imp I;
+  mgopt_function *f;
+  mgopt_status s;
+  int64_t i;
+  if (!m || !m->program || !m->graph) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the model has no graph");
+  memset(&I, 0, sizeof I);
+  I.p = m->program;
+  I.m = m;
+  I.d = d;
+  I.values.al = &I.p->alloc;
+  I.vinfo.al = &I.p->alloc;
+  I.opset = 1;
+  for (i = 0; i < m->nopset_imports; i++)
+    if (m->opset_imports[i].domain.len == 0 || mgopt__imp_streq(m->opset_imports[i].domain, "ai.onnx"))
+      I.opset = m->opset_imports[i].version;
+  if (mgopt_program_function(I.p, "main"))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the program already has a main function");
+  f = mgopt_function_new(I.p, "main");
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  mgopt__imap_free(&I.values);
+  mgopt__imap_free(&I.vinfo);
+  if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  if (s == MGOPT_OK) I.p->onnx_meta = m;
+  return s;
+}
+
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read(buf, len, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read_file(path, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+#endif
+/* src/onnx/export.c — the IR back to an ONNX model tree for the target opset. */
+
+/* How it works. Function `main` becomes the graph. Graph inputs follow the
+   imported model's order (an input that had an initializer is listed again
+   with its constant), then any new arguments. Consts become initializers
+   (or Constant nodes: inside subgraphs, and where the option keeps them).
+   Canonical ops become the ONNX ops of the target opset, with parameters that
+   newer opsets take as inputs written as int64 initializers; opaque ops go
+   back as they came. Every value name is unique in the written model: a
+   clash gets a fresh name, except graph inputs and outputs. Nodes are
+   accumulated in heap vectors and copied into the program's arena at the
+   end of each graph. */
+
+typedef struct mgopt__exv {
+  void *data;
+  int64_t n, cap;
+} mgopt__exv;
+
+typedef struct mgopt__exg { /* a graph being written */
+  mgopt__exv nodes, inits, inputs, outputs;
+  int is_main;
+} mgopt__exg;
+
+typedef struct mgopt__exp {
+  mgopt_program *p;
+  const mgopt_onnx_export_options *o;
+  mgopt_diag *d;
+  int64_t opset;
+  mgopt__exg *g;
+  const mgopt_op *op; /* op being written, for messages */
+  int depth;
+} mgopt__exp;
+
+static void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  char *slot;
+  if (!mgopt__grow(&E->p->alloc, &v->data, &v->cap, v->n + 1, elem)) return NULL;
+  slot = (char *)v->data + (size_t)v->n * elem;
+  memset(slot, 0, elem);
+  v->n++;
+  return slot;
+}
+
+static void mgopt__exv_free(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  if (v->data) mgopt__heap_free(&E->p->alloc, v->data, (size_t)v->cap * elem);
+  memset(v, 0, sizeof *v);
+}
+
+/* Moves a vector's contents into the arena; returns the arena copy. */
+static void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, int64_t *count) {
+  void *a = NULL;
+  *count = v->n;
+  if (v->n) a = mgopt__dup(E->p, v->data, (size_t)v->n * elem);
+  mgopt__exv_free(E, v, elem);
+  return a;
+}
+
+static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!E->d) return s;
+  E->d->status = s;
+  E->d->op[0] = 0;
+  if (E->op) {
+    const char *n = E->op->name ? E->op->name : (E->op->nouts && E->op->outs[0]->name) ? E->op->outs[0]->name : "";
+    snprintf(E->d->op, sizeof E->d->op, "%.90s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(E->d->msg, sizeof E->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static mgopt_str mgopt__exp_s(const char *c) {
+  mgopt_str s;
+  s.ptr = c ? c : "";
+  s.len = c ? strlen(c) : 0;
+  return s;
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static int32_t mgopt__exp_dtype(mgopt_dtype t) {
+  int32_t k;
+  for (k = 1; k < MGOPT_ONNX_DT__COUNT; k++)
+    if (mgopt_onnx_dtype(k) == t && t != MGOPT_DT_UNKNOWN) return k;
+  return 0;
+}
+
+static mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
+  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
+  mgopt_onnx_tensor_type *tt;
+  int32_t i;
+  if (!ot) return NULL;
+  if (t->kind == MGOPT_TYPE_OTHER) {
+    ot->other.ptr = (const char *)t->other;
+    ot->other.len = t->other_len;
+    return ot;
+  }
+  tt = (mgopt_onnx_tensor_type *)mgopt_program_alloc(E->p, sizeof *tt, 8);
+  if (!tt) return NULL;
+  ot->tensor_type = tt;
+  tt->elem_type = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  if (tt->elem_type) tt->has |= MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE;
+  if (t->rank >= 0) {
+    tt->shape = (mgopt_onnx_shape *)mgopt_program_alloc(E->p, sizeof *tt->shape, 8);
+    if (!tt->shape) return NULL;
+    tt->shape->ndims = t->rank;
+    if (t->rank > 0) {
+      tt->shape->dims = (mgopt_onnx_dim *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_dim) * (size_t)t->rank, 8);
+      if (!tt->shape->dims) return NULL;
+    }
+    for (i = 0; i < t->rank; i++) {
+      mgopt_onnx_dim *od = &tt->shape->dims[i];
+      if (t->dims[i].sym) {
+        od->has = MGOPT_ONNX_DIM_HAS_PARAM;
+        od->param = mgopt__exp_s(t->dims[i].sym);
+      } else if (t->dims[i].v >= 0) {
+        od->has = MGOPT_ONNX_DIM_HAS_VALUE;
+        od->value = t->dims[i].v;
+      }
+    }
+  }
+  return ot;
+}
+
+/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
+static mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
+  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  int64_t nb, i;
+  memset(ot, 0, sizeof *ot);
+  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->data_type = dt;
+  ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
+  ot->name = mgopt__exp_s(name);
+  ot->ndims = t->rank;
+  ot->numel = t->numel;
+  if (t->rank > 0) {
+    ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
+    if (!ot->dims) return MGOPT_ERR_NOMEM;
+  }
+  if (t->dtype == MGOPT_DT_STRING) {
+    ot->string_data = (mgopt_str *)t->data;
+    ot->nstring_data = t->numel;
+    return MGOPT_OK;
+  }
+  nb = mgopt_onnx_raw_nbytes(dt, t->numel);
+  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  if ((size_t)nb == t->nbytes) {
+    ot->raw_data.ptr = (const char *)t->data;
+    ot->raw_data.len = t->nbytes;
+    return MGOPT_OK;
+  }
+  {
+    /* 4-bit types: two per byte, low nibble first */
+    uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
+    if (!r) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
+    ot->raw_data.ptr = (const char *)r;
+    ot->raw_data.len = (size_t)nb;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain, const char *name) {
+  mgopt_onnx_node *n = (mgopt_onnx_node *)mgopt__exv_push(E, &E->g->nodes, sizeof(mgopt_onnx_node));
+  if (!n) return NULL;
+  n->op_type = mgopt__exp_s(op_type);
+  n->domain = mgopt__exp_s(domain);
+  if (name) n->name = mgopt__exp_s(name);
+  return n;
+}
+
+static int mgopt__exp_set_io(mgopt__exp *E, mgopt_str **arr, int64_t *cnt, const char *const *names, int64_t n) {
+  int64_t i;
+  *arr = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(n ? n : 1), 8);
+  if (!*arr) return 0;
+  for (i = 0; i < n; i++) (*arr)[i] = mgopt__exp_s(names[i]);
+  *cnt = n;
+  return 1;
+}
+
+static mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int32_t type) {
+  mgopt_onnx_attribute *a = (mgopt_onnx_attribute *)mgopt_program_alloc(
+      E->p, sizeof(mgopt_onnx_attribute) * (size_t)(n->nattributes + 1), 8);
+  if (!a) return NULL;
+  if (n->nattributes) memcpy(a, n->attributes, sizeof(mgopt_onnx_attribute) * (size_t)n->nattributes);
+  n->attributes = a;
+  a = &a[n->nattributes++];
+  a->name = mgopt__exp_s(name);
+  a->type = type;
+  a->has = MGOPT_ONNX_ATTR_HAS_TYPE;
+  return a;
+}
+
+static int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INT);
+  if (!a) return 0;
+  a->i = v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_I;
+  return 1;
+}
+
+static int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOAT);
+  if (!a) return 0;
+  a->f = (float)v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_F;
+  return 1;
+}
+
+static int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_STRING);
+  if (!a) return 0;
+  a->s = mgopt__exp_s(v);
+  a->has |= MGOPT_ONNX_ATTR_HAS_S;
+  return 1;
+}
+
+static int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v, int64_t cnt) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INTS);
+  if (!a) return 0;
+  a->ints = (int64_t *)mgopt__dup(E->p, v, sizeof(int64_t) * (size_t)(cnt ? cnt : 1));
+  a->nints = cnt;
+  return a->ints != NULL;
+}
+
+/* A fresh value name for an intermediate the export creates. */
+static const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
+  return mgopt_program_fresh_name(E->p, buf);
+}
+
+/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
+static const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
+  const char *name = mgopt__exp_fresh(E, base);
+  mgopt_onnx_tensor *ot;
+  if (!t || !name) return NULL;
+  if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
+  if (E->g->is_main) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
+  } else {
+    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
+    mgopt_onnx_attribute *a;
+    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
+    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
+    if (!a) return NULL;
+    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
+  }
+  return name;
+}
+
+static const char *mgopt__exp_vname(const mgopt_value *v) { return v ? (v->name ? v->name : "") : ""; }
+
+/* Name of an integer list operand as int64: a constant is rewritten as an
+   int64 constant, an int64 value used as is, other integers cast. */
+static const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  if (t && mgopt_dtype_is_int((mgopt_dtype)t->dtype) && t->rank <= 1) {
+    int64_t i, n = t->numel, *arr;
+    if (t->dtype == MGOPT_DT_INT64 && t->rank == 1) return mgopt__exp_vname(v);
+    arr = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (!arr) return NULL;
+    mgopt_tensor_data(E->p, t);
+    for (i = 0; i < n; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+    return mgopt__exp_i64_const(E, mgopt__exp_vname(v), arr, n);
+  }
+  if (v->type.dtype == MGOPT_DT_INT64) return mgopt__exp_vname(v);
+  {
+    const char *out = mgopt__exp_fresh(E, mgopt__exp_vname(v));
+    const char *in = mgopt__exp_vname(v);
+    mgopt_onnx_node *n = mgopt__exp_node(E, "Cast", "", NULL);
+    if (!n || !out || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &in, 1) ||
+        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1) ||
+        !mgopt__exp_aint(E, n, "to", MGOPT_ONNX_DT_INT64))
+      return NULL;
+    return out;
+  }
+}
+
+/* Emits op_type with the given inputs and the op's outputs (named). */
+static mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
+                                          const char *const *ins, int64_t nin) {
+  const char *outs[64];
+  int32_t i;
+  mgopt_onnx_node *n;
+  if (op->nouts > 64) return NULL;
+  for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
+  n = mgopt__exp_node(E, op_type, "", op->name);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, outs, op->nouts))
+    return NULL;
+  return n;
+}
+
+static const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  return v ? mgopt__exp_vname(v) : NULL;
+}
+
+/* ---------------------------------------------------------------- canonical ops */
+
+static mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
+
+static mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
+  return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,
+                         (long long)E->opset, why ? ": " : "", why ? why : "");
+}
+
+typedef struct mgopt__exp_map {
+  int32_t kind;
+  const char *onnx;
+  const char *slots[3];
+} mgopt__exp_map;
+
+/* One-to-one ops: ONNX inputs in the order of the listed slots. */
+static const mgopt__exp_map mgopt__exp_direct[] = {
+    {MGOPT_OP_add, "Add", {"x", "y", NULL}},           {MGOPT_OP_sub, "Sub", {"x", "y", NULL}},
+    {MGOPT_OP_mul, "Mul", {"x", "y", NULL}},           {MGOPT_OP_real_div, "Div", {"x", "y", NULL}},
+    {MGOPT_OP_pow, "Pow", {"x", "y", NULL}},           {MGOPT_OP_maximum, "Max", {"x", "y", NULL}},
+    {MGOPT_OP_minimum, "Min", {"x", "y", NULL}},       {MGOPT_OP_equal, "Equal", {"x", "y", NULL}},
+    {MGOPT_OP_less, "Less", {"x", "y", NULL}},         {MGOPT_OP_greater, "Greater", {"x", "y", NULL}},
+    {MGOPT_OP_less_equal, "LessOrEqual", {"x", "y", NULL}},
+    {MGOPT_OP_greater_equal, "GreaterOrEqual", {"x", "y", NULL}},
+    {MGOPT_OP_logical_and, "And", {"x", "y", NULL}},   {MGOPT_OP_logical_or, "Or", {"x", "y", NULL}},
+    {MGOPT_OP_logical_xor, "Xor", {"x", "y", NULL}},   {MGOPT_OP_logical_not, "Not", {"x", NULL, NULL}},
+    {MGOPT_OP_select, "Where", {"cond", "a", "b"}},    {MGOPT_OP_relu, "Relu", {"x", NULL, NULL}},
+    {MGOPT_OP_sigmoid, "Sigmoid", {"x", NULL, NULL}},  {MGOPT_OP_tanh, "Tanh", {"x", NULL, NULL}},
+    {MGOPT_OP_erf, "Erf", {"x", NULL, NULL}},          {MGOPT_OP_sqrt, "Sqrt", {"x", NULL, NULL}},
+    {MGOPT_OP_exp, "Exp", {"x", NULL, NULL}},          {MGOPT_OP_log, "Log", {"x", NULL, NULL}},
+    {MGOPT_OP_abs, "Abs", {"x", NULL, NULL}},          {MGOPT_OP_floor, "Floor", {"x", NULL, NULL}},
+    {MGOPT_OP_ceil, "Ceil", {"x", NULL, NULL}},        {MGOPT_OP_sin, "Sin", {"x", NULL, NULL}},
+    {MGOPT_OP_cos, "Cos", {"x", NULL, NULL}},          {MGOPT_OP_identity, "Identity", {"x", NULL, NULL}},
+    {MGOPT_OP_sign, "Sign", {"x", NULL, NULL}},        {MGOPT_OP_round, "Round", {"x", NULL, NULL}},
+};
+
+static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t k;
+  size_t len = 0;
+  const char *pt = mgopt_op_get_string(op, "pad_type", &len);
+  if ((k = mgopt_op_get_ints(E->p, op, "strides", &v)) >= 0 && !mgopt__exp_aints(E, n, "strides", v, k))
+    return mgopt__exp_nomem(E);
+  if (with_dil && (k = mgopt_op_get_ints(E->p, op, "dilations", &v)) >= 0 && !mgopt__exp_aints(E, n, "dilations", v, k))
+    return mgopt__exp_nomem(E);
+  if (!pt || strcmp(pt, "valid") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "VALID")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_UPPER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same_lower") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "custom") == 0) {
+    int64_t i, m, pads[64];
+    k = mgopt_op_get_ints(E->p, op, "pad", &v);
+    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
+    m = k / 2;
+    for (i = 0; i < m; i++) {
+      pads[i] = v[2 * i];
+      pads[m + i] = v[2 * i + 1];
+    }
+    if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
+  } else {
+    return mgopt__exp_unsupported(E, op, "unknown pad_type");
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
+
+static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
+  const char *ins[8];
+  mgopt_onnx_node *n;
+  int32_t i;
+  const int64_t *v = NULL;
+  int64_t k;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(mgopt__exp_direct); i++)
+    if (mgopt__exp_direct[i].kind == op->kind) {
+      int64_t nin = 0;
+      while (nin < 3 && mgopt__exp_direct[i].slots[nin]) {
+        ins[nin] = mgopt__exp_in(op, mgopt__exp_direct[i].slots[nin]);
+        if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+        nin++;
+      }
+      return mgopt__exp_simple(E, op, mgopt__exp_direct[i].onnx, ins, nin) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+  ins[0] = mgopt__exp_in(op, "x");
+  switch (op->kind) {
+    case MGOPT_OP_leaky_relu:
+      n = mgopt__exp_simple(E, op, "LeakyRelu", ins, 1);
+      if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.01))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_softmax: {
+      int64_t axis = mgopt_op_get_int(op, "axis", -1);
+      int r = op->outs[0]->type.rank;
+      if (E->opset < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
+        return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
+      n = mgopt__exp_simple(E, op, "Softmax", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_gelu: {
+      size_t len = 0;
+      const char *mode = mgopt_op_get_string(op, "mode", &len);
+      if (E->opset < 20) return mgopt__exp_unsupported(E, op, "Gelu needs opset 20");
+      if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
+        return mgopt__exp_unsupported(E, op, "this gelu mode");
+      n = mgopt__exp_simple(E, op, "Gelu", ins, 1);
+      if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_clip: {
+      double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+      mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+      if (E->opset < 11) {
+        n = mgopt__exp_simple(E, op, "Clip", ins, 1);
+        if (!n) return mgopt__exp_nomem(E);
+        if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+        if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      ins[1] = ins[2] = "";
+      if (lo > -HUGE_VAL || hi < HUGE_VAL) {
+        int j;
+        for (j = 0; j < 2; j++) {
+          double val = j ? hi : lo;
+          mgopt_tensor *t;
+          const char *nm;
+          mgopt_onnx_tensor *ot;
+          if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+          t = mgopt_tensor_new_scalar_f64(E->p, dt, val);
+          nm = mgopt__exp_fresh(E, j ? "clip_max" : "clip_min");
+          if (!t || !nm) return mgopt__exp_nomem(E);
+          if (E->g->is_main) {
+            ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+            if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return mgopt__exp_nomem(E);
+          } else {
+            mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
+            mgopt_onnx_attribute *a;
+            if (!c || !mgopt__exp_set_io(E, &c->outputs, &c->noutputs, &nm, 1)) return mgopt__exp_nomem(E);
+            a = mgopt__exp_attr(E, c, "value", MGOPT_ONNX_ATTR_TENSOR);
+            if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)) ||
+                mgopt__exp_tensor(E, t, "", a->t))
+              return mgopt__exp_nomem(E);
+          }
+          ins[1 + j] = nm;
+        }
+      }
+      return mgopt__exp_simple(E, op, "Clip", ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1) ? MGOPT_OK
+                                                                                                : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_cast: {
+      size_t len = 0;
+      const char *to = mgopt_op_get_string(op, "dtype", &len);
+      int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+      if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
+      n = mgopt__exp_simple(E, op, "Cast", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_transpose:
+      k = mgopt_op_get_ints(E->p, op, "perm", &v);
+      if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
+      n = mgopt__exp_simple(E, op, "Transpose", ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_reshape: {
+      mgopt_value *s = mgopt_op_operand(op, "shape");
+      mgopt_tensor *t = s ? mgopt_value_const(s) : NULL;
+      if (!s) return mgopt__exp_unsupported(E, op, "no shape");
+      if (t) {
+        /* MIL copies the input dim for a 0; ONNX Reshape does too (allowzero 0) */
+        (void)t;
+      }
+      ins[1] = mgopt__exp_as_i64(E, s);
+      if (!ins[1]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Reshape", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_squeeze:
+    case MGOPT_OP_expand_dims: {
+      const char *ot = op->kind == MGOPT_OP_squeeze ? "Squeeze" : "Unsqueeze";
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      if (k < 0) {
+        if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
+        return mgopt__exp_simple(E, op, ot, ins, 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+      if (E->opset >= 13) {
+        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        return mgopt__exp_simple(E, op, ot, ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+      n = mgopt__exp_simple(E, op, ot, ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_concat: {
+      int32_t si = mgopt_op_slot_index(op, "values");
+      const char **vals;
+      if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
+      vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
+      if (!vals) return mgopt__exp_nomem(E);
+      for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
+      n = mgopt__exp_simple(E, op, "Concat", vals, op->slots[si].n);
+      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_split: {
+      int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0);
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      int r = x ? x->type.rank : -1;
+      k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
+      if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
+      if (k < 0 && mgopt_op_attr(op, "num_splits")) {
+        /* an even split: ONNX's default without sizes (num_outputs from opset 18) */
+        n = mgopt__exp_simple(E, op, "Split", ins, 1);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        if (E->opset >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      if (k < 0) {
+        /* even split: sizes from the outputs' static dims */
+        if (axis < 0) axis += r;
+        if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
+        for (i = 0; i < op->nouts; i++) {
+          const mgopt_type *t = &op->outs[i]->type;
+          if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
+          sizes[i] = t->dims[axis].v;
+        }
+        v = sizes;
+        k = op->nouts;
+      }
+      if (E->opset >= 13) {
+        ins[1] = mgopt__exp_i64_const(E, "split", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        n = mgopt__exp_simple(E, op, "Split", ins, 2);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      n = mgopt__exp_simple(E, op, "Split", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "axis", axis) || !mgopt__exp_aints(E, n, "split", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_slice_by_index: {
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+      mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+      mgopt_value *sv = mgopt_op_operand(op, "stride");
+      mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+      const int64_t *bm = NULL, *em = NULL, *sm = NULL;
+      int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
+      if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
+      r = tb->numel;
+      if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
+      nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
+      nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
+      nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
+      for (j = 0; j < nsm; j++)
+        if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
+      for (j = 0; j < r; j++) {
+        int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+        int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
+        int bmask = j < nbm && bm[j], emask = j < nem && em[j];
+        if (bmask && emask && s == 1) continue; /* the whole axis */
+        st[cnt] = bmask ? (s > 0 ? 0 : INT64_MAX) : b;
+        en[cnt] = emask ? (s > 0 ? INT64_MAX : INT64_MIN) : e;
+        ax[cnt] = j;
+        stp[cnt] = s;
+        cnt++;
+      }
+      if (cnt == 0) return mgopt__exp_simple(E, op, "Identity", &ins[0], 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      if (E->opset < 10) {
+        /* Slice-1: starts/ends/axes attributes, unit steps only */
+        for (j = 0; j < cnt; j++) {
+          if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+          if (en[j] == INT64_MAX) en[j] = INT32_MAX;
+        }
+        n = mgopt__exp_simple(E, op, "Slice", ins, 1);
+        if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
+            !mgopt__exp_aints(E, n, "axes", ax, cnt))
+          return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
+      ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
+      ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
+      ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
+      if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Slice", ins, 5) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_gather:
+      if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
+      ins[1] = mgopt__exp_in(op, "indices");
+      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      n = mgopt__exp_simple(E, op, "Gather", ins, 2);
+      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_matmul:
+      if (mgopt_op_get_bool(op, "transpose_x", 0) || mgopt_op_get_bool(op, "transpose_y", 0)) {
+        /* transposes of the last two dims as Transpose nodes */
+        int j;
+        const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
+        for (j = 0; j < 2; j++) {
+          mgopt_value *xv = mgopt_op_operand(op, names[j]);
+          int64_t perm[64], r, q;
+          const char *out;
+          mgopt_onnx_node *t;
+          if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
+          ins[j] = mgopt__exp_vname(xv);
+          if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
+          r = xv->type.rank;
+          if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
+          for (q = 0; q < r; q++) perm[q] = q;
+          perm[r - 2] = r - 1;
+          perm[r - 1] = r - 2;
+          out = mgopt__exp_fresh(E, ins[j]);
+          t = mgopt__exp_node(E, "Transpose", "", NULL);
+          if (!out || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[j], 1) ||
+              !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &out, 1) || !mgopt__exp_aints(E, t, "perm", perm, r))
+            return mgopt__exp_nomem(E);
+          ins[j] = out;
+        }
+      } else {
+        ins[1] = mgopt__exp_in(op, "y");
+      }
+      return mgopt__exp_simple(E, op, "MatMul", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    case MGOPT_OP_linear: {
+      mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+      if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      ins[1] = mgopt__exp_vname(w);
+      if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
+        ins[2] = b ? mgopt__exp_vname(b) : NULL;
+        n = mgopt__exp_simple(E, op, "Gemm", ins, b ? 3 : 2);
+        if (!n || !mgopt__exp_aint(E, n, "transB", 1)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      {
+        /* MatMul(x, Transpose(w)) (+ Add(bias)) */
+        int64_t perm[2] = {1, 0};
+        const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
+        const char *ins2[2];
+        mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
+        if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
+        if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
+            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
+          return mgopt__exp_nomem(E);
+        ins2[0] = ins[0];
+        ins2[1] = wt;
+        if (!b) return mgopt__exp_simple(E, op, "MatMul", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+        t = mgopt__exp_node(E, "MatMul", "", NULL);
+        if (!mm || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, ins2, 2) ||
+            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &mm, 1))
+          return mgopt__exp_nomem(E);
+        ins2[0] = mm;
+        ins2[1] = mgopt__exp_vname(b);
+        return mgopt__exp_simple(E, op, "Add", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+    }
+    case MGOPT_OP_conv:
+    case MGOPT_OP_conv_transpose: {
+      mgopt_status s;
+      ins[1] = mgopt__exp_in(op, "weight");
+      ins[2] = mgopt__exp_in(op, "bias");
+      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape"))
+        return mgopt__exp_unsupported(E, op, "output_shape");
+      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_conv ? "Conv" : "ConvTranspose", ins, ins[2] ? 3 : 2);
+      if (!n) return mgopt__exp_nomem(E);
+      if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
+      if (!mgopt__exp_aint(E, n, "group", mgopt_op_get_int(op, "groups", 1))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_avg_pool:
+    case MGOPT_OP_max_pool: {
+      mgopt_status s;
+      k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
+      if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
+      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_max_pool ? "MaxPool" : "AveragePool", ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
+      if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
+      if (mgopt_op_get_bool(op, "ceil_mode", 0) && !mgopt__exp_aint(E, n, "ceil_mode", 1)) return mgopt__exp_nomem(E);
+      if (op->kind == MGOPT_OP_avg_pool && !mgopt_op_get_bool(op, "exclude_padding_from_average", 0) &&
+          !mgopt__exp_aint(E, n, "count_include_pad", 1))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_batch_norm:
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      ins[3] = mgopt__exp_in(op, "mean");
+      ins[4] = mgopt__exp_in(op, "variance");
+      if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+      n = mgopt__exp_simple(E, op, "BatchNormalization", ins, 5);
+      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_instance_norm:
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+      n = mgopt__exp_simple(E, op, "InstanceNormalization", ins, 3);
+      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_layer_norm: {
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      int64_t r = x ? x->type.rank : -1, j;
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      if (E->opset < 17 || r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
+      for (j = 0; j < k; j++)
+        if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
+      n = mgopt__exp_simple(E, op, "LayerNormalization", ins, ins[2] ? 3 : 2);
+      if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
+          !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_reduce_sum:
+    case MGOPT_OP_reduce_mean:
+    case MGOPT_OP_reduce_max:
+    case MGOPT_OP_reduce_min:
+    case MGOPT_OP_reduce_prod: {
+      static const char *const names[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"};
+      int idx = op->kind == MGOPT_OP_reduce_sum ? 0 : op->kind == MGOPT_OP_reduce_mean ? 1 : op->kind == MGOPT_OP_reduce_max ? 2
+                : op->kind == MGOPT_OP_reduce_min ? 3 : 4;
+      int64_t input_from = idx == 0 ? 13 : 18;
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      if (k >= 0 && E->opset >= input_from) {
+        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        n = mgopt__exp_simple(E, op, names[idx], ins, 2);
+      } else {
+        n = mgopt__exp_simple(E, op, names[idx], ins, 1);
+        if (n && k >= 0 && !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+      }
+      if (!n || !mgopt__exp_aint(E, n, "keepdims", mgopt_op_get_bool(op, "keep_dims", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_pad: {
+      mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      size_t len = 0;
+      const char *mode = mgopt_op_get_string(op, "mode", &len);
+      int64_t r = x ? x->type.rank : -1, pads[128], m, j;
+      if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
+      m = tp->numel / 2;
+      for (j = 0; j < 2 * r; j++) pads[j] = 0;
+      for (j = 0; j < m; j++) {
+        pads[r - m + j] = mgopt_tensor_get_i64(tp, 2 * j);
+        pads[2 * r - m + j] = mgopt_tensor_get_i64(tp, 2 * j + 1);
+      }
+      if (mode && strcmp(mode, "replicate") == 0) mode = "edge";
+      if (E->opset >= 11) {
+        mgopt_tensor *cv = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)x->type.dtype, mgopt_op_get_float(op, "constant_val", 0.0));
+        const char *cn = mgopt__exp_fresh(E, "pad_value");
+        mgopt_onnx_tensor *ot;
+        ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
+        if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
+        if (E->g->is_main) {
+          ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+          if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
+          ins[2] = cn;
+        } else {
+          ins[2] = NULL;
+        }
+        n = mgopt__exp_simple(E, op, "Pad", ins, ins[2] ? 3 : 2);
+      } else {
+        n = mgopt__exp_simple(E, op, "Pad", ins, 1);
+        if (n && (!mgopt__exp_aints(E, n, "pads", pads, 2 * r) ||
+                  !mgopt__exp_afloat(E, n, "value", mgopt_op_get_float(op, "constant_val", 0.0))))
+          return mgopt__exp_nomem(E);
+      }
+      if (!n || !mgopt__exp_astr(E, n, "mode", mode ? mode : "constant")) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_tile: {
+      mgopt_value *reps = mgopt_op_operand(op, "reps");
+      if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
+      ins[1] = mgopt__exp_as_i64(E, reps);
+      if (!ins[1]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Tile", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    default:
+      return mgopt__exp_unsupported(E, op, NULL);
+  }
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
+  const char *sep = strstr(op->type, "::"), *last = NULL, *q;
+  char domain[128];
+  const char *ins[1024];
+  int64_t nin = 0, i;
+  mgopt_onnx_node *n;
+  for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
+  if (!sep || !last) return mgopt__exp_unsupported(E, op, "an opaque op needs a domain::OpType name");
+  if ((size_t)(last - op->type) >= sizeof domain) return mgopt__exp_unsupported(E, op, "domain too long");
+  memcpy(domain, op->type, (size_t)(last - op->type));
+  domain[last - op->type] = 0;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    char *end;
+    long k;
+    if (s->n == 0 && !s->is_list) continue;
+    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    k = strtol(s->name + 2, &end, 10);
+    if (*end || k < 0 || k >= 1024) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    while (nin <= k) ins[nin++] = "";
+    ins[k] = mgopt__exp_vname(s->uses[0].value);
+  }
+  n = mgopt__exp_simple(E, op, last + 2, ins, nin);
+  if (!n) return mgopt__exp_nomem(E);
+  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    mgopt_onnx_attribute *oa;
+    int64_t j;
+    switch ((mgopt_attr_kind)a->kind) {
+      case MGOPT_ATTR_BOOL:
+      case MGOPT_ATTR_INT:
+        if (!mgopt__exp_aint(E, n, a->name, a->u.i)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_FLOAT:
+        if (!mgopt__exp_afloat(E, n, a->name, a->u.f)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_STRING:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_STRING);
+        if (!oa) return mgopt__exp_nomem(E);
+        oa->s = a->u.s;
+        oa->has |= MGOPT_ONNX_ATTR_HAS_S;
+        break;
+      case MGOPT_ATTR_BOOLS:
+      case MGOPT_ATTR_INTS:
+        if (!mgopt__exp_aints(E, n, a->name, a->u.ints, a->n)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_FLOATS:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_FLOATS);
+        if (!oa || !(oa->floats = (float *)mgopt_program_alloc(E->p, sizeof(float) * (size_t)(a->n + 1), 8)))
+          return mgopt__exp_nomem(E);
+        for (j = 0; j < a->n; j++) oa->floats[j] = (float)a->u.floats[j];
+        oa->nfloats = a->n;
+        break;
+      case MGOPT_ATTR_STRINGS:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_STRINGS);
+        if (!oa) return mgopt__exp_nomem(E);
+        oa->strings = a->u.strs;
+        oa->nstrings = a->n;
+        break;
+      case MGOPT_ATTR_TENSOR:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TENSOR);
+        if (!oa || !(oa->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)))
+          return mgopt__exp_nomem(E);
+        if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
+        break;
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
+          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
+        if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
+          return mgopt__exp_nomem(E);
+        oa->tp->other.ptr = (const char *)a->u.bytes;
+        oa->tp->other.len = (size_t)a->n;
+        break;
+      default:
+        return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
+    }
+  }
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_onnx_attribute *oa = mgopt__exp_attr(E, n, op->blocks[i]->name, MGOPT_ONNX_ATTR_GRAPH);
+    mgopt__exg *saved = E->g;
+    const mgopt_op *saved_op = E->op;
+    mgopt_status s;
+    if (!oa || !(oa->g = (mgopt_onnx_graph *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_graph), 8)))
+      return mgopt__exp_nomem(E);
+    if (E->depth >= 64) return mgopt__exp_unsupported(E, op, "subgraphs nested too deeply");
+    oa->g->name = mgopt__exp_s(op->blocks[i]->name);
+    E->depth++;
+    s = mgopt__exp_block_graph(E, op->blocks[i], oa->g, 0);
+    E->depth--;
+    E->g = saved;
+    E->op = saved_op;
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, const char *name, const mgopt_type *t) {
+  mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
+  if (!vi) return NULL;
+  vi->name = mgopt__exp_s(name);
+  /* an unknown element type is written as no type at all (ONNX rejects type 0) */
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
+  vi->type = mgopt__exp_type(E, t);
+  return vi->type ? vi : NULL;
+}
+
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
+  mgopt__exg g;
+  mgopt_op *op;
+  int32_t i;
+  mgopt_status s = MGOPT_OK;
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  memset(&g, 0, sizeof g);
+  g.is_main = is_main;
+  E->g = &g;
+  if (is_main && orig && orig->graph) {
+    /* the imported input order; inputs that had initializers are listed again */
+    int64_t k;
+    for (k = 0; k < orig->graph->ninputs && !s; k++) {
+      const char *nm = mgopt_program_intern(E->p, orig->graph->inputs[k].name.ptr ? orig->graph->inputs[k].name.ptr : "",
+                                            orig->graph->inputs[k].name.len);
+      mgopt_value *found = NULL;
+      for (i = 0; i < b->nargs; i++)
+        if (b->args[i]->name == nm) found = b->args[i];
+      if (!found)
+        for (op = b->first; op; op = op->next)
+          if (op->kind == MGOPT_OP_const && op->outs[0]->name == nm) found = op->outs[0];
+      if (found && !mgopt__exp_vi(E, &g.inputs, nm, &found->type)) s = mgopt__exp_nomem(E);
+    }
+    for (i = 0; i < b->nargs && !s; i++) {
+      int64_t j, seen = 0;
+      for (j = 0; j < g.inputs.n; j++)
+        if (((mgopt_onnx_value_info *)g.inputs.data)[j].name.ptr == b->args[i]->name) seen = 1;
+      if (!seen && !mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
+    }
+  } else {
+    for (i = 0; i < b->nargs && !s; i++)
+      if (!mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
+  }
+  for (op = b->first; op && !s; op = op->next) {
+    E->op = op;
+    if (op->kind == MGOPT_OP_const) {
+      mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+      if (!t) {
+        s = mgopt__exp_unsupported(E, op, "a const without a value");
+        break;
+      }
+      if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
+        mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
+        if (!ot) s = mgopt__exp_nomem(E);
+        else s = mgopt__exp_tensor(E, t, mgopt__exp_vname(op->outs[0]), ot);
+      } else {
+        mgopt_onnx_node *n = mgopt__exp_simple(E, op, "Constant", NULL, 0);
+        mgopt_onnx_attribute *a = n ? mgopt__exp_attr(E, n, "value", MGOPT_ONNX_ATTR_TENSOR) : NULL;
+        if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8))) s = mgopt__exp_nomem(E);
+        else s = mgopt__exp_tensor(E, t, "", a->t);
+      }
+      continue;
+    }
+    if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
+    else if (op->nblocks) s = mgopt__exp_unsupported(E, op, "control flow");
+    else s = mgopt__exp_canonical(E, op);
+    E->g = &g;
+  }
+  E->op = NULL;
+  for (i = 0; i < b->nouts && !s; i++) {
+    mgopt_value *v = b->outs[i]->value;
+    if (!mgopt__exp_vi(E, &g.outputs, mgopt__exp_vname(v), &v->type)) s = mgopt__exp_nomem(E);
+  }
+  if (!s) {
+    og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
+    og->initializers = (mgopt_onnx_tensor *)mgopt__exv_take(E, &g.inits, sizeof(mgopt_onnx_tensor), &og->ninitializers);
+    og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
+    og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
+    if (E->p->status) s = mgopt__exp_nomem(E);
+  }
+  mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
+  mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
+  mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
+  mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+  return s;
+}
+
+/* Renames values whose name is already taken so every name in the model is
+   unique. The function's inputs and outputs are claimed first and keep
+   their names. */
+typedef struct mgopt__exn {
+  mgopt__exp *E;
+  const char **tab;
+  size_t cap, count;
+  int oom;
+} mgopt__exn;
+
+/* 1 if the name was free (now claimed), 0 if taken. */
+static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
+  size_t h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (N->cap - 1);
+  while (N->tab[h]) {
+    if (N->tab[h] == name) return 0;
+    h = (h + 1) & (N->cap - 1);
+  }
+  if ((N->count + 1) * 2 > N->cap) {
+    N->oom = 1;
+    return 1;
+  }
+  N->tab[h] = name;
+  N->count++;
+  return 1;
+}
+
+static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
+  if ((v->flags & MGOPT_VALUE_ABSENT) || !v->name || is_io || N->oom) return;
+  while (!mgopt__exn_claim(N, v->name)) {
+    v->name = mgopt__exp_fresh(N->E, v->name);
+    if (!v->name) {
+      N->oom = 1;
+      return;
+    }
+  }
+}
+
+static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, int depth) {
+  mgopt_op *op;
+  int32_t i, k;
+  for (i = 0; i < b->nargs; i++) mgopt__exn_value(N, b->args[i], b == body);
+  for (op = b->first; op; op = op->next) {
+    for (k = 0; k < op->nblocks && depth < 64; k++) mgopt__exn_block(N, op->blocks[k], body, depth + 1);
+    for (i = 0; i < op->nouts; i++) {
+      mgopt_value *v = op->outs[i];
+      int io = 0;
+      const mgopt_use *u;
+      for (u = v->uses; u; u = u->next)
+        if (!u->op && u->block == body) io = 1;
+      mgopt__exn_value(N, v, io);
+    }
+  }
+}
+
+static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
+  mgopt__exn N;
+  int32_t i;
+  int64_t nvals = mgopt_program_op_count(E->p) * 2 + f->body->nargs + 16;
+  memset(&N, 0, sizeof N);
+  N.E = E;
+  N.cap = 1024;
+  while (N.cap < (size_t)nvals * 4) N.cap *= 2;
+  N.tab = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, N.cap * sizeof(char *));
+  if (!N.tab) return mgopt__exp_nomem(E);
+  memset((void *)N.tab, 0, N.cap * sizeof(char *));
+  for (i = 0; i < f->body->nargs; i++)
+    if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
+  for (i = 0; i < f->body->nouts; i++)
+    if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
+  mgopt__exn_block(&N, f->body, f->body, 0);
+  mgopt__heap_free(&E->p->alloc, (void *)N.tab, N.cap * sizeof(char *));
+  return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d) {
+  mgopt__exp E;
+  mgopt_function *f = p ? mgopt_program_function(p, "main") : NULL;
+  const mgopt_onnx_model *orig;
+  mgopt_onnx_model *m;
+  mgopt_status s;
+  int64_t i;
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "export: the program has no main function");
+  orig = (const mgopt_onnx_model *)p->onnx_meta;
+  memset(&E, 0, sizeof E);
+  E.p = p;
+  E.o = opts;
+  E.d = d;
+  E.opset = opts && opts->opset > 0 ? opts->opset : 0;
+  m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  m->program = p;
+  if (orig) {
+    m->ir_version = orig->ir_version;
+    m->domain = orig->domain;
+    m->model_version = orig->model_version;
+    m->doc_string = orig->doc_string;
+    m->metadata_props = orig->metadata_props;
+    m->nmetadata_props = orig->nmetadata_props;
+    m->training_info = orig->training_info;
+    m->ntraining_info = orig->ntraining_info;
+    m->functions = orig->functions;
+    m->nfunctions = orig->nfunctions;
+    m->opset_imports = orig->opset_imports;
+    m->nopset_imports = orig->nopset_imports;
+    m->dir = orig->dir;
+    for (i = 0; i < orig->nopset_imports; i++)
+      if ((orig->opset_imports[i].domain.len == 0 || (orig->opset_imports[i].domain.len == 7 &&
+                                                       memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0)) &&
+          !E.opset)
+        E.opset = orig->opset_imports[i].version;
+  }
+  if (!E.opset) E.opset = 17;
+  if (!orig || (opts && opts->opset > 0)) {
+    /* a fresh opset list: the default domain at the target version, others kept */
+    int64_t n = orig ? orig->nopset_imports : 0, j = 0;
+    mgopt_onnx_opset *os = (mgopt_onnx_opset *)mgopt_program_alloc(p, sizeof(mgopt_onnx_opset) * (size_t)(n + 1), 8);
+    if (!os) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    os[j].domain = mgopt__exp_s("");
+    os[j++].version = E.opset;
+    for (i = 0; i < n; i++)
+      if (orig->opset_imports[i].domain.len && !(orig->opset_imports[i].domain.len == 7 &&
+                                                  memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
+        os[j++] = orig->opset_imports[i];
+    m->opset_imports = os;
+    m->nopset_imports = j;
+  }
+  if (!m->ir_version || E.opset > 18) m->ir_version = m->ir_version > 9 ? m->ir_version : 9;
+  if (E.opset <= 18 && !orig) m->ir_version = 8;
+  m->producer_name = mgopt__exp_s("mgopt");
+  m->producer_version = mgopt__exp_s(MGOPT_VERSION_STRING);
+  m->graph = (mgopt_onnx_graph *)mgopt_program_alloc(p, sizeof *m->graph, 8);
+  if (!m->graph) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  m->graph->name = orig && orig->graph ? orig->graph->name : mgopt__exp_s("main");
+  if (orig && orig->graph) {
+    m->graph->doc_string = orig->graph->doc_string;
+    m->graph->metadata_props = orig->graph->metadata_props;
+    m->graph->nmetadata_props = orig->graph->nmetadata_props;
+  }
+  s = mgopt__exp_unique_names(&E, f);
+  if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  if (s) return s;
+  if (m->ir_version > 0 && m->ir_version < 4) {
+    /* before IR version 4 every initializer must also be a graph input */
+    mgopt_onnx_graph *g = m->graph;
+    int64_t extra = 0, j, k;
+    mgopt_onnx_value_info *vi;
+    for (j = 0; j < g->ninitializers; j++) {
+      int listed = 0;
+      for (k = 0; k < g->ninputs && !listed; k++)
+        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
+                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
+      if (!listed) extra++;
+    }
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
+    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+      const mgopt_onnx_tensor *t = &g->initializers[j];
+      int listed = 0;
+      int64_t q;
+      for (q = 0; q < g->ninputs && !listed; q++)
+        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
+      if (listed) continue;
+      {
+        mgopt_type ty;
+        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
+          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        vi[k].name = t->name;
+        vi[k].type = mgopt__exp_type(&E, &ty);
+        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        k++;
+      }
+    }
+    g->inputs = vi;
+    g->ninputs = k;
+  }
+  *out = m;
+  return MGOPT_OK;
+}
 #endif /* MGOPT__IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */
 /*
