@@ -1,18 +1,34 @@
-/* tests/compile/alloc.c — a counting allocator passed to mgopt_program_create.
+/* tests/compile/alloc.c — a counting allocator passed to mgopt_program_create,
+   and the MGOPT_MALLOC / MGOPT_REALLOC / MGOPT_FREE hooks overridden together.
 
    Every block the library takes must come from it (the MGOPT_MALLOC family is
    overridden to count calls that bypass it), every realloc/free must state the
    block's true old size, and mgopt_program_destroy must return every byte.
    A failing variant runs the same work with the allocator failing at the k-th
-   request, for every k until the work succeeds: no crash, no leak. */
+   request, for every k until the work succeeds: no crash, no leak.
+   Without an allocator, the hooks must serve every block and get each back. */
 #include <stdlib.h>
 #include <string.h>
 
-static long alloc_bypass; /* MGOPT_MALLOC family calls (must stay 0) */
-static void *alloc_bypass_malloc(size_t n) { alloc_bypass++; return malloc(n); }
-static void *alloc_bypass_realloc(void *p, size_t n) { alloc_bypass++; return realloc(p, n); }
+static long alloc_bypass;     /* MGOPT_MALLOC family calls (0 when an allocator is given) */
+static long alloc_hook_live;  /* blocks from the hooks not yet freed */
+static void *alloc_bypass_malloc(size_t n) {
+  void *p = malloc(n);
+  alloc_bypass++;
+  if (p) alloc_hook_live++;
+  return p;
+}
+static void *alloc_bypass_realloc(void *old, size_t n) {
+  void *p = realloc(old, n);
+  alloc_bypass++;
+  if (p && !old) alloc_hook_live++;
+  return p;
+}
 static void alloc_bypass_free(void *p) {
-  if (p) alloc_bypass++;
+  if (p) {
+    alloc_bypass++;
+    alloc_hook_live--;
+  }
   free(p);
 }
 #define MGOPT_MALLOC(sz) alloc_bypass_malloc(sz)
@@ -154,10 +170,26 @@ static void test_alloc_failures(void) {
   CHECK_EQ_INT(bad, 0);
 }
 
+/* MGOPT_MALLOC family: used when no allocator is given, and balanced. */
+static void test_hooks_used_and_balanced(void) {
+  mgopt_program *p;
+  alloc_bypass = alloc_hook_live = 0;
+  p = mgopt_program_create(NULL);
+  REQUIRE(p != NULL);
+  CHECK(alloc_bypass > 0);
+  CHECK(alloc_hook_live > 0);
+  CHECK(smoke_build(p) != NULL);
+  mgopt_program_destroy(p);
+  CHECK_EQ_INT(alloc_hook_live, 0);
+  smoke_run(NULL);
+  CHECK_EQ_INT(alloc_hook_live, 0);
+}
+
 static const test_case tests[] = {
     SMOKE_TESTS,
     TEST(test_alloc_counts_and_frees),
     TEST(test_alloc_parse),
     TEST(test_alloc_failures),
+    TEST(test_hooks_used_and_balanced),
 };
 TEST_MAIN(tests)

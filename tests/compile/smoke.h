@@ -70,13 +70,7 @@ static void smoke_run(const mgopt_allocator *a) {
                          &d);
   CHECK_EQ_INT(s, MGOPT_OK);
   CHECK_EQ_INT(nrep, 1);
-  if (mgopt_op_def_get(MGOPT_OP_const) == NULL) {
-    /* TEMPORARY until the op registry lands: const is not known to be pure. */
-    printf("note: op registry missing: the dead const is kept\n");
-    CHECK_EQ_INT(mgopt_program_op_count(p), 2);
-  } else {
-    CHECK_EQ_INT(mgopt_program_op_count(p), 1);
-  }
+  CHECK_EQ_INT(mgopt_program_op_count(p), 1);
   if (f) {
     CHECK(f->body->last == relu);
     CHECK_EQ_INT(f->body->nouts, 1);

@@ -1,9 +1,14 @@
 /* tests/compile/static_a.c — one of two translation units that each compile a
-   private copy of mgopt with MGOPT_STATIC; linked together they must not clash. */
+   private copy of mgopt with MGOPT_STATIC; linked together they must not clash.
+   This copy is also built with MGOPT_NO_SIMD, so static_b.c (default build) can
+   check that folding gives the same bits with and without the SIMD paths; the
+   Makefile checks that no intrinsics header is included here. */
 #define MGOPT_STATIC
+#define MGOPT_NO_SIMD
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
+#include "fold_cases.h"
 
 typedef const char *(*static_version_fn)(void);
 
@@ -30,4 +35,10 @@ int64_t static_a_op_count(void) {
   }
   mgopt_program_destroy(p);
   return n;
+}
+
+/* Folding case i with this (MGOPT_NO_SIMD) copy; see fold_cases.h. */
+int static_a_fold(int i, unsigned char *out, size_t cap, size_t *len);
+int static_a_fold(int i, unsigned char *out, size_t cap, size_t *len) {
+  return fold_case_run(i, out, cap, len);
 }
