@@ -108,13 +108,16 @@ static int mgopt__rg_bdim(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
   return 1;
 }
 
-/* Two dims that must be equal: the most precise of both; 0 on a static conflict. */
+/* Two dims that must be equal: the most precise of both (two different symbols: unknown);
+   0 on a static conflict. */
 static int mgopt__rg_unify(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
   int sa = mgopt__rg_st(a), sb = mgopt__rg_st(b);
   if (sa && sb && a.v != b.v) return 0;
   if (sa) *o = a;
   else if (sb) *o = b;
-  else *o = (a.sym && a.sym == b.sym) ? a : mgopt_dim_unknown();
+  else if (a.sym && (a.sym == b.sym || !b.sym)) *o = a;
+  else if (b.sym && !a.sym) *o = b;
+  else *o = mgopt_dim_unknown();
   return 1;
 }
 
@@ -438,8 +441,10 @@ static mgopt_status mgopt__rg_infer_join(mgopt_program *p, const mgopt_op *op, m
   if (rank < 0) return mgopt__rg_out(p, op, out, dt, -1, d);
   if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), rank + is_stack, &ax))
     return mgopt__rg_fail(d, op, "axis out of range");
-  acc = (mgopt_dim *)mgopt__dup(p, first.dims, sizeof(mgopt_dim) * (size_t)(rank ? rank : 1));
+  if (!is_stack && rank == 0) return mgopt__rg_fail(d, op, "cannot concatenate scalars");
+  acc = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(rank ? rank : 1), 8);
   if (!acc) return mgopt__rg_nomem(d);
+  if (rank) memcpy(acc, first.dims, sizeof(mgopt_dim) * (size_t)rank);
   for (i = 0; i < n; i++) {
     mgopt_type t = mgopt__rg_view(&uses[i].value->type);
     if (t.rank < 0) {
