@@ -367,6 +367,7 @@ struct mgopt_attr {
 };
 
 #define MGOPT_OP_ERASED 1u
+#define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -1256,6 +1257,52 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
 }
 #endif
 #endif /* MGOPT_ONNX_H_INCLUDED */
+/* src/onnx/convert_api.h — public declarations for converting between ONNX model trees and the IR. */
+#ifndef MGOPT_ONNX_CONVERT_H_INCLUDED
+#define MGOPT_ONNX_CONVERT_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Converts the model tree to the canonical IR in the same program
+   (m->program): the graph becomes function `main`. Ops with an exactly
+   equal canonical form for the model's opset become canonical ops; every
+   other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
+   slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
+   blocks named after their attributes. Initializers and Constant nodes become
+   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
+   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
+
+/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
+   buf must outlive the program (weights are borrowed). */
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d);
+
+typedef struct mgopt_onnx_export_options {
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
+} mgopt_onnx_export_options;
+
+/* Builds a model tree from p's function `main` in p's arena: canonical ops
+   become the ONNX ops of the target opset, opaque ops go back unchanged,
+   consts become initializers; graph input/output names, order and types are
+   kept; model fields the IR does not hold (metadata, local functions, doc
+   strings) come from the imported model. producer_name is "mgopt".
+   MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d);
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGOPT_ONNX_CONVERT_H_INCLUDED */
 
 #ifdef MGOPT_IMPLEMENTATION
 #ifndef MGOPT__IMPLEMENTATION_DONE
@@ -5947,6 +5994,3027 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
 }
 
 #endif /* MGOPT_NO_STDIO */
+/* src/onnx/import.c — ONNX model tree to the canonical IR: exact op mappings, the rest opaque. */
+
+/* How it works. The graph becomes function `main`: graph inputs without an
+   initializer are its arguments; initializers and Constant nodes become
+   `const` ops (their raw data stays borrowed); each node becomes canonical
+   ops when the semantics are exactly equal for this opset, types and
+   attributes included, and otherwise an opaque op `onnx::OpType` (or
+   `domain::OpType`) whose operand slots in0, in1, ... are the node's inputs
+   (an omitted optional input is an absent slot), whose attributes are
+   kept, and whose GRAPH attributes become nested blocks named after the
+   attribute. Output types come from type inference, refined by value_info.
+   Subgraphs see the values of enclosing graphs. The model tree stays in the
+   program (program->onnx_meta) so export can keep everything the IR does not
+   hold: opset imports, metadata, local functions, doc strings. */
+
+#define MGOPT__IMP_MAX_DEPTH 64
+
+/* ---------------------------------------------------------------- scoped name map */
+
+typedef struct mgopt__imap_undo {
+  size_t slot;
+  const void *key;
+  void *val;
+} mgopt__imap_undo;
+
+typedef struct mgopt__imap {
+  const mgopt_allocator *al;
+  const void **keys;
+  void **vals;
+  size_t cap, count;
+  mgopt__imap_undo *undo;
+  int64_t nundo, undo_cap;
+  int oom;
+} mgopt__imap;
+
+static size_t mgopt__imap_h(const void *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static void mgopt__imap_free(mgopt__imap *m) {
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  if (m->undo) mgopt__heap_free(m->al, m->undo, (size_t)m->undo_cap * sizeof(mgopt__imap_undo));
+  memset(m, 0, sizeof *m);
+}
+
+static int mgopt__imap_rehash(mgopt__imap *m, size_t ncap) {
+  const void **nk = (const void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  void **nv = (void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  size_t i;
+  int64_t u;
+  if (!nk || !nv) {
+    if (nk) mgopt__heap_free(m->al, (void *)nk, ncap * sizeof(void *));
+    if (nv) mgopt__heap_free(m->al, nv, ncap * sizeof(void *));
+    m->oom = 1;
+    return 0;
+  }
+  memset((void *)nk, 0, ncap * sizeof(void *));
+  memset(nv, 0, ncap * sizeof(void *));
+  for (i = 0; i < m->cap; i++)
+    if (m->keys[i]) {
+      size_t j = mgopt__imap_h(m->keys[i], ncap);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = m->keys[i];
+      nv[j] = m->vals[i];
+    }
+  /* undo records hold slots: re-point them */
+  for (u = 0; u < m->nundo; u++) {
+    size_t j = mgopt__imap_h(m->undo[u].key, ncap);
+    while (nk[j] != m->undo[u].key) j = (j + 1) & (ncap - 1);
+    m->undo[u].slot = j;
+  }
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = ncap;
+  return 1;
+}
+
+static void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
+  size_t j;
+  if (!m->cap || !k) return NULL;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j]) {
+    if (m->keys[j] == k) return m->vals[j];
+    j = (j + 1) & (m->cap - 1);
+  }
+  return NULL;
+}
+
+/* Sets k -> v, remembering the previous value so a scope can be popped. */
+static void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
+  size_t j;
+  if (m->oom || !k) return;
+  if ((m->count + 1) * 2 > m->cap && !mgopt__imap_rehash(m, m->cap ? m->cap * 2 : 256)) return;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
+  if (m->nundo == m->undo_cap) {
+    void *arr = m->undo;
+    if (!mgopt__grow(m->al, &arr, &m->undo_cap, m->nundo + 1, sizeof(mgopt__imap_undo))) {
+      m->oom = 1;
+      return;
+    }
+    m->undo = (mgopt__imap_undo *)arr;
+  }
+  m->undo[m->nundo].slot = j;
+  m->undo[m->nundo].key = k;
+  m->undo[m->nundo].val = m->keys[j] ? m->vals[j] : NULL;
+  m->nundo++;
+  if (!m->keys[j]) m->count++;
+  m->keys[j] = k;
+  m->vals[j] = v;
+}
+
+/* Restores the map to what it was when nundo was `mark` (entries stay, set to their old value). */
+static void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
+  while (m->nundo > mark) {
+    mgopt__imap_undo *u = &m->undo[--m->nundo];
+    m->vals[u->slot] = u->val;
+  }
+}
+
+/* ---------------------------------------------------------------- importer state */
+
+typedef struct mgopt__imp {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag *d;
+  mgopt__imap values;  /* interned name -> mgopt_value */
+  mgopt__imap vinfo;   /* interned name -> mgopt_onnx_type */
+  int64_t opset;       /* default-domain opset version */
+  int depth;
+  mgopt_block *b;      /* block being filled */
+  const mgopt_onnx_node *node;
+} mgopt__imp;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!I->d) return s;
+  I->d->status = s;
+  I->d->op[0] = 0;
+  if (I->node && I->node->name.len)
+    snprintf(I->d->op, sizeof I->d->op, "%.*s", (int)(I->node->name.len > 90 ? 90 : I->node->name.len),
+             I->node->name.ptr);
+  va_start(ap, fmt);
+  vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
+  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+}
+
+static int mgopt__imp_streq(mgopt_str s, const char *c) {
+  size_t n = strlen(c);
+  return s.len == n && (n == 0 || memcmp(s.ptr, c, n) == 0);
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out) {
+  mgopt_type t;
+  memset(&t, 0, sizeof t);
+  t.rank = -1;
+  if (!ot) {
+    *out = t;
+    return MGOPT_OK;
+  }
+  if (!ot->tensor_type) {
+    if (ot->other.len) {
+      t.kind = MGOPT_TYPE_OTHER;
+      t.other = (const uint8_t *)ot->other.ptr;
+      t.other_len = ot->other.len;
+    }
+    *out = t;
+    return MGOPT_OK;
+  }
+  t.dtype = (uint8_t)mgopt_onnx_dtype(ot->tensor_type->elem_type);
+  if (ot->tensor_type->shape) {
+    const mgopt_onnx_shape *sh = ot->tensor_type->shape;
+    int64_t i;
+    if (sh->ndims > 4096) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims", (long long)sh->ndims);
+    if (mgopt_type_make(I->p, &t, (mgopt_dtype)t.dtype, (int32_t)sh->ndims, NULL)) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < sh->ndims; i++) {
+      const mgopt_onnx_dim *od = &sh->dims[i];
+      if ((od->has & MGOPT_ONNX_DIM_HAS_VALUE) && od->value >= 0) t.dims[i] = mgopt_dim_static(od->value);
+      else if ((od->has & MGOPT_ONNX_DIM_HAS_PARAM) && od->param.len) {
+        t.dims[i].v = -1;
+        t.dims[i].sym = mgopt__imp_intern(I, od->param);
+        if (!t.dims[i].sym) return MGOPT_ERR_NOMEM;
+      }
+    }
+  }
+  *out = t;
+  return MGOPT_OK;
+}
+
+/* Merges the declared ONNX type into v's inferred type: declared info fills
+   what inference left unknown and never contradicts it. */
+static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot) {
+  mgopt_type dt;
+  mgopt_type *t = &v->type;
+  int32_t i;
+  mgopt_status s;
+  if (!ot) return MGOPT_OK;
+  if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
+  if (dt.kind == MGOPT_TYPE_OTHER) {
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    return MGOPT_OK;
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
+  if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
+  if (t->rank < 0) {
+    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    return MGOPT_OK;
+  }
+  if (dt.rank != t->rank) return MGOPT_OK;
+  for (i = 0; i < t->rank; i++) {
+    if (mgopt_dim_is_static(t->dims[i])) continue;
+    if (mgopt_dim_is_static(dt.dims[i]) || (!t->dims[i].sym && dt.dims[i].sym)) t->dims[i] = dt.dims[i];
+  }
+  return MGOPT_OK;
+}
+
+/* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
+static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
+  mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
+  mgopt_tensor *t;
+  int64_t i, n;
+  if (dt == MGOPT_DT_UNKNOWN) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' has data type %d, which mgopt cannot hold",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "", (int)ot->data_type);
+    return NULL;
+  }
+  if (ot->ndims > 4096 || ot->numel < 0) {
+    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims", (long long)ot->ndims);
+    return NULL;
+  }
+  if (ot->data_location == MGOPT_ONNX_LOC_EXTERNAL) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' is stored externally and was not loaded",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+    return NULL;
+  }
+  if (dt != MGOPT_DT_STRING && (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA)) {
+    int64_t nb = mgopt_onnx_raw_nbytes(ot->data_type, ot->numel);
+    if (nb < 0 || (uint64_t)nb != ot->raw_data.len) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': raw_data holds %llu bytes, its dims need %lld",
+                      (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "",
+                      (unsigned long long)ot->raw_data.len, (long long)nb);
+      return NULL;
+    }
+    if ((int64_t)mgopt_dtype_nbytes(dt, ot->numel) == nb) {
+      t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims, ot->raw_data.ptr ? ot->raw_data.ptr : "",
+                                    (size_t)nb);
+      if (t) {
+        t->ext_location = ot->ext_location;
+        t->ext_offset = ot->ext_offset;
+      }
+      return t;
+    }
+    /* the layouts differ (sub-byte types): convert element by element below */
+  }
+  t = mgopt_tensor_new(I->p, dt, (int32_t)ot->ndims, ot->dims);
+  if (!t) {
+    mgopt__oom(I->p);
+    mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  n = t->numel;
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data;
+    if (ot->nstring_data != n) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "string tensor with %lld strings for %lld elements",
+                      (long long)ot->nstring_data, (long long)n);
+      return NULL;
+    }
+    for (i = 0; i < n; i++) s[i] = ot->string_data[i];
+    return t;
+  }
+  switch (ot->data_type) {
+    case MGOPT_ONNX_DT_FLOAT:
+      if (ot->nfloat_data == n) memcpy(t->data, ot->float_data, (size_t)n * 4);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_DOUBLE:
+      if (ot->ndouble_data == n) memcpy(t->data, ot->double_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_INT64:
+      if (ot->nint64_data == n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_UINT32:
+    case MGOPT_ONNX_DT_UINT64:
+      if (ot->nuint64_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (int64_t)ot->uint64_data[i]);
+      break;
+    case MGOPT_ONNX_DT_FLOAT16:
+    case MGOPT_ONNX_DT_BFLOAT16:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) {
+        uint16_t h = (uint16_t)ot->int32_data[i];
+        memcpy((char *)t->data + 2 * i, &h, 2);
+      }
+      break;
+    case MGOPT_ONNX_DT_INT32:
+    case MGOPT_ONNX_DT_INT16:
+    case MGOPT_ONNX_DT_INT8:
+    case MGOPT_ONNX_DT_UINT16:
+    case MGOPT_ONNX_DT_UINT8:
+    case MGOPT_ONNX_DT_BOOL:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, ot->int32_data[i]);
+      break;
+    case MGOPT_ONNX_DT_UINT4:
+    case MGOPT_ONNX_DT_INT4:
+      if (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) {
+        const uint8_t *r = (const uint8_t *)ot->raw_data.ptr;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (r[i >> 1] >> ((i & 1) * 4)) & 15);
+      } else {
+        if (ot->nint32_data != (n + 1) / 2) goto count;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (ot->int32_data[i >> 1] >> ((i & 1) * 4)) & 15);
+      }
+      break;
+    default:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) ((uint8_t *)t->data)[i] = (uint8_t)ot->int32_data[i];
+      break;
+  }
+  return t;
+count:
+  mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': the number of values does not match its dims",
+                  (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- building blocks */
+
+static const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name) {
+  int64_t i;
+  for (i = 0; i < n->nattributes; i++)
+    if (mgopt__imp_streq(n->attributes[i].name, name)) return &n->attributes[i];
+  return NULL;
+}
+
+static int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_INT ? a->i : dflt;
+}
+
+static double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_FLOAT ? (double)a->f : dflt;
+}
+
+/* INTS attribute: count, -1 if absent. */
+static int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  if (!a || a->type != MGOPT_ONNX_ATTR_INTS) return -1;
+  *out = a->ints;
+  return a->nints;
+}
+
+static int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_STRING && mgopt__imp_streq(a->s, want);
+}
+
+/* Input k of the node: NULL when absent or omitted. */
+static mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k) {
+  const mgopt_onnx_node *n = I->node;
+  if (k >= n->ninputs || n->inputs[k].len == 0) return NULL;
+  return (mgopt_value *)mgopt__imap_get(&I->values, mgopt__imp_intern(I, n->inputs[k]));
+}
+
+static int64_t mgopt__imp_nin(const mgopt_onnx_node *n) {
+  int64_t k = n->ninputs;
+  while (k > 0 && n->inputs[k - 1].len == 0) k--;
+  return k;
+}
+
+static int64_t mgopt__imp_nout(const mgopt_onnx_node *n) {
+  int64_t k = n->noutputs;
+  while (k > 0 && n->outputs[k - 1].len == 0) k--;
+  return k;
+}
+
+/* Constant integer list from a const value (1-d or scalar integer tensor). */
+static int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  int64_t i, *arr;
+  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > 4096) return -1;
+  arr = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(t->numel + 1), 8);
+  if (!arr) return -1;
+  mgopt_tensor_data(I->p, t);
+  for (i = 0; i < t->numel; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+  *out = arr;
+  return t->numel;
+}
+
+static int mgopt__imp_rank(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.rank : -1;
+}
+
+/* A new op of `type` at the end of the current block, outputs named after the
+   node's outputs 0..nouts-1 (absent outputs flagged). Not inferred yet. */
+static mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op = mgopt_op_new(I->p, type, nouts, nblocks);
+  int32_t i;
+  if (!op) return NULL;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  for (i = 0; i < nouts; i++) {
+    if (i < I->node->noutputs && I->node->outputs[i].len) {
+      op->outs[i]->name = mgopt__imp_intern(I, I->node->outputs[i]);
+      if (!op->outs[i]->name) return NULL;
+    } else {
+      op->outs[i]->flags |= MGOPT_VALUE_ABSENT;
+    }
+  }
+  mgopt_op_append(op, I->b);
+  return op;
+}
+
+/* A const value (named after the node and `what`) holding t, inserted before `pos`. */
+static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+  char buf[160];
+  const char *nm;
+  mgopt_value *v;
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->outputs && I->node->noutputs && I->node->outputs[0].len
+                                            ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
+  nm = mgopt_program_fresh_name(I->p, buf);
+  if (!nm || !t) return NULL;
+  v = mgopt_build_const(I->p, I->b, pos, nm, t);
+  return v;
+}
+
+static mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) {
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return NULL;
+    mgopt_tensor_set_i64(t, i, v[i]);
+  }
+  return mgopt__imp_const(I, pos, what, t);
+}
+
+/* After a canonical op is built: infer, refine with declared types, and bind the outputs. */
+static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
+  int32_t i;
+  mgopt_diag d2;
+  mgopt_status s;
+  mgopt_diag_clear(&d2);
+  if (op->kind != MGOPT_OP_OPAQUE) {
+    s = mgopt_op_infer(I->p, op, &d2);
+    if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
+    if (s) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    if (v->flags & MGOPT_VALUE_ABSENT) continue;
+    s = mgopt__imp_refine(I, v, (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, v->name));
+    if (s) return s;
+    mgopt__imap_put(&I->values, v->name, v);
+  }
+  return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+}
+
+/* The node's output k is value v (an existing value): bind the name with an identity. */
+static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
+  mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+/* Appends a protobuf varint. */
+static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
+  char c[10];
+  size_t n = 0;
+  do {
+    c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  mgopt__buf_putn(b, c, n);
+}
+
+/* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
+   (elem_type, shape dims as value or param, denotation). */
+static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+  mgopt_buf tt, sh, ty;
+  int64_t i;
+  if (t->other.len) {
+    *out = t->other;
+    return MGOPT_OK;
+  }
+  memset(&tt, 0, sizeof tt);
+  memset(&sh, 0, sizeof sh);
+  memset(&ty, 0, sizeof ty);
+  tt.alloc = sh.alloc = ty.alloc = &I->p->alloc;
+  if (t->tensor_type) {
+    const mgopt_onnx_tensor_type *x = t->tensor_type;
+    if (x->has & MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE) {
+      mgopt__buf_putc(&tt, 0x08);
+      mgopt__imp_varint(&tt, (uint64_t)(uint32_t)x->elem_type);
+    }
+    if (x->shape) {
+      for (i = 0; i < x->shape->ndims; i++) {
+        const mgopt_onnx_dim *dm = &x->shape->dims[i];
+        mgopt_buf d1;
+        memset(&d1, 0, sizeof d1);
+        d1.alloc = &I->p->alloc;
+        if (dm->has & MGOPT_ONNX_DIM_HAS_VALUE) {
+          mgopt__buf_putc(&d1, 0x08);
+          mgopt__imp_varint(&d1, (uint64_t)dm->value);
+        } else if (dm->has & MGOPT_ONNX_DIM_HAS_PARAM) {
+          mgopt__buf_putc(&d1, 0x12);
+          mgopt__imp_varint(&d1, dm->param.len);
+          mgopt__buf_putn(&d1, dm->param.ptr, dm->param.len);
+        }
+        mgopt__buf_putc(&sh, 0x0a);
+        mgopt__imp_varint(&sh, d1.len);
+        if (d1.len) mgopt__buf_putn(&sh, d1.data, d1.len);
+        if (d1.oom) sh.oom = 1;
+        mgopt_buf_free(&d1);
+      }
+      mgopt__buf_putc(&tt, 0x12);
+      mgopt__imp_varint(&tt, sh.len);
+      if (sh.len) mgopt__buf_putn(&tt, sh.data, sh.len);
+    }
+    mgopt__buf_putc(&ty, 0x0a);
+    mgopt__imp_varint(&ty, tt.len);
+    if (tt.len) mgopt__buf_putn(&ty, tt.data, tt.len);
+  }
+  if (t->denotation.len) {
+    mgopt__buf_putc(&ty, 0x32);
+    mgopt__imp_varint(&ty, t->denotation.len);
+    mgopt__buf_putn(&ty, t->denotation.ptr, t->denotation.len);
+  }
+  out->len = ty.len;
+  out->ptr = ty.len ? (const char *)mgopt__dup(I->p, ty.data, ty.len) : "";
+  {
+    int oom = tt.oom || sh.oom || ty.oom || !out->ptr;
+    mgopt_buf_free(&tt);
+    mgopt_buf_free(&sh);
+    mgopt_buf_free(&ty);
+    return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  }
+}
+
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
+
+static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
+  const mgopt_onnx_node *n = I->node;
+  char type[256];
+  int64_t i, ngraphs = 0;
+  int32_t nouts = (int32_t)n->noutputs, bi = 0;
+  mgopt_op *op;
+  mgopt_status s;
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))
+    snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
+  else
+    snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
+             (int)(n->op_type.len > 120 ? 120 : n->op_type.len), n->op_type.ptr);
+  for (i = 0; i < n->nattributes; i++)
+    if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  if (nouts > 100000 || n->ninputs > 100000) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "node with too many inputs or outputs");
+  op = mgopt__imp_op(I, type, nouts, (int32_t)ngraphs);
+  if (!op) return MGOPT_ERR_NOMEM;
+  for (i = 0; i < n->ninputs; i++) {
+    char slot[24];
+    mgopt_value *v;
+    if (n->inputs[i].len == 0) continue;
+    v = mgopt__imp_in(I, i);
+    if (!v)
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' of node %s is not defined",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr, type);
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
+  }
+  for (i = 0; i < n->nattributes; i++) {
+    const mgopt_onnx_attribute *a = &n->attributes[i];
+    mgopt_attr at;
+    memset(&at, 0, sizeof at);
+    at.name = mgopt__imp_intern(I, a->name);
+    if (!at.name) return MGOPT_ERR_NOMEM;
+    if (a->ref_attr_name.len)
+      return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+    switch (a->type) {
+      case MGOPT_ONNX_ATTR_FLOAT: at.kind = MGOPT_ATTR_FLOAT; at.u.f = (double)a->f; break;
+      case MGOPT_ONNX_ATTR_INT: at.kind = MGOPT_ATTR_INT; at.u.i = a->i; break;
+      case MGOPT_ONNX_ATTR_STRING: at.kind = MGOPT_ATTR_STRING; at.u.s = a->s; if (!at.u.s.ptr) at.u.s.ptr = ""; break;
+      case MGOPT_ONNX_ATTR_INTS: at.kind = MGOPT_ATTR_INTS; at.n = a->nints; at.u.ints = a->ints; break;
+      case MGOPT_ONNX_ATTR_FLOATS: {
+        int64_t k;
+        at.kind = MGOPT_ATTR_FLOATS;
+        at.n = a->nfloats;
+        at.u.floats = (double *)mgopt_program_alloc(I->p, sizeof(double) * (size_t)(a->nfloats + 1), 8);
+        if (!at.u.floats) return MGOPT_ERR_NOMEM;
+        for (k = 0; k < a->nfloats; k++) at.u.floats[k] = (double)a->floats[k];
+        break;
+      }
+      case MGOPT_ONNX_ATTR_STRINGS: at.kind = MGOPT_ATTR_STRINGS; at.n = a->nstrings; at.u.strs = a->strings; break;
+      case MGOPT_ONNX_ATTR_TENSOR:
+        if (!a->t) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor attribute without a tensor");
+        at.kind = MGOPT_ATTR_TENSOR;
+        at.u.t = mgopt__imp_tensor(I, a->t);
+        if (!at.u.t) return I->d ? I->d->status : MGOPT_ERR_CORRUPT;
+        break;
+      case MGOPT_ONNX_ATTR_GRAPH: {
+        mgopt_block *nb = op->blocks[bi++];
+        int64_t mark = I->values.nundo, vmark = I->vinfo.nundo;
+        mgopt_block *saved = I->b;
+        const mgopt_onnx_node *saved_node = I->node;
+        if (!a->g) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph attribute without a graph");
+        nb->name = at.name;
+        if (I->depth >= MGOPT__IMP_MAX_DEPTH) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "subgraphs nested too deeply");
+        I->depth++;
+        s = mgopt__imp_graph(I, a->g, nb, 0);
+        I->depth--;
+        I->b = saved;
+        I->node = saved_node;
+        mgopt__imap_pop(&I->values, mark);
+        mgopt__imap_pop(&I->vinfo, vmark);
+        if (s) return s;
+        continue;
+      }
+      case MGOPT_ONNX_ATTR_TYPE_PROTO: {
+        mgopt_str bytes;
+        if (!a->tp) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "type attribute without a type");
+        if ((s = mgopt__imp_type_bytes(I, a->tp, &bytes)) != MGOPT_OK) return s;
+        at.kind = MGOPT_ATTR_BYTES;
+        at.tag = MGOPT_ONNX_ATTR_TYPE_PROTO;
+        at.n = (int64_t)bytes.len;
+        at.u.bytes = (const uint8_t *)bytes.ptr;
+        break;
+      }
+      default:
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
+                               (int)(a->name.len > 60 ? 60 : a->name.len), a->name.ptr, (int)a->type);
+    }
+    if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
+  }
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- canonical mappings */
+
+/* Each returns 1 when it built canonical ops, 0 to fall back to an opaque op
+   (nothing was created then), or -1 on error (d set). */
+typedef int (*mgopt__imp_fn)(mgopt__imp *I);
+
+static int mgopt__imp_err(mgopt_status s) { return s ? -1 : 1; }
+
+static int mgopt__imp_is_float(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
+         (v->type.dtype == MGOPT_DT_FP32 || v->type.dtype == MGOPT_DT_FP16 || v->type.dtype == MGOPT_DT_FP64);
+}
+
+static int mgopt__imp_known_dtype(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR && v->type.dtype != MGOPT_DT_UNKNOWN;
+}
+
+/* Binary elementwise: same dtypes on both sides, one output. */
+static int mgopt__imp_binary(mgopt__imp *I, const char *type, int float_only) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
+  if (float_only && !mgopt__imp_is_float(x)) return 0;
+  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_add(mgopt__imp *I) { return mgopt__imp_binary(I, "add", 0); }
+static int mgopt__imp_sub(mgopt__imp *I) { return mgopt__imp_binary(I, "sub", 0); }
+static int mgopt__imp_mul(mgopt__imp *I) { return mgopt__imp_binary(I, "mul", 0); }
+static int mgopt__imp_div(mgopt__imp *I) { return mgopt__imp_binary(I, "real_div", 1); } /* ints truncate: opaque */
+static int mgopt__imp_pow(mgopt__imp *I) { return mgopt__imp_binary(I, "pow", 1); }
+static int mgopt__imp_max(mgopt__imp *I) { return mgopt__imp_binary(I, "maximum", 1); }
+static int mgopt__imp_min(mgopt__imp *I) { return mgopt__imp_binary(I, "minimum", 1); }
+
+static int mgopt__imp_compare(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
+    return 0;
+  if (x->type.dtype == MGOPT_DT_STRING) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "equal"); }
+static int mgopt__imp_less(mgopt__imp *I) { return mgopt__imp_compare(I, "less"); }
+static int mgopt__imp_greater(mgopt__imp *I) { return mgopt__imp_compare(I, "greater"); }
+static int mgopt__imp_less_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "less_equal"); }
+static int mgopt__imp_greater_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "greater_equal"); }
+
+static int mgopt__imp_logical(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_and(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_and"); }
+static int mgopt__imp_or(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_or"); }
+static int mgopt__imp_xor(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_xor"); }
+
+/* Unary elementwise on float tensors. */
+static int mgopt__imp_unary_f(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_relu(mgopt__imp *I) { return mgopt__imp_unary_f(I, "relu"); }
+static int mgopt__imp_sigmoid(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sigmoid"); }
+static int mgopt__imp_tanh(mgopt__imp *I) { return mgopt__imp_unary_f(I, "tanh"); }
+static int mgopt__imp_erf(mgopt__imp *I) { return mgopt__imp_unary_f(I, "erf"); }
+static int mgopt__imp_sqrt(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sqrt"); }
+static int mgopt__imp_exp(mgopt__imp *I) { return mgopt__imp_unary_f(I, "exp"); }
+static int mgopt__imp_log(mgopt__imp *I) { return mgopt__imp_unary_f(I, "log"); }
+static int mgopt__imp_abs(mgopt__imp *I) { return mgopt__imp_unary_f(I, "abs"); }
+static int mgopt__imp_floor(mgopt__imp *I) { return mgopt__imp_unary_f(I, "floor"); }
+static int mgopt__imp_ceil(mgopt__imp *I) { return mgopt__imp_unary_f(I, "ceil"); }
+static int mgopt__imp_sin(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sin"); }
+static int mgopt__imp_cos(mgopt__imp *I) { return mgopt__imp_unary_f(I, "cos"); }
+
+static int mgopt__imp_not(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, "logical_not", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_identity(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
+static int mgopt__imp_dropout(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
+  if (train) {
+    mgopt_tensor *t = mgopt_value_const(train);
+    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
+  }
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+static int mgopt__imp_leaky_relu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x)) return 0;
+  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gelu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
+  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
+                                  !mgopt__imp_astr(I->node, "approximate", "none")))
+    return 0;
+  op = mgopt__imp_op(I, "gelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_softmax(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", I->opset >= 13 ? -1 : 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  /* before opset 13 the input is coerced to 2-d at axis: the same only for the last axis */
+  if (I->opset < 13 && axis != r - 1) return 0;
+  op = mgopt__imp_op(I, "softmax", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_clip(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  mgopt_op *op;
+  if (!x || (x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP16)) return 0;
+  if (I->opset < 11) {
+    lo = mgopt__imp_afloat(I->node, "min", -HUGE_VAL);
+    hi = mgopt__imp_afloat(I->node, "max", HUGE_VAL);
+  } else {
+    mgopt_value *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+    mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
+    if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
+    if (ta) lo = mgopt_tensor_get_f64(ta, 0);
+    if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  }
+  if (!(lo <= hi)) return 0; /* min > max (or NaN) is defined differently */
+  op = mgopt__imp_op(I, "clip", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
+      mgopt_op_set_float(op, "beta", hi))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_cast(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
+  mgopt_op *op;
+  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
+                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
+                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
+  int i, good_to = 0, good_from = 0;
+  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
+  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
+    if (ok[i] == to) good_to = 1;
+    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
+  }
+  if (!good_to || !good_from) return 0;
+  op = mgopt__imp_op(I, "cast", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_transpose(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  const int64_t *perm = NULL;
+  int64_t n = mgopt__imp_aints(I->node, "perm", &perm), i, *rev = NULL;
+  int r = mgopt__imp_rank(x);
+  mgopt_op *op;
+  if (!x || r < 0) return 0;
+  if (n < 0) {
+    rev = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(r + 1), 8);
+    if (!rev) return -1;
+    for (i = 0; i < r; i++) rev[i] = r - 1 - i;
+    perm = rev;
+    n = r;
+  }
+  if (n != r) return 0;
+  op = mgopt__imp_op(I, "transpose", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "perm", perm, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Reshape with a constant shape whose entries are all resolvable without the
+   "0 copies the input dim" rule (a 0 is resolved from a static input dim). */
+static int mgopt__imp_reshape(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *sv = mgopt__imp_in(I, 1);
+  int64_t *shape = NULL, n, i;
+  int allowzero = (int)mgopt__imp_aint(I->node, "allowzero", 0);
+  mgopt_op *op;
+  mgopt_value *c;
+  if (!x || !sv || I->opset < 5) return 0;
+  n = mgopt__imp_const_ints(I, sv, &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (x->type.rank <= i || !mgopt_dim_is_static(x->type.dims[i])) return 0;
+      shape[i] = x->type.dims[i].v;
+      if (shape[i] == 0) return 0;
+    } else if (shape[i] == 0 || shape[i] < -1) {
+      return 0;
+    }
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, n);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Axes from the attribute (older opsets) or a constant input (newer): count,
+   -1 when neither form is usable, -2 when absent. */
+static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_until, int64_t **out) {
+  const int64_t *a = NULL;
+  int64_t n;
+  if (I->opset < attr_until) {
+    n = mgopt__imp_aints(I->node, "axes", &a);
+    if (n < 0) return -2;
+    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    return *out ? n : -1;
+  }
+  if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
+  return mgopt__imp_const_ints(I, mgopt__imp_in(I, input_k), out);
+}
+
+static int mgopt__imp_squeeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n == -1) return 0;
+  op = mgopt__imp_op(I, "squeeze", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  if (n >= 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_unsqueeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n < 1) return 0;
+  op = mgopt__imp_op(I, "expand_dims", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Flatten to 2-d: a reshape when the input shape is static. */
+static int mgopt__imp_flatten(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 1), shape[2] = {1, 1}, i;
+  mgopt_op *op;
+  if (!x || r < 0 || !mgopt_type_is_static(&x->type)) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r) return 0;
+  for (i = 0; i < r; i++)
+    if (!mgopt__mul_i64(shape[i < axis ? 0 : 1], x->type.dims[i].v, &shape[i < axis ? 0 : 1])) return 0;
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, 2);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_concat(mgopt__imp *I) {
+  int64_t n = I->node->ninputs, i, axis = mgopt__imp_aint(I->node, "axis", 1);
+  mgopt_value **vals;
+  mgopt_op *op;
+  int r = -1;
+  if (n < 1 || n > 100000 || !mgopt__imp_attr(I->node, "axis")) return 0;
+  vals = (mgopt_value **)mgopt_program_alloc(I->p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return -1;
+  for (i = 0; i < n; i++) {
+    vals[i] = mgopt__imp_in(I, i);
+    if (!vals[i]) return 0;
+    if (i == 0) r = mgopt__imp_rank(vals[0]);
+    if (mgopt__imp_rank(vals[i]) != r || vals[i]->type.dtype != vals[0]->type.dtype) return 0;
+  }
+  if (r < 1 || axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "concat", 1, 0);
+  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_bool(op, "interleave", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Split with sizes known: explicit split, or an even split of a static dim. */
+static int mgopt__imp_split(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0), nout = I->node->noutputs, *sizes = NULL, n = -2, i;
+  const int64_t *as = NULL;
+  mgopt_op *op;
+  if (!x || r < 1 || nout < 1 || mgopt__imp_nout(I->node) != nout) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  if (I->opset < 13) {
+    n = mgopt__imp_aints(I->node, "split", &as);
+    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+  } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
+    if (n < 0) return 0;
+  }
+  if (n == -2 || !sizes) {
+    /* even split of a static dim (opset 18's uneven num_outputs split stays opaque) */
+    int64_t dim;
+    if (!mgopt_dim_is_static(x->type.dims[axis])) return 0;
+    dim = x->type.dims[axis].v;
+    if (dim % nout) return 0;
+    op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+    if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "num_splits", nout) ||
+        mgopt_op_set_int(op, "axis", axis))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (n != nout) return 0;
+  for (i = 0; i < n; i++)
+    if (sizes[i] < 0) return 0;
+  op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "split_sizes", sizes, n) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Slice with constant starts/ends/axes/steps on an input of known rank. */
+static int mgopt__imp_slice(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c[3];
+  int r = mgopt__imp_rank(x);
+  int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL, ns, ne, na = -2, nst = -2, i;
+  int64_t *b, *e, *st, *bm, *em;
+  mgopt_op *op;
+  if (!x || r < 1) return 0;
+  if (I->opset < 10) {
+    const int64_t *a1 = NULL, *a2 = NULL, *a3 = NULL;
+    ns = mgopt__imp_aints(I->node, "starts", &a1);
+    ne = mgopt__imp_aints(I->node, "ends", &a2);
+    na = mgopt__imp_aints(I->node, "axes", &a3);
+    starts = (int64_t *)(uintptr_t)a1;
+    ends = (int64_t *)(uintptr_t)a2;
+    axes = (int64_t *)(uintptr_t)a3;
+  } else {
+    ns = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &starts);
+    ne = mgopt__imp_const_ints(I, mgopt__imp_in(I, 2), &ends);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) {
+      na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 3), &axes);
+      if (na < 0) return 0;
+    }
+    if (I->node->ninputs > 4 && I->node->inputs[4].len) {
+      nst = mgopt__imp_const_ints(I, mgopt__imp_in(I, 4), &steps);
+      if (nst < 0) return 0;
+    }
+  }
+  if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) return 0;
+  b = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)r * 5, 8);
+  if (!b) return -1;
+  e = b + r;
+  st = e + r;
+  bm = st + r;
+  em = bm + r;
+  for (i = 0; i < r; i++) {
+    b[i] = 0;
+    e[i] = 0;
+    st[i] = 1;
+    bm[i] = 1;
+    em[i] = 1;
+  }
+  for (i = 0; i < ns; i++) {
+    int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
+    if (ax < 0) ax += r;
+    if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
+    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    dim = x->type.dims[ax].v;
+    /* clamp as ONNX does, then express with masks where the bound is the end */
+    {
+      int64_t lo = starts[i], hi = ends[i];
+      if (lo < 0) lo += dim;
+      if (hi < 0) hi += dim;
+      if (s > 0) {
+        lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+        hi = hi < 0 ? 0 : hi > dim ? dim : hi;
+      } else {
+        lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
+        hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
+      }
+      if (s < 0 && hi == -1) em[ax] = 1, hi = 0;
+      else em[ax] = 0;
+      if (s < 0 && lo == -1) return 0; /* empty result from the far end: leave it to ONNX */
+      bm[ax] = 0;
+      b[ax] = lo;
+      e[ax] = hi;
+      st[ax] = s;
+      if (lo > INT32_MAX || hi > INT32_MAX || s > INT32_MAX || s < INT32_MIN) return 0;
+    }
+  }
+  c[0] = mgopt__imp_const_i32s(I, NULL, "begin", b, r);
+  c[1] = mgopt__imp_const_i32s(I, NULL, "end", e, r);
+  c[2] = mgopt__imp_const_i32s(I, NULL, "stride", st, r);
+  if (!c[0] || !c[1] || !c[2]) return -1;
+  op = mgopt__imp_op(I, "slice_by_index", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "begin", c[0]) ||
+      mgopt_op_set_operand(op, "end", c[1]) || mgopt_op_set_operand(op, "stride", c[2]))
+    return -1;
+  {
+    mgopt_attr a;
+    memset(&a, 0, sizeof a);
+    a.kind = MGOPT_ATTR_BOOLS;
+    a.n = r;
+    a.name = "begin_mask";
+    a.u.ints = bm;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+    a.name = "end_mask";
+    a.u.ints = em;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+  }
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gather(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  if (!x || !idx || r < 1 || (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64)) return 0;
+  if (axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "gather", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_where(mgopt__imp *I) {
+  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
+    return 0;
+  op = mgopt__imp_op(I, "select", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
+      mgopt_op_set_operand(op, "b", b))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_matmul(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
+  op = mgopt__imp_op(I, "matmul", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
+      mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
+   and C is 1-d (or absent), else matmul (+ add). */
+static int mgopt__imp_gemm(mgopt__imp *I) {
+  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
+  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
+    return 0;
+  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
+  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
+  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
+    op = mgopt__imp_op(I, "linear", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
+    if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (!c) {
+    op = mgopt__imp_op(I, "matmul", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
+        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  {
+    /* matmul into a fresh value, then add(C) under the node's output name */
+    static const char *const slots[2] = {"x", "y"};
+    mgopt_value *vals[2];
+    mgopt_op *mm;
+    mgopt_diag d2;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
+    vals[0] = a;
+    vals[1] = b;
+    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
+    mgopt_diag_clear(&d2);
+    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
+    op = mgopt__imp_op(I, "add", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+}
+
+/* Spatial attributes shared by Conv, ConvTranspose and the pools: strides,
+   dilations and MIL pad [b0, e0, b1, e1, ...] from ONNX [b0, b1, ..., e0, e1, ...].
+   Returns 0 when the auto_pad mode has no exact MIL form. */
+static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t n, i, *pad;
+  const char *pad_type = "custom";
+  const mgopt_onnx_attribute *ap = mgopt__imp_attr(I->node, "auto_pad");
+  if (ap && !mgopt__imp_streq(ap->s, "NOTSET")) {
+    if (mgopt__imp_streq(ap->s, "VALID")) pad_type = "valid";
+    else if (mgopt__imp_streq(ap->s, "SAME_UPPER")) pad_type = "same";
+    else if (mgopt__imp_streq(ap->s, "SAME_LOWER")) pad_type = "same_lower";
+    else return 0;
+  }
+  n = mgopt__imp_aints(I->node, "strides", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0 && mgopt_op_set_ints(op, "strides", v, n)) return -1;
+  n = mgopt__imp_aints(I->node, "dilations", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0) {
+    if (!with_dil) {
+      for (i = 0; i < n; i++)
+        if (v[i] != 1) return 0;
+    } else if (mgopt_op_set_ints(op, "dilations", v, n)) {
+      return -1;
+    }
+  }
+  if (mgopt_op_set_string(op, "pad_type", pad_type)) return -1;
+  if (strcmp(pad_type, "custom") == 0) {
+    pad = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * nsp + 1), 8);
+    if (!pad) return -1;
+    n = mgopt__imp_aints(I->node, "pads", &v);
+    if (n >= 0 && n != 2 * nsp) return 0;
+    for (i = 0; i < nsp; i++) {
+      pad[2 * i] = n >= 0 ? v[i] : 0;
+      pad[2 * i + 1] = n >= 0 ? v[nsp + i] : 0;
+      if (pad[2 * i] < 0 || pad[2 * i + 1] < 0) return 0;
+    }
+    if (mgopt_op_set_ints(op, "pad", pad, 2 * nsp)) return -1;
+  }
+  return 1;
+}
+
+static int mgopt__imp_conv_like(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), k;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
+  if (bias && bias->type.dtype != x->type.dtype) return 0;
+  if (strcmp(type, "conv_transpose") == 0 &&
+      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
+    return 0;
+  {
+    const int64_t *ks = NULL;
+    int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
+    if (nk >= 0) {
+      if (nk != r - 2) return 0;
+      for (i = 0; i < nk; i++)
+        if (!mgopt_dim_is_static(w->type.dims[i + 2]) || w->type.dims[i + 2].v != ks[i]) return 0;
+    }
+  }
+  /* build detached first so a mode without an exact form leaves nothing behind */
+  op = mgopt_op_new(I->p, type, 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 1);
+  if (k <= 0) return k;
+  if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
+  if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
+  if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_conv(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv"); }
+static int mgopt__imp_conv_transpose(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv_transpose"); }
+
+static int mgopt__imp_pool(mgopt__imp *I, int is_max) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x), k;
+  const int64_t *ks = NULL;
+  int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || nk != r - 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (is_max && mgopt__imp_aint(I->node, "storage_order", 0) != 0) return 0;
+  op = mgopt_op_new(I->p, is_max ? "max_pool" : "avg_pool", 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 0);
+  if (k <= 0) return k;
+  if (mgopt_op_set_ints(op, "kernel_sizes", ks, nk) ||
+      mgopt_op_set_bool(op, "ceil_mode", mgopt__imp_aint(I->node, "ceil_mode", 0) != 0))
+    return -1;
+  if (!is_max && mgopt_op_set_bool(op, "exclude_padding_from_average",
+                                   mgopt__imp_aint(I->node, "count_include_pad", 0) == 0))
+    return -1;
+  if (mgopt_op_set_operand(op, "x", x)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_maxpool(mgopt__imp *I) { return mgopt__imp_pool(I, 1); }
+static int mgopt__imp_avgpool(mgopt__imp *I) { return mgopt__imp_pool(I, 0); }
+
+static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_input_from) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, axes_input_from, &axes);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || n == -1) return 0;
+  if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
+    return -1;
+  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
+static int mgopt__imp_reduce_mean(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_mean", 18); }
+static int mgopt__imp_reduce_max(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_max", 18); }
+static int mgopt__imp_reduce_min(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_min", 18); }
+static int mgopt__imp_reduce_prod(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_prod", 18); }
+
+static int mgopt__imp_global_avgpool(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axes[64], i;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  for (i = 2; i < r; i++) axes[i - 2] = i;
+  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
+      mgopt_op_set_bool(op, "keep_dims", 1))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_batchnorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2), *m = mgopt__imp_in(I, 3),
+              *v = mgopt__imp_in(I, 4);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || !m || !v || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "training_mode", 0) || (I->opset < 7 && mgopt__imp_aint(I->node, "is_test", 0) == 0))
+    return 0;
+  if (g->type.dtype != x->type.dtype || b->type.dtype != x->type.dtype || m->type.dtype != x->type.dtype ||
+      v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
+    return 0;
+  op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", m) ||
+      mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_instancenorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || mgopt__imp_rank(x) < 3 || g->type.dtype != x->type.dtype) return 0;
+  op = mgopt__imp_op(I, "instance_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_layernorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), axes[64], i, n = 0;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || r < 1 || r > 64 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "stash_type", 1) != 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  for (i = axis; i < r; i++) axes[n++] = i;
+  /* gamma and beta must cover exactly the normalised dims (no broadcasting from a lower rank) */
+  if (mgopt__imp_rank(g) != n || (b && mgopt__imp_rank(b) != n)) return 0;
+  op = mgopt__imp_op(I, "layer_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_ints(op, "axes", axes, n) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant pads [b0, b1, ..., e0, e1, ...] over every dim -> MIL's [b0, e0, b1, e1, ...]. */
+static int mgopt__imp_pad(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t *pads = NULL, n, i, *mp;
+  const int64_t *ap = NULL;
+  double cval = 0.0;
+  const char *mode = "constant";
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (mgopt__imp_astr(I->node, "mode", "reflect")) mode = "reflect";
+  else if (mgopt__imp_astr(I->node, "mode", "edge")) mode = "replicate";
+  else if (mgopt__imp_attr(I->node, "mode") && !mgopt__imp_astr(I->node, "mode", "constant")) return 0;
+  if (I->opset < 11) {
+    n = mgopt__imp_aints(I->node, "pads", &ap);
+    if (n < 0) n = mgopt__imp_aints(I->node, "paddings", &ap);
+    pads = (int64_t *)(uintptr_t)ap;
+    cval = mgopt__imp_afloat(I->node, "value", 0.0);
+  } else {
+    mgopt_value *cv = mgopt__imp_in(I, 2);
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &pads);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) return 0; /* axes input */
+    if (cv) {
+      mgopt_tensor *t = mgopt_value_const(cv);
+      if (!t || t->numel != 1) return 0;
+      cval = mgopt_tensor_get_f64(t, 0);
+    }
+  }
+  if (n != 2 * r) return 0;
+  mp = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * r), 8);
+  if (!mp) return -1;
+  for (i = 0; i < r; i++) {
+    mp[2 * i] = pads[i];
+    mp[2 * i + 1] = pads[r + i];
+    if (mp[2 * i] < 0 || mp[2 * i + 1] < 0) return 0; /* cropping pads */
+    if (strcmp(mode, "constant") != 0 && (mp[2 * i] || mp[2 * i + 1]) && i < r - 2) return 0;
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "pad", mp, 2 * r);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "pad", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "pad", c) ||
+      mgopt_op_set_string(op, "mode", mode) || mgopt_op_set_float(op, "constant_val", cval))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_tile(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *reps = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !reps || I->opset < 6 || !mgopt__imp_known_dtype(x)) return 0;
+  op = mgopt__imp_op(I, "tile", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "reps", reps)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant node -> const op (remembering it was a node, for export). */
+static int mgopt__imp_constant(mgopt__imp *I) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_tensor *t = NULL;
+  mgopt_op *op;
+  int64_t one = 1;
+  if (I->node->nattributes != 1 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t) {
+    t = mgopt__imp_tensor(I, a->t);
+    if (!t) return -1;
+  } else if ((a = mgopt__imp_attr(I->node, "value_float")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOAT) {
+    t = mgopt_tensor_new_scalar_f64(I->p, MGOPT_DT_FP32, (double)a->f);
+  } else if ((a = mgopt__imp_attr(I->node, "value_int")) != NULL && a->type == MGOPT_ONNX_ATTR_INT) {
+    t = mgopt_tensor_new_scalar_i64(I->p, MGOPT_DT_INT64, a->i);
+  } else if ((a = mgopt__imp_attr(I->node, "value_floats")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOATS) {
+    int64_t i;
+    one = a->nfloats;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_FP32, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_f64(t, i, (double)a->floats[i]);
+  } else if ((a = mgopt__imp_attr(I->node, "value_ints")) != NULL && a->type == MGOPT_ONNX_ATTR_INTS) {
+    int64_t i;
+    one = a->nints;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_INT64, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_i64(t, i, a->ints[i]);
+  } else {
+    return 0; /* string and sparse constants stay opaque */
+  }
+  if (!t) return -1;
+  op = mgopt__imp_op(I, "const", 1, 0);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return -1;
+  op->flags |= MGOPT_OP_ONNX_CONSTANT_NODE;
+  if (mgopt_type_make_static(I->p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* ---------------------------------------------------------------- the op table */
+
+typedef struct mgopt__imp_entry {
+  const char *name;
+  mgopt__imp_fn fn;
+} mgopt__imp_entry;
+
+/* Sorted by name for binary search. */
+static const mgopt__imp_entry mgopt__imp_table[] = {
+    {"Abs", mgopt__imp_abs},
+    {"Add", mgopt__imp_add},
+    {"And", mgopt__imp_and},
+    {"AveragePool", mgopt__imp_avgpool},
+    {"BatchNormalization", mgopt__imp_batchnorm},
+    {"Cast", mgopt__imp_cast},
+    {"Ceil", mgopt__imp_ceil},
+    {"Clip", mgopt__imp_clip},
+    {"Concat", mgopt__imp_concat},
+    {"Constant", mgopt__imp_constant},
+    {"Conv", mgopt__imp_conv},
+    {"ConvTranspose", mgopt__imp_conv_transpose},
+    {"Cos", mgopt__imp_cos},
+    {"Div", mgopt__imp_div},
+    {"Dropout", mgopt__imp_dropout},
+    {"Equal", mgopt__imp_equal},
+    {"Erf", mgopt__imp_erf},
+    {"Exp", mgopt__imp_exp},
+    {"Flatten", mgopt__imp_flatten},
+    {"Floor", mgopt__imp_floor},
+    {"Gather", mgopt__imp_gather},
+    {"Gelu", mgopt__imp_gelu},
+    {"Gemm", mgopt__imp_gemm},
+    {"GlobalAveragePool", mgopt__imp_global_avgpool},
+    {"Greater", mgopt__imp_greater},
+    {"GreaterOrEqual", mgopt__imp_greater_equal},
+    {"Identity", mgopt__imp_identity},
+    {"InstanceNormalization", mgopt__imp_instancenorm},
+    {"LayerNormalization", mgopt__imp_layernorm},
+    {"LeakyRelu", mgopt__imp_leaky_relu},
+    {"Less", mgopt__imp_less},
+    {"LessOrEqual", mgopt__imp_less_equal},
+    {"Log", mgopt__imp_log},
+    {"MatMul", mgopt__imp_matmul},
+    {"Max", mgopt__imp_max},
+    {"MaxPool", mgopt__imp_maxpool},
+    {"Min", mgopt__imp_min},
+    {"Mul", mgopt__imp_mul},
+    {"Not", mgopt__imp_not},
+    {"Or", mgopt__imp_or},
+    {"Pad", mgopt__imp_pad},
+    {"Pow", mgopt__imp_pow},
+    {"ReduceMax", mgopt__imp_reduce_max},
+    {"ReduceMean", mgopt__imp_reduce_mean},
+    {"ReduceMin", mgopt__imp_reduce_min},
+    {"ReduceProd", mgopt__imp_reduce_prod},
+    {"ReduceSum", mgopt__imp_reduce_sum},
+    {"Relu", mgopt__imp_relu},
+    {"Reshape", mgopt__imp_reshape},
+    {"Sigmoid", mgopt__imp_sigmoid},
+    {"Sin", mgopt__imp_sin},
+    {"Slice", mgopt__imp_slice},
+    {"Softmax", mgopt__imp_softmax},
+    {"Split", mgopt__imp_split},
+    {"Sqrt", mgopt__imp_sqrt},
+    {"Squeeze", mgopt__imp_squeeze},
+    {"Sub", mgopt__imp_sub},
+    {"Tanh", mgopt__imp_tanh},
+    {"Tile", mgopt__imp_tile},
+    {"Transpose", mgopt__imp_transpose},
+    {"Unsqueeze", mgopt__imp_unsqueeze},
+    {"Where", mgopt__imp_where},
+    {"Xor", mgopt__imp_xor},
+};
+
+static mgopt__imp_fn mgopt__imp_lookup(mgopt_str op) {
+  int lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__imp_table) - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    const char *n = mgopt__imp_table[mid].name;
+    size_t nl = strlen(n), m = nl < op.len ? nl : op.len;
+    int c = m ? memcmp(n, op.ptr, m) : 0;
+    if (c == 0) c = nl < op.len ? -1 : nl > op.len ? 1 : 0;
+    if (c == 0) return mgopt__imp_table[mid].fn;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
+  mgopt__imp_fn fn = NULL;
+  int64_t i;
+  I->node = n;
+  for (i = 0; i < n->ninputs; i++)
+    if (n->inputs[i].len && !mgopt__imp_in(I, i))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "node '%.*s' (%.*s): input '%.*s' is not defined before it",
+                             (int)(n->name.len > 60 ? 60 : n->name.len), n->name.ptr ? n->name.ptr : "",
+                             (int)(n->op_type.len > 60 ? 60 : n->op_type.len), n->op_type.ptr ? n->op_type.ptr : "",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr);
+  for (i = 0; i < n->noutputs; i++) {
+    const char *nm;
+    if (!n->outputs[i].len) continue;
+    nm = mgopt__imp_intern(I, n->outputs[i]);
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (mgopt__imap_get(&I->values, nm))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
+  }
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  if (fn) {
+    mgopt_op *last = I->b->last;
+    int r = fn(I);
+    if (r < 0) return I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+    if (r > 0) return MGOPT_OK;
+    /* declined: anything it left behind must go before the opaque fallback */
+    while (I->b->last != last && I->b->last) {
+      mgopt_op *o = I->b->last;
+      int32_t k, used = 0;
+      for (k = 0; k < o->nouts; k++) used |= o->outs[k]->nuses != 0;
+      if (used) break;
+      mgopt_op_erase(o);
+    }
+  }
+  return mgopt__imp_opaque(I);
+}
+
+/* The order to import g's nodes in: the given order when every node's inputs
+   are defined before it (the ONNX rule), else a topological order (Kahn's
+   algorithm, ties by original position). *order gets n indices (heap memory,
+   caller frees); MGOPT_ERR_CORRUPT on a cycle. */
+static mgopt_status mgopt__imp_order(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t **order) {
+  const mgopt_allocator *al = &I->p->alloc;
+  int64_t n = g->nnodes, i, k, *ord, *indeg, *start, *adj, *heap, nheap = 0, nemit = 0, nedges = 0;
+  mgopt__imap prod;
+  int sorted = 1;
+  mgopt_status s = MGOPT_OK;
+  size_t words;
+  *order = NULL;
+  if (n > ((int64_t)1 << 40)) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "too many nodes");
+  memset(&prod, 0, sizeof prod);
+  prod.al = al;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].noutputs; k++)
+      if (g->nodes[i].outputs[k].len) mgopt__imap_put(&prod, mgopt__imp_intern(I, g->nodes[i].outputs[k]), (void *)(uintptr_t)(i + 1));
+  for (i = 0; i < n && sorted; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j;
+      if (!g->nodes[i].inputs[k].len) continue;
+      j = (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k]));
+      if (j && (int64_t)j - 1 >= i) sorted = 0;
+    }
+  words = (size_t)(n + 1) * 4;
+  ord = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * words);
+  if (!ord || prod.oom) {
+    mgopt__imap_free(&prod);
+    if (ord) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (sorted) {
+    for (i = 0; i < n; i++) ord[i] = i;
+    mgopt__imap_free(&prod);
+    *order = ord;
+    return MGOPT_OK;
+  }
+  indeg = ord + (n + 1);
+  start = indeg + (n + 1);
+  heap = start + (n + 1);
+  memset(indeg, 0, sizeof(int64_t) * (size_t)(n + 1) * 3);
+  /* edges producer -> consumer, in CSR form */
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+      if (j) {
+        indeg[i]++;
+        start[j - 1]++;
+        nedges++;
+      }
+    }
+  adj = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(nedges + 1));
+  if (!adj) {
+    s = mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  {
+    int64_t acc = 0;
+    for (i = 0; i <= n; i++) {
+      int64_t c = start[i];
+      start[i] = acc;
+      acc += c;
+    }
+  }
+  {
+    /* fill: a cursor per producer, reusing heap[] as scratch */
+    for (i = 0; i <= n; i++) heap[i] = start[i];
+    for (i = 0; i < n; i++)
+      for (k = 0; k < g->nodes[i].ninputs; k++) {
+        uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+        if (j) adj[heap[j - 1]++] = i;
+      }
+  }
+  /* binary min-heap of ready nodes */
+  for (i = 0; i < n; i++)
+    if (indeg[i] == 0) {
+      int64_t c = nheap++;
+      heap[c] = i;
+      while (c > 0 && heap[(c - 1) / 2] > heap[c]) {
+        int64_t t = heap[c];
+        heap[c] = heap[(c - 1) / 2];
+        heap[(c - 1) / 2] = t;
+        c = (c - 1) / 2;
+      }
+    }
+  while (nheap > 0) {
+    int64_t top = heap[0], c = 0, e;
+    heap[0] = heap[--nheap];
+    for (;;) {
+      int64_t l = 2 * c + 1, r = l + 1, m = c, t;
+      if (l < nheap && heap[l] < heap[m]) m = l;
+      if (r < nheap && heap[r] < heap[m]) m = r;
+      if (m == c) break;
+      t = heap[c];
+      heap[c] = heap[m];
+      heap[m] = t;
+      c = m;
+    }
+    ord[nemit++] = top;
+    for (e = start[top]; e < (top + 1 <= n ? start[top + 1] : nedges); e++) {
+      int64_t x = adj[e];
+      if (--indeg[x] == 0) {
+        int64_t q = nheap++;
+        heap[q] = x;
+        while (q > 0 && heap[(q - 1) / 2] > heap[q]) {
+          int64_t t = heap[q];
+          heap[q] = heap[(q - 1) / 2];
+          heap[(q - 1) / 2] = t;
+          q = (q - 1) / 2;
+        }
+      }
+    }
+  }
+  if (nemit != n) s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "the graph has a cycle: %lld of %lld nodes cannot be ordered",
+                                      (long long)(n - nemit), (long long)n);
+out:
+  if (adj) mgopt__heap_free(al, adj, sizeof(int64_t) * (size_t)(nedges + 1));
+  mgopt__imap_free(&prod);
+  if (s) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+  else *order = ord;
+  return s;
+}
+
+/* Imports graph g into block b: inputs become block args (for `main`, only the
+   inputs without an initializer), initializers const ops, nodes ops, outputs
+   block outputs. */
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
+  int64_t i;
+  mgopt_status s;
+  mgopt__imap inits;
+  memset(&inits, 0, sizeof inits);
+  inits.al = &I->p->alloc;
+  I->b = b;
+  I->node = NULL;
+  for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
+  for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
+  for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
+  if (inits.oom || I->vinfo.oom) {
+    mgopt__imap_free(&inits);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < g->ninputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->inputs[i].name);
+    mgopt_type t;
+    mgopt_value *v;
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (is_main && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    v = mgopt_block_add_arg(b, nm, &t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->ninitializers; i++) {
+    const mgopt_onnx_tensor *ot = &g->initializers[i];
+    const char *nm = mgopt__imp_intern(I, ot->name);
+    mgopt_tensor *t;
+    mgopt_value *v;
+    if (!nm || !nm[0]) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "an initializer has no name");
+      goto out;
+    }
+    t = mgopt__imp_tensor(I, ot);
+    if (!t) {
+      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    v = mgopt_build_const(I->p, b, NULL, nm, t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  {
+    int64_t *order = NULL;
+    if ((s = mgopt__imp_order(I, g, &order)) != MGOPT_OK) goto out;
+    for (i = 0; i < g->nnodes; i++) {
+      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) break;
+      I->b = b;
+    }
+    mgopt__heap_free(&I->p->alloc, order, sizeof(int64_t) * (size_t)(g->nnodes + 1) * 4);
+    if (s) goto out;
+  }
+  I->node = NULL;
+  for (i = 0; i < g->noutputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->outputs[i].name);
+    mgopt_value *v = (mgopt_value *)mgopt__imap_get(&I->values, nm);
+    if (!v) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph output '%s' is not produced by any node", nm ? nm : "");
+      goto out;
+    }
+    if (mgopt_block_add_output(b, v)) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+  }
+  s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+out:
+  mgopt__imap_free(&inits);
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
+  mgopt__imp I;
+  mgopt_function *f;
+  mgopt_status s;
+  int64_t i;
+  if (!m || !m->program || !m->graph) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the model has no graph");
+  memset(&I, 0, sizeof I);
+  I.p = m->program;
+  I.m = m;
+  I.d = d;
+  I.values.al = &I.p->alloc;
+  I.vinfo.al = &I.p->alloc;
+  I.opset = 1;
+  for (i = 0; i < m->nopset_imports; i++)
+    if (m->opset_imports[i].domain.len == 0 || mgopt__imp_streq(m->opset_imports[i].domain, "ai.onnx"))
+      I.opset = m->opset_imports[i].version;
+  if (mgopt_program_function(I.p, "main"))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the program already has a main function");
+  f = mgopt_function_new(I.p, "main");
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  mgopt__imap_free(&I.values);
+  mgopt__imap_free(&I.vinfo);
+  if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  if (s == MGOPT_OK) I.p->onnx_meta = m;
+  return s;
+}
+
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read(buf, len, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read_file(path, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+#endif
+/* src/onnx/export.c — the IR back to an ONNX model tree for the target opset. */
+
+/* How it works. Function `main` becomes the graph. Graph inputs follow the
+   imported model's order (an input that had an initializer is listed again
+   with its constant), then any new arguments. Consts become initializers
+   (or Constant nodes: inside subgraphs, and where the option keeps them).
+   Canonical ops become the ONNX ops of the target opset, with parameters that
+   newer opsets take as inputs written as int64 initializers; opaque ops go
+   back as they came. Every value name is unique in the written model: a
+   clash gets a fresh name, except graph inputs and outputs. Nodes are
+   accumulated in heap vectors and copied into the program's arena at the
+   end of each graph. */
+
+typedef struct mgopt__exv {
+  void *data;
+  int64_t n, cap;
+} mgopt__exv;
+
+typedef struct mgopt__exg { /* a graph being written */
+  mgopt__exv nodes, inits, inputs, outputs;
+  int is_main;
+} mgopt__exg;
+
+typedef struct mgopt__exp {
+  mgopt_program *p;
+  const mgopt_onnx_export_options *o;
+  mgopt_diag *d;
+  int64_t opset;
+  mgopt__exg *g;
+  const mgopt_op *op; /* op being written, for messages */
+  int depth;
+} mgopt__exp;
+
+static void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  char *slot;
+  if (!mgopt__grow(&E->p->alloc, &v->data, &v->cap, v->n + 1, elem)) return NULL;
+  slot = (char *)v->data + (size_t)v->n * elem;
+  memset(slot, 0, elem);
+  v->n++;
+  return slot;
+}
+
+static void mgopt__exv_free(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  if (v->data) mgopt__heap_free(&E->p->alloc, v->data, (size_t)v->cap * elem);
+  memset(v, 0, sizeof *v);
+}
+
+/* Moves a vector's contents into the arena; returns the arena copy. */
+static void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, int64_t *count) {
+  void *a = NULL;
+  *count = v->n;
+  if (v->n) a = mgopt__dup(E->p, v->data, (size_t)v->n * elem);
+  mgopt__exv_free(E, v, elem);
+  return a;
+}
+
+static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!E->d) return s;
+  E->d->status = s;
+  E->d->op[0] = 0;
+  if (E->op) {
+    const char *n = E->op->name ? E->op->name : (E->op->nouts && E->op->outs[0]->name) ? E->op->outs[0]->name : "";
+    snprintf(E->d->op, sizeof E->d->op, "%.90s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(E->d->msg, sizeof E->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static mgopt_str mgopt__exp_s(const char *c) {
+  mgopt_str s;
+  s.ptr = c ? c : "";
+  s.len = c ? strlen(c) : 0;
+  return s;
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static int32_t mgopt__exp_dtype(mgopt_dtype t) {
+  int32_t k;
+  for (k = 1; k < MGOPT_ONNX_DT__COUNT; k++)
+    if (mgopt_onnx_dtype(k) == t && t != MGOPT_DT_UNKNOWN) return k;
+  return 0;
+}
+
+static mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
+  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
+  mgopt_onnx_tensor_type *tt;
+  int32_t i;
+  if (!ot) return NULL;
+  if (t->kind == MGOPT_TYPE_OTHER) {
+    ot->other.ptr = (const char *)t->other;
+    ot->other.len = t->other_len;
+    return ot;
+  }
+  tt = (mgopt_onnx_tensor_type *)mgopt_program_alloc(E->p, sizeof *tt, 8);
+  if (!tt) return NULL;
+  ot->tensor_type = tt;
+  tt->elem_type = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  if (tt->elem_type) tt->has |= MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE;
+  if (t->rank >= 0) {
+    tt->shape = (mgopt_onnx_shape *)mgopt_program_alloc(E->p, sizeof *tt->shape, 8);
+    if (!tt->shape) return NULL;
+    tt->shape->ndims = t->rank;
+    if (t->rank > 0) {
+      tt->shape->dims = (mgopt_onnx_dim *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_dim) * (size_t)t->rank, 8);
+      if (!tt->shape->dims) return NULL;
+    }
+    for (i = 0; i < t->rank; i++) {
+      mgopt_onnx_dim *od = &tt->shape->dims[i];
+      if (t->dims[i].sym) {
+        od->has = MGOPT_ONNX_DIM_HAS_PARAM;
+        od->param = mgopt__exp_s(t->dims[i].sym);
+      } else if (t->dims[i].v >= 0) {
+        od->has = MGOPT_ONNX_DIM_HAS_VALUE;
+        od->value = t->dims[i].v;
+      }
+    }
+  }
+  return ot;
+}
+
+/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
+static mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
+  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  int64_t nb, i;
+  memset(ot, 0, sizeof *ot);
+  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->data_type = dt;
+  ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
+  ot->name = mgopt__exp_s(name);
+  ot->ndims = t->rank;
+  ot->numel = t->numel;
+  if (t->rank > 0) {
+    ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
+    if (!ot->dims) return MGOPT_ERR_NOMEM;
+  }
+  if (t->dtype == MGOPT_DT_STRING) {
+    ot->string_data = (mgopt_str *)t->data;
+    ot->nstring_data = t->numel;
+    return MGOPT_OK;
+  }
+  nb = mgopt_onnx_raw_nbytes(dt, t->numel);
+  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  if ((size_t)nb == t->nbytes) {
+    ot->raw_data.ptr = (const char *)t->data;
+    ot->raw_data.len = t->nbytes;
+    return MGOPT_OK;
+  }
+  {
+    /* 4-bit types: two per byte, low nibble first */
+    uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
+    if (!r) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
+    ot->raw_data.ptr = (const char *)r;
+    ot->raw_data.len = (size_t)nb;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain, const char *name) {
+  mgopt_onnx_node *n = (mgopt_onnx_node *)mgopt__exv_push(E, &E->g->nodes, sizeof(mgopt_onnx_node));
+  if (!n) return NULL;
+  n->op_type = mgopt__exp_s(op_type);
+  n->domain = mgopt__exp_s(domain);
+  if (name) n->name = mgopt__exp_s(name);
+  return n;
+}
+
+static int mgopt__exp_set_io(mgopt__exp *E, mgopt_str **arr, int64_t *cnt, const char *const *names, int64_t n) {
+  int64_t i;
+  *arr = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(n ? n : 1), 8);
+  if (!*arr) return 0;
+  for (i = 0; i < n; i++) (*arr)[i] = mgopt__exp_s(names[i]);
+  *cnt = n;
+  return 1;
+}
+
+static mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int32_t type) {
+  mgopt_onnx_attribute *a = (mgopt_onnx_attribute *)mgopt_program_alloc(
+      E->p, sizeof(mgopt_onnx_attribute) * (size_t)(n->nattributes + 1), 8);
+  if (!a) return NULL;
+  if (n->nattributes) memcpy(a, n->attributes, sizeof(mgopt_onnx_attribute) * (size_t)n->nattributes);
+  n->attributes = a;
+  a = &a[n->nattributes++];
+  a->name = mgopt__exp_s(name);
+  a->type = type;
+  a->has = MGOPT_ONNX_ATTR_HAS_TYPE;
+  return a;
+}
+
+static int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INT);
+  if (!a) return 0;
+  a->i = v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_I;
+  return 1;
+}
+
+static int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOAT);
+  if (!a) return 0;
+  a->f = (float)v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_F;
+  return 1;
+}
+
+static int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_STRING);
+  if (!a) return 0;
+  a->s = mgopt__exp_s(v);
+  a->has |= MGOPT_ONNX_ATTR_HAS_S;
+  return 1;
+}
+
+static int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v, int64_t cnt) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INTS);
+  if (!a) return 0;
+  a->ints = (int64_t *)mgopt__dup(E->p, v, sizeof(int64_t) * (size_t)(cnt ? cnt : 1));
+  a->nints = cnt;
+  return a->ints != NULL;
+}
+
+/* A fresh value name for an intermediate the export creates. */
+static const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
+  return mgopt_program_fresh_name(E->p, buf);
+}
+
+/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
+static const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
+  const char *name = mgopt__exp_fresh(E, base);
+  mgopt_onnx_tensor *ot;
+  if (!t || !name) return NULL;
+  if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
+  if (E->g->is_main) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
+  } else {
+    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
+    mgopt_onnx_attribute *a;
+    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
+    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
+    if (!a) return NULL;
+    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
+  }
+  return name;
+}
+
+static const char *mgopt__exp_vname(const mgopt_value *v) { return v ? (v->name ? v->name : "") : ""; }
+
+/* Name of an integer list operand as int64: a constant is rewritten as an
+   int64 constant, an int64 value used as is, other integers cast. */
+static const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  if (t && mgopt_dtype_is_int((mgopt_dtype)t->dtype) && t->rank <= 1) {
+    int64_t i, n = t->numel, *arr;
+    if (t->dtype == MGOPT_DT_INT64 && t->rank == 1) return mgopt__exp_vname(v);
+    arr = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (!arr) return NULL;
+    mgopt_tensor_data(E->p, t);
+    for (i = 0; i < n; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+    return mgopt__exp_i64_const(E, mgopt__exp_vname(v), arr, n);
+  }
+  if (v->type.dtype == MGOPT_DT_INT64) return mgopt__exp_vname(v);
+  {
+    const char *out = mgopt__exp_fresh(E, mgopt__exp_vname(v));
+    const char *in = mgopt__exp_vname(v);
+    mgopt_onnx_node *n = mgopt__exp_node(E, "Cast", "", NULL);
+    if (!n || !out || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &in, 1) ||
+        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1) ||
+        !mgopt__exp_aint(E, n, "to", MGOPT_ONNX_DT_INT64))
+      return NULL;
+    return out;
+  }
+}
+
+/* Emits op_type with the given inputs and the op's outputs (named). */
+static mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
+                                          const char *const *ins, int64_t nin) {
+  const char *outs[64];
+  int32_t i;
+  mgopt_onnx_node *n;
+  if (op->nouts > 64) return NULL;
+  for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
+  n = mgopt__exp_node(E, op_type, "", op->name);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, outs, op->nouts))
+    return NULL;
+  return n;
+}
+
+static const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  return v ? mgopt__exp_vname(v) : NULL;
+}
+
+/* ---------------------------------------------------------------- canonical ops */
+
+static mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
+
+static mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
+  return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,
+                         (long long)E->opset, why ? ": " : "", why ? why : "");
+}
+
+typedef struct mgopt__exp_map {
+  int32_t kind;
+  const char *onnx;
+  const char *slots[3];
+} mgopt__exp_map;
+
+/* One-to-one ops: ONNX inputs in the order of the listed slots. */
+static const mgopt__exp_map mgopt__exp_direct[] = {
+    {MGOPT_OP_add, "Add", {"x", "y", NULL}},           {MGOPT_OP_sub, "Sub", {"x", "y", NULL}},
+    {MGOPT_OP_mul, "Mul", {"x", "y", NULL}},           {MGOPT_OP_real_div, "Div", {"x", "y", NULL}},
+    {MGOPT_OP_pow, "Pow", {"x", "y", NULL}},           {MGOPT_OP_maximum, "Max", {"x", "y", NULL}},
+    {MGOPT_OP_minimum, "Min", {"x", "y", NULL}},       {MGOPT_OP_equal, "Equal", {"x", "y", NULL}},
+    {MGOPT_OP_less, "Less", {"x", "y", NULL}},         {MGOPT_OP_greater, "Greater", {"x", "y", NULL}},
+    {MGOPT_OP_less_equal, "LessOrEqual", {"x", "y", NULL}},
+    {MGOPT_OP_greater_equal, "GreaterOrEqual", {"x", "y", NULL}},
+    {MGOPT_OP_logical_and, "And", {"x", "y", NULL}},   {MGOPT_OP_logical_or, "Or", {"x", "y", NULL}},
+    {MGOPT_OP_logical_xor, "Xor", {"x", "y", NULL}},   {MGOPT_OP_logical_not, "Not", {"x", NULL, NULL}},
+    {MGOPT_OP_select, "Where", {"cond", "a", "b"}},    {MGOPT_OP_relu, "Relu", {"x", NULL, NULL}},
+    {MGOPT_OP_sigmoid, "Sigmoid", {"x", NULL, NULL}},  {MGOPT_OP_tanh, "Tanh", {"x", NULL, NULL}},
+    {MGOPT_OP_erf, "Erf", {"x", NULL, NULL}},          {MGOPT_OP_sqrt, "Sqrt", {"x", NULL, NULL}},
+    {MGOPT_OP_exp, "Exp", {"x", NULL, NULL}},          {MGOPT_OP_log, "Log", {"x", NULL, NULL}},
+    {MGOPT_OP_abs, "Abs", {"x", NULL, NULL}},          {MGOPT_OP_floor, "Floor", {"x", NULL, NULL}},
+    {MGOPT_OP_ceil, "Ceil", {"x", NULL, NULL}},        {MGOPT_OP_sin, "Sin", {"x", NULL, NULL}},
+    {MGOPT_OP_cos, "Cos", {"x", NULL, NULL}},          {MGOPT_OP_identity, "Identity", {"x", NULL, NULL}},
+    {MGOPT_OP_sign, "Sign", {"x", NULL, NULL}},        {MGOPT_OP_round, "Round", {"x", NULL, NULL}},
+};
+
+static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t k;
+  size_t len = 0;
+  const char *pt = mgopt_op_get_string(op, "pad_type", &len);
+  if ((k = mgopt_op_get_ints(E->p, op, "strides", &v)) >= 0 && !mgopt__exp_aints(E, n, "strides", v, k))
+    return mgopt__exp_nomem(E);
+  if (with_dil && (k = mgopt_op_get_ints(E->p, op, "dilations", &v)) >= 0 && !mgopt__exp_aints(E, n, "dilations", v, k))
+    return mgopt__exp_nomem(E);
+  if (!pt || strcmp(pt, "valid") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "VALID")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_UPPER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same_lower") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "custom") == 0) {
+    int64_t i, m, pads[64];
+    k = mgopt_op_get_ints(E->p, op, "pad", &v);
+    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
+    m = k / 2;
+    for (i = 0; i < m; i++) {
+      pads[i] = v[2 * i];
+      pads[m + i] = v[2 * i + 1];
+    }
+    if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
+  } else {
+    return mgopt__exp_unsupported(E, op, "unknown pad_type");
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
+
+static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
+  const char *ins[8];
+  mgopt_onnx_node *n;
+  int32_t i;
+  const int64_t *v = NULL;
+  int64_t k;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(mgopt__exp_direct); i++)
+    if (mgopt__exp_direct[i].kind == op->kind) {
+      int64_t nin = 0;
+      while (nin < 3 && mgopt__exp_direct[i].slots[nin]) {
+        ins[nin] = mgopt__exp_in(op, mgopt__exp_direct[i].slots[nin]);
+        if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+        nin++;
+      }
+      return mgopt__exp_simple(E, op, mgopt__exp_direct[i].onnx, ins, nin) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+  ins[0] = mgopt__exp_in(op, "x");
+  switch (op->kind) {
+    case MGOPT_OP_leaky_relu:
+      n = mgopt__exp_simple(E, op, "LeakyRelu", ins, 1);
+      if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.01))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_softmax: {
+      int64_t axis = mgopt_op_get_int(op, "axis", -1);
+      int r = op->outs[0]->type.rank;
+      if (E->opset < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
+        return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
+      n = mgopt__exp_simple(E, op, "Softmax", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_gelu: {
+      size_t len = 0;
+      const char *mode = mgopt_op_get_string(op, "mode", &len);
+      if (E->opset < 20) return mgopt__exp_unsupported(E, op, "Gelu needs opset 20");
+      if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
+        return mgopt__exp_unsupported(E, op, "this gelu mode");
+      n = mgopt__exp_simple(E, op, "Gelu", ins, 1);
+      if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_clip: {
+      double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+      mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+      if (E->opset < 11) {
+        n = mgopt__exp_simple(E, op, "Clip", ins, 1);
+        if (!n) return mgopt__exp_nomem(E);
+        if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+        if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      ins[1] = ins[2] = "";
+      if (lo > -HUGE_VAL || hi < HUGE_VAL) {
+        int j;
+        for (j = 0; j < 2; j++) {
+          double val = j ? hi : lo;
+          mgopt_tensor *t;
+          const char *nm;
+          mgopt_onnx_tensor *ot;
+          if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+          t = mgopt_tensor_new_scalar_f64(E->p, dt, val);
+          nm = mgopt__exp_fresh(E, j ? "clip_max" : "clip_min");
+          if (!t || !nm) return mgopt__exp_nomem(E);
+          if (E->g->is_main) {
+            ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+            if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return mgopt__exp_nomem(E);
+          } else {
+            mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
+            mgopt_onnx_attribute *a;
+            if (!c || !mgopt__exp_set_io(E, &c->outputs, &c->noutputs, &nm, 1)) return mgopt__exp_nomem(E);
+            a = mgopt__exp_attr(E, c, "value", MGOPT_ONNX_ATTR_TENSOR);
+            if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)) ||
+                mgopt__exp_tensor(E, t, "", a->t))
+              return mgopt__exp_nomem(E);
+          }
+          ins[1 + j] = nm;
+        }
+      }
+      return mgopt__exp_simple(E, op, "Clip", ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1) ? MGOPT_OK
+                                                                                                : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_cast: {
+      size_t len = 0;
+      const char *to = mgopt_op_get_string(op, "dtype", &len);
+      int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+      if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
+      n = mgopt__exp_simple(E, op, "Cast", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_transpose:
+      k = mgopt_op_get_ints(E->p, op, "perm", &v);
+      if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
+      n = mgopt__exp_simple(E, op, "Transpose", ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_reshape: {
+      mgopt_value *s = mgopt_op_operand(op, "shape");
+      mgopt_tensor *t = s ? mgopt_value_const(s) : NULL;
+      if (!s) return mgopt__exp_unsupported(E, op, "no shape");
+      if (t) {
+        /* MIL copies the input dim for a 0; ONNX Reshape does too (allowzero 0) */
+        (void)t;
+      }
+      ins[1] = mgopt__exp_as_i64(E, s);
+      if (!ins[1]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Reshape", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_squeeze:
+    case MGOPT_OP_expand_dims: {
+      const char *ot = op->kind == MGOPT_OP_squeeze ? "Squeeze" : "Unsqueeze";
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      if (k < 0) {
+        if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
+        return mgopt__exp_simple(E, op, ot, ins, 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+      if (E->opset >= 13) {
+        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        return mgopt__exp_simple(E, op, ot, ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+      n = mgopt__exp_simple(E, op, ot, ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_concat: {
+      int32_t si = mgopt_op_slot_index(op, "values");
+      const char **vals;
+      if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
+      vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
+      if (!vals) return mgopt__exp_nomem(E);
+      for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
+      n = mgopt__exp_simple(E, op, "Concat", vals, op->slots[si].n);
+      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_split: {
+      int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0);
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      int r = x ? x->type.rank : -1;
+      k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
+      if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
+      if (k < 0 && mgopt_op_attr(op, "num_splits")) {
+        /* an even split: ONNX's default without sizes (num_outputs from opset 18) */
+        n = mgopt__exp_simple(E, op, "Split", ins, 1);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        if (E->opset >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      if (k < 0) {
+        /* even split: sizes from the outputs' static dims */
+        if (axis < 0) axis += r;
+        if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
+        for (i = 0; i < op->nouts; i++) {
+          const mgopt_type *t = &op->outs[i]->type;
+          if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
+          sizes[i] = t->dims[axis].v;
+        }
+        v = sizes;
+        k = op->nouts;
+      }
+      if (E->opset >= 13) {
+        ins[1] = mgopt__exp_i64_const(E, "split", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        n = mgopt__exp_simple(E, op, "Split", ins, 2);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      n = mgopt__exp_simple(E, op, "Split", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "axis", axis) || !mgopt__exp_aints(E, n, "split", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_slice_by_index: {
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+      mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+      mgopt_value *sv = mgopt_op_operand(op, "stride");
+      mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+      const int64_t *bm = NULL, *em = NULL, *sm = NULL;
+      int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
+      if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
+      r = tb->numel;
+      if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
+      nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
+      nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
+      nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
+      for (j = 0; j < nsm; j++)
+        if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
+      for (j = 0; j < r; j++) {
+        int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+        int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
+        int bmask = j < nbm && bm[j], emask = j < nem && em[j];
+        if (bmask && emask && s == 1) continue; /* the whole axis */
+        st[cnt] = bmask ? (s > 0 ? 0 : INT64_MAX) : b;
+        en[cnt] = emask ? (s > 0 ? INT64_MAX : INT64_MIN) : e;
+        ax[cnt] = j;
+        stp[cnt] = s;
+        cnt++;
+      }
+      if (cnt == 0) return mgopt__exp_simple(E, op, "Identity", &ins[0], 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      if (E->opset < 10) {
+        /* Slice-1: starts/ends/axes attributes, unit steps only */
+        for (j = 0; j < cnt; j++) {
+          if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+          if (en[j] == INT64_MAX) en[j] = INT32_MAX;
+        }
+        n = mgopt__exp_simple(E, op, "Slice", ins, 1);
+        if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
+            !mgopt__exp_aints(E, n, "axes", ax, cnt))
+          return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
+      ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
+      ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
+      ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
+      if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Slice", ins, 5) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_gather:
+      if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
+      ins[1] = mgopt__exp_in(op, "indices");
+      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      n = mgopt__exp_simple(E, op, "Gather", ins, 2);
+      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_matmul:
+      if (mgopt_op_get_bool(op, "transpose_x", 0) || mgopt_op_get_bool(op, "transpose_y", 0)) {
+        /* transposes of the last two dims as Transpose nodes */
+        int j;
+        const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
+        for (j = 0; j < 2; j++) {
+          mgopt_value *xv = mgopt_op_operand(op, names[j]);
+          int64_t perm[64], r, q;
+          const char *out;
+          mgopt_onnx_node *t;
+          if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
+          ins[j] = mgopt__exp_vname(xv);
+          if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
+          r = xv->type.rank;
+          if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
+          for (q = 0; q < r; q++) perm[q] = q;
+          perm[r - 2] = r - 1;
+          perm[r - 1] = r - 2;
+          out = mgopt__exp_fresh(E, ins[j]);
+          t = mgopt__exp_node(E, "Transpose", "", NULL);
+          if (!out || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[j], 1) ||
+              !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &out, 1) || !mgopt__exp_aints(E, t, "perm", perm, r))
+            return mgopt__exp_nomem(E);
+          ins[j] = out;
+        }
+      } else {
+        ins[1] = mgopt__exp_in(op, "y");
+      }
+      return mgopt__exp_simple(E, op, "MatMul", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    case MGOPT_OP_linear: {
+      mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+      if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      ins[1] = mgopt__exp_vname(w);
+      if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
+        ins[2] = b ? mgopt__exp_vname(b) : NULL;
+        n = mgopt__exp_simple(E, op, "Gemm", ins, b ? 3 : 2);
+        if (!n || !mgopt__exp_aint(E, n, "transB", 1)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      {
+        /* MatMul(x, Transpose(w)) (+ Add(bias)) */
+        int64_t perm[2] = {1, 0};
+        const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
+        const char *ins2[2];
+        mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
+        if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
+        if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
+            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
+          return mgopt__exp_nomem(E);
+        ins2[0] = ins[0];
+        ins2[1] = wt;
+        if (!b) return mgopt__exp_simple(E, op, "MatMul", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+        t = mgopt__exp_node(E, "MatMul", "", NULL);
+        if (!mm || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, ins2, 2) ||
+            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &mm, 1))
+          return mgopt__exp_nomem(E);
+        ins2[0] = mm;
+        ins2[1] = mgopt__exp_vname(b);
+        return mgopt__exp_simple(E, op, "Add", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+    }
+    case MGOPT_OP_conv:
+    case MGOPT_OP_conv_transpose: {
+      mgopt_status s;
+      ins[1] = mgopt__exp_in(op, "weight");
+      ins[2] = mgopt__exp_in(op, "bias");
+      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape"))
+        return mgopt__exp_unsupported(E, op, "output_shape");
+      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_conv ? "Conv" : "ConvTranspose", ins, ins[2] ? 3 : 2);
+      if (!n) return mgopt__exp_nomem(E);
+      if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
+      if (!mgopt__exp_aint(E, n, "group", mgopt_op_get_int(op, "groups", 1))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_avg_pool:
+    case MGOPT_OP_max_pool: {
+      mgopt_status s;
+      k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
+      if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
+      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_max_pool ? "MaxPool" : "AveragePool", ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
+      if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
+      if (mgopt_op_get_bool(op, "ceil_mode", 0) && !mgopt__exp_aint(E, n, "ceil_mode", 1)) return mgopt__exp_nomem(E);
+      if (op->kind == MGOPT_OP_avg_pool && !mgopt_op_get_bool(op, "exclude_padding_from_average", 0) &&
+          !mgopt__exp_aint(E, n, "count_include_pad", 1))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_batch_norm:
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      ins[3] = mgopt__exp_in(op, "mean");
+      ins[4] = mgopt__exp_in(op, "variance");
+      if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+      n = mgopt__exp_simple(E, op, "BatchNormalization", ins, 5);
+      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_instance_norm:
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+      n = mgopt__exp_simple(E, op, "InstanceNormalization", ins, 3);
+      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_layer_norm: {
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      int64_t r = x ? x->type.rank : -1, j;
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      if (E->opset < 17 || r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
+      for (j = 0; j < k; j++)
+        if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
+      n = mgopt__exp_simple(E, op, "LayerNormalization", ins, ins[2] ? 3 : 2);
+      if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
+          !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_reduce_sum:
+    case MGOPT_OP_reduce_mean:
+    case MGOPT_OP_reduce_max:
+    case MGOPT_OP_reduce_min:
+    case MGOPT_OP_reduce_prod: {
+      static const char *const names[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"};
+      int idx = op->kind == MGOPT_OP_reduce_sum ? 0 : op->kind == MGOPT_OP_reduce_mean ? 1 : op->kind == MGOPT_OP_reduce_max ? 2
+                : op->kind == MGOPT_OP_reduce_min ? 3 : 4;
+      int64_t input_from = idx == 0 ? 13 : 18;
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      if (k >= 0 && E->opset >= input_from) {
+        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        n = mgopt__exp_simple(E, op, names[idx], ins, 2);
+      } else {
+        n = mgopt__exp_simple(E, op, names[idx], ins, 1);
+        if (n && k >= 0 && !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+      }
+      if (!n || !mgopt__exp_aint(E, n, "keepdims", mgopt_op_get_bool(op, "keep_dims", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_pad: {
+      mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      size_t len = 0;
+      const char *mode = mgopt_op_get_string(op, "mode", &len);
+      int64_t r = x ? x->type.rank : -1, pads[128], m, j;
+      if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
+      m = tp->numel / 2;
+      for (j = 0; j < 2 * r; j++) pads[j] = 0;
+      for (j = 0; j < m; j++) {
+        pads[r - m + j] = mgopt_tensor_get_i64(tp, 2 * j);
+        pads[2 * r - m + j] = mgopt_tensor_get_i64(tp, 2 * j + 1);
+      }
+      if (mode && strcmp(mode, "replicate") == 0) mode = "edge";
+      if (E->opset >= 11) {
+        mgopt_tensor *cv = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)x->type.dtype, mgopt_op_get_float(op, "constant_val", 0.0));
+        const char *cn = mgopt__exp_fresh(E, "pad_value");
+        mgopt_onnx_tensor *ot;
+        ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
+        if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
+        if (E->g->is_main) {
+          ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+          if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
+          ins[2] = cn;
+        } else {
+          ins[2] = NULL;
+        }
+        n = mgopt__exp_simple(E, op, "Pad", ins, ins[2] ? 3 : 2);
+      } else {
+        n = mgopt__exp_simple(E, op, "Pad", ins, 1);
+        if (n && (!mgopt__exp_aints(E, n, "pads", pads, 2 * r) ||
+                  !mgopt__exp_afloat(E, n, "value", mgopt_op_get_float(op, "constant_val", 0.0))))
+          return mgopt__exp_nomem(E);
+      }
+      if (!n || !mgopt__exp_astr(E, n, "mode", mode ? mode : "constant")) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_tile: {
+      mgopt_value *reps = mgopt_op_operand(op, "reps");
+      if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
+      ins[1] = mgopt__exp_as_i64(E, reps);
+      if (!ins[1]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Tile", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    default:
+      return mgopt__exp_unsupported(E, op, NULL);
+  }
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
+  const char *sep = strstr(op->type, "::"), *last = NULL, *q;
+  char domain[128];
+  const char *ins[1024];
+  int64_t nin = 0, i;
+  mgopt_onnx_node *n;
+  for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
+  if (!sep || !last) return mgopt__exp_unsupported(E, op, "an opaque op needs a domain::OpType name");
+  if ((size_t)(last - op->type) >= sizeof domain) return mgopt__exp_unsupported(E, op, "domain too long");
+  memcpy(domain, op->type, (size_t)(last - op->type));
+  domain[last - op->type] = 0;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    char *end;
+    long k;
+    if (s->n == 0 && !s->is_list) continue;
+    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    k = strtol(s->name + 2, &end, 10);
+    if (*end || k < 0 || k >= 1024) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    while (nin <= k) ins[nin++] = "";
+    ins[k] = mgopt__exp_vname(s->uses[0].value);
+  }
+  n = mgopt__exp_simple(E, op, last + 2, ins, nin);
+  if (!n) return mgopt__exp_nomem(E);
+  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    mgopt_onnx_attribute *oa;
+    int64_t j;
+    switch ((mgopt_attr_kind)a->kind) {
+      case MGOPT_ATTR_BOOL:
+      case MGOPT_ATTR_INT:
+        if (!mgopt__exp_aint(E, n, a->name, a->u.i)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_FLOAT:
+        if (!mgopt__exp_afloat(E, n, a->name, a->u.f)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_STRING:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_STRING);
+        if (!oa) return mgopt__exp_nomem(E);
+        oa->s = a->u.s;
+        oa->has |= MGOPT_ONNX_ATTR_HAS_S;
+        break;
+      case MGOPT_ATTR_BOOLS:
+      case MGOPT_ATTR_INTS:
+        if (!mgopt__exp_aints(E, n, a->name, a->u.ints, a->n)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_FLOATS:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_FLOATS);
+        if (!oa || !(oa->floats = (float *)mgopt_program_alloc(E->p, sizeof(float) * (size_t)(a->n + 1), 8)))
+          return mgopt__exp_nomem(E);
+        for (j = 0; j < a->n; j++) oa->floats[j] = (float)a->u.floats[j];
+        oa->nfloats = a->n;
+        break;
+      case MGOPT_ATTR_STRINGS:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_STRINGS);
+        if (!oa) return mgopt__exp_nomem(E);
+        oa->strings = a->u.strs;
+        oa->nstrings = a->n;
+        break;
+      case MGOPT_ATTR_TENSOR:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TENSOR);
+        if (!oa || !(oa->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)))
+          return mgopt__exp_nomem(E);
+        if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
+        break;
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
+          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
+        if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
+          return mgopt__exp_nomem(E);
+        oa->tp->other.ptr = (const char *)a->u.bytes;
+        oa->tp->other.len = (size_t)a->n;
+        break;
+      default:
+        return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
+    }
+  }
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_onnx_attribute *oa = mgopt__exp_attr(E, n, op->blocks[i]->name, MGOPT_ONNX_ATTR_GRAPH);
+    mgopt__exg *saved = E->g;
+    const mgopt_op *saved_op = E->op;
+    mgopt_status s;
+    if (!oa || !(oa->g = (mgopt_onnx_graph *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_graph), 8)))
+      return mgopt__exp_nomem(E);
+    if (E->depth >= 64) return mgopt__exp_unsupported(E, op, "subgraphs nested too deeply");
+    oa->g->name = mgopt__exp_s(op->blocks[i]->name);
+    E->depth++;
+    s = mgopt__exp_block_graph(E, op->blocks[i], oa->g, 0);
+    E->depth--;
+    E->g = saved;
+    E->op = saved_op;
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, const char *name, const mgopt_type *t) {
+  mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
+  if (!vi) return NULL;
+  vi->name = mgopt__exp_s(name);
+  /* an unknown element type is written as no type at all (ONNX rejects type 0) */
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
+  vi->type = mgopt__exp_type(E, t);
+  return vi->type ? vi : NULL;
+}
+
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
+  mgopt__exg g;
+  mgopt_op *op;
+  int32_t i;
+  mgopt_status s = MGOPT_OK;
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  memset(&g, 0, sizeof g);
+  g.is_main = is_main;
+  E->g = &g;
+  if (is_main && orig && orig->graph) {
+    /* the imported input order; inputs that had initializers are listed again */
+    int64_t k;
+    for (k = 0; k < orig->graph->ninputs && !s; k++) {
+      const char *nm = mgopt_program_intern(E->p, orig->graph->inputs[k].name.ptr ? orig->graph->inputs[k].name.ptr : "",
+                                            orig->graph->inputs[k].name.len);
+      mgopt_value *found = NULL;
+      for (i = 0; i < b->nargs; i++)
+        if (b->args[i]->name == nm) found = b->args[i];
+      if (!found)
+        for (op = b->first; op; op = op->next)
+          if (op->kind == MGOPT_OP_const && op->outs[0]->name == nm) found = op->outs[0];
+      if (found && !mgopt__exp_vi(E, &g.inputs, nm, &found->type)) s = mgopt__exp_nomem(E);
+    }
+    for (i = 0; i < b->nargs && !s; i++) {
+      int64_t j, seen = 0;
+      for (j = 0; j < g.inputs.n; j++)
+        if (((mgopt_onnx_value_info *)g.inputs.data)[j].name.ptr == b->args[i]->name) seen = 1;
+      if (!seen && !mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
+    }
+  } else {
+    for (i = 0; i < b->nargs && !s; i++)
+      if (!mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
+  }
+  for (op = b->first; op && !s; op = op->next) {
+    E->op = op;
+    if (op->kind == MGOPT_OP_const) {
+      mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+      if (!t) {
+        s = mgopt__exp_unsupported(E, op, "a const without a value");
+        break;
+      }
+      if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
+        mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
+        if (!ot) s = mgopt__exp_nomem(E);
+        else s = mgopt__exp_tensor(E, t, mgopt__exp_vname(op->outs[0]), ot);
+      } else {
+        mgopt_onnx_node *n = mgopt__exp_simple(E, op, "Constant", NULL, 0);
+        mgopt_onnx_attribute *a = n ? mgopt__exp_attr(E, n, "value", MGOPT_ONNX_ATTR_TENSOR) : NULL;
+        if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8))) s = mgopt__exp_nomem(E);
+        else s = mgopt__exp_tensor(E, t, "", a->t);
+      }
+      continue;
+    }
+    if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
+    else if (op->nblocks) s = mgopt__exp_unsupported(E, op, "control flow");
+    else s = mgopt__exp_canonical(E, op);
+    E->g = &g;
+  }
+  E->op = NULL;
+  for (i = 0; i < b->nouts && !s; i++) {
+    mgopt_value *v = b->outs[i]->value;
+    if (!mgopt__exp_vi(E, &g.outputs, mgopt__exp_vname(v), &v->type)) s = mgopt__exp_nomem(E);
+  }
+  if (!s) {
+    og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
+    og->initializers = (mgopt_onnx_tensor *)mgopt__exv_take(E, &g.inits, sizeof(mgopt_onnx_tensor), &og->ninitializers);
+    og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
+    og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
+    if (E->p->status) s = mgopt__exp_nomem(E);
+  }
+  mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
+  mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
+  mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
+  mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+  return s;
+}
+
+/* Renames values whose name is already taken so every name in the model is
+   unique. The function's inputs and outputs are claimed first and keep
+   their names. */
+typedef struct mgopt__exn {
+  mgopt__exp *E;
+  const char **tab;
+  size_t cap, count;
+  int oom;
+} mgopt__exn;
+
+/* 1 if the name was free (now claimed), 0 if taken. */
+static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
+  size_t h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (N->cap - 1);
+  while (N->tab[h]) {
+    if (N->tab[h] == name) return 0;
+    h = (h + 1) & (N->cap - 1);
+  }
+  if ((N->count + 1) * 2 > N->cap) {
+    N->oom = 1;
+    return 1;
+  }
+  N->tab[h] = name;
+  N->count++;
+  return 1;
+}
+
+static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
+  if ((v->flags & MGOPT_VALUE_ABSENT) || !v->name || is_io || N->oom) return;
+  while (!mgopt__exn_claim(N, v->name)) {
+    v->name = mgopt__exp_fresh(N->E, v->name);
+    if (!v->name) {
+      N->oom = 1;
+      return;
+    }
+  }
+}
+
+static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, int depth) {
+  mgopt_op *op;
+  int32_t i, k;
+  for (i = 0; i < b->nargs; i++) mgopt__exn_value(N, b->args[i], b == body);
+  for (op = b->first; op; op = op->next) {
+    for (k = 0; k < op->nblocks && depth < 64; k++) mgopt__exn_block(N, op->blocks[k], body, depth + 1);
+    for (i = 0; i < op->nouts; i++) {
+      mgopt_value *v = op->outs[i];
+      int io = 0;
+      const mgopt_use *u;
+      for (u = v->uses; u; u = u->next)
+        if (!u->op && u->block == body) io = 1;
+      mgopt__exn_value(N, v, io);
+    }
+  }
+}
+
+static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
+  mgopt__exn N;
+  int32_t i;
+  int64_t nvals = mgopt_program_op_count(E->p) * 2 + f->body->nargs + 16;
+  memset(&N, 0, sizeof N);
+  N.E = E;
+  N.cap = 1024;
+  while (N.cap < (size_t)nvals * 4) N.cap *= 2;
+  N.tab = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, N.cap * sizeof(char *));
+  if (!N.tab) return mgopt__exp_nomem(E);
+  memset((void *)N.tab, 0, N.cap * sizeof(char *));
+  for (i = 0; i < f->body->nargs; i++)
+    if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
+  for (i = 0; i < f->body->nouts; i++)
+    if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
+  mgopt__exn_block(&N, f->body, f->body, 0);
+  mgopt__heap_free(&E->p->alloc, (void *)N.tab, N.cap * sizeof(char *));
+  return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d) {
+  mgopt__exp E;
+  mgopt_function *f = p ? mgopt_program_function(p, "main") : NULL;
+  const mgopt_onnx_model *orig;
+  mgopt_onnx_model *m;
+  mgopt_status s;
+  int64_t i;
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "export: the program has no main function");
+  orig = (const mgopt_onnx_model *)p->onnx_meta;
+  memset(&E, 0, sizeof E);
+  E.p = p;
+  E.o = opts;
+  E.d = d;
+  E.opset = opts && opts->opset > 0 ? opts->opset : 0;
+  m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  m->program = p;
+  if (orig) {
+    m->ir_version = orig->ir_version;
+    m->domain = orig->domain;
+    m->model_version = orig->model_version;
+    m->doc_string = orig->doc_string;
+    m->metadata_props = orig->metadata_props;
+    m->nmetadata_props = orig->nmetadata_props;
+    m->training_info = orig->training_info;
+    m->ntraining_info = orig->ntraining_info;
+    m->functions = orig->functions;
+    m->nfunctions = orig->nfunctions;
+    m->opset_imports = orig->opset_imports;
+    m->nopset_imports = orig->nopset_imports;
+    m->dir = orig->dir;
+    for (i = 0; i < orig->nopset_imports; i++)
+      if ((orig->opset_imports[i].domain.len == 0 || (orig->opset_imports[i].domain.len == 7 &&
+                                                       memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0)) &&
+          !E.opset)
+        E.opset = orig->opset_imports[i].version;
+  }
+  if (!E.opset) E.opset = 17;
+  if (!orig || (opts && opts->opset > 0)) {
+    /* a fresh opset list: the default domain at the target version, others kept */
+    int64_t n = orig ? orig->nopset_imports : 0, j = 0;
+    mgopt_onnx_opset *os = (mgopt_onnx_opset *)mgopt_program_alloc(p, sizeof(mgopt_onnx_opset) * (size_t)(n + 1), 8);
+    if (!os) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    os[j].domain = mgopt__exp_s("");
+    os[j++].version = E.opset;
+    for (i = 0; i < n; i++)
+      if (orig->opset_imports[i].domain.len && !(orig->opset_imports[i].domain.len == 7 &&
+                                                  memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
+        os[j++] = orig->opset_imports[i];
+    m->opset_imports = os;
+    m->nopset_imports = j;
+  }
+  if (!m->ir_version || E.opset > 18) m->ir_version = m->ir_version > 9 ? m->ir_version : 9;
+  if (E.opset <= 18 && !orig) m->ir_version = 8;
+  m->producer_name = mgopt__exp_s("mgopt");
+  m->producer_version = mgopt__exp_s(MGOPT_VERSION_STRING);
+  m->graph = (mgopt_onnx_graph *)mgopt_program_alloc(p, sizeof *m->graph, 8);
+  if (!m->graph) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  m->graph->name = orig && orig->graph ? orig->graph->name : mgopt__exp_s("main");
+  if (orig && orig->graph) {
+    m->graph->doc_string = orig->graph->doc_string;
+    m->graph->metadata_props = orig->graph->metadata_props;
+    m->graph->nmetadata_props = orig->graph->nmetadata_props;
+  }
+  s = mgopt__exp_unique_names(&E, f);
+  if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  if (s) return s;
+  if (m->ir_version > 0 && m->ir_version < 4) {
+    /* before IR version 4 every initializer must also be a graph input */
+    mgopt_onnx_graph *g = m->graph;
+    int64_t extra = 0, j, k;
+    mgopt_onnx_value_info *vi;
+    for (j = 0; j < g->ninitializers; j++) {
+      int listed = 0;
+      for (k = 0; k < g->ninputs && !listed; k++)
+        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
+                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
+      if (!listed) extra++;
+    }
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
+    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+      const mgopt_onnx_tensor *t = &g->initializers[j];
+      int listed = 0;
+      int64_t q;
+      for (q = 0; q < g->ninputs && !listed; q++)
+        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
+      if (listed) continue;
+      {
+        mgopt_type ty;
+        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
+          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        vi[k].name = t->name;
+        vi[k].type = mgopt__exp_type(&E, &ty);
+        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        k++;
+      }
+    }
+    g->inputs = vi;
+    g->ninputs = k;
+  }
+  *out = m;
+  return MGOPT_OK;
+}
 #endif /* MGOPT__IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */
 /*
