@@ -912,9 +912,10 @@ static mgopt_status mgopt__rg_infer_conv(mgopt_program *p, const mgopt_op *op, m
     } else if (mgopt__rg_st(in) && kk > 0) {
       int64_t v, e, pb = pt == MGOPT__RG_CUSTOM ? pd[2 * k] : 0, pe = pt == MGOPT__RG_CUSTOM ? pd[2 * k + 1] : 0;
       if (in.v < 1 || !mgopt__mul_i64(in.v - 1, st[k], &v) || !mgopt__mul_i64(dl[k], kk - 1, &e) ||
-          !mgopt__add_i64(v, e + 1, &v))
+          !mgopt__add_i64(v, e, &v) || !mgopt__add_i64(v, 1, &v))
         return mgopt__rg_fail(d, op, "bad spatial dim %lld", (long long)k);
-      v = v - pb - pe;
+      v -= pb; /* pads are >= 0 and v >= 1: no overflow */
+      if (v >= 0) v -= pe;
       if (v < 0) return mgopt__rg_fail(d, op, "padding larger than the output in spatial dim %lld", (long long)k);
       o = mgopt_dim_static(v);
     }
