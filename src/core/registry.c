@@ -161,6 +161,19 @@ static int mgopt__rg_dtype_param(const mgopt_op *op, const char *name) {
   return s ? (int)mgopt_dtype_from_name(s, n) : (int)MGOPT_DT_UNKNOWN;
 }
 
+/* 1 when string parameter `name` is absent or one of the '|'-separated words in `allowed`. */
+static int mgopt__rg_enum_ok(const mgopt_op *op, const char *name, const char *allowed) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, name, &n), *a = allowed;
+  if (!s) return 1;
+  while (*a) {
+    size_t m = strcspn(a, "|");
+    if (m == n && memcmp(a, s, n) == 0) return 1;
+    a += m + (a[m] == '|');
+  }
+  return 0;
+}
+
 /* 1 when dtypes a and b are known and differ. */
 static int mgopt__rg_dt_clash(int a, int b) {
   return a != MGOPT_DT_UNKNOWN && b != MGOPT_DT_UNKNOWN && a != b;
@@ -216,6 +229,8 @@ static mgopt_status mgopt__rg_infer_unary(mgopt_program *p, const mgopt_op *op, 
   mgopt_status s;
   uint32_t tr = mgopt_op_traits(op);
   if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (op->kind == MGOPT_OP_gelu && !mgopt__rg_enum_ok(op, "mode", "EXACT|TANH_APPROXIMATION|SIGMOID_APPROXIMATION"))
+    return mgopt__rg_fail(d, op, "unknown mode");
   if ((tr & MGOPT_TRAIT_LOGICAL) && x.dtype != MGOPT_DT_UNKNOWN && x.dtype != MGOPT_DT_BOOL)
     return mgopt__rg_fail(d, op, "expects bool, got %s", mgopt_dtype_name((mgopt_dtype)x.dtype));
   return mgopt__rg_like(p, op, out, &x, x.dtype, d);
@@ -651,6 +666,7 @@ static mgopt_status mgopt__rg_infer_pad(mgopt_program *p, const mgopt_op *op, mg
   int64_t n, k, first;
   if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
   if ((s = mgopt__rg_in(op, "pad", &pt, d)) != MGOPT_OK) return s;
+  if (!mgopt__rg_enum_ok(op, "mode", "constant|reflect|replicate")) return mgopt__rg_fail(d, op, "unknown mode");
   n = mgopt__rg_ints(p, op, "pad", &pv);
   if ((s = mgopt__rg_like(p, op, out, &x, x.dtype, d)) != MGOPT_OK || x.rank < 0) return s;
   if (n < 0) {

@@ -243,6 +243,14 @@ static void test_broadcast(void) {
   CHECK_EQ_STR(inf(OP3("select", "cond", in("bool[2]"), "a", in("fp16[3]"), "b", in("fp16[3]"))), "ERR");
   CHECK_EQ_STR(inf(OP2("prelu", "x", in("fp32[1,8,B]"), "alpha", in("fp32[8]"))), "fp32[1,8,B]");
   CHECK_EQ_STR(inf(OP1("sigmoid", "x", in("fp16[B,?,3]"))), "fp16[B,?,3]");
+  {
+    mgopt_op *g = OP1("gelu", "x", in("fp16[3]"));
+    CHECK_EQ_STR(inf(g), "fp16[3]");
+    mgopt_op_set_string(g, "mode", "TANH_APPROXIMATION");
+    CHECK_EQ_STR(inf(g), "fp16[3]");
+    mgopt_op_set_string(g, "mode", "TANH");
+    CHECK_EQ_STR(inf(g), "ERR");
+  }
   end();
 }
 
@@ -484,6 +492,11 @@ static void test_gather_one_hot_pad_tile(void) {
   CHECK_EQ_STR(inf(OP2("pad", "x", in("fp32[4]"), "pad", INTS("1,2,3,4"))), "ERR");
   CHECK_EQ_STR(inf(OP2("pad", "x", in("fp32[4]"), "pad", INTS("-3,-2"))), "ERR");
   CHECK_EQ_STR(inf(OP2("pad", "x", in("fp32[2,4]"), "pad", in("int32[2]"))), "fp32[2,?]");
+  o = OP2("pad", "x", in("fp32[2,4]"), "pad", INTS("1,1"));
+  mgopt_op_set_string(o, "mode", "reflect");
+  CHECK_EQ_STR(inf(o), "fp32[2,6]");
+  mgopt_op_set_string(o, "mode", "wrap");
+  CHECK_EQ_STR(inf(o), "ERR");
 
   CHECK_EQ_STR(inf(OP2("tile", "x", in("fp32[B,3,2]"), "reps", INTS("1,2,0"))), "fp32[B,6,0]");
   CHECK_EQ_STR(inf(OP2("tile", "x", in("fp32[B,3]"), "reps", INTS("2,2"))), "fp32[?,6]");
