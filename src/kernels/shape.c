@@ -486,7 +486,8 @@ static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
     return 1;
   }
   if (lane != MGOPT__LANE_I64 || !mgopt__k_int_range(dt, &lo, &hi)) return 0;
-  if (!(fv >= (double)lo && fv <= (double)hi) || fv != floor(fv)) return 0;
+  /* hi + 1 is exact in double for every range (2^63 for int64) */
+  if (!(fv >= (double)lo && fv < (double)hi + 1.0) || fv != floor(fv)) return 0;
   mgopt__k_store_i64_at(dt, out, 0, (int64_t)fv);
   return 1;
 }
