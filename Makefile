@@ -50,3 +50,30 @@ test: $(B)/mgopt $(UNIT_BIN) $(B)/tests/test_golden
 # Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
 check-models: $(B)/mgopt
 	bash tools/check_models.sh
+
+# ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
+$(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) $(WARN) -I. -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/mil"' -o $@ tests/fuzz/fuzz_mil.c $(LDLIBS)
+
+test: $(B)/tests/test_fuzz_mil
+
+.PHONY: fuzz-mil
+fuzz-mil: $(B)/fuzz_mil
+$(B)/fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+	@mkdir -p $(B)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_mil.c -lm
+
+# ---- ONNX reader fuzzing: the corpus replay runs with `make test`; `make fuzz-onnx` fuzzes
+FUZZ_TIME ?= 600
+.PHONY: fuzz-onnx
+$(B)/tests/test_fuzz_onnx: tests/fuzz/fuzz_onnx.c mgopt.h mgopt_passes.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) $(WARN) -DMGOPT_FUZZ_REPLAY -I. -o $@ tests/fuzz/fuzz_onnx.c $(LDLIBS)
+test: $(B)/tests/test_fuzz_onnx
+$(B)/fuzz_onnx: tests/fuzz/fuzz_onnx.c mgopt.h mgopt_passes.h
+	@mkdir -p $(B)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_onnx.c -lm
+fuzz-onnx: $(B)/fuzz_onnx
+	@mkdir -p $(B)/fuzz-corpus-onnx
+	$(B)/fuzz_onnx -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-onnx tests/fuzz/corpus/onnx

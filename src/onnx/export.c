@@ -522,6 +522,13 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
       int r = x ? x->type.rank : -1;
       k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
       if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
+      if (k < 0 && mgopt_op_attr(op, "num_splits")) {
+        /* an even split: ONNX's default without sizes (num_outputs from opset 18) */
+        n = mgopt__exp_simple(E, op, "Split", ins, 1);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        if (E->opset >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
       if (k < 0) {
         /* even split: sizes from the outputs' static dims */
         if (axis < 0) axis += r;
@@ -561,7 +568,6 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
       nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
       for (j = 0; j < nsm; j++)
         if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
-      if (E->opset < 10) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
       for (j = 0; j < r; j++) {
         int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
         int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
@@ -574,6 +580,18 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
         cnt++;
       }
       if (cnt == 0) return mgopt__exp_simple(E, op, "Identity", &ins[0], 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      if (E->opset < 10) {
+        /* Slice-1: starts/ends/axes attributes, unit steps only */
+        for (j = 0; j < cnt; j++) {
+          if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+          if (en[j] == INT64_MAX) en[j] = INT32_MAX;
+        }
+        n = mgopt__exp_simple(E, op, "Slice", ins, 1);
+        if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
+            !mgopt__exp_aints(E, n, "axes", ax, cnt))
+          return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
       ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
       ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
       ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
@@ -846,6 +864,15 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
           return mgopt__exp_nomem(E);
         if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
         break;
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
+          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
+        if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
+          return mgopt__exp_nomem(E);
+        oa->tp->other.ptr = (const char *)a->u.bytes;
+        oa->tp->other.len = (size_t)a->n;
+        break;
       default:
         return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
     }
@@ -875,6 +902,8 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
   if (!vi) return NULL;
   vi->name = mgopt__exp_s(name);
+  /* an unknown element type is written as no type at all (ONNX rejects type 0) */
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
   vi->type = mgopt__exp_type(E, t);
   return vi->type ? vi : NULL;
 }
@@ -1098,6 +1127,41 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
   if (s) return s;
+  if (m->ir_version > 0 && m->ir_version < 4) {
+    /* before IR version 4 every initializer must also be a graph input */
+    mgopt_onnx_graph *g = m->graph;
+    int64_t extra = 0, j, k;
+    mgopt_onnx_value_info *vi;
+    for (j = 0; j < g->ninitializers; j++) {
+      int listed = 0;
+      for (k = 0; k < g->ninputs && !listed; k++)
+        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
+                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
+      if (!listed) extra++;
+    }
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
+    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+      const mgopt_onnx_tensor *t = &g->initializers[j];
+      int listed = 0;
+      int64_t q;
+      for (q = 0; q < g->ninputs && !listed; q++)
+        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
+      if (listed) continue;
+      {
+        mgopt_type ty;
+        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
+          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        vi[k].name = t->name;
+        vi[k].type = mgopt__exp_type(&E, &ty);
+        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        k++;
+      }
+    }
+    g->inputs = vi;
+    g->ninputs = k;
+  }
   *out = m;
   return MGOPT_OK;
 }
