@@ -579,10 +579,20 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- one_hot */
 
 /* The dtype a scalar parameter carries: a constant operand's, or the kind of
-   the attribute (float -> fp32, int -> int32, bool), else dflt. */
+   the attribute or of its registry default (float -> fp32, int -> int32,
+   bool), else dflt. */
 static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
+  const mgopt_attr_def *ad;
   mgopt_tensor *t;
+  if (!a && !mgopt_op_operand(op, name) && (ad = mgopt__attr_def(op->kind, name)) != NULL && ad->deflt) {
+    switch (ad->kind) {
+      case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
+      case MGOPT_ATTR_INT: return MGOPT_DT_INT32;
+      case MGOPT_ATTR_BOOL: return MGOPT_DT_BOOL;
+      default: return MGOPT_DT_UNKNOWN;
+    }
+  }
   if (a) {
     switch (a->kind) {
       case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;

@@ -215,8 +215,10 @@ static void test_binary_dtypes(void) {
     CHECK(vals_are(x.out[0], 4, xor_e));
     REQUIRE(FOLD(&x, OP(&x, "logical_not", 1, 1, "x", bp)) == 1);
     CHECK(x.out[0]->dtype == MGOPT_DT_BOOL && vals_are(x.out[0], 4, not_e));
-    /* bool arithmetic is not MIL */
+    /* bool arithmetic and logical ops on numbers are not MIL */
     CHECK(FOLD(&x, OP(&x, "add", 1, 2, "x", bp, "y", bq)) == 0);
+    CHECK(FOLD(&x, OP(&x, "logical_not", 1, 1, "x", S(&x, MGOPT_DT_FP32, 1))) == 0);
+    CHECK(FOLD(&x, OP(&x, "logical_or", 1, 2, "x", S(&x, MGOPT_DT_INT32, 1), "y", S(&x, MGOPT_DT_INT32, 0))) == 0);
   }
   mgopt_program_destroy(x.p);
 }
@@ -879,7 +881,9 @@ static void test_tile_pad_onehot(void) {
     DBL(e0, 1, 0, 0, 0, 0, 1);
     op = OP(&x, "one_hot", 1, 1, "indices", K(&x, MGOPT_DT_INT32, 1, s2, ind));
     mgopt_op_set_int(op, "one_hot_vector_size", 3);
-    REQUIRE(FOLD(&x, op) == 1);
+    mgopt_op_set_int(op, "on_value", 1);
+    mgopt_op_set_int(op, "off_value", 0);
+    REQUIRE(FOLD(&x, op) == 1); /* integer on/off values give int32 */
     CHECK(x.out[0]->dtype == MGOPT_DT_INT32 && shape_is(x.out[0], 2, ARR((const int64_t[]){2, 3})));
     CHECK(vals_are(x.out[0], 6, e));
     mgopt_op_set_int(op, "axis", 0);
