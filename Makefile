@@ -46,3 +46,7 @@ $(B)/tests/test_golden: tests/golden/golden.c mgopt.h mgopt_passes.h
 
 test: $(B)/mgopt $(UNIT_BIN) $(B)/tests/test_golden
 	@sh tests/run.sh $(B)
+
+# Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
+check-models: $(B)/mgopt
+	bash tools/check_models.sh

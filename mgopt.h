@@ -1,14 +1,106 @@
 /* mgopt.h — optimizes machine-learning model graphs: IR, text format, ONNX, rewriter, pass manager.
    Generated from src/ by tools/amalgamate — do not edit. Version 0.1.0.
-   ---------------------------------------------------------------------------
-   mgopt — the manual (to be completed)
+   ===========================================================================
+   mgopt — optimize machine-learning model graphs, in C99, in one header pair
+   ===========================================================================
 
-   Usage: in exactly one C or C++ file
+   USAGE
+     mgopt.h holds the core (IR, .mil text, ONNX, verifier, rewriter, pass
+     manager); mgopt_passes.h the passes, folding kernels and named
+     pipelines. In exactly one C or C++ file:
 
-       #define MGOPT_IMPLEMENTATION
+         #define MGOPT_IMPLEMENTATION
 
-   and include the headers without the define everywhere else.
-   ---------------------------------------------------------------------------
+     and include them without the define everywhere else. Both
+     implementations must be in that one file.
+
+   QUICK START
+         mgopt_diag d;
+         mgopt_program *p = mgopt_mil_parse(text, len, NULL, &d);
+         if (!p) { fprintf(stderr, "model.mil:%d:%d: %s\n", d.line, d.col, d.msg); ... }
+         if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default",
+                                NULL, NULL, 0, NULL, &d) != MGOPT_OK) { ... }
+         mgopt_buf out = {0};
+         mgopt_mil_print(p, NULL, &out);   ... out.data, out.len ...
+         mgopt_buf_free(&out);
+         mgopt_program_destroy(p);
+
+   COMPILE-TIME OPTIONS (define before including)
+     MGOPT_IMPLEMENTATION   compile the implementation in this file
+     MGOPT_STATIC           make every function static (private copy per file)
+     MGOPT_ASSERT(x)        assertion for programmer errors (default: assert)
+     MGOPT_MALLOC(sz), MGOPT_REALLOC(p, sz), MGOPT_FREE(p)
+                            the default heap (define all three or none)
+     MGOPT_NO_STDIO         leave out the functions that open files
+     MGOPT_NO_SIMD          scalar kernels only (SIMD paths give identical bits)
+     None of these removes a safety check.
+
+   MEMORY AND OWNERSHIP
+     A program (mgopt_program) owns one arena: every op, value, block, type,
+     attribute and tensor of it lives there and is freed at once by
+     mgopt_program_destroy. Nothing is freed one by one: an erased op is
+     unlinked and flagged MGOPT_OP_ERASED, so no pointer dangles during a
+     rewrite. Heap memory comes from the allocator given to
+     mgopt_program_create (a function with a context and the old size) or
+     from the MGOPT_MALLOC family. Tensor data is 64-byte aligned; weights
+     read from a caller's buffer are borrowed, not copied, until a pass
+     writes them (the buffer must outlive the program).
+
+   ERRORS
+     Every fallible call returns an mgopt_status (mgopt_status_str names it)
+     and fills a caller-owned mgopt_diag: line and column for text, byte
+     offset for binary input, the op concerned, and a message. Out-parameters
+     are written only on success. The library never prints, never exits and
+     never aborts on input; MGOPT_ASSERT guards programmer errors only.
+
+   THREAD SAFETY
+     No global mutable state. Distinct programs may be used from distinct
+     threads at once; one program is used by one thread at a time. The op
+     registry, pass registry and status strings are read-only tables.
+
+   UNTRUSTED INPUT AND LIMITS
+     The .mil parser and the ONNX reader accept hostile input: every length
+     is checked against the bytes left, sizes go through checked arithmetic,
+     every recursion has a depth limit, and limits (nesting depth, element
+     counts) live in the options structs with safe defaults. Both parsers are
+     fuzzed.
+
+   THE IR
+     program -> functions (main is the entry) -> a body block -> ops in a
+     doubly linked list. An op has a type (an id into the op registry, or
+     opaque for ops mgopt does not know, which keep everything they came
+     with), named operand slots (one value, absent, or a variadic list),
+     attributes (typed literals), outputs (values) and nested blocks
+     (while_loop, cond, ONNX If/Loop bodies). A value has a name, a type
+     (dtype, rank, dims: static, symbolic or unknown), its producer and an
+     exact use list with O(1) insert and remove. The verifier
+     (mgopt_program_verify) checks every invariant.
+
+   TEXT FORMAT (.mil)
+         main(%x: (2, 4, fp32), %y: (s0, 4, fp32)) {
+           %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+           %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
+         } -> (%m)
+     `%ref` arguments are operands, literals are attributes, `#` starts a
+     comment. print(parse(print(P))) == print(P) for every program.
+
+   REWRITING AND PASSES
+     A pattern (mgopt_pattern) is a root op type, a benefit and a callback
+     that edits only through the mgopt_rw_* calls. mgopt_rewrite_function
+     runs patterns with a worklist to a fixpoint (or a cap, reported with the
+     patterns that kept firing), erasing dead ops and folding constants on
+     the way. A pass (mgopt_pass_def) has a name such as
+     "common::const_elimination" (the short form also resolves), typed
+     options and a run function; mgopt_pipeline_run runs a pipeline string
+     such as "const_elimination{skip_const_by_size=1000},dead_code_elimination"
+     or a named pipeline ("default", "cleanup", ...) with per-pass timing,
+     rewrite counts, op counts and an optional verify after each pass.
+
+   WHAT MGOPT DOES NOT DO
+     It does not run models (its kernels fold constants), does not train,
+     does not lower to hardware-specific ops, and does not guess: an op it
+     does not understand is carried through unchanged.
+   ===========================================================================
 */
 /* src/api.h — the public declarations of mgopt.h: IR, registry, text format, rewriter, pass manager. */
 #ifndef MGOPT_H_INCLUDED
@@ -275,6 +367,7 @@ struct mgopt_attr {
 };
 
 #define MGOPT_OP_ERASED 1u
+#define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -792,17 +885,424 @@ MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *
 #endif
 
 #endif /* MGOPT_H_INCLUDED */
-/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models. */
+/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models (the ModelProto tree). */
 #ifndef MGOPT_ONNX_H_INCLUDED
 #define MGOPT_ONNX_H_INCLUDED
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* ---------------------------------------------------------------- ONNX model tree
+
+   mgopt_onnx_read decodes a serialized ModelProto into this tree, one struct
+   per protobuf message, allocated in the arena of a program it creates
+   (model->program): the tree lives and dies with that program. Field names
+   follow onnx.proto; a repeated field is a pointer and an int64_t count.
+
+   Strings are mgopt_str (pointer + length, may hold any bytes). Names and
+   identifiers (node inputs/outputs, op types, domains, value and attribute
+   names, dim params) are interned in the program: NUL-terminated, and equal
+   names share a pointer. Other strings and bytes (doc strings, attribute s,
+   string_data, raw_data) are BORROWED from the input buffer, which must
+   outlive the program. An absent string has len 0 (its ptr may be NULL).
+
+   `has` words record which singular fields were present on the wire, so an
+   explicit zero (dim_value: 0, i: 0, an empty raw_data) is written back.
+   A builder may leave them 0: nonzero values are always written.
+
+   Fields the reader does not know are dropped (a re-encoded model holds only
+   the fields listed here). Every listed field survives a read/write round
+   trip exactly, and writing is deterministic (fields in field-number order).
+
+   Not decoded but kept as their exact bytes: TypeProto of kinds other than
+   tensor (sequence, map, optional, sparse tensor, opaque: type->other),
+   ModelProto.training_info and GraphProto.quantization_annotation. */
+
+/* ONNX TensorProto.DataType values. */
+#define MGOPT_ONNX_DT_UNDEFINED 0
+#define MGOPT_ONNX_DT_FLOAT 1
+#define MGOPT_ONNX_DT_UINT8 2
+#define MGOPT_ONNX_DT_INT8 3
+#define MGOPT_ONNX_DT_UINT16 4
+#define MGOPT_ONNX_DT_INT16 5
+#define MGOPT_ONNX_DT_INT32 6
+#define MGOPT_ONNX_DT_INT64 7
+#define MGOPT_ONNX_DT_STRING 8
+#define MGOPT_ONNX_DT_BOOL 9
+#define MGOPT_ONNX_DT_FLOAT16 10
+#define MGOPT_ONNX_DT_DOUBLE 11
+#define MGOPT_ONNX_DT_UINT32 12
+#define MGOPT_ONNX_DT_UINT64 13
+#define MGOPT_ONNX_DT_COMPLEX64 14
+#define MGOPT_ONNX_DT_COMPLEX128 15
+#define MGOPT_ONNX_DT_BFLOAT16 16
+#define MGOPT_ONNX_DT_FLOAT8E4M3FN 17
+#define MGOPT_ONNX_DT_FLOAT8E4M3FNUZ 18
+#define MGOPT_ONNX_DT_FLOAT8E5M2 19
+#define MGOPT_ONNX_DT_FLOAT8E5M2FNUZ 20
+#define MGOPT_ONNX_DT_UINT4 21
+#define MGOPT_ONNX_DT_INT4 22
+#define MGOPT_ONNX_DT_FLOAT4E2M1 23
+#define MGOPT_ONNX_DT_FLOAT8E8M0 24
+#define MGOPT_ONNX_DT__COUNT 25
+
+/* ONNX AttributeProto.AttributeType values. */
+#define MGOPT_ONNX_ATTR_UNDEFINED 0
+#define MGOPT_ONNX_ATTR_FLOAT 1
+#define MGOPT_ONNX_ATTR_INT 2
+#define MGOPT_ONNX_ATTR_STRING 3
+#define MGOPT_ONNX_ATTR_TENSOR 4
+#define MGOPT_ONNX_ATTR_GRAPH 5
+#define MGOPT_ONNX_ATTR_FLOATS 6
+#define MGOPT_ONNX_ATTR_INTS 7
+#define MGOPT_ONNX_ATTR_STRINGS 8
+#define MGOPT_ONNX_ATTR_TENSORS 9
+#define MGOPT_ONNX_ATTR_GRAPHS 10
+#define MGOPT_ONNX_ATTR_SPARSE_TENSOR 11
+#define MGOPT_ONNX_ATTR_SPARSE_TENSORS 12
+#define MGOPT_ONNX_ATTR_TYPE_PROTO 13
+#define MGOPT_ONNX_ATTR_TYPE_PROTOS 14
+
+/* TensorProto.data_location */
+#define MGOPT_ONNX_LOC_DEFAULT 0
+#define MGOPT_ONNX_LOC_EXTERNAL 1
+
+/* Presence bits (the `has` words). */
+#define MGOPT_ONNX_DIM_HAS_VALUE (1u << 0)
+#define MGOPT_ONNX_DIM_HAS_PARAM (1u << 1)
+#define MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE (1u << 0)
+#define MGOPT_ONNX_ATTR_HAS_F (1u << 0)
+#define MGOPT_ONNX_ATTR_HAS_I (1u << 1)
+#define MGOPT_ONNX_ATTR_HAS_S (1u << 2)
+#define MGOPT_ONNX_ATTR_HAS_TYPE (1u << 3)
+#define MGOPT_ONNX_TENSOR_HAS_DATA_TYPE (1u << 0)
+#define MGOPT_ONNX_TENSOR_HAS_RAW_DATA (1u << 1)
+
+typedef struct mgopt_onnx_graph mgopt_onnx_graph;
+typedef struct mgopt_onnx_type mgopt_onnx_type;
+
+typedef struct mgopt_onnx_strstr { /* StringStringEntryProto */
+  uint32_t has;
+  mgopt_str key, value;
+} mgopt_onnx_strstr;
+
+typedef struct mgopt_onnx_opset { /* OperatorSetIdProto */
+  uint32_t has;
+  mgopt_str domain; /* "" = the default ONNX domain */
+  int64_t version;
+} mgopt_onnx_opset;
+
+typedef struct mgopt_onnx_dim { /* TensorShapeProto.Dimension: value, param, or neither (unknown) */
+  uint32_t has;                 /* MGOPT_ONNX_DIM_HAS_VALUE / _PARAM */
+  int64_t value;
+  mgopt_str param;
+  mgopt_str denotation;
+} mgopt_onnx_dim;
+
+typedef struct mgopt_onnx_shape { /* TensorShapeProto */
+  mgopt_onnx_dim *dims;
+  int64_t ndims;
+} mgopt_onnx_shape;
+
+typedef struct mgopt_onnx_tensor_type { /* TypeProto.Tensor */
+  uint32_t has;
+  int32_t elem_type;        /* MGOPT_ONNX_DT_* */
+  mgopt_onnx_shape *shape;  /* NULL = rank unknown; ndims 0 = scalar */
+} mgopt_onnx_tensor_type;
+
+struct mgopt_onnx_type { /* TypeProto */
+  mgopt_onnx_tensor_type *tensor_type; /* tensor types, decoded */
+  mgopt_str denotation;
+  mgopt_str other; /* len > 0: any other kind, the whole encoded TypeProto (the fields above are then unused) */
+};
+
+typedef struct mgopt_onnx_value_info { /* ValueInfoProto */
+  uint32_t has;
+  mgopt_str name;
+  mgopt_onnx_type *type; /* NULL if absent */
+  mgopt_str doc_string;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_value_info;
+
+/* TensorProto. Data lives in exactly one place, chosen by data_type:
+   raw_data (little-endian bytes, borrowed from the input buffer, never copied),
+   or the typed field of the ONNX storage rules: float_data (FLOAT, COMPLEX64),
+   int32_data (INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16 and BFLOAT16 as
+   bit patterns, FLOAT8*, and 4-bit types two per entry), string_data (STRING),
+   int64_data (INT64), double_data (DOUBLE, COMPLEX128), uint64_data (UINT32,
+   UINT64); or outside the model (data_location EXTERNAL, external_data keys
+   location / offset / length). The reader checks element counts against dims. */
+typedef struct mgopt_onnx_tensor {
+  uint32_t has;          /* MGOPT_ONNX_TENSOR_HAS_* */
+  int64_t *dims;
+  int64_t ndims;
+  int32_t data_type;     /* MGOPT_ONNX_DT_* */
+  int32_t data_location; /* MGOPT_ONNX_LOC_* */
+  mgopt_str name;
+  mgopt_str doc_string;
+  mgopt_str raw_data;
+  float *float_data;
+  int64_t nfloat_data;
+  int32_t *int32_data;
+  int64_t nint32_data;
+  mgopt_str *string_data;
+  int64_t nstring_data;
+  int64_t *int64_data;
+  int64_t nint64_data;
+  double *double_data;
+  int64_t ndouble_data;
+  uint64_t *uint64_data;
+  int64_t nuint64_data;
+  mgopt_onnx_strstr *external_data;
+  int64_t nexternal_data;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+  /* not serialized: set by the reader */
+  int64_t numel;              /* product of dims */
+  const char *ext_location;   /* after mgopt_onnx_load_external: where raw_data came from */
+  int64_t ext_offset;
+} mgopt_onnx_tensor;
+
+typedef struct mgopt_onnx_sparse_tensor { /* SparseTensorProto */
+  mgopt_onnx_tensor *values;
+  mgopt_onnx_tensor *indices;
+  int64_t *dims;
+  int64_t ndims;
+} mgopt_onnx_sparse_tensor;
+
+typedef struct mgopt_onnx_attribute { /* AttributeProto */
+  uint32_t has;               /* MGOPT_ONNX_ATTR_HAS_* */
+  mgopt_str name;
+  mgopt_str ref_attr_name;
+  mgopt_str doc_string;
+  int32_t type;               /* MGOPT_ONNX_ATTR_* */
+  float f;
+  int64_t i;
+  mgopt_str s;
+  mgopt_onnx_tensor *t;
+  mgopt_onnx_graph *g;
+  mgopt_onnx_sparse_tensor *sparse_tensor;
+  mgopt_onnx_type *tp;
+  float *floats;
+  int64_t nfloats;
+  int64_t *ints;
+  int64_t nints;
+  mgopt_str *strings;
+  int64_t nstrings;
+  mgopt_onnx_tensor *tensors;
+  int64_t ntensors;
+  mgopt_onnx_graph *graphs;
+  int64_t ngraphs;
+  mgopt_onnx_sparse_tensor *sparse_tensors;
+  int64_t nsparse_tensors;
+  mgopt_onnx_type *type_protos;
+  int64_t ntype_protos;
+} mgopt_onnx_attribute;
+
+typedef struct mgopt_onnx_node { /* NodeProto */
+  uint32_t has;
+  mgopt_str *inputs;   /* "" = an omitted optional input */
+  int64_t ninputs;
+  mgopt_str *outputs;  /* "" = an omitted optional output */
+  int64_t noutputs;
+  mgopt_str name;
+  mgopt_str op_type;
+  mgopt_str domain;
+  mgopt_str overload;
+  mgopt_onnx_attribute *attributes;
+  int64_t nattributes;
+  mgopt_str doc_string;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_node;
+
+struct mgopt_onnx_graph { /* GraphProto */
+  uint32_t has;
+  mgopt_onnx_node *nodes;
+  int64_t nnodes;
+  mgopt_str name;
+  mgopt_onnx_tensor *initializers;
+  int64_t ninitializers;
+  mgopt_onnx_sparse_tensor *sparse_initializers;
+  int64_t nsparse_initializers;
+  mgopt_str doc_string;
+  mgopt_onnx_value_info *inputs;
+  int64_t ninputs;
+  mgopt_onnx_value_info *outputs;
+  int64_t noutputs;
+  mgopt_onnx_value_info *value_info;
+  int64_t nvalue_info;
+  mgopt_str *quantization_annotation; /* each an encoded TensorAnnotation */
+  int64_t nquantization_annotation;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+};
+
+typedef struct mgopt_onnx_function { /* FunctionProto */
+  uint32_t has;
+  mgopt_str name;
+  mgopt_str *inputs;
+  int64_t ninputs;
+  mgopt_str *outputs;
+  int64_t noutputs;
+  mgopt_str *attributes;             /* attribute names without defaults */
+  int64_t nattributes;
+  mgopt_onnx_node *nodes;
+  int64_t nnodes;
+  mgopt_str doc_string;
+  mgopt_onnx_opset *opset_imports;
+  int64_t nopset_imports;
+  mgopt_str domain;
+  mgopt_onnx_attribute *attribute_protos; /* attributes with defaults */
+  int64_t nattribute_protos;
+  mgopt_onnx_value_info *value_info;
+  int64_t nvalue_info;
+  mgopt_str overload;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_function;
+
+typedef struct mgopt_onnx_model { /* ModelProto */
+  uint32_t has;
+  int64_t ir_version;
+  mgopt_str producer_name;
+  mgopt_str producer_version;
+  mgopt_str domain;
+  int64_t model_version;
+  mgopt_str doc_string;
+  mgopt_onnx_graph *graph;
+  mgopt_onnx_opset *opset_imports;
+  int64_t nopset_imports;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+  mgopt_str *training_info;  /* each an encoded TrainingInfoProto */
+  int64_t ntraining_info;
+  mgopt_onnx_function *functions;
+  int64_t nfunctions;
+  /* not serialized */
+  mgopt_program *program;    /* owns the tree (and the file bytes after read_file) */
+  const char *dir;           /* directory of the file read ("" = current), NULL for buffers */
+} mgopt_onnx_model;
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct mgopt_onnx_read_options {
+  int max_depth;            /* subgraph nesting limit (0 = 64) */
+  int64_t max_elements;     /* limit on the sum of declared tensor elements (0 = 1 << 40) */
+  const mgopt_allocator *alloc; /* for the program created (NULL = MGOPT_MALLOC family) */
+  int keep_external;        /* read_file: 1 = leave external data unloaded */
+} mgopt_onnx_read_options;
+
+/* Decodes a serialized ModelProto of len bytes into a new program's arena.
+   raw_data and other bytes are borrowed: buf must outlive model->program.
+   Free everything with mgopt_program_destroy(model->program). opts may be NULL.
+   Returns NULL on error, with d->offset the byte offset and d->msg naming the
+   field path ("ModelProto.graph.node[3].attribute[1]: length past end"):
+   MGOPT_ERR_CORRUPT (malformed wire data, counts that disagree with dims),
+   MGOPT_ERR_UNSUPPORTED (segmented tensors, protobuf groups, unknown data
+   types), MGOPT_ERR_LIMIT (options' limits), MGOPT_ERR_NOMEM. Tensors stored
+   externally are left unloaded (see mgopt_onnx_load_external). */
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
+                                           const mgopt_onnx_read_options *opts, mgopt_diag *d);
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct mgopt_onnx_write_options {
+  /* > 0: initializers with raw_data of at least this many bytes are written to
+     the external data (one side file, each tensor 64-byte aligned) */
+  int64_t external_min_bytes;
+  /* file name recorded in external_data entries, relative to the model's
+     directory; NULL = "<model file name>.data" (write_file) or "model.onnx.data" */
+  const char *external_location;
+} mgopt_onnx_write_options;
+
+/* Encodes m as a ModelProto appended to out (a zeroed mgopt_buf, or one with
+   alloc set; free with mgopt_buf_free). With opts->external_min_bytes > 0,
+   the side file's bytes are appended to `external` (required then).
+   MGOPT_ERR_LIMIT when the protobuf would reach 2 GB (use external data),
+   MGOPT_ERR_INVALID_ARG for a malformed tree (e.g. nested too deeply), NOMEM. */
+MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                       mgopt_buf *out, mgopt_buf *external, mgopt_diag *d);
+
+/* 1 if a and b hold equal trees field by field (presence bits included; the
+   not-serialized fields ignored). Otherwise 0, and when where != NULL the
+   path of the first difference is written there ("graph.node[2].op_type"). */
+MGOPTDEF int mgopt_onnx_model_equal(const mgopt_onnx_model *a, const mgopt_onnx_model *b,
+                                    char *where, size_t where_len);
+
+/* The mgopt dtype of an ONNX data type (MGOPT_DT_UNKNOWN when none). */
+MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t onnx_data_type);
+/* Bytes of raw data a tensor of this type and element count holds; -1 for
+   STRING, unknown types, or overflow. */
+MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t onnx_data_type, int64_t numel);
+
+#ifndef MGOPT_NO_STDIO
+/* Reads the file at path: its bytes stay alive in model->program; external
+   data is loaded relative to the file's directory unless opts->keep_external. */
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d);
+/* Loads every tensor with data_location EXTERNAL (keys location, offset, length;
+   location relative to dir, absolute paths and ".." rejected) into the
+   program's arena: the tensor then holds raw_data, data_location DEFAULT and
+   remembers ext_location / ext_offset. dir NULL = m->dir. */
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d);
+/* Writes m to path; with opts->external_min_bytes > 0 large initializers go to
+   the side file external_location in path's directory (created only if used). */
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
 #endif /* MGOPT_ONNX_H_INCLUDED */
+/* src/onnx/convert_api.h — public declarations for converting between ONNX model trees and the IR. */
+#ifndef MGOPT_ONNX_CONVERT_H_INCLUDED
+#define MGOPT_ONNX_CONVERT_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Converts the model tree to the canonical IR in the same program
+   (m->program): the graph becomes function `main`. Ops with an exactly
+   equal canonical form for the model's opset become canonical ops; every
+   other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
+   slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
+   blocks named after their attributes. Initializers and Constant nodes become
+   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
+   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
+
+/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
+   buf must outlive the program (weights are borrowed). */
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d);
+
+typedef struct mgopt_onnx_export_options {
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
+} mgopt_onnx_export_options;
+
+/* Builds a model tree from p's function `main` in p's arena: canonical ops
+   become the ONNX ops of the target opset, opaque ops go back unchanged,
+   consts become initializers; graph input/output names, order and types are
+   kept; model fields the IR does not hold (metadata, local functions, doc
+   strings) come from the imported model. producer_name is "mgopt".
+   MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d);
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGOPT_ONNX_CONVERT_H_INCLUDED */
 
 #ifdef MGOPT_IMPLEMENTATION
 #ifndef MGOPT__IMPLEMENTATION_DONE
@@ -3662,7 +4162,3479 @@ MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry 
   if (nreports) *nreports = m.nrep < m.cap ? m.nrep : m.cap;
   return s;
 }
-/* src/onnx/pb.c — protobuf wire codec for ONNX ModelProto. */
+/* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
+
+/* Wire types. 3 and 4 (groups) are deprecated and rejected by the readers. */
+#define MGOPT__PB_VARINT 0
+#define MGOPT__PB_FIXED64 1
+#define MGOPT__PB_LEN 2
+#define MGOPT__PB_SGROUP 3
+#define MGOPT__PB_EGROUP 4
+#define MGOPT__PB_FIXED32 5
+
+/* Results of the primitive readers. */
+#define MGOPT__PB_OK 0
+#define MGOPT__PB_TRUNCATED 1 /* the bytes end inside the item */
+#define MGOPT__PB_OVERFLOW 2  /* varint longer than 10 bytes or above 2^64 - 1 */
+#define MGOPT__PB_BADWIRE 3   /* wire type 6 or 7 */
+#define MGOPT__PB_GROUP 4     /* wire type 3 or 4 */
+#define MGOPT__PB_PASTEND 5   /* a length prefix larger than the bytes left */
+
+/* Reads a varint at *pos (< end). On success advances *pos. Accepts the
+   non-minimal encodings protobuf allows, up to 10 bytes; the 10th byte may
+   only carry the top bit of a 64-bit value. */
+MGOPT__PRIVATE int mgopt__pb_varint(const uint8_t *b, size_t *pos, size_t end, uint64_t *out) {
+  uint64_t v = 0;
+  size_t p = *pos;
+  int shift = 0;
+  for (;;) {
+    uint8_t c;
+    if (p >= end) return MGOPT__PB_TRUNCATED;
+    c = b[p++];
+    if (shift == 63 && (c & 0x7e)) return MGOPT__PB_OVERFLOW;
+    v |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) break;
+    shift += 7;
+    if (shift > 63) return MGOPT__PB_OVERFLOW;
+  }
+  *pos = p;
+  *out = v;
+  return MGOPT__PB_OK;
+}
+
+MGOPT__PRIVATE int mgopt__pb_fixed32(const uint8_t *b, size_t *pos, size_t end, uint32_t *out) {
+  size_t p = *pos;
+  if (end - p < 4) return MGOPT__PB_TRUNCATED;
+  *out = (uint32_t)b[p] | (uint32_t)b[p + 1] << 8 | (uint32_t)b[p + 2] << 16 | (uint32_t)b[p + 3] << 24;
+  *pos = p + 4;
+  return MGOPT__PB_OK;
+}
+
+MGOPT__PRIVATE int mgopt__pb_fixed64(const uint8_t *b, size_t *pos, size_t end, uint64_t *out) {
+  uint32_t lo, hi;
+  if (end - *pos < 8) return MGOPT__PB_TRUNCATED;
+  mgopt__pb_fixed32(b, pos, end, &lo);
+  mgopt__pb_fixed32(b, pos, end, &hi);
+  *out = (uint64_t)lo | (uint64_t)hi << 32;
+  return MGOPT__PB_OK;
+}
+
+static inline int64_t mgopt__pb_unzigzag(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+static inline uint64_t mgopt__pb_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : (uint64_t)0);
+}
+
+/* Reads a field key: field number and wire type. Rejects field 0, wire types
+   6/7 and groups (the caller reports them). */
+MGOPT__PRIVATE int mgopt__pb_key(const uint8_t *b, size_t *pos, size_t end, uint32_t *field, int *wt) {
+  uint64_t k;
+  int r = mgopt__pb_varint(b, pos, end, &k);
+  if (r) return r;
+  *wt = (int)(k & 7);
+  if ((k >> 3) > 0x1fffffffu) return MGOPT__PB_OVERFLOW;
+  *field = (uint32_t)(k >> 3);
+  if (*wt == MGOPT__PB_SGROUP || *wt == MGOPT__PB_EGROUP) return MGOPT__PB_GROUP;
+  if (*wt > MGOPT__PB_FIXED32) return MGOPT__PB_BADWIRE;
+  return MGOPT__PB_OK;
+}
+
+/* Skips the payload of a field of wire type wt; for MGOPT__PB_LEN returns the
+   payload's start and length (checked against end) in *start / *len. */
+MGOPT__PRIVATE int mgopt__pb_skip(const uint8_t *b, size_t *pos, size_t end, int wt, size_t *start,
+                                  size_t *len) {
+  uint64_t v;
+  int r;
+  *start = *pos;
+  *len = 0;
+  switch (wt) {
+  case MGOPT__PB_VARINT: return mgopt__pb_varint(b, pos, end, &v);
+  case MGOPT__PB_FIXED64:
+    if (end - *pos < 8) return MGOPT__PB_TRUNCATED;
+    *pos += 8;
+    return MGOPT__PB_OK;
+  case MGOPT__PB_FIXED32:
+    if (end - *pos < 4) return MGOPT__PB_TRUNCATED;
+    *pos += 4;
+    return MGOPT__PB_OK;
+  case MGOPT__PB_LEN:
+    r = mgopt__pb_varint(b, pos, end, &v);
+    if (r) return r;
+    if (v > (uint64_t)(end - *pos)) return MGOPT__PB_PASTEND;
+    *start = *pos;
+    *len = (size_t)v;
+    *pos += (size_t)v;
+    return MGOPT__PB_OK;
+  default: return MGOPT__PB_BADWIRE;
+  }
+}
+
+MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
+  switch (r) {
+  case MGOPT__PB_TRUNCATED: return "truncated";
+  case MGOPT__PB_OVERFLOW: return "varint too long or out of range";
+  case MGOPT__PB_BADWIRE: return "invalid wire type";
+  case MGOPT__PB_GROUP: return "protobuf groups are not supported";
+  case MGOPT__PB_PASTEND: return "length past end";
+  default: return "ok";
+  }
+}
+
+/* ---------------------------------------------------------------- writer
+
+   The writer fills its buffer from the back: a message's fields are emitted
+   last to first, and a nested message is written before its length prefix,
+   which is then known exactly. Every byte is written once, so encoding is
+   linear in the output size however deep the nesting. The finished bytes are
+   buf[cap - len, cap). */
+typedef struct mgopt__pbw {
+  uint8_t *buf;
+  size_t cap, len;
+  int oom;
+  const mgopt_allocator *alloc;
+} mgopt__pbw;
+
+static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
+  size_t ncap;
+  uint8_t *nb;
+  if (w->oom) return 0;
+  if (w->cap - w->len >= n) return 1;
+  if (n > SIZE_MAX - w->len) {
+    w->oom = 1;
+    return 0;
+  }
+  ncap = w->cap ? w->cap : 4096;
+  while (ncap - w->len < n) {
+    if (ncap > SIZE_MAX / 2) {
+      ncap = w->len + n;
+      break;
+    }
+    ncap *= 2;
+  }
+  nb = (uint8_t *)mgopt__heap_realloc(w->alloc, w->buf, w->cap, ncap);
+  if (!nb) {
+    w->oom = 1;
+    return 0;
+  }
+  /* the written bytes sit at the end of the old block: move them to the new end */
+  if (w->len) memmove(nb + ncap - w->len, nb + w->cap - w->len, w->len);
+  w->buf = nb;
+  w->cap = ncap;
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
+  if (w->buf) mgopt__heap_free(w->alloc, w->buf, w->cap);
+  w->buf = NULL;
+  w->cap = w->len = 0;
+}
+
+static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) { return w->buf + (w->cap - w->len); }
+
+MGOPT__PRIVATE void mgopt__pbw_bytes(mgopt__pbw *w, const void *p, size_t n) {
+  if (!n || !mgopt__pbw_reserve(w, n)) return;
+  w->len += n;
+  memcpy(w->buf + (w->cap - w->len), p, n);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_varint(mgopt__pbw *w, uint64_t v) {
+  uint8_t tmp[10];
+  size_t n = 0;
+  do {
+    uint8_t c = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    tmp[n++] = (uint8_t)(c | (v ? 0x80 : 0));
+  } while (v);
+  mgopt__pbw_bytes(w, tmp, n);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_fixed32(mgopt__pbw *w, uint32_t v) {
+  uint8_t tmp[4];
+  tmp[0] = (uint8_t)v;
+  tmp[1] = (uint8_t)(v >> 8);
+  tmp[2] = (uint8_t)(v >> 16);
+  tmp[3] = (uint8_t)(v >> 24);
+  mgopt__pbw_bytes(w, tmp, 4);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_fixed64(mgopt__pbw *w, uint64_t v) {
+  /* back to front: high word first */
+  mgopt__pbw_fixed32(w, (uint32_t)(v >> 32));
+  mgopt__pbw_fixed32(w, (uint32_t)v);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_key(mgopt__pbw *w, uint32_t field, int wt) {
+  mgopt__pbw_varint(w, (uint64_t)field << 3 | (uint64_t)wt);
+}
+
+/* Closes a length-delimited field whose payload was written since `mark`
+   (the writer's len before the payload). */
+MGOPT__PRIVATE void mgopt__pbw_close(mgopt__pbw *w, size_t mark, uint32_t field) {
+  mgopt__pbw_varint(w, (uint64_t)(w->len - mark));
+  mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_lenfield(mgopt__pbw *w, uint32_t field, const void *p, size_t n) {
+  mgopt__pbw_bytes(w, p, n);
+  mgopt__pbw_varint(w, (uint64_t)n);
+  mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+/* src/onnx/model.c — the ONNX ModelProto tree: message tables, decoder, encoder, equality, tensor checks. */
+
+/* Every message the reader knows is described by a table of its fields (number,
+   kind, where it lives in the struct). One generic decoder, encoder, equality
+   and walker run over these tables, so a field listed once is read, written,
+   compared and visited alike. Fields not in a table are skipped on read and
+   so dropped on write. */
+
+enum {
+  MGOPT__OF_I64,   /* int64 varint */
+  MGOPT__OF_I32,   /* int32 varint (enums too) */
+  MGOPT__OF_F32,   /* float, fixed32 */
+  MGOPT__OF_STR,   /* string / bytes: mgopt_str */
+  MGOPT__OF_MSG,   /* singular message: pointer, NULL when absent */
+  MGOPT__OF_RI64,  /* repeated int64: int64_t *, count */
+  MGOPT__OF_RI32,  /* repeated int32 */
+  MGOPT__OF_RU64,  /* repeated uint64 */
+  MGOPT__OF_RF32,  /* repeated float */
+  MGOPT__OF_RF64,  /* repeated double */
+  MGOPT__OF_RSTR,  /* repeated string: mgopt_str * */
+  MGOPT__OF_RMSG,  /* repeated message: array of structs */
+  MGOPT__OF_RRAW,  /* repeated message kept as its bytes: mgopt_str * */
+  MGOPT__OF_OTHER, /* its presence turns the whole message into raw bytes (TypeProto kinds) */
+  MGOPT__OF_REJECT /* its presence is an error (TensorProto.segment) */
+};
+
+#define MGOPT__OFL_INTERN 1u /* strings: interned in the program */
+#define MGOPT__OFL_PACKED 2u /* repeated scalars: written packed */
+
+enum {
+  MGOPT__OM_STRSTR,
+  MGOPT__OM_OPSET,
+  MGOPT__OM_DIM,
+  MGOPT__OM_SHAPE,
+  MGOPT__OM_TTYPE,
+  MGOPT__OM_TYPE,
+  MGOPT__OM_VALUE_INFO,
+  MGOPT__OM_TENSOR,
+  MGOPT__OM_SPARSE,
+  MGOPT__OM_ATTR,
+  MGOPT__OM_NODE,
+  MGOPT__OM_GRAPH,
+  MGOPT__OM_FUNCTION,
+  MGOPT__OM_MODEL,
+  MGOPT__OM__COUNT
+};
+
+typedef struct mgopt__onnx_field {
+  uint32_t num;
+  uint8_t kind;
+  uint8_t flags;
+  int8_t has_bit;  /* singular fields: bit in the struct's `has` word, -1 = none */
+  uint8_t sub;     /* MSG / RMSG: message id */
+  const char *name;
+  size_t off;      /* the value, or the array pointer */
+  size_t count_off; /* repeated: the int64_t count */
+} mgopt__onnx_field;
+
+#define MGOPT__ONONE ((size_t)-1)
+
+typedef struct mgopt__onnx_msg {
+  const char *name;
+  size_t size;
+  size_t has_off;    /* MGOPT__ONONE: no `has` word */
+  size_t other_off;  /* MGOPT__ONONE: no raw form */
+  const mgopt__onnx_field *fields; /* sorted by field number */
+  int32_t nfields;
+} mgopt__onnx_msg;
+
+#define MGOPT__OS(num, kind, fl, hb, sub, T, m, nm) \
+  { num, MGOPT__OF_##kind, fl, hb, sub, nm, offsetof(T, m), 0 }
+#define MGOPT__OR(num, kind, fl, sub, T, m, cnt, nm) \
+  { num, MGOPT__OF_##kind, fl, -1, sub, nm, offsetof(T, m), offsetof(T, cnt) }
+#define MGOPT__OI MGOPT__OFL_INTERN
+#define MGOPT__OP MGOPT__OFL_PACKED
+
+static const mgopt__onnx_field mgopt__onnx_f_strstr[] = {
+    MGOPT__OS(1, STR, 0, 0, 0, mgopt_onnx_strstr, key, "key"),
+    MGOPT__OS(2, STR, 0, 1, 0, mgopt_onnx_strstr, value, "value")};
+static const mgopt__onnx_field mgopt__onnx_f_opset[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_opset, domain, "domain"),
+    MGOPT__OS(2, I64, 0, 1, 0, mgopt_onnx_opset, version, "version")};
+static const mgopt__onnx_field mgopt__onnx_f_dim[] = {
+    MGOPT__OS(1, I64, 0, 0, 0, mgopt_onnx_dim, value, "dim_value"),
+    MGOPT__OS(2, STR, MGOPT__OI, 1, 0, mgopt_onnx_dim, param, "dim_param"),
+    MGOPT__OS(3, STR, 0, 2, 0, mgopt_onnx_dim, denotation, "denotation")};
+static const mgopt__onnx_field mgopt__onnx_f_shape[] = {
+    MGOPT__OR(1, RMSG, 0, MGOPT__OM_DIM, mgopt_onnx_shape, dims, ndims, "dim")};
+static const mgopt__onnx_field mgopt__onnx_f_ttype[] = {
+    MGOPT__OS(1, I32, 0, 0, 0, mgopt_onnx_tensor_type, elem_type, "elem_type"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_SHAPE, mgopt_onnx_tensor_type, shape, "shape")};
+static const mgopt__onnx_field mgopt__onnx_f_type[] = {
+    MGOPT__OS(1, MSG, 0, -1, MGOPT__OM_TTYPE, mgopt_onnx_type, tensor_type, "tensor_type"),
+    MGOPT__OS(4, OTHER, 0, -1, 0, mgopt_onnx_type, other, "sequence_type"),
+    MGOPT__OS(5, OTHER, 0, -1, 0, mgopt_onnx_type, other, "map_type"),
+    MGOPT__OS(6, STR, 0, -1, 0, mgopt_onnx_type, denotation, "denotation"),
+    MGOPT__OS(7, OTHER, 0, -1, 0, mgopt_onnx_type, other, "opaque_type"),
+    MGOPT__OS(8, OTHER, 0, -1, 0, mgopt_onnx_type, other, "sparse_tensor_type"),
+    MGOPT__OS(9, OTHER, 0, -1, 0, mgopt_onnx_type, other, "optional_type")};
+static const mgopt__onnx_field mgopt__onnx_f_value_info[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_value_info, name, "name"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_TYPE, mgopt_onnx_value_info, type, "type"),
+    MGOPT__OS(3, STR, 0, 1, 0, mgopt_onnx_value_info, doc_string, "doc_string"),
+    MGOPT__OR(4, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_value_info, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_tensor[] = {
+    MGOPT__OR(1, RI64, 0, 0, mgopt_onnx_tensor, dims, ndims, "dims"),
+    MGOPT__OS(2, I32, 0, 0, 0, mgopt_onnx_tensor, data_type, "data_type"),
+    MGOPT__OS(3, REJECT, 0, -1, 0, mgopt_onnx_tensor, dims, "segment"),
+    MGOPT__OR(4, RF32, MGOPT__OP, 0, mgopt_onnx_tensor, float_data, nfloat_data, "float_data"),
+    MGOPT__OR(5, RI32, MGOPT__OP, 0, mgopt_onnx_tensor, int32_data, nint32_data, "int32_data"),
+    MGOPT__OR(6, RSTR, 0, 0, mgopt_onnx_tensor, string_data, nstring_data, "string_data"),
+    MGOPT__OR(7, RI64, MGOPT__OP, 0, mgopt_onnx_tensor, int64_data, nint64_data, "int64_data"),
+    MGOPT__OS(8, STR, MGOPT__OI, 2, 0, mgopt_onnx_tensor, name, "name"),
+    MGOPT__OS(9, STR, 0, 1, 0, mgopt_onnx_tensor, raw_data, "raw_data"),
+    MGOPT__OR(10, RF64, MGOPT__OP, 0, mgopt_onnx_tensor, double_data, ndouble_data, "double_data"),
+    MGOPT__OR(11, RU64, MGOPT__OP, 0, mgopt_onnx_tensor, uint64_data, nuint64_data, "uint64_data"),
+    MGOPT__OS(12, STR, 0, 3, 0, mgopt_onnx_tensor, doc_string, "doc_string"),
+    MGOPT__OR(13, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_tensor, external_data, nexternal_data,
+              "external_data"),
+    MGOPT__OS(14, I32, 0, 4, 0, mgopt_onnx_tensor, data_location, "data_location"),
+    MGOPT__OR(16, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_tensor, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_sparse[] = {
+    MGOPT__OS(1, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_sparse_tensor, values, "values"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_sparse_tensor, indices, "indices"),
+    MGOPT__OR(3, RI64, 0, 0, mgopt_onnx_sparse_tensor, dims, ndims, "dims")};
+static const mgopt__onnx_field mgopt__onnx_f_attr[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 4, 0, mgopt_onnx_attribute, name, "name"),
+    MGOPT__OS(2, F32, 0, 0, 0, mgopt_onnx_attribute, f, "f"),
+    MGOPT__OS(3, I64, 0, 1, 0, mgopt_onnx_attribute, i, "i"),
+    MGOPT__OS(4, STR, 0, 2, 0, mgopt_onnx_attribute, s, "s"),
+    MGOPT__OS(5, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_attribute, t, "t"),
+    MGOPT__OS(6, MSG, 0, -1, MGOPT__OM_GRAPH, mgopt_onnx_attribute, g, "g"),
+    MGOPT__OR(7, RF32, 0, 0, mgopt_onnx_attribute, floats, nfloats, "floats"),
+    MGOPT__OR(8, RI64, 0, 0, mgopt_onnx_attribute, ints, nints, "ints"),
+    MGOPT__OR(9, RSTR, 0, 0, mgopt_onnx_attribute, strings, nstrings, "strings"),
+    MGOPT__OR(10, RMSG, 0, MGOPT__OM_TENSOR, mgopt_onnx_attribute, tensors, ntensors, "tensors"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_GRAPH, mgopt_onnx_attribute, graphs, ngraphs, "graphs"),
+    MGOPT__OS(13, STR, 0, 5, 0, mgopt_onnx_attribute, doc_string, "doc_string"),
+    MGOPT__OS(14, MSG, 0, -1, MGOPT__OM_TYPE, mgopt_onnx_attribute, tp, "tp"),
+    MGOPT__OR(15, RMSG, 0, MGOPT__OM_TYPE, mgopt_onnx_attribute, type_protos, ntype_protos,
+              "type_protos"),
+    MGOPT__OS(20, I32, 0, 3, 0, mgopt_onnx_attribute, type, "type"),
+    MGOPT__OS(21, STR, MGOPT__OI, 6, 0, mgopt_onnx_attribute, ref_attr_name, "ref_attr_name"),
+    MGOPT__OS(22, MSG, 0, -1, MGOPT__OM_SPARSE, mgopt_onnx_attribute, sparse_tensor, "sparse_tensor"),
+    MGOPT__OR(23, RMSG, 0, MGOPT__OM_SPARSE, mgopt_onnx_attribute, sparse_tensors, nsparse_tensors,
+              "sparse_tensors")};
+static const mgopt__onnx_field mgopt__onnx_f_node[] = {
+    MGOPT__OR(1, RSTR, MGOPT__OI, 0, mgopt_onnx_node, inputs, ninputs, "input"),
+    MGOPT__OR(2, RSTR, MGOPT__OI, 0, mgopt_onnx_node, outputs, noutputs, "output"),
+    MGOPT__OS(3, STR, MGOPT__OI, 0, 0, mgopt_onnx_node, name, "name"),
+    MGOPT__OS(4, STR, MGOPT__OI, 1, 0, mgopt_onnx_node, op_type, "op_type"),
+    MGOPT__OR(5, RMSG, 0, MGOPT__OM_ATTR, mgopt_onnx_node, attributes, nattributes, "attribute"),
+    MGOPT__OS(6, STR, 0, 2, 0, mgopt_onnx_node, doc_string, "doc_string"),
+    MGOPT__OS(7, STR, MGOPT__OI, 3, 0, mgopt_onnx_node, domain, "domain"),
+    MGOPT__OS(8, STR, MGOPT__OI, 4, 0, mgopt_onnx_node, overload, "overload"),
+    MGOPT__OR(9, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_node, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_graph[] = {
+    MGOPT__OR(1, RMSG, 0, MGOPT__OM_NODE, mgopt_onnx_graph, nodes, nnodes, "node"),
+    MGOPT__OS(2, STR, MGOPT__OI, 0, 0, mgopt_onnx_graph, name, "name"),
+    MGOPT__OR(5, RMSG, 0, MGOPT__OM_TENSOR, mgopt_onnx_graph, initializers, ninitializers,
+              "initializer"),
+    MGOPT__OS(10, STR, 0, 1, 0, mgopt_onnx_graph, doc_string, "doc_string"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, inputs, ninputs, "input"),
+    MGOPT__OR(12, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, outputs, noutputs, "output"),
+    MGOPT__OR(13, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, value_info, nvalue_info,
+              "value_info"),
+    MGOPT__OR(14, RRAW, 0, 0, mgopt_onnx_graph, quantization_annotation, nquantization_annotation,
+              "quantization_annotation"),
+    MGOPT__OR(15, RMSG, 0, MGOPT__OM_SPARSE, mgopt_onnx_graph, sparse_initializers,
+              nsparse_initializers, "sparse_initializer"),
+    MGOPT__OR(16, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_graph, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_function[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_function, name, "name"),
+    MGOPT__OR(4, RSTR, MGOPT__OI, 0, mgopt_onnx_function, inputs, ninputs, "input"),
+    MGOPT__OR(5, RSTR, MGOPT__OI, 0, mgopt_onnx_function, outputs, noutputs, "output"),
+    MGOPT__OR(6, RSTR, MGOPT__OI, 0, mgopt_onnx_function, attributes, nattributes, "attribute"),
+    MGOPT__OR(7, RMSG, 0, MGOPT__OM_NODE, mgopt_onnx_function, nodes, nnodes, "node"),
+    MGOPT__OS(8, STR, 0, 1, 0, mgopt_onnx_function, doc_string, "doc_string"),
+    MGOPT__OR(9, RMSG, 0, MGOPT__OM_OPSET, mgopt_onnx_function, opset_imports, nopset_imports,
+              "opset_import"),
+    MGOPT__OS(10, STR, MGOPT__OI, 2, 0, mgopt_onnx_function, domain, "domain"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_ATTR, mgopt_onnx_function, attribute_protos, nattribute_protos,
+              "attribute_proto"),
+    MGOPT__OR(12, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_function, value_info, nvalue_info,
+              "value_info"),
+    MGOPT__OS(13, STR, MGOPT__OI, 3, 0, mgopt_onnx_function, overload, "overload"),
+    MGOPT__OR(14, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_function, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_model[] = {
+    MGOPT__OS(1, I64, 0, 0, 0, mgopt_onnx_model, ir_version, "ir_version"),
+    MGOPT__OS(2, STR, 0, 1, 0, mgopt_onnx_model, producer_name, "producer_name"),
+    MGOPT__OS(3, STR, 0, 2, 0, mgopt_onnx_model, producer_version, "producer_version"),
+    MGOPT__OS(4, STR, 0, 3, 0, mgopt_onnx_model, domain, "domain"),
+    MGOPT__OS(5, I64, 0, 4, 0, mgopt_onnx_model, model_version, "model_version"),
+    MGOPT__OS(6, STR, 0, 5, 0, mgopt_onnx_model, doc_string, "doc_string"),
+    MGOPT__OS(7, MSG, 0, -1, MGOPT__OM_GRAPH, mgopt_onnx_model, graph, "graph"),
+    MGOPT__OR(8, RMSG, 0, MGOPT__OM_OPSET, mgopt_onnx_model, opset_imports, nopset_imports,
+              "opset_import"),
+    MGOPT__OR(14, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_model, metadata_props, nmetadata_props,
+              "metadata_props"),
+    MGOPT__OR(20, RRAW, 0, 0, mgopt_onnx_model, training_info, ntraining_info, "training_info"),
+    MGOPT__OR(25, RMSG, 0, MGOPT__OM_FUNCTION, mgopt_onnx_model, functions, nfunctions, "functions")};
+
+#define MGOPT__OMSG(nm, T, tab, has, other) \
+  { nm, sizeof(T), has, other, tab, MGOPT__ARRAY_COUNT(tab) }
+#define MGOPT__OHAS(T) offsetof(T, has)
+
+static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
+    MGOPT__OMSG("StringStringEntryProto", mgopt_onnx_strstr, mgopt__onnx_f_strstr,
+                MGOPT__OHAS(mgopt_onnx_strstr), MGOPT__ONONE),
+    MGOPT__OMSG("OperatorSetIdProto", mgopt_onnx_opset, mgopt__onnx_f_opset,
+                MGOPT__OHAS(mgopt_onnx_opset), MGOPT__ONONE),
+    MGOPT__OMSG("Dimension", mgopt_onnx_dim, mgopt__onnx_f_dim, MGOPT__OHAS(mgopt_onnx_dim),
+                MGOPT__ONONE),
+    MGOPT__OMSG("TensorShapeProto", mgopt_onnx_shape, mgopt__onnx_f_shape, MGOPT__ONONE,
+                MGOPT__ONONE),
+    MGOPT__OMSG("TypeProto.Tensor", mgopt_onnx_tensor_type, mgopt__onnx_f_ttype,
+                MGOPT__OHAS(mgopt_onnx_tensor_type), MGOPT__ONONE),
+    MGOPT__OMSG("TypeProto", mgopt_onnx_type, mgopt__onnx_f_type, MGOPT__ONONE,
+                offsetof(mgopt_onnx_type, other)),
+    MGOPT__OMSG("ValueInfoProto", mgopt_onnx_value_info, mgopt__onnx_f_value_info,
+                MGOPT__OHAS(mgopt_onnx_value_info), MGOPT__ONONE),
+    MGOPT__OMSG("TensorProto", mgopt_onnx_tensor, mgopt__onnx_f_tensor,
+                MGOPT__OHAS(mgopt_onnx_tensor), MGOPT__ONONE),
+    MGOPT__OMSG("SparseTensorProto", mgopt_onnx_sparse_tensor, mgopt__onnx_f_sparse, MGOPT__ONONE,
+                MGOPT__ONONE),
+    MGOPT__OMSG("AttributeProto", mgopt_onnx_attribute, mgopt__onnx_f_attr,
+                MGOPT__OHAS(mgopt_onnx_attribute), MGOPT__ONONE),
+    MGOPT__OMSG("NodeProto", mgopt_onnx_node, mgopt__onnx_f_node, MGOPT__OHAS(mgopt_onnx_node),
+                MGOPT__ONONE),
+    MGOPT__OMSG("GraphProto", mgopt_onnx_graph, mgopt__onnx_f_graph, MGOPT__OHAS(mgopt_onnx_graph),
+                MGOPT__ONONE),
+    MGOPT__OMSG("FunctionProto", mgopt_onnx_function, mgopt__onnx_f_function,
+                MGOPT__OHAS(mgopt_onnx_function), MGOPT__ONONE),
+    MGOPT__OMSG("ModelProto", mgopt_onnx_model, mgopt__onnx_f_model, MGOPT__OHAS(mgopt_onnx_model),
+                MGOPT__ONONE)};
+
+#define MGOPT__ONNX_MAX_FIELDS 24
+/* Message nesting allowed for a given subgraph depth limit: a graph level
+   costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
+#define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
+/* The encoder, equality and walker bound their recursion too (trees built by
+   hand may be deep or cyclic). */
+#define MGOPT__ONNX_TREE_DEPTH 4096
+
+/* ---------------------------------------------------------------- data types */
+
+/* Per ONNX data type: bits per element in raw_data (0 = not allowed), the
+   typed field that holds it (its field number), values per element in that
+   field (2 for complex), and 1 when two elements share one int32_data entry. */
+typedef struct mgopt__onnx_dtinfo {
+  uint8_t bits, field, per_elem, half;
+  uint8_t mg; /* mgopt_dtype */
+} mgopt__onnx_dtinfo;
+
+static const mgopt__onnx_dtinfo mgopt__onnx_dt[MGOPT_ONNX_DT__COUNT] = {
+    {0, 0, 0, 0, MGOPT_DT_UNKNOWN},        /* UNDEFINED */
+    {32, 4, 1, 0, MGOPT_DT_FP32},          /* FLOAT */
+    {8, 5, 1, 0, MGOPT_DT_UINT8},          /* UINT8 */
+    {8, 5, 1, 0, MGOPT_DT_INT8},           /* INT8 */
+    {16, 5, 1, 0, MGOPT_DT_UINT16},        /* UINT16 */
+    {16, 5, 1, 0, MGOPT_DT_INT16},         /* INT16 */
+    {32, 5, 1, 0, MGOPT_DT_INT32},         /* INT32 */
+    {64, 7, 1, 0, MGOPT_DT_INT64},         /* INT64 */
+    {0, 6, 1, 0, MGOPT_DT_STRING},         /* STRING */
+    {8, 5, 1, 0, MGOPT_DT_BOOL},           /* BOOL */
+    {16, 5, 1, 0, MGOPT_DT_FP16},          /* FLOAT16 */
+    {64, 10, 1, 0, MGOPT_DT_FP64},         /* DOUBLE */
+    {32, 11, 1, 0, MGOPT_DT_UINT32},       /* UINT32 */
+    {64, 11, 1, 0, MGOPT_DT_UINT64},       /* UINT64 */
+    {64, 4, 2, 0, MGOPT_DT_COMPLEX64},     /* COMPLEX64 */
+    {128, 10, 2, 0, MGOPT_DT_COMPLEX128},  /* COMPLEX128 */
+    {16, 5, 1, 0, MGOPT_DT_BF16},          /* BFLOAT16 */
+    {8, 5, 1, 0, MGOPT_DT_FP8E4M3FN},      /* FLOAT8E4M3FN */
+    {8, 5, 1, 0, MGOPT_DT_FP8E4M3FNUZ},    /* FLOAT8E4M3FNUZ */
+    {8, 5, 1, 0, MGOPT_DT_FP8E5M2},        /* FLOAT8E5M2 */
+    {8, 5, 1, 0, MGOPT_DT_FP8E5M2FNUZ},    /* FLOAT8E5M2FNUZ */
+    {4, 5, 1, 1, MGOPT_DT_UINT4X},         /* UINT4 */
+    {4, 5, 1, 1, MGOPT_DT_INT4X},          /* INT4 */
+    {4, 5, 1, 1, MGOPT_DT_UNKNOWN},        /* FLOAT4E2M1 */
+    {8, 5, 1, 0, MGOPT_DT_UNKNOWN}};       /* FLOAT8E8M0 */
+
+MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t t) {
+  if (t <= 0 || t >= MGOPT_ONNX_DT__COUNT) return MGOPT_DT_UNKNOWN;
+  return (mgopt_dtype)mgopt__onnx_dt[t].mg;
+}
+
+MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t t, int64_t numel) {
+  int64_t bits;
+  if (t <= 0 || t >= MGOPT_ONNX_DT__COUNT || numel < 0) return -1;
+  if (!mgopt__onnx_dt[t].bits) return -1;
+  if (!mgopt__mul_i64(numel, (int64_t)mgopt__onnx_dt[t].bits, &bits)) return -1;
+  return bits / 8 + (bits % 8 ? 1 : 0);
+}
+
+/* ---------------------------------------------------------------- paths
+
+   A chain of frames on the C stack names where the decoder (or the equality
+   check) is: "ModelProto.graph.node[3].attribute[1]". */
+typedef struct mgopt__onnx_frame {
+  const struct mgopt__onnx_frame *up;
+  const char *name;
+  int64_t index; /* -1: not an element of a repeated field */
+} mgopt__onnx_frame;
+
+static void mgopt__onnx_path(const mgopt__onnx_frame *fr, char *out, size_t cap) {
+  const mgopt__onnx_frame *st[64];
+  int n = 0, i, cut = 0;
+  size_t len = 0;
+  if (!cap) return;
+  out[0] = 0;
+  for (; fr; fr = fr->up) {
+    if (n == 64) {
+      cut = 1;
+      break;
+    }
+    st[n++] = fr;
+  }
+  if (cut) len += (size_t)snprintf(out, cap, "...");
+  for (i = n - 1; i >= 0 && len < cap; i--) {
+    int k;
+    const char *dot = (len == 0) ? "" : ".";
+    if (st[i]->index >= 0)
+      k = snprintf(out + len, cap - len, "%s%s[%lld]", dot, st[i]->name, (long long)st[i]->index);
+    else
+      k = snprintf(out + len, cap - len, "%s%s", dot, st[i]->name);
+    if (k < 0) break;
+    len += (size_t)k;
+  }
+}
+
+/* ---------------------------------------------------------------- decoder */
+
+typedef struct mgopt__onnxd {
+  mgopt_program *p;
+  const uint8_t *b;
+  size_t len;
+  mgopt_diag *d;
+  int max_depth, graph_depth, max_msg_depth;
+  int64_t max_elements, total_elements;
+} mgopt__onnxd;
+
+static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                      mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                      mgopt_status s, const char *fmt, ...) {
+  char path[200], what[200];
+  va_list ap;
+  if (!D->d) return s;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  mgopt__onnx_path(fr, path, sizeof path);
+  D->d->offset = (int64_t)off;
+  D->d->line = D->d->col = 0;
+  return mgopt_diag_set(D->d, s, "%s: %s", path, what);
+}
+
+static mgopt_status mgopt__onnxd_pbfail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                        int r, const char *what) {
+  if (r == MGOPT__PB_PASTEND) {
+    /* re-read the declared length to report it */
+    uint64_t v = 0;
+    size_t p = off;
+    mgopt__pb_varint(D->b, &p, D->len, &v);
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT,
+                             "%s: length %llu past end (%llu bytes left)", what,
+                             (unsigned long long)v, (unsigned long long)(D->len - p));
+  }
+  return mgopt__onnxd_fail(D, fr, off, r == MGOPT__PB_GROUP ? MGOPT_ERR_UNSUPPORTED : MGOPT_ERR_CORRUPT,
+                           "%s: %s", what, mgopt__pb_err_str(r));
+}
+
+static int mgopt__onnx_find(const mgopt__onnx_msg *M, uint32_t num) {
+  int32_t i;
+  for (i = 0; i < M->nfields; i++)
+    if (M->fields[i].num == num) return (int)i;
+  return -1;
+}
+
+/* The wire types a field accepts: its own, and LEN for repeated scalars (packed). */
+static int mgopt__onnx_wire_ok(int kind, int wt, int *expect) {
+  switch (kind) {
+  case MGOPT__OF_I64:
+  case MGOPT__OF_I32: *expect = MGOPT__PB_VARINT; return wt == MGOPT__PB_VARINT;
+  case MGOPT__OF_F32: *expect = MGOPT__PB_FIXED32; return wt == MGOPT__PB_FIXED32;
+  case MGOPT__OF_RI64:
+  case MGOPT__OF_RI32:
+  case MGOPT__OF_RU64: *expect = MGOPT__PB_VARINT; return wt == MGOPT__PB_VARINT || wt == MGOPT__PB_LEN;
+  case MGOPT__OF_RF32: *expect = MGOPT__PB_FIXED32; return wt == MGOPT__PB_FIXED32 || wt == MGOPT__PB_LEN;
+  case MGOPT__OF_RF64: *expect = MGOPT__PB_FIXED64; return wt == MGOPT__PB_FIXED64 || wt == MGOPT__PB_LEN;
+  default: *expect = MGOPT__PB_LEN; return wt == MGOPT__PB_LEN;
+  }
+}
+
+static size_t mgopt__onnx_elem_size(const mgopt__onnx_field *f) {
+  switch (f->kind) {
+  case MGOPT__OF_RI64: return sizeof(int64_t);
+  case MGOPT__OF_RI32: return sizeof(int32_t);
+  case MGOPT__OF_RU64: return sizeof(uint64_t);
+  case MGOPT__OF_RF32: return sizeof(float);
+  case MGOPT__OF_RF64: return sizeof(double);
+  case MGOPT__OF_RSTR:
+  case MGOPT__OF_RRAW: return sizeof(mgopt_str);
+  case MGOPT__OF_RMSG: return mgopt__onnx_msgs[f->sub].size;
+  default: return 0;
+  }
+}
+
+static int32_t mgopt__onnx_i32(uint64_t v) {
+  uint32_t u = (uint32_t)v;
+  return u <= 0x7fffffffu ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+
+#define MGOPT__ONNX_AT(obj, off, T) ((T *)(void *)((char *)(obj) + (off)))
+#define MGOPT__ONNX_CAT(obj, off, T) ((const T *)(const void *)((const char *)(obj) + (off)))
+
+static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
+                                        const mgopt__onnx_frame *fr, size_t off);
+
+static mgopt_status mgopt__onnxd_msg(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                     const mgopt__onnx_frame *fr, int depth);
+
+/* Stores one scalar element of a repeated field. */
+static void mgopt__onnxd_put(const mgopt__onnx_field *f, void *obj, int64_t idx, uint64_t v) {
+  void *arr = *MGOPT__ONNX_AT(obj, f->off, void *);
+  switch (f->kind) {
+  case MGOPT__OF_RI64: ((int64_t *)arr)[idx] = (int64_t)v; break;
+  case MGOPT__OF_RI32: ((int32_t *)arr)[idx] = mgopt__onnx_i32(v); break;
+  case MGOPT__OF_RU64: ((uint64_t *)arr)[idx] = v; break;
+  case MGOPT__OF_RF32: {
+    uint32_t u = (uint32_t)v;
+    memcpy((float *)arr + idx, &u, 4);
+    break;
+  }
+  case MGOPT__OF_RF64: memcpy((double *)arr + idx, &v, 8); break;
+  default: break;
+  }
+}
+
+static int mgopt__onnxd_scalar(int kind, const uint8_t *b, size_t *pos, size_t end, uint64_t *v) {
+  uint32_t u;
+  int r;
+  switch (kind) {
+  case MGOPT__OF_RF32:
+    r = mgopt__pb_fixed32(b, pos, end, &u);
+    *v = u;
+    return r;
+  case MGOPT__OF_RF64: return mgopt__pb_fixed64(b, pos, end, v);
+  default: return mgopt__pb_varint(b, pos, end, v);
+  }
+}
+
+static mgopt_status mgopt__onnxd_body(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                      const mgopt__onnx_frame *fr, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  const uint8_t *b = D->b;
+  int64_t cnt[MGOPT__ONNX_MAX_FIELDS];
+  size_t pos, ps, pl;
+  int other = 0, r, i;
+  uint32_t num = 0;
+  int wt = 0;
+  mgopt_status st;
+
+  /* pass 1: check the structure of this level, count repeated fields */
+  memset(cnt, 0, sizeof cnt);
+  pos = start;
+  while (pos < end) {
+    size_t kpos = pos;
+    int fi, expect;
+    r = mgopt__pb_key(b, &pos, end, &num, &wt);
+    if (r == MGOPT__PB_OK && num == 0)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_CORRUPT, "invalid field number 0");
+    if (r == MGOPT__PB_GROUP)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_UNSUPPORTED,
+                               "field %u: protobuf groups are not supported", (unsigned)num);
+    if (r == MGOPT__PB_BADWIRE)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_CORRUPT, "field %u: invalid wire type %d",
+                               (unsigned)num, wt);
+    if (r) return mgopt__onnxd_pbfail(D, fr, kpos, r, "field key");
+    fi = mgopt__onnx_find(M, num);
+    if (fi >= 0) {
+      const mgopt__onnx_field *f = &M->fields[fi];
+      mgopt__onnx_frame sub;
+      sub.up = fr;
+      sub.name = f->name;
+      sub.index = -1;
+      if (!mgopt__onnx_wire_ok(f->kind, wt, &expect))
+        return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_CORRUPT, "wrong wire type %d (expected %d)",
+                                 wt, expect);
+      if (f->kind == MGOPT__OF_REJECT)
+        return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_UNSUPPORTED,
+                                 "segmented tensors are not supported");
+      {
+        size_t vpos = pos;
+        r = mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+        if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+      }
+      switch (f->kind) {
+      case MGOPT__OF_OTHER: other = 1; break;
+      case MGOPT__OF_MSG:
+        if (cnt[fi]++)
+          return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_CORRUPT,
+                                   "message field appears twice (merging is not supported)");
+        break;
+      case MGOPT__OF_RI64:
+      case MGOPT__OF_RI32:
+      case MGOPT__OF_RU64:
+        if (wt == MGOPT__PB_LEN) {
+          size_t k;
+          for (k = ps; k < ps + pl; k++) cnt[fi] += !(b[k] & 0x80);
+        } else {
+          cnt[fi]++;
+        }
+        break;
+      case MGOPT__OF_RF32:
+      case MGOPT__OF_RF64: {
+        size_t w = f->kind == MGOPT__OF_RF32 ? 4 : 8;
+        if (wt == MGOPT__PB_LEN) {
+          if (pl % w)
+            return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_CORRUPT,
+                                     "packed length %llu is not a multiple of %d",
+                                     (unsigned long long)pl, (int)w);
+          cnt[fi] += (int64_t)(pl / w);
+        } else {
+          cnt[fi]++;
+        }
+        break;
+      }
+      case MGOPT__OF_RSTR:
+      case MGOPT__OF_RMSG:
+      case MGOPT__OF_RRAW: cnt[fi]++; break;
+      default: break;
+      }
+    } else {
+      size_t vpos = pos;
+      r = mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+      if (r) {
+        char what[48];
+        snprintf(what, sizeof what, "unknown field %u", (unsigned)num);
+        return mgopt__onnxd_pbfail(D, fr, vpos, r, what);
+      }
+    }
+  }
+
+  if (other && M->other_off != MGOPT__ONONE) {
+    mgopt_str *o = MGOPT__ONNX_AT(obj, M->other_off, mgopt_str);
+    o->ptr = (const char *)b + start;
+    o->len = end - start;
+    return MGOPT_OK;
+  }
+
+  /* allocate every repeated field at its exact size */
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    size_t es = mgopt__onnx_elem_size(f);
+    void *arr;
+    if (!es || !cnt[i]) continue;
+    if ((uint64_t)cnt[i] > (uint64_t)(SIZE_MAX / es))
+      return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "%s: too many elements", f->name);
+    arr = mgopt_program_alloc(D->p, (size_t)cnt[i] * es, 8);
+    if (!arr) return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_NOMEM, "out of memory");
+    *MGOPT__ONNX_AT(obj, f->off, void *) = arr;
+    *MGOPT__ONNX_AT(obj, f->count_off, int64_t) = 0;
+  }
+
+  /* pass 2: decode values (the structure of this level is known good) */
+  pos = start;
+  while (pos < end) {
+    const mgopt__onnx_field *f;
+    mgopt__onnx_frame sub;
+    uint64_t v = 0;
+    int fi;
+    size_t vpos;
+    mgopt__pb_key(b, &pos, end, &num, &wt);
+    vpos = pos;
+    mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+    fi = mgopt__onnx_find(M, num);
+    if (fi < 0) continue;
+    f = &M->fields[fi];
+    sub.up = fr;
+    sub.name = f->name;
+    sub.index = -1;
+    if (f->has_bit >= 0 && M->has_off != MGOPT__ONONE)
+      *MGOPT__ONNX_AT(obj, M->has_off, uint32_t) |= 1u << f->has_bit;
+    switch (f->kind) {
+    case MGOPT__OF_I64:
+    case MGOPT__OF_I32: {
+      size_t q = vpos;
+      r = mgopt__pb_varint(b, &q, end, &v);
+      if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+      if (f->kind == MGOPT__OF_I64) *MGOPT__ONNX_AT(obj, f->off, int64_t) = (int64_t)v;
+      else *MGOPT__ONNX_AT(obj, f->off, int32_t) = mgopt__onnx_i32(v);
+      break;
+    }
+    case MGOPT__OF_F32: {
+      uint32_t u;
+      size_t q = vpos;
+      mgopt__pb_fixed32(b, &q, end, &u);
+      memcpy(MGOPT__ONNX_AT(obj, f->off, float), &u, 4);
+      break;
+    }
+    case MGOPT__OF_STR: {
+      mgopt_str *s = MGOPT__ONNX_AT(obj, f->off, mgopt_str);
+      if (f->flags & MGOPT__OFL_INTERN) {
+        s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
+        if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      } else {
+        s->ptr = (const char *)b + ps;
+      }
+      s->len = pl;
+      break;
+    }
+    case MGOPT__OF_MSG: {
+      void *child = mgopt_program_alloc(D->p, mgopt__onnx_msgs[f->sub].size, 8);
+      if (!child) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      *MGOPT__ONNX_AT(obj, f->off, void *) = child;
+      st = mgopt__onnxd_msg(D, f->sub, child, ps, ps + pl, &sub, depth + 1);
+      if (st) return st;
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      int idx_fi = fi;
+      if (wt == MGOPT__PB_LEN) {
+        size_t q = ps, e = ps + pl;
+        while (q < e) {
+          size_t epos = q;
+          r = mgopt__onnxd_scalar(f->kind, b, &q, e, &v);
+          if (r) return mgopt__onnxd_pbfail(D, &sub, epos, r, "packed element");
+          if (*n >= cnt[idx_fi])
+            return mgopt__onnxd_fail(D, &sub, epos, MGOPT_ERR_CORRUPT, "packed element count changed");
+          mgopt__onnxd_put(f, obj, (*n)++, v);
+        }
+      } else {
+        size_t q = vpos;
+        r = mgopt__onnxd_scalar(f->kind, b, &q, end, &v);
+        if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+        mgopt__onnxd_put(f, obj, (*n)++, v);
+      }
+      break;
+    }
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      mgopt_str *s = *MGOPT__ONNX_AT(obj, f->off, mgopt_str *) + *n;
+      if ((f->flags & MGOPT__OFL_INTERN)) {
+        s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
+        if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      } else {
+        s->ptr = (const char *)b + ps;
+      }
+      s->len = pl;
+      (*n)++;
+      break;
+    }
+    case MGOPT__OF_RMSG: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      char *child = *MGOPT__ONNX_AT(obj, f->off, char *) + (size_t)*n * mgopt__onnx_msgs[f->sub].size;
+      sub.index = *n;
+      (*n)++;
+      st = mgopt__onnxd_msg(D, f->sub, child, ps, ps + pl, &sub, depth + 1);
+      if (st) return st;
+      break;
+    }
+    default: break;
+    }
+  }
+
+  if (mid == MGOPT__OM_TENSOR) return mgopt__onnxd_tensor(D, (mgopt_onnx_tensor *)obj, fr, start);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__onnxd_msg(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                     const mgopt__onnx_frame *fr, int depth) {
+  mgopt_status st;
+  if (depth > D->max_msg_depth)
+    return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "messages nested more than %d deep",
+                             D->max_msg_depth);
+  if (mid != MGOPT__OM_GRAPH) return mgopt__onnxd_body(D, mid, obj, start, end, fr, depth);
+  if (D->graph_depth >= D->max_depth)
+    return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "subgraphs nested more than %d deep",
+                             D->max_depth);
+  D->graph_depth++;
+  st = mgopt__onnxd_body(D, mid, obj, start, end, fr, depth);
+  D->graph_depth--;
+  return st;
+}
+
+static const char *const mgopt__onnx_typed_names[12] = {
+    "", "", "", "", "float_data", "int32_data", "string_data", "int64_data",
+    "", "", "double_data", "uint64_data"};
+
+/* Checks a decoded tensor: known data type, dims, and exactly one data
+   source whose element count matches dims. */
+static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
+                                        const mgopt__onnx_frame *fr, size_t off) {
+  int64_t numel = 1, i, have_n = 0, want;
+  int32_t dt = t->data_type;
+  const mgopt__onnx_dtinfo *info;
+  int nsrc = 0, field = 0;
+  for (i = 0; i < t->ndims; i++) {
+    if (t->dims[i] < 0)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "negative dimension %lld",
+                               (long long)t->dims[i]);
+    if (!mgopt__mul_i64(numel, t->dims[i], &numel))
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT, "element count overflows");
+  }
+  t->numel = numel;
+  if (!mgopt__add_i64(D->total_elements, numel, &D->total_elements) ||
+      D->total_elements > D->max_elements)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT,
+                             "declared tensor elements exceed the limit of %lld",
+                             (long long)D->max_elements);
+  if (dt <= 0 || dt >= MGOPT_ONNX_DT__COUNT)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_UNSUPPORTED, "unknown data type %d", (int)dt);
+  info = &mgopt__onnx_dt[dt];
+  if (t->data_location == MGOPT_ONNX_LOC_EXTERNAL) return MGOPT_OK; /* checked when loaded */
+  if (t->data_location != MGOPT_ONNX_LOC_DEFAULT)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "unknown data_location %d",
+                             (int)t->data_location);
+  if ((t->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) || t->raw_data.len) nsrc++, field = 9;
+  if (t->nfloat_data) nsrc++, field = 4, have_n = t->nfloat_data;
+  if (t->nint32_data) nsrc++, field = 5, have_n = t->nint32_data;
+  if (t->nstring_data) nsrc++, field = 6, have_n = t->nstring_data;
+  if (t->nint64_data) nsrc++, field = 7, have_n = t->nint64_data;
+  if (t->ndouble_data) nsrc++, field = 10, have_n = t->ndouble_data;
+  if (t->nuint64_data) nsrc++, field = 11, have_n = t->nuint64_data;
+  if (nsrc > 1)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "data given in more than one field");
+  if (field == 9) {
+    int64_t nb = mgopt_onnx_raw_nbytes(dt, numel);
+    if (!info->bits)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "raw_data given for data type %d",
+                               (int)dt);
+    if (nb < 0 || (uint64_t)nb != (uint64_t)t->raw_data.len)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT,
+                               "raw_data has %llu bytes, dims and data type need %lld",
+                               (unsigned long long)t->raw_data.len, (long long)nb);
+    return MGOPT_OK;
+  }
+  if (field == 0) {
+    if (numel != 0)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "no data for %lld elements",
+                               (long long)numel);
+    return MGOPT_OK;
+  }
+  if (field != info->field)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "%s given for data type %d",
+                             mgopt__onnx_typed_names[field], (int)dt);
+  if (info->half) want = numel / 2 + numel % 2;
+  else if (!mgopt__mul_i64(numel, (int64_t)info->per_elem, &want))
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT, "element count overflows");
+  if (have_n != want)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "%s has %lld values, dims need %lld",
+                             mgopt__onnx_typed_names[field], (long long)have_n, (long long)want);
+  return MGOPT_OK;
+}
+
+/* Decodes into an existing program (bytes must outlive it). NULL on error. */
+MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
+                                                       const mgopt_onnx_read_options *opts,
+                                                       mgopt_diag *d) {
+  mgopt__onnxd D;
+  mgopt__onnx_frame root;
+  mgopt_onnx_model *m;
+  memset(&D, 0, sizeof D);
+  D.p = p;
+  D.b = buf;
+  D.len = len;
+  D.d = d;
+  D.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+  if (D.max_depth > 100000) D.max_depth = 100000;
+  D.max_msg_depth = MGOPT__ONNX_MSG_DEPTH(D.max_depth);
+  D.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : (int64_t)1 << 40;
+  root.up = NULL;
+  root.name = "ModelProto";
+  root.index = -1;
+  m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (!m) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  if (mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0) != MGOPT_OK) return NULL;
+  if (mgopt_program_status(p) != MGOPT_OK) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  m->program = p;
+  return m;
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
+                                           const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag_clear(d);
+  if (!buf && len) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  if (!p) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  m = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, d);
+  if (!m) mgopt_program_destroy(p);
+  return m;
+}
+
+/* ---------------------------------------------------------------- walking */
+
+/* Calls fn on every message below obj (obj itself first), in field order.
+   parent/field say how it was reached (-1/0 for the root). Stops when fn
+   returns nonzero and returns that. */
+typedef int (*mgopt__onnx_visit_fn)(void *ctx, int mid, void *obj, int parent, uint32_t field);
+
+MGOPT__PRIVATE int mgopt__onnx_walk(int mid, void *obj, int parent, uint32_t field,
+                                    mgopt__onnx_visit_fn fn, void *ctx, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  int32_t i;
+  int r;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) return -1;
+  r = fn(ctx, mid, obj, parent, field);
+  if (r) return r;
+  if (M->other_off != MGOPT__ONONE && MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str)->len) return 0;
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    if (f->kind == MGOPT__OF_MSG) {
+      void *c = *MGOPT__ONNX_AT(obj, f->off, void *);
+      if (c && (r = mgopt__onnx_walk(f->sub, c, mid, f->num, fn, ctx, depth + 1)) != 0) return r;
+    } else if (f->kind == MGOPT__OF_RMSG) {
+      char *arr = *MGOPT__ONNX_AT(obj, f->off, char *);
+      int64_t n = *MGOPT__ONNX_AT(obj, f->count_off, int64_t), k;
+      size_t sz = mgopt__onnx_msgs[f->sub].size;
+      for (k = 0; k < n; k++)
+        if ((r = mgopt__onnx_walk(f->sub, arr + (size_t)k * sz, mid, f->num, fn, ctx, depth + 1)) != 0)
+          return r;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- equality */
+
+typedef struct mgopt__onnxq {
+  char *where;
+  size_t where_len;
+} mgopt__onnxq;
+
+static int mgopt__onnxq_diff(mgopt__onnxq *Q, const mgopt__onnx_frame *fr, const char *what) {
+  if (Q->where && Q->where_len) {
+    char path[256];
+    mgopt__onnx_path(fr, path, sizeof path);
+    snprintf(Q->where, Q->where_len, "%s%s%s", path, what[0] ? "." : "", what);
+  }
+  return 0;
+}
+
+static int mgopt__onnx_str_eq(const mgopt_str *a, const mgopt_str *b) {
+  return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+static int mgopt__onnxq_msg(mgopt__onnxq *Q, int mid, const void *a, const void *b,
+                            const mgopt__onnx_frame *fr, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  int32_t i;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) return mgopt__onnxq_diff(Q, fr, "(too deep)");
+  if (M->has_off != MGOPT__ONONE &&
+      *MGOPT__ONNX_CAT(a, M->has_off, uint32_t) != *MGOPT__ONNX_CAT(b, M->has_off, uint32_t))
+    return mgopt__onnxq_diff(Q, fr, "(presence)");
+  if (M->other_off != MGOPT__ONONE) {
+    const mgopt_str *oa = MGOPT__ONNX_CAT(a, M->other_off, mgopt_str);
+    const mgopt_str *ob = MGOPT__ONNX_CAT(b, M->other_off, mgopt_str);
+    if (!mgopt__onnx_str_eq(oa, ob)) return mgopt__onnxq_diff(Q, fr, "(other)");
+    if (oa->len) return 1;
+  }
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    mgopt__onnx_frame sub;
+    sub.up = fr;
+    sub.name = f->name;
+    sub.index = -1;
+    switch (f->kind) {
+    case MGOPT__OF_I64:
+      if (*MGOPT__ONNX_CAT(a, f->off, int64_t) != *MGOPT__ONNX_CAT(b, f->off, int64_t))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_I32:
+      if (*MGOPT__ONNX_CAT(a, f->off, int32_t) != *MGOPT__ONNX_CAT(b, f->off, int32_t))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_F32:
+      if (memcmp(MGOPT__ONNX_CAT(a, f->off, float), MGOPT__ONNX_CAT(b, f->off, float), 4))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_STR:
+      if (!mgopt__onnx_str_eq(MGOPT__ONNX_CAT(a, f->off, mgopt_str), MGOPT__ONNX_CAT(b, f->off, mgopt_str)))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_MSG: {
+      const void *ca = *MGOPT__ONNX_CAT(a, f->off, void *), *cb = *MGOPT__ONNX_CAT(b, f->off, void *);
+      if (!ca != !cb) return mgopt__onnxq_diff(Q, &sub, "(presence)");
+      if (ca && !mgopt__onnxq_msg(Q, f->sub, ca, cb, &sub, depth + 1)) return 0;
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64:
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW:
+    case MGOPT__OF_RMSG: {
+      int64_t na = *MGOPT__ONNX_CAT(a, f->count_off, int64_t);
+      int64_t nb = *MGOPT__ONNX_CAT(b, f->count_off, int64_t), k;
+      const char *pa = *MGOPT__ONNX_CAT(a, f->off, char *), *pb = *MGOPT__ONNX_CAT(b, f->off, char *);
+      size_t es = mgopt__onnx_elem_size(f);
+      if (na != nb) return mgopt__onnxq_diff(Q, &sub, "(count)");
+      for (k = 0; k < na; k++) {
+        const char *ea = pa + (size_t)k * es, *eb = pb + (size_t)k * es;
+        sub.index = k;
+        if (f->kind == MGOPT__OF_RMSG) {
+          if (!mgopt__onnxq_msg(Q, f->sub, ea, eb, &sub, depth + 1)) return 0;
+        } else if (f->kind == MGOPT__OF_RSTR || f->kind == MGOPT__OF_RRAW) {
+          if (!mgopt__onnx_str_eq((const mgopt_str *)(const void *)ea, (const mgopt_str *)(const void *)eb))
+            return mgopt__onnxq_diff(Q, &sub, "");
+        } else if (memcmp(ea, eb, es)) {
+          return mgopt__onnxq_diff(Q, &sub, "");
+        }
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+  return 1;
+}
+
+MGOPTDEF int mgopt_onnx_model_equal(const mgopt_onnx_model *a, const mgopt_onnx_model *b,
+                                    char *where, size_t where_len) {
+  mgopt__onnxq Q;
+  mgopt__onnx_frame root;
+  Q.where = where;
+  Q.where_len = where_len;
+  if (where && where_len) where[0] = 0;
+  root.up = NULL;
+  root.name = "ModelProto";
+  root.index = -1;
+  if (!a || !b) {
+    if (a == b) return 1;
+    return mgopt__onnxq_diff(&Q, &root, "(null)");
+  }
+  return mgopt__onnxq_msg(&Q, MGOPT__OM_MODEL, a, b, &root, 0);
+}
+
+/* ---------------------------------------------------------------- encoder */
+
+/* Where an initializer moved to the external data. */
+typedef struct mgopt__onnx_extent {
+  const mgopt_onnx_tensor *t;
+  uint64_t offset;
+} mgopt__onnx_extent;
+
+typedef struct mgopt__onnxe {
+  mgopt__pbw w;
+  int bad; /* tree nested too deeply */
+  const mgopt__onnx_extent *ext; /* sorted by tensor address */
+  int64_t next;
+  const char *location;
+} mgopt__onnxe;
+
+static const mgopt__onnx_extent *mgopt__onnxe_find(const mgopt__onnxe *E, const void *t) {
+  int64_t lo = 0, hi = E->next;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    uintptr_t k = (uintptr_t)E->ext[mid].t;
+    if (k == (uintptr_t)t) return &E->ext[mid];
+    if (k < (uintptr_t)t) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int depth);
+
+/* A tensor moved to external data is written as a copy without its data and
+   with entries location / offset / length. */
+static void mgopt__onnxe_external(mgopt__onnxe *E, const mgopt_onnx_tensor *t,
+                                  const mgopt__onnx_extent *x, int depth) {
+  mgopt_onnx_tensor c = *t;
+  mgopt_onnx_strstr kv[3];
+  char offs[24], lens[24];
+  int no, nl;
+  no = snprintf(offs, sizeof offs, "%llu", (unsigned long long)x->offset);
+  nl = snprintf(lens, sizeof lens, "%llu", (unsigned long long)t->raw_data.len);
+  memset(kv, 0, sizeof kv);
+  kv[0].key.ptr = "location";
+  kv[0].key.len = 8;
+  kv[0].value.ptr = E->location;
+  kv[0].value.len = strlen(E->location);
+  kv[1].key.ptr = "offset";
+  kv[1].key.len = 6;
+  kv[1].value.ptr = offs;
+  kv[1].value.len = (size_t)no;
+  kv[2].key.ptr = "length";
+  kv[2].key.len = 6;
+  kv[2].value.ptr = lens;
+  kv[2].value.len = (size_t)nl;
+  c.raw_data.ptr = NULL;
+  c.raw_data.len = 0;
+  c.has &= ~MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  c.external_data = kv;
+  c.nexternal_data = 3;
+  c.data_location = MGOPT_ONNX_LOC_EXTERNAL;
+  mgopt__onnxe_msg(E, MGOPT__OM_TENSOR, &c, depth + 1);
+}
+
+static void mgopt__onnxe_scalar(mgopt__pbw *w, int kind, const char *arr, int64_t k) {
+  switch (kind) {
+  case MGOPT__OF_RI64: mgopt__pbw_varint(w, (uint64_t)((const int64_t *)(const void *)arr)[k]); break;
+  case MGOPT__OF_RI32:
+    mgopt__pbw_varint(w, (uint64_t)(int64_t)((const int32_t *)(const void *)arr)[k]);
+    break;
+  case MGOPT__OF_RU64: mgopt__pbw_varint(w, ((const uint64_t *)(const void *)arr)[k]); break;
+  case MGOPT__OF_RF32: {
+    uint32_t u;
+    memcpy(&u, arr + (size_t)k * 4, 4);
+    mgopt__pbw_fixed32(w, u);
+    break;
+  }
+  case MGOPT__OF_RF64: {
+    uint64_t u;
+    memcpy(&u, arr + (size_t)k * 8, 8);
+    mgopt__pbw_fixed64(w, u);
+    break;
+  }
+  default: break;
+  }
+}
+
+static int mgopt__onnx_scalar_wire(int kind) {
+  return kind == MGOPT__OF_RF32 ? MGOPT__PB_FIXED32 : kind == MGOPT__OF_RF64 ? MGOPT__PB_FIXED64 : MGOPT__PB_VARINT;
+}
+
+/* Writes obj's fields last to first (the writer fills from the back), so the
+   output lists them in field-number order. */
+static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  mgopt__pbw *w = &E->w;
+  uint32_t has = M->has_off != MGOPT__ONONE ? *MGOPT__ONNX_CAT(obj, M->has_off, uint32_t) : 0;
+  int32_t i;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) {
+    E->bad = 1;
+    return;
+  }
+  if (w->oom || E->bad) return;
+  if (M->other_off != MGOPT__ONONE) {
+    const mgopt_str *o = MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str);
+    if (o->len) {
+      mgopt__pbw_bytes(w, o->ptr, o->len);
+      return;
+    }
+  }
+  if (mid == MGOPT__OM_TENSOR && E->next) {
+    const mgopt__onnx_extent *x = mgopt__onnxe_find(E, obj);
+    if (x) {
+      mgopt__onnxe_external(E, (const mgopt_onnx_tensor *)obj, x, depth);
+      return;
+    }
+  }
+  for (i = M->nfields - 1; i >= 0; i--) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    int present = f->has_bit >= 0 && (has >> f->has_bit & 1u);
+    switch (f->kind) {
+    case MGOPT__OF_I64: {
+      int64_t v = *MGOPT__ONNX_CAT(obj, f->off, int64_t);
+      if (v || present) {
+        mgopt__pbw_varint(w, (uint64_t)v);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_VARINT);
+      }
+      break;
+    }
+    case MGOPT__OF_I32: {
+      int32_t v = *MGOPT__ONNX_CAT(obj, f->off, int32_t);
+      if (v || present) {
+        mgopt__pbw_varint(w, (uint64_t)(int64_t)v);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_VARINT);
+      }
+      break;
+    }
+    case MGOPT__OF_F32: {
+      uint32_t u;
+      memcpy(&u, MGOPT__ONNX_CAT(obj, f->off, float), 4);
+      if (u || present) {
+        mgopt__pbw_fixed32(w, u);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_FIXED32);
+      }
+      break;
+    }
+    case MGOPT__OF_STR: {
+      const mgopt_str *s = MGOPT__ONNX_CAT(obj, f->off, mgopt_str);
+      if (s->len || present) mgopt__pbw_lenfield(w, f->num, s->ptr, s->len);
+      break;
+    }
+    case MGOPT__OF_MSG: {
+      const void *c = *MGOPT__ONNX_CAT(obj, f->off, void *);
+      if (c) {
+        size_t mark = w->len;
+        mgopt__onnxe_msg(E, f->sub, c, depth + 1);
+        mgopt__pbw_close(w, mark, f->num);
+      }
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
+      if (n <= 0) break;
+      if (f->flags & MGOPT__OFL_PACKED) {
+        size_t mark = w->len;
+        for (k = n - 1; k >= 0; k--) mgopt__onnxe_scalar(w, f->kind, arr, k);
+        mgopt__pbw_close(w, mark, f->num);
+      } else {
+        int wt = mgopt__onnx_scalar_wire(f->kind);
+        for (k = n - 1; k >= 0; k--) {
+          mgopt__onnxe_scalar(w, f->kind, arr, k);
+          mgopt__pbw_key(w, f->num, wt);
+        }
+      }
+      break;
+    }
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const mgopt_str *arr = *MGOPT__ONNX_CAT(obj, f->off, mgopt_str *);
+      for (k = n - 1; k >= 0; k--) mgopt__pbw_lenfield(w, f->num, arr[k].ptr, arr[k].len);
+      break;
+    }
+    case MGOPT__OF_RMSG: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
+      size_t sz = mgopt__onnx_msgs[f->sub].size;
+      for (k = n - 1; k >= 0; k--) {
+        size_t mark = w->len;
+        mgopt__onnxe_msg(E, f->sub, arr + (size_t)k * sz, depth + 1);
+        mgopt__pbw_close(w, mark, f->num);
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+/* ---- external data on write */
+
+typedef mgopt_status (*mgopt__onnx_sink_fn)(void *ctx, const void *data, size_t n);
+
+typedef struct mgopt__onnx_extc {
+  int64_t min_bytes;
+  mgopt__onnx_extent *ext;
+  int64_t n, cap;
+  const mgopt_allocator *alloc;
+  int oom;
+} mgopt__onnx_extc;
+
+static int mgopt__onnx_ext_collect(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_extc *C = (mgopt__onnx_extc *)ctx;
+  const mgopt_onnx_tensor *t = (const mgopt_onnx_tensor *)obj;
+  if (mid != MGOPT__OM_TENSOR || parent != MGOPT__OM_GRAPH || field != 5) return 0;
+  if (t->data_location != MGOPT_ONNX_LOC_DEFAULT || t->raw_data.len == 0) return 0;
+  if ((uint64_t)t->raw_data.len < (uint64_t)C->min_bytes) return 0;
+  if (!mgopt__grow(C->alloc, (void **)&C->ext, &C->cap, C->n + 1, sizeof *C->ext)) {
+    C->oom = 1;
+    return 1;
+  }
+  C->ext[C->n].t = t;
+  C->ext[C->n].offset = 0;
+  C->n++;
+  return 0;
+}
+
+static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const mgopt__onnx_extent *)a)->t;
+  uintptr_t y = (uintptr_t)((const mgopt__onnx_extent *)b)->t;
+  return x < y ? -1 : x > y;
+}
+
+/* The whole writer: moves large initializers to the sink (in model order,
+   64-byte aligned), then encodes the model into w. */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                               const char *location, mgopt__onnx_sink_fn sink,
+                                               void *sink_ctx, mgopt__pbw *w, mgopt_diag *d) {
+  mgopt__onnxe E;
+  mgopt__onnx_extc C;
+  mgopt_status st = MGOPT_OK;
+  memset(&E, 0, sizeof E);
+  memset(&C, 0, sizeof C);
+  E.w = *w;
+  E.location = location;
+  C.alloc = w->alloc;
+  if (opts && opts->external_min_bytes > 0 && sink) {
+    static const uint8_t zeros[64] = {0};
+    uint64_t off = 0;
+    int64_t k;
+    C.min_bytes = opts->external_min_bytes;
+    mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_ext_collect, &C, 0);
+    if (C.oom) {
+      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    for (k = 0; k < C.n; k++) {
+      size_t pad = (size_t)((64 - off % 64) % 64);
+      if (pad && (st = sink(sink_ctx, zeros, pad)) != MGOPT_OK) goto sinkfail;
+      off += pad;
+      C.ext[k].offset = off;
+      if ((st = sink(sink_ctx, C.ext[k].t->raw_data.ptr, C.ext[k].t->raw_data.len)) != MGOPT_OK)
+        goto sinkfail;
+      off += C.ext[k].t->raw_data.len;
+    }
+    if (C.n > 1) qsort(C.ext, (size_t)C.n, sizeof *C.ext, mgopt__onnx_ext_cmp);
+    E.ext = C.ext;
+    E.next = C.n;
+  }
+  mgopt__onnxe_msg(&E, MGOPT__OM_MODEL, m, 0);
+  if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",
+                                 MGOPT__ONNX_TREE_DEPTH);
+  else if (E.w.oom) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  else if (E.w.len > 0x7fffffffu)
+    st = mgopt_diag_set(d, MGOPT_ERR_LIMIT,
+                        "the protobuf would be %llu bytes, over 2 GB: store weights as external data",
+                        (unsigned long long)E.w.len);
+  goto done;
+sinkfail:
+  if (d && d->status == MGOPT_OK) mgopt_diag_set(d, st, "writing external data failed");
+done:
+  if (C.ext) mgopt__heap_free(C.alloc, C.ext, (size_t)C.cap * sizeof *C.ext);
+  *w = E.w;
+  return st;
+}
+
+static mgopt_status mgopt__onnx_buf_sink(void *ctx, const void *data, size_t n) {
+  mgopt_buf *b = (mgopt_buf *)ctx;
+  mgopt__buf_putn(b, (const char *)data, n);
+  return b->oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                       mgopt_buf *out, mgopt_buf *external, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt_status st;
+  const char *loc;
+  mgopt_diag_clear(d);
+  if (!m || !out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or output");
+  if (opts && opts->external_min_bytes > 0 && !external)
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "external_min_bytes set but no external buffer");
+  loc = opts && opts->external_location ? opts->external_location : "model.onnx.data";
+  memset(&w, 0, sizeof w);
+  w.alloc = out->alloc;
+  st = mgopt__onnx_encode(m, opts, loc, mgopt__onnx_buf_sink, external, &w, d);
+  if (st == MGOPT_OK) {
+    size_t before = out->len;
+    if (w.len) mgopt__buf_putn(out, (const char *)mgopt__pbw_data(&w), w.len);
+    else mgopt__buf_putn(out, "", 0);
+    if (out->oom || (w.len && out->len != before + w.len))
+      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  mgopt__pbw_free(&w);
+  return st;
+}
+/* src/onnx/io.c — ONNX files: read_file / write_file and external tensor data (compiled out by MGOPT_NO_STDIO). */
+
+/* A location from an external_data entry or an option must stay inside the
+   model's directory: relative, no ".." component, no drive, no NUL. */
+MGOPT__PRIVATE int mgopt__onnx_location_ok(const char *s, size_t n) {
+  size_t i, start = 0;
+  if (n == 0 || memchr(s, 0, n)) return 0;
+  if (s[0] == '/' || s[0] == '\\') return 0;
+  if (n >= 2 && s[1] == ':') return 0;
+  for (i = 0; i <= n; i++) {
+    if (i == n || s[i] == '/' || s[i] == '\\') {
+      if (i - start == 2 && s[start] == '.' && s[start + 1] == '.') return 0;
+      start = i + 1;
+    }
+  }
+  return 1;
+}
+
+/* Parses a decimal unsigned value (an external_data offset or length). */
+MGOPT__PRIVATE int mgopt__onnx_parse_u63(const char *s, size_t n, int64_t *out) {
+  int64_t v = 0;
+  size_t i;
+  if (n == 0 || n > 19) return 0;
+  for (i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    if (v > (INT64_MAX - (s[i] - '0')) / 10) return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 1;
+}
+
+#ifndef MGOPT_NO_STDIO
+
+/* Seeks to an absolute 64-bit offset with calls fseek can take (long may be 32 bits). */
+static int mgopt__onnx_seek(FILE *f, int64_t off) {
+#if defined(_WIN32)
+  return _fseeki64(f, off, SEEK_SET) == 0;
+#else
+  if (fseek(f, 0, SEEK_SET) != 0) return 0;
+  while (off > 0) {
+    long step = off > (int64_t)LONG_MAX ? LONG_MAX : (long)off;
+    if (fseek(f, step, SEEK_CUR) != 0) return 0;
+    off -= step;
+  }
+  return 1;
+#endif
+}
+
+/* Size of an open file, -1 if unknown. */
+static int64_t mgopt__onnx_fsize(FILE *f) {
+#if defined(_WIN32)
+  if (_fseeki64(f, 0, SEEK_END) != 0) return -1;
+  return (int64_t)_ftelli64(f);
+#else
+  long n;
+  if (fseek(f, 0, SEEK_END) != 0) return -1;
+  n = ftell(f);
+  return n < 0 ? -1 : (int64_t)n;
+#endif
+}
+
+/* dir + "/" + name, interned (dir "" or NULL = name alone). */
+static const char *mgopt__onnx_join(mgopt_program *p, const char *dir, const char *name, size_t nlen) {
+  size_t dl = dir ? strlen(dir) : 0, cap;
+  char *tmp;
+  const char *r;
+  if (dl > SIZE_MAX - nlen - 2) return NULL;
+  cap = dl + nlen + 2;
+  tmp = (char *)mgopt__heap_realloc(&p->alloc, NULL, 0, cap);
+  if (!tmp) return NULL;
+  if (dl) memcpy(tmp, dir, dl);
+  if (dl && dir[dl - 1] != '/' && dir[dl - 1] != '\\') tmp[dl++] = '/';
+  memcpy(tmp + dl, name, nlen);
+  r = mgopt_program_intern(p, tmp, dl + nlen);
+  mgopt__heap_free(&p->alloc, tmp, cap);
+  return r;
+}
+
+typedef struct mgopt__onnx_loader {
+  mgopt_onnx_model *m;
+  const char *dir;
+  mgopt_diag *d;
+  mgopt_status st;
+  FILE *f;           /* the last file opened, kept for the next tensor */
+  const char *fpath; /* interned path of f */
+  int64_t fsize;
+} mgopt__onnx_loader;
+
+static int mgopt__onnx_load_fail(mgopt__onnx_loader *L, const mgopt_onnx_tensor *t, mgopt_status s,
+                                 const char *what) {
+  L->d->offset = -1;
+  L->st = mgopt_diag_set(L->d, s, "tensor '%.*s': external data: %s", (int)(t->name.len > 80 ? 80 : t->name.len),
+                         t->name.ptr ? t->name.ptr : "", what);
+  return 1;
+}
+
+static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_loader *L = (mgopt__onnx_loader *)ctx;
+  mgopt_onnx_tensor *t = (mgopt_onnx_tensor *)obj;
+  mgopt_program *p = L->m->program;
+  const mgopt_str *loc = NULL;
+  int64_t offset = 0, length = -1, nb, k;
+  const char *path;
+  void *data;
+  MGOPT__UNUSED(parent);
+  MGOPT__UNUSED(field);
+  if (mid != MGOPT__OM_TENSOR || t->data_location != MGOPT_ONNX_LOC_EXTERNAL) return 0;
+  for (k = 0; k < t->nexternal_data; k++) {
+    const mgopt_onnx_strstr *e = &t->external_data[k];
+    if (e->key.len == 8 && memcmp(e->key.ptr, "location", 8) == 0) loc = &e->value;
+    else if (e->key.len == 6 && memcmp(e->key.ptr, "offset", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &offset))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad offset");
+    } else if (e->key.len == 6 && memcmp(e->key.ptr, "length", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &length))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad length");
+    }
+  }
+  if (!loc) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "no location");
+  if (!mgopt__onnx_location_ok(loc->ptr, loc->len))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT,
+                                 "location must be a relative path without '..'");
+  nb = mgopt_onnx_raw_nbytes(t->data_type, t->numel);
+  if (nb < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_UNSUPPORTED, "data type cannot be stored externally");
+  if (length >= 0 && length != nb)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "length disagrees with dims and data type");
+  path = mgopt__onnx_join(p, L->dir, loc->ptr, loc->len);
+  if (!path) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (path != L->fpath) {
+    if (L->f) fclose(L->f);
+    L->fpath = path;
+    L->f = fopen(path, "rb");
+    if (!L->f) {
+      L->fpath = NULL;
+      return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot open the data file");
+    }
+    L->fsize = mgopt__onnx_fsize(L->f);
+    if (L->fsize < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot size the data file");
+  }
+  if (offset > L->fsize || nb > L->fsize - offset)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "offset and length past the end of the file");
+  if ((uint64_t)nb > (uint64_t)SIZE_MAX) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_LIMIT, "too large");
+  data = mgopt_program_alloc(p, (size_t)nb, 64);
+  if (!data) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (nb && (!mgopt__onnx_seek(L->f, offset) || fread(data, 1, (size_t)nb, L->f) != (size_t)nb))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "read failed");
+  t->ext_location = mgopt_program_intern(p, loc->ptr, loc->len);
+  t->ext_offset = offset;
+  t->raw_data.ptr = (const char *)data;
+  t->raw_data.len = (size_t)nb;
+  t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->external_data = NULL;
+  t->nexternal_data = 0;
+  return 0;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d) {
+  mgopt__onnx_loader L;
+  mgopt_diag tmp;
+  if (!d) d = &tmp;
+  mgopt_diag_clear(d);
+  if (!m || !m->program) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model");
+  memset(&L, 0, sizeof L);
+  L.m = m;
+  L.dir = dir ? dir : m->dir;
+  L.d = d;
+  if (mgopt__onnx_walk(MGOPT__OM_MODEL, m, -1, 0, mgopt__onnx_load_one, &L, 0) < 0 && !L.st)
+    L.st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested too deeply");
+  if (L.f) fclose(L.f);
+  return L.st;
+}
+
+/* Length of the directory part of path, separator excluded ("" -> 0). */
+static size_t mgopt__onnx_dirlen(const char *path) {
+  size_t n = strlen(path);
+  while (n > 0 && path[n - 1] != '/' && path[n - 1] != '\\') n--;
+  return n > 1 ? n - 1 : n; /* keep "/" for files in the root */
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d) {
+  FILE *f;
+  int64_t size;
+  mgopt_program *p;
+  uint8_t *buf;
+  mgopt_onnx_model *m;
+  size_t dl;
+  mgopt_diag_clear(d);
+  if (!path) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
+    return NULL;
+  }
+  f = fopen(path, "rb");
+  if (!f) {
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
+    return NULL;
+  }
+  size = mgopt__onnx_fsize(f);
+  if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
+    fclose(f);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  buf = p ? (uint8_t *)mgopt_program_alloc(p, (size_t)size, 64) : NULL;
+  if (!buf) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
+    return NULL;
+  }
+  if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
+    return NULL;
+  }
+  fclose(f);
+  m = mgopt__onnx_read_into(p, buf, (size_t)size, opts, d);
+  if (!m) {
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  dl = mgopt__onnx_dirlen(path);
+  m->dir = mgopt_program_intern(p, path, dl);
+  if (!m->dir || (!(opts && opts->keep_external) && mgopt_onnx_load_external(m, NULL, d) != MGOPT_OK)) {
+    if (!m->dir) mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  return m;
+}
+
+typedef struct mgopt__onnx_fsink {
+  const char *path;
+  FILE *f;
+  int failed;
+} mgopt__onnx_fsink;
+
+static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n) {
+  mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
+  if (!s->f) {
+    s->f = fopen(s->path, "wb");
+    if (!s->f) return MGOPT_ERR_IO;
+  }
+  if (n && fwrite(data, 1, n, s->f) != n) {
+    s->failed = 1;
+    return MGOPT_ERR_IO;
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt__onnx_fsink sink;
+  mgopt_status st;
+  char *loc = NULL, *side = NULL;
+  size_t loc_cap = 0, side_cap = 0;
+  const mgopt_allocator *alloc;
+  FILE *f;
+  mgopt_diag_clear(d);
+  if (!m || !path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or path");
+  alloc = m->program ? &m->program->alloc : NULL;
+  memset(&w, 0, sizeof w);
+  memset(&sink, 0, sizeof sink);
+  w.alloc = alloc;
+  if (opts && opts->external_min_bytes > 0) {
+    /* the location recorded in the model, and the side file's path next to path */
+    const char *base = path + strlen(path);
+    size_t ll, dl;
+    while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
+    dl = (size_t)(base - path);
+    if (opts->external_location) {
+      ll = strlen(opts->external_location);
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) memcpy(loc, opts->external_location, ll + 1);
+    } else {
+      size_t bl = strlen(base);
+      ll = bl + 5;
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) {
+        memcpy(loc, base, bl);
+        memcpy(loc + bl, ".data", 6);
+      }
+    }
+    if (!loc) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (!mgopt__onnx_location_ok(loc, ll)) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG,
+                            "external_location must be a relative path without '..'");
+    }
+    side_cap = dl + ll + 1;
+    side = (char *)mgopt__heap_realloc(alloc, NULL, 0, side_cap);
+    if (!side) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    memcpy(side, path, dl);
+    memcpy(side + dl, loc, ll + 1);
+    sink.path = side;
+  }
+  st = mgopt__onnx_encode(m, opts, loc ? loc : "", opts && opts->external_min_bytes > 0 ? mgopt__onnx_file_sink : NULL,
+                          &sink, &w, d);
+  if (sink.f && fclose(sink.f) != 0 && st == MGOPT_OK) st = MGOPT_ERR_IO;
+  if (st == MGOPT_ERR_IO && d && d->status != MGOPT_ERR_IO)
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", side ? side : path);
+  if (st == MGOPT_OK) {
+    f = fopen(path, "wb");
+    if (!f) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing", path);
+    else {
+      if (w.len && fwrite(mgopt__pbw_data(&w), 1, w.len, f) != w.len) st = MGOPT_ERR_IO;
+      if (fclose(f) != 0) st = MGOPT_ERR_IO;
+      if (st != MGOPT_OK) mgopt_diag_set(d, st, "cannot write %s", path);
+    }
+  }
+  mgopt__pbw_free(&w);
+  if (loc) mgopt__heap_free(alloc, loc, loc_cap);
+  if (side) mgopt__heap_free(alloc, side, side_cap);
+  return st;
+}
+
+#endif /* MGOPT_NO_STDIO */
+/* src/onnx/import.c — ONNX model tree to the canonical IR: exact op mappings, the rest opaque. */
+
+/* How it works. The graph becomes function `main`: graph inputs without an
+   initializer are its arguments; initializers and Constant nodes become
+   `const` ops (their raw data stays borrowed); each node becomes canonical
+   ops when the semantics are exactly equal for this opset, types and
+   attributes included, and otherwise an opaque op `onnx::OpType` (or
+   `domain::OpType`) whose operand slots in0, in1, ... are the node's inputs
+   (an omitted optional input is an absent slot), whose attributes are
+   kept, and whose GRAPH attributes become nested blocks named after the
+   attribute. Output types come from type inference, refined by value_info.
+   Subgraphs see the values of enclosing graphs. The model tree stays in the
+   program (program->onnx_meta) so export can keep everything the IR does not
+   hold: opset imports, metadata, local functions, doc strings. */
+
+#define MGOPT__IMP_MAX_DEPTH 64
+
+/* ---------------------------------------------------------------- scoped name map */
+
+typedef struct mgopt__imap_undo {
+  size_t slot;
+  const void *key;
+  void *val;
+} mgopt__imap_undo;
+
+typedef struct mgopt__imap {
+  const mgopt_allocator *al;
+  const void **keys;
+  void **vals;
+  size_t cap, count;
+  mgopt__imap_undo *undo;
+  int64_t nundo, undo_cap;
+  int oom;
+} mgopt__imap;
+
+static size_t mgopt__imap_h(const void *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static void mgopt__imap_free(mgopt__imap *m) {
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  if (m->undo) mgopt__heap_free(m->al, m->undo, (size_t)m->undo_cap * sizeof(mgopt__imap_undo));
+  memset(m, 0, sizeof *m);
+}
+
+static int mgopt__imap_rehash(mgopt__imap *m, size_t ncap) {
+  const void **nk = (const void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  void **nv = (void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  size_t i;
+  int64_t u;
+  if (!nk || !nv) {
+    if (nk) mgopt__heap_free(m->al, (void *)nk, ncap * sizeof(void *));
+    if (nv) mgopt__heap_free(m->al, nv, ncap * sizeof(void *));
+    m->oom = 1;
+    return 0;
+  }
+  memset((void *)nk, 0, ncap * sizeof(void *));
+  memset(nv, 0, ncap * sizeof(void *));
+  for (i = 0; i < m->cap; i++)
+    if (m->keys[i]) {
+      size_t j = mgopt__imap_h(m->keys[i], ncap);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = m->keys[i];
+      nv[j] = m->vals[i];
+    }
+  /* undo records hold slots: re-point them */
+  for (u = 0; u < m->nundo; u++) {
+    size_t j = mgopt__imap_h(m->undo[u].key, ncap);
+    while (nk[j] != m->undo[u].key) j = (j + 1) & (ncap - 1);
+    m->undo[u].slot = j;
+  }
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = ncap;
+  return 1;
+}
+
+static void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
+  size_t j;
+  if (!m->cap || !k) return NULL;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j]) {
+    if (m->keys[j] == k) return m->vals[j];
+    j = (j + 1) & (m->cap - 1);
+  }
+  return NULL;
+}
+
+/* Sets k -> v, remembering the previous value so a scope can be popped. */
+static void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
+  size_t j;
+  if (m->oom || !k) return;
+  if ((m->count + 1) * 2 > m->cap && !mgopt__imap_rehash(m, m->cap ? m->cap * 2 : 256)) return;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
+  if (m->nundo == m->undo_cap) {
+    void *arr = m->undo;
+    if (!mgopt__grow(m->al, &arr, &m->undo_cap, m->nundo + 1, sizeof(mgopt__imap_undo))) {
+      m->oom = 1;
+      return;
+    }
+    m->undo = (mgopt__imap_undo *)arr;
+  }
+  m->undo[m->nundo].slot = j;
+  m->undo[m->nundo].key = k;
+  m->undo[m->nundo].val = m->keys[j] ? m->vals[j] : NULL;
+  m->nundo++;
+  if (!m->keys[j]) m->count++;
+  m->keys[j] = k;
+  m->vals[j] = v;
+}
+
+/* Restores the map to what it was when nundo was `mark` (entries stay, set to their old value). */
+static void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
+  while (m->nundo > mark) {
+    mgopt__imap_undo *u = &m->undo[--m->nundo];
+    m->vals[u->slot] = u->val;
+  }
+}
+
+/* ---------------------------------------------------------------- importer state */
+
+typedef struct mgopt__imp {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag *d;
+  mgopt__imap values;  /* interned name -> mgopt_value */
+  mgopt__imap vinfo;   /* interned name -> mgopt_onnx_type */
+  int64_t opset;       /* default-domain opset version */
+  int depth;
+  mgopt_block *b;      /* block being filled */
+  const mgopt_onnx_node *node;
+} mgopt__imp;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!I->d) return s;
+  I->d->status = s;
+  I->d->op[0] = 0;
+  if (I->node && I->node->name.len)
+    snprintf(I->d->op, sizeof I->d->op, "%.*s", (int)(I->node->name.len > 90 ? 90 : I->node->name.len),
+             I->node->name.ptr);
+  va_start(ap, fmt);
+  vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
+  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+}
+
+static int mgopt__imp_streq(mgopt_str s, const char *c) {
+  size_t n = strlen(c);
+  return s.len == n && (n == 0 || memcmp(s.ptr, c, n) == 0);
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out) {
+  mgopt_type t;
+  memset(&t, 0, sizeof t);
+  t.rank = -1;
+  if (!ot) {
+    *out = t;
+    return MGOPT_OK;
+  }
+  if (!ot->tensor_type) {
+    if (ot->other.len) {
+      t.kind = MGOPT_TYPE_OTHER;
+      t.other = (const uint8_t *)ot->other.ptr;
+      t.other_len = ot->other.len;
+    }
+    *out = t;
+    return MGOPT_OK;
+  }
+  t.dtype = (uint8_t)mgopt_onnx_dtype(ot->tensor_type->elem_type);
+  if (ot->tensor_type->shape) {
+    const mgopt_onnx_shape *sh = ot->tensor_type->shape;
+    int64_t i;
+    if (sh->ndims > 4096) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims", (long long)sh->ndims);
+    if (mgopt_type_make(I->p, &t, (mgopt_dtype)t.dtype, (int32_t)sh->ndims, NULL)) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < sh->ndims; i++) {
+      const mgopt_onnx_dim *od = &sh->dims[i];
+      if ((od->has & MGOPT_ONNX_DIM_HAS_VALUE) && od->value >= 0) t.dims[i] = mgopt_dim_static(od->value);
+      else if ((od->has & MGOPT_ONNX_DIM_HAS_PARAM) && od->param.len) {
+        t.dims[i].v = -1;
+        t.dims[i].sym = mgopt__imp_intern(I, od->param);
+        if (!t.dims[i].sym) return MGOPT_ERR_NOMEM;
+      }
+    }
+  }
+  *out = t;
+  return MGOPT_OK;
+}
+
+/* Merges the declared ONNX type into v's inferred type: declared info fills
+   what inference left unknown and never contradicts it. */
+static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot) {
+  mgopt_type dt;
+  mgopt_type *t = &v->type;
+  int32_t i;
+  mgopt_status s;
+  if (!ot) return MGOPT_OK;
+  if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
+  if (dt.kind == MGOPT_TYPE_OTHER) {
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    return MGOPT_OK;
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
+  if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
+  if (t->rank < 0) {
+    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    return MGOPT_OK;
+  }
+  if (dt.rank != t->rank) return MGOPT_OK;
+  for (i = 0; i < t->rank; i++) {
+    if (mgopt_dim_is_static(t->dims[i])) continue;
+    if (mgopt_dim_is_static(dt.dims[i]) || (!t->dims[i].sym && dt.dims[i].sym)) t->dims[i] = dt.dims[i];
+  }
+  return MGOPT_OK;
+}
+
+/* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
+static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
+  mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
+  mgopt_tensor *t;
+  int64_t i, n;
+  if (dt == MGOPT_DT_UNKNOWN) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' has data type %d, which mgopt cannot hold",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "", (int)ot->data_type);
+    return NULL;
+  }
+  if (ot->ndims > 4096 || ot->numel < 0) {
+    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims", (long long)ot->ndims);
+    return NULL;
+  }
+  if (ot->data_location == MGOPT_ONNX_LOC_EXTERNAL) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' is stored externally and was not loaded",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+    return NULL;
+  }
+  if (dt != MGOPT_DT_STRING && (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA)) {
+    int64_t nb = mgopt_onnx_raw_nbytes(ot->data_type, ot->numel);
+    if (nb < 0 || (uint64_t)nb != ot->raw_data.len) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': raw_data holds %llu bytes, its dims need %lld",
+                      (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "",
+                      (unsigned long long)ot->raw_data.len, (long long)nb);
+      return NULL;
+    }
+    if ((int64_t)mgopt_dtype_nbytes(dt, ot->numel) == nb) {
+      t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims, ot->raw_data.ptr ? ot->raw_data.ptr : "",
+                                    (size_t)nb);
+      if (t) {
+        t->ext_location = ot->ext_location;
+        t->ext_offset = ot->ext_offset;
+      }
+      return t;
+    }
+    /* the layouts differ (sub-byte types): convert element by element below */
+  }
+  t = mgopt_tensor_new(I->p, dt, (int32_t)ot->ndims, ot->dims);
+  if (!t) {
+    mgopt__oom(I->p);
+    mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  n = t->numel;
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data;
+    if (ot->nstring_data != n) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "string tensor with %lld strings for %lld elements",
+                      (long long)ot->nstring_data, (long long)n);
+      return NULL;
+    }
+    for (i = 0; i < n; i++) s[i] = ot->string_data[i];
+    return t;
+  }
+  switch (ot->data_type) {
+    case MGOPT_ONNX_DT_FLOAT:
+      if (ot->nfloat_data == n) memcpy(t->data, ot->float_data, (size_t)n * 4);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_DOUBLE:
+      if (ot->ndouble_data == n) memcpy(t->data, ot->double_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_INT64:
+      if (ot->nint64_data == n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_UINT32:
+    case MGOPT_ONNX_DT_UINT64:
+      if (ot->nuint64_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (int64_t)ot->uint64_data[i]);
+      break;
+    case MGOPT_ONNX_DT_FLOAT16:
+    case MGOPT_ONNX_DT_BFLOAT16:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) {
+        uint16_t h = (uint16_t)ot->int32_data[i];
+        memcpy((char *)t->data + 2 * i, &h, 2);
+      }
+      break;
+    case MGOPT_ONNX_DT_INT32:
+    case MGOPT_ONNX_DT_INT16:
+    case MGOPT_ONNX_DT_INT8:
+    case MGOPT_ONNX_DT_UINT16:
+    case MGOPT_ONNX_DT_UINT8:
+    case MGOPT_ONNX_DT_BOOL:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, ot->int32_data[i]);
+      break;
+    case MGOPT_ONNX_DT_UINT4:
+    case MGOPT_ONNX_DT_INT4:
+      if (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) {
+        const uint8_t *r = (const uint8_t *)ot->raw_data.ptr;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (r[i >> 1] >> ((i & 1) * 4)) & 15);
+      } else {
+        if (ot->nint32_data != (n + 1) / 2) goto count;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (ot->int32_data[i >> 1] >> ((i & 1) * 4)) & 15);
+      }
+      break;
+    default:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) ((uint8_t *)t->data)[i] = (uint8_t)ot->int32_data[i];
+      break;
+  }
+  return t;
+count:
+  mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': the number of values does not match its dims",
+                  (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- building blocks */
+
+static const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name) {
+  int64_t i;
+  for (i = 0; i < n->nattributes; i++)
+    if (mgopt__imp_streq(n->attributes[i].name, name)) return &n->attributes[i];
+  return NULL;
+}
+
+static int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_INT ? a->i : dflt;
+}
+
+static double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_FLOAT ? (double)a->f : dflt;
+}
+
+/* INTS attribute: count, -1 if absent. */
+static int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  if (!a || a->type != MGOPT_ONNX_ATTR_INTS) return -1;
+  *out = a->ints;
+  return a->nints;
+}
+
+static int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_STRING && mgopt__imp_streq(a->s, want);
+}
+
+/* Input k of the node: NULL when absent or omitted. */
+static mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k) {
+  const mgopt_onnx_node *n = I->node;
+  if (k >= n->ninputs || n->inputs[k].len == 0) return NULL;
+  return (mgopt_value *)mgopt__imap_get(&I->values, mgopt__imp_intern(I, n->inputs[k]));
+}
+
+static int64_t mgopt__imp_nin(const mgopt_onnx_node *n) {
+  int64_t k = n->ninputs;
+  while (k > 0 && n->inputs[k - 1].len == 0) k--;
+  return k;
+}
+
+static int64_t mgopt__imp_nout(const mgopt_onnx_node *n) {
+  int64_t k = n->noutputs;
+  while (k > 0 && n->outputs[k - 1].len == 0) k--;
+  return k;
+}
+
+/* Constant integer list from a const value (1-d or scalar integer tensor). */
+static int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  int64_t i, *arr;
+  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > 4096) return -1;
+  arr = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(t->numel + 1), 8);
+  if (!arr) return -1;
+  mgopt_tensor_data(I->p, t);
+  for (i = 0; i < t->numel; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+  *out = arr;
+  return t->numel;
+}
+
+static int mgopt__imp_rank(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.rank : -1;
+}
+
+/* A new op of `type` at the end of the current block, outputs named after the
+   node's outputs 0..nouts-1 (absent outputs flagged). Not inferred yet. */
+static mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op = mgopt_op_new(I->p, type, nouts, nblocks);
+  int32_t i;
+  if (!op) return NULL;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  for (i = 0; i < nouts; i++) {
+    if (i < I->node->noutputs && I->node->outputs[i].len) {
+      op->outs[i]->name = mgopt__imp_intern(I, I->node->outputs[i]);
+      if (!op->outs[i]->name) return NULL;
+    } else {
+      op->outs[i]->flags |= MGOPT_VALUE_ABSENT;
+    }
+  }
+  mgopt_op_append(op, I->b);
+  return op;
+}
+
+/* A const value (named after the node and `what`) holding t, inserted before `pos`. */
+static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+  char buf[160];
+  const char *nm;
+  mgopt_value *v;
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->outputs && I->node->noutputs && I->node->outputs[0].len
+                                            ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
+  nm = mgopt_program_fresh_name(I->p, buf);
+  if (!nm || !t) return NULL;
+  v = mgopt_build_const(I->p, I->b, pos, nm, t);
+  return v;
+}
+
+static mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) {
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return NULL;
+    mgopt_tensor_set_i64(t, i, v[i]);
+  }
+  return mgopt__imp_const(I, pos, what, t);
+}
+
+/* After a canonical op is built: infer, refine with declared types, and bind the outputs. */
+static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
+  int32_t i;
+  mgopt_diag d2;
+  mgopt_status s;
+  mgopt_diag_clear(&d2);
+  if (op->kind != MGOPT_OP_OPAQUE) {
+    s = mgopt_op_infer(I->p, op, &d2);
+    if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
+    if (s) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    if (v->flags & MGOPT_VALUE_ABSENT) continue;
+    s = mgopt__imp_refine(I, v, (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, v->name));
+    if (s) return s;
+    mgopt__imap_put(&I->values, v->name, v);
+  }
+  return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+}
+
+/* The node's output k is value v (an existing value): bind the name with an identity. */
+static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
+  mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
+
+static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
+  const mgopt_onnx_node *n = I->node;
+  char type[256];
+  int64_t i, ngraphs = 0;
+  int32_t nouts = (int32_t)n->noutputs, bi = 0;
+  mgopt_op *op;
+  mgopt_status s;
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))
+    snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
+  else
+    snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
+             (int)(n->op_type.len > 120 ? 120 : n->op_type.len), n->op_type.ptr);
+  for (i = 0; i < n->nattributes; i++)
+    if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  if (nouts > 100000 || n->ninputs > 100000) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "node with too many inputs or outputs");
+  op = mgopt__imp_op(I, type, nouts, (int32_t)ngraphs);
+  if (!op) return MGOPT_ERR_NOMEM;
+  for (i = 0; i < n->ninputs; i++) {
+    char slot[24];
+    mgopt_value *v;
+    if (n->inputs[i].len == 0) continue;
+    v = mgopt__imp_in(I, i);
+    if (!v)
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' of node %s is not defined",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr, type);
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
+  }
+  for (i = 0; i < n->nattributes; i++) {
+    const mgopt_onnx_attribute *a = &n->attributes[i];
+    mgopt_attr at;
+    memset(&at, 0, sizeof at);
+    at.name = mgopt__imp_intern(I, a->name);
+    if (!at.name) return MGOPT_ERR_NOMEM;
+    if (a->ref_attr_name.len)
+      return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+    switch (a->type) {
+      case MGOPT_ONNX_ATTR_FLOAT: at.kind = MGOPT_ATTR_FLOAT; at.u.f = (double)a->f; break;
+      case MGOPT_ONNX_ATTR_INT: at.kind = MGOPT_ATTR_INT; at.u.i = a->i; break;
+      case MGOPT_ONNX_ATTR_STRING: at.kind = MGOPT_ATTR_STRING; at.u.s = a->s; if (!at.u.s.ptr) at.u.s.ptr = ""; break;
+      case MGOPT_ONNX_ATTR_INTS: at.kind = MGOPT_ATTR_INTS; at.n = a->nints; at.u.ints = a->ints; break;
+      case MGOPT_ONNX_ATTR_FLOATS: {
+        int64_t k;
+        at.kind = MGOPT_ATTR_FLOATS;
+        at.n = a->nfloats;
+        at.u.floats = (double *)mgopt_program_alloc(I->p, sizeof(double) * (size_t)(a->nfloats + 1), 8);
+        if (!at.u.floats) return MGOPT_ERR_NOMEM;
+        for (k = 0; k < a->nfloats; k++) at.u.floats[k] = (double)a->floats[k];
+        break;
+      }
+      case MGOPT_ONNX_ATTR_STRINGS: at.kind = MGOPT_ATTR_STRINGS; at.n = a->nstrings; at.u.strs = a->strings; break;
+      case MGOPT_ONNX_ATTR_TENSOR:
+        if (!a->t) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor attribute without a tensor");
+        at.kind = MGOPT_ATTR_TENSOR;
+        at.u.t = mgopt__imp_tensor(I, a->t);
+        if (!at.u.t) return I->d ? I->d->status : MGOPT_ERR_CORRUPT;
+        break;
+      case MGOPT_ONNX_ATTR_GRAPH: {
+        mgopt_block *nb = op->blocks[bi++];
+        int64_t mark = I->values.nundo, vmark = I->vinfo.nundo;
+        mgopt_block *saved = I->b;
+        const mgopt_onnx_node *saved_node = I->node;
+        if (!a->g) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph attribute without a graph");
+        nb->name = at.name;
+        if (I->depth >= MGOPT__IMP_MAX_DEPTH) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "subgraphs nested too deeply");
+        I->depth++;
+        s = mgopt__imp_graph(I, a->g, nb, 0);
+        I->depth--;
+        I->b = saved;
+        I->node = saved_node;
+        mgopt__imap_pop(&I->values, mark);
+        mgopt__imap_pop(&I->vinfo, vmark);
+        if (s) return s;
+        continue;
+      }
+      default:
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
+                               (int)(a->name.len > 60 ? 60 : a->name.len), a->name.ptr, (int)a->type);
+    }
+    if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
+  }
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- canonical mappings */
+
+/* Each returns 1 when it built canonical ops, 0 to fall back to an opaque op
+   (nothing was created then), or -1 on error (d set). */
+typedef int (*mgopt__imp_fn)(mgopt__imp *I);
+
+static int mgopt__imp_err(mgopt_status s) { return s ? -1 : 1; }
+
+static int mgopt__imp_is_float(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
+         (v->type.dtype == MGOPT_DT_FP32 || v->type.dtype == MGOPT_DT_FP16 || v->type.dtype == MGOPT_DT_FP64);
+}
+
+static int mgopt__imp_known_dtype(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR && v->type.dtype != MGOPT_DT_UNKNOWN;
+}
+
+/* Binary elementwise: same dtypes on both sides, one output. */
+static int mgopt__imp_binary(mgopt__imp *I, const char *type, int float_only) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
+  if (float_only && !mgopt__imp_is_float(x)) return 0;
+  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_add(mgopt__imp *I) { return mgopt__imp_binary(I, "add", 0); }
+static int mgopt__imp_sub(mgopt__imp *I) { return mgopt__imp_binary(I, "sub", 0); }
+static int mgopt__imp_mul(mgopt__imp *I) { return mgopt__imp_binary(I, "mul", 0); }
+static int mgopt__imp_div(mgopt__imp *I) { return mgopt__imp_binary(I, "real_div", 1); } /* ints truncate: opaque */
+static int mgopt__imp_pow(mgopt__imp *I) { return mgopt__imp_binary(I, "pow", 1); }
+static int mgopt__imp_max(mgopt__imp *I) { return mgopt__imp_binary(I, "maximum", 1); }
+static int mgopt__imp_min(mgopt__imp *I) { return mgopt__imp_binary(I, "minimum", 1); }
+
+static int mgopt__imp_compare(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
+    return 0;
+  if (x->type.dtype == MGOPT_DT_STRING) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "equal"); }
+static int mgopt__imp_less(mgopt__imp *I) { return mgopt__imp_compare(I, "less"); }
+static int mgopt__imp_greater(mgopt__imp *I) { return mgopt__imp_compare(I, "greater"); }
+static int mgopt__imp_less_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "less_equal"); }
+static int mgopt__imp_greater_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "greater_equal"); }
+
+static int mgopt__imp_logical(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_and(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_and"); }
+static int mgopt__imp_or(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_or"); }
+static int mgopt__imp_xor(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_xor"); }
+
+/* Unary elementwise on float tensors. */
+static int mgopt__imp_unary_f(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_relu(mgopt__imp *I) { return mgopt__imp_unary_f(I, "relu"); }
+static int mgopt__imp_sigmoid(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sigmoid"); }
+static int mgopt__imp_tanh(mgopt__imp *I) { return mgopt__imp_unary_f(I, "tanh"); }
+static int mgopt__imp_erf(mgopt__imp *I) { return mgopt__imp_unary_f(I, "erf"); }
+static int mgopt__imp_sqrt(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sqrt"); }
+static int mgopt__imp_exp(mgopt__imp *I) { return mgopt__imp_unary_f(I, "exp"); }
+static int mgopt__imp_log(mgopt__imp *I) { return mgopt__imp_unary_f(I, "log"); }
+static int mgopt__imp_abs(mgopt__imp *I) { return mgopt__imp_unary_f(I, "abs"); }
+static int mgopt__imp_floor(mgopt__imp *I) { return mgopt__imp_unary_f(I, "floor"); }
+static int mgopt__imp_ceil(mgopt__imp *I) { return mgopt__imp_unary_f(I, "ceil"); }
+static int mgopt__imp_sin(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sin"); }
+static int mgopt__imp_cos(mgopt__imp *I) { return mgopt__imp_unary_f(I, "cos"); }
+
+static int mgopt__imp_not(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, "logical_not", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_identity(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
+static int mgopt__imp_dropout(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
+  if (train) {
+    mgopt_tensor *t = mgopt_value_const(train);
+    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
+  }
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+static int mgopt__imp_leaky_relu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x)) return 0;
+  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gelu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
+  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
+                                  !mgopt__imp_astr(I->node, "approximate", "none")))
+    return 0;
+  op = mgopt__imp_op(I, "gelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_softmax(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", I->opset >= 13 ? -1 : 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  /* before opset 13 the input is coerced to 2-d at axis: the same only for the last axis */
+  if (I->opset < 13 && axis != r - 1) return 0;
+  op = mgopt__imp_op(I, "softmax", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_clip(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  mgopt_op *op;
+  if (!x || (x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP16)) return 0;
+  if (I->opset < 11) {
+    lo = mgopt__imp_afloat(I->node, "min", -HUGE_VAL);
+    hi = mgopt__imp_afloat(I->node, "max", HUGE_VAL);
+  } else {
+    mgopt_value *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+    mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
+    if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
+    if (ta) lo = mgopt_tensor_get_f64(ta, 0);
+    if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  }
+  if (!(lo <= hi)) return 0; /* min > max (or NaN) is defined differently */
+  op = mgopt__imp_op(I, "clip", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
+      mgopt_op_set_float(op, "beta", hi))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_cast(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
+  mgopt_op *op;
+  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
+                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
+                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
+  int i, good_to = 0, good_from = 0;
+  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
+  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
+    if (ok[i] == to) good_to = 1;
+    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
+  }
+  if (!good_to || !good_from) return 0;
+  op = mgopt__imp_op(I, "cast", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_transpose(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  const int64_t *perm = NULL;
+  int64_t n = mgopt__imp_aints(I->node, "perm", &perm), i, *rev = NULL;
+  int r = mgopt__imp_rank(x);
+  mgopt_op *op;
+  if (!x || r < 0) return 0;
+  if (n < 0) {
+    rev = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(r + 1), 8);
+    if (!rev) return -1;
+    for (i = 0; i < r; i++) rev[i] = r - 1 - i;
+    perm = rev;
+    n = r;
+  }
+  if (n != r) return 0;
+  op = mgopt__imp_op(I, "transpose", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "perm", perm, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Reshape with a constant shape whose entries are all resolvable without the
+   "0 copies the input dim" rule (a 0 is resolved from a static input dim). */
+static int mgopt__imp_reshape(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *sv = mgopt__imp_in(I, 1);
+  int64_t *shape = NULL, n, i;
+  int allowzero = (int)mgopt__imp_aint(I->node, "allowzero", 0);
+  mgopt_op *op;
+  mgopt_value *c;
+  if (!x || !sv || I->opset < 5) return 0;
+  n = mgopt__imp_const_ints(I, sv, &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (x->type.rank <= i || !mgopt_dim_is_static(x->type.dims[i])) return 0;
+      shape[i] = x->type.dims[i].v;
+      if (shape[i] == 0) return 0;
+    } else if (shape[i] == 0 || shape[i] < -1) {
+      return 0;
+    }
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, n);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Axes from the attribute (older opsets) or a constant input (newer): count,
+   -1 when neither form is usable, -2 when absent. */
+static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_until, int64_t **out) {
+  const int64_t *a = NULL;
+  int64_t n;
+  if (I->opset < attr_until) {
+    n = mgopt__imp_aints(I->node, "axes", &a);
+    if (n < 0) return -2;
+    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    return *out ? n : -1;
+  }
+  if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
+  return mgopt__imp_const_ints(I, mgopt__imp_in(I, input_k), out);
+}
+
+static int mgopt__imp_squeeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n == -1) return 0;
+  op = mgopt__imp_op(I, "squeeze", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  if (n >= 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_unsqueeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n < 1) return 0;
+  op = mgopt__imp_op(I, "expand_dims", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Flatten to 2-d: a reshape when the input shape is static. */
+static int mgopt__imp_flatten(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 1), shape[2] = {1, 1}, i;
+  mgopt_op *op;
+  if (!x || r < 0 || !mgopt_type_is_static(&x->type)) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r) return 0;
+  for (i = 0; i < r; i++)
+    if (!mgopt__mul_i64(shape[i < axis ? 0 : 1], x->type.dims[i].v, &shape[i < axis ? 0 : 1])) return 0;
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, 2);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_concat(mgopt__imp *I) {
+  int64_t n = I->node->ninputs, i, axis = mgopt__imp_aint(I->node, "axis", 1);
+  mgopt_value **vals;
+  mgopt_op *op;
+  int r = -1;
+  if (n < 1 || n > 100000 || !mgopt__imp_attr(I->node, "axis")) return 0;
+  vals = (mgopt_value **)mgopt_program_alloc(I->p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return -1;
+  for (i = 0; i < n; i++) {
+    vals[i] = mgopt__imp_in(I, i);
+    if (!vals[i]) return 0;
+    if (i == 0) r = mgopt__imp_rank(vals[0]);
+    if (mgopt__imp_rank(vals[i]) != r || vals[i]->type.dtype != vals[0]->type.dtype) return 0;
+  }
+  if (r < 1 || axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "concat", 1, 0);
+  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_bool(op, "interleave", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Split with sizes known: explicit split, or an even split of a static dim. */
+static int mgopt__imp_split(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0), nout = I->node->noutputs, *sizes = NULL, n = -2, i;
+  const int64_t *as = NULL;
+  mgopt_op *op;
+  if (!x || r < 1 || nout < 1 || mgopt__imp_nout(I->node) != nout) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  if (I->opset < 13) {
+    n = mgopt__imp_aints(I->node, "split", &as);
+    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+  } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
+    if (n < 0) return 0;
+  }
+  if (n == -2 || !sizes) {
+    /* even split of a static dim (opset 18's uneven num_outputs split stays opaque) */
+    int64_t dim;
+    if (!mgopt_dim_is_static(x->type.dims[axis])) return 0;
+    dim = x->type.dims[axis].v;
+    if (dim % nout) return 0;
+    op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+    if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "num_splits", nout) ||
+        mgopt_op_set_int(op, "axis", axis))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (n != nout) return 0;
+  for (i = 0; i < n; i++)
+    if (sizes[i] < 0) return 0;
+  op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "split_sizes", sizes, n) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Slice with constant starts/ends/axes/steps on an input of known rank. */
+static int mgopt__imp_slice(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c[3];
+  int r = mgopt__imp_rank(x);
+  int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL, ns, ne, na = -2, nst = -2, i;
+  int64_t *b, *e, *st, *bm, *em;
+  mgopt_op *op;
+  if (!x || r < 1) return 0;
+  if (I->opset < 10) {
+    const int64_t *a1 = NULL, *a2 = NULL, *a3 = NULL;
+    ns = mgopt__imp_aints(I->node, "starts", &a1);
+    ne = mgopt__imp_aints(I->node, "ends", &a2);
+    na = mgopt__imp_aints(I->node, "axes", &a3);
+    starts = (int64_t *)(uintptr_t)a1;
+    ends = (int64_t *)(uintptr_t)a2;
+    axes = (int64_t *)(uintptr_t)a3;
+  } else {
+    ns = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &starts);
+    ne = mgopt__imp_const_ints(I, mgopt__imp_in(I, 2), &ends);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) {
+      na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 3), &axes);
+      if (na < 0) return 0;
+    }
+    if (I->node->ninputs > 4 && I->node->inputs[4].len) {
+      nst = mgopt__imp_const_ints(I, mgopt__imp_in(I, 4), &steps);
+      if (nst < 0) return 0;
+    }
+  }
+  if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) return 0;
+  b = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)r * 5, 8);
+  if (!b) return -1;
+  e = b + r;
+  st = e + r;
+  bm = st + r;
+  em = bm + r;
+  for (i = 0; i < r; i++) {
+    b[i] = 0;
+    e[i] = 0;
+    st[i] = 1;
+    bm[i] = 1;
+    em[i] = 1;
+  }
+  for (i = 0; i < ns; i++) {
+    int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
+    if (ax < 0) ax += r;
+    if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
+    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    dim = x->type.dims[ax].v;
+    /* clamp as ONNX does, then express with masks where the bound is the end */
+    {
+      int64_t lo = starts[i], hi = ends[i];
+      if (lo < 0) lo += dim;
+      if (hi < 0) hi += dim;
+      if (s > 0) {
+        lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+        hi = hi < 0 ? 0 : hi > dim ? dim : hi;
+      } else {
+        lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
+        hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
+      }
+      if (s < 0 && hi == -1) em[ax] = 1, hi = 0;
+      else em[ax] = 0;
+      if (s < 0 && lo == -1) return 0; /* empty result from the far end: leave it to ONNX */
+      bm[ax] = 0;
+      b[ax] = lo;
+      e[ax] = hi;
+      st[ax] = s;
+      if (lo > INT32_MAX || hi > INT32_MAX || s > INT32_MAX || s < INT32_MIN) return 0;
+    }
+  }
+  c[0] = mgopt__imp_const_i32s(I, NULL, "begin", b, r);
+  c[1] = mgopt__imp_const_i32s(I, NULL, "end", e, r);
+  c[2] = mgopt__imp_const_i32s(I, NULL, "stride", st, r);
+  if (!c[0] || !c[1] || !c[2]) return -1;
+  op = mgopt__imp_op(I, "slice_by_index", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "begin", c[0]) ||
+      mgopt_op_set_operand(op, "end", c[1]) || mgopt_op_set_operand(op, "stride", c[2]))
+    return -1;
+  {
+    mgopt_attr a;
+    memset(&a, 0, sizeof a);
+    a.kind = MGOPT_ATTR_BOOLS;
+    a.n = r;
+    a.name = "begin_mask";
+    a.u.ints = bm;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+    a.name = "end_mask";
+    a.u.ints = em;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+  }
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gather(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  if (!x || !idx || r < 1 || (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64)) return 0;
+  if (axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "gather", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_where(mgopt__imp *I) {
+  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
+    return 0;
+  op = mgopt__imp_op(I, "select", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
+      mgopt_op_set_operand(op, "b", b))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_matmul(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
+  op = mgopt__imp_op(I, "matmul", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
+      mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
+   and C is 1-d (or absent), else matmul (+ add). */
+static int mgopt__imp_gemm(mgopt__imp *I) {
+  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
+  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
+    return 0;
+  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
+  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
+  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
+    op = mgopt__imp_op(I, "linear", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
+    if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (!c) {
+    op = mgopt__imp_op(I, "matmul", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
+        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  {
+    /* matmul into a fresh value, then add(C) under the node's output name */
+    static const char *const slots[2] = {"x", "y"};
+    mgopt_value *vals[2];
+    mgopt_op *mm;
+    mgopt_diag d2;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
+    vals[0] = a;
+    vals[1] = b;
+    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
+    mgopt_diag_clear(&d2);
+    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
+    op = mgopt__imp_op(I, "add", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+}
+
+/* Spatial attributes shared by Conv, ConvTranspose and the pools: strides,
+   dilations and MIL pad [b0, e0, b1, e1, ...] from ONNX [b0, b1, ..., e0, e1, ...].
+   Returns 0 when the auto_pad mode has no exact MIL form. */
+static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t n, i, *pad;
+  const char *pad_type = "custom";
+  const mgopt_onnx_attribute *ap = mgopt__imp_attr(I->node, "auto_pad");
+  if (ap && !mgopt__imp_streq(ap->s, "NOTSET")) {
+    if (mgopt__imp_streq(ap->s, "VALID")) pad_type = "valid";
+    else if (mgopt__imp_streq(ap->s, "SAME_UPPER")) pad_type = "same";
+    else if (mgopt__imp_streq(ap->s, "SAME_LOWER")) pad_type = "same_lower";
+    else return 0;
+  }
+  n = mgopt__imp_aints(I->node, "strides", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0 && mgopt_op_set_ints(op, "strides", v, n)) return -1;
+  n = mgopt__imp_aints(I->node, "dilations", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0) {
+    if (!with_dil) {
+      for (i = 0; i < n; i++)
+        if (v[i] != 1) return 0;
+    } else if (mgopt_op_set_ints(op, "dilations", v, n)) {
+      return -1;
+    }
+  }
+  if (mgopt_op_set_string(op, "pad_type", pad_type)) return -1;
+  if (strcmp(pad_type, "custom") == 0) {
+    pad = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * nsp + 1), 8);
+    if (!pad) return -1;
+    n = mgopt__imp_aints(I->node, "pads", &v);
+    if (n >= 0 && n != 2 * nsp) return 0;
+    for (i = 0; i < nsp; i++) {
+      pad[2 * i] = n >= 0 ? v[i] : 0;
+      pad[2 * i + 1] = n >= 0 ? v[nsp + i] : 0;
+      if (pad[2 * i] < 0 || pad[2 * i + 1] < 0) return 0;
+    }
+    if (mgopt_op_set_ints(op, "pad", pad, 2 * nsp)) return -1;
+  }
+  return 1;
+}
+
+static int mgopt__imp_conv_like(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), k;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
+  if (bias && bias->type.dtype != x->type.dtype) return 0;
+  if (strcmp(type, "conv_transpose") == 0 &&
+      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
+    return 0;
+  {
+    const int64_t *ks = NULL;
+    int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
+    if (nk >= 0) {
+      if (nk != r - 2) return 0;
+      for (i = 0; i < nk; i++)
+        if (!mgopt_dim_is_static(w->type.dims[i + 2]) || w->type.dims[i + 2].v != ks[i]) return 0;
+    }
+  }
+  /* build detached first so a mode without an exact form leaves nothing behind */
+  op = mgopt_op_new(I->p, type, 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 1);
+  if (k <= 0) return k;
+  if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
+  if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
+  if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_conv(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv"); }
+static int mgopt__imp_conv_transpose(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv_transpose"); }
+
+static int mgopt__imp_pool(mgopt__imp *I, int is_max) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x), k;
+  const int64_t *ks = NULL;
+  int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || nk != r - 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (is_max && mgopt__imp_aint(I->node, "storage_order", 0) != 0) return 0;
+  op = mgopt_op_new(I->p, is_max ? "max_pool" : "avg_pool", 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 0);
+  if (k <= 0) return k;
+  if (mgopt_op_set_ints(op, "kernel_sizes", ks, nk) ||
+      mgopt_op_set_bool(op, "ceil_mode", mgopt__imp_aint(I->node, "ceil_mode", 0) != 0))
+    return -1;
+  if (!is_max && mgopt_op_set_bool(op, "exclude_padding_from_average",
+                                   mgopt__imp_aint(I->node, "count_include_pad", 0) == 0))
+    return -1;
+  if (mgopt_op_set_operand(op, "x", x)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_maxpool(mgopt__imp *I) { return mgopt__imp_pool(I, 1); }
+static int mgopt__imp_avgpool(mgopt__imp *I) { return mgopt__imp_pool(I, 0); }
+
+static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_input_from) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, axes_input_from, &axes);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || n == -1) return 0;
+  if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
+    return -1;
+  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
+static int mgopt__imp_reduce_mean(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_mean", 18); }
+static int mgopt__imp_reduce_max(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_max", 18); }
+static int mgopt__imp_reduce_min(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_min", 18); }
+static int mgopt__imp_reduce_prod(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_prod", 18); }
+
+static int mgopt__imp_global_avgpool(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axes[64], i;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  for (i = 2; i < r; i++) axes[i - 2] = i;
+  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
+      mgopt_op_set_bool(op, "keep_dims", 1))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_batchnorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2), *m = mgopt__imp_in(I, 3),
+              *v = mgopt__imp_in(I, 4);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || !m || !v || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "training_mode", 0) || (I->opset < 7 && mgopt__imp_aint(I->node, "is_test", 0) == 0))
+    return 0;
+  if (g->type.dtype != x->type.dtype || b->type.dtype != x->type.dtype || m->type.dtype != x->type.dtype ||
+      v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
+    return 0;
+  op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", m) ||
+      mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_instancenorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || mgopt__imp_rank(x) < 3 || g->type.dtype != x->type.dtype) return 0;
+  op = mgopt__imp_op(I, "instance_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_layernorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), axes[64], i, n = 0;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || r < 1 || r > 64 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "stash_type", 1) != 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  for (i = axis; i < r; i++) axes[n++] = i;
+  /* gamma and beta must cover exactly the normalised dims (no broadcasting from a lower rank) */
+  if (mgopt__imp_rank(g) != n || (b && mgopt__imp_rank(b) != n)) return 0;
+  op = mgopt__imp_op(I, "layer_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_ints(op, "axes", axes, n) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant pads [b0, b1, ..., e0, e1, ...] over every dim -> MIL's [b0, e0, b1, e1, ...]. */
+static int mgopt__imp_pad(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t *pads = NULL, n, i, *mp;
+  const int64_t *ap = NULL;
+  double cval = 0.0;
+  const char *mode = "constant";
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (mgopt__imp_astr(I->node, "mode", "reflect")) mode = "reflect";
+  else if (mgopt__imp_astr(I->node, "mode", "edge")) mode = "replicate";
+  else if (mgopt__imp_attr(I->node, "mode") && !mgopt__imp_astr(I->node, "mode", "constant")) return 0;
+  if (I->opset < 11) {
+    n = mgopt__imp_aints(I->node, "pads", &ap);
+    if (n < 0) n = mgopt__imp_aints(I->node, "paddings", &ap);
+    pads = (int64_t *)(uintptr_t)ap;
+    cval = mgopt__imp_afloat(I->node, "value", 0.0);
+  } else {
+    mgopt_value *cv = mgopt__imp_in(I, 2);
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &pads);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) return 0; /* axes input */
+    if (cv) {
+      mgopt_tensor *t = mgopt_value_const(cv);
+      if (!t || t->numel != 1) return 0;
+      cval = mgopt_tensor_get_f64(t, 0);
+    }
+  }
+  if (n != 2 * r) return 0;
+  mp = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * r), 8);
+  if (!mp) return -1;
+  for (i = 0; i < r; i++) {
+    mp[2 * i] = pads[i];
+    mp[2 * i + 1] = pads[r + i];
+    if (mp[2 * i] < 0 || mp[2 * i + 1] < 0) return 0; /* cropping pads */
+    if (strcmp(mode, "constant") != 0 && (mp[2 * i] || mp[2 * i + 1]) && i < r - 2) return 0;
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "pad", mp, 2 * r);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "pad", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "pad", c) ||
+      mgopt_op_set_string(op, "mode", mode) || mgopt_op_set_float(op, "constant_val", cval))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_tile(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *reps = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !reps || I->opset < 6 || !mgopt__imp_known_dtype(x)) return 0;
+  op = mgopt__imp_op(I, "tile", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "reps", reps)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant node -> const op (remembering it was a node, for export). */
+static int mgopt__imp_constant(mgopt__imp *I) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_tensor *t = NULL;
+  mgopt_op *op;
+  int64_t one = 1;
+  if (I->node->nattributes != 1 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t) {
+    t = mgopt__imp_tensor(I, a->t);
+    if (!t) return -1;
+  } else if ((a = mgopt__imp_attr(I->node, "value_float")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOAT) {
+    t = mgopt_tensor_new_scalar_f64(I->p, MGOPT_DT_FP32, (double)a->f);
+  } else if ((a = mgopt__imp_attr(I->node, "value_int")) != NULL && a->type == MGOPT_ONNX_ATTR_INT) {
+    t = mgopt_tensor_new_scalar_i64(I->p, MGOPT_DT_INT64, a->i);
+  } else if ((a = mgopt__imp_attr(I->node, "value_floats")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOATS) {
+    int64_t i;
+    one = a->nfloats;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_FP32, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_f64(t, i, (double)a->floats[i]);
+  } else if ((a = mgopt__imp_attr(I->node, "value_ints")) != NULL && a->type == MGOPT_ONNX_ATTR_INTS) {
+    int64_t i;
+    one = a->nints;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_INT64, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_i64(t, i, a->ints[i]);
+  } else {
+    return 0; /* string and sparse constants stay opaque */
+  }
+  if (!t) return -1;
+  op = mgopt__imp_op(I, "const", 1, 0);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return -1;
+  op->flags |= MGOPT_OP_ONNX_CONSTANT_NODE;
+  if (mgopt_type_make_static(I->p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* ---------------------------------------------------------------- the op table */
+
+typedef struct mgopt__imp_entry {
+  const char *name;
+  mgopt__imp_fn fn;
+} mgopt__imp_entry;
+
+/* Sorted by name for binary search. */
+static const mgopt__imp_entry mgopt__imp_table[] = {
+    {"Abs", mgopt__imp_abs},
+    {"Add", mgopt__imp_add},
+    {"And", mgopt__imp_and},
+    {"AveragePool", mgopt__imp_avgpool},
+    {"BatchNormalization", mgopt__imp_batchnorm},
+    {"Cast", mgopt__imp_cast},
+    {"Ceil", mgopt__imp_ceil},
+    {"Clip", mgopt__imp_clip},
+    {"Concat", mgopt__imp_concat},
+    {"Constant", mgopt__imp_constant},
+    {"Conv", mgopt__imp_conv},
+    {"ConvTranspose", mgopt__imp_conv_transpose},
+    {"Cos", mgopt__imp_cos},
+    {"Div", mgopt__imp_div},
+    {"Dropout", mgopt__imp_dropout},
+    {"Equal", mgopt__imp_equal},
+    {"Erf", mgopt__imp_erf},
+    {"Exp", mgopt__imp_exp},
+    {"Flatten", mgopt__imp_flatten},
+    {"Floor", mgopt__imp_floor},
+    {"Gather", mgopt__imp_gather},
+    {"Gelu", mgopt__imp_gelu},
+    {"Gemm", mgopt__imp_gemm},
+    {"GlobalAveragePool", mgopt__imp_global_avgpool},
+    {"Greater", mgopt__imp_greater},
+    {"GreaterOrEqual", mgopt__imp_greater_equal},
+    {"Identity", mgopt__imp_identity},
+    {"InstanceNormalization", mgopt__imp_instancenorm},
+    {"LayerNormalization", mgopt__imp_layernorm},
+    {"LeakyRelu", mgopt__imp_leaky_relu},
+    {"Less", mgopt__imp_less},
+    {"LessOrEqual", mgopt__imp_less_equal},
+    {"Log", mgopt__imp_log},
+    {"MatMul", mgopt__imp_matmul},
+    {"Max", mgopt__imp_max},
+    {"MaxPool", mgopt__imp_maxpool},
+    {"Min", mgopt__imp_min},
+    {"Mul", mgopt__imp_mul},
+    {"Not", mgopt__imp_not},
+    {"Or", mgopt__imp_or},
+    {"Pad", mgopt__imp_pad},
+    {"Pow", mgopt__imp_pow},
+    {"ReduceMax", mgopt__imp_reduce_max},
+    {"ReduceMean", mgopt__imp_reduce_mean},
+    {"ReduceMin", mgopt__imp_reduce_min},
+    {"ReduceProd", mgopt__imp_reduce_prod},
+    {"ReduceSum", mgopt__imp_reduce_sum},
+    {"Relu", mgopt__imp_relu},
+    {"Reshape", mgopt__imp_reshape},
+    {"Sigmoid", mgopt__imp_sigmoid},
+    {"Sin", mgopt__imp_sin},
+    {"Slice", mgopt__imp_slice},
+    {"Softmax", mgopt__imp_softmax},
+    {"Split", mgopt__imp_split},
+    {"Sqrt", mgopt__imp_sqrt},
+    {"Squeeze", mgopt__imp_squeeze},
+    {"Sub", mgopt__imp_sub},
+    {"Tanh", mgopt__imp_tanh},
+    {"Tile", mgopt__imp_tile},
+    {"Transpose", mgopt__imp_transpose},
+    {"Unsqueeze", mgopt__imp_unsqueeze},
+    {"Where", mgopt__imp_where},
+    {"Xor", mgopt__imp_xor},
+};
+
+static mgopt__imp_fn mgopt__imp_lookup(mgopt_str op) {
+  int lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__imp_table) - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    const char *n = mgopt__imp_table[mid].name;
+    size_t nl = strlen(n), m = nl < op.len ? nl : op.len;
+    int c = m ? memcmp(n, op.ptr, m) : 0;
+    if (c == 0) c = nl < op.len ? -1 : nl > op.len ? 1 : 0;
+    if (c == 0) return mgopt__imp_table[mid].fn;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
+  mgopt__imp_fn fn = NULL;
+  int64_t i;
+  I->node = n;
+  for (i = 0; i < n->ninputs; i++)
+    if (n->inputs[i].len && !mgopt__imp_in(I, i))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "node '%.*s' (%.*s): input '%.*s' is not defined before it",
+                             (int)(n->name.len > 60 ? 60 : n->name.len), n->name.ptr ? n->name.ptr : "",
+                             (int)(n->op_type.len > 60 ? 60 : n->op_type.len), n->op_type.ptr ? n->op_type.ptr : "",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr);
+  for (i = 0; i < n->noutputs; i++) {
+    const char *nm;
+    if (!n->outputs[i].len) continue;
+    nm = mgopt__imp_intern(I, n->outputs[i]);
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (mgopt__imap_get(&I->values, nm))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
+  }
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  if (fn) {
+    mgopt_op *last = I->b->last;
+    int r = fn(I);
+    if (r < 0) return I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+    if (r > 0) return MGOPT_OK;
+    /* declined: anything it left behind must go before the opaque fallback */
+    while (I->b->last != last && I->b->last) {
+      mgopt_op *o = I->b->last;
+      int32_t k, used = 0;
+      for (k = 0; k < o->nouts; k++) used |= o->outs[k]->nuses != 0;
+      if (used) break;
+      mgopt_op_erase(o);
+    }
+  }
+  return mgopt__imp_opaque(I);
+}
+
+/* Imports graph g into block b: inputs become block args (for `main`, only the
+   inputs without an initializer), initializers const ops, nodes ops, outputs
+   block outputs. */
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
+  int64_t i;
+  mgopt_status s;
+  mgopt__imap inits;
+  memset(&inits, 0, sizeof inits);
+  inits.al = &I->p->alloc;
+  I->b = b;
+  I->node = NULL;
+  for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
+  for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
+  for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
+  if (inits.oom || I->vinfo.oom) {
+    mgopt__imap_free(&inits);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < g->ninputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->inputs[i].name);
+    mgopt_type t;
+    mgopt_value *v;
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (is_main && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    v = mgopt_block_add_arg(b, nm, &t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->ninitializers; i++) {
+    const mgopt_onnx_tensor *ot = &g->initializers[i];
+    const char *nm = mgopt__imp_intern(I, ot->name);
+    mgopt_tensor *t;
+    mgopt_value *v;
+    if (!nm || !nm[0]) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "an initializer has no name");
+      goto out;
+    }
+    t = mgopt__imp_tensor(I, ot);
+    if (!t) {
+      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    v = mgopt_build_const(I->p, b, NULL, nm, t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->nnodes; i++) {
+    if ((s = mgopt__imp_node(I, &g->nodes[i])) != MGOPT_OK) goto out;
+    I->b = b;
+  }
+  I->node = NULL;
+  for (i = 0; i < g->noutputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->outputs[i].name);
+    mgopt_value *v = (mgopt_value *)mgopt__imap_get(&I->values, nm);
+    if (!v) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph output '%s' is not produced by any node", nm ? nm : "");
+      goto out;
+    }
+    if (mgopt_block_add_output(b, v)) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+  }
+  s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+out:
+  mgopt__imap_free(&inits);
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
+  mgopt__imp I;
+  mgopt_function *f;
+  mgopt_status s;
+  int64_t i;
+  if (!m || !m->program || !m->graph) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the model has no graph");
+  memset(&I, 0, sizeof I);
+  I.p = m->program;
+  I.m = m;
+  I.d = d;
+  I.values.al = &I.p->alloc;
+  I.vinfo.al = &I.p->alloc;
+  I.opset = 1;
+  for (i = 0; i < m->nopset_imports; i++)
+    if (m->opset_imports[i].domain.len == 0 || mgopt__imp_streq(m->opset_imports[i].domain, "ai.onnx"))
+      I.opset = m->opset_imports[i].version;
+  if (mgopt_program_function(I.p, "main"))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the program already has a main function");
+  f = mgopt_function_new(I.p, "main");
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  mgopt__imap_free(&I.values);
+  mgopt__imap_free(&I.vinfo);
+  if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  if (s == MGOPT_OK) I.p->onnx_meta = m;
+  return s;
+}
+
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read(buf, len, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read_file(path, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+#endif
 #endif /* MGOPT__IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */
 /*

@@ -263,6 +263,7 @@ struct mgopt_attr {
 };
 
 #define MGOPT_OP_ERASED 1u
+#define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */

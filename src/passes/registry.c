@@ -2,7 +2,10 @@
 #include "../passes_internal.h"
 
 static const mgopt_pass_def *const mgopt__builtin_passes[] = {
+    /* issue 2: the first passes */
     &mgopt__pass_dead_code_elimination,
+    &mgopt__pass_noop_elimination,
+    &mgopt__pass_remove_redundant_ops,
     /* group A: cleanup and canonicalization passes (issue 4) */
     &mgopt__pass_const_deduplication,
     &mgopt__pass_dedup_op_and_var_names,
@@ -21,7 +24,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
-    {"default", "dead_code_elimination", "the default optimization pipeline"},
+    {"default", "noop_elimination,remove_redundant_ops,dead_code_elimination", "the default optimization pipeline"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

@@ -15,7 +15,8 @@
    pipeline; the pipeline runs with the verifier after every pass; the output
    matches (a diff is shown otherwise). --update rewrites the EXPECT bodies of
    failing cases with the actual output, for a person to review. The last line
-   is "N passed, N failed". */
+   is "N passed, N failed". Without arguments it also runs the Before/After
+   example in the header comment of every pass file under src/passes. */
 #define _POSIX_C_SOURCE 200809L
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
@@ -371,6 +372,103 @@ static void run_file(const char *path) {
   }
 }
 
+static int cmp_str(const void *a, const void *b);
+
+/* A pass file's header comment carries "Before:" and "After:" programs; the
+   pass named on its first line ("src/... — common::name: ...") must turn one
+   into the other. */
+static char *doc_block(const char **pp, const char *label) {
+  const char *p = strstr(*pp, label);
+  sbuf b = {0};
+  int indent = -1;
+  if (!p) return NULL;
+  p = strchr(p, '\n');
+  if (!p) return NULL;
+  p++;
+  for (;;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    int k = 0;
+    while ((size_t)k < n && p[k] == ' ') k++;
+    if ((size_t)k == n || strncmp(p + k, "After:", 6) == 0 || strstr(p, "*/") == p + k) break;
+    if (indent < 0) indent = k;
+    if (k < indent) break;
+    sb_put(&b, p + indent, n - (size_t)indent);
+    sb_put(&b, "\n", 1);
+    if (!nl) break;
+    p = nl + 1;
+  }
+  *pp = p;
+  return b.d;
+}
+
+static void run_doc(const char *path) {
+  size_t len;
+  char *text = read_file(path, &len);
+  const char *p, *dash;
+  char name[128];
+  gcase c;
+  char *before, *after;
+  size_t n;
+  if (!text) return;
+  dash = strstr(text, "\xe2\x80\x94 "); /* the em dash after the path */
+  p = strstr(text, "Before:");
+  if (!dash || !p) {
+    free(text);
+    return;
+  }
+  dash += 4;
+  n = strcspn(dash, " :\n");
+  while (dash[n] == ':' && dash[n + 1] == ':') n += 2 + strcspn(dash + n + 2, " :\n");
+  if (n >= sizeof name) n = sizeof name - 1;
+  memcpy(name, dash, n);
+  name[n] = 0;
+  before = doc_block(&p, "Before:");
+  after = before ? doc_block(&p, "After:") : NULL;
+  if (!before || !after) {
+    printf("  %s: Before:/After: example not found\n", path);
+    failed++;
+  } else {
+    memset(&c, 0, sizeof c);
+    c.name = "header example";
+    c.run = name;
+    c.first_line = 1;
+    c.in = before;
+    c.in_len = strlen(before);
+    c.exp = after;
+    c.exp_len = strlen(after);
+    if (run_case(path, &c)) passed++;
+    else failed++;
+    free(c.actual);
+  }
+  free(before);
+  free(after);
+  free(text);
+}
+
+static void run_docs(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char *names[1024];
+  int n = 0, i;
+  if (!d) return;
+  while ((e = readdir(d)) != NULL && n < 1024) {
+    if (e->d_name[0] == '.') continue;
+    names[n] = (char *)malloc(strlen(dir) + strlen(e->d_name) + 2);
+    sprintf(names[n], "%s/%s", dir, e->d_name);
+    n++;
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], cmp_str);
+  for (i = 0; i < n; i++) {
+    struct stat st;
+    size_t l = strlen(names[i]);
+    if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) run_docs(names[i]);
+    else if (l > 2 && strcmp(names[i] + l - 2, ".c") == 0) run_doc(names[i]);
+    free(names[i]);
+  }
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void run_path(const char *path) {
@@ -415,7 +513,10 @@ int main(int argc, char **argv) {
       any = 1;
     }
   }
-  if (!any) run_path("tests/golden");
+  if (!any) {
+    run_path("tests/golden");
+    run_docs("src/passes");
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
