@@ -41,6 +41,9 @@ MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
 MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
 /* gives output i of op the type t when inference left it unknown. */
 MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);
+/* mgopt_rw_replace_value, and when `to` takes the name of a function output
+   its op's name follows (if it was the old value name). */
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
 /* Replaces every use of op output `from` by `to` and returns what now stands
    in its place. When `from` is a function output whose name cannot move to
    `to` (a block argument, or already a function output), an identity named

@@ -98,6 +98,12 @@ MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t 
     (void)mgopt__type_copy(p, o, t);
 }
 
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  const char *old = to->name;
+  mgopt_rw_replace_value(rw, from, to);
+  if (to->def && to->name != old && to->def->name == old && to->def->nouts == 1) to->def->name = to->name;
+}
+
 MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
   mgopt_program *p = mgopt_rw_program(rw);
   if (from == to) return to;
@@ -109,7 +115,7 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_
     mgopt__pu_fill_type(p, id, 0, &from->type);
     to = id->outs[0];
   }
-  mgopt_rw_replace_value(rw, from, to);
+  mgopt__pu_replace_value(rw, from, to);
   return to;
 }
 

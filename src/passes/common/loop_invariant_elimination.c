@@ -8,7 +8,9 @@
      main(%a: (1, 2, fp32), %b: (1, 2, fp32)) {
        %l0: (1, 2, fp32), %l1: (1, 2, fp32) = while_loop(loop_vars=(%a, %b))
          loop_cond(%a_x: (1, 2, fp32), %b_x: (1, 2, fp32)) {
-           %c: (bool) = less(x=%a_x, y=%b_x)   # (shape elided for the example)
+           %ra: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)
+           %rb: (fp32) = reduce_sum(x=%b_x, axes=[0, 1], keep_dims=false)
+           %c: (bool) = less(x=%ra, y=%rb)
          } -> (%c)
          loop_body(%a_x: (1, 2, fp32), %b_x: (1, 2, fp32)) {
            %s: (1, 2, fp32) = add(x=%a_x, y=%b_x)
@@ -19,12 +21,14 @@
        %l1: (1, 2, fp32) = identity(x=%b)
        %l0: (1, 2, fp32) = while_loop(loop_vars=(%a))
          loop_cond(%a_x: (1, 2, fp32)) {
-           %c: (bool) = less(x=%a_x, y=%b)
+           %ra: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)
+           %rb: (fp32) = reduce_sum(x=%b, axes=[0, 1], keep_dims=false)
+           %c: (bool) = less(x=%ra, y=%rb)
          } -> (%c)
          loop_body(%a_x: (1, 2, fp32)) {
            %s: (1, 2, fp32) = add(x=%a_x, y=%b)
          } -> (%s)
-     } -> (%l0)
+     } -> (%l0, %l1)
 
    Loop var k is invariant when body output k is body argument k itself, or
    is loop_vars[k] (the outer value, returned unchanged). Then inside both

@@ -28,7 +28,7 @@ static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   MGOPT__UNUSED(ud);
   if (!inner || op->nouts != 1 || inner == op) return 0;
   if (mgopt__pu_is_func_output(op->outs[0]) && mgopt__pu_is_func_output(x)) return 0;
-  mgopt_rw_replace_value(rw, op->outs[0], x);
+  mgopt__pu_replace_value(rw, op->outs[0], x);
   mgopt_rw_erase(rw, op);
   return 1;
 }

@@ -11,8 +11,9 @@
        %s: (2, 4, fp16) = square(x=%c)
        %t: (4, 2, fp32) = transpose(x=%r, perm=[1, 0])
      } -> (%s, %t)
-   After (the cast moves down to its user; the transpose, used by nothing
-   in the block, is already at the end):
+   (the cast moves down to its user; the transpose, used by nothing in the
+   block, is already at the end)
+   After:
      main(%x: (2, 4, fp32)) {
        %r: (2, 4, fp32) = relu(x=%x)
        %c: (2, 4, fp16) = cast(x=%x, dtype="fp16")
