@@ -20,11 +20,14 @@
      } -> (%square_last)
 
    What it does, per function: the function's inputs and outputs keep their
-   names and claim them first. Then, in program order, each nested block's
-   arguments, then for each op its nested blocks (first), its op name, and
-   its outputs (function outputs excepted): a name already claimed becomes
+   names and claim them first (with the op names of the ops producing those
+   outputs, where equal). Then, in program order, each nested block's
+   arguments, then for each op its nested blocks (first), its outputs, and
+   its op name: a name already claimed by something else becomes
    `<name>_1`, `<name>_2`, ... — the first suffix that is neither claimed
    nor any name present in the function, so a later `%a_1` keeps its own.
+   An op named like its first output follows that output's new name when
+   that name is free among op names (so the text stays free of name="...").
    Op names and value names are separate namespaces.
    Fails (MGOPT_ERR_PASS) when two different inputs/outputs of a function
    share a name (an input and an output, or two outputs): no renaming can
@@ -108,14 +111,17 @@ static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *
   return t->s[h].key ? &t->s[h] : NULL;
 }
 
-/* Returns the name to use for `name` and claims it; NULL on OOM. */
-static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name) {
+/* Returns the name `owner` (a value or an op) gets for `name` and claims it:
+   the name itself if unclaimed or already claimed by owner, else the first
+   free suffixed name. NULL on OOM. */
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, const void *owner) {
   mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
   size_t len;
   uint32_t k;
   if (!s) return NULL;
-  if (!(s->flags & MGOPT__DN_CLAIMED)) {
+  if (!(s->flags & MGOPT__DN_CLAIMED) || s->owner == owner) {
     s->flags |= MGOPT__DN_CLAIMED;
+    s->owner = owner;
     return name;
   }
   len = strlen(name);
@@ -146,13 +152,9 @@ static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *n
     c = mgopt__dn_get(d, t, cand);
     if (!c) return NULL;
     c->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+    c->owner = owner;
     return cand;
   }
-}
-
-static int mgopt__dn_is_io(const mgopt__dn *d, const mgopt_value *v) {
-  if (!v->def) return v->owner == d->f->body;
-  return mgopt__pu_is_func_output(v);
 }
 
 static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
@@ -186,8 +188,8 @@ static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
 
 static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
   const char *n;
-  if (!v->name || mgopt__dn_is_io(d, v)) return 1;
-  n = mgopt__dn_claim(d, &d->vals, v->name);
+  if (!v->name) return 1;
+  n = mgopt__dn_claim(d, &d->vals, v->name, v);
   if (!n) return 0;
   if (n != v->name) {
     v->name = n;
@@ -198,6 +200,7 @@ static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
 
 static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
   mgopt_op *op;
+  const char *old0;
   int32_t i;
   if (depth > 256) return 0;
   if (b->parent_op)
@@ -206,16 +209,24 @@ static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
   for (op = b->first; op; op = op->next) {
     for (i = 0; i < op->nblocks; i++)
       if (!mgopt__dn_block(d, op->blocks[i], depth + 1)) return 0;
+    old0 = op->nouts ? op->outs[0]->name : NULL;
+    for (i = 0; i < op->nouts; i++)
+      if (!mgopt__dn_rename_value(d, op->outs[i])) return 0;
     if (op->name) {
-      const char *n = mgopt__dn_claim(d, &d->ops, op->name);
+      /* an op named like its first output follows that output's new name when it can */
+      const mgopt__dn_slot *f = NULL;
+      const char *n;
+      if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !(f->flags & MGOPT__DN_CLAIMED)))
+        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, op);
+      else
+        n = mgopt__dn_claim(d, &d->ops, op->name, op);
       if (!n) return 0;
       if (n != op->name) {
         op->name = n;
         d->ctx->rewrites++;
       }
     }
-    for (i = 0; i < op->nouts; i++)
-      if (!mgopt__dn_rename_value(d, op->outs[i])) return 0;
   }
   return 1;
 }
@@ -233,6 +244,15 @@ static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
                           d->f->name, v->name);
   s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
   s->owner = v;
+  /* the op of a function output, named like it, keeps that name too */
+  if (v->def && v->def->name == v->name && v->index == 0) {
+    s = mgopt__dn_get(d, &d->ops, v->name);
+    if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    if (!(s->flags & MGOPT__DN_CLAIMED)) {
+      s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+      s->owner = v->def;
+    }
+  }
   return MGOPT_OK;
 }
 
