@@ -50,3 +50,16 @@ test: $(B)/mgopt $(UNIT_BIN) $(B)/tests/test_golden
 # Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
 check-models: $(B)/mgopt
 	bash tools/check_models.sh
+
+# ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
+$(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) $(WARN) -I. -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/mil"' -o $@ tests/fuzz/fuzz_mil.c $(LDLIBS)
+
+test: $(B)/tests/test_fuzz_mil
+
+.PHONY: fuzz-mil
+fuzz-mil: $(B)/fuzz_mil
+$(B)/fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+	@mkdir -p $(B)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_mil.c -lm

@@ -33,7 +33,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 
-count_nodes() { "$mgopt" "$1" -o "$work/count.mil" -p none --stats 2>&1 | awk '/^nodes/ {print $2; exit}'; }
+count_nodes() { "$mgopt" "$1" -o "$work/count.onnx" -p none --stats 2>&1 | awk '/^nodes/ {print $2; exit}'; }
 
 if [ "$mode" != suite ]; then
   list=$oracle/models-public.txt

@@ -98,6 +98,7 @@ static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     int found = 0;
+    if (!s->is_list && s->n == 0) continue; /* an absent operand (set to NULL) */
     for (k = 0; k < def->nslots && !found; k++)
       if (strcmp(def->slots[k].name, s->name) == 0) {
         found = 1;

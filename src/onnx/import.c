@@ -488,6 +488,80 @@ static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
 
 /* ---------------------------------------------------------------- opaque ops */
 
+/* Appends a protobuf varint. */
+static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
+  char c[10];
+  size_t n = 0;
+  do {
+    c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  mgopt__buf_putn(b, c, n);
+}
+
+/* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
+   (elem_type, shape dims as value or param, denotation). */
+static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+  mgopt_buf tt, sh, ty;
+  int64_t i;
+  if (t->other.len) {
+    *out = t->other;
+    return MGOPT_OK;
+  }
+  memset(&tt, 0, sizeof tt);
+  memset(&sh, 0, sizeof sh);
+  memset(&ty, 0, sizeof ty);
+  tt.alloc = sh.alloc = ty.alloc = &I->p->alloc;
+  if (t->tensor_type) {
+    const mgopt_onnx_tensor_type *x = t->tensor_type;
+    if (x->has & MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE) {
+      mgopt__buf_putc(&tt, 0x08);
+      mgopt__imp_varint(&tt, (uint64_t)(uint32_t)x->elem_type);
+    }
+    if (x->shape) {
+      for (i = 0; i < x->shape->ndims; i++) {
+        const mgopt_onnx_dim *dm = &x->shape->dims[i];
+        mgopt_buf d1;
+        memset(&d1, 0, sizeof d1);
+        d1.alloc = &I->p->alloc;
+        if (dm->has & MGOPT_ONNX_DIM_HAS_VALUE) {
+          mgopt__buf_putc(&d1, 0x08);
+          mgopt__imp_varint(&d1, (uint64_t)dm->value);
+        } else if (dm->has & MGOPT_ONNX_DIM_HAS_PARAM) {
+          mgopt__buf_putc(&d1, 0x12);
+          mgopt__imp_varint(&d1, dm->param.len);
+          mgopt__buf_putn(&d1, dm->param.ptr, dm->param.len);
+        }
+        mgopt__buf_putc(&sh, 0x0a);
+        mgopt__imp_varint(&sh, d1.len);
+        if (d1.len) mgopt__buf_putn(&sh, d1.data, d1.len);
+        if (d1.oom) sh.oom = 1;
+        mgopt_buf_free(&d1);
+      }
+      mgopt__buf_putc(&tt, 0x12);
+      mgopt__imp_varint(&tt, sh.len);
+      if (sh.len) mgopt__buf_putn(&tt, sh.data, sh.len);
+    }
+    mgopt__buf_putc(&ty, 0x0a);
+    mgopt__imp_varint(&ty, tt.len);
+    if (tt.len) mgopt__buf_putn(&ty, tt.data, tt.len);
+  }
+  if (t->denotation.len) {
+    mgopt__buf_putc(&ty, 0x32);
+    mgopt__imp_varint(&ty, t->denotation.len);
+    mgopt__buf_putn(&ty, t->denotation.ptr, t->denotation.len);
+  }
+  out->len = ty.len;
+  out->ptr = ty.len ? (const char *)mgopt__dup(I->p, ty.data, ty.len) : "";
+  {
+    int oom = tt.oom || sh.oom || ty.oom || !out->ptr;
+    mgopt_buf_free(&tt);
+    mgopt_buf_free(&sh);
+    mgopt_buf_free(&ty);
+    return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  }
+}
+
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
 
 static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
@@ -564,6 +638,16 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
         mgopt__imap_pop(&I->vinfo, vmark);
         if (s) return s;
         continue;
+      }
+      case MGOPT_ONNX_ATTR_TYPE_PROTO: {
+        mgopt_str bytes;
+        if (!a->tp) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "type attribute without a type");
+        if ((s = mgopt__imp_type_bytes(I, a->tp, &bytes)) != MGOPT_OK) return s;
+        at.kind = MGOPT_ATTR_BYTES;
+        at.tag = MGOPT_ONNX_ATTR_TYPE_PROTO;
+        at.n = (int64_t)bytes.len;
+        at.u.bytes = (const uint8_t *)bytes.ptr;
+        break;
       }
       default:
         return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
@@ -1514,6 +1598,130 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   return mgopt__imp_opaque(I);
 }
 
+/* The order to import g's nodes in: the given order when every node's inputs
+   are defined before it (the ONNX rule), else a topological order (Kahn's
+   algorithm, ties by original position). *order gets n indices (heap memory,
+   caller frees); MGOPT_ERR_CORRUPT on a cycle. */
+static mgopt_status mgopt__imp_order(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t **order) {
+  const mgopt_allocator *al = &I->p->alloc;
+  int64_t n = g->nnodes, i, k, *ord, *indeg, *start, *adj, *heap, nheap = 0, nemit = 0, nedges = 0;
+  mgopt__imap prod;
+  int sorted = 1;
+  mgopt_status s = MGOPT_OK;
+  size_t words;
+  *order = NULL;
+  if (n > ((int64_t)1 << 40)) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "too many nodes");
+  memset(&prod, 0, sizeof prod);
+  prod.al = al;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].noutputs; k++)
+      if (g->nodes[i].outputs[k].len) mgopt__imap_put(&prod, mgopt__imp_intern(I, g->nodes[i].outputs[k]), (void *)(uintptr_t)(i + 1));
+  for (i = 0; i < n && sorted; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j;
+      if (!g->nodes[i].inputs[k].len) continue;
+      j = (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k]));
+      if (j && (int64_t)j - 1 >= i) sorted = 0;
+    }
+  words = (size_t)(n + 1) * 4;
+  ord = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * words);
+  if (!ord || prod.oom) {
+    mgopt__imap_free(&prod);
+    if (ord) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (sorted) {
+    for (i = 0; i < n; i++) ord[i] = i;
+    mgopt__imap_free(&prod);
+    *order = ord;
+    return MGOPT_OK;
+  }
+  indeg = ord + (n + 1);
+  start = indeg + (n + 1);
+  heap = start + (n + 1);
+  memset(indeg, 0, sizeof(int64_t) * (size_t)(n + 1) * 3);
+  /* edges producer -> consumer, in CSR form */
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+      if (j) {
+        indeg[i]++;
+        start[j - 1]++;
+        nedges++;
+      }
+    }
+  adj = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(nedges + 1));
+  if (!adj) {
+    s = mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  {
+    int64_t acc = 0;
+    for (i = 0; i <= n; i++) {
+      int64_t c = start[i];
+      start[i] = acc;
+      acc += c;
+    }
+  }
+  {
+    /* fill: a cursor per producer, reusing heap[] as scratch */
+    for (i = 0; i <= n; i++) heap[i] = start[i];
+    for (i = 0; i < n; i++)
+      for (k = 0; k < g->nodes[i].ninputs; k++) {
+        uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+        if (j) adj[heap[j - 1]++] = i;
+      }
+  }
+  /* binary min-heap of ready nodes */
+  for (i = 0; i < n; i++)
+    if (indeg[i] == 0) {
+      int64_t c = nheap++;
+      heap[c] = i;
+      while (c > 0 && heap[(c - 1) / 2] > heap[c]) {
+        int64_t t = heap[c];
+        heap[c] = heap[(c - 1) / 2];
+        heap[(c - 1) / 2] = t;
+        c = (c - 1) / 2;
+      }
+    }
+  while (nheap > 0) {
+    int64_t top = heap[0], c = 0, e;
+    heap[0] = heap[--nheap];
+    for (;;) {
+      int64_t l = 2 * c + 1, r = l + 1, m = c, t;
+      if (l < nheap && heap[l] < heap[m]) m = l;
+      if (r < nheap && heap[r] < heap[m]) m = r;
+      if (m == c) break;
+      t = heap[c];
+      heap[c] = heap[m];
+      heap[m] = t;
+      c = m;
+    }
+    ord[nemit++] = top;
+    for (e = start[top]; e < (top + 1 <= n ? start[top + 1] : nedges); e++) {
+      int64_t x = adj[e];
+      if (--indeg[x] == 0) {
+        int64_t q = nheap++;
+        heap[q] = x;
+        while (q > 0 && heap[(q - 1) / 2] > heap[q]) {
+          int64_t t = heap[q];
+          heap[q] = heap[(q - 1) / 2];
+          heap[(q - 1) / 2] = t;
+          q = (q - 1) / 2;
+        }
+      }
+    }
+  }
+  if (nemit != n) s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "the graph has a cycle: %lld of %lld nodes cannot be ordered",
+                                      (long long)(n - nemit), (long long)n);
+out:
+  if (adj) mgopt__heap_free(al, adj, sizeof(int64_t) * (size_t)(nedges + 1));
+  mgopt__imap_free(&prod);
+  if (s) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+  else *order = ord;
+  return s;
+}
+
 /* Imports graph g into block b: inputs become block args (for `main`, only the
    inputs without an initializer), initializers const ops, nodes ops, outputs
    block outputs. */
@@ -1567,9 +1775,15 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     }
     mgopt__imap_put(&I->values, nm, v);
   }
-  for (i = 0; i < g->nnodes; i++) {
-    if ((s = mgopt__imp_node(I, &g->nodes[i])) != MGOPT_OK) goto out;
-    I->b = b;
+  {
+    int64_t *order = NULL;
+    if ((s = mgopt__imp_order(I, g, &order)) != MGOPT_OK) goto out;
+    for (i = 0; i < g->nnodes; i++) {
+      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) break;
+      I->b = b;
+    }
+    mgopt__heap_free(&I->p->alloc, order, sizeof(int64_t) * (size_t)(g->nnodes + 1) * 4);
+    if (s) goto out;
   }
   I->node = NULL;
   for (i = 0; i < g->noutputs; i++) {

@@ -25,8 +25,8 @@ static mgopt_program *new_prog(mgopt_function **f, mgopt_value **x) {
 static mgopt_op *unary(mgopt_program *p, mgopt_block *b, const char *type, const char *name, mgopt_value *x) {
   static const char *const slot[1] = {"x"};
   mgopt_op *op = mgopt_build_op(p, b, NULL, type, name, 1, slot, &x, 1);
-  mgopt_type t = x->type;
-  op->outs[0]->type = t;
+  /* a copy: the output must not share its dims array with the input */
+  mgopt_type_make(p, &op->outs[0]->type, (mgopt_dtype)x->type.dtype, x->type.rank, x->type.dims);
   return op;
 }
 
