@@ -23,16 +23,17 @@
    out-of-range axes). Cost: worklist patterns, O(transposes x rank). */
 #include "../../passes_internal.h"
 
-/* Reads a permutation of length n into out (normalized); 0 if malformed. */
-static int mgopt__mct_perm(mgopt_program *p, const mgopt_op *op, int64_t rank, int64_t *out) {
+/* Reads a permutation of length rank into out (normalized); 0 if malformed.
+   seen: rank bytes of scratch. */
+static int mgopt__mct_perm(mgopt_program *p, const mgopt_op *op, int64_t rank, int64_t *out, uint8_t *seen) {
   const int64_t *v = NULL;
-  int64_t n = mgopt_op_get_ints(p, op, "perm", &v), i, k;
+  int64_t n = mgopt_op_get_ints(p, op, "perm", &v), i;
   if (n != rank) return 0;
+  memset(seen, 0, (size_t)rank);
   for (i = 0; i < n; i++) {
     out[i] = mgopt__pu_norm_axis(v[i], rank);
-    if (out[i] < 0) return 0;
-    for (k = 0; k < i; k++)
-      if (out[k] == out[i]) return 0;
+    if (out[i] < 0 || seen[out[i]]) return 0;
+    seen[out[i]] = 1;
   }
   return 1;
 }
@@ -42,17 +43,21 @@ static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
   mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_transpose);
   int64_t rank, i, *p1, *p2, *pc;
+  const int64_t *tmp = NULL;
+  uint8_t *seen;
   int ident = 1;
   MGOPT__UNUSED(ud);
   if (!inner || inner == op || op->nouts != 1) return 0;
   inner_x = mgopt_op_operand(inner, "x");
   rank = x->type.rank;
   if (!inner_x || rank < 0 || inner_x->type.rank != rank) return 0;
-  p1 = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(3 * rank + 1), 8);
+  if (mgopt_op_get_ints(p, inner, "perm", &tmp) != rank || mgopt_op_get_ints(p, op, "perm", &tmp) != rank) return 0;
+  p1 = (int64_t *)mgopt_program_alloc(p, (3 * sizeof(int64_t) + 1) * (size_t)rank + 8, 8);
   if (!p1) return 0;
   p2 = p1 + rank;
   pc = p2 + rank;
-  if (!mgopt__mct_perm(p, inner, rank, p1) || !mgopt__mct_perm(p, op, rank, p2)) return 0;
+  seen = (uint8_t *)(pc + rank);
+  if (!mgopt__mct_perm(p, inner, rank, p1, seen) || !mgopt__mct_perm(p, op, rank, p2, seen)) return 0;
   for (i = 0; i < rank; i++) {
     pc[i] = p1[p2[i]];
     if (pc[i] != i) ident = 0;
