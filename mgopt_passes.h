@@ -123,6 +123,38 @@ MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
    replaced function output moves its name onto the replacement value only). */
 MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
 
+/* ---- group A (cleanup passes): more shared helpers (passes/util.c) */
+/* axis normalized into [0, rank), or -1 when out of range. */
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
+/* same known dtype and rank, every dim static and equal or the same symbol
+   (unknown dims never compare equal). */
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* gives output i of op the type t when inference left it unknown. */
+MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);
+/* mgopt_rw_replace_value, and when `to` takes the name of a function output
+   its op's name follows (if it was the old value name). */
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Replaces every use of op output `from` by `to` and returns what now stands
+   in its place. When `from` is a function output whose name cannot move to
+   `to` (a block argument, or already a function output), an identity named
+   like `from` is created first so the function keeps its output name.
+   NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
+   unless `like` carries that parameter as an operand, then as a new const
+   operand of the same integer dtype. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n);
+/* Removes output i of op, which must be unused (later outputs shift down). */
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
+/* op itself or the enclosing op that sits directly in block b; NULL if none. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
+/* erases op if all its outputs are unused, then the const ops (up to 8)
+   that fed it and are now unused. */
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
+/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
 #ifndef MGOPT__KERNELS_H
@@ -1066,7 +1098,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (mgopt__ke_is_logical(kind)) {
-    if (lane == MGOPT__LANE_NONE) return MGOPT__K_NO;
+    if (lane != MGOPT__LANE_BOOL) return MGOPT__K_NO; /* MIL's logical ops take bool only */
     lane = MGOPT__LANE_BOOL;
     odt = MGOPT_DT_BOOL;
   } else if (mgopt__ke_is_cmp(kind)) {
@@ -1270,7 +1302,7 @@ MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
   void *od;
   int64_t i, n;
   int r;
-  if (!x || mgopt__k_lane((mgopt_dtype)x->dtype) == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  if (!x || x->dtype != MGOPT_DT_BOOL) return MGOPT__K_NO;
   r = mgopt__k_out(k, 0, MGOPT_DT_BOOL, x->rank, x->shape, &od);
   if (r != MGOPT__K_OK) return r;
   n = x->numel;
@@ -1916,7 +1948,8 @@ static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
     return 1;
   }
   if (lane != MGOPT__LANE_I64 || !mgopt__k_int_range(dt, &lo, &hi)) return 0;
-  if (!(fv >= (double)lo && fv <= (double)hi) || fv != floor(fv)) return 0;
+  /* hi + 1 is exact in double for every range (2^63 for int64) */
+  if (!(fv >= (double)lo && fv < (double)hi + 1.0) || fv != floor(fv)) return 0;
   mgopt__k_store_i64_at(dt, out, 0, (int64_t)fv);
   return 1;
 }
@@ -2008,10 +2041,20 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- one_hot */
 
 /* The dtype a scalar parameter carries: a constant operand's, or the kind of
-   the attribute (float -> fp32, int -> int32, bool), else dflt. */
+   the attribute or of its registry default (float -> fp32, int -> int32,
+   bool), else dflt. */
 static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
+  const mgopt_attr_def *ad;
   mgopt_tensor *t;
+  if (!a && !mgopt_op_operand(op, name) && (ad = mgopt__attr_def(op->kind, name)) != NULL && ad->deflt) {
+    switch (ad->kind) {
+      case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
+      case MGOPT_ATTR_INT: return MGOPT_DT_INT32;
+      case MGOPT_ATTR_BOOL: return MGOPT_DT_BOOL;
+      default: return MGOPT_DT_UNKNOWN;
+    }
+  }
   if (a) {
     switch (a->kind) {
       case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
@@ -2884,7 +2927,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
   fn = mgopt__k_kernel(op->kind);
-  if (!fn) return MGOPT__K_NO;
+  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split)) return MGOPT__K_NO;
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
@@ -2898,6 +2941,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);
+  for (i = 0; i < op->nouts && r == MGOPT__K_OK; i++)
+    if (!out[i]) r = MGOPT__K_NO; /* every output is computed, or the op is not folded */
   if (r != MGOPT__K_OK)
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;
@@ -3314,6 +3359,122 @@ MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name) {
 
 MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op) {
   if (op && op->nouts == 1 && op->outs[0]->name && mgopt__pu_is_func_output(op->outs[0])) op->name = op->outs[0]->name;
+}
+
+/* ---------------------------------------------------------------- group A: cleanup passes */
+
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank) {
+  if (rank < 0) return -1;
+  if (axis < 0) axis += rank;
+  return (axis >= 0 && axis < rank) ? axis : -1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_type *s = &a->type, *t = &b->type;
+  int32_t i;
+  if (s->kind != MGOPT_TYPE_TENSOR || t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (s->dtype == MGOPT_DT_UNKNOWN || s->dtype != t->dtype) return 0;
+  if (s->rank < 0 || s->rank != t->rank) return 0;
+  for (i = 0; i < s->rank; i++) {
+    mgopt_dim x = s->dims[i], y = t->dims[i];
+    if (x.sym || y.sym) {
+      if (x.sym != y.sym) return 0;
+    } else if (x.v < 0 || x.v != y.v) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t) {
+  mgopt_type *o = &op->outs[i]->type;
+  if (o->kind == MGOPT_TYPE_TENSOR && o->dtype == MGOPT_DT_UNKNOWN && o->rank < 0)
+    (void)mgopt__type_copy(p, o, t);
+}
+
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  const char *old = to->name;
+  mgopt_rw_replace_value(rw, from, to);
+  if (to->def && to->name != old && to->def->name == old && to->def->nouts == 1) to->def->name = to->name;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  if (from == to) return to;
+  if (mgopt__pu_is_func_output(from) && (!to->def || mgopt__pu_is_func_output(to))) {
+    static const char *const slot[1] = {"x"};
+    mgopt_op *id = mgopt_rw_create(rw, from->def, "identity", from->name, 1, slot, &to, 1);
+    if (!id) return NULL;
+    if (mgopt_op_infer(p, id, NULL)) return NULL;
+    mgopt__pu_fill_type(p, id, 0, &from->type);
+    to = id->outs[0];
+  }
+  mgopt__pu_replace_value(rw, from, to);
+  return to;
+}
+
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *old = like ? mgopt_op_operand(like, name) : NULL;
+  mgopt_tensor *t;
+  mgopt_value *c;
+  mgopt_dtype dt = MGOPT_DT_INT32;
+  int64_t k;
+  if (!old) {
+    if (mgopt_op_slot_index(op, name) >= 0) mgopt_rw_set_operand(rw, op, name, NULL);
+    return mgopt_op_set_ints(op, name, v, n) == MGOPT_OK;
+  }
+  if (mgopt_dtype_is_int((mgopt_dtype)old->type.dtype)) dt = (mgopt_dtype)old->type.dtype;
+  t = mgopt_tensor_new(p, dt, 1, &n);
+  if (!t) return 0;
+  for (k = 0; k < n; k++) mgopt_tensor_set_i64(t, k, v[k]);
+  c = mgopt_rw_const(rw, op, mgopt_program_fresh_name(p, name), t);
+  if (!c) return 0;
+  mgopt_op_remove_attr(op, name);
+  old = mgopt_op_operand(op, name);
+  mgopt_rw_set_operand(rw, op, name, c);
+  if (old) mgopt__pu_erase_if_dead(rw, old->def);
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < op->nouts && op->outs[i]->nuses == 0);
+  for (k = i; k + 1 < op->nouts; k++) {
+    op->outs[k] = op->outs[k + 1];
+    op->outs[k]->index = k;
+  }
+  op->nouts--;
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b) {
+  int guard = 0;
+  while (op && op->parent != b) {
+    if (!op->parent || !op->parent->parent_op || ++guard > 4096) return NULL;
+    op = op->parent->parent_op;
+  }
+  return op;
+}
+
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(cast, "dtype", &n);
+  if (!s) return MGOPT_DT_UNKNOWN;
+  return mgopt_dtype_from_name(s, n);
+}
+
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op) {
+  mgopt_op *consts[8];
+  int32_t s, k, n = 0;
+  if (!op || (op->flags & MGOPT_OP_ERASED) || !mgopt__pu_is_dead(op)) return;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n && n < 8; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def && v->def->kind == MGOPT_OP_const) consts[n++] = v->def;
+    }
+  mgopt_rw_erase(rw, op);
+  for (k = 0; k < n; k++) mgopt__pu_erase_if_dead(rw, consts[k]);
 }
 /* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -5775,6 +5936,1726 @@ static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
 MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
     "onnx::prune_unused_graph_inputs", "onnx", "inputs of main that nothing reads are removed", 0, NULL,
     mgopt__pui_run};
+/* src/passes/common/const_deduplication.c — common::const_deduplication: merge equal consts and identical constexpr_* ops.
+
+   Spec: mil_graph_passes.txt, "Remove duplicated large constants (tensor with
+   100+ elements)"; reference §3.1.
+
+   Before:
+     main(%q: (2, 10, fp32), %k: (2, 10, fp32)) {
+       %wq: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %wk: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %eq: (2, 10, fp32) = linear(x=%q, weight=%wq)
+       %ek: (2, 10, fp32) = linear(x=%k, weight=%wk)
+     } -> (%eq, %ek)
+   After:
+     main(%q: (2, 10, fp32), %k: (2, 10, fp32)) {
+       %wq: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %eq: (2, 10, fp32) = linear(x=%q, weight=%wq)
+       %ek: (2, 10, fp32) = linear(x=%k, weight=%wq)
+     } -> (%eq, %ek)
+
+   Fires on, in program order (nested blocks included):
+   - a const with at least `const_threshold` elements (default 100; a scalar
+     counts 1) whose dtype, shape and bytes equal an earlier const visible
+     from it (same block, or an enclosing block before the nested op): its
+     uses take the earlier one and it is erased;
+   - a constexpr_* op (no threshold) with the same type, attributes and
+     operands as an earlier visible one, operands compared after they were
+     deduplicated (same value, or constants with equal contents).
+   The earlier op is kept. Content is hashed (mgopt_tensor_hash) and
+   compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
+   MIL's hash of the first 100 elements plus a tolerance.
+   Must not fire: a duplicate that is a function output (both names must
+   survive: it stays), consts under the threshold, consts in sibling scopes
+   (one cannot see the other).
+   Across functions (and sibling scopes): an op in one function cannot use
+   a value of another, so no op is removed there. Instead equal consts over
+   the threshold that remain anywhere in the program share one data buffer,
+   both marked borrowed so the first write through either copies it
+   (mgopt_tensor_data_mut) and never alters the other: memory is held once
+   and writers can detect the sharing by pointer, as MIL's shared weight ids
+   do for multifunction models.
+   Cost: one walk, a scoped hash table (entries popped when their block
+   ends), O(ops + total weight bytes) for hashing plus exact comparison of
+   each hash match. */
+
+typedef struct mgopt__cdd_entry {
+  mgopt_op *op;
+  uint64_t hash;
+  int64_t next;   /* next entry in the bucket chain, -1 = end */
+  uint64_t bucket;
+} mgopt__cdd_entry;
+
+typedef struct mgopt__cdd {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  int64_t threshold;
+  int64_t *heads;  /* bucket heads, -1 = empty */
+  uint64_t mask;
+  mgopt__cdd_entry *e;
+  int64_t ne, ecap;
+  int oom;
+} mgopt__cdd;
+
+static uint64_t mgopt__cdd_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+static int mgopt__cdd_is_constexpr(const mgopt_op *op) {
+  return strncmp(op->type, "constexpr_", 10) == 0 && op->nblocks == 0 && op->nouts > 0;
+}
+
+static mgopt_tensor *mgopt__cdd_const(const mgopt_op *op) {
+  return op->kind == MGOPT_OP_const && op->nouts == 1 ? mgopt_value_const(op->outs[0]) : NULL;
+}
+
+static uint64_t mgopt__cdd_attr_hash(const mgopt_attr *a) {
+  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
+  int64_t k;
+  h = mgopt__cdd_mix(h, a->kind);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return mgopt__cdd_mix(h, (uint64_t)a->u.i);
+    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
+    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
+    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__cdd_mix(h, 1));
+      return h;
+    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__cdd_mix(h, mgopt_tensor_hash(a->u.t)) : h;
+    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__cdd_mix(h, (uint64_t)a->tag));
+    default: return h;
+  }
+}
+
+static int mgopt__cdd_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
+  int64_t k;
+  if (a->kind != b->kind || a->n != b->n) return 0;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
+    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
+    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++)
+        if (a->u.strs[k].len != b->u.strs[k].len ||
+            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
+          return 0;
+      return 1;
+    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
+    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
+    default: return 1;
+  }
+}
+
+static uint64_t mgopt__cdd_value_hash(const mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  return t ? mgopt__cdd_mix(1, mgopt_tensor_hash(t)) : mgopt__cdd_mix(2, v->id);
+}
+
+static int mgopt__cdd_value_equal(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_tensor *x, *y;
+  if (a == b) return 1;
+  x = mgopt_value_const(a);
+  y = mgopt_value_const(b);
+  return x && y && mgopt_tensor_equal(x, y) && mgopt_type_equal(&a->type, &b->type);
+}
+
+/* Order-insensitive over slots and attributes (they may be stored in any order). */
+static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
+  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
+  int32_t i, k;
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  if (t) return mgopt__cdd_mix(h, mgopt_tensor_hash(t));
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__cdd_attr_hash(&op->attrs[i]);
+  for (i = 0; i < op->nslots; i++) {
+    uint64_t s;
+    if (op->slots[i].n == 0) continue;
+    s = mgopt__hash_bytes(op->slots[i].name, strlen(op->slots[i].name), 7);
+    for (k = 0; k < op->slots[i].n; k++) s = mgopt__cdd_mix(s, mgopt__cdd_value_hash(op->slots[i].uses[k].value));
+    sum += s;
+  }
+  return mgopt__cdd_mix(mgopt__cdd_mix(h, sum), (uint64_t)op->nouts);
+}
+
+static int32_t mgopt__cdd_nonempty_slots(const mgopt_op *op) {
+  int32_t i, n = 0;
+  for (i = 0; i < op->nslots; i++) n += op->slots[i].n > 0;
+  return n;
+}
+
+static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t i, k;
+  mgopt_tensor *x, *y;
+  if (a->type != b->type || a->nouts != b->nouts || a->nattrs != b->nattrs) return 0;
+  for (i = 0; i < a->nouts; i++)
+    if (!mgopt_type_equal(&a->outs[i]->type, &b->outs[i]->type)) return 0;
+  x = mgopt__cdd_const(a);
+  y = mgopt__cdd_const(b);
+  if (x || y) return x && y && mgopt_tensor_equal(x, y);
+  for (i = 0; i < a->nattrs; i++) {
+    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
+    if (!o || !mgopt__cdd_attr_equal(&a->attrs[i], o)) return 0;
+  }
+  if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
+  for (i = 0; i < a->nslots; i++) {
+    const mgopt_slot *s = &a->slots[i], *o;
+    int32_t j;
+    if (s->n == 0) continue;
+    j = mgopt_op_slot_index(b, s->name);
+    if (j < 0) return 0;
+    o = &b->slots[j];
+    if (o->n != s->n || o->is_list != s->is_list) return 0;
+    for (k = 0; k < s->n; k++)
+      if (!mgopt__cdd_value_equal(s->uses[k].value, o->uses[k].value)) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__cdd_is_candidate(const mgopt__cdd *c, const mgopt_op *op) {
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  if (t) return t->numel >= c->threshold;
+  return mgopt__cdd_is_constexpr(op);
+}
+
+static int mgopt__cdd_any_func_output(const mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (mgopt__pu_is_func_output(op->outs[i])) return 1;
+  return 0;
+}
+
+static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
+  mgopt__cdd_entry *e;
+  if (c->ne == c->ecap) {
+    void *arr = c->e;
+    if (!mgopt__grow(&c->p->alloc, &arr, &c->ecap, c->ne + 1, sizeof(mgopt__cdd_entry))) return 0;
+    c->e = (mgopt__cdd_entry *)arr;
+  }
+  e = &c->e[c->ne];
+  e->op = op;
+  e->hash = h;
+  e->bucket = h & c->mask;
+  e->next = c->heads[e->bucket];
+  c->heads[e->bucket] = c->ne++;
+  return 1;
+}
+
+/* Entries are popped in reverse order, so each is its bucket's head. */
+static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
+  while (c->ne > mark) {
+    mgopt__cdd_entry *e = &c->e[--c->ne];
+    c->heads[e->bucket] = e->next;
+  }
+}
+
+static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, const mgopt_op *op, uint64_t h) {
+  int64_t i;
+  for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next)
+    if (c->e[i].hash == h && mgopt__cdd_op_equal(c->e[i].op, op)) return c->e[i].op;
+  return NULL;
+}
+
+static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
+  int64_t mark = c->ne;
+  mgopt_op *op, *next;
+  if (depth > 256) return mgopt_diag_set(c->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    if (mgopt__cdd_is_candidate(c, op)) {
+      uint64_t h = mgopt__cdd_op_hash(op);
+      mgopt_op *rep = mgopt__cdd_find(c, op, h);
+      if (rep && !mgopt__cdd_any_func_output(op)) {
+        for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], rep->outs[i]);
+        mgopt_op_erase(op);
+        c->ctx->rewrites++;
+        continue;
+      }
+      if (!rep && !mgopt__cdd_push(c, op, h)) return mgopt_diag_set(c->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_status s = mgopt__cdd_block(c, op->blocks[i], depth + 1);
+      if (s) return s;
+    }
+  }
+  mgopt__cdd_pop_to(c, mark);
+  return MGOPT_OK;
+}
+
+/* Const ops over the threshold anywhere in the program: share equal data. */
+static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
+  mgopt__cdd *c = (mgopt__cdd *)ud;
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  mgopt_op *rep;
+  uint64_t h;
+  if (!t || t->numel < c->threshold || t->dtype == MGOPT_DT_STRING || t->nbytes == 0) return 0;
+  h = mgopt__cdd_op_hash(op);
+  rep = mgopt__cdd_find(c, op, h);
+  if (!rep) return mgopt__cdd_push(c, op, h) ? 0 : 1;
+  {
+    mgopt_tensor *r = mgopt__cdd_const(rep);
+    if (r->data != t->data) {
+      t->data = r->data;
+      t->borrowed = 1;
+      r->borrowed = 1;
+      c->ctx->rewrites++;
+    }
+  }
+  return 0;
+}
+
+static int mgopt__cdd_count(mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(op);
+  (*(int64_t *)ud)++;
+  return 0;
+}
+
+static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
+  mgopt__cdd c;
+  mgopt_status s = MGOPT_OK;
+  int64_t nops = 0, nb = 16, i;
+  int32_t f;
+  memset(&c, 0, sizeof c);
+  c.ctx = ctx;
+  c.p = ctx->program;
+  c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
+  mgopt_program_walk(c.p, mgopt__cdd_count, &nops);
+  while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
+  c.mask = (uint64_t)nb - 1;
+  c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);
+  if (!c.heads) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nb; i++) c.heads[i] = -1;
+  for (f = 0; f < mgopt_program_function_count(c.p) && !s; f++)
+    s = mgopt__cdd_block(&c, mgopt_program_function_at(c.p, f)->body, 0);
+  if (!s) {
+    mgopt__cdd_pop_to(&c, 0);
+    if (mgopt_program_walk(c.p, mgopt__cdd_share_visit, &c))
+      s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  mgopt__heap_free(&c.p->alloc, c.heads, sizeof(int64_t) * (size_t)nb);
+  if (c.e) mgopt__heap_free(&c.p->alloc, c.e, sizeof(mgopt__cdd_entry) * (size_t)c.ecap);
+  return s;
+}
+
+static const mgopt_opt_def mgopt__cdd_opts[] = {
+    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone"},
+};
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_deduplication = {
+    "common::const_deduplication", "cleanup", "merge equal consts and identical constexpr ops", 1,
+    mgopt__cdd_opts, mgopt__cdd_run};
+/* src/passes/common/dedup_op_and_var_names.c — common::dedup_op_and_var_names: unique op names and value names per function.
+
+   Spec: mil_graph_passes.txt, "For each function, this pass renames ops and
+   variables with the same name as any preceding ops/variables across all
+   scopes"; reference §3.4.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %castop: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %castop: (2, 3, fp32) = cast(x=%castop, dtype="fp32")
+       %square_last: (2, 3, fp32) = square(x=%castop)
+     } -> (%square_last)
+   (the second cast reads the first: the text format resolves a name to its
+   latest definition)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %castop: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %castop_1: (2, 3, fp32) = cast(x=%castop, dtype="fp32")
+       %square_last: (2, 3, fp32) = square(x=%castop_1)
+     } -> (%square_last)
+
+   What it does, per function: the function's inputs and outputs keep their
+   names and claim them first (with the op names of the ops producing those
+   outputs, where equal). Then, in program order, each nested block's
+   arguments, then for each op its nested blocks (first), its outputs, and
+   its op name: a name already claimed by something else becomes
+   `<name>_1`, `<name>_2`, ... — the first suffix that is neither claimed
+   nor any name present in the function, so a later `%a_1` keeps its own.
+   An op named like its first output follows that output's new name when
+   that name is free among op names (so the text stays free of name="...").
+   Op names and value names are separate namespaces.
+   Fails (MGOPT_ERR_PASS) when two different inputs/outputs of a function
+   share a name (an input and an output, or two outputs): no renaming can
+   keep both. The same value listed twice, or an input returned as an
+   output, is fine.
+   Cost: per function two hash sets keyed by interned name pointers and a
+   per-name next-suffix counter: O(names) plus the suffix probes. */
+
+#define MGOPT__DN_PRESENT 1u /* appears somewhere in the function */
+#define MGOPT__DN_CLAIMED 2u /* taken by a value (or op) already visited */
+
+typedef struct mgopt__dn_slot {
+  const char *key;           /* interned; NULL = empty */
+  const void *owner;         /* the io value that claimed it (for the io check) */
+  uint32_t flags;
+  uint32_t next_k;           /* next suffix to try for this base name */
+} mgopt__dn_slot;
+
+typedef struct mgopt__dn_set {
+  mgopt__dn_slot *s;
+  size_t cap, n;
+} mgopt__dn_set;
+
+typedef struct mgopt__dn {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  mgopt_function *f;
+  mgopt__dn_set vals, ops;
+  char *buf;
+  size_t bufcap;
+  int oom;
+} mgopt__dn;
+
+static size_t mgopt__dn_hash(const char *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static int mgopt__dn_rehash(mgopt__dn *d, mgopt__dn_set *t, size_t ncap) {
+  mgopt__dn_slot *ns = (mgopt__dn_slot *)mgopt__heap_realloc(&d->p->alloc, NULL, 0, sizeof(mgopt__dn_slot) * ncap);
+  size_t i;
+  if (!ns) return 0;
+  memset(ns, 0, sizeof(mgopt__dn_slot) * ncap);
+  for (i = 0; i < t->cap; i++)
+    if (t->s[i].key) {
+      size_t h = mgopt__dn_hash(t->s[i].key, ncap);
+      while (ns[h].key) h = (h + 1) & (ncap - 1);
+      ns[h] = t->s[i];
+    }
+  if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
+  t->s = ns;
+  t->cap = ncap;
+  return 1;
+}
+
+/* The slot of key, inserted (flags 0) if absent. NULL on OOM. */
+static mgopt__dn_slot *mgopt__dn_get(mgopt__dn *d, mgopt__dn_set *t, const char *key) {
+  size_t h;
+  if ((t->n + 1) * 2 > t->cap && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
+    d->oom = 1;
+    return NULL;
+  }
+  h = mgopt__dn_hash(key, t->cap);
+  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
+  if (!t->s[h].key) {
+    t->s[h].key = key;
+    t->n++;
+  }
+  return &t->s[h];
+}
+
+static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *key) {
+  size_t h;
+  if (!t->cap) return NULL;
+  h = mgopt__dn_hash(key, t->cap);
+  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
+  return t->s[h].key ? &t->s[h] : NULL;
+}
+
+/* Returns the name `owner` (a value or an op) gets for `name` and claims it:
+   the name itself if unclaimed or already claimed by owner, else the first
+   free suffixed name. NULL on OOM. */
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, const void *owner) {
+  mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
+  size_t len;
+  uint32_t k;
+  if (!s) return NULL;
+  if (!(s->flags & MGOPT__DN_CLAIMED) || s->owner == owner) {
+    s->flags |= MGOPT__DN_CLAIMED;
+    s->owner = owner;
+    return name;
+  }
+  len = strlen(name);
+  if (len + 16 > d->bufcap) {
+    size_t ncap = len + 64;
+    char *nb = (char *)mgopt__heap_realloc(&d->p->alloc, d->buf, d->bufcap, ncap);
+    if (!nb) {
+      d->oom = 1;
+      return NULL;
+    }
+    d->buf = nb;
+    d->bufcap = ncap;
+  }
+  for (k = s->next_k ? s->next_k : 1;; k++) {
+    const char *cand;
+    int n = snprintf(d->buf, d->bufcap, "%s_%u", name, (unsigned)k);
+    mgopt__dn_slot *c;
+    if (n < 0) return NULL;
+    cand = mgopt_program_intern(d->p, d->buf, (size_t)n);
+    if (!cand) {
+      d->oom = 1;
+      return NULL;
+    }
+    if (mgopt__dn_find(t, cand)) continue;
+    s = mgopt__dn_get(d, t, name); /* the table may have moved */
+    if (!s) return NULL;
+    s->next_k = k + 1;
+    c = mgopt__dn_get(d, t, cand);
+    if (!c) return NULL;
+    c->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+    c->owner = owner;
+    return cand;
+  }
+}
+
+static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return 0;
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->name) {
+      mgopt__dn_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
+      if (!s) return 0;
+      s->flags |= MGOPT__DN_PRESENT;
+    }
+  for (op = b->first; op; op = op->next) {
+    mgopt__dn_slot *s;
+    if (op->name) {
+      s = mgopt__dn_get(d, &d->ops, op->name);
+      if (!s) return 0;
+      s->flags |= MGOPT__DN_PRESENT;
+    }
+    for (i = 0; i < op->nouts; i++)
+      if (op->outs[i]->name) {
+        s = mgopt__dn_get(d, &d->vals, op->outs[i]->name);
+        if (!s) return 0;
+        s->flags |= MGOPT__DN_PRESENT;
+      }
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_mark(d, op->blocks[i], depth + 1)) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
+  const char *n;
+  if (!v->name) return 1;
+  n = mgopt__dn_claim(d, &d->vals, v->name, v);
+  if (!n) return 0;
+  if (n != v->name) {
+    v->name = n;
+    d->ctx->rewrites++;
+  }
+  return 1;
+}
+
+static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  const char *old0;
+  int32_t i;
+  if (depth > 256) return 0;
+  if (b->parent_op)
+    for (i = 0; i < b->nargs; i++)
+      if (!mgopt__dn_rename_value(d, b->args[i])) return 0;
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_block(d, op->blocks[i], depth + 1)) return 0;
+    old0 = op->nouts ? op->outs[0]->name : NULL;
+    for (i = 0; i < op->nouts; i++)
+      if (!mgopt__dn_rename_value(d, op->outs[i])) return 0;
+    if (op->name) {
+      /* an op named like its first output follows that output's new name when it can */
+      const mgopt__dn_slot *f = NULL;
+      const char *n;
+      if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !(f->flags & MGOPT__DN_CLAIMED)))
+        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, op);
+      else
+        n = mgopt__dn_claim(d, &d->ops, op->name, op);
+      if (!n) return 0;
+      if (n != op->name) {
+        op->name = n;
+        d->ctx->rewrites++;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Claims the io names; MGOPT_ERR_PASS when two different io values share one. */
+static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
+  mgopt__dn_slot *s;
+  if (!v || !v->name) return MGOPT_OK;
+  s = mgopt__dn_get(d, &d->vals, v->name);
+  if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  if ((s->flags & MGOPT__DN_CLAIMED) && s->owner != v)
+    return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
+                          "function '%s': the name '%s' is used by two different inputs/outputs; "
+                          "it cannot be made unique without renaming one of them",
+                          d->f->name, v->name);
+  s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+  s->owner = v;
+  /* the op of a function output, named like it, keeps that name too */
+  if (v->def && v->def->name == v->name && v->index == 0) {
+    s = mgopt__dn_get(d, &d->ops, v->name);
+    if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    if (!(s->flags & MGOPT__DN_CLAIMED)) {
+      s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+      s->owner = v->def;
+    }
+  }
+  return MGOPT_OK;
+}
+
+static void mgopt__dn_reset(mgopt__dn_set *t) {
+  if (t->s) memset(t->s, 0, sizeof(mgopt__dn_slot) * t->cap);
+  t->n = 0;
+}
+
+static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
+  mgopt__dn d;
+  mgopt_status s = MGOPT_OK;
+  int32_t fi, i;
+  memset(&d, 0, sizeof d);
+  d.ctx = ctx;
+  d.p = ctx->program;
+  for (fi = 0; fi < mgopt_program_function_count(d.p) && !s; fi++) {
+    mgopt_block *body;
+    d.f = mgopt_program_function_at(d.p, fi);
+    body = d.f->body;
+    mgopt__dn_reset(&d.vals);
+    mgopt__dn_reset(&d.ops);
+    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(&d, body->args[i]);
+    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(&d, body->outs[i]->value);
+    if (s) break;
+    if (!mgopt__dn_mark(&d, body, 0) || !mgopt__dn_block(&d, body, 0))
+      s = d.oom ? mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
+                : mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  }
+  if (d.vals.s) mgopt__heap_free(&d.p->alloc, d.vals.s, sizeof(mgopt__dn_slot) * d.vals.cap);
+  if (d.ops.s) mgopt__heap_free(&d.p->alloc, d.ops.s, sizeof(mgopt__dn_slot) * d.ops.cap);
+  if (d.buf) mgopt__heap_free(&d.p->alloc, d.buf, d.bufcap);
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dedup_op_and_var_names = {
+    "common::dedup_op_and_var_names", "cleanup", "make op names and value names unique within each function", 0,
+    NULL, mgopt__dn_run};
+/* src/passes/common/expand_dynamic_linear.c — common::expand_dynamic_linear: a linear with a run-time weight or bias becomes matmul (+ add).
+
+   Spec: mil_graph_passes.txt, "Translate to linear when the operand is a
+   descendant of const ... this pass would clean up the too-ambitious linear
+   ops by replacing them with matmul ops"; reference §3.5.
+
+   Before:
+     main(%x: (2, 4, fp32), %w: (3, 4, fp32), %b: (3, fp32)) {
+       %y: (2, 3, fp32) = linear(x=%x, weight=%w, bias=%b)
+     } -> (%y)
+   After:
+     main(%x: (2, 4, fp32), %w: (3, 4, fp32), %b: (3, fp32)) {
+       %y_matmul_0: (2, 3, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=true)
+       %y: (2, 3, fp32) = add(x=%y_matmul_0, y=%b)
+     } -> (%y)
+
+   An operand is static when absent or produced by const or constexpr_*.
+   Fires on a linear (weight is [out, in], so matmul takes transpose_y=true):
+   - weight not static: matmul(x, weight, transpose_y=true), then add(bias)
+     unless the bias is absent or a constant of zeros;
+   - weight static, bias not static: linear(x, weight) with no bias, then
+     add(bias).
+   The last new op takes the linear's output name and op name.
+   Must not fire: weight and bias both static. Cost: worklist patterns, O(linears). */
+
+static int mgopt__edl_static(const mgopt_value *v) {
+  if (!v) return 1;
+  if (!v->def) return 0;
+  return v->def->kind == MGOPT_OP_const || strncmp(v->def->type, "constexpr_", 10) == 0;
+}
+
+static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[2] = {"x", "y"};
+  static const char *const lslots[2] = {"x", "weight"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
+  mgopt_value *b = mgopt_op_operand(op, "bias"), *out, *vals[2];
+  mgopt_op *mm, *add;
+  char base[160];
+  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
+  MGOPT__UNUSED(ud);
+  if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  out = op->outs[0];
+  vals[0] = x;
+  vals[1] = w;
+  if (!wstatic) {
+    snprintf(base, sizeof base, "%.120s_matmul", out->name ? out->name : "linear");
+    mm = mgopt_rw_create(rw, op, "matmul", mgopt_program_fresh_name(p, base), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", 1)) return 0;
+  } else {
+    snprintf(base, sizeof base, "%.120s_linear", out->name ? out->name : "linear");
+    mm = mgopt_rw_create(rw, op, "linear", mgopt_program_fresh_name(p, base), 2, lslots, vals, 1);
+    if (!mm) return 0;
+  }
+  if (mgopt_op_infer(p, mm, NULL)) return 0;
+  mgopt__pu_fill_type(p, mm, 0, &out->type);
+  if (!b || mgopt__pu_const_all(b, 0.0)) {
+    mm->name = op->name;
+    mm->outs[0]->name = out->name;
+    mgopt_rw_replace_value(rw, out, mm->outs[0]);
+  } else {
+    vals[0] = mm->outs[0];
+    vals[1] = b;
+    add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
+    if (!add) return 0;
+    add->name = op->name;
+    if (mgopt_op_infer(p, add, NULL)) return 0;
+    mgopt__pu_fill_type(p, add, 0, &out->type);
+    mgopt_rw_replace_value(rw, out, add->outs[0]);
+  }
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__edl_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "dynamic_linear";
+  pat.root_kind = MGOPT_OP_linear;
+  pat.benefit = 1;
+  pat.fn = mgopt__edl_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_dynamic_linear = {
+    "common::expand_dynamic_linear", "cleanup", "turn a linear with a run-time weight or bias into matmul and add",
+    0, NULL, mgopt__edl_run};
+/* src/passes/common/loop_invariant_elimination.c — common::loop_invariant_elimination: drop while_loop vars the body passes through.
+
+   Spec: mil_graph_passes.txt, "When a block does not modify a block input
+   var, eliminate that block input var and use the corresponding var in the
+   outer scope"; reference §3.8.
+
+   Before:
+     main(%a: (1, 2, fp32), %b: (1, 2, fp32)) {
+       %l0: (1, 2, fp32), %l1: (1, 2, fp32) = while_loop(loop_vars=(%a, %b))
+         loop_cond(%a_x: (1, 2, fp32), %b_x: (1, 2, fp32)) {
+           %ra: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)
+           %rb: (fp32) = reduce_sum(x=%b_x, axes=[0, 1], keep_dims=false)
+           %c: (bool) = less(x=%ra, y=%rb)
+         } -> (%c)
+         loop_body(%a_x: (1, 2, fp32), %b_x: (1, 2, fp32)) {
+           %s: (1, 2, fp32) = add(x=%a_x, y=%b_x)
+         } -> (%s, %b_x)
+     } -> (%l0, %l1)
+   After:
+     main(%a: (1, 2, fp32), %b: (1, 2, fp32)) {
+       %l1: (1, 2, fp32) = identity(x=%b)
+       %l0: (1, 2, fp32) = while_loop(loop_vars=(%a))
+         loop_cond(%a_x: (1, 2, fp32)) {
+           %ra: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)
+           %rb: (fp32) = reduce_sum(x=%b, axes=[0, 1], keep_dims=false)
+           %c: (bool) = less(x=%ra, y=%rb)
+         } -> (%c)
+         loop_body(%a_x: (1, 2, fp32)) {
+           %s: (1, 2, fp32) = add(x=%a_x, y=%b)
+         } -> (%s)
+     } -> (%l0, %l1)
+
+   Loop var k is invariant when body output k is body argument k itself, or
+   is loop_vars[k] (the outer value, returned unchanged). Then inside both
+   blocks argument k is replaced by loop_vars[k], the argument, body output
+   k, loop_vars[k] and loop output k are removed, and uses of loop output k
+   read loop_vars[k]; where loop output k is a function output an identity
+   of loop_vars[k] named like it keeps the output's name (the spec's
+   example). At least one loop var is always kept.
+   Must not fire: a body that returns some other outer value for slot k
+   (MIL's reference treats any outer value as invariant, which is wrong from
+   the second iteration on), or a computed value.
+   Inner loops first (nested blocks before their op). Cost: O(ops + loop
+   vars + uses of the removed values). */
+
+static int mgopt__lie_invariant(const mgopt_op *op, int32_t k) {
+  mgopt_block *body = op->blocks[1];
+  mgopt_value *out = body->outs[k]->value;
+  int32_t li = mgopt_op_slot_index(op, "loop_vars");
+  mgopt_value *outer = op->slots[li].uses[k].value;
+  return out == body->args[k] || out == outer;
+}
+
+static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
+  static const char *const slot[1] = {"x"};
+  mgopt_program *p = ctx->program;
+  mgopt_block *cond, *body;
+  int32_t li, n, k, kept;
+  mgopt_value **vars;
+  li = mgopt_op_slot_index(op, "loop_vars");
+  if (op->nblocks != 2 || li < 0) return MGOPT_OK;
+  cond = op->blocks[0];
+  body = op->blocks[1];
+  n = op->slots[li].n;
+  if (n < 2 || op->nouts != n || body->nargs != n || cond->nargs != n || body->nouts != n) return MGOPT_OK;
+  vars = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vars) return mgopt__oom(p);
+  for (k = 0; k < n; k++) vars[k] = op->slots[li].uses[k].value;
+  kept = n;
+  for (k = n - 1; k >= 0; k--) {
+    mgopt_value *outer = vars[k], *res = op->outs[k];
+    int32_t j;
+    if (kept == 1) break;
+    if (!mgopt__lie_invariant(op, k)) continue;
+    if (mgopt__pu_is_func_output(res)) {
+      mgopt_op *id = mgopt_build_op(p, op->parent, op, "identity", res->name, 1, slot, &outer, 1);
+      mgopt_status s;
+      if (!id) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      if ((s = mgopt_op_infer(p, id, ctx->diag)) != MGOPT_OK) return s;
+      mgopt__pu_fill_type(p, id, 0, &res->type);
+      mgopt_value_replace_all_uses(res, id->outs[0]);
+    } else {
+      mgopt_value_replace_all_uses(res, outer);
+    }
+    mgopt_value_replace_all_uses(cond->args[k], outer);
+    mgopt_value_replace_all_uses(body->args[k], outer);
+    mgopt_block_remove_output(body, k);
+    mgopt_block_remove_arg(cond, k);
+    mgopt_block_remove_arg(body, k);
+    mgopt__pu_op_remove_output(op, k);
+    for (j = k; j + 1 < kept; j++) vars[j] = vars[j + 1];
+    kept--;
+    ctx->rewrites++;
+  }
+  if (kept != n && mgopt_op_set_operand_list(op, "loop_vars", vars, kept))
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__lie_block(mgopt_pass_ctx *ctx, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  mgopt_status s;
+  if (depth > 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nblocks; i++)
+      if ((s = mgopt__lie_block(ctx, op->blocks[i], depth + 1)) != MGOPT_OK) return s;
+    if (op->kind == MGOPT_OP_while_loop && (s = mgopt__lie_loop(ctx, op)) != MGOPT_OK) return s;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
+  int32_t f;
+  for (f = 0; f < mgopt_program_function_count(ctx->program); f++) {
+    mgopt_status s = mgopt__lie_block(ctx, mgopt_program_function_at(ctx->program, f)->body, 0);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
+    "common::loop_invariant_elimination", "cleanup", "drop while_loop vars that the body passes through unchanged",
+    0, NULL, mgopt__lie_run};
+/* src/passes/common/remove_symbolic_reshape.c — common::remove_symbolic_reshape: a run-time reshape shape becomes a constant.
+
+   Spec: mil_graph_passes.txt, "Convert symbolic shape in reshape to
+   integers ... replaces symbols with positive integers if solved from
+   volumetric constraint, or -1 ... fails if more than one symbol needs to be
+   resolved to -1"; reference §3.9.
+
+   mgopt's tensors hold no symbolic values, so a shape "known symbolically"
+   is a `shape` operand computed at run time (e.g. from shape/gather/concat
+   of the input's dims) on a reshape whose output type is known: every dim
+   static or a symbol. That type is what the shape operand must evaluate to.
+
+   Before:
+     main(%x: (s0, 4, fp32), %s: (3, int32)) {
+       %r: (s0, s1, 2, fp32) = reshape(x=%x, shape=%s)
+     } -> (%r)
+   After:
+     main(%x: (s0, 4, fp32), %s: (3, int32)) {
+       %sx: (3, int32)* = const(val=[-1, 2, 2])
+       %r: (s0, 2, 2, fp32) = reshape(x=%x, shape=%sx)
+     } -> (%r)
+
+   Fires on: a reshape whose shape operand is not a const and whose output
+   rank and dims are all known (static or symbolic). Symbols are solved from
+   the volume: symbols common to x and the output cancel; if then exactly
+   one symbol occurrence is left, in the output only, and x has no unknown
+   dims, it equals (static volume of x) / (static volume of the output).
+   Solved symbols become integers (in the new shape and the stored output
+   type); one symbol left becomes -1; none left gives a fully static shape.
+   The old shape producer goes when unused.
+   More than one symbol left: with `strict` (default, as the spec says) the
+   pass fails with MGOPT_ERR_PASS naming the reshape; with strict=false the
+   reshape is left alone (what coremltools' code does in practice).
+   Must not fire: a const shape (nothing to do), unknown dims or rank in the
+   output, a -1 next to a zero-sized static dim (ambiguous).
+   Cost: worklist patterns, O(reshapes x rank^2) with rank capped at 64 for
+   the symbol matching. */
+
+typedef struct mgopt__rsr {
+  int strict;
+  mgopt_status err;
+  mgopt_diag *d;
+} mgopt__rsr;
+
+#define MGOPT__RSR_MAX_RANK 64
+
+static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt__rsr *st = (mgopt__rsr *)ud;
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *sv = mgopt_op_operand(op, "shape"), *x = mgopt_op_operand(op, "x"), *c;
+  mgopt_type *t;
+  mgopt_dim *dims;
+  mgopt_tensor *shape;
+  int64_t vals[MGOPT__RSR_MAX_RANK], in_vol = 1, out_vol = 1, solved = -1;
+  uint8_t used_in[MGOPT__RSR_MAX_RANK], used_out[MGOPT__RSR_MAX_RANK];
+  const char *left = NULL, *solved_sym = NULL;
+  int32_t i, j, r, nleft = 0, unresolved = 0, in_ok;
+  mgopt_dtype dt = MGOPT_DT_INT32;
+  char name[200];
+  if (st->err || !sv || !x || mgopt_value_const(sv) || op->nouts != 1) return 0;
+  t = &op->outs[0]->type;
+  r = t->rank;
+  if (t->kind != MGOPT_TYPE_TENSOR || r < 0 || r > MGOPT__RSR_MAX_RANK) return 0;
+  for (i = 0; i < r; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 0;
+  /* volume: cancel the symbols x and the output share, then solve one left over */
+  in_ok = x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank >= 0 && x->type.rank <= MGOPT__RSR_MAX_RANK;
+  memset(used_in, 0, sizeof used_in);
+  memset(used_out, 0, sizeof used_out);
+  for (i = 0; in_ok && i < x->type.rank; i++) {
+    mgopt_dim d = x->type.dims[i];
+    if (d.sym) {
+      for (j = 0; j < r; j++)
+        if (!used_out[j] && t->dims[j].sym == d.sym) break;
+      if (j < r) used_out[j] = used_in[i] = 1;
+      else in_ok = 0; /* a symbol of x the output lacks: no equation for the rest */
+    } else if (d.v < 0 || !mgopt__mul_i64(in_vol, d.v, &in_vol)) {
+      in_ok = 0;
+    }
+  }
+  for (i = 0; i < r; i++) {
+    if (t->dims[i].sym) {
+      if (!used_out[i]) {
+        nleft++;
+        left = t->dims[i].sym;
+      }
+    } else if (!mgopt__mul_i64(out_vol, t->dims[i].v, &out_vol)) {
+      in_ok = 0;
+    }
+  }
+  if (in_ok && nleft == 1 && out_vol > 0 && in_vol % out_vol == 0) {
+    solved_sym = left;
+    solved = in_vol / out_vol;
+  }
+  for (i = 0; i < r; i++) {
+    if (!t->dims[i].sym) vals[i] = t->dims[i].v;
+    else if (t->dims[i].sym == solved_sym) vals[i] = solved;
+    else {
+      vals[i] = -1;
+      unresolved++;
+    }
+  }
+  if (unresolved > 1) {
+    if (st->strict) {
+      st->err = mgopt_diag_set(st->d, MGOPT_ERR_PASS,
+                               "reshape '%s': %d symbolic dims of the output cannot be solved and only one may be -1",
+                               op->outs[0]->name ? op->outs[0]->name : "?", (int)unresolved);
+      if (st->d && op->name) snprintf(st->d->op, sizeof st->d->op, "%s", op->name);
+    }
+    return 0;
+  }
+  if (unresolved == 1)
+    for (i = 0; i < r; i++)
+      if (vals[i] == 0) return 0;
+  if (mgopt_dtype_is_int((mgopt_dtype)sv->type.dtype)) dt = (mgopt_dtype)sv->type.dtype;
+  {
+    int64_t len = r;
+    shape = mgopt_tensor_new(p, dt, 1, &len);
+  }
+  if (!shape) return 0;
+  for (i = 0; i < r; i++) mgopt_tensor_set_i64(shape, i, vals[i]);
+  snprintf(name, sizeof name, "%.190sx", sv->name ? sv->name : "shape");
+  c = mgopt_rw_const(rw, op, name, shape);
+  if (!c) return 0;
+  if (solved_sym) {
+    dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(r ? r : 1), 8);
+    if (!dims) return 0;
+    for (i = 0; i < r; i++) dims[i] = t->dims[i].sym == solved_sym ? mgopt_dim_static(solved) : t->dims[i];
+    t->dims = dims;
+  }
+  mgopt_rw_set_operand(rw, op, "shape", c);
+  mgopt_rw_modified(rw, op);
+  mgopt__pu_erase_if_dead(rw, sv->def);
+  return 1;
+}
+
+static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  mgopt__rsr st;
+  mgopt_status s;
+  st.strict = ctx->opts[0].i != 0;
+  st.err = MGOPT_OK;
+  st.d = ctx->diag;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "symbolic_reshape";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__rsr_fold;
+  pat.ud = &st;
+  s = mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+  return st.err ? st.err : s;
+}
+
+static const mgopt_opt_def mgopt__rsr_opts[] = {
+    {"strict", MGOPT_OPT_BOOL, "true",
+     "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)"},
+};
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_symbolic_reshape = {
+    "common::remove_symbolic_reshape", "cleanup", "replace a run-time reshape shape by a constant from the known output type",
+    1, mgopt__rsr_opts, mgopt__rsr_run};
+/* src/passes/common/topological_reorder.c — common::topological_reorder: move casts, then transposes, next to their first use.
+
+   Spec: mil_graph_passes.txt, "Topologically re-orders the list of
+   operations ... places each operation closer to its first use, or at the
+   end if it's not consumed"; reference §3.10.
+
+   Before:
+     main(%x: (2, 4, fp32)) {
+       %c: (2, 4, fp16) = cast(x=%x, dtype="fp16")
+       %r: (2, 4, fp32) = relu(x=%x)
+       %s: (2, 4, fp16) = square(x=%c)
+       %t: (4, 2, fp32) = transpose(x=%r, perm=[1, 0])
+     } -> (%s, %t)
+   (the cast moves down to its user; the transpose, used by nothing in the
+   block, is already at the end)
+   After:
+     main(%x: (2, 4, fp32)) {
+       %r: (2, 4, fp32) = relu(x=%x)
+       %c: (2, 4, fp16) = cast(x=%x, dtype="fp16")
+       %s: (2, 4, fp16) = square(x=%c)
+       %t: (4, 2, fp32) = transpose(x=%r, perm=[1, 0])
+     } -> (%s, %t)
+
+   Two stages per block, first every cast, then every transpose. Within a
+   stage the moved ops are taken from last to first; each goes immediately
+   before its earliest user in the current order (a use inside a nested
+   block counts as a use by the op owning that block), or to the end of the
+   block when nothing in the block uses it (block outputs are not ops). This
+   is the order the spec's example shows: two unused casts end up at the
+   end, the later one first. Ops keep their names; other ops keep their
+   relative order. Nested blocks are reordered too.
+   Cost per block and stage: O(ops + uses). Finding the earliest of several
+   moved users compares positions through the chain of moved ops placed
+   before one another (usually of length 0 or 1), no rescans of the block. */
+
+typedef struct mgopt__tr {
+  mgopt_op **ops;
+  int32_t *parent;  /* moved op placed right before this moved op; -1 = before its anchor */
+  int32_t *depth;
+  int32_t *anchor;  /* index of the unmoved op it precedes; n = block end */
+  int32_t n, cap;
+} mgopt__tr;
+
+#define MGOPT__TR_IDX(op) ((int32_t)(uintptr_t)(op)->scratch - 1)
+
+/* 1 if moved op u comes before moved op v (same anchor) in the current order. */
+static int mgopt__tr_before(const mgopt__tr *t, int32_t u, int32_t v) {
+  int guard = 0;
+  while (t->depth[u] > t->depth[v]) {
+    u = t->parent[u];
+    if (u == v) return 1;
+  }
+  while (t->depth[v] > t->depth[u]) {
+    v = t->parent[v];
+    if (u == v) return 0;
+  }
+  while (t->parent[u] != t->parent[v] && ++guard < 1 << 30) {
+    u = t->parent[u];
+    v = t->parent[v];
+  }
+  /* siblings: the one placed first (the later one in the old order) comes first */
+  return u > v;
+}
+
+static void mgopt__tr_stage(mgopt__tr *t, mgopt_block *b, int32_t kind, int64_t *moved) {
+  mgopt_op *op;
+  int32_t i, n = 0;
+  for (op = b->first; op; op = op->next) {
+    op->scratch = (void *)(uintptr_t)(n + 1);
+    t->ops[n++] = op;
+  }
+  t->n = n;
+  for (i = n - 1; i >= 0; i--) {
+    int32_t k, best_anchor = n, best_node = -1;
+    mgopt_op *dest;
+    op = t->ops[i];
+    t->parent[i] = -1;
+    t->depth[i] = 0;
+    t->anchor[i] = i;
+    if (op->kind != kind) continue;
+    for (k = 0; k < op->nouts; k++) {
+      mgopt_use *u;
+      for (u = op->outs[k]->uses; u; u = u->next) {
+        mgopt_op *c = u->op ? mgopt__pu_ancestor_in(u->op, b)
+                            : (u->block != b && u->block->parent_op ? mgopt__pu_ancestor_in(u->block->parent_op, b) : NULL);
+        int32_t ci, ca, cn;
+        if (!c || c == op) continue;
+        ci = MGOPT__TR_IDX(c);
+        ca = t->anchor[ci];
+        cn = t->ops[ci]->kind == kind ? ci : -1;
+        if (ca < best_anchor || (ca == best_anchor && cn >= 0 &&
+                                 (best_node < 0 || mgopt__tr_before(t, cn, best_node)))) {
+          best_anchor = ca;
+          best_node = cn;
+        }
+      }
+    }
+    t->anchor[i] = best_anchor;
+    if (best_node >= 0) {
+      t->parent[i] = best_node;
+      t->depth[i] = t->depth[best_node] + 1;
+      dest = t->ops[best_node];
+    } else {
+      dest = best_anchor < n ? t->ops[best_anchor] : NULL;
+    }
+    if (dest) {
+      if (op->next != dest) {
+        mgopt_op_move_before(op, dest);
+        (*moved)++;
+      }
+    } else if (op != b->last) {
+      mgopt_op_move_to_end(op, b);
+      (*moved)++;
+    }
+  }
+  for (op = b->first; op; op = op->next) op->scratch = NULL;
+}
+
+static mgopt_status mgopt__tr_block(mgopt_pass_ctx *ctx, mgopt__tr *t, mgopt_block *b, int depth) {
+  mgopt_program *p = ctx->program;
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = op->next)
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_status s = mgopt__tr_block(ctx, t, op->blocks[i], depth + 1);
+      if (s) return s;
+    }
+  if (b->nops > t->cap) {
+    size_t per = sizeof(mgopt_op *) + 3 * sizeof(int32_t);
+    void *m = mgopt__heap_realloc(&p->alloc, t->ops, per * (size_t)t->cap, per * (size_t)b->nops);
+    if (!m) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    t->cap = b->nops;
+    t->ops = (mgopt_op **)m;
+    t->parent = (int32_t *)(void *)(t->ops + t->cap);
+    t->depth = t->parent + t->cap;
+    t->anchor = t->depth + t->cap;
+  }
+  if (b->nops > 1) {
+    mgopt__tr_stage(t, b, MGOPT_OP_cast, &ctx->rewrites);
+    mgopt__tr_stage(t, b, MGOPT_OP_transpose, &ctx->rewrites);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__tr_run(mgopt_pass_ctx *ctx) {
+  mgopt__tr t;
+  mgopt_status s = MGOPT_OK;
+  int32_t f;
+  memset(&t, 0, sizeof t);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
+    s = mgopt__tr_block(ctx, &t, mgopt_program_function_at(ctx->program, f)->body, 0);
+  if (t.ops) mgopt__heap_free(&ctx->program->alloc, t.ops, (sizeof(mgopt_op *) + 3 * sizeof(int32_t)) * (size_t)t.cap);
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_topological_reorder = {
+    "common::topological_reorder", "cleanup", "move casts, then transposes, to just before their first use", 0,
+    NULL, mgopt__tr_run};
+/* src/passes/common/cast_optimization.c — common::cast_optimization: drop same-dtype casts, fuse or cancel cast chains.
+
+   Spec: mil_graph_passes.txt, "cast_optimization" (redundant cast removal and
+   fusion of two consecutive casts when range and resolution are preserved);
+   reference §3.28.
+
+   Before:
+     main(%x: (2, 3, int8)) {
+       %a: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %b: (2, 3, fp32) = cast(x=%a, dtype="fp32")
+     } -> (%b)
+   After:
+     main(%x: (2, 3, int8)) {
+       %b: (2, 3, fp32) = cast(x=%x, dtype="fp32")
+     } -> (%b)
+
+   Fires on:
+   - a cast whose input already has the target dtype: its uses take the
+     input (an identity keeps the name when the cast's output is a function
+     output and the input is a block argument or another function output);
+   - a cast of a cast, x (dtype a) -> cast(b) -> cast(c), when going through
+     b loses nothing that going straight from a to c keeps: with range(t)
+     the interval of values dtype t holds and res(t) its resolution (1 for
+     bool and integers, 1e-3 fp16, 1e-2 bf16, 1e-6 fp32, 1e-15 fp64), the
+     chain is fusable iff range(a)∩range(b)∩range(c) == range(a)∩range(c)
+     and max(res a, b, c) == max(res a, c). Then a == c cancels to x, else
+     the pair becomes one cast(x, dtype=c) that keeps the second cast's name.
+     The first cast goes too once nothing else uses it.
+   Must not fire: fp32 -> fp16 -> fp32 (the range shrinks), fp32 -> bool ->
+   fp16 (resolution), int32 -> int8 -> uint8 (the chain caps at [0, 127]),
+   casts whose dtypes are unknown or outside the table (fp8, complex, string).
+   Nested blocks included; an inner cast of an outer cast is fused in place.
+   Cost: worklist patterns, O(casts) rewrites, each O(1). */
+
+typedef struct mgopt__co_range {
+  double lo, hi, res;
+} mgopt__co_range;
+
+static int mgopt__co_range_of(mgopt_dtype t, mgopt__co_range *r) {
+  int bits = mgopt_dtype_bits(t);
+  r->res = 1;
+  switch (t) {
+    case MGOPT_DT_BOOL: r->lo = 0; r->hi = 1; return 1;
+    case MGOPT_DT_INT4:
+    case MGOPT_DT_INT8:
+    case MGOPT_DT_INT16:
+    case MGOPT_DT_INT32:
+    case MGOPT_DT_INT64:
+      r->hi = ldexp(1.0, bits - 1) - 1;
+      r->lo = -ldexp(1.0, bits - 1);
+      return 1;
+    case MGOPT_DT_UINT1:
+    case MGOPT_DT_UINT2:
+    case MGOPT_DT_UINT3:
+    case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6:
+    case MGOPT_DT_UINT8:
+    case MGOPT_DT_UINT16:
+    case MGOPT_DT_UINT32:
+    case MGOPT_DT_UINT64:
+      r->lo = 0;
+      r->hi = ldexp(1.0, bits) - 1;
+      return 1;
+    case MGOPT_DT_FP16: r->hi = 65504.0; r->res = 1e-3; break;
+    case MGOPT_DT_BF16: r->hi = 3.3895313892515355e38; r->res = 1e-2; break;
+    case MGOPT_DT_FP32: r->hi = 3.4028234663852886e38; r->res = 1e-6; break;
+    case MGOPT_DT_FP64: r->hi = 1.7976931348623157e308; r->res = 1e-15; break;
+    default: return 0;
+  }
+  r->lo = -r->hi;
+  return 1;
+}
+
+static void mgopt__co_meet(mgopt__co_range *acc, const mgopt__co_range *r) {
+  if (r->lo > acc->lo) acc->lo = r->lo;
+  if (r->hi < acc->hi) acc->hi = r->hi;
+  if (r->res > acc->res) acc->res = r->res;
+}
+
+/* 1 if a -> b -> c keeps exactly the range and resolution of a -> c. */
+static int mgopt__co_fusable(mgopt_dtype a, mgopt_dtype b, mgopt_dtype c) {
+  mgopt__co_range ra, rb, rc, via, direct;
+  if (!mgopt__co_range_of(a, &ra) || !mgopt__co_range_of(b, &rb) || !mgopt__co_range_of(c, &rc)) return 0;
+  via = ra;
+  mgopt__co_meet(&via, &rb);
+  mgopt__co_meet(&via, &rc);
+  direct = ra;
+  mgopt__co_meet(&direct, &rc);
+  return via.lo == direct.lo && via.hi == direct.hi && via.res == direct.res;
+}
+
+static mgopt_dtype mgopt__co_target(const mgopt_op *cast) {
+  mgopt_dtype t = mgopt__pu_cast_dtype(cast);
+  if (t == MGOPT_DT_UNKNOWN && cast->nouts == 1) t = (mgopt_dtype)cast->outs[0]->type.dtype;
+  return t;
+}
+
+static int mgopt__co_redundant(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_dtype t = mgopt__co_target(op);
+  MGOPT__UNUSED(ud);
+  if (!x || op->nouts != 1 || t == MGOPT_DT_UNKNOWN || x->type.kind != MGOPT_TYPE_TENSOR ||
+      (mgopt_dtype)x->type.dtype != t)
+    return 0;
+  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
+  mgopt__pu_erase_if_dead(rw, op);
+  return 1;
+}
+
+static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slot[1] = {"x"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *mid = mgopt_op_operand(op, "x"), *x, *res;
+  mgopt_op *first = mgopt__pu_def_of(mid, MGOPT_OP_cast), *nc;
+  mgopt_dtype a, b, c;
+  MGOPT__UNUSED(ud);
+  if (!first || op->nouts != 1 || first->nouts != 1) return 0;
+  x = mgopt_op_operand(first, "x");
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  a = (mgopt_dtype)x->type.dtype;
+  b = mgopt__co_target(first);
+  c = mgopt__co_target(op);
+  if (!mgopt__co_fusable(a, b, c)) return 0;
+  if (a == c) {
+    res = mgopt__pu_replace_keep_io(rw, op->outs[0], x);
+    if (!res) return 0;
+  } else {
+    nc = mgopt_rw_create(rw, op, "cast", op->outs[0]->name, 1, slot, &x, 1);
+    if (!nc || mgopt_op_set_string(nc, "dtype", mgopt_dtype_name(c))) return 0;
+    nc->name = op->name;
+    if (mgopt_op_infer(p, nc, NULL)) return 0;
+    mgopt__pu_fill_type(p, nc, 0, &op->outs[0]->type);
+    mgopt_rw_replace_value(rw, op->outs[0], nc->outs[0]);
+  }
+  mgopt__pu_erase_if_dead(rw, op);
+  mgopt__pu_erase_if_dead(rw, first);
+  return 1;
+}
+
+static mgopt_status mgopt__co_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pats[2];
+  memset(pats, 0, sizeof pats);
+  pats[0].name = "cast_redundant";
+  pats[0].root_kind = MGOPT_OP_cast;
+  pats[0].benefit = 2;
+  pats[0].fn = mgopt__co_redundant;
+  pats[1].name = "cast_chain";
+  pats[1].root_kind = MGOPT_OP_cast;
+  pats[1].benefit = 1;
+  pats[1].fn = mgopt__co_chain;
+  return mgopt__pu_run_patterns(ctx, pats, 2, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_cast_optimization = {
+    "common::cast_optimization", "cleanup",
+    "remove same-dtype casts; fuse or cancel cast pairs that keep range and resolution", 0, NULL,
+    mgopt__co_run};
+/* src/passes/common/merge_consecutive_paddings.c — common::merge_consecutive_paddings: pad(pad(x)) -> pad(x).
+
+   Spec: mil_graph_passes.txt, "Identify two consecutive pad layers which
+   could be merged into a single pad layer"; reference §3.29.
+
+   Before:
+     main(%x: (1, 2, 6, 8, fp32)) {
+       %p1: (2, int32)* = const(val=[1, 1])
+       %a: (1, 2, 6, 10, fp32) = pad(x=%x, pad=%p1, mode="reflect")
+       %p2: (4, int32)* = const(val=[1, 1, 0, 0])
+       %b: (1, 2, 8, 10, fp32) = pad(x=%a, pad=%p2, mode="reflect")
+     } -> (%b)
+   After:
+     main(%x: (1, 2, 6, 8, fp32)) {
+       %pad_0: (4, int32)* = const(val=[1, 1, 1, 1])
+       %b: (1, 2, 8, 10, fp32) = pad(x=%x, pad=%pad_0, mode="reflect")
+     } -> (%b)
+
+   Fires on: a pad whose input comes from a pad with the same mode and
+   constant pad amounts (a pad vector covers the last len/2 axes; the shorter
+   one is extended with leading zeros and the two are added), when
+   - mode "constant": both constant_val are equal (padding is then additive,
+     even on the same axis);
+   - other modes (reflect, replicate): no axis is padded by both (per-axis
+     padding in these modes is separable, the same axis is not).
+   The outer pad reads the inner pad's input with the summed amounts; the
+   inner pad goes once unused, else stays.
+   Must not fire: different modes or constant values, non-constant or
+   negative or odd-length pad vectors, overlapping axes outside constant mode.
+   Cost: worklist patterns, O(pads x rank). */
+
+static const char *mgopt__mcp_mode(const mgopt_op *op) {
+  const char *m = mgopt_op_get_string(op, "mode", NULL);
+  return m ? m : "constant";
+}
+
+/* pad amounts into out[0..len) right-aligned (leading zeros); 0 if malformed */
+static int mgopt__mcp_amounts(mgopt_program *p, const mgopt_op *op, int64_t len, int64_t *out) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "pad", &v), i;
+  if (n < 0 || n % 2 || n > len) return 0;
+  for (i = 0; i < len; i++) out[i] = 0;
+  for (i = 0; i < n; i++) {
+    if (v[i] < 0) return 0;
+    out[len - n + i] = v[i];
+  }
+  return 1;
+}
+
+static int mgopt__mcp_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_pad);
+  const int64_t *tmp = NULL;
+  int64_t len, n1, n2, i, *a, *b;
+  const char *mode;
+  int constant;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op || op->nouts != 1) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  if (!inner_x) return 0;
+  mode = mgopt__mcp_mode(op);
+  if (strcmp(mode, mgopt__mcp_mode(inner)) != 0) return 0;
+  constant = strcmp(mode, "constant") == 0;
+  if (constant && mgopt_op_get_float(op, "constant_val", 0.0) != mgopt_op_get_float(inner, "constant_val", 0.0))
+    return 0;
+  n1 = mgopt_op_get_ints(p, inner, "pad", &tmp);
+  n2 = mgopt_op_get_ints(p, op, "pad", &tmp);
+  if (n1 < 0 || n2 < 0) return 0;
+  len = n1 > n2 ? n1 : n2;
+  a = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(2 * len + 1), 8);
+  if (!a) return 0;
+  b = a + len;
+  if (!mgopt__mcp_amounts(p, inner, len, a) || !mgopt__mcp_amounts(p, op, len, b)) return 0;
+  for (i = 0; i < len; i += 2)
+    if (!constant && (a[i] || a[i + 1]) && (b[i] || b[i + 1])) return 0;
+  for (i = 0; i < len; i++)
+    if (!mgopt__add_i64(a[i], b[i], &a[i])) return 0;
+  if (!mgopt__pu_set_ints_param(rw, op, op, "pad", a, len)) return 0;
+  mgopt_rw_set_operand(rw, op, "x", inner_x);
+  mgopt_rw_modified(rw, op);
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mcp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "pad_pad";
+  pat.root_kind = MGOPT_OP_pad;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcp_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_paddings = {
+    "common::merge_consecutive_paddings", "cleanup", "merge pad chains with the same mode into one pad", 0,
+    NULL, mgopt__mcp_run};
+/* src/passes/common/merge_consecutive_relus.c — common::merge_consecutive_relus: relu(relu(x)) -> relu(x).
+
+   Spec: mil_graph_passes.txt, "Identify consecutive relu layers which could
+   be merged into a single relu layer"; reference §3.29.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r1: (2, 3, fp32) = relu(x=%x)
+       %r2: (2, 3, fp32) = relu(x=%r1)
+       %r3: (2, 3, fp32) = relu(x=%r2)
+     } -> (%r3)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r3: (2, 3, fp32) = relu(x=%x)
+     } -> (%r3)
+
+   Fires on: a relu whose input is produced by a relu, in any block; the
+   outer relu's uses take the inner relu's output (which takes the outer
+   name when the outer output is a function output). relu is idempotent, so
+   the inner relu may have other users: it then simply stays.
+   Must not fire: when both outputs are function outputs (two names must
+   survive); relu fed by anything else. Cost: worklist patterns, O(relus). */
+
+static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_relu);
+  MGOPT__UNUSED(ud);
+  if (!inner || op->nouts != 1 || inner == op) return 0;
+  if (mgopt__pu_is_func_output(op->outs[0]) && mgopt__pu_is_func_output(x)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], x);
+  mgopt_rw_erase(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__mcr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "relu_relu";
+  pat.root_kind = MGOPT_OP_relu;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcr_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_relus = {
+    "common::merge_consecutive_relus", "cleanup", "collapse relu chains into one relu", 0, NULL,
+    mgopt__mcr_run};
+/* src/passes/common/merge_consecutive_reshapes.c — common::merge_consecutive_reshapes: reshape(reshape(x)) -> reshape(x).
+
+   Spec: mil_graph_passes.txt, "Identify consecutive reshape ops which could
+   be merged into a single reshape"; reference §3.29.
+
+   Before:
+     main(%x: (2, 6, fp32)) {
+       %s1: (3, int32)* = const(val=[3, 2, 2])
+       %a: (3, 2, 2, fp32) = reshape(x=%x, shape=%s1)
+       %s2: (2, int32)* = const(val=[4, 3])
+       %b: (4, 3, fp32) = reshape(x=%a, shape=%s2)
+     } -> (%b)
+   After:
+     main(%x: (2, 6, fp32)) {
+       %s2: (2, int32)* = const(val=[4, 3])
+       %b: (4, 3, fp32) = reshape(x=%x, shape=%s2)
+     } -> (%b)
+
+   Fires on: a reshape whose input comes from a reshape: it reads the inner
+   reshape's input instead (the element order of a reshape is row-major, so
+   only the last target shape matters). Chains collapse one link at a time.
+   The inner reshape is erased once unused (with a shape const that only it
+   used); if it has other users or is a block output it stays.
+   Must not fire: when the outer shape is not a constant or holds a 0 (a 0
+   may mean "copy the input's dim", which would read a different input).
+   Cost: worklist patterns, O(reshapes). */
+
+static int mgopt__mcrs_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_reshape);
+  const int64_t *shape = NULL;
+  int64_t n, i;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  if (!inner_x) return 0;
+  n = mgopt_op_get_ints(p, op, "shape", &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++)
+    if (shape[i] == 0) return 0;
+  mgopt_rw_set_operand(rw, op, "x", inner_x);
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mcrs_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "reshape_reshape";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcrs_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_reshapes = {
+    "common::merge_consecutive_reshapes", "cleanup", "collapse reshape chains into one reshape", 0, NULL,
+    mgopt__mcrs_run};
+/* src/passes/common/merge_consecutive_transposes.c — common::merge_consecutive_transposes: compose transpose chains.
+
+   Spec: mil_graph_passes.txt, "Identify consecutive 'transpose' layers which
+   could be merged into a single 'transpose' layer"; reference §3.29.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %a: (2, 3, 1, fp32) = transpose(x=%x, perm=[1, 2, 0])
+       %b: (3, 2, 1, fp32) = transpose(x=%a, perm=[1, 0, 2])
+     } -> (%b)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %b: (3, 2, 1, fp32) = transpose(x=%x, perm=[2, 1, 0])
+     } -> (%b)
+
+   Fires on: a transpose whose input comes from a transpose with a perm of
+   the same length: it reads the inner input with perm[i] = inner[outer[i]]
+   (negative entries normalized first). When that perm is the identity the
+   outer transpose goes and its uses read x (an identity op keeps a function
+   output's name when x cannot take it). The inner transpose is erased once
+   unused; with other users it stays.
+   Must not fire: non-constant or malformed perms (wrong length, repeated or
+   out-of-range axes). Cost: worklist patterns, O(transposes x rank). */
+
+/* Reads a permutation of length rank into out (normalized); 0 if malformed.
+   seen: rank bytes of scratch. */
+static int mgopt__mct_perm(mgopt_program *p, const mgopt_op *op, int64_t rank, int64_t *out, uint8_t *seen) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "perm", &v), i;
+  if (n != rank) return 0;
+  memset(seen, 0, (size_t)rank);
+  for (i = 0; i < n; i++) {
+    out[i] = mgopt__pu_norm_axis(v[i], rank);
+    if (out[i] < 0 || seen[out[i]]) return 0;
+    seen[out[i]] = 1;
+  }
+  return 1;
+}
+
+static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_transpose);
+  int64_t rank, i, *p1, *p2, *pc;
+  const int64_t *tmp = NULL;
+  uint8_t *seen;
+  int ident = 1;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op || op->nouts != 1) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  rank = x->type.rank;
+  if (!inner_x || rank < 0 || inner_x->type.rank != rank) return 0;
+  if (mgopt_op_get_ints(p, inner, "perm", &tmp) != rank || mgopt_op_get_ints(p, op, "perm", &tmp) != rank) return 0;
+  p1 = (int64_t *)mgopt_program_alloc(p, (3 * sizeof(int64_t) + 1) * (size_t)rank + 8, 8);
+  if (!p1) return 0;
+  p2 = p1 + rank;
+  pc = p2 + rank;
+  seen = (uint8_t *)(pc + rank);
+  if (!mgopt__mct_perm(p, inner, rank, p1, seen) || !mgopt__mct_perm(p, op, rank, p2, seen)) return 0;
+  for (i = 0; i < rank; i++) {
+    pc[i] = p1[p2[i]];
+    if (pc[i] != i) ident = 0;
+  }
+  if (ident) {
+    if (!mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x)) return 0;
+    mgopt__pu_erase_with_consts(rw, op);
+  } else {
+    if (!mgopt__pu_set_ints_param(rw, op, op, "perm", pc, rank)) return 0;
+    mgopt_rw_set_operand(rw, op, "x", inner_x);
+    mgopt_rw_modified(rw, op);
+  }
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mct_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "transpose_transpose";
+  pat.root_kind = MGOPT_OP_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__mct_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_transposes = {
+    "common::merge_consecutive_transposes", "cleanup", "compose transpose chains into one transpose", 0,
+    NULL, mgopt__mct_run};
+/* src/passes/common/fuse_squeeze_expand_dims.c — common::fuse_squeeze_expand_dims: expand_dims(squeeze(x)) -> x when shapes match.
+
+   Spec: reference §3.33 ("squeeze then expand_dims that cancel"); the MIL
+   spec names the pass in its pipeline only.
+
+   Before:
+     main(%x: (2, 1, 3, fp32)) {
+       %s: (2, 3, fp32) = squeeze(x=%x, axes=[1])
+       %e: (2, 1, 3, fp32) = expand_dims(x=%s, axes=[1])
+       %r: (2, 1, 3, fp32) = relu(x=%e)
+     } -> (%r)
+   After:
+     main(%x: (2, 1, 3, fp32)) {
+       %r: (2, 1, 3, fp32) = relu(x=%x)
+     } -> (%r)
+
+   Fires on: an expand_dims of a squeeze whose output type equals the
+   squeeze's input type, every dim known (static, or the same symbol): both
+   ops only drop and insert unit dims and keep the row-major element order,
+   so equal shapes mean equal tensors. Uses of the expand_dims read x
+   directly (MIL emits an identity; here one appears only when a function
+   output would otherwise lose its name). The squeeze goes once unused.
+   Must not fire: shapes that differ or hold unknown dims (e.g. squeezing
+   axis 1 then expanding axis 0); expand_dims fed by anything else.
+   Cost: worklist patterns, O(expand_dims x rank). */
+
+static int mgopt__fsed_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *s = mgopt_op_operand(op, "x"), *x;
+  mgopt_op *sq = mgopt__pu_def_of(s, MGOPT_OP_squeeze);
+  MGOPT__UNUSED(ud);
+  if (!sq || op->nouts != 1) return 0;
+  x = mgopt_op_operand(sq, "x");
+  if (!x || !mgopt__pu_same_known_shape(x, op->outs[0])) return 0;
+  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_erase_with_consts(rw, sq);
+  return 1;
+}
+
+static mgopt_status mgopt__fsed_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "squeeze_expand_dims";
+  pat.root_kind = MGOPT_OP_expand_dims;
+  pat.benefit = 1;
+  pat.fn = mgopt__fsed_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_squeeze_expand_dims = {
+    "common::fuse_squeeze_expand_dims", "cleanup", "remove a squeeze followed by an expand_dims that restores its shape",
+    0, NULL, mgopt__fsed_run};
+/* src/passes/common/fuse_stack_split.c — common::fuse_stack_split: squeeze(split(stack(v))[k]) -> v[k].
+
+   Spec: reference §3.33 (stack, then split along the same axis into unit
+   pieces, then squeeze of that axis); the MIL spec names the pass in its
+   pipeline only.
+
+   Before:
+     main(%a: (2, 3, fp32), %b: (2, 3, fp32)) {
+       %s: (2, 2, 3, fp32) = stack(values=(%a, %b), axis=1)
+       %p0: (2, 1, 3, fp32), %p1: (2, 1, 3, fp32) = split(x=%s, num_splits=2, axis=1)
+       %q0: (2, 3, fp32) = squeeze(x=%p0, axes=[1])
+       %q1: (2, 3, fp32) = squeeze(x=%p1, axes=[1])
+       %r: (2, 3, fp32) = add(x=%q0, y=%q1)
+     } -> (%r)
+   After:
+     main(%a: (2, 3, fp32), %b: (2, 3, fp32)) {
+       %r: (2, 3, fp32) = add(x=%a, y=%b)
+     } -> (%r)
+
+   Fires on: a squeeze of output k of a split of a stack of n values, when
+   the split cuts the stack axis into n pieces of size 1 (num_splits = n, or
+   split_sizes all 1) and the squeeze removes exactly that axis (axes = the
+   axis, or its output has values[k]'s known shape). Each squeeze fires on
+   its own, so pieces with other users are fine; the split and the stack go
+   once unused. MIL emits identities; here an identity appears only when a
+   function output would otherwise lose its name.
+   Must not fire: a split along another axis, uneven or non-unit pieces, a
+   squeeze of other axes, a split not fed by a stack.
+   Cost: worklist patterns, O(squeezes x rank). */
+
+static int mgopt__fss_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *piece = mgopt_op_operand(op, "x"), *sx, *v;
+  mgopt_op *split = mgopt__pu_def_of(piece, MGOPT_OP_split), *stack;
+  const int64_t *ax = NULL, *sizes = NULL;
+  int64_t n, rank, axis, saxis, nax, i;
+  int32_t vi;
+  MGOPT__UNUSED(ud);
+  if (!split || op->nouts != 1) return 0;
+  sx = mgopt_op_operand(split, "x");
+  stack = mgopt__pu_def_of(sx, MGOPT_OP_stack);
+  vi = mgopt_op_slot_index(stack ? stack : split, "values");
+  if (!stack || vi < 0 || !stack->slots[vi].is_list) return 0;
+  n = stack->slots[vi].n;
+  rank = sx->type.rank;
+  if (n < 1 || split->nouts != n || rank < 1) return 0;
+  axis = mgopt__pu_norm_axis(mgopt_op_get_int(stack, "axis", 0), rank);
+  saxis = mgopt__pu_norm_axis(mgopt_op_get_int(split, "axis", 0), rank);
+  if (axis < 0 || axis != saxis) return 0;
+  i = mgopt_op_get_ints(p, split, "split_sizes", &sizes);
+  if (i >= 0) {
+    if (i != n) return 0;
+    for (i = 0; i < n; i++)
+      if (sizes[i] != 1) return 0;
+  } else if (mgopt_op_get_int(split, "num_splits", -1) != n) {
+    return 0;
+  }
+  v = stack->slots[vi].uses[piece->index].value;
+  nax = mgopt_op_get_ints(p, op, "axes", &ax);
+  if (!(nax == 1 && mgopt__pu_norm_axis(ax[0], rank) == axis) && !mgopt__pu_same_known_shape(v, op->outs[0]))
+    return 0;
+  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], v)) return 0;
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_erase_with_consts(rw, split);
+  mgopt__pu_erase_with_consts(rw, stack);
+  return 1;
+}
+
+static mgopt_status mgopt__fss_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "stack_split_squeeze";
+  pat.root_kind = MGOPT_OP_squeeze;
+  pat.benefit = 1;
+  pat.fn = mgopt__fss_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_stack_split = {
+    "common::fuse_stack_split", "cleanup", "remove a stack that a split and squeezes undo", 0, NULL,
+    mgopt__fss_run};
 /* src/passes/registry.c — the table of built-in passes and named pipelines. */
 
 static const mgopt_pass_def *const mgopt__builtin_passes[] = {
@@ -5803,6 +7684,21 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_inline_dropout_training_mode_constants,
     &mgopt__pass_propagate_shapes,
     &mgopt__pass_prune_unused_graph_inputs,
+    /* group A: cleanup and canonicalization passes (issue 4) */
+    &mgopt__pass_const_deduplication,
+    &mgopt__pass_dedup_op_and_var_names,
+    &mgopt__pass_expand_dynamic_linear,
+    &mgopt__pass_loop_invariant_elimination,
+    &mgopt__pass_remove_symbolic_reshape,
+    &mgopt__pass_topological_reorder,
+    &mgopt__pass_cast_optimization,
+    &mgopt__pass_merge_consecutive_paddings,
+    &mgopt__pass_merge_consecutive_relus,
+    &mgopt__pass_merge_consecutive_reshapes,
+    &mgopt__pass_merge_consecutive_transposes,
+    &mgopt__pass_fuse_squeeze_expand_dims,
+    &mgopt__pass_fuse_stack_split,
+    /* end of group A */
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
