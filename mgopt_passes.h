@@ -72,6 +72,89 @@ MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
 MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
                                                    int fold);
 
+/* ---- group B helpers (passes/util.c) */
+#define MGOPT__PU_MAX_RANK 16
+/* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
+MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n);
+/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
+/* v's name, or "v" when it has none. */
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
+/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
+   every dim static; 0 otherwise. */
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout);
+/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat);
+/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
+/* op is a pure registered elementwise op (unary, or binary whose other operand
+   is a one-element constant of rank <= 1) that does not reorder elements or
+   change rank: its one non-constant operand goes to *data. Such ops commute
+   with transposes and reshapes of that operand. */
+MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data);
+/* Precision rewriting (add_fp16_cast, add_int16_cast). For operand k of slot s
+   of op (value v), decide returns 0 to keep it, 1 to convert it to dtype *dt
+   (or to use *rep when it sets one), -1 when the op must stay unchanged. conv
+   creates the converted value of v before pos (a cast, or a converted const).
+   Every registered, non-const op without nested blocks is offered (nested
+   blocks are walked); an op with a converted operand is re-created with
+   outputs named "<out><suffix>", its type inferred (an op that does not
+   infer stays as it was), and each output whose dtype changed is cast back
+   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
+   are shared per block. */
+#define MGOPT__PU_PREC_MAXIN 64
+typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
+                                 mgopt_value **rep, void *ud);
+typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud);
+/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name);
+/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
+/* Renames v; its producer takes the new name too when it was named after v. */
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
+/* A single-output op whose output is a function output takes that name (a
+   replaced function output moves its name onto the replacement value only). */
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
+
+/* ---- group A (cleanup passes): more shared helpers (passes/util.c) */
+/* axis normalized into [0, rank), or -1 when out of range. */
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
+/* same known dtype and rank, every dim static and equal or the same symbol
+   (unknown dims never compare equal). */
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* gives output i of op the type t when inference left it unknown. */
+MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);
+/* mgopt_rw_replace_value, and when `to` takes the name of a function output
+   its op's name follows (if it was the old value name). */
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Replaces every use of op output `from` by `to` and returns what now stands
+   in its place. When `from` is a function output whose name cannot move to
+   `to` (a block argument, or already a function output), an identity named
+   like `from` is created first so the function keeps its output name.
+   NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
+   unless `like` carries that parameter as an operand, then as a new const
+   operand of the same integer dtype. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n);
+/* Removes output i of op, which must be unused (later outputs shift down). */
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
+/* op itself or the enclosing op that sits directly in block b; NULL if none. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
+/* erases op if all its outputs are unused, then the const ops (up to 8)
+   that fed it and are now unused. */
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
+/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
 #ifndef MGOPT__KERNELS_H
@@ -1015,7 +1098,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (mgopt__ke_is_logical(kind)) {
-    if (lane == MGOPT__LANE_NONE) return MGOPT__K_NO;
+    if (lane != MGOPT__LANE_BOOL) return MGOPT__K_NO; /* MIL's logical ops take bool only */
     lane = MGOPT__LANE_BOOL;
     odt = MGOPT_DT_BOOL;
   } else if (mgopt__ke_is_cmp(kind)) {
@@ -1219,7 +1302,7 @@ MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
   void *od;
   int64_t i, n;
   int r;
-  if (!x || mgopt__k_lane((mgopt_dtype)x->dtype) == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  if (!x || x->dtype != MGOPT_DT_BOOL) return MGOPT__K_NO;
   r = mgopt__k_out(k, 0, MGOPT_DT_BOOL, x->rank, x->shape, &od);
   if (r != MGOPT__K_OK) return r;
   n = x->numel;
@@ -1865,7 +1948,8 @@ static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
     return 1;
   }
   if (lane != MGOPT__LANE_I64 || !mgopt__k_int_range(dt, &lo, &hi)) return 0;
-  if (!(fv >= (double)lo && fv <= (double)hi) || fv != floor(fv)) return 0;
+  /* hi + 1 is exact in double for every range (2^63 for int64) */
+  if (!(fv >= (double)lo && fv < (double)hi + 1.0) || fv != floor(fv)) return 0;
   mgopt__k_store_i64_at(dt, out, 0, (int64_t)fv);
   return 1;
 }
@@ -1957,10 +2041,20 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- one_hot */
 
 /* The dtype a scalar parameter carries: a constant operand's, or the kind of
-   the attribute (float -> fp32, int -> int32, bool), else dflt. */
+   the attribute or of its registry default (float -> fp32, int -> int32,
+   bool), else dflt. */
 static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
+  const mgopt_attr_def *ad;
   mgopt_tensor *t;
+  if (!a && !mgopt_op_operand(op, name) && (ad = mgopt__attr_def(op->kind, name)) != NULL && ad->deflt) {
+    switch (ad->kind) {
+      case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
+      case MGOPT_ATTR_INT: return MGOPT_DT_INT32;
+      case MGOPT_ATTR_BOOL: return MGOPT_DT_BOOL;
+      default: return MGOPT_DT_UNKNOWN;
+    }
+  }
   if (a) {
     switch (a->kind) {
       case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
@@ -2833,7 +2927,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
   fn = mgopt__k_kernel(op->kind);
-  if (!fn) return MGOPT__K_NO;
+  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split)) return MGOPT__K_NO;
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
@@ -2847,6 +2941,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);
+  for (i = 0; i < op->nouts && r == MGOPT__K_OK; i++)
+    if (!out[i]) r = MGOPT__K_NO; /* every output is computed, or the op is not folded */
   if (r != MGOPT__K_OK)
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;
@@ -2917,6 +3013,468 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
   s = mgopt_rewrite_program(ctx->program, pats, n, &cfg, &st, ctx->diag);
   ctx->rewrites += st.rewrites + st.folds;
   return s;
+}
+
+/* ---- group B (cleanup, I/O, precision and ONNX IR passes) */
+
+MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n) {
+  size_t h;
+  if (!p->intern_cap) return 0;
+  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+  while (p->intern_tab[h]) {
+    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  return 0;
+}
+
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b) {
+  char buf[240];
+  size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
+  if (la > 160) la = 160;
+  if (lb > 60) lb = 60;
+  if (la) memcpy(buf, a, la);
+  if (lb) memcpy(buf + la, b, lb);
+  buf[la + lb] = 0;
+  if (!la && !lb) return mgopt_program_fresh_name(p, "v");
+  if (!mgopt__pu_name_taken(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
+  return mgopt_program_fresh_name(p, buf);
+}
+
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v) {
+  return (v && v->name) ? v->name : "v";
+}
+
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR || t->rank < 0 || t->rank > cap) return 0;
+  for (i = 0; i < t->rank; i++) {
+    if (!mgopt_dim_is_static(t->dims[i])) return 0;
+    shape[i] = t->dims[i].v;
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout) {
+  int32_t r = ra > rb ? ra : rb, i;
+  if (r > MGOPT__PU_MAX_RANK) return 0;
+  for (i = 0; i < r; i++) {
+    int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+    int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+    if (da != db && da != 1 && db != 1) return 0;
+    out[i] = da == 1 ? db : da;
+  }
+  *rout = r;
+  return 1;
+}
+
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat) {
+  int64_t idx = 0, stride = 1;
+  int32_t i;
+  for (i = rout - 1; i >= 0; i--) {
+    int64_t c = flat % out[i];
+    int32_t k = i - (rout - rin);
+    flat /= out[i];
+    if (k < 0) continue;
+    if (in[k] != 1) idx += c * stride;
+    stride *= in[k];
+  }
+  return idx;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n) {
+  int64_t shape[1];
+  mgopt_tensor *t;
+  int32_t i;
+  shape[0] = n;
+  t = mgopt_tensor_new(p, MGOPT_DT_INT32, 1, shape);
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, v[i]);
+  return t;
+}
+
+MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data) {
+  uint32_t tr;
+  int32_t s, nvar = 0;
+  mgopt_value *var = NULL;
+  if (op->kind == MGOPT_OP_OPAQUE || op->nouts != 1 || op->nblocks) return 0;
+  tr = mgopt_op_traits(op);
+  if (!(tr & MGOPT_TRAIT_PURE) || !(tr & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY))) return 0;
+  if (tr & MGOPT_TRAIT_LAYOUT_SENSITIVE) return 0;
+  for (s = 0; s < op->nslots; s++) {
+    int32_t k;
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      const mgopt_tensor *t;
+      if (!v) continue;
+      t = mgopt_value_const(v);
+      if (t && t->numel == 1 && t->rank <= 1 && (tr & MGOPT_TRAIT_BINARY)) continue;
+      if (t && (tr & MGOPT_TRAIT_UNARY) && s > 0) continue;
+      var = v;
+      nvar++;
+    }
+  }
+  if (nvar != 1) return 0;
+  if (!mgopt_type_equal(&var->type, &op->outs[0]->type) &&
+      (var->type.rank != op->outs[0]->type.rank || var->type.rank < 0))
+    return 0;
+  *data = var;
+  return 1;
+}
+
+/* Precision rewriting shared by add_fp16_cast and add_int16_cast. A cache maps
+   (block, value, dtype) to the converted value, so consumers in one block
+   share one conversion. */
+typedef struct mgopt__pu_ckey {
+  const mgopt_block *b;
+  const mgopt_value *v;
+  int32_t dt;
+  mgopt_value *cast;
+} mgopt__pu_ckey;
+
+typedef struct mgopt__pu_prec {
+  mgopt_pass_ctx *ctx;
+  mgopt__pu_ckey *tab;
+  size_t cap, n;
+  const char *suffix;
+  mgopt__pu_prec_fn decide;
+  mgopt__pu_conv_fn conv;
+  void *ud;
+  int oom;
+} mgopt__pu_prec;
+
+static size_t mgopt__pu_ckey_slot(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
+  uint64_t h = ((uint64_t)(uintptr_t)b * 31u) ^ ((uint64_t)(uintptr_t)v * 11400714819323198485ull) ^ (uint64_t)dt;
+  size_t i = (size_t)(h ^ (h >> 29)) & (pr->cap - 1);
+  while (pr->tab[i].v && !(pr->tab[i].b == b && pr->tab[i].v == v && pr->tab[i].dt == dt)) i = (i + 1) & (pr->cap - 1);
+  return i;
+}
+
+static mgopt_value *mgopt__pu_cache_get(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v,
+                                        int32_t dt) {
+  size_t i;
+  if (!pr->cap) return NULL;
+  i = mgopt__pu_ckey_slot(pr, b, v, dt);
+  return pr->tab[i].v ? pr->tab[i].cast : NULL;
+}
+
+static void mgopt__pu_cache_put(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt,
+                                mgopt_value *cast) {
+  size_t i;
+  const mgopt_allocator *al = &pr->ctx->program->alloc;
+  if ((pr->n + 1) * 2 > pr->cap) {
+    size_t nc = pr->cap ? pr->cap * 2 : 64, k, oc = pr->cap;
+    mgopt__pu_ckey *old = pr->tab;
+    pr->tab = (mgopt__pu_ckey *)mgopt__heap_realloc(al, NULL, 0, nc * sizeof(mgopt__pu_ckey));
+    if (!pr->tab) {
+      pr->tab = old;
+      pr->oom = 1;
+      return;
+    }
+    memset(pr->tab, 0, nc * sizeof(mgopt__pu_ckey));
+    pr->cap = nc;
+    for (k = 0; k < oc; k++)
+      if (old[k].v) pr->tab[mgopt__pu_ckey_slot(pr, old[k].b, old[k].v, old[k].dt)] = old[k];
+    if (old) mgopt__heap_free(al, old, oc * sizeof(mgopt__pu_ckey));
+  }
+  i = mgopt__pu_ckey_slot(pr, b, v, dt);
+  if (!pr->tab[i].v) pr->n++;
+  pr->tab[i].b = b;
+  pr->tab[i].v = v;
+  pr->tab[i].dt = dt;
+  pr->tab[i].cast = cast;
+}
+
+/* Forgets an entry: it stays in the probe chain but never matches again. */
+static void mgopt__pu_cache_drop(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
+  size_t i;
+  if (!pr->cap) return;
+  i = mgopt__pu_ckey_slot(pr, b, v, dt);
+  if (pr->tab[i].v) {
+    pr->tab[i].b = NULL;
+    pr->tab[i].dt = -1;
+  }
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name) {
+  static const char *const slot[1] = {"x"};
+  mgopt_op *c = mgopt_build_op(p, pos->parent, pos, "cast", name, 1, slot, &v, 1);
+  if (!c || mgopt_op_set_string(c, "dtype", mgopt_dtype_name(dt))) return NULL;
+  if (mgopt_op_infer(p, c, NULL) != MGOPT_OK || c->outs[0]->type.dtype != dt) {
+    /* no inference for cast: the type is x's with the new dtype */
+    if (mgopt__type_copy(p, &c->outs[0]->type, &v->type)) return NULL;
+    c->outs[0]->type.dtype = (uint8_t)dt;
+  }
+  return c->outs[0];
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op) {
+  mgopt_op *n = mgopt_op_new(p, op->type, op->nouts, 0);
+  int32_t s, i;
+  if (!n) return NULL;
+  for (s = 0; s < op->nslots; s++) {
+    const mgopt_slot *sl = &op->slots[s];
+    mgopt_value *vals[MGOPT__PU_PREC_MAXIN];
+    int32_t k;
+    if (sl->n > MGOPT__PU_PREC_MAXIN) return NULL;
+    for (k = 0; k < sl->n; k++) vals[k] = sl->uses[k].value;
+    if (sl->is_list) {
+      if (mgopt_op_set_operand_list(n, sl->name, vals, sl->n)) return NULL;
+    } else if (mgopt_op_set_operand(n, sl->name, sl->n ? vals[0] : NULL)) {
+      return NULL;
+    }
+  }
+  for (i = 0; i < op->nattrs; i++)
+    if (mgopt_op_set_attr(n, &op->attrs[i])) return NULL;
+  return n;
+}
+
+/* Rewrites one op; 1 changed, 0 not, -1 out of memory. */
+static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
+  mgopt_program *p = pr->ctx->program;
+  mgopt_block *b = op->parent;
+  mgopt_op *nop;
+  mgopt_value *newv[MGOPT__PU_PREC_MAXIN], *created[MGOPT__PU_PREC_MAXIN], *cval[MGOPT__PU_PREC_MAXIN];
+  int32_t cdt[MGOPT__PU_PREC_MAXIN];
+  int32_t s, k, i, n = 0, ncreated = 0, nchanged = 0;
+  if (mgopt_op_operand_count(op) > MGOPT__PU_PREC_MAXIN || op->nouts < 1) return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value, *rep = NULL;
+      int32_t dt = MGOPT_DT_UNKNOWN;
+      int r = v ? pr->decide(op, s, k, v, &dt, &rep, pr->ud) : 0;
+      if (r < 0) {
+        nchanged = 0;
+        goto revert; /* the op must stay as it is */
+      }
+      newv[n] = v;
+      if (r > 0) {
+        mgopt_value *c = rep ? rep : mgopt__pu_cache_get(pr, b, v, dt);
+        if (!c) {
+          c = pr->conv(p, op, v, dt, pr->ud);
+          if (!c) return -1;
+          mgopt__pu_cache_put(pr, b, v, dt, c);
+          cdt[ncreated] = dt;
+          cval[ncreated] = v;
+          created[ncreated++] = c;
+        }
+        newv[n] = c;
+        nchanged++;
+      }
+      n++;
+    }
+  if (!nchanged) return 0;
+  nop = mgopt__pu_clone_op(p, op);
+  if (!nop) return -1;
+  n = 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++, n++)
+      if (newv[n] != op->slots[s].uses[k].value) mgopt_op_set_operand_at(nop, s, k, newv[n]);
+  for (i = 0; i < op->nouts; i++) {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%.200s%s", mgopt__pu_value_name(op->outs[i]), pr->suffix);
+    mgopt_value_set_name(nop->outs[i], mgopt__pu_name2(p, buf, NULL));
+  }
+  if (op->name) {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%.200s%s", op->name, pr->suffix);
+    mgopt_op_set_name(nop, nop->nouts == 1 ? nop->outs[0]->name : buf);
+  }
+  mgopt_op_insert_before(nop, op);
+  if (mgopt_op_infer(p, nop, NULL) != MGOPT_OK) {
+    mgopt_op_erase(nop);
+    goto revert;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *ov = op->outs[i], *nv = nop->outs[i];
+    if (nv->type.dtype != ov->type.dtype) {
+      char buf[300];
+      mgopt_value *back;
+      snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(nv), mgopt_dtype_name((mgopt_dtype)ov->type.dtype));
+      back = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
+      if (!back) return -1;
+      mgopt_value_replace_all_uses(ov, back);
+      mgopt__pu_sync_op_name(back->def);
+    } else {
+      mgopt_value_replace_all_uses(ov, nv);
+      mgopt__pu_sync_op_name(nop);
+    }
+  }
+  mgopt_op_erase(op);
+  pr->ctx->rewrites++;
+  return 1;
+revert:
+  for (i = ncreated - 1; i >= 0; i--) {
+    mgopt__pu_cache_drop(pr, b, cval[i], cdt[i]);
+    if (created[i]->def && created[i]->nuses == 0) mgopt_op_erase(created[i]->def);
+  }
+  return 0;
+}
+
+static int mgopt__pu_prec_block(mgopt__pu_prec *pr, mgopt_block *b, int depth) {
+  mgopt_op *op, *next;
+  if (depth > 256) {
+    mgopt_diag_set(pr->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+    return -1;
+  }
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    for (i = 0; i < op->nblocks; i++)
+      if (mgopt__pu_prec_block(pr, op->blocks[i], depth + 1) < 0) return -1;
+    if (op->nblocks || op->kind == MGOPT_OP_OPAQUE || op->kind == MGOPT_OP_const) continue;
+    if (mgopt__pu_prec_op(pr, op) < 0 || pr->oom || pr->ctx->program->status) {
+      mgopt_diag_set(pr->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud) {
+  mgopt__pu_prec pr;
+  int32_t i;
+  int r = 0;
+  memset(&pr, 0, sizeof pr);
+  pr.ctx = ctx;
+  pr.suffix = suffix;
+  pr.decide = decide;
+  pr.conv = conv;
+  pr.ud = ud;
+  for (i = 0; i < mgopt_program_function_count(ctx->program) && r == 0; i++)
+    r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
+  if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
+  return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
+}
+
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name) {
+  const char *old = v->name;
+  mgopt_value_set_name(v, name);
+  if (v->def && v->def->nouts == 1 && (!v->def->name || v->def->name == old)) v->def->name = v->name;
+}
+
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op) {
+  if (op && op->nouts == 1 && op->outs[0]->name && mgopt__pu_is_func_output(op->outs[0])) op->name = op->outs[0]->name;
+}
+
+/* ---------------------------------------------------------------- group A: cleanup passes */
+
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank) {
+  if (rank < 0) return -1;
+  if (axis < 0) axis += rank;
+  return (axis >= 0 && axis < rank) ? axis : -1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_type *s = &a->type, *t = &b->type;
+  int32_t i;
+  if (s->kind != MGOPT_TYPE_TENSOR || t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (s->dtype == MGOPT_DT_UNKNOWN || s->dtype != t->dtype) return 0;
+  if (s->rank < 0 || s->rank != t->rank) return 0;
+  for (i = 0; i < s->rank; i++) {
+    mgopt_dim x = s->dims[i], y = t->dims[i];
+    if (x.sym || y.sym) {
+      if (x.sym != y.sym) return 0;
+    } else if (x.v < 0 || x.v != y.v) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t) {
+  mgopt_type *o = &op->outs[i]->type;
+  if (o->kind == MGOPT_TYPE_TENSOR && o->dtype == MGOPT_DT_UNKNOWN && o->rank < 0)
+    (void)mgopt__type_copy(p, o, t);
+}
+
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  const char *old = to->name;
+  mgopt_rw_replace_value(rw, from, to);
+  if (to->def && to->name != old && to->def->name == old && to->def->nouts == 1) to->def->name = to->name;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  if (from == to) return to;
+  if (mgopt__pu_is_func_output(from) && (!to->def || mgopt__pu_is_func_output(to))) {
+    static const char *const slot[1] = {"x"};
+    mgopt_op *id = mgopt_rw_create(rw, from->def, "identity", from->name, 1, slot, &to, 1);
+    if (!id) return NULL;
+    if (mgopt_op_infer(p, id, NULL)) return NULL;
+    mgopt__pu_fill_type(p, id, 0, &from->type);
+    to = id->outs[0];
+  }
+  mgopt__pu_replace_value(rw, from, to);
+  return to;
+}
+
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *old = like ? mgopt_op_operand(like, name) : NULL;
+  mgopt_tensor *t;
+  mgopt_value *c;
+  mgopt_dtype dt = MGOPT_DT_INT32;
+  int64_t k;
+  if (!old) {
+    if (mgopt_op_slot_index(op, name) >= 0) mgopt_rw_set_operand(rw, op, name, NULL);
+    return mgopt_op_set_ints(op, name, v, n) == MGOPT_OK;
+  }
+  if (mgopt_dtype_is_int((mgopt_dtype)old->type.dtype)) dt = (mgopt_dtype)old->type.dtype;
+  t = mgopt_tensor_new(p, dt, 1, &n);
+  if (!t) return 0;
+  for (k = 0; k < n; k++) mgopt_tensor_set_i64(t, k, v[k]);
+  c = mgopt_rw_const(rw, op, mgopt_program_fresh_name(p, name), t);
+  if (!c) return 0;
+  mgopt_op_remove_attr(op, name);
+  old = mgopt_op_operand(op, name);
+  mgopt_rw_set_operand(rw, op, name, c);
+  if (old) mgopt__pu_erase_if_dead(rw, old->def);
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < op->nouts && op->outs[i]->nuses == 0);
+  for (k = i; k + 1 < op->nouts; k++) {
+    op->outs[k] = op->outs[k + 1];
+    op->outs[k]->index = k;
+  }
+  op->nouts--;
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b) {
+  int guard = 0;
+  while (op && op->parent != b) {
+    if (!op->parent || !op->parent->parent_op || ++guard > 4096) return NULL;
+    op = op->parent->parent_op;
+  }
+  return op;
+}
+
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(cast, "dtype", &n);
+  if (!s) return MGOPT_DT_UNKNOWN;
+  return mgopt_dtype_from_name(s, n);
+}
+
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op) {
+  mgopt_op *consts[8];
+  int32_t s, k, n = 0;
+  if (!op || (op->flags & MGOPT_OP_ERASED) || !mgopt__pu_is_dead(op)) return;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n && n < 8; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def && v->def->kind == MGOPT_OP_const) consts[n++] = v->def;
+    }
+  mgopt_rw_erase(rw, op);
+  for (k = 0; k < n; k++) mgopt__pu_erase_if_dead(rw, consts[k]);
 }
 /* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -3439,6 +3997,3665 @@ static const mgopt_opt_def mgopt__ce_opts[] = {
 MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_elimination = {
     "common::const_elimination", "cleanup", "replace ops whose operands are all constant by constants",
     1, mgopt__ce_opts, mgopt__ce_run};
+/* src/passes/common/divide_to_multiply.c — common::divide_to_multiply: real_div by a constant becomes mul by its reciprocal.
+
+   Spec: mil_graph_passes.txt, "Convert divide into multiply if the divisor is
+   const"; reference mil-passes.md §3.26.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %c: (3, fp32)* = const(val=[2.0, 4.0, 0.5])
+       %y: (2, 3, fp32) = real_div(x=%x, y=%c)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %c: (3, fp32)* = const(val=[2, 4, 0.5])
+       %_inversed_y_y: (3, fp32)* = const(val=[0.5, 0.25, 2])
+       %y: (2, 3, fp32) = mul(x=%x, y=%_inversed_y_y)
+     } -> (%y)
+
+   Fires on: real_div whose y is produced by a `const` op (a value that is only
+   computable is left for const_elimination first) and whose x and y have a
+   float dtype. The reciprocal 1/y is computed element by element and rounded
+   once to y's dtype (the double quotient rounds to fp16/fp32 exactly as a
+   division in that dtype would). The mul is named "_inversed_<op>" (the op's
+   name, else its output's); a function output keeps its name.
+   Must not fire: integer dtypes (real_div on ints is not a multiply); when any
+   reciprocal is not finite (a zero divisor, or a subnormal whose reciprocal
+   overflows) — the division then stays as written.
+   Cost: one worklist run; O(ops + constant elements). The old divisor stays for
+   dead_code_elimination. */
+
+static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *inv, *ins[2];
+  mgopt_tensor *t, *r;
+  const char *base, *name;
+  static const char *const slots[2] = {"x", "y"};
+  mgopt_op *mul;
+  int64_t i;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1 || !mgopt__pu_def_of(y, MGOPT_OP_const)) return 0;
+  t = mgopt_value_const(y);
+  if (!t || t->numel < 1 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) ||
+      !mgopt_dtype_is_float((mgopt_dtype)t->dtype))
+    return 0;
+  r = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  if (!r) return 0;
+  for (i = 0; i < t->numel; i++) {
+    double v = 1.0 / mgopt_tensor_get_f64(t, i);
+    mgopt_tensor_set_f64(r, i, v);
+    if (!isfinite(v) || !isfinite(mgopt_tensor_get_f64(r, i))) return 0;
+  }
+  base = op->name ? op->name : mgopt__pu_value_name(op->outs[0]);
+  name = mgopt__pu_name2(p, "_inversed_", base);
+  inv = mgopt_rw_const(rw, op, mgopt__pu_name2(p, name, "_y"), r);
+  if (!inv || !name) return 0;
+  ins[0] = x;
+  ins[1] = inv;
+  mul = mgopt_rw_create(rw, op, "mul", name, 2, slots, ins, 1);
+  if (!mul) return 0;
+  if (mgopt_op_infer(p, mul, NULL) != MGOPT_OK) {
+    mgopt_rw_erase(rw, mul);
+    mgopt_rw_erase(rw, inv->def);
+    return 0;
+  }
+  mgopt_rw_replace_op(rw, op, mul->outs);
+  mgopt__pu_sync_op_name(mul);
+  return 1;
+}
+
+static mgopt_status mgopt__d2m_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "divide_to_multiply";
+  pat.root_kind = MGOPT_OP_real_div;
+  pat.benefit = 1;
+  pat.fn = mgopt__d2m_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_divide_to_multiply = {
+    "common::divide_to_multiply", "cleanup", "real_div by a float constant becomes mul by its reciprocal", 0,
+    NULL, mgopt__d2m_run};
+/* src/passes/common/select_optimization.c — common::select_optimization: select with a constant condition becomes its input, or an add of masked ±inf.
+
+   Spec: mil_graph_passes.txt, "For select(cond, a, b), there are 2 cases ...";
+   reference mil-passes.md §3.27.
+
+   Before:
+     main(%b: (2, 2, fp32)) {
+       %c: (2, 2, bool)* = const(val=[[true, false], [false, true]])
+       %a: (fp32)* = const(val=-inf)
+       %y: (2, 2, fp32) = select(cond=%c, a=%a, b=%b)
+     } -> (%y)
+   After:
+     main(%b: (2, 2, fp32)) {
+       %c: (2, 2, bool)* = const(val=[[true, false], [false, true]])
+       %a: (fp32)* = const(val=-inf)
+       %y_masked: (2, 2, fp32)* = const(val=[[-inf, 0], [0, -inf]])
+       %y: (2, 2, fp32) = add(x=%y_masked, y=%b)
+     } -> (%y)
+
+   Fires on: select whose cond is produced by a const op (when a and b are
+   both const too, nothing: const_elimination folds it).
+     1. every element of cond true: the output is a; all false: b. Only when
+        that input's type equals the output type (no broadcasting is lost).
+        The chosen input replaces the output; an `identity` carries the name
+        when the output is a function output fed by an input or another output.
+     2. otherwise, a is a const whose every element is +inf or -inf (or b is,
+        with cond negated): a is broadcast to cond's shape with the masked-out
+        places set to 0, and select becomes add(masked, b) named after the
+        select's output (inf + b = inf, -inf + b = -inf, 0 + b = b).
+   Must not fire: a non-const cond; case 1 with broadcasting; case 2 with a
+   finite or NaN element in the infinite side, a non-float dtype, or shapes that
+   are not static.
+   Cost: one worklist run; O(ops + constant elements). */
+
+static int mgopt__selo_case1(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *keep) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *out = op->outs[0];
+  static const char *const slot[1] = {"x"};
+  if (!mgopt_type_equal(&keep->type, &out->type)) return 0;
+  if (mgopt__pu_is_func_output(out) && (!keep->def || mgopt__pu_is_func_output(keep))) {
+    mgopt_op *id = mgopt_rw_create(rw, op, "identity", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_id"), 1,
+                                   slot, &keep, 1);
+    if (!id) return 0;
+    if (mgopt_op_infer(p, id, NULL) != MGOPT_OK) {
+      mgopt_rw_erase(rw, id);
+      return 0;
+    }
+    keep = id->outs[0];
+  }
+  mgopt_rw_replace_op(rw, op, &keep);
+  if (keep->def) mgopt__pu_sync_op_name(keep->def);
+  return 1;
+}
+
+static int mgopt__selo_all_inf(const mgopt_tensor *t) {
+  int64_t i;
+  if (!t || t->numel < 1 || !mgopt_dtype_is_float((mgopt_dtype)t->dtype)) return 0;
+  for (i = 0; i < t->numel; i++)
+    if (!isinf(mgopt_tensor_get_f64(t, i))) return 0;
+  return 1;
+}
+
+static int mgopt__selo_case2(mgopt_rewriter *rw, mgopt_op *op, const mgopt_tensor *cond, mgopt_value *inf_side,
+                             mgopt_value *other, int negate) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  const mgopt_tensor *a = mgopt_value_const(inf_side);
+  int64_t shape[MGOPT__PU_MAX_RANK];
+  int32_t rank, i;
+  int64_t k, n = 1;
+  mgopt_tensor *m;
+  mgopt_value *mv, *ins[2];
+  mgopt_op *add;
+  const char *oname = mgopt__pu_value_name(op->outs[0]);
+  static const char *const slots[2] = {"x", "y"};
+  if (!mgopt__selo_all_inf(a) || a->dtype != other->type.dtype) return 0;
+  if (!mgopt__pu_broadcast(cond->shape, cond->rank, a->shape, a->rank, shape, &rank)) return 0;
+  for (i = 0; i < rank; i++)
+    if (!mgopt__mul_i64(n, shape[i], &n)) return 0;
+  m = mgopt_tensor_new(p, (mgopt_dtype)a->dtype, rank, shape);
+  if (!m) return 0;
+  for (k = 0; k < n; k++) {
+    int c = mgopt_tensor_get_f64(cond, mgopt__pu_bcast_index(shape, rank, cond->shape, cond->rank, k)) != 0.0;
+    double v = mgopt_tensor_get_f64(a, mgopt__pu_bcast_index(shape, rank, a->shape, a->rank, k));
+    mgopt_tensor_set_f64(m, k, (c != negate) ? v : 0.0);
+  }
+  mv = mgopt_rw_const(rw, op, mgopt__pu_name2(p, oname, "_masked"), m);
+  if (!mv) return 0;
+  ins[0] = mv;
+  ins[1] = other;
+  add = mgopt_rw_create(rw, op, "add", oname, 2, slots, ins, 1);
+  if (!add || mgopt_op_infer(p, add, NULL) != MGOPT_OK || !mgopt_type_equal(&add->outs[0]->type, &op->outs[0]->type)) {
+    if (add) mgopt_rw_erase(rw, add);
+    mgopt_rw_erase(rw, mv->def);
+    return 0;
+  }
+  mgopt_rw_replace_op(rw, op, add->outs);
+  return 1;
+}
+
+static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *c = mgopt_op_operand(op, "cond"), *a = mgopt_op_operand(op, "a"), *b = mgopt_op_operand(op, "b");
+  const mgopt_tensor *ct;
+  int64_t i, ntrue = 0;
+  MGOPT__UNUSED(ud);
+  if (!c || !a || !b || op->nouts != 1 || !mgopt__pu_def_of(c, MGOPT_OP_const)) return 0;
+  ct = mgopt_value_const(c);
+  if (!ct || ct->numel < 1 || ct->dtype == MGOPT_DT_STRING) return 0;
+  if (mgopt_value_const(a) && mgopt_value_const(b)) return 0;
+  for (i = 0; i < ct->numel; i++)
+    if (mgopt_tensor_get_f64(ct, i) != 0.0) ntrue++;
+  if (ntrue == ct->numel && mgopt__selo_case1(rw, op, a)) return 1;
+  if (ntrue == 0 && mgopt__selo_case1(rw, op, b)) return 1;
+  if (mgopt__selo_all_inf(mgopt_value_const(a))) return mgopt__selo_case2(rw, op, ct, a, b, 0);
+  if (mgopt__selo_all_inf(mgopt_value_const(b))) return mgopt__selo_case2(rw, op, ct, b, a, 1);
+  return 0;
+}
+
+static mgopt_status mgopt__selo_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "select_optimization";
+  pat.root_kind = MGOPT_OP_select;
+  pat.benefit = 1;
+  pat.fn = mgopt__selo_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_select_optimization = {
+    "common::select_optimization", "cleanup",
+    "select with a constant condition becomes one of its inputs, or an add of masked infinities", 0, NULL,
+    mgopt__selo_run};
+/* src/passes/common/rank0_expand_dims_swap.c — common::rank0_expand_dims_swap: a rank-0 binary op followed by expand_dims([0]) runs on rank-1 operands instead.
+
+   Spec: mil_graph_passes.txt, "Identify the pattern of a rank-0 binary
+   elementwise operation followed by an expand_dims op"; reference
+   mil-passes.md §3.33.
+
+   Before:
+     main(%x: (fp32)) {
+       %c: (fp32)* = const(val=1.5)
+       %s: (fp32) = sub(x=%x, y=%c)
+       %e: (1, fp32) = expand_dims(x=%s, axes=[0])
+       %r: (fp32) = relu(x=%s)
+     } -> (%e, %r)
+   After:
+     main(%x: (fp32)) {
+       %c: (fp32)* = const(val=1.5)
+       %x_expanded: (1, fp32) = expand_dims(x=%x, axes=[0])
+       %c_expanded: (1, fp32) = expand_dims(x=%c, axes=[0])
+       %e: (1, fp32) = sub(x=%x_expanded, y=%c_expanded)
+       %s: (fp32) = squeeze(x=%e, axes=[0])
+       %r: (fp32) = relu(x=%s)
+     } -> (%e, %r)
+
+   Fires on: add, sub, mul, real_div or floor_div whose x and y are both rank 0
+   with exactly one of them produced by a const op, whose output is not a block
+   output and has exactly one expand_dims(axes=[0]) consumer (other consumers
+   are allowed: they read squeeze(new, axes=[0]), which takes the old name).
+   The new op is named after the expand_dims output. Expanding the constant
+   is left for const_elimination.
+   Must not fire: two or zero constant operands, a rank other than 0, a block
+   output, no or several expand_dims([0]) consumers, other axes.
+   Cost: one worklist run; O(ops + uses). */
+
+static int mgopt__r0s_is_expand0(const mgopt_op *op) {
+  const int64_t *ax;
+  int64_t n;
+  if (op->kind != MGOPT_OP_expand_dims || op->nouts != 1) return 0;
+  n = mgopt_op_get_ints(op->program, op, "axes", &ax);
+  return n == 1 && ax[0] == 0;
+}
+
+static int mgopt__r0s_rank0(const mgopt_value *v) {
+  return v->type.kind == MGOPT_TYPE_TENSOR && v->type.rank == 0;
+}
+
+static mgopt_op *mgopt__r0s_expand(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *v) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  static const char *const slot[1] = {"x"};
+  int64_t zero = 0;
+  mgopt_op *e = mgopt_rw_create(rw, pos, "expand_dims", mgopt__pu_name2(p, mgopt__pu_value_name(v), "_expanded"),
+                                1, slot, &v, 1);
+  if (!e) return NULL;
+  if (mgopt_op_set_ints(e, "axes", &zero, 1) || mgopt_op_infer(p, e, NULL)) {
+    mgopt_rw_erase(rw, e);
+    return NULL;
+  }
+  return e;
+}
+
+static int mgopt__r0s_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *out, *ins[2];
+  mgopt_op *exp_op = NULL, *ex, *ey, *nop, *sq = NULL;
+  mgopt_use *u;
+  int32_t nexp = 0, nother = 0;
+  static const char *const slots[2] = {"x", "y"};
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1 || op->nslots != 2) return 0;
+  if (!mgopt__r0s_rank0(x) || !mgopt__r0s_rank0(y)) return 0;
+  if ((mgopt__pu_def_of(x, MGOPT_OP_const) != NULL) == (mgopt__pu_def_of(y, MGOPT_OP_const) != NULL)) return 0;
+  out = op->outs[0];
+  if (mgopt__pu_is_block_output(out)) return 0;
+  for (u = out->uses; u; u = u->next) {
+    if (mgopt__r0s_is_expand0(u->op)) {
+      exp_op = u->op;
+      nexp++;
+    } else {
+      nother++;
+    }
+  }
+  if (nexp != 1) return 0;
+  ex = mgopt__r0s_expand(rw, op, x);
+  if (!ex) return 0;
+  ey = mgopt__r0s_expand(rw, op, y);
+  if (!ey) {
+    mgopt_rw_erase(rw, ex);
+    return 0;
+  }
+  ins[0] = ex->outs[0];
+  ins[1] = ey->outs[0];
+  nop = mgopt_rw_create(rw, op, op->type, mgopt__pu_value_name(exp_op->outs[0]), 2, slots, ins, 1);
+  if (!nop || mgopt_op_infer(p, nop, NULL) || !mgopt_type_equal(&nop->outs[0]->type, &exp_op->outs[0]->type)) {
+    if (nop) mgopt_rw_erase(rw, nop);
+    mgopt_rw_erase(rw, ey);
+    mgopt_rw_erase(rw, ex);
+    return 0;
+  }
+  if (nother) {
+    static const char *const slot[1] = {"x"};
+    int64_t zero = 0;
+    sq = mgopt_rw_create(rw, op, "squeeze", mgopt__pu_value_name(out), 1, slot, &nop->outs[0], 1);
+    if (!sq) return 1; /* OOM: the rewriter reports it */
+    mgopt_op_set_ints(sq, "axes", &zero, 1);
+    mgopt_op_infer(p, sq, NULL);
+  }
+  mgopt_rw_replace_op(rw, exp_op, nop->outs);
+  if (sq) mgopt_rw_replace_op(rw, op, sq->outs);
+  else mgopt_rw_erase(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__r0s_run(mgopt_pass_ctx *ctx) {
+  static const int32_t kinds[5] = {MGOPT_OP_add, MGOPT_OP_sub, MGOPT_OP_mul, MGOPT_OP_real_div, MGOPT_OP_floor_div};
+  mgopt_pattern pats[5];
+  int32_t i;
+  memset(pats, 0, sizeof pats);
+  for (i = 0; i < 5; i++) {
+    pats[i].name = "rank0_expand_dims_swap";
+    pats[i].root_kind = kinds[i];
+    pats[i].benefit = 1;
+    pats[i].fn = mgopt__r0s_rewrite;
+  }
+  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rank0_expand_dims_swap = {
+    "common::rank0_expand_dims_swap", "cleanup",
+    "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead", 0, NULL,
+    mgopt__r0s_run};
+/* src/passes/common/expand_high_rank_reshape_and_transpose.c — common::expand_high_rank_reshape_and_transpose: a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 ops.
+
+   Spec: mil_graph_passes.txt, "Detect the pattern reshape_1 --> transpose -->
+   reshape_2 ..."; reference mil-passes.md §3.32.
+
+   Before:
+     main(%x: (1, 2, 3, 4, 5, fp32)) {
+       %s1: (6, int32)* = const(val=[1, 2, 3, 2, 2, 5])
+       %r1: (1, 2, 3, 2, 2, 5, fp32) = reshape(x=%x, shape=%s1)
+       %t: (2, 5, 2, 3, 1, 2, fp32) = transpose(x=%r1, perm=[4, 5, 3, 2, 0, 1])
+       %s2: (2, int32)* = const(val=[5, 24])
+       %y: (5, 24, fp32) = reshape(x=%t, shape=%s2)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, 4, 5, fp32)) {
+       %s1: (6, int32)* = const(val=[1, 2, 3, 2, 2, 5])
+       %r1_shape: (4, int32)* = const(val=[2, 3, 2, 10])
+       %r1_reshaped: (2, 3, 2, 10, fp32) = reshape(x=%x, shape=%r1_shape)
+       %t_transposed: (10, 2, 3, 2, fp32) = transpose(x=%r1_reshaped, perm=[3, 2, 1, 0])
+       %s2: (2, int32)* = const(val=[5, 24])
+       %y: (5, 24, fp32) = reshape(x=%t_transposed, shape=%s2)
+     } -> (%y)
+
+   Fires on: reshape with a static output of rank >= 6 (not a block output)
+   whose single consumer is a transpose (not a block output) whose single
+   consumer is a reshape with an output rank <= 5. Runs of consecutive axes
+   in perm are merged first (their sizes multiply). When that leaves rank < 6:
+   reshape(merged shape) -> transpose(merged perm) -> the last reshape. Else
+   each axis is moved into place by reshape([lead, before, axis, after]) ->
+   transpose([0, 2, 1, 3]) in turn, then the last reshape.
+   Must not fire: a non-static or rank < 6 first output; a block output or a
+   second consumer in the chain; a last rank above 5.
+   Cost: one worklist run; O(ops + rank^2) per match. The first reshape and
+   transpose become dead and are erased. */
+
+#define MGOPT__EHR_MAX 64
+
+static mgopt_value *mgopt__ehr_reshape(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, const int64_t *shape,
+                                       int32_t n, const char *base) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  static const char *const slots[2] = {"x", "shape"};
+  mgopt_value *ins[2];
+  mgopt_tensor *t = mgopt__pu_const_i32_1d(p, shape, n);
+  mgopt_op *r;
+  if (!t) return NULL;
+  ins[0] = x;
+  ins[1] = mgopt_rw_const(rw, pos, mgopt__pu_name2(p, base, "_shape"), t);
+  if (!ins[1]) return NULL;
+  r = mgopt_rw_create(rw, pos, "reshape", mgopt__pu_name2(p, base, "_reshaped"), 2, slots, ins, 1);
+  if (!r || mgopt_op_infer(p, r, NULL)) return NULL;
+  return r->outs[0];
+}
+
+static mgopt_value *mgopt__ehr_transpose(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, const int64_t *perm,
+                                         int32_t n, const char *base) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  static const char *const slot[1] = {"x"};
+  mgopt_op *t = mgopt_rw_create(rw, pos, "transpose", mgopt__pu_name2(p, base, "_transposed"), 1, slot, &x, 1);
+  if (!t || mgopt_op_set_ints(t, "perm", perm, n) || mgopt_op_infer(p, t, NULL)) return NULL;
+  return t->outs[0];
+}
+
+static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  int64_t shape[MGOPT__EHR_MAX], nshape[MGOPT__EHR_MAX], nperm[MGOPT__EHR_MAX], gstart[MGOPT__EHR_MAX],
+      gend[MGOPT__EHR_MAX], order[MGOPT__EHR_MAX];
+  const int64_t *perm;
+  int32_t rank, ng = 0, i, j;
+  mgopt_op *tr, *r2;
+  mgopt_value *cur;
+  const char *b1, *bt;
+  MGOPT__UNUSED(ud);
+  if (r1->nouts != 1 || mgopt__pu_is_block_output(r1->outs[0])) return 0;
+  if (!mgopt__pu_static_shape(&r1->outs[0]->type, shape, MGOPT__EHR_MAX)) return 0;
+  rank = r1->outs[0]->type.rank;
+  if (rank < 6) return 0;
+  tr = mgopt__pu_single_user(r1->outs[0]);
+  if (!tr || tr->kind != MGOPT_OP_transpose || tr->nouts != 1 || mgopt__pu_is_block_output(tr->outs[0])) return 0;
+  if (mgopt_op_operand(tr, "x") != r1->outs[0]) return 0;
+  r2 = mgopt__pu_single_user(tr->outs[0]);
+  if (!r2 || r2->kind != MGOPT_OP_reshape || mgopt_op_operand(r2, "x") != tr->outs[0]) return 0;
+  if (r2->outs[0]->type.rank < 0 || r2->outs[0]->type.rank > 5) return 0;
+  if (mgopt_op_get_ints(p, tr, "perm", &perm) != rank) return 0;
+  for (i = 0; i < rank; i++) {
+    int64_t a = perm[i] < 0 ? perm[i] + rank : perm[i];
+    if (a < 0 || a >= rank) return 0;
+    if (ng > 0 && gend[ng - 1] + 1 == a) gend[ng - 1] = a;
+    else {
+      gstart[ng] = a;
+      gend[ng] = a;
+      ng++;
+    }
+  }
+  /* groups sorted by start axis give the merged shape; perm indexes into that order */
+  for (i = 0; i < ng; i++) order[i] = i;
+  for (i = 1; i < ng; i++) {
+    int64_t x = order[i];
+    for (j = i; j > 0 && gstart[order[j - 1]] > gstart[x]; j--) order[j] = order[j - 1];
+    order[j] = x;
+  }
+  for (i = 0; i < ng; i++) {
+    int64_t g = order[i], k, prod = 1;
+    for (k = gstart[g]; k <= gend[g]; k++) prod *= shape[k];
+    nshape[i] = prod;
+    nperm[g] = i; /* group g (in perm order) sits at merged axis i */
+  }
+  b1 = mgopt__pu_value_name(r1->outs[0]);
+  bt = mgopt__pu_value_name(tr->outs[0]);
+  if (ng < 6) {
+    cur = mgopt__ehr_reshape(rw, r1, mgopt_op_operand(r1, "x"), nshape, ng, b1);
+    if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, nperm, ng, bt);
+  } else {
+    int64_t lead = 1;
+    uint8_t memo[MGOPT__EHR_MAX];
+    static const int64_t swap[4] = {0, 2, 1, 3};
+    memset(memo, 0, sizeof memo);
+    cur = mgopt_op_operand(r1, "x");
+    for (i = 0; i < ng && cur; i++) {
+      int64_t ax = nperm[i], before = 1, after = 1, s4[4];
+      for (j = 0; j < ng; j++) {
+        if (memo[j] || j == ax) continue;
+        if (j < ax) before *= nshape[j];
+        else after *= nshape[j];
+      }
+      s4[0] = lead;
+      s4[1] = before;
+      s4[2] = nshape[ax];
+      s4[3] = after;
+      cur = mgopt__ehr_reshape(rw, r1, cur, s4, 4, b1);
+      if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, swap, 4, bt);
+      lead *= nshape[ax];
+      memo[ax] = 1;
+    }
+  }
+  if (!cur) return 1; /* OOM or an inference failure on a shape proven valid: reported by the driver/verifier */
+  mgopt_rw_set_operand(rw, r2, "x", cur);
+  mgopt__pu_erase_if_dead(rw, tr);
+  mgopt__pu_erase_if_dead(rw, r1);
+  return 1;
+}
+
+static mgopt_status mgopt__ehr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "expand_high_rank_reshape_and_transpose";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__ehr_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_high_rank_reshape_and_transpose = {
+    "common::expand_high_rank_reshape_and_transpose", "cleanup",
+    "a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 reshapes and transposes", 0, NULL,
+    mgopt__ehr_run};
+/* src/passes/common/add_conv_transpose_output_shape.c — common::add_conv_transpose_output_shape: give conv_transpose an explicit output_shape when its output shape is static.
+
+   Spec: mil_graph_passes.txt, "The conv_transpose input output_shape is an
+   optional input ..."; reference mil-passes.md §3.33.
+
+   Before:
+     main(%x: (1, 5, 10, fp32)) {
+       %w: (5, 5, 3, fp32)* = const(val=[[[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0], [1, 0, 0]], [[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 1]], [[1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1], [1, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 1, 0]], [[1, 0, 0], [0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 1]]])
+       %y: (1, 5, 21, fp32) = conv_transpose(x=%x, weight=%w, strides=[2], pad_type="valid")
+     } -> (%y)
+   After:
+     main(%x: (1, 5, 10, fp32)) {
+       %w: (5, 5, 3, fp32)* = const(val=[[[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0], [1, 0, 0]], [[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 1]], [[1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1], [1, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 1, 0]], [[1, 0, 0], [0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 1]]])
+       %y: (1, 5, 21, fp32) = conv_transpose(x=%x, weight=%w, strides=[2], pad_type="valid", output_shape=[1, 5, 21])
+     } -> (%y)
+
+   Fires on: conv_transpose with no output_shape (neither attribute nor
+   operand) whose output type is static: output_shape (a parameter MIL declares
+   const, so an attribute) is set to that shape, in place.
+   Must not fire: an output shape with a symbolic or unknown dim; an op that
+   already has output_shape.
+   Cost: one worklist run, O(ops). */
+
+static int mgopt__acts_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  int64_t shape[MGOPT__PU_MAX_RANK];
+  MGOPT__UNUSED(ud);
+  if (op->nouts != 1 || mgopt_op_attr(op, "output_shape") || mgopt_op_slot_index(op, "output_shape") >= 0) return 0;
+  if (!mgopt__pu_static_shape(&op->outs[0]->type, shape, MGOPT__PU_MAX_RANK)) return 0;
+  if (mgopt_op_set_ints(op, "output_shape", shape, op->outs[0]->type.rank)) return 0;
+  mgopt_rw_modified(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__acts_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "add_conv_transpose_output_shape";
+  pat.root_kind = MGOPT_OP_conv_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__acts_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_conv_transpose_output_shape = {
+    "common::add_conv_transpose_output_shape", "cleanup",
+    "give conv_transpose an explicit output_shape when its output shape is static", 0, NULL, mgopt__acts_run};
+/* src/passes/common/sanitize_input_output_names.c — common::sanitize_input_output_names: main's inputs and outputs get valid, unique identifiers.
+
+   Spec: mil_graph_passes.txt, "Sanitize the names of model input and output
+   vars ..."; reference mil-passes.md §3.34. This pass changes names on purpose.
+
+   Before:
+     main(%"x/0": (2, fp32), %"1st": (2, fp32)) {
+       %"out/1": (2, fp32) = add(x=%"x/0", y=%"1st")
+       %fp16: (2, fp32) = relu(x=%"out/1")
+     } -> (%"out/1", %fp16)
+   After:
+     main(%x_0: (2, fp32), %var_1st: (2, fp32)) {
+       %out_1: (2, fp32) = add(x=%x_0, y=%var_1st)
+       %fp16_workaround: (2, fp32) = relu(x=%out_1)
+     } -> (%out_1, %fp16_workaround)
+
+   Fires on: inputs (first) and then outputs of function `main` whose names are
+   not of the form [A-Za-z_][A-Za-z0-9_]* or are reserved words of the MIL
+   text format. Each character outside [A-Za-z0-9_] becomes '_'; a name that
+   does not start with a letter or '_' gets the prefix "var_"; reserved words
+   (any bool program func tensor list dict tuple true false string bf16 fp16
+   fp32 fp64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 state) get the
+   suffix "_workaround". A changed name that collides with any value name of
+   main gets "_0", then "_1", ... appended cumulatively until it is free.
+   Must not fire: valid names; other functions (their signatures stay).
+   Cost: O(values of main) for the name set, then O(inputs + outputs). */
+
+static const char *const mgopt__sio_reserved[] = {
+    "any",   "bool",  "program", "func",  "tensor", "list",   "dict",   "tuple",  "true",
+    "false", "string", "bf16",   "fp16",  "fp32",   "fp64",   "int8",   "int16",  "int32",
+    "int64", "uint8", "uint16",  "uint32", "uint64", "state"};
+
+/* a set of interned name pointers (open addressing) */
+typedef struct mgopt__sio_set {
+  const char **tab;
+  size_t cap, n;
+  const mgopt_allocator *al;
+  int oom;
+} mgopt__sio_set;
+
+static size_t mgopt__sio_slot(const mgopt__sio_set *s, const char *k) {
+  size_t h = (size_t)(((uintptr_t)k >> 3) * 11400714819323198485ull) & (s->cap - 1);
+  while (s->tab[h] && s->tab[h] != k) h = (h + 1) & (s->cap - 1);
+  return h;
+}
+
+static void mgopt__sio_add(mgopt__sio_set *s, const char *k) {
+  size_t h;
+  if (!k || s->oom) return;
+  if ((s->n + 1) * 2 > s->cap) {
+    size_t nc = s->cap ? s->cap * 2 : 64, i;
+    const char **old = s->tab;
+    size_t oc = s->cap;
+    s->tab = (const char **)mgopt__heap_realloc(s->al, NULL, 0, nc * sizeof(char *));
+    if (!s->tab) {
+      s->tab = old;
+      s->oom = 1;
+      return;
+    }
+    memset((void *)s->tab, 0, nc * sizeof(char *));
+    s->cap = nc;
+    for (i = 0; i < oc; i++)
+      if (old[i]) s->tab[mgopt__sio_slot(s, old[i])] = old[i];
+    if (old) mgopt__heap_free(s->al, (void *)old, oc * sizeof(char *));
+  }
+  h = mgopt__sio_slot(s, k);
+  if (!s->tab[h]) {
+    s->tab[h] = k;
+    s->n++;
+  }
+}
+
+static int mgopt__sio_has(const mgopt__sio_set *s, const char *k) {
+  return s->cap && s->tab[mgopt__sio_slot(s, k)] == k;
+}
+
+static void mgopt__sio_collect(mgopt__sio_set *s, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return;
+  for (i = 0; i < b->nargs; i++) mgopt__sio_add(s, b->args[i]->name);
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nouts; i++) mgopt__sio_add(s, op->outs[i]->name);
+    for (i = 0; i < op->nblocks; i++) mgopt__sio_collect(s, op->blocks[i], depth + 1);
+  }
+}
+
+static int mgopt__sio_ok_char(char c, int first) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') return 1;
+  return !first && c >= '0' && c <= '9';
+}
+
+/* renames v if needed; 1 if renamed, -1 on OOM */
+static int mgopt__sio_fix(mgopt_program *p, mgopt__sio_set *names, mgopt_value *v) {
+  char buf[512];
+  const char *name = v->name ? v->name : "";
+  size_t n = strlen(name), len = 0, i;
+  const char *nn;
+  int changed = 0;
+  if (n > 400) n = 400;
+  if (n == 0 || !mgopt__sio_ok_char(name[0], 1)) {
+    memcpy(buf, "var_", 4);
+    len = 4;
+    changed = 1;
+  }
+  for (i = 0; i < n; i++) {
+    char c = name[i];
+    if (!mgopt__sio_ok_char(c, 0)) {
+      c = '_';
+      changed = 1;
+    }
+    buf[len++] = c;
+  }
+  if (n < strlen(name)) changed = 1;
+  buf[len] = 0;
+  for (i = 0; i < sizeof mgopt__sio_reserved / sizeof mgopt__sio_reserved[0]; i++)
+    if (strcmp(buf, mgopt__sio_reserved[i]) == 0) {
+      memcpy(buf + len, "_workaround", 12);
+      len += 11;
+      changed = 1;
+      break;
+    }
+  if (!changed) return 0;
+  nn = mgopt_program_intern(p, buf, len);
+  {
+    unsigned k = 0;
+    while (nn && mgopt__sio_has(names, nn) && len < sizeof buf - 24) {
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "_%u", k++);
+      nn = mgopt_program_intern(p, buf, len);
+    }
+  }
+  if (!nn) return -1;
+  mgopt__pu_rename(v, nn);
+  mgopt__sio_add(names, nn);
+  return names->oom ? -1 : 1;
+}
+
+static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  mgopt__sio_set names;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  if (!f) return MGOPT_OK;
+  memset(&names, 0, sizeof names);
+  names.al = &p->alloc;
+  mgopt__sio_collect(&names, f->body, 0);
+  for (i = 0; i < f->body->nargs + f->body->nouts && !s; i++) {
+    mgopt_value *v = i < f->body->nargs ? f->body->args[i] : f->body->outs[i - f->body->nargs]->value;
+    int r = names.oom ? -1 : mgopt__sio_fix(p, &names, v);
+    if (r < 0) s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "sanitize_input_output_names: out of memory");
+    else ctx->rewrites += r;
+  }
+  if (names.tab) mgopt__heap_free(names.al, (void *)names.tab, names.cap * sizeof(char *));
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_sanitize_input_output_names = {
+    "common::sanitize_input_output_names", "io",
+    "main's input and output names become valid, unique identifiers", 0, NULL, mgopt__sio_run};
+/* src/passes/common/update_output_dtypes.c — common::update_output_dtypes{dtypes=fp16}: cast main's outputs to the requested dtypes.
+
+   Spec: mil_graph_passes.txt, "Update the dtypes of output vars of each
+   function block to match the dtypes provided in function.output_types";
+   reference mil-passes.md §3.34. This pass changes output dtypes on purpose.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = relu(x=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y_type_fp32: (2, 3, fp32) = relu(x=%x)
+       %y: (2, 3, fp16) = cast(x=%y_type_fp32, dtype="fp16")
+     } -> (%y)
+
+   Option `dtypes`: the requested dtype of each output of `main`, in order,
+   comma-separated ("fp16,int32"); an empty entry keeps that output as it is.
+   Empty option: nothing to do. A count that differs from main's output count,
+   or an unknown dtype name, is an error (MGOPT_ERR_INVALID_ARG).
+   Fires on: each output whose requested dtype differs from its dtype. The
+   output value is renamed "<name>_type_<old dtype>" and a cast to the requested
+   dtype, appended at the end of main, takes the original name. An output
+   listed twice gets one cast per requested dtype (later ones fresh-named).
+   Must not fire: an output that is also an input of main (its name and type are
+   the input's: left unchanged, as the reference does); non-tensor outputs.
+   Cost: O(outputs). */
+
+static mgopt_opt_def const mgopt__uod_opts[1] = {
+    {"dtypes", MGOPT_OPT_STRING, "", "comma-separated dtype per output of main (empty entry: keep)"}};
+
+static mgopt_status mgopt__uod_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  const char *spec = ctx->opts[0].s ? ctx->opts[0].s : "", *q;
+  mgopt_dtype want[256];
+  mgopt_value *orig_v[256];
+  const char *orig_name[256];
+  int32_t n = 0, i;
+  if (!f || !*spec) return MGOPT_OK;
+  memset((void *)orig_name, 0, sizeof orig_name);
+  for (q = spec;;) {
+    size_t len = strcspn(q, ",");
+    size_t a = 0, b = len;
+    while (a < b && q[a] == ' ') a++;
+    while (b > a && q[b - 1] == ' ') b--;
+    if (n >= 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "update_output_dtypes: too many dtypes");
+    if (a == b) want[n] = MGOPT_DT_UNKNOWN;
+    else {
+      want[n] = mgopt_dtype_from_name(q + a, b - a);
+      if (want[n] == MGOPT_DT_UNKNOWN || want[n] == MGOPT_DT_STRING)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "update_output_dtypes: unknown dtype '%.*s'",
+                              (int)(b - a), q + a);
+    }
+    n++;
+    if (!q[len]) break;
+    q += len + 1;
+  }
+  if (n != f->body->nouts)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "update_output_dtypes: %d dtypes given, main has %d outputs", (int)n, (int)f->body->nouts);
+  for (i = 0; i < n; i++) orig_v[i] = f->body->outs[i]->value;
+  for (i = 0; i < n; i++) {
+    mgopt_value *v = orig_v[i];
+    const char *cname;
+    char buf[320];
+    mgopt_op *c;
+    int32_t k;
+    static const char *const slot[1] = {"x"};
+    if (want[i] == MGOPT_DT_UNKNOWN || !v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype == want[i]) continue;
+    if (!v->def) continue; /* an input returned as an output keeps its name and type */
+    orig_name[i] = mgopt__pu_value_name(v);
+    cname = orig_name[i];
+    for (k = 0; k < i; k++)
+      if (orig_v[k] == v && orig_name[k]) cname = NULL; /* renamed already: the new cast gets a fresh name */
+    if (cname) {
+      snprintf(buf, sizeof buf, "%.200s_type_%s", cname, mgopt_dtype_name((mgopt_dtype)v->type.dtype));
+      mgopt__pu_rename(v, mgopt__pu_name2(p, buf, NULL));
+    } else {
+      for (k = 0; k < i; k++)
+        if (orig_v[k] == v && orig_name[k]) break;
+      cname = mgopt_program_fresh_name(p, orig_name[k]);
+      orig_name[i] = orig_name[k];
+    }
+    c = mgopt_build_op(p, f->body, NULL, "cast", cname, 1, slot, &v, 1);
+    if (!c || mgopt_op_set_string(c, "dtype", mgopt_dtype_name(want[i])))
+      return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "update_output_dtypes: out of memory");
+    if (mgopt_op_infer(p, c, ctx->diag)) return ctx->diag ? ctx->diag->status : MGOPT_ERR_TYPE;
+    mgopt_block_set_output(f->body, i, c->outs[0]);
+    ctx->rewrites++;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_update_output_dtypes = {
+    "common::update_output_dtypes", "io", "cast main's outputs to the requested dtypes", 1, mgopt__uod_opts,
+    mgopt__uod_run};
+/* src/passes/common/image_input_preprocess.c — common::image_input_preprocess{nhwc_inputs=img}: NHWC image inputs of main become NCHW, with a transpose back.
+
+   Spec: mil_graph_passes.txt, "Plug in to transpose image input in NHWC format
+   to NCHW format"; reference mil-passes.md §3.34. This pass changes input
+   types on purpose.
+
+   Before:
+     main(%img: (1, 4, 6, 3, fp32)) {
+       %y: (1, 4, 6, 3, fp32) = relu(x=%img)
+     } -> (%y)
+   After:
+     main(%img: (1, 3, 4, 6, fp32)) {
+       %img__transpose_from_nchw__: (1, 4, 6, 3, fp32) = transpose(x=%img, perm=[0, 2, 3, 1])
+       %y: (1, 4, 6, 3, fp32) = relu(x=%img__transpose_from_nchw__)
+     } -> (%y)
+
+   Option `nhwc_inputs`: the names of main's inputs that are channel-last
+   images, comma-separated. Empty: nothing to do. A name that is not an input
+   of main, or an input of rank < 3, is an error (MGOPT_ERR_INVALID_ARG).
+   Fires on: each listed input: its type [..., H, W, C] becomes [..., C, H, W]
+   (symbolic dims move with their axis) and
+   transpose(perm = [0 .. r-4, r-2, r-1, r-3]) named "<in>__transpose_from_nchw__"
+   is inserted at the top of main; every former use reads the transpose (an
+   output of main that was the input itself now returns the transposed value,
+   so its values keep their layout).
+   Must not fire: inputs not listed; functions other than main.
+   Cost: O(inputs + uses of the listed inputs). */
+
+static mgopt_opt_def const mgopt__iip_opts[1] = {
+    {"nhwc_inputs", MGOPT_OPT_STRING, "", "comma-separated names of main's NHWC image inputs"}};
+
+static mgopt_status mgopt__iip_one(mgopt_pass_ctx *ctx, mgopt_function *f, mgopt_value *x) {
+  mgopt_program *p = ctx->program;
+  int32_t r = x->type.rank, i;
+  int64_t perm[MGOPT__PU_MAX_RANK];
+  mgopt_dim dims[MGOPT__PU_MAX_RANK], c;
+  mgopt_op *t;
+  mgopt_use *u, *next;
+  char buf[320];
+  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 3 || r > MGOPT__PU_MAX_RANK)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "image_input_preprocess: input '%s' is not an image tensor of rank >= 3", x->name);
+  for (i = 0; i < r; i++) {
+    perm[i] = i;
+    dims[i] = x->type.dims[i];
+  }
+  perm[r - 3] = r - 2;
+  perm[r - 2] = r - 1;
+  perm[r - 1] = r - 3;
+  snprintf(buf, sizeof buf, "%.280s__transpose_from_nchw__", x->name);
+  t = mgopt_op_new(p, "transpose", 1, 0);
+  if (!t) return mgopt__oom(p);
+  mgopt_op_set_name(t, buf);
+  mgopt_value_set_name(t->outs[0], buf);
+  if (mgopt__type_copy(p, &t->outs[0]->type, &x->type)) return mgopt__oom(p);
+  /* rewire every use of x before the transpose reads it */
+  for (u = x->uses; u; u = next) {
+    next = u->next;
+    mgopt__use_link(u, t->outs[0]);
+  }
+  if (mgopt_op_set_operand(t, "x", x) || mgopt_op_set_ints(t, "perm", perm, r)) return mgopt__oom(p);
+  if (f->body->first) mgopt_op_insert_before(t, f->body->first);
+  else mgopt_op_append(t, f->body);
+  /* NCHW input type: [..., C, H, W] */
+  c = dims[r - 1];
+  dims[r - 1] = dims[r - 2];
+  dims[r - 2] = dims[r - 3];
+  dims[r - 3] = c;
+  if (mgopt_type_make(p, &x->type, (mgopt_dtype)x->type.dtype, r, dims)) return mgopt__oom(p);
+  if (mgopt_op_infer(p, t, ctx->diag)) return ctx->diag ? ctx->diag->status : MGOPT_ERR_TYPE;
+  ctx->rewrites++;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__iip_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  const char *q = ctx->opts[0].s ? ctx->opts[0].s : "";
+  if (!*q) return MGOPT_OK;
+  if (!f) return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "image_input_preprocess: no function main");
+  for (;;) {
+    size_t len = strcspn(q, ","), a = 0, b = len;
+    int32_t i;
+    mgopt_value *x = NULL;
+    mgopt_status s;
+    while (a < b && q[a] == ' ') a++;
+    while (b > a && q[b - 1] == ' ') b--;
+    if (a < b) {
+      for (i = 0; i < f->body->nargs; i++) {
+        const char *nm = f->body->args[i]->name;
+        if (nm && strlen(nm) == b - a && memcmp(nm, q + a, b - a) == 0) x = f->body->args[i];
+      }
+      if (!x)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "image_input_preprocess: main has no input '%.*s'",
+                              (int)(b - a), q + a);
+      s = mgopt__iip_one(ctx, f, x);
+      if (s) return s;
+    }
+    if (!q[len]) break;
+    q += len + 1;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_image_input_preprocess = {
+    "common::image_input_preprocess", "io",
+    "NHWC image inputs of main become NCHW, followed by a transpose back", 1, mgopt__iip_opts, mgopt__iip_run};
+/* src/passes/common/add_fp16_cast.c — common::add_fp16_cast: fp32 ops compute in fp16, with casts in and out.
+
+   Spec: mil_graph_passes.txt, "For each input of dtype float32, inject a cast op
+   to change it to float16 dtype ..." (FP16ComputePrecision); reference
+   mil-passes.md §3.35.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %a: (2, 3, fp32) = square(x=%x)
+       %b: (2, 3, fp32) = relu(x=%x)
+       %c: (2, 3, fp32) = add(x=%a, y=%b)
+     } -> (%c)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %x_to_fp16: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %a_cast_fp16: (2, 3, fp16) = square(x=%x_to_fp16)
+       %a_cast_fp16_to_fp32: (2, 3, fp32) = cast(x=%a_cast_fp16, dtype="fp32")
+       %b_cast_fp16: (2, 3, fp16) = relu(x=%x_to_fp16)
+       %b_cast_fp16_to_fp32: (2, 3, fp32) = cast(x=%b_cast_fp16, dtype="fp32")
+       %a_cast_fp16_to_fp32_to_fp16: (2, 3, fp16) = cast(x=%a_cast_fp16_to_fp32, dtype="fp16")
+       %b_cast_fp16_to_fp32_to_fp16: (2, 3, fp16) = cast(x=%b_cast_fp16_to_fp32, dtype="fp16")
+       %c_cast_fp16: (2, 3, fp16) = add(x=%a_cast_fp16_to_fp32_to_fp16, y=%b_cast_fp16_to_fp32_to_fp16)
+       %c: (2, 3, fp32) = cast(x=%c_cast_fp16, dtype="fp32")
+     } -> (%c)
+   (cast_optimization then cancels each fp16 -> fp32 -> fp16 pair.)
+
+   Option `skip_ops_by_type`: op types left in fp32, comma-separated ("add,mul").
+   Fires on: every registered op, in every block, with an fp32 tensor operand,
+   except cast, const, constexpr_* ops, ops owning blocks (while_loop, cond:
+   their bodies are converted op by op) and opaque ops. Each fp32 operand
+   becomes fp16: a computed value through cast(x, dtype="fp16") named
+   "<x>_to_fp16", shared by the consumers in one block; a const through a new
+   fp16 const of the same name, where a finite value that would round to
+   +-inf becomes +-65504 and (for constants of fewer than 400 elements) a
+   non-zero value that would round to 0 becomes the smallest fp16 subnormal
+   of its sign. The op is re-created with outputs "<out>_cast_fp16"; each
+   output that became fp16 is cast back ("<out>_cast_fp16_to_fp32"). Function
+   outputs keep their names and fp32 dtype.
+   Stays fp32 (as on iOS17+, mixed precision): alpha of elu, leaky_relu,
+   prelu, thresholded_relu; alpha and beta of clamped_relu,
+   linear_activation, scaled_tanh, sigmoid_hard, softplus_parametric; epsilon
+   of inverse, log, rsqrt — when given as operands.
+   Must not fire: an op with an fp32 const operand holding a finite value
+   with 65504 < |v| < 1e38 (fp16 would overflow it); an op whose type
+   inference rejects fp16 operands; ops listed in skip_ops_by_type.
+   Cost: one walk, O(ops + operands + constant elements); the cast cache is a
+   hash table. */
+
+static mgopt_opt_def const mgopt__f16_opts[1] = {
+    {"skip_ops_by_type", MGOPT_OPT_STRING, "", "op types kept in fp32, comma-separated"}};
+
+static int mgopt__f16_listed(const char *list, const char *type) {
+  size_t n = strlen(type);
+  const char *q = list;
+  if (!list) return 0;
+  for (;;) {
+    size_t len = strcspn(q, ","), a = 0, b = len;
+    while (a < b && q[a] == ' ') a++;
+    while (b > a && q[b - 1] == ' ') b--;
+    if (b - a == n && memcmp(q + a, type, n) == 0) return 1;
+    if (!q[len]) return 0;
+    q += len + 1;
+  }
+}
+
+static int mgopt__f16_keeps_param(const char *type, const char *slot) {
+  static const char *const alpha_only[] = {"elu", "leaky_relu", "prelu", "thresholded_relu"};
+  static const char *const alpha_beta[] = {"clamped_relu", "linear_activation", "scaled_tanh", "sigmoid_hard",
+                                           "softplus_parametric"};
+  static const char *const eps[] = {"inverse", "log", "rsqrt"};
+  size_t i;
+  if (strcmp(slot, "alpha") == 0 || strcmp(slot, "beta") == 0) {
+    for (i = 0; i < sizeof alpha_beta / sizeof alpha_beta[0]; i++)
+      if (strcmp(type, alpha_beta[i]) == 0) return 1;
+    if (strcmp(slot, "alpha") == 0)
+      for (i = 0; i < sizeof alpha_only / sizeof alpha_only[0]; i++)
+        if (strcmp(type, alpha_only[i]) == 0) return 1;
+  }
+  if (strcmp(slot, "epsilon") == 0)
+    for (i = 0; i < sizeof eps / sizeof eps[0]; i++)
+      if (strcmp(type, eps[i]) == 0) return 1;
+  return 0;
+}
+
+static int mgopt__f16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt, mgopt_value **rep,
+                             void *ud) {
+  const char *skip = (const char *)ud;
+  const mgopt_tensor *t;
+  MGOPT__UNUSED(k);
+  MGOPT__UNUSED(rep);
+  if (op->kind == MGOPT_OP_cast || (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) ||
+      strncmp(op->type, "constexpr_", 10) == 0 || mgopt__f16_listed(skip, op->type))
+    return -1;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != MGOPT_DT_FP32) return 0;
+  if (mgopt__f16_keeps_param(op->type, op->slots[s].name)) return 0;
+  t = mgopt_value_const(v);
+  if (t && t->dtype == MGOPT_DT_FP32) {
+    int64_t i;
+    for (i = 0; i < t->numel; i++) {
+      double a = fabs(mgopt_tensor_get_f64(t, i));
+      if (isfinite(a) && a > 65504.0 && a < 1e38) return -1;
+    }
+  }
+  *dt = MGOPT_DT_FP16;
+  return 1;
+}
+
+static mgopt_value *mgopt__f16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
+  const mgopt_tensor *t = mgopt_value_const(v);
+  char buf[300];
+  const char *name;
+  MGOPT__UNUSED(ud);
+  snprintf(buf, sizeof buf, "%.200s_to_fp16", mgopt__pu_value_name(v));
+  name = mgopt__pu_name2(p, buf, NULL);
+  if (t && t->dtype == MGOPT_DT_FP32) {
+    mgopt_tensor *h = mgopt_tensor_new(p, MGOPT_DT_FP16, t->rank, t->shape);
+    int64_t i;
+    if (!h) return NULL;
+    for (i = 0; i < t->numel; i++) {
+      double x = mgopt_tensor_get_f64(t, i), y;
+      mgopt_tensor_set_f64(h, i, x);
+      y = mgopt_tensor_get_f64(h, i);
+      if (isfinite(x) && isinf(y)) mgopt_tensor_set_f64(h, i, x > 0 ? 65504.0 : -65504.0);
+      else if (t->numel < 400 && x != 0.0 && y == 0.0 && !isnan(x))
+        mgopt_tensor_set_f64(h, i, x > 0 ? 5.9604644775390625e-08 : -5.9604644775390625e-08);
+    }
+    return mgopt_build_const(p, pos->parent, pos, name, h);
+  }
+  return mgopt__pu_cast_value(p, pos, v, (mgopt_dtype)dt, name);
+}
+
+static mgopt_status mgopt__f16_run(mgopt_pass_ctx *ctx) {
+  return mgopt__pu_precision_run(ctx, "_cast_fp16", mgopt__f16_decide, mgopt__f16_conv, (void *)ctx->opts[0].s);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_fp16_cast = {
+    "common::add_fp16_cast", "precision", "fp32 ops compute in fp16, with casts in and out", 1, mgopt__f16_opts,
+    mgopt__f16_run};
+/* src/passes/common/add_int16_cast.c — common::add_int16_cast: int32 gather and squeeze compute in int16/uint16, with casts in and out.
+
+   Spec: mil_graph_passes.txt, FP16ComputePrecision's int16 companion; reference
+   mil-passes.md §3.35 (add_int16_cast).
+
+   Before:
+     main(%x: (4, 3, int32), %i: (2, int32)) {
+       %g: (2, 3, int32) = gather(x=%x, indices=%i, axis=0)
+     } -> (%g)
+   After:
+     main(%x: (4, 3, int32), %i: (2, int32)) {
+       %x_to_int16: (4, 3, int16) = cast(x=%x, dtype="int16")
+       %i_to_int16: (2, int16) = cast(x=%i, dtype="int16")
+       %g_cast_int16: (2, 3, int16) = gather(x=%x_to_int16, indices=%i_to_int16, axis=0)
+       %g: (2, 3, int32) = cast(x=%g_cast_int16, dtype="int32")
+     } -> (%g)
+
+   Fires on: gather and squeeze (the ops of MIL's list that mgopt registers:
+   gather_along_axis, gather_nd and topk are not canonical ops here) with int32
+   tensor operands. Like the reference, it assumes the int32 data of these ops
+   fits int16 (the FP16 compute-precision contract: the pass is opt-in and not
+   in any default pipeline). Per operand:
+     a const whose values all fit uint16 becomes a uint16 const, else one that
+     fits int16 an int16 const ("<c>_to_uint16" / "<c>_to_int16"), else it stays;
+     cast(dtype="int32") of a uint16 value is bypassed (the casts cancel);
+     any other int32 value goes through cast(dtype="int16"), shared per block;
+     gather's indices stay int32 when the gathered axis may exceed 32767
+     (static size > 32767, or unknown).
+   The op is re-created with outputs "<out>_cast_int16" and each output whose
+   dtype changed is cast back to int32. Function outputs keep names and dtypes.
+   Must not fire: other ops; non-int32 operands; an op whose inference rejects
+   the narrowed operands.
+   Cost: one walk, O(ops + operands + constant elements). */
+
+static int mgopt__i16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt, mgopt_value **rep,
+                             void *ud) {
+  const mgopt_tensor *t;
+  MGOPT__UNUSED(k);
+  MGOPT__UNUSED(ud);
+  if (op->kind != MGOPT_OP_gather && op->kind != MGOPT_OP_squeeze) return -1;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != MGOPT_DT_INT32) return 0;
+  if (op->kind == MGOPT_OP_gather && strcmp(op->slots[s].name, "indices") == 0 && !mgopt_value_const(v)) {
+    const mgopt_value *x = mgopt_op_operand(op, "x");
+    int64_t axis = mgopt_op_get_int(op, "axis", 0);
+    if (!x || x->type.rank <= 0) return 0;
+    if (axis < 0) axis += x->type.rank;
+    if (axis < 0 || axis >= x->type.rank || !mgopt_dim_is_static(x->type.dims[axis]) || x->type.dims[axis].v > 32767)
+      return 0;
+  }
+  t = mgopt_value_const(v);
+  if (t) {
+    int64_t i, lo = 0, hi = 0;
+    for (i = 0; i < t->numel; i++) {
+      int64_t e = mgopt_tensor_get_i64(t, i);
+      if (i == 0 || e < lo) lo = e;
+      if (i == 0 || e > hi) hi = e;
+    }
+    if (lo >= 0 && hi <= 65535) *dt = MGOPT_DT_UINT16;
+    else if (lo >= -32768 && hi <= 32767) *dt = MGOPT_DT_INT16;
+    else return 0;
+    return 1;
+  }
+  if (v->def && v->def->kind == MGOPT_OP_cast) {
+    mgopt_value *src = mgopt_op_operand(v->def, "x");
+    if (src && src->type.kind == MGOPT_TYPE_TENSOR && src->type.dtype == MGOPT_DT_UINT16) {
+      *rep = src;
+      *dt = MGOPT_DT_UINT16;
+      return 1;
+    }
+  }
+  *dt = MGOPT_DT_INT16;
+  return 1;
+}
+
+static mgopt_value *mgopt__i16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
+  const mgopt_tensor *t = mgopt_value_const(v);
+  char buf[300];
+  const char *name;
+  MGOPT__UNUSED(ud);
+  snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(v), mgopt_dtype_name((mgopt_dtype)dt));
+  name = mgopt__pu_name2(p, buf, NULL);
+  if (t) {
+    mgopt_tensor *h = mgopt_tensor_new(p, (mgopt_dtype)dt, t->rank, t->shape);
+    int64_t i;
+    if (!h) return NULL;
+    for (i = 0; i < t->numel; i++) mgopt_tensor_set_i64(h, i, mgopt_tensor_get_i64(t, i));
+    return mgopt_build_const(p, pos->parent, pos, name, h);
+  }
+  return mgopt__pu_cast_value(p, pos, v, (mgopt_dtype)dt, name);
+}
+
+static mgopt_status mgopt__i16_run(mgopt_pass_ctx *ctx) {
+  return mgopt__pu_precision_run(ctx, "_cast_int16", mgopt__i16_decide, mgopt__i16_conv, NULL);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_int16_cast = {
+    "common::add_int16_cast", "precision", "int32 gather and squeeze compute in int16/uint16, with casts in and out",
+    0, NULL, mgopt__i16_run};
+/* src/passes/common/guard_negative_gather_indices.c — common::guard_negative_gather_indices: negative gather indices wrap explicitly (idx < 0 becomes idx + dim).
+
+   Spec: reference mil-passes.md §3.33 (guard_negative_gather_indices).
+
+   Before:
+     main(%x: (5, 3, fp32), %i: (2, int32)) {
+       %g: (2, 3, fp32) = gather(x=%x, indices=%i, axis=0)
+     } -> (%g)
+   After:
+     main(%x: (5, 3, fp32), %i: (2, int32)) {
+       %i_zero: (int32)* = const(val=0)
+       %i_nonneg: (2, bool) = greater_equal(x=%i, y=%i_zero)
+       %i_dim: (int32)* = const(val=5)
+       %i_wrapped: (2, int32) = add(x=%i, y=%i_dim)
+       %i_guarded: (2, int32) = select(cond=%i_nonneg, a=%i, b=%i_wrapped)
+       %g: (2, 3, fp32) = gather(x=%x, indices=%i_guarded, axis=0)
+     } -> (%g)
+
+   Fires on: gather whose indices have a signed integer dtype and whose
+   gathered axis of x has a static size. Computed indices get
+   select(greater_equal(idx, 0), idx, add(idx, dim)) (named "<idx>_nonneg",
+   "<idx>_wrapped", "<idx>_guarded"), one guard per gather; constant indices
+   with a negative entry are replaced by a wrapped constant "<idx>_wrapped".
+   Must not fire: unsigned indices; constant indices that are all >= 0;
+   indices already produced by this guard; a gathered axis of symbolic or
+   unknown size (wrapping needs shape(x), which has no canonical op here); a
+   size that does not fit the indices' dtype. Indices keep their dtype (the
+   reference casts to int32 for a Core ML runtime limit; mgopt does not).
+   Cost: one walk over the ops, O(ops + constant elements). */
+
+static int mgopt__gng_is_guard(const mgopt_value *idx) {
+  const mgopt_op *sel = idx->def, *ge;
+  const mgopt_value *c;
+  if (!sel || sel->kind != MGOPT_OP_select) return 0;
+  c = mgopt_op_operand(sel, "cond");
+  ge = c ? c->def : NULL;
+  return ge && ge->kind == MGOPT_OP_greater_equal && mgopt_op_operand(ge, "x") == mgopt_op_operand(sel, "a") &&
+         mgopt__pu_const_all(mgopt_op_operand(ge, "y"), 0.0);
+}
+
+static int64_t mgopt__gng_dtype_max(mgopt_dtype dt) {
+  switch (dt) {
+    case MGOPT_DT_INT8: return 127;
+    case MGOPT_DT_INT16: return 32767;
+    case MGOPT_DT_INT32: return 2147483647;
+    case MGOPT_DT_INT64: return INT64_MAX;
+    default: return -1;
+  }
+}
+
+static mgopt_op *mgopt__gng_op(mgopt_program *p, mgopt_op *pos, const char *type, const char *name, int32_t n,
+                               const char *const *slots, mgopt_value *const *vals) {
+  mgopt_op *op = mgopt_build_op(p, pos->parent, pos, type, name, n, slots, vals, 1);
+  if (!op) return NULL;
+  if (mgopt_op_infer(p, op, NULL) != MGOPT_OK) return NULL;
+  return op;
+}
+
+/* 1 rewritten, 0 not, -1 OOM */
+static int mgopt__gng_one(mgopt_pass_ctx *ctx, mgopt_op *g) {
+  mgopt_program *p = ctx->program;
+  mgopt_value *x = mgopt_op_operand(g, "x"), *idx = mgopt_op_operand(g, "indices"), *ins[3], *guarded;
+  const mgopt_tensor *ct;
+  mgopt_dtype dt;
+  int64_t axis, dim, i;
+  const char *base;
+  static const char *const xy[2] = {"x", "y"};
+  static const char *const cab[3] = {"cond", "a", "b"};
+  mgopt_op *ge, *add, *sel;
+  if (!x || !idx || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank <= 0 || idx->type.kind != MGOPT_TYPE_TENSOR)
+    return 0;
+  dt = (mgopt_dtype)idx->type.dtype;
+  if (!mgopt_dtype_is_int(dt) || !mgopt_dtype_is_signed(dt) || mgopt__gng_dtype_max(dt) < 0) return 0;
+  axis = mgopt_op_get_int(g, "axis", 0);
+  if (axis < 0) axis += x->type.rank;
+  if (axis < 0 || axis >= x->type.rank || !mgopt_dim_is_static(x->type.dims[axis])) return 0;
+  dim = x->type.dims[axis].v;
+  if (dim > mgopt__gng_dtype_max(dt) || mgopt__gng_is_guard(idx)) return 0;
+  base = mgopt__pu_value_name(idx);
+  ct = mgopt_value_const(idx);
+  if (ct) {
+    mgopt_tensor *w;
+    int neg = 0;
+    for (i = 0; i < ct->numel; i++)
+      if (mgopt_tensor_get_i64(ct, i) < 0) neg = 1;
+    if (!neg) return 0;
+    w = mgopt_tensor_new(p, dt, ct->rank, ct->shape);
+    if (!w) return -1;
+    for (i = 0; i < ct->numel; i++) {
+      int64_t e = mgopt_tensor_get_i64(ct, i);
+      mgopt_tensor_set_i64(w, i, e < 0 ? e + dim : e);
+    }
+    guarded = mgopt_build_const(p, g->parent, g, mgopt__pu_name2(p, base, "_wrapped"), w);
+    if (!guarded) return -1;
+  } else {
+    mgopt_tensor *zt = mgopt_tensor_new_scalar_i64(p, dt, 0), *dimt = mgopt_tensor_new_scalar_i64(p, dt, dim);
+    if (!zt || !dimt) return -1;
+    ins[0] = idx;
+    ins[1] = mgopt_build_const(p, g->parent, g, mgopt__pu_name2(p, base, "_zero"), zt);
+    if (!ins[1]) return -1;
+    ge = mgopt__gng_op(p, g, "greater_equal", mgopt__pu_name2(p, base, "_nonneg"), 2, xy, ins);
+    if (!ge) return -1;
+    ins[1] = mgopt_build_const(p, g->parent, g, mgopt__pu_name2(p, base, "_dim"), dimt);
+    if (!ins[1]) return -1;
+    add = mgopt__gng_op(p, g, "add", mgopt__pu_name2(p, base, "_wrapped"), 2, xy, ins);
+    if (!add) return -1;
+    ins[0] = ge->outs[0];
+    ins[1] = idx;
+    ins[2] = add->outs[0];
+    sel = mgopt__gng_op(p, g, "select", mgopt__pu_name2(p, base, "_guarded"), 3, cab, ins);
+    if (!sel) return -1;
+    guarded = sel->outs[0];
+  }
+  mgopt_op_set_operand(g, "indices", guarded);
+  ctx->rewrites++;
+  return 1;
+}
+
+static int mgopt__gng_block(mgopt_pass_ctx *ctx, mgopt_block *b, int depth) {
+  mgopt_op *op, *next;
+  if (depth > 256) return -2;
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    for (i = 0; i < op->nblocks; i++) {
+      int r = mgopt__gng_block(ctx, op->blocks[i], depth + 1);
+      if (r < 0) return r;
+    }
+    if (op->kind == MGOPT_OP_gather && mgopt__gng_one(ctx, op) < 0) return -1;
+  }
+  return 0;
+}
+
+static mgopt_status mgopt__gng_run(mgopt_pass_ctx *ctx) {
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++) {
+    int r = mgopt__gng_block(ctx, mgopt_program_function_at(ctx->program, i)->body, 0);
+    if (r == -2) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "guard_negative_gather_indices: blocks nested too deeply");
+    if (r < 0) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "guard_negative_gather_indices: out of memory");
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_guard_negative_gather_indices = {
+    "common::guard_negative_gather_indices", "cleanup",
+    "negative gather indices wrap explicitly: idx < 0 becomes idx + dim", 0, NULL, mgopt__gng_run};
+/* src/passes/onnx/remove_redundant_transpose_pairs.c — onnx::remove_redundant_transpose_pairs: inverse transposes around a chain of elementwise ops cancel.
+
+   Spec: onnx_ir_optimizer_passes.txt, "Transpose Pair Folding".
+
+   Before:
+     main(%x: (1, 3, 4, 5, fp32)) {
+       %t1: (1, 4, 5, 3, fp32) = transpose(x=%x, perm=[0, 2, 3, 1])
+       %r: (1, 4, 5, 3, fp32) = relu(x=%t1)
+       %s: (1, 4, 5, 3, fp32) = sigmoid(x=%r)
+       %t2: (1, 3, 4, 5, fp32) = transpose(x=%s, perm=[0, 3, 1, 2])
+     } -> (%t2)
+   After:
+     main(%x: (1, 3, 4, 5, fp32)) {
+       %r: (1, 3, 4, 5, fp32) = relu(x=%x)
+       %t2: (1, 3, 4, 5, fp32) = sigmoid(x=%r)
+     } -> (%t2)
+
+   Fires on: transpose(x, p1) -> [elementwise]* -> transpose(y, p2) with
+   p1[p2[i]] == i for every i, where every hop has a single consumer (the next
+   op of the chain) and no intermediate value is a block output. The middle
+   ops are pure registered elementwise ops that keep their operand's rank:
+   unary ops, or binary ops whose other operand is a one-element constant of
+   rank <= 1 (mgopt__pu_elementwise_hop). The first middle op reads x, the
+   middle ops' types are re-inferred in x's layout, and the consumers of the
+   second transpose read the last middle op (or x). Both transposes are erased.
+   Must not fire: a composed perm that is not the identity; a hop with two
+   consumers; a layout-sensitive, opaque or broadcasting middle op; a second
+   transpose whose output is a function output while the replacement is an
+   input or already an output (the output name must survive).
+   Cost: one worklist run; each match walks its chain once, O(ops) overall. */
+
+#define MGOPT__RTP_MAX_CHAIN 256
+
+static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *chain[MGOPT__RTP_MAX_CHAIN], *cur, *t2 = NULL;
+  mgopt_value *v, *x = mgopt_op_operand(t1, "x"), *last;
+  const int64_t *p1, *p2;
+  int64_t n1, n2, i;
+  int32_t n = 0, k;
+  MGOPT__UNUSED(ud);
+  if (!x || t1->nouts != 1) return 0;
+  n1 = mgopt_op_get_ints(p, t1, "perm", &p1);
+  if (n1 < 0) return 0;
+  v = t1->outs[0];
+  for (;;) {
+    mgopt_value *data;
+    if (mgopt__pu_is_block_output(v)) return 0;
+    cur = mgopt__pu_single_user(v);
+    if (!cur) return 0;
+    if (cur->kind == MGOPT_OP_transpose) {
+      if (mgopt_op_operand(cur, "x") != v) return 0;
+      t2 = cur;
+      break;
+    }
+    if (n >= MGOPT__RTP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
+    chain[n++] = cur;
+    v = cur->outs[0];
+  }
+  n2 = mgopt_op_get_ints(p, t2, "perm", &p2);
+  if (n2 != n1 || t2->nouts != 1) return 0;
+  {
+    /* perms may be read from a shared arena copy: compare before changing anything */
+    for (i = 0; i < n1; i++) {
+      int64_t a = p2[i] < 0 ? p2[i] + n1 : p2[i], b;
+      if (a < 0 || a >= n1) return 0;
+      b = p1[a] < 0 ? p1[a] + n1 : p1[a];
+      if (b != i) return 0;
+    }
+  }
+  last = n ? chain[n - 1]->outs[0] : x;
+  if (mgopt__pu_is_func_output(t2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
+  if (n) {
+    int32_t s = 0;
+    /* the slot of chain[0] that reads t1 */
+    for (s = 0; s < chain[0]->nslots; s++)
+      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == t1->outs[0]) break;
+    if (s == chain[0]->nslots) return 0;
+    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, x);
+    for (k = 0; k < n; k++) {
+      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) {
+        /* cannot happen for the ops admitted; keep the IR valid regardless */
+        return 1;
+      }
+      mgopt_rw_modified(rw, chain[k]);
+    }
+  }
+  mgopt_rw_replace_value(rw, t2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
+  mgopt_rw_erase(rw, t2);
+  mgopt__pu_erase_if_dead(rw, t1);
+  return 1;
+}
+
+static mgopt_status mgopt__rtp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "remove_redundant_transpose_pairs";
+  pat.root_kind = MGOPT_OP_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__rtp_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_pairs = {
+    "onnx::remove_redundant_transpose_pairs", "onnx",
+    "inverse transposes around a chain of elementwise ops cancel", 0, NULL, mgopt__rtp_run};
+/* src/passes/onnx/remove_redundant_reshape_pairs.c — onnx::remove_redundant_reshape_pairs: a reshape and a reshape back around a chain of elementwise ops cancel.
+
+   Spec: onnx_ir_optimizer_passes.txt, "Reshape Pair Folding".
+
+   Before:
+     main(%x: (2, 3, 4, fp32)) {
+       %s1: (2, int32)* = const(val=[6, 4])
+       %r1: (6, 4, fp32) = reshape(x=%x, shape=%s1)
+       %g: (6, 4, fp32) = tanh(x=%r1)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
+       %r2: (2, 3, 4, fp32) = reshape(x=%g, shape=%s2)
+     } -> (%r2)
+   After:
+     main(%x: (2, 3, 4, fp32)) {
+       %s1: (2, int32)* = const(val=[6, 4])
+       %r2: (2, 3, 4, fp32) = tanh(x=%x)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
+     } -> (%r2)
+
+   Fires on: reshape(A) -> [elementwise]* -> reshape(B) where A's type is
+   fully static and equal (dims) to the second reshape's output, every hop
+   has a single consumer (the next op) and no intermediate value is a block
+   output. Middle ops as in remove_redundant_transpose_pairs (unary, or binary
+   with a one-element constant of rank <= 1). The first middle op reads A, the
+   middle types are re-inferred, consumers of the second reshape read the last
+   middle op (or A); both reshapes are erased (their shape constants are left
+   for dead_code_elimination).
+   Must not fire: symbolic or unknown dims; a shape that does not come back;
+   a hop with two consumers; a broadcasting middle op; a second reshape whose
+   output is a function output while the replacement is an input or already
+   an output.
+   Cost: one worklist run; each match walks its chain once, O(ops) overall. */
+
+#define MGOPT__RRP_MAX_CHAIN 256
+
+static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
+  mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
+  int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
+  int32_t n = 0, k;
+  MGOPT__UNUSED(ud);
+  if (!a || r1->nouts != 1) return 0;
+  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
+  v = r1->outs[0];
+  for (;;) {
+    mgopt_value *data;
+    if (mgopt__pu_is_block_output(v)) return 0;
+    cur = mgopt__pu_single_user(v);
+    if (!cur) return 0;
+    if (cur->kind == MGOPT_OP_reshape) {
+      if (mgopt_op_operand(cur, "x") != v) return 0;
+      r2 = cur;
+      break;
+    }
+    if (n >= MGOPT__RRP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
+    chain[n++] = cur;
+    v = cur->outs[0];
+  }
+  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
+  if (r2->outs[0]->type.rank != a->type.rank) return 0;
+  for (k = 0; k < a->type.rank; k++)
+    if (sa[k] != sb[k]) return 0;
+  last = n ? chain[n - 1]->outs[0] : a;
+  if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
+  if (n) {
+    int32_t s;
+    for (s = 0; s < chain[0]->nslots; s++)
+      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == r1->outs[0]) break;
+    if (s == chain[0]->nslots) return 0;
+    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, a);
+    for (k = 0; k < n; k++) {
+      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) return 1;
+      mgopt_rw_modified(rw, chain[k]);
+    }
+  }
+  mgopt_rw_replace_value(rw, r2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
+  mgopt_rw_erase(rw, r2);
+  mgopt__pu_erase_if_dead(rw, r1);
+  return 1;
+}
+
+static mgopt_status mgopt__rrp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "remove_redundant_reshape_pairs";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__rrp_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_reshape_pairs = {
+    "onnx::remove_redundant_reshape_pairs", "onnx",
+    "a reshape and a reshape back around a chain of elementwise ops cancel", 0, NULL, mgopt__rrp_run};
+/* src/passes/onnx/remove_redundant_transpose_reduce.c — onnx::remove_redundant_transpose_reduce: a reduction reads the untransposed tensor when the transpose cannot change its result.
+
+   Spec: onnx_ir_optimizer_passes.txt, "remove_redundant_transpose_reduce".
+
+   Before:
+     main(%x: (2, 4, 5, 3, fp32)) {
+       %t: (2, 3, 4, 5, fp32) = transpose(x=%x, perm=[0, 3, 1, 2])
+       %m: (2, 3, fp32) = reduce_mean(x=%t, axes=[2, 3], keep_dims=false)
+     } -> (%m)
+   After:
+     main(%x: (2, 4, 5, 3, fp32)) {
+       %m: (2, 3, fp32) = reduce_mean(x=%x, axes=[1, 2], keep_dims=false)
+     } -> (%m)
+
+   Fires on: reduce_sum, reduce_mean, reduce_max, reduce_min or reduce_prod of
+   transpose(x, perm) when the axes that survive the reduction keep their
+   relative order (perm restricted to the kept axes is increasing), so the
+   reduction over perm[axes] of x yields the same elements in the same order;
+   with keep_dims the resulting shape (x's dims, 1 at the new axes) must also
+   equal the old output's dims. The
+   axes become the sorted perm[axes]; no axes (reduce everything) stay none.
+   The transpose is erased when nothing else reads it.
+   Must not fire: kept axes reordered by the transpose; keep_dims with a
+   different resulting shape; axes that are not constant.
+   Cost: one worklist run, O(ops x rank). */
+
+static int mgopt__rtr_rewrite(mgopt_rewriter *rw, mgopt_op *red, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *tv = mgopt_op_operand(red, "x"), *x;
+  mgopt_op *t;
+  const int64_t *perm, *axes = NULL;
+  int64_t n, na = -1, i, newax[MGOPT__PU_MAX_RANK], last = -1;
+  int32_t nn = 0;
+  uint8_t red_ax[MGOPT__PU_MAX_RANK], in_ax[MGOPT__PU_MAX_RANK];
+  int has_axes = mgopt_op_attr(red, "axes") != NULL || mgopt_op_slot_index(red, "axes") >= 0;
+  MGOPT__UNUSED(ud);
+  t = tv ? mgopt__pu_def_of(tv, MGOPT_OP_transpose) : NULL;
+  if (!t || red->nouts != 1 || !(x = mgopt_op_operand(t, "x"))) return 0;
+  n = mgopt_op_get_ints(p, t, "perm", &perm);
+  if (n <= 0 || n > MGOPT__PU_MAX_RANK) return 0;
+  if (has_axes) {
+    na = mgopt_op_get_ints(p, red, "axes", &axes);
+    if (na < 0 || na > n) return 0;
+  }
+  memset(red_ax, 0, sizeof red_ax);
+  for (i = 0; i < (has_axes ? na : n); i++) {
+    int64_t a = has_axes ? axes[i] : i;
+    if (a < 0) a += n;
+    if (a < 0 || a >= n || red_ax[a]) return 0;
+    red_ax[a] = 1;
+  }
+  for (i = 0; i < n; i++) {
+    int64_t src = perm[i] < 0 ? perm[i] + n : perm[i];
+    if (src < 0 || src >= n) return 0;
+    if (red_ax[i]) continue;
+    if (src < last) return 0; /* kept axes reordered */
+    last = src;
+  }
+  memset(in_ax, 0, sizeof in_ax);
+  for (i = 0; i < n; i++)
+    if (red_ax[i]) in_ax[perm[i] < 0 ? perm[i] + n : perm[i]] = 1;
+  for (i = 0; i < n; i++)
+    if (in_ax[i]) newax[nn++] = i;
+  if (mgopt_op_get_bool(red, "keep_dims", 0)) {
+    /* the kept-dims shape must come out the same: x's dims with 1 at the new axes */
+    const mgopt_type *ot = &red->outs[0]->type;
+    if (x->type.rank != n || ot->rank != n) return 0;
+    for (i = 0; i < n; i++) {
+      mgopt_dim d = in_ax[i] ? mgopt_dim_static(1) : x->type.dims[i], o = ot->dims[i];
+      if (d.sym != o.sym || (!d.sym && (d.v < 0 || d.v != o.v))) return 0;
+    }
+  }
+  mgopt_rw_set_operand(rw, red, "x", x);
+  if (has_axes) {
+    if (mgopt_op_slot_index(red, "axes") >= 0) mgopt_op_set_operand(red, "axes", NULL);
+    mgopt_op_set_ints(red, "axes", newax, nn);
+  }
+  mgopt_op_infer(p, red, NULL);
+  mgopt_rw_modified(rw, red);
+  mgopt__pu_erase_if_dead(rw, t);
+  return 1;
+}
+
+static mgopt_status mgopt__rtr_run(mgopt_pass_ctx *ctx) {
+  static const int32_t kinds[5] = {MGOPT_OP_reduce_sum, MGOPT_OP_reduce_mean, MGOPT_OP_reduce_max,
+                                   MGOPT_OP_reduce_min, MGOPT_OP_reduce_prod};
+  mgopt_pattern pats[5];
+  int32_t i;
+  memset(pats, 0, sizeof pats);
+  for (i = 0; i < 5; i++) {
+    pats[i].name = "remove_redundant_transpose_reduce";
+    pats[i].root_kind = kinds[i];
+    pats[i].benefit = 1;
+    pats[i].fn = mgopt__rtr_rewrite;
+  }
+  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_reduce = {
+    "onnx::remove_redundant_transpose_reduce", "onnx",
+    "a reduction reads the untransposed tensor when the transpose cannot change its result", 0, NULL,
+    mgopt__rtr_run};
+/* src/passes/onnx/rewrite_mul_rsqrt_as_div.c — onnx::rewrite_mul_rsqrt_as_div: x times the reciprocal of sqrt(y) becomes x / sqrt(y).
+
+   Spec: onnx_ir_optimizer_passes.txt, "rewrite_mul_rsqrt_as_div".
+
+   Before:
+     main(%x: (2, 3, fp32), %y: (2, 3, fp32)) {
+       %s: (2, 3, fp32) = sqrt(x=%y)
+       %r: (2, 3, fp32) = inverse(x=%s, epsilon=0.0)
+       %m: (2, 3, fp32) = mul(x=%x, y=%r)
+     } -> (%m)
+   After:
+     main(%x: (2, 3, fp32), %y: (2, 3, fp32)) {
+       %s: (2, 3, fp32) = sqrt(x=%y)
+       %m: (2, 3, fp32) = real_div(x=%x, y=%s)
+     } -> (%m)
+
+   Fires on: mul (either operand) of r where r is
+     inverse(sqrt(y)) with epsilon exactly 0 (ONNX Reciprocal),
+     real_div(1, sqrt(y)) with a constant numerator whose elements are all 1
+       and whose type does not broadcast the quotient, or
+     rsqrt(y) with epsilon exactly 0,
+   r is float, has a single consumer (the mul) and is not a block output. The
+   mul becomes real_div(x, sqrt(y)) (a new sqrt for the rsqrt form), named
+   after the mul's output; the reciprocal (and an unused sqrt) are erased.
+   Must not fire: a nonzero epsilon (MIL's inverse and rsqrt add it, so the
+   chain is not exactly 1/sqrt); a reciprocal with other consumers; a
+   numerator other than 1; a quotient whose type differs from the mul's.
+   Cost: one worklist run, O(ops). */
+
+/* the y of sqrt(y) when r is exactly 1/sqrt(y); *s the sqrt value (NULL for the rsqrt form) */
+static mgopt_value *mgopt__mrd_match(mgopt_value *r, mgopt_value **s) {
+  mgopt_op *d = r->def;
+  mgopt_value *sv;
+  *s = NULL;
+  if (!d || !mgopt_dtype_is_float((mgopt_dtype)r->type.dtype)) return NULL;
+  if (d->kind == MGOPT_OP_rsqrt) {
+    if (mgopt_op_get_float(d, "epsilon", 1.0) != 0.0) return NULL;
+    return mgopt_op_operand(d, "x");
+  }
+  if (d->kind == MGOPT_OP_inverse) {
+    if (mgopt_op_get_float(d, "epsilon", 1.0) != 0.0) return NULL;
+    sv = mgopt_op_operand(d, "x");
+  } else if (d->kind == MGOPT_OP_real_div) {
+    mgopt_value *num = mgopt_op_operand(d, "x");
+    sv = mgopt_op_operand(d, "y");
+    if (!num || !sv || !mgopt__pu_const_all(num, 1.0) || !mgopt_type_equal(&sv->type, &r->type)) return NULL;
+  } else {
+    return NULL;
+  }
+  if (!sv || !mgopt__pu_def_of(sv, MGOPT_OP_sqrt)) return NULL;
+  *s = sv;
+  return mgopt_op_operand(sv->def, "x");
+}
+
+static int mgopt__mrd_rewrite(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(mul, "x"), *b = mgopt_op_operand(mul, "y"), *x, *r, *y, *s, *ins[2];
+  mgopt_op *div, *rop, *sq = NULL;
+  static const char *const xy[2] = {"x", "y"};
+  static const char *const xs[1] = {"x"};
+  int side;
+  MGOPT__UNUSED(ud);
+  if (!a || !b || mul->nouts != 1) return 0;
+  for (side = 0; side < 2; side++) {
+    x = side ? b : a;
+    r = side ? a : b;
+    if (!mgopt__pu_single_use(r) || mgopt__pu_is_block_output(r)) continue;
+    y = mgopt__mrd_match(r, &s);
+    if (y) break;
+  }
+  if (side == 2) return 0;
+  rop = r->def;
+  if (!s) {
+    sq = mgopt_rw_create(rw, mul, "sqrt", mgopt__pu_name2(p, mgopt__pu_value_name(y), "_sqrt"), 1, xs, &y, 1);
+    if (!sq) return 0;
+    if (mgopt_op_infer(p, sq, NULL) != MGOPT_OK) {
+      mgopt_rw_erase(rw, sq);
+      return 0;
+    }
+    s = sq->outs[0];
+  }
+  ins[0] = x;
+  ins[1] = s;
+  div = mgopt_rw_create(rw, mul, "real_div", mgopt__pu_value_name(mul->outs[0]), 2, xy, ins, 1);
+  if (!div || mgopt_op_infer(p, div, NULL) != MGOPT_OK || !mgopt_type_equal(&div->outs[0]->type, &mul->outs[0]->type)) {
+    if (div) mgopt_rw_erase(rw, div);
+    if (sq) mgopt_rw_erase(rw, sq);
+    return 0;
+  }
+  mgopt_rw_replace_op(rw, mul, div->outs);
+  mgopt__pu_sync_op_name(div);
+  mgopt__pu_erase_if_dead(rw, rop);
+  return 1;
+}
+
+static mgopt_status mgopt__mrd_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "rewrite_mul_rsqrt_as_div";
+  pat.root_kind = MGOPT_OP_mul;
+  pat.benefit = 1;
+  pat.fn = mgopt__mrd_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rewrite_mul_rsqrt_as_div = {
+    "onnx::rewrite_mul_rsqrt_as_div", "onnx", "x times the reciprocal of sqrt(y) becomes x / sqrt(y)", 0, NULL,
+    mgopt__mrd_run};
+/* src/passes/onnx/inline_dropout_training_mode_constants.c — onnx::inline_dropout_training_mode_constants: a Dropout whose training_mode is statically false becomes its input.
+
+   Spec: onnx_ir_optimizer_passes.txt, "inline_dropout_training_mode_constants".
+   ONNX Dropout has no canonical op: it stays opaque as onnx::Dropout with the
+   positional operands in0 (data), in1 (ratio), in2 (training_mode) and the
+   outputs output and (optional) mask.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r: (fp32)* = const(val=0.5)
+       %t: (bool)* = const(val=true)
+       %f: (bool) = logical_not(x=%t)
+       %d: (2, 3, fp32) = onnx::Dropout(in0=%x, in1=%r, in2=%f)
+       %y: (2, 3, fp32) = relu(x=%d)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r: (fp32)* = const(val=0.5)
+       %t: (bool)* = const(val=true)
+       %y: (2, 3, fp32) = relu(x=%x)
+     } -> (%y)
+
+   Fires on: onnx::Dropout whose training_mode is absent or statically false:
+   a constant false, or a chain of logical_not / identity / cast ops over a
+   constant that evaluates to false. Then Dropout is the identity on in0: its
+   output is replaced by in0 and, when the mask output is unused or absent,
+   the op is erased. With a used mask, the training_mode operand is inlined
+   instead (dropped, which ONNX reads as false) and the op stays.
+   Must not fire: training_mode true or computed at run time; an output that
+   is a function output while in0 is an input or already an output (the name
+   must survive).
+   Cost: one worklist run, O(ops); the static evaluation follows at most 16
+   producers. */
+
+/* 1 false, 0 true, -1 not static */
+static int mgopt__idt_is_false(const mgopt_value *v) {
+  int negate = 0, depth;
+  for (depth = 0; depth < 16 && v; depth++) {
+    const mgopt_tensor *t = mgopt_value_const(v);
+    const mgopt_op *d = v->def;
+    if (t) {
+      int64_t i;
+      int any = 0;
+      if (t->numel != 1 || t->dtype == MGOPT_DT_STRING) return -1;
+      for (i = 0; i < t->numel; i++)
+        if (mgopt_tensor_get_f64(t, i) != 0.0) any = 1;
+      return (any == negate) ? 1 : 0;
+    }
+    if (!d) return -1;
+    if (d->kind == MGOPT_OP_logical_not) negate = !negate;
+    else if (d->kind != MGOPT_OP_identity && !(d->kind == MGOPT_OP_cast && v->type.dtype == MGOPT_DT_BOOL))
+      return -1;
+    v = mgopt_op_operand(d, "x");
+  }
+  return -1;
+}
+
+static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *data = mgopt_op_operand(op, "in0"), *tm = mgopt_op_operand(op, "in2"), *out;
+  int mask_used, changed = 0;
+  MGOPT__UNUSED(ud);
+  if (!data || op->nouts < 1 || op->nouts > 2 || op->nblocks) return 0;
+  if (tm && mgopt__idt_is_false(tm) != 1) return 0;
+  out = op->outs[0];
+  mask_used = op->nouts == 2 && !(op->outs[1]->flags & MGOPT_VALUE_ABSENT) && op->outs[1]->nuses > 0;
+  if (out->nuses && !(mgopt__pu_is_func_output(out) && (!data->def || mgopt__pu_is_func_output(data)))) {
+    mgopt_rw_replace_value(rw, out, data);
+    changed = 1;
+  }
+  if (changed && !mask_used && out->nuses == 0) {
+    mgopt_op *tdef = tm ? tm->def : NULL;
+    mgopt_rw_erase(rw, op);
+    /* the training_mode chain fed only this op: it goes too (constants stay for dead_code_elimination) */
+    while (tdef && tdef->kind != MGOPT_OP_const && mgopt__pu_is_dead(tdef)) {
+      mgopt_value *in = mgopt_op_operand(tdef, "x");
+      mgopt_rw_erase(rw, tdef);
+      tdef = in ? in->def : NULL;
+    }
+    return 1;
+  }
+  if (tm && (mask_used || out->nuses)) {
+    mgopt_rw_set_operand(rw, op, "in2", NULL);
+    changed = 1;
+  }
+  return changed;
+}
+
+static mgopt_status mgopt__idt_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "inline_dropout_training_mode_constants";
+  pat.root_kind = MGOPT_OP_OPAQUE;
+  pat.root_type = "onnx::Dropout";
+  pat.benefit = 1;
+  pat.fn = mgopt__idt_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_inline_dropout_training_mode_constants = {
+    "onnx::inline_dropout_training_mode_constants", "onnx",
+    "a Dropout whose training_mode is statically false becomes its input", 0, NULL, mgopt__idt_run};
+/* src/passes/onnx/propagate_shapes.c — onnx::propagate_shapes: fill unknown dtypes and dims through elementwise and unary ops.
+
+   Spec: onnx_ir_optimizer_passes.txt, "propagate_elementwise_shapes" and
+   "propagate_unary_shapes" (one pass here: both walk the same ops).
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r: (?, ?, fp32) = relu(x=%x)
+       %e: (?, 3, fp32) = exp(x=%r)
+     } -> (%e)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r: (2, 3, fp32) = relu(x=%x)
+       %e: (2, 3, fp32) = exp(x=%r)
+     } -> (%e)
+
+   Fires on: registered ops with the unary, binary (broadcasting) or
+   shape-preserving trait whose output types have an unknown dtype, rank or
+   dim, in program order (so a chain fills in one sweep), nested blocks
+   included. The registry's type inference computes the output types; only
+   unknown parts are filled (a known dim or dtype is never changed, a
+   contradicting inference is ignored).
+   Must not fire: fully typed outputs (a no-op on fully typed graphs); opaque
+   ops; other ops; an inference that fails.
+   Cost: one walk, O(ops x rank). */
+
+static int mgopt__psh_unknown(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
+  return 0;
+}
+
+/* 1 if cur was refined from inf */
+static int mgopt__psh_merge(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf) {
+  int32_t i;
+  int changed = 0;
+  if (inf->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (cur->dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
+    cur->dtype = inf->dtype;
+    changed = 1;
+  }
+  if (cur->rank < 0) {
+    if (inf->rank >= 0) {
+      uint8_t dt = cur->dtype;
+      if (mgopt__type_copy(p, cur, inf)) return 0;
+      cur->dtype = dt;
+      changed = 1;
+    }
+    return changed;
+  }
+  if (inf->rank != cur->rank) return changed;
+  for (i = 0; i < cur->rank; i++)
+    if (!cur->dims[i].sym && cur->dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
+      cur->dims[i] = inf->dims[i];
+      changed = 1;
+    }
+  return changed;
+}
+
+static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int64_t n = 0;
+  if (depth > 256) return 0;
+  for (op = b->first; op; op = op->next) {
+    const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+    int32_t i, any = 0;
+    for (i = 0; i < op->nblocks; i++) n += mgopt__psh_block(p, op->blocks[i], depth + 1);
+    if (!def || !def->infer || op->nouts < 1 || op->nouts > 16) continue;
+    if (!(def->traits & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY | MGOPT_TRAIT_SHAPE_PRESERVING))) continue;
+    for (i = 0; i < op->nouts; i++) any |= mgopt__psh_unknown(&op->outs[i]->type);
+    if (!any) continue;
+    {
+      mgopt_type inf[16];
+      memset(inf, 0, sizeof inf);
+      if (def->infer(p, op, inf, NULL) != MGOPT_OK) continue;
+      for (i = 0; i < op->nouts; i++) {
+        mgopt_type cur = op->outs[i]->type;
+        /* dims are shared arena memory: refine a private copy */
+        if (mgopt__type_copy(p, &cur, &op->outs[i]->type)) return n;
+        if (mgopt__psh_merge(p, &cur, &inf[i])) {
+          op->outs[i]->type = cur;
+          n++;
+        }
+      }
+    }
+  }
+  return n;
+}
+
+static mgopt_status mgopt__psh_run(mgopt_pass_ctx *ctx) {
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++)
+    ctx->rewrites += mgopt__psh_block(ctx->program, mgopt_program_function_at(ctx->program, i)->body, 0);
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_propagate_shapes = {
+    "onnx::propagate_shapes", "onnx", "fill unknown dtypes and dims through elementwise and unary ops", 0, NULL,
+    mgopt__psh_run};
+/* src/passes/onnx/prune_unused_graph_inputs.c — onnx::prune_unused_graph_inputs: inputs of main that nothing reads are removed.
+
+   Spec: onnx_ir_optimizer_passes.txt, "prune_unused_graph_inputs" (graph only:
+   function signatures stay). This pass changes main's inputs on purpose.
+
+   Before:
+     main(%x: (2, fp32), %unused: (3, fp32)) {
+       %y: (2, fp32) = relu(x=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, fp32)) {
+       %y: (2, fp32) = relu(x=%x)
+     } -> (%y)
+
+   Fires on: inputs of the function `main` with no use (no operand, no output).
+   Must not fire: inputs of any other function (ONNX local functions and other
+   entry points keep their signatures); inputs read only inside nested blocks
+   (those are uses).
+   Cost: O(inputs of main). */
+
+static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
+  mgopt_function *f = mgopt_program_function(ctx->program, "main");
+  int32_t i;
+  if (!f) return MGOPT_OK;
+  for (i = f->body->nargs - 1; i >= 0; i--)
+    if (f->body->args[i]->nuses == 0) {
+      mgopt_block_remove_arg(f->body, i);
+      ctx->rewrites++;
+    }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
+    "onnx::prune_unused_graph_inputs", "onnx", "inputs of main that nothing reads are removed", 0, NULL,
+    mgopt__pui_run};
+/* src/passes/common/const_deduplication.c — common::const_deduplication: merge equal consts and identical constexpr_* ops.
+
+   Spec: mil_graph_passes.txt, "Remove duplicated large constants (tensor with
+   100+ elements)"; reference §3.1.
+
+   Before:
+     main(%q: (2, 10, fp32), %k: (2, 10, fp32)) {
+       %wq: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %wk: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %eq: (2, 10, fp32) = linear(x=%q, weight=%wq)
+       %ek: (2, 10, fp32) = linear(x=%k, weight=%wk)
+     } -> (%eq, %ek)
+   After:
+     main(%q: (2, 10, fp32), %k: (2, 10, fp32)) {
+       %wq: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %eq: (2, 10, fp32) = linear(x=%q, weight=%wq)
+       %ek: (2, 10, fp32) = linear(x=%k, weight=%wq)
+     } -> (%eq, %ek)
+
+   Fires on, in program order (nested blocks included):
+   - a const with at least `const_threshold` elements (default 100; a scalar
+     counts 1) whose dtype, shape and bytes equal an earlier const visible
+     from it (same block, or an enclosing block before the nested op): its
+     uses take the earlier one and it is erased;
+   - a constexpr_* op (no threshold) with the same type, attributes and
+     operands as an earlier visible one, operands compared after they were
+     deduplicated (same value, or constants with equal contents).
+   The earlier op is kept. Content is hashed (mgopt_tensor_hash) and
+   compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
+   MIL's hash of the first 100 elements plus a tolerance.
+   Must not fire: a duplicate that is a function output (both names must
+   survive: it stays), consts under the threshold, consts in sibling scopes
+   (one cannot see the other).
+   Across functions (and sibling scopes): an op in one function cannot use
+   a value of another, so no op is removed there. Instead equal consts over
+   the threshold that remain anywhere in the program share one data buffer,
+   both marked borrowed so the first write through either copies it
+   (mgopt_tensor_data_mut) and never alters the other: memory is held once
+   and writers can detect the sharing by pointer, as MIL's shared weight ids
+   do for multifunction models.
+   Cost: one walk, a scoped hash table (entries popped when their block
+   ends), O(ops + total weight bytes) for hashing plus exact comparison of
+   each hash match. */
+
+typedef struct mgopt__cdd_entry {
+  mgopt_op *op;
+  uint64_t hash;
+  int64_t next;   /* next entry in the bucket chain, -1 = end */
+  uint64_t bucket;
+} mgopt__cdd_entry;
+
+typedef struct mgopt__cdd {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  int64_t threshold;
+  int64_t *heads;  /* bucket heads, -1 = empty */
+  uint64_t mask;
+  mgopt__cdd_entry *e;
+  int64_t ne, ecap;
+  int oom;
+} mgopt__cdd;
+
+static uint64_t mgopt__cdd_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+static int mgopt__cdd_is_constexpr(const mgopt_op *op) {
+  return strncmp(op->type, "constexpr_", 10) == 0 && op->nblocks == 0 && op->nouts > 0;
+}
+
+static mgopt_tensor *mgopt__cdd_const(const mgopt_op *op) {
+  return op->kind == MGOPT_OP_const && op->nouts == 1 ? mgopt_value_const(op->outs[0]) : NULL;
+}
+
+static uint64_t mgopt__cdd_attr_hash(const mgopt_attr *a) {
+  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
+  int64_t k;
+  h = mgopt__cdd_mix(h, a->kind);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return mgopt__cdd_mix(h, (uint64_t)a->u.i);
+    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
+    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
+    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__cdd_mix(h, 1));
+      return h;
+    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__cdd_mix(h, mgopt_tensor_hash(a->u.t)) : h;
+    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__cdd_mix(h, (uint64_t)a->tag));
+    default: return h;
+  }
+}
+
+static int mgopt__cdd_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
+  int64_t k;
+  if (a->kind != b->kind || a->n != b->n) return 0;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
+    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
+    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++)
+        if (a->u.strs[k].len != b->u.strs[k].len ||
+            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
+          return 0;
+      return 1;
+    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
+    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
+    default: return 1;
+  }
+}
+
+static uint64_t mgopt__cdd_value_hash(const mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  return t ? mgopt__cdd_mix(1, mgopt_tensor_hash(t)) : mgopt__cdd_mix(2, v->id);
+}
+
+static int mgopt__cdd_value_equal(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_tensor *x, *y;
+  if (a == b) return 1;
+  x = mgopt_value_const(a);
+  y = mgopt_value_const(b);
+  return x && y && mgopt_tensor_equal(x, y) && mgopt_type_equal(&a->type, &b->type);
+}
+
+/* Order-insensitive over slots and attributes (they may be stored in any order). */
+static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
+  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
+  int32_t i, k;
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  if (t) return mgopt__cdd_mix(h, mgopt_tensor_hash(t));
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__cdd_attr_hash(&op->attrs[i]);
+  for (i = 0; i < op->nslots; i++) {
+    uint64_t s;
+    if (op->slots[i].n == 0) continue;
+    s = mgopt__hash_bytes(op->slots[i].name, strlen(op->slots[i].name), 7);
+    for (k = 0; k < op->slots[i].n; k++) s = mgopt__cdd_mix(s, mgopt__cdd_value_hash(op->slots[i].uses[k].value));
+    sum += s;
+  }
+  return mgopt__cdd_mix(mgopt__cdd_mix(h, sum), (uint64_t)op->nouts);
+}
+
+static int32_t mgopt__cdd_nonempty_slots(const mgopt_op *op) {
+  int32_t i, n = 0;
+  for (i = 0; i < op->nslots; i++) n += op->slots[i].n > 0;
+  return n;
+}
+
+static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t i, k;
+  mgopt_tensor *x, *y;
+  if (a->type != b->type || a->nouts != b->nouts || a->nattrs != b->nattrs) return 0;
+  for (i = 0; i < a->nouts; i++)
+    if (!mgopt_type_equal(&a->outs[i]->type, &b->outs[i]->type)) return 0;
+  x = mgopt__cdd_const(a);
+  y = mgopt__cdd_const(b);
+  if (x || y) return x && y && mgopt_tensor_equal(x, y);
+  for (i = 0; i < a->nattrs; i++) {
+    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
+    if (!o || !mgopt__cdd_attr_equal(&a->attrs[i], o)) return 0;
+  }
+  if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
+  for (i = 0; i < a->nslots; i++) {
+    const mgopt_slot *s = &a->slots[i], *o;
+    int32_t j;
+    if (s->n == 0) continue;
+    j = mgopt_op_slot_index(b, s->name);
+    if (j < 0) return 0;
+    o = &b->slots[j];
+    if (o->n != s->n || o->is_list != s->is_list) return 0;
+    for (k = 0; k < s->n; k++)
+      if (!mgopt__cdd_value_equal(s->uses[k].value, o->uses[k].value)) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__cdd_is_candidate(const mgopt__cdd *c, const mgopt_op *op) {
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  if (t) return t->numel >= c->threshold;
+  return mgopt__cdd_is_constexpr(op);
+}
+
+static int mgopt__cdd_any_func_output(const mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (mgopt__pu_is_func_output(op->outs[i])) return 1;
+  return 0;
+}
+
+static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
+  mgopt__cdd_entry *e;
+  if (c->ne == c->ecap) {
+    void *arr = c->e;
+    if (!mgopt__grow(&c->p->alloc, &arr, &c->ecap, c->ne + 1, sizeof(mgopt__cdd_entry))) return 0;
+    c->e = (mgopt__cdd_entry *)arr;
+  }
+  e = &c->e[c->ne];
+  e->op = op;
+  e->hash = h;
+  e->bucket = h & c->mask;
+  e->next = c->heads[e->bucket];
+  c->heads[e->bucket] = c->ne++;
+  return 1;
+}
+
+/* Entries are popped in reverse order, so each is its bucket's head. */
+static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
+  while (c->ne > mark) {
+    mgopt__cdd_entry *e = &c->e[--c->ne];
+    c->heads[e->bucket] = e->next;
+  }
+}
+
+static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, const mgopt_op *op, uint64_t h) {
+  int64_t i;
+  for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next)
+    if (c->e[i].hash == h && mgopt__cdd_op_equal(c->e[i].op, op)) return c->e[i].op;
+  return NULL;
+}
+
+static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
+  int64_t mark = c->ne;
+  mgopt_op *op, *next;
+  if (depth > 256) return mgopt_diag_set(c->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    if (mgopt__cdd_is_candidate(c, op)) {
+      uint64_t h = mgopt__cdd_op_hash(op);
+      mgopt_op *rep = mgopt__cdd_find(c, op, h);
+      if (rep && !mgopt__cdd_any_func_output(op)) {
+        for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], rep->outs[i]);
+        mgopt_op_erase(op);
+        c->ctx->rewrites++;
+        continue;
+      }
+      if (!rep && !mgopt__cdd_push(c, op, h)) return mgopt_diag_set(c->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_status s = mgopt__cdd_block(c, op->blocks[i], depth + 1);
+      if (s) return s;
+    }
+  }
+  mgopt__cdd_pop_to(c, mark);
+  return MGOPT_OK;
+}
+
+/* Const ops over the threshold anywhere in the program: share equal data. */
+static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
+  mgopt__cdd *c = (mgopt__cdd *)ud;
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  mgopt_op *rep;
+  uint64_t h;
+  if (!t || t->numel < c->threshold || t->dtype == MGOPT_DT_STRING || t->nbytes == 0) return 0;
+  h = mgopt__cdd_op_hash(op);
+  rep = mgopt__cdd_find(c, op, h);
+  if (!rep) return mgopt__cdd_push(c, op, h) ? 0 : 1;
+  {
+    mgopt_tensor *r = mgopt__cdd_const(rep);
+    if (r->data != t->data) {
+      t->data = r->data;
+      t->borrowed = 1;
+      r->borrowed = 1;
+      c->ctx->rewrites++;
+    }
+  }
+  return 0;
+}
+
+static int mgopt__cdd_count(mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(op);
+  (*(int64_t *)ud)++;
+  return 0;
+}
+
+static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
+  mgopt__cdd c;
+  mgopt_status s = MGOPT_OK;
+  int64_t nops = 0, nb = 16, i;
+  int32_t f;
+  memset(&c, 0, sizeof c);
+  c.ctx = ctx;
+  c.p = ctx->program;
+  c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
+  mgopt_program_walk(c.p, mgopt__cdd_count, &nops);
+  while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
+  c.mask = (uint64_t)nb - 1;
+  c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);
+  if (!c.heads) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nb; i++) c.heads[i] = -1;
+  for (f = 0; f < mgopt_program_function_count(c.p) && !s; f++)
+    s = mgopt__cdd_block(&c, mgopt_program_function_at(c.p, f)->body, 0);
+  if (!s) {
+    mgopt__cdd_pop_to(&c, 0);
+    if (mgopt_program_walk(c.p, mgopt__cdd_share_visit, &c))
+      s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  mgopt__heap_free(&c.p->alloc, c.heads, sizeof(int64_t) * (size_t)nb);
+  if (c.e) mgopt__heap_free(&c.p->alloc, c.e, sizeof(mgopt__cdd_entry) * (size_t)c.ecap);
+  return s;
+}
+
+static const mgopt_opt_def mgopt__cdd_opts[] = {
+    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone"},
+};
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_deduplication = {
+    "common::const_deduplication", "cleanup", "merge equal consts and identical constexpr ops", 1,
+    mgopt__cdd_opts, mgopt__cdd_run};
+/* src/passes/common/dedup_op_and_var_names.c — common::dedup_op_and_var_names: unique op names and value names per function.
+
+   Spec: mil_graph_passes.txt, "For each function, this pass renames ops and
+   variables with the same name as any preceding ops/variables across all
+   scopes"; reference §3.4.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %castop: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %castop: (2, 3, fp32) = cast(x=%castop, dtype="fp32")
+       %square_last: (2, 3, fp32) = square(x=%castop)
+     } -> (%square_last)
+   (the second cast reads the first: the text format resolves a name to its
+   latest definition)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %castop: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %castop_1: (2, 3, fp32) = cast(x=%castop, dtype="fp32")
+       %square_last: (2, 3, fp32) = square(x=%castop_1)
+     } -> (%square_last)
+
+   What it does, per function: the function's inputs and outputs keep their
+   names and claim them first (with the op names of the ops producing those
+   outputs, where equal). Then, in program order, each nested block's
+   arguments, then for each op its nested blocks (first), its outputs, and
+   its op name: a name already claimed by something else becomes
+   `<name>_1`, `<name>_2`, ... — the first suffix that is neither claimed
+   nor any name present in the function, so a later `%a_1` keeps its own.
+   An op named like its first output follows that output's new name when
+   that name is free among op names (so the text stays free of name="...").
+   Op names and value names are separate namespaces.
+   Fails (MGOPT_ERR_PASS) when two different inputs/outputs of a function
+   share a name (an input and an output, or two outputs): no renaming can
+   keep both. The same value listed twice, or an input returned as an
+   output, is fine.
+   Cost: per function two hash sets keyed by interned name pointers and a
+   per-name next-suffix counter: O(names) plus the suffix probes. */
+
+#define MGOPT__DN_PRESENT 1u /* appears somewhere in the function */
+#define MGOPT__DN_CLAIMED 2u /* taken by a value (or op) already visited */
+
+typedef struct mgopt__dn_slot {
+  const char *key;           /* interned; NULL = empty */
+  const void *owner;         /* the io value that claimed it (for the io check) */
+  uint32_t flags;
+  uint32_t next_k;           /* next suffix to try for this base name */
+} mgopt__dn_slot;
+
+typedef struct mgopt__dn_set {
+  mgopt__dn_slot *s;
+  size_t cap, n;
+} mgopt__dn_set;
+
+typedef struct mgopt__dn {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  mgopt_function *f;
+  mgopt__dn_set vals, ops;
+  char *buf;
+  size_t bufcap;
+  int oom;
+} mgopt__dn;
+
+static size_t mgopt__dn_hash(const char *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static int mgopt__dn_rehash(mgopt__dn *d, mgopt__dn_set *t, size_t ncap) {
+  mgopt__dn_slot *ns = (mgopt__dn_slot *)mgopt__heap_realloc(&d->p->alloc, NULL, 0, sizeof(mgopt__dn_slot) * ncap);
+  size_t i;
+  if (!ns) return 0;
+  memset(ns, 0, sizeof(mgopt__dn_slot) * ncap);
+  for (i = 0; i < t->cap; i++)
+    if (t->s[i].key) {
+      size_t h = mgopt__dn_hash(t->s[i].key, ncap);
+      while (ns[h].key) h = (h + 1) & (ncap - 1);
+      ns[h] = t->s[i];
+    }
+  if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
+  t->s = ns;
+  t->cap = ncap;
+  return 1;
+}
+
+/* The slot of key, inserted (flags 0) if absent. NULL on OOM. */
+static mgopt__dn_slot *mgopt__dn_get(mgopt__dn *d, mgopt__dn_set *t, const char *key) {
+  size_t h;
+  if ((t->n + 1) * 2 > t->cap && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
+    d->oom = 1;
+    return NULL;
+  }
+  h = mgopt__dn_hash(key, t->cap);
+  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
+  if (!t->s[h].key) {
+    t->s[h].key = key;
+    t->n++;
+  }
+  return &t->s[h];
+}
+
+static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *key) {
+  size_t h;
+  if (!t->cap) return NULL;
+  h = mgopt__dn_hash(key, t->cap);
+  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
+  return t->s[h].key ? &t->s[h] : NULL;
+}
+
+/* Returns the name `owner` (a value or an op) gets for `name` and claims it:
+   the name itself if unclaimed or already claimed by owner, else the first
+   free suffixed name. NULL on OOM. */
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, const void *owner) {
+  mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
+  size_t len;
+  uint32_t k;
+  if (!s) return NULL;
+  if (!(s->flags & MGOPT__DN_CLAIMED) || s->owner == owner) {
+    s->flags |= MGOPT__DN_CLAIMED;
+    s->owner = owner;
+    return name;
+  }
+  len = strlen(name);
+  if (len + 16 > d->bufcap) {
+    size_t ncap = len + 64;
+    char *nb = (char *)mgopt__heap_realloc(&d->p->alloc, d->buf, d->bufcap, ncap);
+    if (!nb) {
+      d->oom = 1;
+      return NULL;
+    }
+    d->buf = nb;
+    d->bufcap = ncap;
+  }
+  for (k = s->next_k ? s->next_k : 1;; k++) {
+    const char *cand;
+    int n = snprintf(d->buf, d->bufcap, "%s_%u", name, (unsigned)k);
+    mgopt__dn_slot *c;
+    if (n < 0) return NULL;
+    cand = mgopt_program_intern(d->p, d->buf, (size_t)n);
+    if (!cand) {
+      d->oom = 1;
+      return NULL;
+    }
+    if (mgopt__dn_find(t, cand)) continue;
+    s = mgopt__dn_get(d, t, name); /* the table may have moved */
+    if (!s) return NULL;
+    s->next_k = k + 1;
+    c = mgopt__dn_get(d, t, cand);
+    if (!c) return NULL;
+    c->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+    c->owner = owner;
+    return cand;
+  }
+}
+
+static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return 0;
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->name) {
+      mgopt__dn_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
+      if (!s) return 0;
+      s->flags |= MGOPT__DN_PRESENT;
+    }
+  for (op = b->first; op; op = op->next) {
+    mgopt__dn_slot *s;
+    if (op->name) {
+      s = mgopt__dn_get(d, &d->ops, op->name);
+      if (!s) return 0;
+      s->flags |= MGOPT__DN_PRESENT;
+    }
+    for (i = 0; i < op->nouts; i++)
+      if (op->outs[i]->name) {
+        s = mgopt__dn_get(d, &d->vals, op->outs[i]->name);
+        if (!s) return 0;
+        s->flags |= MGOPT__DN_PRESENT;
+      }
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_mark(d, op->blocks[i], depth + 1)) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
+  const char *n;
+  if (!v->name) return 1;
+  n = mgopt__dn_claim(d, &d->vals, v->name, v);
+  if (!n) return 0;
+  if (n != v->name) {
+    v->name = n;
+    d->ctx->rewrites++;
+  }
+  return 1;
+}
+
+static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  const char *old0;
+  int32_t i;
+  if (depth > 256) return 0;
+  if (b->parent_op)
+    for (i = 0; i < b->nargs; i++)
+      if (!mgopt__dn_rename_value(d, b->args[i])) return 0;
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_block(d, op->blocks[i], depth + 1)) return 0;
+    old0 = op->nouts ? op->outs[0]->name : NULL;
+    for (i = 0; i < op->nouts; i++)
+      if (!mgopt__dn_rename_value(d, op->outs[i])) return 0;
+    if (op->name) {
+      /* an op named like its first output follows that output's new name when it can */
+      const mgopt__dn_slot *f = NULL;
+      const char *n;
+      if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !(f->flags & MGOPT__DN_CLAIMED)))
+        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, op);
+      else
+        n = mgopt__dn_claim(d, &d->ops, op->name, op);
+      if (!n) return 0;
+      if (n != op->name) {
+        op->name = n;
+        d->ctx->rewrites++;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Claims the io names; MGOPT_ERR_PASS when two different io values share one. */
+static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
+  mgopt__dn_slot *s;
+  if (!v || !v->name) return MGOPT_OK;
+  s = mgopt__dn_get(d, &d->vals, v->name);
+  if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  if ((s->flags & MGOPT__DN_CLAIMED) && s->owner != v)
+    return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
+                          "function '%s': the name '%s' is used by two different inputs/outputs; "
+                          "it cannot be made unique without renaming one of them",
+                          d->f->name, v->name);
+  s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+  s->owner = v;
+  /* the op of a function output, named like it, keeps that name too */
+  if (v->def && v->def->name == v->name && v->index == 0) {
+    s = mgopt__dn_get(d, &d->ops, v->name);
+    if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    if (!(s->flags & MGOPT__DN_CLAIMED)) {
+      s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+      s->owner = v->def;
+    }
+  }
+  return MGOPT_OK;
+}
+
+static void mgopt__dn_reset(mgopt__dn_set *t) {
+  if (t->s) memset(t->s, 0, sizeof(mgopt__dn_slot) * t->cap);
+  t->n = 0;
+}
+
+static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
+  mgopt__dn d;
+  mgopt_status s = MGOPT_OK;
+  int32_t fi, i;
+  memset(&d, 0, sizeof d);
+  d.ctx = ctx;
+  d.p = ctx->program;
+  for (fi = 0; fi < mgopt_program_function_count(d.p) && !s; fi++) {
+    mgopt_block *body;
+    d.f = mgopt_program_function_at(d.p, fi);
+    body = d.f->body;
+    mgopt__dn_reset(&d.vals);
+    mgopt__dn_reset(&d.ops);
+    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(&d, body->args[i]);
+    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(&d, body->outs[i]->value);
+    if (s) break;
+    if (!mgopt__dn_mark(&d, body, 0) || !mgopt__dn_block(&d, body, 0))
+      s = d.oom ? mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
+                : mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  }
+  if (d.vals.s) mgopt__heap_free(&d.p->alloc, d.vals.s, sizeof(mgopt__dn_slot) * d.vals.cap);
+  if (d.ops.s) mgopt__heap_free(&d.p->alloc, d.ops.s, sizeof(mgopt__dn_slot) * d.ops.cap);
+  if (d.buf) mgopt__heap_free(&d.p->alloc, d.buf, d.bufcap);
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dedup_op_and_var_names = {
+    "common::dedup_op_and_var_names", "cleanup", "make op names and value names unique within each function", 0,
+    NULL, mgopt__dn_run};
+/* src/passes/common/expand_dynamic_linear.c — common::expand_dynamic_linear: a linear with a run-time weight or bias becomes matmul (+ add).
+
+   Spec: mil_graph_passes.txt, "Translate to linear when the operand is a
+   descendant of const ... this pass would clean up the too-ambitious linear
+   ops by replacing them with matmul ops"; reference §3.5.
+
+   Before:
+     main(%x: (2, 4, fp32), %w: (3, 4, fp32), %b: (3, fp32)) {
+       %y: (2, 3, fp32) = linear(x=%x, weight=%w, bias=%b)
+     } -> (%y)
+   After:
+     main(%x: (2, 4, fp32), %w: (3, 4, fp32), %b: (3, fp32)) {
+       %y_matmul_0: (2, 3, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=true)
+       %y: (2, 3, fp32) = add(x=%y_matmul_0, y=%b)
+     } -> (%y)
+
+   An operand is static when absent or produced by const or constexpr_*.
+   Fires on a linear (weight is [out, in], so matmul takes transpose_y=true):
+   - weight not static: matmul(x, weight, transpose_y=true), then add(bias)
+     unless the bias is absent or a constant of zeros;
+   - weight static, bias not static: linear(x, weight) with no bias, then
+     add(bias).
+   The last new op takes the linear's output name and op name.
+   Must not fire: weight and bias both static. Cost: worklist patterns, O(linears). */
+
+static int mgopt__edl_static(const mgopt_value *v) {
+  if (!v) return 1;
+  if (!v->def) return 0;
+  return v->def->kind == MGOPT_OP_const || strncmp(v->def->type, "constexpr_", 10) == 0;
+}
+
+static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[2] = {"x", "y"};
+  static const char *const lslots[2] = {"x", "weight"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
+  mgopt_value *b = mgopt_op_operand(op, "bias"), *out, *vals[2];
+  mgopt_op *mm, *add;
+  char base[160];
+  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
+  MGOPT__UNUSED(ud);
+  if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  out = op->outs[0];
+  vals[0] = x;
+  vals[1] = w;
+  if (!wstatic) {
+    snprintf(base, sizeof base, "%.120s_matmul", out->name ? out->name : "linear");
+    mm = mgopt_rw_create(rw, op, "matmul", mgopt_program_fresh_name(p, base), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", 1)) return 0;
+  } else {
+    snprintf(base, sizeof base, "%.120s_linear", out->name ? out->name : "linear");
+    mm = mgopt_rw_create(rw, op, "linear", mgopt_program_fresh_name(p, base), 2, lslots, vals, 1);
+    if (!mm) return 0;
+  }
+  if (mgopt_op_infer(p, mm, NULL)) return 0;
+  mgopt__pu_fill_type(p, mm, 0, &out->type);
+  if (!b || mgopt__pu_const_all(b, 0.0)) {
+    mm->name = op->name;
+    mm->outs[0]->name = out->name;
+    mgopt_rw_replace_value(rw, out, mm->outs[0]);
+  } else {
+    vals[0] = mm->outs[0];
+    vals[1] = b;
+    add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
+    if (!add) return 0;
+    add->name = op->name;
+    if (mgopt_op_infer(p, add, NULL)) return 0;
+    mgopt__pu_fill_type(p, add, 0, &out->type);
+    mgopt_rw_replace_value(rw, out, add->outs[0]);
+  }
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__edl_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "dynamic_linear";
+  pat.root_kind = MGOPT_OP_linear;
+  pat.benefit = 1;
+  pat.fn = mgopt__edl_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_dynamic_linear = {
+    "common::expand_dynamic_linear", "cleanup", "turn a linear with a run-time weight or bias into matmul and add",
+    0, NULL, mgopt__edl_run};
+/* src/passes/common/loop_invariant_elimination.c — common::loop_invariant_elimination: drop while_loop vars the body passes through.
+
+   Spec: mil_graph_passes.txt, "When a block does not modify a block input
+   var, eliminate that block input var and use the corresponding var in the
+   outer scope"; reference §3.8.
+
+   Before:
+     main(%a: (1, 2, fp32), %b: (1, 2, fp32)) {
+       %l0: (1, 2, fp32), %l1: (1, 2, fp32) = while_loop(loop_vars=(%a, %b))
+         loop_cond(%a_x: (1, 2, fp32), %b_x: (1, 2, fp32)) {
+           %ra: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)
+           %rb: (fp32) = reduce_sum(x=%b_x, axes=[0, 1], keep_dims=false)
+           %c: (bool) = less(x=%ra, y=%rb)
+         } -> (%c)
+         loop_body(%a_x: (1, 2, fp32), %b_x: (1, 2, fp32)) {
+           %s: (1, 2, fp32) = add(x=%a_x, y=%b_x)
+         } -> (%s, %b_x)
+     } -> (%l0, %l1)
+   After:
+     main(%a: (1, 2, fp32), %b: (1, 2, fp32)) {
+       %l1: (1, 2, fp32) = identity(x=%b)
+       %l0: (1, 2, fp32) = while_loop(loop_vars=(%a))
+         loop_cond(%a_x: (1, 2, fp32)) {
+           %ra: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)
+           %rb: (fp32) = reduce_sum(x=%b, axes=[0, 1], keep_dims=false)
+           %c: (bool) = less(x=%ra, y=%rb)
+         } -> (%c)
+         loop_body(%a_x: (1, 2, fp32)) {
+           %s: (1, 2, fp32) = add(x=%a_x, y=%b)
+         } -> (%s)
+     } -> (%l0, %l1)
+
+   Loop var k is invariant when body output k is body argument k itself, or
+   is loop_vars[k] (the outer value, returned unchanged). Then inside both
+   blocks argument k is replaced by loop_vars[k], the argument, body output
+   k, loop_vars[k] and loop output k are removed, and uses of loop output k
+   read loop_vars[k]; where loop output k is a function output an identity
+   of loop_vars[k] named like it keeps the output's name (the spec's
+   example). At least one loop var is always kept.
+   Must not fire: a body that returns some other outer value for slot k
+   (MIL's reference treats any outer value as invariant, which is wrong from
+   the second iteration on), or a computed value.
+   Inner loops first (nested blocks before their op). Cost: O(ops + loop
+   vars + uses of the removed values). */
+
+static int mgopt__lie_invariant(const mgopt_op *op, int32_t k) {
+  mgopt_block *body = op->blocks[1];
+  mgopt_value *out = body->outs[k]->value;
+  int32_t li = mgopt_op_slot_index(op, "loop_vars");
+  mgopt_value *outer = op->slots[li].uses[k].value;
+  return out == body->args[k] || out == outer;
+}
+
+static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
+  static const char *const slot[1] = {"x"};
+  mgopt_program *p = ctx->program;
+  mgopt_block *cond, *body;
+  int32_t li, n, k, kept;
+  mgopt_value **vars;
+  li = mgopt_op_slot_index(op, "loop_vars");
+  if (op->nblocks != 2 || li < 0) return MGOPT_OK;
+  cond = op->blocks[0];
+  body = op->blocks[1];
+  n = op->slots[li].n;
+  if (n < 2 || op->nouts != n || body->nargs != n || cond->nargs != n || body->nouts != n) return MGOPT_OK;
+  vars = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vars) return mgopt__oom(p);
+  for (k = 0; k < n; k++) vars[k] = op->slots[li].uses[k].value;
+  kept = n;
+  for (k = n - 1; k >= 0; k--) {
+    mgopt_value *outer = vars[k], *res = op->outs[k];
+    int32_t j;
+    if (kept == 1) break;
+    if (!mgopt__lie_invariant(op, k)) continue;
+    if (mgopt__pu_is_func_output(res)) {
+      mgopt_op *id = mgopt_build_op(p, op->parent, op, "identity", res->name, 1, slot, &outer, 1);
+      mgopt_status s;
+      if (!id) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      if ((s = mgopt_op_infer(p, id, ctx->diag)) != MGOPT_OK) return s;
+      mgopt__pu_fill_type(p, id, 0, &res->type);
+      mgopt_value_replace_all_uses(res, id->outs[0]);
+    } else {
+      mgopt_value_replace_all_uses(res, outer);
+    }
+    mgopt_value_replace_all_uses(cond->args[k], outer);
+    mgopt_value_replace_all_uses(body->args[k], outer);
+    mgopt_block_remove_output(body, k);
+    mgopt_block_remove_arg(cond, k);
+    mgopt_block_remove_arg(body, k);
+    mgopt__pu_op_remove_output(op, k);
+    for (j = k; j + 1 < kept; j++) vars[j] = vars[j + 1];
+    kept--;
+    ctx->rewrites++;
+  }
+  if (kept != n && mgopt_op_set_operand_list(op, "loop_vars", vars, kept))
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__lie_block(mgopt_pass_ctx *ctx, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  mgopt_status s;
+  if (depth > 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nblocks; i++)
+      if ((s = mgopt__lie_block(ctx, op->blocks[i], depth + 1)) != MGOPT_OK) return s;
+    if (op->kind == MGOPT_OP_while_loop && (s = mgopt__lie_loop(ctx, op)) != MGOPT_OK) return s;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
+  int32_t f;
+  for (f = 0; f < mgopt_program_function_count(ctx->program); f++) {
+    mgopt_status s = mgopt__lie_block(ctx, mgopt_program_function_at(ctx->program, f)->body, 0);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
+    "common::loop_invariant_elimination", "cleanup", "drop while_loop vars that the body passes through unchanged",
+    0, NULL, mgopt__lie_run};
+/* src/passes/common/remove_symbolic_reshape.c — common::remove_symbolic_reshape: a run-time reshape shape becomes a constant.
+
+   Spec: mil_graph_passes.txt, "Convert symbolic shape in reshape to
+   integers ... replaces symbols with positive integers if solved from
+   volumetric constraint, or -1 ... fails if more than one symbol needs to be
+   resolved to -1"; reference §3.9.
+
+   mgopt's tensors hold no symbolic values, so a shape "known symbolically"
+   is a `shape` operand computed at run time (e.g. from shape/gather/concat
+   of the input's dims) on a reshape whose output type is known: every dim
+   static or a symbol. That type is what the shape operand must evaluate to.
+
+   Before:
+     main(%x: (s0, 4, fp32), %s: (3, int32)) {
+       %r: (s0, s1, 2, fp32) = reshape(x=%x, shape=%s)
+     } -> (%r)
+   After:
+     main(%x: (s0, 4, fp32), %s: (3, int32)) {
+       %sx: (3, int32)* = const(val=[-1, 2, 2])
+       %r: (s0, 2, 2, fp32) = reshape(x=%x, shape=%sx)
+     } -> (%r)
+
+   Fires on: a reshape whose shape operand is not a const and whose output
+   rank and dims are all known (static or symbolic). Symbols are solved from
+   the volume: symbols common to x and the output cancel; if then exactly
+   one symbol occurrence is left, in the output only, and x has no unknown
+   dims, it equals (static volume of x) / (static volume of the output).
+   Solved symbols become integers (in the new shape and the stored output
+   type); one symbol left becomes -1; none left gives a fully static shape.
+   The old shape producer goes when unused.
+   More than one symbol left: with `strict` (default, as the spec says) the
+   pass fails with MGOPT_ERR_PASS naming the reshape; with strict=false the
+   reshape is left alone (what coremltools' code does in practice).
+   Must not fire: a const shape (nothing to do), unknown dims or rank in the
+   output, a -1 next to a zero-sized static dim (ambiguous).
+   Cost: worklist patterns, O(reshapes x rank^2) with rank capped at 64 for
+   the symbol matching. */
+
+typedef struct mgopt__rsr {
+  int strict;
+  mgopt_status err;
+  mgopt_diag *d;
+} mgopt__rsr;
+
+#define MGOPT__RSR_MAX_RANK 64
+
+static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt__rsr *st = (mgopt__rsr *)ud;
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *sv = mgopt_op_operand(op, "shape"), *x = mgopt_op_operand(op, "x"), *c;
+  mgopt_type *t;
+  mgopt_dim *dims;
+  mgopt_tensor *shape;
+  int64_t vals[MGOPT__RSR_MAX_RANK], in_vol = 1, out_vol = 1, solved = -1;
+  uint8_t used_in[MGOPT__RSR_MAX_RANK], used_out[MGOPT__RSR_MAX_RANK];
+  const char *left = NULL, *solved_sym = NULL;
+  int32_t i, j, r, nleft = 0, unresolved = 0, in_ok;
+  mgopt_dtype dt = MGOPT_DT_INT32;
+  char name[200];
+  if (st->err || !sv || !x || mgopt_value_const(sv) || op->nouts != 1) return 0;
+  t = &op->outs[0]->type;
+  r = t->rank;
+  if (t->kind != MGOPT_TYPE_TENSOR || r < 0 || r > MGOPT__RSR_MAX_RANK) return 0;
+  for (i = 0; i < r; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 0;
+  /* volume: cancel the symbols x and the output share, then solve one left over */
+  in_ok = x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank >= 0 && x->type.rank <= MGOPT__RSR_MAX_RANK;
+  memset(used_in, 0, sizeof used_in);
+  memset(used_out, 0, sizeof used_out);
+  for (i = 0; in_ok && i < x->type.rank; i++) {
+    mgopt_dim d = x->type.dims[i];
+    if (d.sym) {
+      for (j = 0; j < r; j++)
+        if (!used_out[j] && t->dims[j].sym == d.sym) break;
+      if (j < r) used_out[j] = used_in[i] = 1;
+      else in_ok = 0; /* a symbol of x the output lacks: no equation for the rest */
+    } else if (d.v < 0 || !mgopt__mul_i64(in_vol, d.v, &in_vol)) {
+      in_ok = 0;
+    }
+  }
+  for (i = 0; i < r; i++) {
+    if (t->dims[i].sym) {
+      if (!used_out[i]) {
+        nleft++;
+        left = t->dims[i].sym;
+      }
+    } else if (!mgopt__mul_i64(out_vol, t->dims[i].v, &out_vol)) {
+      in_ok = 0;
+    }
+  }
+  if (in_ok && nleft == 1 && out_vol > 0 && in_vol % out_vol == 0) {
+    solved_sym = left;
+    solved = in_vol / out_vol;
+  }
+  for (i = 0; i < r; i++) {
+    if (!t->dims[i].sym) vals[i] = t->dims[i].v;
+    else if (t->dims[i].sym == solved_sym) vals[i] = solved;
+    else {
+      vals[i] = -1;
+      unresolved++;
+    }
+  }
+  if (unresolved > 1) {
+    if (st->strict) {
+      st->err = mgopt_diag_set(st->d, MGOPT_ERR_PASS,
+                               "reshape '%s': %d symbolic dims of the output cannot be solved and only one may be -1",
+                               op->outs[0]->name ? op->outs[0]->name : "?", (int)unresolved);
+      if (st->d && op->name) snprintf(st->d->op, sizeof st->d->op, "%s", op->name);
+    }
+    return 0;
+  }
+  if (unresolved == 1)
+    for (i = 0; i < r; i++)
+      if (vals[i] == 0) return 0;
+  if (mgopt_dtype_is_int((mgopt_dtype)sv->type.dtype)) dt = (mgopt_dtype)sv->type.dtype;
+  {
+    int64_t len = r;
+    shape = mgopt_tensor_new(p, dt, 1, &len);
+  }
+  if (!shape) return 0;
+  for (i = 0; i < r; i++) mgopt_tensor_set_i64(shape, i, vals[i]);
+  snprintf(name, sizeof name, "%.190sx", sv->name ? sv->name : "shape");
+  c = mgopt_rw_const(rw, op, name, shape);
+  if (!c) return 0;
+  if (solved_sym) {
+    dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(r ? r : 1), 8);
+    if (!dims) return 0;
+    for (i = 0; i < r; i++) dims[i] = t->dims[i].sym == solved_sym ? mgopt_dim_static(solved) : t->dims[i];
+    t->dims = dims;
+  }
+  mgopt_rw_set_operand(rw, op, "shape", c);
+  mgopt_rw_modified(rw, op);
+  mgopt__pu_erase_if_dead(rw, sv->def);
+  return 1;
+}
+
+static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  mgopt__rsr st;
+  mgopt_status s;
+  st.strict = ctx->opts[0].i != 0;
+  st.err = MGOPT_OK;
+  st.d = ctx->diag;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "symbolic_reshape";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__rsr_fold;
+  pat.ud = &st;
+  s = mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+  return st.err ? st.err : s;
+}
+
+static const mgopt_opt_def mgopt__rsr_opts[] = {
+    {"strict", MGOPT_OPT_BOOL, "true",
+     "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)"},
+};
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_symbolic_reshape = {
+    "common::remove_symbolic_reshape", "cleanup", "replace a run-time reshape shape by a constant from the known output type",
+    1, mgopt__rsr_opts, mgopt__rsr_run};
+/* src/passes/common/topological_reorder.c — common::topological_reorder: move casts, then transposes, next to their first use.
+
+   Spec: mil_graph_passes.txt, "Topologically re-orders the list of
+   operations ... places each operation closer to its first use, or at the
+   end if it's not consumed"; reference §3.10.
+
+   Before:
+     main(%x: (2, 4, fp32)) {
+       %c: (2, 4, fp16) = cast(x=%x, dtype="fp16")
+       %r: (2, 4, fp32) = relu(x=%x)
+       %s: (2, 4, fp16) = square(x=%c)
+       %t: (4, 2, fp32) = transpose(x=%r, perm=[1, 0])
+     } -> (%s, %t)
+   (the cast moves down to its user; the transpose, used by nothing in the
+   block, is already at the end)
+   After:
+     main(%x: (2, 4, fp32)) {
+       %r: (2, 4, fp32) = relu(x=%x)
+       %c: (2, 4, fp16) = cast(x=%x, dtype="fp16")
+       %s: (2, 4, fp16) = square(x=%c)
+       %t: (4, 2, fp32) = transpose(x=%r, perm=[1, 0])
+     } -> (%s, %t)
+
+   Two stages per block, first every cast, then every transpose. Within a
+   stage the moved ops are taken from last to first; each goes immediately
+   before its earliest user in the current order (a use inside a nested
+   block counts as a use by the op owning that block), or to the end of the
+   block when nothing in the block uses it (block outputs are not ops). This
+   is the order the spec's example shows: two unused casts end up at the
+   end, the later one first. Ops keep their names; other ops keep their
+   relative order. Nested blocks are reordered too.
+   Cost per block and stage: O(ops + uses). Finding the earliest of several
+   moved users compares positions through the chain of moved ops placed
+   before one another (usually of length 0 or 1), no rescans of the block. */
+
+typedef struct mgopt__tr {
+  mgopt_op **ops;
+  int32_t *parent;  /* moved op placed right before this moved op; -1 = before its anchor */
+  int32_t *depth;
+  int32_t *anchor;  /* index of the unmoved op it precedes; n = block end */
+  int32_t n, cap;
+} mgopt__tr;
+
+#define MGOPT__TR_IDX(op) ((int32_t)(uintptr_t)(op)->scratch - 1)
+
+/* 1 if moved op u comes before moved op v (same anchor) in the current order. */
+static int mgopt__tr_before(const mgopt__tr *t, int32_t u, int32_t v) {
+  int guard = 0;
+  while (t->depth[u] > t->depth[v]) {
+    u = t->parent[u];
+    if (u == v) return 1;
+  }
+  while (t->depth[v] > t->depth[u]) {
+    v = t->parent[v];
+    if (u == v) return 0;
+  }
+  while (t->parent[u] != t->parent[v] && ++guard < 1 << 30) {
+    u = t->parent[u];
+    v = t->parent[v];
+  }
+  /* siblings: the one placed first (the later one in the old order) comes first */
+  return u > v;
+}
+
+static void mgopt__tr_stage(mgopt__tr *t, mgopt_block *b, int32_t kind, int64_t *moved) {
+  mgopt_op *op;
+  int32_t i, n = 0;
+  for (op = b->first; op; op = op->next) {
+    op->scratch = (void *)(uintptr_t)(n + 1);
+    t->ops[n++] = op;
+  }
+  t->n = n;
+  for (i = n - 1; i >= 0; i--) {
+    int32_t k, best_anchor = n, best_node = -1;
+    mgopt_op *dest;
+    op = t->ops[i];
+    t->parent[i] = -1;
+    t->depth[i] = 0;
+    t->anchor[i] = i;
+    if (op->kind != kind) continue;
+    for (k = 0; k < op->nouts; k++) {
+      mgopt_use *u;
+      for (u = op->outs[k]->uses; u; u = u->next) {
+        mgopt_op *c = u->op ? mgopt__pu_ancestor_in(u->op, b)
+                            : (u->block != b && u->block->parent_op ? mgopt__pu_ancestor_in(u->block->parent_op, b) : NULL);
+        int32_t ci, ca, cn;
+        if (!c || c == op) continue;
+        ci = MGOPT__TR_IDX(c);
+        ca = t->anchor[ci];
+        cn = t->ops[ci]->kind == kind ? ci : -1;
+        if (ca < best_anchor || (ca == best_anchor && cn >= 0 &&
+                                 (best_node < 0 || mgopt__tr_before(t, cn, best_node)))) {
+          best_anchor = ca;
+          best_node = cn;
+        }
+      }
+    }
+    t->anchor[i] = best_anchor;
+    if (best_node >= 0) {
+      t->parent[i] = best_node;
+      t->depth[i] = t->depth[best_node] + 1;
+      dest = t->ops[best_node];
+    } else {
+      dest = best_anchor < n ? t->ops[best_anchor] : NULL;
+    }
+    if (dest) {
+      if (op->next != dest) {
+        mgopt_op_move_before(op, dest);
+        (*moved)++;
+      }
+    } else if (op != b->last) {
+      mgopt_op_move_to_end(op, b);
+      (*moved)++;
+    }
+  }
+  for (op = b->first; op; op = op->next) op->scratch = NULL;
+}
+
+static mgopt_status mgopt__tr_block(mgopt_pass_ctx *ctx, mgopt__tr *t, mgopt_block *b, int depth) {
+  mgopt_program *p = ctx->program;
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = op->next)
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_status s = mgopt__tr_block(ctx, t, op->blocks[i], depth + 1);
+      if (s) return s;
+    }
+  if (b->nops > t->cap) {
+    size_t per = sizeof(mgopt_op *) + 3 * sizeof(int32_t);
+    void *m = mgopt__heap_realloc(&p->alloc, t->ops, per * (size_t)t->cap, per * (size_t)b->nops);
+    if (!m) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    t->cap = b->nops;
+    t->ops = (mgopt_op **)m;
+    t->parent = (int32_t *)(void *)(t->ops + t->cap);
+    t->depth = t->parent + t->cap;
+    t->anchor = t->depth + t->cap;
+  }
+  if (b->nops > 1) {
+    mgopt__tr_stage(t, b, MGOPT_OP_cast, &ctx->rewrites);
+    mgopt__tr_stage(t, b, MGOPT_OP_transpose, &ctx->rewrites);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__tr_run(mgopt_pass_ctx *ctx) {
+  mgopt__tr t;
+  mgopt_status s = MGOPT_OK;
+  int32_t f;
+  memset(&t, 0, sizeof t);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
+    s = mgopt__tr_block(ctx, &t, mgopt_program_function_at(ctx->program, f)->body, 0);
+  if (t.ops) mgopt__heap_free(&ctx->program->alloc, t.ops, (sizeof(mgopt_op *) + 3 * sizeof(int32_t)) * (size_t)t.cap);
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_topological_reorder = {
+    "common::topological_reorder", "cleanup", "move casts, then transposes, to just before their first use", 0,
+    NULL, mgopt__tr_run};
+/* src/passes/common/cast_optimization.c — common::cast_optimization: drop same-dtype casts, fuse or cancel cast chains.
+
+   Spec: mil_graph_passes.txt, "cast_optimization" (redundant cast removal and
+   fusion of two consecutive casts when range and resolution are preserved);
+   reference §3.28.
+
+   Before:
+     main(%x: (2, 3, int8)) {
+       %a: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %b: (2, 3, fp32) = cast(x=%a, dtype="fp32")
+     } -> (%b)
+   After:
+     main(%x: (2, 3, int8)) {
+       %b: (2, 3, fp32) = cast(x=%x, dtype="fp32")
+     } -> (%b)
+
+   Fires on:
+   - a cast whose input already has the target dtype: its uses take the
+     input (an identity keeps the name when the cast's output is a function
+     output and the input is a block argument or another function output);
+   - a cast of a cast, x (dtype a) -> cast(b) -> cast(c), when going through
+     b loses nothing that going straight from a to c keeps: with range(t)
+     the interval of values dtype t holds and res(t) its resolution (1 for
+     bool and integers, 1e-3 fp16, 1e-2 bf16, 1e-6 fp32, 1e-15 fp64), the
+     chain is fusable iff range(a)∩range(b)∩range(c) == range(a)∩range(c)
+     and max(res a, b, c) == max(res a, c). Then a == c cancels to x, else
+     the pair becomes one cast(x, dtype=c) that keeps the second cast's name.
+     The first cast goes too once nothing else uses it.
+   Must not fire: fp32 -> fp16 -> fp32 (the range shrinks), fp32 -> bool ->
+   fp16 (resolution), int32 -> int8 -> uint8 (the chain caps at [0, 127]),
+   casts whose dtypes are unknown or outside the table (fp8, complex, string).
+   Nested blocks included; an inner cast of an outer cast is fused in place.
+   Cost: worklist patterns, O(casts) rewrites, each O(1). */
+
+typedef struct mgopt__co_range {
+  double lo, hi, res;
+} mgopt__co_range;
+
+static int mgopt__co_range_of(mgopt_dtype t, mgopt__co_range *r) {
+  int bits = mgopt_dtype_bits(t);
+  r->res = 1;
+  switch (t) {
+    case MGOPT_DT_BOOL: r->lo = 0; r->hi = 1; return 1;
+    case MGOPT_DT_INT4:
+    case MGOPT_DT_INT8:
+    case MGOPT_DT_INT16:
+    case MGOPT_DT_INT32:
+    case MGOPT_DT_INT64:
+      r->hi = ldexp(1.0, bits - 1) - 1;
+      r->lo = -ldexp(1.0, bits - 1);
+      return 1;
+    case MGOPT_DT_UINT1:
+    case MGOPT_DT_UINT2:
+    case MGOPT_DT_UINT3:
+    case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6:
+    case MGOPT_DT_UINT8:
+    case MGOPT_DT_UINT16:
+    case MGOPT_DT_UINT32:
+    case MGOPT_DT_UINT64:
+      r->lo = 0;
+      r->hi = ldexp(1.0, bits) - 1;
+      return 1;
+    case MGOPT_DT_FP16: r->hi = 65504.0; r->res = 1e-3; break;
+    case MGOPT_DT_BF16: r->hi = 3.3895313892515355e38; r->res = 1e-2; break;
+    case MGOPT_DT_FP32: r->hi = 3.4028234663852886e38; r->res = 1e-6; break;
+    case MGOPT_DT_FP64: r->hi = 1.7976931348623157e308; r->res = 1e-15; break;
+    default: return 0;
+  }
+  r->lo = -r->hi;
+  return 1;
+}
+
+static void mgopt__co_meet(mgopt__co_range *acc, const mgopt__co_range *r) {
+  if (r->lo > acc->lo) acc->lo = r->lo;
+  if (r->hi < acc->hi) acc->hi = r->hi;
+  if (r->res > acc->res) acc->res = r->res;
+}
+
+/* 1 if a -> b -> c keeps exactly the range and resolution of a -> c. */
+static int mgopt__co_fusable(mgopt_dtype a, mgopt_dtype b, mgopt_dtype c) {
+  mgopt__co_range ra, rb, rc, via, direct;
+  if (!mgopt__co_range_of(a, &ra) || !mgopt__co_range_of(b, &rb) || !mgopt__co_range_of(c, &rc)) return 0;
+  via = ra;
+  mgopt__co_meet(&via, &rb);
+  mgopt__co_meet(&via, &rc);
+  direct = ra;
+  mgopt__co_meet(&direct, &rc);
+  return via.lo == direct.lo && via.hi == direct.hi && via.res == direct.res;
+}
+
+static mgopt_dtype mgopt__co_target(const mgopt_op *cast) {
+  mgopt_dtype t = mgopt__pu_cast_dtype(cast);
+  if (t == MGOPT_DT_UNKNOWN && cast->nouts == 1) t = (mgopt_dtype)cast->outs[0]->type.dtype;
+  return t;
+}
+
+static int mgopt__co_redundant(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_dtype t = mgopt__co_target(op);
+  MGOPT__UNUSED(ud);
+  if (!x || op->nouts != 1 || t == MGOPT_DT_UNKNOWN || x->type.kind != MGOPT_TYPE_TENSOR ||
+      (mgopt_dtype)x->type.dtype != t)
+    return 0;
+  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
+  mgopt__pu_erase_if_dead(rw, op);
+  return 1;
+}
+
+static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slot[1] = {"x"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *mid = mgopt_op_operand(op, "x"), *x, *res;
+  mgopt_op *first = mgopt__pu_def_of(mid, MGOPT_OP_cast), *nc;
+  mgopt_dtype a, b, c;
+  MGOPT__UNUSED(ud);
+  if (!first || op->nouts != 1 || first->nouts != 1) return 0;
+  x = mgopt_op_operand(first, "x");
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  a = (mgopt_dtype)x->type.dtype;
+  b = mgopt__co_target(first);
+  c = mgopt__co_target(op);
+  if (!mgopt__co_fusable(a, b, c)) return 0;
+  if (a == c) {
+    res = mgopt__pu_replace_keep_io(rw, op->outs[0], x);
+    if (!res) return 0;
+  } else {
+    nc = mgopt_rw_create(rw, op, "cast", op->outs[0]->name, 1, slot, &x, 1);
+    if (!nc || mgopt_op_set_string(nc, "dtype", mgopt_dtype_name(c))) return 0;
+    nc->name = op->name;
+    if (mgopt_op_infer(p, nc, NULL)) return 0;
+    mgopt__pu_fill_type(p, nc, 0, &op->outs[0]->type);
+    mgopt_rw_replace_value(rw, op->outs[0], nc->outs[0]);
+  }
+  mgopt__pu_erase_if_dead(rw, op);
+  mgopt__pu_erase_if_dead(rw, first);
+  return 1;
+}
+
+static mgopt_status mgopt__co_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pats[2];
+  memset(pats, 0, sizeof pats);
+  pats[0].name = "cast_redundant";
+  pats[0].root_kind = MGOPT_OP_cast;
+  pats[0].benefit = 2;
+  pats[0].fn = mgopt__co_redundant;
+  pats[1].name = "cast_chain";
+  pats[1].root_kind = MGOPT_OP_cast;
+  pats[1].benefit = 1;
+  pats[1].fn = mgopt__co_chain;
+  return mgopt__pu_run_patterns(ctx, pats, 2, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_cast_optimization = {
+    "common::cast_optimization", "cleanup",
+    "remove same-dtype casts; fuse or cancel cast pairs that keep range and resolution", 0, NULL,
+    mgopt__co_run};
+/* src/passes/common/merge_consecutive_paddings.c — common::merge_consecutive_paddings: pad(pad(x)) -> pad(x).
+
+   Spec: mil_graph_passes.txt, "Identify two consecutive pad layers which
+   could be merged into a single pad layer"; reference §3.29.
+
+   Before:
+     main(%x: (1, 2, 6, 8, fp32)) {
+       %p1: (2, int32)* = const(val=[1, 1])
+       %a: (1, 2, 6, 10, fp32) = pad(x=%x, pad=%p1, mode="reflect")
+       %p2: (4, int32)* = const(val=[1, 1, 0, 0])
+       %b: (1, 2, 8, 10, fp32) = pad(x=%a, pad=%p2, mode="reflect")
+     } -> (%b)
+   After:
+     main(%x: (1, 2, 6, 8, fp32)) {
+       %pad_0: (4, int32)* = const(val=[1, 1, 1, 1])
+       %b: (1, 2, 8, 10, fp32) = pad(x=%x, pad=%pad_0, mode="reflect")
+     } -> (%b)
+
+   Fires on: a pad whose input comes from a pad with the same mode and
+   constant pad amounts (a pad vector covers the last len/2 axes; the shorter
+   one is extended with leading zeros and the two are added), when
+   - mode "constant": both constant_val are equal (padding is then additive,
+     even on the same axis);
+   - other modes (reflect, replicate): no axis is padded by both (per-axis
+     padding in these modes is separable, the same axis is not).
+   The outer pad reads the inner pad's input with the summed amounts; the
+   inner pad goes once unused, else stays.
+   Must not fire: different modes or constant values, non-constant or
+   negative or odd-length pad vectors, overlapping axes outside constant mode.
+   Cost: worklist patterns, O(pads x rank). */
+
+static const char *mgopt__mcp_mode(const mgopt_op *op) {
+  const char *m = mgopt_op_get_string(op, "mode", NULL);
+  return m ? m : "constant";
+}
+
+/* pad amounts into out[0..len) right-aligned (leading zeros); 0 if malformed */
+static int mgopt__mcp_amounts(mgopt_program *p, const mgopt_op *op, int64_t len, int64_t *out) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "pad", &v), i;
+  if (n < 0 || n % 2 || n > len) return 0;
+  for (i = 0; i < len; i++) out[i] = 0;
+  for (i = 0; i < n; i++) {
+    if (v[i] < 0) return 0;
+    out[len - n + i] = v[i];
+  }
+  return 1;
+}
+
+static int mgopt__mcp_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_pad);
+  const int64_t *tmp = NULL;
+  int64_t len, n1, n2, i, *a, *b;
+  const char *mode;
+  int constant;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op || op->nouts != 1) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  if (!inner_x) return 0;
+  mode = mgopt__mcp_mode(op);
+  if (strcmp(mode, mgopt__mcp_mode(inner)) != 0) return 0;
+  constant = strcmp(mode, "constant") == 0;
+  if (constant && mgopt_op_get_float(op, "constant_val", 0.0) != mgopt_op_get_float(inner, "constant_val", 0.0))
+    return 0;
+  n1 = mgopt_op_get_ints(p, inner, "pad", &tmp);
+  n2 = mgopt_op_get_ints(p, op, "pad", &tmp);
+  if (n1 < 0 || n2 < 0) return 0;
+  len = n1 > n2 ? n1 : n2;
+  a = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(2 * len + 1), 8);
+  if (!a) return 0;
+  b = a + len;
+  if (!mgopt__mcp_amounts(p, inner, len, a) || !mgopt__mcp_amounts(p, op, len, b)) return 0;
+  for (i = 0; i < len; i += 2)
+    if (!constant && (a[i] || a[i + 1]) && (b[i] || b[i + 1])) return 0;
+  for (i = 0; i < len; i++)
+    if (!mgopt__add_i64(a[i], b[i], &a[i])) return 0;
+  if (!mgopt__pu_set_ints_param(rw, op, op, "pad", a, len)) return 0;
+  mgopt_rw_set_operand(rw, op, "x", inner_x);
+  mgopt_rw_modified(rw, op);
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mcp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "pad_pad";
+  pat.root_kind = MGOPT_OP_pad;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcp_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_paddings = {
+    "common::merge_consecutive_paddings", "cleanup", "merge pad chains with the same mode into one pad", 0,
+    NULL, mgopt__mcp_run};
+/* src/passes/common/merge_consecutive_relus.c — common::merge_consecutive_relus: relu(relu(x)) -> relu(x).
+
+   Spec: mil_graph_passes.txt, "Identify consecutive relu layers which could
+   be merged into a single relu layer"; reference §3.29.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r1: (2, 3, fp32) = relu(x=%x)
+       %r2: (2, 3, fp32) = relu(x=%r1)
+       %r3: (2, 3, fp32) = relu(x=%r2)
+     } -> (%r3)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r3: (2, 3, fp32) = relu(x=%x)
+     } -> (%r3)
+
+   Fires on: a relu whose input is produced by a relu, in any block; the
+   outer relu's uses take the inner relu's output (which takes the outer
+   name when the outer output is a function output). relu is idempotent, so
+   the inner relu may have other users: it then simply stays.
+   Must not fire: when both outputs are function outputs (two names must
+   survive); relu fed by anything else. Cost: worklist patterns, O(relus). */
+
+static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_relu);
+  MGOPT__UNUSED(ud);
+  if (!inner || op->nouts != 1 || inner == op) return 0;
+  if (mgopt__pu_is_func_output(op->outs[0]) && mgopt__pu_is_func_output(x)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], x);
+  mgopt_rw_erase(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__mcr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "relu_relu";
+  pat.root_kind = MGOPT_OP_relu;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcr_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_relus = {
+    "common::merge_consecutive_relus", "cleanup", "collapse relu chains into one relu", 0, NULL,
+    mgopt__mcr_run};
+/* src/passes/common/merge_consecutive_reshapes.c — common::merge_consecutive_reshapes: reshape(reshape(x)) -> reshape(x).
+
+   Spec: mil_graph_passes.txt, "Identify consecutive reshape ops which could
+   be merged into a single reshape"; reference §3.29.
+
+   Before:
+     main(%x: (2, 6, fp32)) {
+       %s1: (3, int32)* = const(val=[3, 2, 2])
+       %a: (3, 2, 2, fp32) = reshape(x=%x, shape=%s1)
+       %s2: (2, int32)* = const(val=[4, 3])
+       %b: (4, 3, fp32) = reshape(x=%a, shape=%s2)
+     } -> (%b)
+   After:
+     main(%x: (2, 6, fp32)) {
+       %s2: (2, int32)* = const(val=[4, 3])
+       %b: (4, 3, fp32) = reshape(x=%x, shape=%s2)
+     } -> (%b)
+
+   Fires on: a reshape whose input comes from a reshape: it reads the inner
+   reshape's input instead (the element order of a reshape is row-major, so
+   only the last target shape matters). Chains collapse one link at a time.
+   The inner reshape is erased once unused (with a shape const that only it
+   used); if it has other users or is a block output it stays.
+   Must not fire: when the outer shape is not a constant or holds a 0 (a 0
+   may mean "copy the input's dim", which would read a different input).
+   Cost: worklist patterns, O(reshapes). */
+
+static int mgopt__mcrs_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_reshape);
+  const int64_t *shape = NULL;
+  int64_t n, i;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  if (!inner_x) return 0;
+  n = mgopt_op_get_ints(p, op, "shape", &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++)
+    if (shape[i] == 0) return 0;
+  mgopt_rw_set_operand(rw, op, "x", inner_x);
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mcrs_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "reshape_reshape";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcrs_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_reshapes = {
+    "common::merge_consecutive_reshapes", "cleanup", "collapse reshape chains into one reshape", 0, NULL,
+    mgopt__mcrs_run};
+/* src/passes/common/merge_consecutive_transposes.c — common::merge_consecutive_transposes: compose transpose chains.
+
+   Spec: mil_graph_passes.txt, "Identify consecutive 'transpose' layers which
+   could be merged into a single 'transpose' layer"; reference §3.29.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %a: (2, 3, 1, fp32) = transpose(x=%x, perm=[1, 2, 0])
+       %b: (3, 2, 1, fp32) = transpose(x=%a, perm=[1, 0, 2])
+     } -> (%b)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %b: (3, 2, 1, fp32) = transpose(x=%x, perm=[2, 1, 0])
+     } -> (%b)
+
+   Fires on: a transpose whose input comes from a transpose with a perm of
+   the same length: it reads the inner input with perm[i] = inner[outer[i]]
+   (negative entries normalized first). When that perm is the identity the
+   outer transpose goes and its uses read x (an identity op keeps a function
+   output's name when x cannot take it). The inner transpose is erased once
+   unused; with other users it stays.
+   Must not fire: non-constant or malformed perms (wrong length, repeated or
+   out-of-range axes). Cost: worklist patterns, O(transposes x rank). */
+
+/* Reads a permutation of length rank into out (normalized); 0 if malformed.
+   seen: rank bytes of scratch. */
+static int mgopt__mct_perm(mgopt_program *p, const mgopt_op *op, int64_t rank, int64_t *out, uint8_t *seen) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "perm", &v), i;
+  if (n != rank) return 0;
+  memset(seen, 0, (size_t)rank);
+  for (i = 0; i < n; i++) {
+    out[i] = mgopt__pu_norm_axis(v[i], rank);
+    if (out[i] < 0 || seen[out[i]]) return 0;
+    seen[out[i]] = 1;
+  }
+  return 1;
+}
+
+static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_transpose);
+  int64_t rank, i, *p1, *p2, *pc;
+  const int64_t *tmp = NULL;
+  uint8_t *seen;
+  int ident = 1;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op || op->nouts != 1) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  rank = x->type.rank;
+  if (!inner_x || rank < 0 || inner_x->type.rank != rank) return 0;
+  if (mgopt_op_get_ints(p, inner, "perm", &tmp) != rank || mgopt_op_get_ints(p, op, "perm", &tmp) != rank) return 0;
+  p1 = (int64_t *)mgopt_program_alloc(p, (3 * sizeof(int64_t) + 1) * (size_t)rank + 8, 8);
+  if (!p1) return 0;
+  p2 = p1 + rank;
+  pc = p2 + rank;
+  seen = (uint8_t *)(pc + rank);
+  if (!mgopt__mct_perm(p, inner, rank, p1, seen) || !mgopt__mct_perm(p, op, rank, p2, seen)) return 0;
+  for (i = 0; i < rank; i++) {
+    pc[i] = p1[p2[i]];
+    if (pc[i] != i) ident = 0;
+  }
+  if (ident) {
+    if (!mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x)) return 0;
+    mgopt__pu_erase_with_consts(rw, op);
+  } else {
+    if (!mgopt__pu_set_ints_param(rw, op, op, "perm", pc, rank)) return 0;
+    mgopt_rw_set_operand(rw, op, "x", inner_x);
+    mgopt_rw_modified(rw, op);
+  }
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mct_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "transpose_transpose";
+  pat.root_kind = MGOPT_OP_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__mct_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_transposes = {
+    "common::merge_consecutive_transposes", "cleanup", "compose transpose chains into one transpose", 0,
+    NULL, mgopt__mct_run};
+/* src/passes/common/fuse_squeeze_expand_dims.c — common::fuse_squeeze_expand_dims: expand_dims(squeeze(x)) -> x when shapes match.
+
+   Spec: reference §3.33 ("squeeze then expand_dims that cancel"); the MIL
+   spec names the pass in its pipeline only.
+
+   Before:
+     main(%x: (2, 1, 3, fp32)) {
+       %s: (2, 3, fp32) = squeeze(x=%x, axes=[1])
+       %e: (2, 1, 3, fp32) = expand_dims(x=%s, axes=[1])
+       %r: (2, 1, 3, fp32) = relu(x=%e)
+     } -> (%r)
+   After:
+     main(%x: (2, 1, 3, fp32)) {
+       %r: (2, 1, 3, fp32) = relu(x=%x)
+     } -> (%r)
+
+   Fires on: an expand_dims of a squeeze whose output type equals the
+   squeeze's input type, every dim known (static, or the same symbol): both
+   ops only drop and insert unit dims and keep the row-major element order,
+   so equal shapes mean equal tensors. Uses of the expand_dims read x
+   directly (MIL emits an identity; here one appears only when a function
+   output would otherwise lose its name). The squeeze goes once unused.
+   Must not fire: shapes that differ or hold unknown dims (e.g. squeezing
+   axis 1 then expanding axis 0); expand_dims fed by anything else.
+   Cost: worklist patterns, O(expand_dims x rank). */
+
+static int mgopt__fsed_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *s = mgopt_op_operand(op, "x"), *x;
+  mgopt_op *sq = mgopt__pu_def_of(s, MGOPT_OP_squeeze);
+  MGOPT__UNUSED(ud);
+  if (!sq || op->nouts != 1) return 0;
+  x = mgopt_op_operand(sq, "x");
+  if (!x || !mgopt__pu_same_known_shape(x, op->outs[0])) return 0;
+  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_erase_with_consts(rw, sq);
+  return 1;
+}
+
+static mgopt_status mgopt__fsed_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "squeeze_expand_dims";
+  pat.root_kind = MGOPT_OP_expand_dims;
+  pat.benefit = 1;
+  pat.fn = mgopt__fsed_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_squeeze_expand_dims = {
+    "common::fuse_squeeze_expand_dims", "cleanup", "remove a squeeze followed by an expand_dims that restores its shape",
+    0, NULL, mgopt__fsed_run};
+/* src/passes/common/fuse_stack_split.c — common::fuse_stack_split: squeeze(split(stack(v))[k]) -> v[k].
+
+   Spec: reference §3.33 (stack, then split along the same axis into unit
+   pieces, then squeeze of that axis); the MIL spec names the pass in its
+   pipeline only.
+
+   Before:
+     main(%a: (2, 3, fp32), %b: (2, 3, fp32)) {
+       %s: (2, 2, 3, fp32) = stack(values=(%a, %b), axis=1)
+       %p0: (2, 1, 3, fp32), %p1: (2, 1, 3, fp32) = split(x=%s, num_splits=2, axis=1)
+       %q0: (2, 3, fp32) = squeeze(x=%p0, axes=[1])
+       %q1: (2, 3, fp32) = squeeze(x=%p1, axes=[1])
+       %r: (2, 3, fp32) = add(x=%q0, y=%q1)
+     } -> (%r)
+   After:
+     main(%a: (2, 3, fp32), %b: (2, 3, fp32)) {
+       %r: (2, 3, fp32) = add(x=%a, y=%b)
+     } -> (%r)
+
+   Fires on: a squeeze of output k of a split of a stack of n values, when
+   the split cuts the stack axis into n pieces of size 1 (num_splits = n, or
+   split_sizes all 1) and the squeeze removes exactly that axis (axes = the
+   axis, or its output has values[k]'s known shape). Each squeeze fires on
+   its own, so pieces with other users are fine; the split and the stack go
+   once unused. MIL emits identities; here an identity appears only when a
+   function output would otherwise lose its name.
+   Must not fire: a split along another axis, uneven or non-unit pieces, a
+   squeeze of other axes, a split not fed by a stack.
+   Cost: worklist patterns, O(squeezes x rank). */
+
+static int mgopt__fss_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *piece = mgopt_op_operand(op, "x"), *sx, *v;
+  mgopt_op *split = mgopt__pu_def_of(piece, MGOPT_OP_split), *stack;
+  const int64_t *ax = NULL, *sizes = NULL;
+  int64_t n, rank, axis, saxis, nax, i;
+  int32_t vi;
+  MGOPT__UNUSED(ud);
+  if (!split || op->nouts != 1) return 0;
+  sx = mgopt_op_operand(split, "x");
+  stack = mgopt__pu_def_of(sx, MGOPT_OP_stack);
+  vi = mgopt_op_slot_index(stack ? stack : split, "values");
+  if (!stack || vi < 0 || !stack->slots[vi].is_list) return 0;
+  n = stack->slots[vi].n;
+  rank = sx->type.rank;
+  if (n < 1 || split->nouts != n || rank < 1) return 0;
+  axis = mgopt__pu_norm_axis(mgopt_op_get_int(stack, "axis", 0), rank);
+  saxis = mgopt__pu_norm_axis(mgopt_op_get_int(split, "axis", 0), rank);
+  if (axis < 0 || axis != saxis) return 0;
+  i = mgopt_op_get_ints(p, split, "split_sizes", &sizes);
+  if (i >= 0) {
+    if (i != n) return 0;
+    for (i = 0; i < n; i++)
+      if (sizes[i] != 1) return 0;
+  } else if (mgopt_op_get_int(split, "num_splits", -1) != n) {
+    return 0;
+  }
+  v = stack->slots[vi].uses[piece->index].value;
+  nax = mgopt_op_get_ints(p, op, "axes", &ax);
+  if (!(nax == 1 && mgopt__pu_norm_axis(ax[0], rank) == axis) && !mgopt__pu_same_known_shape(v, op->outs[0]))
+    return 0;
+  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], v)) return 0;
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_erase_with_consts(rw, split);
+  mgopt__pu_erase_with_consts(rw, stack);
+  return 1;
+}
+
+static mgopt_status mgopt__fss_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "stack_split_squeeze";
+  pat.root_kind = MGOPT_OP_squeeze;
+  pat.benefit = 1;
+  pat.fn = mgopt__fss_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_stack_split = {
+    "common::fuse_stack_split", "cleanup", "remove a stack that a split and squeezes undo", 0, NULL,
+    mgopt__fss_run};
 /* src/passes/registry.c — the table of built-in passes and named pipelines. */
 
 static const mgopt_pass_def *const mgopt__builtin_passes[] = {
@@ -3448,10 +7665,87 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_remove_redundant_ops,
     /* folding kernels (kernels/) */
     &mgopt__pass_const_elimination,
+    /* issue 4, group B: cleanup, I/O, precision and ONNX IR passes */
+    &mgopt__pass_divide_to_multiply,
+    &mgopt__pass_select_optimization,
+    &mgopt__pass_rank0_expand_dims_swap,
+    &mgopt__pass_expand_high_rank_reshape_and_transpose,
+    &mgopt__pass_add_conv_transpose_output_shape,
+    &mgopt__pass_sanitize_input_output_names,
+    &mgopt__pass_update_output_dtypes,
+    &mgopt__pass_image_input_preprocess,
+    &mgopt__pass_add_fp16_cast,
+    &mgopt__pass_add_int16_cast,
+    &mgopt__pass_guard_negative_gather_indices,
+    &mgopt__pass_remove_redundant_transpose_pairs,
+    &mgopt__pass_remove_redundant_reshape_pairs,
+    &mgopt__pass_remove_redundant_transpose_reduce,
+    &mgopt__pass_rewrite_mul_rsqrt_as_div,
+    &mgopt__pass_inline_dropout_training_mode_constants,
+    &mgopt__pass_propagate_shapes,
+    &mgopt__pass_prune_unused_graph_inputs,
+    /* group A: cleanup and canonicalization passes (issue 4) */
+    &mgopt__pass_const_deduplication,
+    &mgopt__pass_dedup_op_and_var_names,
+    &mgopt__pass_expand_dynamic_linear,
+    &mgopt__pass_loop_invariant_elimination,
+    &mgopt__pass_remove_symbolic_reshape,
+    &mgopt__pass_topological_reorder,
+    &mgopt__pass_cast_optimization,
+    &mgopt__pass_merge_consecutive_paddings,
+    &mgopt__pass_merge_consecutive_relus,
+    &mgopt__pass_merge_consecutive_reshapes,
+    &mgopt__pass_merge_consecutive_transposes,
+    &mgopt__pass_fuse_squeeze_expand_dims,
+    &mgopt__pass_fuse_stack_split,
+    /* end of group A */
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", "noop_elimination,remove_redundant_ops,dead_code_elimination", "the default optimization pipeline"},
+    /* issue 4: MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
+       their exact order. Passes not in mgopt yet are named where they belong;
+       they are added here once they are on main (an unknown pass is an error). */
+    {"cleanup",
+     "dead_code_elimination," /* 78 */
+     "const_elimination," /* 79 */
+     /* 80 cast_optimization (issue 4, group A) */
+     "dead_code_elimination," /* 81 */
+     "const_elimination," /* 82 */
+     /* 83 const_deduplication (group A) */
+     "dead_code_elimination," /* 84 */
+     /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
+     /* 86 expand_dynamic_linear (group A) */
+     /* 87 fuse_transpose_matmul (fusion issue) */
+     "dead_code_elimination," /* 88 */
+     /* 89 const_deduplication */
+     /* 90 loop_invariant_elimination (group A) */
+     "noop_elimination," /* 91 */
+     /* 92 dedup_op_and_var_names (group A) */
+     /* 93 reduce_transposes (layout issue) */
+     "remove_redundant_ops," /* 94 */
+     /* 95 topological_reorder (group A) */
+     "dead_code_elimination", /* 96 */
+     "MIL's cleanup passes (_CLEANUP_PASSES order)"},
+    /* jax2onnx's IR optimizer order (onnx_ir_optimizer_passes.txt, "Current
+       order"); a MIL twin stands in where it does the same job. */
+    {"onnx_cleanup",
+     /* 1 name_fix (model-wide renaming: not written) */
+     /* 2 remove_redundant_casts (twin: cast_optimization, group A) */
+     "remove_redundant_transpose_reduce," /* 3 */
+     /* 4 remove_redundant_transpose_add_forests (not written) */
+     "remove_redundant_transpose_pairs," /* 5 */
+     "remove_redundant_reshape_pairs," /* 6 */
+     "noop_elimination," /* 7 remove_identity_reshapes (twin; also drops other no-ops) */
+     "remove_redundant_ops," /* 8 common_subexpression_elimination (twin) */
+     /* 9 lift_constants_to_initializers (an export concern: the ONNX writer) */
+     "rewrite_mul_rsqrt_as_div," /* 10 */
+     "inline_dropout_training_mode_constants," /* 11 */
+     "propagate_shapes," /* 12-13 propagate_elementwise_shapes, propagate_unary_shapes */
+     /* 14 remove_redundant_casts_after_propagation (twin: cast_optimization) */
+     "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
+     "prune_unused_graph_inputs", /* 17 */
+     "jax2onnx's IR optimizer passes in their order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

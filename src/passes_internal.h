@@ -87,4 +87,36 @@ MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
    replaced function output moves its name onto the replacement value only). */
 MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
 
+/* ---- group A (cleanup passes): more shared helpers (passes/util.c) */
+/* axis normalized into [0, rank), or -1 when out of range. */
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
+/* same known dtype and rank, every dim static and equal or the same symbol
+   (unknown dims never compare equal). */
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* gives output i of op the type t when inference left it unknown. */
+MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);
+/* mgopt_rw_replace_value, and when `to` takes the name of a function output
+   its op's name follows (if it was the old value name). */
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Replaces every use of op output `from` by `to` and returns what now stands
+   in its place. When `from` is a function output whose name cannot move to
+   `to` (a block argument, or already a function output), an identity named
+   like `from` is created first so the function keeps its output name.
+   NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
+/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
+   unless `like` carries that parameter as an operand, then as a new const
+   operand of the same integer dtype. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n);
+/* Removes output i of op, which must be unused (later outputs shift down). */
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
+/* op itself or the enclosing op that sits directly in block b; NULL if none. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
+/* erases op if all its outputs are unused, then the const ops (up to 8)
+   that fed it and are now unused. */
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
+/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */

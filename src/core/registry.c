@@ -108,13 +108,16 @@ static int mgopt__rg_bdim(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
   return 1;
 }
 
-/* Two dims that must be equal: the most precise of both; 0 on a static conflict. */
+/* Two dims that must be equal: the most precise of both (two different symbols: unknown);
+   0 on a static conflict. */
 static int mgopt__rg_unify(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
   int sa = mgopt__rg_st(a), sb = mgopt__rg_st(b);
   if (sa && sb && a.v != b.v) return 0;
   if (sa) *o = a;
   else if (sb) *o = b;
-  else *o = (a.sym && a.sym == b.sym) ? a : mgopt_dim_unknown();
+  else if (a.sym && (a.sym == b.sym || !b.sym)) *o = a;
+  else if (b.sym && !a.sym) *o = b;
+  else *o = mgopt_dim_unknown();
   return 1;
 }
 
@@ -156,6 +159,19 @@ static int mgopt__rg_dtype_param(const mgopt_op *op, const char *name) {
   size_t n = 0;
   const char *s = mgopt_op_get_string(op, name, &n);
   return s ? (int)mgopt_dtype_from_name(s, n) : (int)MGOPT_DT_UNKNOWN;
+}
+
+/* 1 when string parameter `name` is absent or one of the '|'-separated words in `allowed`. */
+static int mgopt__rg_enum_ok(const mgopt_op *op, const char *name, const char *allowed) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, name, &n), *a = allowed;
+  if (!s) return 1;
+  while (*a) {
+    size_t m = strcspn(a, "|");
+    if (m == n && memcmp(a, s, n) == 0) return 1;
+    a += m + (a[m] == '|');
+  }
+  return 0;
 }
 
 /* 1 when dtypes a and b are known and differ. */
@@ -213,6 +229,8 @@ static mgopt_status mgopt__rg_infer_unary(mgopt_program *p, const mgopt_op *op, 
   mgopt_status s;
   uint32_t tr = mgopt_op_traits(op);
   if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (op->kind == MGOPT_OP_gelu && !mgopt__rg_enum_ok(op, "mode", "EXACT|TANH_APPROXIMATION|SIGMOID_APPROXIMATION"))
+    return mgopt__rg_fail(d, op, "unknown mode");
   if ((tr & MGOPT_TRAIT_LOGICAL) && x.dtype != MGOPT_DT_UNKNOWN && x.dtype != MGOPT_DT_BOOL)
     return mgopt__rg_fail(d, op, "expects bool, got %s", mgopt_dtype_name((mgopt_dtype)x.dtype));
   return mgopt__rg_like(p, op, out, &x, x.dtype, d);
@@ -438,8 +456,10 @@ static mgopt_status mgopt__rg_infer_join(mgopt_program *p, const mgopt_op *op, m
   if (rank < 0) return mgopt__rg_out(p, op, out, dt, -1, d);
   if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), rank + is_stack, &ax))
     return mgopt__rg_fail(d, op, "axis out of range");
-  acc = (mgopt_dim *)mgopt__dup(p, first.dims, sizeof(mgopt_dim) * (size_t)(rank ? rank : 1));
+  if (!is_stack && rank == 0) return mgopt__rg_fail(d, op, "cannot concatenate scalars");
+  acc = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(rank ? rank : 1), 8);
   if (!acc) return mgopt__rg_nomem(d);
+  if (rank) memcpy(acc, first.dims, sizeof(mgopt_dim) * (size_t)rank);
   for (i = 0; i < n; i++) {
     mgopt_type t = mgopt__rg_view(&uses[i].value->type);
     if (t.rank < 0) {
@@ -646,6 +666,7 @@ static mgopt_status mgopt__rg_infer_pad(mgopt_program *p, const mgopt_op *op, mg
   int64_t n, k, first;
   if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
   if ((s = mgopt__rg_in(op, "pad", &pt, d)) != MGOPT_OK) return s;
+  if (!mgopt__rg_enum_ok(op, "mode", "constant|reflect|replicate")) return mgopt__rg_fail(d, op, "unknown mode");
   n = mgopt__rg_ints(p, op, "pad", &pv);
   if ((s = mgopt__rg_like(p, op, out, &x, x.dtype, d)) != MGOPT_OK || x.rank < 0) return s;
   if (n < 0) {
@@ -907,9 +928,10 @@ static mgopt_status mgopt__rg_infer_conv(mgopt_program *p, const mgopt_op *op, m
     } else if (mgopt__rg_st(in) && kk > 0) {
       int64_t v, e, pb = pt == MGOPT__RG_CUSTOM ? pd[2 * k] : 0, pe = pt == MGOPT__RG_CUSTOM ? pd[2 * k + 1] : 0;
       if (in.v < 1 || !mgopt__mul_i64(in.v - 1, st[k], &v) || !mgopt__mul_i64(dl[k], kk - 1, &e) ||
-          !mgopt__add_i64(v, e + 1, &v))
+          !mgopt__add_i64(v, e, &v) || !mgopt__add_i64(v, 1, &v))
         return mgopt__rg_fail(d, op, "bad spatial dim %lld", (long long)k);
-      v = v - pb - pe;
+      v -= pb; /* pads are >= 0 and v >= 1: no overflow */
+      if (v >= 0) v -= pe;
       if (v < 0) return mgopt__rg_fail(d, op, "padding larger than the output in spatial dim %lld", (long long)k);
       o = mgopt_dim_static(v);
     }

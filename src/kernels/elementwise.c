@@ -234,7 +234,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (mgopt__ke_is_logical(kind)) {
-    if (lane == MGOPT__LANE_NONE) return MGOPT__K_NO;
+    if (lane != MGOPT__LANE_BOOL) return MGOPT__K_NO; /* MIL's logical ops take bool only */
     lane = MGOPT__LANE_BOOL;
     odt = MGOPT_DT_BOOL;
   } else if (mgopt__ke_is_cmp(kind)) {
@@ -438,7 +438,7 @@ MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
   void *od;
   int64_t i, n;
   int r;
-  if (!x || mgopt__k_lane((mgopt_dtype)x->dtype) == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  if (!x || x->dtype != MGOPT_DT_BOOL) return MGOPT__K_NO;
   r = mgopt__k_out(k, 0, MGOPT_DT_BOOL, x->rank, x->shape, &od);
   if (r != MGOPT__K_OK) return r;
   n = x->numel;

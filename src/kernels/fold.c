@@ -84,7 +84,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
   fn = mgopt__k_kernel(op->kind);
-  if (!fn) return MGOPT__K_NO;
+  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split)) return MGOPT__K_NO;
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
@@ -98,6 +98,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);
+  for (i = 0; i < op->nouts && r == MGOPT__K_OK; i++)
+    if (!out[i]) r = MGOPT__K_NO; /* every output is computed, or the op is not folded */
   if (r != MGOPT__K_OK)
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;

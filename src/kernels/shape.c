@@ -486,7 +486,8 @@ static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
     return 1;
   }
   if (lane != MGOPT__LANE_I64 || !mgopt__k_int_range(dt, &lo, &hi)) return 0;
-  if (!(fv >= (double)lo && fv <= (double)hi) || fv != floor(fv)) return 0;
+  /* hi + 1 is exact in double for every range (2^63 for int64) */
+  if (!(fv >= (double)lo && fv < (double)hi + 1.0) || fv != floor(fv)) return 0;
   mgopt__k_store_i64_at(dt, out, 0, (int64_t)fv);
   return 1;
 }
@@ -578,10 +579,20 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- one_hot */
 
 /* The dtype a scalar parameter carries: a constant operand's, or the kind of
-   the attribute (float -> fp32, int -> int32, bool), else dflt. */
+   the attribute or of its registry default (float -> fp32, int -> int32,
+   bool), else dflt. */
 static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
   const mgopt_attr *a = mgopt_op_attr(op, name);
+  const mgopt_attr_def *ad;
   mgopt_tensor *t;
+  if (!a && !mgopt_op_operand(op, name) && (ad = mgopt__attr_def(op->kind, name)) != NULL && ad->deflt) {
+    switch (ad->kind) {
+      case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
+      case MGOPT_ATTR_INT: return MGOPT_DT_INT32;
+      case MGOPT_ATTR_BOOL: return MGOPT_DT_BOOL;
+      default: return MGOPT_DT_UNKNOWN;
+    }
+  }
   if (a) {
     switch (a->kind) {
       case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;

@@ -27,6 +27,21 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_inline_dropout_training_mode_constants,
     &mgopt__pass_propagate_shapes,
     &mgopt__pass_prune_unused_graph_inputs,
+    /* group A: cleanup and canonicalization passes (issue 4) */
+    &mgopt__pass_const_deduplication,
+    &mgopt__pass_dedup_op_and_var_names,
+    &mgopt__pass_expand_dynamic_linear,
+    &mgopt__pass_loop_invariant_elimination,
+    &mgopt__pass_remove_symbolic_reshape,
+    &mgopt__pass_topological_reorder,
+    &mgopt__pass_cast_optimization,
+    &mgopt__pass_merge_consecutive_paddings,
+    &mgopt__pass_merge_consecutive_relus,
+    &mgopt__pass_merge_consecutive_reshapes,
+    &mgopt__pass_merge_consecutive_transposes,
+    &mgopt__pass_fuse_squeeze_expand_dims,
+    &mgopt__pass_fuse_stack_split,
+    /* end of group A */
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {

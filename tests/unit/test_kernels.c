@@ -215,8 +215,10 @@ static void test_binary_dtypes(void) {
     CHECK(vals_are(x.out[0], 4, xor_e));
     REQUIRE(FOLD(&x, OP(&x, "logical_not", 1, 1, "x", bp)) == 1);
     CHECK(x.out[0]->dtype == MGOPT_DT_BOOL && vals_are(x.out[0], 4, not_e));
-    /* bool arithmetic is not MIL */
+    /* bool arithmetic and logical ops on numbers are not MIL */
     CHECK(FOLD(&x, OP(&x, "add", 1, 2, "x", bp, "y", bq)) == 0);
+    CHECK(FOLD(&x, OP(&x, "logical_not", 1, 1, "x", S(&x, MGOPT_DT_FP32, 1))) == 0);
+    CHECK(FOLD(&x, OP(&x, "logical_or", 1, 2, "x", S(&x, MGOPT_DT_INT32, 1), "y", S(&x, MGOPT_DT_INT32, 0))) == 0);
   }
   mgopt_program_destroy(x.p);
 }
@@ -879,7 +881,9 @@ static void test_tile_pad_onehot(void) {
     DBL(e0, 1, 0, 0, 0, 0, 1);
     op = OP(&x, "one_hot", 1, 1, "indices", K(&x, MGOPT_DT_INT32, 1, s2, ind));
     mgopt_op_set_int(op, "one_hot_vector_size", 3);
-    REQUIRE(FOLD(&x, op) == 1);
+    mgopt_op_set_int(op, "on_value", 1);
+    mgopt_op_set_int(op, "off_value", 0);
+    REQUIRE(FOLD(&x, op) == 1); /* integer on/off values give int32 */
     CHECK(x.out[0]->dtype == MGOPT_DT_INT32 && shape_is(x.out[0], 2, ARR((const int64_t[]){2, 3})));
     CHECK(vals_are(x.out[0], 6, e));
     mgopt_op_set_int(op, "axis", 0);
@@ -1291,12 +1295,95 @@ static void test_const_elimination_pass(void) {
   mgopt_program_destroy(x.p);
 }
 
+/* ---------------------------------------------------------------- odd IR */
+
+static uint64_t rng_state = 88172645463325252ull;
+static int64_t rnd(int64_t lo, int64_t hi) { /* inclusive */
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return lo + (int64_t)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+static mgopt_value *rnd_const(fx *x) {
+  static const mgopt_dtype dts[] = {MGOPT_DT_FP32, MGOPT_DT_FP16, MGOPT_DT_INT32, MGOPT_DT_INT8,
+                                    MGOPT_DT_UINT8, MGOPT_DT_BOOL, MGOPT_DT_FP64, MGOPT_DT_UINT4,
+                                    MGOPT_DT_INT64, MGOPT_DT_UINT1};
+  int64_t shape[4], i;
+  double v[256];
+  int rank = (int)rnd(0, 3), d;
+  for (d = 0; d < rank; d++) shape[d] = rnd(0, 4);
+  for (i = 0; i < 256; i++) v[i] = (double)rnd(-6, 6) / (rnd(0, 1) ? 1 : 2);
+  return K(x, dts[rnd(0, 9)], rank, shape, v);
+}
+
+static void rnd_ints(mgopt_op *op, const char *name) {
+  int64_t v[5];
+  int n = (int)rnd(0, 4), i;
+  for (i = 0; i < n; i++) v[i] = rnd(-5, 5);
+  mgopt_op_set_ints(op, name, v, n);
+}
+
+/* Random operands and parameters for every kernel: each call returns 0 or 1
+   (never crashes, never leaks: run under ASan), and a fold gives whole outputs. */
+static void test_random_ir(void) {
+  static const char *const ops[] = {
+      "add", "floor_div", "mod", "pow", "less", "logical_xor", "select", "exp", "rsqrt", "abs", "sign",
+      "clip", "softmax", "cast", "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack",
+      "split", "slice_by_index", "slice_by_size", "gather", "tile", "pad", "one_hot", "reduce_sum",
+      "reduce_max", "reduce_mean", "matmul", "linear", "quantize", "dequantize",
+      "constexpr_affine_dequantize", "constexpr_lut_to_dense", "constexpr_sparse_to_dense",
+      "constexpr_blockwise_shift_scale", "identity", "logical_not"};
+  static const char *const slots[] = {"x", "y", "cond", "a", "b", "indices", "weight", "bias", "input",
+                                      "scale", "zero_point", "data", "offset", "lut", "mask", "nonzero_data",
+                                      "quantized_data", "shape"};
+  static const char *const lists[] = {"axes", "perm", "begin", "end", "stride", "begin_mask", "end_mask",
+                                      "squeeze_mask", "size", "reps", "pad", "split_sizes", "shape"};
+  static const char *const ints[] = {"axis", "num_splits", "batch_dims", "one_hot_vector_size", "vector_axis"};
+  static const char *const dtypes[] = {"fp16", "fp32", "int8", "uint8", "int32", "bool", "int64"};
+  int iter, folded = 0, refused = 0;
+  for (iter = 0; iter < 3000; iter++) {
+    fx x = fx_new();
+    const char *names[4];
+    mgopt_value *vals[4], *list[3];
+    mgopt_op *op;
+    int n = (int)rnd(1, 3), i, r;
+    for (i = 0; i < n; i++) {
+      names[i] = i == 0 ? (rnd(0, 3) ? "x" : slots[rnd(0, 17)]) : slots[rnd(0, 17)];
+      vals[i] = rnd_const(&x);
+    }
+    op = mgopt_build_op(x.p, x.f->body, NULL, ops[iter % 40], NULL, n, names, vals, (int32_t)rnd(1, 2));
+    REQUIRE(op);
+    if (rnd(0, 1)) {
+      for (i = 0; i < 3; i++) list[i] = rnd(0, 1) ? vals[0] : rnd_const(&x);
+      mgopt_op_set_operand_list(op, "values", list, (int32_t)rnd(1, 3));
+    }
+    for (i = 0; i < 3; i++) rnd_ints(op, lists[rnd(0, 12)]);
+    for (i = 0; i < 2; i++) mgopt_op_set_int(op, ints[rnd(0, 4)], rnd(-4, 4));
+    if (rnd(0, 1)) mgopt_op_set_string(op, rnd(0, 1) ? "dtype" : "output_dtype", dtypes[rnd(0, 6)]);
+    if (rnd(0, 1)) mgopt_op_set_float(op, rnd(0, 1) ? "alpha" : "beta", (double)rnd(-2, 2));
+    r = mgopt_fold_op(x.p, op, x.out, NULL);
+    CHECK(r == 0 || r == 1);
+    if (r == 1) {
+      folded++;
+      for (i = 0; i < op->nouts; i++)
+        CHECK(x.out[i] && x.out[i]->numel >= 0 && x.out[i]->nbytes == (size_t)mgopt_dtype_nbytes((mgopt_dtype)x.out[i]->dtype, x.out[i]->numel));
+    } else {
+      refused++;
+      CHECK(x.out[0] == NULL);
+    }
+    mgopt_program_destroy(x.p);
+  }
+  /* both outcomes occur, so the generator reaches the kernels */
+  CHECK(folded > 100 && refused > 100);
+}
+
 static const test_case tests[] = {
     TEST(test_binary_broadcast), TEST(test_binary_dtypes), TEST(test_fp16_bf16_rounding),
     TEST(test_floor_div_mod), TEST(test_unary), TEST(test_softmax_select), TEST(test_cast),
     TEST(test_reshape_transpose), TEST(test_expand_squeeze), TEST(test_concat_stack_split),
     TEST(test_slices), TEST(test_gather), TEST(test_tile_pad_onehot), TEST(test_reduce),
     TEST(test_matmul_linear), TEST(test_lut_to_dense), TEST(test_sparse_and_quant),
-    TEST(test_refusals), TEST(test_const_elimination_pass),
+    TEST(test_refusals), TEST(test_const_elimination_pass), TEST(test_random_ir),
 };
 TEST_MAIN(tests)

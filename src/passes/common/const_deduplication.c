@@ -1,0 +1,317 @@
+/* src/passes/common/const_deduplication.c — common::const_deduplication: merge equal consts and identical constexpr_* ops.
+
+   Spec: mil_graph_passes.txt, "Remove duplicated large constants (tensor with
+   100+ elements)"; reference §3.1.
+
+   Before:
+     main(%q: (2, 10, fp32), %k: (2, 10, fp32)) {
+       %wq: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %wk: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %eq: (2, 10, fp32) = linear(x=%q, weight=%wq)
+       %ek: (2, 10, fp32) = linear(x=%k, weight=%wk)
+     } -> (%eq, %ek)
+   After:
+     main(%q: (2, 10, fp32), %k: (2, 10, fp32)) {
+       %wq: (10, 10, fp32)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [20, 21, 22, 23, 24, 25, 26, 27, 28, 29], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49], [50, 51, 52, 53, 54, 55, 56, 57, 58, 59], [60, 61, 62, 63, 64, 65, 66, 67, 68, 69], [70, 71, 72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]])
+       %eq: (2, 10, fp32) = linear(x=%q, weight=%wq)
+       %ek: (2, 10, fp32) = linear(x=%k, weight=%wq)
+     } -> (%eq, %ek)
+
+   Fires on, in program order (nested blocks included):
+   - a const with at least `const_threshold` elements (default 100; a scalar
+     counts 1) whose dtype, shape and bytes equal an earlier const visible
+     from it (same block, or an enclosing block before the nested op): its
+     uses take the earlier one and it is erased;
+   - a constexpr_* op (no threshold) with the same type, attributes and
+     operands as an earlier visible one, operands compared after they were
+     deduplicated (same value, or constants with equal contents).
+   The earlier op is kept. Content is hashed (mgopt_tensor_hash) and
+   compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
+   MIL's hash of the first 100 elements plus a tolerance.
+   Must not fire: a duplicate that is a function output (both names must
+   survive: it stays), consts under the threshold, consts in sibling scopes
+   (one cannot see the other).
+   Across functions (and sibling scopes): an op in one function cannot use
+   a value of another, so no op is removed there. Instead equal consts over
+   the threshold that remain anywhere in the program share one data buffer,
+   both marked borrowed so the first write through either copies it
+   (mgopt_tensor_data_mut) and never alters the other: memory is held once
+   and writers can detect the sharing by pointer, as MIL's shared weight ids
+   do for multifunction models.
+   Cost: one walk, a scoped hash table (entries popped when their block
+   ends), O(ops + total weight bytes) for hashing plus exact comparison of
+   each hash match. */
+#include "../../passes_internal.h"
+
+typedef struct mgopt__cdd_entry {
+  mgopt_op *op;
+  uint64_t hash;
+  int64_t next;   /* next entry in the bucket chain, -1 = end */
+  uint64_t bucket;
+} mgopt__cdd_entry;
+
+typedef struct mgopt__cdd {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  int64_t threshold;
+  int64_t *heads;  /* bucket heads, -1 = empty */
+  uint64_t mask;
+  mgopt__cdd_entry *e;
+  int64_t ne, ecap;
+  int oom;
+} mgopt__cdd;
+
+static uint64_t mgopt__cdd_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+static int mgopt__cdd_is_constexpr(const mgopt_op *op) {
+  return strncmp(op->type, "constexpr_", 10) == 0 && op->nblocks == 0 && op->nouts > 0;
+}
+
+static mgopt_tensor *mgopt__cdd_const(const mgopt_op *op) {
+  return op->kind == MGOPT_OP_const && op->nouts == 1 ? mgopt_value_const(op->outs[0]) : NULL;
+}
+
+static uint64_t mgopt__cdd_attr_hash(const mgopt_attr *a) {
+  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
+  int64_t k;
+  h = mgopt__cdd_mix(h, a->kind);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return mgopt__cdd_mix(h, (uint64_t)a->u.i);
+    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
+    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
+    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__cdd_mix(h, 1));
+      return h;
+    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__cdd_mix(h, mgopt_tensor_hash(a->u.t)) : h;
+    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__cdd_mix(h, (uint64_t)a->tag));
+    default: return h;
+  }
+}
+
+static int mgopt__cdd_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
+  int64_t k;
+  if (a->kind != b->kind || a->n != b->n) return 0;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
+    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
+    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++)
+        if (a->u.strs[k].len != b->u.strs[k].len ||
+            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
+          return 0;
+      return 1;
+    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
+    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
+    default: return 1;
+  }
+}
+
+static uint64_t mgopt__cdd_value_hash(const mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  return t ? mgopt__cdd_mix(1, mgopt_tensor_hash(t)) : mgopt__cdd_mix(2, v->id);
+}
+
+static int mgopt__cdd_value_equal(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_tensor *x, *y;
+  if (a == b) return 1;
+  x = mgopt_value_const(a);
+  y = mgopt_value_const(b);
+  return x && y && mgopt_tensor_equal(x, y) && mgopt_type_equal(&a->type, &b->type);
+}
+
+/* Order-insensitive over slots and attributes (they may be stored in any order). */
+static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
+  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
+  int32_t i, k;
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  if (t) return mgopt__cdd_mix(h, mgopt_tensor_hash(t));
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__cdd_attr_hash(&op->attrs[i]);
+  for (i = 0; i < op->nslots; i++) {
+    uint64_t s;
+    if (op->slots[i].n == 0) continue;
+    s = mgopt__hash_bytes(op->slots[i].name, strlen(op->slots[i].name), 7);
+    for (k = 0; k < op->slots[i].n; k++) s = mgopt__cdd_mix(s, mgopt__cdd_value_hash(op->slots[i].uses[k].value));
+    sum += s;
+  }
+  return mgopt__cdd_mix(mgopt__cdd_mix(h, sum), (uint64_t)op->nouts);
+}
+
+static int32_t mgopt__cdd_nonempty_slots(const mgopt_op *op) {
+  int32_t i, n = 0;
+  for (i = 0; i < op->nslots; i++) n += op->slots[i].n > 0;
+  return n;
+}
+
+static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t i, k;
+  mgopt_tensor *x, *y;
+  if (a->type != b->type || a->nouts != b->nouts || a->nattrs != b->nattrs) return 0;
+  for (i = 0; i < a->nouts; i++)
+    if (!mgopt_type_equal(&a->outs[i]->type, &b->outs[i]->type)) return 0;
+  x = mgopt__cdd_const(a);
+  y = mgopt__cdd_const(b);
+  if (x || y) return x && y && mgopt_tensor_equal(x, y);
+  for (i = 0; i < a->nattrs; i++) {
+    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
+    if (!o || !mgopt__cdd_attr_equal(&a->attrs[i], o)) return 0;
+  }
+  if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
+  for (i = 0; i < a->nslots; i++) {
+    const mgopt_slot *s = &a->slots[i], *o;
+    int32_t j;
+    if (s->n == 0) continue;
+    j = mgopt_op_slot_index(b, s->name);
+    if (j < 0) return 0;
+    o = &b->slots[j];
+    if (o->n != s->n || o->is_list != s->is_list) return 0;
+    for (k = 0; k < s->n; k++)
+      if (!mgopt__cdd_value_equal(s->uses[k].value, o->uses[k].value)) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__cdd_is_candidate(const mgopt__cdd *c, const mgopt_op *op) {
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  if (t) return t->numel >= c->threshold;
+  return mgopt__cdd_is_constexpr(op);
+}
+
+static int mgopt__cdd_any_func_output(const mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (mgopt__pu_is_func_output(op->outs[i])) return 1;
+  return 0;
+}
+
+static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
+  mgopt__cdd_entry *e;
+  if (c->ne == c->ecap) {
+    void *arr = c->e;
+    if (!mgopt__grow(&c->p->alloc, &arr, &c->ecap, c->ne + 1, sizeof(mgopt__cdd_entry))) return 0;
+    c->e = (mgopt__cdd_entry *)arr;
+  }
+  e = &c->e[c->ne];
+  e->op = op;
+  e->hash = h;
+  e->bucket = h & c->mask;
+  e->next = c->heads[e->bucket];
+  c->heads[e->bucket] = c->ne++;
+  return 1;
+}
+
+/* Entries are popped in reverse order, so each is its bucket's head. */
+static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
+  while (c->ne > mark) {
+    mgopt__cdd_entry *e = &c->e[--c->ne];
+    c->heads[e->bucket] = e->next;
+  }
+}
+
+static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, const mgopt_op *op, uint64_t h) {
+  int64_t i;
+  for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next)
+    if (c->e[i].hash == h && mgopt__cdd_op_equal(c->e[i].op, op)) return c->e[i].op;
+  return NULL;
+}
+
+static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
+  int64_t mark = c->ne;
+  mgopt_op *op, *next;
+  if (depth > 256) return mgopt_diag_set(c->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    if (mgopt__cdd_is_candidate(c, op)) {
+      uint64_t h = mgopt__cdd_op_hash(op);
+      mgopt_op *rep = mgopt__cdd_find(c, op, h);
+      if (rep && !mgopt__cdd_any_func_output(op)) {
+        for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], rep->outs[i]);
+        mgopt_op_erase(op);
+        c->ctx->rewrites++;
+        continue;
+      }
+      if (!rep && !mgopt__cdd_push(c, op, h)) return mgopt_diag_set(c->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_status s = mgopt__cdd_block(c, op->blocks[i], depth + 1);
+      if (s) return s;
+    }
+  }
+  mgopt__cdd_pop_to(c, mark);
+  return MGOPT_OK;
+}
+
+/* Const ops over the threshold anywhere in the program: share equal data. */
+static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
+  mgopt__cdd *c = (mgopt__cdd *)ud;
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  mgopt_op *rep;
+  uint64_t h;
+  if (!t || t->numel < c->threshold || t->dtype == MGOPT_DT_STRING || t->nbytes == 0) return 0;
+  h = mgopt__cdd_op_hash(op);
+  rep = mgopt__cdd_find(c, op, h);
+  if (!rep) return mgopt__cdd_push(c, op, h) ? 0 : 1;
+  {
+    mgopt_tensor *r = mgopt__cdd_const(rep);
+    if (r->data != t->data) {
+      t->data = r->data;
+      t->borrowed = 1;
+      r->borrowed = 1;
+      c->ctx->rewrites++;
+    }
+  }
+  return 0;
+}
+
+static int mgopt__cdd_count(mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(op);
+  (*(int64_t *)ud)++;
+  return 0;
+}
+
+static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
+  mgopt__cdd c;
+  mgopt_status s = MGOPT_OK;
+  int64_t nops = 0, nb = 16, i;
+  int32_t f;
+  memset(&c, 0, sizeof c);
+  c.ctx = ctx;
+  c.p = ctx->program;
+  c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
+  mgopt_program_walk(c.p, mgopt__cdd_count, &nops);
+  while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
+  c.mask = (uint64_t)nb - 1;
+  c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);
+  if (!c.heads) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nb; i++) c.heads[i] = -1;
+  for (f = 0; f < mgopt_program_function_count(c.p) && !s; f++)
+    s = mgopt__cdd_block(&c, mgopt_program_function_at(c.p, f)->body, 0);
+  if (!s) {
+    mgopt__cdd_pop_to(&c, 0);
+    if (mgopt_program_walk(c.p, mgopt__cdd_share_visit, &c))
+      s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  mgopt__heap_free(&c.p->alloc, c.heads, sizeof(int64_t) * (size_t)nb);
+  if (c.e) mgopt__heap_free(&c.p->alloc, c.e, sizeof(mgopt__cdd_entry) * (size_t)c.ecap);
+  return s;
+}
+
+static const mgopt_opt_def mgopt__cdd_opts[] = {
+    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone"},
+};
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_deduplication = {
+    "common::const_deduplication", "cleanup", "merge equal consts and identical constexpr ops", 1,
+    mgopt__cdd_opts, mgopt__cdd_run};

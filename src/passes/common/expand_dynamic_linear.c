@@ -1,0 +1,88 @@
+/* src/passes/common/expand_dynamic_linear.c — common::expand_dynamic_linear: a linear with a run-time weight or bias becomes matmul (+ add).
+
+   Spec: mil_graph_passes.txt, "Translate to linear when the operand is a
+   descendant of const ... this pass would clean up the too-ambitious linear
+   ops by replacing them with matmul ops"; reference §3.5.
+
+   Before:
+     main(%x: (2, 4, fp32), %w: (3, 4, fp32), %b: (3, fp32)) {
+       %y: (2, 3, fp32) = linear(x=%x, weight=%w, bias=%b)
+     } -> (%y)
+   After:
+     main(%x: (2, 4, fp32), %w: (3, 4, fp32), %b: (3, fp32)) {
+       %y_matmul_0: (2, 3, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=true)
+       %y: (2, 3, fp32) = add(x=%y_matmul_0, y=%b)
+     } -> (%y)
+
+   An operand is static when absent or produced by const or constexpr_*.
+   Fires on a linear (weight is [out, in], so matmul takes transpose_y=true):
+   - weight not static: matmul(x, weight, transpose_y=true), then add(bias)
+     unless the bias is absent or a constant of zeros;
+   - weight static, bias not static: linear(x, weight) with no bias, then
+     add(bias).
+   The last new op takes the linear's output name and op name.
+   Must not fire: weight and bias both static. Cost: worklist patterns, O(linears). */
+#include "../../passes_internal.h"
+
+static int mgopt__edl_static(const mgopt_value *v) {
+  if (!v) return 1;
+  if (!v->def) return 0;
+  return v->def->kind == MGOPT_OP_const || strncmp(v->def->type, "constexpr_", 10) == 0;
+}
+
+static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[2] = {"x", "y"};
+  static const char *const lslots[2] = {"x", "weight"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
+  mgopt_value *b = mgopt_op_operand(op, "bias"), *out, *vals[2];
+  mgopt_op *mm, *add;
+  char base[160];
+  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
+  MGOPT__UNUSED(ud);
+  if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  out = op->outs[0];
+  vals[0] = x;
+  vals[1] = w;
+  if (!wstatic) {
+    snprintf(base, sizeof base, "%.120s_matmul", out->name ? out->name : "linear");
+    mm = mgopt_rw_create(rw, op, "matmul", mgopt_program_fresh_name(p, base), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", 1)) return 0;
+  } else {
+    snprintf(base, sizeof base, "%.120s_linear", out->name ? out->name : "linear");
+    mm = mgopt_rw_create(rw, op, "linear", mgopt_program_fresh_name(p, base), 2, lslots, vals, 1);
+    if (!mm) return 0;
+  }
+  if (mgopt_op_infer(p, mm, NULL)) return 0;
+  mgopt__pu_fill_type(p, mm, 0, &out->type);
+  if (!b || mgopt__pu_const_all(b, 0.0)) {
+    mm->name = op->name;
+    mm->outs[0]->name = out->name;
+    mgopt_rw_replace_value(rw, out, mm->outs[0]);
+  } else {
+    vals[0] = mm->outs[0];
+    vals[1] = b;
+    add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
+    if (!add) return 0;
+    add->name = op->name;
+    if (mgopt_op_infer(p, add, NULL)) return 0;
+    mgopt__pu_fill_type(p, add, 0, &out->type);
+    mgopt_rw_replace_value(rw, out, add->outs[0]);
+  }
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__edl_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "dynamic_linear";
+  pat.root_kind = MGOPT_OP_linear;
+  pat.benefit = 1;
+  pat.fn = mgopt__edl_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_dynamic_linear = {
+    "common::expand_dynamic_linear", "cleanup", "turn a linear with a run-time weight or bias into matmul and add",
+    0, NULL, mgopt__edl_run};

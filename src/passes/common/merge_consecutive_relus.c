@@ -1,0 +1,48 @@
+/* src/passes/common/merge_consecutive_relus.c — common::merge_consecutive_relus: relu(relu(x)) -> relu(x).
+
+   Spec: mil_graph_passes.txt, "Identify consecutive relu layers which could
+   be merged into a single relu layer"; reference §3.29.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r1: (2, 3, fp32) = relu(x=%x)
+       %r2: (2, 3, fp32) = relu(x=%r1)
+       %r3: (2, 3, fp32) = relu(x=%r2)
+     } -> (%r3)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r3: (2, 3, fp32) = relu(x=%x)
+     } -> (%r3)
+
+   Fires on: a relu whose input is produced by a relu, in any block; the
+   outer relu's uses take the inner relu's output (which takes the outer
+   name when the outer output is a function output). relu is idempotent, so
+   the inner relu may have other users: it then simply stays.
+   Must not fire: when both outputs are function outputs (two names must
+   survive); relu fed by anything else. Cost: worklist patterns, O(relus). */
+#include "../../passes_internal.h"
+
+static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_relu);
+  MGOPT__UNUSED(ud);
+  if (!inner || op->nouts != 1 || inner == op) return 0;
+  if (mgopt__pu_is_func_output(op->outs[0]) && mgopt__pu_is_func_output(x)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], x);
+  mgopt_rw_erase(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__mcr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "relu_relu";
+  pat.root_kind = MGOPT_OP_relu;
+  pat.benefit = 1;
+  pat.fn = mgopt__mcr_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_relus = {
+    "common::merge_consecutive_relus", "cleanup", "collapse relu chains into one relu", 0, NULL,
+    mgopt__mcr_run};

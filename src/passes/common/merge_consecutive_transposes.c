@@ -1,0 +1,89 @@
+/* src/passes/common/merge_consecutive_transposes.c — common::merge_consecutive_transposes: compose transpose chains.
+
+   Spec: mil_graph_passes.txt, "Identify consecutive 'transpose' layers which
+   could be merged into a single 'transpose' layer"; reference §3.29.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %a: (2, 3, 1, fp32) = transpose(x=%x, perm=[1, 2, 0])
+       %b: (3, 2, 1, fp32) = transpose(x=%a, perm=[1, 0, 2])
+     } -> (%b)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %b: (3, 2, 1, fp32) = transpose(x=%x, perm=[2, 1, 0])
+     } -> (%b)
+
+   Fires on: a transpose whose input comes from a transpose with a perm of
+   the same length: it reads the inner input with perm[i] = inner[outer[i]]
+   (negative entries normalized first). When that perm is the identity the
+   outer transpose goes and its uses read x (an identity op keeps a function
+   output's name when x cannot take it). The inner transpose is erased once
+   unused; with other users it stays.
+   Must not fire: non-constant or malformed perms (wrong length, repeated or
+   out-of-range axes). Cost: worklist patterns, O(transposes x rank). */
+#include "../../passes_internal.h"
+
+/* Reads a permutation of length rank into out (normalized); 0 if malformed.
+   seen: rank bytes of scratch. */
+static int mgopt__mct_perm(mgopt_program *p, const mgopt_op *op, int64_t rank, int64_t *out, uint8_t *seen) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "perm", &v), i;
+  if (n != rank) return 0;
+  memset(seen, 0, (size_t)rank);
+  for (i = 0; i < n; i++) {
+    out[i] = mgopt__pu_norm_axis(v[i], rank);
+    if (out[i] < 0 || seen[out[i]]) return 0;
+    seen[out[i]] = 1;
+  }
+  return 1;
+}
+
+static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *inner_x;
+  mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_transpose);
+  int64_t rank, i, *p1, *p2, *pc;
+  const int64_t *tmp = NULL;
+  uint8_t *seen;
+  int ident = 1;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op || op->nouts != 1) return 0;
+  inner_x = mgopt_op_operand(inner, "x");
+  rank = x->type.rank;
+  if (!inner_x || rank < 0 || inner_x->type.rank != rank) return 0;
+  if (mgopt_op_get_ints(p, inner, "perm", &tmp) != rank || mgopt_op_get_ints(p, op, "perm", &tmp) != rank) return 0;
+  p1 = (int64_t *)mgopt_program_alloc(p, (3 * sizeof(int64_t) + 1) * (size_t)rank + 8, 8);
+  if (!p1) return 0;
+  p2 = p1 + rank;
+  pc = p2 + rank;
+  seen = (uint8_t *)(pc + rank);
+  if (!mgopt__mct_perm(p, inner, rank, p1, seen) || !mgopt__mct_perm(p, op, rank, p2, seen)) return 0;
+  for (i = 0; i < rank; i++) {
+    pc[i] = p1[p2[i]];
+    if (pc[i] != i) ident = 0;
+  }
+  if (ident) {
+    if (!mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x)) return 0;
+    mgopt__pu_erase_with_consts(rw, op);
+  } else {
+    if (!mgopt__pu_set_ints_param(rw, op, op, "perm", pc, rank)) return 0;
+    mgopt_rw_set_operand(rw, op, "x", inner_x);
+    mgopt_rw_modified(rw, op);
+  }
+  mgopt__pu_erase_with_consts(rw, inner);
+  return 1;
+}
+
+static mgopt_status mgopt__mct_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "transpose_transpose";
+  pat.root_kind = MGOPT_OP_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__mct_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_transposes = {
+    "common::merge_consecutive_transposes", "cleanup", "compose transpose chains into one transpose", 0,
+    NULL, mgopt__mct_run};

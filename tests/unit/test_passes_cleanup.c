@@ -1,0 +1,140 @@
+/* tests/unit/test_passes_cleanup.c — group A cleanup passes: what golden text cannot show (shared weight data, API-built name clashes, scratch hygiene). */
+#define MGOPT_IMPLEMENTATION
+#include "mgopt.h"
+#include "mgopt_passes.h"
+#include "harness.h"
+
+static mgopt_program *parse(const char *text) {
+  mgopt_diag d;
+  mgopt_program *p = mgopt_mil_parse(text, strlen(text), NULL, &d);
+  if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
+  return p;
+}
+
+static mgopt_status run(mgopt_program *p, const char *pipeline, mgopt_diag *d) {
+  mgopt_run_options ro;
+  memset(&ro, 0, sizeof ro);
+  ro.verify_each = 1;
+  return mgopt_pipeline_run(p, mgopt_builtin_registry(), pipeline, &ro, NULL, 0, NULL, d);
+}
+
+static mgopt_tensor *first_const(mgopt_program *p, int32_t func) {
+  mgopt_op *op = mgopt_program_function_at(p, func)->body->first;
+  return op ? mgopt_value_const(op->outs[0]) : NULL;
+}
+
+/* Equal consts in two functions cannot be merged into one op; they share one
+   data buffer, copy-on-write through mgopt_tensor_data_mut. */
+static void test_const_dedup_shares_across_functions(void) {
+  static const char *text =
+      "main(%x: (3, fp32)) {\n"
+      "  %a: (3, fp32)* = const(val=[1.5, 2.5, 3.5])\n"
+      "  %s: (3, fp32) = add(x=%a, y=%x)\n"
+      "} -> (%s)\n"
+      "\n"
+      "other(%x: (3, fp32)) {\n"
+      "  %a: (3, fp32)* = const(val=[1.5, 2.5, 3.5])\n"
+      "  %b: (3, fp32)* = const(val=[1.5, 2.5, 4.5])\n"
+      "  %s: (3, fp32) = mul(x=%a, y=%x)\n"
+      "  %t: (3, fp32) = mul(x=%b, y=%s)\n"
+      "} -> (%t)\n";
+  mgopt_diag d;
+  mgopt_program *p = parse(text);
+  mgopt_tensor *t0, *t1, *t2;
+  float *w;
+  REQUIRE(p != NULL);
+  t0 = first_const(p, 0);
+  t1 = first_const(p, 1);
+  REQUIRE(t0 && t1 && t0 != t1);
+  t2 = mgopt_value_const(mgopt_program_function_at(p, 1)->body->first->next->outs[0]);
+  REQUIRE(t2 != NULL);
+  CHECK(t0->data != t1->data);
+  CHECK_EQ_INT(run(p, "const_deduplication{const_threshold=3}", &d), MGOPT_OK);
+  CHECK_EQ_INT(mgopt_program_op_count(p), 6); /* no op removed */
+  CHECK(t0->data == t1->data);
+  CHECK(t0->borrowed && t1->borrowed);
+  CHECK(t2->data != t0->data); /* different contents stay apart */
+  /* writing through one copies it first; the other keeps its values */
+  w = (float *)mgopt_tensor_data_mut(p, t1);
+  REQUIRE(w != NULL);
+  w[0] = 9.0f;
+  CHECK(t0->data != t1->data);
+  CHECK(mgopt_tensor_get_f64(t0, 0) == 1.5);
+  CHECK(mgopt_tensor_get_f64(t1, 0) == 9.0);
+  /* under the threshold nothing is shared */
+  mgopt_program_destroy(p);
+  p = parse(text);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(run(p, "const_deduplication", &d), MGOPT_OK);
+  CHECK(first_const(p, 0)->data != first_const(p, 1)->data);
+  mgopt_program_destroy(p);
+}
+
+/* Two different function outputs with one name: the text format cannot say
+   it (a name resolves to its latest definition), the API can. */
+static void test_dedup_names_output_clash_fails(void) {
+  static const char *text =
+      "main(%x: (3, fp32)) {\n"
+      "  %a: (3, fp32) = relu(x=%x)\n"
+      "  %b: (3, fp32) = exp(x=%x)\n"
+      "} -> (%a, %b)\n";
+  mgopt_diag d;
+  mgopt_program *p = parse(text);
+  mgopt_block *body;
+  REQUIRE(p != NULL);
+  body = mgopt_program_function_at(p, 0)->body;
+  mgopt_value_set_name(body->outs[1]->value, "a");
+  CHECK_EQ_INT(run(p, "dedup_op_and_var_names", &d), MGOPT_ERR_PASS);
+  CHECK_EQ_INT(d.status, MGOPT_ERR_PASS);
+  /* nothing was renamed */
+  CHECK_EQ_STR(body->outs[0]->value->name, "a");
+  CHECK_EQ_STR(body->outs[1]->value->name, "a");
+  mgopt_program_destroy(p);
+}
+
+static int scratch_clear(mgopt_op *op, void *ud) {
+  if (op->scratch) (*(int *)ud)++;
+  return 0;
+}
+
+/* A long chain of casts and transposes, each used far below: every one moves,
+   the result verifies, and no op keeps pass scratch. */
+static void test_topological_reorder_long_chain(void) {
+  mgopt_buf b;
+  mgopt_diag d;
+  mgopt_program *p;
+  int i, dirty = 0;
+  const int n = 2000;
+  memset(&b, 0, sizeof b);
+  mgopt__buf_puts(&b, "main(%x: (2, 3, fp32)) {\n");
+  for (i = 0; i < n; i++) mgopt__buf_printf(&b, "  %%c%d: (2, 3, fp16) = cast(x=%%x, dtype=\"fp16\")\n", i);
+  for (i = 0; i < n; i++) mgopt__buf_printf(&b, "  %%r%d: (2, 3, fp32) = relu(x=%%x)\n", i);
+  mgopt__buf_puts(&b, "  %s0: (2, 3, fp16) = exp(x=%c0)\n");
+  for (i = 1; i < n; i++) mgopt__buf_printf(&b, "  %%s%d: (2, 3, fp16) = add(x=%%s%d, y=%%c%d)\n", i, i - 1, i);
+  mgopt__buf_printf(&b, "} -> (%%s%d)\n", n - 1);
+  REQUIRE(!b.oom);
+  p = mgopt_mil_parse(b.data, b.len, NULL, &d);
+  mgopt_buf_free(&b);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(run(p, "topological_reorder", &d), MGOPT_OK);
+  mgopt_program_walk(p, scratch_clear, &dirty);
+  CHECK_EQ_INT(dirty, 0);
+  /* the first op is now relu r0; each cast sits right before its add */
+  {
+    mgopt_op *op = mgopt_program_function_at(p, 0)->body->first;
+    CHECK_EQ_STR(op->type, "relu");
+    for (i = 0; i < n && op; i++) op = op->next;
+    REQUIRE(op != NULL);
+    CHECK_EQ_STR(op->type, "cast");
+    CHECK_EQ_STR(op->next->type, "exp");
+  }
+  mgopt_program_destroy(p);
+}
+
+static const test_case tests[] = {
+    TEST(test_const_dedup_shares_across_functions),
+    TEST(test_dedup_names_output_clash_fails),
+    TEST(test_topological_reorder_long_chain),
+};
+
+TEST_MAIN(tests)
