@@ -101,8 +101,12 @@ check-amalgamation: $(AMALG)
 $(B)/mgopt: tools/mgopt.c $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ tools/mgopt.c $(ALL_LDFLAGS) $(LDLIBS)
 
+# examples/demo.mil is in the printer's canonical form, so the diff shows only what the passes changed.
 demo: $(B)/mgopt
 	$(B)/mgopt examples/demo.mil -o $(B)/demo_out.mil -p default --timing
+	@grep -v '^#' examples/demo.mil > $(B)/demo_in.mil
+	@echo "--- what changed (- examples/demo.mil, + $(B)/demo_out.mil):"
+	@diff -u $(B)/demo_in.mil $(B)/demo_out.mil | tail -n +3 | grep '^[-+]' || echo "(nothing)"
 
 # Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
 check-models: $(B)/mgopt
@@ -271,6 +275,7 @@ compile-nostdio: $(CT)/test_nostdio
 #
 # Each example is built with the default flags of this configuration and run;
 # exit status 0 passes, 77 is a skip (the example printed why), anything else fails.
+# examples/demo.mil must go through the tool's default pipeline, verified after each pass.
 
 EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
@@ -292,10 +297,13 @@ for e in $(EXAMPLE_BIN); do \
     echo "example $$n: SKIPPED: $$(tail -n 1 $$e.out)"; \
   else fail=$$((fail+1)); echo "example $$n: FAILED (exit $$rc):"; tail -n 30 $$e.out; fi; \
 done; \
+if $(B)/mgopt examples/demo.mil -o $(B)/demo_check.mil -p default --verify-each \
+     > $(B)/demo_check.out 2>&1; then pass=$$((pass+1)); echo "example demo.mil: ok"; \
+else fail=$$((fail+1)); echo "example demo.mil: FAILED:"; tail -n 30 $(B)/demo_check.out; fi; \
 echo "examples: $$pass passed, $$fail failed, $$skip skipped"; [ $$fail -eq 0 ]
 endef
 
-run-examples: $(EXAMPLE_BIN)
+run-examples: $(EXAMPLE_BIN) $(B)/mgopt
 	@$(RUN_EXAMPLES)
 
 # ---------------------------------------------------------------- fuzz corpus replays
