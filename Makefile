@@ -60,7 +60,6 @@ ALL_LDFLAGS  := $(LDFLAGS) $(SANFLAGS)
 HOSTCC ?= $(CC)
 AMALG  := build/amalgamate
 
-SRC := $(shell find src -type f | sort)
 HDR := mgopt.h mgopt_passes.h
 
 .PHONY: all amalgamate check-amalgamation check-models test demo clean clean-all clang-test asan-test \
@@ -86,11 +85,16 @@ $(AMALG): tools/amalgamate.c
 amalgamate: $(AMALG)
 	$(AMALG) src .
 
-# One run writes both headers (mgopt.h first, then mgopt_passes.h).
-mgopt.h: $(SRC) $(AMALG)
-	$(AMALG) src .
-mgopt_passes.h: mgopt.h
-	@test -f $@ || $(AMALG) src .
+# Every make regenerates the headers into build/gen (milliseconds) and copies
+# those whose content changed, so a header checked out with a fresh mtime
+# (e.g. after `git checkout -- mgopt.h`) never hides a change in src/, and an
+# unchanged header keeps its mtime (nothing rebuilds).
+mgopt.h: $(AMALG) FORCE
+	@mkdir -p build/gen
+	@$(AMALG) src build/gen
+	@for h in mgopt.h mgopt_passes.h; do \
+	  cmp -s build/gen/$$h $$h || { cp build/gen/$$h $$h && echo "regenerated $$h from src/"; }; done
+mgopt_passes.h: mgopt.h ;
 
 # Fails when mgopt.h / mgopt_passes.h differ from what src/ generates.
 check-amalgamation: $(AMALG)
