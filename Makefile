@@ -40,8 +40,16 @@ $(B)/tests/%: tests/unit/%.c tests/unit/harness.h mgopt.h mgopt_passes.h
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) $(WARN) -I. -Itests/unit -o $@ $< $(LDLIBS)
 
-test: $(B)/mgopt $(UNIT_BIN)
+$(B)/tests/test_golden: tests/golden/golden.c mgopt.h mgopt_passes.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) $(WARN) -I. -o $@ $< $(LDLIBS)
+
+test: $(B)/mgopt $(UNIT_BIN) $(B)/tests/test_golden
 	@sh tests/run.sh $(B)
+
+# Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
+check-models: $(B)/mgopt
+	bash tools/check_models.sh
 
 # ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
 $(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h

@@ -1,14 +1,106 @@
 /* mgopt.h — optimizes machine-learning model graphs: IR, text format, ONNX, rewriter, pass manager.
    Generated from src/ by tools/amalgamate — do not edit. Version 0.1.0.
-   ---------------------------------------------------------------------------
-   mgopt — the manual (to be completed)
+   ===========================================================================
+   mgopt — optimize machine-learning model graphs, in C99, in one header pair
+   ===========================================================================
 
-   Usage: in exactly one C or C++ file
+   USAGE
+     mgopt.h holds the core (IR, .mil text, ONNX, verifier, rewriter, pass
+     manager); mgopt_passes.h the passes, folding kernels and named
+     pipelines. In exactly one C or C++ file:
 
-       #define MGOPT_IMPLEMENTATION
+         #define MGOPT_IMPLEMENTATION
 
-   and include the headers without the define everywhere else.
-   ---------------------------------------------------------------------------
+     and include them without the define everywhere else. Both
+     implementations must be in that one file.
+
+   QUICK START
+         mgopt_diag d;
+         mgopt_program *p = mgopt_mil_parse(text, len, NULL, &d);
+         if (!p) { fprintf(stderr, "model.mil:%d:%d: %s\n", d.line, d.col, d.msg); ... }
+         if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default",
+                                NULL, NULL, 0, NULL, &d) != MGOPT_OK) { ... }
+         mgopt_buf out = {0};
+         mgopt_mil_print(p, NULL, &out);   ... out.data, out.len ...
+         mgopt_buf_free(&out);
+         mgopt_program_destroy(p);
+
+   COMPILE-TIME OPTIONS (define before including)
+     MGOPT_IMPLEMENTATION   compile the implementation in this file
+     MGOPT_STATIC           make every function static (private copy per file)
+     MGOPT_ASSERT(x)        assertion for programmer errors (default: assert)
+     MGOPT_MALLOC(sz), MGOPT_REALLOC(p, sz), MGOPT_FREE(p)
+                            the default heap (define all three or none)
+     MGOPT_NO_STDIO         leave out the functions that open files
+     MGOPT_NO_SIMD          scalar kernels only (SIMD paths give identical bits)
+     None of these removes a safety check.
+
+   MEMORY AND OWNERSHIP
+     A program (mgopt_program) owns one arena: every op, value, block, type,
+     attribute and tensor of it lives there and is freed at once by
+     mgopt_program_destroy. Nothing is freed one by one: an erased op is
+     unlinked and flagged MGOPT_OP_ERASED, so no pointer dangles during a
+     rewrite. Heap memory comes from the allocator given to
+     mgopt_program_create (a function with a context and the old size) or
+     from the MGOPT_MALLOC family. Tensor data is 64-byte aligned; weights
+     read from a caller's buffer are borrowed, not copied, until a pass
+     writes them (the buffer must outlive the program).
+
+   ERRORS
+     Every fallible call returns an mgopt_status (mgopt_status_str names it)
+     and fills a caller-owned mgopt_diag: line and column for text, byte
+     offset for binary input, the op concerned, and a message. Out-parameters
+     are written only on success. The library never prints, never exits and
+     never aborts on input; MGOPT_ASSERT guards programmer errors only.
+
+   THREAD SAFETY
+     No global mutable state. Distinct programs may be used from distinct
+     threads at once; one program is used by one thread at a time. The op
+     registry, pass registry and status strings are read-only tables.
+
+   UNTRUSTED INPUT AND LIMITS
+     The .mil parser and the ONNX reader accept hostile input: every length
+     is checked against the bytes left, sizes go through checked arithmetic,
+     every recursion has a depth limit, and limits (nesting depth, element
+     counts) live in the options structs with safe defaults. Both parsers are
+     fuzzed.
+
+   THE IR
+     program -> functions (main is the entry) -> a body block -> ops in a
+     doubly linked list. An op has a type (an id into the op registry, or
+     opaque for ops mgopt does not know, which keep everything they came
+     with), named operand slots (one value, absent, or a variadic list),
+     attributes (typed literals), outputs (values) and nested blocks
+     (while_loop, cond, ONNX If/Loop bodies). A value has a name, a type
+     (dtype, rank, dims: static, symbolic or unknown), its producer and an
+     exact use list with O(1) insert and remove. The verifier
+     (mgopt_program_verify) checks every invariant.
+
+   TEXT FORMAT (.mil)
+         main(%x: (2, 4, fp32), %y: (s0, 4, fp32)) {
+           %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+           %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
+         } -> (%m)
+     `%ref` arguments are operands, literals are attributes, `#` starts a
+     comment. print(parse(print(P))) == print(P) for every program.
+
+   REWRITING AND PASSES
+     A pattern (mgopt_pattern) is a root op type, a benefit and a callback
+     that edits only through the mgopt_rw_* calls. mgopt_rewrite_function
+     runs patterns with a worklist to a fixpoint (or a cap, reported with the
+     patterns that kept firing), erasing dead ops and folding constants on
+     the way. A pass (mgopt_pass_def) has a name such as
+     "common::const_elimination" (the short form also resolves), typed
+     options and a run function; mgopt_pipeline_run runs a pipeline string
+     such as "const_elimination{skip_const_by_size=1000},dead_code_elimination"
+     or a named pipeline ("default", "cleanup", ...) with per-pass timing,
+     rewrite counts, op counts and an optional verify after each pass.
+
+   WHAT MGOPT DOES NOT DO
+     It does not run models (its kernels fold constants), does not train,
+     does not lower to hardware-specific ops, and does not guess: an op it
+     does not understand is carried through unchanged.
+   ===========================================================================
 */
 /* src/api.h — the public declarations of mgopt.h: IR, registry, text format, rewriter, pass manager. */
 #ifndef MGOPT_H_INCLUDED
@@ -275,6 +367,7 @@ struct mgopt_attr {
 };
 
 #define MGOPT_OP_ERASED 1u
+#define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -550,7 +643,9 @@ MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, s
 MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
                                    const int64_t **out);
 
-/* Replaces every use of `from` (operands and block outputs) with `to`. */
+/* Replaces every use of `from` (operands and block outputs) with `to`. When
+   `from` is an output of a function body, `to` takes its name (so graph output
+   names survive rewrites) unless `to` is a block argument or already an output. */
 MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to);
 /* Same, but only uses inside blocks where `to` is visible (dominance by scope);
    returns the number of uses left unchanged. */
@@ -790,17 +885,424 @@ MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *
 #endif
 
 #endif /* MGOPT_H_INCLUDED */
-/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models. */
+/* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models (the ModelProto tree). */
 #ifndef MGOPT_ONNX_H_INCLUDED
 #define MGOPT_ONNX_H_INCLUDED
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* ---------------------------------------------------------------- ONNX model tree
+
+   mgopt_onnx_read decodes a serialized ModelProto into this tree, one struct
+   per protobuf message, allocated in the arena of a program it creates
+   (model->program): the tree lives and dies with that program. Field names
+   follow onnx.proto; a repeated field is a pointer and an int64_t count.
+
+   Strings are mgopt_str (pointer + length, may hold any bytes). Names and
+   identifiers (node inputs/outputs, op types, domains, value and attribute
+   names, dim params) are interned in the program: NUL-terminated, and equal
+   names share a pointer. Other strings and bytes (doc strings, attribute s,
+   string_data, raw_data) are BORROWED from the input buffer, which must
+   outlive the program. An absent string has len 0 (its ptr may be NULL).
+
+   `has` words record which singular fields were present on the wire, so an
+   explicit zero (dim_value: 0, i: 0, an empty raw_data) is written back.
+   A builder may leave them 0: nonzero values are always written.
+
+   Fields the reader does not know are dropped (a re-encoded model holds only
+   the fields listed here). Every listed field survives a read/write round
+   trip exactly, and writing is deterministic (fields in field-number order).
+
+   Not decoded but kept as their exact bytes: TypeProto of kinds other than
+   tensor (sequence, map, optional, sparse tensor, opaque: type->other),
+   ModelProto.training_info and GraphProto.quantization_annotation. */
+
+/* ONNX TensorProto.DataType values. */
+#define MGOPT_ONNX_DT_UNDEFINED 0
+#define MGOPT_ONNX_DT_FLOAT 1
+#define MGOPT_ONNX_DT_UINT8 2
+#define MGOPT_ONNX_DT_INT8 3
+#define MGOPT_ONNX_DT_UINT16 4
+#define MGOPT_ONNX_DT_INT16 5
+#define MGOPT_ONNX_DT_INT32 6
+#define MGOPT_ONNX_DT_INT64 7
+#define MGOPT_ONNX_DT_STRING 8
+#define MGOPT_ONNX_DT_BOOL 9
+#define MGOPT_ONNX_DT_FLOAT16 10
+#define MGOPT_ONNX_DT_DOUBLE 11
+#define MGOPT_ONNX_DT_UINT32 12
+#define MGOPT_ONNX_DT_UINT64 13
+#define MGOPT_ONNX_DT_COMPLEX64 14
+#define MGOPT_ONNX_DT_COMPLEX128 15
+#define MGOPT_ONNX_DT_BFLOAT16 16
+#define MGOPT_ONNX_DT_FLOAT8E4M3FN 17
+#define MGOPT_ONNX_DT_FLOAT8E4M3FNUZ 18
+#define MGOPT_ONNX_DT_FLOAT8E5M2 19
+#define MGOPT_ONNX_DT_FLOAT8E5M2FNUZ 20
+#define MGOPT_ONNX_DT_UINT4 21
+#define MGOPT_ONNX_DT_INT4 22
+#define MGOPT_ONNX_DT_FLOAT4E2M1 23
+#define MGOPT_ONNX_DT_FLOAT8E8M0 24
+#define MGOPT_ONNX_DT__COUNT 25
+
+/* ONNX AttributeProto.AttributeType values. */
+#define MGOPT_ONNX_ATTR_UNDEFINED 0
+#define MGOPT_ONNX_ATTR_FLOAT 1
+#define MGOPT_ONNX_ATTR_INT 2
+#define MGOPT_ONNX_ATTR_STRING 3
+#define MGOPT_ONNX_ATTR_TENSOR 4
+#define MGOPT_ONNX_ATTR_GRAPH 5
+#define MGOPT_ONNX_ATTR_FLOATS 6
+#define MGOPT_ONNX_ATTR_INTS 7
+#define MGOPT_ONNX_ATTR_STRINGS 8
+#define MGOPT_ONNX_ATTR_TENSORS 9
+#define MGOPT_ONNX_ATTR_GRAPHS 10
+#define MGOPT_ONNX_ATTR_SPARSE_TENSOR 11
+#define MGOPT_ONNX_ATTR_SPARSE_TENSORS 12
+#define MGOPT_ONNX_ATTR_TYPE_PROTO 13
+#define MGOPT_ONNX_ATTR_TYPE_PROTOS 14
+
+/* TensorProto.data_location */
+#define MGOPT_ONNX_LOC_DEFAULT 0
+#define MGOPT_ONNX_LOC_EXTERNAL 1
+
+/* Presence bits (the `has` words). */
+#define MGOPT_ONNX_DIM_HAS_VALUE (1u << 0)
+#define MGOPT_ONNX_DIM_HAS_PARAM (1u << 1)
+#define MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE (1u << 0)
+#define MGOPT_ONNX_ATTR_HAS_F (1u << 0)
+#define MGOPT_ONNX_ATTR_HAS_I (1u << 1)
+#define MGOPT_ONNX_ATTR_HAS_S (1u << 2)
+#define MGOPT_ONNX_ATTR_HAS_TYPE (1u << 3)
+#define MGOPT_ONNX_TENSOR_HAS_DATA_TYPE (1u << 0)
+#define MGOPT_ONNX_TENSOR_HAS_RAW_DATA (1u << 1)
+
+typedef struct mgopt_onnx_graph mgopt_onnx_graph;
+typedef struct mgopt_onnx_type mgopt_onnx_type;
+
+typedef struct mgopt_onnx_strstr { /* StringStringEntryProto */
+  uint32_t has;
+  mgopt_str key, value;
+} mgopt_onnx_strstr;
+
+typedef struct mgopt_onnx_opset { /* OperatorSetIdProto */
+  uint32_t has;
+  mgopt_str domain; /* "" = the default ONNX domain */
+  int64_t version;
+} mgopt_onnx_opset;
+
+typedef struct mgopt_onnx_dim { /* TensorShapeProto.Dimension: value, param, or neither (unknown) */
+  uint32_t has;                 /* MGOPT_ONNX_DIM_HAS_VALUE / _PARAM */
+  int64_t value;
+  mgopt_str param;
+  mgopt_str denotation;
+} mgopt_onnx_dim;
+
+typedef struct mgopt_onnx_shape { /* TensorShapeProto */
+  mgopt_onnx_dim *dims;
+  int64_t ndims;
+} mgopt_onnx_shape;
+
+typedef struct mgopt_onnx_tensor_type { /* TypeProto.Tensor */
+  uint32_t has;
+  int32_t elem_type;        /* MGOPT_ONNX_DT_* */
+  mgopt_onnx_shape *shape;  /* NULL = rank unknown; ndims 0 = scalar */
+} mgopt_onnx_tensor_type;
+
+struct mgopt_onnx_type { /* TypeProto */
+  mgopt_onnx_tensor_type *tensor_type; /* tensor types, decoded */
+  mgopt_str denotation;
+  mgopt_str other; /* len > 0: any other kind, the whole encoded TypeProto (the fields above are then unused) */
+};
+
+typedef struct mgopt_onnx_value_info { /* ValueInfoProto */
+  uint32_t has;
+  mgopt_str name;
+  mgopt_onnx_type *type; /* NULL if absent */
+  mgopt_str doc_string;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_value_info;
+
+/* TensorProto. Data lives in exactly one place, chosen by data_type:
+   raw_data (little-endian bytes, borrowed from the input buffer, never copied),
+   or the typed field of the ONNX storage rules: float_data (FLOAT, COMPLEX64),
+   int32_data (INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16 and BFLOAT16 as
+   bit patterns, FLOAT8*, and 4-bit types two per entry), string_data (STRING),
+   int64_data (INT64), double_data (DOUBLE, COMPLEX128), uint64_data (UINT32,
+   UINT64); or outside the model (data_location EXTERNAL, external_data keys
+   location / offset / length). The reader checks element counts against dims. */
+typedef struct mgopt_onnx_tensor {
+  uint32_t has;          /* MGOPT_ONNX_TENSOR_HAS_* */
+  int64_t *dims;
+  int64_t ndims;
+  int32_t data_type;     /* MGOPT_ONNX_DT_* */
+  int32_t data_location; /* MGOPT_ONNX_LOC_* */
+  mgopt_str name;
+  mgopt_str doc_string;
+  mgopt_str raw_data;
+  float *float_data;
+  int64_t nfloat_data;
+  int32_t *int32_data;
+  int64_t nint32_data;
+  mgopt_str *string_data;
+  int64_t nstring_data;
+  int64_t *int64_data;
+  int64_t nint64_data;
+  double *double_data;
+  int64_t ndouble_data;
+  uint64_t *uint64_data;
+  int64_t nuint64_data;
+  mgopt_onnx_strstr *external_data;
+  int64_t nexternal_data;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+  /* not serialized: set by the reader */
+  int64_t numel;              /* product of dims */
+  const char *ext_location;   /* after mgopt_onnx_load_external: where raw_data came from */
+  int64_t ext_offset;
+} mgopt_onnx_tensor;
+
+typedef struct mgopt_onnx_sparse_tensor { /* SparseTensorProto */
+  mgopt_onnx_tensor *values;
+  mgopt_onnx_tensor *indices;
+  int64_t *dims;
+  int64_t ndims;
+} mgopt_onnx_sparse_tensor;
+
+typedef struct mgopt_onnx_attribute { /* AttributeProto */
+  uint32_t has;               /* MGOPT_ONNX_ATTR_HAS_* */
+  mgopt_str name;
+  mgopt_str ref_attr_name;
+  mgopt_str doc_string;
+  int32_t type;               /* MGOPT_ONNX_ATTR_* */
+  float f;
+  int64_t i;
+  mgopt_str s;
+  mgopt_onnx_tensor *t;
+  mgopt_onnx_graph *g;
+  mgopt_onnx_sparse_tensor *sparse_tensor;
+  mgopt_onnx_type *tp;
+  float *floats;
+  int64_t nfloats;
+  int64_t *ints;
+  int64_t nints;
+  mgopt_str *strings;
+  int64_t nstrings;
+  mgopt_onnx_tensor *tensors;
+  int64_t ntensors;
+  mgopt_onnx_graph *graphs;
+  int64_t ngraphs;
+  mgopt_onnx_sparse_tensor *sparse_tensors;
+  int64_t nsparse_tensors;
+  mgopt_onnx_type *type_protos;
+  int64_t ntype_protos;
+} mgopt_onnx_attribute;
+
+typedef struct mgopt_onnx_node { /* NodeProto */
+  uint32_t has;
+  mgopt_str *inputs;   /* "" = an omitted optional input */
+  int64_t ninputs;
+  mgopt_str *outputs;  /* "" = an omitted optional output */
+  int64_t noutputs;
+  mgopt_str name;
+  mgopt_str op_type;
+  mgopt_str domain;
+  mgopt_str overload;
+  mgopt_onnx_attribute *attributes;
+  int64_t nattributes;
+  mgopt_str doc_string;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_node;
+
+struct mgopt_onnx_graph { /* GraphProto */
+  uint32_t has;
+  mgopt_onnx_node *nodes;
+  int64_t nnodes;
+  mgopt_str name;
+  mgopt_onnx_tensor *initializers;
+  int64_t ninitializers;
+  mgopt_onnx_sparse_tensor *sparse_initializers;
+  int64_t nsparse_initializers;
+  mgopt_str doc_string;
+  mgopt_onnx_value_info *inputs;
+  int64_t ninputs;
+  mgopt_onnx_value_info *outputs;
+  int64_t noutputs;
+  mgopt_onnx_value_info *value_info;
+  int64_t nvalue_info;
+  mgopt_str *quantization_annotation; /* each an encoded TensorAnnotation */
+  int64_t nquantization_annotation;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+};
+
+typedef struct mgopt_onnx_function { /* FunctionProto */
+  uint32_t has;
+  mgopt_str name;
+  mgopt_str *inputs;
+  int64_t ninputs;
+  mgopt_str *outputs;
+  int64_t noutputs;
+  mgopt_str *attributes;             /* attribute names without defaults */
+  int64_t nattributes;
+  mgopt_onnx_node *nodes;
+  int64_t nnodes;
+  mgopt_str doc_string;
+  mgopt_onnx_opset *opset_imports;
+  int64_t nopset_imports;
+  mgopt_str domain;
+  mgopt_onnx_attribute *attribute_protos; /* attributes with defaults */
+  int64_t nattribute_protos;
+  mgopt_onnx_value_info *value_info;
+  int64_t nvalue_info;
+  mgopt_str overload;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+} mgopt_onnx_function;
+
+typedef struct mgopt_onnx_model { /* ModelProto */
+  uint32_t has;
+  int64_t ir_version;
+  mgopt_str producer_name;
+  mgopt_str producer_version;
+  mgopt_str domain;
+  int64_t model_version;
+  mgopt_str doc_string;
+  mgopt_onnx_graph *graph;
+  mgopt_onnx_opset *opset_imports;
+  int64_t nopset_imports;
+  mgopt_onnx_strstr *metadata_props;
+  int64_t nmetadata_props;
+  mgopt_str *training_info;  /* each an encoded TrainingInfoProto */
+  int64_t ntraining_info;
+  mgopt_onnx_function *functions;
+  int64_t nfunctions;
+  /* not serialized */
+  mgopt_program *program;    /* owns the tree (and the file bytes after read_file) */
+  const char *dir;           /* directory of the file read ("" = current), NULL for buffers */
+} mgopt_onnx_model;
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct mgopt_onnx_read_options {
+  int max_depth;            /* subgraph nesting limit (0 = 64) */
+  int64_t max_elements;     /* limit on the sum of declared tensor elements (0 = 1 << 40) */
+  const mgopt_allocator *alloc; /* for the program created (NULL = MGOPT_MALLOC family) */
+  int keep_external;        /* read_file: 1 = leave external data unloaded */
+} mgopt_onnx_read_options;
+
+/* Decodes a serialized ModelProto of len bytes into a new program's arena.
+   raw_data and other bytes are borrowed: buf must outlive model->program.
+   Free everything with mgopt_program_destroy(model->program). opts may be NULL.
+   Returns NULL on error, with d->offset the byte offset and d->msg naming the
+   field path ("ModelProto.graph.node[3].attribute[1]: length past end"):
+   MGOPT_ERR_CORRUPT (malformed wire data, counts that disagree with dims),
+   MGOPT_ERR_UNSUPPORTED (segmented tensors, protobuf groups, unknown data
+   types), MGOPT_ERR_LIMIT (options' limits), MGOPT_ERR_NOMEM. Tensors stored
+   externally are left unloaded (see mgopt_onnx_load_external). */
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
+                                           const mgopt_onnx_read_options *opts, mgopt_diag *d);
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct mgopt_onnx_write_options {
+  /* > 0: initializers with raw_data of at least this many bytes are written to
+     the external data (one side file, each tensor 64-byte aligned) */
+  int64_t external_min_bytes;
+  /* file name recorded in external_data entries, relative to the model's
+     directory; NULL = "<model file name>.data" (write_file) or "model.onnx.data" */
+  const char *external_location;
+} mgopt_onnx_write_options;
+
+/* Encodes m as a ModelProto appended to out (a zeroed mgopt_buf, or one with
+   alloc set; free with mgopt_buf_free). With opts->external_min_bytes > 0,
+   the side file's bytes are appended to `external` (required then).
+   MGOPT_ERR_LIMIT when the protobuf would reach 2 GB (use external data),
+   MGOPT_ERR_INVALID_ARG for a malformed tree (e.g. nested too deeply), NOMEM. */
+MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                       mgopt_buf *out, mgopt_buf *external, mgopt_diag *d);
+
+/* 1 if a and b hold equal trees field by field (presence bits included; the
+   not-serialized fields ignored). Otherwise 0, and when where != NULL the
+   path of the first difference is written there ("graph.node[2].op_type"). */
+MGOPTDEF int mgopt_onnx_model_equal(const mgopt_onnx_model *a, const mgopt_onnx_model *b,
+                                    char *where, size_t where_len);
+
+/* The mgopt dtype of an ONNX data type (MGOPT_DT_UNKNOWN when none). */
+MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t onnx_data_type);
+/* Bytes of raw data a tensor of this type and element count holds; -1 for
+   STRING, unknown types, or overflow. */
+MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t onnx_data_type, int64_t numel);
+
+#ifndef MGOPT_NO_STDIO
+/* Reads the file at path: its bytes stay alive in model->program; external
+   data is loaded relative to the file's directory unless opts->keep_external. */
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d);
+/* Loads every tensor with data_location EXTERNAL (keys location, offset, length;
+   location relative to dir, absolute paths and ".." rejected) into the
+   program's arena: the tensor then holds raw_data, data_location DEFAULT and
+   remembers ext_location / ext_offset. dir NULL = m->dir. */
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d);
+/* Writes m to path; with opts->external_min_bytes > 0 large initializers go to
+   the side file external_location in path's directory (created only if used). */
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
 #endif /* MGOPT_ONNX_H_INCLUDED */
+/* src/onnx/convert_api.h — public declarations for converting between ONNX model trees and the IR. */
+#ifndef MGOPT_ONNX_CONVERT_H_INCLUDED
+#define MGOPT_ONNX_CONVERT_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Converts the model tree to the canonical IR in the same program
+   (m->program): the graph becomes function `main`. Ops with an exactly
+   equal canonical form for the model's opset become canonical ops; every
+   other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
+   slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
+   blocks named after their attributes. Initializers and Constant nodes become
+   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
+   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
+
+/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
+   buf must outlive the program (weights are borrowed). */
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d);
+
+typedef struct mgopt_onnx_export_options {
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
+} mgopt_onnx_export_options;
+
+/* Builds a model tree from p's function `main` in p's arena: canonical ops
+   become the ONNX ops of the target opset, opaque ops go back unchanged,
+   consts become initializers; graph input/output names, order and types are
+   kept; model fields the IR does not hold (metadata, local functions, doc
+   strings) come from the imported model. producer_name is "mgopt".
+   MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d);
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGOPT_ONNX_CONVERT_H_INCLUDED */
 
 #ifdef MGOPT_IMPLEMENTATION
 #ifndef MGOPT__IMPLEMENTATION_DONE
@@ -910,6 +1412,9 @@ MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
 
+/* Prepends the text `pre` to d->msg (truncating at the end). d may be NULL. */
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre);
+
 /* ---- growable arrays in heap memory (used by scratch structures) */
 MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
                                size_t elem);
@@ -981,6 +1486,18 @@ MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *
   return s;
 }
 
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre) {
+  size_t pl, ml, cap = sizeof d->msg - 1;
+  if (!d) return;
+  pl = strlen(pre);
+  if (pl > cap) pl = cap;
+  ml = strlen(d->msg);
+  if (ml > cap - pl) ml = cap - pl;
+  memmove(d->msg + pl, d->msg, ml);
+  memcpy(d->msg, pre, pl);
+  d->msg[pl + ml] = 0;
+}
+
 /* ---------------------------------------------------------------- heap */
 
 static void *mgopt__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
@@ -1030,40 +1547,38 @@ MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
 
 MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
   mgopt__chunk *c = p->chunks;
-  size_t off;
+  uintptr_t base, at;
+  if (align == 0 || (align & (align - 1)) || align > 4096) return NULL;
   if (align < 8) align = 8;
-  if (align > 4096 || (align & (align - 1))) return NULL;
   if (size == 0) size = 1;
   if (c) {
-    off = (c->used + align - 1) & ~(align - 1);
-    if (off <= c->size && c->size - off >= size) {
-      c->used = off + size;
-      memset((char *)c + MGOPT__CHUNK_HDR + off, 0, size);
-      return (char *)c + MGOPT__CHUNK_HDR + off;
+    /* align absolute addresses: the allocator's blocks need not be 64-aligned */
+    base = (uintptr_t)c + MGOPT__CHUNK_HDR;
+    at = (base + c->used + align - 1) & ~(uintptr_t)(align - 1);
+    if (at - base <= c->size && c->size - (size_t)(at - base) >= size) {
+      c->used = (size_t)(at - base) + size;
+      memset((void *)at, 0, size);
+      return (void *)at;
     }
   }
   {
-    /* payload starts 64-aligned if the allocator returns 64-aligned blocks;
-       otherwise align within the chunk (we over-allocate by align). */
-    size_t want = size + align;
-    size_t csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
+    size_t want, csize;
     mgopt__chunk *nc;
-    uintptr_t base, aligned;
-    if (csize > SIZE_MAX - MGOPT__CHUNK_HDR) {
+    if (size > SIZE_MAX - align - MGOPT__CHUNK_HDR - MGOPT__CHUNK_MIN) {
       mgopt__oom(p);
       return NULL;
     }
+    want = size + align;
+    csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
     nc = (mgopt__chunk *)mgopt__heap_realloc(&p->alloc, NULL, 0, csize + MGOPT__CHUNK_HDR);
     if (!nc) {
       mgopt__oom(p);
       return NULL;
     }
     nc->size = csize;
-    nc->used = 0;
     p->arena_bytes += csize + MGOPT__CHUNK_HDR;
-    base = (uintptr_t)((char *)nc + MGOPT__CHUNK_HDR);
-    aligned = (base + align - 1) & ~(uintptr_t)(align - 1);
-    off = (size_t)(aligned - base);
+    base = (uintptr_t)nc + MGOPT__CHUNK_HDR;
+    at = (base + align - 1) & ~(uintptr_t)(align - 1);
     /* a big allocation gets its own chunk, kept behind the current one so the
        current chunk's free space is not wasted */
     if (c && want > MGOPT__CHUNK_MIN) {
@@ -1073,10 +1588,10 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
     } else {
       nc->next = c;
       p->chunks = nc;
-      nc->used = off + size;
+      nc->used = (size_t)(at - base) + size;
     }
-    memset((char *)nc + MGOPT__CHUNK_HDR + off, 0, size);
-    return (char *)nc + MGOPT__CHUNK_HDR + off;
+    memset((void *)at, 0, size);
+    return (void *)at;
   }
 }
 
@@ -2503,8 +3018,19 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
 
 /* ---------------------------------------------------------------- values */
 
+/* 1 if v is an output of a function body (not of a nested block). */
+static int mgopt__is_function_output(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op && u->block && !u->block->parent_op) return 1;
+  return 0;
+}
+
 MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to) {
   if (from == to) return;
+  /* a function output keeps its name: the replacement takes it, unless the
+     replacement is an input or already another output (its name must stay) */
+  if (to->def && mgopt__is_function_output(from) && !mgopt__is_function_output(to)) to->name = from->name;
   while (from->uses) mgopt__use_link(from->uses, to);
 }
 
@@ -2651,7 +3177,324 @@ MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *n
     if (strcmp(d->attrs[i].name, name) == 0) return &d->attrs[i];
   return NULL;
 }
-/* src/core/verify.c — (being written) */
+/* src/core/verify.c — the IR verifier: structure, scopes, exact use lists, op schemas, inferred types. */
+
+/* Invariants checked, per function (nested blocks included):
+   - block lists: prev/next links, parent pointers, op counts, no erased op linked;
+   - every value has a name; outputs point back to their op, args to their block;
+   - operands are defined before use in the op's scope (function inputs, earlier
+     ops of the same or an enclosing block, args of the enclosing nested blocks);
+   - use lists are exact: each use in a value's list points back at its operand
+     or block-output slot, and the list length equals the number of such slots;
+   - registered ops: operand slots and attributes known to the schema (a
+     parameter may be given as an operand), required ones present, attribute
+     kinds compatible, output and nested-block counts in range;
+   - output types agree with type inference (no contradicting dtype, rank or
+     static dim; a less precise stored dim is accepted);
+   - block outputs defined. */
+
+typedef struct mgopt__vfy {
+  mgopt_program *p;
+  mgopt_diag *d;
+  uint8_t *visible;   /* by value id: 1 while in scope */
+  int32_t *count;     /* by value id: operand/block-output slots seen */
+  mgopt_value **seen; /* every value defined, to check its use list at the end */
+  int64_t nseen, seen_cap;
+  uint32_t nids;
+  int depth;
+} mgopt__vfy;
+
+static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const char *fmt, ...) {
+  va_list ap;
+  if (!v->d) return MGOPT_ERR_VERIFY;
+  v->d->status = MGOPT_ERR_VERIFY;
+  v->d->op[0] = 0;
+  if (op) {
+    const char *n = op->name ? op->name
+                    : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "";
+    snprintf(v->d->op, sizeof v->d->op, "%s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(v->d->msg, sizeof v->d->msg, fmt, ap);
+  va_end(ap);
+  if (op) {
+    mgopt__diag_prefix(v->d, "): ");
+    mgopt__diag_prefix(v->d, op->type ? op->type : "?");
+    mgopt__diag_prefix(v->d, "' (");
+    mgopt__diag_prefix(v->d, v->d->op);
+    mgopt__diag_prefix(v->d, "op '");
+  }
+  return MGOPT_ERR_VERIFY;
+}
+
+static int mgopt__vfy_id_ok(mgopt__vfy *v, const mgopt_value *x) { return x->id < v->nids; }
+
+static mgopt_status mgopt__vfy_define(mgopt__vfy *v, mgopt_value *x, const mgopt_op *op) {
+  if (!mgopt__vfy_id_ok(v, x)) return mgopt__vfy_fail(v, op, "value with an invalid id");
+  if (!x->name && !(x->flags & MGOPT_VALUE_ABSENT))
+    return mgopt__vfy_fail(v, op, "a value has no name");
+  if (x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank > 0 && !x->type.dims)
+    return mgopt__vfy_fail(v, op, "value '%s' has rank %d but no dims", x->name ? x->name : "_",
+                           (int)x->type.rank);
+  v->visible[x->id] = 1;
+  if (v->nseen == v->seen_cap) {
+    void *arr = v->seen;
+    if (!mgopt__grow(&v->p->alloc, &arr, &v->seen_cap, v->nseen + 1, sizeof(mgopt_value *)))
+      return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+    v->seen = (mgopt_value **)arr;
+  }
+  v->seen[v->nseen++] = x;
+  return MGOPT_OK;
+}
+
+static int mgopt__vfy_kind_ok(uint8_t want, uint8_t have) {
+  if (want == have) return 1;
+  switch (want) {
+    case MGOPT_ATTR_FLOAT: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_INT: return have == MGOPT_ATTR_BOOL || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_BOOL: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_INTS: return have == MGOPT_ATTR_INT || have == MGOPT_ATTR_TENSOR || have == MGOPT_ATTR_BOOLS;
+    case MGOPT_ATTR_FLOATS: return have == MGOPT_ATTR_INTS || have == MGOPT_ATTR_TENSOR || have == MGOPT_ATTR_FLOAT;
+    case MGOPT_ATTR_BOOLS: return have == MGOPT_ATTR_INTS || have == MGOPT_ATTR_TENSOR;
+    case MGOPT_ATTR_STRINGS: return have == MGOPT_ATTR_STRING;
+    default: return 0;
+  }
+}
+
+static const char *mgopt__vfy_name(const mgopt_value *x) { return x->name ? x->name : "_"; }
+
+static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  int32_t i, k;
+  if (!def) return MGOPT_OK;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    int found = 0;
+    for (k = 0; k < def->nslots && !found; k++)
+      if (strcmp(def->slots[k].name, s->name) == 0) {
+        found = 1;
+        if (s->is_list && !(def->slots[k].flags & MGOPT_SLOT_VARIADIC))
+          return mgopt__vfy_fail(v, op, "operand '%s' is a list but takes one value", s->name);
+        if (!s->is_list && (def->slots[k].flags & MGOPT_SLOT_VARIADIC) && s->n)
+          return mgopt__vfy_fail(v, op, "operand '%s' takes a list", s->name);
+      }
+    for (k = 0; k < def->nattrs && !found; k++)
+      if (strcmp(def->attrs[k].name, s->name) == 0) found = 1; /* parameter given as an operand */
+    if (!found) return mgopt__vfy_fail(v, op, "unknown operand '%s'", s->name);
+  }
+  for (k = 0; k < def->nslots; k++) {
+    int32_t si;
+    if (def->slots[k].flags & MGOPT_SLOT_OPTIONAL) continue;
+    si = mgopt_op_slot_index(op, def->slots[k].name);
+    if (si < 0 || (!op->slots[si].is_list && op->slots[si].n == 0))
+      return mgopt__vfy_fail(v, op, "missing operand '%s'", def->slots[k].name);
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    const mgopt_attr_def *ad = NULL;
+    for (k = 0; k < def->nattrs; k++)
+      if (strcmp(def->attrs[k].name, a->name) == 0) ad = &def->attrs[k];
+    if (!ad) return mgopt__vfy_fail(v, op, "unknown attribute '%s'", a->name);
+    if (!mgopt__vfy_kind_ok(ad->kind, a->kind))
+      return mgopt__vfy_fail(v, op, "attribute '%s' has the wrong kind", a->name);
+    if (a->kind == MGOPT_ATTR_TENSOR && !a->u.t)
+      return mgopt__vfy_fail(v, op, "attribute '%s' has no tensor", a->name);
+  }
+  for (k = 0; k < def->nattrs; k++) {
+    if (!(def->attrs[k].flags & MGOPT_ATTR_REQUIRED)) continue;
+    if (!mgopt_op_attr(op, def->attrs[k].name) && mgopt_op_slot_index(op, def->attrs[k].name) < 0)
+      return mgopt__vfy_fail(v, op, "missing attribute '%s'", def->attrs[k].name);
+  }
+  if (op->nouts < def->nouts_min || (def->nouts_max >= 0 && op->nouts > def->nouts_max))
+    return mgopt__vfy_fail(v, op, "has %d outputs", (int)op->nouts);
+  if (def->nblocks >= 0 && op->nblocks != def->nblocks)
+    return mgopt__vfy_fail(v, op, "has %d nested blocks, expected %d", (int)op->nblocks, (int)def->nblocks);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d2;
+  int32_t i, k;
+  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(v->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d2);
+  if (def->infer(v->p, op, inf, &d2) != MGOPT_OK)
+    return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  for (i = 0; i < op->nouts; i++) {
+    const mgopt_type *s = &op->outs[i]->type, *t = &inf[i];
+    const char *n = mgopt__vfy_name(op->outs[i]);
+    if (s->kind != t->kind) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
+    if (s->kind != MGOPT_TYPE_TENSOR) continue;
+    if (t->dtype != MGOPT_DT_UNKNOWN && s->dtype != t->dtype)
+      return mgopt__vfy_fail(v, op, "output '%s' is %s, inference gives %s", n,
+                             mgopt_dtype_name((mgopt_dtype)s->dtype), mgopt_dtype_name((mgopt_dtype)t->dtype));
+    if (s->rank >= 0 && t->rank >= 0 && s->rank != t->rank)
+      return mgopt__vfy_fail(v, op, "output '%s' has rank %d, inference gives %d", n, (int)s->rank, (int)t->rank);
+    if (s->rank >= 0 && t->rank == s->rank)
+      for (k = 0; k < s->rank; k++)
+        if (mgopt_dim_is_static(s->dims[k]) && mgopt_dim_is_static(t->dims[k]) && s->dims[k].v != t->dims[k].v)
+          return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)k,
+                                 (long long)s->dims[k].v, (long long)t->dims[k].v);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f);
+
+static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, mgopt_function *f) {
+  int32_t i, k;
+  mgopt_status s;
+  if (op->flags & MGOPT_OP_ERASED) return mgopt__vfy_fail(v, op, "erased op still linked");
+  if (op->parent != b) return mgopt__vfy_fail(v, op, "wrong parent block");
+  if (!op->type) return mgopt__vfy_fail(v, NULL, "op without a type");
+  if (op->kind < 0 || op->kind >= MGOPT_OP__COUNT) return mgopt__vfy_fail(v, op, "bad op kind");
+  for (i = 0; i < op->nslots; i++) {
+    mgopt_slot *sl = &op->slots[i];
+    if (!sl->name) return mgopt__vfy_fail(v, op, "unnamed operand slot");
+    for (k = 0; k < sl->n; k++) {
+      mgopt_use *u = &sl->uses[k];
+      mgopt_value *x = u->value;
+      if (!x) return mgopt__vfy_fail(v, op, "operand '%s'[%d] is missing", sl->name, (int)k);
+      if (u->op != op || u->slot != i || u->index != k || u->block)
+        return mgopt__vfy_fail(v, op, "operand '%s'[%d] has a corrupt use record", sl->name, (int)k);
+      if (!mgopt__vfy_id_ok(v, x) || !v->visible[x->id])
+        return mgopt__vfy_fail(v, op, "operand '%s' uses '%s' outside its scope or before its definition",
+                               sl->name, mgopt__vfy_name(x));
+      v->count[x->id]++;
+    }
+  }
+  if ((s = mgopt__vfy_schema(v, op)) != MGOPT_OK) return s;
+  /* nested blocks see what is visible here, plus their own args */
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_block *nb = op->blocks[i];
+    if (nb->parent_op != op) return mgopt__vfy_fail(v, op, "nested block %d has a wrong parent", (int)i);
+    if (v->depth > 256) return mgopt__vfy_fail(v, op, "blocks nested too deeply");
+    v->depth++;
+    s = mgopt__vfy_block(v, nb, f);
+    v->depth--;
+    if (s) return s;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *x = op->outs[i];
+    if (!x || x->def != op || x->index != i) return mgopt__vfy_fail(v, op, "output %d does not point back at its op", (int)i);
+    if ((s = mgopt__vfy_define(v, x, op)) != MGOPT_OK) return s;
+  }
+  return mgopt__vfy_types(v, op);
+}
+
+static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f) {
+  mgopt_op *op, *prev = NULL;
+  int32_t i, n = 0;
+  mgopt_status s;
+  if (b->func != f) return mgopt__vfy_fail(v, NULL, "block '%s' belongs to another function", b->name);
+  for (i = 0; i < b->nargs; i++) {
+    mgopt_value *x = b->args[i];
+    if (x->def || x->owner != b || x->index != i)
+      return mgopt__vfy_fail(v, b->parent_op, "block argument %d does not point back at its block", (int)i);
+    if ((s = mgopt__vfy_define(v, x, b->parent_op)) != MGOPT_OK) return s;
+  }
+  for (op = b->first; op; op = op->next) {
+    if (op->prev != prev) return mgopt__vfy_fail(v, op, "broken op list links");
+    if ((s = mgopt__vfy_op(v, op, b, f)) != MGOPT_OK) return s;
+    prev = op;
+    n++;
+  }
+  if (b->last != prev) return mgopt__vfy_fail(v, NULL, "block '%s': last op pointer is stale", b->name);
+  if (n != b->nops) return mgopt__vfy_fail(v, NULL, "block '%s': op count %d, found %d", b->name, (int)b->nops, (int)n);
+  for (i = 0; i < b->nouts; i++) {
+    mgopt_use *u = b->outs[i];
+    mgopt_value *x = u->value;
+    if (!x) return mgopt__vfy_fail(v, b->parent_op, "block '%s' output %d is missing", b->name, (int)i);
+    if (u->block != b || u->op || u->index != i)
+      return mgopt__vfy_fail(v, b->parent_op, "block '%s' output %d has a corrupt use record", b->name, (int)i);
+    if (!mgopt__vfy_id_ok(v, x) || !v->visible[x->id])
+      return mgopt__vfy_fail(v, b->parent_op, "block '%s' output '%s' is not defined in scope", b->name,
+                             mgopt__vfy_name(x));
+    v->count[x->id]++;
+  }
+  /* leaving the block: its definitions go out of scope */
+  if (b->parent_op) {
+    for (i = 0; i < b->nargs; i++) v->visible[b->args[i]->id] = 0;
+    for (op = b->first; op; op = op->next)
+      for (i = 0; i < op->nouts; i++) v->visible[op->outs[i]->id] = 0;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
+  int64_t i;
+  for (i = 0; i < v->nseen; i++) {
+    mgopt_value *x = v->seen[i];
+    const mgopt_use *u, *prev = NULL;
+    int32_t n = 0;
+    for (u = x->uses; u; u = u->next) {
+      if (u->value != x || u->prev != prev)
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' is corrupt", mgopt__vfy_name(x));
+      if (u->op) {
+        const mgopt_op *o = u->op;
+        if ((o->flags & MGOPT_OP_ERASED) || u->slot < 0 || u->slot >= o->nslots ||
+            u->index < 0 || u->index >= o->slots[u->slot].n || &o->slots[u->slot].uses[u->index] != u)
+          return mgopt__vfy_fail(v, x->def, "use list of '%s' holds a stale use", mgopt__vfy_name(x));
+      } else if (!u->block || u->index < 0 || u->index >= u->block->nouts || u->block->outs[u->index] != u) {
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' holds a stale block output", mgopt__vfy_name(x));
+      }
+      prev = u;
+      n++;
+    }
+    if (n != x->nuses || n != v->count[x->id])
+      return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d entries, count %d, found %d uses",
+                             mgopt__vfy_name(x), (int)n, (int)x->nuses, (int)v->count[x->id]);
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
+  mgopt__vfy v;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  memset(&v, 0, sizeof v);
+  v.p = p;
+  v.d = d;
+  if (p->status) return mgopt_diag_set(d, p->status, "the program ran out of memory earlier");
+  v.nids = p->next_id;
+  v.visible = (uint8_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, v.nids);
+  v.count = (int32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, sizeof(int32_t) * v.nids);
+  if (!v.visible || !v.count) {
+    s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+    goto done;
+  }
+  memset(v.visible, 0, v.nids);
+  memset(v.count, 0, sizeof(int32_t) * v.nids);
+  for (i = 0; i < p->nfuncs && !s; i++) {
+    mgopt_function *f = p->funcs[i];
+    if (!f->body || f->body->parent_op) {
+      s = mgopt__vfy_fail(&v, NULL, "function '%s' has no body", f->name);
+      break;
+    }
+    s = mgopt__vfy_block(&v, f->body, f);
+    /* function scopes are separate */
+    if (!s) memset(v.visible, 0, v.nids);
+  }
+  if (!s) s = mgopt__vfy_uses(&v);
+done:
+  if (v.visible) mgopt__heap_free(&p->alloc, v.visible, v.nids);
+  if (v.count) mgopt__heap_free(&p->alloc, v.count, sizeof(int32_t) * v.nids);
+  if (v.seen) mgopt__heap_free(&p->alloc, v.seen, (size_t)v.seen_cap * sizeof(mgopt_value *));
+  return s;
+}
 /* src/core/mil_print.c — prints a program as .mil text. */
 
 /* STUB: being written. */
@@ -2672,9 +3515,5506 @@ MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgop
   mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "not yet");
   return NULL;
 }
-/* src/core/rewrite.c — (being written) */
-/* src/core/passmgr.c — (being written) */
-/* src/onnx/pb.c — protobuf wire codec for ONNX ModelProto. */
+/* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
+
+/* How it works. Every op of the function (nested blocks too) is queued once,
+   in program order. Popping an op: skip it if erased; erase it if it is pure
+   and its outputs are unused; fold it if every operand is constant and a
+   kernel exists; else try the patterns registered for its type, highest
+   benefit first (ties by name), and stop at the first that changes the IR.
+   Every change goes through the mgopt_rw_* calls, which queue only what may
+   match anew: created ops, users of replaced values, producers of erased
+   operands, users of modified ops. A queued flag keeps each op in the queue
+   at most once. Cost: O(ops + rewrites x neighbourhood). */
+
+#define MGOPT__OP_QUEUED (1u << 8)
+
+struct mgopt_rewriter {
+  mgopt_program *p;
+  mgopt_op **q;          /* stack of queued ops (popped from the end) */
+  int64_t nq, qcap;
+  int oom;
+  uint64_t rng;
+  const mgopt_rewrite_config *cfg;
+  mgopt_rewrite_stats *stats;
+  mgopt_diag *d;
+  /* pattern index: for each op kind, a range into `order` */
+  int32_t *order;        /* pattern indices sorted by (root kind, -benefit, name) */
+  int32_t *start;        /* MGOPT_OP__COUNT + 1 entries */
+  int32_t nany;          /* patterns with root_kind -1 are at order[0..nany) */
+  const mgopt_pattern *pats;
+  int32_t npats;
+  int64_t *hits;         /* per pattern, for the no-fixpoint diagnostic */
+};
+
+static void mgopt__rw_push(mgopt_rewriter *rw, mgopt_op *op) {
+  if (!op || (op->flags & (MGOPT__OP_QUEUED | MGOPT_OP_ERASED))) return;
+  if (rw->nq == rw->qcap) {
+    void *arr = rw->q;
+    if (!mgopt__grow(&rw->p->alloc, &arr, &rw->qcap, rw->nq + 1, sizeof(mgopt_op *))) {
+      rw->oom = 1;
+      return;
+    }
+    rw->q = (mgopt_op **)arr;
+  }
+  op->flags |= MGOPT__OP_QUEUED;
+  rw->q[rw->nq++] = op;
+}
+
+static void mgopt__rw_push_users(mgopt_rewriter *rw, mgopt_value *v) {
+  mgopt_use *u;
+  for (u = v->uses; u; u = u->next) {
+    if (u->op) mgopt__rw_push(rw, u->op);
+    else if (u->block && u->block->parent_op) mgopt__rw_push(rw, u->block->parent_op);
+  }
+}
+
+static void mgopt__rw_push_producers(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def) mgopt__rw_push(rw, v->def);
+    }
+}
+
+/* ---------------------------------------------------------------- rewriter API */
+
+MGOPTDEF mgopt_program *mgopt_rw_program(mgopt_rewriter *rw) { return rw->p; }
+
+MGOPTDEF void mgopt_rw_created(mgopt_rewriter *rw, mgopt_op *op) { mgopt__rw_push(rw, op); }
+
+MGOPTDEF void mgopt_rw_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  mgopt__rw_push_users(rw, from);
+  mgopt_value_replace_all_uses(from, to);
+  if (to->def) mgopt__rw_push(rw, to->def);
+}
+
+MGOPTDEF void mgopt_rw_erase(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++) MGOPT_ASSERT(op->outs[i]->nuses == 0);
+  mgopt__rw_push_producers(rw, op);
+  mgopt_op_erase(op);
+  if (rw->stats) rw->stats->erased++;
+}
+
+MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *const *vals) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (vals[i] && vals[i] != op->outs[i]) mgopt_rw_replace_value(rw, op->outs[i], vals[i]);
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return; /* an output could not be replaced: keep the op */
+  mgopt_rw_erase(rw, op);
+}
+
+MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
+  mgopt_value *old = mgopt_op_operand(op, slot);
+  mgopt_op_set_operand(op, slot, v);
+  if (old && old->def) mgopt__rw_push(rw, old->def);
+  mgopt__rw_push(rw, op);
+}
+
+MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op) {
+  int32_t i;
+  mgopt__rw_push(rw, op);
+  for (i = 0; i < op->nouts; i++) mgopt__rw_push_users(rw, op->outs[i]);
+}
+
+MGOPTDEF mgopt_op *mgopt_rw_create(mgopt_rewriter *rw, mgopt_op *pos, const char *type,
+                                   const char *name, int32_t nslots, const char *const *slot_names,
+                                   mgopt_value *const *vals, int32_t nouts) {
+  mgopt_op *op;
+  int32_t i;
+  if (!name) name = mgopt_program_fresh_name(rw->p, type);
+  op = mgopt_build_op(rw->p, pos->parent, pos, type, name, nslots, slot_names, vals, nouts);
+  if (!op) {
+    rw->oom = 1;
+    return NULL;
+  }
+  for (i = 1; i < nouts; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.40s_%d", name, (int)i);
+    mgopt_value_set_name(op->outs[i], buf);
+  }
+  mgopt__rw_push(rw, op);
+  return op;
+}
+
+MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const char *name, mgopt_tensor *t) {
+  mgopt_value *v = mgopt_build_const(rw->p, pos->parent, pos, name, t);
+  if (!v) {
+    rw->oom = 1;
+    return NULL;
+  }
+  mgopt__rw_push(rw, v->def);
+  return v;
+}
+
+/* ---------------------------------------------------------------- the driver */
+
+static int mgopt__rw_is_dead(const mgopt_op *op) {
+  int32_t i;
+  if (op->nouts == 0) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return 0;
+  /* opaque ops count as pure: model graphs have no side effects */
+  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+/* 1 folded, 0 not, -1 OOM */
+static int mgopt__rw_try_fold(mgopt_rewriter *rw, mgopt_op *op) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  mgopt_tensor *outs[16];
+  mgopt_value *vals[16];
+  int32_t s, k, i;
+  int r;
+  if (!cfg->fold || op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks ||
+      op->nouts == 0 || op->nouts > 16)
+    return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++)
+      if (!mgopt_value_const(op->slots[s].uses[k].value)) return 0;
+  if (cfg->fold_max_elements > 0)
+    for (i = 0; i < op->nouts; i++) {
+      int64_t n = mgopt_type_numel(&op->outs[i]->type);
+      if (n > cfg->fold_max_elements) return 0;
+    }
+  memset(outs, 0, sizeof outs);
+  r = cfg->fold(rw->p, op, outs, cfg->fold_ud);
+  if (r <= 0) return r;
+  for (i = 0; i < op->nouts; i++) {
+    if (!outs[i]) return 0;
+    if (cfg->fold_max_elements > 0 && outs[i]->numel > cfg->fold_max_elements) return 0;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    /* the constant takes the output's name, so graph outputs keep theirs */
+    vals[i] = mgopt_build_const(rw->p, op->parent, op, op->outs[i]->name, outs[i]);
+    if (!vals[i]) return -1;
+    mgopt__rw_push(rw, vals[i]->def);
+  }
+  for (i = 0; i < op->nouts; i++) mgopt_rw_replace_value(rw, op->outs[i], vals[i]);
+  mgopt_rw_erase(rw, op);
+  if (rw->stats) rw->stats->folds++;
+  return 1;
+}
+
+static int mgopt__rw_pat_before(const mgopt_pattern *a, const mgopt_pattern *b) {
+  if (a->root_kind != b->root_kind) return a->root_kind < b->root_kind;
+  if (a->benefit != b->benefit) return a->benefit > b->benefit;
+  return strcmp(a->name ? a->name : "", b->name ? b->name : "") < 0;
+}
+
+static mgopt_status mgopt__rw_index(mgopt_rewriter *rw) {
+  const mgopt_allocator *al = &rw->p->alloc;
+  int32_t i, j, n = rw->npats;
+  rw->order = (int32_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int32_t) * (size_t)(n + 1));
+  rw->start = (int32_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
+  rw->hits = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(n + 1));
+  if (!rw->order || !rw->start || !rw->hits) return MGOPT_ERR_NOMEM;
+  memset(rw->hits, 0, sizeof(int64_t) * (size_t)(n + 1));
+  for (i = 0; i < n; i++) {
+    if (rw->pats[i].root_kind < -1 || rw->pats[i].root_kind >= MGOPT_OP__COUNT || !rw->pats[i].fn)
+      return MGOPT_ERR_INVALID_ARG;
+    rw->order[i] = i;
+  }
+  /* insertion sort: pattern sets are small */
+  for (i = 1; i < n; i++) {
+    int32_t x = rw->order[i];
+    for (j = i; j > 0 && mgopt__rw_pat_before(&rw->pats[x], &rw->pats[rw->order[j - 1]]); j--)
+      rw->order[j] = rw->order[j - 1];
+    rw->order[j] = x;
+  }
+  rw->nany = 0;
+  while (rw->nany < n && rw->pats[rw->order[rw->nany]].root_kind == -1) rw->nany++;
+  j = rw->nany;
+  for (i = 0; i <= MGOPT_OP__COUNT; i++) {
+    while (j < n && rw->pats[rw->order[j]].root_kind < i) j++;
+    rw->start[i] = j;
+  }
+  rw->start[MGOPT_OP__COUNT + 1] = n;
+  return MGOPT_OK;
+}
+
+static int mgopt__rw_collect(mgopt_op *op, void *ud) {
+  mgopt__rw_push((mgopt_rewriter *)ud, op);
+  return 0;
+}
+
+/* Runs pattern `pi` on op; 1 if it changed the IR. */
+static int mgopt__rw_apply(mgopt_rewriter *rw, int32_t pi, mgopt_op *op) {
+  const mgopt_pattern *pt = &rw->pats[pi];
+  if (pt->root_type && strcmp(pt->root_type, op->type) != 0) return 0;
+  if (!pt->fn(rw, op, pt->ud)) return 0;
+  rw->hits[pi]++;
+  if (rw->stats) {
+    rw->stats->rewrites++;
+    if (rw->stats->per_pattern && pi < rw->stats->npatterns) rw->stats->per_pattern[pi]++;
+  }
+  return 1;
+}
+
+static mgopt_status mgopt__rw_cap_diag(mgopt_rewriter *rw, int64_t cap) {
+  char names[MGOPT_DIAG_MSG_MAX];
+  size_t len = 0;
+  int32_t shown = 0;
+  names[0] = 0;
+  while (shown < 3) {
+    int32_t i, best = -1;
+    for (i = 0; i < rw->npats; i++)
+      if (rw->hits[i] > 0 && (best < 0 || rw->hits[i] > rw->hits[best])) best = i;
+    if (best < 0) break;
+    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (%lld)", shown ? ", " : "",
+                            rw->pats[best].name ? rw->pats[best].name : "?", (long long)rw->hits[best]);
+    if (len >= sizeof names) len = sizeof names - 1;
+    rw->hits[best] = -rw->hits[best];
+    shown++;
+  }
+  return mgopt_diag_set(rw->d, MGOPT_ERR_NO_FIXPOINT,
+                        "rewrite cap of %lld reached before a fixpoint; patterns that kept firing: %s",
+                        (long long)cap, shown ? names : "(folding and erasure only)");
+}
+
+static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int64_t done = 0, cap = cfg->max_rewrites;
+  mgopt_diag vd;
+  mgopt_block_walk(body, mgopt__rw_collect, rw);
+  /* the queue is a stack: reverse it so ops pop in program order */
+  {
+    int64_t i;
+    for (i = 0; i < rw->nq / 2; i++) {
+      mgopt_op *t = rw->q[i];
+      rw->q[i] = rw->q[rw->nq - 1 - i];
+      rw->q[rw->nq - 1 - i] = t;
+    }
+  }
+  if (cap <= 0) cap = 10 * (rw->nq + 100);
+  while (rw->nq > 0) {
+    mgopt_op *op;
+    int changed = 0;
+    if (rw->oom) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory");
+    if (cfg->shuffle_seed && rw->nq > 1) {
+      int64_t j;
+      mgopt_op *t;
+      rw->rng ^= rw->rng << 13;
+      rw->rng ^= rw->rng >> 7;
+      rw->rng ^= rw->rng << 17;
+      j = (int64_t)(rw->rng % (uint64_t)rw->nq);
+      t = rw->q[j];
+      rw->q[j] = rw->q[rw->nq - 1];
+      rw->q[rw->nq - 1] = t;
+    }
+    op = rw->q[--rw->nq];
+    op->flags &= ~MGOPT__OP_QUEUED;
+    if (op->flags & MGOPT_OP_ERASED) continue;
+    if (rw->stats) rw->stats->pops++;
+    if (cfg->erase_dead && mgopt__rw_is_dead(op)) {
+      mgopt_rw_erase(rw, op);
+      changed = 1;
+    } else {
+      int r = mgopt__rw_try_fold(rw, op);
+      if (r < 0) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory while folding");
+      if (r > 0) changed = 1;
+      else {
+        int32_t i, lo, hi;
+        lo = rw->start[op->kind];
+        hi = rw->start[op->kind + 1];
+        for (i = lo; i < hi && !changed; i++) changed = mgopt__rw_apply(rw, rw->order[i], op);
+        for (i = 0; i < rw->nany && !changed; i++) changed = mgopt__rw_apply(rw, rw->order[i], op);
+      }
+    }
+    if (!changed) continue;
+    if (rw->p->status) return mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory");
+    if (cfg->verify_each) {
+      mgopt_diag_clear(&vd);
+      if (mgopt_program_verify(rw->p, &vd) != MGOPT_OK) {
+        if (rw->d) *rw->d = vd;
+        return MGOPT_ERR_VERIFY;
+      }
+    }
+    if (++done >= cap) return mgopt__rw_cap_diag(rw, cap);
+  }
+  return rw->oom ? mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory") : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f,
+                                             const mgopt_pattern *patterns, int32_t npatterns,
+                                             const mgopt_rewrite_config *cfg,
+                                             mgopt_rewrite_stats *stats, mgopt_diag *d) {
+  mgopt_rewriter rw;
+  mgopt_rewrite_config dflt;
+  mgopt_status s;
+  const mgopt_allocator *al = &p->alloc;
+  if (!f || npatterns < 0 || (npatterns && !patterns))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "rewrite: bad arguments");
+  if (!cfg) {
+    memset(&dflt, 0, sizeof dflt);
+    dflt.erase_dead = 1;
+    cfg = &dflt;
+  }
+  memset(&rw, 0, sizeof rw);
+  rw.p = p;
+  rw.cfg = cfg;
+  rw.stats = stats;
+  rw.d = d;
+  rw.pats = patterns;
+  rw.npats = npatterns;
+  rw.rng = cfg->shuffle_seed ? cfg->shuffle_seed : 1;
+  s = mgopt__rw_index(&rw);
+  if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
+  else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
+  else s = mgopt__rw_run(&rw, f->body);
+  /* leave no queued flags behind */
+  while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
+  if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));
+  if (rw.order) mgopt__heap_free(al, rw.order, sizeof(int32_t) * (size_t)(npatterns + 1));
+  if (rw.start) mgopt__heap_free(al, rw.start, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
+  if (rw.hits) mgopt__heap_free(al, rw.hits, sizeof(int64_t) * (size_t)(npatterns + 1));
+  if (stats) stats->npatterns = stats->npatterns ? stats->npatterns : npatterns;
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_rewrite_program(mgopt_program *p, const mgopt_pattern *patterns,
+                                            int32_t npatterns, const mgopt_rewrite_config *cfg,
+                                            mgopt_rewrite_stats *stats, mgopt_diag *d) {
+  int32_t i;
+  for (i = 0; i < p->nfuncs; i++) {
+    mgopt_status s = mgopt_rewrite_function(p, p->funcs[i], patterns, npatterns, cfg, stats, d);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+/* src/core/passmgr.c — pass lookup, pipeline strings, typed options, running with instrumentation. */
+
+/* Pipeline grammar (whitespace allowed between tokens):
+     pipeline := "" | "none" | item ("," item)*
+     item     := NAME [ "{" opt ("," opt)* "}" ]
+     opt      := NAME "=" VALUE          VALUE: a bare word or a "quoted string"
+   NAME is [A-Za-z0-9_:.]+; it names a pass (full "common::x" or short "x")
+   or a named pipeline, expanded in place (nesting limited). */
+
+#define MGOPT__PIPE_MAX_DEPTH 8
+#define MGOPT__PIPE_MAX_OPTS 32
+
+static int mgopt__pm_name_eq(const char *full, const char *s, size_t n) {
+  const char *c;
+  if (strlen(full) == n && memcmp(full, s, n) == 0) return 1;
+  /* short form: the part after the last "::" */
+  c = strrchr(full, ':');
+  if (c && c > full && c[-1] == ':') {
+    c++;
+    return strlen(c) == n && memcmp(c, s, n) == 0;
+  }
+  return 0;
+}
+
+MGOPTDEF const mgopt_pass_def *mgopt_registry_find(const mgopt_registry *r, const char *name, size_t n) {
+  int32_t i;
+  if (!r) return NULL;
+  for (i = 0; i < r->npasses; i++)
+    if (mgopt__pm_name_eq(r->passes[i]->name, name, n)) return r->passes[i];
+  return NULL;
+}
+
+static const mgopt_pipeline_def *mgopt__pm_find_pipeline(const mgopt_registry *r, const char *s, size_t n) {
+  int32_t i;
+  for (i = 0; i < r->npipelines; i++)
+    if (strlen(r->pipelines[i].name) == n && memcmp(r->pipelines[i].name, s, n) == 0)
+      return &r->pipelines[i];
+  return NULL;
+}
+
+typedef struct mgopt__pm {
+  const mgopt_registry *r;
+  mgopt_program *p;            /* NULL: check only */
+  const mgopt_run_options *ro;
+  mgopt_pass_report *reports;
+  int32_t cap, nrep;
+  mgopt_diag *d;
+  const char *top;             /* the caller's pipeline string (for columns) */
+  int depth;
+} mgopt__pm;
+
+static int mgopt__pm_namech(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == ':' || c == '.' || c == '-';
+}
+
+static const char *mgopt__pm_ws(const char *s) {
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+  return s;
+}
+
+static mgopt_status mgopt__pm_err(mgopt__pm *m, const char *src, const char *at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static mgopt_status mgopt__pm_err(mgopt__pm *m, const char *src, const char *at, const char *fmt, ...) {
+  va_list ap;
+  if (!m->d) return MGOPT_ERR_INVALID_ARG;
+  m->d->status = MGOPT_ERR_INVALID_ARG;
+  m->d->line = 1;
+  m->d->col = src == m->top ? (int)(at - src) + 1 : 0;
+  va_start(ap, fmt);
+  vsnprintf(m->d->msg, sizeof m->d->msg, fmt, ap);
+  va_end(ap);
+  return MGOPT_ERR_INVALID_ARG;
+}
+
+static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t n, mgopt_opt_value *out,
+                                 char *strbuf) {
+  char tmp[128];
+  char *end;
+  if (n >= sizeof tmp) return 0;
+  memcpy(tmp, v, n);
+  tmp[n] = 0;
+  switch ((mgopt_opt_kind)od->kind) {
+    case MGOPT_OPT_BOOL:
+      if (strcmp(tmp, "true") == 0 || strcmp(tmp, "1") == 0) out->i = 1;
+      else if (strcmp(tmp, "false") == 0 || strcmp(tmp, "0") == 0) out->i = 0;
+      else return 0;
+      return 1;
+    case MGOPT_OPT_INT:
+      out->i = strtoll(tmp, &end, 10);
+      return n > 0 && *end == 0;
+    case MGOPT_OPT_FLOAT:
+      out->f = strtod(tmp, &end);
+      return n > 0 && *end == 0;
+    case MGOPT_OPT_STRING:
+      memcpy(strbuf, v, n);
+      strbuf[n] = 0;
+      out->s = strbuf;
+      return 1;
+  }
+  return 0;
+}
+
+static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
+  mgopt_pass_ctx ctx;
+  mgopt_pass_report rep;
+  mgopt_status s;
+  double t0 = 0;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.program = m->p;
+  ctx.opts = vals;
+  ctx.diag = m->d;
+  ctx.fold = m->r->fold;
+  ctx.fold_ud = m->r->fold_ud;
+  memset(&rep, 0, sizeof rep);
+  rep.name = pd->name;
+  rep.ops_before = mgopt_program_op_count(m->p);
+  if (m->ro && m->ro->clock) t0 = m->ro->clock();
+  s = pd->run(&ctx);
+  if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
+  if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
+  if (s) {
+    if (m->d && m->d->status == MGOPT_OK) mgopt_diag_set(m->d, s, "%s failed", pd->name);
+    if (m->d && strncmp(m->d->msg, pd->name, strlen(pd->name)) != 0) {
+      mgopt__diag_prefix(m->d, ": ");
+      mgopt__diag_prefix(m->d, pd->name);
+    }
+    return s;
+  }
+  rep.rewrites = ctx.rewrites;
+  rep.ops_after = mgopt_program_op_count(m->p);
+  if (m->ro && m->ro->verify_each) {
+    s = mgopt_program_verify(m->p, m->d);
+    if (s) {
+      mgopt__diag_prefix(m->d, ": ");
+      mgopt__diag_prefix(m->d, pd->name);
+      mgopt__diag_prefix(m->d, "after ");
+      return s;
+    }
+  }
+  if (m->reports && m->nrep < m->cap) m->reports[m->nrep] = rep;
+  m->nrep++;
+  if (m->ro && m->ro->after_pass) m->ro->after_pass(m->p, &rep, m->ro->after_pass_ud);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
+  const char *s = mgopt__pm_ws(src);
+  if (*s == 0) return MGOPT_OK;
+  if (strncmp(s, "none", 4) == 0 && *mgopt__pm_ws(s + 4) == 0) return MGOPT_OK;
+  for (;;) {
+    const char *name, *q;
+    size_t nlen;
+    const mgopt_pass_def *pd;
+    const mgopt_pipeline_def *pl;
+    mgopt_opt_value vals[MGOPT__PIPE_MAX_OPTS];
+    char strbufs[MGOPT__PIPE_MAX_OPTS][128];
+    int32_t i;
+    s = mgopt__pm_ws(s);
+    name = s;
+    while (mgopt__pm_namech(*s)) s++;
+    nlen = (size_t)(s - name);
+    if (nlen == 0) return mgopt__pm_err(m, src, name, "expected a pass name");
+    pd = mgopt_registry_find(m->r, name, nlen);
+    pl = pd ? NULL : mgopt__pm_find_pipeline(m->r, name, nlen);
+    if (!pd && !pl) return mgopt__pm_err(m, src, name, "unknown pass or pipeline '%.*s'", (int)nlen, name);
+    q = mgopt__pm_ws(s);
+    if (pl) {
+      mgopt_status st;
+      if (*q == '{') return mgopt__pm_err(m, src, q, "pipeline '%s' takes no options", pl->name);
+      if (m->depth >= MGOPT__PIPE_MAX_DEPTH) return mgopt__pm_err(m, src, name, "pipelines nested too deeply");
+      m->depth++;
+      st = mgopt__pm_walk(m, pl->passes);
+      m->depth--;
+      if (st) return st;
+    } else {
+      if (pd->nopts > MGOPT__PIPE_MAX_OPTS) return mgopt__pm_err(m, src, name, "pass has too many options");
+      for (i = 0; i < pd->nopts; i++) {
+        const mgopt_opt_def *od = &pd->opts[i];
+        memset(&vals[i], 0, sizeof vals[i]);
+        vals[i].s = "";
+        if (od->deflt && !mgopt__pm_parse_value(od, od->deflt, strlen(od->deflt), &vals[i], strbufs[i]))
+          return mgopt__pm_err(m, src, name, "pass '%s': bad default for option '%s'", pd->name, od->name);
+      }
+      if (*q == '{') {
+        q++;
+        for (;;) {
+          const char *on, *ov;
+          size_t onl, ovl;
+          const mgopt_opt_def *od = NULL;
+          int32_t oi = -1;
+          q = mgopt__pm_ws(q);
+          on = q;
+          while (mgopt__pm_namech(*q)) q++;
+          onl = (size_t)(q - on);
+          if (!onl) return mgopt__pm_err(m, src, on, "expected an option name");
+          for (i = 0; i < pd->nopts; i++)
+            if (strlen(pd->opts[i].name) == onl && memcmp(pd->opts[i].name, on, onl) == 0) {
+              od = &pd->opts[i];
+              oi = i;
+            }
+          if (!od) return mgopt__pm_err(m, src, on, "pass '%s' has no option '%.*s'", pd->name, (int)onl, on);
+          q = mgopt__pm_ws(q);
+          if (*q != '=') return mgopt__pm_err(m, src, q, "expected '=' after option '%s'", od->name);
+          q = mgopt__pm_ws(q + 1);
+          if (*q == '"') {
+            ov = ++q;
+            while (*q && *q != '"') q++;
+            if (!*q) return mgopt__pm_err(m, src, ov - 1, "unterminated string");
+            ovl = (size_t)(q - ov);
+            q++;
+          } else {
+            ov = q;
+            while (*q && *q != ',' && *q != '}' && *q != ' ' && *q != '\t') q++;
+            ovl = (size_t)(q - ov);
+          }
+          if (!mgopt__pm_parse_value(od, ov, ovl, &vals[oi], strbufs[oi]))
+            return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s", (int)ovl, ov, od->name,
+                                 pd->name);
+          q = mgopt__pm_ws(q);
+          if (*q == ',') {
+            q++;
+            continue;
+          }
+          if (*q == '}') {
+            q++;
+            break;
+          }
+          return mgopt__pm_err(m, src, q, "expected ',' or '}' in the options of %s", pd->name);
+        }
+      }
+      if (m->p) {
+        mgopt_status st = mgopt__pm_run_pass(m, pd, vals);
+        if (st) return st;
+      }
+    }
+    s = mgopt__pm_ws(q);
+    if (*s == 0) return MGOPT_OK;
+    if (*s != ',') return mgopt__pm_err(m, src, s, "expected ',' between passes");
+    s++;
+  }
+}
+
+MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline, mgopt_diag *d) {
+  mgopt__pm m;
+  memset(&m, 0, sizeof m);
+  m.r = r;
+  m.d = d;
+  m.top = pipeline ? pipeline : "";
+  if (!r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "no pass registry");
+  return mgopt__pm_walk(&m, m.top);
+}
+
+MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
+                                         const mgopt_run_options *opts, mgopt_pass_report *reports,
+                                         int32_t cap, int32_t *nreports, mgopt_diag *d) {
+  mgopt__pm m;
+  mgopt_status s;
+  if (!p || !r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "pipeline: no program or registry");
+  /* check the whole string first: a typo late in it must not leave a half-run program */
+  s = mgopt_pipeline_check(r, pipeline, d);
+  if (s) return s;
+  memset(&m, 0, sizeof m);
+  m.r = r;
+  m.p = p;
+  m.ro = opts;
+  m.reports = reports;
+  m.cap = reports ? cap : 0;
+  m.d = d;
+  m.top = pipeline ? pipeline : "";
+  s = mgopt__pm_walk(&m, m.top);
+  if (nreports) *nreports = m.nrep < m.cap ? m.nrep : m.cap;
+  return s;
+}
+/* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
+
+/* Wire types. 3 and 4 (groups) are deprecated and rejected by the readers. */
+#define MGOPT__PB_VARINT 0
+#define MGOPT__PB_FIXED64 1
+#define MGOPT__PB_LEN 2
+#define MGOPT__PB_SGROUP 3
+#define MGOPT__PB_EGROUP 4
+#define MGOPT__PB_FIXED32 5
+
+/* Results of the primitive readers. */
+#define MGOPT__PB_OK 0
+#define MGOPT__PB_TRUNCATED 1 /* the bytes end inside the item */
+#define MGOPT__PB_OVERFLOW 2  /* varint longer than 10 bytes or above 2^64 - 1 */
+#define MGOPT__PB_BADWIRE 3   /* wire type 6 or 7 */
+#define MGOPT__PB_GROUP 4     /* wire type 3 or 4 */
+#define MGOPT__PB_PASTEND 5   /* a length prefix larger than the bytes left */
+
+/* Reads a varint at *pos (< end). On success advances *pos. Accepts the
+   non-minimal encodings protobuf allows, up to 10 bytes; the 10th byte may
+   only carry the top bit of a 64-bit value. */
+MGOPT__PRIVATE int mgopt__pb_varint(const uint8_t *b, size_t *pos, size_t end, uint64_t *out) {
+  uint64_t v = 0;
+  size_t p = *pos;
+  int shift = 0;
+  for (;;) {
+    uint8_t c;
+    if (p >= end) return MGOPT__PB_TRUNCATED;
+    c = b[p++];
+    if (shift == 63 && (c & 0x7e)) return MGOPT__PB_OVERFLOW;
+    v |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) break;
+    shift += 7;
+    if (shift > 63) return MGOPT__PB_OVERFLOW;
+  }
+  *pos = p;
+  *out = v;
+  return MGOPT__PB_OK;
+}
+
+MGOPT__PRIVATE int mgopt__pb_fixed32(const uint8_t *b, size_t *pos, size_t end, uint32_t *out) {
+  size_t p = *pos;
+  if (end - p < 4) return MGOPT__PB_TRUNCATED;
+  *out = (uint32_t)b[p] | (uint32_t)b[p + 1] << 8 | (uint32_t)b[p + 2] << 16 | (uint32_t)b[p + 3] << 24;
+  *pos = p + 4;
+  return MGOPT__PB_OK;
+}
+
+MGOPT__PRIVATE int mgopt__pb_fixed64(const uint8_t *b, size_t *pos, size_t end, uint64_t *out) {
+  uint32_t lo, hi;
+  if (end - *pos < 8) return MGOPT__PB_TRUNCATED;
+  mgopt__pb_fixed32(b, pos, end, &lo);
+  mgopt__pb_fixed32(b, pos, end, &hi);
+  *out = (uint64_t)lo | (uint64_t)hi << 32;
+  return MGOPT__PB_OK;
+}
+
+static inline int64_t mgopt__pb_unzigzag(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+static inline uint64_t mgopt__pb_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : (uint64_t)0);
+}
+
+/* Reads a field key: field number and wire type. Rejects field 0, wire types
+   6/7 and groups (the caller reports them). */
+MGOPT__PRIVATE int mgopt__pb_key(const uint8_t *b, size_t *pos, size_t end, uint32_t *field, int *wt) {
+  uint64_t k;
+  int r = mgopt__pb_varint(b, pos, end, &k);
+  if (r) return r;
+  *wt = (int)(k & 7);
+  if ((k >> 3) > 0x1fffffffu) return MGOPT__PB_OVERFLOW;
+  *field = (uint32_t)(k >> 3);
+  if (*wt == MGOPT__PB_SGROUP || *wt == MGOPT__PB_EGROUP) return MGOPT__PB_GROUP;
+  if (*wt > MGOPT__PB_FIXED32) return MGOPT__PB_BADWIRE;
+  return MGOPT__PB_OK;
+}
+
+/* Skips the payload of a field of wire type wt; for MGOPT__PB_LEN returns the
+   payload's start and length (checked against end) in *start / *len. */
+MGOPT__PRIVATE int mgopt__pb_skip(const uint8_t *b, size_t *pos, size_t end, int wt, size_t *start,
+                                  size_t *len) {
+  uint64_t v;
+  int r;
+  *start = *pos;
+  *len = 0;
+  switch (wt) {
+  case MGOPT__PB_VARINT: return mgopt__pb_varint(b, pos, end, &v);
+  case MGOPT__PB_FIXED64:
+    if (end - *pos < 8) return MGOPT__PB_TRUNCATED;
+    *pos += 8;
+    return MGOPT__PB_OK;
+  case MGOPT__PB_FIXED32:
+    if (end - *pos < 4) return MGOPT__PB_TRUNCATED;
+    *pos += 4;
+    return MGOPT__PB_OK;
+  case MGOPT__PB_LEN:
+    r = mgopt__pb_varint(b, pos, end, &v);
+    if (r) return r;
+    if (v > (uint64_t)(end - *pos)) return MGOPT__PB_PASTEND;
+    *start = *pos;
+    *len = (size_t)v;
+    *pos += (size_t)v;
+    return MGOPT__PB_OK;
+  default: return MGOPT__PB_BADWIRE;
+  }
+}
+
+MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
+  switch (r) {
+  case MGOPT__PB_TRUNCATED: return "truncated";
+  case MGOPT__PB_OVERFLOW: return "varint too long or out of range";
+  case MGOPT__PB_BADWIRE: return "invalid wire type";
+  case MGOPT__PB_GROUP: return "protobuf groups are not supported";
+  case MGOPT__PB_PASTEND: return "length past end";
+  default: return "ok";
+  }
+}
+
+/* ---------------------------------------------------------------- writer
+
+   The writer fills its buffer from the back: a message's fields are emitted
+   last to first, and a nested message is written before its length prefix,
+   which is then known exactly. Every byte is written once, so encoding is
+   linear in the output size however deep the nesting. The finished bytes are
+   buf[cap - len, cap). */
+typedef struct mgopt__pbw {
+  uint8_t *buf;
+  size_t cap, len;
+  int oom;
+  const mgopt_allocator *alloc;
+} mgopt__pbw;
+
+static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
+  size_t ncap;
+  uint8_t *nb;
+  if (w->oom) return 0;
+  if (w->cap - w->len >= n) return 1;
+  if (n > SIZE_MAX - w->len) {
+    w->oom = 1;
+    return 0;
+  }
+  ncap = w->cap ? w->cap : 4096;
+  while (ncap - w->len < n) {
+    if (ncap > SIZE_MAX / 2) {
+      ncap = w->len + n;
+      break;
+    }
+    ncap *= 2;
+  }
+  nb = (uint8_t *)mgopt__heap_realloc(w->alloc, w->buf, w->cap, ncap);
+  if (!nb) {
+    w->oom = 1;
+    return 0;
+  }
+  /* the written bytes sit at the end of the old block: move them to the new end */
+  if (w->len) memmove(nb + ncap - w->len, nb + w->cap - w->len, w->len);
+  w->buf = nb;
+  w->cap = ncap;
+  return 1;
+}
+
+MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
+  if (w->buf) mgopt__heap_free(w->alloc, w->buf, w->cap);
+  w->buf = NULL;
+  w->cap = w->len = 0;
+}
+
+static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) { return w->buf + (w->cap - w->len); }
+
+MGOPT__PRIVATE void mgopt__pbw_bytes(mgopt__pbw *w, const void *p, size_t n) {
+  if (!n || !mgopt__pbw_reserve(w, n)) return;
+  w->len += n;
+  memcpy(w->buf + (w->cap - w->len), p, n);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_varint(mgopt__pbw *w, uint64_t v) {
+  uint8_t tmp[10];
+  size_t n = 0;
+  do {
+    uint8_t c = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    tmp[n++] = (uint8_t)(c | (v ? 0x80 : 0));
+  } while (v);
+  mgopt__pbw_bytes(w, tmp, n);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_fixed32(mgopt__pbw *w, uint32_t v) {
+  uint8_t tmp[4];
+  tmp[0] = (uint8_t)v;
+  tmp[1] = (uint8_t)(v >> 8);
+  tmp[2] = (uint8_t)(v >> 16);
+  tmp[3] = (uint8_t)(v >> 24);
+  mgopt__pbw_bytes(w, tmp, 4);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_fixed64(mgopt__pbw *w, uint64_t v) {
+  /* back to front: high word first */
+  mgopt__pbw_fixed32(w, (uint32_t)(v >> 32));
+  mgopt__pbw_fixed32(w, (uint32_t)v);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_key(mgopt__pbw *w, uint32_t field, int wt) {
+  mgopt__pbw_varint(w, (uint64_t)field << 3 | (uint64_t)wt);
+}
+
+/* Closes a length-delimited field whose payload was written since `mark`
+   (the writer's len before the payload). */
+MGOPT__PRIVATE void mgopt__pbw_close(mgopt__pbw *w, size_t mark, uint32_t field) {
+  mgopt__pbw_varint(w, (uint64_t)(w->len - mark));
+  mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+
+MGOPT__PRIVATE void mgopt__pbw_lenfield(mgopt__pbw *w, uint32_t field, const void *p, size_t n) {
+  mgopt__pbw_bytes(w, p, n);
+  mgopt__pbw_varint(w, (uint64_t)n);
+  mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+/* src/onnx/model.c — the ONNX ModelProto tree: message tables, decoder, encoder, equality, tensor checks. */
+
+/* Every message the reader knows is described by a table of its fields (number,
+   kind, where it lives in the struct). One generic decoder, encoder, equality
+   and walker run over these tables, so a field listed once is read, written,
+   compared and visited alike. Fields not in a table are skipped on read and
+   so dropped on write. */
+
+enum {
+  MGOPT__OF_I64,   /* int64 varint */
+  MGOPT__OF_I32,   /* int32 varint (enums too) */
+  MGOPT__OF_F32,   /* float, fixed32 */
+  MGOPT__OF_STR,   /* string / bytes: mgopt_str */
+  MGOPT__OF_MSG,   /* singular message: pointer, NULL when absent */
+  MGOPT__OF_RI64,  /* repeated int64: int64_t *, count */
+  MGOPT__OF_RI32,  /* repeated int32 */
+  MGOPT__OF_RU64,  /* repeated uint64 */
+  MGOPT__OF_RF32,  /* repeated float */
+  MGOPT__OF_RF64,  /* repeated double */
+  MGOPT__OF_RSTR,  /* repeated string: mgopt_str * */
+  MGOPT__OF_RMSG,  /* repeated message: array of structs */
+  MGOPT__OF_RRAW,  /* repeated message kept as its bytes: mgopt_str * */
+  MGOPT__OF_OTHER, /* its presence turns the whole message into raw bytes (TypeProto kinds) */
+  MGOPT__OF_REJECT /* its presence is an error (TensorProto.segment) */
+};
+
+#define MGOPT__OFL_INTERN 1u /* strings: interned in the program */
+#define MGOPT__OFL_PACKED 2u /* repeated scalars: written packed */
+
+enum {
+  MGOPT__OM_STRSTR,
+  MGOPT__OM_OPSET,
+  MGOPT__OM_DIM,
+  MGOPT__OM_SHAPE,
+  MGOPT__OM_TTYPE,
+  MGOPT__OM_TYPE,
+  MGOPT__OM_VALUE_INFO,
+  MGOPT__OM_TENSOR,
+  MGOPT__OM_SPARSE,
+  MGOPT__OM_ATTR,
+  MGOPT__OM_NODE,
+  MGOPT__OM_GRAPH,
+  MGOPT__OM_FUNCTION,
+  MGOPT__OM_MODEL,
+  MGOPT__OM__COUNT
+};
+
+typedef struct mgopt__onnx_field {
+  uint32_t num;
+  uint8_t kind;
+  uint8_t flags;
+  int8_t has_bit;  /* singular fields: bit in the struct's `has` word, -1 = none */
+  uint8_t sub;     /* MSG / RMSG: message id */
+  const char *name;
+  size_t off;      /* the value, or the array pointer */
+  size_t count_off; /* repeated: the int64_t count */
+} mgopt__onnx_field;
+
+#define MGOPT__ONONE ((size_t)-1)
+
+typedef struct mgopt__onnx_msg {
+  const char *name;
+  size_t size;
+  size_t has_off;    /* MGOPT__ONONE: no `has` word */
+  size_t other_off;  /* MGOPT__ONONE: no raw form */
+  const mgopt__onnx_field *fields; /* sorted by field number */
+  int32_t nfields;
+} mgopt__onnx_msg;
+
+#define MGOPT__OS(num, kind, fl, hb, sub, T, m, nm) \
+  { num, MGOPT__OF_##kind, fl, hb, sub, nm, offsetof(T, m), 0 }
+#define MGOPT__OR(num, kind, fl, sub, T, m, cnt, nm) \
+  { num, MGOPT__OF_##kind, fl, -1, sub, nm, offsetof(T, m), offsetof(T, cnt) }
+#define MGOPT__OI MGOPT__OFL_INTERN
+#define MGOPT__OP MGOPT__OFL_PACKED
+
+static const mgopt__onnx_field mgopt__onnx_f_strstr[] = {
+    MGOPT__OS(1, STR, 0, 0, 0, mgopt_onnx_strstr, key, "key"),
+    MGOPT__OS(2, STR, 0, 1, 0, mgopt_onnx_strstr, value, "value")};
+static const mgopt__onnx_field mgopt__onnx_f_opset[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_opset, domain, "domain"),
+    MGOPT__OS(2, I64, 0, 1, 0, mgopt_onnx_opset, version, "version")};
+static const mgopt__onnx_field mgopt__onnx_f_dim[] = {
+    MGOPT__OS(1, I64, 0, 0, 0, mgopt_onnx_dim, value, "dim_value"),
+    MGOPT__OS(2, STR, MGOPT__OI, 1, 0, mgopt_onnx_dim, param, "dim_param"),
+    MGOPT__OS(3, STR, 0, 2, 0, mgopt_onnx_dim, denotation, "denotation")};
+static const mgopt__onnx_field mgopt__onnx_f_shape[] = {
+    MGOPT__OR(1, RMSG, 0, MGOPT__OM_DIM, mgopt_onnx_shape, dims, ndims, "dim")};
+static const mgopt__onnx_field mgopt__onnx_f_ttype[] = {
+    MGOPT__OS(1, I32, 0, 0, 0, mgopt_onnx_tensor_type, elem_type, "elem_type"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_SHAPE, mgopt_onnx_tensor_type, shape, "shape")};
+static const mgopt__onnx_field mgopt__onnx_f_type[] = {
+    MGOPT__OS(1, MSG, 0, -1, MGOPT__OM_TTYPE, mgopt_onnx_type, tensor_type, "tensor_type"),
+    MGOPT__OS(4, OTHER, 0, -1, 0, mgopt_onnx_type, other, "sequence_type"),
+    MGOPT__OS(5, OTHER, 0, -1, 0, mgopt_onnx_type, other, "map_type"),
+    MGOPT__OS(6, STR, 0, -1, 0, mgopt_onnx_type, denotation, "denotation"),
+    MGOPT__OS(7, OTHER, 0, -1, 0, mgopt_onnx_type, other, "opaque_type"),
+    MGOPT__OS(8, OTHER, 0, -1, 0, mgopt_onnx_type, other, "sparse_tensor_type"),
+    MGOPT__OS(9, OTHER, 0, -1, 0, mgopt_onnx_type, other, "optional_type")};
+static const mgopt__onnx_field mgopt__onnx_f_value_info[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_value_info, name, "name"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_TYPE, mgopt_onnx_value_info, type, "type"),
+    MGOPT__OS(3, STR, 0, 1, 0, mgopt_onnx_value_info, doc_string, "doc_string"),
+    MGOPT__OR(4, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_value_info, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_tensor[] = {
+    MGOPT__OR(1, RI64, 0, 0, mgopt_onnx_tensor, dims, ndims, "dims"),
+    MGOPT__OS(2, I32, 0, 0, 0, mgopt_onnx_tensor, data_type, "data_type"),
+    MGOPT__OS(3, REJECT, 0, -1, 0, mgopt_onnx_tensor, dims, "segment"),
+    MGOPT__OR(4, RF32, MGOPT__OP, 0, mgopt_onnx_tensor, float_data, nfloat_data, "float_data"),
+    MGOPT__OR(5, RI32, MGOPT__OP, 0, mgopt_onnx_tensor, int32_data, nint32_data, "int32_data"),
+    MGOPT__OR(6, RSTR, 0, 0, mgopt_onnx_tensor, string_data, nstring_data, "string_data"),
+    MGOPT__OR(7, RI64, MGOPT__OP, 0, mgopt_onnx_tensor, int64_data, nint64_data, "int64_data"),
+    MGOPT__OS(8, STR, MGOPT__OI, 2, 0, mgopt_onnx_tensor, name, "name"),
+    MGOPT__OS(9, STR, 0, 1, 0, mgopt_onnx_tensor, raw_data, "raw_data"),
+    MGOPT__OR(10, RF64, MGOPT__OP, 0, mgopt_onnx_tensor, double_data, ndouble_data, "double_data"),
+    MGOPT__OR(11, RU64, MGOPT__OP, 0, mgopt_onnx_tensor, uint64_data, nuint64_data, "uint64_data"),
+    MGOPT__OS(12, STR, 0, 3, 0, mgopt_onnx_tensor, doc_string, "doc_string"),
+    MGOPT__OR(13, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_tensor, external_data, nexternal_data,
+              "external_data"),
+    MGOPT__OS(14, I32, 0, 4, 0, mgopt_onnx_tensor, data_location, "data_location"),
+    MGOPT__OR(16, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_tensor, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_sparse[] = {
+    MGOPT__OS(1, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_sparse_tensor, values, "values"),
+    MGOPT__OS(2, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_sparse_tensor, indices, "indices"),
+    MGOPT__OR(3, RI64, 0, 0, mgopt_onnx_sparse_tensor, dims, ndims, "dims")};
+static const mgopt__onnx_field mgopt__onnx_f_attr[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 4, 0, mgopt_onnx_attribute, name, "name"),
+    MGOPT__OS(2, F32, 0, 0, 0, mgopt_onnx_attribute, f, "f"),
+    MGOPT__OS(3, I64, 0, 1, 0, mgopt_onnx_attribute, i, "i"),
+    MGOPT__OS(4, STR, 0, 2, 0, mgopt_onnx_attribute, s, "s"),
+    MGOPT__OS(5, MSG, 0, -1, MGOPT__OM_TENSOR, mgopt_onnx_attribute, t, "t"),
+    MGOPT__OS(6, MSG, 0, -1, MGOPT__OM_GRAPH, mgopt_onnx_attribute, g, "g"),
+    MGOPT__OR(7, RF32, 0, 0, mgopt_onnx_attribute, floats, nfloats, "floats"),
+    MGOPT__OR(8, RI64, 0, 0, mgopt_onnx_attribute, ints, nints, "ints"),
+    MGOPT__OR(9, RSTR, 0, 0, mgopt_onnx_attribute, strings, nstrings, "strings"),
+    MGOPT__OR(10, RMSG, 0, MGOPT__OM_TENSOR, mgopt_onnx_attribute, tensors, ntensors, "tensors"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_GRAPH, mgopt_onnx_attribute, graphs, ngraphs, "graphs"),
+    MGOPT__OS(13, STR, 0, 5, 0, mgopt_onnx_attribute, doc_string, "doc_string"),
+    MGOPT__OS(14, MSG, 0, -1, MGOPT__OM_TYPE, mgopt_onnx_attribute, tp, "tp"),
+    MGOPT__OR(15, RMSG, 0, MGOPT__OM_TYPE, mgopt_onnx_attribute, type_protos, ntype_protos,
+              "type_protos"),
+    MGOPT__OS(20, I32, 0, 3, 0, mgopt_onnx_attribute, type, "type"),
+    MGOPT__OS(21, STR, MGOPT__OI, 6, 0, mgopt_onnx_attribute, ref_attr_name, "ref_attr_name"),
+    MGOPT__OS(22, MSG, 0, -1, MGOPT__OM_SPARSE, mgopt_onnx_attribute, sparse_tensor, "sparse_tensor"),
+    MGOPT__OR(23, RMSG, 0, MGOPT__OM_SPARSE, mgopt_onnx_attribute, sparse_tensors, nsparse_tensors,
+              "sparse_tensors")};
+static const mgopt__onnx_field mgopt__onnx_f_node[] = {
+    MGOPT__OR(1, RSTR, MGOPT__OI, 0, mgopt_onnx_node, inputs, ninputs, "input"),
+    MGOPT__OR(2, RSTR, MGOPT__OI, 0, mgopt_onnx_node, outputs, noutputs, "output"),
+    MGOPT__OS(3, STR, MGOPT__OI, 0, 0, mgopt_onnx_node, name, "name"),
+    MGOPT__OS(4, STR, MGOPT__OI, 1, 0, mgopt_onnx_node, op_type, "op_type"),
+    MGOPT__OR(5, RMSG, 0, MGOPT__OM_ATTR, mgopt_onnx_node, attributes, nattributes, "attribute"),
+    MGOPT__OS(6, STR, 0, 2, 0, mgopt_onnx_node, doc_string, "doc_string"),
+    MGOPT__OS(7, STR, MGOPT__OI, 3, 0, mgopt_onnx_node, domain, "domain"),
+    MGOPT__OS(8, STR, MGOPT__OI, 4, 0, mgopt_onnx_node, overload, "overload"),
+    MGOPT__OR(9, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_node, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_graph[] = {
+    MGOPT__OR(1, RMSG, 0, MGOPT__OM_NODE, mgopt_onnx_graph, nodes, nnodes, "node"),
+    MGOPT__OS(2, STR, MGOPT__OI, 0, 0, mgopt_onnx_graph, name, "name"),
+    MGOPT__OR(5, RMSG, 0, MGOPT__OM_TENSOR, mgopt_onnx_graph, initializers, ninitializers,
+              "initializer"),
+    MGOPT__OS(10, STR, 0, 1, 0, mgopt_onnx_graph, doc_string, "doc_string"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, inputs, ninputs, "input"),
+    MGOPT__OR(12, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, outputs, noutputs, "output"),
+    MGOPT__OR(13, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_graph, value_info, nvalue_info,
+              "value_info"),
+    MGOPT__OR(14, RRAW, 0, 0, mgopt_onnx_graph, quantization_annotation, nquantization_annotation,
+              "quantization_annotation"),
+    MGOPT__OR(15, RMSG, 0, MGOPT__OM_SPARSE, mgopt_onnx_graph, sparse_initializers,
+              nsparse_initializers, "sparse_initializer"),
+    MGOPT__OR(16, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_graph, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_function[] = {
+    MGOPT__OS(1, STR, MGOPT__OI, 0, 0, mgopt_onnx_function, name, "name"),
+    MGOPT__OR(4, RSTR, MGOPT__OI, 0, mgopt_onnx_function, inputs, ninputs, "input"),
+    MGOPT__OR(5, RSTR, MGOPT__OI, 0, mgopt_onnx_function, outputs, noutputs, "output"),
+    MGOPT__OR(6, RSTR, MGOPT__OI, 0, mgopt_onnx_function, attributes, nattributes, "attribute"),
+    MGOPT__OR(7, RMSG, 0, MGOPT__OM_NODE, mgopt_onnx_function, nodes, nnodes, "node"),
+    MGOPT__OS(8, STR, 0, 1, 0, mgopt_onnx_function, doc_string, "doc_string"),
+    MGOPT__OR(9, RMSG, 0, MGOPT__OM_OPSET, mgopt_onnx_function, opset_imports, nopset_imports,
+              "opset_import"),
+    MGOPT__OS(10, STR, MGOPT__OI, 2, 0, mgopt_onnx_function, domain, "domain"),
+    MGOPT__OR(11, RMSG, 0, MGOPT__OM_ATTR, mgopt_onnx_function, attribute_protos, nattribute_protos,
+              "attribute_proto"),
+    MGOPT__OR(12, RMSG, 0, MGOPT__OM_VALUE_INFO, mgopt_onnx_function, value_info, nvalue_info,
+              "value_info"),
+    MGOPT__OS(13, STR, MGOPT__OI, 3, 0, mgopt_onnx_function, overload, "overload"),
+    MGOPT__OR(14, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_function, metadata_props, nmetadata_props,
+              "metadata_props")};
+static const mgopt__onnx_field mgopt__onnx_f_model[] = {
+    MGOPT__OS(1, I64, 0, 0, 0, mgopt_onnx_model, ir_version, "ir_version"),
+    MGOPT__OS(2, STR, 0, 1, 0, mgopt_onnx_model, producer_name, "producer_name"),
+    MGOPT__OS(3, STR, 0, 2, 0, mgopt_onnx_model, producer_version, "producer_version"),
+    MGOPT__OS(4, STR, 0, 3, 0, mgopt_onnx_model, domain, "domain"),
+    MGOPT__OS(5, I64, 0, 4, 0, mgopt_onnx_model, model_version, "model_version"),
+    MGOPT__OS(6, STR, 0, 5, 0, mgopt_onnx_model, doc_string, "doc_string"),
+    MGOPT__OS(7, MSG, 0, -1, MGOPT__OM_GRAPH, mgopt_onnx_model, graph, "graph"),
+    MGOPT__OR(8, RMSG, 0, MGOPT__OM_OPSET, mgopt_onnx_model, opset_imports, nopset_imports,
+              "opset_import"),
+    MGOPT__OR(14, RMSG, 0, MGOPT__OM_STRSTR, mgopt_onnx_model, metadata_props, nmetadata_props,
+              "metadata_props"),
+    MGOPT__OR(20, RRAW, 0, 0, mgopt_onnx_model, training_info, ntraining_info, "training_info"),
+    MGOPT__OR(25, RMSG, 0, MGOPT__OM_FUNCTION, mgopt_onnx_model, functions, nfunctions, "functions")};
+
+#define MGOPT__OMSG(nm, T, tab, has, other) \
+  { nm, sizeof(T), has, other, tab, MGOPT__ARRAY_COUNT(tab) }
+#define MGOPT__OHAS(T) offsetof(T, has)
+
+static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
+    MGOPT__OMSG("StringStringEntryProto", mgopt_onnx_strstr, mgopt__onnx_f_strstr,
+                MGOPT__OHAS(mgopt_onnx_strstr), MGOPT__ONONE),
+    MGOPT__OMSG("OperatorSetIdProto", mgopt_onnx_opset, mgopt__onnx_f_opset,
+                MGOPT__OHAS(mgopt_onnx_opset), MGOPT__ONONE),
+    MGOPT__OMSG("Dimension", mgopt_onnx_dim, mgopt__onnx_f_dim, MGOPT__OHAS(mgopt_onnx_dim),
+                MGOPT__ONONE),
+    MGOPT__OMSG("TensorShapeProto", mgopt_onnx_shape, mgopt__onnx_f_shape, MGOPT__ONONE,
+                MGOPT__ONONE),
+    MGOPT__OMSG("TypeProto.Tensor", mgopt_onnx_tensor_type, mgopt__onnx_f_ttype,
+                MGOPT__OHAS(mgopt_onnx_tensor_type), MGOPT__ONONE),
+    MGOPT__OMSG("TypeProto", mgopt_onnx_type, mgopt__onnx_f_type, MGOPT__ONONE,
+                offsetof(mgopt_onnx_type, other)),
+    MGOPT__OMSG("ValueInfoProto", mgopt_onnx_value_info, mgopt__onnx_f_value_info,
+                MGOPT__OHAS(mgopt_onnx_value_info), MGOPT__ONONE),
+    MGOPT__OMSG("TensorProto", mgopt_onnx_tensor, mgopt__onnx_f_tensor,
+                MGOPT__OHAS(mgopt_onnx_tensor), MGOPT__ONONE),
+    MGOPT__OMSG("SparseTensorProto", mgopt_onnx_sparse_tensor, mgopt__onnx_f_sparse, MGOPT__ONONE,
+                MGOPT__ONONE),
+    MGOPT__OMSG("AttributeProto", mgopt_onnx_attribute, mgopt__onnx_f_attr,
+                MGOPT__OHAS(mgopt_onnx_attribute), MGOPT__ONONE),
+    MGOPT__OMSG("NodeProto", mgopt_onnx_node, mgopt__onnx_f_node, MGOPT__OHAS(mgopt_onnx_node),
+                MGOPT__ONONE),
+    MGOPT__OMSG("GraphProto", mgopt_onnx_graph, mgopt__onnx_f_graph, MGOPT__OHAS(mgopt_onnx_graph),
+                MGOPT__ONONE),
+    MGOPT__OMSG("FunctionProto", mgopt_onnx_function, mgopt__onnx_f_function,
+                MGOPT__OHAS(mgopt_onnx_function), MGOPT__ONONE),
+    MGOPT__OMSG("ModelProto", mgopt_onnx_model, mgopt__onnx_f_model, MGOPT__OHAS(mgopt_onnx_model),
+                MGOPT__ONONE)};
+
+#define MGOPT__ONNX_MAX_FIELDS 24
+/* Message nesting allowed for a given subgraph depth limit: a graph level
+   costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
+#define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
+/* The encoder, equality and walker bound their recursion too (trees built by
+   hand may be deep or cyclic). */
+#define MGOPT__ONNX_TREE_DEPTH 4096
+
+/* ---------------------------------------------------------------- data types */
+
+/* Per ONNX data type: bits per element in raw_data (0 = not allowed), the
+   typed field that holds it (its field number), values per element in that
+   field (2 for complex), and 1 when two elements share one int32_data entry. */
+typedef struct mgopt__onnx_dtinfo {
+  uint8_t bits, field, per_elem, half;
+  uint8_t mg; /* mgopt_dtype */
+} mgopt__onnx_dtinfo;
+
+static const mgopt__onnx_dtinfo mgopt__onnx_dt[MGOPT_ONNX_DT__COUNT] = {
+    {0, 0, 0, 0, MGOPT_DT_UNKNOWN},        /* UNDEFINED */
+    {32, 4, 1, 0, MGOPT_DT_FP32},          /* FLOAT */
+    {8, 5, 1, 0, MGOPT_DT_UINT8},          /* UINT8 */
+    {8, 5, 1, 0, MGOPT_DT_INT8},           /* INT8 */
+    {16, 5, 1, 0, MGOPT_DT_UINT16},        /* UINT16 */
+    {16, 5, 1, 0, MGOPT_DT_INT16},         /* INT16 */
+    {32, 5, 1, 0, MGOPT_DT_INT32},         /* INT32 */
+    {64, 7, 1, 0, MGOPT_DT_INT64},         /* INT64 */
+    {0, 6, 1, 0, MGOPT_DT_STRING},         /* STRING */
+    {8, 5, 1, 0, MGOPT_DT_BOOL},           /* BOOL */
+    {16, 5, 1, 0, MGOPT_DT_FP16},          /* FLOAT16 */
+    {64, 10, 1, 0, MGOPT_DT_FP64},         /* DOUBLE */
+    {32, 11, 1, 0, MGOPT_DT_UINT32},       /* UINT32 */
+    {64, 11, 1, 0, MGOPT_DT_UINT64},       /* UINT64 */
+    {64, 4, 2, 0, MGOPT_DT_COMPLEX64},     /* COMPLEX64 */
+    {128, 10, 2, 0, MGOPT_DT_COMPLEX128},  /* COMPLEX128 */
+    {16, 5, 1, 0, MGOPT_DT_BF16},          /* BFLOAT16 */
+    {8, 5, 1, 0, MGOPT_DT_FP8E4M3FN},      /* FLOAT8E4M3FN */
+    {8, 5, 1, 0, MGOPT_DT_FP8E4M3FNUZ},    /* FLOAT8E4M3FNUZ */
+    {8, 5, 1, 0, MGOPT_DT_FP8E5M2},        /* FLOAT8E5M2 */
+    {8, 5, 1, 0, MGOPT_DT_FP8E5M2FNUZ},    /* FLOAT8E5M2FNUZ */
+    {4, 5, 1, 1, MGOPT_DT_UINT4X},         /* UINT4 */
+    {4, 5, 1, 1, MGOPT_DT_INT4X},          /* INT4 */
+    {4, 5, 1, 1, MGOPT_DT_UNKNOWN},        /* FLOAT4E2M1 */
+    {8, 5, 1, 0, MGOPT_DT_UNKNOWN}};       /* FLOAT8E8M0 */
+
+MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t t) {
+  if (t <= 0 || t >= MGOPT_ONNX_DT__COUNT) return MGOPT_DT_UNKNOWN;
+  return (mgopt_dtype)mgopt__onnx_dt[t].mg;
+}
+
+MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t t, int64_t numel) {
+  int64_t bits;
+  if (t <= 0 || t >= MGOPT_ONNX_DT__COUNT || numel < 0) return -1;
+  if (!mgopt__onnx_dt[t].bits) return -1;
+  if (!mgopt__mul_i64(numel, (int64_t)mgopt__onnx_dt[t].bits, &bits)) return -1;
+  return bits / 8 + (bits % 8 ? 1 : 0);
+}
+
+/* ---------------------------------------------------------------- paths
+
+   A chain of frames on the C stack names where the decoder (or the equality
+   check) is: "ModelProto.graph.node[3].attribute[1]". */
+typedef struct mgopt__onnx_frame {
+  const struct mgopt__onnx_frame *up;
+  const char *name;
+  int64_t index; /* -1: not an element of a repeated field */
+} mgopt__onnx_frame;
+
+static void mgopt__onnx_path(const mgopt__onnx_frame *fr, char *out, size_t cap) {
+  const mgopt__onnx_frame *st[64];
+  int n = 0, i, cut = 0;
+  size_t len = 0;
+  if (!cap) return;
+  out[0] = 0;
+  for (; fr; fr = fr->up) {
+    if (n == 64) {
+      cut = 1;
+      break;
+    }
+    st[n++] = fr;
+  }
+  if (cut) len += (size_t)snprintf(out, cap, "...");
+  for (i = n - 1; i >= 0 && len < cap; i--) {
+    int k;
+    const char *dot = (len == 0) ? "" : ".";
+    if (st[i]->index >= 0)
+      k = snprintf(out + len, cap - len, "%s%s[%lld]", dot, st[i]->name, (long long)st[i]->index);
+    else
+      k = snprintf(out + len, cap - len, "%s%s", dot, st[i]->name);
+    if (k < 0) break;
+    len += (size_t)k;
+  }
+}
+
+/* ---------------------------------------------------------------- decoder */
+
+typedef struct mgopt__onnxd {
+  mgopt_program *p;
+  const uint8_t *b;
+  size_t len;
+  mgopt_diag *d;
+  int max_depth, graph_depth, max_msg_depth;
+  int64_t max_elements, total_elements;
+} mgopt__onnxd;
+
+static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                      mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                      mgopt_status s, const char *fmt, ...) {
+  char path[200], what[200];
+  va_list ap;
+  if (!D->d) return s;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  mgopt__onnx_path(fr, path, sizeof path);
+  D->d->offset = (int64_t)off;
+  D->d->line = D->d->col = 0;
+  return mgopt_diag_set(D->d, s, "%s: %s", path, what);
+}
+
+static mgopt_status mgopt__onnxd_pbfail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
+                                        int r, const char *what) {
+  if (r == MGOPT__PB_PASTEND) {
+    /* re-read the declared length to report it */
+    uint64_t v = 0;
+    size_t p = off;
+    mgopt__pb_varint(D->b, &p, D->len, &v);
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT,
+                             "%s: length %llu past end (%llu bytes left)", what,
+                             (unsigned long long)v, (unsigned long long)(D->len - p));
+  }
+  return mgopt__onnxd_fail(D, fr, off, r == MGOPT__PB_GROUP ? MGOPT_ERR_UNSUPPORTED : MGOPT_ERR_CORRUPT,
+                           "%s: %s", what, mgopt__pb_err_str(r));
+}
+
+static int mgopt__onnx_find(const mgopt__onnx_msg *M, uint32_t num) {
+  int32_t i;
+  for (i = 0; i < M->nfields; i++)
+    if (M->fields[i].num == num) return (int)i;
+  return -1;
+}
+
+/* The wire types a field accepts: its own, and LEN for repeated scalars (packed). */
+static int mgopt__onnx_wire_ok(int kind, int wt, int *expect) {
+  switch (kind) {
+  case MGOPT__OF_I64:
+  case MGOPT__OF_I32: *expect = MGOPT__PB_VARINT; return wt == MGOPT__PB_VARINT;
+  case MGOPT__OF_F32: *expect = MGOPT__PB_FIXED32; return wt == MGOPT__PB_FIXED32;
+  case MGOPT__OF_RI64:
+  case MGOPT__OF_RI32:
+  case MGOPT__OF_RU64: *expect = MGOPT__PB_VARINT; return wt == MGOPT__PB_VARINT || wt == MGOPT__PB_LEN;
+  case MGOPT__OF_RF32: *expect = MGOPT__PB_FIXED32; return wt == MGOPT__PB_FIXED32 || wt == MGOPT__PB_LEN;
+  case MGOPT__OF_RF64: *expect = MGOPT__PB_FIXED64; return wt == MGOPT__PB_FIXED64 || wt == MGOPT__PB_LEN;
+  default: *expect = MGOPT__PB_LEN; return wt == MGOPT__PB_LEN;
+  }
+}
+
+static size_t mgopt__onnx_elem_size(const mgopt__onnx_field *f) {
+  switch (f->kind) {
+  case MGOPT__OF_RI64: return sizeof(int64_t);
+  case MGOPT__OF_RI32: return sizeof(int32_t);
+  case MGOPT__OF_RU64: return sizeof(uint64_t);
+  case MGOPT__OF_RF32: return sizeof(float);
+  case MGOPT__OF_RF64: return sizeof(double);
+  case MGOPT__OF_RSTR:
+  case MGOPT__OF_RRAW: return sizeof(mgopt_str);
+  case MGOPT__OF_RMSG: return mgopt__onnx_msgs[f->sub].size;
+  default: return 0;
+  }
+}
+
+static int32_t mgopt__onnx_i32(uint64_t v) {
+  uint32_t u = (uint32_t)v;
+  return u <= 0x7fffffffu ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+
+#define MGOPT__ONNX_AT(obj, off, T) ((T *)(void *)((char *)(obj) + (off)))
+#define MGOPT__ONNX_CAT(obj, off, T) ((const T *)(const void *)((const char *)(obj) + (off)))
+
+static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
+                                        const mgopt__onnx_frame *fr, size_t off);
+
+static mgopt_status mgopt__onnxd_msg(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                     const mgopt__onnx_frame *fr, int depth);
+
+/* Stores one scalar element of a repeated field. */
+static void mgopt__onnxd_put(const mgopt__onnx_field *f, void *obj, int64_t idx, uint64_t v) {
+  void *arr = *MGOPT__ONNX_AT(obj, f->off, void *);
+  switch (f->kind) {
+  case MGOPT__OF_RI64: ((int64_t *)arr)[idx] = (int64_t)v; break;
+  case MGOPT__OF_RI32: ((int32_t *)arr)[idx] = mgopt__onnx_i32(v); break;
+  case MGOPT__OF_RU64: ((uint64_t *)arr)[idx] = v; break;
+  case MGOPT__OF_RF32: {
+    uint32_t u = (uint32_t)v;
+    memcpy((float *)arr + idx, &u, 4);
+    break;
+  }
+  case MGOPT__OF_RF64: memcpy((double *)arr + idx, &v, 8); break;
+  default: break;
+  }
+}
+
+static int mgopt__onnxd_scalar(int kind, const uint8_t *b, size_t *pos, size_t end, uint64_t *v) {
+  uint32_t u;
+  int r;
+  switch (kind) {
+  case MGOPT__OF_RF32:
+    r = mgopt__pb_fixed32(b, pos, end, &u);
+    *v = u;
+    return r;
+  case MGOPT__OF_RF64: return mgopt__pb_fixed64(b, pos, end, v);
+  default: return mgopt__pb_varint(b, pos, end, v);
+  }
+}
+
+static mgopt_status mgopt__onnxd_body(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                      const mgopt__onnx_frame *fr, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  const uint8_t *b = D->b;
+  int64_t cnt[MGOPT__ONNX_MAX_FIELDS];
+  size_t pos, ps, pl;
+  int other = 0, r, i;
+  uint32_t num = 0;
+  int wt = 0;
+  mgopt_status st;
+
+  /* pass 1: check the structure of this level, count repeated fields */
+  memset(cnt, 0, sizeof cnt);
+  pos = start;
+  while (pos < end) {
+    size_t kpos = pos;
+    int fi, expect;
+    r = mgopt__pb_key(b, &pos, end, &num, &wt);
+    if (r == MGOPT__PB_OK && num == 0)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_CORRUPT, "invalid field number 0");
+    if (r == MGOPT__PB_GROUP)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_UNSUPPORTED,
+                               "field %u: protobuf groups are not supported", (unsigned)num);
+    if (r == MGOPT__PB_BADWIRE)
+      return mgopt__onnxd_fail(D, fr, kpos, MGOPT_ERR_CORRUPT, "field %u: invalid wire type %d",
+                               (unsigned)num, wt);
+    if (r) return mgopt__onnxd_pbfail(D, fr, kpos, r, "field key");
+    fi = mgopt__onnx_find(M, num);
+    if (fi >= 0) {
+      const mgopt__onnx_field *f = &M->fields[fi];
+      mgopt__onnx_frame sub;
+      sub.up = fr;
+      sub.name = f->name;
+      sub.index = -1;
+      if (!mgopt__onnx_wire_ok(f->kind, wt, &expect))
+        return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_CORRUPT, "wrong wire type %d (expected %d)",
+                                 wt, expect);
+      if (f->kind == MGOPT__OF_REJECT)
+        return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_UNSUPPORTED,
+                                 "segmented tensors are not supported");
+      {
+        size_t vpos = pos;
+        r = mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+        if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+      }
+      switch (f->kind) {
+      case MGOPT__OF_OTHER: other = 1; break;
+      case MGOPT__OF_MSG:
+        if (cnt[fi]++)
+          return mgopt__onnxd_fail(D, &sub, kpos, MGOPT_ERR_CORRUPT,
+                                   "message field appears twice (merging is not supported)");
+        break;
+      case MGOPT__OF_RI64:
+      case MGOPT__OF_RI32:
+      case MGOPT__OF_RU64:
+        if (wt == MGOPT__PB_LEN) {
+          size_t k;
+          for (k = ps; k < ps + pl; k++) cnt[fi] += !(b[k] & 0x80);
+        } else {
+          cnt[fi]++;
+        }
+        break;
+      case MGOPT__OF_RF32:
+      case MGOPT__OF_RF64: {
+        size_t w = f->kind == MGOPT__OF_RF32 ? 4 : 8;
+        if (wt == MGOPT__PB_LEN) {
+          if (pl % w)
+            return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_CORRUPT,
+                                     "packed length %llu is not a multiple of %d",
+                                     (unsigned long long)pl, (int)w);
+          cnt[fi] += (int64_t)(pl / w);
+        } else {
+          cnt[fi]++;
+        }
+        break;
+      }
+      case MGOPT__OF_RSTR:
+      case MGOPT__OF_RMSG:
+      case MGOPT__OF_RRAW: cnt[fi]++; break;
+      default: break;
+      }
+    } else {
+      size_t vpos = pos;
+      r = mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+      if (r) {
+        char what[48];
+        snprintf(what, sizeof what, "unknown field %u", (unsigned)num);
+        return mgopt__onnxd_pbfail(D, fr, vpos, r, what);
+      }
+    }
+  }
+
+  if (other && M->other_off != MGOPT__ONONE) {
+    mgopt_str *o = MGOPT__ONNX_AT(obj, M->other_off, mgopt_str);
+    o->ptr = (const char *)b + start;
+    o->len = end - start;
+    return MGOPT_OK;
+  }
+
+  /* allocate every repeated field at its exact size */
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    size_t es = mgopt__onnx_elem_size(f);
+    void *arr;
+    if (!es || !cnt[i]) continue;
+    if ((uint64_t)cnt[i] > (uint64_t)(SIZE_MAX / es))
+      return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "%s: too many elements", f->name);
+    arr = mgopt_program_alloc(D->p, (size_t)cnt[i] * es, 8);
+    if (!arr) return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_NOMEM, "out of memory");
+    *MGOPT__ONNX_AT(obj, f->off, void *) = arr;
+    *MGOPT__ONNX_AT(obj, f->count_off, int64_t) = 0;
+  }
+
+  /* pass 2: decode values (the structure of this level is known good) */
+  pos = start;
+  while (pos < end) {
+    const mgopt__onnx_field *f;
+    mgopt__onnx_frame sub;
+    uint64_t v = 0;
+    int fi;
+    size_t vpos;
+    mgopt__pb_key(b, &pos, end, &num, &wt);
+    vpos = pos;
+    mgopt__pb_skip(b, &pos, end, wt, &ps, &pl);
+    fi = mgopt__onnx_find(M, num);
+    if (fi < 0) continue;
+    f = &M->fields[fi];
+    sub.up = fr;
+    sub.name = f->name;
+    sub.index = -1;
+    if (f->has_bit >= 0 && M->has_off != MGOPT__ONONE)
+      *MGOPT__ONNX_AT(obj, M->has_off, uint32_t) |= 1u << f->has_bit;
+    switch (f->kind) {
+    case MGOPT__OF_I64:
+    case MGOPT__OF_I32: {
+      size_t q = vpos;
+      r = mgopt__pb_varint(b, &q, end, &v);
+      if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+      if (f->kind == MGOPT__OF_I64) *MGOPT__ONNX_AT(obj, f->off, int64_t) = (int64_t)v;
+      else *MGOPT__ONNX_AT(obj, f->off, int32_t) = mgopt__onnx_i32(v);
+      break;
+    }
+    case MGOPT__OF_F32: {
+      uint32_t u;
+      size_t q = vpos;
+      mgopt__pb_fixed32(b, &q, end, &u);
+      memcpy(MGOPT__ONNX_AT(obj, f->off, float), &u, 4);
+      break;
+    }
+    case MGOPT__OF_STR: {
+      mgopt_str *s = MGOPT__ONNX_AT(obj, f->off, mgopt_str);
+      if (f->flags & MGOPT__OFL_INTERN) {
+        s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
+        if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      } else {
+        s->ptr = (const char *)b + ps;
+      }
+      s->len = pl;
+      break;
+    }
+    case MGOPT__OF_MSG: {
+      void *child = mgopt_program_alloc(D->p, mgopt__onnx_msgs[f->sub].size, 8);
+      if (!child) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      *MGOPT__ONNX_AT(obj, f->off, void *) = child;
+      st = mgopt__onnxd_msg(D, f->sub, child, ps, ps + pl, &sub, depth + 1);
+      if (st) return st;
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      int idx_fi = fi;
+      if (wt == MGOPT__PB_LEN) {
+        size_t q = ps, e = ps + pl;
+        while (q < e) {
+          size_t epos = q;
+          r = mgopt__onnxd_scalar(f->kind, b, &q, e, &v);
+          if (r) return mgopt__onnxd_pbfail(D, &sub, epos, r, "packed element");
+          if (*n >= cnt[idx_fi])
+            return mgopt__onnxd_fail(D, &sub, epos, MGOPT_ERR_CORRUPT, "packed element count changed");
+          mgopt__onnxd_put(f, obj, (*n)++, v);
+        }
+      } else {
+        size_t q = vpos;
+        r = mgopt__onnxd_scalar(f->kind, b, &q, end, &v);
+        if (r) return mgopt__onnxd_pbfail(D, &sub, vpos, r, "value");
+        mgopt__onnxd_put(f, obj, (*n)++, v);
+      }
+      break;
+    }
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      mgopt_str *s = *MGOPT__ONNX_AT(obj, f->off, mgopt_str *) + *n;
+      if ((f->flags & MGOPT__OFL_INTERN)) {
+        s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
+        if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
+      } else {
+        s->ptr = (const char *)b + ps;
+      }
+      s->len = pl;
+      (*n)++;
+      break;
+    }
+    case MGOPT__OF_RMSG: {
+      int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
+      char *child = *MGOPT__ONNX_AT(obj, f->off, char *) + (size_t)*n * mgopt__onnx_msgs[f->sub].size;
+      sub.index = *n;
+      (*n)++;
+      st = mgopt__onnxd_msg(D, f->sub, child, ps, ps + pl, &sub, depth + 1);
+      if (st) return st;
+      break;
+    }
+    default: break;
+    }
+  }
+
+  if (mid == MGOPT__OM_TENSOR) return mgopt__onnxd_tensor(D, (mgopt_onnx_tensor *)obj, fr, start);
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__onnxd_msg(mgopt__onnxd *D, int mid, void *obj, size_t start, size_t end,
+                                     const mgopt__onnx_frame *fr, int depth) {
+  mgopt_status st;
+  if (depth > D->max_msg_depth)
+    return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "messages nested more than %d deep",
+                             D->max_msg_depth);
+  if (mid != MGOPT__OM_GRAPH) return mgopt__onnxd_body(D, mid, obj, start, end, fr, depth);
+  if (D->graph_depth >= D->max_depth)
+    return mgopt__onnxd_fail(D, fr, start, MGOPT_ERR_LIMIT, "subgraphs nested more than %d deep",
+                             D->max_depth);
+  D->graph_depth++;
+  st = mgopt__onnxd_body(D, mid, obj, start, end, fr, depth);
+  D->graph_depth--;
+  return st;
+}
+
+static const char *const mgopt__onnx_typed_names[12] = {
+    "", "", "", "", "float_data", "int32_data", "string_data", "int64_data",
+    "", "", "double_data", "uint64_data"};
+
+/* Checks a decoded tensor: known data type, dims, and exactly one data
+   source whose element count matches dims. */
+static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
+                                        const mgopt__onnx_frame *fr, size_t off) {
+  int64_t numel = 1, i, have_n = 0, want;
+  int32_t dt = t->data_type;
+  const mgopt__onnx_dtinfo *info;
+  int nsrc = 0, field = 0;
+  for (i = 0; i < t->ndims; i++) {
+    if (t->dims[i] < 0)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "negative dimension %lld",
+                               (long long)t->dims[i]);
+    if (!mgopt__mul_i64(numel, t->dims[i], &numel))
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT, "element count overflows");
+  }
+  t->numel = numel;
+  if (!mgopt__add_i64(D->total_elements, numel, &D->total_elements) ||
+      D->total_elements > D->max_elements)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT,
+                             "declared tensor elements exceed the limit of %lld",
+                             (long long)D->max_elements);
+  if (dt <= 0 || dt >= MGOPT_ONNX_DT__COUNT)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_UNSUPPORTED, "unknown data type %d", (int)dt);
+  info = &mgopt__onnx_dt[dt];
+  if (t->data_location == MGOPT_ONNX_LOC_EXTERNAL) return MGOPT_OK; /* checked when loaded */
+  if (t->data_location != MGOPT_ONNX_LOC_DEFAULT)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "unknown data_location %d",
+                             (int)t->data_location);
+  if ((t->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) || t->raw_data.len) nsrc++, field = 9;
+  if (t->nfloat_data) nsrc++, field = 4, have_n = t->nfloat_data;
+  if (t->nint32_data) nsrc++, field = 5, have_n = t->nint32_data;
+  if (t->nstring_data) nsrc++, field = 6, have_n = t->nstring_data;
+  if (t->nint64_data) nsrc++, field = 7, have_n = t->nint64_data;
+  if (t->ndouble_data) nsrc++, field = 10, have_n = t->ndouble_data;
+  if (t->nuint64_data) nsrc++, field = 11, have_n = t->nuint64_data;
+  if (nsrc > 1)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "data given in more than one field");
+  if (field == 9) {
+    int64_t nb = mgopt_onnx_raw_nbytes(dt, numel);
+    if (!info->bits)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "raw_data given for data type %d",
+                               (int)dt);
+    if (nb < 0 || (uint64_t)nb != (uint64_t)t->raw_data.len)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT,
+                               "raw_data has %llu bytes, dims and data type need %lld",
+                               (unsigned long long)t->raw_data.len, (long long)nb);
+    return MGOPT_OK;
+  }
+  if (field == 0) {
+    if (numel != 0)
+      return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "no data for %lld elements",
+                               (long long)numel);
+    return MGOPT_OK;
+  }
+  if (field != info->field)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "%s given for data type %d",
+                             mgopt__onnx_typed_names[field], (int)dt);
+  if (info->half) want = numel / 2 + numel % 2;
+  else if (!mgopt__mul_i64(numel, (int64_t)info->per_elem, &want))
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_LIMIT, "element count overflows");
+  if (have_n != want)
+    return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "%s has %lld values, dims need %lld",
+                             mgopt__onnx_typed_names[field], (long long)have_n, (long long)want);
+  return MGOPT_OK;
+}
+
+/* Decodes into an existing program (bytes must outlive it). NULL on error. */
+MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
+                                                       const mgopt_onnx_read_options *opts,
+                                                       mgopt_diag *d) {
+  mgopt__onnxd D;
+  mgopt__onnx_frame root;
+  mgopt_onnx_model *m;
+  memset(&D, 0, sizeof D);
+  D.p = p;
+  D.b = buf;
+  D.len = len;
+  D.d = d;
+  D.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+  if (D.max_depth > 100000) D.max_depth = 100000;
+  D.max_msg_depth = MGOPT__ONNX_MSG_DEPTH(D.max_depth);
+  D.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : (int64_t)1 << 40;
+  root.up = NULL;
+  root.name = "ModelProto";
+  root.index = -1;
+  m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (!m) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  if (mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0) != MGOPT_OK) return NULL;
+  if (mgopt_program_status(p) != MGOPT_OK) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  m->program = p;
+  return m;
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
+                                           const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag_clear(d);
+  if (!buf && len) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  if (!p) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  m = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, d);
+  if (!m) mgopt_program_destroy(p);
+  return m;
+}
+
+/* ---------------------------------------------------------------- walking */
+
+/* Calls fn on every message below obj (obj itself first), in field order.
+   parent/field say how it was reached (-1/0 for the root). Stops when fn
+   returns nonzero and returns that. */
+typedef int (*mgopt__onnx_visit_fn)(void *ctx, int mid, void *obj, int parent, uint32_t field);
+
+MGOPT__PRIVATE int mgopt__onnx_walk(int mid, void *obj, int parent, uint32_t field,
+                                    mgopt__onnx_visit_fn fn, void *ctx, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  int32_t i;
+  int r;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) return -1;
+  r = fn(ctx, mid, obj, parent, field);
+  if (r) return r;
+  if (M->other_off != MGOPT__ONONE && MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str)->len) return 0;
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    if (f->kind == MGOPT__OF_MSG) {
+      void *c = *MGOPT__ONNX_AT(obj, f->off, void *);
+      if (c && (r = mgopt__onnx_walk(f->sub, c, mid, f->num, fn, ctx, depth + 1)) != 0) return r;
+    } else if (f->kind == MGOPT__OF_RMSG) {
+      char *arr = *MGOPT__ONNX_AT(obj, f->off, char *);
+      int64_t n = *MGOPT__ONNX_AT(obj, f->count_off, int64_t), k;
+      size_t sz = mgopt__onnx_msgs[f->sub].size;
+      for (k = 0; k < n; k++)
+        if ((r = mgopt__onnx_walk(f->sub, arr + (size_t)k * sz, mid, f->num, fn, ctx, depth + 1)) != 0)
+          return r;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- equality */
+
+typedef struct mgopt__onnxq {
+  char *where;
+  size_t where_len;
+} mgopt__onnxq;
+
+static int mgopt__onnxq_diff(mgopt__onnxq *Q, const mgopt__onnx_frame *fr, const char *what) {
+  if (Q->where && Q->where_len) {
+    char path[256];
+    mgopt__onnx_path(fr, path, sizeof path);
+    snprintf(Q->where, Q->where_len, "%s%s%s", path, what[0] ? "." : "", what);
+  }
+  return 0;
+}
+
+static int mgopt__onnx_str_eq(const mgopt_str *a, const mgopt_str *b) {
+  return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+static int mgopt__onnxq_msg(mgopt__onnxq *Q, int mid, const void *a, const void *b,
+                            const mgopt__onnx_frame *fr, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  int32_t i;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) return mgopt__onnxq_diff(Q, fr, "(too deep)");
+  if (M->has_off != MGOPT__ONONE &&
+      *MGOPT__ONNX_CAT(a, M->has_off, uint32_t) != *MGOPT__ONNX_CAT(b, M->has_off, uint32_t))
+    return mgopt__onnxq_diff(Q, fr, "(presence)");
+  if (M->other_off != MGOPT__ONONE) {
+    const mgopt_str *oa = MGOPT__ONNX_CAT(a, M->other_off, mgopt_str);
+    const mgopt_str *ob = MGOPT__ONNX_CAT(b, M->other_off, mgopt_str);
+    if (!mgopt__onnx_str_eq(oa, ob)) return mgopt__onnxq_diff(Q, fr, "(other)");
+    if (oa->len) return 1;
+  }
+  for (i = 0; i < M->nfields; i++) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    mgopt__onnx_frame sub;
+    sub.up = fr;
+    sub.name = f->name;
+    sub.index = -1;
+    switch (f->kind) {
+    case MGOPT__OF_I64:
+      if (*MGOPT__ONNX_CAT(a, f->off, int64_t) != *MGOPT__ONNX_CAT(b, f->off, int64_t))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_I32:
+      if (*MGOPT__ONNX_CAT(a, f->off, int32_t) != *MGOPT__ONNX_CAT(b, f->off, int32_t))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_F32:
+      if (memcmp(MGOPT__ONNX_CAT(a, f->off, float), MGOPT__ONNX_CAT(b, f->off, float), 4))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_STR:
+      if (!mgopt__onnx_str_eq(MGOPT__ONNX_CAT(a, f->off, mgopt_str), MGOPT__ONNX_CAT(b, f->off, mgopt_str)))
+        return mgopt__onnxq_diff(Q, &sub, "");
+      break;
+    case MGOPT__OF_MSG: {
+      const void *ca = *MGOPT__ONNX_CAT(a, f->off, void *), *cb = *MGOPT__ONNX_CAT(b, f->off, void *);
+      if (!ca != !cb) return mgopt__onnxq_diff(Q, &sub, "(presence)");
+      if (ca && !mgopt__onnxq_msg(Q, f->sub, ca, cb, &sub, depth + 1)) return 0;
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64:
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW:
+    case MGOPT__OF_RMSG: {
+      int64_t na = *MGOPT__ONNX_CAT(a, f->count_off, int64_t);
+      int64_t nb = *MGOPT__ONNX_CAT(b, f->count_off, int64_t), k;
+      const char *pa = *MGOPT__ONNX_CAT(a, f->off, char *), *pb = *MGOPT__ONNX_CAT(b, f->off, char *);
+      size_t es = mgopt__onnx_elem_size(f);
+      if (na != nb) return mgopt__onnxq_diff(Q, &sub, "(count)");
+      for (k = 0; k < na; k++) {
+        const char *ea = pa + (size_t)k * es, *eb = pb + (size_t)k * es;
+        sub.index = k;
+        if (f->kind == MGOPT__OF_RMSG) {
+          if (!mgopt__onnxq_msg(Q, f->sub, ea, eb, &sub, depth + 1)) return 0;
+        } else if (f->kind == MGOPT__OF_RSTR || f->kind == MGOPT__OF_RRAW) {
+          if (!mgopt__onnx_str_eq((const mgopt_str *)(const void *)ea, (const mgopt_str *)(const void *)eb))
+            return mgopt__onnxq_diff(Q, &sub, "");
+        } else if (memcmp(ea, eb, es)) {
+          return mgopt__onnxq_diff(Q, &sub, "");
+        }
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+  return 1;
+}
+
+MGOPTDEF int mgopt_onnx_model_equal(const mgopt_onnx_model *a, const mgopt_onnx_model *b,
+                                    char *where, size_t where_len) {
+  mgopt__onnxq Q;
+  mgopt__onnx_frame root;
+  Q.where = where;
+  Q.where_len = where_len;
+  if (where && where_len) where[0] = 0;
+  root.up = NULL;
+  root.name = "ModelProto";
+  root.index = -1;
+  if (!a || !b) {
+    if (a == b) return 1;
+    return mgopt__onnxq_diff(&Q, &root, "(null)");
+  }
+  return mgopt__onnxq_msg(&Q, MGOPT__OM_MODEL, a, b, &root, 0);
+}
+
+/* ---------------------------------------------------------------- encoder */
+
+/* Where an initializer moved to the external data. */
+typedef struct mgopt__onnx_extent {
+  const mgopt_onnx_tensor *t;
+  uint64_t offset;
+} mgopt__onnx_extent;
+
+typedef struct mgopt__onnxe {
+  mgopt__pbw w;
+  int bad; /* tree nested too deeply */
+  const mgopt__onnx_extent *ext; /* sorted by tensor address */
+  int64_t next;
+  const char *location;
+} mgopt__onnxe;
+
+static const mgopt__onnx_extent *mgopt__onnxe_find(const mgopt__onnxe *E, const void *t) {
+  int64_t lo = 0, hi = E->next;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    uintptr_t k = (uintptr_t)E->ext[mid].t;
+    if (k == (uintptr_t)t) return &E->ext[mid];
+    if (k < (uintptr_t)t) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int depth);
+
+/* A tensor moved to external data is written as a copy without its data and
+   with entries location / offset / length. */
+static void mgopt__onnxe_external(mgopt__onnxe *E, const mgopt_onnx_tensor *t,
+                                  const mgopt__onnx_extent *x, int depth) {
+  mgopt_onnx_tensor c = *t;
+  mgopt_onnx_strstr kv[3];
+  char offs[24], lens[24];
+  int no, nl;
+  no = snprintf(offs, sizeof offs, "%llu", (unsigned long long)x->offset);
+  nl = snprintf(lens, sizeof lens, "%llu", (unsigned long long)t->raw_data.len);
+  memset(kv, 0, sizeof kv);
+  kv[0].key.ptr = "location";
+  kv[0].key.len = 8;
+  kv[0].value.ptr = E->location;
+  kv[0].value.len = strlen(E->location);
+  kv[1].key.ptr = "offset";
+  kv[1].key.len = 6;
+  kv[1].value.ptr = offs;
+  kv[1].value.len = (size_t)no;
+  kv[2].key.ptr = "length";
+  kv[2].key.len = 6;
+  kv[2].value.ptr = lens;
+  kv[2].value.len = (size_t)nl;
+  c.raw_data.ptr = NULL;
+  c.raw_data.len = 0;
+  c.has &= ~MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  c.external_data = kv;
+  c.nexternal_data = 3;
+  c.data_location = MGOPT_ONNX_LOC_EXTERNAL;
+  mgopt__onnxe_msg(E, MGOPT__OM_TENSOR, &c, depth + 1);
+}
+
+static void mgopt__onnxe_scalar(mgopt__pbw *w, int kind, const char *arr, int64_t k) {
+  switch (kind) {
+  case MGOPT__OF_RI64: mgopt__pbw_varint(w, (uint64_t)((const int64_t *)(const void *)arr)[k]); break;
+  case MGOPT__OF_RI32:
+    mgopt__pbw_varint(w, (uint64_t)(int64_t)((const int32_t *)(const void *)arr)[k]);
+    break;
+  case MGOPT__OF_RU64: mgopt__pbw_varint(w, ((const uint64_t *)(const void *)arr)[k]); break;
+  case MGOPT__OF_RF32: {
+    uint32_t u;
+    memcpy(&u, arr + (size_t)k * 4, 4);
+    mgopt__pbw_fixed32(w, u);
+    break;
+  }
+  case MGOPT__OF_RF64: {
+    uint64_t u;
+    memcpy(&u, arr + (size_t)k * 8, 8);
+    mgopt__pbw_fixed64(w, u);
+    break;
+  }
+  default: break;
+  }
+}
+
+static int mgopt__onnx_scalar_wire(int kind) {
+  return kind == MGOPT__OF_RF32 ? MGOPT__PB_FIXED32 : kind == MGOPT__OF_RF64 ? MGOPT__PB_FIXED64 : MGOPT__PB_VARINT;
+}
+
+/* Writes obj's fields last to first (the writer fills from the back), so the
+   output lists them in field-number order. */
+static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int depth) {
+  const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];
+  mgopt__pbw *w = &E->w;
+  uint32_t has = M->has_off != MGOPT__ONONE ? *MGOPT__ONNX_CAT(obj, M->has_off, uint32_t) : 0;
+  int32_t i;
+  if (depth > MGOPT__ONNX_TREE_DEPTH) {
+    E->bad = 1;
+    return;
+  }
+  if (w->oom || E->bad) return;
+  if (M->other_off != MGOPT__ONONE) {
+    const mgopt_str *o = MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str);
+    if (o->len) {
+      mgopt__pbw_bytes(w, o->ptr, o->len);
+      return;
+    }
+  }
+  if (mid == MGOPT__OM_TENSOR && E->next) {
+    const mgopt__onnx_extent *x = mgopt__onnxe_find(E, obj);
+    if (x) {
+      mgopt__onnxe_external(E, (const mgopt_onnx_tensor *)obj, x, depth);
+      return;
+    }
+  }
+  for (i = M->nfields - 1; i >= 0; i--) {
+    const mgopt__onnx_field *f = &M->fields[i];
+    int present = f->has_bit >= 0 && (has >> f->has_bit & 1u);
+    switch (f->kind) {
+    case MGOPT__OF_I64: {
+      int64_t v = *MGOPT__ONNX_CAT(obj, f->off, int64_t);
+      if (v || present) {
+        mgopt__pbw_varint(w, (uint64_t)v);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_VARINT);
+      }
+      break;
+    }
+    case MGOPT__OF_I32: {
+      int32_t v = *MGOPT__ONNX_CAT(obj, f->off, int32_t);
+      if (v || present) {
+        mgopt__pbw_varint(w, (uint64_t)(int64_t)v);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_VARINT);
+      }
+      break;
+    }
+    case MGOPT__OF_F32: {
+      uint32_t u;
+      memcpy(&u, MGOPT__ONNX_CAT(obj, f->off, float), 4);
+      if (u || present) {
+        mgopt__pbw_fixed32(w, u);
+        mgopt__pbw_key(w, f->num, MGOPT__PB_FIXED32);
+      }
+      break;
+    }
+    case MGOPT__OF_STR: {
+      const mgopt_str *s = MGOPT__ONNX_CAT(obj, f->off, mgopt_str);
+      if (s->len || present) mgopt__pbw_lenfield(w, f->num, s->ptr, s->len);
+      break;
+    }
+    case MGOPT__OF_MSG: {
+      const void *c = *MGOPT__ONNX_CAT(obj, f->off, void *);
+      if (c) {
+        size_t mark = w->len;
+        mgopt__onnxe_msg(E, f->sub, c, depth + 1);
+        mgopt__pbw_close(w, mark, f->num);
+      }
+      break;
+    }
+    case MGOPT__OF_RI64:
+    case MGOPT__OF_RI32:
+    case MGOPT__OF_RU64:
+    case MGOPT__OF_RF32:
+    case MGOPT__OF_RF64: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
+      if (n <= 0) break;
+      if (f->flags & MGOPT__OFL_PACKED) {
+        size_t mark = w->len;
+        for (k = n - 1; k >= 0; k--) mgopt__onnxe_scalar(w, f->kind, arr, k);
+        mgopt__pbw_close(w, mark, f->num);
+      } else {
+        int wt = mgopt__onnx_scalar_wire(f->kind);
+        for (k = n - 1; k >= 0; k--) {
+          mgopt__onnxe_scalar(w, f->kind, arr, k);
+          mgopt__pbw_key(w, f->num, wt);
+        }
+      }
+      break;
+    }
+    case MGOPT__OF_RSTR:
+    case MGOPT__OF_RRAW: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const mgopt_str *arr = *MGOPT__ONNX_CAT(obj, f->off, mgopt_str *);
+      for (k = n - 1; k >= 0; k--) mgopt__pbw_lenfield(w, f->num, arr[k].ptr, arr[k].len);
+      break;
+    }
+    case MGOPT__OF_RMSG: {
+      int64_t n = *MGOPT__ONNX_CAT(obj, f->count_off, int64_t), k;
+      const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
+      size_t sz = mgopt__onnx_msgs[f->sub].size;
+      for (k = n - 1; k >= 0; k--) {
+        size_t mark = w->len;
+        mgopt__onnxe_msg(E, f->sub, arr + (size_t)k * sz, depth + 1);
+        mgopt__pbw_close(w, mark, f->num);
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+/* ---- external data on write */
+
+typedef mgopt_status (*mgopt__onnx_sink_fn)(void *ctx, const void *data, size_t n);
+
+typedef struct mgopt__onnx_extc {
+  int64_t min_bytes;
+  mgopt__onnx_extent *ext;
+  int64_t n, cap;
+  const mgopt_allocator *alloc;
+  int oom;
+} mgopt__onnx_extc;
+
+static int mgopt__onnx_ext_collect(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_extc *C = (mgopt__onnx_extc *)ctx;
+  const mgopt_onnx_tensor *t = (const mgopt_onnx_tensor *)obj;
+  if (mid != MGOPT__OM_TENSOR || parent != MGOPT__OM_GRAPH || field != 5) return 0;
+  if (t->data_location != MGOPT_ONNX_LOC_DEFAULT || t->raw_data.len == 0) return 0;
+  if ((uint64_t)t->raw_data.len < (uint64_t)C->min_bytes) return 0;
+  if (!mgopt__grow(C->alloc, (void **)&C->ext, &C->cap, C->n + 1, sizeof *C->ext)) {
+    C->oom = 1;
+    return 1;
+  }
+  C->ext[C->n].t = t;
+  C->ext[C->n].offset = 0;
+  C->n++;
+  return 0;
+}
+
+static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const mgopt__onnx_extent *)a)->t;
+  uintptr_t y = (uintptr_t)((const mgopt__onnx_extent *)b)->t;
+  return x < y ? -1 : x > y;
+}
+
+/* The whole writer: moves large initializers to the sink (in model order,
+   64-byte aligned), then encodes the model into w. */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                               const char *location, mgopt__onnx_sink_fn sink,
+                                               void *sink_ctx, mgopt__pbw *w, mgopt_diag *d) {
+  mgopt__onnxe E;
+  mgopt__onnx_extc C;
+  mgopt_status st = MGOPT_OK;
+  memset(&E, 0, sizeof E);
+  memset(&C, 0, sizeof C);
+  E.w = *w;
+  E.location = location;
+  C.alloc = w->alloc;
+  if (opts && opts->external_min_bytes > 0 && sink) {
+    static const uint8_t zeros[64] = {0};
+    uint64_t off = 0;
+    int64_t k;
+    C.min_bytes = opts->external_min_bytes;
+    mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_ext_collect, &C, 0);
+    if (C.oom) {
+      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    for (k = 0; k < C.n; k++) {
+      size_t pad = (size_t)((64 - off % 64) % 64);
+      if (pad && (st = sink(sink_ctx, zeros, pad)) != MGOPT_OK) goto sinkfail;
+      off += pad;
+      C.ext[k].offset = off;
+      if ((st = sink(sink_ctx, C.ext[k].t->raw_data.ptr, C.ext[k].t->raw_data.len)) != MGOPT_OK)
+        goto sinkfail;
+      off += C.ext[k].t->raw_data.len;
+    }
+    if (C.n > 1) qsort(C.ext, (size_t)C.n, sizeof *C.ext, mgopt__onnx_ext_cmp);
+    E.ext = C.ext;
+    E.next = C.n;
+  }
+  mgopt__onnxe_msg(&E, MGOPT__OM_MODEL, m, 0);
+  if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",
+                                 MGOPT__ONNX_TREE_DEPTH);
+  else if (E.w.oom) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  else if (E.w.len > 0x7fffffffu)
+    st = mgopt_diag_set(d, MGOPT_ERR_LIMIT,
+                        "the protobuf would be %llu bytes, over 2 GB: store weights as external data",
+                        (unsigned long long)E.w.len);
+  goto done;
+sinkfail:
+  if (d && d->status == MGOPT_OK) mgopt_diag_set(d, st, "writing external data failed");
+done:
+  if (C.ext) mgopt__heap_free(C.alloc, C.ext, (size_t)C.cap * sizeof *C.ext);
+  *w = E.w;
+  return st;
+}
+
+static mgopt_status mgopt__onnx_buf_sink(void *ctx, const void *data, size_t n) {
+  mgopt_buf *b = (mgopt_buf *)ctx;
+  mgopt__buf_putn(b, (const char *)data, n);
+  return b->oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                       mgopt_buf *out, mgopt_buf *external, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt_status st;
+  const char *loc;
+  mgopt_diag_clear(d);
+  if (!m || !out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or output");
+  if (opts && opts->external_min_bytes > 0 && !external)
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "external_min_bytes set but no external buffer");
+  loc = opts && opts->external_location ? opts->external_location : "model.onnx.data";
+  memset(&w, 0, sizeof w);
+  w.alloc = out->alloc;
+  st = mgopt__onnx_encode(m, opts, loc, mgopt__onnx_buf_sink, external, &w, d);
+  if (st == MGOPT_OK) {
+    size_t before = out->len;
+    if (w.len) mgopt__buf_putn(out, (const char *)mgopt__pbw_data(&w), w.len);
+    else mgopt__buf_putn(out, "", 0);
+    if (out->oom || (w.len && out->len != before + w.len))
+      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  mgopt__pbw_free(&w);
+  return st;
+}
+/* src/onnx/io.c — ONNX files: read_file / write_file and external tensor data (compiled out by MGOPT_NO_STDIO). */
+
+/* A location from an external_data entry or an option must stay inside the
+   model's directory: relative, no ".." component, no drive, no NUL. */
+MGOPT__PRIVATE int mgopt__onnx_location_ok(const char *s, size_t n) {
+  size_t i, start = 0;
+  if (n == 0 || memchr(s, 0, n)) return 0;
+  if (s[0] == '/' || s[0] == '\\') return 0;
+  if (n >= 2 && s[1] == ':') return 0;
+  for (i = 0; i <= n; i++) {
+    if (i == n || s[i] == '/' || s[i] == '\\') {
+      if (i - start == 2 && s[start] == '.' && s[start + 1] == '.') return 0;
+      start = i + 1;
+    }
+  }
+  return 1;
+}
+
+/* Parses a decimal unsigned value (an external_data offset or length). */
+MGOPT__PRIVATE int mgopt__onnx_parse_u63(const char *s, size_t n, int64_t *out) {
+  int64_t v = 0;
+  size_t i;
+  if (n == 0 || n > 19) return 0;
+  for (i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    if (v > (INT64_MAX - (s[i] - '0')) / 10) return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 1;
+}
+
+#ifndef MGOPT_NO_STDIO
+
+/* Seeks to an absolute 64-bit offset with calls fseek can take (long may be 32 bits). */
+static int mgopt__onnx_seek(FILE *f, int64_t off) {
+#if defined(_WIN32)
+  return _fseeki64(f, off, SEEK_SET) == 0;
+#else
+  if (fseek(f, 0, SEEK_SET) != 0) return 0;
+  while (off > 0) {
+    long step = off > (int64_t)LONG_MAX ? LONG_MAX : (long)off;
+    if (fseek(f, step, SEEK_CUR) != 0) return 0;
+    off -= step;
+  }
+  return 1;
+#endif
+}
+
+/* Size of an open file, -1 if unknown. */
+static int64_t mgopt__onnx_fsize(FILE *f) {
+#if defined(_WIN32)
+  if (_fseeki64(f, 0, SEEK_END) != 0) return -1;
+  return (int64_t)_ftelli64(f);
+#else
+  long n;
+  if (fseek(f, 0, SEEK_END) != 0) return -1;
+  n = ftell(f);
+  return n < 0 ? -1 : (int64_t)n;
+#endif
+}
+
+/* dir + "/" + name, interned (dir "" or NULL = name alone). */
+static const char *mgopt__onnx_join(mgopt_program *p, const char *dir, const char *name, size_t nlen) {
+  size_t dl = dir ? strlen(dir) : 0, cap;
+  char *tmp;
+  const char *r;
+  if (dl > SIZE_MAX - nlen - 2) return NULL;
+  cap = dl + nlen + 2;
+  tmp = (char *)mgopt__heap_realloc(&p->alloc, NULL, 0, cap);
+  if (!tmp) return NULL;
+  if (dl) memcpy(tmp, dir, dl);
+  if (dl && dir[dl - 1] != '/' && dir[dl - 1] != '\\') tmp[dl++] = '/';
+  memcpy(tmp + dl, name, nlen);
+  r = mgopt_program_intern(p, tmp, dl + nlen);
+  mgopt__heap_free(&p->alloc, tmp, cap);
+  return r;
+}
+
+typedef struct mgopt__onnx_loader {
+  mgopt_onnx_model *m;
+  const char *dir;
+  mgopt_diag *d;
+  mgopt_status st;
+  FILE *f;           /* the last file opened, kept for the next tensor */
+  const char *fpath; /* interned path of f */
+  int64_t fsize;
+} mgopt__onnx_loader;
+
+static int mgopt__onnx_load_fail(mgopt__onnx_loader *L, const mgopt_onnx_tensor *t, mgopt_status s,
+                                 const char *what) {
+  L->d->offset = -1;
+  L->st = mgopt_diag_set(L->d, s, "tensor '%.*s': external data: %s", (int)(t->name.len > 80 ? 80 : t->name.len),
+                         t->name.ptr ? t->name.ptr : "", what);
+  return 1;
+}
+
+static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_loader *L = (mgopt__onnx_loader *)ctx;
+  mgopt_onnx_tensor *t = (mgopt_onnx_tensor *)obj;
+  mgopt_program *p = L->m->program;
+  const mgopt_str *loc = NULL;
+  int64_t offset = 0, length = -1, nb, k;
+  const char *path;
+  void *data;
+  MGOPT__UNUSED(parent);
+  MGOPT__UNUSED(field);
+  if (mid != MGOPT__OM_TENSOR || t->data_location != MGOPT_ONNX_LOC_EXTERNAL) return 0;
+  for (k = 0; k < t->nexternal_data; k++) {
+    const mgopt_onnx_strstr *e = &t->external_data[k];
+    if (e->key.len == 8 && memcmp(e->key.ptr, "location", 8) == 0) loc = &e->value;
+    else if (e->key.len == 6 && memcmp(e->key.ptr, "offset", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &offset))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad offset");
+    } else if (e->key.len == 6 && memcmp(e->key.ptr, "length", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &length))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad length");
+    }
+  }
+  if (!loc) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "no location");
+  if (!mgopt__onnx_location_ok(loc->ptr, loc->len))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT,
+                                 "location must be a relative path without '..'");
+  nb = mgopt_onnx_raw_nbytes(t->data_type, t->numel);
+  if (nb < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_UNSUPPORTED, "data type cannot be stored externally");
+  if (length >= 0 && length != nb)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "length disagrees with dims and data type");
+  path = mgopt__onnx_join(p, L->dir, loc->ptr, loc->len);
+  if (!path) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (path != L->fpath) {
+    if (L->f) fclose(L->f);
+    L->fpath = path;
+    L->f = fopen(path, "rb");
+    if (!L->f) {
+      L->fpath = NULL;
+      return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot open the data file");
+    }
+    L->fsize = mgopt__onnx_fsize(L->f);
+    if (L->fsize < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot size the data file");
+  }
+  if (offset > L->fsize || nb > L->fsize - offset)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "offset and length past the end of the file");
+  if ((uint64_t)nb > (uint64_t)SIZE_MAX) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_LIMIT, "too large");
+  data = mgopt_program_alloc(p, (size_t)nb, 64);
+  if (!data) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (nb && (!mgopt__onnx_seek(L->f, offset) || fread(data, 1, (size_t)nb, L->f) != (size_t)nb))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "read failed");
+  t->ext_location = mgopt_program_intern(p, loc->ptr, loc->len);
+  t->ext_offset = offset;
+  t->raw_data.ptr = (const char *)data;
+  t->raw_data.len = (size_t)nb;
+  t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->external_data = NULL;
+  t->nexternal_data = 0;
+  return 0;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d) {
+  mgopt__onnx_loader L;
+  mgopt_diag tmp;
+  if (!d) d = &tmp;
+  mgopt_diag_clear(d);
+  if (!m || !m->program) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model");
+  memset(&L, 0, sizeof L);
+  L.m = m;
+  L.dir = dir ? dir : m->dir;
+  L.d = d;
+  if (mgopt__onnx_walk(MGOPT__OM_MODEL, m, -1, 0, mgopt__onnx_load_one, &L, 0) < 0 && !L.st)
+    L.st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested too deeply");
+  if (L.f) fclose(L.f);
+  return L.st;
+}
+
+/* Length of the directory part of path, separator excluded ("" -> 0). */
+static size_t mgopt__onnx_dirlen(const char *path) {
+  size_t n = strlen(path);
+  while (n > 0 && path[n - 1] != '/' && path[n - 1] != '\\') n--;
+  return n > 1 ? n - 1 : n; /* keep "/" for files in the root */
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d) {
+  FILE *f;
+  int64_t size;
+  mgopt_program *p;
+  uint8_t *buf;
+  mgopt_onnx_model *m;
+  size_t dl;
+  mgopt_diag_clear(d);
+  if (!path) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
+    return NULL;
+  }
+  f = fopen(path, "rb");
+  if (!f) {
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
+    return NULL;
+  }
+  size = mgopt__onnx_fsize(f);
+  if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
+    fclose(f);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  buf = p ? (uint8_t *)mgopt_program_alloc(p, (size_t)size, 64) : NULL;
+  if (!buf) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
+    return NULL;
+  }
+  if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
+    return NULL;
+  }
+  fclose(f);
+  m = mgopt__onnx_read_into(p, buf, (size_t)size, opts, d);
+  if (!m) {
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  dl = mgopt__onnx_dirlen(path);
+  m->dir = mgopt_program_intern(p, path, dl);
+  if (!m->dir || (!(opts && opts->keep_external) && mgopt_onnx_load_external(m, NULL, d) != MGOPT_OK)) {
+    if (!m->dir) mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  return m;
+}
+
+typedef struct mgopt__onnx_fsink {
+  const char *path;
+  FILE *f;
+  int failed;
+} mgopt__onnx_fsink;
+
+static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n) {
+  mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
+  if (!s->f) {
+    s->f = fopen(s->path, "wb");
+    if (!s->f) return MGOPT_ERR_IO;
+  }
+  if (n && fwrite(data, 1, n, s->f) != n) {
+    s->failed = 1;
+    return MGOPT_ERR_IO;
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt__onnx_fsink sink;
+  mgopt_status st;
+  char *loc = NULL, *side = NULL;
+  size_t loc_cap = 0, side_cap = 0;
+  const mgopt_allocator *alloc;
+  FILE *f;
+  mgopt_diag_clear(d);
+  if (!m || !path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or path");
+  alloc = m->program ? &m->program->alloc : NULL;
+  memset(&w, 0, sizeof w);
+  memset(&sink, 0, sizeof sink);
+  w.alloc = alloc;
+  if (opts && opts->external_min_bytes > 0) {
+    /* the location recorded in the model, and the side file's path next to path */
+    const char *base = path + strlen(path);
+    size_t ll, dl;
+    while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
+    dl = (size_t)(base - path);
+    if (opts->external_location) {
+      ll = strlen(opts->external_location);
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) memcpy(loc, opts->external_location, ll + 1);
+    } else {
+      size_t bl = strlen(base);
+      ll = bl + 5;
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) {
+        memcpy(loc, base, bl);
+        memcpy(loc + bl, ".data", 6);
+      }
+    }
+    if (!loc) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (!mgopt__onnx_location_ok(loc, ll)) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG,
+                            "external_location must be a relative path without '..'");
+    }
+    side_cap = dl + ll + 1;
+    side = (char *)mgopt__heap_realloc(alloc, NULL, 0, side_cap);
+    if (!side) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    memcpy(side, path, dl);
+    memcpy(side + dl, loc, ll + 1);
+    sink.path = side;
+  }
+  st = mgopt__onnx_encode(m, opts, loc ? loc : "", opts && opts->external_min_bytes > 0 ? mgopt__onnx_file_sink : NULL,
+                          &sink, &w, d);
+  if (sink.f && fclose(sink.f) != 0 && st == MGOPT_OK) st = MGOPT_ERR_IO;
+  if (st == MGOPT_ERR_IO && d && d->status != MGOPT_ERR_IO)
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", side ? side : path);
+  if (st == MGOPT_OK) {
+    f = fopen(path, "wb");
+    if (!f) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing", path);
+    else {
+      if (w.len && fwrite(mgopt__pbw_data(&w), 1, w.len, f) != w.len) st = MGOPT_ERR_IO;
+      if (fclose(f) != 0) st = MGOPT_ERR_IO;
+      if (st != MGOPT_OK) mgopt_diag_set(d, st, "cannot write %s", path);
+    }
+  }
+  mgopt__pbw_free(&w);
+  if (loc) mgopt__heap_free(alloc, loc, loc_cap);
+  if (side) mgopt__heap_free(alloc, side, side_cap);
+  return st;
+}
+
+#endif /* MGOPT_NO_STDIO */
+/* src/onnx/import.c — ONNX model tree to the canonical IR: exact op mappings, the rest opaque. */
+
+/* How it works. The graph becomes function `main`: graph inputs without an
+   initializer are its arguments; initializers and Constant nodes become
+   `const` ops (their raw data stays borrowed); each node becomes canonical
+   ops when the semantics are exactly equal for this opset, types and
+   attributes included, and otherwise an opaque op `onnx::OpType` (or
+   `domain::OpType`) whose operand slots in0, in1, ... are the node's inputs
+   (an omitted optional input is an absent slot), whose attributes are
+   kept, and whose GRAPH attributes become nested blocks named after the
+   attribute. Output types come from type inference, refined by value_info.
+   Subgraphs see the values of enclosing graphs. The model tree stays in the
+   program (program->onnx_meta) so export can keep everything the IR does not
+   hold: opset imports, metadata, local functions, doc strings. */
+
+#define MGOPT__IMP_MAX_DEPTH 64
+
+/* ---------------------------------------------------------------- scoped name map */
+
+typedef struct mgopt__imap_undo {
+  size_t slot;
+  const void *key;
+  void *val;
+} mgopt__imap_undo;
+
+typedef struct mgopt__imap {
+  const mgopt_allocator *al;
+  const void **keys;
+  void **vals;
+  size_t cap, count;
+  mgopt__imap_undo *undo;
+  int64_t nundo, undo_cap;
+  int oom;
+} mgopt__imap;
+
+static size_t mgopt__imap_h(const void *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static void mgopt__imap_free(mgopt__imap *m) {
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  if (m->undo) mgopt__heap_free(m->al, m->undo, (size_t)m->undo_cap * sizeof(mgopt__imap_undo));
+  memset(m, 0, sizeof *m);
+}
+
+static int mgopt__imap_rehash(mgopt__imap *m, size_t ncap) {
+  const void **nk = (const void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  void **nv = (void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
+  size_t i;
+  int64_t u;
+  if (!nk || !nv) {
+    if (nk) mgopt__heap_free(m->al, (void *)nk, ncap * sizeof(void *));
+    if (nv) mgopt__heap_free(m->al, nv, ncap * sizeof(void *));
+    m->oom = 1;
+    return 0;
+  }
+  memset((void *)nk, 0, ncap * sizeof(void *));
+  memset(nv, 0, ncap * sizeof(void *));
+  for (i = 0; i < m->cap; i++)
+    if (m->keys[i]) {
+      size_t j = mgopt__imap_h(m->keys[i], ncap);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = m->keys[i];
+      nv[j] = m->vals[i];
+    }
+  /* undo records hold slots: re-point them */
+  for (u = 0; u < m->nundo; u++) {
+    size_t j = mgopt__imap_h(m->undo[u].key, ncap);
+    while (nk[j] != m->undo[u].key) j = (j + 1) & (ncap - 1);
+    m->undo[u].slot = j;
+  }
+  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
+  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = ncap;
+  return 1;
+}
+
+static void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
+  size_t j;
+  if (!m->cap || !k) return NULL;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j]) {
+    if (m->keys[j] == k) return m->vals[j];
+    j = (j + 1) & (m->cap - 1);
+  }
+  return NULL;
+}
+
+/* Sets k -> v, remembering the previous value so a scope can be popped. */
+static void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
+  size_t j;
+  if (m->oom || !k) return;
+  if ((m->count + 1) * 2 > m->cap && !mgopt__imap_rehash(m, m->cap ? m->cap * 2 : 256)) return;
+  j = mgopt__imap_h(k, m->cap);
+  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
+  if (m->nundo == m->undo_cap) {
+    void *arr = m->undo;
+    if (!mgopt__grow(m->al, &arr, &m->undo_cap, m->nundo + 1, sizeof(mgopt__imap_undo))) {
+      m->oom = 1;
+      return;
+    }
+    m->undo = (mgopt__imap_undo *)arr;
+  }
+  m->undo[m->nundo].slot = j;
+  m->undo[m->nundo].key = k;
+  m->undo[m->nundo].val = m->keys[j] ? m->vals[j] : NULL;
+  m->nundo++;
+  if (!m->keys[j]) m->count++;
+  m->keys[j] = k;
+  m->vals[j] = v;
+}
+
+/* Restores the map to what it was when nundo was `mark` (entries stay, set to their old value). */
+static void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
+  while (m->nundo > mark) {
+    mgopt__imap_undo *u = &m->undo[--m->nundo];
+    m->vals[u->slot] = u->val;
+  }
+}
+
+/* ---------------------------------------------------------------- importer state */
+
+typedef struct mgopt__imp {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag *d;
+  mgopt__imap values;  /* interned name -> mgopt_value */
+  mgopt__imap vinfo;   /* interned name -> mgopt_onnx_type */
+  int64_t opset;       /* default-domain opset version */
+  int depth;
+  mgopt_block *b;      /* block being filled */
+  const mgopt_onnx_node *node;
+} mgopt__imp;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!I->d) return s;
+  I->d->status = s;
+  I->d->op[0] = 0;
+  if (I->node && I->node->name.len)
+    snprintf(I->d->op, sizeof I->d->op, "%.*s", (int)(I->node->name.len > 90 ? 90 : I->node->name.len),
+             I->node->name.ptr);
+  va_start(ap, fmt);
+  vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
+  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+}
+
+static int mgopt__imp_streq(mgopt_str s, const char *c) {
+  size_t n = strlen(c);
+  return s.len == n && (n == 0 || memcmp(s.ptr, c, n) == 0);
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out) {
+  mgopt_type t;
+  memset(&t, 0, sizeof t);
+  t.rank = -1;
+  if (!ot) {
+    *out = t;
+    return MGOPT_OK;
+  }
+  if (!ot->tensor_type) {
+    if (ot->other.len) {
+      t.kind = MGOPT_TYPE_OTHER;
+      t.other = (const uint8_t *)ot->other.ptr;
+      t.other_len = ot->other.len;
+    }
+    *out = t;
+    return MGOPT_OK;
+  }
+  t.dtype = (uint8_t)mgopt_onnx_dtype(ot->tensor_type->elem_type);
+  if (ot->tensor_type->shape) {
+    const mgopt_onnx_shape *sh = ot->tensor_type->shape;
+    int64_t i;
+    if (sh->ndims > 4096) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims", (long long)sh->ndims);
+    if (mgopt_type_make(I->p, &t, (mgopt_dtype)t.dtype, (int32_t)sh->ndims, NULL)) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < sh->ndims; i++) {
+      const mgopt_onnx_dim *od = &sh->dims[i];
+      if ((od->has & MGOPT_ONNX_DIM_HAS_VALUE) && od->value >= 0) t.dims[i] = mgopt_dim_static(od->value);
+      else if ((od->has & MGOPT_ONNX_DIM_HAS_PARAM) && od->param.len) {
+        t.dims[i].v = -1;
+        t.dims[i].sym = mgopt__imp_intern(I, od->param);
+        if (!t.dims[i].sym) return MGOPT_ERR_NOMEM;
+      }
+    }
+  }
+  *out = t;
+  return MGOPT_OK;
+}
+
+/* Merges the declared ONNX type into v's inferred type: declared info fills
+   what inference left unknown and never contradicts it. */
+static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot) {
+  mgopt_type dt;
+  mgopt_type *t = &v->type;
+  int32_t i;
+  mgopt_status s;
+  if (!ot) return MGOPT_OK;
+  if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
+  if (dt.kind == MGOPT_TYPE_OTHER) {
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    return MGOPT_OK;
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
+  if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
+  if (t->rank < 0) {
+    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    return MGOPT_OK;
+  }
+  if (dt.rank != t->rank) return MGOPT_OK;
+  for (i = 0; i < t->rank; i++) {
+    if (mgopt_dim_is_static(t->dims[i])) continue;
+    if (mgopt_dim_is_static(dt.dims[i]) || (!t->dims[i].sym && dt.dims[i].sym)) t->dims[i] = dt.dims[i];
+  }
+  return MGOPT_OK;
+}
+
+/* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
+static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
+  mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
+  mgopt_tensor *t;
+  int64_t i, n;
+  if (dt == MGOPT_DT_UNKNOWN) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' has data type %d, which mgopt cannot hold",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "", (int)ot->data_type);
+    return NULL;
+  }
+  if (ot->ndims > 4096 || ot->numel < 0) {
+    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims", (long long)ot->ndims);
+    return NULL;
+  }
+  if (ot->data_location == MGOPT_ONNX_LOC_EXTERNAL) {
+    mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "tensor '%.*s' is stored externally and was not loaded",
+                    (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+    return NULL;
+  }
+  if (dt != MGOPT_DT_STRING && (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA)) {
+    int64_t nb = mgopt_onnx_raw_nbytes(ot->data_type, ot->numel);
+    if (nb < 0 || (uint64_t)nb != ot->raw_data.len) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': raw_data holds %llu bytes, its dims need %lld",
+                      (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "",
+                      (unsigned long long)ot->raw_data.len, (long long)nb);
+      return NULL;
+    }
+    if ((int64_t)mgopt_dtype_nbytes(dt, ot->numel) == nb) {
+      t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims, ot->raw_data.ptr ? ot->raw_data.ptr : "",
+                                    (size_t)nb);
+      if (t) {
+        t->ext_location = ot->ext_location;
+        t->ext_offset = ot->ext_offset;
+      }
+      return t;
+    }
+    /* the layouts differ (sub-byte types): convert element by element below */
+  }
+  t = mgopt_tensor_new(I->p, dt, (int32_t)ot->ndims, ot->dims);
+  if (!t) {
+    mgopt__oom(I->p);
+    mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  n = t->numel;
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data;
+    if (ot->nstring_data != n) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "string tensor with %lld strings for %lld elements",
+                      (long long)ot->nstring_data, (long long)n);
+      return NULL;
+    }
+    for (i = 0; i < n; i++) s[i] = ot->string_data[i];
+    return t;
+  }
+  switch (ot->data_type) {
+    case MGOPT_ONNX_DT_FLOAT:
+      if (ot->nfloat_data == n) memcpy(t->data, ot->float_data, (size_t)n * 4);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_DOUBLE:
+      if (ot->ndouble_data == n) memcpy(t->data, ot->double_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_INT64:
+      if (ot->nint64_data == n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
+      else goto count;
+      break;
+    case MGOPT_ONNX_DT_UINT32:
+    case MGOPT_ONNX_DT_UINT64:
+      if (ot->nuint64_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (int64_t)ot->uint64_data[i]);
+      break;
+    case MGOPT_ONNX_DT_FLOAT16:
+    case MGOPT_ONNX_DT_BFLOAT16:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) {
+        uint16_t h = (uint16_t)ot->int32_data[i];
+        memcpy((char *)t->data + 2 * i, &h, 2);
+      }
+      break;
+    case MGOPT_ONNX_DT_INT32:
+    case MGOPT_ONNX_DT_INT16:
+    case MGOPT_ONNX_DT_INT8:
+    case MGOPT_ONNX_DT_UINT16:
+    case MGOPT_ONNX_DT_UINT8:
+    case MGOPT_ONNX_DT_BOOL:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, ot->int32_data[i]);
+      break;
+    case MGOPT_ONNX_DT_UINT4:
+    case MGOPT_ONNX_DT_INT4:
+      if (ot->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) {
+        const uint8_t *r = (const uint8_t *)ot->raw_data.ptr;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (r[i >> 1] >> ((i & 1) * 4)) & 15);
+      } else {
+        if (ot->nint32_data != (n + 1) / 2) goto count;
+        for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, (ot->int32_data[i >> 1] >> ((i & 1) * 4)) & 15);
+      }
+      break;
+    default:
+      if (ot->nint32_data != n) goto count;
+      for (i = 0; i < n; i++) ((uint8_t *)t->data)[i] = (uint8_t)ot->int32_data[i];
+      break;
+  }
+  return t;
+count:
+  mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor '%.*s': the number of values does not match its dims",
+                  (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "");
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- building blocks */
+
+static const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name) {
+  int64_t i;
+  for (i = 0; i < n->nattributes; i++)
+    if (mgopt__imp_streq(n->attributes[i].name, name)) return &n->attributes[i];
+  return NULL;
+}
+
+static int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_INT ? a->i : dflt;
+}
+
+static double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_FLOAT ? (double)a->f : dflt;
+}
+
+/* INTS attribute: count, -1 if absent. */
+static int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  if (!a || a->type != MGOPT_ONNX_ATTR_INTS) return -1;
+  *out = a->ints;
+  return a->nints;
+}
+
+static int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_STRING && mgopt__imp_streq(a->s, want);
+}
+
+/* Input k of the node: NULL when absent or omitted. */
+static mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k) {
+  const mgopt_onnx_node *n = I->node;
+  if (k >= n->ninputs || n->inputs[k].len == 0) return NULL;
+  return (mgopt_value *)mgopt__imap_get(&I->values, mgopt__imp_intern(I, n->inputs[k]));
+}
+
+static int64_t mgopt__imp_nin(const mgopt_onnx_node *n) {
+  int64_t k = n->ninputs;
+  while (k > 0 && n->inputs[k - 1].len == 0) k--;
+  return k;
+}
+
+static int64_t mgopt__imp_nout(const mgopt_onnx_node *n) {
+  int64_t k = n->noutputs;
+  while (k > 0 && n->outputs[k - 1].len == 0) k--;
+  return k;
+}
+
+/* Constant integer list from a const value (1-d or scalar integer tensor). */
+static int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  int64_t i, *arr;
+  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > 4096) return -1;
+  arr = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(t->numel + 1), 8);
+  if (!arr) return -1;
+  mgopt_tensor_data(I->p, t);
+  for (i = 0; i < t->numel; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+  *out = arr;
+  return t->numel;
+}
+
+static int mgopt__imp_rank(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.rank : -1;
+}
+
+/* A new op of `type` at the end of the current block, outputs named after the
+   node's outputs 0..nouts-1 (absent outputs flagged). Not inferred yet. */
+static mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op = mgopt_op_new(I->p, type, nouts, nblocks);
+  int32_t i;
+  if (!op) return NULL;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  for (i = 0; i < nouts; i++) {
+    if (i < I->node->noutputs && I->node->outputs[i].len) {
+      op->outs[i]->name = mgopt__imp_intern(I, I->node->outputs[i]);
+      if (!op->outs[i]->name) return NULL;
+    } else {
+      op->outs[i]->flags |= MGOPT_VALUE_ABSENT;
+    }
+  }
+  mgopt_op_append(op, I->b);
+  return op;
+}
+
+/* A const value (named after the node and `what`) holding t, inserted before `pos`. */
+static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+  char buf[160];
+  const char *nm;
+  mgopt_value *v;
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->outputs && I->node->noutputs && I->node->outputs[0].len
+                                            ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
+  nm = mgopt_program_fresh_name(I->p, buf);
+  if (!nm || !t) return NULL;
+  v = mgopt_build_const(I->p, I->b, pos, nm, t);
+  return v;
+}
+
+static mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) {
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return NULL;
+    mgopt_tensor_set_i64(t, i, v[i]);
+  }
+  return mgopt__imp_const(I, pos, what, t);
+}
+
+/* After a canonical op is built: infer, refine with declared types, and bind the outputs. */
+static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
+  int32_t i;
+  mgopt_diag d2;
+  mgopt_status s;
+  mgopt_diag_clear(&d2);
+  if (op->kind != MGOPT_OP_OPAQUE) {
+    s = mgopt_op_infer(I->p, op, &d2);
+    if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
+    if (s) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    if (v->flags & MGOPT_VALUE_ABSENT) continue;
+    s = mgopt__imp_refine(I, v, (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, v->name));
+    if (s) return s;
+    mgopt__imap_put(&I->values, v->name, v);
+  }
+  return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+}
+
+/* The node's output k is value v (an existing value): bind the name with an identity. */
+static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
+  mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+/* Appends a protobuf varint. */
+static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
+  char c[10];
+  size_t n = 0;
+  do {
+    c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  mgopt__buf_putn(b, c, n);
+}
+
+/* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
+   (elem_type, shape dims as value or param, denotation). */
+static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+  mgopt_buf tt, sh, ty;
+  int64_t i;
+  if (t->other.len) {
+    *out = t->other;
+    return MGOPT_OK;
+  }
+  memset(&tt, 0, sizeof tt);
+  memset(&sh, 0, sizeof sh);
+  memset(&ty, 0, sizeof ty);
+  tt.alloc = sh.alloc = ty.alloc = &I->p->alloc;
+  if (t->tensor_type) {
+    const mgopt_onnx_tensor_type *x = t->tensor_type;
+    if (x->has & MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE) {
+      mgopt__buf_putc(&tt, 0x08);
+      mgopt__imp_varint(&tt, (uint64_t)(uint32_t)x->elem_type);
+    }
+    if (x->shape) {
+      for (i = 0; i < x->shape->ndims; i++) {
+        const mgopt_onnx_dim *dm = &x->shape->dims[i];
+        mgopt_buf d1;
+        memset(&d1, 0, sizeof d1);
+        d1.alloc = &I->p->alloc;
+        if (dm->has & MGOPT_ONNX_DIM_HAS_VALUE) {
+          mgopt__buf_putc(&d1, 0x08);
+          mgopt__imp_varint(&d1, (uint64_t)dm->value);
+        } else if (dm->has & MGOPT_ONNX_DIM_HAS_PARAM) {
+          mgopt__buf_putc(&d1, 0x12);
+          mgopt__imp_varint(&d1, dm->param.len);
+          mgopt__buf_putn(&d1, dm->param.ptr, dm->param.len);
+        }
+        mgopt__buf_putc(&sh, 0x0a);
+        mgopt__imp_varint(&sh, d1.len);
+        if (d1.len) mgopt__buf_putn(&sh, d1.data, d1.len);
+        if (d1.oom) sh.oom = 1;
+        mgopt_buf_free(&d1);
+      }
+      mgopt__buf_putc(&tt, 0x12);
+      mgopt__imp_varint(&tt, sh.len);
+      if (sh.len) mgopt__buf_putn(&tt, sh.data, sh.len);
+    }
+    mgopt__buf_putc(&ty, 0x0a);
+    mgopt__imp_varint(&ty, tt.len);
+    if (tt.len) mgopt__buf_putn(&ty, tt.data, tt.len);
+  }
+  if (t->denotation.len) {
+    mgopt__buf_putc(&ty, 0x32);
+    mgopt__imp_varint(&ty, t->denotation.len);
+    mgopt__buf_putn(&ty, t->denotation.ptr, t->denotation.len);
+  }
+  out->len = ty.len;
+  out->ptr = ty.len ? (const char *)mgopt__dup(I->p, ty.data, ty.len) : "";
+  {
+    int oom = tt.oom || sh.oom || ty.oom || !out->ptr;
+    mgopt_buf_free(&tt);
+    mgopt_buf_free(&sh);
+    mgopt_buf_free(&ty);
+    return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  }
+}
+
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
+
+static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
+  const mgopt_onnx_node *n = I->node;
+  char type[256];
+  int64_t i, ngraphs = 0;
+  int32_t nouts = (int32_t)n->noutputs, bi = 0;
+  mgopt_op *op;
+  mgopt_status s;
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))
+    snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
+  else
+    snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
+             (int)(n->op_type.len > 120 ? 120 : n->op_type.len), n->op_type.ptr);
+  for (i = 0; i < n->nattributes; i++)
+    if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  if (nouts > 100000 || n->ninputs > 100000) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "node with too many inputs or outputs");
+  op = mgopt__imp_op(I, type, nouts, (int32_t)ngraphs);
+  if (!op) return MGOPT_ERR_NOMEM;
+  for (i = 0; i < n->ninputs; i++) {
+    char slot[24];
+    mgopt_value *v;
+    if (n->inputs[i].len == 0) continue;
+    v = mgopt__imp_in(I, i);
+    if (!v)
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' of node %s is not defined",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr, type);
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
+  }
+  for (i = 0; i < n->nattributes; i++) {
+    const mgopt_onnx_attribute *a = &n->attributes[i];
+    mgopt_attr at;
+    memset(&at, 0, sizeof at);
+    at.name = mgopt__imp_intern(I, a->name);
+    if (!at.name) return MGOPT_ERR_NOMEM;
+    if (a->ref_attr_name.len)
+      return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+    switch (a->type) {
+      case MGOPT_ONNX_ATTR_FLOAT: at.kind = MGOPT_ATTR_FLOAT; at.u.f = (double)a->f; break;
+      case MGOPT_ONNX_ATTR_INT: at.kind = MGOPT_ATTR_INT; at.u.i = a->i; break;
+      case MGOPT_ONNX_ATTR_STRING: at.kind = MGOPT_ATTR_STRING; at.u.s = a->s; if (!at.u.s.ptr) at.u.s.ptr = ""; break;
+      case MGOPT_ONNX_ATTR_INTS: at.kind = MGOPT_ATTR_INTS; at.n = a->nints; at.u.ints = a->ints; break;
+      case MGOPT_ONNX_ATTR_FLOATS: {
+        int64_t k;
+        at.kind = MGOPT_ATTR_FLOATS;
+        at.n = a->nfloats;
+        at.u.floats = (double *)mgopt_program_alloc(I->p, sizeof(double) * (size_t)(a->nfloats + 1), 8);
+        if (!at.u.floats) return MGOPT_ERR_NOMEM;
+        for (k = 0; k < a->nfloats; k++) at.u.floats[k] = (double)a->floats[k];
+        break;
+      }
+      case MGOPT_ONNX_ATTR_STRINGS: at.kind = MGOPT_ATTR_STRINGS; at.n = a->nstrings; at.u.strs = a->strings; break;
+      case MGOPT_ONNX_ATTR_TENSOR:
+        if (!a->t) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "tensor attribute without a tensor");
+        at.kind = MGOPT_ATTR_TENSOR;
+        at.u.t = mgopt__imp_tensor(I, a->t);
+        if (!at.u.t) return I->d ? I->d->status : MGOPT_ERR_CORRUPT;
+        break;
+      case MGOPT_ONNX_ATTR_GRAPH: {
+        mgopt_block *nb = op->blocks[bi++];
+        int64_t mark = I->values.nundo, vmark = I->vinfo.nundo;
+        mgopt_block *saved = I->b;
+        const mgopt_onnx_node *saved_node = I->node;
+        if (!a->g) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph attribute without a graph");
+        nb->name = at.name;
+        if (I->depth >= MGOPT__IMP_MAX_DEPTH) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "subgraphs nested too deeply");
+        I->depth++;
+        s = mgopt__imp_graph(I, a->g, nb, 0);
+        I->depth--;
+        I->b = saved;
+        I->node = saved_node;
+        mgopt__imap_pop(&I->values, mark);
+        mgopt__imap_pop(&I->vinfo, vmark);
+        if (s) return s;
+        continue;
+      }
+      case MGOPT_ONNX_ATTR_TYPE_PROTO: {
+        mgopt_str bytes;
+        if (!a->tp) return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "type attribute without a type");
+        if ((s = mgopt__imp_type_bytes(I, a->tp, &bytes)) != MGOPT_OK) return s;
+        at.kind = MGOPT_ATTR_BYTES;
+        at.tag = MGOPT_ONNX_ATTR_TYPE_PROTO;
+        at.n = (int64_t)bytes.len;
+        at.u.bytes = (const uint8_t *)bytes.ptr;
+        break;
+      }
+      default:
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
+                               (int)(a->name.len > 60 ? 60 : a->name.len), a->name.ptr, (int)a->type);
+    }
+    if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
+  }
+  return mgopt__imp_finish(I, op);
+}
+
+/* ---------------------------------------------------------------- canonical mappings */
+
+/* Each returns 1 when it built canonical ops, 0 to fall back to an opaque op
+   (nothing was created then), or -1 on error (d set). */
+typedef int (*mgopt__imp_fn)(mgopt__imp *I);
+
+static int mgopt__imp_err(mgopt_status s) { return s ? -1 : 1; }
+
+static int mgopt__imp_is_float(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
+         (v->type.dtype == MGOPT_DT_FP32 || v->type.dtype == MGOPT_DT_FP16 || v->type.dtype == MGOPT_DT_FP64);
+}
+
+static int mgopt__imp_known_dtype(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR && v->type.dtype != MGOPT_DT_UNKNOWN;
+}
+
+/* Binary elementwise: same dtypes on both sides, one output. */
+static int mgopt__imp_binary(mgopt__imp *I, const char *type, int float_only) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
+  if (float_only && !mgopt__imp_is_float(x)) return 0;
+  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_add(mgopt__imp *I) { return mgopt__imp_binary(I, "add", 0); }
+static int mgopt__imp_sub(mgopt__imp *I) { return mgopt__imp_binary(I, "sub", 0); }
+static int mgopt__imp_mul(mgopt__imp *I) { return mgopt__imp_binary(I, "mul", 0); }
+static int mgopt__imp_div(mgopt__imp *I) { return mgopt__imp_binary(I, "real_div", 1); } /* ints truncate: opaque */
+static int mgopt__imp_pow(mgopt__imp *I) { return mgopt__imp_binary(I, "pow", 1); }
+static int mgopt__imp_max(mgopt__imp *I) { return mgopt__imp_binary(I, "maximum", 1); }
+static int mgopt__imp_min(mgopt__imp *I) { return mgopt__imp_binary(I, "minimum", 1); }
+
+static int mgopt__imp_compare(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
+    return 0;
+  if (x->type.dtype == MGOPT_DT_STRING) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "equal"); }
+static int mgopt__imp_less(mgopt__imp *I) { return mgopt__imp_compare(I, "less"); }
+static int mgopt__imp_greater(mgopt__imp *I) { return mgopt__imp_compare(I, "greater"); }
+static int mgopt__imp_less_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "less_equal"); }
+static int mgopt__imp_greater_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "greater_equal"); }
+
+static int mgopt__imp_logical(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_and(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_and"); }
+static int mgopt__imp_or(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_or"); }
+static int mgopt__imp_xor(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_xor"); }
+
+/* Unary elementwise on float tensors. */
+static int mgopt__imp_unary_f(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_relu(mgopt__imp *I) { return mgopt__imp_unary_f(I, "relu"); }
+static int mgopt__imp_sigmoid(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sigmoid"); }
+static int mgopt__imp_tanh(mgopt__imp *I) { return mgopt__imp_unary_f(I, "tanh"); }
+static int mgopt__imp_erf(mgopt__imp *I) { return mgopt__imp_unary_f(I, "erf"); }
+static int mgopt__imp_sqrt(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sqrt"); }
+static int mgopt__imp_exp(mgopt__imp *I) { return mgopt__imp_unary_f(I, "exp"); }
+static int mgopt__imp_log(mgopt__imp *I) { return mgopt__imp_unary_f(I, "log"); }
+static int mgopt__imp_abs(mgopt__imp *I) { return mgopt__imp_unary_f(I, "abs"); }
+static int mgopt__imp_floor(mgopt__imp *I) { return mgopt__imp_unary_f(I, "floor"); }
+static int mgopt__imp_ceil(mgopt__imp *I) { return mgopt__imp_unary_f(I, "ceil"); }
+static int mgopt__imp_sin(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sin"); }
+static int mgopt__imp_cos(mgopt__imp *I) { return mgopt__imp_unary_f(I, "cos"); }
+
+static int mgopt__imp_not(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, "logical_not", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_identity(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
+static int mgopt__imp_dropout(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
+  if (train) {
+    mgopt_tensor *t = mgopt_value_const(train);
+    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
+  }
+  return mgopt__imp_err(mgopt__imp_forward(I, x));
+}
+
+static int mgopt__imp_leaky_relu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x)) return 0;
+  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gelu(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
+  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
+                                  !mgopt__imp_astr(I->node, "approximate", "none")))
+    return 0;
+  op = mgopt__imp_op(I, "gelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_softmax(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", I->opset >= 13 ? -1 : 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  /* before opset 13 the input is coerced to 2-d at axis: the same only for the last axis */
+  if (I->opset < 13 && axis != r - 1) return 0;
+  op = mgopt__imp_op(I, "softmax", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_clip(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  mgopt_op *op;
+  if (!x || (x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP16)) return 0;
+  if (I->opset < 11) {
+    lo = mgopt__imp_afloat(I->node, "min", -HUGE_VAL);
+    hi = mgopt__imp_afloat(I->node, "max", HUGE_VAL);
+  } else {
+    mgopt_value *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+    mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
+    if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
+    if (ta) lo = mgopt_tensor_get_f64(ta, 0);
+    if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  }
+  if (!(lo <= hi)) return 0; /* min > max (or NaN) is defined differently */
+  op = mgopt__imp_op(I, "clip", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
+      mgopt_op_set_float(op, "beta", hi))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_cast(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
+  mgopt_op *op;
+  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
+                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
+                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
+  int i, good_to = 0, good_from = 0;
+  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
+  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
+    if (ok[i] == to) good_to = 1;
+    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
+  }
+  if (!good_to || !good_from) return 0;
+  op = mgopt__imp_op(I, "cast", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_transpose(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  const int64_t *perm = NULL;
+  int64_t n = mgopt__imp_aints(I->node, "perm", &perm), i, *rev = NULL;
+  int r = mgopt__imp_rank(x);
+  mgopt_op *op;
+  if (!x || r < 0) return 0;
+  if (n < 0) {
+    rev = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(r + 1), 8);
+    if (!rev) return -1;
+    for (i = 0; i < r; i++) rev[i] = r - 1 - i;
+    perm = rev;
+    n = r;
+  }
+  if (n != r) return 0;
+  op = mgopt__imp_op(I, "transpose", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "perm", perm, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Reshape with a constant shape whose entries are all resolvable without the
+   "0 copies the input dim" rule (a 0 is resolved from a static input dim). */
+static int mgopt__imp_reshape(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *sv = mgopt__imp_in(I, 1);
+  int64_t *shape = NULL, n, i;
+  int allowzero = (int)mgopt__imp_aint(I->node, "allowzero", 0);
+  mgopt_op *op;
+  mgopt_value *c;
+  if (!x || !sv || I->opset < 5) return 0;
+  n = mgopt__imp_const_ints(I, sv, &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (x->type.rank <= i || !mgopt_dim_is_static(x->type.dims[i])) return 0;
+      shape[i] = x->type.dims[i].v;
+      if (shape[i] == 0) return 0;
+    } else if (shape[i] == 0 || shape[i] < -1) {
+      return 0;
+    }
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, n);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Axes from the attribute (older opsets) or a constant input (newer): count,
+   -1 when neither form is usable, -2 when absent. */
+static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_until, int64_t **out) {
+  const int64_t *a = NULL;
+  int64_t n;
+  if (I->opset < attr_until) {
+    n = mgopt__imp_aints(I->node, "axes", &a);
+    if (n < 0) return -2;
+    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    return *out ? n : -1;
+  }
+  if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
+  return mgopt__imp_const_ints(I, mgopt__imp_in(I, input_k), out);
+}
+
+static int mgopt__imp_squeeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n == -1) return 0;
+  op = mgopt__imp_op(I, "squeeze", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  if (n >= 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_unsqueeze(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
+  mgopt_op *op;
+  if (!x || n < 1) return 0;
+  op = mgopt__imp_op(I, "expand_dims", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Flatten to 2-d: a reshape when the input shape is static. */
+static int mgopt__imp_flatten(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 1), shape[2] = {1, 1}, i;
+  mgopt_op *op;
+  if (!x || r < 0 || !mgopt_type_is_static(&x->type)) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r) return 0;
+  for (i = 0; i < r; i++)
+    if (!mgopt__mul_i64(shape[i < axis ? 0 : 1], x->type.dims[i].v, &shape[i < axis ? 0 : 1])) return 0;
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, 2);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_concat(mgopt__imp *I) {
+  int64_t n = I->node->ninputs, i, axis = mgopt__imp_aint(I->node, "axis", 1);
+  mgopt_value **vals;
+  mgopt_op *op;
+  int r = -1;
+  if (n < 1 || n > 100000 || !mgopt__imp_attr(I->node, "axis")) return 0;
+  vals = (mgopt_value **)mgopt_program_alloc(I->p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return -1;
+  for (i = 0; i < n; i++) {
+    vals[i] = mgopt__imp_in(I, i);
+    if (!vals[i]) return 0;
+    if (i == 0) r = mgopt__imp_rank(vals[0]);
+    if (mgopt__imp_rank(vals[i]) != r || vals[i]->type.dtype != vals[0]->type.dtype) return 0;
+  }
+  if (r < 1 || axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "concat", 1, 0);
+  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_bool(op, "interleave", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Split with sizes known: explicit split, or an even split of a static dim. */
+static int mgopt__imp_split(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0), nout = I->node->noutputs, *sizes = NULL, n = -2, i;
+  const int64_t *as = NULL;
+  mgopt_op *op;
+  if (!x || r < 1 || nout < 1 || mgopt__imp_nout(I->node) != nout) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  if (I->opset < 13) {
+    n = mgopt__imp_aints(I->node, "split", &as);
+    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+  } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
+    if (n < 0) return 0;
+  }
+  if (n == -2 || !sizes) {
+    /* even split of a static dim (opset 18's uneven num_outputs split stays opaque) */
+    int64_t dim;
+    if (!mgopt_dim_is_static(x->type.dims[axis])) return 0;
+    dim = x->type.dims[axis].v;
+    if (dim % nout) return 0;
+    op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+    if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "num_splits", nout) ||
+        mgopt_op_set_int(op, "axis", axis))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (n != nout) return 0;
+  for (i = 0; i < n; i++)
+    if (sizes[i] < 0) return 0;
+  op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "split_sizes", sizes, n) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Slice with constant starts/ends/axes/steps on an input of known rank. */
+static int mgopt__imp_slice(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c[3];
+  int r = mgopt__imp_rank(x);
+  int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL, ns, ne, na = -2, nst = -2, i;
+  int64_t *b, *e, *st, *bm, *em;
+  mgopt_op *op;
+  if (!x || r < 1) return 0;
+  if (I->opset < 10) {
+    const int64_t *a1 = NULL, *a2 = NULL, *a3 = NULL;
+    ns = mgopt__imp_aints(I->node, "starts", &a1);
+    ne = mgopt__imp_aints(I->node, "ends", &a2);
+    na = mgopt__imp_aints(I->node, "axes", &a3);
+    starts = (int64_t *)(uintptr_t)a1;
+    ends = (int64_t *)(uintptr_t)a2;
+    axes = (int64_t *)(uintptr_t)a3;
+  } else {
+    ns = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &starts);
+    ne = mgopt__imp_const_ints(I, mgopt__imp_in(I, 2), &ends);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) {
+      na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 3), &axes);
+      if (na < 0) return 0;
+    }
+    if (I->node->ninputs > 4 && I->node->inputs[4].len) {
+      nst = mgopt__imp_const_ints(I, mgopt__imp_in(I, 4), &steps);
+      if (nst < 0) return 0;
+    }
+  }
+  if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) return 0;
+  b = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)r * 5, 8);
+  if (!b) return -1;
+  e = b + r;
+  st = e + r;
+  bm = st + r;
+  em = bm + r;
+  for (i = 0; i < r; i++) {
+    b[i] = 0;
+    e[i] = 0;
+    st[i] = 1;
+    bm[i] = 1;
+    em[i] = 1;
+  }
+  for (i = 0; i < ns; i++) {
+    int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
+    if (ax < 0) ax += r;
+    if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
+    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    dim = x->type.dims[ax].v;
+    /* clamp as ONNX does, then express with masks where the bound is the end */
+    {
+      int64_t lo = starts[i], hi = ends[i];
+      if (lo < 0) lo += dim;
+      if (hi < 0) hi += dim;
+      if (s > 0) {
+        lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+        hi = hi < 0 ? 0 : hi > dim ? dim : hi;
+      } else {
+        lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
+        hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
+      }
+      if (s < 0 && hi == -1) em[ax] = 1, hi = 0;
+      else em[ax] = 0;
+      if (s < 0 && lo == -1) return 0; /* empty result from the far end: leave it to ONNX */
+      bm[ax] = 0;
+      b[ax] = lo;
+      e[ax] = hi;
+      st[ax] = s;
+      if (lo > INT32_MAX || hi > INT32_MAX || s > INT32_MAX || s < INT32_MIN) return 0;
+    }
+  }
+  c[0] = mgopt__imp_const_i32s(I, NULL, "begin", b, r);
+  c[1] = mgopt__imp_const_i32s(I, NULL, "end", e, r);
+  c[2] = mgopt__imp_const_i32s(I, NULL, "stride", st, r);
+  if (!c[0] || !c[1] || !c[2]) return -1;
+  op = mgopt__imp_op(I, "slice_by_index", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "begin", c[0]) ||
+      mgopt_op_set_operand(op, "end", c[1]) || mgopt_op_set_operand(op, "stride", c[2]))
+    return -1;
+  {
+    mgopt_attr a;
+    memset(&a, 0, sizeof a);
+    a.kind = MGOPT_ATTR_BOOLS;
+    a.n = r;
+    a.name = "begin_mask";
+    a.u.ints = bm;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+    a.name = "end_mask";
+    a.u.ints = em;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+  }
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_gather(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  if (!x || !idx || r < 1 || (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64)) return 0;
+  if (axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "gather", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_where(mgopt__imp *I) {
+  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
+    return 0;
+  op = mgopt__imp_op(I, "select", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
+      mgopt_op_set_operand(op, "b", b))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_matmul(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
+  op = mgopt__imp_op(I, "matmul", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
+      mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
+   and C is 1-d (or absent), else matmul (+ add). */
+static int mgopt__imp_gemm(mgopt__imp *I) {
+  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
+  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
+    return 0;
+  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
+  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
+  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
+    op = mgopt__imp_op(I, "linear", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
+    if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  if (!c) {
+    op = mgopt__imp_op(I, "matmul", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
+        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
+      return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+  {
+    /* matmul into a fresh value, then add(C) under the node's output name */
+    static const char *const slots[2] = {"x", "y"};
+    mgopt_value *vals[2];
+    mgopt_op *mm;
+    mgopt_diag d2;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
+    vals[0] = a;
+    vals[1] = b;
+    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
+    mgopt_diag_clear(&d2);
+    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
+    op = mgopt__imp_op(I, "add", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
+    return mgopt__imp_err(mgopt__imp_finish(I, op));
+  }
+}
+
+/* Spatial attributes shared by Conv, ConvTranspose and the pools: strides,
+   dilations and MIL pad [b0, e0, b1, e1, ...] from ONNX [b0, b1, ..., e0, e1, ...].
+   Returns 0 when the auto_pad mode has no exact MIL form. */
+static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t n, i, *pad;
+  const char *pad_type = "custom";
+  const mgopt_onnx_attribute *ap = mgopt__imp_attr(I->node, "auto_pad");
+  if (ap && !mgopt__imp_streq(ap->s, "NOTSET")) {
+    if (mgopt__imp_streq(ap->s, "VALID")) pad_type = "valid";
+    else if (mgopt__imp_streq(ap->s, "SAME_UPPER")) pad_type = "same";
+    else if (mgopt__imp_streq(ap->s, "SAME_LOWER")) pad_type = "same_lower";
+    else return 0;
+  }
+  n = mgopt__imp_aints(I->node, "strides", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0 && mgopt_op_set_ints(op, "strides", v, n)) return -1;
+  n = mgopt__imp_aints(I->node, "dilations", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0) {
+    if (!with_dil) {
+      for (i = 0; i < n; i++)
+        if (v[i] != 1) return 0;
+    } else if (mgopt_op_set_ints(op, "dilations", v, n)) {
+      return -1;
+    }
+  }
+  if (mgopt_op_set_string(op, "pad_type", pad_type)) return -1;
+  if (strcmp(pad_type, "custom") == 0) {
+    pad = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * nsp + 1), 8);
+    if (!pad) return -1;
+    n = mgopt__imp_aints(I->node, "pads", &v);
+    if (n >= 0 && n != 2 * nsp) return 0;
+    for (i = 0; i < nsp; i++) {
+      pad[2 * i] = n >= 0 ? v[i] : 0;
+      pad[2 * i + 1] = n >= 0 ? v[nsp + i] : 0;
+      if (pad[2 * i] < 0 || pad[2 * i + 1] < 0) return 0;
+    }
+    if (mgopt_op_set_ints(op, "pad", pad, 2 * nsp)) return -1;
+  }
+  return 1;
+}
+
+static int mgopt__imp_conv_like(mgopt__imp *I, const char *type) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), k;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
+  if (bias && bias->type.dtype != x->type.dtype) return 0;
+  if (strcmp(type, "conv_transpose") == 0 &&
+      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
+    return 0;
+  {
+    const int64_t *ks = NULL;
+    int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
+    if (nk >= 0) {
+      if (nk != r - 2) return 0;
+      for (i = 0; i < nk; i++)
+        if (!mgopt_dim_is_static(w->type.dims[i + 2]) || w->type.dims[i + 2].v != ks[i]) return 0;
+    }
+  }
+  /* build detached first so a mode without an exact form leaves nothing behind */
+  op = mgopt_op_new(I->p, type, 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 1);
+  if (k <= 0) return k;
+  if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
+  if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
+  if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_conv(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv"); }
+static int mgopt__imp_conv_transpose(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv_transpose"); }
+
+static int mgopt__imp_pool(mgopt__imp *I, int is_max) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x), k;
+  const int64_t *ks = NULL;
+  int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || nk != r - 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (is_max && mgopt__imp_aint(I->node, "storage_order", 0) != 0) return 0;
+  op = mgopt_op_new(I->p, is_max ? "max_pool" : "avg_pool", 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 0);
+  if (k <= 0) return k;
+  if (mgopt_op_set_ints(op, "kernel_sizes", ks, nk) ||
+      mgopt_op_set_bool(op, "ceil_mode", mgopt__imp_aint(I->node, "ceil_mode", 0) != 0))
+    return -1;
+  if (!is_max && mgopt_op_set_bool(op, "exclude_padding_from_average",
+                                   mgopt__imp_aint(I->node, "count_include_pad", 0) == 0))
+    return -1;
+  if (mgopt_op_set_operand(op, "x", x)) return -1;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_maxpool(mgopt__imp *I) { return mgopt__imp_pool(I, 1); }
+static int mgopt__imp_avgpool(mgopt__imp *I) { return mgopt__imp_pool(I, 0); }
+
+static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_input_from) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, axes_input_from, &axes);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || n == -1) return 0;
+  if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
+    return -1;
+  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
+static int mgopt__imp_reduce_mean(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_mean", 18); }
+static int mgopt__imp_reduce_max(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_max", 18); }
+static int mgopt__imp_reduce_min(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_min", 18); }
+static int mgopt__imp_reduce_prod(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_prod", 18); }
+
+static int mgopt__imp_global_avgpool(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axes[64], i;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  for (i = 2; i < r; i++) axes[i - 2] = i;
+  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
+      mgopt_op_set_bool(op, "keep_dims", 1))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_batchnorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2), *m = mgopt__imp_in(I, 3),
+              *v = mgopt__imp_in(I, 4);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || !m || !v || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "training_mode", 0) || (I->opset < 7 && mgopt__imp_aint(I->node, "is_test", 0) == 0))
+    return 0;
+  if (g->type.dtype != x->type.dtype || b->type.dtype != x->type.dtype || m->type.dtype != x->type.dtype ||
+      v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
+    return 0;
+  op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", m) ||
+      mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_instancenorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || mgopt__imp_rank(x) < 3 || g->type.dtype != x->type.dtype) return 0;
+  op = mgopt__imp_op(I, "instance_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_layernorm(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), axes[64], i, n = 0;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || r < 1 || r > 64 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "stash_type", 1) != 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  for (i = axis; i < r; i++) axes[n++] = i;
+  /* gamma and beta must cover exactly the normalised dims (no broadcasting from a lower rank) */
+  if (mgopt__imp_rank(g) != n || (b && mgopt__imp_rank(b) != n)) return 0;
+  op = mgopt__imp_op(I, "layer_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_ints(op, "axes", axes, n) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant pads [b0, b1, ..., e0, e1, ...] over every dim -> MIL's [b0, e0, b1, e1, ...]. */
+static int mgopt__imp_pad(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t *pads = NULL, n, i, *mp;
+  const int64_t *ap = NULL;
+  double cval = 0.0;
+  const char *mode = "constant";
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (mgopt__imp_astr(I->node, "mode", "reflect")) mode = "reflect";
+  else if (mgopt__imp_astr(I->node, "mode", "edge")) mode = "replicate";
+  else if (mgopt__imp_attr(I->node, "mode") && !mgopt__imp_astr(I->node, "mode", "constant")) return 0;
+  if (I->opset < 11) {
+    n = mgopt__imp_aints(I->node, "pads", &ap);
+    if (n < 0) n = mgopt__imp_aints(I->node, "paddings", &ap);
+    pads = (int64_t *)(uintptr_t)ap;
+    cval = mgopt__imp_afloat(I->node, "value", 0.0);
+  } else {
+    mgopt_value *cv = mgopt__imp_in(I, 2);
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &pads);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) return 0; /* axes input */
+    if (cv) {
+      mgopt_tensor *t = mgopt_value_const(cv);
+      if (!t || t->numel != 1) return 0;
+      cval = mgopt_tensor_get_f64(t, 0);
+    }
+  }
+  if (n != 2 * r) return 0;
+  mp = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * r), 8);
+  if (!mp) return -1;
+  for (i = 0; i < r; i++) {
+    mp[2 * i] = pads[i];
+    mp[2 * i + 1] = pads[r + i];
+    if (mp[2 * i] < 0 || mp[2 * i + 1] < 0) return 0; /* cropping pads */
+    if (strcmp(mode, "constant") != 0 && (mp[2 * i] || mp[2 * i + 1]) && i < r - 2) return 0;
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "pad", mp, 2 * r);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "pad", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "pad", c) ||
+      mgopt_op_set_string(op, "mode", mode) || mgopt_op_set_float(op, "constant_val", cval))
+    return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+static int mgopt__imp_tile(mgopt__imp *I) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *reps = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !reps || I->opset < 6 || !mgopt__imp_known_dtype(x)) return 0;
+  op = mgopt__imp_op(I, "tile", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "reps", reps)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* Constant node -> const op (remembering it was a node, for export). */
+static int mgopt__imp_constant(mgopt__imp *I) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_tensor *t = NULL;
+  mgopt_op *op;
+  int64_t one = 1;
+  if (I->node->nattributes != 1 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t) {
+    t = mgopt__imp_tensor(I, a->t);
+    if (!t) return -1;
+  } else if ((a = mgopt__imp_attr(I->node, "value_float")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOAT) {
+    t = mgopt_tensor_new_scalar_f64(I->p, MGOPT_DT_FP32, (double)a->f);
+  } else if ((a = mgopt__imp_attr(I->node, "value_int")) != NULL && a->type == MGOPT_ONNX_ATTR_INT) {
+    t = mgopt_tensor_new_scalar_i64(I->p, MGOPT_DT_INT64, a->i);
+  } else if ((a = mgopt__imp_attr(I->node, "value_floats")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOATS) {
+    int64_t i;
+    one = a->nfloats;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_FP32, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_f64(t, i, (double)a->floats[i]);
+  } else if ((a = mgopt__imp_attr(I->node, "value_ints")) != NULL && a->type == MGOPT_ONNX_ATTR_INTS) {
+    int64_t i;
+    one = a->nints;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_INT64, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_i64(t, i, a->ints[i]);
+  } else {
+    return 0; /* string and sparse constants stay opaque */
+  }
+  if (!t) return -1;
+  op = mgopt__imp_op(I, "const", 1, 0);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return -1;
+  op->flags |= MGOPT_OP_ONNX_CONSTANT_NODE;
+  if (mgopt_type_make_static(I->p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape)) return -1;
+  return mgopt__imp_err(mgopt__imp_finish(I, op));
+}
+
+/* ---------------------------------------------------------------- the op table */
+
+typedef struct mgopt__imp_entry {
+  const char *name;
+  mgopt__imp_fn fn;
+} mgopt__imp_entry;
+
+/* Sorted by name for binary search. */
+static const mgopt__imp_entry mgopt__imp_table[] = {
+    {"Abs", mgopt__imp_abs},
+    {"Add", mgopt__imp_add},
+    {"And", mgopt__imp_and},
+    {"AveragePool", mgopt__imp_avgpool},
+    {"BatchNormalization", mgopt__imp_batchnorm},
+    {"Cast", mgopt__imp_cast},
+    {"Ceil", mgopt__imp_ceil},
+    {"Clip", mgopt__imp_clip},
+    {"Concat", mgopt__imp_concat},
+    {"Constant", mgopt__imp_constant},
+    {"Conv", mgopt__imp_conv},
+    {"ConvTranspose", mgopt__imp_conv_transpose},
+    {"Cos", mgopt__imp_cos},
+    {"Div", mgopt__imp_div},
+    {"Dropout", mgopt__imp_dropout},
+    {"Equal", mgopt__imp_equal},
+    {"Erf", mgopt__imp_erf},
+    {"Exp", mgopt__imp_exp},
+    {"Flatten", mgopt__imp_flatten},
+    {"Floor", mgopt__imp_floor},
+    {"Gather", mgopt__imp_gather},
+    {"Gelu", mgopt__imp_gelu},
+    {"Gemm", mgopt__imp_gemm},
+    {"GlobalAveragePool", mgopt__imp_global_avgpool},
+    {"Greater", mgopt__imp_greater},
+    {"GreaterOrEqual", mgopt__imp_greater_equal},
+    {"Identity", mgopt__imp_identity},
+    {"InstanceNormalization", mgopt__imp_instancenorm},
+    {"LayerNormalization", mgopt__imp_layernorm},
+    {"LeakyRelu", mgopt__imp_leaky_relu},
+    {"Less", mgopt__imp_less},
+    {"LessOrEqual", mgopt__imp_less_equal},
+    {"Log", mgopt__imp_log},
+    {"MatMul", mgopt__imp_matmul},
+    {"Max", mgopt__imp_max},
+    {"MaxPool", mgopt__imp_maxpool},
+    {"Min", mgopt__imp_min},
+    {"Mul", mgopt__imp_mul},
+    {"Not", mgopt__imp_not},
+    {"Or", mgopt__imp_or},
+    {"Pad", mgopt__imp_pad},
+    {"Pow", mgopt__imp_pow},
+    {"ReduceMax", mgopt__imp_reduce_max},
+    {"ReduceMean", mgopt__imp_reduce_mean},
+    {"ReduceMin", mgopt__imp_reduce_min},
+    {"ReduceProd", mgopt__imp_reduce_prod},
+    {"ReduceSum", mgopt__imp_reduce_sum},
+    {"Relu", mgopt__imp_relu},
+    {"Reshape", mgopt__imp_reshape},
+    {"Sigmoid", mgopt__imp_sigmoid},
+    {"Sin", mgopt__imp_sin},
+    {"Slice", mgopt__imp_slice},
+    {"Softmax", mgopt__imp_softmax},
+    {"Split", mgopt__imp_split},
+    {"Sqrt", mgopt__imp_sqrt},
+    {"Squeeze", mgopt__imp_squeeze},
+    {"Sub", mgopt__imp_sub},
+    {"Tanh", mgopt__imp_tanh},
+    {"Tile", mgopt__imp_tile},
+    {"Transpose", mgopt__imp_transpose},
+    {"Unsqueeze", mgopt__imp_unsqueeze},
+    {"Where", mgopt__imp_where},
+    {"Xor", mgopt__imp_xor},
+};
+
+static mgopt__imp_fn mgopt__imp_lookup(mgopt_str op) {
+  int lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__imp_table) - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    const char *n = mgopt__imp_table[mid].name;
+    size_t nl = strlen(n), m = nl < op.len ? nl : op.len;
+    int c = m ? memcmp(n, op.ptr, m) : 0;
+    if (c == 0) c = nl < op.len ? -1 : nl > op.len ? 1 : 0;
+    if (c == 0) return mgopt__imp_table[mid].fn;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
+  mgopt__imp_fn fn = NULL;
+  int64_t i;
+  I->node = n;
+  for (i = 0; i < n->ninputs; i++)
+    if (n->inputs[i].len && !mgopt__imp_in(I, i))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "node '%.*s' (%.*s): input '%.*s' is not defined before it",
+                             (int)(n->name.len > 60 ? 60 : n->name.len), n->name.ptr ? n->name.ptr : "",
+                             (int)(n->op_type.len > 60 ? 60 : n->op_type.len), n->op_type.ptr ? n->op_type.ptr : "",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr);
+  for (i = 0; i < n->noutputs; i++) {
+    const char *nm;
+    if (!n->outputs[i].len) continue;
+    nm = mgopt__imp_intern(I, n->outputs[i]);
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (mgopt__imap_get(&I->values, nm))
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
+  }
+  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  if (fn) {
+    mgopt_op *last = I->b->last;
+    int r = fn(I);
+    if (r < 0) return I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+    if (r > 0) return MGOPT_OK;
+    /* declined: anything it left behind must go before the opaque fallback */
+    while (I->b->last != last && I->b->last) {
+      mgopt_op *o = I->b->last;
+      int32_t k, used = 0;
+      for (k = 0; k < o->nouts; k++) used |= o->outs[k]->nuses != 0;
+      if (used) break;
+      mgopt_op_erase(o);
+    }
+  }
+  return mgopt__imp_opaque(I);
+}
+
+/* The order to import g's nodes in: the given order when every node's inputs
+   are defined before it (the ONNX rule), else a topological order (Kahn's
+   algorithm, ties by original position). *order gets n indices (heap memory,
+   caller frees); MGOPT_ERR_CORRUPT on a cycle. */
+static mgopt_status mgopt__imp_order(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t **order) {
+  const mgopt_allocator *al = &I->p->alloc;
+  int64_t n = g->nnodes, i, k, *ord, *indeg, *start, *adj, *heap, nheap = 0, nemit = 0, nedges = 0;
+  mgopt__imap prod;
+  int sorted = 1;
+  mgopt_status s = MGOPT_OK;
+  size_t words;
+  *order = NULL;
+  if (n > ((int64_t)1 << 40)) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "too many nodes");
+  memset(&prod, 0, sizeof prod);
+  prod.al = al;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].noutputs; k++)
+      if (g->nodes[i].outputs[k].len) mgopt__imap_put(&prod, mgopt__imp_intern(I, g->nodes[i].outputs[k]), (void *)(uintptr_t)(i + 1));
+  for (i = 0; i < n && sorted; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j;
+      if (!g->nodes[i].inputs[k].len) continue;
+      j = (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k]));
+      if (j && (int64_t)j - 1 >= i) sorted = 0;
+    }
+  words = (size_t)(n + 1) * 4;
+  ord = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * words);
+  if (!ord || prod.oom) {
+    mgopt__imap_free(&prod);
+    if (ord) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (sorted) {
+    for (i = 0; i < n; i++) ord[i] = i;
+    mgopt__imap_free(&prod);
+    *order = ord;
+    return MGOPT_OK;
+  }
+  indeg = ord + (n + 1);
+  start = indeg + (n + 1);
+  heap = start + (n + 1);
+  memset(indeg, 0, sizeof(int64_t) * (size_t)(n + 1) * 3);
+  /* edges producer -> consumer, in CSR form */
+  for (i = 0; i < n; i++)
+    for (k = 0; k < g->nodes[i].ninputs; k++) {
+      uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+      if (j) {
+        indeg[i]++;
+        start[j - 1]++;
+        nedges++;
+      }
+    }
+  adj = (int64_t *)mgopt__heap_realloc(al, NULL, 0, sizeof(int64_t) * (size_t)(nedges + 1));
+  if (!adj) {
+    s = mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    goto out;
+  }
+  {
+    int64_t acc = 0;
+    for (i = 0; i <= n; i++) {
+      int64_t c = start[i];
+      start[i] = acc;
+      acc += c;
+    }
+  }
+  {
+    /* fill: a cursor per producer, reusing heap[] as scratch */
+    for (i = 0; i <= n; i++) heap[i] = start[i];
+    for (i = 0; i < n; i++)
+      for (k = 0; k < g->nodes[i].ninputs; k++) {
+        uintptr_t j = g->nodes[i].inputs[k].len ? (uintptr_t)mgopt__imap_get(&prod, mgopt__imp_intern(I, g->nodes[i].inputs[k])) : 0;
+        if (j) adj[heap[j - 1]++] = i;
+      }
+  }
+  /* binary min-heap of ready nodes */
+  for (i = 0; i < n; i++)
+    if (indeg[i] == 0) {
+      int64_t c = nheap++;
+      heap[c] = i;
+      while (c > 0 && heap[(c - 1) / 2] > heap[c]) {
+        int64_t t = heap[c];
+        heap[c] = heap[(c - 1) / 2];
+        heap[(c - 1) / 2] = t;
+        c = (c - 1) / 2;
+      }
+    }
+  while (nheap > 0) {
+    int64_t top = heap[0], c = 0, e;
+    heap[0] = heap[--nheap];
+    for (;;) {
+      int64_t l = 2 * c + 1, r = l + 1, m = c, t;
+      if (l < nheap && heap[l] < heap[m]) m = l;
+      if (r < nheap && heap[r] < heap[m]) m = r;
+      if (m == c) break;
+      t = heap[c];
+      heap[c] = heap[m];
+      heap[m] = t;
+      c = m;
+    }
+    ord[nemit++] = top;
+    for (e = start[top]; e < (top + 1 <= n ? start[top + 1] : nedges); e++) {
+      int64_t x = adj[e];
+      if (--indeg[x] == 0) {
+        int64_t q = nheap++;
+        heap[q] = x;
+        while (q > 0 && heap[(q - 1) / 2] > heap[q]) {
+          int64_t t = heap[q];
+          heap[q] = heap[(q - 1) / 2];
+          heap[(q - 1) / 2] = t;
+          q = (q - 1) / 2;
+        }
+      }
+    }
+  }
+  if (nemit != n) s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "the graph has a cycle: %lld of %lld nodes cannot be ordered",
+                                      (long long)(n - nemit), (long long)n);
+out:
+  if (adj) mgopt__heap_free(al, adj, sizeof(int64_t) * (size_t)(nedges + 1));
+  mgopt__imap_free(&prod);
+  if (s) mgopt__heap_free(al, ord, sizeof(int64_t) * words);
+  else *order = ord;
+  return s;
+}
+
+/* Imports graph g into block b: inputs become block args (for `main`, only the
+   inputs without an initializer), initializers const ops, nodes ops, outputs
+   block outputs. */
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
+  int64_t i;
+  mgopt_status s;
+  mgopt__imap inits;
+  memset(&inits, 0, sizeof inits);
+  inits.al = &I->p->alloc;
+  I->b = b;
+  I->node = NULL;
+  for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
+  for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
+  for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
+  if (inits.oom || I->vinfo.oom) {
+    mgopt__imap_free(&inits);
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < g->ninputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->inputs[i].name);
+    mgopt_type t;
+    mgopt_value *v;
+    if (!nm) return MGOPT_ERR_NOMEM;
+    if (is_main && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    v = mgopt_block_add_arg(b, nm, &t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->ninitializers; i++) {
+    const mgopt_onnx_tensor *ot = &g->initializers[i];
+    const char *nm = mgopt__imp_intern(I, ot->name);
+    mgopt_tensor *t;
+    mgopt_value *v;
+    if (!nm || !nm[0]) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "an initializer has no name");
+      goto out;
+    }
+    t = mgopt__imp_tensor(I, ot);
+    if (!t) {
+      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    v = mgopt_build_const(I->p, b, NULL, nm, t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  {
+    int64_t *order = NULL;
+    if ((s = mgopt__imp_order(I, g, &order)) != MGOPT_OK) goto out;
+    for (i = 0; i < g->nnodes; i++) {
+      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) break;
+      I->b = b;
+    }
+    mgopt__heap_free(&I->p->alloc, order, sizeof(int64_t) * (size_t)(g->nnodes + 1) * 4);
+    if (s) goto out;
+  }
+  I->node = NULL;
+  for (i = 0; i < g->noutputs; i++) {
+    const char *nm = mgopt__imp_intern(I, g->outputs[i].name);
+    mgopt_value *v = (mgopt_value *)mgopt__imap_get(&I->values, nm);
+    if (!v) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "graph output '%s' is not produced by any node", nm ? nm : "");
+      goto out;
+    }
+    if (mgopt_block_add_output(b, v)) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+  }
+  s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+out:
+  mgopt__imap_free(&inits);
+  return s;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
+  mgopt__imp I;
+  mgopt_function *f;
+  mgopt_status s;
+  int64_t i;
+  if (!m || !m->program || !m->graph) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the model has no graph");
+  memset(&I, 0, sizeof I);
+  I.p = m->program;
+  I.m = m;
+  I.d = d;
+  I.values.al = &I.p->alloc;
+  I.vinfo.al = &I.p->alloc;
+  I.opset = 1;
+  for (i = 0; i < m->nopset_imports; i++)
+    if (m->opset_imports[i].domain.len == 0 || mgopt__imp_streq(m->opset_imports[i].domain, "ai.onnx"))
+      I.opset = m->opset_imports[i].version;
+  if (mgopt_program_function(I.p, "main"))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the program already has a main function");
+  f = mgopt_function_new(I.p, "main");
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  mgopt__imap_free(&I.values);
+  mgopt__imap_free(&I.vinfo);
+  if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  if (s == MGOPT_OK) I.p->onnx_meta = m;
+  return s;
+}
+
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read(buf, len, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read_file(path, opts, d);
+  if (!m) return NULL;
+  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+#endif
+/* src/onnx/export.c — the IR back to an ONNX model tree for the target opset. */
+
+/* How it works. Function `main` becomes the graph. Graph inputs follow the
+   imported model's order (an input that had an initializer is listed again
+   with its constant), then any new arguments. Consts become initializers
+   (or Constant nodes: inside subgraphs, and where the option keeps them).
+   Canonical ops become the ONNX ops of the target opset, with parameters that
+   newer opsets take as inputs written as int64 initializers; opaque ops go
+   back as they came. Every value name is unique in the written model: a
+   clash gets a fresh name, except graph inputs and outputs. Nodes are
+   accumulated in heap vectors and copied into the program's arena at the
+   end of each graph. */
+
+typedef struct mgopt__exv {
+  void *data;
+  int64_t n, cap;
+} mgopt__exv;
+
+typedef struct mgopt__exg { /* a graph being written */
+  mgopt__exv nodes, inits, inputs, outputs;
+  int is_main;
+} mgopt__exg;
+
+typedef struct mgopt__exp {
+  mgopt_program *p;
+  const mgopt_onnx_export_options *o;
+  mgopt_diag *d;
+  int64_t opset;
+  mgopt__exg *g;
+  const mgopt_op *op; /* op being written, for messages */
+  int depth;
+} mgopt__exp;
+
+static void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  char *slot;
+  if (!mgopt__grow(&E->p->alloc, &v->data, &v->cap, v->n + 1, elem)) return NULL;
+  slot = (char *)v->data + (size_t)v->n * elem;
+  memset(slot, 0, elem);
+  v->n++;
+  return slot;
+}
+
+static void mgopt__exv_free(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  if (v->data) mgopt__heap_free(&E->p->alloc, v->data, (size_t)v->cap * elem);
+  memset(v, 0, sizeof *v);
+}
+
+/* Moves a vector's contents into the arena; returns the arena copy. */
+static void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, int64_t *count) {
+  void *a = NULL;
+  *count = v->n;
+  if (v->n) a = mgopt__dup(E->p, v->data, (size_t)v->n * elem);
+  mgopt__exv_free(E, v, elem);
+  return a;
+}
+
+static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!E->d) return s;
+  E->d->status = s;
+  E->d->op[0] = 0;
+  if (E->op) {
+    const char *n = E->op->name ? E->op->name : (E->op->nouts && E->op->outs[0]->name) ? E->op->outs[0]->name : "";
+    snprintf(E->d->op, sizeof E->d->op, "%.90s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(E->d->msg, sizeof E->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static mgopt_str mgopt__exp_s(const char *c) {
+  mgopt_str s;
+  s.ptr = c ? c : "";
+  s.len = c ? strlen(c) : 0;
+  return s;
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+static int32_t mgopt__exp_dtype(mgopt_dtype t) {
+  int32_t k;
+  for (k = 1; k < MGOPT_ONNX_DT__COUNT; k++)
+    if (mgopt_onnx_dtype(k) == t && t != MGOPT_DT_UNKNOWN) return k;
+  return 0;
+}
+
+static mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
+  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
+  mgopt_onnx_tensor_type *tt;
+  int32_t i;
+  if (!ot) return NULL;
+  if (t->kind == MGOPT_TYPE_OTHER) {
+    ot->other.ptr = (const char *)t->other;
+    ot->other.len = t->other_len;
+    return ot;
+  }
+  tt = (mgopt_onnx_tensor_type *)mgopt_program_alloc(E->p, sizeof *tt, 8);
+  if (!tt) return NULL;
+  ot->tensor_type = tt;
+  tt->elem_type = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  if (tt->elem_type) tt->has |= MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE;
+  if (t->rank >= 0) {
+    tt->shape = (mgopt_onnx_shape *)mgopt_program_alloc(E->p, sizeof *tt->shape, 8);
+    if (!tt->shape) return NULL;
+    tt->shape->ndims = t->rank;
+    if (t->rank > 0) {
+      tt->shape->dims = (mgopt_onnx_dim *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_dim) * (size_t)t->rank, 8);
+      if (!tt->shape->dims) return NULL;
+    }
+    for (i = 0; i < t->rank; i++) {
+      mgopt_onnx_dim *od = &tt->shape->dims[i];
+      if (t->dims[i].sym) {
+        od->has = MGOPT_ONNX_DIM_HAS_PARAM;
+        od->param = mgopt__exp_s(t->dims[i].sym);
+      } else if (t->dims[i].v >= 0) {
+        od->has = MGOPT_ONNX_DIM_HAS_VALUE;
+        od->value = t->dims[i].v;
+      }
+    }
+  }
+  return ot;
+}
+
+/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
+static mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
+  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  int64_t nb, i;
+  memset(ot, 0, sizeof *ot);
+  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->data_type = dt;
+  ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
+  ot->name = mgopt__exp_s(name);
+  ot->ndims = t->rank;
+  ot->numel = t->numel;
+  if (t->rank > 0) {
+    ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
+    if (!ot->dims) return MGOPT_ERR_NOMEM;
+  }
+  if (t->dtype == MGOPT_DT_STRING) {
+    ot->string_data = (mgopt_str *)t->data;
+    ot->nstring_data = t->numel;
+    return MGOPT_OK;
+  }
+  nb = mgopt_onnx_raw_nbytes(dt, t->numel);
+  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  if ((size_t)nb == t->nbytes) {
+    ot->raw_data.ptr = (const char *)t->data;
+    ot->raw_data.len = t->nbytes;
+    return MGOPT_OK;
+  }
+  {
+    /* 4-bit types: two per byte, low nibble first */
+    uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
+    if (!r) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
+    ot->raw_data.ptr = (const char *)r;
+    ot->raw_data.len = (size_t)nb;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain, const char *name) {
+  mgopt_onnx_node *n = (mgopt_onnx_node *)mgopt__exv_push(E, &E->g->nodes, sizeof(mgopt_onnx_node));
+  if (!n) return NULL;
+  n->op_type = mgopt__exp_s(op_type);
+  n->domain = mgopt__exp_s(domain);
+  if (name) n->name = mgopt__exp_s(name);
+  return n;
+}
+
+static int mgopt__exp_set_io(mgopt__exp *E, mgopt_str **arr, int64_t *cnt, const char *const *names, int64_t n) {
+  int64_t i;
+  *arr = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(n ? n : 1), 8);
+  if (!*arr) return 0;
+  for (i = 0; i < n; i++) (*arr)[i] = mgopt__exp_s(names[i]);
+  *cnt = n;
+  return 1;
+}
+
+static mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int32_t type) {
+  mgopt_onnx_attribute *a = (mgopt_onnx_attribute *)mgopt_program_alloc(
+      E->p, sizeof(mgopt_onnx_attribute) * (size_t)(n->nattributes + 1), 8);
+  if (!a) return NULL;
+  if (n->nattributes) memcpy(a, n->attributes, sizeof(mgopt_onnx_attribute) * (size_t)n->nattributes);
+  n->attributes = a;
+  a = &a[n->nattributes++];
+  a->name = mgopt__exp_s(name);
+  a->type = type;
+  a->has = MGOPT_ONNX_ATTR_HAS_TYPE;
+  return a;
+}
+
+static int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INT);
+  if (!a) return 0;
+  a->i = v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_I;
+  return 1;
+}
+
+static int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOAT);
+  if (!a) return 0;
+  a->f = (float)v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_F;
+  return 1;
+}
+
+static int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_STRING);
+  if (!a) return 0;
+  a->s = mgopt__exp_s(v);
+  a->has |= MGOPT_ONNX_ATTR_HAS_S;
+  return 1;
+}
+
+static int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v, int64_t cnt) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INTS);
+  if (!a) return 0;
+  a->ints = (int64_t *)mgopt__dup(E->p, v, sizeof(int64_t) * (size_t)(cnt ? cnt : 1));
+  a->nints = cnt;
+  return a->ints != NULL;
+}
+
+/* A fresh value name for an intermediate the export creates. */
+static const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
+  return mgopt_program_fresh_name(E->p, buf);
+}
+
+/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
+static const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
+  const char *name = mgopt__exp_fresh(E, base);
+  mgopt_onnx_tensor *ot;
+  if (!t || !name) return NULL;
+  if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
+  if (E->g->is_main) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
+  } else {
+    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
+    mgopt_onnx_attribute *a;
+    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
+    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
+    if (!a) return NULL;
+    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
+  }
+  return name;
+}
+
+static const char *mgopt__exp_vname(const mgopt_value *v) { return v ? (v->name ? v->name : "") : ""; }
+
+/* Name of an integer list operand as int64: a constant is rewritten as an
+   int64 constant, an int64 value used as is, other integers cast. */
+static const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  if (t && mgopt_dtype_is_int((mgopt_dtype)t->dtype) && t->rank <= 1) {
+    int64_t i, n = t->numel, *arr;
+    if (t->dtype == MGOPT_DT_INT64 && t->rank == 1) return mgopt__exp_vname(v);
+    arr = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (!arr) return NULL;
+    mgopt_tensor_data(E->p, t);
+    for (i = 0; i < n; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+    return mgopt__exp_i64_const(E, mgopt__exp_vname(v), arr, n);
+  }
+  if (v->type.dtype == MGOPT_DT_INT64) return mgopt__exp_vname(v);
+  {
+    const char *out = mgopt__exp_fresh(E, mgopt__exp_vname(v));
+    const char *in = mgopt__exp_vname(v);
+    mgopt_onnx_node *n = mgopt__exp_node(E, "Cast", "", NULL);
+    if (!n || !out || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &in, 1) ||
+        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1) ||
+        !mgopt__exp_aint(E, n, "to", MGOPT_ONNX_DT_INT64))
+      return NULL;
+    return out;
+  }
+}
+
+/* Emits op_type with the given inputs and the op's outputs (named). */
+static mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
+                                          const char *const *ins, int64_t nin) {
+  const char *outs[64];
+  int32_t i;
+  mgopt_onnx_node *n;
+  if (op->nouts > 64) return NULL;
+  for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
+  n = mgopt__exp_node(E, op_type, "", op->name);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, outs, op->nouts))
+    return NULL;
+  return n;
+}
+
+static const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  return v ? mgopt__exp_vname(v) : NULL;
+}
+
+/* ---------------------------------------------------------------- canonical ops */
+
+static mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
+
+static mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
+  return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,
+                         (long long)E->opset, why ? ": " : "", why ? why : "");
+}
+
+typedef struct mgopt__exp_map {
+  int32_t kind;
+  const char *onnx;
+  const char *slots[3];
+} mgopt__exp_map;
+
+/* One-to-one ops: ONNX inputs in the order of the listed slots. */
+static const mgopt__exp_map mgopt__exp_direct[] = {
+    {MGOPT_OP_add, "Add", {"x", "y", NULL}},           {MGOPT_OP_sub, "Sub", {"x", "y", NULL}},
+    {MGOPT_OP_mul, "Mul", {"x", "y", NULL}},           {MGOPT_OP_real_div, "Div", {"x", "y", NULL}},
+    {MGOPT_OP_pow, "Pow", {"x", "y", NULL}},           {MGOPT_OP_maximum, "Max", {"x", "y", NULL}},
+    {MGOPT_OP_minimum, "Min", {"x", "y", NULL}},       {MGOPT_OP_equal, "Equal", {"x", "y", NULL}},
+    {MGOPT_OP_less, "Less", {"x", "y", NULL}},         {MGOPT_OP_greater, "Greater", {"x", "y", NULL}},
+    {MGOPT_OP_less_equal, "LessOrEqual", {"x", "y", NULL}},
+    {MGOPT_OP_greater_equal, "GreaterOrEqual", {"x", "y", NULL}},
+    {MGOPT_OP_logical_and, "And", {"x", "y", NULL}},   {MGOPT_OP_logical_or, "Or", {"x", "y", NULL}},
+    {MGOPT_OP_logical_xor, "Xor", {"x", "y", NULL}},   {MGOPT_OP_logical_not, "Not", {"x", NULL, NULL}},
+    {MGOPT_OP_select, "Where", {"cond", "a", "b"}},    {MGOPT_OP_relu, "Relu", {"x", NULL, NULL}},
+    {MGOPT_OP_sigmoid, "Sigmoid", {"x", NULL, NULL}},  {MGOPT_OP_tanh, "Tanh", {"x", NULL, NULL}},
+    {MGOPT_OP_erf, "Erf", {"x", NULL, NULL}},          {MGOPT_OP_sqrt, "Sqrt", {"x", NULL, NULL}},
+    {MGOPT_OP_exp, "Exp", {"x", NULL, NULL}},          {MGOPT_OP_log, "Log", {"x", NULL, NULL}},
+    {MGOPT_OP_abs, "Abs", {"x", NULL, NULL}},          {MGOPT_OP_floor, "Floor", {"x", NULL, NULL}},
+    {MGOPT_OP_ceil, "Ceil", {"x", NULL, NULL}},        {MGOPT_OP_sin, "Sin", {"x", NULL, NULL}},
+    {MGOPT_OP_cos, "Cos", {"x", NULL, NULL}},          {MGOPT_OP_identity, "Identity", {"x", NULL, NULL}},
+    {MGOPT_OP_sign, "Sign", {"x", NULL, NULL}},        {MGOPT_OP_round, "Round", {"x", NULL, NULL}},
+};
+
+static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t k;
+  size_t len = 0;
+  const char *pt = mgopt_op_get_string(op, "pad_type", &len);
+  if ((k = mgopt_op_get_ints(E->p, op, "strides", &v)) >= 0 && !mgopt__exp_aints(E, n, "strides", v, k))
+    return mgopt__exp_nomem(E);
+  if (with_dil && (k = mgopt_op_get_ints(E->p, op, "dilations", &v)) >= 0 && !mgopt__exp_aints(E, n, "dilations", v, k))
+    return mgopt__exp_nomem(E);
+  if (!pt || strcmp(pt, "valid") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "VALID")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_UPPER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same_lower") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "custom") == 0) {
+    int64_t i, m, pads[64];
+    k = mgopt_op_get_ints(E->p, op, "pad", &v);
+    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
+    m = k / 2;
+    for (i = 0; i < m; i++) {
+      pads[i] = v[2 * i];
+      pads[m + i] = v[2 * i + 1];
+    }
+    if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
+  } else {
+    return mgopt__exp_unsupported(E, op, "unknown pad_type");
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
+
+static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
+  const char *ins[8];
+  mgopt_onnx_node *n;
+  int32_t i;
+  const int64_t *v = NULL;
+  int64_t k;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(mgopt__exp_direct); i++)
+    if (mgopt__exp_direct[i].kind == op->kind) {
+      int64_t nin = 0;
+      while (nin < 3 && mgopt__exp_direct[i].slots[nin]) {
+        ins[nin] = mgopt__exp_in(op, mgopt__exp_direct[i].slots[nin]);
+        if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+        nin++;
+      }
+      return mgopt__exp_simple(E, op, mgopt__exp_direct[i].onnx, ins, nin) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+  ins[0] = mgopt__exp_in(op, "x");
+  switch (op->kind) {
+    case MGOPT_OP_leaky_relu:
+      n = mgopt__exp_simple(E, op, "LeakyRelu", ins, 1);
+      if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.01))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_softmax: {
+      int64_t axis = mgopt_op_get_int(op, "axis", -1);
+      int r = op->outs[0]->type.rank;
+      if (E->opset < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
+        return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
+      n = mgopt__exp_simple(E, op, "Softmax", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_gelu: {
+      size_t len = 0;
+      const char *mode = mgopt_op_get_string(op, "mode", &len);
+      if (E->opset < 20) return mgopt__exp_unsupported(E, op, "Gelu needs opset 20");
+      if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
+        return mgopt__exp_unsupported(E, op, "this gelu mode");
+      n = mgopt__exp_simple(E, op, "Gelu", ins, 1);
+      if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_clip: {
+      double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+      mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+      if (E->opset < 11) {
+        n = mgopt__exp_simple(E, op, "Clip", ins, 1);
+        if (!n) return mgopt__exp_nomem(E);
+        if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+        if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      ins[1] = ins[2] = "";
+      if (lo > -HUGE_VAL || hi < HUGE_VAL) {
+        int j;
+        for (j = 0; j < 2; j++) {
+          double val = j ? hi : lo;
+          mgopt_tensor *t;
+          const char *nm;
+          mgopt_onnx_tensor *ot;
+          if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+          t = mgopt_tensor_new_scalar_f64(E->p, dt, val);
+          nm = mgopt__exp_fresh(E, j ? "clip_max" : "clip_min");
+          if (!t || !nm) return mgopt__exp_nomem(E);
+          if (E->g->is_main) {
+            ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+            if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return mgopt__exp_nomem(E);
+          } else {
+            mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
+            mgopt_onnx_attribute *a;
+            if (!c || !mgopt__exp_set_io(E, &c->outputs, &c->noutputs, &nm, 1)) return mgopt__exp_nomem(E);
+            a = mgopt__exp_attr(E, c, "value", MGOPT_ONNX_ATTR_TENSOR);
+            if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)) ||
+                mgopt__exp_tensor(E, t, "", a->t))
+              return mgopt__exp_nomem(E);
+          }
+          ins[1 + j] = nm;
+        }
+      }
+      return mgopt__exp_simple(E, op, "Clip", ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1) ? MGOPT_OK
+                                                                                                : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_cast: {
+      size_t len = 0;
+      const char *to = mgopt_op_get_string(op, "dtype", &len);
+      int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+      if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
+      n = mgopt__exp_simple(E, op, "Cast", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_transpose:
+      k = mgopt_op_get_ints(E->p, op, "perm", &v);
+      if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
+      n = mgopt__exp_simple(E, op, "Transpose", ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_reshape: {
+      mgopt_value *s = mgopt_op_operand(op, "shape");
+      mgopt_tensor *t = s ? mgopt_value_const(s) : NULL;
+      if (!s) return mgopt__exp_unsupported(E, op, "no shape");
+      if (t) {
+        /* MIL copies the input dim for a 0; ONNX Reshape does too (allowzero 0) */
+        (void)t;
+      }
+      ins[1] = mgopt__exp_as_i64(E, s);
+      if (!ins[1]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Reshape", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_squeeze:
+    case MGOPT_OP_expand_dims: {
+      const char *ot = op->kind == MGOPT_OP_squeeze ? "Squeeze" : "Unsqueeze";
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      if (k < 0) {
+        if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
+        return mgopt__exp_simple(E, op, ot, ins, 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+      if (E->opset >= 13) {
+        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        return mgopt__exp_simple(E, op, ot, ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+      n = mgopt__exp_simple(E, op, ot, ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_concat: {
+      int32_t si = mgopt_op_slot_index(op, "values");
+      const char **vals;
+      if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
+      vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
+      if (!vals) return mgopt__exp_nomem(E);
+      for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
+      n = mgopt__exp_simple(E, op, "Concat", vals, op->slots[si].n);
+      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_split: {
+      int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0);
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      int r = x ? x->type.rank : -1;
+      k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
+      if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
+      if (k < 0 && mgopt_op_attr(op, "num_splits")) {
+        /* an even split: ONNX's default without sizes (num_outputs from opset 18) */
+        n = mgopt__exp_simple(E, op, "Split", ins, 1);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        if (E->opset >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      if (k < 0) {
+        /* even split: sizes from the outputs' static dims */
+        if (axis < 0) axis += r;
+        if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
+        for (i = 0; i < op->nouts; i++) {
+          const mgopt_type *t = &op->outs[i]->type;
+          if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
+          sizes[i] = t->dims[axis].v;
+        }
+        v = sizes;
+        k = op->nouts;
+      }
+      if (E->opset >= 13) {
+        ins[1] = mgopt__exp_i64_const(E, "split", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        n = mgopt__exp_simple(E, op, "Split", ins, 2);
+        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      n = mgopt__exp_simple(E, op, "Split", ins, 1);
+      if (!n || !mgopt__exp_aint(E, n, "axis", axis) || !mgopt__exp_aints(E, n, "split", v, k)) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_slice_by_index: {
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+      mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+      mgopt_value *sv = mgopt_op_operand(op, "stride");
+      mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+      const int64_t *bm = NULL, *em = NULL, *sm = NULL;
+      int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
+      if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
+      r = tb->numel;
+      if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
+      nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
+      nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
+      nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
+      for (j = 0; j < nsm; j++)
+        if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
+      for (j = 0; j < r; j++) {
+        int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+        int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
+        int bmask = j < nbm && bm[j], emask = j < nem && em[j];
+        if (bmask && emask && s == 1) continue; /* the whole axis */
+        st[cnt] = bmask ? (s > 0 ? 0 : INT64_MAX) : b;
+        en[cnt] = emask ? (s > 0 ? INT64_MAX : INT64_MIN) : e;
+        ax[cnt] = j;
+        stp[cnt] = s;
+        cnt++;
+      }
+      if (cnt == 0) return mgopt__exp_simple(E, op, "Identity", &ins[0], 1) ? MGOPT_OK : mgopt__exp_nomem(E);
+      if (E->opset < 10) {
+        /* Slice-1: starts/ends/axes attributes, unit steps only */
+        for (j = 0; j < cnt; j++) {
+          if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+          if (en[j] == INT64_MAX) en[j] = INT32_MAX;
+        }
+        n = mgopt__exp_simple(E, op, "Slice", ins, 1);
+        if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
+            !mgopt__exp_aints(E, n, "axes", ax, cnt))
+          return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
+      ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
+      ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
+      ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
+      if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Slice", ins, 5) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    case MGOPT_OP_gather:
+      if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
+      ins[1] = mgopt__exp_in(op, "indices");
+      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      n = mgopt__exp_simple(E, op, "Gather", ins, 2);
+      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_matmul:
+      if (mgopt_op_get_bool(op, "transpose_x", 0) || mgopt_op_get_bool(op, "transpose_y", 0)) {
+        /* transposes of the last two dims as Transpose nodes */
+        int j;
+        const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
+        for (j = 0; j < 2; j++) {
+          mgopt_value *xv = mgopt_op_operand(op, names[j]);
+          int64_t perm[64], r, q;
+          const char *out;
+          mgopt_onnx_node *t;
+          if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
+          ins[j] = mgopt__exp_vname(xv);
+          if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
+          r = xv->type.rank;
+          if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
+          for (q = 0; q < r; q++) perm[q] = q;
+          perm[r - 2] = r - 1;
+          perm[r - 1] = r - 2;
+          out = mgopt__exp_fresh(E, ins[j]);
+          t = mgopt__exp_node(E, "Transpose", "", NULL);
+          if (!out || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[j], 1) ||
+              !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &out, 1) || !mgopt__exp_aints(E, t, "perm", perm, r))
+            return mgopt__exp_nomem(E);
+          ins[j] = out;
+        }
+      } else {
+        ins[1] = mgopt__exp_in(op, "y");
+      }
+      return mgopt__exp_simple(E, op, "MatMul", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    case MGOPT_OP_linear: {
+      mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+      if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      ins[1] = mgopt__exp_vname(w);
+      if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
+        ins[2] = b ? mgopt__exp_vname(b) : NULL;
+        n = mgopt__exp_simple(E, op, "Gemm", ins, b ? 3 : 2);
+        if (!n || !mgopt__exp_aint(E, n, "transB", 1)) return mgopt__exp_nomem(E);
+        return MGOPT_OK;
+      }
+      {
+        /* MatMul(x, Transpose(w)) (+ Add(bias)) */
+        int64_t perm[2] = {1, 0};
+        const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
+        const char *ins2[2];
+        mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
+        if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
+        if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
+            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
+          return mgopt__exp_nomem(E);
+        ins2[0] = ins[0];
+        ins2[1] = wt;
+        if (!b) return mgopt__exp_simple(E, op, "MatMul", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+        t = mgopt__exp_node(E, "MatMul", "", NULL);
+        if (!mm || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, ins2, 2) ||
+            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &mm, 1))
+          return mgopt__exp_nomem(E);
+        ins2[0] = mm;
+        ins2[1] = mgopt__exp_vname(b);
+        return mgopt__exp_simple(E, op, "Add", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+      }
+    }
+    case MGOPT_OP_conv:
+    case MGOPT_OP_conv_transpose: {
+      mgopt_status s;
+      ins[1] = mgopt__exp_in(op, "weight");
+      ins[2] = mgopt__exp_in(op, "bias");
+      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape"))
+        return mgopt__exp_unsupported(E, op, "output_shape");
+      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_conv ? "Conv" : "ConvTranspose", ins, ins[2] ? 3 : 2);
+      if (!n) return mgopt__exp_nomem(E);
+      if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
+      if (!mgopt__exp_aint(E, n, "group", mgopt_op_get_int(op, "groups", 1))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_avg_pool:
+    case MGOPT_OP_max_pool: {
+      mgopt_status s;
+      k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
+      if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
+      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_max_pool ? "MaxPool" : "AveragePool", ins, 1);
+      if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
+      if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
+      if (mgopt_op_get_bool(op, "ceil_mode", 0) && !mgopt__exp_aint(E, n, "ceil_mode", 1)) return mgopt__exp_nomem(E);
+      if (op->kind == MGOPT_OP_avg_pool && !mgopt_op_get_bool(op, "exclude_padding_from_average", 0) &&
+          !mgopt__exp_aint(E, n, "count_include_pad", 1))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_batch_norm:
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      ins[3] = mgopt__exp_in(op, "mean");
+      ins[4] = mgopt__exp_in(op, "variance");
+      if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+      n = mgopt__exp_simple(E, op, "BatchNormalization", ins, 5);
+      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_instance_norm:
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+      n = mgopt__exp_simple(E, op, "InstanceNormalization", ins, 3);
+      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    case MGOPT_OP_layer_norm: {
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      int64_t r = x ? x->type.rank : -1, j;
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      ins[1] = mgopt__exp_in(op, "gamma");
+      ins[2] = mgopt__exp_in(op, "beta");
+      if (E->opset < 17 || r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
+      for (j = 0; j < k; j++)
+        if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
+      n = mgopt__exp_simple(E, op, "LayerNormalization", ins, ins[2] ? 3 : 2);
+      if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
+          !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
+        return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_reduce_sum:
+    case MGOPT_OP_reduce_mean:
+    case MGOPT_OP_reduce_max:
+    case MGOPT_OP_reduce_min:
+    case MGOPT_OP_reduce_prod: {
+      static const char *const names[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"};
+      int idx = op->kind == MGOPT_OP_reduce_sum ? 0 : op->kind == MGOPT_OP_reduce_mean ? 1 : op->kind == MGOPT_OP_reduce_max ? 2
+                : op->kind == MGOPT_OP_reduce_min ? 3 : 4;
+      int64_t input_from = idx == 0 ? 13 : 18;
+      k = mgopt_op_get_ints(E->p, op, "axes", &v);
+      if (k >= 0 && E->opset >= input_from) {
+        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+        if (!ins[1]) return mgopt__exp_nomem(E);
+        n = mgopt__exp_simple(E, op, names[idx], ins, 2);
+      } else {
+        n = mgopt__exp_simple(E, op, names[idx], ins, 1);
+        if (n && k >= 0 && !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+      }
+      if (!n || !mgopt__exp_aint(E, n, "keepdims", mgopt_op_get_bool(op, "keep_dims", 0))) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_pad: {
+      mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+      mgopt_value *x = mgopt_op_operand(op, "x");
+      size_t len = 0;
+      const char *mode = mgopt_op_get_string(op, "mode", &len);
+      int64_t r = x ? x->type.rank : -1, pads[128], m, j;
+      if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
+      m = tp->numel / 2;
+      for (j = 0; j < 2 * r; j++) pads[j] = 0;
+      for (j = 0; j < m; j++) {
+        pads[r - m + j] = mgopt_tensor_get_i64(tp, 2 * j);
+        pads[2 * r - m + j] = mgopt_tensor_get_i64(tp, 2 * j + 1);
+      }
+      if (mode && strcmp(mode, "replicate") == 0) mode = "edge";
+      if (E->opset >= 11) {
+        mgopt_tensor *cv = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)x->type.dtype, mgopt_op_get_float(op, "constant_val", 0.0));
+        const char *cn = mgopt__exp_fresh(E, "pad_value");
+        mgopt_onnx_tensor *ot;
+        ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
+        if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
+        if (E->g->is_main) {
+          ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+          if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
+          ins[2] = cn;
+        } else {
+          ins[2] = NULL;
+        }
+        n = mgopt__exp_simple(E, op, "Pad", ins, ins[2] ? 3 : 2);
+      } else {
+        n = mgopt__exp_simple(E, op, "Pad", ins, 1);
+        if (n && (!mgopt__exp_aints(E, n, "pads", pads, 2 * r) ||
+                  !mgopt__exp_afloat(E, n, "value", mgopt_op_get_float(op, "constant_val", 0.0))))
+          return mgopt__exp_nomem(E);
+      }
+      if (!n || !mgopt__exp_astr(E, n, "mode", mode ? mode : "constant")) return mgopt__exp_nomem(E);
+      return MGOPT_OK;
+    }
+    case MGOPT_OP_tile: {
+      mgopt_value *reps = mgopt_op_operand(op, "reps");
+      if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
+      ins[1] = mgopt__exp_as_i64(E, reps);
+      if (!ins[1]) return mgopt__exp_nomem(E);
+      return mgopt__exp_simple(E, op, "Tile", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
+    }
+    default:
+      return mgopt__exp_unsupported(E, op, NULL);
+  }
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
+  const char *sep = strstr(op->type, "::"), *last = NULL, *q;
+  char domain[128];
+  const char *ins[1024];
+  int64_t nin = 0, i;
+  mgopt_onnx_node *n;
+  for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
+  if (!sep || !last) return mgopt__exp_unsupported(E, op, "an opaque op needs a domain::OpType name");
+  if ((size_t)(last - op->type) >= sizeof domain) return mgopt__exp_unsupported(E, op, "domain too long");
+  memcpy(domain, op->type, (size_t)(last - op->type));
+  domain[last - op->type] = 0;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    char *end;
+    long k;
+    if (s->n == 0 && !s->is_list) continue;
+    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    k = strtol(s->name + 2, &end, 10);
+    if (*end || k < 0 || k >= 1024) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    while (nin <= k) ins[nin++] = "";
+    ins[k] = mgopt__exp_vname(s->uses[0].value);
+  }
+  n = mgopt__exp_simple(E, op, last + 2, ins, nin);
+  if (!n) return mgopt__exp_nomem(E);
+  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    mgopt_onnx_attribute *oa;
+    int64_t j;
+    switch ((mgopt_attr_kind)a->kind) {
+      case MGOPT_ATTR_BOOL:
+      case MGOPT_ATTR_INT:
+        if (!mgopt__exp_aint(E, n, a->name, a->u.i)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_FLOAT:
+        if (!mgopt__exp_afloat(E, n, a->name, a->u.f)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_STRING:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_STRING);
+        if (!oa) return mgopt__exp_nomem(E);
+        oa->s = a->u.s;
+        oa->has |= MGOPT_ONNX_ATTR_HAS_S;
+        break;
+      case MGOPT_ATTR_BOOLS:
+      case MGOPT_ATTR_INTS:
+        if (!mgopt__exp_aints(E, n, a->name, a->u.ints, a->n)) return mgopt__exp_nomem(E);
+        break;
+      case MGOPT_ATTR_FLOATS:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_FLOATS);
+        if (!oa || !(oa->floats = (float *)mgopt_program_alloc(E->p, sizeof(float) * (size_t)(a->n + 1), 8)))
+          return mgopt__exp_nomem(E);
+        for (j = 0; j < a->n; j++) oa->floats[j] = (float)a->u.floats[j];
+        oa->nfloats = a->n;
+        break;
+      case MGOPT_ATTR_STRINGS:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_STRINGS);
+        if (!oa) return mgopt__exp_nomem(E);
+        oa->strings = a->u.strs;
+        oa->nstrings = a->n;
+        break;
+      case MGOPT_ATTR_TENSOR:
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TENSOR);
+        if (!oa || !(oa->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)))
+          return mgopt__exp_nomem(E);
+        if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
+        break;
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
+          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
+        oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
+        if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
+          return mgopt__exp_nomem(E);
+        oa->tp->other.ptr = (const char *)a->u.bytes;
+        oa->tp->other.len = (size_t)a->n;
+        break;
+      default:
+        return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
+    }
+  }
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_onnx_attribute *oa = mgopt__exp_attr(E, n, op->blocks[i]->name, MGOPT_ONNX_ATTR_GRAPH);
+    mgopt__exg *saved = E->g;
+    const mgopt_op *saved_op = E->op;
+    mgopt_status s;
+    if (!oa || !(oa->g = (mgopt_onnx_graph *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_graph), 8)))
+      return mgopt__exp_nomem(E);
+    if (E->depth >= 64) return mgopt__exp_unsupported(E, op, "subgraphs nested too deeply");
+    oa->g->name = mgopt__exp_s(op->blocks[i]->name);
+    E->depth++;
+    s = mgopt__exp_block_graph(E, op->blocks[i], oa->g, 0);
+    E->depth--;
+    E->g = saved;
+    E->op = saved_op;
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, const char *name, const mgopt_type *t) {
+  mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
+  if (!vi) return NULL;
+  vi->name = mgopt__exp_s(name);
+  /* an unknown element type is written as no type at all (ONNX rejects type 0) */
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
+  vi->type = mgopt__exp_type(E, t);
+  return vi->type ? vi : NULL;
+}
+
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
+  mgopt__exg g;
+  mgopt_op *op;
+  int32_t i;
+  mgopt_status s = MGOPT_OK;
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  memset(&g, 0, sizeof g);
+  g.is_main = is_main;
+  E->g = &g;
+  if (is_main && orig && orig->graph) {
+    /* the imported input order; inputs that had initializers are listed again */
+    int64_t k;
+    for (k = 0; k < orig->graph->ninputs && !s; k++) {
+      const char *nm = mgopt_program_intern(E->p, orig->graph->inputs[k].name.ptr ? orig->graph->inputs[k].name.ptr : "",
+                                            orig->graph->inputs[k].name.len);
+      mgopt_value *found = NULL;
+      for (i = 0; i < b->nargs; i++)
+        if (b->args[i]->name == nm) found = b->args[i];
+      if (!found)
+        for (op = b->first; op; op = op->next)
+          if (op->kind == MGOPT_OP_const && op->outs[0]->name == nm) found = op->outs[0];
+      if (found && !mgopt__exp_vi(E, &g.inputs, nm, &found->type)) s = mgopt__exp_nomem(E);
+    }
+    for (i = 0; i < b->nargs && !s; i++) {
+      int64_t j, seen = 0;
+      for (j = 0; j < g.inputs.n; j++)
+        if (((mgopt_onnx_value_info *)g.inputs.data)[j].name.ptr == b->args[i]->name) seen = 1;
+      if (!seen && !mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
+    }
+  } else {
+    for (i = 0; i < b->nargs && !s; i++)
+      if (!mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
+  }
+  for (op = b->first; op && !s; op = op->next) {
+    E->op = op;
+    if (op->kind == MGOPT_OP_const) {
+      mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+      if (!t) {
+        s = mgopt__exp_unsupported(E, op, "a const without a value");
+        break;
+      }
+      if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
+        mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
+        if (!ot) s = mgopt__exp_nomem(E);
+        else s = mgopt__exp_tensor(E, t, mgopt__exp_vname(op->outs[0]), ot);
+      } else {
+        mgopt_onnx_node *n = mgopt__exp_simple(E, op, "Constant", NULL, 0);
+        mgopt_onnx_attribute *a = n ? mgopt__exp_attr(E, n, "value", MGOPT_ONNX_ATTR_TENSOR) : NULL;
+        if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8))) s = mgopt__exp_nomem(E);
+        else s = mgopt__exp_tensor(E, t, "", a->t);
+      }
+      continue;
+    }
+    if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
+    else if (op->nblocks) s = mgopt__exp_unsupported(E, op, "control flow");
+    else s = mgopt__exp_canonical(E, op);
+    E->g = &g;
+  }
+  E->op = NULL;
+  for (i = 0; i < b->nouts && !s; i++) {
+    mgopt_value *v = b->outs[i]->value;
+    if (!mgopt__exp_vi(E, &g.outputs, mgopt__exp_vname(v), &v->type)) s = mgopt__exp_nomem(E);
+  }
+  if (!s) {
+    og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
+    og->initializers = (mgopt_onnx_tensor *)mgopt__exv_take(E, &g.inits, sizeof(mgopt_onnx_tensor), &og->ninitializers);
+    og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
+    og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
+    if (E->p->status) s = mgopt__exp_nomem(E);
+  }
+  mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
+  mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
+  mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
+  mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+  return s;
+}
+
+/* Renames values whose name is already taken so every name in the model is
+   unique. The function's inputs and outputs are claimed first and keep
+   their names. */
+typedef struct mgopt__exn {
+  mgopt__exp *E;
+  const char **tab;
+  size_t cap, count;
+  int oom;
+} mgopt__exn;
+
+/* 1 if the name was free (now claimed), 0 if taken. */
+static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
+  size_t h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (N->cap - 1);
+  while (N->tab[h]) {
+    if (N->tab[h] == name) return 0;
+    h = (h + 1) & (N->cap - 1);
+  }
+  if ((N->count + 1) * 2 > N->cap) {
+    N->oom = 1;
+    return 1;
+  }
+  N->tab[h] = name;
+  N->count++;
+  return 1;
+}
+
+static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
+  if ((v->flags & MGOPT_VALUE_ABSENT) || !v->name || is_io || N->oom) return;
+  while (!mgopt__exn_claim(N, v->name)) {
+    v->name = mgopt__exp_fresh(N->E, v->name);
+    if (!v->name) {
+      N->oom = 1;
+      return;
+    }
+  }
+}
+
+static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, int depth) {
+  mgopt_op *op;
+  int32_t i, k;
+  for (i = 0; i < b->nargs; i++) mgopt__exn_value(N, b->args[i], b == body);
+  for (op = b->first; op; op = op->next) {
+    for (k = 0; k < op->nblocks && depth < 64; k++) mgopt__exn_block(N, op->blocks[k], body, depth + 1);
+    for (i = 0; i < op->nouts; i++) {
+      mgopt_value *v = op->outs[i];
+      int io = 0;
+      const mgopt_use *u;
+      for (u = v->uses; u; u = u->next)
+        if (!u->op && u->block == body) io = 1;
+      mgopt__exn_value(N, v, io);
+    }
+  }
+}
+
+static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
+  mgopt__exn N;
+  int32_t i;
+  int64_t nvals = mgopt_program_op_count(E->p) * 2 + f->body->nargs + 16;
+  memset(&N, 0, sizeof N);
+  N.E = E;
+  N.cap = 1024;
+  while (N.cap < (size_t)nvals * 4) N.cap *= 2;
+  N.tab = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, N.cap * sizeof(char *));
+  if (!N.tab) return mgopt__exp_nomem(E);
+  memset((void *)N.tab, 0, N.cap * sizeof(char *));
+  for (i = 0; i < f->body->nargs; i++)
+    if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
+  for (i = 0; i < f->body->nouts; i++)
+    if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
+  mgopt__exn_block(&N, f->body, f->body, 0);
+  mgopt__heap_free(&E->p->alloc, (void *)N.tab, N.cap * sizeof(char *));
+  return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d) {
+  mgopt__exp E;
+  mgopt_function *f = p ? mgopt_program_function(p, "main") : NULL;
+  const mgopt_onnx_model *orig;
+  mgopt_onnx_model *m;
+  mgopt_status s;
+  int64_t i;
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "export: the program has no main function");
+  orig = (const mgopt_onnx_model *)p->onnx_meta;
+  memset(&E, 0, sizeof E);
+  E.p = p;
+  E.o = opts;
+  E.d = d;
+  E.opset = opts && opts->opset > 0 ? opts->opset : 0;
+  m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  m->program = p;
+  if (orig) {
+    m->ir_version = orig->ir_version;
+    m->domain = orig->domain;
+    m->model_version = orig->model_version;
+    m->doc_string = orig->doc_string;
+    m->metadata_props = orig->metadata_props;
+    m->nmetadata_props = orig->nmetadata_props;
+    m->training_info = orig->training_info;
+    m->ntraining_info = orig->ntraining_info;
+    m->functions = orig->functions;
+    m->nfunctions = orig->nfunctions;
+    m->opset_imports = orig->opset_imports;
+    m->nopset_imports = orig->nopset_imports;
+    m->dir = orig->dir;
+    for (i = 0; i < orig->nopset_imports; i++)
+      if ((orig->opset_imports[i].domain.len == 0 || (orig->opset_imports[i].domain.len == 7 &&
+                                                       memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0)) &&
+          !E.opset)
+        E.opset = orig->opset_imports[i].version;
+  }
+  if (!E.opset) E.opset = 17;
+  if (!orig || (opts && opts->opset > 0)) {
+    /* a fresh opset list: the default domain at the target version, others kept */
+    int64_t n = orig ? orig->nopset_imports : 0, j = 0;
+    mgopt_onnx_opset *os = (mgopt_onnx_opset *)mgopt_program_alloc(p, sizeof(mgopt_onnx_opset) * (size_t)(n + 1), 8);
+    if (!os) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    os[j].domain = mgopt__exp_s("");
+    os[j++].version = E.opset;
+    for (i = 0; i < n; i++)
+      if (orig->opset_imports[i].domain.len && !(orig->opset_imports[i].domain.len == 7 &&
+                                                  memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
+        os[j++] = orig->opset_imports[i];
+    m->opset_imports = os;
+    m->nopset_imports = j;
+  }
+  if (!m->ir_version || E.opset > 18) m->ir_version = m->ir_version > 9 ? m->ir_version : 9;
+  if (E.opset <= 18 && !orig) m->ir_version = 8;
+  m->producer_name = mgopt__exp_s("mgopt");
+  m->producer_version = mgopt__exp_s(MGOPT_VERSION_STRING);
+  m->graph = (mgopt_onnx_graph *)mgopt_program_alloc(p, sizeof *m->graph, 8);
+  if (!m->graph) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  m->graph->name = orig && orig->graph ? orig->graph->name : mgopt__exp_s("main");
+  if (orig && orig->graph) {
+    m->graph->doc_string = orig->graph->doc_string;
+    m->graph->metadata_props = orig->graph->metadata_props;
+    m->graph->nmetadata_props = orig->graph->nmetadata_props;
+  }
+  s = mgopt__exp_unique_names(&E, f);
+  if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  if (s) return s;
+  if (m->ir_version > 0 && m->ir_version < 4) {
+    /* before IR version 4 every initializer must also be a graph input */
+    mgopt_onnx_graph *g = m->graph;
+    int64_t extra = 0, j, k;
+    mgopt_onnx_value_info *vi;
+    for (j = 0; j < g->ninitializers; j++) {
+      int listed = 0;
+      for (k = 0; k < g->ninputs && !listed; k++)
+        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
+                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
+      if (!listed) extra++;
+    }
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
+    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+      const mgopt_onnx_tensor *t = &g->initializers[j];
+      int listed = 0;
+      int64_t q;
+      for (q = 0; q < g->ninputs && !listed; q++)
+        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
+      if (listed) continue;
+      {
+        mgopt_type ty;
+        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
+          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        vi[k].name = t->name;
+        vi[k].type = mgopt__exp_type(&E, &ty);
+        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        k++;
+      }
+    }
+    g->inputs = vi;
+    g->ninputs = k;
+  }
+  *out = m;
+  return MGOPT_OK;
+}
 #endif /* MGOPT__IMPLEMENTATION_DONE */
 #endif /* MGOPT_IMPLEMENTATION */
 /*

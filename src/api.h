@@ -263,6 +263,7 @@ struct mgopt_attr {
 };
 
 #define MGOPT_OP_ERASED 1u
+#define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -538,7 +539,9 @@ MGOPTDEF const char *mgopt_op_get_string(const mgopt_op *op, const char *name, s
 MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const char *name,
                                    const int64_t **out);
 
-/* Replaces every use of `from` (operands and block outputs) with `to`. */
+/* Replaces every use of `from` (operands and block outputs) with `to`. When
+   `from` is an output of a function body, `to` takes its name (so graph output
+   names survive rewrites) unless `to` is a block argument or already an output. */
 MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to);
 /* Same, but only uses inside blocks where `to` is visible (dominance by scope);
    returns the number of uses left unchanged. */

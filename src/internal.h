@@ -104,6 +104,9 @@ MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
 
+/* Prepends the text `pre` to d->msg (truncating at the end). d may be NULL. */
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre);
+
 /* ---- growable arrays in heap memory (used by scratch structures) */
 MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *cap, int64_t need,
                                size_t elem);

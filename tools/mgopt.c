@@ -1,12 +1,347 @@
-/* tools/mgopt.c — the command-line tool (being written). */
+/* tools/mgopt.c — the command-line tool: read a model (.onnx or .mil), run a pipeline, write it (.onnx or .mil). */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+    "usage: mgopt IN -o OUT [-p PIPELINE] [--stats] [--timing] [--verify-each] [--print-after-all]\n"
+    "       IN and OUT are .onnx or .mil files, in any mix\n"
+    "       mgopt --list-passes\n"
+    "       mgopt --version\n"
+    "\n"
+    "  -p PIPELINE        passes to run, e.g. 'const_elimination{skip_const_by_size=1000},dead_code_elimination'\n"
+    "                     or a named pipeline; 'none' only reads and writes (default: 'default')\n"
+    "  --stats            print op counts before and after, node count, parameter bytes, model size\n"
+    "                     and time per pass\n"
+    "  --external N       write initializers of at least N bytes to OUT.data (ONNX output)\n"
+    "  --keep-constant-nodes  consts that were Constant nodes stay nodes (ONNX output)\n"
+    "  --timing           print wall time, rewrites and op counts per pass (stderr)\n"
+    "  --verify-each      run the verifier after every pass\n"
+    "  --print-after-all  print the program after every pass (stderr)\n";
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  if (!f) return NULL;
+  for (;;) {
+    size_t got;
+    if (n + 65536 + 1 > cap) {
+      size_t ncap = cap ? cap * 2 : 1 << 16;
+      char *nb;
+      while (ncap < n + 65536 + 1) ncap *= 2;
+      nb = (char *)realloc(buf, ncap);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = nb;
+      cap = ncap;
+    }
+    got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
+  fclose(f);
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+static int write_all(const char *path, const char *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return 0;
+  if (fwrite(data, 1, len, f) != len) {
+    fclose(f);
+    return 0;
+  }
+  return fclose(f) == 0;
+}
+
+typedef struct tool_opts {
+  int timing, print_after_all, stats;
+  mgopt_pass_report reps[256];
+  int nrep;
+} tool_opts;
+
+/* ---- --stats: op histogram, node count, parameter bytes */
+typedef struct op_stats {
+  const char *types[512];
+  long counts[512];
+  int ntypes;
+  long nodes;
+  long long param_bytes;
+  long consts;
+} op_stats;
+
+static int stats_visit(mgopt_op *op, void *ud) {
+  op_stats *st = (op_stats *)ud;
+  int i;
+  if (op->kind == MGOPT_OP_const) {
+    mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+    st->consts++;
+    if (t) st->param_bytes += (long long)t->nbytes;
+    return 0;
+  }
+  st->nodes++;
+  for (i = 0; i < st->ntypes; i++)
+    if (st->types[i] == op->type) {
+      st->counts[i]++;
+      return 0;
+    }
+  if (st->ntypes < 512) {
+    st->types[st->ntypes] = op->type;
+    st->counts[st->ntypes++] = 1;
+  }
+  return 0;
+}
+
+static void stats_collect(mgopt_program *p, op_stats *st) {
+  memset(st, 0, sizeof *st);
+  mgopt_program_walk(p, stats_visit, st);
+}
+
+static long stats_count(const op_stats *st, const char *type) {
+  int i;
+  for (i = 0; i < st->ntypes; i++)
+    if (strcmp(st->types[i], type) == 0) return st->counts[i];
+  return 0;
+}
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static void stats_print(const op_stats *a, const op_stats *b, long in_size, long out_size, const tool_opts *o) {
+  const char *all[1024];
+  int n = 0, i, j;
+  for (i = 0; i < a->ntypes; i++) all[n++] = a->types[i];
+  for (i = 0; i < b->ntypes; i++) {
+    int seen = 0;
+    for (j = 0; j < a->ntypes; j++)
+      if (strcmp(a->types[j], b->types[i]) == 0) seen = 1;
+    if (!seen && n < 1024) all[n++] = b->types[i];
+  }
+  qsort(all, (size_t)n, sizeof all[0], cmp_cstr);
+  printf("%-36s %12s %12s\n", "", "before", "after");
+  for (i = 0; i < n; i++) {
+    long x = stats_count(a, all[i]), y = stats_count(b, all[i]);
+    printf("%-36s %12ld %12ld%s\n", all[i], x, y, x != y ? "  *" : "");
+  }
+  printf("%-36s %12ld %12ld\n", "nodes", a->nodes, b->nodes);
+  printf("%-36s %12ld %12ld\n", "constants", a->consts, b->consts);
+  printf("%-36s %12lld %12lld\n", "parameter bytes", a->param_bytes, b->param_bytes);
+  printf("%-36s %12ld %12ld\n", "model size (bytes)", in_size, out_size);
+  for (i = 0; i < o->nrep && i < 256; i++)
+    printf("  pass %-40s %9.3f ms  rewrites %lld\n", o->reps[i].name, o->reps[i].seconds * 1e3,
+           (long long)o->reps[i].rewrites);
+}
+
+static void after_pass(mgopt_program *p, const mgopt_pass_report *r, void *ud) {
+  tool_opts *o = (tool_opts *)ud;
+  if (o->nrep < 256) o->reps[o->nrep++] = *r;
+  if (o->timing)
+    fprintf(stderr, "  %-45s %9.3f ms  rewrites %-8lld ops %lld -> %lld\n", r->name, r->seconds * 1e3,
+            (long long)r->rewrites, (long long)r->ops_before, (long long)r->ops_after);
+  if (o->print_after_all) {
+    mgopt_buf b;
+    memset(&b, 0, sizeof b);
+    fprintf(stderr, "# IR after %s\n", r->name);
+    if (mgopt_mil_print(p, NULL, &b) == MGOPT_OK && b.data) fputs(b.data, stderr);
+    mgopt_buf_free(&b);
+  }
+}
+
+static void list_passes(const mgopt_registry *r) {
+  int32_t i, k;
+  printf("passes:\n");
+  for (i = 0; i < r->npasses; i++) {
+    const mgopt_pass_def *pd = r->passes[i];
+    printf("  %-45s [%s] %s\n", pd->name, pd->family, pd->description);
+    for (k = 0; k < pd->nopts; k++) {
+      static const char *const kinds[] = {"bool", "int", "float", "string"};
+      const mgopt_opt_def *od = &pd->opts[k];
+      printf("      %s: %s = %s  %s\n", od->name, od->kind < 4 ? kinds[od->kind] : "?",
+             od->deflt ? od->deflt : "", od->help ? od->help : "");
+    }
+  }
+  printf("pipelines:\n");
+  for (i = 0; i < r->npipelines; i++)
+    printf("  %-20s %s\n      %s\n", r->pipelines[i].name, r->pipelines[i].description, r->pipelines[i].passes);
+}
 
 int main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  printf("mgopt %s\n", mgopt_version());
-  return 0;
+  const char *in = NULL, *out = NULL, *pipeline = "default";
+  int verify_each = 0, i, rc = 1, keep_constant_nodes = 0;
+  long long external = 0;
+  op_stats before, after;
+  long in_size = 0, out_size = 0;
+  tool_opts to;
+  const mgopt_registry *reg = mgopt_builtin_registry();
+  mgopt_program *p = NULL;
+  mgopt_diag d;
+  char *text = NULL;
+  size_t len = 0;
+  memset(&to, 0, sizeof to);
+  mgopt_diag_clear(&d);
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+    else if (strcmp(a, "-p") == 0 && i + 1 < argc) pipeline = argv[++i];
+    else if (strcmp(a, "--timing") == 0) to.timing = 1;
+    else if (strcmp(a, "--stats") == 0) to.stats = 1;
+    else if (strcmp(a, "--keep-constant-nodes") == 0) keep_constant_nodes = 1;
+    else if (strcmp(a, "--external") == 0 && i + 1 < argc) {
+      char *end;
+      external = strtoll(argv[++i], &end, 10);
+      if (*end || external <= 0) {
+        fprintf(stderr, "mgopt: --external needs a positive byte count\n");
+        return 2;
+      }
+    }
+    else if (strcmp(a, "--verify-each") == 0) verify_each = 1;
+    else if (strcmp(a, "--print-after-all") == 0) to.print_after_all = 1;
+    else if (strcmp(a, "--list-passes") == 0) {
+      list_passes(reg);
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("mgopt %s\n", mgopt_version());
+      return 0;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "mgopt: unknown or incomplete option '%s'\n%s", a, usage);
+      return 2;
+    } else if (!in) in = a;
+    else {
+      fprintf(stderr, "mgopt: more than one input ('%s' and '%s')\n", in, a);
+      return 2;
+    }
+  }
+  if (!in || !out) {
+    fprintf(stderr, "mgopt: %s\n%s", !in ? "no input file" : "no output file (-o)", usage);
+    return 2;
+  }
+  if (mgopt_pipeline_check(reg, pipeline, &d) != MGOPT_OK) {
+    fprintf(stderr, "mgopt: pipeline '%s': column %d: %s\n", pipeline, d.col, d.msg);
+    return 2;
+  }
+  if (!(ends_with(in, ".mil") || ends_with(in, ".onnx")) || !(ends_with(out, ".mil") || ends_with(out, ".onnx"))) {
+    fprintf(stderr, "mgopt: files must end in .onnx or .mil ('%s', '%s')\n", in, out);
+    return 2;
+  }
+  if (ends_with(in, ".onnx")) {
+    p = mgopt_onnx_load_file(in, NULL, &d);
+    if (!p) {
+      if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
+      else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      goto done;
+    }
+    {
+      FILE *f = fopen(in, "rb");
+      if (f) {
+        fseek(f, 0, SEEK_END);
+        in_size = ftell(f);
+        fclose(f);
+      }
+    }
+  } else {
+    text = read_all(in, &len);
+    if (!text) {
+      fprintf(stderr, "mgopt: cannot read '%s'\n", in);
+      return 1;
+    }
+    in_size = (long)len;
+    p = mgopt_mil_parse(text, len, NULL, &d);
+    if (!p) {
+      fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
+      goto done;
+    }
+  }
+  if (mgopt_program_verify(p, &d) != MGOPT_OK) {
+    fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
+    goto done;
+  }
+  {
+    mgopt_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.verify_each = verify_each;
+    ro.after_pass = after_pass;
+    ro.after_pass_ud = &to;
+    ro.clock = now_seconds;
+    if (to.timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
+    if (to.stats) stats_collect(p, &before);
+    if (mgopt_pipeline_run(p, reg, pipeline, &ro, NULL, 0, NULL, &d) != MGOPT_OK) {
+      fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      goto done;
+    }
+  }
+  if (to.stats) stats_collect(p, &after);
+  if (ends_with(out, ".onnx")) {
+    mgopt_onnx_export_options eo;
+    mgopt_onnx_write_options wo;
+    mgopt_onnx_model *m = NULL;
+    memset(&eo, 0, sizeof eo);
+    memset(&wo, 0, sizeof wo);
+    eo.keep_constant_nodes = keep_constant_nodes;
+    wo.external_min_bytes = external;
+    if (mgopt_onnx_export(p, &eo, &m, &d) != MGOPT_OK) {
+      fprintf(stderr, "mgopt: cannot write ONNX: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      goto done;
+    }
+    if (mgopt_onnx_write_file(m, out, &wo, &d) != MGOPT_OK) {
+      fprintf(stderr, "mgopt: cannot write '%s': %s\n", out, d.msg);
+      goto done;
+    }
+    {
+      FILE *f = fopen(out, "rb");
+      if (f) {
+        fseek(f, 0, SEEK_END);
+        out_size = ftell(f);
+        fclose(f);
+      }
+    }
+  } else {
+    mgopt_buf b;
+    memset(&b, 0, sizeof b);
+    if (mgopt_mil_print(p, NULL, &b) != MGOPT_OK || b.oom) {
+      fprintf(stderr, "mgopt: cannot print the program\n");
+      mgopt_buf_free(&b);
+      goto done;
+    }
+    if (!write_all(out, b.data ? b.data : "", b.len)) {
+      fprintf(stderr, "mgopt: cannot write '%s'\n", out);
+      mgopt_buf_free(&b);
+      goto done;
+    }
+    out_size = (long)b.len;
+    mgopt_buf_free(&b);
+  }
+  if (to.stats) stats_print(&before, &after, in_size, out_size, &to);
+  rc = 0;
+done:
+  mgopt_program_destroy(p);
+  free(text);
+  return rc;
 }

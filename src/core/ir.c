@@ -689,8 +689,19 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
 
 /* ---------------------------------------------------------------- values */
 
+/* 1 if v is an output of a function body (not of a nested block). */
+static int mgopt__is_function_output(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op && u->block && !u->block->parent_op) return 1;
+  return 0;
+}
+
 MGOPTDEF void mgopt_value_replace_all_uses(mgopt_value *from, mgopt_value *to) {
   if (from == to) return;
+  /* a function output keeps its name: the replacement takes it, unless the
+     replacement is an input or already another output (its name must stay) */
+  if (to->def && mgopt__is_function_output(from) && !mgopt__is_function_output(to)) to->name = from->name;
   while (from->uses) mgopt__use_link(from->uses, to);
 }
 

@@ -33,6 +33,18 @@ MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *
   return s;
 }
 
+MGOPT__PRIVATE void mgopt__diag_prefix(mgopt_diag *d, const char *pre) {
+  size_t pl, ml, cap = sizeof d->msg - 1;
+  if (!d) return;
+  pl = strlen(pre);
+  if (pl > cap) pl = cap;
+  ml = strlen(d->msg);
+  if (ml > cap - pl) ml = cap - pl;
+  memmove(d->msg + pl, d->msg, ml);
+  memcpy(d->msg, pre, pl);
+  d->msg[pl + ml] = 0;
+}
+
 /* ---------------------------------------------------------------- heap */
 
 static void *mgopt__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
@@ -82,40 +94,38 @@ MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
 
 MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
   mgopt__chunk *c = p->chunks;
-  size_t off;
+  uintptr_t base, at;
+  if (align == 0 || (align & (align - 1)) || align > 4096) return NULL;
   if (align < 8) align = 8;
-  if (align > 4096 || (align & (align - 1))) return NULL;
   if (size == 0) size = 1;
   if (c) {
-    off = (c->used + align - 1) & ~(align - 1);
-    if (off <= c->size && c->size - off >= size) {
-      c->used = off + size;
-      memset((char *)c + MGOPT__CHUNK_HDR + off, 0, size);
-      return (char *)c + MGOPT__CHUNK_HDR + off;
+    /* align absolute addresses: the allocator's blocks need not be 64-aligned */
+    base = (uintptr_t)c + MGOPT__CHUNK_HDR;
+    at = (base + c->used + align - 1) & ~(uintptr_t)(align - 1);
+    if (at - base <= c->size && c->size - (size_t)(at - base) >= size) {
+      c->used = (size_t)(at - base) + size;
+      memset((void *)at, 0, size);
+      return (void *)at;
     }
   }
   {
-    /* payload starts 64-aligned if the allocator returns 64-aligned blocks;
-       otherwise align within the chunk (we over-allocate by align). */
-    size_t want = size + align;
-    size_t csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
+    size_t want, csize;
     mgopt__chunk *nc;
-    uintptr_t base, aligned;
-    if (csize > SIZE_MAX - MGOPT__CHUNK_HDR) {
+    if (size > SIZE_MAX - align - MGOPT__CHUNK_HDR - MGOPT__CHUNK_MIN) {
       mgopt__oom(p);
       return NULL;
     }
+    want = size + align;
+    csize = want > MGOPT__CHUNK_MIN ? want : MGOPT__CHUNK_MIN;
     nc = (mgopt__chunk *)mgopt__heap_realloc(&p->alloc, NULL, 0, csize + MGOPT__CHUNK_HDR);
     if (!nc) {
       mgopt__oom(p);
       return NULL;
     }
     nc->size = csize;
-    nc->used = 0;
     p->arena_bytes += csize + MGOPT__CHUNK_HDR;
-    base = (uintptr_t)((char *)nc + MGOPT__CHUNK_HDR);
-    aligned = (base + align - 1) & ~(uintptr_t)(align - 1);
-    off = (size_t)(aligned - base);
+    base = (uintptr_t)nc + MGOPT__CHUNK_HDR;
+    at = (base + align - 1) & ~(uintptr_t)(align - 1);
     /* a big allocation gets its own chunk, kept behind the current one so the
        current chunk's free space is not wasted */
     if (c && want > MGOPT__CHUNK_MIN) {
@@ -125,10 +135,10 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
     } else {
       nc->next = c;
       p->chunks = nc;
-      nc->used = off + size;
+      nc->used = (size_t)(at - base) + size;
     }
-    memset((char *)nc + MGOPT__CHUNK_HDR + off, 0, size);
-    return (char *)nc + MGOPT__CHUNK_HDR + off;
+    memset((void *)at, 0, size);
+    return (void *)at;
   }
 }
 

@@ -1,0 +1,46 @@
+/* src/onnx/convert_api.h — public declarations for converting between ONNX model trees and the IR. */
+#ifndef MGOPT_ONNX_CONVERT_H_INCLUDED
+#define MGOPT_ONNX_CONVERT_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Converts the model tree to the canonical IR in the same program
+   (m->program): the graph becomes function `main`. Ops with an exactly
+   equal canonical form for the model's opset become canonical ops; every
+   other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
+   slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
+   blocks named after their attributes. Initializers and Constant nodes become
+   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
+   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
+
+/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
+   buf must outlive the program (weights are borrowed). */
+MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                        mgopt_diag *d);
+
+typedef struct mgopt_onnx_export_options {
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
+} mgopt_onnx_export_options;
+
+/* Builds a model tree from p's function `main` in p's arena: canonical ops
+   become the ONNX ops of the target opset, opaque ops go back unchanged,
+   consts become initializers; graph input/output names, order and types are
+   kept; model fields the IR does not hold (metadata, local functions, doc
+   strings) come from the imported model. producer_name is "mgopt".
+   MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
+MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
+                                        mgopt_onnx_model **out, mgopt_diag *d);
+
+#ifndef MGOPT_NO_STDIO
+MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MGOPT_ONNX_CONVERT_H_INCLUDED */

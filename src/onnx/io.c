@@ -1,0 +1,328 @@
+/* src/onnx/io.c — ONNX files: read_file / write_file and external tensor data (compiled out by MGOPT_NO_STDIO). */
+#include "../internal.h"
+
+/* A location from an external_data entry or an option must stay inside the
+   model's directory: relative, no ".." component, no drive, no NUL. */
+MGOPT__PRIVATE int mgopt__onnx_location_ok(const char *s, size_t n) {
+  size_t i, start = 0;
+  if (n == 0 || memchr(s, 0, n)) return 0;
+  if (s[0] == '/' || s[0] == '\\') return 0;
+  if (n >= 2 && s[1] == ':') return 0;
+  for (i = 0; i <= n; i++) {
+    if (i == n || s[i] == '/' || s[i] == '\\') {
+      if (i - start == 2 && s[start] == '.' && s[start + 1] == '.') return 0;
+      start = i + 1;
+    }
+  }
+  return 1;
+}
+
+/* Parses a decimal unsigned value (an external_data offset or length). */
+MGOPT__PRIVATE int mgopt__onnx_parse_u63(const char *s, size_t n, int64_t *out) {
+  int64_t v = 0;
+  size_t i;
+  if (n == 0 || n > 19) return 0;
+  for (i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    if (v > (INT64_MAX - (s[i] - '0')) / 10) return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 1;
+}
+
+#ifndef MGOPT_NO_STDIO
+
+/* Seeks to an absolute 64-bit offset with calls fseek can take (long may be 32 bits). */
+static int mgopt__onnx_seek(FILE *f, int64_t off) {
+#if defined(_WIN32)
+  return _fseeki64(f, off, SEEK_SET) == 0;
+#else
+  if (fseek(f, 0, SEEK_SET) != 0) return 0;
+  while (off > 0) {
+    long step = off > (int64_t)LONG_MAX ? LONG_MAX : (long)off;
+    if (fseek(f, step, SEEK_CUR) != 0) return 0;
+    off -= step;
+  }
+  return 1;
+#endif
+}
+
+/* Size of an open file, -1 if unknown. */
+static int64_t mgopt__onnx_fsize(FILE *f) {
+#if defined(_WIN32)
+  if (_fseeki64(f, 0, SEEK_END) != 0) return -1;
+  return (int64_t)_ftelli64(f);
+#else
+  long n;
+  if (fseek(f, 0, SEEK_END) != 0) return -1;
+  n = ftell(f);
+  return n < 0 ? -1 : (int64_t)n;
+#endif
+}
+
+/* dir + "/" + name, interned (dir "" or NULL = name alone). */
+static const char *mgopt__onnx_join(mgopt_program *p, const char *dir, const char *name, size_t nlen) {
+  size_t dl = dir ? strlen(dir) : 0, cap;
+  char *tmp;
+  const char *r;
+  if (dl > SIZE_MAX - nlen - 2) return NULL;
+  cap = dl + nlen + 2;
+  tmp = (char *)mgopt__heap_realloc(&p->alloc, NULL, 0, cap);
+  if (!tmp) return NULL;
+  if (dl) memcpy(tmp, dir, dl);
+  if (dl && dir[dl - 1] != '/' && dir[dl - 1] != '\\') tmp[dl++] = '/';
+  memcpy(tmp + dl, name, nlen);
+  r = mgopt_program_intern(p, tmp, dl + nlen);
+  mgopt__heap_free(&p->alloc, tmp, cap);
+  return r;
+}
+
+typedef struct mgopt__onnx_loader {
+  mgopt_onnx_model *m;
+  const char *dir;
+  mgopt_diag *d;
+  mgopt_status st;
+  FILE *f;           /* the last file opened, kept for the next tensor */
+  const char *fpath; /* interned path of f */
+  int64_t fsize;
+} mgopt__onnx_loader;
+
+static int mgopt__onnx_load_fail(mgopt__onnx_loader *L, const mgopt_onnx_tensor *t, mgopt_status s,
+                                 const char *what) {
+  L->d->offset = -1;
+  L->st = mgopt_diag_set(L->d, s, "tensor '%.*s': external data: %s", (int)(t->name.len > 80 ? 80 : t->name.len),
+                         t->name.ptr ? t->name.ptr : "", what);
+  return 1;
+}
+
+static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_loader *L = (mgopt__onnx_loader *)ctx;
+  mgopt_onnx_tensor *t = (mgopt_onnx_tensor *)obj;
+  mgopt_program *p = L->m->program;
+  const mgopt_str *loc = NULL;
+  int64_t offset = 0, length = -1, nb, k;
+  const char *path;
+  void *data;
+  MGOPT__UNUSED(parent);
+  MGOPT__UNUSED(field);
+  if (mid != MGOPT__OM_TENSOR || t->data_location != MGOPT_ONNX_LOC_EXTERNAL) return 0;
+  for (k = 0; k < t->nexternal_data; k++) {
+    const mgopt_onnx_strstr *e = &t->external_data[k];
+    if (e->key.len == 8 && memcmp(e->key.ptr, "location", 8) == 0) loc = &e->value;
+    else if (e->key.len == 6 && memcmp(e->key.ptr, "offset", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &offset))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad offset");
+    } else if (e->key.len == 6 && memcmp(e->key.ptr, "length", 6) == 0) {
+      if (!mgopt__onnx_parse_u63(e->value.ptr, e->value.len, &length))
+        return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "bad length");
+    }
+  }
+  if (!loc) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "no location");
+  if (!mgopt__onnx_location_ok(loc->ptr, loc->len))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT,
+                                 "location must be a relative path without '..'");
+  nb = mgopt_onnx_raw_nbytes(t->data_type, t->numel);
+  if (nb < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_UNSUPPORTED, "data type cannot be stored externally");
+  if (length >= 0 && length != nb)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "length disagrees with dims and data type");
+  path = mgopt__onnx_join(p, L->dir, loc->ptr, loc->len);
+  if (!path) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (path != L->fpath) {
+    if (L->f) fclose(L->f);
+    L->fpath = path;
+    L->f = fopen(path, "rb");
+    if (!L->f) {
+      L->fpath = NULL;
+      return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot open the data file");
+    }
+    L->fsize = mgopt__onnx_fsize(L->f);
+    if (L->fsize < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot size the data file");
+  }
+  if (offset > L->fsize || nb > L->fsize - offset)
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "offset and length past the end of the file");
+  if ((uint64_t)nb > (uint64_t)SIZE_MAX) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_LIMIT, "too large");
+  data = mgopt_program_alloc(p, (size_t)nb, 64);
+  if (!data) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
+  if (nb && (!mgopt__onnx_seek(L->f, offset) || fread(data, 1, (size_t)nb, L->f) != (size_t)nb))
+    return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "read failed");
+  t->ext_location = mgopt_program_intern(p, loc->ptr, loc->len);
+  t->ext_offset = offset;
+  t->raw_data.ptr = (const char *)data;
+  t->raw_data.len = (size_t)nb;
+  t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->external_data = NULL;
+  t->nexternal_data = 0;
+  return 0;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_load_external(mgopt_onnx_model *m, const char *dir, mgopt_diag *d) {
+  mgopt__onnx_loader L;
+  mgopt_diag tmp;
+  if (!d) d = &tmp;
+  mgopt_diag_clear(d);
+  if (!m || !m->program) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model");
+  memset(&L, 0, sizeof L);
+  L.m = m;
+  L.dir = dir ? dir : m->dir;
+  L.d = d;
+  if (mgopt__onnx_walk(MGOPT__OM_MODEL, m, -1, 0, mgopt__onnx_load_one, &L, 0) < 0 && !L.st)
+    L.st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested too deeply");
+  if (L.f) fclose(L.f);
+  return L.st;
+}
+
+/* Length of the directory part of path, separator excluded ("" -> 0). */
+static size_t mgopt__onnx_dirlen(const char *path) {
+  size_t n = strlen(path);
+  while (n > 0 && path[n - 1] != '/' && path[n - 1] != '\\') n--;
+  return n > 1 ? n - 1 : n; /* keep "/" for files in the root */
+}
+
+MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                                mgopt_diag *d) {
+  FILE *f;
+  int64_t size;
+  mgopt_program *p;
+  uint8_t *buf;
+  mgopt_onnx_model *m;
+  size_t dl;
+  mgopt_diag_clear(d);
+  if (!path) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
+    return NULL;
+  }
+  f = fopen(path, "rb");
+  if (!f) {
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
+    return NULL;
+  }
+  size = mgopt__onnx_fsize(f);
+  if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
+    fclose(f);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
+    return NULL;
+  }
+  p = mgopt_program_create(opts ? opts->alloc : NULL);
+  buf = p ? (uint8_t *)mgopt_program_alloc(p, (size_t)size, 64) : NULL;
+  if (!buf) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
+    return NULL;
+  }
+  if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    mgopt_program_destroy(p);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
+    return NULL;
+  }
+  fclose(f);
+  m = mgopt__onnx_read_into(p, buf, (size_t)size, opts, d);
+  if (!m) {
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  dl = mgopt__onnx_dirlen(path);
+  m->dir = mgopt_program_intern(p, path, dl);
+  if (!m->dir || (!(opts && opts->keep_external) && mgopt_onnx_load_external(m, NULL, d) != MGOPT_OK)) {
+    if (!m->dir) mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  return m;
+}
+
+typedef struct mgopt__onnx_fsink {
+  const char *path;
+  FILE *f;
+  int failed;
+} mgopt__onnx_fsink;
+
+static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n) {
+  mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
+  if (!s->f) {
+    s->f = fopen(s->path, "wb");
+    if (!s->f) return MGOPT_ERR_IO;
+  }
+  if (n && fwrite(data, 1, n, s->f) != n) {
+    s->failed = 1;
+    return MGOPT_ERR_IO;
+  }
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
+                                            const mgopt_onnx_write_options *opts, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt__onnx_fsink sink;
+  mgopt_status st;
+  char *loc = NULL, *side = NULL;
+  size_t loc_cap = 0, side_cap = 0;
+  const mgopt_allocator *alloc;
+  FILE *f;
+  mgopt_diag_clear(d);
+  if (!m || !path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or path");
+  alloc = m->program ? &m->program->alloc : NULL;
+  memset(&w, 0, sizeof w);
+  memset(&sink, 0, sizeof sink);
+  w.alloc = alloc;
+  if (opts && opts->external_min_bytes > 0) {
+    /* the location recorded in the model, and the side file's path next to path */
+    const char *base = path + strlen(path);
+    size_t ll, dl;
+    while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
+    dl = (size_t)(base - path);
+    if (opts->external_location) {
+      ll = strlen(opts->external_location);
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) memcpy(loc, opts->external_location, ll + 1);
+    } else {
+      size_t bl = strlen(base);
+      ll = bl + 5;
+      loc_cap = ll + 1;
+      loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
+      if (loc) {
+        memcpy(loc, base, bl);
+        memcpy(loc + bl, ".data", 6);
+      }
+    }
+    if (!loc) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    if (!mgopt__onnx_location_ok(loc, ll)) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG,
+                            "external_location must be a relative path without '..'");
+    }
+    side_cap = dl + ll + 1;
+    side = (char *)mgopt__heap_realloc(alloc, NULL, 0, side_cap);
+    if (!side) {
+      mgopt__heap_free(alloc, loc, loc_cap);
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    }
+    memcpy(side, path, dl);
+    memcpy(side + dl, loc, ll + 1);
+    sink.path = side;
+  }
+  st = mgopt__onnx_encode(m, opts, loc ? loc : "", opts && opts->external_min_bytes > 0 ? mgopt__onnx_file_sink : NULL,
+                          &sink, &w, d);
+  if (sink.f && fclose(sink.f) != 0 && st == MGOPT_OK) st = MGOPT_ERR_IO;
+  if (st == MGOPT_ERR_IO && d && d->status != MGOPT_ERR_IO)
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", side ? side : path);
+  if (st == MGOPT_OK) {
+    f = fopen(path, "wb");
+    if (!f) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing", path);
+    else {
+      if (w.len && fwrite(mgopt__pbw_data(&w), 1, w.len, f) != w.len) st = MGOPT_ERR_IO;
+      if (fclose(f) != 0) st = MGOPT_ERR_IO;
+      if (st != MGOPT_OK) mgopt_diag_set(d, st, "cannot write %s", path);
+    }
+  }
+  mgopt__pbw_free(&w);
+  if (loc) mgopt__heap_free(alloc, loc, loc_cap);
+  if (side) mgopt__heap_free(alloc, side, side_cap);
+  return st;
+}
+
+#endif /* MGOPT_NO_STDIO */
