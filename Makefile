@@ -1,65 +1,335 @@
-# mgopt — build, test and demo. Needs only a C compiler and make.
-CC      ?= cc
+# mgopt — build, test and demo. Needs only a C compiler and make (GNU make).
+#
+#   make                  regenerate mgopt.h / mgopt_passes.h from src/ and build build/mgopt
+#   make test             build and run every test: unit tests, compile tests, examples, and
+#                         whatever TEST_PROGS / TEST_CMDS list (fuzz replays, golden tests)
+#   make demo             run the tool on examples/demo.mil
+#   make check-amalgamation   fail when the generated headers are stale
+#   make clang-test       `make test` with clang into build-clang/
+#   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
+#   make compile-tests    only the compile tests (see tests/compile/README)
+#
+# Variables: CC, CXX, CFLAGS, WERROR=1 (adds -Werror), SAN=1 (ASan+UBSan),
+# B=<dir> (build directory; derived from SAN and CC when not given).
+# Each build directory remembers its compiler and flags (B/.config) and rebuilds
+# everything when they change, so configurations never mix objects.
+
 CFLAGS  ?= -O2 -g
 WARN    := -std=c99 -Wall -Wextra -Wpedantic
+CXXWARN := -std=c++11 -Wall -Wextra -Wpedantic
 LDLIBS  := -lm
-B       := build
+
+# clang in CC implies clang++ unless CXX was given.
+ifneq ($(findstring clang,$(CC)),)
+ifeq ($(origin CXX),default)
+CXX := clang++
+endif
+endif
+CLANG   ?= clang
+CLANGXX ?= clang++
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+export UBSAN_OPTIONS ?= print_stacktrace=1
+ifeq ($(origin CFLAGS),file)
+CFLAGS := -O1 -g
+endif
+endif
+ifeq ($(WERROR),1)
+WARN    += -Werror
+CXXWARN += -Werror
+endif
+
+ifeq ($(SAN),1)
+B ?= build-asan
+else ifneq ($(findstring clang,$(CC)),)
+B ?= build-clang
+else
+B ?= build
+endif
+
+ALL_CFLAGS   := $(CFLAGS) $(SANFLAGS) $(WARN) -I.
+ALL_CXXFLAGS := $(CFLAGS) $(SANFLAGS) $(CXXWARN) -I.
+ALL_LDFLAGS  := $(LDFLAGS) $(SANFLAGS)
+
+# The header generator is a host tool shared by every build directory.
+HOSTCC ?= $(CC)
+AMALG  := build/amalgamate
 
 SRC := $(shell find src -type f | sort)
+HDR := mgopt.h mgopt_passes.h
 
-.PHONY: all amalgamate check-amalgamation test demo clean
+.PHONY: all amalgamate check-amalgamation check-models test demo clean clean-all clang-test asan-test \
+        compile-tests examples run-examples FORCE
 
 all: $(B)/mgopt
 
-$(B)/amalgamate: tools/amalgamate.c
+# ---------------------------------------------------------------- configuration stamp
+
+CONFIG := CC=$(CC) CXX=$(CXX) CLANG=$(CLANG) CLANGXX=$(CLANGXX) CFLAGS=$(ALL_CFLAGS) CXXFLAGS=$(ALL_CXXFLAGS) LDFLAGS=$(ALL_LDFLAGS)
+FORCE:
+$(B)/.config: FORCE
 	@mkdir -p $(B)
-	$(CC) -O1 -g -std=c99 -Wall -Wextra -o $@ $<
+	@printf '%s\n' '$(CONFIG)' | cmp -s - $@ || printf '%s\n' '$(CONFIG)' > $@
+
+# ---------------------------------------------------------------- headers
+
+$(AMALG): tools/amalgamate.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O1 -g -std=c99 -Wall -Wextra -o $@ $<
 
 # Regenerates the two committed headers from src/.
-amalgamate: $(B)/amalgamate
-	$(B)/amalgamate src .
+amalgamate: $(AMALG)
+	$(AMALG) src .
 
-mgopt.h mgopt_passes.h: $(SRC) $(B)/amalgamate
-	$(B)/amalgamate src .
+# One run writes both headers (mgopt.h first, then mgopt_passes.h).
+mgopt.h: $(SRC) $(AMALG)
+	$(AMALG) src .
+mgopt_passes.h: mgopt.h
+	@test -f $@ || $(AMALG) src .
 
-check-amalgamation: $(B)/amalgamate
-	$(B)/amalgamate src . --check
+# Fails when mgopt.h / mgopt_passes.h differ from what src/ generates.
+check-amalgamation: $(AMALG)
+	$(AMALG) src . --check
 
-$(B)/mgopt: tools/mgopt.c mgopt.h mgopt_passes.h
-	@mkdir -p $(B)
-	$(CC) $(CFLAGS) $(WARN) -I. -o $@ tools/mgopt.c $(LDLIBS)
+# ---------------------------------------------------------------- the tool
 
-clean:
-	rm -rf $(B)
+$(B)/mgopt: tools/mgopt.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ tools/mgopt.c $(ALL_LDFLAGS) $(LDLIBS)
 
-# ---- tests
-UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-
-$(B)/tests/%: tests/unit/%.c tests/unit/harness.h mgopt.h mgopt_passes.h
-	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) $(WARN) -I. -Itests/unit -o $@ $< $(LDLIBS)
-
-$(B)/tests/test_golden: tests/golden/golden.c mgopt.h mgopt_passes.h
-	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) $(WARN) -I. -o $@ $< $(LDLIBS)
-
-test: $(B)/mgopt $(UNIT_BIN) $(B)/tests/test_golden
-	@sh tests/run.sh $(B)
+demo: $(B)/mgopt
+	$(B)/mgopt examples/demo.mil -o $(B)/demo_out.mil -p default --timing
 
 # Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
 check-models: $(B)/mgopt
 	bash tools/check_models.sh
 
-# ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
-$(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
-	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) $(WARN) -I. -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/mil"' -o $@ tests/fuzz/fuzz_mil.c $(LDLIBS)
+clean:
+	rm -rf $(B)
 
-test: $(B)/tests/test_fuzz_mil
+clean-all:
+	rm -rf build build-clang build-asan build-cmake
+
+# ---------------------------------------------------------------- test hooks
+#
+# Other parts of the build append to these (see the marked section at the end):
+#   TEST_PROGS  programs `make test` builds (by a rule of this Makefile) and runs
+#               without arguments; the last line of their output must be
+#               "N passed, N failed".
+#   TEST_CMDS   extra command lines `make test` runs, one per quoted word
+#               (e.g. TEST_CMDS += '$(B)/fuzz/replay_mil tests/fuzz/corpus/mil'),
+#               same output convention; list their programs in TEST_DEPS.
+#   TEST_DEPS   further prerequisites of `make test`.
+TEST_PROGS :=
+TEST_CMDS  :=
+TEST_DEPS  :=
+
+# ---------------------------------------------------------------- unit tests
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+$(B)/tests/%: tests/unit/%.c tests/unit/harness.h $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+
+# ---------------------------------------------------------------- golden tests
+# tests/golden/<family>/<pass>.mil: the runner (run from the repo root) reads them all.
+# It lives in $(B)/tests/, so tests/run.sh runs it with the unit tests.
+
+$(B)/tests/test_golden: tests/golden/golden.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_golden  # run by tests/run.sh with the $(B)/tests/test_* programs
+
+# ---------------------------------------------------------------- compile tests
+#
+# Each compile-<name> target builds its program and runs it. `make test` builds
+# them all and runs them with the unit tests. See tests/compile/README.
+
+CT  := $(B)/compile
+CTD := tests/compile
+CT_HDRS := $(HDR) tests/unit/harness.h $(CTD)/smoke.h $(B)/.config
+CT_INC  := -Itests/unit -I$(CTD)
+
+COMPILE_TESTS := decl c99 cxx clangxx static alloc hooks hooks-partial nostdio nosimd
+COMPILE_PROGS := $(CT)/test_decl $(CT)/test_c99 $(CT)/test_cxx $(CT)/test_clangxx \
+                 $(CT)/test_static $(CT)/test_alloc $(CT)/test_hooks $(CT)/test_nostdio \
+                 $(CT)/test_nosimd
+TEST_PROGS += $(COMPILE_PROGS)
+
+.PHONY: $(addprefix compile-,$(COMPILE_TESTS))
+compile-tests: $(addprefix compile-,$(COMPILE_TESTS))
+$(addprefix compile-,decl c99 cxx clangxx static alloc hooks nostdio nosimd): compile-%: $(CT)/test_%
+	@out=$$($< 2>&1); rc=$$?; printf '%s\n' "$$out" | sed 's/^/compile-$*: /'; exit $$rc
+
+# Declarations only: including both headers (and each alone) defines no symbol;
+# the decl-only test TU links against a separate implementation TU.
+$(CT)/test_decl: $(CTD)/smoke_main.c $(CTD)/decl_only.c $(CTD)/impl_only.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CC) $(ALL_CFLAGS) -c -o $(CT)/decl_only.o $(CTD)/decl_only.c
+	@syms=$$(nm --defined-only $(CT)/decl_only.o | grep -vE 'asan|ubsan|sancov' || true); \
+	  if [ -n "$$syms" ]; then \
+	  echo "compile-decl: the headers define symbols without MGOPT_IMPLEMENTATION:"; \
+	  echo "$$syms"; exit 1; fi
+	$(CC) $(ALL_CFLAGS) -c -o $(CT)/decl_main.o $(CT_INC) $(CTD)/smoke_main.c
+	$(CC) $(ALL_CFLAGS) -c -o $(CT)/impl_c99.o $(CTD)/impl_only.c
+	$(CC) -o $@ $(CT)/decl_main.o $(CT)/decl_only.o $(CT)/impl_c99.o $(ALL_LDFLAGS) $(LDLIBS)
+
+# The implementation and a user in one C99 translation unit.
+$(CT)/test_c99: $(CTD)/smoke_main.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CC) $(ALL_CFLAGS) -DSMOKE_WITH_IMPLEMENTATION $(CT_INC) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+
+# The implementation compiled as C++ with $(CXX), used from C++.
+$(CT)/test_cxx: $(CTD)/smoke_main.c $(CTD)/impl_only.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CXX) $(ALL_CXXFLAGS) -x c++ -c -o $(CT)/impl_cxx.o $(CTD)/impl_only.c
+	$(CXX) $(ALL_CXXFLAGS) -x c++ -c -o $(CT)/main_cxx.o $(CT_INC) $(CTD)/smoke_main.c
+	$(CXX) -o $@ $(CT)/main_cxx.o $(CT)/impl_cxx.o $(ALL_LDFLAGS) $(LDLIBS)
+
+# The implementation compiled as C++ with clang++, used from C (extern "C").
+HAVE_CLANGXX := $(shell command -v $(CLANGXX) 2>/dev/null)
+ifneq ($(HAVE_CLANGXX),)
+$(CT)/test_clangxx: $(CTD)/smoke_main.c $(CTD)/impl_only.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CLANGXX) $(ALL_CXXFLAGS) -x c++ -c -o $(CT)/impl_clangxx.o $(CTD)/impl_only.c
+	$(CLANG) $(ALL_CFLAGS) -c -o $(CT)/main_clang.o $(CT_INC) $(CTD)/smoke_main.c
+	$(CLANGXX) -o $@ $(CT)/main_clang.o $(CT)/impl_clangxx.o $(ALL_LDFLAGS) $(LDLIBS)
+else
+$(CT)/test_clangxx: $(B)/.config
+	@mkdir -p $(CT)
+	@echo "compile-clangxx: SKIPPED: $(CLANGXX) not found"
+	@printf '#!/bin/sh\necho "note: compile-clangxx skipped: $(CLANGXX) not found"\necho "0 passed, 0 failed"\n' > $@
+	@chmod +x $@
+endif
+
+# MGOPT_STATIC: two translation units, each with its own private copy.
+$(CT)/test_static: $(CTD)/static_a.c $(CTD)/static_b.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CC) $(ALL_CFLAGS) $(CT_INC) -o $@ $(CTD)/static_a.c $(CTD)/static_b.c $(ALL_LDFLAGS) $(LDLIBS)
+
+# A counting allocator passed to mgopt_program_create.
+$(CT)/test_alloc: $(CTD)/alloc.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CC) $(ALL_CFLAGS) $(CT_INC) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+
+# MGOPT_MALLOC / MGOPT_REALLOC / MGOPT_FREE overridden together.
+$(CT)/test_hooks: $(CTD)/hooks.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CC) $(ALL_CFLAGS) $(CT_INC) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+
+# Negative compile test: defining only some of the three hooks must not compile.
+# The control (none defined) must compile, so a broken header cannot pass this.
+compile-hooks-partial: $(CTD)/hooks_partial.c $(HDR) $(B)/.config
+	@mkdir -p $(CT)
+	@$(CC) $(ALL_CFLAGS) -c -o $(CT)/hooks_partial0.o $< || \
+	  { echo "compile-hooks-partial: the control (no hook defined) does not compile"; exit 1; }
+	@for v in 1 2 3 4 5 6; do \
+	  if $(CC) $(ALL_CFLAGS) -DHOOKS_PARTIAL=$$v -c -o $(CT)/hooks_partial$$v.o $< \
+	       >$(CT)/hooks_partial$$v.log 2>&1; then \
+	    echo "compile-hooks-partial: case $$v compiled but must fail"; exit 1; fi; \
+	  if ! grep -q 'MGOPT_MALLOC' $(CT)/hooks_partial$$v.log; then \
+	    echo "compile-hooks-partial: case $$v failed for another reason:"; \
+	    cat $(CT)/hooks_partial$$v.log; exit 1; fi; \
+	done; echo "compile-hooks-partial: 6 partial definitions rejected, control compiles"
+
+# MGOPT_NO_STDIO: the implementation TU references no stdio stream or file function.
+$(CT)/test_nostdio: $(CTD)/nostdio_impl.c $(CTD)/smoke_main.c $(CT_HDRS)
+	@mkdir -p $(CT)
+	$(CC) $(ALL_CFLAGS) -c -o $(CT)/nostdio_impl.o $(CTD)/nostdio_impl.c
+	@bad=$$(nm -u $(CT)/nostdio_impl.o | awk '{print $$NF}' | \
+	  grep -E '^(_?_?IO_|f?open|fdopen|freopen|fclose|fread|fwrite|fgets|fputs|fputc|putc|putchar|puts|printf|fprintf|vprintf|vfprintf|fflush|fseeko?|ftello?|rewind|getc|fgetc|getchar|perror|stdin|stdout|stderr|tmpfile|remove|rename)(@.*)?$$' || true); \
+	  if [ -n "$$bad" ]; then echo "compile-nostdio: MGOPT_NO_STDIO build uses:" $$bad; exit 1; fi
+	$(CC) $(ALL_CFLAGS) -c -o $(CT)/nostdio_main.o $(CT_INC) $(CTD)/smoke_main.c
+	$(CC) -o $@ $(CT)/nostdio_main.o $(CT)/nostdio_impl.o $(ALL_LDFLAGS) $(LDLIBS)
+
+# MGOPT_NO_SIMD: no intrinsics header is included, and folding gives bit-identical
+# results to the default build (both linked into one program with MGOPT_STATIC).
+$(CT)/test_nosimd: $(CTD)/nosimd_scalar.c $(CTD)/nosimd_main.c $(CTD)/fold_cases.h $(CT_HDRS)
+	@mkdir -p $(CT)
+	@if $(CC) $(ALL_CFLAGS) -E $(CT_INC) $(CTD)/nosimd_scalar.c | \
+	  grep -E '^# [0-9]+ ".*(intrin|arm_neon|altivec)[^"]*\.h"' ; then \
+	  echo "compile-nosimd: MGOPT_NO_SIMD build includes intrinsics headers"; exit 1; fi
+	$(CC) $(ALL_CFLAGS) $(CT_INC) -o $@ $(CTD)/nosimd_scalar.c $(CTD)/nosimd_main.c $(ALL_LDFLAGS) $(LDLIBS)
+
+# ---------------------------------------------------------------- examples
+#
+# Each example is built with the default flags of this configuration and run;
+# exit status 0 passes, 77 is a skip (the example printed why), anything else fails.
+
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
+
+$(B)/examples/%: examples/%.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/examples
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+
+examples: $(EXAMPLE_BIN)
+
+# The loop `make test` and `make run-examples` use.
+define RUN_EXAMPLES
+pass=0; fail=0; skip=0; \
+for e in $(EXAMPLE_BIN); do \
+  n=$$(basename $$e); \
+  $$e > $$e.out 2>&1; rc=$$?; \
+  if [ $$rc -eq 0 ]; then pass=$$((pass+1)); echo "example $$n: ok"; \
+  elif [ $$rc -eq 77 ]; then skip=$$((skip+1)); \
+    echo "example $$n: SKIPPED: $$(tail -n 1 $$e.out)"; \
+  else fail=$$((fail+1)); echo "example $$n: FAILED (exit $$rc):"; tail -n 30 $$e.out; fi; \
+done; \
+echo "examples: $$pass passed, $$fail failed, $$skip skipped"; [ $$fail -eq 0 ]
+endef
+
+run-examples: $(EXAMPLE_BIN)
+	@$(RUN_EXAMPLES)
+
+# ---------------------------------------------------------------- fuzz corpus replays
+# >>> Rules for the fuzz harnesses and their corpus replays go in this section.
+# >>> Build replay programs here and append them to TEST_PROGS (or TEST_CMDS +
+# >>> TEST_DEPS); `make test` picks them up.
+
+# ---- .mil fuzzing: the corpus replays in `make test`; `make fuzz-mil` builds the libFuzzer binary
+$(B)/tests/test_fuzz_mil: tests/fuzz/fuzz_mil.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/mil"' -o $@ tests/fuzz/fuzz_mil.c $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_mil  # in $(B)/tests/: run by tests/run.sh
 
 .PHONY: fuzz-mil
 fuzz-mil: $(B)/fuzz_mil
-$(B)/fuzz_mil: tests/fuzz/fuzz_mil.c mgopt.h
+$(B)/fuzz_mil: tests/fuzz/fuzz_mil.c $(HDR)
 	@mkdir -p $(B)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_mil.c -lm
+
+# ---- ONNX reader fuzzing: the corpus replay runs with `make test`; `make fuzz-onnx` fuzzes
+FUZZ_TIME ?= 600
+.PHONY: fuzz-onnx
+$(B)/tests/test_fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -o $@ tests/fuzz/fuzz_onnx.c $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_onnx  # in $(B)/tests/: run by tests/run.sh
+$(B)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HDR)
+	@mkdir -p $(B)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_onnx.c -lm
+fuzz-onnx: $(B)/fuzz_onnx
+	@mkdir -p $(B)/fuzz-corpus-onnx
+	$(B)/fuzz_onnx -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-onnx tests/fuzz/corpus/onnx
+
+# <<< end of the fuzz section
+
+# ---------------------------------------------------------------- test
+# Kept last so that every append to TEST_PROGS / TEST_CMDS / TEST_DEPS above is seen.
+
+.SECONDEXPANSION:
+test: $(B)/mgopt $(UNIT_BIN) $$(TEST_PROGS) $$(TEST_DEPS) compile-hooks-partial $(EXAMPLE_BIN)
+	@st=0; sh tests/run.sh $(B) $(TEST_PROGS) $(TEST_CMDS) || st=1; \
+	{ $(RUN_EXAMPLES); } || st=1; \
+	exit $$st
+
+clang-test:
+	$(MAKE) test CC=$(CLANG) CXX=$(CLANGXX) B=build-clang
+
+asan-test:
+	@if command -v $(CLANG) >/dev/null 2>&1; then \
+	  $(MAKE) test SAN=1 CC=$(CLANG) CXX=$(CLANGXX) B=build-asan; \
+	else $(MAKE) test SAN=1 B=build-asan; fi

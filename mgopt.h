@@ -3146,26 +3146,1415 @@ MGOPTDEF int mgopt_program_walk(mgopt_program *p, mgopt_op_visit_fn fn, void *ud
 }
 /* src/core/registry.c — the op registry: operand slots, attributes, traits and type inference per op. */
 
-/* STUB: being written. */
+/* Conventions of the inference functions below:
+   - an operand's type is read through mgopt__rg_in / mgopt__rg_opt, which turn
+     a malformed tensor type (rank < -1, dims missing) into "rank unknown";
+   - a dim is static (v >= 0, no symbol), symbolic (sym set) or unknown;
+   - output dims are allocated in the program arena by mgopt__rg_out and then
+     filled in place; every size derived from the IR goes through checked
+     arithmetic; every failure is MGOPT_ERR_TYPE with a message, never an assert. */
+
+#define MGOPT__RG_MAX_RANK 65536
+
+/* ---------------------------------------------------------------- helpers */
+
+static mgopt_status mgopt__rg_fail(mgopt_diag *d, const mgopt_op *op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static mgopt_status mgopt__rg_fail(mgopt_diag *d, const mgopt_op *op, const char *fmt, ...) {
+  char buf[MGOPT_DIAG_MSG_MAX];
+  va_list ap;
+  if (!d) return MGOPT_ERR_TYPE;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  mgopt_diag_set(d, MGOPT_ERR_TYPE, "%s: %s", op->type ? op->type : "?", buf);
+  snprintf(d->op, sizeof d->op, "%s", op->name ? op->name : "");
+  return MGOPT_ERR_TYPE;
+}
+
+static mgopt_status mgopt__rg_nomem(mgopt_diag *d) {
+  return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "type inference: out of memory");
+}
+
+static int mgopt__rg_st(mgopt_dim x) { return x.sym == NULL && x.v >= 0; }
+
+/* t sanitised: a tensor type whose rank cannot be trusted gets rank -1. */
+static mgopt_type mgopt__rg_view(const mgopt_type *t) {
+  mgopt_type v = *t;
+  if (v.rank < -1 || (v.rank > 0 && !v.dims) || v.rank > MGOPT__RG_MAX_RANK) {
+    v.rank = -1;
+    v.dims = NULL;
+  }
+  if (v.rank < 0) v.dims = NULL;
+  return v;
+}
+
+/* The single tensor operand of `slot`, or 0 when absent (a list counts as absent). */
+static int mgopt__rg_opt(const mgopt_op *op, const char *slot, mgopt_type *t) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  if (!v || v->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  *t = mgopt__rg_view(&v->type);
+  return 1;
+}
+
+/* A required tensor operand. */
+static mgopt_status mgopt__rg_in(const mgopt_op *op, const char *slot, mgopt_type *t, mgopt_diag *d) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  if (!v) return mgopt__rg_fail(d, op, "missing operand '%s'", slot);
+  if (v->type.kind != MGOPT_TYPE_TENSOR) return mgopt__rg_fail(d, op, "operand '%s' is not a tensor", slot);
+  *t = mgopt__rg_view(&v->type);
+  return MGOPT_OK;
+}
+
+/* Output type with `rank` unknown dims (rank -1: unknown rank). */
+static mgopt_status mgopt__rg_out(mgopt_program *p, const mgopt_op *op, mgopt_type *out, int dt,
+                                  int64_t rank, mgopt_diag *d) {
+  if (rank < -1) rank = -1;
+  if (rank > MGOPT__RG_MAX_RANK) return mgopt__rg_fail(d, op, "output rank %lld is too large", (long long)rank);
+  if (mgopt_type_make(p, out, (mgopt_dtype)dt, (int32_t)rank, NULL)) return mgopt__rg_nomem(d);
+  return MGOPT_OK;
+}
+
+/* Output equal to t (sanitised) with dtype dt. */
+static mgopt_status mgopt__rg_like(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                   const mgopt_type *t, int dt, mgopt_diag *d) {
+  mgopt_status s = mgopt__rg_out(p, op, out, dt, t->rank, d);
+  if (s) return s;
+  if (t->rank > 0) memcpy(out->dims, t->dims, sizeof(mgopt_dim) * (size_t)t->rank);
+  return MGOPT_OK;
+}
+
+/* Normalises axis `ax` against `rank` (negative counts from the end). 0 if out of range. */
+static int mgopt__rg_axis(int64_t ax, int64_t rank, int32_t *out) {
+  if (ax < 0) ax += rank;
+  if (ax < 0 || ax >= rank) return 0;
+  *out = (int32_t)ax;
+  return 1;
+}
+
+/* Broadcasts two dims: 0 on two different static non-1 dims. */
+static int mgopt__rg_bdim(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
+  int sa = mgopt__rg_st(a), sb = mgopt__rg_st(b);
+  if (sa && sb) {
+    if (a.v == b.v || b.v == 1) *o = a;
+    else if (a.v == 1) *o = b;
+    else return 0;
+  } else if (sa) {
+    *o = a.v == 1 ? b : a;
+  } else if (sb) {
+    *o = b.v == 1 ? a : b;
+  } else {
+    *o = (a.sym && a.sym == b.sym) ? a : mgopt_dim_unknown();
+  }
+  return 1;
+}
+
+/* Two dims that must be equal: the most precise of both; 0 on a static conflict. */
+static int mgopt__rg_unify(mgopt_dim a, mgopt_dim b, mgopt_dim *o) {
+  int sa = mgopt__rg_st(a), sb = mgopt__rg_st(b);
+  if (sa && sb && a.v != b.v) return 0;
+  if (sa) *o = a;
+  else if (sb) *o = b;
+  else *o = (a.sym && a.sym == b.sym) ? a : mgopt_dim_unknown();
+  return 1;
+}
+
+/* Broadcast of n tensor types into out (dtype dt). */
+static mgopt_status mgopt__rg_broadcast(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                        const mgopt_type *ts, int n, int dt, mgopt_diag *d) {
+  int64_t rank = 0;
+  int i, k;
+  mgopt_status s;
+  for (i = 0; i < n; i++) {
+    if (ts[i].rank < 0) return mgopt__rg_out(p, op, out, dt, -1, d);
+    if (ts[i].rank > rank) rank = ts[i].rank;
+  }
+  if ((s = mgopt__rg_out(p, op, out, dt, rank, d)) != MGOPT_OK) return s;
+  for (k = 0; k < rank; k++) {
+    mgopt_dim acc = mgopt_dim_static(1);
+    for (i = 0; i < n; i++) {
+      int64_t j = ts[i].rank - rank + k;
+      if (j < 0) continue;
+      if (!mgopt__rg_bdim(acc, ts[i].dims[j], &acc))
+        return mgopt__rg_fail(d, op, "shapes do not broadcast (dim %d: %lld vs %lld)", k,
+                              (long long)acc.v, (long long)ts[i].dims[j].v);
+    }
+    out->dims[k] = acc;
+  }
+  return MGOPT_OK;
+}
+
+/* An integer list parameter: count >= 0 (values in *v), -1 absent, -2 given but not constant. */
+static int64_t mgopt__rg_ints(mgopt_program *p, const mgopt_op *op, const char *name, const int64_t **v) {
+  int64_t n = mgopt_op_get_ints(p, op, name, v);
+  if (n >= 0) return n;
+  if (mgopt_op_attr(op, name)) return -2;
+  return mgopt_op_slot_index(op, name) >= 0 ? -2 : -1;
+}
+
+/* A dtype parameter given by name ("fp32"); MGOPT_DT_UNKNOWN when absent or unknown. */
+static int mgopt__rg_dtype_param(const mgopt_op *op, const char *name) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, name, &n);
+  return s ? (int)mgopt_dtype_from_name(s, n) : (int)MGOPT_DT_UNKNOWN;
+}
+
+/* 1 when dtypes a and b are known and differ. */
+static int mgopt__rg_dt_clash(int a, int b) {
+  return a != MGOPT_DT_UNKNOWN && b != MGOPT_DT_UNKNOWN && a != b;
+}
+
+/* The values of variadic slot `slot` (NULL and 0 when absent). */
+static int32_t mgopt__rg_list(const mgopt_op *op, const char *slot, const mgopt_use **uses) {
+  int32_t i = mgopt_op_slot_index(op, slot);
+  if (i < 0) {
+    *uses = NULL;
+    return 0;
+  }
+  *uses = op->slots[i].uses;
+  return op->slots[i].n;
+}
+
+/* ---------------------------------------------------------------- elementwise */
+
+static mgopt_status mgopt__rg_infer_const(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  const mgopt_attr *a = mgopt_op_attr(op, "val");
+  const mgopt_tensor *t;
+  int32_t i;
+  mgopt_status s;
+  if (!a || a->kind != MGOPT_ATTR_TENSOR || !a->u.t) return mgopt__rg_fail(d, op, "missing tensor attribute 'val'");
+  t = a->u.t;
+  if (t->rank < 0 || (t->rank > 0 && !t->shape)) return mgopt__rg_fail(d, op, "malformed tensor in 'val'");
+  if ((s = mgopt__rg_out(p, op, out, t->dtype, t->rank, d)) != MGOPT_OK) return s;
+  for (i = 0; i < t->rank; i++) {
+    if (t->shape[i] < 0) return mgopt__rg_fail(d, op, "tensor 'val' has a negative dim");
+    out->dims[i] = mgopt_dim_static(t->shape[i]);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_identity(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                             mgopt_diag *d) {
+  mgopt_value *v = mgopt_op_operand(op, "x");
+  mgopt_type t;
+  if (!v) return mgopt__rg_fail(d, op, "missing operand 'x'");
+  if (v->type.kind != MGOPT_TYPE_TENSOR) {
+    if (mgopt__type_copy(p, out, &v->type)) return mgopt__rg_nomem(d);
+    return MGOPT_OK;
+  }
+  t = mgopt__rg_view(&v->type);
+  return mgopt__rg_like(p, op, out, &t, t.dtype, d);
+}
+
+/* Elementwise unary (and every op whose output is x's type). */
+static mgopt_status mgopt__rg_infer_unary(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  uint32_t tr = mgopt_op_traits(op);
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((tr & MGOPT_TRAIT_LOGICAL) && x.dtype != MGOPT_DT_UNKNOWN && x.dtype != MGOPT_DT_BOOL)
+    return mgopt__rg_fail(d, op, "expects bool, got %s", mgopt_dtype_name((mgopt_dtype)x.dtype));
+  return mgopt__rg_like(p, op, out, &x, x.dtype, d);
+}
+
+static mgopt_status mgopt__rg_infer_softmax(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int32_t ax;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0 && !mgopt__rg_axis(mgopt_op_get_int(op, "axis", -1), x.rank, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range for rank %d", (int)x.rank);
+  return mgopt__rg_like(p, op, out, &x, x.dtype, d);
+}
+
+static mgopt_status mgopt__rg_infer_binary(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type t[2];
+  mgopt_status s;
+  uint32_t tr = mgopt_op_traits(op);
+  int dt;
+  if ((s = mgopt__rg_in(op, "x", &t[0], d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "y", &t[1], d)) != MGOPT_OK) return s;
+  /* pow keeps x's dtype (an integer exponent is common in imported models) */
+  if (op->kind != MGOPT_OP_pow && mgopt__rg_dt_clash(t[0].dtype, t[1].dtype))
+    return mgopt__rg_fail(d, op, "operand dtypes differ (%s vs %s)", mgopt_dtype_name((mgopt_dtype)t[0].dtype),
+                          mgopt_dtype_name((mgopt_dtype)t[1].dtype));
+  if ((tr & MGOPT_TRAIT_LOGICAL) &&
+      ((t[0].dtype != MGOPT_DT_UNKNOWN && t[0].dtype != MGOPT_DT_BOOL) ||
+       (t[1].dtype != MGOPT_DT_UNKNOWN && t[1].dtype != MGOPT_DT_BOOL)))
+    return mgopt__rg_fail(d, op, "expects bool operands");
+  dt = t[0].dtype != MGOPT_DT_UNKNOWN || op->kind == MGOPT_OP_pow ? t[0].dtype : t[1].dtype;
+  if (tr & (MGOPT_TRAIT_COMPARISON | MGOPT_TRAIT_LOGICAL)) dt = MGOPT_DT_BOOL;
+  return mgopt__rg_broadcast(p, op, out, t, 2, dt, d);
+}
+
+static mgopt_status mgopt__rg_infer_select(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type t[3];
+  mgopt_status s;
+  if ((s = mgopt__rg_in(op, "cond", &t[0], d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "a", &t[1], d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "b", &t[2], d)) != MGOPT_OK) return s;
+  if (mgopt__rg_dt_clash(t[1].dtype, t[2].dtype)) return mgopt__rg_fail(d, op, "'a' and 'b' dtypes differ");
+  return mgopt__rg_broadcast(p, op, out, t, 3, t[1].dtype != MGOPT_DT_UNKNOWN ? t[1].dtype : t[2].dtype, d);
+}
+
+static mgopt_status mgopt__rg_infer_cast(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const char *name = op->kind == MGOPT_OP_cast ? "dtype" : "output_dtype";
+  const char *slot = op->kind == MGOPT_OP_cast ? "x" : "source_val";
+  int dt = mgopt__rg_dtype_param(op, name);
+  if ((s = mgopt__rg_in(op, slot, &x, d)) != MGOPT_OK) return s;
+  if (dt == MGOPT_DT_UNKNOWN) return mgopt__rg_fail(d, op, "missing or unknown '%s'", name);
+  return mgopt__rg_like(p, op, out, &x, dt, d);
+}
+
+/* ---------------------------------------------------------------- shape ops */
+
+static mgopt_status mgopt__rg_infer_reshape(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x, sh;
+  mgopt_status s;
+  const int64_t *v = NULL;
+  int64_t n, k, infer_at = -1, rem_in = 1, rem_out = 1;
+  int rem_ok = 1;
+  uint8_t *copied;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "shape", &sh, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "shape", &v);
+  if (n < 0) {
+    /* shape known only at run time: its length gives the rank */
+    int64_t r = (sh.rank == 1 && mgopt__rg_st(sh.dims[0])) ? sh.dims[0].v : -1;
+    if (sh.rank == 0) r = 0;
+    return mgopt__rg_out(p, op, out, x.dtype, r, d);
+  }
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, n, d)) != MGOPT_OK) return s;
+  copied = (uint8_t *)mgopt_program_alloc(p, (size_t)(x.rank > 0 ? x.rank : 1), 1);
+  if (!copied) return mgopt__rg_nomem(d);
+  for (k = 0; k < n; k++) {
+    if (v[k] == -1) {
+      if (infer_at >= 0) return mgopt__rg_fail(d, op, "more than one -1 in 'shape'");
+      infer_at = k;
+    } else if (v[k] == 0) {
+      if (x.rank >= 0 && k >= x.rank) return mgopt__rg_fail(d, op, "'shape' copies dim %lld of a rank-%d input", (long long)k, (int)x.rank);
+      if (x.rank >= 0) {
+        out->dims[k] = x.dims[k];
+        copied[k] = 1;
+      } else {
+        rem_ok = 0;
+      }
+    } else if (v[k] < 0) {
+      return mgopt__rg_fail(d, op, "negative entry %lld in 'shape'", (long long)v[k]);
+    } else {
+      out->dims[k] = mgopt_dim_static(v[k]);
+      if (!mgopt__mul_i64(rem_out, v[k], &rem_out)) return mgopt__rg_fail(d, op, "'shape' overflows");
+    }
+  }
+  /* element counts of the dims not copied through, on both sides: copied dims cancel out */
+  if (x.rank < 0) rem_ok = 0;
+  for (k = 0; rem_ok && k < x.rank; k++) {
+    if (copied[k]) continue;
+    if (!mgopt__rg_st(x.dims[k]) || !mgopt__mul_i64(rem_in, x.dims[k].v, &rem_in)) rem_ok = 0;
+  }
+  if (infer_at >= 0) {
+    if (rem_ok) {
+      if (rem_out == 0 || rem_in % rem_out != 0)
+        return mgopt__rg_fail(d, op, "cannot reshape %lld elements into 'shape'", (long long)rem_in);
+      out->dims[infer_at] = mgopt_dim_static(rem_in / rem_out);
+    }
+  } else if (rem_ok && rem_in != rem_out) {
+    return mgopt__rg_fail(d, op, "element count changes (%lld vs %lld)", (long long)rem_in, (long long)rem_out);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_transpose(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                              mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *perm = NULL;
+  int64_t n, k;
+  int32_t ax;
+  uint8_t *seen;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "perm", &perm);
+  if (n == -1) return mgopt__rg_fail(d, op, "missing 'perm'");
+  if (n < 0) return mgopt__rg_out(p, op, out, x.dtype, x.rank, d);
+  if (x.rank >= 0 && n != x.rank) return mgopt__rg_fail(d, op, "'perm' has %lld entries for rank %d", (long long)n, (int)x.rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, n, d)) != MGOPT_OK) return s;
+  seen = (uint8_t *)mgopt_program_alloc(p, (size_t)(n ? n : 1), 1);
+  if (!seen) return mgopt__rg_nomem(d);
+  for (k = 0; k < n; k++) {
+    if (!mgopt__rg_axis(perm[k], n, &ax) || seen[ax]) return mgopt__rg_fail(d, op, "'perm' is not a permutation");
+    seen[ax] = 1;
+    if (x.rank >= 0) out->dims[k] = x.dims[ax];
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_expand_dims(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *axes = NULL;
+  int64_t n, k, r;
+  int32_t ax, j = 0;
+  uint8_t *ins;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "axes", &axes);
+  if (n == -1) return mgopt__rg_fail(d, op, "missing 'axes'");
+  if (n < 0 || x.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, n < 0 ? -1 : (x.rank < 0 ? -1 : x.rank + n), d);
+  r = x.rank + n;
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  ins = (uint8_t *)mgopt_program_alloc(p, (size_t)(r ? r : 1), 1);
+  if (!ins) return mgopt__rg_nomem(d);
+  for (k = 0; k < n; k++) {
+    if (!mgopt__rg_axis(axes[k], r, &ax) || ins[ax]) return mgopt__rg_fail(d, op, "bad or repeated axis %lld", (long long)axes[k]);
+    ins[ax] = 1;
+  }
+  for (k = 0; k < r; k++) out->dims[k] = ins[k] ? mgopt_dim_static(1) : x.dims[j++];
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_squeeze(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *axes = NULL;
+  int64_t n, k, r = 0;
+  int32_t ax, j = 0;
+  uint8_t *drop;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "axes", &axes);
+  if (x.rank < 0 || n == -2) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  drop = (uint8_t *)mgopt_program_alloc(p, (size_t)(x.rank ? x.rank : 1), 1);
+  if (!drop) return mgopt__rg_nomem(d);
+  if (n < 0) {
+    for (k = 0; k < x.rank; k++) drop[k] = mgopt__rg_st(x.dims[k]) && x.dims[k].v == 1;
+  } else {
+    for (k = 0; k < n; k++) {
+      if (!mgopt__rg_axis(axes[k], x.rank, &ax)) return mgopt__rg_fail(d, op, "axis %lld out of range", (long long)axes[k]);
+      if (!mgopt__rg_st(x.dims[ax]) || x.dims[ax].v != 1)
+        return mgopt__rg_fail(d, op, "dim %d is not 1", (int)ax);
+      drop[ax] = 1;
+    }
+  }
+  for (k = 0; k < x.rank; k++) r += !drop[k];
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++)
+    if (!drop[k]) out->dims[j++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+/* concat and stack: every input has the same rank and (off the axis) the same dims. */
+static mgopt_status mgopt__rg_infer_join(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  const mgopt_use *uses;
+  int32_t n = mgopt__rg_list(op, "values", &uses), i, ax, k;
+  int is_stack = op->kind == MGOPT_OP_stack;
+  int64_t rank = -1, sum = 0;
+  int dt = MGOPT_DT_UNKNOWN, sum_ok = 1;
+  mgopt_type first;
+  mgopt_status s;
+  mgopt_dim *acc;
+  if (n <= 0) return mgopt__rg_fail(d, op, "no 'values'");
+  for (i = 0; i < n; i++) {
+    const mgopt_value *v = uses[i].value;
+    mgopt_type t;
+    if (!v || v->type.kind != MGOPT_TYPE_TENSOR) return mgopt__rg_fail(d, op, "value %d is not a tensor", (int)i);
+    t = mgopt__rg_view(&v->type);
+    if (mgopt__rg_dt_clash(dt, t.dtype)) return mgopt__rg_fail(d, op, "values have different dtypes");
+    if (t.dtype != MGOPT_DT_UNKNOWN) dt = t.dtype;
+    if (t.rank >= 0) {
+      if (rank >= 0 && t.rank != rank) return mgopt__rg_fail(d, op, "values have different ranks");
+      rank = t.rank;
+      first = t;
+    }
+  }
+  if (rank < 0) return mgopt__rg_out(p, op, out, dt, -1, d);
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), rank + is_stack, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range");
+  acc = (mgopt_dim *)mgopt__dup(p, first.dims, sizeof(mgopt_dim) * (size_t)(rank ? rank : 1));
+  if (!acc) return mgopt__rg_nomem(d);
+  for (i = 0; i < n; i++) {
+    mgopt_type t = mgopt__rg_view(&uses[i].value->type);
+    if (t.rank < 0) {
+      sum_ok = 0;
+      continue;
+    }
+    for (k = 0; k < rank; k++) {
+      if (!is_stack && k == ax) {
+        if (!mgopt__rg_st(t.dims[k]) || !mgopt__add_i64(sum, t.dims[k].v, &sum)) sum_ok = 0;
+      } else if (!mgopt__rg_unify(acc[k], t.dims[k], &acc[k])) {
+        return mgopt__rg_fail(d, op, "values differ in dim %d", (int)k);
+      }
+    }
+  }
+  if ((s = mgopt__rg_out(p, op, out, dt, rank + is_stack, d)) != MGOPT_OK) return s;
+  if (is_stack) {
+    for (k = 0; k < rank + 1; k++)
+      out->dims[k] = k < ax ? acc[k] : k == ax ? mgopt_dim_static(n) : acc[k - 1];
+  } else {
+    memcpy(out->dims, acc, sizeof(mgopt_dim) * (size_t)rank);
+    out->dims[ax] = sum_ok ? mgopt_dim_static(sum) : mgopt_dim_unknown();
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_split(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *sizes = NULL;
+  int64_t n, sum = 0, ns;
+  int32_t ax = 0, i;
+  mgopt_dim dim;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0 && !mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range");
+  n = mgopt__rg_ints(p, op, "split_sizes", &sizes);
+  ns = mgopt_op_get_int(op, "num_splits", op->nouts);
+  if (n >= 0 && n != op->nouts) return mgopt__rg_fail(d, op, "%lld split sizes for %d outputs", (long long)n, (int)op->nouts);
+  if (n == -1 && ns != op->nouts) return mgopt__rg_fail(d, op, "num_splits %lld for %d outputs", (long long)ns, (int)op->nouts);
+  for (i = 0; i < n; i++) {
+    if (sizes[i] < 0 || !mgopt__add_i64(sum, sizes[i], &sum)) return mgopt__rg_fail(d, op, "bad split size");
+  }
+  dim = x.rank >= 0 ? x.dims[ax] : mgopt_dim_unknown();
+  if (n >= 0 && mgopt__rg_st(dim) && sum != dim.v)
+    return mgopt__rg_fail(d, op, "split sizes add up to %lld, dim is %lld", (long long)sum, (long long)dim.v);
+  if (n == -1 && mgopt__rg_st(dim) && dim.v % op->nouts != 0)
+    return mgopt__rg_fail(d, op, "dim %lld does not split into %d equal parts", (long long)dim.v, (int)op->nouts);
+  for (i = 0; i < op->nouts; i++) {
+    if ((s = mgopt__rg_like(p, op, &out[i], &x, x.dtype, d)) != MGOPT_OK) return s;
+    if (x.rank < 0) continue;
+    if (n >= 0) out[i].dims[ax] = mgopt_dim_static(sizes[i]);
+    else if (n == -2) out[i].dims[ax] = mgopt_dim_unknown();
+    else if (mgopt__rg_st(dim)) out[i].dims[ax] = mgopt_dim_static(dim.v / op->nouts);
+    else if (op->nouts != 1) out[i].dims[ax] = mgopt_dim_unknown();
+  }
+  return MGOPT_OK;
+}
+
+/* Length of x[b:e:st] along a dim of static size n, with begin/end masks. */
+static int64_t mgopt__rg_slice_len(int64_t n, int64_t b, int64_t e, int64_t st, int bm, int em) {
+  if (st > 0) {
+    b = bm ? 0 : b;
+    e = em ? n : e;
+    if (b < 0) b += n;
+    if (e < 0) e += n;
+    b = b < 0 ? 0 : b > n ? n : b;
+    e = e < 0 ? 0 : e > n ? n : e;
+    return e > b ? (e - b - 1) / st + 1 : 0;
+  } else {
+    int64_t as = st == INT64_MIN ? INT64_MAX : -st;
+    b = bm ? n - 1 : b;
+    if (!bm && b < 0) b += n;
+    if (!em && e < 0) e += n;
+    if (em) e = -1;
+    b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
+    e = e < -1 ? -1 : e > n - 1 ? n - 1 : e;
+    return b > e ? (b - e - 1) / as + 1 : 0;
+  }
+}
+
+static int mgopt__rg_flag(const int64_t *m, int64_t n, int64_t i) { return m && i < n && m[i] != 0; }
+
+static mgopt_status mgopt__rg_infer_slice_by_index(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                   mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *bv = NULL, *ev = NULL, *sv = NULL, *bm = NULL, *em = NULL, *sm = NULL;
+  int64_t nb, ne, ns, nbm, nem, nsm, rank, k, r = 0;
+  int32_t j = 0;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "begin") || !mgopt_op_operand(op, "end"))
+    return mgopt__rg_fail(d, op, "missing 'begin' or 'end'");
+  nb = mgopt__rg_ints(p, op, "begin", &bv);
+  ne = mgopt__rg_ints(p, op, "end", &ev);
+  ns = mgopt__rg_ints(p, op, "stride", &sv);
+  nbm = mgopt__rg_ints(p, op, "begin_mask", &bm);
+  nem = mgopt__rg_ints(p, op, "end_mask", &em);
+  nsm = mgopt__rg_ints(p, op, "squeeze_mask", &sm);
+  rank = x.rank >= 0 ? x.rank : nb >= 0 ? nb : ne;
+  if (rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if ((nb >= 0 && nb != rank) || (ne >= 0 && ne != rank) || (ns >= 0 && ns != rank))
+    return mgopt__rg_fail(d, op, "begin/end/stride lengths do not match rank %lld", (long long)rank);
+  if (nsm == -2) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  for (k = 0; k < rank; k++) r += !mgopt__rg_flag(sm, nsm, k);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < rank; k++) {
+    mgopt_dim dim = x.rank >= 0 ? x.dims[k] : mgopt_dim_unknown(), o = mgopt_dim_unknown();
+    int b_mask = mgopt__rg_flag(bm, nbm, k), e_mask = mgopt__rg_flag(em, nem, k);
+    int known = (b_mask || nb >= 0) && (e_mask || ne >= 0) && ns != -2;
+    int64_t st = ns >= 0 ? sv[k] : 1;
+    if (ns >= 0 && st == 0) return mgopt__rg_fail(d, op, "stride 0 in dim %lld", (long long)k);
+    if (nbm == -2 || nem == -2) known = 0;
+    if (mgopt__rg_flag(sm, nsm, k)) continue;
+    if (known && b_mask && e_mask && st == 1) o = dim;
+    else if (known && mgopt__rg_st(dim))
+      o = mgopt_dim_static(mgopt__rg_slice_len(dim.v, b_mask ? 0 : bv[k], e_mask ? 0 : ev[k], st, b_mask, e_mask));
+    out->dims[j++] = o;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_slice_by_size(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *bv = NULL, *zv = NULL;
+  int64_t nb, nz, rank, k;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "begin") || !mgopt_op_operand(op, "size"))
+    return mgopt__rg_fail(d, op, "missing 'begin' or 'size'");
+  nb = mgopt__rg_ints(p, op, "begin", &bv);
+  nz = mgopt__rg_ints(p, op, "size", &zv);
+  rank = x.rank >= 0 ? x.rank : nb >= 0 ? nb : nz;
+  if (rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if ((nb >= 0 && nb != rank) || (nz >= 0 && nz != rank))
+    return mgopt__rg_fail(d, op, "begin/size lengths do not match rank %lld", (long long)rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, rank, d)) != MGOPT_OK) return s;
+  for (k = 0; k < rank; k++) {
+    mgopt_dim dim = x.rank >= 0 ? x.dims[k] : mgopt_dim_unknown();
+    int64_t b = nb >= 0 ? bv[k] : -1, z = nz >= 0 ? zv[k] : -2;
+    if (z < -1) {
+      if (nz >= 0) return mgopt__rg_fail(d, op, "bad size %lld", (long long)z);
+      continue;
+    }
+    if (mgopt__rg_st(dim) && nb >= 0) {
+      if (b < 0) b += dim.v;
+      if (b < 0 || b > dim.v) return mgopt__rg_fail(d, op, "begin %lld out of range in dim %lld", (long long)bv[k], (long long)k);
+      if (z == -1) z = dim.v - b;
+      if (z > dim.v - b) return mgopt__rg_fail(d, op, "slice past the end of dim %lld", (long long)k);
+      out->dims[k] = mgopt_dim_static(z);
+    } else if (z >= 0) {
+      out->dims[k] = mgopt_dim_static(z);
+    } else if (nb >= 0 && b == 0) {
+      out->dims[k] = dim;
+    }
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_gather(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x, ix;
+  mgopt_status s;
+  int32_t ax, j = 0;
+  int64_t bd, k;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.dtype != MGOPT_DT_UNKNOWN && !mgopt_dtype_is_int((mgopt_dtype)ix.dtype))
+    return mgopt__rg_fail(d, op, "indices are %s, not integers", mgopt_dtype_name((mgopt_dtype)ix.dtype));
+  if (x.rank < 0 || ix.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax)) return mgopt__rg_fail(d, op, "axis out of range");
+  bd = mgopt_op_get_int(op, "batch_dims", 0);
+  if (bd < 0) bd += ix.rank;
+  if (bd < 0 || bd > ix.rank || bd > ax) return mgopt__rg_fail(d, op, "bad batch_dims");
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, (int64_t)x.rank - 1 + ix.rank - bd, d)) != MGOPT_OK) return s;
+  for (k = 0; k < ax; k++) out->dims[j++] = x.dims[k];
+  for (k = bd; k < ix.rank; k++) out->dims[j++] = ix.dims[k];
+  for (k = ax + 1; k < x.rank; k++) out->dims[j++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_one_hot(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type ix;
+  mgopt_status s;
+  int32_t ax, k, j = 0;
+  int64_t depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);
+  if ((s = mgopt__rg_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.rank < 0) return mgopt__rg_out(p, op, out, MGOPT_DT_FP32, -1, d);
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "axis", -1), (int64_t)ix.rank + 1, &ax))
+    return mgopt__rg_fail(d, op, "axis out of range");
+  if ((s = mgopt__rg_out(p, op, out, MGOPT_DT_FP32, (int64_t)ix.rank + 1, d)) != MGOPT_OK) return s;
+  for (k = 0; k <= ix.rank; k++)
+    out->dims[k] = k == ax ? (depth >= 0 ? mgopt_dim_static(depth) : mgopt_dim_unknown()) : ix.dims[j++];
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_pad(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                        mgopt_diag *d) {
+  mgopt_type x, pt;
+  mgopt_status s;
+  const int64_t *pv = NULL;
+  int64_t n, k, first;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "pad", &pt, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "pad", &pv);
+  if ((s = mgopt__rg_like(p, op, out, &x, x.dtype, d)) != MGOPT_OK || x.rank < 0) return s;
+  if (n < 0) {
+    /* values known at run time only: the last len/2 dims (all when len is unknown) change */
+    int64_t len = (pt.rank == 1 && mgopt__rg_st(pt.dims[0])) ? pt.dims[0].v : 2 * (int64_t)x.rank;
+    if (len % 2 || len / 2 > x.rank) return mgopt__rg_fail(d, op, "'pad' has %lld entries for rank %d", (long long)len, (int)x.rank);
+    for (k = x.rank - len / 2; k < x.rank; k++) out->dims[k] = mgopt_dim_unknown();
+    return MGOPT_OK;
+  }
+  if (n % 2 || n / 2 > x.rank) return mgopt__rg_fail(d, op, "'pad' has %lld entries for rank %d", (long long)n, (int)x.rank);
+  first = x.rank - n / 2;
+  for (k = first; k < x.rank; k++) {
+    int64_t b = pv[2 * (k - first)], e = pv[2 * (k - first) + 1], v;
+    if (b == 0 && e == 0) continue;
+    if (!mgopt__rg_st(x.dims[k])) {
+      out->dims[k] = mgopt_dim_unknown();
+      continue;
+    }
+    if (!mgopt__add_i64(x.dims[k].v, b, &v) || !mgopt__add_i64(v, e, &v) || v < 0)
+      return mgopt__rg_fail(d, op, "bad padding for dim %lld", (long long)k);
+    out->dims[k] = mgopt_dim_static(v);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_tile(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *rv = NULL;
+  int64_t n, k, v;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "reps")) return mgopt__rg_fail(d, op, "missing operand 'reps'");
+  n = mgopt__rg_ints(p, op, "reps", &rv);
+  if (n < 0) return mgopt__rg_out(p, op, out, x.dtype, x.rank, d);
+  if (x.rank >= 0 && n != x.rank) return mgopt__rg_fail(d, op, "'reps' has %lld entries for rank %d", (long long)n, (int)x.rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, n, d)) != MGOPT_OK) return s;
+  for (k = 0; k < n; k++) {
+    if (rv[k] < 0) return mgopt__rg_fail(d, op, "negative repetition");
+    if (x.rank < 0) continue;
+    if (rv[k] == 1) out->dims[k] = x.dims[k];
+    else if (rv[k] == 0) out->dims[k] = mgopt_dim_static(0);
+    else if (mgopt__rg_st(x.dims[k])) {
+      if (!mgopt__mul_i64(x.dims[k].v, rv[k], &v)) return mgopt__rg_fail(d, op, "dim overflows");
+      out->dims[k] = mgopt_dim_static(v);
+    }
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- linear algebra */
+
+static mgopt_status mgopt__rg_infer_matmul(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x, y, bt[2];
+  mgopt_status s;
+  mgopt_dim m = mgopt_dim_unknown(), kx, ky, n = mgopt_dim_unknown(), kk;
+  mgopt_type batch;
+  int64_t r, k;
+  int j = 0;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "y", &y, d)) != MGOPT_OK) return s;
+  if (mgopt__rg_dt_clash(x.dtype, y.dtype)) return mgopt__rg_fail(d, op, "operand dtypes differ");
+  if (x.rank < 0 || y.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if (x.rank == 0 || y.rank == 0) return mgopt__rg_fail(d, op, "scalar operand");
+  if (x.rank == 1) {
+    kx = x.dims[0];
+  } else {
+    int t = mgopt_op_get_bool(op, "transpose_x", 0);
+    m = x.dims[x.rank - 2 + t];
+    kx = x.dims[x.rank - 1 - t];
+  }
+  if (y.rank == 1) {
+    ky = y.dims[0];
+  } else {
+    int t = mgopt_op_get_bool(op, "transpose_y", 0);
+    ky = y.dims[y.rank - 2 + t];
+    n = y.dims[y.rank - 1 - t];
+  }
+  if (!mgopt__rg_unify(kx, ky, &kk))
+    return mgopt__rg_fail(d, op, "inner dims differ (%lld vs %lld)", (long long)kx.v, (long long)ky.v);
+  /* batch dims broadcast */
+  bt[0] = x;
+  bt[0].rank = x.rank > 2 ? x.rank - 2 : 0;
+  bt[1] = y;
+  bt[1].rank = y.rank > 2 ? y.rank - 2 : 0;
+  if ((s = mgopt__rg_broadcast(p, op, &batch, bt, 2, x.dtype, d)) != MGOPT_OK) return s;
+  r = batch.rank + (x.rank > 1) + (y.rank > 1);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < batch.rank; k++) out->dims[j++] = batch.dims[k];
+  if (x.rank > 1) out->dims[j++] = m;
+  if (y.rank > 1) out->dims[j++] = n;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_linear(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x, w, b;
+  mgopt_status s;
+  mgopt_dim od = mgopt_dim_unknown(), tmp;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "weight", &w, d)) != MGOPT_OK) return s;
+  if (w.rank >= 0 && w.rank != 2) return mgopt__rg_fail(d, op, "weight has rank %d, not 2", (int)w.rank);
+  if (x.rank == 0) return mgopt__rg_fail(d, op, "scalar input");
+  if (w.rank == 2) {
+    od = w.dims[0];
+    if (x.rank > 0 && !mgopt__rg_unify(x.dims[x.rank - 1], w.dims[1], &tmp))
+      return mgopt__rg_fail(d, op, "input has %lld features, weight expects %lld", (long long)x.dims[x.rank - 1].v,
+                            (long long)w.dims[1].v);
+  }
+  if (mgopt__rg_opt(op, "bias", &b) && b.rank == 1 && !mgopt__rg_unify(od, b.dims[0], &od))
+    return mgopt__rg_fail(d, op, "bias length differs from the output features");
+  if ((s = mgopt__rg_like(p, op, out, &x, x.dtype, d)) != MGOPT_OK) return s;
+  if (x.rank > 0) out->dims[x.rank - 1] = od;
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- windows: conv, pool */
+
+enum { MGOPT__RG_VALID, MGOPT__RG_SAME, MGOPT__RG_SAME_LOWER, MGOPT__RG_CUSTOM };
+
+static int mgopt__rg_pad_type(const mgopt_op *op) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, "pad_type", &n);
+  if (!s) return MGOPT__RG_VALID;
+  if (n == 5 && memcmp(s, "valid", 5) == 0) return MGOPT__RG_VALID;
+  if (n == 4 && memcmp(s, "same", 4) == 0) return MGOPT__RG_SAME;
+  if (n == 10 && memcmp(s, "same_lower", 10) == 0) return MGOPT__RG_SAME_LOWER;
+  if (n == 6 && memcmp(s, "custom", 6) == 0) return MGOPT__RG_CUSTOM;
+  return -1;
+}
+
+/* Output size of a sliding window over `in` (kernel k, stride st, dilation dl,
+   pads pb/pe used only by custom). k < 0: kernel unknown. 0 when it does not fit. */
+static int mgopt__rg_window(mgopt_dim in, int64_t k, int64_t st, int64_t dl, int64_t pb, int64_t pe, int pt,
+                            int ceil_mode, mgopt_dim *o) {
+  int64_t eff, num, v;
+  *o = mgopt_dim_unknown();
+  if (pt == MGOPT__RG_SAME || pt == MGOPT__RG_SAME_LOWER) {
+    if (st == 1) *o = in;
+    else if (mgopt__rg_st(in)) *o = mgopt_dim_static(in.v / st + (in.v % st != 0));
+    return 1;
+  }
+  if (pt != MGOPT__RG_CUSTOM) pb = pe = 0;
+  if (k < 0 || !mgopt__rg_st(in)) return 1;
+  if (!mgopt__mul_i64(dl, k - 1, &eff) || !mgopt__add_i64(in.v, pb, &num) || !mgopt__add_i64(num, pe, &num) ||
+      num - 1 < eff)
+    return 0;
+  num -= eff + 1;
+  v = num / st + 1;
+  if (ceil_mode && num % st != 0) {
+    v++;
+    /* the last window must start inside the input or its leading padding */
+    if ((v - 1) >= (in.v + pb - 1) / st + 1) v--;
+  }
+  *o = mgopt_dim_static(v);
+  return 1;
+}
+
+/* One INTS window parameter of `want` entries, each >= lo; *v = dflt when absent. */
+static mgopt_status mgopt__rg_wparam(mgopt_program *p, const mgopt_op *op, const char *name, int64_t want,
+                                     int64_t lo, const int64_t *dflt, const int64_t **v, mgopt_diag *d) {
+  int64_t n = mgopt__rg_ints(p, op, name, v), k;
+  if (n == -2) return mgopt__rg_fail(d, op, "'%s' is not constant", name);
+  if (n == -1) {
+    *v = dflt;
+    return MGOPT_OK;
+  }
+  if (n != want) return mgopt__rg_fail(d, op, "'%s' has %lld entries, expected %lld", name, (long long)n, (long long)want);
+  for (k = 0; k < n; k++)
+    if ((*v)[k] < lo) return mgopt__rg_fail(d, op, "bad '%s' entry %lld", name, (long long)(*v)[k]);
+  return MGOPT_OK;
+}
+
+/* Reads pad_type, strides and dilations (sp entries, default 1) and pad (2*sp, default 0). */
+static mgopt_status mgopt__rg_window_params(mgopt_program *p, const mgopt_op *op, int64_t sp, const int64_t **st,
+                                            const int64_t **dl, const int64_t **pd, int *pt, mgopt_diag *d) {
+  int64_t *ones = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(sp + 1), 8), k;
+  int64_t *zeros = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(2 * sp + 1), 8);
+  mgopt_status s;
+  if (!ones || !zeros) return mgopt__rg_nomem(d);
+  for (k = 0; k < sp; k++) ones[k] = 1;
+  *pt = mgopt__rg_pad_type(op);
+  if (*pt < 0) return mgopt__rg_fail(d, op, "unknown pad_type");
+  if ((s = mgopt__rg_wparam(p, op, "strides", sp, 1, ones, st, d)) != MGOPT_OK) return s;
+  *dl = ones;
+  if (op->kind == MGOPT_OP_conv || op->kind == MGOPT_OP_conv_transpose)
+    if ((s = mgopt__rg_wparam(p, op, "dilations", sp, 1, ones, dl, d)) != MGOPT_OK) return s;
+  *pd = zeros;
+  if (*pt == MGOPT__RG_CUSTOM)
+    if ((s = mgopt__rg_wparam(p, op, "pad", 2 * sp, 0, zeros, pd, d)) != MGOPT_OK) return s;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_conv(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x, w;
+  mgopt_status s;
+  const int64_t *st, *dl, *pd, *os = NULL;
+  int64_t r, sp, k, groups = mgopt_op_get_int(op, "groups", 1), nos = -1;
+  int pt, tr = op->kind == MGOPT_OP_conv_transpose;
+  mgopt_dim cout = mgopt_dim_unknown();
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "weight", &w, d)) != MGOPT_OK) return s;
+  r = x.rank >= 0 ? x.rank : w.rank;
+  if (x.rank >= 0 && w.rank >= 0 && x.rank != w.rank)
+    return mgopt__rg_fail(d, op, "input rank %d and weight rank %d differ", (int)x.rank, (int)w.rank);
+  if (r >= 0 && r < 3) return mgopt__rg_fail(d, op, "rank %lld is too small", (long long)r);
+  if (groups < 1) return mgopt__rg_fail(d, op, "groups must be positive");
+  if (r < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  sp = r - 2;
+  if ((s = mgopt__rg_window_params(p, op, sp, &st, &dl, &pd, &pt, d)) != MGOPT_OK) return s;
+  if (w.rank >= 0) {
+    mgopt_dim cin = w.dims[tr ? 0 : 1];
+    cout = w.dims[tr ? 1 : 0];
+    if (tr && mgopt__rg_st(cout)) {
+      int64_t v;
+      if (!mgopt__mul_i64(cout.v, groups, &v)) return mgopt__rg_fail(d, op, "channel count overflows");
+      cout = mgopt_dim_static(v);
+    } else if (tr && groups != 1) {
+      cout = mgopt_dim_unknown();
+    }
+    if (x.rank >= 0 && mgopt__rg_st(x.dims[1]) && mgopt__rg_st(cin)) {
+      int64_t want = cin.v;
+      if (!tr && !mgopt__mul_i64(cin.v, groups, &want)) return mgopt__rg_fail(d, op, "channel count overflows");
+      if (x.dims[1].v != want || (tr && x.dims[1].v % groups != 0))
+        return mgopt__rg_fail(d, op, "input has %lld channels, weight expects %lld", (long long)x.dims[1].v, (long long)want);
+    }
+  }
+  if (tr) {
+    nos = mgopt__rg_ints(p, op, "output_shape", &os);
+    if (nos >= 0 && nos != r && nos != sp)
+      return mgopt__rg_fail(d, op, "'output_shape' has %lld entries", (long long)nos);
+  }
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  out->dims[0] = x.rank >= 0 ? x.dims[0] : mgopt_dim_unknown();
+  out->dims[1] = cout;
+  for (k = 0; k < sp; k++) {
+    mgopt_dim in = x.rank >= 0 ? x.dims[2 + k] : mgopt_dim_unknown();
+    int64_t kk = (w.rank >= 0 && mgopt__rg_st(w.dims[2 + k])) ? w.dims[2 + k].v : -1;
+    mgopt_dim o = mgopt_dim_unknown();
+    if (w.rank >= 0 && kk == 0) return mgopt__rg_fail(d, op, "empty kernel");
+    if (!tr) {
+      if (!mgopt__rg_window(in, kk, st[k], dl[k], pd[2 * k], pd[2 * k + 1], pt, 0, &o))
+        return mgopt__rg_fail(d, op, "kernel does not fit the input in spatial dim %lld", (long long)k);
+    } else if (nos == -2) {
+      o = mgopt_dim_unknown();
+    } else if (nos >= 0) {
+      int64_t v = os[nos == r ? 2 + k : k];
+      if (v < 0) return mgopt__rg_fail(d, op, "negative 'output_shape' entry");
+      o = mgopt_dim_static(v);
+    } else if (pt == MGOPT__RG_SAME || pt == MGOPT__RG_SAME_LOWER) {
+      int64_t v;
+      if (st[k] == 1) o = in;
+      else if (mgopt__rg_st(in)) {
+        if (!mgopt__mul_i64(in.v, st[k], &v)) return mgopt__rg_fail(d, op, "dim overflows");
+        o = mgopt_dim_static(v);
+      }
+    } else if (mgopt__rg_st(in) && kk > 0) {
+      int64_t v, e, pb = pt == MGOPT__RG_CUSTOM ? pd[2 * k] : 0, pe = pt == MGOPT__RG_CUSTOM ? pd[2 * k + 1] : 0;
+      if (in.v < 1 || !mgopt__mul_i64(in.v - 1, st[k], &v) || !mgopt__mul_i64(dl[k], kk - 1, &e) ||
+          !mgopt__add_i64(v, e + 1, &v))
+        return mgopt__rg_fail(d, op, "bad spatial dim %lld", (long long)k);
+      v = v - pb - pe;
+      if (v < 0) return mgopt__rg_fail(d, op, "padding larger than the output in spatial dim %lld", (long long)k);
+      o = mgopt_dim_static(v);
+    }
+    out->dims[2 + k] = o;
+  }
+  if (tr && nos == r) {
+    if (os[0] < 0 || os[1] < 0) return mgopt__rg_fail(d, op, "negative 'output_shape' entry");
+    out->dims[0] = mgopt_dim_static(os[0]);
+    out->dims[1] = mgopt_dim_static(os[1]);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_pool(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *ks = NULL, *st, *dl, *pd;
+  int64_t n, r, k;
+  int pt, cm = mgopt_op_get_bool(op, "ceil_mode", 0);
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "kernel_sizes", &ks);
+  if (n == -1) return mgopt__rg_fail(d, op, "missing 'kernel_sizes'");
+  r = x.rank >= 0 ? x.rank : n >= 0 ? n + 2 : -1;
+  if (r < 0) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+  if (r < 3) return mgopt__rg_fail(d, op, "rank %lld is too small", (long long)r);
+  if (n >= 0 && n != r - 2) return mgopt__rg_fail(d, op, "'kernel_sizes' has %lld entries for rank %lld", (long long)n, (long long)r);
+  if ((s = mgopt__rg_window_params(p, op, r - 2, &st, &dl, &pd, &pt, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0) {
+    out->dims[0] = x.dims[0];
+    out->dims[1] = x.dims[1];
+  }
+  for (k = 0; k < r - 2; k++) {
+    mgopt_dim in = x.rank >= 0 ? x.dims[2 + k] : mgopt_dim_unknown();
+    int64_t kk = n >= 0 ? ks[k] : -1;
+    if (n >= 0 && kk < 1) return mgopt__rg_fail(d, op, "bad kernel size %lld", (long long)kk);
+    if (!mgopt__rg_window(in, kk, st[k], 1, pd[2 * k], pd[2 * k + 1], pt, cm, &out->dims[2 + k]))
+      return mgopt__rg_fail(d, op, "kernel does not fit the input in spatial dim %lld", (long long)k);
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- reductions and layout */
+
+static mgopt_status mgopt__rg_infer_reduce(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  const int64_t *axes = NULL;
+  int64_t n, k, r = 0;
+  int32_t ax, j = 0;
+  int keep = mgopt_op_get_bool(op, "keep_dims", 0);
+  uint8_t *red;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  n = mgopt__rg_ints(p, op, "axes", &axes);
+  if (x.rank < 0) return mgopt__rg_out(p, op, out, x.dtype, (!keep && n == -1) ? 0 : -1, d);
+  if (n == -2) {
+    if (!keep) return mgopt__rg_out(p, op, out, x.dtype, -1, d);
+    if ((s = mgopt__rg_out(p, op, out, x.dtype, x.rank, d)) != MGOPT_OK) return s;
+    for (k = 0; k < x.rank; k++)
+      if (mgopt__rg_st(x.dims[k]) && x.dims[k].v == 1) out->dims[k] = x.dims[k];
+    return MGOPT_OK;
+  }
+  red = (uint8_t *)mgopt_program_alloc(p, (size_t)(x.rank ? x.rank : 1), 1);
+  if (!red) return mgopt__rg_nomem(d);
+  for (k = 0; k < x.rank; k++) red[k] = n == -1;
+  for (k = 0; k < n; k++) {
+    if (!mgopt__rg_axis(axes[k], x.rank, &ax)) return mgopt__rg_fail(d, op, "axis %lld out of range", (long long)axes[k]);
+    red[ax] = 1;
+  }
+  for (k = 0; k < x.rank; k++) r += keep || !red[k];
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, r, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++) {
+    if (!red[k]) out->dims[j++] = x.dims[k];
+    else if (keep) out->dims[j++] = mgopt_dim_static(1);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_pixel_shuffle(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int64_t f = mgopt_op_get_int(op, "upscale_factor", -1), ff, k, v;
+  if ((s = mgopt__rg_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (f < 1 || !mgopt__mul_i64(f, f, &ff)) return mgopt__rg_fail(d, op, "bad upscale_factor %lld", (long long)f);
+  if (x.rank >= 0 && x.rank != 4) return mgopt__rg_fail(d, op, "expects rank 4, got %d", (int)x.rank);
+  if ((s = mgopt__rg_out(p, op, out, x.dtype, 4, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  out->dims[0] = x.dims[0];
+  if (mgopt__rg_st(x.dims[1])) {
+    if (x.dims[1].v % ff) return mgopt__rg_fail(d, op, "%lld channels do not divide by %lld", (long long)x.dims[1].v, (long long)ff);
+    out->dims[1] = mgopt_dim_static(x.dims[1].v / ff);
+  } else if (f == 1) {
+    out->dims[1] = x.dims[1];
+  }
+  for (k = 2; k < 4; k++) {
+    if (f == 1) out->dims[k] = x.dims[k];
+    else if (mgopt__rg_st(x.dims[k])) {
+      if (!mgopt__mul_i64(x.dims[k].v, f, &v)) return mgopt__rg_fail(d, op, "dim overflows");
+      out->dims[k] = mgopt_dim_static(v);
+    }
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- control flow */
+
+static mgopt_status mgopt__rg_infer_while(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                          mgopt_diag *d) {
+  const mgopt_use *uses;
+  int32_t n = mgopt__rg_list(op, "loop_vars", &uses), i;
+  if (n != op->nouts) return mgopt__rg_fail(d, op, "%d loop vars for %d outputs", (int)n, (int)op->nouts);
+  for (i = 0; i < n; i++) {
+    if (!uses[i].value) return mgopt__rg_fail(d, op, "loop var %d is missing", (int)i);
+    if (mgopt__type_copy(p, &out[i], &uses[i].value->type)) return mgopt__rg_nomem(d);
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_cond(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                         mgopt_diag *d) {
+  const mgopt_block *b = op->nblocks > 0 ? op->blocks[0] : NULL;
+  int32_t i;
+  if (!mgopt_op_operand(op, "pred")) return mgopt__rg_fail(d, op, "missing operand 'pred'");
+  if (!b || b->nouts != op->nouts) return mgopt__rg_fail(d, op, "the true branch does not give %d outputs", (int)op->nouts);
+  for (i = 0; i < op->nouts; i++) {
+    if (!b->outs[i] || !b->outs[i]->value) return mgopt__rg_fail(d, op, "branch output %d is missing", (int)i);
+    if (mgopt__type_copy(p, &out[i], &b->outs[i]->value->type)) return mgopt__rg_nomem(d);
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- quantization */
+
+static mgopt_status mgopt__rg_infer_quantize(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                             mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int dt = mgopt__rg_dtype_param(op, "output_dtype");
+  if ((s = mgopt__rg_in(op, "input", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt_op_operand(op, "scale")) return mgopt__rg_fail(d, op, "missing operand 'scale'");
+  if (!mgopt_dtype_is_int((mgopt_dtype)dt)) return mgopt__rg_fail(d, op, "missing or bad 'output_dtype'");
+  return mgopt__rg_like(p, op, out, &x, dt, d);
+}
+
+/* Output shaped like operand `data`, typed like operand `scale`
+   (dequantize, constexpr_affine_dequantize, constexpr_blockwise_shift_scale). */
+static mgopt_status mgopt__rg_infer_dequant(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                            mgopt_diag *d) {
+  mgopt_type x, sc;
+  mgopt_status s;
+  const char *data = op->kind == MGOPT_OP_dequantize ? "input"
+                     : op->kind == MGOPT_OP_constexpr_affine_dequantize ? "quantized_data"
+                                                                        : "data";
+  int dt;
+  if ((s = mgopt__rg_in(op, data, &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "scale", &sc, d)) != MGOPT_OK) return s;
+  dt = sc.dtype;
+  if (op->kind == MGOPT_OP_dequantize && !mgopt_dtype_is_float((mgopt_dtype)dt)) dt = MGOPT_DT_FP32;
+  return mgopt__rg_like(p, op, out, &x, dt, d);
+}
+
+/* Output with the static shape of INTS parameter `shape`: 1 if given. */
+static int mgopt__rg_shape_param(mgopt_program *p, const mgopt_op *op, mgopt_type *out, int dt,
+                                 mgopt_status *s, mgopt_diag *d) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt__rg_ints(p, op, "shape", &v), k;
+  if (n == -1) return 0;
+  if (n == -2) {
+    *s = mgopt__rg_out(p, op, out, dt, -1, d);
+    return 1;
+  }
+  if ((*s = mgopt__rg_out(p, op, out, dt, n, d)) != MGOPT_OK) return 1;
+  for (k = 0; k < n; k++) {
+    if (v[k] < 0) {
+      *s = mgopt__rg_fail(d, op, "negative entry in 'shape'");
+      return 1;
+    }
+    out->dims[k] = mgopt_dim_static(v[k]);
+  }
+  return 1;
+}
+
+static mgopt_status mgopt__rg_infer_lut(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                        mgopt_diag *d) {
+  mgopt_type ix, lut;
+  mgopt_status s = MGOPT_OK;
+  int32_t ax;
+  mgopt_dim vs;
+  if ((s = mgopt__rg_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "lut", &lut, d)) != MGOPT_OK) return s;
+  if (mgopt__rg_shape_param(p, op, out, lut.dtype, &s, d)) return s;
+  /* per-group palettes: lut [..., 2^nbits, vector_size]; vectors widen one axis of indices */
+  if ((s = mgopt__rg_like(p, op, out, &ix, lut.dtype, d)) != MGOPT_OK || ix.rank < 0) return s;
+  if (lut.rank >= 0 && lut.rank < 2) return mgopt__rg_fail(d, op, "lut has rank %d", (int)lut.rank);
+  if (ix.rank == 0) return MGOPT_OK;
+  if (!mgopt__rg_axis(mgopt_op_get_int(op, "vector_axis", -1), ix.rank, &ax))
+    return mgopt__rg_fail(d, op, "vector_axis out of range");
+  vs = lut.rank >= 0 ? lut.dims[lut.rank - 1] : mgopt_dim_unknown();
+  if (mgopt__rg_st(vs) && vs.v == 1) return MGOPT_OK;
+  if (mgopt__rg_st(vs) && mgopt__rg_st(ix.dims[ax])) {
+    int64_t v;
+    if (!mgopt__mul_i64(vs.v, ix.dims[ax].v, &v)) return mgopt__rg_fail(d, op, "dim overflows");
+    out->dims[ax] = mgopt_dim_static(v);
+  } else {
+    out->dims[ax] = mgopt_dim_unknown();
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rg_infer_sparse(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                           mgopt_diag *d) {
+  mgopt_type nz, mask;
+  mgopt_status s = MGOPT_OK;
+  if ((s = mgopt__rg_in(op, "nonzero_data", &nz, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__rg_in(op, "mask", &mask, d)) != MGOPT_OK) return s;
+  if (mgopt__rg_shape_param(p, op, out, nz.dtype, &s, d)) return s;
+  return mgopt__rg_like(p, op, out, &mask, nz.dtype, d);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+#define MGOPT__RG_P MGOPT_TRAIT_PURE
+#define MGOPT__RG_PU (MGOPT_TRAIT_PURE | MGOPT_TRAIT_UNARY)
+#define MGOPT__RG_PB (MGOPT_TRAIT_PURE | MGOPT_TRAIT_BINARY)
+#define MGOPT__RG_PBC (MGOPT__RG_PB | MGOPT_TRAIT_COMMUTATIVE)
+#define MGOPT__RG_CMP (MGOPT__RG_PB | MGOPT_TRAIT_COMPARISON)
+#define MGOPT__RG_LOG (MGOPT__RG_PBC | MGOPT_TRAIT_LOGICAL)
+#define MGOPT__RG_SP (MGOPT_TRAIT_PURE | MGOPT_TRAIT_SHAPE_PRESERVING)
+#define MGOPT__RG_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
+#define MGOPT__RG_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
+#define MGOPT__RG_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+
+#define MGOPT__RG_OPT MGOPT_SLOT_OPTIONAL
+#define MGOPT__RG_VAR MGOPT_SLOT_VARIADIC
+#define MGOPT__RG_REQ MGOPT_ATTR_REQUIRED
+
+/* one output, no nested blocks */
+#define MGOPT__RG_DEF(nm, tr, sl, at, fn) \
+  { #nm, tr, MGOPT__ARRAY_COUNT(sl), sl, MGOPT__ARRAY_COUNT(at), at, 1, 1, 0, fn }
+#define MGOPT__RG_DEF0(nm, tr, sl, fn) { #nm, tr, MGOPT__ARRAY_COUNT(sl), sl, 0, NULL, 1, 1, 0, fn }
+
+static const mgopt_slot_def mgopt__rg_s_x[] = {{"x", 0}};
+static const mgopt_slot_def mgopt__rg_s_xy[] = {{"x", 0}, {"y", 0}};
+static const mgopt_slot_def mgopt__rg_s_select[] = {{"cond", 0}, {"a", 0}, {"b", 0}};
+static const mgopt_slot_def mgopt__rg_s_prelu[] = {{"x", 0}, {"alpha", 0}};
+static const mgopt_slot_def mgopt__rg_s_reshape[] = {{"x", 0}, {"shape", 0}};
+static const mgopt_slot_def mgopt__rg_s_values[] = {{"values", MGOPT__RG_VAR}};
+static const mgopt_slot_def mgopt__rg_s_sbi[] = {{"x", 0}, {"begin", 0}, {"end", 0}, {"stride", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_sbs[] = {{"x", 0}, {"begin", 0}, {"size", 0}};
+static const mgopt_slot_def mgopt__rg_s_gather[] = {{"x", 0}, {"indices", 0}};
+static const mgopt_slot_def mgopt__rg_s_indices[] = {{"indices", 0}};
+static const mgopt_slot_def mgopt__rg_s_pad[] = {{"x", 0}, {"pad", 0}};
+static const mgopt_slot_def mgopt__rg_s_tile[] = {{"x", 0}, {"reps", 0}};
+static const mgopt_slot_def mgopt__rg_s_linear[] = {{"x", 0}, {"weight", 0}, {"bias", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_bn[] = {
+    {"x", 0}, {"mean", 0}, {"variance", 0}, {"gamma", MGOPT__RG_OPT}, {"beta", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_norm[] = {{"x", 0}, {"gamma", MGOPT__RG_OPT}, {"beta", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_loop[] = {{"loop_vars", MGOPT__RG_VAR}};
+static const mgopt_slot_def mgopt__rg_s_cond[] = {{"pred", 0}};
+static const mgopt_slot_def mgopt__rg_s_quant[] = {{"input", 0}, {"zero_point", MGOPT__RG_OPT}, {"scale", 0}};
+static const mgopt_slot_def mgopt__rg_s_affine[] = {{"quantized_data", 0}, {"zero_point", 0}, {"scale", 0}};
+static const mgopt_slot_def mgopt__rg_s_lut[] = {{"indices", 0}, {"lut", 0}};
+static const mgopt_slot_def mgopt__rg_s_sparse[] = {{"nonzero_data", 0}, {"mask", 0}};
+static const mgopt_slot_def mgopt__rg_s_shift[] = {{"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT}};
+static const mgopt_slot_def mgopt__rg_s_ccast[] = {{"source_val", 0}};
+
+static const mgopt_attr_def mgopt__rg_a_const[] = {{"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_log[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"}};
+static const mgopt_attr_def mgopt__rg_a_rsqrt[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-12"}};
+static const mgopt_attr_def mgopt__rg_a_inverse[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "0.0001"}};
+static const mgopt_attr_def mgopt__rg_a_leaky[] = {{"alpha", MGOPT_ATTR_FLOAT, 0, "0.01"}};
+static const mgopt_attr_def mgopt__rg_a_gelu[] = {{"mode", MGOPT_ATTR_STRING, 0, "\"EXACT\""}};
+static const mgopt_attr_def mgopt__rg_a_softmax[] = {{"axis", MGOPT_ATTR_INT, 0, "-1"}};
+static const mgopt_attr_def mgopt__rg_a_clip[] = {{"alpha", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL},
+                                                  {"beta", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_elu[] = {{"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"}};
+static const mgopt_attr_def mgopt__rg_a_cast[] = {{"dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_perm[] = {{"perm", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axes_req[] = {{"axes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axes[] = {{"axes", MGOPT_ATTR_INTS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_concat[] = {{"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL},
+                                                    {"interleave", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_stack[] = {{"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_split[] = {{"num_splits", MGOPT_ATTR_INT, 0, NULL},
+                                                   {"split_sizes", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_sbi[] = {{"begin_mask", MGOPT_ATTR_BOOLS, 0, NULL},
+                                                 {"end_mask", MGOPT_ATTR_BOOLS, 0, NULL},
+                                                 {"squeeze_mask", MGOPT_ATTR_BOOLS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_gather[] = {{"axis", MGOPT_ATTR_INT, 0, "0"},
+                                                    {"batch_dims", MGOPT_ATTR_INT, 0, "0"},
+                                                    {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_one_hot[] = {{"one_hot_vector_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL},
+                                                     {"axis", MGOPT_ATTR_INT, 0, "-1"},
+                                                     {"on_value", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                                                     {"off_value", MGOPT_ATTR_FLOAT, 0, "0.0"}};
+static const mgopt_attr_def mgopt__rg_a_pad[] = {{"mode", MGOPT_ATTR_STRING, 0, "\"constant\""},
+                                                 {"constant_val", MGOPT_ATTR_FLOAT, 0, "0.0"}};
+static const mgopt_attr_def mgopt__rg_a_matmul[] = {{"transpose_x", MGOPT_ATTR_BOOL, 0, "false"},
+                                                    {"transpose_y", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_conv[] = {{"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                  {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                  {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                  {"dilations", MGOPT_ATTR_INTS, 0, NULL},
+                                                  {"groups", MGOPT_ATTR_INT, 0, "1"}};
+static const mgopt_attr_def mgopt__rg_a_convt[] = {{"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                   {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"dilations", MGOPT_ATTR_INTS, 0, NULL},
+                                                   {"groups", MGOPT_ATTR_INT, 0, "1"},
+                                                   {"output_shape", MGOPT_ATTR_INTS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_avg_pool[] = {{"kernel_sizes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                                                      {"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                      {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"exclude_padding_from_average", MGOPT_ATTR_BOOL, 0, "false"},
+                                                      {"ceil_mode", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_max_pool[] = {{"kernel_sizes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                                                      {"strides", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
+                                                      {"pad", MGOPT_ATTR_INTS, 0, NULL},
+                                                      {"ceil_mode", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_eps[] = {{"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"}};
+static const mgopt_attr_def mgopt__rg_a_layer_norm[] = {{"axes", MGOPT_ATTR_INTS, 0, NULL},
+                                                        {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"}};
+static const mgopt_attr_def mgopt__rg_a_reduce[] = {{"axes", MGOPT_ATTR_INTS, 0, NULL},
+                                                    {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"}};
+static const mgopt_attr_def mgopt__rg_a_pixel_shuffle[] = {{"upscale_factor", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_quantize[] = {{"axis", MGOPT_ATTR_INT, 0, NULL},
+                                                      {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axis[] = {{"axis", MGOPT_ATTR_INT, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_axis_req[] = {{"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}};
+static const mgopt_attr_def mgopt__rg_a_lut[] = {{"shape", MGOPT_ATTR_INTS, 0, NULL},
+                                                 {"vector_axis", MGOPT_ATTR_INT, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_shape[] = {{"shape", MGOPT_ATTR_INTS, 0, NULL}};
+static const mgopt_attr_def mgopt__rg_a_ccast[] = {{"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL}};
+
+#define MGOPT__RG_UN(nm) MGOPT__RG_DEF0(nm, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_infer_unary)
+#define MGOPT__RG_BIN(nm, tr) MGOPT__RG_DEF0(nm, tr, mgopt__rg_s_xy, mgopt__rg_infer_binary)
+#define MGOPT__RG_RED(nm) MGOPT__RG_DEF(nm, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_reduce, mgopt__rg_infer_reduce)
+
+/* In the order of MGOPT_OP_LIST: entry k describes op kind k + 1. */
+static const mgopt_op_def mgopt__rg_defs[] = {
+    {"const", MGOPT__RG_P, 0, NULL, 1, mgopt__rg_a_const, 1, 1, 0, mgopt__rg_infer_const},
+    MGOPT__RG_DEF0(identity, MGOPT__RG_SP, mgopt__rg_s_x, mgopt__rg_infer_identity),
+    MGOPT__RG_BIN(add, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(sub, MGOPT__RG_PB),
+    MGOPT__RG_BIN(mul, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(real_div, MGOPT__RG_PB),
+    MGOPT__RG_BIN(pow, MGOPT__RG_PB),
+    MGOPT__RG_BIN(maximum, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(minimum, MGOPT__RG_PBC),
+    MGOPT__RG_BIN(floor_div, MGOPT__RG_PB),
+    MGOPT__RG_BIN(mod, MGOPT__RG_PB),
+    MGOPT__RG_BIN(equal, MGOPT__RG_CMP | MGOPT_TRAIT_COMMUTATIVE),
+    MGOPT__RG_BIN(not_equal, MGOPT__RG_CMP | MGOPT_TRAIT_COMMUTATIVE),
+    MGOPT__RG_BIN(less, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(less_equal, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(greater, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(greater_equal, MGOPT__RG_CMP),
+    MGOPT__RG_BIN(logical_and, MGOPT__RG_LOG),
+    MGOPT__RG_BIN(logical_or, MGOPT__RG_LOG),
+    MGOPT__RG_BIN(logical_xor, MGOPT__RG_LOG),
+    MGOPT__RG_DEF0(logical_not, MGOPT__RG_PU | MGOPT_TRAIT_LOGICAL, mgopt__rg_s_x, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF0(select, MGOPT__RG_P, mgopt__rg_s_select, mgopt__rg_infer_select),
+    MGOPT__RG_UN(abs),
+    MGOPT__RG_UN(exp),
+    MGOPT__RG_DEF(log, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_log, mgopt__rg_infer_unary),
+    MGOPT__RG_UN(sqrt),
+    MGOPT__RG_DEF(rsqrt, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_rsqrt, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(inverse, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_inverse, mgopt__rg_infer_unary),
+    MGOPT__RG_UN(square),
+    MGOPT__RG_UN(erf),
+    MGOPT__RG_UN(tanh),
+    MGOPT__RG_UN(sigmoid),
+    MGOPT__RG_UN(relu),
+    MGOPT__RG_UN(relu6),
+    MGOPT__RG_DEF(leaky_relu, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_leaky, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF0(prelu, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_prelu, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(gelu, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_gelu, mgopt__rg_infer_unary),
+    /* not elementwise: it normalises along an axis */
+    MGOPT__RG_DEF(softmax, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_x, mgopt__rg_a_softmax,
+                  mgopt__rg_infer_softmax),
+    MGOPT__RG_DEF(clip, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_clip, mgopt__rg_infer_unary),
+    MGOPT__RG_UN(floor),
+    MGOPT__RG_UN(ceil),
+    MGOPT__RG_UN(round),
+    MGOPT__RG_UN(sign),
+    MGOPT__RG_UN(sin),
+    MGOPT__RG_UN(cos),
+    MGOPT__RG_UN(silu),
+    MGOPT__RG_UN(softplus),
+    MGOPT__RG_DEF(elu, MGOPT__RG_PU, mgopt__rg_s_x, mgopt__rg_a_elu, mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(cast, MGOPT__RG_SP, mgopt__rg_s_x, mgopt__rg_a_cast, mgopt__rg_infer_cast),
+    MGOPT__RG_DEF0(reshape, MGOPT__RG_P, mgopt__rg_s_reshape, mgopt__rg_infer_reshape),
+    MGOPT__RG_DEF(transpose, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_perm, mgopt__rg_infer_transpose),
+    MGOPT__RG_DEF(expand_dims, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_axes_req, mgopt__rg_infer_expand_dims),
+    MGOPT__RG_DEF(squeeze, MGOPT__RG_P, mgopt__rg_s_x, mgopt__rg_a_axes, mgopt__rg_infer_squeeze),
+    MGOPT__RG_DEF(concat, MGOPT__RG_P, mgopt__rg_s_values, mgopt__rg_a_concat, mgopt__rg_infer_join),
+    MGOPT__RG_DEF(stack, MGOPT__RG_P, mgopt__rg_s_values, mgopt__rg_a_stack, mgopt__rg_infer_join),
+    {"split", MGOPT__RG_P, 1, mgopt__rg_s_x, MGOPT__ARRAY_COUNT(mgopt__rg_a_split), mgopt__rg_a_split, 1, -1, 0,
+     mgopt__rg_infer_split},
+    MGOPT__RG_DEF(slice_by_index, MGOPT__RG_P, mgopt__rg_s_sbi, mgopt__rg_a_sbi, mgopt__rg_infer_slice_by_index),
+    MGOPT__RG_DEF0(slice_by_size, MGOPT__RG_P, mgopt__rg_s_sbs, mgopt__rg_infer_slice_by_size),
+    MGOPT__RG_DEF(gather, MGOPT__RG_P, mgopt__rg_s_gather, mgopt__rg_a_gather, mgopt__rg_infer_gather),
+    MGOPT__RG_DEF(one_hot, MGOPT__RG_P, mgopt__rg_s_indices, mgopt__rg_a_one_hot, mgopt__rg_infer_one_hot),
+    MGOPT__RG_DEF(pad, MGOPT__RG_P, mgopt__rg_s_pad, mgopt__rg_a_pad, mgopt__rg_infer_pad),
+    MGOPT__RG_DEF0(tile, MGOPT__RG_P, mgopt__rg_s_tile, mgopt__rg_infer_tile),
+    MGOPT__RG_DEF(matmul, MGOPT__RG_P, mgopt__rg_s_xy, mgopt__rg_a_matmul, mgopt__rg_infer_matmul),
+    MGOPT__RG_DEF0(linear, MGOPT__RG_P, mgopt__rg_s_linear, mgopt__rg_infer_linear),
+    MGOPT__RG_DEF(conv, MGOPT__RG_LS, mgopt__rg_s_linear, mgopt__rg_a_conv, mgopt__rg_infer_conv),
+    MGOPT__RG_DEF(conv_transpose, MGOPT__RG_LS, mgopt__rg_s_linear, mgopt__rg_a_convt, mgopt__rg_infer_conv),
+    MGOPT__RG_DEF(avg_pool, MGOPT__RG_LS, mgopt__rg_s_x, mgopt__rg_a_avg_pool, mgopt__rg_infer_pool),
+    MGOPT__RG_DEF(max_pool, MGOPT__RG_LS, mgopt__rg_s_x, mgopt__rg_a_max_pool, mgopt__rg_infer_pool),
+    MGOPT__RG_DEF(batch_norm, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_bn, mgopt__rg_a_eps,
+                  mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(instance_norm, MGOPT__RG_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE, mgopt__rg_s_norm, mgopt__rg_a_eps,
+                  mgopt__rg_infer_unary),
+    MGOPT__RG_DEF(layer_norm, MGOPT__RG_SP, mgopt__rg_s_norm, mgopt__rg_a_layer_norm, mgopt__rg_infer_unary),
+    MGOPT__RG_RED(reduce_sum),
+    MGOPT__RG_RED(reduce_mean),
+    MGOPT__RG_RED(reduce_max),
+    MGOPT__RG_RED(reduce_min),
+    MGOPT__RG_RED(reduce_prod),
+    MGOPT__RG_DEF(pixel_shuffle, MGOPT__RG_LS, mgopt__rg_s_x, mgopt__rg_a_pixel_shuffle, mgopt__rg_infer_pixel_shuffle),
+    {"while_loop", MGOPT__RG_CF, 1, mgopt__rg_s_loop, 0, NULL, 0, -1, 2, mgopt__rg_infer_while},
+    {"cond", MGOPT__RG_CF, 1, mgopt__rg_s_cond, 0, NULL, 0, -1, 2, mgopt__rg_infer_cond},
+    MGOPT__RG_DEF(quantize, MGOPT__RG_P, mgopt__rg_s_quant, mgopt__rg_a_quantize, mgopt__rg_infer_quantize),
+    MGOPT__RG_DEF(dequantize, MGOPT__RG_P, mgopt__rg_s_quant, mgopt__rg_a_axis, mgopt__rg_infer_dequant),
+    MGOPT__RG_DEF(constexpr_affine_dequantize, MGOPT__RG_CE, mgopt__rg_s_affine, mgopt__rg_a_axis_req,
+                  mgopt__rg_infer_dequant),
+    MGOPT__RG_DEF(constexpr_lut_to_dense, MGOPT__RG_CE, mgopt__rg_s_lut, mgopt__rg_a_lut, mgopt__rg_infer_lut),
+    MGOPT__RG_DEF(constexpr_sparse_to_dense, MGOPT__RG_CE, mgopt__rg_s_sparse, mgopt__rg_a_shape,
+                  mgopt__rg_infer_sparse),
+    MGOPT__RG_DEF0(constexpr_blockwise_shift_scale, MGOPT__RG_CE, mgopt__rg_s_shift, mgopt__rg_infer_dequant),
+    MGOPT__RG_DEF(constexpr_cast, MGOPT__RG_CE, mgopt__rg_s_ccast, mgopt__rg_a_ccast, mgopt__rg_infer_cast),
+};
+
+/* The table must list every op of MGOPT_OP_LIST (checked at compile time). */
+typedef char mgopt__rg_defs_complete[(MGOPT__ARRAY_COUNT(mgopt__rg_defs) == MGOPT_OP__COUNT - 1) ? 1 : -1];
+
+/* Op kinds sorted by name (byte order) for binary search. */
+static const uint8_t mgopt__rg_sorted[] = {
+#define MGOPT__RG_K(n) MGOPT_OP_##n,
+    MGOPT__RG_K(abs) MGOPT__RG_K(add) MGOPT__RG_K(avg_pool) MGOPT__RG_K(batch_norm) MGOPT__RG_K(cast)
+    MGOPT__RG_K(ceil) MGOPT__RG_K(clip) MGOPT__RG_K(concat) MGOPT__RG_K(cond) MGOPT__RG_K(const)
+    MGOPT__RG_K(constexpr_affine_dequantize) MGOPT__RG_K(constexpr_blockwise_shift_scale)
+    MGOPT__RG_K(constexpr_cast) MGOPT__RG_K(constexpr_lut_to_dense) MGOPT__RG_K(constexpr_sparse_to_dense)
+    MGOPT__RG_K(conv) MGOPT__RG_K(conv_transpose) MGOPT__RG_K(cos) MGOPT__RG_K(dequantize) MGOPT__RG_K(elu)
+    MGOPT__RG_K(equal) MGOPT__RG_K(erf) MGOPT__RG_K(exp) MGOPT__RG_K(expand_dims) MGOPT__RG_K(floor)
+    MGOPT__RG_K(floor_div) MGOPT__RG_K(gather) MGOPT__RG_K(gelu) MGOPT__RG_K(greater) MGOPT__RG_K(greater_equal)
+    MGOPT__RG_K(identity) MGOPT__RG_K(instance_norm) MGOPT__RG_K(inverse) MGOPT__RG_K(layer_norm)
+    MGOPT__RG_K(leaky_relu) MGOPT__RG_K(less) MGOPT__RG_K(less_equal) MGOPT__RG_K(linear) MGOPT__RG_K(log)
+    MGOPT__RG_K(logical_and) MGOPT__RG_K(logical_not) MGOPT__RG_K(logical_or) MGOPT__RG_K(logical_xor)
+    MGOPT__RG_K(matmul) MGOPT__RG_K(max_pool) MGOPT__RG_K(maximum) MGOPT__RG_K(minimum) MGOPT__RG_K(mod)
+    MGOPT__RG_K(mul) MGOPT__RG_K(not_equal) MGOPT__RG_K(one_hot) MGOPT__RG_K(pad) MGOPT__RG_K(pixel_shuffle)
+    MGOPT__RG_K(pow) MGOPT__RG_K(prelu) MGOPT__RG_K(quantize) MGOPT__RG_K(real_div) MGOPT__RG_K(reduce_max)
+    MGOPT__RG_K(reduce_mean) MGOPT__RG_K(reduce_min) MGOPT__RG_K(reduce_prod) MGOPT__RG_K(reduce_sum)
+    MGOPT__RG_K(relu) MGOPT__RG_K(relu6) MGOPT__RG_K(reshape) MGOPT__RG_K(round) MGOPT__RG_K(rsqrt)
+    MGOPT__RG_K(select) MGOPT__RG_K(sigmoid) MGOPT__RG_K(sign) MGOPT__RG_K(silu) MGOPT__RG_K(sin)
+    MGOPT__RG_K(slice_by_index) MGOPT__RG_K(slice_by_size) MGOPT__RG_K(softmax) MGOPT__RG_K(softplus)
+    MGOPT__RG_K(split) MGOPT__RG_K(sqrt) MGOPT__RG_K(square) MGOPT__RG_K(squeeze) MGOPT__RG_K(stack)
+    MGOPT__RG_K(sub) MGOPT__RG_K(tanh) MGOPT__RG_K(tile) MGOPT__RG_K(transpose) MGOPT__RG_K(while_loop)
+#undef MGOPT__RG_K
+};
+typedef char mgopt__rg_sorted_complete[(MGOPT__ARRAY_COUNT(mgopt__rg_sorted) == MGOPT_OP__COUNT - 1) ? 1 : -1];
+
+/* Byte-order comparison of s[0..n) with the NUL-terminated name. */
+static int mgopt__rg_cmp(const char *s, size_t n, const char *name) {
+  size_t m = strlen(name);
+  int c = memcmp(s, name, n < m ? n : m);
+  if (c) return c;
+  return n < m ? -1 : n > m ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- exported */
+
 MGOPTDEF const mgopt_op_def *mgopt_op_def_get(int32_t kind) {
-  MGOPT__UNUSED(kind);
-  return NULL;
+  if (kind <= MGOPT_OP_OPAQUE || kind >= MGOPT_OP__COUNT) return NULL;
+  return &mgopt__rg_defs[kind - 1];
 }
 
 MGOPTDEF int32_t mgopt_op_kind_from_name(const char *s, size_t n) {
-  static const char *const names[] = {
-#define MGOPT__OP_NAME(name) #name,
-      MGOPT_OP_LIST(MGOPT__OP_NAME)
-#undef MGOPT__OP_NAME
-  };
-  int32_t i;
-  for (i = 0; i < MGOPT__ARRAY_COUNT(names); i++)
-    if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i + 1;
+  int32_t lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__rg_sorted);
+  if (!s) return MGOPT_OP_OPAQUE;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2, k = mgopt__rg_sorted[mid];
+    int c = mgopt__rg_cmp(s, n, mgopt__rg_defs[k - 1].name);
+    if (c == 0) return k;
+    if (c < 0) hi = mid;
+    else lo = mid + 1;
+  }
   return MGOPT_OP_OPAQUE;
 }
 
 MGOPTDEF uint32_t mgopt_op_traits(const mgopt_op *op) {
-  const mgopt_op_def *d = mgopt_op_def_get(op->kind);
+  const mgopt_op_def *d = op ? mgopt_op_def_get(op->kind) : NULL;
   return d ? d->traits : 0;
 }
 
@@ -3276,6 +4665,7 @@ static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     int found = 0;
+    if (!s->is_list && s->n == 0) continue; /* an absent operand (set to NULL) */
     for (k = 0; k < def->nslots && !found; k++)
       if (strcmp(def->slots[k].name, s->name) == 0) {
         found = 1;
@@ -3495,25 +4885,2007 @@ done:
   if (v.seen) mgopt__heap_free(&p->alloc, v.seen, (size_t)v.seen_cap * sizeof(mgopt_value *));
   return s;
 }
-/* src/core/mil_print.c — prints a program as .mil text. */
+/* src/core/mil_print.c — prints a program as canonical .mil text (what mgopt_mil_parse reads back exactly). */
 
-/* STUB: being written. */
-MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_options *opts, mgopt_buf *out) {
-  MGOPT__UNUSED(p);
-  MGOPT__UNUSED(opts);
-  MGOPT__UNUSED(out);
-  return MGOPT_ERR_UNSUPPORTED;
+/* Canonical form, in short (the manual and core/mil_parse.c have the rest):
+
+       main[CoreML7](%x: (2, 4, fp32), %y: (s0, 4, fp32)) {
+         %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+         %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false)
+       } -> (%m)
+
+   Functions are separated by one blank line; every level indents 2 spaces;
+   an op's nested blocks follow it 2 spaces deeper. Operand slots print
+   first (stored order), then attributes (stored order), then name="..." only
+   when it differs from the first output's name. Names print bare when the
+   parser's bare-name rule reads them back whole, else quoted with escapes.
+   Invariant: for every printable program P, print(parse(print(P))) equals
+   print(P) byte for byte. */
+
+/* Deeper IR than this is refused rather than printed with unbounded recursion. */
+#define MGOPT__MILW_MAX_DEPTH 1024
+
+typedef struct mgopt__milw {
+  mgopt_buf *out;
+  int64_t elide_above;
+} mgopt__milw;
+
+static int mgopt__milw_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
 }
-/* src/core/mil_parse.c — parses .mil text into a program. */
 
-/* STUB: being written. */
+/* Value names: [A-Za-z0-9_.] plus ':' when a name character follows. */
+static int mgopt__milw_value_name_plain(const char *s) {
+  size_t i;
+  if (!s[0]) return 0;
+  for (i = 0; s[i]; i++) {
+    if (mgopt__milw_name_char((unsigned char)s[i])) continue;
+    if (s[i] == ':' && mgopt__milw_name_char((unsigned char)s[i + 1])) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Identifiers (op types, keys, block and function names, opsets): as value
+   names, and ':' may also be followed by ':' ("onnx::Foo"). */
+static int mgopt__milw_ident_plain(const char *s) {
+  size_t i;
+  if (!s[0]) return 0;
+  for (i = 0; s[i]; i++) {
+    if (mgopt__milw_name_char((unsigned char)s[i])) continue;
+    if (s[i] == ':' && (s[i + 1] == ':' || mgopt__milw_name_char((unsigned char)s[i + 1]))) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Symbolic dims: an identifier that cannot be read as a number, '?' or '*'. */
+static int mgopt__milw_sym_plain(const char *s) {
+  int c = (unsigned char)s[0];
+  if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return 0;
+  return mgopt__milw_ident_plain(s);
+}
+
+static void mgopt__milw_quoted(mgopt__milw *w, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i, run = 0;
+  mgopt__buf_putc(w->out, '"');
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    const char *esc = NULL;
+    char xb[4];
+    if (c == '"') esc = "\\\"";
+    else if (c == '\\') esc = "\\\\";
+    else if (c == '\n') esc = "\\n";
+    else if (c == '\t') esc = "\\t";
+    else if (c == '\r') esc = "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      xb[0] = '\\';
+      xb[1] = 'x';
+      xb[2] = hex[c >> 4];
+      xb[3] = hex[c & 15];
+      mgopt__buf_putn(w->out, s + run, i - run);
+      mgopt__buf_putn(w->out, xb, 4);
+      run = i + 1;
+      continue;
+    }
+    if (esc) {
+      mgopt__buf_putn(w->out, s + run, i - run);
+      mgopt__buf_puts(w->out, esc);
+      run = i + 1;
+    }
+  }
+  mgopt__buf_putn(w->out, s + run, n - run);
+  mgopt__buf_putc(w->out, '"');
+}
+
+static void mgopt__milw_ident(mgopt__milw *w, const char *s) {
+  if (!s) s = "";
+  if (mgopt__milw_ident_plain(s)) mgopt__buf_puts(w->out, s);
+  else mgopt__milw_quoted(w, s, strlen(s));
+}
+
+static void mgopt__milw_hex(mgopt__milw *w, const uint8_t *b, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i;
+  mgopt__buf_putc(w->out, '"');
+  for (i = 0; i < n; i++) {
+    char x[2];
+    x[0] = hex[b[i] >> 4];
+    x[1] = hex[b[i] & 15];
+    mgopt__buf_putn(w->out, x, 2);
+  }
+  mgopt__buf_putc(w->out, '"');
+}
+
+/* "%name"; an unnamed value gets a deterministic stand-in from its id. */
+static void mgopt__milw_ref(mgopt__milw *w, const mgopt_value *v) {
+  if (!v) {
+    mgopt__buf_putc(w->out, '_');
+    return;
+  }
+  mgopt__buf_putc(w->out, '%');
+  if (!v->name) mgopt__buf_printf(w->out, "__v%lu", (unsigned long)v->id);
+  else if (mgopt__milw_value_name_plain(v->name)) mgopt__buf_puts(w->out, v->name);
+  else mgopt__milw_quoted(w, v->name, strlen(v->name));
+}
+
+static void mgopt__milw_type(mgopt__milw *w, const mgopt_type *t) {
+  int32_t i;
+  if (t->kind == MGOPT_TYPE_OTHER) {
+    mgopt__buf_puts(w->out, "opaque(");
+    mgopt__milw_hex(w, t->other, t->other ? t->other_len : 0);
+    mgopt__buf_putc(w->out, ')');
+    return;
+  }
+  mgopt__buf_putc(w->out, '(');
+  if (t->rank < 0) mgopt__buf_puts(w->out, "*, ");
+  for (i = 0; i < t->rank; i++) {
+    mgopt_dim dm = t->dims ? t->dims[i] : mgopt_dim_unknown();
+    if (dm.sym) {
+      if (mgopt__milw_sym_plain(dm.sym)) mgopt__buf_puts(w->out, dm.sym);
+      else mgopt__milw_quoted(w, dm.sym, strlen(dm.sym));
+    } else if (dm.v >= 0) {
+      mgopt__buf_printf(w->out, "%lld", (long long)dm.v);
+    } else {
+      mgopt__buf_putc(w->out, '?');
+    }
+    mgopt__buf_puts(w->out, ", ");
+  }
+  mgopt__buf_puts(w->out, mgopt_dtype_name((mgopt_dtype)t->dtype));
+  mgopt__buf_putc(w->out, ')');
+}
+
+/* Value declaration: "%name: TYPE" ("_" for an absent output). */
+static void mgopt__milw_decl(mgopt__milw *w, const mgopt_value *v, int is_const) {
+  if (v->flags & MGOPT_VALUE_ABSENT) {
+    mgopt__buf_putc(w->out, '_');
+    return;
+  }
+  mgopt__milw_ref(w, v);
+  mgopt__buf_puts(w->out, ": ");
+  mgopt__milw_type(w, &v->type);
+  if (is_const) mgopt__buf_putc(w->out, '*');
+}
+
+static int mgopt__milw_bits_eq(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+/* Integral values as integers, others as the shortest %g text that the
+   parser's conversion for `dt` maps back to the same bits. No ".0" is
+   forced: inside a typed tensor the dtype says float. */
+static void mgopt__milw_real(mgopt__milw *w, double v, mgopt_dtype dt) {
+  char buf[48];
+  int prec;
+  if (v != v) {
+    mgopt__buf_puts(w->out, "nan");
+    return;
+  }
+  if (v == HUGE_VAL) {
+    mgopt__buf_puts(w->out, "inf");
+    return;
+  }
+  if (v == -HUGE_VAL) {
+    mgopt__buf_puts(w->out, "-inf");
+    return;
+  }
+  if (v == floor(v) && v > -1e16 && v < 1e16) {
+    /* integral values read better as integers than as 1e+06 (and are exact) */
+    snprintf(buf, sizeof buf, "%.0f", v);
+    mgopt__buf_puts(w->out, buf);
+    return;
+  }
+  for (prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (dt == MGOPT_DT_FP64) {
+      double r = strtod(buf, NULL);
+      if (mgopt__milw_bits_eq(&r, &v, sizeof r)) break;
+    } else {
+      float f = strtof(buf, NULL), want = (float)v;
+      if (dt == MGOPT_DT_FP16) {
+        if (mgopt_f32_to_f16(f) == mgopt_f32_to_f16(want)) break;
+      } else if (dt == MGOPT_DT_BF16) {
+        if (mgopt_f32_to_bf16(f) == mgopt_f32_to_bf16(want)) break;
+      } else if (mgopt__milw_bits_eq(&f, &want, sizeof f)) {
+        break;
+      }
+    }
+  }
+  mgopt__buf_puts(w->out, buf);
+}
+
+/* One element of a tensor. Complex elements print as [re, im]; fp8 elements
+   as their raw bit patterns (0..255). */
+static void mgopt__milw_elem(mgopt__milw *w, const mgopt_tensor *t, int64_t i) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  mgopt_dtype dt = (mgopt_dtype)t->dtype;
+  switch (dt) {
+    case MGOPT_DT_BOOL:
+      mgopt__buf_puts(w->out, d[i] ? "true" : "false");
+      return;
+    case MGOPT_DT_STRING: {
+      const mgopt_str *s = (const mgopt_str *)t->data + i;
+      mgopt__milw_quoted(w, s->ptr ? s->ptr : "", s->ptr ? s->len : 0);
+      return;
+    }
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: case MGOPT_DT_FP64:
+      mgopt__milw_real(w, mgopt_tensor_get_f64(t, i), dt);
+      return;
+    case MGOPT_DT_COMPLEX64: {
+      float re, im;
+      memcpy(&re, d + 8 * i, 4);
+      memcpy(&im, d + 8 * i + 4, 4);
+      mgopt__buf_putc(w->out, '[');
+      mgopt__milw_real(w, re, MGOPT_DT_FP32);
+      mgopt__buf_puts(w->out, ", ");
+      mgopt__milw_real(w, im, MGOPT_DT_FP32);
+      mgopt__buf_putc(w->out, ']');
+      return;
+    }
+    case MGOPT_DT_COMPLEX128: {
+      double re, im;
+      memcpy(&re, d + 16 * i, 8);
+      memcpy(&im, d + 16 * i + 8, 8);
+      mgopt__buf_putc(w->out, '[');
+      mgopt__milw_real(w, re, MGOPT_DT_FP64);
+      mgopt__buf_puts(w->out, ", ");
+      mgopt__milw_real(w, im, MGOPT_DT_FP64);
+      mgopt__buf_putc(w->out, ']');
+      return;
+    }
+    case MGOPT_DT_FP8E4M3FN: case MGOPT_DT_FP8E4M3FNUZ: case MGOPT_DT_FP8E5M2:
+    case MGOPT_DT_FP8E5M2FNUZ:
+      mgopt__buf_printf(w->out, "%u", (unsigned)d[i]);
+      return;
+    case MGOPT_DT_UINT64: {
+      uint64_t u;
+      memcpy(&u, d + 8 * i, 8);
+      mgopt__buf_printf(w->out, "%llu", (unsigned long long)u);
+      return;
+    }
+    case MGOPT_DT_UNKNOWN:
+      mgopt__buf_putc(w->out, '0');
+      return;
+    default:
+      mgopt__buf_printf(w->out, "%lld", (long long)mgopt_tensor_get_i64(t, i));
+      return;
+  }
+}
+
+/* The nested-list literal of a tensor, shaped by t->shape; iterative, so the
+   rank costs no stack. A tensor without elements prints as [] whatever its
+   shape (the parser takes the shape from the type). */
+static void mgopt__milw_tensor_body(mgopt__milw *w, const mgopt_tensor *t) {
+  int32_t L = t->rank, j;
+  int64_t k;
+  if (w->elide_above > 0 && t->numel > w->elide_above) {
+    mgopt__buf_puts(w->out, "[...]");
+    return;
+  }
+  if (t->numel <= 0 || !t->data) {
+    mgopt__buf_puts(w->out, "[]");
+    return;
+  }
+  if (L <= 0) {
+    mgopt__milw_elem(w, t, 0);
+    return;
+  }
+  for (k = 0; k < t->numel && !w->out->oom; k++) {
+    int64_t prod = 1;
+    if (k) mgopt__buf_puts(w->out, ", ");
+    for (j = L - 1; j >= 0; j--) {
+      prod *= t->shape[j];
+      if (k % prod) break;
+      mgopt__buf_putc(w->out, '[');
+    }
+    mgopt__milw_elem(w, t, k);
+    prod = 1;
+    for (j = L - 1; j >= 0; j--) {
+      prod *= t->shape[j];
+      if ((k + 1) % prod) break;
+      mgopt__buf_putc(w->out, ']');
+    }
+  }
+}
+
+static void mgopt__milw_tensor_type(mgopt__milw *w, const mgopt_tensor *t) {
+  int32_t i;
+  mgopt__buf_putc(w->out, '(');
+  for (i = 0; i < t->rank; i++) mgopt__buf_printf(w->out, "%lld, ", (long long)t->shape[i]);
+  mgopt__buf_puts(w->out, mgopt_dtype_name((mgopt_dtype)t->dtype));
+  mgopt__buf_putc(w->out, ')');
+}
+
+/* A const's val prints bare when the declared output type describes the
+   tensor exactly (the parser rebuilds it from that type). */
+static int mgopt__milw_const_bare(const mgopt_op *op, const mgopt_attr *a) {
+  const mgopt_type *ty;
+  const mgopt_tensor *t = a->u.t;
+  int32_t i;
+  if (op->kind != MGOPT_OP_const || strcmp(a->name, "val") != 0 || !t || op->nouts < 1) return 0;
+  if (op->outs[0]->flags & MGOPT_VALUE_ABSENT) return 0;
+  ty = &op->outs[0]->type;
+  if (!mgopt_type_is_static(ty) || ty->dtype != t->dtype || ty->rank != t->rank) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN) return 0;
+  for (i = 0; i < t->rank; i++)
+    if (ty->dims[i].v != t->shape[i]) return 0;
+  return 1;
+}
+
+static void mgopt__milw_attr(mgopt__milw *w, const mgopt_op *op, const mgopt_attr *a) {
+  char buf[48];
+  int64_t k;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+      mgopt__buf_puts(w->out, a->u.i ? "true" : "false");
+      return;
+    case MGOPT_ATTR_INT:
+      mgopt__buf_printf(w->out, "%lld", (long long)a->u.i);
+      return;
+    case MGOPT_ATTR_FLOAT:
+      mgopt__fmt_f64(buf, a->u.f);
+      mgopt__buf_puts(w->out, buf);
+      return;
+    case MGOPT_ATTR_STRING:
+      mgopt__milw_quoted(w, a->u.s.ptr ? a->u.s.ptr : "", a->u.s.ptr ? a->u.s.len : 0);
+      return;
+    case MGOPT_ATTR_BOOLS: case MGOPT_ATTR_INTS: case MGOPT_ATTR_FLOATS: case MGOPT_ATTR_STRINGS:
+      if (a->n <= 0) {
+        mgopt__buf_puts(w->out, a->kind == MGOPT_ATTR_BOOLS    ? "bools[]"
+                                : a->kind == MGOPT_ATTR_FLOATS ? "floats[]"
+                                : a->kind == MGOPT_ATTR_STRINGS ? "strings[]"
+                                                                : "[]");
+        return;
+      }
+      mgopt__buf_putc(w->out, '[');
+      for (k = 0; k < a->n && !w->out->oom; k++) {
+        if (k) mgopt__buf_puts(w->out, ", ");
+        if (a->kind == MGOPT_ATTR_BOOLS) {
+          mgopt__buf_puts(w->out, a->u.ints[k] ? "true" : "false");
+        } else if (a->kind == MGOPT_ATTR_INTS) {
+          mgopt__buf_printf(w->out, "%lld", (long long)a->u.ints[k]);
+        } else if (a->kind == MGOPT_ATTR_FLOATS) {
+          mgopt__fmt_f64(buf, a->u.floats[k]);
+          mgopt__buf_puts(w->out, buf);
+        } else {
+          const mgopt_str *s = &a->u.strs[k];
+          mgopt__milw_quoted(w, s->ptr ? s->ptr : "", s->ptr ? s->len : 0);
+        }
+      }
+      mgopt__buf_putc(w->out, ']');
+      return;
+    case MGOPT_ATTR_TENSOR:
+      if (!a->u.t) {
+        mgopt__buf_puts(w->out, "none");
+        return;
+      }
+      if (mgopt__milw_const_bare(op, a)) {
+        mgopt__milw_tensor_body(w, a->u.t);
+        return;
+      }
+      mgopt__buf_puts(w->out, "tensor<");
+      mgopt__milw_tensor_type(w, a->u.t);
+      mgopt__buf_puts(w->out, ">(");
+      mgopt__milw_tensor_body(w, a->u.t);
+      mgopt__buf_putc(w->out, ')');
+      return;
+    case MGOPT_ATTR_BYTES:
+      mgopt__buf_printf(w->out, "bytes<%ld>(", (long)a->tag);
+      mgopt__milw_hex(w, a->u.bytes, a->u.bytes && a->n > 0 ? (size_t)a->n : 0);
+      mgopt__buf_putc(w->out, ')');
+      return;
+    default:
+      mgopt__buf_puts(w->out, "none");
+      return;
+  }
+}
+
+static void mgopt__milw_indent(mgopt__milw *w, int indent) {
+  static const char spaces[] = "                                ";
+  while (indent > 32) {
+    mgopt__buf_putn(w->out, spaces, 32);
+    indent -= 32;
+  }
+  mgopt__buf_putn(w->out, spaces, (size_t)indent);
+}
+
+static mgopt_status mgopt__milw_block(mgopt__milw *w, const mgopt_block *b, int indent, int depth,
+                                      const char *header_name, const char *opset);
+
+static int mgopt__milw_name_differs(const mgopt_op *op) {
+  const mgopt_value *o;
+  if (!op->name) return 0;
+  if (op->nouts == 0) return 1;
+  o = op->outs[0];
+  if (o->flags & MGOPT_VALUE_ABSENT) return 1;
+  if (!o->name) return 1;
+  return strcmp(o->name, op->name) != 0;
+}
+
+static mgopt_status mgopt__milw_op(mgopt__milw *w, const mgopt_op *op, int indent, int depth) {
+  int32_t i, k;
+  int first = 1;
+  int is_const = op->kind == MGOPT_OP_const;
+  mgopt__milw_indent(w, indent);
+  for (i = 0; i < op->nouts; i++) {
+    if (i) mgopt__buf_puts(w->out, ", ");
+    mgopt__milw_decl(w, op->outs[i], is_const);
+  }
+  if (op->nouts) mgopt__buf_puts(w->out, " = ");
+  mgopt__milw_ident(w, op->type);
+  mgopt__buf_putc(w->out, '(');
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    if (!s->is_list && s->n == 0) continue;
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__milw_ident(w, s->name);
+    mgopt__buf_putc(w->out, '=');
+    if (s->is_list) {
+      mgopt__buf_putc(w->out, '(');
+      for (k = 0; k < s->n; k++) {
+        if (k) mgopt__buf_puts(w->out, ", ");
+        mgopt__milw_ref(w, s->uses[k].value);
+      }
+      mgopt__buf_putc(w->out, ')');
+    } else {
+      mgopt__milw_ref(w, s->uses[0].value);
+    }
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__milw_ident(w, op->attrs[i].name);
+    mgopt__buf_putc(w->out, '=');
+    mgopt__milw_attr(w, op, &op->attrs[i]);
+  }
+  if (mgopt__milw_name_differs(op)) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    mgopt__buf_puts(w->out, "name=");
+    mgopt__milw_quoted(w, op->name, strlen(op->name));
+  }
+  mgopt__buf_puts(w->out, ")\n");
+  for (i = 0; i < op->nblocks; i++) {
+    mgopt_status s = mgopt__milw_block(w, op->blocks[i], indent + 2, depth + 1, NULL, NULL);
+    if (s) return s;
+  }
+  return MGOPT_OK;
+}
+
+/* A block: "NAME(%arg: T, ...) {", its ops two spaces deeper, "} -> (...)".
+   A function body prints with the function's name and opset as header. */
+static mgopt_status mgopt__milw_block(mgopt__milw *w, const mgopt_block *b, int indent, int depth,
+                                      const char *header_name, const char *opset) {
+  const mgopt_op *op;
+  int32_t i;
+  if (depth > MGOPT__MILW_MAX_DEPTH) return MGOPT_ERR_LIMIT;
+  mgopt__milw_indent(w, indent);
+  mgopt__milw_ident(w, header_name ? header_name : b->name);
+  if (opset) {
+    mgopt__buf_putc(w->out, '[');
+    mgopt__milw_ident(w, opset);
+    mgopt__buf_putc(w->out, ']');
+  }
+  mgopt__buf_putc(w->out, '(');
+  for (i = 0; i < b->nargs; i++) {
+    if (i) mgopt__buf_puts(w->out, ", ");
+    mgopt__milw_ref(w, b->args[i]);
+    mgopt__buf_puts(w->out, ": ");
+    mgopt__milw_type(w, &b->args[i]->type);
+  }
+  mgopt__buf_puts(w->out, ") {\n");
+  for (op = b->first; op && !w->out->oom; op = op->next) {
+    mgopt_status s = mgopt__milw_op(w, op, indent + 2, depth);
+    if (s) return s;
+  }
+  mgopt__milw_indent(w, indent);
+  mgopt__buf_puts(w->out, "} -> (");
+  for (i = 0; i < b->nouts; i++) {
+    if (i) mgopt__buf_puts(w->out, ", ");
+    mgopt__milw_ref(w, b->outs[i]->value);
+  }
+  mgopt__buf_puts(w->out, ")\n");
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_options *opts, mgopt_buf *out) {
+  mgopt__milw w;
+  int32_t i;
+  if (!p || !out) return MGOPT_ERR_INVALID_ARG;
+  w.out = out;
+  w.elide_above = opts ? opts->elide_above : 0;
+  /* an empty program still yields a NUL-terminated (empty) buffer */
+  mgopt__buf_putn(out, "", 0);
+  for (i = 0; i < p->nfuncs; i++) {
+    const mgopt_function *f = p->funcs[i];
+    mgopt_status s;
+    if (i) mgopt__buf_putc(out, '\n');
+    s = mgopt__milw_block(&w, f->body, 0, 0, f->name, f->opset);
+    if (s) return s;
+  }
+  return out->oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+/* src/core/mil_parse.c — parses .mil text into a program: recursive descent over bytes, scoped %name resolution, typed literals. */
+
+/* Grammar (whitespace, newlines and '#' comments allowed between any tokens):
+
+     program  := function*
+     function := WORD ('[' WORD ']')? args '{' (wrapper | body) outputs? '}'?
+     wrapper  := WORD '(' ')' '{' body outputs?          (coremltools' block0)
+     args     := '(' (%name (':' type)? (',' ...)*)? ')'
+     body     := op* '}'
+     outputs  := '->' '(' (ref | '_') (',' ...)* ')'
+     op       := (outdecl (',' outdecl)* '=')? WORD '(' arg (',' arg)* ')' block*
+     outdecl  := %name (':' type)? | '_' (':' type)?
+     block    := WORD args '{' body outputs?
+     arg      := WORD '=' (ref | '(' refs ')' | literal)    name="..." sets the op name
+     type     := '(' dims, dtype ')' ('*' | '^')? ('(' Tensor|Scalar|List|State ')')?
+               | opaque("HEX")
+
+   WORD is an identifier or a quoted string. A %ref resolves to the most recent
+   visible definition (function inputs, earlier ops of the block and of the
+   enclosing blocks, the block's own args); later definitions shadow. A
+   literal is an attribute; the val of a const is read with the dtype and
+   shape of the const's declared output type. Nothing is verified here: the
+   declared types are recorded as written. Every error stops the parse, names
+   line:col and frees everything. */
+
+#define MGOPT__MILP_MAX_RANK 1024
+#define MGOPT__MILP_NUM_MAX 127 /* longest number literal, in bytes */
+
+typedef struct mgopt__milp_def {
+  const char *name;
+  mgopt_value *v;
+  int64_t prev; /* previous visible definition of the same name, -1 = none */
+} mgopt__milp_def;
+
+typedef struct mgopt__milp_bucket {
+  const char *key; /* interned name; NULL = empty bucket */
+  int64_t top;     /* index into defs of the visible definition, -1 = none */
+} mgopt__milp_bucket;
+
+typedef struct mgopt__milp_out {
+  const char *name;
+  mgopt_type type;
+  int absent;
+} mgopt__milp_out;
+
+typedef struct mgopt__milp_slotrec {
+  const char *name;
+  int32_t is_list;
+  int64_t n, first; /* values [first, first + n) of the vals scratch */
+} mgopt__milp_slotrec;
+
+typedef struct mgopt__milp_key {
+  const char *name;
+  size_t pos;
+} mgopt__milp_key;
+
+enum { MGOPT__MILP_EL_BOOL = 1, MGOPT__MILP_EL_INT, MGOPT__MILP_EL_FLOAT, MGOPT__MILP_EL_STR };
+
+/* A list element read before the list's kind is known. */
+typedef struct mgopt__milp_el {
+  int kind;
+  int big; /* integer outside int64 */
+  int64_t i;
+  double f;
+  mgopt_str s;
+  size_t pos;
+} mgopt__milp_el;
+
+typedef struct mgopt__milp_num {
+  int is_float, neg, big, special; /* special: inf or nan */
+  uint64_t mag;
+  size_t start, end;
+} mgopt__milp_num;
+
+typedef struct mgopt__milp {
+  const char *s;
+  size_t n, pos;
+  mgopt_program *p;
+  mgopt_diag *d;
+  const mgopt_allocator *alloc;
+  int max_depth;
+  int64_t max_elements;
+  int failed;
+  mgopt_function *fn;
+  /* scope: definitions in order, plus name -> latest visible definition */
+  mgopt__milp_def *defs;
+  int64_t ndefs, defs_cap;
+  mgopt__milp_bucket *map;
+  int64_t map_cap, map_used;
+  /* heap scratch, reused; none is live across a nested block */
+  char *sbuf;
+  int64_t sbuf_cap;
+  size_t slen;
+  mgopt__milp_out *outs;
+  int64_t outs_cap;
+  mgopt__milp_slotrec *slots;
+  int64_t slots_cap;
+  mgopt_value **vals;
+  int64_t vals_cap;
+  mgopt_attr *attrs;
+  int64_t attrs_cap;
+  mgopt__milp_key *keys;
+  int64_t keys_cap;
+  mgopt__milp_el *els;
+  int64_t els_cap;
+  mgopt_dim *dims;
+  int64_t dims_cap;
+} mgopt__milp;
+
+/* ---------------------------------------------------------------- errors */
+
+static int mgopt__milp_fail(mgopt__milp *P, size_t pos, mgopt_status st, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Records the first error (later ones are consequences) and returns 0. */
+static int mgopt__milp_fail(mgopt__milp *P, size_t pos, mgopt_status st, const char *fmt, ...) {
+  va_list ap;
+  size_t i, ls = 0;
+  int64_t line = 1;
+  if (P->failed) return 0;
+  P->failed = 1;
+  if (!P->d) return 0;
+  if (pos > P->n) pos = P->n;
+  for (i = 0; i < pos; i++)
+    if (P->s[i] == '\n') {
+      line++;
+      ls = i + 1;
+    }
+  P->d->status = st;
+  P->d->line = line > INT_MAX ? INT_MAX : (int)line;
+  P->d->col = pos - ls + 1 > (size_t)INT_MAX ? INT_MAX : (int)(pos - ls + 1);
+  P->d->offset = (int64_t)pos;
+  P->d->op[0] = 0;
+  va_start(ap, fmt);
+  vsnprintf(P->d->msg, sizeof P->d->msg, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+static int mgopt__milp_oom(mgopt__milp *P) {
+  mgopt__oom(P->p);
+  return mgopt__milp_fail(P, P->pos, MGOPT_ERR_NOMEM, "out of memory");
+}
+
+static int mgopt__milp_reserve(mgopt__milp *P, void **arr, int64_t *cap, int64_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  if (!mgopt__grow(P->alloc, arr, cap, need, elem)) return mgopt__milp_oom(P);
+  return 1;
+}
+
+/* Describes the byte at pos for "expected X, found Y" messages. */
+static const char *mgopt__milp_found(const mgopt__milp *P, size_t pos, char *buf) {
+  unsigned char c;
+  if (pos >= P->n) return "end of input";
+  c = (unsigned char)P->s[pos];
+  if (c > 0x20 && c < 0x7f) snprintf(buf, 16, "'%c'", c);
+  else snprintf(buf, 16, "byte 0x%02x", c);
+  return buf;
+}
+
+static int mgopt__milp_expected(mgopt__milp *P, const char *what) {
+  char buf[16];
+  return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE, "expected %s, found %s", what,
+                          mgopt__milp_found(P, P->pos, buf));
+}
+
+/* ---------------------------------------------------------------- lexing */
+
+static int mgopt__milp_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
+}
+
+static int mgopt__milp_digit(int c) { return c >= '0' && c <= '9'; }
+
+static int mgopt__milp_at(const mgopt__milp *P, size_t i) {
+  return i < P->n ? (unsigned char)P->s[i] : -1;
+}
+
+static size_t mgopt__milp_ws_from(const mgopt__milp *P, size_t i) {
+  while (i < P->n) {
+    char c = P->s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      i++;
+    } else if (c == '#') {
+      while (i < P->n && P->s[i] != '\n') i++;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+static void mgopt__milp_ws(mgopt__milp *P) { P->pos = mgopt__milp_ws_from(P, P->pos); }
+
+static int mgopt__milp_peek(mgopt__milp *P) {
+  mgopt__milp_ws(P);
+  return mgopt__milp_at(P, P->pos);
+}
+
+static int mgopt__milp_accept(mgopt__milp *P, int c) {
+  if (mgopt__milp_peek(P) != c) return 0;
+  P->pos++;
+  return 1;
+}
+
+static int mgopt__milp_expect(mgopt__milp *P, int c) {
+  char what[8];
+  if (mgopt__milp_accept(P, c)) return 1;
+  snprintf(what, sizeof what, "'%c'", c);
+  return mgopt__milp_expected(P, what);
+}
+
+/* Identifier length at i: [A-Za-z0-9_.], and ':' followed by ':' or a name character. */
+static size_t mgopt__milp_ident_len(const mgopt__milp *P, size_t i) {
+  size_t j = i;
+  while (j < P->n) {
+    int c = (unsigned char)P->s[j];
+    int nx = mgopt__milp_at(P, j + 1);
+    if (mgopt__milp_name_char(c) || (c == ':' && (nx == ':' || mgopt__milp_name_char(nx)))) j++;
+    else break;
+  }
+  return j - i;
+}
+
+/* Value-name length at i: like an identifier, but ':' only before a name character. */
+static size_t mgopt__milp_vname_len(const mgopt__milp *P, size_t i) {
+  size_t j = i;
+  while (j < P->n) {
+    int c = (unsigned char)P->s[j];
+    if (mgopt__milp_name_char(c) || (c == ':' && mgopt__milp_name_char(mgopt__milp_at(P, j + 1)))) j++;
+    else break;
+  }
+  return j - i;
+}
+
+/* 1 if the identifier at pos is exactly `w` (length n). */
+static int mgopt__milp_is_word(const mgopt__milp *P, size_t pos, const char *w) {
+  size_t n = strlen(w);
+  return mgopt__milp_ident_len(P, pos) == n && memcmp(P->s + pos, w, n) == 0;
+}
+
+static int mgopt__milp_hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static int mgopt__milp_sput(mgopt__milp *P, char c) {
+  if (!mgopt__milp_reserve(P, (void **)&P->sbuf, &P->sbuf_cap, (int64_t)P->slen + 2, 1)) return 0;
+  P->sbuf[P->slen++] = c;
+  return 1;
+}
+
+/* A quoted string at pos, decoded into sbuf[0..slen) (NUL-terminated). */
+static int mgopt__milp_string(mgopt__milp *P) {
+  size_t start = P->pos;
+  P->slen = 0;
+  P->pos++;
+  for (;;) {
+    int c = mgopt__milp_at(P, P->pos);
+    if (c < 0) return mgopt__milp_fail(P, start, MGOPT_ERR_PARSE, "unterminated string");
+    if (c == '"') {
+      P->pos++;
+      break;
+    }
+    if (c == '\\') {
+      int e = mgopt__milp_at(P, P->pos + 1), ch;
+      switch (e) {
+        case 'n': ch = '\n'; break;
+        case 't': ch = '\t'; break;
+        case 'r': ch = '\r'; break;
+        case '"': ch = '"'; break;
+        case '\\': ch = '\\'; break;
+        case '\'': ch = '\''; break;
+        case 'x': {
+          int h = mgopt__milp_hexval(mgopt__milp_at(P, P->pos + 2));
+          int l = mgopt__milp_hexval(mgopt__milp_at(P, P->pos + 3));
+          if (h < 0 || l < 0)
+            return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE, "\\x needs two hex digits");
+          if (!mgopt__milp_sput(P, (char)(h * 16 + l))) return 0;
+          P->pos += 4;
+          continue;
+        }
+        case -1: return mgopt__milp_fail(P, start, MGOPT_ERR_PARSE, "unterminated string");
+        default: return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE, "unknown escape in string");
+      }
+      if (!mgopt__milp_sput(P, (char)ch)) return 0;
+      P->pos += 2;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      if (c == '\n') return mgopt__milp_fail(P, start, MGOPT_ERR_PARSE, "unterminated string");
+      return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE,
+                              "control byte 0x%02x in a string: write it as an escape", c);
+    }
+    if (!mgopt__milp_sput(P, (char)c)) return 0;
+    P->pos++;
+  }
+  if (!mgopt__milp_reserve(P, (void **)&P->sbuf, &P->sbuf_cap, (int64_t)P->slen + 1, 1)) return 0;
+  P->sbuf[P->slen] = 0;
+  return 1;
+}
+
+/* Skips a quoted string at i without decoding; returns the index after it,
+   or 0 when it is malformed (lookahead only: the real parse reports it). */
+static size_t mgopt__milp_skip_string(const mgopt__milp *P, size_t i) {
+  for (i++; i < P->n; i++) {
+    char c = P->s[i];
+    if (c == '"') return i + 1;
+    if (c == '\\') i++;
+    else if (c == '\n') return 0;
+  }
+  return 0;
+}
+
+/* Interns a name, refusing NUL bytes (names are C strings in the IR). */
+static const char *mgopt__milp_intern(mgopt__milp *P, const char *s, size_t n, size_t at) {
+  const char *r;
+  if (n && memchr(s, 0, n)) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "NUL byte in a name");
+    return NULL;
+  }
+  r = mgopt_program_intern(P->p, s, n);
+  if (!r) mgopt__milp_oom(P);
+  return r;
+}
+
+/* An identifier or quoted string at pos, interned. NULL (error reported) if
+   neither is there; `what` names the expectation. */
+static const char *mgopt__milp_word(mgopt__milp *P, const char *what) {
+  size_t at, l;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (mgopt__milp_at(P, at) == '"') {
+    if (!mgopt__milp_string(P)) return NULL;
+    return mgopt__milp_intern(P, P->sbuf, P->slen, at);
+  }
+  l = mgopt__milp_ident_len(P, at);
+  if (!l) {
+    mgopt__milp_expected(P, what);
+    return NULL;
+  }
+  P->pos += l;
+  return mgopt__milp_intern(P, P->s + at, l, at);
+}
+
+/* ---- numbers */
+
+static int mgopt__milp_num_start(const mgopt__milp *P, size_t i) {
+  int c = mgopt__milp_at(P, i);
+  if (c == '-' || c == '+') c = mgopt__milp_at(P, ++i);
+  if (mgopt__milp_digit(c)) return 1;
+  return mgopt__milp_is_word(P, i, "inf") || mgopt__milp_is_word(P, i, "nan");
+}
+
+static int mgopt__milp_number(mgopt__milp *P, mgopt__milp_num *x) {
+  size_t i = P->pos;
+  memset(x, 0, sizeof *x);
+  x->start = i;
+  if (mgopt__milp_at(P, i) == '-' || mgopt__milp_at(P, i) == '+') x->neg = P->s[i++] == '-';
+  if (mgopt__milp_is_word(P, i, "inf") || mgopt__milp_is_word(P, i, "nan")) {
+    x->is_float = x->special = 1;
+    i += 3;
+  } else {
+    if (!mgopt__milp_digit(mgopt__milp_at(P, i)))
+      return mgopt__milp_fail(P, x->start, MGOPT_ERR_PARSE, "expected a number");
+    while (mgopt__milp_digit(mgopt__milp_at(P, i))) {
+      unsigned dg = (unsigned)(P->s[i] - '0');
+      if (x->mag > (UINT64_MAX - dg) / 10) x->big = 1;
+      else x->mag = x->mag * 10 + dg;
+      i++;
+    }
+    if (mgopt__milp_at(P, i) == '.') {
+      x->is_float = 1;
+      i++;
+      while (mgopt__milp_digit(mgopt__milp_at(P, i))) i++;
+    }
+    if (mgopt__milp_at(P, i) == 'e' || mgopt__milp_at(P, i) == 'E') {
+      size_t j = i + 1;
+      if (mgopt__milp_at(P, j) == '+' || mgopt__milp_at(P, j) == '-') j++;
+      if (mgopt__milp_digit(mgopt__milp_at(P, j))) {
+        x->is_float = 1;
+        i = j;
+        while (mgopt__milp_digit(mgopt__milp_at(P, i))) i++;
+      }
+    }
+  }
+  if (mgopt__milp_name_char(mgopt__milp_at(P, i)))
+    return mgopt__milp_fail(P, x->start, MGOPT_ERR_PARSE, "malformed number");
+  x->end = i;
+  if (i - x->start > MGOPT__MILP_NUM_MAX)
+    return mgopt__milp_fail(P, x->start, MGOPT_ERR_LIMIT, "number literal longer than %d bytes",
+                            MGOPT__MILP_NUM_MAX);
+  P->pos = i;
+  return 1;
+}
+
+static double mgopt__milp_num_f64(const mgopt__milp *P, const mgopt__milp_num *x) {
+  char buf[MGOPT__MILP_NUM_MAX + 1];
+  size_t n = x->end - x->start;
+  memcpy(buf, P->s + x->start, n);
+  buf[n] = 0;
+  return strtod(buf, NULL);
+}
+
+static float mgopt__milp_num_f32(const mgopt__milp *P, const mgopt__milp_num *x) {
+  char buf[MGOPT__MILP_NUM_MAX + 1];
+  size_t n = x->end - x->start;
+  memcpy(buf, P->s + x->start, n);
+  buf[n] = 0;
+  return strtof(buf, NULL);
+}
+
+/* A finite literal that converted to infinity. */
+static int mgopt__milp_overflowed(const mgopt__milp_num *x, double v) {
+  return !x->special && (v == HUGE_VAL || v == -HUGE_VAL);
+}
+
+/* Integer literal as int64; 0 if out of range. */
+static int mgopt__milp_num_i64(const mgopt__milp_num *x, int64_t *out) {
+  if (x->is_float || x->big) return 0;
+  if (x->neg) {
+    if (x->mag > (uint64_t)INT64_MAX + 1u) return 0;
+    *out = x->mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)x->mag;
+  } else {
+    if (x->mag > (uint64_t)INT64_MAX) return 0;
+    *out = (int64_t)x->mag;
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- scope */
+
+static size_t mgopt__milp_hash_ptr(const void *k) {
+  uint64_t h = (uint64_t)(uintptr_t)k * 11400714819323198485ull;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static mgopt__milp_bucket *mgopt__milp_bucket_find(mgopt__milp *P, const char *key) {
+  size_t i;
+  if (!P->map_cap) return NULL;
+  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
+  while (P->map[i].key) {
+    if (P->map[i].key == key) return &P->map[i];
+    i = (i + 1) & (size_t)(P->map_cap - 1);
+  }
+  return NULL;
+}
+
+static mgopt__milp_bucket *mgopt__milp_bucket_insert(mgopt__milp *P, const char *key) {
+  mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, key);
+  size_t i;
+  if (b) return b;
+  if ((P->map_used + 1) * 2 > P->map_cap) {
+    int64_t ncap = P->map_cap ? P->map_cap * 2 : 256, k;
+    mgopt__milp_bucket *nm;
+    if ((uint64_t)ncap > (uint64_t)SIZE_MAX / sizeof *nm) {
+      mgopt__milp_oom(P);
+      return NULL;
+    }
+    nm = (mgopt__milp_bucket *)mgopt__heap_realloc(P->alloc, NULL, 0, (size_t)ncap * sizeof *nm);
+    if (!nm) {
+      mgopt__milp_oom(P);
+      return NULL;
+    }
+    memset(nm, 0, (size_t)ncap * sizeof *nm);
+    for (k = 0; k < P->map_cap; k++) {
+      if (!P->map[k].key) continue;
+      i = mgopt__milp_hash_ptr(P->map[k].key) & (size_t)(ncap - 1);
+      while (nm[i].key) i = (i + 1) & (size_t)(ncap - 1);
+      nm[i] = P->map[k];
+    }
+    if (P->map) mgopt__heap_free(P->alloc, P->map, (size_t)P->map_cap * sizeof *nm);
+    P->map = nm;
+    P->map_cap = ncap;
+  }
+  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
+  while (P->map[i].key) i = (i + 1) & (size_t)(P->map_cap - 1);
+  P->map[i].key = key;
+  P->map[i].top = -1;
+  P->map_used++;
+  return &P->map[i];
+}
+
+static int mgopt__milp_define(mgopt__milp *P, const char *name, mgopt_value *v) {
+  mgopt__milp_bucket *b;
+  if (!mgopt__milp_reserve(P, (void **)&P->defs, &P->defs_cap, P->ndefs + 1, sizeof *P->defs)) return 0;
+  b = mgopt__milp_bucket_insert(P, name);
+  if (!b) return 0;
+  P->defs[P->ndefs].name = name;
+  P->defs[P->ndefs].v = v;
+  P->defs[P->ndefs].prev = b->top;
+  b->top = P->ndefs++;
+  return 1;
+}
+
+static void mgopt__milp_scope_pop(mgopt__milp *P, int64_t mark) {
+  while (P->ndefs > mark) {
+    mgopt__milp_def *df = &P->defs[--P->ndefs];
+    mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, df->name);
+    if (b) b->top = df->prev;
+  }
+}
+
+/* "%name" at pos, interned. */
+static const char *mgopt__milp_value_name(mgopt__milp *P) {
+  size_t at = P->pos, l;
+  P->pos++; /* '%' */
+  if (mgopt__milp_at(P, P->pos) == '"') {
+    if (!mgopt__milp_string(P)) return NULL;
+    return mgopt__milp_intern(P, P->sbuf, P->slen, at);
+  }
+  l = mgopt__milp_vname_len(P, P->pos);
+  if (!l) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "expected a value name after '%%'");
+    return NULL;
+  }
+  P->pos += l;
+  return mgopt__milp_intern(P, P->s + at + 1, l, at);
+}
+
+/* A reference "%name" (pos at '%'), resolved in the current scope. */
+static int mgopt__milp_ref(mgopt__milp *P, mgopt_value **out) {
+  size_t at = P->pos;
+  const char *name = mgopt__milp_value_name(P);
+  mgopt__milp_bucket *b;
+  if (!name) return 0;
+  b = mgopt__milp_bucket_find(P, name);
+  if (!b || b->top < 0)
+    return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "undefined value %%%.*s",
+                            (int)(strlen(name) > 60 ? 60 : strlen(name)), name);
+  *out = P->defs[b->top].v;
+  return 1;
+}
+
+/* 1 if a lone '_' (an absent value) is at i, followed by one of `follow`. */
+static int mgopt__milp_absent_at(const mgopt__milp *P, size_t i, const char *follow) {
+  int c;
+  if (mgopt__milp_at(P, i) != '_' || mgopt__milp_ident_len(P, i) != 1) return 0;
+  c = mgopt__milp_at(P, mgopt__milp_ws_from(P, i + 1));
+  return c > 0 && strchr(follow, c) != NULL;
+}
+
+/* ---------------------------------------------------------------- types */
+
+static int mgopt__milp_hexbytes(mgopt__milp *P, size_t at, const uint8_t **out, size_t *nout) {
+  size_t k, nb;
+  uint8_t *b;
+  if (P->slen % 2) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "odd number of hex digits");
+  nb = P->slen / 2;
+  b = (uint8_t *)mgopt_program_alloc(P->p, nb, 8);
+  if (!b) return mgopt__milp_oom(P);
+  for (k = 0; k < nb; k++) {
+    int h = mgopt__milp_hexval((unsigned char)P->sbuf[2 * k]);
+    int l = mgopt__milp_hexval((unsigned char)P->sbuf[2 * k + 1]);
+    if (h < 0 || l < 0) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "expected hex digits");
+    b[k] = (uint8_t)(h * 16 + l);
+  }
+  *out = b;
+  *nout = nb;
+  return 1;
+}
+
+/* "(d0, d1, ..., dtype)" or opaque("HEX"), without markers. */
+static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
+  int64_t nd = 0;
+  int unknown_rank = 0;
+  size_t at;
+  memset(t, 0, sizeof *t);
+  t->rank = -1;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (mgopt__milp_is_word(P, at, "opaque")) {
+    P->pos += 6;
+    if (!mgopt__milp_expect(P, '(')) return 0;
+    if (mgopt__milp_peek(P) != '"') return mgopt__milp_expected(P, "a hex string");
+    at = P->pos;
+    if (!mgopt__milp_string(P)) return 0;
+    t->kind = MGOPT_TYPE_OTHER;
+    t->rank = 0;
+    if (!mgopt__milp_hexbytes(P, at, &t->other, &t->other_len)) return 0;
+    return mgopt__milp_expect(P, ')');
+  }
+  if (!mgopt__milp_accept(P, '(')) return mgopt__milp_expected(P, "a type '('");
+  for (;;) {
+    int c = mgopt__milp_peek(P);
+    size_t it = P->pos;
+    mgopt_dim dm = mgopt_dim_unknown();
+    if (c == '*' && nd == 0 && !unknown_rank) {
+      P->pos++;
+      unknown_rank = 1;
+      if (!mgopt__milp_expect(P, ',')) return 0;
+      continue;
+    }
+    if (c == '?') {
+      P->pos++;
+    } else if (mgopt__milp_digit(c) || (c == '-' && mgopt__milp_digit(mgopt__milp_at(P, it + 1)))) {
+      mgopt__milp_num x;
+      if (!mgopt__milp_number(P, &x)) return 0;
+      if (x.is_float) return mgopt__milp_fail(P, it, MGOPT_ERR_PARSE, "a dimension must be an integer");
+      if (x.big || x.mag > (uint64_t)INT64_MAX)
+        return mgopt__milp_fail(P, it, MGOPT_ERR_PARSE, "dimension out of range");
+      if (!x.neg) dm.v = (int64_t)x.mag; /* negative: unknown */
+    } else if (c == '"') {
+      if (!mgopt__milp_string(P)) return 0;
+      dm.sym = mgopt__milp_intern(P, P->sbuf, P->slen, it);
+      if (!dm.sym) return 0;
+    } else {
+      size_t l = mgopt__milp_ident_len(P, it);
+      if (!l) return mgopt__milp_expected(P, "a dimension or dtype");
+      P->pos += l;
+      if (mgopt__milp_peek(P) == ')') { /* the last item: the dtype */
+        mgopt_dtype dt = mgopt_dtype_from_name(P->s + it, l);
+        if (dt == MGOPT_DT_UNKNOWN && !(l == 7 && memcmp(P->s + it, "unknown", 7) == 0))
+          return mgopt__milp_fail(P, it, MGOPT_ERR_TYPE, "unknown dtype '%.*s'", (int)(l > 40 ? 40 : l),
+                                  P->s + it);
+        P->pos++;
+        t->kind = MGOPT_TYPE_TENSOR;
+        t->dtype = (uint8_t)dt;
+        if (unknown_rank) {
+          if (nd) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "'*' (unknown rank) takes no dims");
+          return 1;
+        }
+        t->rank = (int32_t)nd;
+        if (nd) {
+          t->dims = (mgopt_dim *)mgopt__dup(P->p, P->dims, sizeof(mgopt_dim) * (size_t)nd);
+          if (!t->dims) return mgopt__milp_oom(P);
+        }
+        return 1;
+      }
+      dm.sym = mgopt__milp_intern(P, P->s + it, l, it);
+      if (!dm.sym) return 0;
+    }
+    if (nd >= MGOPT__MILP_MAX_RANK)
+      return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "rank above %d", MGOPT__MILP_MAX_RANK);
+    if (!mgopt__milp_reserve(P, (void **)&P->dims, &P->dims_cap, nd + 1, sizeof(mgopt_dim))) return 0;
+    P->dims[nd++] = dm;
+    if (mgopt__milp_peek(P) != ',') return mgopt__milp_expected(P, "',' and the dtype");
+    P->pos++;
+  }
+}
+
+/* Markers coremltools prints after a type: '*' / '^' and (Tensor) etc. */
+static void mgopt__milp_type_suffix(mgopt__milp *P) {
+  static const char *const kinds[] = {"Tensor", "Scalar", "List", "State"};
+  int c = mgopt__milp_peek(P), k;
+  size_t i;
+  if (c == '*' || c == '^') P->pos++;
+  if (mgopt__milp_peek(P) != '(') return;
+  i = mgopt__milp_ws_from(P, P->pos + 1);
+  for (k = 0; k < 4; k++) {
+    if (mgopt__milp_is_word(P, i, kinds[k])) {
+      size_t j = mgopt__milp_ws_from(P, i + strlen(kinds[k]));
+      if (mgopt__milp_at(P, j) == ')') P->pos = j + 1;
+      return;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- literals */
+
+/* A new tensor for a literal of static type t; checks the limits first. */
+static mgopt_tensor *mgopt__milp_tensor_for(mgopt__milp *P, const mgopt_type *t, size_t at) {
+  int64_t numel = 1, span = 1, *shape = NULL;
+  int32_t i;
+  mgopt_tensor *x;
+  size_t q = mgopt__milp_ws_from(P, P->pos);
+  if (mgopt__milp_at(P, q) == '[') {
+    q = mgopt__milp_ws_from(P, q + 1);
+    if (q + 3 <= P->n && memcmp(P->s + q, "...", 3) == 0) {
+      mgopt__milp_fail(P, q, MGOPT_ERR_PARSE,
+                       "elided tensor [...] cannot be read back (print without elide_above)");
+      return NULL;
+    }
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR || !mgopt_type_is_static(t)) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "a tensor literal needs a static type");
+    return NULL;
+  }
+  if (t->dtype == MGOPT_DT_UNKNOWN) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "a tensor literal needs a known dtype");
+    return NULL;
+  }
+  if (t->rank > P->max_depth) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "tensor rank %d above the nesting limit %d",
+                     (int)t->rank, P->max_depth);
+    return NULL;
+  }
+  for (i = 0; i < t->rank; i++) {
+    int64_t dv = t->dims[i].v;
+    if (!mgopt__mul_i64(numel, dv, &numel) || !mgopt__mul_i64(span, dv ? dv : 1, &span) ||
+        span > P->max_elements) {
+      mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "tensor literal larger than %lld elements",
+                       (long long)P->max_elements);
+      return NULL;
+    }
+  }
+  /* every element takes at least one byte of text: refuse before allocating */
+  if ((uint64_t)numel > (uint64_t)(P->n - P->pos)) {
+    mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "the literal is shorter than its type's %lld elements",
+                     (long long)numel);
+    return NULL;
+  }
+  if (t->rank > 0) {
+    shape = (int64_t *)mgopt_program_alloc(P->p, sizeof(int64_t) * (size_t)t->rank, 8);
+    if (!shape) {
+      mgopt__milp_oom(P);
+      return NULL;
+    }
+    for (i = 0; i < t->rank; i++) shape[i] = t->dims[i].v;
+  }
+  x = mgopt_tensor_new(P->p, (mgopt_dtype)t->dtype, t->rank, shape);
+  if (!x) mgopt__milp_oom(P);
+  return x;
+}
+
+static int mgopt__milp_is_fp8(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP8E4M3FN || dt == MGOPT_DT_FP8E4M3FNUZ || dt == MGOPT_DT_FP8E5M2 ||
+         dt == MGOPT_DT_FP8E5M2FNUZ;
+}
+
+/* Does integer literal x fit dtype dt? Stores the value (two's complement for uint64). */
+static int mgopt__milp_int_fits(mgopt_dtype dt, const mgopt__milp_num *x, int64_t *out) {
+  int bits = mgopt_dtype_bits(dt);
+  uint64_t lim;
+  if (x->big || x->is_float) return 0;
+  if (mgopt__milp_is_fp8(dt)) bits = 8, dt = MGOPT_DT_UINT8;
+  if (mgopt_dtype_is_signed(dt)) {
+    lim = bits >= 64 ? (uint64_t)1 << 63 : (uint64_t)1 << (bits - 1);
+    if (x->neg ? x->mag > lim : x->mag > lim - 1) return 0;
+    *out = x->neg ? (x->mag == ((uint64_t)1 << 63) ? INT64_MIN : -(int64_t)x->mag) : (int64_t)x->mag;
+    return 1;
+  }
+  if (x->neg && x->mag) return 0;
+  lim = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  if (x->mag > lim) return 0;
+  *out = (int64_t)x->mag;
+  return 1;
+}
+
+/* Leaf k of a typed tensor literal (k counts components for complex dtypes). */
+static int mgopt__milp_leaf(mgopt__milp *P, mgopt_tensor *t, int64_t k) {
+  mgopt_dtype dt = (mgopt_dtype)t->dtype;
+  uint8_t *data = (uint8_t *)t->data;
+  size_t at;
+  mgopt__milp_num x;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (dt == MGOPT_DT_BOOL) {
+    if (mgopt__milp_is_word(P, at, "true") || mgopt__milp_is_word(P, at, "True")) data[k] = 1;
+    else if (mgopt__milp_is_word(P, at, "false") || mgopt__milp_is_word(P, at, "False")) data[k] = 0;
+    else return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected true or false in a bool tensor");
+    P->pos += mgopt__milp_ident_len(P, at);
+    return 1;
+  }
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data + k;
+    if (mgopt__milp_at(P, at) != '"')
+      return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected a string in a string tensor");
+    if (!mgopt__milp_string(P)) return 0;
+    s->ptr = (const char *)mgopt__dup(P->p, P->sbuf, P->slen + 1);
+    if (!s->ptr) return mgopt__milp_oom(P);
+    s->len = P->slen;
+    return 1;
+  }
+  if (!mgopt__milp_num_start(P, at))
+    return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected a number in a %s tensor",
+                            mgopt_dtype_name(dt));
+  if (!mgopt__milp_number(P, &x)) return 0;
+  if (mgopt_dtype_is_float(dt) && !mgopt__milp_is_fp8(dt)) {
+    double v = dt == MGOPT_DT_FP64 ? mgopt__milp_num_f64(P, &x) : (double)mgopt__milp_num_f32(P, &x);
+    if (mgopt__milp_overflowed(&x, v)) goto range;
+    mgopt_tensor_set_f64(t, k, v);
+    if (mgopt__milp_overflowed(&x, mgopt_tensor_get_f64(t, k))) goto range;
+    return 1;
+  }
+  if (dt == MGOPT_DT_COMPLEX64) {
+    float f = mgopt__milp_num_f32(P, &x);
+    if (mgopt__milp_overflowed(&x, (double)f)) goto range;
+    memcpy(data + 8 * (k / 2) + 4 * (k % 2), &f, 4);
+    return 1;
+  }
+  if (dt == MGOPT_DT_COMPLEX128) {
+    double f = mgopt__milp_num_f64(P, &x);
+    if (mgopt__milp_overflowed(&x, f)) goto range;
+    memcpy(data + 16 * (k / 2) + 8 * (k % 2), &f, 8);
+    return 1;
+  }
+  {
+    int64_t v;
+    if (x.is_float)
+      return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "expected an integer in a %s tensor",
+                              mgopt_dtype_name(dt));
+    if (!mgopt__milp_int_fits(dt, &x, &v)) goto range;
+    if (mgopt__milp_is_fp8(dt)) data[k] = (uint8_t)v;
+    else if (dt == MGOPT_DT_UINT64) memcpy(data + 8 * k, &x.mag, 8);
+    else mgopt_tensor_set_i64(t, k, v);
+    return 1;
+  }
+range:
+  return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "literal out of range for %s", mgopt_dtype_name(dt));
+}
+
+/* The elements of a typed tensor: a scalar, or nested lists read row-major.
+   The nesting is only counted (bounded by max_depth); the element count
+   must equal the type's. */
+static int mgopt__milp_tensor_lit(mgopt__milp *P, mgopt_tensor *t) {
+  int64_t want = t->numel, k = 0;
+  int depth = 0;
+  size_t at;
+  if (t->dtype == MGOPT_DT_COMPLEX64 || t->dtype == MGOPT_DT_COMPLEX128) want *= 2;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  for (;;) {
+    int c = mgopt__milp_peek(P), closed = 0;
+    if (c == '[') {
+      if (++depth > P->max_depth)
+        return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "lists nested deeper than %d", P->max_depth);
+      P->pos++;
+      c = mgopt__milp_peek(P);
+      if (c == '.' && mgopt__milp_at(P, P->pos + 1) == '.' && mgopt__milp_at(P, P->pos + 2) == '.')
+        return mgopt__milp_fail(P, P->pos, MGOPT_ERR_PARSE,
+                                "elided tensor [...] cannot be read back (print without elide_above)");
+      if (c != ']') continue;
+      P->pos++;
+      depth--;
+      closed = 1;
+    }
+    if (!closed) {
+      if (k >= want)
+        return mgopt__milp_fail(P, P->pos, MGOPT_ERR_TYPE, "more elements than the type's %lld",
+                                (long long)t->numel);
+      if (!mgopt__milp_leaf(P, t, k++)) return 0;
+    }
+    /* after a value: ',' continues the list, ']' closes it (repeatedly) */
+    for (;;) {
+      if (depth == 0) goto done;
+      c = mgopt__milp_peek(P);
+      if (c == ']') {
+        P->pos++;
+        depth--;
+        continue;
+      }
+      if (c == ',') {
+        P->pos++;
+        break;
+      }
+      return mgopt__milp_expected(P, "',' or ']'");
+    }
+  }
+done:
+  if (k != want)
+    return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "the literal has %lld elements, its type %lld",
+                            (long long)(want == t->numel ? k : k / 2), (long long)t->numel);
+  return 1;
+}
+
+/* tensor<TYPE>(LITERAL), pos at "tensor". */
+static int mgopt__milp_tensor_attr(mgopt__milp *P, mgopt_attr *a) {
+  mgopt_type ty;
+  size_t at;
+  P->pos += 6;
+  if (!mgopt__milp_expect(P, '<')) return 0;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (!mgopt__milp_type(P, &ty) || !mgopt__milp_expect(P, '>') || !mgopt__milp_expect(P, '('))
+    return 0;
+  a->u.t = mgopt__milp_tensor_for(P, &ty, at);
+  if (!a->u.t || !mgopt__milp_tensor_lit(P, a->u.t)) return 0;
+  a->kind = MGOPT_ATTR_TENSOR;
+  return mgopt__milp_expect(P, ')');
+}
+
+/* bytes<TAG>("HEX"), pos at "bytes". */
+static int mgopt__milp_bytes_attr(mgopt__milp *P, mgopt_attr *a) {
+  mgopt__milp_num x;
+  int64_t tag;
+  size_t at, nb;
+  P->pos += 5;
+  if (!mgopt__milp_expect(P, '<')) return 0;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  if (!mgopt__milp_num_start(P, at)) return mgopt__milp_expected(P, "an integer tag");
+  if (!mgopt__milp_number(P, &x)) return 0;
+  if (!mgopt__milp_num_i64(&x, &tag) || tag < INT32_MIN || tag > INT32_MAX)
+    return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "bytes tag must be a 32-bit integer");
+  if (!mgopt__milp_expect(P, '>') || !mgopt__milp_expect(P, '(')) return 0;
+  if (mgopt__milp_peek(P) != '"') return mgopt__milp_expected(P, "a hex string");
+  at = P->pos;
+  if (!mgopt__milp_string(P) || !mgopt__milp_hexbytes(P, at, &a->u.bytes, &nb)) return 0;
+  a->kind = MGOPT_ATTR_BYTES;
+  a->tag = (int32_t)tag;
+  a->n = (int64_t)nb;
+  return mgopt__milp_expect(P, ')');
+}
+
+/* A flat list [..] or (..) of scalars; want = the attribute kind the prefix
+   (ints[ floats[ bools[ strings[) asks for, or 0 to decide from the elements. */
+static int mgopt__milp_list_attr(mgopt__milp *P, mgopt_attr *a, int want) {
+  size_t at = P->pos;
+  char close = P->s[P->pos] == '(' ? ')' : ']';
+  int64_t ne = 0, k;
+  int nb = 0, ni = 0, nf = 0, ns = 0, kind;
+  P->pos++;
+  if (mgopt__milp_peek(P) == close) {
+    P->pos++;
+  } else {
+    for (;;) {
+      mgopt__milp_el *e;
+      int c = mgopt__milp_peek(P);
+      size_t eat = P->pos;
+      if (c == '.' && mgopt__milp_at(P, eat + 1) == '.' && mgopt__milp_at(P, eat + 2) == '.')
+        return mgopt__milp_fail(P, eat, MGOPT_ERR_PARSE,
+                                "elided tensor [...] cannot be read back (print without elide_above)");
+      if (c == '[' || c == '(')
+        return mgopt__milp_fail(P, eat, MGOPT_ERR_TYPE,
+                                "nested list in an attribute: write tensor<TYPE>(...)");
+      if (ne >= P->max_elements)
+        return mgopt__milp_fail(P, eat, MGOPT_ERR_LIMIT, "list longer than %lld elements",
+                                (long long)P->max_elements);
+      if (!mgopt__milp_reserve(P, (void **)&P->els, &P->els_cap, ne + 1, sizeof *P->els)) return 0;
+      e = &P->els[ne++];
+      memset(e, 0, sizeof *e);
+      e->pos = eat;
+      if (c == '"') {
+        if (!mgopt__milp_string(P)) return 0;
+        e->kind = MGOPT__MILP_EL_STR;
+        e->s.ptr = (const char *)mgopt__dup(P->p, P->sbuf, P->slen + 1);
+        if (!e->s.ptr) return mgopt__milp_oom(P);
+        e->s.len = P->slen;
+        ns++;
+      } else if (mgopt__milp_is_word(P, eat, "true") || mgopt__milp_is_word(P, eat, "True") ||
+                 mgopt__milp_is_word(P, eat, "false") || mgopt__milp_is_word(P, eat, "False")) {
+        e->kind = MGOPT__MILP_EL_BOOL;
+        e->i = P->s[eat] == 't' || P->s[eat] == 'T';
+        P->pos += mgopt__milp_ident_len(P, eat);
+        nb++;
+      } else if (mgopt__milp_num_start(P, eat)) {
+        mgopt__milp_num x;
+        if (!mgopt__milp_number(P, &x)) return 0;
+        e->f = mgopt__milp_num_f64(P, &x);
+        if (mgopt__milp_overflowed(&x, e->f))
+          return mgopt__milp_fail(P, eat, MGOPT_ERR_PARSE, "number out of range");
+        if (x.is_float) {
+          e->kind = MGOPT__MILP_EL_FLOAT;
+          nf++;
+        } else {
+          e->kind = MGOPT__MILP_EL_INT;
+          e->big = !mgopt__milp_num_i64(&x, &e->i);
+          ni++;
+        }
+      } else {
+        return mgopt__milp_expected(P, "a list element");
+      }
+      c = mgopt__milp_peek(P);
+      if (c == ',') {
+        P->pos++;
+        continue;
+      }
+      if (c == close) {
+        P->pos++;
+        break;
+      }
+      return mgopt__milp_expected(P, close == ']' ? "',' or ']'" : "',' or ')'");
+    }
+  }
+  if (want) kind = want;
+  else if (ne == 0 || ni == ne) kind = MGOPT_ATTR_INTS;
+  else if (nb == ne) kind = MGOPT_ATTR_BOOLS;
+  else if (ns == ne) kind = MGOPT_ATTR_STRINGS;
+  else if (ni + nf == ne) kind = MGOPT_ATTR_FLOATS;
+  else return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "list mixes literal kinds");
+  a->kind = (uint8_t)kind;
+  a->n = ne;
+  if (kind == MGOPT_ATTR_STRINGS) {
+    a->u.strs = (mgopt_str *)mgopt_program_alloc(P->p, sizeof(mgopt_str) * (size_t)(ne ? ne : 1), 8);
+    if (!a->u.strs) return mgopt__milp_oom(P);
+  } else if (kind == MGOPT_ATTR_FLOATS) {
+    a->u.floats = (double *)mgopt_program_alloc(P->p, sizeof(double) * (size_t)(ne ? ne : 1), 8);
+    if (!a->u.floats) return mgopt__milp_oom(P);
+  } else {
+    a->u.ints = (int64_t *)mgopt_program_alloc(P->p, sizeof(int64_t) * (size_t)(ne ? ne : 1), 8);
+    if (!a->u.ints) return mgopt__milp_oom(P);
+  }
+  for (k = 0; k < ne; k++) {
+    const mgopt__milp_el *e = &P->els[k];
+    int ok = kind == MGOPT_ATTR_STRINGS  ? e->kind == MGOPT__MILP_EL_STR
+             : kind == MGOPT_ATTR_BOOLS  ? e->kind == MGOPT__MILP_EL_BOOL
+             : kind == MGOPT_ATTR_INTS   ? e->kind == MGOPT__MILP_EL_INT
+                                         : e->kind == MGOPT__MILP_EL_INT || e->kind == MGOPT__MILP_EL_FLOAT;
+    if (!ok) return mgopt__milp_fail(P, e->pos, MGOPT_ERR_TYPE, "wrong literal kind for this list");
+    if (kind == MGOPT_ATTR_STRINGS) a->u.strs[k] = e->s;
+    else if (kind == MGOPT_ATTR_FLOATS) a->u.floats[k] = e->f;
+    else if (kind == MGOPT_ATTR_INTS && e->big)
+      return mgopt__milp_fail(P, e->pos, MGOPT_ERR_PARSE, "integer out of the int64 range");
+    else a->u.ints[k] = e->i;
+  }
+  return 1;
+}
+
+/* Any attribute literal at pos. */
+static int mgopt__milp_literal(mgopt__milp *P, mgopt_attr *a) {
+  int c = mgopt__milp_peek(P);
+  size_t at = P->pos, l;
+  if (c == '"') {
+    char *s;
+    if (!mgopt__milp_string(P)) return 0;
+    s = (char *)mgopt__dup(P->p, P->sbuf, P->slen + 1);
+    if (!s) return mgopt__milp_oom(P);
+    a->kind = MGOPT_ATTR_STRING;
+    a->u.s.ptr = s;
+    a->u.s.len = P->slen;
+    return 1;
+  }
+  if (c == '[' || c == '(') return mgopt__milp_list_attr(P, a, 0);
+  if (mgopt__milp_num_start(P, at)) {
+    mgopt__milp_num x;
+    if (!mgopt__milp_number(P, &x)) return 0;
+    if (x.is_float) {
+      a->kind = MGOPT_ATTR_FLOAT;
+      a->u.f = mgopt__milp_num_f64(P, &x);
+      if (mgopt__milp_overflowed(&x, a->u.f))
+        return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "number out of range");
+      return 1;
+    }
+    a->kind = MGOPT_ATTR_INT;
+    if (!mgopt__milp_num_i64(&x, &a->u.i))
+      return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "integer out of the int64 range");
+    return 1;
+  }
+  l = mgopt__milp_ident_len(P, at);
+  if (mgopt__milp_is_word(P, at, "true") || mgopt__milp_is_word(P, at, "True") ||
+      mgopt__milp_is_word(P, at, "false") || mgopt__milp_is_word(P, at, "False")) {
+    a->kind = MGOPT_ATTR_BOOL;
+    a->u.i = c == 't' || c == 'T';
+    P->pos += l;
+    return 1;
+  }
+  if (mgopt__milp_is_word(P, at, "none") || mgopt__milp_is_word(P, at, "None")) {
+    a->kind = MGOPT_ATTR_NONE;
+    P->pos += l;
+    return 1;
+  }
+  if (l) {
+    int nx = mgopt__milp_at(P, mgopt__milp_ws_from(P, at + l));
+    if (nx == '<' && mgopt__milp_is_word(P, at, "tensor")) return mgopt__milp_tensor_attr(P, a);
+    if (nx == '<' && mgopt__milp_is_word(P, at, "bytes")) return mgopt__milp_bytes_attr(P, a);
+    if (nx == '[') {
+      int want = mgopt__milp_is_word(P, at, "ints")      ? MGOPT_ATTR_INTS
+                 : mgopt__milp_is_word(P, at, "floats")  ? MGOPT_ATTR_FLOATS
+                 : mgopt__milp_is_word(P, at, "bools")   ? MGOPT_ATTR_BOOLS
+                 : mgopt__milp_is_word(P, at, "strings") ? MGOPT_ATTR_STRINGS
+                                                         : 0;
+      if (want) {
+        P->pos = mgopt__milp_ws_from(P, at + l);
+        return mgopt__milp_list_attr(P, a, want);
+      }
+    }
+  }
+  return mgopt__milp_expected(P, "a value (%name, a literal or a list)");
+}
+
+/* ---------------------------------------------------------------- structure */
+
+static int mgopt__milp_block_rest(mgopt__milp *P, mgopt_block *b, int depth);
+
+/* A block header "WORD(" followed by "%" or ") {" at the next token?
+   With args == 0 only the empty "WORD() {" form counts. */
+static int mgopt__milp_block_ahead(const mgopt__milp *P, int args) {
+  size_t q = mgopt__milp_ws_from(P, P->pos), l;
+  if (q >= P->n) return 0;
+  if (P->s[q] == '"') {
+    q = mgopt__milp_skip_string(P, q);
+    if (!q) return 0;
+  } else {
+    l = mgopt__milp_ident_len(P, q);
+    if (!l) return 0;
+    q += l;
+  }
+  q = mgopt__milp_ws_from(P, q);
+  if (mgopt__milp_at(P, q) != '(') return 0;
+  q = mgopt__milp_ws_from(P, q + 1);
+  if (mgopt__milp_at(P, q) == '%') return args;
+  if (mgopt__milp_at(P, q) != ')') return 0;
+  q = mgopt__milp_ws_from(P, q + 1);
+  return mgopt__milp_at(P, q) == '{';
+}
+
+/* "( %a (: TYPE)?, ... )": the args of block b, defined in the current scope. */
+static int mgopt__milp_args(mgopt__milp *P, mgopt_block *b) {
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  if (mgopt__milp_accept(P, ')')) return 1;
+  for (;;) {
+    const char *name;
+    mgopt_type t;
+    mgopt_value *v;
+    if (mgopt__milp_peek(P) != '%') return mgopt__milp_expected(P, "an argument %name");
+    name = mgopt__milp_value_name(P);
+    if (!name) return 0;
+    memset(&t, 0, sizeof t);
+    t.rank = -1;
+    if (mgopt__milp_accept(P, ':')) {
+      if (!mgopt__milp_type(P, &t)) return 0;
+      mgopt__milp_type_suffix(P);
+    }
+    v = mgopt_block_add_arg(b, name, &t);
+    if (!v) return mgopt__milp_oom(P);
+    if (!mgopt__milp_define(P, name, v)) return 0;
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) return 1;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+}
+
+/* Optional "-> (%a, _, ...)": the outputs of block b. */
+static int mgopt__milp_outputs(mgopt__milp *P, mgopt_block *b) {
+  if (mgopt__milp_peek(P) != '-' || mgopt__milp_at(P, P->pos + 1) != '>') return 1;
+  P->pos += 2;
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  if (mgopt__milp_accept(P, ')')) return 1;
+  for (;;) {
+    mgopt_value *v = NULL;
+    int c = mgopt__milp_peek(P);
+    if (c == '%') {
+      if (!mgopt__milp_ref(P, &v)) return 0;
+    } else if (mgopt__milp_absent_at(P, P->pos, ",)")) {
+      P->pos++;
+    } else {
+      return mgopt__milp_expected(P, "an output %name");
+    }
+    if (mgopt_block_add_output(b, v)) return mgopt__milp_oom(P);
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) return 1;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+}
+
+/* Operand list "(%a, _, %b)", pos at '('; appends to the vals scratch. */
+static int mgopt__milp_ref_list(mgopt__milp *P, int64_t *nvals, int64_t *count) {
+  P->pos++;
+  *count = 0;
+  if (mgopt__milp_accept(P, ')')) return 1;
+  for (;;) {
+    mgopt_value *v = NULL;
+    int c = mgopt__milp_peek(P);
+    if (c == '%') {
+      if (!mgopt__milp_ref(P, &v)) return 0;
+    } else if (mgopt__milp_absent_at(P, P->pos, ",)")) {
+      P->pos++;
+    } else {
+      return mgopt__milp_expected(P, "%name in an operand list");
+    }
+    if (*count >= INT32_MAX) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "operand list too long");
+    if (!mgopt__milp_reserve(P, (void **)&P->vals, &P->vals_cap, *nvals + 1, sizeof *P->vals)) return 0;
+    P->vals[(*nvals)++] = v;
+    (*count)++;
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) return 1;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+}
+
+/* Is the '(' at pos an operand list (of %refs / _) rather than a literal tuple? */
+static int mgopt__milp_ref_list_ahead(const mgopt__milp *P) {
+  size_t q = mgopt__milp_ws_from(P, P->pos + 1);
+  int c = mgopt__milp_at(P, q);
+  return c == '%' || c == ')' || mgopt__milp_absent_at(P, q, ",)");
+}
+
+static int mgopt__milp_key_cmp(const void *a, const void *b) {
+  const mgopt__milp_key *x = (const mgopt__milp_key *)a, *y = (const mgopt__milp_key *)b;
+  if (x->name != y->name) return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Duplicate argument names: the first repeated occurrence in the text is reported. */
+static int mgopt__milp_check_dups(mgopt__milp *P, int64_t nkeys) {
+  int64_t k;
+  size_t best = (size_t)-1;
+  const char *bname = NULL;
+  if (nkeys < 2) return 1;
+  qsort(P->keys, (size_t)nkeys, sizeof *P->keys, mgopt__milp_key_cmp);
+  for (k = 1; k < nkeys; k++)
+    if (P->keys[k].name == P->keys[k - 1].name && P->keys[k].pos < best &&
+        (k < 2 || P->keys[k - 2].name != P->keys[k].name)) {
+      best = P->keys[k].pos;
+      bname = P->keys[k].name;
+    }
+  if (!bname) return 1;
+  return mgopt__milp_fail(P, best, MGOPT_ERR_PARSE, "duplicate argument '%.*s'",
+                          (int)(strlen(bname) > 60 ? 60 : strlen(bname)), bname);
+}
+
+/* One op with its nested blocks, appended to b. */
+static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
+  int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
+  const char *type, *opname = NULL;
+  mgopt_op *op;
+  int is_const, c;
+  int32_t nb = 0, bcap = 0;
+  mgopt_block **blocks = NULL;
+  /* outputs */
+  c = mgopt__milp_peek(P);
+  if (c == '%' || mgopt__milp_absent_at(P, P->pos, ",=:")) {
+    for (;;) {
+      mgopt__milp_out *o;
+      if (nouts >= INT32_MAX) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "too many outputs");
+      if (!mgopt__milp_reserve(P, (void **)&P->outs, &P->outs_cap, nouts + 1, sizeof *P->outs)) return 0;
+      o = &P->outs[nouts++];
+      memset(o, 0, sizeof *o);
+      o->type.rank = -1;
+      c = mgopt__milp_peek(P);
+      if (c == '%') {
+        o->name = mgopt__milp_value_name(P);
+        if (!o->name) return 0;
+      } else if (mgopt__milp_absent_at(P, P->pos, ",=:")) {
+        P->pos++;
+        o->absent = 1;
+      } else {
+        return mgopt__milp_expected(P, "an output %name or _");
+      }
+      if (mgopt__milp_accept(P, ':')) {
+        if (!mgopt__milp_type(P, &o->type)) return 0;
+        mgopt__milp_type_suffix(P);
+      }
+      if (mgopt__milp_accept(P, ',')) continue;
+      if (mgopt__milp_accept(P, '=')) break;
+      return mgopt__milp_expected(P, "',' or '=' after the outputs");
+    }
+  }
+  type = mgopt__milp_word(P, "an op type");
+  if (!type) return 0;
+  op = mgopt_op_new(P->p, type, (int32_t)nouts, 0);
+  if (!op) return mgopt__milp_oom(P);
+  for (i = 0; i < nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    v->type = P->outs[i].type;
+    if (P->outs[i].absent) v->flags |= MGOPT_VALUE_ABSENT;
+    else v->name = P->outs[i].name;
+  }
+  is_const = strcmp(type, "const") == 0;
+  /* arguments: operands and attributes collected, then stored at once */
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  if (!mgopt__milp_accept(P, ')')) {
+    for (;;) {
+      const char *key;
+      size_t kat;
+      mgopt__milp_ws(P);
+      kat = P->pos;
+      key = mgopt__milp_word(P, "an argument name");
+      if (!key) return 0;
+      if (!mgopt__milp_reserve(P, (void **)&P->keys, &P->keys_cap, nkeys + 1, sizeof *P->keys)) return 0;
+      P->keys[nkeys].name = key;
+      P->keys[nkeys++].pos = kat;
+      if (!mgopt__milp_expect(P, '=')) return 0;
+      c = mgopt__milp_peek(P);
+      if (c == '%' || (c == '(' && mgopt__milp_ref_list_ahead(P))) {
+        mgopt__milp_slotrec *s;
+        if (!mgopt__milp_reserve(P, (void **)&P->slots, &P->slots_cap, nslots + 1, sizeof *P->slots))
+          return 0;
+        s = &P->slots[nslots++];
+        s->name = key;
+        s->first = nvals;
+        if (c == '%') {
+          mgopt_value *v;
+          if (!mgopt__milp_ref(P, &v)) return 0;
+          if (!mgopt__milp_reserve(P, (void **)&P->vals, &P->vals_cap, nvals + 1, sizeof *P->vals))
+            return 0;
+          P->vals[nvals++] = v;
+          s->is_list = 0;
+          s->n = 1;
+        } else {
+          s->is_list = 1;
+          if (!mgopt__milp_ref_list(P, &nvals, &s->n)) return 0;
+        }
+      } else if (c == '"' && strcmp(key, "name") == 0) {
+        size_t at = P->pos;
+        if (!mgopt__milp_string(P)) return 0;
+        opname = mgopt__milp_intern(P, P->sbuf, P->slen, at);
+        if (!opname) return 0;
+      } else {
+        mgopt_attr *a;
+        size_t at = P->pos;
+        if (nattrs >= INT32_MAX) return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "too many attributes");
+        if (!mgopt__milp_reserve(P, (void **)&P->attrs, &P->attrs_cap, nattrs + 1, sizeof *P->attrs))
+          return 0;
+        a = &P->attrs[nattrs++];
+        memset(a, 0, sizeof *a);
+        a->name = key;
+        if (is_const && strcmp(key, "val") == 0 && !mgopt__milp_is_word(P, at, "tensor")) {
+          /* the bare val of a const: dtype and shape come from the declared output type */
+          if (nouts < 1 || P->outs[0].absent)
+            return mgopt__milp_fail(P, at, MGOPT_ERR_TYPE, "const val needs a declared output type");
+          a->u.t = mgopt__milp_tensor_for(P, &op->outs[0]->type, at);
+          if (!a->u.t || !mgopt__milp_tensor_lit(P, a->u.t)) return 0;
+          a->kind = MGOPT_ATTR_TENSOR;
+        } else if (!mgopt__milp_literal(P, a)) {
+          return 0;
+        }
+      }
+      if (mgopt__milp_accept(P, ',')) continue;
+      if (mgopt__milp_accept(P, ')')) break;
+      return mgopt__milp_expected(P, "',' or ')'");
+    }
+  }
+  if (!mgopt__milp_check_dups(P, nkeys)) return 0;
+  if (nslots > INT32_MAX) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "too many operands");
+  if (nslots) {
+    op->slots = (mgopt_slot *)mgopt_program_alloc(P->p, sizeof(mgopt_slot) * (size_t)nslots, 8);
+    if (!op->slots) return mgopt__milp_oom(P);
+    for (i = 0; i < nslots; i++) {
+      const mgopt__milp_slotrec *r = &P->slots[i];
+      mgopt_slot *s = &op->slots[i];
+      int64_t k;
+      s->name = r->name;
+      s->is_list = r->is_list;
+      if (r->n) {
+        s->uses = (mgopt_use *)mgopt_program_alloc(P->p, sizeof(mgopt_use) * (size_t)r->n, 8);
+        if (!s->uses) return mgopt__milp_oom(P);
+      }
+      for (k = 0; k < r->n; k++) {
+        s->uses[k].op = op;
+        s->uses[k].slot = (int32_t)i;
+        s->uses[k].index = (int32_t)k;
+        mgopt__use_link(&s->uses[k], P->vals[r->first + k]);
+      }
+      s->n = (int32_t)r->n;
+    }
+    op->nslots = (int32_t)nslots;
+  }
+  if (nattrs) {
+    op->attrs = (mgopt_attr *)mgopt__dup(P->p, P->attrs, sizeof(mgopt_attr) * (size_t)nattrs);
+    if (!op->attrs) return mgopt__milp_oom(P);
+    op->nattrs = (int32_t)nattrs;
+  }
+  if (opname) op->name = opname;
+  else if (nouts > 0 && !P->outs[0].absent) op->name = P->outs[0].name;
+  mgopt_op_append(op, b);
+  /* nested blocks see what is visible here, not this op's outputs */
+  while (mgopt__milp_block_ahead(P, 1)) {
+    mgopt_block *nbk;
+    const char *bname;
+    if (depth + 1 > P->max_depth)
+      return mgopt__milp_fail(P, mgopt__milp_ws_from(P, P->pos), MGOPT_ERR_LIMIT,
+                              "blocks nested deeper than %d", P->max_depth);
+    bname = mgopt__milp_word(P, "a block name");
+    if (!bname) return 0;
+    nbk = mgopt__block_new(P->p, bname);
+    if (!nbk) return mgopt__milp_oom(P);
+    nbk->parent_op = op;
+    nbk->func = P->fn;
+    if (nb == bcap) {
+      int32_t ncap = bcap ? bcap * 2 : 2;
+      mgopt_block **na;
+      if (bcap > INT32_MAX / 4) return mgopt__milp_fail(P, P->pos, MGOPT_ERR_LIMIT, "too many blocks");
+      na = (mgopt_block **)mgopt_program_alloc(P->p, sizeof(mgopt_block *) * (size_t)ncap, 8);
+      if (!na) return mgopt__milp_oom(P);
+      if (nb) memcpy(na, blocks, sizeof(mgopt_block *) * (size_t)nb);
+      blocks = na;
+      bcap = ncap;
+    }
+    blocks[nb++] = nbk;
+    op->blocks = blocks;
+    op->nblocks = nb;
+    if (!mgopt__milp_block_rest(P, nbk, depth + 1)) return 0;
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->name && !mgopt__milp_define(P, op->outs[i]->name, op->outs[i])) return 0;
+  return 1;
+}
+
+/* Ops up to and including the closing '}'. */
+static int mgopt__milp_body(mgopt__milp *P, mgopt_block *b, int depth) {
+  for (;;) {
+    int c = mgopt__milp_peek(P);
+    if (c == '}') {
+      P->pos++;
+      return 1;
+    }
+    if (c < 0) return mgopt__milp_expected(P, "an op or '}'");
+    if (!mgopt__milp_op(P, b, depth)) return 0;
+  }
+}
+
+/* After a nested block's name: args, body, outputs, in the block's own scope. */
+static int mgopt__milp_block_rest(mgopt__milp *P, mgopt_block *b, int depth) {
+  int64_t mark = P->ndefs;
+  if (!mgopt__milp_args(P, b) || !mgopt__milp_expect(P, '{') || !mgopt__milp_body(P, b, depth) ||
+      !mgopt__milp_outputs(P, b))
+    return 0;
+  mgopt__milp_scope_pop(P, mark);
+  return 1;
+}
+
+static int mgopt__milp_function(mgopt__milp *P) {
+  const char *name;
+  size_t at;
+  mgopt_function *f;
+  mgopt__milp_ws(P);
+  at = P->pos;
+  name = mgopt__milp_word(P, "a function name");
+  if (!name) return 0;
+  if (mgopt_program_function(P->p, name))
+    return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "function '%.*s' defined twice",
+                            (int)(strlen(name) > 60 ? 60 : strlen(name)), name);
+  f = mgopt_function_new(P->p, name);
+  if (!f) return mgopt__milp_oom(P);
+  P->fn = f;
+  if (mgopt__milp_accept(P, '[')) {
+    f->opset = mgopt__milp_word(P, "an opset name");
+    if (!f->opset || !mgopt__milp_expect(P, ']')) return 0;
+  }
+  mgopt__milp_scope_pop(P, 0);
+  if (!mgopt__milp_args(P, f->body) || !mgopt__milp_expect(P, '{')) return 0;
+  if (mgopt__milp_block_ahead(P, 0)) {
+    /* coremltools' "block0() { ... } -> (...)" wrapper, then an optional '}' */
+    if (!mgopt__milp_word(P, "a block name") || !mgopt__milp_expect(P, '(') ||
+        !mgopt__milp_expect(P, ')') || !mgopt__milp_expect(P, '{') || !mgopt__milp_body(P, f->body, 0) ||
+        !mgopt__milp_outputs(P, f->body))
+      return 0;
+    mgopt__milp_accept(P, '}');
+  } else if (!mgopt__milp_body(P, f->body, 0) || !mgopt__milp_outputs(P, f->body)) {
+    return 0;
+  }
+  mgopt__milp_scope_pop(P, 0);
+  return 1;
+}
+
+static void mgopt__milp_free(mgopt__milp *P) {
+  const mgopt_allocator *a = P->alloc;
+  if (P->defs) mgopt__heap_free(a, P->defs, (size_t)P->defs_cap * sizeof *P->defs);
+  if (P->map) mgopt__heap_free(a, P->map, (size_t)P->map_cap * sizeof *P->map);
+  if (P->sbuf) mgopt__heap_free(a, P->sbuf, (size_t)P->sbuf_cap);
+  if (P->outs) mgopt__heap_free(a, P->outs, (size_t)P->outs_cap * sizeof *P->outs);
+  if (P->slots) mgopt__heap_free(a, P->slots, (size_t)P->slots_cap * sizeof *P->slots);
+  if (P->vals) mgopt__heap_free(a, P->vals, (size_t)P->vals_cap * sizeof *P->vals);
+  if (P->attrs) mgopt__heap_free(a, P->attrs, (size_t)P->attrs_cap * sizeof *P->attrs);
+  if (P->keys) mgopt__heap_free(a, P->keys, (size_t)P->keys_cap * sizeof *P->keys);
+  if (P->els) mgopt__heap_free(a, P->els, (size_t)P->els_cap * sizeof *P->els);
+  if (P->dims) mgopt__heap_free(a, P->dims, (size_t)P->dims_cap * sizeof *P->dims);
+}
+
 MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
                                         mgopt_diag *d) {
-  MGOPT__UNUSED(text);
-  MGOPT__UNUSED(len);
-  MGOPT__UNUSED(opts);
-  mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "not yet");
-  return NULL;
+  mgopt__milp P;
+  mgopt_program *p;
+  mgopt_diag_clear(d);
+  if (!text && len) {
+    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "text is NULL");
+    return NULL;
+  }
+  memset(&P, 0, sizeof P);
+  P.s = text ? text : "";
+  P.n = len;
+  P.d = d;
+  P.alloc = opts ? opts->alloc : NULL;
+  P.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+  P.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : ((int64_t)1 << 28);
+  p = mgopt_program_create(P.alloc);
+  if (!p) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  P.p = p;
+  for (;;) {
+    mgopt__milp_ws(&P);
+    if (P.pos >= P.n) break;
+    if (!mgopt__milp_function(&P)) break;
+  }
+  if (!P.failed && mgopt_program_status(p) != MGOPT_OK) mgopt__milp_oom(&P);
+  mgopt__milp_free(&P);
+  if (P.failed) {
+    mgopt_program_destroy(p);
+    return NULL;
+  }
+  return p;
 }
 /* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
 
@@ -4622,6 +7994,7 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
                 MGOPT__ONONE)};
 
 #define MGOPT__ONNX_MAX_FIELDS 24
+#define MGOPT__ONNX_TENSOR_HAS_LOCATION (1u << 4) /* has bit of TensorProto.data_location */
 /* Message nesting allowed for a given subgraph depth limit: a graph level
    costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
@@ -5820,6 +9193,7 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   t->raw_data.len = (size_t)nb;
   t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->has &= ~MGOPT__ONNX_TENSOR_HAS_LOCATION; /* written back like any inline tensor */
   t->external_data = NULL;
   t->nexternal_data = 0;
   return 0;

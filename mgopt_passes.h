@@ -12,8 +12,20 @@ extern "C" {
    folding kernels. A static table: never NULL, never freed. */
 MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
 
+/* Options for mgopt_fold_op, passed as its `ud` (NULL = every default).
+   A zeroed struct means no limit. */
+typedef struct mgopt_fold_options {
+  int64_t max_elements;  /* do not fold when an output has more elements (0 = no limit) */
+} mgopt_fold_options;
+
 /* The built-in folding function (see mgopt_fold_fn): evaluates an op whose
-   operands are all constant with the kernel table. */
+   operands are all constant with the kernel table, following MIL semantics.
+   On 1, out[0..op->nouts) are new tensors owned by p. Returns 0 (out set to
+   NULL) when it cannot fold: no kernel, an operand not constant, an
+   unsupported dtype, invalid parameters or indices, integer division by zero,
+   a stored output type that disagrees with the computed one, or an output
+   over opts->max_elements. -1 when memory ran out. ud: a mgopt_fold_options
+   or NULL. */
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
 
 #ifdef __cplusplus
@@ -27,6 +39,9 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 /* src/passes_internal.h — private helpers shared by passes: legality checks, pass declarations. */
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
+
+/* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
+MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
 
 /* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
    passes/registry.c (amalgamated last) lists them. */
@@ -57,15 +72,2835 @@ MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
 MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
                                                    int fold);
 
+/* ---- group B helpers (passes/util.c) */
+#define MGOPT__PU_MAX_RANK 16
+/* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
+MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n);
+/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
+/* v's name, or "v" when it has none. */
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
+/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
+   every dim static; 0 otherwise. */
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout);
+/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat);
+/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
+/* op is a pure registered elementwise op (unary, or binary whose other operand
+   is a one-element constant of rank <= 1) that does not reorder elements or
+   change rank: its one non-constant operand goes to *data. Such ops commute
+   with transposes and reshapes of that operand. */
+MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data);
+/* Precision rewriting (add_fp16_cast, add_int16_cast). For operand k of slot s
+   of op (value v), decide returns 0 to keep it, 1 to convert it to dtype *dt
+   (or to use *rep when it sets one), -1 when the op must stay unchanged. conv
+   creates the converted value of v before pos (a cast, or a converted const).
+   Every registered, non-const op without nested blocks is offered (nested
+   blocks are walked); an op with a converted operand is re-created with
+   outputs named "<out><suffix>", its type inferred (an op that does not
+   infer stays as it was), and each output whose dtype changed is cast back
+   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
+   are shared per block. */
+#define MGOPT__PU_PREC_MAXIN 64
+typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
+                                 mgopt_value **rep, void *ud);
+typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud);
+/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name);
+/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
+/* Renames v; its producer takes the new name too when it was named after v. */
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
+/* A single-output op whose output is a function output takes that name (a
+   replaced function output moves its name onto the replacement value only). */
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
-/* src/kernels/fold.c — constant-folding kernel table (being written). */
+/* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
+#ifndef MGOPT__KERNELS_H
+#define MGOPT__KERNELS_H
+
+/* Kernel results (the values mgopt_fold_op returns). */
+#define MGOPT__K_NO 0   /* cannot fold: no kernel, bad IR, unsupported dtype, over a limit */
+#define MGOPT__K_OK 1
+#define MGOPT__K_OOM (-1)
+
+/* Ranks above this are not folded: index arrays are fixed-size on the stack. */
+#define MGOPT__K_MAX_RANK 32
+/* Scratch buffers one kernel may hold at once. */
+#define MGOPT__K_MAX_SCRATCH 12
+
+/* Compute lanes: every element type computes in one of these. */
+#define MGOPT__LANE_NONE 0 /* not computable (string, sub-byte, complex, fp8) */
+#define MGOPT__LANE_F32 1  /* fp16, bf16, fp32: computed in float, rounded once to the dtype */
+#define MGOPT__LANE_F64 2  /* fp64 */
+#define MGOPT__LANE_I64 3  /* every integer type of 8 bits or more: int64 with wrap-around */
+#define MGOPT__LANE_BOOL 4
+
+/* Under clang, `a * b + c` may be contracted to a fused multiply-add by default
+   (-ffp-contract=on), which changes results; kernels that multiply and add
+   open their body with this. GCC contracts only in GNU modes (-std=gnuXX) on
+   FMA targets: build with -std=c99 or -ffp-contract=off for bit-exact folds. */
+#if defined(__clang__)
+#define MGOPT__K_NOCONTRACT _Pragma("clang fp contract(off)")
+#else
+#define MGOPT__K_NOCONTRACT
+#endif
+
+/* The state of one fold: the op, its outputs, scratch memory freed at the end. */
+typedef struct mgopt__kctx {
+  mgopt_program *p;
+  const mgopt_op *op;
+  mgopt_tensor **out;
+  int64_t max_elements; /* 0 = no limit */
+  int32_t nscratch;
+  void *scratch[MGOPT__K_MAX_SCRATCH];
+  size_t scratch_size[MGOPT__K_MAX_SCRATCH];
+} mgopt__kctx;
+
+typedef int (*mgopt__kernel_fn)(mgopt__kctx *k);
+
+/* ---- dtypes */
+MGOPT__PRIVATE int mgopt__k_lane(mgopt_dtype dt);
+/* Bytes per element for byte-addressable dtypes (moved by shape ops), 0 otherwise. */
+MGOPT__PRIVATE size_t mgopt__k_esize(mgopt_dtype dt);
+/* Rounds v to the precision of dt (fp16, bf16; identity for fp32). */
+MGOPT__PRIVATE float mgopt__k_rnd(mgopt_dtype dt, float v);
+MGOPT__PRIVATE void mgopt__k_round_f32(mgopt_dtype dt, float *x, int64_t n);
+/* Element range of an integer dtype (bool: 0..1). Returns 0 for others. */
+MGOPT__PRIVATE int mgopt__k_int_range(mgopt_dtype dt, int64_t *lo, int64_t *hi);
+/* Unpacks element i of a little-endian bit-packed array of b-bit fields. */
+MGOPT__PRIVATE uint64_t mgopt__k_bits(const uint8_t *d, int64_t i, int b);
+
+/* ---- operands and parameters */
+/* The constant tensor in single-value slot `slot`, NULL if absent or not constant. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot);
+/* 1 if parameter `name` is given (attribute, operand) or has a registry default. */
+MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name);
+/* Integer list parameter (attribute or constant operand): its length, -1 when
+   absent, -2 when present but unreadable (not an integer list, too long). */
+MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v);
+/* Normalises axis a into [0, rank); 0 if out of range. */
+MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out);
+/* Data pointer of an input (NULL only on OOM). */
+MGOPT__PRIVATE const void *mgopt__k_data(mgopt__kctx *k, mgopt_tensor *t);
+
+/* ---- memory */
+/* n elements of esz bytes of heap scratch, freed after the kernel. NULL on OOM. */
+MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz);
+/* Validates output i (limit, stored type) without allocating: MGOPT__K_OK or MGOPT__K_NO. */
+MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                      const int64_t *shape);
+/* Checks, then allocates output i (zero-filled); *data receives its bytes. */
+MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                const int64_t *shape, void **data);
+
+/* ---- loading and storing in lanes */
+/* Converts all of t into dst (lane element type). MGOPT__K_NO when t's dtype
+   cannot be represented (e.g. uint64 above INT64_MAX, floats into the I64 lane). */
+MGOPT__PRIVATE int mgopt__k_load(mgopt__kctx *k, mgopt_tensor *t, int lane, void *dst);
+/* Loads t into a lane buffer broadcast to shape (orank, oshape) of n elements. */
+MGOPT__PRIVATE int mgopt__k_load_bcast(mgopt__kctx *k, mgopt_tensor *t, int lane, int32_t orank,
+                                       const int64_t *oshape, int64_t n, void **out);
+/* Stores a lane buffer into dst of dtype dt (rounding to nearest even, ints truncated). */
+MGOPT__PRIVATE void mgopt__k_store(int lane, const void *src, int64_t n, mgopt_dtype dt, void *dst);
+MGOPT__PRIVATE size_t mgopt__k_lane_size(int lane);
+/* Correctly rounded double -> dtype of one element at dst[i]. */
+MGOPT__PRIVATE void mgopt__k_store_f64_at(mgopt_dtype dt, void *dst, int64_t i, double v);
+MGOPT__PRIVATE void mgopt__k_store_i64_at(mgopt_dtype dt, void *dst, int64_t i, int64_t v);
+
+/* ---- shapes and index iteration */
+/* numpy broadcast of two shapes; 0 if incompatible. */
+MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b,
+                                        int32_t *ro, int64_t *o);
+/* Element count of a shape with overflow check; -1 on overflow or a negative dim. */
+MGOPT__PRIVATE int64_t mgopt__k_numel(int32_t rank, const int64_t *shape);
+/* Row-major strides (in elements) of a shape. */
+MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t *strides);
+/* dst[out index] = src[base + sum(index[d] * stride[d])] over shape (rank <= 2*MAX_RANK).
+   Strides may be 0 (broadcast) or negative; they are in elements. */
+MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
+                                     const int64_t *shape, const int64_t *stride, int64_t base);
+/* Broadcasts src (srank, sshape) to (orank, oshape). */
+MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
+                                   const int64_t *sshape, int32_t orank, const int64_t *oshape);
+
+/* ---- kernels (one per family file) */
+MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k);
+
+#endif /* MGOPT__KERNELS_H */
+/* src/kernels/common.c — folding kernel machinery: dtype lanes, scratch, outputs, broadcasting, strided copies. */
+
+/* ---------------------------------------------------------------- dtypes */
+
+MGOPT__PRIVATE int mgopt__k_lane(mgopt_dtype dt) {
+  switch (dt) {
+    case MGOPT_DT_FP16: case MGOPT_DT_BF16: case MGOPT_DT_FP32: return MGOPT__LANE_F32;
+    case MGOPT_DT_FP64: return MGOPT__LANE_F64;
+    case MGOPT_DT_INT8: case MGOPT_DT_UINT8: case MGOPT_DT_INT16: case MGOPT_DT_UINT16:
+    case MGOPT_DT_INT32: case MGOPT_DT_UINT32: case MGOPT_DT_INT64: case MGOPT_DT_UINT64:
+      return MGOPT__LANE_I64;
+    case MGOPT_DT_BOOL: return MGOPT__LANE_BOOL;
+    default: return MGOPT__LANE_NONE;
+  }
+}
+
+MGOPT__PRIVATE size_t mgopt__k_esize(mgopt_dtype dt) {
+  int b = mgopt_dtype_bits(dt);
+  if (dt == MGOPT_DT_STRING || b <= 0 || (b & 7)) return 0;
+  return (size_t)(b / 8);
+}
+
+MGOPT__PRIVATE size_t mgopt__k_lane_size(int lane) {
+  return lane == MGOPT__LANE_F32 ? 4 : lane == MGOPT__LANE_BOOL ? 1 : 8;
+}
+
+MGOPT__PRIVATE float mgopt__k_rnd(mgopt_dtype dt, float v) {
+  if (dt == MGOPT_DT_FP16) return mgopt_f16_to_f32(mgopt_f32_to_f16(v));
+  if (dt == MGOPT_DT_BF16) return mgopt_bf16_to_f32(mgopt_f32_to_bf16(v));
+  return v;
+}
+
+MGOPT__PRIVATE void mgopt__k_round_f32(mgopt_dtype dt, float *x, int64_t n) {
+  int64_t i;
+  if (dt != MGOPT_DT_FP16 && dt != MGOPT_DT_BF16) return;
+  for (i = 0; i < n; i++) x[i] = mgopt__k_rnd(dt, x[i]);
+}
+
+MGOPT__PRIVATE int mgopt__k_int_range(mgopt_dtype dt, int64_t *lo, int64_t *hi) {
+  switch (dt) {
+    case MGOPT_DT_BOOL: *lo = 0; *hi = 1; return 1;
+    case MGOPT_DT_INT8: *lo = -128; *hi = 127; return 1;
+    case MGOPT_DT_UINT8: *lo = 0; *hi = 255; return 1;
+    case MGOPT_DT_INT16: *lo = -32768; *hi = 32767; return 1;
+    case MGOPT_DT_UINT16: *lo = 0; *hi = 65535; return 1;
+    case MGOPT_DT_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    case MGOPT_DT_UINT32: *lo = 0; *hi = (int64_t)UINT32_MAX; return 1;
+    case MGOPT_DT_INT64: *lo = INT64_MIN; *hi = INT64_MAX; return 1;
+    /* uint64 values above INT64_MAX never reach the I64 lane */
+    case MGOPT_DT_UINT64: *lo = 0; *hi = INT64_MAX; return 1;
+    case MGOPT_DT_INT4: *lo = -8; *hi = 7; return 1;
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6:
+      *lo = 0;
+      *hi = ((int64_t)1 << mgopt_dtype_bits(dt)) - 1;
+      return 1;
+    default: return 0;
+  }
+}
+
+MGOPT__PRIVATE uint64_t mgopt__k_bits(const uint8_t *d, int64_t i, int b) {
+  uint64_t v = 0;
+  int64_t bit = i * b;
+  int got = 0;
+  if (b == 8) return d[i];
+  while (got < b) {
+    int off = (int)(bit & 7), take = 8 - off;
+    if (take > b - got) take = b - got;
+    v |= (uint64_t)((d[bit >> 3] >> off) & ((1u << take) - 1u)) << got;
+    got += take;
+    bit += take;
+  }
+  return v;
+}
+
+static void mgopt__k_put_bits(uint8_t *d, int64_t i, int b, uint64_t v) {
+  int k;
+  for (k = 0; k < b; k++) {
+    int64_t bit = i * b + k;
+    if ((v >> k) & 1u) d[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    else d[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+  }
+}
+
+/* ---------------------------------------------------------------- operands and parameters */
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot) {
+  return mgopt_value_const(mgopt_op_operand(op, slot));
+}
+
+MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
+  const mgopt_attr_def *d;
+  if (mgopt_op_attr(op, name) || mgopt_op_operand(op, name)) return 1;
+  d = mgopt__attr_def(op->kind, name);
+  return d && d->deflt;
+}
+
+MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
+  int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
+  if (n < 0) return (mgopt_op_attr(k->op, name) || mgopt_op_operand(k->op, name)) ? -2 : -1;
+  return n > 2 * MGOPT__K_MAX_RANK ? -2 : n;
+}
+
+MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out) {
+  if (a < -rank || a >= rank) return 0;
+  *out = (int32_t)(a < 0 ? a + rank : a);
+  return 1;
+}
+
+MGOPT__PRIVATE const void *mgopt__k_data(mgopt__kctx *k, mgopt_tensor *t) {
+  return mgopt_tensor_data(k->p, t);
+}
+
+/* ---------------------------------------------------------------- memory and outputs */
+
+MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz) {
+  int64_t bytes;
+  void *m;
+  if (k->nscratch >= MGOPT__K_MAX_SCRATCH) return NULL;
+  if (!mgopt__mul_i64(n < 1 ? 1 : n, (int64_t)esz, &bytes) || (uint64_t)bytes > (uint64_t)SIZE_MAX / 2)
+    return NULL;
+  m = mgopt__heap_realloc(&k->p->alloc, NULL, 0, (size_t)bytes);
+  if (!m) return NULL;
+  k->scratch[k->nscratch] = m;
+  k->scratch_size[k->nscratch] = (size_t)bytes;
+  k->nscratch++;
+  return m;
+}
+
+MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                      const int64_t *shape) {
+  const mgopt_type *st;
+  int64_t n = mgopt__k_numel(rank, shape);
+  int32_t d;
+  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (k->max_elements > 0 && n > k->max_elements) return MGOPT__K_NO;
+  if (mgopt_dtype_nbytes(dt, n) < 0) return MGOPT__K_NO;
+  st = &k->op->outs[i]->type;
+  if (st->kind != MGOPT_TYPE_TENSOR) return MGOPT__K_NO;
+  if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt) return MGOPT__K_NO;
+  if (st->rank >= 0) {
+    if (st->rank != rank) return MGOPT__K_NO;
+    for (d = 0; d < rank; d++)
+      if (st->dims && mgopt_dim_is_static(st->dims[d]) && st->dims[d].v != shape[d]) return MGOPT__K_NO;
+  }
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                const int64_t *shape, void **data) {
+  mgopt_tensor *t;
+  int r = mgopt__k_out_check(k, i, dt, rank, shape);
+  if (r != MGOPT__K_OK) return r;
+  t = mgopt_tensor_new(k->p, dt, rank, shape);
+  if (!t) return MGOPT__K_OOM;
+  k->out[i] = t;
+  if (data) *data = t->data;
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/* Typed widening loops: one per source layout, vectorizable. */
+#define MGOPT__K_WIDEN(SRC_T, DST_T)                                                  \
+  do {                                                                                \
+    const SRC_T *MGOPT_RESTRICT s_ = (const SRC_T *)src;                              \
+    DST_T *MGOPT_RESTRICT d_ = (DST_T *)dst;                                          \
+    for (i = 0; i < n; i++) d_[i] = (DST_T)s_[i];                                     \
+  } while (0)
+
+static int mgopt__k_load_f32(mgopt_dtype dt, const void *src, int64_t n, float *dst) {
+  int64_t i;
+  switch (dt) {
+    case MGOPT_DT_FP32: memcpy(dst, src, (size_t)n * 4); return 1;
+    case MGOPT_DT_FP16: {
+      const uint16_t *s = (const uint16_t *)src;
+      for (i = 0; i < n; i++) dst[i] = mgopt_f16_to_f32(s[i]);
+      return 1;
+    }
+    case MGOPT_DT_BF16: {
+      const uint16_t *s = (const uint16_t *)src;
+      for (i = 0; i < n; i++) dst[i] = mgopt_bf16_to_f32(s[i]);
+      return 1;
+    }
+    case MGOPT_DT_FP64: MGOPT__K_WIDEN(double, float); return 1;
+    case MGOPT_DT_BOOL: case MGOPT_DT_UINT8: MGOPT__K_WIDEN(uint8_t, float); return 1;
+    case MGOPT_DT_INT8: MGOPT__K_WIDEN(int8_t, float); return 1;
+    case MGOPT_DT_INT16: MGOPT__K_WIDEN(int16_t, float); return 1;
+    case MGOPT_DT_UINT16: MGOPT__K_WIDEN(uint16_t, float); return 1;
+    case MGOPT_DT_INT32: MGOPT__K_WIDEN(int32_t, float); return 1;
+    case MGOPT_DT_UINT32: MGOPT__K_WIDEN(uint32_t, float); return 1;
+    case MGOPT_DT_INT64: MGOPT__K_WIDEN(int64_t, float); return 1;
+    case MGOPT_DT_UINT64: MGOPT__K_WIDEN(uint64_t, float); return 1;
+    case MGOPT_DT_INT4: {
+      const uint8_t *s = (const uint8_t *)src;
+      for (i = 0; i < n; i++) {
+        int v = (int)mgopt__k_bits(s, i, 4);
+        dst[i] = (float)(v >= 8 ? v - 16 : v);
+      }
+      return 1;
+    }
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: {
+      const uint8_t *s = (const uint8_t *)src;
+      int b = mgopt_dtype_bits(dt);
+      for (i = 0; i < n; i++) dst[i] = (float)mgopt__k_bits(s, i, b);
+      return 1;
+    }
+    default: return 0;
+  }
+}
+
+static int mgopt__k_load_f64(mgopt_dtype dt, const void *src, int64_t n, double *dst) {
+  int64_t i;
+  switch (dt) {
+    case MGOPT_DT_FP64: memcpy(dst, src, (size_t)n * 8); return 1;
+    case MGOPT_DT_FP32: MGOPT__K_WIDEN(float, double); return 1;
+    case MGOPT_DT_FP16: {
+      const uint16_t *s = (const uint16_t *)src;
+      for (i = 0; i < n; i++) dst[i] = mgopt_f16_to_f32(s[i]);
+      return 1;
+    }
+    case MGOPT_DT_BF16: {
+      const uint16_t *s = (const uint16_t *)src;
+      for (i = 0; i < n; i++) dst[i] = mgopt_bf16_to_f32(s[i]);
+      return 1;
+    }
+    case MGOPT_DT_BOOL: case MGOPT_DT_UINT8: MGOPT__K_WIDEN(uint8_t, double); return 1;
+    case MGOPT_DT_INT8: MGOPT__K_WIDEN(int8_t, double); return 1;
+    case MGOPT_DT_INT16: MGOPT__K_WIDEN(int16_t, double); return 1;
+    case MGOPT_DT_UINT16: MGOPT__K_WIDEN(uint16_t, double); return 1;
+    case MGOPT_DT_INT32: MGOPT__K_WIDEN(int32_t, double); return 1;
+    case MGOPT_DT_UINT32: MGOPT__K_WIDEN(uint32_t, double); return 1;
+    case MGOPT_DT_INT64: MGOPT__K_WIDEN(int64_t, double); return 1;
+    case MGOPT_DT_UINT64: MGOPT__K_WIDEN(uint64_t, double); return 1;
+    default: return 0;
+  }
+}
+
+/* Integers (sub-byte ones included) and bool only: floats never silently truncate. */
+static int mgopt__k_load_i64(mgopt_dtype dt, const void *src, int64_t n, int64_t *dst) {
+  int64_t i;
+  switch (dt) {
+    case MGOPT_DT_INT64: memcpy(dst, src, (size_t)n * 8); return 1;
+    case MGOPT_DT_BOOL: case MGOPT_DT_UINT8: MGOPT__K_WIDEN(uint8_t, int64_t); return 1;
+    case MGOPT_DT_INT8: MGOPT__K_WIDEN(int8_t, int64_t); return 1;
+    case MGOPT_DT_INT16: MGOPT__K_WIDEN(int16_t, int64_t); return 1;
+    case MGOPT_DT_UINT16: MGOPT__K_WIDEN(uint16_t, int64_t); return 1;
+    case MGOPT_DT_INT32: MGOPT__K_WIDEN(int32_t, int64_t); return 1;
+    case MGOPT_DT_UINT32: MGOPT__K_WIDEN(uint32_t, int64_t); return 1;
+    case MGOPT_DT_UINT64: {
+      const uint64_t *s = (const uint64_t *)src;
+      for (i = 0; i < n; i++) {
+        if (s[i] > (uint64_t)INT64_MAX) return 0;
+        dst[i] = (int64_t)s[i];
+      }
+      return 1;
+    }
+    case MGOPT_DT_INT4: {
+      const uint8_t *s = (const uint8_t *)src;
+      for (i = 0; i < n; i++) {
+        int64_t v = (int64_t)mgopt__k_bits(s, i, 4);
+        dst[i] = v >= 8 ? v - 16 : v;
+      }
+      return 1;
+    }
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: {
+      const uint8_t *s = (const uint8_t *)src;
+      int b = mgopt_dtype_bits(dt);
+      for (i = 0; i < n; i++) dst[i] = (int64_t)mgopt__k_bits(s, i, b);
+      return 1;
+    }
+    default: return 0;
+  }
+}
+
+/* Truth values of any numeric dtype (NaN is true, as in numpy). */
+static int mgopt__k_load_bool(mgopt_dtype dt, const void *src, int64_t n, uint8_t *dst) {
+  int64_t i;
+  size_t es = mgopt__k_esize(dt);
+  const uint8_t *s = (const uint8_t *)src;
+  if (dt == MGOPT_DT_BOOL) {
+    for (i = 0; i < n; i++) dst[i] = s[i] != 0;
+    return 1;
+  }
+  if (dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16) {
+    /* +0 and -0 are the only false values */
+    const uint16_t *h = (const uint16_t *)src;
+    for (i = 0; i < n; i++) dst[i] = (h[i] & 0x7fffu) != 0;
+    return 1;
+  }
+  if (dt == MGOPT_DT_FP32) {
+    const float *f = (const float *)src;
+    for (i = 0; i < n; i++) dst[i] = f[i] != 0.0f;
+    return 1;
+  }
+  if (dt == MGOPT_DT_FP64) {
+    const double *f = (const double *)src;
+    for (i = 0; i < n; i++) dst[i] = f[i] != 0.0;
+    return 1;
+  }
+  if (mgopt__k_lane(dt) != MGOPT__LANE_I64 || !es) return 0;
+  for (i = 0; i < n; i++) {
+    size_t b;
+    uint8_t any = 0;
+    for (b = 0; b < es; b++) any |= s[(size_t)i * es + b];
+    dst[i] = any != 0;
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__k_load(mgopt__kctx *k, mgopt_tensor *t, int lane, void *dst) {
+  const void *src = mgopt__k_data(k, t);
+  mgopt_dtype dt = (mgopt_dtype)t->dtype;
+  int ok;
+  if (!src) return MGOPT__K_OOM;
+  switch (lane) {
+    case MGOPT__LANE_F32: ok = mgopt__k_load_f32(dt, src, t->numel, (float *)dst); break;
+    case MGOPT__LANE_F64: ok = mgopt__k_load_f64(dt, src, t->numel, (double *)dst); break;
+    case MGOPT__LANE_I64: ok = mgopt__k_load_i64(dt, src, t->numel, (int64_t *)dst); break;
+    case MGOPT__LANE_BOOL: ok = mgopt__k_load_bool(dt, src, t->numel, (uint8_t *)dst); break;
+    default: ok = 0;
+  }
+  return ok ? MGOPT__K_OK : MGOPT__K_NO;
+}
+
+static int mgopt__k_same_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b) {
+  int32_t i;
+  if (ra != rb) return 0;
+  for (i = 0; i < ra; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__k_load_bcast(mgopt__kctx *k, mgopt_tensor *t, int lane, int32_t orank,
+                                       const int64_t *oshape, int64_t n, void **out) {
+  size_t es = mgopt__k_lane_size(lane);
+  void *tmp = mgopt__k_scratch(k, t->numel, es), *full;
+  int r;
+  if (!tmp) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, t, lane, tmp);
+  if (r != MGOPT__K_OK) return r;
+  if (mgopt__k_same_shape(t->rank, t->shape, orank, oshape)) {
+    *out = tmp;
+    return MGOPT__K_OK;
+  }
+  full = mgopt__k_scratch(k, n, es);
+  if (!full) return MGOPT__K_OOM;
+  mgopt__k_bcast(full, tmp, es, t->rank, t->shape, orank, oshape);
+  *out = full;
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- storing */
+
+/* Rounds d to float keeping a sticky bit in the last place (round to odd), so
+   that a second rounding to fp16 / bf16 is correctly rounded from d. */
+static float mgopt__k_f32_odd(double d) {
+  float f = (float)d;
+  uint32_t u;
+  if (f != f || (double)f == d || f - f != 0.0f) return f; /* NaN, exact or infinite */
+  if (fabs((double)f) > fabs(d)) {
+    memcpy(&u, &f, 4);
+    u -= 1; /* one step toward zero (f != 0 here since d != 0 rounds to it inexactly) */
+    memcpy(&f, &u, 4);
+  }
+  memcpy(&u, &f, 4);
+  u |= 1u;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+MGOPT__PRIVATE void mgopt__k_store_f64_at(mgopt_dtype dt, void *dst, int64_t i, double v) {
+  uint8_t *d = (uint8_t *)dst;
+  switch (dt) {
+    case MGOPT_DT_FP64: memcpy(d + 8 * i, &v, 8); return;
+    case MGOPT_DT_FP32: { float f = (float)v; memcpy(d + 4 * i, &f, 4); return; }
+    case MGOPT_DT_FP16: { uint16_t h = mgopt_f32_to_f16(mgopt__k_f32_odd(v)); memcpy(d + 2 * i, &h, 2); return; }
+    case MGOPT_DT_BF16: { uint16_t h = mgopt_f32_to_bf16(mgopt__k_f32_odd(v)); memcpy(d + 2 * i, &h, 2); return; }
+    default: return;
+  }
+}
+
+MGOPT__PRIVATE void mgopt__k_store_i64_at(mgopt_dtype dt, void *dst, int64_t i, int64_t v) {
+  uint8_t *d = (uint8_t *)dst;
+  switch (dt) {
+    case MGOPT_DT_BOOL: d[i] = v != 0; return;
+    case MGOPT_DT_INT8: case MGOPT_DT_UINT8: d[i] = (uint8_t)(uint64_t)v; return;
+    case MGOPT_DT_INT16: case MGOPT_DT_UINT16: { uint16_t x = (uint16_t)(uint64_t)v; memcpy(d + 2 * i, &x, 2); return; }
+    case MGOPT_DT_INT32: case MGOPT_DT_UINT32: { uint32_t x = (uint32_t)(uint64_t)v; memcpy(d + 4 * i, &x, 4); return; }
+    case MGOPT_DT_INT64: case MGOPT_DT_UINT64: memcpy(d + 8 * i, &v, 8); return;
+    case MGOPT_DT_INT4: case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3:
+    case MGOPT_DT_UINT4: case MGOPT_DT_UINT6: {
+      int b = mgopt_dtype_bits(dt);
+      mgopt__k_put_bits(d, i, b, (uint64_t)v & ((1u << b) - 1u));
+      return;
+    }
+    default: return;
+  }
+}
+
+#define MGOPT__K_NARROW(SRC_T, DST_T)                                                 \
+  do {                                                                                \
+    const SRC_T *MGOPT_RESTRICT s_ = (const SRC_T *)src;                              \
+    DST_T *MGOPT_RESTRICT d_ = (DST_T *)dst;                                          \
+    for (i = 0; i < n; i++) d_[i] = (DST_T)s_[i];                                     \
+  } while (0)
+
+MGOPT__PRIVATE void mgopt__k_store(int lane, const void *src, int64_t n, mgopt_dtype dt, void *dst) {
+  int64_t i;
+  if (lane == MGOPT__LANE_F32) {
+    const float *s = (const float *)src;
+    switch (dt) {
+      case MGOPT_DT_FP32: memcpy(dst, src, (size_t)n * 4); return;
+      case MGOPT_DT_FP16: {
+        uint16_t *d = (uint16_t *)dst;
+        for (i = 0; i < n; i++) d[i] = mgopt_f32_to_f16(s[i]);
+        return;
+      }
+      case MGOPT_DT_BF16: {
+        uint16_t *d = (uint16_t *)dst;
+        for (i = 0; i < n; i++) d[i] = mgopt_f32_to_bf16(s[i]);
+        return;
+      }
+      case MGOPT_DT_FP64: MGOPT__K_NARROW(float, double); return;
+      default: return;
+    }
+  }
+  if (lane == MGOPT__LANE_F64) {
+    const double *s = (const double *)src;
+    if (dt == MGOPT_DT_FP64) {
+      memcpy(dst, src, (size_t)n * 8);
+      return;
+    }
+    for (i = 0; i < n; i++) mgopt__k_store_f64_at(dt, dst, i, s[i]);
+    return;
+  }
+  if (lane == MGOPT__LANE_BOOL) {
+    const uint8_t *s = (const uint8_t *)src;
+    if (dt == MGOPT_DT_BOOL) {
+      memcpy(dst, src, (size_t)n);
+      return;
+    }
+    for (i = 0; i < n; i++) mgopt__k_store_i64_at(dt, dst, i, s[i]);
+    return;
+  }
+  if (lane == MGOPT__LANE_I64) {
+    const int64_t *s = (const int64_t *)src;
+    switch (dt) {
+      case MGOPT_DT_INT64: case MGOPT_DT_UINT64: memcpy(dst, src, (size_t)n * 8); return;
+      case MGOPT_DT_INT32: case MGOPT_DT_UINT32: {
+        uint32_t *d = (uint32_t *)dst;
+        for (i = 0; i < n; i++) d[i] = (uint32_t)(uint64_t)s[i];
+        return;
+      }
+      case MGOPT_DT_INT16: case MGOPT_DT_UINT16: {
+        uint16_t *d = (uint16_t *)dst;
+        for (i = 0; i < n; i++) d[i] = (uint16_t)(uint64_t)s[i];
+        return;
+      }
+      case MGOPT_DT_INT8: case MGOPT_DT_UINT8: {
+        uint8_t *d = (uint8_t *)dst;
+        for (i = 0; i < n; i++) d[i] = (uint8_t)(uint64_t)s[i];
+        return;
+      }
+      default:
+        for (i = 0; i < n; i++) mgopt__k_store_i64_at(dt, dst, i, s[i]);
+        return;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- shapes and iteration */
+
+MGOPT__PRIVATE int64_t mgopt__k_numel(int32_t rank, const int64_t *shape) {
+  int64_t n = 1;
+  int32_t i;
+  for (i = 0; i < rank; i++)
+    if (shape[i] < 0 || !mgopt__mul_i64(n, shape[i], &n)) return -1;
+  return n;
+}
+
+MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  int32_t i;
+  for (i = rank - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+}
+
+MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b,
+                                        int32_t *ro, int64_t *o) {
+  int32_t r = ra > rb ? ra : rb, i;
+  if (r > MGOPT__K_MAX_RANK) return 0;
+  for (i = 0; i < r; i++) {
+    int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+    int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+    if (da == db || db == 1) o[i] = da;
+    else if (da == 1) o[i] = db;
+    else return 0;
+  }
+  *ro = r;
+  return 1;
+}
+
+/* The inner loop of a strided copy, by element size so that it compiles to
+   plain loads and stores. */
+#define MGOPT__K_COPY_ROW(T)                                                          \
+  do {                                                                                \
+    T *MGOPT_RESTRICT d_ = (T *)dst + done;                                           \
+    const T *s_ = (const T *)src + off;                                               \
+    if (st == 1) for (j = 0; j < len; j++) d_[j] = s_[j];                             \
+    else if (st == 0) { T v_ = s_[0]; for (j = 0; j < len; j++) d_[j] = v_; }         \
+    else for (j = 0; j < len; j++) d_[j] = s_[j * st];                                \
+  } while (0)
+
+MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
+                                     const int64_t *shape, const int64_t *stride, int64_t base) {
+  int64_t idx[2 * MGOPT__K_MAX_RANK];
+  int64_t n = 1, done = 0, len, st, off = base, j;
+  int32_t d;
+  for (d = 0; d < rank; d++) n *= shape[d];
+  if (n == 0) return;
+  if (rank == 0) {
+    memcpy(dst, (const uint8_t *)src + (size_t)base * esz, esz);
+    return;
+  }
+  len = shape[rank - 1];
+  st = stride[rank - 1];
+  for (d = 0; d < rank; d++) idx[d] = 0;
+  while (done < n) {
+    switch (esz) {
+      case 1: MGOPT__K_COPY_ROW(uint8_t); break;
+      case 2: MGOPT__K_COPY_ROW(uint16_t); break;
+      case 4: MGOPT__K_COPY_ROW(uint32_t); break;
+      case 8: MGOPT__K_COPY_ROW(uint64_t); break;
+      default:
+        for (j = 0; j < len; j++)
+          memcpy((uint8_t *)dst + (size_t)(done + j) * esz,
+                 (const uint8_t *)src + (size_t)(off + j * st) * esz, esz);
+    }
+    done += len;
+    /* odometer over the outer dimensions */
+    for (d = rank - 2; d >= 0; d--) {
+      off += stride[d];
+      if (++idx[d] < shape[d]) break;
+      off -= stride[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
+                                   const int64_t *sshape, int32_t orank, const int64_t *oshape) {
+  int64_t sst[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK];
+  int32_t i, lead = orank - srank;
+  mgopt__k_strides(srank, sshape, sst);
+  for (i = 0; i < orank; i++) {
+    if (i < lead) st[i] = 0;
+    else st[i] = (sshape[i - lead] == 1 && oshape[i] != 1) ? 0 : sst[i - lead];
+  }
+  mgopt__k_strided(dst, src, esz, orank, oshape, st, 0);
+}
+/* src/kernels/elementwise.c — folding kernels for elementwise ops: binary with broadcasting, unary, select, cast.
+
+   Numerics. fp16 and bf16 compute in float and round once to nearest even when
+   stored, which equals numpy at that dtype for every single operation (add,
+   sub, mul, div, sqrt, comparisons, min/max, floor/ceil/round, and the libm
+   functions that numpy also evaluates in float). Composite ops are rounded as
+   numpy rounds them where it matters: `x + epsilon` of log / rsqrt / inverse
+   is rounded to the dtype before the function, and rsqrt rounds its square
+   root. Other composites (sigmoid, silu, softplus, elu, gelu) are rounded once
+   at the end, which can differ from numpy's per-step fp16 rounding by one ulp.
+   erf and every gelu mode are evaluated in double, then rounded (MIL's value
+   inference uses Python's math.erf and float64 constants). Transcendental
+   functions use the C library (expf, logf, ...), whose last-place accuracy may
+   differ from numpy's own SIMD routines. Integers wrap around like numpy's
+   fixed-width arithmetic; integer division or modulo by zero, INT64_MIN / -1
+   and negative integer exponents are not folded. */
+
+typedef struct mgopt__ke_par {
+  double eps, alpha, beta;
+  int mode; /* gelu: 0 exact, 1 tanh, 2 sigmoid */
+  mgopt_dtype dt;
+} mgopt__ke_par;
+
+/* ---------------------------------------------------------------- float helpers */
+
+/* floor division and remainder as numpy's divmod for floats (Python semantics). */
+#define MGOPT__KE_DIVMOD(NAME, T, FMOD, FLOOR, COPYSIGN)                              \
+  static T NAME(T a, T b, T *modp) {                                                  \
+    T mod, div, fl;                                                                   \
+    if (b == (T)0) {                                                                  \
+      *modp = FMOD(a, b);                                                             \
+      return a / b;                                                                   \
+    }                                                                                 \
+    mod = FMOD(a, b);                                                                 \
+    div = (a - mod) / b;                                                              \
+    if (mod != (T)0) {                                                                \
+      if ((b < (T)0) != (mod < (T)0)) {                                               \
+        mod += b;                                                                     \
+        div -= (T)1;                                                                  \
+      }                                                                               \
+    } else {                                                                          \
+      mod = COPYSIGN((T)0, b);                                                        \
+    }                                                                                 \
+    if (div != (T)0) {                                                                \
+      fl = FLOOR(div);                                                                \
+      if (div - fl > (T)0.5) fl += (T)1;                                              \
+    } else {                                                                          \
+      fl = COPYSIGN((T)0, a / b);                                                     \
+    }                                                                                 \
+    *modp = mod;                                                                      \
+    return fl;                                                                        \
+  }
+MGOPT__KE_DIVMOD(mgopt__ke_divmodf, float, fmodf, floorf, copysignf)
+MGOPT__KE_DIVMOD(mgopt__ke_divmod, double, fmod, floor, copysign)
+
+/* numpy's round: half to even, independent of the floating-point environment. */
+#define MGOPT__KE_ROUND(NAME, T, FLOOR, FMOD)                                         \
+  static T NAME(T a) {                                                                \
+    T r = FLOOR(a), diff = a - r;                                                     \
+    if (a != a || r == a) return a;                                                   \
+    if (diff > (T)0.5 || (diff == (T)0.5 && FMOD(r, (T)2) != (T)0)) r += (T)1;        \
+    if (r == (T)0) r = a < (T)0 ? -(T)0 : (T)0;                                       \
+    return r;                                                                         \
+  }
+MGOPT__KE_ROUND(mgopt__ke_roundf, float, floorf, fmodf)
+MGOPT__KE_ROUND(mgopt__ke_round, double, floor, fmod)
+
+static double mgopt__ke_gelu(double x, int mode) {
+  MGOPT__K_NOCONTRACT
+  if (mode == 1) {
+    double a = sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x);
+    return 0.5 * x * (1.0 + tanh(a));
+  }
+  if (mode == 2) return x * (1.0 / (1.0 + exp(-(1.702 * x))));
+  return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+}
+
+/* ---------------------------------------------------------------- binary loops */
+
+/* One function per float lane: FN(x) names the libm function for the lane. */
+#define MGOPT__KE_BIN_FLOAT(NAME, T, POW, DIVMOD)                                     \
+  static void NAME(int32_t kind, const T *MGOPT_RESTRICT a, const T *MGOPT_RESTRICT b,\
+                   T *MGOPT_RESTRICT r, int64_t n) {                                  \
+    int64_t i;                                                                        \
+    T m;                                                                              \
+    switch (kind) {                                                                   \
+      case MGOPT_OP_add: for (i = 0; i < n; i++) r[i] = a[i] + b[i]; break;           \
+      case MGOPT_OP_sub: for (i = 0; i < n; i++) r[i] = a[i] - b[i]; break;           \
+      case MGOPT_OP_mul: for (i = 0; i < n; i++) r[i] = a[i] * b[i]; break;           \
+      case MGOPT_OP_real_div: for (i = 0; i < n; i++) r[i] = a[i] / b[i]; break;      \
+      case MGOPT_OP_pow: for (i = 0; i < n; i++) r[i] = POW(a[i], b[i]); break;       \
+      case MGOPT_OP_maximum:                                                          \
+        for (i = 0; i < n; i++) r[i] = (a[i] >= b[i] || a[i] != a[i]) ? a[i] : b[i];  \
+        break;                                                                        \
+      case MGOPT_OP_minimum:                                                          \
+        for (i = 0; i < n; i++) r[i] = (a[i] <= b[i] || a[i] != a[i]) ? a[i] : b[i];  \
+        break;                                                                        \
+      case MGOPT_OP_floor_div: for (i = 0; i < n; i++) r[i] = DIVMOD(a[i], b[i], &m); break; \
+      case MGOPT_OP_mod:                                                              \
+        for (i = 0; i < n; i++) {                                                     \
+          DIVMOD(a[i], b[i], &m);                                                     \
+          r[i] = m;                                                                   \
+        }                                                                             \
+        break;                                                                        \
+      default: break;                                                                 \
+    }                                                                                 \
+  }
+MGOPT__KE_BIN_FLOAT(mgopt__ke_bin_f32, float, powf, mgopt__ke_divmodf)
+MGOPT__KE_BIN_FLOAT(mgopt__ke_bin_f64, double, pow, mgopt__ke_divmod)
+
+/* Integer lane: wraps modulo 2^64 (then truncated to the dtype, which equals
+   wrapping at the dtype's width). Returns 0 when a value is undefined. */
+static int mgopt__ke_bin_i64(int32_t kind, const int64_t *MGOPT_RESTRICT a,
+                             const int64_t *MGOPT_RESTRICT b, int64_t *MGOPT_RESTRICT r, int64_t n) {
+  int64_t i;
+  switch (kind) {
+    case MGOPT_OP_add:
+      for (i = 0; i < n; i++) r[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]);
+      return 1;
+    case MGOPT_OP_sub:
+      for (i = 0; i < n; i++) r[i] = (int64_t)((uint64_t)a[i] - (uint64_t)b[i]);
+      return 1;
+    case MGOPT_OP_mul:
+      for (i = 0; i < n; i++) r[i] = (int64_t)((uint64_t)a[i] * (uint64_t)b[i]);
+      return 1;
+    case MGOPT_OP_maximum: for (i = 0; i < n; i++) r[i] = a[i] >= b[i] ? a[i] : b[i]; return 1;
+    case MGOPT_OP_minimum: for (i = 0; i < n; i++) r[i] = a[i] <= b[i] ? a[i] : b[i]; return 1;
+    case MGOPT_OP_floor_div:
+    case MGOPT_OP_mod:
+      for (i = 0; i < n; i++) {
+        int64_t x = a[i], y = b[i], q, m;
+        if (y == 0) return 0;
+        if (y == -1) { /* avoids INT64_MIN / -1 */
+          if (x == INT64_MIN && kind == MGOPT_OP_floor_div) return 0;
+          q = (int64_t)(0 - (uint64_t)x);
+          m = 0;
+        } else {
+          q = x / y;
+          m = x % y;
+          if (m != 0 && ((m < 0) != (y < 0))) {
+            q -= 1;
+            m += y;
+          }
+        }
+        r[i] = kind == MGOPT_OP_floor_div ? q : m;
+      }
+      return 1;
+    case MGOPT_OP_pow:
+      for (i = 0; i < n; i++) {
+        uint64_t base = (uint64_t)a[i], acc = 1;
+        int64_t e = b[i];
+        if (e < 0) return 0;
+        while (e) {
+          if (e & 1) acc *= base;
+          base *= base;
+          e >>= 1;
+        }
+        r[i] = (int64_t)acc;
+      }
+      return 1;
+    default: return 0;
+  }
+}
+
+#define MGOPT__KE_CMP(T)                                                              \
+  do {                                                                                \
+    const T *MGOPT_RESTRICT a = (const T *)va;                                        \
+    const T *MGOPT_RESTRICT b = (const T *)vb;                                        \
+    switch (kind) {                                                                   \
+      case MGOPT_OP_equal: for (i = 0; i < n; i++) r[i] = a[i] == b[i]; break;        \
+      case MGOPT_OP_not_equal: for (i = 0; i < n; i++) r[i] = a[i] != b[i]; break;    \
+      case MGOPT_OP_less: for (i = 0; i < n; i++) r[i] = a[i] < b[i]; break;          \
+      case MGOPT_OP_less_equal: for (i = 0; i < n; i++) r[i] = a[i] <= b[i]; break;   \
+      case MGOPT_OP_greater: for (i = 0; i < n; i++) r[i] = a[i] > b[i]; break;       \
+      case MGOPT_OP_greater_equal: for (i = 0; i < n; i++) r[i] = a[i] >= b[i]; break;\
+      case MGOPT_OP_logical_and: for (i = 0; i < n; i++) r[i] = a[i] & b[i]; break;   \
+      case MGOPT_OP_logical_or: for (i = 0; i < n; i++) r[i] = a[i] | b[i]; break;    \
+      case MGOPT_OP_logical_xor: for (i = 0; i < n; i++) r[i] = a[i] ^ b[i]; break;   \
+      default: break;                                                                 \
+    }                                                                                 \
+  } while (0)
+
+static void mgopt__ke_cmp(int lane, int32_t kind, const void *va, const void *vb,
+                          uint8_t *MGOPT_RESTRICT r, int64_t n) {
+  int64_t i;
+  if (lane == MGOPT__LANE_F32) {
+    const float *MGOPT_RESTRICT a = (const float *)va, *MGOPT_RESTRICT b = (const float *)vb;
+    switch (kind) {
+      case MGOPT_OP_equal: for (i = 0; i < n; i++) r[i] = a[i] == b[i]; break;
+      case MGOPT_OP_not_equal: for (i = 0; i < n; i++) r[i] = a[i] != b[i]; break;
+      case MGOPT_OP_less: for (i = 0; i < n; i++) r[i] = a[i] < b[i]; break;
+      case MGOPT_OP_less_equal: for (i = 0; i < n; i++) r[i] = a[i] <= b[i]; break;
+      case MGOPT_OP_greater: for (i = 0; i < n; i++) r[i] = a[i] > b[i]; break;
+      case MGOPT_OP_greater_equal: for (i = 0; i < n; i++) r[i] = a[i] >= b[i]; break;
+      default: break;
+    }
+  } else if (lane == MGOPT__LANE_F64) {
+    const double *MGOPT_RESTRICT a = (const double *)va, *MGOPT_RESTRICT b = (const double *)vb;
+    switch (kind) {
+      case MGOPT_OP_equal: for (i = 0; i < n; i++) r[i] = a[i] == b[i]; break;
+      case MGOPT_OP_not_equal: for (i = 0; i < n; i++) r[i] = a[i] != b[i]; break;
+      case MGOPT_OP_less: for (i = 0; i < n; i++) r[i] = a[i] < b[i]; break;
+      case MGOPT_OP_less_equal: for (i = 0; i < n; i++) r[i] = a[i] <= b[i]; break;
+      case MGOPT_OP_greater: for (i = 0; i < n; i++) r[i] = a[i] > b[i]; break;
+      case MGOPT_OP_greater_equal: for (i = 0; i < n; i++) r[i] = a[i] >= b[i]; break;
+      default: break;
+    }
+  } else if (lane == MGOPT__LANE_I64) {
+    MGOPT__KE_CMP(int64_t);
+  } else {
+    MGOPT__KE_CMP(uint8_t);
+  }
+}
+
+static int mgopt__ke_is_cmp(int32_t kind) {
+  return kind == MGOPT_OP_equal || kind == MGOPT_OP_not_equal || kind == MGOPT_OP_less ||
+         kind == MGOPT_OP_less_equal || kind == MGOPT_OP_greater || kind == MGOPT_OP_greater_equal;
+}
+
+static int mgopt__ke_is_logical(int32_t kind) {
+  return kind == MGOPT_OP_logical_and || kind == MGOPT_OP_logical_or || kind == MGOPT_OP_logical_xor;
+}
+
+MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  int32_t kind = op->kind, orank;
+  mgopt_tensor *x = mgopt__k_operand(op, "x"), *y = mgopt__k_operand(op, "y");
+  int64_t oshape[MGOPT__K_MAX_RANK], n;
+  mgopt_dtype dt, odt;
+  int lane, r;
+  void *a, *b, *res, *od;
+  if (!x || !y || x->dtype != y->dtype) return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  lane = mgopt__k_lane(dt);
+  if (mgopt__ke_is_logical(kind)) {
+    if (lane == MGOPT__LANE_NONE) return MGOPT__K_NO;
+    lane = MGOPT__LANE_BOOL;
+    odt = MGOPT_DT_BOOL;
+  } else if (mgopt__ke_is_cmp(kind)) {
+    if (lane == MGOPT__LANE_NONE) return MGOPT__K_NO;
+    odt = MGOPT_DT_BOOL;
+    if (lane == MGOPT__LANE_BOOL) lane = MGOPT__LANE_I64;
+  } else {
+    if (lane == MGOPT__LANE_NONE || lane == MGOPT__LANE_BOOL) return MGOPT__K_NO;
+    /* MIL types integer real_div as the integer dtype; its value is ambiguous */
+    if (lane == MGOPT__LANE_I64 && kind == MGOPT_OP_real_div) return MGOPT__K_NO;
+    odt = dt;
+  }
+  if (!mgopt__k_bcast_shape(x->rank, x->shape, y->rank, y->shape, &orank, oshape)) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, odt, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = k->out[0]->numel;
+  if (n == 0) return MGOPT__K_OK;
+  r = mgopt__k_load_bcast(k, x, lane, orank, oshape, n, &a);
+  if (r == MGOPT__K_OK) r = mgopt__k_load_bcast(k, y, lane, orank, oshape, n, &b);
+  if (r != MGOPT__K_OK) return r;
+  if (odt == MGOPT_DT_BOOL) {
+    mgopt__ke_cmp(lane, kind, a, b, (uint8_t *)od, n);
+    return MGOPT__K_OK;
+  }
+  res = mgopt__k_scratch(k, n, mgopt__k_lane_size(lane));
+  if (!res) return MGOPT__K_OOM;
+  if (lane == MGOPT__LANE_F32) {
+    mgopt__ke_bin_f32(kind, (const float *)a, (const float *)b, (float *)res, n);
+  } else if (lane == MGOPT__LANE_F64) {
+    mgopt__ke_bin_f64(kind, (const double *)a, (const double *)b, (double *)res, n);
+  } else {
+    if (!mgopt__ke_bin_i64(kind, (const int64_t *)a, (const int64_t *)b, (int64_t *)res, n))
+      return MGOPT__K_NO;
+  }
+  mgopt__k_store(lane, res, n, dt, od);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- unary */
+
+#define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN)                                  \
+  static int NAME(int32_t kind, const mgopt__ke_par *u, const T *MGOPT_RESTRICT a,    \
+                  T *MGOPT_RESTRICT r, int64_t n) {                                   \
+    int64_t i;                                                                        \
+    const T eps = (T)u->eps, al = (T)u->alpha, be = (T)u->beta;                       \
+    switch (kind) {                                                                   \
+      case MGOPT_OP_abs: for (i = 0; i < n; i++) r[i] = fabs##S(a[i]); break;         \
+      case MGOPT_OP_exp: for (i = 0; i < n; i++) r[i] = exp##S(a[i]); break;          \
+      case MGOPT_OP_sqrt: for (i = 0; i < n; i++) r[i] = sqrt##S(a[i]); break;        \
+      case MGOPT_OP_log:                                                              \
+        for (i = 0; i < n; i++) r[i] = log##S(RND(a[i] + eps));                       \
+        break;                                                                        \
+      case MGOPT_OP_rsqrt:                                                            \
+        for (i = 0; i < n; i++) r[i] = (T)1 / RND(sqrt##S(RND(a[i] + eps)));          \
+        break;                                                                        \
+      case MGOPT_OP_inverse: for (i = 0; i < n; i++) r[i] = (T)1 / RND(a[i] + eps); break; \
+      case MGOPT_OP_square: for (i = 0; i < n; i++) r[i] = a[i] * a[i]; break;        \
+      case MGOPT_OP_erf: for (i = 0; i < n; i++) r[i] = (T)erf((double)a[i]); break;  \
+      case MGOPT_OP_tanh: for (i = 0; i < n; i++) r[i] = tanh##S(a[i]); break;        \
+      case MGOPT_OP_sigmoid:                                                          \
+        for (i = 0; i < n; i++) r[i] = (T)1 / ((T)1 + exp##S(-a[i]));                 \
+        break;                                                                        \
+      case MGOPT_OP_silu:                                                             \
+        for (i = 0; i < n; i++) r[i] = a[i] * ((T)1 / ((T)1 + exp##S(-a[i])));        \
+        break;                                                                        \
+      case MGOPT_OP_relu:                                                             \
+        for (i = 0; i < n; i++) r[i] = (a[i] >= (T)0 || a[i] != a[i]) ? a[i] : (T)0;  \
+        break;                                                                        \
+      case MGOPT_OP_relu6:                                                            \
+        for (i = 0; i < n; i++) {                                                     \
+          T m = (a[i] >= (T)0 || a[i] != a[i]) ? a[i] : (T)0;                         \
+          r[i] = (m <= (T)6 || m != m) ? m : (T)6;                                    \
+        }                                                                             \
+        break;                                                                        \
+      case MGOPT_OP_leaky_relu:                                                       \
+        for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? a[i] * al : a[i];                \
+        break;                                                                        \
+      case MGOPT_OP_elu:                                                              \
+        for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? al * (exp##S(a[i]) - (T)1) : a[i]; \
+        break;                                                                        \
+      case MGOPT_OP_gelu:                                                             \
+        for (i = 0; i < n; i++) r[i] = (T)mgopt__ke_gelu((double)a[i], u->mode);      \
+        break;                                                                        \
+      case MGOPT_OP_clip:                                                             \
+        for (i = 0; i < n; i++) {                                                     \
+          T m = (a[i] >= al || a[i] != a[i]) ? a[i] : al;                             \
+          r[i] = (m <= be || m != m) ? m : be;                                        \
+        }                                                                             \
+        break;                                                                        \
+      case MGOPT_OP_floor: for (i = 0; i < n; i++) r[i] = floor##S(a[i]); break;      \
+      case MGOPT_OP_ceil: for (i = 0; i < n; i++) r[i] = ceil##S(a[i]); break;        \
+      case MGOPT_OP_round: for (i = 0; i < n; i++) r[i] = ROUNDFN(a[i]); break;       \
+      case MGOPT_OP_sign:                                                             \
+        for (i = 0; i < n; i++)                                                       \
+          r[i] = a[i] > (T)0 ? (T)1 : a[i] < (T)0 ? (T)-1 : a[i] == (T)0 ? (T)0 : a[i]; \
+        break;                                                                        \
+      case MGOPT_OP_sin: for (i = 0; i < n; i++) r[i] = sin##S(a[i]); break;          \
+      case MGOPT_OP_cos: for (i = 0; i < n; i++) r[i] = cos##S(a[i]); break;          \
+      case MGOPT_OP_softplus:                                                         \
+        for (i = 0; i < n; i++)                                                       \
+          r[i] = log##S((T)1 + exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0); \
+        break;                                                                        \
+      default: return 0;                                                              \
+    }                                                                                 \
+    return 1;                                                                         \
+  }
+
+/* RND rounds an intermediate to the op's dtype (fp16 / bf16), like numpy would. */
+#define MGOPT__KE_RND32(v) mgopt__k_rnd(u->dt, (v))
+#define MGOPT__KE_RND64(v) (v)
+MGOPT__KE_UN_FLOAT(mgopt__ke_un_f32, float, f, MGOPT__KE_RND32, mgopt__ke_roundf)
+MGOPT__KE_UN_FLOAT(mgopt__ke_un_f64, double, , MGOPT__KE_RND64, mgopt__ke_round)
+
+static int mgopt__ke_un_i64(int32_t kind, const int64_t *MGOPT_RESTRICT a, int64_t *MGOPT_RESTRICT r,
+                            int64_t n) {
+  int64_t i;
+  switch (kind) {
+    case MGOPT_OP_abs:
+      for (i = 0; i < n; i++) r[i] = a[i] < 0 ? (int64_t)(0 - (uint64_t)a[i]) : a[i];
+      return 1;
+    case MGOPT_OP_square:
+      for (i = 0; i < n; i++) r[i] = (int64_t)((uint64_t)a[i] * (uint64_t)a[i]);
+      return 1;
+    case MGOPT_OP_sign: for (i = 0; i < n; i++) r[i] = a[i] > 0 ? 1 : a[i] < 0 ? -1 : 0; return 1;
+    default: return 0;
+  }
+}
+
+/* A float parameter rounded to the dtype (MIL gives them the dtype of x). */
+static int mgopt__ke_fparam(const mgopt_op *op, const char *name, double dflt, int required,
+                            mgopt_dtype dt, double *out) {
+  if (required && !mgopt__k_has_param(op, name)) return 0;
+  *out = mgopt_op_get_float(op, name, dflt);
+  if (dt == MGOPT_DT_FP32) *out = (float)*out;
+  else if (dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16) *out = mgopt__k_rnd(dt, (float)*out);
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  int32_t kind = op->kind;
+  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt__ke_par u;
+  mgopt_dtype dt;
+  int lane, r;
+  int64_t n;
+  void *a, *res, *od;
+  if (!x) return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  lane = mgopt__k_lane(dt);
+  memset(&u, 0, sizeof u);
+  u.dt = dt;
+  if (lane == MGOPT__LANE_I64) {
+    if (kind != MGOPT_OP_abs && kind != MGOPT_OP_square && kind != MGOPT_OP_sign) return MGOPT__K_NO;
+  } else if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) {
+    return MGOPT__K_NO;
+  }
+  switch (kind) {
+    case MGOPT_OP_log: if (!mgopt__ke_fparam(op, "epsilon", 1e-45, 0, dt, &u.eps)) return MGOPT__K_NO; break;
+    case MGOPT_OP_rsqrt: if (!mgopt__ke_fparam(op, "epsilon", 1e-12, 0, dt, &u.eps)) return MGOPT__K_NO; break;
+    case MGOPT_OP_inverse: if (!mgopt__ke_fparam(op, "epsilon", 1e-4, 0, dt, &u.eps)) return MGOPT__K_NO; break;
+    case MGOPT_OP_leaky_relu:
+    case MGOPT_OP_elu:
+      if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha)) return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_clip:
+      if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha) ||
+          !mgopt__ke_fparam(op, "beta", 0, 1, dt, &u.beta))
+        return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_gelu: {
+      const char *m = mgopt_op_get_string(op, "mode", NULL);
+      if (!m || strcmp(m, "EXACT") == 0) u.mode = 0;
+      else if (strcmp(m, "TANH_APPROXIMATION") == 0) u.mode = 1;
+      else if (strcmp(m, "SIGMOID_APPROXIMATION") == 0) u.mode = 2;
+      else return MGOPT__K_NO;
+      break;
+    }
+    default: break;
+  }
+  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = x->numel;
+  if (n == 0) return MGOPT__K_OK;
+  a = mgopt__k_scratch(k, n, mgopt__k_lane_size(lane));
+  res = mgopt__k_scratch(k, n, mgopt__k_lane_size(lane));
+  if (!a || !res) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, lane, a);
+  if (r != MGOPT__K_OK) return r;
+  if (lane == MGOPT__LANE_F32) r = mgopt__ke_un_f32(kind, &u, (const float *)a, (float *)res, n);
+  else if (lane == MGOPT__LANE_F64) r = mgopt__ke_un_f64(kind, &u, (const double *)a, (double *)res, n);
+  else r = mgopt__ke_un_i64(kind, (const int64_t *)a, (int64_t *)res, n);
+  if (!r) return MGOPT__K_NO;
+  mgopt__k_store(lane, res, n, dt, od);
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  uint8_t *a, *o;
+  void *od;
+  int64_t i, n;
+  int r;
+  if (!x || mgopt__k_lane((mgopt_dtype)x->dtype) == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, MGOPT_DT_BOOL, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = x->numel;
+  a = (uint8_t *)mgopt__k_scratch(k, n, 1);
+  if (!a) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, MGOPT__LANE_BOOL, a);
+  if (r != MGOPT__K_OK) return r;
+  o = (uint8_t *)od;
+  for (i = 0; i < n; i++) o[i] = (uint8_t)(a[i] ^ 1u);
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const void *src;
+  void *od;
+  int r;
+  if (!x) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  src = mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  if (k->out[0]->nbytes != x->nbytes) return MGOPT__K_NO;
+  if (x->nbytes) memcpy(od, src, x->nbytes); /* strings: the views share the program's arena */
+  return MGOPT__K_OK;
+}
+
+/* select(cond, a, b): a where cond is true, else b; all three broadcast. */
+MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *c = mgopt__k_operand(op, "cond"), *a = mgopt__k_operand(op, "a"),
+               *b = mgopt__k_operand(op, "b");
+  int64_t s1[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], n, i;
+  int32_t r1, orank;
+  size_t es;
+  uint8_t *cb, *ab, *bb, *o;
+  const void *ad, *bd;
+  void *tmp, *od;
+  int r;
+  if (!c || !a || !b || a->dtype != b->dtype) return MGOPT__K_NO;
+  es = mgopt__k_esize((mgopt_dtype)a->dtype);
+  if (!es || mgopt__k_lane((mgopt_dtype)c->dtype) == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  if (!mgopt__k_bcast_shape(c->rank, c->shape, a->rank, a->shape, &r1, s1) ||
+      !mgopt__k_bcast_shape(r1, s1, b->rank, b->shape, &orank, oshape))
+    return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)a->dtype, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = k->out[0]->numel;
+  if (n == 0) return MGOPT__K_OK;
+  r = mgopt__k_load_bcast(k, c, MGOPT__LANE_BOOL, orank, oshape, n, &tmp);
+  if (r != MGOPT__K_OK) return r;
+  cb = (uint8_t *)tmp;
+  ad = mgopt__k_data(k, a);
+  bd = mgopt__k_data(k, b);
+  ab = (uint8_t *)mgopt__k_scratch(k, n, es);
+  bb = (uint8_t *)mgopt__k_scratch(k, n, es);
+  if (!ad || !bd || !ab || !bb) return MGOPT__K_OOM;
+  mgopt__k_bcast(ab, ad, es, a->rank, a->shape, orank, oshape);
+  mgopt__k_bcast(bb, bd, es, b->rank, b->shape, orank, oshape);
+  o = (uint8_t *)od;
+  for (i = 0; i < n; i++) memcpy(o + (size_t)i * es, (cb[i] ? ab : bb) + (size_t)i * es, es);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- cast */
+
+/* Converts src (any numeric dtype) to dt element by element: floats to
+   integers truncate toward zero; a value outside dt's range (or NaN into an
+   integer) is not folded. Float to float rounds to nearest even. */
+static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, void *od) {
+  mgopt_dtype sdt = (mgopt_dtype)x->dtype;
+  int sl = mgopt__k_lane(sdt), dl = mgopt__k_lane(dt);
+  int64_t n = x->numel, i, lo = 0, hi = 0;
+  int r;
+  if (sl == MGOPT__LANE_NONE || dl == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  if (n == 0) return MGOPT__K_OK;
+  if (dl == MGOPT__LANE_BOOL) {
+    uint8_t *b = (uint8_t *)mgopt__k_scratch(k, n, 1);
+    if (!b) return MGOPT__K_OOM;
+    r = mgopt__k_load(k, x, MGOPT__LANE_BOOL, b);
+    if (r != MGOPT__K_OK) return r;
+    memcpy(od, b, (size_t)n);
+    return MGOPT__K_OK;
+  }
+  if (sl == MGOPT__LANE_I64 || sl == MGOPT__LANE_BOOL) {
+    int64_t *v = (int64_t *)mgopt__k_scratch(k, n, 8);
+    if (!v) return MGOPT__K_OOM;
+    r = mgopt__k_load(k, x, MGOPT__LANE_I64, v);
+    if (r != MGOPT__K_OK) return r;
+    if (dl == MGOPT__LANE_I64) {
+      mgopt__k_int_range(dt, &lo, &hi);
+      for (i = 0; i < n; i++)
+        if (v[i] < lo || v[i] > hi) return MGOPT__K_NO;
+      mgopt__k_store(MGOPT__LANE_I64, v, n, dt, od);
+    } else if (dt == MGOPT_DT_FP32) {
+      float *f = (float *)od;
+      for (i = 0; i < n; i++) f[i] = (float)v[i]; /* correctly rounded from the integer */
+    } else {
+      /* |v| <= 2^53 converts to double exactly; larger ones are beyond fp16
+         range, and for bf16 the double step cannot land on a bf16 tie */
+      for (i = 0; i < n; i++) mgopt__k_store_f64_at(dt, od, i, (double)v[i]);
+    }
+    return MGOPT__K_OK;
+  }
+  {
+    /* float source: every fp16 / bf16 / fp32 value is exact in double */
+    double *v = (double *)mgopt__k_scratch(k, n, 8);
+    if (!v) return MGOPT__K_OOM;
+    r = mgopt__k_load(k, x, MGOPT__LANE_F64, v);
+    if (r != MGOPT__K_OK) return r;
+    if (dl == MGOPT__LANE_I64) {
+      double dlo, dhi;
+      mgopt__k_int_range(dt, &lo, &hi);
+      dlo = (double)lo;
+      dhi = dt == MGOPT_DT_INT64 || dt == MGOPT_DT_UINT64 ? 9223372036854775808.0 : (double)hi + 1.0;
+      for (i = 0; i < n; i++) {
+        double t = v[i];
+        if (!(t > dlo - 1.0 && t < dhi)) return MGOPT__K_NO; /* NaN fails too */
+        mgopt__k_store_i64_at(dt, od, i, (int64_t)t);
+      }
+    } else {
+      for (i = 0; i < n; i++) mgopt__k_store_f64_at(dt, od, i, v[i]);
+    }
+    return MGOPT__K_OK;
+  }
+}
+
+MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  size_t len = 0;
+  const char *s = mgopt_op_get_string(k->op, "dtype", &len);
+  mgopt_dtype dt;
+  void *od;
+  int r;
+  if (!x || !s) return MGOPT__K_NO;
+  dt = mgopt_dtype_from_name(s, len);
+  if (mgopt__k_lane(dt) == MGOPT__LANE_NONE) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  return mgopt__ke_convert(k, x, dt, od);
+}
+
+MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "source_val");
+  size_t len = 0;
+  const char *s = mgopt_op_get_string(k->op, "output_dtype", &len);
+  mgopt_dtype dt;
+  void *od;
+  int r;
+  if (!x || !s) return MGOPT__K_NO;
+  dt = mgopt_dtype_from_name(s, len);
+  if (!mgopt_dtype_is_float(dt) || !mgopt_dtype_is_float((mgopt_dtype)x->dtype) ||
+      mgopt__k_lane(dt) == MGOPT__LANE_NONE)
+    return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  return mgopt__ke_convert(k, x, dt, od);
+}
+/* src/kernels/shape.c — folding kernels that move elements: reshape, transpose, expand_dims, squeeze,
+   concat, stack, split, slice_by_index, slice_by_size, gather, tile, pad, one_hot.
+
+   These copy bytes and never round. Every axis, permutation, index and size is
+   validated; anything MIL's type inference would reject is not folded. */
+
+/* Output 0 = the bytes of x under a new shape (reshape-like ops; any dtype). */
+static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, const int64_t *shape) {
+  const void *src;
+  void *od;
+  int r;
+  if (mgopt__k_numel(rank, shape) != x->numel) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, rank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (k->out[0]->nbytes != x->nbytes) return MGOPT__K_NO;
+  src = mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  if (x->nbytes) memcpy(od, src, x->nbytes);
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *v;
+  int64_t n, shape[MGOPT__K_MAX_RANK], known = 1;
+  int32_t i, neg = -1;
+  if (!x) return MGOPT__K_NO;
+  n = mgopt__k_ints(k, "shape", &v);
+  if (n < 0 || n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  for (i = 0; i < (int32_t)n; i++) {
+    int64_t s = v[i];
+    if (s == -1) {
+      if (neg >= 0) return MGOPT__K_NO;
+      neg = i;
+      continue;
+    }
+    if (s == 0) {
+      /* 0 copies the input dim aligned from the right; none there means 1 */
+      int64_t j = (int64_t)x->rank - (n - i);
+      s = j >= 0 ? x->shape[j] : 1;
+    } else if (s < 0) {
+      return MGOPT__K_NO;
+    }
+    shape[i] = s;
+    if (!mgopt__mul_i64(known, s, &known)) return MGOPT__K_NO;
+  }
+  if (neg >= 0) {
+    if (known == 0 || x->numel % known) return MGOPT__K_NO;
+    shape[neg] = x->numel / known;
+  }
+  return mgopt__ks_copy_out(k, x, (int32_t)n, shape);
+}
+
+MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *v;
+  int64_t n, shape[MGOPT__K_MAX_RANK];
+  uint8_t mark[MGOPT__K_MAX_RANK];
+  int32_t i, j, orank, a;
+  if (!x) return MGOPT__K_NO;
+  n = mgopt__k_ints(k, "axes", &v);
+  if (n < 0 || x->rank + n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  orank = x->rank + (int32_t)n;
+  memset(mark, 0, sizeof mark);
+  for (i = 0; i < (int32_t)n; i++) {
+    if (!mgopt__k_axis(v[i], orank, &a) || mark[a]) return MGOPT__K_NO;
+    mark[a] = 1;
+  }
+  for (i = 0, j = 0; i < orank; i++) shape[i] = mark[i] ? 1 : x->shape[j++];
+  return mgopt__ks_copy_out(k, x, orank, shape);
+}
+
+MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *v;
+  int64_t n, shape[MGOPT__K_MAX_RANK];
+  uint8_t mark[MGOPT__K_MAX_RANK];
+  int32_t i, orank = 0, a;
+  if (!x) return MGOPT__K_NO;
+  n = mgopt__k_ints(k, "axes", &v);
+  memset(mark, 0, sizeof mark);
+  if (n == -2) return MGOPT__K_NO;
+  if (n < 0) {
+    for (i = 0; i < x->rank; i++) mark[i] = x->shape[i] == 1;
+  } else {
+    /* only size-1 dims are removed; other listed dims stay (MIL follows PyTorch) */
+    for (i = 0; i < (int32_t)n; i++) {
+      if (!mgopt__k_axis(v[i], x->rank, &a) || mark[a] & 2) return MGOPT__K_NO;
+      mark[a] = (uint8_t)(2 | (x->shape[a] == 1));
+    }
+  }
+  for (i = 0; i < x->rank; i++)
+    if (!(mark[i] & 1)) shape[orank++] = x->shape[i];
+  return mgopt__ks_copy_out(k, x, orank, shape);
+}
+
+MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *v;
+  int64_t n, shape[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK];
+  uint8_t seen[MGOPT__K_MAX_RANK];
+  int32_t i, a;
+  size_t es;
+  const void *src;
+  void *od;
+  int r;
+  if (!x) return MGOPT__K_NO;
+  es = mgopt__k_esize((mgopt_dtype)x->dtype);
+  n = mgopt__k_ints(k, "perm", &v);
+  if (!es || n != x->rank) return MGOPT__K_NO;
+  memset(seen, 0, sizeof seen);
+  mgopt__k_strides(x->rank, x->shape, ist);
+  for (i = 0; i < x->rank; i++) {
+    if (!mgopt__k_axis(v[i], x->rank, &a) || seen[a]) return MGOPT__K_NO;
+    seen[a] = 1;
+    shape[i] = x->shape[a];
+    st[i] = ist[a];
+  }
+  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, x->rank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  src = mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  mgopt__k_strided(od, src, es, x->rank, shape, st, 0);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- concat, stack, split */
+
+/* The constant tensors of the variadic slot `values` (at least one). */
+static int mgopt__ks_values(mgopt__kctx *k, mgopt_tensor ***vals, int32_t *nv) {
+  int32_t si = mgopt_op_slot_index(k->op, "values"), i;
+  const mgopt_slot *s;
+  mgopt_tensor **t;
+  if (si < 0) return MGOPT__K_NO;
+  s = &k->op->slots[si];
+  if (s->n < 1) return MGOPT__K_NO;
+  t = (mgopt_tensor **)mgopt__k_scratch(k, s->n, sizeof(mgopt_tensor *));
+  if (!t) return MGOPT__K_OOM;
+  for (i = 0; i < s->n; i++) {
+    t[i] = mgopt_value_const(s->uses[i].value);
+    if (!t[i] || t[i]->dtype != t[0]->dtype || t[i]->rank != t[0]->rank) return MGOPT__K_NO;
+  }
+  if (!mgopt__k_esize((mgopt_dtype)t[0]->dtype)) return MGOPT__K_NO;
+  *vals = t;
+  *nv = s->n;
+  return MGOPT__K_OK;
+}
+
+/* dst = for each of `outer` rows, chunk[i] elements of each input i in turn. */
+static int mgopt__ks_join(mgopt__kctx *k, mgopt_tensor **vals, int32_t nv, int64_t outer,
+                          const int64_t *chunk, size_t es, uint8_t *dst) {
+  int64_t o;
+  int32_t i;
+  const uint8_t **src = (const uint8_t **)mgopt__k_scratch(k, nv, sizeof(uint8_t *));
+  if (!src) return MGOPT__K_OOM;
+  for (i = 0; i < nv; i++) {
+    src[i] = (const uint8_t *)mgopt__k_data(k, vals[i]);
+    if (!src[i]) return MGOPT__K_OOM;
+  }
+  for (o = 0; o < outer; o++)
+    for (i = 0; i < nv; i++) {
+      size_t bytes = (size_t)chunk[i] * es;
+      if (bytes) memcpy(dst, src[i] + (size_t)o * bytes, bytes);
+      dst += bytes;
+    }
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k) {
+  mgopt_tensor **v;
+  int32_t nv, rank, axis, i, d;
+  int64_t shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, *chunk;
+  int interleave;
+  void *od;
+  int r = mgopt__ks_values(k, &v, &nv);
+  if (r != MGOPT__K_OK) return r;
+  rank = v[0]->rank;
+  if (rank < 1 || !mgopt__k_has_param(k->op, "axis") ||
+      !mgopt__k_axis(mgopt_op_get_int(k->op, "axis", 0), rank, &axis))
+    return MGOPT__K_NO;
+  interleave = mgopt_op_get_bool(k->op, "interleave", 0);
+  for (d = 0; d < rank; d++) shape[d] = v[0]->shape[d];
+  shape[axis] = 0;
+  for (i = 0; i < nv; i++) {
+    for (d = 0; d < rank; d++)
+      if ((d != axis || interleave) && v[i]->shape[d] != v[0]->shape[d]) return MGOPT__K_NO;
+    if (!mgopt__add_i64(shape[axis], v[i]->shape[axis], &shape[axis])) return MGOPT__K_NO;
+  }
+  for (d = 0; d < axis; d++) outer *= shape[d];
+  for (d = axis + 1; d < rank; d++) inner *= shape[d];
+  r = mgopt__k_out(k, 0, (mgopt_dtype)v[0]->dtype, rank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  chunk = (int64_t *)mgopt__k_scratch(k, nv, sizeof(int64_t));
+  if (!chunk) return MGOPT__K_OOM;
+  /* interleaving takes one axis slice of each input in turn */
+  if (interleave) outer *= v[0]->shape[axis];
+  for (i = 0; i < nv; i++) chunk[i] = interleave ? inner : v[i]->shape[axis] * inner;
+  return mgopt__ks_join(k, v, nv, outer, chunk, mgopt__k_esize((mgopt_dtype)v[0]->dtype),
+                        (uint8_t *)od);
+}
+
+MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k) {
+  mgopt_tensor **v;
+  int32_t nv, rank, axis, i, d;
+  int64_t shape[MGOPT__K_MAX_RANK], outer = 1, *chunk;
+  void *od;
+  int r = mgopt__ks_values(k, &v, &nv);
+  if (r != MGOPT__K_OK) return r;
+  rank = v[0]->rank;
+  if (rank + 1 > MGOPT__K_MAX_RANK || !mgopt__k_has_param(k->op, "axis") ||
+      !mgopt__k_axis(mgopt_op_get_int(k->op, "axis", 0), rank + 1, &axis))
+    return MGOPT__K_NO;
+  for (i = 0; i < nv; i++)
+    for (d = 0; d < rank; d++)
+      if (v[i]->shape[d] != v[0]->shape[d]) return MGOPT__K_NO;
+  for (d = 0, i = 0; d < rank + 1; d++) shape[d] = d == axis ? nv : v[0]->shape[i++];
+  for (d = 0; d < axis; d++) outer *= shape[d];
+  r = mgopt__k_out(k, 0, (mgopt_dtype)v[0]->dtype, rank + 1, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  chunk = (int64_t *)mgopt__k_scratch(k, nv, sizeof(int64_t));
+  if (!chunk) return MGOPT__K_OOM;
+  for (i = 0; i < nv; i++) chunk[i] = outer ? v[0]->numel / outer : 0;
+  return mgopt__ks_join(k, v, nv, outer, chunk, mgopt__k_esize((mgopt_dtype)v[0]->dtype),
+                        (uint8_t *)od);
+}
+
+MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  const int64_t *sz;
+  int64_t ns, *sizes, shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
+  int32_t axis, i, d, nouts = op->nouts;
+  size_t es;
+  const uint8_t *src;
+  int r;
+  if (!x || x->rank < 1 || nouts < 1 || !mgopt__k_has_param(op, "axis") ||
+      !mgopt__k_axis(mgopt_op_get_int(op, "axis", 0), x->rank, &axis))
+    return MGOPT__K_NO;
+  es = mgopt__k_esize((mgopt_dtype)x->dtype);
+  if (!es) return MGOPT__K_NO;
+  dim = x->shape[axis];
+  sizes = (int64_t *)mgopt__k_scratch(k, nouts, sizeof(int64_t));
+  if (!sizes) return MGOPT__K_OOM;
+  ns = mgopt__k_ints(k, "split_sizes", &sz);
+  if (ns == -2) return MGOPT__K_NO;
+  if (ns >= 0) {
+    if (ns != nouts) return MGOPT__K_NO;
+    for (i = 0; i < nouts; i++) {
+      if (sz[i] < 0 || !mgopt__add_i64(sum, sz[i], &sum)) return MGOPT__K_NO;
+      sizes[i] = sz[i];
+    }
+    if (sum != dim) return MGOPT__K_NO;
+  } else {
+    ns = mgopt_op_get_int(op, "num_splits", -1);
+    if (ns != nouts || dim % ns) return MGOPT__K_NO;
+    for (i = 0; i < nouts; i++) sizes[i] = dim / ns;
+  }
+  for (d = 0; d < x->rank; d++) shape[d] = x->shape[d];
+  for (i = 0; i < nouts; i++) {
+    shape[axis] = sizes[i];
+    r = mgopt__k_out_check(k, i, (mgopt_dtype)x->dtype, x->rank, shape);
+    if (r != MGOPT__K_OK) return r;
+  }
+  for (d = 0; d < axis; d++) outer *= x->shape[d];
+  for (d = axis + 1; d < x->rank; d++) inner *= x->shape[d];
+  src = (const uint8_t *)mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  for (i = 0, off = 0; i < nouts; i++) {
+    void *od;
+    size_t bytes = (size_t)(sizes[i] * inner) * es;
+    shape[axis] = sizes[i];
+    r = mgopt__k_out(k, i, (mgopt_dtype)x->dtype, x->rank, shape, &od);
+    if (r != MGOPT__K_OK) return r;
+    for (o = 0; o < outer && bytes; o++)
+      memcpy((uint8_t *)od + (size_t)o * bytes, src + ((size_t)(o * dim + off) * (size_t)inner) * es,
+             bytes);
+    off += sizes[i];
+  }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- slices */
+
+/* One dimension of a Python slice begin:end:step over len elements:
+   first index and count. Returns 0 for a zero step. */
+static int mgopt__ks_pyslice(int64_t len, int64_t b, int has_b, int64_t e, int has_e, int64_t step,
+                             int64_t *first, int64_t *count) {
+  if (step == 0 || step == INT64_MIN) return 0;
+  if (step > 0) {
+    if (!has_b) b = 0;
+    else if (b < 0) b = b + len < 0 ? 0 : b + len;
+    else if (b > len) b = len;
+    if (!has_e) e = len;
+    else if (e < 0) e = e + len < 0 ? 0 : e + len;
+    else if (e > len) e = len;
+    *count = e > b ? (e - b - 1) / step + 1 : 0;
+  } else {
+    if (!has_b) b = len - 1;
+    else if (b < 0) b = b + len < 0 ? -1 : b + len;
+    else if (b >= len) b = len - 1;
+    if (!has_e) e = -1;
+    else if (e < 0) e = e + len < 0 ? -1 : e + len;
+    else if (e >= len) e = len - 1;
+    *count = b > e ? (b - e - 1) / (-step) + 1 : 0;
+  }
+  *first = b;
+  return 1;
+}
+
+/* Output 0 = x sampled at base + sum(i_d * st_d) over shape (rank dims). */
+static int mgopt__ks_gather_strided(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, const int64_t *shape,
+                                    const int64_t *st, int64_t base, int32_t orank, const int64_t *oshape) {
+  const void *src;
+  void *od;
+  size_t es = mgopt__k_esize((mgopt_dtype)x->dtype);
+  int r;
+  if (!es) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  src = mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  mgopt__k_strided(od, src, es, rank, shape, st, base);
+  return MGOPT__K_OK;
+}
+
+static int mgopt__ks_mask(const int64_t *m, int64_t n, int32_t i) { return n > 0 && m[i] != 0; }
+
+MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *b, *e, *s = NULL, *bm = NULL, *em = NULL, *sm = NULL;
+  int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK],
+      ist[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], base = 0;
+  int32_t d, orank = 0;
+  if (!x) return MGOPT__K_NO;
+  nb = mgopt__k_ints(k, "begin", &b);
+  ne = mgopt__k_ints(k, "end", &e);
+  ns = mgopt__k_ints(k, "stride", &s);
+  nbm = mgopt__k_ints(k, "begin_mask", &bm);
+  nem = mgopt__k_ints(k, "end_mask", &em);
+  nsm = mgopt__k_ints(k, "squeeze_mask", &sm);
+  if (nb != x->rank || ne != x->rank) return MGOPT__K_NO;
+  if (ns == -2 || nbm == -2 || nem == -2 || nsm == -2) return MGOPT__K_NO;
+  if ((ns >= 0 && ns != x->rank) || (nbm >= 0 && nbm != x->rank) || (nem >= 0 && nem != x->rank) ||
+      (nsm >= 0 && nsm != x->rank))
+    return MGOPT__K_NO;
+  mgopt__k_strides(x->rank, x->shape, ist);
+  for (d = 0; d < x->rank; d++) {
+    int64_t len = x->shape[d], step = ns > 0 ? s[d] : 1, first, count;
+    if (mgopt__ks_mask(sm, nsm, d)) {
+      /* a pure index at begin (begin_mask makes it 0) */
+      int64_t i = mgopt__ks_mask(bm, nbm, d) ? 0 : b[d];
+      if (i < 0) i += len;
+      if (i < 0 || i >= len) return MGOPT__K_NO;
+      shape[d] = 1;
+      st[d] = 0;
+      base += i * ist[d];
+      continue;
+    }
+    if (!mgopt__ks_pyslice(len, b[d], !mgopt__ks_mask(bm, nbm, d), e[d], !mgopt__ks_mask(em, nem, d),
+                           step, &first, &count))
+      return MGOPT__K_NO;
+    shape[d] = count;
+    st[d] = count > 1 ? step * ist[d] : 0;
+    if (count > 0) base += first * ist[d];
+    oshape[orank++] = count;
+  }
+  return mgopt__ks_gather_strided(k, x, x->rank, shape, st, base, orank, oshape);
+}
+
+MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *b, *sz;
+  int64_t nb, ns, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], base = 0;
+  int32_t d;
+  if (!x) return MGOPT__K_NO;
+  nb = mgopt__k_ints(k, "begin", &b);
+  ns = mgopt__k_ints(k, "size", &sz);
+  if (nb != x->rank || ns != x->rank) return MGOPT__K_NO;
+  mgopt__k_strides(x->rank, x->shape, ist);
+  for (d = 0; d < x->rank; d++) {
+    int64_t len = x->shape[d], begin = b[d], size = sz[d];
+    if (begin < 0) begin += len;
+    if (begin < 0 || begin > len) return MGOPT__K_NO;
+    if (size == -1) size = len - begin;
+    /* size 0 is ambiguous in MIL (empty by type, "to the end" by value) */
+    else if (size < 1 || size > len - begin) return MGOPT__K_NO;
+    shape[d] = size;
+    if (size > 0) base += begin * ist[d];
+  }
+  return mgopt__ks_gather_strided(k, x, x->rank, shape, ist, base, x->rank, shape);
+}
+
+/* ---------------------------------------------------------------- gather */
+
+MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(op, "x"), *ind = mgopt__k_operand(op, "indices");
+  int64_t shape[MGOPT__K_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
+  int32_t axis, d, orank = 0;
+  size_t es;
+  const uint8_t *src;
+  uint8_t *dst;
+  void *od;
+  int r;
+  if (!x || !ind || x->rank < 1) return MGOPT__K_NO;
+  es = mgopt__k_esize((mgopt_dtype)x->dtype);
+  if (!es || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64) return MGOPT__K_NO;
+  if (!mgopt__k_axis(mgopt_op_get_int(op, "axis", 0), x->rank, &axis)) return MGOPT__K_NO;
+  bd = mgopt_op_get_int(op, "batch_dims", 0);
+  if (bd < 0) bd += ind->rank;
+  if (bd < 0 || bd > ind->rank || bd > axis) return MGOPT__K_NO;
+  if ((int64_t)x->rank - 1 + ind->rank - bd > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  for (d = 0; d < (int32_t)bd; d++) {
+    if (x->shape[d] != ind->shape[d]) return MGOPT__K_NO;
+    B *= x->shape[d];
+  }
+  for (d = 0; d < axis; d++) shape[orank++] = x->shape[d];
+  for (d = (int32_t)bd; d < axis; d++) O *= x->shape[d];
+  for (d = (int32_t)bd; d < ind->rank; d++) {
+    shape[orank++] = ind->shape[d];
+    I *= ind->shape[d];
+  }
+  for (d = axis + 1; d < x->rank; d++) {
+    shape[orank++] = x->shape[d];
+    inner *= x->shape[d];
+  }
+  D = x->shape[axis];
+  idx = (int64_t *)mgopt__k_scratch(k, ind->numel, 8);
+  if (!idx) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, ind, MGOPT__LANE_I64, idx);
+  if (r != MGOPT__K_OK) return r;
+  for (i = 0; i < ind->numel; i++) {
+    if (idx[i] < -D || idx[i] >= D) return MGOPT__K_NO;
+    if (idx[i] < 0) idx[i] += D;
+  }
+  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, orank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  src = (const uint8_t *)mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  dst = (uint8_t *)od;
+  if (inner == 0) return MGOPT__K_OK;
+  for (bb = 0; bb < B; bb++)
+    for (o = 0; o < O; o++)
+      for (i = 0; i < I; i++) {
+        size_t n = (size_t)inner * es;
+        memcpy(dst, src + (size_t)(((bb * O + o) * D + idx[bb * I + i]) * inner) * es, n);
+        dst += n;
+      }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- tile, pad */
+
+MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *reps;
+  int64_t n, shape[MGOPT__K_MAX_RANK], s2[2 * MGOPT__K_MAX_RANK], st2[2 * MGOPT__K_MAX_RANK],
+      ist[MGOPT__K_MAX_RANK];
+  int32_t d;
+  if (!x) return MGOPT__K_NO;
+  n = mgopt__k_ints(k, "reps", &reps);
+  if (n != x->rank) return MGOPT__K_NO;
+  mgopt__k_strides(x->rank, x->shape, ist);
+  /* out viewed as [r0, d0, r1, d1, ...] reading x with stride 0 over each r */
+  for (d = 0; d < x->rank; d++) {
+    if (reps[d] < 0 || !mgopt__mul_i64(reps[d], x->shape[d], &shape[d])) return MGOPT__K_NO;
+    s2[2 * d] = reps[d];
+    s2[2 * d + 1] = x->shape[d];
+    st2[2 * d] = 0;
+    st2[2 * d + 1] = ist[d];
+  }
+  return mgopt__ks_gather_strided(k, x, 2 * x->rank, s2, st2, 0, x->rank, shape);
+}
+
+/* The element bytes of a scalar parameter value in dtype dt. */
+static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
+  int64_t lo, hi;
+  int lane = mgopt__k_lane(dt);
+  if (lane == MGOPT__LANE_F32 || lane == MGOPT__LANE_F64) {
+    mgopt__k_store_f64_at(dt, out, 0, fv);
+    return 1;
+  }
+  if (lane == MGOPT__LANE_BOOL) {
+    out[0] = fv != 0.0;
+    return 1;
+  }
+  if (lane != MGOPT__LANE_I64 || !mgopt__k_int_range(dt, &lo, &hi)) return 0;
+  if (!(fv >= (double)lo && fv <= (double)hi) || fv != floor(fv)) return 0;
+  mgopt__k_store_i64_at(dt, out, 0, (int64_t)fv);
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  const int64_t *pad;
+  const char *mode;
+  int64_t np, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], idx[MGOPT__K_MAX_RANK], total = 0,
+      *maps, *map[MGOPT__K_MAX_RANK], n, done, j;
+  int32_t d, first, rank, m;
+  uint8_t cval[16];
+  size_t es;
+  const uint8_t *src;
+  uint8_t *dst;
+  void *od;
+  int r;
+  if (!x) return MGOPT__K_NO;
+  rank = x->rank;
+  es = mgopt__k_esize((mgopt_dtype)x->dtype);
+  np = mgopt__k_ints(k, "pad", &pad);
+  if (!es || np < 0 || np % 2 || np / 2 > rank) return MGOPT__K_NO;
+  mode = mgopt_op_get_string(k->op, "mode", NULL);
+  if (!mode || strcmp(mode, "constant") == 0) m = 0;
+  else if (strcmp(mode, "reflect") == 0) m = 1;
+  else if (strcmp(mode, "replicate") == 0) m = 2;
+  else return MGOPT__K_NO;
+  memset(cval, 0, sizeof cval);
+  if (m == 0 && !mgopt__ks_scalar((mgopt_dtype)x->dtype, mgopt_op_get_float(k->op, "constant_val", 0.0), cval))
+    return MGOPT__K_NO;
+  first = rank - (int32_t)(np / 2); /* pads apply to the last np/2 dims */
+  for (d = 0; d < rank; d++) {
+    int64_t before = d >= first ? pad[2 * (d - first)] : 0, after = d >= first ? pad[2 * (d - first) + 1] : 0;
+    int64_t len = x->shape[d];
+    if (before < 0 || after < 0) return MGOPT__K_NO;
+    if (m == 1 && (before > len - 1 || after > len - 1) && (before || after)) return MGOPT__K_NO;
+    if (m == 2 && len == 0 && (before || after)) return MGOPT__K_NO;
+    if (!mgopt__add_i64(len, before, &shape[d]) || !mgopt__add_i64(shape[d], after, &shape[d]) ||
+        !mgopt__add_i64(total, shape[d], &total))
+      return MGOPT__K_NO;
+  }
+  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, rank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = k->out[0]->numel;
+  src = (const uint8_t *)mgopt__k_data(k, x);
+  maps = (int64_t *)mgopt__k_scratch(k, total, 8);
+  if (!src || !maps) return MGOPT__K_OOM;
+  /* per dim: output coordinate -> input coordinate, or -1 for the constant */
+  for (d = 0; d < rank; d++) {
+    int64_t before = d >= first ? pad[2 * (d - first)] : 0, len = x->shape[d], o;
+    map[d] = maps;
+    maps += shape[d];
+    for (o = 0; o < shape[d]; o++) {
+      int64_t i = o - before;
+      if (m == 0) i = (i >= 0 && i < len) ? i : -1;
+      else if (m == 1) i = i < 0 ? -i : (i >= len ? 2 * (len - 1) - i : i);
+      else i = i < 0 ? 0 : (i >= len ? len - 1 : i);
+      map[d][o] = i;
+    }
+  }
+  mgopt__k_strides(rank, x->shape, ist);
+  dst = (uint8_t *)od;
+  if (n == 0) return MGOPT__K_OK;
+  if (rank == 0) {
+    memcpy(dst, src, es);
+    return MGOPT__K_OK;
+  }
+  for (d = 0; d < rank; d++) idx[d] = 0;
+  for (done = 0; done < n; done += shape[rank - 1]) {
+    int64_t base = 0;
+    int konst = 0;
+    for (d = 0; d < rank - 1; d++) {
+      if (map[d][idx[d]] < 0) konst = 1;
+      else base += map[d][idx[d]] * ist[d];
+    }
+    for (j = 0; j < shape[rank - 1]; j++, dst += es) {
+      int64_t i = map[rank - 1][j];
+      if (konst || i < 0) memcpy(dst, cval, es);
+      else memcpy(dst, src + (size_t)(base + i) * es, es);
+    }
+    for (d = rank - 2; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- one_hot */
+
+/* The dtype a scalar parameter carries: a constant operand's, or the kind of
+   the attribute (float -> fp32, int -> int32, bool), else dflt. */
+static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  mgopt_tensor *t;
+  if (a) {
+    switch (a->kind) {
+      case MGOPT_ATTR_FLOAT: return MGOPT_DT_FP32;
+      case MGOPT_ATTR_INT: return MGOPT_DT_INT32;
+      case MGOPT_ATTR_BOOL: return MGOPT_DT_BOOL;
+      case MGOPT_ATTR_TENSOR: return (mgopt_dtype)a->u.t->dtype;
+      default: return MGOPT_DT_UNKNOWN;
+    }
+  }
+  t = mgopt__k_operand(op, name);
+  if (t) return (mgopt_dtype)t->dtype;
+  return mgopt_op_operand(op, name) ? MGOPT_DT_UNKNOWN : dflt;
+}
+
+MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *ind = mgopt__k_operand(op, "indices");
+  mgopt_dtype dt, offdt;
+  int64_t depth, shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
+  int32_t axis, d, j;
+  uint8_t on[16], off[16], *dst;
+  size_t es;
+  void *od;
+  int r;
+  if (!ind || ind->rank + 1 > MGOPT__K_MAX_RANK || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64 ||
+      !mgopt__k_has_param(op, "one_hot_vector_size"))
+    return MGOPT__K_NO;
+  depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);
+  if (depth < 0 || !mgopt__k_axis(mgopt_op_get_int(op, "axis", -1), ind->rank + 1, &axis)) return MGOPT__K_NO;
+  dt = mgopt__ks_param_dtype(op, "on_value", MGOPT_DT_INT32);
+  offdt = mgopt__ks_param_dtype(op, "off_value", dt);
+  if (offdt != dt && mgopt_op_attr(op, "off_value") && mgopt_op_attr(op, "on_value")) return MGOPT__K_NO;
+  es = mgopt__k_esize(dt);
+  memset(on, 0, sizeof on);
+  memset(off, 0, sizeof off);
+  if (!es || !mgopt__ks_scalar(dt, mgopt_op_get_float(op, "on_value", 1.0), on) ||
+      !mgopt__ks_scalar(dt, mgopt_op_get_float(op, "off_value", 0.0), off))
+    return MGOPT__K_NO;
+  for (d = 0, j = 0; d < ind->rank + 1; d++) shape[d] = d == axis ? depth : ind->shape[j++];
+  for (d = 0; d < axis; d++) outer *= ind->shape[d];
+  for (d = axis; d < ind->rank; d++) inner *= ind->shape[d];
+  idx = (int64_t *)mgopt__k_scratch(k, ind->numel, 8);
+  if (!idx) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, ind, MGOPT__LANE_I64, idx);
+  if (r != MGOPT__K_OK) return r;
+  for (i = 0; i < ind->numel; i++)
+    if (idx[i] < 0 || idx[i] >= depth) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, dt, ind->rank + 1, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  dst = (uint8_t *)od;
+  for (o = 0; o < outer; o++)
+    for (dpos = 0; dpos < depth; dpos++)
+      for (i = 0; i < inner; i++, dst += es) memcpy(dst, idx[o * inner + i] == dpos ? on : off, es);
+  return MGOPT__K_OK;
+}
+/* src/kernels/reduce.c — folding kernels that combine elements: reduce_*, softmax, matmul, linear.
+
+   Summation order. Sums and products accumulate in the lane type (float for
+   fp16 / bf16 / fp32, as numpy does for fp16) strictly in increasing index
+   order, and matmul / linear accumulate over k in increasing order starting
+   from 0. numpy's pairwise summation (innermost-axis float sums longer than
+   8 elements) and BLAS kernels group additions differently, so long float
+   sums may differ from numpy in the last places; everything else is exact
+   per the dtype. Empty max / min / mean reductions are not folded. */
+
+/* Which dims are reduced; returns the output shape. 0 on bad axes. */
+static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, int32_t *orank,
+                          int64_t *oshape, int keep) {
+  const int64_t *ax;
+  int64_t n = mgopt__k_ints(k, "axes", &ax);
+  int32_t i, a;
+  memset(red, 0, MGOPT__K_MAX_RANK);
+  if (n == -2) return 0;
+  if (n < 0) {
+    for (i = 0; i < x->rank; i++) red[i] = 1;
+  } else {
+    for (i = 0; i < (int32_t)n; i++) {
+      if (!mgopt__k_axis(ax[i], x->rank, &a) || red[a]) return 0;
+      red[a] = 1;
+    }
+  }
+  *orank = 0;
+  for (i = 0; i < x->rank; i++) {
+    if (!red[i]) oshape[(*orank)++] = x->shape[i];
+    else if (keep) oshape[(*orank)++] = 1;
+  }
+  return 1;
+}
+
+/* Accumulates the input (lane T) into out (one slot per output element) in
+   input order: the output offset of an input element follows the input index
+   with stride 0 along reduced dims. */
+#define MGOPT__KR_ACC(T, INIT, STEP)                                                  \
+  do {                                                                                \
+    const T *MGOPT_RESTRICT in_ = (const T *)in;                                      \
+    T *MGOPT_RESTRICT acc_ = (T *)acc;                                                \
+    int64_t i_, o_ = 0, j_;                                                           \
+    int32_t d_;                                                                       \
+    for (i_ = 0; i_ < on; i_++) acc_[i_] = (INIT);                                    \
+    for (d_ = 0; d_ < rank; d_++) idx[d_] = 0;                                        \
+    for (i_ = 0; i_ < xn;) {                                                          \
+      int64_t len_ = rank ? shape[rank - 1] : 1, s_ = rank ? ost[rank - 1] : 0;       \
+      for (j_ = 0; j_ < len_; j_++) {                                                 \
+        T a_ = acc_[o_ + j_ * s_], v_ = in_[i_ + j_];                                 \
+        acc_[o_ + j_ * s_] = (STEP);                                                  \
+      }                                                                               \
+      i_ += len_;                                                                     \
+      for (d_ = rank - 2; d_ >= 0; d_--) {                                            \
+        o_ += ost[d_];                                                                \
+        if (++idx[d_] < shape[d_]) break;                                             \
+        o_ -= ost[d_] * shape[d_];                                                    \
+        idx[d_] = 0;                                                                  \
+      }                                                                               \
+    }                                                                                 \
+  } while (0)
+
+MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  int32_t kind = op->kind, orank, rank, d;
+  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  uint8_t red[MGOPT__K_MAX_RANK];
+  int64_t oshape[MGOPT__K_MAX_RANK], shape[MGOPT__K_MAX_RANK], ost[MGOPT__K_MAX_RANK],
+      idx[MGOPT__K_MAX_RANK], full[MGOPT__K_MAX_RANK], on, xn, count = 1;
+  mgopt_dtype dt;
+  int lane, r, keep;
+  void *in, *acc, *od;
+  if (!x) return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  lane = mgopt__k_lane(dt);
+  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64 && lane != MGOPT__LANE_I64) return MGOPT__K_NO;
+  if (lane == MGOPT__LANE_I64 && kind == MGOPT_OP_reduce_mean) return MGOPT__K_NO;
+  keep = mgopt_op_get_bool(op, "keep_dims", 0);
+  if (!mgopt__kr_axes(k, x, red, &orank, oshape, keep)) return MGOPT__K_NO;
+  rank = x->rank;
+  for (d = 0; d < rank; d++) {
+    shape[d] = x->shape[d];
+    full[d] = red[d] ? 1 : x->shape[d];
+    if (red[d]) count *= x->shape[d];
+  }
+  if (count == 0 && kind != MGOPT_OP_reduce_sum && kind != MGOPT_OP_reduce_prod) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, dt, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  on = k->out[0]->numel;
+  xn = x->numel;
+  if (on == 0) return MGOPT__K_OK;
+  mgopt__k_strides(rank, full, ost);
+  for (d = 0; d < rank; d++)
+    if (red[d]) ost[d] = 0;
+  in = mgopt__k_scratch(k, xn, mgopt__k_lane_size(lane));
+  acc = mgopt__k_scratch(k, on, mgopt__k_lane_size(lane));
+  if (!in || !acc) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, lane, in);
+  if (r != MGOPT__K_OK) return r;
+  if (lane == MGOPT__LANE_F32) {
+    switch (kind) {
+      /* -0 is the additive identity that keeps the sign of an all -0 sum */
+      case MGOPT_OP_reduce_sum: case MGOPT_OP_reduce_mean: MGOPT__KR_ACC(float, count ? -0.0f : 0.0f, a_ + v_); break;
+      case MGOPT_OP_reduce_prod: MGOPT__KR_ACC(float, 1.0f, a_ * v_); break;
+      case MGOPT_OP_reduce_max: MGOPT__KR_ACC(float, -HUGE_VALF, (a_ >= v_ || a_ != a_) ? a_ : v_); break;
+      case MGOPT_OP_reduce_min: MGOPT__KR_ACC(float, HUGE_VALF, (a_ <= v_ || a_ != a_) ? a_ : v_); break;
+      default: return MGOPT__K_NO;
+    }
+    if (kind == MGOPT_OP_reduce_mean) {
+      float *a = (float *)acc, c = (float)count;
+      int64_t i;
+      for (i = 0; i < on; i++) a[i] = a[i] / c;
+    }
+  } else if (lane == MGOPT__LANE_F64) {
+    switch (kind) {
+      case MGOPT_OP_reduce_sum: case MGOPT_OP_reduce_mean: MGOPT__KR_ACC(double, count ? -0.0 : 0.0, a_ + v_); break;
+      case MGOPT_OP_reduce_prod: MGOPT__KR_ACC(double, 1.0, a_ * v_); break;
+      case MGOPT_OP_reduce_max: MGOPT__KR_ACC(double, -HUGE_VAL, (a_ >= v_ || a_ != a_) ? a_ : v_); break;
+      case MGOPT_OP_reduce_min: MGOPT__KR_ACC(double, HUGE_VAL, (a_ <= v_ || a_ != a_) ? a_ : v_); break;
+      default: return MGOPT__K_NO;
+    }
+    if (kind == MGOPT_OP_reduce_mean) {
+      double *a = (double *)acc, c = (double)count;
+      int64_t i;
+      for (i = 0; i < on; i++) a[i] = a[i] / c;
+    }
+  } else {
+    switch (kind) {
+      case MGOPT_OP_reduce_sum: MGOPT__KR_ACC(int64_t, 0, (int64_t)((uint64_t)a_ + (uint64_t)v_)); break;
+      case MGOPT_OP_reduce_prod: MGOPT__KR_ACC(int64_t, 1, (int64_t)((uint64_t)a_ * (uint64_t)v_)); break;
+      case MGOPT_OP_reduce_max: MGOPT__KR_ACC(int64_t, INT64_MIN, a_ >= v_ ? a_ : v_); break;
+      case MGOPT_OP_reduce_min: MGOPT__KR_ACC(int64_t, INT64_MAX, a_ <= v_ ? a_ : v_); break;
+      default: return MGOPT__K_NO;
+    }
+  }
+  mgopt__k_store(lane, acc, on, dt, od);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- softmax */
+
+/* softmax along one axis: e = exp(x - max), e / sum(e). For fp16 / bf16 the
+   difference and the exponential are rounded to the dtype, as numpy does. */
+#define MGOPT__KR_SOFTMAX(T, EXP, RND)                                                \
+  do {                                                                                \
+    T *MGOPT_RESTRICT v_ = (T *)buf;                                                  \
+    int64_t o_, i_, a_;                                                               \
+    for (o_ = 0; o_ < outer; o_++)                                                    \
+      for (i_ = 0; i_ < inner; i_++) {                                                \
+        T *p_ = v_ + o_ * len * inner + i_;                                           \
+        T mx_ = p_[0], s_ = (T)0;                                                     \
+        for (a_ = 1; a_ < len; a_++) {                                                \
+          T y_ = p_[a_ * inner];                                                      \
+          mx_ = (mx_ >= y_ || mx_ != mx_) ? mx_ : y_;                                 \
+        }                                                                             \
+        for (a_ = 0; a_ < len; a_++) {                                                \
+          T e_ = RND(EXP(RND(p_[a_ * inner] - mx_)));                                 \
+          p_[a_ * inner] = e_;                                                        \
+          s_ += e_;                                                                   \
+        }                                                                             \
+        s_ = RND(s_);                                                                 \
+        for (a_ = 0; a_ < len; a_++) p_[a_ * inner] = p_[a_ * inner] / s_;            \
+      }                                                                               \
+  } while (0)
+
+MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  int64_t outer = 1, inner = 1, len;
+  int32_t axis, d;
+  mgopt_dtype dt;
+  int lane, r;
+  void *buf, *od;
+  if (!x || x->rank < 1) return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  lane = mgopt__k_lane(dt);
+  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
+  if (!mgopt__k_axis(mgopt_op_get_int(k->op, "axis", -1), x->rank, &axis)) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  for (d = 0; d < axis; d++) outer *= x->shape[d];
+  for (d = axis + 1; d < x->rank; d++) inner *= x->shape[d];
+  len = x->shape[axis];
+  buf = mgopt__k_scratch(k, x->numel, mgopt__k_lane_size(lane));
+  if (!buf) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, lane, buf);
+  if (r != MGOPT__K_OK) return r;
+  if (lane == MGOPT__LANE_F32) {
+#define MGOPT__KR_RND32(v) mgopt__k_rnd(dt, (v))
+    MGOPT__KR_SOFTMAX(float, expf, MGOPT__KR_RND32);
+  } else {
+#define MGOPT__KR_RND64(v) (v)
+    MGOPT__KR_SOFTMAX(double, exp, MGOPT__KR_RND64);
+  }
+  mgopt__k_store(lane, buf, x->numel, dt, od);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- matmul, linear */
+
+/* C[m, n] = sum_k A[m, k] * B[k, n] for one matrix pair, A and B addressed
+   through (row, col) strides so transposes need no copy. The products of a
+   row go through `prod` before being added, keeping a*b+c unfused. */
+#define MGOPT__KR_GEMM(NAME, T)                                                       \
+  static void NAME(const T *a, int64_t ars, int64_t acs, const T *b, int64_t brs,     \
+                   int64_t bcs, T *MGOPT_RESTRICT c, T *MGOPT_RESTRICT prod,          \
+                   int64_t M, int64_t K, int64_t N) {                                 \
+    int64_t m, kk, n;                                                                 \
+    for (m = 0; m < M; m++) {                                                         \
+      T *MGOPT_RESTRICT crow = c + m * N;                                             \
+      for (n = 0; n < N; n++) crow[n] = (T)0;                                         \
+      for (kk = 0; kk < K; kk++) {                                                    \
+        const T av = a[m * ars + kk * acs];                                           \
+        const T *brow = b + kk * brs;                                                 \
+        if (bcs == 1) for (n = 0; n < N; n++) prod[n] = av * brow[n];                 \
+        else for (n = 0; n < N; n++) prod[n] = av * brow[n * bcs];                    \
+        for (n = 0; n < N; n++) crow[n] = crow[n] + prod[n];                          \
+      }                                                                               \
+    }                                                                                 \
+  }
+MGOPT__KR_GEMM(mgopt__kr_gemm_f32, float)
+MGOPT__KR_GEMM(mgopt__kr_gemm_f64, double)
+
+/* Batched matmul with numpy broadcasting of the batch dims. x is [..., M, K]
+   (or [..., K, M] when tx), y is [..., K, N] (or [..., N, K] when ty). */
+static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int tx, int ty, int lane,
+                         void *res, int32_t *orank_out, int64_t *oshape_out) {
+  int64_t xs[MGOPT__K_MAX_RANK], ys[MGOPT__K_MAX_RANK], bshape[MGOPT__K_MAX_RANK],
+      xst[MGOPT__K_MAX_RANK], yst[MGOPT__K_MAX_RANK], bx[MGOPT__K_MAX_RANK], by[MGOPT__K_MAX_RANK],
+      idx[MGOPT__K_MAX_RANK], M, K, N, K2, nb = 1, b, xo = 0, yo = 0;
+  int32_t xr = x->rank, yr = y->rank, br, d, orank = 0;
+  size_t es = mgopt__k_lane_size(lane);
+  void *xa, *ya, *prod;
+  int r;
+  if (xr < 1 || yr < 1 || (xr == 1 && tx) || (yr == 1 && ty)) return MGOPT__K_NO;
+  /* promote rank-1 operands as numpy does */
+  if (xr == 1) { xs[0] = 1; xs[1] = x->shape[0]; xr = 2; }
+  else for (d = 0; d < xr; d++) xs[d] = x->shape[d];
+  if (yr == 1) { ys[0] = y->shape[0]; ys[1] = 1; yr = 2; }
+  else for (d = 0; d < yr; d++) ys[d] = y->shape[d];
+  M = tx ? xs[xr - 1] : xs[xr - 2];
+  K = tx ? xs[xr - 2] : xs[xr - 1];
+  K2 = ty ? ys[yr - 1] : ys[yr - 2];
+  N = ty ? ys[yr - 2] : ys[yr - 1];
+  if (K != K2) return MGOPT__K_NO;
+  if (!mgopt__k_bcast_shape(xr - 2, xs, yr - 2, ys, &br, bshape)) return MGOPT__K_NO;
+  for (d = 0; d < br; d++) {
+    oshape_out[orank++] = bshape[d];
+    if (!mgopt__mul_i64(nb, bshape[d], &nb)) return MGOPT__K_NO;
+  }
+  if (x->rank > 1) oshape_out[orank++] = M;
+  if (y->rank > 1) oshape_out[orank++] = N;
+  *orank_out = orank;
+  if (!res) return MGOPT__K_OK; /* shape only */
+  /* batch strides (in matrices), 0 where broadcast */
+  mgopt__k_strides(xr - 2, xs, xst);
+  mgopt__k_strides(yr - 2, ys, yst);
+  for (d = 0; d < br; d++) {
+    int32_t dx = d - (br - (xr - 2)), dy = d - (br - (yr - 2));
+    bx[d] = (dx < 0 || xs[dx] == 1) ? 0 : xst[dx] * M * K;
+    by[d] = (dy < 0 || ys[dy] == 1) ? 0 : yst[dy] * K * N;
+    idx[d] = 0;
+  }
+  xa = mgopt__k_scratch(k, x->numel, es);
+  ya = mgopt__k_scratch(k, y->numel, es);
+  prod = mgopt__k_scratch(k, N, es);
+  if (!xa || !ya || !prod) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, lane, xa);
+  if (r == MGOPT__K_OK) r = mgopt__k_load(k, y, lane, ya);
+  if (r != MGOPT__K_OK) return r;
+  for (b = 0; b < nb; b++) {
+    int64_t ars = tx ? 1 : K, acs = tx ? M : 1, brs = ty ? 1 : N, bcs = ty ? K : 1;
+    if (lane == MGOPT__LANE_F32)
+      mgopt__kr_gemm_f32((const float *)xa + xo, ars, acs, (const float *)ya + yo, brs, bcs,
+                         (float *)res + b * M * N, (float *)prod, M, K, N);
+    else
+      mgopt__kr_gemm_f64((const double *)xa + xo, ars, acs, (const double *)ya + yo, brs, bcs,
+                         (double *)res + b * M * N, (double *)prod, M, K, N);
+    for (d = br - 1; d >= 0; d--) {
+      xo += bx[d];
+      yo += by[d];
+      if (++idx[d] < bshape[d]) break;
+      xo -= bx[d] * bshape[d];
+      yo -= by[d] * bshape[d];
+      idx[d] = 0;
+    }
+  }
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k->op, "x"), *y = mgopt__k_operand(k->op, "y");
+  int64_t oshape[MGOPT__K_MAX_RANK + 2], n;
+  int32_t orank;
+  int tx, ty, lane, r;
+  mgopt_dtype dt;
+  void *res, *od;
+  if (!x || !y || x->dtype != y->dtype || x->rank > MGOPT__K_MAX_RANK || y->rank > MGOPT__K_MAX_RANK)
+    return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  lane = mgopt__k_lane(dt);
+  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
+  tx = mgopt_op_get_bool(k->op, "transpose_x", 0);
+  ty = mgopt_op_get_bool(k->op, "transpose_y", 0);
+  r = mgopt__kr_bmm(k, x, y, tx, ty, lane, NULL, &orank, oshape);
+  if (r != MGOPT__K_OK) return r;
+  r = mgopt__k_out(k, 0, dt, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = k->out[0]->numel;
+  if (n == 0) return MGOPT__K_OK;
+  res = mgopt__k_scratch(k, n, mgopt__k_lane_size(lane));
+  if (!res) return MGOPT__K_OOM;
+  r = mgopt__kr_bmm(k, x, y, tx, ty, lane, res, &orank, oshape);
+  if (r != MGOPT__K_OK) return r;
+  mgopt__k_store(lane, res, n, dt, od);
+  return MGOPT__K_OK;
+}
+
+/* linear(x, weight, bias) = matmul(x, weight^T) + bias; the matmul result is
+   rounded to the dtype before the bias is added (two numpy operations). */
+MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(op, "x"), *w = mgopt__k_operand(op, "weight"),
+               *bias = mgopt__k_operand(op, "bias");
+  int64_t oshape[MGOPT__K_MAX_RANK + 2], n, i, N;
+  int32_t orank;
+  int lane, r;
+  mgopt_dtype dt;
+  void *res, *bv = NULL, *od;
+  if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (mgopt_op_operand(op, "bias") && !bias) return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  lane = mgopt__k_lane(dt);
+  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
+  N = w->shape[0];
+  if (bias && (bias->dtype != x->dtype || bias->rank != 1 || bias->shape[0] != N)) return MGOPT__K_NO;
+  r = mgopt__kr_bmm(k, x, w, 0, 1, lane, NULL, &orank, oshape);
+  if (r != MGOPT__K_OK) return r;
+  r = mgopt__k_out(k, 0, dt, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = k->out[0]->numel;
+  if (n == 0) return MGOPT__K_OK;
+  res = mgopt__k_scratch(k, n, mgopt__k_lane_size(lane));
+  if (!res) return MGOPT__K_OOM;
+  r = mgopt__kr_bmm(k, x, w, 0, 1, lane, res, &orank, oshape);
+  if (r != MGOPT__K_OK) return r;
+  if (bias && N > 0) {
+    bv = mgopt__k_scratch(k, N, mgopt__k_lane_size(lane));
+    if (!bv) return MGOPT__K_OOM;
+    r = mgopt__k_load(k, bias, lane, bv);
+    if (r != MGOPT__K_OK) return r;
+    if (lane == MGOPT__LANE_F32) {
+      float *a = (float *)res;
+      const float *b = (const float *)bv;
+      for (i = 0; i < n; i++) a[i] = mgopt__k_rnd(dt, a[i]) + b[i % N];
+    } else {
+      double *a = (double *)res;
+      const double *b = (const double *)bv;
+      for (i = 0; i < n; i++) a[i] = a[i] + b[i % N];
+    }
+  }
+  mgopt__k_store(lane, res, n, dt, od);
+  return MGOPT__K_OK;
+}
+/* src/kernels/constexpr.c — folding kernels for weight compression: constexpr_affine_dequantize,
+   constexpr_lut_to_dense (iOS16 packed and iOS18 forms), constexpr_sparse_to_dense (iOS16 bit mask
+   and iOS18 uint1 mask), constexpr_blockwise_shift_scale, dequantize, quantize.
+
+   Sub-byte data is packed little-endian: element i occupies bits [i*b, i*b+b)
+   counted from the least significant bit of byte 0. (De)quantization computes
+   in float like MIL's reference (numpy float32) and rounds once to the output
+   dtype; blockwise_shift_scale computes at the scale's dtype step by step. */
+
+/* A scale / zero-point parameter loaded in the F32 lane and broadcast to x:
+   a scalar, a vector along `axis`, or a tensor of x's rank that broadcasts. */
+static int mgopt__kc_param(mgopt__kctx *k, mgopt_tensor *t, int has_axis, int32_t axis,
+                           const mgopt_tensor *x, float **out) {
+  mgopt_tensor view;
+  int64_t vshape[MGOPT__K_MAX_RANK];
+  int32_t d;
+  void *buf;
+  int r;
+  if (!mgopt__k_data(k, t)) return MGOPT__K_OOM; /* aligns t itself before the view copies it */
+  view = *t;
+  if (t->rank == 0) {
+    view.rank = 0;
+  } else if (t->rank == 1 && has_axis && x->rank >= 1) {
+    if (t->shape[0] != x->shape[axis]) return MGOPT__K_NO;
+    for (d = 0; d < x->rank; d++) vshape[d] = d == axis ? t->shape[0] : 1;
+    view.rank = x->rank;
+    view.shape = vshape;
+  } else if (t->rank == x->rank) {
+    for (d = 0; d < x->rank; d++)
+      if (t->shape[d] != 1 && t->shape[d] != x->shape[d]) return MGOPT__K_NO;
+  } else {
+    return MGOPT__K_NO;
+  }
+  r = mgopt__k_load_bcast(k, &view, MGOPT__LANE_F32, x->rank, x->shape, x->numel, &buf);
+  if (r == MGOPT__K_OK) *out = (float *)buf;
+  return r;
+}
+
+/* scale * (data - zero_point) in float, stored at the scale's dtype. */
+static int mgopt__kc_deq(mgopt__kctx *k, const char *data_slot, int axis_required) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *q = mgopt__k_operand(op, data_slot), *s = mgopt__k_operand(op, "scale"),
+               *zp = mgopt__k_operand(op, "zero_point");
+  int has_axis = mgopt__k_has_param(op, "axis");
+  int32_t axis = 0;
+  float *qv, *sv, *zv = NULL;
+  int64_t i, n;
+  mgopt_dtype dt;
+  void *od;
+  int r;
+  if (!q || !s || (mgopt_op_operand(op, "zero_point") && !zp)) return MGOPT__K_NO;
+  if (axis_required && !has_axis) return MGOPT__K_NO;
+  dt = (mgopt_dtype)s->dtype;
+  if (mgopt__k_lane(dt) != MGOPT__LANE_F32 || mgopt__k_lane((mgopt_dtype)q->dtype) != MGOPT__LANE_I64)
+    return MGOPT__K_NO;
+  if (has_axis && q->rank > 0 && !mgopt__k_axis(mgopt_op_get_int(op, "axis", 0), q->rank, &axis))
+    return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, dt, q->rank, q->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = q->numel;
+  if (n == 0) return MGOPT__K_OK;
+  qv = (float *)mgopt__k_scratch(k, n, 4);
+  if (!qv) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, q, MGOPT__LANE_F32, qv);
+  if (r == MGOPT__K_OK) r = mgopt__kc_param(k, s, has_axis, axis, q, &sv);
+  if (r == MGOPT__K_OK && zp) r = mgopt__kc_param(k, zp, has_axis, axis, q, &zv);
+  if (r != MGOPT__K_OK) return r;
+  if (zv)
+    for (i = 0; i < n; i++) qv[i] = qv[i] - zv[i];
+  for (i = 0; i < n; i++) qv[i] = qv[i] * sv[i];
+  mgopt__k_store(MGOPT__LANE_F32, qv, n, dt, od);
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k) {
+  if (!mgopt__k_operand(k->op, "zero_point")) return MGOPT__K_NO;
+  return mgopt__kc_deq(k, "quantized_data", 1);
+}
+
+MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k) { return mgopt__kc_deq(k, "input", 0); }
+
+/* clip(round_half_even(input / scale) + zero_point) into int8 / uint8. */
+MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(op, "input"), *s = mgopt__k_operand(op, "scale"),
+               *zp = mgopt__k_operand(op, "zero_point");
+  int has_axis = mgopt__k_has_param(op, "axis");
+  int32_t axis = 0;
+  size_t len = 0;
+  const char *ods = mgopt_op_get_string(op, "output_dtype", &len);
+  mgopt_dtype dt, xdt;
+  float *xv, *sv, *zv = NULL;
+  int64_t i, n, lo, hi;
+  void *od;
+  int r;
+  if (!x || !s || !ods || (mgopt_op_operand(op, "zero_point") && !zp)) return MGOPT__K_NO;
+  dt = mgopt_dtype_from_name(ods, len);
+  xdt = (mgopt_dtype)x->dtype;
+  if ((dt != MGOPT_DT_INT8 && dt != MGOPT_DT_UINT8) || (zp && zp->dtype != (uint8_t)dt)) return MGOPT__K_NO;
+  if (mgopt__k_lane(xdt) != MGOPT__LANE_F32 || s->dtype != x->dtype) return MGOPT__K_NO;
+  if (has_axis && x->rank > 0 && !mgopt__k_axis(mgopt_op_get_int(op, "axis", 0), x->rank, &axis))
+    return MGOPT__K_NO;
+  mgopt__k_int_range(dt, &lo, &hi);
+  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = x->numel;
+  if (n == 0) return MGOPT__K_OK;
+  xv = (float *)mgopt__k_scratch(k, n, 4);
+  if (!xv) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, MGOPT__LANE_F32, xv);
+  if (r == MGOPT__K_OK) r = mgopt__kc_param(k, s, has_axis, axis, x, &sv);
+  if (r == MGOPT__K_OK && zp) r = mgopt__kc_param(k, zp, has_axis, axis, x, &zv);
+  if (r != MGOPT__K_OK) return r;
+  for (i = 0; i < n; i++) {
+    float q = mgopt__k_rnd(xdt, xv[i] / sv[i]), f = floorf(q), diff = q - f;
+    if (q != q) return MGOPT__K_NO;
+    if (diff > 0.5f || (diff == 0.5f && fmodf(f, 2.0f) != 0.0f)) f += 1.0f;
+    if (zv) f = mgopt__k_rnd(xdt, f + zv[i]);
+    if (f < (float)lo) f = (float)lo;
+    if (f > (float)hi) f = (float)hi;
+    mgopt__k_store_i64_at(dt, od, i, (int64_t)f);
+  }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- lut_to_dense */
+
+/* Number of bits b with 2^b == n (1 <= b <= 8), else 0. */
+static int mgopt__kc_log2(int64_t n) {
+  int b;
+  for (b = 1; b <= 8; b++)
+    if (n == ((int64_t)1 << b)) return b;
+  return 0;
+}
+
+static int mgopt__kc_index_bits(mgopt_dtype dt) {
+  switch (dt) {
+    case MGOPT_DT_UINT1: case MGOPT_DT_UINT2: case MGOPT_DT_UINT3: case MGOPT_DT_UINT4:
+    case MGOPT_DT_UINT6: case MGOPT_DT_UINT8:
+      return mgopt_dtype_bits(dt);
+    default: return 0;
+  }
+}
+
+/* iOS16: indices are uint8 bytes holding packed nbits fields, lut is a vector
+   of 2^nbits entries, shape gives the output shape. */
+static int mgopt__kc_lut16(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut, const int64_t *sv,
+                           int64_t ns) {
+  int64_t shape[MGOPT__K_MAX_RANK], n, bits, i;
+  int nb = mgopt__kc_log2(lut->numel);
+  size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
+  const uint8_t *idx, *lv;
+  uint8_t *dst;
+  void *od;
+  int32_t d;
+  int r;
+  if (ind->dtype != MGOPT_DT_UINT8 || ind->rank != 1 || lut->rank != 1 || !nb || !es ||
+      ns > MGOPT__K_MAX_RANK)
+    return MGOPT__K_NO;
+  for (d = 0; d < (int32_t)ns; d++) {
+    if (sv[d] < 0) return MGOPT__K_NO;
+    shape[d] = sv[d];
+  }
+  n = mgopt__k_numel((int32_t)ns, shape);
+  if (n < 0 || !mgopt__mul_i64(n, nb, &bits) || (bits + 7) / 8 != ind->numel) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)lut->dtype, (int32_t)ns, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  idx = (const uint8_t *)mgopt__k_data(k, ind);
+  lv = (const uint8_t *)mgopt__k_data(k, lut);
+  if (!idx || !lv) return MGOPT__K_OOM;
+  dst = (uint8_t *)od;
+  for (i = 0; i < n; i++) memcpy(dst + (size_t)i * es, lv + (size_t)mgopt__k_bits(idx, i, nb) * es, es);
+  return MGOPT__K_OK;
+}
+
+/* iOS18: indices is a uintN tensor; lut is [g0..g(r-1), 2^N, VS] with one
+   palette per block of indices, and vectors of VS values laid along vector_axis. */
+static int mgopt__kc_lut18(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut) {
+  int32_t rank = ind->rank, d, va = 0;
+  int nb = mgopt__kc_index_bits((mgopt_dtype)ind->dtype);
+  size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
+  int64_t shape[MGOPT__K_MAX_RANK], blk[MGOPT__K_MAX_RANK], lst[MGOPT__K_MAX_RANK + 2],
+      ost[MGOPT__K_MAX_RANK], idx[MGOPT__K_MAX_RANK], vs, i, v;
+  const uint8_t *iv, *lv;
+  uint8_t *dst;
+  void *od;
+  int r;
+  if (!nb || !es || rank < 1 || rank + 2 > MGOPT__K_MAX_RANK || lut->rank != rank + 2) return MGOPT__K_NO;
+  if (lut->shape[rank] != ((int64_t)1 << nb)) return MGOPT__K_NO;
+  vs = lut->shape[rank + 1];
+  if (vs < 1) return MGOPT__K_NO;
+  if (vs > 1 || mgopt__k_has_param(k->op, "vector_axis")) {
+    if (!mgopt__k_has_param(k->op, "vector_axis") ||
+        !mgopt__k_axis(mgopt_op_get_int(k->op, "vector_axis", 0), rank, &va))
+      return MGOPT__K_NO;
+  }
+  for (d = 0; d < rank; d++) {
+    if (lut->shape[d] < 1 || ind->shape[d] % lut->shape[d]) return MGOPT__K_NO;
+    blk[d] = ind->shape[d] / lut->shape[d];
+    shape[d] = ind->shape[d];
+  }
+  if (!mgopt__mul_i64(shape[va], vs, &shape[va])) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)lut->dtype, rank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (ind->numel == 0) return MGOPT__K_OK;
+  iv = (const uint8_t *)mgopt__k_data(k, ind);
+  lv = (const uint8_t *)mgopt__k_data(k, lut);
+  if (!iv || !lv) return MGOPT__K_OOM;
+  mgopt__k_strides(rank + 2, lut->shape, lst);
+  mgopt__k_strides(rank, shape, ost);
+  dst = (uint8_t *)od;
+  for (d = 0; d < rank; d++) idx[d] = 0;
+  for (i = 0; i < ind->numel; i++) {
+    int64_t lo = (int64_t)mgopt__k_bits(iv, i, nb) * vs, oo = 0;
+    for (d = 0; d < rank; d++) {
+      lo += (idx[d] / blk[d]) * lst[d];
+      oo += (d == va ? idx[d] * vs : idx[d]) * ost[d];
+    }
+    for (v = 0; v < vs; v++)
+      memcpy(dst + (size_t)(oo + v * ost[va]) * es, lv + (size_t)(lo + v) * es, es);
+    for (d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < ind->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
+  mgopt_tensor *ind = mgopt__k_operand(k->op, "indices"), *lut = mgopt__k_operand(k->op, "lut");
+  const int64_t *sv;
+  int64_t ns;
+  if (!ind || !lut) return MGOPT__K_NO;
+  ns = mgopt__k_ints(k, "shape", &sv);
+  if (ns == -2) return MGOPT__K_NO;
+  if (ns >= 0) return mgopt__kc_lut16(k, ind, lut, sv, ns);
+  return mgopt__kc_lut18(k, ind, lut);
+}
+
+/* ---------------------------------------------------------------- sparse_to_dense */
+
+/* Scatters nonzero_data in order into the positions whose mask bit is set. */
+MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
+  mgopt_tensor *nz = mgopt__k_operand(k->op, "nonzero_data"), *mask = mgopt__k_operand(k->op, "mask");
+  const int64_t *sv;
+  int64_t ns, shape[MGOPT__K_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
+  int32_t rank, d;
+  mgopt_dtype dt;
+  size_t es;
+  const uint8_t *mv, *src;
+  uint8_t *dst;
+  void *od;
+  int r;
+  if (!nz || !mask || nz->rank != 1) return MGOPT__K_NO;
+  dt = (mgopt_dtype)nz->dtype;
+  es = mgopt__k_esize(dt);
+  if (!es && dt != MGOPT_DT_INT4 && dt != MGOPT_DT_UINT4) return MGOPT__K_NO;
+  ns = mgopt__k_ints(k, "shape", &sv);
+  if (ns == -2) return MGOPT__K_NO;
+  if (ns >= 0) {
+    /* iOS16: a uint8 vector of ceil(numel / 8) mask bytes */
+    if (ns > MGOPT__K_MAX_RANK || mask->dtype != MGOPT_DT_UINT8 || mask->rank != 1) return MGOPT__K_NO;
+    rank = (int32_t)ns;
+    for (d = 0; d < rank; d++) shape[d] = sv[d];
+    n = mgopt__k_numel(rank, shape);
+    if (n < 0 || (n + 7) / 8 != mask->numel) return MGOPT__K_NO;
+  } else {
+    if (mask->dtype != MGOPT_DT_UINT1) return MGOPT__K_NO;
+    rank = mask->rank;
+    for (d = 0; d < rank; d++) shape[d] = mask->shape[d];
+    n = mask->numel;
+  }
+  mv = (const uint8_t *)mgopt__k_data(k, mask);
+  if (!mv) return MGOPT__K_OOM;
+  for (i = 0; i < n; i++) set += (int64_t)mgopt__k_bits(mv, i, 1);
+  if (set != nz->numel) return MGOPT__K_NO;
+  if (ns >= 0)
+    for (i = n; i < mask->numel * 8; i++)
+      if (mgopt__k_bits(mv, i, 1)) return MGOPT__K_NO; /* padding bits must be clear */
+  r = mgopt__k_out(k, 0, dt, rank, shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  src = (const uint8_t *)mgopt__k_data(k, nz);
+  if (!src) return MGOPT__K_OOM;
+  if (!es) {
+    vals = (int64_t *)mgopt__k_scratch(k, nz->numel, 8);
+    if (!vals) return MGOPT__K_OOM;
+    r = mgopt__k_load(k, nz, MGOPT__LANE_I64, vals);
+    if (r != MGOPT__K_OK) return r;
+  }
+  dst = (uint8_t *)od;
+  for (i = 0; i < n; i++) {
+    if (!mgopt__k_bits(mv, i, 1)) continue;
+    if (es) memcpy(dst + (size_t)i * es, src + (size_t)j * es, es);
+    else mgopt__k_store_i64_at(dt, dst, i, vals[j]);
+    j++;
+  }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- blockwise_shift_scale */
+
+/* p (shape s, in the F32 lane) repeated blockwise to data's shape:
+   out[i] = p[i / block] per dim, via a strided view [s0, b0, s1, b1, ...]. */
+static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, const mgopt_tensor *x,
+                                    float *out) {
+  int64_t s2[2 * MGOPT__K_MAX_RANK], st2[2 * MGOPT__K_MAX_RANK], pst[MGOPT__K_MAX_RANK];
+  int32_t d;
+  mgopt__k_strides(pt->rank, pt->shape, pst);
+  for (d = 0; d < x->rank; d++) {
+    s2[2 * d] = pt->shape[d];
+    s2[2 * d + 1] = x->shape[d] / pt->shape[d];
+    st2[2 * d] = pst[d];
+    st2[2 * d + 1] = 0;
+  }
+  mgopt__k_strided(out, p, 4, 2 * x->rank, s2, st2, 0);
+}
+
+MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(op, "data"), *s = mgopt__k_operand(op, "scale"),
+               *off = mgopt__k_operand(op, "offset");
+  mgopt_dtype dt, xdt;
+  int64_t n, i;
+  int32_t d;
+  float *xv, *sp, *sv, *op_ = NULL, *ov = NULL;
+  int round_diff;
+  void *od;
+  int r;
+  if (!x || !s || (mgopt_op_operand(op, "offset") && !off)) return MGOPT__K_NO;
+  dt = (mgopt_dtype)s->dtype;
+  xdt = (mgopt_dtype)x->dtype;
+  if (mgopt__k_lane(dt) != MGOPT__LANE_F32 || x->rank < 1 || s->rank != x->rank) return MGOPT__K_NO;
+  if (mgopt__k_lane(xdt) != MGOPT__LANE_F32 && mgopt__k_lane(xdt) != MGOPT__LANE_I64 &&
+      xdt != MGOPT_DT_INT4 && xdt != MGOPT_DT_UINT4)
+    return MGOPT__K_NO;
+  for (d = 0; d < x->rank; d++) {
+    if (s->shape[d] < 1 || x->shape[d] % s->shape[d]) return MGOPT__K_NO;
+    if (off && off->shape[d] != s->shape[d]) return MGOPT__K_NO;
+  }
+  if (off && off->rank != s->rank) return MGOPT__K_NO;
+  /* numpy promotes data - offset to fp32 when the offset is fp32 and the scale fp16 */
+  round_diff = !off || !mgopt_dtype_is_float((mgopt_dtype)off->dtype) || off->dtype == s->dtype;
+  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = x->numel;
+  if (n == 0) return MGOPT__K_OK;
+  xv = (float *)mgopt__k_scratch(k, n, 4);
+  sp = (float *)mgopt__k_scratch(k, s->numel, 4);
+  sv = (float *)mgopt__k_scratch(k, n, 4);
+  if (off) {
+    op_ = (float *)mgopt__k_scratch(k, off->numel, 4);
+    ov = (float *)mgopt__k_scratch(k, n, 4);
+  }
+  if (!xv || !sp || !sv || (off && (!op_ || !ov))) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, MGOPT__LANE_F32, xv);
+  if (r == MGOPT__K_OK) r = mgopt__k_load(k, s, MGOPT__LANE_F32, sp);
+  if (r == MGOPT__K_OK && off) r = mgopt__k_load(k, off, MGOPT__LANE_F32, op_);
+  if (r != MGOPT__K_OK) return r;
+  mgopt__kc_expand_blocks(sp, s, x, sv);
+  if (off) mgopt__kc_expand_blocks(op_, off, x, ov);
+  mgopt__k_round_f32(dt, xv, n); /* data.astype(scale dtype) */
+  if (off) {
+    for (i = 0; i < n; i++) xv[i] = xv[i] - ov[i];
+    if (round_diff) mgopt__k_round_f32(dt, xv, n);
+  }
+  for (i = 0; i < n; i++) xv[i] = sv[i] * xv[i];
+  mgopt__k_store(MGOPT__LANE_F32, xv, n, dt, od);
+  return MGOPT__K_OK;
+}
+/* src/kernels/fold.c — the constant-folding kernel table and mgopt_fold_op, the evaluator of one op.
+
+   mgopt_fold_op evaluates an op whose operands are all constant with MIL's
+   semantics and returns new owned tensors. It never trusts the IR: ranks,
+   axes, indices, element counts and the stored output types are checked, and
+   anything doubtful is "not folded" (0) rather than guessed. The kernels are
+   the seed of a reference evaluator: each takes the op and writes its outputs. */
+
+typedef struct mgopt__kentry {
+  int32_t kind;
+  mgopt__kernel_fn fn;
+} mgopt__kentry;
+
+/* Every op with a kernel. A pair list rather than a positional array so that
+   adding ops to MGOPT_OP_LIST never shifts it; mgopt__k_kernel indexes it. */
+static const mgopt__kentry mgopt__k_entries[] = {
+    {MGOPT_OP_identity, mgopt__ke_identity},
+    {MGOPT_OP_add, mgopt__ke_binary}, {MGOPT_OP_sub, mgopt__ke_binary},
+    {MGOPT_OP_mul, mgopt__ke_binary}, {MGOPT_OP_real_div, mgopt__ke_binary},
+    {MGOPT_OP_pow, mgopt__ke_binary}, {MGOPT_OP_maximum, mgopt__ke_binary},
+    {MGOPT_OP_minimum, mgopt__ke_binary}, {MGOPT_OP_floor_div, mgopt__ke_binary},
+    {MGOPT_OP_mod, mgopt__ke_binary}, {MGOPT_OP_equal, mgopt__ke_binary},
+    {MGOPT_OP_not_equal, mgopt__ke_binary}, {MGOPT_OP_less, mgopt__ke_binary},
+    {MGOPT_OP_less_equal, mgopt__ke_binary}, {MGOPT_OP_greater, mgopt__ke_binary},
+    {MGOPT_OP_greater_equal, mgopt__ke_binary}, {MGOPT_OP_logical_and, mgopt__ke_binary},
+    {MGOPT_OP_logical_or, mgopt__ke_binary}, {MGOPT_OP_logical_xor, mgopt__ke_binary},
+    {MGOPT_OP_logical_not, mgopt__ke_logical_not}, {MGOPT_OP_select, mgopt__ke_select},
+    {MGOPT_OP_abs, mgopt__ke_unary}, {MGOPT_OP_exp, mgopt__ke_unary},
+    {MGOPT_OP_log, mgopt__ke_unary}, {MGOPT_OP_sqrt, mgopt__ke_unary},
+    {MGOPT_OP_rsqrt, mgopt__ke_unary}, {MGOPT_OP_inverse, mgopt__ke_unary},
+    {MGOPT_OP_square, mgopt__ke_unary}, {MGOPT_OP_erf, mgopt__ke_unary},
+    {MGOPT_OP_tanh, mgopt__ke_unary}, {MGOPT_OP_sigmoid, mgopt__ke_unary},
+    {MGOPT_OP_relu, mgopt__ke_unary}, {MGOPT_OP_relu6, mgopt__ke_unary},
+    {MGOPT_OP_leaky_relu, mgopt__ke_unary}, {MGOPT_OP_gelu, mgopt__ke_unary},
+    {MGOPT_OP_clip, mgopt__ke_unary}, {MGOPT_OP_floor, mgopt__ke_unary},
+    {MGOPT_OP_ceil, mgopt__ke_unary}, {MGOPT_OP_round, mgopt__ke_unary},
+    {MGOPT_OP_sign, mgopt__ke_unary}, {MGOPT_OP_sin, mgopt__ke_unary},
+    {MGOPT_OP_cos, mgopt__ke_unary}, {MGOPT_OP_silu, mgopt__ke_unary},
+    {MGOPT_OP_softplus, mgopt__ke_unary}, {MGOPT_OP_elu, mgopt__ke_unary},
+    {MGOPT_OP_softmax, mgopt__kr_softmax}, {MGOPT_OP_cast, mgopt__ke_cast},
+    {MGOPT_OP_reshape, mgopt__ks_reshape}, {MGOPT_OP_transpose, mgopt__ks_transpose},
+    {MGOPT_OP_expand_dims, mgopt__ks_expand_dims}, {MGOPT_OP_squeeze, mgopt__ks_squeeze},
+    {MGOPT_OP_concat, mgopt__ks_concat}, {MGOPT_OP_stack, mgopt__ks_stack},
+    {MGOPT_OP_split, mgopt__ks_split}, {MGOPT_OP_slice_by_index, mgopt__ks_slice_by_index},
+    {MGOPT_OP_slice_by_size, mgopt__ks_slice_by_size}, {MGOPT_OP_gather, mgopt__ks_gather},
+    {MGOPT_OP_one_hot, mgopt__ks_one_hot}, {MGOPT_OP_pad, mgopt__ks_pad},
+    {MGOPT_OP_tile, mgopt__ks_tile}, {MGOPT_OP_matmul, mgopt__kr_matmul},
+    {MGOPT_OP_linear, mgopt__kr_linear}, {MGOPT_OP_reduce_sum, mgopt__kr_reduce},
+    {MGOPT_OP_reduce_mean, mgopt__kr_reduce}, {MGOPT_OP_reduce_max, mgopt__kr_reduce},
+    {MGOPT_OP_reduce_min, mgopt__kr_reduce}, {MGOPT_OP_reduce_prod, mgopt__kr_reduce},
+    {MGOPT_OP_quantize, mgopt__kc_quantize}, {MGOPT_OP_dequantize, mgopt__kc_dequantize},
+    {MGOPT_OP_constexpr_affine_dequantize, mgopt__kc_affine_dequantize},
+    {MGOPT_OP_constexpr_lut_to_dense, mgopt__kc_lut_to_dense},
+    {MGOPT_OP_constexpr_sparse_to_dense, mgopt__kc_sparse_to_dense},
+    {MGOPT_OP_constexpr_blockwise_shift_scale, mgopt__kc_blockwise_shift_scale},
+    {MGOPT_OP_constexpr_cast, mgopt__kc_constexpr_cast},
+};
+
+static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
+  int32_t i;
+  for (i = 0; i < MGOPT__ARRAY_COUNT(mgopt__k_entries); i++)
+    if (mgopt__k_entries[i].kind == kind) return mgopt__k_entries[i].fn;
+  return NULL;
+}
+
+MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind) { return mgopt__k_kernel(kind) != NULL; }
+
+/* A constant tensor is usable when its header is self-consistent. */
+static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
+  int64_t nb;
+  if (t->rank < 0 || t->rank > MGOPT__K_MAX_RANK || (t->rank > 0 && !t->shape)) return 0;
+  if (mgopt__k_numel(t->rank, t->shape) != t->numel) return 0;
+  nb = mgopt_dtype_nbytes((mgopt_dtype)t->dtype, t->numel);
+  return nb >= 0 && (uint64_t)nb == (uint64_t)t->nbytes && (t->data || t->nbytes == 0);
+}
 
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
-  MGOPT__UNUSED(p);
-  MGOPT__UNUSED(op);
-  MGOPT__UNUSED(out);
-  MGOPT__UNUSED(ud);
-  return 0;
+  const mgopt_fold_options *opts = (const mgopt_fold_options *)ud;
+  mgopt__kernel_fn fn;
+  mgopt__kctx k;
+  int32_t s, i;
+  int r;
+  if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
+    return MGOPT__K_NO;
+  fn = mgopt__k_kernel(op->kind);
+  if (!fn) return MGOPT__K_NO;
+  for (s = 0; s < op->nslots; s++)
+    for (i = 0; i < op->slots[s].n; i++) {
+      mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
+      if (!t || !mgopt__k_tensor_ok(t)) return MGOPT__K_NO;
+    }
+  memset(&k, 0, sizeof k);
+  k.p = p;
+  k.op = op;
+  k.out = out;
+  k.max_elements = opts ? opts->max_elements : 0;
+  for (i = 0; i < op->nouts; i++) out[i] = NULL;
+  r = fn(&k);
+  for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);
+  if (r != MGOPT__K_OK)
+    for (i = 0; i < op->nouts; i++) out[i] = NULL;
+  return r;
 }
 /* src/passes/util.c — legality checks and small rewrite helpers shared by the passes. */
 
@@ -134,22 +2969,369 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
   ctx->rewrites += st.rewrites + st.folds;
   return s;
 }
+
+/* ---- group B (cleanup, I/O, precision and ONNX IR passes) */
+
+MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n) {
+  size_t h;
+  if (!p->intern_cap) return 0;
+  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+  while (p->intern_tab[h]) {
+    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  return 0;
+}
+
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b) {
+  char buf[240];
+  size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
+  if (la > 160) la = 160;
+  if (lb > 60) lb = 60;
+  if (la) memcpy(buf, a, la);
+  if (lb) memcpy(buf + la, b, lb);
+  buf[la + lb] = 0;
+  if (!la && !lb) return mgopt_program_fresh_name(p, "v");
+  if (!mgopt__pu_name_taken(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
+  return mgopt_program_fresh_name(p, buf);
+}
+
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v) {
+  return (v && v->name) ? v->name : "v";
+}
+
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR || t->rank < 0 || t->rank > cap) return 0;
+  for (i = 0; i < t->rank; i++) {
+    if (!mgopt_dim_is_static(t->dims[i])) return 0;
+    shape[i] = t->dims[i].v;
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout) {
+  int32_t r = ra > rb ? ra : rb, i;
+  if (r > MGOPT__PU_MAX_RANK) return 0;
+  for (i = 0; i < r; i++) {
+    int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+    int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+    if (da != db && da != 1 && db != 1) return 0;
+    out[i] = da == 1 ? db : da;
+  }
+  *rout = r;
+  return 1;
+}
+
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat) {
+  int64_t idx = 0, stride = 1;
+  int32_t i;
+  for (i = rout - 1; i >= 0; i--) {
+    int64_t c = flat % out[i];
+    int32_t k = i - (rout - rin);
+    flat /= out[i];
+    if (k < 0) continue;
+    if (in[k] != 1) idx += c * stride;
+    stride *= in[k];
+  }
+  return idx;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n) {
+  int64_t shape[1];
+  mgopt_tensor *t;
+  int32_t i;
+  shape[0] = n;
+  t = mgopt_tensor_new(p, MGOPT_DT_INT32, 1, shape);
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, v[i]);
+  return t;
+}
+
+MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data) {
+  uint32_t tr;
+  int32_t s, nvar = 0;
+  mgopt_value *var = NULL;
+  if (op->kind == MGOPT_OP_OPAQUE || op->nouts != 1 || op->nblocks) return 0;
+  tr = mgopt_op_traits(op);
+  if (!(tr & MGOPT_TRAIT_PURE) || !(tr & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY))) return 0;
+  if (tr & MGOPT_TRAIT_LAYOUT_SENSITIVE) return 0;
+  for (s = 0; s < op->nslots; s++) {
+    int32_t k;
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      const mgopt_tensor *t;
+      if (!v) continue;
+      t = mgopt_value_const(v);
+      if (t && t->numel == 1 && t->rank <= 1 && (tr & MGOPT_TRAIT_BINARY)) continue;
+      if (t && (tr & MGOPT_TRAIT_UNARY) && s > 0) continue;
+      var = v;
+      nvar++;
+    }
+  }
+  if (nvar != 1) return 0;
+  if (!mgopt_type_equal(&var->type, &op->outs[0]->type) &&
+      (var->type.rank != op->outs[0]->type.rank || var->type.rank < 0))
+    return 0;
+  *data = var;
+  return 1;
+}
+
+/* Precision rewriting shared by add_fp16_cast and add_int16_cast. A cache maps
+   (block, value, dtype) to the converted value, so consumers in one block
+   share one conversion. */
+typedef struct mgopt__pu_ckey {
+  const mgopt_block *b;
+  const mgopt_value *v;
+  int32_t dt;
+  mgopt_value *cast;
+} mgopt__pu_ckey;
+
+typedef struct mgopt__pu_prec {
+  mgopt_pass_ctx *ctx;
+  mgopt__pu_ckey *tab;
+  size_t cap, n;
+  const char *suffix;
+  mgopt__pu_prec_fn decide;
+  mgopt__pu_conv_fn conv;
+  void *ud;
+  int oom;
+} mgopt__pu_prec;
+
+static size_t mgopt__pu_ckey_slot(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
+  uint64_t h = ((uint64_t)(uintptr_t)b * 31u) ^ ((uint64_t)(uintptr_t)v * 11400714819323198485ull) ^ (uint64_t)dt;
+  size_t i = (size_t)(h ^ (h >> 29)) & (pr->cap - 1);
+  while (pr->tab[i].v && !(pr->tab[i].b == b && pr->tab[i].v == v && pr->tab[i].dt == dt)) i = (i + 1) & (pr->cap - 1);
+  return i;
+}
+
+static mgopt_value *mgopt__pu_cache_get(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v,
+                                        int32_t dt) {
+  size_t i;
+  if (!pr->cap) return NULL;
+  i = mgopt__pu_ckey_slot(pr, b, v, dt);
+  return pr->tab[i].v ? pr->tab[i].cast : NULL;
+}
+
+static void mgopt__pu_cache_put(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt,
+                                mgopt_value *cast) {
+  size_t i;
+  const mgopt_allocator *al = &pr->ctx->program->alloc;
+  if ((pr->n + 1) * 2 > pr->cap) {
+    size_t nc = pr->cap ? pr->cap * 2 : 64, k, oc = pr->cap;
+    mgopt__pu_ckey *old = pr->tab;
+    pr->tab = (mgopt__pu_ckey *)mgopt__heap_realloc(al, NULL, 0, nc * sizeof(mgopt__pu_ckey));
+    if (!pr->tab) {
+      pr->tab = old;
+      pr->oom = 1;
+      return;
+    }
+    memset(pr->tab, 0, nc * sizeof(mgopt__pu_ckey));
+    pr->cap = nc;
+    for (k = 0; k < oc; k++)
+      if (old[k].v) pr->tab[mgopt__pu_ckey_slot(pr, old[k].b, old[k].v, old[k].dt)] = old[k];
+    if (old) mgopt__heap_free(al, old, oc * sizeof(mgopt__pu_ckey));
+  }
+  i = mgopt__pu_ckey_slot(pr, b, v, dt);
+  if (!pr->tab[i].v) pr->n++;
+  pr->tab[i].b = b;
+  pr->tab[i].v = v;
+  pr->tab[i].dt = dt;
+  pr->tab[i].cast = cast;
+}
+
+/* Forgets an entry: it stays in the probe chain but never matches again. */
+static void mgopt__pu_cache_drop(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
+  size_t i;
+  if (!pr->cap) return;
+  i = mgopt__pu_ckey_slot(pr, b, v, dt);
+  if (pr->tab[i].v) {
+    pr->tab[i].b = NULL;
+    pr->tab[i].dt = -1;
+  }
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name) {
+  static const char *const slot[1] = {"x"};
+  mgopt_op *c = mgopt_build_op(p, pos->parent, pos, "cast", name, 1, slot, &v, 1);
+  if (!c || mgopt_op_set_string(c, "dtype", mgopt_dtype_name(dt))) return NULL;
+  if (mgopt_op_infer(p, c, NULL) != MGOPT_OK || c->outs[0]->type.dtype != dt) {
+    /* no inference for cast: the type is x's with the new dtype */
+    if (mgopt__type_copy(p, &c->outs[0]->type, &v->type)) return NULL;
+    c->outs[0]->type.dtype = (uint8_t)dt;
+  }
+  return c->outs[0];
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op) {
+  mgopt_op *n = mgopt_op_new(p, op->type, op->nouts, 0);
+  int32_t s, i;
+  if (!n) return NULL;
+  for (s = 0; s < op->nslots; s++) {
+    const mgopt_slot *sl = &op->slots[s];
+    mgopt_value *vals[MGOPT__PU_PREC_MAXIN];
+    int32_t k;
+    if (sl->n > MGOPT__PU_PREC_MAXIN) return NULL;
+    for (k = 0; k < sl->n; k++) vals[k] = sl->uses[k].value;
+    if (sl->is_list) {
+      if (mgopt_op_set_operand_list(n, sl->name, vals, sl->n)) return NULL;
+    } else if (mgopt_op_set_operand(n, sl->name, sl->n ? vals[0] : NULL)) {
+      return NULL;
+    }
+  }
+  for (i = 0; i < op->nattrs; i++)
+    if (mgopt_op_set_attr(n, &op->attrs[i])) return NULL;
+  return n;
+}
+
+/* Rewrites one op; 1 changed, 0 not, -1 out of memory. */
+static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
+  mgopt_program *p = pr->ctx->program;
+  mgopt_block *b = op->parent;
+  mgopt_op *nop;
+  mgopt_value *newv[MGOPT__PU_PREC_MAXIN], *created[MGOPT__PU_PREC_MAXIN], *cval[MGOPT__PU_PREC_MAXIN];
+  int32_t cdt[MGOPT__PU_PREC_MAXIN];
+  int32_t s, k, i, n = 0, ncreated = 0, nchanged = 0;
+  if (mgopt_op_operand_count(op) > MGOPT__PU_PREC_MAXIN || op->nouts < 1) return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value, *rep = NULL;
+      int32_t dt = MGOPT_DT_UNKNOWN;
+      int r = v ? pr->decide(op, s, k, v, &dt, &rep, pr->ud) : 0;
+      if (r < 0) {
+        nchanged = 0;
+        goto revert; /* the op must stay as it is */
+      }
+      newv[n] = v;
+      if (r > 0) {
+        mgopt_value *c = rep ? rep : mgopt__pu_cache_get(pr, b, v, dt);
+        if (!c) {
+          c = pr->conv(p, op, v, dt, pr->ud);
+          if (!c) return -1;
+          mgopt__pu_cache_put(pr, b, v, dt, c);
+          cdt[ncreated] = dt;
+          cval[ncreated] = v;
+          created[ncreated++] = c;
+        }
+        newv[n] = c;
+        nchanged++;
+      }
+      n++;
+    }
+  if (!nchanged) return 0;
+  nop = mgopt__pu_clone_op(p, op);
+  if (!nop) return -1;
+  n = 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++, n++)
+      if (newv[n] != op->slots[s].uses[k].value) mgopt_op_set_operand_at(nop, s, k, newv[n]);
+  for (i = 0; i < op->nouts; i++) {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%.200s%s", mgopt__pu_value_name(op->outs[i]), pr->suffix);
+    mgopt_value_set_name(nop->outs[i], mgopt__pu_name2(p, buf, NULL));
+  }
+  if (op->name) {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%.200s%s", op->name, pr->suffix);
+    mgopt_op_set_name(nop, nop->nouts == 1 ? nop->outs[0]->name : buf);
+  }
+  mgopt_op_insert_before(nop, op);
+  if (mgopt_op_infer(p, nop, NULL) != MGOPT_OK) {
+    mgopt_op_erase(nop);
+    goto revert;
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *ov = op->outs[i], *nv = nop->outs[i];
+    if (nv->type.dtype != ov->type.dtype) {
+      char buf[300];
+      mgopt_value *back;
+      snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(nv), mgopt_dtype_name((mgopt_dtype)ov->type.dtype));
+      back = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
+      if (!back) return -1;
+      mgopt_value_replace_all_uses(ov, back);
+      mgopt__pu_sync_op_name(back->def);
+    } else {
+      mgopt_value_replace_all_uses(ov, nv);
+      mgopt__pu_sync_op_name(nop);
+    }
+  }
+  mgopt_op_erase(op);
+  pr->ctx->rewrites++;
+  return 1;
+revert:
+  for (i = ncreated - 1; i >= 0; i--) {
+    mgopt__pu_cache_drop(pr, b, cval[i], cdt[i]);
+    if (created[i]->def && created[i]->nuses == 0) mgopt_op_erase(created[i]->def);
+  }
+  return 0;
+}
+
+static int mgopt__pu_prec_block(mgopt__pu_prec *pr, mgopt_block *b, int depth) {
+  mgopt_op *op, *next;
+  if (depth > 256) {
+    mgopt_diag_set(pr->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+    return -1;
+  }
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    for (i = 0; i < op->nblocks; i++)
+      if (mgopt__pu_prec_block(pr, op->blocks[i], depth + 1) < 0) return -1;
+    if (op->nblocks || op->kind == MGOPT_OP_OPAQUE || op->kind == MGOPT_OP_const) continue;
+    if (mgopt__pu_prec_op(pr, op) < 0 || pr->oom || pr->ctx->program->status) {
+      mgopt_diag_set(pr->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud) {
+  mgopt__pu_prec pr;
+  int32_t i;
+  int r = 0;
+  memset(&pr, 0, sizeof pr);
+  pr.ctx = ctx;
+  pr.suffix = suffix;
+  pr.decide = decide;
+  pr.conv = conv;
+  pr.ud = ud;
+  for (i = 0; i < mgopt_program_function_count(ctx->program) && r == 0; i++)
+    r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
+  if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
+  return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
+}
+
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name) {
+  const char *old = v->name;
+  mgopt_value_set_name(v, name);
+  if (v->def && v->def->nouts == 1 && (!v->def->name || v->def->name == old)) v->def->name = v->name;
+}
+
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op) {
+  if (op && op->nouts == 1 && op->outs[0]->name && mgopt__pu_is_func_output(op->outs[0])) op->name = op->outs[0]->name;
+}
 /* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
    Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
 
    Before:
      main(%x: (2, 4, fp32)) {
-       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
-       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
+       %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
        %m: (2, 2, fp32) = matmul(x=%x, y=%w)
-       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
    After:
      main(%x: (2, 4, fp32)) {
-       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
-       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
-       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
 
    Fires on: every op with at least one output, none of them used, that is
@@ -202,13 +3384,13 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dead_code_elimination = {
      main(%x: (1, 96, 128, 64, fp32)) {
        %s: (4, int32)* = const(val=[1, 96, 128, 64])
        %r: (1, 96, 128, 64, fp32) = reshape(x=%x, shape=%s)
-       %c: (fp32)* = const(val=2.0)
+       %c: (fp32)* = const(val=2)
        %y: (1, 96, 128, 64, fp32) = add(x=%r, y=%c)
      } -> (%y)
    After:
      main(%x: (1, 96, 128, 64, fp32)) {
        %s: (4, int32)* = const(val=[1, 96, 128, 64])
-       %c: (fp32)* = const(val=2.0)
+       %c: (fp32)* = const(val=2)
        %y: (1, 96, 128, 64, fp32) = add(x=%x, y=%c)
      } -> (%y)
 
@@ -560,6 +3742,2039 @@ static mgopt_status mgopt__rro_run(mgopt_pass_ctx *ctx) {
 MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_ops = {
     "common::remove_redundant_ops", "cleanup", "keep one of several ops with identical inputs", 0, NULL,
     mgopt__rro_run};
+/* src/passes/common/const_elimination.c — common::const_elimination: replace ops whose operands are all constant by constants.
+
+   Spec: mil_graph_passes.txt, "Replace non-const ops that have const Var"; reference mil-passes.md §3.2.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32)* = const(val=[1, 2])
+       %b: (2, fp32)* = const(val=[3, 4])
+       %c: (2, fp32) = add(x=%a, y=%b)
+       %y: (2, fp32) = mul(x=%x, y=%c)
+     } -> (%y)
+   After:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32)* = const(val=[1, 2])
+       %b: (2, fp32)* = const(val=[3, 4])
+       %c: (2, fp32)* = const(val=[4, 6])
+       %y: (2, fp32) = mul(x=%x, y=%c)
+     } -> (%y)
+
+   Fires on: every op (nested blocks included) whose operands are all
+   constant and for which the folding function in use (the built-in kernels of
+   mgopt_fold_op unless the caller gave others) computes every output; folds
+   cascade through the worklist. The constant takes the output's name, so
+   function outputs keep theirs. The operands left unused stay for
+   dead_code_elimination, as in MIL.
+   Must not fire: on constexpr_* ops and dequantize (the compressed form of
+   weights is kept; their outputs are not constants, so nothing below them
+   folds either); on ops owning blocks; when the kernel refuses (see
+   mgopt_fold_op: bad parameters, integer division by zero, a stored type that
+   disagrees); when an output of rank > 0 has more elements than
+   skip_const_by_size (scalars always fold).
+   Cost: one worklist run, O(ops) plus the kernels' work on folded values. */
+
+typedef struct mgopt__ce_state {
+  mgopt_fold_fn fold;
+  void *ud;
+  double skip_by_size; /* < 0: no limit */
+} mgopt__ce_state;
+
+static int mgopt__ce_too_big(const mgopt__ce_state *st, int32_t rank, int64_t numel) {
+  return st->skip_by_size >= 0 && rank > 0 && (double)numel > st->skip_by_size;
+}
+
+static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
+  const mgopt__ce_state *st = (const mgopt__ce_state *)ud;
+  int32_t i;
+  int r;
+  switch (op->kind) {
+    case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense:
+    case MGOPT_OP_constexpr_sparse_to_dense: case MGOPT_OP_constexpr_blockwise_shift_scale:
+    case MGOPT_OP_constexpr_cast: case MGOPT_OP_dequantize:
+      return 0;
+    default: break;
+  }
+  if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
+  /* a stored static type over the limit needs no evaluation */
+  for (i = 0; i < op->nouts; i++) {
+    int64_t n = mgopt_type_numel(&op->outs[i]->type);
+    if (n >= 0 && mgopt__ce_too_big(st, op->outs[i]->type.rank, n)) return 0;
+  }
+  r = st->fold(p, op, out, st->ud);
+  if (r != 1) return r;
+  for (i = 0; i < op->nouts; i++)
+    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel)) return 0;
+  return 1;
+}
+
+static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
+  mgopt_rewrite_config cfg;
+  mgopt_rewrite_stats stats;
+  mgopt__ce_state st;
+  mgopt_status s;
+  if (!ctx->fold) return MGOPT_OK; /* no kernels: nothing can fold */
+  st.fold = ctx->fold;
+  st.ud = ctx->fold_ud;
+  st.skip_by_size = ctx->opts[0].f;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&stats, 0, sizeof stats);
+  cfg.erase_dead = 0;
+  cfg.fold = mgopt__ce_fold;
+  cfg.fold_ud = &st;
+  s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
+  ctx->rewrites += stats.folds;
+  return s;
+}
+
+static const mgopt_opt_def mgopt__ce_opts[] = {
+    {"skip_const_by_size", MGOPT_OPT_FLOAT, "-1",
+     "do not fold outputs of rank > 0 with more elements than this (-1: no limit)"},
+};
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_elimination = {
+    "common::const_elimination", "cleanup", "replace ops whose operands are all constant by constants",
+    1, mgopt__ce_opts, mgopt__ce_run};
+/* src/passes/common/divide_to_multiply.c — common::divide_to_multiply: real_div by a constant becomes mul by its reciprocal.
+
+   Spec: mil_graph_passes.txt, "Convert divide into multiply if the divisor is
+   const"; reference mil-passes.md §3.26.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %c: (3, fp32)* = const(val=[2.0, 4.0, 0.5])
+       %y: (2, 3, fp32) = real_div(x=%x, y=%c)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %c: (3, fp32)* = const(val=[2, 4, 0.5])
+       %_inversed_y_y: (3, fp32)* = const(val=[0.5, 0.25, 2])
+       %y: (2, 3, fp32) = mul(x=%x, y=%_inversed_y_y)
+     } -> (%y)
+
+   Fires on: real_div whose y is produced by a `const` op (a value that is only
+   computable is left for const_elimination first) and whose x and y have a
+   float dtype. The reciprocal 1/y is computed element by element and rounded
+   once to y's dtype (the double quotient rounds to fp16/fp32 exactly as a
+   division in that dtype would). The mul is named "_inversed_<op>" (the op's
+   name, else its output's); a function output keeps its name.
+   Must not fire: integer dtypes (real_div on ints is not a multiply); when any
+   reciprocal is not finite (a zero divisor, or a subnormal whose reciprocal
+   overflows) — the division then stays as written.
+   Cost: one worklist run; O(ops + constant elements). The old divisor stays for
+   dead_code_elimination. */
+
+static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *inv, *ins[2];
+  mgopt_tensor *t, *r;
+  const char *base, *name;
+  static const char *const slots[2] = {"x", "y"};
+  mgopt_op *mul;
+  int64_t i;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1 || !mgopt__pu_def_of(y, MGOPT_OP_const)) return 0;
+  t = mgopt_value_const(y);
+  if (!t || t->numel < 1 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) ||
+      !mgopt_dtype_is_float((mgopt_dtype)t->dtype))
+    return 0;
+  r = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  if (!r) return 0;
+  for (i = 0; i < t->numel; i++) {
+    double v = 1.0 / mgopt_tensor_get_f64(t, i);
+    mgopt_tensor_set_f64(r, i, v);
+    if (!isfinite(v) || !isfinite(mgopt_tensor_get_f64(r, i))) return 0;
+  }
+  base = op->name ? op->name : mgopt__pu_value_name(op->outs[0]);
+  name = mgopt__pu_name2(p, "_inversed_", base);
+  inv = mgopt_rw_const(rw, op, mgopt__pu_name2(p, name, "_y"), r);
+  if (!inv || !name) return 0;
+  ins[0] = x;
+  ins[1] = inv;
+  mul = mgopt_rw_create(rw, op, "mul", name, 2, slots, ins, 1);
+  if (!mul) return 0;
+  if (mgopt_op_infer(p, mul, NULL) != MGOPT_OK) {
+    mgopt_rw_erase(rw, mul);
+    mgopt_rw_erase(rw, inv->def);
+    return 0;
+  }
+  mgopt_rw_replace_op(rw, op, mul->outs);
+  mgopt__pu_sync_op_name(mul);
+  return 1;
+}
+
+static mgopt_status mgopt__d2m_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "divide_to_multiply";
+  pat.root_kind = MGOPT_OP_real_div;
+  pat.benefit = 1;
+  pat.fn = mgopt__d2m_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_divide_to_multiply = {
+    "common::divide_to_multiply", "cleanup", "real_div by a float constant becomes mul by its reciprocal", 0,
+    NULL, mgopt__d2m_run};
+/* src/passes/common/select_optimization.c — common::select_optimization: select with a constant condition becomes its input, or an add of masked ±inf.
+
+   Spec: mil_graph_passes.txt, "For select(cond, a, b), there are 2 cases ...";
+   reference mil-passes.md §3.27.
+
+   Before:
+     main(%b: (2, 2, fp32)) {
+       %c: (2, 2, bool)* = const(val=[[true, false], [false, true]])
+       %a: (fp32)* = const(val=-inf)
+       %y: (2, 2, fp32) = select(cond=%c, a=%a, b=%b)
+     } -> (%y)
+   After:
+     main(%b: (2, 2, fp32)) {
+       %c: (2, 2, bool)* = const(val=[[true, false], [false, true]])
+       %a: (fp32)* = const(val=-inf)
+       %y_masked: (2, 2, fp32)* = const(val=[[-inf, 0], [0, -inf]])
+       %y: (2, 2, fp32) = add(x=%y_masked, y=%b)
+     } -> (%y)
+
+   Fires on: select whose cond is produced by a const op (when a and b are
+   both const too, nothing: const_elimination folds it).
+     1. every element of cond true: the output is a; all false: b. Only when
+        that input's type equals the output type (no broadcasting is lost).
+        The chosen input replaces the output; an `identity` carries the name
+        when the output is a function output fed by an input or another output.
+     2. otherwise, a is a const whose every element is +inf or -inf (or b is,
+        with cond negated): a is broadcast to cond's shape with the masked-out
+        places set to 0, and select becomes add(masked, b) named after the
+        select's output (inf + b = inf, -inf + b = -inf, 0 + b = b).
+   Must not fire: a non-const cond; case 1 with broadcasting; case 2 with a
+   finite or NaN element in the infinite side, a non-float dtype, or shapes that
+   are not static.
+   Cost: one worklist run; O(ops + constant elements). */
+
+static int mgopt__selo_case1(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *keep) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *out = op->outs[0];
+  static const char *const slot[1] = {"x"};
+  if (!mgopt_type_equal(&keep->type, &out->type)) return 0;
+  if (mgopt__pu_is_func_output(out) && (!keep->def || mgopt__pu_is_func_output(keep))) {
+    mgopt_op *id = mgopt_rw_create(rw, op, "identity", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_id"), 1,
+                                   slot, &keep, 1);
+    if (!id) return 0;
+    if (mgopt_op_infer(p, id, NULL) != MGOPT_OK) {
+      mgopt_rw_erase(rw, id);
+      return 0;
+    }
+    keep = id->outs[0];
+  }
+  mgopt_rw_replace_op(rw, op, &keep);
+  if (keep->def) mgopt__pu_sync_op_name(keep->def);
+  return 1;
+}
+
+static int mgopt__selo_all_inf(const mgopt_tensor *t) {
+  int64_t i;
+  if (!t || t->numel < 1 || !mgopt_dtype_is_float((mgopt_dtype)t->dtype)) return 0;
+  for (i = 0; i < t->numel; i++)
+    if (!isinf(mgopt_tensor_get_f64(t, i))) return 0;
+  return 1;
+}
+
+static int mgopt__selo_case2(mgopt_rewriter *rw, mgopt_op *op, const mgopt_tensor *cond, mgopt_value *inf_side,
+                             mgopt_value *other, int negate) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  const mgopt_tensor *a = mgopt_value_const(inf_side);
+  int64_t shape[MGOPT__PU_MAX_RANK];
+  int32_t rank, i;
+  int64_t k, n = 1;
+  mgopt_tensor *m;
+  mgopt_value *mv, *ins[2];
+  mgopt_op *add;
+  const char *oname = mgopt__pu_value_name(op->outs[0]);
+  static const char *const slots[2] = {"x", "y"};
+  if (!mgopt__selo_all_inf(a) || a->dtype != other->type.dtype) return 0;
+  if (!mgopt__pu_broadcast(cond->shape, cond->rank, a->shape, a->rank, shape, &rank)) return 0;
+  for (i = 0; i < rank; i++)
+    if (!mgopt__mul_i64(n, shape[i], &n)) return 0;
+  m = mgopt_tensor_new(p, (mgopt_dtype)a->dtype, rank, shape);
+  if (!m) return 0;
+  for (k = 0; k < n; k++) {
+    int c = mgopt_tensor_get_f64(cond, mgopt__pu_bcast_index(shape, rank, cond->shape, cond->rank, k)) != 0.0;
+    double v = mgopt_tensor_get_f64(a, mgopt__pu_bcast_index(shape, rank, a->shape, a->rank, k));
+    mgopt_tensor_set_f64(m, k, (c != negate) ? v : 0.0);
+  }
+  mv = mgopt_rw_const(rw, op, mgopt__pu_name2(p, oname, "_masked"), m);
+  if (!mv) return 0;
+  ins[0] = mv;
+  ins[1] = other;
+  add = mgopt_rw_create(rw, op, "add", oname, 2, slots, ins, 1);
+  if (!add || mgopt_op_infer(p, add, NULL) != MGOPT_OK || !mgopt_type_equal(&add->outs[0]->type, &op->outs[0]->type)) {
+    if (add) mgopt_rw_erase(rw, add);
+    mgopt_rw_erase(rw, mv->def);
+    return 0;
+  }
+  mgopt_rw_replace_op(rw, op, add->outs);
+  return 1;
+}
+
+static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *c = mgopt_op_operand(op, "cond"), *a = mgopt_op_operand(op, "a"), *b = mgopt_op_operand(op, "b");
+  const mgopt_tensor *ct;
+  int64_t i, ntrue = 0;
+  MGOPT__UNUSED(ud);
+  if (!c || !a || !b || op->nouts != 1 || !mgopt__pu_def_of(c, MGOPT_OP_const)) return 0;
+  ct = mgopt_value_const(c);
+  if (!ct || ct->numel < 1 || ct->dtype == MGOPT_DT_STRING) return 0;
+  if (mgopt_value_const(a) && mgopt_value_const(b)) return 0;
+  for (i = 0; i < ct->numel; i++)
+    if (mgopt_tensor_get_f64(ct, i) != 0.0) ntrue++;
+  if (ntrue == ct->numel && mgopt__selo_case1(rw, op, a)) return 1;
+  if (ntrue == 0 && mgopt__selo_case1(rw, op, b)) return 1;
+  if (mgopt__selo_all_inf(mgopt_value_const(a))) return mgopt__selo_case2(rw, op, ct, a, b, 0);
+  if (mgopt__selo_all_inf(mgopt_value_const(b))) return mgopt__selo_case2(rw, op, ct, b, a, 1);
+  return 0;
+}
+
+static mgopt_status mgopt__selo_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "select_optimization";
+  pat.root_kind = MGOPT_OP_select;
+  pat.benefit = 1;
+  pat.fn = mgopt__selo_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_select_optimization = {
+    "common::select_optimization", "cleanup",
+    "select with a constant condition becomes one of its inputs, or an add of masked infinities", 0, NULL,
+    mgopt__selo_run};
+/* src/passes/common/rank0_expand_dims_swap.c — common::rank0_expand_dims_swap: a rank-0 binary op followed by expand_dims([0]) runs on rank-1 operands instead.
+
+   Spec: mil_graph_passes.txt, "Identify the pattern of a rank-0 binary
+   elementwise operation followed by an expand_dims op"; reference
+   mil-passes.md §3.33.
+
+   Before:
+     main(%x: (fp32)) {
+       %c: (fp32)* = const(val=1.5)
+       %s: (fp32) = sub(x=%x, y=%c)
+       %e: (1, fp32) = expand_dims(x=%s, axes=[0])
+       %r: (fp32) = relu(x=%s)
+     } -> (%e, %r)
+   After:
+     main(%x: (fp32)) {
+       %c: (fp32)* = const(val=1.5)
+       %x_expanded: (1, fp32) = expand_dims(x=%x, axes=[0])
+       %c_expanded: (1, fp32) = expand_dims(x=%c, axes=[0])
+       %e: (1, fp32) = sub(x=%x_expanded, y=%c_expanded)
+       %s: (fp32) = squeeze(x=%e, axes=[0])
+       %r: (fp32) = relu(x=%s)
+     } -> (%e, %r)
+
+   Fires on: add, sub, mul, real_div or floor_div whose x and y are both rank 0
+   with exactly one of them produced by a const op, whose output is not a block
+   output and has exactly one expand_dims(axes=[0]) consumer (other consumers
+   are allowed: they read squeeze(new, axes=[0]), which takes the old name).
+   The new op is named after the expand_dims output. Expanding the constant
+   is left for const_elimination.
+   Must not fire: two or zero constant operands, a rank other than 0, a block
+   output, no or several expand_dims([0]) consumers, other axes.
+   Cost: one worklist run; O(ops + uses). */
+
+static int mgopt__r0s_is_expand0(const mgopt_op *op) {
+  const int64_t *ax;
+  int64_t n;
+  if (op->kind != MGOPT_OP_expand_dims || op->nouts != 1) return 0;
+  n = mgopt_op_get_ints(op->program, op, "axes", &ax);
+  return n == 1 && ax[0] == 0;
+}
+
+static int mgopt__r0s_rank0(const mgopt_value *v) {
+  return v->type.kind == MGOPT_TYPE_TENSOR && v->type.rank == 0;
+}
+
+static mgopt_op *mgopt__r0s_expand(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *v) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  static const char *const slot[1] = {"x"};
+  int64_t zero = 0;
+  mgopt_op *e = mgopt_rw_create(rw, pos, "expand_dims", mgopt__pu_name2(p, mgopt__pu_value_name(v), "_expanded"),
+                                1, slot, &v, 1);
+  if (!e) return NULL;
+  if (mgopt_op_set_ints(e, "axes", &zero, 1) || mgopt_op_infer(p, e, NULL)) {
+    mgopt_rw_erase(rw, e);
+    return NULL;
+  }
+  return e;
+}
+
+static int mgopt__r0s_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *out, *ins[2];
+  mgopt_op *exp_op = NULL, *ex, *ey, *nop, *sq = NULL;
+  mgopt_use *u;
+  int32_t nexp = 0, nother = 0;
+  static const char *const slots[2] = {"x", "y"};
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1 || op->nslots != 2) return 0;
+  if (!mgopt__r0s_rank0(x) || !mgopt__r0s_rank0(y)) return 0;
+  if ((mgopt__pu_def_of(x, MGOPT_OP_const) != NULL) == (mgopt__pu_def_of(y, MGOPT_OP_const) != NULL)) return 0;
+  out = op->outs[0];
+  if (mgopt__pu_is_block_output(out)) return 0;
+  for (u = out->uses; u; u = u->next) {
+    if (mgopt__r0s_is_expand0(u->op)) {
+      exp_op = u->op;
+      nexp++;
+    } else {
+      nother++;
+    }
+  }
+  if (nexp != 1) return 0;
+  ex = mgopt__r0s_expand(rw, op, x);
+  if (!ex) return 0;
+  ey = mgopt__r0s_expand(rw, op, y);
+  if (!ey) {
+    mgopt_rw_erase(rw, ex);
+    return 0;
+  }
+  ins[0] = ex->outs[0];
+  ins[1] = ey->outs[0];
+  nop = mgopt_rw_create(rw, op, op->type, mgopt__pu_value_name(exp_op->outs[0]), 2, slots, ins, 1);
+  if (!nop || mgopt_op_infer(p, nop, NULL) || !mgopt_type_equal(&nop->outs[0]->type, &exp_op->outs[0]->type)) {
+    if (nop) mgopt_rw_erase(rw, nop);
+    mgopt_rw_erase(rw, ey);
+    mgopt_rw_erase(rw, ex);
+    return 0;
+  }
+  if (nother) {
+    static const char *const slot[1] = {"x"};
+    int64_t zero = 0;
+    sq = mgopt_rw_create(rw, op, "squeeze", mgopt__pu_value_name(out), 1, slot, &nop->outs[0], 1);
+    if (!sq) return 1; /* OOM: the rewriter reports it */
+    mgopt_op_set_ints(sq, "axes", &zero, 1);
+    mgopt_op_infer(p, sq, NULL);
+  }
+  mgopt_rw_replace_op(rw, exp_op, nop->outs);
+  if (sq) mgopt_rw_replace_op(rw, op, sq->outs);
+  else mgopt_rw_erase(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__r0s_run(mgopt_pass_ctx *ctx) {
+  static const int32_t kinds[5] = {MGOPT_OP_add, MGOPT_OP_sub, MGOPT_OP_mul, MGOPT_OP_real_div, MGOPT_OP_floor_div};
+  mgopt_pattern pats[5];
+  int32_t i;
+  memset(pats, 0, sizeof pats);
+  for (i = 0; i < 5; i++) {
+    pats[i].name = "rank0_expand_dims_swap";
+    pats[i].root_kind = kinds[i];
+    pats[i].benefit = 1;
+    pats[i].fn = mgopt__r0s_rewrite;
+  }
+  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rank0_expand_dims_swap = {
+    "common::rank0_expand_dims_swap", "cleanup",
+    "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead", 0, NULL,
+    mgopt__r0s_run};
+/* src/passes/common/expand_high_rank_reshape_and_transpose.c — common::expand_high_rank_reshape_and_transpose: a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 ops.
+
+   Spec: mil_graph_passes.txt, "Detect the pattern reshape_1 --> transpose -->
+   reshape_2 ..."; reference mil-passes.md §3.32.
+
+   Before:
+     main(%x: (1, 2, 3, 4, 5, fp32)) {
+       %s1: (6, int32)* = const(val=[1, 2, 3, 2, 2, 5])
+       %r1: (1, 2, 3, 2, 2, 5, fp32) = reshape(x=%x, shape=%s1)
+       %t: (2, 5, 2, 3, 1, 2, fp32) = transpose(x=%r1, perm=[4, 5, 3, 2, 0, 1])
+       %s2: (2, int32)* = const(val=[5, 24])
+       %y: (5, 24, fp32) = reshape(x=%t, shape=%s2)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, 4, 5, fp32)) {
+       %s1: (6, int32)* = const(val=[1, 2, 3, 2, 2, 5])
+       %r1_shape: (4, int32)* = const(val=[2, 3, 2, 10])
+       %r1_reshaped: (2, 3, 2, 10, fp32) = reshape(x=%x, shape=%r1_shape)
+       %t_transposed: (10, 2, 3, 2, fp32) = transpose(x=%r1_reshaped, perm=[3, 2, 1, 0])
+       %s2: (2, int32)* = const(val=[5, 24])
+       %y: (5, 24, fp32) = reshape(x=%t_transposed, shape=%s2)
+     } -> (%y)
+
+   Fires on: reshape with a static output of rank >= 6 (not a block output)
+   whose single consumer is a transpose (not a block output) whose single
+   consumer is a reshape with an output rank <= 5. Runs of consecutive axes
+   in perm are merged first (their sizes multiply). When that leaves rank < 6:
+   reshape(merged shape) -> transpose(merged perm) -> the last reshape. Else
+   each axis is moved into place by reshape([lead, before, axis, after]) ->
+   transpose([0, 2, 1, 3]) in turn, then the last reshape.
+   Must not fire: a non-static or rank < 6 first output; a block output or a
+   second consumer in the chain; a last rank above 5.
+   Cost: one worklist run; O(ops + rank^2) per match. The first reshape and
+   transpose become dead and are erased. */
+
+#define MGOPT__EHR_MAX 64
+
+static mgopt_value *mgopt__ehr_reshape(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, const int64_t *shape,
+                                       int32_t n, const char *base) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  static const char *const slots[2] = {"x", "shape"};
+  mgopt_value *ins[2];
+  mgopt_tensor *t = mgopt__pu_const_i32_1d(p, shape, n);
+  mgopt_op *r;
+  if (!t) return NULL;
+  ins[0] = x;
+  ins[1] = mgopt_rw_const(rw, pos, mgopt__pu_name2(p, base, "_shape"), t);
+  if (!ins[1]) return NULL;
+  r = mgopt_rw_create(rw, pos, "reshape", mgopt__pu_name2(p, base, "_reshaped"), 2, slots, ins, 1);
+  if (!r || mgopt_op_infer(p, r, NULL)) return NULL;
+  return r->outs[0];
+}
+
+static mgopt_value *mgopt__ehr_transpose(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, const int64_t *perm,
+                                         int32_t n, const char *base) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  static const char *const slot[1] = {"x"};
+  mgopt_op *t = mgopt_rw_create(rw, pos, "transpose", mgopt__pu_name2(p, base, "_transposed"), 1, slot, &x, 1);
+  if (!t || mgopt_op_set_ints(t, "perm", perm, n) || mgopt_op_infer(p, t, NULL)) return NULL;
+  return t->outs[0];
+}
+
+static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  int64_t shape[MGOPT__EHR_MAX], nshape[MGOPT__EHR_MAX], nperm[MGOPT__EHR_MAX], gstart[MGOPT__EHR_MAX],
+      gend[MGOPT__EHR_MAX], order[MGOPT__EHR_MAX];
+  const int64_t *perm;
+  int32_t rank, ng = 0, i, j;
+  mgopt_op *tr, *r2;
+  mgopt_value *cur;
+  const char *b1, *bt;
+  MGOPT__UNUSED(ud);
+  if (r1->nouts != 1 || mgopt__pu_is_block_output(r1->outs[0])) return 0;
+  if (!mgopt__pu_static_shape(&r1->outs[0]->type, shape, MGOPT__EHR_MAX)) return 0;
+  rank = r1->outs[0]->type.rank;
+  if (rank < 6) return 0;
+  tr = mgopt__pu_single_user(r1->outs[0]);
+  if (!tr || tr->kind != MGOPT_OP_transpose || tr->nouts != 1 || mgopt__pu_is_block_output(tr->outs[0])) return 0;
+  if (mgopt_op_operand(tr, "x") != r1->outs[0]) return 0;
+  r2 = mgopt__pu_single_user(tr->outs[0]);
+  if (!r2 || r2->kind != MGOPT_OP_reshape || mgopt_op_operand(r2, "x") != tr->outs[0]) return 0;
+  if (r2->outs[0]->type.rank < 0 || r2->outs[0]->type.rank > 5) return 0;
+  if (mgopt_op_get_ints(p, tr, "perm", &perm) != rank) return 0;
+  for (i = 0; i < rank; i++) {
+    int64_t a = perm[i] < 0 ? perm[i] + rank : perm[i];
+    if (a < 0 || a >= rank) return 0;
+    if (ng > 0 && gend[ng - 1] + 1 == a) gend[ng - 1] = a;
+    else {
+      gstart[ng] = a;
+      gend[ng] = a;
+      ng++;
+    }
+  }
+  /* groups sorted by start axis give the merged shape; perm indexes into that order */
+  for (i = 0; i < ng; i++) order[i] = i;
+  for (i = 1; i < ng; i++) {
+    int64_t x = order[i];
+    for (j = i; j > 0 && gstart[order[j - 1]] > gstart[x]; j--) order[j] = order[j - 1];
+    order[j] = x;
+  }
+  for (i = 0; i < ng; i++) {
+    int64_t g = order[i], k, prod = 1;
+    for (k = gstart[g]; k <= gend[g]; k++) prod *= shape[k];
+    nshape[i] = prod;
+    nperm[g] = i; /* group g (in perm order) sits at merged axis i */
+  }
+  b1 = mgopt__pu_value_name(r1->outs[0]);
+  bt = mgopt__pu_value_name(tr->outs[0]);
+  if (ng < 6) {
+    cur = mgopt__ehr_reshape(rw, r1, mgopt_op_operand(r1, "x"), nshape, ng, b1);
+    if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, nperm, ng, bt);
+  } else {
+    int64_t lead = 1;
+    uint8_t memo[MGOPT__EHR_MAX];
+    static const int64_t swap[4] = {0, 2, 1, 3};
+    memset(memo, 0, sizeof memo);
+    cur = mgopt_op_operand(r1, "x");
+    for (i = 0; i < ng && cur; i++) {
+      int64_t ax = nperm[i], before = 1, after = 1, s4[4];
+      for (j = 0; j < ng; j++) {
+        if (memo[j] || j == ax) continue;
+        if (j < ax) before *= nshape[j];
+        else after *= nshape[j];
+      }
+      s4[0] = lead;
+      s4[1] = before;
+      s4[2] = nshape[ax];
+      s4[3] = after;
+      cur = mgopt__ehr_reshape(rw, r1, cur, s4, 4, b1);
+      if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, swap, 4, bt);
+      lead *= nshape[ax];
+      memo[ax] = 1;
+    }
+  }
+  if (!cur) return 1; /* OOM or an inference failure on a shape proven valid: reported by the driver/verifier */
+  mgopt_rw_set_operand(rw, r2, "x", cur);
+  mgopt__pu_erase_if_dead(rw, tr);
+  mgopt__pu_erase_if_dead(rw, r1);
+  return 1;
+}
+
+static mgopt_status mgopt__ehr_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "expand_high_rank_reshape_and_transpose";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__ehr_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_high_rank_reshape_and_transpose = {
+    "common::expand_high_rank_reshape_and_transpose", "cleanup",
+    "a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 reshapes and transposes", 0, NULL,
+    mgopt__ehr_run};
+/* src/passes/common/add_conv_transpose_output_shape.c — common::add_conv_transpose_output_shape: give conv_transpose an explicit output_shape when its output shape is static.
+
+   Spec: mil_graph_passes.txt, "The conv_transpose input output_shape is an
+   optional input ..."; reference mil-passes.md §3.33.
+
+   Before:
+     main(%x: (1, 5, 10, fp32)) {
+       %w: (5, 5, 3, fp32)* = const(val=[[[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0], [1, 0, 0]], [[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 1]], [[1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1], [1, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 1, 0]], [[1, 0, 0], [0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 1]]])
+       %y: (1, 5, 21, fp32) = conv_transpose(x=%x, weight=%w, strides=[2], pad_type="valid")
+     } -> (%y)
+   After:
+     main(%x: (1, 5, 10, fp32)) {
+       %w: (5, 5, 3, fp32)* = const(val=[[[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0], [1, 0, 0]], [[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 1]], [[1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1], [1, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 1, 0]], [[1, 0, 0], [0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 1]]])
+       %y: (1, 5, 21, fp32) = conv_transpose(x=%x, weight=%w, strides=[2], pad_type="valid", output_shape=[1, 5, 21])
+     } -> (%y)
+
+   Fires on: conv_transpose with no output_shape (neither attribute nor
+   operand) whose output type is static: output_shape (a parameter MIL declares
+   const, so an attribute) is set to that shape, in place.
+   Must not fire: an output shape with a symbolic or unknown dim; an op that
+   already has output_shape.
+   Cost: one worklist run, O(ops). */
+
+static int mgopt__acts_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  int64_t shape[MGOPT__PU_MAX_RANK];
+  MGOPT__UNUSED(ud);
+  if (op->nouts != 1 || mgopt_op_attr(op, "output_shape") || mgopt_op_slot_index(op, "output_shape") >= 0) return 0;
+  if (!mgopt__pu_static_shape(&op->outs[0]->type, shape, MGOPT__PU_MAX_RANK)) return 0;
+  if (mgopt_op_set_ints(op, "output_shape", shape, op->outs[0]->type.rank)) return 0;
+  mgopt_rw_modified(rw, op);
+  return 1;
+}
+
+static mgopt_status mgopt__acts_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "add_conv_transpose_output_shape";
+  pat.root_kind = MGOPT_OP_conv_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__acts_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_conv_transpose_output_shape = {
+    "common::add_conv_transpose_output_shape", "cleanup",
+    "give conv_transpose an explicit output_shape when its output shape is static", 0, NULL, mgopt__acts_run};
+/* src/passes/common/sanitize_input_output_names.c — common::sanitize_input_output_names: main's inputs and outputs get valid, unique identifiers.
+
+   Spec: mil_graph_passes.txt, "Sanitize the names of model input and output
+   vars ..."; reference mil-passes.md §3.34. This pass changes names on purpose.
+
+   Before:
+     main(%"x/0": (2, fp32), %"1st": (2, fp32)) {
+       %"out/1": (2, fp32) = add(x=%"x/0", y=%"1st")
+       %fp16: (2, fp32) = relu(x=%"out/1")
+     } -> (%"out/1", %fp16)
+   After:
+     main(%x_0: (2, fp32), %var_1st: (2, fp32)) {
+       %out_1: (2, fp32) = add(x=%x_0, y=%var_1st)
+       %fp16_workaround: (2, fp32) = relu(x=%out_1)
+     } -> (%out_1, %fp16_workaround)
+
+   Fires on: inputs (first) and then outputs of function `main` whose names are
+   not of the form [A-Za-z_][A-Za-z0-9_]* or are reserved words of the MIL
+   text format. Each character outside [A-Za-z0-9_] becomes '_'; a name that
+   does not start with a letter or '_' gets the prefix "var_"; reserved words
+   (any bool program func tensor list dict tuple true false string bf16 fp16
+   fp32 fp64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 state) get the
+   suffix "_workaround". A changed name that collides with any value name of
+   main gets "_0", then "_1", ... appended cumulatively until it is free.
+   Must not fire: valid names; other functions (their signatures stay).
+   Cost: O(values of main) for the name set, then O(inputs + outputs). */
+
+static const char *const mgopt__sio_reserved[] = {
+    "any",   "bool",  "program", "func",  "tensor", "list",   "dict",   "tuple",  "true",
+    "false", "string", "bf16",   "fp16",  "fp32",   "fp64",   "int8",   "int16",  "int32",
+    "int64", "uint8", "uint16",  "uint32", "uint64", "state"};
+
+/* a set of interned name pointers (open addressing) */
+typedef struct mgopt__sio_set {
+  const char **tab;
+  size_t cap, n;
+  const mgopt_allocator *al;
+  int oom;
+} mgopt__sio_set;
+
+static size_t mgopt__sio_slot(const mgopt__sio_set *s, const char *k) {
+  size_t h = (size_t)(((uintptr_t)k >> 3) * 11400714819323198485ull) & (s->cap - 1);
+  while (s->tab[h] && s->tab[h] != k) h = (h + 1) & (s->cap - 1);
+  return h;
+}
+
+static void mgopt__sio_add(mgopt__sio_set *s, const char *k) {
+  size_t h;
+  if (!k || s->oom) return;
+  if ((s->n + 1) * 2 > s->cap) {
+    size_t nc = s->cap ? s->cap * 2 : 64, i;
+    const char **old = s->tab;
+    size_t oc = s->cap;
+    s->tab = (const char **)mgopt__heap_realloc(s->al, NULL, 0, nc * sizeof(char *));
+    if (!s->tab) {
+      s->tab = old;
+      s->oom = 1;
+      return;
+    }
+    memset((void *)s->tab, 0, nc * sizeof(char *));
+    s->cap = nc;
+    for (i = 0; i < oc; i++)
+      if (old[i]) s->tab[mgopt__sio_slot(s, old[i])] = old[i];
+    if (old) mgopt__heap_free(s->al, (void *)old, oc * sizeof(char *));
+  }
+  h = mgopt__sio_slot(s, k);
+  if (!s->tab[h]) {
+    s->tab[h] = k;
+    s->n++;
+  }
+}
+
+static int mgopt__sio_has(const mgopt__sio_set *s, const char *k) {
+  return s->cap && s->tab[mgopt__sio_slot(s, k)] == k;
+}
+
+static void mgopt__sio_collect(mgopt__sio_set *s, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return;
+  for (i = 0; i < b->nargs; i++) mgopt__sio_add(s, b->args[i]->name);
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nouts; i++) mgopt__sio_add(s, op->outs[i]->name);
+    for (i = 0; i < op->nblocks; i++) mgopt__sio_collect(s, op->blocks[i], depth + 1);
+  }
+}
+
+static int mgopt__sio_ok_char(char c, int first) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') return 1;
+  return !first && c >= '0' && c <= '9';
+}
+
+/* renames v if needed; 1 if renamed, -1 on OOM */
+static int mgopt__sio_fix(mgopt_program *p, mgopt__sio_set *names, mgopt_value *v) {
+  char buf[512];
+  const char *name = v->name ? v->name : "";
+  size_t n = strlen(name), len = 0, i;
+  const char *nn;
+  int changed = 0;
+  if (n > 400) n = 400;
+  if (n == 0 || !mgopt__sio_ok_char(name[0], 1)) {
+    memcpy(buf, "var_", 4);
+    len = 4;
+    changed = 1;
+  }
+  for (i = 0; i < n; i++) {
+    char c = name[i];
+    if (!mgopt__sio_ok_char(c, 0)) {
+      c = '_';
+      changed = 1;
+    }
+    buf[len++] = c;
+  }
+  if (n < strlen(name)) changed = 1;
+  buf[len] = 0;
+  for (i = 0; i < sizeof mgopt__sio_reserved / sizeof mgopt__sio_reserved[0]; i++)
+    if (strcmp(buf, mgopt__sio_reserved[i]) == 0) {
+      memcpy(buf + len, "_workaround", 12);
+      len += 11;
+      changed = 1;
+      break;
+    }
+  if (!changed) return 0;
+  nn = mgopt_program_intern(p, buf, len);
+  {
+    unsigned k = 0;
+    while (nn && mgopt__sio_has(names, nn) && len < sizeof buf - 24) {
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "_%u", k++);
+      nn = mgopt_program_intern(p, buf, len);
+    }
+  }
+  if (!nn) return -1;
+  mgopt__pu_rename(v, nn);
+  mgopt__sio_add(names, nn);
+  return names->oom ? -1 : 1;
+}
+
+static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  mgopt__sio_set names;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  if (!f) return MGOPT_OK;
+  memset(&names, 0, sizeof names);
+  names.al = &p->alloc;
+  mgopt__sio_collect(&names, f->body, 0);
+  for (i = 0; i < f->body->nargs + f->body->nouts && !s; i++) {
+    mgopt_value *v = i < f->body->nargs ? f->body->args[i] : f->body->outs[i - f->body->nargs]->value;
+    int r = names.oom ? -1 : mgopt__sio_fix(p, &names, v);
+    if (r < 0) s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "sanitize_input_output_names: out of memory");
+    else ctx->rewrites += r;
+  }
+  if (names.tab) mgopt__heap_free(names.al, (void *)names.tab, names.cap * sizeof(char *));
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_sanitize_input_output_names = {
+    "common::sanitize_input_output_names", "io",
+    "main's input and output names become valid, unique identifiers", 0, NULL, mgopt__sio_run};
+/* src/passes/common/update_output_dtypes.c — common::update_output_dtypes{dtypes=fp16}: cast main's outputs to the requested dtypes.
+
+   Spec: mil_graph_passes.txt, "Update the dtypes of output vars of each
+   function block to match the dtypes provided in function.output_types";
+   reference mil-passes.md §3.34. This pass changes output dtypes on purpose.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = relu(x=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y_type_fp32: (2, 3, fp32) = relu(x=%x)
+       %y: (2, 3, fp16) = cast(x=%y_type_fp32, dtype="fp16")
+     } -> (%y)
+
+   Option `dtypes`: the requested dtype of each output of `main`, in order,
+   comma-separated ("fp16,int32"); an empty entry keeps that output as it is.
+   Empty option: nothing to do. A count that differs from main's output count,
+   or an unknown dtype name, is an error (MGOPT_ERR_INVALID_ARG).
+   Fires on: each output whose requested dtype differs from its dtype. The
+   output value is renamed "<name>_type_<old dtype>" and a cast to the requested
+   dtype, appended at the end of main, takes the original name. An output
+   listed twice gets one cast per requested dtype (later ones fresh-named).
+   Must not fire: an output that is also an input of main (its name and type are
+   the input's: left unchanged, as the reference does); non-tensor outputs.
+   Cost: O(outputs). */
+
+static mgopt_opt_def const mgopt__uod_opts[1] = {
+    {"dtypes", MGOPT_OPT_STRING, "", "comma-separated dtype per output of main (empty entry: keep)"}};
+
+static mgopt_status mgopt__uod_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  const char *spec = ctx->opts[0].s ? ctx->opts[0].s : "", *q;
+  mgopt_dtype want[256];
+  mgopt_value *orig_v[256];
+  const char *orig_name[256];
+  int32_t n = 0, i;
+  if (!f || !*spec) return MGOPT_OK;
+  memset((void *)orig_name, 0, sizeof orig_name);
+  for (q = spec;;) {
+    size_t len = strcspn(q, ",");
+    size_t a = 0, b = len;
+    while (a < b && q[a] == ' ') a++;
+    while (b > a && q[b - 1] == ' ') b--;
+    if (n >= 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "update_output_dtypes: too many dtypes");
+    if (a == b) want[n] = MGOPT_DT_UNKNOWN;
+    else {
+      want[n] = mgopt_dtype_from_name(q + a, b - a);
+      if (want[n] == MGOPT_DT_UNKNOWN || want[n] == MGOPT_DT_STRING)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "update_output_dtypes: unknown dtype '%.*s'",
+                              (int)(b - a), q + a);
+    }
+    n++;
+    if (!q[len]) break;
+    q += len + 1;
+  }
+  if (n != f->body->nouts)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "update_output_dtypes: %d dtypes given, main has %d outputs", (int)n, (int)f->body->nouts);
+  for (i = 0; i < n; i++) orig_v[i] = f->body->outs[i]->value;
+  for (i = 0; i < n; i++) {
+    mgopt_value *v = orig_v[i];
+    const char *cname;
+    char buf[320];
+    mgopt_op *c;
+    int32_t k;
+    static const char *const slot[1] = {"x"};
+    if (want[i] == MGOPT_DT_UNKNOWN || !v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype == want[i]) continue;
+    if (!v->def) continue; /* an input returned as an output keeps its name and type */
+    orig_name[i] = mgopt__pu_value_name(v);
+    cname = orig_name[i];
+    for (k = 0; k < i; k++)
+      if (orig_v[k] == v && orig_name[k]) cname = NULL; /* renamed already: the new cast gets a fresh name */
+    if (cname) {
+      snprintf(buf, sizeof buf, "%.200s_type_%s", cname, mgopt_dtype_name((mgopt_dtype)v->type.dtype));
+      mgopt__pu_rename(v, mgopt__pu_name2(p, buf, NULL));
+    } else {
+      for (k = 0; k < i; k++)
+        if (orig_v[k] == v && orig_name[k]) break;
+      cname = mgopt_program_fresh_name(p, orig_name[k]);
+      orig_name[i] = orig_name[k];
+    }
+    c = mgopt_build_op(p, f->body, NULL, "cast", cname, 1, slot, &v, 1);
+    if (!c || mgopt_op_set_string(c, "dtype", mgopt_dtype_name(want[i])))
+      return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "update_output_dtypes: out of memory");
+    if (mgopt_op_infer(p, c, ctx->diag)) return ctx->diag ? ctx->diag->status : MGOPT_ERR_TYPE;
+    mgopt_block_set_output(f->body, i, c->outs[0]);
+    ctx->rewrites++;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_update_output_dtypes = {
+    "common::update_output_dtypes", "io", "cast main's outputs to the requested dtypes", 1, mgopt__uod_opts,
+    mgopt__uod_run};
+/* src/passes/common/image_input_preprocess.c — common::image_input_preprocess{nhwc_inputs=img}: NHWC image inputs of main become NCHW, with a transpose back.
+
+   Spec: mil_graph_passes.txt, "Plug in to transpose image input in NHWC format
+   to NCHW format"; reference mil-passes.md §3.34. This pass changes input
+   types on purpose.
+
+   Before:
+     main(%img: (1, 4, 6, 3, fp32)) {
+       %y: (1, 4, 6, 3, fp32) = relu(x=%img)
+     } -> (%y)
+   After:
+     main(%img: (1, 3, 4, 6, fp32)) {
+       %img__transpose_from_nchw__: (1, 4, 6, 3, fp32) = transpose(x=%img, perm=[0, 2, 3, 1])
+       %y: (1, 4, 6, 3, fp32) = relu(x=%img__transpose_from_nchw__)
+     } -> (%y)
+
+   Option `nhwc_inputs`: the names of main's inputs that are channel-last
+   images, comma-separated. Empty: nothing to do. A name that is not an input
+   of main, or an input of rank < 3, is an error (MGOPT_ERR_INVALID_ARG).
+   Fires on: each listed input: its type [..., H, W, C] becomes [..., C, H, W]
+   (symbolic dims move with their axis) and
+   transpose(perm = [0 .. r-4, r-2, r-1, r-3]) named "<in>__transpose_from_nchw__"
+   is inserted at the top of main; every former use reads the transpose (an
+   output of main that was the input itself now returns the transposed value,
+   so its values keep their layout).
+   Must not fire: inputs not listed; functions other than main.
+   Cost: O(inputs + uses of the listed inputs). */
+
+static mgopt_opt_def const mgopt__iip_opts[1] = {
+    {"nhwc_inputs", MGOPT_OPT_STRING, "", "comma-separated names of main's NHWC image inputs"}};
+
+static mgopt_status mgopt__iip_one(mgopt_pass_ctx *ctx, mgopt_function *f, mgopt_value *x) {
+  mgopt_program *p = ctx->program;
+  int32_t r = x->type.rank, i;
+  int64_t perm[MGOPT__PU_MAX_RANK];
+  mgopt_dim dims[MGOPT__PU_MAX_RANK], c;
+  mgopt_op *t;
+  mgopt_use *u, *next;
+  char buf[320];
+  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 3 || r > MGOPT__PU_MAX_RANK)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "image_input_preprocess: input '%s' is not an image tensor of rank >= 3", x->name);
+  for (i = 0; i < r; i++) {
+    perm[i] = i;
+    dims[i] = x->type.dims[i];
+  }
+  perm[r - 3] = r - 2;
+  perm[r - 2] = r - 1;
+  perm[r - 1] = r - 3;
+  snprintf(buf, sizeof buf, "%.280s__transpose_from_nchw__", x->name);
+  t = mgopt_op_new(p, "transpose", 1, 0);
+  if (!t) return mgopt__oom(p);
+  mgopt_op_set_name(t, buf);
+  mgopt_value_set_name(t->outs[0], buf);
+  if (mgopt__type_copy(p, &t->outs[0]->type, &x->type)) return mgopt__oom(p);
+  /* rewire every use of x before the transpose reads it */
+  for (u = x->uses; u; u = next) {
+    next = u->next;
+    mgopt__use_link(u, t->outs[0]);
+  }
+  if (mgopt_op_set_operand(t, "x", x) || mgopt_op_set_ints(t, "perm", perm, r)) return mgopt__oom(p);
+  if (f->body->first) mgopt_op_insert_before(t, f->body->first);
+  else mgopt_op_append(t, f->body);
+  /* NCHW input type: [..., C, H, W] */
+  c = dims[r - 1];
+  dims[r - 1] = dims[r - 2];
+  dims[r - 2] = dims[r - 3];
+  dims[r - 3] = c;
+  if (mgopt_type_make(p, &x->type, (mgopt_dtype)x->type.dtype, r, dims)) return mgopt__oom(p);
+  if (mgopt_op_infer(p, t, ctx->diag)) return ctx->diag ? ctx->diag->status : MGOPT_ERR_TYPE;
+  ctx->rewrites++;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__iip_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  const char *q = ctx->opts[0].s ? ctx->opts[0].s : "";
+  if (!*q) return MGOPT_OK;
+  if (!f) return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "image_input_preprocess: no function main");
+  for (;;) {
+    size_t len = strcspn(q, ","), a = 0, b = len;
+    int32_t i;
+    mgopt_value *x = NULL;
+    mgopt_status s;
+    while (a < b && q[a] == ' ') a++;
+    while (b > a && q[b - 1] == ' ') b--;
+    if (a < b) {
+      for (i = 0; i < f->body->nargs; i++) {
+        const char *nm = f->body->args[i]->name;
+        if (nm && strlen(nm) == b - a && memcmp(nm, q + a, b - a) == 0) x = f->body->args[i];
+      }
+      if (!x)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "image_input_preprocess: main has no input '%.*s'",
+                              (int)(b - a), q + a);
+      s = mgopt__iip_one(ctx, f, x);
+      if (s) return s;
+    }
+    if (!q[len]) break;
+    q += len + 1;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_image_input_preprocess = {
+    "common::image_input_preprocess", "io",
+    "NHWC image inputs of main become NCHW, followed by a transpose back", 1, mgopt__iip_opts, mgopt__iip_run};
+/* src/passes/common/add_fp16_cast.c — common::add_fp16_cast: fp32 ops compute in fp16, with casts in and out.
+
+   Spec: mil_graph_passes.txt, "For each input of dtype float32, inject a cast op
+   to change it to float16 dtype ..." (FP16ComputePrecision); reference
+   mil-passes.md §3.35.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %a: (2, 3, fp32) = square(x=%x)
+       %b: (2, 3, fp32) = relu(x=%x)
+       %c: (2, 3, fp32) = add(x=%a, y=%b)
+     } -> (%c)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %x_to_fp16: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %a_cast_fp16: (2, 3, fp16) = square(x=%x_to_fp16)
+       %a_cast_fp16_to_fp32: (2, 3, fp32) = cast(x=%a_cast_fp16, dtype="fp32")
+       %b_cast_fp16: (2, 3, fp16) = relu(x=%x_to_fp16)
+       %b_cast_fp16_to_fp32: (2, 3, fp32) = cast(x=%b_cast_fp16, dtype="fp32")
+       %a_cast_fp16_to_fp32_to_fp16: (2, 3, fp16) = cast(x=%a_cast_fp16_to_fp32, dtype="fp16")
+       %b_cast_fp16_to_fp32_to_fp16: (2, 3, fp16) = cast(x=%b_cast_fp16_to_fp32, dtype="fp16")
+       %c_cast_fp16: (2, 3, fp16) = add(x=%a_cast_fp16_to_fp32_to_fp16, y=%b_cast_fp16_to_fp32_to_fp16)
+       %c: (2, 3, fp32) = cast(x=%c_cast_fp16, dtype="fp32")
+     } -> (%c)
+   (cast_optimization then cancels each fp16 -> fp32 -> fp16 pair.)
+
+   Option `skip_ops_by_type`: op types left in fp32, comma-separated ("add,mul").
+   Fires on: every registered op, in every block, with an fp32 tensor operand,
+   except cast, const, constexpr_* ops, ops owning blocks (while_loop, cond:
+   their bodies are converted op by op) and opaque ops. Each fp32 operand
+   becomes fp16: a computed value through cast(x, dtype="fp16") named
+   "<x>_to_fp16", shared by the consumers in one block; a const through a new
+   fp16 const of the same name, where a finite value that would round to
+   +-inf becomes +-65504 and (for constants of fewer than 400 elements) a
+   non-zero value that would round to 0 becomes the smallest fp16 subnormal
+   of its sign. The op is re-created with outputs "<out>_cast_fp16"; each
+   output that became fp16 is cast back ("<out>_cast_fp16_to_fp32"). Function
+   outputs keep their names and fp32 dtype.
+   Stays fp32 (as on iOS17+, mixed precision): alpha of elu, leaky_relu,
+   prelu, thresholded_relu; alpha and beta of clamped_relu,
+   linear_activation, scaled_tanh, sigmoid_hard, softplus_parametric; epsilon
+   of inverse, log, rsqrt — when given as operands.
+   Must not fire: an op with an fp32 const operand holding a finite value
+   with 65504 < |v| < 1e38 (fp16 would overflow it); an op whose type
+   inference rejects fp16 operands; ops listed in skip_ops_by_type.
+   Cost: one walk, O(ops + operands + constant elements); the cast cache is a
+   hash table. */
+
+static mgopt_opt_def const mgopt__f16_opts[1] = {
+    {"skip_ops_by_type", MGOPT_OPT_STRING, "", "op types kept in fp32, comma-separated"}};
+
+static int mgopt__f16_listed(const char *list, const char *type) {
+  size_t n = strlen(type);
+  const char *q = list;
+  if (!list) return 0;
+  for (;;) {
+    size_t len = strcspn(q, ","), a = 0, b = len;
+    while (a < b && q[a] == ' ') a++;
+    while (b > a && q[b - 1] == ' ') b--;
+    if (b - a == n && memcmp(q + a, type, n) == 0) return 1;
+    if (!q[len]) return 0;
+    q += len + 1;
+  }
+}
+
+static int mgopt__f16_keeps_param(const char *type, const char *slot) {
+  static const char *const alpha_only[] = {"elu", "leaky_relu", "prelu", "thresholded_relu"};
+  static const char *const alpha_beta[] = {"clamped_relu", "linear_activation", "scaled_tanh", "sigmoid_hard",
+                                           "softplus_parametric"};
+  static const char *const eps[] = {"inverse", "log", "rsqrt"};
+  size_t i;
+  if (strcmp(slot, "alpha") == 0 || strcmp(slot, "beta") == 0) {
+    for (i = 0; i < sizeof alpha_beta / sizeof alpha_beta[0]; i++)
+      if (strcmp(type, alpha_beta[i]) == 0) return 1;
+    if (strcmp(slot, "alpha") == 0)
+      for (i = 0; i < sizeof alpha_only / sizeof alpha_only[0]; i++)
+        if (strcmp(type, alpha_only[i]) == 0) return 1;
+  }
+  if (strcmp(slot, "epsilon") == 0)
+    for (i = 0; i < sizeof eps / sizeof eps[0]; i++)
+      if (strcmp(type, eps[i]) == 0) return 1;
+  return 0;
+}
+
+static int mgopt__f16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt, mgopt_value **rep,
+                             void *ud) {
+  const char *skip = (const char *)ud;
+  const mgopt_tensor *t;
+  MGOPT__UNUSED(k);
+  MGOPT__UNUSED(rep);
+  if (op->kind == MGOPT_OP_cast || (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) ||
+      strncmp(op->type, "constexpr_", 10) == 0 || mgopt__f16_listed(skip, op->type))
+    return -1;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != MGOPT_DT_FP32) return 0;
+  if (mgopt__f16_keeps_param(op->type, op->slots[s].name)) return 0;
+  t = mgopt_value_const(v);
+  if (t && t->dtype == MGOPT_DT_FP32) {
+    int64_t i;
+    for (i = 0; i < t->numel; i++) {
+      double a = fabs(mgopt_tensor_get_f64(t, i));
+      if (isfinite(a) && a > 65504.0 && a < 1e38) return -1;
+    }
+  }
+  *dt = MGOPT_DT_FP16;
+  return 1;
+}
+
+static mgopt_value *mgopt__f16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
+  const mgopt_tensor *t = mgopt_value_const(v);
+  char buf[300];
+  const char *name;
+  MGOPT__UNUSED(ud);
+  snprintf(buf, sizeof buf, "%.200s_to_fp16", mgopt__pu_value_name(v));
+  name = mgopt__pu_name2(p, buf, NULL);
+  if (t && t->dtype == MGOPT_DT_FP32) {
+    mgopt_tensor *h = mgopt_tensor_new(p, MGOPT_DT_FP16, t->rank, t->shape);
+    int64_t i;
+    if (!h) return NULL;
+    for (i = 0; i < t->numel; i++) {
+      double x = mgopt_tensor_get_f64(t, i), y;
+      mgopt_tensor_set_f64(h, i, x);
+      y = mgopt_tensor_get_f64(h, i);
+      if (isfinite(x) && isinf(y)) mgopt_tensor_set_f64(h, i, x > 0 ? 65504.0 : -65504.0);
+      else if (t->numel < 400 && x != 0.0 && y == 0.0 && !isnan(x))
+        mgopt_tensor_set_f64(h, i, x > 0 ? 5.9604644775390625e-08 : -5.9604644775390625e-08);
+    }
+    return mgopt_build_const(p, pos->parent, pos, name, h);
+  }
+  return mgopt__pu_cast_value(p, pos, v, (mgopt_dtype)dt, name);
+}
+
+static mgopt_status mgopt__f16_run(mgopt_pass_ctx *ctx) {
+  return mgopt__pu_precision_run(ctx, "_cast_fp16", mgopt__f16_decide, mgopt__f16_conv, (void *)ctx->opts[0].s);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_fp16_cast = {
+    "common::add_fp16_cast", "precision", "fp32 ops compute in fp16, with casts in and out", 1, mgopt__f16_opts,
+    mgopt__f16_run};
+/* src/passes/common/add_int16_cast.c — common::add_int16_cast: int32 gather and squeeze compute in int16/uint16, with casts in and out.
+
+   Spec: mil_graph_passes.txt, FP16ComputePrecision's int16 companion; reference
+   mil-passes.md §3.35 (add_int16_cast).
+
+   Before:
+     main(%x: (4, 3, int32), %i: (2, int32)) {
+       %g: (2, 3, int32) = gather(x=%x, indices=%i, axis=0)
+     } -> (%g)
+   After:
+     main(%x: (4, 3, int32), %i: (2, int32)) {
+       %x_to_int16: (4, 3, int16) = cast(x=%x, dtype="int16")
+       %i_to_int16: (2, int16) = cast(x=%i, dtype="int16")
+       %g_cast_int16: (2, 3, int16) = gather(x=%x_to_int16, indices=%i_to_int16, axis=0)
+       %g: (2, 3, int32) = cast(x=%g_cast_int16, dtype="int32")
+     } -> (%g)
+
+   Fires on: gather and squeeze (the ops of MIL's list that mgopt registers:
+   gather_along_axis, gather_nd and topk are not canonical ops here) with int32
+   tensor operands. Like the reference, it assumes the int32 data of these ops
+   fits int16 (the FP16 compute-precision contract: the pass is opt-in and not
+   in any default pipeline). Per operand:
+     a const whose values all fit uint16 becomes a uint16 const, else one that
+     fits int16 an int16 const ("<c>_to_uint16" / "<c>_to_int16"), else it stays;
+     cast(dtype="int32") of a uint16 value is bypassed (the casts cancel);
+     any other int32 value goes through cast(dtype="int16"), shared per block;
+     gather's indices stay int32 when the gathered axis may exceed 32767
+     (static size > 32767, or unknown).
+   The op is re-created with outputs "<out>_cast_int16" and each output whose
+   dtype changed is cast back to int32. Function outputs keep names and dtypes.
+   Must not fire: other ops; non-int32 operands; an op whose inference rejects
+   the narrowed operands.
+   Cost: one walk, O(ops + operands + constant elements). */
+
+static int mgopt__i16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt, mgopt_value **rep,
+                             void *ud) {
+  const mgopt_tensor *t;
+  MGOPT__UNUSED(k);
+  MGOPT__UNUSED(ud);
+  if (op->kind != MGOPT_OP_gather && op->kind != MGOPT_OP_squeeze) return -1;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != MGOPT_DT_INT32) return 0;
+  if (op->kind == MGOPT_OP_gather && strcmp(op->slots[s].name, "indices") == 0 && !mgopt_value_const(v)) {
+    const mgopt_value *x = mgopt_op_operand(op, "x");
+    int64_t axis = mgopt_op_get_int(op, "axis", 0);
+    if (!x || x->type.rank <= 0) return 0;
+    if (axis < 0) axis += x->type.rank;
+    if (axis < 0 || axis >= x->type.rank || !mgopt_dim_is_static(x->type.dims[axis]) || x->type.dims[axis].v > 32767)
+      return 0;
+  }
+  t = mgopt_value_const(v);
+  if (t) {
+    int64_t i, lo = 0, hi = 0;
+    for (i = 0; i < t->numel; i++) {
+      int64_t e = mgopt_tensor_get_i64(t, i);
+      if (i == 0 || e < lo) lo = e;
+      if (i == 0 || e > hi) hi = e;
+    }
+    if (lo >= 0 && hi <= 65535) *dt = MGOPT_DT_UINT16;
+    else if (lo >= -32768 && hi <= 32767) *dt = MGOPT_DT_INT16;
+    else return 0;
+    return 1;
+  }
+  if (v->def && v->def->kind == MGOPT_OP_cast) {
+    mgopt_value *src = mgopt_op_operand(v->def, "x");
+    if (src && src->type.kind == MGOPT_TYPE_TENSOR && src->type.dtype == MGOPT_DT_UINT16) {
+      *rep = src;
+      *dt = MGOPT_DT_UINT16;
+      return 1;
+    }
+  }
+  *dt = MGOPT_DT_INT16;
+  return 1;
+}
+
+static mgopt_value *mgopt__i16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
+  const mgopt_tensor *t = mgopt_value_const(v);
+  char buf[300];
+  const char *name;
+  MGOPT__UNUSED(ud);
+  snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(v), mgopt_dtype_name((mgopt_dtype)dt));
+  name = mgopt__pu_name2(p, buf, NULL);
+  if (t) {
+    mgopt_tensor *h = mgopt_tensor_new(p, (mgopt_dtype)dt, t->rank, t->shape);
+    int64_t i;
+    if (!h) return NULL;
+    for (i = 0; i < t->numel; i++) mgopt_tensor_set_i64(h, i, mgopt_tensor_get_i64(t, i));
+    return mgopt_build_const(p, pos->parent, pos, name, h);
+  }
+  return mgopt__pu_cast_value(p, pos, v, (mgopt_dtype)dt, name);
+}
+
+static mgopt_status mgopt__i16_run(mgopt_pass_ctx *ctx) {
+  return mgopt__pu_precision_run(ctx, "_cast_int16", mgopt__i16_decide, mgopt__i16_conv, NULL);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_int16_cast = {
+    "common::add_int16_cast", "precision", "int32 gather and squeeze compute in int16/uint16, with casts in and out",
+    0, NULL, mgopt__i16_run};
+/* src/passes/common/guard_negative_gather_indices.c — common::guard_negative_gather_indices: negative gather indices wrap explicitly (idx < 0 becomes idx + dim).
+
+   Spec: reference mil-passes.md §3.33 (guard_negative_gather_indices).
+
+   Before:
+     main(%x: (5, 3, fp32), %i: (2, int32)) {
+       %g: (2, 3, fp32) = gather(x=%x, indices=%i, axis=0)
+     } -> (%g)
+   After:
+     main(%x: (5, 3, fp32), %i: (2, int32)) {
+       %i_zero: (int32)* = const(val=0)
+       %i_nonneg: (2, bool) = greater_equal(x=%i, y=%i_zero)
+       %i_dim: (int32)* = const(val=5)
+       %i_wrapped: (2, int32) = add(x=%i, y=%i_dim)
+       %i_guarded: (2, int32) = select(cond=%i_nonneg, a=%i, b=%i_wrapped)
+       %g: (2, 3, fp32) = gather(x=%x, indices=%i_guarded, axis=0)
+     } -> (%g)
+
+   Fires on: gather whose indices have a signed integer dtype and whose
+   gathered axis of x has a static size. Computed indices get
+   select(greater_equal(idx, 0), idx, add(idx, dim)) (named "<idx>_nonneg",
+   "<idx>_wrapped", "<idx>_guarded"), one guard per gather; constant indices
+   with a negative entry are replaced by a wrapped constant "<idx>_wrapped".
+   Must not fire: unsigned indices; constant indices that are all >= 0;
+   indices already produced by this guard; a gathered axis of symbolic or
+   unknown size (wrapping needs shape(x), which has no canonical op here); a
+   size that does not fit the indices' dtype. Indices keep their dtype (the
+   reference casts to int32 for a Core ML runtime limit; mgopt does not).
+   Cost: one walk over the ops, O(ops + constant elements). */
+
+static int mgopt__gng_is_guard(const mgopt_value *idx) {
+  const mgopt_op *sel = idx->def, *ge;
+  const mgopt_value *c;
+  if (!sel || sel->kind != MGOPT_OP_select) return 0;
+  c = mgopt_op_operand(sel, "cond");
+  ge = c ? c->def : NULL;
+  return ge && ge->kind == MGOPT_OP_greater_equal && mgopt_op_operand(ge, "x") == mgopt_op_operand(sel, "a") &&
+         mgopt__pu_const_all(mgopt_op_operand(ge, "y"), 0.0);
+}
+
+static int64_t mgopt__gng_dtype_max(mgopt_dtype dt) {
+  switch (dt) {
+    case MGOPT_DT_INT8: return 127;
+    case MGOPT_DT_INT16: return 32767;
+    case MGOPT_DT_INT32: return 2147483647;
+    case MGOPT_DT_INT64: return INT64_MAX;
+    default: return -1;
+  }
+}
+
+static mgopt_op *mgopt__gng_op(mgopt_program *p, mgopt_op *pos, const char *type, const char *name, int32_t n,
+                               const char *const *slots, mgopt_value *const *vals) {
+  mgopt_op *op = mgopt_build_op(p, pos->parent, pos, type, name, n, slots, vals, 1);
+  if (!op) return NULL;
+  if (mgopt_op_infer(p, op, NULL) != MGOPT_OK) return NULL;
+  return op;
+}
+
+/* 1 rewritten, 0 not, -1 OOM */
+static int mgopt__gng_one(mgopt_pass_ctx *ctx, mgopt_op *g) {
+  mgopt_program *p = ctx->program;
+  mgopt_value *x = mgopt_op_operand(g, "x"), *idx = mgopt_op_operand(g, "indices"), *ins[3], *guarded;
+  const mgopt_tensor *ct;
+  mgopt_dtype dt;
+  int64_t axis, dim, i;
+  const char *base;
+  static const char *const xy[2] = {"x", "y"};
+  static const char *const cab[3] = {"cond", "a", "b"};
+  mgopt_op *ge, *add, *sel;
+  if (!x || !idx || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank <= 0 || idx->type.kind != MGOPT_TYPE_TENSOR)
+    return 0;
+  dt = (mgopt_dtype)idx->type.dtype;
+  if (!mgopt_dtype_is_int(dt) || !mgopt_dtype_is_signed(dt) || mgopt__gng_dtype_max(dt) < 0) return 0;
+  axis = mgopt_op_get_int(g, "axis", 0);
+  if (axis < 0) axis += x->type.rank;
+  if (axis < 0 || axis >= x->type.rank || !mgopt_dim_is_static(x->type.dims[axis])) return 0;
+  dim = x->type.dims[axis].v;
+  if (dim > mgopt__gng_dtype_max(dt) || mgopt__gng_is_guard(idx)) return 0;
+  base = mgopt__pu_value_name(idx);
+  ct = mgopt_value_const(idx);
+  if (ct) {
+    mgopt_tensor *w;
+    int neg = 0;
+    for (i = 0; i < ct->numel; i++)
+      if (mgopt_tensor_get_i64(ct, i) < 0) neg = 1;
+    if (!neg) return 0;
+    w = mgopt_tensor_new(p, dt, ct->rank, ct->shape);
+    if (!w) return -1;
+    for (i = 0; i < ct->numel; i++) {
+      int64_t e = mgopt_tensor_get_i64(ct, i);
+      mgopt_tensor_set_i64(w, i, e < 0 ? e + dim : e);
+    }
+    guarded = mgopt_build_const(p, g->parent, g, mgopt__pu_name2(p, base, "_wrapped"), w);
+    if (!guarded) return -1;
+  } else {
+    mgopt_tensor *zt = mgopt_tensor_new_scalar_i64(p, dt, 0), *dimt = mgopt_tensor_new_scalar_i64(p, dt, dim);
+    if (!zt || !dimt) return -1;
+    ins[0] = idx;
+    ins[1] = mgopt_build_const(p, g->parent, g, mgopt__pu_name2(p, base, "_zero"), zt);
+    if (!ins[1]) return -1;
+    ge = mgopt__gng_op(p, g, "greater_equal", mgopt__pu_name2(p, base, "_nonneg"), 2, xy, ins);
+    if (!ge) return -1;
+    ins[1] = mgopt_build_const(p, g->parent, g, mgopt__pu_name2(p, base, "_dim"), dimt);
+    if (!ins[1]) return -1;
+    add = mgopt__gng_op(p, g, "add", mgopt__pu_name2(p, base, "_wrapped"), 2, xy, ins);
+    if (!add) return -1;
+    ins[0] = ge->outs[0];
+    ins[1] = idx;
+    ins[2] = add->outs[0];
+    sel = mgopt__gng_op(p, g, "select", mgopt__pu_name2(p, base, "_guarded"), 3, cab, ins);
+    if (!sel) return -1;
+    guarded = sel->outs[0];
+  }
+  mgopt_op_set_operand(g, "indices", guarded);
+  ctx->rewrites++;
+  return 1;
+}
+
+static int mgopt__gng_block(mgopt_pass_ctx *ctx, mgopt_block *b, int depth) {
+  mgopt_op *op, *next;
+  if (depth > 256) return -2;
+  for (op = b->first; op; op = next) {
+    int32_t i;
+    next = op->next;
+    for (i = 0; i < op->nblocks; i++) {
+      int r = mgopt__gng_block(ctx, op->blocks[i], depth + 1);
+      if (r < 0) return r;
+    }
+    if (op->kind == MGOPT_OP_gather && mgopt__gng_one(ctx, op) < 0) return -1;
+  }
+  return 0;
+}
+
+static mgopt_status mgopt__gng_run(mgopt_pass_ctx *ctx) {
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++) {
+    int r = mgopt__gng_block(ctx, mgopt_program_function_at(ctx->program, i)->body, 0);
+    if (r == -2) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "guard_negative_gather_indices: blocks nested too deeply");
+    if (r < 0) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "guard_negative_gather_indices: out of memory");
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_guard_negative_gather_indices = {
+    "common::guard_negative_gather_indices", "cleanup",
+    "negative gather indices wrap explicitly: idx < 0 becomes idx + dim", 0, NULL, mgopt__gng_run};
+/* src/passes/onnx/remove_redundant_transpose_pairs.c — onnx::remove_redundant_transpose_pairs: inverse transposes around a chain of elementwise ops cancel.
+
+   Spec: onnx_ir_optimizer_passes.txt, "Transpose Pair Folding".
+
+   Before:
+     main(%x: (1, 3, 4, 5, fp32)) {
+       %t1: (1, 4, 5, 3, fp32) = transpose(x=%x, perm=[0, 2, 3, 1])
+       %r: (1, 4, 5, 3, fp32) = relu(x=%t1)
+       %s: (1, 4, 5, 3, fp32) = sigmoid(x=%r)
+       %t2: (1, 3, 4, 5, fp32) = transpose(x=%s, perm=[0, 3, 1, 2])
+     } -> (%t2)
+   After:
+     main(%x: (1, 3, 4, 5, fp32)) {
+       %r: (1, 3, 4, 5, fp32) = relu(x=%x)
+       %t2: (1, 3, 4, 5, fp32) = sigmoid(x=%r)
+     } -> (%t2)
+
+   Fires on: transpose(x, p1) -> [elementwise]* -> transpose(y, p2) with
+   p1[p2[i]] == i for every i, where every hop has a single consumer (the next
+   op of the chain) and no intermediate value is a block output. The middle
+   ops are pure registered elementwise ops that keep their operand's rank:
+   unary ops, or binary ops whose other operand is a one-element constant of
+   rank <= 1 (mgopt__pu_elementwise_hop). The first middle op reads x, the
+   middle ops' types are re-inferred in x's layout, and the consumers of the
+   second transpose read the last middle op (or x). Both transposes are erased.
+   Must not fire: a composed perm that is not the identity; a hop with two
+   consumers; a layout-sensitive, opaque or broadcasting middle op; a second
+   transpose whose output is a function output while the replacement is an
+   input or already an output (the output name must survive).
+   Cost: one worklist run; each match walks its chain once, O(ops) overall. */
+
+#define MGOPT__RTP_MAX_CHAIN 256
+
+static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *chain[MGOPT__RTP_MAX_CHAIN], *cur, *t2 = NULL;
+  mgopt_value *v, *x = mgopt_op_operand(t1, "x"), *last;
+  const int64_t *p1, *p2;
+  int64_t n1, n2, i;
+  int32_t n = 0, k;
+  MGOPT__UNUSED(ud);
+  if (!x || t1->nouts != 1) return 0;
+  n1 = mgopt_op_get_ints(p, t1, "perm", &p1);
+  if (n1 < 0) return 0;
+  v = t1->outs[0];
+  for (;;) {
+    mgopt_value *data;
+    if (mgopt__pu_is_block_output(v)) return 0;
+    cur = mgopt__pu_single_user(v);
+    if (!cur) return 0;
+    if (cur->kind == MGOPT_OP_transpose) {
+      if (mgopt_op_operand(cur, "x") != v) return 0;
+      t2 = cur;
+      break;
+    }
+    if (n >= MGOPT__RTP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
+    chain[n++] = cur;
+    v = cur->outs[0];
+  }
+  n2 = mgopt_op_get_ints(p, t2, "perm", &p2);
+  if (n2 != n1 || t2->nouts != 1) return 0;
+  {
+    /* perms may be read from a shared arena copy: compare before changing anything */
+    for (i = 0; i < n1; i++) {
+      int64_t a = p2[i] < 0 ? p2[i] + n1 : p2[i], b;
+      if (a < 0 || a >= n1) return 0;
+      b = p1[a] < 0 ? p1[a] + n1 : p1[a];
+      if (b != i) return 0;
+    }
+  }
+  last = n ? chain[n - 1]->outs[0] : x;
+  if (mgopt__pu_is_func_output(t2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
+  if (n) {
+    int32_t s = 0;
+    /* the slot of chain[0] that reads t1 */
+    for (s = 0; s < chain[0]->nslots; s++)
+      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == t1->outs[0]) break;
+    if (s == chain[0]->nslots) return 0;
+    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, x);
+    for (k = 0; k < n; k++) {
+      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) {
+        /* cannot happen for the ops admitted; keep the IR valid regardless */
+        return 1;
+      }
+      mgopt_rw_modified(rw, chain[k]);
+    }
+  }
+  mgopt_rw_replace_value(rw, t2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
+  mgopt_rw_erase(rw, t2);
+  mgopt__pu_erase_if_dead(rw, t1);
+  return 1;
+}
+
+static mgopt_status mgopt__rtp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "remove_redundant_transpose_pairs";
+  pat.root_kind = MGOPT_OP_transpose;
+  pat.benefit = 1;
+  pat.fn = mgopt__rtp_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_pairs = {
+    "onnx::remove_redundant_transpose_pairs", "onnx",
+    "inverse transposes around a chain of elementwise ops cancel", 0, NULL, mgopt__rtp_run};
+/* src/passes/onnx/remove_redundant_reshape_pairs.c — onnx::remove_redundant_reshape_pairs: a reshape and a reshape back around a chain of elementwise ops cancel.
+
+   Spec: onnx_ir_optimizer_passes.txt, "Reshape Pair Folding".
+
+   Before:
+     main(%x: (2, 3, 4, fp32)) {
+       %s1: (2, int32)* = const(val=[6, 4])
+       %r1: (6, 4, fp32) = reshape(x=%x, shape=%s1)
+       %g: (6, 4, fp32) = tanh(x=%r1)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
+       %r2: (2, 3, 4, fp32) = reshape(x=%g, shape=%s2)
+     } -> (%r2)
+   After:
+     main(%x: (2, 3, 4, fp32)) {
+       %s1: (2, int32)* = const(val=[6, 4])
+       %r2: (2, 3, 4, fp32) = tanh(x=%x)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
+     } -> (%r2)
+
+   Fires on: reshape(A) -> [elementwise]* -> reshape(B) where A's type is
+   fully static and equal (dims) to the second reshape's output, every hop
+   has a single consumer (the next op) and no intermediate value is a block
+   output. Middle ops as in remove_redundant_transpose_pairs (unary, or binary
+   with a one-element constant of rank <= 1). The first middle op reads A, the
+   middle types are re-inferred, consumers of the second reshape read the last
+   middle op (or A); both reshapes are erased (their shape constants are left
+   for dead_code_elimination).
+   Must not fire: symbolic or unknown dims; a shape that does not come back;
+   a hop with two consumers; a broadcasting middle op; a second reshape whose
+   output is a function output while the replacement is an input or already
+   an output.
+   Cost: one worklist run; each match walks its chain once, O(ops) overall. */
+
+#define MGOPT__RRP_MAX_CHAIN 256
+
+static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
+  mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
+  int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
+  int32_t n = 0, k;
+  MGOPT__UNUSED(ud);
+  if (!a || r1->nouts != 1) return 0;
+  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
+  v = r1->outs[0];
+  for (;;) {
+    mgopt_value *data;
+    if (mgopt__pu_is_block_output(v)) return 0;
+    cur = mgopt__pu_single_user(v);
+    if (!cur) return 0;
+    if (cur->kind == MGOPT_OP_reshape) {
+      if (mgopt_op_operand(cur, "x") != v) return 0;
+      r2 = cur;
+      break;
+    }
+    if (n >= MGOPT__RRP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
+    chain[n++] = cur;
+    v = cur->outs[0];
+  }
+  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
+  if (r2->outs[0]->type.rank != a->type.rank) return 0;
+  for (k = 0; k < a->type.rank; k++)
+    if (sa[k] != sb[k]) return 0;
+  last = n ? chain[n - 1]->outs[0] : a;
+  if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
+  if (n) {
+    int32_t s;
+    for (s = 0; s < chain[0]->nslots; s++)
+      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == r1->outs[0]) break;
+    if (s == chain[0]->nslots) return 0;
+    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, a);
+    for (k = 0; k < n; k++) {
+      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) return 1;
+      mgopt_rw_modified(rw, chain[k]);
+    }
+  }
+  mgopt_rw_replace_value(rw, r2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
+  mgopt_rw_erase(rw, r2);
+  mgopt__pu_erase_if_dead(rw, r1);
+  return 1;
+}
+
+static mgopt_status mgopt__rrp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "remove_redundant_reshape_pairs";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__rrp_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_reshape_pairs = {
+    "onnx::remove_redundant_reshape_pairs", "onnx",
+    "a reshape and a reshape back around a chain of elementwise ops cancel", 0, NULL, mgopt__rrp_run};
+/* src/passes/onnx/remove_redundant_transpose_reduce.c — onnx::remove_redundant_transpose_reduce: a reduction reads the untransposed tensor when the transpose cannot change its result.
+
+   Spec: onnx_ir_optimizer_passes.txt, "remove_redundant_transpose_reduce".
+
+   Before:
+     main(%x: (2, 4, 5, 3, fp32)) {
+       %t: (2, 3, 4, 5, fp32) = transpose(x=%x, perm=[0, 3, 1, 2])
+       %m: (2, 3, fp32) = reduce_mean(x=%t, axes=[2, 3], keep_dims=false)
+     } -> (%m)
+   After:
+     main(%x: (2, 4, 5, 3, fp32)) {
+       %m: (2, 3, fp32) = reduce_mean(x=%x, axes=[1, 2], keep_dims=false)
+     } -> (%m)
+
+   Fires on: reduce_sum, reduce_mean, reduce_max, reduce_min or reduce_prod of
+   transpose(x, perm) when the axes that survive the reduction keep their
+   relative order (perm restricted to the kept axes is increasing), so the
+   reduction over perm[axes] of x yields the same elements in the same order;
+   with keep_dims the resulting shape (x's dims, 1 at the new axes) must also
+   equal the old output's dims. The
+   axes become the sorted perm[axes]; no axes (reduce everything) stay none.
+   The transpose is erased when nothing else reads it.
+   Must not fire: kept axes reordered by the transpose; keep_dims with a
+   different resulting shape; axes that are not constant.
+   Cost: one worklist run, O(ops x rank). */
+
+static int mgopt__rtr_rewrite(mgopt_rewriter *rw, mgopt_op *red, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *tv = mgopt_op_operand(red, "x"), *x;
+  mgopt_op *t;
+  const int64_t *perm, *axes = NULL;
+  int64_t n, na = -1, i, newax[MGOPT__PU_MAX_RANK], last = -1;
+  int32_t nn = 0;
+  uint8_t red_ax[MGOPT__PU_MAX_RANK], in_ax[MGOPT__PU_MAX_RANK];
+  int has_axes = mgopt_op_attr(red, "axes") != NULL || mgopt_op_slot_index(red, "axes") >= 0;
+  MGOPT__UNUSED(ud);
+  t = tv ? mgopt__pu_def_of(tv, MGOPT_OP_transpose) : NULL;
+  if (!t || red->nouts != 1 || !(x = mgopt_op_operand(t, "x"))) return 0;
+  n = mgopt_op_get_ints(p, t, "perm", &perm);
+  if (n <= 0 || n > MGOPT__PU_MAX_RANK) return 0;
+  if (has_axes) {
+    na = mgopt_op_get_ints(p, red, "axes", &axes);
+    if (na < 0 || na > n) return 0;
+  }
+  memset(red_ax, 0, sizeof red_ax);
+  for (i = 0; i < (has_axes ? na : n); i++) {
+    int64_t a = has_axes ? axes[i] : i;
+    if (a < 0) a += n;
+    if (a < 0 || a >= n || red_ax[a]) return 0;
+    red_ax[a] = 1;
+  }
+  for (i = 0; i < n; i++) {
+    int64_t src = perm[i] < 0 ? perm[i] + n : perm[i];
+    if (src < 0 || src >= n) return 0;
+    if (red_ax[i]) continue;
+    if (src < last) return 0; /* kept axes reordered */
+    last = src;
+  }
+  memset(in_ax, 0, sizeof in_ax);
+  for (i = 0; i < n; i++)
+    if (red_ax[i]) in_ax[perm[i] < 0 ? perm[i] + n : perm[i]] = 1;
+  for (i = 0; i < n; i++)
+    if (in_ax[i]) newax[nn++] = i;
+  if (mgopt_op_get_bool(red, "keep_dims", 0)) {
+    /* the kept-dims shape must come out the same: x's dims with 1 at the new axes */
+    const mgopt_type *ot = &red->outs[0]->type;
+    if (x->type.rank != n || ot->rank != n) return 0;
+    for (i = 0; i < n; i++) {
+      mgopt_dim d = in_ax[i] ? mgopt_dim_static(1) : x->type.dims[i], o = ot->dims[i];
+      if (d.sym != o.sym || (!d.sym && (d.v < 0 || d.v != o.v))) return 0;
+    }
+  }
+  mgopt_rw_set_operand(rw, red, "x", x);
+  if (has_axes) {
+    if (mgopt_op_slot_index(red, "axes") >= 0) mgopt_op_set_operand(red, "axes", NULL);
+    mgopt_op_set_ints(red, "axes", newax, nn);
+  }
+  mgopt_op_infer(p, red, NULL);
+  mgopt_rw_modified(rw, red);
+  mgopt__pu_erase_if_dead(rw, t);
+  return 1;
+}
+
+static mgopt_status mgopt__rtr_run(mgopt_pass_ctx *ctx) {
+  static const int32_t kinds[5] = {MGOPT_OP_reduce_sum, MGOPT_OP_reduce_mean, MGOPT_OP_reduce_max,
+                                   MGOPT_OP_reduce_min, MGOPT_OP_reduce_prod};
+  mgopt_pattern pats[5];
+  int32_t i;
+  memset(pats, 0, sizeof pats);
+  for (i = 0; i < 5; i++) {
+    pats[i].name = "remove_redundant_transpose_reduce";
+    pats[i].root_kind = kinds[i];
+    pats[i].benefit = 1;
+    pats[i].fn = mgopt__rtr_rewrite;
+  }
+  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_reduce = {
+    "onnx::remove_redundant_transpose_reduce", "onnx",
+    "a reduction reads the untransposed tensor when the transpose cannot change its result", 0, NULL,
+    mgopt__rtr_run};
+/* src/passes/onnx/rewrite_mul_rsqrt_as_div.c — onnx::rewrite_mul_rsqrt_as_div: x times the reciprocal of sqrt(y) becomes x / sqrt(y).
+
+   Spec: onnx_ir_optimizer_passes.txt, "rewrite_mul_rsqrt_as_div".
+
+   Before:
+     main(%x: (2, 3, fp32), %y: (2, 3, fp32)) {
+       %s: (2, 3, fp32) = sqrt(x=%y)
+       %r: (2, 3, fp32) = inverse(x=%s, epsilon=0.0)
+       %m: (2, 3, fp32) = mul(x=%x, y=%r)
+     } -> (%m)
+   After:
+     main(%x: (2, 3, fp32), %y: (2, 3, fp32)) {
+       %s: (2, 3, fp32) = sqrt(x=%y)
+       %m: (2, 3, fp32) = real_div(x=%x, y=%s)
+     } -> (%m)
+
+   Fires on: mul (either operand) of r where r is
+     inverse(sqrt(y)) with epsilon exactly 0 (ONNX Reciprocal),
+     real_div(1, sqrt(y)) with a constant numerator whose elements are all 1
+       and whose type does not broadcast the quotient, or
+     rsqrt(y) with epsilon exactly 0,
+   r is float, has a single consumer (the mul) and is not a block output. The
+   mul becomes real_div(x, sqrt(y)) (a new sqrt for the rsqrt form), named
+   after the mul's output; the reciprocal (and an unused sqrt) are erased.
+   Must not fire: a nonzero epsilon (MIL's inverse and rsqrt add it, so the
+   chain is not exactly 1/sqrt); a reciprocal with other consumers; a
+   numerator other than 1; a quotient whose type differs from the mul's.
+   Cost: one worklist run, O(ops). */
+
+/* the y of sqrt(y) when r is exactly 1/sqrt(y); *s the sqrt value (NULL for the rsqrt form) */
+static mgopt_value *mgopt__mrd_match(mgopt_value *r, mgopt_value **s) {
+  mgopt_op *d = r->def;
+  mgopt_value *sv;
+  *s = NULL;
+  if (!d || !mgopt_dtype_is_float((mgopt_dtype)r->type.dtype)) return NULL;
+  if (d->kind == MGOPT_OP_rsqrt) {
+    if (mgopt_op_get_float(d, "epsilon", 1.0) != 0.0) return NULL;
+    return mgopt_op_operand(d, "x");
+  }
+  if (d->kind == MGOPT_OP_inverse) {
+    if (mgopt_op_get_float(d, "epsilon", 1.0) != 0.0) return NULL;
+    sv = mgopt_op_operand(d, "x");
+  } else if (d->kind == MGOPT_OP_real_div) {
+    mgopt_value *num = mgopt_op_operand(d, "x");
+    sv = mgopt_op_operand(d, "y");
+    if (!num || !sv || !mgopt__pu_const_all(num, 1.0) || !mgopt_type_equal(&sv->type, &r->type)) return NULL;
+  } else {
+    return NULL;
+  }
+  if (!sv || !mgopt__pu_def_of(sv, MGOPT_OP_sqrt)) return NULL;
+  *s = sv;
+  return mgopt_op_operand(sv->def, "x");
+}
+
+static int mgopt__mrd_rewrite(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(mul, "x"), *b = mgopt_op_operand(mul, "y"), *x, *r, *y, *s, *ins[2];
+  mgopt_op *div, *rop, *sq = NULL;
+  static const char *const xy[2] = {"x", "y"};
+  static const char *const xs[1] = {"x"};
+  int side;
+  MGOPT__UNUSED(ud);
+  if (!a || !b || mul->nouts != 1) return 0;
+  for (side = 0; side < 2; side++) {
+    x = side ? b : a;
+    r = side ? a : b;
+    if (!mgopt__pu_single_use(r) || mgopt__pu_is_block_output(r)) continue;
+    y = mgopt__mrd_match(r, &s);
+    if (y) break;
+  }
+  if (side == 2) return 0;
+  rop = r->def;
+  if (!s) {
+    sq = mgopt_rw_create(rw, mul, "sqrt", mgopt__pu_name2(p, mgopt__pu_value_name(y), "_sqrt"), 1, xs, &y, 1);
+    if (!sq) return 0;
+    if (mgopt_op_infer(p, sq, NULL) != MGOPT_OK) {
+      mgopt_rw_erase(rw, sq);
+      return 0;
+    }
+    s = sq->outs[0];
+  }
+  ins[0] = x;
+  ins[1] = s;
+  div = mgopt_rw_create(rw, mul, "real_div", mgopt__pu_value_name(mul->outs[0]), 2, xy, ins, 1);
+  if (!div || mgopt_op_infer(p, div, NULL) != MGOPT_OK || !mgopt_type_equal(&div->outs[0]->type, &mul->outs[0]->type)) {
+    if (div) mgopt_rw_erase(rw, div);
+    if (sq) mgopt_rw_erase(rw, sq);
+    return 0;
+  }
+  mgopt_rw_replace_op(rw, mul, div->outs);
+  mgopt__pu_sync_op_name(div);
+  mgopt__pu_erase_if_dead(rw, rop);
+  return 1;
+}
+
+static mgopt_status mgopt__mrd_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "rewrite_mul_rsqrt_as_div";
+  pat.root_kind = MGOPT_OP_mul;
+  pat.benefit = 1;
+  pat.fn = mgopt__mrd_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rewrite_mul_rsqrt_as_div = {
+    "onnx::rewrite_mul_rsqrt_as_div", "onnx", "x times the reciprocal of sqrt(y) becomes x / sqrt(y)", 0, NULL,
+    mgopt__mrd_run};
+/* src/passes/onnx/inline_dropout_training_mode_constants.c — onnx::inline_dropout_training_mode_constants: a Dropout whose training_mode is statically false becomes its input.
+
+   Spec: onnx_ir_optimizer_passes.txt, "inline_dropout_training_mode_constants".
+   ONNX Dropout has no canonical op: it stays opaque as onnx::Dropout with the
+   positional operands in0 (data), in1 (ratio), in2 (training_mode) and the
+   outputs output and (optional) mask.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r: (fp32)* = const(val=0.5)
+       %t: (bool)* = const(val=true)
+       %f: (bool) = logical_not(x=%t)
+       %d: (2, 3, fp32) = onnx::Dropout(in0=%x, in1=%r, in2=%f)
+       %y: (2, 3, fp32) = relu(x=%d)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r: (fp32)* = const(val=0.5)
+       %t: (bool)* = const(val=true)
+       %y: (2, 3, fp32) = relu(x=%x)
+     } -> (%y)
+
+   Fires on: onnx::Dropout whose training_mode is absent or statically false:
+   a constant false, or a chain of logical_not / identity / cast ops over a
+   constant that evaluates to false. Then Dropout is the identity on in0: its
+   output is replaced by in0 and, when the mask output is unused or absent,
+   the op is erased. With a used mask, the training_mode operand is inlined
+   instead (dropped, which ONNX reads as false) and the op stays.
+   Must not fire: training_mode true or computed at run time; an output that
+   is a function output while in0 is an input or already an output (the name
+   must survive).
+   Cost: one worklist run, O(ops); the static evaluation follows at most 16
+   producers. */
+
+/* 1 false, 0 true, -1 not static */
+static int mgopt__idt_is_false(const mgopt_value *v) {
+  int negate = 0, depth;
+  for (depth = 0; depth < 16 && v; depth++) {
+    const mgopt_tensor *t = mgopt_value_const(v);
+    const mgopt_op *d = v->def;
+    if (t) {
+      int64_t i;
+      int any = 0;
+      if (t->numel != 1 || t->dtype == MGOPT_DT_STRING) return -1;
+      for (i = 0; i < t->numel; i++)
+        if (mgopt_tensor_get_f64(t, i) != 0.0) any = 1;
+      return (any == negate) ? 1 : 0;
+    }
+    if (!d) return -1;
+    if (d->kind == MGOPT_OP_logical_not) negate = !negate;
+    else if (d->kind != MGOPT_OP_identity && !(d->kind == MGOPT_OP_cast && v->type.dtype == MGOPT_DT_BOOL))
+      return -1;
+    v = mgopt_op_operand(d, "x");
+  }
+  return -1;
+}
+
+static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *data = mgopt_op_operand(op, "in0"), *tm = mgopt_op_operand(op, "in2"), *out;
+  int mask_used, changed = 0;
+  MGOPT__UNUSED(ud);
+  if (!data || op->nouts < 1 || op->nouts > 2 || op->nblocks) return 0;
+  if (tm && mgopt__idt_is_false(tm) != 1) return 0;
+  out = op->outs[0];
+  mask_used = op->nouts == 2 && !(op->outs[1]->flags & MGOPT_VALUE_ABSENT) && op->outs[1]->nuses > 0;
+  if (out->nuses && !(mgopt__pu_is_func_output(out) && (!data->def || mgopt__pu_is_func_output(data)))) {
+    mgopt_rw_replace_value(rw, out, data);
+    changed = 1;
+  }
+  if (changed && !mask_used && out->nuses == 0) {
+    mgopt_op *tdef = tm ? tm->def : NULL;
+    mgopt_rw_erase(rw, op);
+    /* the training_mode chain fed only this op: it goes too (constants stay for dead_code_elimination) */
+    while (tdef && tdef->kind != MGOPT_OP_const && mgopt__pu_is_dead(tdef)) {
+      mgopt_value *in = mgopt_op_operand(tdef, "x");
+      mgopt_rw_erase(rw, tdef);
+      tdef = in ? in->def : NULL;
+    }
+    return 1;
+  }
+  if (tm && (mask_used || out->nuses)) {
+    mgopt_rw_set_operand(rw, op, "in2", NULL);
+    changed = 1;
+  }
+  return changed;
+}
+
+static mgopt_status mgopt__idt_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "inline_dropout_training_mode_constants";
+  pat.root_kind = MGOPT_OP_OPAQUE;
+  pat.root_type = "onnx::Dropout";
+  pat.benefit = 1;
+  pat.fn = mgopt__idt_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_inline_dropout_training_mode_constants = {
+    "onnx::inline_dropout_training_mode_constants", "onnx",
+    "a Dropout whose training_mode is statically false becomes its input", 0, NULL, mgopt__idt_run};
+/* src/passes/onnx/propagate_shapes.c — onnx::propagate_shapes: fill unknown dtypes and dims through elementwise and unary ops.
+
+   Spec: onnx_ir_optimizer_passes.txt, "propagate_elementwise_shapes" and
+   "propagate_unary_shapes" (one pass here: both walk the same ops).
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %r: (?, ?, fp32) = relu(x=%x)
+       %e: (?, 3, fp32) = exp(x=%r)
+     } -> (%e)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %r: (2, 3, fp32) = relu(x=%x)
+       %e: (2, 3, fp32) = exp(x=%r)
+     } -> (%e)
+
+   Fires on: registered ops with the unary, binary (broadcasting) or
+   shape-preserving trait whose output types have an unknown dtype, rank or
+   dim, in program order (so a chain fills in one sweep), nested blocks
+   included. The registry's type inference computes the output types; only
+   unknown parts are filled (a known dim or dtype is never changed, a
+   contradicting inference is ignored).
+   Must not fire: fully typed outputs (a no-op on fully typed graphs); opaque
+   ops; other ops; an inference that fails.
+   Cost: one walk, O(ops x rank). */
+
+static int mgopt__psh_unknown(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
+  return 0;
+}
+
+/* 1 if cur was refined from inf */
+static int mgopt__psh_merge(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf) {
+  int32_t i;
+  int changed = 0;
+  if (inf->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (cur->dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
+    cur->dtype = inf->dtype;
+    changed = 1;
+  }
+  if (cur->rank < 0) {
+    if (inf->rank >= 0) {
+      uint8_t dt = cur->dtype;
+      if (mgopt__type_copy(p, cur, inf)) return 0;
+      cur->dtype = dt;
+      changed = 1;
+    }
+    return changed;
+  }
+  if (inf->rank != cur->rank) return changed;
+  for (i = 0; i < cur->rank; i++)
+    if (!cur->dims[i].sym && cur->dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
+      cur->dims[i] = inf->dims[i];
+      changed = 1;
+    }
+  return changed;
+}
+
+static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int64_t n = 0;
+  if (depth > 256) return 0;
+  for (op = b->first; op; op = op->next) {
+    const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+    int32_t i, any = 0;
+    for (i = 0; i < op->nblocks; i++) n += mgopt__psh_block(p, op->blocks[i], depth + 1);
+    if (!def || !def->infer || op->nouts < 1 || op->nouts > 16) continue;
+    if (!(def->traits & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY | MGOPT_TRAIT_SHAPE_PRESERVING))) continue;
+    for (i = 0; i < op->nouts; i++) any |= mgopt__psh_unknown(&op->outs[i]->type);
+    if (!any) continue;
+    {
+      mgopt_type inf[16];
+      memset(inf, 0, sizeof inf);
+      if (def->infer(p, op, inf, NULL) != MGOPT_OK) continue;
+      for (i = 0; i < op->nouts; i++) {
+        mgopt_type cur = op->outs[i]->type;
+        /* dims are shared arena memory: refine a private copy */
+        if (mgopt__type_copy(p, &cur, &op->outs[i]->type)) return n;
+        if (mgopt__psh_merge(p, &cur, &inf[i])) {
+          op->outs[i]->type = cur;
+          n++;
+        }
+      }
+    }
+  }
+  return n;
+}
+
+static mgopt_status mgopt__psh_run(mgopt_pass_ctx *ctx) {
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++)
+    ctx->rewrites += mgopt__psh_block(ctx->program, mgopt_program_function_at(ctx->program, i)->body, 0);
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_propagate_shapes = {
+    "onnx::propagate_shapes", "onnx", "fill unknown dtypes and dims through elementwise and unary ops", 0, NULL,
+    mgopt__psh_run};
+/* src/passes/onnx/prune_unused_graph_inputs.c — onnx::prune_unused_graph_inputs: inputs of main that nothing reads are removed.
+
+   Spec: onnx_ir_optimizer_passes.txt, "prune_unused_graph_inputs" (graph only:
+   function signatures stay). This pass changes main's inputs on purpose.
+
+   Before:
+     main(%x: (2, fp32), %unused: (3, fp32)) {
+       %y: (2, fp32) = relu(x=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, fp32)) {
+       %y: (2, fp32) = relu(x=%x)
+     } -> (%y)
+
+   Fires on: inputs of the function `main` with no use (no operand, no output).
+   Must not fire: inputs of any other function (ONNX local functions and other
+   entry points keep their signatures); inputs read only inside nested blocks
+   (those are uses).
+   Cost: O(inputs of main). */
+
+static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
+  mgopt_function *f = mgopt_program_function(ctx->program, "main");
+  int32_t i;
+  if (!f) return MGOPT_OK;
+  for (i = f->body->nargs - 1; i >= 0; i--)
+    if (f->body->args[i]->nuses == 0) {
+      mgopt_block_remove_arg(f->body, i);
+      ctx->rewrites++;
+    }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
+    "onnx::prune_unused_graph_inputs", "onnx", "inputs of main that nothing reads are removed", 0, NULL,
+    mgopt__pui_run};
 /* src/passes/registry.c — the table of built-in passes and named pipelines. */
 
 static const mgopt_pass_def *const mgopt__builtin_passes[] = {
@@ -567,10 +5782,74 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_dead_code_elimination,
     &mgopt__pass_noop_elimination,
     &mgopt__pass_remove_redundant_ops,
+    /* folding kernels (kernels/) */
+    &mgopt__pass_const_elimination,
+    /* issue 4, group B: cleanup, I/O, precision and ONNX IR passes */
+    &mgopt__pass_divide_to_multiply,
+    &mgopt__pass_select_optimization,
+    &mgopt__pass_rank0_expand_dims_swap,
+    &mgopt__pass_expand_high_rank_reshape_and_transpose,
+    &mgopt__pass_add_conv_transpose_output_shape,
+    &mgopt__pass_sanitize_input_output_names,
+    &mgopt__pass_update_output_dtypes,
+    &mgopt__pass_image_input_preprocess,
+    &mgopt__pass_add_fp16_cast,
+    &mgopt__pass_add_int16_cast,
+    &mgopt__pass_guard_negative_gather_indices,
+    &mgopt__pass_remove_redundant_transpose_pairs,
+    &mgopt__pass_remove_redundant_reshape_pairs,
+    &mgopt__pass_remove_redundant_transpose_reduce,
+    &mgopt__pass_rewrite_mul_rsqrt_as_div,
+    &mgopt__pass_inline_dropout_training_mode_constants,
+    &mgopt__pass_propagate_shapes,
+    &mgopt__pass_prune_unused_graph_inputs,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", "noop_elimination,remove_redundant_ops,dead_code_elimination", "the default optimization pipeline"},
+    /* issue 4: MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
+       their exact order. Passes not in mgopt yet are named where they belong;
+       they are added here once they are on main (an unknown pass is an error). */
+    {"cleanup",
+     "dead_code_elimination," /* 78 */
+     "const_elimination," /* 79 */
+     /* 80 cast_optimization (issue 4, group A) */
+     "dead_code_elimination," /* 81 */
+     "const_elimination," /* 82 */
+     /* 83 const_deduplication (group A) */
+     "dead_code_elimination," /* 84 */
+     /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
+     /* 86 expand_dynamic_linear (group A) */
+     /* 87 fuse_transpose_matmul (fusion issue) */
+     "dead_code_elimination," /* 88 */
+     /* 89 const_deduplication */
+     /* 90 loop_invariant_elimination (group A) */
+     "noop_elimination," /* 91 */
+     /* 92 dedup_op_and_var_names (group A) */
+     /* 93 reduce_transposes (layout issue) */
+     "remove_redundant_ops," /* 94 */
+     /* 95 topological_reorder (group A) */
+     "dead_code_elimination", /* 96 */
+     "MIL's cleanup passes (_CLEANUP_PASSES order)"},
+    /* jax2onnx's IR optimizer order (onnx_ir_optimizer_passes.txt, "Current
+       order"); a MIL twin stands in where it does the same job. */
+    {"onnx_cleanup",
+     /* 1 name_fix (model-wide renaming: not written) */
+     /* 2 remove_redundant_casts (twin: cast_optimization, group A) */
+     "remove_redundant_transpose_reduce," /* 3 */
+     /* 4 remove_redundant_transpose_add_forests (not written) */
+     "remove_redundant_transpose_pairs," /* 5 */
+     "remove_redundant_reshape_pairs," /* 6 */
+     "noop_elimination," /* 7 remove_identity_reshapes (twin; also drops other no-ops) */
+     "remove_redundant_ops," /* 8 common_subexpression_elimination (twin) */
+     /* 9 lift_constants_to_initializers (an export concern: the ONNX writer) */
+     "rewrite_mul_rsqrt_as_div," /* 10 */
+     "inline_dropout_training_mode_constants," /* 11 */
+     "propagate_shapes," /* 12-13 propagate_elementwise_shapes, propagate_unary_shapes */
+     /* 14 remove_redundant_casts_after_propagation (twin: cast_optimization) */
+     "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
+     "prune_unused_graph_inputs", /* 17 */
+     "jax2onnx's IR optimizer passes in their order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

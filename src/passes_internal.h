@@ -4,6 +4,9 @@
 #include "internal.h"
 #include "passes_api.h"
 
+/* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
+MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
+
 /* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
    passes/registry.c (amalgamated last) lists them. */
 
@@ -32,5 +35,56 @@ MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
    count to ctx->rewrites. */
 MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
                                                    int fold);
+
+/* ---- group B helpers (passes/util.c) */
+#define MGOPT__PU_MAX_RANK 16
+/* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
+MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n);
+/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
+/* v's name, or "v" when it has none. */
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
+/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
+   every dim static; 0 otherwise. */
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout);
+/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat);
+/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
+/* op is a pure registered elementwise op (unary, or binary whose other operand
+   is a one-element constant of rank <= 1) that does not reorder elements or
+   change rank: its one non-constant operand goes to *data. Such ops commute
+   with transposes and reshapes of that operand. */
+MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data);
+/* Precision rewriting (add_fp16_cast, add_int16_cast). For operand k of slot s
+   of op (value v), decide returns 0 to keep it, 1 to convert it to dtype *dt
+   (or to use *rep when it sets one), -1 when the op must stay unchanged. conv
+   creates the converted value of v before pos (a cast, or a converted const).
+   Every registered, non-const op without nested blocks is offered (nested
+   blocks are walked); an op with a converted operand is re-created with
+   outputs named "<out><suffix>", its type inferred (an op that does not
+   infer stays as it was), and each output whose dtype changed is cast back
+   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
+   are shared per block. */
+#define MGOPT__PU_PREC_MAXIN 64
+typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
+                                 mgopt_value **rep, void *ud);
+typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud);
+/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name);
+/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
+/* Renames v; its producer takes the new name too when it was named after v. */
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
+/* A single-output op whose output is a function output takes that name (a
+   replaced function output moves its name onto the replacement value only). */
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */

@@ -152,6 +152,7 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   t->raw_data.len = (size_t)nb;
   t->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   t->data_location = MGOPT_ONNX_LOC_DEFAULT;
+  t->has &= ~MGOPT__ONNX_TENSOR_HAS_LOCATION; /* written back like any inline tensor */
   t->external_data = NULL;
   t->nexternal_data = 0;
   return 0;

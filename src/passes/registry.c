@@ -6,10 +6,74 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_dead_code_elimination,
     &mgopt__pass_noop_elimination,
     &mgopt__pass_remove_redundant_ops,
+    /* folding kernels (kernels/) */
+    &mgopt__pass_const_elimination,
+    /* issue 4, group B: cleanup, I/O, precision and ONNX IR passes */
+    &mgopt__pass_divide_to_multiply,
+    &mgopt__pass_select_optimization,
+    &mgopt__pass_rank0_expand_dims_swap,
+    &mgopt__pass_expand_high_rank_reshape_and_transpose,
+    &mgopt__pass_add_conv_transpose_output_shape,
+    &mgopt__pass_sanitize_input_output_names,
+    &mgopt__pass_update_output_dtypes,
+    &mgopt__pass_image_input_preprocess,
+    &mgopt__pass_add_fp16_cast,
+    &mgopt__pass_add_int16_cast,
+    &mgopt__pass_guard_negative_gather_indices,
+    &mgopt__pass_remove_redundant_transpose_pairs,
+    &mgopt__pass_remove_redundant_reshape_pairs,
+    &mgopt__pass_remove_redundant_transpose_reduce,
+    &mgopt__pass_rewrite_mul_rsqrt_as_div,
+    &mgopt__pass_inline_dropout_training_mode_constants,
+    &mgopt__pass_propagate_shapes,
+    &mgopt__pass_prune_unused_graph_inputs,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", "noop_elimination,remove_redundant_ops,dead_code_elimination", "the default optimization pipeline"},
+    /* issue 4: MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
+       their exact order. Passes not in mgopt yet are named where they belong;
+       they are added here once they are on main (an unknown pass is an error). */
+    {"cleanup",
+     "dead_code_elimination," /* 78 */
+     "const_elimination," /* 79 */
+     /* 80 cast_optimization (issue 4, group A) */
+     "dead_code_elimination," /* 81 */
+     "const_elimination," /* 82 */
+     /* 83 const_deduplication (group A) */
+     "dead_code_elimination," /* 84 */
+     /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
+     /* 86 expand_dynamic_linear (group A) */
+     /* 87 fuse_transpose_matmul (fusion issue) */
+     "dead_code_elimination," /* 88 */
+     /* 89 const_deduplication */
+     /* 90 loop_invariant_elimination (group A) */
+     "noop_elimination," /* 91 */
+     /* 92 dedup_op_and_var_names (group A) */
+     /* 93 reduce_transposes (layout issue) */
+     "remove_redundant_ops," /* 94 */
+     /* 95 topological_reorder (group A) */
+     "dead_code_elimination", /* 96 */
+     "MIL's cleanup passes (_CLEANUP_PASSES order)"},
+    /* jax2onnx's IR optimizer order (onnx_ir_optimizer_passes.txt, "Current
+       order"); a MIL twin stands in where it does the same job. */
+    {"onnx_cleanup",
+     /* 1 name_fix (model-wide renaming: not written) */
+     /* 2 remove_redundant_casts (twin: cast_optimization, group A) */
+     "remove_redundant_transpose_reduce," /* 3 */
+     /* 4 remove_redundant_transpose_add_forests (not written) */
+     "remove_redundant_transpose_pairs," /* 5 */
+     "remove_redundant_reshape_pairs," /* 6 */
+     "noop_elimination," /* 7 remove_identity_reshapes (twin; also drops other no-ops) */
+     "remove_redundant_ops," /* 8 common_subexpression_elimination (twin) */
+     /* 9 lift_constants_to_initializers (an export concern: the ONNX writer) */
+     "rewrite_mul_rsqrt_as_div," /* 10 */
+     "inline_dropout_training_mode_constants," /* 11 */
+     "propagate_shapes," /* 12-13 propagate_elementwise_shapes, propagate_unary_shapes */
+     /* 14 remove_redundant_casts_after_propagation (twin: cast_optimization) */
+     "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
+     "prune_unused_graph_inputs", /* 17 */
+     "jax2onnx's IR optimizer passes in their order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

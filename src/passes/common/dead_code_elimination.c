@@ -4,16 +4,17 @@
 
    Before:
      main(%x: (2, 4, fp32)) {
-       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
-       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
+       %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
        %m: (2, 2, fp32) = matmul(x=%x, y=%w)
-       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
    After:
      main(%x: (2, 4, fp32)) {
-       %w: (4, 2, fp32)* = const(val=[1, 2, 3, 4, 5, 6, 7, 8])
-       %b: (4, fp32)* = const(val=[1, 2, 3, 4])
-       %l: (2, 4, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
 
    Fires on: every op with at least one output, none of them used, that is

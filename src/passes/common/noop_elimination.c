@@ -6,13 +6,13 @@
      main(%x: (1, 96, 128, 64, fp32)) {
        %s: (4, int32)* = const(val=[1, 96, 128, 64])
        %r: (1, 96, 128, 64, fp32) = reshape(x=%x, shape=%s)
-       %c: (fp32)* = const(val=2.0)
+       %c: (fp32)* = const(val=2)
        %y: (1, 96, 128, 64, fp32) = add(x=%r, y=%c)
      } -> (%y)
    After:
      main(%x: (1, 96, 128, 64, fp32)) {
        %s: (4, int32)* = const(val=[1, 96, 128, 64])
-       %c: (fp32)* = const(val=2.0)
+       %c: (fp32)* = const(val=2)
        %y: (1, 96, 128, 64, fp32) = add(x=%x, y=%c)
      } -> (%y)
 

@@ -1,0 +1,143 @@
+/* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
+#ifndef MGOPT__KERNELS_H
+#define MGOPT__KERNELS_H
+#include "../passes_internal.h"
+
+/* Kernel results (the values mgopt_fold_op returns). */
+#define MGOPT__K_NO 0   /* cannot fold: no kernel, bad IR, unsupported dtype, over a limit */
+#define MGOPT__K_OK 1
+#define MGOPT__K_OOM (-1)
+
+/* Ranks above this are not folded: index arrays are fixed-size on the stack. */
+#define MGOPT__K_MAX_RANK 32
+/* Scratch buffers one kernel may hold at once. */
+#define MGOPT__K_MAX_SCRATCH 12
+
+/* Compute lanes: every element type computes in one of these. */
+#define MGOPT__LANE_NONE 0 /* not computable (string, sub-byte, complex, fp8) */
+#define MGOPT__LANE_F32 1  /* fp16, bf16, fp32: computed in float, rounded once to the dtype */
+#define MGOPT__LANE_F64 2  /* fp64 */
+#define MGOPT__LANE_I64 3  /* every integer type of 8 bits or more: int64 with wrap-around */
+#define MGOPT__LANE_BOOL 4
+
+/* Under clang, `a * b + c` may be contracted to a fused multiply-add by default
+   (-ffp-contract=on), which changes results; kernels that multiply and add
+   open their body with this. GCC contracts only in GNU modes (-std=gnuXX) on
+   FMA targets: build with -std=c99 or -ffp-contract=off for bit-exact folds. */
+#if defined(__clang__)
+#define MGOPT__K_NOCONTRACT _Pragma("clang fp contract(off)")
+#else
+#define MGOPT__K_NOCONTRACT
+#endif
+
+/* The state of one fold: the op, its outputs, scratch memory freed at the end. */
+typedef struct mgopt__kctx {
+  mgopt_program *p;
+  const mgopt_op *op;
+  mgopt_tensor **out;
+  int64_t max_elements; /* 0 = no limit */
+  int32_t nscratch;
+  void *scratch[MGOPT__K_MAX_SCRATCH];
+  size_t scratch_size[MGOPT__K_MAX_SCRATCH];
+} mgopt__kctx;
+
+typedef int (*mgopt__kernel_fn)(mgopt__kctx *k);
+
+/* ---- dtypes */
+MGOPT__PRIVATE int mgopt__k_lane(mgopt_dtype dt);
+/* Bytes per element for byte-addressable dtypes (moved by shape ops), 0 otherwise. */
+MGOPT__PRIVATE size_t mgopt__k_esize(mgopt_dtype dt);
+/* Rounds v to the precision of dt (fp16, bf16; identity for fp32). */
+MGOPT__PRIVATE float mgopt__k_rnd(mgopt_dtype dt, float v);
+MGOPT__PRIVATE void mgopt__k_round_f32(mgopt_dtype dt, float *x, int64_t n);
+/* Element range of an integer dtype (bool: 0..1). Returns 0 for others. */
+MGOPT__PRIVATE int mgopt__k_int_range(mgopt_dtype dt, int64_t *lo, int64_t *hi);
+/* Unpacks element i of a little-endian bit-packed array of b-bit fields. */
+MGOPT__PRIVATE uint64_t mgopt__k_bits(const uint8_t *d, int64_t i, int b);
+
+/* ---- operands and parameters */
+/* The constant tensor in single-value slot `slot`, NULL if absent or not constant. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot);
+/* 1 if parameter `name` is given (attribute, operand) or has a registry default. */
+MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name);
+/* Integer list parameter (attribute or constant operand): its length, -1 when
+   absent, -2 when present but unreadable (not an integer list, too long). */
+MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v);
+/* Normalises axis a into [0, rank); 0 if out of range. */
+MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out);
+/* Data pointer of an input (NULL only on OOM). */
+MGOPT__PRIVATE const void *mgopt__k_data(mgopt__kctx *k, mgopt_tensor *t);
+
+/* ---- memory */
+/* n elements of esz bytes of heap scratch, freed after the kernel. NULL on OOM. */
+MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz);
+/* Validates output i (limit, stored type) without allocating: MGOPT__K_OK or MGOPT__K_NO. */
+MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                      const int64_t *shape);
+/* Checks, then allocates output i (zero-filled); *data receives its bytes. */
+MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                const int64_t *shape, void **data);
+
+/* ---- loading and storing in lanes */
+/* Converts all of t into dst (lane element type). MGOPT__K_NO when t's dtype
+   cannot be represented (e.g. uint64 above INT64_MAX, floats into the I64 lane). */
+MGOPT__PRIVATE int mgopt__k_load(mgopt__kctx *k, mgopt_tensor *t, int lane, void *dst);
+/* Loads t into a lane buffer broadcast to shape (orank, oshape) of n elements. */
+MGOPT__PRIVATE int mgopt__k_load_bcast(mgopt__kctx *k, mgopt_tensor *t, int lane, int32_t orank,
+                                       const int64_t *oshape, int64_t n, void **out);
+/* Stores a lane buffer into dst of dtype dt (rounding to nearest even, ints truncated). */
+MGOPT__PRIVATE void mgopt__k_store(int lane, const void *src, int64_t n, mgopt_dtype dt, void *dst);
+MGOPT__PRIVATE size_t mgopt__k_lane_size(int lane);
+/* Correctly rounded double -> dtype of one element at dst[i]. */
+MGOPT__PRIVATE void mgopt__k_store_f64_at(mgopt_dtype dt, void *dst, int64_t i, double v);
+MGOPT__PRIVATE void mgopt__k_store_i64_at(mgopt_dtype dt, void *dst, int64_t i, int64_t v);
+
+/* ---- shapes and index iteration */
+/* numpy broadcast of two shapes; 0 if incompatible. */
+MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b,
+                                        int32_t *ro, int64_t *o);
+/* Element count of a shape with overflow check; -1 on overflow or a negative dim. */
+MGOPT__PRIVATE int64_t mgopt__k_numel(int32_t rank, const int64_t *shape);
+/* Row-major strides (in elements) of a shape. */
+MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t *strides);
+/* dst[out index] = src[base + sum(index[d] * stride[d])] over shape (rank <= 2*MAX_RANK).
+   Strides may be 0 (broadcast) or negative; they are in elements. */
+MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
+                                     const int64_t *shape, const int64_t *stride, int64_t base);
+/* Broadcasts src (srank, sshape) to (orank, oshape). */
+MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
+                                   const int64_t *sshape, int32_t orank, const int64_t *oshape);
+
+/* ---- kernels (one per family file) */
+MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k);
+
+#endif /* MGOPT__KERNELS_H */

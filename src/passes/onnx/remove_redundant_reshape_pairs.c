@@ -1,0 +1,97 @@
+/* src/passes/onnx/remove_redundant_reshape_pairs.c — onnx::remove_redundant_reshape_pairs: a reshape and a reshape back around a chain of elementwise ops cancel.
+
+   Spec: onnx_ir_optimizer_passes.txt, "Reshape Pair Folding".
+
+   Before:
+     main(%x: (2, 3, 4, fp32)) {
+       %s1: (2, int32)* = const(val=[6, 4])
+       %r1: (6, 4, fp32) = reshape(x=%x, shape=%s1)
+       %g: (6, 4, fp32) = tanh(x=%r1)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
+       %r2: (2, 3, 4, fp32) = reshape(x=%g, shape=%s2)
+     } -> (%r2)
+   After:
+     main(%x: (2, 3, 4, fp32)) {
+       %s1: (2, int32)* = const(val=[6, 4])
+       %r2: (2, 3, 4, fp32) = tanh(x=%x)
+       %s2: (3, int32)* = const(val=[2, 3, 4])
+     } -> (%r2)
+
+   Fires on: reshape(A) -> [elementwise]* -> reshape(B) where A's type is
+   fully static and equal (dims) to the second reshape's output, every hop
+   has a single consumer (the next op) and no intermediate value is a block
+   output. Middle ops as in remove_redundant_transpose_pairs (unary, or binary
+   with a one-element constant of rank <= 1). The first middle op reads A, the
+   middle types are re-inferred, consumers of the second reshape read the last
+   middle op (or A); both reshapes are erased (their shape constants are left
+   for dead_code_elimination).
+   Must not fire: symbolic or unknown dims; a shape that does not come back;
+   a hop with two consumers; a broadcasting middle op; a second reshape whose
+   output is a function output while the replacement is an input or already
+   an output.
+   Cost: one worklist run; each match walks its chain once, O(ops) overall. */
+#include "../../passes_internal.h"
+
+#define MGOPT__RRP_MAX_CHAIN 256
+
+static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
+  mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
+  int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
+  int32_t n = 0, k;
+  MGOPT__UNUSED(ud);
+  if (!a || r1->nouts != 1) return 0;
+  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
+  v = r1->outs[0];
+  for (;;) {
+    mgopt_value *data;
+    if (mgopt__pu_is_block_output(v)) return 0;
+    cur = mgopt__pu_single_user(v);
+    if (!cur) return 0;
+    if (cur->kind == MGOPT_OP_reshape) {
+      if (mgopt_op_operand(cur, "x") != v) return 0;
+      r2 = cur;
+      break;
+    }
+    if (n >= MGOPT__RRP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
+    chain[n++] = cur;
+    v = cur->outs[0];
+  }
+  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
+  if (r2->outs[0]->type.rank != a->type.rank) return 0;
+  for (k = 0; k < a->type.rank; k++)
+    if (sa[k] != sb[k]) return 0;
+  last = n ? chain[n - 1]->outs[0] : a;
+  if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
+  if (n) {
+    int32_t s;
+    for (s = 0; s < chain[0]->nslots; s++)
+      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == r1->outs[0]) break;
+    if (s == chain[0]->nslots) return 0;
+    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, a);
+    for (k = 0; k < n; k++) {
+      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) return 1;
+      mgopt_rw_modified(rw, chain[k]);
+    }
+  }
+  mgopt_rw_replace_value(rw, r2->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
+  mgopt_rw_erase(rw, r2);
+  mgopt__pu_erase_if_dead(rw, r1);
+  return 1;
+}
+
+static mgopt_status mgopt__rrp_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "remove_redundant_reshape_pairs";
+  pat.root_kind = MGOPT_OP_reshape;
+  pat.benefit = 1;
+  pat.fn = mgopt__rrp_rewrite;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_reshape_pairs = {
+    "onnx::remove_redundant_reshape_pairs", "onnx",
+    "a reshape and a reshape back around a chain of elementwise ops cancel", 0, NULL, mgopt__rrp_run};
