@@ -1807,6 +1807,16 @@ MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
     snprintf(buf, 40, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) break;
   }
+  /* prefer plain decimals (100.0, 0.001) to exponents where they read as well */
+  if (strchr(buf, 'e') && fabs(v) >= 1e-4 && fabs(v) < 1e15) {
+    char alt[40];
+    int k;
+    for (k = 1; k <= 20; k++) {
+      snprintf(alt, sizeof alt, "%.*f", k, v);
+      if (strtod(alt, NULL) == v) break;
+    }
+    if (k <= 20 && strlen(alt) <= strlen(buf) + 4) strcpy(buf, alt);
+  }
   mgopt__float_suffix(buf);
 }
 
@@ -2926,7 +2936,11 @@ MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t 
   size_t sl;
   if (a) {
     if (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) return a->u.i;
-    if (a->kind == MGOPT_ATTR_FLOAT) return (int64_t)a->u.f;
+    if (a->kind == MGOPT_ATTR_FLOAT) {
+      /* out of range or NaN: the default (a cast would be undefined) */
+      if (!(a->u.f > -9.2233720368547758e18 && a->u.f < 9.2233720368547758e18)) return dflt;
+      return (int64_t)a->u.f;
+    }
     if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->numel == 1 && a->u.t->dtype != MGOPT_DT_STRING)
       return mgopt_tensor_get_i64(a->u.t, 0);
     return dflt;
@@ -9683,16 +9697,22 @@ static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *o
   }
   switch (ot->data_type) {
     case MGOPT_ONNX_DT_FLOAT:
-      if (ot->nfloat_data == n) memcpy(t->data, ot->float_data, (size_t)n * 4);
-      else goto count;
+    case MGOPT_ONNX_DT_COMPLEX64: { /* complex: real and imaginary parts, two floats per element */
+      int64_t per = ot->data_type == MGOPT_ONNX_DT_FLOAT ? 1 : 2;
+      if (ot->nfloat_data != n * per) goto count;
+      if (n) memcpy(t->data, ot->float_data, (size_t)(n * per) * 4);
       break;
+    }
     case MGOPT_ONNX_DT_DOUBLE:
-      if (ot->ndouble_data == n) memcpy(t->data, ot->double_data, (size_t)n * 8);
-      else goto count;
+    case MGOPT_ONNX_DT_COMPLEX128: {
+      int64_t per = ot->data_type == MGOPT_ONNX_DT_DOUBLE ? 1 : 2;
+      if (ot->ndouble_data != n * per) goto count;
+      if (n) memcpy(t->data, ot->double_data, (size_t)(n * per) * 8);
       break;
+    }
     case MGOPT_ONNX_DT_INT64:
-      if (ot->nint64_data == n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
-      else goto count;
+      if (ot->nint64_data != n) goto count;
+      if (n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
       break;
     case MGOPT_ONNX_DT_UINT32:
     case MGOPT_ONNX_DT_UINT64:

@@ -597,7 +597,11 @@ MGOPTDEF int64_t mgopt_op_get_int(const mgopt_op *op, const char *name, int64_t 
   size_t sl;
   if (a) {
     if (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) return a->u.i;
-    if (a->kind == MGOPT_ATTR_FLOAT) return (int64_t)a->u.f;
+    if (a->kind == MGOPT_ATTR_FLOAT) {
+      /* out of range or NaN: the default (a cast would be undefined) */
+      if (!(a->u.f > -9.2233720368547758e18 && a->u.f < 9.2233720368547758e18)) return dflt;
+      return (int64_t)a->u.f;
+    }
     if (a->kind == MGOPT_ATTR_TENSOR && a->u.t->numel == 1 && a->u.t->dtype != MGOPT_DT_STRING)
       return mgopt_tensor_get_i64(a->u.t, 0);
     return dflt;

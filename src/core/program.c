@@ -354,6 +354,16 @@ MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
     snprintf(buf, 40, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) break;
   }
+  /* prefer plain decimals (100.0, 0.001) to exponents where they read as well */
+  if (strchr(buf, 'e') && fabs(v) >= 1e-4 && fabs(v) < 1e15) {
+    char alt[40];
+    int k;
+    for (k = 1; k <= 20; k++) {
+      snprintf(alt, sizeof alt, "%.*f", k, v);
+      if (strtod(alt, NULL) == v) break;
+    }
+    if (k <= 20 && strlen(alt) <= strlen(buf) + 4) strcpy(buf, alt);
+  }
   mgopt__float_suffix(buf);
 }
 

@@ -292,16 +292,22 @@ static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *o
   }
   switch (ot->data_type) {
     case MGOPT_ONNX_DT_FLOAT:
-      if (ot->nfloat_data == n) memcpy(t->data, ot->float_data, (size_t)n * 4);
-      else goto count;
+    case MGOPT_ONNX_DT_COMPLEX64: { /* complex: real and imaginary parts, two floats per element */
+      int64_t per = ot->data_type == MGOPT_ONNX_DT_FLOAT ? 1 : 2;
+      if (ot->nfloat_data != n * per) goto count;
+      if (n) memcpy(t->data, ot->float_data, (size_t)(n * per) * 4);
       break;
+    }
     case MGOPT_ONNX_DT_DOUBLE:
-      if (ot->ndouble_data == n) memcpy(t->data, ot->double_data, (size_t)n * 8);
-      else goto count;
+    case MGOPT_ONNX_DT_COMPLEX128: {
+      int64_t per = ot->data_type == MGOPT_ONNX_DT_DOUBLE ? 1 : 2;
+      if (ot->ndouble_data != n * per) goto count;
+      if (n) memcpy(t->data, ot->double_data, (size_t)(n * per) * 8);
       break;
+    }
     case MGOPT_ONNX_DT_INT64:
-      if (ot->nint64_data == n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
-      else goto count;
+      if (ot->nint64_data != n) goto count;
+      if (n) memcpy(t->data, ot->int64_data, (size_t)n * 8);
       break;
     case MGOPT_ONNX_DT_UINT32:
     case MGOPT_ONNX_DT_UINT64:

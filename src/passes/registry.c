@@ -45,36 +45,51 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
-    {"default", "noop_elimination,remove_redundant_ops,dead_code_elimination", "the default optimization pipeline"},
+    /* MIL's default order (_COMMON_PASSES, reference mil-passes.md §1.1) with the
+       passes mgopt has, then `cleanup`. Left out on purpose: passes that change
+       the model's interface (sanitize_input_output_names, update_output_dtypes,
+       image_input_preprocess, add_fp16_cast, add_int16_cast: each needs an
+       option or a decision by the user) and guard_negative_gather_indices
+       (a Core ML backend workaround that adds ops). remove_symbolic_reshape
+       skips what it cannot resolve instead of failing. */
+    {"default",
+     "cast_optimization,noop_elimination,const_elimination,divide_to_multiply,select_optimization,"
+     "add_conv_transpose_output_shape,const_elimination,const_deduplication,loop_invariant_elimination,"
+     "remove_symbolic_reshape{strict=false},noop_elimination,rank0_expand_dims_swap,fuse_squeeze_expand_dims,"
+     "merge_consecutive_paddings,merge_consecutive_relus,merge_consecutive_reshapes,"
+     "merge_consecutive_transposes,expand_high_rank_reshape_and_transpose,fuse_stack_split,"
+     "remove_redundant_ops,dedup_op_and_var_names,const_elimination,dead_code_elimination,"
+     "cast_optimization,dead_code_elimination,const_elimination,dead_code_elimination,cleanup",
+     "the default optimization pipeline: MIL's common passes, then cleanup"},
     /* issue 4: MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
        their exact order. Passes not in mgopt yet are named where they belong;
        they are added here once they are on main (an unknown pass is an error). */
     {"cleanup",
      "dead_code_elimination," /* 78 */
      "const_elimination," /* 79 */
-     /* 80 cast_optimization (issue 4, group A) */
+     "cast_optimization," /* 80 */
      "dead_code_elimination," /* 81 */
      "const_elimination," /* 82 */
-     /* 83 const_deduplication (group A) */
+     "const_deduplication," /* 83 */
      "dead_code_elimination," /* 84 */
      /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
-     /* 86 expand_dynamic_linear (group A) */
+     "expand_dynamic_linear," /* 86 */
      /* 87 fuse_transpose_matmul (fusion issue) */
      "dead_code_elimination," /* 88 */
-     /* 89 const_deduplication */
-     /* 90 loop_invariant_elimination (group A) */
+     "const_deduplication," /* 89 */
+     "loop_invariant_elimination," /* 90 */
      "noop_elimination," /* 91 */
-     /* 92 dedup_op_and_var_names (group A) */
+     "dedup_op_and_var_names," /* 92 */
      /* 93 reduce_transposes (layout issue) */
      "remove_redundant_ops," /* 94 */
-     /* 95 topological_reorder (group A) */
+     "topological_reorder," /* 95 */
      "dead_code_elimination", /* 96 */
      "MIL's cleanup passes (_CLEANUP_PASSES order)"},
-    /* jax2onnx's IR optimizer order (onnx_ir_optimizer_passes.txt, "Current
+    /* The ONNX IR optimizer order (spec onnx_ir_optimizer_passes.txt, "Current
        order"); a MIL twin stands in where it does the same job. */
     {"onnx_cleanup",
      /* 1 name_fix (model-wide renaming: not written) */
-     /* 2 remove_redundant_casts (twin: cast_optimization, group A) */
+     "cast_optimization," /* 2 remove_redundant_casts (twin) */
      "remove_redundant_transpose_reduce," /* 3 */
      /* 4 remove_redundant_transpose_add_forests (not written) */
      "remove_redundant_transpose_pairs," /* 5 */
@@ -85,10 +100,10 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "rewrite_mul_rsqrt_as_div," /* 10 */
      "inline_dropout_training_mode_constants," /* 11 */
      "propagate_shapes," /* 12-13 propagate_elementwise_shapes, propagate_unary_shapes */
-     /* 14 remove_redundant_casts_after_propagation (twin: cast_optimization) */
+     "cast_optimization," /* 14 remove_redundant_casts_after_propagation (twin) */
      "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
      "prune_unused_graph_inputs", /* 17 */
-     "jax2onnx's IR optimizer passes in their order"},
+     "the ONNX IR optimizer passes in their reference order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

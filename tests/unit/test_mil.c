@@ -699,7 +699,7 @@ static void test_float_attr_exact(void) {
   mgopt_op_append(op, f->body);
   text = print_prog(p, NULL);
   REQUIRE(text != NULL);
-  CHECK(strstr(text, "[5e-324, 1.0, 1e+02, ") != NULL); /* mgopt__fmt_f64 picks the shortest text */
+  CHECK(strstr(text, "[5e-324, 1.0, 100.0, ") != NULL); /* mgopt__fmt_f64: shortest text, plain decimals where they read as well */
   CHECK(strstr(text, "one=3.0)") != NULL);
   q = mgopt_mil_parse(text, strlen(text), NULL, &d);
   REQUIRE(q != NULL);
@@ -778,6 +778,201 @@ static void test_exotic_dtypes(void) {
   REQUIRE(t != NULL);
   CHECK_EQ_STR(t, src);
   free(t);
+}
+
+/* ---------------------------------------------------------------- random programs */
+
+/* Random name bytes, weighted towards the characters the bare-name rules care about. */
+static const char *rnd_name(mgopt_program *p, uint64_t *seed) {
+  static const char pool[] = "ab_.:0%#\"\\ ()[]{}=,-\n\t\x01\x7f\xc3\xa9\xff*?<>'";
+  char buf[16];
+  int n = (int)(lcg(seed) % 6), k;
+  if (lcg(seed) % 3 == 0) { /* often a plain name */
+    snprintf(buf, sizeof buf, "v%d", (int)(lcg(seed) % 50));
+    return mgopt_program_intern_cstr(p, buf);
+  }
+  for (k = 0; k < n; k++) buf[k] = pool[lcg(seed) % (sizeof pool - 1)];
+  buf[n] = 0;
+  return mgopt_program_intern_cstr(p, buf);
+}
+
+static void rnd_type(mgopt_program *p, uint64_t *seed, mgopt_type *t) {
+  mgopt_dim dims[4];
+  int32_t rank = (int32_t)(lcg(seed) % 6) - 1, i; /* -1 .. 4 */
+  mgopt_dtype dt = (mgopt_dtype)(lcg(seed) % MGOPT_DT__COUNT);
+  if (lcg(seed) % 10 == 0) {
+    static const uint8_t other[3] = {1, 2, 3};
+    memset(t, 0, sizeof *t);
+    t->kind = MGOPT_TYPE_OTHER;
+    t->other = other;
+    t->other_len = (size_t)(lcg(seed) % 4);
+    return;
+  }
+  if (rank > 4) rank = 4;
+  for (i = 0; i < (rank > 0 ? rank : 0); i++) {
+    int r = (int)(lcg(seed) % 4);
+    dims[i] = r == 0 ? mgopt_dim_unknown() : mgopt_dim_static((int64_t)(lcg(seed) % 4));
+    if (r == 1) dims[i].sym = rnd_name(p, seed);
+  }
+  mgopt_type_make(p, t, dt, rank, rank > 0 ? dims : NULL);
+}
+
+static mgopt_tensor *rnd_tensor(mgopt_program *p, uint64_t *seed, mgopt_dtype dt, int32_t rank,
+                                const int64_t *shape) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, rank, shape);
+  int64_t k;
+  if (!t) return NULL;
+  if (dt == MGOPT_DT_STRING) {
+    mgopt_str *s = (mgopt_str *)t->data;
+    for (k = 0; k < t->numel; k++) {
+      const char *nm = rnd_name(p, seed);
+      s[k].ptr = nm;
+      s[k].len = strlen(nm);
+    }
+  } else {
+    for (k = 0; k < (int64_t)t->nbytes; k++) ((uint8_t *)t->data)[k] = (uint8_t)(lcg(seed) >> 13);
+  }
+  return t;
+}
+
+static void rnd_attr(mgopt_program *p, uint64_t *seed, mgopt_op *op) {
+  mgopt_attr a;
+  int64_t ints[4];
+  double fl[4];
+  mgopt_str strs[4];
+  int64_t n = (int64_t)(lcg(seed) % 5), k;
+  static uint8_t bytes[4] = {0, 1, 0xfe, 0xff};
+  memset(&a, 0, sizeof a);
+  a.name = rnd_name(p, seed);
+  if (strcmp(a.name, "name") == 0 || mgopt_op_attr(op, a.name) || mgopt_op_slot_index(op, a.name) >= 0) return;
+  a.kind = (uint8_t)(1 + lcg(seed) % 10);
+  for (k = 0; k < 4; k++) {
+    uint64_t b = lcg(seed) ^ (lcg(seed) << 40);
+    ints[k] = (int64_t)b;
+    memcpy(&fl[k], &b, 8);
+    if (fl[k] != fl[k]) fl[k] = (k & 1) ? HUGE_VAL : -0.0;
+    strs[k].ptr = rnd_name(p, seed);
+    strs[k].len = strlen(strs[k].ptr) + (k == 1); /* one string with its NUL inside */
+  }
+  switch (a.kind) {
+    case MGOPT_ATTR_BOOL: a.u.i = ints[0] & 1; break;
+    case MGOPT_ATTR_INT: a.u.i = ints[0]; break;
+    case MGOPT_ATTR_FLOAT: a.u.f = fl[0]; break;
+    case MGOPT_ATTR_STRING: a.u.s = strs[1]; break;
+    case MGOPT_ATTR_BOOLS: case MGOPT_ATTR_INTS:
+      for (k = 0; k < n; k++) ints[k] = a.kind == MGOPT_ATTR_BOOLS ? (ints[k] & 1) : ints[k];
+      a.n = n;
+      a.u.ints = ints;
+      break;
+    case MGOPT_ATTR_FLOATS: a.n = n; a.u.floats = fl; break;
+    case MGOPT_ATTR_STRINGS: a.n = n; a.u.strs = strs; break;
+    case MGOPT_ATTR_TENSOR: {
+      int64_t shape[3];
+      int32_t rank = (int32_t)(lcg(seed) % 4), i;
+      mgopt_dtype dt = (mgopt_dtype)(1 + lcg(seed) % (MGOPT_DT__COUNT - 1));
+      for (i = 0; i < rank; i++) shape[i] = (int64_t)(lcg(seed) % 3);
+      a.u.t = rnd_tensor(p, seed, dt, rank, shape);
+      if (!a.u.t) return;
+      break;
+    }
+    case MGOPT_ATTR_BYTES: a.tag = (int32_t)ints[0]; a.n = n; a.u.bytes = bytes; break;
+    default: break;
+  }
+  mgopt_op_set_attr(op, &a);
+}
+
+/* Values visible at the current point, innermost last. */
+typedef struct rnd_scope {
+  mgopt_value *v[4096];
+  int n;
+} rnd_scope;
+
+static void rnd_block(mgopt_program *p, uint64_t *seed, mgopt_block *b, rnd_scope *sc, int depth) {
+  int nops = (int)(lcg(seed) % 6), i, k, mark = sc->n;
+  for (i = 0; i < nops && sc->n < 4000; i++) {
+    int nouts = (int)(lcg(seed) % 3), nblocks = depth < 3 ? (int)(lcg(seed) % 3) / 2 * (1 + (int)(lcg(seed) % 2)) : 0;
+    int is_const = lcg(seed) % 4 == 0;
+    mgopt_op *op = mgopt_op_new(p, is_const ? "const" : (lcg(seed) % 2 ? "add" : rnd_name(p, seed)),
+                                is_const ? 1 : nouts, nblocks);
+    int nslots = is_const ? 0 : (int)(lcg(seed) % 3), nattrs = (int)(lcg(seed) % 3);
+    if (!op) return;
+    for (k = 0; k < op->nouts; k++) {
+      if (!is_const && lcg(seed) % 5 == 0) op->outs[k]->flags |= MGOPT_VALUE_ABSENT;
+      else mgopt_value_set_name(op->outs[k], rnd_name(p, seed));
+      rnd_type(p, seed, &op->outs[k]->type);
+    }
+    if (is_const) {
+      int64_t shape[3];
+      int32_t rank = (int32_t)(lcg(seed) % 4), r;
+      mgopt_dtype dt = (mgopt_dtype)(1 + lcg(seed) % (MGOPT_DT__COUNT - 1));
+      for (r = 0; r < rank; r++) shape[r] = (int64_t)(lcg(seed) % 3);
+      mgopt_op_set_tensor(op, "val", rnd_tensor(p, seed, dt, rank, shape));
+      if (lcg(seed) % 4) mgopt_type_make_static(p, &op->outs[0]->type, dt, rank, shape);
+    }
+    for (k = 0; k < nslots && sc->n > 0; k++) {
+      const char *sn = rnd_name(p, seed);
+      if (strcmp(sn, "name") == 0 || mgopt_op_slot_index(op, sn) >= 0) continue;
+      if (lcg(seed) % 2) {
+        mgopt_value *vs[3];
+        int32_t n = (int32_t)(lcg(seed) % 4), j;
+        for (j = 0; j < n; j++) vs[j] = lcg(seed) % 8 ? sc->v[lcg(seed) % (uint64_t)sc->n] : NULL;
+        mgopt_op_set_operand_list(op, sn, vs, n);
+      } else {
+        mgopt_op_set_operand(op, sn, lcg(seed) % 8 ? sc->v[lcg(seed) % (uint64_t)sc->n] : NULL);
+      }
+    }
+    for (k = 0; k < nattrs; k++) rnd_attr(p, seed, op);
+    if (lcg(seed) % 3 == 0) mgopt_op_set_name(op, rnd_name(p, seed));
+    mgopt_op_append(op, b);
+    for (k = 0; k < op->nblocks; k++) {
+      mgopt_block *nb = op->blocks[k];
+      int na = (int)(lcg(seed) % 3), j, inner = sc->n;
+      mgopt_type t;
+      nb->name = rnd_name(p, seed);
+      for (j = 0; j < na; j++) {
+        rnd_type(p, seed, &t);
+        sc->v[sc->n++] = mgopt_block_add_arg(nb, rnd_name(p, seed), &t);
+      }
+      rnd_block(p, seed, nb, sc, depth + 1);
+      sc->n = inner;
+    }
+    for (k = 0; k < op->nouts; k++)
+      if (!(op->outs[k]->flags & MGOPT_VALUE_ABSENT)) sc->v[sc->n++] = op->outs[k];
+  }
+  for (i = 0; i < (int)(lcg(seed) % 3) && sc->n > 0; i++)
+    mgopt_block_add_output(b, lcg(seed) % 8 ? sc->v[lcg(seed) % (uint64_t)sc->n] : NULL);
+  sc->n = mark;
+}
+
+/* Random programs built through the API print to a fixed point. */
+static void test_random_programs_fixed_point(void) {
+  static rnd_scope sc;
+  uint64_t seed = 12345;
+  int iter, bad = 0;
+  for (iter = 0; iter < 400; iter++) {
+    mgopt_program *p = mgopt_program_create(NULL);
+    int nf = 1 + (int)(lcg(&seed) % 2), f;
+    for (f = 0; f < nf; f++) {
+      mgopt_function *fn = mgopt_function_new(p, rnd_name(p, &seed));
+      int na = (int)(lcg(&seed) % 3), j;
+      if (!fn) continue;
+      if (lcg(&seed) % 2) fn->opset = rnd_name(p, &seed);
+      sc.n = 0;
+      for (j = 0; j < na; j++) {
+        mgopt_type t;
+        rnd_type(p, &seed, &t);
+        sc.v[sc.n++] = mgopt_block_add_arg(fn->body, rnd_name(p, &seed), &t);
+      }
+      rnd_block(p, &seed, fn->body, &sc, 0);
+    }
+    if (!fixed_point(p, NULL)) {
+      printf("  random program %d\n", iter);
+      bad++;
+    }
+    mgopt_program_destroy(p);
+    if (bad > 3) break;
+  }
+  CHECK_EQ_INT(bad, 0);
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -1194,6 +1389,7 @@ static const test_case tests[] = {
     TEST(test_float_attr_exact),
     TEST(test_int_ranges),
     TEST(test_exotic_dtypes),
+    TEST(test_random_programs_fixed_point),
     TEST(test_errors),
     TEST(test_nul_bytes_and_garbage),
     TEST(test_truncation_every_prefix),

@@ -25,7 +25,9 @@
    const_deduplication's job). They must share a "parent": an operand that is
    a block argument or output 0 of a non-const op (MIL's candidate rule), sit
    in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, whose output is a block output, with nested blocks,
+   more than one output, when either op's output is a block output (the
+   removed one must not be; the kept one is not given more consumers, which
+   keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
    or that draw random numbers. Cost: one sweep in program order with a hash
    table keyed on (block, type, operands, attributes): O(ops); a removal lets
    later users match in the same sweep. */
@@ -197,7 +199,10 @@ static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
       j = (j + 1) & (r->cap - 1);
     }
     if (r->tab[j]) {
-      if (mgopt__pu_is_block_output(op->outs[0])) continue;
+      /* the kept op must not be a block output either: feeding an output of
+         the model to more consumers changes how runtimes schedule fp16 casts
+         around it (ONNX Runtime's CPU provider rounds differently then) */
+      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
       mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
       mgopt_op_erase(op);
       r->removed++;
