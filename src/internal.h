@@ -95,6 +95,7 @@ struct mgopt_program {
   int32_t nfuncs, funcs_cap;
   uint32_t next_id;
   uint64_t fresh_counter;
+  int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
 };
