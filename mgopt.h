@@ -8034,7 +8034,7 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
 /* The encoder, equality and walker bound their recursion too (trees built by
    hand may be deep or cyclic). */
-#define MGOPT__ONNX_TREE_DEPTH 4096
+#define MGOPT__ONNX_TREE_DEPTH 1024 /* message nesting (a subgraph adds 3 levels); bounds the recursion */
 
 /* ---------------------------------------------------------------- data types */
 
