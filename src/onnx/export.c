@@ -908,6 +908,13 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   return vi->type ? vi : NULL;
 }
 
+static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
+  int64_t j;
+  for (j = 0; j < g->inputs.n; j++)
+    if (((const mgopt_onnx_value_info *)g->inputs.data)[j].name.ptr == name) return 1;
+  return 0;
+}
+
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
   mgopt__exg g;
   mgopt_op *op;
@@ -945,6 +952,10 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     E->op = op;
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+      /* a constant nothing reads (one import turned into an attribute, or one
+         export rewrote as int64) is not written, unless it is listed among
+         the graph's inputs */
+      if (op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
       if (!t) {
         s = mgopt__exp_unsupported(E, op, "a const without a value");
         break;
