@@ -1807,6 +1807,15 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     }
   }
   s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  if (!s) {
+    /* constants nothing reads (an input a mapping turned into an attribute or
+       rewrote in another dtype) go, so a round trip reaches a fixed point */
+    mgopt_op *op, *prev;
+    for (op = b->last; op; op = prev) {
+      prev = op->prev;
+      if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0) mgopt_op_erase(op);
+    }
+  }
 out:
   mgopt__imap_free(&inits);
   return s;
