@@ -3,7 +3,7 @@
 #   make                  regenerate mgopt.h / mgopt_passes.h from src/ and build build/mgopt
 #   make test             build and run every test: unit tests, compile tests, examples, and
 #                         whatever TEST_PROGS / TEST_CMDS list (fuzz replays, golden tests)
-#   make demo             run the tool on examples/demo.mil
+#   make demo             optimize examples/demo.onnx and print the before/after table
 #   make check-amalgamation   fail when the generated headers are stale
 #   make clang-test       `make test` with clang into build-clang/
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
@@ -97,8 +97,13 @@ check-amalgamation: $(AMALG)
 $(B)/mgopt: tools/mgopt.c $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ tools/mgopt.c $(ALL_LDFLAGS) $(LDLIBS)
 
+# examples/demo.onnx is written by mgopt itself from examples/demo.mil
+# (`make demo-model`); the demo optimizes it and prints the before/after table.
 demo: $(B)/mgopt
-	$(B)/mgopt examples/demo.mil -o $(B)/demo_out.mil -p default --timing
+	$(B)/mgopt examples/demo.onnx -o $(B)/demo_out.onnx -p default --stats
+
+demo-model: $(B)/mgopt
+	$(B)/mgopt examples/demo.mil -o examples/demo.onnx -p none
 
 # Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
 check-models: $(B)/mgopt
