@@ -297,7 +297,7 @@ static void *count_realloc(void *ctx, void *ptr, size_t old_size, size_t new_siz
 }
 
 typedef struct const_census {
-  int64_t consts, borrowed, owned;
+  int64_t consts, borrowed, owned, misaligned;
   int64_t bytes, borrowed_bytes, owned_bytes;
 } const_census;
 
@@ -310,6 +310,7 @@ static int census_visit(mgopt_op *op, void *ud) {
   if (t->borrowed) {
     c->borrowed++;
     c->borrowed_bytes += (int64_t)t->nbytes;
+    if ((uintptr_t)t->data & 63u) c->misaligned++; /* mgopt_tensor_data would copy these */
   } else {
     c->owned++;
     c->owned_bytes += (int64_t)t->nbytes;
@@ -322,10 +323,11 @@ static void census_print(const char *step, mgopt_program *p, const counting *c) 
   memset(&cs, 0, sizeof cs);
   mgopt_program_walk(p, census_visit, &cs);
   printf("  driver %-10s arena %11.1f MB  heap %11.1f MB (peak %11.1f)  consts %lld: borrowed %lld (%.1f MB), "
-         "owned %lld (%.1f MB)\n",
+         "owned %lld (%.1f MB); borrowed not 64-aligned %lld\n",
          step, (double)mgopt_program_arena_bytes(p) / (double)MB, (double)c->cur / (double)MB,
          (double)c->peak / (double)MB, (long long)cs.consts, (long long)cs.borrowed,
-         (double)cs.borrowed_bytes / (double)MB, (long long)cs.owned, (double)cs.owned_bytes / (double)MB);
+         (double)cs.borrowed_bytes / (double)MB, (long long)cs.owned, (double)cs.owned_bytes / (double)MB,
+         (long long)cs.misaligned);
 }
 
 static double self_rss_mb(void) {
