@@ -338,3 +338,13 @@ asan-test:
 	@if command -v $(CLANG) >/dev/null 2>&1; then \
 	  $(MAKE) test SAN=1 CC=$(CLANG) CXX=$(CLANGXX) B=build-asan; \
 	else $(MAKE) test SAN=1 B=build-asan; fi
+
+# ---------------------------------------------------------------- big-model benchmark (not in `make test`)
+# Peak memory of the tool on a model with > 2 GB of external weights; needs ~7 GB
+# free under $TMPDIR (or /tmp). BENCH_BIG_ARGS e.g. '--weights 5 --mb 450'.
+.PHONY: bench-big
+BENCH_BIG_ARGS ?=
+$(B)/bench_big_model: tests/bench/bench_big_model.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-big: $(B)/mgopt $(B)/bench_big_model
+	$(B)/bench_big_model --mgopt $(B)/mgopt $(BENCH_BIG_ARGS)
