@@ -1551,7 +1551,7 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
   if (n < 0) {
     for (i = 0; i < x->rank; i++) mark[i] = x->shape[i] == 1;
   } else {
-    /* only size-1 dims are removed; other listed dims stay (MIL follows PyTorch) */
+    /* only size-1 dims are removed; other listed dims stay (MIL's semantics) */
     for (i = 0; i < (int32_t)n; i++) {
       if (!mgopt__k_axis(v[i], x->rank, &a) || mark[a] & 2) return MGOPT__K_NO;
       mark[a] = (uint8_t)(2 | (x->shape[a] == 1));
@@ -6763,7 +6763,7 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
    The old shape producer goes when unused.
    More than one symbol left: with `strict` (default, as the spec says) the
    pass fails with MGOPT_ERR_PASS naming the reshape; with strict=false the
-   reshape is left alone (what coremltools' code does in practice).
+   reshape is left alone (what MIL's converter does in practice).
    Must not fire: a const shape (nothing to do), unknown dims or rank in the
    output, a -1 next to a zero-sized static dim (ambiguous).
    Cost: worklist patterns, O(reshapes x rank^2) with rank capped at 64 for
