@@ -313,6 +313,27 @@ static void test_op_count_with_nested_blocks(void) {
   mgopt_program_destroy(p);
 }
 
+static void test_verifier_loop_block_args(void) {
+  static const char text[] =
+      "main(%a: (1, 2, fp32)) {\n"
+      "  %l: (1, 2, fp32) = while_loop(loop_vars=(%a))\n"
+      "    loop_cond(%a_x: (1, 2, fp32)) {\n"
+      "      %r: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)\n"
+      "      %z: (fp32)* = const(val=10)\n"
+      "      %lt: (bool) = less(x=%r, y=%z)\n"
+      "    } -> (%lt)\n"
+      "    loop_body(%a_x: (1, 3, fp32)) {\n"
+      "      %s: (1, 3, fp32) = add(x=%a_x, y=%a_x)\n"
+      "    } -> (%s)\n"
+      "} -> (%l)\n";
+  mgopt_diag d;
+  mgopt_program *p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
+  REQUIRE(p != NULL);
+  /* the body's argument contradicts the loop var's static dim */
+  CHECK(mgopt_program_verify(p, &d) == MGOPT_ERR_VERIFY);
+  mgopt_program_destroy(p);
+}
+
 /* ---- verifier: each kind of broken IR is caught */
 
 static void test_verifier_catches(void) {
@@ -549,7 +570,7 @@ static const test_case tests[] = {
     TEST(test_dtypes_and_fp16),          TEST(test_tensors),
     TEST(test_use_lists_under_mutation), TEST(test_variadic_and_block_outputs),
     TEST(test_attributes_and_params),    TEST(test_verifier_catches),
-    TEST(test_op_count_with_nested_blocks),
+    TEST(test_op_count_with_nested_blocks), TEST(test_verifier_loop_block_args),
     TEST(test_verifier_schema_and_types), TEST(test_rewriter),
     TEST(test_pass_manager),             TEST(test_builtin_registry),
 };
