@@ -3,7 +3,7 @@
 #   make                  regenerate mgopt.h / mgopt_passes.h from src/ and build build/mgopt
 #   make test             build and run every test: unit tests, compile tests, examples, and
 #                         whatever TEST_PROGS / TEST_CMDS list (fuzz replays, golden tests)
-#   make demo             run the tool on examples/demo.mil
+#   make demo             optimize examples/demo.onnx and print the before/after table
 #   make check-amalgamation   fail when the generated headers are stale
 #   make clang-test       `make test` with clang into build-clang/
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
@@ -108,12 +108,13 @@ check-amalgamation: $(AMALG)
 $(B)/mgopt: tools/mgopt.c $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ tools/mgopt.c $(ALL_LDFLAGS) $(LDLIBS)
 
-# examples/demo.mil is in the printer's canonical form, so the diff shows only what the passes changed.
+# examples/demo.onnx is written by mgopt itself from examples/demo.mil
+# (`make demo-model`); the demo optimizes it and prints the before/after table.
 demo: $(B)/mgopt
-	$(B)/mgopt examples/demo.mil -o $(B)/demo_out.mil -p default --timing
-	@grep -v '^#' examples/demo.mil > $(B)/demo_in.mil
-	@echo "--- what changed (- examples/demo.mil, + $(B)/demo_out.mil):"
-	@diff -u $(B)/demo_in.mil $(B)/demo_out.mil | tail -n +3 | grep '^[-+]' || echo "(nothing)"
+	$(B)/mgopt examples/demo.onnx -o $(B)/demo_out.onnx -p default --stats
+
+demo-model: $(B)/mgopt
+	$(B)/mgopt examples/demo.mil -o examples/demo.onnx -p none
 
 # Real models and ONNX's conformance suite under ONNX Runtime (needs node + npm; not in CI).
 check-models: $(B)/mgopt
@@ -362,3 +363,13 @@ asan-test:
 	@if command -v $(CLANG) >/dev/null 2>&1; then \
 	  $(MAKE) test SAN=1 CC=$(CLANG) CXX=$(CLANGXX) B=build-asan; \
 	else $(MAKE) test SAN=1 B=build-asan; fi
+
+# ---------------------------------------------------------------- big-model benchmark (not in `make test`)
+# Peak memory of the tool on a model with > 2 GB of external weights; needs ~7 GB
+# free under $TMPDIR (or /tmp). BENCH_BIG_ARGS e.g. '--weights 5 --mb 450'.
+.PHONY: bench-big
+BENCH_BIG_ARGS ?=
+$(B)/bench_big_model: tests/bench/bench_big_model.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-big: $(B)/mgopt $(B)/bench_big_model
+	$(B)/bench_big_model --mgopt $(B)/mgopt $(BENCH_BIG_ARGS)

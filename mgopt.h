@@ -434,7 +434,8 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name);
 /* Adds a function with an empty body. NULL on OOM or if the name exists. */
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
-/* Number of live ops in the program, nested blocks included. O(ops). */
+/* Number of live ops in the program, nested blocks included (ops inside the
+   blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
 
 /* ---- types ---- */
@@ -1272,8 +1273,10 @@ extern "C" {
    blocks named after their attributes. Initializers and Constant nodes become
    `const` ops whose raw data stays borrowed. The tree is kept in the program
    for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
-   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
-   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold: external data not
+   loaded, data types with no mgopt dtype, sparse initializers, and attributes
+   of the kinds SPARSE_TENSOR(S), TENSORS, GRAPHS and TYPE_PROTOS (TYPE_PROTO
+   is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it. */
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
 
 /* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
@@ -1402,7 +1405,11 @@ struct mgopt_program {
   mgopt_function **funcs;
   int32_t nfuncs, funcs_cap;
   uint32_t next_id;
-  uint64_t fresh_counter;
+  /* fresh names: per base name, the next suffix to try (open addressing, heap) */
+  const char **fresh_keys;
+  uint64_t *fresh_next;
+  size_t fresh_cap, fresh_count;
+  int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
 };
@@ -1631,6 +1638,8 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
   if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
+  if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
+  if (p->fresh_next) a.realloc(a.ctx, p->fresh_next, p->fresh_cap * sizeof(uint64_t), 0);
   a.realloc(a.ctx, p, sizeof *p, 0);
 }
 
@@ -1699,28 +1708,73 @@ MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) 
   return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
 }
 
+static int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
+  size_t h;
+  if (!p->intern_cap) return 0;
+  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
+  while (p->intern_tab[h]) {
+    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  return 0;
+}
+
+/* The slot of base (an interned pointer) in the fresh-name table; grows it. */
+static uint64_t *mgopt__fresh_slot(mgopt_program *p, const char *base) {
+  size_t h;
+  if ((p->fresh_count + 1) * 2 > p->fresh_cap) {
+    size_t ncap = p->fresh_cap ? p->fresh_cap * 2 : 64, i;
+    const char **nk = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
+    uint64_t *nv = (uint64_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+    if (!nk || !nv) {
+      if (nk) mgopt__heap_free(&p->alloc, (void *)nk, ncap * sizeof(char *));
+      if (nv) mgopt__heap_free(&p->alloc, nv, ncap * sizeof(uint64_t));
+      return NULL;
+    }
+    memset((void *)nk, 0, ncap * sizeof(char *));
+    for (i = 0; i < p->fresh_cap; i++)
+      if (p->fresh_keys[i]) {
+        size_t j = (size_t)((uintptr_t)p->fresh_keys[i] >> 3) & (ncap - 1);
+        while (nk[j]) j = (j + 1) & (ncap - 1);
+        nk[j] = p->fresh_keys[i];
+        nv[j] = p->fresh_next[i];
+      }
+    if (p->fresh_keys) mgopt__heap_free(&p->alloc, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *));
+    if (p->fresh_next) mgopt__heap_free(&p->alloc, p->fresh_next, p->fresh_cap * sizeof(uint64_t));
+    p->fresh_keys = nk;
+    p->fresh_next = nv;
+    p->fresh_cap = ncap;
+  }
+  h = (size_t)((uintptr_t)base >> 3) & (p->fresh_cap - 1);
+  while (p->fresh_keys[h] && p->fresh_keys[h] != base) h = (h + 1) & (p->fresh_cap - 1);
+  if (!p->fresh_keys[h]) {
+    p->fresh_keys[h] = base;
+    p->fresh_next[h] = 0;
+    p->fresh_count++;
+  }
+  return &p->fresh_next[h];
+}
+
+/* "<base>_<k>" for the smallest k not yet tried for this base whose name was
+   never interned: the result depends only on the names the program has seen
+   and the earlier requests for the same base, never on unrelated ones. */
 MGOPTDEF const char *mgopt_program_fresh_name(mgopt_program *p, const char *base) {
   char buf[256];
   size_t bl = strlen(base);
+  const char *key;
+  uint64_t *next;
   if (bl > 200) bl = 200;
+  key = mgopt_program_intern(p, base, bl);
+  if (!key) return NULL;
+  next = mgopt__fresh_slot(p, key);
+  if (!next) {
+    mgopt__oom(p);
+    return NULL;
+  }
   for (;;) {
-    size_t h;
-    int found = 0;
-    int n = snprintf(buf, sizeof buf, "%.*s_%llu", (int)bl, base,
-                     (unsigned long long)p->fresh_counter++);
+    int n = snprintf(buf, sizeof buf, "%.*s_%llu", (int)bl, base, (unsigned long long)(*next)++);
     if (n < 0) return NULL;
-    /* a name is fresh when it was never interned (every value name is interned) */
-    if (p->intern_cap) {
-      h = (size_t)mgopt__hash_bytes(buf, (size_t)n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-      while (p->intern_tab[h]) {
-        if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], buf, (size_t)n) == 0) {
-          found = 1;
-          break;
-        }
-        h = (h + 1) & (p->intern_cap - 1);
-      }
-    }
-    if (!found) return mgopt_program_intern(p, buf, (size_t)n);
+    if (!mgopt__intern_has(p, buf, (size_t)n)) return mgopt_program_intern(p, buf, (size_t)n);
   }
 }
 
@@ -2424,16 +2478,9 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   return f;
 }
 
-static int mgopt__count_op(mgopt_op *op, void *ud) {
-  MGOPT__UNUSED(op);
-  (*(int64_t *)ud)++;
-  return 0;
-}
-
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
-  int64_t n = 0;
-  mgopt_program_walk((mgopt_program *)(uintptr_t)p, mgopt__count_op, &n);
-  return n;
+  /* kept up to date by linking, unlinking and erasing: O(1) */
+  return p->nlinked;
 }
 
 /* Grows an arena array of pointers (old contents copied; the old block is
@@ -2568,6 +2615,7 @@ static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
   if (pos) pos->prev = op;
   else b->last = op;
   b->nops++;
+  b->program->nlinked++;
   if (op->nblocks) mgopt__set_func(op, b->func);
 }
 
@@ -2579,6 +2627,7 @@ static void mgopt__unlink(mgopt_op *op) {
   if (op->next) op->next->prev = op->prev;
   else b->last = op->prev;
   b->nops--;
+  b->program->nlinked--;
   op->prev = op->next = NULL;
   op->parent = NULL;
 }
@@ -2625,6 +2674,7 @@ static void mgopt__erase_block_contents(mgopt_block *b) {
     prev = o->prev;
     mgopt__drop_operands(o);
     for (k = 0; k < o->nblocks; k++) mgopt__erase_block_contents(o->blocks[k]);
+    if (!(o->flags & MGOPT_OP_ERASED)) b->program->nlinked--;
     o->flags |= MGOPT_OP_ERASED;
   }
 }
@@ -4803,6 +4853,30 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
     }
   }
   if ((s = mgopt__vfy_schema(v, op)) != MGOPT_OK) return s;
+  if (op->kind == MGOPT_OP_while_loop) {
+    /* both blocks take the loop vars: same count, no contradicting types */
+    int32_t si = mgopt_op_slot_index(op, "loop_vars");
+    int32_t nv = si >= 0 ? op->slots[si].n : 0;
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_block *nb = op->blocks[i];
+      if (nb->nargs != nv)
+        return mgopt__vfy_fail(v, op, "block %d takes %d arguments for %d loop vars", (int)i, (int)nb->nargs, (int)nv);
+      for (k = 0; k < nv; k++) {
+        const mgopt_type *a = &op->slots[si].uses[k].value->type, *b = &nb->args[k]->type;
+        int32_t j;
+        if (a->kind != b->kind || (a->kind == MGOPT_TYPE_TENSOR && a->dtype && b->dtype && a->dtype != b->dtype))
+          return mgopt__vfy_fail(v, op, "block %d argument %d differs in type from loop var %d", (int)i, (int)k, (int)k);
+        if (a->kind == MGOPT_TYPE_TENSOR && a->rank >= 0 && b->rank >= 0) {
+          if (a->rank != b->rank)
+            return mgopt__vfy_fail(v, op, "block %d argument %d differs in rank from loop var %d", (int)i, (int)k, (int)k);
+          for (j = 0; j < a->rank; j++)
+            if (mgopt_dim_is_static(a->dims[j]) && mgopt_dim_is_static(b->dims[j]) && a->dims[j].v != b->dims[j].v)
+              return mgopt__vfy_fail(v, op, "block %d argument %d dim %d differs from loop var %d", (int)i, (int)k,
+                                     (int)j, (int)k);
+        }
+      }
+    }
+  }
   /* nested blocks see what is visible here, plus their own args */
   for (i = 0; i < op->nblocks; i++) {
     mgopt_block *nb = op->blocks[i];
@@ -5447,7 +5521,7 @@ MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_option
 
      program  := function*
      function := WORD ('[' WORD ']')? args '{' (wrapper | body) outputs? '}'?
-     wrapper  := WORD '(' ')' '{' body outputs?          (coremltools' block0)
+     wrapper  := WORD '(' ')' '{' body outputs?          (MIL printouts' block0)
      args     := '(' (%name (':' type)? (',' ...)*)? ')'
      body     := op* '}'
      outputs  := '->' '(' (ref | '_') (',' ...)* ')'
@@ -6088,7 +6162,7 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
   }
 }
 
-/* Markers coremltools prints after a type: '*' / '^' and (Tensor) etc. */
+/* Markers MIL printouts carry after a type: '*' / '^' and (Tensor) etc. */
 static void mgopt__milp_type_suffix(mgopt__milp *P) {
   static const char *const kinds[] = {"Tensor", "Scalar", "List", "State"};
   int c = mgopt__milp_peek(P), k;
@@ -6861,7 +6935,7 @@ static int mgopt__milp_function(mgopt__milp *P) {
   mgopt__milp_scope_pop(P, 0);
   if (!mgopt__milp_args(P, f->body) || !mgopt__milp_expect(P, '{')) return 0;
   if (mgopt__milp_block_ahead(P, 0)) {
-    /* coremltools' "block0() { ... } -> (...)" wrapper, then an optional '}' */
+    /* MIL printouts' "block0() { ... } -> (...)" wrapper, then an optional '}' */
     if (!mgopt__milp_word(P, "a block name") || !mgopt__milp_expect(P, '(') ||
         !mgopt__milp_expect(P, ')') || !mgopt__milp_expect(P, '{') || !mgopt__milp_body(P, f->body, 0) ||
         !mgopt__milp_outputs(P, f->body))
@@ -8036,7 +8110,7 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
 /* The encoder, equality and walker bound their recursion too (trees built by
    hand may be deep or cyclic). */
-#define MGOPT__ONNX_TREE_DEPTH 4096
+#define MGOPT__ONNX_TREE_DEPTH 1024 /* message nesting (a subgraph adds 3 levels); bounds the recursion */
 
 /* ---------------------------------------------------------------- data types */
 
@@ -8994,6 +9068,22 @@ static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sums the raw_data bytes that stay inline (tensors not moved to the sink). */
+typedef struct mgopt__onnx_inl {
+  const mgopt__onnxe *E;
+  uint64_t bytes;
+} mgopt__onnx_inl;
+
+static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_inl *S = (mgopt__onnx_inl *)ctx;
+  const mgopt_onnx_tensor *t = (const mgopt_onnx_tensor *)obj;
+  MGOPT__UNUSED(parent);
+  MGOPT__UNUSED(field);
+  if (mid != MGOPT__OM_TENSOR || (S->E->next && mgopt__onnxe_find(S->E, obj))) return 0;
+  S->bytes += (uint64_t)t->raw_data.len;
+  return 0;
+}
+
 /* The whole writer: moves large initializers to the sink (in model order,
    64-byte aligned), then encodes the model into w. */
 MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
@@ -9029,6 +9119,18 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
     if (C.n > 1) qsort(C.ext, (size_t)C.n, sizeof *C.ext, mgopt__onnx_ext_cmp);
     E.ext = C.ext;
     E.next = C.n;
+  }
+  {
+    /* Reserve the inline tensor bytes plus slack up front. The writer fills its
+       buffer from the back, so capacity it does not use is never touched;
+       growing by doubling instead leaves the previous copy resident (up to
+       twice the output for a model of raw_data weights). Past 2 GB the
+       encoding fails anyway: no reservation then. */
+    mgopt__onnx_inl S;
+    S.E = &E;
+    S.bytes = 0;
+    mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_inline_bytes, &S, 0);
+    if (S.bytes > 0 && S.bytes <= 0x7fffffffu) mgopt__pbw_reserve(&E.w, (size_t)S.bytes + ((size_t)1 << 20));
   }
   mgopt__onnxe_msg(&E, MGOPT__OM_MODEL, m, 0);
   if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",
@@ -11144,6 +11246,8 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
   inits.al = &I->p->alloc;
   I->b = b;
   I->node = NULL;
+  if (g->nsparse_initializers)
+    return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "sparse initializers are not supported");
   for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
   for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
   for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
@@ -11210,6 +11314,15 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     }
   }
   s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  if (!s) {
+    /* constants nothing reads (an input a mapping turned into an attribute or
+       rewrote in another dtype) go, so a round trip reaches a fixed point */
+    mgopt_op *op, *prev;
+    for (op = b->last; op; op = prev) {
+      prev = op->prev;
+      if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0) mgopt_op_erase(op);
+    }
+  }
 out:
   mgopt__imap_free(&inits);
   return s;
@@ -11939,8 +12052,15 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
       ins[1] = mgopt__exp_in(op, "weight");
       ins[2] = mgopt__exp_in(op, "bias");
       if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape"))
-        return mgopt__exp_unsupported(E, op, "output_shape");
+      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
+        /* an output_shape that only restates what the pads give is left out */
+        const mgopt_type *ot = &op->outs[0]->type;
+        int64_t q;
+        k = mgopt_op_get_ints(E->p, op, "output_shape", &v);
+        if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return mgopt__exp_unsupported(E, op, "output_shape");
+        for (q = 0; q < k; q++)
+          if (v[q] != ot->dims[ot->rank - k + q].v) return mgopt__exp_unsupported(E, op, "output_shape");
+      }
       n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_conv ? "Conv" : "ConvTranspose", ins, ins[2] ? 3 : 2);
       if (!n) return mgopt__exp_nomem(E);
       if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
@@ -12174,6 +12294,13 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   return vi->type ? vi : NULL;
 }
 
+static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
+  int64_t j;
+  for (j = 0; j < g->inputs.n; j++)
+    if (((const mgopt_onnx_value_info *)g->inputs.data)[j].name.ptr == name) return 1;
+  return 0;
+}
+
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
   mgopt__exg g;
   mgopt_op *op;
@@ -12211,6 +12338,10 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     E->op = op;
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+      /* a constant nothing reads (one import turned into an attribute, or one
+         export rewrote as int64) is not written, unless it is listed among
+         the graph's inputs */
+      if (op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
       if (!t) {
         s = mgopt__exp_unsupported(E, op, "a const without a value");
         break;
@@ -12325,6 +12456,90 @@ static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
   return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- unread initializers */
+
+/* A set of names (by content), for dropping initializers no node reads. */
+typedef struct mgopt__exr {
+  mgopt_program *p;
+  mgopt_str *tab;
+  size_t cap, count;
+  int oom;
+} mgopt__exr;
+
+static size_t mgopt__exr_h(const mgopt__exr *r, mgopt_str s) {
+  return (size_t)mgopt__hash_bytes(s.ptr ? s.ptr : "", s.len, MGOPT__HASH_SEED) & (r->cap - 1);
+}
+
+static void mgopt__exr_add(mgopt__exr *r, mgopt_str s) {
+  size_t h;
+  if (r->oom || !s.len) return;
+  if ((r->count + 1) * 2 > r->cap) {
+    size_t ncap = r->cap ? r->cap * 2 : 1024, i;
+    mgopt_str *nt = (mgopt_str *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_str));
+    mgopt_str *old = r->tab;
+    size_t ocap = r->cap;
+    if (!nt) {
+      r->oom = 1;
+      return;
+    }
+    memset(nt, 0, ncap * sizeof(mgopt_str));
+    r->tab = nt;
+    r->cap = ncap;
+    r->count = 0;
+    for (i = 0; i < ocap; i++)
+      if (old[i].len) mgopt__exr_add(r, old[i]);
+    if (old) mgopt__heap_free(&r->p->alloc, old, ocap * sizeof(mgopt_str));
+  }
+  h = mgopt__exr_h(r, s);
+  while (r->tab[h].len) {
+    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return;
+    h = (h + 1) & (r->cap - 1);
+  }
+  r->tab[h] = s;
+  r->count++;
+}
+
+static int mgopt__exr_has(const mgopt__exr *r, mgopt_str s) {
+  size_t h;
+  if (!r->cap) return 0;
+  h = mgopt__exr_h(r, s);
+  while (r->tab[h].len) {
+    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return 1;
+    h = (h + 1) & (r->cap - 1);
+  }
+  return 0;
+}
+
+/* Every name a graph (and its subgraphs) reads. */
+static void mgopt__exr_graph(mgopt__exr *r, const mgopt_onnx_graph *g, int depth) {
+  int64_t i, k;
+  if (depth > 256) return;
+  for (i = 0; i < g->nnodes; i++) {
+    const mgopt_onnx_node *n = &g->nodes[i];
+    for (k = 0; k < n->ninputs; k++) mgopt__exr_add(r, n->inputs[k]);
+    for (k = 0; k < n->nattributes; k++)
+      if (n->attributes[k].g) mgopt__exr_graph(r, n->attributes[k].g, depth + 1);
+  }
+  for (i = 0; i < g->noutputs; i++) mgopt__exr_add(r, g->outputs[i].name);
+}
+
+/* Drops initializers that no node reads and that are not graph inputs (an
+   int32 constant the export rewrote as int64, for example). */
+static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g) {
+  mgopt__exr r;
+  int64_t i, j = 0;
+  memset(&r, 0, sizeof r);
+  r.p = p;
+  mgopt__exr_graph(&r, g, 0);
+  for (i = 0; i < g->ninputs; i++) mgopt__exr_add(&r, g->inputs[i].name);
+  if (!r.oom)
+    for (i = 0; i < g->ninitializers; i++)
+      if (mgopt__exr_has(&r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
+  if (!r.oom) g->ninitializers = j;
+  if (r.tab) mgopt__heap_free(&p->alloc, r.tab, r.cap * sizeof(mgopt_str));
+  return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d) {
   mgopt__exp E;
@@ -12392,6 +12607,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   }
   s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {
     /* before IR version 4 every initializer must also be a graph input */

@@ -155,6 +155,11 @@ MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op
 /* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 
+/* ---- attribute identity (passes/util.c) */
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
 #ifndef MGOPT__KERNELS_H
@@ -1546,7 +1551,7 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
   if (n < 0) {
     for (i = 0; i < x->rank; i++) mark[i] = x->shape[i] == 1;
   } else {
-    /* only size-1 dims are removed; other listed dims stay (MIL follows PyTorch) */
+    /* only size-1 dims are removed; other listed dims stay (MIL's semantics) */
     for (i = 0; i < (int32_t)n; i++) {
       if (!mgopt__k_axis(v[i], x->rank, &a) || mark[a] & 2) return MGOPT__K_NO;
       mark[a] = (uint8_t)(2 | (x->shape[a] == 1));
@@ -3476,6 +3481,59 @@ MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op
   mgopt_rw_erase(rw, op);
   for (k = 0; k < n; k++) mgopt__pu_erase_if_dead(rw, consts[k]);
 }
+
+/* ---- attribute identity (const_deduplication, remove_redundant_ops) */
+
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+/* Content hash of an attribute, name included. */
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a) {
+  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
+  int64_t k;
+  h = mgopt__pu_mix(h, a->kind);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return mgopt__pu_mix(h, (uint64_t)a->u.i);
+    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
+    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
+    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__pu_mix(h, 1));
+      return h;
+    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__pu_mix(h, mgopt_tensor_hash(a->u.t)) : h;
+    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__pu_mix(h, (uint64_t)a->tag));
+    default: return h;
+  }
+}
+
+/* Same kind and value (floats bitwise); names are not compared. */
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
+  int64_t k;
+  if (a->kind != b->kind || a->n != b->n) return 0;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
+    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
+    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++)
+        if (a->u.strs[k].len != b->u.strs[k].len ||
+            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
+          return 0;
+      return 1;
+    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
+    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
+    default: return 1;
+  }
+}
 /* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
    Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
@@ -3727,44 +3785,24 @@ static int mgopt__rro_eligible(const mgopt_op *op) {
   return parent;
 }
 
-static uint64_t mgopt__rro_mix(uint64_t h, uint64_t x) {
-  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
-}
-
 static uint64_t mgopt__rro_hash_value(const mgopt_value *v) {
   mgopt_tensor *t = mgopt_value_const(v);
   if (t && t->numel < MGOPT__RRO_BIG) return mgopt_tensor_hash(t);
   return (uint64_t)v->id * 0x100000001b3ull;
 }
 
-static uint64_t mgopt__rro_hash_attr(const mgopt_attr *a) {
-  uint64_t h = mgopt__rro_mix((uint64_t)(uintptr_t)a->name, a->kind);
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return mgopt__rro_mix(h, (uint64_t)a->u.i);
-    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
-    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
-    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
-    case MGOPT_ATTR_TENSOR: return mgopt__rro_mix(h, mgopt_tensor_hash(a->u.t));
-    default: return mgopt__rro_mix(h, (uint64_t)a->n);
-  }
-}
-
 static uint64_t mgopt__rro_hash(const mgopt_op *op) {
-  uint64_t h = mgopt__rro_mix((uint64_t)(uintptr_t)op->parent, (uint64_t)(uintptr_t)op->type);
+  uint64_t h = mgopt__pu_mix((uint64_t)(uintptr_t)op->parent, (uint64_t)(uintptr_t)op->type);
   int32_t s, k;
   for (s = 0; s < op->nslots; s++) {
-    h = mgopt__rro_mix(h, (uint64_t)(uintptr_t)op->slots[s].name);
-    for (k = 0; k < op->slots[s].n; k++) h = mgopt__rro_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
+    h = mgopt__pu_mix(h, (uint64_t)(uintptr_t)op->slots[s].name);
+    for (k = 0; k < op->slots[s].n; k++) h = mgopt__pu_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
   }
   /* attributes in any order: combine commutatively */
   {
     uint64_t ah = 0;
-    for (s = 0; s < op->nattrs; s++) ah += mgopt__rro_hash_attr(&op->attrs[s]);
-    h = mgopt__rro_mix(h, ah);
+    for (s = 0; s < op->nattrs; s++) ah += mgopt__pu_attr_hash(&op->attrs[s]);
+    h = mgopt__pu_mix(h, ah);
   }
   return h;
 }
@@ -3776,28 +3814,6 @@ static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
   y = mgopt_value_const(b);
   if (!x || !y || x->numel >= MGOPT__RRO_BIG || y->numel >= MGOPT__RRO_BIG) return 0;
   return mgopt_tensor_equal(x, y);
-}
-
-static int mgopt__rro_attr_eq(const mgopt_attr *a, const mgopt_attr *b) {
-  int64_t i;
-  if (a->kind != b->kind || a->n != b->n || a->tag != b->tag) return 0;
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
-    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
-    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_STRINGS:
-      for (i = 0; i < a->n; i++)
-        if (a->u.strs[i].len != b->u.strs[i].len || memcmp(a->u.strs[i].ptr, b->u.strs[i].ptr, a->u.strs[i].len))
-          return 0;
-      return 1;
-    case MGOPT_ATTR_TENSOR: return mgopt_tensor_equal(a->u.t, b->u.t);
-    case MGOPT_ATTR_BYTES: return a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0;
-    default: return 1;
-  }
 }
 
 static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
@@ -3815,7 +3831,7 @@ static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
   }
   for (s = 0; s < a->nattrs; s++) {
     const mgopt_attr *o = mgopt_op_attr(b, a->attrs[s].name);
-    if (!o || !mgopt__rro_attr_eq(&a->attrs[s], o)) return 0;
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[s], o)) return 0;
   }
   return 1;
 }
@@ -6016,50 +6032,6 @@ static mgopt_tensor *mgopt__cdd_const(const mgopt_op *op) {
   return op->kind == MGOPT_OP_const && op->nouts == 1 ? mgopt_value_const(op->outs[0]) : NULL;
 }
 
-static uint64_t mgopt__cdd_attr_hash(const mgopt_attr *a) {
-  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
-  int64_t k;
-  h = mgopt__cdd_mix(h, a->kind);
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return mgopt__cdd_mix(h, (uint64_t)a->u.i);
-    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
-    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
-    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
-    case MGOPT_ATTR_STRINGS:
-      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__cdd_mix(h, 1));
-      return h;
-    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__cdd_mix(h, mgopt_tensor_hash(a->u.t)) : h;
-    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__cdd_mix(h, (uint64_t)a->tag));
-    default: return h;
-  }
-}
-
-static int mgopt__cdd_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
-  int64_t k;
-  if (a->kind != b->kind || a->n != b->n) return 0;
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
-    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
-    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_STRINGS:
-      for (k = 0; k < a->n; k++)
-        if (a->u.strs[k].len != b->u.strs[k].len ||
-            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
-          return 0;
-      return 1;
-    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
-    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
-    default: return 1;
-  }
-}
-
 static uint64_t mgopt__cdd_value_hash(const mgopt_value *v) {
   mgopt_tensor *t = mgopt_value_const(v);
   return t ? mgopt__cdd_mix(1, mgopt_tensor_hash(t)) : mgopt__cdd_mix(2, v->id);
@@ -6079,7 +6051,7 @@ static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
   int32_t i, k;
   mgopt_tensor *t = mgopt__cdd_const(op);
   if (t) return mgopt__cdd_mix(h, mgopt_tensor_hash(t));
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__cdd_attr_hash(&op->attrs[i]);
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
   for (i = 0; i < op->nslots; i++) {
     uint64_t s;
     if (op->slots[i].n == 0) continue;
@@ -6107,7 +6079,7 @@ static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
   if (x || y) return x && y && mgopt_tensor_equal(x, y);
   for (i = 0; i < a->nattrs; i++) {
     const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
-    if (!o || !mgopt__cdd_attr_equal(&a->attrs[i], o)) return 0;
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
   }
   if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
   for (i = 0; i < a->nslots; i++) {
@@ -6791,7 +6763,7 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
    The old shape producer goes when unused.
    More than one symbol left: with `strict` (default, as the spec says) the
    pass fails with MGOPT_ERR_PASS naming the reshape; with strict=false the
-   reshape is left alone (what coremltools' code does in practice).
+   reshape is left alone (what MIL's converter does in practice).
    Must not fire: a const shape (nothing to do), unknown dims or rank in the
    output, a -1 next to a zero-sized static dim (ambiguous).
    Cost: worklist patterns, O(reshapes x rank^2) with rank capped at 64 for

@@ -94,7 +94,11 @@ struct mgopt_program {
   mgopt_function **funcs;
   int32_t nfuncs, funcs_cap;
   uint32_t next_id;
-  uint64_t fresh_counter;
+  /* fresh names: per base name, the next suffix to try (open addressing, heap) */
+  const char **fresh_keys;
+  uint64_t *fresh_next;
+  size_t fresh_cap, fresh_count;
+  int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
 };

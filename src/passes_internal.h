@@ -119,4 +119,9 @@ MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op
 /* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 
+/* ---- attribute identity (passes/util.c) */
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */

@@ -85,16 +85,9 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   return f;
 }
 
-static int mgopt__count_op(mgopt_op *op, void *ud) {
-  MGOPT__UNUSED(op);
-  (*(int64_t *)ud)++;
-  return 0;
-}
-
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
-  int64_t n = 0;
-  mgopt_program_walk((mgopt_program *)(uintptr_t)p, mgopt__count_op, &n);
-  return n;
+  /* kept up to date by linking, unlinking and erasing: O(1) */
+  return p->nlinked;
 }
 
 /* Grows an arena array of pointers (old contents copied; the old block is
@@ -229,6 +222,7 @@ static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
   if (pos) pos->prev = op;
   else b->last = op;
   b->nops++;
+  b->program->nlinked++;
   if (op->nblocks) mgopt__set_func(op, b->func);
 }
 
@@ -240,6 +234,7 @@ static void mgopt__unlink(mgopt_op *op) {
   if (op->next) op->next->prev = op->prev;
   else b->last = op->prev;
   b->nops--;
+  b->program->nlinked--;
   op->prev = op->next = NULL;
   op->parent = NULL;
 }
@@ -286,6 +281,7 @@ static void mgopt__erase_block_contents(mgopt_block *b) {
     prev = o->prev;
     mgopt__drop_operands(o);
     for (k = 0; k < o->nblocks; k++) mgopt__erase_block_contents(o->blocks[k]);
+    if (!(o->flags & MGOPT_OP_ERASED)) b->program->nlinked--;
     o->flags |= MGOPT_OP_ERASED;
   }
 }

@@ -5,7 +5,7 @@
 
      program  := function*
      function := WORD ('[' WORD ']')? args '{' (wrapper | body) outputs? '}'?
-     wrapper  := WORD '(' ')' '{' body outputs?          (coremltools' block0)
+     wrapper  := WORD '(' ')' '{' body outputs?          (MIL printouts' block0)
      args     := '(' (%name (':' type)? (',' ...)*)? ')'
      body     := op* '}'
      outputs  := '->' '(' (ref | '_') (',' ...)* ')'
@@ -646,7 +646,7 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
   }
 }
 
-/* Markers coremltools prints after a type: '*' / '^' and (Tensor) etc. */
+/* Markers MIL printouts carry after a type: '*' / '^' and (Tensor) etc. */
 static void mgopt__milp_type_suffix(mgopt__milp *P) {
   static const char *const kinds[] = {"Tensor", "Scalar", "List", "State"};
   int c = mgopt__milp_peek(P), k;
@@ -1419,7 +1419,7 @@ static int mgopt__milp_function(mgopt__milp *P) {
   mgopt__milp_scope_pop(P, 0);
   if (!mgopt__milp_args(P, f->body) || !mgopt__milp_expect(P, '{')) return 0;
   if (mgopt__milp_block_ahead(P, 0)) {
-    /* coremltools' "block0() { ... } -> (...)" wrapper, then an optional '}' */
+    /* MIL printouts' "block0() { ... } -> (...)" wrapper, then an optional '}' */
     if (!mgopt__milp_word(P, "a block name") || !mgopt__milp_expect(P, '(') ||
         !mgopt__milp_expect(P, ')') || !mgopt__milp_expect(P, '{') || !mgopt__milp_body(P, f->body, 0) ||
         !mgopt__milp_outputs(P, f->body))

@@ -200,6 +200,30 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
     }
   }
   if ((s = mgopt__vfy_schema(v, op)) != MGOPT_OK) return s;
+  if (op->kind == MGOPT_OP_while_loop) {
+    /* both blocks take the loop vars: same count, no contradicting types */
+    int32_t si = mgopt_op_slot_index(op, "loop_vars");
+    int32_t nv = si >= 0 ? op->slots[si].n : 0;
+    for (i = 0; i < op->nblocks; i++) {
+      mgopt_block *nb = op->blocks[i];
+      if (nb->nargs != nv)
+        return mgopt__vfy_fail(v, op, "block %d takes %d arguments for %d loop vars", (int)i, (int)nb->nargs, (int)nv);
+      for (k = 0; k < nv; k++) {
+        const mgopt_type *a = &op->slots[si].uses[k].value->type, *b = &nb->args[k]->type;
+        int32_t j;
+        if (a->kind != b->kind || (a->kind == MGOPT_TYPE_TENSOR && a->dtype && b->dtype && a->dtype != b->dtype))
+          return mgopt__vfy_fail(v, op, "block %d argument %d differs in type from loop var %d", (int)i, (int)k, (int)k);
+        if (a->kind == MGOPT_TYPE_TENSOR && a->rank >= 0 && b->rank >= 0) {
+          if (a->rank != b->rank)
+            return mgopt__vfy_fail(v, op, "block %d argument %d differs in rank from loop var %d", (int)i, (int)k, (int)k);
+          for (j = 0; j < a->rank; j++)
+            if (mgopt_dim_is_static(a->dims[j]) && mgopt_dim_is_static(b->dims[j]) && a->dims[j].v != b->dims[j].v)
+              return mgopt__vfy_fail(v, op, "block %d argument %d dim %d differs from loop var %d", (int)i, (int)k,
+                                     (int)j, (int)k);
+        }
+      }
+    }
+  }
   /* nested blocks see what is visible here, plus their own args */
   for (i = 0; i < op->nblocks; i++) {
     mgopt_block *nb = op->blocks[i];

@@ -84,7 +84,7 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
   if (n < 0) {
     for (i = 0; i < x->rank; i++) mark[i] = x->shape[i] == 1;
   } else {
-    /* only size-1 dims are removed; other listed dims stay (MIL follows PyTorch) */
+    /* only size-1 dims are removed; other listed dims stay (MIL's semantics) */
     for (i = 0; i < (int32_t)n; i++) {
       if (!mgopt__k_axis(v[i], x->rank, &a) || mark[a] & 2) return MGOPT__K_NO;
       mark[a] = (uint8_t)(2 | (x->shape[a] == 1));

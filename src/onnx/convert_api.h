@@ -13,8 +13,10 @@ extern "C" {
    blocks named after their attributes. Initializers and Constant nodes become
    `const` ops whose raw data stays borrowed. The tree is kept in the program
    for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
-   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold (external data not
-   loaded, unknown dtypes), MGOPT_ERR_TYPE when a node's operands contradict it. */
+   MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold: external data not
+   loaded, data types with no mgopt dtype, sparse initializers, and attributes
+   of the kinds SPARSE_TENSOR(S), TENSORS, GRAPHS and TYPE_PROTOS (TYPE_PROTO
+   is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it. */
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
 
 /* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.

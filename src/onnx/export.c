@@ -673,8 +673,15 @@ static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
       ins[1] = mgopt__exp_in(op, "weight");
       ins[2] = mgopt__exp_in(op, "bias");
       if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape"))
-        return mgopt__exp_unsupported(E, op, "output_shape");
+      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
+        /* an output_shape that only restates what the pads give is left out */
+        const mgopt_type *ot = &op->outs[0]->type;
+        int64_t q;
+        k = mgopt_op_get_ints(E->p, op, "output_shape", &v);
+        if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return mgopt__exp_unsupported(E, op, "output_shape");
+        for (q = 0; q < k; q++)
+          if (v[q] != ot->dims[ot->rank - k + q].v) return mgopt__exp_unsupported(E, op, "output_shape");
+      }
       n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_conv ? "Conv" : "ConvTranspose", ins, ins[2] ? 3 : 2);
       if (!n) return mgopt__exp_nomem(E);
       if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
@@ -908,6 +915,13 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   return vi->type ? vi : NULL;
 }
 
+static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
+  int64_t j;
+  for (j = 0; j < g->inputs.n; j++)
+    if (((const mgopt_onnx_value_info *)g->inputs.data)[j].name.ptr == name) return 1;
+  return 0;
+}
+
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
   mgopt__exg g;
   mgopt_op *op;
@@ -945,6 +959,10 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     E->op = op;
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+      /* a constant nothing reads (one import turned into an attribute, or one
+         export rewrote as int64) is not written, unless it is listed among
+         the graph's inputs */
+      if (op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
       if (!t) {
         s = mgopt__exp_unsupported(E, op, "a const without a value");
         break;
@@ -1059,6 +1077,90 @@ static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
   return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- unread initializers */
+
+/* A set of names (by content), for dropping initializers no node reads. */
+typedef struct mgopt__exr {
+  mgopt_program *p;
+  mgopt_str *tab;
+  size_t cap, count;
+  int oom;
+} mgopt__exr;
+
+static size_t mgopt__exr_h(const mgopt__exr *r, mgopt_str s) {
+  return (size_t)mgopt__hash_bytes(s.ptr ? s.ptr : "", s.len, MGOPT__HASH_SEED) & (r->cap - 1);
+}
+
+static void mgopt__exr_add(mgopt__exr *r, mgopt_str s) {
+  size_t h;
+  if (r->oom || !s.len) return;
+  if ((r->count + 1) * 2 > r->cap) {
+    size_t ncap = r->cap ? r->cap * 2 : 1024, i;
+    mgopt_str *nt = (mgopt_str *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_str));
+    mgopt_str *old = r->tab;
+    size_t ocap = r->cap;
+    if (!nt) {
+      r->oom = 1;
+      return;
+    }
+    memset(nt, 0, ncap * sizeof(mgopt_str));
+    r->tab = nt;
+    r->cap = ncap;
+    r->count = 0;
+    for (i = 0; i < ocap; i++)
+      if (old[i].len) mgopt__exr_add(r, old[i]);
+    if (old) mgopt__heap_free(&r->p->alloc, old, ocap * sizeof(mgopt_str));
+  }
+  h = mgopt__exr_h(r, s);
+  while (r->tab[h].len) {
+    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return;
+    h = (h + 1) & (r->cap - 1);
+  }
+  r->tab[h] = s;
+  r->count++;
+}
+
+static int mgopt__exr_has(const mgopt__exr *r, mgopt_str s) {
+  size_t h;
+  if (!r->cap) return 0;
+  h = mgopt__exr_h(r, s);
+  while (r->tab[h].len) {
+    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return 1;
+    h = (h + 1) & (r->cap - 1);
+  }
+  return 0;
+}
+
+/* Every name a graph (and its subgraphs) reads. */
+static void mgopt__exr_graph(mgopt__exr *r, const mgopt_onnx_graph *g, int depth) {
+  int64_t i, k;
+  if (depth > 256) return;
+  for (i = 0; i < g->nnodes; i++) {
+    const mgopt_onnx_node *n = &g->nodes[i];
+    for (k = 0; k < n->ninputs; k++) mgopt__exr_add(r, n->inputs[k]);
+    for (k = 0; k < n->nattributes; k++)
+      if (n->attributes[k].g) mgopt__exr_graph(r, n->attributes[k].g, depth + 1);
+  }
+  for (i = 0; i < g->noutputs; i++) mgopt__exr_add(r, g->outputs[i].name);
+}
+
+/* Drops initializers that no node reads and that are not graph inputs (an
+   int32 constant the export rewrote as int64, for example). */
+static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g) {
+  mgopt__exr r;
+  int64_t i, j = 0;
+  memset(&r, 0, sizeof r);
+  r.p = p;
+  mgopt__exr_graph(&r, g, 0);
+  for (i = 0; i < g->ninputs; i++) mgopt__exr_add(&r, g->inputs[i].name);
+  if (!r.oom)
+    for (i = 0; i < g->ninitializers; i++)
+      if (mgopt__exr_has(&r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
+  if (!r.oom) g->ninitializers = j;
+  if (r.tab) mgopt__heap_free(&p->alloc, r.tab, r.cap * sizeof(mgopt_str));
+  return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d) {
   mgopt__exp E;
@@ -1126,6 +1228,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   }
   s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {
     /* before IR version 4 every initializer must also be a graph input */

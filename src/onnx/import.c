@@ -1739,6 +1739,8 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
   inits.al = &I->p->alloc;
   I->b = b;
   I->node = NULL;
+  if (g->nsparse_initializers)
+    return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "sparse initializers are not supported");
   for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
   for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
   for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
@@ -1805,6 +1807,15 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     }
   }
   s = I->values.oom || I->vinfo.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  if (!s) {
+    /* constants nothing reads (an input a mapping turned into an attribute or
+       rewrote in another dtype) go, so a round trip reaches a fixed point */
+    mgopt_op *op, *prev;
+    for (op = b->last; op; op = prev) {
+      prev = op->prev;
+      if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0) mgopt_op_erase(op);
+    }
+  }
 out:
   mgopt__imap_free(&inits);
   return s;

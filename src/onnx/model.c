@@ -247,7 +247,7 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
 /* The encoder, equality and walker bound their recursion too (trees built by
    hand may be deep or cyclic). */
-#define MGOPT__ONNX_TREE_DEPTH 4096
+#define MGOPT__ONNX_TREE_DEPTH 1024 /* message nesting (a subgraph adds 3 levels); bounds the recursion */
 
 /* ---------------------------------------------------------------- data types */
 
@@ -1205,6 +1205,22 @@ static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sums the raw_data bytes that stay inline (tensors not moved to the sink). */
+typedef struct mgopt__onnx_inl {
+  const mgopt__onnxe *E;
+  uint64_t bytes;
+} mgopt__onnx_inl;
+
+static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, uint32_t field) {
+  mgopt__onnx_inl *S = (mgopt__onnx_inl *)ctx;
+  const mgopt_onnx_tensor *t = (const mgopt_onnx_tensor *)obj;
+  MGOPT__UNUSED(parent);
+  MGOPT__UNUSED(field);
+  if (mid != MGOPT__OM_TENSOR || (S->E->next && mgopt__onnxe_find(S->E, obj))) return 0;
+  S->bytes += (uint64_t)t->raw_data.len;
+  return 0;
+}
+
 /* The whole writer: moves large initializers to the sink (in model order,
    64-byte aligned), then encodes the model into w. */
 MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
@@ -1240,6 +1256,18 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
     if (C.n > 1) qsort(C.ext, (size_t)C.n, sizeof *C.ext, mgopt__onnx_ext_cmp);
     E.ext = C.ext;
     E.next = C.n;
+  }
+  {
+    /* Reserve the inline tensor bytes plus slack up front. The writer fills its
+       buffer from the back, so capacity it does not use is never touched;
+       growing by doubling instead leaves the previous copy resident (up to
+       twice the output for a model of raw_data weights). Past 2 GB the
+       encoding fails anyway: no reservation then. */
+    mgopt__onnx_inl S;
+    S.E = &E;
+    S.bytes = 0;
+    mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_inline_bytes, &S, 0);
+    if (S.bytes > 0 && S.bytes <= 0x7fffffffu) mgopt__pbw_reserve(&E.w, (size_t)S.bytes + ((size_t)1 << 20));
   }
   mgopt__onnxe_msg(&E, MGOPT__OM_MODEL, m, 0);
   if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",

@@ -528,3 +528,56 @@ MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op
   mgopt_rw_erase(rw, op);
   for (k = 0; k < n; k++) mgopt__pu_erase_if_dead(rw, consts[k]);
 }
+
+/* ---- attribute identity (const_deduplication, remove_redundant_ops) */
+
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+/* Content hash of an attribute, name included. */
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a) {
+  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
+  int64_t k;
+  h = mgopt__pu_mix(h, a->kind);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return mgopt__pu_mix(h, (uint64_t)a->u.i);
+    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
+    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
+    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__pu_mix(h, 1));
+      return h;
+    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__pu_mix(h, mgopt_tensor_hash(a->u.t)) : h;
+    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__pu_mix(h, (uint64_t)a->tag));
+    default: return h;
+  }
+}
+
+/* Same kind and value (floats bitwise); names are not compared. */
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
+  int64_t k;
+  if (a->kind != b->kind || a->n != b->n) return 0;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
+    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
+    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++)
+        if (a->u.strs[k].len != b->u.strs[k].len ||
+            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
+          return 0;
+      return 1;
+    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
+    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
+    default: return 1;
+  }
+}

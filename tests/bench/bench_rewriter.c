@@ -8,7 +8,10 @@
      verify   the verifier,
      sweep    the worklist driver with a pattern that never matches (pops only),
      collapse the driver with relu(relu(x)) -> relu(x), which fires N-1 times,
-     dce      dead_code_elimination after cutting the output to the input.
+     dce      dead_code_elimination after cutting the output to the input,
+     cleanup  the whole `cleanup` pipeline (16 passes) on a chain that
+              alternates relu and add of a small constant (consts repeat, so
+              const_deduplication and remove_redundant_ops have work).
    and prints ns per op, which stays flat when the cost grows linearly. */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
@@ -48,6 +51,39 @@ static mgopt_program *build(long n, mgopt_function **fo) {
   return p;
 }
 
+static mgopt_program *build_mixed(long n, mgopt_function **fo) {
+  static const char *const slot[1] = {"x"}, *const slot2[2] = {"x", "y"};
+  static const int64_t shape[2] = {1, 8};
+  mgopt_program *p = mgopt_program_create(NULL);
+  mgopt_function *f = mgopt_function_new(p, "main");
+  mgopt_type t;
+  mgopt_value *v;
+  long i;
+  mgopt_type_make_static(p, &t, MGOPT_DT_FP32, 2, shape);
+  v = mgopt_block_add_arg(f->body, "x", &t);
+  for (i = 0; i < n; i++) {
+    char nm[32];
+    mgopt_op *op;
+    snprintf(nm, sizeof nm, "v%ld", i);
+    if (i % 2) {
+      mgopt_tensor *c = mgopt_tensor_new_scalar_f64(p, MGOPT_DT_FP32, (double)(i % 7));
+      mgopt_value *vals[2];
+      char cn[32];
+      snprintf(cn, sizeof cn, "c%ld", i);
+      vals[0] = v;
+      vals[1] = mgopt_build_const(p, f->body, NULL, cn, c);
+      op = mgopt_build_op(p, f->body, NULL, "add", nm, 2, slot2, vals, 1);
+    } else {
+      op = mgopt_build_op(p, f->body, NULL, "relu", nm, 1, slot, &v, 1);
+    }
+    op->outs[0]->type = t;
+    v = op->outs[0];
+  }
+  mgopt_block_add_output(f->body, v);
+  *fo = f;
+  return p;
+}
+
 static int never(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   (void)rw;
   (void)op;
@@ -71,11 +107,11 @@ int main(int argc, char **argv) {
     nsizes = 0;
     for (i = 1; i < argc && nsizes < 8; i++) sizes[nsizes++] = atol(argv[i]);
   }
-  printf("%10s %12s %12s %12s %12s %12s   (ns per op, best of 3)\n", "ops", "build", "verify", "sweep",
-         "collapse", "dce");
+  printf("%10s %12s %12s %12s %12s %12s %12s   (ns per op, best of 3)\n", "ops", "build", "verify", "sweep",
+         "collapse", "dce", "cleanup");
   for (i = 0; i < nsizes; i++) {
     long n = sizes[i];
-    double best[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
+    double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
     int rep, k;
     for (rep = 0; rep < 3; rep++) {
       mgopt_function *f;
@@ -83,7 +119,7 @@ int main(int argc, char **argv) {
       mgopt_pattern pat;
       mgopt_rewrite_config cfg;
       mgopt_diag d;
-      double t0 = now(), t[5];
+      double t0 = now(), t[6];
       p = build(n, &f);
       t[0] = now() - t0;
       t0 = now();
@@ -120,11 +156,19 @@ int main(int argc, char **argv) {
       }
       t[4] = now() - t0;
       mgopt_program_destroy(p);
-      for (k = 0; k < 5; k++)
+      p = build_mixed(n, &f);
+      t0 = now();
+      if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "cleanup", NULL, NULL, 0, NULL, &d)) {
+        printf("cleanup failed: %s\n", d.msg);
+        return 1;
+      }
+      t[5] = now() - t0;
+      mgopt_program_destroy(p);
+      for (k = 0; k < 6; k++)
         if (t[k] < best[k]) best[k] = t[k];
     }
     printf("%10ld", n);
-    for (k = 0; k < 5; k++) printf(" %12.1f", best[k] * 1e9 / (double)n);
+    for (k = 0; k < 6; k++) printf(" %12.1f", best[k] * 1e9 / (double)n);
     printf("\n");
   }
   return 0;

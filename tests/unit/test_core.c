@@ -157,6 +157,19 @@ static void test_tensors(void) {
   mgopt_program_destroy(p);
 }
 
+static int count_visit(mgopt_op *op, void *ud) {
+  (void)op;
+  (*(int64_t *)ud)++;
+  return 0;
+}
+
+/* the O(1) op count agrees with a walk */
+static int64_t walked_ops(mgopt_program *p) {
+  int64_t n = 0;
+  mgopt_program_walk(p, count_visit, &n);
+  return n;
+}
+
 static void test_use_lists_under_mutation(void) {
   mgopt_function *f;
   mgopt_value *x;
@@ -197,6 +210,8 @@ static void test_use_lists_under_mutation(void) {
   CHECK(ops[0]->flags & MGOPT_OP_ERASED);
   CHECK(mgopt_program_verify(p, &d) == MGOPT_OK);
   CHECK_EQ_INT(f->body->nops, 199);
+  CHECK_EQ_INT(mgopt_program_op_count(p), 199);
+  CHECK_EQ_INT(walked_ops(p), 199);
   /* move the last op to the front: now it uses values defined after it */
   mgopt_op_move_before(ops[199], f->body->first);
   CHECK(mgopt_program_verify(p, &d) == MGOPT_ERR_VERIFY);
@@ -270,6 +285,52 @@ static void test_attributes_and_params(void) {
     mgopt_op_set_operand(op, "axis", c);
     CHECK_EQ_INT(mgopt_op_get_int(op, "axis", -1), 3);
   }
+  mgopt_program_destroy(p);
+}
+
+static void test_op_count_with_nested_blocks(void) {
+  static const char text[] =
+      "main(%a: (1, 2, fp32)) {\n"
+      "  %l: (1, 2, fp32) = while_loop(loop_vars=(%a))\n"
+      "    loop_cond(%a_x: (1, 2, fp32)) {\n"
+      "      %r: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)\n"
+      "      %z: (fp32)* = const(val=10)\n"
+      "      %lt: (bool) = less(x=%r, y=%z)\n"
+      "    } -> (%lt)\n"
+      "    loop_body(%a_x: (1, 2, fp32)) {\n"
+      "      %s: (1, 2, fp32) = add(x=%a_x, y=%a_x)\n"
+      "    } -> (%s)\n"
+      "  %y: (1, 2, fp32) = relu(x=%a)\n"
+      "} -> (%y)\n";
+  mgopt_diag d;
+  mgopt_program *p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(mgopt_program_op_count(p), 6);
+  CHECK_EQ_INT(walked_ops(p), 6);
+  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
+  CHECK_EQ_INT(mgopt_program_op_count(p), 1);
+  CHECK_EQ_INT(walked_ops(p), 1);
+  mgopt_program_destroy(p);
+}
+
+static void test_verifier_loop_block_args(void) {
+  static const char text[] =
+      "main(%a: (1, 2, fp32)) {\n"
+      "  %l: (1, 2, fp32) = while_loop(loop_vars=(%a))\n"
+      "    loop_cond(%a_x: (1, 2, fp32)) {\n"
+      "      %r: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)\n"
+      "      %z: (fp32)* = const(val=10)\n"
+      "      %lt: (bool) = less(x=%r, y=%z)\n"
+      "    } -> (%lt)\n"
+      "    loop_body(%a_x: (1, 3, fp32)) {\n"
+      "      %s: (1, 3, fp32) = add(x=%a_x, y=%a_x)\n"
+      "    } -> (%s)\n"
+      "} -> (%l)\n";
+  mgopt_diag d;
+  mgopt_program *p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
+  REQUIRE(p != NULL);
+  /* the body's argument contradicts the loop var's static dim */
+  CHECK(mgopt_program_verify(p, &d) == MGOPT_ERR_VERIFY);
   mgopt_program_destroy(p);
 }
 
@@ -405,6 +466,7 @@ static void test_rewriter(void) {
     CHECK(mgopt_rewrite_function(p, f, pats, 1, &cfg, &st, &d) == MGOPT_OK);
   }
   CHECK_EQ_INT(f->body->nops, 1); /* one relu left, the dead exp erased */
+  CHECK_EQ_INT(mgopt_program_op_count(p), walked_ops(p));
   CHECK_EQ_INT(per[0], 49);
   CHECK(f->body->outs[0]->value->def->kind == MGOPT_OP_relu);
   CHECK(f->body->outs[0]->value->def->slots[0].uses[0].value == x);
@@ -508,6 +570,7 @@ static const test_case tests[] = {
     TEST(test_dtypes_and_fp16),          TEST(test_tensors),
     TEST(test_use_lists_under_mutation), TEST(test_variadic_and_block_outputs),
     TEST(test_attributes_and_params),    TEST(test_verifier_catches),
+    TEST(test_op_count_with_nested_blocks), TEST(test_verifier_loop_block_args),
     TEST(test_verifier_schema_and_types), TEST(test_rewriter),
     TEST(test_pass_manager),             TEST(test_builtin_registry),
 };

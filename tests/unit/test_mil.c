@@ -451,7 +451,7 @@ static void test_scoping_and_shadowing(void) {
   CHECK_EQ_INT(d.col, 7);
 }
 
-static void test_coremltools_forms(void) {
+static void test_mil_printout_forms(void) {
   const char *src =
       "\n"
       "main[CoreML5](%input: (1, 2, 3, fp32)(Tensor),\n"
@@ -1379,7 +1379,7 @@ static const test_case tests[] = {
     TEST(test_builder_roundtrip_everything),
     TEST(test_parse_names_and_defaults),
     TEST(test_scoping_and_shadowing),
-    TEST(test_coremltools_forms),
+    TEST(test_mil_printout_forms),
     TEST(test_whitespace_and_comments),
     TEST(test_empty_program),
     TEST(test_operand_where_attribute_expected),

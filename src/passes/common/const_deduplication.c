@@ -74,50 +74,6 @@ static mgopt_tensor *mgopt__cdd_const(const mgopt_op *op) {
   return op->kind == MGOPT_OP_const && op->nouts == 1 ? mgopt_value_const(op->outs[0]) : NULL;
 }
 
-static uint64_t mgopt__cdd_attr_hash(const mgopt_attr *a) {
-  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
-  int64_t k;
-  h = mgopt__cdd_mix(h, a->kind);
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return mgopt__cdd_mix(h, (uint64_t)a->u.i);
-    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
-    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
-    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
-    case MGOPT_ATTR_STRINGS:
-      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__cdd_mix(h, 1));
-      return h;
-    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__cdd_mix(h, mgopt_tensor_hash(a->u.t)) : h;
-    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__cdd_mix(h, (uint64_t)a->tag));
-    default: return h;
-  }
-}
-
-static int mgopt__cdd_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
-  int64_t k;
-  if (a->kind != b->kind || a->n != b->n) return 0;
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
-    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
-    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_STRINGS:
-      for (k = 0; k < a->n; k++)
-        if (a->u.strs[k].len != b->u.strs[k].len ||
-            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
-          return 0;
-      return 1;
-    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
-    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
-    default: return 1;
-  }
-}
-
 static uint64_t mgopt__cdd_value_hash(const mgopt_value *v) {
   mgopt_tensor *t = mgopt_value_const(v);
   return t ? mgopt__cdd_mix(1, mgopt_tensor_hash(t)) : mgopt__cdd_mix(2, v->id);
@@ -137,7 +93,7 @@ static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
   int32_t i, k;
   mgopt_tensor *t = mgopt__cdd_const(op);
   if (t) return mgopt__cdd_mix(h, mgopt_tensor_hash(t));
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__cdd_attr_hash(&op->attrs[i]);
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
   for (i = 0; i < op->nslots; i++) {
     uint64_t s;
     if (op->slots[i].n == 0) continue;
@@ -165,7 +121,7 @@ static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
   if (x || y) return x && y && mgopt_tensor_equal(x, y);
   for (i = 0; i < a->nattrs; i++) {
     const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
-    if (!o || !mgopt__cdd_attr_equal(&a->attrs[i], o)) return 0;
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
   }
   if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
   for (i = 0; i < a->nslots; i++) {

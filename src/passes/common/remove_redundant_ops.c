@@ -50,44 +50,24 @@ static int mgopt__rro_eligible(const mgopt_op *op) {
   return parent;
 }
 
-static uint64_t mgopt__rro_mix(uint64_t h, uint64_t x) {
-  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
-}
-
 static uint64_t mgopt__rro_hash_value(const mgopt_value *v) {
   mgopt_tensor *t = mgopt_value_const(v);
   if (t && t->numel < MGOPT__RRO_BIG) return mgopt_tensor_hash(t);
   return (uint64_t)v->id * 0x100000001b3ull;
 }
 
-static uint64_t mgopt__rro_hash_attr(const mgopt_attr *a) {
-  uint64_t h = mgopt__rro_mix((uint64_t)(uintptr_t)a->name, a->kind);
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return mgopt__rro_mix(h, (uint64_t)a->u.i);
-    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
-    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
-    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
-    case MGOPT_ATTR_TENSOR: return mgopt__rro_mix(h, mgopt_tensor_hash(a->u.t));
-    default: return mgopt__rro_mix(h, (uint64_t)a->n);
-  }
-}
-
 static uint64_t mgopt__rro_hash(const mgopt_op *op) {
-  uint64_t h = mgopt__rro_mix((uint64_t)(uintptr_t)op->parent, (uint64_t)(uintptr_t)op->type);
+  uint64_t h = mgopt__pu_mix((uint64_t)(uintptr_t)op->parent, (uint64_t)(uintptr_t)op->type);
   int32_t s, k;
   for (s = 0; s < op->nslots; s++) {
-    h = mgopt__rro_mix(h, (uint64_t)(uintptr_t)op->slots[s].name);
-    for (k = 0; k < op->slots[s].n; k++) h = mgopt__rro_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
+    h = mgopt__pu_mix(h, (uint64_t)(uintptr_t)op->slots[s].name);
+    for (k = 0; k < op->slots[s].n; k++) h = mgopt__pu_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
   }
   /* attributes in any order: combine commutatively */
   {
     uint64_t ah = 0;
-    for (s = 0; s < op->nattrs; s++) ah += mgopt__rro_hash_attr(&op->attrs[s]);
-    h = mgopt__rro_mix(h, ah);
+    for (s = 0; s < op->nattrs; s++) ah += mgopt__pu_attr_hash(&op->attrs[s]);
+    h = mgopt__pu_mix(h, ah);
   }
   return h;
 }
@@ -99,28 +79,6 @@ static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
   y = mgopt_value_const(b);
   if (!x || !y || x->numel >= MGOPT__RRO_BIG || y->numel >= MGOPT__RRO_BIG) return 0;
   return mgopt_tensor_equal(x, y);
-}
-
-static int mgopt__rro_attr_eq(const mgopt_attr *a, const mgopt_attr *b) {
-  int64_t i;
-  if (a->kind != b->kind || a->n != b->n || a->tag != b->tag) return 0;
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
-    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
-    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_STRINGS:
-      for (i = 0; i < a->n; i++)
-        if (a->u.strs[i].len != b->u.strs[i].len || memcmp(a->u.strs[i].ptr, b->u.strs[i].ptr, a->u.strs[i].len))
-          return 0;
-      return 1;
-    case MGOPT_ATTR_TENSOR: return mgopt_tensor_equal(a->u.t, b->u.t);
-    case MGOPT_ATTR_BYTES: return a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0;
-    default: return 1;
-  }
 }
 
 static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
@@ -138,7 +96,7 @@ static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
   }
   for (s = 0; s < a->nattrs; s++) {
     const mgopt_attr *o = mgopt_op_attr(b, a->attrs[s].name);
-    if (!o || !mgopt__rro_attr_eq(&a->attrs[s], o)) return 0;
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[s], o)) return 0;
   }
   return 1;
 }

@@ -30,7 +30,7 @@
    The old shape producer goes when unused.
    More than one symbol left: with `strict` (default, as the spec says) the
    pass fails with MGOPT_ERR_PASS naming the reshape; with strict=false the
-   reshape is left alone (what coremltools' code does in practice).
+   reshape is left alone (what MIL's converter does in practice).
    Must not fire: a const shape (nothing to do), unknown dims or rank in the
    output, a -1 next to a zero-sized static dim (ambiguous).
    Cost: worklist patterns, O(reshapes x rank^2) with rank capped at 64 for
