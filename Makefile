@@ -314,6 +314,11 @@ endef
 run-examples: $(EXAMPLE_BIN) $(B)/mgopt
 	@$(RUN_EXAMPLES)
 
+# ---------------------------------------------------------------- the tool
+# tests/tool/run.sh: file I/O end to end (mapped input, in-place output,
+# external data, --repeat) and the tool's error messages.
+TEST_CMDS += 'sh tests/tool/run.sh $(B)/mgopt'
+
 # ---------------------------------------------------------------- fuzz corpus replays
 # >>> Rules for the fuzz harnesses and their corpus replays go in this section.
 # >>> Build replay programs here and append them to TEST_PROGS (or TEST_CMDS +

@@ -1226,6 +1226,22 @@ typedef struct mgopt_onnx_write_options {
 MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
                                        mgopt_buf *out, mgopt_buf *external, mgopt_diag *d);
 
+/* Receives output bytes in order; returns MGOPT_OK to go on. */
+typedef mgopt_status (*mgopt_write_fn)(void *ctx, const void *data, size_t n);
+
+/* Encodes m front to back into model_sink without building the output in
+   memory: the writer buffers the model's structure and hands every large byte
+   field (raw_data of at least 4 KB) to the sink straight from the model tree.
+   So a sink receives two kinds of pieces: bytes in the writer's scratch
+   memory, valid only during the call, and pointers into the tensors' own
+   raw_data (for a model read from a caller's buffer, pointers into that
+   buffer), which a sink may recognize to copy file to file without touching
+   the bytes. External data (opts->external_min_bytes > 0) goes to
+   external_sink, before any model byte. Sink errors are returned as they are. */
+MGOPTDEF mgopt_status mgopt_onnx_write_stream(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                              mgopt_write_fn model_sink, void *model_ctx,
+                                              mgopt_write_fn external_sink, void *external_ctx, mgopt_diag *d);
+
 /* 1 if a and b hold equal trees field by field (presence bits included; the
    not-serialized fields ignored). Otherwise 0, and when where != NULL the
    path of the first difference is written there ("graph.node[2].op_type"). */
@@ -1416,6 +1432,8 @@ struct mgopt_program {
 
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
+/* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
+MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p);
 
@@ -1552,7 +1570,10 @@ MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
   return MGOPT_ERR_NOMEM;
 }
 
-MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
+/* Arena memory, zeroed unless the caller overwrites all of it at once (file
+   bytes, tensor data): zeroing 100 MB only to read a file over it costs as
+   much as the read. */
+MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero) {
   mgopt__chunk *c = p->chunks;
   uintptr_t base, at;
   if (align == 0 || (align & (align - 1)) || align > 4096) return NULL;
@@ -1564,7 +1585,7 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
     at = (base + c->used + align - 1) & ~(uintptr_t)(align - 1);
     if (at - base <= c->size && c->size - (size_t)(at - base) >= size) {
       c->used = (size_t)(at - base) + size;
-      memset((void *)at, 0, size);
+      if (zero) memset((void *)at, 0, size);
       return (void *)at;
     }
   }
@@ -1597,13 +1618,17 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
       p->chunks = nc;
       nc->used = (size_t)(at - base) + size;
     }
-    memset((void *)at, 0, size);
+    if (zero) memset((void *)at, 0, size);
     return (void *)at;
   }
 }
 
+MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
+  return mgopt__arena_alloc(p, size, align, 1);
+}
+
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
-  void *d = mgopt_program_alloc(p, n, 8);
+  void *d = mgopt__arena_alloc(p, n, 8, n == 0);
   if (d && n) memcpy(d, src, n);
   return d;
 }
@@ -1791,10 +1816,14 @@ static int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
   size_t need, ncap;
   char *nd;
   if (b->oom) return 0;
+  if (extra > SIZE_MAX - 1 - b->len) {
+    b->oom = 1;
+    return 0;
+  }
   need = b->len + extra + 1;
   if (need <= b->cap) return 1;
   ncap = b->cap ? b->cap : 256;
-  while (ncap < need) ncap *= 2;
+  while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
   nd = (char *)mgopt__heap_realloc(b->alloc, b->data, b->cap, ncap);
   if (!nd) {
     b->oom = 1;
@@ -2350,9 +2379,35 @@ MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
       h = mgopt__hash_bytes(x[k].ptr, x[k].len, h);
     }
   } else {
-    /* 8 bytes at a time, then the tail: fast enough for weights */
+    /* Four independent lanes of 8 bytes: the multiplies overlap, so this runs
+       near memory speed instead of one multiply latency per word. The lanes
+       differ in their shifts, which keeps compilers from turning them into
+       SSE2 code that has no 64-bit multiply. Then words, then the tail. */
     const uint8_t *d = (const uint8_t *)t->data;
     size_t n = t->nbytes, k = 0;
+    if (n >= 64) {
+      uint64_t a = h, b = h ^ 0x9e3779b97f4a7c15ull, c = h ^ 0xc2b2ae3d27d4eb4full, e = h ^ 0x165667b19e3779f9ull;
+      for (; k + 32 <= n; k += 32) {
+        uint64_t w0, w1, w2, w3;
+        memcpy(&w0, d + k, 8);
+        memcpy(&w1, d + k + 8, 8);
+        memcpy(&w2, d + k + 16, 8);
+        memcpy(&w3, d + k + 24, 8);
+        a = (a ^ w0) * 0x9fb21c651e98df25ull;
+        a ^= a >> 29;
+        b = (b ^ w1) * 0xd6e8feb86659fd93ull;
+        b ^= b >> 31;
+        c = (c ^ w2) * 0xff51afd7ed558ccdull;
+        c ^= c >> 27;
+        e = (e ^ w3) * 0xc4ceb9fe1a85ec53ull;
+        e ^= e >> 30;
+      }
+      h = (h ^ a) * 0xff51afd7ed558ccdull;
+      h = (h ^ b ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+      h = (h ^ c ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+      h = (h ^ e ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+      h ^= h >> 33;
+    }
     for (; k + 8 <= n; k += 8) {
       uint64_t w;
       memcpy(&w, d + k, 8);
@@ -7764,17 +7819,35 @@ MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
 }
 
 /* ---------------------------------------------------------------- writer
-
    The writer fills its buffer from the back: a message's fields are emitted
    last to first, and a nested message is written before its length prefix,
    which is then known exactly. Every byte is written once, so encoding is
    linear in the output size however deep the nesting. The finished bytes are
-   buf[cap - len, cap). */
+   buf[cap - len, cap).
+
+   Byte fields of at least borrow_min bytes (0 = never) are not copied: the
+   writer records a span (the field's pointer and length, and where it sits
+   among the buffered bytes) and counts its length in vlen, so the output is
+   the buffered bytes with the spans spliced in (mgopt__pbw_emit). A weight
+   borrowed from the caller's file thus reaches the output file without ever
+   being copied in memory. Marks and lengths count both kinds of bytes. */
+#define MGOPT__PBW_BORROW_MIN 4096
+
+typedef struct mgopt__pbw_span {
+  size_t at; /* buffered bytes written before the span, i.e. after it in the output */
+  const void *p;
+  size_t n;
+} mgopt__pbw_span;
+
 typedef struct mgopt__pbw {
   uint8_t *buf;
   size_t cap, len;
   int oom;
   const mgopt_allocator *alloc;
+  size_t borrow_min;       /* 0 = copy every byte field */
+  size_t vlen;             /* bytes held in spans */
+  mgopt__pbw_span *spans;  /* in writing order: last in the output first */
+  int64_t nspans, spancap;
 } mgopt__pbw;
 
 static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
@@ -7808,9 +7881,15 @@ static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
 
 MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
   if (w->buf) mgopt__heap_free(w->alloc, w->buf, w->cap);
+  if (w->spans) mgopt__heap_free(w->alloc, w->spans, (size_t)w->spancap * sizeof *w->spans);
   w->buf = NULL;
-  w->cap = w->len = 0;
+  w->spans = NULL;
+  w->cap = w->len = w->vlen = 0;
+  w->nspans = w->spancap = 0;
 }
+
+/* Output bytes so far, spans included: what marks and length prefixes count. */
+static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
 
 static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) { return w->buf + (w->cap - w->len); }
 
@@ -7853,14 +7932,52 @@ MGOPT__PRIVATE void mgopt__pbw_key(mgopt__pbw *w, uint32_t field, int wt) {
 /* Closes a length-delimited field whose payload was written since `mark`
    (the writer's len before the payload). */
 MGOPT__PRIVATE void mgopt__pbw_close(mgopt__pbw *w, size_t mark, uint32_t field) {
-  mgopt__pbw_varint(w, (uint64_t)(w->len - mark));
+  mgopt__pbw_varint(w, (uint64_t)(mgopt__pbw_mark(w) - mark));
   mgopt__pbw_key(w, field, MGOPT__PB_LEN);
 }
 
+/* Writes n bytes at p that stay alive until mgopt__pbw_emit: large ones become spans. */
+MGOPT__PRIVATE void mgopt__pbw_borrow(mgopt__pbw *w, const void *p, size_t n) {
+  if (!w->borrow_min || n < w->borrow_min) {
+    mgopt__pbw_bytes(w, p, n);
+    return;
+  }
+  if (w->oom) return;
+  if (n > SIZE_MAX - w->vlen - w->len ||
+      !mgopt__grow(w->alloc, (void **)&w->spans, &w->spancap, w->nspans + 1, sizeof *w->spans)) {
+    w->oom = 1;
+    return;
+  }
+  w->spans[w->nspans].at = w->len;
+  w->spans[w->nspans].p = p;
+  w->spans[w->nspans].n = n;
+  w->nspans++;
+  w->vlen += n;
+}
+
 MGOPT__PRIVATE void mgopt__pbw_lenfield(mgopt__pbw *w, uint32_t field, const void *p, size_t n) {
-  mgopt__pbw_bytes(w, p, n);
+  mgopt__pbw_borrow(w, p, n);
   mgopt__pbw_varint(w, (uint64_t)n);
   mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+
+/* Hands the finished output to sink front to back: runs of buffered bytes
+   (pointers into w's buffer) and the spans' own pointers, each at most once,
+   in output order. Stops at the first status other than MGOPT_OK. */
+MGOPT__PRIVATE mgopt_status mgopt__pbw_emit(const mgopt__pbw *w, mgopt_write_fn sink, void *ctx) {
+  const uint8_t *data = mgopt__pbw_data(w);
+  size_t done = 0; /* buffered bytes handed out */
+  int64_t k;
+  mgopt_status st;
+  for (k = w->nspans - 1; k >= 0; k--) {
+    const mgopt__pbw_span *s = &w->spans[k];
+    size_t upto = w->len - s->at; /* buffered bytes before the span */
+    if (upto > done && (st = sink(ctx, data + done, upto - done)) != MGOPT_OK) return st;
+    done = upto > done ? upto : done;
+    if ((st = sink(ctx, s->p, s->n)) != MGOPT_OK) return st;
+  }
+  if (w->len > done) return sink(ctx, data + done, w->len - done);
+  return MGOPT_OK;
 }
 /* src/onnx/model.c — the ONNX ModelProto tree: message tables, decoder, encoder, equality, tensor checks. */
 
@@ -8868,7 +8985,7 @@ static void mgopt__onnxe_external(mgopt__onnxe *E, const mgopt_onnx_tensor *t,
                                   const mgopt__onnx_extent *x, int depth) {
   mgopt_onnx_tensor c = *t;
   mgopt_onnx_strstr kv[3];
-  char offs[24], lens[24];
+  char offs[24], lens[24]; /* on the stack: far below the writer's borrow size, so copied */
   int no, nl;
   no = snprintf(offs, sizeof offs, "%llu", (unsigned long long)x->offset);
   nl = snprintf(lens, sizeof lens, "%llu", (unsigned long long)t->raw_data.len);
@@ -8936,7 +9053,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
   if (M->other_off != MGOPT__ONONE) {
     const mgopt_str *o = MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str);
     if (o->len) {
-      mgopt__pbw_bytes(w, o->ptr, o->len);
+      mgopt__pbw_borrow(w, o->ptr, o->len);
       return;
     }
   }
@@ -8984,7 +9101,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
     case MGOPT__OF_MSG: {
       const void *c = *MGOPT__ONNX_CAT(obj, f->off, void *);
       if (c) {
-        size_t mark = w->len;
+        size_t mark = mgopt__pbw_mark(w);
         mgopt__onnxe_msg(E, f->sub, c, depth + 1);
         mgopt__pbw_close(w, mark, f->num);
       }
@@ -8999,7 +9116,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
       const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
       if (n <= 0) break;
       if (f->flags & MGOPT__OFL_PACKED) {
-        size_t mark = w->len;
+        size_t mark = mgopt__pbw_mark(w);
         for (k = n - 1; k >= 0; k--) mgopt__onnxe_scalar(w, f->kind, arr, k);
         mgopt__pbw_close(w, mark, f->num);
       } else {
@@ -9023,7 +9140,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
       const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
       size_t sz = mgopt__onnx_msgs[f->sub].size;
       for (k = n - 1; k >= 0; k--) {
-        size_t mark = w->len;
+        size_t mark = mgopt__pbw_mark(w);
         mgopt__onnxe_msg(E, f->sub, arr + (size_t)k * sz, depth + 1);
         mgopt__pbw_close(w, mark, f->num);
       }
@@ -9035,8 +9152,6 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
 }
 
 /* ---- external data on write */
-
-typedef mgopt_status (*mgopt__onnx_sink_fn)(void *ctx, const void *data, size_t n);
 
 typedef struct mgopt__onnx_extc {
   int64_t min_bytes;
@@ -9072,6 +9187,7 @@ static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
 typedef struct mgopt__onnx_inl {
   const mgopt__onnxe *E;
   uint64_t bytes;
+  size_t borrow_min;
 } mgopt__onnx_inl;
 
 static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, uint32_t field) {
@@ -9080,6 +9196,7 @@ static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, u
   MGOPT__UNUSED(parent);
   MGOPT__UNUSED(field);
   if (mid != MGOPT__OM_TENSOR || (S->E->next && mgopt__onnxe_find(S->E, obj))) return 0;
+  if (S->borrow_min && t->raw_data.len >= S->borrow_min) return 0; /* a span, not buffered */
   S->bytes += (uint64_t)t->raw_data.len;
   return 0;
 }
@@ -9087,7 +9204,7 @@ static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, u
 /* The whole writer: moves large initializers to the sink (in model order,
    64-byte aligned), then encodes the model into w. */
 MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
-                                               const char *location, mgopt__onnx_sink_fn sink,
+                                               const char *location, mgopt_write_fn sink,
                                                void *sink_ctx, mgopt__pbw *w, mgopt_diag *d) {
   mgopt__onnxe E;
   mgopt__onnx_extc C;
@@ -9096,6 +9213,9 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
   memset(&C, 0, sizeof C);
   E.w = *w;
   E.location = location;
+  /* Every byte field lives in the model tree (or, for the few the writer
+     makes up, is far smaller than this), so large ones can be borrowed. */
+  if (!E.w.borrow_min) E.w.borrow_min = MGOPT__PBW_BORROW_MIN;
   C.alloc = w->alloc;
   if (opts && opts->external_min_bytes > 0 && sink) {
     static const uint8_t zeros[64] = {0};
@@ -9129,6 +9249,7 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
     mgopt__onnx_inl S;
     S.E = &E;
     S.bytes = 0;
+    S.borrow_min = E.w.borrow_min;
     mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_inline_bytes, &S, 0);
     if (S.bytes > 0 && S.bytes <= 0x7fffffffu) mgopt__pbw_reserve(&E.w, (size_t)S.bytes + ((size_t)1 << 20));
   }
@@ -9136,10 +9257,10 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
   if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",
                                  MGOPT__ONNX_TREE_DEPTH);
   else if (E.w.oom) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-  else if (E.w.len > 0x7fffffffu)
+  else if (mgopt__pbw_mark(&E.w) > 0x7fffffffu)
     st = mgopt_diag_set(d, MGOPT_ERR_LIMIT,
                         "the protobuf would be %llu bytes, over 2 GB: store weights as external data",
-                        (unsigned long long)E.w.len);
+                        (unsigned long long)mgopt__pbw_mark(&E.w));
   goto done;
 sinkfail:
   if (d && d->status == MGOPT_OK) mgopt_diag_set(d, st, "writing external data failed");
@@ -9169,12 +9290,34 @@ MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_on
   w.alloc = out->alloc;
   st = mgopt__onnx_encode(m, opts, loc, mgopt__onnx_buf_sink, external, &w, d);
   if (st == MGOPT_OK) {
-    size_t before = out->len;
-    if (w.len) mgopt__buf_putn(out, (const char *)mgopt__pbw_data(&w), w.len);
-    else mgopt__buf_putn(out, "", 0);
-    if (out->oom || (w.len && out->len != before + w.len))
-      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    size_t before = out->len, total = mgopt__pbw_mark(&w);
+    if (mgopt__buf_reserve(out, total + 1)) {
+      mgopt__pbw_emit(&w, mgopt__onnx_buf_sink, out);
+      mgopt__buf_putn(out, "", 0);
+    }
+    if (out->oom || out->len != before + total) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   }
+  mgopt__pbw_free(&w);
+  return st;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write_stream(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                              mgopt_write_fn model_sink, void *model_ctx,
+                                              mgopt_write_fn external_sink, void *external_ctx, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt_status st;
+  const char *loc;
+  mgopt_diag_clear(d);
+  if (!m || !model_sink) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or sink");
+  if (opts && opts->external_min_bytes > 0 && !external_sink)
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "external_min_bytes set but no external sink");
+  loc = opts && opts->external_location ? opts->external_location : "model.onnx.data";
+  memset(&w, 0, sizeof w);
+  w.alloc = m->program ? &m->program->alloc : NULL;
+  st = mgopt__onnx_encode(m, opts, loc, external_sink, external_ctx, &w, d);
+  if (st == MGOPT_OK && (st = mgopt__pbw_emit(&w, model_sink, model_ctx)) != MGOPT_OK && d &&
+      d->status == MGOPT_OK)
+    mgopt_diag_set(d, st, "writing the model failed");
   mgopt__pbw_free(&w);
   return st;
 }
@@ -9321,7 +9464,7 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   if (offset > L->fsize || nb > L->fsize - offset)
     return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "offset and length past the end of the file");
   if ((uint64_t)nb > (uint64_t)SIZE_MAX) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_LIMIT, "too large");
-  data = mgopt_program_alloc(p, (size_t)nb, 64);
+  data = mgopt__arena_alloc(p, (size_t)nb, 64, 0);
   if (!data) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
   if (nb && (!mgopt__onnx_seek(L->f, offset) || fread(data, 1, (size_t)nb, L->f) != (size_t)nb))
     return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "read failed");
@@ -9385,7 +9528,7 @@ MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_on
     return NULL;
   }
   p = mgopt_program_create(opts ? opts->alloc : NULL);
-  buf = p ? (uint8_t *)mgopt_program_alloc(p, (size_t)size, 64) : NULL;
+  buf = p ? (uint8_t *)mgopt__arena_alloc(p, (size_t)size, 64, 0) : NULL;
   if (!buf) {
     fclose(f);
     mgopt_program_destroy(p);
@@ -9424,7 +9567,10 @@ static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n)
   mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
   if (!s->f) {
     s->f = fopen(s->path, "wb");
-    if (!s->f) return MGOPT_ERR_IO;
+    if (!s->f) {
+      s->failed = 1;
+      return MGOPT_ERR_IO;
+    }
   }
   if (n && fwrite(data, 1, n, s->f) != n) {
     s->failed = 1;
@@ -9435,30 +9581,30 @@ static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n)
 
 MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
                                             const mgopt_onnx_write_options *opts, mgopt_diag *d) {
-  mgopt__pbw w;
-  mgopt__onnx_fsink sink;
+  mgopt__onnx_fsink sink, out;
   mgopt_status st;
   char *loc = NULL, *side = NULL;
   size_t loc_cap = 0, side_cap = 0;
   const mgopt_allocator *alloc;
-  FILE *f;
+  mgopt_onnx_write_options o;
   mgopt_diag_clear(d);
   if (!m || !path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or path");
   alloc = m->program ? &m->program->alloc : NULL;
-  memset(&w, 0, sizeof w);
   memset(&sink, 0, sizeof sink);
-  w.alloc = alloc;
-  if (opts && opts->external_min_bytes > 0) {
+  memset(&out, 0, sizeof out);
+  memset(&o, 0, sizeof o);
+  if (opts) o = *opts;
+  if (o.external_min_bytes > 0) {
     /* the location recorded in the model, and the side file's path next to path */
     const char *base = path + strlen(path);
     size_t ll, dl;
     while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
     dl = (size_t)(base - path);
-    if (opts->external_location) {
-      ll = strlen(opts->external_location);
+    if (o.external_location) {
+      ll = strlen(o.external_location);
       loc_cap = ll + 1;
       loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
-      if (loc) memcpy(loc, opts->external_location, ll + 1);
+      if (loc) memcpy(loc, o.external_location, ll + 1);
     } else {
       size_t bl = strlen(base);
       ll = bl + 5;
@@ -9484,22 +9630,14 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
     memcpy(side, path, dl);
     memcpy(side + dl, loc, ll + 1);
     sink.path = side;
+    o.external_location = loc;
   }
-  st = mgopt__onnx_encode(m, opts, loc ? loc : "", opts && opts->external_min_bytes > 0 ? mgopt__onnx_file_sink : NULL,
-                          &sink, &w, d);
-  if (sink.f && fclose(sink.f) != 0 && st == MGOPT_OK) st = MGOPT_ERR_IO;
-  if (st == MGOPT_ERR_IO && d && d->status != MGOPT_ERR_IO)
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", side ? side : path);
-  if (st == MGOPT_OK) {
-    f = fopen(path, "wb");
-    if (!f) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing", path);
-    else {
-      if (w.len && fwrite(mgopt__pbw_data(&w), 1, w.len, f) != w.len) st = MGOPT_ERR_IO;
-      if (fclose(f) != 0) st = MGOPT_ERR_IO;
-      if (st != MGOPT_OK) mgopt_diag_set(d, st, "cannot write %s", path);
-    }
-  }
-  mgopt__pbw_free(&w);
+  out.path = path;
+  st = mgopt_onnx_write_stream(m, &o, mgopt__onnx_file_sink, &out, mgopt__onnx_file_sink, &sink, d);
+  if (st == MGOPT_OK && !out.f) st = mgopt__onnx_file_sink(&out, "", 0); /* an empty model still makes a file */
+  if (sink.f && fclose(sink.f) != 0) sink.failed = 1;
+  if (out.f && fclose(out.f) != 0) out.failed = 1;
+  if (sink.failed || out.failed) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", sink.failed ? side : path);
   if (loc) mgopt__heap_free(alloc, loc, loc_cap);
   if (side) mgopt__heap_free(alloc, side, side_cap);
   return st;

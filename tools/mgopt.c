@@ -1,5 +1,9 @@
 /* tools/mgopt.c — the command-line tool: read a model (.onnx or .mil), run a pipeline, write it (.onnx or .mil). */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#if defined(__linux__)
+#define _GNU_SOURCE /* copy_file_range */
+#else
+#define _POSIX_C_SOURCE 200112L /* clock_gettime, mmap */
+#endif
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
@@ -7,6 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Fast file I/O where the OS has it: the input is mapped rather than read, so
+   the weights are never copied into memory, and the output's large tensors,
+   which the writer hands over as pointers into that mapping, go from the input
+   file to the output file inside the kernel (copy_file_range). Elsewhere, and
+   whenever a call fails, plain stdio does the same job. */
+#if defined(__unix__) || defined(__APPLE__)
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define TOOL_POSIX 1
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 27))
+#define TOOL_COPY_FILE_RANGE 1
+#endif
+#endif
 
 static const char usage[] =
     "usage: mgopt IN -o OUT [-p PIPELINE] [--stats] [--timing] [--verify-each] [--print-after-all]\n"
@@ -21,6 +42,8 @@ static const char usage[] =
     "  --external N       write initializers of at least N bytes to OUT.data (ONNX output)\n"
     "  --keep-constant-nodes  consts that were Constant nodes stay nodes (ONNX output)\n"
     "  --timing           print wall time, rewrites and op counts per pass (stderr)\n"
+    "  --repeat N         do the whole job N times in this process and print the median wall\n"
+    "                     time (stderr): the figure to compare with in-process optimizers\n"
     "  --verify-each      run the verifier after every pass\n"
     "  --print-after-all  print the program after every pass (stderr)\n";
 
@@ -69,6 +92,177 @@ static char *read_all(const char *path, size_t *len) {
   *len = n;
   return buf;
 }
+
+/* ---- .onnx input: mapped when possible */
+typedef struct infile {
+  const unsigned char *data; /* the mapping, NULL when not mapped */
+  size_t len;
+  int fd;
+  void *map;
+} infile;
+
+/* Maps path read-only; 0 (nothing held) when the OS cannot, the file is not a
+   regular non-empty file, or out names the same file (writing it would pull
+   the bytes from under the mapping): the caller then reads the file instead. */
+static int infile_map(infile *f, const char *path, const char *out) {
+  f->data = NULL;
+  f->map = NULL;
+  f->len = 0;
+  f->fd = -1;
+#ifdef TOOL_POSIX
+  {
+    struct stat st, so;
+    void *map;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (unsigned long long)st.st_size > (unsigned long long)((size_t)-1 / 2) ||
+        (stat(out, &so) == 0 && so.st_dev == st.st_dev && so.st_ino == st.st_ino)) {
+      close(fd);
+      return 0;
+    }
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      close(fd);
+      return 0;
+    }
+    f->map = map;
+    f->data = (const unsigned char *)map;
+    f->len = (size_t)st.st_size;
+    f->fd = fd;
+    return 1;
+  }
+#else
+  (void)path;
+  (void)out;
+  return 0;
+#endif
+}
+
+static void infile_close(infile *f) {
+#ifdef TOOL_POSIX
+  if (f->map) munmap(f->map, f->len);
+  if (f->fd >= 0) close(f->fd);
+#endif
+  f->data = NULL;
+  f->map = NULL;
+  f->fd = -1;
+}
+
+/* Reads and imports a mapped .onnx file; external data is read relative to its directory. */
+static mgopt_program *load_mapped(const infile *f, const char *path, mgopt_diag *d) {
+  mgopt_onnx_model *m = mgopt_onnx_read(f->data, f->len, NULL, d);
+  const char *slash = strrchr(path, '/');
+  char *dir;
+  size_t dl = slash ? (size_t)(slash - path) + (slash == path) : 0;
+  if (!m) return NULL;
+  dir = (char *)malloc(dl + 1);
+  if (!dir) {
+    mgopt_program_destroy(m->program);
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  memcpy(dir, path, dl);
+  dir[dl] = 0;
+  if (mgopt_onnx_load_external(m, dir, d) != MGOPT_OK || mgopt_onnx_import(m, d) != MGOPT_OK) {
+    free(dir);
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  free(dir);
+  return m->program;
+}
+
+/* ---- .onnx output: the writer's pieces, buffered, and large ones straight through */
+#ifdef TOOL_POSIX
+typedef struct outfile {
+  int fd, failed, no_copy_range;
+  const infile *in;
+  size_t n;
+  unsigned char buf[1 << 16];
+} outfile;
+
+static int out_raw(outfile *o, const void *data, size_t n) {
+  const unsigned char *p = (const unsigned char *)data;
+  while (n > 0) {
+    ssize_t w = write(o->fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return 0;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 1;
+}
+
+static int out_flush(outfile *o) {
+  int ok = out_raw(o, o->buf, o->n);
+  o->n = 0;
+  return ok;
+}
+
+static mgopt_status out_sink(void *ctx, const void *data, size_t n) {
+  outfile *o = (outfile *)ctx;
+  const unsigned char *p = (const unsigned char *)data;
+  if (o->failed) return MGOPT_ERR_IO;
+  if (n <= sizeof o->buf - o->n) {
+    memcpy(o->buf + o->n, p, n);
+    o->n += n;
+    return MGOPT_OK;
+  }
+  if (!out_flush(o)) goto fail;
+#ifdef TOOL_COPY_FILE_RANGE
+  /* bytes of the mapped input: let the kernel copy them file to file */
+  if (!o->no_copy_range && o->in->data && p >= o->in->data && n <= o->in->len &&
+      (size_t)(p - o->in->data) <= o->in->len - n) {
+    loff_t off = (loff_t)(p - o->in->data);
+    while (n > 0) {
+      ssize_t c = copy_file_range(o->in->fd, &off, o->fd, NULL, n, 0);
+      if (c < 0 && errno == EINTR) continue;
+      if (c <= 0) { /* not on this file system, or nothing copied: write the rest */
+        o->no_copy_range = 1;
+        break;
+      }
+      p += c;
+      n -= (size_t)c;
+    }
+    if (n == 0) return MGOPT_OK;
+  }
+#endif
+  if (n < sizeof o->buf) {
+    memcpy(o->buf, p, n);
+    o->n = n;
+    return MGOPT_OK;
+  }
+  if (out_raw(o, p, n)) return MGOPT_OK;
+fail:
+  o->failed = 1;
+  return MGOPT_ERR_IO;
+}
+
+/* Writes m to path through out_sink; 0 with d set on failure. */
+static int write_onnx_fast(const mgopt_onnx_model *m, const char *path, const infile *in, mgopt_diag *d) {
+  outfile *o = (outfile *)malloc(sizeof *o);
+  mgopt_status st;
+  if (!o) {
+    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    return 0;
+  }
+  memset(o, 0, sizeof *o);
+  o->in = in;
+  o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (o->fd < 0) {
+    free(o);
+    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing: %s", path, strerror(errno));
+    return 0;
+  }
+  st = mgopt_onnx_write_stream(m, NULL, out_sink, o, NULL, NULL, d);
+  if (st == MGOPT_OK && !out_flush(o)) o->failed = 1;
+  if (close(o->fd) != 0) o->failed = 1;
+  if (o->failed) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", path);
+  free(o);
+  return st == MGOPT_OK;
+}
+#endif
 
 static int write_all(const char *path, const char *data, size_t len) {
   FILE *f = fopen(path, "wb");
@@ -190,18 +384,134 @@ static void list_passes(const mgopt_registry *r) {
     printf("  %-20s %s\n      %s\n", r->pipelines[i].name, r->pipelines[i].description, r->pipelines[i].passes);
 }
 
-int main(int argc, char **argv) {
-  const char *in = NULL, *out = NULL, *pipeline = "default";
-  int verify_each = 0, i, rc = 1, keep_constant_nodes = 0;
-  long long external = 0;
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* One whole job: read IN, run the pipeline, write OUT. 0 on success; prints
+   its own diagnostics. The --stats table is printed when `report` is set. */
+static int run_once(const char *in, const char *out, const char *pipeline, int verify_each,
+                    int keep_constant_nodes, long long external, tool_opts *to, int report) {
+  const mgopt_registry *reg = mgopt_builtin_registry();
   op_stats before, after;
   long in_size = 0, out_size = 0;
-  tool_opts to;
-  const mgopt_registry *reg = mgopt_builtin_registry();
   mgopt_program *p = NULL;
   mgopt_diag d;
   char *text = NULL;
   size_t len = 0;
+  int rc = 1;
+  infile inmap;
+  memset(&inmap, 0, sizeof inmap);
+  inmap.fd = -1;
+  mgopt_diag_clear(&d);
+  if (ends_with(in, ".onnx")) {
+    p = infile_map(&inmap, in, out) ? load_mapped(&inmap, in, &d) : mgopt_onnx_load_file(in, NULL, &d);
+    if (!p) {
+      if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
+      else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      goto done;
+    }
+    if (to->stats && report) {
+      FILE *f = fopen(in, "rb");
+      if (f) {
+        fseek(f, 0, SEEK_END);
+        in_size = ftell(f);
+        fclose(f);
+      }
+    }
+  } else {
+    text = read_all(in, &len);
+    if (!text) {
+      fprintf(stderr, "mgopt: cannot read '%s'\n", in);
+      return 1;
+    }
+    in_size = (long)len;
+    p = mgopt_mil_parse(text, len, NULL, &d);
+    if (!p) {
+      fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
+      goto done;
+    }
+  }
+  if (mgopt_program_verify(p, &d) != MGOPT_OK) {
+    fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
+    goto done;
+  }
+  {
+    mgopt_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.verify_each = verify_each;
+    ro.after_pass = after_pass;
+    ro.after_pass_ud = to;
+    ro.clock = now_seconds;
+    if (to->timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
+    if (to->stats && report) stats_collect(p, &before);
+    if (mgopt_pipeline_run(p, reg, pipeline, &ro, NULL, 0, NULL, &d) != MGOPT_OK) {
+      fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      goto done;
+    }
+  }
+  if (to->stats && report) stats_collect(p, &after);
+  if (ends_with(out, ".onnx")) {
+    mgopt_onnx_export_options eo;
+    mgopt_onnx_write_options wo;
+    mgopt_onnx_model *m = NULL;
+    memset(&eo, 0, sizeof eo);
+    memset(&wo, 0, sizeof wo);
+    eo.keep_constant_nodes = keep_constant_nodes;
+    wo.external_min_bytes = external;
+    if (mgopt_onnx_export(p, &eo, &m, &d) != MGOPT_OK) {
+      fprintf(stderr, "mgopt: cannot write ONNX: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      goto done;
+    }
+#ifdef TOOL_POSIX
+    if (!external ? !write_onnx_fast(m, out, &inmap, &d) : mgopt_onnx_write_file(m, out, &wo, &d) != MGOPT_OK) {
+#else
+    if (mgopt_onnx_write_file(m, out, &wo, &d) != MGOPT_OK) {
+#endif
+      fprintf(stderr, "mgopt: cannot write '%s': %s\n", out, d.msg);
+      goto done;
+    }
+    if (to->stats && report) {
+      FILE *f = fopen(out, "rb");
+      if (f) {
+        fseek(f, 0, SEEK_END);
+        out_size = ftell(f);
+        fclose(f);
+      }
+    }
+  } else {
+    mgopt_buf b;
+    memset(&b, 0, sizeof b);
+    if (mgopt_mil_print(p, NULL, &b) != MGOPT_OK || b.oom) {
+      fprintf(stderr, "mgopt: cannot print the program\n");
+      mgopt_buf_free(&b);
+      goto done;
+    }
+    if (!write_all(out, b.data ? b.data : "", b.len)) {
+      fprintf(stderr, "mgopt: cannot write '%s'\n", out);
+      mgopt_buf_free(&b);
+      goto done;
+    }
+    out_size = (long)b.len;
+    mgopt_buf_free(&b);
+  }
+  if (to->stats && report) stats_print(&before, &after, in_size, out_size, to);
+  rc = 0;
+done:
+  mgopt_program_destroy(p);
+  infile_close(&inmap);
+  free(text);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  const char *in = NULL, *out = NULL, *pipeline = "default";
+  int verify_each = 0, i, rc = 1, keep_constant_nodes = 0, repeat = 1;
+  long long external = 0;
+  tool_opts to;
+  const mgopt_registry *reg = mgopt_builtin_registry();
+  mgopt_diag d;
   memset(&to, 0, sizeof to);
   mgopt_diag_clear(&d);
   for (i = 1; i < argc; i++) {
@@ -218,6 +528,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "mgopt: --external needs a positive byte count\n");
         return 2;
       }
+    }
+    else if (strcmp(a, "--repeat") == 0 && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 64) {
+        fprintf(stderr, "mgopt: --repeat needs a count from 1 to 64\n");
+        return 2;
+      }
+      repeat = (int)v;
     }
     else if (strcmp(a, "--verify-each") == 0) verify_each = 1;
     else if (strcmp(a, "--print-after-all") == 0) to.print_after_all = 1;
@@ -251,97 +570,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mgopt: files must end in .onnx or .mil ('%s', '%s')\n", in, out);
     return 2;
   }
-  if (ends_with(in, ".onnx")) {
-    p = mgopt_onnx_load_file(in, NULL, &d);
-    if (!p) {
-      if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
-      else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
-      goto done;
-    }
-    {
-      FILE *f = fopen(in, "rb");
-      if (f) {
-        fseek(f, 0, SEEK_END);
-        in_size = ftell(f);
-        fclose(f);
-      }
-    }
-  } else {
-    text = read_all(in, &len);
-    if (!text) {
-      fprintf(stderr, "mgopt: cannot read '%s'\n", in);
-      return 1;
-    }
-    in_size = (long)len;
-    p = mgopt_mil_parse(text, len, NULL, &d);
-    if (!p) {
-      fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
-      goto done;
-    }
-  }
-  if (mgopt_program_verify(p, &d) != MGOPT_OK) {
-    fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
-    goto done;
-  }
   {
-    mgopt_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.verify_each = verify_each;
-    ro.after_pass = after_pass;
-    ro.after_pass_ud = &to;
-    ro.clock = now_seconds;
-    if (to.timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
-    if (to.stats) stats_collect(p, &before);
-    if (mgopt_pipeline_run(p, reg, pipeline, &ro, NULL, 0, NULL, &d) != MGOPT_OK) {
-      fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
-      goto done;
+    double times[64];
+    int r;
+    for (r = 0; r < repeat; r++) {
+      double t0 = now_seconds();
+      to.nrep = 0;
+      rc = run_once(in, out, pipeline, verify_each, keep_constant_nodes, external, &to, r == repeat - 1);
+      times[r] = now_seconds() - t0;
+      if (rc) return rc;
+    }
+    if (repeat > 1) {
+      qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
+      fprintf(stderr, "mgopt: %d runs in this process: median %.6f s, min %.6f s, max %.6f s\n", repeat,
+              repeat % 2 ? times[repeat / 2] : (times[repeat / 2 - 1] + times[repeat / 2]) / 2, times[0],
+              times[repeat - 1]);
     }
   }
-  if (to.stats) stats_collect(p, &after);
-  if (ends_with(out, ".onnx")) {
-    mgopt_onnx_export_options eo;
-    mgopt_onnx_write_options wo;
-    mgopt_onnx_model *m = NULL;
-    memset(&eo, 0, sizeof eo);
-    memset(&wo, 0, sizeof wo);
-    eo.keep_constant_nodes = keep_constant_nodes;
-    wo.external_min_bytes = external;
-    if (mgopt_onnx_export(p, &eo, &m, &d) != MGOPT_OK) {
-      fprintf(stderr, "mgopt: cannot write ONNX: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
-      goto done;
-    }
-    if (mgopt_onnx_write_file(m, out, &wo, &d) != MGOPT_OK) {
-      fprintf(stderr, "mgopt: cannot write '%s': %s\n", out, d.msg);
-      goto done;
-    }
-    {
-      FILE *f = fopen(out, "rb");
-      if (f) {
-        fseek(f, 0, SEEK_END);
-        out_size = ftell(f);
-        fclose(f);
-      }
-    }
-  } else {
-    mgopt_buf b;
-    memset(&b, 0, sizeof b);
-    if (mgopt_mil_print(p, NULL, &b) != MGOPT_OK || b.oom) {
-      fprintf(stderr, "mgopt: cannot print the program\n");
-      mgopt_buf_free(&b);
-      goto done;
-    }
-    if (!write_all(out, b.data ? b.data : "", b.len)) {
-      fprintf(stderr, "mgopt: cannot write '%s'\n", out);
-      mgopt_buf_free(&b);
-      goto done;
-    }
-    out_size = (long)b.len;
-    mgopt_buf_free(&b);
-  }
-  if (to.stats) stats_print(&before, &after, in_size, out_size, &to);
-  rc = 0;
-done:
-  mgopt_program_destroy(p);
-  free(text);
-  return rc;
+  return 0;
 }

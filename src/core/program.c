@@ -92,7 +92,10 @@ MGOPT__PRIVATE mgopt_status mgopt__oom(mgopt_program *p) {
   return MGOPT_ERR_NOMEM;
 }
 
-MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
+/* Arena memory, zeroed unless the caller overwrites all of it at once (file
+   bytes, tensor data): zeroing 100 MB only to read a file over it costs as
+   much as the read. */
+MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero) {
   mgopt__chunk *c = p->chunks;
   uintptr_t base, at;
   if (align == 0 || (align & (align - 1)) || align > 4096) return NULL;
@@ -104,7 +107,7 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
     at = (base + c->used + align - 1) & ~(uintptr_t)(align - 1);
     if (at - base <= c->size && c->size - (size_t)(at - base) >= size) {
       c->used = (size_t)(at - base) + size;
-      memset((void *)at, 0, size);
+      if (zero) memset((void *)at, 0, size);
       return (void *)at;
     }
   }
@@ -137,13 +140,17 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
       p->chunks = nc;
       nc->used = (size_t)(at - base) + size;
     }
-    memset((void *)at, 0, size);
+    if (zero) memset((void *)at, 0, size);
     return (void *)at;
   }
 }
 
+MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) {
+  return mgopt__arena_alloc(p, size, align, 1);
+}
+
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
-  void *d = mgopt_program_alloc(p, n, 8);
+  void *d = mgopt__arena_alloc(p, n, 8, n == 0);
   if (d && n) memcpy(d, src, n);
   return d;
 }
@@ -331,10 +338,14 @@ static int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
   size_t need, ncap;
   char *nd;
   if (b->oom) return 0;
+  if (extra > SIZE_MAX - 1 - b->len) {
+    b->oom = 1;
+    return 0;
+  }
   need = b->len + extra + 1;
   if (need <= b->cap) return 1;
   ncap = b->cap ? b->cap : 256;
-  while (ncap < need) ncap *= 2;
+  while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
   nd = (char *)mgopt__heap_realloc(b->alloc, b->data, b->cap, ncap);
   if (!nd) {
     b->oom = 1;

@@ -142,7 +142,7 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   if (offset > L->fsize || nb > L->fsize - offset)
     return mgopt__onnx_load_fail(L, t, MGOPT_ERR_CORRUPT, "offset and length past the end of the file");
   if ((uint64_t)nb > (uint64_t)SIZE_MAX) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_LIMIT, "too large");
-  data = mgopt_program_alloc(p, (size_t)nb, 64);
+  data = mgopt__arena_alloc(p, (size_t)nb, 64, 0);
   if (!data) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_NOMEM, "out of memory");
   if (nb && (!mgopt__onnx_seek(L->f, offset) || fread(data, 1, (size_t)nb, L->f) != (size_t)nb))
     return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "read failed");
@@ -206,7 +206,7 @@ MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_on
     return NULL;
   }
   p = mgopt_program_create(opts ? opts->alloc : NULL);
-  buf = p ? (uint8_t *)mgopt_program_alloc(p, (size_t)size, 64) : NULL;
+  buf = p ? (uint8_t *)mgopt__arena_alloc(p, (size_t)size, 64, 0) : NULL;
   if (!buf) {
     fclose(f);
     mgopt_program_destroy(p);
@@ -245,7 +245,10 @@ static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n)
   mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
   if (!s->f) {
     s->f = fopen(s->path, "wb");
-    if (!s->f) return MGOPT_ERR_IO;
+    if (!s->f) {
+      s->failed = 1;
+      return MGOPT_ERR_IO;
+    }
   }
   if (n && fwrite(data, 1, n, s->f) != n) {
     s->failed = 1;
@@ -256,30 +259,30 @@ static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n)
 
 MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
                                             const mgopt_onnx_write_options *opts, mgopt_diag *d) {
-  mgopt__pbw w;
-  mgopt__onnx_fsink sink;
+  mgopt__onnx_fsink sink, out;
   mgopt_status st;
   char *loc = NULL, *side = NULL;
   size_t loc_cap = 0, side_cap = 0;
   const mgopt_allocator *alloc;
-  FILE *f;
+  mgopt_onnx_write_options o;
   mgopt_diag_clear(d);
   if (!m || !path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or path");
   alloc = m->program ? &m->program->alloc : NULL;
-  memset(&w, 0, sizeof w);
   memset(&sink, 0, sizeof sink);
-  w.alloc = alloc;
-  if (opts && opts->external_min_bytes > 0) {
+  memset(&out, 0, sizeof out);
+  memset(&o, 0, sizeof o);
+  if (opts) o = *opts;
+  if (o.external_min_bytes > 0) {
     /* the location recorded in the model, and the side file's path next to path */
     const char *base = path + strlen(path);
     size_t ll, dl;
     while (base > path && base[-1] != '/' && base[-1] != '\\') base--;
     dl = (size_t)(base - path);
-    if (opts->external_location) {
-      ll = strlen(opts->external_location);
+    if (o.external_location) {
+      ll = strlen(o.external_location);
       loc_cap = ll + 1;
       loc = (char *)mgopt__heap_realloc(alloc, NULL, 0, loc_cap);
-      if (loc) memcpy(loc, opts->external_location, ll + 1);
+      if (loc) memcpy(loc, o.external_location, ll + 1);
     } else {
       size_t bl = strlen(base);
       ll = bl + 5;
@@ -305,22 +308,14 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
     memcpy(side, path, dl);
     memcpy(side + dl, loc, ll + 1);
     sink.path = side;
+    o.external_location = loc;
   }
-  st = mgopt__onnx_encode(m, opts, loc ? loc : "", opts && opts->external_min_bytes > 0 ? mgopt__onnx_file_sink : NULL,
-                          &sink, &w, d);
-  if (sink.f && fclose(sink.f) != 0 && st == MGOPT_OK) st = MGOPT_ERR_IO;
-  if (st == MGOPT_ERR_IO && d && d->status != MGOPT_ERR_IO)
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", side ? side : path);
-  if (st == MGOPT_OK) {
-    f = fopen(path, "wb");
-    if (!f) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing", path);
-    else {
-      if (w.len && fwrite(mgopt__pbw_data(&w), 1, w.len, f) != w.len) st = MGOPT_ERR_IO;
-      if (fclose(f) != 0) st = MGOPT_ERR_IO;
-      if (st != MGOPT_OK) mgopt_diag_set(d, st, "cannot write %s", path);
-    }
-  }
-  mgopt__pbw_free(&w);
+  out.path = path;
+  st = mgopt_onnx_write_stream(m, &o, mgopt__onnx_file_sink, &out, mgopt__onnx_file_sink, &sink, d);
+  if (st == MGOPT_OK && !out.f) st = mgopt__onnx_file_sink(&out, "", 0); /* an empty model still makes a file */
+  if (sink.f && fclose(sink.f) != 0) sink.failed = 1;
+  if (out.f && fclose(out.f) != 0) out.failed = 1;
+  if (sink.failed || out.failed) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", sink.failed ? side : path);
   if (loc) mgopt__heap_free(alloc, loc, loc_cap);
   if (side) mgopt__heap_free(alloc, side, side_cap);
   return st;

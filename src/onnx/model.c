@@ -1005,7 +1005,7 @@ static void mgopt__onnxe_external(mgopt__onnxe *E, const mgopt_onnx_tensor *t,
                                   const mgopt__onnx_extent *x, int depth) {
   mgopt_onnx_tensor c = *t;
   mgopt_onnx_strstr kv[3];
-  char offs[24], lens[24];
+  char offs[24], lens[24]; /* on the stack: far below the writer's borrow size, so copied */
   int no, nl;
   no = snprintf(offs, sizeof offs, "%llu", (unsigned long long)x->offset);
   nl = snprintf(lens, sizeof lens, "%llu", (unsigned long long)t->raw_data.len);
@@ -1073,7 +1073,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
   if (M->other_off != MGOPT__ONONE) {
     const mgopt_str *o = MGOPT__ONNX_CAT(obj, M->other_off, mgopt_str);
     if (o->len) {
-      mgopt__pbw_bytes(w, o->ptr, o->len);
+      mgopt__pbw_borrow(w, o->ptr, o->len);
       return;
     }
   }
@@ -1121,7 +1121,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
     case MGOPT__OF_MSG: {
       const void *c = *MGOPT__ONNX_CAT(obj, f->off, void *);
       if (c) {
-        size_t mark = w->len;
+        size_t mark = mgopt__pbw_mark(w);
         mgopt__onnxe_msg(E, f->sub, c, depth + 1);
         mgopt__pbw_close(w, mark, f->num);
       }
@@ -1136,7 +1136,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
       const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
       if (n <= 0) break;
       if (f->flags & MGOPT__OFL_PACKED) {
-        size_t mark = w->len;
+        size_t mark = mgopt__pbw_mark(w);
         for (k = n - 1; k >= 0; k--) mgopt__onnxe_scalar(w, f->kind, arr, k);
         mgopt__pbw_close(w, mark, f->num);
       } else {
@@ -1160,7 +1160,7 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
       const char *arr = *MGOPT__ONNX_CAT(obj, f->off, char *);
       size_t sz = mgopt__onnx_msgs[f->sub].size;
       for (k = n - 1; k >= 0; k--) {
-        size_t mark = w->len;
+        size_t mark = mgopt__pbw_mark(w);
         mgopt__onnxe_msg(E, f->sub, arr + (size_t)k * sz, depth + 1);
         mgopt__pbw_close(w, mark, f->num);
       }
@@ -1172,8 +1172,6 @@ static void mgopt__onnxe_msg(mgopt__onnxe *E, int mid, const void *obj, int dept
 }
 
 /* ---- external data on write */
-
-typedef mgopt_status (*mgopt__onnx_sink_fn)(void *ctx, const void *data, size_t n);
 
 typedef struct mgopt__onnx_extc {
   int64_t min_bytes;
@@ -1209,6 +1207,7 @@ static int mgopt__onnx_ext_cmp(const void *a, const void *b) {
 typedef struct mgopt__onnx_inl {
   const mgopt__onnxe *E;
   uint64_t bytes;
+  size_t borrow_min;
 } mgopt__onnx_inl;
 
 static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, uint32_t field) {
@@ -1217,6 +1216,7 @@ static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, u
   MGOPT__UNUSED(parent);
   MGOPT__UNUSED(field);
   if (mid != MGOPT__OM_TENSOR || (S->E->next && mgopt__onnxe_find(S->E, obj))) return 0;
+  if (S->borrow_min && t->raw_data.len >= S->borrow_min) return 0; /* a span, not buffered */
   S->bytes += (uint64_t)t->raw_data.len;
   return 0;
 }
@@ -1224,7 +1224,7 @@ static int mgopt__onnx_inline_bytes(void *ctx, int mid, void *obj, int parent, u
 /* The whole writer: moves large initializers to the sink (in model order,
    64-byte aligned), then encodes the model into w. */
 MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
-                                               const char *location, mgopt__onnx_sink_fn sink,
+                                               const char *location, mgopt_write_fn sink,
                                                void *sink_ctx, mgopt__pbw *w, mgopt_diag *d) {
   mgopt__onnxe E;
   mgopt__onnx_extc C;
@@ -1233,6 +1233,9 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
   memset(&C, 0, sizeof C);
   E.w = *w;
   E.location = location;
+  /* Every byte field lives in the model tree (or, for the few the writer
+     makes up, is far smaller than this), so large ones can be borrowed. */
+  if (!E.w.borrow_min) E.w.borrow_min = MGOPT__PBW_BORROW_MIN;
   C.alloc = w->alloc;
   if (opts && opts->external_min_bytes > 0 && sink) {
     static const uint8_t zeros[64] = {0};
@@ -1266,6 +1269,7 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
     mgopt__onnx_inl S;
     S.E = &E;
     S.bytes = 0;
+    S.borrow_min = E.w.borrow_min;
     mgopt__onnx_walk(MGOPT__OM_MODEL, (void *)m, -1, 0, mgopt__onnx_inline_bytes, &S, 0);
     if (S.bytes > 0 && S.bytes <= 0x7fffffffu) mgopt__pbw_reserve(&E.w, (size_t)S.bytes + ((size_t)1 << 20));
   }
@@ -1273,10 +1277,10 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_encode(const mgopt_onnx_model *m, const 
   if (E.bad) st = mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "model tree nested more than %d deep",
                                  MGOPT__ONNX_TREE_DEPTH);
   else if (E.w.oom) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-  else if (E.w.len > 0x7fffffffu)
+  else if (mgopt__pbw_mark(&E.w) > 0x7fffffffu)
     st = mgopt_diag_set(d, MGOPT_ERR_LIMIT,
                         "the protobuf would be %llu bytes, over 2 GB: store weights as external data",
-                        (unsigned long long)E.w.len);
+                        (unsigned long long)mgopt__pbw_mark(&E.w));
   goto done;
 sinkfail:
   if (d && d->status == MGOPT_OK) mgopt_diag_set(d, st, "writing external data failed");
@@ -1306,12 +1310,34 @@ MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_on
   w.alloc = out->alloc;
   st = mgopt__onnx_encode(m, opts, loc, mgopt__onnx_buf_sink, external, &w, d);
   if (st == MGOPT_OK) {
-    size_t before = out->len;
-    if (w.len) mgopt__buf_putn(out, (const char *)mgopt__pbw_data(&w), w.len);
-    else mgopt__buf_putn(out, "", 0);
-    if (out->oom || (w.len && out->len != before + w.len))
-      st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    size_t before = out->len, total = mgopt__pbw_mark(&w);
+    if (mgopt__buf_reserve(out, total + 1)) {
+      mgopt__pbw_emit(&w, mgopt__onnx_buf_sink, out);
+      mgopt__buf_putn(out, "", 0);
+    }
+    if (out->oom || out->len != before + total) st = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   }
+  mgopt__pbw_free(&w);
+  return st;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_write_stream(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                              mgopt_write_fn model_sink, void *model_ctx,
+                                              mgopt_write_fn external_sink, void *external_ctx, mgopt_diag *d) {
+  mgopt__pbw w;
+  mgopt_status st;
+  const char *loc;
+  mgopt_diag_clear(d);
+  if (!m || !model_sink) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL model or sink");
+  if (opts && opts->external_min_bytes > 0 && !external_sink)
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "external_min_bytes set but no external sink");
+  loc = opts && opts->external_location ? opts->external_location : "model.onnx.data";
+  memset(&w, 0, sizeof w);
+  w.alloc = m->program ? &m->program->alloc : NULL;
+  st = mgopt__onnx_encode(m, opts, loc, external_sink, external_ctx, &w, d);
+  if (st == MGOPT_OK && (st = mgopt__pbw_emit(&w, model_sink, model_ctx)) != MGOPT_OK && d &&
+      d->status == MGOPT_OK)
+    mgopt_diag_set(d, st, "writing the model failed");
   mgopt__pbw_free(&w);
   return st;
 }

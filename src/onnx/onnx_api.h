@@ -338,6 +338,22 @@ typedef struct mgopt_onnx_write_options {
 MGOPTDEF mgopt_status mgopt_onnx_write(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
                                        mgopt_buf *out, mgopt_buf *external, mgopt_diag *d);
 
+/* Receives output bytes in order; returns MGOPT_OK to go on. */
+typedef mgopt_status (*mgopt_write_fn)(void *ctx, const void *data, size_t n);
+
+/* Encodes m front to back into model_sink without building the output in
+   memory: the writer buffers the model's structure and hands every large byte
+   field (raw_data of at least 4 KB) to the sink straight from the model tree.
+   So a sink receives two kinds of pieces: bytes in the writer's scratch
+   memory, valid only during the call, and pointers into the tensors' own
+   raw_data (for a model read from a caller's buffer, pointers into that
+   buffer), which a sink may recognize to copy file to file without touching
+   the bytes. External data (opts->external_min_bytes > 0) goes to
+   external_sink, before any model byte. Sink errors are returned as they are. */
+MGOPTDEF mgopt_status mgopt_onnx_write_stream(const mgopt_onnx_model *m, const mgopt_onnx_write_options *opts,
+                                              mgopt_write_fn model_sink, void *model_ctx,
+                                              mgopt_write_fn external_sink, void *external_ctx, mgopt_diag *d);
+
 /* 1 if a and b hold equal trees field by field (presence bits included; the
    not-serialized fields ignored). Otherwise 0, and when where != NULL the
    path of the first difference is written there ("graph.node[2].op_type"). */

@@ -119,17 +119,35 @@ MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
 }
 
 /* ---------------------------------------------------------------- writer
-
    The writer fills its buffer from the back: a message's fields are emitted
    last to first, and a nested message is written before its length prefix,
    which is then known exactly. Every byte is written once, so encoding is
    linear in the output size however deep the nesting. The finished bytes are
-   buf[cap - len, cap). */
+   buf[cap - len, cap).
+
+   Byte fields of at least borrow_min bytes (0 = never) are not copied: the
+   writer records a span (the field's pointer and length, and where it sits
+   among the buffered bytes) and counts its length in vlen, so the output is
+   the buffered bytes with the spans spliced in (mgopt__pbw_emit). A weight
+   borrowed from the caller's file thus reaches the output file without ever
+   being copied in memory. Marks and lengths count both kinds of bytes. */
+#define MGOPT__PBW_BORROW_MIN 4096
+
+typedef struct mgopt__pbw_span {
+  size_t at; /* buffered bytes written before the span, i.e. after it in the output */
+  const void *p;
+  size_t n;
+} mgopt__pbw_span;
+
 typedef struct mgopt__pbw {
   uint8_t *buf;
   size_t cap, len;
   int oom;
   const mgopt_allocator *alloc;
+  size_t borrow_min;       /* 0 = copy every byte field */
+  size_t vlen;             /* bytes held in spans */
+  mgopt__pbw_span *spans;  /* in writing order: last in the output first */
+  int64_t nspans, spancap;
 } mgopt__pbw;
 
 static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
@@ -163,9 +181,15 @@ static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
 
 MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
   if (w->buf) mgopt__heap_free(w->alloc, w->buf, w->cap);
+  if (w->spans) mgopt__heap_free(w->alloc, w->spans, (size_t)w->spancap * sizeof *w->spans);
   w->buf = NULL;
-  w->cap = w->len = 0;
+  w->spans = NULL;
+  w->cap = w->len = w->vlen = 0;
+  w->nspans = w->spancap = 0;
 }
+
+/* Output bytes so far, spans included: what marks and length prefixes count. */
+static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
 
 static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) { return w->buf + (w->cap - w->len); }
 
@@ -208,12 +232,50 @@ MGOPT__PRIVATE void mgopt__pbw_key(mgopt__pbw *w, uint32_t field, int wt) {
 /* Closes a length-delimited field whose payload was written since `mark`
    (the writer's len before the payload). */
 MGOPT__PRIVATE void mgopt__pbw_close(mgopt__pbw *w, size_t mark, uint32_t field) {
-  mgopt__pbw_varint(w, (uint64_t)(w->len - mark));
+  mgopt__pbw_varint(w, (uint64_t)(mgopt__pbw_mark(w) - mark));
   mgopt__pbw_key(w, field, MGOPT__PB_LEN);
 }
 
+/* Writes n bytes at p that stay alive until mgopt__pbw_emit: large ones become spans. */
+MGOPT__PRIVATE void mgopt__pbw_borrow(mgopt__pbw *w, const void *p, size_t n) {
+  if (!w->borrow_min || n < w->borrow_min) {
+    mgopt__pbw_bytes(w, p, n);
+    return;
+  }
+  if (w->oom) return;
+  if (n > SIZE_MAX - w->vlen - w->len ||
+      !mgopt__grow(w->alloc, (void **)&w->spans, &w->spancap, w->nspans + 1, sizeof *w->spans)) {
+    w->oom = 1;
+    return;
+  }
+  w->spans[w->nspans].at = w->len;
+  w->spans[w->nspans].p = p;
+  w->spans[w->nspans].n = n;
+  w->nspans++;
+  w->vlen += n;
+}
+
 MGOPT__PRIVATE void mgopt__pbw_lenfield(mgopt__pbw *w, uint32_t field, const void *p, size_t n) {
-  mgopt__pbw_bytes(w, p, n);
+  mgopt__pbw_borrow(w, p, n);
   mgopt__pbw_varint(w, (uint64_t)n);
   mgopt__pbw_key(w, field, MGOPT__PB_LEN);
+}
+
+/* Hands the finished output to sink front to back: runs of buffered bytes
+   (pointers into w's buffer) and the spans' own pointers, each at most once,
+   in output order. Stops at the first status other than MGOPT_OK. */
+MGOPT__PRIVATE mgopt_status mgopt__pbw_emit(const mgopt__pbw *w, mgopt_write_fn sink, void *ctx) {
+  const uint8_t *data = mgopt__pbw_data(w);
+  size_t done = 0; /* buffered bytes handed out */
+  int64_t k;
+  mgopt_status st;
+  for (k = w->nspans - 1; k >= 0; k--) {
+    const mgopt__pbw_span *s = &w->spans[k];
+    size_t upto = w->len - s->at; /* buffered bytes before the span */
+    if (upto > done && (st = sink(ctx, data + done, upto - done)) != MGOPT_OK) return st;
+    done = upto > done ? upto : done;
+    if ((st = sink(ctx, s->p, s->n)) != MGOPT_OK) return st;
+  }
+  if (w->len > done) return sink(ctx, data + done, w->len - done);
+  return MGOPT_OK;
 }

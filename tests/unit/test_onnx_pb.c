@@ -854,6 +854,86 @@ static void test_zero_copy(void) {
   free(data);
 }
 
+/* The streaming writer's pieces, collected: bytes copied out, and how many
+   pieces pointed into one given buffer (the caller's weights). */
+typedef struct stream_rec {
+  mgopt_buf out;
+  const char *lo, *hi;
+  int inside, pieces, fail_at;
+} stream_rec;
+
+static mgopt_status stream_collect(void *ctx, const void *data, size_t n) {
+  stream_rec *r = (stream_rec *)ctx;
+  const char *c = (const char *)data;
+  if (r->pieces++ == r->fail_at) return MGOPT_ERR_IO;
+  if (r->lo && c >= r->lo && c + n <= r->hi) r->inside++;
+  if (n) {
+    size_t at = r->out.len;
+    char *nd = (char *)realloc(r->out.data, at + n + 1);
+    if (!nd) return MGOPT_ERR_NOMEM;
+    memcpy(nd + at, c, n);
+    r->out.data = nd;
+    r->out.len = at + n;
+    r->out.cap = at + n + 1;
+  }
+  return MGOPT_OK;
+}
+
+static void test_write_stream(void) {
+  size_t n = (size_t)1 << 20, i;
+  char *data = (char *)malloc(n);
+  mgopt_onnx_model *src, *m;
+  mgopt_buf b, b2;
+  mgopt_diag d;
+  stream_rec r;
+  REQUIRE(data != NULL);
+  for (i = 0; i < n; i++) data[i] = (char)(i * 11 + 5);
+  src = raw_model(n, data);
+  memset(&b, 0, sizeof b);
+  REQUIRE(mgopt_onnx_write(src, NULL, &b, NULL, &d) == MGOPT_OK);
+  /* re-encode a model read from b: its big tensor is borrowed from b, and the
+     stream hands that very memory to the sink instead of a copy */
+  m = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  REQUIRE(m != NULL);
+  memset(&r, 0, sizeof r);
+  r.lo = b.data;
+  r.hi = b.data + b.len;
+  r.fail_at = -1;
+  CHECK(mgopt_onnx_write_stream(m, NULL, stream_collect, &r, NULL, NULL, &d) == MGOPT_OK);
+  CHECK_EQ_INT(r.inside, 1);          /* the 1 MB raw_data, from the caller's buffer */
+  CHECK(r.pieces >= 3);               /* structure before it, the tensor, structure after */
+  CHECK_EQ_INT(r.out.len, b.len);     /* the same bytes as the one-buffer writer */
+  CHECK(r.out.data && memcmp(r.out.data, b.data, b.len) == 0);
+  /* and the one-buffer writer agrees with itself on the re-read model */
+  memset(&b2, 0, sizeof b2);
+  CHECK(mgopt_onnx_write(m, NULL, &b2, NULL, &d) == MGOPT_OK);
+  CHECK(b2.len == b.len && memcmp(b2.data, b.data, b.len) == 0);
+  mgopt_buf_free(&b2);
+  free(r.out.data);
+  /* a failing sink stops the writer and its status comes back */
+  memset(&r, 0, sizeof r);
+  r.fail_at = 1;
+  CHECK(mgopt_onnx_write_stream(m, NULL, stream_collect, &r, NULL, NULL, &d) == MGOPT_ERR_IO);
+  CHECK_EQ_INT(r.pieces, 2);
+  CHECK(d.status == MGOPT_ERR_IO);
+  free(r.out.data);
+  /* external data needs its sink; no model sink is an argument error */
+  {
+    mgopt_onnx_write_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.external_min_bytes = 100;
+    memset(&r, 0, sizeof r);
+    r.fail_at = -1;
+    CHECK(mgopt_onnx_write_stream(m, &wo, stream_collect, &r, NULL, NULL, &d) == MGOPT_ERR_INVALID_ARG);
+    CHECK(mgopt_onnx_write_stream(m, NULL, NULL, NULL, NULL, NULL, &d) == MGOPT_ERR_INVALID_ARG);
+    free(r.out.data);
+  }
+  mgopt_program_destroy(m->program);
+  mgopt_program_destroy(src->program);
+  mgopt_buf_free(&b);
+  free(data);
+}
+
 static void test_external_write(void) {
   size_t n = 1000, i;
   char *data = (char *)malloc(n);
@@ -1044,6 +1124,7 @@ static const test_case tests[] = {
     TEST(test_fixture_external),
     TEST(test_external_paths_rejected),
     TEST(test_zero_copy),
+    TEST(test_write_stream),
     TEST(test_external_write),
     TEST(test_write_too_deep_tree),
     TEST(test_libonnx_testdata),

@@ -1,0 +1,78 @@
+#!/bin/sh
+# tests/tool/run.sh — the command-line tool end to end: its file I/O (a mapped
+# input, large weights written through the kernel's file-to-file copy, writing
+# over its own input), --repeat, and its errors. usage: run.sh PATH/TO/mgopt
+# Prints "N passed, N failed" last, like the unit tests.
+mgopt=${1:-build/mgopt}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
+  d=$1
+  shift
+  if "$@" > "$work/last.out" 2>&1; then ok; else bad "$d"; sed 's/^/  /' "$work/last.out" | tail -n 5; fi
+}
+refuse() { # refuse DESCRIPTION PATTERN COMMAND...: the command must fail, saying PATTERN
+  d=$1
+  pat=$2
+  shift 2
+  if "$@" > "$work/last.out" 2>&1; then bad "$d (succeeded)"
+  elif grep -q "$pat" "$work/last.out"; then ok
+  else bad "$d (no '$pat' in the message)"; sed 's/^/  /' "$work/last.out" | tail -n 5; fi
+}
+
+# A model with weights large enough for every output path: a 96 KB and a
+# 300 KB tensor (written from the mapped input by file-to-file copy), a 20 KB
+# one (past the writer's 4 KB borrow size but inside the tool's write buffer)
+# and small ones. Made by mgopt from .mil text.
+awk 'function vals(n, s,   i) { for (i = 0; i < n; i++) printf "%s%g", (i ? ", " : ""), ((i * s) % 97) / 8 }
+BEGIN {
+  print "main(%x: (24576, fp32)) {"
+  printf "  %%a: (24576, fp32)* = const(val=["; vals(24576, 7); print "])"
+  printf "  %%b: (76800, fp32)* = const(val=["; vals(76800, 13); print "])"
+  printf "  %%c: (5000, fp32)* = const(val=["; vals(5000, 3); print "])"
+  print "  %y: (24576, fp32) = add(x=%x, y=%a)"
+  print "  %z: (76800, fp32) = mul(x=%b, y=%b)"
+  print "  %w: (5000, fp32) = sub(x=%c, y=%c)"
+  print "} -> (%y, %z, %w)"
+}' > "$work/big.mil"
+check "write a model with large weights" "$mgopt" "$work/big.mil" -o "$work/big.onnx" -p none
+check "read it back (mapped input)" "$mgopt" "$work/big.onnx" -o "$work/big2.onnx" -p none
+check "print both" sh -c "'$mgopt' '$work/big.onnx' -o '$work/a.mil' -p none && '$mgopt' '$work/big2.onnx' -o '$work/b.mil' -p none"
+check "the re-written model holds the same program" cmp "$work/a.mil" "$work/b.mil"
+check "and the same bytes" cmp "$work/big.onnx" "$work/big2.onnx"
+check "the program is the one written" sh -c "grep -v '^#' '$work/big.mil' | cmp - '$work/a.mil'"
+
+# Writing over the input: the output must be what a separate file gets
+check "optimize into a new file" "$mgopt" "$work/big.onnx" -o "$work/sep.onnx" -p default
+cp "$work/big.onnx" "$work/inplace.onnx"
+check "optimize a file onto itself" "$mgopt" "$work/inplace.onnx" -o "$work/inplace.onnx" -p default
+check "in place equals separate" cmp "$work/sep.onnx" "$work/inplace.onnx"
+
+# --repeat does the same job each time and reports the median
+check "--repeat 3" "$mgopt" "$work/big.onnx" -o "$work/rep.onnx" -p default --repeat 3
+cp "$work/last.out" "$work/rep.out"
+check "--repeat prints the median" grep -q "3 runs in this process: median" "$work/rep.out"
+check "--repeat output is the single run's" cmp "$work/sep.onnx" "$work/rep.onnx"
+refuse "--repeat 0" "repeat needs" "$mgopt" "$work/big.onnx" -o "$work/rep.onnx" --repeat 0
+
+# External data from the tool, then read back through the mapped input
+check "--external" "$mgopt" "$work/big.onnx" -o "$work/ext.onnx" -p none --external 65536
+check "side file written" test -s "$work/ext.onnx.data"
+check "external model reads back" "$mgopt" "$work/ext.onnx" -o "$work/ext.mil" -p none
+check "same program through external data" cmp "$work/a.mil" "$work/ext.mil"
+
+# Errors: a message, an exit status, no crash
+refuse "missing input" "cannot" "$mgopt" "$work/none.onnx" -o "$work/o.onnx"
+head -c 1000 "$work/big.onnx" > "$work/trunc.onnx"
+refuse "truncated model" "byte" "$mgopt" "$work/trunc.onnx" -o "$work/o.onnx"
+: > "$work/empty.onnx"
+refuse "empty file" "graph" "$mgopt" "$work/empty.onnx" -o "$work/o.onnx"
+refuse "output directory missing" "cannot open" "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
+[ -e "$work/o.onnx" ] && bad "a failed run left an output file" || ok
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
