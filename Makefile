@@ -315,9 +315,9 @@ run-examples: $(EXAMPLE_BIN) $(B)/mgopt
 	@$(RUN_EXAMPLES)
 
 # ---------------------------------------------------------------- the tool
-# tests/tool/run.sh: file I/O end to end (mapped input, in-place output,
+# tests/tool/test_tool.sh: file I/O end to end (mapped input, in-place output,
 # external data, --repeat) and the tool's error messages.
-TEST_CMDS += 'sh tests/tool/run.sh $(B)/mgopt'
+TEST_CMDS += 'tests/tool/test_tool.sh $(B)/mgopt'
 
 # ---------------------------------------------------------------- fuzz corpus replays
 # >>> Rules for the fuzz harnesses and their corpus replays go in this section.

@@ -469,7 +469,10 @@ MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype d
 /* Scalar tensors. */
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v);
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_i64(mgopt_program *p, mgopt_dtype dt, int64_t v);
-/* Read-only data, 64-byte aligned (a borrowed misaligned tensor is copied once). */
+/* Read-only data, aligned for its element type (up to 8 bytes), so it can be
+   read through a typed pointer. Owned data is 64-byte aligned; borrowed data
+   stays where it is unless it is misaligned for its type, in which case it is
+   copied into the arena once. */
 MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t);
 /* Writable data: copies borrowed data into the arena first. NULL on OOM. */
 MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t);
@@ -2214,7 +2217,10 @@ MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_i64(mgopt_program *p, mgopt_dtype
 }
 
 MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
-  if (t->borrowed && ((uintptr_t)t->data & 63u)) {
+  /* the natural alignment of the element: 1, 2, 4 or 8 bytes */
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  uintptr_t align = bits >= 64 ? 8u : bits >= 32 ? 4u : bits >= 16 ? 2u : 1u;
+  if (t->borrowed && ((uintptr_t)t->data & (align - 1u))) {
     void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
     if (!d) return NULL;
     memcpy(d, t->data, t->nbytes);

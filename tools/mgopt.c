@@ -389,10 +389,16 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static double median_of(const double *sorted, int n) {
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 /* One whole job: read IN, run the pipeline, write OUT. 0 on success; prints
-   its own diagnostics. The --stats table is printed when `report` is set. */
+   its own diagnostics. The --stats table is printed when `report` is set.
+   phase[] receives the seconds spent reading (and importing), in the
+   pipeline, and exporting and writing. */
 static int run_once(const char *in, const char *out, const char *pipeline, int verify_each,
-                    int keep_constant_nodes, long long external, tool_opts *to, int report) {
+                    int keep_constant_nodes, long long external, tool_opts *to, int report, double phase[3]) {
   const mgopt_registry *reg = mgopt_builtin_registry();
   op_stats before, after;
   long in_size = 0, out_size = 0;
@@ -404,6 +410,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
   infile inmap;
   memset(&inmap, 0, sizeof inmap);
   inmap.fd = -1;
+  double t0 = now_seconds(), t1 = t0, t2 = t0;
   mgopt_diag_clear(&d);
   if (ends_with(in, ".onnx")) {
     p = infile_map(&inmap, in, out) ? load_mapped(&inmap, in, &d) : mgopt_onnx_load_file(in, NULL, &d);
@@ -437,6 +444,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
     goto done;
   }
+  t1 = now_seconds();
   {
     mgopt_run_options ro;
     memset(&ro, 0, sizeof ro);
@@ -452,6 +460,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     }
   }
   if (to->stats && report) stats_collect(p, &after);
+  t2 = now_seconds();
   if (ends_with(out, ".onnx")) {
     mgopt_onnx_export_options eo;
     mgopt_onnx_write_options wo;
@@ -497,6 +506,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     mgopt_buf_free(&b);
   }
   if (to->stats && report) stats_print(&before, &after, in_size, out_size, to);
+  phase[0] = t1 - t0;
+  phase[1] = t2 - t1;
+  phase[2] = now_seconds() - t2;
   rc = 0;
 done:
   mgopt_program_destroy(p);
@@ -571,20 +583,24 @@ int main(int argc, char **argv) {
     return 2;
   }
   {
-    double times[64];
-    int r;
+    double times[64], ph[3][64];
+    int r, k;
     for (r = 0; r < repeat; r++) {
-      double t0 = now_seconds();
+      double t0 = now_seconds(), phase[3];
       to.nrep = 0;
-      rc = run_once(in, out, pipeline, verify_each, keep_constant_nodes, external, &to, r == repeat - 1);
+      rc = run_once(in, out, pipeline, verify_each, keep_constant_nodes, external, &to, r == repeat - 1, phase);
       times[r] = now_seconds() - t0;
       if (rc) return rc;
+      for (k = 0; k < 3; k++) ph[k][r] = phase[k];
     }
     if (repeat > 1) {
       qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
-      fprintf(stderr, "mgopt: %d runs in this process: median %.6f s, min %.6f s, max %.6f s\n", repeat,
-              repeat % 2 ? times[repeat / 2] : (times[repeat / 2 - 1] + times[repeat / 2]) / 2, times[0],
-              times[repeat - 1]);
+      for (k = 0; k < 3; k++) qsort(ph[k], (size_t)repeat, sizeof ph[k][0], cmp_double);
+      fprintf(stderr,
+              "mgopt: %d runs in this process: median %.6f s, min %.6f s, max %.6f s"
+              " (medians: read %.6f s, passes %.6f s, write %.6f s)\n",
+              repeat, median_of(times, repeat), times[0], times[repeat - 1], median_of(ph[0], repeat),
+              median_of(ph[1], repeat), median_of(ph[2], repeat));
     }
   }
   return 0;

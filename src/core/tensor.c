@@ -290,7 +290,10 @@ MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_i64(mgopt_program *p, mgopt_dtype
 }
 
 MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
-  if (t->borrowed && ((uintptr_t)t->data & 63u)) {
+  /* the natural alignment of the element: 1, 2, 4 or 8 bytes */
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  uintptr_t align = bits >= 64 ? 8u : bits >= 32 ? 4u : bits >= 16 ? 2u : 1u;
+  if (t->borrowed && ((uintptr_t)t->data & (align - 1u))) {
     void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
     if (!d) return NULL;
     memcpy(d, t->data, t->nbytes);

@@ -6,11 +6,25 @@
 #include "kernels.h"
 
 /* Output 0 = the bytes of x under a new shape (reshape-like ops; any dtype). */
+/* reshape, expand_dims, squeeze: the same bytes under a new shape. The result
+   is a view of x's data, not a copy; both are marked borrowed, so a later
+   write through either copies first and never changes the other (the rule
+   const_deduplication follows for shared buffers). Strings are copied. */
 static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, const int64_t *shape) {
   const void *src;
   void *od;
   int r;
   if (mgopt__k_numel(rank, shape) != x->numel) return MGOPT__K_NO;
+  if (x->dtype != MGOPT_DT_STRING) {
+    mgopt_tensor *t;
+    r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, rank, shape);
+    if (r != MGOPT__K_OK) return r;
+    t = mgopt_tensor_new_borrowed(k->p, (mgopt_dtype)x->dtype, rank, shape, x->data, x->nbytes);
+    if (!t) return MGOPT__K_OOM;
+    x->borrowed = 1;
+    k->out[0] = t;
+    return MGOPT__K_OK;
+  }
   r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, rank, shape, &od);
   if (r != MGOPT__K_OK) return r;
   if (k->out[0]->nbytes != x->nbytes) return MGOPT__K_NO;

@@ -549,6 +549,25 @@ static void test_reshape_transpose(void) {
   CHECK(FOLD(&x, op) == 0);
   mgopt_op_set_ints(op, "shape", ARR((const int64_t[]){25}), 1);
   CHECK(FOLD(&x, op) == 0);
+  /* a reshape folds to a view: the result shares the input's bytes, both
+     are marked borrowed, and a write through one leaves the other alone */
+  {
+    mgopt_tensor *in = mgopt_value_const(a), *v;
+    float *w;
+    I64S(e, 6, 4);
+    op = OP(&x, "reshape", 1, 1, "x", a);
+    mgopt_op_set_ints(op, "shape", ARR((const int64_t[]){6, 4}), 2);
+    REQUIRE(FOLD(&x, op) == 1);
+    v = x.out[0];
+    CHECK(shape_is(v, 2, e));
+    CHECK(v->data == in->data);
+    CHECK(v->borrowed && in->borrowed);
+    w = (float *)mgopt_tensor_data_mut(x.p, v);
+    REQUIRE(w != NULL);
+    CHECK(v->data != in->data && !v->borrowed);
+    w[5] = -1.0f;
+    CHECK(G(v, 5) == -1 && G(in, 5) == 5);
+  }
   /* transpose with a negative axis: out[k][i][j] = a[i][j][k] */
   op = OP(&x, "transpose", 1, 1, "x", a);
   mgopt_op_set_ints(op, "perm", ARR((const int64_t[]){-1, 0, 1}), 3);

@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/tool/run.sh — the command-line tool end to end: its file I/O (a mapped
+# tests/tool/test_tool.sh — the command-line tool end to end: its file I/O (a mapped
 # input, large weights written through the kernel's file-to-file copy, writing
-# over its own input), --repeat, and its errors. usage: run.sh PATH/TO/mgopt
+# over its own input), --repeat, and its errors. usage: test_tool.sh PATH/TO/mgopt
 # Prints "N passed, N failed" last, like the unit tests.
 mgopt=${1:-build/mgopt}
 work=$(mktemp -d)
