@@ -191,7 +191,9 @@ MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
 /* Output bytes so far, spans included: what marks and length prefixes count. */
 static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
 
-static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) { return w->buf + (w->cap - w->len); }
+static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) {
+  return w->buf ? w->buf + (w->cap - w->len) : (const uint8_t *)"";
+}
 
 MGOPT__PRIVATE void mgopt__pbw_bytes(mgopt__pbw *w, const void *p, size_t n) {
   if (!n || !mgopt__pbw_reserve(w, n)) return;
