@@ -7897,8 +7897,9 @@ MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
 /* Output bytes so far, spans included: what marks and length prefixes count. */
 static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
 
+/* NULL while nothing is buffered (callers then have no bytes to read). */
 static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) {
-  return w->buf ? w->buf + (w->cap - w->len) : (const uint8_t *)"";
+  return w->buf ? w->buf + (w->cap - w->len) : NULL;
 }
 
 MGOPT__PRIVATE void mgopt__pbw_bytes(mgopt__pbw *w, const void *p, size_t n) {
