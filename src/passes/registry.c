@@ -42,6 +42,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     &mgopt__pass_fuse_squeeze_expand_dims,
     &mgopt__pass_fuse_stack_split,
     /* end of group A */
+    /* the rest of MIL's cleanup pipeline (issue 4) */
+    &mgopt__pass_fuse_transpose_matmul,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
@@ -74,7 +76,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "dead_code_elimination," /* 84 */
      /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
      "expand_dynamic_linear," /* 86 */
-     /* 87 fuse_transpose_matmul (fusion issue) */
+     "fuse_transpose_matmul," /* 87 */
      "dead_code_elimination," /* 88 */
      "const_deduplication," /* 89 */
      "loop_invariant_elimination," /* 90 */
