@@ -92,12 +92,13 @@ amalgamate: $(AMALG)
 # those whose content changed, so a header checked out with a fresh mtime
 # (e.g. after `git checkout -- mgopt.h`) never hides a change in src/, and an
 # unchanged header keeps its mtime (nothing rebuilds).
-mgopt.h: $(AMALG) FORCE
+# One recipe makes both (a grouped target), so make re-reads both timestamps
+# after it runs and rebuilds what includes either.
+mgopt.h mgopt_passes.h &: $(AMALG) FORCE
 	@mkdir -p build/gen
 	@$(AMALG) src build/gen
 	@for h in mgopt.h mgopt_passes.h; do \
 	  cmp -s build/gen/$$h $$h || { cp build/gen/$$h $$h && echo "regenerated $$h from src/"; }; done
-mgopt_passes.h: mgopt.h ;
 
 # Fails when mgopt.h / mgopt_passes.h differ from what src/ generates.
 check-amalgamation: $(AMALG)

@@ -44,6 +44,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     /* end of group A */
     /* the rest of MIL's cleanup pipeline (issue 4) */
     &mgopt__pass_fuse_transpose_matmul,
+    &mgopt__pass_merge_affine_dequantize_with_consecutive_ops,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
@@ -74,7 +75,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "const_elimination," /* 82 */
      "const_deduplication," /* 83 */
      "dead_code_elimination," /* 84 */
-     /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
+     "merge_affine_dequantize_with_consecutive_ops," /* 85 */
      "expand_dynamic_linear," /* 86 */
      "fuse_transpose_matmul," /* 87 */
      "dead_code_elimination," /* 88 */
