@@ -373,6 +373,14 @@ asan-test:
 # ---------------------------------------------------------------- big-model benchmark (not in `make test`)
 # Peak memory of the tool on a model with > 2 GB of external weights; needs ~7 GB
 # free under $TMPDIR (or /tmp). BENCH_BIG_ARGS e.g. '--weights 5 --mb 450'.
+# Every pass alone at two program sizes: per-op cost and its growth (linear ~ 1).
+.PHONY: bench-passes
+BENCH_PASSES_ARGS ?= 2000 8000
+$(B)/bench_passes: tests/bench/bench_passes.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-passes: $(B)/bench_passes
+	$(B)/bench_passes $(BENCH_PASSES_ARGS)
+
 .PHONY: bench-big
 BENCH_BIG_ARGS ?=
 $(B)/bench_big_model: tests/bench/bench_big_model.c $(HDR) $(B)/.config

@@ -322,8 +322,9 @@ struct mgopt_value {
   mgopt_block *owner;   /* block whose argument this is (def == NULL) */
   int32_t index;        /* output index in def, or argument index in owner */
   uint32_t flags;
-  mgopt_use *uses;      /* head of the use list */
+  mgopt_use *uses;      /* head of the use list; uses by block outputs come first */
   int32_t nuses;
+  int32_t nblock_uses;  /* how many of the uses are block outputs (op == NULL) */
   uint32_t id;          /* unique per program, stable */
 };
 
@@ -2466,17 +2467,31 @@ MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u) {
   u->prev = u->next = NULL;
   u->value = NULL;
   v->nuses--;
+  if (!u->op) v->nblock_uses--;
 }
 
 MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v) {
   if (u->value) mgopt__use_unlink(u);
   u->value = v;
   if (!v) return;
-  u->prev = NULL;
-  u->next = v->uses;
-  if (v->uses) v->uses->prev = u;
-  v->uses = u;
+  if (u->op && v->nblock_uses) {
+    /* block-output uses stay at the head (so finding them costs their
+       count, not the value's uses): an op use goes in after them */
+    mgopt_use *at = v->uses;
+    int32_t k;
+    for (k = 1; k < v->nblock_uses; k++) at = at->next;
+    u->prev = at;
+    u->next = at->next;
+    if (at->next) at->next->prev = u;
+    at->next = u;
+  } else {
+    u->prev = NULL;
+    u->next = v->uses;
+    if (v->uses) v->uses->prev = u;
+    v->uses = u;
+  }
   v->nuses++;
+  if (!u->op) v->nblock_uses++;
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -3181,12 +3196,7 @@ MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_valu
   return left;
 }
 
-MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) {
-  const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
-    if (!u->op) return 1;
-  return 0;
-}
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) { return v->nblock_uses > 0; }
 
 MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
   const mgopt_attr *a;
@@ -5000,10 +5010,13 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
   for (i = 0; i < v->nseen; i++) {
     mgopt_value *x = v->seen[i];
     const mgopt_use *u, *prev = NULL;
-    int32_t n = 0;
+    int32_t n = 0, nb = 0;
     for (u = x->uses; u; u = u->next) {
       if (u->value != x || u->prev != prev)
         return mgopt__vfy_fail(v, x->def, "use list of '%s' is corrupt", mgopt__vfy_name(x));
+      if (!u->op && nb++ != n)
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' has a block output after an op use",
+                               mgopt__vfy_name(x));
       if (u->op) {
         const mgopt_op *o = u->op;
         if ((o->flags & MGOPT_OP_ERASED) || u->slot < 0 || u->slot >= o->nslots ||
@@ -5015,6 +5028,9 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
       prev = u;
       n++;
     }
+    if (nb != x->nblock_uses)
+      return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d block outputs, count %d", mgopt__vfy_name(x),
+                             (int)nb, (int)x->nblock_uses);
     if (n != x->nuses || n != v->count[x->id])
       return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d entries, count %d, found %d uses",
                              mgopt__vfy_name(x), (int)n, (int)x->nuses, (int)v->count[x->id]);

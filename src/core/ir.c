@@ -12,17 +12,31 @@ MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u) {
   u->prev = u->next = NULL;
   u->value = NULL;
   v->nuses--;
+  if (!u->op) v->nblock_uses--;
 }
 
 MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v) {
   if (u->value) mgopt__use_unlink(u);
   u->value = v;
   if (!v) return;
-  u->prev = NULL;
-  u->next = v->uses;
-  if (v->uses) v->uses->prev = u;
-  v->uses = u;
+  if (u->op && v->nblock_uses) {
+    /* block-output uses stay at the head (so finding them costs their
+       count, not the value's uses): an op use goes in after them */
+    mgopt_use *at = v->uses;
+    int32_t k;
+    for (k = 1; k < v->nblock_uses; k++) at = at->next;
+    u->prev = at;
+    u->next = at->next;
+    if (at->next) at->next->prev = u;
+    at->next = u;
+  } else {
+    u->prev = NULL;
+    u->next = v->uses;
+    if (v->uses) v->uses->prev = u;
+    v->uses = u;
+  }
   v->nuses++;
+  if (!u->op) v->nblock_uses++;
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -727,12 +741,7 @@ MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_valu
   return left;
 }
 
-MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) {
-  const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
-    if (!u->op) return 1;
-  return 0;
-}
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) { return v->nblock_uses > 0; }
 
 MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
   const mgopt_attr *a;
