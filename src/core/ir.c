@@ -706,7 +706,8 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
 /* 1 if v is an output of a function body (not of a nested block). */
 static int mgopt__is_function_output(const mgopt_value *v) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  int32_t k;
+  for (u = v->uses, k = 0; u && k < v->nblock_uses; u = u->next, k++) /* block outputs lead */
     if (!u->op && u->block && !u->block->parent_op) return 1;
   return 0;
 }

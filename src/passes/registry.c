@@ -45,6 +45,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     /* the rest of MIL's cleanup pipeline (issue 4) */
     &mgopt__pass_fuse_transpose_matmul,
     &mgopt__pass_merge_affine_dequantize_with_consecutive_ops,
+    &mgopt__pass_reduce_transposes,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
@@ -83,7 +84,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "loop_invariant_elimination," /* 90 */
      "noop_elimination," /* 91 */
      "dedup_op_and_var_names," /* 92 */
-     /* 93 reduce_transposes (layout issue) */
+     "reduce_transposes," /* 93 */
      "remove_redundant_ops," /* 94 */
      "topological_reorder," /* 95 */
      "dead_code_elimination", /* 96 */
