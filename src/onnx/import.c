@@ -1307,10 +1307,10 @@ static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_
   if (!mgopt__imp_is_float(x) || n == -1) return 0;
   if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
   op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) ||
+  /* axes, then keep_dims: the order GlobalAveragePool's reduce_mean has too */
+  if (!op || mgopt_op_set_operand(op, "x", x) || (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) ||
       mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
     return -1;
-  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
   return mgopt__imp_err(mgopt__imp_finish(I, op));
 }
 static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
