@@ -1308,33 +1308,35 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     mgopt_onnx_graph *g = m->graph;
     int64_t extra = 0, j, k;
     mgopt_onnx_value_info *vi;
-    for (j = 0; j < g->ninitializers; j++) {
-      int listed = 0;
-      for (k = 0; k < g->ninputs && !listed; k++)
-        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
-                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
-      if (!listed) extra++;
+    mgopt__exr listed;
+    memset(&listed, 0, sizeof listed);
+    listed.p = p;
+    for (j = 0; j < g->ninputs; j++) mgopt__exr_add(&listed, g->inputs[j].name);
+    for (j = 0; j < g->ninitializers; j++)
+      if (!mgopt__exr_has(&listed, g->initializers[j].name)) extra++;
+    vi = listed.oom ? NULL
+                    : (mgopt_onnx_value_info *)mgopt_program_alloc(
+                          p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) {
+      if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     }
-    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
-    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
-    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+    for (j = 0, k = g->ninputs; j < g->ninitializers && !s; j++) {
       const mgopt_onnx_tensor *t = &g->initializers[j];
-      int listed = 0;
-      int64_t q;
-      for (q = 0; q < g->ninputs && !listed; q++)
-        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
-      if (listed) continue;
-      {
-        mgopt_type ty;
-        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
-          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-        vi[k].name = t->name;
-        vi[k].type = mgopt__exp_type(&E, &ty);
-        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-        k++;
+      mgopt_type ty;
+      if (mgopt__exr_has(&listed, t->name)) continue;
+      mgopt__exr_add(&listed, t->name); /* listed once even if two initializers share a name */
+      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) ||
+          listed.oom || !(vi[k].type = mgopt__exp_type(&E, &ty))) {
+        s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        break;
       }
+      vi[k].name = t->name;
+      k++;
     }
+    if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+    if (s) return s;
     g->inputs = vi;
     g->ninputs = k;
   }
