@@ -7903,10 +7903,13 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_affine_dequantize_with_con
    removed). A transpose of a value in its own layout starts a chain. Ops that
    do not care about layout pass the lazy state on: unary ops (their other
    operands scalars), add/sub/mul/real_div/maximum/minimum (both operands lazy
-   with one perm, or the other a constant of rank at most the data's, which is
-   transposed to match, or a scalar), concat (every non-constant input lazy,
-   constants transposed; axis -> P[axis]), split (axis -> P[axis]), and
-   reduce_* with keep_dims (axes -> P[axes]). A transpose whose perm undoes P
+   with one perm, or the other a scalar, a constant of rank at most the
+   data's, which is transposed to match, or a run-time value of static shape
+   whose non-unit axes keep their order, which a reshape moves), concat (every
+   non-constant input lazy, constants transposed; axis -> P[axis]), split
+   (axis -> P[axis]), pad (a constant pad moved to the new axes; reflect and
+   replicate only while they pad the last two axes) and reduce_* with
+   keep_dims (axes -> P[axes]). A transpose whose perm undoes P
    is a cancelling transpose. Any other use of a lazy value, and a lazy block
    output, needs the transpose back: a materialization.
    Starting transposes linked by an op they both reach form one group (a
@@ -7918,9 +7921,9 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_affine_dequantize_with_con
    output, which keeps its name), and every op of the block is inferred again.
    Must not fire: when a group would not get smaller; on a starting transpose
    that is itself a block output; in a block with nested blocks (the whole
-   block is skipped); on pad (left alone here), on ops whose extra operands are
-   tensors (pow with a tensor exponent, a non-constant broadcast operand), on
-   axis parameters given as run-time operands. Cost: one walk, union-find,
+   block is skipped); on ops whose extra operands are tensors (pow with a
+   tensor exponent, a run-time broadcast operand whose axes would reorder), on
+   parameters given as run-time operands (axes, a pad). Cost: one walk, union-find,
    then a rewrite of the changed ops: O(ops + operands x rank). */
 
 #define MGOPT__RT_MAXR 16
@@ -8076,14 +8079,35 @@ static int mgopt__rt_is_reduce(int32_t kind) {
          kind == MGOPT_OP_reduce_min || kind == MGOPT_OP_reduce_prod;
 }
 
-/* A constant (or any rank-0 value) that can stand beside lazy data of rank r:
-   2 = a scalar, left as it is; 1 = a constant to transpose; 0 = no. */
-static int mgopt__rt_side(const mgopt_value *v, int32_t r) {
+/* 1 if a run-time operand of static shape (rank <= r) beside lazy data of
+   rank r keeps its element order when moved to the data's own layout: its
+   non-unit axes, left-padded to rank r, stay in order under perm. A reshape
+   then does the job of a transpose. */
+static int mgopt__rt_reshapeable(const mgopt_value *v, const int64_t *perm, int32_t r) {
+  int64_t shape[MGOPT__RT_MAXR], last = -1;
+  int32_t i, lead;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank < 0 || v->type.rank > r ||
+      !mgopt__pu_static_shape(&v->type, shape, MGOPT__RT_MAXR))
+    return 0;
+  lead = r - v->type.rank;
+  for (i = lead; i < r; i++)
+    if (shape[i - lead] != 1) {
+      if (perm[i] < last) return 0;
+      last = perm[i];
+    }
+  return 1;
+}
+
+/* What can stand beside lazy data l in an elementwise op: 2 = a rank-0
+   value, left as it is; 1 = a constant, transposed back; 3 = a run-time
+   value that a reshape moves to the data's layout; 0 = nothing (materialize). */
+static int mgopt__rt_side(const mgopt_value *v, const mgopt__rt_lazy *l) {
   const mgopt_tensor *t;
   int bits;
   if (v->type.kind == MGOPT_TYPE_TENSOR && v->type.rank == 0) return 2;
   t = mgopt_value_const(v);
-  if (!t || t->rank > r || t->dtype == MGOPT_DT_STRING) return 0;
+  if (!t) return mgopt__rt_reshapeable(v, l->perm, l->rank) ? 3 : 0;
+  if (t->rank > l->rank || t->dtype == MGOPT_DT_STRING) return 0;
   bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   return bits >= 8 && bits % 8 == 0 && bits <= 64 ? 1 : 0;
 }
@@ -8117,6 +8141,41 @@ static int mgopt__rt_lazy_in(mgopt__rt *r, const mgopt_op *op, const char *slot,
 
 static int mgopt__rt_same_perm(const mgopt__rt_lazy *a, const mgopt__rt_lazy *b) {
   return a->rank == b->rank && memcmp(a->perm, b->perm, sizeof(int64_t) * (size_t)a->rank) == 0;
+}
+
+/* The pad of a pad op over lazy data, moved to the data's own layout:
+   new rows (begin, end per axis, all axes) with new[perm[i]] = old[i];
+   returns how many leading entries of out to drop (so the pad covers only
+   the last axes that change), or -1 when the op cannot move: the pad is not
+   a constant, or a reflect/replicate pad would touch more than the last two
+   axes. */
+static int32_t mgopt__rt_pad(mgopt__rt *r, const mgopt_op *op, const mgopt__rt_lazy *l, int64_t *out) {
+  const int64_t *pv = NULL;
+  const mgopt_value *pad = mgopt_op_operand(op, "pad");
+  int64_t n, full[2 * MGOPT__RT_MAXR];
+  int32_t rank = l->rank, i, first = rank;
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  int constant = !mode || strcmp(mode, "constant") == 0;
+  if (rank < 2 || !pad || !mgopt_value_const(pad) || mgopt_op_operand(op, "mode")) return -1;
+  n = mgopt_op_get_ints(r->p, op, "pad", &pv);
+  if (n < 0 || n % 2 || n / 2 > rank) return -1;
+  memset(full, 0, sizeof full);
+  for (i = 0; i < n / 2; i++) {
+    full[2 * (rank - n / 2 + i)] = pv[2 * i];
+    full[2 * (rank - n / 2 + i) + 1] = pv[2 * i + 1];
+  }
+  for (i = 0; i < rank; i++) {
+    out[2 * l->perm[i]] = full[2 * i];
+    out[2 * l->perm[i] + 1] = full[2 * i + 1];
+  }
+  for (i = 0; i < rank; i++)
+    if (out[2 * i] || out[2 * i + 1]) {
+      first = i;
+      break;
+    }
+  if (!constant && first < rank - 2) return -1;
+  if (first > rank - 1) first = rank - 1; /* keep one row: an empty pad is not valid */
+  return first;
 }
 
 /* Phase 1 for one op. Returns nothing; records go into r. */
@@ -8170,9 +8229,9 @@ static void mgopt__rt_visit(mgopt__rt *r, mgopt_op *op) {
         }
       } else {
         int32_t l = la >= 0 ? la : lb;
-        int side = mgopt__rt_side(la >= 0 ? b : a, r->L[l].rank);
+        int side = mgopt__rt_side(la >= 0 ? b : a, &r->L[l]);
         if (side) {
-          if (side == 1) mgopt__rt_add_upd(r, op, l);
+          if (side == 1 || side == 3) mgopt__rt_add_upd(r, op, l);
           mgopt__rt_set(r, op->outs[0], l);
           return;
         }
@@ -8188,7 +8247,7 @@ static void mgopt__rt_visit(mgopt__rt *r, mgopt_op *op) {
         mgopt_value *v = op->slots[s].uses[k].value;
         int32_t l = mgopt__rt_lazy_of(r, v);
         if (l < 0) ok = mgopt_value_const(v) && v->type.rank == r->L[first].rank &&
-                        mgopt__rt_side(v, r->L[first].rank) == 1;
+                        mgopt__rt_side(v, &r->L[first]) == 1;
         else ok = mgopt__rt_same_perm(&r->L[first], &r->L[l]);
       }
       if (ok) {
@@ -8206,6 +8265,14 @@ static void mgopt__rt_visit(mgopt__rt *r, mgopt_op *op) {
     if (lx >= 0 && mgopt__rt_rest_scalar(op, x)) {
       mgopt__rt_add_upd(r, op, lx);
       for (i = 0; i < op->nouts; i++) mgopt__rt_set(r, op->outs[i], lx);
+      return;
+    }
+  } else if (kind == MGOPT_OP_pad && op->nouts == 1) {
+    int64_t np[2 * MGOPT__RT_MAXR];
+    lx = mgopt__rt_lazy_in(r, op, "x", &x);
+    if (lx >= 0 && mgopt__rt_pad(r, op, &r->L[lx], np) >= 0) {
+      mgopt__rt_add_upd(r, op, lx);
+      mgopt__rt_set(r, op->outs[0], lx);
       return;
     }
   } else if (op->nouts == 1 && mgopt__rt_is_reduce(kind) && !mgopt_op_operand(op, "axes") &&
@@ -8259,15 +8326,58 @@ static int mgopt__rt_fix_const(mgopt__rt *r, mgopt_op *op, int32_t s, int32_t k,
   return 1;
 }
 
+/* Moves run-time operand (slot s, element k) of op to the data's layout by
+   a reshape to its un-transposed static shape (mgopt__rt_reshapeable held). */
+static int mgopt__rt_reshape(mgopt__rt *r, mgopt_op *op, int32_t s, int32_t k, const mgopt__rt_lazy *l) {
+  static const char *const slots[2] = {"x", "shape"};
+  mgopt_value *v = op->slots[s].uses[k].value, *ins[2];
+  int64_t shape[MGOPT__RT_MAXR], target[MGOPT__RT_MAXR], rank = l->rank;
+  int32_t i, lead = l->rank - v->type.rank;
+  mgopt_tensor *t;
+  mgopt_op *rs;
+  if (!mgopt__pu_static_shape(&v->type, shape, MGOPT__RT_MAXR)) return 1;
+  for (i = 0; i < l->rank; i++) target[l->perm[i]] = i < lead ? 1 : shape[i - lead];
+  t = mgopt_tensor_new(r->p, MGOPT_DT_INT32, 1, &rank);
+  if (!t) return 0;
+  for (i = 0; i < l->rank; i++) mgopt_tensor_set_i64(t, i, target[i]);
+  ins[0] = v;
+  ins[1] = mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_shape"), t);
+  if (!ins[1]) return 0;
+  rs = mgopt_build_op(r->p, op->parent, op, "reshape", mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_reshaped"),
+                      2, slots, ins, 1);
+  if (!rs || mgopt_op_infer(r->p, rs, NULL) != MGOPT_OK) return 0;
+  mgopt_op_set_operand_at(op, s, k, rs->outs[0]);
+  return 1;
+}
+
 /* Phase 3 for one axis-update op. */
 static int mgopt__rt_update(mgopt__rt *r, mgopt_op *op, const mgopt__rt_lazy *l) {
   int32_t kind = op->kind, s, k;
   if (mgopt__rt_is_binary(kind)) {
     for (s = 0; s < op->nslots; s++)
-      for (k = 0; k < op->slots[s].n; k++)
-        if (mgopt__rt_lazy_of(r, op->slots[s].uses[k].value) < 0 && op->slots[s].uses[k].value->type.rank > 0 &&
-            !mgopt__rt_fix_const(r, op, s, k, l))
+      for (k = 0; k < op->slots[s].n; k++) {
+        mgopt_value *v = op->slots[s].uses[k].value;
+        if (mgopt__rt_lazy_of(r, v) >= 0 || v->type.rank <= 0) continue;
+        if (mgopt_value_const(v) ? !mgopt__rt_fix_const(r, op, s, k, l) : !mgopt__rt_reshape(r, op, s, k, l))
           return 0;
+      }
+    return 1;
+  }
+  if (kind == MGOPT_OP_pad) {
+    int64_t np[2 * MGOPT__RT_MAXR], cnt;
+    int32_t first = mgopt__rt_pad(r, op, l, np);
+    mgopt_value *old = mgopt_op_operand(op, "pad"), *nv;
+    mgopt_tensor *t;
+    mgopt_dtype dt = old && mgopt_dtype_is_int((mgopt_dtype)old->type.dtype) ? (mgopt_dtype)old->type.dtype
+                                                                          : MGOPT_DT_INT32;
+    if (first < 0) return 1; /* decided in phase 1; cannot happen */
+    cnt = 2 * (int64_t)(l->rank - first);
+    t = mgopt_tensor_new(r->p, dt, 1, &cnt);
+    if (!t) return 0;
+    for (k = 0; k < cnt; k++) mgopt_tensor_set_i64(t, k, np[2 * first + k]);
+    nv = mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(old), "_transposed"), t);
+    if (!nv || mgopt_op_set_operand(op, "pad", nv) != MGOPT_OK) return 0;
+    if (old->def && mgopt__pu_is_dead(old->def)) mgopt_op_erase(old->def);
     return 1;
   }
   if (kind == MGOPT_OP_concat || kind == MGOPT_OP_split) {
