@@ -1436,6 +1436,7 @@ struct mgopt_program {
 
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
+MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
@@ -1634,6 +1635,15 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
   void *d = mgopt__arena_alloc(p, n, 8, n == 0);
   if (d && n) memcpy(d, src, n);
+  return d;
+}
+
+/* n bytes of src and a NUL after them (src need not be NUL-terminated). */
+MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n) {
+  char *d = n < SIZE_MAX ? (char *)mgopt__arena_alloc(p, n + 1, 1, 0) : NULL;
+  if (!d) return NULL;
+  if (n) memcpy(d, src, n);
+  d[n] = 0;
   return d;
 }
 
@@ -2906,9 +2916,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
   if (!c.name) return mgopt__oom(p);
   switch ((mgopt_attr_kind)a->kind) {
     case MGOPT_ATTR_STRING:
-      c.u.s.ptr = (const char *)mgopt__dup(p, a->u.s.ptr, a->u.s.len + 1);
+      c.u.s.ptr = mgopt__dupz(p, a->u.s.ptr, a->u.s.len);
       if (!c.u.s.ptr) return mgopt__oom(p);
-      ((char *)(uintptr_t)c.u.s.ptr)[a->u.s.len] = 0;
       break;
     case MGOPT_ATTR_BOOLS:
     case MGOPT_ATTR_INTS:
@@ -2924,9 +2933,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
       c.u.strs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(a->n ? a->n : 1), 8);
       if (!c.u.strs) return mgopt__oom(p);
       for (k = 0; k < a->n; k++) {
-        char *s = (char *)mgopt__dup(p, a->u.strs[k].ptr, a->u.strs[k].len + 1);
+        char *s = mgopt__dupz(p, a->u.strs[k].ptr, a->u.strs[k].len);
         if (!s) return mgopt__oom(p);
-        s[a->u.strs[k].len] = 0;
         c.u.strs[k].ptr = s;
         c.u.strs[k].len = a->u.strs[k].len;
       }
@@ -9895,7 +9903,11 @@ static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt
   if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
   if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
   if (t->rank < 0) {
-    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    if (dt.rank >= 0) {
+      uint8_t known = t->dtype; /* inference's dtype wins over the declared one */
+      *t = dt;
+      if (known != MGOPT_DT_UNKNOWN) t->dtype = known;
+    }
     return MGOPT_OK;
   }
   if (dt.rank != t->rank) return MGOPT_OK;
@@ -10156,7 +10168,8 @@ static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
   return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
 }
 
-/* The node's output k is value v (an existing value): bind the name with an identity. */
+/* The node's output k is value v (an existing value): bind the name with an identity.
+   Callers check mgopt__imp_forwardable first. */
 static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
   mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
@@ -10432,16 +10445,27 @@ static int mgopt__imp_not(mgopt__imp *I) {
   return mgopt__imp_err(mgopt__imp_finish(I, op));
 }
 
+/* 1 if an identity can stand for the node: a tensor goes in, and the first
+   output is not declared as something else (a sequence, a map): those stay opaque. */
+static int mgopt__imp_forwardable(mgopt__imp *I, const mgopt_value *x) {
+  const mgopt_onnx_type *ot;
+  const char *nm;
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  nm = I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : NULL;
+  ot = nm ? (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, nm) : NULL;
+  return !ot || ot->tensor_type || !ot->other.len;
+}
+
 static int mgopt__imp_identity(mgopt__imp *I) {
   mgopt_value *x = mgopt__imp_in(I, 0);
-  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
   return mgopt__imp_err(mgopt__imp_forward(I, x));
 }
 
 /* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
 static int mgopt__imp_dropout(mgopt__imp *I) {
   mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
-  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
   if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
   if (train) {
     mgopt_tensor *t = mgopt_value_const(train);
@@ -10587,7 +10611,9 @@ static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_unti
   if (I->opset < attr_until) {
     n = mgopt__imp_aints(I->node, "axes", &a);
     if (n < 0) return -2;
-    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    /* one spare slot, as callers expect; only n entries are read from the attribute */
+    *out = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (*out && n) memcpy(*out, a, sizeof(int64_t) * (size_t)n);
     return *out ? n : -1;
   }
   if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
@@ -10667,7 +10693,10 @@ static int mgopt__imp_split(mgopt__imp *I) {
   if (axis < 0 || axis >= r) return 0;
   if (I->opset < 13) {
     n = mgopt__imp_aints(I->node, "split", &as);
-    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+    if (n >= 0) {
+      sizes = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+      if (sizes && n) memcpy(sizes, as, sizeof(int64_t) * (size_t)n);
+    }
   } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
     n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
     if (n < 0) return 0;
@@ -11258,6 +11287,8 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
       return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
   }
   if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  /* the mappings read the first output's name: a node without it stays opaque */
+  if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
     mgopt_op *last = I->b->last;
     int r = fn(I);

@@ -451,9 +451,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
   if (!c.name) return mgopt__oom(p);
   switch ((mgopt_attr_kind)a->kind) {
     case MGOPT_ATTR_STRING:
-      c.u.s.ptr = (const char *)mgopt__dup(p, a->u.s.ptr, a->u.s.len + 1);
+      c.u.s.ptr = mgopt__dupz(p, a->u.s.ptr, a->u.s.len);
       if (!c.u.s.ptr) return mgopt__oom(p);
-      ((char *)(uintptr_t)c.u.s.ptr)[a->u.s.len] = 0;
       break;
     case MGOPT_ATTR_BOOLS:
     case MGOPT_ATTR_INTS:
@@ -469,9 +468,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
       c.u.strs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(a->n ? a->n : 1), 8);
       if (!c.u.strs) return mgopt__oom(p);
       for (k = 0; k < a->n; k++) {
-        char *s = (char *)mgopt__dup(p, a->u.strs[k].ptr, a->u.strs[k].len + 1);
+        char *s = mgopt__dupz(p, a->u.strs[k].ptr, a->u.strs[k].len);
         if (!s) return mgopt__oom(p);
-        s[a->u.strs[k].len] = 0;
         c.u.strs[k].ptr = s;
         c.u.strs[k].len = a->u.strs[k].len;
       }
