@@ -6660,13 +6660,150 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_dynamic_linear = {
    blocks argument k is replaced by loop_vars[k], the argument, body output
    k, loop_vars[k] and loop output k are removed, and uses of loop output k
    read loop_vars[k]; where loop output k is a function output an identity
-   of loop_vars[k] named like it keeps the output's name (the spec's
-   example). At least one loop var is always kept.
+   of loop_vars[k] named like it keeps the output's name and type (the
+   spec's example). At least one loop var is always kept.
+   Types: a block argument (or the loop output) may be declared less
+   precisely than the outer value that replaces it (a symbolic or unknown
+   dim, an unknown dtype or rank, which the verifier accepts for loop vars).
+   Every op that reads a replaced value, and transitively every op whose
+   output type must change, is re-inferred with the outer value's type
+   first: an output whose dtype was unknown takes the inferred one; an
+   inference that fails or contradicts a declared type (dtype, rank, static
+   dim; a nested loop's block arguments) means the declared types cannot
+   hold for the outer value, and var k is left alone. So is a change that
+   would reach a function output's type.
    Must not fire: a body that returns some other outer value for slot k
    (MIL's reference treats any outer value as invariant, which is wrong from
    the second iteration on), or a computed value.
    Inner loops first (nested blocks before their op). Cost: O(ops + loop
-   vars + uses of the removed values). */
+   vars + uses of the removed values, and of the values whose type they
+   refine). */
+
+/* A type change under trial: the value and its type before the change. */
+typedef struct mgopt__lie_undo {
+  mgopt_value *v;
+  mgopt_type old;
+} mgopt__lie_undo;
+
+typedef struct mgopt__lie {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  mgopt__lie_undo *undo; /* changes made by the current trial */
+  int64_t nundo, undo_cap;
+  mgopt_value **work;    /* values whose type changed, their users to recheck */
+  int64_t nwork, work_cap;
+} mgopt__lie;
+
+/* Sets v's type to t (the old one logged) and queues v's users. 0 on OOM. */
+static int mgopt__lie_set_type(mgopt__lie *L, mgopt_value *v, const mgopt_type *t) {
+  void *arr;
+  arr = L->undo;
+  if (!mgopt__grow(&L->p->alloc, &arr, &L->undo_cap, L->nundo + 1, sizeof(mgopt__lie_undo))) return 0;
+  L->undo = (mgopt__lie_undo *)arr;
+  arr = L->work;
+  if (!mgopt__grow(&L->p->alloc, &arr, &L->work_cap, L->nwork + 1, sizeof(mgopt_value *))) return 0;
+  L->work = (mgopt_value **)arr;
+  L->undo[L->nundo].v = v;
+  L->undo[L->nundo].old = v->type;
+  L->nundo++;
+  v->type = *t;
+  L->work[L->nwork++] = v;
+  return 1;
+}
+
+/* 1 when a value of type `have` may stand where `decl` is declared, as the
+   verifier sees it for loop vars (no contradicting kind, dtype, rank or
+   static dim; an unknown dtype on either side fits). */
+static int mgopt__lie_fits(const mgopt_type *decl, const mgopt_type *have) {
+  int32_t j;
+  if (decl->kind != have->kind) return 0;
+  if (decl->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (have->dtype != MGOPT_DT_UNKNOWN && decl->dtype != MGOPT_DT_UNKNOWN && decl->dtype != have->dtype) return 0;
+  if (decl->rank >= 0 && have->rank >= 0) {
+    if (decl->rank != have->rank) return 0;
+    if (!decl->dims || !have->dims) return decl->rank == 0;
+    for (j = 0; j < decl->rank; j++)
+      if (mgopt_dim_is_static(decl->dims[j]) && mgopt_dim_is_static(have->dims[j]) &&
+          decl->dims[j].v != have->dims[j].v)
+        return 0;
+  }
+  return 1;
+}
+
+/* Re-infers op after an operand (or a nested block output) changed type.
+   1: its declared output types still hold (outputs with an unknown dtype
+   take the inferred one and are queued); 0: they cannot; -1: OOM. */
+static int mgopt__lie_recheck(mgopt__lie *L, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d2;
+  int32_t i, k;
+  if (op->kind == MGOPT_OP_while_loop) {
+    /* the loop's blocks keep their argument types: they must still fit the loop vars */
+    int32_t si = mgopt_op_slot_index(op, "loop_vars");
+    int32_t nv = si >= 0 ? op->slots[si].n : 0;
+    for (i = 0; i < op->nblocks; i++)
+      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+        if (op->slots[si].uses[k].value &&
+            !mgopt__lie_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
+          return 0;
+  }
+  if (!def || !def->infer || op->nouts == 0) return 1; /* opaque: its types are kept as they came */
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(L->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return -1;
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d2);
+  if (def->infer(L->p, op, inf, &d2) != MGOPT_OK) return d2.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *o = op->outs[i];
+    if (!mgopt__lie_fits(&o->type, &inf[i])) return 0;
+    if (o->type.kind == MGOPT_TYPE_TENSOR && o->type.dtype == MGOPT_DT_UNKNOWN && inf[i].dtype != MGOPT_DT_UNKNOWN) {
+      mgopt_type t = o->type;
+      if (mgopt__pu_is_func_output(o)) return 0; /* main's outputs keep their types */
+      t.dtype = inf[i].dtype;
+      if (!mgopt__lie_set_type(L, o, &t)) return -1;
+    }
+  }
+  return 1;
+}
+
+/* Gives vals[i] the type types[i] and rechecks everything that depends on
+   it. 1: the program types check (changes kept); 0: they do not (every
+   change undone); -1: OOM (every change undone). */
+static int mgopt__lie_retype(mgopt__lie *L, mgopt_value *const *vals, const mgopt_type *types, int32_t n) {
+  int32_t i;
+  int r = 1;
+  L->nundo = 0;
+  L->nwork = 0;
+  for (i = 0; i < n && r == 1; i++)
+    if (!mgopt_type_equal(&vals[i]->type, &types[i]) && !mgopt__lie_set_type(L, vals[i], &types[i])) r = -1;
+  while (r == 1 && L->nwork > 0) {
+    mgopt_value *v = L->work[--L->nwork];
+    const mgopt_use *u;
+    for (u = v->uses; u && r == 1; u = u->next) {
+      mgopt_op *user = u->op;
+      if (!user) {
+        /* a block output: the op owning the block may infer from it (cond);
+           a function output's type must not change */
+        if (!u->block || !u->block->parent_op) {
+          r = 0;
+          break;
+        }
+        user = u->block->parent_op;
+      }
+      r = mgopt__lie_recheck(L, user);
+    }
+  }
+  if (r != 1)
+    while (L->nundo > 0) {
+      L->nundo--;
+      L->undo[L->nundo].v->type = L->undo[L->nundo].old;
+    }
+  return r;
+}
 
 static int mgopt__lie_invariant(const mgopt_op *op, int32_t k) {
   mgopt_block *body = op->blocks[1];
@@ -6676,9 +6813,10 @@ static int mgopt__lie_invariant(const mgopt_op *op, int32_t k) {
   return out == body->args[k] || out == outer;
 }
 
-static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
+static mgopt_status mgopt__lie_loop(mgopt__lie *L, mgopt_op *op) {
   static const char *const slot[1] = {"x"};
-  mgopt_program *p = ctx->program;
+  mgopt_pass_ctx *ctx = L->ctx;
+  mgopt_program *p = L->p;
   mgopt_block *cond, *body;
   int32_t li, n, k, kept;
   mgopt_value **vars;
@@ -6690,19 +6828,40 @@ static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
   if (n < 2 || op->nouts != n || body->nargs != n || cond->nargs != n || body->nouts != n) return MGOPT_OK;
   vars = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)n, 8);
   if (!vars) return mgopt__oom(p);
-  for (k = 0; k < n; k++) vars[k] = op->slots[li].uses[k].value;
+  for (k = 0; k < n; k++) {
+    vars[k] = op->slots[li].uses[k].value;
+    if (!vars[k]) return MGOPT_OK;
+  }
   kept = n;
   for (k = n - 1; k >= 0; k--) {
     mgopt_value *outer = vars[k], *res = op->outs[k];
-    int32_t j;
+    mgopt_value *tv[3];
+    mgopt_type tt[3];
+    int32_t j, nt = 0;
+    int r, res_out;
     if (kept == 1) break;
     if (!mgopt__lie_invariant(op, k)) continue;
-    if (mgopt__pu_is_func_output(res)) {
+    /* the values outer replaces take its type first: what reads them must still type check */
+    res_out = mgopt__pu_is_func_output(res);
+    tv[nt] = cond->args[k];
+    tt[nt++] = outer->type;
+    tv[nt] = body->args[k];
+    tt[nt++] = outer->type;
+    if (!res_out) {
+      tv[nt] = res;
+      tt[nt++] = outer->type;
+    }
+    r = mgopt__lie_retype(L, tv, tt, nt);
+    if (r < 0) return mgopt_diag_set(ctx->diag, mgopt__oom(p), "out of memory");
+    if (r == 0) continue;
+    if (res_out) {
       mgopt_op *id = mgopt_build_op(p, op->parent, op, "identity", res->name, 1, slot, &outer, 1);
       mgopt_status s;
       if (!id) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
       if ((s = mgopt_op_infer(p, id, ctx->diag)) != MGOPT_OK) return s;
-      mgopt__pu_fill_type(p, id, 0, &res->type);
+      /* the function output keeps its declared type, which fits the outer value's */
+      if (mgopt__type_copy(p, &id->outs[0]->type, &res->type))
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
       mgopt_value_replace_all_uses(res, id->outs[0]);
     } else {
       mgopt_value_replace_all_uses(res, outer);
@@ -6722,26 +6881,31 @@ static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
   return MGOPT_OK;
 }
 
-static mgopt_status mgopt__lie_block(mgopt_pass_ctx *ctx, mgopt_block *b, int depth) {
+static mgopt_status mgopt__lie_block(mgopt__lie *L, mgopt_block *b, int depth) {
   mgopt_op *op;
   int32_t i;
   mgopt_status s;
-  if (depth > 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  if (depth > 256) return mgopt_diag_set(L->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
   for (op = b->first; op; op = op->next) {
     for (i = 0; i < op->nblocks; i++)
-      if ((s = mgopt__lie_block(ctx, op->blocks[i], depth + 1)) != MGOPT_OK) return s;
-    if (op->kind == MGOPT_OP_while_loop && (s = mgopt__lie_loop(ctx, op)) != MGOPT_OK) return s;
+      if ((s = mgopt__lie_block(L, op->blocks[i], depth + 1)) != MGOPT_OK) return s;
+    if (op->kind == MGOPT_OP_while_loop && (s = mgopt__lie_loop(L, op)) != MGOPT_OK) return s;
   }
   return MGOPT_OK;
 }
 
 static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
+  mgopt__lie L;
+  mgopt_status s = MGOPT_OK;
   int32_t f;
-  for (f = 0; f < mgopt_program_function_count(ctx->program); f++) {
-    mgopt_status s = mgopt__lie_block(ctx, mgopt_program_function_at(ctx->program, f)->body, 0);
-    if (s) return s;
-  }
-  return MGOPT_OK;
+  memset(&L, 0, sizeof L);
+  L.ctx = ctx;
+  L.p = ctx->program;
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
+    s = mgopt__lie_block(&L, mgopt_program_function_at(ctx->program, f)->body, 0);
+  if (L.undo) mgopt__heap_free(&L.p->alloc, L.undo, (size_t)L.undo_cap * sizeof(mgopt__lie_undo));
+  if (L.work) mgopt__heap_free(&L.p->alloc, L.work, (size_t)L.work_cap * sizeof(mgopt_value *));
+  return s;
 }
 
 MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
