@@ -218,7 +218,11 @@ static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt
   if (!ot) return MGOPT_OK;
   if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
   if (dt.kind == MGOPT_TYPE_OTHER) {
-    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    /* a sequence or map: only an opaque op (or a graph input) can make one;
+       a canonical op makes tensors whatever its output claims */
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0 &&
+        (!v->def || v->def->kind == MGOPT_OP_OPAQUE))
+      *t = dt;
     return MGOPT_OK;
   }
   if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
