@@ -32,7 +32,7 @@
    pass fails with MGOPT_ERR_PASS naming the reshape; with strict=false the
    reshape is left alone (what MIL's converter does in practice).
    Must not fire: a const shape (nothing to do), unknown dims or rank in the
-   output, a -1 next to a zero-sized static dim (ambiguous).
+   output, any zero-sized dim (a 0 in the shape would copy the input's dim).
    Cost: worklist patterns, O(reshapes x rank^2) with rank capped at 64 for
    the symbol matching. */
 #include "../../passes_internal.h"
@@ -110,9 +110,10 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     }
     return 0;
   }
-  if (unresolved == 1)
-    for (i = 0; i < r; i++)
-      if (vals[i] == 0) return 0;
+  /* a 0 in reshape's shape copies the input's dim: a zero-sized dim (static,
+     or a symbol solved to 0) cannot be written that way */
+  for (i = 0; i < r; i++)
+    if (vals[i] == 0) return 0;
   if (mgopt_dtype_is_int((mgopt_dtype)sv->type.dtype)) dt = (mgopt_dtype)sv->type.dtype;
   {
     int64_t len = r;
