@@ -1,33 +1,77 @@
-/* tests/fuzz/fuzz_mil.c — libFuzzer harness for the .mil parser and printer.
+/* tests/fuzz/fuzz_mil.c — libFuzzer harness for the .mil parser, printer, verifier and the `default` pipeline.
 
    Each input is parsed; a program is printed, the text parsed again and
    printed again, and the two prints must be identical (print is a fixed
-   point of parse). Anything else — a crash, a sanitizer report, a printed
-   text that does not parse back or prints differently — is a bug.
+   point of parse). A program that verifies then runs the `default` pipeline
+   with the verifier after every pass: a pass may refuse a graph with an
+   error status, but must never crash, leave a program the verifier rejects
+   (after success or failure), or produce one whose print does not parse
+   back, verify and print the same. Anything else — a crash, a sanitizer
+   report, a broken invariant — is a bug.
 
    make fuzz-mil          builds build/fuzz_mil with clang -fsanitize=fuzzer,address,undefined
    build/fuzz_mil tests/fuzz/corpus/mil -max_total_time=600
 
    Built with -DMGOPT_FUZZ_REPLAY it is a plain program instead: it runs every
    file named on the command line (or, with none, every file of the directory
-   MGOPT_FUZZ_CORPUS) and prints "N passed, N failed", as tests/run.sh expects. */
+   MGOPT_FUZZ_CORPUS) and prints "N passed, N failed", as tests/run.sh expects.
+   With -DMGOPT_FUZZ_STRICT a pipeline error other than a limit is a bug too
+   (to look for passes that give up where they should not). */
 #if defined(MGOPT_FUZZ_REPLAY) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* opendir/readdir for the corpus directory */
 #endif
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
+#include "mgopt_passes.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Returns 0 when the input behaved (an error or a fixed-point program), 1 on a bug. */
+/* print(p) must parse back to a program that verifies (when `verifies`) and
+   prints the same. 0 when it does, 1 on a bug (reported on stderr). */
+static int fuzz_mil_roundtrip(mgopt_program *p, const mgopt_parse_options *o, int verifies, const char *when) {
+  mgopt_diag d;
+  mgopt_program *q;
+  mgopt_buf a, b;
+  int bad = 0;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  if (mgopt_mil_print(p, NULL, &a) != MGOPT_OK) {
+    fprintf(stderr, "fuzz_mil: %s: print failed\n", when);
+    bad = 1;
+  } else {
+    q = mgopt_mil_parse(a.data, a.len, o, &d);
+    if (!q) {
+      fprintf(stderr, "fuzz_mil: %s: printed text does not parse: %d:%d: %s\n%s\n", when, d.line, d.col, d.msg,
+              a.data);
+      bad = 1;
+    } else {
+      if (mgopt_mil_print(q, NULL, &b) != MGOPT_OK || a.len != b.len || memcmp(a.data, b.data, a.len) != 0) {
+        fprintf(stderr, "fuzz_mil: %s: print is not a fixed point\n--- first\n%s\n--- second\n%s\n", when, a.data,
+                b.data ? b.data : "(null)");
+        bad = 1;
+      } else if (verifies && mgopt_program_verify(q, &d) != MGOPT_OK) {
+        fprintf(stderr, "fuzz_mil: %s: the re-parsed program does not verify: %s\n%s\n", when, d.msg, a.data);
+        bad = 1;
+      }
+      mgopt_program_destroy(q);
+    }
+  }
+  mgopt_buf_free(&a);
+  mgopt_buf_free(&b);
+  return bad;
+}
+
+/* Returns 0 when the input behaved (an error, or a program that survives the
+   checks above), 1 on a bug. */
 static int fuzz_mil_one(const uint8_t *data, size_t size) {
   mgopt_diag d;
   mgopt_parse_options o;
-  mgopt_program *p, *q;
-  mgopt_buf a, b;
-  int bad = 0;
+  mgopt_run_options ro;
+  mgopt_program *p;
+  mgopt_status s;
+  int bad;
   memset(&o, 0, sizeof o);
   o.max_elements = 1 << 20;
   p = mgopt_mil_parse((const char *)data, size, &o, &d);
@@ -40,27 +84,33 @@ static int fuzz_mil_one(const uint8_t *data, size_t size) {
     }
     return 0;
   }
-  memset(&a, 0, sizeof a);
-  memset(&b, 0, sizeof b);
-  if (mgopt_mil_print(p, NULL, &a) != MGOPT_OK) {
-    fprintf(stderr, "fuzz_mil: print failed\n");
+  bad = fuzz_mil_roundtrip(p, &o, 0, "parsed input");
+  if (bad || mgopt_program_verify(p, &d) != MGOPT_OK) {
+    mgopt_program_destroy(p);
+    return bad;
+  }
+  memset(&ro, 0, sizeof ro);
+  ro.verify_each = 1;
+  mgopt_diag_clear(&d);
+  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", &ro, NULL, 0, NULL, &d);
+  if (s == MGOPT_ERR_VERIFY) {
+    fprintf(stderr, "fuzz_mil: a pass left a program the verifier rejects: %s\n", d.msg);
     bad = 1;
-  } else {
-    q = mgopt_mil_parse(a.data, a.len, &o, &d);
-    if (!q) {
-      fprintf(stderr, "fuzz_mil: printed text does not parse: %d:%d: %s\n%s\n", d.line, d.col, d.msg, a.data);
+  } else if (s != MGOPT_OK) {
+#ifdef MGOPT_FUZZ_STRICT
+    if (s != MGOPT_ERR_LIMIT && s != MGOPT_ERR_NOMEM) {
+      fprintf(stderr, "fuzz_mil: the pipeline failed (%s): %s\n", mgopt_status_str(s), d.msg);
       bad = 1;
-    } else {
-      if (mgopt_mil_print(q, NULL, &b) != MGOPT_OK || a.len != b.len || memcmp(a.data, b.data, a.len) != 0) {
-        fprintf(stderr, "fuzz_mil: print is not a fixed point\n--- first\n%s\n--- second\n%s\n", a.data,
-                b.data ? b.data : "(null)");
-        bad = 1;
-      }
-      mgopt_program_destroy(q);
+    }
+#endif
+    /* a pass that gives up must still leave a valid program */
+    if (!bad && s != MGOPT_ERR_NOMEM && mgopt_program_verify(p, &d) != MGOPT_OK) {
+      fprintf(stderr, "fuzz_mil: after a pipeline error (%s) the program does not verify: %s\n",
+              mgopt_status_str(s), d.msg);
+      bad = 1;
     }
   }
-  mgopt_buf_free(&a);
-  mgopt_buf_free(&b);
+  if (!bad && s != MGOPT_ERR_NOMEM) bad = fuzz_mil_roundtrip(p, &o, 1, "after the default pipeline");
   mgopt_program_destroy(p);
   return bad;
 }

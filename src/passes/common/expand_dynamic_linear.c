@@ -21,13 +21,21 @@
    - weight static, bias not static: linear(x, weight) with no bias, then
      add(bias).
    The last new op takes the linear's output name and op name.
-   Must not fire: weight and bias both static. Cost: worklist patterns, O(linears). */
+   Must not fire: weight and bias both static; x and a run-time weight or a
+   bias of different dtypes (linear does not check them, matmul and add do).
+   Cost: worklist patterns, O(linears). */
 #include "../../passes_internal.h"
 
 static int mgopt__edl_static(const mgopt_value *v) {
   if (!v) return 1;
   if (!v->def) return 0;
   return v->def->kind == MGOPT_OP_const || strncmp(v->def->type, "constexpr_", 10) == 0;
+}
+
+/* dtypes that matmul / add accept together (an unknown one is left to inference) */
+static int mgopt__edl_same_dtype(const mgopt_value *a, const mgopt_value *b) {
+  return !a || !b || a->type.dtype == MGOPT_DT_UNKNOWN || b->type.dtype == MGOPT_DT_UNKNOWN ||
+         a->type.dtype == b->type.dtype;
 }
 
 static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
@@ -41,6 +49,8 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
   MGOPT__UNUSED(ud);
   if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  /* linear's inference does not compare dtypes; the matmul and add do */
+  if (!mgopt__edl_same_dtype(x, b) || (!wstatic && !mgopt__edl_same_dtype(x, w))) return 0;
   out = op->outs[0];
   vals[0] = x;
   vals[1] = w;
@@ -53,7 +63,10 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     mm = mgopt_rw_create(rw, op, "linear", mgopt_program_fresh_name(p, base), 2, lslots, vals, 1);
     if (!mm) return 0;
   }
-  if (mgopt_op_infer(p, mm, NULL)) return 0;
+  if (mgopt_op_infer(p, mm, NULL)) {
+    mgopt_rw_erase(rw, mm); /* cannot be typed: leave the linear as it was */
+    return 0;
+  }
   mgopt__pu_fill_type(p, mm, 0, &out->type);
   if (!b || mgopt__pu_const_all(b, 0.0)) {
     mm->name = op->name;
@@ -65,7 +78,11 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
     if (!add) return 0;
     add->name = op->name;
-    if (mgopt_op_infer(p, add, NULL)) return 0;
+    if (mgopt_op_infer(p, add, NULL)) {
+      mgopt_rw_erase(rw, add);
+      mgopt_rw_erase(rw, mm);
+      return 0;
+    }
     mgopt__pu_fill_type(p, add, 0, &out->type);
     mgopt_rw_replace_value(rw, out, add->outs[0]);
   }

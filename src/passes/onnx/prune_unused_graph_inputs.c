@@ -16,18 +16,25 @@
    Must not fire: inputs of any other function (ONNX local functions and other
    entry points keep their signatures); inputs read only inside nested blocks
    (those are uses).
-   Cost: O(inputs of main). */
+   Cost: O(inputs of main): one sweep keeps the used inputs in order and
+   renumbers them (removing them one by one would shift the rest each time:
+   quadratic in the number of unused inputs). */
 #include "../../passes_internal.h"
 
 static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
   mgopt_function *f = mgopt_program_function(ctx->program, "main");
-  int32_t i;
+  mgopt_block *b;
+  int32_t i, kept = 0;
   if (!f) return MGOPT_OK;
-  for (i = f->body->nargs - 1; i >= 0; i--)
-    if (f->body->args[i]->nuses == 0) {
-      mgopt_block_remove_arg(f->body, i);
-      ctx->rewrites++;
-    }
+  b = f->body;
+  for (i = 0; i < b->nargs; i++) {
+    mgopt_value *x = b->args[i];
+    if (x->nuses == 0) continue; /* dropped: nothing refers to it */
+    x->index = kept;
+    b->args[kept++] = x;
+  }
+  ctx->rewrites += b->nargs - kept;
+  b->nargs = kept;
   return MGOPT_OK;
 }
 
