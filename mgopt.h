@@ -322,8 +322,9 @@ struct mgopt_value {
   mgopt_block *owner;   /* block whose argument this is (def == NULL) */
   int32_t index;        /* output index in def, or argument index in owner */
   uint32_t flags;
-  mgopt_use *uses;      /* head of the use list */
+  mgopt_use *uses;      /* head of the use list; uses by block outputs come first */
   int32_t nuses;
+  int32_t nblock_uses;  /* how many of the uses are block outputs (op == NULL) */
   uint32_t id;          /* unique per program, stable */
 };
 
@@ -1435,6 +1436,7 @@ struct mgopt_program {
 
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
+MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
@@ -1633,6 +1635,15 @@ MGOPTDEF void *mgopt_program_alloc(mgopt_program *p, size_t size, size_t align) 
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
   void *d = mgopt__arena_alloc(p, n, 8, n == 0);
   if (d && n) memcpy(d, src, n);
+  return d;
+}
+
+/* n bytes of src and a NUL after them (src need not be NUL-terminated). */
+MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n) {
+  char *d = n < SIZE_MAX ? (char *)mgopt__arena_alloc(p, n + 1, 1, 0) : NULL;
+  if (!d) return NULL;
+  if (n) memcpy(d, src, n);
+  d[n] = 0;
   return d;
 }
 
@@ -2466,17 +2477,31 @@ MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u) {
   u->prev = u->next = NULL;
   u->value = NULL;
   v->nuses--;
+  if (!u->op) v->nblock_uses--;
 }
 
 MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v) {
   if (u->value) mgopt__use_unlink(u);
   u->value = v;
   if (!v) return;
-  u->prev = NULL;
-  u->next = v->uses;
-  if (v->uses) v->uses->prev = u;
-  v->uses = u;
+  if (u->op && v->nblock_uses) {
+    /* block-output uses stay at the head (so finding them costs their
+       count, not the value's uses): an op use goes in after them */
+    mgopt_use *at = v->uses;
+    int32_t k;
+    for (k = 1; k < v->nblock_uses; k++) at = at->next;
+    u->prev = at;
+    u->next = at->next;
+    if (at->next) at->next->prev = u;
+    at->next = u;
+  } else {
+    u->prev = NULL;
+    u->next = v->uses;
+    if (v->uses) v->uses->prev = u;
+    v->uses = u;
+  }
   v->nuses++;
+  if (!u->op) v->nblock_uses++;
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -2891,9 +2916,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
   if (!c.name) return mgopt__oom(p);
   switch ((mgopt_attr_kind)a->kind) {
     case MGOPT_ATTR_STRING:
-      c.u.s.ptr = (const char *)mgopt__dup(p, a->u.s.ptr, a->u.s.len + 1);
+      c.u.s.ptr = mgopt__dupz(p, a->u.s.ptr, a->u.s.len);
       if (!c.u.s.ptr) return mgopt__oom(p);
-      ((char *)(uintptr_t)c.u.s.ptr)[a->u.s.len] = 0;
       break;
     case MGOPT_ATTR_BOOLS:
     case MGOPT_ATTR_INTS:
@@ -2909,9 +2933,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
       c.u.strs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(a->n ? a->n : 1), 8);
       if (!c.u.strs) return mgopt__oom(p);
       for (k = 0; k < a->n; k++) {
-        char *s = (char *)mgopt__dup(p, a->u.strs[k].ptr, a->u.strs[k].len + 1);
+        char *s = mgopt__dupz(p, a->u.strs[k].ptr, a->u.strs[k].len);
         if (!s) return mgopt__oom(p);
-        s[a->u.strs[k].len] = 0;
         c.u.strs[k].ptr = s;
         c.u.strs[k].len = a->u.strs[k].len;
       }
@@ -3146,7 +3169,8 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
 /* 1 if v is an output of a function body (not of a nested block). */
 static int mgopt__is_function_output(const mgopt_value *v) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  int32_t k;
+  for (u = v->uses, k = 0; u && k < v->nblock_uses; u = u->next, k++) /* block outputs lead */
     if (!u->op && u->block && !u->block->parent_op) return 1;
   return 0;
 }
@@ -3181,12 +3205,7 @@ MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_valu
   return left;
 }
 
-MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) {
-  const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
-    if (!u->op) return 1;
-  return 0;
-}
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) { return v->nblock_uses > 0; }
 
 MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
   const mgopt_attr *a;
@@ -5000,10 +5019,13 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
   for (i = 0; i < v->nseen; i++) {
     mgopt_value *x = v->seen[i];
     const mgopt_use *u, *prev = NULL;
-    int32_t n = 0;
+    int32_t n = 0, nb = 0;
     for (u = x->uses; u; u = u->next) {
       if (u->value != x || u->prev != prev)
         return mgopt__vfy_fail(v, x->def, "use list of '%s' is corrupt", mgopt__vfy_name(x));
+      if (!u->op && nb++ != n)
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' has a block output after an op use",
+                               mgopt__vfy_name(x));
       if (u->op) {
         const mgopt_op *o = u->op;
         if ((o->flags & MGOPT_OP_ERASED) || u->slot < 0 || u->slot >= o->nslots ||
@@ -5015,6 +5037,9 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
       prev = u;
       n++;
     }
+    if (nb != x->nblock_uses)
+      return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d block outputs, count %d", mgopt__vfy_name(x),
+                             (int)nb, (int)x->nblock_uses);
     if (n != x->nuses || n != v->count[x->id])
       return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d entries, count %d, found %d uses",
                              mgopt__vfy_name(x), (int)n, (int)x->nuses, (int)v->count[x->id]);
@@ -9872,13 +9897,21 @@ static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt
   if (!ot) return MGOPT_OK;
   if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
   if (dt.kind == MGOPT_TYPE_OTHER) {
-    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    /* a sequence or map: only an opaque op (or a graph input) can make one;
+       a canonical op makes tensors whatever its output claims */
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0 &&
+        (!v->def || v->def->kind == MGOPT_OP_OPAQUE))
+      *t = dt;
     return MGOPT_OK;
   }
   if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
   if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
   if (t->rank < 0) {
-    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    if (dt.rank >= 0) {
+      uint8_t known = t->dtype; /* inference's dtype wins over the declared one */
+      *t = dt;
+      if (known != MGOPT_DT_UNKNOWN) t->dtype = known;
+    }
     return MGOPT_OK;
   }
   if (dt.rank != t->rank) return MGOPT_OK;
@@ -10139,7 +10172,8 @@ static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
   return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
 }
 
-/* The node's output k is value v (an existing value): bind the name with an identity. */
+/* The node's output k is value v (an existing value): bind the name with an identity.
+   Callers check mgopt__imp_forwardable first. */
 static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
   mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
@@ -10415,16 +10449,27 @@ static int mgopt__imp_not(mgopt__imp *I) {
   return mgopt__imp_err(mgopt__imp_finish(I, op));
 }
 
+/* 1 if an identity can stand for the node: a tensor goes in, and the first
+   output is not declared as something else (a sequence, a map): those stay opaque. */
+static int mgopt__imp_forwardable(mgopt__imp *I, const mgopt_value *x) {
+  const mgopt_onnx_type *ot;
+  const char *nm;
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  nm = I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : NULL;
+  ot = nm ? (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, nm) : NULL;
+  return !ot || ot->tensor_type || !ot->other.len;
+}
+
 static int mgopt__imp_identity(mgopt__imp *I) {
   mgopt_value *x = mgopt__imp_in(I, 0);
-  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
   return mgopt__imp_err(mgopt__imp_forward(I, x));
 }
 
 /* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
 static int mgopt__imp_dropout(mgopt__imp *I) {
   mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
-  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
   if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
   if (train) {
     mgopt_tensor *t = mgopt_value_const(train);
@@ -10570,7 +10615,9 @@ static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_unti
   if (I->opset < attr_until) {
     n = mgopt__imp_aints(I->node, "axes", &a);
     if (n < 0) return -2;
-    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    /* one spare slot, as callers expect; only n entries are read from the attribute */
+    *out = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (*out && n) memcpy(*out, a, sizeof(int64_t) * (size_t)n);
     return *out ? n : -1;
   }
   if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
@@ -10650,7 +10697,10 @@ static int mgopt__imp_split(mgopt__imp *I) {
   if (axis < 0 || axis >= r) return 0;
   if (I->opset < 13) {
     n = mgopt__imp_aints(I->node, "split", &as);
-    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+    if (n >= 0) {
+      sizes = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+      if (sizes && n) memcpy(sizes, as, sizeof(int64_t) * (size_t)n);
+    }
   } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
     n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
     if (n < 0) return 0;
@@ -10961,10 +11011,10 @@ static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_
   if (!mgopt__imp_is_float(x) || n == -1) return 0;
   if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
   op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) ||
+  /* axes, then keep_dims: the order GlobalAveragePool's reduce_mean has too */
+  if (!op || mgopt_op_set_operand(op, "x", x) || (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) ||
       mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
     return -1;
-  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
   return mgopt__imp_err(mgopt__imp_finish(I, op));
 }
 static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
@@ -11241,6 +11291,8 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
       return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
   }
   if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  /* the mappings read the first output's name: a node without it stays opaque */
+  if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
     mgopt_op *last = I->b->last;
     int r = fn(I);
@@ -11556,6 +11608,14 @@ typedef struct mgopt__exp {
   mgopt__exg *g;
   const mgopt_op *op; /* op being written, for messages */
   int depth;
+  /* names taken in this model (interned pointers, open addressing): the IR's
+     values, then each name the export makes up; with the next suffix per base,
+     so exporting one program twice gives the same names */
+  const char **names;
+  size_t names_cap, names_count;
+  const char **fresh_base;
+  uint64_t *fresh_next;
+  size_t fresh_cap, fresh_count;
 } mgopt__exp;
 
 static void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
@@ -11760,10 +11820,57 @@ static int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name,
 }
 
 /* A fresh value name for an intermediate the export creates. */
+static int mgopt__exp_claim(mgopt__exp *E, const char *name);
+
+/* "<base>_mgopt_<k>" for the smallest k this export has not used and no
+   value of the model holds. */
 static const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
-  char buf[160];
+  char buf[200];
+  const char *b;
+  size_t h;
+  int r;
   snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
-  return mgopt_program_fresh_name(E->p, buf);
+  b = mgopt_program_intern_cstr(E->p, buf);
+  if (!b) return NULL;
+  if ((E->fresh_count + 1) * 2 > E->fresh_cap) {
+    size_t ncap = E->fresh_cap ? E->fresh_cap * 2 : 256, i;
+    const char **nb = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
+    uint64_t *nn = (uint64_t *)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+    if (!nb || !nn) {
+      if (nb) mgopt__heap_free(&E->p->alloc, (void *)nb, ncap * sizeof(char *));
+      if (nn) mgopt__heap_free(&E->p->alloc, nn, ncap * sizeof(uint64_t));
+      return NULL;
+    }
+    memset((void *)nb, 0, ncap * sizeof(char *));
+    for (i = 0; i < E->fresh_cap; i++)
+      if (E->fresh_base[i]) {
+        h = (size_t)((uintptr_t)E->fresh_base[i] >> 4) * 0x9e3779b97f4a7c15ull % ncap;
+        while (nb[h]) h = (h + 1) % ncap;
+        nb[h] = E->fresh_base[i];
+        nn[h] = E->fresh_next[i];
+      }
+    if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
+    if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
+    E->fresh_base = nb;
+    E->fresh_next = nn;
+    E->fresh_cap = ncap;
+  }
+  h = (size_t)((uintptr_t)b >> 4) * 0x9e3779b97f4a7c15ull % E->fresh_cap;
+  while (E->fresh_base[h] && E->fresh_base[h] != b) h = (h + 1) % E->fresh_cap;
+  if (!E->fresh_base[h]) {
+    E->fresh_base[h] = b;
+    E->fresh_next[h] = 0;
+    E->fresh_count++;
+  }
+  for (;;) {
+    const char *name;
+    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)E->fresh_next[h]++);
+    name = mgopt_program_intern_cstr(E->p, buf);
+    if (!name) return NULL;
+    r = mgopt__exp_claim(E, name);
+    if (r < 0) return NULL;
+    if (r) return name;
+  }
 }
 
 /* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
@@ -12534,25 +12641,41 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
    their names. */
 typedef struct mgopt__exn {
   mgopt__exp *E;
-  const char **tab;
-  size_t cap, count;
   int oom;
 } mgopt__exn;
 
-/* 1 if the name was free (now claimed), 0 if taken. */
-static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
-  size_t h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (N->cap - 1);
-  while (N->tab[h]) {
-    if (N->tab[h] == name) return 0;
-    h = (h + 1) & (N->cap - 1);
+/* 1 if the interned name was free (now claimed), 0 if taken, -1 on OOM. */
+static int mgopt__exp_claim(mgopt__exp *E, const char *name) {
+  size_t h;
+  if ((E->names_count + 1) * 2 > E->names_cap) {
+    size_t ncap = E->names_cap ? E->names_cap * 2 : 1024, i;
+    const char **nt = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
+    if (!nt) return -1;
+    memset((void *)nt, 0, ncap * sizeof(char *));
+    for (i = 0; i < E->names_cap; i++)
+      if (E->names[i]) {
+        h = (size_t)mgopt__hash_bytes(E->names[i], strlen(E->names[i]), MGOPT__HASH_SEED) & (ncap - 1);
+        while (nt[h]) h = (h + 1) & (ncap - 1);
+        nt[h] = E->names[i];
+      }
+    if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
+    E->names = nt;
+    E->names_cap = ncap;
   }
-  if ((N->count + 1) * 2 > N->cap) {
-    N->oom = 1;
-    return 1;
+  h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (E->names_cap - 1);
+  while (E->names[h]) {
+    if (E->names[h] == name) return 0;
+    h = (h + 1) & (E->names_cap - 1);
   }
-  N->tab[h] = name;
-  N->count++;
+  E->names[h] = name;
+  E->names_count++;
   return 1;
+}
+
+static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
+  int r = mgopt__exp_claim(N->E, name);
+  if (r < 0) N->oom = 1;
+  return r != 0;
 }
 
 static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
@@ -12586,21 +12709,22 @@ static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, i
 static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
   mgopt__exn N;
   int32_t i;
-  int64_t nvals = mgopt_program_op_count(E->p) * 2 + f->body->nargs + 16;
   memset(&N, 0, sizeof N);
   N.E = E;
-  N.cap = 1024;
-  while (N.cap < (size_t)nvals * 4) N.cap *= 2;
-  N.tab = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, N.cap * sizeof(char *));
-  if (!N.tab) return mgopt__exp_nomem(E);
-  memset((void *)N.tab, 0, N.cap * sizeof(char *));
   for (i = 0; i < f->body->nargs; i++)
     if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
   for (i = 0; i < f->body->nouts; i++)
     if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
   mgopt__exn_block(&N, f->body, f->body, 0);
-  mgopt__heap_free(&E->p->alloc, (void *)N.tab, N.cap * sizeof(char *));
   return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+}
+
+static void mgopt__exp_free_names(mgopt__exp *E) {
+  if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
+  if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
+  if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
+  E->names = E->fresh_base = NULL;
+  E->fresh_next = NULL;
 }
 
 /* ---------------------------------------------------------------- unread initializers */
@@ -12754,6 +12878,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   }
   s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  mgopt__exp_free_names(&E);
   if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {
@@ -12761,33 +12886,35 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     mgopt_onnx_graph *g = m->graph;
     int64_t extra = 0, j, k;
     mgopt_onnx_value_info *vi;
-    for (j = 0; j < g->ninitializers; j++) {
-      int listed = 0;
-      for (k = 0; k < g->ninputs && !listed; k++)
-        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
-                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
-      if (!listed) extra++;
+    mgopt__exr listed;
+    memset(&listed, 0, sizeof listed);
+    listed.p = p;
+    for (j = 0; j < g->ninputs; j++) mgopt__exr_add(&listed, g->inputs[j].name);
+    for (j = 0; j < g->ninitializers; j++)
+      if (!mgopt__exr_has(&listed, g->initializers[j].name)) extra++;
+    vi = listed.oom ? NULL
+                    : (mgopt_onnx_value_info *)mgopt_program_alloc(
+                          p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) {
+      if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     }
-    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
-    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
-    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+    for (j = 0, k = g->ninputs; j < g->ninitializers && !s; j++) {
       const mgopt_onnx_tensor *t = &g->initializers[j];
-      int listed = 0;
-      int64_t q;
-      for (q = 0; q < g->ninputs && !listed; q++)
-        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
-      if (listed) continue;
-      {
-        mgopt_type ty;
-        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
-          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-        vi[k].name = t->name;
-        vi[k].type = mgopt__exp_type(&E, &ty);
-        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-        k++;
+      mgopt_type ty;
+      if (mgopt__exr_has(&listed, t->name)) continue;
+      mgopt__exr_add(&listed, t->name); /* listed once even if two initializers share a name */
+      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) ||
+          listed.oom || !(vi[k].type = mgopt__exp_type(&E, &ty))) {
+        s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        break;
       }
+      vi[k].name = t->name;
+      k++;
     }
+    if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+    if (s) return s;
     g->inputs = vi;
     g->ninputs = k;
   }

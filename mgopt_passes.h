@@ -2970,7 +2970,9 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 
 MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  int32_t k;
+  /* the block-output uses lead the list */
+  for (u = v->uses, k = 0; u && k < v->nblock_uses; u = u->next, k++)
     if (!u->op && u->block && !u->block->parent_op) return 1;
   return 0;
 }
@@ -5954,17 +5956,24 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_propagate_shapes = {
    Must not fire: inputs of any other function (ONNX local functions and other
    entry points keep their signatures); inputs read only inside nested blocks
    (those are uses).
-   Cost: O(inputs of main). */
+   Cost: O(inputs of main): one sweep keeps the used inputs in order and
+   renumbers them (removing them one by one would shift the rest each time:
+   quadratic in the number of unused inputs). */
 
 static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
   mgopt_function *f = mgopt_program_function(ctx->program, "main");
-  int32_t i;
+  mgopt_block *b;
+  int32_t i, kept = 0;
   if (!f) return MGOPT_OK;
-  for (i = f->body->nargs - 1; i >= 0; i--)
-    if (f->body->args[i]->nuses == 0) {
-      mgopt_block_remove_arg(f->body, i);
-      ctx->rewrites++;
-    }
+  b = f->body;
+  for (i = 0; i < b->nargs; i++) {
+    mgopt_value *x = b->args[i];
+    if (x->nuses == 0) continue; /* dropped: nothing refers to it */
+    x->index = kept;
+    b->args[kept++] = x;
+  }
+  ctx->rewrites += b->nargs - kept;
+  b->nargs = kept;
   return MGOPT_OK;
 }
 
@@ -6557,12 +6566,20 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dedup_op_and_var_names = {
    - weight static, bias not static: linear(x, weight) with no bias, then
      add(bias).
    The last new op takes the linear's output name and op name.
-   Must not fire: weight and bias both static. Cost: worklist patterns, O(linears). */
+   Must not fire: weight and bias both static; x and a run-time weight or a
+   bias of different dtypes (linear does not check them, matmul and add do).
+   Cost: worklist patterns, O(linears). */
 
 static int mgopt__edl_static(const mgopt_value *v) {
   if (!v) return 1;
   if (!v->def) return 0;
   return v->def->kind == MGOPT_OP_const || strncmp(v->def->type, "constexpr_", 10) == 0;
+}
+
+/* dtypes that matmul / add accept together (an unknown one is left to inference) */
+static int mgopt__edl_same_dtype(const mgopt_value *a, const mgopt_value *b) {
+  return !a || !b || a->type.dtype == MGOPT_DT_UNKNOWN || b->type.dtype == MGOPT_DT_UNKNOWN ||
+         a->type.dtype == b->type.dtype;
 }
 
 static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
@@ -6576,6 +6593,8 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
   MGOPT__UNUSED(ud);
   if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  /* linear's inference does not compare dtypes; the matmul and add do */
+  if (!mgopt__edl_same_dtype(x, b) || (!wstatic && !mgopt__edl_same_dtype(x, w))) return 0;
   out = op->outs[0];
   vals[0] = x;
   vals[1] = w;
@@ -6588,7 +6607,10 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     mm = mgopt_rw_create(rw, op, "linear", mgopt_program_fresh_name(p, base), 2, lslots, vals, 1);
     if (!mm) return 0;
   }
-  if (mgopt_op_infer(p, mm, NULL)) return 0;
+  if (mgopt_op_infer(p, mm, NULL)) {
+    mgopt_rw_erase(rw, mm); /* cannot be typed: leave the linear as it was */
+    return 0;
+  }
   mgopt__pu_fill_type(p, mm, 0, &out->type);
   if (!b || mgopt__pu_const_all(b, 0.0)) {
     mm->name = op->name;
@@ -6600,7 +6622,11 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
     if (!add) return 0;
     add->name = op->name;
-    if (mgopt_op_infer(p, add, NULL)) return 0;
+    if (mgopt_op_infer(p, add, NULL)) {
+      mgopt_rw_erase(rw, add);
+      mgopt_rw_erase(rw, mm);
+      return 0;
+    }
     mgopt__pu_fill_type(p, add, 0, &out->type);
     mgopt_rw_replace_value(rw, out, add->outs[0]);
   }
@@ -6658,13 +6684,150 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_dynamic_linear = {
    blocks argument k is replaced by loop_vars[k], the argument, body output
    k, loop_vars[k] and loop output k are removed, and uses of loop output k
    read loop_vars[k]; where loop output k is a function output an identity
-   of loop_vars[k] named like it keeps the output's name (the spec's
-   example). At least one loop var is always kept.
+   of loop_vars[k] named like it keeps the output's name and type (the
+   spec's example). At least one loop var is always kept.
+   Types: a block argument (or the loop output) may be declared less
+   precisely than the outer value that replaces it (a symbolic or unknown
+   dim, an unknown dtype or rank, which the verifier accepts for loop vars).
+   Every op that reads a replaced value, and transitively every op whose
+   output type must change, is re-inferred with the outer value's type
+   first: an output whose dtype was unknown takes the inferred one; an
+   inference that fails or contradicts a declared type (dtype, rank, static
+   dim; a nested loop's block arguments) means the declared types cannot
+   hold for the outer value, and var k is left alone. So is a change that
+   would reach a function output's type.
    Must not fire: a body that returns some other outer value for slot k
    (MIL's reference treats any outer value as invariant, which is wrong from
    the second iteration on), or a computed value.
    Inner loops first (nested blocks before their op). Cost: O(ops + loop
-   vars + uses of the removed values). */
+   vars + uses of the removed values, and of the values whose type they
+   refine). */
+
+/* A type change under trial: the value and its type before the change. */
+typedef struct mgopt__lie_undo {
+  mgopt_value *v;
+  mgopt_type old;
+} mgopt__lie_undo;
+
+typedef struct mgopt__lie {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  mgopt__lie_undo *undo; /* changes made by the current trial */
+  int64_t nundo, undo_cap;
+  mgopt_value **work;    /* values whose type changed, their users to recheck */
+  int64_t nwork, work_cap;
+} mgopt__lie;
+
+/* Sets v's type to t (the old one logged) and queues v's users. 0 on OOM. */
+static int mgopt__lie_set_type(mgopt__lie *L, mgopt_value *v, const mgopt_type *t) {
+  void *arr;
+  arr = L->undo;
+  if (!mgopt__grow(&L->p->alloc, &arr, &L->undo_cap, L->nundo + 1, sizeof(mgopt__lie_undo))) return 0;
+  L->undo = (mgopt__lie_undo *)arr;
+  arr = L->work;
+  if (!mgopt__grow(&L->p->alloc, &arr, &L->work_cap, L->nwork + 1, sizeof(mgopt_value *))) return 0;
+  L->work = (mgopt_value **)arr;
+  L->undo[L->nundo].v = v;
+  L->undo[L->nundo].old = v->type;
+  L->nundo++;
+  v->type = *t;
+  L->work[L->nwork++] = v;
+  return 1;
+}
+
+/* 1 when a value of type `have` may stand where `decl` is declared, as the
+   verifier sees it for loop vars (no contradicting kind, dtype, rank or
+   static dim; an unknown dtype on either side fits). */
+static int mgopt__lie_fits(const mgopt_type *decl, const mgopt_type *have) {
+  int32_t j;
+  if (decl->kind != have->kind) return 0;
+  if (decl->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (have->dtype != MGOPT_DT_UNKNOWN && decl->dtype != MGOPT_DT_UNKNOWN && decl->dtype != have->dtype) return 0;
+  if (decl->rank >= 0 && have->rank >= 0) {
+    if (decl->rank != have->rank) return 0;
+    if (!decl->dims || !have->dims) return decl->rank == 0;
+    for (j = 0; j < decl->rank; j++)
+      if (mgopt_dim_is_static(decl->dims[j]) && mgopt_dim_is_static(have->dims[j]) &&
+          decl->dims[j].v != have->dims[j].v)
+        return 0;
+  }
+  return 1;
+}
+
+/* Re-infers op after an operand (or a nested block output) changed type.
+   1: its declared output types still hold (outputs with an unknown dtype
+   take the inferred one and are queued); 0: they cannot; -1: OOM. */
+static int mgopt__lie_recheck(mgopt__lie *L, mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d2;
+  int32_t i, k;
+  if (op->kind == MGOPT_OP_while_loop) {
+    /* the loop's blocks keep their argument types: they must still fit the loop vars */
+    int32_t si = mgopt_op_slot_index(op, "loop_vars");
+    int32_t nv = si >= 0 ? op->slots[si].n : 0;
+    for (i = 0; i < op->nblocks; i++)
+      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+        if (op->slots[si].uses[k].value &&
+            !mgopt__lie_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
+          return 0;
+  }
+  if (!def || !def->infer || op->nouts == 0) return 1; /* opaque: its types are kept as they came */
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(L->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return -1;
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d2);
+  if (def->infer(L->p, op, inf, &d2) != MGOPT_OK) return d2.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *o = op->outs[i];
+    if (!mgopt__lie_fits(&o->type, &inf[i])) return 0;
+    if (o->type.kind == MGOPT_TYPE_TENSOR && o->type.dtype == MGOPT_DT_UNKNOWN && inf[i].dtype != MGOPT_DT_UNKNOWN) {
+      mgopt_type t = o->type;
+      if (mgopt__pu_is_func_output(o)) return 0; /* main's outputs keep their types */
+      t.dtype = inf[i].dtype;
+      if (!mgopt__lie_set_type(L, o, &t)) return -1;
+    }
+  }
+  return 1;
+}
+
+/* Gives vals[i] the type types[i] and rechecks everything that depends on
+   it. 1: the program types check (changes kept); 0: they do not (every
+   change undone); -1: OOM (every change undone). */
+static int mgopt__lie_retype(mgopt__lie *L, mgopt_value *const *vals, const mgopt_type *types, int32_t n) {
+  int32_t i;
+  int r = 1;
+  L->nundo = 0;
+  L->nwork = 0;
+  for (i = 0; i < n && r == 1; i++)
+    if (!mgopt_type_equal(&vals[i]->type, &types[i]) && !mgopt__lie_set_type(L, vals[i], &types[i])) r = -1;
+  while (r == 1 && L->nwork > 0) {
+    mgopt_value *v = L->work[--L->nwork];
+    const mgopt_use *u;
+    for (u = v->uses; u && r == 1; u = u->next) {
+      mgopt_op *user = u->op;
+      if (!user) {
+        /* a block output: the op owning the block may infer from it (cond);
+           a function output's type must not change */
+        if (!u->block || !u->block->parent_op) {
+          r = 0;
+          break;
+        }
+        user = u->block->parent_op;
+      }
+      r = mgopt__lie_recheck(L, user);
+    }
+  }
+  if (r != 1)
+    while (L->nundo > 0) {
+      L->nundo--;
+      L->undo[L->nundo].v->type = L->undo[L->nundo].old;
+    }
+  return r;
+}
 
 static int mgopt__lie_invariant(const mgopt_op *op, int32_t k) {
   mgopt_block *body = op->blocks[1];
@@ -6674,9 +6837,10 @@ static int mgopt__lie_invariant(const mgopt_op *op, int32_t k) {
   return out == body->args[k] || out == outer;
 }
 
-static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
+static mgopt_status mgopt__lie_loop(mgopt__lie *L, mgopt_op *op) {
   static const char *const slot[1] = {"x"};
-  mgopt_program *p = ctx->program;
+  mgopt_pass_ctx *ctx = L->ctx;
+  mgopt_program *p = L->p;
   mgopt_block *cond, *body;
   int32_t li, n, k, kept;
   mgopt_value **vars;
@@ -6688,19 +6852,40 @@ static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
   if (n < 2 || op->nouts != n || body->nargs != n || cond->nargs != n || body->nouts != n) return MGOPT_OK;
   vars = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)n, 8);
   if (!vars) return mgopt__oom(p);
-  for (k = 0; k < n; k++) vars[k] = op->slots[li].uses[k].value;
+  for (k = 0; k < n; k++) {
+    vars[k] = op->slots[li].uses[k].value;
+    if (!vars[k]) return MGOPT_OK;
+  }
   kept = n;
   for (k = n - 1; k >= 0; k--) {
     mgopt_value *outer = vars[k], *res = op->outs[k];
-    int32_t j;
+    mgopt_value *tv[3];
+    mgopt_type tt[3];
+    int32_t j, nt = 0;
+    int r, res_out;
     if (kept == 1) break;
     if (!mgopt__lie_invariant(op, k)) continue;
-    if (mgopt__pu_is_func_output(res)) {
+    /* the values outer replaces take its type first: what reads them must still type check */
+    res_out = mgopt__pu_is_func_output(res);
+    tv[nt] = cond->args[k];
+    tt[nt++] = outer->type;
+    tv[nt] = body->args[k];
+    tt[nt++] = outer->type;
+    if (!res_out) {
+      tv[nt] = res;
+      tt[nt++] = outer->type;
+    }
+    r = mgopt__lie_retype(L, tv, tt, nt);
+    if (r < 0) return mgopt_diag_set(ctx->diag, mgopt__oom(p), "out of memory");
+    if (r == 0) continue;
+    if (res_out) {
       mgopt_op *id = mgopt_build_op(p, op->parent, op, "identity", res->name, 1, slot, &outer, 1);
       mgopt_status s;
       if (!id) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
       if ((s = mgopt_op_infer(p, id, ctx->diag)) != MGOPT_OK) return s;
-      mgopt__pu_fill_type(p, id, 0, &res->type);
+      /* the function output keeps its declared type, which fits the outer value's */
+      if (mgopt__type_copy(p, &id->outs[0]->type, &res->type))
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
       mgopt_value_replace_all_uses(res, id->outs[0]);
     } else {
       mgopt_value_replace_all_uses(res, outer);
@@ -6720,26 +6905,31 @@ static mgopt_status mgopt__lie_loop(mgopt_pass_ctx *ctx, mgopt_op *op) {
   return MGOPT_OK;
 }
 
-static mgopt_status mgopt__lie_block(mgopt_pass_ctx *ctx, mgopt_block *b, int depth) {
+static mgopt_status mgopt__lie_block(mgopt__lie *L, mgopt_block *b, int depth) {
   mgopt_op *op;
   int32_t i;
   mgopt_status s;
-  if (depth > 256) return mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  if (depth > 256) return mgopt_diag_set(L->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
   for (op = b->first; op; op = op->next) {
     for (i = 0; i < op->nblocks; i++)
-      if ((s = mgopt__lie_block(ctx, op->blocks[i], depth + 1)) != MGOPT_OK) return s;
-    if (op->kind == MGOPT_OP_while_loop && (s = mgopt__lie_loop(ctx, op)) != MGOPT_OK) return s;
+      if ((s = mgopt__lie_block(L, op->blocks[i], depth + 1)) != MGOPT_OK) return s;
+    if (op->kind == MGOPT_OP_while_loop && (s = mgopt__lie_loop(L, op)) != MGOPT_OK) return s;
   }
   return MGOPT_OK;
 }
 
 static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
+  mgopt__lie L;
+  mgopt_status s = MGOPT_OK;
   int32_t f;
-  for (f = 0; f < mgopt_program_function_count(ctx->program); f++) {
-    mgopt_status s = mgopt__lie_block(ctx, mgopt_program_function_at(ctx->program, f)->body, 0);
-    if (s) return s;
-  }
-  return MGOPT_OK;
+  memset(&L, 0, sizeof L);
+  L.ctx = ctx;
+  L.p = ctx->program;
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
+    s = mgopt__lie_block(&L, mgopt_program_function_at(ctx->program, f)->body, 0);
+  if (L.undo) mgopt__heap_free(&L.p->alloc, L.undo, (size_t)L.undo_cap * sizeof(mgopt__lie_undo));
+  if (L.work) mgopt__heap_free(&L.p->alloc, L.work, (size_t)L.work_cap * sizeof(mgopt_value *));
+  return s;
 }
 
 MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
@@ -7737,6 +7927,820 @@ static mgopt_status mgopt__ftm_run(mgopt_pass_ctx *ctx) {
 MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_transpose_matmul = {
     "common::fuse_transpose_matmul", "cleanup",
     "fold transposes of the last two axes into matmul's transpose_x / transpose_y", 0, NULL, mgopt__ftm_run};
+/* src/passes/common/merge_affine_dequantize_with_consecutive_ops.c — common::merge_affine_dequantize_with_consecutive_ops: layout ops into quantized data.
+
+   Spec: mil_graph_passes.txt, "const folding to a chain of supported ops starts
+   with a constexpr_affine_dequantize op"; reference §3 (passes listed elsewhere),
+   merge_affine_dequantize_with_consecutive_ops.
+
+   Before:
+     main() {
+       %d: (2, 3, int8)* = const(val=[[1, 2, 3], [4, 5, 6]])
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=0)
+       %w: (2, 3, fp32) = constexpr_affine_dequantize(quantized_data=%d, zero_point=%z, scale=%s, axis=0)
+       %t: (3, 2, fp32) = transpose(x=%w, perm=[1, 0])
+       %e: (1, 3, 2, fp32) = expand_dims(x=%t, axes=[0])
+     } -> (%e)
+   After:
+     main() {
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=0)
+       %e_data: (1, 3, 2, int8)* = const(val=[[[1, 4], [2, 5], [3, 6]]])
+       %e: (1, 3, 2, fp32) = constexpr_affine_dequantize(quantized_data=%e_data, zero_point=%z, scale=%s, axis=0)
+     } -> (%e)
+
+   Fires on: a constexpr_affine_dequantize whose quantized_data is a const read
+   by it alone and whose output has exactly one use, not a block output, by a
+   transpose, reshape, expand_dims or squeeze (constant parameters, static
+   output shape). The op moves onto the integer data: the const becomes the
+   data transformed the same way (a transpose permutes it; the others keep
+   its bytes under a new shape, as a view), the dequantize takes the user's
+   place and name, and the user goes. Repeated by the worklist, a whole chain
+   folds into one dequantize. Per-tensor quantization (scale and zero_point
+   of rank 0) takes all four ops; per-channel takes only transpose, and its
+   axis becomes the position of the old axis in the perm.
+   Must not fire: quantized data shared with another op (the spec's two
+   dequantizes of one const), a dequantize with two users or that is a block
+   output, per-channel data followed by reshape / expand_dims / squeeze,
+   a transpose of sub-byte data (int4 and narrower), dynamic shapes.
+   Cost: worklist patterns; each step copies the quantized data once for a
+   transpose and never for the others. */
+
+/* The transformed integer data for user u of the dequantize; NULL if it
+   cannot be computed. *axis is remapped for a transpose. */
+static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_tensor *t, int64_t *axis) {
+  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], src_stride[MGOPT__K_MAX_RANK], n = 1;
+  const mgopt_type *ot = &u->outs[0]->type;
+  int32_t r = ot->rank, i;
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  mgopt_tensor *nt;
+  const void *src;
+  if (!mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
+  for (i = 0; i < r; i++) n *= shape[i];
+  if (n != t->numel) return NULL;
+  if (u->kind != MGOPT_OP_transpose) {
+    /* same bytes, new shape: a view; both sides borrowed so a writer copies first */
+    nt = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, r, shape, t->data, t->nbytes);
+    if (nt) t->borrowed = 1;
+    return nt;
+  }
+  {
+    const int64_t *perm = NULL;
+    int64_t k, acc = 1, new_axis = *axis;
+    if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &perm) != r || bits < 8 || bits % 8) return NULL;
+    for (i = r - 1; i >= 0; i--) {
+      src_stride[i] = acc;
+      acc *= t->shape[i];
+    }
+    for (i = 0; i < r; i++) {
+      k = mgopt__pu_norm_axis(perm[i], r);
+      if (k < 0 || t->shape[k] != shape[i]) return NULL;
+      stride[i] = src_stride[k];
+      if (*axis == k) new_axis = i;
+    }
+    *axis = new_axis;
+    src = mgopt_tensor_data(p, t);
+    nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, r, shape) : NULL;
+    if (!nt) return NULL;
+    mgopt__k_strided(nt->data, src, (size_t)(bits / 8), r, shape, stride, 0);
+    return nt;
+  }
+}
+
+static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *qd = mgopt_op_operand(op, "quantized_data"), *sc = mgopt_op_operand(op, "scale");
+  mgopt_value *zp = mgopt_op_operand(op, "zero_point"), *out, *nd;
+  mgopt_tensor *t = qd ? mgopt_value_const(qd) : NULL, *nt;
+  mgopt_op *u;
+  const char *name;
+  int64_t axis, old_axis;
+  int per_tensor;
+  MGOPT__UNUSED(ud);
+  if (!t || !sc || !zp || op->nouts != 1 || qd->nuses != 1) return 0;
+  if (!mgopt_value_const(sc) || !mgopt_value_const(zp)) return 0;
+  out = op->outs[0];
+  if (out->nuses != 1 || mgopt__pu_is_block_output(out)) return 0;
+  u = mgopt__pu_single_user(out);
+  if (!u || u->nouts != 1 || mgopt_op_operand(u, "x") != out) return 0;
+  if (u->kind != MGOPT_OP_transpose && u->kind != MGOPT_OP_reshape && u->kind != MGOPT_OP_expand_dims &&
+      u->kind != MGOPT_OP_squeeze)
+    return 0;
+  per_tensor = sc->type.rank == 0 && zp->type.rank == 0;
+  if (!per_tensor && u->kind != MGOPT_OP_transpose) return 0;
+  old_axis = mgopt_op_get_int(op, "axis", 0);
+  axis = mgopt__pu_norm_axis(old_axis, t->rank);
+  if (axis < 0) axis = old_axis; /* per-tensor: the axis is not used */
+  nt = mgopt__mad_data(p, u, t, &axis);
+  if (!nt) return 0;
+  if (per_tensor) axis = old_axis; /* not used: left as it was, unless out of range below */
+  if (per_tensor && (axis < -nt->rank || axis >= (nt->rank ? nt->rank : 1))) axis = 0; /* unused, kept in range */
+  nd = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(u->outs[0]), "_data"), nt);
+  if (!nd) return 0;
+  mgopt_rw_set_operand(rw, op, "quantized_data", nd);
+  if (axis != old_axis && mgopt_op_set_int(op, "axis", axis) != MGOPT_OK) return 0;
+  if (mgopt_op_infer(p, op, NULL) != MGOPT_OK) return 0;
+  mgopt_rw_modified(rw, op);
+  /* the dequantize takes the user's place, and its name once the user is gone */
+  name = u->outs[0]->name;
+  out = mgopt__pu_replace_keep_io(rw, u->outs[0], op->outs[0]);
+  if (!out) return 0;
+  mgopt__pu_erase_with_consts(rw, u);
+  if (name && out == op->outs[0] && !mgopt__pu_is_func_output(out)) mgopt__pu_rename(out, name);
+  mgopt__pu_erase_if_dead(rw, qd->def);
+  return 1;
+}
+
+static mgopt_status mgopt__mad_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "affine_dequantize_then_layout";
+  pat.root_kind = MGOPT_OP_constexpr_affine_dequantize;
+  pat.benefit = 1;
+  pat.fn = mgopt__mad_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_affine_dequantize_with_consecutive_ops = {
+    "common::merge_affine_dequantize_with_consecutive_ops", "cleanup",
+    "fold transpose/reshape/expand_dims/squeeze after a constexpr_affine_dequantize into its data", 0, NULL,
+    mgopt__mad_run};
+/* src/passes/common/reduce_transposes.c — common::reduce_transposes: cancel transposes across layout-agnostic ops.
+
+   Spec: mil_graph_passes.txt, "reduce_transposes"; reference §3.23.
+
+   Before:
+     main(%x: (1, 2, 3, 4, fp32)) {
+       %t: (1, 4, 2, 3, fp32) = transpose(x=%x, perm=[0, 3, 1, 2])
+       %r: (1, 4, 2, 3, fp32) = relu(x=%t)
+       %l: (1, 4, 2, 3, fp32) = log(x=%r)
+       %u: (1, 2, 3, 4, fp32) = transpose(x=%l, perm=[0, 2, 3, 1])
+       %y: (1, 2, 3, 4, fp32) = relu(x=%u)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, 4, fp32)) {
+       %r: (1, 2, 3, 4, fp32) = relu(x=%x)
+       %l: (1, 2, 3, 4, fp32) = log(x=%r)
+       %y: (1, 2, 3, 4, fp32) = relu(x=%l)
+     } -> (%y)
+
+   How: one walk in program order gives every value a "hypothetical" layout:
+   either its own, or lazily transposed by perm P (it equals transpose(w, P)
+   for data w that would exist if the transposes that started the chain were
+   removed). A transpose of a value in its own layout starts a chain. Ops that
+   do not care about layout pass the lazy state on: unary ops (their other
+   operands scalars), add/sub/mul/real_div/maximum/minimum (both operands lazy
+   with one perm, or the other a scalar, a constant of rank at most the
+   data's, which is transposed to match, or a run-time value of static shape
+   whose non-unit axes keep their order, which a reshape moves), concat (every
+   non-constant input lazy, constants transposed; axis -> P[axis]), split
+   (axis -> P[axis]), pad (a constant pad moved to the new axes; reflect and
+   replicate only while they pad the last two axes) and reduce_* with
+   keep_dims (axes -> P[axes]). A transpose whose perm undoes P
+   is a cancelling transpose. Any other use of a lazy value, and a lazy block
+   output, needs the transpose back: a materialization.
+   Starting transposes linked by an op they both reach form one group (a
+   union-find over the walk); a group is changed only if it removes
+   transposes: materializations < starting + cancelling transposes. Then the
+   starting and cancelling transposes go (their users read their input), the
+   axis parameters and constants above are rewritten, a transpose is inserted
+   on each materialized edge (just before its user, or at the block end for an
+   output, which keeps its name), and every op of the block is inferred again.
+   Must not fire: when a group would not get smaller; on a starting transpose
+   that is itself a block output; in a block with nested blocks (the whole
+   block is skipped); on ops whose extra operands are tensors (pow with a
+   tensor exponent, a run-time broadcast operand whose axes would reorder), on
+   parameters given as run-time operands (axes, a pad). Cost: one walk, union-find,
+   then a rewrite of the changed ops: O(ops + operands x rank). */
+
+#define MGOPT__RT_MAXR 16
+
+typedef struct mgopt__rt_lazy { /* a value transposed lazily */
+  int32_t rank;
+  int32_t comp;          /* union-find node of a starting transpose */
+  int64_t perm[MGOPT__RT_MAXR];
+} mgopt__rt_lazy;
+
+typedef struct mgopt__rt_mat { /* an edge that needs the transpose back */
+  mgopt_op *op;          /* NULL: block output `index` */
+  int32_t slot, index;
+  int32_t lazy;          /* the lazy record of the value on that edge */
+} mgopt__rt_mat;
+
+typedef struct mgopt__rt_upd { /* an op whose axes or constants change */
+  mgopt_op *op;
+  int32_t lazy;          /* record of its lazy input */
+} mgopt__rt_upd;
+
+typedef struct mgopt__rt_tr { /* a starting or cancelling transpose */
+  mgopt_op *op;
+  int32_t comp;
+} mgopt__rt_tr;
+
+typedef struct mgopt__rt {
+  mgopt_program *p;
+  int32_t *lz;            /* per value id: lazy record, -1 = own layout */
+  uint32_t nids;
+  mgopt__rt_lazy *L;
+  int64_t nL, capL;
+  int32_t *uf;            /* union-find parents over starting transposes */
+  int64_t *nstart, *ncancel, *nmat; /* per component root */
+  int64_t nuf, capuf;
+  mgopt__rt_mat *M;
+  int64_t nM, capM;
+  mgopt__rt_upd *U;
+  int64_t nU, capU;
+  mgopt__rt_tr *S, *C;    /* starting, cancelling */
+  int64_t nS, capS, nC, capC;
+  int oom;
+} mgopt__rt;
+
+static int mgopt__rt_grow(mgopt__rt *r, void **arr, int64_t *cap, int64_t need, size_t elem) {
+  if (!mgopt__grow(&r->p->alloc, arr, cap, need, elem)) r->oom = 1;
+  return !r->oom;
+}
+
+static int32_t mgopt__rt_find(mgopt__rt *r, int32_t a) {
+  while (r->uf[a] != a) {
+    r->uf[a] = r->uf[r->uf[a]];
+    a = r->uf[a];
+  }
+  return a;
+}
+
+static void mgopt__rt_union(mgopt__rt *r, int32_t a, int32_t b) {
+  a = mgopt__rt_find(r, a);
+  b = mgopt__rt_find(r, b);
+  if (a != b) r->uf[b] = a;
+}
+
+static int32_t mgopt__rt_lazy_of(const mgopt__rt *r, const mgopt_value *v) {
+  return v && v->id < r->nids ? r->lz[v->id] : -1;
+}
+
+static void mgopt__rt_set(mgopt__rt *r, const mgopt_value *v, int32_t lazy) {
+  if (v->id < r->nids) r->lz[v->id] = lazy;
+}
+
+/* A new lazy record like `like` (or a fresh one with perm and a new component). */
+static int32_t mgopt__rt_new_lazy(mgopt__rt *r, int32_t rank, const int64_t *perm, int32_t comp) {
+  mgopt__rt_lazy *l;
+  if (!mgopt__rt_grow(r, (void **)&r->L, &r->capL, r->nL + 1, sizeof *r->L)) return -1;
+  l = &r->L[r->nL];
+  l->rank = rank;
+  l->comp = comp;
+  memcpy(l->perm, perm, sizeof(int64_t) * (size_t)rank);
+  return (int32_t)r->nL++;
+}
+
+static int32_t mgopt__rt_new_comp(mgopt__rt *r) {
+  int64_t n = r->nuf;
+  if (!mgopt__rt_grow(r, (void **)&r->uf, &r->capuf, n + 1, sizeof *r->uf)) return -1;
+  r->uf[n] = (int32_t)n;
+  r->nuf++;
+  return (int32_t)n;
+}
+
+static void mgopt__rt_add_mat(mgopt__rt *r, mgopt_op *op, int32_t slot, int32_t index, int32_t lazy) {
+  if (!mgopt__rt_grow(r, (void **)&r->M, &r->capM, r->nM + 1, sizeof *r->M)) return;
+  r->M[r->nM].op = op;
+  r->M[r->nM].slot = slot;
+  r->M[r->nM].index = index;
+  r->M[r->nM].lazy = lazy;
+  r->nM++;
+}
+
+static void mgopt__rt_add_upd(mgopt__rt *r, mgopt_op *op, int32_t lazy) {
+  if (!mgopt__rt_grow(r, (void **)&r->U, &r->capU, r->nU + 1, sizeof *r->U)) return;
+  r->U[r->nU].op = op;
+  r->U[r->nU].lazy = lazy;
+  r->nU++;
+}
+
+static void mgopt__rt_add_tr(mgopt__rt *r, int cancel, mgopt_op *op, int32_t comp) {
+  mgopt__rt_tr **arr = cancel ? &r->C : &r->S;
+  int64_t *n = cancel ? &r->nC : &r->nS, *cap = cancel ? &r->capC : &r->capS;
+  if (!mgopt__rt_grow(r, (void **)arr, cap, *n + 1, sizeof **arr)) return;
+  (*arr)[*n].op = op;
+  (*arr)[*n].comp = comp;
+  (*n)++;
+}
+
+/* Reads a transpose's perm (normalized, a permutation of 0..rank-1); 0 if not constant or malformed. */
+static int mgopt__rt_perm(mgopt_program *p, const mgopt_op *t, int32_t rank, int64_t *perm) {
+  const int64_t *v = NULL;
+  uint8_t seen[MGOPT__RT_MAXR];
+  int32_t i;
+  if (rank < 1 || rank > MGOPT__RT_MAXR || mgopt_op_operand(t, "perm") ||
+      mgopt_op_get_ints(p, t, "perm", &v) != rank)
+    return 0;
+  memset(seen, 0, sizeof seen);
+  for (i = 0; i < rank; i++) {
+    int64_t a = mgopt__pu_norm_axis(v[i], rank);
+    if (a < 0 || seen[a]) return 0;
+    seen[a] = 1;
+    perm[i] = a;
+  }
+  return 1;
+}
+
+static int mgopt__rt_is_unary(int32_t kind) {
+  switch (kind) {
+    case MGOPT_OP_identity: case MGOPT_OP_abs: case MGOPT_OP_exp: case MGOPT_OP_log: case MGOPT_OP_sqrt:
+    case MGOPT_OP_rsqrt: case MGOPT_OP_square: case MGOPT_OP_erf: case MGOPT_OP_tanh: case MGOPT_OP_sigmoid:
+    case MGOPT_OP_relu: case MGOPT_OP_relu6: case MGOPT_OP_leaky_relu: case MGOPT_OP_gelu: case MGOPT_OP_clip:
+    case MGOPT_OP_floor: case MGOPT_OP_ceil: case MGOPT_OP_round: case MGOPT_OP_sign: case MGOPT_OP_sin:
+    case MGOPT_OP_cos: case MGOPT_OP_softplus: case MGOPT_OP_elu: case MGOPT_OP_logical_not: case MGOPT_OP_pow:
+      return 1;
+    default: return 0;
+  }
+}
+
+static int mgopt__rt_is_binary(int32_t kind) {
+  return kind == MGOPT_OP_add || kind == MGOPT_OP_sub || kind == MGOPT_OP_mul || kind == MGOPT_OP_real_div ||
+         kind == MGOPT_OP_maximum || kind == MGOPT_OP_minimum;
+}
+
+static int mgopt__rt_is_reduce(int32_t kind) {
+  return kind == MGOPT_OP_reduce_sum || kind == MGOPT_OP_reduce_mean || kind == MGOPT_OP_reduce_max ||
+         kind == MGOPT_OP_reduce_min || kind == MGOPT_OP_reduce_prod;
+}
+
+/* 1 if a run-time operand of static shape (rank <= r) beside lazy data of
+   rank r keeps its element order when moved to the data's own layout: its
+   non-unit axes, left-padded to rank r, stay in order under perm. A reshape
+   then does the job of a transpose. */
+static int mgopt__rt_reshapeable(const mgopt_value *v, const int64_t *perm, int32_t r) {
+  int64_t shape[MGOPT__RT_MAXR], last = -1;
+  int32_t i, lead;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank < 0 || v->type.rank > r ||
+      !mgopt__pu_static_shape(&v->type, shape, MGOPT__RT_MAXR))
+    return 0;
+  lead = r - v->type.rank;
+  for (i = lead; i < r; i++)
+    if (shape[i - lead] != 1) {
+      if (perm[i] < last) return 0;
+      last = perm[i];
+    }
+  return 1;
+}
+
+/* What can stand beside lazy data l in an elementwise op: 2 = a rank-0
+   value, left as it is; 1 = a constant, transposed back; 3 = a run-time
+   value that a reshape moves to the data's layout; 0 = nothing (materialize). */
+static int mgopt__rt_side(const mgopt_value *v, const mgopt__rt_lazy *l) {
+  const mgopt_tensor *t;
+  int bits;
+  if (v->type.kind == MGOPT_TYPE_TENSOR && v->type.rank == 0) return 2;
+  t = mgopt_value_const(v);
+  if (!t) return mgopt__rt_reshapeable(v, l->perm, l->rank) ? 3 : 0;
+  if (t->rank > l->rank || t->dtype == MGOPT_DT_STRING) return 0;
+  bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  return bits >= 8 && bits % 8 == 0 && bits <= 64 ? 1 : 0;
+}
+
+/* Every operand of op other than `keep` is a rank-0 value. */
+static int mgopt__rt_rest_scalar(const mgopt_op *op, const mgopt_value *keep) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      if (v != keep && !(v->type.kind == MGOPT_TYPE_TENSOR && v->type.rank == 0)) return 0;
+    }
+  return 1;
+}
+
+/* Materializes every lazy operand of op (a use that needs the layout back). */
+static void mgopt__rt_materialize_op(mgopt__rt *r, mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      int32_t l = mgopt__rt_lazy_of(r, op->slots[s].uses[k].value);
+      if (l >= 0) mgopt__rt_add_mat(r, op, s, k, l);
+    }
+}
+
+/* The op's single lazy input slot value and record for ops taking one data operand. */
+static int mgopt__rt_lazy_in(mgopt__rt *r, const mgopt_op *op, const char *slot, mgopt_value **v) {
+  *v = mgopt_op_operand(op, slot);
+  return *v ? mgopt__rt_lazy_of(r, *v) : -1;
+}
+
+static int mgopt__rt_same_perm(const mgopt__rt_lazy *a, const mgopt__rt_lazy *b) {
+  return a->rank == b->rank && memcmp(a->perm, b->perm, sizeof(int64_t) * (size_t)a->rank) == 0;
+}
+
+/* The pad of a pad op over lazy data, moved to the data's own layout:
+   new rows (begin, end per axis, all axes) with new[perm[i]] = old[i];
+   returns how many leading entries of out to drop (so the pad covers only
+   the last axes that change), or -1 when the op cannot move: the pad is not
+   a constant, or a reflect/replicate pad would touch more than the last two
+   axes. */
+static int32_t mgopt__rt_pad(mgopt__rt *r, const mgopt_op *op, const mgopt__rt_lazy *l, int64_t *out) {
+  const int64_t *pv = NULL;
+  const mgopt_value *pad = mgopt_op_operand(op, "pad");
+  int64_t n, full[2 * MGOPT__RT_MAXR];
+  int32_t rank = l->rank, i, first = rank;
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  int constant = !mode || strcmp(mode, "constant") == 0;
+  if (rank < 2 || !pad || !mgopt_value_const(pad) || mgopt_op_operand(op, "mode")) return -1;
+  n = mgopt_op_get_ints(r->p, op, "pad", &pv);
+  if (n < 0 || n % 2 || n / 2 > rank) return -1;
+  memset(full, 0, sizeof full);
+  for (i = 0; i < n / 2; i++) {
+    full[2 * (rank - n / 2 + i)] = pv[2 * i];
+    full[2 * (rank - n / 2 + i) + 1] = pv[2 * i + 1];
+  }
+  for (i = 0; i < rank; i++) {
+    out[2 * l->perm[i]] = full[2 * i];
+    out[2 * l->perm[i] + 1] = full[2 * i + 1];
+  }
+  for (i = 0; i < rank; i++)
+    if (out[2 * i] || out[2 * i + 1]) {
+      first = i;
+      break;
+    }
+  if (!constant && first < rank - 2) return -1;
+  if (first > rank - 1) first = rank - 1; /* keep one row: an empty pad is not valid */
+  return first;
+}
+
+/* Phase 1 for one op. Returns nothing; records go into r. */
+static void mgopt__rt_visit(mgopt__rt *r, mgopt_op *op) {
+  mgopt_program *p = r->p;
+  int32_t kind = op->kind, i;
+  mgopt_value *x;
+  int32_t lx;
+  if (kind == MGOPT_OP_const) return;
+  if (kind == MGOPT_OP_transpose && op->nouts == 1) {
+    int64_t perm[MGOPT__RT_MAXR];
+    lx = mgopt__rt_lazy_in(r, op, "x", &x);
+    if (x && x->type.rank >= 1 && mgopt__rt_perm(p, op, x->type.rank, perm)) {
+      if (lx < 0) {
+        int32_t c;
+        if (mgopt__pu_is_block_output(op->outs[0])) return; /* stays as it is */
+        c = mgopt__rt_new_comp(r);
+        if (c < 0) return;
+        mgopt__rt_add_tr(r, 0, op, c);
+        mgopt__rt_set(r, op->outs[0], mgopt__rt_new_lazy(r, x->type.rank, perm, c));
+        return;
+      } else {
+        const mgopt__rt_lazy *l = &r->L[lx];
+        int cancel = l->rank == x->type.rank;
+        for (i = 0; cancel && i < l->rank; i++)
+          if (l->perm[perm[i]] != i) cancel = 0;
+        if (cancel) {
+          mgopt__rt_add_tr(r, 1, op, l->comp);
+          return; /* the output is in its own layout again */
+        }
+      }
+    }
+    mgopt__rt_materialize_op(r, op);
+    return;
+  }
+  if (op->nouts == 1 && mgopt__rt_is_unary(kind)) {
+    lx = mgopt__rt_lazy_in(r, op, "x", &x);
+    if (lx >= 0 && mgopt__rt_rest_scalar(op, x)) {
+      mgopt__rt_set(r, op->outs[0], lx);
+      return;
+    }
+  } else if (op->nouts == 1 && mgopt__rt_is_binary(kind)) {
+    mgopt_value *a = mgopt_op_operand(op, "x"), *b = mgopt_op_operand(op, "y");
+    int32_t la = mgopt__rt_lazy_of(r, a), lb = mgopt__rt_lazy_of(r, b);
+    if (a && b && (la >= 0 || lb >= 0)) {
+      if (la >= 0 && lb >= 0) {
+        if (mgopt__rt_same_perm(&r->L[la], &r->L[lb])) {
+          mgopt__rt_union(r, r->L[la].comp, r->L[lb].comp);
+          mgopt__rt_set(r, op->outs[0], la);
+          return;
+        }
+      } else {
+        int32_t l = la >= 0 ? la : lb;
+        int side = mgopt__rt_side(la >= 0 ? b : a, &r->L[l]);
+        if (side) {
+          if (side == 1 || side == 3) mgopt__rt_add_upd(r, op, l);
+          mgopt__rt_set(r, op->outs[0], l);
+          return;
+        }
+      }
+    }
+  } else if (kind == MGOPT_OP_concat && op->nouts == 1 && !mgopt_op_operand(op, "axis") &&
+             mgopt_op_attr(op, "axis")) {
+    int32_t s = mgopt_op_slot_index(op, "values"), first = -1, k, ok = 1;
+    for (k = 0; s >= 0 && k < op->slots[s].n && first < 0; k++) first = mgopt__rt_lazy_of(r, op->slots[s].uses[k].value);
+    if (first >= 0) {
+      /* every other input lazy with the same perm, or a constant of the same rank */
+      for (k = 0; k < op->slots[s].n && ok; k++) {
+        mgopt_value *v = op->slots[s].uses[k].value;
+        int32_t l = mgopt__rt_lazy_of(r, v);
+        if (l < 0) ok = mgopt_value_const(v) && v->type.rank == r->L[first].rank &&
+                        mgopt__rt_side(v, &r->L[first]) == 1;
+        else ok = mgopt__rt_same_perm(&r->L[first], &r->L[l]);
+      }
+      if (ok) {
+        for (k = 0; k < op->slots[s].n; k++) {
+          int32_t l = mgopt__rt_lazy_of(r, op->slots[s].uses[k].value);
+          if (l >= 0) mgopt__rt_union(r, r->L[first].comp, r->L[l].comp);
+        }
+        mgopt__rt_add_upd(r, op, first);
+        mgopt__rt_set(r, op->outs[0], first);
+        return;
+      }
+    }
+  } else if (kind == MGOPT_OP_split && !mgopt_op_operand(op, "axis") && mgopt_op_attr(op, "axis")) {
+    lx = mgopt__rt_lazy_in(r, op, "x", &x);
+    if (lx >= 0 && mgopt__rt_rest_scalar(op, x)) {
+      mgopt__rt_add_upd(r, op, lx);
+      for (i = 0; i < op->nouts; i++) mgopt__rt_set(r, op->outs[i], lx);
+      return;
+    }
+  } else if (kind == MGOPT_OP_pad && op->nouts == 1) {
+    int64_t np[2 * MGOPT__RT_MAXR];
+    lx = mgopt__rt_lazy_in(r, op, "x", &x);
+    if (lx >= 0 && mgopt__rt_pad(r, op, &r->L[lx], np) >= 0) {
+      mgopt__rt_add_upd(r, op, lx);
+      mgopt__rt_set(r, op->outs[0], lx);
+      return;
+    }
+  } else if (op->nouts == 1 && mgopt__rt_is_reduce(kind) && !mgopt_op_operand(op, "axes") &&
+             !mgopt_op_operand(op, "keep_dims") && mgopt_op_attr(op, "axes") &&
+             mgopt_op_get_bool(op, "keep_dims", 0)) {
+    lx = mgopt__rt_lazy_in(r, op, "x", &x);
+    if (lx >= 0 && mgopt__rt_rest_scalar(op, x)) {
+      mgopt__rt_add_upd(r, op, lx);
+      mgopt__rt_set(r, op->outs[0], lx);
+      return;
+    }
+  }
+  mgopt__rt_materialize_op(r, op);
+}
+
+/* t transposed by the inverse of perm after its shape is left-padded with 1s to rank. */
+static mgopt_tensor *mgopt__rt_untranspose(mgopt_program *p, mgopt_tensor *t, const int64_t *perm, int32_t rank) {
+  int64_t pad[MGOPT__RT_MAXR], st[MGOPT__RT_MAXR], shape[MGOPT__RT_MAXR], stride[MGOPT__RT_MAXR], acc = 1;
+  int32_t i, lead = rank - t->rank;
+  mgopt_tensor *nt;
+  const void *src;
+  for (i = 0; i < rank; i++) pad[i] = i < lead ? 1 : t->shape[i - lead];
+  for (i = rank - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= pad[i];
+  }
+  /* out axis perm[i] is padded axis i */
+  for (i = 0; i < rank; i++) {
+    shape[perm[i]] = pad[i];
+    stride[perm[i]] = st[i];
+  }
+  src = mgopt_tensor_data(p, t);
+  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
+  if (!nt) return NULL;
+  mgopt__k_strided(nt->data, src, (size_t)(mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8), rank, shape, stride, 0);
+  return nt;
+}
+
+/* Replaces constant operand (slot s, element k) of op by its un-transposed form. */
+static int mgopt__rt_fix_const(mgopt__rt *r, mgopt_op *op, int32_t s, int32_t k, const mgopt__rt_lazy *l) {
+  mgopt_value *v = op->slots[s].uses[k].value, *nv;
+  mgopt_tensor *t = mgopt_value_const(v), *nt;
+  mgopt_op *old = v->def;
+  if (!t) return 1;
+  nt = mgopt__rt_untranspose(r->p, t, l->perm, l->rank);
+  nv = nt ? mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_transposed"), nt)
+          : NULL;
+  if (!nv) return 0;
+  mgopt_op_set_operand_at(op, s, k, nv);
+  if (old && mgopt__pu_is_dead(old)) mgopt_op_erase(old);
+  return 1;
+}
+
+/* Moves run-time operand (slot s, element k) of op to the data's layout by
+   a reshape to its un-transposed static shape (mgopt__rt_reshapeable held). */
+static int mgopt__rt_reshape(mgopt__rt *r, mgopt_op *op, int32_t s, int32_t k, const mgopt__rt_lazy *l) {
+  static const char *const slots[2] = {"x", "shape"};
+  mgopt_value *v = op->slots[s].uses[k].value, *ins[2];
+  int64_t shape[MGOPT__RT_MAXR], target[MGOPT__RT_MAXR], rank = l->rank;
+  int32_t i, lead = l->rank - v->type.rank;
+  mgopt_tensor *t;
+  mgopt_op *rs;
+  if (!mgopt__pu_static_shape(&v->type, shape, MGOPT__RT_MAXR)) return 1;
+  for (i = 0; i < l->rank; i++) target[l->perm[i]] = i < lead ? 1 : shape[i - lead];
+  t = mgopt_tensor_new(r->p, MGOPT_DT_INT32, 1, &rank);
+  if (!t) return 0;
+  for (i = 0; i < l->rank; i++) mgopt_tensor_set_i64(t, i, target[i]);
+  ins[0] = v;
+  ins[1] = mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_shape"), t);
+  if (!ins[1]) return 0;
+  rs = mgopt_build_op(r->p, op->parent, op, "reshape", mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_reshaped"),
+                      2, slots, ins, 1);
+  if (!rs || mgopt_op_infer(r->p, rs, NULL) != MGOPT_OK) return 0;
+  mgopt_op_set_operand_at(op, s, k, rs->outs[0]);
+  return 1;
+}
+
+/* Phase 3 for one axis-update op. */
+static int mgopt__rt_update(mgopt__rt *r, mgopt_op *op, const mgopt__rt_lazy *l) {
+  int32_t kind = op->kind, s, k;
+  if (mgopt__rt_is_binary(kind)) {
+    for (s = 0; s < op->nslots; s++)
+      for (k = 0; k < op->slots[s].n; k++) {
+        mgopt_value *v = op->slots[s].uses[k].value;
+        if (mgopt__rt_lazy_of(r, v) >= 0 || v->type.rank <= 0) continue;
+        if (mgopt_value_const(v) ? !mgopt__rt_fix_const(r, op, s, k, l) : !mgopt__rt_reshape(r, op, s, k, l))
+          return 0;
+      }
+    return 1;
+  }
+  if (kind == MGOPT_OP_pad) {
+    int64_t np[2 * MGOPT__RT_MAXR], cnt;
+    int32_t first = mgopt__rt_pad(r, op, l, np);
+    mgopt_value *old = mgopt_op_operand(op, "pad"), *nv;
+    mgopt_tensor *t;
+    mgopt_dtype dt = old && mgopt_dtype_is_int((mgopt_dtype)old->type.dtype) ? (mgopt_dtype)old->type.dtype
+                                                                          : MGOPT_DT_INT32;
+    if (first < 0) return 1; /* decided in phase 1; cannot happen */
+    cnt = 2 * (int64_t)(l->rank - first);
+    t = mgopt_tensor_new(r->p, dt, 1, &cnt);
+    if (!t) return 0;
+    for (k = 0; k < cnt; k++) mgopt_tensor_set_i64(t, k, np[2 * first + k]);
+    nv = mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(old), "_transposed"), t);
+    if (!nv || mgopt_op_set_operand(op, "pad", nv) != MGOPT_OK) return 0;
+    if (old->def && mgopt__pu_is_dead(old->def)) mgopt_op_erase(old->def);
+    return 1;
+  }
+  if (kind == MGOPT_OP_concat || kind == MGOPT_OP_split) {
+    int64_t axis = mgopt__pu_norm_axis(mgopt_op_get_int(op, "axis", 0), l->rank);
+    if (axis < 0) return 1; /* malformed: inference reports it */
+    if (mgopt_op_set_int(op, "axis", l->perm[axis]) != MGOPT_OK) return 0;
+    if (kind == MGOPT_OP_concat) {
+      s = mgopt_op_slot_index(op, "values");
+      for (k = 0; s >= 0 && k < op->slots[s].n; k++)
+        if (mgopt__rt_lazy_of(r, op->slots[s].uses[k].value) < 0 && !mgopt__rt_fix_const(r, op, s, k, l)) return 0;
+    }
+    return 1;
+  }
+  if (mgopt__rt_is_reduce(kind)) {
+    const int64_t *axes = NULL;
+    int64_t n = mgopt_op_get_ints(r->p, op, "axes", &axes), i, na[MGOPT__RT_MAXR];
+    if (n < 0 || n > MGOPT__RT_MAXR) return 1;
+    for (i = 0; i < n; i++) {
+      int64_t a = mgopt__pu_norm_axis(axes[i], l->rank);
+      na[i] = a < 0 ? axes[i] : l->perm[a];
+    }
+    return mgopt_op_set_ints(op, "axes", na, n) == MGOPT_OK;
+  }
+  return 1;
+}
+
+/* Uses of t's output read its input instead; a function output keeps its name. */
+static int mgopt__rt_bypass(mgopt__rt *r, mgopt_op *t) {
+  mgopt_value *out = t->outs[0], *in = mgopt_op_operand(t, "x");
+  if (mgopt__pu_is_func_output(out) && (!in->def || mgopt__pu_is_func_output(in))) {
+    static const char *const slot[1] = {"x"};
+    mgopt_op *id = mgopt_build_op(r->p, t->parent, t, "identity", out->name, 1, slot, &in, 1);
+    if (!id || mgopt_op_infer(r->p, id, NULL) != MGOPT_OK) return 0;
+    in = id->outs[0];
+  }
+  mgopt_value_replace_all_uses(out, in);
+  if (in->def && in->def->nouts == 1) in->def->name = in->name;
+  return 1;
+}
+
+/* Inserts transpose(perm) on edge m. */
+static int mgopt__rt_materialize(mgopt__rt *r, mgopt_block *b, const mgopt__rt_mat *m) {
+  static const char *const slot[1] = {"x"};
+  const mgopt__rt_lazy *l = &r->L[m->lazy];
+  mgopt_value *v = m->op ? m->op->slots[m->slot].uses[m->index].value : b->outs[m->index]->value;
+  mgopt_op *t;
+  if (m->op) {
+    t = mgopt_build_op(r->p, b, m->op, "transpose", mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_transposed"),
+                       1, slot, &v, 1);
+    if (!t || mgopt_op_set_ints(t, "perm", l->perm, l->rank) != MGOPT_OK) return 0;
+    mgopt_op_set_operand_at(m->op, m->slot, m->index, t->outs[0]);
+  } else {
+    /* a block output: the transpose takes the output's name, the value gets a new one */
+    const char *name = v->def ? v->name : NULL; /* (a block argument keeps its name; never lazy here) */
+    if (name) mgopt__pu_rename(v, mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_before_transpose"));
+    else name = mgopt__pu_name2(r->p, mgopt__pu_value_name(v), "_transposed");
+    t = mgopt_build_op(r->p, b, NULL, "transpose", name, 1, slot, &v, 1);
+    if (!t || mgopt_op_set_ints(t, "perm", l->perm, l->rank) != MGOPT_OK) return 0;
+    mgopt_block_set_output(b, m->index, t->outs[0]);
+  }
+  return 1;
+}
+
+static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_block *b) {
+  mgopt_program *p = ctx->program;
+  mgopt_op *op;
+  int32_t i;
+  int64_t k;
+  uint8_t *keep;
+  r->nL = r->nuf = r->nM = r->nU = r->nS = r->nC = 0;
+  for (op = b->first; op; op = op->next)
+    if (op->nblocks) return MGOPT_OK; /* the reference leaves such blocks alone */
+  if (r->nids < p->next_id) {
+    /* entries start at -1 and are reset after each block (its op outputs) */
+    int32_t *nl = (int32_t *)mgopt__heap_realloc(&p->alloc, r->lz, sizeof(int32_t) * r->nids,
+                                                 sizeof(int32_t) * p->next_id);
+    if (!nl) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "reduce_transposes: out of memory");
+    for (k = r->nids; k < (int64_t)p->next_id; k++) nl[k] = -1;
+    r->lz = nl;
+    r->nids = p->next_id;
+  }
+  /* phase 1 */
+  for (op = b->first; op && !r->oom; op = op->next) mgopt__rt_visit(r, op);
+  for (i = 0; i < b->nouts && !r->oom; i++) {
+    int32_t l = mgopt__rt_lazy_of(r, b->outs[i]->value);
+    if (l >= 0) mgopt__rt_add_mat(r, NULL, -1, i, l);
+  }
+  if (r->oom) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "reduce_transposes: out of memory");
+  if (r->nS == 0) return MGOPT_OK;
+  /* phase 2: count per component */
+  keep = (uint8_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, (size_t)r->nuf * (3 * sizeof(int64_t) + 1));
+  if (!keep) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "reduce_transposes: out of memory");
+  r->nstart = (int64_t *)(void *)keep;
+  r->ncancel = r->nstart + r->nuf;
+  r->nmat = r->ncancel + r->nuf;
+  keep = (uint8_t *)(r->nmat + r->nuf);
+  memset(r->nstart, 0, (size_t)r->nuf * (3 * sizeof(int64_t) + 1));
+  for (k = 0; k < r->nS; k++) r->nstart[mgopt__rt_find(r, r->S[k].comp)]++;
+  for (k = 0; k < r->nC; k++) r->ncancel[mgopt__rt_find(r, r->C[k].comp)]++;
+  for (k = 0; k < r->nM; k++) r->nmat[mgopt__rt_find(r, r->L[r->M[k].lazy].comp)]++;
+  for (k = 0; k < r->nuf; k++)
+    if (mgopt__rt_find(r, (int32_t)k) == k) keep[k] = r->nmat[k] < r->nstart[k] + r->ncancel[k];
+  /* phase 3: constants and axes, bypasses, then materializations */
+  {
+    mgopt_status st = MGOPT_OK;
+    int64_t changed = 0;
+#define MGOPT__RT_KEEP(comp) keep[mgopt__rt_find(r, (comp))]
+    for (k = 0; k < r->nU && !st; k++)
+      if (MGOPT__RT_KEEP(r->L[r->U[k].lazy].comp) && !mgopt__rt_update(r, r->U[k].op, &r->L[r->U[k].lazy]))
+        st = MGOPT_ERR_NOMEM;
+    for (k = 0; k < r->nS && !st; k++)
+      if (MGOPT__RT_KEEP(r->S[k].comp)) {
+        if (!mgopt__rt_bypass(r, r->S[k].op)) st = MGOPT_ERR_NOMEM;
+        changed++;
+      }
+    for (k = 0; k < r->nC && !st; k++)
+      if (MGOPT__RT_KEEP(r->C[k].comp)) {
+        if (!mgopt__rt_bypass(r, r->C[k].op)) st = MGOPT_ERR_NOMEM;
+        changed++;
+      }
+    for (k = 0; k < r->nM && !st; k++)
+      if (MGOPT__RT_KEEP(r->L[r->M[k].lazy].comp) && !mgopt__rt_materialize(r, b, &r->M[k])) st = MGOPT_ERR_NOMEM;
+    for (k = 0; k < r->nS; k++)
+      if (MGOPT__RT_KEEP(r->S[k].comp) && mgopt__pu_is_dead(r->S[k].op)) mgopt_op_erase(r->S[k].op);
+    for (k = 0; k < r->nC; k++)
+      if (MGOPT__RT_KEEP(r->C[k].comp) && mgopt__pu_is_dead(r->C[k].op)) mgopt_op_erase(r->C[k].op);
+#undef MGOPT__RT_KEEP
+    mgopt__heap_free(&p->alloc, r->nstart, (size_t)r->nuf * (3 * sizeof(int64_t) + 1));
+    r->nstart = r->ncancel = r->nmat = NULL;
+    if (st) return mgopt_diag_set(ctx->diag, st, "reduce_transposes: out of memory");
+    if (!changed) return MGOPT_OK;
+    ctx->rewrites += changed;
+    /* the layouts changed along the chains: infer every op again, in order */
+    for (op = b->first; op; op = op->next) {
+      mgopt_diag d;
+      if (op->kind == MGOPT_OP_const) continue;
+      if (mgopt_op_infer(p, op, &d) != MGOPT_OK)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "reduce_transposes: op '%s' no longer infers: %s",
+                              op->name ? op->name : op->type, d.msg);
+    }
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__rt_block(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_block *b) {
+  mgopt_status s = mgopt__rt_block1(ctx, r, b);
+  mgopt_op *op;
+  int32_t i;
+  for (op = b->first; op && r->lz; op = op->next)
+    for (i = 0; i < op->nouts; i++) mgopt__rt_set(r, op->outs[i], -1);
+  return s;
+}
+
+static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
+  mgopt__rt r;
+  mgopt_status s = MGOPT_OK;
+  int32_t f;
+  memset(&r, 0, sizeof r);
+  r.p = ctx->program;
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
+    s = mgopt__rt_block(ctx, &r, mgopt_program_function_at(ctx->program, f)->body);
+  if (r.lz) mgopt__heap_free(&r.p->alloc, r.lz, sizeof(int32_t) * r.nids);
+  if (r.L) mgopt__heap_free(&r.p->alloc, r.L, (size_t)r.capL * sizeof *r.L);
+  if (r.uf) mgopt__heap_free(&r.p->alloc, r.uf, (size_t)r.capuf * sizeof *r.uf);
+  if (r.M) mgopt__heap_free(&r.p->alloc, r.M, (size_t)r.capM * sizeof *r.M);
+  if (r.U) mgopt__heap_free(&r.p->alloc, r.U, (size_t)r.capU * sizeof *r.U);
+  if (r.S) mgopt__heap_free(&r.p->alloc, r.S, (size_t)r.capS * sizeof *r.S);
+  if (r.C) mgopt__heap_free(&r.p->alloc, r.C, (size_t)r.capC * sizeof *r.C);
+  return s;
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_reduce_transposes = {
+    "common::reduce_transposes", "cleanup",
+    "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed", 0, NULL,
+    mgopt__rt_run};
 /* src/passes/registry.c — the table of built-in passes and named pipelines. */
 
 static const mgopt_pass_def *const mgopt__builtin_passes[] = {
@@ -7782,6 +8786,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     /* end of group A */
     /* the rest of MIL's cleanup pipeline (issue 4) */
     &mgopt__pass_fuse_transpose_matmul,
+    &mgopt__pass_merge_affine_dequantize_with_consecutive_ops,
+    &mgopt__pass_reduce_transposes,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
@@ -7812,7 +8818,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "const_elimination," /* 82 */
      "const_deduplication," /* 83 */
      "dead_code_elimination," /* 84 */
-     /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
+     "merge_affine_dequantize_with_consecutive_ops," /* 85 */
      "expand_dynamic_linear," /* 86 */
      "fuse_transpose_matmul," /* 87 */
      "dead_code_elimination," /* 88 */
@@ -7820,7 +8826,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "loop_invariant_elimination," /* 90 */
      "noop_elimination," /* 91 */
      "dedup_op_and_var_names," /* 92 */
-     /* 93 reduce_transposes (layout issue) */
+     "reduce_transposes," /* 93 */
      "remove_redundant_ops," /* 94 */
      "topological_reorder," /* 95 */
      "dead_code_elimination", /* 96 */

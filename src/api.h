@@ -218,8 +218,9 @@ struct mgopt_value {
   mgopt_block *owner;   /* block whose argument this is (def == NULL) */
   int32_t index;        /* output index in def, or argument index in owner */
   uint32_t flags;
-  mgopt_use *uses;      /* head of the use list */
+  mgopt_use *uses;      /* head of the use list; uses by block outputs come first */
   int32_t nuses;
+  int32_t nblock_uses;  /* how many of the uses are block outputs (op == NULL) */
   uint32_t id;          /* unique per program, stable */
 };
 

@@ -107,6 +107,7 @@ struct mgopt_program {
 
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
+MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */

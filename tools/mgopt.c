@@ -347,7 +347,7 @@ static void stats_print(const op_stats *a, const op_stats *b, long in_size, long
   printf("%-36s %12lld %12lld\n", "parameter bytes", a->param_bytes, b->param_bytes);
   printf("%-36s %12ld %12ld\n", "model size (bytes)", in_size, out_size);
   for (i = 0; i < o->nrep && i < 256; i++)
-    printf("  pass %-40s %9.3f ms  rewrites %lld\n", o->reps[i].name, o->reps[i].seconds * 1e3,
+    printf("  pass %-54s %9.3f ms  rewrites %lld\n", o->reps[i].name, o->reps[i].seconds * 1e3,
            (long long)o->reps[i].rewrites);
 }
 

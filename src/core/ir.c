@@ -12,17 +12,31 @@ MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u) {
   u->prev = u->next = NULL;
   u->value = NULL;
   v->nuses--;
+  if (!u->op) v->nblock_uses--;
 }
 
 MGOPT__PRIVATE void mgopt__use_link(mgopt_use *u, mgopt_value *v) {
   if (u->value) mgopt__use_unlink(u);
   u->value = v;
   if (!v) return;
-  u->prev = NULL;
-  u->next = v->uses;
-  if (v->uses) v->uses->prev = u;
-  v->uses = u;
+  if (u->op && v->nblock_uses) {
+    /* block-output uses stay at the head (so finding them costs their
+       count, not the value's uses): an op use goes in after them */
+    mgopt_use *at = v->uses;
+    int32_t k;
+    for (k = 1; k < v->nblock_uses; k++) at = at->next;
+    u->prev = at;
+    u->next = at->next;
+    if (at->next) at->next->prev = u;
+    at->next = u;
+  } else {
+    u->prev = NULL;
+    u->next = v->uses;
+    if (v->uses) v->uses->prev = u;
+    v->uses = u;
+  }
   v->nuses++;
+  if (!u->op) v->nblock_uses++;
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -469,9 +483,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
   if (!c.name) return mgopt__oom(p);
   switch ((mgopt_attr_kind)a->kind) {
     case MGOPT_ATTR_STRING:
-      c.u.s.ptr = (const char *)mgopt__dup(p, a->u.s.ptr, a->u.s.len + 1);
+      c.u.s.ptr = mgopt__dupz(p, a->u.s.ptr, a->u.s.len);
       if (!c.u.s.ptr) return mgopt__oom(p);
-      ((char *)(uintptr_t)c.u.s.ptr)[a->u.s.len] = 0;
       break;
     case MGOPT_ATTR_BOOLS:
     case MGOPT_ATTR_INTS:
@@ -487,9 +500,8 @@ MGOPTDEF mgopt_status mgopt_op_set_attr(mgopt_op *op, const mgopt_attr *a) {
       c.u.strs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(a->n ? a->n : 1), 8);
       if (!c.u.strs) return mgopt__oom(p);
       for (k = 0; k < a->n; k++) {
-        char *s = (char *)mgopt__dup(p, a->u.strs[k].ptr, a->u.strs[k].len + 1);
+        char *s = mgopt__dupz(p, a->u.strs[k].ptr, a->u.strs[k].len);
         if (!s) return mgopt__oom(p);
-        s[a->u.strs[k].len] = 0;
         c.u.strs[k].ptr = s;
         c.u.strs[k].len = a->u.strs[k].len;
       }
@@ -724,7 +736,8 @@ MGOPTDEF int64_t mgopt_op_get_ints(mgopt_program *p, const mgopt_op *op, const c
 /* 1 if v is an output of a function body (not of a nested block). */
 static int mgopt__is_function_output(const mgopt_value *v) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  int32_t k;
+  for (u = v->uses, k = 0; u && k < v->nblock_uses; u = u->next, k++) /* block outputs lead */
     if (!u->op && u->block && !u->block->parent_op) return 1;
   return 0;
 }
@@ -759,12 +772,7 @@ MGOPTDEF int32_t mgopt_value_replace_uses_in_scope(mgopt_value *from, mgopt_valu
   return left;
 }
 
-MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) {
-  const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
-    if (!u->op) return 1;
-  return 0;
-}
+MGOPTDEF int mgopt_value_is_block_output(const mgopt_value *v) { return v->nblock_uses > 0; }
 
 MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
   const mgopt_attr *a;

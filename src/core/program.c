@@ -155,6 +155,15 @@ MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n) {
   return d;
 }
 
+/* n bytes of src and a NUL after them (src need not be NUL-terminated). */
+MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n) {
+  char *d = n < SIZE_MAX ? (char *)mgopt__arena_alloc(p, n + 1, 1, 0) : NULL;
+  if (!d) return NULL;
+  if (n) memcpy(d, src, n);
+  d[n] = 0;
+  return d;
+}
+
 MGOPTDEF size_t mgopt_program_arena_bytes(const mgopt_program *p) { return p ? p->arena_bytes : 0; }
 
 MGOPTDEF mgopt_program *mgopt_program_create(const mgopt_allocator *alloc) {

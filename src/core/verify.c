@@ -286,10 +286,13 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
   for (i = 0; i < v->nseen; i++) {
     mgopt_value *x = v->seen[i];
     const mgopt_use *u, *prev = NULL;
-    int32_t n = 0;
+    int32_t n = 0, nb = 0;
     for (u = x->uses; u; u = u->next) {
       if (u->value != x || u->prev != prev)
         return mgopt__vfy_fail(v, x->def, "use list of '%s' is corrupt", mgopt__vfy_name(x));
+      if (!u->op && nb++ != n)
+        return mgopt__vfy_fail(v, x->def, "use list of '%s' has a block output after an op use",
+                               mgopt__vfy_name(x));
       if (u->op) {
         const mgopt_op *o = u->op;
         if ((o->flags & MGOPT_OP_ERASED) || u->slot < 0 || u->slot >= o->nslots ||
@@ -301,6 +304,9 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
       prev = u;
       n++;
     }
+    if (nb != x->nblock_uses)
+      return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d block outputs, count %d", mgopt__vfy_name(x),
+                             (int)nb, (int)x->nblock_uses);
     if (n != x->nuses || n != v->count[x->id])
       return mgopt__vfy_fail(v, x->def, "use list of '%s' has %d entries, count %d, found %d uses",
                              mgopt__vfy_name(x), (int)n, (int)x->nuses, (int)v->count[x->id]);

@@ -30,6 +30,14 @@ typedef struct mgopt__exp {
   mgopt__exg *g;
   const mgopt_op *op; /* op being written, for messages */
   int depth;
+  /* names taken in this model (interned pointers, open addressing): the IR's
+     values, then each name the export makes up; with the next suffix per base,
+     so exporting one program twice gives the same names */
+  const char **names;
+  size_t names_cap, names_count;
+  const char **fresh_base;
+  uint64_t *fresh_next;
+  size_t fresh_cap, fresh_count;
 } mgopt__exp;
 
 static void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
@@ -234,10 +242,57 @@ static int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name,
 }
 
 /* A fresh value name for an intermediate the export creates. */
+static int mgopt__exp_claim(mgopt__exp *E, const char *name);
+
+/* "<base>_mgopt_<k>" for the smallest k this export has not used and no
+   value of the model holds. */
 static const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
-  char buf[160];
+  char buf[200];
+  const char *b;
+  size_t h;
+  int r;
   snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
-  return mgopt_program_fresh_name(E->p, buf);
+  b = mgopt_program_intern_cstr(E->p, buf);
+  if (!b) return NULL;
+  if ((E->fresh_count + 1) * 2 > E->fresh_cap) {
+    size_t ncap = E->fresh_cap ? E->fresh_cap * 2 : 256, i;
+    const char **nb = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
+    uint64_t *nn = (uint64_t *)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+    if (!nb || !nn) {
+      if (nb) mgopt__heap_free(&E->p->alloc, (void *)nb, ncap * sizeof(char *));
+      if (nn) mgopt__heap_free(&E->p->alloc, nn, ncap * sizeof(uint64_t));
+      return NULL;
+    }
+    memset((void *)nb, 0, ncap * sizeof(char *));
+    for (i = 0; i < E->fresh_cap; i++)
+      if (E->fresh_base[i]) {
+        h = (size_t)((uintptr_t)E->fresh_base[i] >> 4) * 0x9e3779b97f4a7c15ull % ncap;
+        while (nb[h]) h = (h + 1) % ncap;
+        nb[h] = E->fresh_base[i];
+        nn[h] = E->fresh_next[i];
+      }
+    if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
+    if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
+    E->fresh_base = nb;
+    E->fresh_next = nn;
+    E->fresh_cap = ncap;
+  }
+  h = (size_t)((uintptr_t)b >> 4) * 0x9e3779b97f4a7c15ull % E->fresh_cap;
+  while (E->fresh_base[h] && E->fresh_base[h] != b) h = (h + 1) % E->fresh_cap;
+  if (!E->fresh_base[h]) {
+    E->fresh_base[h] = b;
+    E->fresh_next[h] = 0;
+    E->fresh_count++;
+  }
+  for (;;) {
+    const char *name;
+    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)E->fresh_next[h]++);
+    name = mgopt_program_intern_cstr(E->p, buf);
+    if (!name) return NULL;
+    r = mgopt__exp_claim(E, name);
+    if (r < 0) return NULL;
+    if (r) return name;
+  }
 }
 
 /* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
@@ -1008,25 +1063,41 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
    their names. */
 typedef struct mgopt__exn {
   mgopt__exp *E;
-  const char **tab;
-  size_t cap, count;
   int oom;
 } mgopt__exn;
 
-/* 1 if the name was free (now claimed), 0 if taken. */
-static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
-  size_t h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (N->cap - 1);
-  while (N->tab[h]) {
-    if (N->tab[h] == name) return 0;
-    h = (h + 1) & (N->cap - 1);
+/* 1 if the interned name was free (now claimed), 0 if taken, -1 on OOM. */
+static int mgopt__exp_claim(mgopt__exp *E, const char *name) {
+  size_t h;
+  if ((E->names_count + 1) * 2 > E->names_cap) {
+    size_t ncap = E->names_cap ? E->names_cap * 2 : 1024, i;
+    const char **nt = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
+    if (!nt) return -1;
+    memset((void *)nt, 0, ncap * sizeof(char *));
+    for (i = 0; i < E->names_cap; i++)
+      if (E->names[i]) {
+        h = (size_t)mgopt__hash_bytes(E->names[i], strlen(E->names[i]), MGOPT__HASH_SEED) & (ncap - 1);
+        while (nt[h]) h = (h + 1) & (ncap - 1);
+        nt[h] = E->names[i];
+      }
+    if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
+    E->names = nt;
+    E->names_cap = ncap;
   }
-  if ((N->count + 1) * 2 > N->cap) {
-    N->oom = 1;
-    return 1;
+  h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (E->names_cap - 1);
+  while (E->names[h]) {
+    if (E->names[h] == name) return 0;
+    h = (h + 1) & (E->names_cap - 1);
   }
-  N->tab[h] = name;
-  N->count++;
+  E->names[h] = name;
+  E->names_count++;
   return 1;
+}
+
+static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
+  int r = mgopt__exp_claim(N->E, name);
+  if (r < 0) N->oom = 1;
+  return r != 0;
 }
 
 static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
@@ -1060,21 +1131,22 @@ static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, i
 static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
   mgopt__exn N;
   int32_t i;
-  int64_t nvals = mgopt_program_op_count(E->p) * 2 + f->body->nargs + 16;
   memset(&N, 0, sizeof N);
   N.E = E;
-  N.cap = 1024;
-  while (N.cap < (size_t)nvals * 4) N.cap *= 2;
-  N.tab = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, N.cap * sizeof(char *));
-  if (!N.tab) return mgopt__exp_nomem(E);
-  memset((void *)N.tab, 0, N.cap * sizeof(char *));
   for (i = 0; i < f->body->nargs; i++)
     if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
   for (i = 0; i < f->body->nouts; i++)
     if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
   mgopt__exn_block(&N, f->body, f->body, 0);
-  mgopt__heap_free(&E->p->alloc, (void *)N.tab, N.cap * sizeof(char *));
   return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+}
+
+static void mgopt__exp_free_names(mgopt__exp *E) {
+  if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
+  if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
+  if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
+  E->names = E->fresh_base = NULL;
+  E->fresh_next = NULL;
 }
 
 /* ---------------------------------------------------------------- unread initializers */
@@ -1228,6 +1300,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   }
   s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
+  mgopt__exp_free_names(&E);
   if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {
@@ -1235,33 +1308,35 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     mgopt_onnx_graph *g = m->graph;
     int64_t extra = 0, j, k;
     mgopt_onnx_value_info *vi;
-    for (j = 0; j < g->ninitializers; j++) {
-      int listed = 0;
-      for (k = 0; k < g->ninputs && !listed; k++)
-        listed = g->inputs[k].name.len == g->initializers[j].name.len &&
-                 memcmp(g->inputs[k].name.ptr, g->initializers[j].name.ptr, g->inputs[k].name.len) == 0;
-      if (!listed) extra++;
+    mgopt__exr listed;
+    memset(&listed, 0, sizeof listed);
+    listed.p = p;
+    for (j = 0; j < g->ninputs; j++) mgopt__exr_add(&listed, g->inputs[j].name);
+    for (j = 0; j < g->ninitializers; j++)
+      if (!mgopt__exr_has(&listed, g->initializers[j].name)) extra++;
+    vi = listed.oom ? NULL
+                    : (mgopt_onnx_value_info *)mgopt_program_alloc(
+                          p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
+    if (!vi) {
+      if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+      return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     }
-    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
-    if (!vi) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
-    for (j = 0, k = g->ninputs; j < g->ninitializers; j++) {
+    for (j = 0, k = g->ninputs; j < g->ninitializers && !s; j++) {
       const mgopt_onnx_tensor *t = &g->initializers[j];
-      int listed = 0;
-      int64_t q;
-      for (q = 0; q < g->ninputs && !listed; q++)
-        listed = g->inputs[q].name.len == t->name.len && memcmp(g->inputs[q].name.ptr, t->name.ptr, t->name.len) == 0;
-      if (listed) continue;
-      {
-        mgopt_type ty;
-        if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims))
-          return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-        vi[k].name = t->name;
-        vi[k].type = mgopt__exp_type(&E, &ty);
-        if (!vi[k].type) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-        k++;
+      mgopt_type ty;
+      if (mgopt__exr_has(&listed, t->name)) continue;
+      mgopt__exr_add(&listed, t->name); /* listed once even if two initializers share a name */
+      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) ||
+          listed.oom || !(vi[k].type = mgopt__exp_type(&E, &ty))) {
+        s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        break;
       }
+      vi[k].name = t->name;
+      k++;
     }
+    if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+    if (s) return s;
     g->inputs = vi;
     g->ninputs = k;
   }

@@ -218,13 +218,21 @@ static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt
   if (!ot) return MGOPT_OK;
   if ((s = mgopt__imp_type(I, ot, &dt)) != MGOPT_OK) return s;
   if (dt.kind == MGOPT_TYPE_OTHER) {
-    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0) *t = dt;
+    /* a sequence or map: only an opaque op (or a graph input) can make one;
+       a canonical op makes tensors whatever its output claims */
+    if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN && t->rank < 0 &&
+        (!v->def || v->def->kind == MGOPT_OP_OPAQUE))
+      *t = dt;
     return MGOPT_OK;
   }
   if (t->kind != MGOPT_TYPE_TENSOR) return MGOPT_OK;
   if (t->dtype == MGOPT_DT_UNKNOWN) t->dtype = dt.dtype;
   if (t->rank < 0) {
-    if (dt.rank >= 0) *t = dt, t->dtype = t->dtype ? t->dtype : dt.dtype;
+    if (dt.rank >= 0) {
+      uint8_t known = t->dtype; /* inference's dtype wins over the declared one */
+      *t = dt;
+      if (known != MGOPT_DT_UNKNOWN) t->dtype = known;
+    }
     return MGOPT_OK;
   }
   if (dt.rank != t->rank) return MGOPT_OK;
@@ -485,7 +493,8 @@ static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
   return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
 }
 
-/* The node's output k is value v (an existing value): bind the name with an identity. */
+/* The node's output k is value v (an existing value): bind the name with an identity.
+   Callers check mgopt__imp_forwardable first. */
 static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
   mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
@@ -761,16 +770,27 @@ static int mgopt__imp_not(mgopt__imp *I) {
   return mgopt__imp_err(mgopt__imp_finish(I, op));
 }
 
+/* 1 if an identity can stand for the node: a tensor goes in, and the first
+   output is not declared as something else (a sequence, a map): those stay opaque. */
+static int mgopt__imp_forwardable(mgopt__imp *I, const mgopt_value *x) {
+  const mgopt_onnx_type *ot;
+  const char *nm;
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  nm = I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : NULL;
+  ot = nm ? (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, nm) : NULL;
+  return !ot || ot->tensor_type || !ot->other.len;
+}
+
 static int mgopt__imp_identity(mgopt__imp *I) {
   mgopt_value *x = mgopt__imp_in(I, 0);
-  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
   return mgopt__imp_err(mgopt__imp_forward(I, x));
 }
 
 /* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
 static int mgopt__imp_dropout(mgopt__imp *I) {
   mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
-  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
   if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
   if (train) {
     mgopt_tensor *t = mgopt_value_const(train);
@@ -916,7 +936,9 @@ static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_unti
   if (I->opset < attr_until) {
     n = mgopt__imp_aints(I->node, "axes", &a);
     if (n < 0) return -2;
-    *out = (int64_t *)mgopt__dup(I->p, a, sizeof(int64_t) * (size_t)(n + 1));
+    /* one spare slot, as callers expect; only n entries are read from the attribute */
+    *out = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (*out && n) memcpy(*out, a, sizeof(int64_t) * (size_t)n);
     return *out ? n : -1;
   }
   if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
@@ -996,7 +1018,10 @@ static int mgopt__imp_split(mgopt__imp *I) {
   if (axis < 0 || axis >= r) return 0;
   if (I->opset < 13) {
     n = mgopt__imp_aints(I->node, "split", &as);
-    if (n >= 0) sizes = (int64_t *)mgopt__dup(I->p, as, sizeof(int64_t) * (size_t)(n + 1));
+    if (n >= 0) {
+      sizes = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+      if (sizes && n) memcpy(sizes, as, sizeof(int64_t) * (size_t)n);
+    }
   } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
     n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
     if (n < 0) return 0;
@@ -1307,10 +1332,10 @@ static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_
   if (!mgopt__imp_is_float(x) || n == -1) return 0;
   if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
   op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) ||
+  /* axes, then keep_dims: the order GlobalAveragePool's reduce_mean has too */
+  if (!op || mgopt_op_set_operand(op, "x", x) || (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) ||
       mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
     return -1;
-  if (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
   return mgopt__imp_err(mgopt__imp_finish(I, op));
 }
 static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
@@ -1587,6 +1612,8 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
       return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
   }
   if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  /* the mappings read the first output's name: a node without it stays opaque */
+  if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
     mgopt_op *last = I->b->last;
     int r = fn(I);

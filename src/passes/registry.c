@@ -44,6 +44,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {
     /* end of group A */
     /* the rest of MIL's cleanup pipeline (issue 4) */
     &mgopt__pass_fuse_transpose_matmul,
+    &mgopt__pass_merge_affine_dequantize_with_consecutive_ops,
+    &mgopt__pass_reduce_transposes,
 };
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
@@ -74,7 +76,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "const_elimination," /* 82 */
      "const_deduplication," /* 83 */
      "dead_code_elimination," /* 84 */
-     /* 85 merge_affine_dequantize_with_consecutive_ops (not written) */
+     "merge_affine_dequantize_with_consecutive_ops," /* 85 */
      "expand_dynamic_linear," /* 86 */
      "fuse_transpose_matmul," /* 87 */
      "dead_code_elimination," /* 88 */
@@ -82,7 +84,7 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "loop_invariant_elimination," /* 90 */
      "noop_elimination," /* 91 */
      "dedup_op_and_var_names," /* 92 */
-     /* 93 reduce_transposes (layout issue) */
+     "reduce_transposes," /* 93 */
      "remove_redundant_ops," /* 94 */
      "topological_reorder," /* 95 */
      "dead_code_elimination", /* 96 */

@@ -3,7 +3,9 @@
 
 MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  int32_t k;
+  /* the block-output uses lead the list */
+  for (u = v->uses, k = 0; u && k < v->nblock_uses; u = u->next, k++)
     if (!u->op && u->block && !u->block->parent_op) return 1;
   return 0;
 }

@@ -1,4 +1,7 @@
-/* tests/fuzz/fuzz_onnx.c — libFuzzer harness for the ONNX reader: read, write, read again, compare, write again, free.
+/* tests/fuzz/fuzz_onnx.c — libFuzzer harness for the ONNX reader and importer: read, write, read again,
+   compare, write again; then import into the IR, verify, run the default pipeline (verifying after each
+   pass), export and write, and read that output back. Every step either succeeds or returns an error
+   with a message: never a crash, a leak, or an IR the verifier rejects.
 
    Fuzz:    make fuzz-onnx            (clang -fsanitize=fuzzer,address,undefined)
    Replay:  build with -DMGOPT_FUZZ_REPLAY; run with files to replay, or with
@@ -10,6 +13,97 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The default pipeline (its `cleanup` spelled out) with every
+   const_elimination limited to 4096-element results: a fuzzed shape may ask
+   for constants of gigabytes. */
+static const char *fuzz_pipeline(void) {
+  static char text[8192];
+  char both[8192];
+  const mgopt_registry *r = mgopt_builtin_registry();
+  const char *def = NULL, *clean = NULL, *src, *at;
+  size_t n = 0;
+  int32_t i;
+  if (text[0]) return text;
+  for (i = 0; i < r->npipelines; i++) {
+    if (strcmp(r->pipelines[i].name, "default") == 0) def = r->pipelines[i].passes;
+    if (strcmp(r->pipelines[i].name, "cleanup") == 0) clean = r->pipelines[i].passes;
+  }
+  if (!def || !clean) return "default";
+  /* default ends with the cleanup pipeline by name */
+  n = strlen(def);
+  if (n < 8 || strcmp(def + n - 8, ",cleanup") != 0) return "default";
+  snprintf(both, sizeof both, "%.*s,%s", (int)(n - 8), def, clean);
+  for (src = both, n = 0; *src && n + 64 < sizeof text;) {
+    at = strstr(src, "const_elimination");
+    if (!at) at = src + strlen(src);
+    while (src < at && n + 64 < sizeof text) text[n++] = *src++;
+    if (*src) {
+      n += (size_t)snprintf(text + n, sizeof text - n, "const_elimination{skip_const_by_size=4096}");
+      src += strlen("const_elimination");
+    }
+  }
+  text[n] = 0;
+  return text;
+}
+
+/* Import, verify, the default pipeline, export, write, read back. 1 if each
+   step succeeded or failed cleanly (a status and a message). */
+static int fuzz_onnx_pipeline(mgopt_onnx_model *m, char *why, size_t why_len) {
+  mgopt_diag d;
+  mgopt_run_options ro;
+  mgopt_onnx_model *out = NULL, *back;
+  mgopt_buf b;
+  mgopt_status st;
+  st = mgopt_onnx_import(m, &d);
+  if (st != MGOPT_OK) {
+    if (d.msg[0] == 0) {
+      snprintf(why, why_len, "import failed without a message");
+      return 0;
+    }
+    return 1;
+  }
+  if (mgopt_program_verify(m->program, &d) != MGOPT_OK) {
+    snprintf(why, why_len, "imported IR does not verify: %s", d.msg);
+    return 0;
+  }
+  if (mgopt_program_op_count(m->program) > 4096) return 1;
+  memset(&ro, 0, sizeof ro);
+  ro.verify_each = 1;
+  st = mgopt_pipeline_run(m->program, mgopt_builtin_registry(), fuzz_pipeline(), &ro, NULL, 0, NULL, &d);
+  if (st == MGOPT_ERR_VERIFY) {
+    snprintf(why, why_len, "a pass left an invalid IR: %s%s%s", d.op, d.op[0] ? ": " : "", d.msg);
+    return 0;
+  }
+  if (st != MGOPT_OK) {
+    if (d.msg[0] == 0) {
+      snprintf(why, why_len, "pipeline failed without a message");
+      return 0;
+    }
+    return 1;
+  }
+  if (mgopt_onnx_export(m->program, NULL, &out, &d) != MGOPT_OK) {
+    if (d.msg[0] == 0) {
+      snprintf(why, why_len, "export failed without a message");
+      return 0;
+    }
+    return 1;
+  }
+  memset(&b, 0, sizeof b);
+  if (mgopt_onnx_write(out, NULL, &b, NULL, &d) != MGOPT_OK) {
+    mgopt_buf_free(&b);
+    return d.msg[0] != 0 || (snprintf(why, why_len, "write failed without a message"), 0);
+  }
+  back = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  if (!back) {
+    snprintf(why, why_len, "mgopt's own output does not read: %s", d.msg);
+    mgopt_buf_free(&b);
+    return 0;
+  }
+  mgopt_program_destroy(back->program);
+  mgopt_buf_free(&b);
+  return 1;
+}
 
 /* 1 if the input behaves: rejected with a located diagnostic, or accepted
    and then stable under write -> read (equal trees) and write (equal bytes). */
@@ -57,6 +151,7 @@ static int fuzz_onnx_check(const uint8_t *data, size_t size, char *why, size_t w
   }
   mgopt_buf_free(&b1);
   mgopt_buf_free(&b2);
+  if (ok) ok = fuzz_onnx_pipeline(m, why, why_len);
   mgopt_program_destroy(m->program);
   return ok;
 }
@@ -108,6 +203,13 @@ static int replay_file(const char *path, int *passed, int *failed) {
 
 int main(int argc, char **argv) {
   int i, passed = 0, failed = 0;
+  mgopt_diag pd;
+  /* the harness's pipeline must itself be valid, or every run would fail "cleanly" */
+  if (mgopt_pipeline_check(mgopt_builtin_registry(), fuzz_pipeline(), &pd) != MGOPT_OK ||
+      strstr(fuzz_pipeline(), "skip_const_by_size") == NULL) {
+    printf("fuzz pipeline '%s': %s\n", fuzz_pipeline(), pd.msg);
+    failed++;
+  }
   if (argc > 1) {
     for (i = 1; i < argc; i++)
       if (!replay_file(argv[i], &passed, &failed)) {

@@ -1,0 +1,140 @@
+/* src/passes/common/merge_affine_dequantize_with_consecutive_ops.c — common::merge_affine_dequantize_with_consecutive_ops: layout ops into quantized data.
+
+   Spec: mil_graph_passes.txt, "const folding to a chain of supported ops starts
+   with a constexpr_affine_dequantize op"; reference §3 (passes listed elsewhere),
+   merge_affine_dequantize_with_consecutive_ops.
+
+   Before:
+     main() {
+       %d: (2, 3, int8)* = const(val=[[1, 2, 3], [4, 5, 6]])
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=0)
+       %w: (2, 3, fp32) = constexpr_affine_dequantize(quantized_data=%d, zero_point=%z, scale=%s, axis=0)
+       %t: (3, 2, fp32) = transpose(x=%w, perm=[1, 0])
+       %e: (1, 3, 2, fp32) = expand_dims(x=%t, axes=[0])
+     } -> (%e)
+   After:
+     main() {
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=0)
+       %e_data: (1, 3, 2, int8)* = const(val=[[[1, 4], [2, 5], [3, 6]]])
+       %e: (1, 3, 2, fp32) = constexpr_affine_dequantize(quantized_data=%e_data, zero_point=%z, scale=%s, axis=0)
+     } -> (%e)
+
+   Fires on: a constexpr_affine_dequantize whose quantized_data is a const read
+   by it alone and whose output has exactly one use, not a block output, by a
+   transpose, reshape, expand_dims or squeeze (constant parameters, static
+   output shape). The op moves onto the integer data: the const becomes the
+   data transformed the same way (a transpose permutes it; the others keep
+   its bytes under a new shape, as a view), the dequantize takes the user's
+   place and name, and the user goes. Repeated by the worklist, a whole chain
+   folds into one dequantize. Per-tensor quantization (scale and zero_point
+   of rank 0) takes all four ops; per-channel takes only transpose, and its
+   axis becomes the position of the old axis in the perm.
+   Must not fire: quantized data shared with another op (the spec's two
+   dequantizes of one const), a dequantize with two users or that is a block
+   output, per-channel data followed by reshape / expand_dims / squeeze,
+   a transpose of sub-byte data (int4 and narrower), dynamic shapes.
+   Cost: worklist patterns; each step copies the quantized data once for a
+   transpose and never for the others. */
+#include "../../passes_internal.h"
+
+/* The transformed integer data for user u of the dequantize; NULL if it
+   cannot be computed. *axis is remapped for a transpose. */
+static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_tensor *t, int64_t *axis) {
+  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], src_stride[MGOPT__K_MAX_RANK], n = 1;
+  const mgopt_type *ot = &u->outs[0]->type;
+  int32_t r = ot->rank, i;
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  mgopt_tensor *nt;
+  const void *src;
+  if (!mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
+  for (i = 0; i < r; i++) n *= shape[i];
+  if (n != t->numel) return NULL;
+  if (u->kind != MGOPT_OP_transpose) {
+    /* same bytes, new shape: a view; both sides borrowed so a writer copies first */
+    nt = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, r, shape, t->data, t->nbytes);
+    if (nt) t->borrowed = 1;
+    return nt;
+  }
+  {
+    const int64_t *perm = NULL;
+    int64_t k, acc = 1, new_axis = *axis;
+    if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &perm) != r || bits < 8 || bits % 8) return NULL;
+    for (i = r - 1; i >= 0; i--) {
+      src_stride[i] = acc;
+      acc *= t->shape[i];
+    }
+    for (i = 0; i < r; i++) {
+      k = mgopt__pu_norm_axis(perm[i], r);
+      if (k < 0 || t->shape[k] != shape[i]) return NULL;
+      stride[i] = src_stride[k];
+      if (*axis == k) new_axis = i;
+    }
+    *axis = new_axis;
+    src = mgopt_tensor_data(p, t);
+    nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, r, shape) : NULL;
+    if (!nt) return NULL;
+    mgopt__k_strided(nt->data, src, (size_t)(bits / 8), r, shape, stride, 0);
+    return nt;
+  }
+}
+
+static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *qd = mgopt_op_operand(op, "quantized_data"), *sc = mgopt_op_operand(op, "scale");
+  mgopt_value *zp = mgopt_op_operand(op, "zero_point"), *out, *nd;
+  mgopt_tensor *t = qd ? mgopt_value_const(qd) : NULL, *nt;
+  mgopt_op *u;
+  const char *name;
+  int64_t axis, old_axis;
+  int per_tensor;
+  MGOPT__UNUSED(ud);
+  if (!t || !sc || !zp || op->nouts != 1 || qd->nuses != 1) return 0;
+  if (!mgopt_value_const(sc) || !mgopt_value_const(zp)) return 0;
+  out = op->outs[0];
+  if (out->nuses != 1 || mgopt__pu_is_block_output(out)) return 0;
+  u = mgopt__pu_single_user(out);
+  if (!u || u->nouts != 1 || mgopt_op_operand(u, "x") != out) return 0;
+  if (u->kind != MGOPT_OP_transpose && u->kind != MGOPT_OP_reshape && u->kind != MGOPT_OP_expand_dims &&
+      u->kind != MGOPT_OP_squeeze)
+    return 0;
+  per_tensor = sc->type.rank == 0 && zp->type.rank == 0;
+  if (!per_tensor && u->kind != MGOPT_OP_transpose) return 0;
+  old_axis = mgopt_op_get_int(op, "axis", 0);
+  axis = mgopt__pu_norm_axis(old_axis, t->rank);
+  if (axis < 0) axis = old_axis; /* per-tensor: the axis is not used */
+  nt = mgopt__mad_data(p, u, t, &axis);
+  if (!nt) return 0;
+  if (per_tensor) axis = old_axis; /* not used: left as it was, unless out of range below */
+  if (per_tensor && (axis < -nt->rank || axis >= (nt->rank ? nt->rank : 1))) axis = 0; /* unused, kept in range */
+  nd = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(u->outs[0]), "_data"), nt);
+  if (!nd) return 0;
+  mgopt_rw_set_operand(rw, op, "quantized_data", nd);
+  if (axis != old_axis && mgopt_op_set_int(op, "axis", axis) != MGOPT_OK) return 0;
+  if (mgopt_op_infer(p, op, NULL) != MGOPT_OK) return 0;
+  mgopt_rw_modified(rw, op);
+  /* the dequantize takes the user's place, and its name once the user is gone */
+  name = u->outs[0]->name;
+  out = mgopt__pu_replace_keep_io(rw, u->outs[0], op->outs[0]);
+  if (!out) return 0;
+  mgopt__pu_erase_with_consts(rw, u);
+  if (name && out == op->outs[0] && !mgopt__pu_is_func_output(out)) mgopt__pu_rename(out, name);
+  mgopt__pu_erase_if_dead(rw, qd->def);
+  return 1;
+}
+
+static mgopt_status mgopt__mad_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "affine_dequantize_then_layout";
+  pat.root_kind = MGOPT_OP_constexpr_affine_dequantize;
+  pat.benefit = 1;
+  pat.fn = mgopt__mad_fold;
+  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+}
+
+MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_affine_dequantize_with_consecutive_ops = {
+    "common::merge_affine_dequantize_with_consecutive_ops", "cleanup",
+    "fold transpose/reshape/expand_dims/squeeze after a constexpr_affine_dequantize into its data", 0, NULL,
+    mgopt__mad_run};

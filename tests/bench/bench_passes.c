@@ -1,0 +1,153 @@
+/* tests/bench/bench_passes.c — every registered pass, alone, on synthetic programs of two sizes.
+
+   usage: bench_passes [N1 N2 [FILTER]]   (default: 2000 20000 motifs of ~28 ops; FILTER:
+                                          only passes whose name contains it)
+
+   The program repeats a motif in which most passes find work: transposes
+   that cancel or swap matmul operands, reshape and relu chains, cast chains,
+   division by a constant, equal constants, a dead op, an unused function
+   input per motif, a select with a constant condition, a quantized weight
+   behind a transpose. For each pass it parses the program afresh, runs the
+   pass alone (verification off), and prints the wall time per op at both
+   sizes (best of 3) and their ratio: a pass that is linear in the program's
+   size keeps the ratio near 1, a quadratic one shows a ratio near N2 / N1.
+   A measurement, never a test: run it with `make bench-passes`. */
+#define _POSIX_C_SOURCE 199309L
+#define MGOPT_IMPLEMENTATION
+#include "mgopt.h"
+#include "mgopt_passes.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct text {
+  char *s;
+  size_t n, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) {
+  va_list ap;
+  int k;
+  for (;;) {
+    size_t room = t->cap - t->n;
+    va_start(ap, fmt);
+    k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? room : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) exit(1);
+    if ((size_t)k < room && t->s) {
+      t->n += (size_t)k;
+      return;
+    }
+    t->cap = t->cap ? t->cap * 2 : 1 << 16;
+    while (t->cap - t->n <= (size_t)k) t->cap *= 2;
+    t->s = (char *)realloc(t->s, t->cap);
+    if (!t->s) exit(1);
+  }
+}
+
+/* The program with n motifs, chained through %p<i>. */
+static char *make_program(long n, size_t *len) {
+  text t;
+  long i;
+  memset(&t, 0, sizeof t);
+  put(&t, "main(%%x: (4, 4, fp32)");
+  for (i = 0; i < n; i++) put(&t, ", %%in%ld: (4, 4, fp32)", i);
+  put(&t, ") {\n");
+  put(&t, "  %%p0: (4, 4, fp32) = identity(x=%%x)\n");
+  for (i = 0; i < n; i++) {
+    put(&t, "  %%c%ld: (4, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, %ld]])\n",
+        i, i % 7);
+    put(&t, "  %%cc%ld: (4, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, %ld]])\n",
+        i, i % 7);
+    put(&t, "  %%two%ld: (fp32)* = const(val=2)\n", i);
+    put(&t, "  %%flat%ld: (1, int32)* = const(val=[16])\n", i);
+    put(&t, "  %%sq%ld: (2, int32)* = const(val=[4, 4])\n", i);
+    put(&t, "  %%t%ld: (4, 4, fp32) = transpose(x=%%p%ld, perm=[1, 0])\n", i, i);
+    put(&t, "  %%u%ld: (4, 4, fp32) = transpose(x=%%t%ld, perm=[1, 0])\n", i, i);
+    put(&t, "  %%r%ld: (4, 4, fp32) = relu(x=%%u%ld)\n", i, i);
+    put(&t, "  %%rr%ld: (4, 4, fp32) = relu(x=%%r%ld)\n", i, i);
+    put(&t, "  %%k%ld: (4, 4, fp16) = cast(x=%%rr%ld, dtype=\"fp16\")\n", i, i);
+    put(&t, "  %%kk%ld: (4, 4, fp32) = cast(x=%%k%ld, dtype=\"fp32\")\n", i, i);
+    put(&t, "  %%d%ld: (4, 4, fp32) = real_div(x=%%kk%ld, y=%%two%ld)\n", i, i, i);
+    put(&t, "  %%ct%ld: (4, 4, fp32) = transpose(x=%%c%ld, perm=[1, 0])\n", i, i);
+    put(&t, "  %%w%ld: (4, 4, fp32) = transpose(x=%%in%ld, perm=[1, 0])\n", i, i % 3 == 0 ? i : 0);
+    put(&t, "  %%m%ld: (4, 4, fp32) = matmul(x=%%d%ld, y=%%w%ld, transpose_x=false, transpose_y=false)\n", i, i, i);
+    put(&t, "  %%s%ld: (16, fp32) = reshape(x=%%m%ld, shape=%%flat%ld)\n", i, i, i);
+    put(&t, "  %%s2%ld: (4, 4, fp32) = reshape(x=%%s%ld, shape=%%sq%ld)\n", i, i, i);
+    put(&t, "  %%a%ld: (4, 4, fp32) = add(x=%%s2%ld, y=%%ct%ld)\n", i, i, i);
+    put(&t, "  %%b%ld: (4, 4, fp32) = add(x=%%a%ld, y=%%cc%ld)\n", i, i, i);
+    put(&t, "  %%dead%ld: (4, 4, fp32) = sigmoid(x=%%b%ld)\n", i, i);
+    put(&t, "  %%e%ld: (1, 4, 4, fp32) = expand_dims(x=%%b%ld, axes=[0])\n", i, i);
+    put(&t, "  %%q%ld: (4, 4, fp32) = squeeze(x=%%e%ld, axes=[0])\n", i, i);
+    put(&t, "  %%qd%ld: (4, 4, int8)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]])\n", i);
+    put(&t, "  %%qs%ld: (fp32)* = const(val=0.5)\n", i);
+    put(&t, "  %%qz%ld: (int8)* = const(val=0)\n", i);
+    put(&t, "  %%qw%ld: (4, 4, fp32) = constexpr_affine_dequantize(quantized_data=%%qd%ld, zero_point=%%qz%ld, "
+            "scale=%%qs%ld, axis=0)\n", i, i, i, i);
+    put(&t, "  %%qt%ld: (4, 4, fp32) = transpose(x=%%qw%ld, perm=[1, 0])\n", i, i);
+    put(&t, "  %%p%ld: (4, 4, fp32) = add(x=%%q%ld, y=%%qt%ld)\n", i + 1, i, i);
+  }
+  put(&t, "} -> (%%p%ld)\n", n);
+  *len = t.n;
+  return t.s;
+}
+
+/* Best of 3 wall times of pass `name` alone; -1 on error (printed). */
+static double time_pass(const mgopt_registry *reg, const char *src, size_t len, const char *name, long *ops) {
+  double best = -1;
+  int r;
+  for (r = 0; r < 3; r++) {
+    mgopt_diag d;
+    mgopt_program *p = mgopt_mil_parse(src, len, NULL, &d);
+    double t0, t;
+    if (!p) {
+      fprintf(stderr, "parse failed: line %d: %s\n", d.line, d.msg);
+      exit(1);
+    }
+    *ops = (long)mgopt_program_op_count(p);
+    t0 = now();
+    if (mgopt_pipeline_run(p, reg, name, NULL, NULL, 0, NULL, &d) != MGOPT_OK) {
+      printf("  %-50s error: %s\n", name, d.msg);
+      mgopt_program_destroy(p);
+      return -1;
+    }
+    t = now() - t0;
+    if (best < 0 || t < best) best = t;
+    mgopt_program_destroy(p);
+  }
+  return best;
+}
+
+int main(int argc, char **argv) {
+  long n1 = argc > 2 ? atol(argv[1]) : 2000, n2 = argc > 2 ? atol(argv[2]) : 20000;
+  const mgopt_registry *reg = mgopt_builtin_registry();
+  size_t l1, l2;
+  char *s1 = make_program(n1, &l1), *s2 = make_program(n2, &l2);
+  int32_t i;
+  long ops1 = 0, ops2 = 0;
+  printf("%-52s %14s %14s %8s\n", "pass", "ns/op small", "ns/op large", "ratio");
+  for (i = 0; i < reg->npasses; i++) {
+    const char *name = reg->passes[i]->name;
+    double a, b;
+    if (argc > 3 && !strstr(name, argv[3])) continue;
+    a = time_pass(reg, s1, l1, name, &ops1);
+    if (a < 0) continue;
+    b = time_pass(reg, s2, l2, name, &ops2);
+    if (b < 0) continue;
+    printf("%-52s %14.1f %14.1f %8.2f\n", name, a * 1e9 / (double)ops1, b * 1e9 / (double)ops2,
+           (b / (double)ops2) / (a / (double)ops1));
+  }
+  printf("(%ld and %ld ops; ratio = per-op cost at the large size over the small one: ~1 is linear)\n", ops1,
+         ops2);
+  free(s1);
+  free(s2);
+  return 0;
+}

@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""tools/mkfixtures_onnx_ops.py — writes one small ONNX model per op and opset form into tests/fixtures/onnx/ops/.
+
+Dev-time only (the tests need just a C compiler): run with Debian's python3-onnx,
+    /usr/bin/python3 tools/mkfixtures_onnx_ops.py [outdir]
+then regenerate the expected IR with `tools/mkfixtures_onnx_ops.py --mil` (runs
+build/mgopt on each model; review the diff by hand) and commit both. Every model
+has static shapes, deterministic constants, and passes onnx.checker with full
+shape inference. The cases cover each op the importer maps (in both forms where
+an opset moved an attribute to an input, or changed a default), and ops that stay
+opaque on purpose.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "tests", "fixtures", "onnx", "ops")
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+B = TensorProto.BOOL
+
+
+def vi(name, dt, shape):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def const_arr(shape, dtype=np.float32, start=0.5):
+    n = int(np.prod(shape)) if shape else 1
+    return (np.arange(n, dtype=np.float64) * 0.25 + start).astype(dtype).reshape(shape)
+
+
+CASES = []
+
+
+def case(name, opset, nodes, inputs, outputs, inits=(), extra_opsets=()):
+    CASES.append((name, opset, nodes, inputs, outputs, list(inits), list(extra_opsets)))
+
+
+def unary(op, opset=13, shape=(2, 3), dt=F, **attrs):
+    case(f"{op.lower()}_{opset}", opset, [helper.make_node(op, ["x"], ["y"], **attrs)],
+         [vi("x", dt, shape)], [vi("y", dt, shape)])
+
+
+def binary(op, opset=13, a=(2, 3), b=(3,), out=(2, 3), dt=F, odt=None, suffix=""):
+    case(f"{op.lower()}{suffix}_{opset}", opset, [helper.make_node(op, ["a", "b"], ["y"])],
+         [vi("a", dt, a), vi("b", dt, b)], [vi("y", odt or dt, out)])
+
+
+def build():
+    # element-wise, unary
+    for op in ["Abs", "Ceil", "Cos", "Erf", "Exp", "Floor", "Identity", "Log", "Relu", "Sigmoid", "Sin",
+               "Sqrt", "Tanh", "Neg", "Reciprocal"]:
+        unary(op)
+    unary("LeakyRelu", alpha=0.2)
+    unary("Gelu", opset=20)
+    case("gelu_tanh_20", 20, [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")],
+         [vi("x", F, (2, 3))], [vi("y", F, (2, 3))])
+    unary("Not", dt=B)
+    case("prelu_13", 13, [helper.make_node("PRelu", ["x", "s"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 3))], [init("s", const_arr((3,)))])
+    # Clip: attributes (opset 6) then inputs (opset 11+)
+    unary("Clip", opset=6, min=-1.0, max=2.0)
+    case("clip_13", 13, [helper.make_node("Clip", ["x", "lo", "hi"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 3))], [init("lo", np.float32(-1)), init("hi", np.float32(2))])
+    case("clip_min_only_13", 13, [helper.make_node("Clip", ["x", "lo"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 3))], [init("lo", np.float32(0))])
+    # element-wise, binary (broadcasting), comparisons, logic
+    for op in ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"]:
+        binary(op)
+    case("div_int_13", 13, [helper.make_node("Div", ["a", "b"], ["y"])], [vi("a", I64, (2, 3))], [vi("y", I64, (2, 3))],
+         [init("b", np.array([2, -3, 5], dtype=np.int64))])  # truncates toward zero: -7 / 2 = -3
+    binary("Add", a=(2, 1, 3), b=(4, 1), out=(2, 4, 3), suffix="_bcast")
+    for op in ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]:
+        binary(op, odt=B)
+    for op in ["And", "Or", "Xor"]:
+        binary(op, dt=B)
+    case("max_3inputs_13", 13, [helper.make_node("Max", ["a", "b", "c"], ["y"])],
+         [vi("a", F, (2, 3)), vi("b", F, (2, 3)), vi("c", F, (2, 3))], [vi("y", F, (2, 3))])
+    case("where_13", 13, [helper.make_node("Where", ["c", "a", "b"], ["y"])],
+         [vi("c", B, (2, 3)), vi("a", F, (2, 3)), vi("b", F, (3,))], [vi("y", F, (2, 3))])
+    case("cast_13", 13, [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT16)], [vi("x", F, (2, 3))],
+         [vi("y", TensorProto.FLOAT16, (2, 3))])
+    # Softmax: axis default 1 and 2-D coercion before 13, -1 per axis from 13
+    unary("Softmax", opset=11, shape=(2, 3, 4))
+    unary("Softmax", opset=11, shape=(2, 3), axis=1)
+    CASES[-1] = ("softmax_2d_11",) + CASES[-1][1:]
+    unary("Softmax", opset=13, shape=(2, 3, 4))
+    unary("Softmax", opset=13, shape=(2, 3, 4), axis=1)
+    CASES[-1] = ("softmax_axis1_13",) + CASES[-1][1:]
+    # matrix ops
+    case("matmul_13", 13, [helper.make_node("MatMul", ["a", "b"], ["y"])],
+         [vi("a", F, (2, 3, 4))], [vi("y", F, (2, 3, 5))], [init("b", const_arr((4, 5)))])
+    case("gemm_13", 13, [helper.make_node("Gemm", ["a", "b", "c"], ["y"])],
+         [vi("a", F, (2, 4))], [vi("y", F, (2, 5))], [init("b", const_arr((4, 5))), init("c", const_arr((5,)))])
+    case("gemm_transb_alpha_beta_13", 13,
+         [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+         [vi("a", F, (2, 4))], [vi("y", F, (2, 5))], [init("b", const_arr((5, 4))), init("c", const_arr((1, 5)))])
+    case("gemm_transa_noc_13", 13, [helper.make_node("Gemm", ["a", "b"], ["y"], transA=1)],
+         [vi("a", F, (4, 2))], [vi("y", F, (2, 5))], [init("b", const_arr((4, 5)))])
+    # convolution and pooling
+    w = const_arr((4, 3, 3, 3), start=-1.0)
+    case("conv_13", 13, [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2])],
+         [vi("x", F, (1, 3, 8, 8))], [vi("y", F, (1, 4, 4, 4))], [init("w", w), init("b", const_arr((4,)))])
+    case("conv_same_upper_13", 13, [helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2])],
+         [vi("x", F, (1, 3, 7, 7))], [vi("y", F, (1, 4, 4, 4))], [init("w", w)])
+    case("conv_valid_dilated_13", 13,
+         [helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="VALID", dilations=[2, 2])],
+         [vi("x", F, (1, 3, 8, 8))], [vi("y", F, (1, 4, 4, 4))], [init("w", w)])
+    case("conv_group_13", 13, [helper.make_node("Conv", ["x", "w"], ["y"], group=2)],
+         [vi("x", F, (1, 4, 5, 5))], [vi("y", F, (1, 4, 3, 3))], [init("w", const_arr((4, 2, 3, 3)))])
+    case("conv_transpose_13", 13, [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2])],
+         [vi("x", F, (1, 4, 3, 3))], [vi("y", F, (1, 2, 7, 7))], [init("w", const_arr((4, 2, 3, 3)))])
+    case("batchnorm_15", 15, [helper.make_node("BatchNormalization", ["x", "g", "b", "m", "v"], ["y"], epsilon=1e-3)],
+         [vi("x", F, (1, 3, 2, 2))], [vi("y", F, (1, 3, 2, 2))],
+         [init("g", const_arr((3,))), init("b", const_arr((3,))), init("m", const_arr((3,), start=0.1)),
+          init("v", const_arr((3,), start=1.0))])
+    case("instancenorm_13", 13, [helper.make_node("InstanceNormalization", ["x", "g", "b"], ["y"])],
+         [vi("x", F, (1, 3, 2, 2))], [vi("y", F, (1, 3, 2, 2))], [init("g", const_arr((3,))), init("b", const_arr((3,)))])
+    case("layernorm_17", 17, [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
+         [vi("x", F, (2, 3, 4))], [vi("y", F, (2, 3, 4))], [init("g", const_arr((4,))), init("b", const_arr((4,)))])
+    case("maxpool_13", 13, [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+         [vi("x", F, (1, 2, 4, 4))], [vi("y", F, (1, 2, 2, 2))])
+    case("averagepool_pads_13", 13,
+         [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)],
+         [vi("x", F, (1, 2, 4, 4))], [vi("y", F, (1, 2, 4, 4))])
+    case("globalaveragepool_13", 13, [helper.make_node("GlobalAveragePool", ["x"], ["y"])],
+         [vi("x", F, (1, 2, 4, 4))], [vi("y", F, (1, 2, 1, 1))])
+    # shape ops
+    case("reshape_13", 13, [helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (6, 4))], [init("s", np.array([-1, 4], dtype=np.int64))])
+    case("reshape_zero_13", 13, [helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 12))], [init("s", np.array([0, -1], dtype=np.int64))])
+    case("transpose_13", 13, [helper.make_node("Transpose", ["x"], ["y"], perm=[2, 0, 1])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (4, 2, 3))])
+    case("transpose_default_13", 13, [helper.make_node("Transpose", ["x"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (4, 3, 2))])
+    case("flatten_13", 13, [helper.make_node("Flatten", ["x"], ["y"], axis=2)], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (6, 4))])
+    case("squeeze_11", 11, [helper.make_node("Squeeze", ["x"], ["y"], axes=[1])], [vi("x", F, (2, 1, 3))],
+         [vi("y", F, (2, 3))])
+    case("squeeze_13", 13, [helper.make_node("Squeeze", ["x", "a"], ["y"])], [vi("x", F, (2, 1, 3))],
+         [vi("y", F, (2, 3))], [init("a", np.array([1], dtype=np.int64))])
+    case("unsqueeze_11", 11, [helper.make_node("Unsqueeze", ["x"], ["y"], axes=[0, 3])], [vi("x", F, (2, 3))],
+         [vi("y", F, (1, 2, 3, 1))])
+    case("unsqueeze_13", 13, [helper.make_node("Unsqueeze", ["x", "a"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", F, (1, 2, 3, 1))], [init("a", np.array([0, -1], dtype=np.int64))])
+    case("concat_13", 13, [helper.make_node("Concat", ["a", "b"], ["y"], axis=-1)],
+         [vi("a", F, (2, 3)), vi("b", F, (2, 2))], [vi("y", F, (2, 5))])
+    case("split_11", 11, [helper.make_node("Split", ["x"], ["y0", "y1"], axis=1, split=[1, 3])],
+         [vi("x", F, (2, 4))], [vi("y0", F, (2, 1)), vi("y1", F, (2, 3))])
+    case("split_13", 13, [helper.make_node("Split", ["x", "s"], ["y0", "y1"], axis=1)], [vi("x", F, (2, 4))],
+         [vi("y0", F, (2, 1)), vi("y1", F, (2, 3))], [init("s", np.array([1, 3], dtype=np.int64))])
+    case("split_even_18", 18, [helper.make_node("Split", ["x"], ["y0", "y1"], axis=1, num_outputs=2)],
+         [vi("x", F, (2, 4))], [vi("y0", F, (2, 2)), vi("y1", F, (2, 2))])
+    case("slice_9", 9, [helper.make_node("Slice", ["x"], ["y"], starts=[1], ends=[3], axes=[1])],
+         [vi("x", F, (2, 4))], [vi("y", F, (2, 2))])
+    case("slice_13", 13, [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])], [vi("x", F, (2, 6))],
+         [vi("y", F, (2, 2))], [init("st", np.array([1], dtype=np.int64)), init("en", np.array([5], dtype=np.int64)),
+                                init("ax", np.array([1], dtype=np.int64)), init("sp", np.array([2], dtype=np.int64))])
+    case("slice_negative_13", 13, [helper.make_node("Slice", ["x", "st", "en"], ["y"])], [vi("x", F, (2, 6))],
+         [vi("y", F, (1, 3))], [init("st", np.array([-1, -4], dtype=np.int64)),
+                                init("en", np.array([1000, -1], dtype=np.int64))])
+    case("gather_13", 13, [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)], [vi("x", F, (2, 4))],
+         [vi("y", F, (2, 3))], [init("i", np.array([0, 3, 1], dtype=np.int64))])
+    case("gather_negative_13", 13, [helper.make_node("Gather", ["x", "i"], ["y"])], [vi("x", F, (4, 2))],
+         [vi("y", F, (2, 2))], [init("i", np.array([-1, 0], dtype=np.int64))])
+    case("pad_2", 2, [helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 2], value=1.5)], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 6))])
+    case("pad_13", 13, [helper.make_node("Pad", ["x", "p", "v"], ["y"], mode="constant")], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 6))], [init("p", np.array([0, 1, 0, 2], dtype=np.int64)), init("v", np.float32(1.5))])
+    case("pad_reflect_13", 13, [helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect")], [vi("x", F, (2, 4))],
+         [vi("y", F, (2, 6))], [init("p", np.array([0, 1, 0, 1], dtype=np.int64))])
+    case("tile_13", 13, [helper.make_node("Tile", ["x", "r"], ["y"])], [vi("x", F, (2, 3))], [vi("y", F, (4, 3))],
+         [init("r", np.array([2, 1], dtype=np.int64))])
+    case("expand_13", 13, [helper.make_node("Expand", ["x", "s"], ["y"])], [vi("x", F, (3, 1))], [vi("y", F, (2, 3, 4))],
+         [init("s", np.array([2, 1, 4], dtype=np.int64))])
+    # reductions: axes attribute (<13, <18 for most) then input
+    case("reducemean_13", 13, [helper.make_node("ReduceMean", ["x"], ["y"], axes=[1], keepdims=1)],
+         [vi("x", F, (2, 3, 4))], [vi("y", F, (2, 1, 4))])
+    case("reducemean_18", 18, [helper.make_node("ReduceMean", ["x", "a"], ["y"], keepdims=0)],
+         [vi("x", F, (2, 3, 4))], [vi("y", F, (2, 4))], [init("a", np.array([1], dtype=np.int64))])
+    case("reducesum_11", 11, [helper.make_node("ReduceSum", ["x"], ["y"], axes=[-1])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 3, 1))])
+    case("reducesum_13", 13, [helper.make_node("ReduceSum", ["x", "a"], ["y"], keepdims=0)], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (3,))], [init("a", np.array([0, 2], dtype=np.int64))])
+    case("reducesum_all_13", 13, [helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0)], [vi("x", F, (2, 3))],
+         [vi("y", F, ())])
+    case("reducemax_13", 13, [helper.make_node("ReduceMax", ["x"], ["y"], axes=[0], keepdims=0)],
+         [vi("x", F, (2, 3))], [vi("y", F, (3,))])
+    case("reducemin_18", 18, [helper.make_node("ReduceMin", ["x", "a"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 1))], [init("a", np.array([1], dtype=np.int64))])
+    case("reduceprod_13", 13, [helper.make_node("ReduceProd", ["x"], ["y"], axes=[1])], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 1))])
+    # constants and shape producers
+    case("constant_13", 13, [helper.make_node("Constant", [], ["c"], value=init("cv", const_arr((3,)))),
+                             helper.make_node("Add", ["x", "c"], ["y"])], [vi("x", F, (2, 3))], [vi("y", F, (2, 3))])
+    case("shape_13", 13, [helper.make_node("Shape", ["x"], ["y"])], [vi("x", F, (2, 3))], [vi("y", I64, (2,))])
+    case("constantofshape_13", 13,
+         [helper.make_node("ConstantOfShape", ["s"], ["c"], value=init("v", np.array([2.5], dtype=np.float32))),
+          helper.make_node("Add", ["x", "c"], ["y"])],
+         [vi("x", F, (2, 3))], [vi("y", F, (2, 3))], [init("s", np.array([2, 3], dtype=np.int64))])
+    case("range_13", 13, [helper.make_node("Range", ["a", "b", "d"], ["y"])], [], [vi("y", F, (4,))],
+         [init("a", np.float32(0)), init("b", np.float32(2)), init("d", np.float32(0.5))])
+    case("dropout_13", 13, [helper.make_node("Dropout", ["x"], ["y"])], [vi("x", F, (2, 3))], [vi("y", F, (2, 3))])
+    case("dropout_training_false_13", 13, [helper.make_node("Dropout", ["x", "r", "t"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 3))], [init("r", np.float32(0.5)), init("t", np.array(False))])
+    # quantization
+    case("quantizelinear_13", 13, [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])], [vi("x", F, (2, 3))],
+         [vi("y", TensorProto.UINT8, (2, 3))], [init("s", np.float32(0.1)), init("z", np.uint8(128))])
+    case("dequantizelinear_13", 13, [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])],
+         [vi("x", TensorProto.INT8, (2, 3))], [vi("y", F, (2, 3))], [init("s", np.float32(0.1)), init("z", np.int8(-3))])
+    # control flow: If and Loop keep their bodies as nested blocks
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [], [vi("t", F, (2, 3))])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", F, (2, 3))])
+    case("if_13", 13, [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+         [vi("c", B, ()), vi("x", F, (2, 3))], [vi("y", F, (2, 3))])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Add", ["acc_in", "x"], ["acc_out"])],
+        "body", [vi("i", I64, ()), vi("cond_in", B, ()), vi("acc_in", F, (2, 3))],
+        [vi("cond_out", B, ()), vi("acc_out", F, (2, 3))])
+    case("loop_13", 13, [helper.make_node("Loop", ["n", "", "a0"], ["y"], body=body)],
+         [vi("x", F, (2, 3)), vi("a0", F, (2, 3))], [vi("y", F, (2, 3))], [init("n", np.array(3, dtype=np.int64))])
+    # another domain: stays opaque, domain-qualified
+    case("custom_domain_13", 13, [helper.make_node("FusedThing", ["x"], ["y"], domain="com.example", k=3)],
+         [vi("x", F, (2, 3))], [vi("y", F, (2, 3))], extra_opsets=[helper.make_opsetid("com.example", 1)])
+
+
+def write_models():
+    os.makedirs(OUT, exist_ok=True)
+    for name, opset, nodes, inputs, outputs, inits, extra in CASES:
+        g = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)] + extra, producer_name="mkfixtures")
+        m.ir_version = 8
+        if not extra and opset <= onnx.defs.onnx_opset_version():  # newer opsets: checked by ONNX Runtime
+            onnx.checker.check_model(m, full_check=True)
+        with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+    with open(os.path.join(OUT, "LIST"), "w") as f:  # what the C test reads
+        f.write("".join(sorted(c[0] + "\n" for c in CASES)))
+    print(f"wrote {len(CASES)} models to {OUT}")
+
+
+def write_mil():
+    tool = os.path.join(HERE, "..", "build", "mgopt")
+    for f in sorted(os.listdir(OUT)):
+        if f.endswith(".onnx"):
+            src = os.path.join(OUT, f)
+            subprocess.run([tool, src, "-o", src[:-5] + ".mil", "-p", "none"], check=True)
+    print("wrote the .mil expectations: review them")
+
+
+if __name__ == "__main__":
+    if "--mil" in sys.argv:
+        write_mil()
+    else:
+        build()
+        write_models()
