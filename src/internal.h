@@ -93,6 +93,8 @@ struct mgopt_program {
   /* functions */
   mgopt_function **funcs;
   int32_t nfuncs, funcs_cap;
+  mgopt_function **func_tab; /* by name: open addressing, heap, func_tab_cap a power of two (or 0) */
+  size_t func_tab_cap;
   uint32_t next_id;
   /* fresh names: per base name, the next suffix to try (open addressing, heap) */
   const char **fresh_keys;

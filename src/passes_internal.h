@@ -124,4 +124,28 @@ MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
 MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
 MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
 
+/* ---- robustness group: replacing a value by one of another type (passes/util.c).
+   A program may declare a value less precisely than inference would (a
+   symbolic or unknown dim): its users' declared types were checked against
+   that. A replacement typed more precisely can contradict them, so a pass
+   that replaces a value checks first. */
+/* 1 when `stored` may be the declared type of an output whose inference gives
+   `inferred` (the verifier's rule: no contradicting kind, dtype, rank or static dim). */
+MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred);
+/* 1 when op's inference succeeds and every declared output type fits it (and a
+   while_loop's block arguments fit its loop vars); 1 for ops without inference. */
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op);
+/* Output i's type as inference gives it now, in *out (arena dims); 0 when the
+   op has no inference or it fails. */
+MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out);
+/* 1 when every op reading `from` (or owning a block that outputs it), except
+   `skip`, would still type check with `from` typed `t`. The type is restored. */
+MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t,
+                                         const mgopt_op *skip);
+/* Before `to` (a new op's output, just inferred) replaces `from`: gives `to`
+   from's declared type when that fits to's inferred one (so nothing
+   downstream sees a change), else keeps to's type if every user of `from`
+   accepts it. 0: the replacement would break a declared type (do not make it). */
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */

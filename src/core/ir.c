@@ -68,16 +68,47 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
   return (i >= 0 && i < p->nfuncs) ? p->funcs[i] : NULL;
 }
 
+/* Functions by name: an open-addressing table kept at most half full, so a
+   lookup (and creating n functions) stays O(1) each rather than a scan. */
+static size_t mgopt__ftab_slot(const mgopt_program *p, const char *name) {
+  size_t n = strlen(name);
+  size_t h = (size_t)mgopt__hash_bytes(name, n, MGOPT__HASH_SEED) & (p->func_tab_cap - 1);
+  while (p->func_tab[h] && strcmp(p->func_tab[h]->name, name) != 0) h = (h + 1) & (p->func_tab_cap - 1);
+  return h;
+}
+
+static int mgopt__ftab_reserve(mgopt_program *p, size_t count) {
+  mgopt_function **nt, **old = p->func_tab;
+  size_t ncap, i, ocap = p->func_tab_cap;
+  if (count * 2 <= p->func_tab_cap) return 1;
+  ncap = ocap ? ocap : 16;
+  while (ncap < count * 2) {
+    if (ncap > SIZE_MAX / 2 / sizeof(mgopt_function *)) return 0;
+    ncap *= 2;
+  }
+  nt = (mgopt_function **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(mgopt_function *));
+  if (!nt) return 0;
+  memset(nt, 0, ncap * sizeof(mgopt_function *));
+  p->func_tab = nt;
+  p->func_tab_cap = ncap;
+  for (i = 0; i < ocap; i++)
+    if (old[i]) p->func_tab[mgopt__ftab_slot(p, old[i]->name)] = old[i];
+  if (old) mgopt__heap_free(&p->alloc, old, ocap * sizeof(mgopt_function *));
+  return 1;
+}
+
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name) {
-  int32_t i;
-  for (i = 0; i < p->nfuncs; i++)
-    if (strcmp(p->funcs[i]->name, name) == 0) return p->funcs[i];
-  return NULL;
+  if (!p || !name || !p->func_tab_cap) return NULL;
+  return p->func_tab[mgopt__ftab_slot(p, name)];
 }
 
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) {
   mgopt_function *f;
-  if (mgopt_program_function(p, name)) return NULL;
+  if (!name || mgopt_program_function(p, name)) return NULL;
+  if (!mgopt__ftab_reserve(p, (size_t)p->nfuncs + 1)) {
+    mgopt__oom(p);
+    return NULL;
+  }
   if (p->nfuncs == p->funcs_cap) {
     int64_t cap = p->funcs_cap;
     void *arr = p->funcs;
@@ -96,6 +127,7 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   if (!f->name || !f->body) return NULL;
   f->body->func = f;
   p->funcs[p->nfuncs++] = f;
+  p->func_tab[mgopt__ftab_slot(p, f->name)] = f;
   return f;
 }
 

@@ -194,6 +194,7 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
   if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
+  if (p->func_tab) a.realloc(a.ctx, p->func_tab, p->func_tab_cap * sizeof(mgopt_function *), 0);
   if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
   if (p->fresh_next) a.realloc(a.ctx, p->fresh_next, p->fresh_cap * sizeof(uint64_t), 0);
   a.realloc(a.ctx, p, sizeof *p, 0);

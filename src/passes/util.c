@@ -583,3 +583,107 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
     default: return 1;
   }
 }
+
+/* ---------------------------------------------------------------- robustness group: typed replacements */
+
+MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred) {
+  int32_t k;
+  if (stored->kind != inferred->kind) return 0;
+  if (stored->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (inferred->dtype != MGOPT_DT_UNKNOWN && stored->dtype != inferred->dtype) return 0;
+  if (stored->rank >= 0 && inferred->rank >= 0) {
+    if (stored->rank != inferred->rank) return 0;
+    if (!stored->dims || !inferred->dims) return stored->rank == 0;
+    for (k = 0; k < stored->rank; k++)
+      if (mgopt_dim_is_static(stored->dims[k]) && mgopt_dim_is_static(inferred->dims[k]) &&
+          stored->dims[k].v != inferred->dims[k].v)
+        return 0;
+  }
+  return 1;
+}
+
+/* 1 when loop var type `var` and block argument type `arg` do not contradict
+   (the verifier's rule for while_loop blocks). */
+static int mgopt__pu_loop_arg_fits(const mgopt_type *arg, const mgopt_type *var) {
+  int32_t k;
+  if (arg->kind != var->kind) return 0;
+  if (arg->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (arg->dtype && var->dtype && arg->dtype != var->dtype) return 0;
+  if (arg->rank >= 0 && var->rank >= 0) {
+    if (arg->rank != var->rank) return 0;
+    if (!arg->dims || !var->dims) return arg->rank == 0;
+    for (k = 0; k < arg->rank; k++)
+      if (mgopt_dim_is_static(arg->dims[k]) && mgopt_dim_is_static(var->dims[k]) && arg->dims[k].v != var->dims[k].v)
+        return 0;
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d;
+  int32_t i, k;
+  if (op->kind == MGOPT_OP_while_loop) {
+    int32_t si = mgopt_op_slot_index(op, "loop_vars");
+    int32_t nv = si >= 0 ? op->slots[si].n : 0;
+    for (i = 0; i < op->nblocks; i++)
+      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+        if (op->slots[si].uses[k].value &&
+            !mgopt__pu_loop_arg_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
+          return 0;
+  }
+  if (!def || !def->infer || op->nouts == 0) return 1;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return 0;
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d);
+  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (!mgopt__pu_type_fits(&op->outs[i]->type, &inf[i])) return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d;
+  if (!def || !def->infer || i < 0 || i >= op->nouts) return 0;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return 0;
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d);
+  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  *out = inf[i];
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  mgopt_type saved = from->type;
+  const mgopt_use *u;
+  int ok = 1;
+  if (mgopt_type_equal(&saved, t)) return 1;
+  from->type = *t;
+  for (u = from->uses; u && ok; u = u->next) {
+    const mgopt_op *user = u->op;
+    if (!user) user = u->block ? u->block->parent_op : NULL; /* a nested block's owner may infer from it */
+    if (user && user != skip && !mgopt__pu_infer_fits(p, user)) ok = 0;
+  }
+  from->type = saved;
+  return ok;
+}
+
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from) {
+  if (mgopt_type_equal(&to->type, &from->type)) return 1;
+  if (to->type.kind == from->type.kind &&
+      (from->type.kind != MGOPT_TYPE_TENSOR || from->type.dtype != MGOPT_DT_UNKNOWN || to->type.dtype == MGOPT_DT_UNKNOWN) &&
+      mgopt__pu_type_fits(&from->type, &to->type))
+    return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
+  return mgopt__pu_uses_accept(p, (mgopt_value *)from, &to->type, to->def);
+}

@@ -57,7 +57,9 @@ static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = inv;
   mul = mgopt_rw_create(rw, op, "mul", name, 2, slots, ins, 1);
   if (!mul) return 0;
-  if (mgopt_op_infer(p, mul, NULL) != MGOPT_OK) {
+  /* the mul keeps the real_div's declared type: a more precise one could
+     contradict what its users declared */
+  if (mgopt_op_infer(p, mul, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, mul->outs[0], op->outs[0])) {
     mgopt_rw_erase(rw, mul);
     mgopt_rw_erase(rw, inv->def);
     return 0;

@@ -82,6 +82,14 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   if (!r2 || r2->kind != MGOPT_OP_reshape || mgopt_op_operand(r2, "x") != tr->outs[0]) return 0;
   if (r2->outs[0]->type.rank < 0 || r2->outs[0]->type.rank > 5) return 0;
   if (mgopt_op_get_ints(p, tr, "perm", &perm) != rank) return 0;
+  {
+    /* r1's declared shape must hold as many elements as its input, or the
+       new reshapes do not type check (r1's own shape may be computed at run time) */
+    int64_t in = mgopt_type_numel(&mgopt_op_operand(r1, "x")->type), vol = 1;
+    for (i = 0; i < rank; i++)
+      if (!mgopt__mul_i64(vol, shape[i], &vol)) return 0;
+    if (in >= 0 && in != vol) return 0;
+  }
   for (i = 0; i < rank; i++) {
     int64_t a = perm[i] < 0 ? perm[i] + rank : perm[i];
     if (a < 0 || a >= rank) return 0;

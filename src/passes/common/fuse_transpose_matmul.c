@@ -61,6 +61,23 @@ static int mgopt__ftm_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     if (tr[s]) any = 1;
   }
   if (!any) return 0;
+  {
+    /* the matmul will see the transposes' inputs, typed as inference gives
+       them: a transpose output declared less precisely (a symbolic dim) may
+       hide that the matmul's declared type contradicts them */
+    mgopt_type saved[2], inf;
+    int ok = 1;
+    for (s = 0; s < 2; s++) {
+      if (!tr[s]) continue;
+      saved[s] = tr[s]->outs[0]->type;
+      if (mgopt__pu_inferred_type(p, tr[s], 0, &inf)) tr[s]->outs[0]->type = inf;
+      else ok = 0;
+    }
+    if (ok) ok = mgopt__pu_infer_fits(p, op);
+    for (s = 1; s >= 0; s--)
+      if (tr[s]) tr[s]->outs[0]->type = saved[s];
+    if (!ok) return 0;
+  }
   for (s = 0; s < 2; s++) {
     mgopt_value *old;
     if (!tr[s]) continue;

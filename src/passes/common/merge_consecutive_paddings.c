@@ -77,6 +77,18 @@ static int mgopt__mcp_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     if (!constant && (a[i] || a[i + 1]) && (b[i] || b[i + 1])) return 0;
   for (i = 0; i < len; i++)
     if (!mgopt__add_i64(a[i], b[i], &a[i])) return 0;
+  {
+    /* the inner pad's output may be declared less precisely than it is (a
+       symbolic dim): the outer pad's declared type must hold for the exact one */
+    mgopt_type saved = x->type, inf;
+    int ok = mgopt__pu_inferred_type(p, inner, 0, &inf);
+    if (ok) {
+      x->type = inf;
+      ok = mgopt__pu_infer_fits(p, op);
+      x->type = saved;
+    }
+    if (!ok) return 0;
+  }
   if (!mgopt__pu_set_ints_param(rw, op, op, "pad", a, len)) return 0;
   mgopt_rw_set_operand(rw, op, "x", inner_x);
   mgopt_rw_modified(rw, op);

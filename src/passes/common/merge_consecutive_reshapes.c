@@ -40,6 +40,15 @@ static int mgopt__mcrs_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (n < 0) return 0;
   for (i = 0; i < n; i++)
     if (shape[i] == 0) return 0;
+  {
+    /* the inner reshape's declared type may hide an element count that does
+       not match (its shape computed at run time): the merged reshape must type check */
+    int ok;
+    mgopt_op_set_operand(op, "x", inner_x);
+    ok = mgopt__pu_infer_fits(p, op);
+    mgopt_op_set_operand(op, "x", x);
+    if (!ok) return 0;
+  }
   mgopt_rw_set_operand(rw, op, "x", inner_x);
   mgopt__pu_erase_with_consts(rw, inner);
   return 1;

@@ -124,11 +124,30 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   snprintf(name, sizeof name, "%.190sx", sv->name ? sv->name : "shape");
   c = mgopt_rw_const(rw, op, name, shape);
   if (!c) return 0;
-  if (solved_sym) {
-    dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(r ? r : 1), 8);
-    if (!dims) return 0;
-    for (i = 0; i < r; i++) dims[i] = t->dims[i].sym == solved_sym ? mgopt_dim_static(solved) : t->dims[i];
-    t->dims = dims;
+  {
+    /* the constant shape must type check against x, and a solved symbol
+       against what the users declared; otherwise leave the reshape alone */
+    mgopt_type nt = *t, old = *t;
+    int ok;
+    if (solved_sym) {
+      dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(r ? r : 1), 8);
+      if (!dims) return 0;
+      for (i = 0; i < r; i++) dims[i] = t->dims[i].sym == solved_sym ? mgopt_dim_static(solved) : t->dims[i];
+      nt.dims = dims;
+    }
+    ok = !solved_sym || mgopt__pu_uses_accept(p, op->outs[0], &nt, NULL);
+    if (ok) {
+      mgopt_op_set_operand(op, "shape", c);
+      *t = nt;
+      ok = mgopt__pu_infer_fits(p, op);
+      *t = old;
+      mgopt_op_set_operand(op, "shape", sv);
+    }
+    if (!ok) {
+      mgopt_rw_erase(rw, c->def);
+      return 0;
+    }
+    *t = nt;
   }
   mgopt_rw_set_operand(rw, op, "shape", c);
   mgopt_rw_modified(rw, op);
