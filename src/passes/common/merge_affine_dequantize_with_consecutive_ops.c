@@ -34,10 +34,26 @@
    Must not fire: quantized data shared with another op (the spec's two
    dequantizes of one const), a dequantize with two users or that is a block
    output, per-channel data followed by reshape / expand_dims / squeeze,
-   a transpose of sub-byte data (int4 and narrower), dynamic shapes.
+   a transpose of sub-byte data (int4 and narrower), dynamic shapes, a
+   layout op whose parameters (shape, perm, axes) are not constants, a
+   result of rank 0 (the op needs data of rank >= 1: a squeeze to a scalar
+   stays).
    Cost: worklist patterns; each step copies the quantized data once for a
    transpose and never for the others. */
 #include "../../passes_internal.h"
+
+/* 1 if every operand of u other than x is a constant: the layout op's
+   parameters (shape, perm, axes) must be known, not only its output type. */
+static int mgopt__mad_params_const(const mgopt_op *u) {
+  int32_t i, j;
+  for (i = 0; i < u->nslots; i++) {
+    const mgopt_slot *sl = &u->slots[i];
+    if (sl->name && strcmp(sl->name, "x") == 0) continue;
+    for (j = 0; j < sl->n; j++)
+      if (sl->uses[j].value && !mgopt_value_const(sl->uses[j].value)) return 0;
+  }
+  return 1;
+}
 
 /* The transformed integer data for user u of the dequantize; NULL if it
    cannot be computed. *axis is remapped for a transpose. */
@@ -48,7 +64,8 @@ static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_
   int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   mgopt_tensor *nt;
   const void *src;
-  if (!mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
+  /* the op's data has rank >= 1 (its axis must lie in [-rank, rank)) */
+  if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
   if (u->kind != MGOPT_OP_transpose) {
@@ -99,6 +116,7 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (u->kind != MGOPT_OP_transpose && u->kind != MGOPT_OP_reshape && u->kind != MGOPT_OP_expand_dims &&
       u->kind != MGOPT_OP_squeeze)
     return 0;
+  if (!mgopt__mad_params_const(u)) return 0;
   per_tensor = sc->type.rank == 0 && zp->type.rank == 0;
   if (!per_tensor && u->kind != MGOPT_OP_transpose) return 0;
   old_axis = mgopt_op_get_int(op, "axis", 0);
@@ -107,7 +125,7 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   nt = mgopt__mad_data(p, u, t, &axis);
   if (!nt) return 0;
   if (per_tensor) axis = old_axis; /* not used: left as it was, unless out of range below */
-  if (per_tensor && (axis < -nt->rank || axis >= (nt->rank ? nt->rank : 1))) axis = 0; /* unused, kept in range */
+  if (per_tensor && (axis < -nt->rank || axis >= nt->rank)) axis = 0; /* unused, kept in range */
   nd = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(u->outs[0]), "_data"), nt);
   if (!nd) return 0;
   mgopt_rw_set_operand(rw, op, "quantized_data", nd);
