@@ -1424,6 +1424,8 @@ struct mgopt_program {
   /* functions */
   mgopt_function **funcs;
   int32_t nfuncs, funcs_cap;
+  mgopt_function **func_tab; /* by name: open addressing, heap, func_tab_cap a power of two (or 0) */
+  size_t func_tab_cap;
   uint32_t next_id;
   /* fresh names: per base name, the next suffix to try (open addressing, heap) */
   const char **fresh_keys;
@@ -1677,6 +1679,7 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
   if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
+  if (p->func_tab) a.realloc(a.ctx, p->func_tab, p->func_tab_cap * sizeof(mgopt_function *), 0);
   if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
   if (p->fresh_next) a.realloc(a.ctx, p->fresh_next, p->fresh_cap * sizeof(uint64_t), 0);
   a.realloc(a.ctx, p, sizeof *p, 0);
@@ -2533,16 +2536,47 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
   return (i >= 0 && i < p->nfuncs) ? p->funcs[i] : NULL;
 }
 
+/* Functions by name: an open-addressing table kept at most half full, so a
+   lookup (and creating n functions) stays O(1) each rather than a scan. */
+static size_t mgopt__ftab_slot(const mgopt_program *p, const char *name) {
+  size_t n = strlen(name);
+  size_t h = (size_t)mgopt__hash_bytes(name, n, MGOPT__HASH_SEED) & (p->func_tab_cap - 1);
+  while (p->func_tab[h] && strcmp(p->func_tab[h]->name, name) != 0) h = (h + 1) & (p->func_tab_cap - 1);
+  return h;
+}
+
+static int mgopt__ftab_reserve(mgopt_program *p, size_t count) {
+  mgopt_function **nt, **old = p->func_tab;
+  size_t ncap, i, ocap = p->func_tab_cap;
+  if (count * 2 <= p->func_tab_cap) return 1;
+  ncap = ocap ? ocap : 16;
+  while (ncap < count * 2) {
+    if (ncap > SIZE_MAX / 2 / sizeof(mgopt_function *)) return 0;
+    ncap *= 2;
+  }
+  nt = (mgopt_function **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(mgopt_function *));
+  if (!nt) return 0;
+  memset(nt, 0, ncap * sizeof(mgopt_function *));
+  p->func_tab = nt;
+  p->func_tab_cap = ncap;
+  for (i = 0; i < ocap; i++)
+    if (old[i]) p->func_tab[mgopt__ftab_slot(p, old[i]->name)] = old[i];
+  if (old) mgopt__heap_free(&p->alloc, old, ocap * sizeof(mgopt_function *));
+  return 1;
+}
+
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name) {
-  int32_t i;
-  for (i = 0; i < p->nfuncs; i++)
-    if (strcmp(p->funcs[i]->name, name) == 0) return p->funcs[i];
-  return NULL;
+  if (!p || !name || !p->func_tab_cap) return NULL;
+  return p->func_tab[mgopt__ftab_slot(p, name)];
 }
 
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) {
   mgopt_function *f;
-  if (mgopt_program_function(p, name)) return NULL;
+  if (!name || mgopt_program_function(p, name)) return NULL;
+  if (!mgopt__ftab_reserve(p, (size_t)p->nfuncs + 1)) {
+    mgopt__oom(p);
+    return NULL;
+  }
   if (p->nfuncs == p->funcs_cap) {
     int64_t cap = p->funcs_cap;
     void *arr = p->funcs;
@@ -2561,6 +2595,7 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   if (!f->name || !f->body) return NULL;
   f->body->func = f;
   p->funcs[p->nfuncs++] = f;
+  p->func_tab[mgopt__ftab_slot(p, f->name)] = f;
   return f;
 }
 

@@ -160,6 +160,30 @@ MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
 MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
 MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
 
+/* ---- robustness group: replacing a value by one of another type (passes/util.c).
+   A program may declare a value less precisely than inference would (a
+   symbolic or unknown dim): its users' declared types were checked against
+   that. A replacement typed more precisely can contradict them, so a pass
+   that replaces a value checks first. */
+/* 1 when `stored` may be the declared type of an output whose inference gives
+   `inferred` (the verifier's rule: no contradicting kind, dtype, rank or static dim). */
+MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred);
+/* 1 when op's inference succeeds and every declared output type fits it (and a
+   while_loop's block arguments fit its loop vars); 1 for ops without inference. */
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op);
+/* Output i's type as inference gives it now, in *out (arena dims); 0 when the
+   op has no inference or it fails. */
+MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out);
+/* 1 when every op reading `from` (or owning a block that outputs it), except
+   `skip`, would still type check with `from` typed `t`. The type is restored. */
+MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t,
+                                         const mgopt_op *skip);
+/* Before `to` (a new op's output, just inferred) replaces `from`: gives `to`
+   from's declared type when that fits to's inferred one (so nothing
+   downstream sees a change), else keeps to's type if every user of `from`
+   accepts it. 0: the replacement would break a declared type (do not make it). */
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
 #ifndef MGOPT__KERNELS_H
@@ -3550,6 +3574,110 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
     default: return 1;
   }
 }
+
+/* ---------------------------------------------------------------- robustness group: typed replacements */
+
+MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred) {
+  int32_t k;
+  if (stored->kind != inferred->kind) return 0;
+  if (stored->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (inferred->dtype != MGOPT_DT_UNKNOWN && stored->dtype != inferred->dtype) return 0;
+  if (stored->rank >= 0 && inferred->rank >= 0) {
+    if (stored->rank != inferred->rank) return 0;
+    if (!stored->dims || !inferred->dims) return stored->rank == 0;
+    for (k = 0; k < stored->rank; k++)
+      if (mgopt_dim_is_static(stored->dims[k]) && mgopt_dim_is_static(inferred->dims[k]) &&
+          stored->dims[k].v != inferred->dims[k].v)
+        return 0;
+  }
+  return 1;
+}
+
+/* 1 when loop var type `var` and block argument type `arg` do not contradict
+   (the verifier's rule for while_loop blocks). */
+static int mgopt__pu_loop_arg_fits(const mgopt_type *arg, const mgopt_type *var) {
+  int32_t k;
+  if (arg->kind != var->kind) return 0;
+  if (arg->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (arg->dtype && var->dtype && arg->dtype != var->dtype) return 0;
+  if (arg->rank >= 0 && var->rank >= 0) {
+    if (arg->rank != var->rank) return 0;
+    if (!arg->dims || !var->dims) return arg->rank == 0;
+    for (k = 0; k < arg->rank; k++)
+      if (mgopt_dim_is_static(arg->dims[k]) && mgopt_dim_is_static(var->dims[k]) && arg->dims[k].v != var->dims[k].v)
+        return 0;
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d;
+  int32_t i, k;
+  if (op->kind == MGOPT_OP_while_loop) {
+    int32_t si = mgopt_op_slot_index(op, "loop_vars");
+    int32_t nv = si >= 0 ? op->slots[si].n : 0;
+    for (i = 0; i < op->nblocks; i++)
+      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+        if (op->slots[si].uses[k].value &&
+            !mgopt__pu_loop_arg_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
+          return 0;
+  }
+  if (!def || !def->infer || op->nouts == 0) return 1;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return 0;
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d);
+  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (!mgopt__pu_type_fits(&op->outs[i]->type, &inf[i])) return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out) {
+  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
+  mgopt_type tmp[8];
+  mgopt_type *inf = tmp;
+  mgopt_diag d;
+  if (!def || !def->infer || i < 0 || i >= op->nouts) return 0;
+  if (op->nouts > 8) {
+    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!inf) return 0;
+  }
+  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_diag_clear(&d);
+  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  *out = inf[i];
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  mgopt_type saved = from->type;
+  const mgopt_use *u;
+  int ok = 1;
+  if (mgopt_type_equal(&saved, t)) return 1;
+  from->type = *t;
+  for (u = from->uses; u && ok; u = u->next) {
+    const mgopt_op *user = u->op;
+    if (!user) user = u->block ? u->block->parent_op : NULL; /* a nested block's owner may infer from it */
+    if (user && user != skip && !mgopt__pu_infer_fits(p, user)) ok = 0;
+  }
+  from->type = saved;
+  return ok;
+}
+
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from) {
+  if (mgopt_type_equal(&to->type, &from->type)) return 1;
+  if (to->type.kind == from->type.kind &&
+      (from->type.kind != MGOPT_TYPE_TENSOR || from->type.dtype != MGOPT_DT_UNKNOWN || to->type.dtype == MGOPT_DT_UNKNOWN) &&
+      mgopt__pu_type_fits(&from->type, &to->type))
+    return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
+  return mgopt__pu_uses_accept(p, (mgopt_value *)from, &to->type, to->def);
+}
 /* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
    Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
@@ -3912,6 +4040,9 @@ static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
          the model to more consumers changes how runtimes schedule fp16 casts
          around it (ONNX Runtime's CPU provider rounds differently then) */
       if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
+      /* the two may be declared differently (opaque ops keep what they came
+         with; a dim may be symbolic in one): op's users must accept the kept type */
+      if (!mgopt__pu_uses_accept(r->p, op->outs[0], &r->tab[j]->outs[0]->type, NULL)) continue;
       mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
       mgopt_op_erase(op);
       r->removed++;
@@ -4092,7 +4223,9 @@ static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = inv;
   mul = mgopt_rw_create(rw, op, "mul", name, 2, slots, ins, 1);
   if (!mul) return 0;
-  if (mgopt_op_infer(p, mul, NULL) != MGOPT_OK) {
+  /* the mul keeps the real_div's declared type: a more precise one could
+     contradict what its users declared */
+  if (mgopt_op_infer(p, mul, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, mul->outs[0], op->outs[0])) {
     mgopt_rw_erase(rw, mul);
     mgopt_rw_erase(rw, inv->def);
     return 0;
@@ -4458,6 +4591,14 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   if (!r2 || r2->kind != MGOPT_OP_reshape || mgopt_op_operand(r2, "x") != tr->outs[0]) return 0;
   if (r2->outs[0]->type.rank < 0 || r2->outs[0]->type.rank > 5) return 0;
   if (mgopt_op_get_ints(p, tr, "perm", &perm) != rank) return 0;
+  {
+    /* r1's declared shape must hold as many elements as its input, or the
+       new reshapes do not type check (r1's own shape may be computed at run time) */
+    int64_t in = mgopt_type_numel(&mgopt_op_operand(r1, "x")->type), vol = 1;
+    for (i = 0; i < rank; i++)
+      if (!mgopt__mul_i64(vol, shape[i], &vol)) return 0;
+    if (in >= 0 && in != vol) return 0;
+  }
   for (i = 0; i < rank; i++) {
     int64_t a = perm[i] < 0 ? perm[i] + rank : perm[i];
     if (a < 0 || a >= rank) return 0;
@@ -7060,11 +7201,30 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   snprintf(name, sizeof name, "%.190sx", sv->name ? sv->name : "shape");
   c = mgopt_rw_const(rw, op, name, shape);
   if (!c) return 0;
-  if (solved_sym) {
-    dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(r ? r : 1), 8);
-    if (!dims) return 0;
-    for (i = 0; i < r; i++) dims[i] = t->dims[i].sym == solved_sym ? mgopt_dim_static(solved) : t->dims[i];
-    t->dims = dims;
+  {
+    /* the constant shape must type check against x, and a solved symbol
+       against what the users declared; otherwise leave the reshape alone */
+    mgopt_type nt = *t, old = *t;
+    int ok;
+    if (solved_sym) {
+      dims = (mgopt_dim *)mgopt_program_alloc(p, sizeof(mgopt_dim) * (size_t)(r ? r : 1), 8);
+      if (!dims) return 0;
+      for (i = 0; i < r; i++) dims[i] = t->dims[i].sym == solved_sym ? mgopt_dim_static(solved) : t->dims[i];
+      nt.dims = dims;
+    }
+    ok = !solved_sym || mgopt__pu_uses_accept(p, op->outs[0], &nt, NULL);
+    if (ok) {
+      mgopt_op_set_operand(op, "shape", c);
+      *t = nt;
+      ok = mgopt__pu_infer_fits(p, op);
+      *t = old;
+      mgopt_op_set_operand(op, "shape", sv);
+    }
+    if (!ok) {
+      mgopt_rw_erase(rw, c->def);
+      return 0;
+    }
+    *t = nt;
   }
   mgopt_rw_set_operand(rw, op, "shape", c);
   mgopt_rw_modified(rw, op);
@@ -7491,6 +7651,18 @@ static int mgopt__mcp_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     if (!constant && (a[i] || a[i + 1]) && (b[i] || b[i + 1])) return 0;
   for (i = 0; i < len; i++)
     if (!mgopt__add_i64(a[i], b[i], &a[i])) return 0;
+  {
+    /* the inner pad's output may be declared less precisely than it is (a
+       symbolic dim): the outer pad's declared type must hold for the exact one */
+    mgopt_type saved = x->type, inf;
+    int ok = mgopt__pu_inferred_type(p, inner, 0, &inf);
+    if (ok) {
+      x->type = inf;
+      ok = mgopt__pu_infer_fits(p, op);
+      x->type = saved;
+    }
+    if (!ok) return 0;
+  }
   if (!mgopt__pu_set_ints_param(rw, op, op, "pad", a, len)) return 0;
   mgopt_rw_set_operand(rw, op, "x", inner_x);
   mgopt_rw_modified(rw, op);
@@ -7599,6 +7771,15 @@ static int mgopt__mcrs_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (n < 0) return 0;
   for (i = 0; i < n; i++)
     if (shape[i] == 0) return 0;
+  {
+    /* the inner reshape's declared type may hide an element count that does
+       not match (its shape computed at run time): the merged reshape must type check */
+    int ok;
+    mgopt_op_set_operand(op, "x", inner_x);
+    ok = mgopt__pu_infer_fits(p, op);
+    mgopt_op_set_operand(op, "x", x);
+    if (!ok) return 0;
+  }
   mgopt_rw_set_operand(rw, op, "x", inner_x);
   mgopt__pu_erase_with_consts(rw, inner);
   return 1;
@@ -7900,6 +8081,23 @@ static int mgopt__ftm_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     if (tr[s]) any = 1;
   }
   if (!any) return 0;
+  {
+    /* the matmul will see the transposes' inputs, typed as inference gives
+       them: a transpose output declared less precisely (a symbolic dim) may
+       hide that the matmul's declared type contradicts them */
+    mgopt_type saved[2], inf;
+    int ok = 1;
+    for (s = 0; s < 2; s++) {
+      if (!tr[s]) continue;
+      saved[s] = tr[s]->outs[0]->type;
+      if (mgopt__pu_inferred_type(p, tr[s], 0, &inf)) tr[s]->outs[0]->type = inf;
+      else ok = 0;
+    }
+    if (ok) ok = mgopt__pu_infer_fits(p, op);
+    for (s = 1; s >= 0; s--)
+      if (tr[s]) tr[s]->outs[0]->type = saved[s];
+    if (!ok) return 0;
+  }
   for (s = 0; s < 2; s++) {
     mgopt_value *old;
     if (!tr[s]) continue;
@@ -7964,9 +8162,25 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_transpose_matmul = {
    Must not fire: quantized data shared with another op (the spec's two
    dequantizes of one const), a dequantize with two users or that is a block
    output, per-channel data followed by reshape / expand_dims / squeeze,
-   a transpose of sub-byte data (int4 and narrower), dynamic shapes.
+   a transpose of sub-byte data (int4 and narrower), dynamic shapes, a
+   layout op whose parameters (shape, perm, axes) are not constants, a
+   result of rank 0 (the op needs data of rank >= 1: a squeeze to a scalar
+   stays).
    Cost: worklist patterns; each step copies the quantized data once for a
    transpose and never for the others. */
+
+/* 1 if every operand of u other than x is a constant: the layout op's
+   parameters (shape, perm, axes) must be known, not only its output type. */
+static int mgopt__mad_params_const(const mgopt_op *u) {
+  int32_t i, j;
+  for (i = 0; i < u->nslots; i++) {
+    const mgopt_slot *sl = &u->slots[i];
+    if (sl->name && strcmp(sl->name, "x") == 0) continue;
+    for (j = 0; j < sl->n; j++)
+      if (sl->uses[j].value && !mgopt_value_const(sl->uses[j].value)) return 0;
+  }
+  return 1;
+}
 
 /* The transformed integer data for user u of the dequantize; NULL if it
    cannot be computed. *axis is remapped for a transpose. */
@@ -7977,7 +8191,8 @@ static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_
   int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   mgopt_tensor *nt;
   const void *src;
-  if (!mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
+  /* the op's data has rank >= 1 (its axis must lie in [-rank, rank)) */
+  if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
   if (u->kind != MGOPT_OP_transpose) {
@@ -8028,6 +8243,7 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (u->kind != MGOPT_OP_transpose && u->kind != MGOPT_OP_reshape && u->kind != MGOPT_OP_expand_dims &&
       u->kind != MGOPT_OP_squeeze)
     return 0;
+  if (!mgopt__mad_params_const(u)) return 0;
   per_tensor = sc->type.rank == 0 && zp->type.rank == 0;
   if (!per_tensor && u->kind != MGOPT_OP_transpose) return 0;
   old_axis = mgopt_op_get_int(op, "axis", 0);
@@ -8036,7 +8252,7 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   nt = mgopt__mad_data(p, u, t, &axis);
   if (!nt) return 0;
   if (per_tensor) axis = old_axis; /* not used: left as it was, unless out of range below */
-  if (per_tensor && (axis < -nt->rank || axis >= (nt->rank ? nt->rank : 1))) axis = 0; /* unused, kept in range */
+  if (per_tensor && (axis < -nt->rank || axis >= nt->rank)) axis = 0; /* unused, kept in range */
   nd = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(u->outs[0]), "_data"), nt);
   if (!nd) return 0;
   mgopt_rw_set_operand(rw, op, "quantized_data", nd);
