@@ -168,6 +168,16 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
 /* 1 when `stored` may be the declared type of an output whose inference gives
    `inferred` (the verifier's rule: no contradicting kind, dtype, rank or static dim). */
 MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred);
+/* The same, but an unknown dtype on either side fits (the verifier's rule for
+   a while_loop's block arguments against its loop vars). */
+MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have);
+/* 1 unless op is a while_loop whose block arguments no longer fit its loop vars. */
+MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op);
+/* Runs op's inference into tmp (8 slots; arena memory for more outputs) and
+   returns the types, or NULL with *st MGOPT_OK (no inference), MGOPT_ERR_TYPE
+   (inference refuses) or MGOPT_ERR_NOMEM. */
+MGOPT__PRIVATE mgopt_type *mgopt__pu_infer_outputs(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp,
+                                                   mgopt_status *st);
 /* 1 when op's inference succeeds and every declared output type fits it (and a
    while_loop's block arguments fit its loop vars); 1 for ops without inference. */
 MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op);
@@ -183,6 +193,13 @@ MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, co
    downstream sees a change), else keeps to's type if every user of `from`
    accepts it. 0: the replacement would break a declared type (do not make it). */
 MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from);
+
+/* ---- layout of constant data (passes/util.c) */
+/* t's data (of shape in_shape, rank entries; t->numel elements) transposed by
+   perm (normalized): out.shape[i] = in_shape[perm[i]]. A new owned tensor, or
+   NULL for strings and sub-byte dtypes, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
+                                                      int32_t rank, const int64_t *perm);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
@@ -1510,9 +1527,8 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
     mgopt_tensor *t;
     r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, rank, shape);
     if (r != MGOPT__K_OK) return r;
-    t = mgopt_tensor_new_borrowed(k->p, (mgopt_dtype)x->dtype, rank, shape, x->data, x->nbytes);
+    t = mgopt__tensor_view(k->p, x, rank, shape);
     if (!t) return MGOPT__K_OOM;
-    x->borrowed = 1;
     k->out[0] = t;
     return MGOPT__K_OK;
   }
@@ -3577,80 +3593,84 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
 
 /* ---------------------------------------------------------------- robustness group: typed replacements */
 
+/* Kind, rank and static dims agree; dtypes too unless one side (`either`) or
+   the inferred side (!either) does not know its own. */
+static int mgopt__pu_fits(const mgopt_type *a, const mgopt_type *b, int either) {
+  int32_t k;
+  if (a->kind != b->kind) return 0;
+  if (a->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (b->dtype != MGOPT_DT_UNKNOWN && (!either || a->dtype != MGOPT_DT_UNKNOWN) && a->dtype != b->dtype) return 0;
+  if (a->rank >= 0 && b->rank >= 0) {
+    if (a->rank != b->rank) return 0;
+    if (!a->dims || !b->dims) return a->rank == 0;
+    for (k = 0; k < a->rank; k++)
+      if (mgopt_dim_is_static(a->dims[k]) && mgopt_dim_is_static(b->dims[k]) && a->dims[k].v != b->dims[k].v)
+        return 0;
+  }
+  return 1;
+}
+
 MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred) {
-  int32_t k;
-  if (stored->kind != inferred->kind) return 0;
-  if (stored->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (inferred->dtype != MGOPT_DT_UNKNOWN && stored->dtype != inferred->dtype) return 0;
-  if (stored->rank >= 0 && inferred->rank >= 0) {
-    if (stored->rank != inferred->rank) return 0;
-    if (!stored->dims || !inferred->dims) return stored->rank == 0;
-    for (k = 0; k < stored->rank; k++)
-      if (mgopt_dim_is_static(stored->dims[k]) && mgopt_dim_is_static(inferred->dims[k]) &&
-          stored->dims[k].v != inferred->dims[k].v)
+  return mgopt__pu_fits(stored, inferred, 0);
+}
+
+MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have) {
+  return mgopt__pu_fits(decl, have, 1);
+}
+
+MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op) {
+  int32_t si = mgopt_op_slot_index(op, "loop_vars"), nv, i, k;
+  if (op->kind != MGOPT_OP_while_loop) return 1;
+  nv = si >= 0 ? op->slots[si].n : 0;
+  for (i = 0; i < op->nblocks; i++)
+    for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+      if (op->slots[si].uses[k].value &&
+          !mgopt__pu_types_compatible(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
         return 0;
-  }
   return 1;
 }
 
-/* 1 when loop var type `var` and block argument type `arg` do not contradict
-   (the verifier's rule for while_loop blocks). */
-static int mgopt__pu_loop_arg_fits(const mgopt_type *arg, const mgopt_type *var) {
-  int32_t k;
-  if (arg->kind != var->kind) return 0;
-  if (arg->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (arg->dtype && var->dtype && arg->dtype != var->dtype) return 0;
-  if (arg->rank >= 0 && var->rank >= 0) {
-    if (arg->rank != var->rank) return 0;
-    if (!arg->dims || !var->dims) return arg->rank == 0;
-    for (k = 0; k < arg->rank; k++)
-      if (mgopt_dim_is_static(arg->dims[k]) && mgopt_dim_is_static(var->dims[k]) && arg->dims[k].v != var->dims[k].v)
-        return 0;
-  }
-  return 1;
-}
-
-MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+MGOPT__PRIVATE mgopt_type *mgopt__pu_infer_outputs(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp,
+                                                   mgopt_status *st) {
   const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
   mgopt_type *inf = tmp;
   mgopt_diag d;
-  int32_t i, k;
-  if (op->kind == MGOPT_OP_while_loop) {
-    int32_t si = mgopt_op_slot_index(op, "loop_vars");
-    int32_t nv = si >= 0 ? op->slots[si].n : 0;
-    for (i = 0; i < op->nblocks; i++)
-      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
-        if (op->slots[si].uses[k].value &&
-            !mgopt__pu_loop_arg_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
-          return 0;
-  }
-  if (!def || !def->infer || op->nouts == 0) return 1;
+  *st = MGOPT_OK;
+  if (!def || !def->infer || op->nouts == 0) return NULL;
   if (op->nouts > 8) {
     inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return 0;
+    if (!inf) {
+      *st = MGOPT_ERR_NOMEM;
+      return NULL;
+    }
   }
   memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
   mgopt_diag_clear(&d);
-  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  if (def->infer(p, op, inf, &d) != MGOPT_OK) {
+    *st = d.status == MGOPT_ERR_NOMEM ? MGOPT_ERR_NOMEM : MGOPT_ERR_TYPE;
+    return NULL;
+  }
+  return inf;
+}
+
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  int32_t i;
+  if (!mgopt__pu_loop_args_fit(op)) return 0;
+  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
+  if (!inf) return st == MGOPT_OK; /* no inference: nothing to contradict */
   for (i = 0; i < op->nouts; i++)
     if (!mgopt__pu_type_fits(&op->outs[i]->type, &inf[i])) return 0;
   return 1;
 }
 
 MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
-  mgopt_type *inf = tmp;
-  mgopt_diag d;
-  if (!def || !def->infer || i < 0 || i >= op->nouts) return 0;
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return 0;
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  mgopt_diag_clear(&d);
-  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  if (i < 0 || i >= op->nouts) return 0;
+  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
+  if (!inf) return 0;
   *out = inf[i];
   return 1;
 }
@@ -3677,6 +3697,32 @@ MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const
       mgopt__pu_type_fits(&from->type, &to->type))
     return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
   return mgopt__pu_uses_accept(p, (mgopt_value *)from, &to->type, to->def);
+}
+
+/* ---------------------------------------------------------------- layout of constant data */
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
+                                                      int32_t rank, const int64_t *perm) {
+  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], acc = 1;
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  int32_t i;
+  mgopt_tensor *nt;
+  const void *src;
+  if (rank < 0 || rank > MGOPT__K_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
+    return NULL;
+  for (i = rank - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= in_shape[i];
+  }
+  for (i = 0; i < rank; i++) {
+    shape[i] = in_shape[perm[i]];
+    stride[i] = st[perm[i]];
+  }
+  src = mgopt_tensor_data(p, t);
+  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
+  if (!nt) return NULL;
+  mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
+  return nt;
 }
 /* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -6876,55 +6922,20 @@ static int mgopt__lie_set_type(mgopt__lie *L, mgopt_value *v, const mgopt_type *
   return 1;
 }
 
-/* 1 when a value of type `have` may stand where `decl` is declared, as the
-   verifier sees it for loop vars (no contradicting kind, dtype, rank or
-   static dim; an unknown dtype on either side fits). */
-static int mgopt__lie_fits(const mgopt_type *decl, const mgopt_type *have) {
-  int32_t j;
-  if (decl->kind != have->kind) return 0;
-  if (decl->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (have->dtype != MGOPT_DT_UNKNOWN && decl->dtype != MGOPT_DT_UNKNOWN && decl->dtype != have->dtype) return 0;
-  if (decl->rank >= 0 && have->rank >= 0) {
-    if (decl->rank != have->rank) return 0;
-    if (!decl->dims || !have->dims) return decl->rank == 0;
-    for (j = 0; j < decl->rank; j++)
-      if (mgopt_dim_is_static(decl->dims[j]) && mgopt_dim_is_static(have->dims[j]) &&
-          decl->dims[j].v != have->dims[j].v)
-        return 0;
-  }
-  return 1;
-}
-
 /* Re-infers op after an operand (or a nested block output) changed type.
    1: its declared output types still hold (outputs with an unknown dtype
    take the inferred one and are queued); 0: they cannot; -1: OOM. */
 static int mgopt__lie_recheck(mgopt__lie *L, mgopt_op *op) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
-  mgopt_type *inf = tmp;
-  mgopt_diag d2;
-  int32_t i, k;
-  if (op->kind == MGOPT_OP_while_loop) {
-    /* the loop's blocks keep their argument types: they must still fit the loop vars */
-    int32_t si = mgopt_op_slot_index(op, "loop_vars");
-    int32_t nv = si >= 0 ? op->slots[si].n : 0;
-    for (i = 0; i < op->nblocks; i++)
-      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
-        if (op->slots[si].uses[k].value &&
-            !mgopt__lie_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
-          return 0;
-  }
-  if (!def || !def->infer || op->nouts == 0) return 1; /* opaque: its types are kept as they came */
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(L->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return -1;
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  mgopt_diag_clear(&d2);
-  if (def->infer(L->p, op, inf, &d2) != MGOPT_OK) return d2.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  int32_t i;
+  /* a loop's blocks keep their argument types: they must still fit the loop vars */
+  if (!mgopt__pu_loop_args_fit(op)) return 0;
+  inf = mgopt__pu_infer_outputs(L->p, op, tmp, &st);
+  if (!inf) return st == MGOPT_OK ? 1 : st == MGOPT_ERR_NOMEM ? -1 : 0; /* no inference: types kept */
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *o = op->outs[i];
-    if (!mgopt__lie_fits(&o->type, &inf[i])) return 0;
+    if (!mgopt__pu_types_compatible(&o->type, &inf[i])) return 0;
     if (o->type.kind == MGOPT_TYPE_TENSOR && o->type.dtype == MGOPT_DT_UNKNOWN && inf[i].dtype != MGOPT_DT_UNKNOWN) {
       mgopt_type t = o->type;
       if (mgopt__pu_is_func_output(o)) return 0; /* main's outputs keep their types */
@@ -8185,43 +8196,24 @@ static int mgopt__mad_params_const(const mgopt_op *u) {
 /* The transformed integer data for user u of the dequantize; NULL if it
    cannot be computed. *axis is remapped for a transpose. */
 static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_tensor *t, int64_t *axis) {
-  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], src_stride[MGOPT__K_MAX_RANK], n = 1;
+  int64_t shape[MGOPT__K_MAX_RANK], perm[MGOPT__K_MAX_RANK], n = 1, new_axis = *axis;
   const mgopt_type *ot = &u->outs[0]->type;
+  const int64_t *pv = NULL;
   int32_t r = ot->rank, i;
-  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
-  mgopt_tensor *nt;
-  const void *src;
   /* the op's data has rank >= 1 (its axis must lie in [-rank, rank)) */
   if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
-  if (u->kind != MGOPT_OP_transpose) {
-    /* same bytes, new shape: a view; both sides borrowed so a writer copies first */
-    nt = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, r, shape, t->data, t->nbytes);
-    if (nt) t->borrowed = 1;
-    return nt;
+  /* same bytes, new shape: a view (mgopt__tensor_view keeps writers apart) */
+  if (u->kind != MGOPT_OP_transpose) return mgopt__tensor_view(p, t, r, shape);
+  if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &pv) != r) return NULL;
+  for (i = 0; i < r; i++) {
+    perm[i] = mgopt__pu_norm_axis(pv[i], r);
+    if (perm[i] < 0 || t->shape[perm[i]] != shape[i]) return NULL;
+    if (*axis == perm[i]) new_axis = i;
   }
-  {
-    const int64_t *perm = NULL;
-    int64_t k, acc = 1, new_axis = *axis;
-    if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &perm) != r || bits < 8 || bits % 8) return NULL;
-    for (i = r - 1; i >= 0; i--) {
-      src_stride[i] = acc;
-      acc *= t->shape[i];
-    }
-    for (i = 0; i < r; i++) {
-      k = mgopt__pu_norm_axis(perm[i], r);
-      if (k < 0 || t->shape[k] != shape[i]) return NULL;
-      stride[i] = src_stride[k];
-      if (*axis == k) new_axis = i;
-    }
-    *axis = new_axis;
-    src = mgopt_tensor_data(p, t);
-    nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, r, shape) : NULL;
-    if (!nt) return NULL;
-    mgopt__k_strided(nt->data, src, (size_t)(bits / 8), r, shape, stride, 0);
-    return nt;
-  }
+  *axis = new_axis;
+  return mgopt__pu_transpose_data(p, t, t->shape, r, perm); /* NULL for sub-byte data */
 }
 
 static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
@@ -8695,25 +8687,13 @@ static void mgopt__rt_visit(mgopt__rt *r, mgopt_op *op) {
 
 /* t transposed by the inverse of perm after its shape is left-padded with 1s to rank. */
 static mgopt_tensor *mgopt__rt_untranspose(mgopt_program *p, mgopt_tensor *t, const int64_t *perm, int32_t rank) {
-  int64_t pad[MGOPT__RT_MAXR], st[MGOPT__RT_MAXR], shape[MGOPT__RT_MAXR], stride[MGOPT__RT_MAXR], acc = 1;
+  int64_t pad[MGOPT__RT_MAXR], inv[MGOPT__RT_MAXR];
   int32_t i, lead = rank - t->rank;
-  mgopt_tensor *nt;
-  const void *src;
-  for (i = 0; i < rank; i++) pad[i] = i < lead ? 1 : t->shape[i - lead];
-  for (i = rank - 1; i >= 0; i--) {
-    st[i] = acc;
-    acc *= pad[i];
-  }
-  /* out axis perm[i] is padded axis i */
   for (i = 0; i < rank; i++) {
-    shape[perm[i]] = pad[i];
-    stride[perm[i]] = st[i];
+    pad[i] = i < lead ? 1 : t->shape[i - lead];
+    inv[perm[i]] = i;
   }
-  src = mgopt_tensor_data(p, t);
-  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
-  if (!nt) return NULL;
-  mgopt__k_strided(nt->data, src, (size_t)(mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8), rank, shape, stride, 0);
-  return nt;
+  return mgopt__pu_transpose_data(p, t, pad, rank, inv);
 }
 
 /* Replaces constant operand (slot s, element k) of op by its un-transposed form. */

@@ -108,6 +108,12 @@ struct mgopt_program {
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
+/* t's bytes under another shape of the same element count (not strings): a
+   new tensor borrowing them; t is marked borrowed too, so a later write
+   through either copies first and never changes the other. NULL if the
+   counts differ or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
+                                              const int64_t *shape);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */

@@ -132,6 +132,16 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
 /* 1 when `stored` may be the declared type of an output whose inference gives
    `inferred` (the verifier's rule: no contradicting kind, dtype, rank or static dim). */
 MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred);
+/* The same, but an unknown dtype on either side fits (the verifier's rule for
+   a while_loop's block arguments against its loop vars). */
+MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have);
+/* 1 unless op is a while_loop whose block arguments no longer fit its loop vars. */
+MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op);
+/* Runs op's inference into tmp (8 slots; arena memory for more outputs) and
+   returns the types, or NULL with *st MGOPT_OK (no inference), MGOPT_ERR_TYPE
+   (inference refuses) or MGOPT_ERR_NOMEM. */
+MGOPT__PRIVATE mgopt_type *mgopt__pu_infer_outputs(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp,
+                                                   mgopt_status *st);
 /* 1 when op's inference succeeds and every declared output type fits it (and a
    while_loop's block arguments fit its loop vars); 1 for ops without inference. */
 MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op);
@@ -147,5 +157,12 @@ MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, co
    downstream sees a change), else keeps to's type if every user of `from`
    accepts it. 0: the replacement would break a declared type (do not make it). */
 MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from);
+
+/* ---- layout of constant data (passes/util.c) */
+/* t's data (of shape in_shape, rank entries; t->numel elements) transposed by
+   perm (normalized): out.shape[i] = in_shape[perm[i]]. A new owned tensor, or
+   NULL for strings and sub-byte dtypes, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
+                                                      int32_t rank, const int64_t *perm);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */

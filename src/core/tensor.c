@@ -277,6 +277,13 @@ MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype d
   return t;
 }
 
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
+                                              const int64_t *shape) {
+  mgopt_tensor *v = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, rank, shape, t->data, t->nbytes);
+  if (v) t->borrowed = 1;
+  return v;
+}
+
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v) {
   mgopt_tensor *t = mgopt_tensor_new(p, dt, 0, NULL);
   if (t) mgopt_tensor_set_f64(t, 0, v);

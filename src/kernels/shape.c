@@ -19,9 +19,8 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
     mgopt_tensor *t;
     r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, rank, shape);
     if (r != MGOPT__K_OK) return r;
-    t = mgopt_tensor_new_borrowed(k->p, (mgopt_dtype)x->dtype, rank, shape, x->data, x->nbytes);
+    t = mgopt__tensor_view(k->p, x, rank, shape);
     if (!t) return MGOPT__K_OOM;
-    x->borrowed = 1;
     k->out[0] = t;
     return MGOPT__K_OK;
   }

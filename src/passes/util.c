@@ -586,80 +586,84 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
 
 /* ---------------------------------------------------------------- robustness group: typed replacements */
 
+/* Kind, rank and static dims agree; dtypes too unless one side (`either`) or
+   the inferred side (!either) does not know its own. */
+static int mgopt__pu_fits(const mgopt_type *a, const mgopt_type *b, int either) {
+  int32_t k;
+  if (a->kind != b->kind) return 0;
+  if (a->kind != MGOPT_TYPE_TENSOR) return 1;
+  if (b->dtype != MGOPT_DT_UNKNOWN && (!either || a->dtype != MGOPT_DT_UNKNOWN) && a->dtype != b->dtype) return 0;
+  if (a->rank >= 0 && b->rank >= 0) {
+    if (a->rank != b->rank) return 0;
+    if (!a->dims || !b->dims) return a->rank == 0;
+    for (k = 0; k < a->rank; k++)
+      if (mgopt_dim_is_static(a->dims[k]) && mgopt_dim_is_static(b->dims[k]) && a->dims[k].v != b->dims[k].v)
+        return 0;
+  }
+  return 1;
+}
+
 MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred) {
-  int32_t k;
-  if (stored->kind != inferred->kind) return 0;
-  if (stored->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (inferred->dtype != MGOPT_DT_UNKNOWN && stored->dtype != inferred->dtype) return 0;
-  if (stored->rank >= 0 && inferred->rank >= 0) {
-    if (stored->rank != inferred->rank) return 0;
-    if (!stored->dims || !inferred->dims) return stored->rank == 0;
-    for (k = 0; k < stored->rank; k++)
-      if (mgopt_dim_is_static(stored->dims[k]) && mgopt_dim_is_static(inferred->dims[k]) &&
-          stored->dims[k].v != inferred->dims[k].v)
+  return mgopt__pu_fits(stored, inferred, 0);
+}
+
+MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have) {
+  return mgopt__pu_fits(decl, have, 1);
+}
+
+MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op) {
+  int32_t si = mgopt_op_slot_index(op, "loop_vars"), nv, i, k;
+  if (op->kind != MGOPT_OP_while_loop) return 1;
+  nv = si >= 0 ? op->slots[si].n : 0;
+  for (i = 0; i < op->nblocks; i++)
+    for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+      if (op->slots[si].uses[k].value &&
+          !mgopt__pu_types_compatible(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
         return 0;
-  }
   return 1;
 }
 
-/* 1 when loop var type `var` and block argument type `arg` do not contradict
-   (the verifier's rule for while_loop blocks). */
-static int mgopt__pu_loop_arg_fits(const mgopt_type *arg, const mgopt_type *var) {
-  int32_t k;
-  if (arg->kind != var->kind) return 0;
-  if (arg->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (arg->dtype && var->dtype && arg->dtype != var->dtype) return 0;
-  if (arg->rank >= 0 && var->rank >= 0) {
-    if (arg->rank != var->rank) return 0;
-    if (!arg->dims || !var->dims) return arg->rank == 0;
-    for (k = 0; k < arg->rank; k++)
-      if (mgopt_dim_is_static(arg->dims[k]) && mgopt_dim_is_static(var->dims[k]) && arg->dims[k].v != var->dims[k].v)
-        return 0;
-  }
-  return 1;
-}
-
-MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+MGOPT__PRIVATE mgopt_type *mgopt__pu_infer_outputs(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp,
+                                                   mgopt_status *st) {
   const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
   mgopt_type *inf = tmp;
   mgopt_diag d;
-  int32_t i, k;
-  if (op->kind == MGOPT_OP_while_loop) {
-    int32_t si = mgopt_op_slot_index(op, "loop_vars");
-    int32_t nv = si >= 0 ? op->slots[si].n : 0;
-    for (i = 0; i < op->nblocks; i++)
-      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
-        if (op->slots[si].uses[k].value &&
-            !mgopt__pu_loop_arg_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
-          return 0;
-  }
-  if (!def || !def->infer || op->nouts == 0) return 1;
+  *st = MGOPT_OK;
+  if (!def || !def->infer || op->nouts == 0) return NULL;
   if (op->nouts > 8) {
     inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return 0;
+    if (!inf) {
+      *st = MGOPT_ERR_NOMEM;
+      return NULL;
+    }
   }
   memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
   mgopt_diag_clear(&d);
-  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  if (def->infer(p, op, inf, &d) != MGOPT_OK) {
+    *st = d.status == MGOPT_ERR_NOMEM ? MGOPT_ERR_NOMEM : MGOPT_ERR_TYPE;
+    return NULL;
+  }
+  return inf;
+}
+
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  int32_t i;
+  if (!mgopt__pu_loop_args_fit(op)) return 0;
+  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
+  if (!inf) return st == MGOPT_OK; /* no inference: nothing to contradict */
   for (i = 0; i < op->nouts; i++)
     if (!mgopt__pu_type_fits(&op->outs[i]->type, &inf[i])) return 0;
   return 1;
 }
 
 MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
-  mgopt_type *inf = tmp;
-  mgopt_diag d;
-  if (!def || !def->infer || i < 0 || i >= op->nouts) return 0;
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return 0;
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  mgopt_diag_clear(&d);
-  if (def->infer(p, op, inf, &d) != MGOPT_OK) return 0;
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  if (i < 0 || i >= op->nouts) return 0;
+  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
+  if (!inf) return 0;
   *out = inf[i];
   return 1;
 }
@@ -686,4 +690,30 @@ MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const
       mgopt__pu_type_fits(&from->type, &to->type))
     return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
   return mgopt__pu_uses_accept(p, (mgopt_value *)from, &to->type, to->def);
+}
+
+/* ---------------------------------------------------------------- layout of constant data */
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
+                                                      int32_t rank, const int64_t *perm) {
+  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], acc = 1;
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  int32_t i;
+  mgopt_tensor *nt;
+  const void *src;
+  if (rank < 0 || rank > MGOPT__K_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
+    return NULL;
+  for (i = rank - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= in_shape[i];
+  }
+  for (i = 0; i < rank; i++) {
+    shape[i] = in_shape[perm[i]];
+    stride[i] = st[perm[i]];
+  }
+  src = mgopt_tensor_data(p, t);
+  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
+  if (!nt) return NULL;
+  mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
+  return nt;
 }

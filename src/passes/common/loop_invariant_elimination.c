@@ -87,55 +87,20 @@ static int mgopt__lie_set_type(mgopt__lie *L, mgopt_value *v, const mgopt_type *
   return 1;
 }
 
-/* 1 when a value of type `have` may stand where `decl` is declared, as the
-   verifier sees it for loop vars (no contradicting kind, dtype, rank or
-   static dim; an unknown dtype on either side fits). */
-static int mgopt__lie_fits(const mgopt_type *decl, const mgopt_type *have) {
-  int32_t j;
-  if (decl->kind != have->kind) return 0;
-  if (decl->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (have->dtype != MGOPT_DT_UNKNOWN && decl->dtype != MGOPT_DT_UNKNOWN && decl->dtype != have->dtype) return 0;
-  if (decl->rank >= 0 && have->rank >= 0) {
-    if (decl->rank != have->rank) return 0;
-    if (!decl->dims || !have->dims) return decl->rank == 0;
-    for (j = 0; j < decl->rank; j++)
-      if (mgopt_dim_is_static(decl->dims[j]) && mgopt_dim_is_static(have->dims[j]) &&
-          decl->dims[j].v != have->dims[j].v)
-        return 0;
-  }
-  return 1;
-}
-
 /* Re-infers op after an operand (or a nested block output) changed type.
    1: its declared output types still hold (outputs with an unknown dtype
    take the inferred one and are queued); 0: they cannot; -1: OOM. */
 static int mgopt__lie_recheck(mgopt__lie *L, mgopt_op *op) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
-  mgopt_type *inf = tmp;
-  mgopt_diag d2;
-  int32_t i, k;
-  if (op->kind == MGOPT_OP_while_loop) {
-    /* the loop's blocks keep their argument types: they must still fit the loop vars */
-    int32_t si = mgopt_op_slot_index(op, "loop_vars");
-    int32_t nv = si >= 0 ? op->slots[si].n : 0;
-    for (i = 0; i < op->nblocks; i++)
-      for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
-        if (op->slots[si].uses[k].value &&
-            !mgopt__lie_fits(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
-          return 0;
-  }
-  if (!def || !def->infer || op->nouts == 0) return 1; /* opaque: its types are kept as they came */
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(L->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return -1;
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  mgopt_diag_clear(&d2);
-  if (def->infer(L->p, op, inf, &d2) != MGOPT_OK) return d2.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  int32_t i;
+  /* a loop's blocks keep their argument types: they must still fit the loop vars */
+  if (!mgopt__pu_loop_args_fit(op)) return 0;
+  inf = mgopt__pu_infer_outputs(L->p, op, tmp, &st);
+  if (!inf) return st == MGOPT_OK ? 1 : st == MGOPT_ERR_NOMEM ? -1 : 0; /* no inference: types kept */
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *o = op->outs[i];
-    if (!mgopt__lie_fits(&o->type, &inf[i])) return 0;
+    if (!mgopt__pu_types_compatible(&o->type, &inf[i])) return 0;
     if (o->type.kind == MGOPT_TYPE_TENSOR && o->type.dtype == MGOPT_DT_UNKNOWN && inf[i].dtype != MGOPT_DT_UNKNOWN) {
       mgopt_type t = o->type;
       if (mgopt__pu_is_func_output(o)) return 0; /* main's outputs keep their types */

@@ -58,43 +58,24 @@ static int mgopt__mad_params_const(const mgopt_op *u) {
 /* The transformed integer data for user u of the dequantize; NULL if it
    cannot be computed. *axis is remapped for a transpose. */
 static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_tensor *t, int64_t *axis) {
-  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], src_stride[MGOPT__K_MAX_RANK], n = 1;
+  int64_t shape[MGOPT__K_MAX_RANK], perm[MGOPT__K_MAX_RANK], n = 1, new_axis = *axis;
   const mgopt_type *ot = &u->outs[0]->type;
+  const int64_t *pv = NULL;
   int32_t r = ot->rank, i;
-  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
-  mgopt_tensor *nt;
-  const void *src;
   /* the op's data has rank >= 1 (its axis must lie in [-rank, rank)) */
   if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
-  if (u->kind != MGOPT_OP_transpose) {
-    /* same bytes, new shape: a view; both sides borrowed so a writer copies first */
-    nt = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, r, shape, t->data, t->nbytes);
-    if (nt) t->borrowed = 1;
-    return nt;
+  /* same bytes, new shape: a view (mgopt__tensor_view keeps writers apart) */
+  if (u->kind != MGOPT_OP_transpose) return mgopt__tensor_view(p, t, r, shape);
+  if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &pv) != r) return NULL;
+  for (i = 0; i < r; i++) {
+    perm[i] = mgopt__pu_norm_axis(pv[i], r);
+    if (perm[i] < 0 || t->shape[perm[i]] != shape[i]) return NULL;
+    if (*axis == perm[i]) new_axis = i;
   }
-  {
-    const int64_t *perm = NULL;
-    int64_t k, acc = 1, new_axis = *axis;
-    if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &perm) != r || bits < 8 || bits % 8) return NULL;
-    for (i = r - 1; i >= 0; i--) {
-      src_stride[i] = acc;
-      acc *= t->shape[i];
-    }
-    for (i = 0; i < r; i++) {
-      k = mgopt__pu_norm_axis(perm[i], r);
-      if (k < 0 || t->shape[k] != shape[i]) return NULL;
-      stride[i] = src_stride[k];
-      if (*axis == k) new_axis = i;
-    }
-    *axis = new_axis;
-    src = mgopt_tensor_data(p, t);
-    nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, r, shape) : NULL;
-    if (!nt) return NULL;
-    mgopt__k_strided(nt->data, src, (size_t)(bits / 8), r, shape, stride, 0);
-    return nt;
-  }
+  *axis = new_axis;
+  return mgopt__pu_transpose_data(p, t, t->shape, r, perm); /* NULL for sub-byte data */
 }
 
 static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {

@@ -411,25 +411,13 @@ static void mgopt__rt_visit(mgopt__rt *r, mgopt_op *op) {
 
 /* t transposed by the inverse of perm after its shape is left-padded with 1s to rank. */
 static mgopt_tensor *mgopt__rt_untranspose(mgopt_program *p, mgopt_tensor *t, const int64_t *perm, int32_t rank) {
-  int64_t pad[MGOPT__RT_MAXR], st[MGOPT__RT_MAXR], shape[MGOPT__RT_MAXR], stride[MGOPT__RT_MAXR], acc = 1;
+  int64_t pad[MGOPT__RT_MAXR], inv[MGOPT__RT_MAXR];
   int32_t i, lead = rank - t->rank;
-  mgopt_tensor *nt;
-  const void *src;
-  for (i = 0; i < rank; i++) pad[i] = i < lead ? 1 : t->shape[i - lead];
-  for (i = rank - 1; i >= 0; i--) {
-    st[i] = acc;
-    acc *= pad[i];
-  }
-  /* out axis perm[i] is padded axis i */
   for (i = 0; i < rank; i++) {
-    shape[perm[i]] = pad[i];
-    stride[perm[i]] = st[i];
+    pad[i] = i < lead ? 1 : t->shape[i - lead];
+    inv[perm[i]] = i;
   }
-  src = mgopt_tensor_data(p, t);
-  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
-  if (!nt) return NULL;
-  mgopt__k_strided(nt->data, src, (size_t)(mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8), rank, shape, stride, 0);
-  return nt;
+  return mgopt__pu_transpose_data(p, t, pad, rank, inv);
 }
 
 /* Replaces constant operand (slot s, element k) of op by its un-transposed form. */
