@@ -169,6 +169,7 @@ typedef struct mgopt_tensor {
   uint8_t dtype;      /* mgopt_dtype */
   uint8_t borrowed;   /* data points into a caller's buffer: copy before writing */
   uint8_t hash_valid;
+  uint8_t probe_valid;
   int32_t rank;
   int64_t *shape;     /* rank entries, all static */
   int64_t numel;
@@ -176,6 +177,7 @@ typedef struct mgopt_tensor {
   void *data;         /* owned: 64-byte aligned, arena memory; borrowed: any alignment.
                          STRING tensors: data is an array of numel mgopt_str. */
   uint64_t hash;      /* content hash, valid when hash_valid */
+  uint64_t probe;     /* sampled-content key (internal), valid when probe_valid */
   /* where the bytes came from, for writers that keep external data in place */
   const char *ext_location;
   int64_t ext_offset;

@@ -63,15 +63,27 @@ static inline int mgopt__add_i64(int64_t a, int64_t b, int64_t *out) {
   return 1;
 }
 
-/* ---- hashing (FNV-1a 64 over bytes, mixed) */
+/* ---- hashing: eight bytes per multiply (names are hashed on every intern,
+   so a byte-at-a-time hash was a chain of dependent multiplies per character),
+   the tail packed into one word with its length; the shift folds the high
+   bits into the low ones that tables index by. Values are for in-process
+   tables only: they depend on the machine's byte order. */
 static inline uint64_t mgopt__hash_bytes(const void *data, size_t n, uint64_t h) {
   const unsigned char *p = (const unsigned char *)data;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
+  uint64_t w;
+  for (; n >= 8; p += 8, n -= 8) {
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0x9fb21c651e98df25ull;
+    h ^= h >> 32;
   }
-  return h;
+  w = (uint64_t)n << 56;
+  if (n) {
+    uint64_t t = 0;
+    memcpy(&t, p, n);
+    w ^= t;
+  }
+  h = (h ^ w) * 0xd6e8feb86659fd93ull;
+  return h ^ (h >> 32);
 }
 #define MGOPT__HASH_SEED 14695981039346656037ull
 
@@ -112,6 +124,7 @@ MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
    new tensor borrowing them; t is marked borrowed too, so a later write
    through either copies first and never changes the other. NULL if the
    counts differ or on OOM. */
+MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
                                               const int64_t *shape);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */

@@ -70,6 +70,61 @@ static void test_const_dedup_shares_across_functions(void) {
   mgopt_program_destroy(p);
 }
 
+/* Large consts are keyed by a few sampled windows of their bytes: look-alikes
+   that differ only outside the windows must stay apart, and each must still
+   absorb its exact copies. 300 fp32 = 1200 bytes; elements 10 and 11 lie
+   between the first two windows. */
+static void test_const_dedup_lookalikes(void) {
+  static const int diff[7][2] = {{-1, -1}, {10, -1}, {-1, -1}, {10, -1}, {11, -1}, {11, -1}, {10, 11}};
+  static const int want_src[7] = {0, 1, 0, 1, 4, 4, 6}; /* the const each add reads afterwards */
+  mgopt_buf b;
+  mgopt_diag d;
+  mgopt_program *p;
+  mgopt_op *op;
+  mgopt_tensor *kept[7];
+  int i, k, nconst = 0, nadd = 0;
+  memset(&b, 0, sizeof b);
+  mgopt__buf_puts(&b, "main(%x: (300, fp32)) {\n");
+  for (i = 0; i < 7; i++) {
+    mgopt__buf_printf(&b, "  %%c%d: (300, fp32)* = const(val=[", i);
+    for (k = 0; k < 300; k++) {
+      int v = k % 37;
+      if (k == diff[i][0]) v = 999;
+      if (k == diff[i][1]) v = 777;
+      mgopt__buf_printf(&b, "%s%d", k ? ", " : "", v);
+    }
+    mgopt__buf_puts(&b, "])\n");
+  }
+  for (i = 0; i < 7; i++) mgopt__buf_printf(&b, "  %%s%d: (300, fp32) = add(x=%%x, y=%%c%d)\n", i, i);
+  mgopt__buf_puts(&b, "} -> (%s0, %s1, %s2, %s3, %s4, %s5, %s6)\n");
+  REQUIRE(!b.oom);
+  p = mgopt_mil_parse(b.data, b.len, NULL, &d);
+  mgopt_buf_free(&b);
+  REQUIRE(p != NULL);
+  for (i = 0, op = mgopt_program_function_at(p, 0)->body->first; i < 7; i++, op = op->next)
+    kept[i] = mgopt_value_const(op->outs[0]);
+  CHECK_EQ_INT(run(p, "const_deduplication", &d), MGOPT_OK);
+  for (op = mgopt_program_function_at(p, 0)->body->first; op; op = op->next) {
+    if (op->kind == MGOPT_OP_const) {
+      nconst++;
+      continue;
+    }
+    {
+      mgopt_tensor *y = mgopt_value_const(mgopt_op_operand(op, "y"));
+      REQUIRE(y != NULL && nadd < 7);
+      CHECK(y == kept[want_src[nadd]]);
+      for (k = 10; k <= 11; k++) {
+        const int *dd = diff[want_src[nadd]];
+        CHECK(mgopt_tensor_get_f64(y, k) == (k == dd[0] ? 999.0 : k == dd[1] ? 777.0 : (double)k));
+      }
+      nadd++;
+    }
+  }
+  CHECK_EQ_INT(nconst, 4);
+  CHECK_EQ_INT(nadd, 7);
+  mgopt_program_destroy(p);
+}
+
 /* Two different function outputs with one name: the text format cannot say
    it (a name resolves to its latest definition), the API can. */
 static void test_dedup_names_output_clash_fails(void) {
@@ -133,6 +188,7 @@ static void test_topological_reorder_long_chain(void) {
 
 static const test_case tests[] = {
     TEST(test_const_dedup_shares_across_functions),
+    TEST(test_const_dedup_lookalikes),
     TEST(test_dedup_names_output_clash_fails),
     TEST(test_topological_reorder_long_chain),
 };
