@@ -273,6 +273,7 @@ typedef struct mgopt_tensor {
   uint8_t dtype;      /* mgopt_dtype */
   uint8_t borrowed;   /* data points into a caller's buffer: copy before writing */
   uint8_t hash_valid;
+  uint8_t probe_valid;
   int32_t rank;
   int64_t *shape;     /* rank entries, all static */
   int64_t numel;
@@ -280,6 +281,7 @@ typedef struct mgopt_tensor {
   void *data;         /* owned: 64-byte aligned, arena memory; borrowed: any alignment.
                          STRING tensors: data is an array of numel mgopt_str. */
   uint64_t hash;      /* content hash, valid when hash_valid */
+  uint64_t probe;     /* sampled-content key (internal), valid when probe_valid */
   /* where the bytes came from, for writers that keep external data in place */
   const char *ext_location;
   int64_t ext_offset;
@@ -1394,15 +1396,27 @@ static inline int mgopt__add_i64(int64_t a, int64_t b, int64_t *out) {
   return 1;
 }
 
-/* ---- hashing (FNV-1a 64 over bytes, mixed) */
+/* ---- hashing: eight bytes per multiply (names are hashed on every intern,
+   so a byte-at-a-time hash was a chain of dependent multiplies per character),
+   the tail packed into one word with its length; the shift folds the high
+   bits into the low ones that tables index by. Values are for in-process
+   tables only: they depend on the machine's byte order. */
 static inline uint64_t mgopt__hash_bytes(const void *data, size_t n, uint64_t h) {
   const unsigned char *p = (const unsigned char *)data;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
+  uint64_t w;
+  for (; n >= 8; p += 8, n -= 8) {
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0x9fb21c651e98df25ull;
+    h ^= h >> 32;
   }
-  return h;
+  w = (uint64_t)n << 56;
+  if (n) {
+    uint64_t t = 0;
+    memcpy(&t, p, n);
+    w ^= t;
+  }
+  h = (h ^ w) * 0xd6e8feb86659fd93ull;
+  return h ^ (h >> 32);
 }
 #define MGOPT__HASH_SEED 14695981039346656037ull
 
@@ -1443,6 +1457,7 @@ MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
    new tensor borrowing them; t is marked borrowed too, so a later write
    through either copies first and never changes the other. NULL if the
    counts differ or on OOM. */
+MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
                                               const int64_t *shape);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
@@ -2266,6 +2281,7 @@ MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
     t->borrowed = 0;
   }
   t->hash_valid = 0;
+  t->probe_valid = 0;
   return t->data;
 }
 
@@ -2340,6 +2356,7 @@ MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
   uint8_t *d = (uint8_t *)t->data;
   MGOPT_ASSERT(!t->borrowed);
   t->hash_valid = 0;
+  t->probe_valid = 0;
   switch ((mgopt_dtype)t->dtype) {
     case MGOPT_DT_FP16: { uint16_t h = mgopt_f32_to_f16((float)v); memcpy(d + 2 * i, &h, 2); return; }
     case MGOPT_DT_BF16: { uint16_t h = mgopt_f32_to_bf16((float)v); memcpy(d + 2 * i, &h, 2); return; }
@@ -2361,6 +2378,7 @@ MGOPTDEF void mgopt_tensor_set_i64(mgopt_tensor *t, int64_t i, int64_t v) {
   uint8_t *d = (uint8_t *)t->data;
   MGOPT_ASSERT(!t->borrowed);
   t->hash_valid = 0;
+  t->probe_valid = 0;
   switch ((mgopt_dtype)t->dtype) {
     case MGOPT_DT_BOOL: d[i] = v != 0; return;
     case MGOPT_DT_INT8: case MGOPT_DT_UINT8: d[i] = (uint8_t)v; return;
@@ -2452,6 +2470,28 @@ MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
   }
   t->hash = h;
   t->hash_valid = 1;
+  return h;
+}
+
+/* A cheap stand-in for mgopt_tensor_hash to sort tensors into likely-equal
+   groups: dtype, shape and 8 windows of 32 bytes spread over the data (all
+   of it when small). Equal tensors always get equal keys; unequal ones differ
+   almost always, and callers confirm equality exactly anyway. Reads a few
+   hundred bytes however large the tensor, so a pass that looks for equal
+   weights does not read (or fault in) every weight of the model. */
+MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t) {
+  const uint8_t *d = (const uint8_t *)t->data;
+  uint64_t h;
+  size_t k, step;
+  if (t->dtype == MGOPT_DT_STRING || t->nbytes <= 1024) return mgopt_tensor_hash(t);
+  if (t->probe_valid) return t->probe;
+  h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED ^ 0x5bd1e995u);
+  h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
+  if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
+  step = (t->nbytes - 32) / 7;
+  for (k = 0; k < 8; k++) h = mgopt__hash_bytes(d + k * step, 32, h);
+  t->probe = h;
+  t->probe_valid = 1;
   return h;
 }
 

@@ -6194,8 +6194,9 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
    - a constexpr_* op (no threshold) with the same type, attributes and
      operands as an earlier visible one, operands compared after they were
      deduplicated (same value, or constants with equal contents).
-   The earlier op is kept. Content is hashed (mgopt_tensor_hash) and
-   compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
+   The earlier op is kept. Consts are keyed by a probe of their content
+   (mgopt__tensor_probe: shape and a few sampled windows), hashed in full
+   only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
    MIL's hash of the first 100 elements plus a tolerance.
    Must not fire: a duplicate that is a function output (both names must
    survive: it stays), consts under the threshold, consts in sibling scopes
@@ -6208,8 +6209,9 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
    and writers can detect the sharing by pointer, as MIL's shared weight ids
    do for multifunction models.
    Cost: one walk, a scoped hash table (entries popped when their block
-   ends), O(ops + total weight bytes) for hashing plus exact comparison of
-   each hash match. */
+   ends), O(ops) probing plus, for consts whose probes meet, one full hash
+   each and an exact comparison of each match: weights that have no look-alike
+   are never read in full. */
 
 typedef struct mgopt__cdd_entry {
   mgopt_op *op;
@@ -6260,7 +6262,7 @@ static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
   uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
   int32_t i, k;
   mgopt_tensor *t = mgopt__cdd_const(op);
-  if (t) return mgopt__cdd_mix(h, mgopt_tensor_hash(t));
+  if (t) return mgopt__cdd_mix(h, mgopt__tensor_probe(t));
   for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
   for (i = 0; i < op->nslots; i++) {
     uint64_t s;
@@ -6343,10 +6345,30 @@ static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
   }
 }
 
-static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, const mgopt_op *op, uint64_t h) {
-  int64_t i;
-  for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next)
-    if (c->e[i].hash == h && mgopt__cdd_op_equal(c->e[i].op, op)) return c->e[i].op;
+/* The earlier visible op equal to op, or NULL; *key is what op is filed under
+   when it stays. A const is keyed by its probe (mgopt__tensor_probe), so the
+   weights of a model are read only where two probes meet. When op's probe
+   meets an unequal const, op is filed under probe and full hash together, and
+   its equals are looked for there too: a run of consts that look alike but
+   differ costs one full hash each, never a comparison with every other. */
+static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, mgopt_op *op, uint64_t *key) {
+  uint64_t h = mgopt__cdd_op_hash(op);
+  mgopt_tensor *t = mgopt__cdd_const(op);
+  int met = 0, pass;
+  for (pass = 0;; pass++) {
+    int64_t i;
+    for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next) {
+      if (c->e[i].hash != h) continue;
+      if (mgopt__cdd_op_equal(c->e[i].op, op)) {
+        *key = h;
+        return c->e[i].op;
+      }
+      met = 1;
+    }
+    if (pass == 1 || !t || !met) break;
+    h = mgopt__cdd_mix(h, mgopt_tensor_hash(t));
+  }
+  *key = h;
   return NULL;
 }
 
@@ -6358,8 +6380,8 @@ static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
     int32_t i;
     next = op->next;
     if (mgopt__cdd_is_candidate(c, op)) {
-      uint64_t h = mgopt__cdd_op_hash(op);
-      mgopt_op *rep = mgopt__cdd_find(c, op, h);
+      uint64_t h;
+      mgopt_op *rep = mgopt__cdd_find(c, op, &h);
       if (rep && !mgopt__cdd_any_func_output(op)) {
         for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], rep->outs[i]);
         mgopt_op_erase(op);
@@ -6384,8 +6406,7 @@ static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
   mgopt_op *rep;
   uint64_t h;
   if (!t || t->numel < c->threshold || t->dtype == MGOPT_DT_STRING || t->nbytes == 0) return 0;
-  h = mgopt__cdd_op_hash(op);
-  rep = mgopt__cdd_find(c, op, h);
+  rep = mgopt__cdd_find(c, op, &h);
   if (!rep) return mgopt__cdd_push(c, op, h) ? 0 : 1;
   {
     mgopt_tensor *r = mgopt__cdd_const(rep);
