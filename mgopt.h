@@ -1398,24 +1398,34 @@ static inline int mgopt__add_i64(int64_t a, int64_t b, int64_t *out) {
 
 /* ---- hashing: eight bytes per multiply (names are hashed on every intern,
    so a byte-at-a-time hash was a chain of dependent multiplies per character),
-   the tail packed into one word with its length; the shift folds the high
-   bits into the low ones that tables index by. Values are for in-process
+   the tail packed into one word with its length. Values are for in-process
    tables only: they depend on the machine's byte order. */
 static inline uint64_t mgopt__hash_bytes(const void *data, size_t n, uint64_t h) {
   const unsigned char *p = (const unsigned char *)data;
-  uint64_t w;
+  size_t len = n;
+  uint64_t w = 0;
   for (; n >= 8; p += 8, n -= 8) {
     memcpy(&w, p, 8);
     h = (h ^ w) * 0x9fb21c651e98df25ull;
     h ^= h >> 32;
   }
-  w = (uint64_t)n << 56;
-  if (n) {
-    uint64_t t = 0;
-    memcpy(&t, p, n);
-    w ^= t;
-  }
-  h = (h ^ w) * 0xd6e8feb86659fd93ull;
+  /* the tail as fixed-size loads (a variable-length copy stalls on the
+     store-to-load round trip): the data's last 8 bytes when there are that
+     many, else two 4-byte halves that may overlap, else three single bytes */
+  if (n == 0) w = 0;
+  else if (len >= 8) memcpy(&w, p + n - 8, 8);
+  else if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    w = (uint64_t)a | (uint64_t)b << 32;
+  } else
+    w = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+  /* last word, then a full avalanche: tables index by the low bits, which
+     a product alone leaves depending on the low bits of its input only */
+  h = (h ^ w ^ (uint64_t)n << 56) * 0xd6e8feb86659fd93ull;
+  h ^= h >> 29;
+  h *= 0xff51afd7ed558ccdull;
   return h ^ (h >> 32);
 }
 #define MGOPT__HASH_SEED 14695981039346656037ull
@@ -1433,7 +1443,7 @@ struct mgopt_program {
   mgopt_status status;       /* sticky: NOMEM */
   /* interner: open addressing, heap memory */
   const char **intern_tab;
-  uint32_t *intern_len;
+  uint64_t *intern_key; /* per slot: 32-bit hash << 32 | length */
   size_t intern_cap, intern_count;
   /* functions */
   mgopt_function **funcs;
@@ -1457,6 +1467,7 @@ MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
    new tensor borrowing them; t is marked borrowed too, so a later write
    through either copies first and never changes the other. NULL if the
    counts differ or on OOM. */
+MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
 MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
                                               const int64_t *shape);
@@ -1698,7 +1709,7 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
     a.realloc(a.ctx, c, c->size + MGOPT__CHUNK_HDR, 0);
   }
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
-  if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
+  if (p->intern_key) a.realloc(a.ctx, p->intern_key, p->intern_cap * sizeof(uint64_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
   if (p->func_tab) a.realloc(a.ctx, p->func_tab, p->func_tab_cap * sizeof(mgopt_function *), 0);
   if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
@@ -1712,38 +1723,56 @@ MGOPTDEF mgopt_status mgopt_program_status(const mgopt_program *p) {
 
 /* ---------------------------------------------------------------- interner */
 
+/* Open addressing. Each slot keeps its string's 32-bit hash and length in one
+   word, so a probe compares a word before any bytes, growing never rehashes a
+   string, and a string that is already interned (names handed back by the
+   ONNX reader, say) is recognised by its pointer without a byte comparison. */
+static uint64_t mgopt__intern_key(const char *s, size_t n) {
+  return mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) << 32 | (uint64_t)(uint32_t)n;
+}
+
 static int mgopt__intern_rehash(mgopt_program *p, size_t ncap) {
   const char **nt;
-  uint32_t *nl;
+  uint64_t *nk;
   size_t i;
   nt = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
-  nl = (uint32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint32_t));
-  if (!nt || !nl) {
+  nk = (uint64_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+  if (!nt || !nk) {
     if (nt) mgopt__heap_free(&p->alloc, (void *)nt, ncap * sizeof(char *));
-    if (nl) mgopt__heap_free(&p->alloc, nl, ncap * sizeof(uint32_t));
+    if (nk) mgopt__heap_free(&p->alloc, nk, ncap * sizeof(uint64_t));
     return 0;
   }
   memset((void *)nt, 0, ncap * sizeof(char *));
-  memset(nl, 0, ncap * sizeof(uint32_t));
   for (i = 0; i < p->intern_cap; i++) {
-    const char *s = p->intern_tab[i];
-    if (s) {
-      size_t h = (size_t)mgopt__hash_bytes(s, p->intern_len[i], MGOPT__HASH_SEED) & (ncap - 1);
+    if (p->intern_tab[i]) {
+      size_t h = (size_t)(p->intern_key[i] >> 32) & (ncap - 1);
       while (nt[h]) h = (h + 1) & (ncap - 1);
-      nt[h] = s;
-      nl[h] = p->intern_len[i];
+      nt[h] = p->intern_tab[i];
+      nk[h] = p->intern_key[i];
     }
   }
   if (p->intern_tab) mgopt__heap_free(&p->alloc, (void *)p->intern_tab, p->intern_cap * sizeof(char *));
-  if (p->intern_len) mgopt__heap_free(&p->alloc, p->intern_len, p->intern_cap * sizeof(uint32_t));
+  if (p->intern_key) mgopt__heap_free(&p->alloc, p->intern_key, p->intern_cap * sizeof(uint64_t));
   p->intern_tab = nt;
-  p->intern_len = nl;
+  p->intern_key = nk;
   p->intern_cap = ncap;
   return 1;
 }
 
+/* The slot holding s, or the empty slot where it belongs. intern_cap > 0. */
+static size_t mgopt__intern_find(const mgopt_program *p, const char *s, size_t n, uint64_t key) {
+  size_t h = (size_t)(key >> 32) & (p->intern_cap - 1);
+  const char *e;
+  while ((e = p->intern_tab[h]) != NULL) {
+    if (p->intern_key[h] == key && (e == s || memcmp(e, s, n) == 0)) return h;
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  return h;
+}
+
 MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_t n) {
   size_t h;
+  uint64_t key;
   char *copy;
   if (!s || n > 0xffffffffu) return NULL;
   if ((p->intern_count + 1) * 2 > p->intern_cap) {
@@ -1752,17 +1781,15 @@ MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_
       return NULL;
     }
   }
-  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-  while (p->intern_tab[h]) {
-    if (p->intern_len[h] == n && memcmp(p->intern_tab[h], s, n) == 0) return p->intern_tab[h];
-    h = (h + 1) & (p->intern_cap - 1);
-  }
+  key = mgopt__intern_key(s, n);
+  h = mgopt__intern_find(p, s, n, key);
+  if (p->intern_tab[h]) return p->intern_tab[h];
   copy = (char *)mgopt_program_alloc(p, n + 1, 1);
   if (!copy) return NULL;
   memcpy(copy, s, n);
   copy[n] = 0;
   p->intern_tab[h] = copy;
-  p->intern_len[h] = (uint32_t)n;
+  p->intern_key[h] = key;
   p->intern_count++;
   return copy;
 }
@@ -1771,15 +1798,10 @@ MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) 
   return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
 }
 
-static int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
-  size_t h;
-  if (!p->intern_cap) return 0;
-  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-  while (p->intern_tab[h]) {
-    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
-    h = (h + 1) & (p->intern_cap - 1);
-  }
-  return 0;
+/* 1 if s is interned in p (looks, never adds). */
+MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
+  if (!p->intern_cap || n > 0xffffffffu) return 0;
+  return p->intern_tab[mgopt__intern_find(p, s, n, mgopt__intern_key(s, n))] != NULL;
 }
 
 /* The slot of base (an interned pointer) in the fresh-name table; grows it. */
@@ -2413,7 +2435,8 @@ MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b) {
     return 1;
   }
   if (a->hash_valid && b->hash_valid && a->hash != b->hash) return 0;
-  return a->nbytes == b->nbytes && (a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0);
+  /* shared bytes (deduplicated weights, views) need no comparing */
+  return a->nbytes == b->nbytes && (a->nbytes == 0 || a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0);
 }
 
 MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {

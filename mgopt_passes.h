@@ -75,7 +75,6 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
 /* ---- group B helpers (passes/util.c) */
 #define MGOPT__PU_MAX_RANK 16
 /* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
-MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n);
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
 /* v's name, or "v" when it has none. */
@@ -3078,17 +3077,6 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
 
 /* ---- group B (cleanup, I/O, precision and ONNX IR passes) */
 
-MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n) {
-  size_t h;
-  if (!p->intern_cap) return 0;
-  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-  while (p->intern_tab[h]) {
-    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
-    h = (h + 1) & (p->intern_cap - 1);
-  }
-  return 0;
-}
-
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b) {
   char buf[240];
   size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
@@ -3098,7 +3086,7 @@ MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, cons
   if (lb) memcpy(buf + la, b, lb);
   buf[la + lb] = 0;
   if (!la && !lb) return mgopt_program_fresh_name(p, "v");
-  if (!mgopt__pu_name_taken(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
+  if (!mgopt__intern_has(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
   return mgopt_program_fresh_name(p, buf);
 }
 

@@ -65,24 +65,34 @@ static inline int mgopt__add_i64(int64_t a, int64_t b, int64_t *out) {
 
 /* ---- hashing: eight bytes per multiply (names are hashed on every intern,
    so a byte-at-a-time hash was a chain of dependent multiplies per character),
-   the tail packed into one word with its length; the shift folds the high
-   bits into the low ones that tables index by. Values are for in-process
+   the tail packed into one word with its length. Values are for in-process
    tables only: they depend on the machine's byte order. */
 static inline uint64_t mgopt__hash_bytes(const void *data, size_t n, uint64_t h) {
   const unsigned char *p = (const unsigned char *)data;
-  uint64_t w;
+  size_t len = n;
+  uint64_t w = 0;
   for (; n >= 8; p += 8, n -= 8) {
     memcpy(&w, p, 8);
     h = (h ^ w) * 0x9fb21c651e98df25ull;
     h ^= h >> 32;
   }
-  w = (uint64_t)n << 56;
-  if (n) {
-    uint64_t t = 0;
-    memcpy(&t, p, n);
-    w ^= t;
-  }
-  h = (h ^ w) * 0xd6e8feb86659fd93ull;
+  /* the tail as fixed-size loads (a variable-length copy stalls on the
+     store-to-load round trip): the data's last 8 bytes when there are that
+     many, else two 4-byte halves that may overlap, else three single bytes */
+  if (n == 0) w = 0;
+  else if (len >= 8) memcpy(&w, p + n - 8, 8);
+  else if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    w = (uint64_t)a | (uint64_t)b << 32;
+  } else
+    w = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+  /* last word, then a full avalanche: tables index by the low bits, which
+     a product alone leaves depending on the low bits of its input only */
+  h = (h ^ w ^ (uint64_t)n << 56) * 0xd6e8feb86659fd93ull;
+  h ^= h >> 29;
+  h *= 0xff51afd7ed558ccdull;
   return h ^ (h >> 32);
 }
 #define MGOPT__HASH_SEED 14695981039346656037ull
@@ -100,7 +110,7 @@ struct mgopt_program {
   mgopt_status status;       /* sticky: NOMEM */
   /* interner: open addressing, heap memory */
   const char **intern_tab;
-  uint32_t *intern_len;
+  uint64_t *intern_key; /* per slot: 32-bit hash << 32 | length */
   size_t intern_cap, intern_count;
   /* functions */
   mgopt_function **funcs;
@@ -124,6 +134,7 @@ MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
    new tensor borrowing them; t is marked borrowed too, so a later write
    through either copies first and never changes the other. NULL if the
    counts differ or on OOM. */
+MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
 MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
                                               const int64_t *shape);

@@ -39,7 +39,6 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
 /* ---- group B helpers (passes/util.c) */
 #define MGOPT__PU_MAX_RANK 16
 /* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
-MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n);
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
 /* v's name, or "v" when it has none. */

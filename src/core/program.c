@@ -192,7 +192,7 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
     a.realloc(a.ctx, c, c->size + MGOPT__CHUNK_HDR, 0);
   }
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
-  if (p->intern_len) a.realloc(a.ctx, p->intern_len, p->intern_cap * sizeof(uint32_t), 0);
+  if (p->intern_key) a.realloc(a.ctx, p->intern_key, p->intern_cap * sizeof(uint64_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
   if (p->func_tab) a.realloc(a.ctx, p->func_tab, p->func_tab_cap * sizeof(mgopt_function *), 0);
   if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
@@ -206,38 +206,56 @@ MGOPTDEF mgopt_status mgopt_program_status(const mgopt_program *p) {
 
 /* ---------------------------------------------------------------- interner */
 
+/* Open addressing. Each slot keeps its string's 32-bit hash and length in one
+   word, so a probe compares a word before any bytes, growing never rehashes a
+   string, and a string that is already interned (names handed back by the
+   ONNX reader, say) is recognised by its pointer without a byte comparison. */
+static uint64_t mgopt__intern_key(const char *s, size_t n) {
+  return mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) << 32 | (uint64_t)(uint32_t)n;
+}
+
 static int mgopt__intern_rehash(mgopt_program *p, size_t ncap) {
   const char **nt;
-  uint32_t *nl;
+  uint64_t *nk;
   size_t i;
   nt = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
-  nl = (uint32_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint32_t));
-  if (!nt || !nl) {
+  nk = (uint64_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+  if (!nt || !nk) {
     if (nt) mgopt__heap_free(&p->alloc, (void *)nt, ncap * sizeof(char *));
-    if (nl) mgopt__heap_free(&p->alloc, nl, ncap * sizeof(uint32_t));
+    if (nk) mgopt__heap_free(&p->alloc, nk, ncap * sizeof(uint64_t));
     return 0;
   }
   memset((void *)nt, 0, ncap * sizeof(char *));
-  memset(nl, 0, ncap * sizeof(uint32_t));
   for (i = 0; i < p->intern_cap; i++) {
-    const char *s = p->intern_tab[i];
-    if (s) {
-      size_t h = (size_t)mgopt__hash_bytes(s, p->intern_len[i], MGOPT__HASH_SEED) & (ncap - 1);
+    if (p->intern_tab[i]) {
+      size_t h = (size_t)(p->intern_key[i] >> 32) & (ncap - 1);
       while (nt[h]) h = (h + 1) & (ncap - 1);
-      nt[h] = s;
-      nl[h] = p->intern_len[i];
+      nt[h] = p->intern_tab[i];
+      nk[h] = p->intern_key[i];
     }
   }
   if (p->intern_tab) mgopt__heap_free(&p->alloc, (void *)p->intern_tab, p->intern_cap * sizeof(char *));
-  if (p->intern_len) mgopt__heap_free(&p->alloc, p->intern_len, p->intern_cap * sizeof(uint32_t));
+  if (p->intern_key) mgopt__heap_free(&p->alloc, p->intern_key, p->intern_cap * sizeof(uint64_t));
   p->intern_tab = nt;
-  p->intern_len = nl;
+  p->intern_key = nk;
   p->intern_cap = ncap;
   return 1;
 }
 
+/* The slot holding s, or the empty slot where it belongs. intern_cap > 0. */
+static size_t mgopt__intern_find(const mgopt_program *p, const char *s, size_t n, uint64_t key) {
+  size_t h = (size_t)(key >> 32) & (p->intern_cap - 1);
+  const char *e;
+  while ((e = p->intern_tab[h]) != NULL) {
+    if (p->intern_key[h] == key && (e == s || memcmp(e, s, n) == 0)) return h;
+    h = (h + 1) & (p->intern_cap - 1);
+  }
+  return h;
+}
+
 MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_t n) {
   size_t h;
+  uint64_t key;
   char *copy;
   if (!s || n > 0xffffffffu) return NULL;
   if ((p->intern_count + 1) * 2 > p->intern_cap) {
@@ -246,17 +264,15 @@ MGOPTDEF const char *mgopt_program_intern(mgopt_program *p, const char *s, size_
       return NULL;
     }
   }
-  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-  while (p->intern_tab[h]) {
-    if (p->intern_len[h] == n && memcmp(p->intern_tab[h], s, n) == 0) return p->intern_tab[h];
-    h = (h + 1) & (p->intern_cap - 1);
-  }
+  key = mgopt__intern_key(s, n);
+  h = mgopt__intern_find(p, s, n, key);
+  if (p->intern_tab[h]) return p->intern_tab[h];
   copy = (char *)mgopt_program_alloc(p, n + 1, 1);
   if (!copy) return NULL;
   memcpy(copy, s, n);
   copy[n] = 0;
   p->intern_tab[h] = copy;
-  p->intern_len[h] = (uint32_t)n;
+  p->intern_key[h] = key;
   p->intern_count++;
   return copy;
 }
@@ -265,15 +281,10 @@ MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) 
   return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
 }
 
-static int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
-  size_t h;
-  if (!p->intern_cap) return 0;
-  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-  while (p->intern_tab[h]) {
-    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
-    h = (h + 1) & (p->intern_cap - 1);
-  }
-  return 0;
+/* 1 if s is interned in p (looks, never adds). */
+MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
+  if (!p->intern_cap || n > 0xffffffffu) return 0;
+  return p->intern_tab[mgopt__intern_find(p, s, n, mgopt__intern_key(s, n))] != NULL;
 }
 
 /* The slot of base (an interned pointer) in the fresh-name table; grows it. */

@@ -451,7 +451,8 @@ MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b) {
     return 1;
   }
   if (a->hash_valid && b->hash_valid && a->hash != b->hash) return 0;
-  return a->nbytes == b->nbytes && (a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0);
+  /* shared bytes (deduplicated weights, views) need no comparing */
+  return a->nbytes == b->nbytes && (a->nbytes == 0 || a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0);
 }
 
 MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {

@@ -71,17 +71,6 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
 
 /* ---- group B (cleanup, I/O, precision and ONNX IR passes) */
 
-MGOPT__PRIVATE int mgopt__pu_name_taken(const mgopt_program *p, const char *s, size_t n) {
-  size_t h;
-  if (!p->intern_cap) return 0;
-  h = (size_t)mgopt__hash_bytes(s, n, MGOPT__HASH_SEED) & (p->intern_cap - 1);
-  while (p->intern_tab[h]) {
-    if (p->intern_len[h] == (uint32_t)n && memcmp(p->intern_tab[h], s, n) == 0) return 1;
-    h = (h + 1) & (p->intern_cap - 1);
-  }
-  return 0;
-}
-
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b) {
   char buf[240];
   size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0;
@@ -91,7 +80,7 @@ MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, cons
   if (lb) memcpy(buf + la, b, lb);
   buf[la + lb] = 0;
   if (!la && !lb) return mgopt_program_fresh_name(p, "v");
-  if (!mgopt__pu_name_taken(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
+  if (!mgopt__intern_has(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
   return mgopt_program_fresh_name(p, buf);
 }
 
