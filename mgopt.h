@@ -1463,13 +1463,19 @@ struct mgopt_program {
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
-/* t's bytes under another shape of the same element count (not strings): a
-   new tensor borrowing them; t is marked borrowed too, so a later write
-   through either copies first and never changes the other. NULL if the
-   counts differ or on OOM. */
+/* mgopt_tensor_new, with the data left unzeroed when zero is 0 (not strings). */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                  const int64_t *shape, int zero);
+/* 1 if s is interned in p (looks, never adds). */
 MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
+/* A key equal for equal tensors and almost always unequal otherwise, from the
+   dtype, shape and a few sampled windows of the data (see tensor.c). */
 MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
-MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
+/* A run of t's bytes from offset, under shape (not strings): a new tensor
+   borrowing them; t is marked borrowed too, so a later write through either
+   copies first and never changes the other. NULL if the run does not fit in
+   t or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, size_t offset, int32_t rank,
                                               const int64_t *shape);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
@@ -2242,13 +2248,20 @@ static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_
   return t;
 }
 
-MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
-                                        const int64_t *shape) {
+/* A tensor with its own 64-byte-aligned data, zeroed or (for a caller that
+   writes every byte) not; strings are always zeroed (empty). */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                  const int64_t *shape, int zero) {
   mgopt_tensor *t = mgopt__tensor_head(p, dt, rank, shape);
   if (!t) return NULL;
-  t->data = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+  t->data = mgopt__arena_alloc(p, t->nbytes ? t->nbytes : 1, 64, zero || dt == MGOPT_DT_STRING);
   if (!t->data) return NULL;
   return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape) {
+  return mgopt__tensor_new_data(p, dt, rank, shape, 1);
 }
 
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype dt, int32_t rank,
@@ -2261,10 +2274,13 @@ MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype d
   return t;
 }
 
-MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, size_t offset, int32_t rank,
                                               const int64_t *shape) {
-  mgopt_tensor *v = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, rank, shape, t->data, t->nbytes);
-  if (v) t->borrowed = 1;
+  mgopt_tensor *v = mgopt__tensor_head(p, (mgopt_dtype)t->dtype, rank, shape);
+  if (!v || t->dtype == MGOPT_DT_STRING || offset > t->nbytes || v->nbytes > t->nbytes - offset) return NULL;
+  v->data = (uint8_t *)t->data + offset;
+  v->borrowed = 1;
+  t->borrowed = 1;
   return v;
 }
 

@@ -279,6 +279,9 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
 /* Checks, then allocates output i (zero-filled); *data receives its bytes. */
 MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
                                 const int64_t *shape, void **data);
+/* mgopt__k_out for a kernel that writes every byte of the output: not zeroed. */
+MGOPT__PRIVATE int mgopt__k_out_full(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                     const int64_t *shape, void **data);
 
 /* ---- loading and storing in lanes */
 /* Converts all of t into dst (lane element type). MGOPT__K_NO when t's dtype
@@ -491,16 +494,26 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
   return MGOPT__K_OK;
 }
 
-MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
-                                const int64_t *shape, void **data) {
+static int mgopt__k_out_alloc(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                              const int64_t *shape, void **data, int zero) {
   mgopt_tensor *t;
   int r = mgopt__k_out_check(k, i, dt, rank, shape);
   if (r != MGOPT__K_OK) return r;
-  t = mgopt_tensor_new(k->p, dt, rank, shape);
+  t = mgopt__tensor_new_data(k->p, dt, rank, shape, zero);
   if (!t) return MGOPT__K_OOM;
   k->out[i] = t;
   if (data) *data = t->data;
   return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                const int64_t *shape, void **data) {
+  return mgopt__k_out_alloc(k, i, dt, rank, shape, data, 1);
+}
+
+MGOPT__PRIVATE int mgopt__k_out_full(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                     const int64_t *shape, void **data) {
+  return mgopt__k_out_alloc(k, i, dt, rank, shape, data, 0);
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -1526,7 +1539,7 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
     mgopt_tensor *t;
     r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, rank, shape);
     if (r != MGOPT__K_OK) return r;
-    t = mgopt__tensor_view(k->p, x, rank, shape);
+    t = mgopt__tensor_view(k->p, x, 0, rank, shape);
     if (!t) return MGOPT__K_OOM;
     k->out[0] = t;
     return MGOPT__K_OK;
@@ -1674,10 +1687,8 @@ static int mgopt__ks_join(mgopt__kctx *k, mgopt_tensor **vals, int32_t nv, int64
   int32_t i;
   const uint8_t **src = (const uint8_t **)mgopt__k_scratch(k, nv, sizeof(uint8_t *));
   if (!src) return MGOPT__K_OOM;
-  for (i = 0; i < nv; i++) {
-    src[i] = (const uint8_t *)mgopt__k_data(k, vals[i]);
-    if (!src[i]) return MGOPT__K_OOM;
-  }
+  /* byte copies: the inputs need no alignment, so none is copied to get it */
+  for (i = 0; i < nv; i++) src[i] = (const uint8_t *)vals[i]->data;
   for (o = 0; o < outer; o++)
     for (i = 0; i < nv; i++) {
       size_t bytes = (size_t)chunk[i] * es;
@@ -1709,7 +1720,7 @@ MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k) {
   }
   for (d = 0; d < axis; d++) outer *= shape[d];
   for (d = axis + 1; d < rank; d++) inner *= shape[d];
-  r = mgopt__k_out(k, 0, (mgopt_dtype)v[0]->dtype, rank, shape, &od);
+  r = mgopt__k_out_full(k, 0, (mgopt_dtype)v[0]->dtype, rank, shape, &od);
   if (r != MGOPT__K_OK) return r;
   chunk = (int64_t *)mgopt__k_scratch(k, nv, sizeof(int64_t));
   if (!chunk) return MGOPT__K_OOM;
@@ -1736,7 +1747,7 @@ MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k) {
       if (v[i]->shape[d] != v[0]->shape[d]) return MGOPT__K_NO;
   for (d = 0, i = 0; d < rank + 1; d++) shape[d] = d == axis ? nv : v[0]->shape[i++];
   for (d = 0; d < axis; d++) outer *= shape[d];
-  r = mgopt__k_out(k, 0, (mgopt_dtype)v[0]->dtype, rank + 1, shape, &od);
+  r = mgopt__k_out_full(k, 0, (mgopt_dtype)v[0]->dtype, rank + 1, shape, &od);
   if (r != MGOPT__K_OK) return r;
   chunk = (int64_t *)mgopt__k_scratch(k, nv, sizeof(int64_t));
   if (!chunk) return MGOPT__K_OOM;
@@ -1836,7 +1847,27 @@ static int mgopt__ks_gather_strided(mgopt__kctx *k, mgopt_tensor *x, int32_t ran
   size_t es = mgopt__k_esize((mgopt_dtype)x->dtype);
   int r;
   if (!es) return MGOPT__K_NO;
-  r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, orank, oshape, &od);
+  /* elements that lie in one run of x (rows of a matrix, a leading-axis
+     slice): the result is a view of x, like reshape's, not a copy */
+  if (mgopt__k_numel(orank, oshape) > 0) {
+    int64_t dense = 1;
+    int32_t d;
+    for (d = rank - 1; d >= 0 && dense > 0; d--) {
+      if (shape[d] == 1) continue;
+      if (st[d] != dense) dense = 0;
+      else dense *= shape[d];
+    }
+    if (dense > 0) {
+      mgopt_tensor *t;
+      r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, orank, oshape);
+      if (r != MGOPT__K_OK) return r;
+      t = mgopt__tensor_view(k->p, x, (size_t)base * es, orank, oshape);
+      if (!t) return MGOPT__K_OOM;
+      k->out[0] = t;
+      return MGOPT__K_OK;
+    }
+  }
+  r = mgopt__k_out_full(k, 0, (mgopt_dtype)x->dtype, orank, oshape, &od);
   if (r != MGOPT__K_OK) return r;
   src = mgopt__k_data(k, x);
   if (!src) return MGOPT__K_OOM;
@@ -8214,7 +8245,7 @@ static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
   /* same bytes, new shape: a view (mgopt__tensor_view keeps writers apart) */
-  if (u->kind != MGOPT_OP_transpose) return mgopt__tensor_view(p, t, r, shape);
+  if (u->kind != MGOPT_OP_transpose) return mgopt__tensor_view(p, t, 0, r, shape);
   if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &pv) != r) return NULL;
   for (i = 0; i < r; i++) {
     perm[i] = mgopt__pu_norm_axis(pv[i], r);

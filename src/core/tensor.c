@@ -258,13 +258,20 @@ static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_
   return t;
 }
 
-MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
-                                        const int64_t *shape) {
+/* A tensor with its own 64-byte-aligned data, zeroed or (for a caller that
+   writes every byte) not; strings are always zeroed (empty). */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                  const int64_t *shape, int zero) {
   mgopt_tensor *t = mgopt__tensor_head(p, dt, rank, shape);
   if (!t) return NULL;
-  t->data = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+  t->data = mgopt__arena_alloc(p, t->nbytes ? t->nbytes : 1, 64, zero || dt == MGOPT_DT_STRING);
   if (!t->data) return NULL;
   return t;
+}
+
+MGOPTDEF mgopt_tensor *mgopt_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                        const int64_t *shape) {
+  return mgopt__tensor_new_data(p, dt, rank, shape, 1);
 }
 
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype dt, int32_t rank,
@@ -277,10 +284,13 @@ MGOPTDEF mgopt_tensor *mgopt_tensor_new_borrowed(mgopt_program *p, mgopt_dtype d
   return t;
 }
 
-MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, int32_t rank,
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, size_t offset, int32_t rank,
                                               const int64_t *shape) {
-  mgopt_tensor *v = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, rank, shape, t->data, t->nbytes);
-  if (v) t->borrowed = 1;
+  mgopt_tensor *v = mgopt__tensor_head(p, (mgopt_dtype)t->dtype, rank, shape);
+  if (!v || t->dtype == MGOPT_DT_STRING || offset > t->nbytes || v->nbytes > t->nbytes - offset) return NULL;
+  v->data = (uint8_t *)t->data + offset;
+  v->borrowed = 1;
+  t->borrowed = 1;
   return v;
 }
 

@@ -147,16 +147,26 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
   return MGOPT__K_OK;
 }
 
-MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
-                                const int64_t *shape, void **data) {
+static int mgopt__k_out_alloc(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                              const int64_t *shape, void **data, int zero) {
   mgopt_tensor *t;
   int r = mgopt__k_out_check(k, i, dt, rank, shape);
   if (r != MGOPT__K_OK) return r;
-  t = mgopt_tensor_new(k->p, dt, rank, shape);
+  t = mgopt__tensor_new_data(k->p, dt, rank, shape, zero);
   if (!t) return MGOPT__K_OOM;
   k->out[i] = t;
   if (data) *data = t->data;
   return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                const int64_t *shape, void **data) {
+  return mgopt__k_out_alloc(k, i, dt, rank, shape, data, 1);
+}
+
+MGOPT__PRIVATE int mgopt__k_out_full(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                     const int64_t *shape, void **data) {
+  return mgopt__k_out_alloc(k, i, dt, rank, shape, data, 0);
 }
 
 /* ---------------------------------------------------------------- loading */

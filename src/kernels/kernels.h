@@ -77,6 +77,9 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
 /* Checks, then allocates output i (zero-filled); *data receives its bytes. */
 MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
                                 const int64_t *shape, void **data);
+/* mgopt__k_out for a kernel that writes every byte of the output: not zeroed. */
+MGOPT__PRIVATE int mgopt__k_out_full(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
+                                     const int64_t *shape, void **data);
 
 /* ---- loading and storing in lanes */
 /* Converts all of t into dst (lane element type). MGOPT__K_NO when t's dtype

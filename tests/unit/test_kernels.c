@@ -719,6 +719,8 @@ static void test_slices(void) {
   {
     DBL(e, 7, 8, 9);
     CHECK(vals_are(x.out[0], 3, e));
+    /* one run of x: a view at element 7, not a copy */
+    CHECK(x.out[0]->data == (int32_t *)mgopt_value_const(v)->data + 7 && x.out[0]->borrowed);
   }
   /* x[::-1] */
   mgopt_op_set_ints(op, "begin_mask", ARR((const int64_t[]){1}), 1);
@@ -726,7 +728,10 @@ static void test_slices(void) {
   REQUIRE(FOLD(&x, op) == 1);
   {
     DBL(e, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const int32_t *xd = (const int32_t *)mgopt_value_const(v)->data;
+    const int32_t *od = (const int32_t *)x.out[0]->data;
     CHECK(vals_are(x.out[0], 10, e));
+    CHECK(od + 10 <= xd || od >= xd + 10); /* reversed: a copy */
   }
   /* x[8:2:-2] and x[-2:-20:-3] (end clamps) */
   op = OP(&x, "slice_by_index", 1, 1, "x", v);
@@ -763,6 +768,7 @@ static void test_slices(void) {
   {
     DBL(e, 9, 10, 11);
     CHECK(shape_is(x.out[0], 1, ARR((const int64_t[]){3})) && vals_are(x.out[0], 3, e));
+    CHECK(x.out[0]->data == (float *)mgopt_value_const(m)->data + 9);
   }
   /* both squeezed: a scalar m[1, -2] */
   mgopt_op_set_ints(op, "begin", ARR((const int64_t[]){1, -2}), 2);
@@ -784,6 +790,26 @@ static void test_slices(void) {
   }
   mgopt_op_set_ints(op, "size", ARR((const int64_t[]){-1, 3}), 2); /* runs past the end */
   CHECK(FOLD(&x, op) == 0);
+  /* whole rows m[1:3] are one run: a view; a write through it copies first
+     and leaves m alone (and the other way round) */
+  mgopt_op_set_ints(op, "begin", ARR((const int64_t[]){1, 0}), 2);
+  mgopt_op_set_ints(op, "size", ARR((const int64_t[]){2, -1}), 2);
+  REQUIRE(FOLD(&x, op) == 1);
+  {
+    DBL(e, 4, 5, 6, 7, 8, 9, 10, 11);
+    mgopt_tensor *in = mgopt_value_const(m), *out = x.out[0];
+    float *w;
+    CHECK(vals_are(out, 8, e));
+    CHECK(out->data == (float *)in->data + 4 && out->borrowed && in->borrowed);
+    w = (float *)mgopt_tensor_data_mut(x.p, out);
+    REQUIRE(w != NULL);
+    w[0] = -1.0f;
+    CHECK(G(out, 0) == -1 && G(in, 4) == 4);
+    w = (float *)mgopt_tensor_data_mut(x.p, in);
+    REQUIRE(w != NULL);
+    w[5] = -2.0f;
+    CHECK(G(in, 5) == -2 && G(out, 1) == 5);
+  }
   mgopt_program_destroy(x.p);
 }
 

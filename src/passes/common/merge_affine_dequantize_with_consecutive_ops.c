@@ -67,7 +67,7 @@ static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
   /* same bytes, new shape: a view (mgopt__tensor_view keeps writers apart) */
-  if (u->kind != MGOPT_OP_transpose) return mgopt__tensor_view(p, t, r, shape);
+  if (u->kind != MGOPT_OP_transpose) return mgopt__tensor_view(p, t, 0, r, shape);
   if (r != t->rank || mgopt_op_get_ints(p, u, "perm", &pv) != r) return NULL;
   for (i = 0; i < r; i++) {
     perm[i] = mgopt__pu_norm_axis(pv[i], r);
