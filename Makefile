@@ -381,6 +381,10 @@ $(B)/bench_passes: tests/bench/bench_passes.c $(HDR) $(B)/.config
 bench-passes: $(B)/bench_passes
 	$(B)/bench_passes $(BENCH_PASSES_ARGS)
 
+# The least time a model's file I/O takes in process (used by tests/bench/onnx_e2e).
+$(B)/io_floor: tests/bench/io_floor.c $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
 .PHONY: bench-big
 BENCH_BIG_ARGS ?=
 $(B)/bench_big_model: tests/bench/bench_big_model.c $(HDR) $(B)/.config

@@ -472,8 +472,9 @@ static mgopt_status mgopt__onnxd_body(mgopt__onnxd *D, int mid, void *obj, size_
   int wt = 0;
   mgopt_status st;
 
-  /* pass 1: check the structure of this level, count repeated fields */
-  memset(cnt, 0, sizeof cnt);
+  /* pass 1: check the structure of this level, count repeated fields
+     (only this message's counters are cleared: most messages have few) */
+  for (i = 0; i < M->nfields; i++) cnt[i] = 0;
   pos = start;
   while (pos < end) {
     size_t kpos = pos;
