@@ -52,6 +52,19 @@ cp "$work/big.onnx" "$work/inplace.onnx"
 check "optimize a file onto itself" "$mgopt" "$work/inplace.onnx" -o "$work/inplace.onnx" -p default
 check "in place equals separate" cmp "$work/sep.onnx" "$work/inplace.onnx"
 
+# An existing output is overwritten in place and cut to length: a longer old
+# file leaves nothing behind, a shorter one grows, the file keeps its inode
+# and mode, and a hard link to it sees the new model
+head -c 2000000 /dev/urandom > "$work/over.onnx"
+chmod 600 "$work/over.onnx"
+ln "$work/over.onnx" "$work/over-link.onnx"
+check "optimize onto a longer existing file" "$mgopt" "$work/big.onnx" -o "$work/over.onnx" -p default
+check "no old bytes remain" cmp "$work/sep.onnx" "$work/over.onnx"
+check "same file, same mode" sh -c "[ '$work/over.onnx' -ef '$work/over-link.onnx' ] && [ \"\$(stat -c %a '$work/over.onnx')\" = 600 ]"
+printf 'short' > "$work/short.onnx"
+check "optimize onto a shorter existing file" "$mgopt" "$work/big.onnx" -o "$work/short.onnx" -p default
+check "it grew to the model" cmp "$work/sep.onnx" "$work/short.onnx"
+
 # --repeat does the same job each time and reports the median
 check "--repeat 3" "$mgopt" "$work/big.onnx" -o "$work/rep.onnx" -p default --repeat 3
 cp "$work/last.out" "$work/rep.out"
