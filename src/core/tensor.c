@@ -288,7 +288,7 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *
                                               const int64_t *shape) {
   mgopt_tensor *v = mgopt__tensor_head(p, (mgopt_dtype)t->dtype, rank, shape);
   if (!v || t->dtype == MGOPT_DT_STRING || offset > t->nbytes || v->nbytes > t->nbytes - offset) return NULL;
-  v->data = (uint8_t *)t->data + offset;
+  v->data = offset ? (uint8_t *)t->data + offset : t->data; /* (no arithmetic on a NULL of 0 bytes) */
   v->borrowed = 1;
   t->borrowed = 1;
   return v;
