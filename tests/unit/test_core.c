@@ -49,6 +49,43 @@ static void test_arena_and_interner(void) {
     CHECK(mgopt_program_intern_cstr(p, buf) != NULL);
   }
   CHECK(mgopt_program_intern_cstr(p, "hello") == a);
+  /* every length through the hash's word, half-word and byte tails: a string
+     and each one-byte change of it are distinct, interning is stable across
+     growth, and an interned pointer interns to itself */
+  {
+    static const char base[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH";
+    const char *first[41][41];
+    int n, k, ok = 1;
+    for (n = 0; n <= 40; n++)
+      for (k = 0; k <= n; k++) {
+        char buf[48];
+        memcpy(buf, base, (size_t)n);
+        if (k < n) buf[k] ^= 0x20; /* k == n: the string itself */
+        first[n][k] = mgopt_program_intern(p, buf, (size_t)n);
+        if (!first[n][k] || memcmp(first[n][k], buf, (size_t)n) != 0 || first[n][k][n] != 0) ok = 0;
+      }
+    CHECK(ok);
+    for (n = 0; n <= 40; n++)
+      for (k = 0; k <= n; k++) {
+        int j;
+        if (mgopt_program_intern(p, first[n][k], (size_t)n) != first[n][k]) ok = 0;
+        for (j = 0; j < k; j++)
+          if (first[n][j] == first[n][k]) ok = 0;
+      }
+    CHECK(ok);
+    for (i = 0; i < 20000; i++) { /* grow the table again */
+      char buf[32];
+      snprintf(buf, sizeof buf, "v%d", i);
+      if (!mgopt_program_intern_cstr(p, buf)) ok = 0;
+    }
+    for (n = 0; n <= 40; n++) {
+      char buf[48];
+      memcpy(buf, base, (size_t)n);
+      if (mgopt_program_intern(p, buf, (size_t)n) != first[n][n]) ok = 0;
+    }
+    CHECK(ok);
+    CHECK(mgopt__intern_has(p, "v19999", 6) && !mgopt__intern_has(p, "v20000", 6));
+  }
   for (i = 0; i < 100; i++) {
     char *m = (char *)mgopt_program_alloc(p, (size_t)(i * 37 + 1), 64);
     REQUIRE(m != NULL);
