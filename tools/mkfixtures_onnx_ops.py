@@ -229,6 +229,40 @@ def build():
         [vi("cond_out", B, ()), vi("acc_out", F, (2, 3))])
     case("loop_13", 13, [helper.make_node("Loop", ["n", "", "a0"], ["y"], body=body)],
          [vi("x", F, (2, 3)), vi("a0", F, (2, 3))], [vi("y", F, (2, 3))], [init("n", np.array(3, dtype=np.int64))])
+    # opaque ops whose output types the importer infers, so the ops after them map
+    U8 = TensorProto.UINT8
+    case("infer_pad_runtime_13", 13, [helper.make_node("Pad", ["x", "p"], ["t"]), helper.make_node("Relu", ["t"], ["y"])],
+         [vi("x", F, (1, 2, 4, 4)), vi("p", I64, (8,))], [vi("y", F, ("n", "c", "h", "w"))])
+    case("infer_resize_runtime_13", 13,
+         [helper.make_node("Resize", ["x", "", "", "sz"], ["t"], mode="nearest"), helper.make_node("Sigmoid", ["t"], ["y"])],
+         [vi("x", F, (1, 1, 2, 2)), vi("sz", I64, (4,))], [vi("y", F, ("n", "c", "h", "w"))])
+    case("infer_dql_convinteger_13", 13,
+         [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+          helper.make_node("ConvInteger", ["xq", "w", "xz"], ["acc"]),
+          helper.make_node("Cast", ["acc"], ["accf"], to=F),
+          helper.make_node("Mul", ["accf", "xs"], ["y"])],
+         [vi("x", F, (1, 2, 4, 4))], [vi("y", F, (1, 3, 4, 4))],
+         [init("w", (np.arange(6) % 5).astype(np.uint8).reshape(3, 2, 1, 1))])
+    case("infer_matmulinteger_13", 13,
+         [helper.make_node("MatMulInteger", ["a", "b"], ["acc"]), helper.make_node("Cast", ["acc"], ["f"], to=F),
+          helper.make_node("Relu", ["f"], ["y"])],
+         [vi("a", U8, (2, 3))], [vi("y", F, (2, 4))], [init("b", (np.arange(12) % 7).astype(np.uint8).reshape(3, 4))])
+    case("infer_lstm_14", 14,
+         [helper.make_node("LSTM", ["x", "W", "R"], ["Y", "Yh", "Yc"], hidden_size=4),
+          helper.make_node("Squeeze", ["Y", "ax"], ["s"]), helper.make_node("Tanh", ["s"], ["y"]),
+          helper.make_node("Relu", ["Yc"], ["c"])],
+         [vi("x", F, (5, 1, 3))], [vi("y", F, (5, 1, 4)), vi("c", F, (1, 1, 4))],
+         [init("W", const_arr((1, 16, 3), start=-1.0) * 0.1), init("R", const_arr((1, 16, 4), start=-1.5) * 0.1),
+          init("ax", np.array([1], dtype=np.int64))])
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["a"])], "then", [], [vi("a", F, (2, 3))])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["b"])], "else", [], [vi("b", F, (2, 3))])
+    case("infer_if_13", 13,
+         [helper.make_node("If", ["c"], ["t"], then_branch=then_g, else_branch=else_g),
+          helper.make_node("Sigmoid", ["t"], ["y"])],
+         [vi("c", B, ()), vi("x", F, (2, 3))], [vi("y", F, (2, 3))])
+    # squeezing a dim known only at run time: declined by the canonical squeeze, kept opaque, typed
+    case("squeeze_symbolic_13", 13, [helper.make_node("Squeeze", ["x", "ax"], ["t"]), helper.make_node("Relu", ["t"], ["y"])],
+         [vi("x", F, ("n", 3))], [vi("y", F, (3,))], [init("ax", np.array([0], dtype=np.int64))])
     # another domain: stays opaque, domain-qualified
     case("custom_domain_13", 13, [helper.make_node("FusedThing", ["x"], ["y"], domain="com.example", k=3)],
          [vi("x", F, (2, 3))], [vi("y", F, (2, 3))], extra_opsets=[helper.make_opsetid("com.example", 1)])

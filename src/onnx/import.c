@@ -15,6 +15,7 @@
    hold: opset imports, metadata, local functions, doc strings. */
 
 #define MGOPT__IMP_MAX_DEPTH 64
+#define MGOPT__IMP_MAX_RANK 32 /* types of opaque ops: higher ranks stay unknown */
 
 /* ---------------------------------------------------------------- scoped name map */
 
@@ -138,6 +139,7 @@ typedef struct mgopt__imp {
   int depth;
   mgopt_block *b;      /* block being filled */
   const mgopt_onnx_node *node;
+  int infer_failed;    /* a mapped op's types did not infer (the node then stays opaque) */
 } mgopt__imp;
 
 static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
@@ -481,7 +483,10 @@ static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
   if (op->kind != MGOPT_OP_OPAQUE) {
     s = mgopt_op_infer(I->p, op, &d2);
     if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
-    if (s) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+    if (s) {
+      I->infer_failed = 1;
+      return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+    }
   }
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *v = op->outs[i];
@@ -579,6 +584,452 @@ static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *
 
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
 
+/* ---------------------------------------------------------------- types of opaque ops
+
+   An op the importer keeps opaque still has outputs whose types ONNX defines
+   from its inputs and attributes. Without them every op downstream would see
+   unknown types and stay opaque too (one Pad with computed pads made a whole
+   network opaque). These rules give what the ONNX spec makes certain (element
+   type, rank, the dims that pass through unchanged) and leave the rest
+   unknown; declared value infos still refine them afterwards. Default domain
+   only; an input of unknown type gives nothing. */
+
+typedef struct mgopt__imp_ty {
+  mgopt_dtype dt;
+  int32_t rank; /* -1 unknown */
+  mgopt_dim dims[MGOPT__IMP_MAX_RANK];
+} mgopt__imp_ty;
+
+/* The tensor type of input k, or NULL. */
+static const mgopt_type *mgopt__imp_tin(mgopt__imp *I, int64_t k) {
+  mgopt_value *v = mgopt__imp_in(I, k);
+  return v && v->type.kind == MGOPT_TYPE_TENSOR ? &v->type : NULL;
+}
+
+static void mgopt__imp_ty_unknown(mgopt__imp_ty *t, mgopt_dtype dt, int32_t rank) {
+  int32_t i;
+  t->dt = dt;
+  t->rank = rank >= 0 && rank <= MGOPT__IMP_MAX_RANK ? rank : -1;
+  for (i = 0; i < MGOPT__IMP_MAX_RANK; i++) t->dims[i] = mgopt_dim_unknown();
+}
+
+/* dtype and shape of x (rank -1 when x is unknown or too high). */
+static void mgopt__imp_ty_of(mgopt__imp_ty *t, const mgopt_type *x) {
+  int32_t i;
+  mgopt__imp_ty_unknown(t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, x ? x->rank : -1);
+  for (i = 0; i < t->rank; i++) t->dims[i] = x->dims[i];
+}
+
+/* Multidirectional broadcast of inputs [from, to) into t (dtype left alone):
+   per axis, the one size other than 1 (static, or a symbol all agree on). */
+static void mgopt__imp_ty_bcast(mgopt__imp *I, mgopt__imp_ty *t, int64_t from, int64_t to) {
+  int64_t k;
+  int32_t rank = 0, a;
+  for (k = from; k < to; k++) {
+    const mgopt_type *x = mgopt__imp_tin(I, k);
+    if (!x || x->rank < 0) {
+      t->rank = -1;
+      return;
+    }
+    if (x->rank > rank) rank = x->rank;
+  }
+  mgopt__imp_ty_unknown(t, t->dt, rank);
+  for (a = 0; a < t->rank; a++) {
+    /* a static size other than 1 decides (the others must be 1 or equal to
+       it); else a symbol every non-1 size shares; else all 1; else unknown */
+    int64_t big = -1;
+    const char *sym = NULL;
+    int ones = 1, clash = 0, other = 0;
+    for (k = from; k < to; k++) {
+      const mgopt_type *x = mgopt__imp_tin(I, k);
+      int32_t j = a - (rank - x->rank);
+      mgopt_dim e;
+      if (j < 0) continue;
+      e = x->dims[j];
+      if (mgopt_dim_is_static(e)) {
+        if (e.v == 1) continue;
+        if (big >= 0 && big != e.v) clash = 1;
+        big = e.v;
+      } else if (e.sym && (!sym || sym == e.sym)) {
+        sym = e.sym;
+      } else {
+        other = 1; /* unknown, or a second symbol */
+      }
+      ones = 0;
+    }
+    if (clash) continue;
+    if (big >= 0) t->dims[a] = mgopt_dim_static(big);
+    else if (ones) t->dims[a] = mgopt_dim_static(1);
+    else if (sym && !other) {
+      t->dims[a].v = -1;
+      t->dims[a].sym = sym;
+    }
+  }
+}
+
+/* The length of a 1-d shape-like input whose length is static, else -1. */
+static int32_t mgopt__imp_ty_len(const mgopt_type *x) {
+  if (!x || x->rank != 1 || !mgopt_dim_is_static(x->dims[0]) || x->dims[0].v > MGOPT__IMP_MAX_RANK) return -1;
+  return (int32_t)x->dims[0].v;
+}
+
+/* ONNX's MatMul shape for a (ra) @ b (rb), both of rank >= 1 (1-d operands promoted and squeezed). */
+static void mgopt__imp_ty_matmul(mgopt__imp_ty *t, const mgopt_type *a, const mgopt_type *b) {
+  int32_t ra, rb, r, i;
+  if (!a || !b || a->rank < 1 || b->rank < 1) {
+    t->rank = -1;
+    return;
+  }
+  ra = a->rank;
+  rb = b->rank;
+  r = (ra > rb ? ra : rb);
+  if (ra == 1 && rb == 1) r = 0;
+  else if (ra == 1 || rb == 1) r = (ra > rb ? ra : rb) - 1;
+  mgopt__imp_ty_unknown(t, t->dt, r);
+  if (t->rank < 0) return;
+  if (ra >= 2 && rb >= 2) {
+    /* batch dims: equal or broadcast from 1 */
+    for (i = 0; i < r - 2; i++) {
+      int32_t ia = i - (r - ra), ib = i - (r - rb);
+      mgopt_dim da = ia >= 0 ? a->dims[ia] : mgopt_dim_static(1), db = ib >= 0 ? b->dims[ib] : mgopt_dim_static(1);
+      if (mgopt_dim_is_static(da) && da.v == 1) t->dims[i] = db;
+      else if (mgopt_dim_is_static(db) && db.v == 1) t->dims[i] = da;
+      else if (da.v == db.v && da.sym == db.sym) t->dims[i] = da;
+    }
+    t->dims[r - 2] = a->dims[ra - 2];
+    t->dims[r - 1] = b->dims[rb - 1];
+  } else if (ra >= 2) {
+    for (i = 0; i < r; i++) t->dims[i] = a->dims[i];
+  } else if (rb >= 2) {
+    for (i = 0; i < r - 1; i++) t->dims[i] = b->dims[i];
+    t->dims[r - 1] = b->dims[rb - 1];
+  }
+}
+
+static mgopt_status mgopt__imp_ty_set(mgopt__imp *I, mgopt_op *op, int32_t k, const mgopt__imp_ty *t) {
+  mgopt_value *v;
+  if (k >= op->nouts) return MGOPT_OK;
+  v = op->outs[k];
+  if ((v->flags & MGOPT_VALUE_ABSENT) || v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != MGOPT_DT_UNKNOWN ||
+      v->type.rank >= 0 || t->dt == MGOPT_DT_UNKNOWN)
+    return MGOPT_OK;
+  if (mgopt_type_make(I->p, &v->type, t->dt, t->rank, t->rank > 0 ? t->dims : NULL))
+    return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_is(const mgopt_onnx_node *n, const char *const *names) {
+  for (; *names; names++)
+    if (mgopt__imp_streq(n->op_type, *names)) return 1;
+  return 0;
+}
+
+/* The types of the outputs of opaque op (default domain), where ONNX makes them certain. */
+static mgopt_status mgopt__imp_opaque_types(mgopt__imp *I, mgopt_op *op) {
+  static const char *const same[] = {
+      "Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softplus", "Softsign", "Selu",
+      "Elu", "Celu", "ThresholdedRelu", "Mish", "Gelu", "Erf", "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal",
+      "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
+      "Acosh", "Atanh", "Clip", "Softmax", "LogSoftmax", "Hardmax", "Identity", "CumSum", "LRN",
+      "LpNormalization", "MeanVarianceNormalization", "InstanceNormalization", "BatchNormalization",
+      "LayerNormalization", "GroupNormalization", "Dropout", "Trilu", "Shrink", "ScatterND", "ScatterElements",
+      "BitwiseNot", "ReverseSequence", NULL};
+  static const char *const to_bool[] = {"Not", "IsNaN", "IsInf", NULL};
+  static const char *const bcast[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean",
+                                      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift", NULL};
+  static const char *const compare[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+                                        "Or", "Xor", NULL};
+  static const char *const keep_rank[] = {"Pad", "Resize", "Upsample", "Slice", "Tile", "MaxPool", "AveragePool",
+                                          "LpPool", "DepthToSpace", "SpaceToDepth", "MaxUnpool", NULL};
+  static const char *const reduce[] = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                                       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                                       "ReduceSumSquare", NULL};
+  static const char *const global_pool[] = {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", NULL};
+  static const char *const rnn[] = {"LSTM", "GRU", "RNN", NULL};
+  const mgopt_onnx_node *n = I->node;
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  if (!(n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))) return MGOPT_OK;
+  mgopt__imp_ty_of(&t, x);
+  if (mgopt__imp_is(n, same)) {
+    s = mgopt__imp_ty_set(I, op, 0, &t);
+    if (!s && mgopt__imp_streq(n->op_type, "Dropout")) { /* the mask */
+      t.dt = MGOPT_DT_BOOL;
+      s = mgopt__imp_ty_set(I, op, 1, &t);
+    }
+    return s;
+  }
+  if (mgopt__imp_is(n, to_bool)) {
+    t.dt = x ? MGOPT_DT_BOOL : MGOPT_DT_UNKNOWN;
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_is(n, bcast) || mgopt__imp_is(n, compare) || mgopt__imp_streq(n->op_type, "Where")) {
+    int64_t from = 0;
+    if (mgopt__imp_streq(n->op_type, "Where")) { /* dtype of X */
+      const mgopt_type *xv = mgopt__imp_tin(I, 1);
+      t.dt = xv ? (mgopt_dtype)xv->dtype : MGOPT_DT_UNKNOWN;
+    } else if (mgopt__imp_is(n, compare)) {
+      t.dt = MGOPT_DT_BOOL;
+    }
+    if (mgopt__imp_nin(n) < 1) return MGOPT_OK;
+    mgopt__imp_ty_bcast(I, &t, from, mgopt__imp_nin(n));
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Cast") || mgopt__imp_streq(n->op_type, "CastLike")) {
+    if (mgopt__imp_streq(n->op_type, "Cast")) {
+      const mgopt_onnx_attribute *a = mgopt__imp_attr(n, "to");
+      t.dt = a && a->type == MGOPT_ONNX_ATTR_INT && a->i >= 0 && a->i <= 0x7fffffff ? mgopt_onnx_dtype((int32_t)a->i)
+                                                                                       : MGOPT_DT_UNKNOWN;
+    } else {
+      const mgopt_type *like = mgopt__imp_tin(I, 1);
+      t.dt = like ? (mgopt_dtype)like->dtype : MGOPT_DT_UNKNOWN;
+    }
+    return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
+  }
+  if (mgopt__imp_streq(n->op_type, "Shape")) {
+    int64_t start = mgopt__imp_aint(n, "start", 0), end = mgopt__imp_aint(n, "end", x ? x->rank : 0);
+    if (!x) return MGOPT_OK;
+    if (x->rank < 0) { /* 1-d int64 whatever x is */
+      mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 1);
+      return mgopt__imp_ty_set(I, op, 0, &t);
+    }
+    if (start < 0) start += x->rank;
+    if (end < 0) end += x->rank;
+    start = start < 0 ? 0 : start > x->rank ? x->rank : start;
+    end = end < 0 ? 0 : end > x->rank ? x->rank : end;
+    mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 1);
+    t.dims[0] = mgopt_dim_static(end > start ? end - start : 0);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Size")) {
+    mgopt__imp_ty_unknown(&t, x ? MGOPT_DT_INT64 : MGOPT_DT_UNKNOWN, 0);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "DynamicQuantizeLinear")) {
+    if (!x) return MGOPT_OK;
+    t.dt = MGOPT_DT_UINT8;
+    s = mgopt__imp_ty_set(I, op, 0, &t);
+    mgopt__imp_ty_unknown(&t, MGOPT_DT_FP32, 0);
+    if (!s) s = mgopt__imp_ty_set(I, op, 1, &t);
+    t.dt = MGOPT_DT_UINT8;
+    if (!s) s = mgopt__imp_ty_set(I, op, 2, &t);
+    return s;
+  }
+  if (mgopt__imp_streq(n->op_type, "QuantizeLinear")) {
+    const mgopt_type *zp = mgopt__imp_tin(I, 2);
+    int64_t odt = mgopt__imp_aint(n, "output_dtype", 0);
+    if (zp) t.dt = (mgopt_dtype)zp->dtype;
+    else if (mgopt__imp_in(I, 2)) t.dt = MGOPT_DT_UNKNOWN;
+    else t.dt = odt > 0 && odt <= 0x7fffffff ? mgopt_onnx_dtype((int32_t)odt) : MGOPT_DT_UINT8;
+    return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
+  }
+  if (mgopt__imp_streq(n->op_type, "DequantizeLinear")) {
+    const mgopt_type *sc = mgopt__imp_tin(I, 1);
+    /* float before opset 19; from 19 on, the scale's type */
+    t.dt = I->opset < 19 ? MGOPT_DT_FP32 : sc ? (mgopt_dtype)sc->dtype : MGOPT_DT_UNKNOWN;
+    if (mgopt__imp_attr(n, "output_dtype")) t.dt = MGOPT_DT_UNKNOWN; /* opset 23's override: not modelled */
+    return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
+  }
+  if (mgopt__imp_streq(n->op_type, "ConvInteger") || mgopt__imp_streq(n->op_type, "Conv") ||
+      mgopt__imp_streq(n->op_type, "ConvTranspose")) {
+    const mgopt_type *w = mgopt__imp_tin(I, 1);
+    if (!x || x->rank < 3 || mgopt__imp_streq(n->op_type, "ConvTranspose")) {
+      if (x && x->rank >= 3) { /* ConvTranspose: rank and batch only */
+        mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
+        t.dims[0] = x->dims[0];
+        return mgopt__imp_ty_set(I, op, 0, &t);
+      }
+      return MGOPT_OK;
+    }
+    mgopt__imp_ty_unknown(&t, mgopt__imp_streq(n->op_type, "ConvInteger") ? MGOPT_DT_INT32 : (mgopt_dtype)x->dtype,
+                          x->rank);
+    t.dims[0] = x->dims[0];
+    if (w && w->rank >= 1) t.dims[1] = w->dims[0];
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "MatMulInteger") || mgopt__imp_streq(n->op_type, "MatMul")) {
+    t.dt = mgopt__imp_streq(n->op_type, "MatMulInteger") ? MGOPT_DT_INT32 : t.dt;
+    mgopt__imp_ty_matmul(&t, x, mgopt__imp_tin(I, 1));
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "ConstantOfShape")) {
+    const mgopt_onnx_attribute *a = mgopt__imp_attr(n, "value");
+    mgopt_dtype dt = a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t ? mgopt_onnx_dtype(a->t->data_type) : MGOPT_DT_FP32;
+    int64_t *v = NULL, len = mgopt__imp_const_ints(I, mgopt__imp_in(I, 0), &v);
+    if (len > MGOPT__IMP_MAX_RANK) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, dt, len >= 0 ? (int32_t)len : mgopt__imp_ty_len(x));
+    for (i = 0; len >= 0 && i < t.rank; i++)
+      if (v[i] >= 0) t.dims[i] = mgopt_dim_static(v[i]);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Gather")) {
+    const mgopt_type *idx = mgopt__imp_tin(I, 1);
+    int64_t axis = mgopt__imp_aint(n, "axis", 0);
+    int32_t r, j = 0;
+    if (!x || !idx || x->rank < 1 || idx->rank < 0) return MGOPT_OK;
+    if (axis < 0) axis += x->rank;
+    if (axis < 0 || axis >= x->rank) return MGOPT_OK;
+    r = x->rank - 1 + idx->rank;
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, r);
+    if (t.rank < 0) return MGOPT_OK;
+    for (i = 0; i < x->rank; i++) {
+      if (i == axis) {
+        int32_t q;
+        for (q = 0; q < idx->rank; q++) t.dims[j++] = idx->dims[q];
+      } else {
+        t.dims[j++] = x->dims[i];
+      }
+    }
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "GatherElements")) {
+    const mgopt_type *idx = mgopt__imp_tin(I, 1);
+    if (!x || !idx) return MGOPT_OK;
+    mgopt__imp_ty_of(&t, idx);
+    t.dt = (mgopt_dtype)x->dtype;
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Reshape") || mgopt__imp_streq(n->op_type, "Expand")) {
+    int32_t len = mgopt__imp_ty_len(mgopt__imp_tin(I, 1));
+    if (!x || len < 0) return MGOPT_OK;
+    if (mgopt__imp_streq(n->op_type, "Expand")) {
+      if (x->rank < 0) return MGOPT_OK;
+      if (x->rank > len) len = x->rank;
+    }
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, len);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Unsqueeze") && I->opset >= 13) {
+    int32_t len = mgopt__imp_ty_len(mgopt__imp_tin(I, 1));
+    if (!x || x->rank < 0 || len < 0) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank + len);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Squeeze")) {
+    /* with its axes known: x without them (those dims are 1 at run time) */
+    int64_t *ax = NULL, na = I->opset >= 13 ? mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ax) : -1;
+    uint8_t drop[MGOPT__IMP_MAX_RANK];
+    int32_t j = 0;
+    if (I->opset < 13) na = mgopt__imp_aints(n, "axes", (const int64_t **)&ax);
+    if (!x || x->rank < 0 || x->rank > MGOPT__IMP_MAX_RANK || na < 1) return MGOPT_OK;
+    memset(drop, 0, sizeof drop);
+    for (i = 0; i < na; i++) {
+      int64_t a = ax[i] < 0 ? ax[i] + x->rank : ax[i];
+      if (a < 0 || a >= x->rank || drop[a]) return MGOPT_OK;
+      drop[a] = 1;
+    }
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank - (int32_t)na);
+    for (i = 0; i < x->rank; i++)
+      if (!drop[i]) t.dims[j++] = x->dims[i];
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Flatten")) {
+    mgopt__imp_ty_unknown(&t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, 2);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_is(n, keep_rank) || mgopt__imp_streq(n->op_type, "Transpose") ||
+      mgopt__imp_streq(n->op_type, "Split") || mgopt__imp_streq(n->op_type, "Concat")) {
+    int32_t k;
+    if (!x || x->rank < 0) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
+    if (mgopt__imp_is(n, keep_rank) && mgopt__imp_streq(n->op_type, "Pad") == 0 &&
+        mgopt__imp_streq(n->op_type, "Slice") == 0 && mgopt__imp_streq(n->op_type, "Tile") == 0 &&
+        mgopt__imp_streq(n->op_type, "Resize") == 0 && mgopt__imp_streq(n->op_type, "Upsample") == 0 &&
+        x->rank >= 1)
+      t.dims[0] = x->dims[0]; /* pools and depth/space moves keep the batch */
+    for (k = 0; k < (mgopt__imp_streq(n->op_type, "Split") ? op->nouts : 1) && !s; k++) s = mgopt__imp_ty_set(I, op, k, &t);
+    if (!s && mgopt__imp_streq(n->op_type, "MaxPool")) { /* Indices */
+      t.dt = MGOPT_DT_INT64;
+      s = mgopt__imp_ty_set(I, op, 1, &t);
+    }
+    return s;
+  }
+  if (mgopt__imp_is(n, reduce) || mgopt__imp_streq(n->op_type, "ArgMax") || mgopt__imp_streq(n->op_type, "ArgMin")) {
+    int arg = mgopt__imp_streq(n->op_type, "ArgMax") || mgopt__imp_streq(n->op_type, "ArgMin");
+    if (!x || x->rank < 0) return MGOPT_OK;
+    if (mgopt__imp_aint(n, "keepdims", 1) != 0) {
+      mgopt__imp_ty_unknown(&t, arg ? MGOPT_DT_INT64 : (mgopt_dtype)x->dtype, x->rank);
+    } else if (arg && x->rank >= 1) {
+      int64_t axis = mgopt__imp_aint(n, "axis", 0);
+      int32_t j = 0;
+      if (axis < 0) axis += x->rank;
+      if (axis < 0 || axis >= x->rank) return MGOPT_OK;
+      mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, x->rank - 1);
+      for (i = 0; i < x->rank; i++)
+        if (i != axis) t.dims[j++] = x->dims[i];
+    } else {
+      return MGOPT_OK;
+    }
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_is(n, global_pool)) {
+    if (!x || x->rank < 2) return MGOPT_OK;
+    for (i = 2; i < t.rank; i++) t.dims[i] = mgopt_dim_static(1);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_is(n, rnn)) {
+    /* X: [seq, batch, input] (layout 0) or [batch, seq, input] (layout 1) */
+    int64_t hidden = mgopt__imp_aint(n, "hidden_size", -1), layout = mgopt__imp_aint(n, "layout", 0);
+    int64_t dirs = mgopt__imp_astr(n, "direction", "bidirectional") ? 2 : 1;
+    const mgopt_type *w = mgopt__imp_tin(I, 1);
+    mgopt_dtype dt = x && x->dtype != MGOPT_DT_UNKNOWN ? (mgopt_dtype)x->dtype : w ? (mgopt_dtype)w->dtype : MGOPT_DT_UNKNOWN;
+    mgopt_dim seq = mgopt_dim_unknown(), batch = mgopt_dim_unknown();
+    if (!x || (x->rank >= 0 && x->rank != 3) || hidden < 1 || (layout != 0 && layout != 1)) return MGOPT_OK;
+    if (x->rank == 3) {
+      seq = x->dims[layout ? 1 : 0];
+      batch = x->dims[layout ? 0 : 1];
+    }
+    mgopt__imp_ty_unknown(&t, dt, 4);
+    t.dims[0] = layout ? batch : seq;
+    t.dims[1] = layout ? seq : mgopt_dim_static(dirs);
+    t.dims[2] = layout ? mgopt_dim_static(dirs) : batch;
+    t.dims[3] = mgopt_dim_static(hidden);
+    s = mgopt__imp_ty_set(I, op, 0, &t);
+    mgopt__imp_ty_unknown(&t, dt, 3);
+    t.dims[0] = layout ? batch : mgopt_dim_static(dirs);
+    t.dims[1] = layout ? mgopt_dim_static(dirs) : batch;
+    t.dims[2] = mgopt_dim_static(hidden);
+    if (!s) s = mgopt__imp_ty_set(I, op, 1, &t);
+    if (!s && mgopt__imp_streq(n->op_type, "LSTM")) s = mgopt__imp_ty_set(I, op, 2, &t);
+    return s;
+  }
+  if (mgopt__imp_streq(n->op_type, "NonZero")) {
+    if (!x) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 2);
+    if (x->rank >= 0) t.dims[0] = mgopt_dim_static(x->rank);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "TopK")) {
+    if (!x || x->rank < 0) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
+    s = mgopt__imp_ty_set(I, op, 0, &t);
+    t.dt = MGOPT_DT_INT64;
+    return s ? s : mgopt__imp_ty_set(I, op, 1, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "Range")) {
+    mgopt__imp_ty_unknown(&t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, 1);
+    return mgopt__imp_ty_set(I, op, 0, &t);
+  }
+  if (mgopt__imp_streq(n->op_type, "If") && op->nblocks == 2) {
+    /* what both branches agree on */
+    mgopt_block *a = op->blocks[0], *b = op->blocks[1];
+    int32_t k;
+    if (a->nouts != op->nouts || b->nouts != op->nouts) return MGOPT_OK;
+    for (k = 0; k < op->nouts && !s; k++) {
+      const mgopt_type *ta = &a->outs[k]->value->type, *tb = &b->outs[k]->value->type;
+      if (ta->kind != MGOPT_TYPE_TENSOR || tb->kind != MGOPT_TYPE_TENSOR || ta->dtype != tb->dtype) continue;
+      mgopt__imp_ty_unknown(&t, (mgopt_dtype)ta->dtype, ta->rank == tb->rank ? ta->rank : -1);
+      for (i = 0; i < t.rank; i++)
+        if (ta->dims[i].v == tb->dims[i].v && ta->dims[i].sym == tb->dims[i].sym) t.dims[i] = ta->dims[i];
+      s = mgopt__imp_ty_set(I, op, k, &t);
+    }
+    return s;
+  }
+  return MGOPT_OK;
+}
+
 static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
   const mgopt_onnx_node *n = I->node;
   char type[256];
@@ -670,6 +1121,7 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
     }
     if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
   }
+  if ((s = mgopt__imp_opaque_types(I, op)) != MGOPT_OK) return s;
   return mgopt__imp_finish(I, op);
 }
 
@@ -1616,7 +2068,18 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
     mgopt_op *last = I->b->last;
-    int r = fn(I);
+    int64_t mark = I->values.nundo;
+    int r;
+    I->infer_failed = 0;
+    r = fn(I);
+    /* a mapping whose canonical op rejects the types (a squeezed dim not known
+       to be 1, say: ONNX checks that at run time) is declined, not an error:
+       the names it bound are unbound and the node stays opaque */
+    if (r < 0 && I->infer_failed && !I->values.oom) {
+      mgopt__imap_pop(&I->values, mark);
+      if (I->d) mgopt_diag_clear(I->d);
+      r = 0;
+    }
     if (r < 0) return I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
     if (r > 0) return MGOPT_OK;
     /* declined: anything it left behind must go before the opaque fallback */
