@@ -834,19 +834,17 @@ static mgopt_status mgopt__imp_opaque_types(mgopt__imp *I, mgopt_op *op) {
   }
   if (mgopt__imp_streq(n->op_type, "ConvInteger") || mgopt__imp_streq(n->op_type, "Conv") ||
       mgopt__imp_streq(n->op_type, "ConvTranspose")) {
+    /* X and W have one rank; the output has it too, X's batch and W's
+       output channels (ConvTranspose: rank and batch only) */
     const mgopt_type *w = mgopt__imp_tin(I, 1);
-    if (!x || x->rank < 3 || mgopt__imp_streq(n->op_type, "ConvTranspose")) {
-      if (x && x->rank >= 3) { /* ConvTranspose: rank and batch only */
-        mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
-        t.dims[0] = x->dims[0];
-        return mgopt__imp_ty_set(I, op, 0, &t);
-      }
-      return MGOPT_OK;
-    }
-    mgopt__imp_ty_unknown(&t, mgopt__imp_streq(n->op_type, "ConvInteger") ? MGOPT_DT_INT32 : (mgopt_dtype)x->dtype,
-                          x->rank);
-    t.dims[0] = x->dims[0];
-    if (w && w->rank >= 1) t.dims[1] = w->dims[0];
+    int32_t r = x && x->rank >= 0 ? x->rank : w ? w->rank : -1;
+    mgopt_dtype dt = mgopt__imp_streq(n->op_type, "ConvInteger") ? MGOPT_DT_INT32
+                     : x && x->dtype != MGOPT_DT_UNKNOWN ? (mgopt_dtype)x->dtype
+                     : w ? (mgopt_dtype)w->dtype : MGOPT_DT_UNKNOWN;
+    if (!x || r < 3 || (w && w->rank >= 0 && w->rank != r)) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, dt, r);
+    if (x->rank >= 0) t.dims[0] = x->dims[0];
+    if (w && w->rank >= 1 && !mgopt__imp_streq(n->op_type, "ConvTranspose")) t.dims[1] = w->dims[0];
     return mgopt__imp_ty_set(I, op, 0, &t);
   }
   if (mgopt__imp_streq(n->op_type, "MatMulInteger") || mgopt__imp_streq(n->op_type, "MatMul")) {
@@ -951,6 +949,24 @@ static mgopt_status mgopt__imp_opaque_types(mgopt__imp *I, mgopt_op *op) {
     if (!x || x->rank < 0) return MGOPT_OK;
     if (mgopt__imp_aint(n, "keepdims", 1) != 0) {
       mgopt__imp_ty_unknown(&t, arg ? MGOPT_DT_INT64 : (mgopt_dtype)x->dtype, x->rank);
+    } else if (!arg && x->rank <= MGOPT__IMP_MAX_RANK) {
+      /* keepdims 0 with the axes known (an attribute, or a constant input
+         since ReduceSum 13 / the rest 18): x without them */
+      const int64_t *ca = NULL;
+      int64_t *ia = NULL, na = mgopt__imp_aints(n, "axes", &ca);
+      uint8_t drop[MGOPT__IMP_MAX_RANK];
+      int32_t j = 0;
+      if (na < 0 && (na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ia)) >= 0) ca = ia;
+      if (na < 1) return MGOPT_OK; /* all axes, or none (noop_with_empty_axes): not worth the cases */
+      memset(drop, 0, sizeof drop);
+      for (i = 0; i < na; i++) {
+        int64_t a = ca[i] < 0 ? ca[i] + x->rank : ca[i];
+        if (a < 0 || a >= x->rank || drop[a]) return MGOPT_OK;
+        drop[a] = 1;
+      }
+      mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank - (int32_t)na);
+      for (i = 0; i < x->rank; i++)
+        if (!drop[i]) t.dims[j++] = x->dims[i];
     } else if (arg && x->rank >= 1) {
       int64_t axis = mgopt__imp_aint(n, "axis", 0);
       int32_t j = 0;
