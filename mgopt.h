@@ -10562,8 +10562,8 @@ static mgopt_status mgopt__imp_opaque_types(mgopt__imp *I, mgopt_op *op) {
   mgopt__imp_ty_of(&t, x);
   if (mgopt__imp_is(n, same)) {
     s = mgopt__imp_ty_set(I, op, 0, &t);
-    if (!s && mgopt__imp_streq(n->op_type, "Dropout")) { /* the mask */
-      t.dt = MGOPT_DT_BOOL;
+    if (!s && mgopt__imp_streq(n->op_type, "Dropout")) { /* the mask: bool since opset 10, x's type before */
+      if (I->opset >= 10) t.dt = MGOPT_DT_BOOL;
       s = mgopt__imp_ty_set(I, op, 1, &t);
     }
     return s;
