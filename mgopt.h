@@ -909,7 +909,8 @@ extern "C" {
    Strings are mgopt_str (pointer + length, may hold any bytes). Names and
    identifiers (node inputs/outputs, op types, domains, value and attribute
    names, dim params) are interned in the program: NUL-terminated, and equal
-   names share a pointer. Other strings and bytes (doc strings, attribute s,
+   names share a pointer (mgopt_onnx_import relies on it: a tree built or
+   edited by hand interns its names with mgopt_program_intern). Other strings and bytes (doc strings, attribute s,
    string_data, raw_data) are BORROWED from the input buffer, which must
    outlive the program. An absent string has len 0 (its ptr may be NULL).
 
@@ -9969,8 +9970,14 @@ static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *f
   return s;
 }
 
+/* A name of the tree as the program's interned pointer. The tree's names are
+   interned in the program already (see onnx_api.h), so the pointer is taken
+   as it is: hashing every name again on every lookup was a sixth of the
+   import. A name that breaks the rule cannot match (it is then reported as
+   undefined), never a different name. */
 static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
-  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+  if (s.ptr && s.len) return s.ptr;
+  return mgopt_program_intern(I->p, "", 0);
 }
 
 static int mgopt__imp_streq(mgopt_str s, const char *c) {

@@ -162,8 +162,14 @@ static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *f
   return s;
 }
 
+/* A name of the tree as the program's interned pointer. The tree's names are
+   interned in the program already (see onnx_api.h), so the pointer is taken
+   as it is: hashing every name again on every lookup was a sixth of the
+   import. A name that breaks the rule cannot match (it is then reported as
+   undefined), never a different name. */
 static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
-  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+  if (s.ptr && s.len) return s.ptr;
+  return mgopt_program_intern(I->p, "", 0);
 }
 
 static int mgopt__imp_streq(mgopt_str s, const char *c) {

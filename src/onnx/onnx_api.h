@@ -15,7 +15,8 @@ extern "C" {
    Strings are mgopt_str (pointer + length, may hold any bytes). Names and
    identifiers (node inputs/outputs, op types, domains, value and attribute
    names, dim params) are interned in the program: NUL-terminated, and equal
-   names share a pointer. Other strings and bytes (doc strings, attribute s,
+   names share a pointer (mgopt_onnx_import relies on it: a tree built or
+   edited by hand interns its names with mgopt_program_intern). Other strings and bytes (doc strings, attribute s,
    string_data, raw_data) are BORROWED from the input buffer, which must
    outlive the program. An absent string has len 0 (its ptr may be NULL).
 
