@@ -162,14 +162,20 @@ static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *f
   return s;
 }
 
-/* A name of the tree as the program's interned pointer. The tree's names are
-   interned in the program already (see onnx_api.h), so the pointer is taken
-   as it is: hashing every name again on every lookup was a sixth of the
+/* A value or node name of the tree as the program's interned pointer. The
+   tree's names are interned in the program already (see onnx_api.h; trees
+   from mgopt_onnx_export too), so the pointer is taken as it is: hashing every name again on every lookup was a sixth of the
    import. A name that breaks the rule cannot match (it is then reported as
    undefined), never a different name. */
 static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
   if (s.ptr && s.len) return s.ptr;
   return mgopt_program_intern(I->p, "", 0);
+}
+
+/* Interned for certain (attribute names and dim params: few, and a tree built
+   by mgopt_onnx_export spells them with literals). */
+static const char *mgopt__imp_intern_copy(mgopt__imp *I, mgopt_str s) {
+  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
 }
 
 static int mgopt__imp_streq(mgopt_str s, const char *c) {
@@ -207,7 +213,7 @@ static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mg
       if ((od->has & MGOPT_ONNX_DIM_HAS_VALUE) && od->value >= 0) t.dims[i] = mgopt_dim_static(od->value);
       else if ((od->has & MGOPT_ONNX_DIM_HAS_PARAM) && od->param.len) {
         t.dims[i].v = -1;
-        t.dims[i].sym = mgopt__imp_intern(I, od->param);
+        t.dims[i].sym = mgopt__imp_intern_copy(I, od->param);
         if (!t.dims[i].sym) return MGOPT_ERR_NOMEM;
       }
     }
@@ -1084,7 +1090,7 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
     const mgopt_onnx_attribute *a = &n->attributes[i];
     mgopt_attr at;
     memset(&at, 0, sizeof at);
-    at.name = mgopt__imp_intern(I, a->name);
+    at.name = mgopt__imp_intern_copy(I, a->name);
     if (!at.name) return MGOPT_ERR_NOMEM;
     if (a->ref_attr_name.len)
       return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
