@@ -6218,15 +6218,21 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
    only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
    MIL's hash of the first 100 elements plus a tolerance.
    Must not fire: a duplicate that is a function output (both names must
-   survive: it stays), consts under the threshold, consts in sibling scopes
-   (one cannot see the other).
-   Across functions (and sibling scopes): an op in one function cannot use
-   a value of another, so no op is removed there. Instead equal consts over
-   the threshold that remain anywhere in the program share one data buffer,
-   both marked borrowed so the first write through either copies it
-   (mgopt_tensor_data_mut) and never alters the other: memory is held once
-   and writers can detect the sharing by pointer, as MIL's shared weight ids
-   do for multifunction models.
+   survive: it stays), consts under the threshold.
+   Sibling scopes (two branches of a cond, a loop's cond and body, nested
+   blocks of different ops): neither const can see the other, so the earlier
+   one moves up to the innermost block enclosing both, just before the op of
+   that block that holds it, and the later one is erased: a model whose
+   branches fold the same weights is written with them once (mgopt goes
+   further than MIL here; a const has no operands, so moving it outwards keeps
+   every use in its scope). Not when either const is a block's output (the
+   block would then return an outer value).
+   Across functions: an op in one function cannot use a value of another, so
+   no op is removed there. Instead equal consts over the threshold that
+   remain share one data buffer, both marked borrowed so the first write
+   through either copies it (mgopt_tensor_data_mut) and never alters the
+   other: memory is held once and writers can detect the sharing by pointer,
+   as MIL's shared weight ids do for multifunction models.
    Cost: one walk, a scoped hash table (entries popped when their block
    ends), O(ops) probing plus, for consts whose probes meet, one full hash
    each and an exact comparison of each match: weights that have no look-alike
@@ -6247,7 +6253,8 @@ typedef struct mgopt__cdd {
   uint64_t mask;
   mgopt__cdd_entry *e;
   int64_t ne, ecap;
-  int oom;
+  mgopt_op **hoist; /* pairs (duplicate, earlier const) in sibling scopes */
+  int64_t nhoist, hcap;
 } mgopt__cdd;
 
 static uint64_t mgopt__cdd_mix(uint64_t h, uint64_t x) {
@@ -6418,7 +6425,24 @@ static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
   return MGOPT_OK;
 }
 
-/* Const ops over the threshold anywhere in the program: share equal data. */
+/* The innermost block enclosing blocks a and b (either may be it), or NULL
+   when they lie in different functions. */
+static mgopt_block *mgopt__cdd_common_block(mgopt_block *a, mgopt_block *b) {
+  int32_t da = 0, db = 0;
+  const mgopt_block *x;
+  for (x = a; x->parent_op; x = x->parent_op->parent) da++;
+  for (x = b; x->parent_op; x = x->parent_op->parent) db++;
+  for (; da > db; da--) a = a->parent_op->parent;
+  for (; db > da; db--) b = b->parent_op->parent;
+  while (a != b && a->parent_op && b->parent_op) {
+    a = a->parent_op->parent;
+    b = b->parent_op->parent;
+  }
+  return a == b ? a : NULL;
+}
+
+/* Const ops over the threshold anywhere in the program: a duplicate in a
+   sibling scope is filed for hoisting, one in another function shares data. */
 static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
   mgopt__cdd *c = (mgopt__cdd *)ud;
   mgopt_tensor *t = mgopt__cdd_const(op);
@@ -6427,6 +6451,16 @@ static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
   if (!t || t->numel < c->threshold || t->dtype == MGOPT_DT_STRING || t->nbytes == 0) return 0;
   rep = mgopt__cdd_find(c, op, &h);
   if (!rep) return mgopt__cdd_push(c, op, h) ? 0 : 1;
+  if (!mgopt__pu_is_func_output(op->outs[0]) && !mgopt_value_is_block_output(op->outs[0]) &&
+      !mgopt_value_is_block_output(rep->outs[0]) && mgopt__cdd_common_block(op->parent, rep->parent)) {
+    void *arr = c->hoist;
+    if (c->nhoist + 2 > c->hcap && !mgopt__grow(&c->p->alloc, &arr, &c->hcap, c->nhoist + 2, sizeof(mgopt_op *)))
+      return 1;
+    c->hoist = (mgopt_op **)arr;
+    c->hoist[c->nhoist++] = op;
+    c->hoist[c->nhoist++] = rep;
+    return 0;
+  }
   {
     mgopt_tensor *r = mgopt__cdd_const(rep);
     if (r->data != t->data) {
@@ -6437,6 +6471,22 @@ static int mgopt__cdd_share_visit(mgopt_op *op, void *ud) {
     }
   }
   return 0;
+}
+
+/* Moves each filed earlier const up to the block enclosing its duplicate,
+   before the op there that holds it (the walk saw it first, so that op comes
+   first), and erases the duplicate. */
+static void mgopt__cdd_hoist(mgopt__cdd *c) {
+  int64_t i;
+  for (i = 0; i < c->nhoist; i += 2) {
+    mgopt_op *dup = c->hoist[i], *rep = c->hoist[i + 1], *at = rep;
+    mgopt_block *b = mgopt__cdd_common_block(dup->parent, rep->parent);
+    while (at->parent != b) at = at->parent->parent_op;
+    if (at != rep) mgopt_op_move_before(rep, at);
+    mgopt_value_replace_all_uses(dup->outs[0], rep->outs[0]);
+    mgopt_op_erase(dup);
+    c->ctx->rewrites++;
+  }
 }
 
 static int mgopt__cdd_count(mgopt_op *op, void *ud) {
@@ -6466,9 +6516,12 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
     mgopt__cdd_pop_to(&c, 0);
     if (mgopt_program_walk(c.p, mgopt__cdd_share_visit, &c))
       s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    else
+      mgopt__cdd_hoist(&c);
   }
   mgopt__heap_free(&c.p->alloc, c.heads, sizeof(int64_t) * (size_t)nb);
   if (c.e) mgopt__heap_free(&c.p->alloc, c.e, sizeof(mgopt__cdd_entry) * (size_t)c.ecap);
+  if (c.hoist) mgopt__heap_free(&c.p->alloc, c.hoist, sizeof(mgopt_op *) * (size_t)c.hcap);
   return s;
 }
 
