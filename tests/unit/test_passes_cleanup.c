@@ -125,6 +125,83 @@ static void test_const_dedup_lookalikes(void) {
   mgopt_program_destroy(p);
 }
 
+typedef struct named_find {
+  const char *name;
+  mgopt_tensor *t;
+} named_find;
+
+static int find_named_const(mgopt_op *op, void *ud) {
+  named_find *f = (named_find *)ud;
+  if (op->kind == MGOPT_OP_const && op->outs[0]->name && strcmp(op->outs[0]->name, f->name) == 0)
+    f->t = mgopt_value_const(op->outs[0]);
+  return 0;
+}
+
+static mgopt_tensor *named_const(mgopt_program *p, const char *name) {
+  named_find f;
+  f.name = name;
+  f.t = NULL;
+  mgopt_program_walk(p, find_named_const, &f);
+  return f.t;
+}
+
+/* const_elimination folds a computation repeated in two branches once: the
+   second result is a view of the first (same bytes, held once); an op with a
+   different attribute, or one reading other bytes, is computed anew. The
+   transposes make 16 x 16 fp32 = 1 KB, the least the memo keeps. */
+static void test_const_elim_repeated_fold(void) {
+  mgopt_buf b;
+  mgopt_diag d;
+  mgopt_program *p;
+  mgopt_tensor *a, *bb, *c, *e;
+  int k, i, j, ok = 1;
+  memset(&b, 0, sizeof b);
+  mgopt__buf_puts(&b, "main(%x: (16, 16, fp32), %p: (bool)) {\n  %w: (16, 16, fp32)* = const(val=[");
+  for (k = 0; k < 256; k++) mgopt__buf_printf(&b, "%s%d.5", k % 16 ? ", " : k ? "], [" : "[", k);
+  mgopt__buf_puts(&b, "]])\n  %v: (16, 16, fp32)* = const(val=[");
+  for (k = 0; k < 256; k++) mgopt__buf_printf(&b, "%s%d.5", k % 16 ? ", " : k ? "], [" : "[", k);
+  mgopt__buf_puts(&b,
+                  "]])\n"
+                  "  %o: (16, 16, fp32) = cond(pred=%p)\n"
+                  "    then_branch() {\n"
+                  "      %a: (16, 16, fp32) = transpose(x=%w, perm=[1, 0])\n"
+                  "      %s: (16, 16, fp32) = add(x=%a, y=%x)\n"
+                  "    } -> (%s)\n"
+                  "    else_branch() {\n"
+                  "      %b: (16, 16, fp32) = transpose(x=%w, perm=[1, 0])\n"
+                  "      %t: (16, 16, fp32) = mul(x=%b, y=%x)\n"
+                  "    } -> (%t)\n"
+                  "  %c: (16, 16, fp32) = transpose(x=%w, perm=[0, 1])\n"
+                  "  %e: (16, 16, fp32) = transpose(x=%v, perm=[1, 0])\n"
+                  "  %u: (16, 16, fp32) = add(x=%c, y=%o)\n"
+                  "  %z: (16, 16, fp32) = add(x=%e, y=%u)\n"
+                  "} -> (%z)\n");
+  REQUIRE(!b.oom);
+  p = mgopt_mil_parse(b.data, b.len, NULL, &d);
+  if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
+  mgopt_buf_free(&b);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(run(p, "const_elimination", &d), MGOPT_OK);
+  a = named_const(p, "a");
+  bb = named_const(p, "b");
+  c = named_const(p, "c");
+  e = named_const(p, "e");
+  REQUIRE(a && bb && c && e);
+  CHECK(a != bb && a->data == bb->data); /* one computation, held once */
+  CHECK(a->borrowed && bb->borrowed);    /* a write through either copies first */
+  CHECK(c->data != a->data);             /* other perm: computed anew */
+  CHECK(e->data != a->data);             /* same values, other bytes: computed anew */
+  for (i = 0; i < 16; i++)
+    for (j = 0; j < 16; j++) {
+      double want = (double)(j * 16 + i) + 0.5;
+      ok &= mgopt_tensor_get_f64(a, i * 16 + j) == want && mgopt_tensor_get_f64(bb, i * 16 + j) == want &&
+            mgopt_tensor_get_f64(e, i * 16 + j) == want &&
+            mgopt_tensor_get_f64(c, i * 16 + j) == (double)(i * 16 + j) + 0.5;
+    }
+  CHECK(ok);
+  mgopt_program_destroy(p);
+}
+
 /* Two different function outputs with one name: the text format cannot say
    it (a name resolves to its latest definition), the API can. */
 static void test_dedup_names_output_clash_fails(void) {
@@ -189,6 +266,7 @@ static void test_topological_reorder_long_chain(void) {
 static const test_case tests[] = {
     TEST(test_const_dedup_shares_across_functions),
     TEST(test_const_dedup_lookalikes),
+    TEST(test_const_elim_repeated_fold),
     TEST(test_dedup_names_output_clash_fails),
     TEST(test_topological_reorder_long_chain),
 };

@@ -25,9 +25,9 @@
    - a constexpr_* op (no threshold) with the same type, attributes and
      operands as an earlier visible one, operands compared after they were
      deduplicated (same value, or constants with equal contents).
-   The earlier op is kept. Consts are keyed by a probe of their content
-   (mgopt__tensor_probe: shape and a few sampled windows), hashed in full
-   only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
+   The earlier op is kept. Consts are keyed by dtype and shape, probed
+   (mgopt__tensor_probe: a few sampled windows) only when shapes meet, hashed
+   in full only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
    MIL's hash of the first 100 elements plus a tolerance.
    Must not fire: a duplicate that is a function output (both names must
    survive: it stays), consts under the threshold.
@@ -46,9 +46,9 @@
    other: memory is held once and writers can detect the sharing by pointer,
    as MIL's shared weight ids do for multifunction models.
    Cost: one walk, a scoped hash table (entries popped when their block
-   ends), O(ops) probing plus, for consts whose probes meet, one full hash
-   each and an exact comparison of each match: weights that have no look-alike
-   are never read in full. */
+   ends), O(ops) lookups; a const whose shape meets another's is probed, one
+   whose probe meets another's is hashed in full, and each match is compared
+   exactly: a weight with a shape of its own is never read. */
 #include "../../passes_internal.h"
 
 typedef struct mgopt__cdd_entry {
@@ -101,7 +101,11 @@ static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
   uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
   int32_t i, k;
   mgopt_tensor *t = mgopt__cdd_const(op);
-  if (t) return mgopt__cdd_mix(h, mgopt__tensor_probe(t));
+  if (t) { /* dtype and shape only: the bytes are looked at when another const has them too */
+    h = mgopt__hash_bytes(&t->dtype, 1, h);
+    h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
+    return t->rank > 0 ? mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h) : h;
+  }
   for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
   for (i = 0; i < op->nslots; i++) {
     uint64_t s;
@@ -185,17 +189,21 @@ static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
 }
 
 /* The earlier visible op equal to op, or NULL; *key is what op is filed under
-   when it stays. A const is keyed by its probe (mgopt__tensor_probe), so the
-   weights of a model are read only where two probes meet. When op's probe
-   meets an unequal const, op is filed under probe and full hash together, and
-   its equals are looked for there too: a run of consts that look alike but
-   differ costs one full hash each, never a comparison with every other. */
+   when it stays. A const is keyed by its dtype and shape first: the bytes of a
+   weight whose shape no other const has are never read (in a mapped model
+   file, never even paged in). When op meets an unequal const under that key,
+   it is filed under a probe of its bytes too (mgopt__tensor_probe: a few
+   sampled windows), and when it meets one there, under the full hash as
+   well; its equals are looked for at each level on the way. An equal const
+   met the same ones, so it is filed at the level op reaches. Look-alikes
+   cost one probe or one full hash each, never a comparison with every other. */
 static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, mgopt_op *op, uint64_t *key) {
   uint64_t h = mgopt__cdd_op_hash(op);
   mgopt_tensor *t = mgopt__cdd_const(op);
-  int met = 0, pass;
-  for (pass = 0;; pass++) {
+  int level;
+  for (level = 0;; level++) {
     int64_t i;
+    int met = 0;
     for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next) {
       if (c->e[i].hash != h) continue;
       if (mgopt__cdd_op_equal(c->e[i].op, op)) {
@@ -204,8 +212,8 @@ static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, mgopt_op *op, uint64_t *ke
       }
       met = 1;
     }
-    if (pass == 1 || !t || !met) break;
-    h = mgopt__cdd_mix(h, mgopt_tensor_hash(t));
+    if (level == 2 || !t || !met) break;
+    h = mgopt__cdd_mix(h, level == 0 ? mgopt__tensor_probe(t) : mgopt_tensor_hash(t));
   }
   *key = h;
   return NULL;
