@@ -523,22 +523,23 @@ MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
 }
 
 /* A cheap stand-in for mgopt_tensor_hash to sort tensors into likely-equal
-   groups: dtype, shape and 8 windows of 32 bytes spread over the data (all
-   of it when small). Equal tensors always get equal keys; unequal ones differ
-   almost always, and callers confirm equality exactly anyway. Reads a few
-   hundred bytes however large the tensor, so a pass that looks for equal
-   weights does not read (or fault in) every weight of the model. */
+   groups: dtype, shape, the first 512 bytes and the last 64 (all of it when
+   small). Equal tensors always get equal keys; unequal weights of one shape
+   almost always differ in their first bytes, and callers confirm equality
+   exactly anyway. Two memory pages at most, however large the tensor (and
+   the first is the one an exact comparison reads anyway), so a pass looking
+   for equal weights does not read, or fault in from a mapped file, every
+   weight of the model. */
 MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t) {
   const uint8_t *d = (const uint8_t *)t->data;
   uint64_t h;
-  size_t k, step;
   if (t->dtype == MGOPT_DT_STRING || t->nbytes <= 1024) return mgopt_tensor_hash(t);
   if (t->probe_valid) return t->probe;
   h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED ^ 0x5bd1e995u);
   h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
   if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
-  step = (t->nbytes - 32) / 7;
-  for (k = 0; k < 8; k++) h = mgopt__hash_bytes(d + k * step, 32, h);
+  h = mgopt__hash_bytes(d, 512, h);
+  h = mgopt__hash_bytes(d + t->nbytes - 64, 64, h);
   t->probe = h;
   t->probe_valid = 1;
   return h;

@@ -26,7 +26,7 @@
      operands as an earlier visible one, operands compared after they were
      deduplicated (same value, or constants with equal contents).
    The earlier op is kept. Consts are keyed by dtype and shape, probed
-   (mgopt__tensor_probe: a few sampled windows) only when shapes meet, hashed
+   (mgopt__tensor_probe: the first and last bytes) only when shapes meet, hashed
    in full only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
    MIL's hash of the first 100 elements plus a tolerance.
    Must not fire: a duplicate that is a function output (both names must
@@ -192,8 +192,8 @@ static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
    when it stays. A const is keyed by its dtype and shape first: the bytes of a
    weight whose shape no other const has are never read (in a mapped model
    file, never even paged in). When op meets an unequal const under that key,
-   it is filed under a probe of its bytes too (mgopt__tensor_probe: a few
-   sampled windows), and when it meets one there, under the full hash as
+   it is filed under a probe of its bytes too (mgopt__tensor_probe: its first and
+   last bytes), and when it meets one there, under the full hash as
    well; its equals are looked for at each level on the way. An equal const
    met the same ones, so it is filed at the level op reaches. Look-alikes
    cost one probe or one full hash each, never a comparison with every other. */
