@@ -36,8 +36,14 @@
 
 #define MGOPT__EHR_MAX 64
 
+/* The ops a rewrite has built so far, erased again if it cannot finish. */
+typedef struct mgopt__ehr_made {
+  mgopt_op *op[3 * MGOPT__EHR_MAX];
+  int32_t n;
+} mgopt__ehr_made;
+
 static mgopt_value *mgopt__ehr_reshape(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, const int64_t *shape,
-                                       int32_t n, const char *base) {
+                                       int32_t n, const char *base, mgopt__ehr_made *made) {
   mgopt_program *p = mgopt_rw_program(rw);
   static const char *const slots[2] = {"x", "shape"};
   mgopt_value *ins[2];
@@ -47,17 +53,21 @@ static mgopt_value *mgopt__ehr_reshape(mgopt_rewriter *rw, mgopt_op *pos, mgopt_
   ins[0] = x;
   ins[1] = mgopt_rw_const(rw, pos, mgopt__pu_name2(p, base, "_shape"), t);
   if (!ins[1]) return NULL;
+  made->op[made->n++] = ins[1]->def;
   r = mgopt_rw_create(rw, pos, "reshape", mgopt__pu_name2(p, base, "_reshaped"), 2, slots, ins, 1);
-  if (!r || mgopt_op_infer(p, r, NULL)) return NULL;
-  return r->outs[0];
+  if (!r) return NULL;
+  made->op[made->n++] = r;
+  return mgopt_op_infer(p, r, NULL) ? NULL : r->outs[0];
 }
 
 static mgopt_value *mgopt__ehr_transpose(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, const int64_t *perm,
-                                         int32_t n, const char *base) {
+                                         int32_t n, const char *base, mgopt__ehr_made *made) {
   mgopt_program *p = mgopt_rw_program(rw);
   static const char *const slot[1] = {"x"};
   mgopt_op *t = mgopt_rw_create(rw, pos, "transpose", mgopt__pu_name2(p, base, "_transposed"), 1, slot, &x, 1);
-  if (!t || mgopt_op_set_ints(t, "perm", perm, n) || mgopt_op_infer(p, t, NULL)) return NULL;
+  if (!t) return NULL;
+  made->op[made->n++] = t;
+  if (mgopt_op_set_ints(t, "perm", perm, n) || mgopt_op_infer(p, t, NULL)) return NULL;
   return t->outs[0];
 }
 
@@ -70,7 +80,9 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   mgopt_op *tr, *r2;
   mgopt_value *cur;
   const char *b1, *bt;
+  mgopt__ehr_made made;
   MGOPT__UNUSED(ud);
+  made.n = 0;
   if (r1->nouts != 1 || mgopt__pu_is_block_output(r1->outs[0])) return 0;
   if (!mgopt__pu_static_shape(&r1->outs[0]->type, shape, MGOPT__EHR_MAX)) return 0;
   rank = r1->outs[0]->type.rank;
@@ -84,11 +96,13 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   if (mgopt_op_get_ints(p, tr, "perm", &perm) != rank) return 0;
   {
     /* r1's declared shape must hold as many elements as its input, or the
-       new reshapes do not type check (r1's own shape may be computed at run time) */
+       new reshapes do not type check (r1's own shape may be computed at run
+       time); an empty tensor is left alone (a 0 in a reshape's shape is not
+       a size) */
     int64_t in = mgopt_type_numel(&mgopt_op_operand(r1, "x")->type), vol = 1;
     for (i = 0; i < rank; i++)
       if (!mgopt__mul_i64(vol, shape[i], &vol)) return 0;
-    if (in >= 0 && in != vol) return 0;
+    if ((in >= 0 && in != vol) || vol == 0) return 0;
   }
   for (i = 0; i < rank; i++) {
     int64_t a = perm[i] < 0 ? perm[i] + rank : perm[i];
@@ -116,8 +130,8 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   b1 = mgopt__pu_value_name(r1->outs[0]);
   bt = mgopt__pu_value_name(tr->outs[0]);
   if (ng < 6) {
-    cur = mgopt__ehr_reshape(rw, r1, mgopt_op_operand(r1, "x"), nshape, ng, b1);
-    if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, nperm, ng, bt);
+    cur = mgopt__ehr_reshape(rw, r1, mgopt_op_operand(r1, "x"), nshape, ng, b1, &made);
+    if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, nperm, ng, bt, &made);
   } else {
     int64_t lead = 1;
     uint8_t memo[MGOPT__EHR_MAX];
@@ -135,13 +149,16 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
       s4[1] = before;
       s4[2] = nshape[ax];
       s4[3] = after;
-      cur = mgopt__ehr_reshape(rw, r1, cur, s4, 4, b1);
-      if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, swap, 4, bt);
+      cur = mgopt__ehr_reshape(rw, r1, cur, s4, 4, b1, &made);
+      if (cur) cur = mgopt__ehr_transpose(rw, r1, cur, swap, 4, bt, &made);
       lead *= nshape[ax];
       memo[ax] = 1;
     }
   }
-  if (!cur) return 1; /* OOM or an inference failure on a shape proven valid: reported by the driver/verifier */
+  if (!cur) { /* out of memory, or a shape inference refuses: take the new ops back, change nothing */
+    while (made.n > 0) mgopt_rw_erase(rw, made.op[--made.n]);
+    return 0;
+  }
   mgopt_rw_set_operand(rw, r2, "x", cur);
   mgopt__pu_erase_if_dead(rw, tr);
   mgopt__pu_erase_if_dead(rw, r1);
