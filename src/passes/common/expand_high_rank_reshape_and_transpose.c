@@ -29,7 +29,9 @@
    each axis is moved into place by reshape([lead, before, axis, after]) ->
    transpose([0, 2, 1, 3]) in turn, then the last reshape.
    Must not fire: a non-static or rank < 6 first output; a block output or a
-   second consumer in the chain; a last rank above 5.
+   second consumer in the chain; a last rank above 5; an empty tensor; when
+   the last reshape's declared type does not hold for the new chain's static
+   type (the transpose's declared type had symbolic dims hiding that).
    Cost: one worklist run; O(ops + rank^2) per match. The first reshape and
    transpose become dead and are erased. */
 #include "../../passes_internal.h"
@@ -155,7 +157,10 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
       memo[ax] = 1;
     }
   }
-  if (!cur) { /* out of memory, or a shape inference refuses: take the new ops back, change nothing */
+  /* the last reshape must still type check reading the new chain's static
+     type (the transpose's declared one may have hidden a contradiction) */
+  if (cur && !mgopt__pu_uses_accept(p, tr->outs[0], &cur->type, NULL)) cur = NULL;
+  if (!cur) { /* out of memory, or a type the ops refuse: take the new ops back, change nothing */
     while (made.n > 0) mgopt_rw_erase(rw, made.op[--made.n]);
     return 0;
   }
