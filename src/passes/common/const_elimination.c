@@ -28,7 +28,10 @@
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
    disagrees); when an output of rank > 0 has more elements than
-   skip_const_by_size (scalars always fold).
+   skip_const_by_size (scalars always fold); when the constant's static type
+   does not suit a reader of the output, or differs from the declared type of
+   a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
+   contradiction, and main's declared outputs keep their types).
    Cost: one worklist run, O(ops) plus the kernels' work on folded values. */
 #include "../../passes_internal.h"
 
@@ -62,7 +65,9 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
   r = st->fold(p, op, out, st->ud);
   if (r != 1) return r;
   for (i = 0; i < op->nouts; i++)
-    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel)) return 0;
+    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel) ||
+        !mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
+      return 0;
   return 1;
 }
 
