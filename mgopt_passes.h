@@ -137,7 +137,7 @@ MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *fro
    in its place. When `from` is a function output whose name cannot move to
    `to` (a block argument, or already a function output), an identity named
    like `from` is created first so the function keeps its output name.
-   NULL on OOM. */
+   The caller checks mgopt__pu_replace_fits(from, to) first. NULL on OOM. */
 MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
 /* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
    unless `like` carries that parameter as an operand, then as a new const
@@ -187,11 +187,36 @@ MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op,
    `skip`, would still type check with `from` typed `t`. The type is restored. */
 MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t,
                                          const mgopt_op *skip);
+/* 1 when `to` may replace every use of `from` (a replacement must suit every
+   reader's declared type): their declared types are equal; or `from` is not
+   an output of a function body (those types are the function's signature:
+   main's declared outputs must not change), unless nothing was declared for
+   it (dtype and rank unknown), and every op that reads `from`, or owns a
+   nested block that outputs it, except to's producer, still type checks
+   with `from` typed like `to` if it did before (mgopt__pu_infer_fits). Every pass
+   that replaces a value by an existing one asks this before changing
+   anything, and declines when it says 0. */
+MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to);
+/* The same for a replacement not built yet whose type will be static:
+   dtype dt, shape[0..rank) (a folded constant, a dequantize of new data). */
+MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
+                                                const int64_t *shape);
 /* Before `to` (a new op's output, just inferred) replaces `from`: gives `to`
    from's declared type when that fits to's inferred one (so nothing
-   downstream sees a change), else keeps to's type if every user of `from`
-   accepts it. 0: the replacement would break a declared type (do not make it). */
-MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from);
+   downstream sees a change, main's outputs included), else keeps to's type
+   if mgopt__pu_replace_fits allows. 0: the replacement would break a
+   declared type (do not make it). */
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt_value *from);
+/* For pair cancellations around a chain of single-output ops chain[0..n)
+   (each reading the previous one's output; chain[0] reads `in` in a
+   one-value slot): chain[0] reads `x` instead, the chain's types are
+   re-inferred in order and the last output adopts from's declared type
+   (mgopt__pu_adopt_type), so that it may replace `from`. With n == 0 it only
+   asks whether x may replace `from` (mgopt__pu_replace_fits). 1 done; 0:
+   nothing changed (operand and types restored), do not replace. */
+#define MGOPT__PU_MAX_CHAIN 256
+MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
+                                          mgopt_value *x, mgopt_value *from);
 
 /* ---- layout of constant data (passes/util.c) */
 /* t's data (of shape in_shape, rank entries; t->numel elements) transposed by
@@ -3368,20 +3393,27 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
     mgopt_op_erase(nop);
     goto revert;
   }
+  /* what replaces each output (nv, or nv cast back) keeps the output's
+     declared type, which must hold for the inferred one up to the dtype */
   for (i = 0; i < op->nouts; i++) {
-    mgopt_value *ov = op->outs[i], *nv = nop->outs[i];
+    mgopt_type t = nop->outs[i]->type;
+    t.dtype = op->outs[i]->type.dtype;
+    if (!mgopt__pu_type_fits(&op->outs[i]->type, &t)) {
+      mgopt_op_erase(nop);
+      goto revert;
+    }
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *ov = op->outs[i], *nv = nop->outs[i], *rep = nv;
     if (nv->type.dtype != ov->type.dtype) {
       char buf[300];
-      mgopt_value *back;
       snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(nv), mgopt_dtype_name((mgopt_dtype)ov->type.dtype));
-      back = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
-      if (!back) return -1;
-      mgopt_value_replace_all_uses(ov, back);
-      mgopt__pu_sync_op_name(back->def);
-    } else {
-      mgopt_value_replace_all_uses(ov, nv);
-      mgopt__pu_sync_op_name(nop);
+      rep = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
+      if (!rep) return -1;
     }
+    if (mgopt__type_copy(p, &rep->type, &ov->type)) return -1;
+    mgopt_value_replace_all_uses(ov, rep);
+    mgopt__pu_sync_op_name(rep->def);
   }
   mgopt_op_erase(op);
   pr->ctx->rewrites++;
@@ -3709,13 +3741,93 @@ MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, co
   return ok;
 }
 
-MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from) {
+/* The one rule for every replacement of `from` (see passes_internal.h). A
+   function body's outputs are its signature (main's are the model's declared
+   outputs, a called function's are what `call` sites infer from), so there
+   only equal types pass, or any type where nothing was declared (dtype and
+   rank unknown: a program built through the API without inference). Anywhere else the verifier is the arbiter: each op
+   that reads `from`, or owns a nested block that outputs it (cond, while_loop
+   infer from their blocks), must still type check with `from` typed `t`.
+   Readers' own outputs keep their declared types, so nothing further
+   downstream can change. A reader that does not type check as it is (a
+   program built through the API without inference) is not held against the
+   replacement: it did not break it. `skip` is an op that will not read the
+   replacement (the op that produces it). */
+static int mgopt__pu_replace_fits_as(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  mgopt_type saved = from->type;
+  const mgopt_use *u;
+  int ok = 1;
+  if (mgopt_type_equal(&saved, t)) return 1;
+  if (mgopt__pu_is_func_output(from) &&
+      !(saved.kind == MGOPT_TYPE_TENSOR && saved.dtype == MGOPT_DT_UNKNOWN && saved.rank < 0))
+    return 0;
+  for (u = from->uses; u && ok; u = u->next) {
+    const mgopt_op *user = u->op ? u->op : (u->block ? u->block->parent_op : NULL);
+    if (!user || user == skip) continue;
+    from->type = *t;
+    ok = mgopt__pu_infer_fits(p, user);
+    from->type = saved;
+    if (!ok) ok = !mgopt__pu_infer_fits(p, user);
+  }
+  return ok;
+}
+
+MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to) {
+  if (from == to) return 1;
+  return mgopt__pu_replace_fits_as(p, from, &to->type, to->def);
+}
+
+MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
+                                                const int64_t *shape) {
+  mgopt_dim dims[MGOPT__K_MAX_RANK];
+  mgopt_type t;
+  int32_t k;
+  if (rank < 0 || rank > MGOPT__K_MAX_RANK) return 0;
+  memset(&t, 0, sizeof t);
+  t.kind = MGOPT_TYPE_TENSOR;
+  t.dtype = (uint8_t)dt;
+  t.rank = rank;
+  t.dims = rank ? dims : NULL;
+  for (k = 0; k < rank; k++) dims[k] = mgopt_dim_static(shape[k]);
+  return mgopt__pu_replace_fits_as(p, from, &t, NULL);
+}
+
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt_value *from) {
   if (mgopt_type_equal(&to->type, &from->type)) return 1;
   if (to->type.kind == from->type.kind &&
       (from->type.kind != MGOPT_TYPE_TENSOR || from->type.dtype != MGOPT_DT_UNKNOWN || to->type.dtype == MGOPT_DT_UNKNOWN) &&
       mgopt__pu_type_fits(&from->type, &to->type))
     return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
-  return mgopt__pu_uses_accept(p, (mgopt_value *)from, &to->type, to->def);
+  return mgopt__pu_replace_fits(p, from, to);
+}
+
+MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
+                                          mgopt_value *x, mgopt_value *from) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_type saved[MGOPT__PU_MAX_CHAIN];
+  const char *slot = NULL;
+  int32_t s, k;
+  int ok = 1;
+  if (n == 0) return mgopt__pu_replace_fits(p, from, x);
+  if (n > MGOPT__PU_MAX_CHAIN) return 0;
+  for (s = 0; s < chain[0]->nslots && !slot; s++)
+    if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == in) slot = chain[0]->slots[s].name;
+  if (!slot) return 0;
+  /* a trial behind the rewriter's back: undone without a trace when it fails
+     (queueing ops for a change that did not happen would run the pattern
+     again and again); made again through the rewriter when it holds */
+  for (k = 0; k < n; k++) saved[k] = chain[k]->outs[0]->type;
+  if (mgopt_op_set_operand(chain[0], slot, x) != MGOPT_OK) return 0;
+  for (k = 0; k < n && ok; k++) ok = mgopt_op_infer(p, chain[k], NULL) == MGOPT_OK;
+  if (ok) ok = mgopt__pu_adopt_type(p, chain[n - 1]->outs[0], from);
+  (void)mgopt_op_set_operand(chain[0], slot, in);
+  if (!ok) {
+    for (k = 0; k < n; k++) chain[k]->outs[0]->type = saved[k];
+    return 0;
+  }
+  mgopt_rw_set_operand(rw, chain[0], slot, x);
+  for (k = 0; k < n; k++) mgopt_rw_modified(rw, chain[k]);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- layout of constant data */
@@ -3857,6 +3969,7 @@ static int mgopt__noop_forward(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *ke
   if (!keep || op->nouts != 1) return 0;
   out = op->outs[0];
   if (mgopt__pu_is_block_output(out) || !mgopt__noop_same_type(keep, out)) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), out, keep)) return 0; /* equal types: always */
   mgopt_rw_replace_value(rw, out, keep);
   mgopt_rw_erase(rw, op);
   return 1;
@@ -4107,7 +4220,7 @@ static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
       if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
       /* the two may be declared differently (opaque ops keep what they came
          with; a dim may be symbolic in one): op's users must accept the kept type */
-      if (!mgopt__pu_uses_accept(r->p, op->outs[0], &r->tab[j]->outs[0]->type, NULL)) continue;
+      if (!mgopt__pu_replace_fits(r->p, op->outs[0], r->tab[j]->outs[0])) continue;
       mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
       mgopt_op_erase(op);
       r->removed++;
@@ -4166,16 +4279,19 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_ops = {
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
    disagrees); when an output of rank > 0 has more elements than
-   skip_const_by_size (scalars always fold).
+   skip_const_by_size (scalars always fold); when the constant's static type
+   does not suit a reader of the output, or differs from the declared type of
+   a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
+   contradiction, and main's declared outputs keep their types).
    Repeated work: an op of the same type, attributes and declared result
    types as one folded before, whose operands are the same bytes (the same
    data pointer, dtype and shape: a weight, or views of it), takes that op's
-   results as views instead of computing them again. A model that repeats a
-   weight transform in each branch of a conditional (gates reordered by
-   slice + concat before every LSTM, say) so folds each once and holds it
-   once; const_deduplication then keeps one const. Only results of at least
-   1 KB are remembered. This assumes the folding function is a function of
-   those inputs, as the built-in kernels are.
+   results as views instead of computing them again (the checks above still
+   apply to it). A model that repeats a weight transform in each branch of a
+   conditional (gates reordered by slice + concat before every LSTM, say) so
+   folds each once and holds it once; const_deduplication then keeps one
+   const. Only results of at least 1 KB are remembered. This assumes the
+   folding function is a function of those inputs, as the built-in kernels are.
    Cost: one worklist run, O(ops) plus the kernels' work on folded values;
    the memo costs one hash of the operands' metadata per folded op. */
 
@@ -4300,7 +4416,7 @@ static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgop
 static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
   mgopt__ce_state *st = (mgopt__ce_state *)ud;
   int32_t i;
-  int r;
+  int r, hit = 0;
   switch (op->kind) {
     case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense:
     case MGOPT_OP_constexpr_sparse_to_dense: case MGOPT_OP_constexpr_blockwise_shift_scale:
@@ -4323,15 +4439,16 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
         out[i] = mgopt__tensor_view(p, m->out[i], 0, m->out[i]->rank, m->out[i]->shape);
         if (!out[i]) break;
       }
-      if (i == op->nouts) return 1; /* (results passed the size limit when first made) */
+      hit = i == op->nouts;
     }
   }
-  r = st->fold(p, op, out, st->ud);
-  if (r != 1) return r;
+  if (!hit && (r = st->fold(p, op, out, st->ud)) != 1) return r;
   for (i = 0; i < op->nouts; i++)
-    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel)) return 0;
+    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel) ||
+        !mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
+      return 0;
   /* keyed after folding: a kernel may have moved a misaligned operand's bytes */
-  mgopt__ce_remember(p, st, op, out);
+  if (!hit) mgopt__ce_remember(p, st, op, out);
   return 1;
 }
 
@@ -4487,7 +4604,7 @@ static int mgopt__selo_case1(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *keep
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *out = op->outs[0];
   static const char *const slot[1] = {"x"};
-  if (!mgopt_type_equal(&keep->type, &out->type)) return 0;
+  if (!mgopt_type_equal(&keep->type, &out->type) || !mgopt__pu_replace_fits(p, out, keep)) return 0;
   if (mgopt__pu_is_func_output(out) && (!keep->def || mgopt__pu_is_func_output(keep))) {
     mgopt_op *id = mgopt_rw_create(rw, op, "identity", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_id"), 1,
                                    slot, &keep, 1);
@@ -5714,10 +5831,14 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_guard_negative_gather_indices = 
    Must not fire: a composed perm that is not the identity; a hop with two
    consumers; a layout-sensitive, opaque or broadcasting middle op; a second
    transpose whose output is a function output while the replacement is an
-   input or already an output (the output name must survive).
+   input or already an output (the output name must survive); a replacement
+   whose type does not suit the second transpose's readers, or differs from
+   its declared type while it is a function output (the last middle op keeps
+   that declared type when it holds for the re-inferred one; with no middle
+   op, x's type must fit: mgopt__pu_rebase_chain).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 
-#define MGOPT__RTP_MAX_CHAIN 256
+#define MGOPT__RTP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
 
 static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
@@ -5725,7 +5846,7 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   mgopt_value *v, *x = mgopt_op_operand(t1, "x"), *last;
   const int64_t *p1, *p2;
   int64_t n1, n2, i;
-  int32_t n = 0, k;
+  int32_t n = 0;
   MGOPT__UNUSED(ud);
   if (!x || t1->nouts != 1) return 0;
   n1 = mgopt_op_get_ints(p, t1, "perm", &p1);
@@ -5758,21 +5879,8 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   }
   last = n ? chain[n - 1]->outs[0] : x;
   if (mgopt__pu_is_func_output(t2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  if (n) {
-    int32_t s = 0;
-    /* the slot of chain[0] that reads t1 */
-    for (s = 0; s < chain[0]->nslots; s++)
-      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == t1->outs[0]) break;
-    if (s == chain[0]->nslots) return 0;
-    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, x);
-    for (k = 0; k < n; k++) {
-      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) {
-        /* cannot happen for the ops admitted; keep the IR valid regardless */
-        return 1;
-      }
-      mgopt_rw_modified(rw, chain[k]);
-    }
-  }
+  /* the middle ops read x; the last keeps t2's declared type when it holds */
+  if (!mgopt__pu_rebase_chain(rw, chain, n, t1->outs[0], x, t2->outs[0])) return 0;
   mgopt_rw_replace_value(rw, t2->outs[0], last);
   if (n) mgopt__pu_sync_op_name(chain[n - 1]);
   mgopt_rw_erase(rw, t2);
@@ -5823,13 +5931,14 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_pairs
    Must not fire: symbolic or unknown dims; a shape that does not come back;
    a hop with two consumers; a broadcasting middle op; a second reshape whose
    output is a function output while the replacement is an input or already
-   an output.
+   an output; a replacement whose type does not suit the second reshape's
+   readers, or differs from its declared type while it is a function output
+   (mgopt__pu_rebase_chain, as in remove_redundant_transpose_pairs).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 
-#define MGOPT__RRP_MAX_CHAIN 256
+#define MGOPT__RRP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
 
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
-  mgopt_program *p = mgopt_rw_program(rw);
   mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
   mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
   int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
@@ -5858,17 +5967,7 @@ static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
     if (sa[k] != sb[k]) return 0;
   last = n ? chain[n - 1]->outs[0] : a;
   if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  if (n) {
-    int32_t s;
-    for (s = 0; s < chain[0]->nslots; s++)
-      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == r1->outs[0]) break;
-    if (s == chain[0]->nslots) return 0;
-    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, a);
-    for (k = 0; k < n; k++) {
-      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) return 1;
-      mgopt_rw_modified(rw, chain[k]);
-    }
-  }
+  if (!mgopt__pu_rebase_chain(rw, chain, n, r1->outs[0], a, r2->outs[0])) return 0;
   mgopt_rw_replace_value(rw, r2->outs[0], last);
   if (n) mgopt__pu_sync_op_name(chain[n - 1]);
   mgopt_rw_erase(rw, r2);
@@ -6129,7 +6228,9 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rewrite_mul_rsqrt_as_div = {
    instead (dropped, which ONNX reads as false) and the op stays.
    Must not fire: training_mode true or computed at run time; an output that
    is a function output while in0 is an input or already an output (the name
-   must survive).
+   must survive); in0's declared type does not suit a reader of the output,
+   or differs from it while it is a function output (mgopt__pu_replace_fits).
+   In those cases a constant training_mode is still inlined.
    Cost: one worklist run, O(ops); the static evaluation follows at most 16
    producers. */
 
@@ -6164,7 +6265,8 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (tm && mgopt__idt_is_false(tm) != 1) return 0;
   out = op->outs[0];
   mask_used = op->nouts == 2 && !(op->outs[1]->flags & MGOPT_VALUE_ABSENT) && op->outs[1]->nuses > 0;
-  if (out->nuses && !(mgopt__pu_is_func_output(out) && (!data->def || mgopt__pu_is_func_output(data)))) {
+  if (out->nuses && !(mgopt__pu_is_func_output(out) && (!data->def || mgopt__pu_is_func_output(data))) &&
+      mgopt__pu_replace_fits(mgopt_rw_program(rw), out, data)) {
     mgopt_rw_replace_value(rw, out, data);
     changed = 1;
   }
@@ -6376,7 +6478,9 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
    in full only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
    MIL's hash of the first 100 elements plus a tolerance.
    Must not fire: a duplicate that is a function output (both names must
-   survive: it stays), consts under the threshold.
+   survive: it stays), consts under the threshold, a duplicate constexpr op
+   whose declared output types the kept one's do not suit
+   (mgopt__pu_replace_fits).
    Sibling scopes (two branches of a cond, a loop's cond and body, nested
    blocks of different ops): neither const can see the other, so the earlier
    one moves up to the innermost block enclosing both, just before the op of
@@ -6509,6 +6613,15 @@ static int mgopt__cdd_any_func_output(const mgopt_op *op) {
   return 0;
 }
 
+/* every output of rep may replace op's (equal tensors; a constexpr op's
+   declared output types may still differ) */
+static int mgopt__cdd_fits(mgopt__cdd *c, mgopt_op *op, const mgopt_op *rep) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (!mgopt__pu_replace_fits(c->p, op->outs[i], rep->outs[i])) return 0;
+  return 1;
+}
+
 static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
   mgopt__cdd_entry *e;
   if (c->ne == c->ecap) {
@@ -6574,7 +6687,7 @@ static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
     if (mgopt__cdd_is_candidate(c, op)) {
       uint64_t h;
       mgopt_op *rep = mgopt__cdd_find(c, op, &h);
-      if (rep && !mgopt__cdd_any_func_output(op)) {
+      if (rep && !mgopt__cdd_any_func_output(op) && mgopt__cdd_fits(c, op, rep)) {
         for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], rep->outs[i]);
         mgopt_op_erase(op);
         c->ctx->rewrites++;
@@ -7011,9 +7124,12 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dedup_op_and_var_names = {
      unless the bias is absent or a constant of zeros;
    - weight static, bias not static: linear(x, weight) with no bias, then
      add(bias).
-   The last new op takes the linear's output name and op name.
+   The last new op takes the linear's output name and op name, and its
+   declared type when that holds for the inferred one (mgopt__pu_adopt_type:
+   main's output types stay).
    Must not fire: weight and bias both static; x and a run-time weight or a
-   bias of different dtypes (linear does not check them, matmul and add do).
+   bias of different dtypes (linear does not check them, matmul and add do);
+   a new type that contradicts a reader of the linear's output.
    Cost: worklist patterns, O(linears). */
 
 static int mgopt__edl_static(const mgopt_value *v) {
@@ -7036,7 +7152,7 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *b = mgopt_op_operand(op, "bias"), *out, *vals[2];
   mgopt_op *mm, *add;
   char base[160];
-  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
+  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b), ok = 0;
   MGOPT__UNUSED(ud);
   if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
   /* linear's inference does not compare dtypes; the matmul and add do */
@@ -7059,6 +7175,10 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   }
   mgopt__pu_fill_type(p, mm, 0, &out->type);
   if (!b || mgopt__pu_const_all(b, 0.0)) {
+    if (!mgopt__pu_adopt_type(p, mm->outs[0], out)) {
+      mgopt_rw_erase(rw, mm);
+      return 0;
+    }
     mm->name = op->name;
     mm->outs[0]->name = out->name;
     mgopt_rw_replace_value(rw, out, mm->outs[0]);
@@ -7068,12 +7188,15 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
     if (!add) return 0;
     add->name = op->name;
-    if (mgopt_op_infer(p, add, NULL)) {
+    if (mgopt_op_infer(p, add, NULL) == MGOPT_OK) {
+      mgopt__pu_fill_type(p, add, 0, &out->type);
+      ok = mgopt__pu_adopt_type(p, add->outs[0], out);
+    }
+    if (!ok) {
       mgopt_rw_erase(rw, add);
       mgopt_rw_erase(rw, mm);
       return 0;
     }
-    mgopt__pu_fill_type(p, add, 0, &out->type);
     mgopt_rw_replace_value(rw, out, add->outs[0]);
   }
   mgopt__pu_erase_with_consts(rw, op);
@@ -7716,7 +7839,11 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_topological_reorder = {
      The first cast goes too once nothing else uses it.
    Must not fire: fp32 -> fp16 -> fp32 (the range shrinks), fp32 -> bool ->
    fp16 (resolution), int32 -> int8 -> uint8 (the chain caps at [0, 127]),
-   casts whose dtypes are unknown or outside the table (fp8, complex, string).
+   casts whose dtypes are unknown or outside the table (fp8, complex, string);
+   when x's declared type does not suit a reader of the cast's output, or
+   differs from it while it is a function output (mgopt__pu_replace_fits). A
+   fused cast keeps the declared type of the cast it replaces when that holds
+   for x (mgopt__pu_adopt_type).
    Nested blocks included; an inner cast of an outer cast is fused in place.
    Cost: worklist patterns, O(casts) rewrites, each O(1). */
 
@@ -7790,6 +7917,7 @@ static int mgopt__co_redundant(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!x || op->nouts != 1 || t == MGOPT_DT_UNKNOWN || x->type.kind != MGOPT_TYPE_TENSOR ||
       (mgopt_dtype)x->type.dtype != t)
     return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), op->outs[0], x)) return 0;
   if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
   mgopt__pu_erase_if_dead(rw, op);
   return 1;
@@ -7810,6 +7938,7 @@ static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   c = mgopt__co_target(op);
   if (!mgopt__co_fusable(a, b, c)) return 0;
   if (a == c) {
+    if (!mgopt__pu_replace_fits(p, op->outs[0], x)) return 0;
     res = mgopt__pu_replace_keep_io(rw, op->outs[0], x);
     if (!res) return 0;
   } else {
@@ -7818,6 +7947,11 @@ static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     nc->name = op->name;
     if (mgopt_op_infer(p, nc, NULL)) return 0;
     mgopt__pu_fill_type(p, nc, 0, &op->outs[0]->type);
+    /* the fused cast keeps the declared type it replaces when that holds for x */
+    if (!mgopt__pu_adopt_type(p, nc->outs[0], op->outs[0])) {
+      mgopt_rw_erase(rw, nc);
+      return 0;
+    }
     mgopt_rw_replace_value(rw, op->outs[0], nc->outs[0]);
   }
   mgopt__pu_erase_if_dead(rw, op);
@@ -7974,7 +8108,10 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_paddings = {
    name when the outer output is a function output). relu is idempotent, so
    the inner relu may have other users: it then simply stays.
    Must not fire: when both outputs are function outputs (two names must
-   survive); relu fed by anything else. Cost: worklist patterns, O(relus). */
+   survive); when the inner relu's declared type does not suit a reader of
+   the outer one, or differs from it while the outer one is a function
+   output (mgopt__pu_replace_fits); relu fed by anything else.
+   Cost: worklist patterns, O(relus). */
 
 static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *x = mgopt_op_operand(op, "x");
@@ -7982,6 +8119,7 @@ static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   MGOPT__UNUSED(ud);
   if (!inner || op->nouts != 1 || inner == op) return 0;
   if (mgopt__pu_is_func_output(op->outs[0]) && mgopt__pu_is_func_output(x)) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), op->outs[0], x)) return 0;
   mgopt__pu_replace_value(rw, op->outs[0], x);
   mgopt_rw_erase(rw, op);
   return 1;
@@ -8090,7 +8228,11 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_reshapes = {
    output's name when x cannot take it). The inner transpose is erased once
    unused; with other users it stays.
    Must not fire: non-constant or malformed perms (wrong length, repeated or
-   out-of-range axes). Cost: worklist patterns, O(transposes x rank). */
+   out-of-range axes); when the outer transpose's declared type would not
+   hold for x (a symbolic dim in the middle may hide a contradiction), or, for
+   the identity, x's type does not suit a reader of the outer output or
+   differs from it while it is a function output (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(transposes x rank). */
 
 /* Reads a permutation of length rank into out (normalized); 0 if malformed.
    seen: rank bytes of scratch. */
@@ -8113,6 +8255,7 @@ static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_op *inner = mgopt__pu_def_of(x, MGOPT_OP_transpose);
   int64_t rank, i, *p1, *p2, *pc;
   const int64_t *tmp = NULL;
+  mgopt_type composed;
   uint8_t *seen;
   int ident = 1;
   MGOPT__UNUSED(ud);
@@ -8121,18 +8264,25 @@ static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   rank = x->type.rank;
   if (!inner_x || rank < 0 || inner_x->type.rank != rank) return 0;
   if (mgopt_op_get_ints(p, inner, "perm", &tmp) != rank || mgopt_op_get_ints(p, op, "perm", &tmp) != rank) return 0;
-  p1 = (int64_t *)mgopt_program_alloc(p, (3 * sizeof(int64_t) + 1) * (size_t)rank + 8, 8);
+  p1 = (int64_t *)mgopt_program_alloc(p, (3 * sizeof(int64_t) + sizeof(mgopt_dim) + 1) * (size_t)rank + 8, 8);
   if (!p1) return 0;
   p2 = p1 + rank;
   pc = p2 + rank;
-  seen = (uint8_t *)(pc + rank);
+  composed = inner_x->type;
+  composed.dims = (mgopt_dim *)(pc + rank);
+  seen = (uint8_t *)(composed.dims + rank);
   if (!mgopt__mct_perm(p, inner, rank, p1, seen) || !mgopt__mct_perm(p, op, rank, p2, seen)) return 0;
   for (i = 0; i < rank; i++) {
     pc[i] = p1[p2[i]];
     if (pc[i] != i) ident = 0;
   }
+  /* the outer transpose then reads x: its declared type must hold for x permuted by pc */
+  for (i = 0; i < rank; i++)
+    composed.dims[i] = inner_x->type.dims ? inner_x->type.dims[pc[i]] : mgopt_dim_unknown();
+  if (!mgopt__pu_type_fits(&op->outs[0]->type, &composed)) return 0;
   if (ident) {
-    if (!mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x)) return 0;
+    if (!mgopt__pu_replace_fits(p, op->outs[0], inner_x) || !mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x))
+      return 0;
     mgopt__pu_erase_with_consts(rw, op);
   } else {
     if (!mgopt__pu_set_ints_param(rw, op, op, "perm", pc, rank)) return 0;
@@ -8189,6 +8339,7 @@ static int mgopt__fsed_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!sq || op->nouts != 1) return 0;
   x = mgopt_op_operand(sq, "x");
   if (!x || !mgopt__pu_same_known_shape(x, op->outs[0])) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), op->outs[0], x)) return 0; /* equal types: always */
   if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
   mgopt__pu_erase_with_consts(rw, op);
   mgopt__pu_erase_with_consts(rw, sq);
@@ -8269,7 +8420,7 @@ static int mgopt__fss_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   nax = mgopt_op_get_ints(p, op, "axes", &ax);
   if (!(nax == 1 && mgopt__pu_norm_axis(ax[0], rank) == axis) && !mgopt__pu_same_known_shape(v, op->outs[0]))
     return 0;
-  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], v)) return 0;
+  if (!mgopt__pu_replace_fits(p, op->outs[0], v) || !mgopt__pu_replace_keep_io(rw, op->outs[0], v)) return 0;
   mgopt__pu_erase_with_consts(rw, op);
   mgopt__pu_erase_with_consts(rw, split);
   mgopt__pu_erase_with_consts(rw, stack);
@@ -8435,7 +8586,9 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_transpose_matmul = {
    a transpose of sub-byte data (int4 and narrower), dynamic shapes, a
    layout op whose parameters (shape, perm, axes) are not constants, a
    result of rank 0 (the op needs data of rank >= 1: a squeeze to a scalar
-   stays).
+   stays), a result whose static type does not suit a reader of the layout
+   op's output or differs from it while it is a function output
+   (mgopt__pu_replace_static_fits).
    Cost: worklist patterns; each step copies the quantized data once for a
    transpose and never for the others. */
 
@@ -8501,7 +8654,9 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   axis = mgopt__pu_norm_axis(old_axis, t->rank);
   if (axis < 0) axis = old_axis; /* per-tensor: the axis is not used */
   nt = mgopt__mad_data(p, u, t, &axis);
-  if (!nt) return 0;
+  /* the dequantize's output will be nt's shape at the dtype it has now */
+  if (!nt || !mgopt__pu_replace_static_fits(p, u->outs[0], (mgopt_dtype)op->outs[0]->type.dtype, nt->rank, nt->shape))
+    return 0;
   if (per_tensor) axis = old_axis; /* not used: left as it was, unless out of range below */
   if (per_tensor && (axis < -nt->rank || axis >= nt->rank)) axis = 0; /* unused, kept in range */
   nd = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(u->outs[0]), "_data"), nt);
@@ -8574,7 +8729,8 @@ MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_affine_dequantize_with_con
    starting and cancelling transposes go (their users read their input), the
    axis parameters and constants above are rewritten, a transpose is inserted
    on each materialized edge (just before its user, or at the block end for an
-   output, which keeps its name), and every op of the block is inferred again.
+   output, which keeps its name), and every op of the block is inferred again
+   (a declared type that holds for the new inference is kept).
    Must not fire: when a group would not get smaller; on a starting transpose
    that is itself a block output; in a block with nested blocks (the whole
    block is skipped); on ops whose extra operands are tensors (pow with a
@@ -9154,13 +9310,20 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
     if (st) return mgopt_diag_set(ctx->diag, st, "reduce_transposes: out of memory");
     if (!changed) return MGOPT_OK;
     ctx->rewrites += changed;
-    /* the layouts changed along the chains: infer every op again, in order */
+    /* the layouts changed along the chains: infer every op again, in order;
+       a declared type that still holds for the new inference stays (so main's
+       outputs and the importer's exact types keep what they declared) */
     for (op = b->first; op; op = op->next) {
       mgopt_diag d;
+      mgopt_type kept[16];
+      int32_t i, nk = op->nouts <= 16 ? op->nouts : 0;
       if (op->kind == MGOPT_OP_const) continue;
+      for (i = 0; i < nk; i++) kept[i] = op->outs[i]->type;
       if (mgopt_op_infer(p, op, &d) != MGOPT_OK)
         return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "reduce_transposes: op '%s' no longer infers: %s",
                               op->name ? op->name : op->type, d.msg);
+      for (i = 0; i < nk; i++)
+        if (mgopt__pu_type_fits(&kept[i], &op->outs[i]->type)) op->outs[i]->type = kept[i];
     }
   }
   return MGOPT_OK;

@@ -101,7 +101,7 @@ MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *fro
    in its place. When `from` is a function output whose name cannot move to
    `to` (a block argument, or already a function output), an identity named
    like `from` is created first so the function keeps its output name.
-   NULL on OOM. */
+   The caller checks mgopt__pu_replace_fits(from, to) first. NULL on OOM. */
 MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
 /* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
    unless `like` carries that parameter as an operand, then as a new const
@@ -151,11 +151,36 @@ MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op,
    `skip`, would still type check with `from` typed `t`. The type is restored. */
 MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t,
                                          const mgopt_op *skip);
+/* 1 when `to` may replace every use of `from` (a replacement must suit every
+   reader's declared type): their declared types are equal; or `from` is not
+   an output of a function body (those types are the function's signature:
+   main's declared outputs must not change), unless nothing was declared for
+   it (dtype and rank unknown), and every op that reads `from`, or owns a
+   nested block that outputs it, except to's producer, still type checks
+   with `from` typed like `to` if it did before (mgopt__pu_infer_fits). Every pass
+   that replaces a value by an existing one asks this before changing
+   anything, and declines when it says 0. */
+MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to);
+/* The same for a replacement not built yet whose type will be static:
+   dtype dt, shape[0..rank) (a folded constant, a dequantize of new data). */
+MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
+                                                const int64_t *shape);
 /* Before `to` (a new op's output, just inferred) replaces `from`: gives `to`
    from's declared type when that fits to's inferred one (so nothing
-   downstream sees a change), else keeps to's type if every user of `from`
-   accepts it. 0: the replacement would break a declared type (do not make it). */
-MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from);
+   downstream sees a change, main's outputs included), else keeps to's type
+   if mgopt__pu_replace_fits allows. 0: the replacement would break a
+   declared type (do not make it). */
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt_value *from);
+/* For pair cancellations around a chain of single-output ops chain[0..n)
+   (each reading the previous one's output; chain[0] reads `in` in a
+   one-value slot): chain[0] reads `x` instead, the chain's types are
+   re-inferred in order and the last output adopts from's declared type
+   (mgopt__pu_adopt_type), so that it may replace `from`. With n == 0 it only
+   asks whether x may replace `from` (mgopt__pu_replace_fits). 1 done; 0:
+   nothing changed (operand and types restored), do not replace. */
+#define MGOPT__PU_MAX_CHAIN 256
+MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
+                                          mgopt_value *x, mgopt_value *from);
 
 /* ---- layout of constant data (passes/util.c) */
 /* t's data (of shape in_shape, rank entries; t->numel elements) transposed by

@@ -331,20 +331,27 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
     mgopt_op_erase(nop);
     goto revert;
   }
+  /* what replaces each output (nv, or nv cast back) keeps the output's
+     declared type, which must hold for the inferred one up to the dtype */
   for (i = 0; i < op->nouts; i++) {
-    mgopt_value *ov = op->outs[i], *nv = nop->outs[i];
+    mgopt_type t = nop->outs[i]->type;
+    t.dtype = op->outs[i]->type.dtype;
+    if (!mgopt__pu_type_fits(&op->outs[i]->type, &t)) {
+      mgopt_op_erase(nop);
+      goto revert;
+    }
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *ov = op->outs[i], *nv = nop->outs[i], *rep = nv;
     if (nv->type.dtype != ov->type.dtype) {
       char buf[300];
-      mgopt_value *back;
       snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(nv), mgopt_dtype_name((mgopt_dtype)ov->type.dtype));
-      back = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
-      if (!back) return -1;
-      mgopt_value_replace_all_uses(ov, back);
-      mgopt__pu_sync_op_name(back->def);
-    } else {
-      mgopt_value_replace_all_uses(ov, nv);
-      mgopt__pu_sync_op_name(nop);
+      rep = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
+      if (!rep) return -1;
     }
+    if (mgopt__type_copy(p, &rep->type, &ov->type)) return -1;
+    mgopt_value_replace_all_uses(ov, rep);
+    mgopt__pu_sync_op_name(rep->def);
   }
   mgopt_op_erase(op);
   pr->ctx->rewrites++;
@@ -672,13 +679,93 @@ MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, co
   return ok;
 }
 
-MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, const mgopt_value *from) {
+/* The one rule for every replacement of `from` (see passes_internal.h). A
+   function body's outputs are its signature (main's are the model's declared
+   outputs, a called function's are what `call` sites infer from), so there
+   only equal types pass, or any type where nothing was declared (dtype and
+   rank unknown: a program built through the API without inference). Anywhere else the verifier is the arbiter: each op
+   that reads `from`, or owns a nested block that outputs it (cond, while_loop
+   infer from their blocks), must still type check with `from` typed `t`.
+   Readers' own outputs keep their declared types, so nothing further
+   downstream can change. A reader that does not type check as it is (a
+   program built through the API without inference) is not held against the
+   replacement: it did not break it. `skip` is an op that will not read the
+   replacement (the op that produces it). */
+static int mgopt__pu_replace_fits_as(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  mgopt_type saved = from->type;
+  const mgopt_use *u;
+  int ok = 1;
+  if (mgopt_type_equal(&saved, t)) return 1;
+  if (mgopt__pu_is_func_output(from) &&
+      !(saved.kind == MGOPT_TYPE_TENSOR && saved.dtype == MGOPT_DT_UNKNOWN && saved.rank < 0))
+    return 0;
+  for (u = from->uses; u && ok; u = u->next) {
+    const mgopt_op *user = u->op ? u->op : (u->block ? u->block->parent_op : NULL);
+    if (!user || user == skip) continue;
+    from->type = *t;
+    ok = mgopt__pu_infer_fits(p, user);
+    from->type = saved;
+    if (!ok) ok = !mgopt__pu_infer_fits(p, user);
+  }
+  return ok;
+}
+
+MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to) {
+  if (from == to) return 1;
+  return mgopt__pu_replace_fits_as(p, from, &to->type, to->def);
+}
+
+MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
+                                                const int64_t *shape) {
+  mgopt_dim dims[MGOPT__K_MAX_RANK];
+  mgopt_type t;
+  int32_t k;
+  if (rank < 0 || rank > MGOPT__K_MAX_RANK) return 0;
+  memset(&t, 0, sizeof t);
+  t.kind = MGOPT_TYPE_TENSOR;
+  t.dtype = (uint8_t)dt;
+  t.rank = rank;
+  t.dims = rank ? dims : NULL;
+  for (k = 0; k < rank; k++) dims[k] = mgopt_dim_static(shape[k]);
+  return mgopt__pu_replace_fits_as(p, from, &t, NULL);
+}
+
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt_value *from) {
   if (mgopt_type_equal(&to->type, &from->type)) return 1;
   if (to->type.kind == from->type.kind &&
       (from->type.kind != MGOPT_TYPE_TENSOR || from->type.dtype != MGOPT_DT_UNKNOWN || to->type.dtype == MGOPT_DT_UNKNOWN) &&
       mgopt__pu_type_fits(&from->type, &to->type))
     return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
-  return mgopt__pu_uses_accept(p, (mgopt_value *)from, &to->type, to->def);
+  return mgopt__pu_replace_fits(p, from, to);
+}
+
+MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
+                                          mgopt_value *x, mgopt_value *from) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_type saved[MGOPT__PU_MAX_CHAIN];
+  const char *slot = NULL;
+  int32_t s, k;
+  int ok = 1;
+  if (n == 0) return mgopt__pu_replace_fits(p, from, x);
+  if (n > MGOPT__PU_MAX_CHAIN) return 0;
+  for (s = 0; s < chain[0]->nslots && !slot; s++)
+    if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == in) slot = chain[0]->slots[s].name;
+  if (!slot) return 0;
+  /* a trial behind the rewriter's back: undone without a trace when it fails
+     (queueing ops for a change that did not happen would run the pattern
+     again and again); made again through the rewriter when it holds */
+  for (k = 0; k < n; k++) saved[k] = chain[k]->outs[0]->type;
+  if (mgopt_op_set_operand(chain[0], slot, x) != MGOPT_OK) return 0;
+  for (k = 0; k < n && ok; k++) ok = mgopt_op_infer(p, chain[k], NULL) == MGOPT_OK;
+  if (ok) ok = mgopt__pu_adopt_type(p, chain[n - 1]->outs[0], from);
+  (void)mgopt_op_set_operand(chain[0], slot, in);
+  if (!ok) {
+    for (k = 0; k < n; k++) chain[k]->outs[0]->type = saved[k];
+    return 0;
+  }
+  mgopt_rw_set_operand(rw, chain[0], slot, x);
+  for (k = 0; k < n; k++) mgopt_rw_modified(rw, chain[k]);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- layout of constant data */

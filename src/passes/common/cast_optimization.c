@@ -28,7 +28,11 @@
      The first cast goes too once nothing else uses it.
    Must not fire: fp32 -> fp16 -> fp32 (the range shrinks), fp32 -> bool ->
    fp16 (resolution), int32 -> int8 -> uint8 (the chain caps at [0, 127]),
-   casts whose dtypes are unknown or outside the table (fp8, complex, string).
+   casts whose dtypes are unknown or outside the table (fp8, complex, string);
+   when x's declared type does not suit a reader of the cast's output, or
+   differs from it while it is a function output (mgopt__pu_replace_fits). A
+   fused cast keeps the declared type of the cast it replaces when that holds
+   for x (mgopt__pu_adopt_type).
    Nested blocks included; an inner cast of an outer cast is fused in place.
    Cost: worklist patterns, O(casts) rewrites, each O(1). */
 #include "../../passes_internal.h"
@@ -103,6 +107,7 @@ static int mgopt__co_redundant(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!x || op->nouts != 1 || t == MGOPT_DT_UNKNOWN || x->type.kind != MGOPT_TYPE_TENSOR ||
       (mgopt_dtype)x->type.dtype != t)
     return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), op->outs[0], x)) return 0;
   if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
   mgopt__pu_erase_if_dead(rw, op);
   return 1;
@@ -123,6 +128,7 @@ static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   c = mgopt__co_target(op);
   if (!mgopt__co_fusable(a, b, c)) return 0;
   if (a == c) {
+    if (!mgopt__pu_replace_fits(p, op->outs[0], x)) return 0;
     res = mgopt__pu_replace_keep_io(rw, op->outs[0], x);
     if (!res) return 0;
   } else {
@@ -131,6 +137,11 @@ static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     nc->name = op->name;
     if (mgopt_op_infer(p, nc, NULL)) return 0;
     mgopt__pu_fill_type(p, nc, 0, &op->outs[0]->type);
+    /* the fused cast keeps the declared type it replaces when that holds for x */
+    if (!mgopt__pu_adopt_type(p, nc->outs[0], op->outs[0])) {
+      mgopt_rw_erase(rw, nc);
+      return 0;
+    }
     mgopt_rw_replace_value(rw, op->outs[0], nc->outs[0]);
   }
   mgopt__pu_erase_if_dead(rw, op);

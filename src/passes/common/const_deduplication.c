@@ -30,7 +30,9 @@
    in full only when probes meet, and compared exactly (mgopt_tensor_equal: bitwise, so -0.0 != 0.0), unlike
    MIL's hash of the first 100 elements plus a tolerance.
    Must not fire: a duplicate that is a function output (both names must
-   survive: it stays), consts under the threshold.
+   survive: it stays), consts under the threshold, a duplicate constexpr op
+   whose declared output types the kept one's do not suit
+   (mgopt__pu_replace_fits).
    Sibling scopes (two branches of a cond, a loop's cond and body, nested
    blocks of different ops): neither const can see the other, so the earlier
    one moves up to the innermost block enclosing both, just before the op of
@@ -164,6 +166,15 @@ static int mgopt__cdd_any_func_output(const mgopt_op *op) {
   return 0;
 }
 
+/* every output of rep may replace op's (equal tensors; a constexpr op's
+   declared output types may still differ) */
+static int mgopt__cdd_fits(mgopt__cdd *c, mgopt_op *op, const mgopt_op *rep) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (!mgopt__pu_replace_fits(c->p, op->outs[i], rep->outs[i])) return 0;
+  return 1;
+}
+
 static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
   mgopt__cdd_entry *e;
   if (c->ne == c->ecap) {
@@ -229,7 +240,7 @@ static mgopt_status mgopt__cdd_block(mgopt__cdd *c, mgopt_block *b, int depth) {
     if (mgopt__cdd_is_candidate(c, op)) {
       uint64_t h;
       mgopt_op *rep = mgopt__cdd_find(c, op, &h);
-      if (rep && !mgopt__cdd_any_func_output(op)) {
+      if (rep && !mgopt__cdd_any_func_output(op) && mgopt__cdd_fits(c, op, rep)) {
         for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], rep->outs[i]);
         mgopt_op_erase(op);
         c->ctx->rewrites++;

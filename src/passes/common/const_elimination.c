@@ -28,16 +28,19 @@
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
    disagrees); when an output of rank > 0 has more elements than
-   skip_const_by_size (scalars always fold).
+   skip_const_by_size (scalars always fold); when the constant's static type
+   does not suit a reader of the output, or differs from the declared type of
+   a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
+   contradiction, and main's declared outputs keep their types).
    Repeated work: an op of the same type, attributes and declared result
    types as one folded before, whose operands are the same bytes (the same
    data pointer, dtype and shape: a weight, or views of it), takes that op's
-   results as views instead of computing them again. A model that repeats a
-   weight transform in each branch of a conditional (gates reordered by
-   slice + concat before every LSTM, say) so folds each once and holds it
-   once; const_deduplication then keeps one const. Only results of at least
-   1 KB are remembered. This assumes the folding function is a function of
-   those inputs, as the built-in kernels are.
+   results as views instead of computing them again (the checks above still
+   apply to it). A model that repeats a weight transform in each branch of a
+   conditional (gates reordered by slice + concat before every LSTM, say) so
+   folds each once and holds it once; const_deduplication then keeps one
+   const. Only results of at least 1 KB are remembered. This assumes the
+   folding function is a function of those inputs, as the built-in kernels are.
    Cost: one worklist run, O(ops) plus the kernels' work on folded values;
    the memo costs one hash of the operands' metadata per folded op. */
 #include "../../passes_internal.h"
@@ -163,7 +166,7 @@ static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgop
 static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
   mgopt__ce_state *st = (mgopt__ce_state *)ud;
   int32_t i;
-  int r;
+  int r, hit = 0;
   switch (op->kind) {
     case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense:
     case MGOPT_OP_constexpr_sparse_to_dense: case MGOPT_OP_constexpr_blockwise_shift_scale:
@@ -186,15 +189,16 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
         out[i] = mgopt__tensor_view(p, m->out[i], 0, m->out[i]->rank, m->out[i]->shape);
         if (!out[i]) break;
       }
-      if (i == op->nouts) return 1; /* (results passed the size limit when first made) */
+      hit = i == op->nouts;
     }
   }
-  r = st->fold(p, op, out, st->ud);
-  if (r != 1) return r;
+  if (!hit && (r = st->fold(p, op, out, st->ud)) != 1) return r;
   for (i = 0; i < op->nouts; i++)
-    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel)) return 0;
+    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel) ||
+        !mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
+      return 0;
   /* keyed after folding: a kernel may have moved a misaligned operand's bytes */
-  mgopt__ce_remember(p, st, op, out);
+  if (!hit) mgopt__ce_remember(p, st, op, out);
   return 1;
 }
 

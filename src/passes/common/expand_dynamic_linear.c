@@ -20,9 +20,12 @@
      unless the bias is absent or a constant of zeros;
    - weight static, bias not static: linear(x, weight) with no bias, then
      add(bias).
-   The last new op takes the linear's output name and op name.
+   The last new op takes the linear's output name and op name, and its
+   declared type when that holds for the inferred one (mgopt__pu_adopt_type:
+   main's output types stay).
    Must not fire: weight and bias both static; x and a run-time weight or a
-   bias of different dtypes (linear does not check them, matmul and add do).
+   bias of different dtypes (linear does not check them, matmul and add do);
+   a new type that contradicts a reader of the linear's output.
    Cost: worklist patterns, O(linears). */
 #include "../../passes_internal.h"
 
@@ -46,7 +49,7 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *b = mgopt_op_operand(op, "bias"), *out, *vals[2];
   mgopt_op *mm, *add;
   char base[160];
-  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b);
+  int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b), ok = 0;
   MGOPT__UNUSED(ud);
   if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
   /* linear's inference does not compare dtypes; the matmul and add do */
@@ -69,6 +72,10 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   }
   mgopt__pu_fill_type(p, mm, 0, &out->type);
   if (!b || mgopt__pu_const_all(b, 0.0)) {
+    if (!mgopt__pu_adopt_type(p, mm->outs[0], out)) {
+      mgopt_rw_erase(rw, mm);
+      return 0;
+    }
     mm->name = op->name;
     mm->outs[0]->name = out->name;
     mgopt_rw_replace_value(rw, out, mm->outs[0]);
@@ -78,12 +85,15 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     add = mgopt_rw_create(rw, op, "add", out->name, 2, slots, vals, 1);
     if (!add) return 0;
     add->name = op->name;
-    if (mgopt_op_infer(p, add, NULL)) {
+    if (mgopt_op_infer(p, add, NULL) == MGOPT_OK) {
+      mgopt__pu_fill_type(p, add, 0, &out->type);
+      ok = mgopt__pu_adopt_type(p, add->outs[0], out);
+    }
+    if (!ok) {
       mgopt_rw_erase(rw, add);
       mgopt_rw_erase(rw, mm);
       return 0;
     }
-    mgopt__pu_fill_type(p, add, 0, &out->type);
     mgopt_rw_replace_value(rw, out, add->outs[0]);
   }
   mgopt__pu_erase_with_consts(rw, op);

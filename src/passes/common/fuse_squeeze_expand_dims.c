@@ -32,6 +32,7 @@ static int mgopt__fsed_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!sq || op->nouts != 1) return 0;
   x = mgopt_op_operand(sq, "x");
   if (!x || !mgopt__pu_same_known_shape(x, op->outs[0])) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), op->outs[0], x)) return 0; /* equal types: always */
   if (!mgopt__pu_replace_keep_io(rw, op->outs[0], x)) return 0;
   mgopt__pu_erase_with_consts(rw, op);
   mgopt__pu_erase_with_consts(rw, sq);

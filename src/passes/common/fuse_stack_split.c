@@ -60,7 +60,7 @@ static int mgopt__fss_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   nax = mgopt_op_get_ints(p, op, "axes", &ax);
   if (!(nax == 1 && mgopt__pu_norm_axis(ax[0], rank) == axis) && !mgopt__pu_same_known_shape(v, op->outs[0]))
     return 0;
-  if (!mgopt__pu_replace_keep_io(rw, op->outs[0], v)) return 0;
+  if (!mgopt__pu_replace_fits(p, op->outs[0], v) || !mgopt__pu_replace_keep_io(rw, op->outs[0], v)) return 0;
   mgopt__pu_erase_with_consts(rw, op);
   mgopt__pu_erase_with_consts(rw, split);
   mgopt__pu_erase_with_consts(rw, stack);

@@ -37,7 +37,9 @@
    a transpose of sub-byte data (int4 and narrower), dynamic shapes, a
    layout op whose parameters (shape, perm, axes) are not constants, a
    result of rank 0 (the op needs data of rank >= 1: a squeeze to a scalar
-   stays).
+   stays), a result whose static type does not suit a reader of the layout
+   op's output or differs from it while it is a function output
+   (mgopt__pu_replace_static_fits).
    Cost: worklist patterns; each step copies the quantized data once for a
    transpose and never for the others. */
 #include "../../passes_internal.h"
@@ -104,7 +106,9 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   axis = mgopt__pu_norm_axis(old_axis, t->rank);
   if (axis < 0) axis = old_axis; /* per-tensor: the axis is not used */
   nt = mgopt__mad_data(p, u, t, &axis);
-  if (!nt) return 0;
+  /* the dequantize's output will be nt's shape at the dtype it has now */
+  if (!nt || !mgopt__pu_replace_static_fits(p, u->outs[0], (mgopt_dtype)op->outs[0]->type.dtype, nt->rank, nt->shape))
+    return 0;
   if (per_tensor) axis = old_axis; /* not used: left as it was, unless out of range below */
   if (per_tensor && (axis < -nt->rank || axis >= nt->rank)) axis = 0; /* unused, kept in range */
   nd = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(u->outs[0]), "_data"), nt);

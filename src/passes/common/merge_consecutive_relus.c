@@ -19,7 +19,10 @@
    name when the outer output is a function output). relu is idempotent, so
    the inner relu may have other users: it then simply stays.
    Must not fire: when both outputs are function outputs (two names must
-   survive); relu fed by anything else. Cost: worklist patterns, O(relus). */
+   survive); when the inner relu's declared type does not suit a reader of
+   the outer one, or differs from it while the outer one is a function
+   output (mgopt__pu_replace_fits); relu fed by anything else.
+   Cost: worklist patterns, O(relus). */
 #include "../../passes_internal.h"
 
 static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
@@ -28,6 +31,7 @@ static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   MGOPT__UNUSED(ud);
   if (!inner || op->nouts != 1 || inner == op) return 0;
   if (mgopt__pu_is_func_output(op->outs[0]) && mgopt__pu_is_func_output(x)) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), op->outs[0], x)) return 0;
   mgopt__pu_replace_value(rw, op->outs[0], x);
   mgopt_rw_erase(rw, op);
   return 1;

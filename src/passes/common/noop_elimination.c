@@ -52,6 +52,7 @@ static int mgopt__noop_forward(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *ke
   if (!keep || op->nouts != 1) return 0;
   out = op->outs[0];
   if (mgopt__pu_is_block_output(out) || !mgopt__noop_same_type(keep, out)) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), out, keep)) return 0; /* equal types: always */
   mgopt_rw_replace_value(rw, out, keep);
   mgopt_rw_erase(rw, op);
   return 1;

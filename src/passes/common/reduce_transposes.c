@@ -38,7 +38,8 @@
    starting and cancelling transposes go (their users read their input), the
    axis parameters and constants above are rewritten, a transpose is inserted
    on each materialized edge (just before its user, or at the block end for an
-   output, which keeps its name), and every op of the block is inferred again.
+   output, which keeps its name), and every op of the block is inferred again
+   (a declared type that holds for the new inference is kept).
    Must not fire: when a group would not get smaller; on a starting transpose
    that is itself a block output; in a block with nested blocks (the whole
    block is skipped); on ops whose extra operands are tensors (pow with a
@@ -619,13 +620,20 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
     if (st) return mgopt_diag_set(ctx->diag, st, "reduce_transposes: out of memory");
     if (!changed) return MGOPT_OK;
     ctx->rewrites += changed;
-    /* the layouts changed along the chains: infer every op again, in order */
+    /* the layouts changed along the chains: infer every op again, in order;
+       a declared type that still holds for the new inference stays (so main's
+       outputs and the importer's exact types keep what they declared) */
     for (op = b->first; op; op = op->next) {
       mgopt_diag d;
+      mgopt_type kept[16];
+      int32_t i, nk = op->nouts <= 16 ? op->nouts : 0;
       if (op->kind == MGOPT_OP_const) continue;
+      for (i = 0; i < nk; i++) kept[i] = op->outs[i]->type;
       if (mgopt_op_infer(p, op, &d) != MGOPT_OK)
         return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "reduce_transposes: op '%s' no longer infers: %s",
                               op->name ? op->name : op->type, d.msg);
+      for (i = 0; i < nk; i++)
+        if (mgopt__pu_type_fits(&kept[i], &op->outs[i]->type)) op->outs[i]->type = kept[i];
     }
   }
   return MGOPT_OK;

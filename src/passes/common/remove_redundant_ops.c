@@ -163,7 +163,7 @@ static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
       if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
       /* the two may be declared differently (opaque ops keep what they came
          with; a dim may be symbolic in one): op's users must accept the kept type */
-      if (!mgopt__pu_uses_accept(r->p, op->outs[0], &r->tab[j]->outs[0]->type, NULL)) continue;
+      if (!mgopt__pu_replace_fits(r->p, op->outs[0], r->tab[j]->outs[0])) continue;
       mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
       mgopt_op_erase(op);
       r->removed++;

@@ -37,7 +37,7 @@ static int mgopt__selo_case1(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *keep
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *out = op->outs[0];
   static const char *const slot[1] = {"x"};
-  if (!mgopt_type_equal(&keep->type, &out->type)) return 0;
+  if (!mgopt_type_equal(&keep->type, &out->type) || !mgopt__pu_replace_fits(p, out, keep)) return 0;
   if (mgopt__pu_is_func_output(out) && (!keep->def || mgopt__pu_is_func_output(keep))) {
     mgopt_op *id = mgopt_rw_create(rw, op, "identity", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_id"), 1,
                                    slot, &keep, 1);

@@ -28,7 +28,9 @@
    instead (dropped, which ONNX reads as false) and the op stays.
    Must not fire: training_mode true or computed at run time; an output that
    is a function output while in0 is an input or already an output (the name
-   must survive).
+   must survive); in0's declared type does not suit a reader of the output,
+   or differs from it while it is a function output (mgopt__pu_replace_fits).
+   In those cases a constant training_mode is still inlined.
    Cost: one worklist run, O(ops); the static evaluation follows at most 16
    producers. */
 #include "../../passes_internal.h"
@@ -64,7 +66,8 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (tm && mgopt__idt_is_false(tm) != 1) return 0;
   out = op->outs[0];
   mask_used = op->nouts == 2 && !(op->outs[1]->flags & MGOPT_VALUE_ABSENT) && op->outs[1]->nuses > 0;
-  if (out->nuses && !(mgopt__pu_is_func_output(out) && (!data->def || mgopt__pu_is_func_output(data)))) {
+  if (out->nuses && !(mgopt__pu_is_func_output(out) && (!data->def || mgopt__pu_is_func_output(data))) &&
+      mgopt__pu_replace_fits(mgopt_rw_program(rw), out, data)) {
     mgopt_rw_replace_value(rw, out, data);
     changed = 1;
   }

@@ -28,14 +28,15 @@
    Must not fire: symbolic or unknown dims; a shape that does not come back;
    a hop with two consumers; a broadcasting middle op; a second reshape whose
    output is a function output while the replacement is an input or already
-   an output.
+   an output; a replacement whose type does not suit the second reshape's
+   readers, or differs from its declared type while it is a function output
+   (mgopt__pu_rebase_chain, as in remove_redundant_transpose_pairs).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 #include "../../passes_internal.h"
 
-#define MGOPT__RRP_MAX_CHAIN 256
+#define MGOPT__RRP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
 
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
-  mgopt_program *p = mgopt_rw_program(rw);
   mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
   mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
   int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
@@ -64,17 +65,7 @@ static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
     if (sa[k] != sb[k]) return 0;
   last = n ? chain[n - 1]->outs[0] : a;
   if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  if (n) {
-    int32_t s;
-    for (s = 0; s < chain[0]->nslots; s++)
-      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == r1->outs[0]) break;
-    if (s == chain[0]->nslots) return 0;
-    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, a);
-    for (k = 0; k < n; k++) {
-      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) return 1;
-      mgopt_rw_modified(rw, chain[k]);
-    }
-  }
+  if (!mgopt__pu_rebase_chain(rw, chain, n, r1->outs[0], a, r2->outs[0])) return 0;
   mgopt_rw_replace_value(rw, r2->outs[0], last);
   if (n) mgopt__pu_sync_op_name(chain[n - 1]);
   mgopt_rw_erase(rw, r2);

@@ -26,11 +26,15 @@
    Must not fire: a composed perm that is not the identity; a hop with two
    consumers; a layout-sensitive, opaque or broadcasting middle op; a second
    transpose whose output is a function output while the replacement is an
-   input or already an output (the output name must survive).
+   input or already an output (the output name must survive); a replacement
+   whose type does not suit the second transpose's readers, or differs from
+   its declared type while it is a function output (the last middle op keeps
+   that declared type when it holds for the re-inferred one; with no middle
+   op, x's type must fit: mgopt__pu_rebase_chain).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 #include "../../passes_internal.h"
 
-#define MGOPT__RTP_MAX_CHAIN 256
+#define MGOPT__RTP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
 
 static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
@@ -38,7 +42,7 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   mgopt_value *v, *x = mgopt_op_operand(t1, "x"), *last;
   const int64_t *p1, *p2;
   int64_t n1, n2, i;
-  int32_t n = 0, k;
+  int32_t n = 0;
   MGOPT__UNUSED(ud);
   if (!x || t1->nouts != 1) return 0;
   n1 = mgopt_op_get_ints(p, t1, "perm", &p1);
@@ -71,21 +75,8 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   }
   last = n ? chain[n - 1]->outs[0] : x;
   if (mgopt__pu_is_func_output(t2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  if (n) {
-    int32_t s = 0;
-    /* the slot of chain[0] that reads t1 */
-    for (s = 0; s < chain[0]->nslots; s++)
-      if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == t1->outs[0]) break;
-    if (s == chain[0]->nslots) return 0;
-    mgopt_rw_set_operand(rw, chain[0], chain[0]->slots[s].name, x);
-    for (k = 0; k < n; k++) {
-      if (mgopt_op_infer(p, chain[k], NULL) != MGOPT_OK) {
-        /* cannot happen for the ops admitted; keep the IR valid regardless */
-        return 1;
-      }
-      mgopt_rw_modified(rw, chain[k]);
-    }
-  }
+  /* the middle ops read x; the last keeps t2's declared type when it holds */
+  if (!mgopt__pu_rebase_chain(rw, chain, n, t1->outs[0], x, t2->outs[0])) return 0;
   mgopt_rw_replace_value(rw, t2->outs[0], last);
   if (n) mgopt__pu_sync_op_name(chain[n - 1]);
   mgopt_rw_erase(rw, t2);
