@@ -177,6 +177,19 @@ static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
 
 static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f);
 
+/* Whether two declared types can describe one value: 0 yes; -1 kind or
+   dtype differ; -2 rank differs; 1 + j static dim j differs. Unknowns meet
+   anything. */
+static int32_t mgopt__vfy_meet(const mgopt_type *a, const mgopt_type *b) {
+  int32_t j;
+  if (a->kind != b->kind || (a->kind == MGOPT_TYPE_TENSOR && a->dtype && b->dtype && a->dtype != b->dtype)) return -1;
+  if (a->kind != MGOPT_TYPE_TENSOR || a->rank < 0 || b->rank < 0) return 0;
+  if (a->rank != b->rank) return -2;
+  for (j = 0; j < a->rank; j++)
+    if (mgopt_dim_is_static(a->dims[j]) && mgopt_dim_is_static(b->dims[j]) && a->dims[j].v != b->dims[j].v) return 1 + j;
+  return 0;
+}
+
 static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, mgopt_function *f) {
   int32_t i, k;
   mgopt_status s;
@@ -201,7 +214,8 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
   }
   if ((s = mgopt__vfy_schema(v, op)) != MGOPT_OK) return s;
   if (op->kind == MGOPT_OP_while_loop) {
-    /* both blocks take the loop vars: same count, no contradicting types */
+    /* both blocks take the loop vars and the body gives them back: same
+       count, no contradicting types; the condition gives one bool */
     int32_t si = mgopt_op_slot_index(op, "loop_vars");
     int32_t nv = si >= 0 ? op->slots[si].n : 0;
     for (i = 0; i < op->nblocks; i++) {
@@ -209,18 +223,32 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
       if (nb->nargs != nv)
         return mgopt__vfy_fail(v, op, "block %d takes %d arguments for %d loop vars", (int)i, (int)nb->nargs, (int)nv);
       for (k = 0; k < nv; k++) {
-        const mgopt_type *a = &op->slots[si].uses[k].value->type, *b = &nb->args[k]->type;
-        int32_t j;
-        if (a->kind != b->kind || (a->kind == MGOPT_TYPE_TENSOR && a->dtype && b->dtype && a->dtype != b->dtype))
+        int32_t j = mgopt__vfy_meet(&op->slots[si].uses[k].value->type, &nb->args[k]->type);
+        if (j == -1)
           return mgopt__vfy_fail(v, op, "block %d argument %d differs in type from loop var %d", (int)i, (int)k, (int)k);
-        if (a->kind == MGOPT_TYPE_TENSOR && a->rank >= 0 && b->rank >= 0) {
-          if (a->rank != b->rank)
-            return mgopt__vfy_fail(v, op, "block %d argument %d differs in rank from loop var %d", (int)i, (int)k, (int)k);
-          for (j = 0; j < a->rank; j++)
-            if (mgopt_dim_is_static(a->dims[j]) && mgopt_dim_is_static(b->dims[j]) && a->dims[j].v != b->dims[j].v)
-              return mgopt__vfy_fail(v, op, "block %d argument %d dim %d differs from loop var %d", (int)i, (int)k,
-                                     (int)j, (int)k);
-        }
+        if (j == -2)
+          return mgopt__vfy_fail(v, op, "block %d argument %d differs in rank from loop var %d", (int)i, (int)k, (int)k);
+        if (j > 0)
+          return mgopt__vfy_fail(v, op, "block %d argument %d dim %d differs from loop var %d", (int)i, (int)k,
+                                 (int)(j - 1), (int)k);
+      }
+    }
+    if (op->nblocks == 2) {
+      const mgopt_block *c = op->blocks[0], *body = op->blocks[1];
+      const mgopt_value *o = c->nouts == 1 && c->outs[0] ? c->outs[0]->value : NULL;
+      int one = o && o->type.kind == MGOPT_TYPE_TENSOR && (!o->type.dtype || o->type.dtype == MGOPT_DT_BOOL);
+      for (k = 0; one && k < o->type.rank; k++) /* a scalar, or one element of any rank */
+        one = !mgopt_dim_is_static(o->type.dims[k]) || o->type.dims[k].v == 1;
+      if (!one) return mgopt__vfy_fail(v, op, "the loop condition must give one bool");
+      if (body->nouts != nv)
+        return mgopt__vfy_fail(v, op, "the loop body gives %d values for %d loop vars", (int)body->nouts, (int)nv);
+      for (k = 0; k < nv; k++) {
+        int32_t j;
+        if (!body->outs[k] || !body->outs[k]->value) continue; /* reported with the block's outputs */
+        j = mgopt__vfy_meet(&op->slots[si].uses[k].value->type, &body->outs[k]->value->type);
+        if (j != 0)
+          return mgopt__vfy_fail(v, op, "the loop body's output %d contradicts the type of loop var %d", (int)k,
+                                 (int)k);
       }
     }
   }

@@ -371,6 +371,46 @@ static void test_verifier_loop_block_args(void) {
   mgopt_program_destroy(p);
 }
 
+/* The body gives the loop vars back and the condition gives one bool: a
+   body output or condition that contradicts them is caught; symbolic dims
+   and a one-element condition pass. */
+static void test_verifier_loop_body_outputs(void) {
+  static const char *const cases[][2] = {
+      /* body output, condition, */
+      {"%s: (1, 2, fp32) = add(x=%a_x, y=%a_x)", "%lt: (bool) = less(x=%r, y=%z)"},
+      {"%s: (1, n, fp32) = add(x=%a_x, y=%a_x)", "%lt: (1, bool) = less(x=%r1, y=%z)"},
+      {"%s: (1, 3, fp32) = slice_by_size(x=%a_x, begin=[0, 0], size=[1, 3])", "%lt: (bool) = less(x=%r, y=%z)"},
+      {"%s: (1, 2, fp16) = cast(x=%a_x, dtype=\"fp16\")", "%lt: (bool) = less(x=%r, y=%z)"},
+      {"%s: (1, 2, fp32) = add(x=%a_x, y=%a_x)", "%lt: (1, 2, bool) = less(x=%a_x, y=%z)"},
+  };
+  static const int ok[] = {1, 1, 0, 0, 0};
+  int i;
+  for (i = 0; i < 5; i++) {
+    char text[1024];
+    mgopt_diag d;
+    mgopt_program *p;
+    snprintf(text, sizeof text,
+             "main(%%a: (1, 2, fp32)) {\n"
+             "  %%l: (1, 2, fp32) = while_loop(loop_vars=(%%a))\n"
+             "    loop_cond(%%a_x: (1, 2, fp32)) {\n"
+             "      %%r: (fp32) = reduce_sum(x=%%a_x, axes=[0, 1], keep_dims=false)\n"
+             "      %%r1: (1, fp32) = reduce_sum(x=%%a_x, axes=[1], keep_dims=false)\n"
+             "      %%z: (fp32)* = const(val=10)\n"
+             "      %s\n"
+             "    } -> (%%lt)\n"
+             "    loop_body(%%a_x: (1, 2, fp32)) {\n"
+             "      %s\n"
+             "    } -> (%%s)\n"
+             "} -> (%%l)\n",
+             cases[i][1], cases[i][0]);
+    p = mgopt_mil_parse(text, strlen(text), NULL, &d);
+    REQUIRE(p != NULL);
+    if (ok[i]) CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_OK);
+    else CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_ERR_VERIFY);
+    mgopt_program_destroy(p);
+  }
+}
+
 /* ---- verifier: each kind of broken IR is caught */
 
 static void test_verifier_catches(void) {
@@ -607,7 +647,7 @@ static const test_case tests[] = {
     TEST(test_dtypes_and_fp16),          TEST(test_tensors),
     TEST(test_use_lists_under_mutation), TEST(test_variadic_and_block_outputs),
     TEST(test_attributes_and_params),    TEST(test_verifier_catches),
-    TEST(test_op_count_with_nested_blocks), TEST(test_verifier_loop_block_args),
+    TEST(test_op_count_with_nested_blocks), TEST(test_verifier_loop_block_args), TEST(test_verifier_loop_body_outputs),
     TEST(test_verifier_schema_and_types), TEST(test_rewriter),
     TEST(test_pass_manager),             TEST(test_builtin_registry),
 };
