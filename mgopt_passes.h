@@ -158,6 +158,9 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
 MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
 MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
+/* all of an op's attributes: order-insensitive hash; same set with equal values */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
 
 /* ---- robustness group: replacing a value by one of another type (passes/util.c).
    A program may declare a value less precisely than inference would (a
@@ -3642,6 +3645,25 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
   }
 }
 
+/* An op's attributes as a set: a hash that ignores their order, and equality
+   (same count, each of a's present in b with an equal value). */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op) {
+  uint64_t sum = 0;
+  int32_t i;
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
+  return sum;
+}
+
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t i;
+  if (a->nattrs != b->nattrs) return 0;
+  for (i = 0; i < a->nattrs; i++) {
+    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
+  }
+  return 1;
+}
+
 /* ---------------------------------------------------------------- robustness group: typed replacements */
 
 /* Kind, rank and static dims agree; dtypes too unless one side (`either`) or
@@ -4121,12 +4143,7 @@ static uint64_t mgopt__rro_hash(const mgopt_op *op) {
     for (k = 0; k < op->slots[s].n; k++) h = mgopt__pu_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
   }
   /* attributes in any order: combine commutatively */
-  {
-    uint64_t ah = 0;
-    for (s = 0; s < op->nattrs; s++) ah += mgopt__pu_attr_hash(&op->attrs[s]);
-    h = mgopt__pu_mix(h, ah);
-  }
-  return h;
+  return mgopt__pu_mix(h, mgopt__pu_attrs_hash(op));
 }
 
 static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
@@ -4151,11 +4168,7 @@ static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
     for (k = 0; k < sa->n; k++)
       if (!mgopt__rro_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
   }
-  for (s = 0; s < a->nattrs; s++) {
-    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[s].name);
-    if (!o || !mgopt__pu_attr_equal(&a->attrs[s], o)) return 0;
-  }
-  return 1;
+  return mgopt__pu_attrs_equal(a, b);
 }
 
 typedef struct mgopt__rro {
@@ -4341,25 +4354,20 @@ static int32_t mgopt__ce_key(const mgopt_op *op, uint64_t *key) {
 }
 
 static uint64_t mgopt__ce_hash(const mgopt_op *op, const uint64_t *key, int32_t nkey) {
-  uint64_t h = mgopt__hash_bytes(key, sizeof(uint64_t) * (size_t)nkey, (uint64_t)(uintptr_t)op->type), sum = 0;
-  int32_t i;
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]); /* any order */
-  return mgopt__hash_bytes(&sum, sizeof sum, h);
+  uint64_t h = mgopt__hash_bytes(key, sizeof(uint64_t) * (size_t)nkey, (uint64_t)(uintptr_t)op->type);
+  uint64_t attrs = mgopt__pu_attrs_hash(op);
+  return mgopt__hash_bytes(&attrs, sizeof attrs, h);
 }
 
 static int mgopt__ce_same(const mgopt__ce_memo *m, const mgopt_op *op, const uint64_t *key, int32_t nkey) {
   const mgopt_op *a = m->op;
   int32_t i;
-  if (a->type != op->type || a->nouts != op->nouts || a->nattrs != op->nattrs || m->nkey != nkey ||
+  if (a->type != op->type || a->nouts != op->nouts || m->nkey != nkey ||
       memcmp(m->key, key, sizeof(uint64_t) * (size_t)nkey) != 0)
     return 0;
   for (i = 0; i < op->nouts; i++)
     if (!mgopt_type_equal(&a->outs[i]->type, &op->outs[i]->type)) return 0;
-  for (i = 0; i < op->nattrs; i++) {
-    const mgopt_attr *o = mgopt_op_attr(a, op->attrs[i].name);
-    if (!o || !mgopt__pu_attr_equal(o, &op->attrs[i])) return 0;
-  }
-  return 1;
+  return mgopt__pu_attrs_equal(op, a);
 }
 
 static mgopt__ce_memo *mgopt__ce_lookup(const mgopt__ce_state *st, const mgopt_op *op, uint64_t h,
@@ -6547,7 +6555,7 @@ static int mgopt__cdd_value_equal(const mgopt_value *a, const mgopt_value *b) {
 
 /* Order-insensitive over slots and attributes (they may be stored in any order). */
 static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
-  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
+  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum;
   int32_t i, k;
   mgopt_tensor *t = mgopt__cdd_const(op);
   if (t) { /* dtype and shape only: the bytes are looked at when another const has them too */
@@ -6555,7 +6563,7 @@ static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
     h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
     return t->rank > 0 ? mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h) : h;
   }
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
+  sum = mgopt__pu_attrs_hash(op);
   for (i = 0; i < op->nslots; i++) {
     uint64_t s;
     if (op->slots[i].n == 0) continue;
@@ -6581,10 +6589,7 @@ static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
   x = mgopt__cdd_const(a);
   y = mgopt__cdd_const(b);
   if (x || y) return x && y && mgopt_tensor_equal(x, y);
-  for (i = 0; i < a->nattrs; i++) {
-    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
-    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
-  }
+  if (!mgopt__pu_attrs_equal(a, b)) return 0;
   if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
   for (i = 0; i < a->nslots; i++) {
     const mgopt_slot *s = &a->slots[i], *o;

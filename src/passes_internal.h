@@ -122,6 +122,9 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
 MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
 MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
+/* all of an op's attributes: order-insensitive hash; same set with equal values */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
 
 /* ---- robustness group: replacing a value by one of another type (passes/util.c).
    A program may declare a value less precisely than inference would (a

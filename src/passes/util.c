@@ -580,6 +580,25 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
   }
 }
 
+/* An op's attributes as a set: a hash that ignores their order, and equality
+   (same count, each of a's present in b with an equal value). */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op) {
+  uint64_t sum = 0;
+  int32_t i;
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
+  return sum;
+}
+
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t i;
+  if (a->nattrs != b->nattrs) return 0;
+  for (i = 0; i < a->nattrs; i++) {
+    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
+  }
+  return 1;
+}
+
 /* ---------------------------------------------------------------- robustness group: typed replacements */
 
 /* Kind, rank and static dims agree; dtypes too unless one side (`either`) or

@@ -100,7 +100,7 @@ static int mgopt__cdd_value_equal(const mgopt_value *a, const mgopt_value *b) {
 
 /* Order-insensitive over slots and attributes (they may be stored in any order). */
 static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
-  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum = 0;
+  uint64_t h = mgopt__hash_bytes(op->type, strlen(op->type), MGOPT__HASH_SEED), sum;
   int32_t i, k;
   mgopt_tensor *t = mgopt__cdd_const(op);
   if (t) { /* dtype and shape only: the bytes are looked at when another const has them too */
@@ -108,7 +108,7 @@ static uint64_t mgopt__cdd_op_hash(const mgopt_op *op) {
     h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
     return t->rank > 0 ? mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h) : h;
   }
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
+  sum = mgopt__pu_attrs_hash(op);
   for (i = 0; i < op->nslots; i++) {
     uint64_t s;
     if (op->slots[i].n == 0) continue;
@@ -134,10 +134,7 @@ static int mgopt__cdd_op_equal(const mgopt_op *a, const mgopt_op *b) {
   x = mgopt__cdd_const(a);
   y = mgopt__cdd_const(b);
   if (x || y) return x && y && mgopt_tensor_equal(x, y);
-  for (i = 0; i < a->nattrs; i++) {
-    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
-    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
-  }
+  if (!mgopt__pu_attrs_equal(a, b)) return 0;
   if (mgopt__cdd_nonempty_slots(a) != mgopt__cdd_nonempty_slots(b)) return 0;
   for (i = 0; i < a->nslots; i++) {
     const mgopt_slot *s = &a->slots[i], *o;

@@ -91,25 +91,20 @@ static int32_t mgopt__ce_key(const mgopt_op *op, uint64_t *key) {
 }
 
 static uint64_t mgopt__ce_hash(const mgopt_op *op, const uint64_t *key, int32_t nkey) {
-  uint64_t h = mgopt__hash_bytes(key, sizeof(uint64_t) * (size_t)nkey, (uint64_t)(uintptr_t)op->type), sum = 0;
-  int32_t i;
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]); /* any order */
-  return mgopt__hash_bytes(&sum, sizeof sum, h);
+  uint64_t h = mgopt__hash_bytes(key, sizeof(uint64_t) * (size_t)nkey, (uint64_t)(uintptr_t)op->type);
+  uint64_t attrs = mgopt__pu_attrs_hash(op);
+  return mgopt__hash_bytes(&attrs, sizeof attrs, h);
 }
 
 static int mgopt__ce_same(const mgopt__ce_memo *m, const mgopt_op *op, const uint64_t *key, int32_t nkey) {
   const mgopt_op *a = m->op;
   int32_t i;
-  if (a->type != op->type || a->nouts != op->nouts || a->nattrs != op->nattrs || m->nkey != nkey ||
+  if (a->type != op->type || a->nouts != op->nouts || m->nkey != nkey ||
       memcmp(m->key, key, sizeof(uint64_t) * (size_t)nkey) != 0)
     return 0;
   for (i = 0; i < op->nouts; i++)
     if (!mgopt_type_equal(&a->outs[i]->type, &op->outs[i]->type)) return 0;
-  for (i = 0; i < op->nattrs; i++) {
-    const mgopt_attr *o = mgopt_op_attr(a, op->attrs[i].name);
-    if (!o || !mgopt__pu_attr_equal(o, &op->attrs[i])) return 0;
-  }
-  return 1;
+  return mgopt__pu_attrs_equal(op, a);
 }
 
 static mgopt__ce_memo *mgopt__ce_lookup(const mgopt__ce_state *st, const mgopt_op *op, uint64_t h,

@@ -64,12 +64,7 @@ static uint64_t mgopt__rro_hash(const mgopt_op *op) {
     for (k = 0; k < op->slots[s].n; k++) h = mgopt__pu_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
   }
   /* attributes in any order: combine commutatively */
-  {
-    uint64_t ah = 0;
-    for (s = 0; s < op->nattrs; s++) ah += mgopt__pu_attr_hash(&op->attrs[s]);
-    h = mgopt__pu_mix(h, ah);
-  }
-  return h;
+  return mgopt__pu_mix(h, mgopt__pu_attrs_hash(op));
 }
 
 static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
@@ -94,11 +89,7 @@ static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
     for (k = 0; k < sa->n; k++)
       if (!mgopt__rro_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
   }
-  for (s = 0; s < a->nattrs; s++) {
-    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[s].name);
-    if (!o || !mgopt__pu_attr_equal(&a->attrs[s], o)) return 0;
-  }
-  return 1;
+  return mgopt__pu_attrs_equal(a, b);
 }
 
 typedef struct mgopt__rro {
