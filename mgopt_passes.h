@@ -3748,50 +3748,47 @@ MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op,
   return 1;
 }
 
-MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+/* Every op reading `from` (or owning a nested block that outputs it: cond
+   and while_loop infer from their blocks), except `skip`, type checks with
+   `from` typed `t`; with `forgive`, a reader that does not type check as it
+   is does not count (the retyping did not break it). */
+static int mgopt__pu_readers_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip,
+                                    int forgive) {
   mgopt_type saved = from->type;
   const mgopt_use *u;
   int ok = 1;
-  if (mgopt_type_equal(&saved, t)) return 1;
-  from->type = *t;
-  for (u = from->uses; u && ok; u = u->next) {
-    const mgopt_op *user = u->op;
-    if (!user) user = u->block ? u->block->parent_op : NULL; /* a nested block's owner may infer from it */
-    if (user && user != skip && !mgopt__pu_infer_fits(p, user)) ok = 0;
-  }
-  from->type = saved;
-  return ok;
-}
-
-/* The one rule for every replacement of `from` (see passes_internal.h). A
-   function body's outputs are its signature (main's are the model's declared
-   outputs, a called function's are what `call` sites infer from), so there
-   only equal types pass, or any type where nothing was declared (dtype and
-   rank unknown: a program built through the API without inference). Anywhere else the verifier is the arbiter: each op
-   that reads `from`, or owns a nested block that outputs it (cond, while_loop
-   infer from their blocks), must still type check with `from` typed `t`.
-   Readers' own outputs keep their declared types, so nothing further
-   downstream can change. A reader that does not type check as it is (a
-   program built through the API without inference) is not held against the
-   replacement: it did not break it. `skip` is an op that will not read the
-   replacement (the op that produces it). */
-static int mgopt__pu_replace_fits_as(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
-  mgopt_type saved = from->type;
-  const mgopt_use *u;
-  int ok = 1;
-  if (mgopt_type_equal(&saved, t)) return 1;
-  if (mgopt__pu_is_func_output(from) &&
-      !(saved.kind == MGOPT_TYPE_TENSOR && saved.dtype == MGOPT_DT_UNKNOWN && saved.rank < 0))
-    return 0;
   for (u = from->uses; u && ok; u = u->next) {
     const mgopt_op *user = u->op ? u->op : (u->block ? u->block->parent_op : NULL);
     if (!user || user == skip) continue;
     from->type = *t;
     ok = mgopt__pu_infer_fits(p, user);
     from->type = saved;
-    if (!ok) ok = !mgopt__pu_infer_fits(p, user);
+    if (!ok && forgive) ok = !mgopt__pu_infer_fits(p, user);
   }
   return ok;
+}
+
+MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  return mgopt_type_equal(&from->type, t) || mgopt__pu_readers_accept(p, from, t, skip, 0);
+}
+
+/* The one rule for every replacement of `from` (see passes_internal.h). A
+   function body's outputs are its signature (main's are the model's declared
+   outputs, a called function's are what `call` sites infer from), so there
+   only equal types pass, or any type where nothing was declared (dtype and
+   rank unknown: a program built through the API without inference). Anywhere
+   else the verifier is the arbiter: each reader must still type check with
+   `from` typed `t`. Readers' own outputs keep their declared types, so
+   nothing further downstream can change. A reader that does not type check
+   as it is (a program built through the API without inference) is not held
+   against the replacement: it did not break it. `skip` is an op that will
+   not read the replacement (the op that produces it). */
+static int mgopt__pu_replace_fits_as(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  const mgopt_type *d = &from->type;
+  if (mgopt_type_equal(d, t)) return 1;
+  if (mgopt__pu_is_func_output(from) && !(d->kind == MGOPT_TYPE_TENSOR && d->dtype == MGOPT_DT_UNKNOWN && d->rank < 0))
+    return 0;
+  return mgopt__pu_readers_accept(p, from, t, skip, 1);
 }
 
 MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to) {
