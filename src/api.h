@@ -411,29 +411,126 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
 
-/* Every registered (canonical, MIL) op. The X-macro gives the name and the
-   enum; the registry (core/registry.c) gives slots, attributes, traits, inference. */
-#define MGOPT_OP_LIST(X)                                                          \
-  X(const) X(identity)                                                            \
-  X(add) X(sub) X(mul) X(real_div) X(pow) X(maximum) X(minimum) X(floor_div)      \
-  X(mod) X(equal) X(not_equal) X(less) X(less_equal) X(greater) X(greater_equal)  \
-  X(logical_and) X(logical_or) X(logical_xor) X(logical_not) X(select)            \
-  X(abs) X(exp) X(log) X(sqrt) X(rsqrt) X(inverse) X(square) X(erf) X(tanh)       \
-  X(sigmoid) X(relu) X(relu6) X(leaky_relu) X(prelu) X(gelu) X(softmax) X(clip)   \
-  X(floor) X(ceil) X(round) X(sign) X(sin) X(cos) X(silu) X(softplus) X(elu)      \
-  X(cast) X(reshape) X(transpose) X(expand_dims) X(squeeze) X(concat) X(stack)    \
-  X(split) X(slice_by_index) X(slice_by_size) X(gather) X(one_hot) X(pad) X(tile) \
-  X(matmul) X(linear) X(conv) X(conv_transpose) X(avg_pool) X(max_pool)           \
-  X(batch_norm) X(instance_norm) X(layer_norm) X(reduce_sum) X(reduce_mean)       \
-  X(reduce_max) X(reduce_min) X(reduce_prod) X(pixel_shuffle) X(while_loop)       \
-  X(cond) X(quantize) X(dequantize) X(constexpr_affine_dequantize)                \
-  X(constexpr_lut_to_dense) X(constexpr_sparse_to_dense)                          \
-  X(constexpr_blockwise_shift_scale) X(constexpr_cast)
+/* Trait sets named by the rows of MGOPT_OP_TABLE. */
+#define MGOPT__OT_P MGOPT_TRAIT_PURE
+#define MGOPT__OT_PU (MGOPT_TRAIT_PURE | MGOPT_TRAIT_UNARY)
+#define MGOPT__OT_PUL (MGOPT__OT_PU | MGOPT_TRAIT_LOGICAL)
+#define MGOPT__OT_PB (MGOPT_TRAIT_PURE | MGOPT_TRAIT_BINARY)
+#define MGOPT__OT_PBC (MGOPT__OT_PB | MGOPT_TRAIT_COMMUTATIVE)
+#define MGOPT__OT_CMP (MGOPT__OT_PB | MGOPT_TRAIT_COMPARISON)
+#define MGOPT__OT_CMPC (MGOPT__OT_CMP | MGOPT_TRAIT_COMMUTATIVE)
+#define MGOPT__OT_LOG (MGOPT__OT_PBC | MGOPT_TRAIT_LOGICAL)
+#define MGOPT__OT_SP (MGOPT_TRAIT_PURE | MGOPT_TRAIT_SHAPE_PRESERVING)
+#define MGOPT__OT_SPL (MGOPT__OT_SP | MGOPT_TRAIT_LAYOUT_SENSITIVE)
+#define MGOPT__OT_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
+#define MGOPT__OT_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
+#define MGOPT__OT_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+
+/* Every registered (canonical, MIL) op: one row each, in the order of the
+   enum (new ops go last: kinds are stable numbers). A row is
+     X(name, traits, slots, attrs, nouts_min, nouts_max, nblocks, infer, kernel)
+   name       the op's name; its kind is MGOPT_OP_<name>
+   traits     a trait set above (MGOPT_TRAIT_* bits)
+   slots      operand slot set mgopt__rg_s_<slots> in core/registry.c (none: no operands)
+   attrs      attribute set mgopt__rg_a_<attrs> in core/registry.c (none: no attributes)
+   nouts_min, nouts_max   output count bounds (max -1: any)
+   nblocks    nested blocks the op owns
+   infer      type inference function mgopt__infer_<infer> (core/infer/)
+   kernel     constant-folding kernel (kernels/, in mgopt_passes.h), 0 when the op has none
+   Only the name is public: the other columns name private symbols and are
+   expanded inside the implementation alone (the kernel column in kernels/fold.c). */
+#define MGOPT_OP_TABLE(X)                                                                                                               \
+  X(const,                           MGOPT__OT_P,    none,    const,         1, 1, 0,  const,          0)                               \
+  X(identity,                        MGOPT__OT_SP,   x,       none,          1, 1, 0,  identity,       mgopt__ke_identity)              \
+  X(add,                             MGOPT__OT_PBC,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(sub,                             MGOPT__OT_PB,   xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(mul,                             MGOPT__OT_PBC,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(real_div,                        MGOPT__OT_PB,   xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(pow,                             MGOPT__OT_PB,   xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(maximum,                         MGOPT__OT_PBC,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(minimum,                         MGOPT__OT_PBC,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(floor_div,                       MGOPT__OT_PB,   xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(mod,                             MGOPT__OT_PB,   xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(equal,                           MGOPT__OT_CMPC, xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(not_equal,                       MGOPT__OT_CMPC, xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(less,                            MGOPT__OT_CMP,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(less_equal,                      MGOPT__OT_CMP,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(greater,                         MGOPT__OT_CMP,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(greater_equal,                   MGOPT__OT_CMP,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(logical_and,                     MGOPT__OT_LOG,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(logical_or,                      MGOPT__OT_LOG,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(logical_xor,                     MGOPT__OT_LOG,  xy,      none,          1, 1, 0,  binary,         mgopt__ke_binary)                \
+  X(logical_not,                     MGOPT__OT_PUL,  x,       none,          1, 1, 0,  unary,          mgopt__ke_logical_not)           \
+  X(select,                          MGOPT__OT_P,    select,  none,          1, 1, 0,  select,         mgopt__ke_select)                \
+  X(abs,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(exp,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(log,                             MGOPT__OT_PU,   x,       log,           1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sqrt,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(rsqrt,                           MGOPT__OT_PU,   x,       rsqrt,         1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(inverse,                         MGOPT__OT_PU,   x,       inverse,       1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(square,                          MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(erf,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(tanh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sigmoid,                         MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(relu,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(relu6,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(leaky_relu,                      MGOPT__OT_PU,   x,       leaky,         1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(prelu,                           MGOPT__OT_SPL,  prelu,   none,          1, 1, 0,  unary,          0)                               \
+  X(gelu,                            MGOPT__OT_PU,   x,       gelu,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(softmax,                         MGOPT__OT_SPL,  x,       softmax,       1, 1, 0,  softmax,        mgopt__kr_softmax)               \
+  X(clip,                            MGOPT__OT_PU,   x,       clip,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(floor,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(ceil,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(round,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sign,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sin,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(cos,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(silu,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(softplus,                        MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(elu,                             MGOPT__OT_PU,   x,       elu,           1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(cast,                            MGOPT__OT_SP,   x,       cast,          1, 1, 0,  cast,           mgopt__ke_cast)                  \
+  X(reshape,                         MGOPT__OT_P,    reshape, none,          1, 1, 0,  reshape,        mgopt__ks_reshape)               \
+  X(transpose,                       MGOPT__OT_P,    x,       perm,          1, 1, 0,  transpose,      mgopt__ks_transpose)             \
+  X(expand_dims,                     MGOPT__OT_P,    x,       axes_req,      1, 1, 0,  expand_dims,    mgopt__ks_expand_dims)           \
+  X(squeeze,                         MGOPT__OT_P,    x,       axes,          1, 1, 0,  squeeze,        mgopt__ks_squeeze)               \
+  X(concat,                          MGOPT__OT_P,    values,  concat,        1, 1, 0,  join,           mgopt__ks_concat)                \
+  X(stack,                           MGOPT__OT_P,    values,  stack,         1, 1, 0,  join,           mgopt__ks_stack)                 \
+  X(split,                           MGOPT__OT_P,    x,       split,         1, -1, 0, split,          mgopt__ks_split)                 \
+  X(slice_by_index,                  MGOPT__OT_P,    sbi,     sbi,           1, 1, 0,  slice_by_index, mgopt__ks_slice_by_index)        \
+  X(slice_by_size,                   MGOPT__OT_P,    sbs,     none,          1, 1, 0,  slice_by_size,  mgopt__ks_slice_by_size)         \
+  X(gather,                          MGOPT__OT_P,    gather,  gather,        1, 1, 0,  gather,         mgopt__ks_gather)                \
+  X(one_hot,                         MGOPT__OT_P,    indices, one_hot,       1, 1, 0,  one_hot,        mgopt__ks_one_hot)               \
+  X(pad,                             MGOPT__OT_P,    pad,     pad,           1, 1, 0,  pad,            mgopt__ks_pad)                   \
+  X(tile,                            MGOPT__OT_P,    tile,    none,          1, 1, 0,  tile,           mgopt__ks_tile)                  \
+  X(matmul,                          MGOPT__OT_P,    xy,      matmul,        1, 1, 0,  matmul,         mgopt__kr_matmul)                \
+  X(linear,                          MGOPT__OT_P,    linear,  none,          1, 1, 0,  linear,         mgopt__kr_linear)                \
+  X(conv,                            MGOPT__OT_LS,   linear,  conv,          1, 1, 0,  conv,           0)                               \
+  X(conv_transpose,                  MGOPT__OT_LS,   linear,  convt,         1, 1, 0,  conv,           0)                               \
+  X(avg_pool,                        MGOPT__OT_LS,   x,       avg_pool,      1, 1, 0,  pool,           0)                               \
+  X(max_pool,                        MGOPT__OT_LS,   x,       max_pool,      1, 1, 0,  pool,           0)                               \
+  X(batch_norm,                      MGOPT__OT_SPL,  bn,      eps,           1, 1, 0,  unary,          0)                               \
+  X(instance_norm,                   MGOPT__OT_SPL,  norm,    eps,           1, 1, 0,  unary,          0)                               \
+  X(layer_norm,                      MGOPT__OT_SP,   norm,    layer_norm,    1, 1, 0,  unary,          0)                               \
+  X(reduce_sum,                      MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_mean,                     MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_max,                      MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_min,                      MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_prod,                     MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(pixel_shuffle,                   MGOPT__OT_LS,   x,       pixel_shuffle, 1, 1, 0,  pixel_shuffle,  0)                               \
+  X(while_loop,                      MGOPT__OT_CF,   loop,    none,          0, -1, 2, while,          0)                               \
+  X(cond,                            MGOPT__OT_CF,   cond,    none,          0, -1, 2, cond,           0)                               \
+  X(quantize,                        MGOPT__OT_P,    quant,   quantize,      1, 1, 0,  quantize,       mgopt__kc_quantize)              \
+  X(dequantize,                      MGOPT__OT_P,    quant,   axis,          1, 1, 0,  dequant,        mgopt__kc_dequantize)            \
+  X(constexpr_affine_dequantize,     MGOPT__OT_CE,   affine,  axis_req,      1, 1, 0,  dequant,        mgopt__kc_affine_dequantize)     \
+  X(constexpr_lut_to_dense,          MGOPT__OT_CE,   lut,     lut,           1, 1, 0,  lut,            mgopt__kc_lut_to_dense)          \
+  X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
+  X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
+  X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)
 
 typedef enum mgopt_op_kind {
   MGOPT_OP_OPAQUE = 0,
-#define MGOPT__OP_ENUM(name) MGOPT_OP_##name,
-  MGOPT_OP_LIST(MGOPT__OP_ENUM)
+#define MGOPT__OP_ENUM(name, traits, slots, attrs, nouts_min, nouts_max, nblocks, infer, kernel) MGOPT_OP_##name,
+  MGOPT_OP_TABLE(MGOPT__OP_ENUM)
 #undef MGOPT__OP_ENUM
   MGOPT_OP__COUNT
 } mgopt_op_kind;
@@ -472,7 +569,8 @@ typedef struct mgopt_op_def {
 
 /* Registry lookup. NULL for MGOPT_OP_OPAQUE or out of range. */
 MGOPTDEF const mgopt_op_def *mgopt_op_def_get(int32_t kind);
-/* Op kind by name (length n), MGOPT_OP_OPAQUE when unknown. O(log ops). */
+/* Op kind by name (length n: a NUL does not end it), MGOPT_OP_OPAQUE when unknown or s is NULL.
+   Compares only the registered names of length n. */
 MGOPTDEF int32_t mgopt_op_kind_from_name(const char *s, size_t n);
 /* Traits of an op (0 for opaque ops). */
 MGOPTDEF uint32_t mgopt_op_traits(const mgopt_op *op);

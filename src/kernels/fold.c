@@ -1,4 +1,4 @@
-/* src/kernels/fold.c — the constant-folding kernel table and mgopt_fold_op, the evaluator of one op.
+/* src/kernels/fold.c — the kernel column of MGOPT_OP_TABLE and mgopt_fold_op, the evaluator of one op.
 
    mgopt_fold_op evaluates an op whose operands are all constant with MIL's
    semantics and returns new owned tensors. It never trusts the IR: ranks,
@@ -7,61 +7,13 @@
    the seed of a reference evaluator: each takes the op and writes its outputs. */
 #include "kernels.h"
 
-typedef struct mgopt__kentry {
-  int32_t kind;
-  mgopt__kernel_fn fn;
-} mgopt__kentry;
-
-/* Every op with a kernel. A pair list rather than a positional array so that
-   adding ops to MGOPT_OP_LIST never shifts it; mgopt__k_kernel indexes it. */
-static const mgopt__kentry mgopt__k_entries[] = {
-    {MGOPT_OP_identity, mgopt__ke_identity},
-    {MGOPT_OP_add, mgopt__ke_binary}, {MGOPT_OP_sub, mgopt__ke_binary},
-    {MGOPT_OP_mul, mgopt__ke_binary}, {MGOPT_OP_real_div, mgopt__ke_binary},
-    {MGOPT_OP_pow, mgopt__ke_binary}, {MGOPT_OP_maximum, mgopt__ke_binary},
-    {MGOPT_OP_minimum, mgopt__ke_binary}, {MGOPT_OP_floor_div, mgopt__ke_binary},
-    {MGOPT_OP_mod, mgopt__ke_binary}, {MGOPT_OP_equal, mgopt__ke_binary},
-    {MGOPT_OP_not_equal, mgopt__ke_binary}, {MGOPT_OP_less, mgopt__ke_binary},
-    {MGOPT_OP_less_equal, mgopt__ke_binary}, {MGOPT_OP_greater, mgopt__ke_binary},
-    {MGOPT_OP_greater_equal, mgopt__ke_binary}, {MGOPT_OP_logical_and, mgopt__ke_binary},
-    {MGOPT_OP_logical_or, mgopt__ke_binary}, {MGOPT_OP_logical_xor, mgopt__ke_binary},
-    {MGOPT_OP_logical_not, mgopt__ke_logical_not}, {MGOPT_OP_select, mgopt__ke_select},
-    {MGOPT_OP_abs, mgopt__ke_unary}, {MGOPT_OP_exp, mgopt__ke_unary},
-    {MGOPT_OP_log, mgopt__ke_unary}, {MGOPT_OP_sqrt, mgopt__ke_unary},
-    {MGOPT_OP_rsqrt, mgopt__ke_unary}, {MGOPT_OP_inverse, mgopt__ke_unary},
-    {MGOPT_OP_square, mgopt__ke_unary}, {MGOPT_OP_erf, mgopt__ke_unary},
-    {MGOPT_OP_tanh, mgopt__ke_unary}, {MGOPT_OP_sigmoid, mgopt__ke_unary},
-    {MGOPT_OP_relu, mgopt__ke_unary}, {MGOPT_OP_relu6, mgopt__ke_unary},
-    {MGOPT_OP_leaky_relu, mgopt__ke_unary}, {MGOPT_OP_gelu, mgopt__ke_unary},
-    {MGOPT_OP_clip, mgopt__ke_unary}, {MGOPT_OP_floor, mgopt__ke_unary},
-    {MGOPT_OP_ceil, mgopt__ke_unary}, {MGOPT_OP_round, mgopt__ke_unary},
-    {MGOPT_OP_sign, mgopt__ke_unary}, {MGOPT_OP_sin, mgopt__ke_unary},
-    {MGOPT_OP_cos, mgopt__ke_unary}, {MGOPT_OP_silu, mgopt__ke_unary},
-    {MGOPT_OP_softplus, mgopt__ke_unary}, {MGOPT_OP_elu, mgopt__ke_unary},
-    {MGOPT_OP_softmax, mgopt__kr_softmax}, {MGOPT_OP_cast, mgopt__ke_cast},
-    {MGOPT_OP_reshape, mgopt__ks_reshape}, {MGOPT_OP_transpose, mgopt__ks_transpose},
-    {MGOPT_OP_expand_dims, mgopt__ks_expand_dims}, {MGOPT_OP_squeeze, mgopt__ks_squeeze},
-    {MGOPT_OP_concat, mgopt__ks_concat}, {MGOPT_OP_stack, mgopt__ks_stack},
-    {MGOPT_OP_split, mgopt__ks_split}, {MGOPT_OP_slice_by_index, mgopt__ks_slice_by_index},
-    {MGOPT_OP_slice_by_size, mgopt__ks_slice_by_size}, {MGOPT_OP_gather, mgopt__ks_gather},
-    {MGOPT_OP_one_hot, mgopt__ks_one_hot}, {MGOPT_OP_pad, mgopt__ks_pad},
-    {MGOPT_OP_tile, mgopt__ks_tile}, {MGOPT_OP_matmul, mgopt__kr_matmul},
-    {MGOPT_OP_linear, mgopt__kr_linear}, {MGOPT_OP_reduce_sum, mgopt__kr_reduce},
-    {MGOPT_OP_reduce_mean, mgopt__kr_reduce}, {MGOPT_OP_reduce_max, mgopt__kr_reduce},
-    {MGOPT_OP_reduce_min, mgopt__kr_reduce}, {MGOPT_OP_reduce_prod, mgopt__kr_reduce},
-    {MGOPT_OP_quantize, mgopt__kc_quantize}, {MGOPT_OP_dequantize, mgopt__kc_dequantize},
-    {MGOPT_OP_constexpr_affine_dequantize, mgopt__kc_affine_dequantize},
-    {MGOPT_OP_constexpr_lut_to_dense, mgopt__kc_lut_to_dense},
-    {MGOPT_OP_constexpr_sparse_to_dense, mgopt__kc_sparse_to_dense},
-    {MGOPT_OP_constexpr_blockwise_shift_scale, mgopt__kc_blockwise_shift_scale},
-    {MGOPT_OP_constexpr_cast, mgopt__kc_constexpr_cast},
-};
+/* The kernel column of MGOPT_OP_TABLE, by kind (NULL: the op has no kernel, as MGOPT_OP_OPAQUE). */
+#define MGOPT__K_ROW(name, traits, slots, attrs, nouts_min, nouts_max, nblocks, infer, kernel) kernel,
+static const mgopt__kernel_fn mgopt__k_kernels[] = {NULL, MGOPT_OP_TABLE(MGOPT__K_ROW)};
+#undef MGOPT__K_ROW
 
 static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
-  int32_t i;
-  for (i = 0; i < MGOPT__ARRAY_COUNT(mgopt__k_entries); i++)
-    if (mgopt__k_entries[i].kind == kind) return mgopt__k_entries[i].fn;
-  return NULL;
+  return kind > MGOPT_OP_OPAQUE && kind < MGOPT_OP__COUNT ? mgopt__k_kernels[kind] : NULL;
 }
 
 MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind) { return mgopt__k_kernel(kind) != NULL; }

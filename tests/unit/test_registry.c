@@ -162,10 +162,20 @@ static void test_name_table(void) {
     }
     for (i = 0; i < d->nslots; i++) CHECK(mgopt__attr_def(k, d->slots[i].name) == NULL);
   }
-  /* the sorted index is complete and strictly increasing */
-  CHECK_EQ_INT(MGOPT__ARRAY_COUNT(mgopt__rg_sorted), MGOPT_OP__COUNT - 1);
-  for (k = 1; k < MGOPT__ARRAY_COUNT(mgopt__rg_sorted); k++)
-    CHECK(strcmp(mgopt_op_def_get(mgopt__rg_sorted[k - 1])->name, mgopt_op_def_get(mgopt__rg_sorted[k])->name) < 0);
+  /* every row of the table: its name resolves to its kind, whole and only whole */
+#define ROW(op, traits, slots, attrs, nouts_min, nouts_max, nblocks, infer, kernel)      \
+  CHECK_EQ_STR(mgopt_op_def_get(MGOPT_OP_##op)->name, #op);                              \
+  CHECK_EQ_INT(mgopt__rg_len[MGOPT_OP_##op], (int)strlen(#op));                          \
+  CHECK_EQ_INT(mgopt_op_kind_from_name(#op, strlen(#op)), MGOPT_OP_##op);                \
+  CHECK(mgopt_op_kind_from_name(#op, strlen(#op) - 1) != MGOPT_OP_##op);                 \
+  CHECK_EQ_INT(mgopt_op_kind_from_name(#op "_", strlen(#op) + 1), MGOPT_OP_OPAQUE);      \
+  CHECK_EQ_INT(mgopt_op_kind_from_name("onnx::" #op, strlen(#op) + 6), MGOPT_OP_OPAQUE);
+  MGOPT_OP_TABLE(ROW)
+#undef ROW
+  CHECK_EQ_INT(mgopt__rg_len[MGOPT_OP_OPAQUE], 0);
+  CHECK_EQ_INT(MGOPT__ARRAY_COUNT(mgopt__rg_len), MGOPT_OP__COUNT);
+  CHECK_EQ_INT(mgopt_op_kind_from_name(NULL, 3), MGOPT_OP_OPAQUE);
+  CHECK_EQ_INT(mgopt_op_kind_from_name("const", 0), MGOPT_OP_OPAQUE);
   CHECK_EQ_INT(mgopt_op_kind_from_name("relu6", 5), MGOPT_OP_relu6);
   CHECK_EQ_INT(mgopt_op_kind_from_name("relu6", 4), MGOPT_OP_relu); /* length, not NUL, ends the name */
   CHECK_EQ_INT(mgopt_op_kind_from_name("rel", 3), MGOPT_OP_OPAQUE);
@@ -191,6 +201,61 @@ static void test_name_table(void) {
   CHECK_EQ_INT(mgopt_op_def_get(MGOPT_OP_split)->nouts_max, -1);
   CHECK_EQ_INT(mgopt_op_def_get(MGOPT_OP_while_loop)->nblocks, 2);
   end();
+}
+
+/* The folding kernel of every op, as it was when kernels were a (kind, kernel) pair list: the
+   kernel column of MGOPT_OP_TABLE must give exactly these, and no kernel to any other op. */
+static void test_fold_kernels(void) {
+  static const struct {
+    int32_t kind;
+    mgopt__kernel_fn fn;
+  } want[] = {
+      {MGOPT_OP_identity, mgopt__ke_identity}, {MGOPT_OP_add, mgopt__ke_binary}, {MGOPT_OP_sub, mgopt__ke_binary},
+      {MGOPT_OP_mul, mgopt__ke_binary}, {MGOPT_OP_real_div, mgopt__ke_binary}, {MGOPT_OP_pow, mgopt__ke_binary},
+      {MGOPT_OP_maximum, mgopt__ke_binary}, {MGOPT_OP_minimum, mgopt__ke_binary},
+      {MGOPT_OP_floor_div, mgopt__ke_binary}, {MGOPT_OP_mod, mgopt__ke_binary}, {MGOPT_OP_equal, mgopt__ke_binary},
+      {MGOPT_OP_not_equal, mgopt__ke_binary}, {MGOPT_OP_less, mgopt__ke_binary},
+      {MGOPT_OP_less_equal, mgopt__ke_binary}, {MGOPT_OP_greater, mgopt__ke_binary},
+      {MGOPT_OP_greater_equal, mgopt__ke_binary}, {MGOPT_OP_logical_and, mgopt__ke_binary},
+      {MGOPT_OP_logical_or, mgopt__ke_binary}, {MGOPT_OP_logical_xor, mgopt__ke_binary},
+      {MGOPT_OP_logical_not, mgopt__ke_logical_not}, {MGOPT_OP_select, mgopt__ke_select},
+      {MGOPT_OP_abs, mgopt__ke_unary}, {MGOPT_OP_exp, mgopt__ke_unary}, {MGOPT_OP_log, mgopt__ke_unary},
+      {MGOPT_OP_sqrt, mgopt__ke_unary}, {MGOPT_OP_rsqrt, mgopt__ke_unary}, {MGOPT_OP_inverse, mgopt__ke_unary},
+      {MGOPT_OP_square, mgopt__ke_unary}, {MGOPT_OP_erf, mgopt__ke_unary}, {MGOPT_OP_tanh, mgopt__ke_unary},
+      {MGOPT_OP_sigmoid, mgopt__ke_unary}, {MGOPT_OP_relu, mgopt__ke_unary}, {MGOPT_OP_relu6, mgopt__ke_unary},
+      {MGOPT_OP_leaky_relu, mgopt__ke_unary}, {MGOPT_OP_gelu, mgopt__ke_unary}, {MGOPT_OP_clip, mgopt__ke_unary},
+      {MGOPT_OP_floor, mgopt__ke_unary}, {MGOPT_OP_ceil, mgopt__ke_unary}, {MGOPT_OP_round, mgopt__ke_unary},
+      {MGOPT_OP_sign, mgopt__ke_unary}, {MGOPT_OP_sin, mgopt__ke_unary}, {MGOPT_OP_cos, mgopt__ke_unary},
+      {MGOPT_OP_silu, mgopt__ke_unary}, {MGOPT_OP_softplus, mgopt__ke_unary}, {MGOPT_OP_elu, mgopt__ke_unary},
+      {MGOPT_OP_softmax, mgopt__kr_softmax}, {MGOPT_OP_cast, mgopt__ke_cast},
+      {MGOPT_OP_reshape, mgopt__ks_reshape}, {MGOPT_OP_transpose, mgopt__ks_transpose},
+      {MGOPT_OP_expand_dims, mgopt__ks_expand_dims}, {MGOPT_OP_squeeze, mgopt__ks_squeeze},
+      {MGOPT_OP_concat, mgopt__ks_concat}, {MGOPT_OP_stack, mgopt__ks_stack}, {MGOPT_OP_split, mgopt__ks_split},
+      {MGOPT_OP_slice_by_index, mgopt__ks_slice_by_index}, {MGOPT_OP_slice_by_size, mgopt__ks_slice_by_size},
+      {MGOPT_OP_gather, mgopt__ks_gather}, {MGOPT_OP_one_hot, mgopt__ks_one_hot}, {MGOPT_OP_pad, mgopt__ks_pad},
+      {MGOPT_OP_tile, mgopt__ks_tile}, {MGOPT_OP_matmul, mgopt__kr_matmul}, {MGOPT_OP_linear, mgopt__kr_linear},
+      {MGOPT_OP_reduce_sum, mgopt__kr_reduce}, {MGOPT_OP_reduce_mean, mgopt__kr_reduce},
+      {MGOPT_OP_reduce_max, mgopt__kr_reduce}, {MGOPT_OP_reduce_min, mgopt__kr_reduce},
+      {MGOPT_OP_reduce_prod, mgopt__kr_reduce}, {MGOPT_OP_quantize, mgopt__kc_quantize},
+      {MGOPT_OP_dequantize, mgopt__kc_dequantize},
+      {MGOPT_OP_constexpr_affine_dequantize, mgopt__kc_affine_dequantize},
+      {MGOPT_OP_constexpr_lut_to_dense, mgopt__kc_lut_to_dense},
+      {MGOPT_OP_constexpr_sparse_to_dense, mgopt__kc_sparse_to_dense},
+      {MGOPT_OP_constexpr_blockwise_shift_scale, mgopt__kc_blockwise_shift_scale},
+      {MGOPT_OP_constexpr_cast, mgopt__kc_constexpr_cast},
+  };
+  int32_t k, i, n = 0;
+  for (k = -1; k <= MGOPT_OP__COUNT; k++) {
+    mgopt__kernel_fn fn = NULL;
+    for (i = 0; i < (int32_t)(sizeof want / sizeof want[0]); i++)
+      if (want[i].kind == k) fn = want[i].fn;
+    CHECK(mgopt__k_kernel(k) == fn);
+    CHECK_EQ_INT(mgopt__fold_has_kernel(k), fn != NULL);
+    n += mgopt__fold_has_kernel(k);
+  }
+  CHECK_EQ_INT(n, (int)(sizeof want / sizeof want[0]));
+  /* ops without a kernel stay as they are under const_elimination */
+  CHECK(!mgopt__fold_has_kernel(MGOPT_OP_const) && !mgopt__fold_has_kernel(MGOPT_OP_conv));
 }
 
 static void test_defaults(void) {
@@ -865,7 +930,7 @@ static void test_verifier_agrees(void) {
 }
 
 static const test_case tests[] = {
-    TEST(test_name_table),     TEST(test_defaults),   TEST(test_broadcast),
+    TEST(test_name_table),     TEST(test_fold_kernels), TEST(test_defaults),   TEST(test_broadcast),
     TEST(test_unary_cast_identity), TEST(test_reshape), TEST(test_transpose_expand_squeeze),
     TEST(test_concat_stack_split), TEST(test_slices), TEST(test_gather_one_hot_pad_tile),
     TEST(test_matmul_linear),  TEST(test_conv),       TEST(test_pool),
