@@ -9862,25 +9862,24 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
 }
 
 #endif /* MGOPT_NO_STDIO */
-/* src/onnx/import.c — ONNX model tree to the canonical IR: exact op mappings, the rest opaque. */
+/* src/onnx/convert_internal.h — private declarations of the ONNX converter: importer and exporter state, the mapping and type-rule tables, and the helpers the mappings share. */
+#ifndef MGOPT__ONNX_CONVERT_INTERNAL_H
+#define MGOPT__ONNX_CONVERT_INTERNAL_H
 
-/* How it works. The graph becomes function `main`: graph inputs without an
-   initializer are its arguments; initializers and Constant nodes become
-   `const` ops (their raw data stays borrowed); each node becomes canonical
-   ops when the semantics are exactly equal for this opset, types and
-   attributes included, and otherwise an opaque op `onnx::OpType` (or
-   `domain::OpType`) whose operand slots in0, in1, ... are the node's inputs
-   (an omitted optional input is an absent slot), whose attributes are
-   kept, and whose GRAPH attributes become nested blocks named after the
-   attribute. Output types come from type inference, refined by value_info.
-   Subgraphs see the values of enclosing graphs. The model tree stays in the
-   program (program->onnx_meta) so export can keep everything the IR does not
-   hold: opset imports, metadata, local functions, doc strings. */
+/* How the converter is laid out. The importer (import.c) walks a graph and
+   its subgraphs and hands each default-domain node to the row of the mapping
+   table for its op type and the model's opset; the exporter (export.c) hands
+   each canonical op to the row for its kind and the target opset. A row
+   names the ONNX op, the opsets it holds for, its import function and its
+   export function, which sit side by side in the file of their family
+   (map_elementwise.c, map_shape.c, map_nn.c, map_reduce.c). An op that stays
+   opaque still gets its output types from the type-rule table
+   (opaque_types.c). ops.c lists the families and keeps the lookups. */
 
 #define MGOPT__IMP_MAX_DEPTH 64
 #define MGOPT__IMP_MAX_RANK 32 /* types of opaque ops: higher ranks stay unknown */
 
-/* ---------------------------------------------------------------- scoped name map */
+/* ---------------------------------------------------------------- scoped name map (scope.c) */
 
 typedef struct mgopt__imap_undo {
   size_t slot;
@@ -9888,6 +9887,7 @@ typedef struct mgopt__imap_undo {
   void *val;
 } mgopt__imap_undo;
 
+/* Interned pointer -> pointer, with an undo log so a subgraph's names can be popped. */
 typedef struct mgopt__imap {
   const mgopt_allocator *al;
   const void **keys;
@@ -9898,6 +9898,206 @@ typedef struct mgopt__imap {
   int oom;
 } mgopt__imap;
 
+MGOPT__PRIVATE void mgopt__imap_free(mgopt__imap *m);
+MGOPT__PRIVATE void *mgopt__imap_get(const mgopt__imap *m, const void *k);
+MGOPT__PRIVATE void mgopt__imap_put(mgopt__imap *m, const void *k, void *v);
+MGOPT__PRIVATE void mgopt__imap_pop(mgopt__imap *m, int64_t mark);
+
+/* ---------------------------------------------------------------- the tables (ops.c) */
+
+typedef struct mgopt__imp mgopt__imp;
+typedef struct mgopt__exp mgopt__exp;
+typedef struct mgopt__onnx_map mgopt__onnx_map;
+typedef struct mgopt__onnx_rule mgopt__onnx_rule;
+
+/* Builds canonical ops for I->node: 1 when it did, 0 to leave the node opaque
+   (nothing it created is read then), -1 on error (d set). */
+typedef int (*mgopt__imp_fn)(mgopt__imp *I, const mgopt__onnx_map *m);
+/* Writes canonical op `op` as ONNX nodes of the target opset. */
+typedef mgopt_status (*mgopt__exp_fn)(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+/* Sets the output types of opaque op `op` (made from I->node) that ONNX makes certain. */
+typedef mgopt_status (*mgopt__onnx_rule_fn)(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r);
+
+/* One ONNX op of the default domain over a range of opsets, and the canonical op it maps to. */
+struct mgopt__onnx_map {
+  const char *onnx;      /* ONNX op type */
+  int32_t since, until;  /* the opsets this row is for: since..until, until 0 = every later one */
+  int32_t kind;          /* the canonical op (mgopt_op_kind) the import makes or the export writes */
+  mgopt__imp_fn to_ir;   /* import; NULL: the ONNX op stays opaque */
+  mgopt__exp_fn to_onnx; /* export; NULL: another row writes `kind` (at most one row per kind and opset) */
+  const char *slots[3];  /* operand slots as ONNX inputs 0, 1, 2 (for the one-to-one mappings) */
+};
+
+/* The type rule of one ONNX op (default domain) over a range of opsets. */
+struct mgopt__onnx_rule {
+  const char *onnx;
+  int32_t since, until; /* as in mgopt__onnx_map */
+  mgopt__onnx_rule_fn fn;
+  int32_t arg; /* what the rule function reads it as is said above the function */
+};
+
+/* The rows of one family of mappings; *n gets their count. */
+typedef const mgopt__onnx_map *(*mgopt__onnx_family_fn)(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
+
+/* Family i's rows (*n of them), NULL past the last family. */
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_family(int32_t i, int32_t *n);
+MGOPT__PRIVATE int mgopt__onnx_in_range(int32_t since, int32_t until, int64_t opset);
+
+/* The importer's index of op types for one opset: the mapping row and the
+   type rule of each name (open addressing over the name's bytes). */
+#define MGOPT__ONNX_INDEX_CAP 512
+typedef struct mgopt__onnx_entry {
+  const char *name;
+  size_t len;
+  const mgopt__onnx_map *map;
+  const mgopt__onnx_rule *rule;
+} mgopt__onnx_entry;
+
+typedef struct mgopt__onnx_index {
+  mgopt__onnx_entry slots[MGOPT__ONNX_INDEX_CAP];
+  int32_t count;
+} mgopt__onnx_index;
+
+MGOPT__PRIVATE void mgopt__onnx_index_build(mgopt__onnx_index *x, int64_t opset);
+MGOPT__PRIVATE const mgopt__onnx_entry *mgopt__onnx_index_find(const mgopt__onnx_index *x, mgopt_str op_type);
+
+/* The exporter's index: the row that writes each kind at one opset. */
+MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int64_t opset);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset);
+
+/* ---------------------------------------------------------------- importer state */
+
+struct mgopt__imp {
+  mgopt_program *p;
+  mgopt_onnx_model *m;
+  mgopt_diag *d;
+  mgopt__imap values; /* interned name -> mgopt_value */
+  mgopt__imap vinfo;  /* interned name -> mgopt_onnx_type */
+  int64_t opset;      /* default-domain opset version */
+  int depth;
+  mgopt_block *b; /* block being filled */
+  const mgopt_onnx_node *node;
+  int infer_failed; /* a mapped op's types did not infer (the node then stays opaque) */
+  mgopt__onnx_index ops;
+};
+
+MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+MGOPT__PRIVATE const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s);
+MGOPT__PRIVATE const char *mgopt__imp_intern_copy(mgopt__imp *I, mgopt_str s);
+MGOPT__PRIVATE int mgopt__imp_streq(mgopt_str s, const char *c);
+MGOPT__PRIVATE int mgopt__imp_default_domain(mgopt_str domain);
+
+/* ONNX types and tensors as the IR's (import_values.c) */
+MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out);
+MGOPT__PRIVATE mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot);
+MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot);
+MGOPT__PRIVATE mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out);
+
+/* reading the node and building canonical ops (import_build.c) */
+MGOPT__PRIVATE const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name);
+MGOPT__PRIVATE int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt);
+MGOPT__PRIVATE double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt);
+MGOPT__PRIVATE int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out);
+MGOPT__PRIVATE int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want);
+MGOPT__PRIVATE mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k);
+MGOPT__PRIVATE int64_t mgopt__imp_nin(const mgopt_onnx_node *n);
+MGOPT__PRIVATE int64_t mgopt__imp_nout(const mgopt_onnx_node *n);
+MGOPT__PRIVATE int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out);
+MGOPT__PRIVATE int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int attr_form, int64_t **out);
+MGOPT__PRIVATE int mgopt__imp_rank(const mgopt_value *v);
+MGOPT__PRIVATE int mgopt__imp_is_float(const mgopt_value *v);
+MGOPT__PRIVATE int mgopt__imp_known_dtype(const mgopt_value *v);
+MGOPT__PRIVATE const char *mgopt__imp_kind_name(int32_t kind);
+MGOPT__PRIVATE mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks);
+MGOPT__PRIVATE mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v,
+                                                  int64_t n);
+MGOPT__PRIVATE mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op);
+MGOPT__PRIVATE int mgopt__imp_done(mgopt__imp *I, mgopt_op *op);
+MGOPT__PRIVATE int mgopt__imp_forwardable(mgopt__imp *I, const mgopt_value *x);
+MGOPT__PRIVATE mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v);
+
+/* ---------------------------------------------------------------- exporter state */
+
+typedef struct mgopt__exv {
+  void *data;
+  int64_t n, cap;
+} mgopt__exv;
+
+typedef struct mgopt__exg { /* a graph being written */
+  mgopt__exv nodes, inits, inputs, outputs;
+  int is_main;
+} mgopt__exg;
+
+struct mgopt__exp {
+  mgopt_program *p;
+  const mgopt_onnx_export_options *o;
+  mgopt_diag *d;
+  int64_t opset;
+  mgopt__exg *g;
+  const mgopt_op *op; /* op being written, for messages */
+  int depth;
+  /* names taken in this model (interned pointers, open addressing): the IR's
+     values, then each name the export makes up; with the next suffix per base,
+     so exporting one program twice gives the same names */
+  const char **names;
+  size_t names_cap, names_count;
+  const char **fresh_base;
+  uint64_t *fresh_next;
+  size_t fresh_cap, fresh_count;
+  const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT]; /* the row that writes each kind at this opset */
+};
+
+/* building nodes (export_build.c) */
+MGOPT__PRIVATE void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem);
+MGOPT__PRIVATE void mgopt__exv_free(mgopt__exp *E, mgopt__exv *v, size_t elem);
+MGOPT__PRIVATE void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, int64_t *count);
+MGOPT__PRIVATE mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+MGOPT__PRIVATE mgopt_status mgopt__exp_nomem(mgopt__exp *E);
+MGOPT__PRIVATE mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why);
+MGOPT__PRIVATE mgopt_str mgopt__exp_s(const char *c);
+MGOPT__PRIVATE int32_t mgopt__exp_dtype(mgopt_dtype t);
+MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t);
+MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name,
+                                              mgopt_onnx_tensor *ot);
+MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain,
+                                                const char *name);
+MGOPT__PRIVATE int mgopt__exp_set_io(mgopt__exp *E, mgopt_str **arr, int64_t *cnt, const char *const *names,
+                                     int64_t n);
+MGOPT__PRIVATE mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_node *n, const char *name,
+                                                     int32_t type);
+MGOPT__PRIVATE int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v);
+MGOPT__PRIVATE int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v);
+MGOPT__PRIVATE int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v);
+MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v,
+                                    int64_t cnt);
+MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name);
+MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base);
+MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n);
+MGOPT__PRIVATE const char *mgopt__exp_scalar_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
+MGOPT__PRIVATE const char *mgopt__exp_vname(const mgopt_value *v);
+MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v);
+MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
+                                                  const char *const *ins, int64_t nin);
+MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
+MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
+MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+
+#endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
+/* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
+
 static size_t mgopt__imap_h(const void *k, size_t cap) {
   uint64_t x = (uint64_t)(uintptr_t)k;
   x ^= x >> 33;
@@ -9906,7 +10106,7 @@ static size_t mgopt__imap_h(const void *k, size_t cap) {
   return (size_t)x & (cap - 1);
 }
 
-static void mgopt__imap_free(mgopt__imap *m) {
+MGOPT__PRIVATE void mgopt__imap_free(mgopt__imap *m) {
   if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
   if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
   if (m->undo) mgopt__heap_free(m->al, m->undo, (size_t)m->undo_cap * sizeof(mgopt__imap_undo));
@@ -9947,7 +10147,7 @@ static int mgopt__imap_rehash(mgopt__imap *m, size_t ncap) {
   return 1;
 }
 
-static void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
+MGOPT__PRIVATE void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
   size_t j;
   if (!m->cap || !k) return NULL;
   j = mgopt__imap_h(k, m->cap);
@@ -9959,7 +10159,7 @@ static void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
 }
 
 /* Sets k -> v, remembering the previous value so a scope can be popped. */
-static void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
+MGOPT__PRIVATE void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
   size_t j;
   if (m->oom || !k) return;
   if ((m->count + 1) * 2 > m->cap && !mgopt__imap_rehash(m, m->cap ? m->cap * 2 : 256)) return;
@@ -9983,72 +10183,17 @@ static void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
 }
 
 /* Restores the map to what it was when nundo was `mark` (entries stay, set to their old value). */
-static void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
+MGOPT__PRIVATE void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
   while (m->nundo > mark) {
     mgopt__imap_undo *u = &m->undo[--m->nundo];
     m->vals[u->slot] = u->val;
   }
 }
+/* src/onnx/import_values.c — ONNX types and tensors as the IR's: value types, declared-type refinement, tensor data, type attributes. */
 
-/* ---------------------------------------------------------------- importer state */
-
-typedef struct mgopt__imp {
-  mgopt_program *p;
-  mgopt_onnx_model *m;
-  mgopt_diag *d;
-  mgopt__imap values;  /* interned name -> mgopt_value */
-  mgopt__imap vinfo;   /* interned name -> mgopt_onnx_type */
-  int64_t opset;       /* default-domain opset version */
-  int depth;
-  mgopt_block *b;      /* block being filled */
-  const mgopt_onnx_node *node;
-  int infer_failed;    /* a mapped op's types did not infer (the node then stays opaque) */
-} mgopt__imp;
-
-static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
-  va_list ap;
-  if (!I->d) return s;
-  I->d->status = s;
-  I->d->op[0] = 0;
-  if (I->node && I->node->name.len)
-    snprintf(I->d->op, sizeof I->d->op, "%.*s", (int)(I->node->name.len > 90 ? 90 : I->node->name.len),
-             I->node->name.ptr);
-  va_start(ap, fmt);
-  vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
-/* A value or node name of the tree as the program's interned pointer. The
-   tree's names are interned in the program already (see onnx_api.h; trees
-   from mgopt_onnx_export too), so the pointer is taken as it is: hashing every name again on every lookup was a sixth of the
-   import. A name that breaks the rule cannot match (it is then reported as
-   undefined), never a different name. */
-static const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
-  if (s.ptr && s.len) return s.ptr;
-  return mgopt_program_intern(I->p, "", 0);
-}
-
-/* Interned for certain (attribute names and dim params: few, and a tree built
-   by mgopt_onnx_export spells them with literals). */
-static const char *mgopt__imp_intern_copy(mgopt__imp *I, mgopt_str s) {
-  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
-}
-
-static int mgopt__imp_streq(mgopt_str s, const char *c) {
-  size_t n = strlen(c);
-  return s.len == n && (n == 0 || memcmp(s.ptr, c, n) == 0);
-}
-
-/* ---------------------------------------------------------------- types and tensors */
-
-static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out) {
+/* An ONNX type as the IR's: a tensor type (rank -1 without a shape, a dim
+   param as a symbol), or any other kind kept as its bytes. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out) {
   mgopt_type t;
   memset(&t, 0, sizeof t);
   t.rank = -1;
@@ -10087,7 +10232,7 @@ static mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mg
 
 /* Merges the declared ONNX type into v's inferred type: declared info fills
    what inference left unknown and never contradicts it. */
-static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot) {
+MGOPT__PRIVATE mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt_onnx_type *ot) {
   mgopt_type dt;
   mgopt_type *t = &v->type;
   int32_t i;
@@ -10121,7 +10266,7 @@ static mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, const mgopt
 }
 
 /* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
-static mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
+MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
   mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
   mgopt_tensor *t;
   int64_t i, n;
@@ -10238,151 +10383,6 @@ count:
   return NULL;
 }
 
-/* ---------------------------------------------------------------- building blocks */
-
-static const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name) {
-  int64_t i;
-  for (i = 0; i < n->nattributes; i++)
-    if (mgopt__imp_streq(n->attributes[i].name, name)) return &n->attributes[i];
-  return NULL;
-}
-
-static int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
-  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
-  return a && a->type == MGOPT_ONNX_ATTR_INT ? a->i : dflt;
-}
-
-static double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt) {
-  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
-  return a && a->type == MGOPT_ONNX_ATTR_FLOAT ? (double)a->f : dflt;
-}
-
-/* INTS attribute: count, -1 if absent. */
-static int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out) {
-  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
-  if (!a || a->type != MGOPT_ONNX_ATTR_INTS) return -1;
-  *out = a->ints;
-  return a->nints;
-}
-
-static int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want) {
-  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
-  return a && a->type == MGOPT_ONNX_ATTR_STRING && mgopt__imp_streq(a->s, want);
-}
-
-/* Input k of the node: NULL when absent or omitted. */
-static mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k) {
-  const mgopt_onnx_node *n = I->node;
-  if (k >= n->ninputs || n->inputs[k].len == 0) return NULL;
-  return (mgopt_value *)mgopt__imap_get(&I->values, mgopt__imp_intern(I, n->inputs[k]));
-}
-
-static int64_t mgopt__imp_nin(const mgopt_onnx_node *n) {
-  int64_t k = n->ninputs;
-  while (k > 0 && n->inputs[k - 1].len == 0) k--;
-  return k;
-}
-
-static int64_t mgopt__imp_nout(const mgopt_onnx_node *n) {
-  int64_t k = n->noutputs;
-  while (k > 0 && n->outputs[k - 1].len == 0) k--;
-  return k;
-}
-
-/* Constant integer list from a const value (1-d or scalar integer tensor). */
-static int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out) {
-  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
-  int64_t i, *arr;
-  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > 4096) return -1;
-  arr = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(t->numel + 1), 8);
-  if (!arr) return -1;
-  mgopt_tensor_data(I->p, t);
-  for (i = 0; i < t->numel; i++) arr[i] = mgopt_tensor_get_i64(t, i);
-  *out = arr;
-  return t->numel;
-}
-
-static int mgopt__imp_rank(const mgopt_value *v) {
-  return v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.rank : -1;
-}
-
-/* A new op of `type` at the end of the current block, outputs named after the
-   node's outputs 0..nouts-1 (absent outputs flagged). Not inferred yet. */
-static mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks) {
-  mgopt_op *op = mgopt_op_new(I->p, type, nouts, nblocks);
-  int32_t i;
-  if (!op) return NULL;
-  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
-  for (i = 0; i < nouts; i++) {
-    if (i < I->node->noutputs && I->node->outputs[i].len) {
-      op->outs[i]->name = mgopt__imp_intern(I, I->node->outputs[i]);
-      if (!op->outs[i]->name) return NULL;
-    } else {
-      op->outs[i]->flags |= MGOPT_VALUE_ABSENT;
-    }
-  }
-  mgopt_op_append(op, I->b);
-  return op;
-}
-
-/* A const value (named after the node and `what`) holding t, inserted before `pos`. */
-static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
-  char buf[160];
-  const char *nm;
-  mgopt_value *v;
-  snprintf(buf, sizeof buf, "%.100s_%s", I->node->outputs && I->node->noutputs && I->node->outputs[0].len
-                                            ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
-  nm = mgopt_program_fresh_name(I->p, buf);
-  if (!nm || !t) return NULL;
-  v = mgopt_build_const(I->p, I->b, pos, nm, t);
-  return v;
-}
-
-static mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v, int64_t n) {
-  mgopt_tensor *t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, 1, &n);
-  int64_t i;
-  if (!t) return NULL;
-  for (i = 0; i < n; i++) {
-    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return NULL;
-    mgopt_tensor_set_i64(t, i, v[i]);
-  }
-  return mgopt__imp_const(I, pos, what, t);
-}
-
-/* After a canonical op is built: infer, refine with declared types, and bind the outputs. */
-static mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
-  int32_t i;
-  mgopt_diag d2;
-  mgopt_status s;
-  mgopt_diag_clear(&d2);
-  if (op->kind != MGOPT_OP_OPAQUE) {
-    s = mgopt_op_infer(I->p, op, &d2);
-    if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
-    if (s) {
-      I->infer_failed = 1;
-      return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
-    }
-  }
-  for (i = 0; i < op->nouts; i++) {
-    mgopt_value *v = op->outs[i];
-    if (v->flags & MGOPT_VALUE_ABSENT) continue;
-    s = mgopt__imp_refine(I, v, (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, v->name));
-    if (s) return s;
-    mgopt__imap_put(&I->values, v->name, v);
-  }
-  return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
-}
-
-/* The node's output k is value v (an existing value): bind the name with an identity.
-   Callers check mgopt__imp_forwardable first. */
-static mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
-  mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
-  return mgopt__imp_finish(I, op);
-}
-
-/* ---------------------------------------------------------------- opaque ops */
-
 /* Appends a protobuf varint. */
 static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
   char c[10];
@@ -10396,7 +10396,7 @@ static void mgopt__imp_varint(mgopt_buf *b, uint64_t v) {
 
 /* The encoded TypeProto of t: its kept bytes, or a tensor type encoded here
    (elem_type, shape dims as value or param, denotation). */
-static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
+MGOPT__PRIVATE mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *t, mgopt_str *out) {
   mgopt_buf tt, sh, ty;
   int64_t i;
   if (t->other.len) {
@@ -10456,12 +10456,2086 @@ static mgopt_status mgopt__imp_type_bytes(mgopt__imp *I, const mgopt_onnx_type *
     return oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
   }
 }
+/* src/onnx/import_build.c — what the import mappings share: reading a node's attributes and inputs, building canonical ops and binding their outputs. */
 
-static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
+/* ---------------------------------------------------------------- names */
 
-/* ---------------------------------------------------------------- types of opaque ops
+/* A value or node name of the tree as the program's interned pointer. The
+   tree's names are interned in the program already (see onnx_api.h; trees
+   from mgopt_onnx_export too), so the pointer is taken as it is: hashing every name again on every lookup was a sixth of the
+   import. A name that breaks the rule cannot match (it is then reported as
+   undefined), never a different name. */
+MGOPT__PRIVATE const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s) {
+  if (s.ptr && s.len) return s.ptr;
+  return mgopt_program_intern(I->p, "", 0);
+}
 
-   An op the importer keeps opaque still has outputs whose types ONNX defines
+/* Interned for certain (attribute names and dim params: few, and a tree built
+   by mgopt_onnx_export spells them with literals). */
+MGOPT__PRIVATE const char *mgopt__imp_intern_copy(mgopt__imp *I, mgopt_str s) {
+  return mgopt_program_intern(I->p, s.ptr ? s.ptr : "", s.len);
+}
+
+MGOPT__PRIVATE int mgopt__imp_streq(mgopt_str s, const char *c) {
+  size_t n = strlen(c);
+  return s.len == n && (n == 0 || memcmp(s.ptr, c, n) == 0);
+}
+
+MGOPT__PRIVATE int mgopt__imp_default_domain(mgopt_str domain) {
+  return domain.len == 0 || mgopt__imp_streq(domain, "ai.onnx");
+}
+
+/* ---------------------------------------------------------------- reading the node */
+
+MGOPT__PRIVATE const mgopt_onnx_attribute *mgopt__imp_attr(const mgopt_onnx_node *n, const char *name) {
+  int64_t i;
+  for (i = 0; i < n->nattributes; i++)
+    if (mgopt__imp_streq(n->attributes[i].name, name)) return &n->attributes[i];
+  return NULL;
+}
+
+MGOPT__PRIVATE int64_t mgopt__imp_aint(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_INT ? a->i : dflt;
+}
+
+MGOPT__PRIVATE double mgopt__imp_afloat(const mgopt_onnx_node *n, const char *name, double dflt) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_FLOAT ? (double)a->f : dflt;
+}
+
+/* INTS attribute: count, -1 if absent. */
+MGOPT__PRIVATE int64_t mgopt__imp_aints(const mgopt_onnx_node *n, const char *name, const int64_t **out) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  if (!a || a->type != MGOPT_ONNX_ATTR_INTS) return -1;
+  *out = a->ints;
+  return a->nints;
+}
+
+MGOPT__PRIVATE int mgopt__imp_astr(const mgopt_onnx_node *n, const char *name, const char *want) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(n, name);
+  return a && a->type == MGOPT_ONNX_ATTR_STRING && mgopt__imp_streq(a->s, want);
+}
+
+/* Input k of the node: NULL when absent or omitted. */
+MGOPT__PRIVATE mgopt_value *mgopt__imp_in(mgopt__imp *I, int64_t k) {
+  const mgopt_onnx_node *n = I->node;
+  if (k >= n->ninputs || n->inputs[k].len == 0) return NULL;
+  return (mgopt_value *)mgopt__imap_get(&I->values, mgopt__imp_intern(I, n->inputs[k]));
+}
+
+MGOPT__PRIVATE int64_t mgopt__imp_nin(const mgopt_onnx_node *n) {
+  int64_t k = n->ninputs;
+  while (k > 0 && n->inputs[k - 1].len == 0) k--;
+  return k;
+}
+
+MGOPT__PRIVATE int64_t mgopt__imp_nout(const mgopt_onnx_node *n) {
+  int64_t k = n->noutputs;
+  while (k > 0 && n->outputs[k - 1].len == 0) k--;
+  return k;
+}
+
+
+/* Constant integer list from a const value (1-d or scalar integer tensor). */
+MGOPT__PRIVATE int64_t mgopt__imp_const_ints(mgopt__imp *I, mgopt_value *v, int64_t **out) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  int64_t i, *arr;
+  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > 4096) return -1;
+  arr = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(t->numel + 1), 8);
+  if (!arr) return -1;
+  mgopt_tensor_data(I->p, t);
+  for (i = 0; i < t->numel; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+  *out = arr;
+  return t->numel;
+}
+
+/* Axes from the attribute (attr_form: the opsets before they became an
+   input) or from constant input input_k: count, -1 when not usable, -2 when absent. */
+MGOPT__PRIVATE int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int attr_form, int64_t **out) {
+  const int64_t *a = NULL;
+  int64_t n;
+  if (attr_form) {
+    n = mgopt__imp_aints(I->node, "axes", &a);
+    if (n < 0) return -2;
+    /* one spare slot, as callers expect; only n entries are read from the attribute */
+    *out = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (*out && n) memcpy(*out, a, sizeof(int64_t) * (size_t)n);
+    return *out ? n : -1;
+  }
+  if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
+  return mgopt__imp_const_ints(I, mgopt__imp_in(I, input_k), out);
+}
+
+MGOPT__PRIVATE int mgopt__imp_rank(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.rank : -1;
+}
+
+MGOPT__PRIVATE int mgopt__imp_is_float(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
+         (v->type.dtype == MGOPT_DT_FP32 || v->type.dtype == MGOPT_DT_FP16 || v->type.dtype == MGOPT_DT_FP64);
+}
+
+MGOPT__PRIVATE int mgopt__imp_known_dtype(const mgopt_value *v) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR && v->type.dtype != MGOPT_DT_UNKNOWN;
+}
+
+
+/* ---------------------------------------------------------------- building canonical ops */
+
+MGOPT__PRIVATE const char *mgopt__imp_kind_name(int32_t kind) {
+  const mgopt_op_def *def = mgopt_op_def_get(kind);
+  return def ? def->name : "";
+}
+
+/* A new op of `type` at the end of the current block, outputs named after the
+   node's outputs 0..nouts-1 (absent outputs flagged). Not inferred yet. */
+MGOPT__PRIVATE mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks) {
+  mgopt_op *op = mgopt_op_new(I->p, type, nouts, nblocks);
+  int32_t i;
+  if (!op) return NULL;
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  for (i = 0; i < nouts; i++) {
+    if (i < I->node->noutputs && I->node->outputs[i].len) {
+      op->outs[i]->name = mgopt__imp_intern(I, I->node->outputs[i]);
+      if (!op->outs[i]->name) return NULL;
+    } else {
+      op->outs[i]->flags |= MGOPT_VALUE_ABSENT;
+    }
+  }
+  mgopt_op_append(op, I->b);
+  return op;
+}
+
+/* A const value (named after the node and `what`) holding t, inserted before `pos`. */
+static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+  char buf[160];
+  const char *nm;
+  mgopt_value *v;
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->outputs && I->node->noutputs && I->node->outputs[0].len
+                                            ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
+  nm = mgopt_program_fresh_name(I->p, buf);
+  if (!nm || !t) return NULL;
+  v = mgopt_build_const(I->p, I->b, pos, nm, t);
+  return v;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) {
+    if (v[i] < INT32_MIN || v[i] > INT32_MAX) return NULL;
+    mgopt_tensor_set_i64(t, i, v[i]);
+  }
+  return mgopt__imp_const(I, pos, what, t);
+}
+
+/* After a canonical op is built: infer, refine with declared types, and bind the outputs. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op) {
+  int32_t i;
+  mgopt_diag d2;
+  mgopt_status s;
+  mgopt_diag_clear(&d2);
+  if (op->kind != MGOPT_OP_OPAQUE) {
+    s = mgopt_op_infer(I->p, op, &d2);
+    if (s == MGOPT_ERR_NOMEM) return mgopt__imp_fail(I, s, "out of memory");
+    if (s) {
+      I->infer_failed = 1;
+      return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "%s: %s", op->type, d2.msg);
+    }
+  }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = op->outs[i];
+    if (v->flags & MGOPT_VALUE_ABSENT) continue;
+    s = mgopt__imp_refine(I, v, (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, v->name));
+    if (s) return s;
+    mgopt__imap_put(&I->values, v->name, v);
+  }
+  return I->values.oom ? mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+}
+
+/* The mapping's return value for the status of mgopt__imp_finish(op). */
+MGOPT__PRIVATE int mgopt__imp_done(mgopt__imp *I, mgopt_op *op) { return mgopt__imp_finish(I, op) ? -1 : 1; }
+
+/* 1 if an identity can stand for the node: a tensor goes in, and the first
+   output is not declared as something else (a sequence, a map): those stay opaque. */
+MGOPT__PRIVATE int mgopt__imp_forwardable(mgopt__imp *I, const mgopt_value *x) {
+  const mgopt_onnx_type *ot;
+  const char *nm;
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  nm = I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : NULL;
+  ot = nm ? (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, nm) : NULL;
+  return !ot || ot->tensor_type || !ot->other.len;
+}
+
+/* The node's output k is value v (an existing value): bind the name with an identity.
+   Callers check mgopt__imp_forwardable first. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_forward(mgopt__imp *I, mgopt_value *v) {
+  mgopt_op *op = mgopt__imp_op(I, "identity", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", v)) return MGOPT_ERR_NOMEM;
+  return mgopt__imp_finish(I, op);
+}
+/* src/onnx/export_build.c — what the export mappings share: node and attribute building, fresh names, constants made for ONNX inputs, types and tensors as ONNX's. */
+
+MGOPT__PRIVATE void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  char *slot;
+  if (!mgopt__grow(&E->p->alloc, &v->data, &v->cap, v->n + 1, elem)) return NULL;
+  slot = (char *)v->data + (size_t)v->n * elem;
+  memset(slot, 0, elem);
+  v->n++;
+  return slot;
+}
+
+MGOPT__PRIVATE void mgopt__exv_free(mgopt__exp *E, mgopt__exv *v, size_t elem) {
+  if (v->data) mgopt__heap_free(&E->p->alloc, v->data, (size_t)v->cap * elem);
+  memset(v, 0, sizeof *v);
+}
+
+/* Moves a vector's contents into the arena; returns the arena copy. */
+MGOPT__PRIVATE void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, int64_t *count) {
+  void *a = NULL;
+  *count = v->n;
+  if (v->n) a = mgopt__dup(E->p, v->data, (size_t)v->n * elem);
+  mgopt__exv_free(E, v, elem);
+  return a;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!E->d) return s;
+  E->d->status = s;
+  E->d->op[0] = 0;
+  if (E->op) {
+    const char *n = E->op->name ? E->op->name : (E->op->nouts && E->op->outs[0]->name) ? E->op->outs[0]->name : "";
+    snprintf(E->d->op, sizeof E->d->op, "%.90s", n);
+  }
+  va_start(ap, fmt);
+  vsnprintf(E->d->msg, sizeof E->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+MGOPT__PRIVATE mgopt_str mgopt__exp_s(const char *c) {
+  mgopt_str s;
+  s.ptr = c ? c : "";
+  s.len = c ? strlen(c) : 0;
+  return s;
+}
+
+/* ---------------------------------------------------------------- types and tensors */
+
+MGOPT__PRIVATE int32_t mgopt__exp_dtype(mgopt_dtype t) {
+  int32_t k;
+  for (k = 1; k < MGOPT_ONNX_DT__COUNT; k++)
+    if (mgopt_onnx_dtype(k) == t && t != MGOPT_DT_UNKNOWN) return k;
+  return 0;
+}
+
+MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
+  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
+  mgopt_onnx_tensor_type *tt;
+  int32_t i;
+  if (!ot) return NULL;
+  if (t->kind == MGOPT_TYPE_OTHER) {
+    ot->other.ptr = (const char *)t->other;
+    ot->other.len = t->other_len;
+    return ot;
+  }
+  tt = (mgopt_onnx_tensor_type *)mgopt_program_alloc(E->p, sizeof *tt, 8);
+  if (!tt) return NULL;
+  ot->tensor_type = tt;
+  tt->elem_type = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  if (tt->elem_type) tt->has |= MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE;
+  if (t->rank >= 0) {
+    tt->shape = (mgopt_onnx_shape *)mgopt_program_alloc(E->p, sizeof *tt->shape, 8);
+    if (!tt->shape) return NULL;
+    tt->shape->ndims = t->rank;
+    if (t->rank > 0) {
+      tt->shape->dims = (mgopt_onnx_dim *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_dim) * (size_t)t->rank, 8);
+      if (!tt->shape->dims) return NULL;
+    }
+    for (i = 0; i < t->rank; i++) {
+      mgopt_onnx_dim *od = &tt->shape->dims[i];
+      if (t->dims[i].sym) {
+        od->has = MGOPT_ONNX_DIM_HAS_PARAM;
+        od->param = mgopt__exp_s(t->dims[i].sym);
+      } else if (t->dims[i].v >= 0) {
+        od->has = MGOPT_ONNX_DIM_HAS_VALUE;
+        od->value = t->dims[i].v;
+      }
+    }
+  }
+  return ot;
+}
+
+/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
+MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
+  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  int64_t nb, i;
+  memset(ot, 0, sizeof *ot);
+  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->data_type = dt;
+  ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
+  ot->name = mgopt__exp_s(name);
+  ot->ndims = t->rank;
+  ot->numel = t->numel;
+  if (t->rank > 0) {
+    ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
+    if (!ot->dims) return MGOPT_ERR_NOMEM;
+  }
+  if (t->dtype == MGOPT_DT_STRING) {
+    ot->string_data = (mgopt_str *)t->data;
+    ot->nstring_data = t->numel;
+    return MGOPT_OK;
+  }
+  nb = mgopt_onnx_raw_nbytes(dt, t->numel);
+  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
+  if ((size_t)nb == t->nbytes) {
+    ot->raw_data.ptr = (const char *)t->data;
+    ot->raw_data.len = t->nbytes;
+    return MGOPT_OK;
+  }
+  {
+    /* 4-bit types: two per byte, low nibble first */
+    uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
+    if (!r) return MGOPT_ERR_NOMEM;
+    for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
+    ot->raw_data.ptr = (const char *)r;
+    ot->raw_data.len = (size_t)nb;
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain, const char *name) {
+  mgopt_onnx_node *n = (mgopt_onnx_node *)mgopt__exv_push(E, &E->g->nodes, sizeof(mgopt_onnx_node));
+  if (!n) return NULL;
+  n->op_type = mgopt__exp_s(op_type);
+  n->domain = mgopt__exp_s(domain);
+  if (name) n->name = mgopt__exp_s(name);
+  return n;
+}
+
+MGOPT__PRIVATE int mgopt__exp_set_io(mgopt__exp *E, mgopt_str **arr, int64_t *cnt, const char *const *names, int64_t n) {
+  int64_t i;
+  *arr = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(n ? n : 1), 8);
+  if (!*arr) return 0;
+  for (i = 0; i < n; i++) (*arr)[i] = mgopt__exp_s(names[i]);
+  *cnt = n;
+  return 1;
+}
+
+MGOPT__PRIVATE mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int32_t type) {
+  mgopt_onnx_attribute *a = (mgopt_onnx_attribute *)mgopt_program_alloc(
+      E->p, sizeof(mgopt_onnx_attribute) * (size_t)(n->nattributes + 1), 8);
+  if (!a) return NULL;
+  if (n->nattributes) memcpy(a, n->attributes, sizeof(mgopt_onnx_attribute) * (size_t)n->nattributes);
+  n->attributes = a;
+  a = &a[n->nattributes++];
+  a->name = mgopt__exp_s(name);
+  a->type = type;
+  a->has = MGOPT_ONNX_ATTR_HAS_TYPE;
+  return a;
+}
+
+MGOPT__PRIVATE int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INT);
+  if (!a) return 0;
+  a->i = v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_I;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOAT);
+  if (!a) return 0;
+  a->f = (float)v;
+  a->has |= MGOPT_ONNX_ATTR_HAS_F;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_STRING);
+  if (!a) return 0;
+  a->s = mgopt__exp_s(v);
+  a->has |= MGOPT_ONNX_ATTR_HAS_S;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v, int64_t cnt) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INTS);
+  if (!a) return 0;
+  a->ints = (int64_t *)mgopt__dup(E->p, v, sizeof(int64_t) * (size_t)(cnt ? cnt : 1));
+  a->nints = cnt;
+  return a->ints != NULL;
+}
+
+
+/* "<base>_mgopt_<k>" for the smallest k this export has not used and no
+   value of the model holds. */
+MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
+  char buf[200];
+  const char *b;
+  size_t h;
+  int r;
+  snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
+  b = mgopt_program_intern_cstr(E->p, buf);
+  if (!b) return NULL;
+  if ((E->fresh_count + 1) * 2 > E->fresh_cap) {
+    size_t ncap = E->fresh_cap ? E->fresh_cap * 2 : 256, i;
+    const char **nb = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
+    uint64_t *nn = (uint64_t *)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+    if (!nb || !nn) {
+      if (nb) mgopt__heap_free(&E->p->alloc, (void *)nb, ncap * sizeof(char *));
+      if (nn) mgopt__heap_free(&E->p->alloc, nn, ncap * sizeof(uint64_t));
+      return NULL;
+    }
+    memset((void *)nb, 0, ncap * sizeof(char *));
+    for (i = 0; i < E->fresh_cap; i++)
+      if (E->fresh_base[i]) {
+        h = (size_t)((uintptr_t)E->fresh_base[i] >> 4) * 0x9e3779b97f4a7c15ull % ncap;
+        while (nb[h]) h = (h + 1) % ncap;
+        nb[h] = E->fresh_base[i];
+        nn[h] = E->fresh_next[i];
+      }
+    if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
+    if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
+    E->fresh_base = nb;
+    E->fresh_next = nn;
+    E->fresh_cap = ncap;
+  }
+  h = (size_t)((uintptr_t)b >> 4) * 0x9e3779b97f4a7c15ull % E->fresh_cap;
+  while (E->fresh_base[h] && E->fresh_base[h] != b) h = (h + 1) % E->fresh_cap;
+  if (!E->fresh_base[h]) {
+    E->fresh_base[h] = b;
+    E->fresh_next[h] = 0;
+    E->fresh_count++;
+  }
+  for (;;) {
+    const char *name;
+    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)E->fresh_next[h]++);
+    name = mgopt_program_intern_cstr(E->p, buf);
+    if (!name) return NULL;
+    r = mgopt__exp_claim(E, name);
+    if (r < 0) return NULL;
+    if (r) return name;
+  }
+}
+
+/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
+MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
+  const char *name = mgopt__exp_fresh(E, base);
+  mgopt_onnx_tensor *ot;
+  if (!t || !name) return NULL;
+  if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
+  if (E->g->is_main) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
+  } else {
+    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
+    mgopt_onnx_attribute *a;
+    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
+    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
+    if (!a) return NULL;
+    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
+  }
+  return name;
+}
+
+/* A scalar initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
+MGOPT__PRIVATE const char *mgopt__exp_scalar_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
+  const char *nm = mgopt__exp_fresh(E, base);
+  mgopt_onnx_tensor *ot;
+  if (!t || !nm) return NULL;
+  if (E->g->is_main) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+    if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return NULL;
+  } else {
+    mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
+    mgopt_onnx_attribute *a;
+    if (!c || !mgopt__exp_set_io(E, &c->outputs, &c->noutputs, &nm, 1)) return NULL;
+    a = mgopt__exp_attr(E, c, "value", MGOPT_ONNX_ATTR_TENSOR);
+    if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)) ||
+        mgopt__exp_tensor(E, t, "", a->t))
+      return NULL;
+  }
+  return nm;
+}
+
+MGOPT__PRIVATE const char *mgopt__exp_vname(const mgopt_value *v) { return v ? (v->name ? v->name : "") : ""; }
+
+/* Name of an integer list operand as int64: a constant is rewritten as an
+   int64 constant, an int64 value used as is, other integers cast. */
+MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  if (t && mgopt_dtype_is_int((mgopt_dtype)t->dtype) && t->rank <= 1) {
+    int64_t i, n = t->numel, *arr;
+    if (t->dtype == MGOPT_DT_INT64 && t->rank == 1) return mgopt__exp_vname(v);
+    arr = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+    if (!arr) return NULL;
+    mgopt_tensor_data(E->p, t);
+    for (i = 0; i < n; i++) arr[i] = mgopt_tensor_get_i64(t, i);
+    return mgopt__exp_i64_const(E, mgopt__exp_vname(v), arr, n);
+  }
+  if (v->type.dtype == MGOPT_DT_INT64) return mgopt__exp_vname(v);
+  {
+    const char *out = mgopt__exp_fresh(E, mgopt__exp_vname(v));
+    const char *in = mgopt__exp_vname(v);
+    mgopt_onnx_node *n = mgopt__exp_node(E, "Cast", "", NULL);
+    if (!n || !out || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &in, 1) ||
+        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1) ||
+        !mgopt__exp_aint(E, n, "to", MGOPT_ONNX_DT_INT64))
+      return NULL;
+    return out;
+  }
+}
+
+/* Emits op_type with the given inputs and the op's outputs (named). */
+MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
+                                          const char *const *ins, int64_t nin) {
+  const char *outs[64];
+  int32_t i;
+  mgopt_onnx_node *n;
+  if (op->nouts > 64) return NULL;
+  for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
+  n = mgopt__exp_node(E, op_type, "", op->name);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, outs, op->nouts))
+    return NULL;
+  return n;
+}
+
+MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  return v ? mgopt__exp_vname(v) : NULL;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
+
+MGOPT__PRIVATE mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
+  return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,
+                         (long long)E->opset, why ? ": " : "", why ? why : "");
+}
+
+/* The mapping's status for a node it built (NULL: out of memory). */
+MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n) {
+  return n ? MGOPT_OK : mgopt__exp_nomem(E);
+}
+
+/* One-to-one ops: the row's ONNX op with the operand slots m->slots as its inputs. */
+MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3];
+  int64_t nin = 0;
+  while (nin < 3 && m->slots[nin]) {
+    ins[nin] = mgopt__exp_in(op, m->slots[nin]);
+    if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+    nin++;
+  }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, nin));
+}
+
+/* 1 if the interned name was free (now claimed), 0 if taken, -1 on OOM. */
+MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name) {
+  size_t h;
+  if ((E->names_count + 1) * 2 > E->names_cap) {
+    size_t ncap = E->names_cap ? E->names_cap * 2 : 1024, i;
+    const char **nt = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
+    if (!nt) return -1;
+    memset((void *)nt, 0, ncap * sizeof(char *));
+    for (i = 0; i < E->names_cap; i++)
+      if (E->names[i]) {
+        h = (size_t)mgopt__hash_bytes(E->names[i], strlen(E->names[i]), MGOPT__HASH_SEED) & (ncap - 1);
+        while (nt[h]) h = (h + 1) & (ncap - 1);
+        nt[h] = E->names[i];
+      }
+    if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
+    E->names = nt;
+    E->names_cap = ncap;
+  }
+  h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (E->names_cap - 1);
+  while (E->names[h]) {
+    if (E->names[h] == name) return 0;
+    h = (h + 1) & (E->names_cap - 1);
+  }
+  E->names[h] = name;
+  E->names_count++;
+  return 1;
+}
+/* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations, arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
+
+/* ---------------------------------------------------------------- unary */
+
+/* Unary elementwise on float tensors, to the row's canonical op. */
+static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_not(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, "logical_not", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_leaky_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x)) return 0;
+  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_leaky_relu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.01))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
+                                  !mgopt__imp_astr(I->node, "approximate", "none")))
+    return 0;
+  op = mgopt__imp_op(I, "gelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  size_t len = 0;
+  const char *mode = mgopt_op_get_string(op, "mode", &len);
+  mgopt_onnx_node *n;
+  if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
+    return mgopt__exp_unsupported(E, op, "this gelu mode");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- binary */
+
+/* Binary elementwise: same dtypes on both sides, one output. */
+static int mgopt__imp_binary_like(mgopt__imp *I, const mgopt__onnx_map *m, int float_only) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
+  if (float_only && !mgopt__imp_is_float(x)) return 0;
+  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+static int mgopt__imp_binary(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 0); }
+/* integer Div truncates, Pow/Max/Min of integers differ in corner cases: float only */
+static int mgopt__imp_binary_float(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 1); }
+
+static int mgopt__imp_compare(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
+    return 0;
+  if (x->type.dtype == MGOPT_DT_STRING) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_logical(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_where(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
+    return 0;
+  op = mgopt__imp_op(I, "select", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
+      mgopt_op_set_operand(op, "b", b))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* ---------------------------------------------------------------- Identity, Dropout */
+
+static int mgopt__imp_identity(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
+  return mgopt__imp_forward(I, x) ? -1 : 1;
+}
+
+/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
+static int mgopt__imp_dropout(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
+  if (train) {
+    mgopt_tensor *t = mgopt_value_const(train);
+    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
+  }
+  return mgopt__imp_forward(I, x) ? -1 : 1;
+}
+
+/* Dropout-1 and -6: is_test 0 means training. */
+static int mgopt__imp_dropout_v1(mgopt__imp *I, const mgopt__onnx_map *m) {
+  return mgopt__imp_aint(I->node, "is_test", 1) == 0 ? 0 : mgopt__imp_dropout(I, m);
+}
+
+/* ---------------------------------------------------------------- Clip */
+
+/* clip(x, alpha=lo, beta=hi) when the bounds are in order (min > max, or NaN, is defined differently). */
+static int mgopt__imp_clip_to(mgopt__imp *I, mgopt_value *x, double lo, double hi) {
+  mgopt_op *op;
+  if (!(lo <= hi)) return 0;
+  op = mgopt__imp_op(I, "clip", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
+      mgopt_op_set_float(op, "beta", hi))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_clip_float(const mgopt_value *x) {
+  return x && (x->type.dtype == MGOPT_DT_FP32 || x->type.dtype == MGOPT_DT_FP16);
+}
+
+/* Clip-6: min and max are attributes. */
+static int mgopt__imp_clip_v6(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_clip_float(x)) return 0;
+  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", -HUGE_VAL),
+                            mgopt__imp_afloat(I->node, "max", HUGE_VAL));
+}
+
+static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n) return mgopt__exp_nomem(E);
+  if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+  if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* Clip-11 on: min and max are optional constant inputs. */
+static int mgopt__imp_clip_v11(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_clip_float(x)) return 0;
+  if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
+  if (ta) lo = mgopt_tensor_get_f64(ta, 0);
+  if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  return mgopt__imp_clip_to(I, x, lo, hi);
+}
+
+static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+  mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+  const char *ins[3];
+  int j;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = ins[2] = "";
+  for (j = 0; j < 2; j++) {
+    if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+    ins[1 + j] = mgopt__exp_scalar_const(E, j ? "clip_max" : "clip_min",
+                                         mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
+    if (!ins[1 + j]) return mgopt__exp_nomem(E);
+  }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1));
+}
+
+/* ---------------------------------------------------------------- Cast */
+
+static int mgopt__imp_cast(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
+  mgopt_op *op;
+  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
+                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
+                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
+  int i, good_to = 0, good_from = 0;
+  MGOPT__UNUSED(m);
+  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
+  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
+    if (ok[i] == to) good_to = 1;
+    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
+  }
+  if (!good_to || !good_from) return 0;
+  op = mgopt__imp_op(I, "cast", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  size_t len = 0;
+  const char *to = mgopt_op_get_string(op, "dtype", &len);
+  int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+  mgopt_onnx_node *n;
+  if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+#define MGOPT__MAP_UNARY(onnx, kind) {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}}
+#define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}}
+
+static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
+    MGOPT__MAP_UNARY("Abs", MGOPT_OP_abs),
+    MGOPT__MAP_UNARY("Ceil", MGOPT_OP_ceil),
+    MGOPT__MAP_UNARY("Cos", MGOPT_OP_cos),
+    MGOPT__MAP_UNARY("Erf", MGOPT_OP_erf),
+    MGOPT__MAP_UNARY("Exp", MGOPT_OP_exp),
+    MGOPT__MAP_UNARY("Floor", MGOPT_OP_floor),
+    MGOPT__MAP_UNARY("Log", MGOPT_OP_log),
+    MGOPT__MAP_UNARY("Relu", MGOPT_OP_relu),
+    MGOPT__MAP_UNARY("Sigmoid", MGOPT_OP_sigmoid),
+    MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
+    MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
+    MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
+    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}},
+    /* Gelu is an ONNX op from opset 20; read in any model that has it */
+    {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}},
+    {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}},
+    MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),
+    MGOPT__MAP_XY("Sub", MGOPT_OP_sub, mgopt__imp_binary),
+    MGOPT__MAP_XY("Mul", MGOPT_OP_mul, mgopt__imp_binary),
+    MGOPT__MAP_XY("Div", MGOPT_OP_real_div, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Pow", MGOPT_OP_pow, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Max", MGOPT_OP_maximum, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Min", MGOPT_OP_minimum, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Equal", MGOPT_OP_equal, mgopt__imp_compare),
+    MGOPT__MAP_XY("Less", MGOPT_OP_less, mgopt__imp_compare),
+    MGOPT__MAP_XY("Greater", MGOPT_OP_greater, mgopt__imp_compare),
+    MGOPT__MAP_XY("LessOrEqual", MGOPT_OP_less_equal, mgopt__imp_compare),
+    MGOPT__MAP_XY("GreaterOrEqual", MGOPT_OP_greater_equal, mgopt__imp_compare),
+    MGOPT__MAP_XY("And", MGOPT_OP_logical_and, mgopt__imp_logical),
+    MGOPT__MAP_XY("Or", MGOPT_OP_logical_or, mgopt__imp_logical),
+    MGOPT__MAP_XY("Xor", MGOPT_OP_logical_xor, mgopt__imp_logical),
+    {"Where", 1, 0, MGOPT_OP_select, mgopt__imp_where, mgopt__exp_direct, {"cond", "a", "b"}},
+    {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}},
+    {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}},
+    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}},
+    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}},
+    {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}},
+};
+
+#undef MGOPT__MAP_UNARY
+#undef MGOPT__MAP_XY
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_elementwise);
+  return mgopt__onnx_elementwise;
+}
+/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, Constant. */
+
+/* ---------------------------------------------------------------- Transpose */
+
+static int mgopt__imp_transpose(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  const int64_t *perm = NULL;
+  int64_t n = mgopt__imp_aints(I->node, "perm", &perm), i, *rev = NULL;
+  int r = mgopt__imp_rank(x);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || r < 0) return 0;
+  if (n < 0) {
+    rev = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(r + 1), 8);
+    if (!rev) return -1;
+    for (i = 0; i < r; i++) rev[i] = r - 1 - i;
+    perm = rev;
+    n = r;
+  }
+  if (n != r) return 0;
+  op = mgopt__imp_op(I, "transpose", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "perm", perm, n)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_transpose(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  const int64_t *v = NULL;
+  int64_t k = mgopt_op_get_ints(E->p, op, "perm", &v);
+  mgopt_onnx_node *n;
+  if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Reshape, Flatten */
+
+/* Reshape with a constant shape whose entries are all resolvable without the
+   "0 copies the input dim" rule (a 0 is resolved from a static input dim). */
+static int mgopt__imp_reshape(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *sv = mgopt__imp_in(I, 1);
+  int64_t *shape = NULL, n, i;
+  int allowzero = (int)mgopt__imp_aint(I->node, "allowzero", 0);
+  mgopt_op *op;
+  mgopt_value *c;
+  MGOPT__UNUSED(m);
+  if (!x || !sv) return 0;
+  n = mgopt__imp_const_ints(I, sv, &shape);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (x->type.rank <= i || !mgopt_dim_is_static(x->type.dims[i])) return 0;
+      shape[i] = x->type.dims[i].v;
+      if (shape[i] == 0) return 0;
+    } else if (shape[i] == 0 || shape[i] < -1) {
+      return 0;
+    }
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, n);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* MIL copies the input dim for a 0 in the shape; ONNX Reshape does too (allowzero 0). */
+static mgopt_status mgopt__exp_reshape(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *s = mgopt_op_operand(op, "shape");
+  const char *ins[2];
+  ins[0] = mgopt__exp_in(op, "x");
+  if (!s) return mgopt__exp_unsupported(E, op, "no shape");
+  ins[1] = mgopt__exp_as_i64(E, s);
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
+/* Flatten to 2-d: a reshape when the input shape is static. */
+static int mgopt__imp_flatten(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 1), shape[2] = {1, 1}, i;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || r < 0 || !mgopt_type_is_static(&x->type)) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r) return 0;
+  for (i = 0; i < r; i++)
+    if (!mgopt__mul_i64(shape[i < axis ? 0 : 1], x->type.dims[i].v, &shape[i < axis ? 0 : 1])) return 0;
+  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, 2);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "reshape", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* ---------------------------------------------------------------- Squeeze, Unsqueeze
+
+   Before opset 13 the axes are an attribute, from 13 on an input. */
+
+static int mgopt__imp_squeeze(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, m->since < 13, &axes);
+  mgopt_op *op;
+  if (!x || n == -1) return 0;
+  op = mgopt__imp_op(I, "squeeze", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  if (n >= 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_unsqueeze(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, m->since < 13, &axes);
+  mgopt_op *op;
+  if (!x || n < 1) return 0;
+  op = mgopt__imp_op(I, "expand_dims", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, n)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* squeeze without axes is Squeeze without axes; expand_dims needs them */
+static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  const int64_t *v = NULL;
+  int64_t k = mgopt_op_get_ints(E->p, op, "axes", &v);
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (k < 0) {
+    if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
+    return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 1));
+  }
+  if (m->since >= 13) {
+    ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+    if (!ins[1]) return mgopt__exp_nomem(E);
+    return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+  }
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+  if (!n || !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Concat, Split */
+
+static int mgopt__imp_concat(mgopt__imp *I, const mgopt__onnx_map *m) {
+  int64_t n = I->node->ninputs, i, axis = mgopt__imp_aint(I->node, "axis", 1);
+  mgopt_value **vals;
+  mgopt_op *op;
+  int r = -1;
+  MGOPT__UNUSED(m);
+  if (n < 1 || n > 100000 || !mgopt__imp_attr(I->node, "axis")) return 0;
+  vals = (mgopt_value **)mgopt_program_alloc(I->p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return -1;
+  for (i = 0; i < n; i++) {
+    vals[i] = mgopt__imp_in(I, i);
+    if (!vals[i]) return 0;
+    if (i == 0) r = mgopt__imp_rank(vals[0]);
+    if (mgopt__imp_rank(vals[i]) != r || vals[i]->type.dtype != vals[0]->type.dtype) return 0;
+  }
+  if (r < 1 || axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "concat", 1, 0);
+  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_bool(op, "interleave", 0))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_concat(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i;
+  const char **vals;
+  mgopt_onnx_node *n;
+  if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
+  vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
+  if (!vals) return mgopt__exp_nomem(E);
+  for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
+  n = mgopt__exp_simple(E, op, m->onnx, vals, op->slots[si].n);
+  if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* Split with sizes known: explicit split, or an even split of a static dim. */
+static int mgopt__imp_split(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0), nout = I->node->noutputs, *sizes = NULL, n = -2, i;
+  const int64_t *as = NULL;
+  mgopt_op *op;
+  if (!x || r < 1 || nout < 1 || mgopt__imp_nout(I->node) != nout) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  if (m->since < 13) { /* sizes: an attribute before opset 13, an input from 13 on */
+    n = mgopt__imp_aints(I->node, "split", &as);
+    if (n >= 0) {
+      sizes = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
+      if (sizes && n) memcpy(sizes, as, sizeof(int64_t) * (size_t)n);
+    }
+  } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
+    if (n < 0) return 0;
+  }
+  if (n == -2 || !sizes) {
+    /* even split of a static dim (opset 18's uneven num_outputs split stays opaque) */
+    int64_t dim;
+    if (!mgopt_dim_is_static(x->type.dims[axis])) return 0;
+    dim = x->type.dims[axis].v;
+    if (dim % nout) return 0;
+    op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+    if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "num_splits", nout) ||
+        mgopt_op_set_int(op, "axis", axis))
+      return -1;
+    return mgopt__imp_done(I, op);
+  }
+  if (n != nout) return 0;
+  for (i = 0; i < n; i++)
+    if (sizes[i] < 0) return 0;
+  op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "split_sizes", sizes, n) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* An even split without sizes is ONNX's default (num_outputs from opset 18);
+   sizes are an attribute before opset 13, an input from 13 on. */
+static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0), k;
+  const int64_t *v = NULL;
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int r = x ? x->type.rank : -1;
+  int32_t i;
+  const char *ins[2];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
+  if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
+  if (k < 0 && mgopt_op_attr(op, "num_splits")) {
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+    if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+    if (m->since >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
+    return MGOPT_OK;
+  }
+  if (k < 0) {
+    /* even split: sizes from the outputs' static dims */
+    if (axis < 0) axis += r;
+    if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
+    for (i = 0; i < op->nouts; i++) {
+      const mgopt_type *t = &op->outs[i]->type;
+      if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
+      sizes[i] = t->dims[axis].v;
+    }
+    v = sizes;
+    k = op->nouts;
+  }
+  if (m->since >= 13) {
+    ins[1] = mgopt__exp_i64_const(E, "split", v, k);
+    if (!ins[1]) return mgopt__exp_nomem(E);
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
+    if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+    return MGOPT_OK;
+  }
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+  if (!n || !mgopt__exp_aint(E, n, "axis", axis) || !mgopt__exp_aints(E, n, "split", v, k)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Slice
+
+   Before opset 10 starts, ends and axes are attributes (unit steps); from 10
+   on they and the steps are inputs. */
+
+/* Slice with constant starts/ends/axes/steps on an input of known rank. */
+static int mgopt__imp_slice(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c[3];
+  int r = mgopt__imp_rank(x);
+  int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL, ns, ne, na = -2, nst = -2, i;
+  int64_t *b, *e, *st, *bm, *em;
+  mgopt_op *op;
+  if (!x || r < 1) return 0;
+  if (m->since < 10) {
+    const int64_t *a1 = NULL, *a2 = NULL, *a3 = NULL;
+    ns = mgopt__imp_aints(I->node, "starts", &a1);
+    ne = mgopt__imp_aints(I->node, "ends", &a2);
+    na = mgopt__imp_aints(I->node, "axes", &a3);
+    starts = (int64_t *)(uintptr_t)a1;
+    ends = (int64_t *)(uintptr_t)a2;
+    axes = (int64_t *)(uintptr_t)a3;
+  } else {
+    ns = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &starts);
+    ne = mgopt__imp_const_ints(I, mgopt__imp_in(I, 2), &ends);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) {
+      na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 3), &axes);
+      if (na < 0) return 0;
+    }
+    if (I->node->ninputs > 4 && I->node->inputs[4].len) {
+      nst = mgopt__imp_const_ints(I, mgopt__imp_in(I, 4), &steps);
+      if (nst < 0) return 0;
+    }
+  }
+  if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) return 0;
+  b = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)r * 5, 8);
+  if (!b) return -1;
+  e = b + r;
+  st = e + r;
+  bm = st + r;
+  em = bm + r;
+  for (i = 0; i < r; i++) {
+    b[i] = 0;
+    e[i] = 0;
+    st[i] = 1;
+    bm[i] = 1;
+    em[i] = 1;
+  }
+  for (i = 0; i < ns; i++) {
+    int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
+    if (ax < 0) ax += r;
+    if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
+    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    dim = x->type.dims[ax].v;
+    /* clamp as ONNX does, then express with masks where the bound is the end */
+    {
+      int64_t lo = starts[i], hi = ends[i];
+      if (lo < 0) lo += dim;
+      if (hi < 0) hi += dim;
+      if (s > 0) {
+        lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+        hi = hi < 0 ? 0 : hi > dim ? dim : hi;
+      } else {
+        lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
+        hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
+      }
+      if (s < 0 && hi == -1) em[ax] = 1, hi = 0;
+      else em[ax] = 0;
+      if (s < 0 && lo == -1) return 0; /* empty result from the far end: leave it to ONNX */
+      bm[ax] = 0;
+      b[ax] = lo;
+      e[ax] = hi;
+      st[ax] = s;
+      if (lo > INT32_MAX || hi > INT32_MAX || s > INT32_MAX || s < INT32_MIN) return 0;
+    }
+  }
+  c[0] = mgopt__imp_const_i32s(I, NULL, "begin", b, r);
+  c[1] = mgopt__imp_const_i32s(I, NULL, "end", e, r);
+  c[2] = mgopt__imp_const_i32s(I, NULL, "stride", st, r);
+  if (!c[0] || !c[1] || !c[2]) return -1;
+  op = mgopt__imp_op(I, "slice_by_index", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "begin", c[0]) ||
+      mgopt_op_set_operand(op, "end", c[1]) || mgopt_op_set_operand(op, "stride", c[2]))
+    return -1;
+  {
+    mgopt_attr a;
+    memset(&a, 0, sizeof a);
+    a.kind = MGOPT_ATTR_BOOLS;
+    a.n = r;
+    a.name = "begin_mask";
+    a.u.ints = bm;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+    a.name = "end_mask";
+    a.u.ints = em;
+    if (mgopt_op_set_attr(op, &a)) return -1;
+  }
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+  mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+  mgopt_value *sv = mgopt_op_operand(op, "stride");
+  mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+  const int64_t *bm = NULL, *em = NULL, *sm = NULL;
+  int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
+  const char *ins[5];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
+  r = tb->numel;
+  if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
+  nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
+  nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
+  nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
+  for (j = 0; j < nsm; j++)
+    if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
+  for (j = 0; j < r; j++) {
+    int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+    int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
+    int bmask = j < nbm && bm[j], emask = j < nem && em[j];
+    if (bmask && emask && s == 1) continue; /* the whole axis */
+    st[cnt] = bmask ? (s > 0 ? 0 : INT64_MAX) : b;
+    en[cnt] = emask ? (s > 0 ? INT64_MAX : INT64_MIN) : e;
+    ax[cnt] = j;
+    stp[cnt] = s;
+    cnt++;
+  }
+  if (cnt == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Identity", &ins[0], 1));
+  if (m->since < 10) {
+    for (j = 0; j < cnt; j++) {
+      if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+      if (en[j] == INT64_MAX) en[j] = INT32_MAX;
+    }
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+    if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
+        !mgopt__exp_aints(E, n, "axes", ax, cnt))
+      return mgopt__exp_nomem(E);
+    return MGOPT_OK;
+  }
+  ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
+  ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
+  ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
+  ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
+  if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 5));
+}
+
+/* ---------------------------------------------------------------- Gather */
+
+static int mgopt__imp_gather(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || !idx || r < 1 || (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64)) return 0;
+  if (axis < -r || axis >= r) return 0;
+  op = mgopt__imp_op(I, "gather", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
+  ins[1] = mgopt__exp_in(op, "indices");
+  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
+  if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Pad
+
+   Before opset 11 the pads and the value are attributes; from 11 on, inputs. */
+
+/* Constant pads [b0, b1, ..., e0, e1, ...] over every dim -> MIL's [b0, e0, b1, e1, ...]. */
+static int mgopt__imp_pad(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  int r = mgopt__imp_rank(x);
+  int64_t *pads = NULL, n, i, *mp;
+  const int64_t *ap = NULL;
+  double cval = 0.0;
+  const char *mode = "constant";
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (mgopt__imp_astr(I->node, "mode", "reflect")) mode = "reflect";
+  else if (mgopt__imp_astr(I->node, "mode", "edge")) mode = "replicate";
+  else if (mgopt__imp_attr(I->node, "mode") && !mgopt__imp_astr(I->node, "mode", "constant")) return 0;
+  if (m->since < 11) {
+    n = mgopt__imp_aints(I->node, "pads", &ap);
+    if (n < 0) n = mgopt__imp_aints(I->node, "paddings", &ap);
+    pads = (int64_t *)(uintptr_t)ap;
+    cval = mgopt__imp_afloat(I->node, "value", 0.0);
+  } else {
+    mgopt_value *cv = mgopt__imp_in(I, 2);
+    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &pads);
+    if (I->node->ninputs > 3 && I->node->inputs[3].len) return 0; /* axes input */
+    if (cv) {
+      mgopt_tensor *t = mgopt_value_const(cv);
+      if (!t || t->numel != 1) return 0;
+      cval = mgopt_tensor_get_f64(t, 0);
+    }
+  }
+  if (n != 2 * r) return 0;
+  mp = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * r), 8);
+  if (!mp) return -1;
+  for (i = 0; i < r; i++) {
+    mp[2 * i] = pads[i];
+    mp[2 * i + 1] = pads[r + i];
+    if (mp[2 * i] < 0 || mp[2 * i + 1] < 0) return 0; /* cropping pads */
+    if (strcmp(mode, "constant") != 0 && (mp[2 * i] || mp[2 * i + 1]) && i < r - 2) return 0;
+  }
+  c = mgopt__imp_const_i32s(I, NULL, "pad", mp, 2 * r);
+  if (!c) return 0;
+  op = mgopt__imp_op(I, "pad", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "pad", c) ||
+      mgopt_op_set_string(op, "mode", mode) || mgopt_op_set_float(op, "constant_val", cval))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  size_t len = 0;
+  const char *mode = mgopt_op_get_string(op, "mode", &len);
+  int64_t r = x ? x->type.rank : -1, pads[128], k, j;
+  const char *ins[3];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
+  k = tp->numel / 2;
+  for (j = 0; j < 2 * r; j++) pads[j] = 0;
+  for (j = 0; j < k; j++) {
+    pads[r - k + j] = mgopt_tensor_get_i64(tp, 2 * j);
+    pads[2 * r - k + j] = mgopt_tensor_get_i64(tp, 2 * j + 1);
+  }
+  if (mode && strcmp(mode, "replicate") == 0) mode = "edge";
+  if (m->since >= 11) {
+    mgopt_tensor *cv = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)x->type.dtype, mgopt_op_get_float(op, "constant_val", 0.0));
+    const char *cn = mgopt__exp_fresh(E, "pad_value");
+    mgopt_onnx_tensor *ot;
+    ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
+    if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
+    if (E->g->is_main) {
+      ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+      if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
+      ins[2] = cn;
+    } else {
+      ins[2] = NULL;
+    }
+    n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
+  } else {
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+    if (n && (!mgopt__exp_aints(E, n, "pads", pads, 2 * r) ||
+              !mgopt__exp_afloat(E, n, "value", mgopt_op_get_float(op, "constant_val", 0.0))))
+      return mgopt__exp_nomem(E);
+  }
+  if (!n || !mgopt__exp_astr(E, n, "mode", mode ? mode : "constant")) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Tile, Constant */
+
+static int mgopt__imp_tile(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *reps = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || !reps || !mgopt__imp_known_dtype(x)) return 0;
+  op = mgopt__imp_op(I, "tile", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "reps", reps)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_tile(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *reps = mgopt_op_operand(op, "reps");
+  const char *ins[2];
+  ins[0] = mgopt__exp_in(op, "x");
+  if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
+  ins[1] = mgopt__exp_as_i64(E, reps);
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
+/* Constant node -> const op (remembering it was a node, for export). */
+static int mgopt__imp_constant(mgopt__imp *I, const mgopt__onnx_map *m) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_tensor *t = NULL;
+  mgopt_op *op;
+  int64_t one = 1;
+  MGOPT__UNUSED(m);
+  if (I->node->nattributes != 1 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t) {
+    t = mgopt__imp_tensor(I, a->t);
+    if (!t) return -1;
+  } else if ((a = mgopt__imp_attr(I->node, "value_float")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOAT) {
+    t = mgopt_tensor_new_scalar_f64(I->p, MGOPT_DT_FP32, (double)a->f);
+  } else if ((a = mgopt__imp_attr(I->node, "value_int")) != NULL && a->type == MGOPT_ONNX_ATTR_INT) {
+    t = mgopt_tensor_new_scalar_i64(I->p, MGOPT_DT_INT64, a->i);
+  } else if ((a = mgopt__imp_attr(I->node, "value_floats")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOATS) {
+    int64_t i;
+    one = a->nfloats;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_FP32, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_f64(t, i, (double)a->floats[i]);
+  } else if ((a = mgopt__imp_attr(I->node, "value_ints")) != NULL && a->type == MGOPT_ONNX_ATTR_INTS) {
+    int64_t i;
+    one = a->nints;
+    t = mgopt_tensor_new(I->p, MGOPT_DT_INT64, 1, &one);
+    if (t)
+      for (i = 0; i < one; i++) mgopt_tensor_set_i64(t, i, a->ints[i]);
+  } else {
+    return 0; /* string and sparse constants stay opaque */
+  }
+  if (!t) return -1;
+  op = mgopt__imp_op(I, "const", 1, 0);
+  if (!op || mgopt_op_set_tensor(op, "val", t)) return -1;
+  op->flags |= MGOPT_OP_ONNX_CONSTANT_NODE;
+  if (mgopt_type_make_static(I->p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const mgopt__onnx_map mgopt__onnx_shape[] = {
+    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}},
+    /* Reshape-1 took the shape as an attribute: read as opaque, written in the later form */
+    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}},
+    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}},
+    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}},
+    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
+    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
+    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
+    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
+    {"Concat", 1, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}},
+    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
+    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
+    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
+    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
+    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
+    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}},
+    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
+    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
+    /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
+    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}},
+    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}},
+    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}},
+};
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_shape);
+  return mgopt__onnx_shape;
+}
+/* src/onnx/map_nn.c — ONNX <-> canonical mappings of network layers: MatMul, Gemm, Conv, ConvTranspose, pools, normalizations, Softmax. */
+
+/* ---------------------------------------------------------------- MatMul, Gemm */
+
+static int mgopt__imp_matmul(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
+  op = mgopt__imp_op(I, "matmul", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
+      mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Transposes of the last two dims become Transpose nodes. */
+static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  ins[0] = mgopt__exp_in(op, "x");
+  if (mgopt_op_get_bool(op, "transpose_x", 0) || mgopt_op_get_bool(op, "transpose_y", 0)) {
+    int j;
+    const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
+    for (j = 0; j < 2; j++) {
+      mgopt_value *xv = mgopt_op_operand(op, names[j]);
+      int64_t perm[64], r, q;
+      const char *out;
+      mgopt_onnx_node *t;
+      if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
+      ins[j] = mgopt__exp_vname(xv);
+      if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
+      r = xv->type.rank;
+      if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
+      for (q = 0; q < r; q++) perm[q] = q;
+      perm[r - 2] = r - 1;
+      perm[r - 1] = r - 2;
+      out = mgopt__exp_fresh(E, ins[j]);
+      t = mgopt__exp_node(E, "Transpose", "", NULL);
+      if (!out || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[j], 1) ||
+          !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &out, 1) || !mgopt__exp_aints(E, t, "perm", perm, r))
+        return mgopt__exp_nomem(E);
+      ins[j] = out;
+    }
+  } else {
+    ins[1] = mgopt__exp_in(op, "y");
+  }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
+/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
+   and C is 1-d (or absent), else matmul (+ add). */
+static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
+  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
+    return 0;
+  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
+  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
+  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
+    op = mgopt__imp_op(I, "linear", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
+    if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
+    return mgopt__imp_done(I, op);
+  }
+  if (!c) {
+    op = mgopt__imp_op(I, "matmul", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
+        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
+      return -1;
+    return mgopt__imp_done(I, op);
+  }
+  {
+    /* matmul into a fresh value, then add(C) under the node's output name */
+    static const char *const slots[2] = {"x", "y"};
+    mgopt_value *vals[2];
+    mgopt_op *mm;
+    mgopt_diag d2;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
+    vals[0] = a;
+    vals[1] = b;
+    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
+    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
+    mgopt_diag_clear(&d2);
+    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
+    op = mgopt__imp_op(I, "add", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
+    return mgopt__imp_done(I, op);
+  }
+}
+
+/* linear: Gemm(transB) for a 2-d input, else MatMul(x, Transpose(w)) (+ Add(bias)). */
+static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+  const char *ins[3];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
+  ins[1] = mgopt__exp_vname(w);
+  if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
+    ins[2] = b ? mgopt__exp_vname(b) : NULL;
+    n = mgopt__exp_simple(E, op, m->onnx, ins, b ? 3 : 2);
+    if (!n || !mgopt__exp_aint(E, n, "transB", 1)) return mgopt__exp_nomem(E);
+    return MGOPT_OK;
+  }
+  {
+    int64_t perm[2] = {1, 0};
+    const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
+    const char *ins2[2];
+    mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
+    if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
+    if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
+        !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
+      return mgopt__exp_nomem(E);
+    ins2[0] = ins[0];
+    ins2[1] = wt;
+    if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins2, 2));
+    t = mgopt__exp_node(E, "MatMul", "", NULL);
+    if (!mm || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, ins2, 2) ||
+        !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &mm, 1))
+      return mgopt__exp_nomem(E);
+    ins2[0] = mm;
+    ins2[1] = mgopt__exp_vname(b);
+    return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Add", ins2, 2));
+  }
+}
+
+/* ---------------------------------------------------------------- convolutions and pools */
+
+/* Spatial attributes shared by Conv, ConvTranspose and the pools: strides,
+   dilations and MIL pad [b0, e0, b1, e1, ...] from ONNX [b0, b1, ..., e0, e1, ...].
+   Returns 0 when the auto_pad mode has no exact MIL form. */
+static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t n, i, *pad;
+  const char *pad_type = "custom";
+  const mgopt_onnx_attribute *ap = mgopt__imp_attr(I->node, "auto_pad");
+  if (ap && !mgopt__imp_streq(ap->s, "NOTSET")) {
+    if (mgopt__imp_streq(ap->s, "VALID")) pad_type = "valid";
+    else if (mgopt__imp_streq(ap->s, "SAME_UPPER")) pad_type = "same";
+    else if (mgopt__imp_streq(ap->s, "SAME_LOWER")) pad_type = "same_lower";
+    else return 0;
+  }
+  n = mgopt__imp_aints(I->node, "strides", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0 && mgopt_op_set_ints(op, "strides", v, n)) return -1;
+  n = mgopt__imp_aints(I->node, "dilations", &v);
+  if (n >= 0 && n != nsp) return 0;
+  if (n >= 0) {
+    if (!with_dil) {
+      for (i = 0; i < n; i++)
+        if (v[i] != 1) return 0;
+    } else if (mgopt_op_set_ints(op, "dilations", v, n)) {
+      return -1;
+    }
+  }
+  if (mgopt_op_set_string(op, "pad_type", pad_type)) return -1;
+  if (strcmp(pad_type, "custom") == 0) {
+    pad = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * nsp + 1), 8);
+    if (!pad) return -1;
+    n = mgopt__imp_aints(I->node, "pads", &v);
+    if (n >= 0 && n != 2 * nsp) return 0;
+    for (i = 0; i < nsp; i++) {
+      pad[2 * i] = n >= 0 ? v[i] : 0;
+      pad[2 * i + 1] = n >= 0 ? v[nsp + i] : 0;
+      if (pad[2 * i] < 0 || pad[2 * i + 1] < 0) return 0;
+    }
+    if (mgopt_op_set_ints(op, "pad", pad, 2 * nsp)) return -1;
+  }
+  return 1;
+}
+
+/* strides, dilations and MIL's pad_type/pad [b0, e0, b1, e1, ...] as ONNX auto_pad/pads [b0, b1, ..., e0, e1, ...] */
+static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
+  const int64_t *v = NULL;
+  int64_t k;
+  size_t len = 0;
+  const char *pt = mgopt_op_get_string(op, "pad_type", &len);
+  if ((k = mgopt_op_get_ints(E->p, op, "strides", &v)) >= 0 && !mgopt__exp_aints(E, n, "strides", v, k))
+    return mgopt__exp_nomem(E);
+  if (with_dil && (k = mgopt_op_get_ints(E->p, op, "dilations", &v)) >= 0 && !mgopt__exp_aints(E, n, "dilations", v, k))
+    return mgopt__exp_nomem(E);
+  if (!pt || strcmp(pt, "valid") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "VALID")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_UPPER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "same_lower") == 0) {
+    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
+  } else if (strcmp(pt, "custom") == 0) {
+    int64_t i, m, pads[64];
+    k = mgopt_op_get_ints(E->p, op, "pad", &v);
+    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
+    m = k / 2;
+    for (i = 0; i < m; i++) {
+      pads[i] = v[2 * i];
+      pads[m + i] = v[2 * i + 1];
+    }
+    if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
+  } else {
+    return mgopt__exp_unsupported(E, op, "unknown pad_type");
+  }
+  return MGOPT_OK;
+}
+
+/* The canonical op built detached (so a mode without an exact form leaves nothing behind), now named after the node and appended. */
+static int mgopt__imp_append(mgopt__imp *I, mgopt_op *op) {
+  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
+  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
+  mgopt_op_append(op, I->b);
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_conv(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), k;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
+  if (bias && bias->type.dtype != x->type.dtype) return 0;
+  if (m->kind == MGOPT_OP_conv_transpose &&
+      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
+    return 0;
+  {
+    const int64_t *ks = NULL;
+    int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
+    if (nk >= 0) {
+      if (nk != r - 2) return 0;
+      for (i = 0; i < nk; i++)
+        if (!mgopt_dim_is_static(w->type.dims[i + 2]) || w->type.dims[i + 2].v != ks[i]) return 0;
+    }
+  }
+  /* build detached first so a mode without an exact form leaves nothing behind */
+  op = mgopt_op_new(I->p, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 1);
+  if (k <= 0) return k;
+  if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
+  if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
+  if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
+  return mgopt__imp_append(I, op);
+}
+
+static mgopt_status mgopt__exp_conv(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3];
+  const int64_t *v = NULL;
+  int64_t k;
+  mgopt_onnx_node *n;
+  mgopt_status s;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_in(op, "weight");
+  ins[2] = mgopt__exp_in(op, "bias");
+  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+  if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
+    /* an output_shape that only restates what the pads give is left out */
+    const mgopt_type *ot = &op->outs[0]->type;
+    int64_t q;
+    k = mgopt_op_get_ints(E->p, op, "output_shape", &v);
+    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return mgopt__exp_unsupported(E, op, "output_shape");
+    for (q = 0; q < k; q++)
+      if (v[q] != ot->dims[ot->rank - k + q].v) return mgopt__exp_unsupported(E, op, "output_shape");
+  }
+  n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
+  if (!n) return mgopt__exp_nomem(E);
+  if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
+  if (!mgopt__exp_aint(E, n, "group", mgopt_op_get_int(op, "groups", 1))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_pool(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x), k;
+  const int64_t *ks = NULL;
+  int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks);
+  mgopt_op *op;
+  int is_max = m->kind == MGOPT_OP_max_pool;
+  if (!mgopt__imp_is_float(x) || r < 3 || nk != r - 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (is_max && mgopt__imp_aint(I->node, "storage_order", 0) != 0) return 0;
+  op = mgopt_op_new(I->p, is_max ? "max_pool" : "avg_pool", 1, 0);
+  if (!op) return -1;
+  k = mgopt__imp_spatial(I, op, r - 2, 0);
+  if (k <= 0) return k;
+  if (mgopt_op_set_ints(op, "kernel_sizes", ks, nk) ||
+      mgopt_op_set_bool(op, "ceil_mode", mgopt__imp_aint(I->node, "ceil_mode", 0) != 0))
+    return -1;
+  if (!is_max && mgopt_op_set_bool(op, "exclude_padding_from_average",
+                                   mgopt__imp_aint(I->node, "count_include_pad", 0) == 0))
+    return -1;
+  if (mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_append(I, op);
+}
+
+static mgopt_status mgopt__exp_pool(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  const int64_t *v = NULL;
+  int64_t k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
+  mgopt_onnx_node *n;
+  mgopt_status s;
+  if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
+  if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
+  if (mgopt_op_get_bool(op, "ceil_mode", 0) && !mgopt__exp_aint(E, n, "ceil_mode", 1)) return mgopt__exp_nomem(E);
+  if (op->kind == MGOPT_OP_avg_pool && !mgopt_op_get_bool(op, "exclude_padding_from_average", 0) &&
+      !mgopt__exp_aint(E, n, "count_include_pad", 1))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_global_avgpool(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axes[64], i;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  for (i = 2; i < r; i++) axes[i - 2] = i;
+  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
+      mgopt_op_set_bool(op, "keep_dims", 1))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* ---------------------------------------------------------------- normalizations */
+
+static int mgopt__imp_batchnorm(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2), *mean = mgopt__imp_in(I, 3),
+              *v = mgopt__imp_in(I, 4);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !g || !b || !mean || !v || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "training_mode", 0) || (m->since < 7 && mgopt__imp_aint(I->node, "is_test", 0) == 0))
+    return 0;
+  if (g->type.dtype != x->type.dtype || b->type.dtype != x->type.dtype || mean->type.dtype != x->type.dtype ||
+      v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
+    return 0;
+  op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", mean) ||
+      mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_batchnorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[5];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_in(op, "gamma");
+  ins[2] = mgopt__exp_in(op, "beta");
+  ins[3] = mgopt__exp_in(op, "mean");
+  ins[4] = mgopt__exp_in(op, "variance");
+  if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 5);
+  if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_instancenorm(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || !g || !b || mgopt__imp_rank(x) < 3 || g->type.dtype != x->type.dtype) return 0;
+  op = mgopt__imp_op(I, "instance_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_operand(op, "beta", b) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_instancenorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_in(op, "gamma");
+  ins[2] = mgopt__exp_in(op, "beta");
+  if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 3);
+  if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_layernorm(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), axes[64], i, n = 0;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || !g || r < 1 || r > 64 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (mgopt__imp_aint(I->node, "stash_type", 1) != 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  for (i = axis; i < r; i++) axes[n++] = i;
+  /* gamma and beta must cover exactly the normalised dims (no broadcasting from a lower rank) */
+  if (mgopt__imp_rank(g) != n || (b && mgopt__imp_rank(b) != n)) return 0;
+  op = mgopt__imp_op(I, "layer_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
+      mgopt_op_set_ints(op, "axes", axes, n) ||
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+    return -1;
+  if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_layernorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t r = x ? x->type.rank : -1, j, k;
+  const int64_t *v = NULL;
+  const char *ins[3];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  k = mgopt_op_get_ints(E->p, op, "axes", &v);
+  ins[1] = mgopt__exp_in(op, "gamma");
+  ins[2] = mgopt__exp_in(op, "beta");
+  if (r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
+  for (j = 0; j < k; j++)
+    if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
+  n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
+  if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
+      !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Softmax
+
+   Before opset 13 the input is coerced to 2-d at axis (default 1): the same
+   as MIL's softmax only over the last axis. From 13 on, any axis (default -1). */
+
+static int mgopt__imp_softmax(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", m->since >= 13 ? -1 : 1);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || r < 1) return 0;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return 0;
+  if (m->since < 13 && axis != r - 1) return 0;
+  op = mgopt__imp_op(I, "softmax", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  int64_t axis = mgopt_op_get_int(op, "axis", -1);
+  int r = op->outs[0]->type.rank;
+  mgopt_onnx_node *n;
+  if (m->since < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
+    return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const mgopt__onnx_map mgopt__onnx_nn[] = {
+    {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}},
+    {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}},
+    {"Conv", 1, 0, MGOPT_OP_conv, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}},
+    {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}},
+    {"MaxPool", 1, 0, MGOPT_OP_max_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}},
+    {"AveragePool", 1, 0, MGOPT_OP_avg_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}},
+    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_avgpool, NULL, {NULL, NULL, NULL}},
+    {"BatchNormalization", 1, 6, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}},
+    {"BatchNormalization", 7, 0, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}},
+    {"InstanceNormalization", 1, 0, MGOPT_OP_instance_norm, mgopt__imp_instancenorm, mgopt__exp_instancenorm, {NULL, NULL, NULL}},
+    /* LayerNormalization is an ONNX op from opset 17; read in any model that has it */
+    {"LayerNormalization", 1, 16, MGOPT_OP_layer_norm, mgopt__imp_layernorm, NULL, {NULL, NULL, NULL}},
+    {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}},
+    {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}},
+    {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}},
+};
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_nn);
+  return mgopt__onnx_nn;
+}
+/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd. */
+
+/* The axes of a reduction are an attribute before this opset and an input
+   from it on: ReduceSum 13, the others 18. */
+static int32_t mgopt__reduce_axes_input(int32_t kind) { return kind == MGOPT_OP_reduce_sum ? 13 : 18; }
+
+static int mgopt__imp_reduce(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, m->since < mgopt__reduce_axes_input(m->kind), &axes);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || n == -1) return 0;
+  if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  /* axes, then keep_dims: the order GlobalAveragePool's reduce_mean has too */
+  if (!op || mgopt_op_set_operand(op, "x", x) || (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) ||
+      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_reduce(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  const int64_t *v = NULL;
+  int64_t k = mgopt_op_get_ints(E->p, op, "axes", &v);
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (k >= 0 && m->since >= mgopt__reduce_axes_input(m->kind)) {
+    ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
+    if (!ins[1]) return mgopt__exp_nomem(E);
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
+  } else {
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+    if (n && k >= 0 && !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
+  }
+  if (!n || !mgopt__exp_aint(E, n, "keepdims", mgopt_op_get_bool(op, "keep_dims", 0))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+#define MGOPT__MAP_REDUCE(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_reduce, mgopt__exp_reduce, {NULL, NULL, NULL}}
+
+static const mgopt__onnx_map mgopt__onnx_reduce[] = {
+    MGOPT__MAP_REDUCE("ReduceSum", MGOPT_OP_reduce_sum, 1, 12),
+    MGOPT__MAP_REDUCE("ReduceSum", MGOPT_OP_reduce_sum, 13, 0),
+    MGOPT__MAP_REDUCE("ReduceMean", MGOPT_OP_reduce_mean, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceMean", MGOPT_OP_reduce_mean, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceMax", MGOPT_OP_reduce_max, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceMax", MGOPT_OP_reduce_max, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceMin", MGOPT_OP_reduce_min, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceMin", MGOPT_OP_reduce_min, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 18, 0),
+};
+
+#undef MGOPT__MAP_REDUCE
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_reduce);
+  return mgopt__onnx_reduce;
+}
+/* src/onnx/opaque_types.c — the output types of ONNX ops kept opaque: one rule per op and opset range, as a table. */
+
+/* An op the importer keeps opaque still has outputs whose types ONNX defines
    from its inputs and attributes. Without them every op downstream would see
    unknown types and stay opaque too (one Pad with computed pads made a whole
    network opaque). These rules give what the ONNX spec makes certain (element
@@ -10593,342 +12667,714 @@ static mgopt_status mgopt__imp_ty_set(mgopt__imp *I, mgopt_op *op, int32_t k, co
   return MGOPT_OK;
 }
 
-static int mgopt__imp_is(const mgopt_onnx_node *n, const char *const *names) {
-  for (; *names; names++)
-    if (mgopt__imp_streq(n->op_type, *names)) return 1;
-  return 0;
+/* ---------------------------------------------------------------- the rules
+
+   Each reads I->node, whose input 0 is x, and sets the types of op's outputs. */
+
+/* Output 0 is x. */
+static mgopt_status mgopt__oty_same(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  mgopt__imp_ty_of(&t, mgopt__imp_tin(I, 0));
+  return mgopt__imp_ty_set(I, op, 0, &t);
 }
 
-/* The types of the outputs of opaque op (default domain), where ONNX makes them certain. */
-static mgopt_status mgopt__imp_opaque_types(mgopt__imp *I, mgopt_op *op) {
-  static const char *const same[] = {
-      "Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softplus", "Softsign", "Selu",
-      "Elu", "Celu", "ThresholdedRelu", "Mish", "Gelu", "Erf", "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal",
-      "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
-      "Acosh", "Atanh", "Clip", "Softmax", "LogSoftmax", "Hardmax", "Identity", "CumSum", "LRN",
-      "LpNormalization", "MeanVarianceNormalization", "InstanceNormalization", "BatchNormalization",
-      "LayerNormalization", "GroupNormalization", "Dropout", "Trilu", "Shrink", "ScatterND", "ScatterElements",
-      "BitwiseNot", "ReverseSequence", NULL};
-  static const char *const to_bool[] = {"Not", "IsNaN", "IsInf", NULL};
-  static const char *const bcast[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean",
-                                      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift", NULL};
-  static const char *const compare[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
-                                        "Or", "Xor", NULL};
-  static const char *const keep_rank[] = {"Pad", "Resize", "Upsample", "Slice", "Tile", "MaxPool", "AveragePool",
-                                          "LpPool", "DepthToSpace", "SpaceToDepth", "MaxUnpool", NULL};
-  static const char *const reduce[] = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-                                       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                                       "ReduceSumSquare", NULL};
-  static const char *const global_pool[] = {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", NULL};
-  static const char *const rnn[] = {"LSTM", "GRU", "RNN", NULL};
+/* Output 0 is x, output 1 (the mask) x's shape with dtype arg (MGOPT_DT_UNKNOWN: x's). */
+static mgopt_status mgopt__oty_dropout(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  mgopt__imp_ty t;
+  mgopt_status s;
+  mgopt__imp_ty_of(&t, mgopt__imp_tin(I, 0));
+  s = mgopt__imp_ty_set(I, op, 0, &t);
+  if (s) return s;
+  if (r->arg != MGOPT_DT_UNKNOWN) t.dt = (mgopt_dtype)r->arg;
+  return mgopt__imp_ty_set(I, op, 1, &t);
+}
+
+/* x's shape, bool. */
+static mgopt_status mgopt__oty_to_bool(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  mgopt__imp_ty_of(&t, x);
+  t.dt = x ? MGOPT_DT_BOOL : MGOPT_DT_UNKNOWN;
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* The broadcast shape of every input; dtype that of input arg (-1: bool). */
+static mgopt_status mgopt__oty_bcast(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  mgopt__imp_ty t;
+  mgopt__imp_ty_of(&t, mgopt__imp_tin(I, 0));
+  if (r->arg < 0) {
+    t.dt = MGOPT_DT_BOOL;
+  } else if (r->arg > 0) {
+    const mgopt_type *xv = mgopt__imp_tin(I, r->arg);
+    t.dt = xv ? (mgopt_dtype)xv->dtype : MGOPT_DT_UNKNOWN;
+  }
+  if (mgopt__imp_nin(I->node) < 1) return MGOPT_OK;
+  mgopt__imp_ty_bcast(I, &t, 0, mgopt__imp_nin(I->node));
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* x's shape; dtype from attribute `to` (arg 0) or input 1's (arg 1: CastLike). */
+static mgopt_status mgopt__oty_cast(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  mgopt__imp_ty_of(&t, x);
+  if (r->arg == 0) {
+    const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "to");
+    t.dt = a && a->type == MGOPT_ONNX_ATTR_INT && a->i >= 0 && a->i <= 0x7fffffff ? mgopt_onnx_dtype((int32_t)a->i)
+                                                                                     : MGOPT_DT_UNKNOWN;
+  } else {
+    const mgopt_type *like = mgopt__imp_tin(I, 1);
+    t.dt = like ? (mgopt_dtype)like->dtype : MGOPT_DT_UNKNOWN;
+  }
+  return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
+}
+
+static mgopt_status mgopt__oty_shape(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
   const mgopt_onnx_node *n = I->node;
   const mgopt_type *x = mgopt__imp_tin(I, 0);
   mgopt__imp_ty t;
-  mgopt_status s = MGOPT_OK;
-  int32_t i;
-  if (!(n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))) return MGOPT_OK;
-  mgopt__imp_ty_of(&t, x);
-  if (mgopt__imp_is(n, same)) {
-    s = mgopt__imp_ty_set(I, op, 0, &t);
-    if (!s && mgopt__imp_streq(n->op_type, "Dropout")) { /* the mask: bool since opset 10, x's type before */
-      if (I->opset >= 10) t.dt = MGOPT_DT_BOOL;
-      s = mgopt__imp_ty_set(I, op, 1, &t);
-    }
-    return s;
-  }
-  if (mgopt__imp_is(n, to_bool)) {
-    t.dt = x ? MGOPT_DT_BOOL : MGOPT_DT_UNKNOWN;
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_is(n, bcast) || mgopt__imp_is(n, compare) || mgopt__imp_streq(n->op_type, "Where")) {
-    int64_t from = 0;
-    if (mgopt__imp_streq(n->op_type, "Where")) { /* dtype of X */
-      const mgopt_type *xv = mgopt__imp_tin(I, 1);
-      t.dt = xv ? (mgopt_dtype)xv->dtype : MGOPT_DT_UNKNOWN;
-    } else if (mgopt__imp_is(n, compare)) {
-      t.dt = MGOPT_DT_BOOL;
-    }
-    if (mgopt__imp_nin(n) < 1) return MGOPT_OK;
-    mgopt__imp_ty_bcast(I, &t, from, mgopt__imp_nin(n));
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Cast") || mgopt__imp_streq(n->op_type, "CastLike")) {
-    if (mgopt__imp_streq(n->op_type, "Cast")) {
-      const mgopt_onnx_attribute *a = mgopt__imp_attr(n, "to");
-      t.dt = a && a->type == MGOPT_ONNX_ATTR_INT && a->i >= 0 && a->i <= 0x7fffffff ? mgopt_onnx_dtype((int32_t)a->i)
-                                                                                       : MGOPT_DT_UNKNOWN;
-    } else {
-      const mgopt_type *like = mgopt__imp_tin(I, 1);
-      t.dt = like ? (mgopt_dtype)like->dtype : MGOPT_DT_UNKNOWN;
-    }
-    return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
-  }
-  if (mgopt__imp_streq(n->op_type, "Shape")) {
-    int64_t start = mgopt__imp_aint(n, "start", 0), end = mgopt__imp_aint(n, "end", x ? x->rank : 0);
-    if (!x) return MGOPT_OK;
-    if (x->rank < 0) { /* 1-d int64 whatever x is */
-      mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 1);
-      return mgopt__imp_ty_set(I, op, 0, &t);
-    }
-    if (start < 0) start += x->rank;
-    if (end < 0) end += x->rank;
-    start = start < 0 ? 0 : start > x->rank ? x->rank : start;
-    end = end < 0 ? 0 : end > x->rank ? x->rank : end;
+  int64_t start = mgopt__imp_aint(n, "start", 0), end = mgopt__imp_aint(n, "end", x ? x->rank : 0);
+  MGOPT__UNUSED(r);
+  if (!x) return MGOPT_OK;
+  if (x->rank < 0) { /* 1-d int64 whatever x is */
     mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 1);
-    t.dims[0] = mgopt_dim_static(end > start ? end - start : 0);
     return mgopt__imp_ty_set(I, op, 0, &t);
   }
-  if (mgopt__imp_streq(n->op_type, "Size")) {
-    mgopt__imp_ty_unknown(&t, x ? MGOPT_DT_INT64 : MGOPT_DT_UNKNOWN, 0);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "DynamicQuantizeLinear")) {
-    if (!x) return MGOPT_OK;
-    t.dt = MGOPT_DT_UINT8;
-    s = mgopt__imp_ty_set(I, op, 0, &t);
-    mgopt__imp_ty_unknown(&t, MGOPT_DT_FP32, 0);
-    if (!s) s = mgopt__imp_ty_set(I, op, 1, &t);
-    t.dt = MGOPT_DT_UINT8;
-    if (!s) s = mgopt__imp_ty_set(I, op, 2, &t);
-    return s;
-  }
-  if (mgopt__imp_streq(n->op_type, "QuantizeLinear")) {
-    const mgopt_type *zp = mgopt__imp_tin(I, 2);
-    int64_t odt = mgopt__imp_aint(n, "output_dtype", 0);
-    if (zp) t.dt = (mgopt_dtype)zp->dtype;
-    else if (mgopt__imp_in(I, 2)) t.dt = MGOPT_DT_UNKNOWN;
-    else t.dt = odt > 0 && odt <= 0x7fffffff ? mgopt_onnx_dtype((int32_t)odt) : MGOPT_DT_UINT8;
-    return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
-  }
-  if (mgopt__imp_streq(n->op_type, "DequantizeLinear")) {
-    const mgopt_type *sc = mgopt__imp_tin(I, 1);
-    /* float before opset 19; from 19 on, the scale's type */
-    t.dt = I->opset < 19 ? MGOPT_DT_FP32 : sc ? (mgopt_dtype)sc->dtype : MGOPT_DT_UNKNOWN;
-    if (mgopt__imp_attr(n, "output_dtype")) t.dt = MGOPT_DT_UNKNOWN; /* opset 23's override: not modelled */
-    return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
-  }
-  if (mgopt__imp_streq(n->op_type, "ConvInteger") || mgopt__imp_streq(n->op_type, "Conv") ||
-      mgopt__imp_streq(n->op_type, "ConvTranspose")) {
-    /* X and W have one rank; the output has it too, X's batch and W's
-       output channels (ConvTranspose: rank and batch only) */
-    const mgopt_type *w = mgopt__imp_tin(I, 1);
-    int32_t r = x && x->rank >= 0 ? x->rank : w ? w->rank : -1;
-    mgopt_dtype dt = mgopt__imp_streq(n->op_type, "ConvInteger") ? MGOPT_DT_INT32
-                     : x && x->dtype != MGOPT_DT_UNKNOWN ? (mgopt_dtype)x->dtype
-                     : w ? (mgopt_dtype)w->dtype : MGOPT_DT_UNKNOWN;
-    if (!x || r < 3 || (w && w->rank >= 0 && w->rank != r)) return MGOPT_OK;
-    mgopt__imp_ty_unknown(&t, dt, r);
-    if (x->rank >= 0) t.dims[0] = x->dims[0];
-    if (w && w->rank >= 1 && !mgopt__imp_streq(n->op_type, "ConvTranspose")) t.dims[1] = w->dims[0];
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "MatMulInteger") || mgopt__imp_streq(n->op_type, "MatMul")) {
-    t.dt = mgopt__imp_streq(n->op_type, "MatMulInteger") ? MGOPT_DT_INT32 : t.dt;
-    mgopt__imp_ty_matmul(&t, x, mgopt__imp_tin(I, 1));
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "ConstantOfShape")) {
-    const mgopt_onnx_attribute *a = mgopt__imp_attr(n, "value");
-    mgopt_dtype dt = a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t ? mgopt_onnx_dtype(a->t->data_type) : MGOPT_DT_FP32;
-    int64_t *v = NULL, len = mgopt__imp_const_ints(I, mgopt__imp_in(I, 0), &v);
-    if (len > MGOPT__IMP_MAX_RANK) return MGOPT_OK;
-    mgopt__imp_ty_unknown(&t, dt, len >= 0 ? (int32_t)len : mgopt__imp_ty_len(x));
-    for (i = 0; len >= 0 && i < t.rank; i++)
-      if (v[i] >= 0) t.dims[i] = mgopt_dim_static(v[i]);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Gather")) {
-    const mgopt_type *idx = mgopt__imp_tin(I, 1);
-    int64_t axis = mgopt__imp_aint(n, "axis", 0);
-    int32_t r, j = 0;
-    if (!x || !idx || x->rank < 1 || idx->rank < 0) return MGOPT_OK;
-    if (axis < 0) axis += x->rank;
-    if (axis < 0 || axis >= x->rank) return MGOPT_OK;
-    r = x->rank - 1 + idx->rank;
-    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, r);
-    if (t.rank < 0) return MGOPT_OK;
-    for (i = 0; i < x->rank; i++) {
-      if (i == axis) {
-        int32_t q;
-        for (q = 0; q < idx->rank; q++) t.dims[j++] = idx->dims[q];
-      } else {
-        t.dims[j++] = x->dims[i];
-      }
-    }
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "GatherElements")) {
-    const mgopt_type *idx = mgopt__imp_tin(I, 1);
-    if (!x || !idx) return MGOPT_OK;
-    mgopt__imp_ty_of(&t, idx);
-    t.dt = (mgopt_dtype)x->dtype;
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Reshape") || mgopt__imp_streq(n->op_type, "Expand")) {
-    int32_t len = mgopt__imp_ty_len(mgopt__imp_tin(I, 1));
-    if (!x || len < 0) return MGOPT_OK;
-    if (mgopt__imp_streq(n->op_type, "Expand")) {
-      if (x->rank < 0) return MGOPT_OK;
-      if (x->rank > len) len = x->rank;
-    }
-    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, len);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Unsqueeze") && I->opset >= 13) {
-    int32_t len = mgopt__imp_ty_len(mgopt__imp_tin(I, 1));
-    if (!x || x->rank < 0 || len < 0) return MGOPT_OK;
-    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank + len);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Squeeze")) {
-    /* with its axes known: x without them (those dims are 1 at run time) */
-    int64_t *ax = NULL, na = I->opset >= 13 ? mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ax) : -1;
-    uint8_t drop[MGOPT__IMP_MAX_RANK];
-    int32_t j = 0;
-    if (I->opset < 13) na = mgopt__imp_aints(n, "axes", (const int64_t **)&ax);
-    if (!x || x->rank < 0 || x->rank > MGOPT__IMP_MAX_RANK || na < 1) return MGOPT_OK;
-    memset(drop, 0, sizeof drop);
-    for (i = 0; i < na; i++) {
-      int64_t a = ax[i] < 0 ? ax[i] + x->rank : ax[i];
-      if (a < 0 || a >= x->rank || drop[a]) return MGOPT_OK;
-      drop[a] = 1;
-    }
-    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank - (int32_t)na);
-    for (i = 0; i < x->rank; i++)
-      if (!drop[i]) t.dims[j++] = x->dims[i];
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Flatten")) {
-    mgopt__imp_ty_unknown(&t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, 2);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_is(n, keep_rank) || mgopt__imp_streq(n->op_type, "Transpose") ||
-      mgopt__imp_streq(n->op_type, "Split") || mgopt__imp_streq(n->op_type, "Concat")) {
-    int32_t k;
-    if (!x || x->rank < 0) return MGOPT_OK;
-    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
-    if (mgopt__imp_is(n, keep_rank) && mgopt__imp_streq(n->op_type, "Pad") == 0 &&
-        mgopt__imp_streq(n->op_type, "Slice") == 0 && mgopt__imp_streq(n->op_type, "Tile") == 0 &&
-        mgopt__imp_streq(n->op_type, "Resize") == 0 && mgopt__imp_streq(n->op_type, "Upsample") == 0 &&
-        x->rank >= 1)
-      t.dims[0] = x->dims[0]; /* pools and depth/space moves keep the batch */
-    for (k = 0; k < (mgopt__imp_streq(n->op_type, "Split") ? op->nouts : 1) && !s; k++) s = mgopt__imp_ty_set(I, op, k, &t);
-    if (!s && mgopt__imp_streq(n->op_type, "MaxPool")) { /* Indices */
-      t.dt = MGOPT_DT_INT64;
-      s = mgopt__imp_ty_set(I, op, 1, &t);
-    }
-    return s;
-  }
-  if (mgopt__imp_is(n, reduce) || mgopt__imp_streq(n->op_type, "ArgMax") || mgopt__imp_streq(n->op_type, "ArgMin")) {
-    int arg = mgopt__imp_streq(n->op_type, "ArgMax") || mgopt__imp_streq(n->op_type, "ArgMin");
-    if (!x || x->rank < 0) return MGOPT_OK;
-    if (mgopt__imp_aint(n, "keepdims", 1) != 0) {
-      mgopt__imp_ty_unknown(&t, arg ? MGOPT_DT_INT64 : (mgopt_dtype)x->dtype, x->rank);
-    } else if (!arg && x->rank <= MGOPT__IMP_MAX_RANK) {
-      /* keepdims 0 with the axes known (an attribute, or a constant input
-         since ReduceSum 13 / the rest 18): x without them */
-      const int64_t *ca = NULL;
-      int64_t *ia = NULL, na = mgopt__imp_aints(n, "axes", &ca);
-      uint8_t drop[MGOPT__IMP_MAX_RANK];
-      int32_t j = 0;
-      if (na < 0 && (na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ia)) >= 0) ca = ia;
-      if (na < 1) return MGOPT_OK; /* all axes, or none (noop_with_empty_axes): not worth the cases */
-      memset(drop, 0, sizeof drop);
-      for (i = 0; i < na; i++) {
-        int64_t a = ca[i] < 0 ? ca[i] + x->rank : ca[i];
-        if (a < 0 || a >= x->rank || drop[a]) return MGOPT_OK;
-        drop[a] = 1;
-      }
-      mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank - (int32_t)na);
-      for (i = 0; i < x->rank; i++)
-        if (!drop[i]) t.dims[j++] = x->dims[i];
-    } else if (arg && x->rank >= 1) {
-      int64_t axis = mgopt__imp_aint(n, "axis", 0);
-      int32_t j = 0;
-      if (axis < 0) axis += x->rank;
-      if (axis < 0 || axis >= x->rank) return MGOPT_OK;
-      mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, x->rank - 1);
-      for (i = 0; i < x->rank; i++)
-        if (i != axis) t.dims[j++] = x->dims[i];
-    } else {
-      return MGOPT_OK;
-    }
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_is(n, global_pool)) {
-    if (!x || x->rank < 2) return MGOPT_OK;
-    for (i = 2; i < t.rank; i++) t.dims[i] = mgopt_dim_static(1);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_is(n, rnn)) {
-    /* X: [seq, batch, input] (layout 0) or [batch, seq, input] (layout 1) */
-    int64_t hidden = mgopt__imp_aint(n, "hidden_size", -1), layout = mgopt__imp_aint(n, "layout", 0);
-    int64_t dirs = mgopt__imp_astr(n, "direction", "bidirectional") ? 2 : 1;
-    const mgopt_type *w = mgopt__imp_tin(I, 1);
-    mgopt_dtype dt = x && x->dtype != MGOPT_DT_UNKNOWN ? (mgopt_dtype)x->dtype : w ? (mgopt_dtype)w->dtype : MGOPT_DT_UNKNOWN;
-    mgopt_dim seq = mgopt_dim_unknown(), batch = mgopt_dim_unknown();
-    if (!x || (x->rank >= 0 && x->rank != 3) || hidden < 1 || (layout != 0 && layout != 1)) return MGOPT_OK;
-    if (x->rank == 3) {
-      seq = x->dims[layout ? 1 : 0];
-      batch = x->dims[layout ? 0 : 1];
-    }
-    mgopt__imp_ty_unknown(&t, dt, 4);
-    t.dims[0] = layout ? batch : seq;
-    t.dims[1] = layout ? seq : mgopt_dim_static(dirs);
-    t.dims[2] = layout ? mgopt_dim_static(dirs) : batch;
-    t.dims[3] = mgopt_dim_static(hidden);
-    s = mgopt__imp_ty_set(I, op, 0, &t);
-    mgopt__imp_ty_unknown(&t, dt, 3);
-    t.dims[0] = layout ? batch : mgopt_dim_static(dirs);
-    t.dims[1] = layout ? mgopt_dim_static(dirs) : batch;
-    t.dims[2] = mgopt_dim_static(hidden);
-    if (!s) s = mgopt__imp_ty_set(I, op, 1, &t);
-    if (!s && mgopt__imp_streq(n->op_type, "LSTM")) s = mgopt__imp_ty_set(I, op, 2, &t);
-    return s;
-  }
-  if (mgopt__imp_streq(n->op_type, "NonZero")) {
-    if (!x) return MGOPT_OK;
-    mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 2);
-    if (x->rank >= 0) t.dims[0] = mgopt_dim_static(x->rank);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "TopK")) {
-    if (!x || x->rank < 0) return MGOPT_OK;
-    mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
-    s = mgopt__imp_ty_set(I, op, 0, &t);
-    t.dt = MGOPT_DT_INT64;
-    return s ? s : mgopt__imp_ty_set(I, op, 1, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "Range")) {
-    mgopt__imp_ty_unknown(&t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, 1);
-    return mgopt__imp_ty_set(I, op, 0, &t);
-  }
-  if (mgopt__imp_streq(n->op_type, "If") && op->nblocks == 2) {
-    /* what both branches agree on */
-    mgopt_block *a = op->blocks[0], *b = op->blocks[1];
-    int32_t k;
-    if (a->nouts != op->nouts || b->nouts != op->nouts) return MGOPT_OK;
-    for (k = 0; k < op->nouts && !s; k++) {
-      const mgopt_type *ta = &a->outs[k]->value->type, *tb = &b->outs[k]->value->type;
-      if (ta->kind != MGOPT_TYPE_TENSOR || tb->kind != MGOPT_TYPE_TENSOR || ta->dtype != tb->dtype) continue;
-      mgopt__imp_ty_unknown(&t, (mgopt_dtype)ta->dtype, ta->rank == tb->rank ? ta->rank : -1);
-      for (i = 0; i < t.rank; i++)
-        if (ta->dims[i].v == tb->dims[i].v && ta->dims[i].sym == tb->dims[i].sym) t.dims[i] = ta->dims[i];
-      s = mgopt__imp_ty_set(I, op, k, &t);
-    }
-    return s;
-  }
-  return MGOPT_OK;
+  if (start < 0) start += x->rank;
+  if (end < 0) end += x->rank;
+  start = start < 0 ? 0 : start > x->rank ? x->rank : start;
+  end = end < 0 ? 0 : end > x->rank ? x->rank : end;
+  mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 1);
+  t.dims[0] = mgopt_dim_static(end > start ? end - start : 0);
+  return mgopt__imp_ty_set(I, op, 0, &t);
 }
 
-static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
+static mgopt_status mgopt__oty_size(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  mgopt__imp_ty_unknown(&t, mgopt__imp_tin(I, 0) ? MGOPT_DT_INT64 : MGOPT_DT_UNKNOWN, 0);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+static mgopt_status mgopt__oty_dynamic_quantize(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  mgopt_status s;
+  MGOPT__UNUSED(r);
+  if (!x) return MGOPT_OK;
+  mgopt__imp_ty_of(&t, x);
+  t.dt = MGOPT_DT_UINT8;
+  s = mgopt__imp_ty_set(I, op, 0, &t);
+  mgopt__imp_ty_unknown(&t, MGOPT_DT_FP32, 0);
+  if (!s) s = mgopt__imp_ty_set(I, op, 1, &t);
+  t.dt = MGOPT_DT_UINT8;
+  if (!s) s = mgopt__imp_ty_set(I, op, 2, &t);
+  return s;
+}
+
+/* x's shape; the zero point's dtype, else output_dtype, else uint8. */
+static mgopt_status mgopt__oty_quantize(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0), *zp = mgopt__imp_tin(I, 2);
+  int64_t odt = mgopt__imp_aint(I->node, "output_dtype", 0);
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  mgopt__imp_ty_of(&t, x);
+  if (zp) t.dt = (mgopt_dtype)zp->dtype;
+  else if (mgopt__imp_in(I, 2)) t.dt = MGOPT_DT_UNKNOWN;
+  else t.dt = odt > 0 && odt <= 0x7fffffff ? mgopt_onnx_dtype((int32_t)odt) : MGOPT_DT_UINT8;
+  return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
+}
+
+/* x's shape; float (arg 1: the scale's dtype, from opset 19 on). */
+static mgopt_status mgopt__oty_dequantize(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0), *sc = mgopt__imp_tin(I, 1);
+  mgopt__imp_ty t;
+  mgopt__imp_ty_of(&t, x);
+  t.dt = !r->arg ? MGOPT_DT_FP32 : sc ? (mgopt_dtype)sc->dtype : MGOPT_DT_UNKNOWN;
+  if (mgopt__imp_attr(I->node, "output_dtype")) t.dt = MGOPT_DT_UNKNOWN; /* opset 23's override: not modelled */
+  return x ? mgopt__imp_ty_set(I, op, 0, &t) : MGOPT_OK;
+}
+
+#define MGOPT__OTY_INT32 1       /* the output is int32 (ConvInteger, MatMulInteger) */
+#define MGOPT__OTY_NO_CHANNELS 2 /* W's first dim is not the output's channels (ConvTranspose) */
+
+/* X and W have one rank; the output has it too, X's batch and W's output
+   channels. arg: MGOPT__OTY_* flags. */
+static mgopt_status mgopt__oty_conv(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0), *w = mgopt__imp_tin(I, 1);
+  int32_t rank = x && x->rank >= 0 ? x->rank : w ? w->rank : -1;
+  mgopt_dtype dt = (r->arg & MGOPT__OTY_INT32) ? MGOPT_DT_INT32
+                   : x && x->dtype != MGOPT_DT_UNKNOWN ? (mgopt_dtype)x->dtype
+                   : w ? (mgopt_dtype)w->dtype : MGOPT_DT_UNKNOWN;
+  mgopt__imp_ty t;
+  if (!x || rank < 3 || (w && w->rank >= 0 && w->rank != rank)) return MGOPT_OK;
+  mgopt__imp_ty_unknown(&t, dt, rank);
+  if (x->rank >= 0) t.dims[0] = x->dims[0];
+  if (w && w->rank >= 1 && !(r->arg & MGOPT__OTY_NO_CHANNELS)) t.dims[1] = w->dims[0];
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* arg: MGOPT__OTY_INT32 or 0 (x's dtype). */
+static mgopt_status mgopt__oty_matmul(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  mgopt__imp_ty_of(&t, x);
+  if (r->arg & MGOPT__OTY_INT32) t.dt = MGOPT_DT_INT32;
+  mgopt__imp_ty_matmul(&t, x, mgopt__imp_tin(I, 1));
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+static mgopt_status mgopt__oty_constant_of_shape(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_dtype dt = a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t ? mgopt_onnx_dtype(a->t->data_type) : MGOPT_DT_FP32;
+  int64_t *v = NULL, len = mgopt__imp_const_ints(I, mgopt__imp_in(I, 0), &v);
+  mgopt__imp_ty t;
+  int32_t i;
+  MGOPT__UNUSED(r);
+  if (len > MGOPT__IMP_MAX_RANK) return MGOPT_OK;
+  mgopt__imp_ty_unknown(&t, dt, len >= 0 ? (int32_t)len : mgopt__imp_ty_len(mgopt__imp_tin(I, 0)));
+  for (i = 0; len >= 0 && i < t.rank; i++)
+    if (v[i] >= 0) t.dims[i] = mgopt_dim_static(v[i]);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+static mgopt_status mgopt__oty_gather(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0), *idx = mgopt__imp_tin(I, 1);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  int32_t rank, i, j = 0;
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  if (!x || !idx || x->rank < 1 || idx->rank < 0) return MGOPT_OK;
+  if (axis < 0) axis += x->rank;
+  if (axis < 0 || axis >= x->rank) return MGOPT_OK;
+  rank = x->rank - 1 + idx->rank;
+  mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, rank);
+  if (t.rank < 0) return MGOPT_OK;
+  for (i = 0; i < x->rank; i++) {
+    if (i == axis) {
+      int32_t q;
+      for (q = 0; q < idx->rank; q++) t.dims[j++] = idx->dims[q];
+    } else {
+      t.dims[j++] = x->dims[i];
+    }
+  }
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* The indices' shape, x's dtype. */
+static mgopt_status mgopt__oty_gather_elements(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0), *idx = mgopt__imp_tin(I, 1);
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  if (!x || !idx) return MGOPT_OK;
+  mgopt__imp_ty_of(&t, idx);
+  t.dt = (mgopt_dtype)x->dtype;
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* The rank is the length of the shape input (arg 1: Expand, at least x's rank). */
+static mgopt_status mgopt__oty_reshape(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  int32_t len = mgopt__imp_ty_len(mgopt__imp_tin(I, 1));
+  mgopt__imp_ty t;
+  if (!x || len < 0) return MGOPT_OK;
+  if (r->arg) {
+    if (x->rank < 0) return MGOPT_OK;
+    if (x->rank > len) len = x->rank;
+  }
+  mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, len);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* Unsqueeze-13: x's rank plus the length of the axes input. */
+static mgopt_status mgopt__oty_unsqueeze(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  int32_t len = mgopt__imp_ty_len(mgopt__imp_tin(I, 1));
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  if (!x || x->rank < 0 || len < 0) return MGOPT_OK;
+  mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank + len);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* x without the axes drop[] marks (those dims are 1 at run time, or reduced away). */
+static mgopt_status mgopt__oty_drop_axes(mgopt__imp *I, mgopt_op *op, const mgopt_type *x, const int64_t *ax, int64_t na) {
+  uint8_t drop[MGOPT__IMP_MAX_RANK];
+  mgopt__imp_ty t;
+  int32_t i, j = 0;
+  memset(drop, 0, sizeof drop);
+  for (i = 0; i < na; i++) {
+    int64_t a = ax[i] < 0 ? ax[i] + x->rank : ax[i];
+    if (a < 0 || a >= x->rank || drop[a]) return MGOPT_OK;
+    drop[a] = 1;
+  }
+  mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank - (int32_t)na);
+  for (i = 0; i < x->rank; i++)
+    if (!drop[i]) t.dims[j++] = x->dims[i];
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* With its axes known: x without them. arg 1: the axes are an input (from opset 13), 0: an attribute. */
+static mgopt_status mgopt__oty_squeeze(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  int64_t *ax = NULL, na = r->arg ? mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ax) : -1;
+  if (!r->arg) na = mgopt__imp_aints(I->node, "axes", (const int64_t **)&ax);
+  if (!x || x->rank < 0 || x->rank > MGOPT__IMP_MAX_RANK || na < 1) return MGOPT_OK;
+  return mgopt__oty_drop_axes(I, op, x, ax, na);
+}
+
+static mgopt_status mgopt__oty_flatten(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  mgopt__imp_ty_unknown(&t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, 2);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+#define MGOPT__OTY_BATCH 1   /* dim 0 passes through (pools, depth/space moves) */
+#define MGOPT__OTY_ALL_OUTS 2 /* every output has the type (Split) */
+#define MGOPT__OTY_INDICES 4 /* output 1 is int64 indices of the same rank (MaxPool) */
+
+/* x's dtype and rank. arg: MGOPT__OTY_BATCH, _ALL_OUTS, _INDICES flags. */
+static mgopt_status mgopt__oty_rank(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  mgopt_status s = MGOPT_OK;
+  int32_t k;
+  if (!x || x->rank < 0) return MGOPT_OK;
+  mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
+  if ((r->arg & MGOPT__OTY_BATCH) && x->rank >= 1) t.dims[0] = x->dims[0];
+  for (k = 0; k < ((r->arg & MGOPT__OTY_ALL_OUTS) ? op->nouts : 1) && !s; k++) s = mgopt__imp_ty_set(I, op, k, &t);
+  if (!s && (r->arg & MGOPT__OTY_INDICES)) {
+    t.dt = MGOPT_DT_INT64;
+    s = mgopt__imp_ty_set(I, op, 1, &t);
+  }
+  return s;
+}
+
+/* Reductions (arg 0) and ArgMax/ArgMin (arg 1): keepdims keeps the rank;
+   without it, x without the reduced axes when they are known. */
+static mgopt_status mgopt__oty_reduce(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_onnx_node *n = I->node;
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  int arg = r->arg;
+  mgopt__imp_ty t;
+  int32_t i;
+  if (!x || x->rank < 0) return MGOPT_OK;
+  if (mgopt__imp_aint(n, "keepdims", 1) != 0) {
+    mgopt__imp_ty_unknown(&t, arg ? MGOPT_DT_INT64 : (mgopt_dtype)x->dtype, x->rank);
+  } else if (!arg && x->rank <= MGOPT__IMP_MAX_RANK) {
+    /* keepdims 0 with the axes known (an attribute, or a constant input
+       since ReduceSum 13 / the rest 18): x without them */
+    const int64_t *ca = NULL;
+    int64_t *ia = NULL, na = mgopt__imp_aints(n, "axes", &ca);
+    if (na < 0 && (na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ia)) >= 0) ca = ia;
+    if (na < 1) return MGOPT_OK; /* all axes, or none (noop_with_empty_axes): not worth the cases */
+    return mgopt__oty_drop_axes(I, op, x, ca, na);
+  } else if (arg && x->rank >= 1) {
+    int64_t axis = mgopt__imp_aint(n, "axis", 0);
+    int32_t j = 0;
+    if (axis < 0) axis += x->rank;
+    if (axis < 0 || axis >= x->rank) return MGOPT_OK;
+    mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, x->rank - 1);
+    for (i = 0; i < x->rank; i++)
+      if (i != axis) t.dims[j++] = x->dims[i];
+  } else {
+    return MGOPT_OK;
+  }
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* x with every spatial dim 1. */
+static mgopt_status mgopt__oty_global_pool(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  int32_t i;
+  MGOPT__UNUSED(r);
+  if (!x || x->rank < 2) return MGOPT_OK;
+  mgopt__imp_ty_of(&t, x);
+  for (i = 2; i < t.rank; i++) t.dims[i] = mgopt_dim_static(1);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* LSTM, GRU, RNN: Y and Y_h (arg: the number of outputs, 3 with LSTM's Y_c). */
+static mgopt_status mgopt__oty_rnn(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  /* X: [seq, batch, input] (layout 0) or [batch, seq, input] (layout 1) */
+  const mgopt_onnx_node *n = I->node;
+  const mgopt_type *x = mgopt__imp_tin(I, 0), *w = mgopt__imp_tin(I, 1);
+  int64_t hidden = mgopt__imp_aint(n, "hidden_size", -1), layout = mgopt__imp_aint(n, "layout", 0);
+  int64_t dirs = mgopt__imp_astr(n, "direction", "bidirectional") ? 2 : 1;
+  mgopt_dtype dt = x && x->dtype != MGOPT_DT_UNKNOWN ? (mgopt_dtype)x->dtype : w ? (mgopt_dtype)w->dtype : MGOPT_DT_UNKNOWN;
+  mgopt_dim seq = mgopt_dim_unknown(), batch = mgopt_dim_unknown();
+  mgopt__imp_ty t;
+  mgopt_status s;
+  if (!x || (x->rank >= 0 && x->rank != 3) || hidden < 1 || (layout != 0 && layout != 1)) return MGOPT_OK;
+  if (x->rank == 3) {
+    seq = x->dims[layout ? 1 : 0];
+    batch = x->dims[layout ? 0 : 1];
+  }
+  mgopt__imp_ty_unknown(&t, dt, 4);
+  t.dims[0] = layout ? batch : seq;
+  t.dims[1] = layout ? seq : mgopt_dim_static(dirs);
+  t.dims[2] = layout ? mgopt_dim_static(dirs) : batch;
+  t.dims[3] = mgopt_dim_static(hidden);
+  s = mgopt__imp_ty_set(I, op, 0, &t);
+  mgopt__imp_ty_unknown(&t, dt, 3);
+  t.dims[0] = layout ? batch : mgopt_dim_static(dirs);
+  t.dims[1] = layout ? mgopt_dim_static(dirs) : batch;
+  t.dims[2] = mgopt_dim_static(hidden);
+  if (!s) s = mgopt__imp_ty_set(I, op, 1, &t);
+  if (!s && r->arg > 2) s = mgopt__imp_ty_set(I, op, 2, &t);
+  return s;
+}
+
+static mgopt_status mgopt__oty_nonzero(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  if (!x) return MGOPT_OK;
+  mgopt__imp_ty_unknown(&t, MGOPT_DT_INT64, 2);
+  if (x->rank >= 0) t.dims[0] = mgopt_dim_static(x->rank);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+static mgopt_status mgopt__oty_topk(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  mgopt_status s;
+  MGOPT__UNUSED(r);
+  if (!x || x->rank < 0) return MGOPT_OK;
+  mgopt__imp_ty_unknown(&t, (mgopt_dtype)x->dtype, x->rank);
+  s = mgopt__imp_ty_set(I, op, 0, &t);
+  t.dt = MGOPT_DT_INT64;
+  return s ? s : mgopt__imp_ty_set(I, op, 1, &t);
+}
+
+static mgopt_status mgopt__oty_range(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  const mgopt_type *x = mgopt__imp_tin(I, 0);
+  mgopt__imp_ty t;
+  MGOPT__UNUSED(r);
+  mgopt__imp_ty_unknown(&t, x ? (mgopt_dtype)x->dtype : MGOPT_DT_UNKNOWN, 1);
+  return mgopt__imp_ty_set(I, op, 0, &t);
+}
+
+/* What both branches agree on. */
+static mgopt_status mgopt__oty_if(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r) {
+  mgopt_block *a, *b;
+  mgopt__imp_ty t;
+  mgopt_status s = MGOPT_OK;
+  int32_t k, i;
+  MGOPT__UNUSED(r);
+  if (op->nblocks != 2) return MGOPT_OK;
+  a = op->blocks[0];
+  b = op->blocks[1];
+  if (a->nouts != op->nouts || b->nouts != op->nouts) return MGOPT_OK;
+  for (k = 0; k < op->nouts && !s; k++) {
+    const mgopt_type *ta = &a->outs[k]->value->type, *tb = &b->outs[k]->value->type;
+    if (ta->kind != MGOPT_TYPE_TENSOR || tb->kind != MGOPT_TYPE_TENSOR || ta->dtype != tb->dtype) continue;
+    mgopt__imp_ty_unknown(&t, (mgopt_dtype)ta->dtype, ta->rank == tb->rank ? ta->rank : -1);
+    for (i = 0; i < t.rank; i++)
+      if (ta->dims[i].v == tb->dims[i].v && ta->dims[i].sym == tb->dims[i].sym) t.dims[i] = ta->dims[i];
+    s = mgopt__imp_ty_set(I, op, k, &t);
+  }
+  return s;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const mgopt__onnx_rule mgopt__onnx_rule_table[] = {
+    {"Relu", 1, 0, mgopt__oty_same, 0},
+    {"LeakyRelu", 1, 0, mgopt__oty_same, 0},
+    {"PRelu", 1, 0, mgopt__oty_same, 0},
+    {"Sigmoid", 1, 0, mgopt__oty_same, 0},
+    {"HardSigmoid", 1, 0, mgopt__oty_same, 0},
+    {"HardSwish", 1, 0, mgopt__oty_same, 0},
+    {"Tanh", 1, 0, mgopt__oty_same, 0},
+    {"Softplus", 1, 0, mgopt__oty_same, 0},
+    {"Softsign", 1, 0, mgopt__oty_same, 0},
+    {"Selu", 1, 0, mgopt__oty_same, 0},
+    {"Elu", 1, 0, mgopt__oty_same, 0},
+    {"Celu", 1, 0, mgopt__oty_same, 0},
+    {"ThresholdedRelu", 1, 0, mgopt__oty_same, 0},
+    {"Mish", 1, 0, mgopt__oty_same, 0},
+    {"Gelu", 1, 0, mgopt__oty_same, 0},
+    {"Erf", 1, 0, mgopt__oty_same, 0},
+    {"Abs", 1, 0, mgopt__oty_same, 0},
+    {"Neg", 1, 0, mgopt__oty_same, 0},
+    {"Exp", 1, 0, mgopt__oty_same, 0},
+    {"Log", 1, 0, mgopt__oty_same, 0},
+    {"Sqrt", 1, 0, mgopt__oty_same, 0},
+    {"Reciprocal", 1, 0, mgopt__oty_same, 0},
+    {"Floor", 1, 0, mgopt__oty_same, 0},
+    {"Ceil", 1, 0, mgopt__oty_same, 0},
+    {"Round", 1, 0, mgopt__oty_same, 0},
+    {"Sign", 1, 0, mgopt__oty_same, 0},
+    {"Sin", 1, 0, mgopt__oty_same, 0},
+    {"Cos", 1, 0, mgopt__oty_same, 0},
+    {"Tan", 1, 0, mgopt__oty_same, 0},
+    {"Asin", 1, 0, mgopt__oty_same, 0},
+    {"Acos", 1, 0, mgopt__oty_same, 0},
+    {"Atan", 1, 0, mgopt__oty_same, 0},
+    {"Sinh", 1, 0, mgopt__oty_same, 0},
+    {"Cosh", 1, 0, mgopt__oty_same, 0},
+    {"Asinh", 1, 0, mgopt__oty_same, 0},
+    {"Acosh", 1, 0, mgopt__oty_same, 0},
+    {"Atanh", 1, 0, mgopt__oty_same, 0},
+    {"Clip", 1, 0, mgopt__oty_same, 0},
+    {"Softmax", 1, 0, mgopt__oty_same, 0},
+    {"LogSoftmax", 1, 0, mgopt__oty_same, 0},
+    {"Hardmax", 1, 0, mgopt__oty_same, 0},
+    {"Identity", 1, 0, mgopt__oty_same, 0},
+    {"CumSum", 1, 0, mgopt__oty_same, 0},
+    {"LRN", 1, 0, mgopt__oty_same, 0},
+    {"LpNormalization", 1, 0, mgopt__oty_same, 0},
+    {"MeanVarianceNormalization", 1, 0, mgopt__oty_same, 0},
+    {"InstanceNormalization", 1, 0, mgopt__oty_same, 0},
+    {"BatchNormalization", 1, 0, mgopt__oty_same, 0},
+    {"LayerNormalization", 1, 0, mgopt__oty_same, 0},
+    {"GroupNormalization", 1, 0, mgopt__oty_same, 0},
+    {"Trilu", 1, 0, mgopt__oty_same, 0},
+    {"Shrink", 1, 0, mgopt__oty_same, 0},
+    {"ScatterND", 1, 0, mgopt__oty_same, 0},
+    {"ScatterElements", 1, 0, mgopt__oty_same, 0},
+    {"BitwiseNot", 1, 0, mgopt__oty_same, 0},
+    {"ReverseSequence", 1, 0, mgopt__oty_same, 0},
+    {"Dropout", 1, 9, mgopt__oty_dropout, MGOPT_DT_UNKNOWN},
+    {"Dropout", 10, 0, mgopt__oty_dropout, MGOPT_DT_BOOL},
+    {"Not", 1, 0, mgopt__oty_to_bool, 0},
+    {"IsNaN", 1, 0, mgopt__oty_to_bool, 0},
+    {"IsInf", 1, 0, mgopt__oty_to_bool, 0},
+    {"Add", 1, 0, mgopt__oty_bcast, 0},
+    {"Sub", 1, 0, mgopt__oty_bcast, 0},
+    {"Mul", 1, 0, mgopt__oty_bcast, 0},
+    {"Div", 1, 0, mgopt__oty_bcast, 0},
+    {"Pow", 1, 0, mgopt__oty_bcast, 0},
+    {"Mod", 1, 0, mgopt__oty_bcast, 0},
+    {"Max", 1, 0, mgopt__oty_bcast, 0},
+    {"Min", 1, 0, mgopt__oty_bcast, 0},
+    {"Sum", 1, 0, mgopt__oty_bcast, 0},
+    {"Mean", 1, 0, mgopt__oty_bcast, 0},
+    {"BitwiseAnd", 1, 0, mgopt__oty_bcast, 0},
+    {"BitwiseOr", 1, 0, mgopt__oty_bcast, 0},
+    {"BitwiseXor", 1, 0, mgopt__oty_bcast, 0},
+    {"BitShift", 1, 0, mgopt__oty_bcast, 0},
+    {"Equal", 1, 0, mgopt__oty_bcast, -1},
+    {"Less", 1, 0, mgopt__oty_bcast, -1},
+    {"Greater", 1, 0, mgopt__oty_bcast, -1},
+    {"LessOrEqual", 1, 0, mgopt__oty_bcast, -1},
+    {"GreaterOrEqual", 1, 0, mgopt__oty_bcast, -1},
+    {"And", 1, 0, mgopt__oty_bcast, -1},
+    {"Or", 1, 0, mgopt__oty_bcast, -1},
+    {"Xor", 1, 0, mgopt__oty_bcast, -1},
+    {"Where", 1, 0, mgopt__oty_bcast, 1},
+    {"Cast", 1, 0, mgopt__oty_cast, 0},
+    {"CastLike", 1, 0, mgopt__oty_cast, 1},
+    {"Shape", 1, 0, mgopt__oty_shape, 0},
+    {"Size", 1, 0, mgopt__oty_size, 0},
+    {"DynamicQuantizeLinear", 1, 0, mgopt__oty_dynamic_quantize, 0},
+    {"QuantizeLinear", 1, 0, mgopt__oty_quantize, 0},
+    {"DequantizeLinear", 1, 18, mgopt__oty_dequantize, 0},
+    {"DequantizeLinear", 19, 0, mgopt__oty_dequantize, 1},
+    {"Conv", 1, 0, mgopt__oty_conv, 0},
+    {"ConvInteger", 1, 0, mgopt__oty_conv, MGOPT__OTY_INT32},
+    {"ConvTranspose", 1, 0, mgopt__oty_conv, MGOPT__OTY_NO_CHANNELS},
+    {"MatMul", 1, 0, mgopt__oty_matmul, 0},
+    {"MatMulInteger", 1, 0, mgopt__oty_matmul, MGOPT__OTY_INT32},
+    {"ConstantOfShape", 1, 0, mgopt__oty_constant_of_shape, 0},
+    {"Gather", 1, 0, mgopt__oty_gather, 0},
+    {"GatherElements", 1, 0, mgopt__oty_gather_elements, 0},
+    {"Reshape", 1, 0, mgopt__oty_reshape, 0},
+    {"Expand", 1, 0, mgopt__oty_reshape, 1},
+    {"Unsqueeze", 13, 0, mgopt__oty_unsqueeze, 0},
+    {"Squeeze", 1, 12, mgopt__oty_squeeze, 0},
+    {"Squeeze", 13, 0, mgopt__oty_squeeze, 1},
+    {"Flatten", 1, 0, mgopt__oty_flatten, 0},
+    {"Pad", 1, 0, mgopt__oty_rank, 0},
+    {"Resize", 1, 0, mgopt__oty_rank, 0},
+    {"Upsample", 1, 0, mgopt__oty_rank, 0},
+    {"Slice", 1, 0, mgopt__oty_rank, 0},
+    {"Tile", 1, 0, mgopt__oty_rank, 0},
+    {"Transpose", 1, 0, mgopt__oty_rank, 0},
+    {"Concat", 1, 0, mgopt__oty_rank, 0},
+    {"Split", 1, 0, mgopt__oty_rank, MGOPT__OTY_ALL_OUTS},
+    {"MaxPool", 1, 0, mgopt__oty_rank, MGOPT__OTY_BATCH | MGOPT__OTY_INDICES},
+    {"AveragePool", 1, 0, mgopt__oty_rank, MGOPT__OTY_BATCH},
+    {"LpPool", 1, 0, mgopt__oty_rank, MGOPT__OTY_BATCH},
+    {"DepthToSpace", 1, 0, mgopt__oty_rank, MGOPT__OTY_BATCH},
+    {"SpaceToDepth", 1, 0, mgopt__oty_rank, MGOPT__OTY_BATCH},
+    {"MaxUnpool", 1, 0, mgopt__oty_rank, MGOPT__OTY_BATCH},
+    {"ReduceMean", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceSum", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceMax", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceMin", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceProd", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceL1", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceL2", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceLogSum", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceLogSumExp", 1, 0, mgopt__oty_reduce, 0},
+    {"ReduceSumSquare", 1, 0, mgopt__oty_reduce, 0},
+    {"ArgMax", 1, 0, mgopt__oty_reduce, 1},
+    {"ArgMin", 1, 0, mgopt__oty_reduce, 1},
+    {"GlobalAveragePool", 1, 0, mgopt__oty_global_pool, 0},
+    {"GlobalMaxPool", 1, 0, mgopt__oty_global_pool, 0},
+    {"GlobalLpPool", 1, 0, mgopt__oty_global_pool, 0},
+    {"LSTM", 1, 0, mgopt__oty_rnn, 3},
+    {"GRU", 1, 0, mgopt__oty_rnn, 2},
+    {"RNN", 1, 0, mgopt__oty_rnn, 2},
+    {"NonZero", 1, 0, mgopt__oty_nonzero, 0},
+    {"TopK", 1, 0, mgopt__oty_topk, 0},
+    {"Range", 1, 0, mgopt__oty_range, 0},
+    {"If", 1, 0, mgopt__oty_if, 0},
+};
+
+MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_rule_table);
+  return mgopt__onnx_rule_table;
+}
+/* src/onnx/ops.c — the ONNX op tables: the families of mappings and the lookups by op type (import) and by kind (export). */
+
+/* Every family of mappings; a new family is one more line here. */
+static const mgopt__onnx_family_fn mgopt__onnx_families[] = {
+    mgopt__onnx_maps_elementwise,
+    mgopt__onnx_maps_shape,
+    mgopt__onnx_maps_nn,
+    mgopt__onnx_maps_reduce,
+};
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_family(int32_t i, int32_t *n) {
+  *n = 0;
+  if (i < 0 || i >= MGOPT__ARRAY_COUNT(mgopt__onnx_families)) return NULL;
+  return mgopt__onnx_families[i](n);
+}
+
+MGOPT__PRIVATE int mgopt__onnx_in_range(int32_t since, int32_t until, int64_t opset) {
+  return opset >= since && (until == 0 || opset <= until);
+}
+
+/* ---------------------------------------------------------------- the importer's index by op type */
+
+static size_t mgopt__onnx_hash(const char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  size_t i;
+  for (i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+  return (size_t)h & (MGOPT__ONNX_INDEX_CAP - 1);
+}
+
+/* The slot of name (an empty one when the name is not there yet). */
+static size_t mgopt__onnx_slot(const mgopt__onnx_index *x, const char *name, size_t len) {
+  size_t h = mgopt__onnx_hash(name, len);
+  while (x->slots[h].name && !(x->slots[h].len == len && memcmp(x->slots[h].name, name, len) == 0))
+    h = (h + 1) & (MGOPT__ONNX_INDEX_CAP - 1);
+  return h;
+}
+
+static mgopt__onnx_entry *mgopt__onnx_index_add(mgopt__onnx_index *x, const char *name) {
+  size_t len = strlen(name);
+  mgopt__onnx_entry *e = &x->slots[mgopt__onnx_slot(x, name, len)];
+  if (!e->name) {
+    /* the tables hold far fewer names than half the slots (a unit test checks) */
+    MGOPT_ASSERT(x->count < MGOPT__ONNX_INDEX_CAP / 2);
+    e->name = name;
+    e->len = len;
+    x->count++;
+  }
+  return e;
+}
+
+/* Indexes the rows that hold for `opset`: at most one mapping and one type
+   rule per name (a unit test checks that the ranges do not overlap). */
+MGOPT__PRIVATE void mgopt__onnx_index_build(mgopt__onnx_index *x, int64_t opset) {
+  const mgopt__onnx_map *maps;
+  const mgopt__onnx_rule *rules;
+  int32_t f, i, n;
+  memset(x, 0, sizeof *x);
+  for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
+    for (i = 0; i < n; i++)
+      if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) mgopt__onnx_index_add(x, maps[i].onnx)->map = &maps[i];
+  rules = mgopt__onnx_rules(&n);
+  for (i = 0; i < n; i++)
+    if (mgopt__onnx_in_range(rules[i].since, rules[i].until, opset)) mgopt__onnx_index_add(x, rules[i].onnx)->rule = &rules[i];
+}
+
+/* The entry of an op type of the default domain, or NULL when no row holds it. */
+MGOPT__PRIVATE const mgopt__onnx_entry *mgopt__onnx_index_find(const mgopt__onnx_index *x, mgopt_str op_type) {
+  const mgopt__onnx_entry *e;
+  if (!op_type.len) return NULL;
+  e = &x->slots[mgopt__onnx_slot(x, op_type.ptr, op_type.len)];
+  return e->name ? e : NULL;
+}
+
+/* ---------------------------------------------------------------- the exporter's index by kind */
+
+/* by_kind[k] = the row that writes kind k at `opset` (NULL: none does). */
+MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int64_t opset) {
+  const mgopt__onnx_map *maps;
+  int32_t f, i, n;
+  for (i = 0; i < MGOPT_OP__COUNT; i++) by_kind[i] = NULL;
+  for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
+    for (i = 0; i < n; i++)
+      if (maps[i].to_onnx && maps[i].kind > 0 && maps[i].kind < MGOPT_OP__COUNT &&
+          mgopt__onnx_in_range(maps[i].since, maps[i].until, opset))
+        by_kind[maps[i].kind] = &maps[i];
+}
+
+/* The first row that writes `kind` at an opset after `opset`, or NULL. */
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset) {
+  const mgopt__onnx_map *maps, *best = NULL;
+  int32_t f, i, n;
+  for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
+    for (i = 0; i < n; i++)
+      if (maps[i].to_onnx && maps[i].kind == kind && maps[i].since > opset && (!best || maps[i].since < best->since))
+        best = &maps[i];
+  return best;
+}
+/* src/onnx/import.c — the ONNX importer's driver: graphs and subgraphs, values, initializers, nodes handed to the mapping table or kept opaque. */
+
+/* How it works. The graph becomes function `main`: graph inputs without an
+   initializer are its arguments; initializers and Constant nodes become
+   `const` ops (their raw data stays borrowed); each default-domain node goes
+   to the row of the mapping table for its op type and the model's opset
+   (ops.c), which builds canonical ops when the semantics are exactly equal,
+   types and attributes included. Otherwise the node becomes an opaque op
+   `onnx::OpType` (or `domain::OpType`) whose operand slots in0, in1, ... are
+   the node's inputs (an omitted optional input is an absent slot), whose
+   attributes are kept, whose GRAPH attributes become nested blocks named
+   after the attribute, and whose output types come from the type-rule table
+   (opaque_types.c). Output types come from type inference, refined by
+   value_info. Subgraphs see the values of enclosing graphs. The model tree
+   stays in the program (program->onnx_meta) so export can keep everything
+   the IR does not hold: opset imports, metadata, local functions, doc
+   strings. */
+
+MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!I->d) return s;
+  I->d->status = s;
+  I->d->op[0] = 0;
+  if (I->node && I->node->name.len)
+    snprintf(I->d->op, sizeof I->d->op, "%.*s", (int)(I->node->name.len > 90 ? 90 : I->node->name.len),
+             I->node->name.ptr);
+  va_start(ap, fmt);
+  vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
+
+/* ---------------------------------------------------------------- opaque ops */
+
+/* The node as an opaque op; e is its entry in the op index (NULL: none), for its type rule. */
+static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e) {
   const mgopt_onnx_node *n = I->node;
   char type[256];
   int64_t i, ngraphs = 0;
   int32_t nouts = (int32_t)n->noutputs, bi = 0;
   mgopt_op *op;
   mgopt_status s;
-  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx"))
+  if (mgopt__imp_default_domain(n->domain))
     snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
   else
     snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
@@ -11012,931 +13458,14 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I) {
     }
     if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
   }
-  if ((s = mgopt__imp_opaque_types(I, op)) != MGOPT_OK) return s;
+  if (e && e->rule && (s = e->rule->fn(I, op, e->rule)) != MGOPT_OK) return s;
   return mgopt__imp_finish(I, op);
-}
-
-/* ---------------------------------------------------------------- canonical mappings */
-
-/* Each returns 1 when it built canonical ops, 0 to fall back to an opaque op
-   (nothing was created then), or -1 on error (d set). */
-typedef int (*mgopt__imp_fn)(mgopt__imp *I);
-
-static int mgopt__imp_err(mgopt_status s) { return s ? -1 : 1; }
-
-static int mgopt__imp_is_float(const mgopt_value *v) {
-  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
-         (v->type.dtype == MGOPT_DT_FP32 || v->type.dtype == MGOPT_DT_FP16 || v->type.dtype == MGOPT_DT_FP64);
-}
-
-static int mgopt__imp_known_dtype(const mgopt_value *v) {
-  return v && v->type.kind == MGOPT_TYPE_TENSOR && v->type.dtype != MGOPT_DT_UNKNOWN;
-}
-
-/* Binary elementwise: same dtypes on both sides, one output. */
-static int mgopt__imp_binary(mgopt__imp *I, const char *type, int float_only) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
-  mgopt_op *op;
-  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
-  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
-  if (float_only && !mgopt__imp_is_float(x)) return 0;
-  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
-  op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_add(mgopt__imp *I) { return mgopt__imp_binary(I, "add", 0); }
-static int mgopt__imp_sub(mgopt__imp *I) { return mgopt__imp_binary(I, "sub", 0); }
-static int mgopt__imp_mul(mgopt__imp *I) { return mgopt__imp_binary(I, "mul", 0); }
-static int mgopt__imp_div(mgopt__imp *I) { return mgopt__imp_binary(I, "real_div", 1); } /* ints truncate: opaque */
-static int mgopt__imp_pow(mgopt__imp *I) { return mgopt__imp_binary(I, "pow", 1); }
-static int mgopt__imp_max(mgopt__imp *I) { return mgopt__imp_binary(I, "maximum", 1); }
-static int mgopt__imp_min(mgopt__imp *I) { return mgopt__imp_binary(I, "minimum", 1); }
-
-static int mgopt__imp_compare(mgopt__imp *I, const char *type) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
-  mgopt_op *op;
-  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
-    return 0;
-  if (x->type.dtype == MGOPT_DT_STRING) return 0;
-  op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-static int mgopt__imp_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "equal"); }
-static int mgopt__imp_less(mgopt__imp *I) { return mgopt__imp_compare(I, "less"); }
-static int mgopt__imp_greater(mgopt__imp *I) { return mgopt__imp_compare(I, "greater"); }
-static int mgopt__imp_less_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "less_equal"); }
-static int mgopt__imp_greater_equal(mgopt__imp *I) { return mgopt__imp_compare(I, "greater_equal"); }
-
-static int mgopt__imp_logical(mgopt__imp *I, const char *type) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
-  mgopt_op *op;
-  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
-  op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-static int mgopt__imp_and(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_and"); }
-static int mgopt__imp_or(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_or"); }
-static int mgopt__imp_xor(mgopt__imp *I) { return mgopt__imp_logical(I, "logical_xor"); }
-
-/* Unary elementwise on float tensors. */
-static int mgopt__imp_unary_f(mgopt__imp *I, const char *type) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
-  op = mgopt__imp_op(I, type, 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-static int mgopt__imp_relu(mgopt__imp *I) { return mgopt__imp_unary_f(I, "relu"); }
-static int mgopt__imp_sigmoid(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sigmoid"); }
-static int mgopt__imp_tanh(mgopt__imp *I) { return mgopt__imp_unary_f(I, "tanh"); }
-static int mgopt__imp_erf(mgopt__imp *I) { return mgopt__imp_unary_f(I, "erf"); }
-static int mgopt__imp_sqrt(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sqrt"); }
-static int mgopt__imp_exp(mgopt__imp *I) { return mgopt__imp_unary_f(I, "exp"); }
-static int mgopt__imp_log(mgopt__imp *I) { return mgopt__imp_unary_f(I, "log"); }
-static int mgopt__imp_abs(mgopt__imp *I) { return mgopt__imp_unary_f(I, "abs"); }
-static int mgopt__imp_floor(mgopt__imp *I) { return mgopt__imp_unary_f(I, "floor"); }
-static int mgopt__imp_ceil(mgopt__imp *I) { return mgopt__imp_unary_f(I, "ceil"); }
-static int mgopt__imp_sin(mgopt__imp *I) { return mgopt__imp_unary_f(I, "sin"); }
-static int mgopt__imp_cos(mgopt__imp *I) { return mgopt__imp_unary_f(I, "cos"); }
-
-static int mgopt__imp_not(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  mgopt_op *op;
-  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
-  op = mgopt__imp_op(I, "logical_not", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* 1 if an identity can stand for the node: a tensor goes in, and the first
-   output is not declared as something else (a sequence, a map): those stay opaque. */
-static int mgopt__imp_forwardable(mgopt__imp *I, const mgopt_value *x) {
-  const mgopt_onnx_type *ot;
-  const char *nm;
-  if (!x || x->type.kind != MGOPT_TYPE_TENSOR) return 0;
-  nm = I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : NULL;
-  ot = nm ? (const mgopt_onnx_type *)mgopt__imap_get(&I->vinfo, nm) : NULL;
-  return !ot || ot->tensor_type || !ot->other.len;
-}
-
-static int mgopt__imp_identity(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
-  return mgopt__imp_err(mgopt__imp_forward(I, x));
-}
-
-/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
-static int mgopt__imp_dropout(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
-  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
-  if (mgopt__imp_aint(I->node, "is_test", 1) == 0 && I->opset < 7) return 0;
-  if (train) {
-    mgopt_tensor *t = mgopt_value_const(train);
-    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
-  }
-  return mgopt__imp_err(mgopt__imp_forward(I, x));
-}
-
-static int mgopt__imp_leaky_relu(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x)) return 0;
-  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) ||
-      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_gelu(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  mgopt_op *op;
-  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
-  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
-                                  !mgopt__imp_astr(I->node, "approximate", "none")))
-    return 0;
-  op = mgopt__imp_op(I, "gelu", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) ||
-      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_softmax(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int r = mgopt__imp_rank(x);
-  int64_t axis = mgopt__imp_aint(I->node, "axis", I->opset >= 13 ? -1 : 1);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || r < 1) return 0;
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis >= r) return 0;
-  /* before opset 13 the input is coerced to 2-d at axis: the same only for the last axis */
-  if (I->opset < 13 && axis != r - 1) return 0;
-  op = mgopt__imp_op(I, "softmax", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_clip(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  double lo = -HUGE_VAL, hi = HUGE_VAL;
-  mgopt_op *op;
-  if (!x || (x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP16)) return 0;
-  if (I->opset < 11) {
-    lo = mgopt__imp_afloat(I->node, "min", -HUGE_VAL);
-    hi = mgopt__imp_afloat(I->node, "max", HUGE_VAL);
-  } else {
-    mgopt_value *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
-    mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
-    if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
-    if (ta) lo = mgopt_tensor_get_f64(ta, 0);
-    if (tb) hi = mgopt_tensor_get_f64(tb, 0);
-  }
-  if (!(lo <= hi)) return 0; /* min > max (or NaN) is defined differently */
-  op = mgopt__imp_op(I, "clip", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
-      mgopt_op_set_float(op, "beta", hi))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_cast(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
-  mgopt_op *op;
-  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
-                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
-                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
-  int i, good_to = 0, good_from = 0;
-  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
-  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
-    if (ok[i] == to) good_to = 1;
-    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
-  }
-  if (!good_to || !good_from) return 0;
-  op = mgopt__imp_op(I, "cast", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_transpose(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  const int64_t *perm = NULL;
-  int64_t n = mgopt__imp_aints(I->node, "perm", &perm), i, *rev = NULL;
-  int r = mgopt__imp_rank(x);
-  mgopt_op *op;
-  if (!x || r < 0) return 0;
-  if (n < 0) {
-    rev = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(r + 1), 8);
-    if (!rev) return -1;
-    for (i = 0; i < r; i++) rev[i] = r - 1 - i;
-    perm = rev;
-    n = r;
-  }
-  if (n != r) return 0;
-  op = mgopt__imp_op(I, "transpose", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "perm", perm, n)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Reshape with a constant shape whose entries are all resolvable without the
-   "0 copies the input dim" rule (a 0 is resolved from a static input dim). */
-static int mgopt__imp_reshape(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *sv = mgopt__imp_in(I, 1);
-  int64_t *shape = NULL, n, i;
-  int allowzero = (int)mgopt__imp_aint(I->node, "allowzero", 0);
-  mgopt_op *op;
-  mgopt_value *c;
-  if (!x || !sv || I->opset < 5) return 0;
-  n = mgopt__imp_const_ints(I, sv, &shape);
-  if (n < 0) return 0;
-  for (i = 0; i < n; i++) {
-    if (shape[i] == 0 && !allowzero) {
-      if (x->type.rank <= i || !mgopt_dim_is_static(x->type.dims[i])) return 0;
-      shape[i] = x->type.dims[i].v;
-      if (shape[i] == 0) return 0;
-    } else if (shape[i] == 0 || shape[i] < -1) {
-      return 0;
-    }
-  }
-  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, n);
-  if (!c) return 0;
-  op = mgopt__imp_op(I, "reshape", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Axes from the attribute (older opsets) or a constant input (newer): count,
-   -1 when neither form is usable, -2 when absent. */
-static int64_t mgopt__imp_axes(mgopt__imp *I, int64_t input_k, int64_t attr_until, int64_t **out) {
-  const int64_t *a = NULL;
-  int64_t n;
-  if (I->opset < attr_until) {
-    n = mgopt__imp_aints(I->node, "axes", &a);
-    if (n < 0) return -2;
-    /* one spare slot, as callers expect; only n entries are read from the attribute */
-    *out = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
-    if (*out && n) memcpy(*out, a, sizeof(int64_t) * (size_t)n);
-    return *out ? n : -1;
-  }
-  if (input_k >= I->node->ninputs || I->node->inputs[input_k].len == 0) return -2;
-  return mgopt__imp_const_ints(I, mgopt__imp_in(I, input_k), out);
-}
-
-static int mgopt__imp_squeeze(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
-  mgopt_op *op;
-  if (!x || n == -1) return 0;
-  op = mgopt__imp_op(I, "squeeze", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
-  if (n >= 0 && mgopt_op_set_ints(op, "axes", axes, n)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_unsqueeze(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, 13, &axes);
-  mgopt_op *op;
-  if (!x || n < 1) return 0;
-  op = mgopt__imp_op(I, "expand_dims", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, n)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Flatten to 2-d: a reshape when the input shape is static. */
-static int mgopt__imp_flatten(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *c;
-  int r = mgopt__imp_rank(x);
-  int64_t axis = mgopt__imp_aint(I->node, "axis", 1), shape[2] = {1, 1}, i;
-  mgopt_op *op;
-  if (!x || r < 0 || !mgopt_type_is_static(&x->type)) return 0;
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis > r) return 0;
-  for (i = 0; i < r; i++)
-    if (!mgopt__mul_i64(shape[i < axis ? 0 : 1], x->type.dims[i].v, &shape[i < axis ? 0 : 1])) return 0;
-  c = mgopt__imp_const_i32s(I, NULL, "shape", shape, 2);
-  if (!c) return 0;
-  op = mgopt__imp_op(I, "reshape", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "shape", c)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_concat(mgopt__imp *I) {
-  int64_t n = I->node->ninputs, i, axis = mgopt__imp_aint(I->node, "axis", 1);
-  mgopt_value **vals;
-  mgopt_op *op;
-  int r = -1;
-  if (n < 1 || n > 100000 || !mgopt__imp_attr(I->node, "axis")) return 0;
-  vals = (mgopt_value **)mgopt_program_alloc(I->p, sizeof(mgopt_value *) * (size_t)n, 8);
-  if (!vals) return -1;
-  for (i = 0; i < n; i++) {
-    vals[i] = mgopt__imp_in(I, i);
-    if (!vals[i]) return 0;
-    if (i == 0) r = mgopt__imp_rank(vals[0]);
-    if (mgopt__imp_rank(vals[i]) != r || vals[i]->type.dtype != vals[0]->type.dtype) return 0;
-  }
-  if (r < 1 || axis < -r || axis >= r) return 0;
-  op = mgopt__imp_op(I, "concat", 1, 0);
-  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_int(op, "axis", axis) ||
-      mgopt_op_set_bool(op, "interleave", 0))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Split with sizes known: explicit split, or an even split of a static dim. */
-static int mgopt__imp_split(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int r = mgopt__imp_rank(x);
-  int64_t axis = mgopt__imp_aint(I->node, "axis", 0), nout = I->node->noutputs, *sizes = NULL, n = -2, i;
-  const int64_t *as = NULL;
-  mgopt_op *op;
-  if (!x || r < 1 || nout < 1 || mgopt__imp_nout(I->node) != nout) return 0;
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis >= r) return 0;
-  if (I->opset < 13) {
-    n = mgopt__imp_aints(I->node, "split", &as);
-    if (n >= 0) {
-      sizes = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(n + 1), 8);
-      if (sizes && n) memcpy(sizes, as, sizeof(int64_t) * (size_t)n);
-    }
-  } else if (I->node->ninputs > 1 && I->node->inputs[1].len) {
-    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &sizes);
-    if (n < 0) return 0;
-  }
-  if (n == -2 || !sizes) {
-    /* even split of a static dim (opset 18's uneven num_outputs split stays opaque) */
-    int64_t dim;
-    if (!mgopt_dim_is_static(x->type.dims[axis])) return 0;
-    dim = x->type.dims[axis].v;
-    if (dim % nout) return 0;
-    op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
-    if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "num_splits", nout) ||
-        mgopt_op_set_int(op, "axis", axis))
-      return -1;
-    return mgopt__imp_err(mgopt__imp_finish(I, op));
-  }
-  if (n != nout) return 0;
-  for (i = 0; i < n; i++)
-    if (sizes[i] < 0) return 0;
-  op = mgopt__imp_op(I, "split", (int32_t)nout, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "split_sizes", sizes, n) ||
-      mgopt_op_set_int(op, "axis", axis))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Slice with constant starts/ends/axes/steps on an input of known rank. */
-static int mgopt__imp_slice(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *c[3];
-  int r = mgopt__imp_rank(x);
-  int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL, ns, ne, na = -2, nst = -2, i;
-  int64_t *b, *e, *st, *bm, *em;
-  mgopt_op *op;
-  if (!x || r < 1) return 0;
-  if (I->opset < 10) {
-    const int64_t *a1 = NULL, *a2 = NULL, *a3 = NULL;
-    ns = mgopt__imp_aints(I->node, "starts", &a1);
-    ne = mgopt__imp_aints(I->node, "ends", &a2);
-    na = mgopt__imp_aints(I->node, "axes", &a3);
-    starts = (int64_t *)(uintptr_t)a1;
-    ends = (int64_t *)(uintptr_t)a2;
-    axes = (int64_t *)(uintptr_t)a3;
-  } else {
-    ns = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &starts);
-    ne = mgopt__imp_const_ints(I, mgopt__imp_in(I, 2), &ends);
-    if (I->node->ninputs > 3 && I->node->inputs[3].len) {
-      na = mgopt__imp_const_ints(I, mgopt__imp_in(I, 3), &axes);
-      if (na < 0) return 0;
-    }
-    if (I->node->ninputs > 4 && I->node->inputs[4].len) {
-      nst = mgopt__imp_const_ints(I, mgopt__imp_in(I, 4), &steps);
-      if (nst < 0) return 0;
-    }
-  }
-  if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) return 0;
-  b = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)r * 5, 8);
-  if (!b) return -1;
-  e = b + r;
-  st = e + r;
-  bm = st + r;
-  em = bm + r;
-  for (i = 0; i < r; i++) {
-    b[i] = 0;
-    e[i] = 0;
-    st[i] = 1;
-    bm[i] = 1;
-    em[i] = 1;
-  }
-  for (i = 0; i < ns; i++) {
-    int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
-    if (ax < 0) ax += r;
-    if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
-    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
-    dim = x->type.dims[ax].v;
-    /* clamp as ONNX does, then express with masks where the bound is the end */
-    {
-      int64_t lo = starts[i], hi = ends[i];
-      if (lo < 0) lo += dim;
-      if (hi < 0) hi += dim;
-      if (s > 0) {
-        lo = lo < 0 ? 0 : lo > dim ? dim : lo;
-        hi = hi < 0 ? 0 : hi > dim ? dim : hi;
-      } else {
-        lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
-        hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
-      }
-      if (s < 0 && hi == -1) em[ax] = 1, hi = 0;
-      else em[ax] = 0;
-      if (s < 0 && lo == -1) return 0; /* empty result from the far end: leave it to ONNX */
-      bm[ax] = 0;
-      b[ax] = lo;
-      e[ax] = hi;
-      st[ax] = s;
-      if (lo > INT32_MAX || hi > INT32_MAX || s > INT32_MAX || s < INT32_MIN) return 0;
-    }
-  }
-  c[0] = mgopt__imp_const_i32s(I, NULL, "begin", b, r);
-  c[1] = mgopt__imp_const_i32s(I, NULL, "end", e, r);
-  c[2] = mgopt__imp_const_i32s(I, NULL, "stride", st, r);
-  if (!c[0] || !c[1] || !c[2]) return -1;
-  op = mgopt__imp_op(I, "slice_by_index", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "begin", c[0]) ||
-      mgopt_op_set_operand(op, "end", c[1]) || mgopt_op_set_operand(op, "stride", c[2]))
-    return -1;
-  {
-    mgopt_attr a;
-    memset(&a, 0, sizeof a);
-    a.kind = MGOPT_ATTR_BOOLS;
-    a.n = r;
-    a.name = "begin_mask";
-    a.u.ints = bm;
-    if (mgopt_op_set_attr(op, &a)) return -1;
-    a.name = "end_mask";
-    a.u.ints = em;
-    if (mgopt_op_set_attr(op, &a)) return -1;
-  }
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_gather(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
-  int r = mgopt__imp_rank(x);
-  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
-  mgopt_op *op;
-  if (!x || !idx || r < 1 || (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64)) return 0;
-  if (axis < -r || axis >= r) return 0;
-  op = mgopt__imp_op(I, "gather", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
-      mgopt_op_set_int(op, "axis", axis))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_where(mgopt__imp *I) {
-  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
-  mgopt_op *op;
-  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
-    return 0;
-  op = mgopt__imp_op(I, "select", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
-      mgopt_op_set_operand(op, "b", b))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_matmul(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
-  op = mgopt__imp_op(I, "matmul", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
-      mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
-   and C is 1-d (or absent), else matmul (+ add). */
-static int mgopt__imp_gemm(mgopt__imp *I) {
-  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
-  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
-    return 0;
-  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
-  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
-  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
-    op = mgopt__imp_op(I, "linear", 1, 0);
-    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
-    if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
-    return mgopt__imp_err(mgopt__imp_finish(I, op));
-  }
-  if (!c) {
-    op = mgopt__imp_op(I, "matmul", 1, 0);
-    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
-        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
-      return -1;
-    return mgopt__imp_err(mgopt__imp_finish(I, op));
-  }
-  {
-    /* matmul into a fresh value, then add(C) under the node's output name */
-    static const char *const slots[2] = {"x", "y"};
-    mgopt_value *vals[2];
-    mgopt_op *mm;
-    mgopt_diag d2;
-    char buf[160];
-    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
-    vals[0] = a;
-    vals[1] = b;
-    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
-    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
-    mgopt_diag_clear(&d2);
-    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
-    op = mgopt__imp_op(I, "add", 1, 0);
-    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
-    return mgopt__imp_err(mgopt__imp_finish(I, op));
-  }
-}
-
-/* Spatial attributes shared by Conv, ConvTranspose and the pools: strides,
-   dilations and MIL pad [b0, e0, b1, e1, ...] from ONNX [b0, b1, ..., e0, e1, ...].
-   Returns 0 when the auto_pad mode has no exact MIL form. */
-static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with_dil) {
-  const int64_t *v = NULL;
-  int64_t n, i, *pad;
-  const char *pad_type = "custom";
-  const mgopt_onnx_attribute *ap = mgopt__imp_attr(I->node, "auto_pad");
-  if (ap && !mgopt__imp_streq(ap->s, "NOTSET")) {
-    if (mgopt__imp_streq(ap->s, "VALID")) pad_type = "valid";
-    else if (mgopt__imp_streq(ap->s, "SAME_UPPER")) pad_type = "same";
-    else if (mgopt__imp_streq(ap->s, "SAME_LOWER")) pad_type = "same_lower";
-    else return 0;
-  }
-  n = mgopt__imp_aints(I->node, "strides", &v);
-  if (n >= 0 && n != nsp) return 0;
-  if (n >= 0 && mgopt_op_set_ints(op, "strides", v, n)) return -1;
-  n = mgopt__imp_aints(I->node, "dilations", &v);
-  if (n >= 0 && n != nsp) return 0;
-  if (n >= 0) {
-    if (!with_dil) {
-      for (i = 0; i < n; i++)
-        if (v[i] != 1) return 0;
-    } else if (mgopt_op_set_ints(op, "dilations", v, n)) {
-      return -1;
-    }
-  }
-  if (mgopt_op_set_string(op, "pad_type", pad_type)) return -1;
-  if (strcmp(pad_type, "custom") == 0) {
-    pad = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * nsp + 1), 8);
-    if (!pad) return -1;
-    n = mgopt__imp_aints(I->node, "pads", &v);
-    if (n >= 0 && n != 2 * nsp) return 0;
-    for (i = 0; i < nsp; i++) {
-      pad[2 * i] = n >= 0 ? v[i] : 0;
-      pad[2 * i + 1] = n >= 0 ? v[nsp + i] : 0;
-      if (pad[2 * i] < 0 || pad[2 * i + 1] < 0) return 0;
-    }
-    if (mgopt_op_set_ints(op, "pad", pad, 2 * nsp)) return -1;
-  }
-  return 1;
-}
-
-static int mgopt__imp_conv_like(mgopt__imp *I, const char *type) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
-  int r = mgopt__imp_rank(x), k;
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
-  if (bias && bias->type.dtype != x->type.dtype) return 0;
-  if (strcmp(type, "conv_transpose") == 0 &&
-      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
-    return 0;
-  {
-    const int64_t *ks = NULL;
-    int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
-    if (nk >= 0) {
-      if (nk != r - 2) return 0;
-      for (i = 0; i < nk; i++)
-        if (!mgopt_dim_is_static(w->type.dims[i + 2]) || w->type.dims[i + 2].v != ks[i]) return 0;
-    }
-  }
-  /* build detached first so a mode without an exact form leaves nothing behind */
-  op = mgopt_op_new(I->p, type, 1, 0);
-  if (!op) return -1;
-  k = mgopt__imp_spatial(I, op, r - 2, 1);
-  if (k <= 0) return k;
-  if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
-  if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
-  if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
-  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
-  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
-  mgopt_op_append(op, I->b);
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-static int mgopt__imp_conv(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv"); }
-static int mgopt__imp_conv_transpose(mgopt__imp *I) { return mgopt__imp_conv_like(I, "conv_transpose"); }
-
-static int mgopt__imp_pool(mgopt__imp *I, int is_max) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int r = mgopt__imp_rank(x), k;
-  const int64_t *ks = NULL;
-  int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || r < 3 || nk != r - 2 || mgopt__imp_nout(I->node) != 1) return 0;
-  if (is_max && mgopt__imp_aint(I->node, "storage_order", 0) != 0) return 0;
-  op = mgopt_op_new(I->p, is_max ? "max_pool" : "avg_pool", 1, 0);
-  if (!op) return -1;
-  k = mgopt__imp_spatial(I, op, r - 2, 0);
-  if (k <= 0) return k;
-  if (mgopt_op_set_ints(op, "kernel_sizes", ks, nk) ||
-      mgopt_op_set_bool(op, "ceil_mode", mgopt__imp_aint(I->node, "ceil_mode", 0) != 0))
-    return -1;
-  if (!is_max && mgopt_op_set_bool(op, "exclude_padding_from_average",
-                                   mgopt__imp_aint(I->node, "count_include_pad", 0) == 0))
-    return -1;
-  if (mgopt_op_set_operand(op, "x", x)) return -1;
-  if (I->node->name.len) op->name = mgopt__imp_intern(I, I->node->name);
-  op->outs[0]->name = mgopt__imp_intern(I, I->node->outputs[0]);
-  mgopt_op_append(op, I->b);
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-static int mgopt__imp_maxpool(mgopt__imp *I) { return mgopt__imp_pool(I, 1); }
-static int mgopt__imp_avgpool(mgopt__imp *I) { return mgopt__imp_pool(I, 0); }
-
-static int mgopt__imp_reduce_like(mgopt__imp *I, const char *type, int64_t axes_input_from) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int64_t *axes = NULL, n = mgopt__imp_axes(I, 1, axes_input_from, &axes);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || n == -1) return 0;
-  if (n == 0 || (n == -2 && mgopt__imp_aint(I->node, "noop_with_empty_axes", 0))) return 0;
-  op = mgopt__imp_op(I, type, 1, 0);
-  /* axes, then keep_dims: the order GlobalAveragePool's reduce_mean has too */
-  if (!op || mgopt_op_set_operand(op, "x", x) || (n > 0 && mgopt_op_set_ints(op, "axes", axes, n)) ||
-      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-static int mgopt__imp_reduce_sum(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_sum", 13); }
-static int mgopt__imp_reduce_mean(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_mean", 18); }
-static int mgopt__imp_reduce_max(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_max", 18); }
-static int mgopt__imp_reduce_min(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_min", 18); }
-static int mgopt__imp_reduce_prod(mgopt__imp *I) { return mgopt__imp_reduce_like(I, "reduce_prod", 18); }
-
-static int mgopt__imp_global_avgpool(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0);
-  int r = mgopt__imp_rank(x);
-  int64_t axes[64], i;
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
-  for (i = 2; i < r; i++) axes[i - 2] = i;
-  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
-      mgopt_op_set_bool(op, "keep_dims", 1))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_batchnorm(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2), *m = mgopt__imp_in(I, 3),
-              *v = mgopt__imp_in(I, 4);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || !g || !b || !m || !v || mgopt__imp_nout(I->node) != 1) return 0;
-  if (mgopt__imp_aint(I->node, "training_mode", 0) || (I->opset < 7 && mgopt__imp_aint(I->node, "is_test", 0) == 0))
-    return 0;
-  if (g->type.dtype != x->type.dtype || b->type.dtype != x->type.dtype || m->type.dtype != x->type.dtype ||
-      v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
-    return 0;
-  op = mgopt__imp_op(I, "batch_norm", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", m) ||
-      mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
-      mgopt_op_set_operand(op, "beta", b) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_instancenorm(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || !g || !b || mgopt__imp_rank(x) < 3 || g->type.dtype != x->type.dtype) return 0;
-  op = mgopt__imp_op(I, "instance_norm", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
-      mgopt_op_set_operand(op, "beta", b) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_layernorm(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *g = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
-  int r = mgopt__imp_rank(x);
-  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), axes[64], i, n = 0;
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || !g || r < 1 || r > 64 || mgopt__imp_nout(I->node) != 1) return 0;
-  if (mgopt__imp_aint(I->node, "stash_type", 1) != 1) return 0;
-  if (axis < 0) axis += r;
-  if (axis < 0 || axis >= r) return 0;
-  for (i = axis; i < r; i++) axes[n++] = i;
-  /* gamma and beta must cover exactly the normalised dims (no broadcasting from a lower rank) */
-  if (mgopt__imp_rank(g) != n || (b && mgopt__imp_rank(b) != n)) return 0;
-  op = mgopt__imp_op(I, "layer_norm", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
-      mgopt_op_set_ints(op, "axes", axes, n) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
-    return -1;
-  if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Constant pads [b0, b1, ..., e0, e1, ...] over every dim -> MIL's [b0, e0, b1, e1, ...]. */
-static int mgopt__imp_pad(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *c;
-  int r = mgopt__imp_rank(x);
-  int64_t *pads = NULL, n, i, *mp;
-  const int64_t *ap = NULL;
-  double cval = 0.0;
-  const char *mode = "constant";
-  mgopt_op *op;
-  if (!mgopt__imp_is_float(x) || r < 1) return 0;
-  if (mgopt__imp_astr(I->node, "mode", "reflect")) mode = "reflect";
-  else if (mgopt__imp_astr(I->node, "mode", "edge")) mode = "replicate";
-  else if (mgopt__imp_attr(I->node, "mode") && !mgopt__imp_astr(I->node, "mode", "constant")) return 0;
-  if (I->opset < 11) {
-    n = mgopt__imp_aints(I->node, "pads", &ap);
-    if (n < 0) n = mgopt__imp_aints(I->node, "paddings", &ap);
-    pads = (int64_t *)(uintptr_t)ap;
-    cval = mgopt__imp_afloat(I->node, "value", 0.0);
-  } else {
-    mgopt_value *cv = mgopt__imp_in(I, 2);
-    n = mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &pads);
-    if (I->node->ninputs > 3 && I->node->inputs[3].len) return 0; /* axes input */
-    if (cv) {
-      mgopt_tensor *t = mgopt_value_const(cv);
-      if (!t || t->numel != 1) return 0;
-      cval = mgopt_tensor_get_f64(t, 0);
-    }
-  }
-  if (n != 2 * r) return 0;
-  mp = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)(2 * r), 8);
-  if (!mp) return -1;
-  for (i = 0; i < r; i++) {
-    mp[2 * i] = pads[i];
-    mp[2 * i + 1] = pads[r + i];
-    if (mp[2 * i] < 0 || mp[2 * i + 1] < 0) return 0; /* cropping pads */
-    if (strcmp(mode, "constant") != 0 && (mp[2 * i] || mp[2 * i + 1]) && i < r - 2) return 0;
-  }
-  c = mgopt__imp_const_i32s(I, NULL, "pad", mp, 2 * r);
-  if (!c) return 0;
-  op = mgopt__imp_op(I, "pad", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "pad", c) ||
-      mgopt_op_set_string(op, "mode", mode) || mgopt_op_set_float(op, "constant_val", cval))
-    return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-static int mgopt__imp_tile(mgopt__imp *I) {
-  mgopt_value *x = mgopt__imp_in(I, 0), *reps = mgopt__imp_in(I, 1);
-  mgopt_op *op;
-  if (!x || !reps || I->opset < 6 || !mgopt__imp_known_dtype(x)) return 0;
-  op = mgopt__imp_op(I, "tile", 1, 0);
-  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "reps", reps)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* Constant node -> const op (remembering it was a node, for export). */
-static int mgopt__imp_constant(mgopt__imp *I) {
-  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
-  mgopt_tensor *t = NULL;
-  mgopt_op *op;
-  int64_t one = 1;
-  if (I->node->nattributes != 1 || mgopt__imp_nout(I->node) != 1) return 0;
-  if (a && a->type == MGOPT_ONNX_ATTR_TENSOR && a->t) {
-    t = mgopt__imp_tensor(I, a->t);
-    if (!t) return -1;
-  } else if ((a = mgopt__imp_attr(I->node, "value_float")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOAT) {
-    t = mgopt_tensor_new_scalar_f64(I->p, MGOPT_DT_FP32, (double)a->f);
-  } else if ((a = mgopt__imp_attr(I->node, "value_int")) != NULL && a->type == MGOPT_ONNX_ATTR_INT) {
-    t = mgopt_tensor_new_scalar_i64(I->p, MGOPT_DT_INT64, a->i);
-  } else if ((a = mgopt__imp_attr(I->node, "value_floats")) != NULL && a->type == MGOPT_ONNX_ATTR_FLOATS) {
-    int64_t i;
-    one = a->nfloats;
-    t = mgopt_tensor_new(I->p, MGOPT_DT_FP32, 1, &one);
-    if (t)
-      for (i = 0; i < one; i++) mgopt_tensor_set_f64(t, i, (double)a->floats[i]);
-  } else if ((a = mgopt__imp_attr(I->node, "value_ints")) != NULL && a->type == MGOPT_ONNX_ATTR_INTS) {
-    int64_t i;
-    one = a->nints;
-    t = mgopt_tensor_new(I->p, MGOPT_DT_INT64, 1, &one);
-    if (t)
-      for (i = 0; i < one; i++) mgopt_tensor_set_i64(t, i, a->ints[i]);
-  } else {
-    return 0; /* string and sparse constants stay opaque */
-  }
-  if (!t) return -1;
-  op = mgopt__imp_op(I, "const", 1, 0);
-  if (!op || mgopt_op_set_tensor(op, "val", t)) return -1;
-  op->flags |= MGOPT_OP_ONNX_CONSTANT_NODE;
-  if (mgopt_type_make_static(I->p, &op->outs[0]->type, (mgopt_dtype)t->dtype, t->rank, t->shape)) return -1;
-  return mgopt__imp_err(mgopt__imp_finish(I, op));
-}
-
-/* ---------------------------------------------------------------- the op table */
-
-typedef struct mgopt__imp_entry {
-  const char *name;
-  mgopt__imp_fn fn;
-} mgopt__imp_entry;
-
-/* Sorted by name for binary search. */
-static const mgopt__imp_entry mgopt__imp_table[] = {
-    {"Abs", mgopt__imp_abs},
-    {"Add", mgopt__imp_add},
-    {"And", mgopt__imp_and},
-    {"AveragePool", mgopt__imp_avgpool},
-    {"BatchNormalization", mgopt__imp_batchnorm},
-    {"Cast", mgopt__imp_cast},
-    {"Ceil", mgopt__imp_ceil},
-    {"Clip", mgopt__imp_clip},
-    {"Concat", mgopt__imp_concat},
-    {"Constant", mgopt__imp_constant},
-    {"Conv", mgopt__imp_conv},
-    {"ConvTranspose", mgopt__imp_conv_transpose},
-    {"Cos", mgopt__imp_cos},
-    {"Div", mgopt__imp_div},
-    {"Dropout", mgopt__imp_dropout},
-    {"Equal", mgopt__imp_equal},
-    {"Erf", mgopt__imp_erf},
-    {"Exp", mgopt__imp_exp},
-    {"Flatten", mgopt__imp_flatten},
-    {"Floor", mgopt__imp_floor},
-    {"Gather", mgopt__imp_gather},
-    {"Gelu", mgopt__imp_gelu},
-    {"Gemm", mgopt__imp_gemm},
-    {"GlobalAveragePool", mgopt__imp_global_avgpool},
-    {"Greater", mgopt__imp_greater},
-    {"GreaterOrEqual", mgopt__imp_greater_equal},
-    {"Identity", mgopt__imp_identity},
-    {"InstanceNormalization", mgopt__imp_instancenorm},
-    {"LayerNormalization", mgopt__imp_layernorm},
-    {"LeakyRelu", mgopt__imp_leaky_relu},
-    {"Less", mgopt__imp_less},
-    {"LessOrEqual", mgopt__imp_less_equal},
-    {"Log", mgopt__imp_log},
-    {"MatMul", mgopt__imp_matmul},
-    {"Max", mgopt__imp_max},
-    {"MaxPool", mgopt__imp_maxpool},
-    {"Min", mgopt__imp_min},
-    {"Mul", mgopt__imp_mul},
-    {"Not", mgopt__imp_not},
-    {"Or", mgopt__imp_or},
-    {"Pad", mgopt__imp_pad},
-    {"Pow", mgopt__imp_pow},
-    {"ReduceMax", mgopt__imp_reduce_max},
-    {"ReduceMean", mgopt__imp_reduce_mean},
-    {"ReduceMin", mgopt__imp_reduce_min},
-    {"ReduceProd", mgopt__imp_reduce_prod},
-    {"ReduceSum", mgopt__imp_reduce_sum},
-    {"Relu", mgopt__imp_relu},
-    {"Reshape", mgopt__imp_reshape},
-    {"Sigmoid", mgopt__imp_sigmoid},
-    {"Sin", mgopt__imp_sin},
-    {"Slice", mgopt__imp_slice},
-    {"Softmax", mgopt__imp_softmax},
-    {"Split", mgopt__imp_split},
-    {"Sqrt", mgopt__imp_sqrt},
-    {"Squeeze", mgopt__imp_squeeze},
-    {"Sub", mgopt__imp_sub},
-    {"Tanh", mgopt__imp_tanh},
-    {"Tile", mgopt__imp_tile},
-    {"Transpose", mgopt__imp_transpose},
-    {"Unsqueeze", mgopt__imp_unsqueeze},
-    {"Where", mgopt__imp_where},
-    {"Xor", mgopt__imp_xor},
-};
-
-static mgopt__imp_fn mgopt__imp_lookup(mgopt_str op) {
-  int lo = 0, hi = MGOPT__ARRAY_COUNT(mgopt__imp_table) - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    const char *n = mgopt__imp_table[mid].name;
-    size_t nl = strlen(n), m = nl < op.len ? nl : op.len;
-    int c = m ? memcmp(n, op.ptr, m) : 0;
-    if (c == 0) c = nl < op.len ? -1 : nl > op.len ? 1 : 0;
-    if (c == 0) return mgopt__imp_table[mid].fn;
-    if (c < 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return NULL;
 }
 
 /* ---------------------------------------------------------------- graphs */
 
 static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
+  const mgopt__onnx_entry *e = NULL;
   mgopt__imp_fn fn = NULL;
   int64_t i;
   I->node = n;
@@ -11954,7 +13483,8 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
     if (mgopt__imap_get(&I->values, nm))
       return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "value '%s' is defined twice", nm);
   }
-  if (n->domain.len == 0 || mgopt__imp_streq(n->domain, "ai.onnx")) fn = mgopt__imp_lookup(n->op_type);
+  if (mgopt__imp_default_domain(n->domain) && (e = mgopt__onnx_index_find(&I->ops, n->op_type)) != NULL && e->map)
+    fn = e->map->to_ir;
   /* the mappings read the first output's name: a node without it stays opaque */
   if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
@@ -11962,7 +13492,7 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
     int64_t mark = I->values.nundo;
     int r;
     I->infer_failed = 0;
-    r = fn(I);
+    r = fn(I, e->map);
     /* a mapping whose canonical op rejects the types (a squeezed dim not known
        to be 1, say: ONNX checks that at run time) is declined, not an error:
        the names it bound are unbound and the node stays opaque */
@@ -11982,12 +13512,13 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
       mgopt_op_erase(o);
     }
   }
-  return mgopt__imp_opaque(I);
+  return mgopt__imp_opaque(I, e);
 }
 
 /* The order to import g's nodes in: the given order when every node's inputs
    are defined before it (the ONNX rule), else a topological order (Kahn's
    algorithm, ties by original position). *order gets n indices (heap memory,
+
    caller frees); MGOPT_ERR_CORRUPT on a cycle. */
 static mgopt_status mgopt__imp_order(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t **order) {
   const mgopt_allocator *al = &I->p->alloc;
@@ -12216,12 +13747,12 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   I.vinfo.al = &I.p->alloc;
   I.opset = 1;
   for (i = 0; i < m->nopset_imports; i++)
-    if (m->opset_imports[i].domain.len == 0 || mgopt__imp_streq(m->opset_imports[i].domain, "ai.onnx"))
-      I.opset = m->opset_imports[i].version;
+    if (mgopt__imp_default_domain(m->opset_imports[i].domain)) I.opset = m->opset_imports[i].version;
   if (mgopt_program_function(I.p, "main"))
     return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "import: the program already has a main function");
   f = mgopt_function_new(I.p, "main");
   if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  mgopt__onnx_index_build(&I.ops, I.opset);
   s = mgopt__imp_graph(&I, m->graph, f->body, 1);
   mgopt__imap_free(&I.values);
   mgopt__imap_free(&I.vinfo);
@@ -12252,863 +13783,34 @@ MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_
   return m->program;
 }
 #endif
-/* src/onnx/export.c — the IR back to an ONNX model tree for the target opset. */
+/* src/onnx/export.c — the ONNX exporter's driver: the IR back to a model tree for the target opset, canonical ops written through the mapping table. */
 
 /* How it works. Function `main` becomes the graph. Graph inputs follow the
    imported model's order (an input that had an initializer is listed again
    with its constant), then any new arguments. Consts become initializers
    (or Constant nodes: inside subgraphs, and where the option keeps them).
-   Canonical ops become the ONNX ops of the target opset, with parameters that
-   newer opsets take as inputs written as int64 initializers; opaque ops go
-   back as they came. Every value name is unique in the written model: a
-   clash gets a fresh name, except graph inputs and outputs. Nodes are
-   accumulated in heap vectors and copied into the program's arena at the
-   end of each graph. */
-
-typedef struct mgopt__exv {
-  void *data;
-  int64_t n, cap;
-} mgopt__exv;
-
-typedef struct mgopt__exg { /* a graph being written */
-  mgopt__exv nodes, inits, inputs, outputs;
-  int is_main;
-} mgopt__exg;
-
-typedef struct mgopt__exp {
-  mgopt_program *p;
-  const mgopt_onnx_export_options *o;
-  mgopt_diag *d;
-  int64_t opset;
-  mgopt__exg *g;
-  const mgopt_op *op; /* op being written, for messages */
-  int depth;
-  /* names taken in this model (interned pointers, open addressing): the IR's
-     values, then each name the export makes up; with the next suffix per base,
-     so exporting one program twice gives the same names */
-  const char **names;
-  size_t names_cap, names_count;
-  const char **fresh_base;
-  uint64_t *fresh_next;
-  size_t fresh_cap, fresh_count;
-} mgopt__exp;
-
-static void *mgopt__exv_push(mgopt__exp *E, mgopt__exv *v, size_t elem) {
-  char *slot;
-  if (!mgopt__grow(&E->p->alloc, &v->data, &v->cap, v->n + 1, elem)) return NULL;
-  slot = (char *)v->data + (size_t)v->n * elem;
-  memset(slot, 0, elem);
-  v->n++;
-  return slot;
-}
-
-static void mgopt__exv_free(mgopt__exp *E, mgopt__exv *v, size_t elem) {
-  if (v->data) mgopt__heap_free(&E->p->alloc, v->data, (size_t)v->cap * elem);
-  memset(v, 0, sizeof *v);
-}
-
-/* Moves a vector's contents into the arena; returns the arena copy. */
-static void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, int64_t *count) {
-  void *a = NULL;
-  *count = v->n;
-  if (v->n) a = mgopt__dup(E->p, v->data, (size_t)v->n * elem);
-  mgopt__exv_free(E, v, elem);
-  return a;
-}
-
-static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
-  va_list ap;
-  if (!E->d) return s;
-  E->d->status = s;
-  E->d->op[0] = 0;
-  if (E->op) {
-    const char *n = E->op->name ? E->op->name : (E->op->nouts && E->op->outs[0]->name) ? E->op->outs[0]->name : "";
-    snprintf(E->d->op, sizeof E->d->op, "%.90s", n);
-  }
-  va_start(ap, fmt);
-  vsnprintf(E->d->msg, sizeof E->d->msg, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
-static mgopt_str mgopt__exp_s(const char *c) {
-  mgopt_str s;
-  s.ptr = c ? c : "";
-  s.len = c ? strlen(c) : 0;
-  return s;
-}
-
-/* ---------------------------------------------------------------- types and tensors */
-
-static int32_t mgopt__exp_dtype(mgopt_dtype t) {
-  int32_t k;
-  for (k = 1; k < MGOPT_ONNX_DT__COUNT; k++)
-    if (mgopt_onnx_dtype(k) == t && t != MGOPT_DT_UNKNOWN) return k;
-  return 0;
-}
-
-static mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
-  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
-  mgopt_onnx_tensor_type *tt;
-  int32_t i;
-  if (!ot) return NULL;
-  if (t->kind == MGOPT_TYPE_OTHER) {
-    ot->other.ptr = (const char *)t->other;
-    ot->other.len = t->other_len;
-    return ot;
-  }
-  tt = (mgopt_onnx_tensor_type *)mgopt_program_alloc(E->p, sizeof *tt, 8);
-  if (!tt) return NULL;
-  ot->tensor_type = tt;
-  tt->elem_type = mgopt__exp_dtype((mgopt_dtype)t->dtype);
-  if (tt->elem_type) tt->has |= MGOPT_ONNX_TTYPE_HAS_ELEM_TYPE;
-  if (t->rank >= 0) {
-    tt->shape = (mgopt_onnx_shape *)mgopt_program_alloc(E->p, sizeof *tt->shape, 8);
-    if (!tt->shape) return NULL;
-    tt->shape->ndims = t->rank;
-    if (t->rank > 0) {
-      tt->shape->dims = (mgopt_onnx_dim *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_dim) * (size_t)t->rank, 8);
-      if (!tt->shape->dims) return NULL;
-    }
-    for (i = 0; i < t->rank; i++) {
-      mgopt_onnx_dim *od = &tt->shape->dims[i];
-      if (t->dims[i].sym) {
-        od->has = MGOPT_ONNX_DIM_HAS_PARAM;
-        od->param = mgopt__exp_s(t->dims[i].sym);
-      } else if (t->dims[i].v >= 0) {
-        od->has = MGOPT_ONNX_DIM_HAS_VALUE;
-        od->value = t->dims[i].v;
-      }
-    }
-  }
-  return ot;
-}
-
-/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
-static mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
-  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
-  int64_t nb, i;
-  memset(ot, 0, sizeof *ot);
-  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
-  ot->data_type = dt;
-  ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
-  ot->name = mgopt__exp_s(name);
-  ot->ndims = t->rank;
-  ot->numel = t->numel;
-  if (t->rank > 0) {
-    ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
-    if (!ot->dims) return MGOPT_ERR_NOMEM;
-  }
-  if (t->dtype == MGOPT_DT_STRING) {
-    ot->string_data = (mgopt_str *)t->data;
-    ot->nstring_data = t->numel;
-    return MGOPT_OK;
-  }
-  nb = mgopt_onnx_raw_nbytes(dt, t->numel);
-  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
-  ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
-  if ((size_t)nb == t->nbytes) {
-    ot->raw_data.ptr = (const char *)t->data;
-    ot->raw_data.len = t->nbytes;
-    return MGOPT_OK;
-  }
-  {
-    /* 4-bit types: two per byte, low nibble first */
-    uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
-    if (!r) return MGOPT_ERR_NOMEM;
-    for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
-    ot->raw_data.ptr = (const char *)r;
-    ot->raw_data.len = (size_t)nb;
-  }
-  return MGOPT_OK;
-}
-
-/* ---------------------------------------------------------------- nodes */
-
-static mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain, const char *name) {
-  mgopt_onnx_node *n = (mgopt_onnx_node *)mgopt__exv_push(E, &E->g->nodes, sizeof(mgopt_onnx_node));
-  if (!n) return NULL;
-  n->op_type = mgopt__exp_s(op_type);
-  n->domain = mgopt__exp_s(domain);
-  if (name) n->name = mgopt__exp_s(name);
-  return n;
-}
-
-static int mgopt__exp_set_io(mgopt__exp *E, mgopt_str **arr, int64_t *cnt, const char *const *names, int64_t n) {
-  int64_t i;
-  *arr = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(n ? n : 1), 8);
-  if (!*arr) return 0;
-  for (i = 0; i < n; i++) (*arr)[i] = mgopt__exp_s(names[i]);
-  *cnt = n;
-  return 1;
-}
-
-static mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int32_t type) {
-  mgopt_onnx_attribute *a = (mgopt_onnx_attribute *)mgopt_program_alloc(
-      E->p, sizeof(mgopt_onnx_attribute) * (size_t)(n->nattributes + 1), 8);
-  if (!a) return NULL;
-  if (n->nattributes) memcpy(a, n->attributes, sizeof(mgopt_onnx_attribute) * (size_t)n->nattributes);
-  n->attributes = a;
-  a = &a[n->nattributes++];
-  a->name = mgopt__exp_s(name);
-  a->type = type;
-  a->has = MGOPT_ONNX_ATTR_HAS_TYPE;
-  return a;
-}
-
-static int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v) {
-  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INT);
-  if (!a) return 0;
-  a->i = v;
-  a->has |= MGOPT_ONNX_ATTR_HAS_I;
-  return 1;
-}
-
-static int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v) {
-  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOAT);
-  if (!a) return 0;
-  a->f = (float)v;
-  a->has |= MGOPT_ONNX_ATTR_HAS_F;
-  return 1;
-}
-
-static int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v) {
-  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_STRING);
-  if (!a) return 0;
-  a->s = mgopt__exp_s(v);
-  a->has |= MGOPT_ONNX_ATTR_HAS_S;
-  return 1;
-}
-
-static int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v, int64_t cnt) {
-  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_INTS);
-  if (!a) return 0;
-  a->ints = (int64_t *)mgopt__dup(E->p, v, sizeof(int64_t) * (size_t)(cnt ? cnt : 1));
-  a->nints = cnt;
-  return a->ints != NULL;
-}
-
-/* A fresh value name for an intermediate the export creates. */
-static int mgopt__exp_claim(mgopt__exp *E, const char *name);
-
-/* "<base>_mgopt_<k>" for the smallest k this export has not used and no
-   value of the model holds. */
-static const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
-  char buf[200];
-  const char *b;
-  size_t h;
-  int r;
-  snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
-  b = mgopt_program_intern_cstr(E->p, buf);
-  if (!b) return NULL;
-  if ((E->fresh_count + 1) * 2 > E->fresh_cap) {
-    size_t ncap = E->fresh_cap ? E->fresh_cap * 2 : 256, i;
-    const char **nb = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
-    uint64_t *nn = (uint64_t *)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-    if (!nb || !nn) {
-      if (nb) mgopt__heap_free(&E->p->alloc, (void *)nb, ncap * sizeof(char *));
-      if (nn) mgopt__heap_free(&E->p->alloc, nn, ncap * sizeof(uint64_t));
-      return NULL;
-    }
-    memset((void *)nb, 0, ncap * sizeof(char *));
-    for (i = 0; i < E->fresh_cap; i++)
-      if (E->fresh_base[i]) {
-        h = (size_t)((uintptr_t)E->fresh_base[i] >> 4) * 0x9e3779b97f4a7c15ull % ncap;
-        while (nb[h]) h = (h + 1) % ncap;
-        nb[h] = E->fresh_base[i];
-        nn[h] = E->fresh_next[i];
-      }
-    if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
-    if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
-    E->fresh_base = nb;
-    E->fresh_next = nn;
-    E->fresh_cap = ncap;
-  }
-  h = (size_t)((uintptr_t)b >> 4) * 0x9e3779b97f4a7c15ull % E->fresh_cap;
-  while (E->fresh_base[h] && E->fresh_base[h] != b) h = (h + 1) % E->fresh_cap;
-  if (!E->fresh_base[h]) {
-    E->fresh_base[h] = b;
-    E->fresh_next[h] = 0;
-    E->fresh_count++;
-  }
-  for (;;) {
-    const char *name;
-    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)E->fresh_next[h]++);
-    name = mgopt_program_intern_cstr(E->p, buf);
-    if (!name) return NULL;
-    r = mgopt__exp_claim(E, name);
-    if (r < 0) return NULL;
-    if (r) return name;
-  }
-}
-
-/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
-static const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
-  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
-  const char *name = mgopt__exp_fresh(E, base);
-  mgopt_onnx_tensor *ot;
-  if (!t || !name) return NULL;
-  if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
-  if (E->g->is_main) {
-    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
-  } else {
-    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
-    mgopt_onnx_attribute *a;
-    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
-    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
-    if (!a) return NULL;
-    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
-    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
-  }
-  return name;
-}
-
-static const char *mgopt__exp_vname(const mgopt_value *v) { return v ? (v->name ? v->name : "") : ""; }
-
-/* Name of an integer list operand as int64: a constant is rewritten as an
-   int64 constant, an int64 value used as is, other integers cast. */
-static const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
-  mgopt_tensor *t = mgopt_value_const(v);
-  if (t && mgopt_dtype_is_int((mgopt_dtype)t->dtype) && t->rank <= 1) {
-    int64_t i, n = t->numel, *arr;
-    if (t->dtype == MGOPT_DT_INT64 && t->rank == 1) return mgopt__exp_vname(v);
-    arr = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(n + 1), 8);
-    if (!arr) return NULL;
-    mgopt_tensor_data(E->p, t);
-    for (i = 0; i < n; i++) arr[i] = mgopt_tensor_get_i64(t, i);
-    return mgopt__exp_i64_const(E, mgopt__exp_vname(v), arr, n);
-  }
-  if (v->type.dtype == MGOPT_DT_INT64) return mgopt__exp_vname(v);
-  {
-    const char *out = mgopt__exp_fresh(E, mgopt__exp_vname(v));
-    const char *in = mgopt__exp_vname(v);
-    mgopt_onnx_node *n = mgopt__exp_node(E, "Cast", "", NULL);
-    if (!n || !out || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &in, 1) ||
-        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1) ||
-        !mgopt__exp_aint(E, n, "to", MGOPT_ONNX_DT_INT64))
-      return NULL;
-    return out;
-  }
-}
-
-/* Emits op_type with the given inputs and the op's outputs (named). */
-static mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
-                                          const char *const *ins, int64_t nin) {
-  const char *outs[64];
-  int32_t i;
-  mgopt_onnx_node *n;
-  if (op->nouts > 64) return NULL;
-  for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
-  n = mgopt__exp_node(E, op_type, "", op->name);
-  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
-      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, outs, op->nouts))
-    return NULL;
-  return n;
-}
-
-static const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
-  mgopt_value *v = mgopt_op_operand(op, slot);
-  return v ? mgopt__exp_vname(v) : NULL;
-}
-
-/* ---------------------------------------------------------------- canonical ops */
-
-static mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
-
-static mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
-  return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,
-                         (long long)E->opset, why ? ": " : "", why ? why : "");
-}
-
-typedef struct mgopt__exp_map {
-  int32_t kind;
-  const char *onnx;
-  const char *slots[3];
-} mgopt__exp_map;
-
-/* One-to-one ops: ONNX inputs in the order of the listed slots. */
-static const mgopt__exp_map mgopt__exp_direct[] = {
-    {MGOPT_OP_add, "Add", {"x", "y", NULL}},           {MGOPT_OP_sub, "Sub", {"x", "y", NULL}},
-    {MGOPT_OP_mul, "Mul", {"x", "y", NULL}},           {MGOPT_OP_real_div, "Div", {"x", "y", NULL}},
-    {MGOPT_OP_pow, "Pow", {"x", "y", NULL}},           {MGOPT_OP_maximum, "Max", {"x", "y", NULL}},
-    {MGOPT_OP_minimum, "Min", {"x", "y", NULL}},       {MGOPT_OP_equal, "Equal", {"x", "y", NULL}},
-    {MGOPT_OP_less, "Less", {"x", "y", NULL}},         {MGOPT_OP_greater, "Greater", {"x", "y", NULL}},
-    {MGOPT_OP_less_equal, "LessOrEqual", {"x", "y", NULL}},
-    {MGOPT_OP_greater_equal, "GreaterOrEqual", {"x", "y", NULL}},
-    {MGOPT_OP_logical_and, "And", {"x", "y", NULL}},   {MGOPT_OP_logical_or, "Or", {"x", "y", NULL}},
-    {MGOPT_OP_logical_xor, "Xor", {"x", "y", NULL}},   {MGOPT_OP_logical_not, "Not", {"x", NULL, NULL}},
-    {MGOPT_OP_select, "Where", {"cond", "a", "b"}},    {MGOPT_OP_relu, "Relu", {"x", NULL, NULL}},
-    {MGOPT_OP_sigmoid, "Sigmoid", {"x", NULL, NULL}},  {MGOPT_OP_tanh, "Tanh", {"x", NULL, NULL}},
-    {MGOPT_OP_erf, "Erf", {"x", NULL, NULL}},          {MGOPT_OP_sqrt, "Sqrt", {"x", NULL, NULL}},
-    {MGOPT_OP_exp, "Exp", {"x", NULL, NULL}},          {MGOPT_OP_log, "Log", {"x", NULL, NULL}},
-    {MGOPT_OP_abs, "Abs", {"x", NULL, NULL}},          {MGOPT_OP_floor, "Floor", {"x", NULL, NULL}},
-    {MGOPT_OP_ceil, "Ceil", {"x", NULL, NULL}},        {MGOPT_OP_sin, "Sin", {"x", NULL, NULL}},
-    {MGOPT_OP_cos, "Cos", {"x", NULL, NULL}},          {MGOPT_OP_identity, "Identity", {"x", NULL, NULL}},
-    {MGOPT_OP_sign, "Sign", {"x", NULL, NULL}},        {MGOPT_OP_round, "Round", {"x", NULL, NULL}},
-};
-
-static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
-  const int64_t *v = NULL;
-  int64_t k;
-  size_t len = 0;
-  const char *pt = mgopt_op_get_string(op, "pad_type", &len);
-  if ((k = mgopt_op_get_ints(E->p, op, "strides", &v)) >= 0 && !mgopt__exp_aints(E, n, "strides", v, k))
-    return mgopt__exp_nomem(E);
-  if (with_dil && (k = mgopt_op_get_ints(E->p, op, "dilations", &v)) >= 0 && !mgopt__exp_aints(E, n, "dilations", v, k))
-    return mgopt__exp_nomem(E);
-  if (!pt || strcmp(pt, "valid") == 0) {
-    if (!mgopt__exp_astr(E, n, "auto_pad", "VALID")) return mgopt__exp_nomem(E);
-  } else if (strcmp(pt, "same") == 0) {
-    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_UPPER")) return mgopt__exp_nomem(E);
-  } else if (strcmp(pt, "same_lower") == 0) {
-    if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
-  } else if (strcmp(pt, "custom") == 0) {
-    int64_t i, m, pads[64];
-    k = mgopt_op_get_ints(E->p, op, "pad", &v);
-    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
-    m = k / 2;
-    for (i = 0; i < m; i++) {
-      pads[i] = v[2 * i];
-      pads[m + i] = v[2 * i + 1];
-    }
-    if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
-  } else {
-    return mgopt__exp_unsupported(E, op, "unknown pad_type");
-  }
-  return MGOPT_OK;
-}
+   Each canonical op goes to the row of the mapping table that writes its
+   kind at the target opset (ops.c), which writes the ONNX ops of that
+   opset, with parameters that newer opsets take as inputs written as int64
+   initializers; opaque ops go back as they came. Every value name is unique
+   in the written model: a clash gets a fresh name, except graph inputs and
+   outputs. Nodes are accumulated in heap vectors and copied into the
+   program's arena at the end of each graph. */
 
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
 
+/* ---------------------------------------------------------------- canonical ops */
+
 static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
-  const char *ins[8];
-  mgopt_onnx_node *n;
-  int32_t i;
-  const int64_t *v = NULL;
-  int64_t k;
-  for (i = 0; i < MGOPT__ARRAY_COUNT(mgopt__exp_direct); i++)
-    if (mgopt__exp_direct[i].kind == op->kind) {
-      int64_t nin = 0;
-      while (nin < 3 && mgopt__exp_direct[i].slots[nin]) {
-        ins[nin] = mgopt__exp_in(op, mgopt__exp_direct[i].slots[nin]);
-        if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-        nin++;
-      }
-      return mgopt__exp_simple(E, op, mgopt__exp_direct[i].onnx, ins, nin) ? MGOPT_OK : mgopt__exp_nomem(E);
-    }
-  ins[0] = mgopt__exp_in(op, "x");
-  switch (op->kind) {
-    case MGOPT_OP_leaky_relu:
-      n = mgopt__exp_simple(E, op, "LeakyRelu", ins, 1);
-      if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.01))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    case MGOPT_OP_softmax: {
-      int64_t axis = mgopt_op_get_int(op, "axis", -1);
-      int r = op->outs[0]->type.rank;
-      if (E->opset < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
-        return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
-      n = mgopt__exp_simple(E, op, "Softmax", ins, 1);
-      if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_gelu: {
-      size_t len = 0;
-      const char *mode = mgopt_op_get_string(op, "mode", &len);
-      if (E->opset < 20) return mgopt__exp_unsupported(E, op, "Gelu needs opset 20");
-      if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
-        return mgopt__exp_unsupported(E, op, "this gelu mode");
-      n = mgopt__exp_simple(E, op, "Gelu", ins, 1);
-      if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
-        return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_clip: {
-      double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
-      mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
-      if (E->opset < 11) {
-        n = mgopt__exp_simple(E, op, "Clip", ins, 1);
-        if (!n) return mgopt__exp_nomem(E);
-        if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
-        if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
-        return MGOPT_OK;
-      }
-      ins[1] = ins[2] = "";
-      if (lo > -HUGE_VAL || hi < HUGE_VAL) {
-        int j;
-        for (j = 0; j < 2; j++) {
-          double val = j ? hi : lo;
-          mgopt_tensor *t;
-          const char *nm;
-          mgopt_onnx_tensor *ot;
-          if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
-          t = mgopt_tensor_new_scalar_f64(E->p, dt, val);
-          nm = mgopt__exp_fresh(E, j ? "clip_max" : "clip_min");
-          if (!t || !nm) return mgopt__exp_nomem(E);
-          if (E->g->is_main) {
-            ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-            if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return mgopt__exp_nomem(E);
-          } else {
-            mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
-            mgopt_onnx_attribute *a;
-            if (!c || !mgopt__exp_set_io(E, &c->outputs, &c->noutputs, &nm, 1)) return mgopt__exp_nomem(E);
-            a = mgopt__exp_attr(E, c, "value", MGOPT_ONNX_ATTR_TENSOR);
-            if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)) ||
-                mgopt__exp_tensor(E, t, "", a->t))
-              return mgopt__exp_nomem(E);
-          }
-          ins[1 + j] = nm;
-        }
-      }
-      return mgopt__exp_simple(E, op, "Clip", ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1) ? MGOPT_OK
-                                                                                                : mgopt__exp_nomem(E);
-    }
-    case MGOPT_OP_cast: {
-      size_t len = 0;
-      const char *to = mgopt_op_get_string(op, "dtype", &len);
-      int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
-      if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
-      n = mgopt__exp_simple(E, op, "Cast", ins, 1);
-      if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_transpose:
-      k = mgopt_op_get_ints(E->p, op, "perm", &v);
-      if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
-      n = mgopt__exp_simple(E, op, "Transpose", ins, 1);
-      if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    case MGOPT_OP_reshape: {
-      mgopt_value *s = mgopt_op_operand(op, "shape");
-      mgopt_tensor *t = s ? mgopt_value_const(s) : NULL;
-      if (!s) return mgopt__exp_unsupported(E, op, "no shape");
-      if (t) {
-        /* MIL copies the input dim for a 0; ONNX Reshape does too (allowzero 0) */
-        (void)t;
-      }
-      ins[1] = mgopt__exp_as_i64(E, s);
-      if (!ins[1]) return mgopt__exp_nomem(E);
-      return mgopt__exp_simple(E, op, "Reshape", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
-    }
-    case MGOPT_OP_squeeze:
-    case MGOPT_OP_expand_dims: {
-      const char *ot = op->kind == MGOPT_OP_squeeze ? "Squeeze" : "Unsqueeze";
-      k = mgopt_op_get_ints(E->p, op, "axes", &v);
-      if (k < 0) {
-        if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
-        return mgopt__exp_simple(E, op, ot, ins, 1) ? MGOPT_OK : mgopt__exp_nomem(E);
-      }
-      if (E->opset >= 13) {
-        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
-        if (!ins[1]) return mgopt__exp_nomem(E);
-        return mgopt__exp_simple(E, op, ot, ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
-      }
-      n = mgopt__exp_simple(E, op, ot, ins, 1);
-      if (!n || !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_concat: {
-      int32_t si = mgopt_op_slot_index(op, "values");
-      const char **vals;
-      if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
-      vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
-      if (!vals) return mgopt__exp_nomem(E);
-      for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
-      n = mgopt__exp_simple(E, op, "Concat", vals, op->slots[si].n);
-      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_split: {
-      int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0);
-      mgopt_value *x = mgopt_op_operand(op, "x");
-      int r = x ? x->type.rank : -1;
-      k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
-      if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
-      if (k < 0 && mgopt_op_attr(op, "num_splits")) {
-        /* an even split: ONNX's default without sizes (num_outputs from opset 18) */
-        n = mgopt__exp_simple(E, op, "Split", ins, 1);
-        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
-        if (E->opset >= 18 && !mgopt__exp_aint(E, n, "num_outputs", op->nouts)) return mgopt__exp_nomem(E);
-        return MGOPT_OK;
-      }
-      if (k < 0) {
-        /* even split: sizes from the outputs' static dims */
-        if (axis < 0) axis += r;
-        if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
-        for (i = 0; i < op->nouts; i++) {
-          const mgopt_type *t = &op->outs[i]->type;
-          if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
-          sizes[i] = t->dims[axis].v;
-        }
-        v = sizes;
-        k = op->nouts;
-      }
-      if (E->opset >= 13) {
-        ins[1] = mgopt__exp_i64_const(E, "split", v, k);
-        if (!ins[1]) return mgopt__exp_nomem(E);
-        n = mgopt__exp_simple(E, op, "Split", ins, 2);
-        if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
-        return MGOPT_OK;
-      }
-      n = mgopt__exp_simple(E, op, "Split", ins, 1);
-      if (!n || !mgopt__exp_aint(E, n, "axis", axis) || !mgopt__exp_aints(E, n, "split", v, k)) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_slice_by_index: {
-      mgopt_value *x = mgopt_op_operand(op, "x");
-      mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
-      mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
-      mgopt_value *sv = mgopt_op_operand(op, "stride");
-      mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
-      const int64_t *bm = NULL, *em = NULL, *sm = NULL;
-      int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
-      if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
-      r = tb->numel;
-      if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
-      nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
-      nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
-      nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
-      for (j = 0; j < nsm; j++)
-        if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
-      for (j = 0; j < r; j++) {
-        int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
-        int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
-        int bmask = j < nbm && bm[j], emask = j < nem && em[j];
-        if (bmask && emask && s == 1) continue; /* the whole axis */
-        st[cnt] = bmask ? (s > 0 ? 0 : INT64_MAX) : b;
-        en[cnt] = emask ? (s > 0 ? INT64_MAX : INT64_MIN) : e;
-        ax[cnt] = j;
-        stp[cnt] = s;
-        cnt++;
-      }
-      if (cnt == 0) return mgopt__exp_simple(E, op, "Identity", &ins[0], 1) ? MGOPT_OK : mgopt__exp_nomem(E);
-      if (E->opset < 10) {
-        /* Slice-1: starts/ends/axes attributes, unit steps only */
-        for (j = 0; j < cnt; j++) {
-          if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
-          if (en[j] == INT64_MAX) en[j] = INT32_MAX;
-        }
-        n = mgopt__exp_simple(E, op, "Slice", ins, 1);
-        if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
-            !mgopt__exp_aints(E, n, "axes", ax, cnt))
-          return mgopt__exp_nomem(E);
-        return MGOPT_OK;
-      }
-      ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
-      ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
-      ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
-      ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
-      if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
-      return mgopt__exp_simple(E, op, "Slice", ins, 5) ? MGOPT_OK : mgopt__exp_nomem(E);
-    }
-    case MGOPT_OP_gather:
-      if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
-      ins[1] = mgopt__exp_in(op, "indices");
-      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-      n = mgopt__exp_simple(E, op, "Gather", ins, 2);
-      if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    case MGOPT_OP_matmul:
-      if (mgopt_op_get_bool(op, "transpose_x", 0) || mgopt_op_get_bool(op, "transpose_y", 0)) {
-        /* transposes of the last two dims as Transpose nodes */
-        int j;
-        const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
-        for (j = 0; j < 2; j++) {
-          mgopt_value *xv = mgopt_op_operand(op, names[j]);
-          int64_t perm[64], r, q;
-          const char *out;
-          mgopt_onnx_node *t;
-          if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
-          ins[j] = mgopt__exp_vname(xv);
-          if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
-          r = xv->type.rank;
-          if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
-          for (q = 0; q < r; q++) perm[q] = q;
-          perm[r - 2] = r - 1;
-          perm[r - 1] = r - 2;
-          out = mgopt__exp_fresh(E, ins[j]);
-          t = mgopt__exp_node(E, "Transpose", "", NULL);
-          if (!out || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[j], 1) ||
-              !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &out, 1) || !mgopt__exp_aints(E, t, "perm", perm, r))
-            return mgopt__exp_nomem(E);
-          ins[j] = out;
-        }
-      } else {
-        ins[1] = mgopt__exp_in(op, "y");
-      }
-      return mgopt__exp_simple(E, op, "MatMul", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
-    case MGOPT_OP_linear: {
-      mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
-      if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
-      ins[1] = mgopt__exp_vname(w);
-      if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
-        ins[2] = b ? mgopt__exp_vname(b) : NULL;
-        n = mgopt__exp_simple(E, op, "Gemm", ins, b ? 3 : 2);
-        if (!n || !mgopt__exp_aint(E, n, "transB", 1)) return mgopt__exp_nomem(E);
-        return MGOPT_OK;
-      }
-      {
-        /* MatMul(x, Transpose(w)) (+ Add(bias)) */
-        int64_t perm[2] = {1, 0};
-        const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
-        const char *ins2[2];
-        mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
-        if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
-        if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
-            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
-          return mgopt__exp_nomem(E);
-        ins2[0] = ins[0];
-        ins2[1] = wt;
-        if (!b) return mgopt__exp_simple(E, op, "MatMul", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
-        t = mgopt__exp_node(E, "MatMul", "", NULL);
-        if (!mm || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, ins2, 2) ||
-            !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &mm, 1))
-          return mgopt__exp_nomem(E);
-        ins2[0] = mm;
-        ins2[1] = mgopt__exp_vname(b);
-        return mgopt__exp_simple(E, op, "Add", ins2, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
-      }
-    }
-    case MGOPT_OP_conv:
-    case MGOPT_OP_conv_transpose: {
-      mgopt_status s;
-      ins[1] = mgopt__exp_in(op, "weight");
-      ins[2] = mgopt__exp_in(op, "bias");
-      if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-      if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
-        /* an output_shape that only restates what the pads give is left out */
-        const mgopt_type *ot = &op->outs[0]->type;
-        int64_t q;
-        k = mgopt_op_get_ints(E->p, op, "output_shape", &v);
-        if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return mgopt__exp_unsupported(E, op, "output_shape");
-        for (q = 0; q < k; q++)
-          if (v[q] != ot->dims[ot->rank - k + q].v) return mgopt__exp_unsupported(E, op, "output_shape");
-      }
-      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_conv ? "Conv" : "ConvTranspose", ins, ins[2] ? 3 : 2);
-      if (!n) return mgopt__exp_nomem(E);
-      if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
-      if (!mgopt__exp_aint(E, n, "group", mgopt_op_get_int(op, "groups", 1))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_avg_pool:
-    case MGOPT_OP_max_pool: {
-      mgopt_status s;
-      k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
-      if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
-      n = mgopt__exp_simple(E, op, op->kind == MGOPT_OP_max_pool ? "MaxPool" : "AveragePool", ins, 1);
-      if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
-      if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
-      if (mgopt_op_get_bool(op, "ceil_mode", 0) && !mgopt__exp_aint(E, n, "ceil_mode", 1)) return mgopt__exp_nomem(E);
-      if (op->kind == MGOPT_OP_avg_pool && !mgopt_op_get_bool(op, "exclude_padding_from_average", 0) &&
-          !mgopt__exp_aint(E, n, "count_include_pad", 1))
-        return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_batch_norm:
-      ins[1] = mgopt__exp_in(op, "gamma");
-      ins[2] = mgopt__exp_in(op, "beta");
-      ins[3] = mgopt__exp_in(op, "mean");
-      ins[4] = mgopt__exp_in(op, "variance");
-      if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
-      n = mgopt__exp_simple(E, op, "BatchNormalization", ins, 5);
-      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    case MGOPT_OP_instance_norm:
-      ins[1] = mgopt__exp_in(op, "gamma");
-      ins[2] = mgopt__exp_in(op, "beta");
-      if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
-      n = mgopt__exp_simple(E, op, "InstanceNormalization", ins, 3);
-      if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    case MGOPT_OP_layer_norm: {
-      mgopt_value *x = mgopt_op_operand(op, "x");
-      int64_t r = x ? x->type.rank : -1, j;
-      k = mgopt_op_get_ints(E->p, op, "axes", &v);
-      ins[1] = mgopt__exp_in(op, "gamma");
-      ins[2] = mgopt__exp_in(op, "beta");
-      if (E->opset < 17 || r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
-      for (j = 0; j < k; j++)
-        if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
-      n = mgopt__exp_simple(E, op, "LayerNormalization", ins, ins[2] ? 3 : 2);
-      if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
-          !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
-        return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_reduce_sum:
-    case MGOPT_OP_reduce_mean:
-    case MGOPT_OP_reduce_max:
-    case MGOPT_OP_reduce_min:
-    case MGOPT_OP_reduce_prod: {
-      static const char *const names[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"};
-      int idx = op->kind == MGOPT_OP_reduce_sum ? 0 : op->kind == MGOPT_OP_reduce_mean ? 1 : op->kind == MGOPT_OP_reduce_max ? 2
-                : op->kind == MGOPT_OP_reduce_min ? 3 : 4;
-      int64_t input_from = idx == 0 ? 13 : 18;
-      k = mgopt_op_get_ints(E->p, op, "axes", &v);
-      if (k >= 0 && E->opset >= input_from) {
-        ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
-        if (!ins[1]) return mgopt__exp_nomem(E);
-        n = mgopt__exp_simple(E, op, names[idx], ins, 2);
-      } else {
-        n = mgopt__exp_simple(E, op, names[idx], ins, 1);
-        if (n && k >= 0 && !mgopt__exp_aints(E, n, "axes", v, k)) return mgopt__exp_nomem(E);
-      }
-      if (!n || !mgopt__exp_aint(E, n, "keepdims", mgopt_op_get_bool(op, "keep_dims", 0))) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_pad: {
-      mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
-      mgopt_value *x = mgopt_op_operand(op, "x");
-      size_t len = 0;
-      const char *mode = mgopt_op_get_string(op, "mode", &len);
-      int64_t r = x ? x->type.rank : -1, pads[128], m, j;
-      if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
-      m = tp->numel / 2;
-      for (j = 0; j < 2 * r; j++) pads[j] = 0;
-      for (j = 0; j < m; j++) {
-        pads[r - m + j] = mgopt_tensor_get_i64(tp, 2 * j);
-        pads[2 * r - m + j] = mgopt_tensor_get_i64(tp, 2 * j + 1);
-      }
-      if (mode && strcmp(mode, "replicate") == 0) mode = "edge";
-      if (E->opset >= 11) {
-        mgopt_tensor *cv = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)x->type.dtype, mgopt_op_get_float(op, "constant_val", 0.0));
-        const char *cn = mgopt__exp_fresh(E, "pad_value");
-        mgopt_onnx_tensor *ot;
-        ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
-        if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
-        if (E->g->is_main) {
-          ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-          if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
-          ins[2] = cn;
-        } else {
-          ins[2] = NULL;
-        }
-        n = mgopt__exp_simple(E, op, "Pad", ins, ins[2] ? 3 : 2);
-      } else {
-        n = mgopt__exp_simple(E, op, "Pad", ins, 1);
-        if (n && (!mgopt__exp_aints(E, n, "pads", pads, 2 * r) ||
-                  !mgopt__exp_afloat(E, n, "value", mgopt_op_get_float(op, "constant_val", 0.0))))
-          return mgopt__exp_nomem(E);
-      }
-      if (!n || !mgopt__exp_astr(E, n, "mode", mode ? mode : "constant")) return mgopt__exp_nomem(E);
-      return MGOPT_OK;
-    }
-    case MGOPT_OP_tile: {
-      mgopt_value *reps = mgopt_op_operand(op, "reps");
-      if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
-      ins[1] = mgopt__exp_as_i64(E, reps);
-      if (!ins[1]) return mgopt__exp_nomem(E);
-      return mgopt__exp_simple(E, op, "Tile", ins, 2) ? MGOPT_OK : mgopt__exp_nomem(E);
-    }
-    default:
-      return mgopt__exp_unsupported(E, op, NULL);
+  const mgopt__onnx_map *m = op->kind > 0 && op->kind < MGOPT_OP__COUNT ? E->by_kind[op->kind] : NULL;
+  if (!m) {
+    char why[96];
+    const mgopt__onnx_map *later = mgopt__onnx_kind_later(op->kind, E->opset);
+    if (!later) return mgopt__exp_unsupported(E, op, NULL);
+    snprintf(why, sizeof why, "%s needs opset %d", later->onnx, (int)later->since);
+    return mgopt__exp_unsupported(E, op, why);
   }
+  return m->to_onnx(E, op, m);
 }
 
 /* ---------------------------------------------------------------- opaque ops */
@@ -13319,33 +14021,6 @@ typedef struct mgopt__exn {
   int oom;
 } mgopt__exn;
 
-/* 1 if the interned name was free (now claimed), 0 if taken, -1 on OOM. */
-static int mgopt__exp_claim(mgopt__exp *E, const char *name) {
-  size_t h;
-  if ((E->names_count + 1) * 2 > E->names_cap) {
-    size_t ncap = E->names_cap ? E->names_cap * 2 : 1024, i;
-    const char **nt = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
-    if (!nt) return -1;
-    memset((void *)nt, 0, ncap * sizeof(char *));
-    for (i = 0; i < E->names_cap; i++)
-      if (E->names[i]) {
-        h = (size_t)mgopt__hash_bytes(E->names[i], strlen(E->names[i]), MGOPT__HASH_SEED) & (ncap - 1);
-        while (nt[h]) h = (h + 1) & (ncap - 1);
-        nt[h] = E->names[i];
-      }
-    if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
-    E->names = nt;
-    E->names_cap = ncap;
-  }
-  h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (E->names_cap - 1);
-  while (E->names[h]) {
-    if (E->names[h] == name) return 0;
-    h = (h + 1) & (E->names_cap - 1);
-  }
-  E->names[h] = name;
-  E->names_count++;
-  return 1;
-}
 
 static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
   int r = mgopt__exp_claim(N->E, name);
@@ -13525,6 +14200,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
         E.opset = orig->opset_imports[i].version;
   }
   if (!E.opset) E.opset = 17;
+  mgopt__onnx_kind_index(E.by_kind, E.opset);
   if (!orig || (opts && opts->opset > 0)) {
     /* a fresh opset list: the default domain at the target version, others kept */
     int64_t n = orig ? orig->nopset_imports : 0, j = 0;

@@ -1,0 +1,304 @@
+/* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations, arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
+#include "convert_internal.h"
+
+/* ---------------------------------------------------------------- unary */
+
+/* Unary elementwise on float tensors, to the row's canonical op. */
+static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_not(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || x->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, "logical_not", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_leaky_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x)) return 0;
+  op = mgopt__imp_op(I, "leaky_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_leaky_relu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.01))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  int tanh_mode = mgopt__imp_astr(I->node, "approximate", "tanh");
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || (!tanh_mode && mgopt__imp_attr(I->node, "approximate") &&
+                                  !mgopt__imp_astr(I->node, "approximate", "none")))
+    return 0;
+  op = mgopt__imp_op(I, "gelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_string(op, "mode", tanh_mode ? "TANH_APPROXIMATION" : "EXACT"))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  size_t len = 0;
+  const char *mode = mgopt_op_get_string(op, "mode", &len);
+  mgopt_onnx_node *n;
+  if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
+    return mgopt__exp_unsupported(E, op, "this gelu mode");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- binary */
+
+/* Binary elementwise: same dtypes on both sides, one output. */
+static int mgopt__imp_binary_like(mgopt__imp *I, const mgopt__onnx_map *m, int float_only) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype) return 0;
+  if (float_only && !mgopt__imp_is_float(x)) return 0;
+  if (x->type.dtype == MGOPT_DT_STRING || x->type.dtype == MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+static int mgopt__imp_binary(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 0); }
+/* integer Div truncates, Pow/Max/Min of integers differ in corner cases: float only */
+static int mgopt__imp_binary_float(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 1); }
+
+static int mgopt__imp_compare(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nout(I->node) != 1 || !mgopt__imp_known_dtype(x) || x->type.dtype != y->type.dtype)
+    return 0;
+  if (x->type.dtype == MGOPT_DT_STRING) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_logical(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || x->type.dtype != MGOPT_DT_BOOL || y->type.dtype != MGOPT_DT_BOOL) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_where(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *c = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!c || !a || !b || c->type.dtype != MGOPT_DT_BOOL || !mgopt__imp_known_dtype(a) || a->type.dtype != b->type.dtype)
+    return 0;
+  op = mgopt__imp_op(I, "select", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "cond", c) || mgopt_op_set_operand(op, "a", a) ||
+      mgopt_op_set_operand(op, "b", b))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* ---------------------------------------------------------------- Identity, Dropout */
+
+static int mgopt__imp_identity(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
+  return mgopt__imp_forward(I, x) ? -1 : 1;
+}
+
+/* Dropout at inference: output 0 is the input when training is off and the mask is not asked for. */
+static int mgopt__imp_dropout(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *train = mgopt__imp_in(I, 2);
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_forwardable(I, x) || mgopt__imp_nout(I->node) != 1) return 0;
+  if (train) {
+    mgopt_tensor *t = mgopt_value_const(train);
+    if (!t || t->numel != 1 || mgopt_tensor_get_i64(t, 0) != 0) return 0;
+  }
+  return mgopt__imp_forward(I, x) ? -1 : 1;
+}
+
+/* Dropout-1 and -6: is_test 0 means training. */
+static int mgopt__imp_dropout_v1(mgopt__imp *I, const mgopt__onnx_map *m) {
+  return mgopt__imp_aint(I->node, "is_test", 1) == 0 ? 0 : mgopt__imp_dropout(I, m);
+}
+
+/* ---------------------------------------------------------------- Clip */
+
+/* clip(x, alpha=lo, beta=hi) when the bounds are in order (min > max, or NaN, is defined differently). */
+static int mgopt__imp_clip_to(mgopt__imp *I, mgopt_value *x, double lo, double hi) {
+  mgopt_op *op;
+  if (!(lo <= hi)) return 0;
+  op = mgopt__imp_op(I, "clip", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", lo) ||
+      mgopt_op_set_float(op, "beta", hi))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static int mgopt__imp_clip_float(const mgopt_value *x) {
+  return x && (x->type.dtype == MGOPT_DT_FP32 || x->type.dtype == MGOPT_DT_FP16);
+}
+
+/* Clip-6: min and max are attributes. */
+static int mgopt__imp_clip_v6(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_clip_float(x)) return 0;
+  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", -HUGE_VAL),
+                            mgopt__imp_afloat(I->node, "max", HUGE_VAL));
+}
+
+static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n) return mgopt__exp_nomem(E);
+  if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+  if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* Clip-11 on: min and max are optional constant inputs. */
+static int mgopt__imp_clip_v11(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
+  mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_clip_float(x)) return 0;
+  if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
+  if (ta) lo = mgopt_tensor_get_f64(ta, 0);
+  if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  return mgopt__imp_clip_to(I, x, lo, hi);
+}
+
+static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
+  mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+  const char *ins[3];
+  int j;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = ins[2] = "";
+  for (j = 0; j < 2; j++) {
+    if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+    ins[1 + j] = mgopt__exp_scalar_const(E, j ? "clip_max" : "clip_min",
+                                         mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
+    if (!ins[1 + j]) return mgopt__exp_nomem(E);
+  }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1));
+}
+
+/* ---------------------------------------------------------------- Cast */
+
+static int mgopt__imp_cast(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_dtype to = mgopt_onnx_dtype((int32_t)mgopt__imp_aint(I->node, "to", 0));
+  mgopt_op *op;
+  static const mgopt_dtype ok[] = {MGOPT_DT_BOOL,  MGOPT_DT_INT8,   MGOPT_DT_UINT8, MGOPT_DT_INT16,
+                                   MGOPT_DT_UINT16, MGOPT_DT_INT32, MGOPT_DT_INT64, MGOPT_DT_FP16,
+                                   MGOPT_DT_FP32,  MGOPT_DT_FP64};
+  int i, good_to = 0, good_from = 0;
+  MGOPT__UNUSED(m);
+  if (!x || mgopt__imp_attr(I->node, "saturate")) return 0;
+  for (i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++) {
+    if (ok[i] == to) good_to = 1;
+    if (ok[i] == (mgopt_dtype)x->type.dtype) good_from = 1;
+  }
+  if (!good_to || !good_from) return 0;
+  op = mgopt__imp_op(I, "cast", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_string(op, "dtype", mgopt_dtype_name(to))) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  size_t len = 0;
+  const char *to = mgopt_op_get_string(op, "dtype", &len);
+  int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+  mgopt_onnx_node *n;
+  if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+#define MGOPT__MAP_UNARY(onnx, kind) {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}}
+#define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}}
+
+static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
+    MGOPT__MAP_UNARY("Abs", MGOPT_OP_abs),
+    MGOPT__MAP_UNARY("Ceil", MGOPT_OP_ceil),
+    MGOPT__MAP_UNARY("Cos", MGOPT_OP_cos),
+    MGOPT__MAP_UNARY("Erf", MGOPT_OP_erf),
+    MGOPT__MAP_UNARY("Exp", MGOPT_OP_exp),
+    MGOPT__MAP_UNARY("Floor", MGOPT_OP_floor),
+    MGOPT__MAP_UNARY("Log", MGOPT_OP_log),
+    MGOPT__MAP_UNARY("Relu", MGOPT_OP_relu),
+    MGOPT__MAP_UNARY("Sigmoid", MGOPT_OP_sigmoid),
+    MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
+    MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
+    MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
+    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}},
+    /* Gelu is an ONNX op from opset 20; read in any model that has it */
+    {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}},
+    {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}},
+    MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),
+    MGOPT__MAP_XY("Sub", MGOPT_OP_sub, mgopt__imp_binary),
+    MGOPT__MAP_XY("Mul", MGOPT_OP_mul, mgopt__imp_binary),
+    MGOPT__MAP_XY("Div", MGOPT_OP_real_div, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Pow", MGOPT_OP_pow, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Max", MGOPT_OP_maximum, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Min", MGOPT_OP_minimum, mgopt__imp_binary_float),
+    MGOPT__MAP_XY("Equal", MGOPT_OP_equal, mgopt__imp_compare),
+    MGOPT__MAP_XY("Less", MGOPT_OP_less, mgopt__imp_compare),
+    MGOPT__MAP_XY("Greater", MGOPT_OP_greater, mgopt__imp_compare),
+    MGOPT__MAP_XY("LessOrEqual", MGOPT_OP_less_equal, mgopt__imp_compare),
+    MGOPT__MAP_XY("GreaterOrEqual", MGOPT_OP_greater_equal, mgopt__imp_compare),
+    MGOPT__MAP_XY("And", MGOPT_OP_logical_and, mgopt__imp_logical),
+    MGOPT__MAP_XY("Or", MGOPT_OP_logical_or, mgopt__imp_logical),
+    MGOPT__MAP_XY("Xor", MGOPT_OP_logical_xor, mgopt__imp_logical),
+    {"Where", 1, 0, MGOPT_OP_select, mgopt__imp_where, mgopt__exp_direct, {"cond", "a", "b"}},
+    {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}},
+    {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}},
+    {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}},
+    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}},
+    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}},
+    {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}},
+};
+
+#undef MGOPT__MAP_UNARY
+#undef MGOPT__MAP_XY
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_elementwise);
+  return mgopt__onnx_elementwise;
+}

@@ -1,0 +1,107 @@
+/* tests/unit/test_onnx_map.c — the ONNX mapping and type-rule tables: one row per op type and opset, one writer per kind and opset, every index fits. */
+#define MGOPT_IMPLEMENTATION
+#include "mgopt.h"
+#include "mgopt_passes.h"
+#include "harness.h"
+
+#define MAX_OPSET 30 /* beyond every opset ONNX has: the open ranges are checked past the last */
+
+static int ranges_overlap(int32_t s1, int32_t u1, int32_t s2, int32_t u2) {
+  int64_t o;
+  for (o = 1; o <= MAX_OPSET; o++)
+    if (mgopt__onnx_in_range(s1, u1, o) && mgopt__onnx_in_range(s2, u2, o)) return 1;
+  return 0;
+}
+
+/* Every row well formed; two rows of one op type never hold for the same opset. */
+static void test_map_rows(void) {
+  const mgopt__onnx_map *a, *b;
+  int32_t fa, fb, ia, ib, na, nb, rows = 0;
+  for (fa = 0; (a = mgopt__onnx_family(fa, &na)) != NULL; fa++)
+    for (ia = 0; ia < na; ia++) {
+      rows++;
+      CHECK(a[ia].onnx && a[ia].onnx[0]);
+      CHECK(a[ia].since >= 1 && (a[ia].until == 0 || a[ia].until >= a[ia].since));
+      CHECK(a[ia].to_ir || a[ia].to_onnx);
+      CHECK(mgopt_op_def_get(a[ia].kind) != NULL);
+      for (fb = 0; (b = mgopt__onnx_family(fb, &nb)) != NULL; fb++)
+        for (ib = 0; ib < nb; ib++) {
+          if (&b[ib] <= &a[ia] && fb == fa) continue;
+          if (strcmp(a[ia].onnx, b[ib].onnx) == 0 && ranges_overlap(a[ia].since, a[ia].until, b[ib].since, b[ib].until)) {
+            printf("  %s: two mapping rows for one opset\n", a[ia].onnx);
+            CHECK(0);
+          }
+        }
+    }
+  CHECK(rows > 50);
+}
+
+/* At each opset, at most one row writes a kind. */
+static void test_one_writer_per_kind(void) {
+  int64_t o;
+  for (o = 1; o <= MAX_OPSET; o++) {
+    int32_t count[MGOPT_OP__COUNT], f, i, n;
+    const mgopt__onnx_map *m;
+    memset(count, 0, sizeof count);
+    for (f = 0; (m = mgopt__onnx_family(f, &n)) != NULL; f++)
+      for (i = 0; i < n; i++)
+        if (m[i].to_onnx && mgopt__onnx_in_range(m[i].since, m[i].until, o)) count[m[i].kind]++;
+    for (i = 0; i < MGOPT_OP__COUNT; i++)
+      if (count[i] > 1) {
+        printf("  opset %lld: %d rows write %s\n", (long long)o, (int)count[i], mgopt_op_def_get(i)->name);
+        CHECK(0);
+      }
+  }
+}
+
+static void test_rule_rows(void) {
+  int32_t n, i, j;
+  const mgopt__onnx_rule *r = mgopt__onnx_rules(&n);
+  CHECK(n > 100);
+  for (i = 0; i < n; i++) {
+    CHECK(r[i].onnx && r[i].onnx[0] && r[i].fn);
+    CHECK(r[i].since >= 1 && (r[i].until == 0 || r[i].until >= r[i].since));
+    for (j = i + 1; j < n; j++)
+      if (strcmp(r[i].onnx, r[j].onnx) == 0 && ranges_overlap(r[i].since, r[i].until, r[j].since, r[j].until)) {
+        printf("  %s: two type rules for one opset\n", r[i].onnx);
+        CHECK(0);
+      }
+  }
+}
+
+/* The index of every opset stays under half full, and finds what the tables hold. */
+static void test_index(void) {
+  static mgopt__onnx_index x; /* 16 KB: not on the stack */
+  int64_t o;
+  mgopt_str s;
+  const mgopt__onnx_entry *e;
+  for (o = 1; o <= MAX_OPSET; o++) {
+    mgopt__onnx_index_build(&x, o);
+    CHECK(x.count > 0 && x.count < MGOPT__ONNX_INDEX_CAP / 2);
+  }
+  mgopt__onnx_index_build(&x, 13);
+  s.ptr = "Squeeze";
+  s.len = 7;
+  e = mgopt__onnx_index_find(&x, s);
+  REQUIRE(e != NULL && e->map != NULL && e->rule != NULL);
+  CHECK(e->map->since == 13 && e->rule->since == 13);
+  s.len = 3; /* "Squ": a prefix is another name */
+  CHECK(mgopt__onnx_index_find(&x, s) == NULL);
+  s.ptr = "LSTM";
+  s.len = 4;
+  e = mgopt__onnx_index_find(&x, s);
+  CHECK(e != NULL && e->map == NULL && e->rule != NULL);
+  mgopt__onnx_index_build(&x, 11);
+  s.ptr = "Unsqueeze";
+  s.len = 9;
+  e = mgopt__onnx_index_find(&x, s);
+  CHECK(e != NULL && e->map != NULL && e->rule == NULL); /* the type rule is for the input form, opset 13 on */
+}
+
+static const test_case tests[] = {
+    TEST(test_map_rows),
+    TEST(test_one_writer_per_kind),
+    TEST(test_rule_rows),
+    TEST(test_index),
+};
+TEST_MAIN(tests)
