@@ -5,6 +5,7 @@
 #                         whatever TEST_PROGS / TEST_CMDS list (fuzz replays, golden tests)
 #   make demo             optimize examples/demo.onnx and print the before/after table
 #   make check-amalgamation   fail when the generated headers are stale
+#   make pass-table       print the README's pass table from `mgopt --list-passes`
 #   make clang-test       `make test` with clang into build-clang/
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
 #   make compile-tests    only the compile tests (see tests/compile/README)
@@ -317,8 +318,14 @@ run-examples: $(EXAMPLE_BIN) $(B)/mgopt
 
 # ---------------------------------------------------------------- the tool
 # tests/tool/test_tool.sh: file I/O end to end (mapped input, in-place output,
-# external data, --repeat) and the tool's error messages.
+# external data, --repeat), the tool's error messages, and the README's pass
+# table against --list-passes.
 TEST_CMDS += 'tests/tool/test_tool.sh $(B)/mgopt'
+
+# Prints the README's pass table from `mgopt --list-passes`.
+.PHONY: pass-table
+pass-table: $(B)/mgopt
+	@sh tests/tool/pass_table.sh $(B)/mgopt
 
 # ---------------------------------------------------------------- fuzz corpus replays
 # >>> Rules for the fuzz harnesses and their corpus replays go in this section.

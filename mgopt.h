@@ -91,7 +91,9 @@
      patterns that kept firing), erasing dead ops and folding constants on
      the way. A pass (mgopt_pass_def) has a name such as
      "common::const_elimination" (the short form also resolves), typed
-     options and a run function; mgopt_pipeline_run runs a pipeline string
+     options and a run function, or instead of the run function a pattern
+     table that the pass manager runs with mgopt_rewrite_program (see
+     mgopt_pass_def); mgopt_pipeline_run runs a pipeline string
      such as "const_elimination{skip_const_by_size=1000},dead_code_elimination"
      or a named pipeline ("default", "cleanup", ...) with per-pass timing,
      rewrite counts, op counts and an optional verify after each pass.
@@ -928,13 +930,21 @@ typedef struct mgopt_pass_ctx {
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
 
+/* A pass is a run function, or (run NULL) a pattern table that the pass
+   manager runs over every function with mgopt_rewrite_program: dead ops are
+   not erased (a pattern erases what it made dead), ops with constant operands
+   are folded through the registry's fold function when fold_constants is set,
+   and the pass reports the driver's rewrites plus folds. */
 typedef struct mgopt_pass_def {
   const char *name;         /* full name, e.g. "common::dead_code_elimination" */
   const char *family;       /* e.g. "cleanup", "fusion", "onnx" */
   const char *description;  /* one line */
   int32_t nopts;
   const mgopt_opt_def *opts;
-  mgopt_pass_fn run;
+  mgopt_pass_fn run;        /* NULL: the pass is its pattern table */
+  const mgopt_pattern *patterns;
+  int32_t npatterns;
+  int fold_constants;
 } mgopt_pass_def;
 
 typedef struct mgopt_pipeline_def {
@@ -7742,6 +7752,23 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
+/* A pass given as a pattern table (run == NULL): see mgopt_pass_def. */
+static mgopt_status mgopt__pm_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd) {
+  mgopt_rewrite_config cfg;
+  mgopt_rewrite_stats st;
+  mgopt_status s;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&st, 0, sizeof st);
+  cfg.erase_dead = 0;
+  if (pd->fold_constants) {
+    cfg.fold = ctx->fold;
+    cfg.fold_ud = ctx->fold_ud;
+  }
+  s = mgopt_rewrite_program(ctx->program, pd->patterns, pd->npatterns, &cfg, &st, ctx->diag);
+  ctx->rewrites += st.rewrites + st.folds;
+  return s;
+}
+
 static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
   mgopt_pass_ctx ctx;
   mgopt_pass_report rep;
@@ -7757,7 +7784,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.name = pd->name;
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
-  s = pd->run(&ctx);
+  s = pd->run ? pd->run(&ctx) : mgopt__pm_run_patterns(&ctx, pd);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {

@@ -36,15 +36,95 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 #ifdef MGOPT_IMPLEMENTATION
 #ifndef MGOPT__PASSES_IMPLEMENTATION_DONE
 #define MGOPT__PASSES_IMPLEMENTATION_DONE
-/* src/passes_internal.h — private helpers shared by passes: legality checks, pass declarations. */
+/* src/passes/list.h — the built-in passes: one line per pass, in registry order.
+
+   PASS(family, name): the file src/passes/<family>/<name>.c defines the pass
+   `mgopt__pass_<name>` with its family string "<family>"; its golden cases are
+   tests/golden/<family>/<name>.mil. The family is the folder and nothing else.
+   The registered name's prefix is the reference namespace, kept from the
+   implementation the pass follows: `common::` for Core ML MIL's graph passes
+   (whatever their family: cleanup, io, precision), `onnx::` for the ONNX IR
+   optimizer's.
+
+   This order is the order of the registry (`mgopt --list-passes`) and of the
+   passes in mgopt_passes.h: tools/amalgamate reads the PASS lines below and
+   includes each pass file, and fails on a missing file or a pass file that is
+   not listed. Adding a pass = its file, its golden file, one line here. */
+#ifndef MGOPT__PASS_LIST_H
+#define MGOPT__PASS_LIST_H
+
+#define MGOPT__PASS_LIST(PASS) \
+  PASS(cleanup, dead_code_elimination) \
+  PASS(cleanup, noop_elimination) \
+  PASS(cleanup, remove_redundant_ops) \
+  PASS(cleanup, const_elimination) \
+  PASS(cleanup, divide_to_multiply) \
+  PASS(cleanup, select_optimization) \
+  PASS(cleanup, rank0_expand_dims_swap) \
+  PASS(cleanup, expand_high_rank_reshape_and_transpose) \
+  PASS(cleanup, add_conv_transpose_output_shape) \
+  PASS(io, sanitize_input_output_names) \
+  PASS(io, update_output_dtypes) \
+  PASS(io, image_input_preprocess) \
+  PASS(precision, add_fp16_cast) \
+  PASS(precision, add_int16_cast) \
+  PASS(cleanup, guard_negative_gather_indices) \
+  PASS(onnx, remove_redundant_transpose_pairs) \
+  PASS(onnx, remove_redundant_reshape_pairs) \
+  PASS(onnx, remove_redundant_transpose_reduce) \
+  PASS(onnx, rewrite_mul_rsqrt_as_div) \
+  PASS(onnx, inline_dropout_training_mode_constants) \
+  PASS(onnx, propagate_shapes) \
+  PASS(onnx, prune_unused_graph_inputs) \
+  PASS(cleanup, const_deduplication) \
+  PASS(cleanup, dedup_op_and_var_names) \
+  PASS(cleanup, expand_dynamic_linear) \
+  PASS(cleanup, loop_invariant_elimination) \
+  PASS(cleanup, remove_symbolic_reshape) \
+  PASS(cleanup, topological_reorder) \
+  PASS(cleanup, cast_optimization) \
+  PASS(cleanup, merge_consecutive_paddings) \
+  PASS(cleanup, merge_consecutive_relus) \
+  PASS(cleanup, merge_consecutive_reshapes) \
+  PASS(cleanup, merge_consecutive_transposes) \
+  PASS(cleanup, fuse_squeeze_expand_dims) \
+  PASS(cleanup, fuse_stack_split) \
+  PASS(cleanup, fuse_transpose_matmul) \
+  PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
+  PASS(cleanup, reduce_transposes) \
+  /* end of the list */
+
+#endif /* MGOPT__PASS_LIST_H */
+/* src/passes_internal.h — private helpers shared by passes: legality checks, the macros that define a pass. */
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
 
 /* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
 MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
 
-/* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
-   passes/registry.c (amalgamated last) lists them. */
+/* ---- pass definitions
+   Each pass in the list (passes/list.h) is defined by its file
+   passes/<family>/<name>.c, last, with one of the MGOPT__DEFINE_*PASS macros:
+   `ns` is the registered name's namespace (common or onnx, see the list),
+   `family` the folder. passes/registry.c puts the passes in list order. */
+
+/* A pass with a run function and no options. */
+#define MGOPT__DEFINE_PASS(family, ns, name, description, run) \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {   \
+      #ns "::" #name, #family, description, 0, NULL, run, NULL, 0, 0}
+/* A pass with a run function and options (a static array of mgopt_opt_def). */
+#define MGOPT__DEFINE_PASS_WITH_OPTIONS(family, ns, name, description, opts, run) \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {                     \
+      #ns "::" #name, #family, description, MGOPT__ARRAY_COUNT(opts), opts, run, NULL, 0, 0}
+/* A pass that is its pattern table (a static array of mgopt_pattern): the pass
+   manager runs it as mgopt_pass_def says, without folding. */
+#define MGOPT__DEFINE_PATTERN_PASS(family, ns, name, description, patterns) \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {               \
+      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0}
+/* Rows of a pattern table: a pattern rooted at ops of one kind, or at opaque
+   ops of one type name (e.g. "onnx::Dropout"). */
+#define MGOPT__PATTERN(name, kind, benefit, fn) {name, kind, NULL, benefit, fn, NULL}
+#define MGOPT__OPAQUE_PATTERN(name, type, benefit, fn) {name, MGOPT_OP_OPAQUE, type, benefit, fn, NULL}
 
 /* ---- shared legality checks and helpers (passes/util.c) */
 /* v is an output of a function body (its name and type must survive). */
@@ -3826,7 +3906,7 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_te
   mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
   return nt;
 }
-/* src/passes/common/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
+/* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
    Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
 
@@ -3884,10 +3964,9 @@ static mgopt_status mgopt__dce_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dead_code_elimination = {
-    "common::dead_code_elimination", "cleanup", "erase ops whose results reach no output", 0, NULL,
-    mgopt__dce_run};
-/* src/passes/common/noop_elimination.c — common::noop_elimination: remove ops that have no effect.
+MGOPT__DEFINE_PASS(cleanup, common, dead_code_elimination, "erase ops whose results reach no output",
+                   mgopt__dce_run);
+/* src/passes/cleanup/noop_elimination.c — common::noop_elimination: remove ops that have no effect.
 
    Spec: mil_graph_passes.txt, "Remove ops that have no effect"; reference mil-passes.md §3.6.
 
@@ -4020,14 +4099,10 @@ static const mgopt_pattern mgopt__noop_patterns[] = {
     {"noop_linear_activation", MGOPT_OP_OPAQUE, "linear_activation", 1, mgopt__noop_linear_activation, NULL},
 };
 
-static mgopt_status mgopt__noop_run(mgopt_pass_ctx *ctx) {
-  return mgopt__pu_run_patterns(ctx, mgopt__noop_patterns, MGOPT__ARRAY_COUNT(mgopt__noop_patterns), 0);
-}
-
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_noop_elimination = {
-    "common::noop_elimination", "cleanup", "remove ops that have no effect (identity reshape, add 0, mul 1, ...)",
-    0, NULL, mgopt__noop_run};
-/* src/passes/common/remove_redundant_ops.c — common::remove_redundant_ops: keep one of several identical ops.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
+                           "remove ops that have no effect (identity reshape, add 0, mul 1, ...)",
+                           mgopt__noop_patterns);
+/* src/passes/cleanup/remove_redundant_ops.c — common::remove_redundant_ops: keep one of several identical ops.
 
    Spec: mil_graph_passes.txt, "If there are multiple ops with identical inputs"; reference §3.7.
 
@@ -4208,10 +4283,9 @@ static mgopt_status mgopt__rro_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_ops = {
-    "common::remove_redundant_ops", "cleanup", "keep one of several ops with identical inputs", 0, NULL,
-    mgopt__rro_run};
-/* src/passes/common/const_elimination.c — common::const_elimination: replace ops whose operands are all constant by constants.
+MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several ops with identical inputs",
+                   mgopt__rro_run);
+/* src/passes/cleanup/const_elimination.c — common::const_elimination: replace ops whose operands are all constant by constants.
 
    Spec: mil_graph_passes.txt, "Replace non-const ops that have const Var"; reference mil-passes.md §3.2.
 
@@ -4437,10 +4511,10 @@ static const mgopt_opt_def mgopt__ce_opts[] = {
      "do not fold outputs of rank > 0 with more elements than this (-1: no limit)"},
 };
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_elimination = {
-    "common::const_elimination", "cleanup", "replace ops whose operands are all constant by constants",
-    1, mgopt__ce_opts, mgopt__ce_run};
-/* src/passes/common/divide_to_multiply.c — common::divide_to_multiply: real_div by a constant becomes mul by its reciprocal.
+MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_elimination,
+                                "replace ops whose operands are all constant by constants",
+                                mgopt__ce_opts, mgopt__ce_run);
+/* src/passes/cleanup/divide_to_multiply.c — common::divide_to_multiply: real_div by a constant becomes mul by its reciprocal.
 
    Spec: mil_graph_passes.txt, "Convert divide into multiply if the divisor is
    const"; reference mil-passes.md §3.26.
@@ -4510,20 +4584,13 @@ static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__d2m_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "divide_to_multiply";
-  pat.root_kind = MGOPT_OP_real_div;
-  pat.benefit = 1;
-  pat.fn = mgopt__d2m_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__d2m_patterns[] = {
+    {"divide_to_multiply", MGOPT_OP_real_div, NULL, 1, mgopt__d2m_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_divide_to_multiply = {
-    "common::divide_to_multiply", "cleanup", "real_div by a float constant becomes mul by its reciprocal", 0,
-    NULL, mgopt__d2m_run};
-/* src/passes/common/select_optimization.c — common::select_optimization: select with a constant condition becomes its input, or an add of masked ±inf.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, divide_to_multiply,
+                           "real_div by a float constant becomes mul by its reciprocal", mgopt__d2m_patterns);
+/* src/passes/cleanup/select_optimization.c — common::select_optimization: select with a constant condition becomes its input, or an add of masked ±inf.
 
    Spec: mil_graph_passes.txt, "For select(cond, a, b), there are 2 cases ...";
    reference mil-passes.md §3.27.
@@ -4640,21 +4707,14 @@ static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 0;
 }
 
-static mgopt_status mgopt__selo_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "select_optimization";
-  pat.root_kind = MGOPT_OP_select;
-  pat.benefit = 1;
-  pat.fn = mgopt__selo_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__selo_patterns[] = {
+    {"select_optimization", MGOPT_OP_select, NULL, 1, mgopt__selo_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_select_optimization = {
-    "common::select_optimization", "cleanup",
-    "select with a constant condition becomes one of its inputs, or an add of masked infinities", 0, NULL,
-    mgopt__selo_run};
-/* src/passes/common/rank0_expand_dims_swap.c — common::rank0_expand_dims_swap: a rank-0 binary op followed by expand_dims([0]) runs on rank-1 operands instead.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, select_optimization,
+                           "select with a constant condition becomes one of its inputs, or an add of masked infinities",
+                           mgopt__selo_patterns);
+/* src/passes/cleanup/rank0_expand_dims_swap.c — common::rank0_expand_dims_swap: a rank-0 binary op followed by expand_dims([0]) runs on rank-1 operands instead.
 
    Spec: mil_graph_passes.txt, "Identify the pattern of a rank-0 binary
    elementwise operation followed by an expand_dims op"; reference
@@ -4765,25 +4825,18 @@ static int mgopt__r0s_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__r0s_run(mgopt_pass_ctx *ctx) {
-  static const int32_t kinds[5] = {MGOPT_OP_add, MGOPT_OP_sub, MGOPT_OP_mul, MGOPT_OP_real_div, MGOPT_OP_floor_div};
-  mgopt_pattern pats[5];
-  int32_t i;
-  memset(pats, 0, sizeof pats);
-  for (i = 0; i < 5; i++) {
-    pats[i].name = "rank0_expand_dims_swap";
-    pats[i].root_kind = kinds[i];
-    pats[i].benefit = 1;
-    pats[i].fn = mgopt__r0s_rewrite;
-  }
-  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
-}
+static const mgopt_pattern mgopt__r0s_patterns[] = {
+    {"rank0_expand_dims_swap", MGOPT_OP_add, NULL, 1, mgopt__r0s_rewrite, NULL},
+    {"rank0_expand_dims_swap", MGOPT_OP_sub, NULL, 1, mgopt__r0s_rewrite, NULL},
+    {"rank0_expand_dims_swap", MGOPT_OP_mul, NULL, 1, mgopt__r0s_rewrite, NULL},
+    {"rank0_expand_dims_swap", MGOPT_OP_real_div, NULL, 1, mgopt__r0s_rewrite, NULL},
+    {"rank0_expand_dims_swap", MGOPT_OP_floor_div, NULL, 1, mgopt__r0s_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rank0_expand_dims_swap = {
-    "common::rank0_expand_dims_swap", "cleanup",
-    "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead", 0, NULL,
-    mgopt__r0s_run};
-/* src/passes/common/expand_high_rank_reshape_and_transpose.c — common::expand_high_rank_reshape_and_transpose: a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 ops.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, rank0_expand_dims_swap,
+                           "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead",
+                           mgopt__r0s_patterns);
+/* src/passes/cleanup/expand_high_rank_reshape_and_transpose.c — common::expand_high_rank_reshape_and_transpose: a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 ops.
 
    Spec: mil_graph_passes.txt, "Detect the pattern reshape_1 --> transpose -->
    reshape_2 ..."; reference mil-passes.md §3.32.
@@ -4954,21 +5007,14 @@ static int mgopt__ehr_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__ehr_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "expand_high_rank_reshape_and_transpose";
-  pat.root_kind = MGOPT_OP_reshape;
-  pat.benefit = 1;
-  pat.fn = mgopt__ehr_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__ehr_patterns[] = {
+    {"expand_high_rank_reshape_and_transpose", MGOPT_OP_reshape, NULL, 1, mgopt__ehr_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_high_rank_reshape_and_transpose = {
-    "common::expand_high_rank_reshape_and_transpose", "cleanup",
-    "a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 reshapes and transposes", 0, NULL,
-    mgopt__ehr_run};
-/* src/passes/common/add_conv_transpose_output_shape.c — common::add_conv_transpose_output_shape: give conv_transpose an explicit output_shape when its output shape is static.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, expand_high_rank_reshape_and_transpose,
+                           "a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 reshapes and transposes",
+                           mgopt__ehr_patterns);
+/* src/passes/cleanup/add_conv_transpose_output_shape.c — common::add_conv_transpose_output_shape: give conv_transpose an explicit output_shape when its output shape is static.
 
    Spec: mil_graph_passes.txt, "The conv_transpose input output_shape is an
    optional input ..."; reference mil-passes.md §3.33.
@@ -5001,20 +5047,14 @@ static int mgopt__acts_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__acts_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "add_conv_transpose_output_shape";
-  pat.root_kind = MGOPT_OP_conv_transpose;
-  pat.benefit = 1;
-  pat.fn = mgopt__acts_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__acts_patterns[] = {
+    {"add_conv_transpose_output_shape", MGOPT_OP_conv_transpose, NULL, 1, mgopt__acts_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_conv_transpose_output_shape = {
-    "common::add_conv_transpose_output_shape", "cleanup",
-    "give conv_transpose an explicit output_shape when its output shape is static", 0, NULL, mgopt__acts_run};
-/* src/passes/common/sanitize_input_output_names.c — common::sanitize_input_output_names: main's inputs and outputs get valid, unique identifiers.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, add_conv_transpose_output_shape,
+                           "give conv_transpose an explicit output_shape when its output shape is static",
+                           mgopt__acts_patterns);
+/* src/passes/io/sanitize_input_output_names.c — common::sanitize_input_output_names: main's inputs and outputs get valid, unique identifiers.
 
    Spec: mil_graph_passes.txt, "Sanitize the names of model input and output
    vars ..."; reference mil-passes.md §3.34. This pass changes names on purpose.
@@ -5171,10 +5211,9 @@ static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
   return s;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_sanitize_input_output_names = {
-    "common::sanitize_input_output_names", "io",
-    "main's input and output names become valid, unique identifiers", 0, NULL, mgopt__sio_run};
-/* src/passes/common/update_output_dtypes.c — common::update_output_dtypes{dtypes=fp16}: cast main's outputs to the requested dtypes.
+MGOPT__DEFINE_PASS(io, common, sanitize_input_output_names,
+                   "main's input and output names become valid, unique identifiers", mgopt__sio_run);
+/* src/passes/io/update_output_dtypes.c — common::update_output_dtypes{dtypes=fp16}: cast main's outputs to the requested dtypes.
 
    Spec: mil_graph_passes.txt, "Update the dtypes of output vars of each
    function block to match the dtypes provided in function.output_types";
@@ -5268,10 +5307,10 @@ static mgopt_status mgopt__uod_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_update_output_dtypes = {
-    "common::update_output_dtypes", "io", "cast main's outputs to the requested dtypes", 1, mgopt__uod_opts,
-    mgopt__uod_run};
-/* src/passes/common/image_input_preprocess.c — common::image_input_preprocess{nhwc_inputs=img}: NHWC image inputs of main become NCHW, with a transpose back.
+MGOPT__DEFINE_PASS_WITH_OPTIONS(io, common, update_output_dtypes,
+                                "cast main's outputs to the requested dtypes",
+                                mgopt__uod_opts, mgopt__uod_run);
+/* src/passes/io/image_input_preprocess.c — common::image_input_preprocess{nhwc_inputs=img}: NHWC image inputs of main become NCHW, with a transpose back.
 
    Spec: mil_graph_passes.txt, "Plug in to transpose image input in NHWC format
    to NCHW format"; reference mil-passes.md §3.34. This pass changes input
@@ -5375,10 +5414,10 @@ static mgopt_status mgopt__iip_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_image_input_preprocess = {
-    "common::image_input_preprocess", "io",
-    "NHWC image inputs of main become NCHW, followed by a transpose back", 1, mgopt__iip_opts, mgopt__iip_run};
-/* src/passes/common/add_fp16_cast.c — common::add_fp16_cast: fp32 ops compute in fp16, with casts in and out.
+MGOPT__DEFINE_PASS_WITH_OPTIONS(io, common, image_input_preprocess,
+                                "NHWC image inputs of main become NCHW, followed by a transpose back",
+                                mgopt__iip_opts, mgopt__iip_run);
+/* src/passes/precision/add_fp16_cast.c — common::add_fp16_cast: fp32 ops compute in fp16, with casts in and out.
 
    Spec: mil_graph_passes.txt, "For each input of dtype float32, inject a cast op
    to change it to float16 dtype ..." (FP16ComputePrecision); reference
@@ -5513,10 +5552,10 @@ static mgopt_status mgopt__f16_run(mgopt_pass_ctx *ctx) {
   return mgopt__pu_precision_run(ctx, "_cast_fp16", mgopt__f16_decide, mgopt__f16_conv, (void *)ctx->opts[0].s);
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_fp16_cast = {
-    "common::add_fp16_cast", "precision", "fp32 ops compute in fp16, with casts in and out", 1, mgopt__f16_opts,
-    mgopt__f16_run};
-/* src/passes/common/add_int16_cast.c — common::add_int16_cast: int32 gather and squeeze compute in int16/uint16, with casts in and out.
+MGOPT__DEFINE_PASS_WITH_OPTIONS(precision, common, add_fp16_cast,
+                                "fp32 ops compute in fp16, with casts in and out",
+                                mgopt__f16_opts, mgopt__f16_run);
+/* src/passes/precision/add_int16_cast.c — common::add_int16_cast: int32 gather and squeeze compute in int16/uint16, with casts in and out.
 
    Spec: mil_graph_passes.txt, FP16ComputePrecision's int16 companion; reference
    mil-passes.md §3.35 (add_int16_cast).
@@ -5611,10 +5650,9 @@ static mgopt_status mgopt__i16_run(mgopt_pass_ctx *ctx) {
   return mgopt__pu_precision_run(ctx, "_cast_int16", mgopt__i16_decide, mgopt__i16_conv, NULL);
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_add_int16_cast = {
-    "common::add_int16_cast", "precision", "int32 gather and squeeze compute in int16/uint16, with casts in and out",
-    0, NULL, mgopt__i16_run};
-/* src/passes/common/guard_negative_gather_indices.c — common::guard_negative_gather_indices: negative gather indices wrap explicitly (idx < 0 becomes idx + dim).
+MGOPT__DEFINE_PASS(precision, common, add_int16_cast,
+                   "int32 gather and squeeze compute in int16/uint16, with casts in and out", mgopt__i16_run);
+/* src/passes/cleanup/guard_negative_gather_indices.c — common::guard_negative_gather_indices: negative gather indices wrap explicitly (idx < 0 becomes idx + dim).
 
    Spec: reference mil-passes.md §3.33 (guard_negative_gather_indices).
 
@@ -5757,9 +5795,8 @@ static mgopt_status mgopt__gng_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_guard_negative_gather_indices = {
-    "common::guard_negative_gather_indices", "cleanup",
-    "negative gather indices wrap explicitly: idx < 0 becomes idx + dim", 0, NULL, mgopt__gng_run};
+MGOPT__DEFINE_PASS(cleanup, common, guard_negative_gather_indices,
+                   "negative gather indices wrap explicitly: idx < 0 becomes idx + dim", mgopt__gng_run);
 /* src/passes/onnx/remove_redundant_transpose_pairs.c — onnx::remove_redundant_transpose_pairs: inverse transposes around a chain of elementwise ops cancel.
 
    Spec: onnx_ir_optimizer_passes.txt, "Transpose Pair Folding".
@@ -5845,19 +5882,13 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__rtp_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "remove_redundant_transpose_pairs";
-  pat.root_kind = MGOPT_OP_transpose;
-  pat.benefit = 1;
-  pat.fn = mgopt__rtp_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__rtp_patterns[] = {
+    {"remove_redundant_transpose_pairs", MGOPT_OP_transpose, NULL, 1, mgopt__rtp_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_pairs = {
-    "onnx::remove_redundant_transpose_pairs", "onnx",
-    "inverse transposes around a chain of elementwise ops cancel", 0, NULL, mgopt__rtp_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_pairs,
+                           "inverse transposes around a chain of elementwise ops cancel",
+                           mgopt__rtp_patterns);
 /* src/passes/onnx/remove_redundant_reshape_pairs.c — onnx::remove_redundant_reshape_pairs: a reshape and a reshape back around a chain of elementwise ops cancel.
 
    Spec: onnx_ir_optimizer_passes.txt, "Reshape Pair Folding".
@@ -5932,19 +5963,13 @@ static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__rrp_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "remove_redundant_reshape_pairs";
-  pat.root_kind = MGOPT_OP_reshape;
-  pat.benefit = 1;
-  pat.fn = mgopt__rrp_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__rrp_patterns[] = {
+    {"remove_redundant_reshape_pairs", MGOPT_OP_reshape, NULL, 1, mgopt__rrp_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_reshape_pairs = {
-    "onnx::remove_redundant_reshape_pairs", "onnx",
-    "a reshape and a reshape back around a chain of elementwise ops cancel", 0, NULL, mgopt__rrp_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_reshape_pairs,
+                           "a reshape and a reshape back around a chain of elementwise ops cancel",
+                           mgopt__rrp_patterns);
 /* src/passes/onnx/remove_redundant_transpose_reduce.c — onnx::remove_redundant_transpose_reduce: a reduction reads the untransposed tensor when the transpose cannot change its result.
 
    Spec: onnx_ir_optimizer_passes.txt, "remove_redundant_transpose_reduce".
@@ -6028,25 +6053,17 @@ static int mgopt__rtr_rewrite(mgopt_rewriter *rw, mgopt_op *red, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__rtr_run(mgopt_pass_ctx *ctx) {
-  static const int32_t kinds[5] = {MGOPT_OP_reduce_sum, MGOPT_OP_reduce_mean, MGOPT_OP_reduce_max,
-                                   MGOPT_OP_reduce_min, MGOPT_OP_reduce_prod};
-  mgopt_pattern pats[5];
-  int32_t i;
-  memset(pats, 0, sizeof pats);
-  for (i = 0; i < 5; i++) {
-    pats[i].name = "remove_redundant_transpose_reduce";
-    pats[i].root_kind = kinds[i];
-    pats[i].benefit = 1;
-    pats[i].fn = mgopt__rtr_rewrite;
-  }
-  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
-}
+static const mgopt_pattern mgopt__rtr_patterns[] = {
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_sum, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_mean, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_max, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_min, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_prod, NULL, 1, mgopt__rtr_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_reduce = {
-    "onnx::remove_redundant_transpose_reduce", "onnx",
-    "a reduction reads the untransposed tensor when the transpose cannot change its result", 0, NULL,
-    mgopt__rtr_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_reduce,
+                           "a reduction reads the untransposed tensor when the transpose cannot change its result",
+                           mgopt__rtr_patterns);
 /* src/passes/onnx/rewrite_mul_rsqrt_as_div.c — onnx::rewrite_mul_rsqrt_as_div: x times the reciprocal of sqrt(y) becomes x / sqrt(y).
 
    Spec: onnx_ir_optimizer_passes.txt, "rewrite_mul_rsqrt_as_div".
@@ -6142,19 +6159,12 @@ static int mgopt__mrd_rewrite(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mrd_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "rewrite_mul_rsqrt_as_div";
-  pat.root_kind = MGOPT_OP_mul;
-  pat.benefit = 1;
-  pat.fn = mgopt__mrd_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mrd_patterns[] = {
+    {"rewrite_mul_rsqrt_as_div", MGOPT_OP_mul, NULL, 1, mgopt__mrd_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rewrite_mul_rsqrt_as_div = {
-    "onnx::rewrite_mul_rsqrt_as_div", "onnx", "x times the reciprocal of sqrt(y) becomes x / sqrt(y)", 0, NULL,
-    mgopt__mrd_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, rewrite_mul_rsqrt_as_div,
+                           "x times the reciprocal of sqrt(y) becomes x / sqrt(y)", mgopt__mrd_patterns);
 /* src/passes/onnx/inline_dropout_training_mode_constants.c — onnx::inline_dropout_training_mode_constants: a Dropout whose training_mode is statically false becomes its input.
 
    Spec: onnx_ir_optimizer_passes.txt, "inline_dropout_training_mode_constants".
@@ -6245,20 +6255,13 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return changed;
 }
 
-static mgopt_status mgopt__idt_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "inline_dropout_training_mode_constants";
-  pat.root_kind = MGOPT_OP_OPAQUE;
-  pat.root_type = "onnx::Dropout";
-  pat.benefit = 1;
-  pat.fn = mgopt__idt_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__idt_patterns[] = {
+    {"inline_dropout_training_mode_constants", MGOPT_OP_OPAQUE, "onnx::Dropout", 1, mgopt__idt_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_inline_dropout_training_mode_constants = {
-    "onnx::inline_dropout_training_mode_constants", "onnx",
-    "a Dropout whose training_mode is statically false becomes its input", 0, NULL, mgopt__idt_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, inline_dropout_training_mode_constants,
+                           "a Dropout whose training_mode is statically false becomes its input",
+                           mgopt__idt_patterns);
 /* src/passes/onnx/propagate_shapes.c — onnx::propagate_shapes: fill unknown dtypes and dims through elementwise and unary ops.
 
    Spec: onnx_ir_optimizer_passes.txt, "propagate_elementwise_shapes" and
@@ -6358,9 +6361,8 @@ static mgopt_status mgopt__psh_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_propagate_shapes = {
-    "onnx::propagate_shapes", "onnx", "fill unknown dtypes and dims through elementwise and unary ops", 0, NULL,
-    mgopt__psh_run};
+MGOPT__DEFINE_PASS(onnx, onnx, propagate_shapes,
+                   "fill unknown dtypes and dims through elementwise and unary ops", mgopt__psh_run);
 /* src/passes/onnx/prune_unused_graph_inputs.c — onnx::prune_unused_graph_inputs: inputs of main that nothing reads are removed.
 
    Spec: onnx_ir_optimizer_passes.txt, "prune_unused_graph_inputs" (graph only:
@@ -6400,10 +6402,9 @@ static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
-    "onnx::prune_unused_graph_inputs", "onnx", "inputs of main that nothing reads are removed", 0, NULL,
-    mgopt__pui_run};
-/* src/passes/common/const_deduplication.c — common::const_deduplication: merge equal consts and identical constexpr_* ops.
+MGOPT__DEFINE_PASS(onnx, onnx, prune_unused_graph_inputs, "inputs of main that nothing reads are removed",
+                   mgopt__pui_run);
+/* src/passes/cleanup/const_deduplication.c — common::const_deduplication: merge equal consts and identical constexpr_* ops.
 
    Spec: mil_graph_passes.txt, "Remove duplicated large constants (tensor with
    100+ elements)"; reference §3.1.
@@ -6762,10 +6763,10 @@ static const mgopt_opt_def mgopt__cdd_opts[] = {
     {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone"},
 };
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_const_deduplication = {
-    "common::const_deduplication", "cleanup", "merge equal consts and identical constexpr ops", 1,
-    mgopt__cdd_opts, mgopt__cdd_run};
-/* src/passes/common/dedup_op_and_var_names.c — common::dedup_op_and_var_names: unique op names and value names per function.
+MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_deduplication,
+                                "merge equal consts and identical constexpr ops",
+                                mgopt__cdd_opts, mgopt__cdd_run);
+/* src/passes/cleanup/dedup_op_and_var_names.c — common::dedup_op_and_var_names: unique op names and value names per function.
 
    Spec: mil_graph_passes.txt, "For each function, this pass renames ops and
    variables with the same name as any preceding ops/variables across all
@@ -7053,10 +7054,9 @@ static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
   return s;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_dedup_op_and_var_names = {
-    "common::dedup_op_and_var_names", "cleanup", "make op names and value names unique within each function", 0,
-    NULL, mgopt__dn_run};
-/* src/passes/common/expand_dynamic_linear.c — common::expand_dynamic_linear: a linear with a run-time weight or bias becomes matmul (+ add).
+MGOPT__DEFINE_PASS(cleanup, common, dedup_op_and_var_names,
+                   "make op names and value names unique within each function", mgopt__dn_run);
+/* src/passes/cleanup/expand_dynamic_linear.c — common::expand_dynamic_linear: a linear with a run-time weight or bias becomes matmul (+ add).
 
    Spec: mil_graph_passes.txt, "Translate to linear when the operand is a
    descendant of const ... this pass would clean up the too-ambitious linear
@@ -7157,20 +7157,14 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__edl_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "dynamic_linear";
-  pat.root_kind = MGOPT_OP_linear;
-  pat.benefit = 1;
-  pat.fn = mgopt__edl_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__edl_patterns[] = {
+    {"dynamic_linear", MGOPT_OP_linear, NULL, 1, mgopt__edl_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_expand_dynamic_linear = {
-    "common::expand_dynamic_linear", "cleanup", "turn a linear with a run-time weight or bias into matmul and add",
-    0, NULL, mgopt__edl_run};
-/* src/passes/common/loop_invariant_elimination.c — common::loop_invariant_elimination: drop while_loop vars the body passes through.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, expand_dynamic_linear,
+                           "turn a linear with a run-time weight or bias into matmul and add",
+                           mgopt__edl_patterns);
+/* src/passes/cleanup/loop_invariant_elimination.c — common::loop_invariant_elimination: drop while_loop vars the body passes through.
 
    Spec: mil_graph_passes.txt, "When a block does not modify a block input
    var, eliminate that block input var and use the corresponding var in the
@@ -7420,10 +7414,9 @@ static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
   return s;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_loop_invariant_elimination = {
-    "common::loop_invariant_elimination", "cleanup", "drop while_loop vars that the body passes through unchanged",
-    0, NULL, mgopt__lie_run};
-/* src/passes/common/remove_symbolic_reshape.c — common::remove_symbolic_reshape: a run-time reshape shape becomes a constant.
+MGOPT__DEFINE_PASS(cleanup, common, loop_invariant_elimination,
+                   "drop while_loop vars that the body passes through unchanged", mgopt__lie_run);
+/* src/passes/cleanup/remove_symbolic_reshape.c — common::remove_symbolic_reshape: a run-time reshape shape becomes a constant.
 
    Spec: mil_graph_passes.txt, "Convert symbolic shape in reshape to
    integers ... replaces symbols with positive integers if solved from
@@ -7601,10 +7594,10 @@ static const mgopt_opt_def mgopt__rsr_opts[] = {
      "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)"},
 };
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_symbolic_reshape = {
-    "common::remove_symbolic_reshape", "cleanup", "replace a run-time reshape shape by a constant from the known output type",
-    1, mgopt__rsr_opts, mgopt__rsr_run};
-/* src/passes/common/topological_reorder.c — common::topological_reorder: move casts, then transposes, next to their first use.
+MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, remove_symbolic_reshape,
+                                "replace a run-time reshape shape by a constant from the known output type",
+                                mgopt__rsr_opts, mgopt__rsr_run);
+/* src/passes/cleanup/topological_reorder.c — common::topological_reorder: move casts, then transposes, next to their first use.
 
    Spec: mil_graph_passes.txt, "Topologically re-orders the list of
    operations ... places each operation closer to its first use, or at the
@@ -7760,10 +7753,9 @@ static mgopt_status mgopt__tr_run(mgopt_pass_ctx *ctx) {
   return s;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_topological_reorder = {
-    "common::topological_reorder", "cleanup", "move casts, then transposes, to just before their first use", 0,
-    NULL, mgopt__tr_run};
-/* src/passes/common/cast_optimization.c — common::cast_optimization: drop same-dtype casts, fuse or cancel cast chains.
+MGOPT__DEFINE_PASS(cleanup, common, topological_reorder,
+                   "move casts, then transposes, to just before their first use", mgopt__tr_run);
+/* src/passes/cleanup/cast_optimization.c — common::cast_optimization: drop same-dtype casts, fuse or cancel cast chains.
 
    Spec: mil_graph_passes.txt, "cast_optimization" (redundant cast removal and
    fusion of two consecutive casts when range and resolution are preserved);
@@ -7913,25 +7905,15 @@ static int mgopt__co_chain(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__co_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pats[2];
-  memset(pats, 0, sizeof pats);
-  pats[0].name = "cast_redundant";
-  pats[0].root_kind = MGOPT_OP_cast;
-  pats[0].benefit = 2;
-  pats[0].fn = mgopt__co_redundant;
-  pats[1].name = "cast_chain";
-  pats[1].root_kind = MGOPT_OP_cast;
-  pats[1].benefit = 1;
-  pats[1].fn = mgopt__co_chain;
-  return mgopt__pu_run_patterns(ctx, pats, 2, 0);
-}
+static const mgopt_pattern mgopt__co_patterns[] = {
+    {"cast_redundant", MGOPT_OP_cast, NULL, 2, mgopt__co_redundant, NULL},
+    {"cast_chain", MGOPT_OP_cast, NULL, 1, mgopt__co_chain, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_cast_optimization = {
-    "common::cast_optimization", "cleanup",
-    "remove same-dtype casts; fuse or cancel cast pairs that keep range and resolution", 0, NULL,
-    mgopt__co_run};
-/* src/passes/common/merge_consecutive_paddings.c — common::merge_consecutive_paddings: pad(pad(x)) -> pad(x).
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, cast_optimization,
+                           "remove same-dtype casts; fuse or cancel cast pairs that keep range and resolution",
+                           mgopt__co_patterns);
+/* src/passes/cleanup/merge_consecutive_paddings.c — common::merge_consecutive_paddings: pad(pad(x)) -> pad(x).
 
    Spec: mil_graph_passes.txt, "Identify two consecutive pad layers which
    could be merged into a single pad layer"; reference §3.29.
@@ -8028,20 +8010,13 @@ static int mgopt__mcp_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mcp_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "pad_pad";
-  pat.root_kind = MGOPT_OP_pad;
-  pat.benefit = 1;
-  pat.fn = mgopt__mcp_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mcp_patterns[] = {
+    {"pad_pad", MGOPT_OP_pad, NULL, 1, mgopt__mcp_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_paddings = {
-    "common::merge_consecutive_paddings", "cleanup", "merge pad chains with the same mode into one pad", 0,
-    NULL, mgopt__mcp_run};
-/* src/passes/common/merge_consecutive_relus.c — common::merge_consecutive_relus: relu(relu(x)) -> relu(x).
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, merge_consecutive_paddings,
+                           "merge pad chains with the same mode into one pad", mgopt__mcp_patterns);
+/* src/passes/cleanup/merge_consecutive_relus.c — common::merge_consecutive_relus: relu(relu(x)) -> relu(x).
 
    Spec: mil_graph_passes.txt, "Identify consecutive relu layers which could
    be merged into a single relu layer"; reference §3.29.
@@ -8079,20 +8054,13 @@ static int mgopt__mcr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mcr_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "relu_relu";
-  pat.root_kind = MGOPT_OP_relu;
-  pat.benefit = 1;
-  pat.fn = mgopt__mcr_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mcr_patterns[] = {
+    {"relu_relu", MGOPT_OP_relu, NULL, 1, mgopt__mcr_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_relus = {
-    "common::merge_consecutive_relus", "cleanup", "collapse relu chains into one relu", 0, NULL,
-    mgopt__mcr_run};
-/* src/passes/common/merge_consecutive_reshapes.c — common::merge_consecutive_reshapes: reshape(reshape(x)) -> reshape(x).
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, merge_consecutive_relus, "collapse relu chains into one relu",
+                           mgopt__mcr_patterns);
+/* src/passes/cleanup/merge_consecutive_reshapes.c — common::merge_consecutive_reshapes: reshape(reshape(x)) -> reshape(x).
 
    Spec: mil_graph_passes.txt, "Identify consecutive reshape ops which could
    be merged into a single reshape"; reference §3.29.
@@ -8147,20 +8115,13 @@ static int mgopt__mcrs_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mcrs_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "reshape_reshape";
-  pat.root_kind = MGOPT_OP_reshape;
-  pat.benefit = 1;
-  pat.fn = mgopt__mcrs_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mcrs_patterns[] = {
+    {"reshape_reshape", MGOPT_OP_reshape, NULL, 1, mgopt__mcrs_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_reshapes = {
-    "common::merge_consecutive_reshapes", "cleanup", "collapse reshape chains into one reshape", 0, NULL,
-    mgopt__mcrs_run};
-/* src/passes/common/merge_consecutive_transposes.c — common::merge_consecutive_transposes: compose transpose chains.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, merge_consecutive_reshapes,
+                           "collapse reshape chains into one reshape", mgopt__mcrs_patterns);
+/* src/passes/cleanup/merge_consecutive_transposes.c — common::merge_consecutive_transposes: compose transpose chains.
 
    Spec: mil_graph_passes.txt, "Identify consecutive 'transpose' layers which
    could be merged into a single 'transpose' layer"; reference §3.29.
@@ -8247,20 +8208,13 @@ static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mct_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "transpose_transpose";
-  pat.root_kind = MGOPT_OP_transpose;
-  pat.benefit = 1;
-  pat.fn = mgopt__mct_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mct_patterns[] = {
+    {"transpose_transpose", MGOPT_OP_transpose, NULL, 1, mgopt__mct_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_consecutive_transposes = {
-    "common::merge_consecutive_transposes", "cleanup", "compose transpose chains into one transpose", 0,
-    NULL, mgopt__mct_run};
-/* src/passes/common/fuse_squeeze_expand_dims.c — common::fuse_squeeze_expand_dims: expand_dims(squeeze(x)) -> x when shapes match.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, merge_consecutive_transposes,
+                           "compose transpose chains into one transpose", mgopt__mct_patterns);
+/* src/passes/cleanup/fuse_squeeze_expand_dims.c — common::fuse_squeeze_expand_dims: expand_dims(squeeze(x)) -> x when shapes match.
 
    Spec: reference §3.33 ("squeeze then expand_dims that cancel"); the MIL
    spec names the pass in its pipeline only.
@@ -8300,20 +8254,14 @@ static int mgopt__fsed_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__fsed_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "squeeze_expand_dims";
-  pat.root_kind = MGOPT_OP_expand_dims;
-  pat.benefit = 1;
-  pat.fn = mgopt__fsed_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__fsed_patterns[] = {
+    {"squeeze_expand_dims", MGOPT_OP_expand_dims, NULL, 1, mgopt__fsed_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_squeeze_expand_dims = {
-    "common::fuse_squeeze_expand_dims", "cleanup", "remove a squeeze followed by an expand_dims that restores its shape",
-    0, NULL, mgopt__fsed_run};
-/* src/passes/common/fuse_stack_split.c — common::fuse_stack_split: squeeze(split(stack(v))[k]) -> v[k].
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, fuse_squeeze_expand_dims,
+                           "remove a squeeze followed by an expand_dims that restores its shape",
+                           mgopt__fsed_patterns);
+/* src/passes/cleanup/fuse_stack_split.c — common::fuse_stack_split: squeeze(split(stack(v))[k]) -> v[k].
 
    Spec: reference §3.33 (stack, then split along the same axis into unit
    pieces, then squeeze of that axis); the MIL spec names the pass in its
@@ -8381,20 +8329,13 @@ static int mgopt__fss_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__fss_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "stack_split_squeeze";
-  pat.root_kind = MGOPT_OP_squeeze;
-  pat.benefit = 1;
-  pat.fn = mgopt__fss_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__fss_patterns[] = {
+    {"stack_split_squeeze", MGOPT_OP_squeeze, NULL, 1, mgopt__fss_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_stack_split = {
-    "common::fuse_stack_split", "cleanup", "remove a stack that a split and squeezes undo", 0, NULL,
-    mgopt__fss_run};
-/* src/passes/common/fuse_transpose_matmul.c — common::fuse_transpose_matmul: fold last-two-axes transposes into matmul.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, fuse_stack_split, "remove a stack that a split and squeezes undo",
+                           mgopt__fss_patterns);
+/* src/passes/cleanup/fuse_transpose_matmul.c — common::fuse_transpose_matmul: fold last-two-axes transposes into matmul.
 
    Spec: mil_graph_passes.txt, "fuse_transpose_matmul"; reference §3.22.
 
@@ -8488,20 +8429,14 @@ static int mgopt__ftm_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__ftm_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "transpose_matmul";
-  pat.root_kind = MGOPT_OP_matmul;
-  pat.benefit = 1;
-  pat.fn = mgopt__ftm_fuse;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__ftm_patterns[] = {
+    {"transpose_matmul", MGOPT_OP_matmul, NULL, 1, mgopt__ftm_fuse, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_fuse_transpose_matmul = {
-    "common::fuse_transpose_matmul", "cleanup",
-    "fold transposes of the last two axes into matmul's transpose_x / transpose_y", 0, NULL, mgopt__ftm_run};
-/* src/passes/common/merge_affine_dequantize_with_consecutive_ops.c — common::merge_affine_dequantize_with_consecutive_ops: layout ops into quantized data.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, fuse_transpose_matmul,
+                           "fold transposes of the last two axes into matmul's transpose_x / transpose_y",
+                           mgopt__ftm_patterns);
+/* src/passes/cleanup/merge_affine_dequantize_with_consecutive_ops.c — common::merge_affine_dequantize_with_consecutive_ops: layout ops into quantized data.
 
    Spec: mil_graph_passes.txt, "const folding to a chain of supported ops starts
    with a constexpr_affine_dequantize op"; reference §3 (passes listed elsewhere),
@@ -8629,21 +8564,14 @@ static int mgopt__mad_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mad_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "affine_dequantize_then_layout";
-  pat.root_kind = MGOPT_OP_constexpr_affine_dequantize;
-  pat.benefit = 1;
-  pat.fn = mgopt__mad_fold;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mad_patterns[] = {
+    {"affine_dequantize_then_layout", MGOPT_OP_constexpr_affine_dequantize, NULL, 1, mgopt__mad_fold, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_merge_affine_dequantize_with_consecutive_ops = {
-    "common::merge_affine_dequantize_with_consecutive_ops", "cleanup",
-    "fold transpose/reshape/expand_dims/squeeze after a constexpr_affine_dequantize into its data", 0, NULL,
-    mgopt__mad_run};
-/* src/passes/common/reduce_transposes.c — common::reduce_transposes: cancel transposes across layout-agnostic ops.
+MGOPT__DEFINE_PATTERN_PASS(cleanup, common, merge_affine_dequantize_with_consecutive_ops,
+                           "fold transpose/reshape/expand_dims/squeeze after a constexpr_affine_dequantize into its data",
+                           mgopt__mad_patterns);
+/* src/passes/cleanup/reduce_transposes.c — common::reduce_transposes: cancel transposes across layout-agnostic ops.
 
    Spec: mil_graph_passes.txt, "reduce_transposes"; reference §3.23.
 
@@ -9310,58 +9238,24 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
   return s;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_reduce_transposes = {
-    "common::reduce_transposes", "cleanup",
-    "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed", 0, NULL,
-    mgopt__rt_run};
-/* src/passes/registry.c — the table of built-in passes and named pipelines. */
+MGOPT__DEFINE_PASS(cleanup, common, reduce_transposes,
+                   "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed",
+                   mgopt__rt_run);
+/* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
-static const mgopt_pass_def *const mgopt__builtin_passes[] = {
-    /* issue 2: the first passes */
-    &mgopt__pass_dead_code_elimination,
-    &mgopt__pass_noop_elimination,
-    &mgopt__pass_remove_redundant_ops,
-    /* folding kernels (kernels/) */
-    &mgopt__pass_const_elimination,
-    /* issue 4, group B: cleanup, I/O, precision and ONNX IR passes */
-    &mgopt__pass_divide_to_multiply,
-    &mgopt__pass_select_optimization,
-    &mgopt__pass_rank0_expand_dims_swap,
-    &mgopt__pass_expand_high_rank_reshape_and_transpose,
-    &mgopt__pass_add_conv_transpose_output_shape,
-    &mgopt__pass_sanitize_input_output_names,
-    &mgopt__pass_update_output_dtypes,
-    &mgopt__pass_image_input_preprocess,
-    &mgopt__pass_add_fp16_cast,
-    &mgopt__pass_add_int16_cast,
-    &mgopt__pass_guard_negative_gather_indices,
-    &mgopt__pass_remove_redundant_transpose_pairs,
-    &mgopt__pass_remove_redundant_reshape_pairs,
-    &mgopt__pass_remove_redundant_transpose_reduce,
-    &mgopt__pass_rewrite_mul_rsqrt_as_div,
-    &mgopt__pass_inline_dropout_training_mode_constants,
-    &mgopt__pass_propagate_shapes,
-    &mgopt__pass_prune_unused_graph_inputs,
-    /* group A: cleanup and canonicalization passes (issue 4) */
-    &mgopt__pass_const_deduplication,
-    &mgopt__pass_dedup_op_and_var_names,
-    &mgopt__pass_expand_dynamic_linear,
-    &mgopt__pass_loop_invariant_elimination,
-    &mgopt__pass_remove_symbolic_reshape,
-    &mgopt__pass_topological_reorder,
-    &mgopt__pass_cast_optimization,
-    &mgopt__pass_merge_consecutive_paddings,
-    &mgopt__pass_merge_consecutive_relus,
-    &mgopt__pass_merge_consecutive_reshapes,
-    &mgopt__pass_merge_consecutive_transposes,
-    &mgopt__pass_fuse_squeeze_expand_dims,
-    &mgopt__pass_fuse_stack_split,
-    /* end of group A */
-    /* the rest of MIL's cleanup pipeline (issue 4) */
-    &mgopt__pass_fuse_transpose_matmul,
-    &mgopt__pass_merge_affine_dequantize_with_consecutive_ops,
-    &mgopt__pass_reduce_transposes,
-};
+/* Every pass's def, declared for compiling this file alone. C++ cannot declare
+   an internal object ahead of its definition; it needs no declaration, since
+   the amalgamation defines every pass before this file. */
+#ifndef __cplusplus
+#define MGOPT__PASS_DECLARE(family, name) MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name;
+MGOPT__PASS_LIST(MGOPT__PASS_DECLARE)
+#undef MGOPT__PASS_DECLARE
+#endif
+
+/* The passes in list order (passes/list.h). */
+#define MGOPT__PASS_ADDRESS(family, name) &mgopt__pass_##name,
+static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(MGOPT__PASS_ADDRESS)};
+#undef MGOPT__PASS_ADDRESS
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     /* MIL's default order (_COMMON_PASSES, reference mil-passes.md §1.1) with the
@@ -9380,9 +9274,9 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "remove_redundant_ops,dedup_op_and_var_names,const_elimination,dead_code_elimination,"
      "cast_optimization,dead_code_elimination,const_elimination,dead_code_elimination,cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
-    /* issue 4: MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
-       their exact order. Passes not in mgopt yet are named where they belong;
-       they are added here once they are on main (an unknown pass is an error). */
+    /* MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
+       their exact order. Passes mgopt does not have yet are named where they
+       belong; each joins the string when it exists (an unknown pass is an error). */
     {"cleanup",
      "dead_code_elimination," /* 78 */
      "const_elimination," /* 79 */

@@ -824,13 +824,21 @@ typedef struct mgopt_pass_ctx {
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
 
+/* A pass is a run function, or (run NULL) a pattern table that the pass
+   manager runs over every function with mgopt_rewrite_program: dead ops are
+   not erased (a pattern erases what it made dead), ops with constant operands
+   are folded through the registry's fold function when fold_constants is set,
+   and the pass reports the driver's rewrites plus folds. */
 typedef struct mgopt_pass_def {
   const char *name;         /* full name, e.g. "common::dead_code_elimination" */
   const char *family;       /* e.g. "cleanup", "fusion", "onnx" */
   const char *description;  /* one line */
   int32_t nopts;
   const mgopt_opt_def *opts;
-  mgopt_pass_fn run;
+  mgopt_pass_fn run;        /* NULL: the pass is its pattern table */
+  const mgopt_pattern *patterns;
+  int32_t npatterns;
+  int fold_constants;
 } mgopt_pass_def;
 
 typedef struct mgopt_pipeline_def {

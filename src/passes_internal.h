@@ -1,14 +1,36 @@
-/* src/passes_internal.h — private helpers shared by passes: legality checks, pass declarations. */
+/* src/passes_internal.h — private helpers shared by passes: legality checks, the macros that define a pass. */
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
 #include "internal.h"
 #include "passes_api.h"
+#include "passes/list.h"
 
 /* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
 MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
 
-/* Each pass file defines one `MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_<name>`;
-   passes/registry.c (amalgamated last) lists them. */
+/* ---- pass definitions
+   Each pass in the list (passes/list.h) is defined by its file
+   passes/<family>/<name>.c, last, with one of the MGOPT__DEFINE_*PASS macros:
+   `ns` is the registered name's namespace (common or onnx, see the list),
+   `family` the folder. passes/registry.c puts the passes in list order. */
+
+/* A pass with a run function and no options. */
+#define MGOPT__DEFINE_PASS(family, ns, name, description, run) \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {   \
+      #ns "::" #name, #family, description, 0, NULL, run, NULL, 0, 0}
+/* A pass with a run function and options (a static array of mgopt_opt_def). */
+#define MGOPT__DEFINE_PASS_WITH_OPTIONS(family, ns, name, description, opts, run) \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {                     \
+      #ns "::" #name, #family, description, MGOPT__ARRAY_COUNT(opts), opts, run, NULL, 0, 0}
+/* A pass that is its pattern table (a static array of mgopt_pattern): the pass
+   manager runs it as mgopt_pass_def says, without folding. */
+#define MGOPT__DEFINE_PATTERN_PASS(family, ns, name, description, patterns) \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {               \
+      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0}
+/* Rows of a pattern table: a pattern rooted at ops of one kind, or at opaque
+   ops of one type name (e.g. "onnx::Dropout"). */
+#define MGOPT__PATTERN(name, kind, benefit, fn) {name, kind, NULL, benefit, fn, NULL}
+#define MGOPT__OPAQUE_PATTERN(name, type, benefit, fn) {name, MGOPT_OP_OPAQUE, type, benefit, fn, NULL}
 
 /* ---- shared legality checks and helpers (passes/util.c) */
 /* v is an output of a function body (its name and type must survive). */

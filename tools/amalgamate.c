@@ -4,9 +4,12 @@
    usage: amalgamate SRC_DIR OUT_DIR [--check]
 
    A template line "@include PATH" is replaced by the file SRC_DIR/PATH with its
-   local includes (#include "...") removed; every other line is copied. Every .c
-   and .h file under SRC_DIR must be included exactly once by the templates (a
-   missing or unlisted file is an error). With --check nothing is written and
+   local includes (#include "...") removed. A template line "@passes LIST" reads
+   the pass list SRC_DIR/LIST (the lines "PASS(family, name) \" of its
+   "#define MGOPT__PASS_LIST(PASS)") and includes passes/<family>/<name>.c for
+   each, in list order. Every other line is copied. Every .c and .h file under
+   SRC_DIR must be included exactly once by the templates (a missing or unlisted
+   file is an error, and so is a pass file the pass list does not name). With --check nothing is written and
    the exit status says whether the headers in OUT_DIR are fresh. The output is
    deterministic: no dates, no absolute paths, LF line ends. */
 #define _POSIX_C_SOURCE 200809L
@@ -122,6 +125,97 @@ static void include_file(buf *out, const char *root, const char *rel) {
   free(text);
 }
 
+static int is_ident(const char *s, size_t n) {
+  size_t i;
+  if (!n) return 0;
+  for (i = 0; i < n; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) return 0;
+  return 1;
+}
+
+static const char *skip_ws(const char *s, const char *end) {
+  while (s < end && (*s == ' ' || *s == '\t')) s++;
+  return s;
+}
+
+/* Parses the identifier at *p up to `stop` (spaces around it allowed). */
+static int take_ident(const char **p, const char *end, char stop, char *dst, size_t cap) {
+  const char *s = skip_ws(*p, end), *e = s;
+  size_t n;
+  while (e < end && *e != stop && *e != ' ' && *e != '\t') e++;
+  n = (size_t)(e - s);
+  if (!is_ident(s, n) || n >= cap) return 0;
+  memcpy(dst, s, n);
+  dst[n] = 0;
+  e = skip_ws(e, end);
+  if (e == end || *e != stop) return 0;
+  *p = e + 1;
+  return 1;
+}
+
+/* The pass list named by the template ("@passes LIST"), for the unlisted-file message. */
+static char pass_list[1024];
+
+/* "@passes LIST": includes passes/<family>/<name>.c for every "PASS(family, name) \"
+   line of LIST's "#define MGOPT__PASS_LIST(PASS) \" block, in that order. The
+   block is its continuation lines; each must be one PASS line, except the last
+   (the line without a backslash), which must hold no PASS. */
+static void include_passes(buf *out, const char *root, const char *list) {
+  static const char head[] = "#define MGOPT__PASS_LIST(PASS)";
+  char path[4096], lineno[1100];
+  char *text, *p, *end;
+  size_t len;
+  int in_list = 0, npasses = 0, line = 0;
+  if (strlen(list) >= sizeof pass_list) die("%s", "pass list path too long");
+  strcpy(pass_list, list);
+  snprintf(path, sizeof path, "%s/%s", root, list);
+  text = read_file(path, &len);
+  end = text + len;
+  for (p = text; p < end;) {
+    char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end, *q;
+    int cont;
+    line++;
+    while (le > p && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t')) le--;
+    cont = le > p && le[-1] == '\\';
+    snprintf(lineno, sizeof lineno, "%s:%d", list, line);
+    if (!in_list) {
+      if (strncmp(p, head, sizeof head - 1) == 0) {
+        if (!cont) die("%s: the pass list must continue on the next line", lineno);
+        in_list = 1;
+      }
+    } else if (!cont) {
+      for (q = p; q + 5 <= le; q++)
+        if (strncmp(q, "PASS(", 5) == 0) die("%s: the last PASS line needs its backslash", lineno);
+      in_list = 2;
+      break;
+    } else {
+      char family[256], name[256], rel[1024];
+      int i, found = -1;
+      q = skip_ws(p, le);
+      if ((size_t)(le - q) < 5 || strncmp(q, "PASS(", 5) != 0) die("%s: expected PASS(family, name) \\", lineno);
+      q += 5;
+      if (!take_ident(&q, le, ',', family, sizeof family) || !take_ident(&q, le, ')', name, sizeof name) ||
+          skip_ws(q, le) != le - 1)
+        die("%s: expected PASS(family, name) \\ with lowercase identifiers", lineno);
+      snprintf(rel, sizeof rel, "passes/%s/%s.c", family, name);
+      for (i = 0; i < nfiles; i++)
+        if (strcmp(files[i], rel) == 0) found = i;
+      if (found < 0 || used[found]) {
+        char msg[3000];
+        snprintf(msg, sizeof msg, "%s: PASS(%s, %s): %s %s", lineno, family, name,
+                 found < 0 ? "no file" : "listed twice:", rel);
+        die("%s", msg);
+      }
+      include_file(out, root, rel);
+      npasses++;
+    }
+    p = nl ? nl + 1 : end;
+  }
+  if (in_list != 2 || !npasses) die("%s: no complete \"#define MGOPT__PASS_LIST(PASS)\" block", list);
+  free(text);
+}
+
 static void expand(buf *out, const char *root, const char *tmpl) {
   char path[4096];
   char *text, *p;
@@ -140,6 +234,14 @@ static void expand(buf *out, const char *root, const char *tmpl) {
       rel[rl] = 0;
       while (rl && (rel[rl - 1] == ' ' || rel[rl - 1] == '\r')) rel[--rl] = 0;
       include_file(out, root, rel);
+    } else if (n > 8 && strncmp(p, "@passes ", 8) == 0) {
+      char rel[1024];
+      size_t rl = n - 8;
+      if (rl >= sizeof rel) die("%s", "pass list path too long");
+      memcpy(rel, p + 8, rl);
+      rel[rl] = 0;
+      while (rl && (rel[rl - 1] == ' ' || rel[rl - 1] == '\r')) rel[--rl] = 0;
+      include_passes(out, root, rel);
     } else {
       put(out, p, n);
       put(out, "\n", 1);
@@ -185,7 +287,13 @@ int main(int argc, char **argv) {
   expand(&passes, argv[1], "mgopt_passes.h.in");
   for (i = 0; i < nfiles; i++)
     if (!used[i]) {
-      fprintf(stderr, "amalgamate: %s is not included by any template\n", files[i]);
+      /* passes/<family>/<name>.c: a pass file */
+      const char *fam = strncmp(files[i], "passes/", 7) == 0 ? files[i] + 7 : NULL;
+      if (fam && strchr(fam, '/') && pass_list[0])
+        fprintf(stderr, "amalgamate: %s is a pass file that the pass list %s does not name\n", files[i],
+                pass_list);
+      else
+        fprintf(stderr, "amalgamate: %s is not included by any template\n", files[i]);
       bad = 1;
     }
   if (bad) return 1;

@@ -106,6 +106,23 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
+/* A pass given as a pattern table (run == NULL): see mgopt_pass_def. */
+static mgopt_status mgopt__pm_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd) {
+  mgopt_rewrite_config cfg;
+  mgopt_rewrite_stats st;
+  mgopt_status s;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&st, 0, sizeof st);
+  cfg.erase_dead = 0;
+  if (pd->fold_constants) {
+    cfg.fold = ctx->fold;
+    cfg.fold_ud = ctx->fold_ud;
+  }
+  s = mgopt_rewrite_program(ctx->program, pd->patterns, pd->npatterns, &cfg, &st, ctx->diag);
+  ctx->rewrites += st.rewrites + st.folds;
+  return s;
+}
+
 static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
   mgopt_pass_ctx ctx;
   mgopt_pass_report rep;
@@ -121,7 +138,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.name = pd->name;
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
-  s = pd->run(&ctx);
+  s = pd->run ? pd->run(&ctx) : mgopt__pm_run_patterns(&ctx, pd);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {

@@ -1,52 +1,19 @@
-/* src/passes/registry.c — the table of built-in passes and named pipelines. */
+/* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 #include "../passes_internal.h"
 
-static const mgopt_pass_def *const mgopt__builtin_passes[] = {
-    /* issue 2: the first passes */
-    &mgopt__pass_dead_code_elimination,
-    &mgopt__pass_noop_elimination,
-    &mgopt__pass_remove_redundant_ops,
-    /* folding kernels (kernels/) */
-    &mgopt__pass_const_elimination,
-    /* issue 4, group B: cleanup, I/O, precision and ONNX IR passes */
-    &mgopt__pass_divide_to_multiply,
-    &mgopt__pass_select_optimization,
-    &mgopt__pass_rank0_expand_dims_swap,
-    &mgopt__pass_expand_high_rank_reshape_and_transpose,
-    &mgopt__pass_add_conv_transpose_output_shape,
-    &mgopt__pass_sanitize_input_output_names,
-    &mgopt__pass_update_output_dtypes,
-    &mgopt__pass_image_input_preprocess,
-    &mgopt__pass_add_fp16_cast,
-    &mgopt__pass_add_int16_cast,
-    &mgopt__pass_guard_negative_gather_indices,
-    &mgopt__pass_remove_redundant_transpose_pairs,
-    &mgopt__pass_remove_redundant_reshape_pairs,
-    &mgopt__pass_remove_redundant_transpose_reduce,
-    &mgopt__pass_rewrite_mul_rsqrt_as_div,
-    &mgopt__pass_inline_dropout_training_mode_constants,
-    &mgopt__pass_propagate_shapes,
-    &mgopt__pass_prune_unused_graph_inputs,
-    /* group A: cleanup and canonicalization passes (issue 4) */
-    &mgopt__pass_const_deduplication,
-    &mgopt__pass_dedup_op_and_var_names,
-    &mgopt__pass_expand_dynamic_linear,
-    &mgopt__pass_loop_invariant_elimination,
-    &mgopt__pass_remove_symbolic_reshape,
-    &mgopt__pass_topological_reorder,
-    &mgopt__pass_cast_optimization,
-    &mgopt__pass_merge_consecutive_paddings,
-    &mgopt__pass_merge_consecutive_relus,
-    &mgopt__pass_merge_consecutive_reshapes,
-    &mgopt__pass_merge_consecutive_transposes,
-    &mgopt__pass_fuse_squeeze_expand_dims,
-    &mgopt__pass_fuse_stack_split,
-    /* end of group A */
-    /* the rest of MIL's cleanup pipeline (issue 4) */
-    &mgopt__pass_fuse_transpose_matmul,
-    &mgopt__pass_merge_affine_dequantize_with_consecutive_ops,
-    &mgopt__pass_reduce_transposes,
-};
+/* Every pass's def, declared for compiling this file alone. C++ cannot declare
+   an internal object ahead of its definition; it needs no declaration, since
+   the amalgamation defines every pass before this file. */
+#ifndef __cplusplus
+#define MGOPT__PASS_DECLARE(family, name) MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name;
+MGOPT__PASS_LIST(MGOPT__PASS_DECLARE)
+#undef MGOPT__PASS_DECLARE
+#endif
+
+/* The passes in list order (passes/list.h). */
+#define MGOPT__PASS_ADDRESS(family, name) &mgopt__pass_##name,
+static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(MGOPT__PASS_ADDRESS)};
+#undef MGOPT__PASS_ADDRESS
 
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     /* MIL's default order (_COMMON_PASSES, reference mil-passes.md §1.1) with the
@@ -65,9 +32,9 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "remove_redundant_ops,dedup_op_and_var_names,const_elimination,dead_code_elimination,"
      "cast_optimization,dead_code_elimination,const_elimination,dead_code_elimination,cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
-    /* issue 4: MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
-       their exact order. Passes not in mgopt yet are named where they belong;
-       they are added here once they are on main (an unknown pass is an error). */
+    /* MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
+       their exact order. Passes mgopt does not have yet are named where they
+       belong; each joins the string when it exists (an unknown pass is an error). */
     {"cleanup",
      "dead_code_elimination," /* 78 */
      "const_elimination," /* 79 */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/tool/test_tool.sh — the command-line tool end to end: its file I/O (a mapped
 # input, large weights written through the kernel's file-to-file copy, writing
-# over its own input), --repeat, and its errors. usage: test_tool.sh PATH/TO/mgopt
+# over its own input), --repeat, its errors, and the README's pass table against
+# --list-passes. usage: test_tool.sh PATH/TO/mgopt
 # Prints "N passed, N failed" last, like the unit tests.
 mgopt=${1:-build/mgopt}
 work=$(mktemp -d)
@@ -86,6 +87,14 @@ refuse "truncated model" "byte" "$mgopt" "$work/trunc.onnx" -o "$work/o.onnx"
 refuse "empty file" "graph" "$mgopt" "$work/empty.onnx" -o "$work/o.onnx"
 refuse "output directory missing" "cannot open" "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
 [ -e "$work/o.onnx" ] && bad "a failed run left an output file" || ok
+
+# The README's pass table is the registry's: `make pass-table` prints it from --list-passes
+root=$(cd "$(dirname "$0")/../.." && pwd)
+sh "$root/tests/tool/pass_table.sh" "$mgopt" > "$work/pass_table.md"
+awk '/^\| pass \| family \| what it does \|$/ { on = 1 } on && !/^\|/ { exit } on' "$root/README.md" \
+  > "$work/readme_table.md"
+check "README's pass table = --list-passes (make pass-table prints it)" \
+  diff "$work/readme_table.md" "$work/pass_table.md"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,8 +1,12 @@
-/* tests/unit/test_passes_cleanup.c — group A cleanup passes: what golden text cannot show (shared weight data, API-built name clashes, scratch hygiene). */
+/* tests/unit/test_passes_cleanup.c — passes: the pass list against the registry, the pass files and the golden folders; passes given as pattern tables; and what golden text cannot show (shared weight data, API-built name clashes, scratch hygiene). */
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#if defined(__unix__) || defined(__APPLE__)
+#include <dirent.h> /* listing tests/golden/<family>/ and src/passes/<family>/ */
+#define HAVE_DIRENT 1
+#endif
 
 static mgopt_program *parse(const char *text) {
   mgopt_diag d;
@@ -11,11 +15,19 @@ static mgopt_program *parse(const char *text) {
   return p;
 }
 
-static mgopt_status run(mgopt_program *p, const char *pipeline, mgopt_diag *d) {
+/* Runs pipeline with registry r, verifying after each pass; the first pass's
+   report goes to rep when given. */
+static mgopt_status run_with(const mgopt_registry *r, mgopt_program *p, const char *pipeline, mgopt_diag *d,
+                             mgopt_pass_report *rep) {
   mgopt_run_options ro;
+  int32_t n = 0;
   memset(&ro, 0, sizeof ro);
   ro.verify_each = 1;
-  return mgopt_pipeline_run(p, mgopt_builtin_registry(), pipeline, &ro, NULL, 0, NULL, d);
+  return mgopt_pipeline_run(p, r, pipeline, &ro, rep, rep ? 1 : 0, &n, d);
+}
+
+static mgopt_status run(mgopt_program *p, const char *pipeline, mgopt_diag *d) {
+  return run_with(mgopt_builtin_registry(), p, pipeline, d, NULL);
 }
 
 static mgopt_tensor *first_const(mgopt_program *p, int32_t func) {
@@ -263,7 +275,159 @@ static void test_topological_reorder_long_chain(void) {
   mgopt_program_destroy(p);
 }
 
+
+/* ---- the pass list (src/passes/list.h) */
+
+typedef struct listed_pass {
+  const char *family, *name;
+  const mgopt_pass_def *def;
+} listed_pass;
+
+#define LISTED_PASS(family, name) {#family, #name, &mgopt__pass_##name},
+static const listed_pass listed[] = {MGOPT__PASS_LIST(LISTED_PASS)};
+#define NLISTED ((int)(sizeof listed / sizeof listed[0]))
+
+static int file_exists(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* The list is the registry, in order; each pass is named "<ns>::<name>" with
+   ns its reference namespace, carries its folder as its family, and has its
+   file (whose first line names its path and the pass) and its golden file. */
+static void test_pass_list_is_the_registry(void) {
+  const mgopt_registry *r = mgopt_builtin_registry();
+  char path[256], line[512], want[512];
+  int i;
+  CHECK_EQ_INT(r->npasses, NLISTED);
+  for (i = 0; i < NLISTED && i < r->npasses; i++) {
+    const listed_pass *lp = &listed[i];
+    const mgopt_pass_def *pd = r->passes[i];
+    const char *sep = strstr(pd->name, "::");
+    FILE *f;
+    CHECK(pd == lp->def);
+    CHECK_EQ_STR(pd->family, lp->family);
+    REQUIRE(sep != NULL);
+    CHECK_EQ_STR(sep + 2, lp->name);
+    CHECK((sep - pd->name == 6 && strncmp(pd->name, "common", 6) == 0) ||
+          (sep - pd->name == 4 && strncmp(pd->name, "onnx", 4) == 0));
+    CHECK(pd->run != NULL || (pd->patterns != NULL && pd->npatterns > 0));
+    CHECK(pd->run == NULL || pd->npatterns == 0);
+    snprintf(path, sizeof path, "tests/golden/%s/%s.mil", lp->family, lp->name);
+    if (!file_exists(path)) printf("  no golden file %s\n", path);
+    CHECK(file_exists(path));
+    snprintf(path, sizeof path, "src/passes/%s/%s.c", lp->family, lp->name);
+    f = fopen(path, "rb");
+    if (!f) printf("  no pass file %s\n", path);
+    REQUIRE(f != NULL);
+    if (!fgets(line, sizeof line, f)) line[0] = 0;
+    fclose(f);
+    snprintf(want, sizeof want, "/* %s \xe2\x80\x94 %s", path, pd->name);
+    if (strncmp(line, want, strlen(want)) != 0) printf("  %s: first line does not start with \"%s\"\n", path, want);
+    CHECK(strncmp(line, want, strlen(want)) == 0);
+  }
+}
+
+#ifdef HAVE_DIRENT
+/* Calls fn(family, file name) for every regular entry of root/<family>/. */
+static void for_each_family_file(const char *root, void (*fn)(const char *, const char *, const char *)) {
+  DIR *d = opendir(root), *sub;
+  struct dirent *e, *e2;
+  char path[512];
+  REQUIRE(d != NULL);
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+    sub = opendir(path);
+    if (!sub) continue; /* a file beside the family folders */
+    while ((e2 = readdir(sub)) != NULL)
+      if (e2->d_name[0] != '.') fn(root, e->d_name, e2->d_name);
+    closedir(sub);
+  }
+  closedir(d);
+}
+
+/* file is "<name><ext>" for a listed pass of this family. */
+static int listed_as(const char *family, const char *file, const char *ext) {
+  size_t n = strlen(file), le = strlen(ext);
+  int i;
+  if (n <= le || strcmp(file + n - le, ext) != 0) return 0;
+  for (i = 0; i < NLISTED; i++)
+    if (strcmp(listed[i].family, family) == 0 && strlen(listed[i].name) == n - le &&
+        strncmp(listed[i].name, file, n - le) == 0)
+      return 1;
+  return 0;
+}
+
+static void check_listed(const char *root, const char *family, const char *file) {
+  const char *ext = strcmp(root, "tests/golden") == 0 ? ".mil" : ".c";
+  if (!listed_as(family, file, ext)) {
+    printf("  %s/%s/%s: not a pass of family %s in src/passes/list.h\n", root, family, file, family);
+    CHECK(0);
+  }
+}
+
+/* tests/golden/<family>/ mirrors src/passes/<family>/: every golden file and
+   every pass file belongs to a listed pass of that family. */
+static void test_golden_folders_mirror_pass_folders(void) {
+  for_each_family_file("tests/golden", check_listed);
+  for_each_family_file("src/passes", check_listed);
+}
+#endif
+
+/* A pass given as a pattern table runs like mgopt__pu_run_patterns: dead ops
+   stay, constants fold only when fold_constants is set, and the report counts
+   pattern rewrites plus folds. */
+static void test_pattern_table_pass(void) {
+  static const char *text =
+      "main(%x: (2, fp32)) {\n"
+      "  %c: (2, fp32) = const(val=[1, 2])\n"
+      "  %d: (2, fp32) = add(x=%c, y=%c)\n"
+      "  %r1: (2, fp32) = relu(x=%x)\n"
+      "  %r2: (2, fp32) = relu(x=%r1)\n"
+      "  %s: (2, fp32) = add(x=%r2, y=%d)\n"
+      "} -> (%s)\n";
+  mgopt_pass_def def = mgopt__pass_merge_consecutive_relus;
+  const mgopt_pass_def *passes[1];
+  mgopt_registry r;
+  int fold;
+  REQUIRE(def.run == NULL && def.npatterns == 1 && !def.fold_constants);
+  def.name = "test::relus";
+  passes[0] = &def;
+  memset(&r, 0, sizeof r);
+  r.passes = passes;
+  r.npasses = 1;
+  r.fold = mgopt_fold_op;
+  for (fold = 0; fold <= 1; fold++) {
+    mgopt_program *p = parse(text);
+    mgopt_pass_report rep;
+    mgopt_diag d;
+    mgopt_op *op;
+    int adds = 0, relus = 0, consts = 0;
+    REQUIRE(p != NULL);
+    def.fold_constants = fold;
+    memset(&rep, 0, sizeof rep);
+    CHECK_EQ_INT(run_with(&r, p, "relus", &d, &rep), MGOPT_OK);
+    CHECK_EQ_INT(rep.rewrites, 1 + fold);
+    for (op = mgopt_program_function_at(p, 0)->body->first; op; op = op->next) {
+      adds += strcmp(op->type, "add") == 0;
+      relus += strcmp(op->type, "relu") == 0;
+      consts += strcmp(op->type, "const") == 0;
+    }
+    CHECK_EQ_INT(relus, 1);
+    CHECK_EQ_INT(adds, 2 - fold);
+    CHECK_EQ_INT(consts, 1 + fold); /* the folded add's operand stays: no dead-op erasure */
+    mgopt_program_destroy(p);
+  }
+}
+
 static const test_case tests[] = {
+    TEST(test_pass_list_is_the_registry),
+#ifdef HAVE_DIRENT
+    TEST(test_golden_folders_mirror_pass_folders),
+#endif
+    TEST(test_pattern_table_pass),
     TEST(test_const_dedup_shares_across_functions),
     TEST(test_const_dedup_lookalikes),
     TEST(test_const_elim_repeated_fold),

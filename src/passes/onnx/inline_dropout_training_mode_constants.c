@@ -89,17 +89,10 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return changed;
 }
 
-static mgopt_status mgopt__idt_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "inline_dropout_training_mode_constants";
-  pat.root_kind = MGOPT_OP_OPAQUE;
-  pat.root_type = "onnx::Dropout";
-  pat.benefit = 1;
-  pat.fn = mgopt__idt_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__idt_patterns[] = {
+    {"inline_dropout_training_mode_constants", MGOPT_OP_OPAQUE, "onnx::Dropout", 1, mgopt__idt_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_inline_dropout_training_mode_constants = {
-    "onnx::inline_dropout_training_mode_constants", "onnx",
-    "a Dropout whose training_mode is statically false becomes its input", 0, NULL, mgopt__idt_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, inline_dropout_training_mode_constants,
+                           "a Dropout whose training_mode is statically false becomes its input",
+                           mgopt__idt_patterns);

@@ -98,6 +98,5 @@ static mgopt_status mgopt__psh_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_propagate_shapes = {
-    "onnx::propagate_shapes", "onnx", "fill unknown dtypes and dims through elementwise and unary ops", 0, NULL,
-    mgopt__psh_run};
+MGOPT__DEFINE_PASS(onnx, onnx, propagate_shapes,
+                   "fill unknown dtypes and dims through elementwise and unary ops", mgopt__psh_run);

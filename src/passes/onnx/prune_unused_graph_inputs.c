@@ -38,6 +38,5 @@ static mgopt_status mgopt__pui_run(mgopt_pass_ctx *ctx) {
   return MGOPT_OK;
 }
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_prune_unused_graph_inputs = {
-    "onnx::prune_unused_graph_inputs", "onnx", "inputs of main that nothing reads are removed", 0, NULL,
-    mgopt__pui_run};
+MGOPT__DEFINE_PASS(onnx, onnx, prune_unused_graph_inputs, "inputs of main that nothing reads are removed",
+                   mgopt__pui_run);

@@ -73,16 +73,10 @@ static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__rrp_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "remove_redundant_reshape_pairs";
-  pat.root_kind = MGOPT_OP_reshape;
-  pat.benefit = 1;
-  pat.fn = mgopt__rrp_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__rrp_patterns[] = {
+    {"remove_redundant_reshape_pairs", MGOPT_OP_reshape, NULL, 1, mgopt__rrp_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_reshape_pairs = {
-    "onnx::remove_redundant_reshape_pairs", "onnx",
-    "a reshape and a reshape back around a chain of elementwise ops cancel", 0, NULL, mgopt__rrp_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_reshape_pairs,
+                           "a reshape and a reshape back around a chain of elementwise ops cancel",
+                           mgopt__rrp_patterns);

@@ -84,16 +84,10 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__rtp_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "remove_redundant_transpose_pairs";
-  pat.root_kind = MGOPT_OP_transpose;
-  pat.benefit = 1;
-  pat.fn = mgopt__rtp_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__rtp_patterns[] = {
+    {"remove_redundant_transpose_pairs", MGOPT_OP_transpose, NULL, 1, mgopt__rtp_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_pairs = {
-    "onnx::remove_redundant_transpose_pairs", "onnx",
-    "inverse transposes around a chain of elementwise ops cancel", 0, NULL, mgopt__rtp_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_pairs,
+                           "inverse transposes around a chain of elementwise ops cancel",
+                           mgopt__rtp_patterns);

@@ -82,22 +82,14 @@ static int mgopt__rtr_rewrite(mgopt_rewriter *rw, mgopt_op *red, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__rtr_run(mgopt_pass_ctx *ctx) {
-  static const int32_t kinds[5] = {MGOPT_OP_reduce_sum, MGOPT_OP_reduce_mean, MGOPT_OP_reduce_max,
-                                   MGOPT_OP_reduce_min, MGOPT_OP_reduce_prod};
-  mgopt_pattern pats[5];
-  int32_t i;
-  memset(pats, 0, sizeof pats);
-  for (i = 0; i < 5; i++) {
-    pats[i].name = "remove_redundant_transpose_reduce";
-    pats[i].root_kind = kinds[i];
-    pats[i].benefit = 1;
-    pats[i].fn = mgopt__rtr_rewrite;
-  }
-  return mgopt__pu_run_patterns(ctx, pats, 5, 0);
-}
+static const mgopt_pattern mgopt__rtr_patterns[] = {
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_sum, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_mean, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_max, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_min, NULL, 1, mgopt__rtr_rewrite, NULL},
+    {"remove_redundant_transpose_reduce", MGOPT_OP_reduce_prod, NULL, 1, mgopt__rtr_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_remove_redundant_transpose_reduce = {
-    "onnx::remove_redundant_transpose_reduce", "onnx",
-    "a reduction reads the untransposed tensor when the transpose cannot change its result", 0, NULL,
-    mgopt__rtr_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_reduce,
+                           "a reduction reads the untransposed tensor when the transpose cannot change its result",
+                           mgopt__rtr_patterns);

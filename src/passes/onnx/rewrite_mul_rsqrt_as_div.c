@@ -94,16 +94,9 @@ static int mgopt__mrd_rewrite(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
   return 1;
 }
 
-static mgopt_status mgopt__mrd_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "rewrite_mul_rsqrt_as_div";
-  pat.root_kind = MGOPT_OP_mul;
-  pat.benefit = 1;
-  pat.fn = mgopt__mrd_rewrite;
-  return mgopt__pu_run_patterns(ctx, &pat, 1, 0);
-}
+static const mgopt_pattern mgopt__mrd_patterns[] = {
+    {"rewrite_mul_rsqrt_as_div", MGOPT_OP_mul, NULL, 1, mgopt__mrd_rewrite, NULL},
+};
 
-MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_rewrite_mul_rsqrt_as_div = {
-    "onnx::rewrite_mul_rsqrt_as_div", "onnx", "x times the reciprocal of sqrt(y) becomes x / sqrt(y)", 0, NULL,
-    mgopt__mrd_run};
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, rewrite_mul_rsqrt_as_div,
+                           "x times the reciprocal of sqrt(y) becomes x / sqrt(y)", mgopt__mrd_patterns);

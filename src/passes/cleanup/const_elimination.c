@@ -1,0 +1,230 @@
+/* src/passes/cleanup/const_elimination.c — common::const_elimination: replace ops whose operands are all constant by constants.
+
+   Spec: mil_graph_passes.txt, "Replace non-const ops that have const Var"; reference mil-passes.md §3.2.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32)* = const(val=[1, 2])
+       %b: (2, fp32)* = const(val=[3, 4])
+       %c: (2, fp32) = add(x=%a, y=%b)
+       %y: (2, fp32) = mul(x=%x, y=%c)
+     } -> (%y)
+   After:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32)* = const(val=[1, 2])
+       %b: (2, fp32)* = const(val=[3, 4])
+       %c: (2, fp32)* = const(val=[4, 6])
+       %y: (2, fp32) = mul(x=%x, y=%c)
+     } -> (%y)
+
+   Fires on: every op (nested blocks included) whose operands are all
+   constant and for which the folding function in use (the built-in kernels of
+   mgopt_fold_op unless the caller gave others) computes every output; folds
+   cascade through the worklist. The constant takes the output's name, so
+   function outputs keep theirs. The operands left unused stay for
+   dead_code_elimination, as in MIL.
+   Must not fire: on constexpr_* ops and dequantize (the compressed form of
+   weights is kept; their outputs are not constants, so nothing below them
+   folds either); on ops owning blocks; when the kernel refuses (see
+   mgopt_fold_op: bad parameters, integer division by zero, a stored type that
+   disagrees); when an output of rank > 0 has more elements than
+   skip_const_by_size (scalars always fold); when the constant's static type
+   does not suit a reader of the output, or differs from the declared type of
+   a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
+   contradiction, and main's declared outputs keep their types).
+   Repeated work: an op of the same type, attributes and declared result
+   types as one folded before, whose operands are the same bytes (the same
+   data pointer, dtype and shape: a weight, or views of it), takes that op's
+   results as views instead of computing them again (the checks above still
+   apply to it). A model that repeats a weight transform in each branch of a
+   conditional (gates reordered by slice + concat before every LSTM, say) so
+   folds each once and holds it once; const_deduplication then keeps one
+   const. Only results of at least 1 KB are remembered. This assumes the
+   folding function is a function of those inputs, as the built-in kernels are.
+   Cost: one worklist run, O(ops) plus the kernels' work on folded values;
+   the memo costs one hash of the operands' metadata per folded op. */
+#include "../../passes_internal.h"
+
+/* A folded op, found again by what its results were computed from. */
+typedef struct mgopt__ce_memo {
+  uint64_t hash;
+  const mgopt_op *op; /* erased once folded; its attributes and result types stay readable */
+  uint64_t *key;      /* mgopt__ce_key of its operands */
+  int32_t nkey;
+  mgopt_tensor **out; /* op->nouts results */
+} mgopt__ce_memo;
+
+#define MGOPT__CE_KEY_CAP 256
+#define MGOPT__CE_MEMO_MIN_BYTES 1024
+
+typedef struct mgopt__ce_state {
+  mgopt_fold_fn fold;
+  void *ud;
+  double skip_by_size; /* < 0: no limit */
+  mgopt__ce_memo **tab; /* open addressing, power-of-two size */
+  size_t cap, n;
+  int oom;
+} mgopt__ce_state;
+
+static int mgopt__ce_too_big(const mgopt__ce_state *st, int32_t rank, int64_t numel) {
+  return st->skip_by_size >= 0 && rank > 0 && (double)numel > st->skip_by_size;
+}
+
+/* The operands' layout and identity: per slot its length, per operand the
+   data pointer, dtype, rank and shape. Equal keys mean equal operand bytes.
+   Returns the key's length, or -1 when it does not fit. */
+static int32_t mgopt__ce_key(const mgopt_op *op, uint64_t *key) {
+  int32_t n = 0, s, k, d;
+  key[n++] = (uint64_t)op->nslots;
+  for (s = 0; s < op->nslots; s++) {
+    if (n >= MGOPT__CE_KEY_CAP) return -1;
+    key[n++] = (uint64_t)op->slots[s].n;
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[k].value);
+      if (!t || n + 2 + t->rank > MGOPT__CE_KEY_CAP) return -1;
+      key[n++] = (uint64_t)(uintptr_t)t->data;
+      key[n++] = (uint64_t)t->dtype | (uint64_t)(uint32_t)t->rank << 8;
+      for (d = 0; d < t->rank; d++) key[n++] = (uint64_t)t->shape[d];
+    }
+  }
+  return n;
+}
+
+static uint64_t mgopt__ce_hash(const mgopt_op *op, const uint64_t *key, int32_t nkey) {
+  uint64_t h = mgopt__hash_bytes(key, sizeof(uint64_t) * (size_t)nkey, (uint64_t)(uintptr_t)op->type);
+  uint64_t attrs = mgopt__pu_attrs_hash(op);
+  return mgopt__hash_bytes(&attrs, sizeof attrs, h);
+}
+
+static int mgopt__ce_same(const mgopt__ce_memo *m, const mgopt_op *op, const uint64_t *key, int32_t nkey) {
+  const mgopt_op *a = m->op;
+  int32_t i;
+  if (a->type != op->type || a->nouts != op->nouts || m->nkey != nkey ||
+      memcmp(m->key, key, sizeof(uint64_t) * (size_t)nkey) != 0)
+    return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (!mgopt_type_equal(&a->outs[i]->type, &op->outs[i]->type)) return 0;
+  return mgopt__pu_attrs_equal(op, a);
+}
+
+static mgopt__ce_memo *mgopt__ce_lookup(const mgopt__ce_state *st, const mgopt_op *op, uint64_t h,
+                                        const uint64_t *key, int32_t nkey) {
+  size_t i;
+  if (!st->cap) return NULL;
+  for (i = (size_t)h & (st->cap - 1); st->tab[i]; i = (i + 1) & (st->cap - 1))
+    if (st->tab[i]->hash == h && mgopt__ce_same(st->tab[i], op, key, nkey)) return st->tab[i];
+  return NULL;
+}
+
+static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgopt_op *op, mgopt_tensor **out) {
+  uint64_t key[MGOPT__CE_KEY_CAP];
+  int32_t nkey = mgopt__ce_key(op, key), i;
+  size_t bytes = 0, j;
+  mgopt__ce_memo *m;
+  for (i = 0; i < op->nouts; i++) bytes += out[i]->nbytes;
+  if (nkey < 0 || bytes < MGOPT__CE_MEMO_MIN_BYTES || st->oom) return;
+  if (2 * (st->n + 1) > st->cap) {
+    size_t nc = st->cap ? 2 * st->cap : 64;
+    mgopt__ce_memo **nt = (mgopt__ce_memo **)mgopt__heap_realloc(&p->alloc, NULL, 0, nc * sizeof *nt);
+    if (!nt) {
+      st->oom = 1; /* the memo only saves work: folding goes on without it */
+      return;
+    }
+    memset(nt, 0, nc * sizeof *nt);
+    for (j = 0; j < st->cap; j++)
+      if (st->tab[j]) {
+        size_t k = (size_t)st->tab[j]->hash & (nc - 1);
+        while (nt[k]) k = (k + 1) & (nc - 1);
+        nt[k] = st->tab[j];
+      }
+    if (st->tab) mgopt__heap_free(&p->alloc, st->tab, st->cap * sizeof *st->tab);
+    st->tab = nt;
+    st->cap = nc;
+  }
+  m = (mgopt__ce_memo *)mgopt_program_alloc(p, sizeof *m, 8);
+  if (m) m->key = (uint64_t *)mgopt_program_alloc(p, sizeof(uint64_t) * (size_t)nkey, 8);
+  if (m && m->key) m->out = (mgopt_tensor **)mgopt_program_alloc(p, sizeof(mgopt_tensor *) * (size_t)op->nouts, 8);
+  if (!m || !m->key || !m->out) {
+    st->oom = 1;
+    return;
+  }
+  memcpy(m->key, key, sizeof(uint64_t) * (size_t)nkey);
+  m->nkey = nkey;
+  m->op = op;
+  m->hash = mgopt__ce_hash(op, key, nkey);
+  for (i = 0; i < op->nouts; i++) m->out[i] = out[i];
+  for (j = (size_t)m->hash & (st->cap - 1); st->tab[j];) j = (j + 1) & (st->cap - 1);
+  st->tab[j] = m;
+  st->n++;
+}
+
+static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
+  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+  int32_t i;
+  int r, hit = 0;
+  switch (op->kind) {
+    case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense:
+    case MGOPT_OP_constexpr_sparse_to_dense: case MGOPT_OP_constexpr_blockwise_shift_scale:
+    case MGOPT_OP_constexpr_cast: case MGOPT_OP_dequantize:
+      return 0;
+    default: break;
+  }
+  if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
+  /* a stored static type over the limit needs no evaluation */
+  for (i = 0; i < op->nouts; i++) {
+    int64_t n = mgopt_type_numel(&op->outs[i]->type);
+    if (n >= 0 && mgopt__ce_too_big(st, op->outs[i]->type.rank, n)) return 0;
+  }
+  if (st->n) {
+    uint64_t key[MGOPT__CE_KEY_CAP];
+    int32_t nkey = mgopt__ce_key(op, key);
+    mgopt__ce_memo *m = nkey < 0 ? NULL : mgopt__ce_lookup(st, op, mgopt__ce_hash(op, key, nkey), key, nkey);
+    if (m) {
+      for (i = 0; i < op->nouts; i++) {
+        out[i] = mgopt__tensor_view(p, m->out[i], 0, m->out[i]->rank, m->out[i]->shape);
+        if (!out[i]) break;
+      }
+      hit = i == op->nouts;
+    }
+  }
+  if (!hit && (r = st->fold(p, op, out, st->ud)) != 1) return r;
+  for (i = 0; i < op->nouts; i++)
+    if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel) ||
+        !mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
+      return 0;
+  /* keyed after folding: a kernel may have moved a misaligned operand's bytes */
+  if (!hit) mgopt__ce_remember(p, st, op, out);
+  return 1;
+}
+
+static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
+  mgopt_rewrite_config cfg;
+  mgopt_rewrite_stats stats;
+  mgopt__ce_state st;
+  mgopt_status s;
+  if (!ctx->fold) return MGOPT_OK; /* no kernels: nothing can fold */
+  st.fold = ctx->fold;
+  st.ud = ctx->fold_ud;
+  st.skip_by_size = ctx->opts[0].f;
+  st.tab = NULL;
+  st.cap = st.n = 0;
+  st.oom = 0;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&stats, 0, sizeof stats);
+  cfg.erase_dead = 0;
+  cfg.fold = mgopt__ce_fold;
+  cfg.fold_ud = &st;
+  s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
+  if (st.tab) mgopt__heap_free(&ctx->program->alloc, st.tab, st.cap * sizeof *st.tab);
+  ctx->rewrites += stats.folds;
+  return s;
+}
+
+static const mgopt_opt_def mgopt__ce_opts[] = {
+    {"skip_const_by_size", MGOPT_OPT_FLOAT, "-1",
+     "do not fold outputs of rank > 0 with more elements than this (-1: no limit)"},
+};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_elimination,
+                                "replace ops whose operands are all constant by constants",
+                                mgopt__ce_opts, mgopt__ce_run);

@@ -1,0 +1,61 @@
+/* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
+
+   Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
+
+   Before:
+     main(%x: (2, 4, fp32)) {
+       %w: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
+       %m: (2, 2, fp32) = matmul(x=%x, y=%w)
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
+     } -> (%l)
+   After:
+     main(%x: (2, 4, fp32)) {
+       %v: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])
+       %b: (2, fp32)* = const(val=[1, 2])
+       %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
+     } -> (%l)
+
+   Fires on: every op with at least one output, none of them used, that is
+   pure (registered ops with the pure trait, and opaque ops: model graphs
+   have no side effects), in every block, nested blocks included (a nested
+   block's outputs keep what feeds them alive). Ops without outputs are kept.
+   Cost: one backward sweep per block, O(ops): erasing an op drops its
+   operand uses, so producers earlier in the block are seen dead in the
+   same sweep. */
+#include "../../passes_internal.h"
+
+static int mgopt__dce_removable(const mgopt_op *op) {
+  int32_t i;
+  if (op->nouts == 0) return 0;
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses) return 0;
+  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+static int64_t mgopt__dce_block(mgopt_block *b) {
+  mgopt_op *op, *prev;
+  int64_t n = 0;
+  for (op = b->last; op; op = prev) {
+    int32_t i;
+    prev = op->prev;
+    if (mgopt__dce_removable(op)) {
+      mgopt_op_erase(op);
+      n++;
+      continue;
+    }
+    for (i = 0; i < op->nblocks; i++) n += mgopt__dce_block(op->blocks[i]);
+  }
+  return n;
+}
+
+static mgopt_status mgopt__dce_run(mgopt_pass_ctx *ctx) {
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++)
+    ctx->rewrites += mgopt__dce_block(mgopt_program_function_at(ctx->program, i)->body);
+  return MGOPT_OK;
+}
+
+MGOPT__DEFINE_PASS(cleanup, common, dead_code_elimination, "erase ops whose results reach no output",
+                   mgopt__dce_run);

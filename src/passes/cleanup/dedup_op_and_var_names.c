@@ -1,0 +1,291 @@
+/* src/passes/cleanup/dedup_op_and_var_names.c — common::dedup_op_and_var_names: unique op names and value names per function.
+
+   Spec: mil_graph_passes.txt, "For each function, this pass renames ops and
+   variables with the same name as any preceding ops/variables across all
+   scopes"; reference §3.4.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %castop: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %castop: (2, 3, fp32) = cast(x=%castop, dtype="fp32")
+       %square_last: (2, 3, fp32) = square(x=%castop)
+     } -> (%square_last)
+   (the second cast reads the first: the text format resolves a name to its
+   latest definition)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %castop: (2, 3, fp16) = cast(x=%x, dtype="fp16")
+       %castop_1: (2, 3, fp32) = cast(x=%castop, dtype="fp32")
+       %square_last: (2, 3, fp32) = square(x=%castop_1)
+     } -> (%square_last)
+
+   What it does, per function: the function's inputs and outputs keep their
+   names and claim them first (with the op names of the ops producing those
+   outputs, where equal). Then, in program order, each nested block's
+   arguments, then for each op its nested blocks (first), its outputs, and
+   its op name: a name already claimed by something else becomes
+   `<name>_1`, `<name>_2`, ... — the first suffix that is neither claimed
+   nor any name present in the function, so a later `%a_1` keeps its own.
+   An op named like its first output follows that output's new name when
+   that name is free among op names (so the text stays free of name="...").
+   Op names and value names are separate namespaces.
+   Fails (MGOPT_ERR_PASS) when two different inputs/outputs of a function
+   share a name (an input and an output, or two outputs): no renaming can
+   keep both. The same value listed twice, or an input returned as an
+   output, is fine.
+   Cost: per function two hash sets keyed by interned name pointers and a
+   per-name next-suffix counter: O(names) plus the suffix probes. */
+#include "../../passes_internal.h"
+
+#define MGOPT__DN_PRESENT 1u /* appears somewhere in the function */
+#define MGOPT__DN_CLAIMED 2u /* taken by a value (or op) already visited */
+
+typedef struct mgopt__dn_slot {
+  const char *key;           /* interned; NULL = empty */
+  const void *owner;         /* the io value that claimed it (for the io check) */
+  uint32_t flags;
+  uint32_t next_k;           /* next suffix to try for this base name */
+} mgopt__dn_slot;
+
+typedef struct mgopt__dn_set {
+  mgopt__dn_slot *s;
+  size_t cap, n;
+} mgopt__dn_set;
+
+typedef struct mgopt__dn {
+  mgopt_pass_ctx *ctx;
+  mgopt_program *p;
+  mgopt_function *f;
+  mgopt__dn_set vals, ops;
+  char *buf;
+  size_t bufcap;
+  int oom;
+} mgopt__dn;
+
+static size_t mgopt__dn_hash(const char *k, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static int mgopt__dn_rehash(mgopt__dn *d, mgopt__dn_set *t, size_t ncap) {
+  mgopt__dn_slot *ns = (mgopt__dn_slot *)mgopt__heap_realloc(&d->p->alloc, NULL, 0, sizeof(mgopt__dn_slot) * ncap);
+  size_t i;
+  if (!ns) return 0;
+  memset(ns, 0, sizeof(mgopt__dn_slot) * ncap);
+  for (i = 0; i < t->cap; i++)
+    if (t->s[i].key) {
+      size_t h = mgopt__dn_hash(t->s[i].key, ncap);
+      while (ns[h].key) h = (h + 1) & (ncap - 1);
+      ns[h] = t->s[i];
+    }
+  if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
+  t->s = ns;
+  t->cap = ncap;
+  return 1;
+}
+
+/* The slot of key, inserted (flags 0) if absent. NULL on OOM. */
+static mgopt__dn_slot *mgopt__dn_get(mgopt__dn *d, mgopt__dn_set *t, const char *key) {
+  size_t h;
+  if ((t->n + 1) * 2 > t->cap && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
+    d->oom = 1;
+    return NULL;
+  }
+  h = mgopt__dn_hash(key, t->cap);
+  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
+  if (!t->s[h].key) {
+    t->s[h].key = key;
+    t->n++;
+  }
+  return &t->s[h];
+}
+
+static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *key) {
+  size_t h;
+  if (!t->cap) return NULL;
+  h = mgopt__dn_hash(key, t->cap);
+  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
+  return t->s[h].key ? &t->s[h] : NULL;
+}
+
+/* Returns the name `owner` (a value or an op) gets for `name` and claims it:
+   the name itself if unclaimed or already claimed by owner, else the first
+   free suffixed name. NULL on OOM. */
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, const void *owner) {
+  mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
+  size_t len;
+  uint32_t k;
+  if (!s) return NULL;
+  if (!(s->flags & MGOPT__DN_CLAIMED) || s->owner == owner) {
+    s->flags |= MGOPT__DN_CLAIMED;
+    s->owner = owner;
+    return name;
+  }
+  len = strlen(name);
+  if (len + 16 > d->bufcap) {
+    size_t ncap = len + 64;
+    char *nb = (char *)mgopt__heap_realloc(&d->p->alloc, d->buf, d->bufcap, ncap);
+    if (!nb) {
+      d->oom = 1;
+      return NULL;
+    }
+    d->buf = nb;
+    d->bufcap = ncap;
+  }
+  for (k = s->next_k ? s->next_k : 1;; k++) {
+    const char *cand;
+    int n = snprintf(d->buf, d->bufcap, "%s_%u", name, (unsigned)k);
+    mgopt__dn_slot *c;
+    if (n < 0) return NULL;
+    cand = mgopt_program_intern(d->p, d->buf, (size_t)n);
+    if (!cand) {
+      d->oom = 1;
+      return NULL;
+    }
+    if (mgopt__dn_find(t, cand)) continue;
+    s = mgopt__dn_get(d, t, name); /* the table may have moved */
+    if (!s) return NULL;
+    s->next_k = k + 1;
+    c = mgopt__dn_get(d, t, cand);
+    if (!c) return NULL;
+    c->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+    c->owner = owner;
+    return cand;
+  }
+}
+
+static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return 0;
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->name) {
+      mgopt__dn_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
+      if (!s) return 0;
+      s->flags |= MGOPT__DN_PRESENT;
+    }
+  for (op = b->first; op; op = op->next) {
+    mgopt__dn_slot *s;
+    if (op->name) {
+      s = mgopt__dn_get(d, &d->ops, op->name);
+      if (!s) return 0;
+      s->flags |= MGOPT__DN_PRESENT;
+    }
+    for (i = 0; i < op->nouts; i++)
+      if (op->outs[i]->name) {
+        s = mgopt__dn_get(d, &d->vals, op->outs[i]->name);
+        if (!s) return 0;
+        s->flags |= MGOPT__DN_PRESENT;
+      }
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_mark(d, op->blocks[i], depth + 1)) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
+  const char *n;
+  if (!v->name) return 1;
+  n = mgopt__dn_claim(d, &d->vals, v->name, v);
+  if (!n) return 0;
+  if (n != v->name) {
+    v->name = n;
+    d->ctx->rewrites++;
+  }
+  return 1;
+}
+
+static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  const char *old0;
+  int32_t i;
+  if (depth > 256) return 0;
+  if (b->parent_op)
+    for (i = 0; i < b->nargs; i++)
+      if (!mgopt__dn_rename_value(d, b->args[i])) return 0;
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_block(d, op->blocks[i], depth + 1)) return 0;
+    old0 = op->nouts ? op->outs[0]->name : NULL;
+    for (i = 0; i < op->nouts; i++)
+      if (!mgopt__dn_rename_value(d, op->outs[i])) return 0;
+    if (op->name) {
+      /* an op named like its first output follows that output's new name when it can */
+      const mgopt__dn_slot *f = NULL;
+      const char *n;
+      if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !(f->flags & MGOPT__DN_CLAIMED)))
+        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, op);
+      else
+        n = mgopt__dn_claim(d, &d->ops, op->name, op);
+      if (!n) return 0;
+      if (n != op->name) {
+        op->name = n;
+        d->ctx->rewrites++;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Claims the io names; MGOPT_ERR_PASS when two different io values share one. */
+static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
+  mgopt__dn_slot *s;
+  if (!v || !v->name) return MGOPT_OK;
+  s = mgopt__dn_get(d, &d->vals, v->name);
+  if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  if ((s->flags & MGOPT__DN_CLAIMED) && s->owner != v)
+    return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
+                          "function '%s': the name '%s' is used by two different inputs/outputs; "
+                          "it cannot be made unique without renaming one of them",
+                          d->f->name, v->name);
+  s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+  s->owner = v;
+  /* the op of a function output, named like it, keeps that name too */
+  if (v->def && v->def->name == v->name && v->index == 0) {
+    s = mgopt__dn_get(d, &d->ops, v->name);
+    if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    if (!(s->flags & MGOPT__DN_CLAIMED)) {
+      s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+      s->owner = v->def;
+    }
+  }
+  return MGOPT_OK;
+}
+
+static void mgopt__dn_reset(mgopt__dn_set *t) {
+  if (t->s) memset(t->s, 0, sizeof(mgopt__dn_slot) * t->cap);
+  t->n = 0;
+}
+
+static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
+  mgopt__dn d;
+  mgopt_status s = MGOPT_OK;
+  int32_t fi, i;
+  memset(&d, 0, sizeof d);
+  d.ctx = ctx;
+  d.p = ctx->program;
+  for (fi = 0; fi < mgopt_program_function_count(d.p) && !s; fi++) {
+    mgopt_block *body;
+    d.f = mgopt_program_function_at(d.p, fi);
+    body = d.f->body;
+    mgopt__dn_reset(&d.vals);
+    mgopt__dn_reset(&d.ops);
+    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(&d, body->args[i]);
+    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(&d, body->outs[i]->value);
+    if (s) break;
+    if (!mgopt__dn_mark(&d, body, 0) || !mgopt__dn_block(&d, body, 0))
+      s = d.oom ? mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
+                : mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  }
+  if (d.vals.s) mgopt__heap_free(&d.p->alloc, d.vals.s, sizeof(mgopt__dn_slot) * d.vals.cap);
+  if (d.ops.s) mgopt__heap_free(&d.p->alloc, d.ops.s, sizeof(mgopt__dn_slot) * d.ops.cap);
+  if (d.buf) mgopt__heap_free(&d.p->alloc, d.buf, d.bufcap);
+  return s;
+}
+
+MGOPT__DEFINE_PASS(cleanup, common, dedup_op_and_var_names,
+                   "make op names and value names unique within each function", mgopt__dn_run);

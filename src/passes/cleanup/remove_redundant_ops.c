@@ -1,0 +1,184 @@
+/* src/passes/cleanup/remove_redundant_ops.c — common::remove_redundant_ops: keep one of several identical ops.
+
+   Spec: mil_graph_passes.txt, "If there are multiple ops with identical inputs"; reference §3.7.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %a: (fp32)* = const(val=4.5)
+       %b: (fp32)* = const(val=4.5)
+       %m: (2, fp32) = mul(x=%x, y=%a)
+       %n: (2, fp32) = mul(x=%x, y=%b)
+       %s: (2, fp32) = add(x=%m, y=%n)
+     } -> (%s)
+   After:
+     main(%x: (2, fp32)) {
+       %a: (fp32)* = const(val=4.5)
+       %b: (fp32)* = const(val=4.5)
+       %m: (2, fp32) = mul(x=%x, y=%a)
+       %s: (2, fp32) = add(x=%m, y=%m)
+     } -> (%s)
+
+   Two ops are identical when they have the same type, the same operand slot
+   names, equal attributes, and operand by operand either the same value or
+   two constants of equal dtype, shape and content (constants of 100 or more
+   elements only when they are the same value: deduplicating big constants is
+   const_deduplication's job). They must share a "parent": an operand that is
+   a block argument or output 0 of a non-const op (MIL's candidate rule), sit
+   in the same block, and the later one is removed. Must not fire: on ops with
+   more than one output, when either op's output is a block output (the
+   removed one must not be; the kept one is not given more consumers, which
+   keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
+   or that draw random numbers. Cost: one sweep in program order with a hash
+   table keyed on (block, type, operands, attributes): O(ops); a removal lets
+   later users match in the same sweep. */
+#include "../../passes_internal.h"
+
+#define MGOPT__RRO_BIG 100
+
+static int mgopt__rro_eligible(const mgopt_op *op) {
+  int32_t s, k;
+  int parent = 0;
+  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const) return 0;
+  if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
+                                      strstr(op->type, "Multinomial")))
+    return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      if (!v->def || (v->index == 0 && v->def->kind != MGOPT_OP_const)) parent = 1;
+    }
+  return parent;
+}
+
+static uint64_t mgopt__rro_hash_value(const mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  if (t && t->numel < MGOPT__RRO_BIG) return mgopt_tensor_hash(t);
+  return (uint64_t)v->id * 0x100000001b3ull;
+}
+
+static uint64_t mgopt__rro_hash(const mgopt_op *op) {
+  uint64_t h = mgopt__pu_mix((uint64_t)(uintptr_t)op->parent, (uint64_t)(uintptr_t)op->type);
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++) {
+    h = mgopt__pu_mix(h, (uint64_t)(uintptr_t)op->slots[s].name);
+    for (k = 0; k < op->slots[s].n; k++) h = mgopt__pu_mix(h, mgopt__rro_hash_value(op->slots[s].uses[k].value));
+  }
+  /* attributes in any order: combine commutatively */
+  return mgopt__pu_mix(h, mgopt__pu_attrs_hash(op));
+}
+
+static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_tensor *x, *y;
+  if (a == b) return 1;
+  x = mgopt_value_const(a);
+  y = mgopt_value_const(b);
+  if (!x || !y || x->numel >= MGOPT__RRO_BIG || y->numel >= MGOPT__RRO_BIG) return 0;
+  return mgopt_tensor_equal(x, y);
+}
+
+static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t s, k;
+  if (a->type != b->type || a->parent != b->parent || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
+  for (s = 0; s < a->nslots; s++) {
+    const mgopt_slot *sa = &a->slots[s];
+    int32_t j = mgopt_op_slot_index(b, sa->name);
+    const mgopt_slot *sb;
+    if (j < 0) return 0;
+    sb = &b->slots[j];
+    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
+    for (k = 0; k < sa->n; k++)
+      if (!mgopt__rro_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
+  }
+  return mgopt__pu_attrs_equal(a, b);
+}
+
+typedef struct mgopt__rro {
+  mgopt_program *p;
+  mgopt_op **tab;
+  uint64_t *hashes;
+  size_t cap, count;
+  int64_t removed;
+  int oom;
+} mgopt__rro;
+
+static void mgopt__rro_grow(mgopt__rro *r) {
+  size_t ncap = r->cap ? r->cap * 2 : 1024, i;
+  mgopt_op **nt = (mgopt_op **)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_op *));
+  uint64_t *nh = (uint64_t *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
+  if (!nt || !nh) {
+    if (nt) mgopt__heap_free(&r->p->alloc, nt, ncap * sizeof(mgopt_op *));
+    if (nh) mgopt__heap_free(&r->p->alloc, nh, ncap * sizeof(uint64_t));
+    r->oom = 1;
+    return;
+  }
+  memset(nt, 0, ncap * sizeof(mgopt_op *));
+  for (i = 0; i < r->cap; i++)
+    if (r->tab[i]) {
+      size_t j = (size_t)r->hashes[i] & (ncap - 1);
+      while (nt[j]) j = (j + 1) & (ncap - 1);
+      nt[j] = r->tab[i];
+      nh[j] = r->hashes[i];
+    }
+  if (r->tab) mgopt__heap_free(&r->p->alloc, r->tab, r->cap * sizeof(mgopt_op *));
+  if (r->hashes) mgopt__heap_free(&r->p->alloc, r->hashes, r->cap * sizeof(uint64_t));
+  r->tab = nt;
+  r->hashes = nh;
+  r->cap = ncap;
+}
+
+static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
+  mgopt_op *op, *next;
+  for (op = b->first; op && !r->oom; op = next) {
+    int32_t i;
+    uint64_t h;
+    size_t j;
+    next = op->next;
+    if (depth < 256)
+      for (i = 0; i < op->nblocks; i++) mgopt__rro_block(r, op->blocks[i], depth + 1);
+    if (!mgopt__rro_eligible(op)) continue;
+    if ((r->count + 1) * 2 > r->cap) {
+      mgopt__rro_grow(r);
+      if (r->oom) return;
+    }
+    h = mgopt__rro_hash(op);
+    j = (size_t)h & (r->cap - 1);
+    while (r->tab[j]) {
+      mgopt_op *first = r->tab[j];
+      if (r->hashes[j] == h && mgopt__rro_equal(first, op)) break;
+      j = (j + 1) & (r->cap - 1);
+    }
+    if (r->tab[j]) {
+      /* the kept op must not be a block output either: feeding an output of
+         the model to more consumers changes how runtimes schedule fp16 casts
+         around it (ONNX Runtime's CPU provider rounds differently then) */
+      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
+      /* the two may be declared differently (opaque ops keep what they came
+         with; a dim may be symbolic in one): op's users must accept the kept type */
+      if (!mgopt__pu_replace_fits(r->p, op->outs[0], r->tab[j]->outs[0])) continue;
+      mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
+      mgopt_op_erase(op);
+      r->removed++;
+      continue;
+    }
+    r->tab[j] = op;
+    r->hashes[j] = h;
+    r->count++;
+  }
+}
+
+static mgopt_status mgopt__rro_run(mgopt_pass_ctx *ctx) {
+  mgopt__rro r;
+  int32_t i;
+  memset(&r, 0, sizeof r);
+  r.p = ctx->program;
+  for (i = 0; i < mgopt_program_function_count(ctx->program) && !r.oom; i++)
+    mgopt__rro_block(&r, mgopt_program_function_at(ctx->program, i)->body, 0);
+  if (r.tab) mgopt__heap_free(&r.p->alloc, r.tab, r.cap * sizeof(mgopt_op *));
+  if (r.hashes) mgopt__heap_free(&r.p->alloc, r.hashes, r.cap * sizeof(uint64_t));
+  ctx->rewrites += r.removed;
+  if (r.oom) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "remove_redundant_ops: out of memory");
+  return MGOPT_OK;
+}
+
+MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several ops with identical inputs",
+                   mgopt__rro_run);

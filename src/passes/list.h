@@ -1,0 +1,59 @@
+/* src/passes/list.h — the built-in passes: one line per pass, in registry order.
+
+   PASS(family, name): the file src/passes/<family>/<name>.c defines the pass
+   `mgopt__pass_<name>` with its family string "<family>"; its golden cases are
+   tests/golden/<family>/<name>.mil. The family is the folder and nothing else.
+   The registered name's prefix is the reference namespace, kept from the
+   implementation the pass follows: `common::` for Core ML MIL's graph passes
+   (whatever their family: cleanup, io, precision), `onnx::` for the ONNX IR
+   optimizer's.
+
+   This order is the order of the registry (`mgopt --list-passes`) and of the
+   passes in mgopt_passes.h: tools/amalgamate reads the PASS lines below and
+   includes each pass file, and fails on a missing file or a pass file that is
+   not listed. Adding a pass = its file, its golden file, one line here. */
+#ifndef MGOPT__PASS_LIST_H
+#define MGOPT__PASS_LIST_H
+
+#define MGOPT__PASS_LIST(PASS) \
+  PASS(cleanup, dead_code_elimination) \
+  PASS(cleanup, noop_elimination) \
+  PASS(cleanup, remove_redundant_ops) \
+  PASS(cleanup, const_elimination) \
+  PASS(cleanup, divide_to_multiply) \
+  PASS(cleanup, select_optimization) \
+  PASS(cleanup, rank0_expand_dims_swap) \
+  PASS(cleanup, expand_high_rank_reshape_and_transpose) \
+  PASS(cleanup, add_conv_transpose_output_shape) \
+  PASS(io, sanitize_input_output_names) \
+  PASS(io, update_output_dtypes) \
+  PASS(io, image_input_preprocess) \
+  PASS(precision, add_fp16_cast) \
+  PASS(precision, add_int16_cast) \
+  PASS(cleanup, guard_negative_gather_indices) \
+  PASS(onnx, remove_redundant_transpose_pairs) \
+  PASS(onnx, remove_redundant_reshape_pairs) \
+  PASS(onnx, remove_redundant_transpose_reduce) \
+  PASS(onnx, rewrite_mul_rsqrt_as_div) \
+  PASS(onnx, inline_dropout_training_mode_constants) \
+  PASS(onnx, propagate_shapes) \
+  PASS(onnx, prune_unused_graph_inputs) \
+  PASS(cleanup, const_deduplication) \
+  PASS(cleanup, dedup_op_and_var_names) \
+  PASS(cleanup, expand_dynamic_linear) \
+  PASS(cleanup, loop_invariant_elimination) \
+  PASS(cleanup, remove_symbolic_reshape) \
+  PASS(cleanup, topological_reorder) \
+  PASS(cleanup, cast_optimization) \
+  PASS(cleanup, merge_consecutive_paddings) \
+  PASS(cleanup, merge_consecutive_relus) \
+  PASS(cleanup, merge_consecutive_reshapes) \
+  PASS(cleanup, merge_consecutive_transposes) \
+  PASS(cleanup, fuse_squeeze_expand_dims) \
+  PASS(cleanup, fuse_stack_split) \
+  PASS(cleanup, fuse_transpose_matmul) \
+  PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
+  PASS(cleanup, reduce_transposes) \
+  /* end of the list */
+
+#endif /* MGOPT__PASS_LIST_H */
