@@ -13373,7 +13373,8 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64
    value_info. Subgraphs see the values of enclosing graphs. The model tree
    stays in the program (program->onnx_meta) so export can keep everything
    the IR does not hold: opset imports, metadata, local functions, doc
-   strings. */
+   strings. An error about a node names its graph and the node:
+   "graph 'g', node 12 'Conv_3' (Conv): ...", outer graphs first. */
 
 MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
   va_list ap;
@@ -13387,6 +13388,31 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const
   vsnprintf(I->d->msg, sizeof I->d->msg, fmt, ap);
   va_end(ap);
   return s;
+}
+
+/* Puts "graph 'g', node k 'name' (OpType): " before the message of an error
+   about node k of g (its diag set as by mgopt__imp_fail; one without a
+   message gets status s's "out of memory"). */
+static void mgopt__imp_locate(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t k, mgopt_status s) {
+  const mgopt_onnx_node *n = &g->nodes[k];
+  char pre[400];
+  if (!I->d) return;
+  if (!I->d->status) {
+    I->d->status = s;
+    snprintf(I->d->msg, sizeof I->d->msg, "%s", s == MGOPT_ERR_NOMEM ? "out of memory" : mgopt_status_str(s));
+  }
+  if (mgopt__imp_default_domain(n->domain))
+    snprintf(pre, sizeof pre, "graph '%.*s', node %lld '%.*s' (%.*s): ", (int)(g->name.len > 80 ? 80 : g->name.len),
+             g->name.ptr ? g->name.ptr : "", (long long)k, (int)(n->name.len > 80 ? 80 : n->name.len),
+             n->name.ptr ? n->name.ptr : "", (int)(n->op_type.len > 80 ? 80 : n->op_type.len),
+             n->op_type.ptr ? n->op_type.ptr : "");
+  else
+    snprintf(pre, sizeof pre, "graph '%.*s', node %lld '%.*s' (%.*s::%.*s): ", (int)(g->name.len > 80 ? 80 : g->name.len),
+             g->name.ptr ? g->name.ptr : "", (long long)k, (int)(n->name.len > 80 ? 80 : n->name.len),
+             n->name.ptr ? n->name.ptr : "", (int)(n->domain.len > 60 ? 60 : n->domain.len),
+             n->domain.ptr ? n->domain.ptr : "", (int)(n->op_type.len > 80 ? 80 : n->op_type.len),
+             n->op_type.ptr ? n->op_type.ptr : "");
+  mgopt__diag_prefix(I->d, pre);
 }
 
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);
@@ -13417,8 +13443,8 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
     if (n->inputs[i].len == 0) continue;
     v = mgopt__imp_in(I, i);
     if (!v)
-      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' of node %s is not defined",
-                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr, type);
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' is not defined",
+                             (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr);
     snprintf(slot, sizeof slot, "in%d", (int)i);
     if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
   }
@@ -13480,7 +13506,7 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
         break;
       }
       default:
-        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "%s: attribute '%.*s' of type %d is not supported", type,
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute '%.*s' of type %d is not supported",
                                (int)(a->name.len > 60 ? 60 : a->name.len), a->name.ptr, (int)a->type);
     }
     if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
@@ -13498,9 +13524,7 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   I->node = n;
   for (i = 0; i < n->ninputs; i++)
     if (n->inputs[i].len && !mgopt__imp_in(I, i))
-      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "node '%.*s' (%.*s): input '%.*s' is not defined before it",
-                             (int)(n->name.len > 60 ? 60 : n->name.len), n->name.ptr ? n->name.ptr : "",
-                             (int)(n->op_type.len > 60 ? 60 : n->op_type.len), n->op_type.ptr ? n->op_type.ptr : "",
+      return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "input '%.*s' is not defined before it",
                              (int)(n->inputs[i].len > 80 ? 80 : n->inputs[i].len), n->inputs[i].ptr);
   for (i = 0; i < n->noutputs; i++) {
     const char *nm;
@@ -13726,7 +13750,10 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     int64_t *order = NULL;
     if ((s = mgopt__imp_order(I, g, &order)) != MGOPT_OK) goto out;
     for (i = 0; i < g->nnodes; i++) {
-      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) break;
+      if ((s = mgopt__imp_node(I, &g->nodes[order[i]])) != MGOPT_OK) {
+        mgopt__imp_locate(I, g, order[i], s);
+        break;
+      }
       I->b = b;
     }
     mgopt__heap_free(&I->p->alloc, order, sizeof(int64_t) * (size_t)(g->nnodes + 1) * 4);

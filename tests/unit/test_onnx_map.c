@@ -1,4 +1,4 @@
-/* tests/unit/test_onnx_map.c — the ONNX mapping and type-rule tables: one row per op type and opset, one writer per kind and opset, every index fits. */
+/* tests/unit/test_onnx_map.c — the ONNX mapping and type-rule tables (one row per op type and opset, one writer per kind and opset, every index fits) and where import errors point. */
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
@@ -98,10 +98,116 @@ static void test_index(void) {
   CHECK(e != NULL && e->map != NULL && e->rule == NULL); /* the type rule is for the input form, opset 13 on */
 }
 
+/* ---------------------------------------------------------------- where import errors point */
+
+static mgopt_str S(mgopt_program *p, const char *s) {
+  mgopt_str r;
+  r.ptr = mgopt_program_intern_cstr(p, s);
+  r.len = strlen(s);
+  return r;
+}
+
+/* One node: op_type(input) -> output, named `name`. */
+static void make_node(mgopt_program *p, mgopt_onnx_node *n, const char *name, const char *op_type, const char *input,
+                      const char *output) {
+  memset(n, 0, sizeof *n);
+  n->name = S(p, name);
+  n->op_type = S(p, op_type);
+  n->inputs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str), 8);
+  n->outputs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str), 8);
+  n->inputs[0] = S(p, input);
+  n->outputs[0] = S(p, output);
+  n->ninputs = n->noutputs = 1;
+}
+
+/* graph `name`: input x (float, unknown shape), the given nodes, output `out`. */
+static mgopt_onnx_graph *make_graph(mgopt_program *p, const char *name, mgopt_onnx_node *nodes, int64_t n,
+                                    const char *out, int with_input) {
+  mgopt_onnx_graph *g = (mgopt_onnx_graph *)mgopt_program_alloc(p, sizeof *g, 8);
+  memset(g, 0, sizeof *g);
+  g->name = S(p, name);
+  g->nodes = nodes;
+  g->nnodes = n;
+  if (with_input) {
+    g->inputs = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info), 8);
+    memset(g->inputs, 0, sizeof *g->inputs);
+    g->inputs[0].name = S(p, "x");
+    g->ninputs = 1;
+  }
+  g->outputs = (mgopt_onnx_value_info *)mgopt_program_alloc(p, sizeof(mgopt_onnx_value_info), 8);
+  memset(g->outputs, 0, sizeof *g->outputs);
+  g->outputs[0].name = S(p, out);
+  g->noutputs = 1;
+  return g;
+}
+
+static mgopt_onnx_model *make_model(mgopt_program *p, mgopt_onnx_graph *g) {
+  mgopt_onnx_model *m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
+  memset(m, 0, sizeof *m);
+  m->program = p;
+  m->graph = g;
+  m->opset_imports = (mgopt_onnx_opset *)mgopt_program_alloc(p, sizeof(mgopt_onnx_opset), 8);
+  memset(m->opset_imports, 0, sizeof *m->opset_imports);
+  m->opset_imports[0].domain = S(p, "");
+  m->opset_imports[0].version = 17;
+  m->nopset_imports = 1;
+  return m;
+}
+
+static int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/* Node 1 of graph 'g' reads a value nothing defines: the diag names the node
+   (op field) and its place (the location before the message). */
+static void test_error_names_graph_and_node(void) {
+  mgopt_program *p = mgopt_program_create(NULL);
+  mgopt_onnx_node *nodes;
+  mgopt_diag d;
+  REQUIRE(p != NULL);
+  nodes = (mgopt_onnx_node *)mgopt_program_alloc(p, 2 * sizeof(mgopt_onnx_node), 8);
+  make_node(p, &nodes[0], "first", "Relu", "x", "y");
+  make_node(p, &nodes[1], "bad", "Relu", "nowhere", "z");
+  memset(&d, 0, sizeof d);
+  CHECK_EQ_INT(mgopt_onnx_import(make_model(p, make_graph(p, "g", nodes, 2, "z", 1)), &d), MGOPT_ERR_CORRUPT);
+  CHECK_EQ_INT(d.status, MGOPT_ERR_CORRUPT);
+  CHECK_EQ_STR(d.op, "bad");
+  CHECK(starts_with(d.msg, "graph 'g', node 1 'bad' (Relu): "));
+  if (!starts_with(d.msg, "graph 'g', node 1 'bad' (Relu): ")) printf("  got: %s\n", d.msg);
+  mgopt_program_destroy(p);
+}
+
+/* An error inside a subgraph names the outer node, then the inner one. */
+static void test_error_in_subgraph_names_both(void) {
+  mgopt_program *p = mgopt_program_create(NULL);
+  mgopt_onnx_node *outer, *inner;
+  mgopt_onnx_attribute *a;
+  mgopt_diag d;
+  static const char *const want = "graph 'main', node 0 'branch' (If): graph 'then', node 0 'bad' (Relu): ";
+  REQUIRE(p != NULL);
+  inner = (mgopt_onnx_node *)mgopt_program_alloc(p, sizeof(mgopt_onnx_node), 8);
+  make_node(p, inner, "bad", "Relu", "nowhere", "t");
+  outer = (mgopt_onnx_node *)mgopt_program_alloc(p, sizeof(mgopt_onnx_node), 8);
+  make_node(p, outer, "branch", "If", "x", "y");
+  a = (mgopt_onnx_attribute *)mgopt_program_alloc(p, sizeof(mgopt_onnx_attribute), 8);
+  memset(a, 0, sizeof *a);
+  a->name = S(p, "then_branch");
+  a->type = MGOPT_ONNX_ATTR_GRAPH;
+  a->g = make_graph(p, "then", inner, 1, "t", 0);
+  outer->attributes = a;
+  outer->nattributes = 1;
+  memset(&d, 0, sizeof d);
+  CHECK_EQ_INT(mgopt_onnx_import(make_model(p, make_graph(p, "main", outer, 1, "y", 1)), &d), MGOPT_ERR_CORRUPT);
+  CHECK_EQ_STR(d.op, "bad");
+  CHECK(starts_with(d.msg, want));
+  if (!starts_with(d.msg, want)) printf("  got: %s\n", d.msg);
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
     TEST(test_map_rows),
     TEST(test_one_writer_per_kind),
     TEST(test_rule_rows),
     TEST(test_index),
+    TEST(test_error_names_graph_and_node),
+    TEST(test_error_in_subgraph_names_both),
 };
 TEST_MAIN(tests)
