@@ -1608,11 +1608,10 @@ MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...)
 #endif
     ;
 
-/* Shortest decimal text of a double / float that reads back to the same value
-   (via strtod / strtof). Always contains '.', 'e', "inf" or "nan" so that it
+/* Shortest decimal text of a double that reads back to the same value (via
+   strtod). Always contains '.', 'e', "inf" or "nan" so that it
    reads back as a float literal. buf must hold 40 bytes. */
 MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v);
-MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v);
 
 /* ---- IR internals */
 /* Unlinks a use from its value's list. */
@@ -1625,10 +1624,30 @@ MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name)
 MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name);
 /* Copies t into the program's arena (dims). */
 MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, const mgopt_type *src);
+/* The type rule: where two types of one value contradict each other. 0
+   nowhere; MGOPT__CLASH_KIND, MGOPT__CLASH_DTYPE, MGOPT__CLASH_RANK; or 1 + j
+   when static dim j differs. Unknowns contradict nothing: an unknown dtype or
+   rank, a dim that is not static on either side (a symbol or unknown). With
+   strict_dtype an unknown dtype of decl does contradict a known one of have
+   (a declared output type against its inference: the declaration must name
+   the dtype inference gives); without it either side's unknown dtype passes
+   (a while_loop's block arguments and body outputs against its loop vars). */
+#define MGOPT__CLASH_KIND (-1)
+#define MGOPT__CLASH_DTYPE (-2)
+#define MGOPT__CLASH_RANK (-3)
+MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype);
+/* Runs op's type inference without storing the result: *out gets the output
+   types, in tmp (ntmp entries) or in arena memory for more outputs, or NULL
+   when op has no inference (or no outputs). MGOPT_ERR_NOMEM with d untouched
+   when that memory fails; otherwise what the inference returns, its message
+   in d. */
+MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
+                                                 mgopt_type **out, mgopt_diag *d);
+/* op may be erased: it has outputs, none is used, and it is pure (registered
+   ops with the pure trait; opaque ops too: model graphs have no side effects). */
+MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
-/* The program an op belongs to. */
-MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op);
 
 #endif /* MGOPT__INTERNAL_H */
 /* src/core/program.c — status strings, diagnostics, heap hooks, the arena, the interner, text buffers. */
@@ -2077,27 +2096,6 @@ MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
   }
   mgopt__float_suffix(buf);
 }
-
-MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v) {
-  int prec;
-  if (v != v) {
-    strcpy(buf, "nan");
-    return;
-  }
-  if (v == (float)HUGE_VAL) {
-    strcpy(buf, "inf");
-    return;
-  }
-  if (v == -(float)HUGE_VAL) {
-    strcpy(buf, "-inf");
-    return;
-  }
-  for (prec = 1; prec <= 9; prec++) {
-    snprintf(buf, 40, "%.*g", prec, (double)v);
-    if (strtof(buf, NULL) == v) break;
-  }
-  mgopt__float_suffix(buf);
-}
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
 
 /* ---------------------------------------------------------------- dtypes */
@@ -2295,6 +2293,22 @@ MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, 
   }
   *dst = t;
   return MGOPT_OK;
+}
+
+MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype) {
+  int32_t j;
+  if (decl->kind != have->kind) return MGOPT__CLASH_KIND;
+  if (decl->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (have->dtype != MGOPT_DT_UNKNOWN && (strict_dtype || decl->dtype != MGOPT_DT_UNKNOWN) &&
+      decl->dtype != have->dtype)
+    return MGOPT__CLASH_DTYPE;
+  if (decl->rank < 0 || have->rank < 0) return 0;
+  if (decl->rank != have->rank) return MGOPT__CLASH_RANK;
+  if (decl->rank > 0 && (!decl->dims || !have->dims)) return MGOPT__CLASH_RANK; /* a rank without dims */
+  for (j = 0; j < decl->rank; j++)
+    if (mgopt_dim_is_static(decl->dims[j]) && mgopt_dim_is_static(have->dims[j]) && decl->dims[j].v != have->dims[j].v)
+      return 1 + j;
+  return 0;
 }
 
 MGOPTDEF int mgopt_type_equal(const mgopt_type *a, const mgopt_type *b) {
@@ -3022,8 +3036,6 @@ MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name) {
   v->name = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
 }
 
-MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op) { return op->program; }
-
 /* ---------------------------------------------------------------- operands */
 
 MGOPTDEF int32_t mgopt_op_slot_index(const mgopt_op *op, const char *slot) {
@@ -3451,20 +3463,29 @@ MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
   return (a && a->kind == MGOPT_ATTR_TENSOR) ? a->u.t : NULL;
 }
 
-MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d) {
+MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
+                                                 mgopt_type **out, mgopt_diag *d) {
   const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[16];
-  mgopt_type *outs = tmp;
+  mgopt_type *t = tmp;
   mgopt_status s;
-  int32_t i;
+  *out = NULL;
   if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
-  if (op->nouts > 16) {
-    outs = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!outs) return mgopt__oom(p);
+  if (op->nouts > ntmp) {
+    t = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!t) return MGOPT_ERR_NOMEM; /* the arena set the program's sticky status */
   }
-  memset(outs, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  s = def->infer(p, op, outs, d);
+  memset(t, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  s = def->infer(p, op, t, d);
   if (s) return s;
+  *out = t;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d) {
+  mgopt_type tmp[16], *outs;
+  mgopt_status s = mgopt__op_infer_types(p, op, tmp, 16, &outs, d);
+  int32_t i;
+  if (s || !outs) return s;
   for (i = 0; i < op->nouts; i++) op->outs[i]->type = outs[i];
   return MGOPT_OK;
 }
@@ -5040,53 +5061,34 @@ static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
 }
 
 static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
-  mgopt_type *inf = tmp;
+  mgopt_type tmp[8], *inf;
   mgopt_diag d2;
-  int32_t i, k;
-  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(v->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_status s;
+  int32_t i;
   mgopt_diag_clear(&d2);
-  if (def->infer(v->p, op, inf, &d2) != MGOPT_OK)
-    return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  s = mgopt__op_infer_types(v->p, op, tmp, 8, &inf, &d2);
+  if (s == MGOPT_ERR_NOMEM && d2.status == MGOPT_OK) /* no memory for the types */
+    return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+  if (s) return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  if (!inf) return MGOPT_OK;
   for (i = 0; i < op->nouts; i++) {
     const mgopt_type *s = &op->outs[i]->type, *t = &inf[i];
     const char *n = mgopt__vfy_name(op->outs[i]);
-    if (s->kind != t->kind) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
-    if (s->kind != MGOPT_TYPE_TENSOR) continue;
-    if (t->dtype != MGOPT_DT_UNKNOWN && s->dtype != t->dtype)
+    int32_t c = mgopt__type_clash(s, t, 1);
+    if (c == MGOPT__CLASH_KIND) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
+    if (c == MGOPT__CLASH_DTYPE)
       return mgopt__vfy_fail(v, op, "output '%s' is %s, inference gives %s", n,
                              mgopt_dtype_name((mgopt_dtype)s->dtype), mgopt_dtype_name((mgopt_dtype)t->dtype));
-    if (s->rank >= 0 && t->rank >= 0 && s->rank != t->rank)
+    if (c == MGOPT__CLASH_RANK)
       return mgopt__vfy_fail(v, op, "output '%s' has rank %d, inference gives %d", n, (int)s->rank, (int)t->rank);
-    if (s->rank >= 0 && t->rank == s->rank)
-      for (k = 0; k < s->rank; k++)
-        if (mgopt_dim_is_static(s->dims[k]) && mgopt_dim_is_static(t->dims[k]) && s->dims[k].v != t->dims[k].v)
-          return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)k,
-                                 (long long)s->dims[k].v, (long long)t->dims[k].v);
+    if (c > 0)
+      return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)(c - 1),
+                             (long long)s->dims[c - 1].v, (long long)t->dims[c - 1].v);
   }
   return MGOPT_OK;
 }
 
 static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f);
-
-/* Whether two declared types can describe one value: 0 yes; -1 kind or
-   dtype differ; -2 rank differs; 1 + j static dim j differs. Unknowns meet
-   anything. */
-static int32_t mgopt__vfy_meet(const mgopt_type *a, const mgopt_type *b) {
-  int32_t j;
-  if (a->kind != b->kind || (a->kind == MGOPT_TYPE_TENSOR && a->dtype && b->dtype && a->dtype != b->dtype)) return -1;
-  if (a->kind != MGOPT_TYPE_TENSOR || a->rank < 0 || b->rank < 0) return 0;
-  if (a->rank != b->rank) return -2;
-  for (j = 0; j < a->rank; j++)
-    if (mgopt_dim_is_static(a->dims[j]) && mgopt_dim_is_static(b->dims[j]) && a->dims[j].v != b->dims[j].v) return 1 + j;
-  return 0;
-}
 
 static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, mgopt_function *f) {
   int32_t i, k;
@@ -5121,10 +5123,10 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
       if (nb->nargs != nv)
         return mgopt__vfy_fail(v, op, "block %d takes %d arguments for %d loop vars", (int)i, (int)nb->nargs, (int)nv);
       for (k = 0; k < nv; k++) {
-        int32_t j = mgopt__vfy_meet(&op->slots[si].uses[k].value->type, &nb->args[k]->type);
-        if (j == -1)
+        int32_t j = mgopt__type_clash(&op->slots[si].uses[k].value->type, &nb->args[k]->type, 0);
+        if (j == MGOPT__CLASH_KIND || j == MGOPT__CLASH_DTYPE)
           return mgopt__vfy_fail(v, op, "block %d argument %d differs in type from loop var %d", (int)i, (int)k, (int)k);
-        if (j == -2)
+        if (j == MGOPT__CLASH_RANK)
           return mgopt__vfy_fail(v, op, "block %d argument %d differs in rank from loop var %d", (int)i, (int)k, (int)k);
         if (j > 0)
           return mgopt__vfy_fail(v, op, "block %d argument %d dim %d differs from loop var %d", (int)i, (int)k,
@@ -5143,7 +5145,7 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
       for (k = 0; k < nv; k++) {
         int32_t j;
         if (!body->outs[k] || !body->outs[k]->value) continue; /* reported with the block's outputs */
-        j = mgopt__vfy_meet(&op->slots[si].uses[k].value->type, &body->outs[k]->value->type);
+        j = mgopt__type_clash(&op->slots[si].uses[k].value->type, &body->outs[k]->value->type, 0);
         if (j != 0)
           return mgopt__vfy_fail(v, op, "the loop body's output %d contradicts the type of loop var %d", (int)k,
                                  (int)k);
@@ -7413,7 +7415,7 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 
 /* ---------------------------------------------------------------- the driver */
 
-static int mgopt__rw_is_dead(const mgopt_op *op) {
+MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   int32_t i;
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
@@ -7569,7 +7571,7 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;
-    if (cfg->erase_dead && mgopt__rw_is_dead(op)) {
+    if (cfg->erase_dead && mgopt__op_is_dead(op)) {
       mgopt_rw_erase(rw, op);
       changed = 1;
     } else {

@@ -95,7 +95,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
-/* src/passes_internal.h — private helpers shared by passes: legality checks, the macros that define a pass. */
+/* src/passes_internal.h — private helpers shared by passes (matching, replacing, attributes, shapes, precision) and the macros that define a pass. */
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
 
@@ -126,7 +126,7 @@ MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
 #define MGOPT__PATTERN(name, kind, benefit, fn) {name, kind, NULL, benefit, fn, NULL}
 #define MGOPT__OPAQUE_PATTERN(name, type, benefit, fn) {name, MGOPT_OP_OPAQUE, type, benefit, fn, NULL}
 
-/* ---- shared legality checks and helpers (passes/util.c) */
+/* ---- matching (passes/util.c) */
 /* v is an output of a function body (its name and type must survive). */
 MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v);
 /* v is an output of any block (function body or nested). */
@@ -137,14 +137,19 @@ MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v);
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v);
 /* the producer of v if it is an op of `kind`, else NULL. */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_def_of(const mgopt_value *v, int32_t kind);
-/* v is a constant with one element; its value in *out. */
-MGOPT__PRIVATE int mgopt__pu_const_scalar(const mgopt_value *v, double *out);
+/* op itself or the enclosing op that sits directly in block b; NULL if none. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
 /* v is a non-empty constant whose elements all equal x. */
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
-MGOPT__PRIVATE int mgopt__pu_types_equal(const mgopt_value *a, const mgopt_value *b);
-/* every output unused (and at least one output). */
-MGOPT__PRIVATE int mgopt__pu_is_dead(const mgopt_op *op);
-MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
+/* Walks from v through ops that each are the single consumer of the previous
+   value (v first), none of those values a block output, and are pure
+   registered elementwise ops keeping rank (unary, or binary whose other
+   operand is a one-element constant of rank <= 1), up to the first op of kind
+   end_kind, which must read the last value as its "x". The elementwise ops go
+   to chain[0..*n) (at most MGOPT__PU_MAX_CHAIN). The end op, or NULL when the
+   walk breaks anywhere else. */
+#define MGOPT__PU_MAX_CHAIN 256
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
 /* Runs patterns over every function with the worklist driver. Dead ops are
    NOT erased by the driver (a pass removes only what it made dead); with
    fold != 0 constant operands are folded through ctx->fold. Adds the rewrite
@@ -152,62 +157,7 @@ MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
 MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
                                                    int fold);
 
-/* ---- group B helpers (passes/util.c) */
-#define MGOPT__PU_MAX_RANK 16
-/* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
-/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
-MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
-/* v's name, or "v" when it has none. */
-MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
-/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
-   every dim static; 0 otherwise. */
-MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
-/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
-MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
-                                       int32_t *rout);
-/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
-MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
-                                             int64_t flat);
-/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
-MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
-/* op is a pure registered elementwise op (unary, or binary whose other operand
-   is a one-element constant of rank <= 1) that does not reorder elements or
-   change rank: its one non-constant operand goes to *data. Such ops commute
-   with transposes and reshapes of that operand. */
-MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data);
-/* Precision rewriting (add_fp16_cast, add_int16_cast). For operand k of slot s
-   of op (value v), decide returns 0 to keep it, 1 to convert it to dtype *dt
-   (or to use *rep when it sets one), -1 when the op must stay unchanged. conv
-   creates the converted value of v before pos (a cast, or a converted const).
-   Every registered, non-const op without nested blocks is offered (nested
-   blocks are walked); an op with a converted operand is re-created with
-   outputs named "<out><suffix>", its type inferred (an op that does not
-   infer stays as it was), and each output whose dtype changed is cast back
-   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
-   are shared per block. */
-#define MGOPT__PU_PREC_MAXIN 64
-typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
-                                 mgopt_value **rep, void *ud);
-typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
-MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
-                                                    mgopt__pu_conv_fn conv, void *ud);
-/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
-MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
-                                                 const char *name);
-/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
-MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
-/* Renames v; its producer takes the new name too when it was named after v. */
-MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
-/* A single-output op whose output is a function output takes that name (a
-   replaced function output moves its name onto the replacement value only). */
-MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
-
-/* ---- group A (cleanup passes): more shared helpers (passes/util.c) */
-/* axis normalized into [0, rank), or -1 when out of range. */
-MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
-/* same known dtype and rank, every dim static and equal or the same symbol
-   (unknown dims never compare equal). */
-MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* ---- replacing values (passes/replace.c) */
 /* gives output i of op the type t when inference left it unknown. */
 MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);
 /* mgopt_rw_replace_value, and when `to` takes the name of a function output
@@ -219,40 +169,11 @@ MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *fro
    like `from` is created first so the function keeps its output name.
    The caller checks mgopt__pu_replace_fits(from, to) first. NULL on OOM. */
 MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
-/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
-   unless `like` carries that parameter as an operand, then as a new const
-   operand of the same integer dtype. 0 on OOM. */
-MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
-                                            const int64_t *v, int64_t n);
-/* Removes output i of op, which must be unused (later outputs shift down). */
-MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
-/* op itself or the enclosing op that sits directly in block b; NULL if none. */
-MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
-/* erases op if all its outputs are unused, then the const ops (up to 8)
-   that fed it and are now unused. */
-MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
-/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
-
-/* ---- attribute identity (passes/util.c) */
-MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
-MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
-MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
-/* all of an op's attributes: order-insensitive hash; same set with equal values */
-MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
-MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
-
-/* ---- robustness group: replacing a value by one of another type (passes/util.c).
-   A program may declare a value less precisely than inference would (a
-   symbolic or unknown dim): its users' declared types were checked against
-   that. A replacement typed more precisely can contradict them, so a pass
-   that replaces a value checks first. */
-/* 1 when `stored` may be the declared type of an output whose inference gives
-   `inferred` (the verifier's rule: no contradicting kind, dtype, rank or static dim). */
-MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred);
-/* The same, but an unknown dtype on either side fits (the verifier's rule for
-   a while_loop's block arguments against its loop vars). */
-MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have);
+/* Typed replacements. A program may declare a value less precisely than
+   inference would (a symbolic or unknown dim): its users' declared types were
+   checked against that. A replacement typed more precisely can contradict
+   them, so a pass that replaces a value checks first. The comparison of two
+   types is core's (mgopt__type_clash). */
 /* 1 unless op is a while_loop whose block arguments no longer fit its loop vars. */
 MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op);
 /* Runs op's inference into tmp (8 slots; arena memory for more outputs) and
@@ -296,17 +217,96 @@ MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt
    re-inferred in order and the last output adopts from's declared type
    (mgopt__pu_adopt_type), so that it may replace `from`. With n == 0 it only
    asks whether x may replace `from` (mgopt__pu_replace_fits). 1 done; 0:
-   nothing changed (operand and types restored), do not replace. */
-#define MGOPT__PU_MAX_CHAIN 256
+   nothing changed (operand and types restored), do not replace. At most
+   MGOPT__PU_MAX_CHAIN ops. */
 MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
                                           mgopt_value *x, mgopt_value *from);
+/* Cancels a pair first/end around chain[0..n) (mgopt__pu_elementwise_chain;
+   x is first's operand): the chain reads x instead of first's output
+   (mgopt__pu_rebase_chain), end's readers read the chain's last value (or x),
+   end is erased, and first too when dead. 0, nothing changed, when end's
+   output is a function output whose name cannot move to that value (an input
+   or already an output), or the types do not allow it. */
+MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mgopt_value *x, mgopt_op *const *chain,
+                                         int32_t n, mgopt_op *end);
+/* Names. */
+/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
+/* v's name, or "v" when it has none. */
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
+/* Renames v; its producer takes the new name too when it was named after v. */
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
+/* A single-output op whose output is a function output takes that name (a
+   replaced function output moves its name onto the replacement value only). */
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
+/* Erasing what a rewrite left dead (mgopt__op_is_dead). */
+MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
+/* erases op if all its outputs are unused, then the const ops (up to 8)
+   that fed it and are now unused. */
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
+/* Removes output i of op, which must be unused (later outputs shift down). */
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
 
-/* ---- layout of constant data (passes/util.c) */
+/* ---- attributes and parameters (passes/attrs.c) */
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
+/* all of an op's attributes: order-insensitive hash; same set with equal values */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
+/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
+   unless `like` carries that parameter as an operand, then as a new const
+   operand of the same integer dtype. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n);
+/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+
+/* ---- shapes, broadcasting and constant data (passes/shapes.c) */
+#define MGOPT__PU_MAX_RANK 16
+/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
+   every dim static; 0 otherwise. */
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
+/* same known dtype and rank, every dim static and equal or the same symbol
+   (unknown dims never compare equal). */
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* axis normalized into [0, rank), or -1 when out of range. */
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout);
+/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat);
+/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
 /* t's data (of shape in_shape, rank entries; t->numel elements) transposed by
    perm (normalized): out.shape[i] = in_shape[perm[i]]. A new owned tensor, or
    NULL for strings and sub-byte dtypes, or on OOM. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm);
+
+/* ---- precision rewriting for add_fp16_cast and add_int16_cast (passes/precision.c) */
+/* For operand k of slot s of op (value v), decide returns 0 to keep it, 1 to
+   convert it to dtype *dt (or to use *rep when it sets one), -1 when the op
+   must stay unchanged. conv creates the converted value of v before pos (a
+   cast, or a converted const). Every registered, non-const op without nested
+   blocks is offered (nested blocks are walked); an op with a converted operand is re-created with
+   outputs named "<out><suffix>", its type inferred (an op that does not
+   infer stays as it was), and each output whose dtype changed is cast back
+   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
+   are shared per block. */
+#define MGOPT__PU_PREC_MAXIN 64
+typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
+                                 mgopt_value **rep, void *ud);
+typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud);
+/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name);
+/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
@@ -3096,7 +3096,9 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;
 }
-/* src/passes/util.c — legality checks and small rewrite helpers shared by the passes. */
+/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, elementwise chains; running a pattern set. */
+
+/* ---------------------------------------------------------------- uses and producers */
 
 MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v) {
   const mgopt_use *u;
@@ -3121,33 +3123,73 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_def_of(const mgopt_value *v, int32_t kind) {
   return (v && v->def && v->def->kind == kind) ? v->def : NULL;
 }
 
-MGOPT__PRIVATE int mgopt__pu_const_scalar(const mgopt_value *v, double *out) {
-  const mgopt_tensor *t = mgopt_value_const(v);
-  if (!t || t->numel != 1 || t->dtype == MGOPT_DT_STRING) return 0;
-  *out = mgopt_tensor_get_f64(t, 0);
-  return 1;
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b) {
+  int guard = 0;
+  while (op && op->parent != b) {
+    if (!op->parent || !op->parent->parent_op || ++guard > 4096) return NULL;
+    op = op->parent->parent_op;
+  }
+  return op;
 }
+
+/* ---------------------------------------------------------------- constant operands */
 
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x) {
   const mgopt_tensor *t = mgopt_value_const(v);
   return t && t->numel > 0 && mgopt_tensor_all_equal_f64(t, x);
 }
 
-MGOPT__PRIVATE int mgopt__pu_types_equal(const mgopt_value *a, const mgopt_value *b) {
-  return mgopt_type_equal(&a->type, &b->type);
-}
+/* ---------------------------------------------------------------- elementwise chains */
 
-MGOPT__PRIVATE int mgopt__pu_is_dead(const mgopt_op *op) {
-  int32_t i;
-  if (op->nouts == 0) return 0;
-  for (i = 0; i < op->nouts; i++)
-    if (op->outs[i]->nuses) return 0;
+/* op is a pure registered elementwise op (unary, or binary whose other operand
+   is a one-element constant of rank <= 1) that does not reorder elements or
+   change rank: its one non-constant operand goes to *data. Such ops commute
+   with transposes and reshapes of that operand. */
+static int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data) {
+  uint32_t tr;
+  int32_t s, nvar = 0;
+  mgopt_value *var = NULL;
+  if (op->kind == MGOPT_OP_OPAQUE || op->nouts != 1 || op->nblocks) return 0;
+  tr = mgopt_op_traits(op);
+  if (!(tr & MGOPT_TRAIT_PURE) || !(tr & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY))) return 0;
+  if (tr & MGOPT_TRAIT_LAYOUT_SENSITIVE) return 0;
+  for (s = 0; s < op->nslots; s++) {
+    int32_t k;
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      const mgopt_tensor *t;
+      if (!v) continue;
+      t = mgopt_value_const(v);
+      if (t && t->numel == 1 && t->rank <= 1 && (tr & MGOPT_TRAIT_BINARY)) continue;
+      if (t && (tr & MGOPT_TRAIT_UNARY) && s > 0) continue;
+      var = v;
+      nvar++;
+    }
+  }
+  if (nvar != 1) return 0;
+  if (!mgopt_type_equal(&var->type, &op->outs[0]->type) &&
+      (var->type.rank != op->outs[0]->type.rank || var->type.rank < 0))
+    return 0;
+  *data = var;
   return 1;
 }
 
-MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op) {
-  if (op && !(op->flags & MGOPT_OP_ERASED) && mgopt__pu_is_dead(op)) mgopt_rw_erase(rw, op);
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n) {
+  *n = 0;
+  for (;;) {
+    mgopt_value *data;
+    mgopt_op *cur;
+    if (mgopt__pu_is_block_output(v)) return NULL;
+    cur = mgopt__pu_single_user(v);
+    if (!cur) return NULL;
+    if (cur->kind == end_kind) return mgopt_op_operand(cur, "x") == v ? cur : NULL;
+    if (*n >= MGOPT__PU_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return NULL;
+    chain[(*n)++] = cur;
+    v = cur->outs[0];
+  }
 }
+
+/* ---------------------------------------------------------------- running a pattern set */
 
 MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
                                                    int fold) {
@@ -3165,8 +3207,203 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
   ctx->rewrites += st.rewrites + st.folds;
   return s;
 }
+/* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 
-/* ---- group B (cleanup, I/O, precision and ONNX IR passes) */
+/* ---------------------------------------------------------------- replacing a value */
+
+MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t) {
+  mgopt_type *o = &op->outs[i]->type;
+  if (o->kind == MGOPT_TYPE_TENSOR && o->dtype == MGOPT_DT_UNKNOWN && o->rank < 0)
+    (void)mgopt__type_copy(p, o, t);
+}
+
+MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  const char *old = to->name;
+  mgopt_rw_replace_value(rw, from, to);
+  if (to->def && to->name != old && to->def->name == old && to->def->nouts == 1) to->def->name = to->name;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  if (from == to) return to;
+  if (mgopt__pu_is_func_output(from) && (!to->def || mgopt__pu_is_func_output(to))) {
+    static const char *const slot[1] = {"x"};
+    mgopt_op *id = mgopt_rw_create(rw, from->def, "identity", from->name, 1, slot, &to, 1);
+    if (!id) return NULL;
+    if (mgopt_op_infer(p, id, NULL)) return NULL;
+    mgopt__pu_fill_type(p, id, 0, &from->type);
+    to = id->outs[0];
+  }
+  mgopt__pu_replace_value(rw, from, to);
+  return to;
+}
+
+/* ---------------------------------------------------------------- typed replacements */
+
+MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op) {
+  int32_t si = mgopt_op_slot_index(op, "loop_vars"), nv, i, k;
+  if (op->kind != MGOPT_OP_while_loop) return 1;
+  nv = si >= 0 ? op->slots[si].n : 0;
+  for (i = 0; i < op->nblocks; i++)
+    for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
+      if (op->slots[si].uses[k].value &&
+          mgopt__type_clash(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type, 0))
+        return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE mgopt_type *mgopt__pu_infer_outputs(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp,
+                                                   mgopt_status *st) {
+  mgopt_type *inf;
+  mgopt_diag d;
+  mgopt_diag_clear(&d);
+  *st = mgopt__op_infer_types(p, op, tmp, 8, &inf, &d);
+  if (*st) {
+    /* no memory for the types (d untouched), or the inference's own failure */
+    *st = (*st == MGOPT_ERR_NOMEM && d.status == MGOPT_OK) || d.status == MGOPT_ERR_NOMEM ? MGOPT_ERR_NOMEM
+                                                                                        : MGOPT_ERR_TYPE;
+    return NULL;
+  }
+  return inf;
+}
+
+MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  int32_t i;
+  if (!mgopt__pu_loop_args_fit(op)) return 0;
+  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
+  if (!inf) return st == MGOPT_OK; /* no inference: nothing to contradict */
+  for (i = 0; i < op->nouts; i++)
+    if (mgopt__type_clash(&op->outs[i]->type, &inf[i], 1)) return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out) {
+  mgopt_type tmp[8], *inf;
+  mgopt_status st;
+  if (i < 0 || i >= op->nouts) return 0;
+  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
+  if (!inf) return 0;
+  *out = inf[i];
+  return 1;
+}
+
+/* Every op reading `from` (or owning a nested block that outputs it: cond
+   and while_loop infer from their blocks), except `skip`, type checks with
+   `from` typed `t`; with `forgive`, a reader that does not type check as it
+   is does not count (the retyping did not break it). */
+static int mgopt__pu_readers_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip,
+                                    int forgive) {
+  mgopt_type saved = from->type;
+  const mgopt_use *u;
+  int ok = 1;
+  for (u = from->uses; u && ok; u = u->next) {
+    const mgopt_op *user = u->op ? u->op : (u->block ? u->block->parent_op : NULL);
+    if (!user || user == skip) continue;
+    from->type = *t;
+    ok = mgopt__pu_infer_fits(p, user);
+    from->type = saved;
+    if (!ok && forgive) ok = !mgopt__pu_infer_fits(p, user);
+  }
+  return ok;
+}
+
+MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  return mgopt_type_equal(&from->type, t) || mgopt__pu_readers_accept(p, from, t, skip, 0);
+}
+
+/* The one rule for every replacement of `from` (see passes_internal.h). A
+   function body's outputs are its signature (main's are the model's declared
+   outputs, a called function's are what `call` sites infer from), so there
+   only equal types pass, or any type where nothing was declared (dtype and
+   rank unknown: a program built through the API without inference). Anywhere
+   else the verifier is the arbiter: each reader must still type check with
+   `from` typed `t`. Readers' own outputs keep their declared types, so
+   nothing further downstream can change. A reader that does not type check
+   as it is (a program built through the API without inference) is not held
+   against the replacement: it did not break it. `skip` is an op that will
+   not read the replacement (the op that produces it). */
+static int mgopt__pu_replace_fits_as(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
+  const mgopt_type *d = &from->type;
+  if (mgopt_type_equal(d, t)) return 1;
+  if (mgopt__pu_is_func_output(from) && !(d->kind == MGOPT_TYPE_TENSOR && d->dtype == MGOPT_DT_UNKNOWN && d->rank < 0))
+    return 0;
+  return mgopt__pu_readers_accept(p, from, t, skip, 1);
+}
+
+MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to) {
+  if (from == to) return 1;
+  return mgopt__pu_replace_fits_as(p, from, &to->type, to->def);
+}
+
+MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
+                                                const int64_t *shape) {
+  mgopt_dim dims[MGOPT__K_MAX_RANK];
+  mgopt_type t;
+  int32_t k;
+  if (rank < 0 || rank > MGOPT__K_MAX_RANK) return 0;
+  memset(&t, 0, sizeof t);
+  t.kind = MGOPT_TYPE_TENSOR;
+  t.dtype = (uint8_t)dt;
+  t.rank = rank;
+  t.dims = rank ? dims : NULL;
+  for (k = 0; k < rank; k++) dims[k] = mgopt_dim_static(shape[k]);
+  return mgopt__pu_replace_fits_as(p, from, &t, NULL);
+}
+
+MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt_value *from) {
+  if (mgopt_type_equal(&to->type, &from->type)) return 1;
+  if (to->type.kind == from->type.kind &&
+      (from->type.kind != MGOPT_TYPE_TENSOR || from->type.dtype != MGOPT_DT_UNKNOWN || to->type.dtype == MGOPT_DT_UNKNOWN) &&
+      !mgopt__type_clash(&from->type, &to->type, 1))
+    return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
+  return mgopt__pu_replace_fits(p, from, to);
+}
+
+MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
+                                          mgopt_value *x, mgopt_value *from) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_type saved[MGOPT__PU_MAX_CHAIN];
+  const char *slot = NULL;
+  int32_t s, k;
+  int ok = 1;
+  if (n == 0) return mgopt__pu_replace_fits(p, from, x);
+  if (n > MGOPT__PU_MAX_CHAIN) return 0;
+  for (s = 0; s < chain[0]->nslots && !slot; s++)
+    if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == in) slot = chain[0]->slots[s].name;
+  if (!slot) return 0;
+  /* a trial behind the rewriter's back: undone without a trace when it fails
+     (queueing ops for a change that did not happen would run the pattern
+     again and again); made again through the rewriter when it holds */
+  for (k = 0; k < n; k++) saved[k] = chain[k]->outs[0]->type;
+  if (mgopt_op_set_operand(chain[0], slot, x) != MGOPT_OK) return 0;
+  for (k = 0; k < n && ok; k++) ok = mgopt_op_infer(p, chain[k], NULL) == MGOPT_OK;
+  if (ok) ok = mgopt__pu_adopt_type(p, chain[n - 1]->outs[0], from);
+  (void)mgopt_op_set_operand(chain[0], slot, in);
+  if (!ok) {
+    for (k = 0; k < n; k++) chain[k]->outs[0]->type = saved[k];
+    return 0;
+  }
+  mgopt_rw_set_operand(rw, chain[0], slot, x);
+  for (k = 0; k < n; k++) mgopt_rw_modified(rw, chain[k]);
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mgopt_value *x, mgopt_op *const *chain,
+                                         int32_t n, mgopt_op *end) {
+  mgopt_value *last = n ? chain[n - 1]->outs[0] : x;
+  if (mgopt__pu_is_func_output(end->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
+  /* the chain reads x; its last op keeps end's declared type when it holds */
+  if (!mgopt__pu_rebase_chain(rw, chain, n, first->outs[0], x, end->outs[0])) return 0;
+  mgopt_rw_replace_value(rw, end->outs[0], last);
+  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
+  mgopt_rw_erase(rw, end);
+  mgopt__pu_erase_if_dead(rw, first);
+  return 1;
+}
+
+/* ---------------------------------------------------------------- names */
 
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b) {
   char buf[240];
@@ -3185,6 +3422,155 @@ MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v) {
   return (v && v->name) ? v->name : "v";
 }
 
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name) {
+  const char *old = v->name;
+  mgopt_value_set_name(v, name);
+  if (v->def && v->def->nouts == 1 && (!v->def->name || v->def->name == old)) v->def->name = v->name;
+}
+
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op) {
+  if (op && op->nouts == 1 && op->outs[0]->name && mgopt__pu_is_func_output(op->outs[0])) op->name = op->outs[0]->name;
+}
+
+/* ---------------------------------------------------------------- erasing */
+
+MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op) {
+  if (op && !(op->flags & MGOPT_OP_ERASED) && mgopt__op_is_dead(op)) mgopt_rw_erase(rw, op);
+}
+
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op) {
+  mgopt_op *consts[8];
+  int32_t s, k, n = 0;
+  if (!op || (op->flags & MGOPT_OP_ERASED) || !mgopt__op_is_dead(op)) return;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n && n < 8; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def && v->def->kind == MGOPT_OP_const) consts[n++] = v->def;
+    }
+  mgopt_rw_erase(rw, op);
+  for (k = 0; k < n; k++) mgopt__pu_erase_if_dead(rw, consts[k]);
+}
+
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i) {
+  int32_t k;
+  MGOPT_ASSERT(i >= 0 && i < op->nouts && op->outs[i]->nuses == 0);
+  for (k = i; k + 1 < op->nouts; k++) {
+    op->outs[k] = op->outs[k + 1];
+    op->outs[k]->index = k;
+  }
+  op->nouts--;
+}
+/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype. */
+
+/* ---------------------------------------------------------------- attribute identity */
+
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+/* Content hash of an attribute, name included. */
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a) {
+  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
+  int64_t k;
+  h = mgopt__pu_mix(h, a->kind);
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return mgopt__pu_mix(h, (uint64_t)a->u.i);
+    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
+    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
+    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__pu_mix(h, 1));
+      return h;
+    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__pu_mix(h, mgopt_tensor_hash(a->u.t)) : h;
+    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__pu_mix(h, (uint64_t)a->tag));
+    default: return h;
+  }
+}
+
+/* Same kind and value (floats bitwise); names are not compared. */
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
+  int64_t k;
+  if (a->kind != b->kind || a->n != b->n) return 0;
+  switch ((mgopt_attr_kind)a->kind) {
+    case MGOPT_ATTR_BOOL:
+    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
+    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
+    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+    case MGOPT_ATTR_BOOLS:
+    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
+    case MGOPT_ATTR_STRINGS:
+      for (k = 0; k < a->n; k++)
+        if (a->u.strs[k].len != b->u.strs[k].len ||
+            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
+          return 0;
+      return 1;
+    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
+    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
+    default: return 1;
+  }
+}
+
+/* An op's attributes as a set: a hash that ignores their order, and equality
+   (same count, each of a's present in b with an equal value). */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op) {
+  uint64_t sum = 0;
+  int32_t i;
+  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
+  return sum;
+}
+
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t i;
+  if (a->nattrs != b->nattrs) return 0;
+  for (i = 0; i < a->nattrs; i++) {
+    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
+    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *old = like ? mgopt_op_operand(like, name) : NULL;
+  mgopt_tensor *t;
+  mgopt_value *c;
+  mgopt_dtype dt = MGOPT_DT_INT32;
+  int64_t k;
+  if (!old) {
+    if (mgopt_op_slot_index(op, name) >= 0) mgopt_rw_set_operand(rw, op, name, NULL);
+    return mgopt_op_set_ints(op, name, v, n) == MGOPT_OK;
+  }
+  if (mgopt_dtype_is_int((mgopt_dtype)old->type.dtype)) dt = (mgopt_dtype)old->type.dtype;
+  t = mgopt_tensor_new(p, dt, 1, &n);
+  if (!t) return 0;
+  for (k = 0; k < n; k++) mgopt_tensor_set_i64(t, k, v[k]);
+  c = mgopt_rw_const(rw, op, mgopt_program_fresh_name(p, name), t);
+  if (!c) return 0;
+  mgopt_op_remove_attr(op, name);
+  old = mgopt_op_operand(op, name);
+  mgopt_rw_set_operand(rw, op, name, c);
+  if (old) mgopt__pu_erase_if_dead(rw, old->def);
+  return 1;
+}
+
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(cast, "dtype", &n);
+  if (!s) return MGOPT_DT_UNKNOWN;
+  return mgopt_dtype_from_name(s, n);
+}
+/* src/passes/shapes.c — shapes and broadcasting, axes, and the layout of constant data. */
+
+/* ---------------------------------------------------------------- shapes and broadcasting */
+
 MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap) {
   int32_t i;
   if (t->kind != MGOPT_TYPE_TENSOR || t->rank < 0 || t->rank > cap) return 0;
@@ -3193,6 +3579,29 @@ MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, i
     shape[i] = t->dims[i].v;
   }
   return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_type *s = &a->type, *t = &b->type;
+  int32_t i;
+  if (s->kind != MGOPT_TYPE_TENSOR || t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (s->dtype == MGOPT_DT_UNKNOWN || s->dtype != t->dtype) return 0;
+  if (s->rank < 0 || s->rank != t->rank) return 0;
+  for (i = 0; i < s->rank; i++) {
+    mgopt_dim x = s->dims[i], y = t->dims[i];
+    if (x.sym || y.sym) {
+      if (x.sym != y.sym) return 0;
+    } else if (x.v < 0 || x.v != y.v) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank) {
+  if (rank < 0) return -1;
+  if (axis < 0) axis += rank;
+  return (axis >= 0 && axis < rank) ? axis : -1;
 }
 
 MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
@@ -3224,6 +3633,8 @@ MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, c
   return idx;
 }
 
+/* ---------------------------------------------------------------- constant data */
+
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n) {
   int64_t shape[1];
   mgopt_tensor *t;
@@ -3235,34 +3646,30 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int6
   return t;
 }
 
-MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data) {
-  uint32_t tr;
-  int32_t s, nvar = 0;
-  mgopt_value *var = NULL;
-  if (op->kind == MGOPT_OP_OPAQUE || op->nouts != 1 || op->nblocks) return 0;
-  tr = mgopt_op_traits(op);
-  if (!(tr & MGOPT_TRAIT_PURE) || !(tr & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY))) return 0;
-  if (tr & MGOPT_TRAIT_LAYOUT_SENSITIVE) return 0;
-  for (s = 0; s < op->nslots; s++) {
-    int32_t k;
-    for (k = 0; k < op->slots[s].n; k++) {
-      mgopt_value *v = op->slots[s].uses[k].value;
-      const mgopt_tensor *t;
-      if (!v) continue;
-      t = mgopt_value_const(v);
-      if (t && t->numel == 1 && t->rank <= 1 && (tr & MGOPT_TRAIT_BINARY)) continue;
-      if (t && (tr & MGOPT_TRAIT_UNARY) && s > 0) continue;
-      var = v;
-      nvar++;
-    }
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
+                                                      int32_t rank, const int64_t *perm) {
+  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], acc = 1;
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  int32_t i;
+  mgopt_tensor *nt;
+  const void *src;
+  if (rank < 0 || rank > MGOPT__K_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
+    return NULL;
+  for (i = rank - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= in_shape[i];
   }
-  if (nvar != 1) return 0;
-  if (!mgopt_type_equal(&var->type, &op->outs[0]->type) &&
-      (var->type.rank != op->outs[0]->type.rank || var->type.rank < 0))
-    return 0;
-  *data = var;
-  return 1;
+  for (i = 0; i < rank; i++) {
+    shape[i] = in_shape[perm[i]];
+    stride[i] = st[perm[i]];
+  }
+  src = mgopt_tensor_data(p, t);
+  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
+  if (!nt) return NULL;
+  mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
+  return nt;
 }
+/* src/passes/precision.c — the precision engine of add_fp16_cast and add_int16_cast: converts operands, re-creates ops, casts results back. */
 
 /* Precision rewriting shared by add_fp16_cast and add_int16_cast. A cache maps
    (block, value, dtype) to the converted value, so consumers in one block
@@ -3433,7 +3840,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   for (i = 0; i < op->nouts; i++) {
     mgopt_type t = nop->outs[i]->type;
     t.dtype = op->outs[i]->type.dtype;
-    if (!mgopt__pu_type_fits(&op->outs[i]->type, &t)) {
+    if (mgopt__type_clash(&op->outs[i]->type, &t, 1)) {
       mgopt_op_erase(nop);
       goto revert;
     }
@@ -3497,415 +3904,6 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
   if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
   return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
 }
-
-MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name) {
-  const char *old = v->name;
-  mgopt_value_set_name(v, name);
-  if (v->def && v->def->nouts == 1 && (!v->def->name || v->def->name == old)) v->def->name = v->name;
-}
-
-MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op) {
-  if (op && op->nouts == 1 && op->outs[0]->name && mgopt__pu_is_func_output(op->outs[0])) op->name = op->outs[0]->name;
-}
-
-/* ---------------------------------------------------------------- group A: cleanup passes */
-
-MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank) {
-  if (rank < 0) return -1;
-  if (axis < 0) axis += rank;
-  return (axis >= 0 && axis < rank) ? axis : -1;
-}
-
-MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b) {
-  const mgopt_type *s = &a->type, *t = &b->type;
-  int32_t i;
-  if (s->kind != MGOPT_TYPE_TENSOR || t->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (s->dtype == MGOPT_DT_UNKNOWN || s->dtype != t->dtype) return 0;
-  if (s->rank < 0 || s->rank != t->rank) return 0;
-  for (i = 0; i < s->rank; i++) {
-    mgopt_dim x = s->dims[i], y = t->dims[i];
-    if (x.sym || y.sym) {
-      if (x.sym != y.sym) return 0;
-    } else if (x.v < 0 || x.v != y.v) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
-MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t) {
-  mgopt_type *o = &op->outs[i]->type;
-  if (o->kind == MGOPT_TYPE_TENSOR && o->dtype == MGOPT_DT_UNKNOWN && o->rank < 0)
-    (void)mgopt__type_copy(p, o, t);
-}
-
-MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
-  const char *old = to->name;
-  mgopt_rw_replace_value(rw, from, to);
-  if (to->def && to->name != old && to->def->name == old && to->def->nouts == 1) to->def->name = to->name;
-}
-
-MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to) {
-  mgopt_program *p = mgopt_rw_program(rw);
-  if (from == to) return to;
-  if (mgopt__pu_is_func_output(from) && (!to->def || mgopt__pu_is_func_output(to))) {
-    static const char *const slot[1] = {"x"};
-    mgopt_op *id = mgopt_rw_create(rw, from->def, "identity", from->name, 1, slot, &to, 1);
-    if (!id) return NULL;
-    if (mgopt_op_infer(p, id, NULL)) return NULL;
-    mgopt__pu_fill_type(p, id, 0, &from->type);
-    to = id->outs[0];
-  }
-  mgopt__pu_replace_value(rw, from, to);
-  return to;
-}
-
-MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
-                                            const int64_t *v, int64_t n) {
-  mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *old = like ? mgopt_op_operand(like, name) : NULL;
-  mgopt_tensor *t;
-  mgopt_value *c;
-  mgopt_dtype dt = MGOPT_DT_INT32;
-  int64_t k;
-  if (!old) {
-    if (mgopt_op_slot_index(op, name) >= 0) mgopt_rw_set_operand(rw, op, name, NULL);
-    return mgopt_op_set_ints(op, name, v, n) == MGOPT_OK;
-  }
-  if (mgopt_dtype_is_int((mgopt_dtype)old->type.dtype)) dt = (mgopt_dtype)old->type.dtype;
-  t = mgopt_tensor_new(p, dt, 1, &n);
-  if (!t) return 0;
-  for (k = 0; k < n; k++) mgopt_tensor_set_i64(t, k, v[k]);
-  c = mgopt_rw_const(rw, op, mgopt_program_fresh_name(p, name), t);
-  if (!c) return 0;
-  mgopt_op_remove_attr(op, name);
-  old = mgopt_op_operand(op, name);
-  mgopt_rw_set_operand(rw, op, name, c);
-  if (old) mgopt__pu_erase_if_dead(rw, old->def);
-  return 1;
-}
-
-MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i) {
-  int32_t k;
-  MGOPT_ASSERT(i >= 0 && i < op->nouts && op->outs[i]->nuses == 0);
-  for (k = i; k + 1 < op->nouts; k++) {
-    op->outs[k] = op->outs[k + 1];
-    op->outs[k]->index = k;
-  }
-  op->nouts--;
-}
-
-MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b) {
-  int guard = 0;
-  while (op && op->parent != b) {
-    if (!op->parent || !op->parent->parent_op || ++guard > 4096) return NULL;
-    op = op->parent->parent_op;
-  }
-  return op;
-}
-
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
-  size_t n = 0;
-  const char *s = mgopt_op_get_string(cast, "dtype", &n);
-  if (!s) return MGOPT_DT_UNKNOWN;
-  return mgopt_dtype_from_name(s, n);
-}
-
-MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op) {
-  mgopt_op *consts[8];
-  int32_t s, k, n = 0;
-  if (!op || (op->flags & MGOPT_OP_ERASED) || !mgopt__pu_is_dead(op)) return;
-  for (s = 0; s < op->nslots; s++)
-    for (k = 0; k < op->slots[s].n && n < 8; k++) {
-      mgopt_value *v = op->slots[s].uses[k].value;
-      if (v && v->def && v->def->kind == MGOPT_OP_const) consts[n++] = v->def;
-    }
-  mgopt_rw_erase(rw, op);
-  for (k = 0; k < n; k++) mgopt__pu_erase_if_dead(rw, consts[k]);
-}
-
-/* ---- attribute identity (const_deduplication, remove_redundant_ops) */
-
-MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x) {
-  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
-}
-
-/* Content hash of an attribute, name included. */
-MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a) {
-  uint64_t h = mgopt__hash_bytes(a->name, strlen(a->name), MGOPT__HASH_SEED);
-  int64_t k;
-  h = mgopt__pu_mix(h, a->kind);
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return mgopt__pu_mix(h, (uint64_t)a->u.i);
-    case MGOPT_ATTR_FLOAT: return mgopt__hash_bytes(&a->u.f, sizeof a->u.f, h);
-    case MGOPT_ATTR_STRING: return mgopt__hash_bytes(a->u.s.ptr, a->u.s.len, h);
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return mgopt__hash_bytes(a->u.ints, sizeof(int64_t) * (size_t)a->n, h);
-    case MGOPT_ATTR_FLOATS: return mgopt__hash_bytes(a->u.floats, sizeof(double) * (size_t)a->n, h);
-    case MGOPT_ATTR_STRINGS:
-      for (k = 0; k < a->n; k++) h = mgopt__hash_bytes(a->u.strs[k].ptr, a->u.strs[k].len, mgopt__pu_mix(h, 1));
-      return h;
-    case MGOPT_ATTR_TENSOR: return a->u.t ? mgopt__pu_mix(h, mgopt_tensor_hash(a->u.t)) : h;
-    case MGOPT_ATTR_BYTES: return mgopt__hash_bytes(a->u.bytes, (size_t)a->n, mgopt__pu_mix(h, (uint64_t)a->tag));
-    default: return h;
-  }
-}
-
-/* Same kind and value (floats bitwise); names are not compared. */
-MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b) {
-  int64_t k;
-  if (a->kind != b->kind || a->n != b->n) return 0;
-  switch ((mgopt_attr_kind)a->kind) {
-    case MGOPT_ATTR_BOOL:
-    case MGOPT_ATTR_INT: return a->u.i == b->u.i;
-    case MGOPT_ATTR_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof a->u.f) == 0;
-    case MGOPT_ATTR_STRING: return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
-    case MGOPT_ATTR_BOOLS:
-    case MGOPT_ATTR_INTS: return a->n == 0 || memcmp(a->u.ints, b->u.ints, sizeof(int64_t) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_FLOATS: return a->n == 0 || memcmp(a->u.floats, b->u.floats, sizeof(double) * (size_t)a->n) == 0;
-    case MGOPT_ATTR_STRINGS:
-      for (k = 0; k < a->n; k++)
-        if (a->u.strs[k].len != b->u.strs[k].len ||
-            memcmp(a->u.strs[k].ptr, b->u.strs[k].ptr, a->u.strs[k].len) != 0)
-          return 0;
-      return 1;
-    case MGOPT_ATTR_TENSOR: return a->u.t && b->u.t && mgopt_tensor_equal(a->u.t, b->u.t);
-    case MGOPT_ATTR_BYTES: return a->tag == b->tag && (a->n == 0 || memcmp(a->u.bytes, b->u.bytes, (size_t)a->n) == 0);
-    default: return 1;
-  }
-}
-
-/* An op's attributes as a set: a hash that ignores their order, and equality
-   (same count, each of a's present in b with an equal value). */
-MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op) {
-  uint64_t sum = 0;
-  int32_t i;
-  for (i = 0; i < op->nattrs; i++) sum += mgopt__pu_attr_hash(&op->attrs[i]);
-  return sum;
-}
-
-MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b) {
-  int32_t i;
-  if (a->nattrs != b->nattrs) return 0;
-  for (i = 0; i < a->nattrs; i++) {
-    const mgopt_attr *o = mgopt_op_attr(b, a->attrs[i].name);
-    if (!o || !mgopt__pu_attr_equal(&a->attrs[i], o)) return 0;
-  }
-  return 1;
-}
-
-/* ---------------------------------------------------------------- robustness group: typed replacements */
-
-/* Kind, rank and static dims agree; dtypes too unless one side (`either`) or
-   the inferred side (!either) does not know its own. */
-static int mgopt__pu_fits(const mgopt_type *a, const mgopt_type *b, int either) {
-  int32_t k;
-  if (a->kind != b->kind) return 0;
-  if (a->kind != MGOPT_TYPE_TENSOR) return 1;
-  if (b->dtype != MGOPT_DT_UNKNOWN && (!either || a->dtype != MGOPT_DT_UNKNOWN) && a->dtype != b->dtype) return 0;
-  if (a->rank >= 0 && b->rank >= 0) {
-    if (a->rank != b->rank) return 0;
-    if (!a->dims || !b->dims) return a->rank == 0;
-    for (k = 0; k < a->rank; k++)
-      if (mgopt_dim_is_static(a->dims[k]) && mgopt_dim_is_static(b->dims[k]) && a->dims[k].v != b->dims[k].v)
-        return 0;
-  }
-  return 1;
-}
-
-MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred) {
-  return mgopt__pu_fits(stored, inferred, 0);
-}
-
-MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have) {
-  return mgopt__pu_fits(decl, have, 1);
-}
-
-MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op) {
-  int32_t si = mgopt_op_slot_index(op, "loop_vars"), nv, i, k;
-  if (op->kind != MGOPT_OP_while_loop) return 1;
-  nv = si >= 0 ? op->slots[si].n : 0;
-  for (i = 0; i < op->nblocks; i++)
-    for (k = 0; k < nv && k < op->blocks[i]->nargs; k++)
-      if (op->slots[si].uses[k].value &&
-          !mgopt__pu_types_compatible(&op->blocks[i]->args[k]->type, &op->slots[si].uses[k].value->type))
-        return 0;
-  return 1;
-}
-
-MGOPT__PRIVATE mgopt_type *mgopt__pu_infer_outputs(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp,
-                                                   mgopt_status *st) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type *inf = tmp;
-  mgopt_diag d;
-  *st = MGOPT_OK;
-  if (!def || !def->infer || op->nouts == 0) return NULL;
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) {
-      *st = MGOPT_ERR_NOMEM;
-      return NULL;
-    }
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  mgopt_diag_clear(&d);
-  if (def->infer(p, op, inf, &d) != MGOPT_OK) {
-    *st = d.status == MGOPT_ERR_NOMEM ? MGOPT_ERR_NOMEM : MGOPT_ERR_TYPE;
-    return NULL;
-  }
-  return inf;
-}
-
-MGOPT__PRIVATE int mgopt__pu_infer_fits(mgopt_program *p, const mgopt_op *op) {
-  mgopt_type tmp[8], *inf;
-  mgopt_status st;
-  int32_t i;
-  if (!mgopt__pu_loop_args_fit(op)) return 0;
-  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
-  if (!inf) return st == MGOPT_OK; /* no inference: nothing to contradict */
-  for (i = 0; i < op->nouts; i++)
-    if (!mgopt__pu_type_fits(&op->outs[i]->type, &inf[i])) return 0;
-  return 1;
-}
-
-MGOPT__PRIVATE int mgopt__pu_inferred_type(mgopt_program *p, const mgopt_op *op, int32_t i, mgopt_type *out) {
-  mgopt_type tmp[8], *inf;
-  mgopt_status st;
-  if (i < 0 || i >= op->nouts) return 0;
-  inf = mgopt__pu_infer_outputs(p, op, tmp, &st);
-  if (!inf) return 0;
-  *out = inf[i];
-  return 1;
-}
-
-/* Every op reading `from` (or owning a nested block that outputs it: cond
-   and while_loop infer from their blocks), except `skip`, type checks with
-   `from` typed `t`; with `forgive`, a reader that does not type check as it
-   is does not count (the retyping did not break it). */
-static int mgopt__pu_readers_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip,
-                                    int forgive) {
-  mgopt_type saved = from->type;
-  const mgopt_use *u;
-  int ok = 1;
-  for (u = from->uses; u && ok; u = u->next) {
-    const mgopt_op *user = u->op ? u->op : (u->block ? u->block->parent_op : NULL);
-    if (!user || user == skip) continue;
-    from->type = *t;
-    ok = mgopt__pu_infer_fits(p, user);
-    from->type = saved;
-    if (!ok && forgive) ok = !mgopt__pu_infer_fits(p, user);
-  }
-  return ok;
-}
-
-MGOPT__PRIVATE int mgopt__pu_uses_accept(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
-  return mgopt_type_equal(&from->type, t) || mgopt__pu_readers_accept(p, from, t, skip, 0);
-}
-
-/* The one rule for every replacement of `from` (see passes_internal.h). A
-   function body's outputs are its signature (main's are the model's declared
-   outputs, a called function's are what `call` sites infer from), so there
-   only equal types pass, or any type where nothing was declared (dtype and
-   rank unknown: a program built through the API without inference). Anywhere
-   else the verifier is the arbiter: each reader must still type check with
-   `from` typed `t`. Readers' own outputs keep their declared types, so
-   nothing further downstream can change. A reader that does not type check
-   as it is (a program built through the API without inference) is not held
-   against the replacement: it did not break it. `skip` is an op that will
-   not read the replacement (the op that produces it). */
-static int mgopt__pu_replace_fits_as(mgopt_program *p, mgopt_value *from, const mgopt_type *t, const mgopt_op *skip) {
-  const mgopt_type *d = &from->type;
-  if (mgopt_type_equal(d, t)) return 1;
-  if (mgopt__pu_is_func_output(from) && !(d->kind == MGOPT_TYPE_TENSOR && d->dtype == MGOPT_DT_UNKNOWN && d->rank < 0))
-    return 0;
-  return mgopt__pu_readers_accept(p, from, t, skip, 1);
-}
-
-MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, const mgopt_value *to) {
-  if (from == to) return 1;
-  return mgopt__pu_replace_fits_as(p, from, &to->type, to->def);
-}
-
-MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
-                                                const int64_t *shape) {
-  mgopt_dim dims[MGOPT__K_MAX_RANK];
-  mgopt_type t;
-  int32_t k;
-  if (rank < 0 || rank > MGOPT__K_MAX_RANK) return 0;
-  memset(&t, 0, sizeof t);
-  t.kind = MGOPT_TYPE_TENSOR;
-  t.dtype = (uint8_t)dt;
-  t.rank = rank;
-  t.dims = rank ? dims : NULL;
-  for (k = 0; k < rank; k++) dims[k] = mgopt_dim_static(shape[k]);
-  return mgopt__pu_replace_fits_as(p, from, &t, NULL);
-}
-
-MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt_value *from) {
-  if (mgopt_type_equal(&to->type, &from->type)) return 1;
-  if (to->type.kind == from->type.kind &&
-      (from->type.kind != MGOPT_TYPE_TENSOR || from->type.dtype != MGOPT_DT_UNKNOWN || to->type.dtype == MGOPT_DT_UNKNOWN) &&
-      mgopt__pu_type_fits(&from->type, &to->type))
-    return mgopt__type_copy(p, &to->type, &from->type) == MGOPT_OK;
-  return mgopt__pu_replace_fits(p, from, to);
-}
-
-MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
-                                          mgopt_value *x, mgopt_value *from) {
-  mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_type saved[MGOPT__PU_MAX_CHAIN];
-  const char *slot = NULL;
-  int32_t s, k;
-  int ok = 1;
-  if (n == 0) return mgopt__pu_replace_fits(p, from, x);
-  if (n > MGOPT__PU_MAX_CHAIN) return 0;
-  for (s = 0; s < chain[0]->nslots && !slot; s++)
-    if (chain[0]->slots[s].n == 1 && chain[0]->slots[s].uses[0].value == in) slot = chain[0]->slots[s].name;
-  if (!slot) return 0;
-  /* a trial behind the rewriter's back: undone without a trace when it fails
-     (queueing ops for a change that did not happen would run the pattern
-     again and again); made again through the rewriter when it holds */
-  for (k = 0; k < n; k++) saved[k] = chain[k]->outs[0]->type;
-  if (mgopt_op_set_operand(chain[0], slot, x) != MGOPT_OK) return 0;
-  for (k = 0; k < n && ok; k++) ok = mgopt_op_infer(p, chain[k], NULL) == MGOPT_OK;
-  if (ok) ok = mgopt__pu_adopt_type(p, chain[n - 1]->outs[0], from);
-  (void)mgopt_op_set_operand(chain[0], slot, in);
-  if (!ok) {
-    for (k = 0; k < n; k++) chain[k]->outs[0]->type = saved[k];
-    return 0;
-  }
-  mgopt_rw_set_operand(rw, chain[0], slot, x);
-  for (k = 0; k < n; k++) mgopt_rw_modified(rw, chain[k]);
-  return 1;
-}
-
-/* ---------------------------------------------------------------- layout of constant data */
-
-MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
-                                                      int32_t rank, const int64_t *perm) {
-  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], acc = 1;
-  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
-  int32_t i;
-  mgopt_tensor *nt;
-  const void *src;
-  if (rank < 0 || rank > MGOPT__K_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
-    return NULL;
-  for (i = rank - 1; i >= 0; i--) {
-    st[i] = acc;
-    acc *= in_shape[i];
-  }
-  for (i = 0; i < rank; i++) {
-    shape[i] = in_shape[perm[i]];
-    stride[i] = st[perm[i]];
-  }
-  src = mgopt_tensor_data(p, t);
-  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
-  if (!nt) return NULL;
-  mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
-  return nt;
-}
 /* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
    Spec: mil_graph_passes.txt, "Eliminate unused ops in program".
@@ -3933,21 +3931,13 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_te
    operand uses, so producers earlier in the block are seen dead in the
    same sweep. */
 
-static int mgopt__dce_removable(const mgopt_op *op) {
-  int32_t i;
-  if (op->nouts == 0) return 0;
-  for (i = 0; i < op->nouts; i++)
-    if (op->outs[i]->nuses) return 0;
-  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
-}
-
 static int64_t mgopt__dce_block(mgopt_block *b) {
   mgopt_op *op, *prev;
   int64_t n = 0;
   for (op = b->last; op; op = prev) {
     int32_t i;
     prev = op->prev;
-    if (mgopt__dce_removable(op)) {
+    if (mgopt__op_is_dead(op)) {
       mgopt_op_erase(op);
       n++;
       continue;
@@ -5819,7 +5809,7 @@ MGOPT__DEFINE_PASS(cleanup, common, guard_negative_gather_indices,
    op of the chain) and no intermediate value is a block output. The middle
    ops are pure registered elementwise ops that keep their operand's rank:
    unary ops, or binary ops whose other operand is a one-element constant of
-   rank <= 1 (mgopt__pu_elementwise_hop). The first middle op reads x, the
+   rank <= 1 (mgopt__pu_elementwise_chain). The first middle op reads x, the
    middle ops' types are re-inferred in x's layout, and the consumers of the
    second transpose read the last middle op (or x). Both transposes are erased.
    Must not fire: a composed perm that is not the identity; a hop with two
@@ -5829,15 +5819,13 @@ MGOPT__DEFINE_PASS(cleanup, common, guard_negative_gather_indices,
    whose type does not suit the second transpose's readers, or differs from
    its declared type while it is a function output (the last middle op keeps
    that declared type when it holds for the re-inferred one; with no middle
-   op, x's type must fit: mgopt__pu_rebase_chain).
+   op, x's type must fit: mgopt__pu_cancel_pair).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
-
-#define MGOPT__RTP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
 
 static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_op *chain[MGOPT__RTP_MAX_CHAIN], *cur, *t2 = NULL;
-  mgopt_value *v, *x = mgopt_op_operand(t1, "x"), *last;
+  mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *t2;
+  mgopt_value *x = mgopt_op_operand(t1, "x");
   const int64_t *p1, *p2;
   int64_t n1, n2, i;
   int32_t n = 0;
@@ -5845,41 +5833,18 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   if (!x || t1->nouts != 1) return 0;
   n1 = mgopt_op_get_ints(p, t1, "perm", &p1);
   if (n1 < 0) return 0;
-  v = t1->outs[0];
-  for (;;) {
-    mgopt_value *data;
-    if (mgopt__pu_is_block_output(v)) return 0;
-    cur = mgopt__pu_single_user(v);
-    if (!cur) return 0;
-    if (cur->kind == MGOPT_OP_transpose) {
-      if (mgopt_op_operand(cur, "x") != v) return 0;
-      t2 = cur;
-      break;
-    }
-    if (n >= MGOPT__RTP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
-    chain[n++] = cur;
-    v = cur->outs[0];
-  }
+  t2 = mgopt__pu_elementwise_chain(t1->outs[0], MGOPT_OP_transpose, chain, &n);
+  if (!t2) return 0;
   n2 = mgopt_op_get_ints(p, t2, "perm", &p2);
   if (n2 != n1 || t2->nouts != 1) return 0;
-  {
-    /* perms may be read from a shared arena copy: compare before changing anything */
-    for (i = 0; i < n1; i++) {
-      int64_t a = p2[i] < 0 ? p2[i] + n1 : p2[i], b;
-      if (a < 0 || a >= n1) return 0;
-      b = p1[a] < 0 ? p1[a] + n1 : p1[a];
-      if (b != i) return 0;
-    }
+  /* perms may be read from a shared arena copy: compare before changing anything */
+  for (i = 0; i < n1; i++) {
+    int64_t a = p2[i] < 0 ? p2[i] + n1 : p2[i], b;
+    if (a < 0 || a >= n1) return 0;
+    b = p1[a] < 0 ? p1[a] + n1 : p1[a];
+    if (b != i) return 0;
   }
-  last = n ? chain[n - 1]->outs[0] : x;
-  if (mgopt__pu_is_func_output(t2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  /* the middle ops read x; the last keeps t2's declared type when it holds */
-  if (!mgopt__pu_rebase_chain(rw, chain, n, t1->outs[0], x, t2->outs[0])) return 0;
-  mgopt_rw_replace_value(rw, t2->outs[0], last);
-  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
-  mgopt_rw_erase(rw, t2);
-  mgopt__pu_erase_if_dead(rw, t1);
-  return 1;
+  return mgopt__pu_cancel_pair(rw, t1, x, chain, n, t2);
 }
 
 static const mgopt_pattern mgopt__rtp_patterns[] = {
@@ -5921,46 +5886,24 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_pairs,
    output is a function output while the replacement is an input or already
    an output; a replacement whose type does not suit the second reshape's
    readers, or differs from its declared type while it is a function output
-   (mgopt__pu_rebase_chain, as in remove_redundant_transpose_pairs).
+   (mgopt__pu_cancel_pair, as in remove_redundant_transpose_pairs).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 
-#define MGOPT__RRP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
-
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
-  mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
-  mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
+  mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *r2;
+  mgopt_value *a = mgopt_op_operand(r1, "x");
   int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
   int32_t n = 0, k;
   MGOPT__UNUSED(ud);
   if (!a || r1->nouts != 1) return 0;
   if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
-  v = r1->outs[0];
-  for (;;) {
-    mgopt_value *data;
-    if (mgopt__pu_is_block_output(v)) return 0;
-    cur = mgopt__pu_single_user(v);
-    if (!cur) return 0;
-    if (cur->kind == MGOPT_OP_reshape) {
-      if (mgopt_op_operand(cur, "x") != v) return 0;
-      r2 = cur;
-      break;
-    }
-    if (n >= MGOPT__RRP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
-    chain[n++] = cur;
-    v = cur->outs[0];
-  }
+  r2 = mgopt__pu_elementwise_chain(r1->outs[0], MGOPT_OP_reshape, chain, &n);
+  if (!r2) return 0;
   if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
   if (r2->outs[0]->type.rank != a->type.rank) return 0;
   for (k = 0; k < a->type.rank; k++)
     if (sa[k] != sb[k]) return 0;
-  last = n ? chain[n - 1]->outs[0] : a;
-  if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  if (!mgopt__pu_rebase_chain(rw, chain, n, r1->outs[0], a, r2->outs[0])) return 0;
-  mgopt_rw_replace_value(rw, r2->outs[0], last);
-  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
-  mgopt_rw_erase(rw, r2);
-  mgopt__pu_erase_if_dead(rw, r1);
-  return 1;
+  return mgopt__pu_cancel_pair(rw, r1, a, chain, n, r2);
 }
 
 static const mgopt_pattern mgopt__rrp_patterns[] = {
@@ -6241,7 +6184,7 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     mgopt_op *tdef = tm ? tm->def : NULL;
     mgopt_rw_erase(rw, op);
     /* the training_mode chain fed only this op: it goes too (constants stay for dead_code_elimination) */
-    while (tdef && tdef->kind != MGOPT_OP_const && mgopt__pu_is_dead(tdef)) {
+    while (tdef && tdef->kind != MGOPT_OP_const && mgopt__op_is_dead(tdef)) {
       mgopt_value *in = mgopt_op_operand(tdef, "x");
       mgopt_rw_erase(rw, tdef);
       tdef = in ? in->def : NULL;
@@ -7265,7 +7208,7 @@ static int mgopt__lie_recheck(mgopt__lie *L, mgopt_op *op) {
   if (!inf) return st == MGOPT_OK ? 1 : st == MGOPT_ERR_NOMEM ? -1 : 0; /* no inference: types kept */
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *o = op->outs[i];
-    if (!mgopt__pu_types_compatible(&o->type, &inf[i])) return 0;
+    if (mgopt__type_clash(&o->type, &inf[i], 0)) return 0;
     if (o->type.kind == MGOPT_TYPE_TENSOR && o->type.dtype == MGOPT_DT_UNKNOWN && inf[i].dtype != MGOPT_DT_UNKNOWN) {
       mgopt_type t = o->type;
       if (mgopt__pu_is_func_output(o)) return 0; /* main's outputs keep their types */
@@ -8194,7 +8137,7 @@ static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   /* the outer transpose then reads x: its declared type must hold for x permuted by pc */
   for (i = 0; i < rank; i++)
     composed.dims[i] = inner_x->type.dims ? inner_x->type.dims[pc[i]] : mgopt_dim_unknown();
-  if (!mgopt__pu_type_fits(&op->outs[0]->type, &composed)) return 0;
+  if (mgopt__type_clash(&op->outs[0]->type, &composed, 1)) return 0;
   if (ident) {
     if (!mgopt__pu_replace_fits(p, op->outs[0], inner_x) || !mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x))
       return 0;
@@ -9004,7 +8947,7 @@ static int mgopt__rt_fix_const(mgopt__rt *r, mgopt_op *op, int32_t s, int32_t k,
           : NULL;
   if (!nv) return 0;
   mgopt_op_set_operand_at(op, s, k, nv);
-  if (old && mgopt__pu_is_dead(old)) mgopt_op_erase(old);
+  if (old && mgopt__op_is_dead(old)) mgopt_op_erase(old);
   return 1;
 }
 
@@ -9059,7 +9002,7 @@ static int mgopt__rt_update(mgopt__rt *r, mgopt_op *op, const mgopt__rt_lazy *l)
     for (k = 0; k < cnt; k++) mgopt_tensor_set_i64(t, k, np[2 * first + k]);
     nv = mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(old), "_transposed"), t);
     if (!nv || mgopt_op_set_operand(op, "pad", nv) != MGOPT_OK) return 0;
-    if (old->def && mgopt__pu_is_dead(old->def)) mgopt_op_erase(old->def);
+    if (old->def && mgopt__op_is_dead(old->def)) mgopt_op_erase(old->def);
     return 1;
   }
   if (kind == MGOPT_OP_concat || kind == MGOPT_OP_split) {
@@ -9183,9 +9126,9 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
     for (k = 0; k < r->nM && !st; k++)
       if (MGOPT__RT_KEEP(r->L[r->M[k].lazy].comp) && !mgopt__rt_materialize(r, b, &r->M[k])) st = MGOPT_ERR_NOMEM;
     for (k = 0; k < r->nS; k++)
-      if (MGOPT__RT_KEEP(r->S[k].comp) && mgopt__pu_is_dead(r->S[k].op)) mgopt_op_erase(r->S[k].op);
+      if (MGOPT__RT_KEEP(r->S[k].comp) && mgopt__op_is_dead(r->S[k].op)) mgopt_op_erase(r->S[k].op);
     for (k = 0; k < r->nC; k++)
-      if (MGOPT__RT_KEEP(r->C[k].comp) && mgopt__pu_is_dead(r->C[k].op)) mgopt_op_erase(r->C[k].op);
+      if (MGOPT__RT_KEEP(r->C[k].comp) && mgopt__op_is_dead(r->C[k].op)) mgopt_op_erase(r->C[k].op);
 #undef MGOPT__RT_KEEP
     mgopt__heap_free(&p->alloc, r->nstart, (size_t)r->nuf * (3 * sizeof(int64_t) + 1));
     r->nstart = r->ncancel = r->nmat = NULL;
@@ -9205,7 +9148,7 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
         return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "reduce_transposes: op '%s' no longer infers: %s",
                               op->name ? op->name : op->type, d.msg);
       for (i = 0; i < nk; i++)
-        if (mgopt__pu_type_fits(&kept[i], &op->outs[i]->type)) op->outs[i]->type = kept[i];
+        if (!mgopt__type_clash(&kept[i], &op->outs[i]->type, 1)) op->outs[i]->type = kept[i];
     }
   }
   return MGOPT_OK;

@@ -166,11 +166,10 @@ MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...)
 #endif
     ;
 
-/* Shortest decimal text of a double / float that reads back to the same value
-   (via strtod / strtof). Always contains '.', 'e', "inf" or "nan" so that it
+/* Shortest decimal text of a double that reads back to the same value (via
+   strtod). Always contains '.', 'e', "inf" or "nan" so that it
    reads back as a float literal. buf must hold 40 bytes. */
 MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v);
-MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v);
 
 /* ---- IR internals */
 /* Unlinks a use from its value's list. */
@@ -183,9 +182,29 @@ MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name)
 MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name);
 /* Copies t into the program's arena (dims). */
 MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, const mgopt_type *src);
+/* The type rule: where two types of one value contradict each other. 0
+   nowhere; MGOPT__CLASH_KIND, MGOPT__CLASH_DTYPE, MGOPT__CLASH_RANK; or 1 + j
+   when static dim j differs. Unknowns contradict nothing: an unknown dtype or
+   rank, a dim that is not static on either side (a symbol or unknown). With
+   strict_dtype an unknown dtype of decl does contradict a known one of have
+   (a declared output type against its inference: the declaration must name
+   the dtype inference gives); without it either side's unknown dtype passes
+   (a while_loop's block arguments and body outputs against its loop vars). */
+#define MGOPT__CLASH_KIND (-1)
+#define MGOPT__CLASH_DTYPE (-2)
+#define MGOPT__CLASH_RANK (-3)
+MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype);
+/* Runs op's type inference without storing the result: *out gets the output
+   types, in tmp (ntmp entries) or in arena memory for more outputs, or NULL
+   when op has no inference (or no outputs). MGOPT_ERR_NOMEM with d untouched
+   when that memory fails; otherwise what the inference returns, its message
+   in d. */
+MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
+                                                 mgopt_type **out, mgopt_diag *d);
+/* op may be erased: it has outputs, none is used, and it is pure (registered
+   ops with the pure trait; opaque ops too: model graphs have no side effects). */
+MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
-/* The program an op belongs to. */
-MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op);
 
 #endif /* MGOPT__INTERNAL_H */

@@ -1,4 +1,4 @@
-/* src/passes_internal.h — private helpers shared by passes: legality checks, the macros that define a pass. */
+/* src/passes_internal.h — private helpers shared by passes (matching, replacing, attributes, shapes, precision) and the macros that define a pass. */
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
 #include "internal.h"
@@ -32,7 +32,7 @@ MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
 #define MGOPT__PATTERN(name, kind, benefit, fn) {name, kind, NULL, benefit, fn, NULL}
 #define MGOPT__OPAQUE_PATTERN(name, type, benefit, fn) {name, MGOPT_OP_OPAQUE, type, benefit, fn, NULL}
 
-/* ---- shared legality checks and helpers (passes/util.c) */
+/* ---- matching (passes/util.c) */
 /* v is an output of a function body (its name and type must survive). */
 MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v);
 /* v is an output of any block (function body or nested). */
@@ -43,14 +43,19 @@ MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v);
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v);
 /* the producer of v if it is an op of `kind`, else NULL. */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_def_of(const mgopt_value *v, int32_t kind);
-/* v is a constant with one element; its value in *out. */
-MGOPT__PRIVATE int mgopt__pu_const_scalar(const mgopt_value *v, double *out);
+/* op itself or the enclosing op that sits directly in block b; NULL if none. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
 /* v is a non-empty constant whose elements all equal x. */
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
-MGOPT__PRIVATE int mgopt__pu_types_equal(const mgopt_value *a, const mgopt_value *b);
-/* every output unused (and at least one output). */
-MGOPT__PRIVATE int mgopt__pu_is_dead(const mgopt_op *op);
-MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
+/* Walks from v through ops that each are the single consumer of the previous
+   value (v first), none of those values a block output, and are pure
+   registered elementwise ops keeping rank (unary, or binary whose other
+   operand is a one-element constant of rank <= 1), up to the first op of kind
+   end_kind, which must read the last value as its "x". The elementwise ops go
+   to chain[0..*n) (at most MGOPT__PU_MAX_CHAIN). The end op, or NULL when the
+   walk breaks anywhere else. */
+#define MGOPT__PU_MAX_CHAIN 256
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
 /* Runs patterns over every function with the worklist driver. Dead ops are
    NOT erased by the driver (a pass removes only what it made dead); with
    fold != 0 constant operands are folded through ctx->fold. Adds the rewrite
@@ -58,62 +63,7 @@ MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
 MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
                                                    int fold);
 
-/* ---- group B helpers (passes/util.c) */
-#define MGOPT__PU_MAX_RANK 16
-/* 1 if the text s[0..n) was ever interned in p (a value or op may carry it). */
-/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
-MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
-/* v's name, or "v" when it has none. */
-MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
-/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
-   every dim static; 0 otherwise. */
-MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
-/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
-MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
-                                       int32_t *rout);
-/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
-MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
-                                             int64_t flat);
-/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
-MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
-/* op is a pure registered elementwise op (unary, or binary whose other operand
-   is a one-element constant of rank <= 1) that does not reorder elements or
-   change rank: its one non-constant operand goes to *data. Such ops commute
-   with transposes and reshapes of that operand. */
-MGOPT__PRIVATE int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data);
-/* Precision rewriting (add_fp16_cast, add_int16_cast). For operand k of slot s
-   of op (value v), decide returns 0 to keep it, 1 to convert it to dtype *dt
-   (or to use *rep when it sets one), -1 when the op must stay unchanged. conv
-   creates the converted value of v before pos (a cast, or a converted const).
-   Every registered, non-const op without nested blocks is offered (nested
-   blocks are walked); an op with a converted operand is re-created with
-   outputs named "<out><suffix>", its type inferred (an op that does not
-   infer stays as it was), and each output whose dtype changed is cast back
-   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
-   are shared per block. */
-#define MGOPT__PU_PREC_MAXIN 64
-typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
-                                 mgopt_value **rep, void *ud);
-typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
-MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
-                                                    mgopt__pu_conv_fn conv, void *ud);
-/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
-MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
-                                                 const char *name);
-/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
-MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
-/* Renames v; its producer takes the new name too when it was named after v. */
-MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
-/* A single-output op whose output is a function output takes that name (a
-   replaced function output moves its name onto the replacement value only). */
-MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
-
-/* ---- group A (cleanup passes): more shared helpers (passes/util.c) */
-/* axis normalized into [0, rank), or -1 when out of range. */
-MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
-/* same known dtype and rank, every dim static and equal or the same symbol
-   (unknown dims never compare equal). */
-MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* ---- replacing values (passes/replace.c) */
 /* gives output i of op the type t when inference left it unknown. */
 MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);
 /* mgopt_rw_replace_value, and when `to` takes the name of a function output
@@ -125,40 +75,11 @@ MGOPT__PRIVATE void mgopt__pu_replace_value(mgopt_rewriter *rw, mgopt_value *fro
    like `from` is created first so the function keeps its output name.
    The caller checks mgopt__pu_replace_fits(from, to) first. NULL on OOM. */
 MGOPT__PRIVATE mgopt_value *mgopt__pu_replace_keep_io(mgopt_rewriter *rw, mgopt_value *from, mgopt_value *to);
-/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
-   unless `like` carries that parameter as an operand, then as a new const
-   operand of the same integer dtype. 0 on OOM. */
-MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
-                                            const int64_t *v, int64_t n);
-/* Removes output i of op, which must be unused (later outputs shift down). */
-MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
-/* op itself or the enclosing op that sits directly in block b; NULL if none. */
-MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
-/* erases op if all its outputs are unused, then the const ops (up to 8)
-   that fed it and are now unused. */
-MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
-/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
-
-/* ---- attribute identity (passes/util.c) */
-MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
-MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
-MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
-/* all of an op's attributes: order-insensitive hash; same set with equal values */
-MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
-MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
-
-/* ---- robustness group: replacing a value by one of another type (passes/util.c).
-   A program may declare a value less precisely than inference would (a
-   symbolic or unknown dim): its users' declared types were checked against
-   that. A replacement typed more precisely can contradict them, so a pass
-   that replaces a value checks first. */
-/* 1 when `stored` may be the declared type of an output whose inference gives
-   `inferred` (the verifier's rule: no contradicting kind, dtype, rank or static dim). */
-MGOPT__PRIVATE int mgopt__pu_type_fits(const mgopt_type *stored, const mgopt_type *inferred);
-/* The same, but an unknown dtype on either side fits (the verifier's rule for
-   a while_loop's block arguments against its loop vars). */
-MGOPT__PRIVATE int mgopt__pu_types_compatible(const mgopt_type *decl, const mgopt_type *have);
+/* Typed replacements. A program may declare a value less precisely than
+   inference would (a symbolic or unknown dim): its users' declared types were
+   checked against that. A replacement typed more precisely can contradict
+   them, so a pass that replaces a value checks first. The comparison of two
+   types is core's (mgopt__type_clash). */
 /* 1 unless op is a while_loop whose block arguments no longer fit its loop vars. */
 MGOPT__PRIVATE int mgopt__pu_loop_args_fit(const mgopt_op *op);
 /* Runs op's inference into tmp (8 slots; arena memory for more outputs) and
@@ -202,16 +123,95 @@ MGOPT__PRIVATE int mgopt__pu_adopt_type(mgopt_program *p, mgopt_value *to, mgopt
    re-inferred in order and the last output adopts from's declared type
    (mgopt__pu_adopt_type), so that it may replace `from`. With n == 0 it only
    asks whether x may replace `from` (mgopt__pu_replace_fits). 1 done; 0:
-   nothing changed (operand and types restored), do not replace. */
-#define MGOPT__PU_MAX_CHAIN 256
+   nothing changed (operand and types restored), do not replace. At most
+   MGOPT__PU_MAX_CHAIN ops. */
 MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *chain, int32_t n, mgopt_value *in,
                                           mgopt_value *x, mgopt_value *from);
+/* Cancels a pair first/end around chain[0..n) (mgopt__pu_elementwise_chain;
+   x is first's operand): the chain reads x instead of first's output
+   (mgopt__pu_rebase_chain), end's readers read the chain's last value (or x),
+   end is erased, and first too when dead. 0, nothing changed, when end's
+   output is a function output whose name cannot move to that value (an input
+   or already an output), or the types do not allow it. */
+MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mgopt_value *x, mgopt_op *const *chain,
+                                         int32_t n, mgopt_op *end);
+/* Names. */
+/* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
+MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
+/* v's name, or "v" when it has none. */
+MGOPT__PRIVATE const char *mgopt__pu_value_name(const mgopt_value *v);
+/* Renames v; its producer takes the new name too when it was named after v. */
+MGOPT__PRIVATE void mgopt__pu_rename(mgopt_value *v, const char *name);
+/* A single-output op whose output is a function output takes that name (a
+   replaced function output moves its name onto the replacement value only). */
+MGOPT__PRIVATE void mgopt__pu_sync_op_name(mgopt_op *op);
+/* Erasing what a rewrite left dead (mgopt__op_is_dead). */
+MGOPT__PRIVATE void mgopt__pu_erase_if_dead(mgopt_rewriter *rw, mgopt_op *op);
+/* erases op if all its outputs are unused, then the const ops (up to 8)
+   that fed it and are now unused. */
+MGOPT__PRIVATE void mgopt__pu_erase_with_consts(mgopt_rewriter *rw, mgopt_op *op);
+/* Removes output i of op, which must be unused (later outputs shift down). */
+MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i);
 
-/* ---- layout of constant data (passes/util.c) */
+/* ---- attributes and parameters (passes/attrs.c) */
+MGOPT__PRIVATE uint64_t mgopt__pu_mix(uint64_t h, uint64_t x);
+MGOPT__PRIVATE uint64_t mgopt__pu_attr_hash(const mgopt_attr *a);
+MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b);
+/* all of an op's attributes: order-insensitive hash; same set with equal values */
+MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
+MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
+/* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
+   unless `like` carries that parameter as an operand, then as a new const
+   operand of the same integer dtype. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, const mgopt_op *like, const char *name,
+                                            const int64_t *v, int64_t n);
+/* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+
+/* ---- shapes, broadcasting and constant data (passes/shapes.c) */
+#define MGOPT__PU_MAX_RANK 16
+/* Copies t's dims into shape when t is a tensor type of known rank <= cap with
+   every dim static; 0 otherwise. */
+MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
+/* same known dtype and rank, every dim static and equal or the same symbol
+   (unknown dims never compare equal). */
+MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
+/* axis normalized into [0, rank), or -1 when out of range. */
+MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
+                                       int32_t *rout);
+/* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
+MGOPT__PRIVATE int64_t mgopt__pu_bcast_index(const int64_t *out, int32_t rout, const int64_t *in, int32_t rin,
+                                             int64_t flat);
+/* A new rank-1 int32 tensor holding v[0..n). NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int64_t *v, int32_t n);
 /* t's data (of shape in_shape, rank entries; t->numel elements) transposed by
    perm (normalized): out.shape[i] = in_shape[perm[i]]. A new owned tensor, or
    NULL for strings and sub-byte dtypes, or on OOM. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm);
+
+/* ---- precision rewriting for add_fp16_cast and add_int16_cast (passes/precision.c) */
+/* For operand k of slot s of op (value v), decide returns 0 to keep it, 1 to
+   convert it to dtype *dt (or to use *rep when it sets one), -1 when the op
+   must stay unchanged. conv creates the converted value of v before pos (a
+   cast, or a converted const). Every registered, non-const op without nested
+   blocks is offered (nested blocks are walked); an op with a converted operand is re-created with
+   outputs named "<out><suffix>", its type inferred (an op that does not
+   infer stays as it was), and each output whose dtype changed is cast back
+   ("<new out>_to_<dtype>"); function outputs keep their names. Conversions
+   are shared per block. */
+#define MGOPT__PU_PREC_MAXIN 64
+typedef int (*mgopt__pu_prec_fn)(const mgopt_op *op, int32_t s, int32_t k, mgopt_value *v, int32_t *dt,
+                                 mgopt_value **rep, void *ud);
+typedef mgopt_value *(*mgopt__pu_conv_fn)(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud);
+MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const char *suffix, mgopt__pu_prec_fn decide,
+                                                    mgopt__pu_conv_fn conv, void *ud);
+/* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
+                                                 const char *name);
+/* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */

@@ -352,8 +352,6 @@ MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name) {
   v->name = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
 }
 
-MGOPT__PRIVATE mgopt_program *mgopt__op_program(const mgopt_op *op) { return op->program; }
-
 /* ---------------------------------------------------------------- operands */
 
 MGOPTDEF int32_t mgopt_op_slot_index(const mgopt_op *op, const char *slot) {
@@ -781,20 +779,29 @@ MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v) {
   return (a && a->kind == MGOPT_ATTR_TENSOR) ? a->u.t : NULL;
 }
 
-MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d) {
+MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
+                                                 mgopt_type **out, mgopt_diag *d) {
   const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[16];
-  mgopt_type *outs = tmp;
+  mgopt_type *t = tmp;
   mgopt_status s;
-  int32_t i;
+  *out = NULL;
   if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
-  if (op->nouts > 16) {
-    outs = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!outs) return mgopt__oom(p);
+  if (op->nouts > ntmp) {
+    t = (mgopt_type *)mgopt_program_alloc(p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
+    if (!t) return MGOPT_ERR_NOMEM; /* the arena set the program's sticky status */
   }
-  memset(outs, 0, sizeof(mgopt_type) * (size_t)op->nouts);
-  s = def->infer(p, op, outs, d);
+  memset(t, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  s = def->infer(p, op, t, d);
   if (s) return s;
+  *out = t;
+  return MGOPT_OK;
+}
+
+MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d) {
+  mgopt_type tmp[16], *outs;
+  mgopt_status s = mgopt__op_infer_types(p, op, tmp, 16, &outs, d);
+  int32_t i;
+  if (s || !outs) return s;
   for (i = 0; i < op->nouts; i++) op->outs[i]->type = outs[i];
   return MGOPT_OK;
 }

@@ -445,24 +445,3 @@ MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
   }
   mgopt__float_suffix(buf);
 }
-
-MGOPT__PRIVATE void mgopt__fmt_f32(char *buf, float v) {
-  int prec;
-  if (v != v) {
-    strcpy(buf, "nan");
-    return;
-  }
-  if (v == (float)HUGE_VAL) {
-    strcpy(buf, "inf");
-    return;
-  }
-  if (v == -(float)HUGE_VAL) {
-    strcpy(buf, "-inf");
-    return;
-  }
-  for (prec = 1; prec <= 9; prec++) {
-    snprintf(buf, 40, "%.*g", prec, (double)v);
-    if (strtof(buf, NULL) == v) break;
-  }
-  mgopt__float_suffix(buf);
-}

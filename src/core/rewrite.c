@@ -136,7 +136,7 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 
 /* ---------------------------------------------------------------- the driver */
 
-static int mgopt__rw_is_dead(const mgopt_op *op) {
+MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   int32_t i;
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
@@ -292,7 +292,7 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;
-    if (cfg->erase_dead && mgopt__rw_is_dead(op)) {
+    if (cfg->erase_dead && mgopt__op_is_dead(op)) {
       mgopt_rw_erase(rw, op);
       changed = 1;
     } else {

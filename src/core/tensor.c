@@ -198,6 +198,22 @@ MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, 
   return MGOPT_OK;
 }
 
+MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype) {
+  int32_t j;
+  if (decl->kind != have->kind) return MGOPT__CLASH_KIND;
+  if (decl->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (have->dtype != MGOPT_DT_UNKNOWN && (strict_dtype || decl->dtype != MGOPT_DT_UNKNOWN) &&
+      decl->dtype != have->dtype)
+    return MGOPT__CLASH_DTYPE;
+  if (decl->rank < 0 || have->rank < 0) return 0;
+  if (decl->rank != have->rank) return MGOPT__CLASH_RANK;
+  if (decl->rank > 0 && (!decl->dims || !have->dims)) return MGOPT__CLASH_RANK; /* a rank without dims */
+  for (j = 0; j < decl->rank; j++)
+    if (mgopt_dim_is_static(decl->dims[j]) && mgopt_dim_is_static(have->dims[j]) && decl->dims[j].v != have->dims[j].v)
+      return 1 + j;
+  return 0;
+}
+
 MGOPTDEF int mgopt_type_equal(const mgopt_type *a, const mgopt_type *b) {
   int32_t i;
   if (a->kind != b->kind) return 0;

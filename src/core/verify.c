@@ -142,53 +142,34 @@ static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
 }
 
 static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
-  const mgopt_op_def *def = mgopt_op_def_get(op->kind);
-  mgopt_type tmp[8];
-  mgopt_type *inf = tmp;
+  mgopt_type tmp[8], *inf;
   mgopt_diag d2;
-  int32_t i, k;
-  if (!def || !def->infer || op->nouts == 0) return MGOPT_OK;
-  if (op->nouts > 8) {
-    inf = (mgopt_type *)mgopt_program_alloc(v->p, sizeof(mgopt_type) * (size_t)op->nouts, 8);
-    if (!inf) return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
-  }
-  memset(inf, 0, sizeof(mgopt_type) * (size_t)op->nouts);
+  mgopt_status s;
+  int32_t i;
   mgopt_diag_clear(&d2);
-  if (def->infer(v->p, op, inf, &d2) != MGOPT_OK)
-    return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  s = mgopt__op_infer_types(v->p, op, tmp, 8, &inf, &d2);
+  if (s == MGOPT_ERR_NOMEM && d2.status == MGOPT_OK) /* no memory for the types */
+    return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
+  if (s) return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  if (!inf) return MGOPT_OK;
   for (i = 0; i < op->nouts; i++) {
     const mgopt_type *s = &op->outs[i]->type, *t = &inf[i];
     const char *n = mgopt__vfy_name(op->outs[i]);
-    if (s->kind != t->kind) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
-    if (s->kind != MGOPT_TYPE_TENSOR) continue;
-    if (t->dtype != MGOPT_DT_UNKNOWN && s->dtype != t->dtype)
+    int32_t c = mgopt__type_clash(s, t, 1);
+    if (c == MGOPT__CLASH_KIND) return mgopt__vfy_fail(v, op, "output '%s': kind differs from inference", n);
+    if (c == MGOPT__CLASH_DTYPE)
       return mgopt__vfy_fail(v, op, "output '%s' is %s, inference gives %s", n,
                              mgopt_dtype_name((mgopt_dtype)s->dtype), mgopt_dtype_name((mgopt_dtype)t->dtype));
-    if (s->rank >= 0 && t->rank >= 0 && s->rank != t->rank)
+    if (c == MGOPT__CLASH_RANK)
       return mgopt__vfy_fail(v, op, "output '%s' has rank %d, inference gives %d", n, (int)s->rank, (int)t->rank);
-    if (s->rank >= 0 && t->rank == s->rank)
-      for (k = 0; k < s->rank; k++)
-        if (mgopt_dim_is_static(s->dims[k]) && mgopt_dim_is_static(t->dims[k]) && s->dims[k].v != t->dims[k].v)
-          return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)k,
-                                 (long long)s->dims[k].v, (long long)t->dims[k].v);
+    if (c > 0)
+      return mgopt__vfy_fail(v, op, "output '%s' dim %d is %lld, inference gives %lld", n, (int)(c - 1),
+                             (long long)s->dims[c - 1].v, (long long)t->dims[c - 1].v);
   }
   return MGOPT_OK;
 }
 
 static mgopt_status mgopt__vfy_block(mgopt__vfy *v, mgopt_block *b, mgopt_function *f);
-
-/* Whether two declared types can describe one value: 0 yes; -1 kind or
-   dtype differ; -2 rank differs; 1 + j static dim j differs. Unknowns meet
-   anything. */
-static int32_t mgopt__vfy_meet(const mgopt_type *a, const mgopt_type *b) {
-  int32_t j;
-  if (a->kind != b->kind || (a->kind == MGOPT_TYPE_TENSOR && a->dtype && b->dtype && a->dtype != b->dtype)) return -1;
-  if (a->kind != MGOPT_TYPE_TENSOR || a->rank < 0 || b->rank < 0) return 0;
-  if (a->rank != b->rank) return -2;
-  for (j = 0; j < a->rank; j++)
-    if (mgopt_dim_is_static(a->dims[j]) && mgopt_dim_is_static(b->dims[j]) && a->dims[j].v != b->dims[j].v) return 1 + j;
-  return 0;
-}
 
 static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, mgopt_function *f) {
   int32_t i, k;
@@ -223,10 +204,10 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
       if (nb->nargs != nv)
         return mgopt__vfy_fail(v, op, "block %d takes %d arguments for %d loop vars", (int)i, (int)nb->nargs, (int)nv);
       for (k = 0; k < nv; k++) {
-        int32_t j = mgopt__vfy_meet(&op->slots[si].uses[k].value->type, &nb->args[k]->type);
-        if (j == -1)
+        int32_t j = mgopt__type_clash(&op->slots[si].uses[k].value->type, &nb->args[k]->type, 0);
+        if (j == MGOPT__CLASH_KIND || j == MGOPT__CLASH_DTYPE)
           return mgopt__vfy_fail(v, op, "block %d argument %d differs in type from loop var %d", (int)i, (int)k, (int)k);
-        if (j == -2)
+        if (j == MGOPT__CLASH_RANK)
           return mgopt__vfy_fail(v, op, "block %d argument %d differs in rank from loop var %d", (int)i, (int)k, (int)k);
         if (j > 0)
           return mgopt__vfy_fail(v, op, "block %d argument %d dim %d differs from loop var %d", (int)i, (int)k,
@@ -245,7 +226,7 @@ static mgopt_status mgopt__vfy_op(mgopt__vfy *v, mgopt_op *op, mgopt_block *b, m
       for (k = 0; k < nv; k++) {
         int32_t j;
         if (!body->outs[k] || !body->outs[k]->value) continue; /* reported with the block's outputs */
-        j = mgopt__vfy_meet(&op->slots[si].uses[k].value->type, &body->outs[k]->value->type);
+        j = mgopt__type_clash(&op->slots[si].uses[k].value->type, &body->outs[k]->value->type, 0);
         if (j != 0)
           return mgopt__vfy_fail(v, op, "the loop body's output %d contradicts the type of loop var %d", (int)k,
                                  (int)k);

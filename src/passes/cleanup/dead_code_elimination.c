@@ -26,21 +26,13 @@
    same sweep. */
 #include "../../passes_internal.h"
 
-static int mgopt__dce_removable(const mgopt_op *op) {
-  int32_t i;
-  if (op->nouts == 0) return 0;
-  for (i = 0; i < op->nouts; i++)
-    if (op->outs[i]->nuses) return 0;
-  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
-}
-
 static int64_t mgopt__dce_block(mgopt_block *b) {
   mgopt_op *op, *prev;
   int64_t n = 0;
   for (op = b->last; op; op = prev) {
     int32_t i;
     prev = op->prev;
-    if (mgopt__dce_removable(op)) {
+    if (mgopt__op_is_dead(op)) {
       mgopt_op_erase(op);
       n++;
       continue;

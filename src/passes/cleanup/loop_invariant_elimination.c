@@ -100,7 +100,7 @@ static int mgopt__lie_recheck(mgopt__lie *L, mgopt_op *op) {
   if (!inf) return st == MGOPT_OK ? 1 : st == MGOPT_ERR_NOMEM ? -1 : 0; /* no inference: types kept */
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *o = op->outs[i];
-    if (!mgopt__pu_types_compatible(&o->type, &inf[i])) return 0;
+    if (mgopt__type_clash(&o->type, &inf[i], 0)) return 0;
     if (o->type.kind == MGOPT_TYPE_TENSOR && o->type.dtype == MGOPT_DT_UNKNOWN && inf[i].dtype != MGOPT_DT_UNKNOWN) {
       mgopt_type t = o->type;
       if (mgopt__pu_is_func_output(o)) return 0; /* main's outputs keep their types */

@@ -72,7 +72,7 @@ static int mgopt__mct_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   /* the outer transpose then reads x: its declared type must hold for x permuted by pc */
   for (i = 0; i < rank; i++)
     composed.dims[i] = inner_x->type.dims ? inner_x->type.dims[pc[i]] : mgopt_dim_unknown();
-  if (!mgopt__pu_type_fits(&op->outs[0]->type, &composed)) return 0;
+  if (mgopt__type_clash(&op->outs[0]->type, &composed, 1)) return 0;
   if (ident) {
     if (!mgopt__pu_replace_fits(p, op->outs[0], inner_x) || !mgopt__pu_replace_keep_io(rw, op->outs[0], inner_x))
       return 0;

@@ -432,7 +432,7 @@ static int mgopt__rt_fix_const(mgopt__rt *r, mgopt_op *op, int32_t s, int32_t k,
           : NULL;
   if (!nv) return 0;
   mgopt_op_set_operand_at(op, s, k, nv);
-  if (old && mgopt__pu_is_dead(old)) mgopt_op_erase(old);
+  if (old && mgopt__op_is_dead(old)) mgopt_op_erase(old);
   return 1;
 }
 
@@ -487,7 +487,7 @@ static int mgopt__rt_update(mgopt__rt *r, mgopt_op *op, const mgopt__rt_lazy *l)
     for (k = 0; k < cnt; k++) mgopt_tensor_set_i64(t, k, np[2 * first + k]);
     nv = mgopt_build_const(r->p, op->parent, op, mgopt__pu_name2(r->p, mgopt__pu_value_name(old), "_transposed"), t);
     if (!nv || mgopt_op_set_operand(op, "pad", nv) != MGOPT_OK) return 0;
-    if (old->def && mgopt__pu_is_dead(old->def)) mgopt_op_erase(old->def);
+    if (old->def && mgopt__op_is_dead(old->def)) mgopt_op_erase(old->def);
     return 1;
   }
   if (kind == MGOPT_OP_concat || kind == MGOPT_OP_split) {
@@ -611,9 +611,9 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
     for (k = 0; k < r->nM && !st; k++)
       if (MGOPT__RT_KEEP(r->L[r->M[k].lazy].comp) && !mgopt__rt_materialize(r, b, &r->M[k])) st = MGOPT_ERR_NOMEM;
     for (k = 0; k < r->nS; k++)
-      if (MGOPT__RT_KEEP(r->S[k].comp) && mgopt__pu_is_dead(r->S[k].op)) mgopt_op_erase(r->S[k].op);
+      if (MGOPT__RT_KEEP(r->S[k].comp) && mgopt__op_is_dead(r->S[k].op)) mgopt_op_erase(r->S[k].op);
     for (k = 0; k < r->nC; k++)
-      if (MGOPT__RT_KEEP(r->C[k].comp) && mgopt__pu_is_dead(r->C[k].op)) mgopt_op_erase(r->C[k].op);
+      if (MGOPT__RT_KEEP(r->C[k].comp) && mgopt__op_is_dead(r->C[k].op)) mgopt_op_erase(r->C[k].op);
 #undef MGOPT__RT_KEEP
     mgopt__heap_free(&p->alloc, r->nstart, (size_t)r->nuf * (3 * sizeof(int64_t) + 1));
     r->nstart = r->ncancel = r->nmat = NULL;
@@ -633,7 +633,7 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
         return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "reduce_transposes: op '%s' no longer infers: %s",
                               op->name ? op->name : op->type, d.msg);
       for (i = 0; i < nk; i++)
-        if (mgopt__pu_type_fits(&kept[i], &op->outs[i]->type)) op->outs[i]->type = kept[i];
+        if (!mgopt__type_clash(&kept[i], &op->outs[i]->type, 1)) op->outs[i]->type = kept[i];
     }
   }
   return MGOPT_OK;

@@ -75,7 +75,7 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     mgopt_op *tdef = tm ? tm->def : NULL;
     mgopt_rw_erase(rw, op);
     /* the training_mode chain fed only this op: it goes too (constants stay for dead_code_elimination) */
-    while (tdef && tdef->kind != MGOPT_OP_const && mgopt__pu_is_dead(tdef)) {
+    while (tdef && tdef->kind != MGOPT_OP_const && mgopt__op_is_dead(tdef)) {
       mgopt_value *in = mgopt_op_operand(tdef, "x");
       mgopt_rw_erase(rw, tdef);
       tdef = in ? in->def : NULL;

@@ -30,47 +30,25 @@
    output is a function output while the replacement is an input or already
    an output; a replacement whose type does not suit the second reshape's
    readers, or differs from its declared type while it is a function output
-   (mgopt__pu_rebase_chain, as in remove_redundant_transpose_pairs).
+   (mgopt__pu_cancel_pair, as in remove_redundant_transpose_pairs).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 #include "../../passes_internal.h"
 
-#define MGOPT__RRP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
-
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
-  mgopt_op *chain[MGOPT__RRP_MAX_CHAIN], *cur, *r2 = NULL;
-  mgopt_value *v, *a = mgopt_op_operand(r1, "x"), *last;
+  mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *r2;
+  mgopt_value *a = mgopt_op_operand(r1, "x");
   int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
   int32_t n = 0, k;
   MGOPT__UNUSED(ud);
   if (!a || r1->nouts != 1) return 0;
   if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
-  v = r1->outs[0];
-  for (;;) {
-    mgopt_value *data;
-    if (mgopt__pu_is_block_output(v)) return 0;
-    cur = mgopt__pu_single_user(v);
-    if (!cur) return 0;
-    if (cur->kind == MGOPT_OP_reshape) {
-      if (mgopt_op_operand(cur, "x") != v) return 0;
-      r2 = cur;
-      break;
-    }
-    if (n >= MGOPT__RRP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
-    chain[n++] = cur;
-    v = cur->outs[0];
-  }
+  r2 = mgopt__pu_elementwise_chain(r1->outs[0], MGOPT_OP_reshape, chain, &n);
+  if (!r2) return 0;
   if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
   if (r2->outs[0]->type.rank != a->type.rank) return 0;
   for (k = 0; k < a->type.rank; k++)
     if (sa[k] != sb[k]) return 0;
-  last = n ? chain[n - 1]->outs[0] : a;
-  if (mgopt__pu_is_func_output(r2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  if (!mgopt__pu_rebase_chain(rw, chain, n, r1->outs[0], a, r2->outs[0])) return 0;
-  mgopt_rw_replace_value(rw, r2->outs[0], last);
-  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
-  mgopt_rw_erase(rw, r2);
-  mgopt__pu_erase_if_dead(rw, r1);
-  return 1;
+  return mgopt__pu_cancel_pair(rw, r1, a, chain, n, r2);
 }
 
 static const mgopt_pattern mgopt__rrp_patterns[] = {

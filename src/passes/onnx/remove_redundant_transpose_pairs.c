@@ -20,7 +20,7 @@
    op of the chain) and no intermediate value is a block output. The middle
    ops are pure registered elementwise ops that keep their operand's rank:
    unary ops, or binary ops whose other operand is a one-element constant of
-   rank <= 1 (mgopt__pu_elementwise_hop). The first middle op reads x, the
+   rank <= 1 (mgopt__pu_elementwise_chain). The first middle op reads x, the
    middle ops' types are re-inferred in x's layout, and the consumers of the
    second transpose read the last middle op (or x). Both transposes are erased.
    Must not fire: a composed perm that is not the identity; a hop with two
@@ -30,16 +30,14 @@
    whose type does not suit the second transpose's readers, or differs from
    its declared type while it is a function output (the last middle op keeps
    that declared type when it holds for the re-inferred one; with no middle
-   op, x's type must fit: mgopt__pu_rebase_chain).
+   op, x's type must fit: mgopt__pu_cancel_pair).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
 #include "../../passes_internal.h"
 
-#define MGOPT__RTP_MAX_CHAIN MGOPT__PU_MAX_CHAIN
-
 static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_op *chain[MGOPT__RTP_MAX_CHAIN], *cur, *t2 = NULL;
-  mgopt_value *v, *x = mgopt_op_operand(t1, "x"), *last;
+  mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *t2;
+  mgopt_value *x = mgopt_op_operand(t1, "x");
   const int64_t *p1, *p2;
   int64_t n1, n2, i;
   int32_t n = 0;
@@ -47,41 +45,18 @@ static int mgopt__rtp_rewrite(mgopt_rewriter *rw, mgopt_op *t1, void *ud) {
   if (!x || t1->nouts != 1) return 0;
   n1 = mgopt_op_get_ints(p, t1, "perm", &p1);
   if (n1 < 0) return 0;
-  v = t1->outs[0];
-  for (;;) {
-    mgopt_value *data;
-    if (mgopt__pu_is_block_output(v)) return 0;
-    cur = mgopt__pu_single_user(v);
-    if (!cur) return 0;
-    if (cur->kind == MGOPT_OP_transpose) {
-      if (mgopt_op_operand(cur, "x") != v) return 0;
-      t2 = cur;
-      break;
-    }
-    if (n >= MGOPT__RTP_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return 0;
-    chain[n++] = cur;
-    v = cur->outs[0];
-  }
+  t2 = mgopt__pu_elementwise_chain(t1->outs[0], MGOPT_OP_transpose, chain, &n);
+  if (!t2) return 0;
   n2 = mgopt_op_get_ints(p, t2, "perm", &p2);
   if (n2 != n1 || t2->nouts != 1) return 0;
-  {
-    /* perms may be read from a shared arena copy: compare before changing anything */
-    for (i = 0; i < n1; i++) {
-      int64_t a = p2[i] < 0 ? p2[i] + n1 : p2[i], b;
-      if (a < 0 || a >= n1) return 0;
-      b = p1[a] < 0 ? p1[a] + n1 : p1[a];
-      if (b != i) return 0;
-    }
+  /* perms may be read from a shared arena copy: compare before changing anything */
+  for (i = 0; i < n1; i++) {
+    int64_t a = p2[i] < 0 ? p2[i] + n1 : p2[i], b;
+    if (a < 0 || a >= n1) return 0;
+    b = p1[a] < 0 ? p1[a] + n1 : p1[a];
+    if (b != i) return 0;
   }
-  last = n ? chain[n - 1]->outs[0] : x;
-  if (mgopt__pu_is_func_output(t2->outs[0]) && (!last->def || mgopt__pu_is_func_output(last))) return 0;
-  /* the middle ops read x; the last keeps t2's declared type when it holds */
-  if (!mgopt__pu_rebase_chain(rw, chain, n, t1->outs[0], x, t2->outs[0])) return 0;
-  mgopt_rw_replace_value(rw, t2->outs[0], last);
-  if (n) mgopt__pu_sync_op_name(chain[n - 1]);
-  mgopt_rw_erase(rw, t2);
-  mgopt__pu_erase_if_dead(rw, t1);
-  return 1;
+  return mgopt__pu_cancel_pair(rw, t1, x, chain, n, t2);
 }
 
 static const mgopt_pattern mgopt__rtp_patterns[] = {
