@@ -59,7 +59,7 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mg
   mgopt_status s;
   memset(&cfg, 0, sizeof cfg);
   memset(&st, 0, sizeof st);
-  cfg.erase_dead = 0;
+  cfg.keep_dead = 1;
   if (fold) {
     cfg.fold = ctx->fold;
     cfg.fold_ud = ctx->fold_ud;
