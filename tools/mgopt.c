@@ -456,7 +456,8 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     }
   }
   if (mgopt_program_verify(p, &d) != MGOPT_OK) {
-    fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
+    if (d.line > 0) fprintf(stderr, "%s:%d:%d: invalid program: %s\n", in, d.line, d.col, d.msg);
+    else fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
     goto done;
   }
   t1 = now_seconds();
@@ -470,7 +471,8 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     if (to->timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
     if (to->stats && report) stats_collect(p, &before);
     if (mgopt_pipeline_run(p, reg, pipeline, &ro, &d) != MGOPT_OK) {
-      fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      if (d.line > 0) fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
+      else fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
       goto done;
     }
   }
