@@ -16,14 +16,20 @@
 
    QUICK START
          mgopt_diag d;
-         mgopt_program *p = mgopt_mil_parse(text, len, NULL, &d);
-         if (!p) { fprintf(stderr, "model.mil:%d:%d: %s\n", d.line, d.col, d.msg); ... }
-         if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default",
-                                NULL, NULL, 0, NULL, &d) != MGOPT_OK) { ... }
+         mgopt_program *p = NULL;
+         if (mgopt_mil_parse(text, len, NULL, &p, &d) != MGOPT_OK) {
+           fprintf(stderr, "model.mil:%d:%d: %s\n", d.line, d.col, d.msg); ...
+         }
+         if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", NULL, &d) != MGOPT_OK) {
+           ... d.op, d.line, d.col (where the op was written), d.msg ...
+         }
          mgopt_buf out = {0};
          mgopt_mil_print(p, NULL, &out);   ... out.data, out.len ...
          mgopt_buf_free(&out);
          mgopt_program_destroy(p);
+     ONNX is the same shape: mgopt_onnx_load_file(path, NULL, &p, &d), the
+     pipeline, then mgopt_onnx_export(p, NULL, &model, &d) and
+     mgopt_onnx_write_file(model, "out.onnx", NULL, &d) (examples/optimize_onnx.c).
 
    COMPILE-TIME OPTIONS (define before including)
      MGOPT_IMPLEMENTATION   compile the implementation in this file
@@ -42,16 +48,28 @@
      unlinked and flagged MGOPT_OP_ERASED, so no pointer dangles during a
      rewrite. Heap memory comes from the allocator given to
      mgopt_program_create (a function with a context and the old size) or
-     from the MGOPT_MALLOC family. Tensor data is 64-byte aligned; weights
+     from the MGOPT_MALLOC family. Tensors are made by mgopt_tensor_new*
+     only (never declared by the caller). Tensor data is 64-byte aligned; weights
      read from a caller's buffer are borrowed, not copied, until a pass
      writes them (the buffer must outlive the program).
 
    ERRORS
      Every fallible call returns an mgopt_status (mgopt_status_str names it)
      and fills a caller-owned mgopt_diag: line and column for text, byte
-     offset for binary input, the op concerned, and a message. Out-parameters
-     are written only on success. The library never prints, never exits and
-     never aborts on input; MGOPT_ASSERT guards programmer errors only.
+     offset for binary input, the op concerned, and a message. Out-parameters are written only on success. A program parsed
+     from .mil remembers where each op was written, so verifier and pass
+     errors on it carry that op's line:col in d->line/d->col (0 for ops made
+     later). The library never prints, never exits and never aborts on input;
+     MGOPT_ASSERT guards programmer errors only. Constructors of arena
+     objects (mgopt_op_new, mgopt_tensor_new*, mgopt_build_*, intern, ...)
+     return NULL only when memory ran out; that also sets the program's
+     sticky status (mgopt_program_status), which the rewriter and the pass
+     manager turn into MGOPT_ERR_NOMEM.
+
+   OPTIONS STRUCTS
+     Every options or config struct means "every default" when zeroed
+     (mgopt_pipeline_options po = {0};), and a NULL pointer means the same
+     as a zeroed struct.
 
    THREAD SAFETY
      No global mutable state. Distinct programs may be used from distinct
@@ -174,7 +192,10 @@ typedef struct mgopt_diag {
   char msg[MGOPT_DIAG_MSG_MAX];
 } mgopt_diag;
 
-/* Sets every field and returns s. d may be NULL (then it only returns s). */
+/* Sets the status and the message and returns s; the place (line, col,
+   offset, op) is left as the caller set it. d may be NULL (then it only
+   returns s). Every fallible call clears d first, so a place never leaks
+   from one call into the next. */
 MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
@@ -271,19 +292,18 @@ typedef struct mgopt_type {
 
 /* ---------------------------------------------------------------- tensors */
 
+/* A constant tensor. Tensors are made only by mgopt_tensor_new* (and by the
+   readers and passes) in a program's arena, never declared by the caller:
+   the library keeps private caches beside each one. */
 typedef struct mgopt_tensor {
   uint8_t dtype;      /* mgopt_dtype */
   uint8_t borrowed;   /* data points into a caller's buffer: copy before writing */
-  uint8_t hash_valid;
-  uint8_t probe_valid;
   int32_t rank;
   int64_t *shape;     /* rank entries, all static */
   int64_t numel;
   size_t nbytes;
   void *data;         /* owned: 64-byte aligned, arena memory; borrowed: any alignment.
                          STRING tensors: data is an array of numel mgopt_str. */
-  uint64_t hash;      /* content hash, valid when hash_valid */
-  uint64_t probe;     /* sampled-content key (internal), valid when probe_valid */
   /* where the bytes came from, for writers that keep external data in place */
   const char *ext_location;
   int64_t ext_offset;
@@ -401,9 +421,9 @@ struct mgopt_block {
   int32_t nops;
   mgopt_op *parent_op;    /* NULL for a function body */
   mgopt_function *func;
-  int32_t nargs, args_cap;
+  int32_t nargs;
   mgopt_value **args;
-  int32_t nouts, outs_cap;
+  int32_t nouts;
   mgopt_use **outs;       /* nouts uses, owner block */
 };
 
@@ -708,9 +728,10 @@ MGOPTDEF void mgopt_op_move_to_end(mgopt_op *op, mgopt_block *b);
 /* Unlinks op, drops its operand uses and tombstones it (MGOPT_OP_ERASED).
    Its outputs must have no uses left. Nested blocks are erased too. */
 MGOPTDEF void mgopt_op_erase(mgopt_op *op);
-/* Sets op's name (copied/interned). */
-MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name);
-MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name);
+/* Sets op's (value's) name, copied and interned; NULL clears it.
+   MGOPT_ERR_NOMEM (the old name kept, the program's sticky status set). */
+MGOPTDEF mgopt_status mgopt_op_set_name(mgopt_op *op, const char *name);
+MGOPTDEF mgopt_status mgopt_value_set_name(mgopt_value *v, const char *name);
 
 /* Operand slots. set_operand creates the slot if missing; v == NULL makes it absent. */
 MGOPTDEF mgopt_status mgopt_op_set_operand(mgopt_op *op, const char *slot, mgopt_value *v);
@@ -767,7 +788,8 @@ MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v);
 MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d);
 
 /* Convenience builders: create, insert before `pos` (or append to `b` when pos
-   is NULL), infer. NULL on failure (d says why). */
+   is NULL). Arena constructors: NULL only when memory ran out, which also
+   sets the program's sticky status (mgopt_program_status). */
 MGOPTDEF mgopt_value *mgopt_build_const(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
                                         const char *name, mgopt_tensor *t);
 /* Generic: operands given as slot names + values, attributes set afterwards by the caller
@@ -820,10 +842,15 @@ typedef struct mgopt_parse_options {
   const mgopt_allocator *alloc;
 } mgopt_parse_options;
 
-/* Parses .mil text (len bytes, need not be NUL-terminated) into a new program.
-   On error returns NULL with file:line:col and message in d (d->line/col set). */
-MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len,
-                                        const mgopt_parse_options *opts, mgopt_diag *d);
+/* Parses .mil text (len bytes, need not be NUL-terminated) into a new program
+   and stores it in *out (destroy it with mgopt_program_destroy). opts may be
+   NULL (every default). On error *out is left as it was and d holds the
+   line:col (d->line, d->col, d->offset) and a message: MGOPT_ERR_PARSE,
+   MGOPT_ERR_TYPE, MGOPT_ERR_LIMIT, MGOPT_ERR_NOMEM, MGOPT_ERR_INVALID_ARG.
+   The program remembers where each op was written: mgopt_program_verify and
+   the passes name it in d->line/d->col. */
+MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
+                                      mgopt_program **out, mgopt_diag *d);
 
 /* ---------------------------------------------------------------- rewriter */
 
@@ -847,9 +874,10 @@ typedef struct mgopt_pattern {
    (no kernel, unsupported dtype, too large), or -1 on OOM. */
 typedef int (*mgopt_fold_fn)(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
 
+/* A zeroed config (or NULL) is every default: erase dead ops, no folding. */
 typedef struct mgopt_rewrite_config {
   int64_t max_rewrites;       /* cap (0 = 10 * ops + 1000) */
-  int erase_dead;             /* erase dead pure ops (1 = yes) */
+  int keep_dead;              /* 1 = leave dead pure ops alone (0 = erase them) */
   mgopt_fold_fn fold;         /* NULL = no folding */
   void *fold_ud;
   int64_t fold_max_elements;  /* skip folds whose output is larger (0 = no limit) */
@@ -884,7 +912,10 @@ MGOPTDEF void mgopt_rw_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgop
 MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *const *vals);
 /* Erase an op whose outputs are unused (queues producers of its operands). */
 MGOPTDEF void mgopt_rw_erase(mgopt_rewriter *rw, mgopt_op *op);
-MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v);
+/* Sets operand `slot` of op (as mgopt_op_set_operand) and queues op and the old
+   operand's producer. MGOPT_ERR_NOMEM when the slot could not be added; the
+   driver then stops with that status too. */
+MGOPTDEF mgopt_status mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v);
 /* Tells the driver op changed in place (attributes, types): queues it and its users. */
 MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op);
 /* Creates op of `type` before `pos` with the given operands (like mgopt_build_op) and queues it. */
@@ -976,21 +1007,27 @@ typedef struct mgopt_pass_report {
 /* Called after each pass when set (print IR after each pass, stats, ...). */
 typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
 
-typedef struct mgopt_run_options {
+/* How mgopt_pipeline_run runs. A zeroed struct (or NULL) is every default:
+   no verification, no callback, no timing, no reports kept. */
+typedef struct mgopt_pipeline_options {
   int verify_each;              /* run the verifier after every pass */
   mgopt_after_pass_fn after_pass;
   void *after_pass_ud;
   double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
-} mgopt_run_options;
+  mgopt_pass_report *reports;   /* caller's array for one report per pass run (NULL = none) */
+  int32_t reports_cap;          /* its length: later passes are not reported */
+  int32_t *nreports;            /* when set, receives the number of reports written */
+} mgopt_pipeline_options;
 
-/* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p.
-   "none" or "" runs nothing. Unknown pass/option or a bad value:
-   MGOPT_ERR_INVALID_ARG with the column in d->col. reports/nreports may be
-   NULL; otherwise up to cap reports are written and *nreports set. */
-MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r,
-                                         const char *pipeline, const mgopt_run_options *opts,
-                                         mgopt_pass_report *reports, int32_t cap,
-                                         int32_t *nreports, mgopt_diag *d);
+/* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,
+   resolving names in registry r (mgopt_builtin_registry() of mgopt_passes.h,
+   or the caller's). "none" or "" runs nothing. opts may be NULL. The whole
+   string is checked before any pass runs: an unknown pass or option or a bad
+   value is MGOPT_ERR_INVALID_ARG with the column in d->col. A failing pass
+   (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, ...) or verifier (MGOPT_ERR_VERIFY)
+   names the op in d->op and, for a program read from .mil, its line:col. */
+MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
+                                         const mgopt_pipeline_options *opts, mgopt_diag *d);
 /* Only parses and checks a pipeline string. */
 MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline,
                                            mgopt_diag *d);
@@ -1310,17 +1347,18 @@ typedef struct mgopt_onnx_read_options {
   int keep_external;        /* read_file: 1 = leave external data unloaded */
 } mgopt_onnx_read_options;
 
-/* Decodes a serialized ModelProto of len bytes into a new program's arena.
-   raw_data and other bytes are borrowed: buf must outlive model->program.
-   Free everything with mgopt_program_destroy(model->program). opts may be NULL.
-   Returns NULL on error, with d->offset the byte offset and d->msg naming the
+/* Decodes a serialized ModelProto of len bytes into a new program's arena and
+   stores the model in *out (only on success). raw_data and other bytes are
+   borrowed: buf must outlive model->program. Free everything with
+   mgopt_program_destroy(model->program). opts may be NULL (every default).
+   On error, d->offset is the byte offset and d->msg names the
    field path ("ModelProto.graph.node[3].attribute[1]: length past end"):
    MGOPT_ERR_CORRUPT (malformed wire data, counts that disagree with dims),
    MGOPT_ERR_UNSUPPORTED (segmented tensors, protobuf groups, unknown data
    types), MGOPT_ERR_LIMIT (options' limits), MGOPT_ERR_NOMEM. Tensors stored
    externally are left unloaded (see mgopt_onnx_load_external). */
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
-                                           const mgopt_onnx_read_options *opts, mgopt_diag *d);
+MGOPTDEF mgopt_status mgopt_onnx_read(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_onnx_model **out, mgopt_diag *d);
 
 /* ---------------------------------------------------------------- writing */
 
@@ -1370,10 +1408,12 @@ MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t onnx_data_type);
 MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t onnx_data_type, int64_t numel);
 
 #ifndef MGOPT_NO_STDIO
-/* Reads the file at path: its bytes stay alive in model->program; external
-   data is loaded relative to the file's directory unless opts->keep_external. */
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
-                                                mgopt_diag *d);
+/* Reads the file at path into *out (only on success): its bytes stay alive in
+   model->program; external data is loaded relative to the file's directory
+   unless opts->keep_external. MGOPT_ERR_IO when the file cannot be read, and
+   every status of mgopt_onnx_read and mgopt_onnx_load_external. */
+MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                          mgopt_onnx_model **out, mgopt_diag *d);
 /* Loads every tensor with data_location EXTERNAL (keys location, offset, length;
    location relative to dir, absolute paths and ".." rejected) into the
    program's arena: the tensor then holds raw_data, data_location DEFAULT and
@@ -1410,10 +1450,11 @@ extern "C" {
    is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it. */
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
 
-/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
-   buf must outlive the program (weights are borrowed). */
-MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
-                                        mgopt_diag *d);
+/* mgopt_onnx_read + mgopt_onnx_import: the program in *out (only on success;
+   nothing is left allocated on failure), every status of the two in d.
+   buf must outlive the program (weights are borrowed). opts may be NULL. */
+MGOPTDEF mgopt_status mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_program **out, mgopt_diag *d);
 
 typedef struct mgopt_onnx_export_options {
   int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
@@ -1430,7 +1471,9 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
                                         mgopt_onnx_model **out, mgopt_diag *d);
 
 #ifndef MGOPT_NO_STDIO
-MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+/* mgopt_onnx_read_file + mgopt_onnx_import, as mgopt_onnx_load. */
+MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts,
+                                          mgopt_program **out, mgopt_diag *d);
 #endif
 
 #ifdef __cplusplus
@@ -1545,6 +1588,12 @@ typedef struct mgopt__chunk {
   size_t size, used;
 } mgopt__chunk;
 
+/* The line:col (1-based) of the op with this id in the text it was parsed from. */
+typedef struct mgopt__srcpos {
+  uint32_t id;
+  int32_t line, col;
+} mgopt__srcpos;
+
 struct mgopt_program {
   mgopt_allocator alloc;
   mgopt__chunk *chunks;      /* current chunk first */
@@ -1567,8 +1616,19 @@ struct mgopt_program {
   int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
+  /* where the .mil parser read each op (arena, by ascending op id) */
+  const mgopt__srcpos *places;
+  int64_t nplaces;
 };
 
+/* Runs patterns over every function with the worklist driver (core/passmgr.c).
+   Dead ops are NOT erased by the driver (a pass removes only what it made
+   dead); with fold != 0 constant operands are folded through ctx->fold. Adds
+   rewrites and folds to ctx->rewrites. Pattern-table passes run through it. */
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
+                                                     int fold);
+/* Names op in d (d->op, and d->line/d->col when the op was read from .mil text). */
+MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op);
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
@@ -2346,6 +2406,25 @@ MGOPTDEF int64_t mgopt_type_numel(const mgopt_type *t) {
 
 /* ---------------------------------------------------------------- tensors */
 
+/* Every mgopt_tensor is the head of one of these (all come from
+   mgopt__tensor_head), so the caches stay out of the public struct. */
+typedef struct mgopt__tensor_rec {
+  mgopt_tensor t;
+  uint64_t hash;      /* content hash, valid when hash_valid */
+  uint64_t probe;     /* sampled-content key, valid when probe_valid */
+  uint8_t hash_valid;
+  uint8_t probe_valid;
+} mgopt__tensor_rec;
+
+#define MGOPT__TREC(t) ((mgopt__tensor_rec *)(void *)(t))
+#define MGOPT__TREC_C(t) ((const mgopt__tensor_rec *)(const void *)(t))
+
+/* A write may change the bytes: forget what was computed from them. */
+static void mgopt__tensor_touch(mgopt_tensor *t) {
+  MGOPT__TREC(t)->hash_valid = 0;
+  MGOPT__TREC(t)->probe_valid = 0;
+}
+
 static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_t rank,
                                         const int64_t *shape) {
   mgopt_tensor *t;
@@ -2357,7 +2436,7 @@ static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_
     if (!mgopt__mul_i64(n, shape[i], &n)) return NULL;
   nb = mgopt_dtype_nbytes(dt, n);
   if (nb < 0 || (uint64_t)nb > (uint64_t)SIZE_MAX / 2) return NULL;
-  t = (mgopt_tensor *)mgopt_program_alloc(p, sizeof *t, 8);
+  t = (mgopt_tensor *)mgopt_program_alloc(p, sizeof(mgopt__tensor_rec), 8);
   if (!t) return NULL;
   t->dtype = (uint8_t)dt;
   t->rank = rank;
@@ -2441,8 +2520,7 @@ MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
     t->data = d;
     t->borrowed = 0;
   }
-  t->hash_valid = 0;
-  t->probe_valid = 0;
+  mgopt__tensor_touch(t);
   return t->data;
 }
 
@@ -2516,8 +2594,7 @@ MGOPTDEF int64_t mgopt_tensor_get_i64(const mgopt_tensor *t, int64_t i) {
 MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
   uint8_t *d = (uint8_t *)t->data;
   MGOPT_ASSERT(!t->borrowed);
-  t->hash_valid = 0;
-  t->probe_valid = 0;
+  mgopt__tensor_touch(t);
   switch ((mgopt_dtype)t->dtype) {
     case MGOPT_DT_FP16: { uint16_t h = mgopt_f32_to_f16((float)v); memcpy(d + 2 * i, &h, 2); return; }
     case MGOPT_DT_BF16: { uint16_t h = mgopt_f32_to_bf16((float)v); memcpy(d + 2 * i, &h, 2); return; }
@@ -2538,8 +2615,7 @@ MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
 MGOPTDEF void mgopt_tensor_set_i64(mgopt_tensor *t, int64_t i, int64_t v) {
   uint8_t *d = (uint8_t *)t->data;
   MGOPT_ASSERT(!t->borrowed);
-  t->hash_valid = 0;
-  t->probe_valid = 0;
+  mgopt__tensor_touch(t);
   switch ((mgopt_dtype)t->dtype) {
     case MGOPT_DT_BOOL: d[i] = v != 0; return;
     case MGOPT_DT_INT8: case MGOPT_DT_UINT8: d[i] = (uint8_t)v; return;
@@ -2573,14 +2649,15 @@ MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b) {
       if (x[k].len != y[k].len || (x[k].len && memcmp(x[k].ptr, y[k].ptr, x[k].len))) return 0;
     return 1;
   }
-  if (a->hash_valid && b->hash_valid && a->hash != b->hash) return 0;
+  if (MGOPT__TREC_C(a)->hash_valid && MGOPT__TREC_C(b)->hash_valid && MGOPT__TREC_C(a)->hash != MGOPT__TREC_C(b)->hash)
+    return 0;
   /* shared bytes (deduplicated weights, views) need no comparing */
   return a->nbytes == b->nbytes && (a->nbytes == 0 || a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0);
 }
 
 MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
   uint64_t h;
-  if (t->hash_valid) return t->hash;
+  if (MGOPT__TREC(t)->hash_valid) return MGOPT__TREC(t)->hash;
   h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED);
   h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
   if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
@@ -2630,8 +2707,8 @@ MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
     }
     h = mgopt__hash_bytes(d + k, n - k, h);
   }
-  t->hash = h;
-  t->hash_valid = 1;
+  MGOPT__TREC(t)->hash = h;
+  MGOPT__TREC(t)->hash_valid = 1;
   return h;
 }
 
@@ -2647,14 +2724,14 @@ MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t) {
   const uint8_t *d = (const uint8_t *)t->data;
   uint64_t h;
   if (t->dtype == MGOPT_DT_STRING || t->nbytes <= 1024) return mgopt_tensor_hash(t);
-  if (t->probe_valid) return t->probe;
+  if (MGOPT__TREC(t)->probe_valid) return MGOPT__TREC(t)->probe;
   h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED ^ 0x5bd1e995u);
   h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
   if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
   h = mgopt__hash_bytes(d, 512, h);
   h = mgopt__hash_bytes(d + t->nbytes - 64, 64, h);
-  t->probe = h;
-  t->probe_valid = 1;
+  MGOPT__TREC(t)->probe = h;
+  MGOPT__TREC(t)->probe_valid = 1;
   return h;
 }
 
@@ -2737,8 +2814,15 @@ MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name)
   return v;
 }
 
+/* Every mgopt_block is the head of one of these: the array capacities stay
+   out of the public struct. */
+typedef struct mgopt__block_rec {
+  mgopt_block b;
+  int32_t args_cap, outs_cap;
+} mgopt__block_rec;
+
 MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name) {
-  mgopt_block *b = (mgopt_block *)mgopt_program_alloc(p, sizeof *b, 8);
+  mgopt_block *b = (mgopt_block *)mgopt_program_alloc(p, sizeof(mgopt__block_rec), 8);
   if (!b) return NULL;
   b->program = p;
   b->name = mgopt_program_intern_cstr(p, name ? name : "");
@@ -2843,7 +2927,7 @@ MGOPTDEF mgopt_value *mgopt_block_add_arg(mgopt_block *b, const char *name, cons
   mgopt_program *p = b->program;
   mgopt_value *v;
   void *arr = b->args;
-  if (!mgopt__arena_grow(p, &arr, &b->args_cap, b->nargs + 1, sizeof(mgopt_value *))) return NULL;
+  if (!mgopt__arena_grow(p, &arr, &((mgopt__block_rec *)(void *)b)->args_cap, b->nargs + 1, sizeof(mgopt_value *))) return NULL;
   b->args = (mgopt_value **)arr;
   v = mgopt__value_new(p, name);
   if (!v) return NULL;
@@ -2868,7 +2952,7 @@ MGOPTDEF mgopt_status mgopt_block_add_output(mgopt_block *b, mgopt_value *v) {
   mgopt_program *p = b->program;
   mgopt_use *u;
   void *arr = b->outs;
-  if (!mgopt__arena_grow(p, &arr, &b->outs_cap, b->nouts + 1, sizeof(mgopt_use *)))
+  if (!mgopt__arena_grow(p, &arr, &((mgopt__block_rec *)(void *)b)->outs_cap, b->nouts + 1, sizeof(mgopt_use *)))
     return MGOPT_ERR_NOMEM;
   b->outs = (mgopt_use **)arr;
   u = (mgopt_use *)mgopt_program_alloc(p, sizeof *u, 8);
@@ -3024,16 +3108,22 @@ MGOPTDEF void mgopt_op_erase(mgopt_op *op) {
   op->flags |= MGOPT_OP_ERASED;
 }
 
-MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name) {
-  op->name = name ? mgopt_program_intern_cstr(op->program, name) : NULL;
+MGOPTDEF mgopt_status mgopt_op_set_name(mgopt_op *op, const char *name) {
+  const char *n = name ? mgopt_program_intern_cstr(op->program, name) : NULL;
+  if (name && !n) return MGOPT_ERR_NOMEM;
+  op->name = n;
+  return MGOPT_OK;
 }
 
 static mgopt_program *mgopt__value_program(const mgopt_value *v) {
   return v->def ? v->def->program : v->owner->program;
 }
 
-MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name) {
-  v->name = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
+MGOPTDEF mgopt_status mgopt_value_set_name(mgopt_value *v, const char *name) {
+  const char *n = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
+  if (name && !n) return MGOPT_ERR_NOMEM;
+  v->name = n;
+  return MGOPT_OK;
 }
 
 /* ---------------------------------------------------------------- operands */
@@ -4934,6 +5024,31 @@ MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *n
      static dim; a less precise stored dim is accepted);
    - block outputs defined. */
 
+/* The op's name (or its first output's) and, for an op read from .mil, its
+   line:col found by binary search in the parser's table (ids ascend). */
+MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op) {
+  const mgopt_program *p;
+  int64_t lo = 0, hi;
+  if (!d) return;
+  d->op[0] = 0;
+  d->line = d->col = 0;
+  d->offset = -1;
+  if (!op) return;
+  snprintf(d->op, sizeof d->op, "%s",
+           op->name ? op->name : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "");
+  p = op->program;
+  hi = p ? p->nplaces : 0;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (p->places[mid].id < op->id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (p && lo < p->nplaces && p->places[lo].id == op->id) {
+    d->line = p->places[lo].line;
+    d->col = p->places[lo].col;
+  }
+}
+
 typedef struct mgopt__vfy {
   mgopt_program *p;
   mgopt_diag *d;
@@ -4955,12 +5070,7 @@ static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const cha
   va_list ap;
   if (!v->d) return MGOPT_ERR_VERIFY;
   v->d->status = MGOPT_ERR_VERIFY;
-  v->d->op[0] = 0;
-  if (op) {
-    const char *n = op->name ? op->name
-                    : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "";
-    snprintf(v->d->op, sizeof v->d->op, "%s", n);
-  }
+  mgopt__diag_place(v->d, op);
   va_start(ap, fmt);
   vsnprintf(v->d->msg, sizeof v->d->msg, fmt, ap);
   va_end(ap);
@@ -5246,6 +5356,7 @@ MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
   mgopt__vfy v;
   mgopt_status s = MGOPT_OK;
   int32_t i;
+  mgopt_diag_clear(d);
   memset(&v, 0, sizeof v);
   v.p = p;
   v.d = d;
@@ -5879,7 +5990,13 @@ typedef struct mgopt__milp {
   int max_depth;
   int64_t max_elements;
   int failed;
+  mgopt_status status; /* of the first error */
   mgopt_function *fn;
+  /* where each op starts, by ascending op id; line and column counted up to lc_pos */
+  mgopt__srcpos *places;
+  int64_t nplaces, places_cap;
+  size_t lc_pos, lc_ls;
+  int64_t lc_line;
   /* scope: definitions in order, plus name -> latest visible definition */
   mgopt__milp_def *defs;
   int64_t ndefs, defs_cap;
@@ -5920,6 +6037,7 @@ static int mgopt__milp_fail(mgopt__milp *P, size_t pos, mgopt_status st, const c
   int64_t line = 1;
   if (P->failed) return 0;
   P->failed = 1;
+  P->status = st;
   if (!P->d) return 0;
   if (pos > P->n) pos = P->n;
   for (i = 0; i < pos; i++)
@@ -6994,6 +7112,22 @@ static int mgopt__milp_check_dups(mgopt__milp *P, int64_t nkeys) {
                           (int)(strlen(bname) > 60 ? 60 : strlen(bname)), bname);
 }
 
+/* Records that op starts at byte pos (which never decreases from one op to the next). */
+static int mgopt__milp_place(mgopt__milp *P, const mgopt_op *op, size_t pos) {
+  mgopt__srcpos *sp;
+  for (; P->lc_pos < pos; P->lc_pos++)
+    if (P->s[P->lc_pos] == '\n') {
+      P->lc_line++;
+      P->lc_ls = P->lc_pos + 1;
+    }
+  if (!mgopt__milp_reserve(P, (void **)&P->places, &P->places_cap, P->nplaces + 1, sizeof *P->places)) return 0;
+  sp = &P->places[P->nplaces++];
+  sp->id = op->id;
+  sp->line = P->lc_line > INT32_MAX ? INT32_MAX : (int32_t)P->lc_line;
+  sp->col = pos - P->lc_ls + 1 > (size_t)INT32_MAX ? INT32_MAX : (int32_t)(pos - P->lc_ls + 1);
+  return 1;
+}
+
 /* One op with its nested blocks, appended to b. */
 static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
@@ -7002,8 +7136,10 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int is_const, c;
   int32_t nb = 0, bcap = 0;
   mgopt_block **blocks = NULL;
+  size_t start;
   /* outputs */
   c = mgopt__milp_peek(P);
+  start = P->pos;
   if (c == '%' || mgopt__milp_absent_at(P, P->pos, ",=:")) {
     for (;;) {
       mgopt__milp_out *o;
@@ -7035,6 +7171,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   if (!type) return 0;
   op = mgopt_op_new(P->p, type, (int32_t)nouts, 0);
   if (!op) return mgopt__milp_oom(P);
+  if (!mgopt__milp_place(P, op, start)) return 0;
   for (i = 0; i < nouts; i++) {
     mgopt_value *v = op->outs[i];
     v->type = P->outs[i].type;
@@ -7231,6 +7368,7 @@ static int mgopt__milp_function(mgopt__milp *P) {
 
 static void mgopt__milp_free(mgopt__milp *P) {
   const mgopt_allocator *a = P->alloc;
+  if (P->places) mgopt__heap_free(a, P->places, (size_t)P->places_cap * sizeof *P->places);
   if (P->defs) mgopt__heap_free(a, P->defs, (size_t)P->defs_cap * sizeof *P->defs);
   if (P->map) mgopt__heap_free(a, P->map, (size_t)P->map_cap * sizeof *P->map);
   if (P->sbuf) mgopt__heap_free(a, P->sbuf, (size_t)P->sbuf_cap);
@@ -7243,15 +7381,13 @@ static void mgopt__milp_free(mgopt__milp *P) {
   if (P->dims) mgopt__heap_free(a, P->dims, (size_t)P->dims_cap * sizeof *P->dims);
 }
 
-MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
-                                        mgopt_diag *d) {
+MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
+                                     mgopt_program **out, mgopt_diag *d) {
   mgopt__milp P;
   mgopt_program *p;
   mgopt_diag_clear(d);
-  if (!text && len) {
-    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "text is NULL");
-    return NULL;
-  }
+  if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (!text && len) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "text is NULL");
   memset(&P, 0, sizeof P);
   P.s = text ? text : "";
   P.n = len;
@@ -7259,24 +7395,27 @@ MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgop
   P.alloc = opts ? opts->alloc : NULL;
   P.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
   P.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : ((int64_t)1 << 28);
+  P.lc_line = 1;
   p = mgopt_program_create(P.alloc);
-  if (!p) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
+  if (!p) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   P.p = p;
   for (;;) {
     mgopt__milp_ws(&P);
     if (P.pos >= P.n) break;
     if (!mgopt__milp_function(&P)) break;
   }
+  if (!P.failed && P.nplaces) {
+    p->places = (mgopt__srcpos *)mgopt__dup(p, P.places, sizeof *P.places * (size_t)P.nplaces);
+    p->nplaces = P.nplaces;
+  }
   if (!P.failed && mgopt_program_status(p) != MGOPT_OK) mgopt__milp_oom(&P);
   mgopt__milp_free(&P);
   if (P.failed) {
     mgopt_program_destroy(p);
-    return NULL;
+    return P.status;
   }
-  return p;
+  *out = p;
+  return MGOPT_OK;
 }
 /* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
 
@@ -7370,11 +7509,13 @@ MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value 
   mgopt_rw_erase(rw, op);
 }
 
-MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
+MGOPTDEF mgopt_status mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
   mgopt_value *old = mgopt_op_operand(op, slot);
-  mgopt_op_set_operand(op, slot, v);
+  mgopt_status s = mgopt_op_set_operand(op, slot, v);
+  if (s != MGOPT_OK) rw->oom = 1;
   if (old && old->def) mgopt__rw_push(rw, old->def);
   mgopt__rw_push(rw, op);
+  return s;
 }
 
 MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op) {
@@ -7397,7 +7538,7 @@ MGOPTDEF mgopt_op *mgopt_rw_create(mgopt_rewriter *rw, mgopt_op *pos, const char
   for (i = 1; i < nouts; i++) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.40s_%d", name, (int)i);
-    mgopt_value_set_name(op->outs[i], buf);
+    if (mgopt_value_set_name(op->outs[i], buf) != MGOPT_OK) rw->oom = 1;
   }
   mgopt__rw_push(rw, op);
   return op;
@@ -7571,7 +7712,7 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;
-    if (cfg->erase_dead && mgopt__op_is_dead(op)) {
+    if (!cfg->keep_dead && mgopt__op_is_dead(op)) {
       mgopt_rw_erase(rw, op);
       changed = 1;
     } else {
@@ -7608,11 +7749,11 @@ MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f
   mgopt_rewrite_config dflt;
   mgopt_status s;
   const mgopt_allocator *al = &p->alloc;
+  mgopt_diag_clear(d);
   if (!f || npatterns < 0 || (npatterns && !patterns))
     return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "rewrite: bad arguments");
   if (!cfg) {
     memset(&dflt, 0, sizeof dflt);
-    dflt.erase_dead = 1;
     cfg = &dflt;
   }
   memset(&rw, 0, sizeof rw);
@@ -7690,7 +7831,7 @@ static const mgopt_pipeline_def *mgopt__pm_find_pipeline(const mgopt_registry *r
 typedef struct mgopt__pm {
   const mgopt_registry *r;
   mgopt_program *p;            /* NULL: check only */
-  const mgopt_run_options *ro;
+  const mgopt_pipeline_options *ro;
   mgopt_pass_report *reports;
   int32_t cap, nrep;
   mgopt_diag *d;
@@ -7754,21 +7895,50 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
-/* A pass given as a pattern table (run == NULL): see mgopt_pass_def. */
-static mgopt_status mgopt__pm_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd) {
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
+                                                     int fold) {
   mgopt_rewrite_config cfg;
   mgopt_rewrite_stats st;
   mgopt_status s;
   memset(&cfg, 0, sizeof cfg);
   memset(&st, 0, sizeof st);
-  cfg.erase_dead = 0;
-  if (pd->fold_constants) {
+  cfg.keep_dead = 1;
+  if (fold) {
     cfg.fold = ctx->fold;
     cfg.fold_ud = ctx->fold_ud;
   }
-  s = mgopt_rewrite_program(ctx->program, pd->patterns, pd->npatterns, &cfg, &st, ctx->diag);
+  s = mgopt_rewrite_program(ctx->program, pats, n, &cfg, &st, ctx->diag);
   ctx->rewrites += st.rewrites + st.folds;
   return s;
+}
+
+typedef struct mgopt__pm_find {
+  const char *name;
+  const mgopt_op *op;
+} mgopt__pm_find;
+
+static int mgopt__pm_find_op(mgopt_op *op, void *ud) {
+  mgopt__pm_find *f = (mgopt__pm_find *)ud;
+  const char *n = op->name ? op->name : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : NULL;
+  if (!n || strcmp(n, f->name) != 0) return 0;
+  f->op = op;
+  return 1;
+}
+
+/* A pass that names an op only by name in d->op: give d the op's .mil place. */
+static void mgopt__pm_place(mgopt__pm *m) {
+  mgopt__pm_find f;
+  char msg[MGOPT_DIAG_MSG_MAX];
+  mgopt_status st;
+  if (!m->d || !m->d->op[0] || m->d->line || !m->p->nplaces) return;
+  f.name = m->d->op;
+  f.op = NULL;
+  if (!mgopt_program_walk(m->p, mgopt__pm_find_op, &f)) return;
+  st = m->d->status;
+  memcpy(msg, m->d->msg, sizeof msg);
+  mgopt__diag_place(m->d, f.op);
+  m->d->status = st;
+  memcpy(m->d->msg, msg, sizeof msg);
 }
 
 static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
@@ -7786,7 +7956,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.name = pd->name;
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
-  s = pd->run ? pd->run(&ctx) : mgopt__pm_run_patterns(&ctx, pd);
+  s = pd->run ? pd->run(&ctx) : mgopt__pass_run_patterns(&ctx, pd->patterns, pd->npatterns, pd->fold_constants);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {
@@ -7795,6 +7965,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
       mgopt__diag_prefix(m->d, ": ");
       mgopt__diag_prefix(m->d, pd->name);
     }
+    mgopt__pm_place(m);
     return s;
   }
   rep.rewrites = ctx.rewrites;
@@ -7913,6 +8084,7 @@ static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
 
 MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline, mgopt_diag *d) {
   mgopt__pm m;
+  mgopt_diag_clear(d);
   memset(&m, 0, sizeof m);
   m.r = r;
   m.d = d;
@@ -7922,10 +8094,10 @@ MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *
 }
 
 MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
-                                         const mgopt_run_options *opts, mgopt_pass_report *reports,
-                                         int32_t cap, int32_t *nreports, mgopt_diag *d) {
+                                         const mgopt_pipeline_options *opts, mgopt_diag *d) {
   mgopt__pm m;
   mgopt_status s;
+  mgopt_diag_clear(d);
   if (!p || !r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "pipeline: no program or registry");
   /* check the whole string first: a typo late in it must not leave a half-run program */
   s = mgopt_pipeline_check(r, pipeline, d);
@@ -7934,12 +8106,12 @@ MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry 
   m.r = r;
   m.p = p;
   m.ro = opts;
-  m.reports = reports;
-  m.cap = reports ? cap : 0;
+  m.reports = opts ? opts->reports : NULL;
+  m.cap = m.reports && opts->reports_cap > 0 ? opts->reports_cap : 0;
   m.d = d;
   m.top = pipeline ? pipeline : "";
   s = mgopt__pm_walk(&m, m.top);
-  if (nreports) *nreports = m.nrep < m.cap ? m.nrep : m.cap;
+  if (opts && opts->nreports) *opts->nreports = m.nrep < m.cap ? m.nrep : m.cap;
   return s;
 }
 /* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
@@ -8999,12 +9171,14 @@ static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
 }
 
 /* Decodes into an existing program (bytes must outlive it). NULL on error. */
-MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
-                                                       const mgopt_onnx_read_options *opts,
-                                                       mgopt_diag *d) {
+/* Decodes into p's arena; *out is set only on success (p is the caller's to destroy either way). */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
+                                                  const mgopt_onnx_read_options *opts, mgopt_onnx_model **out,
+                                                  mgopt_diag *d) {
   mgopt__onnxd D;
   mgopt__onnx_frame root;
   mgopt_onnx_model *m;
+  mgopt_status s;
   memset(&D, 0, sizeof D);
   D.p = p;
   D.b = buf;
@@ -9018,36 +9192,27 @@ MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const u
   root.name = "ModelProto";
   root.index = -1;
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
-  if (!m) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
-  if (mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0) != MGOPT_OK) return NULL;
-  if (mgopt_program_status(p) != MGOPT_OK) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
+  if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0);
+  if (s != MGOPT_OK) return s;
+  if (mgopt_program_status(p) != MGOPT_OK) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
-  return m;
+  *out = m;
+  return MGOPT_OK;
 }
 
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
-                                           const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+MGOPTDEF mgopt_status mgopt_onnx_read(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_onnx_model **out, mgopt_diag *d) {
   mgopt_program *p;
-  mgopt_onnx_model *m;
+  mgopt_status s;
   mgopt_diag_clear(d);
-  if (!buf && len) {
-    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
-    return NULL;
-  }
+  if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (!buf && len) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
   p = mgopt_program_create(opts ? opts->alloc : NULL);
-  if (!p) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
-  m = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, d);
-  if (!m) mgopt_program_destroy(p);
-  return m;
+  if (!p) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, out, d);
+  if (s != MGOPT_OK) mgopt_program_destroy(p);
+  return s;
 }
 
 /* ---------------------------------------------------------------- walking */
@@ -9750,58 +9915,49 @@ static size_t mgopt__onnx_dirlen(const char *path) {
   return n > 1 ? n - 1 : n; /* keep "/" for files in the root */
 }
 
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
-                                                mgopt_diag *d) {
+MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                          mgopt_onnx_model **out, mgopt_diag *d) {
   FILE *f;
   int64_t size;
   mgopt_program *p;
   uint8_t *buf;
-  mgopt_onnx_model *m;
-  size_t dl;
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s;
   mgopt_diag_clear(d);
-  if (!path) {
-    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
-    return NULL;
-  }
+  if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (!path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
   f = fopen(path, "rb");
-  if (!f) {
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
-    return NULL;
-  }
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
   size = mgopt__onnx_fsize(f);
   if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
     fclose(f);
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
   }
   p = mgopt_program_create(opts ? opts->alloc : NULL);
   buf = p ? (uint8_t *)mgopt__arena_alloc(p, (size_t)size, 64, 0) : NULL;
   if (!buf) {
     fclose(f);
     mgopt_program_destroy(p);
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
   }
   if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
     fclose(f);
     mgopt_program_destroy(p);
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
   }
   fclose(f);
-  m = mgopt__onnx_read_into(p, buf, (size_t)size, opts, d);
-  if (!m) {
-    mgopt_program_destroy(p);
-    return NULL;
+  s = mgopt__onnx_read_into(p, buf, (size_t)size, opts, &m, d);
+  if (s == MGOPT_OK) {
+    m->dir = mgopt_program_intern(p, path, mgopt__onnx_dirlen(path));
+    if (!m->dir) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   }
-  dl = mgopt__onnx_dirlen(path);
-  m->dir = mgopt_program_intern(p, path, dl);
-  if (!m->dir || (!(opts && opts->keep_external) && mgopt_onnx_load_external(m, NULL, d) != MGOPT_OK)) {
-    if (!m->dir) mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  if (s == MGOPT_OK && !(opts && opts->keep_external)) s = mgopt_onnx_load_external(m, NULL, d);
+  if (s != MGOPT_OK) {
     mgopt_program_destroy(p);
-    return NULL;
+    return s;
   }
-  return m;
+  *out = m;
+  return MGOPT_OK;
 }
 
 typedef struct mgopt__onnx_fsink {
@@ -13817,26 +13973,31 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   return s;
 }
 
-MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
-                                        mgopt_diag *d) {
-  mgopt_onnx_model *m = mgopt_onnx_read(buf, len, opts, d);
-  if (!m) return NULL;
-  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+MGOPTDEF mgopt_status mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_program **out, mgopt_diag *d) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s = out ? mgopt_onnx_read(buf, len, opts, &m, d) : mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (s != MGOPT_OK) return s;
+  if ((s = mgopt_onnx_import(m, d)) != MGOPT_OK) {
     mgopt_program_destroy(m->program);
-    return NULL;
+    return s;
   }
-  return m->program;
+  *out = m->program;
+  return MGOPT_OK;
 }
 
 #ifndef MGOPT_NO_STDIO
-MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d) {
-  mgopt_onnx_model *m = mgopt_onnx_read_file(path, opts, d);
-  if (!m) return NULL;
-  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_program **out,
+                                          mgopt_diag *d) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s = out ? mgopt_onnx_read_file(path, opts, &m, d) : mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (s != MGOPT_OK) return s;
+  if ((s = mgopt_onnx_import(m, d)) != MGOPT_OK) {
     mgopt_program_destroy(m->program);
-    return NULL;
+    return s;
   }
-  return m->program;
+  *out = m->program;
+  return MGOPT_OK;
 }
 #endif
 /* src/onnx/export.c — the ONNX exporter's driver: the IR back to a model tree for the target opset, canonical ops written through the mapping table. */

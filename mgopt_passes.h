@@ -150,12 +150,6 @@ MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
    walk breaks anywhere else. */
 #define MGOPT__PU_MAX_CHAIN 256
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
-/* Runs patterns over every function with the worklist driver. Dead ops are
-   NOT erased by the driver (a pass removes only what it made dead); with
-   fold != 0 constant operands are folded through ctx->fold. Adds the rewrite
-   count to ctx->rewrites. */
-MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
-                                                   int fold);
 
 /* ---- replacing values (passes/replace.c) */
 /* gives output i of op the type t when inference left it unknown. */
@@ -3188,25 +3182,6 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end
     v = cur->outs[0];
   }
 }
-
-/* ---------------------------------------------------------------- running a pattern set */
-
-MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
-                                                   int fold) {
-  mgopt_rewrite_config cfg;
-  mgopt_rewrite_stats st;
-  mgopt_status s;
-  memset(&cfg, 0, sizeof cfg);
-  memset(&st, 0, sizeof st);
-  cfg.erase_dead = 0;
-  if (fold) {
-    cfg.fold = ctx->fold;
-    cfg.fold_ud = ctx->fold_ud;
-  }
-  s = mgopt_rewrite_program(ctx->program, pats, n, &cfg, &st, ctx->diag);
-  ctx->rewrites += st.rewrites + st.folds;
-  return s;
-}
 /* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 
 /* ---------------------------------------------------------------- replacing a value */
@@ -4487,7 +4462,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   st.oom = 0;
   memset(&cfg, 0, sizeof cfg);
   memset(&stats, 0, sizeof stats);
-  cfg.erase_dead = 0;
+  cfg.keep_dead = 1;
   cfg.fold = mgopt__ce_fold;
   cfg.fold_ud = &st;
   s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
@@ -7528,7 +7503,7 @@ static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
   pat.benefit = 1;
   pat.fn = mgopt__rsr_fold;
   pat.ud = &st;
-  s = mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+  s = mgopt__pass_run_patterns(ctx, &pat, 1, 0);
   return st.err ? st.err : s;
 }
 

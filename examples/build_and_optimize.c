@@ -131,6 +131,7 @@ int main(void) {
   mgopt_program *p = mgopt_program_create(NULL);
   mgopt_pass_report rep[64]; /* one report per pass run (named pipelines expand) */
   int32_t nrep = 0, i;
+  mgopt_pipeline_options po = {0}; /* zeroed: every default */
   mgopt_diag d;
   int64_t before;
   int bad;
@@ -143,8 +144,10 @@ int main(void) {
   }
   before = mgopt_program_op_count(p);
   print(p, "before");
-  if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", NULL, rep, 64, &nrep, &d) !=
-      MGOPT_OK) {
+  po.reports = rep;
+  po.reports_cap = 64;
+  po.nreports = &nrep;
+  if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", &po, &d) != MGOPT_OK) {
     printf("pipeline failed: %s\n", d.msg);
     mgopt_program_destroy(p);
     return 1;

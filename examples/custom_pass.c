@@ -167,7 +167,6 @@ int main(void) {
   pat.benefit = 1;
   pat.fn = mul_by_two_to_add;
   memset(&cfg, 0, sizeof cfg);
-  cfg.erase_dead = 1;
   memset(&st, 0, sizeof st);
   st.npatterns = 1;
   st.per_pattern = counts;

@@ -68,7 +68,10 @@ typedef struct mgopt_diag {
   char msg[MGOPT_DIAG_MSG_MAX];
 } mgopt_diag;
 
-/* Sets every field and returns s. d may be NULL (then it only returns s). */
+/* Sets the status and the message and returns s; the place (line, col,
+   offset, op) is left as the caller set it. d may be NULL (then it only
+   returns s). Every fallible call clears d first, so a place never leaks
+   from one call into the next. */
 MGOPTDEF mgopt_status mgopt_diag_set(mgopt_diag *d, mgopt_status s, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
@@ -165,19 +168,18 @@ typedef struct mgopt_type {
 
 /* ---------------------------------------------------------------- tensors */
 
+/* A constant tensor. Tensors are made only by mgopt_tensor_new* (and by the
+   readers and passes) in a program's arena, never declared by the caller:
+   the library keeps private caches beside each one. */
 typedef struct mgopt_tensor {
   uint8_t dtype;      /* mgopt_dtype */
   uint8_t borrowed;   /* data points into a caller's buffer: copy before writing */
-  uint8_t hash_valid;
-  uint8_t probe_valid;
   int32_t rank;
   int64_t *shape;     /* rank entries, all static */
   int64_t numel;
   size_t nbytes;
   void *data;         /* owned: 64-byte aligned, arena memory; borrowed: any alignment.
                          STRING tensors: data is an array of numel mgopt_str. */
-  uint64_t hash;      /* content hash, valid when hash_valid */
-  uint64_t probe;     /* sampled-content key (internal), valid when probe_valid */
   /* where the bytes came from, for writers that keep external data in place */
   const char *ext_location;
   int64_t ext_offset;
@@ -295,9 +297,9 @@ struct mgopt_block {
   int32_t nops;
   mgopt_op *parent_op;    /* NULL for a function body */
   mgopt_function *func;
-  int32_t nargs, args_cap;
+  int32_t nargs;
   mgopt_value **args;
-  int32_t nouts, outs_cap;
+  int32_t nouts;
   mgopt_use **outs;       /* nouts uses, owner block */
 };
 
@@ -602,9 +604,10 @@ MGOPTDEF void mgopt_op_move_to_end(mgopt_op *op, mgopt_block *b);
 /* Unlinks op, drops its operand uses and tombstones it (MGOPT_OP_ERASED).
    Its outputs must have no uses left. Nested blocks are erased too. */
 MGOPTDEF void mgopt_op_erase(mgopt_op *op);
-/* Sets op's name (copied/interned). */
-MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name);
-MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name);
+/* Sets op's (value's) name, copied and interned; NULL clears it.
+   MGOPT_ERR_NOMEM (the old name kept, the program's sticky status set). */
+MGOPTDEF mgopt_status mgopt_op_set_name(mgopt_op *op, const char *name);
+MGOPTDEF mgopt_status mgopt_value_set_name(mgopt_value *v, const char *name);
 
 /* Operand slots. set_operand creates the slot if missing; v == NULL makes it absent. */
 MGOPTDEF mgopt_status mgopt_op_set_operand(mgopt_op *op, const char *slot, mgopt_value *v);
@@ -661,7 +664,8 @@ MGOPTDEF mgopt_tensor *mgopt_value_const(const mgopt_value *v);
 MGOPTDEF mgopt_status mgopt_op_infer(mgopt_program *p, mgopt_op *op, mgopt_diag *d);
 
 /* Convenience builders: create, insert before `pos` (or append to `b` when pos
-   is NULL), infer. NULL on failure (d says why). */
+   is NULL). Arena constructors: NULL only when memory ran out, which also
+   sets the program's sticky status (mgopt_program_status). */
 MGOPTDEF mgopt_value *mgopt_build_const(mgopt_program *p, mgopt_block *b, mgopt_op *pos,
                                         const char *name, mgopt_tensor *t);
 /* Generic: operands given as slot names + values, attributes set afterwards by the caller
@@ -714,10 +718,15 @@ typedef struct mgopt_parse_options {
   const mgopt_allocator *alloc;
 } mgopt_parse_options;
 
-/* Parses .mil text (len bytes, need not be NUL-terminated) into a new program.
-   On error returns NULL with file:line:col and message in d (d->line/col set). */
-MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len,
-                                        const mgopt_parse_options *opts, mgopt_diag *d);
+/* Parses .mil text (len bytes, need not be NUL-terminated) into a new program
+   and stores it in *out (destroy it with mgopt_program_destroy). opts may be
+   NULL (every default). On error *out is left as it was and d holds the
+   line:col (d->line, d->col, d->offset) and a message: MGOPT_ERR_PARSE,
+   MGOPT_ERR_TYPE, MGOPT_ERR_LIMIT, MGOPT_ERR_NOMEM, MGOPT_ERR_INVALID_ARG.
+   The program remembers where each op was written: mgopt_program_verify and
+   the passes name it in d->line/d->col. */
+MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
+                                      mgopt_program **out, mgopt_diag *d);
 
 /* ---------------------------------------------------------------- rewriter */
 
@@ -741,9 +750,10 @@ typedef struct mgopt_pattern {
    (no kernel, unsupported dtype, too large), or -1 on OOM. */
 typedef int (*mgopt_fold_fn)(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
 
+/* A zeroed config (or NULL) is every default: erase dead ops, no folding. */
 typedef struct mgopt_rewrite_config {
   int64_t max_rewrites;       /* cap (0 = 10 * ops + 1000) */
-  int erase_dead;             /* erase dead pure ops (1 = yes) */
+  int keep_dead;              /* 1 = leave dead pure ops alone (0 = erase them) */
   mgopt_fold_fn fold;         /* NULL = no folding */
   void *fold_ud;
   int64_t fold_max_elements;  /* skip folds whose output is larger (0 = no limit) */
@@ -778,7 +788,10 @@ MGOPTDEF void mgopt_rw_replace_value(mgopt_rewriter *rw, mgopt_value *from, mgop
 MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value *const *vals);
 /* Erase an op whose outputs are unused (queues producers of its operands). */
 MGOPTDEF void mgopt_rw_erase(mgopt_rewriter *rw, mgopt_op *op);
-MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v);
+/* Sets operand `slot` of op (as mgopt_op_set_operand) and queues op and the old
+   operand's producer. MGOPT_ERR_NOMEM when the slot could not be added; the
+   driver then stops with that status too. */
+MGOPTDEF mgopt_status mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v);
 /* Tells the driver op changed in place (attributes, types): queues it and its users. */
 MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op);
 /* Creates op of `type` before `pos` with the given operands (like mgopt_build_op) and queues it. */
@@ -870,21 +883,27 @@ typedef struct mgopt_pass_report {
 /* Called after each pass when set (print IR after each pass, stats, ...). */
 typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
 
-typedef struct mgopt_run_options {
+/* How mgopt_pipeline_run runs. A zeroed struct (or NULL) is every default:
+   no verification, no callback, no timing, no reports kept. */
+typedef struct mgopt_pipeline_options {
   int verify_each;              /* run the verifier after every pass */
   mgopt_after_pass_fn after_pass;
   void *after_pass_ud;
   double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
-} mgopt_run_options;
+  mgopt_pass_report *reports;   /* caller's array for one report per pass run (NULL = none) */
+  int32_t reports_cap;          /* its length: later passes are not reported */
+  int32_t *nreports;            /* when set, receives the number of reports written */
+} mgopt_pipeline_options;
 
-/* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p.
-   "none" or "" runs nothing. Unknown pass/option or a bad value:
-   MGOPT_ERR_INVALID_ARG with the column in d->col. reports/nreports may be
-   NULL; otherwise up to cap reports are written and *nreports set. */
-MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r,
-                                         const char *pipeline, const mgopt_run_options *opts,
-                                         mgopt_pass_report *reports, int32_t cap,
-                                         int32_t *nreports, mgopt_diag *d);
+/* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,
+   resolving names in registry r (mgopt_builtin_registry() of mgopt_passes.h,
+   or the caller's). "none" or "" runs nothing. opts may be NULL. The whole
+   string is checked before any pass runs: an unknown pass or option or a bad
+   value is MGOPT_ERR_INVALID_ARG with the column in d->col. A failing pass
+   (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, ...) or verifier (MGOPT_ERR_VERIFY)
+   names the op in d->op and, for a program read from .mil, its line:col. */
+MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
+                                         const mgopt_pipeline_options *opts, mgopt_diag *d);
 /* Only parses and checks a pipeline string. */
 MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline,
                                            mgopt_diag *d);

@@ -103,6 +103,12 @@ typedef struct mgopt__chunk {
   size_t size, used;
 } mgopt__chunk;
 
+/* The line:col (1-based) of the op with this id in the text it was parsed from. */
+typedef struct mgopt__srcpos {
+  uint32_t id;
+  int32_t line, col;
+} mgopt__srcpos;
+
 struct mgopt_program {
   mgopt_allocator alloc;
   mgopt__chunk *chunks;      /* current chunk first */
@@ -125,8 +131,19 @@ struct mgopt_program {
   int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
+  /* where the .mil parser read each op (arena, by ascending op id) */
+  const mgopt__srcpos *places;
+  int64_t nplaces;
 };
 
+/* Runs patterns over every function with the worklist driver (core/passmgr.c).
+   Dead ops are NOT erased by the driver (a pass removes only what it made
+   dead); with fold != 0 constant operands are folded through ctx->fold. Adds
+   rewrites and folds to ctx->rewrites. Pattern-table passes run through it. */
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
+                                                     int fold);
+/* Names op in d (d->op, and d->line/d->col when the op was read from .mil text). */
+MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op);
 /* Copy of n bytes into the arena (NULL on OOM). */
 MGOPT__PRIVATE void *mgopt__dup(mgopt_program *p, const void *src, size_t n);
 MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);

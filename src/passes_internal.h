@@ -56,12 +56,6 @@ MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
    walk breaks anywhere else. */
 #define MGOPT__PU_MAX_CHAIN 256
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
-/* Runs patterns over every function with the worklist driver. Dead ops are
-   NOT erased by the driver (a pass removes only what it made dead); with
-   fold != 0 constant operands are folded through ctx->fold. Adds the rewrite
-   count to ctx->rewrites. */
-MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
-                                                   int fold);
 
 /* ---- replacing values (passes/replace.c) */
 /* gives output i of op the type t when inference left it unknown. */

@@ -150,27 +150,28 @@ static void infile_close(infile *f) {
 }
 
 /* Reads and imports a mapped .onnx file; external data is read relative to its directory. */
-static mgopt_program *load_mapped(const infile *f, const char *path, mgopt_diag *d) {
-  mgopt_onnx_model *m = mgopt_onnx_read(f->data, f->len, NULL, d);
+static mgopt_status load_mapped(const infile *f, const char *path, mgopt_program **out, mgopt_diag *d) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s = mgopt_onnx_read(f->data, f->len, NULL, &m, d);
   const char *slash = strrchr(path, '/');
   char *dir;
   size_t dl = slash ? (size_t)(slash - path) + (slash == path) : 0;
-  if (!m) return NULL;
+  if (s != MGOPT_OK) return s;
   dir = (char *)malloc(dl + 1);
   if (!dir) {
     mgopt_program_destroy(m->program);
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   }
   memcpy(dir, path, dl);
   dir[dl] = 0;
-  if (mgopt_onnx_load_external(m, dir, d) != MGOPT_OK || mgopt_onnx_import(m, d) != MGOPT_OK) {
+  if ((s = mgopt_onnx_load_external(m, dir, d)) != MGOPT_OK || (s = mgopt_onnx_import(m, d)) != MGOPT_OK) {
     free(dir);
     mgopt_program_destroy(m->program);
-    return NULL;
+    return s;
   }
   free(dir);
-  return m->program;
+  *out = m->program;
+  return MGOPT_OK;
 }
 
 /* ---- .onnx output: the writer's pieces, buffered, and large ones straight through */
@@ -427,8 +428,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
   double t0 = now_seconds(), t1 = t0, t2 = t0;
   mgopt_diag_clear(&d);
   if (ends_with(in, ".onnx")) {
-    p = infile_map(&inmap, in, out) ? load_mapped(&inmap, in, &d) : mgopt_onnx_load_file(in, NULL, &d);
-    if (!p) {
+    mgopt_status s = infile_map(&inmap, in, out) ? load_mapped(&inmap, in, &p, &d)
+                                                  : mgopt_onnx_load_file(in, NULL, &p, &d);
+    if (s != MGOPT_OK) {
       if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
       else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
       goto done;
@@ -448,19 +450,19 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
       return 1;
     }
     in_size = (long)len;
-    p = mgopt_mil_parse(text, len, NULL, &d);
-    if (!p) {
+    if (mgopt_mil_parse(text, len, NULL, &p, &d) != MGOPT_OK) {
       fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
       goto done;
     }
   }
   if (mgopt_program_verify(p, &d) != MGOPT_OK) {
-    fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
+    if (d.line > 0) fprintf(stderr, "%s:%d:%d: invalid program: %s\n", in, d.line, d.col, d.msg);
+    else fprintf(stderr, "%s: invalid program: %s\n", in, d.msg);
     goto done;
   }
   t1 = now_seconds();
   {
-    mgopt_run_options ro;
+    mgopt_pipeline_options ro;
     memset(&ro, 0, sizeof ro);
     ro.verify_each = verify_each;
     ro.after_pass = after_pass;
@@ -468,8 +470,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     ro.clock = now_seconds;
     if (to->timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
     if (to->stats && report) stats_collect(p, &before);
-    if (mgopt_pipeline_run(p, reg, pipeline, &ro, NULL, 0, NULL, &d) != MGOPT_OK) {
-      fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+    if (mgopt_pipeline_run(p, reg, pipeline, &ro, &d) != MGOPT_OK) {
+      if (d.line > 0) fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
+      else fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
       goto done;
     }
   }

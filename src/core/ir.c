@@ -53,8 +53,15 @@ MGOPT__PRIVATE mgopt_value *mgopt__value_new(mgopt_program *p, const char *name)
   return v;
 }
 
+/* Every mgopt_block is the head of one of these: the array capacities stay
+   out of the public struct. */
+typedef struct mgopt__block_rec {
+  mgopt_block b;
+  int32_t args_cap, outs_cap;
+} mgopt__block_rec;
+
 MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name) {
-  mgopt_block *b = (mgopt_block *)mgopt_program_alloc(p, sizeof *b, 8);
+  mgopt_block *b = (mgopt_block *)mgopt_program_alloc(p, sizeof(mgopt__block_rec), 8);
   if (!b) return NULL;
   b->program = p;
   b->name = mgopt_program_intern_cstr(p, name ? name : "");
@@ -159,7 +166,7 @@ MGOPTDEF mgopt_value *mgopt_block_add_arg(mgopt_block *b, const char *name, cons
   mgopt_program *p = b->program;
   mgopt_value *v;
   void *arr = b->args;
-  if (!mgopt__arena_grow(p, &arr, &b->args_cap, b->nargs + 1, sizeof(mgopt_value *))) return NULL;
+  if (!mgopt__arena_grow(p, &arr, &((mgopt__block_rec *)(void *)b)->args_cap, b->nargs + 1, sizeof(mgopt_value *))) return NULL;
   b->args = (mgopt_value **)arr;
   v = mgopt__value_new(p, name);
   if (!v) return NULL;
@@ -184,7 +191,7 @@ MGOPTDEF mgopt_status mgopt_block_add_output(mgopt_block *b, mgopt_value *v) {
   mgopt_program *p = b->program;
   mgopt_use *u;
   void *arr = b->outs;
-  if (!mgopt__arena_grow(p, &arr, &b->outs_cap, b->nouts + 1, sizeof(mgopt_use *)))
+  if (!mgopt__arena_grow(p, &arr, &((mgopt__block_rec *)(void *)b)->outs_cap, b->nouts + 1, sizeof(mgopt_use *)))
     return MGOPT_ERR_NOMEM;
   b->outs = (mgopt_use **)arr;
   u = (mgopt_use *)mgopt_program_alloc(p, sizeof *u, 8);
@@ -340,16 +347,22 @@ MGOPTDEF void mgopt_op_erase(mgopt_op *op) {
   op->flags |= MGOPT_OP_ERASED;
 }
 
-MGOPTDEF void mgopt_op_set_name(mgopt_op *op, const char *name) {
-  op->name = name ? mgopt_program_intern_cstr(op->program, name) : NULL;
+MGOPTDEF mgopt_status mgopt_op_set_name(mgopt_op *op, const char *name) {
+  const char *n = name ? mgopt_program_intern_cstr(op->program, name) : NULL;
+  if (name && !n) return MGOPT_ERR_NOMEM;
+  op->name = n;
+  return MGOPT_OK;
 }
 
 static mgopt_program *mgopt__value_program(const mgopt_value *v) {
   return v->def ? v->def->program : v->owner->program;
 }
 
-MGOPTDEF void mgopt_value_set_name(mgopt_value *v, const char *name) {
-  v->name = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
+MGOPTDEF mgopt_status mgopt_value_set_name(mgopt_value *v, const char *name) {
+  const char *n = name ? mgopt_program_intern_cstr(mgopt__value_program(v), name) : NULL;
+  if (name && !n) return MGOPT_ERR_NOMEM;
+  v->name = n;
+  return MGOPT_OK;
 }
 
 /* ---------------------------------------------------------------- operands */

@@ -82,7 +82,13 @@ typedef struct mgopt__milp {
   int max_depth;
   int64_t max_elements;
   int failed;
+  mgopt_status status; /* of the first error */
   mgopt_function *fn;
+  /* where each op starts, by ascending op id; line and column counted up to lc_pos */
+  mgopt__srcpos *places;
+  int64_t nplaces, places_cap;
+  size_t lc_pos, lc_ls;
+  int64_t lc_line;
   /* scope: definitions in order, plus name -> latest visible definition */
   mgopt__milp_def *defs;
   int64_t ndefs, defs_cap;
@@ -123,6 +129,7 @@ static int mgopt__milp_fail(mgopt__milp *P, size_t pos, mgopt_status st, const c
   int64_t line = 1;
   if (P->failed) return 0;
   P->failed = 1;
+  P->status = st;
   if (!P->d) return 0;
   if (pos > P->n) pos = P->n;
   for (i = 0; i < pos; i++)
@@ -1197,6 +1204,22 @@ static int mgopt__milp_check_dups(mgopt__milp *P, int64_t nkeys) {
                           (int)(strlen(bname) > 60 ? 60 : strlen(bname)), bname);
 }
 
+/* Records that op starts at byte pos (which never decreases from one op to the next). */
+static int mgopt__milp_place(mgopt__milp *P, const mgopt_op *op, size_t pos) {
+  mgopt__srcpos *sp;
+  for (; P->lc_pos < pos; P->lc_pos++)
+    if (P->s[P->lc_pos] == '\n') {
+      P->lc_line++;
+      P->lc_ls = P->lc_pos + 1;
+    }
+  if (!mgopt__milp_reserve(P, (void **)&P->places, &P->places_cap, P->nplaces + 1, sizeof *P->places)) return 0;
+  sp = &P->places[P->nplaces++];
+  sp->id = op->id;
+  sp->line = P->lc_line > INT32_MAX ? INT32_MAX : (int32_t)P->lc_line;
+  sp->col = pos - P->lc_ls + 1 > (size_t)INT32_MAX ? INT32_MAX : (int32_t)(pos - P->lc_ls + 1);
+  return 1;
+}
+
 /* One op with its nested blocks, appended to b. */
 static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
@@ -1205,8 +1228,10 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int is_const, c;
   int32_t nb = 0, bcap = 0;
   mgopt_block **blocks = NULL;
+  size_t start;
   /* outputs */
   c = mgopt__milp_peek(P);
+  start = P->pos;
   if (c == '%' || mgopt__milp_absent_at(P, P->pos, ",=:")) {
     for (;;) {
       mgopt__milp_out *o;
@@ -1238,6 +1263,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   if (!type) return 0;
   op = mgopt_op_new(P->p, type, (int32_t)nouts, 0);
   if (!op) return mgopt__milp_oom(P);
+  if (!mgopt__milp_place(P, op, start)) return 0;
   for (i = 0; i < nouts; i++) {
     mgopt_value *v = op->outs[i];
     v->type = P->outs[i].type;
@@ -1434,6 +1460,7 @@ static int mgopt__milp_function(mgopt__milp *P) {
 
 static void mgopt__milp_free(mgopt__milp *P) {
   const mgopt_allocator *a = P->alloc;
+  if (P->places) mgopt__heap_free(a, P->places, (size_t)P->places_cap * sizeof *P->places);
   if (P->defs) mgopt__heap_free(a, P->defs, (size_t)P->defs_cap * sizeof *P->defs);
   if (P->map) mgopt__heap_free(a, P->map, (size_t)P->map_cap * sizeof *P->map);
   if (P->sbuf) mgopt__heap_free(a, P->sbuf, (size_t)P->sbuf_cap);
@@ -1446,15 +1473,13 @@ static void mgopt__milp_free(mgopt__milp *P) {
   if (P->dims) mgopt__heap_free(a, P->dims, (size_t)P->dims_cap * sizeof *P->dims);
 }
 
-MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
-                                        mgopt_diag *d) {
+MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_parse_options *opts,
+                                     mgopt_program **out, mgopt_diag *d) {
   mgopt__milp P;
   mgopt_program *p;
   mgopt_diag_clear(d);
-  if (!text && len) {
-    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "text is NULL");
-    return NULL;
-  }
+  if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (!text && len) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "text is NULL");
   memset(&P, 0, sizeof P);
   P.s = text ? text : "";
   P.n = len;
@@ -1462,22 +1487,25 @@ MGOPTDEF mgopt_program *mgopt_mil_parse(const char *text, size_t len, const mgop
   P.alloc = opts ? opts->alloc : NULL;
   P.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
   P.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : ((int64_t)1 << 28);
+  P.lc_line = 1;
   p = mgopt_program_create(P.alloc);
-  if (!p) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
+  if (!p) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   P.p = p;
   for (;;) {
     mgopt__milp_ws(&P);
     if (P.pos >= P.n) break;
     if (!mgopt__milp_function(&P)) break;
   }
+  if (!P.failed && P.nplaces) {
+    p->places = (mgopt__srcpos *)mgopt__dup(p, P.places, sizeof *P.places * (size_t)P.nplaces);
+    p->nplaces = P.nplaces;
+  }
   if (!P.failed && mgopt_program_status(p) != MGOPT_OK) mgopt__milp_oom(&P);
   mgopt__milp_free(&P);
   if (P.failed) {
     mgopt_program_destroy(p);
-    return NULL;
+    return P.status;
   }
-  return p;
+  *out = p;
+  return MGOPT_OK;
 }

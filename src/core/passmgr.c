@@ -42,7 +42,7 @@ static const mgopt_pipeline_def *mgopt__pm_find_pipeline(const mgopt_registry *r
 typedef struct mgopt__pm {
   const mgopt_registry *r;
   mgopt_program *p;            /* NULL: check only */
-  const mgopt_run_options *ro;
+  const mgopt_pipeline_options *ro;
   mgopt_pass_report *reports;
   int32_t cap, nrep;
   mgopt_diag *d;
@@ -106,21 +106,50 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
-/* A pass given as a pattern table (run == NULL): see mgopt_pass_def. */
-static mgopt_status mgopt__pm_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd) {
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
+                                                     int fold) {
   mgopt_rewrite_config cfg;
   mgopt_rewrite_stats st;
   mgopt_status s;
   memset(&cfg, 0, sizeof cfg);
   memset(&st, 0, sizeof st);
-  cfg.erase_dead = 0;
-  if (pd->fold_constants) {
+  cfg.keep_dead = 1;
+  if (fold) {
     cfg.fold = ctx->fold;
     cfg.fold_ud = ctx->fold_ud;
   }
-  s = mgopt_rewrite_program(ctx->program, pd->patterns, pd->npatterns, &cfg, &st, ctx->diag);
+  s = mgopt_rewrite_program(ctx->program, pats, n, &cfg, &st, ctx->diag);
   ctx->rewrites += st.rewrites + st.folds;
   return s;
+}
+
+typedef struct mgopt__pm_find {
+  const char *name;
+  const mgopt_op *op;
+} mgopt__pm_find;
+
+static int mgopt__pm_find_op(mgopt_op *op, void *ud) {
+  mgopt__pm_find *f = (mgopt__pm_find *)ud;
+  const char *n = op->name ? op->name : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : NULL;
+  if (!n || strcmp(n, f->name) != 0) return 0;
+  f->op = op;
+  return 1;
+}
+
+/* A pass that names an op only by name in d->op: give d the op's .mil place. */
+static void mgopt__pm_place(mgopt__pm *m) {
+  mgopt__pm_find f;
+  char msg[MGOPT_DIAG_MSG_MAX];
+  mgopt_status st;
+  if (!m->d || !m->d->op[0] || m->d->line || !m->p->nplaces) return;
+  f.name = m->d->op;
+  f.op = NULL;
+  if (!mgopt_program_walk(m->p, mgopt__pm_find_op, &f)) return;
+  st = m->d->status;
+  memcpy(msg, m->d->msg, sizeof msg);
+  mgopt__diag_place(m->d, f.op);
+  m->d->status = st;
+  memcpy(m->d->msg, msg, sizeof msg);
 }
 
 static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, mgopt_opt_value *vals) {
@@ -138,7 +167,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.name = pd->name;
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
-  s = pd->run ? pd->run(&ctx) : mgopt__pm_run_patterns(&ctx, pd);
+  s = pd->run ? pd->run(&ctx) : mgopt__pass_run_patterns(&ctx, pd->patterns, pd->npatterns, pd->fold_constants);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {
@@ -147,6 +176,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
       mgopt__diag_prefix(m->d, ": ");
       mgopt__diag_prefix(m->d, pd->name);
     }
+    mgopt__pm_place(m);
     return s;
   }
   rep.rewrites = ctx.rewrites;
@@ -265,6 +295,7 @@ static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
 
 MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *pipeline, mgopt_diag *d) {
   mgopt__pm m;
+  mgopt_diag_clear(d);
   memset(&m, 0, sizeof m);
   m.r = r;
   m.d = d;
@@ -274,10 +305,10 @@ MGOPTDEF mgopt_status mgopt_pipeline_check(const mgopt_registry *r, const char *
 }
 
 MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
-                                         const mgopt_run_options *opts, mgopt_pass_report *reports,
-                                         int32_t cap, int32_t *nreports, mgopt_diag *d) {
+                                         const mgopt_pipeline_options *opts, mgopt_diag *d) {
   mgopt__pm m;
   mgopt_status s;
+  mgopt_diag_clear(d);
   if (!p || !r) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "pipeline: no program or registry");
   /* check the whole string first: a typo late in it must not leave a half-run program */
   s = mgopt_pipeline_check(r, pipeline, d);
@@ -286,11 +317,11 @@ MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry 
   m.r = r;
   m.p = p;
   m.ro = opts;
-  m.reports = reports;
-  m.cap = reports ? cap : 0;
+  m.reports = opts ? opts->reports : NULL;
+  m.cap = m.reports && opts->reports_cap > 0 ? opts->reports_cap : 0;
   m.d = d;
   m.top = pipeline ? pipeline : "";
   s = mgopt__pm_walk(&m, m.top);
-  if (nreports) *nreports = m.nrep < m.cap ? m.nrep : m.cap;
+  if (opts && opts->nreports) *opts->nreports = m.nrep < m.cap ? m.nrep : m.cap;
   return s;
 }

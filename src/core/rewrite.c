@@ -91,11 +91,13 @@ MGOPTDEF void mgopt_rw_replace_op(mgopt_rewriter *rw, mgopt_op *op, mgopt_value 
   mgopt_rw_erase(rw, op);
 }
 
-MGOPTDEF void mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
+MGOPTDEF mgopt_status mgopt_rw_set_operand(mgopt_rewriter *rw, mgopt_op *op, const char *slot, mgopt_value *v) {
   mgopt_value *old = mgopt_op_operand(op, slot);
-  mgopt_op_set_operand(op, slot, v);
+  mgopt_status s = mgopt_op_set_operand(op, slot, v);
+  if (s != MGOPT_OK) rw->oom = 1;
   if (old && old->def) mgopt__rw_push(rw, old->def);
   mgopt__rw_push(rw, op);
+  return s;
 }
 
 MGOPTDEF void mgopt_rw_modified(mgopt_rewriter *rw, mgopt_op *op) {
@@ -118,7 +120,7 @@ MGOPTDEF mgopt_op *mgopt_rw_create(mgopt_rewriter *rw, mgopt_op *pos, const char
   for (i = 1; i < nouts; i++) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.40s_%d", name, (int)i);
-    mgopt_value_set_name(op->outs[i], buf);
+    if (mgopt_value_set_name(op->outs[i], buf) != MGOPT_OK) rw->oom = 1;
   }
   mgopt__rw_push(rw, op);
   return op;
@@ -292,7 +294,7 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;
-    if (cfg->erase_dead && mgopt__op_is_dead(op)) {
+    if (!cfg->keep_dead && mgopt__op_is_dead(op)) {
       mgopt_rw_erase(rw, op);
       changed = 1;
     } else {
@@ -329,11 +331,11 @@ MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f
   mgopt_rewrite_config dflt;
   mgopt_status s;
   const mgopt_allocator *al = &p->alloc;
+  mgopt_diag_clear(d);
   if (!f || npatterns < 0 || (npatterns && !patterns))
     return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "rewrite: bad arguments");
   if (!cfg) {
     memset(&dflt, 0, sizeof dflt);
-    dflt.erase_dead = 1;
     cfg = &dflt;
   }
   memset(&rw, 0, sizeof rw);

@@ -249,6 +249,25 @@ MGOPTDEF int64_t mgopt_type_numel(const mgopt_type *t) {
 
 /* ---------------------------------------------------------------- tensors */
 
+/* Every mgopt_tensor is the head of one of these (all come from
+   mgopt__tensor_head), so the caches stay out of the public struct. */
+typedef struct mgopt__tensor_rec {
+  mgopt_tensor t;
+  uint64_t hash;      /* content hash, valid when hash_valid */
+  uint64_t probe;     /* sampled-content key, valid when probe_valid */
+  uint8_t hash_valid;
+  uint8_t probe_valid;
+} mgopt__tensor_rec;
+
+#define MGOPT__TREC(t) ((mgopt__tensor_rec *)(void *)(t))
+#define MGOPT__TREC_C(t) ((const mgopt__tensor_rec *)(const void *)(t))
+
+/* A write may change the bytes: forget what was computed from them. */
+static void mgopt__tensor_touch(mgopt_tensor *t) {
+  MGOPT__TREC(t)->hash_valid = 0;
+  MGOPT__TREC(t)->probe_valid = 0;
+}
+
 static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_t rank,
                                         const int64_t *shape) {
   mgopt_tensor *t;
@@ -260,7 +279,7 @@ static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_
     if (!mgopt__mul_i64(n, shape[i], &n)) return NULL;
   nb = mgopt_dtype_nbytes(dt, n);
   if (nb < 0 || (uint64_t)nb > (uint64_t)SIZE_MAX / 2) return NULL;
-  t = (mgopt_tensor *)mgopt_program_alloc(p, sizeof *t, 8);
+  t = (mgopt_tensor *)mgopt_program_alloc(p, sizeof(mgopt__tensor_rec), 8);
   if (!t) return NULL;
   t->dtype = (uint8_t)dt;
   t->rank = rank;
@@ -344,8 +363,7 @@ MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
     t->data = d;
     t->borrowed = 0;
   }
-  t->hash_valid = 0;
-  t->probe_valid = 0;
+  mgopt__tensor_touch(t);
   return t->data;
 }
 
@@ -419,8 +437,7 @@ MGOPTDEF int64_t mgopt_tensor_get_i64(const mgopt_tensor *t, int64_t i) {
 MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
   uint8_t *d = (uint8_t *)t->data;
   MGOPT_ASSERT(!t->borrowed);
-  t->hash_valid = 0;
-  t->probe_valid = 0;
+  mgopt__tensor_touch(t);
   switch ((mgopt_dtype)t->dtype) {
     case MGOPT_DT_FP16: { uint16_t h = mgopt_f32_to_f16((float)v); memcpy(d + 2 * i, &h, 2); return; }
     case MGOPT_DT_BF16: { uint16_t h = mgopt_f32_to_bf16((float)v); memcpy(d + 2 * i, &h, 2); return; }
@@ -441,8 +458,7 @@ MGOPTDEF void mgopt_tensor_set_f64(mgopt_tensor *t, int64_t i, double v) {
 MGOPTDEF void mgopt_tensor_set_i64(mgopt_tensor *t, int64_t i, int64_t v) {
   uint8_t *d = (uint8_t *)t->data;
   MGOPT_ASSERT(!t->borrowed);
-  t->hash_valid = 0;
-  t->probe_valid = 0;
+  mgopt__tensor_touch(t);
   switch ((mgopt_dtype)t->dtype) {
     case MGOPT_DT_BOOL: d[i] = v != 0; return;
     case MGOPT_DT_INT8: case MGOPT_DT_UINT8: d[i] = (uint8_t)v; return;
@@ -476,14 +492,15 @@ MGOPTDEF int mgopt_tensor_equal(const mgopt_tensor *a, const mgopt_tensor *b) {
       if (x[k].len != y[k].len || (x[k].len && memcmp(x[k].ptr, y[k].ptr, x[k].len))) return 0;
     return 1;
   }
-  if (a->hash_valid && b->hash_valid && a->hash != b->hash) return 0;
+  if (MGOPT__TREC_C(a)->hash_valid && MGOPT__TREC_C(b)->hash_valid && MGOPT__TREC_C(a)->hash != MGOPT__TREC_C(b)->hash)
+    return 0;
   /* shared bytes (deduplicated weights, views) need no comparing */
   return a->nbytes == b->nbytes && (a->nbytes == 0 || a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0);
 }
 
 MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
   uint64_t h;
-  if (t->hash_valid) return t->hash;
+  if (MGOPT__TREC(t)->hash_valid) return MGOPT__TREC(t)->hash;
   h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED);
   h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
   if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
@@ -533,8 +550,8 @@ MGOPTDEF uint64_t mgopt_tensor_hash(mgopt_tensor *t) {
     }
     h = mgopt__hash_bytes(d + k, n - k, h);
   }
-  t->hash = h;
-  t->hash_valid = 1;
+  MGOPT__TREC(t)->hash = h;
+  MGOPT__TREC(t)->hash_valid = 1;
   return h;
 }
 
@@ -550,14 +567,14 @@ MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t) {
   const uint8_t *d = (const uint8_t *)t->data;
   uint64_t h;
   if (t->dtype == MGOPT_DT_STRING || t->nbytes <= 1024) return mgopt_tensor_hash(t);
-  if (t->probe_valid) return t->probe;
+  if (MGOPT__TREC(t)->probe_valid) return MGOPT__TREC(t)->probe;
   h = mgopt__hash_bytes(&t->dtype, 1, MGOPT__HASH_SEED ^ 0x5bd1e995u);
   h = mgopt__hash_bytes(&t->rank, sizeof t->rank, h);
   if (t->rank > 0) h = mgopt__hash_bytes(t->shape, sizeof(int64_t) * (size_t)t->rank, h);
   h = mgopt__hash_bytes(d, 512, h);
   h = mgopt__hash_bytes(d + t->nbytes - 64, 64, h);
-  t->probe = h;
-  t->probe_valid = 1;
+  MGOPT__TREC(t)->probe = h;
+  MGOPT__TREC(t)->probe_valid = 1;
   return h;
 }
 

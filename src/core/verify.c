@@ -15,6 +15,31 @@
      static dim; a less precise stored dim is accepted);
    - block outputs defined. */
 
+/* The op's name (or its first output's) and, for an op read from .mil, its
+   line:col found by binary search in the parser's table (ids ascend). */
+MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op) {
+  const mgopt_program *p;
+  int64_t lo = 0, hi;
+  if (!d) return;
+  d->op[0] = 0;
+  d->line = d->col = 0;
+  d->offset = -1;
+  if (!op) return;
+  snprintf(d->op, sizeof d->op, "%s",
+           op->name ? op->name : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "");
+  p = op->program;
+  hi = p ? p->nplaces : 0;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (p->places[mid].id < op->id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (p && lo < p->nplaces && p->places[lo].id == op->id) {
+    d->line = p->places[lo].line;
+    d->col = p->places[lo].col;
+  }
+}
+
 typedef struct mgopt__vfy {
   mgopt_program *p;
   mgopt_diag *d;
@@ -36,12 +61,7 @@ static mgopt_status mgopt__vfy_fail(mgopt__vfy *v, const mgopt_op *op, const cha
   va_list ap;
   if (!v->d) return MGOPT_ERR_VERIFY;
   v->d->status = MGOPT_ERR_VERIFY;
-  v->d->op[0] = 0;
-  if (op) {
-    const char *n = op->name ? op->name
-                    : (op->nouts > 0 && op->outs[0]->name) ? op->outs[0]->name : "";
-    snprintf(v->d->op, sizeof v->d->op, "%s", n);
-  }
+  mgopt__diag_place(v->d, op);
   va_start(ap, fmt);
   vsnprintf(v->d->msg, sizeof v->d->msg, fmt, ap);
   va_end(ap);
@@ -327,6 +347,7 @@ MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
   mgopt__vfy v;
   mgopt_status s = MGOPT_OK;
   int32_t i;
+  mgopt_diag_clear(d);
   memset(&v, 0, sizeof v);
   v.p = p;
   v.d = d;

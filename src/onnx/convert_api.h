@@ -19,10 +19,11 @@ extern "C" {
    is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it. */
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
 
-/* mgopt_onnx_read + mgopt_onnx_import: a program, or NULL with d set.
-   buf must outlive the program (weights are borrowed). */
-MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
-                                        mgopt_diag *d);
+/* mgopt_onnx_read + mgopt_onnx_import: the program in *out (only on success;
+   nothing is left allocated on failure), every status of the two in d.
+   buf must outlive the program (weights are borrowed). opts may be NULL. */
+MGOPTDEF mgopt_status mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_program **out, mgopt_diag *d);
 
 typedef struct mgopt_onnx_export_options {
   int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
@@ -39,7 +40,9 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
                                         mgopt_onnx_model **out, mgopt_diag *d);
 
 #ifndef MGOPT_NO_STDIO
-MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d);
+/* mgopt_onnx_read_file + mgopt_onnx_import, as mgopt_onnx_load. */
+MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts,
+                                          mgopt_program **out, mgopt_diag *d);
 #endif
 
 #ifdef __cplusplus

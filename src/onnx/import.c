@@ -457,25 +457,30 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   return s;
 }
 
-MGOPTDEF mgopt_program *mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
-                                        mgopt_diag *d) {
-  mgopt_onnx_model *m = mgopt_onnx_read(buf, len, opts, d);
-  if (!m) return NULL;
-  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+MGOPTDEF mgopt_status mgopt_onnx_load(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_program **out, mgopt_diag *d) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s = out ? mgopt_onnx_read(buf, len, opts, &m, d) : mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (s != MGOPT_OK) return s;
+  if ((s = mgopt_onnx_import(m, d)) != MGOPT_OK) {
     mgopt_program_destroy(m->program);
-    return NULL;
+    return s;
   }
-  return m->program;
+  *out = m->program;
+  return MGOPT_OK;
 }
 
 #ifndef MGOPT_NO_STDIO
-MGOPTDEF mgopt_program *mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_diag *d) {
-  mgopt_onnx_model *m = mgopt_onnx_read_file(path, opts, d);
-  if (!m) return NULL;
-  if (mgopt_onnx_import(m, d) != MGOPT_OK) {
+MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts, mgopt_program **out,
+                                          mgopt_diag *d) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s = out ? mgopt_onnx_read_file(path, opts, &m, d) : mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (s != MGOPT_OK) return s;
+  if ((s = mgopt_onnx_import(m, d)) != MGOPT_OK) {
     mgopt_program_destroy(m->program);
-    return NULL;
+    return s;
   }
-  return m->program;
+  *out = m->program;
+  return MGOPT_OK;
 }
 #endif

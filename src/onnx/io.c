@@ -181,58 +181,49 @@ static size_t mgopt__onnx_dirlen(const char *path) {
   return n > 1 ? n - 1 : n; /* keep "/" for files in the root */
 }
 
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
-                                                mgopt_diag *d) {
+MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                          mgopt_onnx_model **out, mgopt_diag *d) {
   FILE *f;
   int64_t size;
   mgopt_program *p;
   uint8_t *buf;
-  mgopt_onnx_model *m;
-  size_t dl;
+  mgopt_onnx_model *m = NULL;
+  mgopt_status s;
   mgopt_diag_clear(d);
-  if (!path) {
-    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
-    return NULL;
-  }
+  if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (!path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
   f = fopen(path, "rb");
-  if (!f) {
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
-    return NULL;
-  }
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
   size = mgopt__onnx_fsize(f);
   if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
     fclose(f);
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot size %s", path);
   }
   p = mgopt_program_create(opts ? opts->alloc : NULL);
   buf = p ? (uint8_t *)mgopt__arena_alloc(p, (size_t)size, 64, 0) : NULL;
   if (!buf) {
     fclose(f);
     mgopt_program_destroy(p);
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
   }
   if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
     fclose(f);
     mgopt_program_destroy(p);
-    mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
-    return NULL;
+    return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
   }
   fclose(f);
-  m = mgopt__onnx_read_into(p, buf, (size_t)size, opts, d);
-  if (!m) {
-    mgopt_program_destroy(p);
-    return NULL;
+  s = mgopt__onnx_read_into(p, buf, (size_t)size, opts, &m, d);
+  if (s == MGOPT_OK) {
+    m->dir = mgopt_program_intern(p, path, mgopt__onnx_dirlen(path));
+    if (!m->dir) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   }
-  dl = mgopt__onnx_dirlen(path);
-  m->dir = mgopt_program_intern(p, path, dl);
-  if (!m->dir || (!(opts && opts->keep_external) && mgopt_onnx_load_external(m, NULL, d) != MGOPT_OK)) {
-    if (!m->dir) mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  if (s == MGOPT_OK && !(opts && opts->keep_external)) s = mgopt_onnx_load_external(m, NULL, d);
+  if (s != MGOPT_OK) {
     mgopt_program_destroy(p);
-    return NULL;
+    return s;
   }
-  return m;
+  *out = m;
+  return MGOPT_OK;
 }
 
 typedef struct mgopt__onnx_fsink {

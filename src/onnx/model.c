@@ -773,12 +773,14 @@ static mgopt_status mgopt__onnxd_tensor(mgopt__onnxd *D, mgopt_onnx_tensor *t,
 }
 
 /* Decodes into an existing program (bytes must outlive it). NULL on error. */
-MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
-                                                       const mgopt_onnx_read_options *opts,
-                                                       mgopt_diag *d) {
+/* Decodes into p's arena; *out is set only on success (p is the caller's to destroy either way). */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
+                                                  const mgopt_onnx_read_options *opts, mgopt_onnx_model **out,
+                                                  mgopt_diag *d) {
   mgopt__onnxd D;
   mgopt__onnx_frame root;
   mgopt_onnx_model *m;
+  mgopt_status s;
   memset(&D, 0, sizeof D);
   D.p = p;
   D.b = buf;
@@ -792,36 +794,27 @@ MGOPT__PRIVATE mgopt_onnx_model *mgopt__onnx_read_into(mgopt_program *p, const u
   root.name = "ModelProto";
   root.index = -1;
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
-  if (!m) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
-  if (mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0) != MGOPT_OK) return NULL;
-  if (mgopt_program_status(p) != MGOPT_OK) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
+  if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0);
+  if (s != MGOPT_OK) return s;
+  if (mgopt_program_status(p) != MGOPT_OK) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
-  return m;
+  *out = m;
+  return MGOPT_OK;
 }
 
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
-                                           const mgopt_onnx_read_options *opts, mgopt_diag *d) {
+MGOPTDEF mgopt_status mgopt_onnx_read(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_onnx_model **out, mgopt_diag *d) {
   mgopt_program *p;
-  mgopt_onnx_model *m;
+  mgopt_status s;
   mgopt_diag_clear(d);
-  if (!buf && len) {
-    mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
-    return NULL;
-  }
+  if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
+  if (!buf && len) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL buffer");
   p = mgopt_program_create(opts ? opts->alloc : NULL);
-  if (!p) {
-    mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
-  m = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, d);
-  if (!m) mgopt_program_destroy(p);
-  return m;
+  if (!p) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  s = mgopt__onnx_read_into(p, (const uint8_t *)buf, len, opts, out, d);
+  if (s != MGOPT_OK) mgopt_program_destroy(p);
+  return s;
 }
 
 /* ---------------------------------------------------------------- walking */

@@ -308,17 +308,18 @@ typedef struct mgopt_onnx_read_options {
   int keep_external;        /* read_file: 1 = leave external data unloaded */
 } mgopt_onnx_read_options;
 
-/* Decodes a serialized ModelProto of len bytes into a new program's arena.
-   raw_data and other bytes are borrowed: buf must outlive model->program.
-   Free everything with mgopt_program_destroy(model->program). opts may be NULL.
-   Returns NULL on error, with d->offset the byte offset and d->msg naming the
+/* Decodes a serialized ModelProto of len bytes into a new program's arena and
+   stores the model in *out (only on success). raw_data and other bytes are
+   borrowed: buf must outlive model->program. Free everything with
+   mgopt_program_destroy(model->program). opts may be NULL (every default).
+   On error, d->offset is the byte offset and d->msg names the
    field path ("ModelProto.graph.node[3].attribute[1]: length past end"):
    MGOPT_ERR_CORRUPT (malformed wire data, counts that disagree with dims),
    MGOPT_ERR_UNSUPPORTED (segmented tensors, protobuf groups, unknown data
    types), MGOPT_ERR_LIMIT (options' limits), MGOPT_ERR_NOMEM. Tensors stored
    externally are left unloaded (see mgopt_onnx_load_external). */
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read(const void *buf, size_t len,
-                                           const mgopt_onnx_read_options *opts, mgopt_diag *d);
+MGOPTDEF mgopt_status mgopt_onnx_read(const void *buf, size_t len, const mgopt_onnx_read_options *opts,
+                                     mgopt_onnx_model **out, mgopt_diag *d);
 
 /* ---------------------------------------------------------------- writing */
 
@@ -368,10 +369,12 @@ MGOPTDEF mgopt_dtype mgopt_onnx_dtype(int32_t onnx_data_type);
 MGOPTDEF int64_t mgopt_onnx_raw_nbytes(int32_t onnx_data_type, int64_t numel);
 
 #ifndef MGOPT_NO_STDIO
-/* Reads the file at path: its bytes stay alive in model->program; external
-   data is loaded relative to the file's directory unless opts->keep_external. */
-MGOPTDEF mgopt_onnx_model *mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
-                                                mgopt_diag *d);
+/* Reads the file at path into *out (only on success): its bytes stay alive in
+   model->program; external data is loaded relative to the file's directory
+   unless opts->keep_external. MGOPT_ERR_IO when the file cannot be read, and
+   every status of mgopt_onnx_read and mgopt_onnx_load_external. */
+MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_read_options *opts,
+                                          mgopt_onnx_model **out, mgopt_diag *d);
 /* Loads every tensor with data_location EXTERNAL (keys location, offset, length;
    location relative to dir, absolute paths and ".." rejected) into the
    program's arena: the tensor then holds raw_data, data_location DEFAULT and

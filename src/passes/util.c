@@ -91,22 +91,3 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end
     v = cur->outs[0];
   }
 }
-
-/* ---------------------------------------------------------------- running a pattern set */
-
-MGOPT__PRIVATE mgopt_status mgopt__pu_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
-                                                   int fold) {
-  mgopt_rewrite_config cfg;
-  mgopt_rewrite_stats st;
-  mgopt_status s;
-  memset(&cfg, 0, sizeof cfg);
-  memset(&st, 0, sizeof st);
-  cfg.erase_dead = 0;
-  if (fold) {
-    cfg.fold = ctx->fold;
-    cfg.fold_ud = ctx->fold_ud;
-  }
-  s = mgopt_rewrite_program(ctx->program, pats, n, &cfg, &st, ctx->diag);
-  ctx->rewrites += st.rewrites + st.folds;
-  return s;
-}

@@ -175,7 +175,7 @@ static int verify_output(const char *model_path, const char *dir, weight_info *i
   ro.keep_external = 1;
   mgopt_diag_clear(&d);
   if (!buf) return -1;
-  m = mgopt_onnx_read_file(model_path, &ro, &d);
+  if (mgopt_onnx_read_file(model_path, &ro, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) {
     fprintf(stderr, "  cannot read %s: %s\n", model_path, d.msg);
     free(buf);
@@ -354,7 +354,7 @@ static int driver(const char *in, const char *out, const char *pipeline, int64_t
   mgopt_diag_clear(&d);
   printf("  driver %s (%.1f MB), pipeline %s, external %lld\n", in, (double)fsz / (double)MB, pipeline,
          (long long)external_min);
-  m = mgopt_onnx_read_file(in, &ro, &d);
+  if (mgopt_onnx_read_file(in, &ro, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) {
     fprintf(stderr, "driver: read: %s\n", d.msg);
     return 1;
@@ -368,7 +368,7 @@ static int driver(const char *in, const char *out, const char *pipeline, int64_t
     return 1;
   }
   census_print("import", m->program, &c);
-  if (mgopt_pipeline_run(m->program, mgopt_builtin_registry(), pipeline, NULL, NULL, 0, NULL, &d) != MGOPT_OK) {
+  if (mgopt_pipeline_run(m->program, mgopt_builtin_registry(), pipeline, NULL, &d) != MGOPT_OK) {
     fprintf(stderr, "driver: pipeline: %s\n", d.msg);
     mgopt_program_destroy(m->program);
     return 1;

@@ -106,7 +106,8 @@ static double time_pass(const mgopt_registry *reg, const char *src, size_t len, 
   int r;
   for (r = 0; r < 3; r++) {
     mgopt_diag d;
-    mgopt_program *p = mgopt_mil_parse(src, len, NULL, &d);
+    mgopt_program *p = NULL;
+    mgopt_mil_parse(src, len, NULL, &p, &d);
     double t0, t;
     if (!p) {
       fprintf(stderr, "parse failed: line %d: %s\n", d.line, d.msg);
@@ -114,7 +115,7 @@ static double time_pass(const mgopt_registry *reg, const char *src, size_t len, 
     }
     *ops = (long)mgopt_program_op_count(p);
     t0 = now();
-    if (mgopt_pipeline_run(p, reg, name, NULL, NULL, 0, NULL, &d) != MGOPT_OK) {
+    if (mgopt_pipeline_run(p, reg, name, NULL, &d) != MGOPT_OK) {
       printf("  %-50s error: %s\n", name, d.msg);
       mgopt_program_destroy(p);
       return -1;

@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
       p = build(n, &f);
       mgopt_block_set_output(f->body, 0, f->body->args[0]);
       t0 = now();
-      if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, NULL, 0, NULL, &d) ||
+      if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, &d) ||
           f->body->nops != 0) {
         printf("dce failed\n");
         return 1;
@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
       mgopt_program_destroy(p);
       p = build_mixed(n, &f);
       t0 = now();
-      if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "cleanup", NULL, NULL, 0, NULL, &d)) {
+      if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "cleanup", NULL, &d)) {
         printf("cleanup failed: %s\n", d.msg);
         return 1;
       }

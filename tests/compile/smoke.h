@@ -52,6 +52,7 @@ static void smoke_run(const mgopt_allocator *a) {
   mgopt_status s;
   mgopt_pass_report rep[4];
   int32_t nrep = 0;
+  mgopt_pipeline_options po;
   REQUIRE(p != NULL);
   relu = smoke_build(p);
   CHECK(relu != NULL);
@@ -66,8 +67,11 @@ static void smoke_run(const mgopt_allocator *a) {
   s = mgopt_program_verify(p, &d);
   CHECK_EQ_INT(s, MGOPT_OK);
   if (s != MGOPT_OK) printf("  verify: %s\n", d.msg);
-  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, rep, 4, &nrep,
-                         &d);
+  memset(&po, 0, sizeof po);
+  po.reports = rep;
+  po.reports_cap = 4;
+  po.nreports = &nrep;
+  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", &po, &d);
   CHECK_EQ_INT(s, MGOPT_OK);
   CHECK_EQ_INT(nrep, 1);
   CHECK_EQ_INT(mgopt_program_op_count(p), 1);

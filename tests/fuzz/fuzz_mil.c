@@ -41,7 +41,7 @@ static int fuzz_mil_roundtrip(mgopt_program *p, const mgopt_parse_options *o, in
     fprintf(stderr, "fuzz_mil: %s: print failed\n", when);
     bad = 1;
   } else {
-    q = mgopt_mil_parse(a.data, a.len, o, &d);
+    if (mgopt_mil_parse(a.data, a.len, o, &q, &d) != MGOPT_OK) q = NULL;
     if (!q) {
       fprintf(stderr, "fuzz_mil: %s: printed text does not parse: %d:%d: %s\n%s\n", when, d.line, d.col, d.msg,
               a.data);
@@ -68,13 +68,13 @@ static int fuzz_mil_roundtrip(mgopt_program *p, const mgopt_parse_options *o, in
 static int fuzz_mil_one(const uint8_t *data, size_t size) {
   mgopt_diag d;
   mgopt_parse_options o;
-  mgopt_run_options ro;
+  mgopt_pipeline_options ro;
   mgopt_program *p;
   mgopt_status s;
   int bad;
   memset(&o, 0, sizeof o);
   o.max_elements = 1 << 20;
-  p = mgopt_mil_parse((const char *)data, size, &o, &d);
+  if (mgopt_mil_parse((const char *)data, size, &o, &p, &d) != MGOPT_OK) p = NULL;
   if (!p) {
     /* every error names a place inside the text */
     if (d.line < 1 || d.col < 1 || d.status == MGOPT_OK || d.offset < 0 || (uint64_t)d.offset > size) {
@@ -92,7 +92,7 @@ static int fuzz_mil_one(const uint8_t *data, size_t size) {
   memset(&ro, 0, sizeof ro);
   ro.verify_each = 1;
   mgopt_diag_clear(&d);
-  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", &ro, NULL, 0, NULL, &d);
+  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", &ro, &d);
   if (s == MGOPT_ERR_VERIFY) {
     fprintf(stderr, "fuzz_mil: a pass left a program the verifier rejects: %s\n", d.msg);
     bad = 1;

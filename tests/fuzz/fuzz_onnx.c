@@ -51,7 +51,7 @@ static const char *fuzz_pipeline(void) {
    step succeeded or failed cleanly (a status and a message). */
 static int fuzz_onnx_pipeline(mgopt_onnx_model *m, char *why, size_t why_len) {
   mgopt_diag d;
-  mgopt_run_options ro;
+  mgopt_pipeline_options ro;
   mgopt_onnx_model *out = NULL, *back;
   mgopt_buf b;
   mgopt_status st;
@@ -70,7 +70,7 @@ static int fuzz_onnx_pipeline(mgopt_onnx_model *m, char *why, size_t why_len) {
   if (mgopt_program_op_count(m->program) > 4096) return 1;
   memset(&ro, 0, sizeof ro);
   ro.verify_each = 1;
-  st = mgopt_pipeline_run(m->program, mgopt_builtin_registry(), fuzz_pipeline(), &ro, NULL, 0, NULL, &d);
+  st = mgopt_pipeline_run(m->program, mgopt_builtin_registry(), fuzz_pipeline(), &ro, &d);
   if (st == MGOPT_ERR_VERIFY) {
     snprintf(why, why_len, "a pass left an invalid IR: %s%s%s", d.op, d.op[0] ? ": " : "", d.msg);
     return 0;
@@ -94,7 +94,7 @@ static int fuzz_onnx_pipeline(mgopt_onnx_model *m, char *why, size_t why_len) {
     mgopt_buf_free(&b);
     return d.msg[0] != 0 || (snprintf(why, why_len, "write failed without a message"), 0);
   }
-  back = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  if (mgopt_onnx_read(b.data, b.len, NULL, &back, &d) != MGOPT_OK) back = NULL;
   if (!back) {
     snprintf(why, why_len, "mgopt's own output does not read: %s", d.msg);
     mgopt_buf_free(&b);
@@ -114,7 +114,7 @@ static int fuzz_onnx_check(const uint8_t *data, size_t size, char *why, size_t w
   char where[256];
   int ok = 1;
   why[0] = 0;
-  m = mgopt_onnx_read(size ? (const void *)data : (const void *)"", size, NULL, &d);
+  if (mgopt_onnx_read(size ? (const void *)data : (const void *)"", size, NULL, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) {
     if (d.status == MGOPT_OK || d.msg[0] == 0) {
       snprintf(why, why_len, "rejected without a diagnostic");
@@ -132,7 +132,7 @@ static int fuzz_onnx_check(const uint8_t *data, size_t size, char *why, size_t w
     snprintf(why, why_len, "write failed: %s", d.msg);
     ok = 0;
   } else {
-    m2 = mgopt_onnx_read(b1.data, b1.len, NULL, &d);
+    if (mgopt_onnx_read(b1.data, b1.len, NULL, &m2, &d) != MGOPT_OK) m2 = NULL;
     if (!m2) {
       snprintf(why, why_len, "re-read failed: %s", d.msg);
       ok = 0;

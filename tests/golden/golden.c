@@ -116,7 +116,8 @@ static char *print_prog(mgopt_program *p) {
 /* print(parse(text)) == text ? */
 static int fixed_point(const char *text, const char *where) {
   mgopt_diag d;
-  mgopt_program *p = mgopt_mil_parse(text, strlen(text), NULL, &d);
+  mgopt_program *p = NULL;
+  mgopt_mil_parse(text, strlen(text), NULL, &p, &d);
   char *again;
   int ok;
   if (!p) {
@@ -168,7 +169,7 @@ static int run_case(const char *file, gcase *c) {
   memcpy(input, c->in, c->in_len);
   input[c->in_len] = 0;
   mgopt_diag_clear(&d);
-  p = mgopt_mil_parse(input, c->in_len, NULL, &d);
+  if (mgopt_mil_parse(input, c->in_len, NULL, &p, &d) != MGOPT_OK) p = NULL;
   if (c->kind == 2) {
     int line = d.line + c->first_line - 1;
     if (p) printf("  %s: %s: expected a parse error at %d:%d, it parsed\n", file, c->name, c->err_line, c->err_col);
@@ -192,11 +193,11 @@ static int run_case(const char *file, gcase *c) {
     goto done;
   }
   {
-    mgopt_run_options ro;
+    mgopt_pipeline_options ro;
     mgopt_status s;
     memset(&ro, 0, sizeof ro);
     ro.verify_each = 1;
-    s = mgopt_pipeline_run(p, mgopt_builtin_registry(), c->run ? c->run : "none", &ro, NULL, 0, NULL, &d);
+    s = mgopt_pipeline_run(p, mgopt_builtin_registry(), c->run ? c->run : "none", &ro, &d);
     if (c->kind == 3) {
       if (s == MGOPT_OK) printf("  %s: %s: expected the pipeline to fail with %s, it succeeded\n", file, c->name, c->fail_status);
       else if (strcmp(status_name(s), c->fail_status) != 0)

@@ -340,11 +340,12 @@ static void test_op_count_with_nested_blocks(void) {
       "  %y: (1, 2, fp32) = relu(x=%a)\n"
       "} -> (%y)\n";
   mgopt_diag d;
-  mgopt_program *p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
+  mgopt_program *p = NULL;
+  mgopt_mil_parse(text, sizeof text - 1, NULL, &p, &d);
   REQUIRE(p != NULL);
   CHECK_EQ_INT(mgopt_program_op_count(p), 6);
   CHECK_EQ_INT(walked_ops(p), 6);
-  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, &d) == MGOPT_OK);
   CHECK_EQ_INT(mgopt_program_op_count(p), 1);
   CHECK_EQ_INT(walked_ops(p), 1);
   mgopt_program_destroy(p);
@@ -364,7 +365,8 @@ static void test_verifier_loop_block_args(void) {
       "    } -> (%s)\n"
       "} -> (%l)\n";
   mgopt_diag d;
-  mgopt_program *p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
+  mgopt_program *p = NULL;
+  mgopt_mil_parse(text, sizeof text - 1, NULL, &p, &d);
   REQUIRE(p != NULL);
   /* the body's argument contradicts the loop var's static dim */
   CHECK(mgopt_program_verify(p, &d) == MGOPT_ERR_VERIFY);
@@ -403,7 +405,7 @@ static void test_verifier_loop_body_outputs(void) {
              "    } -> (%%s)\n"
              "} -> (%%l)\n",
              cases[i][1], cases[i][0]);
-    p = mgopt_mil_parse(text, strlen(text), NULL, &d);
+    if (mgopt_mil_parse(text, strlen(text), NULL, &p, &d) != MGOPT_OK) p = NULL;
     REQUIRE(p != NULL);
     if (ok[i]) CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_OK);
     else CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_ERR_VERIFY);
@@ -537,8 +539,7 @@ static void test_rewriter(void) {
   st.per_pattern = per;
   {
     mgopt_rewrite_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.erase_dead = 1;
+    memset(&cfg, 0, sizeof cfg); /* zeroed: dead ops are erased */
     cfg.verify_each = 1;
     CHECK(mgopt_rewrite_function(p, f, pats, 1, &cfg, &st, &d) == MGOPT_OK);
   }
@@ -561,6 +562,55 @@ static void test_rewriter(void) {
   /* a bad pattern table is an error, not a crash */
   pats[0].fn = NULL;
   CHECK(mgopt_rewrite_function(p, f, pats, 1, NULL, NULL, &d) == MGOPT_ERR_INVALID_ARG);
+  mgopt_program_destroy(p);
+}
+
+/* A zeroed config and a NULL one both erase dead ops; keep_dead keeps them. */
+static void test_rewrite_config_defaults(void) {
+  int k;
+  for (k = 0; k < 3; k++) {
+    mgopt_function *f;
+    mgopt_value *x;
+    mgopt_diag d;
+    mgopt_program *p = new_prog(&f, &x);
+    mgopt_rewrite_config cfg;
+    mgopt_op *live = unary(p, f->body, "relu", "live", x);
+    unary(p, f->body, "exp", "dead", x);
+    mgopt_block_add_output(f->body, live->outs[0]);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.keep_dead = k == 2;
+    CHECK(mgopt_rewrite_function(p, f, NULL, 0, k == 0 ? NULL : &cfg, NULL, &d) == MGOPT_OK);
+    CHECK_EQ_INT(f->body->nops, k == 2 ? 2 : 1);
+    mgopt_program_destroy(p);
+  }
+}
+
+/* mgopt_rw_set_operand reports what mgopt_op_set_operand reports. */
+static int pat_set_operand(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_status *st = (mgopt_status *)ud;
+  if (!x || mgopt_op_operand(op, "y")) return 0;
+  *st = mgopt_rw_set_operand(rw, op, "y", x);
+  return 1;
+}
+
+static void test_rw_set_operand_status(void) {
+  mgopt_function *f;
+  mgopt_value *x;
+  mgopt_diag d;
+  mgopt_program *p = new_prog(&f, &x);
+  mgopt_pattern pat;
+  mgopt_status st = MGOPT_ERR_PASS;
+  mgopt_op *op = unary(p, f->body, "add", "a", x);
+  mgopt_block_add_output(f->body, op->outs[0]);
+  memset(&pat, 0, sizeof pat);
+  pat.name = "set_y";
+  pat.root_kind = MGOPT_OP_add;
+  pat.fn = pat_set_operand;
+  pat.ud = &st;
+  CHECK(mgopt_rewrite_function(p, f, &pat, 1, NULL, NULL, &d) == MGOPT_OK);
+  CHECK_EQ_INT(st, MGOPT_OK);
+  CHECK(mgopt_op_operand(op, "y") == x);
   mgopt_program_destroy(p);
 }
 
@@ -593,6 +643,11 @@ static void test_pass_manager(void) {
   mgopt_program *p = new_prog(&f, &x);
   mgopt_pass_report reps[8];
   int32_t nrep = 0;
+  mgopt_pipeline_options po;
+  memset(&po, 0, sizeof po);
+  po.reports = reps;
+  po.reports_cap = 8;
+  po.nreports = &nrep;
   memset(&r, 0, sizeof r);
   r.passes = passes;
   r.npasses = 2;
@@ -602,15 +657,15 @@ static void test_pass_manager(void) {
   CHECK(mgopt_registry_find(&r, "test::counter", 13) == &counter);
   CHECK(mgopt_registry_find(&r, "count", 5) == NULL);
   counter_runs = 0;
-  CHECK(mgopt_pipeline_run(p, &r, "counter{n=5}, twice,test::counter{s=\"a b\"}", NULL, reps, 8, &nrep, &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_run(p, &r, "counter{n=5}, twice,test::counter{s=\"a b\"}", &po, &d) == MGOPT_OK);
   CHECK_EQ_INT(counter_runs, 5 + 1 + 2 + 1);
   CHECK_EQ_INT(nrep, 4);
   CHECK_EQ_STR(reps[0].name, "test::counter");
-  CHECK(mgopt_pipeline_run(p, &r, "none", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
-  CHECK(mgopt_pipeline_run(p, &r, "", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_run(p, &r, "none", NULL, &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_run(p, &r, "", NULL, &d) == MGOPT_OK);
   /* errors: unknown pass, unknown option, bad value, syntax, recursion: nothing runs */
   counter_runs = 0;
-  CHECK(mgopt_pipeline_run(p, &r, "counter,nosuch", NULL, NULL, 0, NULL, &d) == MGOPT_ERR_INVALID_ARG);
+  CHECK(mgopt_pipeline_run(p, &r, "counter,nosuch", NULL, &d) == MGOPT_ERR_INVALID_ARG);
   CHECK_EQ_INT(d.col, 9);
   CHECK_EQ_INT(counter_runs, 0);
   CHECK(mgopt_pipeline_check(&r, "counter{m=1}", &d) == MGOPT_ERR_INVALID_ARG);
@@ -622,7 +677,7 @@ static void test_pass_manager(void) {
   CHECK(mgopt_pipeline_check(&r, "twice{n=1}", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_check(&r, "loop", &d) == MGOPT_ERR_INVALID_ARG);
   /* a failing pass reports its name and status */
-  CHECK(mgopt_pipeline_run(p, &r, "failing", NULL, NULL, 0, NULL, &d) == MGOPT_ERR_PASS);
+  CHECK(mgopt_pipeline_run(p, &r, "failing", NULL, &d) == MGOPT_ERR_PASS);
   CHECK(strstr(d.msg, "test::failing") != NULL);
   mgopt_program_destroy(p);
 }
@@ -649,6 +704,7 @@ static const test_case tests[] = {
     TEST(test_attributes_and_params),    TEST(test_verifier_catches),
     TEST(test_op_count_with_nested_blocks), TEST(test_verifier_loop_block_args), TEST(test_verifier_loop_body_outputs),
     TEST(test_verifier_schema_and_types), TEST(test_rewriter),
+    TEST(test_rewrite_config_defaults),  TEST(test_rw_set_operand_status),
     TEST(test_pass_manager),             TEST(test_builtin_registry),
 };
 TEST_MAIN(tests)

@@ -1310,7 +1310,7 @@ static void test_const_elimination_pass(void) {
   y = OP(&x, "add", 1, 2, "x", in, "y", mul->outs[0])->outs[0];
   REQUIRE(mgopt_block_add_output(x.f->body, y) == MGOPT_OK);
   REQUIRE(mgopt_block_add_output(x.f->body, OP(&x, "sub", 1, 2, "x", lut, "y", lut)->outs[0]) == MGOPT_OK);
-  REQUIRE(mgopt_pipeline_run(x.p, mgopt_builtin_registry(), "const_elimination", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
+  REQUIRE(mgopt_pipeline_run(x.p, mgopt_builtin_registry(), "const_elimination", NULL, &d) == MGOPT_OK);
   CHECK(add->flags & MGOPT_OP_ERASED);
   CHECK(mul->flags & MGOPT_OP_ERASED);
   CHECK(!(dec->flags & MGOPT_OP_ERASED));
@@ -1333,8 +1333,7 @@ static void test_const_elimination_pass(void) {
   mul = OP(&x, "mul", 1, 2, "x", S(&x, MGOPT_DT_FP32, 3), "y", S(&x, MGOPT_DT_FP32, 2));
   REQUIRE(mgopt_block_add_output(x.f->body, add->outs[0]) == MGOPT_OK);
   REQUIRE(mgopt_block_add_output(x.f->body, mul->outs[0]) == MGOPT_OK);
-  REQUIRE(mgopt_pipeline_run(x.p, mgopt_builtin_registry(), "common::const_elimination{skip_const_by_size=1}", NULL,
-                             NULL, 0, NULL, &d) == MGOPT_OK);
+  REQUIRE(mgopt_pipeline_run(x.p, mgopt_builtin_registry(), "common::const_elimination{skip_const_by_size=1}", NULL, &d) == MGOPT_OK);
   CHECK(!(add->flags & MGOPT_OP_ERASED));
   CHECK(mul->flags & MGOPT_OP_ERASED);
   mgopt_program_destroy(x.p);

@@ -24,14 +24,20 @@ static char *print_prog(mgopt_program *p, const mgopt_print_options *o) {
 }
 
 static mgopt_program *parse_str(const char *text, mgopt_diag *d) {
-  return mgopt_mil_parse(text, strlen(text), NULL, d);
+  mgopt_program *p = NULL;
+  mgopt_status s = mgopt_mil_parse(text, strlen(text), NULL, &p, d);
+  /* the status is the diag's, and the program is there exactly when it is OK */
+  CHECK(s == (d ? d->status : s));
+  CHECK((s == MGOPT_OK) == (p != NULL));
+  return p;
 }
 
 /* Parses text, prints it; the printed text must parse and print identically.
    Returns the first print (caller frees) or NULL. */
 static char *roundtrip(const char *text, size_t len) {
   mgopt_diag d;
-  mgopt_program *p = mgopt_mil_parse(text, len, NULL, &d), *q;
+  mgopt_program *p = NULL, *q;
+  mgopt_mil_parse(text, len, NULL, &p, &d);
   char *a, *b;
   if (!p) {
     printf("  parse failed %d:%d: %s\n", d.line, d.col, d.msg);
@@ -40,7 +46,7 @@ static char *roundtrip(const char *text, size_t len) {
   a = print_prog(p, NULL);
   mgopt_program_destroy(p);
   if (!a) return NULL;
-  q = mgopt_mil_parse(a, strlen(a), NULL, &d);
+  if (mgopt_mil_parse(a, strlen(a), NULL, &q, &d) != MGOPT_OK) q = NULL;
   if (!q) {
     printf("  reparse failed %d:%d: %s\n%s", d.line, d.col, d.msg, a);
     free(a);
@@ -64,7 +70,7 @@ static int fixed_point(mgopt_program *p, char **text_out) {
   mgopt_diag d;
   mgopt_program *q;
   if (!a) return 0;
-  q = mgopt_mil_parse(a, strlen(a), NULL, &d);
+  if (mgopt_mil_parse(a, strlen(a), NULL, &q, &d) != MGOPT_OK) q = NULL;
   if (!q) {
     printf("  reparse failed %d:%d: %s\n%s", d.line, d.col, d.msg, a);
     free(a);
@@ -612,7 +618,7 @@ static void test_half_floats_exact(void) {
     REQUIRE(mgopt_build_const(p, f->body, NULL, "h", t) != NULL);
     text = print_prog(p, NULL);
     REQUIRE(text != NULL);
-    q = mgopt_mil_parse(text, strlen(text), NULL, &d);
+    if (mgopt_mil_parse(text, strlen(text), NULL, &q, &d) != MGOPT_OK) q = NULL;
     REQUIRE(q != NULL);
     u = mgopt_value_const(mgopt_program_function(q, "main")->body->first->outs[0]);
     REQUIRE(u != NULL && u->numel == n);
@@ -661,7 +667,7 @@ static void test_float_bits_exact(void) {
   REQUIRE(mgopt_build_const(p, f->body, NULL, "b", t64) != NULL);
   text = print_prog(p, NULL);
   REQUIRE(text != NULL);
-  q = mgopt_mil_parse(text, strlen(text), NULL, &d);
+  if (mgopt_mil_parse(text, strlen(text), NULL, &q, &d) != MGOPT_OK) q = NULL;
   REQUIRE(q != NULL);
   u32 = mgopt_value_const(mgopt_program_function(q, "main")->body->first->outs[0]);
   u64 = mgopt_value_const(mgopt_program_function(q, "main")->body->last->outs[0]);
@@ -701,7 +707,7 @@ static void test_float_attr_exact(void) {
   REQUIRE(text != NULL);
   CHECK(strstr(text, "[5e-324, 1.0, 100.0, ") != NULL); /* mgopt__fmt_f64: shortest text, plain decimals where they read as well */
   CHECK(strstr(text, "one=3.0)") != NULL);
-  q = mgopt_mil_parse(text, strlen(text), NULL, &d);
+  if (mgopt_mil_parse(text, strlen(text), NULL, &q, &d) != MGOPT_OK) q = NULL;
   REQUIRE(q != NULL);
   o2 = mgopt_program_function(q, "main")->body->first;
   REQUIRE(mgopt_op_attr(o2, "v") && mgopt_op_attr(o2, "v")->kind == MGOPT_ATTR_FLOATS);
@@ -1075,12 +1081,12 @@ static void test_nul_bytes_and_garbage(void) {
   unsigned char junk[512];
   uint64_t seed = 3;
   int i, k;
-  p = mgopt_mil_parse(with_nul, sizeof with_nul - 1, NULL, &d);
+  if (mgopt_mil_parse(with_nul, sizeof with_nul - 1, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_PARSE);
   CHECK_EQ_INT(d.line, 2);
   CHECK_EQ_INT(d.col, 9);
-  p = mgopt_mil_parse(nul_in_str, sizeof nul_in_str - 1, NULL, &d);
+  if (mgopt_mil_parse(nul_in_str, sizeof nul_in_str - 1, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.col, 9);
   /* raw bytes >= 0x80 are kept in strings (UTF-8 passes through) */
@@ -1091,15 +1097,15 @@ static void test_nul_bytes_and_garbage(void) {
   /* random bytes: an error or a program, never a crash */
   for (i = 0; i < 300; i++) {
     for (k = 0; k < (int)sizeof junk; k++) junk[k] = (unsigned char)(lcg(&seed) >> 7);
-    p = mgopt_mil_parse((const char *)junk, (size_t)(i + 1), NULL, &d);
+    if (mgopt_mil_parse((const char *)junk, (size_t)(i + 1), NULL, &p, &d) != MGOPT_OK) p = NULL;
     if (p) mgopt_program_destroy(p);
     else CHECK(d.line >= 1 && d.col >= 1);
   }
   /* NULL text */
-  p = mgopt_mil_parse(NULL, 5, NULL, &d);
+  if (mgopt_mil_parse(NULL, 5, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_INVALID_ARG);
-  p = mgopt_mil_parse(NULL, 0, NULL, NULL);
+  if (mgopt_mil_parse(NULL, 0, NULL, &p, NULL) != MGOPT_OK) p = NULL;
   CHECK(p != NULL);
   mgopt_program_destroy(p);
 }
@@ -1138,7 +1144,7 @@ static void test_truncation_every_prefix(void) {
     char *copy = (char *)malloc(k ? k : 1); /* exact size: ASan sees any over-read */
     mgopt_program *p;
     memcpy(copy, rich_program, k);
-    p = mgopt_mil_parse(copy, k, NULL, &d);
+    if (mgopt_mil_parse(copy, k, NULL, &p, &d) != MGOPT_OK) p = NULL;
     if (p) {
       char *a = print_prog(p, NULL);
       ok_count++;
@@ -1169,17 +1175,18 @@ static void test_depth_limits(void) {
   for (i = 0; i < 65; i++) n += (size_t)sprintf(src + n, "c()\nb() {\n");
   for (i = 0; i < 65; i++) n += (size_t)sprintf(src + n, "} -> ()\n");
   n += (size_t)sprintf(src + n, "} -> ()\n");
-  p = mgopt_mil_parse(src, n, NULL, &d);
+  if (mgopt_mil_parse(src, n, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
   CHECK_EQ_INT(d.line, 3 + 2 * 64);
   memset(&o, 0, sizeof o);
   o.max_depth = 65;
-  p = mgopt_mil_parse(src, n, &o, &d);
+  if (mgopt_mil_parse(src, n, &o, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p != NULL);
   if (p) {
     char *a = print_prog(p, NULL), *b;
-    mgopt_program *q = mgopt_mil_parse(a, strlen(a), &o, &d);
+    mgopt_program *q = NULL;
+    mgopt_mil_parse(a, strlen(a), &o, &q, &d);
     CHECK(q != NULL);
     b = q ? print_prog(q, NULL) : NULL;
     CHECK(b && strcmp(a, b) == 0);
@@ -1194,21 +1201,21 @@ static void test_depth_limits(void) {
   n += (size_t)sprintf(src + n, "1");
   for (i = 0; i < 100000; i++) src[n++] = ']';
   n += (size_t)sprintf(src + n, ")\n} -> ()\n");
-  p = mgopt_mil_parse(src, n, NULL, &d);
+  if (mgopt_mil_parse(src, n, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
   CHECK_EQ_INT(d.col, 30 + 64);
   /* an attribute's nested list is refused without recursion either */
   n = (size_t)sprintf(src, "main() {\n  f(a=");
   for (i = 0; i < 100000; i++) src[n++] = '[';
-  p = mgopt_mil_parse(src, n, NULL, &d);
+  if (mgopt_mil_parse(src, n, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_TYPE);
   /* rank above the nesting limit is refused for literals */
   n = (size_t)sprintf(src, "main() {\n  %%c: (");
   for (i = 0; i < 70; i++) n += (size_t)sprintf(src + n, "1, ");
   n += (size_t)sprintf(src + n, "fp32)* = const(val=1)\n} -> ()\n");
-  p = mgopt_mil_parse(src, n, NULL, &d);
+  if (mgopt_mil_parse(src, n, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
   free(src);
@@ -1221,11 +1228,11 @@ static void test_element_limits(void) {
   const char *src = "main() {\n  %c: (2, 3, int32)* = const(val=[[1, 2, 3], [4, 5, 6]])\n} -> (%c)\n";
   memset(&o, 0, sizeof o);
   o.max_elements = 5;
-  p = mgopt_mil_parse(src, strlen(src), &o, &d);
+  if (mgopt_mil_parse(src, strlen(src), &o, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
   o.max_elements = 6;
-  p = mgopt_mil_parse(src, strlen(src), &o, &d);
+  if (mgopt_mil_parse(src, strlen(src), &o, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p != NULL);
   mgopt_program_destroy(p);
   /* a type far larger than its text is refused before allocating */
@@ -1242,7 +1249,7 @@ static void test_element_limits(void) {
   /* list attributes count too */
   o.max_elements = 3;
   src = "main() {\n  f(a=[1, 2, 3, 4])\n} -> ()\n";
-  p = mgopt_mil_parse(src, strlen(src), &o, &d);
+  if (mgopt_mil_parse(src, strlen(src), &o, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
   CHECK_EQ_INT(d.col, 17);
@@ -1322,17 +1329,17 @@ static void test_allocator_balance_and_oom(void) {
   o.alloc = &a;
   c.live = 0;
   c.fail_after = -1;
-  p = mgopt_mil_parse(rich_program, strlen(rich_program), &o, &d);
+  if (mgopt_mil_parse(rich_program, strlen(rich_program), &o, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p != NULL);
   mgopt_program_destroy(p);
   CHECK_EQ_INT(c.live, 0);
-  p = mgopt_mil_parse(rich_program, strlen(rich_program) - 20, &o, &d);
+  if (mgopt_mil_parse(rich_program, strlen(rich_program) - 20, &o, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(c.live, 0);
   for (k = 0; k < 60; k++) {
     c.live = 0;
     c.fail_after = k;
-    p = mgopt_mil_parse(rich_program, strlen(rich_program), &o, &d);
+    if (mgopt_mil_parse(rich_program, strlen(rich_program), &o, &p, &d) != MGOPT_OK) p = NULL;
     if (p) {
       saw_ok++;
       mgopt_program_destroy(p);
@@ -1359,6 +1366,93 @@ static void test_print_errors(void) {
 }
 
 /* Printing appends to what the buffer holds. */
+/* Ops keep where they were written: verifier and pass errors name the line:col. */
+static mgopt_status fail_naming_b(mgopt_pass_ctx *ctx) {
+  mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "cannot handle this op");
+  snprintf(ctx->diag->op, sizeof ctx->diag->op, "%s", "b");
+  return MGOPT_ERR_PASS;
+}
+
+static void test_op_places_in_diags(void) {
+  static const char bad_types[] =
+      "main(%x: (2, 3, fp32), %w: (4, 5, fp32)) {\n"
+      "  %a: (2, 3, fp32) = relu(x=%x)\n"
+      "    %y: (2, 5, fp32) = matmul(x=%a, y=%w, transpose_x=false, transpose_y=false)\n"
+      "} -> (%y)\n";
+  static const char nested[] =
+      "main(%x: (1, 2, int8), %s: (1, 2, fp32)) {\n"
+      "  %l: (1, 2, fp32) = while_loop(loop_vars=(%s))\n"
+      "    loop_cond(%s_x: (1, 2, fp32)) {\n"
+      "      %r: (fp32) = reduce_sum(x=%s_x, axes=[0, 1], keep_dims=false)\n"
+      "      %z: (fp32)* = const(val=10.5)\n"
+      "      %lt: (bool) = less(x=%r, y=%z)\n"
+      "    } -> (%lt)\n"
+      "    loop_body(%s_x: (1, 2, fp32)) {\n"
+      "      %n: (1, 2, fp32) = add(x=%s_x, y=%s_x)\n"
+      "      %b: (1, 2, fp32) = relu(x=%n)\n"
+      "    } -> (%b)\n"
+      "} -> (%l)\n";
+  mgopt_pass_def failing;
+  const mgopt_pass_def *passes[1];
+  mgopt_registry r;
+  mgopt_diag d;
+  mgopt_program *p = parse_str(bad_types, &d);
+  mgopt_op *relu;
+  REQUIRE(p != NULL);
+  /* the verifier names the matmul where it was written */
+  CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_ERR_VERIFY);
+  CHECK_EQ_STR(d.op, "y");
+  CHECK_EQ_INT(d.line, 3);
+  CHECK_EQ_INT(d.col, 5);
+  /* an op built later has no place: the fields say so */
+  relu = mgopt_program_function(p, "main")->body->first;
+  mgopt_op_set_name(relu, "renamed");
+  mgopt_diag_clear(&d);
+  CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_ERR_VERIFY);
+  CHECK_EQ_INT(d.line, 3);
+  mgopt_program_destroy(p);
+  /* a pass that names an op (nested in a loop body) gets its place too */
+  p = parse_str(nested, &d);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_OK);
+  memset(&failing, 0, sizeof failing);
+  failing.name = "test::failing";
+  failing.family = "test";
+  failing.description = "fails naming op b";
+  failing.run = fail_naming_b;
+  passes[0] = &failing;
+  memset(&r, 0, sizeof r);
+  r.passes = passes;
+  r.npasses = 1;
+  CHECK_EQ_INT(mgopt_pipeline_run(p, &r, "failing", NULL, &d), MGOPT_ERR_PASS);
+  CHECK_EQ_INT(d.status, MGOPT_ERR_PASS);
+  CHECK_EQ_STR(d.op, "b");
+  CHECK_EQ_INT(d.line, 10);
+  CHECK_EQ_INT(d.col, 7);
+  mgopt_program_destroy(p);
+  /* a program built in code has no places */
+  p = mgopt_program_create(NULL);
+  REQUIRE(p != NULL);
+  {
+    mgopt_function *f = mgopt_function_new(p, "main");
+    mgopt_type t;
+    mgopt_value *x;
+    static const char *const slot[1] = {"x"};
+    mgopt_op *op;
+    REQUIRE(f != NULL);
+    mgopt_type_make_static(p, &t, MGOPT_DT_FP32, 0, NULL);
+    x = mgopt_block_add_arg(f->body, "x", &t);
+    op = mgopt_build_op(p, f->body, NULL, "relu", "b", 1, slot, &x, 1);
+    REQUIRE(op != NULL);
+    mgopt_block_add_output(f->body, op->outs[0]);
+    CHECK_EQ_INT(mgopt_pipeline_run(p, &r, "failing", NULL, &d), MGOPT_ERR_PASS);
+    CHECK_EQ_STR(d.op, "b");
+    CHECK_EQ_INT(d.line, 0);
+    CHECK_EQ_INT(d.col, 0);
+  }
+  mgopt_program_destroy(p);
+}
+
 static void test_print_appends(void) {
   mgopt_diag d;
   mgopt_program *p = parse_str(design_example, &d);
@@ -1399,5 +1493,6 @@ static const test_case tests[] = {
     TEST(test_allocator_balance_and_oom),
     TEST(test_print_errors),
     TEST(test_print_appends),
+    TEST(test_op_places_in_diags),
 };
 TEST_MAIN(tests)

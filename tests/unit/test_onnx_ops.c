@@ -126,7 +126,7 @@ static int check_case(const char *name, int *opaque) {
     printf("  %s: cannot read the model or its .mil\n", name);
     goto out;
   }
-  p = mgopt_onnx_load(bytes, len, NULL, &d);
+  if (mgopt_onnx_load(bytes, len, NULL, &p, &d) != MGOPT_OK) p = NULL;
   if (!p) {
     printf("  %s: load: %s\n", name, d.msg);
     goto out;
@@ -146,7 +146,7 @@ static int check_case(const char *name, int *opaque) {
     printf("  %s: two exports differ\n", name);
     goto out;
   }
-  q = mgopt_onnx_load(w1.data, w1.len, NULL, &d);
+  if (mgopt_onnx_load(w1.data, w1.len, NULL, &q, &d) != MGOPT_OK) q = NULL;
   if (!q) {
     printf("  %s: reload: %s\n", name, d.msg);
     goto out;
@@ -156,8 +156,8 @@ static int check_case(const char *name, int *opaque) {
     printf("  %s: IR after a round trip differs\n--- expected\n%s--- got\n%s", name, want, again ? again : "(none)\n");
     goto out;
   }
-  orig = mgopt_onnx_read(bytes, len, NULL, &d);
-  back = mgopt_onnx_read(w1.data, w1.len, NULL, &d);
+  if (mgopt_onnx_read(bytes, len, NULL, &orig, &d) != MGOPT_OK) orig = NULL;
+  if (mgopt_onnx_read(w1.data, w1.len, NULL, &back, &d) != MGOPT_OK) back = NULL;
   if (!orig || !back || !orig->graph || !back->graph || !same_io(orig->graph, back->graph)) {
     printf("  %s: graph inputs/outputs changed\n", name);
     goto out;

@@ -96,7 +96,8 @@ static void *capped_realloc(void *ctx, void *ptr, size_t old, size_t n) {
 /* Reads buf, expecting failure with status st; returns the diag. */
 static mgopt_diag expect_fail(const void *buf, size_t n, const mgopt_onnx_read_options *o, mgopt_status st) {
   mgopt_diag d;
-  mgopt_onnx_model *m = mgopt_onnx_read(buf, n, o, &d);
+  mgopt_onnx_model *m = NULL;
+  mgopt_onnx_read(buf, n, o, &m, &d);
   CHECK(m == NULL);
   if (m) mgopt_program_destroy(m->program);
   CHECK_EQ_INT(d.status, st);
@@ -113,7 +114,7 @@ static int roundtrip_ok(const mgopt_onnx_model *m, const char *orig, size_t orig
   memset(&b1, 0, sizeof b1);
   memset(&b2, 0, sizeof b2);
   if (mgopt_onnx_write(m, NULL, &b1, NULL, &d) != MGOPT_OK) return 0;
-  m2 = mgopt_onnx_read(b1.data, b1.len, NULL, &d);
+  if (mgopt_onnx_read(b1.data, b1.len, NULL, &m2, &d) != MGOPT_OK) m2 = NULL;
   if (!m2) {
     printf("  reread failed: %s\n", d.msg);
     mgopt_buf_free(&b1);
@@ -278,7 +279,7 @@ static void test_unknown_fields_skipped(void) {
   bb_int(&m, 1, 8);
   bb_int(&m, 99, 123456789);
   bb_msg(&m, 7, &g);
-  mo = mgopt_onnx_read(m.b, m.n, NULL, &d);
+  if (mgopt_onnx_read(m.b, m.n, NULL, &mo, &d) != MGOPT_OK) mo = NULL;
   REQUIRE(mo != NULL);
   CHECK_EQ_INT(mo->ir_version, 8);
   REQUIRE(mo->graph && mo->graph->nnodes == 1);
@@ -322,8 +323,8 @@ static void test_packed_and_unpacked(void) {
   bb_str(&t2, 8, "w");
   model_with_tensor(&m1, &t1);
   model_with_tensor(&m2, &t2);
-  a = mgopt_onnx_read(m1.b, m1.n, NULL, &d);
-  b = mgopt_onnx_read(m2.b, m2.n, NULL, &d);
+  if (mgopt_onnx_read(m1.b, m1.n, NULL, &a, &d) != MGOPT_OK) a = NULL;
+  if (mgopt_onnx_read(m2.b, m2.n, NULL, &b, &d) != MGOPT_OK) b = NULL;
   REQUIRE(a && b);
   CHECK(mgopt_onnx_model_equal(a, b, where, sizeof where));
   REQUIRE(b->graph->initializers[0].nfloat_data == 3);
@@ -505,7 +506,7 @@ static void test_depth_limit(void) {
   CHECK(d.offset > 0);
   memset(&o, 0, sizeof o);
   o.max_depth = 250;
-  r = mgopt_onnx_read(b.data, b.len, &o, &d);
+  if (mgopt_onnx_read(b.data, b.len, &o, &r, &d) != MGOPT_OK) r = NULL;
   CHECK(r != NULL);
   if (r) {
     const mgopt_onnx_graph *g = r->graph;
@@ -519,7 +520,7 @@ static void test_depth_limit(void) {
   }
   mgopt_buf_free(&b);
   REQUIRE(mgopt_onnx_write(ok, NULL, &b, NULL, &d) == MGOPT_OK);
-  r = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  if (mgopt_onnx_read(b.data, b.len, NULL, &r, &d) != MGOPT_OK) r = NULL;
   CHECK(r != NULL);
   if (r) mgopt_program_destroy(r->program);
   mgopt_buf_free(&b);
@@ -537,7 +538,7 @@ static void test_truncation_never_crashes(void) {
     char *copy = (char *)malloc(cut ? cut : 1);
     mgopt_onnx_model *m;
     memcpy(copy, buf, cut);
-    m = mgopt_onnx_read(copy, cut, NULL, &d);
+    if (mgopt_onnx_read(copy, cut, NULL, &m, &d) != MGOPT_OK) m = NULL;
     if (m) mgopt_program_destroy(m->program);
     else {
       failed++;
@@ -553,7 +554,8 @@ static void test_truncation_never_crashes(void) {
 
 static void test_empty_input(void) {
   mgopt_diag d;
-  mgopt_onnx_model *m = mgopt_onnx_read("", 0, NULL, &d);
+  mgopt_onnx_model *m = NULL;
+  mgopt_onnx_read("", 0, NULL, &m, &d);
   REQUIRE(m != NULL);
   CHECK(m->graph == NULL);
   CHECK(roundtrip_ok(m, "", 0, 1));
@@ -568,7 +570,7 @@ static mgopt_onnx_model *read_fixture(const char *name, char **bytes, size_t *le
   mgopt_onnx_model *m;
   snprintf(path, sizeof path, FIX "%s", name);
   *bytes = slurp(path, len);
-  m = mgopt_onnx_read_file(path, NULL, &d);
+  if (mgopt_onnx_read_file(path, NULL, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) printf("  %s: %s (offset %lld)\n", name, d.msg, (long long)d.offset);
   return m;
 }
@@ -756,12 +758,12 @@ static void test_fixture_external(void) {
   /* kept external: the tree is the file's, byte for byte */
   memset(&o, 0, sizeof o);
   o.keep_external = 1;
-  k = mgopt_onnx_read_file(FIX "external.onnx", &o, &d);
+  if (mgopt_onnx_read_file(FIX "external.onnx", &o, &k, &d) != MGOPT_OK) k = NULL;
   REQUIRE(k != NULL);
   CHECK(find_init(k->graph, "w")->data_location == MGOPT_ONNX_LOC_EXTERNAL);
   CHECK(roundtrip_ok(k, bytes, len, 1));
   /* from a buffer nothing is loaded until asked, then from the given directory */
-  b = mgopt_onnx_read(bytes, len, NULL, &d);
+  if (mgopt_onnx_read(bytes, len, NULL, &b, &d) != MGOPT_OK) b = NULL;
   REQUIRE(b != NULL);
   CHECK(find_init(b->graph, "w")->data_location == MGOPT_ONNX_LOC_EXTERNAL);
   CHECK_EQ_INT(mgopt_onnx_load_external(b, FIX, &d), MGOPT_OK);
@@ -791,7 +793,7 @@ static void test_external_paths_rejected(void) {
     bb_msg(&t, 13, &e);
     bb_int(&t, 14, 1);
     model_with_tensor(&m, &t);
-    mo = mgopt_onnx_read(m.b, m.n, NULL, &d);
+    if (mgopt_onnx_read(m.b, m.n, NULL, &mo, &d) != MGOPT_OK) mo = NULL;
     REQUIRE(mo != NULL);
     CHECK_EQ_INT(mgopt_onnx_load_external(mo, FIX, &d), MGOPT_ERR_CORRUPT);
     mgopt_program_destroy(mo->program);
@@ -840,7 +842,7 @@ static void test_zero_copy(void) {
   src = raw_model(n, data);
   memset(&b, 0, sizeof b);
   REQUIRE(mgopt_onnx_write(src, NULL, &b, NULL, &d) == MGOPT_OK);
-  m = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  if (mgopt_onnx_read(b.data, b.len, NULL, &m, &d) != MGOPT_OK) m = NULL;
   REQUIRE(m != NULL);
   t = find_init(m->graph, "big");
   REQUIRE(t != NULL);
@@ -893,7 +895,7 @@ static void test_write_stream(void) {
   REQUIRE(mgopt_onnx_write(src, NULL, &b, NULL, &d) == MGOPT_OK);
   /* re-encode a model read from b: its big tensor is borrowed from b, and the
      stream hands that very memory to the sink instead of a copy */
-  m = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  if (mgopt_onnx_read(b.data, b.len, NULL, &m, &d) != MGOPT_OK) m = NULL;
   REQUIRE(m != NULL);
   memset(&r, 0, sizeof r);
   r.lo = b.data;
@@ -954,7 +956,7 @@ static void test_external_write(void) {
   REQUIRE(mgopt_onnx_write(src, &wo, &b, &ext, &d) == MGOPT_OK);
   CHECK(ext.len == n);
   CHECK(memcmp(ext.data, data, n) == 0);
-  m = mgopt_onnx_read(b.data, b.len, NULL, &d);
+  if (mgopt_onnx_read(b.data, b.len, NULL, &m, &d) != MGOPT_OK) m = NULL;
   REQUIRE(m != NULL);
   big = find_init(m->graph, "big");
   small = find_init(m->graph, "small");
@@ -975,7 +977,7 @@ static void test_external_write(void) {
   tmp_path(path, sizeof path, "ext.onnx");
   tmp_path(side, sizeof side, "ext.onnx.data");
   REQUIRE(mgopt_onnx_write_file(src, path, &wo, &d) == MGOPT_OK);
-  f = mgopt_onnx_read_file(path, NULL, &d);
+  if (mgopt_onnx_read_file(path, NULL, &f, &d) != MGOPT_OK) f = NULL;
   REQUIRE(f != NULL);
   big = find_init(f->graph, "big");
   small = find_init(f->graph, "small");
@@ -1024,7 +1026,7 @@ static int testdata_one(const char *path, int *identical) {
   mgopt_onnx_model *m;
   int ok;
   if (!bytes) return 0;
-  m = mgopt_onnx_read(bytes, len, NULL, &d);
+  if (mgopt_onnx_read(bytes, len, NULL, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) {
     printf("  %s: %s (offset %lld)\n", path, d.msg, (long long)d.offset);
     free(bytes);

@@ -89,7 +89,7 @@ static mgopt_program *from_bytes(const char *path, const char *step, const mgopt
   mgopt_diag d;
   mgopt_onnx_model *m;
   memset(&d, 0, sizeof d);
-  m = mgopt_onnx_read(b->data, b->len, NULL, &d);
+  if (mgopt_onnx_read(b->data, b->len, NULL, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) {
     printf("  %s: %s: our output does not read back: %s (offset %lld)\n", path, step, d.msg, (long long)d.offset);
     return NULL;
@@ -125,7 +125,7 @@ static void roundtrip_one(const char *path, rt_counts *c) {
   memset(&d, 0, sizeof d);
   c->models++;
 
-  m = mgopt_onnx_read_file(path, NULL, &d);
+  if (mgopt_onnx_read_file(path, NULL, &m, &d) != MGOPT_OK) m = NULL;
   if (!m) {
     printf("  %s: not readable: %s (offset %lld)\n", path, d.msg, (long long)d.offset);
     c->unreadable++;

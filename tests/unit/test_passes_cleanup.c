@@ -10,7 +10,8 @@
 
 static mgopt_program *parse(const char *text) {
   mgopt_diag d;
-  mgopt_program *p = mgopt_mil_parse(text, strlen(text), NULL, &d);
+  mgopt_program *p = NULL;
+  mgopt_mil_parse(text, strlen(text), NULL, &p, &d);
   if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
   return p;
 }
@@ -19,11 +20,12 @@ static mgopt_program *parse(const char *text) {
    report goes to rep when given. */
 static mgopt_status run_with(const mgopt_registry *r, mgopt_program *p, const char *pipeline, mgopt_diag *d,
                              mgopt_pass_report *rep) {
-  mgopt_run_options ro;
-  int32_t n = 0;
+  mgopt_pipeline_options ro;
   memset(&ro, 0, sizeof ro);
   ro.verify_each = 1;
-  return mgopt_pipeline_run(p, r, pipeline, &ro, rep, rep ? 1 : 0, &n, d);
+  ro.reports = rep;
+  ro.reports_cap = rep ? 1 : 0;
+  return mgopt_pipeline_run(p, r, pipeline, &ro, d);
 }
 
 static mgopt_status run(mgopt_program *p, const char *pipeline, mgopt_diag *d) {
@@ -110,7 +112,7 @@ static void test_const_dedup_lookalikes(void) {
   for (i = 0; i < 7; i++) mgopt__buf_printf(&b, "  %%s%d: (300, fp32) = add(x=%%x, y=%%c%d)\n", i, i);
   mgopt__buf_puts(&b, "} -> (%s0, %s1, %s2, %s3, %s4, %s5, %s6)\n");
   REQUIRE(!b.oom);
-  p = mgopt_mil_parse(b.data, b.len, NULL, &d);
+  if (mgopt_mil_parse(b.data, b.len, NULL, &p, &d) != MGOPT_OK) p = NULL;
   mgopt_buf_free(&b);
   REQUIRE(p != NULL);
   for (i = 0, op = mgopt_program_function_at(p, 0)->body->first; i < 7; i++, op = op->next)
@@ -189,7 +191,7 @@ static void test_const_elim_repeated_fold(void) {
                   "  %z: (16, 16, fp32) = add(x=%e, y=%u)\n"
                   "} -> (%z)\n");
   REQUIRE(!b.oom);
-  p = mgopt_mil_parse(b.data, b.len, NULL, &d);
+  if (mgopt_mil_parse(b.data, b.len, NULL, &p, &d) != MGOPT_OK) p = NULL;
   if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
   mgopt_buf_free(&b);
   REQUIRE(p != NULL);
@@ -257,7 +259,7 @@ static void test_topological_reorder_long_chain(void) {
   for (i = 1; i < n; i++) mgopt__buf_printf(&b, "  %%s%d: (2, 3, fp16) = add(x=%%s%d, y=%%c%d)\n", i, i - 1, i);
   mgopt__buf_printf(&b, "} -> (%%s%d)\n", n - 1);
   REQUIRE(!b.oom);
-  p = mgopt_mil_parse(b.data, b.len, NULL, &d);
+  if (mgopt_mil_parse(b.data, b.len, NULL, &p, &d) != MGOPT_OK) p = NULL;
   mgopt_buf_free(&b);
   REQUIRE(p != NULL);
   CHECK_EQ_INT(run(p, "topological_reorder", &d), MGOPT_OK);

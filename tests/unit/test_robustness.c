@@ -42,7 +42,8 @@ static void test_function_lookup_parsed(void) {
       "main(%x: (2, fp32)) {\n  %y: (2, fp32) = relu(x=%x)\n} -> (%y)\n\n"
       "helper(%p: (2, fp32)) {\n  %r: (2, fp32) = relu(x=%p)\n} -> (%r)\n";
   mgopt_diag d;
-  mgopt_program *p = mgopt_mil_parse(src, sizeof src - 1, NULL, &d);
+  mgopt_program *p = NULL;
+  mgopt_mil_parse(src, sizeof src - 1, NULL, &p, &d);
   REQUIRE(p != NULL);
   CHECK(mgopt_program_function(p, "main") == mgopt_program_function_at(p, 0));
   CHECK(mgopt_program_function(p, "helper") == mgopt_program_function_at(p, 1));
@@ -79,8 +80,7 @@ static void test_prune_many_inputs(void) {
     }
   }
   REQUIRE(mgopt_program_verify(p, &d) == MGOPT_OK);
-  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "onnx::prune_unused_graph_inputs", NULL, NULL, 0, NULL,
-                           &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "onnx::prune_unused_graph_inputs", NULL, &d) == MGOPT_OK);
   CHECK_EQ_INT(f->body->nargs, n / 3);
   for (i = 0; i < f->body->nargs; i++) {
     snprintf(name, sizeof name, "in%d", 3 * i + 1);

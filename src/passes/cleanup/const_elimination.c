@@ -211,7 +211,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   st.oom = 0;
   memset(&cfg, 0, sizeof cfg);
   memset(&stats, 0, sizeof stats);
-  cfg.erase_dead = 0;
+  cfg.keep_dead = 1;
   cfg.fold = mgopt__ce_fold;
   cfg.fold_ud = &st;
   s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);

@@ -168,7 +168,7 @@ static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
   pat.benefit = 1;
   pat.fn = mgopt__rsr_fold;
   pat.ud = &st;
-  s = mgopt__pu_run_patterns(ctx, &pat, 1, 0);
+  s = mgopt__pass_run_patterns(ctx, &pat, 1, 0);
   return st.err ? st.err : s;
 }
 
