@@ -34,7 +34,8 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const
 
 /* Puts "graph 'g', node k 'name' (OpType): " before the message of an error
    about node k of g (its diag set as by mgopt__imp_fail; one without a
-   message gets status s's "out of memory"). */
+   message gets status s's "out of memory"). An outer graph's place that
+   does not fit is left out, so the innermost place and the reason stay whole. */
 static void mgopt__imp_locate(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t k, mgopt_status s) {
   const mgopt_onnx_node *n = &g->nodes[k];
   char pre[400];
@@ -54,7 +55,7 @@ static void mgopt__imp_locate(mgopt__imp *I, const mgopt_onnx_graph *g, int64_t 
              n->name.ptr ? n->name.ptr : "", (int)(n->domain.len > 60 ? 60 : n->domain.len),
              n->domain.ptr ? n->domain.ptr : "", (int)(n->op_type.len > 80 ? 80 : n->op_type.len),
              n->op_type.ptr ? n->op_type.ptr : "");
-  mgopt__diag_prefix(I->d, pre);
+  if (strlen(pre) + strlen(I->d->msg) < sizeof I->d->msg) mgopt__diag_prefix(I->d, pre);
 }
 
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main);

@@ -202,6 +202,39 @@ static void test_error_in_subgraph_names_both(void) {
   mgopt_program_destroy(p);
 }
 
+/* Nested deeper than the message holds: the innermost place is kept whole. */
+static void test_error_deep_keeps_innermost(void) {
+  mgopt_program *p = mgopt_program_create(NULL);
+  mgopt_onnx_node *node;
+  mgopt_onnx_graph *g;
+  mgopt_diag d;
+  char name[32];
+  int level;
+  REQUIRE(p != NULL);
+  node = (mgopt_onnx_node *)mgopt_program_alloc(p, sizeof(mgopt_onnx_node), 8);
+  make_node(p, node, "bad", "Relu", "nowhere", "t");
+  g = make_graph(p, "inner", node, 1, "t", 0);
+  for (level = 0; level < 12; level++) { /* each level: an If whose then_branch is the graph below */
+    mgopt_onnx_attribute *a = (mgopt_onnx_attribute *)mgopt_program_alloc(p, sizeof(mgopt_onnx_attribute), 8);
+    node = (mgopt_onnx_node *)mgopt_program_alloc(p, sizeof(mgopt_onnx_node), 8);
+    snprintf(name, sizeof name, "if_%d", level);
+    make_node(p, node, name, "If", "x", "t");
+    memset(a, 0, sizeof *a);
+    a->name = S(p, "then_branch");
+    a->type = MGOPT_ONNX_ATTR_GRAPH;
+    a->g = g;
+    node->attributes = a;
+    node->nattributes = 1;
+    snprintf(name, sizeof name, "level_%d", level);
+    g = make_graph(p, name, node, 1, "t", level == 11);
+  }
+  memset(&d, 0, sizeof d);
+  CHECK_EQ_INT(mgopt_onnx_import(make_model(p, g), &d), MGOPT_ERR_CORRUPT);
+  CHECK_EQ_STR(d.op, "bad");
+  CHECK(strstr(d.msg, "graph 'inner', node 0 'bad' (Relu): ") != NULL);
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
     TEST(test_map_rows),
     TEST(test_one_writer_per_kind),
@@ -209,5 +242,6 @@ static const test_case tests[] = {
     TEST(test_index),
     TEST(test_error_names_graph_and_node),
     TEST(test_error_in_subgraph_names_both),
+    TEST(test_error_deep_keeps_innermost),
 };
 TEST_MAIN(tests)
