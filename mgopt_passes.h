@@ -299,6 +299,8 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
 /* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
 MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
                                                  const char *name);
+/* The name of v converted to dt: "<v>_to_<dtype>" (a fresh variant when taken). */
+MGOPT__PRIVATE const char *mgopt__pu_converted_name(mgopt_program *p, const mgopt_value *v, mgopt_dtype dt);
 /* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
 
@@ -3733,6 +3735,12 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos
   return c->outs[0];
 }
 
+MGOPT__PRIVATE const char *mgopt__pu_converted_name(mgopt_program *p, const mgopt_value *v, mgopt_dtype dt) {
+  char buf[300];
+  snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(v), mgopt_dtype_name(dt));
+  return mgopt__pu_name2(p, buf, NULL);
+}
+
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op) {
   mgopt_op *n = mgopt_op_new(p, op->type, op->nouts, 0);
   int32_t s, i;
@@ -3823,9 +3831,8 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *ov = op->outs[i], *nv = nop->outs[i], *rep = nv;
     if (nv->type.dtype != ov->type.dtype) {
-      char buf[300];
-      snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(nv), mgopt_dtype_name((mgopt_dtype)ov->type.dtype));
-      rep = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
+      rep = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype,
+                                 mgopt__pu_converted_name(p, nv, (mgopt_dtype)ov->type.dtype));
       if (!rep) return -1;
     }
     if (mgopt__type_copy(p, &rep->type, &ov->type)) return -1;
@@ -5491,11 +5498,8 @@ static int mgopt__f16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_val
 
 static mgopt_value *mgopt__f16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
   const mgopt_tensor *t = mgopt_value_const(v);
-  char buf[300];
-  const char *name;
+  const char *name = mgopt__pu_converted_name(p, v, MGOPT_DT_FP16);
   MGOPT__UNUSED(ud);
-  snprintf(buf, sizeof buf, "%.200s_to_fp16", mgopt__pu_value_name(v));
-  name = mgopt__pu_name2(p, buf, NULL);
   if (t && t->dtype == MGOPT_DT_FP32) {
     mgopt_tensor *h = mgopt_tensor_new(p, MGOPT_DT_FP16, t->rank, t->shape);
     int64_t i;
@@ -5596,11 +5600,8 @@ static int mgopt__i16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_val
 
 static mgopt_value *mgopt__i16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
   const mgopt_tensor *t = mgopt_value_const(v);
-  char buf[300];
-  const char *name;
+  const char *name = mgopt__pu_converted_name(p, v, (mgopt_dtype)dt);
   MGOPT__UNUSED(ud);
-  snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(v), mgopt_dtype_name((mgopt_dtype)dt));
-  name = mgopt__pu_name2(p, buf, NULL);
   if (t) {
     mgopt_tensor *h = mgopt_tensor_new(p, (mgopt_dtype)dt, t->rank, t->shape);
     int64_t i;

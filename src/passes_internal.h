@@ -205,6 +205,8 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
 /* cast(v, dtype=dt) named `name` before pos (type inferred, else v's type with dt). NULL on OOM. */
 MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos, mgopt_value *v, mgopt_dtype dt,
                                                  const char *name);
+/* The name of v converted to dt: "<v>_to_<dtype>" (a fresh variant when taken). */
+MGOPT__PRIVATE const char *mgopt__pu_converted_name(mgopt_program *p, const mgopt_value *v, mgopt_dtype dt);
 /* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
 

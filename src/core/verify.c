@@ -164,13 +164,13 @@ static mgopt_status mgopt__vfy_schema(mgopt__vfy *v, mgopt_op *op) {
 static mgopt_status mgopt__vfy_types(mgopt__vfy *v, mgopt_op *op) {
   mgopt_type tmp[8], *inf;
   mgopt_diag d2;
-  mgopt_status s;
+  mgopt_status st;
   int32_t i;
   mgopt_diag_clear(&d2);
-  s = mgopt__op_infer_types(v->p, op, tmp, 8, &inf, &d2);
-  if (s == MGOPT_ERR_NOMEM && d2.status == MGOPT_OK) /* no memory for the types */
+  st = mgopt__op_infer_types(v->p, op, tmp, 8, &inf, &d2);
+  if (st == MGOPT_ERR_NOMEM && d2.status == MGOPT_OK) /* no memory for the types */
     return mgopt_diag_set(v->d, MGOPT_ERR_NOMEM, "verifier: out of memory");
-  if (s) return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
+  if (st) return mgopt__vfy_fail(v, op, "type inference failed: %s", d2.msg);
   if (!inf) return MGOPT_OK;
   for (i = 0; i < op->nouts; i++) {
     const mgopt_type *s = &op->outs[i]->type, *t = &inf[i];

@@ -88,6 +88,12 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos
   return c->outs[0];
 }
 
+MGOPT__PRIVATE const char *mgopt__pu_converted_name(mgopt_program *p, const mgopt_value *v, mgopt_dtype dt) {
+  char buf[300];
+  snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(v), mgopt_dtype_name(dt));
+  return mgopt__pu_name2(p, buf, NULL);
+}
+
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op) {
   mgopt_op *n = mgopt_op_new(p, op->type, op->nouts, 0);
   int32_t s, i;
@@ -178,9 +184,8 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *ov = op->outs[i], *nv = nop->outs[i], *rep = nv;
     if (nv->type.dtype != ov->type.dtype) {
-      char buf[300];
-      snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(nv), mgopt_dtype_name((mgopt_dtype)ov->type.dtype));
-      rep = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype, mgopt__pu_name2(p, buf, NULL));
+      rep = mgopt__pu_cast_value(p, op, nv, (mgopt_dtype)ov->type.dtype,
+                                 mgopt__pu_converted_name(p, nv, (mgopt_dtype)ov->type.dtype));
       if (!rep) return -1;
     }
     if (mgopt__type_copy(p, &rep->type, &ov->type)) return -1;

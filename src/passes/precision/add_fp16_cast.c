@@ -108,11 +108,8 @@ static int mgopt__f16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_val
 
 static mgopt_value *mgopt__f16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
   const mgopt_tensor *t = mgopt_value_const(v);
-  char buf[300];
-  const char *name;
+  const char *name = mgopt__pu_converted_name(p, v, MGOPT_DT_FP16);
   MGOPT__UNUSED(ud);
-  snprintf(buf, sizeof buf, "%.200s_to_fp16", mgopt__pu_value_name(v));
-  name = mgopt__pu_name2(p, buf, NULL);
   if (t && t->dtype == MGOPT_DT_FP32) {
     mgopt_tensor *h = mgopt_tensor_new(p, MGOPT_DT_FP16, t->rank, t->shape);
     int64_t i;

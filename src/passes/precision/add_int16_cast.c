@@ -75,11 +75,8 @@ static int mgopt__i16_decide(const mgopt_op *op, int32_t s, int32_t k, mgopt_val
 
 static mgopt_value *mgopt__i16_conv(mgopt_program *p, mgopt_op *pos, mgopt_value *v, int32_t dt, void *ud) {
   const mgopt_tensor *t = mgopt_value_const(v);
-  char buf[300];
-  const char *name;
+  const char *name = mgopt__pu_converted_name(p, v, (mgopt_dtype)dt);
   MGOPT__UNUSED(ud);
-  snprintf(buf, sizeof buf, "%.200s_to_%s", mgopt__pu_value_name(v), mgopt_dtype_name((mgopt_dtype)dt));
-  name = mgopt__pu_name2(p, buf, NULL);
   if (t) {
     mgopt_tensor *h = mgopt_tensor_new(p, (mgopt_dtype)dt, t->rank, t->shape);
     int64_t i;
