@@ -1674,6 +1674,53 @@ MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...)
    reads back as a float literal. buf must hold 40 bytes. */
 MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v);
 
+/* ---- the op index: each function keeps its linked ops (nested blocks
+   included) in one list per op kind, so a pass can visit the ops of the kinds
+   it could change without walking the program. Every op carries a label that
+   increases in program order (pre-order: an op, then the ops of its nested
+   blocks, then its next op), kept by ir.c on every link, move and erase; a
+   list is label-ascending unless `unsorted`, and sorted again when read. */
+typedef struct mgopt__kind_list {
+  mgopt_op **ops;         /* live ops and NULL holes; ops[n - 1] is live when n > 0 */
+  int64_t n, cap, holes;
+  int unsorted;
+} mgopt__kind_list;
+
+typedef struct mgopt__func_rec {
+  mgopt_function f;       /* first: every mgopt_function is the head of one of these */
+  mgopt__kind_list *kinds;/* MGOPT_OP__COUNT lists (heap), NULL until the first op */
+  int64_t nops;           /* ops linked into the function, nested blocks included */
+  int broken;             /* a list failed to grow (OOM): the lists are incomplete */
+} mgopt__func_rec;
+
+typedef struct mgopt__op_rec {
+  mgopt_op op;            /* first: every mgopt_op is the head of one of these */
+  uint64_t label;         /* position in its function's pre-order, while linked */
+  int64_t slot;           /* index in its kind list; MGOPT__SLOT_OFF when not linked into a function */
+} mgopt__op_rec;
+#define MGOPT__SLOT_OFF (-1)     /* not linked into a function */
+#define MGOPT__SLOT_UNLISTED (-2) /* linked, but its list could not grow */
+#define MGOPT__OP_REC(o) ((mgopt__op_rec *)(void *)(o))
+#define MGOPT__FUNC_REC(f) ((mgopt__func_rec *)(void *)(f))
+
+/* The ops of function f whose kinds are kinds[0..nk) (distinct), in program
+   order, into *out (heap, grown by mgopt__grow; *cap its capacity). Returns
+   their count, or -1 when the index is incomplete or memory runs out (then
+   walk the function instead). */
+MGOPT__PRIVATE int64_t mgopt__index_collect(mgopt_function *f, const int32_t *kinds, int32_t nk,
+                                            mgopt_op ***out, int64_t *cap);
+/* The ops of kind linked into function f (nested blocks included), in
+   program order: *n of them, valid until the IR changes. NULL with *n = -1
+   when the index is incomplete (walk the function instead). */
+MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kind, int64_t *n);
+/* Ops of kind linked into function f (nested blocks included), or -1 when
+   the index is incomplete: O(1). */
+MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind);
+/* Ops linked into function f, nested blocks included: O(1). */
+MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f);
+/* Frees the lists of f's index (heap memory). */
+MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f);
+
 /* ---- IR internals */
 /* Unlinks a use from its value's list. */
 MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u);
@@ -1899,6 +1946,10 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   mgopt_allocator a;
   if (!p) return;
   a = p->alloc;
+  {
+    int32_t i;
+    for (i = 0; i < p->nfuncs; i++) mgopt__index_free(p->funcs[i]);
+  }
   for (c = p->chunks; c; c = n) {
     n = c->next;
     a.realloc(a.ctx, c, c->size + MGOPT__CHUNK_HDR, 0);
@@ -2888,7 +2939,7 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
     p->funcs = (mgopt_function **)arr;
     p->funcs_cap = (int32_t)cap;
   }
-  f = (mgopt_function *)mgopt_program_alloc(p, sizeof *f, 8);
+  f = (mgopt_function *)mgopt_program_alloc(p, sizeof(mgopt__func_rec), 8);
   if (!f) return NULL;
   f->program = p;
   f->name = mgopt_program_intern_cstr(p, name);
@@ -2986,8 +3037,9 @@ MGOPTDEF mgopt_op *mgopt_op_new(mgopt_program *p, const char *type, int32_t nout
   mgopt_op *op;
   int32_t i;
   if (nouts < 0 || nblocks < 0) return NULL;
-  op = (mgopt_op *)mgopt_program_alloc(p, sizeof *op, 8);
+  op = (mgopt_op *)mgopt_program_alloc(p, sizeof(mgopt__op_rec), 8);
   if (!op) return NULL;
+  MGOPT__OP_REC(op)->slot = MGOPT__SLOT_OFF;
   op->program = p;
   op->type = mgopt_program_intern_cstr(p, type);
   if (!op->type) return NULL;
@@ -3028,6 +3080,305 @@ static void mgopt__set_func(mgopt_op *op, mgopt_function *f) {
   }
 }
 
+/* ---------------------------------------------------------------- the op index */
+
+/* Labels lie in [1, END); 0 stands for the start of the function. Ops
+   appended at the end are GAP apart, so building a program in order never
+   relabels. */
+#define MGOPT__LABEL_END (1ull << 62)
+#define MGOPT__LABEL_GAP (1ull << 32)
+
+static uint64_t mgopt__label(const mgopt_op *op) { return MGOPT__OP_REC(op)->label; }
+
+/* 1 if block b is linked into a function: a function's body, or a block of
+   an op that is. */
+static int mgopt__block_indexed(const mgopt_block *b) {
+  if (b->parent_op) return MGOPT__OP_REC(b->parent_op)->slot != MGOPT__SLOT_OFF;
+  return b->func && b->func->body == b;
+}
+
+static int32_t mgopt__block_index_in(const mgopt_op *parent, const mgopt_block *b) {
+  int32_t i = 0;
+  while (i < parent->nblocks && parent->blocks[i] != b) i++;
+  return i;
+}
+
+/* The last op of op's subtree in pre-order (op itself when its blocks are empty). */
+static mgopt_op *mgopt__pre_last(mgopt_op *op) {
+  for (;;) {
+    int32_t i = op->nblocks - 1;
+    while (i >= 0 && !op->blocks[i]->last) i--;
+    if (i < 0) return op;
+    op = op->blocks[i]->last;
+  }
+}
+
+/* The op before op in its function's pre-order, or NULL. */
+static mgopt_op *mgopt__pre_prev(mgopt_op *op) {
+  mgopt_op *up;
+  int32_t i;
+  if (op->prev) return mgopt__pre_last(op->prev);
+  up = op->parent->parent_op;
+  if (!up) return NULL;
+  for (i = mgopt__block_index_in(up, op->parent) - 1; i >= 0; i--)
+    if (up->blocks[i]->last) return mgopt__pre_last(up->blocks[i]->last);
+  return up;
+}
+
+/* The first op after op and its nested ops in pre-order, or NULL. */
+static mgopt_op *mgopt__pre_after(mgopt_op *op) {
+  for (;;) {
+    mgopt_op *up;
+    int32_t i;
+    if (op->next) return op->next;
+    up = op->parent->parent_op;
+    if (!up) return NULL;
+    for (i = mgopt__block_index_in(up, op->parent) + 1; i < up->nblocks; i++)
+      if (up->blocks[i]->first) return up->blocks[i]->first;
+    op = up;
+  }
+}
+
+static mgopt_op *mgopt__pre_next(mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nblocks; i++)
+    if (op->blocks[i]->first) return op->blocks[i]->first;
+  return mgopt__pre_after(op);
+}
+
+/* Makes room for m labels between a and b, neighbours in pre-order (NULL:
+   the start or the end of the function): relabels evenly the smallest
+   aligned label range around the gap whose ops, with the m new ones, stay
+   under a density that falls as the range grows (Bender et al., "Two
+   simplified algorithms for maintaining order in a list"), so an insertion
+   costs O(log n) amortized. */
+static void mgopt__label_open(mgopt_op *a, mgopt_op *b, int64_t m) {
+  uint64_t x = a ? mgopt__label(a) : 0, lo = 0, hi = 0, step, lab;
+  mgopt_op *lfirst = a, *lcand = a ? mgopt__pre_prev(a) : NULL, *rnext = b, *o;
+  int64_t nl = a ? 1 : 0, nr = 0, i;
+  double lim = 1.0;
+  int k;
+  for (k = 1; k <= 62; k++) {
+    uint64_t size = 1ull << k;
+    lo = x & ~(size - 1);
+    hi = lo + size - 1;
+    if (hi >= MGOPT__LABEL_END) hi = MGOPT__LABEL_END - 1;
+    lim *= 1.5;
+    while (lcand && mgopt__label(lcand) >= lo) {
+      lfirst = lcand;
+      lcand = mgopt__pre_prev(lcand);
+      nl++;
+    }
+    while (rnext && mgopt__label(rnext) <= hi) {
+      rnext = mgopt__pre_next(rnext);
+      nr++;
+    }
+    if ((uint64_t)(nl + nr + m) < hi - lo + 1 && ((double)(nl + nr + m) <= lim || k == 62)) break;
+  }
+  MGOPT_ASSERT(k <= 62); /* 2^62 labels outnumber any program that fits in memory */
+  step = (hi - lo + 1) / (uint64_t)(nl + nr + m + 1);
+  lab = lo;
+  for (o = lfirst, i = 0; i < nl; i++, o = mgopt__pre_next(o)) MGOPT__OP_REC(o)->label = lab += step;
+  lab += step * (uint64_t)m;
+  for (o = b, i = 0; i < nr; i++, o = mgopt__pre_next(o)) MGOPT__OP_REC(o)->label = lab += step;
+}
+
+static int64_t mgopt__subtree_size(const mgopt_op *op) {
+  int64_t n = 1;
+  int32_t i;
+  const mgopt_op *o;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next) n += mgopt__subtree_size(o);
+  return n;
+}
+
+static void mgopt__index_add(mgopt__func_rec *fr, mgopt_op *op) {
+  mgopt__op_rec *r = MGOPT__OP_REC(op);
+  mgopt__kind_list *kl;
+  mgopt_program *p = op->program;
+  fr->nops++;
+  r->slot = MGOPT__SLOT_UNLISTED;
+  if (fr->broken) return;
+  MGOPT_ASSERT(op->kind >= 0 && op->kind < MGOPT_OP__COUNT);
+  if (!fr->kinds) {
+    size_t sz = sizeof(mgopt__kind_list) * MGOPT_OP__COUNT;
+    fr->kinds = (mgopt__kind_list *)mgopt__heap_realloc(&p->alloc, NULL, 0, sz);
+    if (!fr->kinds) {
+      fr->broken = 1;
+      mgopt__oom(p);
+      return;
+    }
+    memset(fr->kinds, 0, sz);
+  }
+  kl = &fr->kinds[op->kind];
+  if (kl->n == kl->cap) {
+    void *arr = kl->ops;
+    if (!mgopt__grow(&p->alloc, &arr, &kl->cap, kl->n + 1, sizeof(mgopt_op *))) {
+      fr->broken = 1;
+      mgopt__oom(p);
+      return;
+    }
+    kl->ops = (mgopt_op **)arr;
+  }
+  if (kl->n && mgopt__label(kl->ops[kl->n - 1]) > r->label) kl->unsorted = 1;
+  r->slot = kl->n;
+  kl->ops[kl->n++] = op;
+}
+
+/* Labels op's subtree (pre-order, step apart after *lab) and lists it. */
+static void mgopt__index_add_tree(mgopt__func_rec *fr, mgopt_op *op, uint64_t *lab, uint64_t step) {
+  int32_t i;
+  mgopt_op *o;
+  MGOPT__OP_REC(op)->label = *lab += step;
+  mgopt__index_add(fr, op);
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next) mgopt__index_add_tree(fr, o, lab, step);
+}
+
+/* op (with its nested ops) was just linked into a block of fr's function. */
+static void mgopt__index_link(mgopt__func_rec *fr, mgopt_op *op) {
+  mgopt_op *a = mgopt__pre_prev(op), *b = mgopt__pre_after(op);
+  int64_t m = op->nblocks ? mgopt__subtree_size(op) : 1;
+  uint64_t lo = a ? mgopt__label(a) : 0, hi = b ? mgopt__label(b) : MGOPT__LABEL_END, step;
+  if (hi - lo <= (uint64_t)m) {
+    mgopt__label_open(a, b, m);
+    lo = a ? mgopt__label(a) : 0;
+    hi = b ? mgopt__label(b) : MGOPT__LABEL_END;
+  }
+  step = (hi - lo) / (uint64_t)(m + 1);
+  if (!b && step > MGOPT__LABEL_GAP) step = MGOPT__LABEL_GAP;
+  mgopt__index_add_tree(fr, op, &lo, step);
+}
+
+/* op (with its nested ops) is about to leave fr's function. */
+static void mgopt__index_unlink(mgopt__func_rec *fr, mgopt_op *op) {
+  mgopt__op_rec *r = MGOPT__OP_REC(op);
+  int32_t i;
+  mgopt_op *o;
+  if (r->slot >= 0) {
+    mgopt__kind_list *kl = &fr->kinds[op->kind];
+    kl->ops[r->slot] = NULL;
+    if (r->slot == kl->n - 1) {
+      kl->n--;
+      while (kl->n > 0 && !kl->ops[kl->n - 1]) {
+        kl->n--;
+        kl->holes--;
+      }
+    } else
+      kl->holes++;
+  }
+  r->slot = MGOPT__SLOT_OFF;
+  fr->nops--;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next) mgopt__index_unlink(fr, o);
+}
+
+static int mgopt__label_cmp(const void *a, const void *b) {
+  uint64_t x = mgopt__label(*(mgopt_op *const *)a), y = mgopt__label(*(mgopt_op *const *)b);
+  return x < y ? -1 : x > y;
+}
+
+/* Drops the holes of a list and sorts it by label. */
+static void mgopt__index_tidy(mgopt__kind_list *kl) {
+  int64_t i, j = 0;
+  if (!kl->holes && !kl->unsorted) return;
+  for (i = 0; i < kl->n; i++)
+    if (kl->ops[i]) kl->ops[j++] = kl->ops[i];
+  kl->n = j;
+  kl->holes = 0;
+  if (kl->unsorted) qsort(kl->ops, (size_t)kl->n, sizeof(mgopt_op *), mgopt__label_cmp);
+  kl->unsorted = 0;
+  for (i = 0; i < kl->n; i++) MGOPT__OP_REC(kl->ops[i])->slot = i;
+}
+
+MGOPT__PRIVATE int64_t mgopt__index_collect(mgopt_function *f, const int32_t *kinds, int32_t nk,
+                                            mgopt_op ***out, int64_t *cap) {
+  mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  mgopt_program *p = f->program;
+  int64_t total = 0, pos[8], k;
+  int32_t i;
+  if (fr->broken) return -1;
+  if (!fr->kinds) return 0;
+  for (i = 0; i < nk; i++) {
+    mgopt__index_tidy(&fr->kinds[kinds[i]]);
+    total += fr->kinds[kinds[i]].n;
+  }
+  if (total > *cap) {
+    void *arr = *out;
+    if (!mgopt__grow(&p->alloc, &arr, cap, total, sizeof(mgopt_op *))) return -1;
+    *out = (mgopt_op **)arr;
+  }
+  if (nk == 1) {
+    if (total) memcpy(*out, fr->kinds[kinds[0]].ops, sizeof(mgopt_op *) * (size_t)total);
+    return total;
+  }
+  /* merge by label, up to 8 lists at a time (each pass merges into the result so far) */
+  {
+    int64_t have = 0;
+    int32_t base;
+    for (base = 0; base < nk; base += 7) {
+      const mgopt__kind_list *ls[8];
+      int32_t nl = 0, j;
+      mgopt_op **dst = *out;
+      int64_t n0 = have, add = 0;
+      /* the result so far moves to the top of the array, so the merge can
+         write from the bottom without overtaking it */
+      for (j = base; j < nk && j < base + 7; j++) {
+        ls[nl] = &fr->kinds[kinds[j]];
+        add += ls[nl]->n;
+        nl++;
+      }
+      if (n0) memmove(dst + add, dst, sizeof(mgopt_op *) * (size_t)n0);
+      for (j = 0; j < nl; j++) pos[j] = 0;
+      pos[nl] = 0;
+      for (k = 0; k < n0 + add; k++) {
+        int32_t best = -1;
+        uint64_t bl = 0;
+        for (j = 0; j < nl; j++)
+          if (pos[j] < ls[j]->n && (best < 0 || mgopt__label(ls[j]->ops[pos[j]]) < bl)) {
+            best = j;
+            bl = mgopt__label(ls[j]->ops[pos[j]]);
+          }
+        if (pos[nl] < n0 && (best < 0 || mgopt__label(dst[add + pos[nl]]) < bl)) best = nl;
+        dst[k] = best == nl ? dst[add + pos[nl]] : ls[best]->ops[pos[best]];
+        pos[best]++;
+      }
+      have = n0 + add;
+    }
+  }
+  return total;
+}
+
+MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kind, int64_t *n) {
+  mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  *n = fr->broken ? -1 : 0;
+  if (fr->broken || !fr->kinds) return NULL;
+  mgopt__index_tidy(&fr->kinds[kind]);
+  *n = fr->kinds[kind].n;
+  return fr->kinds[kind].ops;
+}
+
+MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind) {
+  const mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  if (fr->broken) return -1;
+  return fr->kinds ? fr->kinds[kind].n - fr->kinds[kind].holes : 0;
+}
+
+MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f) {
+  return MGOPT__FUNC_REC(f)->nops;
+}
+
+MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f) {
+  mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  int32_t i;
+  if (!fr->kinds) return;
+  for (i = 0; i < MGOPT_OP__COUNT; i++)
+    if (fr->kinds[i].ops)
+      mgopt__heap_free(&f->program->alloc, fr->kinds[i].ops, sizeof(mgopt_op *) * (size_t)fr->kinds[i].cap);
+  mgopt__heap_free(&f->program->alloc, fr->kinds, sizeof(mgopt__kind_list) * MGOPT_OP__COUNT);
+  fr->kinds = NULL;
+}
+
 static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
   op->parent = b;
   op->next = pos;
@@ -3039,11 +3390,13 @@ static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
   b->nops++;
   b->program->nlinked++;
   if (op->nblocks) mgopt__set_func(op, b->func);
+  if (mgopt__block_indexed(b)) mgopt__index_link(MGOPT__FUNC_REC(b->func), op);
 }
 
 static void mgopt__unlink(mgopt_op *op) {
   mgopt_block *b = op->parent;
   if (!b) return;
+  if (MGOPT__OP_REC(op)->slot != MGOPT__SLOT_OFF) mgopt__index_unlink(MGOPT__FUNC_REC(b->func), op);
   if (op->prev) op->prev->next = op->next;
   else b->first = op->next;
   if (op->next) op->next->prev = op->prev;
@@ -5042,7 +5395,10 @@ MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *n
      kinds compatible, output and nested-block counts in range;
    - output types agree with type inference (no contradicting dtype, rank or
      static dim; a less precise stored dim is accepted);
-   - block outputs defined. */
+   - block outputs defined;
+   - the op index agrees with the program: every linked op is listed under its
+     kind at its slot, labels increase in pre-order, the op count is exact,
+     and a list not marked unsorted is label-ascending. */
 
 /* The op's name (or its first output's) and, for an op read from .mil, its
    line:col found by binary search in the parser's table (ids ascend). */
@@ -5372,6 +5728,65 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
   return MGOPT_OK;
 }
 
+/* The ops of block b (nested too) against f's index, in pre-order; *last is
+   the label of the op before, *n counts the ops. */
+static mgopt_status mgopt__vfy_index_block(mgopt__vfy *v, const mgopt__func_rec *fr, const mgopt_block *b,
+                                           uint64_t *last, int64_t *n) {
+  const mgopt_op *op;
+  for (op = b->first; op; op = op->next) {
+    const mgopt__op_rec *r = MGOPT__OP_REC(op);
+    int32_t i;
+    mgopt_status s;
+    if (r->slot == MGOPT__SLOT_OFF) return mgopt__vfy_fail(v, op, "linked op missing from the op index");
+    if (!fr->broken && (r->slot < 0 || !fr->kinds || r->slot >= fr->kinds[op->kind].n ||
+                        fr->kinds[op->kind].ops[r->slot] != op))
+      return mgopt__vfy_fail(v, op, "op index: not at its slot in the list of its kind");
+    if (r->label <= *last) return mgopt__vfy_fail(v, op, "op index: label out of program order");
+    *last = r->label;
+    ++*n;
+    for (i = 0; i < op->nblocks; i++)
+      if ((s = mgopt__vfy_index_block(v, fr, op->blocks[i], last, n)) != MGOPT_OK) return s;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_index(mgopt__vfy *v, mgopt_function *f) {
+  const mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  uint64_t last = 0;
+  int64_t n = 0, listed = 0, i;
+  int32_t k;
+  mgopt_status s = mgopt__vfy_index_block(v, fr, f->body, &last, &n);
+  if (s) return s;
+  if (n != fr->nops)
+    return mgopt__vfy_fail(v, NULL, "op index of '%s' counts %lld ops, the function has %lld", f->name,
+                           (long long)fr->nops, (long long)n);
+  if (fr->broken || !fr->kinds) return MGOPT_OK;
+  for (k = 0; k < MGOPT_OP__COUNT; k++) {
+    const mgopt__kind_list *kl = &fr->kinds[k];
+    uint64_t prev = 0;
+    int64_t holes = 0;
+    for (i = 0; i < kl->n; i++) {
+      const mgopt_op *op = kl->ops[i];
+      if (!op) {
+        holes++;
+        continue;
+      }
+      if (op->kind != k || MGOPT__OP_REC(op)->slot != i || (op->flags & MGOPT_OP_ERASED))
+        return mgopt__vfy_fail(v, op, "op index: a stale entry in the list of kind %d", (int)k);
+      if (!kl->unsorted && MGOPT__OP_REC(op)->label <= prev)
+        return mgopt__vfy_fail(v, op, "op index: list of kind %d out of order", (int)k);
+      prev = MGOPT__OP_REC(op)->label;
+    }
+    if (holes != kl->holes || (kl->n && !kl->ops[kl->n - 1]))
+      return mgopt__vfy_fail(v, NULL, "op index of '%s': list of kind %d miscounts its holes", f->name, (int)k);
+    listed += kl->n - kl->holes;
+  }
+  if (listed != n)
+    return mgopt__vfy_fail(v, NULL, "op index of '%s' lists %lld ops, the function has %lld", f->name,
+                           (long long)listed, (long long)n);
+  return MGOPT_OK;
+}
+
 MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
   mgopt__vfy v;
   mgopt_status s = MGOPT_OK;
@@ -5397,6 +5812,7 @@ MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
       break;
     }
     s = mgopt__vfy_block(&v, f->body, f);
+    if (!s) s = mgopt__vfy_index(&v, f);
     /* function scopes are separate */
     if (!s) memset(v.visible, 0, v.nids);
   }
@@ -7440,7 +7856,10 @@ MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_
 /* src/core/rewrite.c — the greedy worklist driver: dead-op erasure, folding, patterns, fixpoint. */
 
 /* How it works. Every op of the function (nested blocks too) is queued once,
-   in program order. Popping an op: skip it if erased; erase it if it is pure
+   in program order; when the run neither folds nor erases dead ops (nor
+   shuffles) and no pattern takes any op, only the ops of the patterns' root
+   kinds, from the op index, in the same order: the others would be popped
+   and left as they are. Popping an op: skip it if erased; erase it if it is pure
    and its outputs are unused; fold it if every operand is constant and a
    kernel exists; else try the patterns registered for its type, highest
    benefit first (ties by name), and stop at the first that changes the IR.
@@ -7698,11 +8117,27 @@ static mgopt_status mgopt__rw_cap_diag(mgopt_rewriter *rw, int64_t cap) {
                         (long long)cap, shown ? names : "(folding and erasure only)");
 }
 
-static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
+/* Queues the ops of the patterns' root kinds from the index (1), or returns 0
+   when every op must be queued (folding, dead-op erasure, a shuffled order,
+   a pattern for any op, or an incomplete index). */
+static int mgopt__rw_seed_roots(mgopt_rewriter *rw, mgopt_function *f) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int32_t kinds[MGOPT_OP__COUNT], nk = 0, i;
+  int64_t n;
+  if (cfg->fold || !cfg->keep_dead || cfg->shuffle_seed || rw->nany) return 0;
+  for (i = 0; i < MGOPT_OP__COUNT; i++)
+    if (rw->start[i] < rw->start[i + 1]) kinds[nk++] = i;
+  n = mgopt__index_collect(f, kinds, nk, &rw->q, &rw->qcap);
+  if (n < 0) return 0;
+  for (rw->nq = 0; rw->nq < n; rw->nq++) rw->q[rw->nq]->flags |= MGOPT__OP_QUEUED;
+  return 1;
+}
+
+static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
   const mgopt_rewrite_config *cfg = rw->cfg;
   int64_t done = 0, cap = cfg->max_rewrites;
   mgopt_diag vd;
-  mgopt_block_walk(body, mgopt__rw_collect, rw);
+  if (!mgopt__rw_seed_roots(rw, f)) mgopt_block_walk(f->body, mgopt__rw_collect, rw);
   /* the queue is a stack: reverse it so ops pop in program order */
   {
     int64_t i;
@@ -7712,7 +8147,8 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
       rw->q[rw->nq - 1 - i] = t;
     }
   }
-  if (cap <= 0) cap = 10 * (rw->nq + 100);
+  /* the default cap counts every op of the function, queued or not */
+  if (cap <= 0) cap = 10 * (mgopt__index_op_count(f) + 100);
   while (rw->nq > 0) {
     mgopt_op *op;
     int changed = 0;
@@ -7787,7 +8223,7 @@ MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f
   s = mgopt__rw_index(&rw);
   if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
   else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
-  else s = mgopt__rw_run(&rw, f->body);
+  else s = mgopt__rw_run(&rw, f);
   /* leave no queued flags behind */
   while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
   if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));

@@ -6373,9 +6373,11 @@ MGOPT__DEFINE_PASS(onnx, onnx, prune_unused_graph_inputs, "inputs of main that n
    other: memory is held once and writers can detect the sharing by pointer,
    as MIL's shared weight ids do for multifunction models.
    Cost: one walk, a scoped hash table (entries popped when their block
-   ends), O(ops) lookups; a const whose shape meets another's is probed, one
-   whose probe meets another's is hashed in full, and each match is compared
-   exactly: a weight with a shape of its own is never read. */
+   ends, sized by the candidates the op index counts), O(ops) lookups, and
+   nothing at all when the index counts no candidate; a const whose shape
+   meets another's is probed, one whose probe meets another's is hashed in
+   full, and each match is compared exactly: a weight with a shape of its own
+   is never read. */
 
 typedef struct mgopt__cdd_entry {
   mgopt_op *op;
@@ -6648,6 +6650,33 @@ static int mgopt__cdd_count(mgopt_op *op, void *ud) {
   return 0;
 }
 
+/* At least as many as the candidate ops of the program (consts over the
+   threshold, constexpr_* ops), from the op index: each function's consts,
+   registered constexpr_* ops and opaque ops. A function whose index is
+   incomplete counts all its ops. */
+static int64_t mgopt__cdd_candidates(mgopt__cdd *c) {
+  int64_t total = 0, n, i;
+  int32_t f, k;
+  for (f = 0; f < mgopt_program_function_count(c->p); f++) {
+    mgopt_function *fn = mgopt_program_function_at(c->p, f);
+    mgopt_op *const *ops = mgopt__index_list(fn, MGOPT_OP_const, &n);
+    if (n < 0) {
+      n = 0;
+      mgopt_block_walk(fn->body, mgopt__cdd_count, &n);
+      total += n;
+      continue;
+    }
+    for (i = 0; i < n; i++)
+      if (mgopt__cdd_is_candidate(c, ops[i])) total++;
+    for (k = 0; k < MGOPT_OP__COUNT; k++) {
+      const mgopt_op_def *def = mgopt_op_def_get(k);
+      if (k == MGOPT_OP_OPAQUE || (def && strncmp(def->name, "constexpr_", 10) == 0))
+        total += mgopt__index_kind_count(fn, k);
+    }
+  }
+  return total;
+}
+
 static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   mgopt__cdd c;
   mgopt_status s = MGOPT_OK;
@@ -6657,7 +6686,8 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   c.ctx = ctx;
   c.p = ctx->program;
   c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
-  mgopt_program_walk(c.p, mgopt__cdd_count, &nops);
+  nops = mgopt__cdd_candidates(&c);
+  if (nops == 0) return MGOPT_OK; /* nothing to merge, nothing to share */
   while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
   c.mask = (uint64_t)nb - 1;
   c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);
@@ -6720,18 +6750,20 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_deduplication,
    share a name (an input and an output, or two outputs): no renaming can
    keep both. The same value listed twice, or an input returned as an
    output, is fine.
-   Cost: per function two hash sets keyed by interned name pointers and a
-   per-name next-suffix counter: O(names) plus the suffix probes. */
+   Cost: per function two hash sets keyed by interned name pointers (sized
+   from the op index's count up front) and a per-name next-suffix counter:
+   O(names) plus the suffix probes; one walk when no name clashes, else two
+   more. */
 
-#define MGOPT__DN_PRESENT 1u /* appears somewhere in the function */
-#define MGOPT__DN_CLAIMED 2u /* taken by a value (or op) already visited */
-
+/* 16 bytes, so the two tables of a large function stay small */
 typedef struct mgopt__dn_slot {
   const char *key;           /* interned; NULL = empty */
-  const void *owner;         /* the io value that claimed it (for the io check) */
-  uint32_t flags;
-  uint32_t next_k;           /* next suffix to try for this base name */
+  uint32_t owner;            /* id + 1 of the value (or op) that claimed it; 0 = unclaimed */
+  unsigned present : 1;      /* appears somewhere in the function */
+  unsigned next_k : 31;      /* next suffix to try for this base name */
 } mgopt__dn_slot;
+
+#define MGOPT__DN_OWNER(x) ((x)->id + 1u)
 
 typedef struct mgopt__dn_set {
   mgopt__dn_slot *s;
@@ -6746,6 +6778,8 @@ typedef struct mgopt__dn {
   char *buf;
   size_t bufcap;
   int oom;
+  int optimistic;            /* a first try without presence marks: stop at the first clash */
+  int clashed;
 } mgopt__dn;
 
 static size_t mgopt__dn_hash(const char *k, size_t cap) {
@@ -6773,10 +6807,10 @@ static int mgopt__dn_rehash(mgopt__dn *d, mgopt__dn_set *t, size_t ncap) {
   return 1;
 }
 
-/* The slot of key, inserted (flags 0) if absent. NULL on OOM. */
+/* The slot of key, inserted (unclaimed, unmarked) if absent. NULL on OOM. */
 static mgopt__dn_slot *mgopt__dn_get(mgopt__dn *d, mgopt__dn_set *t, const char *key) {
   size_t h;
-  if ((t->n + 1) * 2 > t->cap && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
+  if ((t->n + 1) * 4 > t->cap * 3 && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
     d->oom = 1;
     return NULL;
   }
@@ -6800,15 +6834,18 @@ static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *
 /* Returns the name `owner` (a value or an op) gets for `name` and claims it:
    the name itself if unclaimed or already claimed by owner, else the first
    free suffixed name. NULL on OOM. */
-static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, const void *owner) {
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, uint32_t owner) {
   mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
   size_t len;
   uint32_t k;
   if (!s) return NULL;
-  if (!(s->flags & MGOPT__DN_CLAIMED) || s->owner == owner) {
-    s->flags |= MGOPT__DN_CLAIMED;
+  if (!s->owner || s->owner == owner) {
     s->owner = owner;
     return name;
+  }
+  if (d->optimistic) {
+    d->clashed = 1;
+    return NULL;
   }
   len = strlen(name);
   if (len + 16 > d->bufcap) {
@@ -6834,10 +6871,10 @@ static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *n
     if (mgopt__dn_find(t, cand)) continue;
     s = mgopt__dn_get(d, t, name); /* the table may have moved */
     if (!s) return NULL;
-    s->next_k = k + 1;
+    s->next_k = (k + 1) & 0x7fffffffu;
     c = mgopt__dn_get(d, t, cand);
     if (!c) return NULL;
-    c->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+    c->present = 1;
     c->owner = owner;
     return cand;
   }
@@ -6851,20 +6888,20 @@ static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
     if (b->args[i]->name) {
       mgopt__dn_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
       if (!s) return 0;
-      s->flags |= MGOPT__DN_PRESENT;
+      s->present = 1;
     }
   for (op = b->first; op; op = op->next) {
     mgopt__dn_slot *s;
     if (op->name) {
       s = mgopt__dn_get(d, &d->ops, op->name);
       if (!s) return 0;
-      s->flags |= MGOPT__DN_PRESENT;
+      s->present = 1;
     }
     for (i = 0; i < op->nouts; i++)
       if (op->outs[i]->name) {
         s = mgopt__dn_get(d, &d->vals, op->outs[i]->name);
         if (!s) return 0;
-        s->flags |= MGOPT__DN_PRESENT;
+        s->present = 1;
       }
     for (i = 0; i < op->nblocks; i++)
       if (!mgopt__dn_mark(d, op->blocks[i], depth + 1)) return 0;
@@ -6875,7 +6912,7 @@ static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
 static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
   const char *n;
   if (!v->name) return 1;
-  n = mgopt__dn_claim(d, &d->vals, v->name, v);
+  n = mgopt__dn_claim(d, &d->vals, v->name, MGOPT__DN_OWNER(v));
   if (!n) return 0;
   if (n != v->name) {
     v->name = n;
@@ -6903,10 +6940,10 @@ static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
       const mgopt__dn_slot *f = NULL;
       const char *n;
       if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
-      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !(f->flags & MGOPT__DN_CLAIMED)))
-        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, op);
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !f->owner))
+        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, MGOPT__DN_OWNER(op));
       else
-        n = mgopt__dn_claim(d, &d->ops, op->name, op);
+        n = mgopt__dn_claim(d, &d->ops, op->name, MGOPT__DN_OWNER(op));
       if (!n) return 0;
       if (n != op->name) {
         op->name = n;
@@ -6923,49 +6960,75 @@ static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
   if (!v || !v->name) return MGOPT_OK;
   s = mgopt__dn_get(d, &d->vals, v->name);
   if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-  if ((s->flags & MGOPT__DN_CLAIMED) && s->owner != v)
+  if (s->owner && s->owner != MGOPT__DN_OWNER(v))
     return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
                           "function '%s': the name '%s' is used by two different inputs/outputs; "
                           "it cannot be made unique without renaming one of them",
                           d->f->name, v->name);
-  s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
-  s->owner = v;
+  s->present = 1;
+  s->owner = MGOPT__DN_OWNER(v);
   /* the op of a function output, named like it, keeps that name too */
   if (v->def && v->def->name == v->name && v->index == 0) {
     s = mgopt__dn_get(d, &d->ops, v->name);
     if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-    if (!(s->flags & MGOPT__DN_CLAIMED)) {
-      s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
-      s->owner = v->def;
+    if (!s->owner) {
+      s->present = 1;
+      s->owner = MGOPT__DN_OWNER(v->def);
     }
   }
   return MGOPT_OK;
 }
 
-static void mgopt__dn_reset(mgopt__dn_set *t) {
+/* Empties t, with room for n keys without growing. 0 on OOM. */
+static int mgopt__dn_reset(mgopt__dn *d, mgopt__dn_set *t, size_t n) {
+  size_t cap = 64;
+  while (cap * 3 < 4 * (n + 1)) cap *= 2;
+  if (cap > t->cap) {
+    if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
+    t->s = NULL;
+    t->cap = 0;
+    t->n = 0;
+    return mgopt__dn_rehash(d, t, cap);
+  }
   if (t->s) memset(t->s, 0, sizeof(mgopt__dn_slot) * t->cap);
   t->n = 0;
+  return 1;
+}
+
+/* Claims f's io names, then renames what clashes. The first try claims
+   names without marking which are present (the marks matter only to choose
+   a suffix): when nothing clashes, nothing is renamed and that one walk is
+   the whole pass; at the first clash (nothing renamed yet) it starts over
+   with the marks. */
+static mgopt_status mgopt__dn_function(mgopt__dn *d) {
+  mgopt_block *body = d->f->body;
+  size_t nops = (size_t)mgopt__index_op_count(d->f);
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  for (d->optimistic = 1;; d->optimistic = 0) {
+    d->clashed = 0;
+    if (!mgopt__dn_reset(d, &d->vals, nops + (size_t)body->nargs) || !mgopt__dn_reset(d, &d->ops, nops))
+      return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(d, body->args[i]);
+    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(d, body->outs[i]->value);
+    if (s) return s;
+    if ((d->optimistic || mgopt__dn_mark(d, body, 0)) && mgopt__dn_block(d, body, 0)) return MGOPT_OK;
+    if (!d->clashed)
+      return d->oom ? mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
+                    : mgopt_diag_set(d->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  }
 }
 
 static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
   mgopt__dn d;
   mgopt_status s = MGOPT_OK;
-  int32_t fi, i;
+  int32_t fi;
   memset(&d, 0, sizeof d);
   d.ctx = ctx;
   d.p = ctx->program;
   for (fi = 0; fi < mgopt_program_function_count(d.p) && !s; fi++) {
-    mgopt_block *body;
     d.f = mgopt_program_function_at(d.p, fi);
-    body = d.f->body;
-    mgopt__dn_reset(&d.vals);
-    mgopt__dn_reset(&d.ops);
-    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(&d, body->args[i]);
-    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(&d, body->outs[i]->value);
-    if (s) break;
-    if (!mgopt__dn_mark(&d, body, 0) || !mgopt__dn_block(&d, body, 0))
-      s = d.oom ? mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
-                : mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+    s = mgopt__dn_function(&d);
   }
   if (d.vals.s) mgopt__heap_free(&d.p->alloc, d.vals.s, sizeof(mgopt__dn_slot) * d.vals.cap);
   if (d.ops.s) mgopt__heap_free(&d.p->alloc, d.ops.s, sizeof(mgopt__dn_slot) * d.ops.cap);
@@ -7137,7 +7200,7 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, expand_dynamic_linear,
    the second iteration on), or a computed value.
    Inner loops first (nested blocks before their op). Cost: O(ops + loop
    vars + uses of the removed values, and of the values whose type they
-   refine). */
+   refine); nothing for a function without loops (the op index counts them). */
 
 /* A type change under trial: the value and its type before the change. */
 typedef struct mgopt__lie_undo {
@@ -7326,8 +7389,10 @@ static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
   memset(&L, 0, sizeof L);
   L.ctx = ctx;
   L.p = ctx->program;
-  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
-    s = mgopt__lie_block(&L, mgopt_program_function_at(ctx->program, f)->body, 0);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++) {
+    mgopt_function *fn = mgopt_program_function_at(ctx->program, f);
+    if (mgopt__index_kind_count(fn, MGOPT_OP_while_loop)) s = mgopt__lie_block(&L, fn->body, 0);
+  }
   if (L.undo) mgopt__heap_free(&L.p->alloc, L.undo, (size_t)L.undo_cap * sizeof(mgopt__lie_undo));
   if (L.work) mgopt__heap_free(&L.p->alloc, L.work, (size_t)L.work_cap * sizeof(mgopt_value *));
   return s;
@@ -7547,9 +7612,11 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, remove_symbolic_reshape,
    is the order the spec's example shows: two unused casts end up at the
    end, the later one first. Ops keep their names; other ops keep their
    relative order. Nested blocks are reordered too.
-   Cost per block and stage: O(ops + uses). Finding the earliest of several
-   moved users compares positions through the chain of moved ops placed
-   before one another (usually of length 0 or 1), no rescans of the block. */
+   Cost per block and stage: O(ops + uses); nothing for a function without
+   casts or transposes (the op index counts them). Finding the earliest of
+   several moved users compares positions through the chain of moved ops
+   placed before one another (usually of length 0 or 1), no rescans of the
+   block. */
 
 typedef struct mgopt__tr {
   mgopt_op **ops;
@@ -7655,8 +7722,10 @@ static mgopt_status mgopt__tr_block(mgopt_pass_ctx *ctx, mgopt__tr *t, mgopt_blo
     t->anchor = t->depth + t->cap;
   }
   if (b->nops > 1) {
-    mgopt__tr_stage(t, b, MGOPT_OP_cast, &ctx->rewrites);
-    mgopt__tr_stage(t, b, MGOPT_OP_transpose, &ctx->rewrites);
+    /* a stage moves only ops of its kind: none in the function, nothing to do */
+    if (mgopt__index_kind_count(b->func, MGOPT_OP_cast)) mgopt__tr_stage(t, b, MGOPT_OP_cast, &ctx->rewrites);
+    if (mgopt__index_kind_count(b->func, MGOPT_OP_transpose))
+      mgopt__tr_stage(t, b, MGOPT_OP_transpose, &ctx->rewrites);
   }
   return MGOPT_OK;
 }
@@ -7666,8 +7735,11 @@ static mgopt_status mgopt__tr_run(mgopt_pass_ctx *ctx) {
   mgopt_status s = MGOPT_OK;
   int32_t f;
   memset(&t, 0, sizeof t);
-  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
-    s = mgopt__tr_block(ctx, &t, mgopt_program_function_at(ctx->program, f)->body, 0);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++) {
+    mgopt_function *fn = mgopt_program_function_at(ctx->program, f);
+    if (mgopt__index_kind_count(fn, MGOPT_OP_cast) || mgopt__index_kind_count(fn, MGOPT_OP_transpose))
+      s = mgopt__tr_block(ctx, &t, fn->body, 0);
+  }
   if (t.ops) mgopt__heap_free(&ctx->program->alloc, t.ops, (sizeof(mgopt_op *) + 3 * sizeof(int32_t)) * (size_t)t.cap);
   return s;
 }
@@ -8537,7 +8609,8 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, merge_affine_dequantize_with_consecu
    block is skipped); on ops whose extra operands are tensors (pow with a
    tensor exponent, a run-time broadcast operand whose axes would reorder), on
    parameters given as run-time operands (axes, a pad). Cost: one walk, union-find,
-   then a rewrite of the changed ops: O(ops + operands x rank). */
+   then a rewrite of the changed ops: O(ops + operands x rank); nothing for a
+   function without transposes (the op index counts them). */
 
 #define MGOPT__RT_MAXR 16
 
@@ -9145,8 +9218,11 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
   int32_t f;
   memset(&r, 0, sizeof r);
   r.p = ctx->program;
-  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
-    s = mgopt__rt_block(ctx, &r, mgopt_program_function_at(ctx->program, f)->body);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++) {
+    mgopt_function *fn = mgopt_program_function_at(ctx->program, f);
+    /* every chain starts at a transpose: without one, nothing can change */
+    if (mgopt__index_kind_count(fn, MGOPT_OP_transpose)) s = mgopt__rt_block(ctx, &r, fn->body);
+  }
   if (r.lz) mgopt__heap_free(&r.p->alloc, r.lz, sizeof(int32_t) * r.nids);
   if (r.L) mgopt__heap_free(&r.p->alloc, r.L, (size_t)r.capL * sizeof *r.L);
   if (r.uf) mgopt__heap_free(&r.p->alloc, r.uf, (size_t)r.capuf * sizeof *r.uf);

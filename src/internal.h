@@ -188,6 +188,53 @@ MGOPT__PRIVATE void mgopt__buf_printf(mgopt_buf *b, const char *fmt, ...)
    reads back as a float literal. buf must hold 40 bytes. */
 MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v);
 
+/* ---- the op index: each function keeps its linked ops (nested blocks
+   included) in one list per op kind, so a pass can visit the ops of the kinds
+   it could change without walking the program. Every op carries a label that
+   increases in program order (pre-order: an op, then the ops of its nested
+   blocks, then its next op), kept by ir.c on every link, move and erase; a
+   list is label-ascending unless `unsorted`, and sorted again when read. */
+typedef struct mgopt__kind_list {
+  mgopt_op **ops;         /* live ops and NULL holes; ops[n - 1] is live when n > 0 */
+  int64_t n, cap, holes;
+  int unsorted;
+} mgopt__kind_list;
+
+typedef struct mgopt__func_rec {
+  mgopt_function f;       /* first: every mgopt_function is the head of one of these */
+  mgopt__kind_list *kinds;/* MGOPT_OP__COUNT lists (heap), NULL until the first op */
+  int64_t nops;           /* ops linked into the function, nested blocks included */
+  int broken;             /* a list failed to grow (OOM): the lists are incomplete */
+} mgopt__func_rec;
+
+typedef struct mgopt__op_rec {
+  mgopt_op op;            /* first: every mgopt_op is the head of one of these */
+  uint64_t label;         /* position in its function's pre-order, while linked */
+  int64_t slot;           /* index in its kind list; MGOPT__SLOT_OFF when not linked into a function */
+} mgopt__op_rec;
+#define MGOPT__SLOT_OFF (-1)     /* not linked into a function */
+#define MGOPT__SLOT_UNLISTED (-2) /* linked, but its list could not grow */
+#define MGOPT__OP_REC(o) ((mgopt__op_rec *)(void *)(o))
+#define MGOPT__FUNC_REC(f) ((mgopt__func_rec *)(void *)(f))
+
+/* The ops of function f whose kinds are kinds[0..nk) (distinct), in program
+   order, into *out (heap, grown by mgopt__grow; *cap its capacity). Returns
+   their count, or -1 when the index is incomplete or memory runs out (then
+   walk the function instead). */
+MGOPT__PRIVATE int64_t mgopt__index_collect(mgopt_function *f, const int32_t *kinds, int32_t nk,
+                                            mgopt_op ***out, int64_t *cap);
+/* The ops of kind linked into function f (nested blocks included), in
+   program order: *n of them, valid until the IR changes. NULL with *n = -1
+   when the index is incomplete (walk the function instead). */
+MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kind, int64_t *n);
+/* Ops of kind linked into function f (nested blocks included), or -1 when
+   the index is incomplete: O(1). */
+MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind);
+/* Ops linked into function f, nested blocks included: O(1). */
+MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f);
+/* Frees the lists of f's index (heap memory). */
+MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f);
+
 /* ---- IR internals */
 /* Unlinks a use from its value's list. */
 MGOPT__PRIVATE void mgopt__use_unlink(mgopt_use *u);

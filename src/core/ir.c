@@ -126,7 +126,7 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
     p->funcs = (mgopt_function **)arr;
     p->funcs_cap = (int32_t)cap;
   }
-  f = (mgopt_function *)mgopt_program_alloc(p, sizeof *f, 8);
+  f = (mgopt_function *)mgopt_program_alloc(p, sizeof(mgopt__func_rec), 8);
   if (!f) return NULL;
   f->program = p;
   f->name = mgopt_program_intern_cstr(p, name);
@@ -224,8 +224,9 @@ MGOPTDEF mgopt_op *mgopt_op_new(mgopt_program *p, const char *type, int32_t nout
   mgopt_op *op;
   int32_t i;
   if (nouts < 0 || nblocks < 0) return NULL;
-  op = (mgopt_op *)mgopt_program_alloc(p, sizeof *op, 8);
+  op = (mgopt_op *)mgopt_program_alloc(p, sizeof(mgopt__op_rec), 8);
   if (!op) return NULL;
+  MGOPT__OP_REC(op)->slot = MGOPT__SLOT_OFF;
   op->program = p;
   op->type = mgopt_program_intern_cstr(p, type);
   if (!op->type) return NULL;
@@ -266,6 +267,305 @@ static void mgopt__set_func(mgopt_op *op, mgopt_function *f) {
   }
 }
 
+/* ---------------------------------------------------------------- the op index */
+
+/* Labels lie in [1, END); 0 stands for the start of the function. Ops
+   appended at the end are GAP apart, so building a program in order never
+   relabels. */
+#define MGOPT__LABEL_END (1ull << 62)
+#define MGOPT__LABEL_GAP (1ull << 32)
+
+static uint64_t mgopt__label(const mgopt_op *op) { return MGOPT__OP_REC(op)->label; }
+
+/* 1 if block b is linked into a function: a function's body, or a block of
+   an op that is. */
+static int mgopt__block_indexed(const mgopt_block *b) {
+  if (b->parent_op) return MGOPT__OP_REC(b->parent_op)->slot != MGOPT__SLOT_OFF;
+  return b->func && b->func->body == b;
+}
+
+static int32_t mgopt__block_index_in(const mgopt_op *parent, const mgopt_block *b) {
+  int32_t i = 0;
+  while (i < parent->nblocks && parent->blocks[i] != b) i++;
+  return i;
+}
+
+/* The last op of op's subtree in pre-order (op itself when its blocks are empty). */
+static mgopt_op *mgopt__pre_last(mgopt_op *op) {
+  for (;;) {
+    int32_t i = op->nblocks - 1;
+    while (i >= 0 && !op->blocks[i]->last) i--;
+    if (i < 0) return op;
+    op = op->blocks[i]->last;
+  }
+}
+
+/* The op before op in its function's pre-order, or NULL. */
+static mgopt_op *mgopt__pre_prev(mgopt_op *op) {
+  mgopt_op *up;
+  int32_t i;
+  if (op->prev) return mgopt__pre_last(op->prev);
+  up = op->parent->parent_op;
+  if (!up) return NULL;
+  for (i = mgopt__block_index_in(up, op->parent) - 1; i >= 0; i--)
+    if (up->blocks[i]->last) return mgopt__pre_last(up->blocks[i]->last);
+  return up;
+}
+
+/* The first op after op and its nested ops in pre-order, or NULL. */
+static mgopt_op *mgopt__pre_after(mgopt_op *op) {
+  for (;;) {
+    mgopt_op *up;
+    int32_t i;
+    if (op->next) return op->next;
+    up = op->parent->parent_op;
+    if (!up) return NULL;
+    for (i = mgopt__block_index_in(up, op->parent) + 1; i < up->nblocks; i++)
+      if (up->blocks[i]->first) return up->blocks[i]->first;
+    op = up;
+  }
+}
+
+static mgopt_op *mgopt__pre_next(mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < op->nblocks; i++)
+    if (op->blocks[i]->first) return op->blocks[i]->first;
+  return mgopt__pre_after(op);
+}
+
+/* Makes room for m labels between a and b, neighbours in pre-order (NULL:
+   the start or the end of the function): relabels evenly the smallest
+   aligned label range around the gap whose ops, with the m new ones, stay
+   under a density that falls as the range grows (Bender et al., "Two
+   simplified algorithms for maintaining order in a list"), so an insertion
+   costs O(log n) amortized. */
+static void mgopt__label_open(mgopt_op *a, mgopt_op *b, int64_t m) {
+  uint64_t x = a ? mgopt__label(a) : 0, lo = 0, hi = 0, step, lab;
+  mgopt_op *lfirst = a, *lcand = a ? mgopt__pre_prev(a) : NULL, *rnext = b, *o;
+  int64_t nl = a ? 1 : 0, nr = 0, i;
+  double lim = 1.0;
+  int k;
+  for (k = 1; k <= 62; k++) {
+    uint64_t size = 1ull << k;
+    lo = x & ~(size - 1);
+    hi = lo + size - 1;
+    if (hi >= MGOPT__LABEL_END) hi = MGOPT__LABEL_END - 1;
+    lim *= 1.5;
+    while (lcand && mgopt__label(lcand) >= lo) {
+      lfirst = lcand;
+      lcand = mgopt__pre_prev(lcand);
+      nl++;
+    }
+    while (rnext && mgopt__label(rnext) <= hi) {
+      rnext = mgopt__pre_next(rnext);
+      nr++;
+    }
+    if ((uint64_t)(nl + nr + m) < hi - lo + 1 && ((double)(nl + nr + m) <= lim || k == 62)) break;
+  }
+  MGOPT_ASSERT(k <= 62); /* 2^62 labels outnumber any program that fits in memory */
+  step = (hi - lo + 1) / (uint64_t)(nl + nr + m + 1);
+  lab = lo;
+  for (o = lfirst, i = 0; i < nl; i++, o = mgopt__pre_next(o)) MGOPT__OP_REC(o)->label = lab += step;
+  lab += step * (uint64_t)m;
+  for (o = b, i = 0; i < nr; i++, o = mgopt__pre_next(o)) MGOPT__OP_REC(o)->label = lab += step;
+}
+
+static int64_t mgopt__subtree_size(const mgopt_op *op) {
+  int64_t n = 1;
+  int32_t i;
+  const mgopt_op *o;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next) n += mgopt__subtree_size(o);
+  return n;
+}
+
+static void mgopt__index_add(mgopt__func_rec *fr, mgopt_op *op) {
+  mgopt__op_rec *r = MGOPT__OP_REC(op);
+  mgopt__kind_list *kl;
+  mgopt_program *p = op->program;
+  fr->nops++;
+  r->slot = MGOPT__SLOT_UNLISTED;
+  if (fr->broken) return;
+  MGOPT_ASSERT(op->kind >= 0 && op->kind < MGOPT_OP__COUNT);
+  if (!fr->kinds) {
+    size_t sz = sizeof(mgopt__kind_list) * MGOPT_OP__COUNT;
+    fr->kinds = (mgopt__kind_list *)mgopt__heap_realloc(&p->alloc, NULL, 0, sz);
+    if (!fr->kinds) {
+      fr->broken = 1;
+      mgopt__oom(p);
+      return;
+    }
+    memset(fr->kinds, 0, sz);
+  }
+  kl = &fr->kinds[op->kind];
+  if (kl->n == kl->cap) {
+    void *arr = kl->ops;
+    if (!mgopt__grow(&p->alloc, &arr, &kl->cap, kl->n + 1, sizeof(mgopt_op *))) {
+      fr->broken = 1;
+      mgopt__oom(p);
+      return;
+    }
+    kl->ops = (mgopt_op **)arr;
+  }
+  if (kl->n && mgopt__label(kl->ops[kl->n - 1]) > r->label) kl->unsorted = 1;
+  r->slot = kl->n;
+  kl->ops[kl->n++] = op;
+}
+
+/* Labels op's subtree (pre-order, step apart after *lab) and lists it. */
+static void mgopt__index_add_tree(mgopt__func_rec *fr, mgopt_op *op, uint64_t *lab, uint64_t step) {
+  int32_t i;
+  mgopt_op *o;
+  MGOPT__OP_REC(op)->label = *lab += step;
+  mgopt__index_add(fr, op);
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next) mgopt__index_add_tree(fr, o, lab, step);
+}
+
+/* op (with its nested ops) was just linked into a block of fr's function. */
+static void mgopt__index_link(mgopt__func_rec *fr, mgopt_op *op) {
+  mgopt_op *a = mgopt__pre_prev(op), *b = mgopt__pre_after(op);
+  int64_t m = op->nblocks ? mgopt__subtree_size(op) : 1;
+  uint64_t lo = a ? mgopt__label(a) : 0, hi = b ? mgopt__label(b) : MGOPT__LABEL_END, step;
+  if (hi - lo <= (uint64_t)m) {
+    mgopt__label_open(a, b, m);
+    lo = a ? mgopt__label(a) : 0;
+    hi = b ? mgopt__label(b) : MGOPT__LABEL_END;
+  }
+  step = (hi - lo) / (uint64_t)(m + 1);
+  if (!b && step > MGOPT__LABEL_GAP) step = MGOPT__LABEL_GAP;
+  mgopt__index_add_tree(fr, op, &lo, step);
+}
+
+/* op (with its nested ops) is about to leave fr's function. */
+static void mgopt__index_unlink(mgopt__func_rec *fr, mgopt_op *op) {
+  mgopt__op_rec *r = MGOPT__OP_REC(op);
+  int32_t i;
+  mgopt_op *o;
+  if (r->slot >= 0) {
+    mgopt__kind_list *kl = &fr->kinds[op->kind];
+    kl->ops[r->slot] = NULL;
+    if (r->slot == kl->n - 1) {
+      kl->n--;
+      while (kl->n > 0 && !kl->ops[kl->n - 1]) {
+        kl->n--;
+        kl->holes--;
+      }
+    } else
+      kl->holes++;
+  }
+  r->slot = MGOPT__SLOT_OFF;
+  fr->nops--;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next) mgopt__index_unlink(fr, o);
+}
+
+static int mgopt__label_cmp(const void *a, const void *b) {
+  uint64_t x = mgopt__label(*(mgopt_op *const *)a), y = mgopt__label(*(mgopt_op *const *)b);
+  return x < y ? -1 : x > y;
+}
+
+/* Drops the holes of a list and sorts it by label. */
+static void mgopt__index_tidy(mgopt__kind_list *kl) {
+  int64_t i, j = 0;
+  if (!kl->holes && !kl->unsorted) return;
+  for (i = 0; i < kl->n; i++)
+    if (kl->ops[i]) kl->ops[j++] = kl->ops[i];
+  kl->n = j;
+  kl->holes = 0;
+  if (kl->unsorted) qsort(kl->ops, (size_t)kl->n, sizeof(mgopt_op *), mgopt__label_cmp);
+  kl->unsorted = 0;
+  for (i = 0; i < kl->n; i++) MGOPT__OP_REC(kl->ops[i])->slot = i;
+}
+
+MGOPT__PRIVATE int64_t mgopt__index_collect(mgopt_function *f, const int32_t *kinds, int32_t nk,
+                                            mgopt_op ***out, int64_t *cap) {
+  mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  mgopt_program *p = f->program;
+  int64_t total = 0, pos[8], k;
+  int32_t i;
+  if (fr->broken) return -1;
+  if (!fr->kinds) return 0;
+  for (i = 0; i < nk; i++) {
+    mgopt__index_tidy(&fr->kinds[kinds[i]]);
+    total += fr->kinds[kinds[i]].n;
+  }
+  if (total > *cap) {
+    void *arr = *out;
+    if (!mgopt__grow(&p->alloc, &arr, cap, total, sizeof(mgopt_op *))) return -1;
+    *out = (mgopt_op **)arr;
+  }
+  if (nk == 1) {
+    if (total) memcpy(*out, fr->kinds[kinds[0]].ops, sizeof(mgopt_op *) * (size_t)total);
+    return total;
+  }
+  /* merge by label, up to 8 lists at a time (each pass merges into the result so far) */
+  {
+    int64_t have = 0;
+    int32_t base;
+    for (base = 0; base < nk; base += 7) {
+      const mgopt__kind_list *ls[8];
+      int32_t nl = 0, j;
+      mgopt_op **dst = *out;
+      int64_t n0 = have, add = 0;
+      /* the result so far moves to the top of the array, so the merge can
+         write from the bottom without overtaking it */
+      for (j = base; j < nk && j < base + 7; j++) {
+        ls[nl] = &fr->kinds[kinds[j]];
+        add += ls[nl]->n;
+        nl++;
+      }
+      if (n0) memmove(dst + add, dst, sizeof(mgopt_op *) * (size_t)n0);
+      for (j = 0; j < nl; j++) pos[j] = 0;
+      pos[nl] = 0;
+      for (k = 0; k < n0 + add; k++) {
+        int32_t best = -1;
+        uint64_t bl = 0;
+        for (j = 0; j < nl; j++)
+          if (pos[j] < ls[j]->n && (best < 0 || mgopt__label(ls[j]->ops[pos[j]]) < bl)) {
+            best = j;
+            bl = mgopt__label(ls[j]->ops[pos[j]]);
+          }
+        if (pos[nl] < n0 && (best < 0 || mgopt__label(dst[add + pos[nl]]) < bl)) best = nl;
+        dst[k] = best == nl ? dst[add + pos[nl]] : ls[best]->ops[pos[best]];
+        pos[best]++;
+      }
+      have = n0 + add;
+    }
+  }
+  return total;
+}
+
+MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kind, int64_t *n) {
+  mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  *n = fr->broken ? -1 : 0;
+  if (fr->broken || !fr->kinds) return NULL;
+  mgopt__index_tidy(&fr->kinds[kind]);
+  *n = fr->kinds[kind].n;
+  return fr->kinds[kind].ops;
+}
+
+MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind) {
+  const mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  if (fr->broken) return -1;
+  return fr->kinds ? fr->kinds[kind].n - fr->kinds[kind].holes : 0;
+}
+
+MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f) {
+  return MGOPT__FUNC_REC(f)->nops;
+}
+
+MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f) {
+  mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  int32_t i;
+  if (!fr->kinds) return;
+  for (i = 0; i < MGOPT_OP__COUNT; i++)
+    if (fr->kinds[i].ops)
+      mgopt__heap_free(&f->program->alloc, fr->kinds[i].ops, sizeof(mgopt_op *) * (size_t)fr->kinds[i].cap);
+  mgopt__heap_free(&f->program->alloc, fr->kinds, sizeof(mgopt__kind_list) * MGOPT_OP__COUNT);
+  fr->kinds = NULL;
+}
+
 static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
   op->parent = b;
   op->next = pos;
@@ -277,11 +577,13 @@ static void mgopt__link_before(mgopt_op *op, mgopt_block *b, mgopt_op *pos) {
   b->nops++;
   b->program->nlinked++;
   if (op->nblocks) mgopt__set_func(op, b->func);
+  if (mgopt__block_indexed(b)) mgopt__index_link(MGOPT__FUNC_REC(b->func), op);
 }
 
 static void mgopt__unlink(mgopt_op *op) {
   mgopt_block *b = op->parent;
   if (!b) return;
+  if (MGOPT__OP_REC(op)->slot != MGOPT__SLOT_OFF) mgopt__index_unlink(MGOPT__FUNC_REC(b->func), op);
   if (op->prev) op->prev->next = op->next;
   else b->first = op->next;
   if (op->next) op->next->prev = op->prev;

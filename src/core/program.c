@@ -187,6 +187,10 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   mgopt_allocator a;
   if (!p) return;
   a = p->alloc;
+  {
+    int32_t i;
+    for (i = 0; i < p->nfuncs; i++) mgopt__index_free(p->funcs[i]);
+  }
   for (c = p->chunks; c; c = n) {
     n = c->next;
     a.realloc(a.ctx, c, c->size + MGOPT__CHUNK_HDR, 0);

@@ -2,7 +2,10 @@
 #include "../internal.h"
 
 /* How it works. Every op of the function (nested blocks too) is queued once,
-   in program order. Popping an op: skip it if erased; erase it if it is pure
+   in program order; when the run neither folds nor erases dead ops (nor
+   shuffles) and no pattern takes any op, only the ops of the patterns' root
+   kinds, from the op index, in the same order: the others would be popped
+   and left as they are. Popping an op: skip it if erased; erase it if it is pure
    and its outputs are unused; fold it if every operand is constant and a
    kernel exists; else try the patterns registered for its type, highest
    benefit first (ties by name), and stop at the first that changes the IR.
@@ -260,11 +263,27 @@ static mgopt_status mgopt__rw_cap_diag(mgopt_rewriter *rw, int64_t cap) {
                         (long long)cap, shown ? names : "(folding and erasure only)");
 }
 
-static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
+/* Queues the ops of the patterns' root kinds from the index (1), or returns 0
+   when every op must be queued (folding, dead-op erasure, a shuffled order,
+   a pattern for any op, or an incomplete index). */
+static int mgopt__rw_seed_roots(mgopt_rewriter *rw, mgopt_function *f) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int32_t kinds[MGOPT_OP__COUNT], nk = 0, i;
+  int64_t n;
+  if (cfg->fold || !cfg->keep_dead || cfg->shuffle_seed || rw->nany) return 0;
+  for (i = 0; i < MGOPT_OP__COUNT; i++)
+    if (rw->start[i] < rw->start[i + 1]) kinds[nk++] = i;
+  n = mgopt__index_collect(f, kinds, nk, &rw->q, &rw->qcap);
+  if (n < 0) return 0;
+  for (rw->nq = 0; rw->nq < n; rw->nq++) rw->q[rw->nq]->flags |= MGOPT__OP_QUEUED;
+  return 1;
+}
+
+static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
   const mgopt_rewrite_config *cfg = rw->cfg;
   int64_t done = 0, cap = cfg->max_rewrites;
   mgopt_diag vd;
-  mgopt_block_walk(body, mgopt__rw_collect, rw);
+  if (!mgopt__rw_seed_roots(rw, f)) mgopt_block_walk(f->body, mgopt__rw_collect, rw);
   /* the queue is a stack: reverse it so ops pop in program order */
   {
     int64_t i;
@@ -274,7 +293,8 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_block *body) {
       rw->q[rw->nq - 1 - i] = t;
     }
   }
-  if (cap <= 0) cap = 10 * (rw->nq + 100);
+  /* the default cap counts every op of the function, queued or not */
+  if (cap <= 0) cap = 10 * (mgopt__index_op_count(f) + 100);
   while (rw->nq > 0) {
     mgopt_op *op;
     int changed = 0;
@@ -349,7 +369,7 @@ MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f
   s = mgopt__rw_index(&rw);
   if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
   else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
-  else s = mgopt__rw_run(&rw, f->body);
+  else s = mgopt__rw_run(&rw, f);
   /* leave no queued flags behind */
   while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
   if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));

@@ -13,7 +13,10 @@
      kinds compatible, output and nested-block counts in range;
    - output types agree with type inference (no contradicting dtype, rank or
      static dim; a less precise stored dim is accepted);
-   - block outputs defined. */
+   - block outputs defined;
+   - the op index agrees with the program: every linked op is listed under its
+     kind at its slot, labels increase in pre-order, the op count is exact,
+     and a list not marked unsorted is label-ascending. */
 
 /* The op's name (or its first output's) and, for an op read from .mil, its
    line:col found by binary search in the parser's table (ids ascend). */
@@ -343,6 +346,65 @@ static mgopt_status mgopt__vfy_uses(mgopt__vfy *v) {
   return MGOPT_OK;
 }
 
+/* The ops of block b (nested too) against f's index, in pre-order; *last is
+   the label of the op before, *n counts the ops. */
+static mgopt_status mgopt__vfy_index_block(mgopt__vfy *v, const mgopt__func_rec *fr, const mgopt_block *b,
+                                           uint64_t *last, int64_t *n) {
+  const mgopt_op *op;
+  for (op = b->first; op; op = op->next) {
+    const mgopt__op_rec *r = MGOPT__OP_REC(op);
+    int32_t i;
+    mgopt_status s;
+    if (r->slot == MGOPT__SLOT_OFF) return mgopt__vfy_fail(v, op, "linked op missing from the op index");
+    if (!fr->broken && (r->slot < 0 || !fr->kinds || r->slot >= fr->kinds[op->kind].n ||
+                        fr->kinds[op->kind].ops[r->slot] != op))
+      return mgopt__vfy_fail(v, op, "op index: not at its slot in the list of its kind");
+    if (r->label <= *last) return mgopt__vfy_fail(v, op, "op index: label out of program order");
+    *last = r->label;
+    ++*n;
+    for (i = 0; i < op->nblocks; i++)
+      if ((s = mgopt__vfy_index_block(v, fr, op->blocks[i], last, n)) != MGOPT_OK) return s;
+  }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__vfy_index(mgopt__vfy *v, mgopt_function *f) {
+  const mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  uint64_t last = 0;
+  int64_t n = 0, listed = 0, i;
+  int32_t k;
+  mgopt_status s = mgopt__vfy_index_block(v, fr, f->body, &last, &n);
+  if (s) return s;
+  if (n != fr->nops)
+    return mgopt__vfy_fail(v, NULL, "op index of '%s' counts %lld ops, the function has %lld", f->name,
+                           (long long)fr->nops, (long long)n);
+  if (fr->broken || !fr->kinds) return MGOPT_OK;
+  for (k = 0; k < MGOPT_OP__COUNT; k++) {
+    const mgopt__kind_list *kl = &fr->kinds[k];
+    uint64_t prev = 0;
+    int64_t holes = 0;
+    for (i = 0; i < kl->n; i++) {
+      const mgopt_op *op = kl->ops[i];
+      if (!op) {
+        holes++;
+        continue;
+      }
+      if (op->kind != k || MGOPT__OP_REC(op)->slot != i || (op->flags & MGOPT_OP_ERASED))
+        return mgopt__vfy_fail(v, op, "op index: a stale entry in the list of kind %d", (int)k);
+      if (!kl->unsorted && MGOPT__OP_REC(op)->label <= prev)
+        return mgopt__vfy_fail(v, op, "op index: list of kind %d out of order", (int)k);
+      prev = MGOPT__OP_REC(op)->label;
+    }
+    if (holes != kl->holes || (kl->n && !kl->ops[kl->n - 1]))
+      return mgopt__vfy_fail(v, NULL, "op index of '%s': list of kind %d miscounts its holes", f->name, (int)k);
+    listed += kl->n - kl->holes;
+  }
+  if (listed != n)
+    return mgopt__vfy_fail(v, NULL, "op index of '%s' lists %lld ops, the function has %lld", f->name,
+                           (long long)listed, (long long)n);
+  return MGOPT_OK;
+}
+
 MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
   mgopt__vfy v;
   mgopt_status s = MGOPT_OK;
@@ -368,6 +430,7 @@ MGOPTDEF mgopt_status mgopt_program_verify(mgopt_program *p, mgopt_diag *d) {
       break;
     }
     s = mgopt__vfy_block(&v, f->body, f);
+    if (!s) s = mgopt__vfy_index(&v, f);
     /* function scopes are separate */
     if (!s) memset(v.visible, 0, v.nids);
   }

@@ -697,13 +697,159 @@ static void test_builtin_registry(void) {
   }
 }
 
+/* ---- op index */
+
+typedef struct kinds_walk {
+  const int32_t *kinds;
+  int32_t nk;
+  mgopt_op *ops[4096];
+  int64_t n;
+} kinds_walk;
+
+static int collect_kinds(mgopt_op *op, void *ud) {
+  kinds_walk *w = (kinds_walk *)ud;
+  int32_t i;
+  for (i = 0; i < w->nk; i++)
+    if (op->kind == w->kinds[i] && w->n < 4096) w->ops[w->n++] = op;
+  return 0;
+}
+
+/* The index lists the ops of `kinds` in the order a walk of f meets them,
+   and the verifier (which checks the index) accepts the program. */
+static int index_agrees(mgopt_program *p, mgopt_function *f, const int32_t *kinds, int32_t nk) {
+  static kinds_walk w;
+  mgopt_op **got = NULL;
+  int64_t cap = 0, n, i;
+  mgopt_diag d;
+  int ok;
+  w.kinds = kinds;
+  w.nk = nk;
+  w.n = 0;
+  mgopt_block_walk(f->body, collect_kinds, &w);
+  n = mgopt__index_collect(f, kinds, nk, &got, &cap);
+  ok = n == w.n && mgopt_program_verify(p, &d) == MGOPT_OK;
+  if (!ok) printf("index_agrees: %lld vs %lld: %s\n", (long long)n, (long long)w.n, d.msg);
+  for (i = 0; ok && i < n; i++) ok = got[i] == w.ops[i];
+  if (got) mgopt__heap_free(&p->alloc, got, sizeof(mgopt_op *) * (size_t)cap);
+  return ok;
+}
+
+static mgopt_op *named_unary(mgopt_program *p, mgopt_block *b, const char *type, mgopt_value *x) {
+  static int serial;
+  char nm[32];
+  snprintf(nm, sizeof nm, "n%d", serial++);
+  return unary(p, b, type, nm, x);
+}
+
+static void test_op_index(void) {
+  static const int32_t rx[2] = {MGOPT_OP_relu, MGOPT_OP_exp}, re[1] = {MGOPT_OP_exp};
+  static const int32_t nested[4] = {MGOPT_OP_add, MGOPT_OP_exp, MGOPT_OP_less, MGOPT_OP_while_loop};
+  static const char text[] =
+      "main(%a: (1, 2, fp32)) {\n"
+      "  %l: (1, 2, fp32) = while_loop(loop_vars=(%a))\n"
+      "    loop_cond(%a_x: (1, 2, fp32)) {\n"
+      "      %r: (fp32) = reduce_sum(x=%a_x, axes=[0, 1], keep_dims=false)\n"
+      "      %z: (fp32)* = const(val=10)\n"
+      "      %lt: (bool) = less(x=%r, y=%z)\n"
+      "    } -> (%lt)\n"
+      "    loop_body(%a_x: (1, 2, fp32)) {\n"
+      "      %s: (1, 2, fp32) = add(x=%a_x, y=%a_x)\n"
+      "    } -> (%s)\n"
+      "  %y: (1, 2, fp32) = exp(x=%a)\n"
+      "} -> (%y)\n";
+  mgopt_function *f;
+  mgopt_value *x;
+  mgopt_diag d;
+  mgopt_program *p = new_prog(&f, &x);
+  mgopt_op *ops[600], *second, *loop;
+  uint64_t rng = 12345;
+  int i;
+  for (i = 0; i < 300; i++) ops[i] = named_unary(p, f->body, i % 3 ? "relu" : "exp", x);
+  CHECK(index_agrees(p, f, rx, 2));
+  CHECK(index_agrees(p, f, re, 1));
+  /* many inserts at one place and at the front relabel locally */
+  second = ops[1];
+  for (i = 0; i < 2000; i++) {
+    mgopt_op *o = named_unary(p, f->body, "exp", x);
+    if (i % 2) mgopt_op_move_before(o, second);
+    else mgopt_op_move_before(o, f->body->first);
+  }
+  CHECK(index_agrees(p, f, rx, 2));
+  CHECK_EQ_INT(mgopt__index_op_count(f), 2300);
+  /* moves and erasures anywhere */
+  for (i = 0; i < 3000; i++) {
+    mgopt_op *a, *b;
+    int32_t k;
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    a = f->body->first;
+    for (k = (int32_t)((rng >> 33) % 300); k > 0 && a->next; k--) a = a->next;
+    b = f->body->last;
+    for (k = (int32_t)((rng >> 17) % 300); k > 0 && b->prev; k--) b = b->prev;
+    if (i % 7 == 0) mgopt_op_erase(a);
+    else if (i % 11 == 0) mgopt_op_move_to_end(a, f->body);
+    else mgopt_op_move_before(a, b);
+  }
+  CHECK(index_agrees(p, f, rx, 2));
+  CHECK(index_agrees(p, f, re, 1));
+  /* more kinds than one merge round takes */
+  {
+    static const char *const names[10] = {"abs", "exp", "log", "sqrt", "square", "tanh",
+                                          "sigmoid", "relu", "floor", "ceil"};
+    static const int32_t ten[10] = {MGOPT_OP_abs, MGOPT_OP_exp, MGOPT_OP_log, MGOPT_OP_sqrt,
+                                    MGOPT_OP_square, MGOPT_OP_tanh, MGOPT_OP_sigmoid, MGOPT_OP_relu,
+                                    MGOPT_OP_floor, MGOPT_OP_ceil};
+    for (i = 0; i < 500; i++) {
+      mgopt_op *o = named_unary(p, f->body, names[i % 10], x), *at = f->body->first;
+      int32_t k;
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      for (k = (int32_t)((rng >> 33) % 500); k > 0 && at->next; k--) at = at->next;
+      mgopt_op_move_before(o, at);
+    }
+    CHECK(index_agrees(p, f, ten, 10));
+  }
+  /* drift is caught */
+  {
+    mgopt__op_rec *r0 = MGOPT__OP_REC(f->body->first), *r1 = MGOPT__OP_REC(f->body->first->next);
+    uint64_t t = r0->label;
+    r0->label = r1->label;
+    r1->label = t;
+    CHECK(mgopt_program_verify(p, &d) == MGOPT_ERR_VERIFY);
+    r1->label = r0->label;
+    r0->label = t;
+    CHECK(mgopt_program_verify(p, &d) == MGOPT_OK);
+  }
+  mgopt_program_destroy(p);
+
+  /* nested blocks: an op's nested ops follow it, before its next op */
+  p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
+  REQUIRE(p != NULL);
+  f = mgopt_program_function(p, "main");
+  CHECK(index_agrees(p, f, nested, 4));
+  loop = f->body->first;
+  for (i = 0; i < 200; i++) {
+    mgopt_block *b = loop->blocks[i % 2];
+    mgopt_op *o = named_unary(p, b, "exp", b->args[0]);
+    if (i % 3 == 0) mgopt_op_move_before(o, b->first);
+    if (i % 5 == 0) mgopt_op_move_before(named_unary(p, f->body, "exp", f->body->args[0]), loop);
+  }
+  CHECK(index_agrees(p, f, nested, 4));
+  CHECK_EQ_INT(mgopt__index_op_count(f), mgopt_program_op_count(p));
+  /* a detached op keeps its nested ops out of the index until it is linked again */
+  mgopt_op_move_to_end(loop, f->body);
+  CHECK(index_agrees(p, f, nested, 4));
+  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
+  CHECK(index_agrees(p, f, nested, 4));
+  CHECK_EQ_INT(mgopt__index_op_count(f), mgopt_program_op_count(p));
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
     TEST(test_arena_and_interner),       TEST(test_fresh_names),
     TEST(test_dtypes_and_fp16),          TEST(test_tensors),
     TEST(test_use_lists_under_mutation), TEST(test_variadic_and_block_outputs),
     TEST(test_attributes_and_params),    TEST(test_verifier_catches),
     TEST(test_op_count_with_nested_blocks), TEST(test_verifier_loop_block_args), TEST(test_verifier_loop_body_outputs),
-    TEST(test_verifier_schema_and_types), TEST(test_rewriter),
+    TEST(test_verifier_schema_and_types), TEST(test_rewriter),        TEST(test_op_index),
     TEST(test_rewrite_config_defaults),  TEST(test_rw_set_operand_status),
     TEST(test_pass_manager),             TEST(test_builtin_registry),
 };

@@ -48,9 +48,11 @@
    other: memory is held once and writers can detect the sharing by pointer,
    as MIL's shared weight ids do for multifunction models.
    Cost: one walk, a scoped hash table (entries popped when their block
-   ends), O(ops) lookups; a const whose shape meets another's is probed, one
-   whose probe meets another's is hashed in full, and each match is compared
-   exactly: a weight with a shape of its own is never read. */
+   ends, sized by the candidates the op index counts), O(ops) lookups, and
+   nothing at all when the index counts no candidate; a const whose shape
+   meets another's is probed, one whose probe meets another's is hashed in
+   full, and each match is compared exactly: a weight with a shape of its own
+   is never read. */
 #include "../../passes_internal.h"
 
 typedef struct mgopt__cdd_entry {
@@ -324,6 +326,33 @@ static int mgopt__cdd_count(mgopt_op *op, void *ud) {
   return 0;
 }
 
+/* At least as many as the candidate ops of the program (consts over the
+   threshold, constexpr_* ops), from the op index: each function's consts,
+   registered constexpr_* ops and opaque ops. A function whose index is
+   incomplete counts all its ops. */
+static int64_t mgopt__cdd_candidates(mgopt__cdd *c) {
+  int64_t total = 0, n, i;
+  int32_t f, k;
+  for (f = 0; f < mgopt_program_function_count(c->p); f++) {
+    mgopt_function *fn = mgopt_program_function_at(c->p, f);
+    mgopt_op *const *ops = mgopt__index_list(fn, MGOPT_OP_const, &n);
+    if (n < 0) {
+      n = 0;
+      mgopt_block_walk(fn->body, mgopt__cdd_count, &n);
+      total += n;
+      continue;
+    }
+    for (i = 0; i < n; i++)
+      if (mgopt__cdd_is_candidate(c, ops[i])) total++;
+    for (k = 0; k < MGOPT_OP__COUNT; k++) {
+      const mgopt_op_def *def = mgopt_op_def_get(k);
+      if (k == MGOPT_OP_OPAQUE || (def && strncmp(def->name, "constexpr_", 10) == 0))
+        total += mgopt__index_kind_count(fn, k);
+    }
+  }
+  return total;
+}
+
 static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   mgopt__cdd c;
   mgopt_status s = MGOPT_OK;
@@ -333,7 +362,8 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   c.ctx = ctx;
   c.p = ctx->program;
   c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
-  mgopt_program_walk(c.p, mgopt__cdd_count, &nops);
+  nops = mgopt__cdd_candidates(&c);
+  if (nops == 0) return MGOPT_OK; /* nothing to merge, nothing to share */
   while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
   c.mask = (uint64_t)nb - 1;
   c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);

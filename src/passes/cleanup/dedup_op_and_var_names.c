@@ -33,19 +33,21 @@
    share a name (an input and an output, or two outputs): no renaming can
    keep both. The same value listed twice, or an input returned as an
    output, is fine.
-   Cost: per function two hash sets keyed by interned name pointers and a
-   per-name next-suffix counter: O(names) plus the suffix probes. */
+   Cost: per function two hash sets keyed by interned name pointers (sized
+   from the op index's count up front) and a per-name next-suffix counter:
+   O(names) plus the suffix probes; one walk when no name clashes, else two
+   more. */
 #include "../../passes_internal.h"
 
-#define MGOPT__DN_PRESENT 1u /* appears somewhere in the function */
-#define MGOPT__DN_CLAIMED 2u /* taken by a value (or op) already visited */
-
+/* 16 bytes, so the two tables of a large function stay small */
 typedef struct mgopt__dn_slot {
   const char *key;           /* interned; NULL = empty */
-  const void *owner;         /* the io value that claimed it (for the io check) */
-  uint32_t flags;
-  uint32_t next_k;           /* next suffix to try for this base name */
+  uint32_t owner;            /* id + 1 of the value (or op) that claimed it; 0 = unclaimed */
+  unsigned present : 1;      /* appears somewhere in the function */
+  unsigned next_k : 31;      /* next suffix to try for this base name */
 } mgopt__dn_slot;
+
+#define MGOPT__DN_OWNER(x) ((x)->id + 1u)
 
 typedef struct mgopt__dn_set {
   mgopt__dn_slot *s;
@@ -60,6 +62,8 @@ typedef struct mgopt__dn {
   char *buf;
   size_t bufcap;
   int oom;
+  int optimistic;            /* a first try without presence marks: stop at the first clash */
+  int clashed;
 } mgopt__dn;
 
 static size_t mgopt__dn_hash(const char *k, size_t cap) {
@@ -87,10 +91,10 @@ static int mgopt__dn_rehash(mgopt__dn *d, mgopt__dn_set *t, size_t ncap) {
   return 1;
 }
 
-/* The slot of key, inserted (flags 0) if absent. NULL on OOM. */
+/* The slot of key, inserted (unclaimed, unmarked) if absent. NULL on OOM. */
 static mgopt__dn_slot *mgopt__dn_get(mgopt__dn *d, mgopt__dn_set *t, const char *key) {
   size_t h;
-  if ((t->n + 1) * 2 > t->cap && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
+  if ((t->n + 1) * 4 > t->cap * 3 && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
     d->oom = 1;
     return NULL;
   }
@@ -114,15 +118,18 @@ static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *
 /* Returns the name `owner` (a value or an op) gets for `name` and claims it:
    the name itself if unclaimed or already claimed by owner, else the first
    free suffixed name. NULL on OOM. */
-static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, const void *owner) {
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, uint32_t owner) {
   mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
   size_t len;
   uint32_t k;
   if (!s) return NULL;
-  if (!(s->flags & MGOPT__DN_CLAIMED) || s->owner == owner) {
-    s->flags |= MGOPT__DN_CLAIMED;
+  if (!s->owner || s->owner == owner) {
     s->owner = owner;
     return name;
+  }
+  if (d->optimistic) {
+    d->clashed = 1;
+    return NULL;
   }
   len = strlen(name);
   if (len + 16 > d->bufcap) {
@@ -148,10 +155,10 @@ static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *n
     if (mgopt__dn_find(t, cand)) continue;
     s = mgopt__dn_get(d, t, name); /* the table may have moved */
     if (!s) return NULL;
-    s->next_k = k + 1;
+    s->next_k = (k + 1) & 0x7fffffffu;
     c = mgopt__dn_get(d, t, cand);
     if (!c) return NULL;
-    c->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
+    c->present = 1;
     c->owner = owner;
     return cand;
   }
@@ -165,20 +172,20 @@ static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
     if (b->args[i]->name) {
       mgopt__dn_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
       if (!s) return 0;
-      s->flags |= MGOPT__DN_PRESENT;
+      s->present = 1;
     }
   for (op = b->first; op; op = op->next) {
     mgopt__dn_slot *s;
     if (op->name) {
       s = mgopt__dn_get(d, &d->ops, op->name);
       if (!s) return 0;
-      s->flags |= MGOPT__DN_PRESENT;
+      s->present = 1;
     }
     for (i = 0; i < op->nouts; i++)
       if (op->outs[i]->name) {
         s = mgopt__dn_get(d, &d->vals, op->outs[i]->name);
         if (!s) return 0;
-        s->flags |= MGOPT__DN_PRESENT;
+        s->present = 1;
       }
     for (i = 0; i < op->nblocks; i++)
       if (!mgopt__dn_mark(d, op->blocks[i], depth + 1)) return 0;
@@ -189,7 +196,7 @@ static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
 static int mgopt__dn_rename_value(mgopt__dn *d, mgopt_value *v) {
   const char *n;
   if (!v->name) return 1;
-  n = mgopt__dn_claim(d, &d->vals, v->name, v);
+  n = mgopt__dn_claim(d, &d->vals, v->name, MGOPT__DN_OWNER(v));
   if (!n) return 0;
   if (n != v->name) {
     v->name = n;
@@ -217,10 +224,10 @@ static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
       const mgopt__dn_slot *f = NULL;
       const char *n;
       if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
-      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !(f->flags & MGOPT__DN_CLAIMED)))
-        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, op);
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !f->owner))
+        n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, MGOPT__DN_OWNER(op));
       else
-        n = mgopt__dn_claim(d, &d->ops, op->name, op);
+        n = mgopt__dn_claim(d, &d->ops, op->name, MGOPT__DN_OWNER(op));
       if (!n) return 0;
       if (n != op->name) {
         op->name = n;
@@ -237,49 +244,75 @@ static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
   if (!v || !v->name) return MGOPT_OK;
   s = mgopt__dn_get(d, &d->vals, v->name);
   if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-  if ((s->flags & MGOPT__DN_CLAIMED) && s->owner != v)
+  if (s->owner && s->owner != MGOPT__DN_OWNER(v))
     return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
                           "function '%s': the name '%s' is used by two different inputs/outputs; "
                           "it cannot be made unique without renaming one of them",
                           d->f->name, v->name);
-  s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
-  s->owner = v;
+  s->present = 1;
+  s->owner = MGOPT__DN_OWNER(v);
   /* the op of a function output, named like it, keeps that name too */
   if (v->def && v->def->name == v->name && v->index == 0) {
     s = mgopt__dn_get(d, &d->ops, v->name);
     if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-    if (!(s->flags & MGOPT__DN_CLAIMED)) {
-      s->flags |= MGOPT__DN_CLAIMED | MGOPT__DN_PRESENT;
-      s->owner = v->def;
+    if (!s->owner) {
+      s->present = 1;
+      s->owner = MGOPT__DN_OWNER(v->def);
     }
   }
   return MGOPT_OK;
 }
 
-static void mgopt__dn_reset(mgopt__dn_set *t) {
+/* Empties t, with room for n keys without growing. 0 on OOM. */
+static int mgopt__dn_reset(mgopt__dn *d, mgopt__dn_set *t, size_t n) {
+  size_t cap = 64;
+  while (cap * 3 < 4 * (n + 1)) cap *= 2;
+  if (cap > t->cap) {
+    if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
+    t->s = NULL;
+    t->cap = 0;
+    t->n = 0;
+    return mgopt__dn_rehash(d, t, cap);
+  }
   if (t->s) memset(t->s, 0, sizeof(mgopt__dn_slot) * t->cap);
   t->n = 0;
+  return 1;
+}
+
+/* Claims f's io names, then renames what clashes. The first try claims
+   names without marking which are present (the marks matter only to choose
+   a suffix): when nothing clashes, nothing is renamed and that one walk is
+   the whole pass; at the first clash (nothing renamed yet) it starts over
+   with the marks. */
+static mgopt_status mgopt__dn_function(mgopt__dn *d) {
+  mgopt_block *body = d->f->body;
+  size_t nops = (size_t)mgopt__index_op_count(d->f);
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
+  for (d->optimistic = 1;; d->optimistic = 0) {
+    d->clashed = 0;
+    if (!mgopt__dn_reset(d, &d->vals, nops + (size_t)body->nargs) || !mgopt__dn_reset(d, &d->ops, nops))
+      return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(d, body->args[i]);
+    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(d, body->outs[i]->value);
+    if (s) return s;
+    if ((d->optimistic || mgopt__dn_mark(d, body, 0)) && mgopt__dn_block(d, body, 0)) return MGOPT_OK;
+    if (!d->clashed)
+      return d->oom ? mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
+                    : mgopt_diag_set(d->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+  }
 }
 
 static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
   mgopt__dn d;
   mgopt_status s = MGOPT_OK;
-  int32_t fi, i;
+  int32_t fi;
   memset(&d, 0, sizeof d);
   d.ctx = ctx;
   d.p = ctx->program;
   for (fi = 0; fi < mgopt_program_function_count(d.p) && !s; fi++) {
-    mgopt_block *body;
     d.f = mgopt_program_function_at(d.p, fi);
-    body = d.f->body;
-    mgopt__dn_reset(&d.vals);
-    mgopt__dn_reset(&d.ops);
-    for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(&d, body->args[i]);
-    for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(&d, body->outs[i]->value);
-    if (s) break;
-    if (!mgopt__dn_mark(&d, body, 0) || !mgopt__dn_block(&d, body, 0))
-      s = d.oom ? mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
-                : mgopt_diag_set(ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+    s = mgopt__dn_function(&d);
   }
   if (d.vals.s) mgopt__heap_free(&d.p->alloc, d.vals.s, sizeof(mgopt__dn_slot) * d.vals.cap);
   if (d.ops.s) mgopt__heap_free(&d.p->alloc, d.ops.s, sizeof(mgopt__dn_slot) * d.ops.cap);

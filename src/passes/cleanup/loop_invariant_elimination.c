@@ -52,7 +52,7 @@
    the second iteration on), or a computed value.
    Inner loops first (nested blocks before their op). Cost: O(ops + loop
    vars + uses of the removed values, and of the values whose type they
-   refine). */
+   refine); nothing for a function without loops (the op index counts them). */
 #include "../../passes_internal.h"
 
 /* A type change under trial: the value and its type before the change. */
@@ -242,8 +242,10 @@ static mgopt_status mgopt__lie_run(mgopt_pass_ctx *ctx) {
   memset(&L, 0, sizeof L);
   L.ctx = ctx;
   L.p = ctx->program;
-  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
-    s = mgopt__lie_block(&L, mgopt_program_function_at(ctx->program, f)->body, 0);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++) {
+    mgopt_function *fn = mgopt_program_function_at(ctx->program, f);
+    if (mgopt__index_kind_count(fn, MGOPT_OP_while_loop)) s = mgopt__lie_block(&L, fn->body, 0);
+  }
   if (L.undo) mgopt__heap_free(&L.p->alloc, L.undo, (size_t)L.undo_cap * sizeof(mgopt__lie_undo));
   if (L.work) mgopt__heap_free(&L.p->alloc, L.work, (size_t)L.work_cap * sizeof(mgopt_value *));
   return s;

@@ -45,7 +45,8 @@
    block is skipped); on ops whose extra operands are tensors (pow with a
    tensor exponent, a run-time broadcast operand whose axes would reorder), on
    parameters given as run-time operands (axes, a pad). Cost: one walk, union-find,
-   then a rewrite of the changed ops: O(ops + operands x rank). */
+   then a rewrite of the changed ops: O(ops + operands x rank); nothing for a
+   function without transposes (the op index counts them). */
 #include "../../passes_internal.h"
 
 #define MGOPT__RT_MAXR 16
@@ -654,8 +655,11 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
   int32_t f;
   memset(&r, 0, sizeof r);
   r.p = ctx->program;
-  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
-    s = mgopt__rt_block(ctx, &r, mgopt_program_function_at(ctx->program, f)->body);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++) {
+    mgopt_function *fn = mgopt_program_function_at(ctx->program, f);
+    /* every chain starts at a transpose: without one, nothing can change */
+    if (mgopt__index_kind_count(fn, MGOPT_OP_transpose)) s = mgopt__rt_block(ctx, &r, fn->body);
+  }
   if (r.lz) mgopt__heap_free(&r.p->alloc, r.lz, sizeof(int32_t) * r.nids);
   if (r.L) mgopt__heap_free(&r.p->alloc, r.L, (size_t)r.capL * sizeof *r.L);
   if (r.uf) mgopt__heap_free(&r.p->alloc, r.uf, (size_t)r.capuf * sizeof *r.uf);

@@ -29,9 +29,11 @@
    is the order the spec's example shows: two unused casts end up at the
    end, the later one first. Ops keep their names; other ops keep their
    relative order. Nested blocks are reordered too.
-   Cost per block and stage: O(ops + uses). Finding the earliest of several
-   moved users compares positions through the chain of moved ops placed
-   before one another (usually of length 0 or 1), no rescans of the block. */
+   Cost per block and stage: O(ops + uses); nothing for a function without
+   casts or transposes (the op index counts them). Finding the earliest of
+   several moved users compares positions through the chain of moved ops
+   placed before one another (usually of length 0 or 1), no rescans of the
+   block. */
 #include "../../passes_internal.h"
 
 typedef struct mgopt__tr {
@@ -138,8 +140,10 @@ static mgopt_status mgopt__tr_block(mgopt_pass_ctx *ctx, mgopt__tr *t, mgopt_blo
     t->anchor = t->depth + t->cap;
   }
   if (b->nops > 1) {
-    mgopt__tr_stage(t, b, MGOPT_OP_cast, &ctx->rewrites);
-    mgopt__tr_stage(t, b, MGOPT_OP_transpose, &ctx->rewrites);
+    /* a stage moves only ops of its kind: none in the function, nothing to do */
+    if (mgopt__index_kind_count(b->func, MGOPT_OP_cast)) mgopt__tr_stage(t, b, MGOPT_OP_cast, &ctx->rewrites);
+    if (mgopt__index_kind_count(b->func, MGOPT_OP_transpose))
+      mgopt__tr_stage(t, b, MGOPT_OP_transpose, &ctx->rewrites);
   }
   return MGOPT_OK;
 }
@@ -149,8 +153,11 @@ static mgopt_status mgopt__tr_run(mgopt_pass_ctx *ctx) {
   mgopt_status s = MGOPT_OK;
   int32_t f;
   memset(&t, 0, sizeof t);
-  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++)
-    s = mgopt__tr_block(ctx, &t, mgopt_program_function_at(ctx->program, f)->body, 0);
+  for (f = 0; f < mgopt_program_function_count(ctx->program) && !s; f++) {
+    mgopt_function *fn = mgopt_program_function_at(ctx->program, f);
+    if (mgopt__index_kind_count(fn, MGOPT_OP_cast) || mgopt__index_kind_count(fn, MGOPT_OP_transpose))
+      s = mgopt__tr_block(ctx, &t, fn->body, 0);
+  }
   if (t.ops) mgopt__heap_free(&ctx->program->alloc, t.ops, (sizeof(mgopt_op *) + 3 * sizeof(int32_t)) * (size_t)t.cap);
   return s;
 }
