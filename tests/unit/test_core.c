@@ -821,8 +821,7 @@ static void test_op_index(void) {
   mgopt_program_destroy(p);
 
   /* nested blocks: an op's nested ops follow it, before its next op */
-  p = mgopt_mil_parse(text, sizeof text - 1, NULL, &d);
-  REQUIRE(p != NULL);
+  REQUIRE(mgopt_mil_parse(text, sizeof text - 1, NULL, &p, &d) == MGOPT_OK);
   f = mgopt_program_function(p, "main");
   CHECK(index_agrees(p, f, nested, 4));
   loop = f->body->first;
@@ -837,7 +836,7 @@ static void test_op_index(void) {
   /* a detached op keeps its nested ops out of the index until it is linked again */
   mgopt_op_move_to_end(loop, f->body);
   CHECK(index_agrees(p, f, nested, 4));
-  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, NULL, 0, NULL, &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, &d) == MGOPT_OK);
   CHECK(index_agrees(p, f, nested, 4));
   CHECK_EQ_INT(mgopt__index_op_count(f), mgopt_program_op_count(p));
   mgopt_program_destroy(p);

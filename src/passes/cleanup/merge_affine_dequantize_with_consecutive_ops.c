@@ -43,6 +43,7 @@
    Cost: worklist patterns; each step copies the quantized data once for a
    transpose and never for the others. */
 #include "../../passes_internal.h"
+#include "../../kernels/kernels.h" /* MGOPT__K_MAX_RANK: the ranks its folded data may have */
 
 /* 1 if every operand of u other than x is a constant: the layout op's
    parameters (shape, perm, axes) must be known, not only its output type. */
