@@ -1660,6 +1660,8 @@ MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *ca
                                size_t elem);
 
 /* ---- text buffer */
+/* Room for extra more bytes and the NUL; 0 (b->oom set) when memory ran out. */
+MGOPT__PRIVATE int mgopt__buf_reserve(mgopt_buf *b, size_t extra);
 MGOPT__PRIVATE void mgopt__buf_putn(mgopt_buf *b, const char *s, size_t n);
 MGOPT__PRIVATE void mgopt__buf_puts(mgopt_buf *b, const char *s);
 MGOPT__PRIVATE void mgopt__buf_putc(mgopt_buf *b, char c);
@@ -2118,7 +2120,7 @@ MGOPTDEF void mgopt_buf_free(mgopt_buf *b) {
   b->len = b->cap = 0;
 }
 
-static int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
+MGOPT__PRIVATE int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
   size_t need, ncap;
   char *nd;
   if (b->oom) return 0;
@@ -8570,7 +8572,9 @@ MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry 
   if (opts && opts->nreports) *opts->nreports = m.nrep < m.cap ? m.nrep : m.cap;
   return s;
 }
-/* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
+/* src/onnx/wire.h — private declarations of the protobuf wire codec (pb.c): wire types, reader results, the back-to-front writer. */
+#ifndef MGOPT__ONNX_WIRE_H
+#define MGOPT__ONNX_WIRE_H
 
 /* Wire types. 3 and 4 (groups) are deprecated and rejected by the readers. */
 #define MGOPT__PB_VARINT 0
@@ -8587,6 +8591,73 @@ MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry 
 #define MGOPT__PB_BADWIRE 3   /* wire type 6 or 7 */
 #define MGOPT__PB_GROUP 4     /* wire type 3 or 4 */
 #define MGOPT__PB_PASTEND 5   /* a length prefix larger than the bytes left */
+
+/* sint64 (zigzag) encoding. */
+static inline int64_t mgopt__pb_unzigzag(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+static inline uint64_t mgopt__pb_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : (uint64_t)0);
+}
+
+/* Primitive readers over b[*pos, end): MGOPT__PB_OK advances *pos. */
+MGOPT__PRIVATE int mgopt__pb_varint(const uint8_t *b, size_t *pos, size_t end, uint64_t *out);
+MGOPT__PRIVATE int mgopt__pb_fixed32(const uint8_t *b, size_t *pos, size_t end, uint32_t *out);
+MGOPT__PRIVATE int mgopt__pb_fixed64(const uint8_t *b, size_t *pos, size_t end, uint64_t *out);
+MGOPT__PRIVATE int mgopt__pb_key(const uint8_t *b, size_t *pos, size_t end, uint32_t *field, int *wt);
+MGOPT__PRIVATE int mgopt__pb_skip(const uint8_t *b, size_t *pos, size_t end, int wt, size_t *start,
+                                  size_t *len);
+MGOPT__PRIVATE const char *mgopt__pb_err_str(int r);
+
+/* ---------------------------------------------------------------- writer
+   The writer fills its buffer from the back: a message's fields are emitted
+   last to first, and a nested message is written before its length prefix,
+   which is then known exactly. Every byte is written once, so encoding is
+   linear in the output size however deep the nesting. The finished bytes are
+   buf[cap - len, cap).
+
+   Byte fields of at least borrow_min bytes (0 = never) are not copied: the
+   writer records a span (the field's pointer and length, and where it sits
+   among the buffered bytes) and counts its length in vlen, so the output is
+   the buffered bytes with the spans spliced in (mgopt__pbw_emit). A weight
+   borrowed from the caller's file thus reaches the output file without ever
+   being copied in memory. Marks and lengths count both kinds of bytes. */
+#define MGOPT__PBW_BORROW_MIN 4096
+
+typedef struct mgopt__pbw_span {
+  size_t at; /* buffered bytes written before the span, i.e. after it in the output */
+  const void *p;
+  size_t n;
+} mgopt__pbw_span;
+
+typedef struct mgopt__pbw {
+  uint8_t *buf;
+  size_t cap, len;
+  int oom;
+  const mgopt_allocator *alloc;
+  size_t borrow_min;       /* 0 = copy every byte field */
+  size_t vlen;             /* bytes held in spans */
+  mgopt__pbw_span *spans;  /* in writing order: last in the output first */
+  int64_t nspans, spancap;
+} mgopt__pbw;
+
+/* Output bytes so far, spans included: what marks and length prefixes count. */
+static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
+
+MGOPT__PRIVATE int mgopt__pbw_reserve(mgopt__pbw *w, size_t n);
+MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w);
+MGOPT__PRIVATE void mgopt__pbw_bytes(mgopt__pbw *w, const void *p, size_t n);
+MGOPT__PRIVATE void mgopt__pbw_varint(mgopt__pbw *w, uint64_t v);
+MGOPT__PRIVATE void mgopt__pbw_fixed32(mgopt__pbw *w, uint32_t v);
+MGOPT__PRIVATE void mgopt__pbw_fixed64(mgopt__pbw *w, uint64_t v);
+MGOPT__PRIVATE void mgopt__pbw_key(mgopt__pbw *w, uint32_t field, int wt);
+MGOPT__PRIVATE void mgopt__pbw_close(mgopt__pbw *w, size_t mark, uint32_t field);
+MGOPT__PRIVATE void mgopt__pbw_borrow(mgopt__pbw *w, const void *p, size_t n);
+MGOPT__PRIVATE void mgopt__pbw_lenfield(mgopt__pbw *w, uint32_t field, const void *p, size_t n);
+MGOPT__PRIVATE mgopt_status mgopt__pbw_emit(const mgopt__pbw *w, mgopt_write_fn sink, void *ctx);
+
+#endif
+/* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
 
 /* Reads a varint at *pos (< end). On success advances *pos. Accepts the
    non-minimal encodings protobuf allows, up to 10 bytes; the 10th byte may
@@ -8625,13 +8696,6 @@ MGOPT__PRIVATE int mgopt__pb_fixed64(const uint8_t *b, size_t *pos, size_t end, 
   mgopt__pb_fixed32(b, pos, end, &hi);
   *out = (uint64_t)lo | (uint64_t)hi << 32;
   return MGOPT__PB_OK;
-}
-
-static inline int64_t mgopt__pb_unzigzag(uint64_t v) {
-  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-static inline uint64_t mgopt__pb_zigzag(int64_t v) {
-  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : (uint64_t)0);
 }
 
 /* Reads a field key: field number and wire type. Rejects field 0, wire types
@@ -8689,39 +8753,9 @@ MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
   }
 }
 
-/* ---------------------------------------------------------------- writer
-   The writer fills its buffer from the back: a message's fields are emitted
-   last to first, and a nested message is written before its length prefix,
-   which is then known exactly. Every byte is written once, so encoding is
-   linear in the output size however deep the nesting. The finished bytes are
-   buf[cap - len, cap).
+/* ---------------------------------------------------------------- writer */
 
-   Byte fields of at least borrow_min bytes (0 = never) are not copied: the
-   writer records a span (the field's pointer and length, and where it sits
-   among the buffered bytes) and counts its length in vlen, so the output is
-   the buffered bytes with the spans spliced in (mgopt__pbw_emit). A weight
-   borrowed from the caller's file thus reaches the output file without ever
-   being copied in memory. Marks and lengths count both kinds of bytes. */
-#define MGOPT__PBW_BORROW_MIN 4096
-
-typedef struct mgopt__pbw_span {
-  size_t at; /* buffered bytes written before the span, i.e. after it in the output */
-  const void *p;
-  size_t n;
-} mgopt__pbw_span;
-
-typedef struct mgopt__pbw {
-  uint8_t *buf;
-  size_t cap, len;
-  int oom;
-  const mgopt_allocator *alloc;
-  size_t borrow_min;       /* 0 = copy every byte field */
-  size_t vlen;             /* bytes held in spans */
-  mgopt__pbw_span *spans;  /* in writing order: last in the output first */
-  int64_t nspans, spancap;
-} mgopt__pbw;
-
-static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
+MGOPT__PRIVATE int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
   size_t ncap;
   uint8_t *nb;
   if (w->oom) return 0;
@@ -8758,9 +8792,6 @@ MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
   w->cap = w->len = w->vlen = 0;
   w->nspans = w->spancap = 0;
 }
-
-/* Output bytes so far, spans included: what marks and length prefixes count. */
-static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
 
 /* NULL while nothing is buffered (callers then have no bytes to read). */
 static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) {
@@ -8853,6 +8884,42 @@ MGOPT__PRIVATE mgopt_status mgopt__pbw_emit(const mgopt__pbw *w, mgopt_write_fn 
   if (w->len > done) return sink(ctx, data + done, w->len - done);
   return MGOPT_OK;
 }
+/* src/onnx/model.h — private declarations of the ModelProto tree (model.c) shared with the file layer: message ids, the decoder entry, the walker. */
+#ifndef MGOPT__ONNX_MODEL_H
+#define MGOPT__ONNX_MODEL_H
+
+/* Message ids: index of a message's table in model.c. */
+enum {
+  MGOPT__OM_STRSTR,
+  MGOPT__OM_OPSET,
+  MGOPT__OM_DIM,
+  MGOPT__OM_SHAPE,
+  MGOPT__OM_TTYPE,
+  MGOPT__OM_TYPE,
+  MGOPT__OM_VALUE_INFO,
+  MGOPT__OM_TENSOR,
+  MGOPT__OM_SPARSE,
+  MGOPT__OM_ATTR,
+  MGOPT__OM_NODE,
+  MGOPT__OM_GRAPH,
+  MGOPT__OM_FUNCTION,
+  MGOPT__OM_MODEL,
+  MGOPT__OM__COUNT
+};
+
+#define MGOPT__ONNX_TENSOR_HAS_LOCATION (1u << 4) /* has bit of TensorProto.data_location */
+
+MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_t *buf, size_t len,
+                                                  const mgopt_onnx_read_options *opts, mgopt_onnx_model **out,
+                                                  mgopt_diag *d);
+
+/* A visitor of mgopt__onnx_walk: mid is the message's id, parent/field how it
+   was reached (-1/0 for the root); nonzero stops the walk. */
+typedef int (*mgopt__onnx_visit_fn)(void *ctx, int mid, void *obj, int parent, uint32_t field);
+MGOPT__PRIVATE int mgopt__onnx_walk(int mid, void *obj, int parent, uint32_t field,
+                                    mgopt__onnx_visit_fn fn, void *ctx, int depth);
+
+#endif
 /* src/onnx/model.c — the ONNX ModelProto tree: message tables, decoder, encoder, equality, tensor checks. */
 
 /* Every message the reader knows is described by a table of its fields (number,
@@ -8882,23 +8949,6 @@ enum {
 #define MGOPT__OFL_INTERN 1u /* strings: interned in the program */
 #define MGOPT__OFL_PACKED 2u /* repeated scalars: written packed */
 
-enum {
-  MGOPT__OM_STRSTR,
-  MGOPT__OM_OPSET,
-  MGOPT__OM_DIM,
-  MGOPT__OM_SHAPE,
-  MGOPT__OM_TTYPE,
-  MGOPT__OM_TYPE,
-  MGOPT__OM_VALUE_INFO,
-  MGOPT__OM_TENSOR,
-  MGOPT__OM_SPARSE,
-  MGOPT__OM_ATTR,
-  MGOPT__OM_NODE,
-  MGOPT__OM_GRAPH,
-  MGOPT__OM_FUNCTION,
-  MGOPT__OM_MODEL,
-  MGOPT__OM__COUNT
-};
 
 typedef struct mgopt__onnx_field {
   uint32_t num;
@@ -9095,7 +9145,6 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
                 MGOPT__ONONE)};
 
 #define MGOPT__ONNX_MAX_FIELDS 24
-#define MGOPT__ONNX_TENSOR_HAS_LOCATION (1u << 4) /* has bit of TensorProto.data_location */
 /* Message nesting allowed for a given subgraph depth limit: a graph level
    costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
@@ -9676,8 +9725,6 @@ MGOPTDEF mgopt_status mgopt_onnx_read(const void *buf, size_t len, const mgopt_o
 /* Calls fn on every message below obj (obj itself first), in field order.
    parent/field say how it was reached (-1/0 for the root). Stops when fn
    returns nonzero and returns that. */
-typedef int (*mgopt__onnx_visit_fn)(void *ctx, int mid, void *obj, int parent, uint32_t field);
-
 MGOPT__PRIVATE int mgopt__onnx_walk(int mid, void *obj, int parent, uint32_t field,
                                     mgopt__onnx_visit_fn fn, void *ctx, int depth) {
   const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];

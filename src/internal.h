@@ -174,6 +174,8 @@ MGOPT__PRIVATE int mgopt__grow(const mgopt_allocator *a, void **ptr, int64_t *ca
                                size_t elem);
 
 /* ---- text buffer */
+/* Room for extra more bytes and the NUL; 0 (b->oom set) when memory ran out. */
+MGOPT__PRIVATE int mgopt__buf_reserve(mgopt_buf *b, size_t extra);
 MGOPT__PRIVATE void mgopt__buf_putn(mgopt_buf *b, const char *s, size_t n);
 MGOPT__PRIVATE void mgopt__buf_puts(mgopt_buf *b, const char *s);
 MGOPT__PRIVATE void mgopt__buf_putc(mgopt_buf *b, char c);

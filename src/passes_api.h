@@ -1,6 +1,7 @@
 /* src/passes_api.h — public declarations of mgopt_passes.h: built-in passes, pipelines, folding. */
 #ifndef MGOPT_PASSES_H_INCLUDED
 #define MGOPT_PASSES_H_INCLUDED
+#include "api.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

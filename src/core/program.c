@@ -359,7 +359,7 @@ MGOPTDEF void mgopt_buf_free(mgopt_buf *b) {
   b->len = b->cap = 0;
 }
 
-static int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
+MGOPT__PRIVATE int mgopt__buf_reserve(mgopt_buf *b, size_t extra) {
   size_t need, ncap;
   char *nd;
   if (b->oom) return 0;

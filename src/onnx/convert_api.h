@@ -1,6 +1,8 @@
 /* src/onnx/convert_api.h — public declarations for converting between ONNX model trees and the IR. */
 #ifndef MGOPT_ONNX_CONVERT_H_INCLUDED
 #define MGOPT_ONNX_CONVERT_H_INCLUDED
+#include "../api.h"
+#include "onnx_api.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

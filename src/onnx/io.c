@@ -1,5 +1,5 @@
 /* src/onnx/io.c — ONNX files: read_file / write_file and external tensor data (compiled out by MGOPT_NO_STDIO). */
-#include "../internal.h"
+#include "model.h"
 
 /* A location from an external_data entry or an option must stay inside the
    model's directory: relative, no ".." component, no drive, no NUL. */

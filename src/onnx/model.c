@@ -1,5 +1,5 @@
 /* src/onnx/model.c — the ONNX ModelProto tree: message tables, decoder, encoder, equality, tensor checks. */
-#include "../internal.h"
+#include "model.h"
 
 /* Every message the reader knows is described by a table of its fields (number,
    kind, where it lives in the struct). One generic decoder, encoder, equality
@@ -28,23 +28,6 @@ enum {
 #define MGOPT__OFL_INTERN 1u /* strings: interned in the program */
 #define MGOPT__OFL_PACKED 2u /* repeated scalars: written packed */
 
-enum {
-  MGOPT__OM_STRSTR,
-  MGOPT__OM_OPSET,
-  MGOPT__OM_DIM,
-  MGOPT__OM_SHAPE,
-  MGOPT__OM_TTYPE,
-  MGOPT__OM_TYPE,
-  MGOPT__OM_VALUE_INFO,
-  MGOPT__OM_TENSOR,
-  MGOPT__OM_SPARSE,
-  MGOPT__OM_ATTR,
-  MGOPT__OM_NODE,
-  MGOPT__OM_GRAPH,
-  MGOPT__OM_FUNCTION,
-  MGOPT__OM_MODEL,
-  MGOPT__OM__COUNT
-};
 
 typedef struct mgopt__onnx_field {
   uint32_t num;
@@ -241,7 +224,6 @@ static const mgopt__onnx_msg mgopt__onnx_msgs[MGOPT__OM__COUNT] = {
                 MGOPT__ONONE)};
 
 #define MGOPT__ONNX_MAX_FIELDS 24
-#define MGOPT__ONNX_TENSOR_HAS_LOCATION (1u << 4) /* has bit of TensorProto.data_location */
 /* Message nesting allowed for a given subgraph depth limit: a graph level
    costs 3 (graph, node, attribute); a value's type adds 5 below a graph. */
 #define MGOPT__ONNX_MSG_DEPTH(graph_depth) ((graph_depth) * 3 + 12)
@@ -822,8 +804,6 @@ MGOPTDEF mgopt_status mgopt_onnx_read(const void *buf, size_t len, const mgopt_o
 /* Calls fn on every message below obj (obj itself first), in field order.
    parent/field say how it was reached (-1/0 for the root). Stops when fn
    returns nonzero and returns that. */
-typedef int (*mgopt__onnx_visit_fn)(void *ctx, int mid, void *obj, int parent, uint32_t field);
-
 MGOPT__PRIVATE int mgopt__onnx_walk(int mid, void *obj, int parent, uint32_t field,
                                     mgopt__onnx_visit_fn fn, void *ctx, int depth) {
   const mgopt__onnx_msg *M = &mgopt__onnx_msgs[mid];

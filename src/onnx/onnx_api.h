@@ -1,6 +1,7 @@
 /* src/onnx/onnx_api.h — public declarations for reading and writing ONNX models (the ModelProto tree). */
 #ifndef MGOPT_ONNX_H_INCLUDED
 #define MGOPT_ONNX_H_INCLUDED
+#include "../api.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,21 +1,5 @@
 /* src/onnx/pb.c — protobuf wire codec: a bounds-checked reader over (ptr, len) and a back-to-front writer. */
-#include "../internal.h"
-
-/* Wire types. 3 and 4 (groups) are deprecated and rejected by the readers. */
-#define MGOPT__PB_VARINT 0
-#define MGOPT__PB_FIXED64 1
-#define MGOPT__PB_LEN 2
-#define MGOPT__PB_SGROUP 3
-#define MGOPT__PB_EGROUP 4
-#define MGOPT__PB_FIXED32 5
-
-/* Results of the primitive readers. */
-#define MGOPT__PB_OK 0
-#define MGOPT__PB_TRUNCATED 1 /* the bytes end inside the item */
-#define MGOPT__PB_OVERFLOW 2  /* varint longer than 10 bytes or above 2^64 - 1 */
-#define MGOPT__PB_BADWIRE 3   /* wire type 6 or 7 */
-#define MGOPT__PB_GROUP 4     /* wire type 3 or 4 */
-#define MGOPT__PB_PASTEND 5   /* a length prefix larger than the bytes left */
+#include "wire.h"
 
 /* Reads a varint at *pos (< end). On success advances *pos. Accepts the
    non-minimal encodings protobuf allows, up to 10 bytes; the 10th byte may
@@ -54,13 +38,6 @@ MGOPT__PRIVATE int mgopt__pb_fixed64(const uint8_t *b, size_t *pos, size_t end, 
   mgopt__pb_fixed32(b, pos, end, &hi);
   *out = (uint64_t)lo | (uint64_t)hi << 32;
   return MGOPT__PB_OK;
-}
-
-static inline int64_t mgopt__pb_unzigzag(uint64_t v) {
-  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-static inline uint64_t mgopt__pb_zigzag(int64_t v) {
-  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : (uint64_t)0);
 }
 
 /* Reads a field key: field number and wire type. Rejects field 0, wire types
@@ -118,39 +95,9 @@ MGOPT__PRIVATE const char *mgopt__pb_err_str(int r) {
   }
 }
 
-/* ---------------------------------------------------------------- writer
-   The writer fills its buffer from the back: a message's fields are emitted
-   last to first, and a nested message is written before its length prefix,
-   which is then known exactly. Every byte is written once, so encoding is
-   linear in the output size however deep the nesting. The finished bytes are
-   buf[cap - len, cap).
+/* ---------------------------------------------------------------- writer */
 
-   Byte fields of at least borrow_min bytes (0 = never) are not copied: the
-   writer records a span (the field's pointer and length, and where it sits
-   among the buffered bytes) and counts its length in vlen, so the output is
-   the buffered bytes with the spans spliced in (mgopt__pbw_emit). A weight
-   borrowed from the caller's file thus reaches the output file without ever
-   being copied in memory. Marks and lengths count both kinds of bytes. */
-#define MGOPT__PBW_BORROW_MIN 4096
-
-typedef struct mgopt__pbw_span {
-  size_t at; /* buffered bytes written before the span, i.e. after it in the output */
-  const void *p;
-  size_t n;
-} mgopt__pbw_span;
-
-typedef struct mgopt__pbw {
-  uint8_t *buf;
-  size_t cap, len;
-  int oom;
-  const mgopt_allocator *alloc;
-  size_t borrow_min;       /* 0 = copy every byte field */
-  size_t vlen;             /* bytes held in spans */
-  mgopt__pbw_span *spans;  /* in writing order: last in the output first */
-  int64_t nspans, spancap;
-} mgopt__pbw;
-
-static int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
+MGOPT__PRIVATE int mgopt__pbw_reserve(mgopt__pbw *w, size_t n) {
   size_t ncap;
   uint8_t *nb;
   if (w->oom) return 0;
@@ -187,9 +134,6 @@ MGOPT__PRIVATE void mgopt__pbw_free(mgopt__pbw *w) {
   w->cap = w->len = w->vlen = 0;
   w->nspans = w->spancap = 0;
 }
-
-/* Output bytes so far, spans included: what marks and length prefixes count. */
-static inline size_t mgopt__pbw_mark(const mgopt__pbw *w) { return w->len + w->vlen; }
 
 /* NULL while nothing is buffered (callers then have no bytes to read). */
 static inline const uint8_t *mgopt__pbw_data(const mgopt__pbw *w) {
