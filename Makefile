@@ -6,6 +6,7 @@
 #   make demo             optimize examples/demo.onnx and print the before/after table
 #   make check-amalgamation   fail when the generated headers are stale
 #   make pass-table       print the README's pass table from `mgopt --list-passes`
+#   make check-sources    every src/ file compiles alone; no dead private function
 #   make clang-test       `make test` with clang into build-clang/
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
 #   make compile-tests    only the compile tests (see tests/compile/README)
@@ -104,6 +105,29 @@ mgopt.h mgopt_passes.h &: $(AMALG) FORCE
 # Fails when mgopt.h / mgopt_passes.h differ from what src/ generates.
 check-amalgamation: $(AMALG)
 	$(AMALG) src . --check
+
+# Every file of src/ compiles alone with $(CC), as its own translation unit
+# (MGOPT__PRIVATE empty: cross-file internals are then extern declarations),
+# so each file includes what it uses. A header is compiled through a one-line
+# unit that includes it (a declaration follows, for headers that only define
+# macros). Then the whole implementation with MGOPT__PRIVATE plain `static`
+# (no `unused` attribute) and -Wunused-function: a private function nothing
+# calls is an error.
+SRC_FILES := $(sort $(shell find src -name '*.c' -o -name '*.h'))
+SRC_CHECK := $(CC) -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only
+.PHONY: check-sources
+check-sources: $(HDR)
+	@bad=0; for f in $(SRC_FILES); do \
+	  case $$f in \
+	    *.h) printf '#include "%s"\ntypedef int mgopt__check_sources_unit;\n' "$(CURDIR)/$$f" | \
+	           $(SRC_CHECK) -DMGOPT__PRIVATE= -x c - ;; \
+	    *)   $(SRC_CHECK) -DMGOPT__PRIVATE= -x c $$f ;; \
+	  esac || { echo "check-sources: $$f does not compile alone"; bad=$$((bad+1)); }; \
+	done; \
+	$(CC) -std=c99 -Wall -Wextra -Wpedantic -Werror -O0 -c -o /dev/null -DMGOPT__PRIVATE=static -Wunused-function -I. tests/compile/impl_only.c || \
+	  { echo "check-sources: the implementation has dead private code"; bad=$$((bad+1)); }; \
+	if [ $$bad -ne 0 ]; then echo "check-sources: $$bad failed"; exit 1; fi; \
+	echo "check-sources: $(words $(SRC_FILES)) files compile alone; no dead private code"
 
 # ---------------------------------------------------------------- the tool
 

@@ -99,9 +99,6 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 #ifndef MGOPT__PASSES_INTERNAL_H
 #define MGOPT__PASSES_INTERNAL_H
 
-/* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
-MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
-
 /* ---- pass definitions
    Each pass in the list (passes/list.h) is defined by its file
    passes/<family>/<name>.c, last, with one of the MGOPT__DEFINE_*PASS macros:
@@ -3051,8 +3048,6 @@ static const mgopt__kernel_fn mgopt__k_kernels[] = {NULL, MGOPT_OP_TABLE(MGOPT__
 static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
   return kind > MGOPT_OP_OPAQUE && kind < MGOPT_OP__COUNT ? mgopt__k_kernels[kind] : NULL;
 }
-
-MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind) { return mgopt__k_kernel(kind) != NULL; }
 
 /* A constant tensor is usable when its header is self-consistent. */
 static int mgopt__k_tensor_ok(const mgopt_tensor *t) {

@@ -5,9 +5,6 @@
 #include "passes_api.h"
 #include "passes/list.h"
 
-/* 1 if mgopt_fold_op has a kernel for ops of this kind (kernels/fold.c). */
-MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind);
-
 /* ---- pass definitions
    Each pass in the list (passes/list.h) is defined by its file
    passes/<family>/<name>.c, last, with one of the MGOPT__DEFINE_*PASS macros:

@@ -16,8 +16,6 @@ static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
   return kind > MGOPT_OP_OPAQUE && kind < MGOPT_OP__COUNT ? mgopt__k_kernels[kind] : NULL;
 }
 
-MGOPT__PRIVATE int mgopt__fold_has_kernel(int32_t kind) { return mgopt__k_kernel(kind) != NULL; }
-
 /* A constant tensor is usable when its header is self-consistent. */
 static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
   int64_t nb;
