@@ -1,7 +1,8 @@
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
 #ifndef MGOPT__KERNELS_H
 #define MGOPT__KERNELS_H
-#include "../passes_internal.h"
+#include "../internal.h"
+#include "../passes_api.h"
 
 /* Kernel results (the values mgopt_fold_op returns). */
 #define MGOPT__K_NO 0   /* cannot fold: no kernel, bad IR, unsupported dtype, over a limit */
