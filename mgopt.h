@@ -82,6 +82,10 @@
      every recursion has a depth limit, and limits (nesting depth, element
      counts) live in the options structs with safe defaults. Both parsers are
      fuzzed.
+     Tensor ranks are bounded by MGOPT_MAX_RANK (32): both parsers refuse a
+     type or tensor of higher rank (MGOPT_ERR_LIMIT, with its line:col in
+     .mil text), type inference refuses to produce one (MGOPT_ERR_TYPE), and
+     passes and constant folding leave such ops unchanged.
 
    THE IR
      program -> functions (main is the entry) -> a body block -> ops in a
@@ -275,6 +279,12 @@ typedef struct mgopt_dim {
   int64_t v;
   const char *sym;
 } mgopt_dim;
+
+/* The highest tensor rank mgopt handles. The .mil parser and the ONNX reader
+   refuse a type or tensor of higher rank (MGOPT_ERR_LIMIT), type inference
+   refuses to produce one (MGOPT_ERR_TYPE), passes and folding kernels leave
+   such ops alone. */
+#define MGOPT_MAX_RANK 32
 
 typedef enum mgopt_type_kind {
   MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
@@ -4100,9 +4110,6 @@ MGOPT__TI_FN(sparse);
 /* src/core/infer/common.c — helpers shared by the type inference functions: failures, operands,
    parameters, dim arithmetic, output types and broadcasting. */
 
-/* A larger rank is not trusted: an operand's type reads as rank unknown, an output fails. */
-#define MGOPT__TI_MAX_RANK 65536
-
 MGOPT__PRIVATE mgopt_status mgopt__ti_fail(mgopt_diag *d, const mgopt_op *op, const char *fmt, ...) {
   char buf[MGOPT_DIAG_MSG_MAX];
   va_list ap;
@@ -4121,9 +4128,10 @@ MGOPT__PRIVATE mgopt_status mgopt__ti_nomem(mgopt_diag *d) {
 
 MGOPT__PRIVATE int mgopt__ti_st(mgopt_dim x) { return x.sym == NULL && x.v >= 0; }
 
+/* An operand type above MGOPT_MAX_RANK (or malformed) reads as rank unknown. */
 MGOPT__PRIVATE mgopt_type mgopt__ti_view(const mgopt_type *t) {
   mgopt_type v = *t;
-  if (v.rank < -1 || (v.rank > 0 && !v.dims) || v.rank > MGOPT__TI_MAX_RANK) {
+  if (v.rank < -1 || (v.rank > 0 && !v.dims) || v.rank > MGOPT_MAX_RANK) {
     v.rank = -1;
     v.dims = NULL;
   }
@@ -4149,7 +4157,8 @@ MGOPT__PRIVATE mgopt_status mgopt__ti_in(const mgopt_op *op, const char *slot, m
 MGOPT__PRIVATE mgopt_status mgopt__ti_out(mgopt_program *p, const mgopt_op *op, mgopt_type *out, int dt,
                                           int64_t rank, mgopt_diag *d) {
   if (rank < -1) rank = -1;
-  if (rank > MGOPT__TI_MAX_RANK) return mgopt__ti_fail(d, op, "output rank %lld is too large", (long long)rank);
+  if (rank > MGOPT_MAX_RANK)
+    return mgopt__ti_fail(d, op, "output rank %lld is above %d", (long long)rank, MGOPT_MAX_RANK);
   if (mgopt_type_make(p, out, (mgopt_dtype)dt, (int32_t)rank, NULL)) return mgopt__ti_nomem(d);
   return MGOPT_OK;
 }
@@ -6370,7 +6379,6 @@ MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_option
    declared types are recorded as written. Every error stops the parse, names
    line:col and frees everything. */
 
-#define MGOPT__MILP_MAX_RANK 1024
 #define MGOPT__MILP_NUM_MAX 127 /* longest number literal, in bytes */
 
 typedef struct mgopt__milp_def {
@@ -6990,8 +6998,8 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
       dm.sym = mgopt__milp_intern(P, P->s + it, l, it);
       if (!dm.sym) return 0;
     }
-    if (nd >= MGOPT__MILP_MAX_RANK)
-      return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "rank above %d", MGOPT__MILP_MAX_RANK);
+    if (nd >= MGOPT_MAX_RANK)
+      return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "rank above %d", MGOPT_MAX_RANK);
     if (!mgopt__milp_reserve(P, (void **)&P->dims, &P->dims_cap, nd + 1, sizeof(mgopt_dim))) return 0;
     P->dims[nd++] = dm;
     if (mgopt__milp_peek(P) != ',') return mgopt__milp_expected(P, "',' and the dtype");
@@ -10565,7 +10573,6 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
    (opaque_types.c). ops.c lists the families and keeps the lookups. */
 
 #define MGOPT__IMP_MAX_DEPTH 64
-#define MGOPT__IMP_MAX_RANK 32 /* types of opaque ops: higher ranks stay unknown */
 
 /* ---------------------------------------------------------------- scoped name map (scope.c) */
 
@@ -10902,7 +10909,9 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type
   if (ot->tensor_type->shape) {
     const mgopt_onnx_shape *sh = ot->tensor_type->shape;
     int64_t i;
-    if (sh->ndims > 4096) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims", (long long)sh->ndims);
+    if (sh->ndims > MGOPT_MAX_RANK)
+      return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims, above %d", (long long)sh->ndims,
+                             MGOPT_MAX_RANK);
     if (mgopt_type_make(I->p, &t, (mgopt_dtype)t.dtype, (int32_t)sh->ndims, NULL)) return MGOPT_ERR_NOMEM;
     for (i = 0; i < sh->ndims; i++) {
       const mgopt_onnx_dim *od = &sh->dims[i];
@@ -10963,8 +10972,8 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_t
                     (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "", (int)ot->data_type);
     return NULL;
   }
-  if (ot->ndims > 4096 || ot->numel < 0) {
-    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims", (long long)ot->ndims);
+  if (ot->ndims > MGOPT_MAX_RANK || ot->numel < 0) {
+    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims, above %d", (long long)ot->ndims, MGOPT_MAX_RANK);
     return NULL;
   }
   if (ot->data_location == MGOPT_ONNX_LOC_EXTERNAL) {
@@ -12427,13 +12436,14 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
   mgopt_value *sv = mgopt_op_operand(op, "stride");
   mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
   const int64_t *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
+  int64_t nbm, nem, nsm, r, j, cnt = 0;
+  int64_t st[MGOPT_MAX_RANK], en[MGOPT_MAX_RANK], ax[MGOPT_MAX_RANK], stp[MGOPT_MAX_RANK];
   const char *ins[5];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
   r = tb->numel;
-  if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
+  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
   nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
   nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
   nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
@@ -12554,11 +12564,11 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
   mgopt_value *x = mgopt_op_operand(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
-  int64_t r = x ? x->type.rank : -1, pads[128], k, j;
+  int64_t r = x ? x->type.rank : -1, pads[2 * MGOPT_MAX_RANK], k, j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
+  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
   k = tp->numel / 2;
   for (j = 0; j < 2 * r; j++) pads[j] = 0;
   for (j = 0; j < k; j++) {
@@ -12706,14 +12716,14 @@ static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const m
     const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
     for (j = 0; j < 2; j++) {
       mgopt_value *xv = mgopt_op_operand(op, names[j]);
-      int64_t perm[64], r, q;
+      int64_t perm[MGOPT_MAX_RANK], r, q;
       const char *out;
       mgopt_onnx_node *t;
       if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
       ins[j] = mgopt__exp_vname(xv);
       if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
       r = xv->type.rank;
-      if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
+      if (r < 2 || r > MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
       for (q = 0; q < r; q++) perm[q] = q;
       perm[r - 2] = r - 1;
       perm[r - 1] = r - 2;
@@ -12872,9 +12882,9 @@ static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_
   } else if (strcmp(pt, "same_lower") == 0) {
     if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
   } else if (strcmp(pt, "custom") == 0) {
-    int64_t i, m, pads[64];
+    int64_t i, m, pads[2 * MGOPT_MAX_RANK];
     k = mgopt_op_get_ints(E->p, op, "pad", &v);
-    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
+    if (k < 0 || k % 2 || k > 2 * MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
     m = k / 2;
     for (i = 0; i < m; i++) {
       pads[i] = v[2 * i];
@@ -12993,10 +13003,10 @@ static mgopt_status mgopt__exp_pool(mgopt__exp *E, const mgopt_op *op, const mgo
 static int mgopt__imp_global_avgpool(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   int r = mgopt__imp_rank(x);
-  int64_t axes[64], i;
+  int64_t axes[MGOPT_MAX_RANK], i;
   mgopt_op *op;
   MGOPT__UNUSED(m);
-  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > MGOPT_MAX_RANK) return 0;
   for (i = 2; i < r; i++) axes[i - 2] = i;
   op = mgopt__imp_op(I, "reduce_mean", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
@@ -13234,7 +13244,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n) {
 typedef struct mgopt__imp_ty {
   mgopt_dtype dt;
   int32_t rank; /* -1 unknown */
-  mgopt_dim dims[MGOPT__IMP_MAX_RANK];
+  mgopt_dim dims[MGOPT_MAX_RANK];
 } mgopt__imp_ty;
 
 /* The tensor type of input k, or NULL. */
@@ -13246,8 +13256,8 @@ static const mgopt_type *mgopt__imp_tin(mgopt__imp *I, int64_t k) {
 static void mgopt__imp_ty_unknown(mgopt__imp_ty *t, mgopt_dtype dt, int32_t rank) {
   int32_t i;
   t->dt = dt;
-  t->rank = rank >= 0 && rank <= MGOPT__IMP_MAX_RANK ? rank : -1;
-  for (i = 0; i < MGOPT__IMP_MAX_RANK; i++) t->dims[i] = mgopt_dim_unknown();
+  t->rank = rank >= 0 && rank <= MGOPT_MAX_RANK ? rank : -1;
+  for (i = 0; i < MGOPT_MAX_RANK; i++) t->dims[i] = mgopt_dim_unknown();
 }
 
 /* dtype and shape of x (rank -1 when x is unknown or too high). */
@@ -13306,7 +13316,7 @@ static void mgopt__imp_ty_bcast(mgopt__imp *I, mgopt__imp_ty *t, int64_t from, i
 
 /* The length of a 1-d shape-like input whose length is static, else -1. */
 static int32_t mgopt__imp_ty_len(const mgopt_type *x) {
-  if (!x || x->rank != 1 || !mgopt_dim_is_static(x->dims[0]) || x->dims[0].v > MGOPT__IMP_MAX_RANK) return -1;
+  if (!x || x->rank != 1 || !mgopt_dim_is_static(x->dims[0]) || x->dims[0].v > MGOPT_MAX_RANK) return -1;
   return (int32_t)x->dims[0].v;
 }
 
@@ -13521,7 +13531,7 @@ static mgopt_status mgopt__oty_constant_of_shape(mgopt__imp *I, mgopt_op *op, co
   mgopt__imp_ty t;
   int32_t i;
   MGOPT__UNUSED(r);
-  if (len > MGOPT__IMP_MAX_RANK) return MGOPT_OK;
+  if (len > MGOPT_MAX_RANK) return MGOPT_OK;
   mgopt__imp_ty_unknown(&t, dt, len >= 0 ? (int32_t)len : mgopt__imp_ty_len(mgopt__imp_tin(I, 0)));
   for (i = 0; len >= 0 && i < t.rank; i++)
     if (v[i] >= 0) t.dims[i] = mgopt_dim_static(v[i]);
@@ -13589,7 +13599,7 @@ static mgopt_status mgopt__oty_unsqueeze(mgopt__imp *I, mgopt_op *op, const mgop
 
 /* x without the axes drop[] marks (those dims are 1 at run time, or reduced away). */
 static mgopt_status mgopt__oty_drop_axes(mgopt__imp *I, mgopt_op *op, const mgopt_type *x, const int64_t *ax, int64_t na) {
-  uint8_t drop[MGOPT__IMP_MAX_RANK];
+  uint8_t drop[MGOPT_MAX_RANK];
   mgopt__imp_ty t;
   int32_t i, j = 0;
   memset(drop, 0, sizeof drop);
@@ -13609,7 +13619,7 @@ static mgopt_status mgopt__oty_squeeze(mgopt__imp *I, mgopt_op *op, const mgopt_
   const mgopt_type *x = mgopt__imp_tin(I, 0);
   int64_t *ax = NULL, na = r->arg ? mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ax) : -1;
   if (!r->arg) na = mgopt__imp_aints(I->node, "axes", (const int64_t **)&ax);
-  if (!x || x->rank < 0 || x->rank > MGOPT__IMP_MAX_RANK || na < 1) return MGOPT_OK;
+  if (!x || x->rank < 0 || x->rank > MGOPT_MAX_RANK || na < 1) return MGOPT_OK;
   return mgopt__oty_drop_axes(I, op, x, ax, na);
 }
 
@@ -13653,7 +13663,7 @@ static mgopt_status mgopt__oty_reduce(mgopt__imp *I, mgopt_op *op, const mgopt__
   if (!x || x->rank < 0) return MGOPT_OK;
   if (mgopt__imp_aint(n, "keepdims", 1) != 0) {
     mgopt__imp_ty_unknown(&t, arg ? MGOPT_DT_INT64 : (mgopt_dtype)x->dtype, x->rank);
-  } else if (!arg && x->rank <= MGOPT__IMP_MAX_RANK) {
+  } else if (!arg && x->rank <= MGOPT_MAX_RANK) {
     /* keepdims 0 with the axes known (an attribute, or a constant input
        since ReduceSum 13 / the rest 18): x without them */
     const int64_t *ca = NULL;

@@ -254,7 +254,6 @@ MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, co
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 
 /* ---- shapes, broadcasting and constant data (passes/shapes.c) */
-#define MGOPT__PU_MAX_RANK 16
 /* Copies t's dims into shape when t is a tensor type of known rank <= cap with
    every dim static; 0 otherwise. */
 MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
@@ -263,7 +262,7 @@ MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, i
 MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
 /* axis normalized into [0, rank), or -1 when out of range. */
 MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
-/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT_MAX_RANK). */
 MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
                                        int32_t *rout);
 /* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */
@@ -311,8 +310,6 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op
 #define MGOPT__K_OK 1
 #define MGOPT__K_OOM (-1)
 
-/* Ranks above this are not folded: index arrays are fixed-size on the stack. */
-#define MGOPT__K_MAX_RANK 32
 /* Scratch buffers one kernel may hold at once. */
 #define MGOPT__K_MAX_SCRATCH 12
 
@@ -406,7 +403,7 @@ MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb
 MGOPT__PRIVATE int64_t mgopt__k_numel(int32_t rank, const int64_t *shape);
 /* Row-major strides (in elements) of a shape. */
 MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t *strides);
-/* dst[out index] = src[base + sum(index[d] * stride[d])] over shape (rank <= 2*MAX_RANK).
+/* dst[out index] = src[base + sum(index[d] * stride[d])] over shape (rank <= 2 * MGOPT_MAX_RANK).
    Strides may be 0 (broadcast) or negative; they are in elements. */
 MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
                                      const int64_t *shape, const int64_t *stride, int64_t base);
@@ -547,7 +544,7 @@ MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
 MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
   int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
   if (n < 0) return (mgopt_op_attr(k->op, name) || mgopt_op_operand(k->op, name)) ? -2 : -1;
-  return n > 2 * MGOPT__K_MAX_RANK ? -2 : n;
+  return n > 2 * MGOPT_MAX_RANK ? -2 : n;
 }
 
 MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out) {
@@ -581,7 +578,7 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
   const mgopt_type *st;
   int64_t n = mgopt__k_numel(rank, shape);
   int32_t d;
-  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (k->max_elements > 0 && n > k->max_elements) return MGOPT__K_NO;
   if (mgopt_dtype_nbytes(dt, n) < 0) return MGOPT__K_NO;
   st = &k->op->outs[i]->type;
@@ -952,7 +949,7 @@ MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t
 MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b,
                                         int32_t *ro, int64_t *o) {
   int32_t r = ra > rb ? ra : rb, i;
-  if (r > MGOPT__K_MAX_RANK) return 0;
+  if (r > MGOPT_MAX_RANK) return 0;
   for (i = 0; i < r; i++) {
     int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
     int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
@@ -977,7 +974,7 @@ MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb
 
 MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
                                      const int64_t *shape, const int64_t *stride, int64_t base) {
-  int64_t idx[2 * MGOPT__K_MAX_RANK];
+  int64_t idx[2 * MGOPT_MAX_RANK];
   int64_t n = 1, done = 0, len, st, off = base, j;
   int32_t d;
   for (d = 0; d < rank; d++) n *= shape[d];
@@ -1013,7 +1010,7 @@ MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int
 
 MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
                                    const int64_t *sshape, int32_t orank, const int64_t *oshape) {
-  int64_t sst[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK];
+  int64_t sst[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK];
   int32_t i, lead = orank - srank;
   mgopt__k_strides(srank, sshape, sst);
   for (i = 0; i < orank; i++) {
@@ -1249,7 +1246,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank;
   mgopt_tensor *x = mgopt__k_operand(op, "x"), *y = mgopt__k_operand(op, "y");
-  int64_t oshape[MGOPT__K_MAX_RANK], n;
+  int64_t oshape[MGOPT_MAX_RANK], n;
   mgopt_dtype dt, odt;
   int lane, r;
   void *a, *b, *res, *od;
@@ -1494,7 +1491,7 @@ MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *c = mgopt__k_operand(op, "cond"), *a = mgopt__k_operand(op, "a"),
                *b = mgopt__k_operand(op, "b");
-  int64_t s1[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], n, i;
+  int64_t s1[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], n, i;
   int32_t r1, orank;
   size_t es;
   uint8_t *cb, *ab, *bb, *o;
@@ -1657,11 +1654,11 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
 MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK], known = 1;
+  int64_t n, shape[MGOPT_MAX_RANK], known = 1;
   int32_t i, neg = -1;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "shape", &v);
-  if (n < 0 || n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (n < 0 || n > MGOPT_MAX_RANK) return MGOPT__K_NO;
   for (i = 0; i < (int32_t)n; i++) {
     int64_t s = v[i];
     if (s == -1) {
@@ -1689,12 +1686,12 @@ MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK];
-  uint8_t mark[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK];
+  uint8_t mark[MGOPT_MAX_RANK];
   int32_t i, j, orank, a;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "axes", &v);
-  if (n < 0 || x->rank + n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (n < 0 || x->rank + n > MGOPT_MAX_RANK) return MGOPT__K_NO;
   orank = x->rank + (int32_t)n;
   memset(mark, 0, sizeof mark);
   for (i = 0; i < (int32_t)n; i++) {
@@ -1708,8 +1705,8 @@ MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK];
-  uint8_t mark[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK];
+  uint8_t mark[MGOPT_MAX_RANK];
   int32_t i, orank = 0, a;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "axes", &v);
@@ -1732,8 +1729,8 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK];
-  uint8_t seen[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK];
+  uint8_t seen[MGOPT_MAX_RANK];
   int32_t i, a;
   size_t es;
   const void *src;
@@ -1802,7 +1799,7 @@ static int mgopt__ks_join(mgopt__kctx *k, mgopt_tensor **vals, int32_t nv, int64
 MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k) {
   mgopt_tensor **v;
   int32_t nv, rank, axis, i, d;
-  int64_t shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, *chunk;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, inner = 1, *chunk;
   int interleave;
   void *od;
   int r = mgopt__ks_values(k, &v, &nv);
@@ -1835,12 +1832,12 @@ MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k) {
   mgopt_tensor **v;
   int32_t nv, rank, axis, i, d;
-  int64_t shape[MGOPT__K_MAX_RANK], outer = 1, *chunk;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, *chunk;
   void *od;
   int r = mgopt__ks_values(k, &v, &nv);
   if (r != MGOPT__K_OK) return r;
   rank = v[0]->rank;
-  if (rank + 1 > MGOPT__K_MAX_RANK || !mgopt__k_has_param(k->op, "axis") ||
+  if (rank + 1 > MGOPT_MAX_RANK || !mgopt__k_has_param(k->op, "axis") ||
       !mgopt__k_axis(mgopt_op_get_int(k->op, "axis", 0), rank + 1, &axis))
     return MGOPT__K_NO;
   for (i = 0; i < nv; i++)
@@ -1861,7 +1858,7 @@ MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(op, "x");
   const int64_t *sz;
-  int64_t ns, *sizes, shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
+  int64_t ns, *sizes, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
   int32_t axis, i, d, nouts = op->nouts;
   size_t es;
   const uint8_t *src;
@@ -1981,8 +1978,8 @@ static int mgopt__ks_mask(const int64_t *m, int64_t n, int32_t i) { return n > 0
 MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *b, *e, *s = NULL, *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK],
-      ist[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], base = 0;
+  int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK],
+      ist[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], base = 0;
   int32_t d, orank = 0;
   if (!x) return MGOPT__K_NO;
   nb = mgopt__k_ints(k, "begin", &b);
@@ -2023,7 +2020,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *b, *sz;
-  int64_t nb, ns, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], base = 0;
+  int64_t nb, ns, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], base = 0;
   int32_t d;
   if (!x) return MGOPT__K_NO;
   nb = mgopt__k_ints(k, "begin", &b);
@@ -2048,7 +2045,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(op, "x"), *ind = mgopt__k_operand(op, "indices");
-  int64_t shape[MGOPT__K_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
+  int64_t shape[MGOPT_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
   int32_t axis, d, orank = 0;
   size_t es;
   const uint8_t *src;
@@ -2062,7 +2059,7 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   bd = mgopt_op_get_int(op, "batch_dims", 0);
   if (bd < 0) bd += ind->rank;
   if (bd < 0 || bd > ind->rank || bd > axis) return MGOPT__K_NO;
-  if ((int64_t)x->rank - 1 + ind->rank - bd > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if ((int64_t)x->rank - 1 + ind->rank - bd > MGOPT_MAX_RANK) return MGOPT__K_NO;
   for (d = 0; d < (int32_t)bd; d++) {
     if (x->shape[d] != ind->shape[d]) return MGOPT__K_NO;
     B *= x->shape[d];
@@ -2107,8 +2104,8 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *reps;
-  int64_t n, shape[MGOPT__K_MAX_RANK], s2[2 * MGOPT__K_MAX_RANK], st2[2 * MGOPT__K_MAX_RANK],
-      ist[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK], s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK],
+      ist[MGOPT_MAX_RANK];
   int32_t d;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "reps", &reps);
@@ -2148,8 +2145,8 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *pad;
   const char *mode;
-  int64_t np, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], idx[MGOPT__K_MAX_RANK], total = 0,
-      *maps, *map[MGOPT__K_MAX_RANK], n, done, j;
+  int64_t np, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], total = 0,
+      *maps, *map[MGOPT_MAX_RANK], n, done, j;
   int32_t d, first, rank, m;
   uint8_t cval[16];
   size_t es;
@@ -2263,13 +2260,13 @@ MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *ind = mgopt__k_operand(op, "indices");
   mgopt_dtype dt, offdt;
-  int64_t depth, shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
+  int64_t depth, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
   int32_t axis, d, j;
   uint8_t on[16], off[16], *dst;
   size_t es;
   void *od;
   int r;
-  if (!ind || ind->rank + 1 > MGOPT__K_MAX_RANK || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64 ||
+  if (!ind || ind->rank + 1 > MGOPT_MAX_RANK || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64 ||
       !mgopt__k_has_param(op, "one_hot_vector_size"))
     return MGOPT__K_NO;
   depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);
@@ -2316,7 +2313,7 @@ static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, i
   const int64_t *ax;
   int64_t n = mgopt__k_ints(k, "axes", &ax);
   int32_t i, a;
-  memset(red, 0, MGOPT__K_MAX_RANK);
+  memset(red, 0, MGOPT_MAX_RANK);
   if (n == -2) return 0;
   if (n < 0) {
     for (i = 0; i < x->rank; i++) red[i] = 1;
@@ -2365,9 +2362,9 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank, rank, d;
   mgopt_tensor *x = mgopt__k_operand(op, "x");
-  uint8_t red[MGOPT__K_MAX_RANK];
-  int64_t oshape[MGOPT__K_MAX_RANK], shape[MGOPT__K_MAX_RANK], ost[MGOPT__K_MAX_RANK],
-      idx[MGOPT__K_MAX_RANK], full[MGOPT__K_MAX_RANK], on, xn, count = 1;
+  uint8_t red[MGOPT_MAX_RANK];
+  int64_t oshape[MGOPT_MAX_RANK], shape[MGOPT_MAX_RANK], ost[MGOPT_MAX_RANK],
+      idx[MGOPT_MAX_RANK], full[MGOPT_MAX_RANK], on, xn, count = 1;
   mgopt_dtype dt;
   int lane, r, keep;
   void *in, *acc, *od;
@@ -2526,9 +2523,9 @@ MGOPT__KR_GEMM(mgopt__kr_gemm_f64, double)
    (or [..., K, M] when tx), y is [..., K, N] (or [..., N, K] when ty). */
 static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int tx, int ty, int lane,
                          void *res, int32_t *orank_out, int64_t *oshape_out) {
-  int64_t xs[MGOPT__K_MAX_RANK], ys[MGOPT__K_MAX_RANK], bshape[MGOPT__K_MAX_RANK],
-      xst[MGOPT__K_MAX_RANK], yst[MGOPT__K_MAX_RANK], bx[MGOPT__K_MAX_RANK], by[MGOPT__K_MAX_RANK],
-      idx[MGOPT__K_MAX_RANK], M, K, N, K2, nb = 1, b, xo = 0, yo = 0;
+  int64_t xs[MGOPT_MAX_RANK], ys[MGOPT_MAX_RANK], bshape[MGOPT_MAX_RANK],
+      xst[MGOPT_MAX_RANK], yst[MGOPT_MAX_RANK], bx[MGOPT_MAX_RANK], by[MGOPT_MAX_RANK],
+      idx[MGOPT_MAX_RANK], M, K, N, K2, nb = 1, b, xo = 0, yo = 0;
   int32_t xr = x->rank, yr = y->rank, br, d, orank = 0;
   size_t es = mgopt__k_lane_size(lane);
   void *xa, *ya, *prod;
@@ -2591,12 +2588,12 @@ static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int t
 
 MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x"), *y = mgopt__k_operand(k->op, "y");
-  int64_t oshape[MGOPT__K_MAX_RANK + 2], n;
+  int64_t oshape[MGOPT_MAX_RANK + 2], n;
   int32_t orank;
   int tx, ty, lane, r;
   mgopt_dtype dt;
   void *res, *od;
-  if (!x || !y || x->dtype != y->dtype || x->rank > MGOPT__K_MAX_RANK || y->rank > MGOPT__K_MAX_RANK)
+  if (!x || !y || x->dtype != y->dtype || x->rank > MGOPT_MAX_RANK || y->rank > MGOPT_MAX_RANK)
     return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
@@ -2623,12 +2620,12 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(op, "x"), *w = mgopt__k_operand(op, "weight"),
                *bias = mgopt__k_operand(op, "bias");
-  int64_t oshape[MGOPT__K_MAX_RANK + 2], n, i, N;
+  int64_t oshape[MGOPT_MAX_RANK + 2], n, i, N;
   int32_t orank;
   int lane, r;
   mgopt_dtype dt;
   void *res, *bv = NULL, *od;
-  if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (mgopt_op_operand(op, "bias") && !bias) return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
@@ -2677,7 +2674,7 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
 static int mgopt__kc_param(mgopt__kctx *k, mgopt_tensor *t, int has_axis, int32_t axis,
                            const mgopt_tensor *x, float **out) {
   mgopt_tensor view;
-  int64_t vshape[MGOPT__K_MAX_RANK];
+  int64_t vshape[MGOPT_MAX_RANK];
   int32_t d;
   void *buf;
   int r;
@@ -2811,7 +2808,7 @@ static int mgopt__kc_index_bits(mgopt_dtype dt) {
    of 2^nbits entries, shape gives the output shape. */
 static int mgopt__kc_lut16(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut, const int64_t *sv,
                            int64_t ns) {
-  int64_t shape[MGOPT__K_MAX_RANK], n, bits, i;
+  int64_t shape[MGOPT_MAX_RANK], n, bits, i;
   int nb = mgopt__kc_log2(lut->numel);
   size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
   const uint8_t *idx, *lv;
@@ -2820,7 +2817,7 @@ static int mgopt__kc_lut16(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut,
   int32_t d;
   int r;
   if (ind->dtype != MGOPT_DT_UINT8 || ind->rank != 1 || lut->rank != 1 || !nb || !es ||
-      ns > MGOPT__K_MAX_RANK)
+      ns > MGOPT_MAX_RANK)
     return MGOPT__K_NO;
   for (d = 0; d < (int32_t)ns; d++) {
     if (sv[d] < 0) return MGOPT__K_NO;
@@ -2844,13 +2841,13 @@ static int mgopt__kc_lut18(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut)
   int32_t rank = ind->rank, d, va = 0;
   int nb = mgopt__kc_index_bits((mgopt_dtype)ind->dtype);
   size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
-  int64_t shape[MGOPT__K_MAX_RANK], blk[MGOPT__K_MAX_RANK], lst[MGOPT__K_MAX_RANK + 2],
-      ost[MGOPT__K_MAX_RANK], idx[MGOPT__K_MAX_RANK], vs, i, v;
+  int64_t shape[MGOPT_MAX_RANK], blk[MGOPT_MAX_RANK], lst[MGOPT_MAX_RANK + 2],
+      ost[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], vs, i, v;
   const uint8_t *iv, *lv;
   uint8_t *dst;
   void *od;
   int r;
-  if (!nb || !es || rank < 1 || rank + 2 > MGOPT__K_MAX_RANK || lut->rank != rank + 2) return MGOPT__K_NO;
+  if (!nb || !es || rank < 1 || rank + 2 > MGOPT_MAX_RANK || lut->rank != rank + 2) return MGOPT__K_NO;
   if (lut->shape[rank] != ((int64_t)1 << nb)) return MGOPT__K_NO;
   vs = lut->shape[rank + 1];
   if (vs < 1) return MGOPT__K_NO;
@@ -2908,7 +2905,7 @@ MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
   mgopt_tensor *nz = mgopt__k_operand(k->op, "nonzero_data"), *mask = mgopt__k_operand(k->op, "mask");
   const int64_t *sv;
-  int64_t ns, shape[MGOPT__K_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
+  int64_t ns, shape[MGOPT_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
   int32_t rank, d;
   mgopt_dtype dt;
   size_t es;
@@ -2924,7 +2921,7 @@ MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
   if (ns == -2) return MGOPT__K_NO;
   if (ns >= 0) {
     /* iOS16: a uint8 vector of ceil(numel / 8) mask bytes */
-    if (ns > MGOPT__K_MAX_RANK || mask->dtype != MGOPT_DT_UINT8 || mask->rank != 1) return MGOPT__K_NO;
+    if (ns > MGOPT_MAX_RANK || mask->dtype != MGOPT_DT_UINT8 || mask->rank != 1) return MGOPT__K_NO;
     rank = (int32_t)ns;
     for (d = 0; d < rank; d++) shape[d] = sv[d];
     n = mgopt__k_numel(rank, shape);
@@ -2968,7 +2965,7 @@ MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
    out[i] = p[i / block] per dim, via a strided view [s0, b0, s1, b1, ...]. */
 static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, const mgopt_tensor *x,
                                     float *out) {
-  int64_t s2[2 * MGOPT__K_MAX_RANK], st2[2 * MGOPT__K_MAX_RANK], pst[MGOPT__K_MAX_RANK];
+  int64_t s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK], pst[MGOPT_MAX_RANK];
   int32_t d;
   mgopt__k_strides(pt->rank, pt->shape, pst);
   for (d = 0; d < x->rank; d++) {
@@ -3052,7 +3049,7 @@ static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
 /* A constant tensor is usable when its header is self-consistent. */
 static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
   int64_t nb;
-  if (t->rank < 0 || t->rank > MGOPT__K_MAX_RANK || (t->rank > 0 && !t->shape)) return 0;
+  if (t->rank < 0 || t->rank > MGOPT_MAX_RANK || (t->rank > 0 && !t->shape)) return 0;
   if (mgopt__k_numel(t->rank, t->shape) != t->numel) return 0;
   nb = mgopt_dtype_nbytes((mgopt_dtype)t->dtype, t->numel);
   return nb >= 0 && (uint64_t)nb == (uint64_t)t->nbytes && (t->data || t->nbytes == 0);
@@ -3311,10 +3308,10 @@ MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, c
 
 MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
                                                 const int64_t *shape) {
-  mgopt_dim dims[MGOPT__K_MAX_RANK];
+  mgopt_dim dims[MGOPT_MAX_RANK];
   mgopt_type t;
   int32_t k;
-  if (rank < 0 || rank > MGOPT__K_MAX_RANK) return 0;
+  if (rank < 0 || rank > MGOPT_MAX_RANK) return 0;
   memset(&t, 0, sizeof t);
   t.kind = MGOPT_TYPE_TENSOR;
   t.dtype = (uint8_t)dt;
@@ -3579,7 +3576,7 @@ MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank) {
 MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
                                        int32_t *rout) {
   int32_t r = ra > rb ? ra : rb, i;
-  if (r > MGOPT__PU_MAX_RANK) return 0;
+  if (r > MGOPT_MAX_RANK) return 0;
   for (i = 0; i < r; i++) {
     int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
     int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
@@ -3620,12 +3617,12 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int6
 
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm) {
-  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], acc = 1;
+  int64_t shape[MGOPT_MAX_RANK], stride[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK], acc = 1;
   int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   int32_t i;
   mgopt_tensor *nt;
   const void *src;
-  if (rank < 0 || rank > MGOPT__K_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
+  if (rank < 0 || rank > MGOPT_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
     return NULL;
   for (i = rank - 1; i >= 0; i--) {
     st[i] = acc;
@@ -4623,7 +4620,7 @@ static int mgopt__selo_case2(mgopt_rewriter *rw, mgopt_op *op, const mgopt_tenso
                              mgopt_value *other, int negate) {
   mgopt_program *p = mgopt_rw_program(rw);
   const mgopt_tensor *a = mgopt_value_const(inf_side);
-  int64_t shape[MGOPT__PU_MAX_RANK] = {0};
+  int64_t shape[MGOPT_MAX_RANK] = {0};
   int32_t rank, i;
   int64_t k, n = 1;
   mgopt_tensor *m;
@@ -5005,10 +5002,10 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, expand_high_rank_reshape_and_transpo
    Cost: one worklist run, O(ops). */
 
 static int mgopt__acts_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
-  int64_t shape[MGOPT__PU_MAX_RANK];
+  int64_t shape[MGOPT_MAX_RANK];
   MGOPT__UNUSED(ud);
   if (op->nouts != 1 || mgopt_op_attr(op, "output_shape") || mgopt_op_slot_index(op, "output_shape") >= 0) return 0;
-  if (!mgopt__pu_static_shape(&op->outs[0]->type, shape, MGOPT__PU_MAX_RANK)) return 0;
+  if (!mgopt__pu_static_shape(&op->outs[0]->type, shape, MGOPT_MAX_RANK)) return 0;
   if (mgopt_op_set_ints(op, "output_shape", shape, op->outs[0]->type.rank)) return 0;
   mgopt_rw_modified(rw, op);
   return 1;
@@ -5311,12 +5308,12 @@ static mgopt_opt_def const mgopt__iip_opts[1] = {
 static mgopt_status mgopt__iip_one(mgopt_pass_ctx *ctx, mgopt_function *f, mgopt_value *x) {
   mgopt_program *p = ctx->program;
   int32_t r = x->type.rank, i;
-  int64_t perm[MGOPT__PU_MAX_RANK];
-  mgopt_dim dims[MGOPT__PU_MAX_RANK], c;
+  int64_t perm[MGOPT_MAX_RANK];
+  mgopt_dim dims[MGOPT_MAX_RANK], c;
   mgopt_op *t;
   mgopt_use *u, *next;
   char buf[320];
-  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 3 || r > MGOPT__PU_MAX_RANK)
+  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 3 || r > MGOPT_MAX_RANK)
     return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
                           "image_input_preprocess: input '%s' is not an image tensor of rank >= 3", x->name);
   for (i = 0; i < r; i++) {
@@ -5863,14 +5860,14 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_pairs,
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *r2;
   mgopt_value *a = mgopt_op_operand(r1, "x");
-  int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
+  int64_t sa[MGOPT_MAX_RANK], sb[MGOPT_MAX_RANK];
   int32_t n = 0, k;
   MGOPT__UNUSED(ud);
   if (!a || r1->nouts != 1) return 0;
-  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
+  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT_MAX_RANK)) return 0;
   r2 = mgopt__pu_elementwise_chain(r1->outs[0], MGOPT_OP_reshape, chain, &n);
   if (!r2) return 0;
-  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
+  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT_MAX_RANK)) return 0;
   if (r2->outs[0]->type.rank != a->type.rank) return 0;
   for (k = 0; k < a->type.rank; k++)
     if (sa[k] != sb[k]) return 0;
@@ -5915,15 +5912,15 @@ static int mgopt__rtr_rewrite(mgopt_rewriter *rw, mgopt_op *red, void *ud) {
   mgopt_value *tv = mgopt_op_operand(red, "x"), *x;
   mgopt_op *t;
   const int64_t *perm, *axes = NULL;
-  int64_t n, na = -1, i, newax[MGOPT__PU_MAX_RANK], last = -1;
+  int64_t n, na = -1, i, newax[MGOPT_MAX_RANK], last = -1;
   int32_t nn = 0;
-  uint8_t red_ax[MGOPT__PU_MAX_RANK], in_ax[MGOPT__PU_MAX_RANK];
+  uint8_t red_ax[MGOPT_MAX_RANK], in_ax[MGOPT_MAX_RANK];
   int has_axes = mgopt_op_attr(red, "axes") != NULL || mgopt_op_slot_index(red, "axes") >= 0;
   MGOPT__UNUSED(ud);
   t = tv ? mgopt__pu_def_of(tv, MGOPT_OP_transpose) : NULL;
   if (!t || red->nouts != 1 || !(x = mgopt_op_operand(t, "x"))) return 0;
   n = mgopt_op_get_ints(p, t, "perm", &perm);
-  if (n <= 0 || n > MGOPT__PU_MAX_RANK) return 0;
+  if (n <= 0 || n > MGOPT_MAX_RANK) return 0;
   if (has_axes) {
     na = mgopt_op_get_ints(p, red, "axes", &axes);
     if (na < 0 || na > n) return 0;
@@ -7439,8 +7436,6 @@ typedef struct mgopt__rsr {
   mgopt_diag *d;
 } mgopt__rsr;
 
-#define MGOPT__RSR_MAX_RANK 64
-
 static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt__rsr *st = (mgopt__rsr *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
@@ -7448,8 +7443,8 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_type *t;
   mgopt_dim *dims;
   mgopt_tensor *shape;
-  int64_t vals[MGOPT__RSR_MAX_RANK], in_vol = 1, out_vol = 1, solved = -1;
-  uint8_t used_in[MGOPT__RSR_MAX_RANK], used_out[MGOPT__RSR_MAX_RANK];
+  int64_t vals[MGOPT_MAX_RANK], in_vol = 1, out_vol = 1, solved = -1;
+  uint8_t used_in[MGOPT_MAX_RANK], used_out[MGOPT_MAX_RANK];
   const char *left = NULL, *solved_sym = NULL;
   int32_t i, j, r, nleft = 0, unresolved = 0, in_ok;
   mgopt_dtype dt = MGOPT_DT_INT32;
@@ -7457,11 +7452,11 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (st->err || !sv || !x || mgopt_value_const(sv) || op->nouts != 1) return 0;
   t = &op->outs[0]->type;
   r = t->rank;
-  if (t->kind != MGOPT_TYPE_TENSOR || r < 0 || r > MGOPT__RSR_MAX_RANK) return 0;
+  if (t->kind != MGOPT_TYPE_TENSOR || r < 0 || r > MGOPT_MAX_RANK) return 0;
   for (i = 0; i < r; i++)
     if (!t->dims[i].sym && t->dims[i].v < 0) return 0;
   /* volume: cancel the symbols x and the output share, then solve one left over */
-  in_ok = x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank >= 0 && x->type.rank <= MGOPT__RSR_MAX_RANK;
+  in_ok = x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank >= 0 && x->type.rank <= MGOPT_MAX_RANK;
   memset(used_in, 0, sizeof used_in);
   memset(used_out, 0, sizeof used_out);
   for (i = 0; in_ok && i < x->type.rank; i++) {
@@ -8483,12 +8478,12 @@ static int mgopt__mad_params_const(const mgopt_op *u) {
 /* The transformed integer data for user u of the dequantize; NULL if it
    cannot be computed. *axis is remapped for a transpose. */
 static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_tensor *t, int64_t *axis) {
-  int64_t shape[MGOPT__K_MAX_RANK], perm[MGOPT__K_MAX_RANK], n = 1, new_axis = *axis;
+  int64_t shape[MGOPT_MAX_RANK], perm[MGOPT_MAX_RANK], n = 1, new_axis = *axis;
   const mgopt_type *ot = &u->outs[0]->type;
   const int64_t *pv = NULL;
   int32_t r = ot->rank, i;
   /* the op's data has rank >= 1 (its axis must lie in [-rank, rank)) */
-  if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
+  if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT_MAX_RANK)) return NULL;
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
   /* same bytes, new shape: a view (mgopt__tensor_view keeps writers apart) */

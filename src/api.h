@@ -152,6 +152,12 @@ typedef struct mgopt_dim {
   const char *sym;
 } mgopt_dim;
 
+/* The highest tensor rank mgopt handles. The .mil parser and the ONNX reader
+   refuse a type or tensor of higher rank (MGOPT_ERR_LIMIT), type inference
+   refuses to produce one (MGOPT_ERR_TYPE), passes and folding kernels leave
+   such ops alone. */
+#define MGOPT_MAX_RANK 32
+
 typedef enum mgopt_type_kind {
   MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
   MGOPT_TYPE_OTHER = 1   /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */

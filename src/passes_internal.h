@@ -160,7 +160,6 @@ MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, co
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 
 /* ---- shapes, broadcasting and constant data (passes/shapes.c) */
-#define MGOPT__PU_MAX_RANK 16
 /* Copies t's dims into shape when t is a tensor type of known rank <= cap with
    every dim static; 0 otherwise. */
 MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
@@ -169,7 +168,7 @@ MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, i
 MGOPT__PRIVATE int mgopt__pu_same_known_shape(const mgopt_value *a, const mgopt_value *b);
 /* axis normalized into [0, rank), or -1 when out of range. */
 MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank);
-/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT__PU_MAX_RANK). */
+/* Numpy broadcast of two static shapes; 0 if they do not broadcast (or rank > MGOPT_MAX_RANK). */
 MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
                                        int32_t *rout);
 /* Flat index into a tensor of shape `in` (broadcast to `out`) for flat output index `flat`. */

@@ -24,7 +24,6 @@
    declared types are recorded as written. Every error stops the parse, names
    line:col and frees everything. */
 
-#define MGOPT__MILP_MAX_RANK 1024
 #define MGOPT__MILP_NUM_MAX 127 /* longest number literal, in bytes */
 
 typedef struct mgopt__milp_def {
@@ -644,8 +643,8 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
       dm.sym = mgopt__milp_intern(P, P->s + it, l, it);
       if (!dm.sym) return 0;
     }
-    if (nd >= MGOPT__MILP_MAX_RANK)
-      return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "rank above %d", MGOPT__MILP_MAX_RANK);
+    if (nd >= MGOPT_MAX_RANK)
+      return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "rank above %d", MGOPT_MAX_RANK);
     if (!mgopt__milp_reserve(P, (void **)&P->dims, &P->dims_cap, nd + 1, sizeof(mgopt_dim))) return 0;
     P->dims[nd++] = dm;
     if (mgopt__milp_peek(P) != ',') return mgopt__milp_expected(P, "',' and the dtype");

@@ -99,7 +99,7 @@ MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
 MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
   int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
   if (n < 0) return (mgopt_op_attr(k->op, name) || mgopt_op_operand(k->op, name)) ? -2 : -1;
-  return n > 2 * MGOPT__K_MAX_RANK ? -2 : n;
+  return n > 2 * MGOPT_MAX_RANK ? -2 : n;
 }
 
 MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out) {
@@ -133,7 +133,7 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
   const mgopt_type *st;
   int64_t n = mgopt__k_numel(rank, shape);
   int32_t d;
-  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (k->max_elements > 0 && n > k->max_elements) return MGOPT__K_NO;
   if (mgopt_dtype_nbytes(dt, n) < 0) return MGOPT__K_NO;
   st = &k->op->outs[i]->type;
@@ -504,7 +504,7 @@ MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t
 MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b,
                                         int32_t *ro, int64_t *o) {
   int32_t r = ra > rb ? ra : rb, i;
-  if (r > MGOPT__K_MAX_RANK) return 0;
+  if (r > MGOPT_MAX_RANK) return 0;
   for (i = 0; i < r; i++) {
     int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
     int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
@@ -529,7 +529,7 @@ MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb
 
 MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
                                      const int64_t *shape, const int64_t *stride, int64_t base) {
-  int64_t idx[2 * MGOPT__K_MAX_RANK];
+  int64_t idx[2 * MGOPT_MAX_RANK];
   int64_t n = 1, done = 0, len, st, off = base, j;
   int32_t d;
   for (d = 0; d < rank; d++) n *= shape[d];
@@ -565,7 +565,7 @@ MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int
 
 MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
                                    const int64_t *sshape, int32_t orank, const int64_t *oshape) {
-  int64_t sst[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK];
+  int64_t sst[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK];
   int32_t i, lead = orank - srank;
   mgopt__k_strides(srank, sshape, sst);
   for (i = 0; i < orank; i++) {

@@ -13,7 +13,7 @@
 static int mgopt__kc_param(mgopt__kctx *k, mgopt_tensor *t, int has_axis, int32_t axis,
                            const mgopt_tensor *x, float **out) {
   mgopt_tensor view;
-  int64_t vshape[MGOPT__K_MAX_RANK];
+  int64_t vshape[MGOPT_MAX_RANK];
   int32_t d;
   void *buf;
   int r;
@@ -147,7 +147,7 @@ static int mgopt__kc_index_bits(mgopt_dtype dt) {
    of 2^nbits entries, shape gives the output shape. */
 static int mgopt__kc_lut16(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut, const int64_t *sv,
                            int64_t ns) {
-  int64_t shape[MGOPT__K_MAX_RANK], n, bits, i;
+  int64_t shape[MGOPT_MAX_RANK], n, bits, i;
   int nb = mgopt__kc_log2(lut->numel);
   size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
   const uint8_t *idx, *lv;
@@ -156,7 +156,7 @@ static int mgopt__kc_lut16(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut,
   int32_t d;
   int r;
   if (ind->dtype != MGOPT_DT_UINT8 || ind->rank != 1 || lut->rank != 1 || !nb || !es ||
-      ns > MGOPT__K_MAX_RANK)
+      ns > MGOPT_MAX_RANK)
     return MGOPT__K_NO;
   for (d = 0; d < (int32_t)ns; d++) {
     if (sv[d] < 0) return MGOPT__K_NO;
@@ -180,13 +180,13 @@ static int mgopt__kc_lut18(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut)
   int32_t rank = ind->rank, d, va = 0;
   int nb = mgopt__kc_index_bits((mgopt_dtype)ind->dtype);
   size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
-  int64_t shape[MGOPT__K_MAX_RANK], blk[MGOPT__K_MAX_RANK], lst[MGOPT__K_MAX_RANK + 2],
-      ost[MGOPT__K_MAX_RANK], idx[MGOPT__K_MAX_RANK], vs, i, v;
+  int64_t shape[MGOPT_MAX_RANK], blk[MGOPT_MAX_RANK], lst[MGOPT_MAX_RANK + 2],
+      ost[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], vs, i, v;
   const uint8_t *iv, *lv;
   uint8_t *dst;
   void *od;
   int r;
-  if (!nb || !es || rank < 1 || rank + 2 > MGOPT__K_MAX_RANK || lut->rank != rank + 2) return MGOPT__K_NO;
+  if (!nb || !es || rank < 1 || rank + 2 > MGOPT_MAX_RANK || lut->rank != rank + 2) return MGOPT__K_NO;
   if (lut->shape[rank] != ((int64_t)1 << nb)) return MGOPT__K_NO;
   vs = lut->shape[rank + 1];
   if (vs < 1) return MGOPT__K_NO;
@@ -244,7 +244,7 @@ MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
   mgopt_tensor *nz = mgopt__k_operand(k->op, "nonzero_data"), *mask = mgopt__k_operand(k->op, "mask");
   const int64_t *sv;
-  int64_t ns, shape[MGOPT__K_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
+  int64_t ns, shape[MGOPT_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
   int32_t rank, d;
   mgopt_dtype dt;
   size_t es;
@@ -260,7 +260,7 @@ MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
   if (ns == -2) return MGOPT__K_NO;
   if (ns >= 0) {
     /* iOS16: a uint8 vector of ceil(numel / 8) mask bytes */
-    if (ns > MGOPT__K_MAX_RANK || mask->dtype != MGOPT_DT_UINT8 || mask->rank != 1) return MGOPT__K_NO;
+    if (ns > MGOPT_MAX_RANK || mask->dtype != MGOPT_DT_UINT8 || mask->rank != 1) return MGOPT__K_NO;
     rank = (int32_t)ns;
     for (d = 0; d < rank; d++) shape[d] = sv[d];
     n = mgopt__k_numel(rank, shape);
@@ -304,7 +304,7 @@ MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
    out[i] = p[i / block] per dim, via a strided view [s0, b0, s1, b1, ...]. */
 static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, const mgopt_tensor *x,
                                     float *out) {
-  int64_t s2[2 * MGOPT__K_MAX_RANK], st2[2 * MGOPT__K_MAX_RANK], pst[MGOPT__K_MAX_RANK];
+  int64_t s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK], pst[MGOPT_MAX_RANK];
   int32_t d;
   mgopt__k_strides(pt->rank, pt->shape, pst);
   for (d = 0; d < x->rank; d++) {

@@ -226,7 +226,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank;
   mgopt_tensor *x = mgopt__k_operand(op, "x"), *y = mgopt__k_operand(op, "y");
-  int64_t oshape[MGOPT__K_MAX_RANK], n;
+  int64_t oshape[MGOPT_MAX_RANK], n;
   mgopt_dtype dt, odt;
   int lane, r;
   void *a, *b, *res, *od;
@@ -471,7 +471,7 @@ MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *c = mgopt__k_operand(op, "cond"), *a = mgopt__k_operand(op, "a"),
                *b = mgopt__k_operand(op, "b");
-  int64_t s1[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], n, i;
+  int64_t s1[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], n, i;
   int32_t r1, orank;
   size_t es;
   uint8_t *cb, *ab, *bb, *o;

@@ -19,7 +19,7 @@ static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
 /* A constant tensor is usable when its header is self-consistent. */
 static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
   int64_t nb;
-  if (t->rank < 0 || t->rank > MGOPT__K_MAX_RANK || (t->rank > 0 && !t->shape)) return 0;
+  if (t->rank < 0 || t->rank > MGOPT_MAX_RANK || (t->rank > 0 && !t->shape)) return 0;
   if (mgopt__k_numel(t->rank, t->shape) != t->numel) return 0;
   nb = mgopt_dtype_nbytes((mgopt_dtype)t->dtype, t->numel);
   return nb >= 0 && (uint64_t)nb == (uint64_t)t->nbytes && (t->data || t->nbytes == 0);

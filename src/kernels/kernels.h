@@ -9,8 +9,6 @@
 #define MGOPT__K_OK 1
 #define MGOPT__K_OOM (-1)
 
-/* Ranks above this are not folded: index arrays are fixed-size on the stack. */
-#define MGOPT__K_MAX_RANK 32
 /* Scratch buffers one kernel may hold at once. */
 #define MGOPT__K_MAX_SCRATCH 12
 
@@ -104,7 +102,7 @@ MGOPT__PRIVATE int mgopt__k_bcast_shape(int32_t ra, const int64_t *a, int32_t rb
 MGOPT__PRIVATE int64_t mgopt__k_numel(int32_t rank, const int64_t *shape);
 /* Row-major strides (in elements) of a shape. */
 MGOPT__PRIVATE void mgopt__k_strides(int32_t rank, const int64_t *shape, int64_t *strides);
-/* dst[out index] = src[base + sum(index[d] * stride[d])] over shape (rank <= 2*MAX_RANK).
+/* dst[out index] = src[base + sum(index[d] * stride[d])] over shape (rank <= 2 * MGOPT_MAX_RANK).
    Strides may be 0 (broadcast) or negative; they are in elements. */
 MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int32_t rank,
                                      const int64_t *shape, const int64_t *stride, int64_t base);

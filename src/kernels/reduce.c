@@ -15,7 +15,7 @@ static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, i
   const int64_t *ax;
   int64_t n = mgopt__k_ints(k, "axes", &ax);
   int32_t i, a;
-  memset(red, 0, MGOPT__K_MAX_RANK);
+  memset(red, 0, MGOPT_MAX_RANK);
   if (n == -2) return 0;
   if (n < 0) {
     for (i = 0; i < x->rank; i++) red[i] = 1;
@@ -64,9 +64,9 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank, rank, d;
   mgopt_tensor *x = mgopt__k_operand(op, "x");
-  uint8_t red[MGOPT__K_MAX_RANK];
-  int64_t oshape[MGOPT__K_MAX_RANK], shape[MGOPT__K_MAX_RANK], ost[MGOPT__K_MAX_RANK],
-      idx[MGOPT__K_MAX_RANK], full[MGOPT__K_MAX_RANK], on, xn, count = 1;
+  uint8_t red[MGOPT_MAX_RANK];
+  int64_t oshape[MGOPT_MAX_RANK], shape[MGOPT_MAX_RANK], ost[MGOPT_MAX_RANK],
+      idx[MGOPT_MAX_RANK], full[MGOPT_MAX_RANK], on, xn, count = 1;
   mgopt_dtype dt;
   int lane, r, keep;
   void *in, *acc, *od;
@@ -225,9 +225,9 @@ MGOPT__KR_GEMM(mgopt__kr_gemm_f64, double)
    (or [..., K, M] when tx), y is [..., K, N] (or [..., N, K] when ty). */
 static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int tx, int ty, int lane,
                          void *res, int32_t *orank_out, int64_t *oshape_out) {
-  int64_t xs[MGOPT__K_MAX_RANK], ys[MGOPT__K_MAX_RANK], bshape[MGOPT__K_MAX_RANK],
-      xst[MGOPT__K_MAX_RANK], yst[MGOPT__K_MAX_RANK], bx[MGOPT__K_MAX_RANK], by[MGOPT__K_MAX_RANK],
-      idx[MGOPT__K_MAX_RANK], M, K, N, K2, nb = 1, b, xo = 0, yo = 0;
+  int64_t xs[MGOPT_MAX_RANK], ys[MGOPT_MAX_RANK], bshape[MGOPT_MAX_RANK],
+      xst[MGOPT_MAX_RANK], yst[MGOPT_MAX_RANK], bx[MGOPT_MAX_RANK], by[MGOPT_MAX_RANK],
+      idx[MGOPT_MAX_RANK], M, K, N, K2, nb = 1, b, xo = 0, yo = 0;
   int32_t xr = x->rank, yr = y->rank, br, d, orank = 0;
   size_t es = mgopt__k_lane_size(lane);
   void *xa, *ya, *prod;
@@ -290,12 +290,12 @@ static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int t
 
 MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x"), *y = mgopt__k_operand(k->op, "y");
-  int64_t oshape[MGOPT__K_MAX_RANK + 2], n;
+  int64_t oshape[MGOPT_MAX_RANK + 2], n;
   int32_t orank;
   int tx, ty, lane, r;
   mgopt_dtype dt;
   void *res, *od;
-  if (!x || !y || x->dtype != y->dtype || x->rank > MGOPT__K_MAX_RANK || y->rank > MGOPT__K_MAX_RANK)
+  if (!x || !y || x->dtype != y->dtype || x->rank > MGOPT_MAX_RANK || y->rank > MGOPT_MAX_RANK)
     return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
@@ -322,12 +322,12 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(op, "x"), *w = mgopt__k_operand(op, "weight"),
                *bias = mgopt__k_operand(op, "bias");
-  int64_t oshape[MGOPT__K_MAX_RANK + 2], n, i, N;
+  int64_t oshape[MGOPT_MAX_RANK + 2], n, i, N;
   int32_t orank;
   int lane, r;
   mgopt_dtype dt;
   void *res, *bv = NULL, *od;
-  if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (mgopt_op_operand(op, "bias") && !bias) return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);

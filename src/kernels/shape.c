@@ -36,11 +36,11 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
 MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK], known = 1;
+  int64_t n, shape[MGOPT_MAX_RANK], known = 1;
   int32_t i, neg = -1;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "shape", &v);
-  if (n < 0 || n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (n < 0 || n > MGOPT_MAX_RANK) return MGOPT__K_NO;
   for (i = 0; i < (int32_t)n; i++) {
     int64_t s = v[i];
     if (s == -1) {
@@ -68,12 +68,12 @@ MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK];
-  uint8_t mark[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK];
+  uint8_t mark[MGOPT_MAX_RANK];
   int32_t i, j, orank, a;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "axes", &v);
-  if (n < 0 || x->rank + n > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if (n < 0 || x->rank + n > MGOPT_MAX_RANK) return MGOPT__K_NO;
   orank = x->rank + (int32_t)n;
   memset(mark, 0, sizeof mark);
   for (i = 0; i < (int32_t)n; i++) {
@@ -87,8 +87,8 @@ MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK];
-  uint8_t mark[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK];
+  uint8_t mark[MGOPT_MAX_RANK];
   int32_t i, orank = 0, a;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "axes", &v);
@@ -111,8 +111,8 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *v;
-  int64_t n, shape[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK];
-  uint8_t seen[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK];
+  uint8_t seen[MGOPT_MAX_RANK];
   int32_t i, a;
   size_t es;
   const void *src;
@@ -181,7 +181,7 @@ static int mgopt__ks_join(mgopt__kctx *k, mgopt_tensor **vals, int32_t nv, int64
 MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k) {
   mgopt_tensor **v;
   int32_t nv, rank, axis, i, d;
-  int64_t shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, *chunk;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, inner = 1, *chunk;
   int interleave;
   void *od;
   int r = mgopt__ks_values(k, &v, &nv);
@@ -214,12 +214,12 @@ MGOPT__PRIVATE int mgopt__ks_concat(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k) {
   mgopt_tensor **v;
   int32_t nv, rank, axis, i, d;
-  int64_t shape[MGOPT__K_MAX_RANK], outer = 1, *chunk;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, *chunk;
   void *od;
   int r = mgopt__ks_values(k, &v, &nv);
   if (r != MGOPT__K_OK) return r;
   rank = v[0]->rank;
-  if (rank + 1 > MGOPT__K_MAX_RANK || !mgopt__k_has_param(k->op, "axis") ||
+  if (rank + 1 > MGOPT_MAX_RANK || !mgopt__k_has_param(k->op, "axis") ||
       !mgopt__k_axis(mgopt_op_get_int(k->op, "axis", 0), rank + 1, &axis))
     return MGOPT__K_NO;
   for (i = 0; i < nv; i++)
@@ -240,7 +240,7 @@ MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(op, "x");
   const int64_t *sz;
-  int64_t ns, *sizes, shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
+  int64_t ns, *sizes, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
   int32_t axis, i, d, nouts = op->nouts;
   size_t es;
   const uint8_t *src;
@@ -360,8 +360,8 @@ static int mgopt__ks_mask(const int64_t *m, int64_t n, int32_t i) { return n > 0
 MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *b, *e, *s = NULL, *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK],
-      ist[MGOPT__K_MAX_RANK], oshape[MGOPT__K_MAX_RANK], base = 0;
+  int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK],
+      ist[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], base = 0;
   int32_t d, orank = 0;
   if (!x) return MGOPT__K_NO;
   nb = mgopt__k_ints(k, "begin", &b);
@@ -402,7 +402,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *b, *sz;
-  int64_t nb, ns, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], base = 0;
+  int64_t nb, ns, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], base = 0;
   int32_t d;
   if (!x) return MGOPT__K_NO;
   nb = mgopt__k_ints(k, "begin", &b);
@@ -427,7 +427,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(op, "x"), *ind = mgopt__k_operand(op, "indices");
-  int64_t shape[MGOPT__K_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
+  int64_t shape[MGOPT_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
   int32_t axis, d, orank = 0;
   size_t es;
   const uint8_t *src;
@@ -441,7 +441,7 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   bd = mgopt_op_get_int(op, "batch_dims", 0);
   if (bd < 0) bd += ind->rank;
   if (bd < 0 || bd > ind->rank || bd > axis) return MGOPT__K_NO;
-  if ((int64_t)x->rank - 1 + ind->rank - bd > MGOPT__K_MAX_RANK) return MGOPT__K_NO;
+  if ((int64_t)x->rank - 1 + ind->rank - bd > MGOPT_MAX_RANK) return MGOPT__K_NO;
   for (d = 0; d < (int32_t)bd; d++) {
     if (x->shape[d] != ind->shape[d]) return MGOPT__K_NO;
     B *= x->shape[d];
@@ -486,8 +486,8 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
 MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *reps;
-  int64_t n, shape[MGOPT__K_MAX_RANK], s2[2 * MGOPT__K_MAX_RANK], st2[2 * MGOPT__K_MAX_RANK],
-      ist[MGOPT__K_MAX_RANK];
+  int64_t n, shape[MGOPT_MAX_RANK], s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK],
+      ist[MGOPT_MAX_RANK];
   int32_t d;
   if (!x) return MGOPT__K_NO;
   n = mgopt__k_ints(k, "reps", &reps);
@@ -527,8 +527,8 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k->op, "x");
   const int64_t *pad;
   const char *mode;
-  int64_t np, shape[MGOPT__K_MAX_RANK], ist[MGOPT__K_MAX_RANK], idx[MGOPT__K_MAX_RANK], total = 0,
-      *maps, *map[MGOPT__K_MAX_RANK], n, done, j;
+  int64_t np, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], total = 0,
+      *maps, *map[MGOPT_MAX_RANK], n, done, j;
   int32_t d, first, rank, m;
   uint8_t cval[16];
   size_t es;
@@ -642,13 +642,13 @@ MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *ind = mgopt__k_operand(op, "indices");
   mgopt_dtype dt, offdt;
-  int64_t depth, shape[MGOPT__K_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
+  int64_t depth, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
   int32_t axis, d, j;
   uint8_t on[16], off[16], *dst;
   size_t es;
   void *od;
   int r;
-  if (!ind || ind->rank + 1 > MGOPT__K_MAX_RANK || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64 ||
+  if (!ind || ind->rank + 1 > MGOPT_MAX_RANK || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64 ||
       !mgopt__k_has_param(op, "one_hot_vector_size"))
     return MGOPT__K_NO;
   depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);

@@ -16,7 +16,6 @@
    (opaque_types.c). ops.c lists the families and keeps the lookups. */
 
 #define MGOPT__IMP_MAX_DEPTH 64
-#define MGOPT__IMP_MAX_RANK 32 /* types of opaque ops: higher ranks stay unknown */
 
 /* ---------------------------------------------------------------- scoped name map (scope.c) */
 

@@ -24,7 +24,9 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type
   if (ot->tensor_type->shape) {
     const mgopt_onnx_shape *sh = ot->tensor_type->shape;
     int64_t i;
-    if (sh->ndims > 4096) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims", (long long)sh->ndims);
+    if (sh->ndims > MGOPT_MAX_RANK)
+      return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "a type has %lld dims, above %d", (long long)sh->ndims,
+                             MGOPT_MAX_RANK);
     if (mgopt_type_make(I->p, &t, (mgopt_dtype)t.dtype, (int32_t)sh->ndims, NULL)) return MGOPT_ERR_NOMEM;
     for (i = 0; i < sh->ndims; i++) {
       const mgopt_onnx_dim *od = &sh->dims[i];
@@ -85,8 +87,8 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_t
                     (int)(ot->name.len > 80 ? 80 : ot->name.len), ot->name.ptr ? ot->name.ptr : "", (int)ot->data_type);
     return NULL;
   }
-  if (ot->ndims > 4096 || ot->numel < 0) {
-    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims", (long long)ot->ndims);
+  if (ot->ndims > MGOPT_MAX_RANK || ot->numel < 0) {
+    mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "tensor with %lld dims, above %d", (long long)ot->ndims, MGOPT_MAX_RANK);
     return NULL;
   }
   if (ot->data_location == MGOPT_ONNX_LOC_EXTERNAL) {

@@ -24,14 +24,14 @@ static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const m
     const char *names[2] = {"x", "y"}, *flags[2] = {"transpose_x", "transpose_y"};
     for (j = 0; j < 2; j++) {
       mgopt_value *xv = mgopt_op_operand(op, names[j]);
-      int64_t perm[64], r, q;
+      int64_t perm[MGOPT_MAX_RANK], r, q;
       const char *out;
       mgopt_onnx_node *t;
       if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
       ins[j] = mgopt__exp_vname(xv);
       if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
       r = xv->type.rank;
-      if (r < 2 || r > 64) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
+      if (r < 2 || r > MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
       for (q = 0; q < r; q++) perm[q] = q;
       perm[r - 2] = r - 1;
       perm[r - 1] = r - 2;
@@ -190,9 +190,9 @@ static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_
   } else if (strcmp(pt, "same_lower") == 0) {
     if (!mgopt__exp_astr(E, n, "auto_pad", "SAME_LOWER")) return mgopt__exp_nomem(E);
   } else if (strcmp(pt, "custom") == 0) {
-    int64_t i, m, pads[64];
+    int64_t i, m, pads[2 * MGOPT_MAX_RANK];
     k = mgopt_op_get_ints(E->p, op, "pad", &v);
-    if (k < 0 || k % 2 || k > 64) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
+    if (k < 0 || k % 2 || k > 2 * MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
     m = k / 2;
     for (i = 0; i < m; i++) {
       pads[i] = v[2 * i];
@@ -311,10 +311,10 @@ static mgopt_status mgopt__exp_pool(mgopt__exp *E, const mgopt_op *op, const mgo
 static int mgopt__imp_global_avgpool(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   int r = mgopt__imp_rank(x);
-  int64_t axes[64], i;
+  int64_t axes[MGOPT_MAX_RANK], i;
   mgopt_op *op;
   MGOPT__UNUSED(m);
-  if (!mgopt__imp_is_float(x) || r < 3 || r > 64) return 0;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > MGOPT_MAX_RANK) return 0;
   for (i = 2; i < r; i++) axes[i - 2] = i;
   op = mgopt__imp_op(I, "reduce_mean", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||

@@ -369,13 +369,14 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
   mgopt_value *sv = mgopt_op_operand(op, "stride");
   mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
   const int64_t *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nbm, nem, nsm, r, st[64], en[64], ax[64], stp[64], j, cnt = 0;
+  int64_t nbm, nem, nsm, r, j, cnt = 0;
+  int64_t st[MGOPT_MAX_RANK], en[MGOPT_MAX_RANK], ax[MGOPT_MAX_RANK], stp[MGOPT_MAX_RANK];
   const char *ins[5];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
   r = tb->numel;
-  if (r > 64 || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
+  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
   nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
   nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
   nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
@@ -496,11 +497,11 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
   mgopt_value *x = mgopt_op_operand(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
-  int64_t r = x ? x->type.rank : -1, pads[128], k, j;
+  int64_t r = x ? x->type.rank : -1, pads[2 * MGOPT_MAX_RANK], k, j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!tp || r < 1 || r > 64 || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
+  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
   k = tp->numel / 2;
   for (j = 0; j < 2 * r; j++) pads[j] = 0;
   for (j = 0; j < k; j++) {

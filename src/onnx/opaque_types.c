@@ -12,7 +12,7 @@
 typedef struct mgopt__imp_ty {
   mgopt_dtype dt;
   int32_t rank; /* -1 unknown */
-  mgopt_dim dims[MGOPT__IMP_MAX_RANK];
+  mgopt_dim dims[MGOPT_MAX_RANK];
 } mgopt__imp_ty;
 
 /* The tensor type of input k, or NULL. */
@@ -24,8 +24,8 @@ static const mgopt_type *mgopt__imp_tin(mgopt__imp *I, int64_t k) {
 static void mgopt__imp_ty_unknown(mgopt__imp_ty *t, mgopt_dtype dt, int32_t rank) {
   int32_t i;
   t->dt = dt;
-  t->rank = rank >= 0 && rank <= MGOPT__IMP_MAX_RANK ? rank : -1;
-  for (i = 0; i < MGOPT__IMP_MAX_RANK; i++) t->dims[i] = mgopt_dim_unknown();
+  t->rank = rank >= 0 && rank <= MGOPT_MAX_RANK ? rank : -1;
+  for (i = 0; i < MGOPT_MAX_RANK; i++) t->dims[i] = mgopt_dim_unknown();
 }
 
 /* dtype and shape of x (rank -1 when x is unknown or too high). */
@@ -84,7 +84,7 @@ static void mgopt__imp_ty_bcast(mgopt__imp *I, mgopt__imp_ty *t, int64_t from, i
 
 /* The length of a 1-d shape-like input whose length is static, else -1. */
 static int32_t mgopt__imp_ty_len(const mgopt_type *x) {
-  if (!x || x->rank != 1 || !mgopt_dim_is_static(x->dims[0]) || x->dims[0].v > MGOPT__IMP_MAX_RANK) return -1;
+  if (!x || x->rank != 1 || !mgopt_dim_is_static(x->dims[0]) || x->dims[0].v > MGOPT_MAX_RANK) return -1;
   return (int32_t)x->dims[0].v;
 }
 
@@ -299,7 +299,7 @@ static mgopt_status mgopt__oty_constant_of_shape(mgopt__imp *I, mgopt_op *op, co
   mgopt__imp_ty t;
   int32_t i;
   MGOPT__UNUSED(r);
-  if (len > MGOPT__IMP_MAX_RANK) return MGOPT_OK;
+  if (len > MGOPT_MAX_RANK) return MGOPT_OK;
   mgopt__imp_ty_unknown(&t, dt, len >= 0 ? (int32_t)len : mgopt__imp_ty_len(mgopt__imp_tin(I, 0)));
   for (i = 0; len >= 0 && i < t.rank; i++)
     if (v[i] >= 0) t.dims[i] = mgopt_dim_static(v[i]);
@@ -367,7 +367,7 @@ static mgopt_status mgopt__oty_unsqueeze(mgopt__imp *I, mgopt_op *op, const mgop
 
 /* x without the axes drop[] marks (those dims are 1 at run time, or reduced away). */
 static mgopt_status mgopt__oty_drop_axes(mgopt__imp *I, mgopt_op *op, const mgopt_type *x, const int64_t *ax, int64_t na) {
-  uint8_t drop[MGOPT__IMP_MAX_RANK];
+  uint8_t drop[MGOPT_MAX_RANK];
   mgopt__imp_ty t;
   int32_t i, j = 0;
   memset(drop, 0, sizeof drop);
@@ -387,7 +387,7 @@ static mgopt_status mgopt__oty_squeeze(mgopt__imp *I, mgopt_op *op, const mgopt_
   const mgopt_type *x = mgopt__imp_tin(I, 0);
   int64_t *ax = NULL, na = r->arg ? mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &ax) : -1;
   if (!r->arg) na = mgopt__imp_aints(I->node, "axes", (const int64_t **)&ax);
-  if (!x || x->rank < 0 || x->rank > MGOPT__IMP_MAX_RANK || na < 1) return MGOPT_OK;
+  if (!x || x->rank < 0 || x->rank > MGOPT_MAX_RANK || na < 1) return MGOPT_OK;
   return mgopt__oty_drop_axes(I, op, x, ax, na);
 }
 
@@ -431,7 +431,7 @@ static mgopt_status mgopt__oty_reduce(mgopt__imp *I, mgopt_op *op, const mgopt__
   if (!x || x->rank < 0) return MGOPT_OK;
   if (mgopt__imp_aint(n, "keepdims", 1) != 0) {
     mgopt__imp_ty_unknown(&t, arg ? MGOPT_DT_INT64 : (mgopt_dtype)x->dtype, x->rank);
-  } else if (!arg && x->rank <= MGOPT__IMP_MAX_RANK) {
+  } else if (!arg && x->rank <= MGOPT_MAX_RANK) {
     /* keepdims 0 with the axes known (an attribute, or a constant input
        since ReduceSum 13 / the rest 18): x without them */
     const int64_t *ca = NULL;

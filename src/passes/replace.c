@@ -1,6 +1,5 @@
 /* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 #include "../passes_internal.h"
-#include "../kernels/kernels.h" /* MGOPT__K_MAX_RANK: the ranks a folded replacement may have */
 
 /* ---------------------------------------------------------------- replacing a value */
 
@@ -132,10 +131,10 @@ MGOPT__PRIVATE int mgopt__pu_replace_fits(mgopt_program *p, mgopt_value *from, c
 
 MGOPT__PRIVATE int mgopt__pu_replace_static_fits(mgopt_program *p, mgopt_value *from, mgopt_dtype dt, int32_t rank,
                                                 const int64_t *shape) {
-  mgopt_dim dims[MGOPT__K_MAX_RANK];
+  mgopt_dim dims[MGOPT_MAX_RANK];
   mgopt_type t;
   int32_t k;
-  if (rank < 0 || rank > MGOPT__K_MAX_RANK) return 0;
+  if (rank < 0 || rank > MGOPT_MAX_RANK) return 0;
   memset(&t, 0, sizeof t);
   t.kind = MGOPT_TYPE_TENSOR;
   t.dtype = (uint8_t)dt;

@@ -1,6 +1,6 @@
 /* src/passes/shapes.c — shapes and broadcasting, axes, and the layout of constant data. */
 #include "../passes_internal.h"
-#include "../kernels/kernels.h" /* MGOPT__K_MAX_RANK, mgopt__k_strided: transposing constant data */
+#include "../kernels/kernels.h" /* mgopt__k_strided: transposing constant data */
 
 /* ---------------------------------------------------------------- shapes and broadcasting */
 
@@ -40,7 +40,7 @@ MGOPT__PRIVATE int64_t mgopt__pu_norm_axis(int64_t axis, int64_t rank) {
 MGOPT__PRIVATE int mgopt__pu_broadcast(const int64_t *a, int32_t ra, const int64_t *b, int32_t rb, int64_t *out,
                                        int32_t *rout) {
   int32_t r = ra > rb ? ra : rb, i;
-  if (r > MGOPT__PU_MAX_RANK) return 0;
+  if (r > MGOPT_MAX_RANK) return 0;
   for (i = 0; i < r; i++) {
     int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
     int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
@@ -81,12 +81,12 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int6
 
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm) {
-  int64_t shape[MGOPT__K_MAX_RANK], stride[MGOPT__K_MAX_RANK], st[MGOPT__K_MAX_RANK], acc = 1;
+  int64_t shape[MGOPT_MAX_RANK], stride[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK], acc = 1;
   int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   int32_t i;
   mgopt_tensor *nt;
   const void *src;
-  if (rank < 0 || rank > MGOPT__K_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
+  if (rank < 0 || rank > MGOPT_MAX_RANK || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8)
     return NULL;
   for (i = rank - 1; i >= 0; i--) {
     st[i] = acc;

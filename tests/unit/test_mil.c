@@ -1211,14 +1211,74 @@ static void test_depth_limits(void) {
   if (mgopt_mil_parse(src, n, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_TYPE);
-  /* rank above the nesting limit is refused for literals */
+  /* a rank above MGOPT_MAX_RANK is refused in the type */
   n = (size_t)sprintf(src, "main() {\n  %%c: (");
   for (i = 0; i < 70; i++) n += (size_t)sprintf(src + n, "1, ");
   n += (size_t)sprintf(src + n, "fp32)* = const(val=1)\n} -> ()\n");
   if (mgopt_mil_parse(src, n, NULL, &p, &d) != MGOPT_OK) p = NULL;
   CHECK(p == NULL);
   CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
+  CHECK_EQ_INT(d.col, 7);
+  /* a literal's rank above the nesting limit is refused */
+  n = (size_t)sprintf(src, "main() {\n  %%c: (1, 1, 1, 1, 1, fp32)* = const(val=[[[[[1]]]]])\n} -> ()\n");
+  memset(&o, 0, sizeof o);
+  o.max_depth = 4;
+  if (mgopt_mil_parse(src, n, &o, &p, &d) != MGOPT_OK) p = NULL;
+  CHECK(p == NULL);
+  CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
+  CHECK(strstr(d.msg, "nesting limit") != NULL);
+  o.max_depth = 5;
+  if (mgopt_mil_parse(src, n, &o, &p, &d) != MGOPT_OK) p = NULL;
+  CHECK(p != NULL);
+  mgopt_program_destroy(p);
   free(src);
+}
+
+/* A type of rank n: "(1, 1, ..., fp32)". */
+static void rank_type(char *out, int n) {
+  int i;
+  out += sprintf(out, "(");
+  for (i = 0; i < n; i++) out += sprintf(out, "1, ");
+  sprintf(out, "fp32)");
+}
+
+static void test_rank_limit(void) {
+  char src[1024], t32[256], t33[256];
+  mgopt_diag d;
+  mgopt_program *p;
+  mgopt_op *op;
+  rank_type(t32, MGOPT_MAX_RANK);
+  rank_type(t33, MGOPT_MAX_RANK + 1);
+  /* rank MGOPT_MAX_RANK is read, inferred and verified */
+  sprintf(src, "main(%%x: %s) {\n  %%y: %s = relu(x=%%x)\n} -> (%%y)\n", t32, t32);
+  p = parse_str(src, &d);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_OK);
+  CHECK_EQ_INT(mgopt_program_function(p, "main")->body->first->outs[0]->type.rank, MGOPT_MAX_RANK);
+  /* type inference refuses an output rank above the limit */
+  op = mgopt_program_function(p, "main")->body->first;
+  CHECK_EQ_INT(mgopt_op_infer(p, op, &d), MGOPT_OK);
+  mgopt_program_destroy(p);
+  sprintf(src, "main(%%x: %s) {\n  %%y: (*, fp32) = expand_dims(x=%%x, axes=[0])\n} -> (%%y)\n", t32);
+  p = parse_str(src, &d);
+  REQUIRE(p != NULL);
+  op = mgopt_program_function(p, "main")->body->first;
+  CHECK_EQ_INT(mgopt_op_infer(p, op, &d), MGOPT_ERR_TYPE);
+  CHECK_EQ_INT(op->outs[0]->type.rank, -1);
+  mgopt_program_destroy(p);
+  /* one more dim is refused where the type starts: an op's output, then an input */
+  sprintf(src, "main(%%x: (1, fp32)) {\n  %%y: %s = relu(x=%%x)\n} -> (%%y)\n", t33);
+  p = parse_str(src, &d);
+  CHECK(p == NULL);
+  CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
+  CHECK_EQ_INT(d.line, 2);
+  CHECK_EQ_INT(d.col, 7);
+  sprintf(src, "main(%%a: (1, fp32),\n     %%x: %s) {\n} -> (%%x)\n", t33);
+  p = parse_str(src, &d);
+  CHECK(p == NULL);
+  CHECK_EQ_INT(d.status, MGOPT_ERR_LIMIT);
+  CHECK_EQ_INT(d.line, 2);
+  CHECK_EQ_INT(d.col, 10);
 }
 
 static void test_element_limits(void) {
@@ -1488,6 +1548,7 @@ static const test_case tests[] = {
     TEST(test_nul_bytes_and_garbage),
     TEST(test_truncation_every_prefix),
     TEST(test_depth_limits),
+    TEST(test_rank_limit),
     TEST(test_element_limits),
     TEST(test_elide),
     TEST(test_allocator_balance_and_oom),

@@ -235,6 +235,42 @@ static void test_error_deep_keeps_innermost(void) {
   mgopt_program_destroy(p);
 }
 
+/* A graph input declared with rank MGOPT_MAX_RANK is imported; one more dim
+   is refused as over a limit. */
+static void test_declared_rank_limit(void) {
+  int extra;
+  for (extra = 0; extra < 2; extra++) {
+    mgopt_program *p = mgopt_program_create(NULL);
+    mgopt_onnx_node *node;
+    mgopt_onnx_graph *g;
+    mgopt_onnx_type *ty;
+    mgopt_onnx_shape *sh;
+    mgopt_diag d;
+    int64_t i, n = MGOPT_MAX_RANK + extra;
+    REQUIRE(p != NULL);
+    node = (mgopt_onnx_node *)mgopt_program_alloc(p, sizeof(mgopt_onnx_node), 8);
+    make_node(p, node, "r", "Relu", "x", "y");
+    g = make_graph(p, "g", node, 1, "y", 1);
+    ty = (mgopt_onnx_type *)mgopt_program_alloc(p, sizeof *ty, 8);
+    ty->tensor_type = (mgopt_onnx_tensor_type *)mgopt_program_alloc(p, sizeof *ty->tensor_type, 8);
+    sh = (mgopt_onnx_shape *)mgopt_program_alloc(p, sizeof *sh, 8);
+    sh->dims = (mgopt_onnx_dim *)mgopt_program_alloc(p, (size_t)n * sizeof *sh->dims, 8);
+    for (i = 0; i < n; i++) {
+      sh->dims[i].has = MGOPT_ONNX_DIM_HAS_VALUE;
+      sh->dims[i].value = 1;
+    }
+    sh->ndims = n;
+    ty->tensor_type->elem_type = MGOPT_ONNX_DT_FLOAT;
+    ty->tensor_type->shape = sh;
+    g->inputs[0].type = ty;
+    memset(&d, 0, sizeof d);
+    CHECK_EQ_INT(mgopt_onnx_import(make_model(p, g), &d), extra ? MGOPT_ERR_LIMIT : MGOPT_OK);
+    if (!extra)
+      CHECK_EQ_INT(mgopt_program_function(p, "main")->body->first->outs[0]->type.rank, MGOPT_MAX_RANK);
+    mgopt_program_destroy(p);
+  }
+}
+
 static const test_case tests[] = {
     TEST(test_map_rows),
     TEST(test_one_writer_per_kind),
@@ -243,5 +279,6 @@ static const test_case tests[] = {
     TEST(test_error_names_graph_and_node),
     TEST(test_error_in_subgraph_names_both),
     TEST(test_error_deep_keeps_innermost),
+    TEST(test_declared_rank_limit),
 };
 TEST_MAIN(tests)

@@ -2,9 +2,6 @@
    parameters, dim arithmetic, output types and broadcasting. */
 #include "infer.h"
 
-/* A larger rank is not trusted: an operand's type reads as rank unknown, an output fails. */
-#define MGOPT__TI_MAX_RANK 65536
-
 MGOPT__PRIVATE mgopt_status mgopt__ti_fail(mgopt_diag *d, const mgopt_op *op, const char *fmt, ...) {
   char buf[MGOPT_DIAG_MSG_MAX];
   va_list ap;
@@ -23,9 +20,10 @@ MGOPT__PRIVATE mgopt_status mgopt__ti_nomem(mgopt_diag *d) {
 
 MGOPT__PRIVATE int mgopt__ti_st(mgopt_dim x) { return x.sym == NULL && x.v >= 0; }
 
+/* An operand type above MGOPT_MAX_RANK (or malformed) reads as rank unknown. */
 MGOPT__PRIVATE mgopt_type mgopt__ti_view(const mgopt_type *t) {
   mgopt_type v = *t;
-  if (v.rank < -1 || (v.rank > 0 && !v.dims) || v.rank > MGOPT__TI_MAX_RANK) {
+  if (v.rank < -1 || (v.rank > 0 && !v.dims) || v.rank > MGOPT_MAX_RANK) {
     v.rank = -1;
     v.dims = NULL;
   }
@@ -51,7 +49,8 @@ MGOPT__PRIVATE mgopt_status mgopt__ti_in(const mgopt_op *op, const char *slot, m
 MGOPT__PRIVATE mgopt_status mgopt__ti_out(mgopt_program *p, const mgopt_op *op, mgopt_type *out, int dt,
                                           int64_t rank, mgopt_diag *d) {
   if (rank < -1) rank = -1;
-  if (rank > MGOPT__TI_MAX_RANK) return mgopt__ti_fail(d, op, "output rank %lld is too large", (long long)rank);
+  if (rank > MGOPT_MAX_RANK)
+    return mgopt__ti_fail(d, op, "output rank %lld is above %d", (long long)rank, MGOPT_MAX_RANK);
   if (mgopt_type_make(p, out, (mgopt_dtype)dt, (int32_t)rank, NULL)) return mgopt__ti_nomem(d);
   return MGOPT_OK;
 }

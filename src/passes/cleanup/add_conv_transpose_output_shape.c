@@ -23,10 +23,10 @@
 #include "../../passes_internal.h"
 
 static int mgopt__acts_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
-  int64_t shape[MGOPT__PU_MAX_RANK];
+  int64_t shape[MGOPT_MAX_RANK];
   MGOPT__UNUSED(ud);
   if (op->nouts != 1 || mgopt_op_attr(op, "output_shape") || mgopt_op_slot_index(op, "output_shape") >= 0) return 0;
-  if (!mgopt__pu_static_shape(&op->outs[0]->type, shape, MGOPT__PU_MAX_RANK)) return 0;
+  if (!mgopt__pu_static_shape(&op->outs[0]->type, shape, MGOPT_MAX_RANK)) return 0;
   if (mgopt_op_set_ints(op, "output_shape", shape, op->outs[0]->type.rank)) return 0;
   mgopt_rw_modified(rw, op);
   return 1;

@@ -43,7 +43,6 @@
    Cost: worklist patterns; each step copies the quantized data once for a
    transpose and never for the others. */
 #include "../../passes_internal.h"
-#include "../../kernels/kernels.h" /* MGOPT__K_MAX_RANK: the ranks its folded data may have */
 
 /* 1 if every operand of u other than x is a constant: the layout op's
    parameters (shape, perm, axes) must be known, not only its output type. */
@@ -61,12 +60,12 @@ static int mgopt__mad_params_const(const mgopt_op *u) {
 /* The transformed integer data for user u of the dequantize; NULL if it
    cannot be computed. *axis is remapped for a transpose. */
 static mgopt_tensor *mgopt__mad_data(mgopt_program *p, const mgopt_op *u, mgopt_tensor *t, int64_t *axis) {
-  int64_t shape[MGOPT__K_MAX_RANK], perm[MGOPT__K_MAX_RANK], n = 1, new_axis = *axis;
+  int64_t shape[MGOPT_MAX_RANK], perm[MGOPT_MAX_RANK], n = 1, new_axis = *axis;
   const mgopt_type *ot = &u->outs[0]->type;
   const int64_t *pv = NULL;
   int32_t r = ot->rank, i;
   /* the op's data has rank >= 1 (its axis must lie in [-rank, rank)) */
-  if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT__K_MAX_RANK)) return NULL;
+  if (r < 1 || !mgopt__pu_static_shape(ot, shape, MGOPT_MAX_RANK)) return NULL;
   for (i = 0; i < r; i++) n *= shape[i];
   if (n != t->numel) return NULL;
   /* same bytes, new shape: a view (mgopt__tensor_view keeps writers apart) */

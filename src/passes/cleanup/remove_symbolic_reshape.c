@@ -43,8 +43,6 @@ typedef struct mgopt__rsr {
   mgopt_diag *d;
 } mgopt__rsr;
 
-#define MGOPT__RSR_MAX_RANK 64
-
 static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt__rsr *st = (mgopt__rsr *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
@@ -52,8 +50,8 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_type *t;
   mgopt_dim *dims;
   mgopt_tensor *shape;
-  int64_t vals[MGOPT__RSR_MAX_RANK], in_vol = 1, out_vol = 1, solved = -1;
-  uint8_t used_in[MGOPT__RSR_MAX_RANK], used_out[MGOPT__RSR_MAX_RANK];
+  int64_t vals[MGOPT_MAX_RANK], in_vol = 1, out_vol = 1, solved = -1;
+  uint8_t used_in[MGOPT_MAX_RANK], used_out[MGOPT_MAX_RANK];
   const char *left = NULL, *solved_sym = NULL;
   int32_t i, j, r, nleft = 0, unresolved = 0, in_ok;
   mgopt_dtype dt = MGOPT_DT_INT32;
@@ -61,11 +59,11 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (st->err || !sv || !x || mgopt_value_const(sv) || op->nouts != 1) return 0;
   t = &op->outs[0]->type;
   r = t->rank;
-  if (t->kind != MGOPT_TYPE_TENSOR || r < 0 || r > MGOPT__RSR_MAX_RANK) return 0;
+  if (t->kind != MGOPT_TYPE_TENSOR || r < 0 || r > MGOPT_MAX_RANK) return 0;
   for (i = 0; i < r; i++)
     if (!t->dims[i].sym && t->dims[i].v < 0) return 0;
   /* volume: cancel the symbols x and the output share, then solve one left over */
-  in_ok = x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank >= 0 && x->type.rank <= MGOPT__RSR_MAX_RANK;
+  in_ok = x->type.kind == MGOPT_TYPE_TENSOR && x->type.rank >= 0 && x->type.rank <= MGOPT_MAX_RANK;
   memset(used_in, 0, sizeof used_in);
   memset(used_out, 0, sizeof used_out);
   for (i = 0; in_ok && i < x->type.rank; i++) {

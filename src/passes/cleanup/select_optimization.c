@@ -65,7 +65,7 @@ static int mgopt__selo_case2(mgopt_rewriter *rw, mgopt_op *op, const mgopt_tenso
                              mgopt_value *other, int negate) {
   mgopt_program *p = mgopt_rw_program(rw);
   const mgopt_tensor *a = mgopt_value_const(inf_side);
-  int64_t shape[MGOPT__PU_MAX_RANK] = {0};
+  int64_t shape[MGOPT_MAX_RANK] = {0};
   int32_t rank, i;
   int64_t k, n = 1;
   mgopt_tensor *m;

@@ -33,12 +33,12 @@ static mgopt_opt_def const mgopt__iip_opts[1] = {
 static mgopt_status mgopt__iip_one(mgopt_pass_ctx *ctx, mgopt_function *f, mgopt_value *x) {
   mgopt_program *p = ctx->program;
   int32_t r = x->type.rank, i;
-  int64_t perm[MGOPT__PU_MAX_RANK];
-  mgopt_dim dims[MGOPT__PU_MAX_RANK], c;
+  int64_t perm[MGOPT_MAX_RANK];
+  mgopt_dim dims[MGOPT_MAX_RANK], c;
   mgopt_op *t;
   mgopt_use *u, *next;
   char buf[320];
-  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 3 || r > MGOPT__PU_MAX_RANK)
+  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 3 || r > MGOPT_MAX_RANK)
     return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
                           "image_input_preprocess: input '%s' is not an image tensor of rank >= 3", x->name);
   for (i = 0; i < r; i++) {

@@ -37,14 +37,14 @@
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *r2;
   mgopt_value *a = mgopt_op_operand(r1, "x");
-  int64_t sa[MGOPT__PU_MAX_RANK], sb[MGOPT__PU_MAX_RANK];
+  int64_t sa[MGOPT_MAX_RANK], sb[MGOPT_MAX_RANK];
   int32_t n = 0, k;
   MGOPT__UNUSED(ud);
   if (!a || r1->nouts != 1) return 0;
-  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT__PU_MAX_RANK)) return 0;
+  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT_MAX_RANK)) return 0;
   r2 = mgopt__pu_elementwise_chain(r1->outs[0], MGOPT_OP_reshape, chain, &n);
   if (!r2) return 0;
-  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT__PU_MAX_RANK)) return 0;
+  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT_MAX_RANK)) return 0;
   if (r2->outs[0]->type.rank != a->type.rank) return 0;
   for (k = 0; k < a->type.rank; k++)
     if (sa[k] != sb[k]) return 0;

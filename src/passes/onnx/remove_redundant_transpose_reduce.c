@@ -30,15 +30,15 @@ static int mgopt__rtr_rewrite(mgopt_rewriter *rw, mgopt_op *red, void *ud) {
   mgopt_value *tv = mgopt_op_operand(red, "x"), *x;
   mgopt_op *t;
   const int64_t *perm, *axes = NULL;
-  int64_t n, na = -1, i, newax[MGOPT__PU_MAX_RANK], last = -1;
+  int64_t n, na = -1, i, newax[MGOPT_MAX_RANK], last = -1;
   int32_t nn = 0;
-  uint8_t red_ax[MGOPT__PU_MAX_RANK], in_ax[MGOPT__PU_MAX_RANK];
+  uint8_t red_ax[MGOPT_MAX_RANK], in_ax[MGOPT_MAX_RANK];
   int has_axes = mgopt_op_attr(red, "axes") != NULL || mgopt_op_slot_index(red, "axes") >= 0;
   MGOPT__UNUSED(ud);
   t = tv ? mgopt__pu_def_of(tv, MGOPT_OP_transpose) : NULL;
   if (!t || red->nouts != 1 || !(x = mgopt_op_operand(t, "x"))) return 0;
   n = mgopt_op_get_ints(p, t, "perm", &perm);
-  if (n <= 0 || n > MGOPT__PU_MAX_RANK) return 0;
+  if (n <= 0 || n > MGOPT_MAX_RANK) return 0;
   if (has_axes) {
     na = mgopt_op_get_ints(p, red, "axes", &axes);
     if (na < 0 || na > n) return 0;
