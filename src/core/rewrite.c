@@ -17,6 +17,8 @@
    at most once. Cost: O(ops + rewrites x neighbourhood). */
 
 #define MGOPT__OP_QUEUED (1u << 8)
+/* how many queued ops ahead of the popped one are prefetched */
+#define MGOPT__RW_AHEAD 8
 
 struct mgopt_rewriter {
   mgopt_program *p;
@@ -379,6 +381,10 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
       rw->q[rw->nq - 1] = t;
     }
     op = rw->q[--rw->nq];
+    /* the ops popped next, and the operand slots of nearer ones: their loads
+       overlap with the work on this one */
+    if (rw->nq >= MGOPT__RW_AHEAD) MGOPT__PREFETCH(rw->q[rw->nq - MGOPT__RW_AHEAD]);
+    if (rw->nq >= MGOPT__RW_AHEAD / 2) MGOPT__PREFETCH(rw->q[rw->nq - MGOPT__RW_AHEAD / 2]->slots);
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;
