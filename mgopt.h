@@ -1511,6 +1511,12 @@ MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_re
 #else
 #define MGOPT__MAYBE_UNUSED
 #endif
+/* A hint that p will be read soon; no effect where unsupported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MGOPT__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define MGOPT__PREFETCH(p) ((void)(p))
+#endif
 #ifndef MGOPT__PRIVATE
 #define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
 #endif
@@ -1730,6 +1736,17 @@ MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kin
 MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind);
 /* Ops linked into function f, nested blocks included: O(1). */
 MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f);
+/* Calls fn on each op of kind (-1: of every kind) linked into function f
+   (nested blocks included), in no set order, until fn returns nonzero.
+   Returns what fn returned last (0 when every call returned 0), or -1 when
+   the index is incomplete (walk the function instead). A scan of the lists'
+   arrays, not of the linked ops: the loads of different ops overlap, and
+   the op structs are prefetched ahead. fn must not change the IR. */
+MGOPT__PRIVATE int mgopt__index_any(mgopt_function *f, int32_t kind, int (*fn)(const mgopt_op *op, void *ud),
+                                    void *ud);
+/* 1 if some op linked into f is dead (mgopt__op_is_dead), 0 if none, -1 when
+   the index is incomplete. */
+MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f);
 /* Frees the lists of f's index (heap memory). */
 MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f);
 
@@ -3378,6 +3395,30 @@ MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t 
 
 MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f) {
   return MGOPT__FUNC_REC(f)->nops;
+}
+
+/* how many ops ahead mgopt__index_any prefetches */
+#define MGOPT__INDEX_AHEAD 16
+
+MGOPT__PRIVATE int mgopt__index_any(mgopt_function *f, int32_t kind, int (*fn)(const mgopt_op *op, void *ud),
+                                    void *ud) {
+  const mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  int32_t k, k0 = kind < 0 ? 0 : kind, k1 = kind < 0 ? MGOPT_OP__COUNT : kind + 1;
+  int64_t i;
+  if (fr->broken) return -1;
+  if (!fr->kinds) return 0;
+  for (k = k0; k < k1; k++) {
+    mgopt_op *const *ops = fr->kinds[k].ops;
+    int64_t n = fr->kinds[k].n;
+    for (i = 0; i < n; i++) {
+      int r;
+      if (i + MGOPT__INDEX_AHEAD < n && ops[i + MGOPT__INDEX_AHEAD]) MGOPT__PREFETCH(ops[i + MGOPT__INDEX_AHEAD]);
+      if (!ops[i]) continue;
+      r = fn(ops[i], ud);
+      if (r) return r;
+    }
+  }
+  return 0;
 }
 
 MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f) {
@@ -7869,7 +7910,9 @@ MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_
    in program order; when the run neither folds nor erases dead ops (nor
    shuffles) and no pattern takes any op, only the ops of the patterns' root
    kinds, from the op index, in the same order: the others would be popped
-   and left as they are. Popping an op: skip it if erased; erase it if it is pure
+   and left as they are. A run in which no op could do anything (no op of a
+   root kind, none dead when erasing, none with only constant operands when
+   folding: a scan of the index's arrays) queues nothing. Popping an op: skip it if erased; erase it if it is pure
    and its outputs are unused; fold it if every operand is constant and a
    kernel exists; else try the patterns registered for its type, highest
    benefit first (ties by name), and stop at the first that changes the IR.
@@ -7879,6 +7922,8 @@ MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_
    at most once. Cost: O(ops + rewrites x neighbourhood). */
 
 #define MGOPT__OP_QUEUED (1u << 8)
+/* how many queued ops ahead of the popped one are prefetched */
+#define MGOPT__RW_AHEAD 8
 
 struct mgopt_rewriter {
   mgopt_program *p;
@@ -8014,6 +8059,29 @@ MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
 }
 
+static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {
+  (void)ud;
+  return mgopt__op_is_dead(op);
+}
+
+MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f) {
+  return mgopt__index_any(f, -1, mgopt__index_dead_fn, NULL);
+}
+
+/* 0 when mgopt__rw_try_fold surely declines op, whatever the kernel: the
+   checks it makes before calling the kernel, on operand kinds only. */
+static int mgopt__rw_may_fold(const mgopt_op *op) {
+  int32_t s, k;
+  if (op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks || op->nouts == 0 || op->nouts > 16)
+    return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      if (!v || !v->def || v->def->kind != MGOPT_OP_const) return 0;
+    }
+  return 1;
+}
+
 /* 1 folded, 0 not, -1 OOM */
 static int mgopt__rw_try_fold(mgopt_rewriter *rw, mgopt_op *op) {
   const mgopt_rewrite_config *cfg = rw->cfg;
@@ -8143,10 +8211,53 @@ static int mgopt__rw_seed_roots(mgopt_rewriter *rw, mgopt_function *f) {
   return 1;
 }
 
+/* 1 if op may fold and has no operand (so no constant's use list shows it). */
+static int mgopt__rw_may_fold_bare_fn(const mgopt_op *op, void *ud) {
+  int32_t s;
+  (void)ud;
+  for (s = 0; s < op->nslots; s++)
+    if (op->slots[s].n) return 0;
+  return mgopt__rw_may_fold(op);
+}
+
+/* 1 if a user of const op c may fold. */
+static int mgopt__rw_const_user_may_fold_fn(const mgopt_op *c, void *ud) {
+  int32_t i;
+  const mgopt_use *u;
+  (void)ud;
+  for (i = 0; i < c->nouts; i++)
+    for (u = c->outs[i]->uses; u; u = u->next)
+      if (u->op && mgopt__rw_may_fold(u->op)) return 1;
+  return 0;
+}
+
+/* 1 when popping every op of f would change nothing: no pattern can start
+   anywhere, no op is dead (when erasing) and none may fold (when folding).
+   Nothing changes before the first change, so the run would end as it began.
+   An op with operands may fold only if they are all constants, so it is a
+   user of a const op: the users of const ops, and the ops without operands,
+   are all that folding needs looked at. 0 when unsure. */
+static int mgopt__rw_idle(mgopt_rewriter *rw, mgopt_function *f) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int32_t i;
+  if (cfg->shuffle_seed || rw->nany) return 0;
+  for (i = 0; i < MGOPT_OP__COUNT; i++)
+    if (rw->start[i] < rw->start[i + 1] && mgopt__index_kind_count(f, i) != 0) return 0;
+  if (!cfg->keep_dead && mgopt__index_has_dead(f) != 0) return 0;
+  if (cfg->fold) {
+    if (mgopt__index_any(f, MGOPT_OP_const, mgopt__rw_const_user_may_fold_fn, NULL) != 0) return 0;
+    for (i = 0; i < MGOPT_OP__COUNT; i++)
+      if (i != MGOPT_OP_const && i != MGOPT_OP_OPAQUE && mgopt__index_any(f, i, mgopt__rw_may_fold_bare_fn, NULL) != 0)
+        return 0;
+  }
+  return 1;
+}
+
 static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
   const mgopt_rewrite_config *cfg = rw->cfg;
   int64_t done = 0, cap = cfg->max_rewrites;
   mgopt_diag vd;
+  if (mgopt__rw_idle(rw, f)) return MGOPT_OK;
   if (!mgopt__rw_seed_roots(rw, f)) mgopt_block_walk(f->body, mgopt__rw_collect, rw);
   /* the queue is a stack: reverse it so ops pop in program order */
   {
@@ -8175,6 +8286,10 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
       rw->q[rw->nq - 1] = t;
     }
     op = rw->q[--rw->nq];
+    /* the ops popped next, and the operand slots of nearer ones: their loads
+       overlap with the work on this one */
+    if (rw->nq >= MGOPT__RW_AHEAD) MGOPT__PREFETCH(rw->q[rw->nq - MGOPT__RW_AHEAD]);
+    if (rw->nq >= MGOPT__RW_AHEAD / 2) MGOPT__PREFETCH(rw->q[rw->nq - MGOPT__RW_AHEAD / 2]->slots);
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;

@@ -3901,7 +3901,8 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
    pure (registered ops with the pure trait, and opaque ops: model graphs
    have no side effects), in every block, nested blocks included (a nested
    block's outputs keep what feeds them alive). Ops without outputs are kept.
-   Cost: one backward sweep per block, O(ops): erasing an op drops its
+   Cost: a scan of the op index for a dead op (the arrays of op pointers, no
+   list walk), then, if one is found, one backward sweep per block, O(ops): erasing an op drops its
    operand uses, so producers earlier in the block are seen dead in the
    same sweep. */
 
@@ -3923,8 +3924,12 @@ static int64_t mgopt__dce_block(mgopt_block *b) {
 
 static mgopt_status mgopt__dce_run(mgopt_pass_ctx *ctx) {
   int32_t i;
-  for (i = 0; i < mgopt_program_function_count(ctx->program); i++)
-    ctx->rewrites += mgopt__dce_block(mgopt_program_function_at(ctx->program, i)->body);
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++) {
+    mgopt_function *f = mgopt_program_function_at(ctx->program, i);
+    /* no dead op: the sweep would erase nothing */
+    if (mgopt__index_has_dead(f) == 0) continue;
+    ctx->rewrites += mgopt__dce_block(f->body);
+  }
   return MGOPT_OK;
 }
 

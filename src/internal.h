@@ -15,6 +15,12 @@
 #else
 #define MGOPT__MAYBE_UNUSED
 #endif
+/* A hint that p will be read soon; no effect where unsupported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MGOPT__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define MGOPT__PREFETCH(p) ((void)(p))
+#endif
 #ifndef MGOPT__PRIVATE
 #define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
 #endif
@@ -234,6 +240,17 @@ MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kin
 MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind);
 /* Ops linked into function f, nested blocks included: O(1). */
 MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f);
+/* Calls fn on each op of kind (-1: of every kind) linked into function f
+   (nested blocks included), in no set order, until fn returns nonzero.
+   Returns what fn returned last (0 when every call returned 0), or -1 when
+   the index is incomplete (walk the function instead). A scan of the lists'
+   arrays, not of the linked ops: the loads of different ops overlap, and
+   the op structs are prefetched ahead. fn must not change the IR. */
+MGOPT__PRIVATE int mgopt__index_any(mgopt_function *f, int32_t kind, int (*fn)(const mgopt_op *op, void *ud),
+                                    void *ud);
+/* 1 if some op linked into f is dead (mgopt__op_is_dead), 0 if none, -1 when
+   the index is incomplete. */
+MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f);
 /* Frees the lists of f's index (heap memory). */
 MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f);
 

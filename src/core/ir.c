@@ -555,6 +555,30 @@ MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f) {
   return MGOPT__FUNC_REC(f)->nops;
 }
 
+/* how many ops ahead mgopt__index_any prefetches */
+#define MGOPT__INDEX_AHEAD 16
+
+MGOPT__PRIVATE int mgopt__index_any(mgopt_function *f, int32_t kind, int (*fn)(const mgopt_op *op, void *ud),
+                                    void *ud) {
+  const mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
+  int32_t k, k0 = kind < 0 ? 0 : kind, k1 = kind < 0 ? MGOPT_OP__COUNT : kind + 1;
+  int64_t i;
+  if (fr->broken) return -1;
+  if (!fr->kinds) return 0;
+  for (k = k0; k < k1; k++) {
+    mgopt_op *const *ops = fr->kinds[k].ops;
+    int64_t n = fr->kinds[k].n;
+    for (i = 0; i < n; i++) {
+      int r;
+      if (i + MGOPT__INDEX_AHEAD < n && ops[i + MGOPT__INDEX_AHEAD]) MGOPT__PREFETCH(ops[i + MGOPT__INDEX_AHEAD]);
+      if (!ops[i]) continue;
+      r = fn(ops[i], ud);
+      if (r) return r;
+    }
+  }
+  return 0;
+}
+
 MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f) {
   mgopt__func_rec *fr = MGOPT__FUNC_REC(f);
   int32_t i;

@@ -5,7 +5,9 @@
    in program order; when the run neither folds nor erases dead ops (nor
    shuffles) and no pattern takes any op, only the ops of the patterns' root
    kinds, from the op index, in the same order: the others would be popped
-   and left as they are. Popping an op: skip it if erased; erase it if it is pure
+   and left as they are. A run in which no op could do anything (no op of a
+   root kind, none dead when erasing, none with only constant operands when
+   folding: a scan of the index's arrays) queues nothing. Popping an op: skip it if erased; erase it if it is pure
    and its outputs are unused; fold it if every operand is constant and a
    kernel exists; else try the patterns registered for its type, highest
    benefit first (ties by name), and stop at the first that changes the IR.
@@ -15,6 +17,8 @@
    at most once. Cost: O(ops + rewrites x neighbourhood). */
 
 #define MGOPT__OP_QUEUED (1u << 8)
+/* how many queued ops ahead of the popped one are prefetched */
+#define MGOPT__RW_AHEAD 8
 
 struct mgopt_rewriter {
   mgopt_program *p;
@@ -150,6 +154,29 @@ MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
 }
 
+static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {
+  (void)ud;
+  return mgopt__op_is_dead(op);
+}
+
+MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f) {
+  return mgopt__index_any(f, -1, mgopt__index_dead_fn, NULL);
+}
+
+/* 0 when mgopt__rw_try_fold surely declines op, whatever the kernel: the
+   checks it makes before calling the kernel, on operand kinds only. */
+static int mgopt__rw_may_fold(const mgopt_op *op) {
+  int32_t s, k;
+  if (op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks || op->nouts == 0 || op->nouts > 16)
+    return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      if (!v || !v->def || v->def->kind != MGOPT_OP_const) return 0;
+    }
+  return 1;
+}
+
 /* 1 folded, 0 not, -1 OOM */
 static int mgopt__rw_try_fold(mgopt_rewriter *rw, mgopt_op *op) {
   const mgopt_rewrite_config *cfg = rw->cfg;
@@ -279,10 +306,53 @@ static int mgopt__rw_seed_roots(mgopt_rewriter *rw, mgopt_function *f) {
   return 1;
 }
 
+/* 1 if op may fold and has no operand (so no constant's use list shows it). */
+static int mgopt__rw_may_fold_bare_fn(const mgopt_op *op, void *ud) {
+  int32_t s;
+  (void)ud;
+  for (s = 0; s < op->nslots; s++)
+    if (op->slots[s].n) return 0;
+  return mgopt__rw_may_fold(op);
+}
+
+/* 1 if a user of const op c may fold. */
+static int mgopt__rw_const_user_may_fold_fn(const mgopt_op *c, void *ud) {
+  int32_t i;
+  const mgopt_use *u;
+  (void)ud;
+  for (i = 0; i < c->nouts; i++)
+    for (u = c->outs[i]->uses; u; u = u->next)
+      if (u->op && mgopt__rw_may_fold(u->op)) return 1;
+  return 0;
+}
+
+/* 1 when popping every op of f would change nothing: no pattern can start
+   anywhere, no op is dead (when erasing) and none may fold (when folding).
+   Nothing changes before the first change, so the run would end as it began.
+   An op with operands may fold only if they are all constants, so it is a
+   user of a const op: the users of const ops, and the ops without operands,
+   are all that folding needs looked at. 0 when unsure. */
+static int mgopt__rw_idle(mgopt_rewriter *rw, mgopt_function *f) {
+  const mgopt_rewrite_config *cfg = rw->cfg;
+  int32_t i;
+  if (cfg->shuffle_seed || rw->nany) return 0;
+  for (i = 0; i < MGOPT_OP__COUNT; i++)
+    if (rw->start[i] < rw->start[i + 1] && mgopt__index_kind_count(f, i) != 0) return 0;
+  if (!cfg->keep_dead && mgopt__index_has_dead(f) != 0) return 0;
+  if (cfg->fold) {
+    if (mgopt__index_any(f, MGOPT_OP_const, mgopt__rw_const_user_may_fold_fn, NULL) != 0) return 0;
+    for (i = 0; i < MGOPT_OP__COUNT; i++)
+      if (i != MGOPT_OP_const && i != MGOPT_OP_OPAQUE && mgopt__index_any(f, i, mgopt__rw_may_fold_bare_fn, NULL) != 0)
+        return 0;
+  }
+  return 1;
+}
+
 static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
   const mgopt_rewrite_config *cfg = rw->cfg;
   int64_t done = 0, cap = cfg->max_rewrites;
   mgopt_diag vd;
+  if (mgopt__rw_idle(rw, f)) return MGOPT_OK;
   if (!mgopt__rw_seed_roots(rw, f)) mgopt_block_walk(f->body, mgopt__rw_collect, rw);
   /* the queue is a stack: reverse it so ops pop in program order */
   {
@@ -311,6 +381,10 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
       rw->q[rw->nq - 1] = t;
     }
     op = rw->q[--rw->nq];
+    /* the ops popped next, and the operand slots of nearer ones: their loads
+       overlap with the work on this one */
+    if (rw->nq >= MGOPT__RW_AHEAD) MGOPT__PREFETCH(rw->q[rw->nq - MGOPT__RW_AHEAD]);
+    if (rw->nq >= MGOPT__RW_AHEAD / 2) MGOPT__PREFETCH(rw->q[rw->nq - MGOPT__RW_AHEAD / 2]->slots);
     op->flags &= ~MGOPT__OP_QUEUED;
     if (op->flags & MGOPT_OP_ERASED) continue;
     if (rw->stats) rw->stats->pops++;
