@@ -1552,6 +1552,45 @@ MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, si
                                          size_t new_size);
 #define mgopt__heap_free(a, ptr, old) ((void)mgopt__heap_realloc((a), (ptr), (old), 0))
 
+/* ---- one hash map (core/map.c): 64-bit keys to a pointer or an int64.
+   A key is an interned string or another pointer cast to uint64_t, or a
+   64-bit hash; key 0 is reserved (empty slot). A hash key may be stored
+   several times (mgopt__map_add): the caller walks the equal keys with
+   mgopt__map_find / mgopt__map_next and tells the entries apart itself.
+   Open addressing with linear probing, power-of-two capacity (at least 64
+   once used), load at most 3/4. Memory comes from `alloc` (the program's
+   allocator); every call that may allocate reports failure (NULL or 0) and
+   leaves the map as it was. No global state. */
+typedef struct mgopt__map_slot {
+  uint64_t key; /* 0 = empty */
+  union {
+    void *p;
+    int64_t i;
+    uint64_t u;
+  } v;
+} mgopt__map_slot;
+typedef struct mgopt__map {
+  const mgopt_allocator *alloc;
+  mgopt__map_slot *s;
+  size_t cap, n;
+} mgopt__map;
+#define mgopt__map_ptr_key(ptr) ((uint64_t)(uintptr_t)(ptr))
+/* An empty map drawing memory from alloc (no allocation yet). */
+MGOPT__PRIVATE void mgopt__map_init(mgopt__map *m, const mgopt_allocator *alloc);
+/* Frees the slots; m is empty and usable again. */
+MGOPT__PRIVATE void mgopt__map_free(mgopt__map *m);
+/* Empties m, keeping its memory, with room for n keys without growing.
+   0 on OOM or overflow (m is then emptied too). */
+MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
+/* The slot of key, added with a zero value if absent (*added says which;
+   added may be NULL). NULL on OOM. The slot moves when the map grows. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
+/* A new slot for key even if key is present (a multi-map of hashes). NULL on OOM. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
+/* The first slot holding key, or NULL; then the next one after `from`. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *from);
+
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
   if (a < 0 || b < 0) return 0;
@@ -2236,6 +2275,120 @@ MGOPT__PRIVATE void mgopt__fmt_f64(char *buf, double v) {
     if (k <= 20 && strlen(alt) <= strlen(buf) + 4) strcpy(buf, alt);
   }
   mgopt__float_suffix(buf);
+}
+/* src/core/map.c — the one hash map: 64-bit keys (pointers, interned strings, hashes) to a pointer or an int64. */
+
+#define MGOPT__MAP_MIN ((size_t)64)
+
+/* The home slot of key: a 64-bit finalizer, so pointer keys (aligned, close
+   together) spread over every bit before the mask. */
+static size_t mgopt__map_home(uint64_t key, size_t cap) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdull;
+  key ^= key >> 33;
+  return (size_t)key & (cap - 1);
+}
+
+MGOPT__PRIVATE void mgopt__map_init(mgopt__map *m, const mgopt_allocator *alloc) {
+  m->alloc = alloc;
+  m->s = NULL;
+  m->cap = 0;
+  m->n = 0;
+}
+
+MGOPT__PRIVATE void mgopt__map_free(mgopt__map *m) {
+  if (m->s) mgopt__heap_free(m->alloc, m->s, sizeof(mgopt__map_slot) * m->cap);
+  m->s = NULL;
+  m->cap = 0;
+  m->n = 0;
+}
+
+/* Moves every entry into fresh zeroed slots of capacity ncap (a power of
+   two, larger than n). 0 on OOM. */
+static int mgopt__map_rehash(mgopt__map *m, size_t ncap) {
+  mgopt__map_slot *ns;
+  size_t i;
+  if (ncap > SIZE_MAX / sizeof(mgopt__map_slot)) return 0;
+  ns = (mgopt__map_slot *)mgopt__heap_realloc(m->alloc, NULL, 0, sizeof(mgopt__map_slot) * ncap);
+  if (!ns) return 0;
+  memset(ns, 0, sizeof(mgopt__map_slot) * ncap);
+  for (i = 0; i < m->cap; i++)
+    if (m->s[i].key) {
+      size_t h = mgopt__map_home(m->s[i].key, ncap);
+      while (ns[h].key) h = (h + 1) & (ncap - 1);
+      ns[h] = m->s[i];
+    }
+  if (m->s) mgopt__heap_free(m->alloc, m->s, sizeof(mgopt__map_slot) * m->cap);
+  m->s = ns;
+  m->cap = ncap;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n) {
+  size_t cap = MGOPT__MAP_MIN;
+  /* cap is a multiple of 4, so cap / 4 * 3 is exactly 3/4 of it */
+  while (n >= cap / 4 * 3) {
+    if (cap > SIZE_MAX / 8) {
+      mgopt__map_free(m);
+      return 0;
+    }
+    cap *= 2;
+  }
+  if (cap > m->cap) {
+    mgopt__map_free(m);
+    return mgopt__map_rehash(m, cap);
+  }
+  if (m->s) memset(m->s, 0, sizeof(mgopt__map_slot) * m->cap);
+  m->n = 0;
+  return 1;
+}
+
+/* Room for one more entry at load <= 3/4. 0 on OOM. */
+static int mgopt__map_room(mgopt__map *m) {
+  if ((m->n + 1) * 4 <= m->cap * 3) return 1;
+  if (m->cap > SIZE_MAX / 8) return 0;
+  return mgopt__map_rehash(m, m->cap ? m->cap * 2 : MGOPT__MAP_MIN);
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added) {
+  size_t h;
+  if (!mgopt__map_room(m)) return NULL;
+  h = mgopt__map_home(key, m->cap);
+  while (m->s[h].key && m->s[h].key != key) h = (h + 1) & (m->cap - 1);
+  if (added) *added = !m->s[h].key;
+  if (!m->s[h].key) {
+    m->s[h].key = key;
+    m->n++;
+  }
+  return &m->s[h];
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
+  size_t h;
+  if (!mgopt__map_room(m)) return NULL;
+  h = mgopt__map_home(key, m->cap);
+  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
+  m->s[h].key = key;
+  m->n++;
+  return &m->s[h];
+}
+
+/* The first slot at or after index h (in probe order) holding key, or NULL. */
+static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_t h) {
+  while (m->s[h].key) {
+    if (m->s[h].key == key) return &m->s[h];
+    h = (h + 1) & (m->cap - 1);
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key) {
+  if (!m->n) return NULL;
+  return mgopt__map_scan(m, key, mgopt__map_home(key, m->cap));
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *from) {
+  return mgopt__map_scan(m, from->key, ((size_t)(from - m->s) + 1) & (m->cap - 1));
 }
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
 
@@ -10692,17 +10845,15 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
 /* ---------------------------------------------------------------- scoped name map (scope.c) */
 
 typedef struct mgopt__imap_undo {
-  size_t slot;
   const void *key;
   void *val;
 } mgopt__imap_undo;
 
-/* Interned pointer -> pointer, with an undo log so a subgraph's names can be popped. */
+/* Interned pointer -> pointer, with an undo log so a subgraph's names can be
+   popped. Zeroed = empty; al is the allocator (NULL = the default one). */
 typedef struct mgopt__imap {
   const mgopt_allocator *al;
-  const void **keys;
-  void **vals;
-  size_t cap, count;
+  mgopt__map map;
   mgopt__imap_undo *undo;
   int64_t nundo, undo_cap;
   int oom;
@@ -10908,73 +11059,21 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op,
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
 /* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
 
-static size_t mgopt__imap_h(const void *k, size_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)k;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x & (cap - 1);
-}
-
 MGOPT__PRIVATE void mgopt__imap_free(mgopt__imap *m) {
-  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
-  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
+  mgopt__map_free(&m->map);
   if (m->undo) mgopt__heap_free(m->al, m->undo, (size_t)m->undo_cap * sizeof(mgopt__imap_undo));
   memset(m, 0, sizeof *m);
 }
 
-static int mgopt__imap_rehash(mgopt__imap *m, size_t ncap) {
-  const void **nk = (const void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
-  void **nv = (void **)mgopt__heap_realloc(m->al, NULL, 0, ncap * sizeof(void *));
-  size_t i;
-  int64_t u;
-  if (!nk || !nv) {
-    if (nk) mgopt__heap_free(m->al, (void *)nk, ncap * sizeof(void *));
-    if (nv) mgopt__heap_free(m->al, nv, ncap * sizeof(void *));
-    m->oom = 1;
-    return 0;
-  }
-  memset((void *)nk, 0, ncap * sizeof(void *));
-  memset(nv, 0, ncap * sizeof(void *));
-  for (i = 0; i < m->cap; i++)
-    if (m->keys[i]) {
-      size_t j = mgopt__imap_h(m->keys[i], ncap);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = m->keys[i];
-      nv[j] = m->vals[i];
-    }
-  /* undo records hold slots: re-point them */
-  for (u = 0; u < m->nundo; u++) {
-    size_t j = mgopt__imap_h(m->undo[u].key, ncap);
-    while (nk[j] != m->undo[u].key) j = (j + 1) & (ncap - 1);
-    m->undo[u].slot = j;
-  }
-  if (m->keys) mgopt__heap_free(m->al, (void *)m->keys, m->cap * sizeof(void *));
-  if (m->vals) mgopt__heap_free(m->al, m->vals, m->cap * sizeof(void *));
-  m->keys = nk;
-  m->vals = nv;
-  m->cap = ncap;
-  return 1;
-}
-
 MGOPT__PRIVATE void *mgopt__imap_get(const mgopt__imap *m, const void *k) {
-  size_t j;
-  if (!m->cap || !k) return NULL;
-  j = mgopt__imap_h(k, m->cap);
-  while (m->keys[j]) {
-    if (m->keys[j] == k) return m->vals[j];
-    j = (j + 1) & (m->cap - 1);
-  }
-  return NULL;
+  const mgopt__map_slot *s = k ? mgopt__map_find(&m->map, mgopt__map_ptr_key(k)) : NULL;
+  return s ? s->v.p : NULL;
 }
 
 /* Sets k -> v, remembering the previous value so a scope can be popped. */
 MGOPT__PRIVATE void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
-  size_t j;
+  mgopt__map_slot *s;
   if (m->oom || !k) return;
-  if ((m->count + 1) * 2 > m->cap && !mgopt__imap_rehash(m, m->cap ? m->cap * 2 : 256)) return;
-  j = mgopt__imap_h(k, m->cap);
-  while (m->keys[j] && m->keys[j] != k) j = (j + 1) & (m->cap - 1);
   if (m->nundo == m->undo_cap) {
     void *arr = m->undo;
     if (!mgopt__grow(m->al, &arr, &m->undo_cap, m->nundo + 1, sizeof(mgopt__imap_undo))) {
@@ -10983,20 +11082,23 @@ MGOPT__PRIVATE void mgopt__imap_put(mgopt__imap *m, const void *k, void *v) {
     }
     m->undo = (mgopt__imap_undo *)arr;
   }
-  m->undo[m->nundo].slot = j;
+  m->map.alloc = m->al;
+  s = mgopt__map_get(&m->map, mgopt__map_ptr_key(k), NULL);
+  if (!s) {
+    m->oom = 1;
+    return;
+  }
   m->undo[m->nundo].key = k;
-  m->undo[m->nundo].val = m->keys[j] ? m->vals[j] : NULL;
+  m->undo[m->nundo].val = s->v.p;
   m->nundo++;
-  if (!m->keys[j]) m->count++;
-  m->keys[j] = k;
-  m->vals[j] = v;
+  s->v.p = v;
 }
 
 /* Restores the map to what it was when nundo was `mark` (entries stay, set to their old value). */
 MGOPT__PRIVATE void mgopt__imap_pop(mgopt__imap *m, int64_t mark) {
   while (m->nundo > mark) {
     mgopt__imap_undo *u = &m->undo[--m->nundo];
-    m->vals[u->slot] = u->val;
+    mgopt__map_find(&m->map, mgopt__map_ptr_key(u->key))->v.p = u->val;
   }
 }
 /* src/onnx/import_values.c — ONNX types and tensors as the IR's: value types, declared-type refinement, tensor data, type attributes. */

@@ -20,17 +20,15 @@
 /* ---------------------------------------------------------------- scoped name map (scope.c) */
 
 typedef struct mgopt__imap_undo {
-  size_t slot;
   const void *key;
   void *val;
 } mgopt__imap_undo;
 
-/* Interned pointer -> pointer, with an undo log so a subgraph's names can be popped. */
+/* Interned pointer -> pointer, with an undo log so a subgraph's names can be
+   popped. Zeroed = empty; al is the allocator (NULL = the default one). */
 typedef struct mgopt__imap {
   const mgopt_allocator *al;
-  const void **keys;
-  void **vals;
-  size_t cap, count;
+  mgopt__map map;
   mgopt__imap_undo *undo;
   int64_t nundo, undo_cap;
   int oom;

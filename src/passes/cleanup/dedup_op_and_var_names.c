@@ -39,26 +39,24 @@
    more. */
 #include "../../passes_internal.h"
 
-/* 16 bytes, so the two tables of a large function stay small */
-typedef struct mgopt__dn_slot {
-  const char *key;           /* interned; NULL = empty */
-  uint32_t owner;            /* id + 1 of the value (or op) that claimed it; 0 = unclaimed */
-  unsigned present : 1;      /* appears somewhere in the function */
-  unsigned next_k : 31;      /* next suffix to try for this base name */
-} mgopt__dn_slot;
-
+/* A name's entry in a map keyed by the interned name: the owner (id + 1 of
+   the value or op that claimed it; 0 = unclaimed) in bits 0..31, whether the
+   name appears somewhere in the function in bit 32, the next suffix to try
+   for it as a base name in bits 33..63. */
 #define MGOPT__DN_OWNER(x) ((x)->id + 1u)
+#define MGOPT__DN_PRESENT ((uint64_t)1 << 32)
+#define mgopt__dn_owner(s) ((uint32_t)((s)->v.u & 0xffffffffu))
+#define mgopt__dn_next_k(s) ((uint32_t)((s)->v.u >> 33))
 
-typedef struct mgopt__dn_set {
-  mgopt__dn_slot *s;
-  size_t cap, n;
-} mgopt__dn_set;
+static void mgopt__dn_set_owner(mgopt__map_slot *s, uint32_t owner) {
+  s->v.u = (s->v.u & ~(uint64_t)0xffffffffu) | owner;
+}
 
 typedef struct mgopt__dn {
   mgopt_pass_ctx *ctx;
   mgopt_program *p;
   mgopt_function *f;
-  mgopt__dn_set vals, ops;
+  mgopt__map vals, ops;
   char *buf;
   size_t bufcap;
   int oom;
@@ -66,65 +64,23 @@ typedef struct mgopt__dn {
   int clashed;
 } mgopt__dn;
 
-static size_t mgopt__dn_hash(const char *k, size_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)k;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x & (cap - 1);
-}
-
-static int mgopt__dn_rehash(mgopt__dn *d, mgopt__dn_set *t, size_t ncap) {
-  mgopt__dn_slot *ns = (mgopt__dn_slot *)mgopt__heap_realloc(&d->p->alloc, NULL, 0, sizeof(mgopt__dn_slot) * ncap);
-  size_t i;
-  if (!ns) return 0;
-  memset(ns, 0, sizeof(mgopt__dn_slot) * ncap);
-  for (i = 0; i < t->cap; i++)
-    if (t->s[i].key) {
-      size_t h = mgopt__dn_hash(t->s[i].key, ncap);
-      while (ns[h].key) h = (h + 1) & (ncap - 1);
-      ns[h] = t->s[i];
-    }
-  if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
-  t->s = ns;
-  t->cap = ncap;
-  return 1;
-}
-
-/* The slot of key, inserted (unclaimed, unmarked) if absent. NULL on OOM. */
-static mgopt__dn_slot *mgopt__dn_get(mgopt__dn *d, mgopt__dn_set *t, const char *key) {
-  size_t h;
-  if ((t->n + 1) * 4 > t->cap * 3 && !mgopt__dn_rehash(d, t, t->cap ? t->cap * 2 : 64)) {
-    d->oom = 1;
-    return NULL;
-  }
-  h = mgopt__dn_hash(key, t->cap);
-  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
-  if (!t->s[h].key) {
-    t->s[h].key = key;
-    t->n++;
-  }
-  return &t->s[h];
-}
-
-static const mgopt__dn_slot *mgopt__dn_find(const mgopt__dn_set *t, const char *key) {
-  size_t h;
-  if (!t->cap) return NULL;
-  h = mgopt__dn_hash(key, t->cap);
-  while (t->s[h].key && t->s[h].key != key) h = (h + 1) & (t->cap - 1);
-  return t->s[h].key ? &t->s[h] : NULL;
+/* The entry of key, added (unclaimed, unmarked) if absent. NULL on OOM. */
+static mgopt__map_slot *mgopt__dn_get(mgopt__dn *d, mgopt__map *t, const char *key) {
+  mgopt__map_slot *s = mgopt__map_get(t, mgopt__map_ptr_key(key), NULL);
+  if (!s) d->oom = 1;
+  return s;
 }
 
 /* Returns the name `owner` (a value or an op) gets for `name` and claims it:
    the name itself if unclaimed or already claimed by owner, else the first
    free suffixed name. NULL on OOM. */
-static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *name, uint32_t owner) {
-  mgopt__dn_slot *s = mgopt__dn_get(d, t, name);
+static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__map *t, const char *name, uint32_t owner) {
+  mgopt__map_slot *s = mgopt__dn_get(d, t, name);
   size_t len;
   uint32_t k;
   if (!s) return NULL;
-  if (!s->owner || s->owner == owner) {
-    s->owner = owner;
+  if (!mgopt__dn_owner(s) || mgopt__dn_owner(s) == owner) {
+    mgopt__dn_set_owner(s, owner);
     return name;
   }
   if (d->optimistic) {
@@ -142,24 +98,24 @@ static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__dn_set *t, const char *n
     d->buf = nb;
     d->bufcap = ncap;
   }
-  for (k = s->next_k ? s->next_k : 1;; k++) {
+  for (k = mgopt__dn_next_k(s) ? mgopt__dn_next_k(s) : 1;; k++) {
     const char *cand;
     int n = snprintf(d->buf, d->bufcap, "%s_%u", name, (unsigned)k);
-    mgopt__dn_slot *c;
+    mgopt__map_slot *c;
     if (n < 0) return NULL;
     cand = mgopt_program_intern(d->p, d->buf, (size_t)n);
     if (!cand) {
       d->oom = 1;
       return NULL;
     }
-    if (mgopt__dn_find(t, cand)) continue;
+    if (mgopt__map_find(t, mgopt__map_ptr_key(cand))) continue;
     s = mgopt__dn_get(d, t, name); /* the table may have moved */
     if (!s) return NULL;
-    s->next_k = (k + 1) & 0x7fffffffu;
+    s->v.u = (s->v.u & ~(~(uint64_t)0 << 33)) | (uint64_t)((k + 1) & 0x7fffffffu) << 33;
     c = mgopt__dn_get(d, t, cand);
     if (!c) return NULL;
-    c->present = 1;
-    c->owner = owner;
+    c->v.u |= MGOPT__DN_PRESENT;
+    mgopt__dn_set_owner(c, owner);
     return cand;
   }
 }
@@ -170,22 +126,22 @@ static int mgopt__dn_mark(mgopt__dn *d, mgopt_block *b, int depth) {
   if (depth > 256) return 0;
   for (i = 0; i < b->nargs; i++)
     if (b->args[i]->name) {
-      mgopt__dn_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
+      mgopt__map_slot *s = mgopt__dn_get(d, &d->vals, b->args[i]->name);
       if (!s) return 0;
-      s->present = 1;
+      s->v.u |= MGOPT__DN_PRESENT;
     }
   for (op = b->first; op; op = op->next) {
-    mgopt__dn_slot *s;
+    mgopt__map_slot *s;
     if (op->name) {
       s = mgopt__dn_get(d, &d->ops, op->name);
       if (!s) return 0;
-      s->present = 1;
+      s->v.u |= MGOPT__DN_PRESENT;
     }
     for (i = 0; i < op->nouts; i++)
       if (op->outs[i]->name) {
         s = mgopt__dn_get(d, &d->vals, op->outs[i]->name);
         if (!s) return 0;
-        s->present = 1;
+        s->v.u |= MGOPT__DN_PRESENT;
       }
     for (i = 0; i < op->nblocks; i++)
       if (!mgopt__dn_mark(d, op->blocks[i], depth + 1)) return 0;
@@ -221,10 +177,10 @@ static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
       if (!mgopt__dn_rename_value(d, op->outs[i])) return 0;
     if (op->name) {
       /* an op named like its first output follows that output's new name when it can */
-      const mgopt__dn_slot *f = NULL;
+      const mgopt__map_slot *f = NULL;
       const char *n;
-      if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__dn_find(&d->ops, op->outs[0]->name);
-      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !f->owner))
+      if (op->name == old0 && op->outs[0]->name != old0) f = mgopt__map_find(&d->ops, mgopt__map_ptr_key(op->outs[0]->name));
+      if (op->name == old0 && op->outs[0]->name != old0 && (!f || !mgopt__dn_owner(f)))
         n = mgopt__dn_claim(d, &d->ops, op->outs[0]->name, MGOPT__DN_OWNER(op));
       else
         n = mgopt__dn_claim(d, &d->ops, op->name, MGOPT__DN_OWNER(op));
@@ -240,43 +196,27 @@ static int mgopt__dn_block(mgopt__dn *d, mgopt_block *b, int depth) {
 
 /* Claims the io names; MGOPT_ERR_PASS when two different io values share one. */
 static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
-  mgopt__dn_slot *s;
+  mgopt__map_slot *s;
   if (!v || !v->name) return MGOPT_OK;
   s = mgopt__dn_get(d, &d->vals, v->name);
   if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-  if (s->owner && s->owner != MGOPT__DN_OWNER(v))
+  if (mgopt__dn_owner(s) && mgopt__dn_owner(s) != MGOPT__DN_OWNER(v))
     return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
                           "function '%s': the name '%s' is used by two different inputs/outputs; "
                           "it cannot be made unique without renaming one of them",
                           d->f->name, v->name);
-  s->present = 1;
-  s->owner = MGOPT__DN_OWNER(v);
+  s->v.u |= MGOPT__DN_PRESENT;
+  mgopt__dn_set_owner(s, MGOPT__DN_OWNER(v));
   /* the op of a function output, named like it, keeps that name too */
   if (v->def && v->def->name == v->name && v->index == 0) {
     s = mgopt__dn_get(d, &d->ops, v->name);
     if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-    if (!s->owner) {
-      s->present = 1;
-      s->owner = MGOPT__DN_OWNER(v->def);
+    if (!mgopt__dn_owner(s)) {
+      s->v.u |= MGOPT__DN_PRESENT;
+      mgopt__dn_set_owner(s, MGOPT__DN_OWNER(v->def));
     }
   }
   return MGOPT_OK;
-}
-
-/* Empties t, with room for n keys without growing. 0 on OOM. */
-static int mgopt__dn_reset(mgopt__dn *d, mgopt__dn_set *t, size_t n) {
-  size_t cap = 64;
-  while (cap * 3 < 4 * (n + 1)) cap *= 2;
-  if (cap > t->cap) {
-    if (t->s) mgopt__heap_free(&d->p->alloc, t->s, sizeof(mgopt__dn_slot) * t->cap);
-    t->s = NULL;
-    t->cap = 0;
-    t->n = 0;
-    return mgopt__dn_rehash(d, t, cap);
-  }
-  if (t->s) memset(t->s, 0, sizeof(mgopt__dn_slot) * t->cap);
-  t->n = 0;
-  return 1;
 }
 
 /* Claims f's io names, then renames what clashes. The first try claims
@@ -291,7 +231,7 @@ static mgopt_status mgopt__dn_function(mgopt__dn *d) {
   int32_t i;
   for (d->optimistic = 1;; d->optimistic = 0) {
     d->clashed = 0;
-    if (!mgopt__dn_reset(d, &d->vals, nops + (size_t)body->nargs) || !mgopt__dn_reset(d, &d->ops, nops))
+    if (!mgopt__map_reset(&d->vals, nops + (size_t)body->nargs) || !mgopt__map_reset(&d->ops, nops))
       return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
     for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(d, body->args[i]);
     for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(d, body->outs[i]->value);
@@ -310,12 +250,14 @@ static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
   memset(&d, 0, sizeof d);
   d.ctx = ctx;
   d.p = ctx->program;
+  mgopt__map_init(&d.vals, &d.p->alloc);
+  mgopt__map_init(&d.ops, &d.p->alloc);
   for (fi = 0; fi < mgopt_program_function_count(d.p) && !s; fi++) {
     d.f = mgopt_program_function_at(d.p, fi);
     s = mgopt__dn_function(&d);
   }
-  if (d.vals.s) mgopt__heap_free(&d.p->alloc, d.vals.s, sizeof(mgopt__dn_slot) * d.vals.cap);
-  if (d.ops.s) mgopt__heap_free(&d.p->alloc, d.ops.s, sizeof(mgopt__dn_slot) * d.ops.cap);
+  mgopt__map_free(&d.vals);
+  mgopt__map_free(&d.ops);
   if (d.buf) mgopt__heap_free(&d.p->alloc, d.buf, d.bufcap);
   return s;
 }
