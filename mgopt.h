@@ -1554,9 +1554,7 @@ MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, si
 
 /* ---- one hash map (core/map.c): 64-bit keys to a pointer or an int64.
    A key is an interned string or another pointer cast to uint64_t, or a
-   64-bit hash; key 0 is reserved (empty slot). A hash key may be stored
-   several times (mgopt__map_add): the caller walks the equal keys with
-   mgopt__map_find / mgopt__map_next and tells the entries apart itself.
+   64-bit hash; key 0 is reserved (empty slot).
    Open addressing with linear probing, power-of-two capacity (at least 64
    once used), load at most 3/4. Memory comes from `alloc` (the program's
    allocator); every call that may allocate reports failure (NULL or 0) and
@@ -1585,11 +1583,8 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 /* The slot of key, added with a zero value if absent (*added says which;
    added may be NULL). NULL on OOM. The slot moves when the map grows. */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
-/* A new slot for key even if key is present (a multi-map of hashes). NULL on OOM. */
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
-/* The first slot holding key, or NULL; then the next one after `from`. */
+/* The slot holding key, or NULL. */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *from);
 
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
@@ -2304,7 +2299,7 @@ MGOPT__PRIVATE void mgopt__map_free(mgopt__map *m) {
 }
 
 /* Moves every entry into fresh zeroed slots of capacity ncap (a power of
-   two, larger than n). 0 on OOM. */
+   two, larger than n). Entries keep their relative probe order. 0 on OOM. */
 static int mgopt__map_rehash(mgopt__map *m, size_t ncap) {
   mgopt__map_slot *ns;
   size_t i;
@@ -2363,16 +2358,6 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int 
   return &m->s[h];
 }
 
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
-  size_t h;
-  if (!mgopt__map_room(m)) return NULL;
-  h = mgopt__map_home(key, m->cap);
-  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
-  m->s[h].key = key;
-  m->n++;
-  return &m->s[h];
-}
-
 /* The first slot at or after index h (in probe order) holding key, or NULL. */
 static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_t h) {
   while (m->s[h].key) {
@@ -2385,10 +2370,6 @@ static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key) {
   if (!m->n) return NULL;
   return mgopt__map_scan(m, key, mgopt__map_home(key, m->cap));
-}
-
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *from) {
-  return mgopt__map_scan(m, from->key, ((size_t)(from - m->s) + 1) & (m->cap - 1));
 }
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
 

@@ -27,7 +27,7 @@ MGOPT__PRIVATE void mgopt__map_free(mgopt__map *m) {
 }
 
 /* Moves every entry into fresh zeroed slots of capacity ncap (a power of
-   two, larger than n). 0 on OOM. */
+   two, larger than n). Entries keep their relative probe order. 0 on OOM. */
 static int mgopt__map_rehash(mgopt__map *m, size_t ncap) {
   mgopt__map_slot *ns;
   size_t i;
@@ -86,16 +86,6 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int 
   return &m->s[h];
 }
 
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
-  size_t h;
-  if (!mgopt__map_room(m)) return NULL;
-  h = mgopt__map_home(key, m->cap);
-  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
-  m->s[h].key = key;
-  m->n++;
-  return &m->s[h];
-}
-
 /* The first slot at or after index h (in probe order) holding key, or NULL. */
 static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_t h) {
   while (m->s[h].key) {
@@ -108,8 +98,4 @@ static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key) {
   if (!m->n) return NULL;
   return mgopt__map_scan(m, key, mgopt__map_home(key, m->cap));
-}
-
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *from) {
-  return mgopt__map_scan(m, from->key, ((size_t)(from - m->s) + 1) & (m->cap - 1));
 }
