@@ -8202,8 +8202,9 @@ MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f) {
   return mgopt__index_any(f, -1, mgopt__index_dead_fn, NULL);
 }
 
-/* 0 when mgopt__rw_try_fold surely declines op, whatever the kernel: the
-   checks it makes before calling the kernel, on operand kinds only. */
+/* 0 when mgopt__rw_try_fold surely declines op, whatever the kernel: the op
+   kinds and shapes it never folds, and an operand not made by a const op.
+   mgopt__rw_try_fold starts with this test. */
 static int mgopt__rw_may_fold(const mgopt_op *op) {
   int32_t s, k;
   if (op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks || op->nouts == 0 || op->nouts > 16)
@@ -8223,9 +8224,8 @@ static int mgopt__rw_try_fold(mgopt_rewriter *rw, mgopt_op *op) {
   mgopt_value *vals[16];
   int32_t s, k, i;
   int r;
-  if (!cfg->fold || op->kind == MGOPT_OP_const || op->kind == MGOPT_OP_OPAQUE || op->nblocks ||
-      op->nouts == 0 || op->nouts > 16)
-    return 0;
+  if (!cfg->fold || !mgopt__rw_may_fold(op)) return 0;
+  /* every operand is a const op's output (mgopt__rw_may_fold): it must also hold its tensor */
   for (s = 0; s < op->nslots; s++)
     for (k = 0; k < op->slots[s].n; k++)
       if (!mgopt_value_const(op->slots[s].uses[k].value)) return 0;
