@@ -473,6 +473,17 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
    blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
 
+/* The target: what the program will be written to (an ONNX opset, a runtime)
+   may not express every op. A rewrite that makes a new kind of op (a fusion)
+   asks mgopt_program_target_accepts about the op it built and backs out when
+   the answer is 0, so optimizing never leaves an op the writer must refuse.
+   `accepts` returns 1 when the target can express `op` as it stands (kind,
+   attributes, operand types). No target (the default, or accepts NULL)
+   accepts every op. The ONNX reader sets one for the model's opset. */
+typedef int (*mgopt_target_fn)(const mgopt_program *p, const mgopt_op *op, void *ud);
+MGOPTDEF void mgopt_program_set_target(mgopt_program *p, mgopt_target_fn accepts, void *ud);
+MGOPTDEF int mgopt_program_target_accepts(const mgopt_program *p, const mgopt_op *op);
+
 /* ---- types ---- */
 
 /* Tensor type with `rank` dims; dims may be NULL (all unknown). Dims are copied to the arena. */
@@ -1667,6 +1678,9 @@ struct mgopt_program {
   int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
+  /* the target (mgopt_program_set_target); NULL accepts every op */
+  mgopt_target_fn target;
+  void *target_ud;
   /* where the .mil parser read each op (arena, by ascending op id) */
   const mgopt__srcpos *places;
   int64_t nplaces;
@@ -3117,6 +3131,15 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
   /* kept up to date by linking, unlinking and erasing: O(1) */
   return p->nlinked;
+}
+
+MGOPTDEF void mgopt_program_set_target(mgopt_program *p, mgopt_target_fn accepts, void *ud) {
+  p->target = accepts;
+  p->target_ud = ud;
+}
+
+MGOPTDEF int mgopt_program_target_accepts(const mgopt_program *p, const mgopt_op *op) {
+  return !p->target || p->target(p, op, p->target_ud) != 0;
 }
 
 /* Grows an arena array of pointers (old contents copied; the old block is

@@ -171,6 +171,9 @@ struct mgopt_program {
   int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
+  /* the target (mgopt_program_set_target); NULL accepts every op */
+  mgopt_target_fn target;
+  void *target_ud;
   /* where the .mil parser read each op (arena, by ascending op id) */
   const mgopt__srcpos *places;
   int64_t nplaces;

@@ -143,6 +143,15 @@ MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
   return p->nlinked;
 }
 
+MGOPTDEF void mgopt_program_set_target(mgopt_program *p, mgopt_target_fn accepts, void *ud) {
+  p->target = accepts;
+  p->target_ud = ud;
+}
+
+MGOPTDEF int mgopt_program_target_accepts(const mgopt_program *p, const mgopt_op *op) {
+  return !p->target || p->target(p, op, p->target_ud) != 0;
+}
+
 /* Grows an arena array of pointers (old contents copied; the old block is
    left in the arena). */
 static int mgopt__arena_grow(mgopt_program *p, void **arr, int32_t *cap, int32_t need, size_t elem) {

@@ -842,7 +842,43 @@ static void test_op_index(void) {
   mgopt_program_destroy(p);
 }
 
+/* refuses relu whose input is rank 3: stands for a writer's limit */
+static int relu_rank3_refused(const mgopt_program *p, const mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  (void)p;
+  ++*(int *)ud;
+  return !(op->kind == MGOPT_OP_relu && x && x->type.rank == 3);
+}
+
+static void test_target(void) {
+  static const char text[] =
+      "main(%a: (1, 2, fp32), %b: (1, 2, 3, fp32)) {\n"
+      "  %y: (1, 2, fp32) = relu(x=%a)\n"
+      "  %z: (1, 2, 3, fp32) = relu(x=%b)\n"
+      "} -> (%y, %z)\n";
+  mgopt_diag d;
+  mgopt_program *p = NULL;
+  int calls = 0;
+  mgopt_op *y, *z;
+  mgopt_mil_parse(text, sizeof text - 1, NULL, &p, &d);
+  REQUIRE(p != NULL);
+  y = mgopt_program_function_at(p, 0)->body->first;
+  REQUIRE(y != NULL && y->next != NULL);
+  z = y->next;
+  CHECK(mgopt_program_target_accepts(p, y) == 1); /* no target: everything */
+  CHECK(mgopt_program_target_accepts(p, z) == 1);
+  mgopt_program_set_target(p, relu_rank3_refused, &calls);
+  CHECK(mgopt_program_target_accepts(p, y) == 1);
+  CHECK(mgopt_program_target_accepts(p, z) == 0);
+  CHECK_EQ_INT(calls, 2);
+  mgopt_program_set_target(p, NULL, NULL);
+  CHECK(mgopt_program_target_accepts(p, z) == 1);
+  CHECK_EQ_INT(calls, 2);
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
+    TEST(test_target),
     TEST(test_arena_and_interner),       TEST(test_fresh_names),
     TEST(test_dtypes_and_fp16),          TEST(test_tensors),
     TEST(test_use_lists_under_mutation), TEST(test_variadic_and_block_outputs),
