@@ -15,23 +15,103 @@ MGOPT__PASS_LIST(MGOPT__PASS_DECLARE)
 static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(MGOPT__PASS_ADDRESS)};
 #undef MGOPT__PASS_ADDRESS
 
+/* MIL's default order (_COMMON_PASSES, reference mil-passes.md §1.1), one
+   entry per line with its number there; `cleanup` (entries 78-96) follows.
+   Left out on purpose: sanitize_input_output_names (it renames the model's
+   interface) and guard_negative_gather_indices (a Core ML backend workaround
+   that adds ops). update_output_dtypes and image_input_preprocess do nothing
+   without their options. add_fp16_cast and add_int16_cast (60, 61, 68) run
+   only in default_fp16. remove_symbolic_reshape skips what it cannot resolve
+   instead of failing. Passes mgopt does not have yet are named where they
+   belong; each joins its place when it exists (an unknown pass is an error). */
+#define MGOPT__DEFAULT_HEAD \
+  /*  1 lower_complex_dialect_ops: not written yet */ \
+  "update_output_dtypes," /* 2 */ \
+  "cast_optimization," /* 3 */ \
+  "noop_elimination," /* 4 */ \
+  /*  5 int_op_canonicalization: not written yet */ \
+  /*  6 nullify_redundant_quantization_zero_point: not written yet */ \
+  /*  7 dequantize_quantize_pair_elimination: not written yet */ \
+  /*  8 distributive_quantized_binary_op_scale_normalization: not written yet */ \
+  /*  9 dequantize_to_constexpr: not written yet */ \
+  /* 10 canonicalize_quantized_lut_pattern: not written yet */ \
+  "const_elimination," /* 11 */ \
+  /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
+  "divide_to_multiply," /* 13 */ \
+  "select_optimization," /* 14 */ \
+  "add_conv_transpose_output_shape," /* 15 */ \
+  "const_elimination," /* 16 */ \
+  "const_deduplication," /* 17 */ \
+  "loop_invariant_elimination," /* 18 */ \
+  "remove_symbolic_reshape{strict=false}," /* 19 */ \
+  "noop_elimination," /* 20 */ \
+  /* 21 fuse_matmul_weight_bias: not written yet */ \
+  /* 22 fuse_linear_bias: not written yet */ \
+  /* 23 fuse_gelu_tanh_approximation: not written yet */ \
+  /* 24 fuse_gelu_exact: not written yet */ \
+  /* 25 fuse_gelu_sigmoid_approximation: not written yet */ \
+  /* 26 fuse_leaky_relu: not written yet */ \
+  "rank0_expand_dims_swap," /* 27 */ \
+  "fuse_squeeze_expand_dims," /* 28 */ \
+  /* 29 compose_conv1d: not written yet */ \
+  /* 30 use_reflection_padding: not written yet */ \
+  "merge_consecutive_paddings," /* 31 */ \
+  /* 32 fuse_pad_conv: not written yet */ \
+  "image_input_preprocess," /* 33 */ \
+  /* 34 replace_stack_reshape: not written yet */ \
+  "reduce_transposes," /* 35 */ \
+  /* 36 fuse_dilated_conv: not written yet */ \
+  /* 37 fuse_conv_scale: not written yet */ \
+  /* 38 fuse_conv_bias: not written yet */ \
+  /* 39 fuse_onehot_matmul_to_gather: not written yet */ \
+  /* 40 fuse_layernorm_or_instancenorm: not written yet */ \
+  /* 41 fuse_elementwise_to_batchnorm: not written yet */ \
+  /* 42 fuse_reduce_mean: not written yet */ \
+  /* 43 fuse_conv_batchnorm: not written yet */ \
+  /* 44 fuse_conv_scale: not written yet */ \
+  /* 45 fuse_conv_bias: not written yet */ \
+  /* 46 fuse_conv_batchnorm: not written yet */ \
+  /* 47 detect_concat_interleave: not written yet */ \
+  /* 48 concat_to_pixel_shuffle: not written yet */ \
+  /* 49 fuse_prelu: not written yet */ \
+  /* 50 prelu_to_lrelu: not written yet */ \
+  "merge_consecutive_relus," /* 51 */ \
+  "merge_consecutive_reshapes," /* 52 */ \
+  "merge_consecutive_transposes," /* 53 */ \
+  "fuse_transpose_matmul," /* 54 */ \
+  "expand_high_rank_reshape_and_transpose," /* 55 */ \
+  "fuse_stack_split," /* 56 */ \
+  "reduce_transposes," /* 57 */ \
+  "remove_redundant_ops," /* 58 */ \
+  "dedup_op_and_var_names," /* 59 */ \
+  ""
+#define MGOPT__DEFAULT_MID \
+  "update_output_dtypes," /* 62 */ \
+  /* 63 guard_negative_gather_indices: left out, a Core ML backend workaround that adds ops */ \
+  "const_elimination," /* 64 */ \
+  "dead_code_elimination," /* 65 */ \
+  "cast_optimization," /* 66 */ \
+  "dead_code_elimination," /* 67 */ \
+  ""
+#define MGOPT__DEFAULT_TAIL \
+  "const_elimination," /* 69 */ \
+  "dead_code_elimination," /* 70 */ \
+  "cast_optimization," /* 71 */ \
+  "dead_code_elimination," /* 72 */ \
+  "const_elimination," /* 73 */ \
+  /* 74 canonicalize_inplace_pattern: not written yet */ \
+  /* 75 prefer_state_in_downstream: not written yet */ \
+  "const_elimination," /* 76 */ \
+  "dead_code_elimination," /* 77 */ \
+  ""
+
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
-    /* MIL's default order (_COMMON_PASSES, reference mil-passes.md §1.1) with the
-       passes mgopt has, then `cleanup`. Left out on purpose: passes that change
-       the model's interface (sanitize_input_output_names, update_output_dtypes,
-       image_input_preprocess, add_fp16_cast, add_int16_cast: each needs an
-       option or a decision by the user) and guard_negative_gather_indices
-       (a Core ML backend workaround that adds ops). remove_symbolic_reshape
-       skips what it cannot resolve instead of failing. */
-    {"default",
-     "cast_optimization,noop_elimination,const_elimination,divide_to_multiply,select_optimization,"
-     "add_conv_transpose_output_shape,const_elimination,const_deduplication,loop_invariant_elimination,"
-     "remove_symbolic_reshape{strict=false},noop_elimination,rank0_expand_dims_swap,fuse_squeeze_expand_dims,"
-     "merge_consecutive_paddings,merge_consecutive_relus,merge_consecutive_reshapes,"
-     "merge_consecutive_transposes,expand_high_rank_reshape_and_transpose,fuse_stack_split,"
-     "remove_redundant_ops,dedup_op_and_var_names,const_elimination,dead_code_elimination,"
-     "cast_optimization,dead_code_elimination,const_elimination,dead_code_elimination,cleanup",
+    {"default", MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
+    {"default_fp16",
+     MGOPT__DEFAULT_HEAD "add_fp16_cast,add_int16_cast," MGOPT__DEFAULT_MID "add_int16_cast," MGOPT__DEFAULT_TAIL
+     "cleanup",
+     "default with fp16 compute: casts fp32 ops to fp16 (add_fp16_cast, add_int16_cast) at MIL's places"},
     /* MIL's _CLEANUP_PASSES (reference mil-passes.md §1.1, entries 78-96) in
        their exact order. Passes mgopt does not have yet are named where they
        belong; each joins the string when it exists (an unknown pass is an error). */
