@@ -55,6 +55,7 @@
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, replace_stack_reshape) \
+  PASS(fusion, detect_concat_interleave) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
