@@ -56,6 +56,8 @@
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, replace_stack_reshape) \
   PASS(fusion, detect_concat_interleave) \
+  PASS(fusion, concat_to_pixel_shuffle) \
+  PASS(fusion, use_reflection_padding) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
