@@ -58,6 +58,7 @@
   PASS(fusion, detect_concat_interleave) \
   PASS(fusion, concat_to_pixel_shuffle) \
   PASS(fusion, use_reflection_padding) \
+  PASS(fusion, fuse_onehot_matmul_to_gather) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
