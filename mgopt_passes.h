@@ -92,6 +92,11 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(fusion, replace_stack_reshape) \
+  PASS(fusion, detect_concat_interleave) \
+  PASS(fusion, concat_to_pixel_shuffle) \
+  PASS(fusion, use_reflection_padding) \
+  PASS(fusion, fuse_onehot_matmul_to_gather) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -9173,6 +9178,563 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS(cleanup, common, reduce_transposes,
                    "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed",
                    mgopt__rt_run);
+/* src/passes/fusion/replace_stack_reshape.c — common::replace_stack_reshape: a stack whose new axis a reshape merges into a neighbour becomes a concat.
+
+   Spec: mil_graph_passes.txt, "A stack followed by a reshape layer can be
+   replaced by a concat"; reference §3.33 (replace_stack_reshape).
+
+   Before:
+     main(%a: (1, 5, 3, 4, fp32), %b: (1, 5, 3, 4, fp32)) {
+       %s: (1, 5, 2, 3, 4, fp32) = stack(values=(%a, %b), axis=2)
+       %shape: (4, int32)* = const(val=[1, 10, 3, 4])
+       %r: (1, 10, 3, 4, fp32) = reshape(x=%s, shape=%shape)
+     } -> (%r)
+   After:
+     main(%a: (1, 5, 3, 4, fp32), %b: (1, 5, 3, 4, fp32)) {
+       %r: (1, 10, 3, 4, fp32) = concat(values=(%a, %b), axis=1, interleave=true)
+     } -> (%r)
+
+   Fires on: reshape(stack(v0..vn-1, axis=a)) where every vi has the same
+   static shape S (rank R), the reshape's output has rank R, all static, and
+   differs from S in exactly one dim c with out[c] = n * S[c]. Row-major
+   order makes that a merge of the stack axis with a neighbour: c == a (the
+   new axis is the outer factor) is concat(axis=c); c == a - 1 (the new axis
+   is the inner factor) is concat(axis=c, interleave=true). The concat takes
+   the reshape's output name; the stack and the shape const go.
+   Any n >= 2 (the reference hard-codes a doubling, so only n == 2 works
+   there).
+   Must not fire: the stack has another user or is a block output; the
+   stack and the reshape sit in different blocks; a dim that is symbolic or
+   unknown; out differs from S in another place or by another factor (c not
+   next to the new axis: not a merge); the target cannot write the concat
+   (mgopt_program_target_accepts).
+   Cost: worklist patterns, O(reshapes x rank). */
+
+/* S, the common static shape of the stack's n >= 2 values, into shape; 0 otherwise. */
+static int mgopt__rsr_values_shape(const mgopt_op *st, int64_t *shape, int32_t *rank, int32_t *n) {
+  int32_t si = mgopt_op_slot_index(st, "values"), i, d;
+  int64_t other[MGOPT_MAX_RANK];
+  if (si < 0 || st->slots[si].n < 2) return 0;
+  *n = st->slots[si].n;
+  for (i = 0; i < *n; i++) {
+    const mgopt_value *v = st->slots[si].uses[i].value;
+    if (!v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank < 0) return 0;
+    if (i == 0) {
+      if (!mgopt__pu_static_shape(&v->type, shape, MGOPT_MAX_RANK)) return 0;
+      *rank = v->type.rank;
+      continue;
+    }
+    if (v->type.rank != *rank || !mgopt__pu_static_shape(&v->type, other, MGOPT_MAX_RANK)) return 0;
+    for (d = 0; d < *rank; d++)
+      if (other[d] != shape[d]) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__rsr_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *out, **vals;
+  mgopt_op *st = mgopt__pu_def_of(x, MGOPT_OP_stack), *cc;
+  int64_t s[MGOPT_MAX_RANK], o[MGOPT_MAX_RANK], a;
+  int32_t rank = 0, n = 0, d, c = -1, si, i;
+  MGOPT__UNUSED(ud);
+  if (!st || op->nouts != 1 || st->parent != op->parent || !mgopt__pu_single_use(x) ||
+      mgopt__pu_is_block_output(x))
+    return 0;
+  out = op->outs[0];
+  if (!mgopt__rsr_values_shape(st, s, &rank, &n)) return 0;
+  if (out->type.rank != rank || !mgopt__pu_static_shape(&out->type, o, MGOPT_MAX_RANK)) return 0;
+  a = mgopt__pu_norm_axis(mgopt_op_get_int(st, "axis", 0), (int64_t)rank + 1);
+  if (a < 0) return 0;
+  for (d = 0; d < rank; d++) {
+    if (o[d] == s[d]) continue;
+    if (c >= 0 || s[d] <= 0 || o[d] != s[d] * n) return 0;
+    c = d;
+  }
+  if (c < 0 || (c != a && c != a - 1)) return 0;
+  si = mgopt_op_slot_index(st, "values");
+  vals = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return 0;
+  for (i = 0; i < n; i++) vals[i] = st->slots[si].uses[i].value;
+  cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_value_name(out), 0, NULL, NULL, 1);
+  if (!cc) return 0;
+  if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK || mgopt_op_set_int(cc, "axis", c) != MGOPT_OK ||
+      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+    mgopt_rw_erase(rw, cc);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, out, cc->outs[0]);
+  mgopt__pu_sync_op_name(cc);
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_erase_with_consts(rw, st);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__rsr_patterns[] = {
+    {"stack_reshape", MGOPT_OP_reshape, NULL, 1, mgopt__rsr_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, replace_stack_reshape,
+                           "a stack whose new axis a reshape merges into a neighbour becomes a concat",
+                           mgopt__rsr_patterns);
+/* src/passes/fusion/detect_concat_interleave.c — common::detect_concat_interleave: a channel concat shuffled by reshape/transpose/reshape becomes an interleaved concat.
+
+   Spec: mil_graph_passes.txt, "Detect the pattern concat-->reshape--->
+   transpose--->reshape"; reference §3.31.
+
+   Before:
+     main(%a: (1, 2, 3, 3, fp32), %b: (1, 2, 3, 3, fp32)) {
+       %c: (1, 4, 3, 3, fp32) = concat(values=(%a, %b), axis=-3)
+       %s1: (5, int32)* = const(val=[1, 2, 2, 3, 3])
+       %r1: (1, 2, 2, 3, 3, fp32) = reshape(x=%c, shape=%s1)
+       %t: (1, 2, 2, 3, 3, fp32) = transpose(x=%r1, perm=[0, 2, 1, 3, 4])
+       %s2: (4, int32)* = const(val=[1, 4, 3, 3])
+       %r2: (1, 4, 3, 3, fp32) = reshape(x=%t, shape=%s2)
+     } -> (%r2)
+   After:
+     main(%a: (1, 2, 3, 3, fp32), %b: (1, 2, 3, 3, fp32)) {
+       %r2: (1, 4, 3, 3, fp32) = concat(values=(%a, %b), axis=-3, interleave=true)
+     } -> (%r2)
+
+   Fires on: a non-interleaved concat on axis -3 (1) of n rank-4 values, all
+   of one static shape (B, C, H, W), whose only user is a reshape to
+   (B, n, C, H, W), whose only user is transpose(perm=[0, 2, 1, 3, 4]),
+   whose only user is a reshape to (B, n*C, H, W) (every type static). The
+   chain computes out[b, c*n + i] = values[i][b, c]: interleave. The last
+   reshape's output takes the new concat; the chain and its shape consts go.
+   Must not fire: another user or a block output anywhere before the last
+   reshape; ops in different blocks; a concat that already interleaves,
+   another axis or rank; values of different shapes; symbolic or unknown
+   dims; another perm or other reshape shapes; the target cannot write an
+   interleaved concat (mgopt_program_target_accepts).
+   Cost: worklist patterns, O(concats x inputs). */
+
+/* The single user of v, of kind `kind`, in block b, reading v in its "x"; v is no block output. */
+static mgopt_op *mgopt__dci_next(const mgopt_value *v, int32_t kind, const mgopt_block *b) {
+  mgopt_op *u = mgopt__pu_single_user(v);
+  if (!u || u->kind != kind || u->parent != b || u->nouts != 1 || mgopt__pu_is_block_output(v) ||
+      mgopt_op_operand(u, "x") != v)
+    return NULL;
+  return u;
+}
+
+/* 1 when v's type is static with exactly the dims want[0..rank). */
+static int mgopt__dci_shape_is(const mgopt_value *v, const int64_t *want, int32_t rank) {
+  int64_t s[MGOPT_MAX_RANK];
+  int32_t d;
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank != rank || !mgopt__pu_static_shape(&v->type, s, MGOPT_MAX_RANK))
+    return 0;
+  for (d = 0; d < rank; d++)
+    if (s[d] != want[d]) return 0;
+  return 1;
+}
+
+static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const int64_t want_perm[5] = {0, 2, 1, 3, 4};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *r1, *tr, *r2, *cc;
+  mgopt_value *out, **vals;
+  const int64_t *perm = NULL;
+  int64_t s[MGOPT_MAX_RANK], w[5];
+  int32_t si = mgopt_op_slot_index(op, "values"), n, i;
+  MGOPT__UNUSED(ud);
+  if (si < 0 || op->nouts != 1 || mgopt_op_get_bool(op, "interleave", 0)) return 0;
+  n = op->slots[si].n;
+  if (n < 1 || mgopt__pu_norm_axis(mgopt_op_get_int(op, "axis", 0), 4) != 1) return 0;
+  for (i = 0; i < n; i++) {
+    const mgopt_value *v = op->slots[si].uses[i].value;
+    if (!v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank != 4) return 0;
+    if (i == 0 && !mgopt__pu_static_shape(&v->type, s, MGOPT_MAX_RANK)) return 0;
+    if (!mgopt__dci_shape_is(v, s, 4)) return 0;
+  }
+  r1 = mgopt__dci_next(op->outs[0], MGOPT_OP_reshape, op->parent);
+  w[0] = s[0], w[1] = n, w[2] = s[1], w[3] = s[2], w[4] = s[3];
+  if (!r1 || !mgopt__dci_shape_is(r1->outs[0], w, 5)) return 0;
+  tr = mgopt__dci_next(r1->outs[0], MGOPT_OP_transpose, op->parent);
+  if (!tr || mgopt_op_get_ints(p, tr, "perm", &perm) != 5) return 0;
+  for (i = 0; i < 5; i++)
+    if (mgopt__pu_norm_axis(perm[i], 5) != want_perm[i]) return 0;
+  r2 = mgopt__dci_next(tr->outs[0], MGOPT_OP_reshape, op->parent);
+  w[1] = s[1] * n, w[2] = s[2], w[3] = s[3];
+  if (!r2 || !mgopt__dci_shape_is(r2->outs[0], w, 4)) return 0;
+  out = r2->outs[0];
+  vals = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)n, 8);
+  if (!vals) return 0;
+  for (i = 0; i < n; i++) vals[i] = op->slots[si].uses[i].value;
+  cc = mgopt_rw_create(rw, r2, "concat", mgopt__pu_value_name(out), 0, NULL, NULL, 1);
+  if (!cc) return 0;
+  if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK ||
+      mgopt_op_set_int(cc, "axis", mgopt_op_get_int(op, "axis", 0)) != MGOPT_OK ||
+      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+    mgopt_rw_erase(rw, cc);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, out, cc->outs[0]);
+  mgopt__pu_sync_op_name(cc);
+  mgopt__pu_erase_with_consts(rw, r2);
+  mgopt__pu_erase_with_consts(rw, tr);
+  mgopt__pu_erase_with_consts(rw, r1);
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__dci_patterns[] = {
+    {"concat_reshape_transpose_reshape", MGOPT_OP_concat, NULL, 1, mgopt__dci_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, detect_concat_interleave,
+                           "a channel concat shuffled by reshape, transpose, reshape becomes an interleaved concat",
+                           mgopt__dci_patterns);
+/* src/passes/fusion/concat_to_pixel_shuffle.c — common::concat_to_pixel_shuffle: nested interleaved concats (H, then W) become a channel concat and pixel_shuffle(2).
+
+   Spec: mil_graph_passes.txt, "Identify nested, interleaved concat ops which
+   can be replaced by a single concat and a pixel shuffle layer"; reference
+   §3.30.
+
+   Before:
+     main(%a: (1, 2, 3, 3, fp32), %b: (1, 2, 3, 3, fp32), %c: (1, 2, 3, 3, fp32), %d: (1, 2, 3, 3, fp32)) {
+       %h0: (1, 2, 6, 3, fp32) = concat(values=(%a, %b), axis=2, interleave=true)
+       %h1: (1, 2, 6, 3, fp32) = concat(values=(%c, %d), axis=2, interleave=true)
+       %o: (1, 2, 6, 6, fp32) = concat(values=(%h0, %h1), axis=3, interleave=true)
+     } -> (%o)
+   After:
+     main(%a: (1, 2, 3, 3, fp32), %b: (1, 2, 3, 3, fp32), %c: (1, 2, 3, 3, fp32), %d: (1, 2, 3, 3, fp32)) {
+       %o_channels: (1, 8, 3, 3, fp32) = concat(values=(%a, %c, %b, %d), axis=1, interleave=true)
+       %o: (1, 2, 6, 6, fp32) = pixel_shuffle(x=%o_channels, upscale_factor=2)
+     } -> (%o)
+
+   Fires on: concat(h0, h1, axis=3 or -1, interleave=true) of rank 4 where
+   h0 = concat(a, b) and h1 = concat(c, d), both on axis 2 (or -2) with
+   interleave=true. Then o[n, k, 2y+i, 2x+j] is a, b, c, d at (i, j) =
+   (0, 0), (1, 0), (0, 1), (1, 1); pixel_shuffle(2) reads channel
+   4k + 2i + j, so the channel concat is (a, c, b, d).
+   Must not fire: h0 or h1 with another user or a block output (the
+   reference does not check: it would keep them and grow the program); not
+   exactly two values in each concat; another axis or interleave=false; ops
+   in different blocks; a rank that is not 4; the target cannot write
+   pixel_shuffle or the interleaved concat (mgopt_program_target_accepts).
+   Cost: worklist patterns, O(concats). */
+
+/* The two values of concat op if it interleaves 2 rank-4 values on `axis` (normalized), else 0. */
+static int mgopt__cps_pair(const mgopt_op *op, int64_t axis, mgopt_value **v) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i;
+  if (si < 0 || op->slots[si].n != 2 || op->nouts != 1 || !mgopt_op_get_bool(op, "interleave", 0) ||
+      mgopt__pu_norm_axis(mgopt_op_get_int(op, "axis", 0), 4) != axis)
+    return 0;
+  for (i = 0; i < 2; i++) {
+    v[i] = op->slots[si].uses[i].value;
+    if (!v[i] || v[i]->type.kind != MGOPT_TYPE_TENSOR || v[i]->type.rank != 4) return 0;
+  }
+  return 1;
+}
+
+/* h's producer if it is a single-use interleaving concat on axis 2 in block b, with its values in v. */
+static mgopt_op *mgopt__cps_rows(mgopt_value *h, const mgopt_block *b, mgopt_value **v) {
+  mgopt_op *c = mgopt__pu_def_of(h, MGOPT_OP_concat);
+  if (!c || c->parent != b || !mgopt__pu_single_use(h) || mgopt__pu_is_block_output(h) || !mgopt__cps_pair(c, 2, v))
+    return NULL;
+  return c;
+}
+
+static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const x_slot[1] = {"x"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *h[2], *ab[2], *cd[2], *vals[4], *out;
+  mgopt_op *c0, *c1, *cc, *ps;
+  MGOPT__UNUSED(ud);
+  if (!mgopt__cps_pair(op, 3, h) || h[0] == h[1]) return 0;
+  c0 = mgopt__cps_rows(h[0], op->parent, ab);
+  c1 = mgopt__cps_rows(h[1], op->parent, cd);
+  if (!c0 || !c1) return 0;
+  out = op->outs[0];
+  vals[0] = ab[0], vals[1] = cd[0], vals[2] = ab[1], vals[3] = cd[1];
+  cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_channels"), 0, NULL, NULL, 1);
+  if (!cc) return 0;
+  if (mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK || mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK ||
+      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, cc)) {
+    mgopt_rw_erase(rw, cc);
+    return 0;
+  }
+  ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
+  if (!ps) {
+    mgopt_rw_erase(rw, cc);
+    return 0;
+  }
+  if (mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK || mgopt_op_infer(p, ps, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, ps) || !mgopt__pu_adopt_type(p, ps->outs[0], out)) {
+    mgopt_rw_erase(rw, ps);
+    mgopt_rw_erase(rw, cc);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, out, ps->outs[0]);
+  mgopt__pu_sync_op_name(ps);
+  mgopt_rw_erase(rw, op);
+  mgopt_rw_erase(rw, c0);
+  mgopt_rw_erase(rw, c1);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__cps_patterns[] = {
+    {"interleaved_concats", MGOPT_OP_concat, NULL, 1, mgopt__cps_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, concat_to_pixel_shuffle,
+                           "nested interleaved concats on H then W become a channel concat and pixel_shuffle(2)",
+                           mgopt__cps_patterns);
+/* src/passes/fusion/use_reflection_padding.c — common::use_reflection_padding: a concat of mirrored one-wide slices around x becomes pad(mode="reflect").
+
+   Spec: mil_graph_passes.txt, "Identify a reflection padding layer composed
+   out of slices and concats"; reference §3.33 (use_reflection_padding).
+
+   Before:
+     main(%x: (1, 2, 6, 8, fp32)) {
+       %b0: (4, int32)* = const(val=[0, 0, 0, 1])
+       %e0: (4, int32)* = const(val=[0, 0, 0, 2])
+       %l: (1, 2, 6, 1, fp32) = slice_by_index(x=%x, begin=%b0, end=%e0, begin_mask=[true, true, true, false], end_mask=[true, true, true, false])
+       %b1: (4, int32)* = const(val=[0, 0, 0, -2])
+       %e1: (4, int32)* = const(val=[0, 0, 0, -1])
+       %r: (1, 2, 6, 1, fp32) = slice_by_index(x=%x, begin=%b1, end=%e1, begin_mask=[true, true, true, false], end_mask=[true, true, true, false])
+       %o: (1, 2, 6, 10, fp32) = concat(values=(%l, %x, %r), axis=3)
+     } -> (%o)
+   After:
+     main(%x: (1, 2, 6, 8, fp32)) {
+       %o_pad: (2, int32)* = const(val=[1, 1])
+       %o: (1, 2, 6, 10, fp32) = pad(x=%x, pad=%o_pad, mode="reflect")
+     } -> (%o)
+
+   Fires on: concat(s_0, ..., s_k-1, x, t_0, ..., t_k-1, axis=a), k >= 1,
+   non-interleaved, where every s_i and t_j is a slice_by_index of x that is
+   full on every axis but a (begin 0 or masked, end masked or past the
+   dim, stride 1, no squeeze) and one wide on a: s_i picks index k - i and
+   t_j index D - 2 - j (D = x's static dim on a; negative bounds count from
+   the end). That is reflection padding of k on both sides: pad(x,
+   mode="reflect") with pad [k, k] when a is the last axis and [k, k, 0, 0]
+   when it is the one before (the axes pad's reflect mode covers). Slices
+   that lose their last user go with their bound consts.
+   Must not fire: a slice that is a block output, reads another tensor or
+   picks another index; an even count of values or fewer than 3; the middle
+   value is not what the slices read; a on another axis; D unknown or
+   k > D - 1; interleave; a non-float x; ops in different blocks; the target
+   cannot write the pad (mgopt_program_target_accepts).
+   Cost: worklist patterns, O(concats x values x rank). */
+
+#define MGOPT__URP_END_SENTINEL 2147483647 /* an end at least this large means "to the end" of any dim */
+
+/* 1 when slice op of x is full on every axis but `axis`, where it picks exactly index `want`. */
+static int mgopt__urp_picks(mgopt_program *p, const mgopt_op *op, const mgopt_value *x, int32_t axis, int64_t want) {
+  const int64_t *b = NULL, *e = NULL, *s = NULL, *bm = NULL, *em = NULL, *sm = NULL;
+  int64_t nb, ne, ns, nbm, nem, nsm, r = x->type.rank;
+  int32_t d;
+  nb = mgopt_op_get_ints(p, op, "begin", &b);
+  ne = mgopt_op_get_ints(p, op, "end", &e);
+  ns = mgopt_op_get_ints(p, op, "stride", &s);
+  nbm = mgopt_op_get_ints(p, op, "begin_mask", &bm);
+  nem = mgopt_op_get_ints(p, op, "end_mask", &em);
+  nsm = mgopt_op_get_ints(p, op, "squeeze_mask", &sm);
+  if (nb != r || ne != r || (mgopt_op_operand(op, "stride") && ns != r)) return 0;
+  if ((nbm >= 0 && nbm != r) || (nem >= 0 && nem != r) || (nsm >= 0 && nsm != r)) return 0;
+  for (d = 0; d < r; d++) {
+    int bmask = nbm > 0 && bm[d], emask = nem > 0 && em[d];
+    if ((ns > 0 && s[d] != 1) || (nsm > 0 && sm[d])) return 0;
+    if (d != axis) {
+      int64_t dim = mgopt_dim_is_static(x->type.dims[d]) ? x->type.dims[d].v : -1;
+      if (!bmask && b[d] != 0) return 0;
+      if (!emask && e[d] < MGOPT__URP_END_SENTINEL && (dim < 0 || e[d] < dim)) return 0;
+    } else {
+      int64_t dim = x->type.dims[d].v, lo = bmask ? 0 : b[d], hi = emask ? dim : e[d];
+      if (lo < 0) lo += dim;
+      if (hi < 0) hi += dim;
+      if (hi > dim) hi = dim;
+      if (lo != want || hi != want + 1) return 0;
+    }
+  }
+  return 1;
+}
+
+static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[2] = {"x", "pad"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  int32_t si = mgopt_op_slot_index(op, "values"), n, k, i, axis, rank;
+  mgopt_value *x, *out, *ins[2];
+  mgopt_tensor *pt;
+  mgopt_op *pad;
+  int64_t dim, pads[4] = {0, 0, 0, 0};
+  MGOPT__UNUSED(ud);
+  if (si < 0 || op->nouts != 1 || mgopt_op_get_bool(op, "interleave", 0)) return 0;
+  n = op->slots[si].n;
+  if (n < 3 || n % 2 == 0) return 0;
+  k = n / 2;
+  x = op->slots[si].uses[k].value;
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return 0;
+  rank = x->type.rank;
+  axis = (int32_t)mgopt__pu_norm_axis(mgopt_op_get_int(op, "axis", 0), rank);
+  if (rank < 1 || axis < 0 || axis < rank - 2 || !mgopt_dim_is_static(x->type.dims[axis])) return 0;
+  dim = x->type.dims[axis].v;
+  if (k > dim - 1) return 0;
+  for (i = 0; i < n; i++) {
+    mgopt_value *v = op->slots[si].uses[i].value;
+    mgopt_op *sl;
+    if (i == k) continue;
+    sl = mgopt__pu_def_of(v, MGOPT_OP_slice_by_index);
+    if (!sl || sl->parent != op->parent || mgopt__pu_is_block_output(v) || mgopt_op_operand(sl, "x") != x ||
+        !mgopt__urp_picks(p, sl, x, axis, i < k ? k - i : dim - 2 - (i - k - 1)))
+      return 0;
+  }
+  out = op->outs[0];
+  pads[0] = pads[1] = k;
+  pt = mgopt__pu_const_i32_1d(p, pads, axis == rank - 1 ? 2 : 4);
+  if (!pt) return 0;
+  ins[0] = x;
+  ins[1] = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(out), "_pad"), pt);
+  if (!ins[1]) return 0;
+  pad = mgopt_rw_create(rw, op, "pad", mgopt__pu_value_name(out), 2, slots, ins, 1);
+  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK || mgopt_op_infer(p, pad, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, pad) || !mgopt__pu_adopt_type(p, pad->outs[0], out)) {
+    if (pad) mgopt_rw_erase(rw, pad);
+    mgopt_rw_erase(rw, ins[1]->def);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, out, pad->outs[0]);
+  mgopt__pu_sync_op_name(pad);
+  {
+    /* the slices, each once (a slice may stand on both sides) */
+    mgopt_op *sl[64];
+    int32_t ns = 0, j;
+    for (i = 0; i < n && ns < 64; i++) {
+      mgopt_op *s = i == k ? NULL : op->slots[si].uses[i].value->def;
+      for (j = 0; s && j < ns; j++)
+        if (sl[j] == s) s = NULL;
+      if (s) sl[ns++] = s;
+    }
+    mgopt_rw_erase(rw, op);
+    for (j = 0; j < ns; j++) mgopt__pu_erase_with_consts(rw, sl[j]);
+  }
+  return 1;
+}
+
+static const mgopt_pattern mgopt__urp_patterns[] = {
+    {"mirrored_slices_concat", MGOPT_OP_concat, NULL, 1, mgopt__urp_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, use_reflection_padding,
+                           "a concat of mirrored one-wide slices around x becomes pad(mode=\"reflect\")",
+                           mgopt__urp_patterns);
+/* src/passes/fusion/fuse_onehot_matmul_to_gather.c — common::fuse_onehot_matmul_to_gather: one_hot(i) times a constant matrix W becomes gather(W, i).
+
+   Spec: mil_graph_passes.txt, "Detect if onehot (axis=-1, on_value=1,
+   off_value=0) is followed by a matmul op (no bias)"; reference §3.33
+   (fuse_onehot_matmul_to_gather).
+
+   Before:
+     main(%i: (2, int32)) {
+       %h: (2, 3, fp32) = one_hot(indices=%i, one_hot_vector_size=3)
+       %w: (3, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6]])
+       %y: (2, 2, fp32) = matmul(x=%h, y=%w)
+     } -> (%y)
+   After:
+     main(%i: (2, int32)) {
+       %w: (3, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6]])
+       %y: (2, 2, fp32) = gather(x=%w, indices=%i, axis=0)
+     } -> (%y)
+
+   Fires on: one_hot(indices, one_hot_vector_size=N, axis=-1, on_value=1,
+   off_value=0) (exactly 1 and 0) whose only user is matmul(x=one_hot,
+   y=W) without transposes, W a constant (N, K) matrix whose every element
+   is finite; the gather takes the matmul's output name.
+   Indices: one_hot marks index i in [-N, N) at i mod N (ONNX OneHot; the
+   reference's guard wraps the same way), and gather's index i in [-N, N)
+   reads row i mod N: the results agree for every such index, negative
+   ones included, with no guard ops (the reference's select(i >= 0, i,
+   i + N) is what guard_negative_gather_indices adds later in the pipeline
+   for a runtime whose gather takes no negative index; N is static, so no
+   run-time shape is needed). Constant indices must all lie in [-N, N)
+   (outside, one_hot gives a zero row that gather cannot). Run-time indices
+   outside [-N, N) are outside gather's domain: the one case the rewrite
+   does not preserve, as in the reference. Results are bitwise equal but
+   for the sign of a zero (1 * -0 + 0 * w is +0).
+   Must not fire: the one_hot is a block output or has another user; another
+   axis; on/off values not exactly 1 and 0, or not constant; transpose_x or
+   transpose_y set (or not constant); W not constant, not rank 2, or holding
+   an infinity or NaN (0 * inf would make the matmul's column NaN); the
+   one_hot and the matmul in different blocks; the target cannot write the
+   gather (mgopt_program_target_accepts).
+   Cost: worklist patterns, O(matmuls + W elements). */
+
+/* The value of parameter `name` of op when it is constant (attribute, default or constant operand). */
+static int mgopt__fog_const_param(const mgopt_op *op, const char *name, double *v) {
+  const mgopt_value *u = mgopt_op_operand(op, name);
+  if (u && !mgopt_value_const(u)) return 0;
+  *v = mgopt_op_get_float(op, name, 0.0);
+  return 1;
+}
+
+/* 1 when every element of t is finite. */
+static int mgopt__fog_finite(const mgopt_tensor *t) {
+  int64_t i;
+  for (i = 0; i < t->numel; i++) {
+    double v = mgopt_tensor_get_f64(t, i);
+    if (v != v || v - v != 0.0) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[2] = {"x", "indices"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *h = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "y"), *idx, *out, *ins[2];
+  mgopt_op *oh = mgopt__pu_def_of(h, MGOPT_OP_one_hot), *g;
+  const mgopt_tensor *wt, *it;
+  double on, off, tx, ty;
+  int64_t depth, i;
+  MGOPT__UNUSED(ud);
+  if (!oh || op->nouts != 1 || oh->parent != op->parent || !mgopt__pu_single_use(h) || mgopt__pu_is_block_output(h))
+    return 0;
+  idx = mgopt_op_operand(oh, "indices");
+  if (!idx || idx->type.kind != MGOPT_TYPE_TENSOR || idx->type.rank < 0 ||
+      !mgopt_dtype_is_int((mgopt_dtype)idx->type.dtype))
+    return 0;
+  if (mgopt_op_operand(oh, "axis") && !mgopt_value_const(mgopt_op_operand(oh, "axis"))) return 0;
+  if (mgopt__pu_norm_axis(mgopt_op_get_int(oh, "axis", -1), (int64_t)idx->type.rank + 1) != idx->type.rank) return 0;
+  if (!mgopt__fog_const_param(oh, "on_value", &on) || !mgopt__fog_const_param(oh, "off_value", &off) ||
+      on != 1.0 || off != 0.0)
+    return 0;
+  if (!mgopt__fog_const_param(op, "transpose_x", &tx) || !mgopt__fog_const_param(op, "transpose_y", &ty) ||
+      mgopt_op_get_bool(op, "transpose_x", 0) || mgopt_op_get_bool(op, "transpose_y", 0))
+    return 0;
+  depth = mgopt_op_get_int(oh, "one_hot_vector_size", -1);
+  wt = mgopt_value_const(w);
+  if (!wt || wt->rank != 2 || wt->shape[0] != depth || depth < 1 || !mgopt__fog_finite(wt)) return 0;
+  it = mgopt_value_const(idx);
+  for (i = 0; it && i < it->numel; i++) {
+    int64_t v = mgopt_tensor_get_i64(it, i);
+    if (v < -depth || v >= depth) return 0;
+  }
+  out = op->outs[0];
+  ins[0] = w;
+  ins[1] = idx;
+  g = mgopt_rw_create(rw, op, "gather", mgopt__pu_value_name(out), 2, slots, ins, 1);
+  if (!g) return 0;
+  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK || mgopt_op_infer(p, g, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, g) || !mgopt__pu_adopt_type(p, g->outs[0], out)) {
+    mgopt_rw_erase(rw, g);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, out, g->outs[0]);
+  mgopt__pu_sync_op_name(g);
+  mgopt_rw_erase(rw, op);
+  mgopt__pu_erase_with_consts(rw, oh);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fog_patterns[] = {
+    {"one_hot_matmul", MGOPT_OP_matmul, NULL, 1, mgopt__fog_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_onehot_matmul_to_gather,
+                           "one_hot(i) times a constant matrix W becomes gather(W, i)", mgopt__fog_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

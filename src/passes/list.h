@@ -54,6 +54,11 @@
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(fusion, replace_stack_reshape) \
+  PASS(fusion, detect_concat_interleave) \
+  PASS(fusion, concat_to_pixel_shuffle) \
+  PASS(fusion, use_reflection_padding) \
+  PASS(fusion, fuse_onehot_matmul_to_gather) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
