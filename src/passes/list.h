@@ -55,6 +55,7 @@
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, fuse_linear_bias) \
+  PASS(fusion, fuse_matmul_weight_bias) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
