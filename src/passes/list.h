@@ -56,6 +56,7 @@
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, fuse_linear_bias) \
   PASS(fusion, fuse_matmul_weight_bias) \
+  PASS(fusion, fuse_elementwise_to_batchnorm) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
