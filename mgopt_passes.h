@@ -97,6 +97,9 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(fusion, concat_to_pixel_shuffle) \
   PASS(fusion, use_reflection_padding) \
   PASS(fusion, fuse_onehot_matmul_to_gather) \
+  PASS(fusion, fuse_linear_bias) \
+  PASS(fusion, fuse_matmul_weight_bias) \
+  PASS(fusion, fuse_elementwise_to_batchnorm) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -9735,6 +9738,433 @@ static const mgopt_pattern mgopt__fog_patterns[] = {
 
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_onehot_matmul_to_gather,
                            "one_hot(i) times a constant matrix W becomes gather(W, i)", mgopt__fog_patterns);
+/* src/passes/fusion/fuse_linear_bias.c — common::fuse_linear_bias: linear followed by add / sub of a constant becomes one linear.
+
+   Spec: mil_graph_passes.txt, "Convert linear + add/sub to a single linear by
+   updating the weight and bias of the linear layer"; reference §3.21.
+
+   Before:
+     main(%x: (2, 2, fp32)) {
+       %w: (3, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6]])
+       %b: (3, fp32)* = const(val=[1, 2, 3])
+       %l: (2, 3, fp32) = linear(x=%x, weight=%w, bias=%b)
+       %c: (1, 3, fp32)* = const(val=[[10, 20, 30]])
+       %y: (2, 3, fp32) = sub(x=%c, y=%l)
+     } -> (%y)
+   After:
+     main(%x: (2, 2, fp32)) {
+       %y_weight: (3, 2, fp32)* = const(val=[[-1, -2], [-3, -4], [-5, -6]])
+       %y_bias: (3, fp32)* = const(val=[9, 18, 27])
+       %y: (2, 3, fp32) = linear(x=%x, weight=%y_weight, bias=%y_bias)
+     } -> (%y)
+
+   Fires on: a linear with a constant weight [Dout, Din] and a constant bias
+   (Dout) or none (zeros), whose output is not a block output and has exactly
+   one reader, an add or sub whose other operand is a constant c of Dout
+   elements with last dim Dout and rank at most the linear's output rank (so
+   the sum keeps the linear's shape). The result is linear(x, W', b') named
+   after the add / sub output:
+     add(linear, c), add(c, linear): W' = W,  b' = b + c
+     sub(linear, c):                 W' = W,  b' = b - c
+     sub(c, linear):                 W' = -W, b' = c - b
+   (c - linear negates the weight as well as the bias: c - (xW^T + b) =
+   x(-W)^T + (c - b)). The old linear, the add / sub and the constants only
+   they read are erased.
+   Must not fire: a run-time weight, bias or c; c of another element count,
+   last dim or a higher rank (it would broadcast the output); dtypes that
+   differ or are not float; a linear output that is a block output or has
+   another reader; add(linear, linear); a target that cannot express the new
+   linear (mgopt_program_target_accepts).
+   Numeric contract: b' is computed in double from the stored values and
+   rounded once to the weight's dtype (fp16 stays fp16); -W is exact.
+   Cost: worklist patterns, O(linears + weight elements of the fused ones). */
+
+/* the float dtype shared by every value given (NULLs skipped), else UNKNOWN */
+static mgopt_dtype mgopt__flb_common_float(const mgopt_value *const *v, int32_t n) {
+  mgopt_dtype dt = MGOPT_DT_UNKNOWN;
+  int32_t i;
+  for (i = 0; i < n; i++) {
+    if (!v[i]) continue;
+    if (dt == MGOPT_DT_UNKNOWN) dt = (mgopt_dtype)v[i]->type.dtype;
+    if ((mgopt_dtype)v[i]->type.dtype != dt) return MGOPT_DT_UNKNOWN;
+  }
+  return mgopt_dtype_is_float(dt) ? dt : MGOPT_DT_UNKNOWN;
+}
+
+static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+  mgopt_value *out, *c, *vals[3];
+  const mgopt_value *chk[5];
+  mgopt_tensor *wt, *bt = NULL, *ct, *nb, *nw = NULL;
+  mgopt_op *user, *lin;
+  mgopt_dtype dt;
+  const char *name;
+  int64_t dout, i;
+  int first, neg_w, sub;
+  MGOPT__UNUSED(ud);
+  if (!x || !w || op->nouts != 1) return 0;
+  out = op->outs[0];
+  if (mgopt__pu_is_block_output(out)) return 0;
+  user = mgopt__pu_single_user(out);
+  if (!user || (user->kind != MGOPT_OP_add && user->kind != MGOPT_OP_sub) || user->nouts != 1) return 0;
+  first = mgopt_op_operand(user, "x") == out;
+  c = mgopt_op_operand(user, first ? "y" : "x");
+  if (!c || c == out) return 0;
+  wt = mgopt_value_const(w);
+  ct = mgopt_value_const(c);
+  if (b) bt = mgopt_value_const(b);
+  if (!wt || !ct || (b && !bt)) return 0;
+  chk[0] = x, chk[1] = w, chk[2] = b, chk[3] = c, chk[4] = out;
+  dt = mgopt__flb_common_float(chk, 5);
+  if (dt == MGOPT_DT_UNKNOWN || wt->dtype != dt || ct->dtype != dt || (bt && bt->dtype != dt)) return 0;
+  if (wt->rank != 2) return 0;
+  dout = wt->shape[0];
+  if (bt && (bt->rank != 1 || bt->shape[0] != dout)) return 0;
+  if (ct->numel != dout || ct->rank < 1 || ct->shape[ct->rank - 1] != dout || out->type.rank < ct->rank) return 0;
+  sub = user->kind == MGOPT_OP_sub;
+  neg_w = sub && !first;
+  nb = mgopt_tensor_new(p, dt, 1, &dout);
+  if (!nb) return 0;
+  for (i = 0; i < dout; i++) {
+    double bv = bt ? mgopt_tensor_get_f64(bt, i) : 0.0, cv = mgopt_tensor_get_f64(ct, i);
+    mgopt_tensor_set_f64(nb, i, !sub ? bv + cv : first ? bv - cv : cv - bv);
+  }
+  if (neg_w) {
+    nw = mgopt_tensor_new(p, dt, 2, wt->shape);
+    if (!nw) return 0;
+    for (i = 0; i < wt->numel; i++) mgopt_tensor_set_f64(nw, i, -mgopt_tensor_get_f64(wt, i));
+  }
+  name = mgopt__pu_value_name(user->outs[0]);
+  vals[0] = x;
+  vals[1] = nw ? mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_weight"), nw) : w;
+  vals[2] = mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_bias"), nb);
+  if (!vals[1] || !vals[2]) return 0;
+  lin = mgopt_rw_create(rw, user, "linear", name, 3, slots, vals, 1);
+  if (!lin || mgopt_op_infer(p, lin, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0]) ||
+      !mgopt_program_target_accepts(p, lin)) {
+    if (lin) mgopt_rw_erase(rw, lin);
+    mgopt__pu_erase_if_dead(rw, vals[2]->def);
+    if (nw) mgopt__pu_erase_if_dead(rw, vals[1]->def);
+    return 0;
+  }
+  lin->name = user->name ? user->name : lin->outs[0]->name;
+  mgopt__pu_replace_value(rw, user->outs[0], lin->outs[0]);
+  mgopt__pu_erase_with_consts(rw, user);
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_sync_op_name(lin);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__flb_patterns[] = {
+    {"linear_add_sub", MGOPT_OP_linear, NULL, 1, mgopt__flb_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_linear_bias,
+                           "fold an add / sub of a constant after a constant linear into its weight and bias",
+                           mgopt__flb_patterns);
+/* src/passes/fusion/fuse_matmul_weight_bias.c — common::fuse_matmul_weight_bias: matmul by a constant matrix followed by add / sub of a constant becomes linear.
+
+   Spec: mil_graph_passes.txt, "Convert matmul + add/sub to linear whenever
+   possible"; reference §3.21.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %w: (3, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6]])
+       %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
+       %c: (2, fp32)* = const(val=[10, 20])
+       %y: (2, 2, fp32) = sub(x=%c, y=%m)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y_weight: (2, 3, fp32)* = const(val=[[-1, -3, -5], [-2, -4, -6]])
+       %y_bias: (2, fp32)* = const(val=[10, 20])
+       %y: (2, 2, fp32) = linear(x=%x, weight=%y_weight, bias=%y_bias)
+     } -> (%y)
+
+   Fires on: a matmul with exactly one constant operand W of rank 2 that
+   nothing else reads, constant transpose_x / transpose_y, the other operand
+   of rank >= 2, and an output that is not a block output with one reader, an
+   add or sub whose other operand is a constant c. linear(x, A, b) computes
+   x A^T + b, so:
+   - W is y: out = x' W' with W' = W^T if transpose_y else W, of shape
+     [K, N]; c must have N elements along the last axis (leading dims 1, rank
+     at most the output's). The result is linear(x', A, b) with A = W'^T
+     ([N, K]: W itself when transpose_y, its transposed data otherwise) and
+     x' = transpose(x) over the last two axes when transpose_x.
+   - W is x: out = W' y' with W' = W^T if transpose_x else W, of shape
+     [M, K], and out^T = y'^T W'^T = linear(y'^T, W', b) with the bias along
+     the rows: c must have shape [..., M, 1] (leading dims 1). Only when
+     transpose_y is set (y'^T is y itself), so the result,
+     transpose(linear(y, W', b)), has no more ops than the matmul and add.
+   The sign: add(mm, c) and add(c, mm): A, b = c; sub(mm, c): A, b = -c;
+   sub(c, mm): -A, b = c (c - xW = x(-W) + c: the weight is negated, never
+   the bias alone). The matmul, the add / sub and the constants only they read
+   are erased; the last new op takes the add / sub output's name.
+   Must not fire: two constant or two run-time operands; a weight of another
+   rank, read by another op too, or another dtype; an operand of rank < 2; a
+   transpose flag that is not constant; a bias of another length or layout,
+   or of higher rank than the output (it would broadcast it), or not constant;
+   W as x without transpose_y (two transposes would be added); a matmul
+   output that is a block output or has another reader; a target that cannot
+   express the linear (mgopt_program_target_accepts).
+   Numeric contract: exact. The weight and bias are only transposed and
+   negated, in their own dtype (fp16 stays fp16); no value is rounded.
+   Cost: worklist patterns, O(matmuls + weight elements of the fused ones). */
+
+/* the value of bool flag `name` of op, or -1 when it is a run-time operand */
+static int mgopt__fmw_flag(const mgopt_op *op, const char *name) {
+  const mgopt_value *v = mgopt_op_operand(op, name);
+  if (v && !mgopt_value_const(v)) return -1;
+  return mgopt_op_get_bool(op, name, 0) ? 1 : 0;
+}
+
+/* 1 when c has n elements laid out as [1, ..., 1, n] (col 0) or
+   [1, ..., 1, n, 1] (col 1), rank at most max_rank. */
+static int mgopt__fmw_bias_layout(const mgopt_tensor *c, int64_t n, int col, int32_t max_rank) {
+  int32_t lead = c->rank - 1 - col;
+  if (c->numel != n || lead < 0 || c->rank > max_rank) return 0;
+  return c->shape[lead] == n && (!col || c->shape[c->rank - 1] == 1);
+}
+
+/* transpose of v's last two axes before pos, named `name`; NULL on failure */
+static mgopt_op *mgopt__fmw_transpose(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *v, const char *name) {
+  static const char *const slot[1] = {"x"};
+  int64_t perm[MGOPT_MAX_RANK], r = v->type.rank, i;
+  mgopt_op *t;
+  if (r < 2 || r > MGOPT_MAX_RANK) return NULL;
+  for (i = 0; i < r; i++) perm[i] = i;
+  perm[r - 2] = r - 1;
+  perm[r - 1] = r - 2;
+  t = mgopt_rw_create(rw, pos, "transpose", name, 1, slot, &v, 1);
+  if (!t) return NULL;
+  if (mgopt_op_set_ints(t, "perm", perm, r) != MGOPT_OK || mgopt_op_infer(mgopt_rw_program(rw), t, NULL) != MGOPT_OK) {
+    mgopt_rw_erase(rw, t);
+    return NULL;
+  }
+  return t;
+}
+
+static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *mx = mgopt_op_operand(op, "x"), *my = mgopt_op_operand(op, "y"), *out, *c, *w, *other, *vals[3];
+  mgopt_tensor *wt, *ct, *nw = NULL, *nb;
+  mgopt_op *user, *pre = NULL, *lin, *post = NULL;
+  mgopt_value *wv = NULL, *bv = NULL;
+  const char *name;
+  int64_t perm[2] = {1, 0}, n, i;
+  int tx = mgopt__fmw_flag(op, "transpose_x"), ty = mgopt__fmw_flag(op, "transpose_y");
+  int w_is_x, first, sub, neg_w, transpose_w;
+  mgopt_dtype dt;
+  MGOPT__UNUSED(ud);
+  if (!mx || !my || op->nouts != 1 || tx < 0 || ty < 0) return 0;
+  out = op->outs[0];
+  if (mgopt__pu_is_block_output(out)) return 0;
+  user = mgopt__pu_single_user(out);
+  if (!user || (user->kind != MGOPT_OP_add && user->kind != MGOPT_OP_sub) || user->nouts != 1) return 0;
+  first = mgopt_op_operand(user, "x") == out;
+  c = mgopt_op_operand(user, first ? "y" : "x");
+  if (!c || c == out || !(ct = mgopt_value_const(c))) return 0;
+  if ((mgopt_value_const(mx) != NULL) == (mgopt_value_const(my) != NULL)) return 0;
+  w_is_x = mgopt_value_const(mx) != NULL;
+  w = w_is_x ? mx : my;
+  other = w_is_x ? my : mx;
+  wt = mgopt_value_const(w);
+  dt = (mgopt_dtype)w->type.dtype;
+  if (!mgopt_dtype_is_float(dt) || wt->dtype != dt || ct->dtype != dt || other->type.dtype != dt ||
+      out->type.dtype != dt || c->type.dtype != dt)
+    return 0;
+  if (wt->rank != 2 || other->type.rank < 2 || w->nuses != 1 || mgopt__pu_is_block_output(w)) return 0;
+  if (w_is_x && !ty) return 0;
+  /* A: the linear's weight before the sign. W as y: A = W'^T, which is W when
+     transpose_y. W as x: A = W', which is W unless transpose_x. */
+  transpose_w = w_is_x ? tx : !ty;
+  n = transpose_w ? wt->shape[1] : wt->shape[0];
+  if (!mgopt__fmw_bias_layout(ct, n, w_is_x, out->type.rank)) return 0;
+  sub = user->kind == MGOPT_OP_sub;
+  neg_w = sub && !first;
+  name = mgopt__pu_value_name(user->outs[0]);
+  if (transpose_w || neg_w) {
+    nw = transpose_w ? mgopt__pu_transpose_data(p, wt, wt->shape, 2, perm) : mgopt_tensor_clone(p, wt);
+    if (!nw) return 0;
+    if (neg_w)
+      for (i = 0; i < nw->numel; i++) mgopt_tensor_set_f64(nw, i, -mgopt_tensor_get_f64(nw, i));
+  }
+  nb = mgopt_tensor_new(p, dt, 1, &n);
+  if (!nb) return 0;
+  for (i = 0; i < n; i++) mgopt_tensor_set_f64(nb, i, sub && first ? -mgopt_tensor_get_f64(ct, i) : mgopt_tensor_get_f64(ct, i));
+  if (!w_is_x && tx) {
+    pre = mgopt__fmw_transpose(rw, user, other, mgopt__pu_name2(p, name, "_x_transposed"));
+    if (!pre) return 0;
+  }
+  wv = nw ? mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_weight"), nw) : w;
+  bv = mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_bias"), nb);
+  vals[0] = pre ? pre->outs[0] : other;
+  vals[1] = wv;
+  vals[2] = bv;
+  lin = wv && bv ? mgopt_rw_create(rw, user, "linear", w_is_x ? mgopt__pu_name2(p, name, "_linear") : name, 3, slots,
+                                   vals, 1)
+                 : NULL;
+  if (lin && mgopt_op_infer(p, lin, NULL) == MGOPT_OK && mgopt_program_target_accepts(p, lin)) {
+    if (w_is_x) {
+      post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
+      if (post && !mgopt__pu_adopt_type(p, post->outs[0], user->outs[0])) {
+        mgopt_rw_erase(rw, post);
+        post = NULL;
+      }
+    } else if (mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0])) {
+      post = lin;
+    }
+  }
+  if (!post) {
+    if (lin) mgopt_rw_erase(rw, lin);
+    if (pre) mgopt_rw_erase(rw, pre);
+    if (bv) mgopt__pu_erase_if_dead(rw, bv->def);
+    if (nw && wv) mgopt__pu_erase_if_dead(rw, wv->def);
+    return 0;
+  }
+  post->name = user->name ? user->name : post->outs[0]->name;
+  mgopt__pu_replace_value(rw, user->outs[0], post->outs[0]);
+  mgopt__pu_erase_with_consts(rw, user);
+  mgopt__pu_erase_with_consts(rw, op);
+  mgopt__pu_sync_op_name(post);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fmw_patterns[] = {
+    {"matmul_add_sub", MGOPT_OP_matmul, NULL, 1, mgopt__fmw_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_matmul_weight_bias,
+                           "matmul by a constant matrix followed by add / sub of a constant becomes linear",
+                           mgopt__fmw_patterns);
+/* src/passes/fusion/fuse_elementwise_to_batchnorm.c — common::fuse_elementwise_to_batchnorm: a per-channel mul then add of constants on a rank-4 tensor becomes batch_norm.
+
+   Spec: mil_graph_passes.txt, "Fold mul + add into a batchnorm if the const
+   feeding into the mul/add is of shape (1,C,1,1) or (C,1,1) and input to mul
+   is of rank 4"; reference §3.25.
+
+   Before:
+     main(%x: (1, 2, 3, 3, fp32)) {
+       %g: (1, 2, 1, 1, fp32)* = const(val=[[[[2]], [[3]]]])
+       %m: (1, 2, 3, 3, fp32) = mul(x=%x, y=%g)
+       %b: (2, 1, 1, fp32)* = const(val=[[[1]], [[-1]]])
+       %y: (1, 2, 3, 3, fp32) = add(x=%m, y=%b)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, 3, fp32)) {
+       %y_mean: (2, fp32)* = const(val=[0, 0])
+       %y_variance: (2, fp32)* = const(val=[1, 1])
+       %y_gamma: (2, fp32)* = const(val=[2, 3])
+       %y_beta: (2, fp32)* = const(val=[1, -1])
+       %y: (1, 2, 3, 3, fp32) = batch_norm(x=%x, mean=%y_mean, variance=%y_variance, gamma=%y_gamma, beta=%y_beta, epsilon=0.0)
+     } -> (%y)
+
+   Fires on: mul(x, g) (either operand order) with x of rank 4 whose channel
+   dim (axis 1) is static C != 1, g a constant of shape (1, C, 1, 1) or
+   (C, 1, 1), the mul's output not a block output with one reader, an add
+   (either order) whose other operand is a constant b of one of those shapes.
+   The result is batch_norm(x, mean = 0, variance = 1, gamma = g, beta = b,
+   epsilon = 0) named after the add's output: (x - 0) / sqrt(1 + 0) * g + b
+   is g x + b exactly (the reference keeps batch_norm's default epsilon 1e-5,
+   which scales every output by 1 / sqrt(1 + 1e-5)). The mul, the add and the
+   constants only they read are erased.
+   Must not fire: x of another rank or a channel dim that is 1, symbolic or
+   unknown; a constant of another shape (per-element or per-row, C = 1); a
+   run-time g or b; dtypes that differ or are not float; a mul output that is
+   a block output or has another reader; a target that cannot express
+   batch_norm (mgopt_program_target_accepts).
+   Numeric contract: exact. g and b are copied in their own dtype (fp16
+   stays fp16); mean, variance and epsilon are 0, 1 and 0, so batch_norm
+   computes g x + b.
+   Cost: worklist patterns, O(muls + C for the fused ones). */
+
+/* 1 when t has shape (1, c, 1, 1) or (c, 1, 1) */
+static int mgopt__feb_per_channel(const mgopt_tensor *t, int64_t c) {
+  if (t->rank == 4) return t->shape[0] == 1 && t->shape[1] == c && t->shape[2] == 1 && t->shape[3] == 1;
+  if (t->rank == 3) return t->shape[0] == c && t->shape[1] == 1 && t->shape[2] == 1;
+  return 0;
+}
+
+/* The operand of binary op that is not v; NULL when both are v. */
+static mgopt_value *mgopt__feb_other(const mgopt_op *op, const mgopt_value *v) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  if (x == v) return y == v ? NULL : y;
+  return y == v ? x : NULL;
+}
+
+/* a new const (c) of dtype dt, filled from src (NULL: all `fill`), before pos */
+static mgopt_value *mgopt__feb_vec(mgopt_rewriter *rw, mgopt_op *pos, const char *name, mgopt_dtype dt, int64_t c,
+                                    const mgopt_tensor *src, double fill) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 1, &c);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < c; i++) mgopt_tensor_set_f64(t, i, src ? mgopt_tensor_get_f64(src, i) : fill);
+  return mgopt_rw_const(rw, pos, name, t);
+}
+
+static int mgopt__feb_fuse(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
+  static const char *const slots[5] = {"x", "mean", "variance", "gamma", "beta"};
+  static const char *const suffix[4] = {"_mean", "_variance", "_gamma", "_beta"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(mul, "x"), *bv = mgopt_op_operand(mul, "y"), *x, *g, *out, *beta, *vals[5];
+  mgopt_tensor *gt, *bt;
+  mgopt_op *add, *bn;
+  mgopt_dtype dt;
+  const char *name;
+  int64_t c;
+  int k;
+  MGOPT__UNUSED(ud);
+  if (!a || !bv || mul->nouts != 1) return 0;
+  if (mgopt_value_const(bv)) x = a, g = bv;
+  else x = bv, g = a;
+  gt = mgopt_value_const(g);
+  if (!gt || mgopt_value_const(x) || x->type.rank != 4 || !mgopt_dim_is_static(x->type.dims[1])) return 0;
+  c = x->type.dims[1].v;
+  out = mul->outs[0];
+  if (c == 1 || mgopt__pu_is_block_output(out)) return 0;
+  add = mgopt__pu_single_user(out);
+  if (!add || add->kind != MGOPT_OP_add || add->nouts != 1) return 0;
+  beta = mgopt__feb_other(add, out);
+  if (!beta || !(bt = mgopt_value_const(beta))) return 0;
+  dt = (mgopt_dtype)x->type.dtype;
+  if (!mgopt_dtype_is_float(dt) || gt->dtype != dt || bt->dtype != dt || out->type.dtype != dt ||
+      add->outs[0]->type.dtype != dt)
+    return 0;
+  if (!mgopt__feb_per_channel(gt, c) || !mgopt__feb_per_channel(bt, c)) return 0;
+  name = mgopt__pu_value_name(add->outs[0]);
+  vals[0] = x;
+  vals[1] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[0]), dt, c, NULL, 0.0);
+  vals[2] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[1]), dt, c, NULL, 1.0);
+  vals[3] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[2]), dt, c, gt, 0.0);
+  vals[4] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[3]), dt, c, bt, 0.0);
+  bn = NULL;
+  if (vals[1] && vals[2] && vals[3] && vals[4]) bn = mgopt_rw_create(rw, add, "batch_norm", name, 5, slots, vals, 1);
+  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK || mgopt_op_infer(p, bn, NULL) != MGOPT_OK ||
+      !mgopt__pu_adopt_type(p, bn->outs[0], add->outs[0]) || !mgopt_program_target_accepts(p, bn)) {
+    if (bn) mgopt_rw_erase(rw, bn);
+    for (k = 1; k < 5; k++)
+      if (vals[k]) mgopt__pu_erase_if_dead(rw, vals[k]->def);
+    return 0;
+  }
+  bn->name = add->name ? add->name : bn->outs[0]->name;
+  mgopt__pu_replace_value(rw, add->outs[0], bn->outs[0]);
+  mgopt__pu_erase_with_consts(rw, add);
+  mgopt__pu_erase_with_consts(rw, mul);
+  mgopt__pu_sync_op_name(bn);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__feb_patterns[] = {
+    {"mul_add_batch_norm", MGOPT_OP_mul, NULL, 1, mgopt__feb_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_elementwise_to_batchnorm,
+                           "a per-channel mul then add of constants on a rank-4 tensor becomes batch_norm (epsilon 0)",
+                           mgopt__feb_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

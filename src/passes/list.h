@@ -59,6 +59,9 @@
   PASS(fusion, concat_to_pixel_shuffle) \
   PASS(fusion, use_reflection_padding) \
   PASS(fusion, fuse_onehot_matmul_to_gather) \
+  PASS(fusion, fuse_linear_bias) \
+  PASS(fusion, fuse_matmul_weight_bias) \
+  PASS(fusion, fuse_elementwise_to_batchnorm) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
