@@ -45,8 +45,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \
   "noop_elimination," /* 20 */ \
-  /* 21 fuse_matmul_weight_bias: not written yet */ \
-  /* 22 fuse_linear_bias: not written yet */ \
+  "fuse_matmul_weight_bias," /* 21 */ \
+  "fuse_linear_bias," /* 22 */ \
   /* 23 fuse_gelu_tanh_approximation: not written yet */ \
   /* 24 fuse_gelu_exact: not written yet */ \
   /* 25 fuse_gelu_sigmoid_approximation: not written yet */ \
@@ -54,25 +54,25 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "rank0_expand_dims_swap," /* 27 */ \
   "fuse_squeeze_expand_dims," /* 28 */ \
   /* 29 compose_conv1d: not written yet */ \
-  /* 30 use_reflection_padding: not written yet */ \
+  "use_reflection_padding," /* 30 */ \
   "merge_consecutive_paddings," /* 31 */ \
   /* 32 fuse_pad_conv: not written yet */ \
   "image_input_preprocess," /* 33 */ \
-  /* 34 replace_stack_reshape: not written yet */ \
+  "replace_stack_reshape," /* 34 */ \
   "reduce_transposes," /* 35 */ \
   /* 36 fuse_dilated_conv: not written yet */ \
   /* 37 fuse_conv_scale: not written yet */ \
   /* 38 fuse_conv_bias: not written yet */ \
-  /* 39 fuse_onehot_matmul_to_gather: not written yet */ \
+  "fuse_onehot_matmul_to_gather," /* 39 */ \
   /* 40 fuse_layernorm_or_instancenorm: not written yet */ \
-  /* 41 fuse_elementwise_to_batchnorm: not written yet */ \
+  "fuse_elementwise_to_batchnorm," /* 41 */ \
   /* 42 fuse_reduce_mean: not written yet */ \
   /* 43 fuse_conv_batchnorm: not written yet */ \
   /* 44 fuse_conv_scale: not written yet */ \
   /* 45 fuse_conv_bias: not written yet */ \
   /* 46 fuse_conv_batchnorm: not written yet */ \
-  /* 47 detect_concat_interleave: not written yet */ \
-  /* 48 concat_to_pixel_shuffle: not written yet */ \
+  "detect_concat_interleave," /* 47 */ \
+  "concat_to_pixel_shuffle," /* 48 */ \
   /* 49 fuse_prelu: not written yet */ \
   /* 50 prelu_to_lrelu: not written yet */ \
   "merge_consecutive_relus," /* 51 */ \
