@@ -92,6 +92,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(fusion, fuse_gelu_exact) \
+  PASS(fusion, fuse_gelu_tanh_approximation) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -138,6 +140,27 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_def_of(const mgopt_value *v, int32_t kind);
 MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
 /* v is a non-empty constant whose elements all equal x. */
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
+/* Scalar constants of fusion patterns. v is a constant of one element (any
+   rank), integer or float, whose value c is within tol of want (|c - want| <
+   tol, absolute) or equals want rounded to v's dtype (an fp16, bf16 or fp32
+   constant that holds want as closely as its dtype can). The value in *c
+   (may be NULL). */
+MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c);
+/* "x op c" with c near want (mgopt__pu_scalar_near) in either operand order
+   for a commutative op, else as op(x, c): op is of `kind` with one output;
+   returns x, else NULL. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol);
+/* Ends a fusion: made[0..nmade) are the ops the fusion created before `last`
+   (each reading only earlier ones or existing values), made[nmade-1] the one
+   whose single output stands for last's. Each is inferred and must be
+   accepted by the program's target (mgopt_program_target_accepts), and the
+   result must fit last's declared type (mgopt__pu_adopt_type); otherwise the
+   made ops are erased (with constants made for them) and 0 is returned.
+   Then last's output is replaced, and last and matched[0..nmatched)
+   (consumers before producers) are erased with the constants that fed only
+   them. */
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched);
 /* Walks from v through ops that each are the single consumer of the previous
    value (v first), none of those values a block output, and are pure
    registered elementwise ops keeping rank (unary, or binary whose other
@@ -3084,7 +3107,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;
 }
-/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, elementwise chains; running a pattern set. */
+/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, scalar operands of fusion patterns, ending a fusion, elementwise chains. */
 
 /* ---------------------------------------------------------------- uses and producers */
 
@@ -3125,6 +3148,68 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x) {
   const mgopt_tensor *t = mgopt_value_const(v);
   return t && t->numel > 0 && mgopt_tensor_all_equal_f64(t, x);
+}
+
+/* want as a one-element tensor of dtype dt holds it (round to nearest even);
+   want itself for the other dtypes (tolerance alone decides). */
+static double mgopt__pu_round_to(double want, mgopt_dtype dt) {
+  switch (dt) {
+  case MGOPT_DT_FP16: return (double)mgopt_f16_to_f32(mgopt_f32_to_f16((float)want));
+  case MGOPT_DT_BF16: return (double)mgopt_bf16_to_f32(mgopt_f32_to_bf16((float)want));
+  case MGOPT_DT_FP32: return (double)(float)want;
+  default: return want;
+  }
+}
+
+MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c) {
+  const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  double x;
+  if (!t || t->numel != 1) return 0;
+  if (!mgopt_dtype_is_float((mgopt_dtype)t->dtype) && !mgopt_dtype_is_int((mgopt_dtype)t->dtype)) return 0;
+  x = mgopt_tensor_get_f64(t, 0);
+  if (c) *c = x;
+  return fabs(x - want) < tol || x == mgopt__pu_round_to(want, (mgopt_dtype)t->dtype);
+}
+
+/* t (one element) broadcast against `other` leaves other's shape as it is */
+static int mgopt__pu_keeps_shape(const mgopt_tensor *t, const mgopt_value *other) {
+  return t->rank == 0 || (other->type.rank >= 0 && t->rank <= other->type.rank);
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol) {
+  mgopt_value *x, *y;
+  int side;
+  if (!op || op->kind != kind || op->nouts != 1) return NULL;
+  x = mgopt_op_operand(op, "x");
+  y = mgopt_op_operand(op, "y");
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && mgopt__pu_keeps_shape(t, o) && mgopt__pu_scalar_near(c, want, tol, NULL)) return o;
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *top = made[nmade - 1];
+  int32_t i;
+  int ok = top->nouts == 1 && last->nouts == 1;
+  for (i = 0; i < nmade && ok; i++)
+    ok = mgopt_op_infer(p, made[i], NULL) == MGOPT_OK && mgopt_program_target_accepts(p, made[i]);
+  if (ok) ok = mgopt__pu_adopt_type(p, top->outs[0], last->outs[0]);
+  if (!ok) {
+    for (i = nmade - 1; i >= 0; i--) mgopt__pu_erase_with_consts(rw, made[i]);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, last->outs[0], top->outs[0]);
+  mgopt__pu_sync_op_name(top);
+  mgopt__pu_erase_with_consts(rw, last);
+  for (i = 0; i < nmatched; i++) mgopt__pu_erase_with_consts(rw, matched[i]);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- elementwise chains */
@@ -9173,6 +9258,267 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS(cleanup, common, reduce_transposes,
                    "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed",
                    mgopt__rt_run);
+/* src/passes/fusion/fuse_gelu_exact.c — common::fuse_gelu_exact: 0.5 * x * (1 + erf(x / sqrt(2))) becomes gelu(x, mode=EXACT).
+
+   Spec: mil_graph_passes.txt, "the exact version of gelu"; reference §3.11.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %s: (fp32)* = const(val=1.4142135)
+       %d: (2, 3, fp32) = real_div(x=%x, y=%s)
+       %e: (2, 3, fp32) = erf(x=%d)
+       %one: (fp32)* = const(val=1.0)
+       %a: (2, 3, fp32) = add(x=%e, y=%one)
+       %h: (fp32)* = const(val=0.5)
+       %m: (2, 3, fp32) = mul(x=%a, y=%h)
+       %y: (2, 3, fp32) = mul(x=%m, y=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = gelu(x=%x, mode="EXACT")
+     } -> (%y)
+
+   Fires on: d = real_div(x, c) with c ~ sqrt(2), or mul(x, c) with c ~ 2^-0.5
+   (either operand order), then e = erf(d), a = add(e, 1) (either order), and
+   one of the three arrangements of the last two muls (each in either operand
+   order):
+     1. mul(mul(a, 0.5), x)
+     2. mul(mul(a, x), 0.5)
+     3. mul(a, mul(x, 0.5))
+   Every intermediate value has exactly one use, by the next op of the
+   pattern (so none is a block output; in arrangement 3 this includes
+   mul(x, 0.5), which the reference does not check and then fails to
+   remove); x is float. The last mul's output is replaced by gelu(x,
+   mode="EXACT") named after it, built in its place; the matched ops are
+   erased with the constants only they read. Constants are one-element
+   tensors (any rank not above the other operand's, so none broadcasts),
+   equal to the wanted value within 1e-3 (absolute, as the reference) or
+   equal to it rounded to their dtype (fp16 / bf16 constants).
+   Must not fire: an intermediate with another use or that is a block
+   output; a constant off by 1e-3 or more; a constant that is not a scalar
+   or would broadcast x; a non-float x; a gelu the program's target refuses
+   (mgopt_program_target_accepts), or whose type does not fit the replaced
+   value's declared type.
+   Cost: worklist patterns rooted at mul, O(muls). */
+
+#define MGOPT__FGE_TOL 1e-3
+
+/* a = add(erf(x / sqrt(2)), 1) with single-use intermediates: x, and the
+   matched ops in ops[0..3) (add, erf, div), else NULL. */
+static mgopt_value *mgopt__fge_erf_part(mgopt_value *a, mgopt_op **ops) {
+  mgopt_op *add = mgopt__pu_single_use(a) ? mgopt__pu_def_of(a, MGOPT_OP_add) : NULL, *erf, *div;
+  mgopt_value *e, *d, *x;
+  if (!add || !(e = mgopt__pu_with_scalar(add, MGOPT_OP_add, 1.0, MGOPT__FGE_TOL))) return NULL;
+  if (!mgopt__pu_single_use(e) || !(erf = mgopt__pu_def_of(e, MGOPT_OP_erf))) return NULL;
+  d = mgopt_op_operand(erf, "x");
+  if (!d || !mgopt__pu_single_use(d) || !d->def) return NULL;
+  div = d->def;
+  x = mgopt__pu_with_scalar(div, MGOPT_OP_real_div, sqrt(2.0), MGOPT__FGE_TOL);
+  if (!x) x = mgopt__pu_with_scalar(div, MGOPT_OP_mul, sqrt(0.5), MGOPT__FGE_TOL);
+  if (!x || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
+  ops[0] = add;
+  ops[1] = erf;
+  ops[2] = div;
+  return x;
+}
+
+/* The operand of m other than v (v must be one of them), or NULL. */
+static mgopt_value *mgopt__fge_other(const mgopt_op *m, const mgopt_value *v) {
+  mgopt_value *a = mgopt_op_operand(m, "x"), *b = mgopt_op_operand(m, "y");
+  if (!a || !b) return NULL;
+  return a == v ? b : b == v ? a : NULL;
+}
+
+/* last = mul(p, q) in one of the three arrangements: x, with ops[0] the
+   other mul and ops[1..4) the erf part, else NULL. */
+static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+  mgopt_op *m = mgopt__pu_single_use(p) ? mgopt__pu_def_of(p, MGOPT_OP_mul) : NULL;
+  mgopt_value *a, *x;
+  int k;
+  if (m) {
+    /* 1. mul(mul(a, 0.5), x) */
+    a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL);
+    if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && x == q) {
+      ops[0] = m;
+      return x;
+    }
+    /* 2. mul(mul(a, x), 0.5) */
+    if (mgopt__pu_with_scalar(last, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == p)
+      for (k = 0; k < 2; k++) {
+        a = mgopt_op_operand(m, k ? "y" : "x");
+        if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && mgopt__fge_other(m, a) == x) {
+          ops[0] = m;
+          return x;
+        }
+      }
+  }
+  /* 3. mul(a, mul(x, 0.5)) */
+  m = mgopt__pu_single_use(q) ? mgopt__pu_def_of(q, MGOPT_OP_mul) : NULL;
+  if (m && (x = mgopt__fge_erf_part(p, ops + 1)) != NULL &&
+      mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == x) {
+    ops[0] = m;
+    return x;
+  }
+  return NULL;
+}
+
+static int mgopt__fge_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *ops[4], *gelu;
+  mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
+  MGOPT__UNUSED(ud);
+  if (last->nouts != 1 || !a || !b) return 0;
+  x = mgopt__fge_match(last, a, b, ops);
+  if (!x) x = mgopt__fge_match(last, b, a, ops);
+  if (!x) return 0;
+  gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
+  if (!gelu) return 0;
+  if (mgopt_op_set_string(gelu, "mode", "EXACT") != MGOPT_OK) {
+    mgopt_rw_erase(rw, gelu);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 4);
+}
+
+static const mgopt_pattern mgopt__fge_patterns[] = {
+    {"gelu_exact", MGOPT_OP_mul, NULL, 1, mgopt__fge_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_exact,
+                           "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
+                           mgopt__fge_patterns);
+/* src/passes/fusion/fuse_gelu_tanh_approximation.c — common::fuse_gelu_tanh_approximation: the tanh form of gelu becomes gelu(x, mode=TANH_APPROXIMATION).
+
+   Spec: mil_graph_passes.txt, "the tanh approximate version of gelu"
+   (get_gelu_pattern1, get_gelu_pattern2); reference §3.12.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %three: (fp32)* = const(val=3.0)
+       %p: (2, 3, fp32) = pow(x=%x, y=%three)
+       %k: (fp32)* = const(val=0.044715)
+       %m1: (2, 3, fp32) = mul(x=%k, y=%p)
+       %s: (2, 3, fp32) = add(x=%x, y=%m1)
+       %r: (fp32)* = const(val=0.7978846)
+       %m2: (2, 3, fp32) = mul(x=%r, y=%s)
+       %t: (2, 3, fp32) = tanh(x=%m2)
+       %one: (fp32)* = const(val=1.0)
+       %a: (2, 3, fp32) = add(x=%one, y=%t)
+       %h: (fp32)* = const(val=0.5)
+       %m: (2, 3, fp32) = mul(x=%h, y=%a)
+       %y: (2, 3, fp32) = mul(x=%m, y=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = gelu(x=%x, mode="TANH_APPROXIMATION")
+     } -> (%y)
+
+   Fires on: a = add(tanh(mul(add(x, mul(pow(x, 3), 0.044715)), 0.79788)), 1)
+   and then either
+     1. mul(mul(a, 0.5), x), or
+     2. mul(mul(x, 0.5), a),
+   every add and mul in either operand order (pow(x, 3) has its exponent in
+   y). Every intermediate value has exactly one use, by the next op of the
+   pattern (so none is a block output); the three reads of x are the same
+   value, which may have other users (the reference's matcher asks x for
+   exactly the pattern's three users; only the pattern's dataflow matters
+   here, and it is checked edge by edge, where the reference's matcher
+   checks child counts and op kinds); x is float. The last mul's output is
+   replaced by gelu(x, mode="TANH_APPROXIMATION") named after it; the
+   matched ops are erased with the constants only they read. Constants are
+   one-element tensors not broadcasting the other operand, within 1e-3
+   (absolute, as the reference) of 0.5, 3, 0.044715, 0.79788 (sqrt(2/pi))
+   and 1, or equal to the value rounded to their dtype (fp16 / bf16).
+   Must not fire: an intermediate with another use or that is a block
+   output; a constant off by 1e-3 or more, not a scalar, or broadcasting x;
+   a pattern whose reads of x are different values; a non-float x; a gelu
+   the program's target refuses (mgopt_program_target_accepts), or whose
+   type does not fit the replaced value's declared type.
+   Cost: worklist patterns rooted at mul, O(muls). */
+
+#define MGOPT__FGT_TOL 1e-3
+
+/* the def of v when it is of `kind` and v has a single use, else NULL */
+static mgopt_op *mgopt__fgt_def1(mgopt_value *v, int32_t kind) {
+  return v && mgopt__pu_single_use(v) ? mgopt__pu_def_of(v, kind) : NULL;
+}
+
+/* s = add(x, mul(pow(x, 3), 0.044715)): x, with the add, mul and pow in ops[0..3). */
+static mgopt_value *mgopt__fgt_cubic(mgopt_value *s, mgopt_op **ops) {
+  mgopt_op *add = mgopt__fgt_def1(s, MGOPT_OP_add);
+  int side;
+  if (!add) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *x = mgopt_op_operand(add, side ? "y" : "x"), *m1v = mgopt_op_operand(add, side ? "x" : "y");
+    mgopt_op *m1 = mgopt__fgt_def1(m1v, MGOPT_OP_mul), *pw;
+    mgopt_value *pv;
+    if (!x || !m1 || !(pv = mgopt__pu_with_scalar(m1, MGOPT_OP_mul, 0.044715, MGOPT__FGT_TOL))) continue;
+    pw = mgopt__fgt_def1(pv, MGOPT_OP_pow);
+    if (!pw || mgopt__pu_with_scalar(pw, MGOPT_OP_pow, 3.0, MGOPT__FGT_TOL) != x) continue;
+    ops[0] = add;
+    ops[1] = m1;
+    ops[2] = pw;
+    return x;
+  }
+  return NULL;
+}
+
+/* a = add(tanh(mul(s, 0.79788)), 1) with s the cubic part: x, with the
+   six matched ops in ops[0..6) (consumers first). */
+static mgopt_value *mgopt__fgt_tanh_part(mgopt_value *a, mgopt_op **ops) {
+  mgopt_op *add1 = mgopt__fgt_def1(a, MGOPT_OP_add), *th, *m2;
+  mgopt_value *t, *s, *x;
+  if (!add1 || !(t = mgopt__pu_with_scalar(add1, MGOPT_OP_add, 1.0, MGOPT__FGT_TOL))) return NULL;
+  if (!(th = mgopt__fgt_def1(t, MGOPT_OP_tanh))) return NULL;
+  if (!(m2 = mgopt__fgt_def1(mgopt_op_operand(th, "x"), MGOPT_OP_mul))) return NULL;
+  if (!(s = mgopt__pu_with_scalar(m2, MGOPT_OP_mul, sqrt(2.0 / 3.14159265358979323846), MGOPT__FGT_TOL)))
+    return NULL;
+  if (!(x = mgopt__fgt_cubic(s, ops + 3)) || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
+  ops[0] = add1;
+  ops[1] = th;
+  ops[2] = m2;
+  return x;
+}
+
+/* last = mul(p, q) in pattern 1 or 2: x, with the seven matched ops other
+   than last in ops[0..7) (consumers first). */
+static mgopt_value *mgopt__fgt_match(mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+  mgopt_op *m = mgopt__fgt_def1(p, MGOPT_OP_mul);
+  mgopt_value *a, *x;
+  if (!m || !(a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGT_TOL))) return NULL;
+  ops[0] = m;
+  /* 1. mul(mul(a, 0.5), x) */
+  if ((x = mgopt__fgt_tanh_part(a, ops + 1)) != NULL && x == q) return x;
+  /* 2. mul(mul(x, 0.5), a) */
+  if ((x = mgopt__fgt_tanh_part(q, ops + 1)) != NULL && x == a) return x;
+  return NULL;
+}
+
+static int mgopt__fgt_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *ops[7], *gelu;
+  mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
+  MGOPT__UNUSED(ud);
+  if (last->nouts != 1 || !a || !b) return 0;
+  x = mgopt__fgt_match(a, b, ops);
+  if (!x) x = mgopt__fgt_match(b, a, ops);
+  if (!x) return 0;
+  gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
+  if (!gelu) return 0;
+  if (mgopt_op_set_string(gelu, "mode", "TANH_APPROXIMATION") != MGOPT_OK) {
+    mgopt_rw_erase(rw, gelu);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 7);
+}
+
+static const mgopt_pattern mgopt__fgt_patterns[] = {
+    {"gelu_tanh_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgt_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_tanh_approximation,
+                           "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
+                           mgopt__fgt_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
