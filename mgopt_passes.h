@@ -94,6 +94,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, fuse_gelu_exact) \
   PASS(fusion, fuse_gelu_tanh_approximation) \
+  PASS(fusion, fuse_gelu_sigmoid_approximation) \
+  PASS(fusion, fuse_leaky_relu) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -146,6 +148,11 @@ MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
    constant that holds want as closely as its dtype can). The value in *c
    (may be NULL). */
 MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c);
+/* The operand of binary op that is a one-element constant not broadcasting
+   the other operand (its rank is 0, or at most the other's known rank): in
+   slot y, or, when op is commutative, in either slot (y tried first). The
+   other operand goes to *other. NULL when there is none. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other);
 /* "x op c" with c near want (mgopt__pu_scalar_near) in either operand order
    for a commutative op, else as op(x, c): op is of `kind` with one output;
    returns x, else NULL. */
@@ -3174,6 +3181,22 @@ MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, doub
 /* t (one element) broadcast against `other` leaves other's shape as it is */
 static int mgopt__pu_keeps_shape(const mgopt_tensor *t, const mgopt_value *other) {
   return t->rank == 0 || (other->type.rank >= 0 && t->rank <= other->type.rank);
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  int side;
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && t->numel == 1 && mgopt__pu_keeps_shape(t, o)) {
+      *other = o;
+      return c;
+    }
+  }
+  return NULL;
 }
 
 MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol) {
@@ -9519,6 +9542,137 @@ static const mgopt_pattern mgopt__fgt_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_tanh_approximation,
                            "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
                            mgopt__fgt_patterns);
+/* src/passes/fusion/fuse_gelu_sigmoid_approximation.c — common::fuse_gelu_sigmoid_approximation: x * sigmoid(1.702 * x) becomes gelu(x, mode=SIGMOID_APPROXIMATION).
+
+   Spec: reference §3.13 (coremltools' optimize_gelu_sigmoid).
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %k: (fp32)* = const(val=1.702)
+       %s: (2, 3, fp32) = mul(x=%x, y=%k)
+       %g: (2, 3, fp32) = sigmoid(x=%s)
+       %y: (2, 3, fp32) = mul(x=%x, y=%g)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = gelu(x=%x, mode="SIGMOID_APPROXIMATION")
+     } -> (%y)
+
+   Fires on: mul(x, sigmoid(mul(x, c))), each mul in either operand order,
+   with c a one-element constant not broadcasting x and within 0.01 of 1.702
+   (absolute, as the reference) or equal to 1.702 rounded to its dtype; the
+   sigmoid's output and the inner mul's output each have exactly one use,
+   by the next op of the pattern (the reference checks only that they are
+   not block outputs, and then fails to remove them when something else
+   reads them); x is float and may have other users. The outer mul's output
+   is replaced by gelu(x, mode="SIGMOID_APPROXIMATION") named after it; the
+   sigmoid and inner mul are erased with the constant only they read.
+   Must not fire: the sigmoid or the inner mul with another use or that is
+   a block output; the outer mul's other operand not the inner mul's x; a
+   constant off by 0.01 or more, not a scalar, or broadcasting x; a
+   non-float x; a gelu the program's target refuses
+   (mgopt_program_target_accepts), or whose type does not fit the replaced
+   value's declared type.
+   Cost: worklist patterns rooted at mul, O(muls). */
+
+static int mgopt__fgs_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *ops[2], *gelu;
+  mgopt_value *x = NULL;
+  int side;
+  MGOPT__UNUSED(ud);
+  if (last->nouts != 1) return 0;
+  for (side = 0; side < 2 && !x; side++) {
+    mgopt_value *g = mgopt_op_operand(last, side ? "y" : "x"), *r = mgopt_op_operand(last, side ? "x" : "y");
+    mgopt_op *sig = g && mgopt__pu_single_use(g) ? mgopt__pu_def_of(g, MGOPT_OP_sigmoid) : NULL;
+    mgopt_value *s = sig ? mgopt_op_operand(sig, "x") : NULL;
+    mgopt_op *m = s && mgopt__pu_single_use(s) ? mgopt__pu_def_of(s, MGOPT_OP_mul) : NULL;
+    if (!m || !r || mgopt__pu_with_scalar(m, MGOPT_OP_mul, 1.702, 0.01) != r) continue;
+    if (!mgopt_dtype_is_float((mgopt_dtype)r->type.dtype)) continue;
+    ops[0] = sig;
+    ops[1] = m;
+    x = r;
+  }
+  if (!x) return 0;
+  gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
+  if (!gelu) return 0;
+  if (mgopt_op_set_string(gelu, "mode", "SIGMOID_APPROXIMATION") != MGOPT_OK) {
+    mgopt_rw_erase(rw, gelu);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 2);
+}
+
+static const mgopt_pattern mgopt__fgs_patterns[] = {
+    {"gelu_sigmoid_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgs_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_sigmoid_approximation,
+                           "x * sigmoid(1.702 * x) becomes gelu (SIGMOID_APPROXIMATION)", mgopt__fgs_patterns);
+/* src/passes/fusion/fuse_leaky_relu.c — common::fuse_leaky_relu: maximum(x, alpha * x) with 0 <= alpha <= 1 becomes leaky_relu(x, alpha).
+
+   Spec: mil_graph_passes.txt, "Detect the mul —> max pattern than can be
+   mapped to leaky_relu"; reference §3.14.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %a: (fp32)* = const(val=0.25)
+       %m: (2, 3, fp32) = mul(x=%x, y=%a)
+       %y: (2, 3, fp32) = maximum(x=%m, y=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = leaky_relu(x=%x, alpha=0.25)
+     } -> (%y)
+
+   Fires on: maximum(mul(x, alpha), x), the maximum and the mul each in
+   either operand order, where alpha is a one-element constant (any rank not
+   above x's, so it does not broadcast x) with 0 <= alpha <= 1 (inclusive, as
+   the reference; for such alpha, max(x, alpha * x) is x for x >= 0 and
+   alpha * x below), the mul's output has exactly one use (the maximum), and
+   x is float and may have other users. The maximum's output is replaced by
+   leaky_relu(x, alpha) named after it, alpha the constant's value exactly;
+   the mul is erased with the constant if only it read it.
+   Must not fire: alpha outside [0, 1] (1.3, -0.1) or NaN; alpha not a
+   constant, not one element, or broadcasting x; the mul with another use or
+   that is a block output; the maximum's other operand not the mul's x; a
+   non-float x; a leaky_relu the program's target refuses
+   (mgopt_program_target_accepts), or whose type does not fit the replaced
+   value's declared type.
+   Cost: worklist patterns rooted at maximum, O(maximums). */
+
+static int mgopt__flr_fuse(mgopt_rewriter *rw, mgopt_op *mx, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *mul = NULL, *lr;
+  mgopt_value *x = NULL;
+  double alpha = 0;
+  int side;
+  MGOPT__UNUSED(ud);
+  if (mx->nouts != 1) return 0;
+  for (side = 0; side < 2 && !x; side++) {
+    mgopt_value *m = mgopt_op_operand(mx, side ? "y" : "x"), *r = mgopt_op_operand(mx, side ? "x" : "y"), *o, *c;
+    mul = m && mgopt__pu_single_use(m) ? mgopt__pu_def_of(m, MGOPT_OP_mul) : NULL;
+    if (!mul || mul->nouts != 1 || !(c = mgopt__pu_scalar_operand(mul, &o)) || o != r) continue;
+    if (!mgopt_dtype_is_float((mgopt_dtype)r->type.dtype)) continue;
+    alpha = mgopt_tensor_get_f64(mgopt_value_const(c), 0);
+    if (alpha >= 0.0 && alpha <= 1.0) x = r;
+  }
+  if (!x) return 0;
+  lr = mgopt_rw_create(rw, mx, "leaky_relu", mgopt__pu_value_name(mx->outs[0]), 1, xs, &x, 1);
+  if (!lr) return 0;
+  if (mgopt_op_set_float(lr, "alpha", alpha) != MGOPT_OK) {
+    mgopt_rw_erase(rw, lr);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &lr, 1, mx, &mul, 1);
+}
+
+static const mgopt_pattern mgopt__flr_patterns[] = {
+    {"leaky_relu", MGOPT_OP_maximum, NULL, 1, mgopt__flr_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_leaky_relu,
+                           "maximum(x, alpha * x) with 0 <= alpha <= 1 becomes leaky_relu", mgopt__flr_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

@@ -50,6 +50,11 @@ MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
    constant that holds want as closely as its dtype can). The value in *c
    (may be NULL). */
 MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c);
+/* The operand of binary op that is a one-element constant not broadcasting
+   the other operand (its rank is 0, or at most the other's known rank): in
+   slot y, or, when op is commutative, in either slot (y tried first). The
+   other operand goes to *other. NULL when there is none. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other);
 /* "x op c" with c near want (mgopt__pu_scalar_near) in either operand order
    for a commutative op, else as op(x, c): op is of `kind` with one output;
    returns x, else NULL. */

@@ -56,6 +56,8 @@
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, fuse_gelu_exact) \
   PASS(fusion, fuse_gelu_tanh_approximation) \
+  PASS(fusion, fuse_gelu_sigmoid_approximation) \
+  PASS(fusion, fuse_leaky_relu) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -68,6 +68,22 @@ static int mgopt__pu_keeps_shape(const mgopt_tensor *t, const mgopt_value *other
   return t->rank == 0 || (other->type.rank >= 0 && t->rank <= other->type.rank);
 }
 
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  int side;
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && t->numel == 1 && mgopt__pu_keeps_shape(t, o)) {
+      *other = o;
+      return c;
+    }
+  }
+  return NULL;
+}
+
 MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol) {
   mgopt_value *x, *y;
   int side;

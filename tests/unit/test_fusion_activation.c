@@ -38,6 +38,19 @@ static const fusion_case cases[] = {
      "  %m: (2, 3, fp32) = mul(x=%h, y=%a)\n"
      "  %y: (2, 3, fp32) = mul(x=%m, y=%x)\n"
      "} -> (%y)\n"},
+    {"fuse_gelu_sigmoid_approximation", "gelu",
+     "main(%x: (2, 3, fp32)) {\n"
+     "  %k: (fp32)* = const(val=1.702)\n"
+     "  %s: (2, 3, fp32) = mul(x=%x, y=%k)\n"
+     "  %g: (2, 3, fp32) = sigmoid(x=%s)\n"
+     "  %y: (2, 3, fp32) = mul(x=%x, y=%g)\n"
+     "} -> (%y)\n"},
+    {"fuse_leaky_relu", "leaky_relu",
+     "main(%x: (2, 3, fp32)) {\n"
+     "  %a: (fp32)* = const(val=0.25)\n"
+     "  %m: (2, 3, fp32) = mul(x=%x, y=%a)\n"
+     "  %y: (2, 3, fp32) = maximum(x=%m, y=%x)\n"
+     "} -> (%y)\n"},
 };
 
 typedef struct refusal {
