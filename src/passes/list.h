@@ -58,6 +58,8 @@
   PASS(fusion, fuse_gelu_tanh_approximation) \
   PASS(fusion, fuse_gelu_sigmoid_approximation) \
   PASS(fusion, fuse_leaky_relu) \
+  PASS(fusion, fuse_prelu) \
+  PASS(fusion, prelu_to_lrelu) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

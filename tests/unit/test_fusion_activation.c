@@ -51,6 +51,32 @@ static const fusion_case cases[] = {
      "  %m: (2, 3, fp32) = mul(x=%x, y=%a)\n"
      "  %y: (2, 3, fp32) = maximum(x=%m, y=%x)\n"
      "} -> (%y)\n"},
+    {"fuse_prelu", "prelu",
+     "main(%x: (1, 3, 4, 4, fp32)) {\n"
+     "  %m1: (fp32)* = const(val=-1.0)\n"
+     "  %n: (1, 3, 4, 4, fp32) = mul(x=%x, y=%m1)\n"
+     "  %r1: (1, 3, 4, 4, fp32) = relu(x=%n)\n"
+     "  %a: (3, 1, 1, fp32)* = const(val=[[[0.5]], [[0.25]], [[-1.0]]])\n"
+     "  %am: (1, 3, 4, 4, fp32) = mul(x=%r1, y=%a)\n"
+     "  %r2: (1, 3, 4, 4, fp32) = relu(x=%x)\n"
+     "  %y: (1, 3, 4, 4, fp32) = add(x=%r2, y=%am)\n"
+     "} -> (%y)\n"},
+    {"fuse_prelu", "prelu", /* the NHWC pattern: prelu, then a transpose */
+     "main(%x: (1, 3, 4, 5, fp32)) {\n"
+     "  %t: (1, 4, 5, 3, fp32) = transpose(x=%x, perm=[0, 2, 3, 1])\n"
+     "  %m1: (fp32)* = const(val=-1.0)\n"
+     "  %n: (1, 4, 5, 3, fp32) = mul(x=%t, y=%m1)\n"
+     "  %r1: (1, 4, 5, 3, fp32) = relu(x=%n)\n"
+     "  %a: (3, fp32)* = const(val=[0.5, 0.25, -1.0])\n"
+     "  %am: (1, 4, 5, 3, fp32) = mul(x=%r1, y=%a)\n"
+     "  %r2: (1, 4, 5, 3, fp32) = relu(x=%t)\n"
+     "  %y: (1, 4, 5, 3, fp32) = add(x=%r2, y=%am)\n"
+     "} -> (%y)\n"},
+    {"prelu_to_lrelu", "leaky_relu",
+     "main(%x: (1, 3, 4, 4, fp32)) {\n"
+     "  %al: (3, fp32)* = const(val=[0.25, 0.25, 0.25])\n"
+     "  %y: (1, 3, 4, 4, fp32) = prelu(x=%x, alpha=%al)\n"
+     "} -> (%y)\n"},
 };
 
 typedef struct refusal {
