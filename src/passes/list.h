@@ -60,6 +60,7 @@
   PASS(fusion, fuse_leaky_relu) \
   PASS(fusion, fuse_prelu) \
   PASS(fusion, prelu_to_lrelu) \
+  PASS(fusion, fuse_reduce_mean) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

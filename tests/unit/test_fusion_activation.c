@@ -1,4 +1,4 @@
-/* tests/unit/test_fusion_activation.c — activation fusions: each backs out when the program's target refuses the op it built (what golden text cannot show). */
+/* tests/unit/test_fusion_activation.c — activation fusions and fuse_reduce_mean: each backs out when the program's target refuses the op it built (what golden text cannot show). */
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
@@ -76,6 +76,12 @@ static const fusion_case cases[] = {
      "main(%x: (1, 3, 4, 4, fp32)) {\n"
      "  %al: (3, fp32)* = const(val=[0.25, 0.25, 0.25])\n"
      "  %y: (1, 3, 4, 4, fp32) = prelu(x=%x, alpha=%al)\n"
+     "} -> (%y)\n"},
+    {"fuse_reduce_mean", "reduce_mean",
+     "main(%x: (3, 5, 6, fp32)) {\n"
+     "  %s: (3, fp32) = reduce_sum(x=%x, axes=[1, 2], keep_dims=false)\n"
+     "  %c: (fp32)* = const(val=30.0)\n"
+     "  %y: (3, fp32) = real_div(x=%s, y=%c)\n"
      "} -> (%y)\n"},
 };
 
