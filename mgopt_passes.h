@@ -100,6 +100,13 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(fusion, fuse_linear_bias) \
   PASS(fusion, fuse_matmul_weight_bias) \
   PASS(fusion, fuse_elementwise_to_batchnorm) \
+  PASS(fusion, fuse_gelu_exact) \
+  PASS(fusion, fuse_gelu_tanh_approximation) \
+  PASS(fusion, fuse_gelu_sigmoid_approximation) \
+  PASS(fusion, fuse_leaky_relu) \
+  PASS(fusion, fuse_prelu) \
+  PASS(fusion, prelu_to_lrelu) \
+  PASS(fusion, fuse_reduce_mean) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -146,6 +153,32 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_def_of(const mgopt_value *v, int32_t kind);
 MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
 /* v is a non-empty constant whose elements all equal x. */
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
+/* Scalar constants of fusion patterns. v is a constant of one element (any
+   rank), integer or float, whose value c is within tol of want (|c - want| <
+   tol, absolute) or equals want rounded to v's dtype (an fp16, bf16 or fp32
+   constant that holds want as closely as its dtype can). The value in *c
+   (may be NULL). */
+MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c);
+/* The operand of binary op that is a one-element constant not broadcasting
+   the other operand (its rank is 0, or at most the other's known rank): in
+   slot y, or, when op is commutative, in either slot (y tried first). The
+   other operand goes to *other. NULL when there is none. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other);
+/* "x op c" with c near want (mgopt__pu_scalar_near) in either operand order
+   for a commutative op, else as op(x, c): op is of `kind` with one output;
+   returns x, else NULL. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol);
+/* Ends a fusion: made[0..nmade) are the ops the fusion created before `last`
+   (each reading only earlier ones or existing values), made[nmade-1] the one
+   whose single output stands for last's. Each is inferred and must be
+   accepted by the program's target (mgopt_program_target_accepts), and the
+   result must fit last's declared type (mgopt__pu_adopt_type); otherwise the
+   made ops are erased (with constants made for them) and 0 is returned.
+   Then last's output is replaced, and last and matched[0..nmatched)
+   (consumers before producers) are erased with the constants that fed only
+   them. */
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched);
 /* Walks from v through ops that each are the single consumer of the previous
    value (v first), none of those values a block output, and are pure
    registered elementwise ops keeping rank (unary, or binary whose other
@@ -3092,7 +3125,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;
 }
-/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, elementwise chains; running a pattern set. */
+/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, scalar operands of fusion patterns, ending a fusion, elementwise chains. */
 
 /* ---------------------------------------------------------------- uses and producers */
 
@@ -3133,6 +3166,84 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x) {
   const mgopt_tensor *t = mgopt_value_const(v);
   return t && t->numel > 0 && mgopt_tensor_all_equal_f64(t, x);
+}
+
+/* want as a one-element tensor of dtype dt holds it (round to nearest even);
+   want itself for the other dtypes (tolerance alone decides). */
+static double mgopt__pu_round_to(double want, mgopt_dtype dt) {
+  switch (dt) {
+  case MGOPT_DT_FP16: return (double)mgopt_f16_to_f32(mgopt_f32_to_f16((float)want));
+  case MGOPT_DT_BF16: return (double)mgopt_bf16_to_f32(mgopt_f32_to_bf16((float)want));
+  case MGOPT_DT_FP32: return (double)(float)want;
+  default: return want;
+  }
+}
+
+MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c) {
+  const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  double x;
+  if (!t || t->numel != 1) return 0;
+  if (!mgopt_dtype_is_float((mgopt_dtype)t->dtype) && !mgopt_dtype_is_int((mgopt_dtype)t->dtype)) return 0;
+  x = mgopt_tensor_get_f64(t, 0);
+  if (c) *c = x;
+  return fabs(x - want) < tol || x == mgopt__pu_round_to(want, (mgopt_dtype)t->dtype);
+}
+
+/* t (one element) broadcast against `other` leaves other's shape as it is */
+static int mgopt__pu_keeps_shape(const mgopt_tensor *t, const mgopt_value *other) {
+  return t->rank == 0 || (other->type.rank >= 0 && t->rank <= other->type.rank);
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  int side;
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && t->numel == 1 && mgopt__pu_keeps_shape(t, o)) {
+      *other = o;
+      return c;
+    }
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol) {
+  mgopt_value *x, *y;
+  int side;
+  if (!op || op->kind != kind || op->nouts != 1) return NULL;
+  x = mgopt_op_operand(op, "x");
+  y = mgopt_op_operand(op, "y");
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && mgopt__pu_keeps_shape(t, o) && mgopt__pu_scalar_near(c, want, tol, NULL)) return o;
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *top = made[nmade - 1];
+  int32_t i;
+  int ok = top->nouts == 1 && last->nouts == 1;
+  for (i = 0; i < nmade && ok; i++)
+    ok = mgopt_op_infer(p, made[i], NULL) == MGOPT_OK && mgopt_program_target_accepts(p, made[i]);
+  if (ok) ok = mgopt__pu_adopt_type(p, top->outs[0], last->outs[0]);
+  if (!ok) {
+    for (i = nmade - 1; i >= 0; i--) mgopt__pu_erase_with_consts(rw, made[i]);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, last->outs[0], top->outs[0]);
+  mgopt__pu_sync_op_name(top);
+  mgopt__pu_erase_with_consts(rw, last);
+  for (i = 0; i < nmatched; i++) mgopt__pu_erase_with_consts(rw, matched[i]);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- elementwise chains */
@@ -10165,6 +10276,727 @@ static const mgopt_pattern mgopt__feb_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_elementwise_to_batchnorm,
                            "a per-channel mul then add of constants on a rank-4 tensor becomes batch_norm (epsilon 0)",
                            mgopt__feb_patterns);
+/* src/passes/fusion/fuse_gelu_exact.c — common::fuse_gelu_exact: 0.5 * x * (1 + erf(x / sqrt(2))) becomes gelu(x, mode=EXACT).
+
+   Spec: mil_graph_passes.txt, "the exact version of gelu"; reference §3.11.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %s: (fp32)* = const(val=1.4142135)
+       %d: (2, 3, fp32) = real_div(x=%x, y=%s)
+       %e: (2, 3, fp32) = erf(x=%d)
+       %one: (fp32)* = const(val=1.0)
+       %a: (2, 3, fp32) = add(x=%e, y=%one)
+       %h: (fp32)* = const(val=0.5)
+       %m: (2, 3, fp32) = mul(x=%a, y=%h)
+       %y: (2, 3, fp32) = mul(x=%m, y=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = gelu(x=%x, mode="EXACT")
+     } -> (%y)
+
+   Fires on: d = real_div(x, c) with c ~ sqrt(2), or mul(x, c) with c ~ 2^-0.5
+   (either operand order), then e = erf(d), a = add(e, 1) (either order), and
+   one of the three arrangements of the last two muls (each in either operand
+   order):
+     1. mul(mul(a, 0.5), x)
+     2. mul(mul(a, x), 0.5)
+     3. mul(a, mul(x, 0.5))
+   Every intermediate value has exactly one use, by the next op of the
+   pattern (so none is a block output; in arrangement 3 this includes
+   mul(x, 0.5), which the reference does not check and then fails to
+   remove); x is float. The last mul's output is replaced by gelu(x,
+   mode="EXACT") named after it, built in its place; the matched ops are
+   erased with the constants only they read. Constants are one-element
+   tensors (any rank not above the other operand's, so none broadcasts),
+   equal to the wanted value within 1e-3 (absolute, as the reference) or
+   equal to it rounded to their dtype (fp16 / bf16 constants).
+   Must not fire: an intermediate with another use or that is a block
+   output; a constant off by 1e-3 or more; a constant that is not a scalar
+   or would broadcast x; a non-float x; a gelu the program's target refuses
+   (mgopt_program_target_accepts), or whose type does not fit the replaced
+   value's declared type.
+   Cost: worklist patterns rooted at mul, O(muls). */
+
+#define MGOPT__FGE_TOL 1e-3
+
+/* a = add(erf(x / sqrt(2)), 1) with single-use intermediates: x, and the
+   matched ops in ops[0..3) (add, erf, div), else NULL. */
+static mgopt_value *mgopt__fge_erf_part(mgopt_value *a, mgopt_op **ops) {
+  mgopt_op *add = mgopt__pu_single_use(a) ? mgopt__pu_def_of(a, MGOPT_OP_add) : NULL, *erf, *div;
+  mgopt_value *e, *d, *x;
+  if (!add || !(e = mgopt__pu_with_scalar(add, MGOPT_OP_add, 1.0, MGOPT__FGE_TOL))) return NULL;
+  if (!mgopt__pu_single_use(e) || !(erf = mgopt__pu_def_of(e, MGOPT_OP_erf))) return NULL;
+  d = mgopt_op_operand(erf, "x");
+  if (!d || !mgopt__pu_single_use(d) || !d->def) return NULL;
+  div = d->def;
+  x = mgopt__pu_with_scalar(div, MGOPT_OP_real_div, sqrt(2.0), MGOPT__FGE_TOL);
+  if (!x) x = mgopt__pu_with_scalar(div, MGOPT_OP_mul, sqrt(0.5), MGOPT__FGE_TOL);
+  if (!x || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
+  ops[0] = add;
+  ops[1] = erf;
+  ops[2] = div;
+  return x;
+}
+
+/* The operand of m other than v (v must be one of them), or NULL. */
+static mgopt_value *mgopt__fge_other(const mgopt_op *m, const mgopt_value *v) {
+  mgopt_value *a = mgopt_op_operand(m, "x"), *b = mgopt_op_operand(m, "y");
+  if (!a || !b) return NULL;
+  return a == v ? b : b == v ? a : NULL;
+}
+
+/* last = mul(p, q) in one of the three arrangements: x, with ops[0] the
+   other mul and ops[1..4) the erf part, else NULL. */
+static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+  mgopt_op *m = mgopt__pu_single_use(p) ? mgopt__pu_def_of(p, MGOPT_OP_mul) : NULL;
+  mgopt_value *a, *x;
+  int k;
+  if (m) {
+    /* 1. mul(mul(a, 0.5), x) */
+    a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL);
+    if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && x == q) {
+      ops[0] = m;
+      return x;
+    }
+    /* 2. mul(mul(a, x), 0.5) */
+    if (mgopt__pu_with_scalar(last, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == p)
+      for (k = 0; k < 2; k++) {
+        a = mgopt_op_operand(m, k ? "y" : "x");
+        if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && mgopt__fge_other(m, a) == x) {
+          ops[0] = m;
+          return x;
+        }
+      }
+  }
+  /* 3. mul(a, mul(x, 0.5)) */
+  m = mgopt__pu_single_use(q) ? mgopt__pu_def_of(q, MGOPT_OP_mul) : NULL;
+  if (m && (x = mgopt__fge_erf_part(p, ops + 1)) != NULL &&
+      mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == x) {
+    ops[0] = m;
+    return x;
+  }
+  return NULL;
+}
+
+static int mgopt__fge_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *ops[4], *gelu;
+  mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
+  MGOPT__UNUSED(ud);
+  if (last->nouts != 1 || !a || !b) return 0;
+  x = mgopt__fge_match(last, a, b, ops);
+  if (!x) x = mgopt__fge_match(last, b, a, ops);
+  if (!x) return 0;
+  gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
+  if (!gelu) return 0;
+  if (mgopt_op_set_string(gelu, "mode", "EXACT") != MGOPT_OK) {
+    mgopt_rw_erase(rw, gelu);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 4);
+}
+
+static const mgopt_pattern mgopt__fge_patterns[] = {
+    {"gelu_exact", MGOPT_OP_mul, NULL, 1, mgopt__fge_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_exact,
+                           "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
+                           mgopt__fge_patterns);
+/* src/passes/fusion/fuse_gelu_tanh_approximation.c — common::fuse_gelu_tanh_approximation: the tanh form of gelu becomes gelu(x, mode=TANH_APPROXIMATION).
+
+   Spec: mil_graph_passes.txt, "the tanh approximate version of gelu"
+   (get_gelu_pattern1, get_gelu_pattern2); reference §3.12.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %three: (fp32)* = const(val=3.0)
+       %p: (2, 3, fp32) = pow(x=%x, y=%three)
+       %k: (fp32)* = const(val=0.044715)
+       %m1: (2, 3, fp32) = mul(x=%k, y=%p)
+       %s: (2, 3, fp32) = add(x=%x, y=%m1)
+       %r: (fp32)* = const(val=0.7978846)
+       %m2: (2, 3, fp32) = mul(x=%r, y=%s)
+       %t: (2, 3, fp32) = tanh(x=%m2)
+       %one: (fp32)* = const(val=1.0)
+       %a: (2, 3, fp32) = add(x=%one, y=%t)
+       %h: (fp32)* = const(val=0.5)
+       %m: (2, 3, fp32) = mul(x=%h, y=%a)
+       %y: (2, 3, fp32) = mul(x=%m, y=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = gelu(x=%x, mode="TANH_APPROXIMATION")
+     } -> (%y)
+
+   Fires on: a = add(tanh(mul(add(x, mul(pow(x, 3), 0.044715)), 0.79788)), 1)
+   and then either
+     1. mul(mul(a, 0.5), x), or
+     2. mul(mul(x, 0.5), a),
+   every add and mul in either operand order (pow(x, 3) has its exponent in
+   y). Every intermediate value has exactly one use, by the next op of the
+   pattern (so none is a block output); the three reads of x are the same
+   value, which may have other users (the reference's matcher asks x for
+   exactly the pattern's three users; only the pattern's dataflow matters
+   here, and it is checked edge by edge, where the reference's matcher
+   checks child counts and op kinds); x is float. The last mul's output is
+   replaced by gelu(x, mode="TANH_APPROXIMATION") named after it; the
+   matched ops are erased with the constants only they read. Constants are
+   one-element tensors not broadcasting the other operand, within 1e-3
+   (absolute, as the reference) of 0.5, 3, 0.044715, 0.79788 (sqrt(2/pi))
+   and 1, or equal to the value rounded to their dtype (fp16 / bf16).
+   Must not fire: an intermediate with another use or that is a block
+   output; a constant off by 1e-3 or more, not a scalar, or broadcasting x;
+   a pattern whose reads of x are different values; a non-float x; a gelu
+   the program's target refuses (mgopt_program_target_accepts), or whose
+   type does not fit the replaced value's declared type.
+   Cost: worklist patterns rooted at mul, O(muls). */
+
+#define MGOPT__FGT_TOL 1e-3
+
+/* the def of v when it is of `kind` and v has a single use, else NULL */
+static mgopt_op *mgopt__fgt_def1(mgopt_value *v, int32_t kind) {
+  return v && mgopt__pu_single_use(v) ? mgopt__pu_def_of(v, kind) : NULL;
+}
+
+/* s = add(x, mul(pow(x, 3), 0.044715)): x, with the add, mul and pow in ops[0..3). */
+static mgopt_value *mgopt__fgt_cubic(mgopt_value *s, mgopt_op **ops) {
+  mgopt_op *add = mgopt__fgt_def1(s, MGOPT_OP_add);
+  int side;
+  if (!add) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *x = mgopt_op_operand(add, side ? "y" : "x"), *m1v = mgopt_op_operand(add, side ? "x" : "y");
+    mgopt_op *m1 = mgopt__fgt_def1(m1v, MGOPT_OP_mul), *pw;
+    mgopt_value *pv;
+    if (!x || !m1 || !(pv = mgopt__pu_with_scalar(m1, MGOPT_OP_mul, 0.044715, MGOPT__FGT_TOL))) continue;
+    pw = mgopt__fgt_def1(pv, MGOPT_OP_pow);
+    if (!pw || mgopt__pu_with_scalar(pw, MGOPT_OP_pow, 3.0, MGOPT__FGT_TOL) != x) continue;
+    ops[0] = add;
+    ops[1] = m1;
+    ops[2] = pw;
+    return x;
+  }
+  return NULL;
+}
+
+/* a = add(tanh(mul(s, 0.79788)), 1) with s the cubic part: x, with the
+   six matched ops in ops[0..6) (consumers first). */
+static mgopt_value *mgopt__fgt_tanh_part(mgopt_value *a, mgopt_op **ops) {
+  mgopt_op *add1 = mgopt__fgt_def1(a, MGOPT_OP_add), *th, *m2;
+  mgopt_value *t, *s, *x;
+  if (!add1 || !(t = mgopt__pu_with_scalar(add1, MGOPT_OP_add, 1.0, MGOPT__FGT_TOL))) return NULL;
+  if (!(th = mgopt__fgt_def1(t, MGOPT_OP_tanh))) return NULL;
+  if (!(m2 = mgopt__fgt_def1(mgopt_op_operand(th, "x"), MGOPT_OP_mul))) return NULL;
+  if (!(s = mgopt__pu_with_scalar(m2, MGOPT_OP_mul, sqrt(2.0 / 3.14159265358979323846), MGOPT__FGT_TOL)))
+    return NULL;
+  if (!(x = mgopt__fgt_cubic(s, ops + 3)) || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
+  ops[0] = add1;
+  ops[1] = th;
+  ops[2] = m2;
+  return x;
+}
+
+/* last = mul(p, q) in pattern 1 or 2: x, with the seven matched ops other
+   than last in ops[0..7) (consumers first). */
+static mgopt_value *mgopt__fgt_match(mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+  mgopt_op *m = mgopt__fgt_def1(p, MGOPT_OP_mul);
+  mgopt_value *a, *x;
+  if (!m || !(a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGT_TOL))) return NULL;
+  ops[0] = m;
+  /* 1. mul(mul(a, 0.5), x) */
+  if ((x = mgopt__fgt_tanh_part(a, ops + 1)) != NULL && x == q) return x;
+  /* 2. mul(mul(x, 0.5), a) */
+  if ((x = mgopt__fgt_tanh_part(q, ops + 1)) != NULL && x == a) return x;
+  return NULL;
+}
+
+static int mgopt__fgt_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *ops[7], *gelu;
+  mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
+  MGOPT__UNUSED(ud);
+  if (last->nouts != 1 || !a || !b) return 0;
+  x = mgopt__fgt_match(a, b, ops);
+  if (!x) x = mgopt__fgt_match(b, a, ops);
+  if (!x) return 0;
+  gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
+  if (!gelu) return 0;
+  if (mgopt_op_set_string(gelu, "mode", "TANH_APPROXIMATION") != MGOPT_OK) {
+    mgopt_rw_erase(rw, gelu);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 7);
+}
+
+static const mgopt_pattern mgopt__fgt_patterns[] = {
+    {"gelu_tanh_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgt_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_tanh_approximation,
+                           "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
+                           mgopt__fgt_patterns);
+/* src/passes/fusion/fuse_gelu_sigmoid_approximation.c — common::fuse_gelu_sigmoid_approximation: x * sigmoid(1.702 * x) becomes gelu(x, mode=SIGMOID_APPROXIMATION).
+
+   Spec: reference §3.13 (coremltools' optimize_gelu_sigmoid).
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %k: (fp32)* = const(val=1.702)
+       %s: (2, 3, fp32) = mul(x=%x, y=%k)
+       %g: (2, 3, fp32) = sigmoid(x=%s)
+       %y: (2, 3, fp32) = mul(x=%x, y=%g)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = gelu(x=%x, mode="SIGMOID_APPROXIMATION")
+     } -> (%y)
+
+   Fires on: mul(x, sigmoid(mul(x, c))), each mul in either operand order,
+   with c a one-element constant not broadcasting x and within 0.01 of 1.702
+   (absolute, as the reference) or equal to 1.702 rounded to its dtype; the
+   sigmoid's output and the inner mul's output each have exactly one use,
+   by the next op of the pattern (the reference checks only that they are
+   not block outputs, and then fails to remove them when something else
+   reads them); x is float and may have other users. The outer mul's output
+   is replaced by gelu(x, mode="SIGMOID_APPROXIMATION") named after it; the
+   sigmoid and inner mul are erased with the constant only they read.
+   Must not fire: the sigmoid or the inner mul with another use or that is
+   a block output; the outer mul's other operand not the inner mul's x; a
+   constant off by 0.01 or more, not a scalar, or broadcasting x; a
+   non-float x; a gelu the program's target refuses
+   (mgopt_program_target_accepts), or whose type does not fit the replaced
+   value's declared type.
+   Cost: worklist patterns rooted at mul, O(muls). */
+
+static int mgopt__fgs_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *ops[2], *gelu;
+  mgopt_value *x = NULL;
+  int side;
+  MGOPT__UNUSED(ud);
+  if (last->nouts != 1) return 0;
+  for (side = 0; side < 2 && !x; side++) {
+    mgopt_value *g = mgopt_op_operand(last, side ? "y" : "x"), *r = mgopt_op_operand(last, side ? "x" : "y");
+    mgopt_op *sig = g && mgopt__pu_single_use(g) ? mgopt__pu_def_of(g, MGOPT_OP_sigmoid) : NULL;
+    mgopt_value *s = sig ? mgopt_op_operand(sig, "x") : NULL;
+    mgopt_op *m = s && mgopt__pu_single_use(s) ? mgopt__pu_def_of(s, MGOPT_OP_mul) : NULL;
+    if (!m || !r || mgopt__pu_with_scalar(m, MGOPT_OP_mul, 1.702, 0.01) != r) continue;
+    if (!mgopt_dtype_is_float((mgopt_dtype)r->type.dtype)) continue;
+    ops[0] = sig;
+    ops[1] = m;
+    x = r;
+  }
+  if (!x) return 0;
+  gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
+  if (!gelu) return 0;
+  if (mgopt_op_set_string(gelu, "mode", "SIGMOID_APPROXIMATION") != MGOPT_OK) {
+    mgopt_rw_erase(rw, gelu);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 2);
+}
+
+static const mgopt_pattern mgopt__fgs_patterns[] = {
+    {"gelu_sigmoid_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgs_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_sigmoid_approximation,
+                           "x * sigmoid(1.702 * x) becomes gelu (SIGMOID_APPROXIMATION)", mgopt__fgs_patterns);
+/* src/passes/fusion/fuse_leaky_relu.c — common::fuse_leaky_relu: maximum(x, alpha * x) with 0 <= alpha <= 1 becomes leaky_relu(x, alpha).
+
+   Spec: mil_graph_passes.txt, "Detect the mul —> max pattern than can be
+   mapped to leaky_relu"; reference §3.14.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %a: (fp32)* = const(val=0.25)
+       %m: (2, 3, fp32) = mul(x=%x, y=%a)
+       %y: (2, 3, fp32) = maximum(x=%m, y=%x)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %y: (2, 3, fp32) = leaky_relu(x=%x, alpha=0.25)
+     } -> (%y)
+
+   Fires on: maximum(mul(x, alpha), x), the maximum and the mul each in
+   either operand order, where alpha is a one-element constant (any rank not
+   above x's, so it does not broadcast x) with 0 <= alpha <= 1 (inclusive, as
+   the reference; for such alpha, max(x, alpha * x) is x for x >= 0 and
+   alpha * x below), the mul's output has exactly one use (the maximum), and
+   x is float and may have other users. The maximum's output is replaced by
+   leaky_relu(x, alpha) named after it, alpha the constant's value exactly;
+   the mul is erased with the constant if only it read it.
+   Must not fire: alpha outside [0, 1] (1.3, -0.1) or NaN; alpha not a
+   constant, not one element, or broadcasting x; the mul with another use or
+   that is a block output; the maximum's other operand not the mul's x; a
+   non-float x; a leaky_relu the program's target refuses
+   (mgopt_program_target_accepts), or whose type does not fit the replaced
+   value's declared type.
+   Cost: worklist patterns rooted at maximum, O(maximums). */
+
+static int mgopt__flr_fuse(mgopt_rewriter *rw, mgopt_op *mx, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_op *mul = NULL, *lr;
+  mgopt_value *x = NULL;
+  double alpha = 0;
+  int side;
+  MGOPT__UNUSED(ud);
+  if (mx->nouts != 1) return 0;
+  for (side = 0; side < 2 && !x; side++) {
+    mgopt_value *m = mgopt_op_operand(mx, side ? "y" : "x"), *r = mgopt_op_operand(mx, side ? "x" : "y"), *o, *c;
+    mul = m && mgopt__pu_single_use(m) ? mgopt__pu_def_of(m, MGOPT_OP_mul) : NULL;
+    if (!mul || mul->nouts != 1 || !(c = mgopt__pu_scalar_operand(mul, &o)) || o != r) continue;
+    if (!mgopt_dtype_is_float((mgopt_dtype)r->type.dtype)) continue;
+    alpha = mgopt_tensor_get_f64(mgopt_value_const(c), 0);
+    if (alpha >= 0.0 && alpha <= 1.0) x = r;
+  }
+  if (!x) return 0;
+  lr = mgopt_rw_create(rw, mx, "leaky_relu", mgopt__pu_value_name(mx->outs[0]), 1, xs, &x, 1);
+  if (!lr) return 0;
+  if (mgopt_op_set_float(lr, "alpha", alpha) != MGOPT_OK) {
+    mgopt_rw_erase(rw, lr);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &lr, 1, mx, &mul, 1);
+}
+
+static const mgopt_pattern mgopt__flr_patterns[] = {
+    {"leaky_relu", MGOPT_OP_maximum, NULL, 1, mgopt__flr_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_leaky_relu,
+                           "maximum(x, alpha * x) with 0 <= alpha <= 1 becomes leaky_relu", mgopt__flr_patterns);
+/* src/passes/fusion/fuse_prelu.c — common::fuse_prelu: relu(x) + a * relu(-x) becomes prelu(x, alpha=-a), also behind an NCHW-to-NHWC transpose.
+
+   Spec: mil_graph_passes.txt, "Detect the following patterns that can be
+   mapped to a prelu op" (Pattern 1, Pattern 2); reference §3.15.
+
+   Before:
+     main(%x: (1, 3, 4, 4, fp32)) {
+       %m1: (fp32)* = const(val=-1.0)
+       %n: (1, 3, 4, 4, fp32) = mul(x=%x, y=%m1)
+       %r1: (1, 3, 4, 4, fp32) = relu(x=%n)
+       %a: (3, 1, 1, fp32)* = const(val=[[[0.5]], [[0.25]], [[-1.0]]])
+       %am: (1, 3, 4, 4, fp32) = mul(x=%r1, y=%a)
+       %r2: (1, 3, 4, 4, fp32) = relu(x=%x)
+       %y: (1, 3, 4, 4, fp32) = add(x=%r2, y=%am)
+     } -> (%y)
+   After:
+     main(%x: (1, 3, 4, 4, fp32)) {
+       %y_alpha: (3, fp32)* = const(val=[-0.5, -0.25, 1])
+       %y: (1, 3, 4, 4, fp32) = prelu(x=%x, alpha=%y_alpha)
+     } -> (%y)
+
+   Fires on: add(relu(x), mul(relu(mul(x, -1)), a)), every add and mul in
+   either operand order, where the neg constant is one element within 1e-3
+   of -1 (absolute, as the reference, or -1 in its dtype) not broadcasting
+   x, a is a constant of finite values, x is float, and the two relus, the
+   neg mul and the alpha mul each have exactly one use (the next op of the
+   pattern); x may have other users. For x < 0 the sum is (-a) * x, for
+   x >= 0 it is x: prelu with alpha = -a.
+     1. x of rank 4 (N, C, H, W) with C static, a of rank 3 or 4 holding its
+        elements along axis -3 ((C, 1, 1) or (1, C, 1, 1)): prelu(x,
+        alpha=-a flattened), named after the add's output.
+     2. x = transpose(x0, perm=[0, 2, 3, 1]) (NCHW to NHWC), x0 with C
+        static, a of rank 1 to 4 holding its elements along axis -1 ((C,),
+        (1, C), (1, 1, C), (1, 1, 1, C)): prelu(x0, alpha=-a flattened) then
+        transpose(perm=[0, 2, 3, 1]) named after the add's output; the
+        original transpose goes when nothing else reads it.
+   Pattern 1 is tried first (it holds for any rank-4 x). a may hold C
+   elements, or one (it then broadcasts over every channel: alpha is that
+   value C times). alpha keeps a's dtype (fp16 stays fp16); negation is
+   exact. The matched ops are erased with the constants only they read.
+   Must not fire: a relu, neg or alpha mul with another use or that is a
+   block output; a neg constant other than -1; a non-constant a, or one
+   with non-finite values, or with a number of elements other than C or 1,
+   or laid out along another axis; x of another rank; a symbolic channel
+   count; a transpose with another perm; a non-float x; a prelu the
+   program's target refuses (mgopt_program_target_accepts), or a result
+   whose type does not fit the add's declared type.
+   Cost: worklist patterns rooted at add, O(adds + alpha elements). */
+
+/* the def of v when it is of `kind` and v has a single use, else NULL */
+static mgopt_op *mgopt__fpr_def1(mgopt_value *v, int32_t kind) {
+  return v && mgopt__pu_single_use(v) ? mgopt__pu_def_of(v, kind) : NULL;
+}
+
+/* The pattern's parts, from the add. */
+typedef struct mgopt__fpr_match {
+  mgopt_value *x;      /* the relus' common input */
+  mgopt_value *a;      /* the alpha constant */
+  mgopt_op *ops[5];    /* alpha mul, relu(-x), neg mul, relu(x), [the transpose]: consumers first */
+} mgopt__fpr_match;
+
+static int mgopt__fpr_find(mgopt_op *add, mgopt__fpr_match *m) {
+  int side, k;
+  for (side = 0; side < 2; side++) {
+    mgopt_op *r2 = mgopt__fpr_def1(mgopt_op_operand(add, side ? "y" : "x"), MGOPT_OP_relu);
+    mgopt_op *am = mgopt__fpr_def1(mgopt_op_operand(add, side ? "x" : "y"), MGOPT_OP_mul);
+    if (!r2 || !am || am->nouts != 1) continue;
+    for (k = 0; k < 2; k++) {
+      mgopt_value *a = mgopt_op_operand(am, k ? "x" : "y");
+      mgopt_op *r1 = mgopt__fpr_def1(mgopt_op_operand(am, k ? "y" : "x"), MGOPT_OP_relu), *neg;
+      mgopt_value *x;
+      if (!a || !mgopt_value_const(a) || !r1) continue;
+      neg = mgopt__fpr_def1(mgopt_op_operand(r1, "x"), MGOPT_OP_mul);
+      x = neg ? mgopt__pu_with_scalar(neg, MGOPT_OP_mul, -1.0, 1e-3) : NULL;
+      if (!x || x != mgopt_op_operand(r2, "x") || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) continue;
+      m->x = x;
+      m->a = a;
+      m->ops[0] = am;
+      m->ops[1] = r1;
+      m->ops[2] = neg;
+      m->ops[3] = r2;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The static channel count dims[axis] of a rank-4 value, or -1. */
+static int64_t mgopt__fpr_channels(const mgopt_value *v, int32_t axis) {
+  if (v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank != 4) return -1;
+  if (v->type.dims[axis].sym || v->type.dims[axis].v < 0) return -1;
+  return v->type.dims[axis].v;
+}
+
+/* 1 when the rank-4 transpose t moves NCHW to NHWC (perm [0, 2, 3, 1]). */
+static int mgopt__fpr_to_nhwc(mgopt_program *p, const mgopt_op *t) {
+  static const int64_t want[4] = {0, 2, 3, 1};
+  const int64_t *perm = NULL;
+  int32_t i;
+  if (mgopt_op_get_ints(p, t, "perm", &perm) != 4) return 0;
+  for (i = 0; i < 4; i++)
+    if (mgopt__pu_norm_axis(perm[i], 4) != want[i]) return 0;
+  return 1;
+}
+
+/* alpha = -a flattened to c elements (a holds c elements or one), in a's
+   dtype; NULL when a has a non-finite value or on OOM. */
+static mgopt_tensor *mgopt__fpr_alpha(mgopt_program *p, const mgopt_tensor *a, int64_t c) {
+  mgopt_tensor *t = mgopt_tensor_new(p, (mgopt_dtype)a->dtype, 1, &c);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < c; i++) {
+    double v = mgopt_tensor_get_f64(a, a->numel == 1 ? 0 : i);
+    if (!isfinite(v)) return NULL;
+    mgopt_tensor_set_f64(t, i, -v);
+  }
+  return t;
+}
+
+static int mgopt__fpr_fuse(mgopt_rewriter *rw, mgopt_op *add, void *ud) {
+  static const char *const slots[2] = {"x", "alpha"};
+  static const int64_t perm[4] = {0, 2, 3, 1};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt__fpr_match m;
+  const mgopt_tensor *a;
+  mgopt_op *tr = NULL, *made[2];
+  mgopt_value *ins[2];
+  mgopt_tensor *alpha;
+  const char *name, *pname;
+  int64_t c = -1;
+  int32_t nmatched = 4;
+  MGOPT__UNUSED(ud);
+  if (add->nouts != 1 || !mgopt__fpr_find(add, &m)) return 0;
+  a = mgopt_value_const(m.a);
+  /* 1. NCHW: a laid out along axis -3 */
+  if ((a->rank == 3 || a->rank == 4) && a->numel == a->shape[a->rank - 3]) c = mgopt__fpr_channels(m.x, 1);
+  if (c < 0 || (a->numel != c && a->numel != 1)) {
+    /* 2. NHWC behind transpose(perm=[0, 2, 3, 1]): a laid out along axis -1 */
+    tr = mgopt__pu_def_of(m.x, MGOPT_OP_transpose);
+    c = -1;
+    if (tr && tr->nouts == 1 && a->rank >= 1 && a->rank <= 4 && a->numel == a->shape[a->rank - 1] &&
+        mgopt_op_operand(tr, "x") && mgopt__fpr_to_nhwc(p, tr))
+      c = mgopt__fpr_channels(mgopt_op_operand(tr, "x"), 1);
+    if (c < 0 || (a->numel != c && a->numel != 1)) return 0;
+    m.x = mgopt_op_operand(tr, "x");
+  }
+  if (!(alpha = mgopt__fpr_alpha(p, a, c))) return 0;
+  name = mgopt__pu_value_name(add->outs[0]);
+  pname = tr ? mgopt__pu_name2(p, name, "_prelu") : name;
+  ins[0] = m.x;
+  ins[1] = mgopt_rw_const(rw, add, mgopt__pu_name2(p, pname, "_alpha"), alpha);
+  if (!ins[1]) return 0;
+  made[0] = mgopt_rw_create(rw, add, "prelu", pname, 2, slots, ins, 1);
+  if (!made[0]) {
+    mgopt__pu_erase_if_dead(rw, ins[1]->def);
+    return 0;
+  }
+  if (tr) {
+    made[1] = mgopt_rw_create(rw, add, "transpose", name, 1, slots, made[0]->outs, 1);
+    if (!made[1] || mgopt_op_set_ints(made[1], "perm", perm, 4) != MGOPT_OK) {
+      if (made[1]) mgopt_rw_erase(rw, made[1]);
+      mgopt__pu_erase_with_consts(rw, made[0]);
+      return 0;
+    }
+    m.ops[nmatched++] = tr;
+  }
+  return mgopt__pu_fuse_finish(rw, made, tr ? 2 : 1, add, m.ops, nmatched);
+}
+
+static const mgopt_pattern mgopt__fpr_patterns[] = {
+    {"prelu", MGOPT_OP_add, NULL, 1, mgopt__fpr_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_prelu,
+                           "relu(x) + a * relu(-x) becomes prelu(x, -a), also behind an NCHW-to-NHWC transpose",
+                           mgopt__fpr_patterns);
+/* src/passes/fusion/prelu_to_lrelu.c — common::prelu_to_lrelu: a prelu whose alpha values are all equal becomes leaky_relu.
+
+   Spec: mil_graph_passes.txt, "If prelu has the same leakage factor across
+   all channels, it will be converted to leaky_relu"; reference §3.15.
+
+   Before:
+     main(%x: (1, 3, 4, 4, fp32)) {
+       %al: (3, fp32)* = const(val=[0.25, 0.25, 0.25])
+       %y: (1, 3, 4, 4, fp32) = prelu(x=%x, alpha=%al)
+     } -> (%y)
+   After:
+     main(%x: (1, 3, 4, 4, fp32)) {
+       %y: (1, 3, 4, 4, fp32) = leaky_relu(x=%x, alpha=0.25)
+     } -> (%y)
+
+   Fires on: prelu whose alpha is a constant of at least one element, all
+   equal (compared by value: -0 equals 0, a NaN equals nothing). The prelu's
+   output is replaced by leaky_relu(x, alpha=alpha[0]) named after it
+   (alpha[0]'s exact value: an fp16 alpha keeps its fp16 value); the prelu is
+   erased, with its alpha constant when only it read it.
+   Must not fire: alpha values that differ; a NaN alpha; alpha not a
+   constant; a leaky_relu the program's target refuses
+   (mgopt_program_target_accepts).
+   Cost: worklist patterns rooted at prelu, O(prelus + alpha elements). */
+
+static int mgopt__p2l_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const xs[1] = {"x"};
+  mgopt_value *x = mgopt_op_operand(op, "x"), *av = mgopt_op_operand(op, "alpha");
+  const mgopt_tensor *a = av ? mgopt_value_const(av) : NULL;
+  mgopt_op *lr;
+  double a0;
+  int64_t i;
+  MGOPT__UNUSED(ud);
+  if (!x || !a || a->numel < 1 || op->nouts != 1) return 0;
+  if (!mgopt_dtype_is_float((mgopt_dtype)a->dtype)) return 0;
+  a0 = mgopt_tensor_get_f64(a, 0);
+  for (i = 0; i < a->numel; i++)
+    if (!(mgopt_tensor_get_f64(a, i) == a0)) return 0;
+  lr = mgopt_rw_create(rw, op, "leaky_relu", mgopt__pu_value_name(op->outs[0]), 1, xs, &x, 1);
+  if (!lr) return 0;
+  if (mgopt_op_set_float(lr, "alpha", a0) != MGOPT_OK) {
+    mgopt_rw_erase(rw, lr);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &lr, 1, op, NULL, 0);
+}
+
+static const mgopt_pattern mgopt__p2l_patterns[] = {
+    {"prelu_to_lrelu", MGOPT_OP_prelu, NULL, 1, mgopt__p2l_rewrite, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, prelu_to_lrelu, "a prelu whose alpha values are all equal becomes leaky_relu",
+                           mgopt__p2l_patterns);
+/* src/passes/fusion/fuse_reduce_mean.c — common::fuse_reduce_mean: reduce_sum times 1/count (or divided by count) becomes reduce_mean.
+
+   Spec: mil_graph_passes.txt, "Detect the reduce_sum —> mul/real_div
+   pattern than can be mapped to reduce_mean"; reference §3.16.
+
+   Before:
+     main(%x: (3, 5, 6, fp32)) {
+       %s: (3, fp32) = reduce_sum(x=%x, axes=[1, -1], keep_dims=false)
+       %c: (fp32)* = const(val=0.033333335)
+       %y: (3, fp32) = mul(x=%s, y=%c)
+     } -> (%y)
+   After:
+     main(%x: (3, 5, 6, fp32)) {
+       %y: (3, fp32) = reduce_mean(x=%x, axes=[1, -1], keep_dims=false)
+     } -> (%y)
+
+   Fires on: s = reduce_sum(x, axes) with axes constant, non-empty, each in
+   range and none repeated, every reduced dim of x static and count, their
+   product, nonzero; s has exactly one use, either
+     mul(s, c) in either operand order with c ~ 1/count (|c - 1/count| <
+       1e-6, the reference's tolerance), or
+     real_div(s, c) with c ~ count (|c - count| < 1e-2, the reference's),
+   c a one-element constant not broadcasting s (its rank at most s's), or
+   equal to 1/count (count) rounded to its dtype (an fp16 1/49 is 1.5e-5
+   off 1/49 yet is the fp16 value of it). x is float. The mul/real_div's
+   output is replaced by reduce_mean with the reduce_sum's parameters as
+   written (axes, keep_dims), named after it; the reduce_sum and the
+   constant only they read are erased.
+   Must not fire: no axes, empty axes, repeated axes; a symbolic, unknown or
+   zero reduced dim; a reduce_sum with another use or that is a block
+   output; a constant off (the reference's tests: 5.0 and 31.0 for a count
+   of 30), not a constant, or broadcasting; real_div(c, s); a non-float x;
+   a reduce_mean the program's target refuses (mgopt_program_target_accepts),
+   or whose type does not fit the replaced value's declared type.
+   Cost: worklist patterns rooted at reduce_sum, O(reduce_sums x rank). */
+
+/* The number of elements each output of reduce_sum op sums, or 0 when it
+   is not known statically (or the axes are not usable). */
+static double mgopt__frm_count(mgopt_program *p, const mgopt_op *op, const mgopt_value *x) {
+  const int64_t *axes = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "axes", &axes), i, j, r = x->type.rank;
+  double count = 1;
+  if (n <= 0 || r < 0 || (mgopt_op_operand(op, "axes") && !mgopt_value_const(mgopt_op_operand(op, "axes")))) return 0;
+  for (i = 0; i < n; i++) {
+    int64_t a = mgopt__pu_norm_axis(axes[i], r);
+    const mgopt_dim *d;
+    if (a < 0) return 0;
+    for (j = 0; j < i; j++)
+      if (mgopt__pu_norm_axis(axes[j], r) == a) return 0;
+    d = &x->type.dims[a];
+    if (d->sym || d->v <= 0) return 0;
+    count *= (double)d->v;
+  }
+  return count;
+}
+
+static int mgopt__frm_fuse(mgopt_rewriter *rw, mgopt_op *sum, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(sum, "x"), *s, *kd, *vals[4];
+  const char *names[4];
+  mgopt_op *child, *mean;
+  double count;
+  int32_t i, n = 0;
+  MGOPT__UNUSED(ud);
+  if (!x || sum->nouts != 1 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return 0;
+  s = sum->outs[0];
+  if (!(child = mgopt__pu_single_user(s)) || child->nouts != 1) return 0;
+  kd = mgopt_op_operand(sum, "keep_dims");
+  if ((kd && !mgopt_value_const(kd)) || !(count = mgopt__frm_count(p, sum, x))) return 0;
+  if (child->kind == MGOPT_OP_mul) {
+    if (mgopt__pu_with_scalar(child, MGOPT_OP_mul, 1.0 / count, 1e-6) != s) return 0;
+  } else if (child->kind == MGOPT_OP_real_div) {
+    if (mgopt__pu_with_scalar(child, MGOPT_OP_real_div, count, 1e-2) != s) return 0;
+  } else {
+    return 0;
+  }
+  /* the reduce_sum's operands and attributes, as written */
+  for (i = 0; i < sum->nslots; i++) {
+    const mgopt_slot *sl = &sum->slots[i];
+    if (sl->n == 0) continue;
+    if (sl->is_list || sl->n != 1 || n == 4) return 0;
+    names[n] = sl->name;
+    vals[n++] = sl->uses[0].value;
+  }
+  mean = mgopt_rw_create(rw, child, "reduce_mean", mgopt__pu_value_name(child->outs[0]), n, names, vals, 1);
+  if (!mean) return 0;
+  for (i = 0; i < sum->nattrs; i++)
+    if (mgopt_op_set_attr(mean, &sum->attrs[i]) != MGOPT_OK) {
+      mgopt_rw_erase(rw, mean);
+      return 0;
+    }
+  return mgopt__pu_fuse_finish(rw, &mean, 1, child, &sum, 1);
+}
+
+static const mgopt_pattern mgopt__frm_patterns[] = {
+    {"reduce_mean", MGOPT_OP_reduce_sum, NULL, 1, mgopt__frm_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_reduce_mean,
+                           "reduce_sum times 1/count, or divided by count, becomes reduce_mean", mgopt__frm_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

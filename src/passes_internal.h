@@ -44,6 +44,32 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_def_of(const mgopt_value *v, int32_t kind);
 MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *b);
 /* v is a non-empty constant whose elements all equal x. */
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x);
+/* Scalar constants of fusion patterns. v is a constant of one element (any
+   rank), integer or float, whose value c is within tol of want (|c - want| <
+   tol, absolute) or equals want rounded to v's dtype (an fp16, bf16 or fp32
+   constant that holds want as closely as its dtype can). The value in *c
+   (may be NULL). */
+MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c);
+/* The operand of binary op that is a one-element constant not broadcasting
+   the other operand (its rank is 0, or at most the other's known rank): in
+   slot y, or, when op is commutative, in either slot (y tried first). The
+   other operand goes to *other. NULL when there is none. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other);
+/* "x op c" with c near want (mgopt__pu_scalar_near) in either operand order
+   for a commutative op, else as op(x, c): op is of `kind` with one output;
+   returns x, else NULL. */
+MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol);
+/* Ends a fusion: made[0..nmade) are the ops the fusion created before `last`
+   (each reading only earlier ones or existing values), made[nmade-1] the one
+   whose single output stands for last's. Each is inferred and must be
+   accepted by the program's target (mgopt_program_target_accepts), and the
+   result must fit last's declared type (mgopt__pu_adopt_type); otherwise the
+   made ops are erased (with constants made for them) and 0 is returned.
+   Then last's output is replaced, and last and matched[0..nmatched)
+   (consumers before producers) are erased with the constants that fed only
+   them. */
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched);
 /* Walks from v through ops that each are the single consumer of the previous
    value (v first), none of those values a block output, and are pure
    registered elementwise ops keeping rank (unary, or binary whose other

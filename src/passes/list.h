@@ -62,6 +62,13 @@
   PASS(fusion, fuse_linear_bias) \
   PASS(fusion, fuse_matmul_weight_bias) \
   PASS(fusion, fuse_elementwise_to_batchnorm) \
+  PASS(fusion, fuse_gelu_exact) \
+  PASS(fusion, fuse_gelu_tanh_approximation) \
+  PASS(fusion, fuse_gelu_sigmoid_approximation) \
+  PASS(fusion, fuse_leaky_relu) \
+  PASS(fusion, fuse_prelu) \
+  PASS(fusion, prelu_to_lrelu) \
+  PASS(fusion, fuse_reduce_mean) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -1,4 +1,4 @@
-/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, elementwise chains; running a pattern set. */
+/* src/passes/util.c — matching: where a value comes from and goes to, constant operands, scalar operands of fusion patterns, ending a fusion, elementwise chains. */
 #include "../passes_internal.h"
 
 /* ---------------------------------------------------------------- uses and producers */
@@ -40,6 +40,84 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_ancestor_in(mgopt_op *op, const mgopt_block *
 MGOPT__PRIVATE int mgopt__pu_const_all(const mgopt_value *v, double x) {
   const mgopt_tensor *t = mgopt_value_const(v);
   return t && t->numel > 0 && mgopt_tensor_all_equal_f64(t, x);
+}
+
+/* want as a one-element tensor of dtype dt holds it (round to nearest even);
+   want itself for the other dtypes (tolerance alone decides). */
+static double mgopt__pu_round_to(double want, mgopt_dtype dt) {
+  switch (dt) {
+  case MGOPT_DT_FP16: return (double)mgopt_f16_to_f32(mgopt_f32_to_f16((float)want));
+  case MGOPT_DT_BF16: return (double)mgopt_bf16_to_f32(mgopt_f32_to_bf16((float)want));
+  case MGOPT_DT_FP32: return (double)(float)want;
+  default: return want;
+  }
+}
+
+MGOPT__PRIVATE int mgopt__pu_scalar_near(const mgopt_value *v, double want, double tol, double *c) {
+  const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  double x;
+  if (!t || t->numel != 1) return 0;
+  if (!mgopt_dtype_is_float((mgopt_dtype)t->dtype) && !mgopt_dtype_is_int((mgopt_dtype)t->dtype)) return 0;
+  x = mgopt_tensor_get_f64(t, 0);
+  if (c) *c = x;
+  return fabs(x - want) < tol || x == mgopt__pu_round_to(want, (mgopt_dtype)t->dtype);
+}
+
+/* t (one element) broadcast against `other` leaves other's shape as it is */
+static int mgopt__pu_keeps_shape(const mgopt_tensor *t, const mgopt_value *other) {
+  return t->rank == 0 || (other->type.rank >= 0 && t->rank <= other->type.rank);
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_scalar_operand(const mgopt_op *op, mgopt_value **other) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  int side;
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && t->numel == 1 && mgopt__pu_keeps_shape(t, o)) {
+      *other = o;
+      return c;
+    }
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t kind, double want, double tol) {
+  mgopt_value *x, *y;
+  int side;
+  if (!op || op->kind != kind || op->nouts != 1) return NULL;
+  x = mgopt_op_operand(op, "x");
+  y = mgopt_op_operand(op, "y");
+  if (!x || !y) return NULL;
+  for (side = 0; side < 2; side++) {
+    mgopt_value *c = side ? x : y, *o = side ? y : x;
+    const mgopt_tensor *t = mgopt_value_const(c);
+    if (side && !(mgopt_op_traits(op) & MGOPT_TRAIT_COMMUTATIVE)) break;
+    if (t && mgopt__pu_keeps_shape(t, o) && mgopt__pu_scalar_near(c, want, tol, NULL)) return o;
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_op *top = made[nmade - 1];
+  int32_t i;
+  int ok = top->nouts == 1 && last->nouts == 1;
+  for (i = 0; i < nmade && ok; i++)
+    ok = mgopt_op_infer(p, made[i], NULL) == MGOPT_OK && mgopt_program_target_accepts(p, made[i]);
+  if (ok) ok = mgopt__pu_adopt_type(p, top->outs[0], last->outs[0]);
+  if (!ok) {
+    for (i = nmade - 1; i >= 0; i--) mgopt__pu_erase_with_consts(rw, made[i]);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, last->outs[0], top->outs[0]);
+  mgopt__pu_sync_op_name(top);
+  mgopt__pu_erase_with_consts(rw, last);
+  for (i = 0; i < nmatched; i++) mgopt__pu_erase_with_consts(rw, matched[i]);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- elementwise chains */
