@@ -92,6 +92,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(fusion, fuse_conv_batchnorm) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -275,6 +276,58 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int6
    NULL for strings and sub-byte dtypes, or on OOM. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm);
+
+/* ---- folding into weights (passes/weights.c)
+   The numeric contract of every pass that folds constants into a weight or a
+   bias through these: each result element is computed in double from the
+   operands' exact values and rounded once, to nearest even, to the weight's
+   dtype (fp16 stays fp16, bf16 stays bf16). A result that is not finite makes
+   the helper fail, and the pass then leaves the op alone. */
+/* v rounded once to dt (fp16, bf16, fp32; any other dtype: v itself). */
+MGOPT__PRIVATE double mgopt__pw_round(mgopt_dtype dt, double v);
+/* Stores v rounded once into element i of owned tensor t; 0 when the stored value is not finite. */
+MGOPT__PRIVATE int mgopt__pw_store(mgopt_tensor *t, int64_t i, double v);
+/* fp16, bf16, fp32 or fp64: the weight dtypes the helpers fold into. */
+MGOPT__PRIVATE int mgopt__pw_is_float_weight(mgopt_dtype dt);
+/* Output channels of weight w (rank >= 2): axis 0, shape[0] ([Cout, Cin/g, ...]:
+   conv, linear); axis 1, shape[1] * groups ([Cin, Cout/g, ...]: conv_transpose,
+   whose shape[0] groups must divide; a matmul weight [Din, Dout] is axis 1 with
+   one group). -1 when the layout does not fit. */
+MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axis, int64_t groups);
+/* A new tensor: w with every element of output channel o multiplied by
+   scale[o] (mgopt__pw_out_channels entries). For axis 1 with g groups, the
+   element [i, j, ...] belongs to output channel (i / (shape[0]/g)) * shape[1] + j.
+   NULL when w is not a float weight, a result is not finite, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale);
+/* A new rank-1 tensor of dtype dt holding v[0..n), each rounded once; NULL when one is not finite, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v);
+/* Reads constant t as n per-channel values into out: one element broadcast,
+   or n elements in order (the caller checks the shape). 0 for other sizes,
+   non-numeric dtypes or a value that is not finite. */
+MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, int64_t n, double *out);
+/* The constant weights of a conv or conv_transpose: weight const, float, of
+   rank >= 3 equal to x's and the output's; bias absent or a const of Cout
+   elements, rank 1. axis: the weight's output-channel axis (0 conv, 1
+   conv_transpose), for mgopt__pw_scale_channels. */
+typedef struct mgopt__pw_conv {
+  mgopt_tensor *w, *b; /* b NULL when the conv has no bias */
+  int32_t axis;
+  int64_t groups, cout;
+} mgopt__pw_conv;
+/* 1 when op is such a conv (c filled), else 0. */
+MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgopt__pw_conv *c);
+/* c's bias as cout doubles (arena; zeros when absent), NULL on OOM or a bias that is not finite. */
+MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_conv *c);
+/* v is a const that broadcasts onto a tensor of `rank` without changing its
+   shape and varies at most along `axis` (n channels): each dim, right-aligned,
+   is 1 except the one over axis, which is 1 or n. Its n per-channel values go
+   to out. 0 otherwise (mgopt__pw_read_channels). */
+MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
+                                           int64_t n, double *out);
+/* conv reads new consts holding w and b (either NULL: kept), created just
+   before it and named after its output; the old consts go when dead. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b);
 
 /* ---- precision rewriting for add_fp16_cast and add_int16_cast (passes/precision.c) */
 /* For operand k of slot s of op (value v), decide returns 0 to keep it, 1 to
@@ -3877,6 +3930,168 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
     r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
   if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
   return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
+}
+/* src/passes/weights.c — folding into weights: per-output-channel scaling of a weight, computed in double and rounded once to its dtype. */
+
+/* v rounded once (to nearest, ties to even) to a binary float format with
+   `mant` fraction bits and normal exponents emin..emax; +-inf past the
+   largest finite value. v is finite. Every step is exact in double but the
+   one rounding: a * 2^k, x - 1 and the integer rounding of a value below 2^53. */
+static double mgopt__pw_round_format(double v, int mant, int emin, int emax) {
+  double a = fabs(v), q, fl, r, scale;
+  int e;
+  if (a == 0.0) return v;
+  (void)frexp(a, &e);
+  e -= 1; /* a = 1.f * 2^e */
+  if (e < emin) e = emin; /* subnormal: the quantum is 2^(emin - mant) */
+  if (e > emax) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  scale = ldexp(1.0, mant - e);
+  q = a * scale; /* the quantum of the target is 1 here */
+  fl = floor(q);
+  r = q - fl;
+  if (r > 0.5 || (r == 0.5 && fmod(fl, 2.0) != 0.0)) fl += 1.0;
+  a = ldexp(fl, e - mant);
+  if (a >= ldexp(2.0, emax)) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  return v < 0 ? -a : a;
+}
+
+MGOPT__PRIVATE double mgopt__pw_round(mgopt_dtype dt, double v) {
+  if (!isfinite(v)) return v;
+  switch (dt) {
+    case MGOPT_DT_FP16: return mgopt__pw_round_format(v, 10, -14, 15);
+    case MGOPT_DT_BF16: return mgopt__pw_round_format(v, 7, -126, 127);
+    case MGOPT_DT_FP32: return (double)(float)v; /* one IEEE conversion, to nearest */
+    default: return v;
+  }
+}
+
+MGOPT__PRIVATE int mgopt__pw_store(mgopt_tensor *t, int64_t i, double v) {
+  double r = mgopt__pw_round((mgopt_dtype)t->dtype, v);
+  /* r is representable in t's dtype (and in fp32 for fp16/bf16): storing it does not round again */
+  mgopt_tensor_set_f64(t, i, r);
+  return isfinite(r);
+}
+
+MGOPT__PRIVATE int mgopt__pw_is_float_weight(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
+}
+
+MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axis, int64_t groups) {
+  int64_t c;
+  if (!w || w->rank < 2 || (axis != 0 && axis != 1) || groups < 1) return -1;
+  if (axis == 0) return w->shape[0];
+  if (w->shape[0] % groups != 0 || !mgopt__mul_i64(w->shape[1], groups, &c)) return -1;
+  return c;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale) {
+  mgopt_tensor *r;
+  int64_t cout = mgopt__pw_out_channels(w, axis, groups), inner = 1, d0, d1, rows_per_group, i, j, k, f = 0;
+  int32_t a;
+  if (cout < 0 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype)) return NULL;
+  for (a = 2; a < w->rank; a++) inner *= w->shape[a]; /* numel fits: the product of all dims does */
+  d0 = w->shape[0];
+  d1 = w->shape[1];
+  rows_per_group = axis == 1 ? d0 / groups : 1;
+  if (!mgopt_tensor_data(p, w)) return NULL;
+  r = mgopt_tensor_new(p, (mgopt_dtype)w->dtype, w->rank, w->shape);
+  if (!r) return NULL;
+  for (i = 0; i < d0; i++)
+    for (j = 0; j < d1; j++) {
+      /* axis 0: channel i. axis 1 (grouped, [Cin, Cout/g, ...]): row i lies in
+         group i / (Cin/g), whose output channels start at that group times Cout/g */
+      double s = scale[axis == 0 ? i : (i / rows_per_group) * d1 + j];
+      for (k = 0; k < inner; k++, f++)
+        if (!mgopt__pw_store(r, f, mgopt_tensor_get_f64(w, f) * s)) return NULL;
+    }
+  return r;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++)
+    if (!mgopt__pw_store(t, i, v[i])) return NULL;
+  return t;
+}
+
+MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, int64_t n, double *out) {
+  int64_t i;
+  if (!t || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) < 8 ||
+      (t->numel != 1 && t->numel != n))
+    return 0;
+  if (!mgopt_tensor_data(p, t)) return 0;
+  for (i = 0; i < n; i++) {
+    out[i] = mgopt_tensor_get_f64(t, t->numel == 1 ? 0 : i);
+    if (!isfinite(out[i])) return 0;
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- conv weights */
+
+MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgopt__pw_conv *c) {
+  mgopt_value *x, *w, *b;
+  MGOPT__UNUSED(p);
+  memset(c, 0, sizeof *c);
+  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1) return 0;
+  x = mgopt_op_operand(op, "x");
+  w = mgopt_op_operand(op, "weight");
+  b = mgopt_op_operand(op, "bias");
+  if (!x || !w) return 0;
+  if (!mgopt__pu_def_of(w, MGOPT_OP_const) || (b && !mgopt__pu_def_of(b, MGOPT_OP_const))) return 0;
+  c->w = mgopt_value_const(w);
+  c->b = b ? mgopt_value_const(b) : NULL;
+  c->axis = op->kind == MGOPT_OP_conv_transpose ? 1 : 0;
+  c->groups = mgopt_op_get_int(op, "groups", 1);
+  if (!c->w || (b && !c->b) || c->w->rank < 3 || c->w->rank > MGOPT_MAX_RANK || c->w->numel < 1 ||
+      !mgopt__pw_is_float_weight((mgopt_dtype)c->w->dtype))
+    return 0;
+  if (x->type.rank != c->w->rank || op->outs[0]->type.rank != c->w->rank) return 0;
+  c->cout = mgopt__pw_out_channels(c->w, c->axis, c->groups);
+  if (c->cout < 1 || (c->axis == 0 && c->w->shape[0] % c->groups != 0)) return 0;
+  if (c->b && (c->b->rank != 1 || c->b->numel != c->cout)) return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_conv *c) {
+  double *b = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c->cout, 8);
+  if (!b || (c->b && !mgopt__pw_read_channels(p, c->b, c->cout, b))) return NULL;
+  return b; /* zeros when the conv has no bias */
+}
+
+MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
+                                           int64_t n, double *out) {
+  mgopt_tensor *t = mgopt__pu_def_of(v, MGOPT_OP_const) ? mgopt_value_const(v) : NULL;
+  int32_t i;
+  if (!t || t->rank > rank || (t->numel != 1 && t->numel != n)) return 0;
+  /* right-aligned against the output's rank: every dim 1 but the one over `axis` */
+  for (i = 0; i < t->rank; i++) {
+    int32_t at = rank - t->rank + i;
+    if (t->shape[i] != 1 && (at != axis || t->shape[i] != n)) return 0;
+  }
+  return mgopt__pw_read_channels(p, t, n, out);
+}
+
+MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  const char *base = mgopt__pu_value_name(conv->outs[0]);
+  static const char *const slot[2] = {"weight", "bias"};
+  mgopt_tensor *t[2];
+  int32_t k;
+  t[0] = w;
+  t[1] = b;
+  for (k = 0; k < 2; k++) {
+    mgopt_value *old = mgopt_op_operand(conv, slot[k]), *nv;
+    if (!t[k]) continue;
+    nv = mgopt_rw_const(rw, conv, mgopt__pu_name2(p, base, k ? "_bias" : "_weight"), t[k]);
+    if (!nv || mgopt_rw_set_operand(rw, conv, slot[k], nv) != MGOPT_OK) return 0;
+    if (old) mgopt__pu_erase_if_dead(rw, old->def);
+  }
+  mgopt_rw_modified(rw, conv);
+  return 1;
 }
 /* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -9173,6 +9388,105 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS(cleanup, common, reduce_transposes,
                    "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed",
                    mgopt__rt_run);
+/* src/passes/fusion/fuse_conv_batchnorm.c — common::fuse_conv_batchnorm: a batch_norm after a conv folds into its weight and bias.
+
+   Spec: mil_graph_passes.txt, "Fuse the following batch_norm layer into conv
+   and conv_transpose"; reference mil-passes.md §3.17 and §7.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)
+       %m: (2, fp32)* = const(val=[1, 2])
+       %v: (2, fp32)* = const(val=[4, 16])
+       %g: (2, fp32)* = const(val=[2, 8])
+       %be: (2, fp32)* = const(val=[0.5, 1])
+       %y: (1, 2, 3, fp32) = batch_norm(x=%c, mean=%m, variance=%v, gamma=%g, beta=%be, epsilon=0.0)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %c_weight: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[6], [8]]])
+       %c_bias: (2, fp32)* = const(val=[-0.5, -3])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%c_weight, bias=%c_bias)
+     } -> (%y)
+
+   Fires on: a batch_norm whose x is the output of a conv or conv_transpose
+   (mgopt__pw_conv_get: const float weight of rank >= 3, bias absent or a
+   const of Cout elements) that has no other use and is not a block output;
+   mean, variance and the gamma and beta present are consts of Cout elements
+   (rank 1; gamma absent is 1, beta absent is 0). Per output channel o:
+   s = gamma[o] / sqrt(variance[o] + epsilon), W'[o] = s·W[o],
+   b'[o] = s·(b[o] − mean[o]) + beta[o]. Output channel o of a grouped
+   conv_transpose (weight [Cin, Cout/g, ...]) is k·Cout/g + j for the slice
+   W[k·Cin/g : (k+1)·Cin/g, j]: the reference pairs them wrongly when
+   Cin/g > 1 and Cout/g > 1, this pass does not. The conv keeps its name and
+   reads the new consts; the batch_norm and consts left unused are erased.
+   Numeric contract: every W' and b' element is computed in double from the
+   exact constant values and rounded once, to nearest even, to the weight's
+   dtype (fp16 weights stay fp16, the bias takes the weight's dtype).
+   Must not fire: the conv output has another use or is a block output; a
+   weight, bias or batch_norm parameter that is not a const, a weight that is
+   not float; a parameter of another size; a result that is not finite; the
+   batch_norm's declared type does not suit its readers with the conv's
+   (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(batch_norms + weight elements). */
+
+static int mgopt__fcb_param(mgopt_program *p, const mgopt_op *bn, const char *slot, int64_t n, double dflt,
+                            double *out) {
+  mgopt_value *v = mgopt_op_operand(bn, slot);
+  mgopt_tensor *t;
+  int64_t i;
+  if (!v) {
+    for (i = 0; i < n; i++) out[i] = dflt;
+    return 1;
+  }
+  t = mgopt__pu_def_of(v, MGOPT_OP_const) ? mgopt_value_const(v) : NULL;
+  if (!t || t->rank != 1 || t->numel != n) return 0;
+  return mgopt__pw_read_channels(p, t, n, out);
+}
+
+static int mgopt__fcb_fuse(mgopt_rewriter *rw, mgopt_op *bn, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(bn, "x");
+  mgopt_op *conv = x ? x->def : NULL;
+  mgopt__pw_conv c;
+  double *mean, *var, *gamma, *beta, *b, eps = mgopt_op_get_float(bn, "epsilon", 1e-5);
+  mgopt_tensor *nw, *nb;
+  int64_t o, n;
+  MGOPT__UNUSED(ud);
+  if (!conv || bn->nouts != 1 || !mgopt__pu_single_use(x) || !mgopt__pw_conv_get(p, conv, &c)) return 0;
+  if (mgopt__pu_is_block_output(x) || !mgopt__pu_replace_fits(p, bn->outs[0], x)) return 0;
+  n = c.cout;
+  mean = (double *)mgopt_program_alloc(p, sizeof(double) * 4 * (size_t)n, 8);
+  if (!mean) return 0;
+  var = mean + n;
+  gamma = var + n;
+  beta = gamma + n;
+  if (!mgopt__fcb_param(p, bn, "mean", n, 0, mean) || !mgopt__fcb_param(p, bn, "variance", n, 0, var) ||
+      !mgopt__fcb_param(p, bn, "gamma", n, 1, gamma) || !mgopt__fcb_param(p, bn, "beta", n, 0, beta) ||
+      !mgopt_op_operand(bn, "mean") || !mgopt_op_operand(bn, "variance"))
+    return 0;
+  if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
+  for (o = 0; o < n; o++) {
+    double s = gamma[o] / sqrt(var[o] + eps);
+    b[o] = s * (b[o] - mean[o]) + beta[o];
+    gamma[o] = s; /* the scale, in place */
+  }
+  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, gamma);
+  nb = nw ? mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, n, b) : NULL;
+  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, bn->outs[0], x);
+  mgopt__pu_erase_with_consts(rw, bn);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fcb_patterns[] = {
+    {"conv_batchnorm", MGOPT_OP_batch_norm, NULL, 1, mgopt__fcb_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_batchnorm,
+                           "fold a batch_norm after a conv or conv_transpose into its weight and bias",
+                           mgopt__fcb_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
