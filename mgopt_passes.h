@@ -93,6 +93,9 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, fuse_conv_batchnorm) \
+  PASS(fusion, fuse_conv_bias) \
+  PASS(fusion, fuse_conv_scale) \
+  PASS(fusion, fuse_pad_conv) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -9487,6 +9490,399 @@ static const mgopt_pattern mgopt__fcb_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_batchnorm,
                            "fold a batch_norm after a conv or conv_transpose into its weight and bias",
                            mgopt__fcb_patterns);
+/* src/passes/fusion/fuse_conv_bias.c — common::fuse_conv_bias: an add or sub of a constant after a conv (or its transpose) folds into its bias.
+
+   Spec: mil_graph_passes.txt, "Fold add/sub into bias of conv and
+   conv_transpose"; reference mil-passes.md §3.18.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)
+       %k: (2, 1, fp32)* = const(val=[[0.5], [-1]])
+       %y: (1, 2, 3, fp32) = add(x=%c, y=%k)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c_bias: (2, fp32)* = const(val=[0.5, -1])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%w, bias=%c_bias)
+     } -> (%y)
+
+   Fires on (pattern 1): add(conv, k), add(k, conv), sub(conv, k) and
+   sub(k, conv), where conv is a conv or conv_transpose (mgopt__pw_conv_get:
+   const float weight, bias absent or const) whose output has no other use
+   and is not a block output, and k is a const that is a scalar or varies
+   only along the channel axis without changing the output's shape
+   (mgopt__pw_channel_const: (1, C, 1) or (C, 1) for a 1-D conv, (1, C, 1, 1)
+   or (C, 1, 1) for 2-D, ...). b' = b + k, b' = b − k; for k − conv the
+   weight is negated too: W' = −W, b' = k − b (the reference matches k − conv
+   only after a transpose). Pattern 2: the same through a transpose,
+   conv → transpose(perm) → add/sub, the transpose's output single-use and
+   not a block output, k varying only along the axis the channels moved to
+   (perm's position of 1); the transpose then reads the new conv. An absent
+   bias is zeros(Cout). The conv keeps its name; the add or sub and its
+   unused consts are erased.
+   Numeric contract: each element of b' is computed in double from the exact
+   constant values and rounded once, to nearest even, to the weight's dtype
+   (fp16 stays fp16); −W is exact.
+   Must not fire: k of another shape (varying along a spatial axis, or
+   broadcasting the output to a higher rank); a run-time k, weight or bias;
+   a conv (or transpose) output with another use or that is a block output;
+   a result that is not finite; declared types that do not allow the
+   replacement (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(adds and subs + bias elements; weight elements for k − conv). */
+
+/* v's producer is a conv (then *tr NULL) or a transpose of a conv (*tr the
+   transpose), each output single-use and not a block output; *axis is where
+   the channels are in v. The conv, or NULL. */
+static mgopt_op *mgopt__fcbias_conv(mgopt_program *p, mgopt_value *v, mgopt__pw_conv *c, mgopt_op **tr,
+                                    int32_t *axis) {
+  mgopt_op *d = v ? v->def : NULL;
+  *tr = NULL;
+  *axis = 1;
+  if (d && d->kind == MGOPT_OP_transpose && d->nouts == 1) {
+    mgopt_value *tx = mgopt_op_operand(d, "x");
+    const int64_t *perm = NULL;
+    int64_t n = mgopt_op_get_ints(p, d, "perm", &perm), i;
+    if (!tx || !mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v) || n != tx->type.rank || n < 2) return NULL;
+    *axis = -1;
+    for (i = 0; i < n; i++)
+      if (mgopt__pu_norm_axis(perm[i], n) == 1) *axis = (int32_t)i;
+    if (*axis < 0) return NULL;
+    *tr = d;
+    v = tx;
+    d = v->def;
+  }
+  if (!d || !mgopt__pw_conv_get(p, d, c) || !mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v)) return NULL;
+  if ((*tr) && (*tr)->outs[0]->type.rank != c->w->rank) return NULL;
+  return d;
+}
+
+static int mgopt__fcbias_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *kv = NULL, *res;
+  mgopt_op *conv = NULL, *tr = NULL;
+  mgopt__pw_conv c;
+  mgopt_tensor *nw = NULL, *nb;
+  double *k, *b, *neg;
+  int32_t axis = 1, side;
+  int64_t o;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1) return 0;
+  for (side = 0; side < 2 && !conv; side++) {
+    conv = mgopt__fcbias_conv(p, side ? y : x, &c, &tr, &axis);
+    kv = side ? x : y;
+  }
+  side--; /* 0: conv ± k, 1: k ± conv */
+  if (!conv) return 0;
+  k = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
+  if (!k || !mgopt__pw_channel_const(p, kv, c.w->rank, axis, c.cout, k)) return 0;
+  res = tr ? tr->outs[0] : conv->outs[0];
+  if (!mgopt__pu_replace_fits(p, op->outs[0], res) || !(b = mgopt__pw_conv_bias(p, &c))) return 0;
+  for (o = 0; o < c.cout; o++) {
+    if (op->kind == MGOPT_OP_add) b[o] += k[o];
+    else if (side == 0) b[o] -= k[o];
+    else b[o] = k[o] - b[o];
+  }
+  if (op->kind == MGOPT_OP_sub && side == 1) {
+    neg = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
+    if (!neg) return 0;
+    for (o = 0; o < c.cout; o++) neg[o] = -1.0;
+    if (!(nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, neg))) return 0;
+  }
+  nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b);
+  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], res);
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fcbias_patterns[] = {
+    {"conv_add", MGOPT_OP_add, NULL, 1, mgopt__fcbias_fuse, NULL},
+    {"conv_sub", MGOPT_OP_sub, NULL, 1, mgopt__fcbias_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_bias,
+                           "fold an add or sub of a constant after a conv (or its transpose) into its bias",
+                           mgopt__fcbias_patterns);
+/* src/passes/fusion/fuse_conv_scale.c — common::fuse_conv_scale: a mul or real_div of a conv by a constant folds into its weight and bias.
+
+   Spec: mil_graph_passes.txt, "Fold mul/div into conv/conv_transpose by
+   updating the weight/bias of the convolution layers"; reference
+   mil-passes.md §3.19 and §7.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %b: (2, fp32)* = const(val=[1, -1])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w, bias=%b)
+       %s: (1, 2, 1, fp32)* = const(val=[[[2], [0.5]]])
+       %y: (1, 2, 3, fp32) = mul(x=%c, y=%s)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %c_weight: (2, 2, 1, fp32)* = const(val=[[[2], [4]], [[1.5], [2]]])
+       %c_bias: (2, fp32)* = const(val=[2, -0.5])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%c_weight, bias=%c_bias)
+     } -> (%y)
+
+   Fires on: mul(conv, s) or mul(s, conv), and real_div(conv, s) (scale 1/s),
+   where conv is a conv or conv_transpose (mgopt__pw_conv_get: const float
+   weight, bias absent or const) whose output has no other use and is not a
+   block output, and s is a const that is a scalar or varies only along the
+   channel axis without changing the output's shape (mgopt__pw_channel_const:
+   (), (1), (Cout, 1, 1), (1, Cout, 1, 1), ... for a 2-D conv). Per output
+   channel o: W'[o] = s[o]·W[o], b'[o] = s[o]·b[o] (an absent bias stays
+   absent). A grouped conv_transpose maps its channels as in
+   fuse_conv_batchnorm (k·Cout/g + j scales W[k·Cin/g : (k+1)·Cin/g, j]),
+   in 1-D, 2-D and 3-D alike. The conv keeps its name and reads the new
+   consts; the mul or real_div and its unused consts are erased.
+   Numeric contract: each element of W' and b' is computed in double (for
+   real_div, the scale 1/s[o] in double first) from the exact constant values
+   and rounded once, to nearest even, to the weight's dtype (fp16 stays fp16).
+   Must not fire: real_div(s, conv) (s / conv is no scale; the reference
+   fuses it); a scale of another shape (one that varies along a spatial axis
+   or would broadcast the output to a higher rank); a run-time scale, weight
+   or bias; a conv output with another use or that is a block output; a
+   result that is not finite; declared types that do not allow the
+   replacement (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(muls and real_divs + weight elements). */
+
+static int mgopt__fcs_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *cv = NULL, *sv = NULL, *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  mgopt__pw_conv c;
+  mgopt_tensor *nw, *nb = NULL;
+  double *s, *b;
+  int64_t o;
+  int k;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1) return 0;
+  for (k = 0; k < (op->kind == MGOPT_OP_mul ? 2 : 1) && !cv; k++) {
+    mgopt_value *a = k ? y : x, *other = k ? x : y;
+    if (a->def && mgopt__pw_conv_get(p, a->def, &c)) {
+      cv = a;
+      sv = other;
+    }
+  }
+  if (!cv || !mgopt__pu_single_use(cv) || mgopt__pu_is_block_output(cv)) return 0;
+  s = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
+  if (!s || !mgopt__pw_channel_const(p, sv, c.w->rank, 1, c.cout, s)) return 0;
+  if (!mgopt__pu_replace_fits(p, op->outs[0], cv)) return 0;
+  if (op->kind == MGOPT_OP_real_div)
+    for (o = 0; o < c.cout; o++) {
+      s[o] = 1.0 / s[o];
+      if (!isfinite(s[o])) return 0;
+    }
+  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, s);
+  if (!nw) return 0;
+  if (c.b) {
+    if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
+    for (o = 0; o < c.cout; o++) b[o] *= s[o];
+    if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
+  }
+  if (!mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], cv);
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fcs_patterns[] = {
+    {"conv_mul", MGOPT_OP_mul, NULL, 1, mgopt__fcs_fuse, NULL},
+    {"conv_real_div", MGOPT_OP_real_div, NULL, 1, mgopt__fcs_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_scale,
+                           "fold a mul or real_div of a conv by a constant into its weight and bias",
+                           mgopt__fcs_patterns);
+/* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv that reads it; a pad before a transpose into a conv moves next to it.
+
+   Spec: mil_graph_passes.txt, "When we observe pad -> transpose -> conv, we
+   move the pad to be next to conv. This allows us to meld pad + conv if
+   possible"; reference mil-passes.md §3.20. ONNX Runtime's basic level does
+   the meld (a constant-zero Pad into Conv's pads).
+
+   Before:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %p: (8, int32)* = const(val=[0, 0, 0, 0, 1, 1, 2, 0])
+       %a: (1, 2, 6, 6, fp32) = pad(x=%x, pad=%p, mode="constant", constant_val=0.0)
+       %w: (3, 2, 3, 3, fp32)* = const(val=[[[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]]])
+       %y: (1, 3, 4, 4, fp32) = conv(x=%a, weight=%w, pad_type="valid")
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %w: (3, 2, 3, 3, fp32)* = const(val=[[[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]]])
+       %y: (1, 3, 4, 4, fp32) = conv(x=%x, weight=%w, pad_type="custom", pad=[1, 1, 2, 0])
+     } -> (%y)
+
+   Fires on (meld): a conv whose x is a pad in "constant" mode with
+   constant_val 0, const non-negative amounts that leave the batch and
+   channel axes alone, and the conv's rank; the conv's pad_type is "valid"
+   or "custom" (its amounts add up). The conv reads the pad's input with
+   pad_type "custom"; the pad stays while something else reads it.
+   Fires on (move, the reference's rewrite): a pad, not a block output, whose
+   only reader is a transpose that has a conv or conv_transpose among its
+   readers: transpose(pad(x)) becomes pad(transpose(x)) with the amounts
+   permuted (per axis, amounts[perm[i]] for output axis i), any mode and
+   constant_val kept. The meld then applies when it can. Both layouts the
+   reference meets are covered: NCHW (pad → conv) and channel-last
+   (pad → transpose → conv).
+   Must not fire: a pad in reflect or replicate mode, or with a nonzero
+   constant_val, into a conv (meld); run-time or negative amounts; padding
+   on the batch or channel axis; a conv with pad_type "same" or
+   "same_lower"; a conv_transpose (its pad crops the output); a pad read by
+   several ops before a transpose (moving it would copy it: the program
+   would grow); declared types that do not allow the replacement.
+   Cost: worklist patterns, O(convs + pads). */
+
+/* The pad's amounts per axis of its rank-r input: rows[2i], rows[2i+1]. 0 when not const or malformed. */
+static int mgopt__fpc_rows(mgopt_program *p, const mgopt_op *pad, int32_t r, int64_t *rows) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, pad, "pad", &v), first, k;
+  if (n < 0 || n % 2 || n / 2 > r || r < 1 || r > MGOPT_MAX_RANK) return 0;
+  first = r - n / 2;
+  for (k = 0; k < r; k++) {
+    rows[2 * k] = k < first ? 0 : v[2 * (k - first)];
+    rows[2 * k + 1] = k < first ? 0 : v[2 * (k - first) + 1];
+  }
+  return 1;
+}
+
+static int mgopt__fpc_is_mode(const mgopt_op *pad, const char *mode) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(pad, "mode", &n);
+  if (!s) s = "constant", n = 8;
+  return n == strlen(mode) && memcmp(s, mode, n) == 0;
+}
+
+/* Restores attribute `name` of op to *saved (absent when had is 0). */
+static void mgopt__fpc_restore(mgopt_op *op, const char *name, int had, const mgopt_attr *saved) {
+  if (had) (void)mgopt_op_set_attr(op, saved);
+  else mgopt_op_remove_attr(op, name);
+}
+
+/* 1 when conv, reading x with pad_type "custom" and pad np[0..n), still has
+   the output type it declares; the conv is left as it was. */
+static int mgopt__fpc_try(mgopt_program *p, mgopt_op *conv, mgopt_value *a, mgopt_value *x, const int64_t *np,
+                          int64_t n) {
+  const mgopt_attr *pa = mgopt_op_attr(conv, "pad_type"), *pp = mgopt_op_attr(conv, "pad");
+  mgopt_attr spt, spad;
+  int ok;
+  memset(&spt, 0, sizeof spt);
+  memset(&spad, 0, sizeof spad);
+  if (pa) spt = *pa;
+  if (pp) spad = *pp;
+  ok = mgopt_op_set_string(conv, "pad_type", "custom") == MGOPT_OK && mgopt_op_set_ints(conv, "pad", np, n) == MGOPT_OK &&
+       mgopt_op_set_operand(conv, "x", x) == MGOPT_OK;
+  ok = ok && mgopt__pu_infer_fits(p, conv);
+  (void)mgopt_op_set_operand(conv, "x", a);
+  mgopt__fpc_restore(conv, "pad_type", pa != NULL, &spt);
+  mgopt__fpc_restore(conv, "pad", pp != NULL, &spad);
+  return ok;
+}
+
+static int mgopt__fpc_meld(mgopt_rewriter *rw, mgopt_op *conv, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(conv, "x"), *x;
+  mgopt_op *pad = mgopt__pu_def_of(a, MGOPT_OP_pad);
+  int64_t rows[2 * MGOPT_MAX_RANK], np[2 * MGOPT_MAX_RANK], k;
+  const int64_t *cp = NULL;
+  int32_t r, sp;
+  size_t ptn = 0;
+  const char *pt = mgopt_op_get_string(conv, "pad_type", &ptn);
+  int custom;
+  MGOPT__UNUSED(ud);
+  if (!pad || conv->nouts != 1 || !(x = mgopt_op_operand(pad, "x"))) return 0;
+  r = x->type.rank;
+  if (r < 3 || r != a->type.rank || !mgopt__fpc_is_mode(pad, "constant") ||
+      mgopt_op_get_float(pad, "constant_val", 0.0) != 0.0 || !mgopt__fpc_rows(p, pad, r, rows))
+    return 0;
+  if (!pt) pt = "valid", ptn = 5;
+  custom = ptn == 6 && memcmp(pt, "custom", 6) == 0;
+  if (!custom && !(ptn == 5 && memcmp(pt, "valid", 5) == 0)) return 0;
+  sp = r - 2;
+  if (rows[0] || rows[1] || rows[2] || rows[3]) return 0;
+  if (custom) {
+    int64_t n = mgopt_op_get_ints(p, conv, "pad", &cp);
+    if (n >= 0 && n != 2 * sp) return 0;
+    if (n < 0) cp = NULL;
+  }
+  for (k = 0; k < 2 * sp; k++) {
+    if (rows[4 + k] < 0) return 0;
+    np[k] = rows[4 + k] + (cp ? cp[k] : 0);
+    if (np[k] < rows[4 + k]) return 0; /* overflow */
+  }
+  if (!mgopt__fpc_try(p, conv, a, x, np, 2 * sp)) return 0;
+  if (mgopt_op_set_string(conv, "pad_type", "custom") != MGOPT_OK || mgopt_op_set_ints(conv, "pad", np, 2 * sp) != MGOPT_OK)
+    return 0;
+  mgopt_rw_set_operand(rw, conv, "x", x);
+  mgopt_rw_modified(rw, conv);
+  mgopt__pu_erase_with_consts(rw, pad);
+  return 1;
+}
+
+static int mgopt__fpc_move(mgopt_rewriter *rw, mgopt_op *pad, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(pad, "x"), *po = pad->nouts == 1 ? pad->outs[0] : NULL, *tx[1];
+  mgopt_op *t = po ? mgopt__pu_single_user(po) : NULL, *t2, *p2;
+  int64_t rows[2 * MGOPT_MAX_RANK], nrows[2 * MGOPT_MAX_RANK], k, n, first = 0;
+  const int64_t *perm = NULL;
+  const mgopt_use *u;
+  const char *tname;
+  int32_t r;
+  int any_conv = 0;
+  static const char *const xs[1] = {"x"};
+  MGOPT__UNUSED(ud);
+  if (!t || t->kind != MGOPT_OP_transpose || t->nouts != 1 || mgopt__pu_is_block_output(po) || !x) return 0;
+  r = x->type.rank;
+  n = mgopt_op_get_ints(p, t, "perm", &perm);
+  if (r < 1 || n != r || !mgopt__fpc_rows(p, pad, r, rows)) return 0;
+  for (u = t->outs[0]->uses; u; u = u->next)
+    if (u->op && (u->op->kind == MGOPT_OP_conv || u->op->kind == MGOPT_OP_conv_transpose)) any_conv = 1;
+  if (!any_conv) return 0;
+  for (k = 0; k < r; k++) {
+    int64_t a = mgopt__pu_norm_axis(perm[k], r);
+    if (a < 0) return 0;
+    nrows[2 * k] = rows[2 * a];
+    nrows[2 * k + 1] = rows[2 * a + 1];
+  }
+  while (first < r && nrows[2 * first] == 0 && nrows[2 * first + 1] == 0) first++;
+  if (first == r) return 0; /* no padding: noop_elimination's */
+  tname = mgopt__pu_value_name(t->outs[0]);
+  tx[0] = x;
+  t2 = mgopt_rw_create(rw, t, "transpose", mgopt__pu_name2(p, tname, "_unpadded"), 1, xs, tx, 1);
+  if (!t2 || mgopt_op_set_ints(t2, "perm", perm, n) != MGOPT_OK || mgopt_op_infer(p, t2, NULL) != MGOPT_OK) {
+    if (t2) mgopt_rw_erase(rw, t2);
+    return 0;
+  }
+  tx[0] = t2->outs[0];
+  p2 = mgopt_rw_create(rw, t, "pad", mgopt__pu_name2(p, tname, "_padded"), 1, xs, tx, 1);
+  if (!p2) return 0;
+  for (k = 0; k < pad->nattrs; k++)
+    if (mgopt_op_set_attr(p2, &pad->attrs[k]) != MGOPT_OK) return 0;
+  if (!mgopt__pu_set_ints_param(rw, p2, pad, "pad", nrows + 2 * first, 2 * (r - first)) ||
+      mgopt_op_infer(p, p2, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, p2->outs[0], t->outs[0])) {
+    mgopt__pu_erase_with_consts(rw, p2);
+    mgopt_rw_erase(rw, t2);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, t->outs[0], p2->outs[0]);
+  mgopt__pu_sync_op_name(p2);
+  mgopt_rw_erase(rw, t);
+  mgopt__pu_erase_with_consts(rw, pad);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fpc_patterns[] = {
+    {"pad_conv", MGOPT_OP_conv, NULL, 1, mgopt__fpc_meld, NULL},
+    {"pad_transpose_conv", MGOPT_OP_pad, NULL, 1, mgopt__fpc_move, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_pad_conv,
+                           "meld a constant-zero pad into the conv that reads it; move a pad before a "
+                           "transpose into a conv next to the conv",
+                           mgopt__fpc_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

@@ -55,6 +55,9 @@
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, fuse_conv_batchnorm) \
+  PASS(fusion, fuse_conv_bias) \
+  PASS(fusion, fuse_conv_scale) \
+  PASS(fusion, fuse_pad_conv) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
