@@ -58,6 +58,7 @@
   PASS(fusion, fuse_conv_bias) \
   PASS(fusion, fuse_conv_scale) \
   PASS(fusion, fuse_pad_conv) \
+  PASS(fusion, compose_conv1d) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
