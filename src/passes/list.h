@@ -59,6 +59,7 @@
   PASS(fusion, fuse_conv_scale) \
   PASS(fusion, fuse_pad_conv) \
   PASS(fusion, compose_conv1d) \
+  PASS(fusion, fuse_dilated_conv) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
