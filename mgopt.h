@@ -673,6 +673,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
   X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
+  X(space_to_batch,                  MGOPT__OT_LS,   x,       s2b,           1, 1, 0,  space_to_batch, 0)                               \
+  X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, 0)                               \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -4286,6 +4288,8 @@ MGOPT__TI_FN(one_hot);
 MGOPT__TI_FN(pad);
 MGOPT__TI_FN(tile);
 MGOPT__TI_FN(pixel_shuffle);
+MGOPT__TI_FN(space_to_batch);
+MGOPT__TI_FN(batch_to_space);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);
@@ -4556,7 +4560,8 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_cast(mgopt_program *p, const mgopt_op *
   return mgopt__ti_like(p, op, out, &x, dt, d);
 }
 /* src/core/infer/shape.c — type inference of ops that move elements: reshape, transpose, expand_dims, squeeze,
-   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle. */
+   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle,
+   space_to_batch, batch_to_space. */
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_reshape(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
                                                  mgopt_diag *d) {
@@ -5007,6 +5012,66 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_pixel_shuffle(mgopt_program *p, const m
     }
   }
   return MGOPT_OK;
+}
+
+/* space_to_batch and batch_to_space: x [n, C, spatial...] with 1 or 2 spatial dims; block_shape (one
+   entry >= 1 per spatial dim) and paddings or crops (begin, end per spatial dim, >= 0), flattened. */
+static mgopt_status mgopt__ti_s2b(mgopt_program *p, const mgopt_op *op, mgopt_type *out, mgopt_diag *d, int to_batch) {
+  mgopt_type x;
+  mgopt_status s;
+  const char *pname = to_batch ? "paddings" : "crops";
+  const int64_t *bs = NULL, *pd = NULL;
+  int64_t nb = mgopt__ti_ints(p, op, "block_shape", &bs), np = mgopt__ti_ints(p, op, pname, &pd), k, prod = 1, v;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (nb < 1 || nb > 2) return mgopt__ti_fail(d, op, "'block_shape' must have 1 or 2 constant entries");
+  if (np != 2 * nb) return mgopt__ti_fail(d, op, "'%s' must have %lld constant entries", pname, (long long)(2 * nb));
+  for (k = 0; k < nb; k++)
+    if (bs[k] < 1 || !mgopt__mul_i64(prod, bs[k], &prod)) return mgopt__ti_fail(d, op, "bad 'block_shape'");
+  for (k = 0; k < np; k++)
+    if (pd[k] < 0) return mgopt__ti_fail(d, op, "negative '%s'", pname);
+  if (x.rank >= 0 && x.rank != nb + 2)
+    return mgopt__ti_fail(d, op, "expects rank %lld, got %d", (long long)(nb + 2), (int)x.rank);
+  if ((s = mgopt__ti_out(p, op, out, x.dtype, nb + 2, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  out->dims[1] = x.dims[1];
+  if (mgopt__ti_st(x.dims[0])) {
+    if (to_batch) {
+      if (!mgopt__mul_i64(x.dims[0].v, prod, &v)) return mgopt__ti_fail(d, op, "dim overflows");
+    } else {
+      if (x.dims[0].v % prod) return mgopt__ti_fail(d, op, "batch %lld does not divide by %lld", (long long)x.dims[0].v, (long long)prod);
+      v = x.dims[0].v / prod;
+    }
+    out->dims[0] = mgopt_dim_static(v);
+  } else if (prod == 1) {
+    out->dims[0] = x.dims[0];
+  }
+  for (k = 0; k < nb; k++) {
+    mgopt_dim in = x.dims[2 + k];
+    if (!mgopt__ti_st(in)) continue;
+    if (to_batch) {
+      if (!mgopt__add_i64(in.v, pd[2 * k], &v) || !mgopt__add_i64(v, pd[2 * k + 1], &v))
+        return mgopt__ti_fail(d, op, "dim overflows");
+      if (v % bs[k]) return mgopt__ti_fail(d, op, "padded dim %lld does not divide by %lld", (long long)v, (long long)bs[k]);
+      v /= bs[k];
+    } else {
+      if (!mgopt__mul_i64(in.v, bs[k], &v)) return mgopt__ti_fail(d, op, "dim overflows");
+      v -= pd[2 * k]; /* crops are >= 0 and v >= 0: no overflow */
+      if (v >= 0) v -= pd[2 * k + 1];
+      if (v < 0) return mgopt__ti_fail(d, op, "crops larger than the dim");
+    }
+    out->dims[2 + k] = mgopt_dim_static(v);
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__infer_space_to_batch(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                        mgopt_diag *d) {
+  return mgopt__ti_s2b(p, op, out, d, 1);
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__infer_batch_to_space(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                        mgopt_diag *d) {
+  return mgopt__ti_s2b(p, op, out, d, 0);
 }
 /* src/core/infer/reduce.c — type inference of ops that combine elements: reduce_*, softmax, matmul, linear. */
 
@@ -5535,6 +5600,10 @@ MGOPT__RG_ATTRS(eps, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"});
 MGOPT__RG_ATTRS(layer_norm, {"axes", MGOPT_ATTR_INTS, 0, NULL}, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"});
 MGOPT__RG_ATTRS(reduce, {"axes", MGOPT_ATTR_INTS, 0, NULL}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(pixel_shuffle, {"upscale_factor", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(s2b, {"block_shape", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                     {"paddings", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(b2s, {"block_shape", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                     {"crops", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(quantize, {"axis", MGOPT_ATTR_INT, 0, NULL},
                           {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axis, {"axis", MGOPT_ATTR_INT, 0, NULL});

@@ -107,6 +107,12 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(fusion, fuse_prelu) \
   PASS(fusion, prelu_to_lrelu) \
   PASS(fusion, fuse_reduce_mean) \
+  PASS(fusion, fuse_conv_batchnorm) \
+  PASS(fusion, fuse_conv_bias) \
+  PASS(fusion, fuse_conv_scale) \
+  PASS(fusion, fuse_pad_conv) \
+  PASS(fusion, compose_conv1d) \
+  PASS(fusion, fuse_dilated_conv) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -316,6 +322,58 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int6
    NULL for strings and sub-byte dtypes, or on OOM. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm);
+
+/* ---- folding into weights (passes/weights.c)
+   The numeric contract of every pass that folds constants into a weight or a
+   bias through these: each result element is computed in double from the
+   operands' exact values and rounded once, to nearest even, to the weight's
+   dtype (fp16 stays fp16, bf16 stays bf16). A result that is not finite makes
+   the helper fail, and the pass then leaves the op alone. */
+/* v rounded once to dt (fp16, bf16, fp32; any other dtype: v itself). */
+MGOPT__PRIVATE double mgopt__pw_round(mgopt_dtype dt, double v);
+/* Stores v rounded once into element i of owned tensor t; 0 when the stored value is not finite. */
+MGOPT__PRIVATE int mgopt__pw_store(mgopt_tensor *t, int64_t i, double v);
+/* fp16, bf16, fp32 or fp64: the weight dtypes the helpers fold into. */
+MGOPT__PRIVATE int mgopt__pw_is_float_weight(mgopt_dtype dt);
+/* Output channels of weight w (rank >= 2): axis 0, shape[0] ([Cout, Cin/g, ...]:
+   conv, linear); axis 1, shape[1] * groups ([Cin, Cout/g, ...]: conv_transpose,
+   whose shape[0] groups must divide; a matmul weight [Din, Dout] is axis 1 with
+   one group). -1 when the layout does not fit. */
+MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axis, int64_t groups);
+/* A new tensor: w with every element of output channel o multiplied by
+   scale[o] (mgopt__pw_out_channels entries). For axis 1 with g groups, the
+   element [i, j, ...] belongs to output channel (i / (shape[0]/g)) * shape[1] + j.
+   NULL when w is not a float weight, a result is not finite, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale);
+/* A new rank-1 tensor of dtype dt holding v[0..n), each rounded once; NULL when one is not finite, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v);
+/* Reads constant t as n per-channel values into out: one element broadcast,
+   or n elements in order (the caller checks the shape). 0 for other sizes,
+   non-numeric dtypes or a value that is not finite. */
+MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, int64_t n, double *out);
+/* The constant weights of a conv or conv_transpose: weight const, float, of
+   rank >= 3 equal to x's and the output's; bias absent or a const of Cout
+   elements, rank 1. axis: the weight's output-channel axis (0 conv, 1
+   conv_transpose), for mgopt__pw_scale_channels. */
+typedef struct mgopt__pw_conv {
+  mgopt_tensor *w, *b; /* b NULL when the conv has no bias */
+  int32_t axis;
+  int64_t groups, cout;
+} mgopt__pw_conv;
+/* 1 when op is such a conv (c filled), else 0. */
+MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgopt__pw_conv *c);
+/* c's bias as cout doubles (arena; zeros when absent), NULL on OOM or a bias that is not finite. */
+MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_conv *c);
+/* v is a const that broadcasts onto a tensor of `rank` without changing its
+   shape and varies at most along `axis` (n channels): each dim, right-aligned,
+   is 1 except the one over axis, which is 1 or n. Its n per-channel values go
+   to out. 0 otherwise (mgopt__pw_read_channels). */
+MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
+                                           int64_t n, double *out);
+/* conv reads new consts holding w and b (either NULL: kept), created just
+   before it and named after its output; the old consts go when dead. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b);
 
 /* ---- precision rewriting for add_fp16_cast and add_int16_cast (passes/precision.c) */
 /* For operand k of slot s of op (value v), decide returns 0 to keep it, 1 to
@@ -3996,6 +4054,168 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
     r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
   if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
   return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
+}
+/* src/passes/weights.c — folding into weights: per-output-channel scaling of a weight, computed in double and rounded once to its dtype. */
+
+/* v rounded once (to nearest, ties to even) to a binary float format with
+   `mant` fraction bits and normal exponents emin..emax; +-inf past the
+   largest finite value. v is finite. Every step is exact in double but the
+   one rounding: a * 2^k, x - 1 and the integer rounding of a value below 2^53. */
+static double mgopt__pw_round_format(double v, int mant, int emin, int emax) {
+  double a = fabs(v), q, fl, r, scale;
+  int e;
+  if (a == 0.0) return v;
+  (void)frexp(a, &e);
+  e -= 1; /* a = 1.f * 2^e */
+  if (e < emin) e = emin; /* subnormal: the quantum is 2^(emin - mant) */
+  if (e > emax) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  scale = ldexp(1.0, mant - e);
+  q = a * scale; /* the quantum of the target is 1 here */
+  fl = floor(q);
+  r = q - fl;
+  if (r > 0.5 || (r == 0.5 && fmod(fl, 2.0) != 0.0)) fl += 1.0;
+  a = ldexp(fl, e - mant);
+  if (a >= ldexp(2.0, emax)) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  return v < 0 ? -a : a;
+}
+
+MGOPT__PRIVATE double mgopt__pw_round(mgopt_dtype dt, double v) {
+  if (!isfinite(v)) return v;
+  switch (dt) {
+    case MGOPT_DT_FP16: return mgopt__pw_round_format(v, 10, -14, 15);
+    case MGOPT_DT_BF16: return mgopt__pw_round_format(v, 7, -126, 127);
+    case MGOPT_DT_FP32: return (double)(float)v; /* one IEEE conversion, to nearest */
+    default: return v;
+  }
+}
+
+MGOPT__PRIVATE int mgopt__pw_store(mgopt_tensor *t, int64_t i, double v) {
+  double r = mgopt__pw_round((mgopt_dtype)t->dtype, v);
+  /* r is representable in t's dtype (and in fp32 for fp16/bf16): storing it does not round again */
+  mgopt_tensor_set_f64(t, i, r);
+  return isfinite(r);
+}
+
+MGOPT__PRIVATE int mgopt__pw_is_float_weight(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
+}
+
+MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axis, int64_t groups) {
+  int64_t c;
+  if (!w || w->rank < 2 || (axis != 0 && axis != 1) || groups < 1) return -1;
+  if (axis == 0) return w->shape[0];
+  if (w->shape[0] % groups != 0 || !mgopt__mul_i64(w->shape[1], groups, &c)) return -1;
+  return c;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale) {
+  mgopt_tensor *r;
+  int64_t cout = mgopt__pw_out_channels(w, axis, groups), inner = 1, d0, d1, rows_per_group, i, j, k, f = 0;
+  int32_t a;
+  if (cout < 0 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype)) return NULL;
+  for (a = 2; a < w->rank; a++) inner *= w->shape[a]; /* numel fits: the product of all dims does */
+  d0 = w->shape[0];
+  d1 = w->shape[1];
+  rows_per_group = axis == 1 ? d0 / groups : 1;
+  if (!mgopt_tensor_data(p, w)) return NULL;
+  r = mgopt_tensor_new(p, (mgopt_dtype)w->dtype, w->rank, w->shape);
+  if (!r) return NULL;
+  for (i = 0; i < d0; i++)
+    for (j = 0; j < d1; j++) {
+      /* axis 0: channel i. axis 1 (grouped, [Cin, Cout/g, ...]): row i lies in
+         group i / (Cin/g), whose output channels start at that group times Cout/g */
+      double s = scale[axis == 0 ? i : (i / rows_per_group) * d1 + j];
+      for (k = 0; k < inner; k++, f++)
+        if (!mgopt__pw_store(r, f, mgopt_tensor_get_f64(w, f) * s)) return NULL;
+    }
+  return r;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v) {
+  mgopt_tensor *t = mgopt_tensor_new(p, dt, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++)
+    if (!mgopt__pw_store(t, i, v[i])) return NULL;
+  return t;
+}
+
+MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, int64_t n, double *out) {
+  int64_t i;
+  if (!t || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) < 8 ||
+      (t->numel != 1 && t->numel != n))
+    return 0;
+  if (!mgopt_tensor_data(p, t)) return 0;
+  for (i = 0; i < n; i++) {
+    out[i] = mgopt_tensor_get_f64(t, t->numel == 1 ? 0 : i);
+    if (!isfinite(out[i])) return 0;
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- conv weights */
+
+MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgopt__pw_conv *c) {
+  mgopt_value *x, *w, *b;
+  MGOPT__UNUSED(p);
+  memset(c, 0, sizeof *c);
+  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1) return 0;
+  x = mgopt_op_operand(op, "x");
+  w = mgopt_op_operand(op, "weight");
+  b = mgopt_op_operand(op, "bias");
+  if (!x || !w) return 0;
+  if (!mgopt__pu_def_of(w, MGOPT_OP_const) || (b && !mgopt__pu_def_of(b, MGOPT_OP_const))) return 0;
+  c->w = mgopt_value_const(w);
+  c->b = b ? mgopt_value_const(b) : NULL;
+  c->axis = op->kind == MGOPT_OP_conv_transpose ? 1 : 0;
+  c->groups = mgopt_op_get_int(op, "groups", 1);
+  if (!c->w || (b && !c->b) || c->w->rank < 3 || c->w->rank > MGOPT_MAX_RANK || c->w->numel < 1 ||
+      !mgopt__pw_is_float_weight((mgopt_dtype)c->w->dtype))
+    return 0;
+  if (x->type.rank != c->w->rank || op->outs[0]->type.rank != c->w->rank) return 0;
+  c->cout = mgopt__pw_out_channels(c->w, c->axis, c->groups);
+  if (c->cout < 1 || (c->axis == 0 && c->w->shape[0] % c->groups != 0)) return 0;
+  if (c->b && (c->b->rank != 1 || c->b->numel != c->cout)) return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_conv *c) {
+  double *b = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c->cout, 8);
+  if (!b || (c->b && !mgopt__pw_read_channels(p, c->b, c->cout, b))) return NULL;
+  return b; /* zeros when the conv has no bias */
+}
+
+MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
+                                           int64_t n, double *out) {
+  mgopt_tensor *t = mgopt__pu_def_of(v, MGOPT_OP_const) ? mgopt_value_const(v) : NULL;
+  int32_t i;
+  if (!t || t->rank > rank || (t->numel != 1 && t->numel != n)) return 0;
+  /* right-aligned against the output's rank: every dim 1 but the one over `axis` */
+  for (i = 0; i < t->rank; i++) {
+    int32_t at = rank - t->rank + i;
+    if (t->shape[i] != 1 && (at != axis || t->shape[i] != n)) return 0;
+  }
+  return mgopt__pw_read_channels(p, t, n, out);
+}
+
+MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  const char *base = mgopt__pu_value_name(conv->outs[0]);
+  static const char *const slot[2] = {"weight", "bias"};
+  mgopt_tensor *t[2];
+  int32_t k;
+  t[0] = w;
+  t[1] = b;
+  for (k = 0; k < 2; k++) {
+    mgopt_value *old = mgopt_op_operand(conv, slot[k]), *nv;
+    if (!t[k]) continue;
+    nv = mgopt_rw_const(rw, conv, mgopt__pu_name2(p, base, k ? "_bias" : "_weight"), t[k]);
+    if (!nv || mgopt_rw_set_operand(rw, conv, slot[k], nv) != MGOPT_OK) return 0;
+    if (old) mgopt__pu_erase_if_dead(rw, old->def);
+  }
+  mgopt_rw_modified(rw, conv);
+  return 1;
 }
 /* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -10997,6 +11217,814 @@ static const mgopt_pattern mgopt__frm_patterns[] = {
 
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_reduce_mean,
                            "reduce_sum times 1/count, or divided by count, becomes reduce_mean", mgopt__frm_patterns);
+/* src/passes/fusion/fuse_conv_batchnorm.c — common::fuse_conv_batchnorm: a batch_norm after a conv folds into its weight and bias.
+
+   Spec: mil_graph_passes.txt, "Fuse the following batch_norm layer into conv
+   and conv_transpose"; reference mil-passes.md §3.17 and §7.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)
+       %m: (2, fp32)* = const(val=[1, 2])
+       %v: (2, fp32)* = const(val=[4, 16])
+       %g: (2, fp32)* = const(val=[2, 8])
+       %be: (2, fp32)* = const(val=[0.5, 1])
+       %y: (1, 2, 3, fp32) = batch_norm(x=%c, mean=%m, variance=%v, gamma=%g, beta=%be, epsilon=0.0)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %c_weight: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[6], [8]]])
+       %c_bias: (2, fp32)* = const(val=[-0.5, -3])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%c_weight, bias=%c_bias)
+     } -> (%y)
+
+   Fires on: a batch_norm whose x is the output of a conv or conv_transpose
+   (mgopt__pw_conv_get: const float weight of rank >= 3, bias absent or a
+   const of Cout elements) that has no other use and is not a block output;
+   mean, variance and the gamma and beta present are consts of Cout elements
+   (rank 1; gamma absent is 1, beta absent is 0). Per output channel o:
+   s = gamma[o] / sqrt(variance[o] + epsilon), W'[o] = s·W[o],
+   b'[o] = s·(b[o] − mean[o]) + beta[o]. Output channel o of a grouped
+   conv_transpose (weight [Cin, Cout/g, ...]) is k·Cout/g + j for the slice
+   W[k·Cin/g : (k+1)·Cin/g, j]: the reference pairs them wrongly when
+   Cin/g > 1 and Cout/g > 1, this pass does not. The conv keeps its name and
+   reads the new consts; the batch_norm and consts left unused are erased.
+   Numeric contract: every W' and b' element is computed in double from the
+   exact constant values and rounded once, to nearest even, to the weight's
+   dtype (fp16 weights stay fp16, the bias takes the weight's dtype).
+   Must not fire: the conv output has another use or is a block output; a
+   weight, bias or batch_norm parameter that is not a const, a weight that is
+   not float; a parameter of another size; a result that is not finite; the
+   batch_norm's declared type does not suit its readers with the conv's
+   (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(batch_norms + weight elements). */
+
+static int mgopt__fcb_param(mgopt_program *p, const mgopt_op *bn, const char *slot, int64_t n, double dflt,
+                            double *out) {
+  mgopt_value *v = mgopt_op_operand(bn, slot);
+  mgopt_tensor *t;
+  int64_t i;
+  if (!v) {
+    for (i = 0; i < n; i++) out[i] = dflt;
+    return 1;
+  }
+  t = mgopt__pu_def_of(v, MGOPT_OP_const) ? mgopt_value_const(v) : NULL;
+  if (!t || t->rank != 1 || t->numel != n) return 0;
+  return mgopt__pw_read_channels(p, t, n, out);
+}
+
+static int mgopt__fcb_fuse(mgopt_rewriter *rw, mgopt_op *bn, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(bn, "x");
+  mgopt_op *conv = x ? x->def : NULL;
+  mgopt__pw_conv c;
+  double *mean, *var, *gamma, *beta, *b, eps = mgopt_op_get_float(bn, "epsilon", 1e-5);
+  mgopt_tensor *nw, *nb;
+  int64_t o, n;
+  MGOPT__UNUSED(ud);
+  if (!conv || bn->nouts != 1 || !mgopt__pu_single_use(x) || !mgopt__pw_conv_get(p, conv, &c)) return 0;
+  if (mgopt__pu_is_block_output(x) || !mgopt__pu_replace_fits(p, bn->outs[0], x)) return 0;
+  n = c.cout;
+  mean = (double *)mgopt_program_alloc(p, sizeof(double) * 4 * (size_t)n, 8);
+  if (!mean) return 0;
+  var = mean + n;
+  gamma = var + n;
+  beta = gamma + n;
+  if (!mgopt__fcb_param(p, bn, "mean", n, 0, mean) || !mgopt__fcb_param(p, bn, "variance", n, 0, var) ||
+      !mgopt__fcb_param(p, bn, "gamma", n, 1, gamma) || !mgopt__fcb_param(p, bn, "beta", n, 0, beta) ||
+      !mgopt_op_operand(bn, "mean") || !mgopt_op_operand(bn, "variance"))
+    return 0;
+  if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
+  for (o = 0; o < n; o++) {
+    double s = gamma[o] / sqrt(var[o] + eps);
+    b[o] = s * (b[o] - mean[o]) + beta[o];
+    gamma[o] = s; /* the scale, in place */
+  }
+  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, gamma);
+  nb = nw ? mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, n, b) : NULL;
+  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, bn->outs[0], x);
+  mgopt__pu_erase_with_consts(rw, bn);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fcb_patterns[] = {
+    {"conv_batchnorm", MGOPT_OP_batch_norm, NULL, 1, mgopt__fcb_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_batchnorm,
+                           "fold a batch_norm after a conv or conv_transpose into its weight and bias",
+                           mgopt__fcb_patterns);
+/* src/passes/fusion/fuse_conv_bias.c — common::fuse_conv_bias: an add or sub of a constant after a conv (or its transpose) folds into its bias.
+
+   Spec: mil_graph_passes.txt, "Fold add/sub into bias of conv and
+   conv_transpose"; reference mil-passes.md §3.18.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)
+       %k: (2, 1, fp32)* = const(val=[[0.5], [-1]])
+       %y: (1, 2, 3, fp32) = add(x=%c, y=%k)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c_bias: (2, fp32)* = const(val=[0.5, -1])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%w, bias=%c_bias)
+     } -> (%y)
+
+   Fires on (pattern 1): add(conv, k), add(k, conv), sub(conv, k) and
+   sub(k, conv), where conv is a conv or conv_transpose (mgopt__pw_conv_get:
+   const float weight, bias absent or const) whose output has no other use
+   and is not a block output, and k is a const that is a scalar or varies
+   only along the channel axis without changing the output's shape
+   (mgopt__pw_channel_const: (1, C, 1) or (C, 1) for a 1-D conv, (1, C, 1, 1)
+   or (C, 1, 1) for 2-D, ...). b' = b + k, b' = b − k; for k − conv the
+   weight is negated too: W' = −W, b' = k − b (the reference matches k − conv
+   only after a transpose). Pattern 2: the same through a transpose,
+   conv → transpose(perm) → add/sub, the transpose's output single-use and
+   not a block output, k varying only along the axis the channels moved to
+   (perm's position of 1); the transpose then reads the new conv. An absent
+   bias is zeros(Cout). The conv keeps its name; the add or sub and its
+   unused consts are erased.
+   Numeric contract: each element of b' is computed in double from the exact
+   constant values and rounded once, to nearest even, to the weight's dtype
+   (fp16 stays fp16); −W is exact.
+   Must not fire: k of another shape (varying along a spatial axis, or
+   broadcasting the output to a higher rank); a run-time k, weight or bias;
+   a conv (or transpose) output with another use or that is a block output;
+   a result that is not finite; declared types that do not allow the
+   replacement (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(adds and subs + bias elements; weight elements for k − conv). */
+
+/* v's producer is a conv (then *tr NULL) or a transpose of a conv (*tr the
+   transpose), each output single-use and not a block output; *axis is where
+   the channels are in v. The conv, or NULL. */
+static mgopt_op *mgopt__fcbias_conv(mgopt_program *p, mgopt_value *v, mgopt__pw_conv *c, mgopt_op **tr,
+                                    int32_t *axis) {
+  mgopt_op *d = v ? v->def : NULL;
+  *tr = NULL;
+  *axis = 1;
+  if (d && d->kind == MGOPT_OP_transpose && d->nouts == 1) {
+    mgopt_value *tx = mgopt_op_operand(d, "x");
+    const int64_t *perm = NULL;
+    int64_t n = mgopt_op_get_ints(p, d, "perm", &perm), i;
+    if (!tx || !mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v) || n != tx->type.rank || n < 2) return NULL;
+    *axis = -1;
+    for (i = 0; i < n; i++)
+      if (mgopt__pu_norm_axis(perm[i], n) == 1) *axis = (int32_t)i;
+    if (*axis < 0) return NULL;
+    *tr = d;
+    v = tx;
+    d = v->def;
+  }
+  if (!d || !mgopt__pw_conv_get(p, d, c) || !mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v)) return NULL;
+  if ((*tr) && (*tr)->outs[0]->type.rank != c->w->rank) return NULL;
+  return d;
+}
+
+static int mgopt__fcbias_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *kv = NULL, *res;
+  mgopt_op *conv = NULL, *tr = NULL;
+  mgopt__pw_conv c;
+  mgopt_tensor *nw = NULL, *nb;
+  double *k, *b, *neg;
+  int32_t axis = 1, side;
+  int64_t o;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1) return 0;
+  for (side = 0; side < 2 && !conv; side++) {
+    conv = mgopt__fcbias_conv(p, side ? y : x, &c, &tr, &axis);
+    kv = side ? x : y;
+  }
+  side--; /* 0: conv ± k, 1: k ± conv */
+  if (!conv) return 0;
+  k = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
+  if (!k || !mgopt__pw_channel_const(p, kv, c.w->rank, axis, c.cout, k)) return 0;
+  res = tr ? tr->outs[0] : conv->outs[0];
+  if (!mgopt__pu_replace_fits(p, op->outs[0], res) || !(b = mgopt__pw_conv_bias(p, &c))) return 0;
+  for (o = 0; o < c.cout; o++) {
+    if (op->kind == MGOPT_OP_add) b[o] += k[o];
+    else if (side == 0) b[o] -= k[o];
+    else b[o] = k[o] - b[o];
+  }
+  if (op->kind == MGOPT_OP_sub && side == 1) {
+    neg = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
+    if (!neg) return 0;
+    for (o = 0; o < c.cout; o++) neg[o] = -1.0;
+    if (!(nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, neg))) return 0;
+  }
+  nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b);
+  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], res);
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fcbias_patterns[] = {
+    {"conv_add", MGOPT_OP_add, NULL, 1, mgopt__fcbias_fuse, NULL},
+    {"conv_sub", MGOPT_OP_sub, NULL, 1, mgopt__fcbias_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_bias,
+                           "fold an add or sub of a constant after a conv (or its transpose) into its bias",
+                           mgopt__fcbias_patterns);
+/* src/passes/fusion/fuse_conv_scale.c — common::fuse_conv_scale: a mul or real_div of a conv by a constant folds into its weight and bias.
+
+   Spec: mil_graph_passes.txt, "Fold mul/div into conv/conv_transpose by
+   updating the weight/bias of the convolution layers"; reference
+   mil-passes.md §3.19 and §7.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %b: (2, fp32)* = const(val=[1, -1])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w, bias=%b)
+       %s: (1, 2, 1, fp32)* = const(val=[[[2], [0.5]]])
+       %y: (1, 2, 3, fp32) = mul(x=%c, y=%s)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %c_weight: (2, 2, 1, fp32)* = const(val=[[[2], [4]], [[1.5], [2]]])
+       %c_bias: (2, fp32)* = const(val=[2, -0.5])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%c_weight, bias=%c_bias)
+     } -> (%y)
+
+   Fires on: mul(conv, s) or mul(s, conv), and real_div(conv, s) (scale 1/s),
+   where conv is a conv or conv_transpose (mgopt__pw_conv_get: const float
+   weight, bias absent or const) whose output has no other use and is not a
+   block output, and s is a const that is a scalar or varies only along the
+   channel axis without changing the output's shape (mgopt__pw_channel_const:
+   (), (1), (Cout, 1, 1), (1, Cout, 1, 1), ... for a 2-D conv). Per output
+   channel o: W'[o] = s[o]·W[o], b'[o] = s[o]·b[o] (an absent bias stays
+   absent). A grouped conv_transpose maps its channels as in
+   fuse_conv_batchnorm (k·Cout/g + j scales W[k·Cin/g : (k+1)·Cin/g, j]),
+   in 1-D, 2-D and 3-D alike. The conv keeps its name and reads the new
+   consts; the mul or real_div and its unused consts are erased.
+   Numeric contract: each element of W' and b' is computed in double (for
+   real_div, the scale 1/s[o] in double first) from the exact constant values
+   and rounded once, to nearest even, to the weight's dtype (fp16 stays fp16).
+   Must not fire: real_div(s, conv) (s / conv is no scale; the reference
+   fuses it); a scale of another shape (one that varies along a spatial axis
+   or would broadcast the output to a higher rank); a run-time scale, weight
+   or bias; a conv output with another use or that is a block output; a
+   result that is not finite; declared types that do not allow the
+   replacement (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(muls and real_divs + weight elements). */
+
+static int mgopt__fcs_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *cv = NULL, *sv = NULL, *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  mgopt__pw_conv c;
+  mgopt_tensor *nw, *nb = NULL;
+  double *s, *b;
+  int64_t o;
+  int k;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || op->nouts != 1) return 0;
+  for (k = 0; k < (op->kind == MGOPT_OP_mul ? 2 : 1) && !cv; k++) {
+    mgopt_value *a = k ? y : x, *other = k ? x : y;
+    if (a->def && mgopt__pw_conv_get(p, a->def, &c)) {
+      cv = a;
+      sv = other;
+    }
+  }
+  if (!cv || !mgopt__pu_single_use(cv) || mgopt__pu_is_block_output(cv)) return 0;
+  s = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
+  if (!s || !mgopt__pw_channel_const(p, sv, c.w->rank, 1, c.cout, s)) return 0;
+  if (!mgopt__pu_replace_fits(p, op->outs[0], cv)) return 0;
+  if (op->kind == MGOPT_OP_real_div)
+    for (o = 0; o < c.cout; o++) {
+      s[o] = 1.0 / s[o];
+      if (!isfinite(s[o])) return 0;
+    }
+  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, s);
+  if (!nw) return 0;
+  if (c.b) {
+    if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
+    for (o = 0; o < c.cout; o++) b[o] *= s[o];
+    if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
+  }
+  if (!mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, op->outs[0], cv);
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fcs_patterns[] = {
+    {"conv_mul", MGOPT_OP_mul, NULL, 1, mgopt__fcs_fuse, NULL},
+    {"conv_real_div", MGOPT_OP_real_div, NULL, 1, mgopt__fcs_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_scale,
+                           "fold a mul or real_div of a conv by a constant into its weight and bias",
+                           mgopt__fcs_patterns);
+/* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv that reads it; a pad before a transpose into a conv moves next to it.
+
+   Spec: mil_graph_passes.txt, "When we observe pad -> transpose -> conv, we
+   move the pad to be next to conv. This allows us to meld pad + conv if
+   possible"; reference mil-passes.md §3.20. ONNX Runtime's basic level does
+   the meld (a constant-zero Pad into Conv's pads).
+
+   Before:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %p: (8, int32)* = const(val=[0, 0, 0, 0, 1, 1, 2, 0])
+       %a: (1, 2, 6, 6, fp32) = pad(x=%x, pad=%p, mode="constant", constant_val=0.0)
+       %w: (3, 2, 3, 3, fp32)* = const(val=[[[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]]])
+       %y: (1, 3, 4, 4, fp32) = conv(x=%a, weight=%w, pad_type="valid")
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %w: (3, 2, 3, 3, fp32)* = const(val=[[[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]]]])
+       %y: (1, 3, 4, 4, fp32) = conv(x=%x, weight=%w, pad_type="custom", pad=[1, 1, 2, 0])
+     } -> (%y)
+
+   Fires on (meld): a conv whose x is a pad in "constant" mode with
+   constant_val 0, const non-negative amounts that leave the batch and
+   channel axes alone, and the conv's rank; the conv's pad_type is "valid"
+   or "custom" (its amounts add up). The conv reads the pad's input with
+   pad_type "custom"; the pad stays while something else reads it.
+   Fires on (move, the reference's rewrite): a pad, not a block output, whose
+   only reader is a transpose that has a conv or conv_transpose among its
+   readers: transpose(pad(x)) becomes pad(transpose(x)) with the amounts
+   permuted (per axis, amounts[perm[i]] for output axis i), any mode and
+   constant_val kept. The meld then applies when it can. Both layouts the
+   reference meets are covered: NCHW (pad → conv) and channel-last
+   (pad → transpose → conv).
+   Must not fire: a pad in reflect or replicate mode, or with a nonzero
+   constant_val, into a conv (meld); run-time or negative amounts; padding
+   on the batch or channel axis; a conv with pad_type "same" or
+   "same_lower"; a conv_transpose (its pad crops the output); a pad read by
+   several ops before a transpose (moving it would copy it: the program
+   would grow); declared types that do not allow the replacement.
+   Cost: worklist patterns, O(convs + pads). */
+
+/* The pad's amounts per axis of its rank-r input: rows[2i], rows[2i+1]. 0 when not const or malformed. */
+static int mgopt__fpc_rows(mgopt_program *p, const mgopt_op *pad, int32_t r, int64_t *rows) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, pad, "pad", &v), first, k;
+  if (n < 0 || n % 2 || n / 2 > r || r < 1 || r > MGOPT_MAX_RANK) return 0;
+  first = r - n / 2;
+  for (k = 0; k < r; k++) {
+    rows[2 * k] = k < first ? 0 : v[2 * (k - first)];
+    rows[2 * k + 1] = k < first ? 0 : v[2 * (k - first) + 1];
+  }
+  return 1;
+}
+
+static int mgopt__fpc_is_mode(const mgopt_op *pad, const char *mode) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(pad, "mode", &n);
+  if (!s) s = "constant", n = 8;
+  return n == strlen(mode) && memcmp(s, mode, n) == 0;
+}
+
+/* Restores attribute `name` of op to *saved (absent when had is 0). */
+static void mgopt__fpc_restore(mgopt_op *op, const char *name, int had, const mgopt_attr *saved) {
+  if (had) (void)mgopt_op_set_attr(op, saved);
+  else mgopt_op_remove_attr(op, name);
+}
+
+/* 1 when conv, reading x with pad_type "custom" and pad np[0..n), still has
+   the output type it declares; the conv is left as it was. */
+static int mgopt__fpc_try(mgopt_program *p, mgopt_op *conv, mgopt_value *a, mgopt_value *x, const int64_t *np,
+                          int64_t n) {
+  const mgopt_attr *pa = mgopt_op_attr(conv, "pad_type"), *pp = mgopt_op_attr(conv, "pad");
+  mgopt_attr spt, spad;
+  int ok;
+  memset(&spt, 0, sizeof spt);
+  memset(&spad, 0, sizeof spad);
+  if (pa) spt = *pa;
+  if (pp) spad = *pp;
+  ok = mgopt_op_set_string(conv, "pad_type", "custom") == MGOPT_OK && mgopt_op_set_ints(conv, "pad", np, n) == MGOPT_OK &&
+       mgopt_op_set_operand(conv, "x", x) == MGOPT_OK;
+  ok = ok && mgopt__pu_infer_fits(p, conv);
+  (void)mgopt_op_set_operand(conv, "x", a);
+  mgopt__fpc_restore(conv, "pad_type", pa != NULL, &spt);
+  mgopt__fpc_restore(conv, "pad", pp != NULL, &spad);
+  return ok;
+}
+
+static int mgopt__fpc_meld(mgopt_rewriter *rw, mgopt_op *conv, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(conv, "x"), *x;
+  mgopt_op *pad = mgopt__pu_def_of(a, MGOPT_OP_pad);
+  int64_t rows[2 * MGOPT_MAX_RANK], np[2 * MGOPT_MAX_RANK], k;
+  const int64_t *cp = NULL;
+  int32_t r, sp;
+  size_t ptn = 0;
+  const char *pt = mgopt_op_get_string(conv, "pad_type", &ptn);
+  int custom;
+  MGOPT__UNUSED(ud);
+  if (!pad || conv->nouts != 1 || !(x = mgopt_op_operand(pad, "x"))) return 0;
+  r = x->type.rank;
+  if (r < 3 || r != a->type.rank || !mgopt__fpc_is_mode(pad, "constant") ||
+      mgopt_op_get_float(pad, "constant_val", 0.0) != 0.0 || !mgopt__fpc_rows(p, pad, r, rows))
+    return 0;
+  if (!pt) pt = "valid", ptn = 5;
+  custom = ptn == 6 && memcmp(pt, "custom", 6) == 0;
+  if (!custom && !(ptn == 5 && memcmp(pt, "valid", 5) == 0)) return 0;
+  sp = r - 2;
+  if (rows[0] || rows[1] || rows[2] || rows[3]) return 0;
+  if (custom) {
+    int64_t n = mgopt_op_get_ints(p, conv, "pad", &cp);
+    if (n >= 0 && n != 2 * sp) return 0;
+    if (n < 0) cp = NULL;
+  }
+  for (k = 0; k < 2 * sp; k++) {
+    if (rows[4 + k] < 0) return 0;
+    np[k] = rows[4 + k] + (cp ? cp[k] : 0);
+    if (np[k] < rows[4 + k]) return 0; /* overflow */
+  }
+  if (!mgopt__fpc_try(p, conv, a, x, np, 2 * sp)) return 0;
+  if (mgopt_op_set_string(conv, "pad_type", "custom") != MGOPT_OK || mgopt_op_set_ints(conv, "pad", np, 2 * sp) != MGOPT_OK)
+    return 0;
+  mgopt_rw_set_operand(rw, conv, "x", x);
+  mgopt_rw_modified(rw, conv);
+  mgopt__pu_erase_with_consts(rw, pad);
+  return 1;
+}
+
+static int mgopt__fpc_move(mgopt_rewriter *rw, mgopt_op *pad, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(pad, "x"), *po = pad->nouts == 1 ? pad->outs[0] : NULL, *tx[1];
+  mgopt_op *t = po ? mgopt__pu_single_user(po) : NULL, *t2, *p2;
+  int64_t rows[2 * MGOPT_MAX_RANK], nrows[2 * MGOPT_MAX_RANK], k, n, first = 0;
+  const int64_t *perm = NULL;
+  const mgopt_use *u;
+  const char *tname;
+  int32_t r;
+  int any_conv = 0;
+  static const char *const xs[1] = {"x"};
+  MGOPT__UNUSED(ud);
+  if (!t || t->kind != MGOPT_OP_transpose || t->nouts != 1 || mgopt__pu_is_block_output(po) || !x) return 0;
+  r = x->type.rank;
+  n = mgopt_op_get_ints(p, t, "perm", &perm);
+  if (r < 1 || n != r || !mgopt__fpc_rows(p, pad, r, rows)) return 0;
+  for (u = t->outs[0]->uses; u; u = u->next)
+    if (u->op && (u->op->kind == MGOPT_OP_conv || u->op->kind == MGOPT_OP_conv_transpose)) any_conv = 1;
+  if (!any_conv) return 0;
+  for (k = 0; k < r; k++) {
+    int64_t a = mgopt__pu_norm_axis(perm[k], r);
+    if (a < 0) return 0;
+    nrows[2 * k] = rows[2 * a];
+    nrows[2 * k + 1] = rows[2 * a + 1];
+  }
+  while (first < r && nrows[2 * first] == 0 && nrows[2 * first + 1] == 0) first++;
+  if (first == r) return 0; /* no padding: noop_elimination's */
+  tname = mgopt__pu_value_name(t->outs[0]);
+  tx[0] = x;
+  t2 = mgopt_rw_create(rw, t, "transpose", mgopt__pu_name2(p, tname, "_unpadded"), 1, xs, tx, 1);
+  if (!t2 || mgopt_op_set_ints(t2, "perm", perm, n) != MGOPT_OK || mgopt_op_infer(p, t2, NULL) != MGOPT_OK) {
+    if (t2) mgopt_rw_erase(rw, t2);
+    return 0;
+  }
+  tx[0] = t2->outs[0];
+  p2 = mgopt_rw_create(rw, t, "pad", mgopt__pu_name2(p, tname, "_padded"), 1, xs, tx, 1);
+  if (!p2) return 0;
+  for (k = 0; k < pad->nattrs; k++)
+    if (mgopt_op_set_attr(p2, &pad->attrs[k]) != MGOPT_OK) return 0;
+  if (!mgopt__pu_set_ints_param(rw, p2, pad, "pad", nrows + 2 * first, 2 * (r - first)) ||
+      mgopt_op_infer(p, p2, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, p2->outs[0], t->outs[0])) {
+    mgopt__pu_erase_with_consts(rw, p2);
+    mgopt_rw_erase(rw, t2);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, t->outs[0], p2->outs[0]);
+  mgopt__pu_sync_op_name(p2);
+  mgopt_rw_erase(rw, t);
+  mgopt__pu_erase_with_consts(rw, pad);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fpc_patterns[] = {
+    {"pad_conv", MGOPT_OP_conv, NULL, 1, mgopt__fpc_meld, NULL},
+    {"pad_transpose_conv", MGOPT_OP_pad, NULL, 1, mgopt__fpc_move, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_pad_conv,
+                           "meld a constant-zero pad into the conv that reads it; move a pad before a "
+                           "transpose into a conv next to the conv",
+                           mgopt__fpc_patterns);
+/* src/passes/fusion/compose_conv1d.c — common::compose_conv1d: expand_dims → 2-D conv → squeeze becomes a 1-D conv.
+
+   Spec: mil_graph_passes.txt, "In TensorFlow, tf.keras.layers.Conv1D is a
+   composite op ... we should recompose the fragments back to MIL conv";
+   reference mil-passes.md §3.33 (compose_conv1d).
+
+   Before:
+     main(%x: (1, 2, 5, fp32)) {
+       %e: (1, 2, 1, 5, fp32) = expand_dims(x=%x, axes=[-2])
+       %w: (3, 2, 1, 2, fp32)* = const(val=[[[[1, 2]], [[3, 4]]], [[[5, 6]], [[7, 8]]], [[[9, 10]], [[11, 12]]]])
+       %c: (1, 3, 1, 3, fp32) = conv(x=%e, weight=%w, strides=[1, 2], pad_type="custom", pad=[0, 0, 1, 0], dilations=[1, 1])
+       %y: (1, 3, 3, fp32) = squeeze(x=%c, axes=[-2])
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 5, fp32)) {
+       %y_weight: (3, 2, 2, fp32)* = const(val=[[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]]])
+       %y: (1, 3, 3, fp32) = conv(x=%x, weight=%y_weight, strides=[2], pad_type="custom", pad=[1, 0], dilations=[1])
+     } -> (%y)
+
+   Fires on (pattern 1, channel-first): squeeze(axes=[2] or [-2]) of a 2-D
+   conv of expand_dims(x, axes=[2] or [-2]) with x of rank 3; (pattern 2,
+   channel-last): squeeze(axes=[1] or [-3]) of transpose(perm=[0, 2, 3, 1])
+   of a 2-D conv of transpose(perm=[0, 3, 1, 2]) of expand_dims(x, axes=[1]
+   or [-3]), which becomes transpose(x, [0, 2, 1]) → 1-D conv →
+   transpose([0, 2, 1]). Every value between the first and the last op has
+   that one reader and is not a block output. The conv's kernel is 1 high
+   (weight [Cout, Cin/g, 1, K]) and pads nothing along the height (custom
+   pads 0 there); the 1-D conv takes the width's stride, dilation and pads,
+   the same pad_type, groups and bias, and a weight [Cout, Cin/g, K]: a
+   const weight becomes a const sharing its bytes, a run-time one a
+   squeeze(axes=[2]). The new conv is named after the squeeze's output.
+   Must not fire: a kernel taller than 1 or padding along the height; an
+   expand_dims or squeeze on another axis, or x not of rank 3; other
+   transpose perms; an intermediate value with another reader or that is a
+   block output; declared types that do not allow the replacement.
+   Cost: worklist patterns, O(squeezes). */
+
+/* The single axis of op's `axes`, normalized against rank r; -1 otherwise. */
+static int64_t mgopt__cc1_axis(mgopt_program *p, const mgopt_op *op, int64_t r) {
+  const int64_t *a = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, "axes", &a);
+  return n == 1 ? mgopt__pu_norm_axis(a[0], r) : -1;
+}
+
+/* v is produced by a transpose of rank 4 with perm want, single-use and not a block output: that transpose. */
+static mgopt_op *mgopt__cc1_transpose(mgopt_program *p, mgopt_value *v, const int64_t *want) {
+  mgopt_op *t = mgopt__pu_def_of(v, MGOPT_OP_transpose);
+  const int64_t *perm = NULL;
+  int64_t k;
+  if (!t || !mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v) || mgopt_op_get_ints(p, t, "perm", &perm) != 4)
+    return NULL;
+  for (k = 0; k < 4; k++)
+    if (mgopt__pu_norm_axis(perm[k], 4) != want[k]) return NULL;
+  return t;
+}
+
+/* An INTS parameter of conv of `want` entries into out (left as it is when absent); 0 when malformed. */
+static int mgopt__cc1_param(mgopt_program *p, const mgopt_op *conv, const char *name, int64_t want, int64_t *out) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, conv, name, &v), k;
+  if (n < 0) return 1;
+  if (n != want) return 0;
+  for (k = 0; k < n; k++) out[k] = v[k];
+  return 1;
+}
+
+static mgopt_op *mgopt__cc1_build(mgopt_rewriter *rw, mgopt_op *conv, mgopt_op *pos, mgopt_value *x,
+                                  const char *name) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *w = mgopt_op_operand(conv, "weight"), *b = mgopt_op_operand(conv, "bias"), *w1, *ins[3];
+  mgopt_tensor *wt = mgopt__pu_def_of(w, MGOPT_OP_const) ? mgopt_value_const(w) : NULL;
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  int64_t st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0}, shape[3];
+  size_t ptn = 0;
+  const char *pt = mgopt_op_get_string(conv, "pad_type", &ptn);
+  mgopt_op *n;
+  int32_t k;
+  if (w->type.rank != 4 || !mgopt_dim_is_static(w->type.dims[2]) || w->type.dims[2].v != 1) return NULL;
+  if (!mgopt__cc1_param(p, conv, "strides", 2, st) || !mgopt__cc1_param(p, conv, "dilations", 2, dl) ||
+      !mgopt__cc1_param(p, conv, "pad", 4, pd))
+    return NULL;
+  if (pt && ptn == 6 && memcmp(pt, "custom", 6) == 0 && (pd[0] || pd[1])) return NULL;
+  if (wt) {
+    for (k = 0; k < 3; k++) shape[k] = wt->shape[k < 2 ? k : 3];
+    wt = mgopt__tensor_view(p, wt, 0, 3, shape);
+    w1 = wt ? mgopt_rw_const(rw, pos, mgopt__pu_name2(p, name, "_weight"), wt) : NULL;
+  } else {
+    int64_t two = 2;
+    mgopt_op *sq = mgopt_rw_create(rw, pos, "squeeze", mgopt__pu_name2(p, name, "_weight"), 1, slots, &w, 1);
+    if (!sq) return NULL;
+    if (mgopt_op_set_ints(sq, "axes", &two, 1) != MGOPT_OK || mgopt_op_infer(p, sq, NULL) != MGOPT_OK) {
+      mgopt_rw_erase(rw, sq);
+      return NULL;
+    }
+    w1 = sq->outs[0];
+  }
+  if (!w1) return NULL;
+  ins[0] = x;
+  ins[1] = w1;
+  ins[2] = b;
+  n = mgopt_rw_create(rw, pos, "conv", name, b ? 3 : 2, slots, ins, 1);
+  if (!n) return NULL;
+  /* the conv's attributes in its order, strides, pad and dilations cut to the width */
+  for (k = 0; k < conv->nattrs; k++) {
+    const mgopt_attr *a = &conv->attrs[k];
+    mgopt_status s;
+    if (!strcmp(a->name, "strides")) s = mgopt_op_set_ints(n, "strides", st + 1, 1);
+    else if (!strcmp(a->name, "dilations")) s = mgopt_op_set_ints(n, "dilations", dl + 1, 1);
+    else if (!strcmp(a->name, "pad")) s = mgopt_op_set_ints(n, "pad", pd + 2, 2);
+    else s = mgopt_op_set_attr(n, a);
+    if (s != MGOPT_OK) return NULL;
+  }
+  if (mgopt_op_infer(p, n, NULL) != MGOPT_OK) {
+    mgopt_rw_erase(rw, n);
+    mgopt__pu_erase_with_consts(rw, w1->def);
+    return NULL;
+  }
+  return n;
+}
+
+static int mgopt__cc1_fuse(mgopt_rewriter *rw, mgopt_op *sq, void *ud) {
+  static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *v = mgopt_op_operand(sq, "x"), *x, *ins[1];
+  mgopt_op *t2 = NULL, *t1 = NULL, *conv, *ed, *n, *tin = NULL, *tout = NULL;
+  int64_t sax, perm[3] = {0, 2, 1};
+  int last;
+  const char *name;
+  static const char *const xs[1] = {"x"};
+  MGOPT__UNUSED(ud);
+  if (!v || sq->nouts != 1 || v->type.rank != 4) return 0;
+  sax = mgopt__cc1_axis(p, sq, 4);
+  if (sax != 1 && sax != 2) return 0;
+  last = sax == 1;
+  if (last) {
+    if (!(t2 = mgopt__cc1_transpose(p, v, to_nhwc))) return 0;
+    v = mgopt_op_operand(t2, "x");
+  } else if (!mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v)) {
+    return 0;
+  }
+  conv = mgopt__pu_def_of(v, MGOPT_OP_conv);
+  if (!conv || conv->nouts != 1 || (last && (!mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v)))) return 0;
+  v = mgopt_op_operand(conv, "x");
+  if (last) {
+    if (!(t1 = mgopt__cc1_transpose(p, v, to_nchw))) return 0;
+    v = mgopt_op_operand(t1, "x");
+  } else if (!mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v)) {
+    return 0;
+  }
+  ed = mgopt__pu_def_of(v, MGOPT_OP_expand_dims);
+  if (!ed || (last && (!mgopt__pu_single_use(v) || mgopt__pu_is_block_output(v)))) return 0;
+  x = mgopt_op_operand(ed, "x");
+  if (!x || x->type.rank != 3 || mgopt__cc1_axis(p, ed, 4) != sax) return 0;
+  name = mgopt__pu_value_name(sq->outs[0]);
+  if (last) {
+    ins[0] = x;
+    tin = mgopt_rw_create(rw, sq, "transpose", mgopt__pu_name2(p, name, "_in"), 1, xs, ins, 1);
+    if (!tin || mgopt_op_set_ints(tin, "perm", perm, 3) != MGOPT_OK || mgopt_op_infer(p, tin, NULL) != MGOPT_OK) {
+      if (tin) mgopt_rw_erase(rw, tin);
+      return 0;
+    }
+    x = tin->outs[0];
+  }
+  n = mgopt__cc1_build(rw, conv, sq, x, last ? mgopt__pu_name2(p, name, "_conv") : name);
+  if (n && last) {
+    ins[0] = n->outs[0];
+    tout = mgopt_rw_create(rw, sq, "transpose", name, 1, xs, ins, 1);
+    if (tout && (mgopt_op_set_ints(tout, "perm", perm, 3) != MGOPT_OK || mgopt_op_infer(p, tout, NULL) != MGOPT_OK)) {
+      mgopt_rw_erase(rw, tout);
+      tout = NULL;
+    }
+  }
+  if (!n || (last && !tout) || !mgopt__pu_adopt_type(p, last ? tout->outs[0] : n->outs[0], sq->outs[0])) {
+    if (tout) mgopt_rw_erase(rw, tout);
+    if (n) {
+      mgopt_value *w = mgopt_op_operand(n, "weight");
+      mgopt_rw_erase(rw, n);
+      if (w) mgopt__pu_erase_with_consts(rw, w->def);
+    }
+    if (tin) mgopt_rw_erase(rw, tin);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, sq->outs[0], last ? tout->outs[0] : n->outs[0]);
+  mgopt__pu_sync_op_name(last ? tout : n);
+  mgopt_rw_erase(rw, sq);
+  if (t2) mgopt_rw_erase(rw, t2);
+  mgopt__pu_erase_with_consts(rw, conv);
+  if (t1) mgopt_rw_erase(rw, t1);
+  mgopt__pu_erase_with_consts(rw, ed);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__cc1_patterns[] = {
+    {"expand_conv_squeeze", MGOPT_OP_squeeze, NULL, 1, mgopt__cc1_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, compose_conv1d,
+                           "expand_dims, a 2-D conv and squeeze (also channel-last) become a 1-D conv",
+                           mgopt__cc1_patterns);
+/* src/passes/fusion/fuse_dilated_conv.c — common::fuse_dilated_conv: space_to_batch → conv → batch_to_space becomes one dilated conv.
+
+   Spec: mil_graph_passes.txt (the TensorFlow atrous-convolution idiom);
+   reference mil-passes.md §3.33 (fuse_dilated_conv).
+
+   Before:
+     main(%x: (1, 1, 5, 5, fp32)) {
+       %s: (4, 1, 5, 5, fp32) = space_to_batch(x=%x, block_shape=[2, 2], paddings=[2, 3, 2, 3])
+       %w: (1, 1, 3, 3, fp32)* = const(val=[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]])
+       %c: (4, 1, 3, 3, fp32) = conv(x=%s, weight=%w)
+       %y: (1, 1, 5, 5, fp32) = batch_to_space(x=%c, block_shape=[2, 2], crops=[0, 1, 0, 1])
+     } -> (%y)
+   After:
+     main(%x: (1, 1, 5, 5, fp32)) {
+       %w: (1, 1, 3, 3, fp32)* = const(val=[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]])
+       %y: (1, 1, 5, 5, fp32) = conv(x=%x, weight=%w, dilations=[2, 2], pad_type="custom", pad=[2, 2, 2, 2])
+     } -> (%y)
+
+   Fires on: batch_to_space(conv(space_to_batch(x))) with equal block_shape
+   d (one entry per spatial dim of the conv), the intermediate values
+   single-use and not block outputs, and the conv not strided, not dilated,
+   and not padded (pad_type "valid", or "custom" with zeros). The phases of
+   the space_to_batch each see a valid conv of the padded input, and
+   batch_to_space interleaves them back: that is the padded input's conv
+   dilated by d, cropped. So the result is conv(x, dilations=d) with pads
+   (paddings_begin − crops_begin, paddings_end − crops_end) per spatial dim
+   (pad_type "custom", or "valid" when they are all 0), its other inputs and
+   attributes kept, named after the batch_to_space's output. This holds for
+   any paddings the crops do not exceed: TensorFlow's "same" padding with
+   its end extra and crop [0, extra] (the only nonzero padding the reference
+   takes, as pad_type "same") is one case; its "valid" padding another.
+   Must not fire: different block shapes; a crop larger than the padding on
+   its side; a strided, dilated or padded inner conv (pad_type "same"
+   included); an intermediate value with another reader or that is a
+   block output; declared types that do not allow the replacement.
+   Cost: worklist patterns, O(batch_to_spaces). */
+
+/* 1 when INTS parameter `name` of op is absent or all ones. */
+static int mgopt__fdc_ones(mgopt_program *p, const mgopt_op *op, const char *name) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, name, &v), k;
+  for (k = 0; k < n; k++)
+    if (v[k] != 1) return 0;
+  return 1;
+}
+
+/* 1 when conv pads nothing. */
+static int mgopt__fdc_unpadded(mgopt_program *p, const mgopt_op *conv) {
+  size_t n = 0;
+  const char *pt = mgopt_op_get_string(conv, "pad_type", &n);
+  const int64_t *v = NULL;
+  int64_t np, k;
+  if (!pt || (n == 5 && memcmp(pt, "valid", 5) == 0)) return 1;
+  if (n != 6 || memcmp(pt, "custom", 6) != 0) return 0;
+  np = mgopt_op_get_ints(p, conv, "pad", &v);
+  for (k = 0; k < np; k++)
+    if (v[k] != 0) return 0;
+  return 1;
+}
+
+static int mgopt__fdc_fuse(mgopt_rewriter *rw, mgopt_op *b2s, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *cv = mgopt_op_operand(b2s, "x"), *sv, *x;
+  mgopt_op *conv = mgopt__pu_def_of(cv, MGOPT_OP_conv), *s2b, *n;
+  const int64_t *bs1 = NULL, *bs2 = NULL, *pd = NULL, *cr = NULL;
+  int64_t nb, k, pads[4], any = 0;
+  const char *name;
+  MGOPT__UNUSED(ud);
+  if (!conv || b2s->nouts != 1 || !mgopt__pu_single_use(cv) || mgopt__pu_is_block_output(cv)) return 0;
+  sv = mgopt_op_operand(conv, "x");
+  s2b = mgopt__pu_def_of(sv, MGOPT_OP_space_to_batch);
+  if (!s2b || !mgopt__pu_single_use(sv) || mgopt__pu_is_block_output(sv) || !(x = mgopt_op_operand(s2b, "x"))) return 0;
+  nb = mgopt_op_get_ints(p, s2b, "block_shape", &bs1);
+  if (nb < 1 || nb > 2 || mgopt_op_get_ints(p, b2s, "block_shape", &bs2) != nb || x->type.rank != nb + 2 ||
+      mgopt_op_get_ints(p, s2b, "paddings", &pd) != 2 * nb || mgopt_op_get_ints(p, b2s, "crops", &cr) != 2 * nb)
+    return 0;
+  for (k = 0; k < nb; k++)
+    if (bs1[k] != bs2[k]) return 0;
+  for (k = 0; k < 2 * nb; k++) {
+    pads[k] = pd[k] - cr[k];
+    if (pads[k] < 0) return 0;
+    any |= pads[k];
+  }
+  if (!mgopt__fdc_ones(p, conv, "strides") || !mgopt__fdc_ones(p, conv, "dilations") || !mgopt__fdc_unpadded(p, conv))
+    return 0;
+  n = mgopt__pu_clone_op(p, conv);
+  if (!n) return 0;
+  name = mgopt__pu_value_name(b2s->outs[0]);
+  if (mgopt_op_set_operand(n, "x", x) != MGOPT_OK || mgopt_op_set_ints(n, "dilations", bs1, nb) != MGOPT_OK ||
+      mgopt_op_set_string(n, "pad_type", any ? "custom" : "valid") != MGOPT_OK ||
+      mgopt_op_set_name(n, name) != MGOPT_OK || mgopt_value_set_name(n->outs[0], name) != MGOPT_OK)
+    return 0;
+  if (any) {
+    if (mgopt_op_set_ints(n, "pad", pads, 2 * nb) != MGOPT_OK) return 0;
+  } else {
+    mgopt_op_remove_attr(n, "pad");
+  }
+  mgopt_op_insert_before(n, b2s);
+  mgopt_rw_created(rw, n);
+  if (mgopt_op_infer(p, n, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, n->outs[0], b2s->outs[0])) {
+    mgopt_rw_erase(rw, n);
+    return 0;
+  }
+  mgopt__pu_replace_value(rw, b2s->outs[0], n->outs[0]);
+  mgopt__pu_sync_op_name(n);
+  mgopt_rw_erase(rw, b2s);
+  mgopt__pu_erase_with_consts(rw, conv);
+  mgopt_rw_erase(rw, s2b);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fdc_patterns[] = {
+    {"space_to_batch_conv", MGOPT_OP_batch_to_space, NULL, 1, mgopt__fdc_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_dilated_conv,
+                           "space_to_batch, conv and batch_to_space become one dilated conv", mgopt__fdc_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

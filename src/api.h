@@ -545,6 +545,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
   X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
+  X(space_to_batch,                  MGOPT__OT_LS,   x,       s2b,           1, 1, 0,  space_to_batch, 0)                               \
+  X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, 0)                               \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

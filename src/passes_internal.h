@@ -208,6 +208,58 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_const_i32_1d(mgopt_program *p, const int6
 MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_tensor *t, const int64_t *in_shape,
                                                       int32_t rank, const int64_t *perm);
 
+/* ---- folding into weights (passes/weights.c)
+   The numeric contract of every pass that folds constants into a weight or a
+   bias through these: each result element is computed in double from the
+   operands' exact values and rounded once, to nearest even, to the weight's
+   dtype (fp16 stays fp16, bf16 stays bf16). A result that is not finite makes
+   the helper fail, and the pass then leaves the op alone. */
+/* v rounded once to dt (fp16, bf16, fp32; any other dtype: v itself). */
+MGOPT__PRIVATE double mgopt__pw_round(mgopt_dtype dt, double v);
+/* Stores v rounded once into element i of owned tensor t; 0 when the stored value is not finite. */
+MGOPT__PRIVATE int mgopt__pw_store(mgopt_tensor *t, int64_t i, double v);
+/* fp16, bf16, fp32 or fp64: the weight dtypes the helpers fold into. */
+MGOPT__PRIVATE int mgopt__pw_is_float_weight(mgopt_dtype dt);
+/* Output channels of weight w (rank >= 2): axis 0, shape[0] ([Cout, Cin/g, ...]:
+   conv, linear); axis 1, shape[1] * groups ([Cin, Cout/g, ...]: conv_transpose,
+   whose shape[0] groups must divide; a matmul weight [Din, Dout] is axis 1 with
+   one group). -1 when the layout does not fit. */
+MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axis, int64_t groups);
+/* A new tensor: w with every element of output channel o multiplied by
+   scale[o] (mgopt__pw_out_channels entries). For axis 1 with g groups, the
+   element [i, j, ...] belongs to output channel (i / (shape[0]/g)) * shape[1] + j.
+   NULL when w is not a float weight, a result is not finite, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale);
+/* A new rank-1 tensor of dtype dt holding v[0..n), each rounded once; NULL when one is not finite, or on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v);
+/* Reads constant t as n per-channel values into out: one element broadcast,
+   or n elements in order (the caller checks the shape). 0 for other sizes,
+   non-numeric dtypes or a value that is not finite. */
+MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, int64_t n, double *out);
+/* The constant weights of a conv or conv_transpose: weight const, float, of
+   rank >= 3 equal to x's and the output's; bias absent or a const of Cout
+   elements, rank 1. axis: the weight's output-channel axis (0 conv, 1
+   conv_transpose), for mgopt__pw_scale_channels. */
+typedef struct mgopt__pw_conv {
+  mgopt_tensor *w, *b; /* b NULL when the conv has no bias */
+  int32_t axis;
+  int64_t groups, cout;
+} mgopt__pw_conv;
+/* 1 when op is such a conv (c filled), else 0. */
+MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgopt__pw_conv *c);
+/* c's bias as cout doubles (arena; zeros when absent), NULL on OOM or a bias that is not finite. */
+MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_conv *c);
+/* v is a const that broadcasts onto a tensor of `rank` without changing its
+   shape and varies at most along `axis` (n channels): each dim, right-aligned,
+   is 1 except the one over axis, which is 1 or n. Its n per-channel values go
+   to out. 0 otherwise (mgopt__pw_read_channels). */
+MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
+                                           int64_t n, double *out);
+/* conv reads new consts holding w and b (either NULL: kept), created just
+   before it and named after its output; the old consts go when dead. 0 on OOM. */
+MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b);
+
 /* ---- precision rewriting for add_fp16_cast and add_int16_cast (passes/precision.c) */
 /* For operand k of slot s of op (value v), decide returns 0 to keep it, 1 to
    convert it to dtype *dt (or to use *rep when it sets one), -1 when the op

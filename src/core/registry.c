@@ -91,6 +91,10 @@ MGOPT__RG_ATTRS(eps, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"});
 MGOPT__RG_ATTRS(layer_norm, {"axes", MGOPT_ATTR_INTS, 0, NULL}, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-05"});
 MGOPT__RG_ATTRS(reduce, {"axes", MGOPT_ATTR_INTS, 0, NULL}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(pixel_shuffle, {"upscale_factor", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(s2b, {"block_shape", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                     {"paddings", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(b2s, {"block_shape", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
+                     {"crops", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(quantize, {"axis", MGOPT_ATTR_INT, 0, NULL},
                           {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axis, {"axis", MGOPT_ATTR_INT, 0, NULL});

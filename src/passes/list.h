@@ -69,6 +69,12 @@
   PASS(fusion, fuse_prelu) \
   PASS(fusion, prelu_to_lrelu) \
   PASS(fusion, fuse_reduce_mean) \
+  PASS(fusion, fuse_conv_batchnorm) \
+  PASS(fusion, fuse_conv_bias) \
+  PASS(fusion, fuse_conv_scale) \
+  PASS(fusion, fuse_pad_conv) \
+  PASS(fusion, compose_conv1d) \
+  PASS(fusion, fuse_dilated_conv) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -752,6 +752,35 @@ static void test_reduce_pixel_shuffle(void) {
   end();
 }
 
+/* space_to_batch / batch_to_space: the batch grows by the block's product, each padded spatial dim divides by its block; crops undo paddings */
+static void test_space_batch(void) {
+  mgopt_op *o;
+  begin();
+  o = OP1("space_to_batch", "x", in("fp32[1,3,10,7]"));
+  SETINTS(o, "block_shape", "2,3");
+  SETINTS(o, "paddings", "1,1,1,1");
+  CHECK_EQ_STR(inf(o), "fp32[6,3,6,3]");
+  SETINTS(o, "paddings", "0,1,1,1");
+  CHECK_EQ_STR(inf(o), "ERR"); /* 11 does not divide by 2 */
+  SETINTS(o, "paddings", "1,1");
+  CHECK_EQ_STR(inf(o), "ERR");
+  o = OP1("space_to_batch", "x", in("fp32[N,3,8]"));
+  SETINTS(o, "block_shape", "2");
+  SETINTS(o, "paddings", "0,0");
+  CHECK_EQ_STR(inf(o), "fp32[?,3,4]");
+  o = OP1("batch_to_space", "x", in("fp32[6,3,5,2]"));
+  SETINTS(o, "block_shape", "2,3");
+  SETINTS(o, "crops", "0,1,1,1");
+  CHECK_EQ_STR(inf(o), "fp32[1,3,9,4]");
+  SETINTS(o, "crops", "0,11,0,0");
+  CHECK_EQ_STR(inf(o), "ERR");
+  o = OP1("batch_to_space", "x", in("fp32[5,3,5,2]"));
+  SETINTS(o, "block_shape", "2,3");
+  SETINTS(o, "crops", "0,0,0,0");
+  CHECK_EQ_STR(inf(o), "ERR"); /* batch 5 does not divide by 6 */
+  end();
+}
+
 static void test_quantization_constexpr(void) {
   mgopt_op *o;
   begin();
@@ -933,7 +962,7 @@ static const test_case tests[] = {
     TEST(test_unary_cast_identity), TEST(test_reshape), TEST(test_transpose_expand_squeeze),
     TEST(test_concat_stack_split), TEST(test_slices), TEST(test_gather_one_hot_pad_tile),
     TEST(test_matmul_linear),  TEST(test_conv),       TEST(test_pool),
-    TEST(test_reduce_pixel_shuffle), TEST(test_quantization_constexpr), TEST(test_control_flow),
+    TEST(test_reduce_pixel_shuffle), TEST(test_space_batch), TEST(test_quantization_constexpr), TEST(test_control_flow),
     TEST(test_bad_ir_never_crashes), TEST(test_verifier_agrees),
 };
 TEST_MAIN(tests)

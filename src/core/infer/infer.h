@@ -85,6 +85,8 @@ MGOPT__TI_FN(one_hot);
 MGOPT__TI_FN(pad);
 MGOPT__TI_FN(tile);
 MGOPT__TI_FN(pixel_shuffle);
+MGOPT__TI_FN(space_to_batch);
+MGOPT__TI_FN(batch_to_space);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);

@@ -1,5 +1,6 @@
 /* src/core/infer/shape.c — type inference of ops that move elements: reshape, transpose, expand_dims, squeeze,
-   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle. */
+   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle,
+   space_to_batch, batch_to_space. */
 #include "infer.h"
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_reshape(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -451,4 +452,64 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_pixel_shuffle(mgopt_program *p, const m
     }
   }
   return MGOPT_OK;
+}
+
+/* space_to_batch and batch_to_space: x [n, C, spatial...] with 1 or 2 spatial dims; block_shape (one
+   entry >= 1 per spatial dim) and paddings or crops (begin, end per spatial dim, >= 0), flattened. */
+static mgopt_status mgopt__ti_s2b(mgopt_program *p, const mgopt_op *op, mgopt_type *out, mgopt_diag *d, int to_batch) {
+  mgopt_type x;
+  mgopt_status s;
+  const char *pname = to_batch ? "paddings" : "crops";
+  const int64_t *bs = NULL, *pd = NULL;
+  int64_t nb = mgopt__ti_ints(p, op, "block_shape", &bs), np = mgopt__ti_ints(p, op, pname, &pd), k, prod = 1, v;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (nb < 1 || nb > 2) return mgopt__ti_fail(d, op, "'block_shape' must have 1 or 2 constant entries");
+  if (np != 2 * nb) return mgopt__ti_fail(d, op, "'%s' must have %lld constant entries", pname, (long long)(2 * nb));
+  for (k = 0; k < nb; k++)
+    if (bs[k] < 1 || !mgopt__mul_i64(prod, bs[k], &prod)) return mgopt__ti_fail(d, op, "bad 'block_shape'");
+  for (k = 0; k < np; k++)
+    if (pd[k] < 0) return mgopt__ti_fail(d, op, "negative '%s'", pname);
+  if (x.rank >= 0 && x.rank != nb + 2)
+    return mgopt__ti_fail(d, op, "expects rank %lld, got %d", (long long)(nb + 2), (int)x.rank);
+  if ((s = mgopt__ti_out(p, op, out, x.dtype, nb + 2, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  out->dims[1] = x.dims[1];
+  if (mgopt__ti_st(x.dims[0])) {
+    if (to_batch) {
+      if (!mgopt__mul_i64(x.dims[0].v, prod, &v)) return mgopt__ti_fail(d, op, "dim overflows");
+    } else {
+      if (x.dims[0].v % prod) return mgopt__ti_fail(d, op, "batch %lld does not divide by %lld", (long long)x.dims[0].v, (long long)prod);
+      v = x.dims[0].v / prod;
+    }
+    out->dims[0] = mgopt_dim_static(v);
+  } else if (prod == 1) {
+    out->dims[0] = x.dims[0];
+  }
+  for (k = 0; k < nb; k++) {
+    mgopt_dim in = x.dims[2 + k];
+    if (!mgopt__ti_st(in)) continue;
+    if (to_batch) {
+      if (!mgopt__add_i64(in.v, pd[2 * k], &v) || !mgopt__add_i64(v, pd[2 * k + 1], &v))
+        return mgopt__ti_fail(d, op, "dim overflows");
+      if (v % bs[k]) return mgopt__ti_fail(d, op, "padded dim %lld does not divide by %lld", (long long)v, (long long)bs[k]);
+      v /= bs[k];
+    } else {
+      if (!mgopt__mul_i64(in.v, bs[k], &v)) return mgopt__ti_fail(d, op, "dim overflows");
+      v -= pd[2 * k]; /* crops are >= 0 and v >= 0: no overflow */
+      if (v >= 0) v -= pd[2 * k + 1];
+      if (v < 0) return mgopt__ti_fail(d, op, "crops larger than the dim");
+    }
+    out->dims[2 + k] = mgopt_dim_static(v);
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__infer_space_to_batch(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                        mgopt_diag *d) {
+  return mgopt__ti_s2b(p, op, out, d, 1);
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__infer_batch_to_space(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                        mgopt_diag *d) {
+  return mgopt__ti_s2b(p, op, out, d, 0);
 }
