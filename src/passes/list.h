@@ -57,6 +57,7 @@
   PASS(fusion, fuse_linear_bias) \
   PASS(fusion, fuse_matmul_weight_bias) \
   PASS(fusion, fuse_elementwise_to_batchnorm) \
+  PASS(fusion, fuse_layernorm_or_instancenorm) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
