@@ -75,6 +75,7 @@
   PASS(fusion, fuse_pad_conv) \
   PASS(fusion, compose_conv1d) \
   PASS(fusion, fuse_dilated_conv) \
+  PASS(fusion, fuse_layernorm_or_instancenorm) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
