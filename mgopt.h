@@ -12356,7 +12356,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_elementwise);
   return mgopt__onnx_elementwise;
 }
-/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, Constant. */
+/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, DepthToSpace, Constant. */
 
 /* ---------------------------------------------------------------- Transpose */
 
@@ -12523,14 +12523,71 @@ static int mgopt__imp_concat(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* An interleaved concat of n values of one static shape S on axis a, as the
+   channel shuffle it stands for: Concat(a) -> Reshape(S[:a] + [n, S[a]] +
+   S[a+1:]) -> Transpose(swap a, a+1) -> Reshape(out), the form
+   detect_concat_interleave reads. Needs Reshape's shape input (opset 5). */
+static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m,
+                                                  const char *const *vals, int32_t nv) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i, r;
+  const mgopt_value *v0 = nv > 0 ? op->slots[si].uses[0].value : NULL;
+  int64_t a, split[MGOPT_MAX_RANK + 1], perm[MGOPT_MAX_RANK + 1], outs[MGOPT_MAX_RANK];
+  const char *cat, *rs, *tr, *ins[2];
+  mgopt_onnx_node *n;
+  MGOPT__UNUSED(m);
+  r = v0 ? v0->type.rank : -1;
+  a = r > 0 ? mgopt_op_get_int(op, "axis", 0) : -1;
+  if (a < 0) a += r;
+  if (E->opset < 5 || r < 1 || r >= MGOPT_MAX_RANK || a < 0 || a >= r)
+    return mgopt__exp_unsupported(E, op, "interleaved concat");
+  for (i = 0; i < nv; i++) {
+    const mgopt_value *v = op->slots[si].uses[i].value;
+    int32_t d;
+    if (v->type.rank != r) return mgopt__exp_unsupported(E, op, "interleaved concat of unequal ranks");
+    for (d = 0; d < r; d++)
+      if (!mgopt_dim_is_static(v->type.dims[d]) || v->type.dims[d].v < 1 || v->type.dims[d].v != v0->type.dims[d].v)
+        return mgopt__exp_unsupported(E, op, "interleaved concat of shapes not static and equal");
+  }
+  for (i = 0; i < r; i++) {
+    int64_t dim = v0->type.dims[i].v;
+    split[i < a ? i : i + 1] = dim;
+    outs[i] = i == a ? dim * nv : dim;
+  }
+  split[a] = nv;
+  for (i = 0; i <= r; i++) perm[i] = i == a ? a + 1 : i == a + 1 ? a : i;
+  cat = mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0]));
+  rs = mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0]));
+  tr = mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0]));
+  if (!cat || !rs || !tr) return mgopt__exp_nomem(E);
+  n = mgopt__exp_node(E, "Concat", "", NULL);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, vals, nv) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &cat, 1) || !mgopt__exp_aint(E, n, "axis", a))
+    return mgopt__exp_nomem(E);
+  ins[0] = cat;
+  ins[1] = mgopt__exp_i64_const(E, "shape", split, r + 1);
+  n = mgopt__exp_node(E, "Reshape", "", NULL);
+  if (!ins[1] || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &rs, 1))
+    return mgopt__exp_nomem(E);
+  n = mgopt__exp_node(E, "Transpose", "", NULL);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &rs, 1) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &tr, 1) || !mgopt__exp_aints(E, n, "perm", perm, r + 1))
+    return mgopt__exp_nomem(E);
+  ins[0] = tr;
+  ins[1] = mgopt__exp_i64_const(E, "shape", outs, r);
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Reshape", ins, 2));
+}
+
 static mgopt_status mgopt__exp_concat(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int32_t si = mgopt_op_slot_index(op, "values"), i;
   const char **vals;
   mgopt_onnx_node *n;
-  if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
+  if (si < 0) return mgopt__exp_unsupported(E, op, "no values");
   vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
   if (!vals) return mgopt__exp_nomem(E);
   for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
+  if (mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_concat_interleaved(E, op, m, vals, op->slots[si].n);
   n = mgopt__exp_simple(E, op, m->onnx, vals, op->slots[si].n);
   if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -12890,6 +12947,24 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
   return MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- DepthToSpace
+
+   pixel_shuffle is DepthToSpace in CRD order (channel c*r*r + i*r + j goes
+   to (c, y*r + i, x*r + j)); the mode attribute exists from opset 11, before
+   it DepthToSpace is DCR only, so no row writes pixel_shuffle there.
+   DepthToSpace is read as opaque. */
+static mgopt_status mgopt__exp_pixel_shuffle(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[1];
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (!ins[0]) return mgopt__exp_unsupported(E, op, "an operand is missing");
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+  if (!n || !mgopt__exp_aint(E, n, "blocksize", mgopt_op_get_int(op, "upscale_factor", 1)) ||
+      !mgopt__exp_astr(E, n, "mode", "CRD"))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 /* ---------------------------------------------------------------- Tile, Constant */
 
 static int mgopt__imp_tile(mgopt__imp *I, const mgopt__onnx_map *m) {
@@ -12974,6 +13049,7 @@ static const mgopt__onnx_map mgopt__onnx_shape[] = {
     /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
     {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}},
     {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}},
+    {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}},
     {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}},
 };
 
