@@ -22,7 +22,10 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    that adds ops). update_output_dtypes and image_input_preprocess do nothing
    without their options. add_fp16_cast and add_int16_cast (60, 61, 68) run
    only in default_fp16. remove_symbolic_reshape skips what it cannot resolve
-   instead of failing. Passes mgopt does not have yet are named where they
+   instead of failing. One entry is mgopt's own: dead_code_elimination after
+   entry 20, so a reader nobody uses does not hold back the fusions that
+   follow (they fire only when the value they fold has no other reader).
+   Passes mgopt does not have yet are named where they
    belong; each joins its place when it exists (an unknown pass is an error). */
 #define MGOPT__DEFAULT_HEAD \
   /*  1 lower_complex_dialect_ops: not written yet */ \
@@ -45,36 +48,37 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \
   "noop_elimination," /* 20 */ \
+  "dead_code_elimination," /* mgopt: a dead reader must not block the fusions */ \
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \
-  /* 23 fuse_gelu_tanh_approximation: not written yet */ \
-  /* 24 fuse_gelu_exact: not written yet */ \
-  /* 25 fuse_gelu_sigmoid_approximation: not written yet */ \
-  /* 26 fuse_leaky_relu: not written yet */ \
+  "fuse_gelu_tanh_approximation," /* 23 */ \
+  "fuse_gelu_exact," /* 24 */ \
+  "fuse_gelu_sigmoid_approximation," /* 25 */ \
+  "fuse_leaky_relu," /* 26 */ \
   "rank0_expand_dims_swap," /* 27 */ \
   "fuse_squeeze_expand_dims," /* 28 */ \
-  /* 29 compose_conv1d: not written yet */ \
+  "compose_conv1d," /* 29 */ \
   "use_reflection_padding," /* 30 */ \
   "merge_consecutive_paddings," /* 31 */ \
-  /* 32 fuse_pad_conv: not written yet */ \
+  "fuse_pad_conv," /* 32 */ \
   "image_input_preprocess," /* 33 */ \
   "replace_stack_reshape," /* 34 */ \
   "reduce_transposes," /* 35 */ \
-  /* 36 fuse_dilated_conv: not written yet */ \
-  /* 37 fuse_conv_scale: not written yet */ \
-  /* 38 fuse_conv_bias: not written yet */ \
+  "fuse_dilated_conv," /* 36 */ \
+  "fuse_conv_scale," /* 37 */ \
+  "fuse_conv_bias," /* 38 */ \
   "fuse_onehot_matmul_to_gather," /* 39 */ \
-  /* 40 fuse_layernorm_or_instancenorm: not written yet */ \
+  "fuse_layernorm_or_instancenorm," /* 40 */ \
   "fuse_elementwise_to_batchnorm," /* 41 */ \
-  /* 42 fuse_reduce_mean: not written yet */ \
-  /* 43 fuse_conv_batchnorm: not written yet */ \
-  /* 44 fuse_conv_scale: not written yet */ \
-  /* 45 fuse_conv_bias: not written yet */ \
-  /* 46 fuse_conv_batchnorm: not written yet */ \
+  "fuse_reduce_mean," /* 42 */ \
+  "fuse_conv_batchnorm," /* 43 */ \
+  "fuse_conv_scale," /* 44 */ \
+  "fuse_conv_bias," /* 45 */ \
+  "fuse_conv_batchnorm," /* 46 */ \
   "detect_concat_interleave," /* 47 */ \
   "concat_to_pixel_shuffle," /* 48 */ \
-  /* 49 fuse_prelu: not written yet */ \
-  /* 50 prelu_to_lrelu: not written yet */ \
+  "fuse_prelu," /* 49 */ \
+  "prelu_to_lrelu," /* 50 */ \
   "merge_consecutive_relus," /* 51 */ \
   "merge_consecutive_reshapes," /* 52 */ \
   "merge_consecutive_transposes," /* 53 */ \
