@@ -1,4 +1,4 @@
-/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, Constant. */
+/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, DepthToSpace, Tile, Constant. */
 #include "convert_internal.h"
 
 /* ---------------------------------------------------------------- Transpose */
@@ -24,12 +24,17 @@ static int mgopt__imp_transpose(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_transpose(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  return mgopt_op_get_ints(p, op, "perm", &v) < 0 ? "no perm" : NULL;
+}
+
 static mgopt_status mgopt__exp_transpose(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   const int64_t *v = NULL;
   int64_t k = mgopt_op_get_ints(E->p, op, "perm", &v);
   mgopt_onnx_node *n;
-  if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -66,11 +71,16 @@ static int mgopt__imp_reshape(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* MIL copies the input dim for a 0 in the shape; ONNX Reshape does too (allowzero 0). */
+static const char *mgopt__exw_reshape(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "shape") ? NULL : "no shape";
+}
+
 static mgopt_status mgopt__exp_reshape(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *s = mgopt_op_operand(op, "shape");
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
-  if (!s) return mgopt__exp_unsupported(E, op, "no shape");
   ins[1] = mgopt__exp_as_i64(E, s);
   if (!ins[1]) return mgopt__exp_nomem(E);
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
@@ -121,6 +131,12 @@ static int mgopt__imp_unsqueeze(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* squeeze without axes is Squeeze without axes; expand_dims needs them */
+static const char *mgopt__exw_squeeze_like(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  return op->kind == MGOPT_OP_expand_dims && mgopt_op_get_ints(p, op, "axes", &v) < 0 ? "no axes" : NULL;
+}
+
 static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   const int64_t *v = NULL;
@@ -128,7 +144,6 @@ static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, c
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   if (k < 0) {
-    if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
     return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 1));
   }
   if (m->since >= 13) {
@@ -166,11 +181,16 @@ static int mgopt__imp_concat(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_concat(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_slot_index(op, "values") < 0 || mgopt_op_get_bool(op, "interleave", 0) ? "interleaved concat" : NULL;
+}
+
 static mgopt_status mgopt__exp_concat(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int32_t si = mgopt_op_slot_index(op, "values"), i;
   const char **vals;
   mgopt_onnx_node *n;
-  if (si < 0 || mgopt_op_get_bool(op, "interleave", 0)) return mgopt__exp_unsupported(E, op, "interleaved concat");
   vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
   if (!vals) return mgopt__exp_nomem(E);
   for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
@@ -222,7 +242,24 @@ static int mgopt__imp_split(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* An even split without sizes is ONNX's default (num_outputs from opset 18);
-   sizes are an attribute before opset 13, an input from 13 on. */
+   sizes are an attribute before opset 13, an input from 13 on. Without
+   num_splits or split_sizes the sizes come from the outputs' static dims. */
+static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  int64_t axis = mgopt_op_get_int(op, "axis", 0);
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int r = x ? x->type.rank : -1;
+  int32_t i;
+  MGOPT__UNUSED(m);
+  if (op->nouts > 256) return "too many outputs";
+  if (mgopt_op_get_ints(p, op, "split_sizes", &v) >= 0 || mgopt_op_attr(op, "num_splits")) return NULL;
+  if (axis < 0) axis += r;
+  if (r < 0 || axis < 0 || axis >= r) return "unknown split axis";
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->type.rank != r || !mgopt_dim_is_static(op->outs[i]->type.dims[axis])) return "split sizes unknown";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0), k;
   const int64_t *v = NULL;
@@ -233,7 +270,6 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
-  if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
   if (k < 0 && mgopt_op_attr(op, "num_splits")) {
     n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
     if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
@@ -243,12 +279,7 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   if (k < 0) {
     /* even split: sizes from the outputs' static dims */
     if (axis < 0) axis += r;
-    if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
-    for (i = 0; i < op->nouts; i++) {
-      const mgopt_type *t = &op->outs[i]->type;
-      if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
-      sizes[i] = t->dims[axis].v;
-    }
+    for (i = 0; i < op->nouts; i++) sizes[i] = op->outs[i]->type.dims[axis].v;
     v = sizes;
     k = op->nouts;
   }
@@ -362,26 +393,46 @@ static int mgopt__imp_slice(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+/* Constant bounds, no squeezed axis, and unit steps before opset 10. */
+static const char *mgopt__exw_slice(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x");
   mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
   mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
   mgopt_value *sv = mgopt_op_operand(op, "stride");
   mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
   const int64_t *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nbm, nem, nsm, r, j, cnt = 0;
+  int64_t nbm, nem, nsm, r, j;
+  if (!x || !tb || !te || (sv && !ts)) return "non-constant bounds";
+  r = tb->numel;
+  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return "bad bounds";
+  nbm = mgopt_op_get_ints(p, op, "begin_mask", &bm);
+  nem = mgopt_op_get_ints(p, op, "end_mask", &em);
+  nsm = mgopt_op_get_ints(p, op, "squeeze_mask", &sm);
+  for (j = 0; j < nsm; j++)
+    if (sm[j]) return "squeeze_mask";
+  for (j = 0; j < r && m->since < 10; j++) {
+    int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+    if (s != 1 && !(j < nbm && bm[j] && j < nem && em[j] && s == 1)) return "Slice with steps needs opset 10";
+  }
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+  mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+  mgopt_value *sv = mgopt_op_operand(op, "stride");
+  mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+  const int64_t *bm = NULL, *em = NULL;
+  int64_t nbm, nem, r, j, cnt = 0;
   int64_t st[MGOPT_MAX_RANK], en[MGOPT_MAX_RANK], ax[MGOPT_MAX_RANK], stp[MGOPT_MAX_RANK];
   const char *ins[5];
   mgopt_onnx_node *n;
+  MGOPT__UNUSED(x);
   ins[0] = mgopt__exp_in(op, "x");
-  if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
   r = tb->numel;
-  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
   nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
   nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
-  nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
-  for (j = 0; j < nsm; j++)
-    if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
   for (j = 0; j < r; j++) {
     int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
     int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
@@ -395,10 +446,8 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
   }
   if (cnt == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Identity", &ins[0], 1));
   if (m->since < 10) {
-    for (j = 0; j < cnt; j++) {
-      if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+    for (j = 0; j < cnt; j++)
       if (en[j] == INT64_MAX) en[j] = INT32_MAX;
-    }
     n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
     if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
         !mgopt__exp_aints(E, n, "axes", ax, cnt))
@@ -430,13 +479,18 @@ static int mgopt__imp_gather(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_gather(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return "batch_dims";
+  return mgopt_op_operand(op, "x") && mgopt_op_operand(op, "indices") ? NULL : "an operand is missing";
+}
+
 static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
   ins[1] = mgopt__exp_in(op, "indices");
-  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
   n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
   if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -492,16 +546,30 @@ static int mgopt__imp_pad(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Constant pads over the last dims of an input of known rank; MIL's modes
+   constant, reflect and replicate are Pad's constant, reflect and edge. */
+static const char *mgopt__exw_pad(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  int64_t r = x ? x->type.rank : -1;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return "non-constant pad";
+  if (mode && strcmp(mode, "constant") != 0 && strcmp(mode, "reflect") != 0 && strcmp(mode, "replicate") != 0)
+    return "this pad mode";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
   mgopt_value *x = mgopt_op_operand(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
-  int64_t r = x ? x->type.rank : -1, pads[2 * MGOPT_MAX_RANK], k, j;
+  int64_t r = x->type.rank, pads[2 * MGOPT_MAX_RANK], k, j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
   k = tp->numel / 2;
   for (j = 0; j < 2 * r; j++) pads[j] = 0;
   for (j = 0; j < k; j++) {
@@ -519,6 +587,10 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
       ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
       if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
       ins[2] = cn;
+    } else if (mgopt_op_get_float(op, "constant_val", 0.0) != 0.0) {
+      /* inside a subgraph a Constant node holds the value; a zero is Pad's default */
+      ins[2] = mgopt__exp_const(E, "pad_value", cv);
+      if (!ins[2]) return mgopt__exp_nomem(E);
     } else {
       ins[2] = NULL;
     }
@@ -530,6 +602,28 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
       return mgopt__exp_nomem(E);
   }
   if (!n || !mgopt__exp_astr(E, n, "mode", mode ? mode : "constant")) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- DepthToSpace
+
+   pixel_shuffle moves channel c*r*r + i*r + j to row i, column j of channel
+   c: DepthToSpace's CRD mode, which opset 11 added (before it, only DCR). */
+
+static const char *mgopt__exw_pixel_shuffle(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || x->type.rank != 4) return "DepthToSpace needs a 4-d input";
+  return mgopt_op_get_int(op, "upscale_factor", 0) >= 1 ? NULL : "no upscale_factor";
+}
+
+static mgopt_status mgopt__exp_pixel_shuffle(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "blocksize", mgopt_op_get_int(op, "upscale_factor", 1)) ||
+      !mgopt__exp_astr(E, n, "mode", "CRD"))
+    return mgopt__exp_nomem(E);
   return MGOPT_OK;
 }
 
@@ -545,11 +639,16 @@ static int mgopt__imp_tile(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_tile(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "reps") ? NULL : "no reps";
+}
+
 static mgopt_status mgopt__exp_tile(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *reps = mgopt_op_operand(op, "reps");
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
-  if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
   ins[1] = mgopt__exp_as_i64(E, reps);
   if (!ins[1]) return mgopt__exp_nomem(E);
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
@@ -596,28 +695,30 @@ static int mgopt__imp_constant(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__onnx_map mgopt__onnx_shape[] = {
-    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}},
+    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}, mgopt__exw_transpose},
     /* Reshape-1 took the shape as an attribute: read as opaque, written in the later form */
-    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}},
-    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}},
-    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}},
-    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Concat", 1, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}},
-    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
-    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
-    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}},
-    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
-    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
+    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}, mgopt__exw_reshape},
+    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}, mgopt__exw_reshape},
+    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}, NULL},
+    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Concat", 1, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}, mgopt__exw_concat},
+    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
+    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
+    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
+    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
+    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
+    /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */
+    {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}, mgopt__exw_pixel_shuffle},
     /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
-    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}},
-    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}},
-    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}},
+    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
+    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
+    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}, NULL},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n) {
