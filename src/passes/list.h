@@ -54,6 +54,7 @@
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(onnx, fold_shape_ops) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
