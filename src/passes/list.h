@@ -55,6 +55,7 @@
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
   PASS(onnx, fold_shape_ops) \
+  PASS(onnx, merge_consecutive_expand_dims) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
