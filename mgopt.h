@@ -1471,7 +1471,8 @@ extern "C" {
    MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold: external data not
    loaded, data types with no mgopt dtype, sparse initializers, and attributes
    of the kinds SPARSE_TENSOR(S), TENSORS, GRAPHS and TYPE_PROTOS (TYPE_PROTO
-   is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it. */
+   is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it.
+   The program's target becomes the model's opset (mgopt_onnx_set_target). */
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
 
 /* mgopt_onnx_read + mgopt_onnx_import: the program in *out (only on success;
@@ -1493,6 +1494,17 @@ typedef struct mgopt_onnx_export_options {
    MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d);
+
+/* Makes p's target (mgopt_program_set_target) the exporter at `opset`: the
+   program then accepts an op exactly when mgopt_onnx_export at that opset
+   can write it, so fusions build only ops the model can hold (no
+   LayerNormalization before opset 17, no Gelu before 20, ...). opset 0 is
+   the opset mgopt_onnx_export writes by default (the imported model's, else
+   17). mgopt_onnx_import sets the target for the model's opset; call this
+   before optimizing when the program will be exported at another opset, or
+   when a program from elsewhere will be written as ONNX. The target's state
+   lives in p's arena. MGOPT_ERR_INVALID_ARG when p is NULL, MGOPT_ERR_NOMEM. */
+MGOPTDEF mgopt_status mgopt_onnx_set_target(mgopt_program *p, int64_t opset);
 
 #ifndef MGOPT_NO_STDIO
 /* mgopt_onnx_read_file + mgopt_onnx_import, as mgopt_onnx_load. */
@@ -10947,8 +10959,12 @@ typedef struct mgopt__onnx_rule mgopt__onnx_rule;
 /* Builds canonical ops for I->node: 1 when it did, 0 to leave the node opaque
    (nothing it created is read then), -1 on error (d set). */
 typedef int (*mgopt__imp_fn)(mgopt__imp *I, const mgopt__onnx_map *m);
-/* Writes canonical op `op` as ONNX nodes of the target opset. */
+/* Writes canonical op `op` as ONNX nodes of the target opset. Runs only on
+   an op the row's check accepted, so it fails only when memory runs out. */
 typedef mgopt_status (*mgopt__exp_fn)(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+/* Why the row cannot write `op` (a short reason), NULL when it can. The one
+   test behind both the exporter's refusal and the program's target. */
+typedef const char *(*mgopt__exp_check_fn)(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 /* Sets the output types of opaque op `op` (made from I->node) that ONNX makes certain. */
 typedef mgopt_status (*mgopt__onnx_rule_fn)(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r);
 
@@ -10960,6 +10976,7 @@ struct mgopt__onnx_map {
   mgopt__imp_fn to_ir;   /* import; NULL: the ONNX op stays opaque */
   mgopt__exp_fn to_onnx; /* export; NULL: another row writes `kind` (at most one row per kind and opset) */
   const char *slots[3];  /* operand slots as ONNX inputs 0, 1, 2 (for the one-to-one mappings) */
+  mgopt__exp_check_fn check; /* what to_onnx can write; NULL: every op of the kind */
 };
 
 /* The type rule of one ONNX op (default domain) over a range of opsets. */
@@ -11003,6 +11020,17 @@ MGOPT__PRIVATE const mgopt__onnx_entry *mgopt__onnx_index_find(const mgopt__onnx
 /* The exporter's index: the row that writes each kind at one opset. */
 MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int64_t opset);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset);
+
+/* What the exporter can write (export.c). The default-domain opset export
+   writes: `requested` when positive, else the imported model's, else 17. */
+MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested);
+/* Why `op` cannot be written at `opset` (by_kind: mgopt__onnx_kind_index of
+   it): a reason ("" when there is nothing more to say than that), or NULL
+   when it can. Reasons that name a dtype or an opset are formatted in buf.
+   The exporter refuses an op exactly when this gives a reason, and the ONNX
+   target (mgopt_onnx_set_target) accepts one exactly when it gives NULL. */
+MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__onnx_map *const *by_kind, int64_t opset,
+                                               const mgopt_op *op, char *buf, size_t cap);
 
 /* ---------------------------------------------------------------- importer state */
 
@@ -11104,6 +11132,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op
 MGOPT__PRIVATE mgopt_str mgopt__exp_s(const char *c);
 MGOPT__PRIVATE int32_t mgopt__exp_dtype(mgopt_dtype t);
 MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t);
+MGOPT__PRIVATE const char *mgopt__exp_tensor_why_not(const mgopt_tensor *t, char *buf, size_t cap);
 MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name,
                                               mgopt_onnx_tensor *ot);
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain,
@@ -11120,7 +11149,7 @@ MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const cha
 MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name);
 MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base);
 MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n);
-MGOPT__PRIVATE const char *mgopt__exp_scalar_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
+MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
 MGOPT__PRIVATE const char *mgopt__exp_vname(const mgopt_value *v);
 MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v);
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
@@ -11128,6 +11157,7 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
 /* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
@@ -11756,12 +11786,27 @@ MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type 
   return ot;
 }
 
+/* Why t cannot be an ONNX tensor (formatted in buf), NULL when it can. */
+MGOPT__PRIVATE const char *mgopt__exp_tensor_why_not(const mgopt_tensor *t, char *buf, size_t cap) {
+  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  if (!dt) {
+    snprintf(buf, cap, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+    return buf;
+  }
+  if (t->dtype != MGOPT_DT_STRING && mgopt_onnx_raw_nbytes(dt, t->numel) < 0) {
+    snprintf(buf, cap, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
+    return buf;
+  }
+  return NULL;
+}
+
 /* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
 MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
   int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
   int64_t nb, i;
+  char why[96];
   memset(ot, 0, sizeof *ot);
-  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  if (mgopt__exp_tensor_why_not(t, why, sizeof why)) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "%s", why);
   ot->data_type = dt;
   ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
   ot->name = mgopt__exp_s(name);
@@ -11777,7 +11822,6 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
     return MGOPT_OK;
   }
   nb = mgopt_onnx_raw_nbytes(dt, t->numel);
-  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
   ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   if ((size_t)nb == t->nbytes) {
     ot->raw_data.ptr = (const char *)t->data;
@@ -11934,8 +11978,8 @@ MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base,
   return name;
 }
 
-/* A scalar initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
-MGOPT__PRIVATE const char *mgopt__exp_scalar_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
+/* An initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
+MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
   const char *nm = mgopt__exp_fresh(E, base);
   mgopt_onnx_tensor *ot;
   if (!t || !nm) return NULL;
@@ -12015,12 +12059,19 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node
 }
 
 /* One-to-one ops: the row's ONNX op with the operand slots m->slots as its inputs. */
+MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int k;
+  MGOPT__UNUSED(p);
+  for (k = 0; k < 3 && m->slots[k]; k++)
+    if (!mgopt_op_operand(op, m->slots[k])) return "an operand is missing";
+  return NULL;
+}
+
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[3];
   int64_t nin = 0;
   while (nin < 3 && m->slots[nin]) {
     ins[nin] = mgopt__exp_in(op, m->slots[nin]);
-    if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
     nin++;
   }
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, nin));
@@ -12053,7 +12104,7 @@ MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name) {
   E->names_count++;
   return 1;
 }
-/* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations, arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
+/* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations (PRelu, LeakyRelu, Gelu), arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
 
 /* ---------------------------------------------------------------- unary */
 
@@ -12096,6 +12147,51 @@ static mgopt_status mgopt__exp_leaky_relu(mgopt__exp *E, const mgopt_op *op, con
   return MGOPT_OK;
 }
 
+/* prelu scales channel axis 1 by alpha (C,); PRelu broadcasts its slope from
+   the trailing dims, so for a rank-r input (r > 2) the slope is written as
+   (C, 1, ..., 1): a reshaped initializer for a constant alpha, else a Reshape. */
+static const char *mgopt__exw_prelu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *a = mgopt_op_operand(op, "alpha");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !a) return "an operand is missing";
+  if (x->type.rank < 1 || x->type.rank > MGOPT_MAX_RANK) return "an input of unknown rank";
+  if (a->type.rank != 1) return "alpha is not 1-d";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_prelu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *a = mgopt_op_operand(op, "alpha");
+  int32_t r = x->type.rank, i;
+  const char *ins[2];
+  ins[0] = mgopt__exp_vname(x);
+  ins[1] = mgopt__exp_vname(a);
+  if (r > 2) {
+    mgopt_tensor *t = mgopt_value_const(a);
+    int64_t shape[MGOPT_MAX_RANK];
+    shape[0] = t ? t->numel : -1;
+    for (i = 1; i < r - 1; i++) shape[i] = 1;
+    if (t && t->rank == 1 && mgopt_dtype_is_float((mgopt_dtype)t->dtype)) {
+      mgopt_tensor *nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, r - 1, shape);
+      if (!nt) return mgopt__exp_nomem(E);
+      if (t->nbytes) memcpy(nt->data, t->data, t->nbytes);
+      ins[1] = mgopt__exp_const(E, ins[1], nt);
+    } else {
+      const char *sh = mgopt__exp_i64_const(E, "prelu_shape", shape, r - 1), *out = mgopt__exp_fresh(E, ins[1]);
+      mgopt_onnx_node *n = mgopt__exp_node(E, "Reshape", "", NULL);
+      const char *rin[2];
+      rin[0] = ins[1];
+      rin[1] = sh;
+      if (!sh || !out || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, rin, 2) ||
+          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1))
+        return mgopt__exp_nomem(E);
+      ins[1] = out;
+    }
+    if (!ins[1]) return mgopt__exp_nomem(E);
+  }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
 static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   mgopt_op *op;
@@ -12111,13 +12207,20 @@ static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Gelu holds the exact form and the tanh approximation, not the sigmoid one. */
+static const char *mgopt__exw_gelu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0) return "this gelu mode";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
   mgopt_onnx_node *n;
-  if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
-    return mgopt__exp_unsupported(E, op, "this gelu mode");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
     return mgopt__exp_nomem(E);
@@ -12259,7 +12362,7 @@ static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const
   ins[1] = ins[2] = "";
   for (j = 0; j < 2; j++) {
     if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
-    ins[1 + j] = mgopt__exp_scalar_const(E, j ? "clip_max" : "clip_min",
+    ins[1 + j] = mgopt__exp_const(E, j ? "clip_max" : "clip_min",
                                          mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
     if (!ins[1 + j]) return mgopt__exp_nomem(E);
   }
@@ -12288,13 +12391,22 @@ static int mgopt__imp_cast(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
-  const char *x = mgopt__exp_in(op, "x");
+static int32_t mgopt__exp_cast_to(const mgopt_op *op) {
   size_t len = 0;
   const char *to = mgopt_op_get_string(op, "dtype", &len);
-  int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+  return to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+}
+
+static const char *mgopt__exw_cast(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exp_cast_to(op) ? NULL : "unknown target dtype";
+}
+
+static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  int32_t dt = mgopt__exp_cast_to(op);
   mgopt_onnx_node *n;
-  if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -12302,8 +12414,9 @@ static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgo
 
 /* ---------------------------------------------------------------- the table */
 
-#define MGOPT__MAP_UNARY(onnx, kind) {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}}
-#define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}}
+#define MGOPT__MAP_UNARY(onnx, kind) \
+  {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct}
+#define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_direct}
 
 static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Abs", MGOPT_OP_abs),
@@ -12318,13 +12431,15 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
     MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
     MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
-    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}},
+    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    /* PRelu broadcasts its slope from opset 7 on; earlier, only a single value or the input's shape */
+    {"PRelu", 7, 0, MGOPT_OP_prelu, NULL, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
+    {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}, NULL},
     /* Gelu is an ONNX op from opset 20; read in any model that has it */
-    {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}},
-    {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}},
+    {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}, NULL},
+    {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}, mgopt__exw_gelu},
     MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),
     MGOPT__MAP_XY("Sub", MGOPT_OP_sub, mgopt__imp_binary),
     MGOPT__MAP_XY("Mul", MGOPT_OP_mul, mgopt__imp_binary),
@@ -12340,13 +12455,13 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_XY("And", MGOPT_OP_logical_and, mgopt__imp_logical),
     MGOPT__MAP_XY("Or", MGOPT_OP_logical_or, mgopt__imp_logical),
     MGOPT__MAP_XY("Xor", MGOPT_OP_logical_xor, mgopt__imp_logical),
-    {"Where", 1, 0, MGOPT_OP_select, mgopt__imp_where, mgopt__exp_direct, {"cond", "a", "b"}},
-    {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}},
-    {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}},
-    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}},
-    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}},
-    {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}},
+    {"Where", 1, 0, MGOPT_OP_select, mgopt__imp_where, mgopt__exp_direct, {"cond", "a", "b"}, mgopt__exw_direct},
+    {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}, NULL},
+    {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}, NULL},
+    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}, NULL},
+    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}, NULL},
+    {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}, mgopt__exw_cast},
 };
 
 #undef MGOPT__MAP_UNARY
@@ -12381,12 +12496,17 @@ static int mgopt__imp_transpose(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_transpose(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  return mgopt_op_get_ints(p, op, "perm", &v) < 0 ? "no perm" : NULL;
+}
+
 static mgopt_status mgopt__exp_transpose(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   const int64_t *v = NULL;
   int64_t k = mgopt_op_get_ints(E->p, op, "perm", &v);
   mgopt_onnx_node *n;
-  if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -12423,11 +12543,16 @@ static int mgopt__imp_reshape(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* MIL copies the input dim for a 0 in the shape; ONNX Reshape does too (allowzero 0). */
+static const char *mgopt__exw_reshape(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "shape") ? NULL : "no shape";
+}
+
 static mgopt_status mgopt__exp_reshape(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *s = mgopt_op_operand(op, "shape");
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
-  if (!s) return mgopt__exp_unsupported(E, op, "no shape");
   ins[1] = mgopt__exp_as_i64(E, s);
   if (!ins[1]) return mgopt__exp_nomem(E);
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
@@ -12478,6 +12603,12 @@ static int mgopt__imp_unsqueeze(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* squeeze without axes is Squeeze without axes; expand_dims needs them */
+static const char *mgopt__exw_squeeze_like(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  return op->kind == MGOPT_OP_expand_dims && mgopt_op_get_ints(p, op, "axes", &v) < 0 ? "no axes" : NULL;
+}
+
 static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   const int64_t *v = NULL;
@@ -12485,7 +12616,6 @@ static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, c
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   if (k < 0) {
-    if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
     return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 1));
   }
   if (m->since >= 13) {
@@ -12526,7 +12656,8 @@ static int mgopt__imp_concat(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* An interleaved concat of n values of one static shape S on axis a, as the
    channel shuffle it stands for: Concat(a) -> Reshape(S[:a] + [n, S[a]] +
    S[a+1:]) -> Transpose(swap a, a+1) -> Reshape(out), the form
-   detect_concat_interleave reads. Needs Reshape's shape input (opset 5). */
+   detect_concat_interleave reads. mgopt__exw_concat_n has checked the shapes,
+   the axis and the opset (Reshape's shape input: opset 5). */
 static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m,
                                                   const char *const *vals, int32_t nv) {
   int32_t si = mgopt_op_slot_index(op, "values"), i, r;
@@ -12538,16 +12669,6 @@ static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op 
   r = v0 ? v0->type.rank : -1;
   a = r > 0 ? mgopt_op_get_int(op, "axis", 0) : -1;
   if (a < 0) a += r;
-  if (E->opset < 5 || r < 1 || r >= MGOPT_MAX_RANK || a < 0 || a >= r)
-    return mgopt__exp_unsupported(E, op, "interleaved concat");
-  for (i = 0; i < nv; i++) {
-    const mgopt_value *v = op->slots[si].uses[i].value;
-    int32_t d;
-    if (v->type.rank != r) return mgopt__exp_unsupported(E, op, "interleaved concat of unequal ranks");
-    for (d = 0; d < r; d++)
-      if (!mgopt_dim_is_static(v->type.dims[d]) || v->type.dims[d].v < 1 || v->type.dims[d].v != v0->type.dims[d].v)
-        return mgopt__exp_unsupported(E, op, "interleaved concat of shapes not static and equal");
-  }
   for (i = 0; i < r; i++) {
     int64_t dim = v0->type.dims[i].v;
     split[i < a ? i : i + 1] = dim;
@@ -12579,11 +12700,44 @@ static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op 
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Reshape", ins, 2));
 }
 
+/* Concat writes any plain concat; an interleaved one needs Reshape's shape
+   input (opset 5: the row below) and n values of one static shape. */
+static const char *mgopt__exw_concat_n(const mgopt_op *op, int interleave_ok) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i, d, r;
+  const mgopt_value *v0;
+  int64_t a;
+  if (si < 0 || op->slots[si].n < 1) return "no values";
+  if (!mgopt_op_get_bool(op, "interleave", 0)) return NULL;
+  if (!interleave_ok) return "interleaved concat needs opset 5";
+  v0 = op->slots[si].uses[0].value;
+  r = v0->type.rank;
+  a = mgopt_op_get_int(op, "axis", 0);
+  if (a < 0) a += r;
+  if (r < 1 || r >= MGOPT_MAX_RANK || a < 0 || a >= r) return "interleaved concat of this rank or axis";
+  for (i = 0; i < op->slots[si].n; i++) {
+    const mgopt_value *v = op->slots[si].uses[i].value;
+    if (v->type.rank != r) return "interleaved concat of unequal ranks";
+    for (d = 0; d < r; d++)
+      if (!mgopt_dim_is_static(v->type.dims[d]) || v->type.dims[d].v < 1 || v->type.dims[d].v != v0->type.dims[d].v)
+        return "interleaved concat of shapes not static and equal";
+  }
+  return NULL;
+}
+static const char *mgopt__exw_concat_1(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exw_concat_n(op, 0);
+}
+static const char *mgopt__exw_concat(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exw_concat_n(op, 1);
+}
+
 static mgopt_status mgopt__exp_concat(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int32_t si = mgopt_op_slot_index(op, "values"), i;
   const char **vals;
   mgopt_onnx_node *n;
-  if (si < 0) return mgopt__exp_unsupported(E, op, "no values");
   vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
   if (!vals) return mgopt__exp_nomem(E);
   for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
@@ -12636,7 +12790,24 @@ static int mgopt__imp_split(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* An even split without sizes is ONNX's default (num_outputs from opset 18);
-   sizes are an attribute before opset 13, an input from 13 on. */
+   sizes are an attribute before opset 13, an input from 13 on. Without
+   num_splits or split_sizes the sizes come from the outputs' static dims. */
+static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  int64_t axis = mgopt_op_get_int(op, "axis", 0);
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int r = x ? x->type.rank : -1;
+  int32_t i;
+  MGOPT__UNUSED(m);
+  if (op->nouts > 256) return "too many outputs";
+  if (mgopt_op_get_ints(p, op, "split_sizes", &v) >= 0 || mgopt_op_attr(op, "num_splits")) return NULL;
+  if (axis < 0) axis += r;
+  if (r < 0 || axis < 0 || axis >= r) return "unknown split axis";
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->type.rank != r || !mgopt_dim_is_static(op->outs[i]->type.dims[axis])) return "split sizes unknown";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0), k;
   const int64_t *v = NULL;
@@ -12647,7 +12818,6 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
-  if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
   if (k < 0 && mgopt_op_attr(op, "num_splits")) {
     n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
     if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
@@ -12657,12 +12827,7 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   if (k < 0) {
     /* even split: sizes from the outputs' static dims */
     if (axis < 0) axis += r;
-    if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
-    for (i = 0; i < op->nouts; i++) {
-      const mgopt_type *t = &op->outs[i]->type;
-      if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
-      sizes[i] = t->dims[axis].v;
-    }
+    for (i = 0; i < op->nouts; i++) sizes[i] = op->outs[i]->type.dims[axis].v;
     v = sizes;
     k = op->nouts;
   }
@@ -12776,26 +12941,46 @@ static int mgopt__imp_slice(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+/* Constant bounds, no squeezed axis, and unit steps before opset 10. */
+static const char *mgopt__exw_slice(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x");
   mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
   mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
   mgopt_value *sv = mgopt_op_operand(op, "stride");
   mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
   const int64_t *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nbm, nem, nsm, r, j, cnt = 0;
+  int64_t nbm, nem, nsm, r, j;
+  if (!x || !tb || !te || (sv && !ts)) return "non-constant bounds";
+  r = tb->numel;
+  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return "bad bounds";
+  nbm = mgopt_op_get_ints(p, op, "begin_mask", &bm);
+  nem = mgopt_op_get_ints(p, op, "end_mask", &em);
+  nsm = mgopt_op_get_ints(p, op, "squeeze_mask", &sm);
+  for (j = 0; j < nsm; j++)
+    if (sm[j]) return "squeeze_mask";
+  for (j = 0; j < r && m->since < 10; j++) {
+    int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+    if (s != 1 && !(j < nbm && bm[j] && j < nem && em[j] && s == 1)) return "Slice with steps needs opset 10";
+  }
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+  mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+  mgopt_value *sv = mgopt_op_operand(op, "stride");
+  mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+  const int64_t *bm = NULL, *em = NULL;
+  int64_t nbm, nem, r, j, cnt = 0;
   int64_t st[MGOPT_MAX_RANK], en[MGOPT_MAX_RANK], ax[MGOPT_MAX_RANK], stp[MGOPT_MAX_RANK];
   const char *ins[5];
   mgopt_onnx_node *n;
+  MGOPT__UNUSED(x);
   ins[0] = mgopt__exp_in(op, "x");
-  if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
   r = tb->numel;
-  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
   nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
   nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
-  nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
-  for (j = 0; j < nsm; j++)
-    if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
   for (j = 0; j < r; j++) {
     int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
     int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
@@ -12809,10 +12994,8 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
   }
   if (cnt == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Identity", &ins[0], 1));
   if (m->since < 10) {
-    for (j = 0; j < cnt; j++) {
-      if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+    for (j = 0; j < cnt; j++)
       if (en[j] == INT64_MAX) en[j] = INT32_MAX;
-    }
     n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
     if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
         !mgopt__exp_aints(E, n, "axes", ax, cnt))
@@ -12844,13 +13027,18 @@ static int mgopt__imp_gather(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_gather(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return "batch_dims";
+  return mgopt_op_operand(op, "x") && mgopt_op_operand(op, "indices") ? NULL : "an operand is missing";
+}
+
 static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
   ins[1] = mgopt__exp_in(op, "indices");
-  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
   n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
   if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -12906,16 +13094,30 @@ static int mgopt__imp_pad(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Constant pads over the last dims of an input of known rank; MIL's modes
+   constant, reflect and replicate are Pad's constant, reflect and edge. */
+static const char *mgopt__exw_pad(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  int64_t r = x ? x->type.rank : -1;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return "non-constant pad";
+  if (mode && strcmp(mode, "constant") != 0 && strcmp(mode, "reflect") != 0 && strcmp(mode, "replicate") != 0)
+    return "this pad mode";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
   mgopt_value *x = mgopt_op_operand(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
-  int64_t r = x ? x->type.rank : -1, pads[2 * MGOPT_MAX_RANK], k, j;
+  int64_t r = x->type.rank, pads[2 * MGOPT_MAX_RANK], k, j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
   k = tp->numel / 2;
   for (j = 0; j < 2 * r; j++) pads[j] = 0;
   for (j = 0; j < k; j++) {
@@ -12933,6 +13135,10 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
       ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
       if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
       ins[2] = cn;
+    } else if (mgopt_op_get_float(op, "constant_val", 0.0) != 0.0) {
+      /* inside a subgraph a Constant node holds the value; a zero is Pad's default */
+      ins[2] = mgopt__exp_const(E, "pad_value", cv);
+      if (!ins[2]) return mgopt__exp_nomem(E);
     } else {
       ins[2] = NULL;
     }
@@ -12949,16 +13155,20 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
 
 /* ---------------------------------------------------------------- DepthToSpace
 
-   pixel_shuffle is DepthToSpace in CRD order (channel c*r*r + i*r + j goes
-   to (c, y*r + i, x*r + j)); the mode attribute exists from opset 11, before
-   it DepthToSpace is DCR only, so no row writes pixel_shuffle there.
-   DepthToSpace is read as opaque. */
+   pixel_shuffle moves channel c*r*r + i*r + j to row i, column j of channel
+   c: DepthToSpace's CRD mode, which opset 11 added (before it, only DCR). */
+
+static const char *mgopt__exw_pixel_shuffle(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || x->type.rank != 4) return "DepthToSpace needs a 4-d input";
+  return mgopt_op_get_int(op, "upscale_factor", 0) >= 1 ? NULL : "no upscale_factor";
+}
+
 static mgopt_status mgopt__exp_pixel_shuffle(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
-  const char *ins[1];
-  mgopt_onnx_node *n;
-  ins[0] = mgopt__exp_in(op, "x");
-  if (!ins[0]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-  n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aint(E, n, "blocksize", mgopt_op_get_int(op, "upscale_factor", 1)) ||
       !mgopt__exp_astr(E, n, "mode", "CRD"))
     return mgopt__exp_nomem(E);
@@ -12977,11 +13187,16 @@ static int mgopt__imp_tile(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_tile(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "reps") ? NULL : "no reps";
+}
+
 static mgopt_status mgopt__exp_tile(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *reps = mgopt_op_operand(op, "reps");
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
-  if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
   ins[1] = mgopt__exp_as_i64(E, reps);
   if (!ins[1]) return mgopt__exp_nomem(E);
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
@@ -13028,29 +13243,31 @@ static int mgopt__imp_constant(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__onnx_map mgopt__onnx_shape[] = {
-    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}},
+    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}, mgopt__exw_transpose},
     /* Reshape-1 took the shape as an attribute: read as opaque, written in the later form */
-    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}},
-    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}},
-    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}},
-    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Concat", 1, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}},
-    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
-    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
-    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}},
-    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
-    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
+    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}, mgopt__exw_reshape},
+    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}, mgopt__exw_reshape},
+    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}, NULL},
+    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Concat", 1, 4, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}, mgopt__exw_concat_1},
+    {"Concat", 5, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}, mgopt__exw_concat},
+    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
+    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
+    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
+    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
+    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
+    /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */
+    {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}, mgopt__exw_pixel_shuffle},
     /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
-    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}},
-    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}},
-    {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}},
-    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}},
+    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
+    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
+    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}, NULL},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n) {
@@ -13074,6 +13291,20 @@ static int mgopt__imp_matmul(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* Transposes of the last two dims become Transpose nodes. */
+static const char *mgopt__exw_matmul(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  static const char *const names[2] = {"x", "y"}, *const flags[2] = {"transpose_x", "transpose_y"};
+  int j;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  for (j = 0; j < 2; j++) {
+    mgopt_value *v = mgopt_op_operand(op, names[j]);
+    if (!v) return "an operand is missing";
+    if (mgopt_op_get_bool(op, flags[j], 0) && (v->type.rank < 2 || v->type.rank > MGOPT_MAX_RANK))
+      return "transposed operand of unknown rank";
+  }
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
@@ -13085,11 +13316,9 @@ static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const m
       int64_t perm[MGOPT_MAX_RANK], r, q;
       const char *out;
       mgopt_onnx_node *t;
-      if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
       ins[j] = mgopt__exp_vname(xv);
       if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
       r = xv->type.rank;
-      if (r < 2 || r > MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
       for (q = 0; q < r; q++) perm[q] = q;
       perm[r - 2] = r - 1;
       perm[r - 1] = r - 2;
@@ -13150,13 +13379,42 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
   }
 }
 
-/* linear: Gemm(transB) for a 2-d input, else MatMul(x, Transpose(w)) (+ Add(bias)). */
+/* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
+   written transposed (a constant as a transposed initializer, else through a
+   Transpose node). */
+static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !w) return "an operand is missing";
+  return w->type.rank == 2 ? NULL : "weight of rank other than 2";
+}
+
+/* The transpose of a 2-d constant (whole-byte elements), NULL otherwise. */
+static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
+  size_t es;
+  int64_t shape[2], i, j;
+  mgopt_tensor *nt;
+  const uint8_t *src;
+  uint8_t *dst;
+  if (!t || t->rank != 2 || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8) return NULL;
+  es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
+  shape[0] = t->shape[1];
+  shape[1] = t->shape[0];
+  nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape);
+  if (!nt || es * (size_t)t->numel != t->nbytes) return NULL;
+  src = (const uint8_t *)t->data;
+  dst = (uint8_t *)nt->data;
+  for (i = 0; i < shape[0]; i++)
+    for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
+  return nt;
+}
+
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
   ins[1] = mgopt__exp_vname(w);
   if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
@@ -13165,14 +13423,19 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
     return MGOPT_OK;
   }
   {
-    int64_t perm[2] = {1, 0};
-    const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
+    mgopt_tensor *tw = mgopt__exp_transposed(E, mgopt_value_const(w));
+    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : mgopt__exp_fresh(E, ins[1]);
+    const char *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
     const char *ins2[2];
-    mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
-    if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
-    if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
-        !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
-      return mgopt__exp_nomem(E);
+    mgopt_onnx_node *t;
+    if (!wt) return mgopt__exp_nomem(E);
+    if (!tw) {
+      int64_t perm[2] = {1, 0};
+      t = mgopt__exp_node(E, "Transpose", "", NULL);
+      if (!t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
+          !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
+        return mgopt__exp_nomem(E);
+    }
     ins2[0] = ins[0];
     ins2[1] = wt;
     if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins2, 2));
@@ -13231,6 +13494,17 @@ static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with
   return 1;
 }
 
+/* A pad_type ONNX has, with a pad list for custom padding. */
+static const char *mgopt__exw_spatial(mgopt_program *p, const mgopt_op *op) {
+  const char *pt = mgopt_op_get_string(op, "pad_type", NULL);
+  const int64_t *v = NULL;
+  int64_t k;
+  if (!pt || strcmp(pt, "valid") == 0 || strcmp(pt, "same") == 0 || strcmp(pt, "same_lower") == 0) return NULL;
+  if (strcmp(pt, "custom") != 0) return "unknown pad_type";
+  k = mgopt_op_get_ints(p, op, "pad", &v);
+  return k < 0 || k % 2 || k > 2 * MGOPT_MAX_RANK ? "custom padding without a pad list" : NULL;
+}
+
 /* strides, dilations and MIL's pad_type/pad [b0, e0, b1, e1, ...] as ONNX auto_pad/pads [b0, b1, ..., e0, e1, ...] */
 static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
   const int64_t *v = NULL;
@@ -13250,15 +13524,12 @@ static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_
   } else if (strcmp(pt, "custom") == 0) {
     int64_t i, m, pads[2 * MGOPT_MAX_RANK];
     k = mgopt_op_get_ints(E->p, op, "pad", &v);
-    if (k < 0 || k % 2 || k > 2 * MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
     m = k / 2;
     for (i = 0; i < m; i++) {
       pads[i] = v[2 * i];
       pads[m + i] = v[2 * i + 1];
     }
     if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
-  } else {
-    return mgopt__exp_unsupported(E, op, "unknown pad_type");
   }
   return MGOPT_OK;
 }
@@ -13300,25 +13571,29 @@ static int mgopt__imp_conv(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_append(I, op);
 }
 
+/* A bias is Conv's (and ConvTranspose's) third input B. */
+static const char *mgopt__exw_conv(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "weight")) return "an operand is missing";
+  if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
+    /* an output_shape that only restates what the pads give is left out */
+    const mgopt_type *ot = &op->outs[0]->type;
+    const int64_t *v = NULL;
+    int64_t k = mgopt_op_get_ints(p, op, "output_shape", &v), q;
+    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return "output_shape";
+    for (q = 0; q < k; q++)
+      if (v[q] != ot->dims[ot->rank - k + q].v) return "output_shape";
+  }
+  return mgopt__exw_spatial(p, op);
+}
+
 static mgopt_status mgopt__exp_conv(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[3];
-  const int64_t *v = NULL;
-  int64_t k;
   mgopt_onnx_node *n;
   mgopt_status s;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = mgopt__exp_in(op, "weight");
   ins[2] = mgopt__exp_in(op, "bias");
-  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-  if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
-    /* an output_shape that only restates what the pads give is left out */
-    const mgopt_type *ot = &op->outs[0]->type;
-    int64_t q;
-    k = mgopt_op_get_ints(E->p, op, "output_shape", &v);
-    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return mgopt__exp_unsupported(E, op, "output_shape");
-    for (q = 0; q < k; q++)
-      if (v[q] != ot->dims[ot->rank - k + q].v) return mgopt__exp_unsupported(E, op, "output_shape");
-  }
   n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
   if (!n) return mgopt__exp_nomem(E);
   if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
@@ -13349,13 +13624,19 @@ static int mgopt__imp_pool(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_append(I, op);
 }
 
+static const char *mgopt__exw_pool(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  if (mgopt_op_get_ints(p, op, "kernel_sizes", &v) < 0) return "no kernel_sizes";
+  return mgopt__exw_spatial(p, op);
+}
+
 static mgopt_status mgopt__exp_pool(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   const int64_t *v = NULL;
   int64_t k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
   mgopt_onnx_node *n;
   mgopt_status s;
-  if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
   if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
@@ -13402,15 +13683,63 @@ static int mgopt__imp_batchnorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* BatchNormalization and InstanceNormalization need their scale and offset:
+   a gamma or beta the op leaves out (1 and 0) is written as a constant of
+   the channel count, known from x's dim 1 or a 1-d operand. */
+static int64_t mgopt__exp_channels(const mgopt_op *op) {
+  static const char *const slots[4] = {"mean", "variance", "gamma", "beta"};
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int k;
+  if (x && x->type.rank >= 2 && mgopt_dim_is_static(x->type.dims[1])) return x->type.dims[1].v;
+  for (k = 0; k < 4; k++) {
+    mgopt_value *v = mgopt_op_operand(op, slots[k]);
+    if (v && v->type.rank == 1 && mgopt_dim_is_static(v->type.dims[0])) return v->type.dims[0].v;
+  }
+  return -1;
+}
+
+static const char *mgopt__exw_scale_offset(const mgopt_op *op) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  if (!x) return "an operand is missing";
+  if (x->type.rank >= 0 && x->type.rank < (op->kind == MGOPT_OP_batch_norm ? 2 : 3)) return "an input of too low a rank";
+  if ((!mgopt_op_operand(op, "gamma") || !mgopt_op_operand(op, "beta")) &&
+      (mgopt__exp_channels(op) < 0 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)))
+    return "gamma or beta left out, with an unknown channel count";
+  return NULL;
+}
+
+/* The operand in `slot`, or a constant of x's dtype and `shape` filled with v in its place. */
+static const char *mgopt__exp_or_filled(mgopt__exp *E, const mgopt_op *op, const char *slot, int32_t rank,
+                                        const int64_t *shape, double v) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_tensor *t;
+  int64_t i;
+  char base[64];
+  if (mgopt_op_operand(op, slot)) return mgopt__exp_in(op, slot);
+  t = mgopt_tensor_new(E->p, (mgopt_dtype)x->type.dtype, rank, shape);
+  if (!t) return NULL;
+  for (i = 0; i < t->numel; i++) mgopt_tensor_set_f64(t, i, v);
+  snprintf(base, sizeof base, "%.40s_%s", mgopt__exp_vname(op->outs[0]), slot);
+  return mgopt__exp_const(E, base, t);
+}
+
+static const char *mgopt__exw_batchnorm(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "mean") || !mgopt_op_operand(op, "variance")) return "an operand is missing";
+  return mgopt__exw_scale_offset(op);
+}
+
 static mgopt_status mgopt__exp_batchnorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[5];
+  int64_t c = mgopt__exp_channels(op);
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  ins[1] = mgopt__exp_in(op, "gamma");
-  ins[2] = mgopt__exp_in(op, "beta");
+  ins[1] = mgopt__exp_or_filled(E, op, "gamma", 1, &c, 1.0);
+  ins[2] = mgopt__exp_or_filled(E, op, "beta", 1, &c, 0.0);
   ins[3] = mgopt__exp_in(op, "mean");
   ins[4] = mgopt__exp_in(op, "variance");
-  if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+  if (!ins[1] || !ins[2]) return mgopt__exp_nomem(E);
   n = mgopt__exp_simple(E, op, m->onnx, ins, 5);
   if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -13429,13 +13758,20 @@ static int mgopt__imp_instancenorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_instancenorm(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exw_scale_offset(op);
+}
+
 static mgopt_status mgopt__exp_instancenorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[3];
+  int64_t c = mgopt__exp_channels(op);
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  ins[1] = mgopt__exp_in(op, "gamma");
-  ins[2] = mgopt__exp_in(op, "beta");
-  if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+  ins[1] = mgopt__exp_or_filled(E, op, "gamma", 1, &c, 1.0);
+  ins[2] = mgopt__exp_or_filled(E, op, "beta", 1, &c, 0.0);
+  if (!ins[1] || !ins[2]) return mgopt__exp_nomem(E);
   n = mgopt__exp_simple(E, op, m->onnx, ins, 3);
   if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -13463,21 +13799,47 @@ static int mgopt__imp_layernorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_layernorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+/* LayerNormalization normalizes the dims from `axis` on: layer_norm's axes
+   must be the trailing dims, in order (no axes: all of them). Its scale is
+   required: a gamma the op leaves out is written as ones over those dims. */
+static int64_t mgopt__exp_layernorm_axis(mgopt_program *p, const mgopt_op *op) {
   mgopt_value *x = mgopt_op_operand(op, "x");
   int64_t r = x ? x->type.rank : -1, j, k;
   const int64_t *v = NULL;
+  if (r < 1) return -1;
+  k = mgopt_op_get_ints(p, op, "axes", &v);
+  if (k < 0) return 0;
+  if (k < 1 || k > r) return -1;
+  for (j = 0; j < k; j++)
+    if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return -1;
+  return r - k;
+}
+
+static const char *mgopt__exw_layernorm(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t axis = mgopt__exp_layernorm_axis(p, op), j;
+  MGOPT__UNUSED(m);
+  if (axis < 0) return "axes not the trailing dims";
+  if (!mgopt_op_operand(op, "gamma")) {
+    if (!mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return "gamma left out";
+    for (j = axis; j < x->type.rank; j++)
+      if (!mgopt_dim_is_static(x->type.dims[j])) return "gamma left out, over dims of unknown size";
+  }
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_layernorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t axis = mgopt__exp_layernorm_axis(E->p, op), shape[MGOPT_MAX_RANK], j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  k = mgopt_op_get_ints(E->p, op, "axes", &v);
-  ins[1] = mgopt__exp_in(op, "gamma");
+  for (j = axis; j < x->type.rank && j - axis < MGOPT_MAX_RANK; j++) shape[j - axis] = x->type.dims[j].v;
+  ins[1] = mgopt__exp_or_filled(E, op, "gamma", (int32_t)(x->type.rank - axis), shape, 1.0);
   ins[2] = mgopt__exp_in(op, "beta");
-  if (r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
-  for (j = 0; j < k; j++)
-    if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
+  if (!ins[1]) return mgopt__exp_nomem(E);
   n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
-  if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
+  if (!n || !mgopt__exp_aint(E, n, "axis", axis) ||
       !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
     return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -13502,13 +13864,18 @@ static int mgopt__imp_softmax(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_softmax(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t axis = mgopt_op_get_int(op, "axis", -1);
+  int r = op->outs[0]->type.rank;
+  MGOPT__UNUSED(p);
+  if (m->since < 13 && !(axis == -1 || (r > 0 && axis == r - 1))) return "softmax over an inner axis before opset 13";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   int64_t axis = mgopt_op_get_int(op, "axis", -1);
-  int r = op->outs[0]->type.rank;
   mgopt_onnx_node *n;
-  if (m->since < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
-    return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -13517,21 +13884,21 @@ static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const 
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__onnx_map mgopt__onnx_nn[] = {
-    {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}},
-    {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}},
-    {"Conv", 1, 0, MGOPT_OP_conv, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}},
-    {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}},
-    {"MaxPool", 1, 0, MGOPT_OP_max_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}},
-    {"AveragePool", 1, 0, MGOPT_OP_avg_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}},
-    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_avgpool, NULL, {NULL, NULL, NULL}},
-    {"BatchNormalization", 1, 6, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}},
-    {"BatchNormalization", 7, 0, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}},
-    {"InstanceNormalization", 1, 0, MGOPT_OP_instance_norm, mgopt__imp_instancenorm, mgopt__exp_instancenorm, {NULL, NULL, NULL}},
+    {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
+    {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}, mgopt__exw_linear},
+    {"Conv", 1, 0, MGOPT_OP_conv, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},
+    {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},
+    {"MaxPool", 1, 0, MGOPT_OP_max_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}, mgopt__exw_pool},
+    {"AveragePool", 1, 0, MGOPT_OP_avg_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}, mgopt__exw_pool},
+    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_avgpool, NULL, {NULL, NULL, NULL}, NULL},
+    {"BatchNormalization", 1, 6, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}, mgopt__exw_batchnorm},
+    {"BatchNormalization", 7, 0, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}, mgopt__exw_batchnorm},
+    {"InstanceNormalization", 1, 0, MGOPT_OP_instance_norm, mgopt__imp_instancenorm, mgopt__exp_instancenorm, {NULL, NULL, NULL}, mgopt__exw_instancenorm},
     /* LayerNormalization is an ONNX op from opset 17; read in any model that has it */
-    {"LayerNormalization", 1, 16, MGOPT_OP_layer_norm, mgopt__imp_layernorm, NULL, {NULL, NULL, NULL}},
-    {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}},
-    {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}},
-    {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}},
+    {"LayerNormalization", 1, 16, MGOPT_OP_layer_norm, mgopt__imp_layernorm, NULL, {NULL, NULL, NULL}, NULL},
+    {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}, mgopt__exw_layernorm},
+    {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
+    {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {
@@ -13576,7 +13943,7 @@ static mgopt_status mgopt__exp_reduce(mgopt__exp *E, const mgopt_op *op, const m
   return MGOPT_OK;
 }
 
-#define MGOPT__MAP_REDUCE(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_reduce, mgopt__exp_reduce, {NULL, NULL, NULL}}
+#define MGOPT__MAP_REDUCE(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_reduce, mgopt__exp_reduce, {NULL, NULL, NULL}, NULL}
 
 static const mgopt__onnx_map mgopt__onnx_reduce[] = {
     MGOPT__MAP_REDUCE("ReduceSum", MGOPT_OP_reduce_sum, 1, 12),
@@ -14850,6 +15217,7 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   mgopt__imap_free(&I.vinfo);
   if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s == MGOPT_OK) I.p->onnx_meta = m;
+  if (s == MGOPT_OK && mgopt_onnx_set_target(I.p, 0) != MGOPT_OK) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   return s;
 }
 
@@ -14896,41 +15264,100 @@ MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_re
 
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
 
-/* ---------------------------------------------------------------- canonical ops */
+/* ---------------------------------------------------------------- what can be written */
 
-static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
-  const mgopt__onnx_map *m = op->kind > 0 && op->kind < MGOPT_OP__COUNT ? E->by_kind[op->kind] : NULL;
-  if (!m) {
-    char why[96];
-    const mgopt__onnx_map *later = mgopt__onnx_kind_later(op->kind, E->opset);
-    if (!later) return mgopt__exp_unsupported(E, op, NULL);
-    snprintf(why, sizeof why, "%s needs opset %d", later->onnx, (int)later->since);
-    return mgopt__exp_unsupported(E, op, why);
-  }
-  return m->to_onnx(E, op, m);
-}
-
-/* ---------------------------------------------------------------- opaque ops */
-
-static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
-  const char *sep = strstr(op->type, "::"), *last = NULL, *q;
-  char domain[128];
-  const char *ins[1024];
-  int64_t nin = 0, i;
-  mgopt_onnx_node *n;
+/* An opaque op goes back as the node it came from: a domain::OpType name,
+   operand slots in0, in1, ... and attributes of the kinds ONNX holds. */
+static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) {
+  const char *q, *last = NULL;
+  int32_t i;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
-  if (!sep || !last) return mgopt__exp_unsupported(E, op, "an opaque op needs a domain::OpType name");
-  if ((size_t)(last - op->type) >= sizeof domain) return mgopt__exp_unsupported(E, op, "domain too long");
-  memcpy(domain, op->type, (size_t)(last - op->type));
-  domain[last - op->type] = 0;
+  if (!last) return "an opaque op needs a domain::OpType name";
+  if ((size_t)(last - op->type) >= 128) return "domain too long";
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     char *end;
     long k;
     if (s->n == 0 && !s->is_list) continue;
-    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return "operand slots must be in0, in1, ...";
     k = strtol(s->name + 2, &end, 10);
-    if (*end || k < 0 || k >= 1024) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    if (*end || k < 0 || k >= 1024) return "operand slots must be in0, in1, ...";
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    switch ((mgopt_attr_kind)a->kind) {
+      case MGOPT_ATTR_BOOL:
+      case MGOPT_ATTR_INT:
+      case MGOPT_ATTR_FLOAT:
+      case MGOPT_ATTR_STRING:
+      case MGOPT_ATTR_BOOLS:
+      case MGOPT_ATTR_INTS:
+      case MGOPT_ATTR_FLOATS:
+      case MGOPT_ATTR_STRINGS:
+        break;
+      case MGOPT_ATTR_TENSOR: {
+        const char *why = mgopt__exp_tensor_why_not(a->u.t, buf, cap);
+        if (why) return why;
+        break;
+      }
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0) return "a bytes attribute that is not an ONNX type";
+        break;
+      default:
+        return "an attribute kind ONNX cannot hold";
+    }
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__onnx_map *const *by_kind, int64_t opset,
+                                               const mgopt_op *op, char *buf, size_t cap) {
+  const mgopt__onnx_map *m;
+  if (op->kind == MGOPT_OP_const) {
+    mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+    return t ? mgopt__exp_tensor_why_not(t, buf, cap) : "a const without a value";
+  }
+  if (op->kind == MGOPT_OP_OPAQUE) return mgopt__exw_opaque(op, buf, cap);
+  if (op->nblocks) return "control flow";
+  m = op->kind > 0 && op->kind < MGOPT_OP__COUNT ? by_kind[op->kind] : NULL;
+  if (!m) {
+    const mgopt__onnx_map *later = mgopt__onnx_kind_later(op->kind, opset);
+    if (!later) return "";
+    snprintf(buf, cap, "%s needs opset %d", later->onnx, (int)later->since);
+    return buf;
+  }
+  return m->check ? m->check(p, op, m) : NULL;
+}
+
+MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
+  int64_t i;
+  if (requested > 0) return requested;
+  if (orig)
+    for (i = 0; i < orig->nopset_imports; i++)
+      if (orig->opset_imports[i].domain.len == 0 ||
+          (orig->opset_imports[i].domain.len == 7 && memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
+        if (orig->opset_imports[i].version != 0) return orig->opset_imports[i].version;
+  return 17;
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+/* Runs only on an op mgopt__exw_opaque accepted. */
+static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
+  const char *last = NULL, *q;
+  char domain[128];
+  const char *ins[1024];
+  int64_t nin = 0, i;
+  mgopt_onnx_node *n;
+  for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
+  memcpy(domain, op->type, (size_t)(last - op->type));
+  domain[last - op->type] = 0;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    long k;
+    if (s->n == 0 && !s->is_list) continue;
+    k = strtol(s->name + 2, NULL, 10);
     while (nin <= k) ins[nin++] = "";
     ins[k] = mgopt__exp_vname(s->uses[0].value);
   }
@@ -14979,8 +15406,6 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
         if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
         break;
       case MGOPT_ATTR_BYTES:
-        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
-          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
         oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
         if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
           return mgopt__exp_nomem(E);
@@ -14988,7 +15413,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
         oa->tp->other.len = (size_t)a->n;
         break;
       default:
-        return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
+        break; /* refused by mgopt__exw_opaque */
     }
   }
   for (i = 0; i < op->nblocks; i++) {
@@ -15063,17 +15488,21 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       if (!mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
   }
   for (op = b->first; op && !s; op = op->next) {
+    char buf[160];
+    const char *why;
     E->op = op;
+    /* a constant nothing reads (one import turned into an attribute, or one
+       export rewrote as int64) is not written, unless it is listed among
+       the graph's inputs */
+    if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name))
+      continue;
+    why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
+    if (why) {
+      s = mgopt__exp_unsupported(E, op, *why ? why : NULL);
+      break;
+    }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
-      /* a constant nothing reads (one import turned into an attribute, or one
-         export rewrote as int64) is not written, unless it is listed among
-         the graph's inputs */
-      if (op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
-      if (!t) {
-        s = mgopt__exp_unsupported(E, op, "a const without a value");
-        break;
-      }
       if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);
@@ -15087,8 +15516,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       continue;
     }
     if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
-    else if (op->nblocks) s = mgopt__exp_unsupported(E, op, "control flow");
-    else s = mgopt__exp_canonical(E, op);
+    else s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
     E->g = &g;
   }
   E->op = NULL;
@@ -15258,6 +15686,34 @@ static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- the program's target */
+
+/* The exporter at one opset as a program's target; lives in the program's arena. */
+typedef struct mgopt__onnx_target {
+  mgopt_program *p;
+  int64_t opset;
+  const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT];
+} mgopt__onnx_target;
+
+static int mgopt__onnx_target_accepts(const mgopt_program *p, const mgopt_op *op, void *ud) {
+  const mgopt__onnx_target *t = (const mgopt__onnx_target *)ud;
+  char buf[160];
+  MGOPT__UNUSED(p);
+  return mgopt__onnx_why_not(t->p, t->by_kind, t->opset, op, buf, sizeof buf) == NULL;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_set_target(mgopt_program *p, int64_t opset) {
+  mgopt__onnx_target *t;
+  if (!p) return MGOPT_ERR_INVALID_ARG;
+  t = (mgopt__onnx_target *)mgopt_program_alloc(p, sizeof *t, 8);
+  if (!t) return MGOPT_ERR_NOMEM;
+  t->p = p;
+  t->opset = mgopt__onnx_export_opset(p, opset);
+  mgopt__onnx_kind_index(t->by_kind, t->opset);
+  mgopt_program_set_target(p, mgopt__onnx_target_accepts, t);
+  return MGOPT_OK;
+}
+
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d) {
   mgopt__exp E;
@@ -15272,7 +15728,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.p = p;
   E.o = opts;
   E.d = d;
-  E.opset = opts && opts->opset > 0 ? opts->opset : 0;
+  E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
@@ -15290,13 +15746,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     m->opset_imports = orig->opset_imports;
     m->nopset_imports = orig->nopset_imports;
     m->dir = orig->dir;
-    for (i = 0; i < orig->nopset_imports; i++)
-      if ((orig->opset_imports[i].domain.len == 0 || (orig->opset_imports[i].domain.len == 7 &&
-                                                       memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0)) &&
-          !E.opset)
-        E.opset = orig->opset_imports[i].version;
   }
-  if (!E.opset) E.opset = 17;
   mgopt__onnx_kind_index(E.by_kind, E.opset);
   if (!orig || (opts && opts->opset > 0)) {
     /* a fresh opset list: the default domain at the target version, others kept */

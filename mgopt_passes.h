@@ -114,6 +114,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(fusion, compose_conv1d) \
   PASS(fusion, fuse_dilated_conv) \
   PASS(fusion, fuse_layernorm_or_instancenorm) \
+  PASS(onnx, fold_shape_ops) \
+  PASS(onnx, merge_consecutive_expand_dims) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -12683,6 +12685,211 @@ static const mgopt_pattern mgopt__fln_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_layernorm_or_instancenorm,
                            "decomposed layer or instance normalizations (five patterns) become layer_norm or instance_norm",
                            mgopt__fln_patterns);
+/* src/passes/onnx/fold_shape_ops.c — onnx::fold_shape_ops: a Shape of a statically shaped tensor, and a ConstantOfShape of a constant shape, become constants.
+
+   Spec: ONNX Runtime's basic-level constant folding, for the two ONNX ops
+   that have no canonical form (they stay opaque as onnx::Shape and
+   onnx::ConstantOfShape) and so no folding kernel: Shape needs only its
+   input's static dims, ConstantOfShape only its constant shape. The
+   constants then fold on through const_elimination (the slice and concat
+   of a shape computation), and a Pad or Resize whose sizes were computed
+   from a shape reads constants.
+
+   Before:
+     main(%x: (1, 3, 8, 8, fp32)) {
+       %s: (4, int64) = onnx::Shape(in0=%x)
+       %h: (2, int64) = onnx::Shape(in0=%x, start=2)
+       %c: (2, int64)* = const(val=[2, 3])
+       %z: (2, 3, fp32) = onnx::ConstantOfShape(in0=%c, value=tensor<(1, fp32)>([0.5]))
+     } -> (%s, %h, %z)
+   After:
+     main(%x: (1, 3, 8, 8, fp32)) {
+       %s: (4, int64)* = const(val=[1, 3, 8, 8])
+       %h: (2, int64)* = const(val=[8, 8])
+       %c: (2, int64)* = const(val=[2, 3])
+       %z: (2, 3, fp32)* = const(val=[[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]])
+     } -> (%s, %h, %z)
+
+   Fires on: onnx::Shape with one input of known rank whose dims in
+   [start, end) (opset 15's attributes, negative counted from the end,
+   clamped as ONNX does) are all static; onnx::ConstantOfShape whose shape
+   is a constant 1-d integer tensor of positive dims with at most 2^20
+   elements in all, and whose value (default: fp32 0) is one element of a
+   whole-byte dtype. The constant takes the output's name (function outputs
+   keep theirs); operands left unused stay for dead_code_elimination.
+   Must not fire: a symbolic or unknown dim in the range; an input of
+   unknown rank or a non-tensor; a shape computed at run time, a zero or
+   negative dim, more elements than the limit (the model would carry the
+   whole tensor); a value that is not one element; when the constant's
+   static type does not suit a reader of the output
+   (mgopt__pu_replace_static_fits).
+   Cost: one worklist run, O(ops); a ConstantOfShape writes its elements
+   once. */
+
+#define MGOPT__FSO_MAX_ELEMENTS ((int64_t)1 << 20)
+
+/* Replaces op's only output by constant t. */
+static int mgopt__fso_replace(mgopt_rewriter *rw, mgopt_op *op, mgopt_tensor *t) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *c;
+  if (!t || !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)t->dtype, t->rank, t->shape)) return 0;
+  c = mgopt_rw_const(rw, op, op->outs[0]->name, t);
+  if (!c) return 0;
+  mgopt_rw_replace_op(rw, op, &c);
+  return 1;
+}
+
+static int mgopt__fso_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "in0");
+  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
+  int64_t r, start, end, n, i;
+  mgopt_tensor *t;
+  MGOPT__UNUSED(ud);
+  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
+      x->type.rank < 0)
+    return 0;
+  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
+  r = x->type.rank;
+  start = as ? as->u.i : 0;
+  end = ae ? ae->u.i : r;
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = start < 0 ? 0 : start > r ? r : start;
+  end = end < 0 ? 0 : end > r ? r : end;
+  n = end > start ? end - start : 0;
+  for (i = start; i < start + n; i++)
+    if (!mgopt_dim_is_static(x->type.dims[i])) return 0;
+  t = mgopt_tensor_new(mgopt_rw_program(rw), MGOPT_DT_INT64, 1, &n);
+  if (!t) return 0;
+  for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, x->type.dims[start + i].v);
+  return mgopt__fso_replace(rw, op, t);
+}
+
+static int mgopt__fso_constant_of_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *sv = mgopt_op_operand(op, "in0");
+  mgopt_tensor *st = sv ? mgopt_value_const(sv) : NULL, *t;
+  const mgopt_attr *va = mgopt_op_attr(op, "value");
+  const mgopt_tensor *v = va && va->kind == MGOPT_ATTR_TENSOR ? va->u.t : NULL;
+  int64_t shape[MGOPT_MAX_RANK], numel = 1, i;
+  size_t es;
+  const uint8_t *src;
+  uint8_t *dst;
+  float zero = 0.0f;
+  MGOPT__UNUSED(ud);
+  if (!st || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || st->rank != 1 ||
+      !mgopt_dtype_is_int((mgopt_dtype)st->dtype) || st->numel > MGOPT_MAX_RANK)
+    return 0;
+  if (va && (!v || v->numel != 1 || v->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)v->dtype) % 8 ||
+             v->nbytes * 8 != (size_t)mgopt_dtype_bits((mgopt_dtype)v->dtype)))
+    return 0;
+  for (i = 0; i < st->numel; i++) {
+    shape[i] = mgopt_tensor_get_i64(st, i);
+    if (shape[i] <= 0 || !mgopt__mul_i64(numel, shape[i], &numel) || numel > MGOPT__FSO_MAX_ELEMENTS) return 0;
+  }
+  t = mgopt_tensor_new(p, v ? (mgopt_dtype)v->dtype : MGOPT_DT_FP32, (int32_t)st->numel, shape);
+  if (!t) return 0;
+  es = v ? v->nbytes : sizeof zero;
+  src = v ? (const uint8_t *)v->data : (const uint8_t *)&zero;
+  dst = (uint8_t *)t->data;
+  for (i = 0; i < numel; i++) memcpy(dst + (size_t)i * es, src, es);
+  return mgopt__fso_replace(rw, op, t);
+}
+
+static const mgopt_pattern mgopt__fso_patterns[] = {
+    MGOPT__OPAQUE_PATTERN("fold_shape", "onnx::Shape", 1, mgopt__fso_shape),
+    MGOPT__OPAQUE_PATTERN("fold_constant_of_shape", "onnx::ConstantOfShape", 1, mgopt__fso_constant_of_shape),
+};
+
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, fold_shape_ops,
+                           "a Shape of a statically shaped tensor, and a ConstantOfShape of a constant shape, become constants",
+                           mgopt__fso_patterns);
+/* src/passes/onnx/merge_consecutive_expand_dims.c — onnx::merge_consecutive_expand_dims: expand_dims(expand_dims(x)) -> one expand_dims.
+
+   Spec: ONNX Runtime's basic level leaves one Unsqueeze where a model has a
+   chain of them (Unsqueeze and Reshape chains); merge_consecutive_reshapes
+   covers reshapes, and fuse_squeeze_expand_dims only a squeeze followed by
+   an expand_dims. ONNX Unsqueeze is imported as expand_dims.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %a: (1, 2, 3, fp32) = expand_dims(x=%x, axes=[0])
+       %b: (1, 2, 3, 1, fp32) = expand_dims(x=%a, axes=[-1])
+     } -> (%b)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %b: (1, 2, 3, 1, fp32) = expand_dims(x=%x, axes=[0, 3])
+     } -> (%b)
+
+   Fires on: an expand_dims whose input is made by an expand_dims that has
+   no other use and is not a block output, in any block, when the inner
+   input's rank is known. Axes count in the output's dims (negative from
+   its end, as ONNX Unsqueeze and MIL's expand_dims read them): the outer
+   op's axes stay where they are, and each inner axis moves to the output
+   position that the outer op leaves for that dim. The outer op keeps its
+   output (name and type); the inner one is erased.
+   Must not fire: an inner expand_dims with another use or that is a block
+   output (both would then stay: no gain); an input of unknown rank; axes
+   out of range or repeated (left to the verifier's complaint).
+   Cost: worklist patterns, O(ops x rank). */
+
+/* Normalizes n axes of an output of rank r into sorted, checked positions; 0 when out of range or repeated. */
+static int mgopt__mce_axes(const int64_t *v, int64_t n, int64_t r, int64_t *out) {
+  int64_t i, j;
+  if (n < 1 || n > r || r > MGOPT_MAX_RANK) return 0;
+  for (i = 0; i < n; i++) {
+    int64_t a = v[i] < 0 ? v[i] + r : v[i];
+    if (a < 0 || a >= r) return 0;
+    for (j = i; j > 0 && out[j - 1] > a; j--) out[j] = out[j - 1];
+    out[j] = a;
+  }
+  for (i = 1; i < n; i++)
+    if (out[i] == out[i - 1]) return 0;
+  return 1;
+}
+
+static int mgopt__mce_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *mid = mgopt_op_operand(op, "x"), *x;
+  mgopt_op *inner = mgopt__pu_def_of(mid, MGOPT_OP_expand_dims);
+  const int64_t *va = NULL, *vb = NULL;
+  int64_t na, nb, r0, r1, r2, a[MGOPT_MAX_RANK], b[MGOPT_MAX_RANK], pos[MGOPT_MAX_RANK], all[MGOPT_MAX_RANK];
+  int64_t merged[MGOPT_MAX_RANK];
+  int64_t i, k, n;
+  MGOPT__UNUSED(ud);
+  if (!inner || inner == op || op->nouts != 1 || !mgopt__pu_single_use(mid) || mgopt__pu_is_block_output(mid)) return 0;
+  x = mgopt_op_operand(inner, "x");
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 0) return 0;
+  na = mgopt_op_get_ints(p, inner, "axes", &va);
+  nb = mgopt_op_get_ints(p, op, "axes", &vb);
+  r0 = x->type.rank;
+  r1 = r0 + na;
+  r2 = r1 + nb;
+  if (na < 1 || nb < 1 || !mgopt__mce_axes(va, na, r1, a) || !mgopt__mce_axes(vb, nb, r2, b)) return 0;
+  /* pos[j]: where dim j of the inner output lands in the outer output */
+  for (i = 0, k = 0, n = 0; i < r2; i++) {
+    if (k < nb && b[k] == i) {
+      k++;
+      continue;
+    }
+    pos[n++] = i;
+  }
+  for (i = 0; i < nb; i++) all[i] = b[i];
+  for (i = 0; i < na; i++) all[nb + i] = pos[a[i]];
+  if (!mgopt__mce_axes(all, na + nb, r2, merged)) return 0;
+  if (mgopt_rw_set_operand(rw, op, "x", x) != MGOPT_OK || mgopt_op_set_ints(op, "axes", merged, na + nb) != MGOPT_OK)
+    return 0;
+  mgopt_rw_modified(rw, op);
+  if (mid->nuses == 0) mgopt_rw_erase(rw, inner);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__mce_patterns[] = {
+    {"expand_dims_expand_dims", MGOPT_OP_expand_dims, NULL, 1, mgopt__mce_fold, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, merge_consecutive_expand_dims,
+                           "collapse a chain of expand_dims (ONNX Unsqueeze) into one", mgopt__mce_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

@@ -461,6 +461,13 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     goto done;
   }
   t1 = now_seconds();
+  /* the output's writer is the target: fusions build only ops it can hold
+     (an ONNX model's own opset was set when it was imported) */
+  if (!ends_with(out, ".onnx")) mgopt_program_set_target(p, NULL, NULL);
+  else if (!ends_with(in, ".onnx") && mgopt_onnx_set_target(p, 0) != MGOPT_OK) {
+    fprintf(stderr, "mgopt: out of memory\n");
+    goto done;
+  }
   {
     mgopt_pipeline_options ro;
     memset(&ro, 0, sizeof ro);

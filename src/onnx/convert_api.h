@@ -18,7 +18,8 @@ extern "C" {
    MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold: external data not
    loaded, data types with no mgopt dtype, sparse initializers, and attributes
    of the kinds SPARSE_TENSOR(S), TENSORS, GRAPHS and TYPE_PROTOS (TYPE_PROTO
-   is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it. */
+   is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it.
+   The program's target becomes the model's opset (mgopt_onnx_set_target). */
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d);
 
 /* mgopt_onnx_read + mgopt_onnx_import: the program in *out (only on success;
@@ -40,6 +41,17 @@ typedef struct mgopt_onnx_export_options {
    MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d);
+
+/* Makes p's target (mgopt_program_set_target) the exporter at `opset`: the
+   program then accepts an op exactly when mgopt_onnx_export at that opset
+   can write it, so fusions build only ops the model can hold (no
+   LayerNormalization before opset 17, no Gelu before 20, ...). opset 0 is
+   the opset mgopt_onnx_export writes by default (the imported model's, else
+   17). mgopt_onnx_import sets the target for the model's opset; call this
+   before optimizing when the program will be exported at another opset, or
+   when a program from elsewhere will be written as ONNX. The target's state
+   lives in p's arena. MGOPT_ERR_INVALID_ARG when p is NULL, MGOPT_ERR_NOMEM. */
+MGOPTDEF mgopt_status mgopt_onnx_set_target(mgopt_program *p, int64_t opset);
 
 #ifndef MGOPT_NO_STDIO
 /* mgopt_onnx_read_file + mgopt_onnx_import, as mgopt_onnx_load. */

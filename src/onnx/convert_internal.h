@@ -49,8 +49,12 @@ typedef struct mgopt__onnx_rule mgopt__onnx_rule;
 /* Builds canonical ops for I->node: 1 when it did, 0 to leave the node opaque
    (nothing it created is read then), -1 on error (d set). */
 typedef int (*mgopt__imp_fn)(mgopt__imp *I, const mgopt__onnx_map *m);
-/* Writes canonical op `op` as ONNX nodes of the target opset. */
+/* Writes canonical op `op` as ONNX nodes of the target opset. Runs only on
+   an op the row's check accepted, so it fails only when memory runs out. */
 typedef mgopt_status (*mgopt__exp_fn)(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+/* Why the row cannot write `op` (a short reason), NULL when it can. The one
+   test behind both the exporter's refusal and the program's target. */
+typedef const char *(*mgopt__exp_check_fn)(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 /* Sets the output types of opaque op `op` (made from I->node) that ONNX makes certain. */
 typedef mgopt_status (*mgopt__onnx_rule_fn)(mgopt__imp *I, mgopt_op *op, const mgopt__onnx_rule *r);
 
@@ -62,6 +66,7 @@ struct mgopt__onnx_map {
   mgopt__imp_fn to_ir;   /* import; NULL: the ONNX op stays opaque */
   mgopt__exp_fn to_onnx; /* export; NULL: another row writes `kind` (at most one row per kind and opset) */
   const char *slots[3];  /* operand slots as ONNX inputs 0, 1, 2 (for the one-to-one mappings) */
+  mgopt__exp_check_fn check; /* what to_onnx can write; NULL: every op of the kind */
 };
 
 /* The type rule of one ONNX op (default domain) over a range of opsets. */
@@ -105,6 +110,17 @@ MGOPT__PRIVATE const mgopt__onnx_entry *mgopt__onnx_index_find(const mgopt__onnx
 /* The exporter's index: the row that writes each kind at one opset. */
 MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int64_t opset);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset);
+
+/* What the exporter can write (export.c). The default-domain opset export
+   writes: `requested` when positive, else the imported model's, else 17. */
+MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested);
+/* Why `op` cannot be written at `opset` (by_kind: mgopt__onnx_kind_index of
+   it): a reason ("" when there is nothing more to say than that), or NULL
+   when it can. Reasons that name a dtype or an opset are formatted in buf.
+   The exporter refuses an op exactly when this gives a reason, and the ONNX
+   target (mgopt_onnx_set_target) accepts one exactly when it gives NULL. */
+MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__onnx_map *const *by_kind, int64_t opset,
+                                               const mgopt_op *op, char *buf, size_t cap);
 
 /* ---------------------------------------------------------------- importer state */
 
@@ -206,6 +222,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op
 MGOPT__PRIVATE mgopt_str mgopt__exp_s(const char *c);
 MGOPT__PRIVATE int32_t mgopt__exp_dtype(mgopt_dtype t);
 MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t);
+MGOPT__PRIVATE const char *mgopt__exp_tensor_why_not(const mgopt_tensor *t, char *buf, size_t cap);
 MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name,
                                               mgopt_onnx_tensor *ot);
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_node(mgopt__exp *E, const char *op_type, const char *domain,
@@ -222,7 +239,7 @@ MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const cha
 MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name);
 MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base);
 MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n);
-MGOPT__PRIVATE const char *mgopt__exp_scalar_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
+MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
 MGOPT__PRIVATE const char *mgopt__exp_vname(const mgopt_value *v);
 MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v);
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
@@ -230,5 +247,6 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */

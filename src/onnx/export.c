@@ -15,41 +15,100 @@
 
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
 
-/* ---------------------------------------------------------------- canonical ops */
+/* ---------------------------------------------------------------- what can be written */
 
-static mgopt_status mgopt__exp_canonical(mgopt__exp *E, const mgopt_op *op) {
-  const mgopt__onnx_map *m = op->kind > 0 && op->kind < MGOPT_OP__COUNT ? E->by_kind[op->kind] : NULL;
-  if (!m) {
-    char why[96];
-    const mgopt__onnx_map *later = mgopt__onnx_kind_later(op->kind, E->opset);
-    if (!later) return mgopt__exp_unsupported(E, op, NULL);
-    snprintf(why, sizeof why, "%s needs opset %d", later->onnx, (int)later->since);
-    return mgopt__exp_unsupported(E, op, why);
-  }
-  return m->to_onnx(E, op, m);
-}
-
-/* ---------------------------------------------------------------- opaque ops */
-
-static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
-  const char *sep = strstr(op->type, "::"), *last = NULL, *q;
-  char domain[128];
-  const char *ins[1024];
-  int64_t nin = 0, i;
-  mgopt_onnx_node *n;
+/* An opaque op goes back as the node it came from: a domain::OpType name,
+   operand slots in0, in1, ... and attributes of the kinds ONNX holds. */
+static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) {
+  const char *q, *last = NULL;
+  int32_t i;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
-  if (!sep || !last) return mgopt__exp_unsupported(E, op, "an opaque op needs a domain::OpType name");
-  if ((size_t)(last - op->type) >= sizeof domain) return mgopt__exp_unsupported(E, op, "domain too long");
-  memcpy(domain, op->type, (size_t)(last - op->type));
-  domain[last - op->type] = 0;
+  if (!last) return "an opaque op needs a domain::OpType name";
+  if ((size_t)(last - op->type) >= 128) return "domain too long";
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     char *end;
     long k;
     if (s->n == 0 && !s->is_list) continue;
-    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    if (strncmp(s->name, "in", 2) != 0 || s->is_list) return "operand slots must be in0, in1, ...";
     k = strtol(s->name + 2, &end, 10);
-    if (*end || k < 0 || k >= 1024) return mgopt__exp_unsupported(E, op, "operand slots must be in0, in1, ...");
+    if (*end || k < 0 || k >= 1024) return "operand slots must be in0, in1, ...";
+  }
+  for (i = 0; i < op->nattrs; i++) {
+    const mgopt_attr *a = &op->attrs[i];
+    switch ((mgopt_attr_kind)a->kind) {
+      case MGOPT_ATTR_BOOL:
+      case MGOPT_ATTR_INT:
+      case MGOPT_ATTR_FLOAT:
+      case MGOPT_ATTR_STRING:
+      case MGOPT_ATTR_BOOLS:
+      case MGOPT_ATTR_INTS:
+      case MGOPT_ATTR_FLOATS:
+      case MGOPT_ATTR_STRINGS:
+        break;
+      case MGOPT_ATTR_TENSOR: {
+        const char *why = mgopt__exp_tensor_why_not(a->u.t, buf, cap);
+        if (why) return why;
+        break;
+      }
+      case MGOPT_ATTR_BYTES:
+        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0) return "a bytes attribute that is not an ONNX type";
+        break;
+      default:
+        return "an attribute kind ONNX cannot hold";
+    }
+  }
+  return NULL;
+}
+
+MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__onnx_map *const *by_kind, int64_t opset,
+                                               const mgopt_op *op, char *buf, size_t cap) {
+  const mgopt__onnx_map *m;
+  if (op->kind == MGOPT_OP_const) {
+    mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+    return t ? mgopt__exp_tensor_why_not(t, buf, cap) : "a const without a value";
+  }
+  if (op->kind == MGOPT_OP_OPAQUE) return mgopt__exw_opaque(op, buf, cap);
+  if (op->nblocks) return "control flow";
+  m = op->kind > 0 && op->kind < MGOPT_OP__COUNT ? by_kind[op->kind] : NULL;
+  if (!m) {
+    const mgopt__onnx_map *later = mgopt__onnx_kind_later(op->kind, opset);
+    if (!later) return "";
+    snprintf(buf, cap, "%s needs opset %d", later->onnx, (int)later->since);
+    return buf;
+  }
+  return m->check ? m->check(p, op, m) : NULL;
+}
+
+MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
+  int64_t i;
+  if (requested > 0) return requested;
+  if (orig)
+    for (i = 0; i < orig->nopset_imports; i++)
+      if (orig->opset_imports[i].domain.len == 0 ||
+          (orig->opset_imports[i].domain.len == 7 && memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
+        if (orig->opset_imports[i].version != 0) return orig->opset_imports[i].version;
+  return 17;
+}
+
+/* ---------------------------------------------------------------- opaque ops */
+
+/* Runs only on an op mgopt__exw_opaque accepted. */
+static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
+  const char *last = NULL, *q;
+  char domain[128];
+  const char *ins[1024];
+  int64_t nin = 0, i;
+  mgopt_onnx_node *n;
+  for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
+  memcpy(domain, op->type, (size_t)(last - op->type));
+  domain[last - op->type] = 0;
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    long k;
+    if (s->n == 0 && !s->is_list) continue;
+    k = strtol(s->name + 2, NULL, 10);
     while (nin <= k) ins[nin++] = "";
     ins[k] = mgopt__exp_vname(s->uses[0].value);
   }
@@ -98,8 +157,6 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
         if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
         break;
       case MGOPT_ATTR_BYTES:
-        if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0)
-          return mgopt__exp_unsupported(E, op, "a bytes attribute that is not an ONNX type");
         oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
         if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
           return mgopt__exp_nomem(E);
@@ -107,7 +164,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
         oa->tp->other.len = (size_t)a->n;
         break;
       default:
-        return mgopt__exp_unsupported(E, op, "an attribute kind ONNX cannot hold");
+        break; /* refused by mgopt__exw_opaque */
     }
   }
   for (i = 0; i < op->nblocks; i++) {
@@ -182,17 +239,21 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       if (!mgopt__exp_vi(E, &g.inputs, mgopt__exp_vname(b->args[i]), &b->args[i]->type)) s = mgopt__exp_nomem(E);
   }
   for (op = b->first; op && !s; op = op->next) {
+    char buf[160];
+    const char *why;
     E->op = op;
+    /* a constant nothing reads (one import turned into an attribute, or one
+       export rewrote as int64) is not written, unless it is listed among
+       the graph's inputs */
+    if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name))
+      continue;
+    why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
+    if (why) {
+      s = mgopt__exp_unsupported(E, op, *why ? why : NULL);
+      break;
+    }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
-      /* a constant nothing reads (one import turned into an attribute, or one
-         export rewrote as int64) is not written, unless it is listed among
-         the graph's inputs */
-      if (op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
-      if (!t) {
-        s = mgopt__exp_unsupported(E, op, "a const without a value");
-        break;
-      }
       if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);
@@ -206,8 +267,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       continue;
     }
     if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
-    else if (op->nblocks) s = mgopt__exp_unsupported(E, op, "control flow");
-    else s = mgopt__exp_canonical(E, op);
+    else s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
     E->g = &g;
   }
   E->op = NULL;
@@ -377,6 +437,34 @@ static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- the program's target */
+
+/* The exporter at one opset as a program's target; lives in the program's arena. */
+typedef struct mgopt__onnx_target {
+  mgopt_program *p;
+  int64_t opset;
+  const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT];
+} mgopt__onnx_target;
+
+static int mgopt__onnx_target_accepts(const mgopt_program *p, const mgopt_op *op, void *ud) {
+  const mgopt__onnx_target *t = (const mgopt__onnx_target *)ud;
+  char buf[160];
+  MGOPT__UNUSED(p);
+  return mgopt__onnx_why_not(t->p, t->by_kind, t->opset, op, buf, sizeof buf) == NULL;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_set_target(mgopt_program *p, int64_t opset) {
+  mgopt__onnx_target *t;
+  if (!p) return MGOPT_ERR_INVALID_ARG;
+  t = (mgopt__onnx_target *)mgopt_program_alloc(p, sizeof *t, 8);
+  if (!t) return MGOPT_ERR_NOMEM;
+  t->p = p;
+  t->opset = mgopt__onnx_export_opset(p, opset);
+  mgopt__onnx_kind_index(t->by_kind, t->opset);
+  mgopt_program_set_target(p, mgopt__onnx_target_accepts, t);
+  return MGOPT_OK;
+}
+
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d) {
   mgopt__exp E;
@@ -391,7 +479,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.p = p;
   E.o = opts;
   E.d = d;
-  E.opset = opts && opts->opset > 0 ? opts->opset : 0;
+  E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
@@ -409,13 +497,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     m->opset_imports = orig->opset_imports;
     m->nopset_imports = orig->nopset_imports;
     m->dir = orig->dir;
-    for (i = 0; i < orig->nopset_imports; i++)
-      if ((orig->opset_imports[i].domain.len == 0 || (orig->opset_imports[i].domain.len == 7 &&
-                                                       memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0)) &&
-          !E.opset)
-        E.opset = orig->opset_imports[i].version;
   }
-  if (!E.opset) E.opset = 17;
   mgopt__onnx_kind_index(E.by_kind, E.opset);
   if (!orig || (opts && opts->opset > 0)) {
     /* a fresh opset list: the default domain at the target version, others kept */

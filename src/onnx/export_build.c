@@ -92,12 +92,27 @@ MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type 
   return ot;
 }
 
+/* Why t cannot be an ONNX tensor (formatted in buf), NULL when it can. */
+MGOPT__PRIVATE const char *mgopt__exp_tensor_why_not(const mgopt_tensor *t, char *buf, size_t cap) {
+  int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
+  if (!dt) {
+    snprintf(buf, cap, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+    return buf;
+  }
+  if (t->dtype != MGOPT_DT_STRING && mgopt_onnx_raw_nbytes(dt, t->numel) < 0) {
+    snprintf(buf, cap, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
+    return buf;
+  }
+  return NULL;
+}
+
 /* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
 MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
   int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
   int64_t nb, i;
+  char why[96];
   memset(ot, 0, sizeof *ot);
-  if (!dt) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor has no ONNX data type", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  if (mgopt__exp_tensor_why_not(t, why, sizeof why)) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "%s", why);
   ot->data_type = dt;
   ot->has = MGOPT_ONNX_TENSOR_HAS_DATA_TYPE;
   ot->name = mgopt__exp_s(name);
@@ -113,7 +128,6 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
     return MGOPT_OK;
   }
   nb = mgopt_onnx_raw_nbytes(dt, t->numel);
-  if (nb < 0) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write a %s tensor", mgopt_dtype_name((mgopt_dtype)t->dtype));
   ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   if ((size_t)nb == t->nbytes) {
     ot->raw_data.ptr = (const char *)t->data;
@@ -270,8 +284,8 @@ MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base,
   return name;
 }
 
-/* A scalar initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
-MGOPT__PRIVATE const char *mgopt__exp_scalar_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
+/* An initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
+MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
   const char *nm = mgopt__exp_fresh(E, base);
   mgopt_onnx_tensor *ot;
   if (!t || !nm) return NULL;
@@ -351,12 +365,19 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node
 }
 
 /* One-to-one ops: the row's ONNX op with the operand slots m->slots as its inputs. */
+MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int k;
+  MGOPT__UNUSED(p);
+  for (k = 0; k < 3 && m->slots[k]; k++)
+    if (!mgopt_op_operand(op, m->slots[k])) return "an operand is missing";
+  return NULL;
+}
+
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[3];
   int64_t nin = 0;
   while (nin < 3 && m->slots[nin]) {
     ins[nin] = mgopt__exp_in(op, m->slots[nin]);
-    if (!ins[nin]) return mgopt__exp_unsupported(E, op, "an operand is missing");
     nin++;
   }
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, nin));

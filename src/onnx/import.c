@@ -455,6 +455,7 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   mgopt__imap_free(&I.vinfo);
   if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s == MGOPT_OK) I.p->onnx_meta = m;
+  if (s == MGOPT_OK && mgopt_onnx_set_target(I.p, 0) != MGOPT_OK) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   return s;
 }
 

@@ -1,4 +1,4 @@
-/* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations, arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
+/* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations (PRelu, LeakyRelu, Gelu), arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
 #include "convert_internal.h"
 
 /* ---------------------------------------------------------------- unary */
@@ -42,6 +42,51 @@ static mgopt_status mgopt__exp_leaky_relu(mgopt__exp *E, const mgopt_op *op, con
   return MGOPT_OK;
 }
 
+/* prelu scales channel axis 1 by alpha (C,); PRelu broadcasts its slope from
+   the trailing dims, so for a rank-r input (r > 2) the slope is written as
+   (C, 1, ..., 1): a reshaped initializer for a constant alpha, else a Reshape. */
+static const char *mgopt__exw_prelu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *a = mgopt_op_operand(op, "alpha");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !a) return "an operand is missing";
+  if (x->type.rank < 1 || x->type.rank > MGOPT_MAX_RANK) return "an input of unknown rank";
+  if (a->type.rank != 1) return "alpha is not 1-d";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_prelu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *a = mgopt_op_operand(op, "alpha");
+  int32_t r = x->type.rank, i;
+  const char *ins[2];
+  ins[0] = mgopt__exp_vname(x);
+  ins[1] = mgopt__exp_vname(a);
+  if (r > 2) {
+    mgopt_tensor *t = mgopt_value_const(a);
+    int64_t shape[MGOPT_MAX_RANK];
+    shape[0] = t ? t->numel : -1;
+    for (i = 1; i < r - 1; i++) shape[i] = 1;
+    if (t && t->rank == 1 && mgopt_dtype_is_float((mgopt_dtype)t->dtype)) {
+      mgopt_tensor *nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, r - 1, shape);
+      if (!nt) return mgopt__exp_nomem(E);
+      if (t->nbytes) memcpy(nt->data, t->data, t->nbytes);
+      ins[1] = mgopt__exp_const(E, ins[1], nt);
+    } else {
+      const char *sh = mgopt__exp_i64_const(E, "prelu_shape", shape, r - 1), *out = mgopt__exp_fresh(E, ins[1]);
+      mgopt_onnx_node *n = mgopt__exp_node(E, "Reshape", "", NULL);
+      const char *rin[2];
+      rin[0] = ins[1];
+      rin[1] = sh;
+      if (!sh || !out || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, rin, 2) ||
+          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1))
+        return mgopt__exp_nomem(E);
+      ins[1] = out;
+    }
+    if (!ins[1]) return mgopt__exp_nomem(E);
+  }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
 static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   mgopt_op *op;
@@ -57,13 +102,20 @@ static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Gelu holds the exact form and the tanh approximation, not the sigmoid one. */
+static const char *mgopt__exw_gelu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0) return "this gelu mode";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
   mgopt_onnx_node *n;
-  if (mode && strcmp(mode, "EXACT") != 0 && strcmp(mode, "TANH_APPROXIMATION") != 0)
-    return mgopt__exp_unsupported(E, op, "this gelu mode");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
     return mgopt__exp_nomem(E);
@@ -205,7 +257,7 @@ static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const
   ins[1] = ins[2] = "";
   for (j = 0; j < 2; j++) {
     if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
-    ins[1 + j] = mgopt__exp_scalar_const(E, j ? "clip_max" : "clip_min",
+    ins[1 + j] = mgopt__exp_const(E, j ? "clip_max" : "clip_min",
                                          mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
     if (!ins[1 + j]) return mgopt__exp_nomem(E);
   }
@@ -234,13 +286,22 @@ static int mgopt__imp_cast(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
-  const char *x = mgopt__exp_in(op, "x");
+static int32_t mgopt__exp_cast_to(const mgopt_op *op) {
   size_t len = 0;
   const char *to = mgopt_op_get_string(op, "dtype", &len);
-  int32_t dt = to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+  return to ? mgopt__exp_dtype(mgopt_dtype_from_name(to, len)) : 0;
+}
+
+static const char *mgopt__exw_cast(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exp_cast_to(op) ? NULL : "unknown target dtype";
+}
+
+static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  int32_t dt = mgopt__exp_cast_to(op);
   mgopt_onnx_node *n;
-  if (!dt) return mgopt__exp_unsupported(E, op, "unknown target dtype");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aint(E, n, "to", dt)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -248,8 +309,9 @@ static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgo
 
 /* ---------------------------------------------------------------- the table */
 
-#define MGOPT__MAP_UNARY(onnx, kind) {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}}
-#define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}}
+#define MGOPT__MAP_UNARY(onnx, kind) \
+  {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct}
+#define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_direct}
 
 static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Abs", MGOPT_OP_abs),
@@ -264,13 +326,15 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
     MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
     MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
-    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}},
+    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    /* PRelu broadcasts its slope from opset 7 on; earlier, only a single value or the input's shape */
+    {"PRelu", 7, 0, MGOPT_OP_prelu, NULL, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
+    {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}, NULL},
     /* Gelu is an ONNX op from opset 20; read in any model that has it */
-    {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}},
-    {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}},
+    {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}, NULL},
+    {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}, mgopt__exw_gelu},
     MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),
     MGOPT__MAP_XY("Sub", MGOPT_OP_sub, mgopt__imp_binary),
     MGOPT__MAP_XY("Mul", MGOPT_OP_mul, mgopt__imp_binary),
@@ -286,13 +350,13 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_XY("And", MGOPT_OP_logical_and, mgopt__imp_logical),
     MGOPT__MAP_XY("Or", MGOPT_OP_logical_or, mgopt__imp_logical),
     MGOPT__MAP_XY("Xor", MGOPT_OP_logical_xor, mgopt__imp_logical),
-    {"Where", 1, 0, MGOPT_OP_select, mgopt__imp_where, mgopt__exp_direct, {"cond", "a", "b"}},
-    {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}},
-    {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}},
-    {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}},
-    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}},
-    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}},
-    {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}},
+    {"Where", 1, 0, MGOPT_OP_select, mgopt__imp_where, mgopt__exp_direct, {"cond", "a", "b"}, mgopt__exw_direct},
+    {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}, NULL},
+    {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}, NULL},
+    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}, NULL},
+    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}, NULL},
+    {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}, mgopt__exw_cast},
 };
 
 #undef MGOPT__MAP_UNARY

@@ -16,6 +16,20 @@ static int mgopt__imp_matmul(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* Transposes of the last two dims become Transpose nodes. */
+static const char *mgopt__exw_matmul(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  static const char *const names[2] = {"x", "y"}, *const flags[2] = {"transpose_x", "transpose_y"};
+  int j;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  for (j = 0; j < 2; j++) {
+    mgopt_value *v = mgopt_op_operand(op, names[j]);
+    if (!v) return "an operand is missing";
+    if (mgopt_op_get_bool(op, flags[j], 0) && (v->type.rank < 2 || v->type.rank > MGOPT_MAX_RANK))
+      return "transposed operand of unknown rank";
+  }
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
@@ -27,11 +41,9 @@ static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const m
       int64_t perm[MGOPT_MAX_RANK], r, q;
       const char *out;
       mgopt_onnx_node *t;
-      if (!xv) return mgopt__exp_unsupported(E, op, "an operand is missing");
       ins[j] = mgopt__exp_vname(xv);
       if (!mgopt_op_get_bool(op, flags[j], 0)) continue;
       r = xv->type.rank;
-      if (r < 2 || r > MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "transposed operand of unknown rank");
       for (q = 0; q < r; q++) perm[q] = q;
       perm[r - 2] = r - 1;
       perm[r - 1] = r - 2;
@@ -92,13 +104,42 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
   }
 }
 
-/* linear: Gemm(transB) for a 2-d input, else MatMul(x, Transpose(w)) (+ Add(bias)). */
+/* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
+   written transposed (a constant as a transposed initializer, else through a
+   Transpose node). */
+static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !w) return "an operand is missing";
+  return w->type.rank == 2 ? NULL : "weight of rank other than 2";
+}
+
+/* The transpose of a 2-d constant (whole-byte elements), NULL otherwise. */
+static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
+  size_t es;
+  int64_t shape[2], i, j;
+  mgopt_tensor *nt;
+  const uint8_t *src;
+  uint8_t *dst;
+  if (!t || t->rank != 2 || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8) return NULL;
+  es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
+  shape[0] = t->shape[1];
+  shape[1] = t->shape[0];
+  nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape);
+  if (!nt || es * (size_t)t->numel != t->nbytes) return NULL;
+  src = (const uint8_t *)t->data;
+  dst = (uint8_t *)nt->data;
+  for (i = 0; i < shape[0]; i++)
+    for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
+  return nt;
+}
+
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
   ins[1] = mgopt__exp_vname(w);
   if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
@@ -107,14 +148,19 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
     return MGOPT_OK;
   }
   {
-    int64_t perm[2] = {1, 0};
-    const char *wt = mgopt__exp_fresh(E, ins[1]), *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
+    mgopt_tensor *tw = mgopt__exp_transposed(E, mgopt_value_const(w));
+    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : mgopt__exp_fresh(E, ins[1]);
+    const char *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
     const char *ins2[2];
-    mgopt_onnx_node *t = mgopt__exp_node(E, "Transpose", "", NULL);
-    if (w->type.rank != 2) return mgopt__exp_unsupported(E, op, "weight of rank other than 2");
-    if (!wt || !t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
-        !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
-      return mgopt__exp_nomem(E);
+    mgopt_onnx_node *t;
+    if (!wt) return mgopt__exp_nomem(E);
+    if (!tw) {
+      int64_t perm[2] = {1, 0};
+      t = mgopt__exp_node(E, "Transpose", "", NULL);
+      if (!t || !mgopt__exp_set_io(E, &t->inputs, &t->ninputs, &ins[1], 1) ||
+          !mgopt__exp_set_io(E, &t->outputs, &t->noutputs, &wt, 1) || !mgopt__exp_aints(E, t, "perm", perm, 2))
+        return mgopt__exp_nomem(E);
+    }
     ins2[0] = ins[0];
     ins2[1] = wt;
     if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins2, 2));
@@ -173,6 +219,17 @@ static int mgopt__imp_spatial(mgopt__imp *I, mgopt_op *op, int64_t nsp, int with
   return 1;
 }
 
+/* A pad_type ONNX has, with a pad list for custom padding. */
+static const char *mgopt__exw_spatial(mgopt_program *p, const mgopt_op *op) {
+  const char *pt = mgopt_op_get_string(op, "pad_type", NULL);
+  const int64_t *v = NULL;
+  int64_t k;
+  if (!pt || strcmp(pt, "valid") == 0 || strcmp(pt, "same") == 0 || strcmp(pt, "same_lower") == 0) return NULL;
+  if (strcmp(pt, "custom") != 0) return "unknown pad_type";
+  k = mgopt_op_get_ints(p, op, "pad", &v);
+  return k < 0 || k % 2 || k > 2 * MGOPT_MAX_RANK ? "custom padding without a pad list" : NULL;
+}
+
 /* strides, dilations and MIL's pad_type/pad [b0, e0, b1, e1, ...] as ONNX auto_pad/pads [b0, b1, ..., e0, e1, ...] */
 static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_onnx_node *n, int with_dil) {
   const int64_t *v = NULL;
@@ -192,15 +249,12 @@ static mgopt_status mgopt__exp_spatial(mgopt__exp *E, const mgopt_op *op, mgopt_
   } else if (strcmp(pt, "custom") == 0) {
     int64_t i, m, pads[2 * MGOPT_MAX_RANK];
     k = mgopt_op_get_ints(E->p, op, "pad", &v);
-    if (k < 0 || k % 2 || k > 2 * MGOPT_MAX_RANK) return mgopt__exp_unsupported(E, op, "custom padding without a pad list");
     m = k / 2;
     for (i = 0; i < m; i++) {
       pads[i] = v[2 * i];
       pads[m + i] = v[2 * i + 1];
     }
     if (!mgopt__exp_aints(E, n, "pads", pads, k)) return mgopt__exp_nomem(E);
-  } else {
-    return mgopt__exp_unsupported(E, op, "unknown pad_type");
   }
   return MGOPT_OK;
 }
@@ -242,25 +296,29 @@ static int mgopt__imp_conv(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_append(I, op);
 }
 
+/* A bias is Conv's (and ConvTranspose's) third input B. */
+static const char *mgopt__exw_conv(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "weight")) return "an operand is missing";
+  if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
+    /* an output_shape that only restates what the pads give is left out */
+    const mgopt_type *ot = &op->outs[0]->type;
+    const int64_t *v = NULL;
+    int64_t k = mgopt_op_get_ints(p, op, "output_shape", &v), q;
+    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return "output_shape";
+    for (q = 0; q < k; q++)
+      if (v[q] != ot->dims[ot->rank - k + q].v) return "output_shape";
+  }
+  return mgopt__exw_spatial(p, op);
+}
+
 static mgopt_status mgopt__exp_conv(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[3];
-  const int64_t *v = NULL;
-  int64_t k;
   mgopt_onnx_node *n;
   mgopt_status s;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = mgopt__exp_in(op, "weight");
   ins[2] = mgopt__exp_in(op, "bias");
-  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-  if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
-    /* an output_shape that only restates what the pads give is left out */
-    const mgopt_type *ot = &op->outs[0]->type;
-    int64_t q;
-    k = mgopt_op_get_ints(E->p, op, "output_shape", &v);
-    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return mgopt__exp_unsupported(E, op, "output_shape");
-    for (q = 0; q < k; q++)
-      if (v[q] != ot->dims[ot->rank - k + q].v) return mgopt__exp_unsupported(E, op, "output_shape");
-  }
   n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
   if (!n) return mgopt__exp_nomem(E);
   if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
@@ -291,13 +349,19 @@ static int mgopt__imp_pool(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_append(I, op);
 }
 
+static const char *mgopt__exw_pool(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  if (mgopt_op_get_ints(p, op, "kernel_sizes", &v) < 0) return "no kernel_sizes";
+  return mgopt__exw_spatial(p, op);
+}
+
 static mgopt_status mgopt__exp_pool(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   const int64_t *v = NULL;
   int64_t k = mgopt_op_get_ints(E->p, op, "kernel_sizes", &v);
   mgopt_onnx_node *n;
   mgopt_status s;
-  if (k < 0) return mgopt__exp_unsupported(E, op, "no kernel_sizes");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aints(E, n, "kernel_shape", v, k)) return mgopt__exp_nomem(E);
   if ((s = mgopt__exp_spatial(E, op, n, 0)) != MGOPT_OK) return s;
@@ -344,15 +408,63 @@ static int mgopt__imp_batchnorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* BatchNormalization and InstanceNormalization need their scale and offset:
+   a gamma or beta the op leaves out (1 and 0) is written as a constant of
+   the channel count, known from x's dim 1 or a 1-d operand. */
+static int64_t mgopt__exp_channels(const mgopt_op *op) {
+  static const char *const slots[4] = {"mean", "variance", "gamma", "beta"};
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int k;
+  if (x && x->type.rank >= 2 && mgopt_dim_is_static(x->type.dims[1])) return x->type.dims[1].v;
+  for (k = 0; k < 4; k++) {
+    mgopt_value *v = mgopt_op_operand(op, slots[k]);
+    if (v && v->type.rank == 1 && mgopt_dim_is_static(v->type.dims[0])) return v->type.dims[0].v;
+  }
+  return -1;
+}
+
+static const char *mgopt__exw_scale_offset(const mgopt_op *op) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  if (!x) return "an operand is missing";
+  if (x->type.rank >= 0 && x->type.rank < (op->kind == MGOPT_OP_batch_norm ? 2 : 3)) return "an input of too low a rank";
+  if ((!mgopt_op_operand(op, "gamma") || !mgopt_op_operand(op, "beta")) &&
+      (mgopt__exp_channels(op) < 0 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)))
+    return "gamma or beta left out, with an unknown channel count";
+  return NULL;
+}
+
+/* The operand in `slot`, or a constant of x's dtype and `shape` filled with v in its place. */
+static const char *mgopt__exp_or_filled(mgopt__exp *E, const mgopt_op *op, const char *slot, int32_t rank,
+                                        const int64_t *shape, double v) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_tensor *t;
+  int64_t i;
+  char base[64];
+  if (mgopt_op_operand(op, slot)) return mgopt__exp_in(op, slot);
+  t = mgopt_tensor_new(E->p, (mgopt_dtype)x->type.dtype, rank, shape);
+  if (!t) return NULL;
+  for (i = 0; i < t->numel; i++) mgopt_tensor_set_f64(t, i, v);
+  snprintf(base, sizeof base, "%.40s_%s", mgopt__exp_vname(op->outs[0]), slot);
+  return mgopt__exp_const(E, base, t);
+}
+
+static const char *mgopt__exw_batchnorm(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "mean") || !mgopt_op_operand(op, "variance")) return "an operand is missing";
+  return mgopt__exw_scale_offset(op);
+}
+
 static mgopt_status mgopt__exp_batchnorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[5];
+  int64_t c = mgopt__exp_channels(op);
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  ins[1] = mgopt__exp_in(op, "gamma");
-  ins[2] = mgopt__exp_in(op, "beta");
+  ins[1] = mgopt__exp_or_filled(E, op, "gamma", 1, &c, 1.0);
+  ins[2] = mgopt__exp_or_filled(E, op, "beta", 1, &c, 0.0);
   ins[3] = mgopt__exp_in(op, "mean");
   ins[4] = mgopt__exp_in(op, "variance");
-  if (!ins[0] || !ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+  if (!ins[1] || !ins[2]) return mgopt__exp_nomem(E);
   n = mgopt__exp_simple(E, op, m->onnx, ins, 5);
   if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -371,13 +483,20 @@ static int mgopt__imp_instancenorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_instancenorm(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exw_scale_offset(op);
+}
+
 static mgopt_status mgopt__exp_instancenorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[3];
+  int64_t c = mgopt__exp_channels(op);
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  ins[1] = mgopt__exp_in(op, "gamma");
-  ins[2] = mgopt__exp_in(op, "beta");
-  if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_unsupported(E, op, "gamma and beta are required");
+  ins[1] = mgopt__exp_or_filled(E, op, "gamma", 1, &c, 1.0);
+  ins[2] = mgopt__exp_or_filled(E, op, "beta", 1, &c, 0.0);
+  if (!ins[1] || !ins[2]) return mgopt__exp_nomem(E);
   n = mgopt__exp_simple(E, op, m->onnx, ins, 3);
   if (!n || !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -405,21 +524,47 @@ static int mgopt__imp_layernorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_layernorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+/* LayerNormalization normalizes the dims from `axis` on: layer_norm's axes
+   must be the trailing dims, in order (no axes: all of them). Its scale is
+   required: a gamma the op leaves out is written as ones over those dims. */
+static int64_t mgopt__exp_layernorm_axis(mgopt_program *p, const mgopt_op *op) {
   mgopt_value *x = mgopt_op_operand(op, "x");
   int64_t r = x ? x->type.rank : -1, j, k;
   const int64_t *v = NULL;
+  if (r < 1) return -1;
+  k = mgopt_op_get_ints(p, op, "axes", &v);
+  if (k < 0) return 0;
+  if (k < 1 || k > r) return -1;
+  for (j = 0; j < k; j++)
+    if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return -1;
+  return r - k;
+}
+
+static const char *mgopt__exw_layernorm(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t axis = mgopt__exp_layernorm_axis(p, op), j;
+  MGOPT__UNUSED(m);
+  if (axis < 0) return "axes not the trailing dims";
+  if (!mgopt_op_operand(op, "gamma")) {
+    if (!mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return "gamma left out";
+    for (j = axis; j < x->type.rank; j++)
+      if (!mgopt_dim_is_static(x->type.dims[j])) return "gamma left out, over dims of unknown size";
+  }
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_layernorm(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t axis = mgopt__exp_layernorm_axis(E->p, op), shape[MGOPT_MAX_RANK], j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  k = mgopt_op_get_ints(E->p, op, "axes", &v);
-  ins[1] = mgopt__exp_in(op, "gamma");
+  for (j = axis; j < x->type.rank && j - axis < MGOPT_MAX_RANK; j++) shape[j - axis] = x->type.dims[j].v;
+  ins[1] = mgopt__exp_or_filled(E, op, "gamma", (int32_t)(x->type.rank - axis), shape, 1.0);
   ins[2] = mgopt__exp_in(op, "beta");
-  if (r < 1 || k < 1 || !ins[1]) return mgopt__exp_unsupported(E, op, "needs opset 17 and gamma");
-  for (j = 0; j < k; j++)
-    if ((v[j] < 0 ? v[j] + r : v[j]) != r - k + j) return mgopt__exp_unsupported(E, op, "axes not the trailing dims");
+  if (!ins[1]) return mgopt__exp_nomem(E);
   n = mgopt__exp_simple(E, op, m->onnx, ins, ins[2] ? 3 : 2);
-  if (!n || !mgopt__exp_aint(E, n, "axis", r - k) ||
+  if (!n || !mgopt__exp_aint(E, n, "axis", axis) ||
       !mgopt__exp_afloat(E, n, "epsilon", mgopt_op_get_float(op, "epsilon", 1e-5)))
     return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -444,13 +589,18 @@ static int mgopt__imp_softmax(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_softmax(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t axis = mgopt_op_get_int(op, "axis", -1);
+  int r = op->outs[0]->type.rank;
+  MGOPT__UNUSED(p);
+  if (m->since < 13 && !(axis == -1 || (r > 0 && axis == r - 1))) return "softmax over an inner axis before opset 13";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   int64_t axis = mgopt_op_get_int(op, "axis", -1);
-  int r = op->outs[0]->type.rank;
   mgopt_onnx_node *n;
-  if (m->since < 13 && !(axis == -1 || (r > 0 && axis == r - 1)))
-    return mgopt__exp_unsupported(E, op, "softmax over an inner axis before opset 13");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -459,21 +609,21 @@ static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const 
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__onnx_map mgopt__onnx_nn[] = {
-    {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}},
-    {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}},
-    {"Conv", 1, 0, MGOPT_OP_conv, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}},
-    {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}},
-    {"MaxPool", 1, 0, MGOPT_OP_max_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}},
-    {"AveragePool", 1, 0, MGOPT_OP_avg_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}},
-    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_avgpool, NULL, {NULL, NULL, NULL}},
-    {"BatchNormalization", 1, 6, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}},
-    {"BatchNormalization", 7, 0, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}},
-    {"InstanceNormalization", 1, 0, MGOPT_OP_instance_norm, mgopt__imp_instancenorm, mgopt__exp_instancenorm, {NULL, NULL, NULL}},
+    {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
+    {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}, mgopt__exw_linear},
+    {"Conv", 1, 0, MGOPT_OP_conv, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},
+    {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},
+    {"MaxPool", 1, 0, MGOPT_OP_max_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}, mgopt__exw_pool},
+    {"AveragePool", 1, 0, MGOPT_OP_avg_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}, mgopt__exw_pool},
+    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_avgpool, NULL, {NULL, NULL, NULL}, NULL},
+    {"BatchNormalization", 1, 6, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}, mgopt__exw_batchnorm},
+    {"BatchNormalization", 7, 0, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}, mgopt__exw_batchnorm},
+    {"InstanceNormalization", 1, 0, MGOPT_OP_instance_norm, mgopt__imp_instancenorm, mgopt__exp_instancenorm, {NULL, NULL, NULL}, mgopt__exw_instancenorm},
     /* LayerNormalization is an ONNX op from opset 17; read in any model that has it */
-    {"LayerNormalization", 1, 16, MGOPT_OP_layer_norm, mgopt__imp_layernorm, NULL, {NULL, NULL, NULL}},
-    {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}},
-    {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}},
-    {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}},
+    {"LayerNormalization", 1, 16, MGOPT_OP_layer_norm, mgopt__imp_layernorm, NULL, {NULL, NULL, NULL}, NULL},
+    {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}, mgopt__exw_layernorm},
+    {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
+    {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {

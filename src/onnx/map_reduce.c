@@ -37,7 +37,7 @@ static mgopt_status mgopt__exp_reduce(mgopt__exp *E, const mgopt_op *op, const m
   return MGOPT_OK;
 }
 
-#define MGOPT__MAP_REDUCE(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_reduce, mgopt__exp_reduce, {NULL, NULL, NULL}}
+#define MGOPT__MAP_REDUCE(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_reduce, mgopt__exp_reduce, {NULL, NULL, NULL}, NULL}
 
 static const mgopt__onnx_map mgopt__onnx_reduce[] = {
     MGOPT__MAP_REDUCE("ReduceSum", MGOPT_OP_reduce_sum, 1, 12),

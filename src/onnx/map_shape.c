@@ -24,12 +24,17 @@ static int mgopt__imp_transpose(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_transpose(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  return mgopt_op_get_ints(p, op, "perm", &v) < 0 ? "no perm" : NULL;
+}
+
 static mgopt_status mgopt__exp_transpose(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *x = mgopt__exp_in(op, "x");
   const int64_t *v = NULL;
   int64_t k = mgopt_op_get_ints(E->p, op, "perm", &v);
   mgopt_onnx_node *n;
-  if (k < 0) return mgopt__exp_unsupported(E, op, "no perm");
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aints(E, n, "perm", v, k)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -66,11 +71,16 @@ static int mgopt__imp_reshape(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* MIL copies the input dim for a 0 in the shape; ONNX Reshape does too (allowzero 0). */
+static const char *mgopt__exw_reshape(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "shape") ? NULL : "no shape";
+}
+
 static mgopt_status mgopt__exp_reshape(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *s = mgopt_op_operand(op, "shape");
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
-  if (!s) return mgopt__exp_unsupported(E, op, "no shape");
   ins[1] = mgopt__exp_as_i64(E, s);
   if (!ins[1]) return mgopt__exp_nomem(E);
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
@@ -121,6 +131,12 @@ static int mgopt__imp_unsqueeze(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* squeeze without axes is Squeeze without axes; expand_dims needs them */
+static const char *mgopt__exw_squeeze_like(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  MGOPT__UNUSED(m);
+  return op->kind == MGOPT_OP_expand_dims && mgopt_op_get_ints(p, op, "axes", &v) < 0 ? "no axes" : NULL;
+}
+
 static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   const int64_t *v = NULL;
@@ -128,7 +144,6 @@ static mgopt_status mgopt__exp_squeeze_like(mgopt__exp *E, const mgopt_op *op, c
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   if (k < 0) {
-    if (op->kind == MGOPT_OP_expand_dims) return mgopt__exp_unsupported(E, op, "no axes");
     return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 1));
   }
   if (m->since >= 13) {
@@ -169,7 +184,8 @@ static int mgopt__imp_concat(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* An interleaved concat of n values of one static shape S on axis a, as the
    channel shuffle it stands for: Concat(a) -> Reshape(S[:a] + [n, S[a]] +
    S[a+1:]) -> Transpose(swap a, a+1) -> Reshape(out), the form
-   detect_concat_interleave reads. Needs Reshape's shape input (opset 5). */
+   detect_concat_interleave reads. mgopt__exw_concat_n has checked the shapes,
+   the axis and the opset (Reshape's shape input: opset 5). */
 static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m,
                                                   const char *const *vals, int32_t nv) {
   int32_t si = mgopt_op_slot_index(op, "values"), i, r;
@@ -181,16 +197,6 @@ static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op 
   r = v0 ? v0->type.rank : -1;
   a = r > 0 ? mgopt_op_get_int(op, "axis", 0) : -1;
   if (a < 0) a += r;
-  if (E->opset < 5 || r < 1 || r >= MGOPT_MAX_RANK || a < 0 || a >= r)
-    return mgopt__exp_unsupported(E, op, "interleaved concat");
-  for (i = 0; i < nv; i++) {
-    const mgopt_value *v = op->slots[si].uses[i].value;
-    int32_t d;
-    if (v->type.rank != r) return mgopt__exp_unsupported(E, op, "interleaved concat of unequal ranks");
-    for (d = 0; d < r; d++)
-      if (!mgopt_dim_is_static(v->type.dims[d]) || v->type.dims[d].v < 1 || v->type.dims[d].v != v0->type.dims[d].v)
-        return mgopt__exp_unsupported(E, op, "interleaved concat of shapes not static and equal");
-  }
   for (i = 0; i < r; i++) {
     int64_t dim = v0->type.dims[i].v;
     split[i < a ? i : i + 1] = dim;
@@ -222,11 +228,44 @@ static mgopt_status mgopt__exp_concat_interleaved(mgopt__exp *E, const mgopt_op 
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Reshape", ins, 2));
 }
 
+/* Concat writes any plain concat; an interleaved one needs Reshape's shape
+   input (opset 5: the row below) and n values of one static shape. */
+static const char *mgopt__exw_concat_n(const mgopt_op *op, int interleave_ok) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i, d, r;
+  const mgopt_value *v0;
+  int64_t a;
+  if (si < 0 || op->slots[si].n < 1) return "no values";
+  if (!mgopt_op_get_bool(op, "interleave", 0)) return NULL;
+  if (!interleave_ok) return "interleaved concat needs opset 5";
+  v0 = op->slots[si].uses[0].value;
+  r = v0->type.rank;
+  a = mgopt_op_get_int(op, "axis", 0);
+  if (a < 0) a += r;
+  if (r < 1 || r >= MGOPT_MAX_RANK || a < 0 || a >= r) return "interleaved concat of this rank or axis";
+  for (i = 0; i < op->slots[si].n; i++) {
+    const mgopt_value *v = op->slots[si].uses[i].value;
+    if (v->type.rank != r) return "interleaved concat of unequal ranks";
+    for (d = 0; d < r; d++)
+      if (!mgopt_dim_is_static(v->type.dims[d]) || v->type.dims[d].v < 1 || v->type.dims[d].v != v0->type.dims[d].v)
+        return "interleaved concat of shapes not static and equal";
+  }
+  return NULL;
+}
+static const char *mgopt__exw_concat_1(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exw_concat_n(op, 0);
+}
+static const char *mgopt__exw_concat(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__exw_concat_n(op, 1);
+}
+
 static mgopt_status mgopt__exp_concat(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int32_t si = mgopt_op_slot_index(op, "values"), i;
   const char **vals;
   mgopt_onnx_node *n;
-  if (si < 0) return mgopt__exp_unsupported(E, op, "no values");
   vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
   if (!vals) return mgopt__exp_nomem(E);
   for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
@@ -279,7 +318,24 @@ static int mgopt__imp_split(mgopt__imp *I, const mgopt__onnx_map *m) {
 }
 
 /* An even split without sizes is ONNX's default (num_outputs from opset 18);
-   sizes are an attribute before opset 13, an input from 13 on. */
+   sizes are an attribute before opset 13, an input from 13 on. Without
+   num_splits or split_sizes the sizes come from the outputs' static dims. */
+static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const int64_t *v = NULL;
+  int64_t axis = mgopt_op_get_int(op, "axis", 0);
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int r = x ? x->type.rank : -1;
+  int32_t i;
+  MGOPT__UNUSED(m);
+  if (op->nouts > 256) return "too many outputs";
+  if (mgopt_op_get_ints(p, op, "split_sizes", &v) >= 0 || mgopt_op_attr(op, "num_splits")) return NULL;
+  if (axis < 0) axis += r;
+  if (r < 0 || axis < 0 || axis >= r) return "unknown split axis";
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->type.rank != r || !mgopt_dim_is_static(op->outs[i]->type.dims[axis])) return "split sizes unknown";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0), k;
   const int64_t *v = NULL;
@@ -290,7 +346,6 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   k = mgopt_op_get_ints(E->p, op, "split_sizes", &v);
-  if (op->nouts > 256) return mgopt__exp_unsupported(E, op, "too many outputs");
   if (k < 0 && mgopt_op_attr(op, "num_splits")) {
     n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
     if (!n || !mgopt__exp_aint(E, n, "axis", axis)) return mgopt__exp_nomem(E);
@@ -300,12 +355,7 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   if (k < 0) {
     /* even split: sizes from the outputs' static dims */
     if (axis < 0) axis += r;
-    if (r < 0 || axis < 0 || axis >= r) return mgopt__exp_unsupported(E, op, "unknown split axis");
-    for (i = 0; i < op->nouts; i++) {
-      const mgopt_type *t = &op->outs[i]->type;
-      if (t->rank != r || !mgopt_dim_is_static(t->dims[axis])) return mgopt__exp_unsupported(E, op, "split sizes unknown");
-      sizes[i] = t->dims[axis].v;
-    }
+    for (i = 0; i < op->nouts; i++) sizes[i] = op->outs[i]->type.dims[axis].v;
     v = sizes;
     k = op->nouts;
   }
@@ -419,26 +469,46 @@ static int mgopt__imp_slice(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+/* Constant bounds, no squeezed axis, and unit steps before opset 10. */
+static const char *mgopt__exw_slice(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x");
   mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
   mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
   mgopt_value *sv = mgopt_op_operand(op, "stride");
   mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
   const int64_t *bm = NULL, *em = NULL, *sm = NULL;
-  int64_t nbm, nem, nsm, r, j, cnt = 0;
+  int64_t nbm, nem, nsm, r, j;
+  if (!x || !tb || !te || (sv && !ts)) return "non-constant bounds";
+  r = tb->numel;
+  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return "bad bounds";
+  nbm = mgopt_op_get_ints(p, op, "begin_mask", &bm);
+  nem = mgopt_op_get_ints(p, op, "end_mask", &em);
+  nsm = mgopt_op_get_ints(p, op, "squeeze_mask", &sm);
+  for (j = 0; j < nsm; j++)
+    if (sm[j]) return "squeeze_mask";
+  for (j = 0; j < r && m->since < 10; j++) {
+    int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
+    if (s != 1 && !(j < nbm && bm[j] && j < nem && em[j] && s == 1)) return "Slice with steps needs opset 10";
+  }
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(op, "begin"));
+  mgopt_tensor *te = mgopt_value_const(mgopt_op_operand(op, "end"));
+  mgopt_value *sv = mgopt_op_operand(op, "stride");
+  mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+  const int64_t *bm = NULL, *em = NULL;
+  int64_t nbm, nem, r, j, cnt = 0;
   int64_t st[MGOPT_MAX_RANK], en[MGOPT_MAX_RANK], ax[MGOPT_MAX_RANK], stp[MGOPT_MAX_RANK];
   const char *ins[5];
   mgopt_onnx_node *n;
+  MGOPT__UNUSED(x);
   ins[0] = mgopt__exp_in(op, "x");
-  if (!x || !tb || !te || (sv && !ts)) return mgopt__exp_unsupported(E, op, "non-constant bounds");
   r = tb->numel;
-  if (r > MGOPT_MAX_RANK || te->numel != r || (ts && ts->numel != r)) return mgopt__exp_unsupported(E, op, "bad bounds");
   nbm = mgopt_op_get_ints(E->p, op, "begin_mask", &bm);
   nem = mgopt_op_get_ints(E->p, op, "end_mask", &em);
-  nsm = mgopt_op_get_ints(E->p, op, "squeeze_mask", &sm);
-  for (j = 0; j < nsm; j++)
-    if (sm[j]) return mgopt__exp_unsupported(E, op, "squeeze_mask");
   for (j = 0; j < r; j++) {
     int64_t s = ts ? mgopt_tensor_get_i64(ts, j) : 1;
     int64_t b = mgopt_tensor_get_i64(tb, j), e = mgopt_tensor_get_i64(te, j);
@@ -452,10 +522,8 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
   }
   if (cnt == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Identity", &ins[0], 1));
   if (m->since < 10) {
-    for (j = 0; j < cnt; j++) {
-      if (stp[j] != 1) return mgopt__exp_unsupported(E, op, "Slice with steps needs opset 10");
+    for (j = 0; j < cnt; j++)
       if (en[j] == INT64_MAX) en[j] = INT32_MAX;
-    }
     n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
     if (!n || !mgopt__exp_aints(E, n, "starts", st, cnt) || !mgopt__exp_aints(E, n, "ends", en, cnt) ||
         !mgopt__exp_aints(E, n, "axes", ax, cnt))
@@ -487,13 +555,18 @@ static int mgopt__imp_gather(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_gather(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return "batch_dims";
+  return mgopt_op_operand(op, "x") && mgopt_op_operand(op, "indices") ? NULL : "an operand is missing";
+}
+
 static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return mgopt__exp_unsupported(E, op, "batch_dims");
   ins[1] = mgopt__exp_in(op, "indices");
-  if (!ins[0] || !ins[1]) return mgopt__exp_unsupported(E, op, "an operand is missing");
   n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
   if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
@@ -549,16 +622,30 @@ static int mgopt__imp_pad(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Constant pads over the last dims of an input of known rank; MIL's modes
+   constant, reflect and replicate are Pad's constant, reflect and edge. */
+static const char *mgopt__exw_pad(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *mode = mgopt_op_get_string(op, "mode", NULL);
+  int64_t r = x ? x->type.rank : -1;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return "non-constant pad";
+  if (mode && strcmp(mode, "constant") != 0 && strcmp(mode, "reflect") != 0 && strcmp(mode, "replicate") != 0)
+    return "this pad mode";
+  return NULL;
+}
+
 static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_tensor *tp = mgopt_value_const(mgopt_op_operand(op, "pad"));
   mgopt_value *x = mgopt_op_operand(op, "x");
   size_t len = 0;
   const char *mode = mgopt_op_get_string(op, "mode", &len);
-  int64_t r = x ? x->type.rank : -1, pads[2 * MGOPT_MAX_RANK], k, j;
+  int64_t r = x->type.rank, pads[2 * MGOPT_MAX_RANK], k, j;
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
-  if (!tp || r < 1 || r > MGOPT_MAX_RANK || tp->numel % 2 || tp->numel / 2 > r) return mgopt__exp_unsupported(E, op, "non-constant pad");
   k = tp->numel / 2;
   for (j = 0; j < 2 * r; j++) pads[j] = 0;
   for (j = 0; j < k; j++) {
@@ -576,6 +663,10 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
       ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
       if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
       ins[2] = cn;
+    } else if (mgopt_op_get_float(op, "constant_val", 0.0) != 0.0) {
+      /* inside a subgraph a Constant node holds the value; a zero is Pad's default */
+      ins[2] = mgopt__exp_const(E, "pad_value", cv);
+      if (!ins[2]) return mgopt__exp_nomem(E);
     } else {
       ins[2] = NULL;
     }
@@ -592,16 +683,20 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
 
 /* ---------------------------------------------------------------- DepthToSpace
 
-   pixel_shuffle is DepthToSpace in CRD order (channel c*r*r + i*r + j goes
-   to (c, y*r + i, x*r + j)); the mode attribute exists from opset 11, before
-   it DepthToSpace is DCR only, so no row writes pixel_shuffle there.
-   DepthToSpace is read as opaque. */
+   pixel_shuffle moves channel c*r*r + i*r + j to row i, column j of channel
+   c: DepthToSpace's CRD mode, which opset 11 added (before it, only DCR). */
+
+static const char *mgopt__exw_pixel_shuffle(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || x->type.rank != 4) return "DepthToSpace needs a 4-d input";
+  return mgopt_op_get_int(op, "upscale_factor", 0) >= 1 ? NULL : "no upscale_factor";
+}
+
 static mgopt_status mgopt__exp_pixel_shuffle(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
-  const char *ins[1];
-  mgopt_onnx_node *n;
-  ins[0] = mgopt__exp_in(op, "x");
-  if (!ins[0]) return mgopt__exp_unsupported(E, op, "an operand is missing");
-  n = mgopt__exp_simple(E, op, m->onnx, ins, 1);
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || !mgopt__exp_aint(E, n, "blocksize", mgopt_op_get_int(op, "upscale_factor", 1)) ||
       !mgopt__exp_astr(E, n, "mode", "CRD"))
     return mgopt__exp_nomem(E);
@@ -620,11 +715,16 @@ static int mgopt__imp_tile(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+static const char *mgopt__exw_tile(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "reps") ? NULL : "no reps";
+}
+
 static mgopt_status mgopt__exp_tile(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *reps = mgopt_op_operand(op, "reps");
   const char *ins[2];
   ins[0] = mgopt__exp_in(op, "x");
-  if (!reps) return mgopt__exp_unsupported(E, op, "no reps");
   ins[1] = mgopt__exp_as_i64(E, reps);
   if (!ins[1]) return mgopt__exp_nomem(E);
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
@@ -671,29 +771,31 @@ static int mgopt__imp_constant(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__onnx_map mgopt__onnx_shape[] = {
-    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}},
+    {"Transpose", 1, 0, MGOPT_OP_transpose, mgopt__imp_transpose, mgopt__exp_transpose, {NULL, NULL, NULL}, mgopt__exw_transpose},
     /* Reshape-1 took the shape as an attribute: read as opaque, written in the later form */
-    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}},
-    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}},
-    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}},
-    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}},
-    {"Concat", 1, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}},
-    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}},
-    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
-    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}},
-    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}},
-    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
-    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}},
+    {"Reshape", 1, 4, MGOPT_OP_reshape, NULL, mgopt__exp_reshape, {NULL, NULL, NULL}, mgopt__exw_reshape},
+    {"Reshape", 5, 0, MGOPT_OP_reshape, mgopt__imp_reshape, mgopt__exp_reshape, {NULL, NULL, NULL}, mgopt__exw_reshape},
+    {"Flatten", 1, 0, MGOPT_OP_reshape, mgopt__imp_flatten, NULL, {NULL, NULL, NULL}, NULL},
+    {"Squeeze", 1, 12, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Squeeze", 13, 0, MGOPT_OP_squeeze, mgopt__imp_squeeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Unsqueeze", 1, 12, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Unsqueeze", 13, 0, MGOPT_OP_expand_dims, mgopt__imp_unsqueeze, mgopt__exp_squeeze_like, {NULL, NULL, NULL}, mgopt__exw_squeeze_like},
+    {"Concat", 1, 4, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}, mgopt__exw_concat_1},
+    {"Concat", 5, 0, MGOPT_OP_concat, mgopt__imp_concat, mgopt__exp_concat, {NULL, NULL, NULL}, mgopt__exw_concat},
+    {"Split", 1, 12, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Split", 13, 17, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Split", 18, 0, MGOPT_OP_split, mgopt__imp_split, mgopt__exp_split, {NULL, NULL, NULL}, mgopt__exw_split},
+    {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
+    {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
+    {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
+    {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
+    {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
+    /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */
+    {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}, mgopt__exw_pixel_shuffle},
     /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
-    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}},
-    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}},
-    {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}},
-    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}},
+    {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
+    {"Tile", 6, 0, MGOPT_OP_tile, mgopt__imp_tile, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
+    {"Constant", 1, 0, MGOPT_OP_const, mgopt__imp_constant, NULL, {NULL, NULL, NULL}, NULL},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n) {

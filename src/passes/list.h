@@ -76,6 +76,8 @@
   PASS(fusion, compose_conv1d) \
   PASS(fusion, fuse_dilated_conv) \
   PASS(fusion, fuse_layernorm_or_instancenorm) \
+  PASS(onnx, fold_shape_ops) \
+  PASS(onnx, merge_consecutive_expand_dims) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
