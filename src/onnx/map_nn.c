@@ -92,7 +92,17 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
   }
 }
 
-/* linear: Gemm(transB) for a 2-d input, else MatMul(x, Transpose(w)) (+ Add(bias)). */
+MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
+  const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+  const mgopt_tensor *t = w ? mgopt_value_const(w) : NULL;
+  int bits = t ? mgopt_dtype_bits((mgopt_dtype)t->dtype) : 0;
+  if (op->kind != MGOPT_OP_linear || !x || (x->type.rank == 2 && (!b || b->type.rank == 1))) return 0;
+  return t && t->rank == 2 && bits >= 8 && bits % 8 == 0 && t->dtype != MGOPT_DT_STRING;
+}
+
+/* linear: Gemm(transB) for a 2-d input, else MatMul(x, w^T) (+ Add(bias)),
+   w^T a transposed initializer when w is constant (the constant itself is
+   then not written when nothing else reads it), else a Transpose node. */
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const char *ins[3];
@@ -100,6 +110,33 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
   ins[0] = mgopt__exp_in(op, "x");
   if (!x || !w) return mgopt__exp_unsupported(E, op, "an operand is missing");
   ins[1] = mgopt__exp_vname(w);
+  if (mgopt__exp_linear_folds_weight(op)) {
+    mgopt_tensor *t = mgopt_value_const(w), *tt;
+    int64_t shape[2], i, j;
+    size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
+    const unsigned char *src = (const unsigned char *)mgopt_tensor_data(E->p, t);
+    shape[0] = t->shape[1];
+    shape[1] = t->shape[0];
+    tt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+    if (!tt) return mgopt__exp_nomem(E);
+    for (i = 0; i < shape[1]; i++)
+      for (j = 0; j < shape[0]; j++)
+        memcpy((unsigned char *)tt->data + (size_t)(j * shape[1] + i) * es, src + (size_t)(i * shape[0] + j) * es, es);
+    ins[1] = mgopt__exp_scalar_const(E, ins[1], tt);
+    if (!ins[1]) return mgopt__exp_nomem(E);
+    ins[2] = mgopt__exp_vname(op->outs[0]);
+    if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins, 2));
+    {
+      const char *mm = mgopt__exp_fresh(E, ins[2]), *ins2[2];
+      n = mgopt__exp_node(E, "MatMul", "", NULL);
+      if (!mm || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
+          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &mm, 1))
+        return mgopt__exp_nomem(E);
+      ins2[0] = mm;
+      ins2[1] = mgopt__exp_vname(b);
+      return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Add", ins2, 2));
+    }
+  }
   if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
     n = mgopt__exp_simple(E, op, m->onnx, ins, b ? 3 : 2);
