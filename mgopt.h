@@ -11157,7 +11157,13 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
+<<<<<<< HEAD
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
+=======
+/* 1 when linear op is written as MatMul with its constant weight's transposed
+   copy (map_nn.c): the constant need not be written for that reader. */
+MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
+>>>>>>> f11-lin
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
 /* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
@@ -13379,6 +13385,7 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
   }
 }
 
+<<<<<<< HEAD
 /* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
    written transposed (a constant as a transposed initializer, else through a
    Transpose node). */
@@ -13410,12 +13417,52 @@ static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
   return nt;
 }
 
+=======
+MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
+  const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+  const mgopt_tensor *t = w ? mgopt_value_const(w) : NULL;
+  int bits = t ? mgopt_dtype_bits((mgopt_dtype)t->dtype) : 0;
+  if (op->kind != MGOPT_OP_linear || !x || (x->type.rank == 2 && (!b || b->type.rank == 1))) return 0;
+  return t && t->rank == 2 && bits >= 8 && bits % 8 == 0 && t->dtype != MGOPT_DT_STRING;
+}
+
+/* linear: Gemm(transB) for a 2-d input, else MatMul(x, w^T) (+ Add(bias)),
+   w^T a transposed initializer when w is constant (the constant itself is
+   then not written when nothing else reads it), else a Transpose node. */
+>>>>>>> f11-lin
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = mgopt__exp_vname(w);
+  if (mgopt__exp_linear_folds_weight(op)) {
+    mgopt_tensor *t = mgopt_value_const(w), *tt;
+    int64_t shape[2], i, j;
+    size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
+    const unsigned char *src = (const unsigned char *)mgopt_tensor_data(E->p, t);
+    shape[0] = t->shape[1];
+    shape[1] = t->shape[0];
+    tt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+    if (!tt) return mgopt__exp_nomem(E);
+    for (i = 0; i < shape[1]; i++)
+      for (j = 0; j < shape[0]; j++)
+        memcpy((unsigned char *)tt->data + (size_t)(j * shape[1] + i) * es, src + (size_t)(i * shape[0] + j) * es, es);
+    ins[1] = mgopt__exp_scalar_const(E, ins[1], tt);
+    if (!ins[1]) return mgopt__exp_nomem(E);
+    ins[2] = mgopt__exp_vname(op->outs[0]);
+    if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins, 2));
+    {
+      const char *mm = mgopt__exp_fresh(E, ins[2]), *ins2[2];
+      n = mgopt__exp_node(E, "MatMul", "", NULL);
+      if (!mm || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
+          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &mm, 1))
+        return mgopt__exp_nomem(E);
+      ins2[0] = mm;
+      ins2[1] = mgopt__exp_vname(b);
+      return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Add", ins2, 2));
+    }
+  }
   if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
     n = mgopt__exp_simple(E, op, m->onnx, ins, b ? 3 : 2);
@@ -15447,6 +15494,17 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   return vi->type ? vi : NULL;
 }
 
+/* 1 when some reader needs v written: not only linear ops that write a
+   transposed copy of it (mgopt__exp_linear_folds_weight) */
+static int mgopt__exp_const_read(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||
+        mgopt_op_operand(u->op, "x") == v || mgopt_op_operand(u->op, "bias") == v)
+      return 1;
+  return 0;
+}
+
 static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
   int64_t j;
   for (j = 0; j < g->inputs.n; j++)
@@ -15503,6 +15561,17 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
+<<<<<<< HEAD
+=======
+      /* a constant nothing reads (one import turned into an attribute, one
+         export rewrote as int64, or a linear weight written transposed) is
+         not written, unless it is listed among the graph's inputs */
+      if (!mgopt__exp_const_read(op->outs[0]) && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
+      if (!t) {
+        s = mgopt__exp_unsupported(E, op, "a const without a value");
+        break;
+      }
+>>>>>>> f11-lin
       if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);

@@ -248,5 +248,8 @@ MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
+/* 1 when linear op is written as MatMul with its constant weight's transposed
+   copy (map_nn.c): the constant need not be written for that reader. */
+MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */

@@ -198,6 +198,17 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
   return vi->type ? vi : NULL;
 }
 
+/* 1 when some reader needs v written: not only linear ops that write a
+   transposed copy of it (mgopt__exp_linear_folds_weight) */
+static int mgopt__exp_const_read(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||
+        mgopt_op_operand(u->op, "x") == v || mgopt_op_operand(u->op, "bias") == v)
+      return 1;
+  return 0;
+}
+
 static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
   int64_t j;
   for (j = 0; j < g->inputs.n; j++)
@@ -242,10 +253,11 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     char buf[160];
     const char *why;
     E->op = op;
-    /* a constant nothing reads (one import turned into an attribute, or one
-       export rewrote as int64) is not written, unless it is listed among
-       the graph's inputs */
-    if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name))
+    /* a constant nothing reads (one import turned into an attribute, one
+       export rewrote as int64, or a linear weight written transposed) is
+       not written, unless it is listed among the graph's inputs */
+    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0]) &&
+        !mgopt__exp_listed_input(&g, op->outs[0]->name))
       continue;
     why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
     if (why) {

@@ -115,24 +115,30 @@ static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const
   return w->type.rank == 2 ? NULL : "weight of rank other than 2";
 }
 
-/* The transpose of a 2-d constant (whole-byte elements), NULL otherwise. */
+/* The transpose of the 2-d whole-byte constant t (what
+   mgopt__exp_linear_folds_weight accepts); NULL only when memory ran out. */
 static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
-  size_t es;
+  size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
   int64_t shape[2], i, j;
   mgopt_tensor *nt;
-  const uint8_t *src;
+  const uint8_t *src = (const uint8_t *)mgopt_tensor_data(E->p, t);
   uint8_t *dst;
-  if (!t || t->rank != 2 || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8) return NULL;
-  es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
   shape[0] = t->shape[1];
   shape[1] = t->shape[0];
-  nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape);
-  if (!nt || es * (size_t)t->numel != t->nbytes) return NULL;
-  src = (const uint8_t *)t->data;
+  nt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+  if (!nt) return NULL;
   dst = (uint8_t *)nt->data;
   for (i = 0; i < shape[0]; i++)
     for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
   return nt;
+}
+
+MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
+  const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
+  const mgopt_tensor *t = w ? mgopt_value_const(w) : NULL;
+  int bits = t ? mgopt_dtype_bits((mgopt_dtype)t->dtype) : 0;
+  if (op->kind != MGOPT_OP_linear || !x || (x->type.rank == 2 && (!b || b->type.rank == 1))) return 0;
+  return t && t->rank == 2 && bits >= 8 && bits % 8 == 0 && t->dtype != MGOPT_DT_STRING;
 }
 
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
@@ -148,8 +154,11 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
     return MGOPT_OK;
   }
   {
-    mgopt_tensor *tw = mgopt__exp_transposed(E, mgopt_value_const(w));
-    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : mgopt__exp_fresh(E, ins[1]);
+    /* a constant weight goes out transposed, and alone when nothing else
+       reads it (export.c asks mgopt__exp_linear_folds_weight too) */
+    int folds = mgopt__exp_linear_folds_weight(op);
+    mgopt_tensor *tw = folds ? mgopt__exp_transposed(E, mgopt_value_const(w)) : NULL;
+    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : folds ? NULL : mgopt__exp_fresh(E, ins[1]);
     const char *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
     const char *ins2[2];
     mgopt_onnx_node *t;

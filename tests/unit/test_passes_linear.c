@@ -1,4 +1,4 @@
-/* tests/unit/test_passes_linear.c — fusion passes that make linear, batch_norm, layer_norm and instance_norm: refusal by the program's target, and their weight arithmetic against a double-precision computation. */
+/* tests/unit/test_passes_linear.c — fusion passes that make linear, batch_norm, layer_norm and instance_norm: refusal by the program's target, their weight arithmetic against a double-precision computation, and how ONNX export writes a linear. */
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
@@ -316,7 +316,63 @@ static void test_layernorm_matches_decomposition(void) {
   mgopt_program_destroy(p);
 }
 
+static int node_is(const mgopt_onnx_node *n, const char *op_type) {
+  return n->op_type.len == strlen(op_type) && memcmp(n->op_type.ptr, op_type, n->op_type.len) == 0;
+}
+
+/* A linear over a rank-3 input is written as MatMul by the constant
+   weight's transposed copy and Add, with no Transpose node and the weight
+   written once; over a rank-2 input, as Gemm(transB=1). */
+static void test_linear_export(void) {
+  static const char rank3[] =
+      "main(%x: (2, 5, 3, fp32)) {\n"
+      "  %w: (2, 3, fp32)* = const(val=[[1, 2, 3], [4, 5, 6]])\n"
+      "  %b: (2, fp32)* = const(val=[1, 2])\n"
+      "  %y: (2, 5, 2, fp32) = linear(x=%x, weight=%w, bias=%b)\n"
+      "} -> (%y)\n";
+  static const char rank2[] =
+      "main(%x: (5, 3, fp32)) {\n"
+      "  %w: (2, 3, fp32)* = const(val=[[1, 2, 3], [4, 5, 6]])\n"
+      "  %b: (2, fp32)* = const(val=[1, 2])\n"
+      "  %y: (5, 2, fp32) = linear(x=%x, weight=%w, bias=%b)\n"
+      "} -> (%y)\n";
+  static const float want[6] = {1, 4, 2, 5, 3, 6};
+  mgopt_onnx_export_options eo;
+  mgopt_onnx_model *m = NULL;
+  mgopt_diag d;
+  mgopt_program *p = parse(rank3);
+  const mgopt_onnx_graph *g;
+  int64_t i, found = 0;
+  REQUIRE(p != NULL);
+  memset(&eo, 0, sizeof eo);
+  CHECK_EQ_INT(mgopt_onnx_export(p, &eo, &m, &d), MGOPT_OK);
+  REQUIRE(m != NULL && m->graph != NULL);
+  g = m->graph;
+  REQUIRE(g->nnodes == 2);
+  CHECK(node_is(&g->nodes[0], "MatMul") && node_is(&g->nodes[1], "Add"));
+  CHECK_EQ_INT(g->ninitializers, 2);
+  for (i = 0; i < g->ninitializers; i++) {
+    const mgopt_onnx_tensor *t = &g->initializers[i];
+    if (t->ndims != 2) continue;
+    found = 1;
+    CHECK(t->dims[0] == 3 && t->dims[1] == 2);
+    REQUIRE(t->raw_data.len == sizeof want);
+    CHECK(memcmp(t->raw_data.ptr, want, sizeof want) == 0);
+    CHECK(g->nodes[0].ninputs == 2 && g->nodes[0].inputs[1].len == t->name.len &&
+          memcmp(g->nodes[0].inputs[1].ptr, t->name.ptr, t->name.len) == 0);
+  }
+  CHECK(found);
+  mgopt_program_destroy(p);
+  p = parse(rank2);
+  REQUIRE(p != NULL);
+  CHECK_EQ_INT(mgopt_onnx_export(p, &eo, &m, &d), MGOPT_OK);
+  REQUIRE(m != NULL && m->graph != NULL && m->graph->nnodes == 1);
+  CHECK(node_is(&m->graph->nodes[0], "Gemm"));
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
+    TEST(test_linear_export),
     TEST(test_target_refusal),
     TEST(test_linear_bias_rounds_once),
     TEST(test_matmul_linear_exact),
