@@ -104,7 +104,10 @@
            %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
          } -> (%m)
      `%ref` arguments are operands, literals are attributes, `#` starts a
-     comment. print(parse(print(P))) == print(P) for every program.
+     comment. print(parse(print(P))) == print(P) for every program. A
+     state (Core ML's mutable model state, read by read_state and written
+     by coreml_update_state) is typed like the tensor it holds with `state`
+     before it: `%kv: state(1, 64, fp16)`.
 
    REWRITING AND PASSES
      A pattern (mgopt_pattern) is a root op type, a benefit and a callback
@@ -288,7 +291,9 @@ typedef struct mgopt_dim {
 
 typedef enum mgopt_type_kind {
   MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
-  MGOPT_TYPE_OTHER = 1   /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_OTHER = 1,  /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_STATE = 2   /* a state (Core ML's mutable model state) holding a tensor of dtype + rank +
+                            dims: read by read_state, written by coreml_update_state, `state(1, fp16)` */
 } mgopt_type_kind;
 
 typedef struct mgopt_type {
@@ -557,6 +562,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
+#define MGOPT_TRAIT_STATE           (1u << 10) /* reads or writes a state: never merged with another op or
+                                                  moved across another op of the same state */
 
 /* Trait sets named by the rows of MGOPT_OP_TABLE. */
 #define MGOPT__OT_P MGOPT_TRAIT_PURE
@@ -572,6 +579,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT__OT_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
 #define MGOPT__OT_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
 #define MGOPT__OT_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+#define MGOPT__OT_SR (MGOPT_TRAIT_PURE | MGOPT_TRAIT_STATE) /* a state read: removable when dead */
+#define MGOPT__OT_SW MGOPT_TRAIT_STATE                      /* a state write: a side effect, never dead */
 
 /* Every registered (canonical, MIL) op: one row each, in the order of the
    enum (new ops go last: kinds are stable numbers). A row is
@@ -673,6 +682,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
   X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
+  X(read_state,                      MGOPT__OT_SR,   input,   none,          1, 1, 0,  read_state,     0)                               \
+  X(coreml_update_state,             MGOPT__OT_SW,   state,   none,          1, 1, 0,  update_state,   0)                               \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -1767,6 +1778,8 @@ typedef struct mgopt__op_rec {
 #define MGOPT__SLOT_OFF (-1)     /* not linked into a function */
 #define MGOPT__SLOT_UNLISTED (-2) /* linked, but its list could not grow */
 #define MGOPT__OP_REC(o) ((mgopt__op_rec *)(void *)(o))
+/* 1 when op a comes before op b in their function's pre-order (both linked into one function). */
+#define MGOPT__OP_PRECEDES(a, b) (MGOPT__OP_REC(a)->label < MGOPT__OP_REC(b)->label)
 #define MGOPT__FUNC_REC(f) ((mgopt__func_rec *)(void *)(f))
 
 /* The ops of function f whose kinds are kinds[0..nk) (distinct), in program
@@ -1828,8 +1841,13 @@ MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_typ
    in d. */
 MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
                                                  mgopt_type **out, mgopt_diag *d);
-/* op may be erased: it has outputs, none is used, and it is pure (registered
-   ops with the pure trait; opaque ops too: model graphs have no side effects). */
+/* op changes something besides its outputs: a registered op without the pure
+   trait (coreml_update_state writes a state). Such an op is never erased,
+   merged with another or moved across another op with effects. Opaque ops
+   have none: model graphs have no side effects. */
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op);
+/* op may be erased: it has outputs, none is used, and it has no effects
+   (mgopt__op_has_effects). */
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
@@ -2587,7 +2605,7 @@ MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, 
 MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype) {
   int32_t j;
   if (decl->kind != have->kind) return MGOPT__CLASH_KIND;
-  if (decl->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (decl->kind == MGOPT_TYPE_OTHER) return 0; /* a state compares as the tensor it holds */
   if (have->dtype != MGOPT_DT_UNKNOWN && (strict_dtype || decl->dtype != MGOPT_DT_UNKNOWN) &&
       decl->dtype != have->dtype)
     return MGOPT__CLASH_DTYPE;
@@ -4302,6 +4320,9 @@ MGOPT__TI_FN(quantize);
 MGOPT__TI_FN(dequant);
 MGOPT__TI_FN(lut);
 MGOPT__TI_FN(sparse);
+/* state.c */
+MGOPT__TI_FN(read_state);
+MGOPT__TI_FN(update_state);
 #undef MGOPT__TI_FN
 
 #endif /* MGOPT__INFER_H */
@@ -5443,6 +5464,37 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_sparse(mgopt_program *p, const mgopt_op
   if (mgopt__ti_shape_param(p, op, out, nz.dtype, &s, d)) return s;
   return mgopt__ti_like(p, op, out, &mask, nz.dtype, d);
 }
+/* src/core/infer/state.c — type inference of the state ops: read_state, coreml_update_state. */
+
+/* The state operand of `slot`: a value of kind MGOPT_TYPE_STATE. */
+static mgopt_status mgopt__ti_state_in(const mgopt_op *op, const char *slot, mgopt_type *t, mgopt_diag *d) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  if (!v) return mgopt__ti_fail(d, op, "missing operand '%s'", slot);
+  if (v->type.kind != MGOPT_TYPE_STATE) return mgopt__ti_fail(d, op, "operand '%s' is not a state", slot);
+  *t = mgopt__ti_view(&v->type);
+  t->kind = MGOPT_TYPE_TENSOR;
+  return MGOPT_OK;
+}
+
+/* read_state(input): a tensor of the state's dtype and shape. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_read_state(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                    mgopt_diag *d) {
+  mgopt_type st;
+  mgopt_status s = mgopt__ti_state_in(op, "input", &st, d);
+  if (s) return s;
+  return mgopt__ti_like(p, op, out, &st, st.dtype, d);
+}
+
+/* coreml_update_state(state, value): writes value into the state and gives
+   it back; value's dtype and shape must be the state's. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_update_state(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                      mgopt_diag *d) {
+  mgopt_type st, vt;
+  mgopt_status s = mgopt__ti_state_in(op, "state", &st, d);
+  if (s || (s = mgopt__ti_in(op, "value", &vt, d))) return s;
+  if (mgopt__type_clash(&st, &vt, 0)) return mgopt__ti_fail(d, op, "the value's type differs from the state's");
+  return mgopt__ti_like(p, op, out, &vt, vt.dtype != MGOPT_DT_UNKNOWN ? vt.dtype : st.dtype, d);
+}
 /* src/core/registry.c — the op registry: MGOPT_OP_TABLE's rows as op definitions, operand slot and
    attribute sets, lookups by kind and by name. Type inference lives in core/infer/. */
 
@@ -5489,6 +5541,8 @@ MGOPT__RG_SLOTS(lut, {"indices", 0}, {"lut", 0});
 MGOPT__RG_SLOTS(sparse, {"nonzero_data", 0}, {"mask", 0});
 MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
+MGOPT__RG_SLOTS(input, {"input", 0});
+MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
 
 MGOPT__RG_ATTRS(const, {"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(log, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"});
@@ -6166,6 +6220,7 @@ static void mgopt__milw_type(mgopt__milw *w, const mgopt_type *t) {
     mgopt__buf_putc(w->out, ')');
     return;
   }
+  if (t->kind == MGOPT_TYPE_STATE) mgopt__buf_puts(w->out, "state");
   mgopt__buf_putc(w->out, '(');
   if (t->rank < 0) mgopt__buf_puts(w->out, "*, ");
   for (i = 0; i < t->rank; i++) {
@@ -7126,15 +7181,19 @@ static int mgopt__milp_hexbytes(mgopt__milp *P, size_t at, const uint8_t **out, 
   return 1;
 }
 
-/* "(d0, d1, ..., dtype)" or opaque("HEX"), without markers. */
+/* "(d0, d1, ..., dtype)", state(d0, ..., dtype) or opaque("HEX"), without markers. */
 static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
   int64_t nd = 0;
-  int unknown_rank = 0;
+  int unknown_rank = 0, state = 0;
   size_t at;
   memset(t, 0, sizeof *t);
   t->rank = -1;
   mgopt__milp_ws(P);
   at = P->pos;
+  if (mgopt__milp_is_word(P, at, "state") && mgopt__milp_at(P, at + 5) == '(') {
+    P->pos += 5;
+    state = 1;
+  }
   if (mgopt__milp_is_word(P, at, "opaque")) {
     P->pos += 6;
     if (!mgopt__milp_expect(P, '(')) return 0;
@@ -7180,7 +7239,7 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
           return mgopt__milp_fail(P, it, MGOPT_ERR_TYPE, "unknown dtype '%.*s'", (int)(l > 40 ? 40 : l),
                                   P->s + it);
         P->pos++;
-        t->kind = MGOPT_TYPE_TENSOR;
+        t->kind = state ? MGOPT_TYPE_STATE : MGOPT_TYPE_TENSOR;
         t->dtype = (uint8_t)dt;
         if (unknown_rank) {
           if (nd) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "'*' (unknown rank) takes no dims");
@@ -8207,13 +8266,16 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 
 /* ---------------------------------------------------------------- the driver */
 
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op) {
+  return op->kind != MGOPT_OP_OPAQUE && !(mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   int32_t i;
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
     if (op->outs[i]->nuses) return 0;
-  /* opaque ops count as pure: model graphs have no side effects */
-  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+  return !mgopt__op_has_effects(op);
 }
 
 static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {
@@ -14893,6 +14955,10 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   memset(&g, 0, sizeof g);
   g.is_main = is_main;
   E->g = &g;
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->type.kind == MGOPT_TYPE_STATE)
+      return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "input '%s' is a state: ONNX has no state type",
+                             mgopt__exp_vname(b->args[i]));
   if (is_main && orig && orig->graph) {
     /* the imported input order; inputs that had initializers are listed again */
     int64_t k;

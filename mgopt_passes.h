@@ -92,6 +92,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(fusion, canonicalize_inplace_pattern) \
+  PASS(fusion, prefer_state_in_downstream) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -4098,7 +4100,8 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
    const_deduplication's job). They must share a "parent": an operand that is
    a block argument or output 0 of a non-const op (MIL's candidate rule), sit
    in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, when either op's output is a block output (the
+   more than one output, on state ops (a write may come between two reads),
+   when either op's output is a block output (the
    removed one must not be; the kept one is not given more consumers, which
    keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
    or that draw random numbers. Cost: one sweep in program order with a hash
@@ -4110,7 +4113,8 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
 static int mgopt__rro_eligible(const mgopt_op *op) {
   int32_t s, k;
   int parent = 0;
-  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const) return 0;
+  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE))
+    return 0;
   if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
                                       strstr(op->type, "Multinomial")))
     return 0;
@@ -9173,6 +9177,241 @@ static mgopt_status mgopt__rt_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS(cleanup, common, reduce_transposes,
                    "cancel transposes across layout-agnostic ops, keeping a transpose only where the layout is needed",
                    mgopt__rt_run);
+/* src/passes/fusion/canonicalize_inplace_pattern.c — common::canonicalize_inplace_pattern: a state write right after the op computing its value.
+
+   Spec: reference mil-passes.md §1.1 (entry 74) and §2.2; coremltools'
+   optimize_state.py. An in-place update reads as read_state -> op ->
+   coreml_update_state; the write may sit anywhere after the op, and the
+   canonical order puts it immediately after (prefer_state_in_downstream
+   relies on it).
+
+   Before:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %a: (2, fp16) = add(x=%m, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+     } -> (%a, %u)
+   After:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+       %a: (2, fp16) = add(x=%m, y=%x)
+     } -> (%a, %u)
+
+   Fires on: a coreml_update_state whose value is made by an op X of the same
+   block that is not itself a state op; the write moves to just after X (after
+   the writes of X's outputs already there, in their order). It keeps its
+   name and its uses (they all come after its old place).
+   Must not fire: when the write already follows X that way; when X sits in
+   another block (a write inside a branch or loop body stays there); when an
+   op between X and the write reads or writes the same state (a read_state
+   there must still see the old contents: the reference moves the write
+   regardless, mgopt does not), or has side effects (mgopt__op_has_effects);
+   when the state value is made after X.
+   Cost: the writes come from the op index; each checks the uses of its state
+   (label comparisons) and the effectful ops of the function (a binary search
+   in their labels): O(ops + writes x uses of their state). */
+
+/* 1 when some op other than u reading state s lies strictly between x and u
+   (ops nested in x or in an op between count). */
+static int mgopt__cip_state_touched(const mgopt_value *s, const mgopt_op *x, const mgopt_op *u) {
+  const mgopt_use *k;
+  for (k = s->uses; k; k = k->next)
+    if (k->op && k->op != u && MGOPT__OP_PRECEDES(x, k->op) && MGOPT__OP_PRECEDES(k->op, u)) return 1;
+  return 0;
+}
+
+/* 1 when one of the effectful ops eff[0..n) (in program order) lies strictly between x and u. */
+static int mgopt__cip_effect_between(mgopt_op *const *eff, int64_t n, const mgopt_op *x, const mgopt_op *u) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) { /* the first effectful op after x */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (MGOPT__OP_PRECEDES(eff[mid], x) || eff[mid] == x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && MGOPT__OP_PRECEDES(eff[lo], u);
+}
+
+typedef struct mgopt__cip_walk {
+  mgopt_program *p;
+  mgopt_op **eff;
+  int64_t n, cap;
+  int oom;
+} mgopt__cip_walk;
+
+static int mgopt__cip_collect(mgopt_op *op, void *ud) {
+  mgopt__cip_walk *w = (mgopt__cip_walk *)ud;
+  if (op->kind == MGOPT_OP_coreml_update_state || !mgopt__op_has_effects(op)) return 0;
+  if (!mgopt__grow(&w->p->alloc, (void **)&w->eff, &w->cap, w->n + 1, sizeof *w->eff)) {
+    w->oom = 1;
+    return 1;
+  }
+  w->eff[w->n++] = op;
+  return 0;
+}
+
+/* Moves u after its value's producer when that is legal; 1 if it moved. */
+static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
+  mgopt_value *v = mgopt_op_operand(u, "value"), *s = mgopt_op_operand(u, "state");
+  mgopt_op *x, *pos, *a;
+  if (!v || !s || !v->def) return 0;
+  x = v->def;
+  if (x->parent != u->parent || (mgopt_op_traits(x) & MGOPT_TRAIT_STATE)) return 0;
+  for (pos = x->next; pos && pos != u && pos->kind == MGOPT_OP_coreml_update_state; pos = pos->next) {
+    mgopt_value *pv = mgopt_op_operand(pos, "value");
+    if (!pv || pv->def != x) break;
+  }
+  if (!pos || pos == u) return 0;
+  a = s->def ? mgopt__pu_ancestor_in(s->def, u->parent) : NULL;
+  if (a && a != x && !MGOPT__OP_PRECEDES(a, x)) return 0;
+  if (mgopt__cip_state_touched(s, x, u)) return 0;
+  if (mgopt__cip_effect_between(w->eff, w->n, x, u)) return 0;
+  mgopt_op_move_before(u, pos);
+  return 1;
+}
+
+static mgopt_status mgopt__cip_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt__cip_walk w;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f;
+  int32_t kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  memset(&w, 0, sizeof w);
+  w.p = p;
+  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0) {
+      st = mgopt__oom(p);
+      break;
+    }
+    w.n = 0;
+    mgopt_block_walk(fn->body, mgopt__cip_collect, &w);
+    if (w.oom) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += mgopt__cip_try(&w, ups[i]);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  if (w.eff) mgopt__heap_free(&p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
+  return st;
+}
+
+MGOPT__DEFINE_PASS(fusion, common, canonicalize_inplace_pattern,
+                   "move each state write right after the op that computes its value", mgopt__cip_run);
+/* src/passes/fusion/prefer_state_in_downstream.c — common::prefer_state_in_downstream: readers after a state write read the write's output.
+
+   Spec: reference mil-passes.md §1.1 (entry 75) and §2.2; coremltools'
+   optimize_state.py. After coreml_update_state(state, value), a later
+   reader of `value` may read the write's output instead (the same tensor,
+   now held by the state), so the functional value need not stay alive.
+   canonicalize_inplace_pattern runs first and puts the write right after
+   the op computing the value, so every later reader is reached.
+
+   Before:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+       %a: (2, fp16) = add(x=%m, y=%x)
+     } -> (%a)
+   After:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+       %a: (2, fp16) = add(x=%u, y=%x)
+     } -> (%a)
+
+   Fires on: every coreml_update_state U whose value V has another reader
+   that is not a coreml_update_state. Every use of V after U in U's block
+   (operands of later ops, nested blocks of later ops included, and the
+   block's outputs) then reads U's output. When V is an output of a function
+   body, U's output takes its place and its name, and V takes U's old name
+   (a function's output names survive).
+   Must not fire: when V has no other reader, or only other state writes;
+   when V is both an argument and an output of U's block; on uses before U
+   or outside U's block; on a function output when U's output is already one
+   (then only the op uses move); when the declared types of V and U's output
+   differ.
+   Cost: the writes come from the op index; each walks V's use list (label
+   comparisons): O(writes x uses of their values). */
+
+/* 1 when the use k of v lies after u in u's block (its op, or the op owning
+   the block it is an output of, is u's block's op after u or nested in one). */
+static int mgopt__psd_after(const mgopt_use *k, const mgopt_op *u) {
+  mgopt_op *at = k->op ? k->op : k->block->parent_op;
+  mgopt_op *a;
+  if (!at) return 0; /* an output of a function body */
+  a = mgopt__pu_ancestor_in(at, u->parent);
+  return a && a != u && MGOPT__OP_PRECEDES(u, a);
+}
+
+static int mgopt__psd_is_arg(const mgopt_value *v, const mgopt_block *b) { return !v->def && v->owner == b; }
+
+static int mgopt__psd_try(mgopt_op *u) {
+  mgopt_value *v = mgopt_op_operand(u, "value"), *out = u->outs[0];
+  mgopt_block *b = u->parent;
+  mgopt_use *k, *next;
+  int others = 0, nonwrite = 0, out_is_func = mgopt__pu_is_func_output(out), moved = 0, renamed = 0;
+  if (!v || !mgopt_type_equal(&v->type, &out->type)) return 0;
+  for (k = v->uses; k; k = k->next) {
+    if (!k->op) {
+      if (k->block == b && mgopt__psd_is_arg(v, b)) return 0;
+      continue;
+    }
+    if (k->op == u) continue;
+    others = 1;
+    if (k->op->kind != MGOPT_OP_coreml_update_state) nonwrite = 1;
+  }
+  if (!others || !nonwrite) return 0;
+  for (k = v->uses; k; k = next) {
+    next = k->next;
+    if (k->op && k->op != u && mgopt__psd_after(k, u)) {
+      mgopt_op_set_operand_at(k->op, k->slot, k->index, out);
+      moved = 1;
+    } else if (!k->op && (k->block == b ? !(b->parent_op == NULL && out_is_func) : mgopt__psd_after(k, u))) {
+      if (k->block == b && b->parent_op == NULL && !renamed) { /* a function output: its name goes along */
+        const char *vn = v->name, *on = out->name;
+        renamed = 1;
+        mgopt__pu_rename(out, vn);
+        mgopt__pu_rename(v, on);
+      }
+      mgopt_block_set_output(k->block, k->index, out);
+      moved = 1;
+    }
+  }
+  return moved;
+}
+
+static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f, kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  for (f = 0; f < mgopt_program_function_count(p); f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += mgopt__psd_try(ups[i]);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  return st;
+}
+
+MGOPT__DEFINE_PASS(fusion, common, prefer_state_in_downstream,
+                   "later readers of a value written to a state read the write's output", mgopt__psd_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

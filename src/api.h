@@ -160,7 +160,9 @@ typedef struct mgopt_dim {
 
 typedef enum mgopt_type_kind {
   MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
-  MGOPT_TYPE_OTHER = 1   /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_OTHER = 1,  /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_STATE = 2   /* a state (Core ML's mutable model state) holding a tensor of dtype + rank +
+                            dims: read by read_state, written by coreml_update_state, `state(1, fp16)` */
 } mgopt_type_kind;
 
 typedef struct mgopt_type {
@@ -429,6 +431,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
+#define MGOPT_TRAIT_STATE           (1u << 10) /* reads or writes a state: never merged with another op or
+                                                  moved across another op of the same state */
 
 /* Trait sets named by the rows of MGOPT_OP_TABLE. */
 #define MGOPT__OT_P MGOPT_TRAIT_PURE
@@ -444,6 +448,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT__OT_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
 #define MGOPT__OT_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
 #define MGOPT__OT_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+#define MGOPT__OT_SR (MGOPT_TRAIT_PURE | MGOPT_TRAIT_STATE) /* a state read: removable when dead */
+#define MGOPT__OT_SW MGOPT_TRAIT_STATE                      /* a state write: a side effect, never dead */
 
 /* Every registered (canonical, MIL) op: one row each, in the order of the
    enum (new ops go last: kinds are stable numbers). A row is
@@ -545,6 +551,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
   X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
+  X(read_state,                      MGOPT__OT_SR,   input,   none,          1, 1, 0,  read_state,     0)                               \
+  X(coreml_update_state,             MGOPT__OT_SW,   state,   none,          1, 1, 0,  update_state,   0)                               \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

@@ -573,15 +573,19 @@ static int mgopt__milp_hexbytes(mgopt__milp *P, size_t at, const uint8_t **out, 
   return 1;
 }
 
-/* "(d0, d1, ..., dtype)" or opaque("HEX"), without markers. */
+/* "(d0, d1, ..., dtype)", state(d0, ..., dtype) or opaque("HEX"), without markers. */
 static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
   int64_t nd = 0;
-  int unknown_rank = 0;
+  int unknown_rank = 0, state = 0;
   size_t at;
   memset(t, 0, sizeof *t);
   t->rank = -1;
   mgopt__milp_ws(P);
   at = P->pos;
+  if (mgopt__milp_is_word(P, at, "state") && mgopt__milp_at(P, at + 5) == '(') {
+    P->pos += 5;
+    state = 1;
+  }
   if (mgopt__milp_is_word(P, at, "opaque")) {
     P->pos += 6;
     if (!mgopt__milp_expect(P, '(')) return 0;
@@ -627,7 +631,7 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
           return mgopt__milp_fail(P, it, MGOPT_ERR_TYPE, "unknown dtype '%.*s'", (int)(l > 40 ? 40 : l),
                                   P->s + it);
         P->pos++;
-        t->kind = MGOPT_TYPE_TENSOR;
+        t->kind = state ? MGOPT_TYPE_STATE : MGOPT_TYPE_TENSOR;
         t->dtype = (uint8_t)dt;
         if (unknown_rank) {
           if (nd) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "'*' (unknown rank) takes no dims");

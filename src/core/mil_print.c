@@ -133,6 +133,7 @@ static void mgopt__milw_type(mgopt__milw *w, const mgopt_type *t) {
     mgopt__buf_putc(w->out, ')');
     return;
   }
+  if (t->kind == MGOPT_TYPE_STATE) mgopt__buf_puts(w->out, "state");
   mgopt__buf_putc(w->out, '(');
   if (t->rank < 0) mgopt__buf_puts(w->out, "*, ");
   for (i = 0; i < t->rank; i++) {

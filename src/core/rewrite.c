@@ -145,13 +145,16 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 
 /* ---------------------------------------------------------------- the driver */
 
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op) {
+  return op->kind != MGOPT_OP_OPAQUE && !(mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   int32_t i;
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
     if (op->outs[i]->nuses) return 0;
-  /* opaque ops count as pure: model graphs have no side effects */
-  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+  return !mgopt__op_has_effects(op);
 }
 
 static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {

@@ -54,6 +54,8 @@
   PASS(cleanup, fuse_transpose_matmul) \
   PASS(cleanup, merge_affine_dequantize_with_consecutive_ops) \
   PASS(cleanup, reduce_transposes) \
+  PASS(fusion, canonicalize_inplace_pattern) \
+  PASS(fusion, prefer_state_in_downstream) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
