@@ -408,6 +408,16 @@ struct mgopt_attr {
 
 #define MGOPT_OP_ERASED 1u
 #define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
+/* The op has side effects (writes memory or state outside its outputs, does
+   I/O): passes never erase it, merge it with another op or move a state op
+   across it. Registered ops say so by their traits (an op without
+   MGOPT_TRAIT_PURE, e.g. coreml_update_state); for an opaque op, whose
+   semantics mgopt does not know, its reader or the caller sets this flag.
+   The ONNX reader sets it on no op: no ai.onnx op has side effects; a
+   caller whose custom-domain op has some marks it after loading. In .mil
+   text it is the argument `has_effects=true` (printed after the
+   attributes; not an attribute). */
+#define MGOPT_OP_HAS_EFFECTS 4u
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -1842,12 +1852,13 @@ MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_typ
 MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
                                                  mgopt_type **out, mgopt_diag *d);
 /* op changes something besides its outputs: a registered op without the pure
-   trait (coreml_update_state writes a state). Such an op is never erased,
-   merged with another or moved across another op with effects. Opaque ops
-   have none: model graphs have no side effects. */
+   trait (coreml_update_state writes a state), or any op flagged
+   MGOPT_OP_HAS_EFFECTS. Such an op is never erased, merged with another or
+   moved across another op with effects. Other opaque ops have none: model
+   graphs have no side effects. */
 MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op);
-/* op may be erased: it has outputs, none is used, and it has no effects
-   (mgopt__op_has_effects). */
+/* op may be erased: it has outputs, none is used, and neither it nor an op
+   in its nested blocks has effects (mgopt__op_has_effects). */
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
@@ -6541,6 +6552,11 @@ static mgopt_status mgopt__milw_op(mgopt__milw *w, const mgopt_op *op, int inden
     mgopt__buf_putc(w->out, '=');
     mgopt__milw_attr(w, op, &op->attrs[i]);
   }
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__buf_puts(w->out, "has_effects=true");
+  }
   if (mgopt__milw_name_differs(op)) {
     if (!first) mgopt__buf_puts(w->out, ", ");
     mgopt__buf_puts(w->out, "name=");
@@ -7836,7 +7852,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
   const char *type, *opname = NULL;
   mgopt_op *op;
-  int is_const, c;
+  int is_const, c, effects = 0;
   int32_t nb = 0, bcap = 0;
   mgopt_block **blocks = NULL;
   size_t start;
@@ -7916,6 +7932,9 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
           s->is_list = 1;
           if (!mgopt__milp_ref_list(P, &nvals, &s->n)) return 0;
         }
+      } else if (strcmp(key, "has_effects") == 0 && mgopt__milp_is_word(P, P->pos, "true")) {
+        P->pos += 4; /* the op's MGOPT_OP_HAS_EFFECTS flag, not an attribute */
+        effects = 1;
       } else if (c == '"' && strcmp(key, "name") == 0) {
         size_t at = P->pos;
         if (!mgopt__milp_string(P)) return 0;
@@ -7976,6 +7995,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
     if (!op->attrs) return mgopt__milp_oom(P);
     op->nattrs = (int32_t)nattrs;
   }
+  if (effects) op->flags |= MGOPT_OP_HAS_EFFECTS;
   if (opname) op->name = opname;
   else if (nouts > 0 && !P->outs[0].absent) op->name = P->outs[0].name;
   mgopt_op_append(op, b);
@@ -8267,7 +8287,20 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 /* ---------------------------------------------------------------- the driver */
 
 MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op) {
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) return 1;
   return op->kind != MGOPT_OP_OPAQUE && !(mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+/* 1 when an op in the blocks of op (at any depth) has effects, or they nest
+   too deeply to tell. */
+static int mgopt__rw_blocks_have_effects(const mgopt_op *op, int depth) {
+  int32_t i;
+  const mgopt_op *o;
+  if (depth > 256) return 1;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next)
+      if (mgopt__op_has_effects(o) || (o->nblocks && mgopt__rw_blocks_have_effects(o, depth + 1))) return 1;
+  return 0;
 }
 
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
@@ -8275,7 +8308,7 @@ MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
     if (op->outs[i]->nuses) return 0;
-  return !mgopt__op_has_effects(op);
+  return !mgopt__op_has_effects(op) && !(op->nblocks && mgopt__rw_blocks_have_effects(op, 0));
 }
 
 static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {

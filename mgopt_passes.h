@@ -3899,10 +3899,15 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
        %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
 
-   Fires on: every op with at least one output, none of them used, that is
-   pure (registered ops with the pure trait, and opaque ops: model graphs
-   have no side effects), in every block, nested blocks included (a nested
-   block's outputs keep what feeds them alive). Ops without outputs are kept.
+   Fires on: every op with at least one output, none of them used, without
+   side effects (mgopt__op_is_dead: registered ops with the pure trait, and
+   opaque ops not flagged MGOPT_OP_HAS_EFFECTS: model graphs have no side
+   effects), in every block, nested blocks included (a nested block's
+   outputs keep what feeds them alive).
+   Must not fire: on ops without outputs; on a state write
+   (coreml_update_state: the reference keeps every state write's outputs
+   alive), an opaque op marked `has_effects=true`, or a control-flow op
+   with such an op in its blocks; their operands stay alive with them.
    Cost: a scan of the op index for a dead op (the arrays of op pointers, no
    list walk), then, if one is found, one backward sweep per block, O(ops): erasing an op drops its
    operand uses, so producers earlier in the block are seen dead in the
@@ -4100,7 +4105,8 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
    const_deduplication's job). They must share a "parent": an operand that is
    a block argument or output 0 of a non-const op (MIL's candidate rule), sit
    in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, on state ops (a write may come between two reads),
+   more than one output, on state ops (a write may come between two reads)
+   and ops with side effects,
    when either op's output is a block output (the
    removed one must not be; the kept one is not given more consumers, which
    keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
@@ -4113,7 +4119,8 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
 static int mgopt__rro_eligible(const mgopt_op *op) {
   int32_t s, k;
   int parent = 0;
-  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE))
+  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
+      mgopt__op_has_effects(op))
     return 0;
   if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
                                       strstr(op->type, "Multinomial")))

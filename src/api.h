@@ -277,6 +277,16 @@ struct mgopt_attr {
 
 #define MGOPT_OP_ERASED 1u
 #define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
+/* The op has side effects (writes memory or state outside its outputs, does
+   I/O): passes never erase it, merge it with another op or move a state op
+   across it. Registered ops say so by their traits (an op without
+   MGOPT_TRAIT_PURE, e.g. coreml_update_state); for an opaque op, whose
+   semantics mgopt does not know, its reader or the caller sets this flag.
+   The ONNX reader sets it on no op: no ai.onnx op has side effects; a
+   caller whose custom-domain op has some marks it after loading. In .mil
+   text it is the argument `has_effects=true` (printed after the
+   attributes; not an attribute). */
+#define MGOPT_OP_HAS_EFFECTS 4u
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */

@@ -324,12 +324,13 @@ MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_typ
 MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
                                                  mgopt_type **out, mgopt_diag *d);
 /* op changes something besides its outputs: a registered op without the pure
-   trait (coreml_update_state writes a state). Such an op is never erased,
-   merged with another or moved across another op with effects. Opaque ops
-   have none: model graphs have no side effects. */
+   trait (coreml_update_state writes a state), or any op flagged
+   MGOPT_OP_HAS_EFFECTS. Such an op is never erased, merged with another or
+   moved across another op with effects. Other opaque ops have none: model
+   graphs have no side effects. */
 MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op);
-/* op may be erased: it has outputs, none is used, and it has no effects
-   (mgopt__op_has_effects). */
+/* op may be erased: it has outputs, none is used, and neither it nor an op
+   in its nested blocks has effects (mgopt__op_has_effects). */
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);

@@ -1228,7 +1228,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
   const char *type, *opname = NULL;
   mgopt_op *op;
-  int is_const, c;
+  int is_const, c, effects = 0;
   int32_t nb = 0, bcap = 0;
   mgopt_block **blocks = NULL;
   size_t start;
@@ -1308,6 +1308,9 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
           s->is_list = 1;
           if (!mgopt__milp_ref_list(P, &nvals, &s->n)) return 0;
         }
+      } else if (strcmp(key, "has_effects") == 0 && mgopt__milp_is_word(P, P->pos, "true")) {
+        P->pos += 4; /* the op's MGOPT_OP_HAS_EFFECTS flag, not an attribute */
+        effects = 1;
       } else if (c == '"' && strcmp(key, "name") == 0) {
         size_t at = P->pos;
         if (!mgopt__milp_string(P)) return 0;
@@ -1368,6 +1371,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
     if (!op->attrs) return mgopt__milp_oom(P);
     op->nattrs = (int32_t)nattrs;
   }
+  if (effects) op->flags |= MGOPT_OP_HAS_EFFECTS;
   if (opname) op->name = opname;
   else if (nouts > 0 && !P->outs[0].absent) op->name = P->outs[0].name;
   mgopt_op_append(op, b);

@@ -454,6 +454,11 @@ static mgopt_status mgopt__milw_op(mgopt__milw *w, const mgopt_op *op, int inden
     mgopt__buf_putc(w->out, '=');
     mgopt__milw_attr(w, op, &op->attrs[i]);
   }
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__buf_puts(w->out, "has_effects=true");
+  }
   if (mgopt__milw_name_differs(op)) {
     if (!first) mgopt__buf_puts(w->out, ", ");
     mgopt__buf_puts(w->out, "name=");
