@@ -94,6 +94,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, canonicalize_inplace_pattern) \
   PASS(fusion, prefer_state_in_downstream) \
+  PASS(onnx, name_fix) \
+  PASS(onnx, remove_redundant_transpose_add_forests) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -9419,6 +9421,390 @@ static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) {
 
 MGOPT__DEFINE_PASS(fusion, common, prefer_state_in_downstream,
                    "later readers of a value written to a state read the write's output", mgopt__psd_run);
+/* src/passes/onnx/name_fix.c — onnx::name_fix: every value and op gets a name, unique in its scope.
+
+   Spec: onnx_ir_optimizer_passes.txt, "name_fix" (model scope: the ONNX
+   Script name-fix pass). In every function, in this order: the body's
+   inputs, its outputs, the constants that stand for initializers (consts not
+   read from a Constant node), then each op in program order: its name, its
+   operands, its outputs, then its nested blocks the same way (arguments,
+   outputs, ops). A value without a name is named "v", an op without one
+   "node"; a name already taken becomes "<name>_<k>" with the first k (from a
+   counter per base name, separate for values and ops) that is free. Value
+   names are unique within a block and the blocks around it; op names within
+   a block.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32) = relu(x=%x, name="n")
+       %b: (2, fp32) = exp(x=%a, name="n")
+       %c: (2, fp32) = onnx::Celu(in0=%b, name="n")
+     } -> (%c)
+   After:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32) = relu(x=%x, name="n")
+       %b: (2, fp32) = exp(x=%a, name="n_1")
+       %c: (2, fp32) = onnx::Celu(in0=%b, name="n_2")
+     } -> (%c)
+
+   Fires on: ops and values without a name or with a name taken before them.
+   Must not fire: on the inputs and outputs of a function (a model's
+   interface keeps its names: they are taken first, so only a clash between
+   two of them could rename one, and it is left as it is); on the op names
+   of initializer constants (no ONNX node); on absent optional outputs.
+   Cost: one walk, hash maps of names (a nested block's names are undone on
+   leaving it): O(ops + values). */
+
+typedef struct mgopt__nf_undo {
+  mgopt__map *m;
+  uint64_t key;
+  int64_t prev;
+} mgopt__nf_undo;
+
+typedef struct mgopt__nf {
+  mgopt_program *p;
+  mgopt__map vals;      /* value name -> 1 + level that took it (0: free) */
+  mgopt__map ops;       /* op name -> 1 + level that took it (taken only at that level) */
+  mgopt__map vcount;    /* base name -> last suffix tried, for values */
+  mgopt__map ocount;    /* the same for ops */
+  mgopt__map seen;      /* values already named */
+  mgopt__nf_undo *undo;
+  int64_t nundo, cap;
+  int32_t level;
+  mgopt_buf buf;
+  int oom;
+  int64_t renamed;
+} mgopt__nf;
+
+static int mgopt__nf_taken(const mgopt__nf *s, int is_op, const char *name) {
+  const mgopt__map_slot *sl = mgopt__map_find(is_op ? &s->ops : &s->vals, mgopt__map_ptr_key(name));
+  if (!sl) return 0;
+  return is_op ? sl->v.i == s->level + 1 : sl->v.i > 0;
+}
+
+static void mgopt__nf_take(mgopt__nf *s, int is_op, const char *name) {
+  mgopt__map *m = is_op ? &s->ops : &s->vals;
+  mgopt__map_slot *sl = mgopt__map_get(m, mgopt__map_ptr_key(name), NULL);
+  if (!sl || !mgopt__grow(&s->p->alloc, (void **)&s->undo, &s->cap, s->nundo + 1, sizeof *s->undo)) {
+    s->oom = 1;
+    return;
+  }
+  s->undo[s->nundo].m = m;
+  s->undo[s->nundo].key = mgopt__map_ptr_key(name);
+  s->undo[s->nundo++].prev = sl->v.i;
+  sl->v.i = s->level + 1;
+}
+
+/* The first free name of base, base_1, base_2, ... (counting on from the last
+   suffix tried for base), taken. NULL on OOM. */
+static const char *mgopt__nf_fresh(mgopt__nf *s, int is_op, const char *base) {
+  const char *name = base;
+  mgopt__map_slot *c;
+  while (name && mgopt__nf_taken(s, is_op, name)) {
+    c = mgopt__map_get(is_op ? &s->ocount : &s->vcount, mgopt__map_ptr_key(base), NULL);
+    if (!c) break;
+    c->v.i++;
+    s->buf.len = 0;
+    mgopt__buf_printf(&s->buf, "%s_%lld", base, (long long)c->v.i);
+    name = s->buf.oom ? NULL : mgopt_program_intern(s->p, s->buf.data, s->buf.len);
+  }
+  if (!name || (name == base && mgopt__nf_taken(s, is_op, name))) {
+    s->oom = 1;
+    return NULL;
+  }
+  mgopt__nf_take(s, is_op, name);
+  return name;
+}
+
+static void mgopt__nf_value(mgopt__nf *s, mgopt_value *v, int keep) {
+  int added = 0;
+  mgopt__map_slot *sl;
+  const char *name;
+  if (!v || (v->flags & MGOPT_VALUE_ABSENT)) return;
+  sl = mgopt__map_get(&s->seen, mgopt__map_ptr_key(v), &added);
+  if (!sl) {
+    s->oom = 1;
+    return;
+  }
+  if (!added) return;
+  if (v->name && (keep || !mgopt__nf_taken(s, 0, v->name))) {
+    mgopt__nf_take(s, 0, v->name);
+    return;
+  }
+  name = mgopt__nf_fresh(s, 0, v->name ? v->name : mgopt_program_intern_cstr(s->p, "v"));
+  if (name && mgopt_value_set_name(v, name) == MGOPT_OK) s->renamed++;
+}
+
+static void mgopt__nf_block(mgopt__nf *s, mgopt_block *b, int depth);
+
+static void mgopt__nf_op(mgopt__nf *s, mgopt_op *op, int depth) {
+  int32_t i, k;
+  int init = !op->parent->parent_op && op->kind == MGOPT_OP_const && !(op->flags & MGOPT_OP_ONNX_CONSTANT_NODE);
+  if (!init) {
+    if (op->name && !mgopt__nf_taken(s, 1, op->name)) {
+      mgopt__nf_take(s, 1, op->name);
+    } else {
+      const char *name = mgopt__nf_fresh(s, 1, op->name ? op->name : mgopt_program_intern_cstr(s->p, "node"));
+      if (name && mgopt_op_set_name(op, name) == MGOPT_OK) s->renamed++;
+    }
+  }
+  for (i = 0; i < op->nslots; i++)
+    for (k = 0; k < op->slots[i].n; k++) mgopt__nf_value(s, op->slots[i].uses[k].value, 0);
+  for (i = 0; i < op->nouts; i++) mgopt__nf_value(s, op->outs[i], 0);
+  for (i = 0; i < op->nblocks && !s->oom; i++) mgopt__nf_block(s, op->blocks[i], depth + 1);
+}
+
+/* A block in a new scope: value names seen around it stay taken, op names
+   start afresh; what it takes is given back on leaving. */
+static void mgopt__nf_block(mgopt__nf *s, mgopt_block *b, int depth) {
+  int64_t mark = s->nundo;
+  int fbody = b->parent_op == NULL;
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) { /* deeper than any reader builds: leave the names alone */
+    return;
+  }
+  s->level++;
+  for (i = 0; i < b->nargs; i++) mgopt__nf_value(s, b->args[i], fbody);
+  for (i = 0; i < b->nouts; i++) mgopt__nf_value(s, b->outs[i]->value, fbody);
+  if (fbody)
+    for (op = b->first; op; op = op->next)
+      if (op->kind == MGOPT_OP_const && !(op->flags & MGOPT_OP_ONNX_CONSTANT_NODE)) mgopt__nf_value(s, op->outs[0], 0);
+  for (op = b->first; op && !s->oom; op = op->next) mgopt__nf_op(s, op, depth);
+  while (s->nundo > mark) {
+    const mgopt__nf_undo *u = &s->undo[--s->nundo];
+    mgopt__map_slot *sl = mgopt__map_find(u->m, u->key);
+    if (sl) sl->v.i = u->prev;
+  }
+  s->level--;
+}
+
+static mgopt_status mgopt__nf_run(mgopt_pass_ctx *ctx) {
+  mgopt__nf s;
+  int32_t f;
+  memset(&s, 0, sizeof s);
+  s.p = ctx->program;
+  s.buf.alloc = &s.p->alloc;
+  mgopt__map_init(&s.vals, &s.p->alloc);
+  mgopt__map_init(&s.ops, &s.p->alloc);
+  mgopt__map_init(&s.vcount, &s.p->alloc);
+  mgopt__map_init(&s.ocount, &s.p->alloc);
+  mgopt__map_init(&s.seen, &s.p->alloc);
+  for (f = 0; f < mgopt_program_function_count(s.p) && !s.oom; f++) {
+    /* names are unique per function; the counters start afresh too */
+    mgopt__map_free(&s.vcount);
+    mgopt__map_free(&s.ocount);
+    mgopt__nf_block(&s, mgopt_program_function_at(s.p, f)->body, 0);
+  }
+  ctx->rewrites += s.renamed;
+  mgopt__map_free(&s.vals);
+  mgopt__map_free(&s.ops);
+  mgopt__map_free(&s.vcount);
+  mgopt__map_free(&s.ocount);
+  mgopt__map_free(&s.seen);
+  if (s.undo) mgopt__heap_free(&s.p->alloc, s.undo, sizeof *s.undo * (size_t)s.cap);
+  mgopt_buf_free(&s.buf);
+  return s.oom ? mgopt_diag_set(ctx->diag, mgopt__oom(s.p), "name_fix: out of memory") : MGOPT_OK;
+}
+
+MGOPT__DEFINE_PASS(onnx, onnx, name_fix, "give every value and op a name unique in its scope", mgopt__nf_run);
+/* src/passes/onnx/remove_redundant_transpose_add_forests.c — onnx::remove_redundant_transpose_add_forests: a forest of adds between a transpose and its inverse runs in the untransposed layout.
+
+   Spec: onnx_ir_optimizer_passes.txt, "remove_redundant_transpose_add_forests"
+   (collapse broadcast-add forests introduced by layout conversions when every
+   branch can be safely rewired); the match follows the ONNX IR optimizer's.
+
+   Before:
+     main(%a: (1, 3, 4, 5, fp32), %b: (1, 3, 4, 5, fp32), %c: (1, 3, 4, 5, fp32)) {
+       %ta: (1, 4, 5, 3, fp32) = transpose(x=%a, perm=[0, 2, 3, 1])
+       %tb: (1, 4, 5, 3, fp32) = transpose(x=%b, perm=[0, 2, 3, 1])
+       %tc: (1, 4, 5, 3, fp32) = transpose(x=%c, perm=[0, 2, 3, 1])
+       %s: (1, 4, 5, 3, fp32) = add(x=%ta, y=%tb)
+       %u: (1, 4, 5, 3, fp32) = add(x=%s, y=%tc)
+       %y: (1, 3, 4, 5, fp32) = transpose(x=%u, perm=[0, 3, 1, 2])
+     } -> (%y)
+   After:
+     main(%a: (1, 3, 4, 5, fp32), %b: (1, 3, 4, 5, fp32), %c: (1, 3, 4, 5, fp32)) {
+       %s: (1, 3, 4, 5, fp32) = add(x=%a, y=%b)
+       %y: (1, 3, 4, 5, fp32) = add(x=%s, y=%c)
+     } -> (%y)
+
+   Fires on: a root add whose operands are all transposes with one perm P;
+   from it, forward, the adds reached through their results (each such add
+   reads at least one add already collected, and otherwise only transposes
+   with perm P), whose results are read only by adds of the forest and by
+   transposes with one perm Q, the inverse of P (at least one). Every add
+   then reads the transposes' inputs, its type is re-inferred in that layout,
+   the readers of each Q transpose read the add, the Q transposes are erased
+   and the P transposes too when nothing else reads them. Broadcasting adds
+   are fine: every operand is permuted alike.
+   Must not fire: an add reading anything but forest adds and P transposes;
+   a root reading an add; an add read by anything but forest adds and Q
+   transposes; two different perms on either side; Q not the inverse of P;
+   no Q transpose; exact where the reference is not: an add whose result is
+   a block output (its layout would change: the reference rewrites it); a
+   replacement whose type does not suit a reader (mgopt__pu_adopt_type);
+   forests of more than 256 adds.
+   Cost: worklist patterns; each root collects its forest once (a scan of the
+   forest per membership test: O(forest^2), forests are small). */
+
+#define MGOPT__RTAF_MAX 256
+
+typedef struct mgopt__rtaf {
+  mgopt_program *p;
+  mgopt_op *adds[MGOPT__RTAF_MAX], *queue[MGOPT__RTAF_MAX], *outs[MGOPT__RTAF_MAX];
+  int32_t nadds, nqueue, nouts;
+  int64_t pf[MGOPT_MAX_RANK], pi[MGOPT_MAX_RANK];
+  int64_t rank; /* 0 until the first perm */
+  int have_inv;
+} mgopt__rtaf;
+
+static int mgopt__rtaf_has(mgopt_op *const *v, int32_t n, const mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < n; i++)
+    if (v[i] == op) return 1;
+  return 0;
+}
+
+/* op's perm, normalized, equal to (or set as) *into of length f->rank. */
+static int mgopt__rtaf_perm(mgopt__rtaf *f, const mgopt_op *t, int64_t *into, int *set) {
+  const int64_t *v;
+  int64_t n = mgopt_op_get_ints(f->p, t, "perm", &v), i, q[MGOPT_MAX_RANK];
+  uint32_t seen[MGOPT_MAX_RANK];
+  if (n <= 0 || n > MGOPT_MAX_RANK || (f->rank && n != f->rank) || t->nouts != 1 || !mgopt_op_operand(t, "x")) return 0;
+  memset(seen, 0, sizeof seen);
+  for (i = 0; i < n; i++) {
+    q[i] = v[i] < 0 ? v[i] + n : v[i];
+    if (q[i] < 0 || q[i] >= n || seen[q[i]]) return 0;
+    seen[q[i]] = 1;
+  }
+  f->rank = n;
+  if (!*set) {
+    memcpy(into, q, sizeof(int64_t) * (size_t)n);
+    *set = 1;
+    return 1;
+  }
+  return memcmp(into, q, sizeof(int64_t) * (size_t)n) == 0;
+}
+
+static int mgopt__rtaf_collect(mgopt__rtaf *f, mgopt_op *root) {
+  int have_fwd = 0;
+  int32_t qi = 0;
+  f->queue[f->nqueue++] = root;
+  while (qi < f->nqueue) {
+    mgopt_op *a = f->queue[qi++];
+    int32_t s, n_add = 0, n_tr = 0;
+    const mgopt_use *u;
+    if (mgopt__rtaf_has(f->adds, f->nadds, a)) continue;
+    if (a->kind != MGOPT_OP_add || a->nouts != 1 || f->nadds == MGOPT__RTAF_MAX) return 0;
+    for (s = 0; s < a->nslots; s++) {
+      mgopt_value *v = a->slots[s].n == 1 && !a->slots[s].is_list ? a->slots[s].uses[0].value : NULL;
+      if (!v) return 0;
+      if (v->def && v->def->kind == MGOPT_OP_add) {
+        if (!mgopt__rtaf_has(f->adds, f->nadds, v->def)) return 0; /* strictly forward from the root */
+        n_add++;
+      } else if (v->def && v->def->kind == MGOPT_OP_transpose && mgopt__rtaf_perm(f, v->def, f->pf, &have_fwd)) {
+        n_tr++;
+      } else {
+        return 0;
+      }
+    }
+    if (a == root ? (n_add || !n_tr) : !n_add) return 0;
+    if (mgopt__pu_is_block_output(a->outs[0])) return 0;
+    for (u = a->outs[0]->uses; u; u = u->next) {
+      mgopt_op *c = u->op;
+      if (c->kind == MGOPT_OP_add) {
+        if (!mgopt__rtaf_has(f->adds, f->nadds, c)) {
+          if (f->nqueue == MGOPT__RTAF_MAX) return 0;
+          f->queue[f->nqueue++] = c;
+        }
+      } else if (c->kind == MGOPT_OP_transpose && mgopt__rtaf_perm(f, c, f->pi, &f->have_inv)) {
+        if (!mgopt__rtaf_has(f->outs, f->nouts, c)) {
+          if (f->nouts == MGOPT__RTAF_MAX) return 0;
+          f->outs[f->nouts++] = c;
+        }
+      } else {
+        return 0;
+      }
+    }
+    f->adds[f->nadds++] = a;
+  }
+  if (!have_fwd || !f->have_inv || !f->nouts) return 0;
+  {
+    int64_t i;
+    for (i = 0; i < f->rank; i++)
+      if (f->pf[f->pi[i]] != i) return 0;
+  }
+  return 1;
+}
+
+/* Puts every add back on its transposes' outputs (and its type back). */
+static void mgopt__rtaf_undo(mgopt__rtaf *f, mgopt_value *const *saved, const mgopt_type *types) {
+  int32_t i, s, k = 0;
+  for (i = 0; i < f->nadds; i++) {
+    mgopt_op *a = f->adds[i];
+    for (s = 0; s < a->nslots; s++, k++)
+      if (a->slots[s].uses[0].value != saved[k]) mgopt_op_set_operand_at(a, s, 0, saved[k]);
+    a->outs[0]->type = types[i];
+  }
+}
+
+static int mgopt__rtaf_rewrite(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+  mgopt__rtaf f;
+  mgopt_value *saved[2 * MGOPT__RTAF_MAX];
+  mgopt_type types[MGOPT__RTAF_MAX];
+  mgopt_op *ins[2 * MGOPT__RTAF_MAX];
+  int32_t i, s, k = 0, nins = 0;
+  MGOPT__UNUSED(ud);
+  memset(&f, 0, sizeof f);
+  f.p = mgopt_rw_program(rw);
+  if (!mgopt__rtaf_collect(&f, root)) return 0;
+  for (i = 0; i < f.nadds; i++) {
+    mgopt_op *a = f.adds[i];
+    if (a->nslots > 2) return 0;
+    types[i] = a->outs[0]->type;
+    for (s = 0; s < a->nslots; s++) saved[k++] = a->slots[s].uses[0].value;
+  }
+  /* every add reads the untransposed inputs, re-inferred in order (producers first) */
+  for (i = 0; i < f.nadds; i++) {
+    mgopt_op *a = f.adds[i];
+    for (s = 0; s < a->nslots; s++) {
+      mgopt_value *v = a->slots[s].uses[0].value;
+      if (v->def && v->def->kind == MGOPT_OP_transpose) {
+        if (!mgopt__rtaf_has(ins, nins, v->def)) ins[nins++] = v->def;
+        mgopt_op_set_operand_at(a, s, 0, mgopt_op_operand(v->def, "x"));
+      }
+    }
+    if (mgopt_op_infer(f.p, a, NULL) != MGOPT_OK) {
+      mgopt__rtaf_undo(&f, saved, types);
+      return 0;
+    }
+  }
+  for (i = 0; i < f.nouts; i++) {
+    mgopt_value *from = f.outs[i]->outs[0], *to = mgopt_op_operand(f.outs[i], "x");
+    if (!mgopt__pu_adopt_type(f.p, to, from) ||
+        (mgopt__pu_is_func_output(from) && mgopt__pu_is_func_output(to))) {
+      mgopt__rtaf_undo(&f, saved, types);
+      return 0;
+    }
+  }
+  for (i = 0; i < f.nadds; i++) mgopt_rw_modified(rw, f.adds[i]);
+  for (i = 0; i < f.nouts; i++) {
+    mgopt_value *to = mgopt_op_operand(f.outs[i], "x");
+    if (!mgopt__pu_replace_keep_io(rw, f.outs[i]->outs[0], to)) return 1;
+    mgopt_rw_erase(rw, f.outs[i]);
+  }
+  for (i = 0; i < nins; i++) mgopt__pu_erase_if_dead(rw, ins[i]);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__rtaf_patterns[] = {
+    MGOPT__PATTERN("transpose_add_forest", MGOPT_OP_add, 1, mgopt__rtaf_rewrite),
+};
+
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_add_forests,
+                           "run a forest of adds between a transpose and its inverse in the untransposed layout",
+                           mgopt__rtaf_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
@@ -9479,10 +9865,10 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     /* The ONNX IR optimizer order (spec onnx_ir_optimizer_passes.txt, "Current
        order"); a MIL twin stands in where it does the same job. */
     {"onnx_cleanup",
-     /* 1 name_fix (model-wide renaming: not written) */
+     "name_fix," /* 1 */
      "cast_optimization," /* 2 remove_redundant_casts (twin) */
      "remove_redundant_transpose_reduce," /* 3 */
-     /* 4 remove_redundant_transpose_add_forests (not written) */
+     "remove_redundant_transpose_add_forests," /* 4 */
      "remove_redundant_transpose_pairs," /* 5 */
      "remove_redundant_reshape_pairs," /* 6 */
      "noop_elimination," /* 7 remove_identity_reshapes (twin; also drops other no-ops) */

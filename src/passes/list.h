@@ -56,6 +56,8 @@
   PASS(cleanup, reduce_transposes) \
   PASS(fusion, canonicalize_inplace_pattern) \
   PASS(fusion, prefer_state_in_downstream) \
+  PASS(onnx, name_fix) \
+  PASS(onnx, remove_redundant_transpose_add_forests) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
