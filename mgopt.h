@@ -1045,15 +1045,19 @@ typedef struct mgopt_pass_report {
   double seconds;
   int64_t rewrites;
   int64_t ops_before, ops_after;
+  mgopt_status status;      /* MGOPT_OK, or the failure of a pass that was skipped (see mgopt_pipeline_run) */
+  const mgopt_diag *diag;   /* a skipped pass's diagnostic, during the after_pass call only (else NULL) */
 } mgopt_pass_report;
 
 /* Called after each pass when set (print IR after each pass, stats, ...). */
 typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
 
 /* How mgopt_pipeline_run runs. A zeroed struct (or NULL) is every default:
-   no verification, no callback, no timing, no reports kept. */
+   no verification, no callback, no timing, no reports kept, a failing pass
+   skipped. */
 typedef struct mgopt_pipeline_options {
   int verify_each;              /* run the verifier after every pass */
+  int strict;                   /* 1 = the first failing pass stops the pipeline (0 = it is skipped) */
   mgopt_after_pass_fn after_pass;
   void *after_pass_ud;
   double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
@@ -1066,9 +1070,19 @@ typedef struct mgopt_pipeline_options {
    resolving names in registry r (mgopt_builtin_registry() of mgopt_passes.h,
    or the caller's). "none" or "" runs nothing. opts may be NULL. The whole
    string is checked before any pass runs: an unknown pass or option or a bad
-   value is MGOPT_ERR_INVALID_ARG with the column in d->col. A failing pass
-   (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, ...) or verifier (MGOPT_ERR_VERIFY)
-   names the op in d->op and, for a program read from .mil, its line:col. */
+   value is MGOPT_ERR_INVALID_ARG with the column in d->col.
+   A pass that fails (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, MGOPT_ERR_LIMIT,
+   ...) is skipped by default and the pipeline goes on: its report (and the
+   after_pass call) carries the status and, during that call, the diagnostic
+   for a warning; the pipeline still returns MGOPT_OK. The program is left as
+   the last good pass left it: a pass fails before it changes anything, or,
+   for a pattern table stopped by the rewrite cap, between two complete
+   rewrites (a valid, equivalent program); the manager also checks that the
+   program still verifies, and stops with the pass's error when it does not.
+   MGOPT_ERR_NOMEM always stops. With opts->strict the first failure stops
+   the pipeline and is returned. A stopping failure (pass or verifier,
+   MGOPT_ERR_VERIFY) names the op in d->op and, for a program read from
+   .mil, its line:col. */
 MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
                                          const mgopt_pipeline_options *opts, mgopt_diag *d);
 /* Only parses and checks a pipeline string. */
@@ -8672,6 +8686,26 @@ typedef struct mgopt__pm {
   int depth;
 } mgopt__pm;
 
+/* What a pass that failed with s leaves to the pipeline (not strict): it
+   goes on when s is not NOMEM and the program still verifies (passes fail
+   before changing anything, or between complete rewrites). The report and
+   the after_pass call carry the failure; d is cleared for the next pass.
+   Returns s when the pipeline must stop. */
+static mgopt_status mgopt__pm_skip(mgopt__pm *m, mgopt_pass_report *rep, mgopt_status s) {
+  mgopt_diag vd;
+  if ((m->ro && m->ro->strict) || s == MGOPT_ERR_NOMEM || m->p->status) return s;
+  if (mgopt_program_verify(m->p, &vd) != MGOPT_OK) return s;
+  rep->status = s;
+  rep->ops_after = mgopt_program_op_count(m->p);
+  rep->diag = m->d;
+  if (m->ro && m->ro->after_pass) m->ro->after_pass(m->p, rep, m->ro->after_pass_ud);
+  rep->diag = NULL;
+  if (m->reports && m->nrep < m->cap) m->reports[m->nrep] = *rep;
+  m->nrep++;
+  mgopt_diag_clear(m->d);
+  return MGOPT_OK;
+}
+
 static int mgopt__pm_namech(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == ':' || c == '.' || c == '-';
@@ -8799,7 +8833,8 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
       mgopt__diag_prefix(m->d, pd->name);
     }
     mgopt__pm_place(m);
-    return s;
+    rep.rewrites = ctx.rewrites;
+    return mgopt__pm_skip(m, &rep, s);
   }
   rep.rewrites = ctx.rewrites;
   rep.ops_after = mgopt_program_op_count(m->p);

@@ -914,15 +914,19 @@ typedef struct mgopt_pass_report {
   double seconds;
   int64_t rewrites;
   int64_t ops_before, ops_after;
+  mgopt_status status;      /* MGOPT_OK, or the failure of a pass that was skipped (see mgopt_pipeline_run) */
+  const mgopt_diag *diag;   /* a skipped pass's diagnostic, during the after_pass call only (else NULL) */
 } mgopt_pass_report;
 
 /* Called after each pass when set (print IR after each pass, stats, ...). */
 typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
 
 /* How mgopt_pipeline_run runs. A zeroed struct (or NULL) is every default:
-   no verification, no callback, no timing, no reports kept. */
+   no verification, no callback, no timing, no reports kept, a failing pass
+   skipped. */
 typedef struct mgopt_pipeline_options {
   int verify_each;              /* run the verifier after every pass */
+  int strict;                   /* 1 = the first failing pass stops the pipeline (0 = it is skipped) */
   mgopt_after_pass_fn after_pass;
   void *after_pass_ud;
   double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
@@ -935,9 +939,19 @@ typedef struct mgopt_pipeline_options {
    resolving names in registry r (mgopt_builtin_registry() of mgopt_passes.h,
    or the caller's). "none" or "" runs nothing. opts may be NULL. The whole
    string is checked before any pass runs: an unknown pass or option or a bad
-   value is MGOPT_ERR_INVALID_ARG with the column in d->col. A failing pass
-   (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, ...) or verifier (MGOPT_ERR_VERIFY)
-   names the op in d->op and, for a program read from .mil, its line:col. */
+   value is MGOPT_ERR_INVALID_ARG with the column in d->col.
+   A pass that fails (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, MGOPT_ERR_LIMIT,
+   ...) is skipped by default and the pipeline goes on: its report (and the
+   after_pass call) carries the status and, during that call, the diagnostic
+   for a warning; the pipeline still returns MGOPT_OK. The program is left as
+   the last good pass left it: a pass fails before it changes anything, or,
+   for a pattern table stopped by the rewrite cap, between two complete
+   rewrites (a valid, equivalent program); the manager also checks that the
+   program still verifies, and stops with the pass's error when it does not.
+   MGOPT_ERR_NOMEM always stops. With opts->strict the first failure stops
+   the pipeline and is returned. A stopping failure (pass or verifier,
+   MGOPT_ERR_VERIFY) names the op in d->op and, for a program read from
+   .mil, its line:col. */
 MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
                                          const mgopt_pipeline_options *opts, mgopt_diag *d);
 /* Only parses and checks a pipeline string. */
