@@ -104,7 +104,10 @@
            %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
          } -> (%m)
      `%ref` arguments are operands, literals are attributes, `#` starts a
-     comment. print(parse(print(P))) == print(P) for every program.
+     comment. print(parse(print(P))) == print(P) for every program. A
+     state (Core ML's mutable model state, read by read_state and written
+     by coreml_update_state) is typed like the tensor it holds with `state`
+     before it: `%kv: state(1, 64, fp16)`.
 
    REWRITING AND PASSES
      A pattern (mgopt_pattern) is a root op type, a benefit and a callback
@@ -288,7 +291,9 @@ typedef struct mgopt_dim {
 
 typedef enum mgopt_type_kind {
   MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
-  MGOPT_TYPE_OTHER = 1   /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_OTHER = 1,  /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_STATE = 2   /* a state (Core ML's mutable model state) holding a tensor of dtype + rank +
+                            dims: read by read_state, written by coreml_update_state, `state(1, fp16)` */
 } mgopt_type_kind;
 
 typedef struct mgopt_type {
@@ -403,6 +408,16 @@ struct mgopt_attr {
 
 #define MGOPT_OP_ERASED 1u
 #define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
+/* The op has side effects (writes memory or state outside its outputs, does
+   I/O): passes never erase it, merge it with another op or move a state op
+   across it. Registered ops say so by their traits (an op without
+   MGOPT_TRAIT_PURE, e.g. coreml_update_state); for an opaque op, whose
+   semantics mgopt does not know, its reader or the caller sets this flag.
+   The ONNX reader sets it on no op: no ai.onnx op has side effects; a
+   caller whose custom-domain op has some marks it after loading. In .mil
+   text it is the argument `has_effects=true` (printed after the
+   attributes; not an attribute). */
+#define MGOPT_OP_HAS_EFFECTS 4u
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -557,6 +572,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
+#define MGOPT_TRAIT_STATE           (1u << 10) /* reads or writes a state: never merged with another op or
+                                                  moved across another op of the same state */
 
 /* Trait sets named by the rows of MGOPT_OP_TABLE. */
 #define MGOPT__OT_P MGOPT_TRAIT_PURE
@@ -572,6 +589,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT__OT_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
 #define MGOPT__OT_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
 #define MGOPT__OT_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+#define MGOPT__OT_SR (MGOPT_TRAIT_PURE | MGOPT_TRAIT_STATE) /* a state read: removable when dead */
+#define MGOPT__OT_SW MGOPT_TRAIT_STATE                      /* a state write: a side effect, never dead */
 
 /* Every registered (canonical, MIL) op: one row each, in the order of the
    enum (new ops go last: kinds are stable numbers). A row is
@@ -675,6 +694,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
   X(space_to_batch,                  MGOPT__OT_LS,   x,       s2b,           1, 1, 0,  space_to_batch, 0)                               \
   X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, 0)                               \
+  X(read_state,                      MGOPT__OT_SR,   input,   none,          1, 1, 0,  read_state,     0)                               \
+  X(coreml_update_state,             MGOPT__OT_SW,   state,   none,          1, 1, 0,  update_state,   0)                               \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -1026,15 +1047,19 @@ typedef struct mgopt_pass_report {
   double seconds;
   int64_t rewrites;
   int64_t ops_before, ops_after;
+  mgopt_status status;      /* MGOPT_OK, or the failure of a pass that was skipped (see mgopt_pipeline_run) */
+  const mgopt_diag *diag;   /* a skipped pass's diagnostic, during the after_pass call only (else NULL) */
 } mgopt_pass_report;
 
 /* Called after each pass when set (print IR after each pass, stats, ...). */
 typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
 
 /* How mgopt_pipeline_run runs. A zeroed struct (or NULL) is every default:
-   no verification, no callback, no timing, no reports kept. */
+   no verification, no callback, no timing, no reports kept, a failing pass
+   skipped. */
 typedef struct mgopt_pipeline_options {
   int verify_each;              /* run the verifier after every pass */
+  int strict;                   /* 1 = the first failing pass stops the pipeline (0 = it is skipped) */
   mgopt_after_pass_fn after_pass;
   void *after_pass_ud;
   double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
@@ -1047,9 +1072,19 @@ typedef struct mgopt_pipeline_options {
    resolving names in registry r (mgopt_builtin_registry() of mgopt_passes.h,
    or the caller's). "none" or "" runs nothing. opts may be NULL. The whole
    string is checked before any pass runs: an unknown pass or option or a bad
-   value is MGOPT_ERR_INVALID_ARG with the column in d->col. A failing pass
-   (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, ...) or verifier (MGOPT_ERR_VERIFY)
-   names the op in d->op and, for a program read from .mil, its line:col. */
+   value is MGOPT_ERR_INVALID_ARG with the column in d->col.
+   A pass that fails (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, MGOPT_ERR_LIMIT,
+   ...) is skipped by default and the pipeline goes on: its report (and the
+   after_pass call) carries the status and, during that call, the diagnostic
+   for a warning; the pipeline still returns MGOPT_OK. The program is left as
+   the last good pass left it: a pass fails before it changes anything, or,
+   for a pattern table stopped by the rewrite cap, between two complete
+   rewrites (a valid, equivalent program); the manager also checks that the
+   program still verifies, and stops with the pass's error when it does not.
+   MGOPT_ERR_NOMEM always stops. With opts->strict the first failure stops
+   the pipeline and is returned. A stopping failure (pass or verifier,
+   MGOPT_ERR_VERIFY) names the op in d->op and, for a program read from
+   .mil, its line:col. */
 MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
                                          const mgopt_pipeline_options *opts, mgopt_diag *d);
 /* Only parses and checks a pipeline string. */
@@ -1781,6 +1816,8 @@ typedef struct mgopt__op_rec {
 #define MGOPT__SLOT_OFF (-1)     /* not linked into a function */
 #define MGOPT__SLOT_UNLISTED (-2) /* linked, but its list could not grow */
 #define MGOPT__OP_REC(o) ((mgopt__op_rec *)(void *)(o))
+/* 1 when op a comes before op b in their function's pre-order (both linked into one function). */
+#define MGOPT__OP_PRECEDES(a, b) (MGOPT__OP_REC(a)->label < MGOPT__OP_REC(b)->label)
 #define MGOPT__FUNC_REC(f) ((mgopt__func_rec *)(void *)(f))
 
 /* The ops of function f whose kinds are kinds[0..nk) (distinct), in program
@@ -1842,8 +1879,14 @@ MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_typ
    in d. */
 MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
                                                  mgopt_type **out, mgopt_diag *d);
-/* op may be erased: it has outputs, none is used, and it is pure (registered
-   ops with the pure trait; opaque ops too: model graphs have no side effects). */
+/* op changes something besides its outputs: a registered op without the pure
+   trait (coreml_update_state writes a state), or any op flagged
+   MGOPT_OP_HAS_EFFECTS. Such an op is never erased, merged with another or
+   moved across another op with effects. Other opaque ops have none: model
+   graphs have no side effects. */
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op);
+/* op may be erased: it has outputs, none is used, and neither it nor an op
+   in its nested blocks has effects (mgopt__op_has_effects). */
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
@@ -2601,7 +2644,7 @@ MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, 
 MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype) {
   int32_t j;
   if (decl->kind != have->kind) return MGOPT__CLASH_KIND;
-  if (decl->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (decl->kind == MGOPT_TYPE_OTHER) return 0; /* a state compares as the tensor it holds */
   if (have->dtype != MGOPT_DT_UNKNOWN && (strict_dtype || decl->dtype != MGOPT_DT_UNKNOWN) &&
       decl->dtype != have->dtype)
     return MGOPT__CLASH_DTYPE;
@@ -4318,6 +4361,9 @@ MGOPT__TI_FN(quantize);
 MGOPT__TI_FN(dequant);
 MGOPT__TI_FN(lut);
 MGOPT__TI_FN(sparse);
+/* state.c */
+MGOPT__TI_FN(read_state);
+MGOPT__TI_FN(update_state);
 #undef MGOPT__TI_FN
 
 #endif /* MGOPT__INFER_H */
@@ -5520,6 +5566,37 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_sparse(mgopt_program *p, const mgopt_op
   if (mgopt__ti_shape_param(p, op, out, nz.dtype, &s, d)) return s;
   return mgopt__ti_like(p, op, out, &mask, nz.dtype, d);
 }
+/* src/core/infer/state.c — type inference of the state ops: read_state, coreml_update_state. */
+
+/* The state operand of `slot`: a value of kind MGOPT_TYPE_STATE. */
+static mgopt_status mgopt__ti_state_in(const mgopt_op *op, const char *slot, mgopt_type *t, mgopt_diag *d) {
+  mgopt_value *v = mgopt_op_operand(op, slot);
+  if (!v) return mgopt__ti_fail(d, op, "missing operand '%s'", slot);
+  if (v->type.kind != MGOPT_TYPE_STATE) return mgopt__ti_fail(d, op, "operand '%s' is not a state", slot);
+  *t = mgopt__ti_view(&v->type);
+  t->kind = MGOPT_TYPE_TENSOR;
+  return MGOPT_OK;
+}
+
+/* read_state(input): a tensor of the state's dtype and shape. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_read_state(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                    mgopt_diag *d) {
+  mgopt_type st;
+  mgopt_status s = mgopt__ti_state_in(op, "input", &st, d);
+  if (s) return s;
+  return mgopt__ti_like(p, op, out, &st, st.dtype, d);
+}
+
+/* coreml_update_state(state, value): writes value into the state and gives
+   it back; value's dtype and shape must be the state's. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_update_state(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                      mgopt_diag *d) {
+  mgopt_type st, vt;
+  mgopt_status s = mgopt__ti_state_in(op, "state", &st, d);
+  if (s || (s = mgopt__ti_in(op, "value", &vt, d))) return s;
+  if (mgopt__type_clash(&st, &vt, 0)) return mgopt__ti_fail(d, op, "the value's type differs from the state's");
+  return mgopt__ti_like(p, op, out, &vt, vt.dtype != MGOPT_DT_UNKNOWN ? vt.dtype : st.dtype, d);
+}
 /* src/core/registry.c — the op registry: MGOPT_OP_TABLE's rows as op definitions, operand slot and
    attribute sets, lookups by kind and by name. Type inference lives in core/infer/. */
 
@@ -5566,6 +5643,8 @@ MGOPT__RG_SLOTS(lut, {"indices", 0}, {"lut", 0});
 MGOPT__RG_SLOTS(sparse, {"nonzero_data", 0}, {"mask", 0});
 MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
+MGOPT__RG_SLOTS(input, {"input", 0});
+MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
 
 MGOPT__RG_ATTRS(const, {"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(log, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"});
@@ -6247,6 +6326,7 @@ static void mgopt__milw_type(mgopt__milw *w, const mgopt_type *t) {
     mgopt__buf_putc(w->out, ')');
     return;
   }
+  if (t->kind == MGOPT_TYPE_STATE) mgopt__buf_puts(w->out, "state");
   mgopt__buf_putc(w->out, '(');
   if (t->rank < 0) mgopt__buf_puts(w->out, "*, ");
   for (i = 0; i < t->rank; i++) {
@@ -6566,6 +6646,11 @@ static mgopt_status mgopt__milw_op(mgopt__milw *w, const mgopt_op *op, int inden
     mgopt__milw_ident(w, op->attrs[i].name);
     mgopt__buf_putc(w->out, '=');
     mgopt__milw_attr(w, op, &op->attrs[i]);
+  }
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__buf_puts(w->out, "has_effects=true");
   }
   if (mgopt__milw_name_differs(op)) {
     if (!first) mgopt__buf_puts(w->out, ", ");
@@ -7207,15 +7292,19 @@ static int mgopt__milp_hexbytes(mgopt__milp *P, size_t at, const uint8_t **out, 
   return 1;
 }
 
-/* "(d0, d1, ..., dtype)" or opaque("HEX"), without markers. */
+/* "(d0, d1, ..., dtype)", state(d0, ..., dtype) or opaque("HEX"), without markers. */
 static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
   int64_t nd = 0;
-  int unknown_rank = 0;
+  int unknown_rank = 0, state = 0;
   size_t at;
   memset(t, 0, sizeof *t);
   t->rank = -1;
   mgopt__milp_ws(P);
   at = P->pos;
+  if (mgopt__milp_is_word(P, at, "state") && mgopt__milp_at(P, at + 5) == '(') {
+    P->pos += 5;
+    state = 1;
+  }
   if (mgopt__milp_is_word(P, at, "opaque")) {
     P->pos += 6;
     if (!mgopt__milp_expect(P, '(')) return 0;
@@ -7261,7 +7350,7 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
           return mgopt__milp_fail(P, it, MGOPT_ERR_TYPE, "unknown dtype '%.*s'", (int)(l > 40 ? 40 : l),
                                   P->s + it);
         P->pos++;
-        t->kind = MGOPT_TYPE_TENSOR;
+        t->kind = state ? MGOPT_TYPE_STATE : MGOPT_TYPE_TENSOR;
         t->dtype = (uint8_t)dt;
         if (unknown_rank) {
           if (nd) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "'*' (unknown rank) takes no dims");
@@ -7858,7 +7947,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
   const char *type, *opname = NULL;
   mgopt_op *op;
-  int is_const, c;
+  int is_const, c, effects = 0;
   int32_t nb = 0, bcap = 0;
   mgopt_block **blocks = NULL;
   size_t start;
@@ -7938,6 +8027,9 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
           s->is_list = 1;
           if (!mgopt__milp_ref_list(P, &nvals, &s->n)) return 0;
         }
+      } else if (strcmp(key, "has_effects") == 0 && mgopt__milp_is_word(P, P->pos, "true")) {
+        P->pos += 4; /* the op's MGOPT_OP_HAS_EFFECTS flag, not an attribute */
+        effects = 1;
       } else if (c == '"' && strcmp(key, "name") == 0) {
         size_t at = P->pos;
         if (!mgopt__milp_string(P)) return 0;
@@ -7998,6 +8090,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
     if (!op->attrs) return mgopt__milp_oom(P);
     op->nattrs = (int32_t)nattrs;
   }
+  if (effects) op->flags |= MGOPT_OP_HAS_EFFECTS;
   if (opname) op->name = opname;
   else if (nouts > 0 && !P->outs[0].absent) op->name = P->outs[0].name;
   mgopt_op_append(op, b);
@@ -8288,13 +8381,29 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 
 /* ---------------------------------------------------------------- the driver */
 
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op) {
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) return 1;
+  return op->kind != MGOPT_OP_OPAQUE && !(mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+/* 1 when an op in the blocks of op (at any depth) has effects, or they nest
+   too deeply to tell. */
+static int mgopt__rw_blocks_have_effects(const mgopt_op *op, int depth) {
+  int32_t i;
+  const mgopt_op *o;
+  if (depth > 256) return 1;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next)
+      if (mgopt__op_has_effects(o) || (o->nblocks && mgopt__rw_blocks_have_effects(o, depth + 1))) return 1;
+  return 0;
+}
+
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   int32_t i;
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
     if (op->outs[i]->nuses) return 0;
-  /* opaque ops count as pure: model graphs have no side effects */
-  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+  return !mgopt__op_has_effects(op) && !(op->nblocks && mgopt__rw_blocks_have_effects(op, 0));
 }
 
 static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {
@@ -8658,6 +8767,26 @@ typedef struct mgopt__pm {
   int depth;
 } mgopt__pm;
 
+/* What a pass that failed with s leaves to the pipeline (not strict): it
+   goes on when s is not NOMEM and the program still verifies (passes fail
+   before changing anything, or between complete rewrites). The report and
+   the after_pass call carry the failure; d is cleared for the next pass.
+   Returns s when the pipeline must stop. */
+static mgopt_status mgopt__pm_skip(mgopt__pm *m, mgopt_pass_report *rep, mgopt_status s) {
+  mgopt_diag vd;
+  if ((m->ro && m->ro->strict) || s == MGOPT_ERR_NOMEM || m->p->status) return s;
+  if (mgopt_program_verify(m->p, &vd) != MGOPT_OK) return s;
+  rep->status = s;
+  rep->ops_after = mgopt_program_op_count(m->p);
+  rep->diag = m->d;
+  if (m->ro && m->ro->after_pass) m->ro->after_pass(m->p, rep, m->ro->after_pass_ud);
+  rep->diag = NULL;
+  if (m->reports && m->nrep < m->cap) m->reports[m->nrep] = *rep;
+  m->nrep++;
+  mgopt_diag_clear(m->d);
+  return MGOPT_OK;
+}
+
 static int mgopt__pm_namech(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == ':' || c == '.' || c == '-';
@@ -8785,7 +8914,8 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
       mgopt__diag_prefix(m->d, pd->name);
     }
     mgopt__pm_place(m);
-    return s;
+    rep.rewrites = ctx.rewrites;
+    return mgopt__pm_skip(m, &rep, s);
   }
   rep.rewrites = ctx.rewrites;
   rep.ops_after = mgopt_program_op_count(m->p);
@@ -15486,6 +15616,10 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   memset(&g, 0, sizeof g);
   g.is_main = is_main;
   E->g = &g;
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->type.kind == MGOPT_TYPE_STATE)
+      return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "input '%s' is a state: ONNX has no state type",
+                             mgopt__exp_vname(b->args[i]));
   if (is_main && orig && orig->graph) {
     /* the imported input order; inputs that had initializers are listed again */
     int64_t k;

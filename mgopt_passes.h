@@ -116,6 +116,10 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(fusion, fuse_layernorm_or_instancenorm) \
   PASS(onnx, fold_shape_ops) \
   PASS(onnx, merge_consecutive_expand_dims) \
+  PASS(fusion, canonicalize_inplace_pattern) \
+  PASS(fusion, prefer_state_in_downstream) \
+  PASS(onnx, name_fix) \
+  PASS(onnx, remove_redundant_transpose_add_forests) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -4239,10 +4243,15 @@ MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_
        %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
 
-   Fires on: every op with at least one output, none of them used, that is
-   pure (registered ops with the pure trait, and opaque ops: model graphs
-   have no side effects), in every block, nested blocks included (a nested
-   block's outputs keep what feeds them alive). Ops without outputs are kept.
+   Fires on: every op with at least one output, none of them used, without
+   side effects (mgopt__op_is_dead: registered ops with the pure trait, and
+   opaque ops not flagged MGOPT_OP_HAS_EFFECTS: model graphs have no side
+   effects), in every block, nested blocks included (a nested block's
+   outputs keep what feeds them alive).
+   Must not fire: on ops without outputs; on a state write
+   (coreml_update_state: the reference keeps every state write's outputs
+   alive), an opaque op marked `has_effects=true`, or a control-flow op
+   with such an op in its blocks; their operands stay alive with them.
    Cost: a scan of the op index for a dead op (the arrays of op pointers, no
    list walk), then, if one is found, one backward sweep per block, O(ops): erasing an op drops its
    operand uses, so producers earlier in the block are seen dead in the
@@ -4440,7 +4449,9 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
    const_deduplication's job). They must share a "parent": an operand that is
    a block argument or output 0 of a non-const op (MIL's candidate rule), sit
    in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, when either op's output is a block output (the
+   more than one output, on state ops (a write may come between two reads)
+   and ops with side effects,
+   when either op's output is a block output (the
    removed one must not be; the kept one is not given more consumers, which
    keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
    or that draw random numbers. Cost: one sweep in program order with a hash
@@ -4452,7 +4463,9 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
 static int mgopt__rro_eligible(const mgopt_op *op) {
   int32_t s, k;
   int parent = 0;
-  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const) return 0;
+  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
+      mgopt__op_has_effects(op))
+    return 0;
   if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
                                       strstr(op->type, "Multinomial")))
     return 0;
@@ -12890,6 +12903,625 @@ static const mgopt_pattern mgopt__mce_patterns[] = {
 
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, merge_consecutive_expand_dims,
                            "collapse a chain of expand_dims (ONNX Unsqueeze) into one", mgopt__mce_patterns);
+/* src/passes/fusion/canonicalize_inplace_pattern.c — common::canonicalize_inplace_pattern: a state write right after the op computing its value.
+
+   Spec: reference mil-passes.md §1.1 (entry 74) and §2.2; coremltools'
+   optimize_state.py. An in-place update reads as read_state -> op ->
+   coreml_update_state; the write may sit anywhere after the op, and the
+   canonical order puts it immediately after (prefer_state_in_downstream
+   relies on it).
+
+   Before:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %a: (2, fp16) = add(x=%m, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+     } -> (%a, %u)
+   After:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+       %a: (2, fp16) = add(x=%m, y=%x)
+     } -> (%a, %u)
+
+   Fires on: a coreml_update_state whose value is made by an op X of the same
+   block that is not itself a state op; the write moves to just after X (after
+   the writes of X's outputs already there, in their order). It keeps its
+   name and its uses (they all come after its old place).
+   Must not fire: when the write already follows X that way; when X sits in
+   another block (a write inside a branch or loop body stays there); when an
+   op between X and the write reads or writes the same state (a read_state
+   there must still see the old contents: the reference moves the write
+   regardless, mgopt does not), or has side effects (mgopt__op_has_effects);
+   when the state value is made after X.
+   Cost: the writes come from the op index; each checks the uses of its state
+   (label comparisons) and the effectful ops of the function (a binary search
+   in their labels): O(ops + writes x uses of their state). */
+
+/* 1 when some op other than u reading state s lies strictly between x and u
+   (ops nested in x or in an op between count). */
+static int mgopt__cip_state_touched(const mgopt_value *s, const mgopt_op *x, const mgopt_op *u) {
+  const mgopt_use *k;
+  for (k = s->uses; k; k = k->next)
+    if (k->op && k->op != u && MGOPT__OP_PRECEDES(x, k->op) && MGOPT__OP_PRECEDES(k->op, u)) return 1;
+  return 0;
+}
+
+/* 1 when one of the effectful ops eff[0..n) (in program order) lies strictly between x and u. */
+static int mgopt__cip_effect_between(mgopt_op *const *eff, int64_t n, const mgopt_op *x, const mgopt_op *u) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) { /* the first effectful op after x */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (MGOPT__OP_PRECEDES(eff[mid], x) || eff[mid] == x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && MGOPT__OP_PRECEDES(eff[lo], u);
+}
+
+typedef struct mgopt__cip_walk {
+  mgopt_program *p;
+  mgopt_op **eff;
+  int64_t n, cap;
+  int oom;
+} mgopt__cip_walk;
+
+static int mgopt__cip_collect(mgopt_op *op, void *ud) {
+  mgopt__cip_walk *w = (mgopt__cip_walk *)ud;
+  if (op->kind == MGOPT_OP_coreml_update_state || !mgopt__op_has_effects(op)) return 0;
+  if (!mgopt__grow(&w->p->alloc, (void **)&w->eff, &w->cap, w->n + 1, sizeof *w->eff)) {
+    w->oom = 1;
+    return 1;
+  }
+  w->eff[w->n++] = op;
+  return 0;
+}
+
+/* Moves u after its value's producer when that is legal; 1 if it moved. */
+static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
+  mgopt_value *v = mgopt_op_operand(u, "value"), *s = mgopt_op_operand(u, "state");
+  mgopt_op *x, *pos, *a;
+  if (!v || !s || !v->def) return 0;
+  x = v->def;
+  if (x->parent != u->parent || (mgopt_op_traits(x) & MGOPT_TRAIT_STATE)) return 0;
+  for (pos = x->next; pos && pos != u && pos->kind == MGOPT_OP_coreml_update_state; pos = pos->next) {
+    mgopt_value *pv = mgopt_op_operand(pos, "value");
+    if (!pv || pv->def != x) break;
+  }
+  if (!pos || pos == u) return 0;
+  a = s->def ? mgopt__pu_ancestor_in(s->def, u->parent) : NULL;
+  if (a && a != x && !MGOPT__OP_PRECEDES(a, x)) return 0;
+  if (mgopt__cip_state_touched(s, x, u)) return 0;
+  if (mgopt__cip_effect_between(w->eff, w->n, x, u)) return 0;
+  mgopt_op_move_before(u, pos);
+  return 1;
+}
+
+static mgopt_status mgopt__cip_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt__cip_walk w;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f;
+  int32_t kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  memset(&w, 0, sizeof w);
+  w.p = p;
+  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0) {
+      st = mgopt__oom(p);
+      break;
+    }
+    w.n = 0;
+    mgopt_block_walk(fn->body, mgopt__cip_collect, &w);
+    if (w.oom) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += mgopt__cip_try(&w, ups[i]);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  if (w.eff) mgopt__heap_free(&p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
+  return st;
+}
+
+MGOPT__DEFINE_PASS(fusion, common, canonicalize_inplace_pattern,
+                   "move each state write right after the op that computes its value", mgopt__cip_run);
+/* src/passes/fusion/prefer_state_in_downstream.c — common::prefer_state_in_downstream: readers after a state write read the write's output.
+
+   Spec: reference mil-passes.md §1.1 (entry 75) and §2.2; coremltools'
+   optimize_state.py. After coreml_update_state(state, value), a later
+   reader of `value` may read the write's output instead (the same tensor,
+   now held by the state), so the functional value need not stay alive.
+   canonicalize_inplace_pattern runs first and puts the write right after
+   the op computing the value, so every later reader is reached.
+
+   Before:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+       %a: (2, fp16) = add(x=%m, y=%x)
+     } -> (%a)
+   After:
+     main(%x: (2, fp16), %s: state(2, fp16)) {
+       %r: (2, fp16) = read_state(input=%s)
+       %m: (2, fp16) = mul(x=%r, y=%x)
+       %u: (2, fp16) = coreml_update_state(state=%s, value=%m)
+       %a: (2, fp16) = add(x=%u, y=%x)
+     } -> (%a)
+
+   Fires on: every coreml_update_state U whose value V has another reader
+   that is not a coreml_update_state. Every use of V after U in U's block
+   (operands of later ops, nested blocks of later ops included, and the
+   block's outputs) then reads U's output. When V is an output of a function
+   body, U's output takes its place and its name, and V takes U's old name
+   (a function's output names survive).
+   Must not fire: when V has no other reader, or only other state writes;
+   when V is both an argument and an output of U's block; on uses before U
+   or outside U's block; on a function output when U's output is already one
+   (then only the op uses move); when the declared types of V and U's output
+   differ.
+   Cost: the writes come from the op index; each walks V's use list (label
+   comparisons): O(writes x uses of their values). */
+
+/* 1 when the use k of v lies after u in u's block (its op, or the op owning
+   the block it is an output of, is u's block's op after u or nested in one). */
+static int mgopt__psd_after(const mgopt_use *k, const mgopt_op *u) {
+  mgopt_op *at = k->op ? k->op : k->block->parent_op;
+  mgopt_op *a;
+  if (!at) return 0; /* an output of a function body */
+  a = mgopt__pu_ancestor_in(at, u->parent);
+  return a && a != u && MGOPT__OP_PRECEDES(u, a);
+}
+
+static int mgopt__psd_is_arg(const mgopt_value *v, const mgopt_block *b) { return !v->def && v->owner == b; }
+
+static int mgopt__psd_try(mgopt_op *u) {
+  mgopt_value *v = mgopt_op_operand(u, "value"), *out = u->outs[0];
+  mgopt_block *b = u->parent;
+  mgopt_use *k, *next;
+  int others = 0, nonwrite = 0, out_is_func = mgopt__pu_is_func_output(out), moved = 0, renamed = 0;
+  if (!v || !mgopt_type_equal(&v->type, &out->type)) return 0;
+  for (k = v->uses; k; k = k->next) {
+    if (!k->op) {
+      if (k->block == b && mgopt__psd_is_arg(v, b)) return 0;
+      continue;
+    }
+    if (k->op == u) continue;
+    others = 1;
+    if (k->op->kind != MGOPT_OP_coreml_update_state) nonwrite = 1;
+  }
+  if (!others || !nonwrite) return 0;
+  for (k = v->uses; k; k = next) {
+    next = k->next;
+    if (k->op && k->op != u && mgopt__psd_after(k, u)) {
+      mgopt_op_set_operand_at(k->op, k->slot, k->index, out);
+      moved = 1;
+    } else if (!k->op && (k->block == b ? !(b->parent_op == NULL && out_is_func) : mgopt__psd_after(k, u))) {
+      if (k->block == b && b->parent_op == NULL && !renamed) { /* a function output: its name goes along */
+        const char *vn = v->name, *on = out->name;
+        renamed = 1;
+        mgopt__pu_rename(out, vn);
+        mgopt__pu_rename(v, on);
+      }
+      mgopt_block_set_output(k->block, k->index, out);
+      moved = 1;
+    }
+  }
+  return moved;
+}
+
+static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f, kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  for (f = 0; f < mgopt_program_function_count(p); f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += mgopt__psd_try(ups[i]);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  return st;
+}
+
+MGOPT__DEFINE_PASS(fusion, common, prefer_state_in_downstream,
+                   "later readers of a value written to a state read the write's output", mgopt__psd_run);
+/* src/passes/onnx/name_fix.c — onnx::name_fix: every value and op gets a name, unique in its scope.
+
+   Spec: onnx_ir_optimizer_passes.txt, "name_fix" (model scope: the ONNX
+   Script name-fix pass). In every function, in this order: the body's
+   inputs, its outputs, the constants that stand for initializers (consts not
+   read from a Constant node), then each op in program order: its name, its
+   operands, its outputs, then its nested blocks the same way (arguments,
+   outputs, ops). A value without a name is named "v", an op without one
+   "node"; a name already taken becomes "<name>_<k>" with the first k (from a
+   counter per base name, separate for values and ops) that is free. Value
+   names are unique within a block and the blocks around it; op names within
+   a block.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32) = relu(x=%x, name="n")
+       %b: (2, fp32) = exp(x=%a, name="n")
+       %c: (2, fp32) = onnx::Celu(in0=%b, name="n")
+     } -> (%c)
+   After:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32) = relu(x=%x, name="n")
+       %b: (2, fp32) = exp(x=%a, name="n_1")
+       %c: (2, fp32) = onnx::Celu(in0=%b, name="n_2")
+     } -> (%c)
+
+   Fires on: ops and values without a name or with a name taken before them.
+   Must not fire: on the inputs and outputs of a function (a model's
+   interface keeps its names: they are taken first, so only a clash between
+   two of them could rename one, and it is left as it is); on the op names
+   of initializer constants (no ONNX node); on absent optional outputs.
+   Cost: one walk, hash maps of names (a nested block's names are undone on
+   leaving it): O(ops + values). */
+
+typedef struct mgopt__nf_undo {
+  mgopt__map *m;
+  uint64_t key;
+  int64_t prev;
+} mgopt__nf_undo;
+
+typedef struct mgopt__nf {
+  mgopt_program *p;
+  mgopt__map vals;      /* value name -> 1 + level that took it (0: free) */
+  mgopt__map ops;       /* op name -> 1 + level that took it (taken only at that level) */
+  mgopt__map vcount;    /* base name -> last suffix tried, for values */
+  mgopt__map ocount;    /* the same for ops */
+  mgopt__map seen;      /* values already named */
+  mgopt__nf_undo *undo;
+  int64_t nundo, cap;
+  int32_t level;
+  mgopt_buf buf;
+  int oom;
+  int64_t renamed;
+} mgopt__nf;
+
+static int mgopt__nf_taken(const mgopt__nf *s, int is_op, const char *name) {
+  const mgopt__map_slot *sl = mgopt__map_find(is_op ? &s->ops : &s->vals, mgopt__map_ptr_key(name));
+  if (!sl) return 0;
+  return is_op ? sl->v.i == s->level + 1 : sl->v.i > 0;
+}
+
+static void mgopt__nf_take(mgopt__nf *s, int is_op, const char *name) {
+  mgopt__map *m = is_op ? &s->ops : &s->vals;
+  mgopt__map_slot *sl = mgopt__map_get(m, mgopt__map_ptr_key(name), NULL);
+  if (!sl || !mgopt__grow(&s->p->alloc, (void **)&s->undo, &s->cap, s->nundo + 1, sizeof *s->undo)) {
+    s->oom = 1;
+    return;
+  }
+  s->undo[s->nundo].m = m;
+  s->undo[s->nundo].key = mgopt__map_ptr_key(name);
+  s->undo[s->nundo++].prev = sl->v.i;
+  sl->v.i = s->level + 1;
+}
+
+/* The first free name of base, base_1, base_2, ... (counting on from the last
+   suffix tried for base), taken. NULL on OOM. */
+static const char *mgopt__nf_fresh(mgopt__nf *s, int is_op, const char *base) {
+  const char *name = base;
+  mgopt__map_slot *c;
+  while (name && mgopt__nf_taken(s, is_op, name)) {
+    c = mgopt__map_get(is_op ? &s->ocount : &s->vcount, mgopt__map_ptr_key(base), NULL);
+    if (!c) break;
+    c->v.i++;
+    s->buf.len = 0;
+    mgopt__buf_printf(&s->buf, "%s_%lld", base, (long long)c->v.i);
+    name = s->buf.oom ? NULL : mgopt_program_intern(s->p, s->buf.data, s->buf.len);
+  }
+  if (!name || (name == base && mgopt__nf_taken(s, is_op, name))) {
+    s->oom = 1;
+    return NULL;
+  }
+  mgopt__nf_take(s, is_op, name);
+  return name;
+}
+
+static void mgopt__nf_value(mgopt__nf *s, mgopt_value *v, int keep) {
+  int added = 0;
+  mgopt__map_slot *sl;
+  const char *name;
+  if (!v || (v->flags & MGOPT_VALUE_ABSENT)) return;
+  sl = mgopt__map_get(&s->seen, mgopt__map_ptr_key(v), &added);
+  if (!sl) {
+    s->oom = 1;
+    return;
+  }
+  if (!added) return;
+  if (v->name && (keep || !mgopt__nf_taken(s, 0, v->name))) {
+    mgopt__nf_take(s, 0, v->name);
+    return;
+  }
+  name = mgopt__nf_fresh(s, 0, v->name ? v->name : mgopt_program_intern_cstr(s->p, "v"));
+  if (name && mgopt_value_set_name(v, name) == MGOPT_OK) s->renamed++;
+}
+
+static void mgopt__nf_block(mgopt__nf *s, mgopt_block *b, int depth);
+
+static void mgopt__nf_op(mgopt__nf *s, mgopt_op *op, int depth) {
+  int32_t i, k;
+  int init = !op->parent->parent_op && op->kind == MGOPT_OP_const && !(op->flags & MGOPT_OP_ONNX_CONSTANT_NODE);
+  if (!init) {
+    if (op->name && !mgopt__nf_taken(s, 1, op->name)) {
+      mgopt__nf_take(s, 1, op->name);
+    } else {
+      const char *name = mgopt__nf_fresh(s, 1, op->name ? op->name : mgopt_program_intern_cstr(s->p, "node"));
+      if (name && mgopt_op_set_name(op, name) == MGOPT_OK) s->renamed++;
+    }
+  }
+  for (i = 0; i < op->nslots; i++)
+    for (k = 0; k < op->slots[i].n; k++) mgopt__nf_value(s, op->slots[i].uses[k].value, 0);
+  for (i = 0; i < op->nouts; i++) mgopt__nf_value(s, op->outs[i], 0);
+  for (i = 0; i < op->nblocks && !s->oom; i++) mgopt__nf_block(s, op->blocks[i], depth + 1);
+}
+
+/* A block in a new scope: value names seen around it stay taken, op names
+   start afresh; what it takes is given back on leaving. */
+static void mgopt__nf_block(mgopt__nf *s, mgopt_block *b, int depth) {
+  int64_t mark = s->nundo;
+  int fbody = b->parent_op == NULL;
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) { /* deeper than any reader builds: leave the names alone */
+    return;
+  }
+  s->level++;
+  for (i = 0; i < b->nargs; i++) mgopt__nf_value(s, b->args[i], fbody);
+  for (i = 0; i < b->nouts; i++) mgopt__nf_value(s, b->outs[i]->value, fbody);
+  if (fbody)
+    for (op = b->first; op; op = op->next)
+      if (op->kind == MGOPT_OP_const && !(op->flags & MGOPT_OP_ONNX_CONSTANT_NODE)) mgopt__nf_value(s, op->outs[0], 0);
+  for (op = b->first; op && !s->oom; op = op->next) mgopt__nf_op(s, op, depth);
+  while (s->nundo > mark) {
+    const mgopt__nf_undo *u = &s->undo[--s->nundo];
+    mgopt__map_slot *sl = mgopt__map_find(u->m, u->key);
+    if (sl) sl->v.i = u->prev;
+  }
+  s->level--;
+}
+
+static mgopt_status mgopt__nf_run(mgopt_pass_ctx *ctx) {
+  mgopt__nf s;
+  int32_t f;
+  memset(&s, 0, sizeof s);
+  s.p = ctx->program;
+  s.buf.alloc = &s.p->alloc;
+  mgopt__map_init(&s.vals, &s.p->alloc);
+  mgopt__map_init(&s.ops, &s.p->alloc);
+  mgopt__map_init(&s.vcount, &s.p->alloc);
+  mgopt__map_init(&s.ocount, &s.p->alloc);
+  mgopt__map_init(&s.seen, &s.p->alloc);
+  for (f = 0; f < mgopt_program_function_count(s.p) && !s.oom; f++) {
+    /* names are unique per function; the counters start afresh too */
+    mgopt__map_free(&s.vcount);
+    mgopt__map_free(&s.ocount);
+    mgopt__nf_block(&s, mgopt_program_function_at(s.p, f)->body, 0);
+  }
+  ctx->rewrites += s.renamed;
+  mgopt__map_free(&s.vals);
+  mgopt__map_free(&s.ops);
+  mgopt__map_free(&s.vcount);
+  mgopt__map_free(&s.ocount);
+  mgopt__map_free(&s.seen);
+  if (s.undo) mgopt__heap_free(&s.p->alloc, s.undo, sizeof *s.undo * (size_t)s.cap);
+  mgopt_buf_free(&s.buf);
+  return s.oom ? mgopt_diag_set(ctx->diag, mgopt__oom(s.p), "name_fix: out of memory") : MGOPT_OK;
+}
+
+MGOPT__DEFINE_PASS(onnx, onnx, name_fix, "give every value and op a name unique in its scope", mgopt__nf_run);
+/* src/passes/onnx/remove_redundant_transpose_add_forests.c — onnx::remove_redundant_transpose_add_forests: a forest of adds between a transpose and its inverse runs in the untransposed layout.
+
+   Spec: onnx_ir_optimizer_passes.txt, "remove_redundant_transpose_add_forests"
+   (collapse broadcast-add forests introduced by layout conversions when every
+   branch can be safely rewired); the match follows the ONNX IR optimizer's.
+
+   Before:
+     main(%a: (1, 3, 4, 5, fp32), %b: (1, 3, 4, 5, fp32), %c: (1, 3, 4, 5, fp32)) {
+       %ta: (1, 4, 5, 3, fp32) = transpose(x=%a, perm=[0, 2, 3, 1])
+       %tb: (1, 4, 5, 3, fp32) = transpose(x=%b, perm=[0, 2, 3, 1])
+       %tc: (1, 4, 5, 3, fp32) = transpose(x=%c, perm=[0, 2, 3, 1])
+       %s: (1, 4, 5, 3, fp32) = add(x=%ta, y=%tb)
+       %u: (1, 4, 5, 3, fp32) = add(x=%s, y=%tc)
+       %y: (1, 3, 4, 5, fp32) = transpose(x=%u, perm=[0, 3, 1, 2])
+     } -> (%y)
+   After:
+     main(%a: (1, 3, 4, 5, fp32), %b: (1, 3, 4, 5, fp32), %c: (1, 3, 4, 5, fp32)) {
+       %s: (1, 3, 4, 5, fp32) = add(x=%a, y=%b)
+       %y: (1, 3, 4, 5, fp32) = add(x=%s, y=%c)
+     } -> (%y)
+
+   Fires on: a root add whose operands are all transposes with one perm P;
+   from it, forward, the adds reached through their results (each such add
+   reads at least one add already collected, and otherwise only transposes
+   with perm P), whose results are read only by adds of the forest and by
+   transposes with one perm Q, the inverse of P (at least one). Every add
+   then reads the transposes' inputs, its type is re-inferred in that layout,
+   the readers of each Q transpose read the add, the Q transposes are erased
+   and the P transposes too when nothing else reads them. Broadcasting adds
+   are fine: every operand is permuted alike.
+   Must not fire: an add reading anything but forest adds and P transposes;
+   a root reading an add; an add read by anything but forest adds and Q
+   transposes; two different perms on either side; Q not the inverse of P;
+   no Q transpose; exact where the reference is not: an add whose result is
+   a block output (its layout would change: the reference rewrites it); a
+   replacement whose type does not suit a reader (mgopt__pu_adopt_type);
+   forests of more than 256 adds.
+   Cost: worklist patterns; each root collects its forest once (a scan of the
+   forest per membership test: O(forest^2), forests are small). */
+
+#define MGOPT__RTAF_MAX 256
+
+typedef struct mgopt__rtaf {
+  mgopt_program *p;
+  mgopt_op *adds[MGOPT__RTAF_MAX], *queue[MGOPT__RTAF_MAX], *outs[MGOPT__RTAF_MAX];
+  int32_t nadds, nqueue, nouts;
+  int64_t pf[MGOPT_MAX_RANK], pi[MGOPT_MAX_RANK];
+  int64_t rank; /* 0 until the first perm */
+  int have_inv;
+} mgopt__rtaf;
+
+static int mgopt__rtaf_has(mgopt_op *const *v, int32_t n, const mgopt_op *op) {
+  int32_t i;
+  for (i = 0; i < n; i++)
+    if (v[i] == op) return 1;
+  return 0;
+}
+
+/* op's perm, normalized, equal to (or set as) *into of length f->rank. */
+static int mgopt__rtaf_perm(mgopt__rtaf *f, const mgopt_op *t, int64_t *into, int *set) {
+  const int64_t *v;
+  int64_t n = mgopt_op_get_ints(f->p, t, "perm", &v), i, q[MGOPT_MAX_RANK];
+  uint32_t seen[MGOPT_MAX_RANK];
+  if (n <= 0 || n > MGOPT_MAX_RANK || (f->rank && n != f->rank) || t->nouts != 1 || !mgopt_op_operand(t, "x")) return 0;
+  memset(seen, 0, sizeof seen);
+  for (i = 0; i < n; i++) {
+    q[i] = v[i] < 0 ? v[i] + n : v[i];
+    if (q[i] < 0 || q[i] >= n || seen[q[i]]) return 0;
+    seen[q[i]] = 1;
+  }
+  f->rank = n;
+  if (!*set) {
+    memcpy(into, q, sizeof(int64_t) * (size_t)n);
+    *set = 1;
+    return 1;
+  }
+  return memcmp(into, q, sizeof(int64_t) * (size_t)n) == 0;
+}
+
+static int mgopt__rtaf_collect(mgopt__rtaf *f, mgopt_op *root) {
+  int have_fwd = 0;
+  int32_t qi = 0;
+  f->queue[f->nqueue++] = root;
+  while (qi < f->nqueue) {
+    mgopt_op *a = f->queue[qi++];
+    int32_t s, n_add = 0, n_tr = 0;
+    const mgopt_use *u;
+    if (mgopt__rtaf_has(f->adds, f->nadds, a)) continue;
+    if (a->kind != MGOPT_OP_add || a->nouts != 1 || f->nadds == MGOPT__RTAF_MAX) return 0;
+    for (s = 0; s < a->nslots; s++) {
+      mgopt_value *v = a->slots[s].n == 1 && !a->slots[s].is_list ? a->slots[s].uses[0].value : NULL;
+      if (!v) return 0;
+      if (v->def && v->def->kind == MGOPT_OP_add) {
+        if (!mgopt__rtaf_has(f->adds, f->nadds, v->def)) return 0; /* strictly forward from the root */
+        n_add++;
+      } else if (v->def && v->def->kind == MGOPT_OP_transpose && mgopt__rtaf_perm(f, v->def, f->pf, &have_fwd)) {
+        n_tr++;
+      } else {
+        return 0;
+      }
+    }
+    if (a == root ? (n_add || !n_tr) : !n_add) return 0;
+    if (mgopt__pu_is_block_output(a->outs[0])) return 0;
+    for (u = a->outs[0]->uses; u; u = u->next) {
+      mgopt_op *c = u->op;
+      if (c->kind == MGOPT_OP_add) {
+        if (!mgopt__rtaf_has(f->adds, f->nadds, c)) {
+          if (f->nqueue == MGOPT__RTAF_MAX) return 0;
+          f->queue[f->nqueue++] = c;
+        }
+      } else if (c->kind == MGOPT_OP_transpose && mgopt__rtaf_perm(f, c, f->pi, &f->have_inv)) {
+        if (!mgopt__rtaf_has(f->outs, f->nouts, c)) {
+          if (f->nouts == MGOPT__RTAF_MAX) return 0;
+          f->outs[f->nouts++] = c;
+        }
+      } else {
+        return 0;
+      }
+    }
+    f->adds[f->nadds++] = a;
+  }
+  if (!have_fwd || !f->have_inv || !f->nouts) return 0;
+  {
+    int64_t i;
+    for (i = 0; i < f->rank; i++)
+      if (f->pf[f->pi[i]] != i) return 0;
+  }
+  return 1;
+}
+
+/* Puts every add back on its transposes' outputs (and its type back). */
+static void mgopt__rtaf_undo(mgopt__rtaf *f, mgopt_value *const *saved, const mgopt_type *types) {
+  int32_t i, s, k = 0;
+  for (i = 0; i < f->nadds; i++) {
+    mgopt_op *a = f->adds[i];
+    for (s = 0; s < a->nslots; s++, k++)
+      if (a->slots[s].uses[0].value != saved[k]) mgopt_op_set_operand_at(a, s, 0, saved[k]);
+    a->outs[0]->type = types[i];
+  }
+}
+
+static int mgopt__rtaf_rewrite(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+  mgopt__rtaf f;
+  mgopt_value *saved[2 * MGOPT__RTAF_MAX];
+  mgopt_type types[MGOPT__RTAF_MAX];
+  mgopt_op *ins[2 * MGOPT__RTAF_MAX];
+  int32_t i, s, k = 0, nins = 0;
+  MGOPT__UNUSED(ud);
+  memset(&f, 0, sizeof f);
+  f.p = mgopt_rw_program(rw);
+  if (!mgopt__rtaf_collect(&f, root)) return 0;
+  for (i = 0; i < f.nadds; i++) {
+    mgopt_op *a = f.adds[i];
+    if (a->nslots > 2) return 0;
+    types[i] = a->outs[0]->type;
+    for (s = 0; s < a->nslots; s++) saved[k++] = a->slots[s].uses[0].value;
+  }
+  /* every add reads the untransposed inputs, re-inferred in order (producers first) */
+  for (i = 0; i < f.nadds; i++) {
+    mgopt_op *a = f.adds[i];
+    for (s = 0; s < a->nslots; s++) {
+      mgopt_value *v = a->slots[s].uses[0].value;
+      if (v->def && v->def->kind == MGOPT_OP_transpose) {
+        if (!mgopt__rtaf_has(ins, nins, v->def)) ins[nins++] = v->def;
+        mgopt_op_set_operand_at(a, s, 0, mgopt_op_operand(v->def, "x"));
+      }
+    }
+    if (mgopt_op_infer(f.p, a, NULL) != MGOPT_OK) {
+      mgopt__rtaf_undo(&f, saved, types);
+      return 0;
+    }
+  }
+  for (i = 0; i < f.nouts; i++) {
+    mgopt_value *from = f.outs[i]->outs[0], *to = mgopt_op_operand(f.outs[i], "x");
+    if (!mgopt__pu_adopt_type(f.p, to, from) ||
+        (mgopt__pu_is_func_output(from) && mgopt__pu_is_func_output(to))) {
+      mgopt__rtaf_undo(&f, saved, types);
+      return 0;
+    }
+  }
+  for (i = 0; i < f.nadds; i++) mgopt_rw_modified(rw, f.adds[i]);
+  for (i = 0; i < f.nouts; i++) {
+    mgopt_value *to = mgopt_op_operand(f.outs[i], "x");
+    if (!mgopt__pu_replace_keep_io(rw, f.outs[i]->outs[0], to)) return 1;
+    mgopt_rw_erase(rw, f.outs[i]);
+  }
+  for (i = 0; i < nins; i++) mgopt__pu_erase_if_dead(rw, ins[i]);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__rtaf_patterns[] = {
+    MGOPT__PATTERN("transpose_add_forest", MGOPT_OP_add, 1, mgopt__rtaf_rewrite),
+};
+
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_add_forests,
+                           "run a forest of adds between a transpose and its inverse in the untransposed layout",
+                           mgopt__rtaf_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
@@ -13034,10 +13666,10 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     /* The ONNX IR optimizer order (spec onnx_ir_optimizer_passes.txt, "Current
        order"); a MIL twin stands in where it does the same job. */
     {"onnx_cleanup",
-     /* 1 name_fix (model-wide renaming: not written) */
+     "name_fix," /* 1 */
      "cast_optimization," /* 2 remove_redundant_casts (twin) */
      "remove_redundant_transpose_reduce," /* 3 */
-     /* 4 remove_redundant_transpose_add_forests (not written) */
+     "remove_redundant_transpose_add_forests," /* 4 */
      "remove_redundant_transpose_pairs," /* 5 */
      "remove_redundant_reshape_pairs," /* 6 */
      "noop_elimination," /* 7 remove_identity_reshapes (twin; also drops other no-ops) */

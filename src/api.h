@@ -160,7 +160,9 @@ typedef struct mgopt_dim {
 
 typedef enum mgopt_type_kind {
   MGOPT_TYPE_TENSOR = 0, /* dtype + rank + dims; rank -1 = unknown rank */
-  MGOPT_TYPE_OTHER = 1   /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_OTHER = 1,  /* a non-tensor type kept as bytes (e.g. an ONNX TypeProto for a sequence) */
+  MGOPT_TYPE_STATE = 2   /* a state (Core ML's mutable model state) holding a tensor of dtype + rank +
+                            dims: read by read_state, written by coreml_update_state, `state(1, fp16)` */
 } mgopt_type_kind;
 
 typedef struct mgopt_type {
@@ -275,6 +277,16 @@ struct mgopt_attr {
 
 #define MGOPT_OP_ERASED 1u
 #define MGOPT_OP_ONNX_CONSTANT_NODE 2u /* a const that was an ONNX Constant node (export may keep it a node) */
+/* The op has side effects (writes memory or state outside its outputs, does
+   I/O): passes never erase it, merge it with another op or move a state op
+   across it. Registered ops say so by their traits (an op without
+   MGOPT_TRAIT_PURE, e.g. coreml_update_state); for an opaque op, whose
+   semantics mgopt does not know, its reader or the caller sets this flag.
+   The ONNX reader sets it on no op: no ai.onnx op has side effects; a
+   caller whose custom-domain op has some marks it after loading. In .mil
+   text it is the argument `has_effects=true` (printed after the
+   attributes; not an attribute). */
+#define MGOPT_OP_HAS_EFFECTS 4u
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -429,6 +441,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT_TRAIT_COMPARISON      (1u << 7)  /* output dtype bool */
 #define MGOPT_TRAIT_CONTROL_FLOW    (1u << 8)  /* owns nested blocks */
 #define MGOPT_TRAIT_LOGICAL         (1u << 9)  /* bool in, bool out */
+#define MGOPT_TRAIT_STATE           (1u << 10) /* reads or writes a state: never merged with another op or
+                                                  moved across another op of the same state */
 
 /* Trait sets named by the rows of MGOPT_OP_TABLE. */
 #define MGOPT__OT_P MGOPT_TRAIT_PURE
@@ -444,6 +458,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 #define MGOPT__OT_LS (MGOPT_TRAIT_PURE | MGOPT_TRAIT_LAYOUT_SENSITIVE)
 #define MGOPT__OT_CE (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONSTEXPR)
 #define MGOPT__OT_CF (MGOPT_TRAIT_PURE | MGOPT_TRAIT_CONTROL_FLOW)
+#define MGOPT__OT_SR (MGOPT_TRAIT_PURE | MGOPT_TRAIT_STATE) /* a state read: removable when dead */
+#define MGOPT__OT_SW MGOPT_TRAIT_STATE                      /* a state write: a side effect, never dead */
 
 /* Every registered (canonical, MIL) op: one row each, in the order of the
    enum (new ops go last: kinds are stable numbers). A row is
@@ -547,6 +563,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
   X(space_to_batch,                  MGOPT__OT_LS,   x,       s2b,           1, 1, 0,  space_to_batch, 0)                               \
   X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, 0)                               \
+  X(read_state,                      MGOPT__OT_SR,   input,   none,          1, 1, 0,  read_state,     0)                               \
+  X(coreml_update_state,             MGOPT__OT_SW,   state,   none,          1, 1, 0,  update_state,   0)                               \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -898,15 +916,19 @@ typedef struct mgopt_pass_report {
   double seconds;
   int64_t rewrites;
   int64_t ops_before, ops_after;
+  mgopt_status status;      /* MGOPT_OK, or the failure of a pass that was skipped (see mgopt_pipeline_run) */
+  const mgopt_diag *diag;   /* a skipped pass's diagnostic, during the after_pass call only (else NULL) */
 } mgopt_pass_report;
 
 /* Called after each pass when set (print IR after each pass, stats, ...). */
 typedef void (*mgopt_after_pass_fn)(mgopt_program *p, const mgopt_pass_report *r, void *ud);
 
 /* How mgopt_pipeline_run runs. A zeroed struct (or NULL) is every default:
-   no verification, no callback, no timing, no reports kept. */
+   no verification, no callback, no timing, no reports kept, a failing pass
+   skipped. */
 typedef struct mgopt_pipeline_options {
   int verify_each;              /* run the verifier after every pass */
+  int strict;                   /* 1 = the first failing pass stops the pipeline (0 = it is skipped) */
   mgopt_after_pass_fn after_pass;
   void *after_pass_ud;
   double (*clock)(void);        /* seconds; NULL = no timing (libc has no portable wall clock) */
@@ -919,9 +941,19 @@ typedef struct mgopt_pipeline_options {
    resolving names in registry r (mgopt_builtin_registry() of mgopt_passes.h,
    or the caller's). "none" or "" runs nothing. opts may be NULL. The whole
    string is checked before any pass runs: an unknown pass or option or a bad
-   value is MGOPT_ERR_INVALID_ARG with the column in d->col. A failing pass
-   (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, ...) or verifier (MGOPT_ERR_VERIFY)
-   names the op in d->op and, for a program read from .mil, its line:col. */
+   value is MGOPT_ERR_INVALID_ARG with the column in d->col.
+   A pass that fails (MGOPT_ERR_PASS, MGOPT_ERR_NO_FIXPOINT, MGOPT_ERR_LIMIT,
+   ...) is skipped by default and the pipeline goes on: its report (and the
+   after_pass call) carries the status and, during that call, the diagnostic
+   for a warning; the pipeline still returns MGOPT_OK. The program is left as
+   the last good pass left it: a pass fails before it changes anything, or,
+   for a pattern table stopped by the rewrite cap, between two complete
+   rewrites (a valid, equivalent program); the manager also checks that the
+   program still verifies, and stops with the pass's error when it does not.
+   MGOPT_ERR_NOMEM always stops. With opts->strict the first failure stops
+   the pipeline and is returned. A stopping failure (pass or verifier,
+   MGOPT_ERR_VERIFY) names the op in d->op and, for a program read from
+   .mil, its line:col. */
 MGOPTDEF mgopt_status mgopt_pipeline_run(mgopt_program *p, const mgopt_registry *r, const char *pipeline,
                                          const mgopt_pipeline_options *opts, mgopt_diag *d);
 /* Only parses and checks a pipeline string. */

@@ -260,6 +260,8 @@ typedef struct mgopt__op_rec {
 #define MGOPT__SLOT_OFF (-1)     /* not linked into a function */
 #define MGOPT__SLOT_UNLISTED (-2) /* linked, but its list could not grow */
 #define MGOPT__OP_REC(o) ((mgopt__op_rec *)(void *)(o))
+/* 1 when op a comes before op b in their function's pre-order (both linked into one function). */
+#define MGOPT__OP_PRECEDES(a, b) (MGOPT__OP_REC(a)->label < MGOPT__OP_REC(b)->label)
 #define MGOPT__FUNC_REC(f) ((mgopt__func_rec *)(void *)(f))
 
 /* The ops of function f whose kinds are kinds[0..nk) (distinct), in program
@@ -321,8 +323,14 @@ MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_typ
    in d. */
 MGOPT__PRIVATE mgopt_status mgopt__op_infer_types(mgopt_program *p, const mgopt_op *op, mgopt_type *tmp, int32_t ntmp,
                                                  mgopt_type **out, mgopt_diag *d);
-/* op may be erased: it has outputs, none is used, and it is pure (registered
-   ops with the pure trait; opaque ops too: model graphs have no side effects). */
+/* op changes something besides its outputs: a registered op without the pure
+   trait (coreml_update_state writes a state), or any op flagged
+   MGOPT_OP_HAS_EFFECTS. Such an op is never erased, merged with another or
+   moved across another op with effects. Other opaque ops have none: model
+   graphs have no side effects. */
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op);
+/* op may be erased: it has outputs, none is used, and neither it nor an op
+   in its nested blocks has effects (mgopt__op_has_effects). */
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);

@@ -30,7 +30,7 @@
 #endif
 
 static const char usage[] =
-    "usage: mgopt IN -o OUT [-p PIPELINE] [--stats] [--timing] [--verify-each] [--print-after-all]\n"
+    "usage: mgopt IN -o OUT [-p PIPELINE] [--stats] [--timing] [--verify-each] [--strict] [--print-after-all]\n"
     "       IN and OUT are .onnx or .mil files, in any mix\n"
     "       mgopt --list-passes\n"
     "       mgopt --version\n"
@@ -45,6 +45,7 @@ static const char usage[] =
     "  --repeat N         do the whole job N times in this process and print the median wall\n"
     "                     time (stderr): the figure to compare with in-process optimizers\n"
     "  --verify-each      run the verifier after every pass\n"
+    "  --strict           a failing pass stops the run (default: it is skipped with a warning)\n"
     "  --print-after-all  print the program after every pass (stderr)\n";
 
 static double now_seconds(void) {
@@ -290,7 +291,7 @@ static int write_all(const char *path, const char *data, size_t len) {
 }
 
 typedef struct tool_opts {
-  int timing, print_after_all, stats;
+  int timing, print_after_all, stats, strict;
   mgopt_pass_report reps[256];
   int nrep;
 } tool_opts;
@@ -368,6 +369,9 @@ static void stats_print(const op_stats *a, const op_stats *b, long in_size, long
 
 static void after_pass(mgopt_program *p, const mgopt_pass_report *r, void *ud) {
   tool_opts *o = (tool_opts *)ud;
+  if (r->status != MGOPT_OK)
+    fprintf(stderr, "mgopt: warning: %s failed and was skipped: %s\n", r->name,
+            r->diag && r->diag->msg[0] ? r->diag->msg : mgopt_status_str(r->status));
   if (o->nrep < 256) o->reps[o->nrep++] = *r;
   if (o->timing)
     fprintf(stderr, "  %-45s %9.3f ms  rewrites %-8lld ops %lld -> %lld\n", r->name, r->seconds * 1e3,
@@ -472,6 +476,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     mgopt_pipeline_options ro;
     memset(&ro, 0, sizeof ro);
     ro.verify_each = verify_each;
+    ro.strict = to->strict;
     ro.after_pass = after_pass;
     ro.after_pass_ud = to;
     ro.clock = now_seconds;
@@ -575,6 +580,7 @@ int main(int argc, char **argv) {
       repeat = (int)v;
     }
     else if (strcmp(a, "--verify-each") == 0) verify_each = 1;
+    else if (strcmp(a, "--strict") == 0) to.strict = 1;
     else if (strcmp(a, "--print-after-all") == 0) to.print_after_all = 1;
     else if (strcmp(a, "--list-passes") == 0) {
       list_passes(reg);

@@ -573,15 +573,19 @@ static int mgopt__milp_hexbytes(mgopt__milp *P, size_t at, const uint8_t **out, 
   return 1;
 }
 
-/* "(d0, d1, ..., dtype)" or opaque("HEX"), without markers. */
+/* "(d0, d1, ..., dtype)", state(d0, ..., dtype) or opaque("HEX"), without markers. */
 static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
   int64_t nd = 0;
-  int unknown_rank = 0;
+  int unknown_rank = 0, state = 0;
   size_t at;
   memset(t, 0, sizeof *t);
   t->rank = -1;
   mgopt__milp_ws(P);
   at = P->pos;
+  if (mgopt__milp_is_word(P, at, "state") && mgopt__milp_at(P, at + 5) == '(') {
+    P->pos += 5;
+    state = 1;
+  }
   if (mgopt__milp_is_word(P, at, "opaque")) {
     P->pos += 6;
     if (!mgopt__milp_expect(P, '(')) return 0;
@@ -627,7 +631,7 @@ static int mgopt__milp_type(mgopt__milp *P, mgopt_type *t) {
           return mgopt__milp_fail(P, it, MGOPT_ERR_TYPE, "unknown dtype '%.*s'", (int)(l > 40 ? 40 : l),
                                   P->s + it);
         P->pos++;
-        t->kind = MGOPT_TYPE_TENSOR;
+        t->kind = state ? MGOPT_TYPE_STATE : MGOPT_TYPE_TENSOR;
         t->dtype = (uint8_t)dt;
         if (unknown_rank) {
           if (nd) return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "'*' (unknown rank) takes no dims");
@@ -1224,7 +1228,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
   int64_t nouts = 0, nslots = 0, nvals = 0, nattrs = 0, nkeys = 0, i;
   const char *type, *opname = NULL;
   mgopt_op *op;
-  int is_const, c;
+  int is_const, c, effects = 0;
   int32_t nb = 0, bcap = 0;
   mgopt_block **blocks = NULL;
   size_t start;
@@ -1304,6 +1308,9 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
           s->is_list = 1;
           if (!mgopt__milp_ref_list(P, &nvals, &s->n)) return 0;
         }
+      } else if (strcmp(key, "has_effects") == 0 && mgopt__milp_is_word(P, P->pos, "true")) {
+        P->pos += 4; /* the op's MGOPT_OP_HAS_EFFECTS flag, not an attribute */
+        effects = 1;
       } else if (c == '"' && strcmp(key, "name") == 0) {
         size_t at = P->pos;
         if (!mgopt__milp_string(P)) return 0;
@@ -1364,6 +1371,7 @@ static int mgopt__milp_op(mgopt__milp *P, mgopt_block *b, int depth) {
     if (!op->attrs) return mgopt__milp_oom(P);
     op->nattrs = (int32_t)nattrs;
   }
+  if (effects) op->flags |= MGOPT_OP_HAS_EFFECTS;
   if (opname) op->name = opname;
   else if (nouts > 0 && !P->outs[0].absent) op->name = P->outs[0].name;
   mgopt_op_append(op, b);

@@ -133,6 +133,7 @@ static void mgopt__milw_type(mgopt__milw *w, const mgopt_type *t) {
     mgopt__buf_putc(w->out, ')');
     return;
   }
+  if (t->kind == MGOPT_TYPE_STATE) mgopt__buf_puts(w->out, "state");
   mgopt__buf_putc(w->out, '(');
   if (t->rank < 0) mgopt__buf_puts(w->out, "*, ");
   for (i = 0; i < t->rank; i++) {
@@ -452,6 +453,11 @@ static mgopt_status mgopt__milw_op(mgopt__milw *w, const mgopt_op *op, int inden
     mgopt__milw_ident(w, op->attrs[i].name);
     mgopt__buf_putc(w->out, '=');
     mgopt__milw_attr(w, op, &op->attrs[i]);
+  }
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) {
+    if (!first) mgopt__buf_puts(w->out, ", ");
+    first = 0;
+    mgopt__buf_puts(w->out, "has_effects=true");
   }
   if (mgopt__milw_name_differs(op)) {
     if (!first) mgopt__buf_puts(w->out, ", ");

@@ -50,6 +50,26 @@ typedef struct mgopt__pm {
   int depth;
 } mgopt__pm;
 
+/* What a pass that failed with s leaves to the pipeline (not strict): it
+   goes on when s is not NOMEM and the program still verifies (passes fail
+   before changing anything, or between complete rewrites). The report and
+   the after_pass call carry the failure; d is cleared for the next pass.
+   Returns s when the pipeline must stop. */
+static mgopt_status mgopt__pm_skip(mgopt__pm *m, mgopt_pass_report *rep, mgopt_status s) {
+  mgopt_diag vd;
+  if ((m->ro && m->ro->strict) || s == MGOPT_ERR_NOMEM || m->p->status) return s;
+  if (mgopt_program_verify(m->p, &vd) != MGOPT_OK) return s;
+  rep->status = s;
+  rep->ops_after = mgopt_program_op_count(m->p);
+  rep->diag = m->d;
+  if (m->ro && m->ro->after_pass) m->ro->after_pass(m->p, rep, m->ro->after_pass_ud);
+  rep->diag = NULL;
+  if (m->reports && m->nrep < m->cap) m->reports[m->nrep] = *rep;
+  m->nrep++;
+  mgopt_diag_clear(m->d);
+  return MGOPT_OK;
+}
+
 static int mgopt__pm_namech(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == ':' || c == '.' || c == '-';
@@ -177,7 +197,8 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
       mgopt__diag_prefix(m->d, pd->name);
     }
     mgopt__pm_place(m);
-    return s;
+    rep.rewrites = ctx.rewrites;
+    return mgopt__pm_skip(m, &rep, s);
   }
   rep.rewrites = ctx.rewrites;
   rep.ops_after = mgopt_program_op_count(m->p);

@@ -45,6 +45,8 @@ MGOPT__RG_SLOTS(lut, {"indices", 0}, {"lut", 0});
 MGOPT__RG_SLOTS(sparse, {"nonzero_data", 0}, {"mask", 0});
 MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
+MGOPT__RG_SLOTS(input, {"input", 0});
+MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
 
 MGOPT__RG_ATTRS(const, {"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(log, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"});

@@ -145,13 +145,29 @@ MGOPTDEF mgopt_value *mgopt_rw_const(mgopt_rewriter *rw, mgopt_op *pos, const ch
 
 /* ---------------------------------------------------------------- the driver */
 
+MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op) {
+  if (op->flags & MGOPT_OP_HAS_EFFECTS) return 1;
+  return op->kind != MGOPT_OP_OPAQUE && !(mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+}
+
+/* 1 when an op in the blocks of op (at any depth) has effects, or they nest
+   too deeply to tell. */
+static int mgopt__rw_blocks_have_effects(const mgopt_op *op, int depth) {
+  int32_t i;
+  const mgopt_op *o;
+  if (depth > 256) return 1;
+  for (i = 0; i < op->nblocks; i++)
+    for (o = op->blocks[i]->first; o; o = o->next)
+      if (mgopt__op_has_effects(o) || (o->nblocks && mgopt__rw_blocks_have_effects(o, depth + 1))) return 1;
+  return 0;
+}
+
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op) {
   int32_t i;
   if (op->nouts == 0) return 0;
   for (i = 0; i < op->nouts; i++)
     if (op->outs[i]->nuses) return 0;
-  /* opaque ops count as pure: model graphs have no side effects */
-  return op->kind == MGOPT_OP_OPAQUE || (mgopt_op_traits(op) & MGOPT_TRAIT_PURE);
+  return !mgopt__op_has_effects(op) && !(op->nblocks && mgopt__rw_blocks_have_effects(op, 0));
 }
 
 static int mgopt__index_dead_fn(const mgopt_op *op, void *ud) {

@@ -201,7 +201,7 @@ MGOPT__PRIVATE mgopt_status mgopt__type_copy(mgopt_program *p, mgopt_type *dst, 
 MGOPT__PRIVATE int32_t mgopt__type_clash(const mgopt_type *decl, const mgopt_type *have, int strict_dtype) {
   int32_t j;
   if (decl->kind != have->kind) return MGOPT__CLASH_KIND;
-  if (decl->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (decl->kind == MGOPT_TYPE_OTHER) return 0; /* a state compares as the tensor it holds */
   if (have->dtype != MGOPT_DT_UNKNOWN && (strict_dtype || decl->dtype != MGOPT_DT_UNKNOWN) &&
       decl->dtype != have->dtype)
     return MGOPT__CLASH_DTYPE;

@@ -225,6 +225,10 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   memset(&g, 0, sizeof g);
   g.is_main = is_main;
   E->g = &g;
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->type.kind == MGOPT_TYPE_STATE)
+      return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "input '%s' is a state: ONNX has no state type",
+                             mgopt__exp_vname(b->args[i]));
   if (is_main && orig && orig->graph) {
     /* the imported input order; inputs that had initializers are listed again */
     int64_t k;

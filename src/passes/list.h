@@ -78,6 +78,10 @@
   PASS(fusion, fuse_layernorm_or_instancenorm) \
   PASS(onnx, fold_shape_ops) \
   PASS(onnx, merge_consecutive_expand_dims) \
+  PASS(fusion, canonicalize_inplace_pattern) \
+  PASS(fusion, prefer_state_in_downstream) \
+  PASS(onnx, name_fix) \
+  PASS(onnx, remove_redundant_transpose_add_forests) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -103,8 +103,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "cast_optimization," /* 71 */ \
   "dead_code_elimination," /* 72 */ \
   "const_elimination," /* 73 */ \
-  /* 74 canonicalize_inplace_pattern: not written yet */ \
-  /* 75 prefer_state_in_downstream: not written yet */ \
+  "canonicalize_inplace_pattern," /* 74 */ \
+  "prefer_state_in_downstream," /* 75 */ \
   "const_elimination," /* 76 */ \
   "dead_code_elimination," /* 77 */ \
   ""
@@ -143,10 +143,10 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     /* The ONNX IR optimizer order (spec onnx_ir_optimizer_passes.txt, "Current
        order"); a MIL twin stands in where it does the same job. */
     {"onnx_cleanup",
-     /* 1 name_fix (model-wide renaming: not written) */
+     "name_fix," /* 1 */
      "cast_optimization," /* 2 remove_redundant_casts (twin) */
      "remove_redundant_transpose_reduce," /* 3 */
-     /* 4 remove_redundant_transpose_add_forests (not written) */
+     "remove_redundant_transpose_add_forests," /* 4 */
      "remove_redundant_transpose_pairs," /* 5 */
      "remove_redundant_reshape_pairs," /* 6 */
      "noop_elimination," /* 7 remove_identity_reshapes (twin; also drops other no-ops) */

@@ -197,6 +197,7 @@ static int run_case(const char *file, gcase *c) {
     mgopt_status s;
     memset(&ro, 0, sizeof ro);
     ro.verify_each = 1;
+    ro.strict = 1; /* EXPECT-FAIL cases see the failure */
     s = mgopt_pipeline_run(p, mgopt_builtin_registry(), c->run ? c->run : "none", &ro, &d);
     if (c->kind == 3) {
       if (s == MGOPT_OK) printf("  %s: %s: expected the pipeline to fail with %s, it succeeded\n", file, c->name, c->fail_status);

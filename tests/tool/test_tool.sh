@@ -88,6 +88,14 @@ refuse "empty file" "graph" "$mgopt" "$work/empty.onnx" -o "$work/o.onnx"
 refuse "output directory missing" "cannot open" "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
 [ -e "$work/o.onnx" ] && bad "a failed run left an output file" || ok
 
+# A failing pass is skipped with a warning; --strict stops at it
+check "a failing pass is skipped" "$mgopt" "$work/a.mil" -o "$work/skip.mil" \
+  -p 'image_input_preprocess{nhwc_inputs="nosuch"},dead_code_elimination'
+cp "$work/last.out" "$work/skip.out"
+check "with a warning" grep -q "warning: common::image_input_preprocess failed and was skipped" "$work/skip.out"
+refuse "--strict stops at it" "nosuch" "$mgopt" "$work/a.mil" -o "$work/strict.mil" --strict \
+  -p 'image_input_preprocess{nhwc_inputs="nosuch"},dead_code_elimination'
+
 # The README's pass table is the registry's: `make pass-table` prints it from --list-passes
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sh "$root/tests/tool/pass_table.sh" "$mgopt" > "$work/pass_table.md"

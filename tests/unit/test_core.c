@@ -626,6 +626,12 @@ static mgopt_status counter_run(mgopt_pass_ctx *ctx) {
 static mgopt_status failing_run(mgopt_pass_ctx *ctx) {
   return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "cannot do it");
 }
+static int skipped_seen;
+static void note_skipped(mgopt_program *p, const mgopt_pass_report *r, void *ud) {
+  (void)p;
+  (void)ud;
+  if (r->status == MGOPT_ERR_PASS && r->diag && strstr(r->diag->msg, "cannot do it")) skipped_seen++;
+}
 
 static void test_pass_manager(void) {
   static const mgopt_opt_def opts[3] = {{"n", MGOPT_OPT_INT, "1", "count"},
@@ -676,9 +682,27 @@ static void test_pass_manager(void) {
   CHECK(mgopt_pipeline_check(&r, "counter counter", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_check(&r, "twice{n=1}", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_check(&r, "loop", &d) == MGOPT_ERR_INVALID_ARG);
-  /* a failing pass reports its name and status */
-  CHECK(mgopt_pipeline_run(p, &r, "failing", NULL, &d) == MGOPT_ERR_PASS);
+  /* strict: a failing pass stops the pipeline with its name and status */
+  po.strict = 1;
+  nrep = 0;
+  counter_runs = 0;
+  CHECK(mgopt_pipeline_run(p, &r, "failing,counter", &po, &d) == MGOPT_ERR_PASS);
   CHECK(strstr(d.msg, "test::failing") != NULL);
+  CHECK_EQ_INT(counter_runs, 0);
+  /* by default it is skipped: reported with its status, the pipeline goes on */
+  counter_runs = 0;
+  CHECK(mgopt_pipeline_run(p, &r, "failing,counter", NULL, &d) == MGOPT_OK);
+  CHECK_EQ_INT(counter_runs, 1);
+  CHECK_EQ_INT(d.status, MGOPT_OK);
+  po.strict = 0;
+  skipped_seen = 0;
+  po.after_pass = note_skipped;
+  CHECK(mgopt_pipeline_run(p, &r, "failing,counter", &po, &d) == MGOPT_OK);
+  CHECK_EQ_INT(nrep, 2);
+  CHECK_EQ_INT(reps[0].status, MGOPT_ERR_PASS);
+  CHECK(reps[0].diag == NULL);
+  CHECK_EQ_INT(reps[1].status, MGOPT_OK);
+  CHECK_EQ_INT(skipped_seen, 1);
   mgopt_program_destroy(p);
 }
 

@@ -1456,8 +1456,11 @@ static void test_op_places_in_diags(void) {
   const mgopt_pass_def *passes[1];
   mgopt_registry r;
   mgopt_diag d;
+  mgopt_pipeline_options strict; /* the failure stops the pipeline and is returned */
   mgopt_program *p = parse_str(bad_types, &d);
   mgopt_op *relu;
+  memset(&strict, 0, sizeof strict);
+  strict.strict = 1;
   REQUIRE(p != NULL);
   /* the verifier names the matmul where it was written */
   CHECK_EQ_INT(mgopt_program_verify(p, &d), MGOPT_ERR_VERIFY);
@@ -1484,7 +1487,7 @@ static void test_op_places_in_diags(void) {
   memset(&r, 0, sizeof r);
   r.passes = passes;
   r.npasses = 1;
-  CHECK_EQ_INT(mgopt_pipeline_run(p, &r, "failing", NULL, &d), MGOPT_ERR_PASS);
+  CHECK_EQ_INT(mgopt_pipeline_run(p, &r, "failing", &strict, &d), MGOPT_ERR_PASS);
   CHECK_EQ_INT(d.status, MGOPT_ERR_PASS);
   CHECK_EQ_STR(d.op, "b");
   CHECK_EQ_INT(d.line, 10);
@@ -1505,7 +1508,7 @@ static void test_op_places_in_diags(void) {
     op = mgopt_build_op(p, f->body, NULL, "relu", "b", 1, slot, &x, 1);
     REQUIRE(op != NULL);
     mgopt_block_add_output(f->body, op->outs[0]);
-    CHECK_EQ_INT(mgopt_pipeline_run(p, &r, "failing", NULL, &d), MGOPT_ERR_PASS);
+    CHECK_EQ_INT(mgopt_pipeline_run(p, &r, "failing", &strict, &d), MGOPT_ERR_PASS);
     CHECK_EQ_STR(d.op, "b");
     CHECK_EQ_INT(d.line, 0);
     CHECK_EQ_INT(d.col, 0);

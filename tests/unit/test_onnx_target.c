@@ -419,6 +419,8 @@ static const char *const special[] = {
     "main(%x: (1, 3, 2, 2, fp32)) {\n  %y = instance_norm(x=%x)\n} -> (%y)\n",
     "main(%x: (1, 1, 5, 5, fp32)) {\n  %y = space_to_batch(x=%x, block_shape=[2, 2], paddings=[2, 3, 2, 3])\n} -> (%y)\n",
     "main(%x: (4, 1, 3, 3, fp32)) {\n  %y = batch_to_space(x=%x, block_shape=[2, 2], crops=[0, 1, 0, 1])\n} -> (%y)\n",
+    "main(%s: state(2, fp16)) {\n  %y = read_state(input=%s)\n} -> (%y)\n",
+    "main(%x: (2, fp16), %s: state(2, fp16)) {\n  %y = coreml_update_state(state=%s, value=%x)\n} -> (%y)\n",
     "main(%x: (1, C, 2, 2, fp32)) {\n  %y = instance_norm(x=%x)\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %y = layer_norm(x=%x)\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %g: (4, fp32)* = const(val=[1, 2, 3, 4])\n"

@@ -16,13 +16,15 @@ static mgopt_program *parse(const char *text) {
   return p;
 }
 
-/* Runs pipeline with registry r, verifying after each pass; the first pass's
-   report goes to rep when given. */
+/* Runs pipeline with registry r, verifying after each pass, strict (a failing
+   pass stops it and its status is returned); the first pass's report goes to
+   rep when given. */
 static mgopt_status run_with(const mgopt_registry *r, mgopt_program *p, const char *pipeline, mgopt_diag *d,
                              mgopt_pass_report *rep) {
   mgopt_pipeline_options ro;
   memset(&ro, 0, sizeof ro);
   ro.verify_each = 1;
+  ro.strict = 1;
   ro.reports = rep;
   ro.reports_cap = rep ? 1 : 0;
   return mgopt_pipeline_run(p, r, pipeline, &ro, d);

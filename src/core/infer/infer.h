@@ -103,6 +103,9 @@ MGOPT__TI_FN(quantize);
 MGOPT__TI_FN(dequant);
 MGOPT__TI_FN(lut);
 MGOPT__TI_FN(sparse);
+/* state.c */
+MGOPT__TI_FN(read_state);
+MGOPT__TI_FN(update_state);
 #undef MGOPT__TI_FN
 
 #endif /* MGOPT__INFER_H */

@@ -17,10 +17,15 @@
        %l: (2, 2, fp32) = linear(x=%x, weight=%v, bias=%b)
      } -> (%l)
 
-   Fires on: every op with at least one output, none of them used, that is
-   pure (registered ops with the pure trait, and opaque ops: model graphs
-   have no side effects), in every block, nested blocks included (a nested
-   block's outputs keep what feeds them alive). Ops without outputs are kept.
+   Fires on: every op with at least one output, none of them used, without
+   side effects (mgopt__op_is_dead: registered ops with the pure trait, and
+   opaque ops not flagged MGOPT_OP_HAS_EFFECTS: model graphs have no side
+   effects), in every block, nested blocks included (a nested block's
+   outputs keep what feeds them alive).
+   Must not fire: on ops without outputs; on a state write
+   (coreml_update_state: the reference keeps every state write's outputs
+   alive), an opaque op marked `has_effects=true`, or a control-flow op
+   with such an op in its blocks; their operands stay alive with them.
    Cost: a scan of the op index for a dead op (the arrays of op pointers, no
    list walk), then, if one is found, one backward sweep per block, O(ops): erasing an op drops its
    operand uses, so producers earlier in the block are seen dead in the

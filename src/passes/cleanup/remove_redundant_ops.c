@@ -25,7 +25,9 @@
    const_deduplication's job). They must share a "parent": an operand that is
    a block argument or output 0 of a non-const op (MIL's candidate rule), sit
    in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, when either op's output is a block output (the
+   more than one output, on state ops (a write may come between two reads)
+   and ops with side effects,
+   when either op's output is a block output (the
    removed one must not be; the kept one is not given more consumers, which
    keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
    or that draw random numbers. Cost: one sweep in program order with a hash
@@ -38,7 +40,9 @@
 static int mgopt__rro_eligible(const mgopt_op *op) {
   int32_t s, k;
   int parent = 0;
-  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const) return 0;
+  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
+      mgopt__op_has_effects(op))
+    return 0;
   if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
                                       strstr(op->type, "Multinomial")))
     return 0;
