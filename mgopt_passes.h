@@ -13626,8 +13626,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "cast_optimization," /* 71 */ \
   "dead_code_elimination," /* 72 */ \
   "const_elimination," /* 73 */ \
-  /* 74 canonicalize_inplace_pattern: not written yet */ \
-  /* 75 prefer_state_in_downstream: not written yet */ \
+  "canonicalize_inplace_pattern," /* 74 */ \
+  "prefer_state_in_downstream," /* 75 */ \
   "const_elimination," /* 76 */ \
   "dead_code_elimination," /* 77 */ \
   ""
