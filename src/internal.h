@@ -60,9 +60,11 @@ MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, si
    A key is an interned string or another pointer cast to uint64_t, or a
    64-bit hash; key 0 is reserved (empty slot).
    Open addressing with linear probing, power-of-two capacity (at least 64
-   once used), load at most 3/4. Memory comes from `alloc` (the program's
-   allocator); every call that may allocate reports failure (NULL or 0) and
-   leaves the map as it was. No global state. */
+   once used), load at most 3/4 (1/2 with MGOPT__MAP_SPARSE). Memory comes
+   from `alloc` (the program's allocator); every call that may allocate
+   reports failure (NULL or 0) and leaves the map as it was. No global state.
+   As a multi-map (mgopt__map_add, mgopt__map_next) one key may have several
+   slots; they are found in the order they were added. */
 typedef struct mgopt__map_slot {
   uint64_t key; /* 0 = empty */
   union {
@@ -75,10 +77,21 @@ typedef struct mgopt__map {
   const mgopt_allocator *alloc;
   mgopt__map_slot *s;
   size_t cap, n;
+  unsigned flags; /* MGOPT__MAP_* */
 } mgopt__map;
+/* keys are already well-mixed hashes: their low bits pick the slot as they are */
+#define MGOPT__MAP_HASHED 1u
+/* load at most 1/2: shorter probes where most lookups miss, for twice the memory */
+#define MGOPT__MAP_SPARSE 2u
 #define mgopt__map_ptr_key(ptr) ((uint64_t)(uintptr_t)(ptr))
+/* A hash as a key: 0 (reserved) becomes 1. */
+static inline uint64_t mgopt__map_hash_key(uint64_t h) {
+  return h ? h : 1;
+}
 /* An empty map drawing memory from alloc (no allocation yet). */
 MGOPT__PRIVATE void mgopt__map_init(mgopt__map *m, const mgopt_allocator *alloc);
+/* The same with MGOPT__MAP_* flags. */
+MGOPT__PRIVATE void mgopt__map_init_flags(mgopt__map *m, const mgopt_allocator *alloc, unsigned flags);
 /* Frees the slots; m is empty and usable again. */
 MGOPT__PRIVATE void mgopt__map_free(mgopt__map *m);
 /* Empties m, keeping its memory, with room for n keys without growing.
@@ -87,8 +100,18 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 /* The slot of key, added with a zero value if absent (*added says which;
    added may be NULL). NULL on OOM. The slot moves when the map grows. */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
-/* The slot holding key, or NULL. */
+/* The slot holding key, or NULL (with several: the first added). */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
+/* Multi-map: a new slot for key (zero value) even if key has slots already;
+   NULL on OOM. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
+/* Multi-map: the next slot after s (from find or next) with s's key, or NULL. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *s);
+/* Removes slot s (from get, find, add or next); the other slots may move
+   (pointers to them are stale), keys with several slots keep their order. */
+MGOPT__PRIVATE void mgopt__map_remove(mgopt__map *m, mgopt__map_slot *s);
+/* Loads the home slot of key into the cache ahead of a get/find/add. */
+MGOPT__PRIVATE void mgopt__map_prefetch(const mgopt__map *m, uint64_t key);
 
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
