@@ -1569,9 +1569,7 @@ MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, si
    Open addressing with linear probing, power-of-two capacity (at least 64
    once used), load at most 3/4 (1/2 with MGOPT__MAP_SPARSE). Memory comes
    from `alloc` (the program's allocator); every call that may allocate
-   reports failure (NULL or 0) and leaves the map as it was. No global state.
-   As a multi-map (mgopt__map_add, mgopt__map_next) one key may have several
-   slots; they are found in the order they were added. */
+   reports failure (NULL or 0) and leaves the map as it was. No global state. */
 typedef struct mgopt__map_slot {
   uint64_t key; /* 0 = empty */
   union {
@@ -1609,16 +1607,6 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
 /* The slot holding key, or NULL (with several: the first added). */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
-/* Multi-map: a new slot for key (zero value) even if key has slots already;
-   NULL on OOM. */
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
-/* Multi-map: the next slot after s (from find or next) with s's key, or NULL. */
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *s);
-/* Removes slot s (from get, find, add or next); the other slots may move
-   (pointers to them are stale), keys with several slots keep their order. */
-MGOPT__PRIVATE void mgopt__map_remove(mgopt__map *m, mgopt__map_slot *s);
-/* Loads the home slot of key into the cache ahead of a get/find/add. */
-MGOPT__PRIVATE void mgopt__map_prefetch(const mgopt__map *m, uint64_t key);
 
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
@@ -2411,17 +2399,6 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int 
   return &m->s[h];
 }
 
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
-  size_t h;
-  if (!mgopt__map_room(m)) return NULL;
-  h = mgopt__map_home(m, key);
-  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
-  m->s[h].key = key;
-  m->s[h].v.u = 0;
-  m->n++;
-  return &m->s[h];
-}
-
 /* The first slot at or after index h (in probe order) holding key, or NULL. */
 static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_t h) {
   while (m->s[h].key) {
@@ -2436,33 +2413,6 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t ke
   return mgopt__map_scan(m, key, mgopt__map_home(m, key));
 }
 
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *s) {
-  return mgopt__map_scan(m, s->key, ((size_t)(s - m->s) + 1) & (m->cap - 1));
-}
-
-/* Backward shift: each later slot of the run whose home is not between the
-   hole and itself (cyclically) moves into the hole, which moves on to it. */
-MGOPT__PRIVATE void mgopt__map_remove(mgopt__map *m, mgopt__map_slot *s) {
-  size_t mask = m->cap - 1, hole = (size_t)(s - m->s), j = hole;
-  for (;;) {
-    size_t home;
-    j = (j + 1) & mask;
-    if (!m->s[j].key) break;
-    home = mgopt__map_home(m, m->s[j].key);
-    /* s[j] may fill the hole when its home is not in (hole, j] */
-    if (((j - home) & mask) >= ((j - hole) & mask)) {
-      m->s[hole] = m->s[j];
-      hole = j;
-    }
-  }
-  m->s[hole].key = 0;
-  m->s[hole].v.u = 0;
-  m->n--;
-}
-
-MGOPT__PRIVATE void mgopt__map_prefetch(const mgopt__map *m, uint64_t key) {
-  if (m->cap) MGOPT__PREFETCH(&m->s[mgopt__map_home(m, key)]);
-}
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
 
 /* ---------------------------------------------------------------- dtypes */

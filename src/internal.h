@@ -62,9 +62,7 @@ MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, si
    Open addressing with linear probing, power-of-two capacity (at least 64
    once used), load at most 3/4 (1/2 with MGOPT__MAP_SPARSE). Memory comes
    from `alloc` (the program's allocator); every call that may allocate
-   reports failure (NULL or 0) and leaves the map as it was. No global state.
-   As a multi-map (mgopt__map_add, mgopt__map_next) one key may have several
-   slots; they are found in the order they were added. */
+   reports failure (NULL or 0) and leaves the map as it was. No global state. */
 typedef struct mgopt__map_slot {
   uint64_t key; /* 0 = empty */
   union {
@@ -102,16 +100,6 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
 /* The slot holding key, or NULL (with several: the first added). */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
-/* Multi-map: a new slot for key (zero value) even if key has slots already;
-   NULL on OOM. */
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
-/* Multi-map: the next slot after s (from find or next) with s's key, or NULL. */
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *s);
-/* Removes slot s (from get, find, add or next); the other slots may move
-   (pointers to them are stale), keys with several slots keep their order. */
-MGOPT__PRIVATE void mgopt__map_remove(mgopt__map *m, mgopt__map_slot *s);
-/* Loads the home slot of key into the cache ahead of a get/find/add. */
-MGOPT__PRIVATE void mgopt__map_prefetch(const mgopt__map *m, uint64_t key);
 
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {

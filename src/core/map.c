@@ -102,17 +102,6 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int 
   return &m->s[h];
 }
 
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
-  size_t h;
-  if (!mgopt__map_room(m)) return NULL;
-  h = mgopt__map_home(m, key);
-  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
-  m->s[h].key = key;
-  m->s[h].v.u = 0;
-  m->n++;
-  return &m->s[h];
-}
-
 /* The first slot at or after index h (in probe order) holding key, or NULL. */
 static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_t h) {
   while (m->s[h].key) {
@@ -127,30 +116,3 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t ke
   return mgopt__map_scan(m, key, mgopt__map_home(m, key));
 }
 
-MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *s) {
-  return mgopt__map_scan(m, s->key, ((size_t)(s - m->s) + 1) & (m->cap - 1));
-}
-
-/* Backward shift: each later slot of the run whose home is not between the
-   hole and itself (cyclically) moves into the hole, which moves on to it. */
-MGOPT__PRIVATE void mgopt__map_remove(mgopt__map *m, mgopt__map_slot *s) {
-  size_t mask = m->cap - 1, hole = (size_t)(s - m->s), j = hole;
-  for (;;) {
-    size_t home;
-    j = (j + 1) & mask;
-    if (!m->s[j].key) break;
-    home = mgopt__map_home(m, m->s[j].key);
-    /* s[j] may fill the hole when its home is not in (hole, j] */
-    if (((j - home) & mask) >= ((j - hole) & mask)) {
-      m->s[hole] = m->s[j];
-      hole = j;
-    }
-  }
-  m->s[hole].key = 0;
-  m->s[hole].v.u = 0;
-  m->n--;
-}
-
-MGOPT__PRIVATE void mgopt__map_prefetch(const mgopt__map *m, uint64_t key) {
-  if (m->cap) MGOPT__PREFETCH(&m->s[mgopt__map_home(m, key)]);
-}

@@ -1,4 +1,4 @@
-/* tests/unit/test_map.c — the core hash map: growth, collisions, reset, failing allocator, multi-map, removal. */
+/* tests/unit/test_map.c — the core hash map: growth, collisions, reset, failing allocator. */
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "harness.h"
@@ -106,100 +106,9 @@ static void test_map_out_of_memory(void) {
 }
 
 
-/* Multi-map slots of one key come back in the order they were added, across
-   growth (with runs that wrap around the end) and removals. */
-static void test_map_multi_and_remove(void) {
-  counting c = {-1, 0};
-  mgopt_allocator a = {counting_realloc, NULL};
-  mgopt__map m;
-  uint64_t k;
-  int64_t i;
-  a.ctx = &c;
-  mgopt__map_init_flags(&m, &a, MGOPT__MAP_HASHED | MGOPT__MAP_SPARSE);
-  /* hashed keys near the top of the table: their runs wrap to slot 0 */
-  for (i = 0; i < 3000; i++) {
-    mgopt__map_slot *s = mgopt__map_add(&m, mgopt__map_hash_key((uint64_t)(60 + i % 7) | ((uint64_t)1 << 40)));
-    REQUIRE(s != NULL);
-    s->v.i = i;
-  }
-  CHECK(m.n == 3000 && m.n * 2 <= m.cap);
-  for (k = 60; k < 67; k++) {
-    const mgopt__map_slot *s = mgopt__map_find(&m, k | ((uint64_t)1 << 40));
-    int64_t last = -1, count = 0;
-    for (; s; s = mgopt__map_next(&m, s)) {
-      CHECK(s->v.i > last && s->v.i % 7 == (int64_t)(k - 60));
-      last = s->v.i;
-      count++;
-    }
-    CHECK(count == (k < 64 ? 429 : 428));
-  }
-  /* remove every other slot of key 61, then check the rest and order */
-  {
-    mgopt__map_slot *s = mgopt__map_find(&m, 61 | ((uint64_t)1 << 40));
-    int64_t removed = 0;
-    while (s) {
-      int64_t v = s->v.i;
-      if (v % 2 == 0) {
-        mgopt__map_remove(&m, s);
-        removed++;
-        /* the slots moved: find the first one after v again */
-        for (s = mgopt__map_find(&m, 61 | ((uint64_t)1 << 40)); s && s->v.i <= v; s = mgopt__map_next(&m, s)) {
-        }
-      } else
-        s = mgopt__map_next(&m, s);
-    }
-    CHECK(removed == 214);
-    CHECK(m.n == 3000 - 214);
-  }
-  for (k = 60; k < 67; k++) {
-    const mgopt__map_slot *s = mgopt__map_find(&m, k | ((uint64_t)1 << 40));
-    int64_t last = -1, count = 0;
-    for (; s; s = mgopt__map_next(&m, s)) {
-      CHECK(s->v.i > last);
-      if (k == 61) CHECK(s->v.i % 2 == 1);
-      last = s->v.i;
-      count++;
-    }
-    CHECK(count == (k == 61 ? 215 : k < 64 ? 429 : 428));
-  }
-  mgopt__map_free(&m);
-  CHECK(c.live == 0);
-}
-
-/* Removing keys one by one leaves every other key findable. */
-static void test_map_remove(void) {
-  counting c = {-1, 0};
-  mgopt_allocator a = {counting_realloc, NULL};
-  mgopt__map m;
-  uint64_t k;
-  a.ctx = &c;
-  mgopt__map_init(&m, &a);
-  for (k = 1; k <= 2000; k++) {
-    mgopt__map_slot *s = mgopt__map_get(&m, k * 24, NULL);
-    REQUIRE(s != NULL);
-    s->v.u = k;
-  }
-  for (k = 1; k <= 2000; k += 3) {
-    mgopt__map_slot *s = mgopt__map_find(&m, k * 24);
-    REQUIRE(s != NULL);
-    mgopt__map_remove(&m, s);
-  }
-  CHECK(m.n == 2000 - 667);
-  for (k = 1; k <= 2000; k++) {
-    const mgopt__map_slot *s = mgopt__map_find(&m, k * 24);
-    if (k % 3 == 1) CHECK(s == NULL);
-    else CHECK(s && s->v.u == k);
-  }
-  mgopt__map_prefetch(&m, 24);
-  mgopt__map_free(&m);
-  CHECK(c.live == 0);
-}
-
 static const test_case tests[] = {
     TEST(test_map_growth),
     TEST(test_map_collisions_and_reset),
     TEST(test_map_out_of_memory),
-    TEST(test_map_multi_and_remove),
-    TEST(test_map_remove),
 };
 TEST_MAIN(tests)
