@@ -60,9 +60,9 @@ MGOPT__PRIVATE void *mgopt__heap_realloc(const mgopt_allocator *a, void *ptr, si
    A key is an interned string or another pointer cast to uint64_t, or a
    64-bit hash; key 0 is reserved (empty slot).
    Open addressing with linear probing, power-of-two capacity (at least 64
-   once used), load at most 3/4. Memory comes from `alloc` (the program's
-   allocator); every call that may allocate reports failure (NULL or 0) and
-   leaves the map as it was. No global state. */
+   once used), load at most 3/4 (1/2 with MGOPT__MAP_SPARSE). Memory comes
+   from `alloc` (the program's allocator); every call that may allocate
+   reports failure (NULL or 0) and leaves the map as it was. No global state. */
 typedef struct mgopt__map_slot {
   uint64_t key; /* 0 = empty */
   union {
@@ -75,10 +75,21 @@ typedef struct mgopt__map {
   const mgopt_allocator *alloc;
   mgopt__map_slot *s;
   size_t cap, n;
+  unsigned flags; /* MGOPT__MAP_* */
 } mgopt__map;
+/* keys are already well-mixed hashes: their low bits pick the slot as they are */
+#define MGOPT__MAP_HASHED 1u
+/* load at most 1/2: shorter probes where most lookups miss, for twice the memory */
+#define MGOPT__MAP_SPARSE 2u
 #define mgopt__map_ptr_key(ptr) ((uint64_t)(uintptr_t)(ptr))
+/* A hash as a key: 0 (reserved) becomes 1. */
+static inline uint64_t mgopt__map_hash_key(uint64_t h) {
+  return h ? h : 1;
+}
 /* An empty map drawing memory from alloc (no allocation yet). */
 MGOPT__PRIVATE void mgopt__map_init(mgopt__map *m, const mgopt_allocator *alloc);
+/* The same with MGOPT__MAP_* flags. */
+MGOPT__PRIVATE void mgopt__map_init_flags(mgopt__map *m, const mgopt_allocator *alloc, unsigned flags);
 /* Frees the slots; m is empty and usable again. */
 MGOPT__PRIVATE void mgopt__map_free(mgopt__map *m);
 /* Empties m, keeping its memory, with room for n keys without growing.
@@ -87,7 +98,7 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 /* The slot of key, added with a zero value if absent (*added says which;
    added may be NULL). NULL on OOM. The slot moves when the map grows. */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
-/* The slot holding key, or NULL. */
+/* The slot holding key, or NULL (with several: the first added). */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
 
 /* ---- checked arithmetic: return 0 on overflow */

@@ -105,6 +105,7 @@ static void test_map_out_of_memory(void) {
   CHECK(c.live == 0);
 }
 
+
 static const test_case tests[] = {
     TEST(test_map_growth),
     TEST(test_map_collisions_and_reset),

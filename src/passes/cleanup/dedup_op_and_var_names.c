@@ -33,10 +33,10 @@
    share a name (an input and an output, or two outputs): no renaming can
    keep both. The same value listed twice, or an input returned as an
    output, is fine.
-   Cost: per function two hash sets keyed by interned name pointers (sized
-   from the op index's count up front) and a per-name next-suffix counter:
-   O(names) plus the suffix probes; one walk when no name clashes, else two
-   more. */
+   Cost: per function one walk claiming names in one core map keyed by
+   interned name pointers (sized from the op index's count up front) when no
+   name clashes; else two more walks with one map per namespace and a
+   per-name next-suffix counter: O(names) plus the suffix probes. */
 #include "../../passes_internal.h"
 
 /* A name's entry in a map keyed by the interned name: the owner (id + 1 of
@@ -60,8 +60,7 @@ typedef struct mgopt__dn {
   char *buf;
   size_t bufcap;
   int oom;
-  int optimistic;            /* a first try without presence marks: stop at the first clash */
-  int clashed;
+  int clashed;               /* the first try met a name claimed by another owner */
 } mgopt__dn;
 
 /* The entry of key, added (unclaimed, unmarked) if absent. NULL on OOM. */
@@ -82,10 +81,6 @@ static const char *mgopt__dn_claim(mgopt__dn *d, mgopt__map *t, const char *name
   if (!mgopt__dn_owner(s) || mgopt__dn_owner(s) == owner) {
     mgopt__dn_set_owner(s, owner);
     return name;
-  }
-  if (d->optimistic) {
-    d->clashed = 1;
-    return NULL;
   }
   len = strlen(name);
   if (len + 16 > d->bufcap) {
@@ -219,28 +214,90 @@ static mgopt_status mgopt__dn_claim_io(mgopt__dn *d, mgopt_value *v) {
   return MGOPT_OK;
 }
 
-/* Claims f's io names, then renames what clashes. The first try claims
-   names without marking which are present (the marks matter only to choose
-   a suffix): when nothing clashes, nothing is renamed and that one walk is
-   the whole pass; at the first clash (nothing renamed yet) it starts over
-   with the marks. */
+/* ---- the first try: one map for both namespaces, value owner in bits
+   0..31 of a name's entry, op owner in bits 32..63 (an op is mostly named
+   like its first output: one lookup claims both), no presence marks, stop at
+   the first clash. Order does not matter here: nothing is renamed, and a
+   clash exists in any order or in none. */
+
+/* Claims name for owner in the value (shift 0) or op (shift 32) half; 0 on a clash or OOM. */
+static int mgopt__dn_try(mgopt__dn *d, const char *name, int shift, uint32_t owner) {
+  mgopt__map_slot *s = mgopt__dn_get(d, &d->vals, name);
+  uint32_t cur;
+  if (!s) return 0;
+  cur = (uint32_t)(s->v.u >> shift);
+  if (cur && cur != owner) {
+    d->clashed = 1;
+    return 0;
+  }
+  s->v.u |= (uint64_t)owner << shift;
+  return 1;
+}
+
+static int mgopt__dn_try_block(mgopt__dn *d, mgopt_block *b, int depth) {
+  mgopt_op *op;
+  int32_t i;
+  if (depth > 256) return 0;
+  if (b->parent_op)
+    for (i = 0; i < b->nargs; i++)
+      if (b->args[i]->name && !mgopt__dn_try(d, b->args[i]->name, 0, MGOPT__DN_OWNER(b->args[i]))) return 0;
+  for (op = b->first; op; op = op->next) {
+    for (i = 0; i < op->nblocks; i++)
+      if (!mgopt__dn_try_block(d, op->blocks[i], depth + 1)) return 0;
+    for (i = 0; i < op->nouts; i++)
+      if (op->outs[i]->name && !mgopt__dn_try(d, op->outs[i]->name, 0, MGOPT__DN_OWNER(op->outs[i]))) return 0;
+    if (op->name && !mgopt__dn_try(d, op->name, 32, MGOPT__DN_OWNER(op))) return 0;
+  }
+  return 1;
+}
+
+/* mgopt__dn_claim_io for the first try. */
+static mgopt_status mgopt__dn_try_io(mgopt__dn *d, mgopt_value *v) {
+  mgopt__map_slot *s;
+  uint32_t cur;
+  if (!v || !v->name) return MGOPT_OK;
+  s = mgopt__dn_get(d, &d->vals, v->name);
+  if (!s) return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  cur = (uint32_t)(s->v.u & 0xffffffffu);
+  if (cur && cur != MGOPT__DN_OWNER(v))
+    return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_PASS,
+                          "function '%s': the name '%s' is used by two different inputs/outputs; "
+                          "it cannot be made unique without renaming one of them",
+                          d->f->name, v->name);
+  s->v.u = (s->v.u & ~(uint64_t)0xffffffffu) | MGOPT__DN_OWNER(v);
+  /* the op of a function output, named like it, keeps that name too */
+  if (v->def && v->def->name == v->name && v->index == 0 && !(s->v.u >> 32))
+    s->v.u |= (uint64_t)MGOPT__DN_OWNER(v->def) << 32;
+  return MGOPT_OK;
+}
+
+/* Claims f's io names, then renames what clashes. The first try (above)
+   claims names without marking which are present (the marks matter only to
+   choose a suffix): when nothing clashes, nothing is renamed and that one
+   walk is the whole pass; at the first clash (nothing renamed yet) it starts
+   over with the marks and a map per namespace. */
 static mgopt_status mgopt__dn_function(mgopt__dn *d) {
   mgopt_block *body = d->f->body;
   size_t nops = (size_t)mgopt__index_op_count(d->f);
   mgopt_status s = MGOPT_OK;
   int32_t i;
-  for (d->optimistic = 1;; d->optimistic = 0) {
-    d->clashed = 0;
+  d->clashed = 0;
+  if (!mgopt__map_reset(&d->vals, nops + (size_t)body->nargs))
+    return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_try_io(d, body->args[i]);
+  for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_try_io(d, body->outs[i]->value);
+  if (s) return s;
+  if (mgopt__dn_try_block(d, body, 0)) return MGOPT_OK;
+  if (d->clashed) {
     if (!mgopt__map_reset(&d->vals, nops + (size_t)body->nargs) || !mgopt__map_reset(&d->ops, nops))
       return mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
     for (i = 0; i < body->nargs && !s; i++) s = mgopt__dn_claim_io(d, body->args[i]);
     for (i = 0; i < body->nouts && !s; i++) s = mgopt__dn_claim_io(d, body->outs[i]->value);
     if (s) return s;
-    if ((d->optimistic || mgopt__dn_mark(d, body, 0)) && mgopt__dn_block(d, body, 0)) return MGOPT_OK;
-    if (!d->clashed)
-      return d->oom ? mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
-                    : mgopt_diag_set(d->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
+    if (mgopt__dn_mark(d, body, 0) && mgopt__dn_block(d, body, 0)) return MGOPT_OK;
   }
+  return d->oom ? mgopt_diag_set(d->ctx->diag, MGOPT_ERR_NOMEM, "out of memory")
+                : mgopt_diag_set(d->ctx->diag, MGOPT_ERR_LIMIT, "blocks nested too deeply");
 }
 
 static mgopt_status mgopt__dn_run(mgopt_pass_ctx *ctx) {
