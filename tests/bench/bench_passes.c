@@ -7,7 +7,8 @@
    that cancel or swap matmul operands, reshape and relu chains, cast chains,
    division by a constant, equal constants, a dead op, an unused function
    input per motif, a select with a constant condition, a quantized weight
-   behind a transpose. For each pass it parses the program afresh, runs the
+   behind a transpose, and the fusion patterns (gelu, leaky relu, matmul
+   with a bias, a mean as a scaled sum, conv with batch_norm). For each pass it parses the program afresh, runs the
    pass alone (verification off), and prints the wall time per op at both
    sizes (best of 3) and their ratio: a pass that is linear in the program's
    size keeps the ratio near 1, a quadratic one shows a ratio near N2 / N1.
@@ -93,7 +94,40 @@ static char *make_program(long n, size_t *len) {
     put(&t, "  %%qw%ld: (4, 4, fp32) = constexpr_affine_dequantize(quantized_data=%%qd%ld, zero_point=%%qz%ld, "
             "scale=%%qs%ld, axis=0)\n", i, i, i, i);
     put(&t, "  %%qt%ld: (4, 4, fp32) = transpose(x=%%qw%ld, perm=[1, 0])\n", i, i);
-    put(&t, "  %%p%ld: (4, 4, fp32) = add(x=%%q%ld, y=%%qt%ld)\n", i + 1, i, i);
+    /* fusion patterns: gelu (erf form), leaky relu, matmul + bias, a mean
+       written as sum times 1/n, conv + batch_norm */
+    put(&t, "  %%gs%ld: (fp32)* = const(val=1.4142135)\n", i);
+    put(&t, "  %%g1%ld: (fp32)* = const(val=1)\n", i);
+    put(&t, "  %%gh%ld: (fp32)* = const(val=0.5)\n", i);
+    put(&t, "  %%gd%ld: (4, 4, fp32) = real_div(x=%%q%ld, y=%%gs%ld)\n", i, i, i);
+    put(&t, "  %%ge%ld: (4, 4, fp32) = erf(x=%%gd%ld)\n", i, i);
+    put(&t, "  %%ga%ld: (4, 4, fp32) = add(x=%%ge%ld, y=%%g1%ld)\n", i, i, i);
+    put(&t, "  %%gm%ld: (4, 4, fp32) = mul(x=%%q%ld, y=%%ga%ld)\n", i, i, i);
+    put(&t, "  %%gg%ld: (4, 4, fp32) = mul(x=%%gm%ld, y=%%gh%ld)\n", i, i, i);
+    put(&t, "  %%la%ld: (fp32)* = const(val=0.125)\n", i);
+    put(&t, "  %%lm%ld: (4, 4, fp32) = mul(x=%%gg%ld, y=%%la%ld)\n", i, i, i);
+    put(&t, "  %%lr%ld: (4, 4, fp32) = maximum(x=%%gg%ld, y=%%lm%ld)\n", i, i, i);
+    put(&t, "  %%mw%ld: (4, 4, fp32)* = const(val=[[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, %ld]])\n", i,
+        i % 5);
+    put(&t, "  %%mc%ld: (4, fp32)* = const(val=[1, 2, 3, 4])\n", i);
+    put(&t, "  %%mm%ld: (4, 4, fp32) = matmul(x=%%lr%ld, y=%%mw%ld, transpose_x=false, transpose_y=false)\n", i, i, i);
+    put(&t, "  %%mb%ld: (4, 4, fp32) = add(x=%%mm%ld, y=%%mc%ld)\n", i, i, i);
+    put(&t, "  %%rq%ld: (fp32)* = const(val=0.25)\n", i);
+    put(&t, "  %%rs%ld: (4, 1, fp32) = reduce_sum(x=%%mb%ld, axes=[1], keep_dims=true)\n", i, i);
+    put(&t, "  %%rm%ld: (4, 1, fp32) = mul(x=%%rs%ld, y=%%rq%ld)\n", i, i, i);
+    put(&t, "  %%ra%ld: (4, 4, fp32) = sub(x=%%mb%ld, y=%%rm%ld)\n", i, i, i);
+    put(&t, "  %%x4%ld: (4, int32)* = const(val=[1, 4, 2, 2])\n", i);
+    put(&t, "  %%xr%ld: (1, 4, 2, 2, fp32) = reshape(x=%%ra%ld, shape=%%x4%ld)\n", i, i, i);
+    put(&t, "  %%cw%ld: (4, 4, 1, 1, fp32)* = const(val=[[[[1]], [[0]], [[0]], [[0]]], [[[0]], [[1]], [[0]], [[0]]], "
+            "[[[0]], [[0]], [[1]], [[0]]], [[[0]], [[0]], [[0]], [[%ld]]]])\n", i, i % 3 + 1);
+    put(&t, "  %%cv%ld: (1, 4, 2, 2, fp32) = conv(x=%%xr%ld, weight=%%cw%ld, strides=[1, 1], pad_type=\"valid\", "
+            "dilations=[1, 1], groups=1)\n", i, i, i);
+    put(&t, "  %%bm%ld: (4, fp32)* = const(val=[0.1, 0.2, 0.3, 0.4])\n", i);
+    put(&t, "  %%bv%ld: (4, fp32)* = const(val=[1, 0.5, 2, 0.25])\n", i);
+    put(&t, "  %%bn%ld: (1, 4, 2, 2, fp32) = batch_norm(x=%%cv%ld, mean=%%bm%ld, variance=%%bv%ld, epsilon=1e-05)\n", i, i,
+        i, i);
+    put(&t, "  %%f%ld: (4, 4, fp32) = reshape(x=%%bn%ld, shape=%%sq%ld)\n", i, i, i);
+    put(&t, "  %%p%ld: (4, 4, fp32) = add(x=%%f%ld, y=%%qt%ld)\n", i + 1, i, i);
   }
   put(&t, "} -> (%%p%ld)\n", n);
   *len = t.n;
