@@ -1506,6 +1506,19 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
    lives in p's arena. MGOPT_ERR_INVALID_ARG when p is NULL, MGOPT_ERR_NOMEM. */
 MGOPTDEF mgopt_status mgopt_onnx_set_target(mgopt_program *p, int64_t opset);
 
+/* Imports opaque op `op` again: an `onnx::OpType` op (default domain) as
+   mgopt_onnx_import leaves a node it cannot map, whose operands may since
+   have become constant or typed (a Pad whose pads were computed, folded
+   since). The op type's mapping at the program's ONNX opset (the imported
+   model's, else 17, as mgopt_onnx_export) runs on the op's operands and
+   attributes as on the node. Returns 1 when it built canonical ops: they
+   stand before `op`, carry its output names, keep what its output types
+   knew, take over its uses, and `op` is erased. Else the op type's output
+   type rule fills output types still unknown: 2 when it did, 0 when
+   nothing changed (other domains, ops with nested blocks or tensor
+   attributes, a mapping that declines). -1 when memory runs out. */
+MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op);
+
 #ifndef MGOPT_NO_STDIO
 /* mgopt_onnx_read_file + mgopt_onnx_import, as mgopt_onnx_load. */
 MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts,
@@ -11157,13 +11170,10 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
-<<<<<<< HEAD
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
-=======
 /* 1 when linear op is written as MatMul with its constant weight's transposed
    copy (map_nn.c): the constant need not be written for that reader. */
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
->>>>>>> f11-lin
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
 /* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
@@ -13385,7 +13395,6 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
   }
 }
 
-<<<<<<< HEAD
 /* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
    written transposed (a constant as a transposed initializer, else through a
    Transpose node). */
@@ -13397,27 +13406,24 @@ static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const
   return w->type.rank == 2 ? NULL : "weight of rank other than 2";
 }
 
-/* The transpose of a 2-d constant (whole-byte elements), NULL otherwise. */
+/* The transpose of the 2-d whole-byte constant t (what
+   mgopt__exp_linear_folds_weight accepts); NULL only when memory ran out. */
 static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
-  size_t es;
+  size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
   int64_t shape[2], i, j;
   mgopt_tensor *nt;
-  const uint8_t *src;
+  const uint8_t *src = (const uint8_t *)mgopt_tensor_data(E->p, t);
   uint8_t *dst;
-  if (!t || t->rank != 2 || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8) return NULL;
-  es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
   shape[0] = t->shape[1];
   shape[1] = t->shape[0];
-  nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape);
-  if (!nt || es * (size_t)t->numel != t->nbytes) return NULL;
-  src = (const uint8_t *)t->data;
+  nt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+  if (!nt) return NULL;
   dst = (uint8_t *)nt->data;
   for (i = 0; i < shape[0]; i++)
     for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
   return nt;
 }
 
-=======
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
   const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const mgopt_tensor *t = w ? mgopt_value_const(w) : NULL;
@@ -13426,43 +13432,12 @@ MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
   return t && t->rank == 2 && bits >= 8 && bits % 8 == 0 && t->dtype != MGOPT_DT_STRING;
 }
 
-/* linear: Gemm(transB) for a 2-d input, else MatMul(x, w^T) (+ Add(bias)),
-   w^T a transposed initializer when w is constant (the constant itself is
-   then not written when nothing else reads it), else a Transpose node. */
->>>>>>> f11-lin
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = mgopt__exp_vname(w);
-  if (mgopt__exp_linear_folds_weight(op)) {
-    mgopt_tensor *t = mgopt_value_const(w), *tt;
-    int64_t shape[2], i, j;
-    size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
-    const unsigned char *src = (const unsigned char *)mgopt_tensor_data(E->p, t);
-    shape[0] = t->shape[1];
-    shape[1] = t->shape[0];
-    tt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
-    if (!tt) return mgopt__exp_nomem(E);
-    for (i = 0; i < shape[1]; i++)
-      for (j = 0; j < shape[0]; j++)
-        memcpy((unsigned char *)tt->data + (size_t)(j * shape[1] + i) * es, src + (size_t)(i * shape[0] + j) * es, es);
-    ins[1] = mgopt__exp_scalar_const(E, ins[1], tt);
-    if (!ins[1]) return mgopt__exp_nomem(E);
-    ins[2] = mgopt__exp_vname(op->outs[0]);
-    if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins, 2));
-    {
-      const char *mm = mgopt__exp_fresh(E, ins[2]), *ins2[2];
-      n = mgopt__exp_node(E, "MatMul", "", NULL);
-      if (!mm || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
-          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &mm, 1))
-        return mgopt__exp_nomem(E);
-      ins2[0] = mm;
-      ins2[1] = mgopt__exp_vname(b);
-      return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Add", ins2, 2));
-    }
-  }
   if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
     n = mgopt__exp_simple(E, op, m->onnx, ins, b ? 3 : 2);
@@ -13470,8 +13445,11 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
     return MGOPT_OK;
   }
   {
-    mgopt_tensor *tw = mgopt__exp_transposed(E, mgopt_value_const(w));
-    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : mgopt__exp_fresh(E, ins[1]);
+    /* a constant weight goes out transposed, and alone when nothing else
+       reads it (export.c asks mgopt__exp_linear_folds_weight too) */
+    int folds = mgopt__exp_linear_folds_weight(op);
+    mgopt_tensor *tw = folds ? mgopt__exp_transposed(E, mgopt_value_const(w)) : NULL;
+    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : folds ? NULL : mgopt__exp_fresh(E, ins[1]);
     const char *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
     const char *ins2[2];
     mgopt_onnx_node *t;
@@ -15295,6 +15273,174 @@ MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_re
   return MGOPT_OK;
 }
 #endif
+
+/* ---------------------------------------------------------------- importing an opaque op again */
+
+/* The opaque op's attribute as the node's: 0 when it is of a kind the
+   mappings do not read (tensors, graphs, encoded bytes). */
+static int mgopt__imp_attr_back(mgopt_program *p, const mgopt_attr *a, mgopt_onnx_attribute *o) {
+  int64_t k;
+  memset(o, 0, sizeof *o);
+  o->name.ptr = a->name;
+  o->name.len = strlen(a->name);
+  switch (a->kind) {
+    case MGOPT_ATTR_INT: o->type = MGOPT_ONNX_ATTR_INT; o->i = a->u.i; return 1;
+    case MGOPT_ATTR_FLOAT: o->type = MGOPT_ONNX_ATTR_FLOAT; o->f = (float)a->u.f; return 1;
+    case MGOPT_ATTR_STRING: o->type = MGOPT_ONNX_ATTR_STRING; o->s = a->u.s; return 1;
+    case MGOPT_ATTR_INTS: o->type = MGOPT_ONNX_ATTR_INTS; o->ints = a->u.ints; o->nints = a->n; return 1;
+    case MGOPT_ATTR_STRINGS: o->type = MGOPT_ONNX_ATTR_STRINGS; o->strings = a->u.strs; o->nstrings = a->n; return 1;
+    case MGOPT_ATTR_FLOATS:
+      o->type = MGOPT_ONNX_ATTR_FLOATS;
+      o->nfloats = a->n;
+      o->floats = (float *)mgopt_program_alloc(p, sizeof(float) * (size_t)(a->n + 1), 8);
+      if (!o->floats) return 0;
+      for (k = 0; k < a->n; k++) o->floats[k] = (float)a->u.floats[k];
+      return 1;
+    default: return 0;
+  }
+}
+
+/* Fills what `cur` does not know from `old` (the opaque output's type, which
+   may hold declared value infos); 0 when the two disagree. */
+static int mgopt__imp_keep_known(mgopt_program *p, mgopt_value *v, const mgopt_type *old) {
+  mgopt_type t;
+  int32_t i;
+  if (old->kind != MGOPT_TYPE_TENSOR || v->type.kind != MGOPT_TYPE_TENSOR) return old->kind == v->type.kind;
+  if (old->dtype != MGOPT_DT_UNKNOWN && v->type.dtype != MGOPT_DT_UNKNOWN && old->dtype != v->type.dtype) return 0;
+  if (old->rank < 0) return 1;
+  if (v->type.rank >= 0 && v->type.rank != old->rank) return 0;
+  if (v->type.rank < 0) {
+    uint8_t dt = v->type.dtype;
+    if (mgopt__type_copy(p, &v->type, old)) return 0;
+    if (dt != MGOPT_DT_UNKNOWN) v->type.dtype = dt;
+    return 1;
+  }
+  if (mgopt__type_copy(p, &t, &v->type)) return 0;
+  if (t.dtype == MGOPT_DT_UNKNOWN) t.dtype = old->dtype;
+  for (i = 0; i < t.rank; i++) {
+    int known_new = t.dims[i].sym || t.dims[i].v >= 0, known_old = old->dims[i].sym || old->dims[i].v >= 0;
+    if (!known_new && known_old) t.dims[i] = old->dims[i];
+    else if (known_new && known_old && !old->dims[i].sym && !t.dims[i].sym && old->dims[i].v != t.dims[i].v) return 0;
+  }
+  v->type = t;
+  return 1;
+}
+
+MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
+  mgopt__imp I;
+  mgopt_onnx_node n;
+  const mgopt__onnx_map *row = NULL, *rows;
+  const mgopt__onnx_rule *rule = NULL, *rules;
+  mgopt_value *made[64];
+  mgopt_str ty;
+  mgopt_op *last, *o, *prev;
+  int64_t opset, i;
+  int32_t k, cnt, fam;
+  int r = 0, refined = 0;
+  if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->parent || op->nblocks || op->nouts < 1 || op->nouts > 64 ||
+      strncmp(op->type, "onnx::", 6) != 0)
+    return 0;
+  ty.ptr = op->type + 6;
+  ty.len = strlen(ty.ptr);
+  opset = mgopt__onnx_export_opset(p, 0);
+  for (fam = 0; !row && (rows = mgopt__onnx_family(fam, &cnt)) != NULL; fam++)
+    for (k = 0; k < cnt && !row; k++)
+      if (rows[k].to_ir && mgopt__imp_streq(ty, rows[k].onnx) && mgopt__onnx_in_range(rows[k].since, rows[k].until, opset))
+        row = &rows[k];
+  rules = mgopt__onnx_rules(&cnt);
+  for (k = 0; k < cnt && !rule; k++)
+    if (mgopt__imp_streq(ty, rules[k].onnx) && mgopt__onnx_in_range(rules[k].since, rules[k].until, opset)) rule = &rules[k];
+  if (!row && !rule) return 0;
+  /* the node the op was made from: inputs in0, in1, ... under their slot
+     names, outputs under the op's output names, the attributes as they came */
+  memset(&n, 0, sizeof n);
+  n.op_type = ty;
+  if (op->name) {
+    n.name.ptr = op->name;
+    n.name.len = strlen(op->name);
+  }
+  for (k = 0; k < op->nslots; k++) {
+    const char *s = op->slots[k].name;
+    char *end;
+    long j;
+    if (s[0] != 'i' || s[1] != 'n' || op->slots[k].is_list || op->slots[k].n != 1) return 0;
+    j = strtol(s + 2, &end, 10);
+    if (*end || j < 0 || j > 1000) return 0;
+    if (j + 1 > n.ninputs) n.ninputs = j + 1;
+  }
+  n.inputs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(n.ninputs + 1), 8);
+  n.outputs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)op->nouts, 8);
+  n.attributes = (mgopt_onnx_attribute *)mgopt_program_alloc(p, sizeof(mgopt_onnx_attribute) * (size_t)(op->nattrs + 1), 8);
+  if (!n.inputs || !n.outputs || !n.attributes) return -1;
+  memset(n.inputs, 0, sizeof(mgopt_str) * (size_t)(n.ninputs + 1));
+  memset(&I, 0, sizeof I);
+  I.p = p;
+  I.m = (mgopt_onnx_model *)p->onnx_meta;
+  I.values.al = &p->alloc;
+  I.vinfo.al = &p->alloc;
+  I.opset = opset;
+  I.b = op->parent;
+  I.node = &n;
+  for (k = 0; k < op->nslots; k++) {
+    long j = strtol(op->slots[k].name + 2, NULL, 10);
+    n.inputs[j].ptr = op->slots[k].name;
+    n.inputs[j].len = strlen(op->slots[k].name);
+    mgopt__imap_put(&I.values, op->slots[k].name, op->slots[k].uses[0].value);
+  }
+  n.noutputs = op->nouts;
+  for (k = 0; k < op->nouts; k++)
+    if (!(op->outs[k]->flags & MGOPT_VALUE_ABSENT)) {
+      n.outputs[k].ptr = op->outs[k]->name;
+      n.outputs[k].len = strlen(op->outs[k]->name);
+    }
+  for (k = 0; k < op->nattrs; k++)
+    if (!mgopt__imp_attr_back(p, &op->attrs[k], &n.attributes[n.nattributes++])) row = NULL;
+  last = op->parent->last;
+  if (row && n.outputs[0].len && !I.values.oom) {
+    r = row->to_ir(&I, row);
+    if (r < 0) r = 0; /* a mapping that fails here declines: the op stays as it is */
+    for (k = 0; r > 0 && k < op->nouts; k++) {
+      mgopt_value *v = op->outs[k];
+      made[k] = (v->flags & MGOPT_VALUE_ABSENT) ? NULL : (mgopt_value *)mgopt__imap_get(&I.values, v->name);
+      if (!made[k]) {
+        if (!(v->flags & MGOPT_VALUE_ABSENT) && v->nuses) r = 0;
+        continue;
+      }
+      /* a block output keeps its name; the declared type stays */
+      if (made[k] == v || (made[k]->name != v->name && v->nblock_uses) || !mgopt__imp_keep_known(p, made[k], &v->type))
+        r = 0;
+    }
+  }
+  if (r > 0) {
+    /* the new ops were appended to the block: they go before op, in order */
+    o = last ? last->next : op->parent->first;
+    while (o) {
+      mgopt_op *nx = o->next;
+      mgopt_op_move_before(o, op);
+      o = nx;
+    }
+    for (k = 0; k < op->nouts; k++)
+      if (made[k]) mgopt_value_replace_all_uses(op->outs[k], made[k]);
+    mgopt_op_erase(op);
+  } else {
+    for (o = op->parent->last; o && o != last; o = prev) {
+      prev = o->prev;
+      mgopt_op_erase(o);
+    }
+    if (rule) {
+      mgopt_type before[64];
+      for (k = 0; k < op->nouts; k++) before[k] = op->outs[k]->type;
+      if (rule->fn(&I, op, rule) != MGOPT_OK) r = -1;
+      for (k = 0; k < op->nouts; k++)
+        if (!mgopt_type_equal(&before[k], &op->outs[k]->type)) refined = 1;
+    }
+  }
+  i = I.values.oom;
+  mgopt__imap_free(&I.values);
+  mgopt__imap_free(&I.vinfo);
+  if (i || p->status) return -1;
+  return r < 0 ? -1 : r > 0 ? 1 : refined ? 2 : 0;
+}
 /* src/onnx/export.c — the ONNX exporter's driver: the IR back to a model tree for the target opset, canonical ops written through the mapping table. */
 
 /* How it works. Function `main` becomes the graph. Graph inputs follow the
@@ -15549,10 +15695,11 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     char buf[160];
     const char *why;
     E->op = op;
-    /* a constant nothing reads (one import turned into an attribute, or one
-       export rewrote as int64) is not written, unless it is listed among
-       the graph's inputs */
-    if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name))
+    /* a constant nothing reads (one import turned into an attribute, one
+       export rewrote as int64, or a linear weight written transposed) is
+       not written, unless it is listed among the graph's inputs */
+    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0]) &&
+        !mgopt__exp_listed_input(&g, op->outs[0]->name))
       continue;
     why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
     if (why) {
@@ -15561,17 +15708,6 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
-<<<<<<< HEAD
-=======
-      /* a constant nothing reads (one import turned into an attribute, one
-         export rewrote as int64, or a linear weight written transposed) is
-         not written, unless it is listed among the graph's inputs */
-      if (!mgopt__exp_const_read(op->outs[0]) && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
-      if (!t) {
-        s = mgopt__exp_unsupported(E, op, "a const without a value");
-        break;
-      }
->>>>>>> f11-lin
       if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);

@@ -17,7 +17,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
 
 /* MIL's default order (_COMMON_PASSES, reference mil-passes.md §1.1), one
    entry per line with its number there; `cleanup` (entries 78-96) follows.
-   Left out on purpose: sanitize_input_output_names (it renames the model's
+   mgopt's own entries say why in their comment. Left out on purpose: sanitize_input_output_names (it renames the model's
    interface) and guard_negative_gather_indices (a Core ML backend workaround
    that adds ops). update_output_dtypes and image_input_preprocess do nothing
    without their options. add_fp16_cast and add_int16_cast (60, 61, 68) run
@@ -39,6 +39,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   /*  9 dequantize_to_constexpr: not written yet */ \
   /* 10 canonicalize_quantized_lut_pattern: not written yet */ \
   "const_elimination," /* 11 */ \
+  "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
+  "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
   /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
   "divide_to_multiply," /* 13 */ \
   "select_optimization," /* 14 */ \
