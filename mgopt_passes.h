@@ -120,6 +120,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(fusion, prefer_state_in_downstream) \
   PASS(onnx, name_fix) \
   PASS(onnx, remove_redundant_transpose_add_forests) \
+  PASS(onnx, canonicalize_opaque_ops) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -13579,6 +13580,133 @@ static const mgopt_pattern mgopt__rtaf_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_add_forests,
                            "run a forest of adds between a transpose and its inverse in the untransposed layout",
                            mgopt__rtaf_patterns);
+/* src/passes/onnx/canonicalize_opaque_ops.c — onnx::canonicalize_opaque_ops: an ONNX op left opaque becomes canonical once its operands are constant or typed, and types downstream are inferred again.
+
+   Spec: ONNX Runtime's basic level folds constants and then sees every op
+   with the shapes they give; the importer maps a node to canonical ops only
+   from what it knows at import (a Pad whose pads come from a Split and a
+   Concat of constants stays onnx::Pad, its output type unknown). After
+   const_elimination the same node can map: this pass imports each opaque
+   ONNX op again (mgopt_onnx_reimport_op, the importer's mapping row for the
+   op type at the program's opset) and, in the same program-order sweep,
+   fills unknown output types of registered ops from their type inference
+   and of opaque ONNX ops from their type rules, so the readers of a value
+   that became typed map or fold in turn (a Shape of it, for fold_shape_ops).
+
+   Before:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %p: (8, int64)* = const(val=[0, 0, 0, 0, 0, 0, 1, 1])
+       %y: (?, ?, ?, ?, fp32) = onnx::Pad(in0=%x, in1=%p, mode="constant")
+       %r: (?, ?, ?, ?, fp32) = relu(x=%y)
+     } -> (%r)
+   After:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %p: (8, int64)* = const(val=[0, 0, 0, 0, 0, 0, 1, 1])
+       %y_pad_0: (8, int32)* = const(val=[0, 0, 0, 0, 0, 1, 0, 1])
+       %y: (1, 2, 5, 5, fp32) = pad(x=%x, pad=%y_pad_0, mode="constant", constant_val=0.0)
+       %r: (1, 2, 5, 5, fp32) = relu(x=%y)
+     } -> (%r)
+
+   Fires on: an opaque op `onnx::T` (default domain, no nested blocks) whose
+   mapping now builds canonical ops (same conditions as at import); an
+   opaque ONNX op whose unknown output types its type rule now gives; a
+   registered op whose output types have an unknown dtype, rank or dim that
+   its type inference knows (only unknown parts are filled). Nested blocks
+   are walked too.
+   Must not fire: other domains; an op the mapping still declines (a
+   non-constant pads input, an input of unknown rank); an output of the
+   function whose name the mapping would change; a canonical type that
+   contradicts what the opaque output's declared type said; known types
+   (never changed).
+   Cost: one sweep, O(ops x rank) plus one mapping-table lookup per opaque
+   op; the operands left unused stay for dead_code_elimination. */
+
+static int mgopt__coo_unknown(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
+  return 0;
+}
+
+/* Fills the unknown parts of cur from inf; 1 when it changed something. */
+static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *inf) {
+  mgopt_type cur;
+  int32_t i;
+  int changed = 0;
+  if (inf->kind != MGOPT_TYPE_TENSOR || v->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  if (mgopt__type_copy(p, &cur, &v->type)) return 0;
+  if (cur.dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
+    cur.dtype = inf->dtype;
+    changed = 1;
+  }
+  if (cur.rank < 0) {
+    if (inf->rank < 0) {
+      if (changed) v->type = cur;
+      return changed;
+    }
+    {
+      uint8_t dt = cur.dtype;
+      if (mgopt__type_copy(p, &cur, inf)) return 0;
+      cur.dtype = dt;
+    }
+    v->type = cur;
+    return 1;
+  }
+  if (inf->rank == cur.rank)
+    for (i = 0; i < cur.rank; i++)
+      if (!cur.dims[i].sym && cur.dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
+        cur.dims[i] = inf->dims[i];
+        changed = 1;
+      }
+  if (changed) v->type = cur;
+  return changed;
+}
+
+static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
+  mgopt_op *op, *next;
+  int64_t n = 0;
+  if (depth > 256) return 0;
+  for (op = b->first; op && !*st; op = next) {
+    const mgopt_op_def *def;
+    int32_t i, any = 0;
+    next = op->next;
+    for (i = 0; i < op->nblocks; i++) n += mgopt__coo_block(p, op->blocks[i], depth + 1, st);
+    if (op->kind == MGOPT_OP_OPAQUE) {
+      int r = strncmp(op->type, "onnx::", 6) == 0 ? mgopt_onnx_reimport_op(p, op) : 0;
+      if (r < 0) *st = MGOPT_ERR_NOMEM;
+      else if (r > 0) n++;
+      continue;
+    }
+    def = mgopt_op_def_get(op->kind);
+    if (!def || !def->infer || op->kind == MGOPT_OP_const || op->nouts < 1 || op->nouts > 16) continue;
+    for (i = 0; i < op->nouts; i++) any |= mgopt__coo_unknown(&op->outs[i]->type);
+    if (!any) continue;
+    {
+      mgopt_type inf[16];
+      int changed = 0;
+      memset(inf, 0, sizeof inf);
+      if (def->infer(p, op, inf, NULL) != MGOPT_OK) continue;
+      for (i = 0; i < op->nouts; i++) changed |= mgopt__coo_merge(p, op->outs[i], &inf[i]);
+      n += changed;
+    }
+  }
+  return n;
+}
+
+static mgopt_status mgopt__coo_run(mgopt_pass_ctx *ctx) {
+  mgopt_status st = MGOPT_OK;
+  int32_t i;
+  for (i = 0; i < mgopt_program_function_count(ctx->program) && !st; i++)
+    ctx->rewrites += mgopt__coo_block(ctx->program, mgopt_program_function_at(ctx->program, i)->body, 0, &st);
+  return st;
+}
+
+MGOPT__DEFINE_PASS(onnx, onnx, canonicalize_opaque_ops,
+                   "an ONNX op left opaque becomes canonical once its operands are constant or typed; unknown types "
+                   "downstream are inferred again",
+                   mgopt__coo_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
@@ -13602,11 +13730,14 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    that adds ops). update_output_dtypes and image_input_preprocess do nothing
    without their options. add_fp16_cast and add_int16_cast (60, 61, 68) run
    only in default_fp16. remove_symbolic_reshape skips what it cannot resolve
-   instead of failing. One entry is mgopt's own: dead_code_elimination after
-   entry 20, so a reader nobody uses does not hold back the fusions that
-   follow (they fire only when the value they fold has no other reader).
-   Passes mgopt does not have yet are named where they
-   belong; each joins its place when it exists (an unknown pass is an error). */
+   instead of failing. mgopt's own entries say why in their comment:
+   canonicalize_opaque_ops and fold_shape_ops after entry 11 (an ONNX op left
+   opaque for want of constant operands maps once they are constant, and
+   shapes known by then fold), dead_code_elimination after entry 20 (the
+   fusions that follow fire only when the value they fold has no other
+   reader, and a reader nobody uses must not hold them back). Passes mgopt
+   does not have yet are named where they belong; each joins its place when
+   it exists (an unknown pass is an error). */
 #define MGOPT__DEFAULT_HEAD \
   /*  1 lower_complex_dialect_ops: not written yet */ \
   "update_output_dtypes," /* 2 */ \
@@ -13619,6 +13750,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   /*  9 dequantize_to_constexpr: not written yet */ \
   /* 10 canonicalize_quantized_lut_pattern: not written yet */ \
   "const_elimination," /* 11 */ \
+  "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
+  "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
   /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
   "divide_to_multiply," /* 13 */ \
   "select_optimization," /* 14 */ \

@@ -53,6 +53,19 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
    lives in p's arena. MGOPT_ERR_INVALID_ARG when p is NULL, MGOPT_ERR_NOMEM. */
 MGOPTDEF mgopt_status mgopt_onnx_set_target(mgopt_program *p, int64_t opset);
 
+/* Imports opaque op `op` again: an `onnx::OpType` op (default domain) as
+   mgopt_onnx_import leaves a node it cannot map, whose operands may since
+   have become constant or typed (a Pad whose pads were computed, folded
+   since). The op type's mapping at the program's ONNX opset (the imported
+   model's, else 17, as mgopt_onnx_export) runs on the op's operands and
+   attributes as on the node. Returns 1 when it built canonical ops: they
+   stand before `op`, carry its output names, keep what its output types
+   knew, take over its uses, and `op` is erased. Else the op type's output
+   type rule fills output types still unknown: 2 when it did, 0 when
+   nothing changed (other domains, ops with nested blocks or tensor
+   attributes, a mapping that declines). -1 when memory runs out. */
+MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op);
+
 #ifndef MGOPT_NO_STDIO
 /* mgopt_onnx_read_file + mgopt_onnx_import, as mgopt_onnx_load. */
 MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_read_options *opts,

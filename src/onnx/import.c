@@ -486,3 +486,171 @@ MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_re
   return MGOPT_OK;
 }
 #endif
+
+/* ---------------------------------------------------------------- importing an opaque op again */
+
+/* The opaque op's attribute as the node's: 0 when it is of a kind the
+   mappings do not read (tensors, graphs, encoded bytes). */
+static int mgopt__imp_attr_back(mgopt_program *p, const mgopt_attr *a, mgopt_onnx_attribute *o) {
+  int64_t k;
+  memset(o, 0, sizeof *o);
+  o->name.ptr = a->name;
+  o->name.len = strlen(a->name);
+  switch (a->kind) {
+    case MGOPT_ATTR_INT: o->type = MGOPT_ONNX_ATTR_INT; o->i = a->u.i; return 1;
+    case MGOPT_ATTR_FLOAT: o->type = MGOPT_ONNX_ATTR_FLOAT; o->f = (float)a->u.f; return 1;
+    case MGOPT_ATTR_STRING: o->type = MGOPT_ONNX_ATTR_STRING; o->s = a->u.s; return 1;
+    case MGOPT_ATTR_INTS: o->type = MGOPT_ONNX_ATTR_INTS; o->ints = a->u.ints; o->nints = a->n; return 1;
+    case MGOPT_ATTR_STRINGS: o->type = MGOPT_ONNX_ATTR_STRINGS; o->strings = a->u.strs; o->nstrings = a->n; return 1;
+    case MGOPT_ATTR_FLOATS:
+      o->type = MGOPT_ONNX_ATTR_FLOATS;
+      o->nfloats = a->n;
+      o->floats = (float *)mgopt_program_alloc(p, sizeof(float) * (size_t)(a->n + 1), 8);
+      if (!o->floats) return 0;
+      for (k = 0; k < a->n; k++) o->floats[k] = (float)a->u.floats[k];
+      return 1;
+    default: return 0;
+  }
+}
+
+/* Fills what `cur` does not know from `old` (the opaque output's type, which
+   may hold declared value infos); 0 when the two disagree. */
+static int mgopt__imp_keep_known(mgopt_program *p, mgopt_value *v, const mgopt_type *old) {
+  mgopt_type t;
+  int32_t i;
+  if (old->kind != MGOPT_TYPE_TENSOR || v->type.kind != MGOPT_TYPE_TENSOR) return old->kind == v->type.kind;
+  if (old->dtype != MGOPT_DT_UNKNOWN && v->type.dtype != MGOPT_DT_UNKNOWN && old->dtype != v->type.dtype) return 0;
+  if (old->rank < 0) return 1;
+  if (v->type.rank >= 0 && v->type.rank != old->rank) return 0;
+  if (v->type.rank < 0) {
+    uint8_t dt = v->type.dtype;
+    if (mgopt__type_copy(p, &v->type, old)) return 0;
+    if (dt != MGOPT_DT_UNKNOWN) v->type.dtype = dt;
+    return 1;
+  }
+  if (mgopt__type_copy(p, &t, &v->type)) return 0;
+  if (t.dtype == MGOPT_DT_UNKNOWN) t.dtype = old->dtype;
+  for (i = 0; i < t.rank; i++) {
+    int known_new = t.dims[i].sym || t.dims[i].v >= 0, known_old = old->dims[i].sym || old->dims[i].v >= 0;
+    if (!known_new && known_old) t.dims[i] = old->dims[i];
+    else if (known_new && known_old && !old->dims[i].sym && !t.dims[i].sym && old->dims[i].v != t.dims[i].v) return 0;
+  }
+  v->type = t;
+  return 1;
+}
+
+MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
+  mgopt__imp I;
+  mgopt_onnx_node n;
+  const mgopt__onnx_map *row = NULL, *rows;
+  const mgopt__onnx_rule *rule = NULL, *rules;
+  mgopt_value *made[64];
+  mgopt_str ty;
+  mgopt_op *last, *o, *prev;
+  int64_t opset, i;
+  int32_t k, cnt, fam;
+  int r = 0, refined = 0;
+  if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->parent || op->nblocks || op->nouts < 1 || op->nouts > 64 ||
+      strncmp(op->type, "onnx::", 6) != 0)
+    return 0;
+  ty.ptr = op->type + 6;
+  ty.len = strlen(ty.ptr);
+  opset = mgopt__onnx_export_opset(p, 0);
+  for (fam = 0; !row && (rows = mgopt__onnx_family(fam, &cnt)) != NULL; fam++)
+    for (k = 0; k < cnt && !row; k++)
+      if (rows[k].to_ir && mgopt__imp_streq(ty, rows[k].onnx) && mgopt__onnx_in_range(rows[k].since, rows[k].until, opset))
+        row = &rows[k];
+  rules = mgopt__onnx_rules(&cnt);
+  for (k = 0; k < cnt && !rule; k++)
+    if (mgopt__imp_streq(ty, rules[k].onnx) && mgopt__onnx_in_range(rules[k].since, rules[k].until, opset)) rule = &rules[k];
+  if (!row && !rule) return 0;
+  /* the node the op was made from: inputs in0, in1, ... under their slot
+     names, outputs under the op's output names, the attributes as they came */
+  memset(&n, 0, sizeof n);
+  n.op_type = ty;
+  if (op->name) {
+    n.name.ptr = op->name;
+    n.name.len = strlen(op->name);
+  }
+  for (k = 0; k < op->nslots; k++) {
+    const char *s = op->slots[k].name;
+    char *end;
+    long j;
+    if (s[0] != 'i' || s[1] != 'n' || op->slots[k].is_list || op->slots[k].n != 1) return 0;
+    j = strtol(s + 2, &end, 10);
+    if (*end || j < 0 || j > 1000) return 0;
+    if (j + 1 > n.ninputs) n.ninputs = j + 1;
+  }
+  n.inputs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)(n.ninputs + 1), 8);
+  n.outputs = (mgopt_str *)mgopt_program_alloc(p, sizeof(mgopt_str) * (size_t)op->nouts, 8);
+  n.attributes = (mgopt_onnx_attribute *)mgopt_program_alloc(p, sizeof(mgopt_onnx_attribute) * (size_t)(op->nattrs + 1), 8);
+  if (!n.inputs || !n.outputs || !n.attributes) return -1;
+  memset(n.inputs, 0, sizeof(mgopt_str) * (size_t)(n.ninputs + 1));
+  memset(&I, 0, sizeof I);
+  I.p = p;
+  I.m = (mgopt_onnx_model *)p->onnx_meta;
+  I.values.al = &p->alloc;
+  I.vinfo.al = &p->alloc;
+  I.opset = opset;
+  I.b = op->parent;
+  I.node = &n;
+  for (k = 0; k < op->nslots; k++) {
+    long j = strtol(op->slots[k].name + 2, NULL, 10);
+    n.inputs[j].ptr = op->slots[k].name;
+    n.inputs[j].len = strlen(op->slots[k].name);
+    mgopt__imap_put(&I.values, op->slots[k].name, op->slots[k].uses[0].value);
+  }
+  n.noutputs = op->nouts;
+  for (k = 0; k < op->nouts; k++)
+    if (!(op->outs[k]->flags & MGOPT_VALUE_ABSENT)) {
+      n.outputs[k].ptr = op->outs[k]->name;
+      n.outputs[k].len = strlen(op->outs[k]->name);
+    }
+  for (k = 0; k < op->nattrs; k++)
+    if (!mgopt__imp_attr_back(p, &op->attrs[k], &n.attributes[n.nattributes++])) row = NULL;
+  last = op->parent->last;
+  if (row && n.outputs[0].len && !I.values.oom) {
+    r = row->to_ir(&I, row);
+    if (r < 0) r = 0; /* a mapping that fails here declines: the op stays as it is */
+    for (k = 0; r > 0 && k < op->nouts; k++) {
+      mgopt_value *v = op->outs[k];
+      made[k] = (v->flags & MGOPT_VALUE_ABSENT) ? NULL : (mgopt_value *)mgopt__imap_get(&I.values, v->name);
+      if (!made[k]) {
+        if (!(v->flags & MGOPT_VALUE_ABSENT) && v->nuses) r = 0;
+        continue;
+      }
+      /* a block output keeps its name; the declared type stays */
+      if (made[k] == v || (made[k]->name != v->name && v->nblock_uses) || !mgopt__imp_keep_known(p, made[k], &v->type))
+        r = 0;
+    }
+  }
+  if (r > 0) {
+    /* the new ops were appended to the block: they go before op, in order */
+    o = last ? last->next : op->parent->first;
+    while (o) {
+      mgopt_op *nx = o->next;
+      mgopt_op_move_before(o, op);
+      o = nx;
+    }
+    for (k = 0; k < op->nouts; k++)
+      if (made[k]) mgopt_value_replace_all_uses(op->outs[k], made[k]);
+    mgopt_op_erase(op);
+  } else {
+    for (o = op->parent->last; o && o != last; o = prev) {
+      prev = o->prev;
+      mgopt_op_erase(o);
+    }
+    if (rule) {
+      mgopt_type before[64];
+      for (k = 0; k < op->nouts; k++) before[k] = op->outs[k]->type;
+      if (rule->fn(&I, op, rule) != MGOPT_OK) r = -1;
+      for (k = 0; k < op->nouts; k++)
+        if (!mgopt_type_equal(&before[k], &op->outs[k]->type)) refined = 1;
+    }
+  }
+  i = I.values.oom;
+  mgopt__imap_free(&I.values);
+  mgopt__imap_free(&I.vinfo);
+  if (i || p->status) return -1;
+  return r < 0 ? -1 : r > 0 ? 1 : refined ? 2 : 0;
+}

@@ -82,6 +82,7 @@
   PASS(fusion, prefer_state_in_downstream) \
   PASS(onnx, name_fix) \
   PASS(onnx, remove_redundant_transpose_add_forests) \
+  PASS(onnx, canonicalize_opaque_ops) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

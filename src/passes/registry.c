@@ -22,11 +22,14 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    that adds ops). update_output_dtypes and image_input_preprocess do nothing
    without their options. add_fp16_cast and add_int16_cast (60, 61, 68) run
    only in default_fp16. remove_symbolic_reshape skips what it cannot resolve
-   instead of failing. One entry is mgopt's own: dead_code_elimination after
-   entry 20, so a reader nobody uses does not hold back the fusions that
-   follow (they fire only when the value they fold has no other reader).
-   Passes mgopt does not have yet are named where they
-   belong; each joins its place when it exists (an unknown pass is an error). */
+   instead of failing. mgopt's own entries say why in their comment:
+   canonicalize_opaque_ops and fold_shape_ops after entry 11 (an ONNX op left
+   opaque for want of constant operands maps once they are constant, and
+   shapes known by then fold), dead_code_elimination after entry 20 (the
+   fusions that follow fire only when the value they fold has no other
+   reader, and a reader nobody uses must not hold them back). Passes mgopt
+   does not have yet are named where they belong; each joins its place when
+   it exists (an unknown pass is an error). */
 #define MGOPT__DEFAULT_HEAD \
   /*  1 lower_complex_dialect_ops: not written yet */ \
   "update_output_dtypes," /* 2 */ \
@@ -39,6 +42,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   /*  9 dequantize_to_constexpr: not written yet */ \
   /* 10 canonicalize_quantized_lut_pattern: not written yet */ \
   "const_elimination," /* 11 */ \
+  "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
+  "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
   /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
   "divide_to_multiply," /* 13 */ \
   "select_optimization," /* 14 */ \
