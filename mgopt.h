@@ -11157,13 +11157,10 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
-<<<<<<< HEAD
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
-=======
 /* 1 when linear op is written as MatMul with its constant weight's transposed
    copy (map_nn.c): the constant need not be written for that reader. */
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
->>>>>>> f11-lin
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
 /* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
@@ -12900,7 +12897,27 @@ static int mgopt__imp_slice(mgopt__imp *I, const mgopt__onnx_map *m) {
     int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
     if (ax < 0) ax += r;
     if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
-    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    {
+      int64_t j, aj;
+      for (j = 0; j < i; j++) { /* a whole axis below keeps its mask: find a repeat here */
+        aj = na >= 0 ? axes[j] : j;
+        if (aj < 0) aj += r;
+        if (aj == ax) return 0;
+      }
+    }
+    if (!mgopt_dim_is_static(x->type.dims[ax])) {
+      /* an unknown dim: only the whole axis forward (start 0 or clamped to 0, end at or past
+         any int32 dim) is expressible, as masks */
+      if (s < 0 || s > INT32_MAX || starts[i] > 0 || (starts[i] < 0 && starts[i] > -(int64_t)INT32_MAX - 1) ||
+          ends[i] < INT32_MAX)
+        return 0;
+      bm[ax] = 1;
+      em[ax] = 1;
+      st[ax] = s;
+      b[ax] = 0;
+      e[ax] = 0;
+      continue;
+    }
     dim = x->type.dims[ax].v;
     /* clamp as ONNX does, then express with masks where the bound is the end */
     {
@@ -13385,7 +13402,6 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
   }
 }
 
-<<<<<<< HEAD
 /* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
    written transposed (a constant as a transposed initializer, else through a
    Transpose node). */
@@ -13397,27 +13413,24 @@ static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const
   return w->type.rank == 2 ? NULL : "weight of rank other than 2";
 }
 
-/* The transpose of a 2-d constant (whole-byte elements), NULL otherwise. */
+/* The transpose of the 2-d whole-byte constant t (what
+   mgopt__exp_linear_folds_weight accepts); NULL only when memory ran out. */
 static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
-  size_t es;
+  size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
   int64_t shape[2], i, j;
   mgopt_tensor *nt;
-  const uint8_t *src;
+  const uint8_t *src = (const uint8_t *)mgopt_tensor_data(E->p, t);
   uint8_t *dst;
-  if (!t || t->rank != 2 || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8) return NULL;
-  es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
   shape[0] = t->shape[1];
   shape[1] = t->shape[0];
-  nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape);
-  if (!nt || es * (size_t)t->numel != t->nbytes) return NULL;
-  src = (const uint8_t *)t->data;
+  nt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+  if (!nt) return NULL;
   dst = (uint8_t *)nt->data;
   for (i = 0; i < shape[0]; i++)
     for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
   return nt;
 }
 
-=======
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
   const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const mgopt_tensor *t = w ? mgopt_value_const(w) : NULL;
@@ -13426,43 +13439,12 @@ MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
   return t && t->rank == 2 && bits >= 8 && bits % 8 == 0 && t->dtype != MGOPT_DT_STRING;
 }
 
-/* linear: Gemm(transB) for a 2-d input, else MatMul(x, w^T) (+ Add(bias)),
-   w^T a transposed initializer when w is constant (the constant itself is
-   then not written when nothing else reads it), else a Transpose node. */
->>>>>>> f11-lin
 static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");
   const char *ins[3];
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = mgopt__exp_vname(w);
-  if (mgopt__exp_linear_folds_weight(op)) {
-    mgopt_tensor *t = mgopt_value_const(w), *tt;
-    int64_t shape[2], i, j;
-    size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
-    const unsigned char *src = (const unsigned char *)mgopt_tensor_data(E->p, t);
-    shape[0] = t->shape[1];
-    shape[1] = t->shape[0];
-    tt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
-    if (!tt) return mgopt__exp_nomem(E);
-    for (i = 0; i < shape[1]; i++)
-      for (j = 0; j < shape[0]; j++)
-        memcpy((unsigned char *)tt->data + (size_t)(j * shape[1] + i) * es, src + (size_t)(i * shape[0] + j) * es, es);
-    ins[1] = mgopt__exp_scalar_const(E, ins[1], tt);
-    if (!ins[1]) return mgopt__exp_nomem(E);
-    ins[2] = mgopt__exp_vname(op->outs[0]);
-    if (!b) return mgopt__exp_done(E, mgopt__exp_simple(E, op, "MatMul", ins, 2));
-    {
-      const char *mm = mgopt__exp_fresh(E, ins[2]), *ins2[2];
-      n = mgopt__exp_node(E, "MatMul", "", NULL);
-      if (!mm || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
-          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &mm, 1))
-        return mgopt__exp_nomem(E);
-      ins2[0] = mm;
-      ins2[1] = mgopt__exp_vname(b);
-      return mgopt__exp_done(E, mgopt__exp_simple(E, op, "Add", ins2, 2));
-    }
-  }
   if (x->type.rank == 2 && (!b || b->type.rank == 1)) {
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
     n = mgopt__exp_simple(E, op, m->onnx, ins, b ? 3 : 2);
@@ -13470,8 +13452,11 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
     return MGOPT_OK;
   }
   {
-    mgopt_tensor *tw = mgopt__exp_transposed(E, mgopt_value_const(w));
-    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : mgopt__exp_fresh(E, ins[1]);
+    /* a constant weight goes out transposed, and alone when nothing else
+       reads it (export.c asks mgopt__exp_linear_folds_weight too) */
+    int folds = mgopt__exp_linear_folds_weight(op);
+    mgopt_tensor *tw = folds ? mgopt__exp_transposed(E, mgopt_value_const(w)) : NULL;
+    const char *wt = tw ? mgopt__exp_const(E, ins[1], tw) : folds ? NULL : mgopt__exp_fresh(E, ins[1]);
     const char *mm = b ? mgopt__exp_fresh(E, mgopt__exp_vname(op->outs[0])) : NULL;
     const char *ins2[2];
     mgopt_onnx_node *t;
@@ -15549,10 +15534,11 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     char buf[160];
     const char *why;
     E->op = op;
-    /* a constant nothing reads (one import turned into an attribute, or one
-       export rewrote as int64) is not written, unless it is listed among
-       the graph's inputs */
-    if (op->kind == MGOPT_OP_const && op->outs[0]->nuses == 0 && !mgopt__exp_listed_input(&g, op->outs[0]->name))
+    /* a constant nothing reads (one import turned into an attribute, one
+       export rewrote as int64, or a linear weight written transposed) is
+       not written, unless it is listed among the graph's inputs */
+    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0]) &&
+        !mgopt__exp_listed_input(&g, op->outs[0]->name))
       continue;
     why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
     if (why) {
@@ -15561,17 +15547,6 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
-<<<<<<< HEAD
-=======
-      /* a constant nothing reads (one import turned into an attribute, one
-         export rewrote as int64, or a linear weight written transposed) is
-         not written, unless it is listed among the graph's inputs */
-      if (!mgopt__exp_const_read(op->outs[0]) && !mgopt__exp_listed_input(&g, op->outs[0]->name)) continue;
-      if (!t) {
-        s = mgopt__exp_unsupported(E, op, "a const without a value");
-        break;
-      }
->>>>>>> f11-lin
       if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);
