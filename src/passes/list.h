@@ -78,6 +78,7 @@
   PASS(fusion, fuse_layernorm_or_instancenorm) \
   PASS(onnx, fold_shape_ops) \
   PASS(onnx, merge_consecutive_expand_dims) \
+  PASS(onnx, eliminate_output_identity) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
