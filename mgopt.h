@@ -13068,7 +13068,27 @@ static int mgopt__imp_slice(mgopt__imp *I, const mgopt__onnx_map *m) {
     int64_t ax = na >= 0 ? axes[i] : i, s = nst >= 0 ? steps[i] : 1, dim;
     if (ax < 0) ax += r;
     if (ax < 0 || ax >= r || s == 0 || !bm[ax]) return 0; /* bad or repeated axis */
-    if (!mgopt_dim_is_static(x->type.dims[ax])) return 0;
+    {
+      int64_t j, aj;
+      for (j = 0; j < i; j++) { /* a whole axis below keeps its mask: find a repeat here */
+        aj = na >= 0 ? axes[j] : j;
+        if (aj < 0) aj += r;
+        if (aj == ax) return 0;
+      }
+    }
+    if (!mgopt_dim_is_static(x->type.dims[ax])) {
+      /* an unknown dim: only the whole axis forward (start 0 or clamped to 0, end at or past
+         any int32 dim) is expressible, as masks */
+      if (s < 0 || s > INT32_MAX || starts[i] > 0 || (starts[i] < 0 && starts[i] > -(int64_t)INT32_MAX - 1) ||
+          ends[i] < INT32_MAX)
+        return 0;
+      bm[ax] = 1;
+      em[ax] = 1;
+      st[ax] = s;
+      b[ax] = 0;
+      e[ax] = 0;
+      continue;
+    }
     dim = x->type.dims[ax].v;
     /* clamp as ONNX does, then express with masks where the bound is the end */
     {

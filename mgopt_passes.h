@@ -121,6 +121,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(onnx, name_fix) \
   PASS(onnx, remove_redundant_transpose_add_forests) \
   PASS(onnx, canonicalize_opaque_ops) \
+  PASS(onnx, eliminate_output_identity) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -4315,7 +4316,9 @@ MGOPT__DEFINE_PASS(cleanup, common, dead_code_elimination, "erase ops whose resu
      floor_div (y all 1, integer dtypes only: for floats it is floor(x))
      reshape, split, slice_by_size, pad, tile, upsample_nearest_neighbor,
      upsample_bilinear, resize_bilinear, crop         same type in and out
-     slice_by_index                                   same type, no negative const stride
+     slice_by_index                                   same type, no negative const stride;
+                                                      or every axis whole (both masks, stride
+                                                      1, no squeeze), unknown dims allowed
      transpose                                        perm is the identity
      linear_activation                                alpha == 1 and beta == 0
    The last group's unregistered ops (upsample_*, resize_bilinear, crop,
@@ -4369,6 +4372,40 @@ static int mgopt__noop_same_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return mgopt__noop_forward(rw, op, mgopt_op_operand(op, "x"));
 }
 
+/* 1 when attribute `name` is BOOLS of length rank, every entry equal to want (absent: all 0). */
+static int mgopt__noop_bools_all(const mgopt_op *op, const char *name, int32_t rank, int want) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  int32_t i;
+  if (!a) return !want;
+  if (a->kind != MGOPT_ATTR_BOOLS || a->n != rank) return 0;
+  for (i = 0; i < rank; i++)
+    if ((a->u.ints[i] != 0) != want) return 0;
+  return 1;
+}
+
+/* Every axis whole (both masks set, stride 1, nothing squeezed): the identity
+   whatever the dims, so unknown dims do not block it; dtype and rank must agree
+   and the replacement must fit every reader. */
+static int mgopt__noop_whole_slice(mgopt_rewriter *rw, mgopt_op *op, int64_t n, const int64_t *stride) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *out;
+  int32_t r, i;
+  if (!x || op->nouts != 1) return 0;
+  out = op->outs[0];
+  r = x->type.rank;
+  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 1 || out->type.rank != r || out->type.dtype != x->type.dtype ||
+      n != r || mgopt__pu_is_block_output(out))
+    return 0;
+  for (i = 0; i < r; i++)
+    if (stride[i] != 1) return 0;
+  if (!mgopt__noop_bools_all(op, "begin_mask", r, 1) || !mgopt__noop_bools_all(op, "end_mask", r, 1) ||
+      !mgopt__noop_bools_all(op, "squeeze_mask", r, 0))
+    return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), out, x)) return 0;
+  mgopt_rw_replace_value(rw, out, x);
+  mgopt_rw_erase(rw, op);
+  return 1;
+}
+
 static int mgopt__noop_slice_by_index(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   const int64_t *stride = NULL;
   int64_t n, i;
@@ -4377,7 +4414,8 @@ static int mgopt__noop_slice_by_index(mgopt_rewriter *rw, mgopt_op *op, void *ud
   for (i = 0; i < n; i++)
     if (stride[i] < 0) return 0;
   if (n < 0 && mgopt_op_operand(op, "stride")) return 0; /* a stride not known at compile time */
-  return mgopt__noop_forward(rw, op, mgopt_op_operand(op, "x"));
+  if (mgopt__noop_forward(rw, op, mgopt_op_operand(op, "x"))) return 1;
+  return mgopt__noop_whole_slice(rw, op, n, stride);
 }
 
 static int mgopt__noop_transpose(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
@@ -13707,6 +13745,57 @@ MGOPT__DEFINE_PASS(onnx, onnx, canonicalize_opaque_ops,
                    "an ONNX op left opaque becomes canonical once its operands are constant or typed; unknown types "
                    "downstream are inferred again",
                    mgopt__coo_run);
+/* src/passes/onnx/eliminate_output_identity.c — onnx::eliminate_output_identity: an identity that only renames a value into a block output goes.
+
+   Spec: onnx_ir_optimizer_passes.txt, "Identity Elimination" (ONNX Runtime's
+   basic level removes these too: the producer's output takes the graph output).
+   noop_elimination keeps every block output (MIL's rule); in ONNX a block output
+   is just a name, so the identity in front of it can go when its input is made
+   by an op of the same block.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %a: (2, fp32) = relu(x=%x)
+       %y: (2, fp32) = identity(x=%a)
+     } -> (%y)
+   After:
+     main(%x: (2, fp32)) {
+       %y: (2, fp32) = relu(x=%x, name="a")
+     } -> (%y)
+   The same inside an if / loop body, where the output is matched by position.
+
+   Fires on: identity(x) whose output is a block output (of a function body or
+   a nested block), where x is made by a non-const op of the same block, x is
+   not already an output of that block, and x's type fits every use of the
+   identity's output (for a function output: equal declared types). Other
+   readers of the identity's output read x.
+   Must not fire: x a block argument (a graph input or a loop-carried value:
+   its name cannot change), x from an enclosing block (ONNX wants a subgraph
+   output made inside it), x a const (it would become an initializer output),
+   x already an output of the block (the name would repeat), a type mismatch.
+   Cost: one worklist run, O(ops + block outputs). */
+
+static int mgopt__eoi_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *out;
+  mgopt_block *b = op->parent;
+  MGOPT__UNUSED(ud);
+  if (!x || !b || op->nouts != 1) return 0;
+  out = op->outs[0];
+  if (!mgopt__pu_is_block_output(out) || mgopt__pu_is_block_output(x)) return 0;
+  if (!x->def || x->def->parent != b || x->def->kind == MGOPT_OP_const) return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), out, x)) return 0;
+  mgopt_rw_replace_value(rw, out, x);
+  mgopt_rw_erase(rw, op);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__eoi_patterns[] = {
+    {"eliminate_output_identity", MGOPT_OP_identity, NULL, 1, mgopt__eoi_rewrite, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, eliminate_output_identity,
+                           "an identity that only renames a value into a block output goes",
+                           mgopt__eoi_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
@@ -13733,7 +13822,9 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    instead of failing. mgopt's own entries say why in their comment:
    canonicalize_opaque_ops and fold_shape_ops after entry 11 (an ONNX op left
    opaque for want of constant operands maps once they are constant, and
-   shapes known by then fold), dead_code_elimination after entry 20 (the
+   shapes known by then fold), eliminate_output_identity after entry 20 (an
+   identity whose only job is to name a block output), dead_code_elimination
+   after it (the
    fusions that follow fire only when the value they fold has no other
    reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
@@ -13761,6 +13852,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \
   "noop_elimination," /* 20 */ \
+  "eliminate_output_identity," /* mgopt: an identity that only names a block output goes */ \
   "dead_code_elimination," /* mgopt: a dead reader must not block the fusions */ \
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \

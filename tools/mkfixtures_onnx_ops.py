@@ -169,6 +169,16 @@ def build():
     case("slice_negative_13", 13, [helper.make_node("Slice", ["x", "st", "en"], ["y"])], [vi("x", F, (2, 6))],
          [vi("y", F, (1, 3))], [init("st", np.array([-1, -4], dtype=np.int64)),
                                 init("en", np.array([1000, -1], dtype=np.int64))])
+    # an unknown dim sliced whole (start 0, end INT64_MAX) maps to masks; any other bound on it stays opaque
+    case("slice_whole_dynamic_13", 13, [helper.make_node("Slice", ["x", "st", "en", "ax"], ["y"])],
+         [vi("x", F, ("n", 6))], [vi("y", F, ("n", 2))],
+         [init("st", np.array([0, 1], dtype=np.int64)),
+          init("en", np.array([np.iinfo(np.int64).max, 3], dtype=np.int64)),
+          init("ax", np.array([0, 1], dtype=np.int64))])
+    case("slice_part_dynamic_13", 13, [helper.make_node("Slice", ["x", "st", "en", "ax"], ["y"])],
+         [vi("x", F, ("n", 6))], [vi("y", F, (None, 6))],
+         [init("st", np.array([0], dtype=np.int64)), init("en", np.array([5], dtype=np.int64)),
+          init("ax", np.array([0], dtype=np.int64))])
     case("gather_13", 13, [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)], [vi("x", F, (2, 4))],
          [vi("y", F, (2, 3))], [init("i", np.array([0, 3, 1], dtype=np.int64))])
     case("gather_negative_13", 13, [helper.make_node("Gather", ["x", "i"], ["y"])], [vi("x", F, (4, 2))],

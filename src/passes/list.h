@@ -83,6 +83,7 @@
   PASS(onnx, name_fix) \
   PASS(onnx, remove_redundant_transpose_add_forests) \
   PASS(onnx, canonicalize_opaque_ops) \
+  PASS(onnx, eliminate_output_identity) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

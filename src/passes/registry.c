@@ -25,7 +25,9 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    instead of failing. mgopt's own entries say why in their comment:
    canonicalize_opaque_ops and fold_shape_ops after entry 11 (an ONNX op left
    opaque for want of constant operands maps once they are constant, and
-   shapes known by then fold), dead_code_elimination after entry 20 (the
+   shapes known by then fold), eliminate_output_identity after entry 20 (an
+   identity whose only job is to name a block output), dead_code_elimination
+   after it (the
    fusions that follow fire only when the value they fold has no other
    reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
@@ -53,6 +55,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \
   "noop_elimination," /* 20 */ \
+  "eliminate_output_identity," /* mgopt: an identity that only names a block output goes */ \
   "dead_code_elimination," /* mgopt: a dead reader must not block the fusions */ \
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \

@@ -26,7 +26,9 @@
      floor_div (y all 1, integer dtypes only: for floats it is floor(x))
      reshape, split, slice_by_size, pad, tile, upsample_nearest_neighbor,
      upsample_bilinear, resize_bilinear, crop         same type in and out
-     slice_by_index                                   same type, no negative const stride
+     slice_by_index                                   same type, no negative const stride;
+                                                      or every axis whole (both masks, stride
+                                                      1, no squeeze), unknown dims allowed
      transpose                                        perm is the identity
      linear_activation                                alpha == 1 and beta == 0
    The last group's unregistered ops (upsample_*, resize_bilinear, crop,
@@ -81,6 +83,40 @@ static int mgopt__noop_same_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return mgopt__noop_forward(rw, op, mgopt_op_operand(op, "x"));
 }
 
+/* 1 when attribute `name` is BOOLS of length rank, every entry equal to want (absent: all 0). */
+static int mgopt__noop_bools_all(const mgopt_op *op, const char *name, int32_t rank, int want) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  int32_t i;
+  if (!a) return !want;
+  if (a->kind != MGOPT_ATTR_BOOLS || a->n != rank) return 0;
+  for (i = 0; i < rank; i++)
+    if ((a->u.ints[i] != 0) != want) return 0;
+  return 1;
+}
+
+/* Every axis whole (both masks set, stride 1, nothing squeezed): the identity
+   whatever the dims, so unknown dims do not block it; dtype and rank must agree
+   and the replacement must fit every reader. */
+static int mgopt__noop_whole_slice(mgopt_rewriter *rw, mgopt_op *op, int64_t n, const int64_t *stride) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *out;
+  int32_t r, i;
+  if (!x || op->nouts != 1) return 0;
+  out = op->outs[0];
+  r = x->type.rank;
+  if (x->type.kind != MGOPT_TYPE_TENSOR || r < 1 || out->type.rank != r || out->type.dtype != x->type.dtype ||
+      n != r || mgopt__pu_is_block_output(out))
+    return 0;
+  for (i = 0; i < r; i++)
+    if (stride[i] != 1) return 0;
+  if (!mgopt__noop_bools_all(op, "begin_mask", r, 1) || !mgopt__noop_bools_all(op, "end_mask", r, 1) ||
+      !mgopt__noop_bools_all(op, "squeeze_mask", r, 0))
+    return 0;
+  if (!mgopt__pu_replace_fits(mgopt_rw_program(rw), out, x)) return 0;
+  mgopt_rw_replace_value(rw, out, x);
+  mgopt_rw_erase(rw, op);
+  return 1;
+}
+
 static int mgopt__noop_slice_by_index(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   const int64_t *stride = NULL;
   int64_t n, i;
@@ -89,7 +125,8 @@ static int mgopt__noop_slice_by_index(mgopt_rewriter *rw, mgopt_op *op, void *ud
   for (i = 0; i < n; i++)
     if (stride[i] < 0) return 0;
   if (n < 0 && mgopt_op_operand(op, "stride")) return 0; /* a stride not known at compile time */
-  return mgopt__noop_forward(rw, op, mgopt_op_operand(op, "x"));
+  if (mgopt__noop_forward(rw, op, mgopt_op_operand(op, "x"))) return 1;
+  return mgopt__noop_whole_slice(rw, op, n, stride);
 }
 
 static int mgopt__noop_transpose(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
