@@ -27,9 +27,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    opaque for want of constant operands maps once they are constant, and
    shapes known by then fold), eliminate_output_identity after entry 20 (an
    identity whose only job is to name a block output), dead_code_elimination
-   after it (the
-   fusions that follow fire only when the value they fold has no other
-   reader, and a reader nobody uses must not hold them back). Passes mgopt
+   after it (the fusions that follow fire only when the value they fold has
+   no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
    it exists (an unknown pass is an error). */
 #define MGOPT__DEFAULT_HEAD \
