@@ -2830,7 +2830,7 @@ MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
   int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   uintptr_t align = bits >= 64 ? 8u : bits >= 32 ? 4u : bits >= 16 ? 2u : 1u;
   if (t->borrowed && ((uintptr_t)t->data & (align - 1u))) {
-    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    void *d = mgopt__arena_alloc(p, t->nbytes ? t->nbytes : 1, 64, 0); /* every byte copied below */
     if (!d) return NULL;
     memcpy(d, t->data, t->nbytes);
     t->data = d;
@@ -2841,7 +2841,7 @@ MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
 
 MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
   if (t->borrowed) {
-    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    void *d = mgopt__arena_alloc(p, t->nbytes ? t->nbytes : 1, 64, 0); /* every byte copied below */
     if (!d) return NULL;
     memcpy(d, t->data, t->nbytes);
     t->data = d;
@@ -13594,7 +13594,7 @@ static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
   uint8_t *dst;
   shape[0] = t->shape[1];
   shape[1] = t->shape[0];
-  nt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+  nt = src ? mgopt__tensor_new_data(E->p, (mgopt_dtype)t->dtype, 2, shape, 0) : NULL; /* all written below */
   if (!nt) return NULL;
   dst = (uint8_t *)nt->data;
   for (i = 0; i < shape[0]; i++)

@@ -346,7 +346,7 @@ MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
   int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
   uintptr_t align = bits >= 64 ? 8u : bits >= 32 ? 4u : bits >= 16 ? 2u : 1u;
   if (t->borrowed && ((uintptr_t)t->data & (align - 1u))) {
-    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    void *d = mgopt__arena_alloc(p, t->nbytes ? t->nbytes : 1, 64, 0); /* every byte copied below */
     if (!d) return NULL;
     memcpy(d, t->data, t->nbytes);
     t->data = d;
@@ -357,7 +357,7 @@ MGOPTDEF const void *mgopt_tensor_data(mgopt_program *p, mgopt_tensor *t) {
 
 MGOPTDEF void *mgopt_tensor_data_mut(mgopt_program *p, mgopt_tensor *t) {
   if (t->borrowed) {
-    void *d = mgopt_program_alloc(p, t->nbytes ? t->nbytes : 1, 64);
+    void *d = mgopt__arena_alloc(p, t->nbytes ? t->nbytes : 1, 64, 0); /* every byte copied below */
     if (!d) return NULL;
     memcpy(d, t->data, t->nbytes);
     t->data = d;

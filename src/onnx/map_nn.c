@@ -125,7 +125,7 @@ static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
   uint8_t *dst;
   shape[0] = t->shape[1];
   shape[1] = t->shape[0];
-  nt = src ? mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 2, shape) : NULL;
+  nt = src ? mgopt__tensor_new_data(E->p, (mgopt_dtype)t->dtype, 2, shape, 0) : NULL; /* all written below */
   if (!nt) return NULL;
   dst = (uint8_t *)nt->data;
   for (i = 0; i < shape[0]; i++)

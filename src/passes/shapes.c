@@ -97,7 +97,7 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_te
     stride[i] = st[perm[i]];
   }
   src = mgopt_tensor_data(p, t);
-  nt = src ? mgopt_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape) : NULL;
+  nt = src ? mgopt__tensor_new_data(p, (mgopt_dtype)t->dtype, rank, shape, 0) : NULL; /* all written below */
   if (!nt) return NULL;
   mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
   return nt;
