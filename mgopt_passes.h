@@ -13837,9 +13837,10 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    without their options. add_fp16_cast and add_int16_cast (60, 61, 68) run
    only in default_fp16. remove_symbolic_reshape skips what it cannot resolve
    instead of failing. mgopt's own entries say why in their comment:
-   canonicalize_opaque_ops and fold_shape_ops after entry 11 (an ONNX op left
-   opaque for want of constant operands maps once they are constant, and
-   shapes known by then fold), eliminate_output_identity after entry 20 (an
+   canonicalize_opaque_ops and fold_shape_ops after entries 11 and 16 (an
+   ONNX op left opaque for want of constant operands maps once they are
+   constant, and shapes known by then fold; the second time catches what
+   the first one's folds made constant), eliminate_output_identity after entry 20 (an
    identity whose only job is to name a block output), dead_code_elimination
    after it (the fusions that follow fire only when the value they fold has
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
@@ -13864,6 +13865,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "select_optimization," /* 14 */ \
   "add_conv_transpose_output_shape," /* 15 */ \
   "const_elimination," /* 16 */ \
+  "canonicalize_opaque_ops," /* mgopt: ops whose operands entries 11-16 made constant map now */ \
+  "fold_shape_ops," /* mgopt: and the shapes they now type fold */ \
   "const_deduplication," /* 17 */ \
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \
