@@ -310,6 +310,8 @@ MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, co
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 
 /* ---- shapes, broadcasting and constant data (passes/shapes.c) */
+MGOPT__PRIVATE int mgopt__pu_type_unknown(const mgopt_type *t);
+MGOPT__PRIVATE int mgopt__pu_type_refine(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf);
 /* Copies t's dims into shape when t is a tensor type of known rank <= cap with
    every dim static; 0 otherwise. */
 MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);
@@ -3824,6 +3826,44 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_te
   mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
   return nt;
 }
+
+/* 1 when tensor type t has an unknown dtype, rank or dim (a symbol counts as known). */
+MGOPT__PRIVATE int mgopt__pu_type_unknown(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
+  return 0;
+}
+
+/* Fills the unknown parts of cur (dtype, rank, dims) from inf; 1 when it
+   changed something. cur's dims must be its own copy (mgopt__type_copy). */
+MGOPT__PRIVATE int mgopt__pu_type_refine(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf) {
+  int32_t i;
+  int changed = 0;
+  if (inf->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (cur->dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
+    cur->dtype = inf->dtype;
+    changed = 1;
+  }
+  if (cur->rank < 0) {
+    if (inf->rank >= 0) {
+      uint8_t dt = cur->dtype;
+      if (mgopt__type_copy(p, cur, inf)) return 0;
+      cur->dtype = dt;
+      changed = 1;
+    }
+    return changed;
+  }
+  if (inf->rank != cur->rank) return changed;
+  for (i = 0; i < cur->rank; i++)
+    if (!cur->dims[i].sym && cur->dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
+      cur->dims[i] = inf->dims[i];
+      changed = 1;
+    }
+  return changed;
+}
 /* src/passes/precision.c — the precision engine of add_fp16_cast and add_int16_cast: converts operands, re-creates ops, casts results back. */
 
 /* Precision rewriting shared by add_fp16_cast and add_int16_cast. A cache maps
@@ -6615,42 +6655,6 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, inline_dropout_training_mode_constants,
    ops; other ops; an inference that fails.
    Cost: one walk, O(ops x rank). */
 
-static int mgopt__psh_unknown(const mgopt_type *t) {
-  int32_t i;
-  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
-  for (i = 0; i < t->rank; i++)
-    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
-  return 0;
-}
-
-/* 1 if cur was refined from inf */
-static int mgopt__psh_merge(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf) {
-  int32_t i;
-  int changed = 0;
-  if (inf->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (cur->dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
-    cur->dtype = inf->dtype;
-    changed = 1;
-  }
-  if (cur->rank < 0) {
-    if (inf->rank >= 0) {
-      uint8_t dt = cur->dtype;
-      if (mgopt__type_copy(p, cur, inf)) return 0;
-      cur->dtype = dt;
-      changed = 1;
-    }
-    return changed;
-  }
-  if (inf->rank != cur->rank) return changed;
-  for (i = 0; i < cur->rank; i++)
-    if (!cur->dims[i].sym && cur->dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
-      cur->dims[i] = inf->dims[i];
-      changed = 1;
-    }
-  return changed;
-}
-
 static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
   mgopt_op *op;
   int64_t n = 0;
@@ -6661,7 +6665,7 @@ static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
     for (i = 0; i < op->nblocks; i++) n += mgopt__psh_block(p, op->blocks[i], depth + 1);
     if (!def || !def->infer || op->nouts < 1 || op->nouts > 16) continue;
     if (!(def->traits & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY | MGOPT_TRAIT_SHAPE_PRESERVING))) continue;
-    for (i = 0; i < op->nouts; i++) any |= mgopt__psh_unknown(&op->outs[i]->type);
+    for (i = 0; i < op->nouts; i++) any |= mgopt__pu_type_unknown(&op->outs[i]->type);
     if (!any) continue;
     {
       mgopt_type inf[16];
@@ -6671,7 +6675,7 @@ static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
         mgopt_type cur = op->outs[i]->type;
         /* dims are shared arena memory: refine a private copy */
         if (mgopt__type_copy(p, &cur, &op->outs[i]->type)) return n;
-        if (mgopt__psh_merge(p, &cur, &inf[i])) {
+        if (mgopt__pu_type_refine(p, &cur, &inf[i])) {
           op->outs[i]->type = cur;
           n++;
         }
@@ -13676,47 +13680,13 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_add_forests,
    Cost: one sweep, O(ops x rank) plus one mapping-table lookup per opaque
    op; the operands left unused stay for dead_code_elimination. */
 
-static int mgopt__coo_unknown(const mgopt_type *t) {
-  int32_t i;
-  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
-  for (i = 0; i < t->rank; i++)
-    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
-  return 0;
-}
-
-/* Fills the unknown parts of cur from inf; 1 when it changed something. */
+/* Refines v's type from inf (mgopt__pu_type_refine on a private copy of its dims); 1 when it changed. */
 static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *inf) {
   mgopt_type cur;
-  int32_t i;
-  int changed = 0;
   if (inf->kind != MGOPT_TYPE_TENSOR || v->type.kind != MGOPT_TYPE_TENSOR) return 0;
-  if (mgopt__type_copy(p, &cur, &v->type)) return 0;
-  if (cur.dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
-    cur.dtype = inf->dtype;
-    changed = 1;
-  }
-  if (cur.rank < 0) {
-    if (inf->rank < 0) {
-      if (changed) v->type = cur;
-      return changed;
-    }
-    {
-      uint8_t dt = cur.dtype;
-      if (mgopt__type_copy(p, &cur, inf)) return 0;
-      cur.dtype = dt;
-    }
-    v->type = cur;
-    return 1;
-  }
-  if (inf->rank == cur.rank)
-    for (i = 0; i < cur.rank; i++)
-      if (!cur.dims[i].sym && cur.dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
-        cur.dims[i] = inf->dims[i];
-        changed = 1;
-      }
-  if (changed) v->type = cur;
-  return changed;
+  if (mgopt__type_copy(p, &cur, &v->type) || !mgopt__pu_type_refine(p, &cur, inf)) return 0;
+  v->type = cur;
+  return 1;
 }
 
 static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
@@ -13736,7 +13706,7 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     }
     def = mgopt_op_def_get(op->kind);
     if (!def || !def->infer || op->kind == MGOPT_OP_const || op->nouts < 1 || op->nouts > 16) continue;
-    for (i = 0; i < op->nouts; i++) any |= mgopt__coo_unknown(&op->outs[i]->type);
+    for (i = 0; i < op->nouts; i++) any |= mgopt__pu_type_unknown(&op->outs[i]->type);
     if (!any) continue;
     {
       mgopt_type inf[16];

@@ -186,6 +186,8 @@ MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, co
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
 
 /* ---- shapes, broadcasting and constant data (passes/shapes.c) */
+MGOPT__PRIVATE int mgopt__pu_type_unknown(const mgopt_type *t);
+MGOPT__PRIVATE int mgopt__pu_type_refine(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf);
 /* Copies t's dims into shape when t is a tensor type of known rank <= cap with
    every dim static; 0 otherwise. */
 MGOPT__PRIVATE int mgopt__pu_static_shape(const mgopt_type *t, int64_t *shape, int32_t cap);

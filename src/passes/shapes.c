@@ -102,3 +102,41 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pu_transpose_data(mgopt_program *p, mgopt_te
   mgopt__k_strided(nt->data, src, (size_t)(bits / 8), rank, shape, stride, 0);
   return nt;
 }
+
+/* 1 when tensor type t has an unknown dtype, rank or dim (a symbol counts as known). */
+MGOPT__PRIVATE int mgopt__pu_type_unknown(const mgopt_type *t) {
+  int32_t i;
+  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
+  return 0;
+}
+
+/* Fills the unknown parts of cur (dtype, rank, dims) from inf; 1 when it
+   changed something. cur's dims must be its own copy (mgopt__type_copy). */
+MGOPT__PRIVATE int mgopt__pu_type_refine(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf) {
+  int32_t i;
+  int changed = 0;
+  if (inf->kind != MGOPT_TYPE_TENSOR) return 0;
+  if (cur->dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
+    cur->dtype = inf->dtype;
+    changed = 1;
+  }
+  if (cur->rank < 0) {
+    if (inf->rank >= 0) {
+      uint8_t dt = cur->dtype;
+      if (mgopt__type_copy(p, cur, inf)) return 0;
+      cur->dtype = dt;
+      changed = 1;
+    }
+    return changed;
+  }
+  if (inf->rank != cur->rank) return changed;
+  for (i = 0; i < cur->rank; i++)
+    if (!cur->dims[i].sym && cur->dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
+      cur->dims[i] = inf->dims[i];
+      changed = 1;
+    }
+  return changed;
+}

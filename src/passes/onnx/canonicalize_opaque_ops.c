@@ -41,47 +41,13 @@
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
 
-static int mgopt__coo_unknown(const mgopt_type *t) {
-  int32_t i;
-  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
-  for (i = 0; i < t->rank; i++)
-    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
-  return 0;
-}
-
-/* Fills the unknown parts of cur from inf; 1 when it changed something. */
+/* Refines v's type from inf (mgopt__pu_type_refine on a private copy of its dims); 1 when it changed. */
 static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *inf) {
   mgopt_type cur;
-  int32_t i;
-  int changed = 0;
   if (inf->kind != MGOPT_TYPE_TENSOR || v->type.kind != MGOPT_TYPE_TENSOR) return 0;
-  if (mgopt__type_copy(p, &cur, &v->type)) return 0;
-  if (cur.dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
-    cur.dtype = inf->dtype;
-    changed = 1;
-  }
-  if (cur.rank < 0) {
-    if (inf->rank < 0) {
-      if (changed) v->type = cur;
-      return changed;
-    }
-    {
-      uint8_t dt = cur.dtype;
-      if (mgopt__type_copy(p, &cur, inf)) return 0;
-      cur.dtype = dt;
-    }
-    v->type = cur;
-    return 1;
-  }
-  if (inf->rank == cur.rank)
-    for (i = 0; i < cur.rank; i++)
-      if (!cur.dims[i].sym && cur.dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
-        cur.dims[i] = inf->dims[i];
-        changed = 1;
-      }
-  if (changed) v->type = cur;
-  return changed;
+  if (mgopt__type_copy(p, &cur, &v->type) || !mgopt__pu_type_refine(p, &cur, inf)) return 0;
+  v->type = cur;
+  return 1;
 }
 
 static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
@@ -101,7 +67,7 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     }
     def = mgopt_op_def_get(op->kind);
     if (!def || !def->infer || op->kind == MGOPT_OP_const || op->nouts < 1 || op->nouts > 16) continue;
-    for (i = 0; i < op->nouts; i++) any |= mgopt__coo_unknown(&op->outs[i]->type);
+    for (i = 0; i < op->nouts; i++) any |= mgopt__pu_type_unknown(&op->outs[i]->type);
     if (!any) continue;
     {
       mgopt_type inf[16];

@@ -25,42 +25,6 @@
    Cost: one walk, O(ops x rank). */
 #include "../../passes_internal.h"
 
-static int mgopt__psh_unknown(const mgopt_type *t) {
-  int32_t i;
-  if (t->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (t->dtype == MGOPT_DT_UNKNOWN || t->rank < 0) return 1;
-  for (i = 0; i < t->rank; i++)
-    if (!t->dims[i].sym && t->dims[i].v < 0) return 1;
-  return 0;
-}
-
-/* 1 if cur was refined from inf */
-static int mgopt__psh_merge(mgopt_program *p, mgopt_type *cur, const mgopt_type *inf) {
-  int32_t i;
-  int changed = 0;
-  if (inf->kind != MGOPT_TYPE_TENSOR) return 0;
-  if (cur->dtype == MGOPT_DT_UNKNOWN && inf->dtype != MGOPT_DT_UNKNOWN) {
-    cur->dtype = inf->dtype;
-    changed = 1;
-  }
-  if (cur->rank < 0) {
-    if (inf->rank >= 0) {
-      uint8_t dt = cur->dtype;
-      if (mgopt__type_copy(p, cur, inf)) return 0;
-      cur->dtype = dt;
-      changed = 1;
-    }
-    return changed;
-  }
-  if (inf->rank != cur->rank) return changed;
-  for (i = 0; i < cur->rank; i++)
-    if (!cur->dims[i].sym && cur->dims[i].v < 0 && (inf->dims[i].sym || inf->dims[i].v >= 0)) {
-      cur->dims[i] = inf->dims[i];
-      changed = 1;
-    }
-  return changed;
-}
-
 static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
   mgopt_op *op;
   int64_t n = 0;
@@ -71,7 +35,7 @@ static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
     for (i = 0; i < op->nblocks; i++) n += mgopt__psh_block(p, op->blocks[i], depth + 1);
     if (!def || !def->infer || op->nouts < 1 || op->nouts > 16) continue;
     if (!(def->traits & (MGOPT_TRAIT_UNARY | MGOPT_TRAIT_BINARY | MGOPT_TRAIT_SHAPE_PRESERVING))) continue;
-    for (i = 0; i < op->nouts; i++) any |= mgopt__psh_unknown(&op->outs[i]->type);
+    for (i = 0; i < op->nouts; i++) any |= mgopt__pu_type_unknown(&op->outs[i]->type);
     if (!any) continue;
     {
       mgopt_type inf[16];
@@ -81,7 +45,7 @@ static int64_t mgopt__psh_block(mgopt_program *p, mgopt_block *b, int depth) {
         mgopt_type cur = op->outs[i]->type;
         /* dims are shared arena memory: refine a private copy */
         if (mgopt__type_copy(p, &cur, &op->outs[i]->type)) return n;
-        if (mgopt__psh_merge(p, &cur, &inf[i])) {
+        if (mgopt__pu_type_refine(p, &cur, &inf[i])) {
           op->outs[i]->type = cur;
           n++;
         }
