@@ -441,9 +441,15 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op
 #endif
 
 /* The state of one fold: the op, its outputs, scratch memory freed at the end. */
+/* The tensor a value holds during evaluation (NULL: not known); folding reads
+   the values' constants instead. */
+typedef mgopt_tensor *(*mgopt__k_lookup_fn)(void *env, const mgopt_value *v);
+
 typedef struct mgopt__kctx {
   mgopt_program *p;
   const mgopt_op *op;
+  mgopt__k_lookup_fn lookup; /* NULL when folding: operands are constants */
+  void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
   int32_t nscratch;
@@ -466,8 +472,11 @@ MGOPT__PRIVATE int mgopt__k_int_range(mgopt_dtype dt, int64_t *lo, int64_t *hi);
 MGOPT__PRIVATE uint64_t mgopt__k_bits(const uint8_t *d, int64_t i, int b);
 
 /* ---- operands and parameters */
-/* The constant tensor in single-value slot `slot`, NULL if absent or not constant. */
-MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot);
+/* The tensor value v holds: its constant when folding, the evaluator's tensor
+   when evaluating. NULL if not known. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_value(mgopt__kctx *k, const mgopt_value *v);
+/* The tensor in single-value slot `slot` of the op (mgopt__k_value), NULL if absent or unknown. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(mgopt__kctx *k, const char *slot);
 /* 1 if parameter `name` is given (attribute, operand) or has a registry default. */
 MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name);
 /* Integer list parameter (attribute or constant operand): its length, -1 when
@@ -640,8 +649,13 @@ static void mgopt__k_put_bits(uint8_t *d, int64_t i, int b, uint64_t v) {
 
 /* ---------------------------------------------------------------- operands and parameters */
 
-MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot) {
-  return mgopt_value_const(mgopt_op_operand(op, slot));
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_value(mgopt__kctx *k, const mgopt_value *v) {
+  if (!v) return NULL;
+  return k->lookup ? k->lookup(k->env, v) : mgopt_value_const(v);
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(mgopt__kctx *k, const char *slot) {
+  return mgopt__k_value(k, mgopt_op_operand(k->op, slot));
 }
 
 MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
@@ -652,7 +666,21 @@ MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
 }
 
 MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
-  int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
+  int64_t n;
+  const mgopt_value *pv = k->lookup && !mgopt_op_attr(k->op, name) ? mgopt_op_operand(k->op, name) : NULL;
+  if (pv) { /* evaluating: the operand's tensor, into scratch (the arena is not for per-run data) */
+    mgopt_tensor *t = k->lookup(k->env, pv);
+    int64_t i, *w;
+    if (!t || t->rank > 1 || !(mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->dtype == MGOPT_DT_BOOL) ||
+        t->numel > 2 * MGOPT_MAX_RANK)
+      return -2;
+    w = (int64_t *)mgopt__k_scratch(k, t->numel, sizeof(int64_t));
+    if (!w) return -2;
+    for (i = 0; i < t->numel; i++) w[i] = mgopt_tensor_get_i64(t, i);
+    *v = w;
+    return t->numel;
+  }
+  n = mgopt_op_get_ints(k->p, k->op, name, v);
   if (n < 0) return (mgopt_op_attr(k->op, name) || mgopt_op_operand(k->op, name)) ? -2 : -1;
   return n > 2 * MGOPT_MAX_RANK ? -2 : n;
 }
@@ -1355,7 +1383,7 @@ static int mgopt__ke_is_logical(int32_t kind) {
 MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank;
-  mgopt_tensor *x = mgopt__k_operand(op, "x"), *y = mgopt__k_operand(op, "y");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *y = mgopt__k_operand(k, "y");
   int64_t oshape[MGOPT_MAX_RANK], n;
   mgopt_dtype dt, odt;
   int lane, r;
@@ -1506,7 +1534,7 @@ static int mgopt__ke_fparam(const mgopt_op *op, const char *name, double dflt, i
 MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind;
-  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   mgopt__ke_par u;
   mgopt_dtype dt;
   int lane, r;
@@ -1563,7 +1591,7 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   uint8_t *a, *o;
   void *od;
   int64_t i, n;
@@ -1582,7 +1610,7 @@ MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const void *src;
   void *od;
   int r;
@@ -1598,9 +1626,8 @@ MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k) {
 
 /* select(cond, a, b): a where cond is true, else b; all three broadcast. */
 MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
-  const mgopt_op *op = k->op;
-  mgopt_tensor *c = mgopt__k_operand(op, "cond"), *a = mgopt__k_operand(op, "a"),
-               *b = mgopt__k_operand(op, "b");
+  mgopt_tensor *c = mgopt__k_operand(k, "cond"), *a = mgopt__k_operand(k, "a"),
+               *b = mgopt__k_operand(k, "b");
   int64_t s1[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], n, i;
   int32_t r1, orank;
   size_t es;
@@ -1697,7 +1724,7 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
 }
 
 MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   size_t len = 0;
   const char *s = mgopt_op_get_string(k->op, "dtype", &len);
   mgopt_dtype dt;
@@ -1712,7 +1739,7 @@ MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "source_val");
+  mgopt_tensor *x = mgopt__k_operand(k, "source_val");
   size_t len = 0;
   const char *s = mgopt_op_get_string(k->op, "output_dtype", &len);
   mgopt_dtype dt;
@@ -1762,7 +1789,7 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
 }
 
 MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK], known = 1;
   int32_t i, neg = -1;
@@ -1794,7 +1821,7 @@ MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK];
   uint8_t mark[MGOPT_MAX_RANK];
@@ -1813,7 +1840,7 @@ MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK];
   uint8_t mark[MGOPT_MAX_RANK];
@@ -1837,7 +1864,7 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK];
   uint8_t seen[MGOPT_MAX_RANK];
@@ -1879,7 +1906,7 @@ static int mgopt__ks_values(mgopt__kctx *k, mgopt_tensor ***vals, int32_t *nv) {
   t = (mgopt_tensor **)mgopt__k_scratch(k, s->n, sizeof(mgopt_tensor *));
   if (!t) return MGOPT__K_OOM;
   for (i = 0; i < s->n; i++) {
-    t[i] = mgopt_value_const(s->uses[i].value);
+    t[i] = mgopt__k_value(k, s->uses[i].value);
     if (!t[i] || t[i]->dtype != t[0]->dtype || t[i]->rank != t[0]->rank) return MGOPT__K_NO;
   }
   if (!mgopt__k_esize((mgopt_dtype)t[0]->dtype)) return MGOPT__K_NO;
@@ -1966,7 +1993,7 @@ MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k) {
 
 MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *sz;
   int64_t ns, *sizes, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
   int32_t axis, i, d, nouts = op->nouts;
@@ -2086,7 +2113,7 @@ static int mgopt__ks_gather_strided(mgopt__kctx *k, mgopt_tensor *x, int32_t ran
 static int mgopt__ks_mask(const int64_t *m, int64_t n, int32_t i) { return n > 0 && m[i] != 0; }
 
 MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *b, *e, *s = NULL, *bm = NULL, *em = NULL, *sm = NULL;
   int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK],
       ist[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], base = 0;
@@ -2128,7 +2155,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *b, *sz;
   int64_t nb, ns, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], base = 0;
   int32_t d;
@@ -2154,7 +2181,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
 
 MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "x"), *ind = mgopt__k_operand(op, "indices");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *ind = mgopt__k_operand(k, "indices");
   int64_t shape[MGOPT_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
   int32_t axis, d, orank = 0;
   size_t es;
@@ -2212,7 +2239,7 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- tile, pad */
 
 MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *reps;
   int64_t n, shape[MGOPT_MAX_RANK], s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK],
       ist[MGOPT_MAX_RANK];
@@ -2252,7 +2279,7 @@ static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *pad;
   const char *mode;
   int64_t np, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], total = 0,
@@ -2340,7 +2367,8 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
 /* The dtype a scalar parameter carries: a constant operand's, or the kind of
    the attribute or of its registry default (float -> fp32, int -> int32,
    bool), else dflt. */
-static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
+static mgopt_dtype mgopt__ks_param_dtype(mgopt__kctx *k, const char *name, mgopt_dtype dflt) {
+  const mgopt_op *op = k->op;
   const mgopt_attr *a = mgopt_op_attr(op, name);
   const mgopt_attr_def *ad;
   mgopt_tensor *t;
@@ -2361,14 +2389,14 @@ static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, m
       default: return MGOPT_DT_UNKNOWN;
     }
   }
-  t = mgopt__k_operand(op, name);
+  t = mgopt__k_operand(k, name);
   if (t) return (mgopt_dtype)t->dtype;
   return mgopt_op_operand(op, name) ? MGOPT_DT_UNKNOWN : dflt;
 }
 
 MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *ind = mgopt__k_operand(op, "indices");
+  mgopt_tensor *ind = mgopt__k_operand(k, "indices");
   mgopt_dtype dt, offdt;
   int64_t depth, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
   int32_t axis, d, j;
@@ -2381,8 +2409,8 @@ MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
     return MGOPT__K_NO;
   depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);
   if (depth < 0 || !mgopt__k_axis(mgopt_op_get_int(op, "axis", -1), ind->rank + 1, &axis)) return MGOPT__K_NO;
-  dt = mgopt__ks_param_dtype(op, "on_value", MGOPT_DT_INT32);
-  offdt = mgopt__ks_param_dtype(op, "off_value", dt);
+  dt = mgopt__ks_param_dtype(k, "on_value", MGOPT_DT_INT32);
+  offdt = mgopt__ks_param_dtype(k, "off_value", dt);
   if (offdt != dt && mgopt_op_attr(op, "off_value") && mgopt_op_attr(op, "on_value")) return MGOPT__K_NO;
   es = mgopt__k_esize(dt);
   memset(on, 0, sizeof on);
@@ -2471,7 +2499,7 @@ static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, i
 MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank, rank, d;
-  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   uint8_t red[MGOPT_MAX_RANK];
   int64_t oshape[MGOPT_MAX_RANK], shape[MGOPT_MAX_RANK], ost[MGOPT_MAX_RANK],
       idx[MGOPT_MAX_RANK], full[MGOPT_MAX_RANK], on, xn, count = 1;
@@ -2572,7 +2600,7 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   } while (0)
 
 MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   int64_t outer = 1, inner = 1, len;
   int32_t axis, d;
   mgopt_dtype dt;
@@ -2697,7 +2725,7 @@ static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int t
 }
 
 MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x"), *y = mgopt__k_operand(k->op, "y");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *y = mgopt__k_operand(k, "y");
   int64_t oshape[MGOPT_MAX_RANK + 2], n;
   int32_t orank;
   int tx, ty, lane, r;
@@ -2728,8 +2756,8 @@ MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
    rounded to the dtype before the bias is added (two numpy operations). */
 MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "x"), *w = mgopt__k_operand(op, "weight"),
-               *bias = mgopt__k_operand(op, "bias");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *w = mgopt__k_operand(k, "weight"),
+               *bias = mgopt__k_operand(k, "bias");
   int64_t oshape[MGOPT_MAX_RANK + 2], n, i, N;
   int32_t orank;
   int lane, r;
@@ -2811,8 +2839,8 @@ static int mgopt__kc_param(mgopt__kctx *k, mgopt_tensor *t, int has_axis, int32_
 /* scale * (data - zero_point) in float, stored at the scale's dtype. */
 static int mgopt__kc_deq(mgopt__kctx *k, const char *data_slot, int axis_required) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *q = mgopt__k_operand(op, data_slot), *s = mgopt__k_operand(op, "scale"),
-               *zp = mgopt__k_operand(op, "zero_point");
+  mgopt_tensor *q = mgopt__k_operand(k, data_slot), *s = mgopt__k_operand(k, "scale"),
+               *zp = mgopt__k_operand(k, "zero_point");
   int has_axis = mgopt__k_has_param(op, "axis");
   int32_t axis = 0;
   float *qv, *sv, *zv = NULL;
@@ -2845,7 +2873,7 @@ static int mgopt__kc_deq(mgopt__kctx *k, const char *data_slot, int axis_require
 }
 
 MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k) {
-  if (!mgopt__k_operand(k->op, "zero_point")) return MGOPT__K_NO;
+  if (!mgopt__k_operand(k, "zero_point")) return MGOPT__K_NO;
   return mgopt__kc_deq(k, "quantized_data", 1);
 }
 
@@ -2854,8 +2882,8 @@ MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k) { return mgopt__kc_deq(k
 /* clip(round_half_even(input / scale) + zero_point) into int8 / uint8. */
 MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "input"), *s = mgopt__k_operand(op, "scale"),
-               *zp = mgopt__k_operand(op, "zero_point");
+  mgopt_tensor *x = mgopt__k_operand(k, "input"), *s = mgopt__k_operand(k, "scale"),
+               *zp = mgopt__k_operand(k, "zero_point");
   int has_axis = mgopt__k_has_param(op, "axis");
   int32_t axis = 0;
   size_t len = 0;
@@ -2999,7 +3027,7 @@ static int mgopt__kc_lut18(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut)
 }
 
 MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
-  mgopt_tensor *ind = mgopt__k_operand(k->op, "indices"), *lut = mgopt__k_operand(k->op, "lut");
+  mgopt_tensor *ind = mgopt__k_operand(k, "indices"), *lut = mgopt__k_operand(k, "lut");
   const int64_t *sv;
   int64_t ns;
   if (!ind || !lut) return MGOPT__K_NO;
@@ -3013,7 +3041,7 @@ MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
 
 /* Scatters nonzero_data in order into the positions whose mask bit is set. */
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
-  mgopt_tensor *nz = mgopt__k_operand(k->op, "nonzero_data"), *mask = mgopt__k_operand(k->op, "mask");
+  mgopt_tensor *nz = mgopt__k_operand(k, "nonzero_data"), *mask = mgopt__k_operand(k, "mask");
   const int64_t *sv;
   int64_t ns, shape[MGOPT_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
   int32_t rank, d;
@@ -3089,8 +3117,8 @@ static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, cons
 
 MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "data"), *s = mgopt__k_operand(op, "scale"),
-               *off = mgopt__k_operand(op, "offset");
+  mgopt_tensor *x = mgopt__k_operand(k, "data"), *s = mgopt__k_operand(k, "scale"),
+               *off = mgopt__k_operand(k, "offset");
   mgopt_dtype dt, xdt;
   int64_t n, i;
   int32_t d;

@@ -85,8 +85,13 @@ static void mgopt__k_put_bits(uint8_t *d, int64_t i, int b, uint64_t v) {
 
 /* ---------------------------------------------------------------- operands and parameters */
 
-MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot) {
-  return mgopt_value_const(mgopt_op_operand(op, slot));
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_value(mgopt__kctx *k, const mgopt_value *v) {
+  if (!v) return NULL;
+  return k->lookup ? k->lookup(k->env, v) : mgopt_value_const(v);
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(mgopt__kctx *k, const char *slot) {
+  return mgopt__k_value(k, mgopt_op_operand(k->op, slot));
 }
 
 MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
@@ -97,7 +102,21 @@ MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name) {
 }
 
 MGOPT__PRIVATE int64_t mgopt__k_ints(mgopt__kctx *k, const char *name, const int64_t **v) {
-  int64_t n = mgopt_op_get_ints(k->p, k->op, name, v);
+  int64_t n;
+  const mgopt_value *pv = k->lookup && !mgopt_op_attr(k->op, name) ? mgopt_op_operand(k->op, name) : NULL;
+  if (pv) { /* evaluating: the operand's tensor, into scratch (the arena is not for per-run data) */
+    mgopt_tensor *t = k->lookup(k->env, pv);
+    int64_t i, *w;
+    if (!t || t->rank > 1 || !(mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->dtype == MGOPT_DT_BOOL) ||
+        t->numel > 2 * MGOPT_MAX_RANK)
+      return -2;
+    w = (int64_t *)mgopt__k_scratch(k, t->numel, sizeof(int64_t));
+    if (!w) return -2;
+    for (i = 0; i < t->numel; i++) w[i] = mgopt_tensor_get_i64(t, i);
+    *v = w;
+    return t->numel;
+  }
+  n = mgopt_op_get_ints(k->p, k->op, name, v);
   if (n < 0) return (mgopt_op_attr(k->op, name) || mgopt_op_operand(k->op, name)) ? -2 : -1;
   return n > 2 * MGOPT_MAX_RANK ? -2 : n;
 }

@@ -40,8 +40,8 @@ static int mgopt__kc_param(mgopt__kctx *k, mgopt_tensor *t, int has_axis, int32_
 /* scale * (data - zero_point) in float, stored at the scale's dtype. */
 static int mgopt__kc_deq(mgopt__kctx *k, const char *data_slot, int axis_required) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *q = mgopt__k_operand(op, data_slot), *s = mgopt__k_operand(op, "scale"),
-               *zp = mgopt__k_operand(op, "zero_point");
+  mgopt_tensor *q = mgopt__k_operand(k, data_slot), *s = mgopt__k_operand(k, "scale"),
+               *zp = mgopt__k_operand(k, "zero_point");
   int has_axis = mgopt__k_has_param(op, "axis");
   int32_t axis = 0;
   float *qv, *sv, *zv = NULL;
@@ -74,7 +74,7 @@ static int mgopt__kc_deq(mgopt__kctx *k, const char *data_slot, int axis_require
 }
 
 MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k) {
-  if (!mgopt__k_operand(k->op, "zero_point")) return MGOPT__K_NO;
+  if (!mgopt__k_operand(k, "zero_point")) return MGOPT__K_NO;
   return mgopt__kc_deq(k, "quantized_data", 1);
 }
 
@@ -83,8 +83,8 @@ MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k) { return mgopt__kc_deq(k
 /* clip(round_half_even(input / scale) + zero_point) into int8 / uint8. */
 MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "input"), *s = mgopt__k_operand(op, "scale"),
-               *zp = mgopt__k_operand(op, "zero_point");
+  mgopt_tensor *x = mgopt__k_operand(k, "input"), *s = mgopt__k_operand(k, "scale"),
+               *zp = mgopt__k_operand(k, "zero_point");
   int has_axis = mgopt__k_has_param(op, "axis");
   int32_t axis = 0;
   size_t len = 0;
@@ -228,7 +228,7 @@ static int mgopt__kc_lut18(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut)
 }
 
 MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
-  mgopt_tensor *ind = mgopt__k_operand(k->op, "indices"), *lut = mgopt__k_operand(k->op, "lut");
+  mgopt_tensor *ind = mgopt__k_operand(k, "indices"), *lut = mgopt__k_operand(k, "lut");
   const int64_t *sv;
   int64_t ns;
   if (!ind || !lut) return MGOPT__K_NO;
@@ -242,7 +242,7 @@ MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k) {
 
 /* Scatters nonzero_data in order into the positions whose mask bit is set. */
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
-  mgopt_tensor *nz = mgopt__k_operand(k->op, "nonzero_data"), *mask = mgopt__k_operand(k->op, "mask");
+  mgopt_tensor *nz = mgopt__k_operand(k, "nonzero_data"), *mask = mgopt__k_operand(k, "mask");
   const int64_t *sv;
   int64_t ns, shape[MGOPT_MAX_RANK], n, i, j = 0, set = 0, *vals = NULL;
   int32_t rank, d;
@@ -318,8 +318,8 @@ static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, cons
 
 MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "data"), *s = mgopt__k_operand(op, "scale"),
-               *off = mgopt__k_operand(op, "offset");
+  mgopt_tensor *x = mgopt__k_operand(k, "data"), *s = mgopt__k_operand(k, "scale"),
+               *off = mgopt__k_operand(k, "offset");
   mgopt_dtype dt, xdt;
   int64_t n, i;
   int32_t d;

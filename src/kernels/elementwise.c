@@ -225,7 +225,7 @@ static int mgopt__ke_is_logical(int32_t kind) {
 MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank;
-  mgopt_tensor *x = mgopt__k_operand(op, "x"), *y = mgopt__k_operand(op, "y");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *y = mgopt__k_operand(k, "y");
   int64_t oshape[MGOPT_MAX_RANK], n;
   mgopt_dtype dt, odt;
   int lane, r;
@@ -376,7 +376,7 @@ static int mgopt__ke_fparam(const mgopt_op *op, const char *name, double dflt, i
 MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind;
-  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   mgopt__ke_par u;
   mgopt_dtype dt;
   int lane, r;
@@ -433,7 +433,7 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   uint8_t *a, *o;
   void *od;
   int64_t i, n;
@@ -452,7 +452,7 @@ MGOPT__PRIVATE int mgopt__ke_logical_not(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const void *src;
   void *od;
   int r;
@@ -468,9 +468,8 @@ MGOPT__PRIVATE int mgopt__ke_identity(mgopt__kctx *k) {
 
 /* select(cond, a, b): a where cond is true, else b; all three broadcast. */
 MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
-  const mgopt_op *op = k->op;
-  mgopt_tensor *c = mgopt__k_operand(op, "cond"), *a = mgopt__k_operand(op, "a"),
-               *b = mgopt__k_operand(op, "b");
+  mgopt_tensor *c = mgopt__k_operand(k, "cond"), *a = mgopt__k_operand(k, "a"),
+               *b = mgopt__k_operand(k, "b");
   int64_t s1[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], n, i;
   int32_t r1, orank;
   size_t es;
@@ -567,7 +566,7 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
 }
 
 MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   size_t len = 0;
   const char *s = mgopt_op_get_string(k->op, "dtype", &len);
   mgopt_dtype dt;
@@ -582,7 +581,7 @@ MGOPT__PRIVATE int mgopt__ke_cast(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "source_val");
+  mgopt_tensor *x = mgopt__k_operand(k, "source_val");
   size_t len = 0;
   const char *s = mgopt_op_get_string(k->op, "output_dtype", &len);
   mgopt_dtype dt;

@@ -30,9 +30,15 @@
 #endif
 
 /* The state of one fold: the op, its outputs, scratch memory freed at the end. */
+/* The tensor a value holds during evaluation (NULL: not known); folding reads
+   the values' constants instead. */
+typedef mgopt_tensor *(*mgopt__k_lookup_fn)(void *env, const mgopt_value *v);
+
 typedef struct mgopt__kctx {
   mgopt_program *p;
   const mgopt_op *op;
+  mgopt__k_lookup_fn lookup; /* NULL when folding: operands are constants */
+  void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
   int32_t nscratch;
@@ -55,8 +61,11 @@ MGOPT__PRIVATE int mgopt__k_int_range(mgopt_dtype dt, int64_t *lo, int64_t *hi);
 MGOPT__PRIVATE uint64_t mgopt__k_bits(const uint8_t *d, int64_t i, int b);
 
 /* ---- operands and parameters */
-/* The constant tensor in single-value slot `slot`, NULL if absent or not constant. */
-MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(const mgopt_op *op, const char *slot);
+/* The tensor value v holds: its constant when folding, the evaluator's tensor
+   when evaluating. NULL if not known. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_value(mgopt__kctx *k, const mgopt_value *v);
+/* The tensor in single-value slot `slot` of the op (mgopt__k_value), NULL if absent or unknown. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__k_operand(mgopt__kctx *k, const char *slot);
 /* 1 if parameter `name` is given (attribute, operand) or has a registry default. */
 MGOPT__PRIVATE int mgopt__k_has_param(const mgopt_op *op, const char *name);
 /* Integer list parameter (attribute or constant operand): its length, -1 when

@@ -63,7 +63,7 @@ static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, i
 MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank, rank, d;
-  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   uint8_t red[MGOPT_MAX_RANK];
   int64_t oshape[MGOPT_MAX_RANK], shape[MGOPT_MAX_RANK], ost[MGOPT_MAX_RANK],
       idx[MGOPT_MAX_RANK], full[MGOPT_MAX_RANK], on, xn, count = 1;
@@ -164,7 +164,7 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   } while (0)
 
 MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   int64_t outer = 1, inner = 1, len;
   int32_t axis, d;
   mgopt_dtype dt;
@@ -289,7 +289,7 @@ static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int t
 }
 
 MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x"), *y = mgopt__k_operand(k->op, "y");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *y = mgopt__k_operand(k, "y");
   int64_t oshape[MGOPT_MAX_RANK + 2], n;
   int32_t orank;
   int tx, ty, lane, r;
@@ -320,8 +320,8 @@ MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
    rounded to the dtype before the bias is added (two numpy operations). */
 MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "x"), *w = mgopt__k_operand(op, "weight"),
-               *bias = mgopt__k_operand(op, "bias");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *w = mgopt__k_operand(k, "weight"),
+               *bias = mgopt__k_operand(k, "bias");
   int64_t oshape[MGOPT_MAX_RANK + 2], n, i, N;
   int32_t orank;
   int lane, r;

@@ -34,7 +34,7 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
 }
 
 MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK], known = 1;
   int32_t i, neg = -1;
@@ -66,7 +66,7 @@ MGOPT__PRIVATE int mgopt__ks_reshape(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK];
   uint8_t mark[MGOPT_MAX_RANK];
@@ -85,7 +85,7 @@ MGOPT__PRIVATE int mgopt__ks_expand_dims(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK];
   uint8_t mark[MGOPT_MAX_RANK];
@@ -109,7 +109,7 @@ MGOPT__PRIVATE int mgopt__ks_squeeze(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_transpose(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *v;
   int64_t n, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK];
   uint8_t seen[MGOPT_MAX_RANK];
@@ -151,7 +151,7 @@ static int mgopt__ks_values(mgopt__kctx *k, mgopt_tensor ***vals, int32_t *nv) {
   t = (mgopt_tensor **)mgopt__k_scratch(k, s->n, sizeof(mgopt_tensor *));
   if (!t) return MGOPT__K_OOM;
   for (i = 0; i < s->n; i++) {
-    t[i] = mgopt_value_const(s->uses[i].value);
+    t[i] = mgopt__k_value(k, s->uses[i].value);
     if (!t[i] || t[i]->dtype != t[0]->dtype || t[i]->rank != t[0]->rank) return MGOPT__K_NO;
   }
   if (!mgopt__k_esize((mgopt_dtype)t[0]->dtype)) return MGOPT__K_NO;
@@ -238,7 +238,7 @@ MGOPT__PRIVATE int mgopt__ks_stack(mgopt__kctx *k) {
 
 MGOPT__PRIVATE int mgopt__ks_split(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *sz;
   int64_t ns, *sizes, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, dim, sum = 0, off, o;
   int32_t axis, i, d, nouts = op->nouts;
@@ -358,7 +358,7 @@ static int mgopt__ks_gather_strided(mgopt__kctx *k, mgopt_tensor *x, int32_t ran
 static int mgopt__ks_mask(const int64_t *m, int64_t n, int32_t i) { return n > 0 && m[i] != 0; }
 
 MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *b, *e, *s = NULL, *bm = NULL, *em = NULL, *sm = NULL;
   int64_t nb, ne, ns, nbm, nem, nsm, shape[MGOPT_MAX_RANK], st[MGOPT_MAX_RANK],
       ist[MGOPT_MAX_RANK], oshape[MGOPT_MAX_RANK], base = 0;
@@ -400,7 +400,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_index(mgopt__kctx *k) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *b, *sz;
   int64_t nb, ns, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], base = 0;
   int32_t d;
@@ -426,7 +426,7 @@ MGOPT__PRIVATE int mgopt__ks_slice_by_size(mgopt__kctx *k) {
 
 MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(op, "x"), *ind = mgopt__k_operand(op, "indices");
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *ind = mgopt__k_operand(k, "indices");
   int64_t shape[MGOPT_MAX_RANK], B = 1, O = 1, I = 1, inner = 1, D, bd, bb, o, i, *idx;
   int32_t axis, d, orank = 0;
   size_t es;
@@ -484,7 +484,7 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- tile, pad */
 
 MGOPT__PRIVATE int mgopt__ks_tile(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *reps;
   int64_t n, shape[MGOPT_MAX_RANK], s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK],
       ist[MGOPT_MAX_RANK];
@@ -524,7 +524,7 @@ static int mgopt__ks_scalar(mgopt_dtype dt, double fv, uint8_t *out) {
 }
 
 MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
-  mgopt_tensor *x = mgopt__k_operand(k->op, "x");
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
   const int64_t *pad;
   const char *mode;
   int64_t np, shape[MGOPT_MAX_RANK], ist[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], total = 0,
@@ -612,7 +612,8 @@ MGOPT__PRIVATE int mgopt__ks_pad(mgopt__kctx *k) {
 /* The dtype a scalar parameter carries: a constant operand's, or the kind of
    the attribute or of its registry default (float -> fp32, int -> int32,
    bool), else dflt. */
-static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, mgopt_dtype dflt) {
+static mgopt_dtype mgopt__ks_param_dtype(mgopt__kctx *k, const char *name, mgopt_dtype dflt) {
+  const mgopt_op *op = k->op;
   const mgopt_attr *a = mgopt_op_attr(op, name);
   const mgopt_attr_def *ad;
   mgopt_tensor *t;
@@ -633,14 +634,14 @@ static mgopt_dtype mgopt__ks_param_dtype(const mgopt_op *op, const char *name, m
       default: return MGOPT_DT_UNKNOWN;
     }
   }
-  t = mgopt__k_operand(op, name);
+  t = mgopt__k_operand(k, name);
   if (t) return (mgopt_dtype)t->dtype;
   return mgopt_op_operand(op, name) ? MGOPT_DT_UNKNOWN : dflt;
 }
 
 MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
-  mgopt_tensor *ind = mgopt__k_operand(op, "indices");
+  mgopt_tensor *ind = mgopt__k_operand(k, "indices");
   mgopt_dtype dt, offdt;
   int64_t depth, shape[MGOPT_MAX_RANK], outer = 1, inner = 1, o, dpos, i, *idx;
   int32_t axis, d, j;
@@ -653,8 +654,8 @@ MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
     return MGOPT__K_NO;
   depth = mgopt_op_get_int(op, "one_hot_vector_size", -1);
   if (depth < 0 || !mgopt__k_axis(mgopt_op_get_int(op, "axis", -1), ind->rank + 1, &axis)) return MGOPT__K_NO;
-  dt = mgopt__ks_param_dtype(op, "on_value", MGOPT_DT_INT32);
-  offdt = mgopt__ks_param_dtype(op, "off_value", dt);
+  dt = mgopt__ks_param_dtype(k, "on_value", MGOPT_DT_INT32);
+  offdt = mgopt__ks_param_dtype(k, "off_value", dt);
   if (offdt != dt && mgopt_op_attr(op, "off_value") && mgopt_op_attr(op, "on_value")) return MGOPT__K_NO;
   es = mgopt__k_esize(dt);
   memset(on, 0, sizeof on);
