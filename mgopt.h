@@ -1784,6 +1784,18 @@ MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
    t or on OOM. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, size_t offset, int32_t rank,
                                               const int64_t *shape);
+/* The transpose of the 2-d tensor t of whole-byte elements (not strings;
+   NULL for those and on OOM). t's bytes are frozen (t is marked borrowed: a
+   later write copies first), so the result remembers them: its own
+   transpose, until the result is written, is a tensor borrowing t's bytes,
+   made without copying. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_transpose2d(mgopt_program *p, mgopt_tensor *t);
+/* Records holder (an op) as the only holder of t. */
+MGOPT__PRIVATE void mgopt__tensor_set_holder(mgopt_tensor *t, const void *holder);
+/* 1 when t owns its bytes (not borrowed, shared or frozen) and holder is the
+   one recorded by mgopt__tensor_set_holder: that holder's owner may write t
+   in place. */
+MGOPT__PRIVATE int mgopt__tensor_held_only_by(const mgopt_tensor *t, const void *holder);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
@@ -2739,6 +2751,12 @@ typedef struct mgopt__tensor_rec {
   mgopt_tensor t;
   uint64_t hash;      /* content hash, valid when hash_valid */
   uint64_t probe;     /* sampled-content key, valid when probe_valid */
+  /* 2-d tensors: bytes that never change (borrowed) whose transpose t's
+     bytes are, or NULL; forgotten at t's first write */
+  const void *tsrc;
+  /* the one op that holds t, for a caller that then may write t in place
+     (mgopt__tensor_set_holder), or NULL */
+  const void *holder;
   uint8_t hash_valid;
   uint8_t probe_valid;
 } mgopt__tensor_rec;
@@ -2750,6 +2768,7 @@ typedef struct mgopt__tensor_rec {
 static void mgopt__tensor_touch(mgopt_tensor *t) {
   MGOPT__TREC(t)->hash_valid = 0;
   MGOPT__TREC(t)->probe_valid = 0;
+  MGOPT__TREC(t)->tsrc = NULL;
 }
 
 static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_t rank,
@@ -2811,6 +2830,49 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *
   v->borrowed = 1;
   t->borrowed = 1;
   return v;
+}
+
+MGOPT__PRIVATE void mgopt__tensor_set_holder(mgopt_tensor *t, const void *holder) { MGOPT__TREC(t)->holder = holder; }
+
+MGOPT__PRIVATE int mgopt__tensor_held_only_by(const mgopt_tensor *t, const void *holder) {
+  return holder && !t->borrowed && MGOPT__TREC_C(t)->holder == holder;
+}
+
+/* dst[j][i] = src[i][j] for src [r, c] of es-byte elements, in 32 x 32 tiles
+   so both sides stay in cache; memcpy per element, so src may be unaligned. */
+static void mgopt__transpose_bytes(uint8_t *MGOPT_RESTRICT dst, const uint8_t *src, int64_t r, int64_t c, size_t es) {
+  int64_t i0, j0, i, j;
+  for (i0 = 0; i0 < r; i0 += 32)
+    for (j0 = 0; j0 < c; j0 += 32) {
+      int64_t ie = i0 + 32 < r ? i0 + 32 : r, je = j0 + 32 < c ? j0 + 32 : c;
+      if (es == 4) {
+        for (j = j0; j < je; j++)
+          for (i = i0; i < ie; i++) memcpy(dst + ((size_t)(j * r + i)) * 4, src + ((size_t)(i * c + j)) * 4, 4);
+        continue;
+      }
+      for (j = j0; j < je; j++)
+        for (i = i0; i < ie; i++) memcpy(dst + ((size_t)(j * r + i)) * es, src + ((size_t)(i * c + j)) * es, es);
+    }
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_transpose2d(mgopt_program *p, mgopt_tensor *t) {
+  int64_t shape[2];
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  const void *src = MGOPT__TREC(t)->tsrc;
+  mgopt_tensor *nt;
+  if (t->rank != 2 || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8) return NULL;
+  shape[0] = t->shape[1];
+  shape[1] = t->shape[0];
+  if (src) /* t was made as the transpose of these bytes: they are the answer */
+    return mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, 2, shape, src, t->nbytes);
+  nt = mgopt__tensor_new_data(p, (mgopt_dtype)t->dtype, 2, shape, 0); /* all written below */
+  if (!nt) return NULL;
+  if (t->nbytes) mgopt__transpose_bytes((uint8_t *)nt->data, (const uint8_t *)t->data, t->shape[0], t->shape[1], (size_t)(bits / 8));
+  /* t's bytes stay as they are (a later write to t copies first), so the
+     transpose of nt is always t's bytes of now */
+  t->borrowed = 1;
+  MGOPT__TREC(nt)->tsrc = t->data;
+  return nt;
 }
 
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v) {
@@ -13585,22 +13647,10 @@ static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const
 }
 
 /* The transpose of the 2-d whole-byte constant t (what
-   mgopt__exp_linear_folds_weight accepts); NULL only when memory ran out. */
-static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
-  size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
-  int64_t shape[2], i, j;
-  mgopt_tensor *nt;
-  const uint8_t *src = (const uint8_t *)mgopt_tensor_data(E->p, t);
-  uint8_t *dst;
-  shape[0] = t->shape[1];
-  shape[1] = t->shape[0];
-  nt = src ? mgopt__tensor_new_data(E->p, (mgopt_dtype)t->dtype, 2, shape, 0) : NULL; /* all written below */
-  if (!nt) return NULL;
-  dst = (uint8_t *)nt->data;
-  for (i = 0; i < shape[0]; i++)
-    for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
-  return nt;
-}
+   mgopt__exp_linear_folds_weight accepts): when t was made as a transpose
+   (fuse_matmul_weight_bias), the bytes it was made from, without copying;
+   NULL only when memory ran out. */
+static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) { return mgopt__tensor_transpose2d(E->p, t); }
 
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
   const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");

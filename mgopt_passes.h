@@ -370,6 +370,7 @@ MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, in
 typedef struct mgopt__pw_conv {
   mgopt_tensor *w, *b; /* b NULL when the conv has no bias */
   int32_t axis;
+  int w_sole; /* the weight const has this conv as its one reader and holds w alone (mgopt__pw_conv_set made it) */
   int64_t groups, cout;
 } mgopt__pw_conv;
 /* 1 when op is such a conv (c filled), else 0. */
@@ -382,6 +383,12 @@ MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_con
    to out. 0 otherwise (mgopt__pw_read_channels). */
 MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
                                            int64_t n, double *out);
+/* c's weight scaled per output channel like mgopt__pw_scale_channels: in
+   place when c->w_sole (then c->w itself, written only once every result is
+   known finite), else a new tensor. NULL when a result is not finite or on
+   OOM, c->w then unchanged. The caller hands it to mgopt__pw_conv_set and
+   must not fail after this call but for OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_conv_scale(mgopt_program *p, const mgopt__pw_conv *c, const double *scale);
 /* conv reads new consts holding w and b (either NULL: kept), created just
    before it and named after its output; the old consts go when dead. 0 on OOM. */
 MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b);
@@ -4185,23 +4192,17 @@ MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axi
   return c;
 }
 
-MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
-                                                       int64_t groups, const double *scale) {
-  mgopt_tensor *r;
-  int64_t cout = mgopt__pw_out_channels(w, axis, groups), inner = 1, d0, d1, rows_per_group, i, j, k, f = 0;
+/* out = w scaled per output channel (the layout of mgopt__pw_scale_channels);
+   out may be w's own bytes. check: only tell whether every result is finite,
+   storing nothing. 0 when one is not. */
+static int mgopt__pw_scale_run(mgopt_tensor *out, const mgopt_tensor *w, int32_t axis, int64_t groups,
+                               const double *scale, int check) {
+  int64_t inner = 1, d0 = w->shape[0], d1 = w->shape[1], rows_per_group, i, j, k, f = 0;
   int32_t a;
-  if (cout < 0 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype)) return NULL;
   for (a = 2; a < w->rank; a++) inner *= w->shape[a]; /* numel fits: the product of all dims does */
-  d0 = w->shape[0];
-  d1 = w->shape[1];
   rows_per_group = axis == 1 ? d0 / groups : 1;
-  /* w's bytes are read in place (element reads copy, so a borrowed,
-     unaligned view needs no aligned copy); r's are all written below */
-  if (!w->data && w->nbytes) return NULL;
-  r = mgopt__tensor_new_data(p, (mgopt_dtype)w->dtype, w->rank, w->shape, 0);
-  if (!r) return NULL;
   for (i = 0; i < d0; i++)
-    for (j = 0; j < d1; j++) {
+    for (j = 0; j < d1; j++, f += inner) {
       /* axis 0: channel i. axis 1 (grouped, [Cin, Cout/g, ...]): row i lies in
          group i / (Cin/g), whose output channels start at that group times Cout/g */
       double s = scale[axis == 0 ? i : (i / rows_per_group) * d1 + j];
@@ -4209,21 +4210,48 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_te
         /* the common case without the per-element dtype switch: the double
            product rounded once by the conversion to float */
         const unsigned char *src = (const unsigned char *)w->data + (size_t)f * 4;
-        unsigned char *dst = (unsigned char *)r->data + (size_t)f * 4;
-        for (k = 0; k < inner; k++, src += 4, dst += 4) {
+        unsigned char *dst = (unsigned char *)out->data + (size_t)f * 4;
+        int bad = 0;
+        for (k = 0; k < inner; k++) {
           float x, y;
-          memcpy(&x, src, 4);
+          memcpy(&x, src + 4 * k, 4);
           y = (float)((double)x * s);
-          if (!isfinite(y)) return NULL;
-          memcpy(dst, &y, 4);
+          bad |= !isfinite(y);
+          if (!check) memcpy(dst + 4 * k, &y, 4);
         }
-        f += inner;
+        if (bad) return 0;
         continue;
       }
-      for (k = 0; k < inner; k++, f++)
-        if (!mgopt__pw_store(r, f, mgopt_tensor_get_f64(w, f) * s)) return NULL;
+      for (k = 0; k < inner; k++) {
+        double v = mgopt_tensor_get_f64(w, f + k) * s;
+        if (check ? !isfinite(mgopt__pw_round((mgopt_dtype)w->dtype, v)) : !mgopt__pw_store(out, f + k, v)) return 0;
+      }
     }
+  return 1;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale) {
+  mgopt_tensor *r;
+  if (mgopt__pw_out_channels(w, axis, groups) < 0 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype)) return NULL;
+  /* w's bytes are read in place (element reads copy, so a borrowed,
+     unaligned view needs no aligned copy); r's are all written */
+  if (!w->data && w->nbytes) return NULL;
+  r = mgopt__tensor_new_data(p, (mgopt_dtype)w->dtype, w->rank, w->shape, 0);
+  if (!r || !mgopt__pw_scale_run(r, w, axis, groups, scale, 0)) return NULL;
   return r;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_conv_scale(mgopt_program *p, const mgopt__pw_conv *c, const double *scale) {
+  mgopt_tensor *w = c->w;
+  /* a weight this conv alone reads, whose bytes no one else holds: scaled
+     where it is once every result is known finite, so a failure leaves it
+     whole (its first write copies nothing: it is not borrowed) */
+  if (c->w_sole) {
+    if (!mgopt__pw_scale_run(w, w, c->axis, c->groups, scale, 1) || !mgopt_tensor_data_mut(p, w)) return NULL;
+    return mgopt__pw_scale_run(w, w, c->axis, c->groups, scale, 0) ? w : NULL;
+  }
+  return mgopt__pw_scale_channels(p, w, c->axis, c->groups, scale);
 }
 
 MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v) {
@@ -4261,6 +4289,7 @@ MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgop
   if (!x || !w) return 0;
   if (!mgopt__pu_def_of(w, MGOPT_OP_const) || (b && !mgopt__pu_def_of(b, MGOPT_OP_const))) return 0;
   c->w = mgopt_value_const(w);
+  c->w_sole = c->w && w->nuses == 1 && !mgopt__pu_is_block_output(w) && mgopt__tensor_held_only_by(c->w, w->def);
   c->b = b ? mgopt_value_const(b) : NULL;
   c->axis = op->kind == MGOPT_OP_conv_transpose ? 1 : 0;
   c->groups = mgopt_op_get_int(op, "groups", 1);
@@ -4307,6 +4336,9 @@ MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_
     nv = mgopt_rw_const(rw, conv, mgopt__pu_name2(p, base, k ? "_bias" : "_weight"), t[k]);
     if (!nv || mgopt_rw_set_operand(rw, conv, slot[k], nv) != MGOPT_OK) return 0;
     if (old) mgopt__pu_erase_if_dead(rw, old->def);
+    /* the new const alone holds t[k] (a weight scaled in place moved to it
+       from the old const, erased just now) */
+    mgopt__tensor_set_holder(t[k], nv->def);
   }
   mgopt_rw_modified(rw, conv);
   return 1;
@@ -10403,7 +10435,11 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_linear_bias,
    express the linear (mgopt_program_target_accepts).
    Numeric contract: exact. The weight and bias are only transposed and
    negated, in their own dtype (fp16 stays fp16); no value is rounded.
-   Cost: worklist patterns, O(matmuls + weight elements of the fused ones). */
+   Cost: worklist patterns, O(matmuls + weight elements of the fused ones).
+   A transposed weight remembers the bytes it came from
+   (mgopt__tensor_transpose2d), so ONNX export, which writes a linear over a
+   rank > 2 input as MatMul by the weight's transpose, writes those bytes
+   without transposing again. */
 
 /* the value of bool flag `name` of op, or -1 when it is a run-time operand */
 static int mgopt__fmw_flag(const mgopt_op *op, const char *name) {
@@ -10446,7 +10482,7 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_op *user, *pre = NULL, *lin, *post = NULL;
   mgopt_value *wv = NULL, *bv = NULL;
   const char *name;
-  int64_t perm[2] = {1, 0}, n, i;
+  int64_t n, i;
   int tx = mgopt__fmw_flag(op, "transpose_x"), ty = mgopt__fmw_flag(op, "transpose_y");
   int w_is_x, first, sub, neg_w, transpose_w;
   mgopt_dtype dt;
@@ -10479,7 +10515,7 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   neg_w = sub && !first;
   name = mgopt__pu_value_name(user->outs[0]);
   if (transpose_w || neg_w) {
-    nw = transpose_w ? mgopt__pu_transpose_data(p, wt, wt->shape, 2, perm) : mgopt_tensor_clone(p, wt);
+    nw = transpose_w ? mgopt__tensor_transpose2d(p, wt) : mgopt_tensor_clone(p, wt);
     if (!nw) return 0;
     if (neg_w)
       for (i = 0; i < nw->numel; i++) mgopt_tensor_set_f64(nw, i, -mgopt_tensor_get_f64(nw, i));
@@ -11419,7 +11455,9 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_reduce_mean,
    not float; a parameter of another size; a result that is not finite; the
    batch_norm's declared type does not suit its readers with the conv's
    (mgopt__pu_replace_fits).
-   Cost: worklist patterns, O(batch_norms + weight elements). */
+   Cost: worklist patterns, O(batch_norms + weight elements). A weight an
+   earlier fold made, read by this conv alone, is scaled in place
+   (mgopt__pw_conv_scale): no new memory. */
 
 static int mgopt__fcb_param(mgopt_program *p, const mgopt_op *bn, const char *slot, int64_t n, double dflt,
                             double *out) {
@@ -11462,9 +11500,9 @@ static int mgopt__fcb_fuse(mgopt_rewriter *rw, mgopt_op *bn, void *ud) {
     b[o] = s * (b[o] - mean[o]) + beta[o];
     gamma[o] = s; /* the scale, in place */
   }
-  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, gamma);
-  nb = nw ? mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, n, b) : NULL;
-  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, n, b);
+  nw = nb ? mgopt__pw_conv_scale(p, &c, gamma) : NULL; /* last: it may scale in place */
+  if (!nw || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
   mgopt__pu_replace_value(rw, bn->outs[0], x);
   mgopt__pu_erase_with_consts(rw, bn);
   return 1;
@@ -11518,7 +11556,9 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_batchnorm,
    a conv (or transpose) output with another use or that is a block output;
    a result that is not finite; declared types that do not allow the
    replacement (mgopt__pu_replace_fits).
-   Cost: worklist patterns, O(adds and subs + bias elements; weight elements for k − conv). */
+   Cost: worklist patterns, O(adds and subs + bias elements; weight elements
+   for k − conv, negated in place when an earlier fold made the weight and
+   this conv alone reads it). */
 
 /* v's producer is a conv (then *tr NULL) or a transpose of a conv (*tr the
    transpose), each output single-use and not a block output; *axis is where
@@ -11572,14 +11612,14 @@ static int mgopt__fcbias_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     else if (side == 0) b[o] -= k[o];
     else b[o] = k[o] - b[o];
   }
+  if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
   if (op->kind == MGOPT_OP_sub && side == 1) {
     neg = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
     if (!neg) return 0;
     for (o = 0; o < c.cout; o++) neg[o] = -1.0;
-    if (!(nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, neg))) return 0;
+    if (!(nw = mgopt__pw_conv_scale(p, &c, neg))) return 0; /* last: it may negate in place */
   }
-  nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b);
-  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  if (!mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
   mgopt__pu_replace_value(rw, op->outs[0], res);
   mgopt__pu_erase_with_consts(rw, op);
   return 1;
@@ -11634,7 +11674,9 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_bias,
    or bias; a conv output with another use or that is a block output; a
    result that is not finite; declared types that do not allow the
    replacement (mgopt__pu_replace_fits).
-   Cost: worklist patterns, O(muls and real_divs + weight elements). */
+   Cost: worklist patterns, O(muls and real_divs + weight elements). A
+   weight an earlier fold made, read by this conv alone, is scaled in place
+   (mgopt__pw_conv_scale): no new memory. */
 
 static int mgopt__fcs_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
@@ -11662,14 +11704,13 @@ static int mgopt__fcs_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
       s[o] = 1.0 / s[o];
       if (!isfinite(s[o])) return 0;
     }
-  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, s);
-  if (!nw) return 0;
   if (c.b) {
     if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
     for (o = 0; o < c.cout; o++) b[o] *= s[o];
     if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
   }
-  if (!mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
+  nw = mgopt__pw_conv_scale(p, &c, s); /* last: it may scale in place */
+  if (!nw || !mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
   mgopt__pu_replace_value(rw, op->outs[0], cv);
   mgopt__pu_erase_with_consts(rw, op);
   return 1;

@@ -215,6 +215,18 @@ MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
    t or on OOM. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *t, size_t offset, int32_t rank,
                                               const int64_t *shape);
+/* The transpose of the 2-d tensor t of whole-byte elements (not strings;
+   NULL for those and on OOM). t's bytes are frozen (t is marked borrowed: a
+   later write copies first), so the result remembers them: its own
+   transpose, until the result is written, is a tensor borrowing t's bytes,
+   made without copying. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_transpose2d(mgopt_program *p, mgopt_tensor *t);
+/* Records holder (an op) as the only holder of t. */
+MGOPT__PRIVATE void mgopt__tensor_set_holder(mgopt_tensor *t, const void *holder);
+/* 1 when t owns its bytes (not borrowed, shared or frozen) and holder is the
+   one recorded by mgopt__tensor_set_holder: that holder's owner may write t
+   in place. */
+MGOPT__PRIVATE int mgopt__tensor_held_only_by(const mgopt_tensor *t, const void *holder);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */

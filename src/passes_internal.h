@@ -246,6 +246,7 @@ MGOPT__PRIVATE int mgopt__pw_read_channels(mgopt_program *p, mgopt_tensor *t, in
 typedef struct mgopt__pw_conv {
   mgopt_tensor *w, *b; /* b NULL when the conv has no bias */
   int32_t axis;
+  int w_sole; /* the weight const has this conv as its one reader and holds w alone (mgopt__pw_conv_set made it) */
   int64_t groups, cout;
 } mgopt__pw_conv;
 /* 1 when op is such a conv (c filled), else 0. */
@@ -258,6 +259,12 @@ MGOPT__PRIVATE double *mgopt__pw_conv_bias(mgopt_program *p, const mgopt__pw_con
    to out. 0 otherwise (mgopt__pw_read_channels). */
 MGOPT__PRIVATE int mgopt__pw_channel_const(mgopt_program *p, const mgopt_value *v, int32_t rank, int32_t axis,
                                            int64_t n, double *out);
+/* c's weight scaled per output channel like mgopt__pw_scale_channels: in
+   place when c->w_sole (then c->w itself, written only once every result is
+   known finite), else a new tensor. NULL when a result is not finite or on
+   OOM, c->w then unchanged. The caller hands it to mgopt__pw_conv_set and
+   must not fail after this call but for OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_conv_scale(mgopt_program *p, const mgopt__pw_conv *c, const double *scale);
 /* conv reads new consts holding w and b (either NULL: kept), created just
    before it and named after its output; the old consts go when dead. 0 on OOM. */
 MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_tensor *w, mgopt_tensor *b);

@@ -255,6 +255,12 @@ typedef struct mgopt__tensor_rec {
   mgopt_tensor t;
   uint64_t hash;      /* content hash, valid when hash_valid */
   uint64_t probe;     /* sampled-content key, valid when probe_valid */
+  /* 2-d tensors: bytes that never change (borrowed) whose transpose t's
+     bytes are, or NULL; forgotten at t's first write */
+  const void *tsrc;
+  /* the one op that holds t, for a caller that then may write t in place
+     (mgopt__tensor_set_holder), or NULL */
+  const void *holder;
   uint8_t hash_valid;
   uint8_t probe_valid;
 } mgopt__tensor_rec;
@@ -266,6 +272,7 @@ typedef struct mgopt__tensor_rec {
 static void mgopt__tensor_touch(mgopt_tensor *t) {
   MGOPT__TREC(t)->hash_valid = 0;
   MGOPT__TREC(t)->probe_valid = 0;
+  MGOPT__TREC(t)->tsrc = NULL;
 }
 
 static mgopt_tensor *mgopt__tensor_head(mgopt_program *p, mgopt_dtype dt, int32_t rank,
@@ -327,6 +334,49 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_view(mgopt_program *p, mgopt_tensor *
   v->borrowed = 1;
   t->borrowed = 1;
   return v;
+}
+
+MGOPT__PRIVATE void mgopt__tensor_set_holder(mgopt_tensor *t, const void *holder) { MGOPT__TREC(t)->holder = holder; }
+
+MGOPT__PRIVATE int mgopt__tensor_held_only_by(const mgopt_tensor *t, const void *holder) {
+  return holder && !t->borrowed && MGOPT__TREC_C(t)->holder == holder;
+}
+
+/* dst[j][i] = src[i][j] for src [r, c] of es-byte elements, in 32 x 32 tiles
+   so both sides stay in cache; memcpy per element, so src may be unaligned. */
+static void mgopt__transpose_bytes(uint8_t *MGOPT_RESTRICT dst, const uint8_t *src, int64_t r, int64_t c, size_t es) {
+  int64_t i0, j0, i, j;
+  for (i0 = 0; i0 < r; i0 += 32)
+    for (j0 = 0; j0 < c; j0 += 32) {
+      int64_t ie = i0 + 32 < r ? i0 + 32 : r, je = j0 + 32 < c ? j0 + 32 : c;
+      if (es == 4) {
+        for (j = j0; j < je; j++)
+          for (i = i0; i < ie; i++) memcpy(dst + ((size_t)(j * r + i)) * 4, src + ((size_t)(i * c + j)) * 4, 4);
+        continue;
+      }
+      for (j = j0; j < je; j++)
+        for (i = i0; i < ie; i++) memcpy(dst + ((size_t)(j * r + i)) * es, src + ((size_t)(i * c + j)) * es, es);
+    }
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_transpose2d(mgopt_program *p, mgopt_tensor *t) {
+  int64_t shape[2];
+  int bits = mgopt_dtype_bits((mgopt_dtype)t->dtype);
+  const void *src = MGOPT__TREC(t)->tsrc;
+  mgopt_tensor *nt;
+  if (t->rank != 2 || t->dtype == MGOPT_DT_STRING || bits < 8 || bits % 8) return NULL;
+  shape[0] = t->shape[1];
+  shape[1] = t->shape[0];
+  if (src) /* t was made as the transpose of these bytes: they are the answer */
+    return mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, 2, shape, src, t->nbytes);
+  nt = mgopt__tensor_new_data(p, (mgopt_dtype)t->dtype, 2, shape, 0); /* all written below */
+  if (!nt) return NULL;
+  if (t->nbytes) mgopt__transpose_bytes((uint8_t *)nt->data, (const uint8_t *)t->data, t->shape[0], t->shape[1], (size_t)(bits / 8));
+  /* t's bytes stay as they are (a later write to t copies first), so the
+     transpose of nt is always t's bytes of now */
+  t->borrowed = 1;
+  MGOPT__TREC(nt)->tsrc = t->data;
+  return nt;
 }
 
 MGOPTDEF mgopt_tensor *mgopt_tensor_new_scalar_f64(mgopt_program *p, mgopt_dtype dt, double v) {

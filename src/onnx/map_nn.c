@@ -116,22 +116,10 @@ static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const
 }
 
 /* The transpose of the 2-d whole-byte constant t (what
-   mgopt__exp_linear_folds_weight accepts); NULL only when memory ran out. */
-static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) {
-  size_t es = (size_t)mgopt_dtype_bits((mgopt_dtype)t->dtype) / 8;
-  int64_t shape[2], i, j;
-  mgopt_tensor *nt;
-  const uint8_t *src = (const uint8_t *)mgopt_tensor_data(E->p, t);
-  uint8_t *dst;
-  shape[0] = t->shape[1];
-  shape[1] = t->shape[0];
-  nt = src ? mgopt__tensor_new_data(E->p, (mgopt_dtype)t->dtype, 2, shape, 0) : NULL; /* all written below */
-  if (!nt) return NULL;
-  dst = (uint8_t *)nt->data;
-  for (i = 0; i < shape[0]; i++)
-    for (j = 0; j < shape[1]; j++) memcpy(dst + ((size_t)(i * shape[1] + j)) * es, src + ((size_t)(j * shape[0] + i)) * es, es);
-  return nt;
-}
+   mgopt__exp_linear_folds_weight accepts): when t was made as a transpose
+   (fuse_matmul_weight_bias), the bytes it was made from, without copying;
+   NULL only when memory ran out. */
+static mgopt_tensor *mgopt__exp_transposed(mgopt__exp *E, mgopt_tensor *t) { return mgopt__tensor_transpose2d(E->p, t); }
 
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op) {
   const mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight"), *b = mgopt_op_operand(op, "bias");

@@ -52,23 +52,17 @@ MGOPT__PRIVATE int64_t mgopt__pw_out_channels(const mgopt_tensor *w, int32_t axi
   return c;
 }
 
-MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
-                                                       int64_t groups, const double *scale) {
-  mgopt_tensor *r;
-  int64_t cout = mgopt__pw_out_channels(w, axis, groups), inner = 1, d0, d1, rows_per_group, i, j, k, f = 0;
+/* out = w scaled per output channel (the layout of mgopt__pw_scale_channels);
+   out may be w's own bytes. check: only tell whether every result is finite,
+   storing nothing. 0 when one is not. */
+static int mgopt__pw_scale_run(mgopt_tensor *out, const mgopt_tensor *w, int32_t axis, int64_t groups,
+                               const double *scale, int check) {
+  int64_t inner = 1, d0 = w->shape[0], d1 = w->shape[1], rows_per_group, i, j, k, f = 0;
   int32_t a;
-  if (cout < 0 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype)) return NULL;
   for (a = 2; a < w->rank; a++) inner *= w->shape[a]; /* numel fits: the product of all dims does */
-  d0 = w->shape[0];
-  d1 = w->shape[1];
   rows_per_group = axis == 1 ? d0 / groups : 1;
-  /* w's bytes are read in place (element reads copy, so a borrowed,
-     unaligned view needs no aligned copy); r's are all written below */
-  if (!w->data && w->nbytes) return NULL;
-  r = mgopt__tensor_new_data(p, (mgopt_dtype)w->dtype, w->rank, w->shape, 0);
-  if (!r) return NULL;
   for (i = 0; i < d0; i++)
-    for (j = 0; j < d1; j++) {
+    for (j = 0; j < d1; j++, f += inner) {
       /* axis 0: channel i. axis 1 (grouped, [Cin, Cout/g, ...]): row i lies in
          group i / (Cin/g), whose output channels start at that group times Cout/g */
       double s = scale[axis == 0 ? i : (i / rows_per_group) * d1 + j];
@@ -76,21 +70,48 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_te
         /* the common case without the per-element dtype switch: the double
            product rounded once by the conversion to float */
         const unsigned char *src = (const unsigned char *)w->data + (size_t)f * 4;
-        unsigned char *dst = (unsigned char *)r->data + (size_t)f * 4;
-        for (k = 0; k < inner; k++, src += 4, dst += 4) {
+        unsigned char *dst = (unsigned char *)out->data + (size_t)f * 4;
+        int bad = 0;
+        for (k = 0; k < inner; k++) {
           float x, y;
-          memcpy(&x, src, 4);
+          memcpy(&x, src + 4 * k, 4);
           y = (float)((double)x * s);
-          if (!isfinite(y)) return NULL;
-          memcpy(dst, &y, 4);
+          bad |= !isfinite(y);
+          if (!check) memcpy(dst + 4 * k, &y, 4);
         }
-        f += inner;
+        if (bad) return 0;
         continue;
       }
-      for (k = 0; k < inner; k++, f++)
-        if (!mgopt__pw_store(r, f, mgopt_tensor_get_f64(w, f) * s)) return NULL;
+      for (k = 0; k < inner; k++) {
+        double v = mgopt_tensor_get_f64(w, f + k) * s;
+        if (check ? !isfinite(mgopt__pw_round((mgopt_dtype)w->dtype, v)) : !mgopt__pw_store(out, f + k, v)) return 0;
+      }
     }
+  return 1;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_scale_channels(mgopt_program *p, mgopt_tensor *w, int32_t axis,
+                                                       int64_t groups, const double *scale) {
+  mgopt_tensor *r;
+  if (mgopt__pw_out_channels(w, axis, groups) < 0 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype)) return NULL;
+  /* w's bytes are read in place (element reads copy, so a borrowed,
+     unaligned view needs no aligned copy); r's are all written */
+  if (!w->data && w->nbytes) return NULL;
+  r = mgopt__tensor_new_data(p, (mgopt_dtype)w->dtype, w->rank, w->shape, 0);
+  if (!r || !mgopt__pw_scale_run(r, w, axis, groups, scale, 0)) return NULL;
   return r;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__pw_conv_scale(mgopt_program *p, const mgopt__pw_conv *c, const double *scale) {
+  mgopt_tensor *w = c->w;
+  /* a weight this conv alone reads, whose bytes no one else holds: scaled
+     where it is once every result is known finite, so a failure leaves it
+     whole (its first write copies nothing: it is not borrowed) */
+  if (c->w_sole) {
+    if (!mgopt__pw_scale_run(w, w, c->axis, c->groups, scale, 1) || !mgopt_tensor_data_mut(p, w)) return NULL;
+    return mgopt__pw_scale_run(w, w, c->axis, c->groups, scale, 0) ? w : NULL;
+  }
+  return mgopt__pw_scale_channels(p, w, c->axis, c->groups, scale);
 }
 
 MGOPT__PRIVATE mgopt_tensor *mgopt__pw_vector(mgopt_program *p, mgopt_dtype dt, int64_t n, const double *v) {
@@ -128,6 +149,7 @@ MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgop
   if (!x || !w) return 0;
   if (!mgopt__pu_def_of(w, MGOPT_OP_const) || (b && !mgopt__pu_def_of(b, MGOPT_OP_const))) return 0;
   c->w = mgopt_value_const(w);
+  c->w_sole = c->w && w->nuses == 1 && !mgopt__pu_is_block_output(w) && mgopt__tensor_held_only_by(c->w, w->def);
   c->b = b ? mgopt_value_const(b) : NULL;
   c->axis = op->kind == MGOPT_OP_conv_transpose ? 1 : 0;
   c->groups = mgopt_op_get_int(op, "groups", 1);
@@ -174,6 +196,9 @@ MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_
     nv = mgopt_rw_const(rw, conv, mgopt__pu_name2(p, base, k ? "_bias" : "_weight"), t[k]);
     if (!nv || mgopt_rw_set_operand(rw, conv, slot[k], nv) != MGOPT_OK) return 0;
     if (old) mgopt__pu_erase_if_dead(rw, old->def);
+    /* the new const alone holds t[k] (a weight scaled in place moved to it
+       from the old const, erased just now) */
+    mgopt__tensor_set_holder(t[k], nv->def);
   }
   mgopt_rw_modified(rw, conv);
   return 1;

@@ -223,7 +223,64 @@ static void test_conv_scale_contract(void) {
   mgopt_program_destroy(p);
 }
 
+/* conv -> mul -> batch_norm: the second fold scales the weight the first
+   one made in place (it alone holds it, the conv alone reads it), each fold
+   rounding once; the parsed weight, which the first fold only read, keeps its
+   values. A fold whose result would not be finite leaves the weight as it was. */
+static void test_conv_fold_chain_in_place(void) {
+  static const char *const texts[2] = {
+      "main(%x: (1, 2, 3, fp32)) {\n"
+      "  %w: (2, 2, 1, fp32)* = const(val=[[[0.7], [-1.3]], [[2.9], [0.011]]])\n"
+      "  %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)\n"
+      "  %s: (2, 1, fp32)* = const(val=[[3], [0.7]])\n"
+      "  %d: (1, 2, 3, fp32) = mul(x=%c, y=%s)\n"
+      "  %m: (2, fp32)* = const(val=[0.5, -1])\n"
+      "  %v: (2, fp32)* = const(val=[1.5, 0.25])\n"
+      "  %y: (1, 2, 3, fp32) = batch_norm(x=%d, mean=%m, variance=%v, epsilon=0.001)\n"
+      "} -> (%y)\n",
+      "main(%x: (1, 2, 3, fp32)) {\n"
+      "  %w: (2, 2, 1, fp32)* = const(val=[[[0.7], [-1.3]], [[2.9], [0.011]]])\n"
+      "  %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)\n"
+      "  %s: (2, 1, fp32)* = const(val=[[3], [0.7]])\n"
+      "  %d: (1, 2, 3, fp32) = mul(x=%c, y=%s)\n"
+      "  %m: (2, fp32)* = const(val=[0.5, -1])\n"
+      "  %v: (2, fp32)* = const(val=[1.5, 0.25])\n"
+      "  %g: (2, fp32)* = const(val=[3e38, 1])\n"
+      "  %y: (1, 2, 3, fp32) = batch_norm(x=%d, mean=%m, variance=%v, gamma=%g, epsilon=0.001)\n"
+      "} -> (%y)\n"};
+  static const double w[4] = {0.7f, -1.3f, 2.9f, 0.011f}, sc[2] = {3, 0.7f}, v[2] = {1.5, 0.25};
+  int t;
+  for (t = 0; t < 2; t++) {
+    mgopt_program *p = parse(texts[t]);
+    mgopt_tensor *w0, *w1, *w2;
+    float first[4];
+    int64_t f;
+    REQUIRE(p != NULL);
+    w0 = const_named(p, "w");
+    REQUIRE(w0 != NULL);
+    CHECK_EQ_INT(run(p, "fuse_conv_scale"), MGOPT_OK);
+    w1 = conv_operand(p, MGOPT_OP_conv, "weight");
+    REQUIRE(w1 != NULL && w1 != w0);
+    for (f = 0; f < 4; f++) {
+      first[f] = (float)(w[f] * sc[f / 2]);
+      CHECK(mgopt_tensor_get_f64(w1, f) == first[f]);
+      CHECK(mgopt_tensor_get_f64(w0, f) == w[f]);
+    }
+    CHECK_EQ_INT(run(p, "fuse_conv_batchnorm"), MGOPT_OK);
+    w2 = conv_operand(p, MGOPT_OP_conv, "weight");
+    REQUIRE(w2 != NULL);
+    CHECK(w2 == w1);
+    CHECK_EQ_INT(mgopt_program_op_count(p), (t ? 6 : 3));
+    for (f = 0; f < 4; f++) {
+      double want = t ? first[f] : (double)first[f] * (1.0 / sqrt(v[f / 2] + 0.001));
+      CHECK(mgopt_tensor_get_f64(w2, f) == (double)(float)want);
+    }
+    mgopt_program_destroy(p);
+  }
+}
+
 static const test_case tests[] = {
+    TEST(test_conv_fold_chain_in_place),
     TEST(test_round_once),
     TEST(test_conv_batchnorm_contract),
     TEST(test_conv_scale_contract),

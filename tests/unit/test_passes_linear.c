@@ -371,8 +371,63 @@ static void test_linear_export(void) {
   mgopt_program_destroy(p);
 }
 
+/* The weight fuse_matmul_weight_bias transposes into a linear over a rank-3
+   input goes out as the bytes it was made from, without a copy back, while
+   the linear's weight is unwritten; a negated one (c - matmul) is written as
+   what it holds. */
+static void test_matmul_weight_written_back(void) {
+  static const char *const texts[2] = {
+      "main(%x: (2, 5, 3, fp32)) {\n"
+      "  %w: (3, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6]])\n"
+      "  %m: (2, 5, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)\n"
+      "  %c: (2, fp32)* = const(val=[1, 2])\n"
+      "  %y: (2, 5, 2, fp32) = add(x=%m, y=%c)\n"
+      "} -> (%y)\n",
+      "main(%x: (2, 5, 3, fp32)) {\n"
+      "  %w: (3, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6]])\n"
+      "  %m: (2, 5, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)\n"
+      "  %c: (2, fp32)* = const(val=[1, 2])\n"
+      "  %y: (2, 5, 2, fp32) = sub(x=%c, y=%m)\n"
+      "} -> (%y)\n"};
+  static const float w[6] = {1, 2, 3, 4, 5, 6}, negw[6] = {-1, -2, -3, -4, -5, -6};
+  int k;
+  for (k = 0; k < 2; k++) {
+    mgopt_onnx_export_options eo;
+    mgopt_onnx_model *m = NULL;
+    mgopt_diag d;
+    mgopt_program *p = parse(texts[k]);
+    const mgopt_onnx_graph *g;
+    mgopt_op *wop;
+    const void *wdata;
+    int64_t i, found = 0;
+    REQUIRE(p != NULL);
+    for (wop = mgopt_program_function_at(p, 0)->body->first; wop; wop = wop->next)
+      if (wop->kind == MGOPT_OP_const && strcmp(wop->outs[0]->name, "w") == 0) break;
+    REQUIRE(wop != NULL);
+    wdata = mgopt_value_const(wop->outs[0])->data;
+    CHECK_EQ_INT(run(p, "fuse_matmul_weight_bias"), MGOPT_OK);
+    REQUIRE(find(p, MGOPT_OP_linear) != NULL);
+    memset(&eo, 0, sizeof eo);
+    CHECK_EQ_INT(mgopt_onnx_export(p, &eo, &m, &d), MGOPT_OK);
+    REQUIRE(m != NULL && m->graph != NULL);
+    g = m->graph;
+    for (i = 0; i < g->ninitializers; i++) {
+      const mgopt_onnx_tensor *t = &g->initializers[i];
+      if (t->ndims != 2) continue;
+      found++;
+      CHECK(t->dims[0] == 3 && t->dims[1] == 2);
+      REQUIRE(t->raw_data.len == sizeof w);
+      CHECK(memcmp(t->raw_data.ptr, k ? negw : w, sizeof w) == 0);
+      CHECK(k ? (const void *)t->raw_data.ptr != wdata : (const void *)t->raw_data.ptr == wdata);
+    }
+    CHECK_EQ_INT(found, 1);
+    mgopt_program_destroy(p);
+  }
+}
+
 static const test_case tests[] = {
     TEST(test_linear_export),
+    TEST(test_matmul_weight_written_back),
     TEST(test_target_refusal),
     TEST(test_linear_bias_rounds_once),
     TEST(test_matmul_linear_exact),

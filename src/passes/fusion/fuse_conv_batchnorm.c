@@ -39,7 +39,9 @@
    not float; a parameter of another size; a result that is not finite; the
    batch_norm's declared type does not suit its readers with the conv's
    (mgopt__pu_replace_fits).
-   Cost: worklist patterns, O(batch_norms + weight elements). */
+   Cost: worklist patterns, O(batch_norms + weight elements). A weight an
+   earlier fold made, read by this conv alone, is scaled in place
+   (mgopt__pw_conv_scale): no new memory. */
 #include "../../passes_internal.h"
 
 static int mgopt__fcb_param(mgopt_program *p, const mgopt_op *bn, const char *slot, int64_t n, double dflt,
@@ -83,9 +85,9 @@ static int mgopt__fcb_fuse(mgopt_rewriter *rw, mgopt_op *bn, void *ud) {
     b[o] = s * (b[o] - mean[o]) + beta[o];
     gamma[o] = s; /* the scale, in place */
   }
-  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, gamma);
-  nb = nw ? mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, n, b) : NULL;
-  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, n, b);
+  nw = nb ? mgopt__pw_conv_scale(p, &c, gamma) : NULL; /* last: it may scale in place */
+  if (!nw || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
   mgopt__pu_replace_value(rw, bn->outs[0], x);
   mgopt__pu_erase_with_consts(rw, bn);
   return 1;

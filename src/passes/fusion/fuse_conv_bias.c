@@ -39,7 +39,9 @@
    a conv (or transpose) output with another use or that is a block output;
    a result that is not finite; declared types that do not allow the
    replacement (mgopt__pu_replace_fits).
-   Cost: worklist patterns, O(adds and subs + bias elements; weight elements for k − conv). */
+   Cost: worklist patterns, O(adds and subs + bias elements; weight elements
+   for k − conv, negated in place when an earlier fold made the weight and
+   this conv alone reads it). */
 #include "../../passes_internal.h"
 
 /* v's producer is a conv (then *tr NULL) or a transpose of a conv (*tr the
@@ -94,14 +96,14 @@ static int mgopt__fcbias_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     else if (side == 0) b[o] -= k[o];
     else b[o] = k[o] - b[o];
   }
+  if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
   if (op->kind == MGOPT_OP_sub && side == 1) {
     neg = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout, 8);
     if (!neg) return 0;
     for (o = 0; o < c.cout; o++) neg[o] = -1.0;
-    if (!(nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, neg))) return 0;
+    if (!(nw = mgopt__pw_conv_scale(p, &c, neg))) return 0; /* last: it may negate in place */
   }
-  nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b);
-  if (!nb || !mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
+  if (!mgopt__pw_conv_set(rw, conv, nw, nb)) return 0;
   mgopt__pu_replace_value(rw, op->outs[0], res);
   mgopt__pu_erase_with_consts(rw, op);
   return 1;

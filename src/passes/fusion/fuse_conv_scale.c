@@ -39,7 +39,9 @@
    or bias; a conv output with another use or that is a block output; a
    result that is not finite; declared types that do not allow the
    replacement (mgopt__pu_replace_fits).
-   Cost: worklist patterns, O(muls and real_divs + weight elements). */
+   Cost: worklist patterns, O(muls and real_divs + weight elements). A
+   weight an earlier fold made, read by this conv alone, is scaled in place
+   (mgopt__pw_conv_scale): no new memory. */
 #include "../../passes_internal.h"
 
 static int mgopt__fcs_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
@@ -68,14 +70,13 @@ static int mgopt__fcs_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
       s[o] = 1.0 / s[o];
       if (!isfinite(s[o])) return 0;
     }
-  nw = mgopt__pw_scale_channels(p, c.w, c.axis, c.groups, s);
-  if (!nw) return 0;
   if (c.b) {
     if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
     for (o = 0; o < c.cout; o++) b[o] *= s[o];
     if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
   }
-  if (!mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
+  nw = mgopt__pw_conv_scale(p, &c, s); /* last: it may scale in place */
+  if (!nw || !mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
   mgopt__pu_replace_value(rw, op->outs[0], cv);
   mgopt__pu_erase_with_consts(rw, op);
   return 1;

@@ -45,7 +45,11 @@
    express the linear (mgopt_program_target_accepts).
    Numeric contract: exact. The weight and bias are only transposed and
    negated, in their own dtype (fp16 stays fp16); no value is rounded.
-   Cost: worklist patterns, O(matmuls + weight elements of the fused ones). */
+   Cost: worklist patterns, O(matmuls + weight elements of the fused ones).
+   A transposed weight remembers the bytes it came from
+   (mgopt__tensor_transpose2d), so ONNX export, which writes a linear over a
+   rank > 2 input as MatMul by the weight's transpose, writes those bytes
+   without transposing again. */
 #include "../../passes_internal.h"
 
 /* the value of bool flag `name` of op, or -1 when it is a run-time operand */
@@ -89,7 +93,7 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_op *user, *pre = NULL, *lin, *post = NULL;
   mgopt_value *wv = NULL, *bv = NULL;
   const char *name;
-  int64_t perm[2] = {1, 0}, n, i;
+  int64_t n, i;
   int tx = mgopt__fmw_flag(op, "transpose_x"), ty = mgopt__fmw_flag(op, "transpose_y");
   int w_is_x, first, sub, neg_w, transpose_w;
   mgopt_dtype dt;
@@ -122,7 +126,7 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   neg_w = sub && !first;
   name = mgopt__pu_value_name(user->outs[0]);
   if (transpose_w || neg_w) {
-    nw = transpose_w ? mgopt__pu_transpose_data(p, wt, wt->shape, 2, perm) : mgopt_tensor_clone(p, wt);
+    nw = transpose_w ? mgopt__tensor_transpose2d(p, wt) : mgopt_tensor_clone(p, wt);
     if (!nw) return 0;
     if (neg_w)
       for (i = 0; i < nw->numel; i++) mgopt_tensor_set_f64(nw, i, -mgopt_tensor_get_f64(nw, i));
