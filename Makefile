@@ -10,6 +10,7 @@
 #   make clang-test       `make test` with clang into build-clang/
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
 #   make compile-tests    only the compile tests (see tests/compile/README)
+#   make test-cross ARCH=s390x|aarch64   unit and golden tests cross-compiled, run under qemu-user
 #
 # Variables: CC, CXX, CFLAGS, WERROR=1 (adds -Werror), SAN=1 (ASan+UBSan),
 # B=<dir> (build directory; derived from SAN and CC when not given).
@@ -150,7 +151,7 @@ clean:
 	rm -rf $(B)
 
 clean-all:
-	rm -rf build build-clang build-asan build-cmake
+	rm -rf build build-clang build-asan build-cmake build-s390x build-aarch64
 
 # ---------------------------------------------------------------- test hooks
 #
@@ -402,6 +403,26 @@ asan-test:
 	@if command -v $(CLANG) >/dev/null 2>&1; then \
 	  $(MAKE) test SAN=1 CC=$(CLANG) CXX=$(CLANGXX) B=build-asan; \
 	else $(MAKE) test SAN=1 B=build-asan; fi
+
+# ---------------------------------------------------------------- other architectures
+# make test-cross ARCH=s390x|aarch64: the unit and golden tests built by Debian's
+# cross compiler (<triple>-gcc, packages gcc-<triple> and libc6-dev-<arch>-cross)
+# at -O1 into build-<ARCH>/, and run under qemu-user (qemu-<ARCH>, libraries
+# from /usr/<triple>) unless the host is that architecture. s390x is
+# big-endian (ONNX data is little-endian) and evaluates float expressions in
+# double (FLT_EVAL_METHOD 1 at -std=c99); aarch64 has an unsigned char.
+CROSS_TRIPLE_s390x   := s390x-linux-gnu
+CROSS_TRIPLE_aarch64 := aarch64-linux-gnu
+CROSS_TRIPLE := $(CROSS_TRIPLE_$(ARCH))
+.PHONY: test-cross cross-run
+test-cross:
+	@if [ -z "$(CROSS_TRIPLE)" ]; then echo "test-cross: ARCH must be s390x or aarch64"; exit 2; fi
+	@$(MAKE) --no-print-directory cross-run ARCH=$(ARCH) CC=$(CROSS_TRIPLE)-gcc B=build-$(ARCH) \
+	  CFLAGS="$(if $(filter file,$(origin CFLAGS)),-O1,$(CFLAGS))" HOSTCC=cc
+cross-run: $(UNIT_BIN) $(B)/tests/test_golden
+	@if [ "$$(uname -m)" = "$(ARCH)" ]; then runner=; else runner=qemu-$(ARCH); fi; \
+	echo "test-cross: $(ARCH) ($(CC) $(CFLAGS)) $${runner:+under $$runner}"; \
+	QEMU_LD_PREFIX=/usr/$(CROSS_TRIPLE) MGOPT_TEST_RUNNER=$$runner sh tests/run.sh $(B)
 
 # ---------------------------------------------------------------- big-model benchmark (not in `make test`)
 # Peak memory of the tool on a model with > 2 GB of external weights; needs ~7 GB

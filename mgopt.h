@@ -1796,6 +1796,27 @@ MGOPT__PRIVATE void mgopt__tensor_set_holder(mgopt_tensor *t, const void *holder
    one recorded by mgopt__tensor_set_holder: that holder's owner may write t
    in place. */
 MGOPT__PRIVATE int mgopt__tensor_held_only_by(const mgopt_tensor *t, const void *holder);
+/* ---- byte order. Tensor data is in the host's order; ONNX stores it
+   little-endian. 1 on a little-endian host: a constant the compiler folds. */
+static inline int mgopt__host_le(void) {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+  return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+#else
+  const union {
+    uint32_t u;
+    unsigned char b[4];
+  } probe = {1u};
+  return probe.b[0] == 1;
+#endif
+}
+/* Bytes that swap as one unit between host and little-endian order for dt:
+   the element width (each part's for complex types); 1 for 8-bit and sub-byte
+   types (packed little-endian bit order per byte), which never swap. */
+MGOPT__PRIVATE size_t mgopt__dtype_swap_unit(mgopt_dtype dt);
+/* Copies n bytes of unit-byte elements between little-endian and host order
+   (either way: the same operation). A memcpy on a little-endian host or for
+   unit 1. dst and src must not overlap. */
+MGOPT__PRIVATE void mgopt__le_copy(void *dst, const void *src, size_t n, size_t unit);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */
@@ -2581,6 +2602,27 @@ MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n) {
   }
   if (!mgopt__mul_i64(n, mgopt_dtype_bits(t), &bits)) return -1;
   return (bits + 7) / 8;
+}
+
+/* ---------------------------------------------------------------- byte order */
+
+MGOPT__PRIVATE size_t mgopt__dtype_swap_unit(mgopt_dtype dt) {
+  int bits = mgopt_dtype_bits(dt);
+  if (dt == MGOPT_DT_COMPLEX64 || dt == MGOPT_DT_COMPLEX128) bits /= 2;
+  return bits >= 16 ? (size_t)bits / 8 : 1u;
+}
+
+MGOPT__PRIVATE void mgopt__le_copy(void *dst, const void *src, size_t n, size_t unit) {
+  unsigned char *d = (unsigned char *)dst;
+  const unsigned char *s = (const unsigned char *)src;
+  size_t i, k;
+  if (!n) return;
+  if (unit <= 1 || mgopt__host_le()) {
+    memcpy(d, s, n);
+    return;
+  }
+  for (i = 0; i + unit <= n; i += unit)
+    for (k = 0; k < unit; k++) d[i + k] = s[i + unit - 1 - k];
 }
 
 /* ---------------------------------------------------------------- fp16 / bf16 */
@@ -11518,7 +11560,8 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, con
   return MGOPT_OK;
 }
 
-/* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
+/* ONNX tensor -> mgopt tensor; raw_data is borrowed where its little-endian
+   bytes are the host's. NULL with d set on error. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
   mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
   mgopt_tensor *t;
@@ -11546,8 +11589,19 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_t
       return NULL;
     }
     if ((int64_t)mgopt_dtype_nbytes(dt, ot->numel) == nb) {
-      t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims, ot->raw_data.ptr ? ot->raw_data.ptr : "",
-                                    (size_t)nb);
+      size_t unit = mgopt__dtype_swap_unit(dt);
+      if (unit == 1 || mgopt__host_le()) {
+        t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims,
+                                      ot->raw_data.ptr ? ot->raw_data.ptr : "", (size_t)nb);
+      } else { /* a big-endian host: an owned copy in host order */
+        t = mgopt__tensor_new_data(I->p, dt, (int32_t)ot->ndims, ot->dims, 0);
+        if (!t) {
+          mgopt__oom(I->p);
+          mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+          return NULL;
+        }
+        mgopt__le_copy(t->data, ot->raw_data.ptr, (size_t)nb, unit);
+      }
       if (t) {
         t->ext_location = ot->ext_location;
         t->ext_offset = ot->ext_offset;
@@ -12036,7 +12090,8 @@ MGOPT__PRIVATE const char *mgopt__exp_tensor_why_not(const mgopt_tensor *t, char
   return NULL;
 }
 
-/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
+/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts
+   and byte orders agree). */
 MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
   int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
   int64_t nb, i;
@@ -12060,8 +12115,15 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
   nb = mgopt_onnx_raw_nbytes(dt, t->numel);
   ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   if ((size_t)nb == t->nbytes) {
+    size_t unit = mgopt__dtype_swap_unit((mgopt_dtype)t->dtype);
     ot->raw_data.ptr = (const char *)t->data;
     ot->raw_data.len = t->nbytes;
+    if (unit > 1 && !mgopt__host_le()) { /* a big-endian host: a little-endian copy */
+      char *r = (char *)mgopt__arena_alloc(E->p, t->nbytes ? t->nbytes : 1, 8, 0); /* written whole */
+      if (!r) return MGOPT_ERR_NOMEM;
+      mgopt__le_copy(r, t->data, t->nbytes, unit);
+      ot->raw_data.ptr = r;
+    }
     return MGOPT_OK;
   }
   {
@@ -12371,7 +12433,7 @@ static int mgopt__imp_leaky_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
   if (!mgopt__imp_is_float(x)) return 0;
   op = mgopt__imp_op(I, "leaky_relu", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) ||
-      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)(float)0.01f)))
     return -1;
   return mgopt__imp_done(I, op);
 }
@@ -13928,10 +13990,12 @@ static int mgopt__imp_batchnorm(mgopt__imp *I, const mgopt__onnx_map *m) {
       v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
     return 0;
   op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  /* (double)(float): the fp32 default, rounded even where float constants keep
+     double precision (FLT_EVAL_METHOD 1: s390x at -std=c99) */
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", mean) ||
       mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
       mgopt_op_set_operand(op, "beta", b) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)(float)1e-5f)))
     return -1;
   return mgopt__imp_done(I, op);
 }
@@ -14006,7 +14070,7 @@ static int mgopt__imp_instancenorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   op = mgopt__imp_op(I, "instance_norm", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
       mgopt_op_set_operand(op, "beta", b) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)(float)1e-5f)))
     return -1;
   return mgopt__imp_done(I, op);
 }
@@ -14046,7 +14110,7 @@ static int mgopt__imp_layernorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   op = mgopt__imp_op(I, "layer_norm", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
       mgopt_op_set_ints(op, "axes", axes, n) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)(float)1e-5f)))
     return -1;
   if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
   return mgopt__imp_done(I, op);

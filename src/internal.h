@@ -227,6 +227,27 @@ MGOPT__PRIVATE void mgopt__tensor_set_holder(mgopt_tensor *t, const void *holder
    one recorded by mgopt__tensor_set_holder: that holder's owner may write t
    in place. */
 MGOPT__PRIVATE int mgopt__tensor_held_only_by(const mgopt_tensor *t, const void *holder);
+/* ---- byte order. Tensor data is in the host's order; ONNX stores it
+   little-endian. 1 on a little-endian host: a constant the compiler folds. */
+static inline int mgopt__host_le(void) {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+  return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+#else
+  const union {
+    uint32_t u;
+    unsigned char b[4];
+  } probe = {1u};
+  return probe.b[0] == 1;
+#endif
+}
+/* Bytes that swap as one unit between host and little-endian order for dt:
+   the element width (each part's for complex types); 1 for 8-bit and sub-byte
+   types (packed little-endian bit order per byte), which never swap. */
+MGOPT__PRIVATE size_t mgopt__dtype_swap_unit(mgopt_dtype dt);
+/* Copies n bytes of unit-byte elements between little-endian and host order
+   (either way: the same operation). A memcpy on a little-endian host or for
+   unit 1. dst and src must not overlap. */
+MGOPT__PRIVATE void mgopt__le_copy(void *dst, const void *src, size_t n, size_t unit);
 /* mgopt_program_alloc with zero = 0 for memory the caller fills at once. */
 MGOPT__PRIVATE void *mgopt__arena_alloc(mgopt_program *p, size_t size, size_t align, int zero);
 /* Sets the sticky OOM status and returns MGOPT_ERR_NOMEM. */

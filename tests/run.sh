@@ -3,6 +3,8 @@
 # usage: run.sh BUILD_DIR [COMMAND...]: every BUILD_DIR/tests/test_* program, then each
 # further argument as a shell command line (programs and suites from the Makefile's
 # TEST_PROGS / TEST_CMDS).
+# MGOPT_TEST_RUNNER, when set, prefixes each BUILD_DIR/tests program (e.g. qemu-s390x
+# for programs built by a cross compiler: `make test-cross`).
 B=${1:-build}
 [ $# -gt 0 ] && shift
 total_p=0; total_f=0; status=0
@@ -31,7 +33,7 @@ run_one() { # $1: label, $2: command line
 
 for t in "$B"/tests/test_*; do
   [ -x "$t" ] || continue
-  run_one "$(basename "$t")" "\"$t\""
+  run_one "$(basename "$t")" "${MGOPT_TEST_RUNNER:+$MGOPT_TEST_RUNNER }\"$t\""
 done
 for c in "$@"; do
   label=${c%% *}

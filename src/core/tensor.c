@@ -87,6 +87,27 @@ MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n) {
   return (bits + 7) / 8;
 }
 
+/* ---------------------------------------------------------------- byte order */
+
+MGOPT__PRIVATE size_t mgopt__dtype_swap_unit(mgopt_dtype dt) {
+  int bits = mgopt_dtype_bits(dt);
+  if (dt == MGOPT_DT_COMPLEX64 || dt == MGOPT_DT_COMPLEX128) bits /= 2;
+  return bits >= 16 ? (size_t)bits / 8 : 1u;
+}
+
+MGOPT__PRIVATE void mgopt__le_copy(void *dst, const void *src, size_t n, size_t unit) {
+  unsigned char *d = (unsigned char *)dst;
+  const unsigned char *s = (const unsigned char *)src;
+  size_t i, k;
+  if (!n) return;
+  if (unit <= 1 || mgopt__host_le()) {
+    memcpy(d, s, n);
+    return;
+  }
+  for (i = 0; i + unit <= n; i += unit)
+    for (k = 0; k < unit; k++) d[i + k] = s[i + unit - 1 - k];
+}
+
 /* ---------------------------------------------------------------- fp16 / bf16 */
 
 static uint32_t mgopt__f32_bits(float f) {

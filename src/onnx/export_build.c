@@ -106,7 +106,8 @@ MGOPT__PRIVATE const char *mgopt__exp_tensor_why_not(const mgopt_tensor *t, char
   return NULL;
 }
 
-/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts agree). */
+/* Fills ot from t (raw_data borrowed from the tensor's bytes where the layouts
+   and byte orders agree). */
 MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor *t, const char *name, mgopt_onnx_tensor *ot) {
   int32_t dt = mgopt__exp_dtype((mgopt_dtype)t->dtype);
   int64_t nb, i;
@@ -130,8 +131,15 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
   nb = mgopt_onnx_raw_nbytes(dt, t->numel);
   ot->has |= MGOPT_ONNX_TENSOR_HAS_RAW_DATA;
   if ((size_t)nb == t->nbytes) {
+    size_t unit = mgopt__dtype_swap_unit((mgopt_dtype)t->dtype);
     ot->raw_data.ptr = (const char *)t->data;
     ot->raw_data.len = t->nbytes;
+    if (unit > 1 && !mgopt__host_le()) { /* a big-endian host: a little-endian copy */
+      char *r = (char *)mgopt__arena_alloc(E->p, t->nbytes ? t->nbytes : 1, 8, 0); /* written whole */
+      if (!r) return MGOPT_ERR_NOMEM;
+      mgopt__le_copy(r, t->data, t->nbytes, unit);
+      ot->raw_data.ptr = r;
+    }
     return MGOPT_OK;
   }
   {

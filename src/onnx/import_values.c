@@ -77,7 +77,8 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_refine(mgopt__imp *I, mgopt_value *v, con
   return MGOPT_OK;
 }
 
-/* ONNX tensor -> mgopt tensor; raw_data is borrowed. NULL with d set on error. */
+/* ONNX tensor -> mgopt tensor; raw_data is borrowed where its little-endian
+   bytes are the host's. NULL with d set on error. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_tensor *ot) {
   mgopt_dtype dt = mgopt_onnx_dtype(ot->data_type);
   mgopt_tensor *t;
@@ -105,8 +106,19 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__imp_tensor(mgopt__imp *I, const mgopt_onnx_t
       return NULL;
     }
     if ((int64_t)mgopt_dtype_nbytes(dt, ot->numel) == nb) {
-      t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims, ot->raw_data.ptr ? ot->raw_data.ptr : "",
-                                    (size_t)nb);
+      size_t unit = mgopt__dtype_swap_unit(dt);
+      if (unit == 1 || mgopt__host_le()) {
+        t = mgopt_tensor_new_borrowed(I->p, dt, (int32_t)ot->ndims, ot->dims,
+                                      ot->raw_data.ptr ? ot->raw_data.ptr : "", (size_t)nb);
+      } else { /* a big-endian host: an owned copy in host order */
+        t = mgopt__tensor_new_data(I->p, dt, (int32_t)ot->ndims, ot->dims, 0);
+        if (!t) {
+          mgopt__oom(I->p);
+          mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+          return NULL;
+        }
+        mgopt__le_copy(t->data, ot->raw_data.ptr, (size_t)nb, unit);
+      }
       if (t) {
         t->ext_location = ot->ext_location;
         t->ext_offset = ot->ext_offset;

@@ -30,7 +30,7 @@ static int mgopt__imp_leaky_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
   if (!mgopt__imp_is_float(x)) return 0;
   op = mgopt__imp_op(I, "leaky_relu", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) ||
-      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.01f)))
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)(float)0.01f)))
     return -1;
   return mgopt__imp_done(I, op);
 }

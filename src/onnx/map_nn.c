@@ -397,10 +397,12 @@ static int mgopt__imp_batchnorm(mgopt__imp *I, const mgopt__onnx_map *m) {
       v->type.dtype != x->type.dtype || mgopt__imp_rank(x) < 2)
     return 0;
   op = mgopt__imp_op(I, "batch_norm", 1, 0);
+  /* (double)(float): the fp32 default, rounded even where float constants keep
+     double precision (FLT_EVAL_METHOD 1: s390x at -std=c99) */
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "mean", mean) ||
       mgopt_op_set_operand(op, "variance", v) || mgopt_op_set_operand(op, "gamma", g) ||
       mgopt_op_set_operand(op, "beta", b) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)(float)1e-5f)))
     return -1;
   return mgopt__imp_done(I, op);
 }
@@ -475,7 +477,7 @@ static int mgopt__imp_instancenorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   op = mgopt__imp_op(I, "instance_norm", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
       mgopt_op_set_operand(op, "beta", b) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)(float)1e-5f)))
     return -1;
   return mgopt__imp_done(I, op);
 }
@@ -515,7 +517,7 @@ static int mgopt__imp_layernorm(mgopt__imp *I, const mgopt__onnx_map *m) {
   op = mgopt__imp_op(I, "layer_norm", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "gamma", g) ||
       mgopt_op_set_ints(op, "axes", axes, n) ||
-      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)1e-5f)))
+      mgopt_op_set_float(op, "epsilon", mgopt__imp_afloat(I->node, "epsilon", (double)(float)1e-5f)))
     return -1;
   if (b && mgopt_op_set_operand(op, "beta", b)) return -1;
   return mgopt__imp_done(I, op);

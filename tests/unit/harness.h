@@ -16,6 +16,38 @@
 #define MGOPT_TEST_HARNESS_H
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+
+/* Little-endian bytes (ONNX's order for raw_data and fixed-width fields) to
+   and from host values, by shifts: right on hosts of either byte order. */
+static inline uint64_t harness_le(const void *p, int n) {
+  const unsigned char *b = (const unsigned char *)p;
+  uint64_t v = 0;
+  while (n-- > 0) v = v << 8 | b[n];
+  return v;
+}
+static inline float harness_le_f32(const void *p) {
+  uint32_t u = (uint32_t)harness_le(p, 4);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline double harness_le_f64(const void *p) {
+  uint64_t u = harness_le(p, 8);
+  double f;
+  memcpy(&f, &u, 8);
+  return f;
+}
+static inline void harness_put_le(void *p, uint64_t v, int n) {
+  unsigned char *b = (unsigned char *)p;
+  int i;
+  for (i = 0; i < n; i++) b[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void harness_put_le_f32(void *p, float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  harness_put_le(p, u, 4);
+}
 
 typedef struct test_case {
   const char *name;

@@ -302,9 +302,11 @@ static void test_packed_and_unpacked(void) {
   bb t1, t2, m1, m2;
   mgopt_diag d;
   mgopt_onnx_model *a, *b;
-  float f[3] = {1.0f, -2.0f, 0.5f};
+  static const float fv[3] = {1.0f, -2.0f, 0.5f};
+  unsigned char f[12]; /* the floats as the wire holds them: little-endian */
   int i;
   char where[128];
+  for (i = 0; i < 3; i++) harness_put_le_f32(f + 4 * i, fv[i]);
   memset(&t1, 0, sizeof t1);
   memset(&t2, 0, sizeof t2);
   /* t1: dims unpacked, float_data packed; t2: dims packed, float_data unpacked */
@@ -318,7 +320,7 @@ static void test_packed_and_unpacked(void) {
   bb_int(&t2, 2, 1);
   for (i = 0; i < 3; i++) {
     bb_key(&t2, 4, 5);
-    bb_raw(&t2, &f[i], 4);
+    bb_raw(&t2, f + 4 * i, 4);
   }
   bb_str(&t2, 8, "w");
   model_with_tensor(&m1, &t1);
@@ -334,6 +336,153 @@ static void test_packed_and_unpacked(void) {
   CHECK(roundtrip_ok(b, (const char *)m1.b, m1.n, 1));
   mgopt_program_destroy(a->program);
   mgopt_program_destroy(b->program);
+}
+
+/* ONNX stores tensors little-endian. Known byte patterns (raw_data of fp32,
+   fp16, bf16, int64, int32, uint16, fp64, complex64, int8, bool; and packed
+   float_data / double_data) decode to the right values on a host of either
+   byte order, and export writes the same bytes back. raw_data is borrowed
+   where the host order allows: 1-byte types always, wider ones only on a
+   little-endian host (else the program holds a host-order copy). */
+typedef struct le_case {
+  const char *name;
+  int dt;       /* ONNX data type */
+  int64_t n;    /* elements */
+  const char *bytes;
+  size_t len;
+  double want[3]; /* element values (complex64: the parts of element 0) */
+} le_case;
+
+static void test_byte_order(void) {
+  static const le_case cases[] = {
+      {"f32", 1, 3, "\x00\x00\x80\x3f\x00\x00\x00\xc0\x00\x00\x20\x41", 12, {1.0, -2.0, 10.0}},
+      {"f16", 10, 3, "\x00\x3c\x00\xc0\x01\x00", 6, {1.0, -2.0, 5.9604644775390625e-08}},
+      {"bf16", 16, 2, "\x80\x3f\x00\xc0", 4, {1.0, -2.0, 0}},
+      {"i64", 7, 2, "\x2b\x01\x00\x00\x00\x00\x00\x00\xfe\xff\xff\xff\xff\xff\xff\xff", 16, {299, -2, 0}},
+      {"i32", 6, 2, "\x01\x02\x03\x04\xff\xff\xff\x7f", 8, {67305985, 2147483647, 0}},
+      {"u16", 4, 2, "\x34\x12\xff\xff", 4, {0x1234, 65535, 0}},
+      {"f64", 11, 1, "\x00\x00\x00\x00\x00\x00\xf0\xbf", 8, {-1.0, 0, 0}},
+      {"c64", 14, 1, "\x00\x00\x80\x3f\x00\x00\x00\xc0", 8, {1.0, -2.0, 0}},
+      {"i8", 3, 3, "\x01\xff\x80", 3, {1, -1, -128}},
+      {"bool", 9, 2, "\x01\x00", 2, {1, 0, 0}},
+  };
+  const int ncase = (int)(sizeof cases / sizeof cases[0]);
+  bb g, m;
+  mgopt_diag d;
+  mgopt_program *p = NULL;
+  mgopt_function *f;
+  mgopt_onnx_model *out = NULL;
+  mgopt_onnx_export_options eo;
+  int c, k;
+  memset(&g, 0, sizeof g);
+  memset(&m, 0, sizeof m);
+  for (c = 0; c < ncase; c++) {
+    bb t, vi, ty, tt, sh, dim;
+    memset(&t, 0, sizeof t);
+    bb_int(&t, 1, (uint64_t)cases[c].n);
+    bb_int(&t, 2, (uint64_t)cases[c].dt);
+    bb_str(&t, 8, cases[c].name);
+    bb_len(&t, 9, cases[c].bytes, cases[c].len);
+    bb_msg(&g, 5, &t);
+    /* graph output `name`: tensor_type{elem_type, shape{dim{dim_value n}}} */
+    memset(&dim, 0, sizeof dim);
+    bb_int(&dim, 1, (uint64_t)cases[c].n);
+    memset(&sh, 0, sizeof sh);
+    bb_msg(&sh, 1, &dim);
+    memset(&tt, 0, sizeof tt);
+    bb_int(&tt, 1, (uint64_t)cases[c].dt);
+    bb_msg(&tt, 2, &sh);
+    memset(&ty, 0, sizeof ty);
+    bb_msg(&ty, 1, &tt);
+    memset(&vi, 0, sizeof vi);
+    bb_str(&vi, 1, cases[c].name);
+    bb_msg(&vi, 2, &ty);
+    bb_msg(&g, 12, &vi);
+  }
+  {
+    /* packed float_data and double_data: fixed32 / fixed64, little-endian */
+    bb t;
+    memset(&t, 0, sizeof t);
+    bb_int(&t, 1, 2);
+    bb_int(&t, 2, 1);
+    bb_str(&t, 8, "packed_f32");
+    bb_len(&t, 4, "\x00\x00\xc0\x3f\x00\x00\x80\xbf", 8);
+    bb_msg(&g, 5, &t);
+    memset(&t, 0, sizeof t);
+    bb_int(&t, 1, 1);
+    bb_int(&t, 2, 11);
+    bb_str(&t, 8, "packed_f64");
+    bb_len(&t, 10, "\x00\x00\x00\x00\x00\x00\x04\x40", 8);
+    bb_msg(&g, 5, &t);
+  }
+  {
+    bb op;
+    memset(&op, 0, sizeof op);
+    bb_int(&op, 2, 17);
+    bb_int(&m, 1, 8);
+    bb_msg(&m, 8, &op);
+    bb_msg(&m, 7, &g);
+  }
+  REQUIRE(mgopt_onnx_load(m.b, m.n, NULL, &p, &d) == MGOPT_OK);
+  f = mgopt_program_function(p, "main");
+  REQUIRE(f != NULL && f->body->nouts == ncase);
+  for (c = 0; c < ncase; c++) {
+    mgopt_tensor *t = mgopt_value_const(f->body->outs[c]->value);
+    int wide = cases[c].len / (size_t)cases[c].n > 1;
+    REQUIRE(t != NULL);
+    CHECK_EQ_INT(t->numel, cases[c].n);
+    if (cases[c].dt == 14) { /* complex64: the two parts of element 0 */
+      float re, im;
+      memcpy(&re, t->data, 4);
+      memcpy(&im, (const char *)t->data + 4, 4);
+      CHECK(re == 1.0f && im == -2.0f);
+    } else {
+      for (k = 0; k < (int)cases[c].n; k++) {
+        if (mgopt_tensor_get_f64(t, k) != cases[c].want[k])
+          printf("  %s[%d]: %.17g, want %.17g\n", cases[c].name, k, mgopt_tensor_get_f64(t, k), cases[c].want[k]);
+        CHECK(mgopt_tensor_get_f64(t, k) == cases[c].want[k]);
+      }
+    }
+    /* zero-copy exactly where the host's order is the file's */
+    {
+      const char *at = (const char *)t->data;
+      int inside = at >= (const char *)m.b && at < (const char *)m.b + m.n;
+      int host_le = 1;
+      {
+        const union {
+          uint32_t u;
+          unsigned char b[4];
+        } probe = {1u};
+        host_le = probe.b[0] == 1;
+      }
+      CHECK(inside == (!wide || host_le));
+    }
+  }
+  /* packed fields: the tree holds host values */
+  {
+    mgopt_onnx_model *mo = NULL;
+    const mgopt_onnx_graph *og;
+    REQUIRE(mgopt_onnx_read(m.b, m.n, NULL, &mo, &d) == MGOPT_OK);
+    og = mo->graph;
+    REQUIRE(og->ninitializers == ncase + 2);
+    CHECK(og->initializers[ncase].nfloat_data == 2 && og->initializers[ncase].float_data[0] == 1.5f &&
+          og->initializers[ncase].float_data[1] == -1.0f);
+    CHECK(og->initializers[ncase + 1].ndouble_data == 1 && og->initializers[ncase + 1].double_data[0] == 2.5);
+    mgopt_program_destroy(mo->program);
+  }
+  /* export writes the same little-endian bytes */
+  memset(&eo, 0, sizeof eo);
+  REQUIRE(mgopt_onnx_export(p, &eo, &out, &d) == MGOPT_OK);
+  for (c = 0; c < ncase; c++) {
+    const mgopt_onnx_tensor *ot = NULL;
+    for (k = 0; k < (int)out->graph->ninitializers; k++)
+      if (out->graph->initializers[k].name.len == strlen(cases[c].name) &&
+          memcmp(out->graph->initializers[k].name.ptr, cases[c].name, strlen(cases[c].name)) == 0)
+        ot = &out->graph->initializers[k];
+    REQUIRE(ot != NULL);
+    CHECK(ot->raw_data.len == cases[c].len && memcmp(ot->raw_data.ptr, cases[c].bytes, cases[c].len) == 0);
+  }
+  mgopt_program_destroy(p);
 }
 
 static void test_malformed_wire(void) {
@@ -653,7 +802,7 @@ static void test_fixture_tensors(void) {
   t = find_init(g, "raw_f32");
   REQUIRE(t);
   CHECK(t->raw_data.len == 24 && t->numel == 6 && t->data_type == MGOPT_ONNX_DT_FLOAT);
-  memcpy(&v, t->raw_data.ptr + 20, 4);
+  v = harness_le_f32(t->raw_data.ptr + 20); /* raw_data: the file's little-endian bytes */
   CHECK(v == 5.0f);
   t = find_init(g, "empty_f32");
   CHECK(t && t->numel == 0 && (t->has & MGOPT_ONNX_TENSOR_HAS_RAW_DATA) && t->raw_data.len == 0);
@@ -749,10 +898,10 @@ static void test_fixture_external(void) {
   REQUIRE(w && bias);
   CHECK(w->data_location == MGOPT_ONNX_LOC_DEFAULT && w->raw_data.len == 1024);
   CHECK_EQ_STR(w->ext_location, "external.onnx.data");
-  memcpy(&f, w->raw_data.ptr + 4 * 255, 4);
+  f = harness_le_f32(w->raw_data.ptr + 4 * 255); /* raw_data: the file's little-endian bytes */
   CHECK(f == 255.0f);
   CHECK(bias->raw_data.len == 2400 && bias->ext_offset == 1024);
-  memcpy(&i64, bias->raw_data.ptr + 8 * 299, 8);
+  i64 = (int64_t)harness_le(bias->raw_data.ptr + 8 * 299, 8);
   CHECK(i64 == 299);
   CHECK(((uintptr_t)w->raw_data.ptr & 63) == 0);
   /* kept external: the tree is the file's, byte for byte */
@@ -1114,6 +1263,7 @@ static const test_case tests[] = {
     TEST(test_dtype_helpers),
     TEST(test_unknown_fields_skipped),
     TEST(test_packed_and_unpacked),
+    TEST(test_byte_order),
     TEST(test_malformed_wire),
     TEST(test_malformed_tensors),
     TEST(test_depth_limit),
