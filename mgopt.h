@@ -484,6 +484,10 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name);
 /* Adds a function with an empty body. NULL on OOM or if the name exists. */
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
+/* The function an op calls: an opaque op whose type is the name of one of
+   the program's functions (an ONNX model-local function `domain::Name`
+   called from a node of that domain and type). NULL for any other op. */
+MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op);
 /* Number of live ops in the program, nested blocks included (ops inside the
    blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
@@ -1174,6 +1178,11 @@ extern "C" {
 #define MGOPT_ONNX_ATTR_SPARSE_TENSORS 12
 #define MGOPT_ONNX_ATTR_TYPE_PROTO 13
 #define MGOPT_ONNX_ATTR_TYPE_PROTOS 14
+/* The tag of an mgopt_attr of kind MGOPT_ATTR_BYTES that stands for an
+   attribute reference inside a model-local function body (ONNX
+   AttributeProto.ref_attr_name): MGOPT_ONNX_ATTR_REF | the attribute's type,
+   the bytes being the name of the function attribute it refers to. */
+#define MGOPT_ONNX_ATTR_REF 0x100
 
 /* TensorProto.data_location */
 #define MGOPT_ONNX_LOC_DEFAULT 0
@@ -1905,6 +1914,9 @@ MGOPT__PRIVATE int mgopt__index_any(mgopt_function *f, int32_t kind, int (*fn)(c
 MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f);
 /* Frees the lists of f's index (heap memory). */
 MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f);
+/* Removes function f from its program: its body's ops are erased, its name
+   is free again. Nothing outside f may refer to its values. */
+MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f);
 
 /* ---- IR internals */
 /* Unlinks a use from its value's list. */
@@ -3261,6 +3273,8 @@ MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name)
   return b;
 }
 
+static void mgopt__erase_block_contents(mgopt_block *b);
+
 MGOPTDEF int32_t mgopt_program_function_count(const mgopt_program *p) { return p->nfuncs; }
 
 MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32_t i) {
@@ -3328,6 +3342,25 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   p->funcs[p->nfuncs++] = f;
   p->func_tab[mgopt__ftab_slot(p, f->name)] = f;
   return f;
+}
+
+MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f) {
+  mgopt_program *p = f->program;
+  int32_t i, j = 0;
+  size_t k;
+  mgopt__erase_block_contents(f->body);
+  mgopt__index_free(f);
+  for (i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i] != f) p->funcs[j++] = p->funcs[i];
+  p->nfuncs = j;
+  /* open addressing without tombstones: the table is filled again */
+  for (k = 0; k < p->func_tab_cap; k++) p->func_tab[k] = NULL;
+  for (i = 0; i < p->nfuncs; i++) p->func_tab[mgopt__ftab_slot(p, p->funcs[i]->name)] = p->funcs[i];
+}
+
+MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op) {
+  if (!op || op->kind != MGOPT_OP_OPAQUE || !op->type || !strstr(op->type, "::")) return NULL;
+  return mgopt_program_function(op->program, op->type);
 }
 
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {
@@ -11309,6 +11342,18 @@ MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__on
 
 /* ---------------------------------------------------------------- importer state */
 
+/* A model-local function while the importer reads the model (functions.c). */
+typedef struct mgopt__imp_func {
+  const mgopt_onnx_function *proto;
+  const char *name;    /* its IR name (interned); NULL: kept as it came */
+  mgopt_type *args;    /* per input, the join of the types its callers pass */
+  int64_t ncalls;      /* calls imported so far */
+  int64_t pending;     /* calls from functions not decided yet */
+  int unseen_callers;  /* a function kept as it came calls it: input types unknown */
+  int state;           /* 0 not imported yet, 1 imported, 2 kept as it came, 3 being imported */
+  int dirty;           /* imported, but its inputs' types got more general since */
+} mgopt__imp_func;
+
 struct mgopt__imp {
   mgopt_program *p;
   mgopt_onnx_model *m;
@@ -11321,6 +11366,12 @@ struct mgopt__imp {
   const mgopt_onnx_node *node;
   int infer_failed; /* a mapped op's types did not infer (the node then stays opaque) */
   mgopt__onnx_index ops;
+  /* model-local functions (functions.c) */
+  mgopt__imp_func *fns;
+  int64_t nfns;
+  mgopt__imap fnames;            /* interned IR name -> 1 + index in fns */
+  int in_function;               /* importing a function body: attribute references allowed */
+  const mgopt_type *arg_types;   /* the body's argument types */
 };
 
 MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
@@ -11332,6 +11383,24 @@ MGOPT__PRIVATE const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s);
 MGOPT__PRIVATE const char *mgopt__imp_intern_copy(mgopt__imp *I, mgopt_str s);
 MGOPT__PRIVATE int mgopt__imp_streq(mgopt_str s, const char *c);
 MGOPT__PRIVATE int mgopt__imp_default_domain(mgopt_str domain);
+
+/* model-local functions (functions.c). The opaque op type of a node
+   ("onnx::OpType", "domain::OpType", "domain::OpType@overload"), into buf. */
+MGOPT__PRIVATE void mgopt__onnx_node_type(char *buf, size_t cap, mgopt_str domain, mgopt_str op_type,
+                                          mgopt_str overload);
+/* For each of m's functions k: calls[k] the op type of a node calling it,
+   names[k] its IR function's name when it is imported (the same string),
+   NULL when it is kept as it came. Both interned in p. */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_function_names(mgopt_program *p, const mgopt_onnx_model *m, const char **calls,
+                                                      const char **names);
+/* Sets up I->fns from I->m before any graph is imported. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_prepare_functions(mgopt__imp *I);
+/* Joins the operand types of opaque op `op` into the function it calls, if any. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_note_call(mgopt__imp *I, mgopt_op *op);
+/* Imports the functions' bodies, callers first (after `main`). */
+MGOPT__PRIVATE mgopt_status mgopt__imp_functions(mgopt__imp *I);
+/* Imports graph g as a function body b (import.c): arguments typed I->arg_types. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_function_body(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b);
 
 /* ONNX types and tensors as the IR's (import_values.c) */
 MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out);
@@ -11391,6 +11460,10 @@ struct mgopt__exp {
   uint64_t *fresh_next;
   size_t fresh_cap, fresh_count;
   const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT]; /* the row that writes each kind at this opset */
+  /* writing a model-local function: its body and its output names */
+  const mgopt_block *fn_body;
+  const char *const *fn_outs;
+  mgopt__imap overloads; /* op type of a call to an overloaded function -> 1 */
 };
 
 /* building nodes (export_build.c) */
@@ -15078,6 +15151,378 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64
         best = &maps[i];
   return best;
 }
+/* src/onnx/functions.c — ONNX model-local functions as IR functions: their names in the IR, the order and types their bodies are imported with, and their FunctionProto written back. */
+
+/* How it works. A model-local function (ModelProto.functions) becomes an IR
+   function named as the opaque op a node calling it becomes: "domain::Name",
+   or "domain::Name@overload" for an overloaded one (IR version 10), so a call
+   stays an opaque op and mgopt_op_callee finds the function it calls by its
+   type. The body is imported as a graph is (the same node mapping) when the
+   first call to it is imported, its inputs typed by that call's operands; a
+   later call passing other types widens them to the join (equal dtypes stay,
+   differing dims become unknown) and the body is imported again, so each
+   input ends with a type every caller agrees with. A call's outputs get the
+   types of the body's outputs, the body being typed at least as generally
+   as the call's operands. An input some caller does not pass, or of a
+   function that a function kept as it came calls, has an unknown type;
+   functions no imported graph calls are imported last with unknown input
+   types. A node whose attribute refers to one of the function's attributes
+   (ref_attr_name) stays opaque; the reference is an attribute of kind
+   MGOPT_ATTR_BYTES tagged MGOPT_ONNX_ATTR_REF | its type, the bytes being
+   the referenced name, and is written back as it came.
+   A function is kept as it came (its FunctionProto copied verbatim on
+   export, never looked into) when: its domain is the default one; its name
+   or overload holds ':' or '@'; its default-domain opset differs from the
+   model's (the body would be mapped at another opset than the one passes
+   and the exporter target); two functions share its IR name; it calls
+   itself through other functions; or its body does not import (an
+   attribute kind the importer refuses, say). Export writes each imported
+   function from the IR: its body through the same exporter as a subgraph
+   (constants as Constant nodes), its input names and count as imported,
+   its output names as imported (an Identity node makes an output whose
+   value got another name, or that repeats one, carry its own name), and
+   its domain, name, overload, attributes with and without defaults,
+   opset imports (the default domain at the export opset), doc string and
+   metadata as they came; value_info entries are kept for the names the
+   written body still defines (export.c, mgopt__exp_function). */
+
+/* The opaque op type of a node of domain/op_type/overload (default domain:
+   "onnx::OpType"), into buf (NUL-terminated, parts cut as the importer cuts them). */
+MGOPT__PRIVATE void mgopt__onnx_node_type(char *buf, size_t cap, mgopt_str domain, mgopt_str op_type, mgopt_str overload) {
+  if (mgopt__imp_default_domain(domain))
+    snprintf(buf, cap, "onnx::%.*s", (int)(op_type.len > 200 ? 200 : op_type.len), op_type.ptr ? op_type.ptr : "");
+  else if (!overload.len)
+    snprintf(buf, cap, "%.*s::%.*s", (int)(domain.len > 100 ? 100 : domain.len), domain.ptr,
+             (int)(op_type.len > 120 ? 120 : op_type.len), op_type.ptr ? op_type.ptr : "");
+  else
+    snprintf(buf, cap, "%.*s::%.*s@%.*s", (int)(domain.len > 100 ? 100 : domain.len), domain.ptr,
+             (int)(op_type.len > 120 ? 120 : op_type.len), op_type.ptr ? op_type.ptr : "",
+             (int)(overload.len > 100 ? 100 : overload.len), overload.ptr);
+}
+
+static int mgopt__fn_has_char(mgopt_str s, char c) { return s.len && memchr(s.ptr, c, s.len) != NULL; }
+
+/* The default-domain opset of function fn (the model's when it lists none). */
+static int64_t mgopt__fn_opset(const mgopt_onnx_function *fn, int64_t model_opset) {
+  int64_t i;
+  for (i = 0; i < fn->nopset_imports; i++)
+    if (mgopt__imp_default_domain(fn->opset_imports[i].domain)) return fn->opset_imports[i].version;
+  return model_opset;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__onnx_function_names(mgopt_program *p, const mgopt_onnx_model *m, const char **calls,
+                                                      const char **names) {
+  mgopt__imap seen;
+  int64_t k, opset = 1;
+  char buf[400];
+  for (k = 0; k < m->nopset_imports; k++)
+    if (mgopt__imp_default_domain(m->opset_imports[k].domain)) opset = m->opset_imports[k].version;
+  memset(&seen, 0, sizeof seen);
+  seen.al = &p->alloc;
+  for (k = 0; k < m->nfunctions; k++) {
+    const mgopt_onnx_function *fn = &m->functions[k];
+    mgopt__onnx_node_type(buf, sizeof buf, fn->domain, fn->name, fn->overload);
+    calls[k] = mgopt_program_intern_cstr(p, buf);
+    names[k] = NULL;
+    if (!calls[k]) break;
+    mgopt__imap_put(&seen, calls[k], (void *)(uintptr_t)((uintptr_t)mgopt__imap_get(&seen, calls[k]) + 1));
+  }
+  for (k = 0; k < m->nfunctions && calls[k]; k++) {
+    const mgopt_onnx_function *fn = &m->functions[k];
+    if (mgopt__imp_default_domain(fn->domain) || !fn->name.len || mgopt__fn_has_char(fn->name, ':') ||
+        mgopt__fn_has_char(fn->name, '@') || mgopt__fn_has_char(fn->overload, ':') ||
+        mgopt__fn_has_char(fn->overload, '@') || mgopt__fn_has_char(fn->domain, '@') ||
+        memchr(fn->name.ptr, 0, fn->name.len) || (fn->domain.len && memchr(fn->domain.ptr, 0, fn->domain.len)) ||
+        (fn->overload.len && memchr(fn->overload.ptr, 0, fn->overload.len)) ||
+        mgopt__fn_opset(fn, opset) != opset || (uintptr_t)mgopt__imap_get(&seen, calls[k]) != 1)
+      continue;
+    names[k] = calls[k];
+  }
+  k = seen.oom || (m->nfunctions && !calls[m->nfunctions - 1]);
+  mgopt__imap_free(&seen);
+  return k ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- import */
+
+/* acc joined with t: the type both agree on (equal dtypes stay, a dim stays
+   where both have it alike, the rank where both have it; anything else
+   becomes unknown). first: acc becomes t. Sets *changed when acc changed. */
+static mgopt_status mgopt__fn_join(mgopt_program *p, mgopt_type *acc, const mgopt_type *t, int first, int *changed) {
+  int32_t i;
+  if (first) {
+    *changed = 1;
+    return mgopt__type_copy(p, acc, t);
+  }
+  if (acc->kind != t->kind || acc->kind != MGOPT_TYPE_TENSOR) {
+    if (acc->kind == t->kind && acc->kind == MGOPT_TYPE_OTHER && acc->other_len == t->other_len &&
+        (!acc->other_len || memcmp(acc->other, t->other, acc->other_len) == 0))
+      return MGOPT_OK;
+    if (acc->kind == MGOPT_TYPE_TENSOR && acc->dtype == MGOPT_DT_UNKNOWN && acc->rank < 0) return MGOPT_OK;
+    memset(acc, 0, sizeof *acc);
+    acc->rank = -1;
+    *changed = 1;
+    return MGOPT_OK;
+  }
+  if (acc->dtype != t->dtype && acc->dtype != MGOPT_DT_UNKNOWN) {
+    acc->dtype = MGOPT_DT_UNKNOWN;
+    *changed = 1;
+  }
+  if (acc->rank < 0) return MGOPT_OK;
+  if (acc->rank != t->rank) {
+    acc->rank = -1;
+    acc->dims = NULL;
+    *changed = 1;
+    return MGOPT_OK;
+  }
+  for (i = 0; i < acc->rank; i++)
+    if ((acc->dims[i].v >= 0 || acc->dims[i].sym) && (acc->dims[i].v != t->dims[i].v || acc->dims[i].sym != t->dims[i].sym)) {
+      acc->dims[i].v = -1;
+      acc->dims[i].sym = NULL;
+      *changed = 1;
+    }
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__fn_unseen_calls(mgopt__imp *I, const mgopt_onnx_node *nodes, int64_t n, int depth);
+
+/* Imports function k's body into a new IR function with its inputs typed
+   F->args, in place of the one imported before (if any). A body that does
+   not import leaves the function as it came. The importer's state for the
+   graph it was reading is kept aside meanwhile. */
+static mgopt_status mgopt__fn_import(mgopt__imp *I, int64_t k) {
+  mgopt__imp_func *F = &I->fns[k];
+  const mgopt_onnx_function *fn = F->proto;
+  mgopt_onnx_graph g;
+  mgopt_function *f;
+  mgopt_status s;
+  int64_t i;
+  mgopt__imap values = I->values, vinfo = I->vinfo;
+  mgopt_block *b = I->b;
+  const mgopt_onnx_node *node = I->node;
+  int depth = I->depth, infer_failed = I->infer_failed, in_function = I->in_function;
+  const mgopt_type *arg_types = I->arg_types;
+  memset(&g, 0, sizeof g);
+  g.name = fn->name;
+  g.nodes = fn->nodes;
+  g.nnodes = fn->nnodes;
+  g.value_info = fn->value_info;
+  g.nvalue_info = fn->nvalue_info;
+  g.ninputs = fn->ninputs;
+  g.noutputs = fn->noutputs;
+  g.inputs = (mgopt_onnx_value_info *)mgopt_program_alloc(I->p, sizeof(mgopt_onnx_value_info) * (size_t)(fn->ninputs + 1), 8);
+  g.outputs = (mgopt_onnx_value_info *)mgopt_program_alloc(I->p, sizeof(mgopt_onnx_value_info) * (size_t)(fn->noutputs + 1), 8);
+  if (!g.inputs || !g.outputs) return MGOPT_ERR_NOMEM;
+  for (i = 0; i < fn->ninputs; i++) g.inputs[i].name = fn->inputs[i];
+  for (i = 0; i < fn->noutputs; i++) g.outputs[i].name = fn->outputs[i];
+  if ((f = mgopt_program_function(I->p, F->name)) != NULL) mgopt__function_drop(f);
+  f = mgopt_function_new(I->p, F->name);
+  if (!f) return MGOPT_ERR_NOMEM;
+  memset(&I->values, 0, sizeof I->values);
+  memset(&I->vinfo, 0, sizeof I->vinfo);
+  I->values.al = &I->p->alloc;
+  I->vinfo.al = &I->p->alloc;
+  I->in_function = 1;
+  I->arg_types = F->args;
+  I->depth++;
+  F->state = 3;
+  s = mgopt__imp_function_body(I, &g, f->body);
+  if (I->values.oom || I->vinfo.oom) s = MGOPT_ERR_NOMEM;
+  mgopt__imap_free(&I->values);
+  mgopt__imap_free(&I->vinfo);
+  I->values = values;
+  I->vinfo = vinfo;
+  I->b = b;
+  I->node = node;
+  I->depth = depth;
+  I->infer_failed = infer_failed;
+  I->in_function = in_function;
+  I->arg_types = arg_types;
+  F->dirty = 0;
+  if (s == MGOPT_ERR_NOMEM || I->p->status) return MGOPT_ERR_NOMEM;
+  if (s) {
+    /* kept as it came; what it calls may be called with any types now */
+    mgopt__function_drop(f);
+    F->state = 2;
+    if (I->d) mgopt_diag_clear(I->d);
+    I->depth++;
+    s = mgopt__fn_unseen_calls(I, fn->nodes, fn->nnodes, 0);
+    I->depth--;
+    return s;
+  }
+  F->state = 1;
+  return MGOPT_OK;
+}
+
+/* Function k is called with the given input types (NULL: unknown, as by a
+   function kept as it came): joined into its inputs' types, its body
+   (re)imported when they changed (later, by mgopt__imp_functions, when
+   calls are nested too deeply to do it now). */
+static mgopt_status mgopt__fn_called(mgopt__imp *I, int64_t k, const mgopt_type *const *types, int64_t ntypes) {
+  mgopt__imp_func *F = &I->fns[k];
+  mgopt_type unknown;
+  int64_t i;
+  int changed = 0;
+  if (!F->name || F->state >= 2) return MGOPT_OK;
+  memset(&unknown, 0, sizeof unknown);
+  unknown.rank = -1;
+  for (i = 0; i < F->proto->ninputs; i++)
+    if (mgopt__fn_join(I->p, &F->args[i], types && i < ntypes && types[i] ? types[i] : &unknown, F->ncalls == 0, &changed))
+      return MGOPT_ERR_NOMEM;
+  F->ncalls++;
+  if (changed && F->state == 1) F->dirty = 1;
+  if ((F->state == 0 || F->dirty) && I->depth < MGOPT__IMP_MAX_DEPTH) return mgopt__fn_import(I, k);
+  return MGOPT_OK;
+}
+
+/* Every function the nodes (and their subgraphs) call is called with unknown types. */
+static mgopt_status mgopt__fn_unseen_calls(mgopt__imp *I, const mgopt_onnx_node *nodes, int64_t n, int depth) {
+  int64_t i, k;
+  char buf[400];
+  mgopt_status s;
+  if (depth > MGOPT__IMP_MAX_DEPTH) return MGOPT_OK;
+  for (i = 0; i < n; i++) {
+    const mgopt_onnx_node *nd = &nodes[i];
+    const char *t;
+    uintptr_t r;
+    for (k = 0; k < nd->nattributes; k++)
+      if (nd->attributes[k].g &&
+          (s = mgopt__fn_unseen_calls(I, nd->attributes[k].g->nodes, nd->attributes[k].g->nnodes, depth + 1)) != MGOPT_OK)
+        return s;
+    if (mgopt__imp_default_domain(nd->domain)) continue;
+    mgopt__onnx_node_type(buf, sizeof buf, nd->domain, nd->op_type, nd->overload);
+    if (!(t = mgopt_program_intern_cstr(I->p, buf))) return MGOPT_ERR_NOMEM;
+    r = (uintptr_t)mgopt__imap_get(&I->fnames, t);
+    if (r && (s = mgopt__fn_called(I, (int64_t)r - 1, NULL, 0)) != MGOPT_OK) return s;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__imp_note_call(mgopt__imp *I, mgopt_op *op) {
+  uintptr_t r = I->fnames.map.n ? (uintptr_t)mgopt__imap_get(&I->fnames, op->type) : 0;
+  const mgopt_type *types[64], **tp = types;
+  mgopt__imp_func *F;
+  mgopt_function *f;
+  mgopt_status s;
+  int64_t k;
+  int32_t j;
+  if (!r) return MGOPT_OK;
+  F = &I->fns[r - 1];
+  if (F->proto->ninputs > 64) {
+    tp = (const mgopt_type **)mgopt_program_alloc(I->p, sizeof(mgopt_type *) * (size_t)F->proto->ninputs, 8);
+    if (!tp) return MGOPT_ERR_NOMEM;
+  }
+  for (k = 0; k < F->proto->ninputs; k++) {
+    char slot[24];
+    mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)k);
+    v = mgopt_op_operand(op, slot);
+    tp[k] = v ? &v->type : NULL;
+  }
+  if ((s = mgopt__fn_called(I, (int64_t)r - 1, tp, F->proto->ninputs)) != MGOPT_OK) return s;
+  /* the call's outputs: what the body, typed at least as generally as this
+     call's operands, gives */
+  f = F->state == 1 ? mgopt_program_function(I->p, F->name) : NULL;
+  for (j = 0; f && j < op->nouts && j < f->body->nouts; j++)
+    if (!(op->outs[j]->flags & MGOPT_VALUE_ABSENT) && mgopt__type_copy(I->p, &op->outs[j]->type, &f->body->outs[j]->value->type))
+      return MGOPT_ERR_NOMEM;
+  return MGOPT_OK;
+}
+
+/* Kahn's algorithm over the calls between importable functions: ncall[k]
+   counts calls to k from functions not yet ordered. */
+static void mgopt__fn_count_calls(mgopt__imp *I, const mgopt_onnx_node *nodes, int64_t n, int depth, int64_t *ncall,
+                                  int64_t delta) {
+  int64_t i, k;
+  char buf[400];
+  if (depth > MGOPT__IMP_MAX_DEPTH) return;
+  for (i = 0; i < n; i++) {
+    const mgopt_onnx_node *nd = &nodes[i];
+    const char *t;
+    uintptr_t r;
+    for (k = 0; k < nd->nattributes; k++)
+      if (nd->attributes[k].g) mgopt__fn_count_calls(I, nd->attributes[k].g->nodes, nd->attributes[k].g->nnodes, depth + 1, ncall, delta);
+    if (mgopt__imp_default_domain(nd->domain)) continue;
+    mgopt__onnx_node_type(buf, sizeof buf, nd->domain, nd->op_type, nd->overload);
+    t = mgopt_program_intern_cstr(I->p, buf);
+    r = t ? (uintptr_t)mgopt__imap_get(&I->fnames, t) : 0;
+    if (r) ncall[r - 1] += delta;
+  }
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__imp_prepare_functions(mgopt__imp *I) {
+  const mgopt_onnx_model *m = I->m;
+  const char **calls, **names;
+  int64_t k, n = m->nfunctions, *ncall;
+  int progress = 1;
+  if (!n) return MGOPT_OK;
+  calls = (const char **)mgopt_program_alloc(I->p, sizeof(char *) * (size_t)n, 8);
+  names = (const char **)mgopt_program_alloc(I->p, sizeof(char *) * (size_t)n, 8);
+  ncall = (int64_t *)mgopt_program_alloc(I->p, sizeof(int64_t) * (size_t)n, 8);
+  I->fns = (mgopt__imp_func *)mgopt_program_alloc(I->p, sizeof(mgopt__imp_func) * (size_t)n, 8);
+  if (!calls || !names || !ncall || !I->fns || mgopt__onnx_function_names(I->p, m, calls, names)) return MGOPT_ERR_NOMEM;
+  I->nfns = n;
+  I->fnames.al = &I->p->alloc;
+  for (k = 0; k < n; k++) {
+    mgopt__imp_func *F = &I->fns[k];
+    F->proto = &m->functions[k];
+    F->name = names[k];
+    if (!F->name) continue;
+    F->args = (mgopt_type *)mgopt_program_alloc(I->p, sizeof(mgopt_type) * (size_t)(F->proto->ninputs + 1), 8);
+    if (!F->args) return MGOPT_ERR_NOMEM;
+    mgopt__imap_put(&I->fnames, F->name, (void *)(uintptr_t)(k + 1));
+  }
+  if (I->fnames.oom || I->p->status) return MGOPT_ERR_NOMEM;
+  /* a function that calls itself (through others) is kept as it came, and so
+     is every function only such functions reach */
+  for (k = 0; k < n; k++)
+    if (I->fns[k].name) mgopt__fn_count_calls(I, I->fns[k].proto->nodes, I->fns[k].proto->nnodes, 0, ncall, 1);
+  while (progress) {
+    progress = 0;
+    for (k = 0; k < n; k++)
+      if (I->fns[k].name && !I->fns[k].state && ncall[k] == 0) {
+        I->fns[k].state = 1; /* ordered (reset below) */
+        mgopt__fn_count_calls(I, I->fns[k].proto->nodes, I->fns[k].proto->nnodes, 0, ncall, -1);
+        progress = 1;
+      }
+  }
+  for (k = 0; k < n; k++) {
+    if (I->fns[k].name && !I->fns[k].state) I->fns[k].name = NULL;
+    I->fns[k].state = 0;
+  }
+  if (I->p->status) return MGOPT_ERR_NOMEM;
+  /* what a function kept as it came calls may get any types */
+  for (k = 0; k < n; k++) {
+    mgopt_status s;
+    if (!I->fns[k].name && (s = mgopt__fn_unseen_calls(I, I->fns[k].proto->nodes, I->fns[k].proto->nnodes, 0)) != MGOPT_OK)
+      return s;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__imp_functions(mgopt__imp *I) {
+  int64_t k, i;
+  mgopt_status s;
+  int progress = 1;
+  /* what is left: functions no graph calls (inputs of unknown types), and
+     imports put off by deep nesting; an import may put others off again,
+     each time with more general types, so this ends */
+  while (progress) {
+    progress = 0;
+    for (k = 0; k < I->nfns; k++) {
+      mgopt__imp_func *F = &I->fns[k];
+      if (!F->name || !(F->state == 0 || (F->state == 1 && F->dirty))) continue;
+      if (F->ncalls == 0)
+        for (i = 0; i < F->proto->ninputs; i++) {
+          memset(&F->args[i], 0, sizeof F->args[i]);
+          F->args[i].rank = -1;
+        }
+      if ((s = mgopt__fn_import(I, k)) != MGOPT_OK) return s;
+      progress = 1;
+    }
+  }
+  return I->p->status ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
 /* src/onnx/import.c — the ONNX importer's driver: graphs and subgraphs, values, initializers, nodes handed to the mapping table or kept opaque. */
 
 /* How it works. The graph becomes function `main`: graph inputs without an
@@ -15091,10 +15536,11 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64
    attributes are kept, whose GRAPH attributes become nested blocks named
    after the attribute, and whose output types come from the type-rule table
    (opaque_types.c). Output types come from type inference, refined by
-   value_info. Subgraphs see the values of enclosing graphs. The model tree
+   value_info. Subgraphs see the values of enclosing graphs. Model-local
+   functions become IR functions after `main` (functions.c). The model tree
    stays in the program (program->onnx_meta) so export can keep everything
-   the IR does not hold: opset imports, metadata, local functions, doc
-   strings. An error about a node names its graph and the node:
+   the IR does not hold: opset imports, metadata, functions kept as they
+   came, doc strings. An error about a node names its graph and the node:
    "graph 'g', node 12 'Conv_3' (Conv): ...", outer graphs first. */
 
 MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
@@ -15149,13 +15595,12 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
   int32_t nouts = (int32_t)n->noutputs, bi = 0;
   mgopt_op *op;
   mgopt_status s;
-  if (mgopt__imp_default_domain(n->domain))
-    snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
-  else
-    snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
-             (int)(n->op_type.len > 120 ? 120 : n->op_type.len), n->op_type.ptr);
-  for (i = 0; i < n->nattributes; i++)
-    if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  int refs = 0;
+  mgopt__onnx_node_type(type, sizeof type, n->domain, n->op_type, n->overload);
+  for (i = 0; i < n->nattributes; i++) {
+    if (n->attributes[i].ref_attr_name.len) refs = 1;
+    else if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  }
   if (nouts > 100000 || n->ninputs > 100000) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "node with too many inputs or outputs");
   op = mgopt__imp_op(I, type, nouts, (int32_t)ngraphs);
   if (!op) return MGOPT_ERR_NOMEM;
@@ -15170,14 +15615,26 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
     snprintf(slot, sizeof slot, "in%d", (int)i);
     if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
   }
+  if (mgopt__imp_note_call(I, op)) return MGOPT_ERR_NOMEM;
   for (i = 0; i < n->nattributes; i++) {
     const mgopt_onnx_attribute *a = &n->attributes[i];
     mgopt_attr at;
     memset(&at, 0, sizeof at);
     at.name = mgopt__imp_intern_copy(I, a->name);
     if (!at.name) return MGOPT_ERR_NOMEM;
-    if (a->ref_attr_name.len)
-      return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+    if (a->ref_attr_name.len) {
+      /* a reference to an attribute of the function whose body holds the node */
+      if (!I->in_function)
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+      if (a->type < 0 || a->type > 0xff)
+        return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "attribute reference of type %d", (int)a->type);
+      at.kind = MGOPT_ATTR_BYTES;
+      at.tag = MGOPT_ONNX_ATTR_REF | a->type;
+      at.n = (int64_t)a->ref_attr_name.len;
+      at.u.bytes = (const uint8_t *)a->ref_attr_name.ptr;
+      if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
+      continue;
+    }
     switch (a->type) {
       case MGOPT_ONNX_ATTR_FLOAT: at.kind = MGOPT_ATTR_FLOAT; at.u.f = (double)a->f; break;
       case MGOPT_ONNX_ATTR_INT: at.kind = MGOPT_ATTR_INT; at.u.i = a->i; break;
@@ -15233,7 +15690,8 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
     }
     if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
   }
-  if (e && e->rule && (s = e->rule->fn(I, op, e->rule)) != MGOPT_OK) return s;
+  /* a type rule reads the attributes: not when one is a reference */
+  if (e && e->rule && !refs && (s = e->rule->fn(I, op, e->rule)) != MGOPT_OK) return s;
   return mgopt__imp_finish(I, op);
 }
 
@@ -15258,6 +15716,9 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   }
   if (mgopt__imp_default_domain(n->domain) && (e = mgopt__onnx_index_find(&I->ops, n->op_type)) != NULL && e->map)
     fn = e->map->to_ir;
+  /* a mapping reads the attributes' values: a node with a reference stays opaque */
+  for (i = 0; fn && i < n->nattributes; i++)
+    if (n->attributes[i].ref_attr_name.len) fn = NULL;
   /* the mappings read the first output's name: a node without it stays opaque */
   if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
@@ -15414,8 +15875,9 @@ out:
 }
 
 /* Imports graph g into block b: inputs become block args (for `main`, only the
-   inputs without an initializer), initializers const ops, nodes ops, outputs
-   block outputs. */
+   inputs without an initializer; for a function body, typed I->arg_types),
+   initializers const ops, nodes ops, outputs block outputs. is_main: 0 a
+   subgraph, 1 the model's graph, 2 a function body. */
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
   int64_t i;
   mgopt_status s;
@@ -15438,8 +15900,9 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     mgopt_type t;
     mgopt_value *v;
     if (!nm) return MGOPT_ERR_NOMEM;
-    if (is_main && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
-    if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    if (is_main == 1 && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    if (is_main == 2) t = I->arg_types[i];
+    else if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
     v = mgopt_block_add_arg(b, nm, &t);
     if (!v) {
       s = MGOPT_ERR_NOMEM;
@@ -15509,6 +15972,10 @@ out:
   return s;
 }
 
+MGOPT__PRIVATE mgopt_status mgopt__imp_function_body(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b) {
+  return mgopt__imp_graph(I, g, b, 2);
+}
+
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   mgopt__imp I;
   mgopt_function *f;
@@ -15529,9 +15996,12 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   f = mgopt_function_new(I.p, "main");
   if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   mgopt__onnx_index_build(&I.ops, I.opset);
-  s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  s = mgopt__imp_prepare_functions(&I) ? mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  if (!s) s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  if (!s && mgopt__imp_functions(&I)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   mgopt__imap_free(&I.values);
   mgopt__imap_free(&I.vinfo);
+  mgopt__imap_free(&I.fnames);
   if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s == MGOPT_OK) I.p->onnx_meta = m;
   if (s == MGOPT_OK && mgopt_onnx_set_target(I.p, 0) != MGOPT_OK) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
@@ -15632,6 +16102,9 @@ MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
   if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->parent || op->nblocks || op->nouts < 1 || op->nouts > 64 ||
       strncmp(op->type, "onnx::", 6) != 0)
     return 0;
+  /* an attribute reference has no value a mapping or a type rule could read */
+  for (k = 0; k < op->nattrs; k++)
+    if (op->attrs[k].kind == MGOPT_ATTR_BYTES && (op->attrs[k].tag & MGOPT_ONNX_ATTR_REF)) return 0;
   ty.ptr = op->type + 6;
   ty.len = strlen(ty.ptr);
   opset = mgopt__onnx_export_opset(p, 0);
@@ -15745,7 +16218,10 @@ MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
    initializers; opaque ops go back as they came. Every value name is unique
    in the written model: a clash gets a fresh name, except graph inputs and
    outputs. Nodes are accumulated in heap vectors and copied into the
-   program's arena at the end of each graph. */
+   program's arena at the end of each graph. Model-local functions imported
+   as IR functions are written from the IR after the graph, each with names
+   unique in its own body (mgopt__exp_function); the others go back as
+   they came. */
 
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
 
@@ -15786,6 +16262,10 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
         break;
       }
       case MGOPT_ATTR_BYTES:
+        if ((a->tag & MGOPT_ONNX_ATTR_REF) && a->n > 0 && !(a->tag & ~(MGOPT_ONNX_ATTR_REF | 0xff)) &&
+            op->parent && op->parent->func && op->parent->func->body->parent_op == NULL &&
+            strcmp(op->parent->func->name, "main") != 0)
+          break; /* an attribute reference, inside a function */
         if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0) return "a bytes attribute that is not an ONNX type";
         break;
       default:
@@ -15846,7 +16326,15 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
     while (nin <= k) ins[nin++] = "";
     ins[k] = mgopt__exp_vname(s->uses[0].value);
   }
-  n = mgopt__exp_simple(E, op, last + 2, ins, nin);
+  if (E->overloads.map.n && mgopt__imap_get(&E->overloads, op->type)) {
+    /* a call of an overloaded function: domain::Name@overload */
+    const char *at = strchr(last + 2, '@');
+    const char *nm = mgopt_program_intern(E->p, last + 2, (size_t)(at - (last + 2)));
+    n = nm ? mgopt__exp_simple(E, op, nm, ins, nin) : NULL;
+    if (n) n->overload = mgopt__exp_s(mgopt_program_intern_cstr(E->p, at + 1));
+    if (n && !n->overload.ptr) n = NULL;
+  } else
+    n = mgopt__exp_simple(E, op, last + 2, ins, nin);
   if (!n) return mgopt__exp_nomem(E);
   n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
   for (i = 0; i < op->nattrs; i++) {
@@ -15891,6 +16379,13 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
         if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
         break;
       case MGOPT_ATTR_BYTES:
+        if (a->tag & MGOPT_ONNX_ATTR_REF) {
+          oa = mgopt__exp_attr(E, n, a->name, a->tag & 0xff);
+          if (!oa) return mgopt__exp_nomem(E);
+          oa->ref_attr_name.ptr = (const char *)a->u.bytes;
+          oa->ref_attr_name.len = (size_t)a->n;
+          break;
+        }
         oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
         if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
           return mgopt__exp_nomem(E);
@@ -16023,7 +16518,18 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   E->op = NULL;
   for (i = 0; i < b->nouts && !s; i++) {
     mgopt_value *v = b->outs[i]->value;
-    if (!mgopt__exp_vi(E, &g.outputs, mgopt__exp_vname(v), &v->type)) s = mgopt__exp_nomem(E);
+    const char *nm = mgopt__exp_vname(v);
+    if (b == E->fn_body && nm != E->fn_outs[i]) {
+      /* a function output keeps its name: the value under it through an Identity */
+      mgopt_onnx_node *n = mgopt__exp_node(E, "Identity", "", NULL);
+      if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &nm, 1) ||
+          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &E->fn_outs[i], 1)) {
+        s = mgopt__exp_nomem(E);
+        break;
+      }
+      nm = E->fn_outs[i];
+    }
+    if (!mgopt__exp_vi(E, &g.outputs, nm, &v->type)) s = mgopt__exp_nomem(E);
   }
   if (!s) {
     og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
@@ -16047,6 +16553,14 @@ typedef struct mgopt__exn {
   int oom;
 } mgopt__exn;
 
+/* 1 when the use u of v by body's outputs keeps v's name: every output of
+   main; an output of a function only when v carries that output's name
+   (else the export writes an Identity to it). */
+static int mgopt__exn_keeps(const mgopt__exn *N, const mgopt_value *v, const mgopt_use *u, const mgopt_block *body) {
+  if (u->op || u->block != body) return 0;
+  return body != N->E->fn_body || v->name == N->E->fn_outs[u->index];
+}
+
 
 static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
   int r = mgopt__exp_claim(N->E, name);
@@ -16056,13 +16570,8 @@ static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
 
 static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
   if ((v->flags & MGOPT_VALUE_ABSENT) || !v->name || is_io || N->oom) return;
-  while (!mgopt__exn_claim(N, v->name)) {
-    v->name = mgopt__exp_fresh(N->E, v->name);
-    if (!v->name) {
-      N->oom = 1;
-      return;
-    }
-  }
+  /* a name taken before: a fresh one (mgopt__exp_fresh claims it) */
+  if (!mgopt__exn_claim(N, v->name) && !N->oom && !(v->name = mgopt__exp_fresh(N->E, v->name))) N->oom = 1;
 }
 
 static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, int depth) {
@@ -16076,7 +16585,7 @@ static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, i
       int io = 0;
       const mgopt_use *u;
       for (u = v->uses; u; u = u->next)
-        if (!u->op && u->block == body) io = 1;
+        if (mgopt__exn_keeps(N, v, u, body)) io = 1;
       mgopt__exn_value(N, v, io);
     }
   }
@@ -16090,7 +16599,8 @@ static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
   for (i = 0; i < f->body->nargs; i++)
     if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
   for (i = 0; i < f->body->nouts; i++)
-    if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
+    if (f->body == E->fn_body) mgopt__exn_claim(&N, E->fn_outs[i]);
+    else if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
   mgopt__exn_block(&N, f->body, f->body, 0);
   return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
 }
@@ -16101,6 +16611,7 @@ static void mgopt__exp_free_names(mgopt__exp *E) {
   if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
   E->names = E->fresh_base = NULL;
   E->fresh_next = NULL;
+  E->names_cap = E->names_count = E->fresh_cap = E->fresh_count = 0;
 }
 
 /* ---------------------------------------------------------------- unread initializers */
@@ -16185,6 +16696,114 @@ static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g
   if (!r.oom) g->ninitializers = j;
   if (r.tab) mgopt__heap_free(&p->alloc, r.tab, r.cap * sizeof(mgopt_str));
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- model-local functions */
+
+/* Writes imported function f as dst, src being the FunctionProto it came
+   from (functions.c says what is kept): its body as a subgraph whose
+   output names are src's. */
+static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function *src, mgopt_function *f,
+                                                mgopt_onnx_function *dst) {
+  mgopt_onnx_graph og;
+  const char **outs;
+  mgopt_status s;
+  int64_t i, j;
+  mgopt__exr defined;
+  *dst = *src;
+  if (f->body->nargs != src->ninputs || f->body->nouts != src->noutputs)
+    return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "function '%s' has %d inputs and %d outputs, its callers %lld and %lld",
+                           f->name, (int)f->body->nargs, (int)f->body->nouts, (long long)src->ninputs,
+                           (long long)src->noutputs);
+  outs = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(src->noutputs + 1), 8);
+  if (!outs) return mgopt__exp_nomem(E);
+  for (i = 0; i < src->noutputs; i++)
+    if (!(outs[i] = mgopt_program_intern(E->p, src->outputs[i].ptr ? src->outputs[i].ptr : "", src->outputs[i].len)))
+      return mgopt__exp_nomem(E);
+  memset(&og, 0, sizeof og);
+  E->fn_outs = outs;
+  E->fn_body = f->body;
+  s = mgopt__exp_unique_names(E, f);
+  if (!s) s = mgopt__exp_block_graph(E, f->body, &og, 0);
+  E->fn_outs = NULL;
+  E->fn_body = NULL;
+  mgopt__exp_free_names(E);
+  if (s) return s;
+  dst->nodes = og.nodes;
+  dst->nnodes = og.nnodes;
+  dst->inputs = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(og.ninputs + 1), 8);
+  dst->outputs = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(og.noutputs + 1), 8);
+  if (!dst->inputs || !dst->outputs) return mgopt__exp_nomem(E);
+  for (i = 0; i < og.ninputs; i++) dst->inputs[i] = og.inputs[i].name;
+  for (i = 0; i < og.noutputs; i++) dst->outputs[i] = og.outputs[i].name;
+  dst->ninputs = og.ninputs;
+  dst->noutputs = og.noutputs;
+  /* the default domain at the export opset */
+  {
+    mgopt_onnx_opset *os =
+        (mgopt_onnx_opset *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_opset) * (size_t)(src->nopset_imports + 1), 8);
+    int has = 0;
+    if (!os) return mgopt__exp_nomem(E);
+    for (i = 0; i < src->nopset_imports; i++) {
+      os[i] = src->opset_imports[i];
+      if (mgopt__imp_default_domain(os[i].domain)) {
+        os[i].version = E->opset;
+        has = 1;
+      }
+    }
+    dst->opset_imports = os;
+    dst->nopset_imports = src->nopset_imports;
+    if (!has && og.nnodes) {
+      /* the body may hold default-domain nodes the import mapped: say which opset */
+      os[i].domain = mgopt__exp_s("");
+      os[i].version = E->opset;
+      dst->nopset_imports++;
+    }
+  }
+  /* value_info only for names the body still defines */
+  if (src->nvalue_info) {
+    mgopt_onnx_value_info *vi;
+    memset(&defined, 0, sizeof defined);
+    defined.p = E->p;
+    for (i = 0; i < dst->ninputs; i++) mgopt__exr_add(&defined, dst->inputs[i]);
+    for (i = 0; i < dst->nnodes; i++)
+      for (j = 0; j < dst->nodes[i].noutputs; j++) mgopt__exr_add(&defined, dst->nodes[i].outputs[j]);
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_value_info) * (size_t)src->nvalue_info, 8);
+    if (!vi || defined.oom) s = mgopt__exp_nomem(E);
+    for (i = j = 0; !s && i < src->nvalue_info; i++)
+      if (mgopt__exr_has(&defined, src->value_info[i].name)) vi[j++] = src->value_info[i];
+    dst->value_info = vi;
+    dst->nvalue_info = j;
+    if (defined.tab) mgopt__heap_free(&E->p->alloc, defined.tab, defined.cap * sizeof(mgopt_str));
+  }
+  return s;
+}
+
+/* The model's functions: each imported one written from the IR, the others
+   as they came. Also fills E->overloads (before anything is written). */
+static mgopt_status mgopt__exp_functions(mgopt__exp *E, const mgopt_onnx_model *orig, mgopt_onnx_model *m, int write) {
+  const char **calls, **names;
+  int64_t k;
+  mgopt_status s = MGOPT_OK;
+  if (!orig || !orig->nfunctions) return MGOPT_OK;
+  calls = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)orig->nfunctions, 8);
+  names = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)orig->nfunctions, 8);
+  if (!calls || !names || mgopt__onnx_function_names(E->p, orig, calls, names)) return mgopt__exp_nomem(E);
+  if (!write) {
+    E->overloads.al = &E->p->alloc;
+    for (k = 0; k < orig->nfunctions; k++)
+      if (orig->functions[k].overload.len) mgopt__imap_put(&E->overloads, calls[k], (void *)(uintptr_t)1);
+    return E->overloads.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+  }
+  m->functions = (mgopt_onnx_function *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_function) * (size_t)orig->nfunctions, 8);
+  if (!m->functions) return mgopt__exp_nomem(E);
+  m->nfunctions = orig->nfunctions;
+  for (k = 0; k < orig->nfunctions && !s; k++) {
+    mgopt_function *f = names[k] ? mgopt_program_function(E->p, names[k]) : NULL;
+    if (f) s = mgopt__exp_function(E, &orig->functions[k], f, &m->functions[k]);
+    else m->functions[k] = orig->functions[k];
+  }
+  return s;
 }
 
 /* ---------------------------------------------------------------- the program's target */
@@ -16275,9 +16894,12 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     m->graph->metadata_props = orig->graph->metadata_props;
     m->graph->nmetadata_props = orig->graph->nmetadata_props;
   }
-  s = mgopt__exp_unique_names(&E, f);
+  s = mgopt__exp_functions(&E, orig, m, 0);
+  if (!s) s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
   mgopt__exp_free_names(&E);
+  if (!s) s = mgopt__exp_functions(&E, orig, m, 1);
+  mgopt__imap_free(&E.overloads);
   if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {

@@ -353,6 +353,10 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name);
 /* Adds a function with an empty body. NULL on OOM or if the name exists. */
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
+/* The function an op calls: an opaque op whose type is the name of one of
+   the program's functions (an ONNX model-local function `domain::Name`
+   called from a node of that domain and type). NULL for any other op. */
+MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op);
 /* Number of live ops in the program, nested blocks included (ops inside the
    blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);

@@ -336,6 +336,9 @@ MGOPT__PRIVATE int mgopt__index_any(mgopt_function *f, int32_t kind, int (*fn)(c
 MGOPT__PRIVATE int mgopt__index_has_dead(mgopt_function *f);
 /* Frees the lists of f's index (heap memory). */
 MGOPT__PRIVATE void mgopt__index_free(mgopt_function *f);
+/* Removes function f from its program: its body's ops are erased, its name
+   is free again. Nothing outside f may refer to its values. */
+MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f);
 
 /* ---- IR internals */
 /* Unlinks a use from its value's list. */

@@ -223,6 +223,124 @@ def function():
     save(m, "function.onnx")
 
 
+def _varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def _with_fields(msg, *fields):
+    """msg with extra (field number, bytes) entries appended as length-delimited
+    fields: FunctionProto fields this onnx version does not know (attribute_proto)."""
+    raw = msg.SerializeToString()
+    for num, data in fields:
+        raw += _varint(num << 3 | 2) + _varint(len(data)) + data
+    out = type(msg)()
+    out.ParseFromString(raw)
+    return out
+
+
+def function_twice():
+    """One function called twice; its body holds an Identity and a constant
+    expression (1 + 1) that cleanup passes remove or fold."""
+    fn = helper.make_function(
+        "test.fn", "AddRelu", ["x", "b"], ["y"],
+        [helper.make_node("Identity", ["b"], ["bi"]),
+         helper.make_node("Constant", [], ["one"], value=helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])),
+         helper.make_node("Add", ["one", "one"], ["two"]),
+         helper.make_node("Mul", ["bi", "two"], ["b2"]),
+         helper.make_node("Add", ["x", "b2"], ["s"]),
+         helper.make_node("Relu", ["s"], ["y"])],
+        opset_imports=OPSET, doc_string="relu(x + 2 b)")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3])
+    g = helper.make_graph([helper.make_node("AddRelu", ["x", "b1"], ["h"], domain="test.fn", name="call1"),
+                           helper.make_node("AddRelu", ["h", "b2"], ["z"], domain="test.fn", name="call2")],
+                          "function_twice", [x], [z],
+                          initializer=[numpy_helper.from_array(np.array([0.5, -1.0, 2.0], dtype=np.float32), "b1"),
+                                       numpy_helper.from_array(np.array([-0.25, 1.5, -3.0], dtype=np.float32), "b2")])
+    m = helper.make_model(g, opset_imports=OPSET + [helper.make_opsetid("test.fn", 1)], functions=[fn])
+    save(m, "function_twice.onnx")
+
+
+def function_attr_ref():
+    """A function whose LeakyRelu takes its alpha from the function's attribute
+    (ref_attr_name), with a default (attribute_proto) one call relies on."""
+    lrelu = helper.make_node("LeakyRelu", ["x"], ["y"])
+    ref = onnx.AttributeProto()
+    ref.name = "alpha"
+    ref.ref_attr_name = "alpha"
+    ref.type = onnx.AttributeProto.FLOAT
+    lrelu.attribute.extend([ref])
+    fn = helper.make_function("test.fn", "LRelu", ["x"], ["y"],
+                              [helper.make_node("Identity", ["x"], ["xi"]), lrelu], opset_imports=OPSET)
+    fn.node[1].input[0] = "xi"
+    dflt = helper.make_attribute("alpha", 0.1)
+    fn = _with_fields(fn, (11, dflt.SerializeToString()))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y1 = helper.make_tensor_value_info("y1", TensorProto.FLOAT, [4])
+    y2 = helper.make_tensor_value_info("y2", TensorProto.FLOAT, [4])
+    g = helper.make_graph([helper.make_node("LRelu", ["x"], ["y1"], domain="test.fn", alpha=0.5),
+                           helper.make_node("LRelu", ["x"], ["y2"], domain="test.fn")],
+                          "function_attr_ref", [x], [y1, y2])
+    m = helper.make_model(g, opset_imports=OPSET + [helper.make_opsetid("test.fn", 1)], functions=[fn])
+    save(m, "function_attr_ref.onnx")
+
+
+def function_nested():
+    """A function calling another twice: Outer(x) = Gelu(Gelu(x) + 1), Gelu
+    decomposed with Erf."""
+    gelu = helper.make_function(
+        "test.fn", "GeluErf", ["x"], ["y"],
+        [helper.make_node("Constant", [], ["rs2"], value=helper.make_tensor("rs2", TensorProto.FLOAT, [], [0.70710678])),
+         helper.make_node("Constant", [], ["half"], value=helper.make_tensor("half", TensorProto.FLOAT, [], [0.5])),
+         helper.make_node("Constant", [], ["one"], value=helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])),
+         helper.make_node("Mul", ["x", "rs2"], ["t"]),
+         helper.make_node("Erf", ["t"], ["e"]),
+         helper.make_node("Add", ["e", "one"], ["e1"]),
+         helper.make_node("Mul", ["x", "e1"], ["xe"]),
+         helper.make_node("Mul", ["xe", "half"], ["y"])],
+        opset_imports=OPSET)
+    outer = helper.make_function(
+        "test.fn", "Outer", ["x"], ["y"],
+        [helper.make_node("GeluErf", ["x"], ["g"], domain="test.fn"),
+         helper.make_node("Constant", [], ["one"], value=helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])),
+         helper.make_node("Add", ["g", "one"], ["g1"]),
+         helper.make_node("GeluErf", ["g1"], ["y"], domain="test.fn")],
+        opset_imports=OPSET + [helper.make_opsetid("test.fn", 1)])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
+    g = helper.make_graph([helper.make_node("Outer", ["x"], ["y"], domain="test.fn")], "function_nested", [x], [y])
+    m = helper.make_model(g, opset_imports=OPSET + [helper.make_opsetid("test.fn", 1)], functions=[outer, gelu])
+    save(m, "function_nested.onnx")
+
+
+def function_domain():
+    """Functions in a custom domain with their own opset imports: one called
+    with float and with int64 inputs (its input types differ between calls),
+    one whose output is its input (written back through an Identity)."""
+    ops = OPSET + [helper.make_opsetid("com.example.ops", 2)]
+    double = helper.make_function("com.example.ops", "Double", ["v"], ["w"],
+                                  [helper.make_node("Add", ["v", "v"], ["w"])], opset_imports=ops,
+                                  doc_string="v + v, any numeric type")
+    passthru = helper.make_function("com.example.ops", "Pass", ["v"], ["w"],
+                                    [helper.make_node("Identity", ["v"], ["w"])], opset_imports=ops)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    n = helper.make_tensor_value_info("n", TensorProto.INT64, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    k = helper.make_tensor_value_info("k", TensorProto.INT64, [2])
+    g = helper.make_graph([helper.make_node("Double", ["x"], ["x2"], domain="com.example.ops"),
+                           helper.make_node("Pass", ["x2"], ["y"], domain="com.example.ops"),
+                           helper.make_node("Double", ["n"], ["k"], domain="com.example.ops")],
+                          "function_domain", [x, n], [y, k])
+    m = helper.make_model(g, opset_imports=ops, functions=[double, passthru])
+    save(m, "function_domain.onnx")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     attributes()
@@ -232,6 +350,10 @@ def main():
     sequences()
     metadata()
     function()
+    function_twice()
+    function_attr_ref()
+    function_nested()
+    function_domain()
 
 
 if __name__ == "__main__":

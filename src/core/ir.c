@@ -69,6 +69,8 @@ MGOPT__PRIVATE mgopt_block *mgopt__block_new(mgopt_program *p, const char *name)
   return b;
 }
 
+static void mgopt__erase_block_contents(mgopt_block *b);
+
 MGOPTDEF int32_t mgopt_program_function_count(const mgopt_program *p) { return p->nfuncs; }
 
 MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32_t i) {
@@ -136,6 +138,25 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   p->funcs[p->nfuncs++] = f;
   p->func_tab[mgopt__ftab_slot(p, f->name)] = f;
   return f;
+}
+
+MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f) {
+  mgopt_program *p = f->program;
+  int32_t i, j = 0;
+  size_t k;
+  mgopt__erase_block_contents(f->body);
+  mgopt__index_free(f);
+  for (i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i] != f) p->funcs[j++] = p->funcs[i];
+  p->nfuncs = j;
+  /* open addressing without tombstones: the table is filled again */
+  for (k = 0; k < p->func_tab_cap; k++) p->func_tab[k] = NULL;
+  for (i = 0; i < p->nfuncs; i++) p->func_tab[mgopt__ftab_slot(p, p->funcs[i]->name)] = p->funcs[i];
+}
+
+MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op) {
+  if (!op || op->kind != MGOPT_OP_OPAQUE || !op->type || !strstr(op->type, "::")) return NULL;
+  return mgopt_program_function(op->program, op->type);
 }
 
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p) {

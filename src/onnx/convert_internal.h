@@ -124,6 +124,18 @@ MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__on
 
 /* ---------------------------------------------------------------- importer state */
 
+/* A model-local function while the importer reads the model (functions.c). */
+typedef struct mgopt__imp_func {
+  const mgopt_onnx_function *proto;
+  const char *name;    /* its IR name (interned); NULL: kept as it came */
+  mgopt_type *args;    /* per input, the join of the types its callers pass */
+  int64_t ncalls;      /* calls imported so far */
+  int64_t pending;     /* calls from functions not decided yet */
+  int unseen_callers;  /* a function kept as it came calls it: input types unknown */
+  int state;           /* 0 not imported yet, 1 imported, 2 kept as it came, 3 being imported */
+  int dirty;           /* imported, but its inputs' types got more general since */
+} mgopt__imp_func;
+
 struct mgopt__imp {
   mgopt_program *p;
   mgopt_onnx_model *m;
@@ -136,6 +148,12 @@ struct mgopt__imp {
   const mgopt_onnx_node *node;
   int infer_failed; /* a mapped op's types did not infer (the node then stays opaque) */
   mgopt__onnx_index ops;
+  /* model-local functions (functions.c) */
+  mgopt__imp_func *fns;
+  int64_t nfns;
+  mgopt__imap fnames;            /* interned IR name -> 1 + index in fns */
+  int in_function;               /* importing a function body: attribute references allowed */
+  const mgopt_type *arg_types;   /* the body's argument types */
 };
 
 MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...)
@@ -147,6 +165,24 @@ MGOPT__PRIVATE const char *mgopt__imp_intern(mgopt__imp *I, mgopt_str s);
 MGOPT__PRIVATE const char *mgopt__imp_intern_copy(mgopt__imp *I, mgopt_str s);
 MGOPT__PRIVATE int mgopt__imp_streq(mgopt_str s, const char *c);
 MGOPT__PRIVATE int mgopt__imp_default_domain(mgopt_str domain);
+
+/* model-local functions (functions.c). The opaque op type of a node
+   ("onnx::OpType", "domain::OpType", "domain::OpType@overload"), into buf. */
+MGOPT__PRIVATE void mgopt__onnx_node_type(char *buf, size_t cap, mgopt_str domain, mgopt_str op_type,
+                                          mgopt_str overload);
+/* For each of m's functions k: calls[k] the op type of a node calling it,
+   names[k] its IR function's name when it is imported (the same string),
+   NULL when it is kept as it came. Both interned in p. */
+MGOPT__PRIVATE mgopt_status mgopt__onnx_function_names(mgopt_program *p, const mgopt_onnx_model *m, const char **calls,
+                                                      const char **names);
+/* Sets up I->fns from I->m before any graph is imported. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_prepare_functions(mgopt__imp *I);
+/* Joins the operand types of opaque op `op` into the function it calls, if any. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_note_call(mgopt__imp *I, mgopt_op *op);
+/* Imports the functions' bodies, callers first (after `main`). */
+MGOPT__PRIVATE mgopt_status mgopt__imp_functions(mgopt__imp *I);
+/* Imports graph g as a function body b (import.c): arguments typed I->arg_types. */
+MGOPT__PRIVATE mgopt_status mgopt__imp_function_body(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b);
 
 /* ONNX types and tensors as the IR's (import_values.c) */
 MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type *ot, mgopt_type *out);
@@ -206,6 +242,10 @@ struct mgopt__exp {
   uint64_t *fresh_next;
   size_t fresh_cap, fresh_count;
   const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT]; /* the row that writes each kind at this opset */
+  /* writing a model-local function: its body and its output names */
+  const mgopt_block *fn_body;
+  const char *const *fn_outs;
+  mgopt__imap overloads; /* op type of a call to an overloaded function -> 1 */
 };
 
 /* building nodes (export_build.c) */

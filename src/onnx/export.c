@@ -11,7 +11,10 @@
    initializers; opaque ops go back as they came. Every value name is unique
    in the written model: a clash gets a fresh name, except graph inputs and
    outputs. Nodes are accumulated in heap vectors and copied into the
-   program's arena at the end of each graph. */
+   program's arena at the end of each graph. Model-local functions imported
+   as IR functions are written from the IR after the graph, each with names
+   unique in its own body (mgopt__exp_function); the others go back as
+   they came. */
 
 static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
 
@@ -52,6 +55,10 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
         break;
       }
       case MGOPT_ATTR_BYTES:
+        if ((a->tag & MGOPT_ONNX_ATTR_REF) && a->n > 0 && !(a->tag & ~(MGOPT_ONNX_ATTR_REF | 0xff)) &&
+            op->parent && op->parent->func && op->parent->func->body->parent_op == NULL &&
+            strcmp(op->parent->func->name, "main") != 0)
+          break; /* an attribute reference, inside a function */
         if (a->tag != MGOPT_ONNX_ATTR_TYPE_PROTO || a->n <= 0) return "a bytes attribute that is not an ONNX type";
         break;
       default:
@@ -112,7 +119,15 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
     while (nin <= k) ins[nin++] = "";
     ins[k] = mgopt__exp_vname(s->uses[0].value);
   }
-  n = mgopt__exp_simple(E, op, last + 2, ins, nin);
+  if (E->overloads.map.n && mgopt__imap_get(&E->overloads, op->type)) {
+    /* a call of an overloaded function: domain::Name@overload */
+    const char *at = strchr(last + 2, '@');
+    const char *nm = mgopt_program_intern(E->p, last + 2, (size_t)(at - (last + 2)));
+    n = nm ? mgopt__exp_simple(E, op, nm, ins, nin) : NULL;
+    if (n) n->overload = mgopt__exp_s(mgopt_program_intern_cstr(E->p, at + 1));
+    if (n && !n->overload.ptr) n = NULL;
+  } else
+    n = mgopt__exp_simple(E, op, last + 2, ins, nin);
   if (!n) return mgopt__exp_nomem(E);
   n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
   for (i = 0; i < op->nattrs; i++) {
@@ -157,6 +172,13 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
         if (mgopt__exp_tensor(E, a->u.t, "", oa->t)) return E->d ? E->d->status : MGOPT_ERR_UNSUPPORTED;
         break;
       case MGOPT_ATTR_BYTES:
+        if (a->tag & MGOPT_ONNX_ATTR_REF) {
+          oa = mgopt__exp_attr(E, n, a->name, a->tag & 0xff);
+          if (!oa) return mgopt__exp_nomem(E);
+          oa->ref_attr_name.ptr = (const char *)a->u.bytes;
+          oa->ref_attr_name.len = (size_t)a->n;
+          break;
+        }
         oa = mgopt__exp_attr(E, n, a->name, MGOPT_ONNX_ATTR_TYPE_PROTO);
         if (!oa || !(oa->tp = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type), 8)))
           return mgopt__exp_nomem(E);
@@ -289,7 +311,18 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   E->op = NULL;
   for (i = 0; i < b->nouts && !s; i++) {
     mgopt_value *v = b->outs[i]->value;
-    if (!mgopt__exp_vi(E, &g.outputs, mgopt__exp_vname(v), &v->type)) s = mgopt__exp_nomem(E);
+    const char *nm = mgopt__exp_vname(v);
+    if (b == E->fn_body && nm != E->fn_outs[i]) {
+      /* a function output keeps its name: the value under it through an Identity */
+      mgopt_onnx_node *n = mgopt__exp_node(E, "Identity", "", NULL);
+      if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, &nm, 1) ||
+          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &E->fn_outs[i], 1)) {
+        s = mgopt__exp_nomem(E);
+        break;
+      }
+      nm = E->fn_outs[i];
+    }
+    if (!mgopt__exp_vi(E, &g.outputs, nm, &v->type)) s = mgopt__exp_nomem(E);
   }
   if (!s) {
     og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
@@ -313,6 +346,14 @@ typedef struct mgopt__exn {
   int oom;
 } mgopt__exn;
 
+/* 1 when the use u of v by body's outputs keeps v's name: every output of
+   main; an output of a function only when v carries that output's name
+   (else the export writes an Identity to it). */
+static int mgopt__exn_keeps(const mgopt__exn *N, const mgopt_value *v, const mgopt_use *u, const mgopt_block *body) {
+  if (u->op || u->block != body) return 0;
+  return body != N->E->fn_body || v->name == N->E->fn_outs[u->index];
+}
+
 
 static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
   int r = mgopt__exp_claim(N->E, name);
@@ -322,13 +363,8 @@ static int mgopt__exn_claim(mgopt__exn *N, const char *name) {
 
 static void mgopt__exn_value(mgopt__exn *N, mgopt_value *v, int is_io) {
   if ((v->flags & MGOPT_VALUE_ABSENT) || !v->name || is_io || N->oom) return;
-  while (!mgopt__exn_claim(N, v->name)) {
-    v->name = mgopt__exp_fresh(N->E, v->name);
-    if (!v->name) {
-      N->oom = 1;
-      return;
-    }
-  }
+  /* a name taken before: a fresh one (mgopt__exp_fresh claims it) */
+  if (!mgopt__exn_claim(N, v->name) && !N->oom && !(v->name = mgopt__exp_fresh(N->E, v->name))) N->oom = 1;
 }
 
 static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, int depth) {
@@ -342,7 +378,7 @@ static void mgopt__exn_block(mgopt__exn *N, mgopt_block *b, mgopt_block *body, i
       int io = 0;
       const mgopt_use *u;
       for (u = v->uses; u; u = u->next)
-        if (!u->op && u->block == body) io = 1;
+        if (mgopt__exn_keeps(N, v, u, body)) io = 1;
       mgopt__exn_value(N, v, io);
     }
   }
@@ -356,7 +392,8 @@ static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
   for (i = 0; i < f->body->nargs; i++)
     if (f->body->args[i]->name) mgopt__exn_claim(&N, f->body->args[i]->name);
   for (i = 0; i < f->body->nouts; i++)
-    if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
+    if (f->body == E->fn_body) mgopt__exn_claim(&N, E->fn_outs[i]);
+    else if (f->body->outs[i]->value->name) mgopt__exn_claim(&N, f->body->outs[i]->value->name);
   mgopt__exn_block(&N, f->body, f->body, 0);
   return N.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
 }
@@ -367,6 +404,7 @@ static void mgopt__exp_free_names(mgopt__exp *E) {
   if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
   E->names = E->fresh_base = NULL;
   E->fresh_next = NULL;
+  E->names_cap = E->names_count = E->fresh_cap = E->fresh_count = 0;
 }
 
 /* ---------------------------------------------------------------- unread initializers */
@@ -451,6 +489,114 @@ static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g
   if (!r.oom) g->ninitializers = j;
   if (r.tab) mgopt__heap_free(&p->alloc, r.tab, r.cap * sizeof(mgopt_str));
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- model-local functions */
+
+/* Writes imported function f as dst, src being the FunctionProto it came
+   from (functions.c says what is kept): its body as a subgraph whose
+   output names are src's. */
+static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function *src, mgopt_function *f,
+                                                mgopt_onnx_function *dst) {
+  mgopt_onnx_graph og;
+  const char **outs;
+  mgopt_status s;
+  int64_t i, j;
+  mgopt__exr defined;
+  *dst = *src;
+  if (f->body->nargs != src->ninputs || f->body->nouts != src->noutputs)
+    return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "function '%s' has %d inputs and %d outputs, its callers %lld and %lld",
+                           f->name, (int)f->body->nargs, (int)f->body->nouts, (long long)src->ninputs,
+                           (long long)src->noutputs);
+  outs = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(src->noutputs + 1), 8);
+  if (!outs) return mgopt__exp_nomem(E);
+  for (i = 0; i < src->noutputs; i++)
+    if (!(outs[i] = mgopt_program_intern(E->p, src->outputs[i].ptr ? src->outputs[i].ptr : "", src->outputs[i].len)))
+      return mgopt__exp_nomem(E);
+  memset(&og, 0, sizeof og);
+  E->fn_outs = outs;
+  E->fn_body = f->body;
+  s = mgopt__exp_unique_names(E, f);
+  if (!s) s = mgopt__exp_block_graph(E, f->body, &og, 0);
+  E->fn_outs = NULL;
+  E->fn_body = NULL;
+  mgopt__exp_free_names(E);
+  if (s) return s;
+  dst->nodes = og.nodes;
+  dst->nnodes = og.nnodes;
+  dst->inputs = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(og.ninputs + 1), 8);
+  dst->outputs = (mgopt_str *)mgopt_program_alloc(E->p, sizeof(mgopt_str) * (size_t)(og.noutputs + 1), 8);
+  if (!dst->inputs || !dst->outputs) return mgopt__exp_nomem(E);
+  for (i = 0; i < og.ninputs; i++) dst->inputs[i] = og.inputs[i].name;
+  for (i = 0; i < og.noutputs; i++) dst->outputs[i] = og.outputs[i].name;
+  dst->ninputs = og.ninputs;
+  dst->noutputs = og.noutputs;
+  /* the default domain at the export opset */
+  {
+    mgopt_onnx_opset *os =
+        (mgopt_onnx_opset *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_opset) * (size_t)(src->nopset_imports + 1), 8);
+    int has = 0;
+    if (!os) return mgopt__exp_nomem(E);
+    for (i = 0; i < src->nopset_imports; i++) {
+      os[i] = src->opset_imports[i];
+      if (mgopt__imp_default_domain(os[i].domain)) {
+        os[i].version = E->opset;
+        has = 1;
+      }
+    }
+    dst->opset_imports = os;
+    dst->nopset_imports = src->nopset_imports;
+    if (!has && og.nnodes) {
+      /* the body may hold default-domain nodes the import mapped: say which opset */
+      os[i].domain = mgopt__exp_s("");
+      os[i].version = E->opset;
+      dst->nopset_imports++;
+    }
+  }
+  /* value_info only for names the body still defines */
+  if (src->nvalue_info) {
+    mgopt_onnx_value_info *vi;
+    memset(&defined, 0, sizeof defined);
+    defined.p = E->p;
+    for (i = 0; i < dst->ninputs; i++) mgopt__exr_add(&defined, dst->inputs[i]);
+    for (i = 0; i < dst->nnodes; i++)
+      for (j = 0; j < dst->nodes[i].noutputs; j++) mgopt__exr_add(&defined, dst->nodes[i].outputs[j]);
+    vi = (mgopt_onnx_value_info *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_value_info) * (size_t)src->nvalue_info, 8);
+    if (!vi || defined.oom) s = mgopt__exp_nomem(E);
+    for (i = j = 0; !s && i < src->nvalue_info; i++)
+      if (mgopt__exr_has(&defined, src->value_info[i].name)) vi[j++] = src->value_info[i];
+    dst->value_info = vi;
+    dst->nvalue_info = j;
+    if (defined.tab) mgopt__heap_free(&E->p->alloc, defined.tab, defined.cap * sizeof(mgopt_str));
+  }
+  return s;
+}
+
+/* The model's functions: each imported one written from the IR, the others
+   as they came. Also fills E->overloads (before anything is written). */
+static mgopt_status mgopt__exp_functions(mgopt__exp *E, const mgopt_onnx_model *orig, mgopt_onnx_model *m, int write) {
+  const char **calls, **names;
+  int64_t k;
+  mgopt_status s = MGOPT_OK;
+  if (!orig || !orig->nfunctions) return MGOPT_OK;
+  calls = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)orig->nfunctions, 8);
+  names = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)orig->nfunctions, 8);
+  if (!calls || !names || mgopt__onnx_function_names(E->p, orig, calls, names)) return mgopt__exp_nomem(E);
+  if (!write) {
+    E->overloads.al = &E->p->alloc;
+    for (k = 0; k < orig->nfunctions; k++)
+      if (orig->functions[k].overload.len) mgopt__imap_put(&E->overloads, calls[k], (void *)(uintptr_t)1);
+    return E->overloads.oom ? mgopt__exp_nomem(E) : MGOPT_OK;
+  }
+  m->functions = (mgopt_onnx_function *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_function) * (size_t)orig->nfunctions, 8);
+  if (!m->functions) return mgopt__exp_nomem(E);
+  m->nfunctions = orig->nfunctions;
+  for (k = 0; k < orig->nfunctions && !s; k++) {
+    mgopt_function *f = names[k] ? mgopt_program_function(E->p, names[k]) : NULL;
+    if (f) s = mgopt__exp_function(E, &orig->functions[k], f, &m->functions[k]);
+    else m->functions[k] = orig->functions[k];
+  }
+  return s;
 }
 
 /* ---------------------------------------------------------------- the program's target */
@@ -541,9 +687,12 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     m->graph->metadata_props = orig->graph->metadata_props;
     m->graph->nmetadata_props = orig->graph->nmetadata_props;
   }
-  s = mgopt__exp_unique_names(&E, f);
+  s = mgopt__exp_functions(&E, orig, m, 0);
+  if (!s) s = mgopt__exp_unique_names(&E, f);
   if (!s) s = mgopt__exp_block_graph(&E, f->body, m->graph, 1);
   mgopt__exp_free_names(&E);
+  if (!s) s = mgopt__exp_functions(&E, orig, m, 1);
+  mgopt__imap_free(&E.overloads);
   if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {

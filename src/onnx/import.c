@@ -12,10 +12,11 @@
    attributes are kept, whose GRAPH attributes become nested blocks named
    after the attribute, and whose output types come from the type-rule table
    (opaque_types.c). Output types come from type inference, refined by
-   value_info. Subgraphs see the values of enclosing graphs. The model tree
+   value_info. Subgraphs see the values of enclosing graphs. Model-local
+   functions become IR functions after `main` (functions.c). The model tree
    stays in the program (program->onnx_meta) so export can keep everything
-   the IR does not hold: opset imports, metadata, local functions, doc
-   strings. An error about a node names its graph and the node:
+   the IR does not hold: opset imports, metadata, functions kept as they
+   came, doc strings. An error about a node names its graph and the node:
    "graph 'g', node 12 'Conv_3' (Conv): ...", outer graphs first. */
 
 MGOPT__PRIVATE mgopt_status mgopt__imp_fail(mgopt__imp *I, mgopt_status s, const char *fmt, ...) {
@@ -70,13 +71,12 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
   int32_t nouts = (int32_t)n->noutputs, bi = 0;
   mgopt_op *op;
   mgopt_status s;
-  if (mgopt__imp_default_domain(n->domain))
-    snprintf(type, sizeof type, "onnx::%.*s", (int)(n->op_type.len > 200 ? 200 : n->op_type.len), n->op_type.ptr);
-  else
-    snprintf(type, sizeof type, "%.*s::%.*s", (int)(n->domain.len > 100 ? 100 : n->domain.len), n->domain.ptr,
-             (int)(n->op_type.len > 120 ? 120 : n->op_type.len), n->op_type.ptr);
-  for (i = 0; i < n->nattributes; i++)
-    if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  int refs = 0;
+  mgopt__onnx_node_type(type, sizeof type, n->domain, n->op_type, n->overload);
+  for (i = 0; i < n->nattributes; i++) {
+    if (n->attributes[i].ref_attr_name.len) refs = 1;
+    else if (n->attributes[i].type == MGOPT_ONNX_ATTR_GRAPH) ngraphs++;
+  }
   if (nouts > 100000 || n->ninputs > 100000) return mgopt__imp_fail(I, MGOPT_ERR_LIMIT, "node with too many inputs or outputs");
   op = mgopt__imp_op(I, type, nouts, (int32_t)ngraphs);
   if (!op) return MGOPT_ERR_NOMEM;
@@ -91,14 +91,26 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
     snprintf(slot, sizeof slot, "in%d", (int)i);
     if (mgopt_op_set_operand(op, slot, v)) return MGOPT_ERR_NOMEM;
   }
+  if (mgopt__imp_note_call(I, op)) return MGOPT_ERR_NOMEM;
   for (i = 0; i < n->nattributes; i++) {
     const mgopt_onnx_attribute *a = &n->attributes[i];
     mgopt_attr at;
     memset(&at, 0, sizeof at);
     at.name = mgopt__imp_intern_copy(I, a->name);
     if (!at.name) return MGOPT_ERR_NOMEM;
-    if (a->ref_attr_name.len)
-      return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+    if (a->ref_attr_name.len) {
+      /* a reference to an attribute of the function whose body holds the node */
+      if (!I->in_function)
+        return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "attribute references belong in functions, not graphs");
+      if (a->type < 0 || a->type > 0xff)
+        return mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "attribute reference of type %d", (int)a->type);
+      at.kind = MGOPT_ATTR_BYTES;
+      at.tag = MGOPT_ONNX_ATTR_REF | a->type;
+      at.n = (int64_t)a->ref_attr_name.len;
+      at.u.bytes = (const uint8_t *)a->ref_attr_name.ptr;
+      if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
+      continue;
+    }
     switch (a->type) {
       case MGOPT_ONNX_ATTR_FLOAT: at.kind = MGOPT_ATTR_FLOAT; at.u.f = (double)a->f; break;
       case MGOPT_ONNX_ATTR_INT: at.kind = MGOPT_ATTR_INT; at.u.i = a->i; break;
@@ -154,7 +166,8 @@ static mgopt_status mgopt__imp_opaque(mgopt__imp *I, const mgopt__onnx_entry *e)
     }
     if (mgopt_op_set_attr(op, &at)) return MGOPT_ERR_NOMEM;
   }
-  if (e && e->rule && (s = e->rule->fn(I, op, e->rule)) != MGOPT_OK) return s;
+  /* a type rule reads the attributes: not when one is a reference */
+  if (e && e->rule && !refs && (s = e->rule->fn(I, op, e->rule)) != MGOPT_OK) return s;
   return mgopt__imp_finish(I, op);
 }
 
@@ -179,6 +192,9 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   }
   if (mgopt__imp_default_domain(n->domain) && (e = mgopt__onnx_index_find(&I->ops, n->op_type)) != NULL && e->map)
     fn = e->map->to_ir;
+  /* a mapping reads the attributes' values: a node with a reference stays opaque */
+  for (i = 0; fn && i < n->nattributes; i++)
+    if (n->attributes[i].ref_attr_name.len) fn = NULL;
   /* the mappings read the first output's name: a node without it stays opaque */
   if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
   if (fn) {
@@ -335,8 +351,9 @@ out:
 }
 
 /* Imports graph g into block b: inputs become block args (for `main`, only the
-   inputs without an initializer), initializers const ops, nodes ops, outputs
-   block outputs. */
+   inputs without an initializer; for a function body, typed I->arg_types),
+   initializers const ops, nodes ops, outputs block outputs. is_main: 0 a
+   subgraph, 1 the model's graph, 2 a function body. */
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
   int64_t i;
   mgopt_status s;
@@ -359,8 +376,9 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     mgopt_type t;
     mgopt_value *v;
     if (!nm) return MGOPT_ERR_NOMEM;
-    if (is_main && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
-    if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    if (is_main == 1 && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    if (is_main == 2) t = I->arg_types[i];
+    else if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
     v = mgopt_block_add_arg(b, nm, &t);
     if (!v) {
       s = MGOPT_ERR_NOMEM;
@@ -430,6 +448,10 @@ out:
   return s;
 }
 
+MGOPT__PRIVATE mgopt_status mgopt__imp_function_body(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b) {
+  return mgopt__imp_graph(I, g, b, 2);
+}
+
 MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   mgopt__imp I;
   mgopt_function *f;
@@ -450,9 +472,12 @@ MGOPTDEF mgopt_status mgopt_onnx_import(mgopt_onnx_model *m, mgopt_diag *d) {
   f = mgopt_function_new(I.p, "main");
   if (!f) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   mgopt__onnx_index_build(&I.ops, I.opset);
-  s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  s = mgopt__imp_prepare_functions(&I) ? mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory") : MGOPT_OK;
+  if (!s) s = mgopt__imp_graph(&I, m->graph, f->body, 1);
+  if (!s && mgopt__imp_functions(&I)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   mgopt__imap_free(&I.values);
   mgopt__imap_free(&I.vinfo);
+  mgopt__imap_free(&I.fnames);
   if (s == MGOPT_OK && I.p->status) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s == MGOPT_OK) I.p->onnx_meta = m;
   if (s == MGOPT_OK && mgopt_onnx_set_target(I.p, 0) != MGOPT_OK) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
@@ -553,6 +578,9 @@ MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
   if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->parent || op->nblocks || op->nouts < 1 || op->nouts > 64 ||
       strncmp(op->type, "onnx::", 6) != 0)
     return 0;
+  /* an attribute reference has no value a mapping or a type rule could read */
+  for (k = 0; k < op->nattrs; k++)
+    if (op->attrs[k].kind == MGOPT_ATTR_BYTES && (op->attrs[k].tag & MGOPT_ONNX_ATTR_REF)) return 0;
   ty.ptr = op->type + 6;
   ty.len = strlen(ty.ptr);
   opset = mgopt__onnx_export_opset(p, 0);

@@ -77,6 +77,11 @@ extern "C" {
 #define MGOPT_ONNX_ATTR_SPARSE_TENSORS 12
 #define MGOPT_ONNX_ATTR_TYPE_PROTO 13
 #define MGOPT_ONNX_ATTR_TYPE_PROTOS 14
+/* The tag of an mgopt_attr of kind MGOPT_ATTR_BYTES that stands for an
+   attribute reference inside a model-local function body (ONNX
+   AttributeProto.ref_attr_name): MGOPT_ONNX_ATTR_REF | the attribute's type,
+   the bytes being the name of the function attribute it refers to. */
+#define MGOPT_ONNX_ATTR_REF 0x100
 
 /* TensorProto.data_location */
 #define MGOPT_ONNX_LOC_DEFAULT 0

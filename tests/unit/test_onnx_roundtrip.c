@@ -226,6 +226,8 @@ static void test_fixtures_roundtrip(void) {
   static const char *const files[] = {
       FIX "attributes.onnx", FIX "control_flow.onnx", FIX "external.onnx", FIX "function.onnx",
       FIX "metadata.onnx",   FIX "sequences.onnx",    FIX "tensors.onnx",
+      FIX "function_twice.onnx", FIX "function_attr_ref.onnx", FIX "function_nested.onnx",
+      FIX "function_domain.onnx",
   };
   rt_counts c;
   size_t i;
