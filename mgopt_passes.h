@@ -196,6 +196,19 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t ki
    them. */
 MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
                                          mgopt_op *const *matched, int32_t nmatched);
+/* The same, and the op standing for last's takes last's op name (its
+   output's name when last has none) before its function-output sync. */
+MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
+                                               mgopt_op *last, mgopt_op *const *matched, int32_t nmatched);
+/* The dims [*start, *end) of its input an onnx::Shape op returns (opset 15's
+   start/end, negative counted from the end, clamped as ONNX does); 0 when
+   the op is not one Shape of a tensor of known rank. */
+MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end);
+/* For each function holding a coreml_update_state: prepare(fn, ud) when
+   given (0: out of memory), then visit(write, ud) on each of its writes in
+   program order, adding visit's results to ctx->rewrites. */
+MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int (*prepare)(mgopt_function *, void *),
+                                                      int (*visit)(mgopt_op *, void *), void *ud);
 /* Walks from v through ops that each are the single consumer of the previous
    value (v first), none of those values a block output, and are pure
    registered elementwise ops keeping rank (unary, or binary whose other
@@ -3297,8 +3310,8 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t ki
   return NULL;
 }
 
-MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
-                                         mgopt_op *const *matched, int32_t nmatched) {
+static int mgopt__pu_fuse_end(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                              mgopt_op *const *matched, int32_t nmatched, int keep_name) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_op *top = made[nmade - 1];
   int32_t i;
@@ -3310,11 +3323,22 @@ MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *ma
     for (i = nmade - 1; i >= 0; i--) mgopt__pu_erase_with_consts(rw, made[i]);
     return 0;
   }
+  if (keep_name) top->name = last->name ? last->name : top->outs[0]->name;
   mgopt__pu_replace_value(rw, last->outs[0], top->outs[0]);
   mgopt__pu_sync_op_name(top);
   mgopt__pu_erase_with_consts(rw, last);
   for (i = 0; i < nmatched; i++) mgopt__pu_erase_with_consts(rw, matched[i]);
   return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched) {
+  return mgopt__pu_fuse_end(rw, made, nmade, last, matched, nmatched, 0);
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
+                                               mgopt_op *last, mgopt_op *const *matched, int32_t nmatched) {
+  return mgopt__pu_fuse_end(rw, made, nmade, last, matched, nmatched, 1);
 }
 
 /* ---------------------------------------------------------------- elementwise chains */
@@ -3365,6 +3389,46 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end
     chain[(*n)++] = cur;
     v = cur->outs[0];
   }
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int (*prepare)(mgopt_function *, void *),
+                                                      int (*visit)(mgopt_op *, void *), void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f, kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0 || (prepare && !prepare(fn, ud))) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += visit(ups[i], ud);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  return st;
+}
+
+MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end) {
+  const mgopt_value *x = mgopt_op_operand(op, "in0");
+  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
+  int64_t r, b, e;
+  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
+      x->type.rank < 0)
+    return 0;
+  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
+  r = x->type.rank;
+  b = as ? as->u.i : 0;
+  e = ae ? ae->u.i : r;
+  if (b < 0) b += r;
+  if (e < 0) e += r;
+  *start = b < 0 ? 0 : b > r ? r : b;
+  *end = e < 0 ? 0 : e > r ? r : e;
+  if (*end < *start) *end = *start;
+  return 1;
 }
 /* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 
@@ -9728,16 +9792,11 @@ static int mgopt__rsr_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_value_name(out), 0, NULL, NULL, 1);
   if (!cc) return 0;
   if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK || mgopt_op_set_int(cc, "axis", c) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK) {
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, cc->outs[0]);
-  mgopt__pu_sync_op_name(cc);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_erase_with_consts(rw, st);
-  return 1;
+  return mgopt__pu_fuse_finish(rw, &cc, 1, op, &st, 1);
 }
 
 static const mgopt_pattern mgopt__rsr_patterns[] = {
@@ -9802,7 +9861,7 @@ static int mgopt__dci_shape_is(const mgopt_value *v, const int64_t *want, int32_
 static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const int64_t want_perm[5] = {0, 2, 1, 3, 4};
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_op *r1, *tr, *r2, *cc;
+  mgopt_op *r1, *tr, *r2, *cc, *matched[3];
   mgopt_value *out, **vals;
   const int64_t *perm = NULL;
   int64_t s[MGOPT_MAX_RANK], w[5];
@@ -9835,18 +9894,14 @@ static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!cc) return 0;
   if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK ||
       mgopt_op_set_int(cc, "axis", mgopt_op_get_int(op, "axis", 0)) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK) {
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, cc->outs[0]);
-  mgopt__pu_sync_op_name(cc);
-  mgopt__pu_erase_with_consts(rw, r2);
-  mgopt__pu_erase_with_consts(rw, tr);
-  mgopt__pu_erase_with_consts(rw, r1);
-  mgopt__pu_erase_with_consts(rw, op);
-  return 1;
+  matched[0] = tr;
+  matched[1] = r1;
+  matched[2] = op;
+  return mgopt__pu_fuse_finish(rw, &cc, 1, r2, matched, 3);
 }
 
 static const mgopt_pattern mgopt__dci_patterns[] = {
@@ -9911,7 +9966,7 @@ static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const x_slot[1] = {"x"};
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *h[2], *ab[2], *cd[2], *vals[4], *out;
-  mgopt_op *c0, *c1, *cc, *ps;
+  mgopt_op *c0, *c1, *cc, *ps, *made[2], *matched[2];
   MGOPT__UNUSED(ud);
   if (!mgopt__cps_pair(op, 3, h) || h[0] == h[1]) return 0;
   c0 = mgopt__cps_rows(h[0], op->parent, ab);
@@ -9921,29 +9976,18 @@ static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   vals[0] = ab[0], vals[1] = cd[0], vals[2] = ab[1], vals[3] = cd[1];
   cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_channels"), 0, NULL, NULL, 1);
   if (!cc) return 0;
-  if (mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK || mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc)) {
+  made[0] = cc;
+  made[1] = ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
+  if (!ps || mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK ||
+      mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK || mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK ||
+      mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK) {
+    if (ps) mgopt_rw_erase(rw, ps);
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
-  if (!ps) {
-    mgopt_rw_erase(rw, cc);
-    return 0;
-  }
-  if (mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK || mgopt_op_infer(p, ps, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, ps) || !mgopt__pu_adopt_type(p, ps->outs[0], out)) {
-    mgopt_rw_erase(rw, ps);
-    mgopt_rw_erase(rw, cc);
-    return 0;
-  }
-  mgopt__pu_replace_value(rw, out, ps->outs[0]);
-  mgopt__pu_sync_op_name(ps);
-  mgopt_rw_erase(rw, op);
-  mgopt_rw_erase(rw, c0);
-  mgopt_rw_erase(rw, c1);
-  return 1;
+  matched[0] = c0;
+  matched[1] = c1;
+  return mgopt__pu_fuse_finish(rw, made, 2, op, matched, 2);
 }
 
 static const mgopt_pattern mgopt__cps_patterns[] = {
@@ -10060,14 +10104,11 @@ static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(out), "_pad"), pt);
   if (!ins[1]) return 0;
   pad = mgopt_rw_create(rw, op, "pad", mgopt__pu_value_name(out), 2, slots, ins, 1);
-  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK || mgopt_op_infer(p, pad, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, pad) || !mgopt__pu_adopt_type(p, pad->outs[0], out)) {
+  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK) {
     if (pad) mgopt_rw_erase(rw, pad);
     mgopt_rw_erase(rw, ins[1]->def);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, pad->outs[0]);
-  mgopt__pu_sync_op_name(pad);
   {
     /* the slices, each once (a slice may stand on both sides) */
     mgopt_op *sl[64];
@@ -10078,10 +10119,8 @@ static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
         if (sl[j] == s) s = NULL;
       if (s) sl[ns++] = s;
     }
-    mgopt_rw_erase(rw, op);
-    for (j = 0; j < ns; j++) mgopt__pu_erase_with_consts(rw, sl[j]);
+    return mgopt__pu_fuse_finish(rw, &pad, 1, op, sl, ns);
   }
-  return 1;
 }
 
 static const mgopt_pattern mgopt__urp_patterns[] = {
@@ -10152,7 +10191,6 @@ static int mgopt__fog_finite(const mgopt_tensor *t) {
 
 static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const slots[2] = {"x", "indices"};
-  mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *h = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "y"), *idx, *out, *ins[2];
   mgopt_op *oh = mgopt__pu_def_of(h, MGOPT_OP_one_hot), *g;
   const mgopt_tensor *wt, *it;
@@ -10186,16 +10224,11 @@ static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = idx;
   g = mgopt_rw_create(rw, op, "gather", mgopt__pu_value_name(out), 2, slots, ins, 1);
   if (!g) return 0;
-  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK || mgopt_op_infer(p, g, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, g) || !mgopt__pu_adopt_type(p, g->outs[0], out)) {
+  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK) {
     mgopt_rw_erase(rw, g);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, g->outs[0]);
-  mgopt__pu_sync_op_name(g);
-  mgopt_rw_erase(rw, op);
-  mgopt__pu_erase_with_consts(rw, oh);
-  return 1;
+  return mgopt__pu_fuse_finish(rw, &g, 1, op, &oh, 1);
 }
 
 static const mgopt_pattern mgopt__fog_patterns[] = {
@@ -10308,19 +10341,12 @@ static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   vals[2] = mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_bias"), nb);
   if (!vals[1] || !vals[2]) return 0;
   lin = mgopt_rw_create(rw, user, "linear", name, 3, slots, vals, 1);
-  if (!lin || mgopt_op_infer(p, lin, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0]) ||
-      !mgopt_program_target_accepts(p, lin)) {
-    if (lin) mgopt_rw_erase(rw, lin);
+  if (!lin) {
     mgopt__pu_erase_if_dead(rw, vals[2]->def);
     if (nw) mgopt__pu_erase_if_dead(rw, vals[1]->def);
     return 0;
   }
-  lin->name = user->name ? user->name : lin->outs[0]->name;
-  mgopt__pu_replace_value(rw, user->outs[0], lin->outs[0]);
-  mgopt__pu_erase_with_consts(rw, user);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_sync_op_name(lin);
-  return 1;
+  return mgopt__pu_fuse_finish_named(rw, &lin, 1, user, &op, 1);
 }
 
 static const mgopt_pattern mgopt__flb_patterns[] = {
@@ -10417,12 +10443,13 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *mx = mgopt_op_operand(op, "x"), *my = mgopt_op_operand(op, "y"), *out, *c, *w, *other, *vals[3];
   mgopt_tensor *wt, *ct, *nw = NULL, *nb;
-  mgopt_op *user, *pre = NULL, *lin, *post = NULL;
+  mgopt_op *user, *pre = NULL, *lin, *post = NULL, *made[3];
   mgopt_value *wv = NULL, *bv = NULL;
   const char *name;
   int64_t perm[2] = {1, 0}, n, i;
   int tx = mgopt__fmw_flag(op, "transpose_x"), ty = mgopt__fmw_flag(op, "transpose_y");
   int w_is_x, first, sub, neg_w, transpose_w;
+  int32_t nmade = 0;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
   if (!mx || !my || op->nouts != 1 || tx < 0 || ty < 0) return 0;
@@ -10473,30 +10500,19 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   lin = wv && bv ? mgopt_rw_create(rw, user, "linear", w_is_x ? mgopt__pu_name2(p, name, "_linear") : name, 3, slots,
                                    vals, 1)
                  : NULL;
-  if (lin && mgopt_op_infer(p, lin, NULL) == MGOPT_OK && mgopt_program_target_accepts(p, lin)) {
-    if (w_is_x) {
-      post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
-      if (post && !mgopt__pu_adopt_type(p, post->outs[0], user->outs[0])) {
-        mgopt_rw_erase(rw, post);
-        post = NULL;
-      }
-    } else if (mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0])) {
-      post = lin;
-    }
-  }
-  if (!post) {
+  /* W as x: a transpose after the linear, made once the linear's rank is known */
+  if (lin && w_is_x && mgopt_op_infer(p, lin, NULL) == MGOPT_OK) post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
+  if (!lin || (w_is_x && !post)) {
     if (lin) mgopt_rw_erase(rw, lin);
     if (pre) mgopt_rw_erase(rw, pre);
     if (bv) mgopt__pu_erase_if_dead(rw, bv->def);
     if (nw && wv) mgopt__pu_erase_if_dead(rw, wv->def);
     return 0;
   }
-  post->name = user->name ? user->name : post->outs[0]->name;
-  mgopt__pu_replace_value(rw, user->outs[0], post->outs[0]);
-  mgopt__pu_erase_with_consts(rw, user);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_sync_op_name(post);
-  return 1;
+  if (pre) made[nmade++] = pre;
+  made[nmade++] = lin;
+  if (post) made[nmade++] = post;
+  return mgopt__pu_fuse_finish_named(rw, made, nmade, user, &op, 1);
 }
 
 static const mgopt_pattern mgopt__fmw_patterns[] = {
@@ -10609,19 +10625,13 @@ static int mgopt__feb_fuse(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
   vals[4] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[3]), dt, c, bt, 0.0);
   bn = NULL;
   if (vals[1] && vals[2] && vals[3] && vals[4]) bn = mgopt_rw_create(rw, add, "batch_norm", name, 5, slots, vals, 1);
-  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK || mgopt_op_infer(p, bn, NULL) != MGOPT_OK ||
-      !mgopt__pu_adopt_type(p, bn->outs[0], add->outs[0]) || !mgopt_program_target_accepts(p, bn)) {
+  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK) {
     if (bn) mgopt_rw_erase(rw, bn);
     for (k = 1; k < 5; k++)
       if (vals[k]) mgopt__pu_erase_if_dead(rw, vals[k]->def);
     return 0;
   }
-  bn->name = add->name ? add->name : bn->outs[0]->name;
-  mgopt__pu_replace_value(rw, add->outs[0], bn->outs[0]);
-  mgopt__pu_erase_with_consts(rw, add);
-  mgopt__pu_erase_with_consts(rw, mul);
-  mgopt__pu_sync_op_name(bn);
-  return 1;
+  return mgopt__pu_fuse_finish_named(rw, &bn, 1, add, &mul, 1);
 }
 
 static const mgopt_pattern mgopt__feb_patterns[] = {
@@ -12873,23 +12883,12 @@ static int mgopt__fso_replace(mgopt_rewriter *rw, mgopt_op *op, mgopt_tensor *t)
 
 static int mgopt__fso_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *x = mgopt_op_operand(op, "in0");
-  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
-  int64_t r, start, end, n, i;
+  int64_t start, end, n, i;
   mgopt_tensor *t;
   MGOPT__UNUSED(ud);
-  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
-      x->type.rank < 0)
-    return 0;
-  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
-  r = x->type.rank;
-  start = as ? as->u.i : 0;
-  end = ae ? ae->u.i : r;
-  if (start < 0) start += r;
-  if (end < 0) end += r;
-  start = start < 0 ? 0 : start > r ? r : start;
-  end = end < 0 ? 0 : end > r ? r : end;
-  n = end > start ? end - start : 0;
-  for (i = start; i < start + n; i++)
+  if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return 0;
+  n = end - start;
+  for (i = start; i < end; i++)
     if (!mgopt_dim_is_static(x->type.dims[i])) return 0;
   t = mgopt_tensor_new(mgopt_rw_program(rw), MGOPT_DT_INT64, 1, &n);
   if (!t) return 0;
@@ -13098,7 +13097,8 @@ static int mgopt__cip_collect(mgopt_op *op, void *ud) {
 }
 
 /* Moves u after its value's producer when that is legal; 1 if it moved. */
-static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
+static int mgopt__cip_try(mgopt_op *u, void *ud) {
+  const mgopt__cip_walk *w = (const mgopt__cip_walk *)ud;
   mgopt_value *v = mgopt_op_operand(u, "value"), *s = mgopt_op_operand(u, "state");
   mgopt_op *x, *pos, *a;
   if (!v || !s || !v->def) return 0;
@@ -13117,34 +13117,21 @@ static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
   return 1;
 }
 
+/* The effectful ops of fn, in program order. */
+static int mgopt__cip_prepare(mgopt_function *fn, void *ud) {
+  mgopt__cip_walk *w = (mgopt__cip_walk *)ud;
+  w->n = 0;
+  mgopt_block_walk(fn->body, mgopt__cip_collect, w);
+  return !w->oom;
+}
+
 static mgopt_status mgopt__cip_run(mgopt_pass_ctx *ctx) {
-  mgopt_program *p = ctx->program;
   mgopt__cip_walk w;
-  mgopt_op **ups = NULL;
-  int64_t cap = 0, n, i;
-  int32_t f;
-  int32_t kind = MGOPT_OP_coreml_update_state;
-  mgopt_status st = MGOPT_OK;
+  mgopt_status st;
   memset(&w, 0, sizeof w);
-  w.p = p;
-  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
-    mgopt_function *fn = mgopt_program_function_at(p, f);
-    if (mgopt__index_kind_count(fn, kind) == 0) continue;
-    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
-    if (n < 0) {
-      st = mgopt__oom(p);
-      break;
-    }
-    w.n = 0;
-    mgopt_block_walk(fn->body, mgopt__cip_collect, &w);
-    if (w.oom) {
-      st = mgopt__oom(p);
-      break;
-    }
-    for (i = 0; i < n; i++) ctx->rewrites += mgopt__cip_try(&w, ups[i]);
-  }
-  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
-  if (w.eff) mgopt__heap_free(&p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
+  w.p = ctx->program;
+  st = mgopt__pu_each_state_write(ctx, mgopt__cip_prepare, mgopt__cip_try, &w);
+  if (w.eff) mgopt__heap_free(&w.p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
   return st;
 }
 
@@ -13235,25 +13222,12 @@ static int mgopt__psd_try(mgopt_op *u) {
   return moved;
 }
 
-static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) {
-  mgopt_program *p = ctx->program;
-  mgopt_op **ups = NULL;
-  int64_t cap = 0, n, i;
-  int32_t f, kind = MGOPT_OP_coreml_update_state;
-  mgopt_status st = MGOPT_OK;
-  for (f = 0; f < mgopt_program_function_count(p); f++) {
-    mgopt_function *fn = mgopt_program_function_at(p, f);
-    if (mgopt__index_kind_count(fn, kind) == 0) continue;
-    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
-    if (n < 0) {
-      st = mgopt__oom(p);
-      break;
-    }
-    for (i = 0; i < n; i++) ctx->rewrites += mgopt__psd_try(ups[i]);
-  }
-  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
-  return st;
+static int mgopt__psd_visit(mgopt_op *u, void *ud) {
+  MGOPT__UNUSED(ud);
+  return mgopt__psd_try(u);
 }
+
+static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) { return mgopt__pu_each_state_write(ctx, NULL, mgopt__psd_visit, NULL); }
 
 MGOPT__DEFINE_PASS(fusion, common, prefer_state_in_downstream,
                    "later readers of a value written to a state read the write's output", mgopt__psd_run);
@@ -13881,17 +13855,8 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
 /* onnx::Shape(x, start, end): dims [start, end) of x. */
 static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
   const mgopt_value *x = mgopt_op_operand(op, "in0");
-  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
-  int64_t r, start, end, i;
-  if (!x || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 0) return -1;
-  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return -1;
-  r = x->type.rank;
-  start = as ? as->u.i : 0;
-  end = ae ? ae->u.i : r;
-  if (start < 0) start += r;
-  if (end < 0) end += r;
-  start = start < 0 ? 0 : start > r ? r : start;
-  end = end < 0 ? 0 : end > r ? r : end;
+  int64_t start, end, i;
+  if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return -1;
   for (i = start; i < end; i++) {
     mgopt__rrs_elt *e = &out[i - start];
     e->of = x;
@@ -13903,7 +13868,7 @@ static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
       e->v = i;
     }
   }
-  return end > start ? end - start : 0;
+  return end - start;
 }
 
 /* One entry of ints parameter `name` of a 1-d op (dflt when absent), or -1 in *ok. */

@@ -95,17 +95,8 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
 /* onnx::Shape(x, start, end): dims [start, end) of x. */
 static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
   const mgopt_value *x = mgopt_op_operand(op, "in0");
-  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
-  int64_t r, start, end, i;
-  if (!x || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 0) return -1;
-  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return -1;
-  r = x->type.rank;
-  start = as ? as->u.i : 0;
-  end = ae ? ae->u.i : r;
-  if (start < 0) start += r;
-  if (end < 0) end += r;
-  start = start < 0 ? 0 : start > r ? r : start;
-  end = end < 0 ? 0 : end > r ? r : end;
+  int64_t start, end, i;
+  if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return -1;
   for (i = start; i < end; i++) {
     mgopt__rrs_elt *e = &out[i - start];
     e->of = x;
@@ -117,7 +108,7 @@ static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
       e->v = i;
     }
   }
-  return end > start ? end - start : 0;
+  return end - start;
 }
 
 /* One entry of ints parameter `name` of a 1-d op (dflt when absent), or -1 in *ok. */
