@@ -122,6 +122,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   PASS(onnx, remove_redundant_transpose_add_forests) \
   PASS(onnx, canonicalize_opaque_ops) \
   PASS(onnx, eliminate_output_identity) \
+  PASS(onnx, resolve_reshape_shape) \
+  PASS(onnx, fold_shape_chains) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -194,6 +196,19 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t ki
    them. */
 MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
                                          mgopt_op *const *matched, int32_t nmatched);
+/* The same, and the op standing for last's takes last's op name (its
+   output's name when last has none) before its function-output sync. */
+MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
+                                               mgopt_op *last, mgopt_op *const *matched, int32_t nmatched);
+/* The dims [*start, *end) of its input an onnx::Shape op returns (opset 15's
+   start/end, negative counted from the end, clamped as ONNX does); 0 when
+   the op is not one Shape of a tensor of known rank. */
+MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end);
+/* For each function holding a coreml_update_state: prepare(fn, ud) when
+   given (0: out of memory), then visit(write, ud) on each of its writes in
+   program order, adding visit's results to ctx->rewrites. */
+MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int (*prepare)(mgopt_function *, void *),
+                                                      int (*visit)(mgopt_op *, void *), void *ud);
 /* Walks from v through ops that each are the single consumer of the previous
    value (v first), none of those values a block output, and are pure
    registered elementwise ops keeping rank (unary, or binary whose other
@@ -3330,8 +3345,8 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t ki
   return NULL;
 }
 
-MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
-                                         mgopt_op *const *matched, int32_t nmatched) {
+static int mgopt__pu_fuse_end(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                              mgopt_op *const *matched, int32_t nmatched, int keep_name) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_op *top = made[nmade - 1];
   int32_t i;
@@ -3343,11 +3358,22 @@ MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *ma
     for (i = nmade - 1; i >= 0; i--) mgopt__pu_erase_with_consts(rw, made[i]);
     return 0;
   }
+  if (keep_name) top->name = last->name ? last->name : top->outs[0]->name;
   mgopt__pu_replace_value(rw, last->outs[0], top->outs[0]);
   mgopt__pu_sync_op_name(top);
   mgopt__pu_erase_with_consts(rw, last);
   for (i = 0; i < nmatched; i++) mgopt__pu_erase_with_consts(rw, matched[i]);
   return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched) {
+  return mgopt__pu_fuse_end(rw, made, nmade, last, matched, nmatched, 0);
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
+                                               mgopt_op *last, mgopt_op *const *matched, int32_t nmatched) {
+  return mgopt__pu_fuse_end(rw, made, nmade, last, matched, nmatched, 1);
 }
 
 /* ---------------------------------------------------------------- elementwise chains */
@@ -3398,6 +3424,46 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end
     chain[(*n)++] = cur;
     v = cur->outs[0];
   }
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int (*prepare)(mgopt_function *, void *),
+                                                      int (*visit)(mgopt_op *, void *), void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f, kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0 || (prepare && !prepare(fn, ud))) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += visit(ups[i], ud);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  return st;
+}
+
+MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end) {
+  const mgopt_value *x = mgopt_op_operand(op, "in0");
+  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
+  int64_t r, b, e;
+  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
+      x->type.rank < 0)
+    return 0;
+  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
+  r = x->type.rank;
+  b = as ? as->u.i : 0;
+  e = ae ? ae->u.i : r;
+  if (b < 0) b += r;
+  if (e < 0) e += r;
+  *start = b < 0 ? 0 : b > r ? r : b;
+  *end = e < 0 ? 0 : e > r ? r : e;
+  if (*end < *start) *end = *start;
+  return 1;
 }
 /* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 
@@ -9786,16 +9852,11 @@ static int mgopt__rsr_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_value_name(out), 0, NULL, NULL, 1);
   if (!cc) return 0;
   if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK || mgopt_op_set_int(cc, "axis", c) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK) {
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, cc->outs[0]);
-  mgopt__pu_sync_op_name(cc);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_erase_with_consts(rw, st);
-  return 1;
+  return mgopt__pu_fuse_finish(rw, &cc, 1, op, &st, 1);
 }
 
 static const mgopt_pattern mgopt__rsr_patterns[] = {
@@ -9860,7 +9921,7 @@ static int mgopt__dci_shape_is(const mgopt_value *v, const int64_t *want, int32_
 static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const int64_t want_perm[5] = {0, 2, 1, 3, 4};
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_op *r1, *tr, *r2, *cc;
+  mgopt_op *r1, *tr, *r2, *cc, *matched[3];
   mgopt_value *out, **vals;
   const int64_t *perm = NULL;
   int64_t s[MGOPT_MAX_RANK], w[5];
@@ -9893,18 +9954,14 @@ static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!cc) return 0;
   if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK ||
       mgopt_op_set_int(cc, "axis", mgopt_op_get_int(op, "axis", 0)) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK) {
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, cc->outs[0]);
-  mgopt__pu_sync_op_name(cc);
-  mgopt__pu_erase_with_consts(rw, r2);
-  mgopt__pu_erase_with_consts(rw, tr);
-  mgopt__pu_erase_with_consts(rw, r1);
-  mgopt__pu_erase_with_consts(rw, op);
-  return 1;
+  matched[0] = tr;
+  matched[1] = r1;
+  matched[2] = op;
+  return mgopt__pu_fuse_finish(rw, &cc, 1, r2, matched, 3);
 }
 
 static const mgopt_pattern mgopt__dci_patterns[] = {
@@ -9969,7 +10026,7 @@ static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const x_slot[1] = {"x"};
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *h[2], *ab[2], *cd[2], *vals[4], *out;
-  mgopt_op *c0, *c1, *cc, *ps;
+  mgopt_op *c0, *c1, *cc, *ps, *made[2], *matched[2];
   MGOPT__UNUSED(ud);
   if (!mgopt__cps_pair(op, 3, h) || h[0] == h[1]) return 0;
   c0 = mgopt__cps_rows(h[0], op->parent, ab);
@@ -9979,29 +10036,18 @@ static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   vals[0] = ab[0], vals[1] = cd[0], vals[2] = ab[1], vals[3] = cd[1];
   cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_channels"), 0, NULL, NULL, 1);
   if (!cc) return 0;
-  if (mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK || mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc)) {
+  made[0] = cc;
+  made[1] = ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
+  if (!ps || mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK ||
+      mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK || mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK ||
+      mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK) {
+    if (ps) mgopt_rw_erase(rw, ps);
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
-  if (!ps) {
-    mgopt_rw_erase(rw, cc);
-    return 0;
-  }
-  if (mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK || mgopt_op_infer(p, ps, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, ps) || !mgopt__pu_adopt_type(p, ps->outs[0], out)) {
-    mgopt_rw_erase(rw, ps);
-    mgopt_rw_erase(rw, cc);
-    return 0;
-  }
-  mgopt__pu_replace_value(rw, out, ps->outs[0]);
-  mgopt__pu_sync_op_name(ps);
-  mgopt_rw_erase(rw, op);
-  mgopt_rw_erase(rw, c0);
-  mgopt_rw_erase(rw, c1);
-  return 1;
+  matched[0] = c0;
+  matched[1] = c1;
+  return mgopt__pu_fuse_finish(rw, made, 2, op, matched, 2);
 }
 
 static const mgopt_pattern mgopt__cps_patterns[] = {
@@ -10118,14 +10164,11 @@ static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(out), "_pad"), pt);
   if (!ins[1]) return 0;
   pad = mgopt_rw_create(rw, op, "pad", mgopt__pu_value_name(out), 2, slots, ins, 1);
-  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK || mgopt_op_infer(p, pad, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, pad) || !mgopt__pu_adopt_type(p, pad->outs[0], out)) {
+  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK) {
     if (pad) mgopt_rw_erase(rw, pad);
     mgopt_rw_erase(rw, ins[1]->def);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, pad->outs[0]);
-  mgopt__pu_sync_op_name(pad);
   {
     /* the slices, each once (a slice may stand on both sides) */
     mgopt_op *sl[64];
@@ -10136,10 +10179,8 @@ static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
         if (sl[j] == s) s = NULL;
       if (s) sl[ns++] = s;
     }
-    mgopt_rw_erase(rw, op);
-    for (j = 0; j < ns; j++) mgopt__pu_erase_with_consts(rw, sl[j]);
+    return mgopt__pu_fuse_finish(rw, &pad, 1, op, sl, ns);
   }
-  return 1;
 }
 
 static const mgopt_pattern mgopt__urp_patterns[] = {
@@ -10210,7 +10251,6 @@ static int mgopt__fog_finite(const mgopt_tensor *t) {
 
 static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const slots[2] = {"x", "indices"};
-  mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *h = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "y"), *idx, *out, *ins[2];
   mgopt_op *oh = mgopt__pu_def_of(h, MGOPT_OP_one_hot), *g;
   const mgopt_tensor *wt, *it;
@@ -10244,16 +10284,11 @@ static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = idx;
   g = mgopt_rw_create(rw, op, "gather", mgopt__pu_value_name(out), 2, slots, ins, 1);
   if (!g) return 0;
-  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK || mgopt_op_infer(p, g, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, g) || !mgopt__pu_adopt_type(p, g->outs[0], out)) {
+  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK) {
     mgopt_rw_erase(rw, g);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, g->outs[0]);
-  mgopt__pu_sync_op_name(g);
-  mgopt_rw_erase(rw, op);
-  mgopt__pu_erase_with_consts(rw, oh);
-  return 1;
+  return mgopt__pu_fuse_finish(rw, &g, 1, op, &oh, 1);
 }
 
 static const mgopt_pattern mgopt__fog_patterns[] = {
@@ -10366,19 +10401,12 @@ static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   vals[2] = mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_bias"), nb);
   if (!vals[1] || !vals[2]) return 0;
   lin = mgopt_rw_create(rw, user, "linear", name, 3, slots, vals, 1);
-  if (!lin || mgopt_op_infer(p, lin, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0]) ||
-      !mgopt_program_target_accepts(p, lin)) {
-    if (lin) mgopt_rw_erase(rw, lin);
+  if (!lin) {
     mgopt__pu_erase_if_dead(rw, vals[2]->def);
     if (nw) mgopt__pu_erase_if_dead(rw, vals[1]->def);
     return 0;
   }
-  lin->name = user->name ? user->name : lin->outs[0]->name;
-  mgopt__pu_replace_value(rw, user->outs[0], lin->outs[0]);
-  mgopt__pu_erase_with_consts(rw, user);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_sync_op_name(lin);
-  return 1;
+  return mgopt__pu_fuse_finish_named(rw, &lin, 1, user, &op, 1);
 }
 
 static const mgopt_pattern mgopt__flb_patterns[] = {
@@ -10479,12 +10507,13 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *mx = mgopt_op_operand(op, "x"), *my = mgopt_op_operand(op, "y"), *out, *c, *w, *other, *vals[3];
   mgopt_tensor *wt, *ct, *nw = NULL, *nb;
-  mgopt_op *user, *pre = NULL, *lin, *post = NULL;
+  mgopt_op *user, *pre = NULL, *lin, *post = NULL, *made[3];
   mgopt_value *wv = NULL, *bv = NULL;
   const char *name;
   int64_t n, i;
   int tx = mgopt__fmw_flag(op, "transpose_x"), ty = mgopt__fmw_flag(op, "transpose_y");
   int w_is_x, first, sub, neg_w, transpose_w;
+  int32_t nmade = 0;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
   if (!mx || !my || op->nouts != 1 || tx < 0 || ty < 0) return 0;
@@ -10535,30 +10564,19 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   lin = wv && bv ? mgopt_rw_create(rw, user, "linear", w_is_x ? mgopt__pu_name2(p, name, "_linear") : name, 3, slots,
                                    vals, 1)
                  : NULL;
-  if (lin && mgopt_op_infer(p, lin, NULL) == MGOPT_OK && mgopt_program_target_accepts(p, lin)) {
-    if (w_is_x) {
-      post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
-      if (post && !mgopt__pu_adopt_type(p, post->outs[0], user->outs[0])) {
-        mgopt_rw_erase(rw, post);
-        post = NULL;
-      }
-    } else if (mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0])) {
-      post = lin;
-    }
-  }
-  if (!post) {
+  /* W as x: a transpose after the linear, made once the linear's rank is known */
+  if (lin && w_is_x && mgopt_op_infer(p, lin, NULL) == MGOPT_OK) post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
+  if (!lin || (w_is_x && !post)) {
     if (lin) mgopt_rw_erase(rw, lin);
     if (pre) mgopt_rw_erase(rw, pre);
     if (bv) mgopt__pu_erase_if_dead(rw, bv->def);
     if (nw && wv) mgopt__pu_erase_if_dead(rw, wv->def);
     return 0;
   }
-  post->name = user->name ? user->name : post->outs[0]->name;
-  mgopt__pu_replace_value(rw, user->outs[0], post->outs[0]);
-  mgopt__pu_erase_with_consts(rw, user);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_sync_op_name(post);
-  return 1;
+  if (pre) made[nmade++] = pre;
+  made[nmade++] = lin;
+  if (post) made[nmade++] = post;
+  return mgopt__pu_fuse_finish_named(rw, made, nmade, user, &op, 1);
 }
 
 static const mgopt_pattern mgopt__fmw_patterns[] = {
@@ -10671,19 +10689,13 @@ static int mgopt__feb_fuse(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
   vals[4] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[3]), dt, c, bt, 0.0);
   bn = NULL;
   if (vals[1] && vals[2] && vals[3] && vals[4]) bn = mgopt_rw_create(rw, add, "batch_norm", name, 5, slots, vals, 1);
-  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK || mgopt_op_infer(p, bn, NULL) != MGOPT_OK ||
-      !mgopt__pu_adopt_type(p, bn->outs[0], add->outs[0]) || !mgopt_program_target_accepts(p, bn)) {
+  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK) {
     if (bn) mgopt_rw_erase(rw, bn);
     for (k = 1; k < 5; k++)
       if (vals[k]) mgopt__pu_erase_if_dead(rw, vals[k]->def);
     return 0;
   }
-  bn->name = add->name ? add->name : bn->outs[0]->name;
-  mgopt__pu_replace_value(rw, add->outs[0], bn->outs[0]);
-  mgopt__pu_erase_with_consts(rw, add);
-  mgopt__pu_erase_with_consts(rw, mul);
-  mgopt__pu_sync_op_name(bn);
-  return 1;
+  return mgopt__pu_fuse_finish_named(rw, &bn, 1, add, &mul, 1);
 }
 
 static const mgopt_pattern mgopt__feb_patterns[] = {
@@ -12940,23 +12952,12 @@ static int mgopt__fso_replace(mgopt_rewriter *rw, mgopt_op *op, mgopt_tensor *t)
 
 static int mgopt__fso_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *x = mgopt_op_operand(op, "in0");
-  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
-  int64_t r, start, end, n, i;
+  int64_t start, end, n, i;
   mgopt_tensor *t;
   MGOPT__UNUSED(ud);
-  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
-      x->type.rank < 0)
-    return 0;
-  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
-  r = x->type.rank;
-  start = as ? as->u.i : 0;
-  end = ae ? ae->u.i : r;
-  if (start < 0) start += r;
-  if (end < 0) end += r;
-  start = start < 0 ? 0 : start > r ? r : start;
-  end = end < 0 ? 0 : end > r ? r : end;
-  n = end > start ? end - start : 0;
-  for (i = start; i < start + n; i++)
+  if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return 0;
+  n = end - start;
+  for (i = start; i < end; i++)
     if (!mgopt_dim_is_static(x->type.dims[i])) return 0;
   t = mgopt_tensor_new(mgopt_rw_program(rw), MGOPT_DT_INT64, 1, &n);
   if (!t) return 0;
@@ -13165,7 +13166,8 @@ static int mgopt__cip_collect(mgopt_op *op, void *ud) {
 }
 
 /* Moves u after its value's producer when that is legal; 1 if it moved. */
-static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
+static int mgopt__cip_try(mgopt_op *u, void *ud) {
+  const mgopt__cip_walk *w = (const mgopt__cip_walk *)ud;
   mgopt_value *v = mgopt_op_operand(u, "value"), *s = mgopt_op_operand(u, "state");
   mgopt_op *x, *pos, *a;
   if (!v || !s || !v->def) return 0;
@@ -13184,34 +13186,21 @@ static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
   return 1;
 }
 
+/* The effectful ops of fn, in program order. */
+static int mgopt__cip_prepare(mgopt_function *fn, void *ud) {
+  mgopt__cip_walk *w = (mgopt__cip_walk *)ud;
+  w->n = 0;
+  mgopt_block_walk(fn->body, mgopt__cip_collect, w);
+  return !w->oom;
+}
+
 static mgopt_status mgopt__cip_run(mgopt_pass_ctx *ctx) {
-  mgopt_program *p = ctx->program;
   mgopt__cip_walk w;
-  mgopt_op **ups = NULL;
-  int64_t cap = 0, n, i;
-  int32_t f;
-  int32_t kind = MGOPT_OP_coreml_update_state;
-  mgopt_status st = MGOPT_OK;
+  mgopt_status st;
   memset(&w, 0, sizeof w);
-  w.p = p;
-  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
-    mgopt_function *fn = mgopt_program_function_at(p, f);
-    if (mgopt__index_kind_count(fn, kind) == 0) continue;
-    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
-    if (n < 0) {
-      st = mgopt__oom(p);
-      break;
-    }
-    w.n = 0;
-    mgopt_block_walk(fn->body, mgopt__cip_collect, &w);
-    if (w.oom) {
-      st = mgopt__oom(p);
-      break;
-    }
-    for (i = 0; i < n; i++) ctx->rewrites += mgopt__cip_try(&w, ups[i]);
-  }
-  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
-  if (w.eff) mgopt__heap_free(&p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
+  w.p = ctx->program;
+  st = mgopt__pu_each_state_write(ctx, mgopt__cip_prepare, mgopt__cip_try, &w);
+  if (w.eff) mgopt__heap_free(&w.p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
   return st;
 }
 
@@ -13302,25 +13291,12 @@ static int mgopt__psd_try(mgopt_op *u) {
   return moved;
 }
 
-static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) {
-  mgopt_program *p = ctx->program;
-  mgopt_op **ups = NULL;
-  int64_t cap = 0, n, i;
-  int32_t f, kind = MGOPT_OP_coreml_update_state;
-  mgopt_status st = MGOPT_OK;
-  for (f = 0; f < mgopt_program_function_count(p); f++) {
-    mgopt_function *fn = mgopt_program_function_at(p, f);
-    if (mgopt__index_kind_count(fn, kind) == 0) continue;
-    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
-    if (n < 0) {
-      st = mgopt__oom(p);
-      break;
-    }
-    for (i = 0; i < n; i++) ctx->rewrites += mgopt__psd_try(ups[i]);
-  }
-  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
-  return st;
+static int mgopt__psd_visit(mgopt_op *u, void *ud) {
+  MGOPT__UNUSED(ud);
+  return mgopt__psd_try(u);
 }
+
+static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) { return mgopt__pu_each_state_write(ctx, NULL, mgopt__psd_visit, NULL); }
 
 MGOPT__DEFINE_PASS(fusion, common, prefer_state_in_downstream,
                    "later readers of a value written to a state read the write's output", mgopt__psd_run);
@@ -13852,6 +13828,383 @@ static const mgopt_pattern mgopt__eoi_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, eliminate_output_identity,
                            "an identity that only renames a value into a block output goes",
                            mgopt__eoi_patterns);
+/* src/passes/onnx/resolve_reshape_shape.c — onnx::resolve_reshape_shape: a reshape whose target shape is computed from its own input's shape gets a constant shape.
+
+   Spec: ONNX Runtime's basic-level reshape fusion. A target shape built at
+   run time (Concat of Shape(x)[i] pieces and constants, through Cast,
+   Slice, Gather, Unsqueeze) often only says "keep dim i of x" and "these
+   constants": each such element becomes 0, which Reshape (allowzero 0) and
+   the canonical reshape both read as "copy the input's dim at this
+   position"; a dim known statically becomes its value. The Shape, Slice,
+   Cast and Concat that computed it are left without readers.
+
+   Before:
+     main(%x: (N, 200, 1, 1, fp32)) {
+       %s: (4, int64) = onnx::Shape(in0=%x)
+       %c: (4, int32) = cast(x=%s, dtype="int32")
+       %b: (1, int32)* = const(val=[0])
+       %e: (1, int32)* = const(val=[1])
+       %n: (1, int32) = slice_by_index(x=%c, begin=%b, end=%e)
+       %m: (1, int64) = cast(x=%n, dtype="int64")
+       %k: (1, int64)* = const(val=[200])
+       %t: (2, int64) = concat(values=(%m, %k), axis=0)
+       %y: (N, 200, fp32) = onnx::Reshape(in0=%x, in1=%t)
+     } -> (%y)
+   After:
+     main(%x: (N, 200, 1, 1, fp32)) {
+       %s: (4, int64) = onnx::Shape(in0=%x)
+       %c: (4, int32) = cast(x=%s, dtype="int32")
+       %b: (1, int32)* = const(val=[0])
+       %e: (1, int32)* = const(val=[1])
+       %n: (1, int32) = slice_by_index(x=%c, begin=%b, end=%e)
+       %m: (1, int64) = cast(x=%n, dtype="int64")
+       %k: (1, int64)* = const(val=[200])
+       %t: (2, int64) = concat(values=(%m, %k), axis=0)
+       %y_shape: (2, int32)* = const(val=[0, 200])
+       %y: (N, 200, fp32) = reshape(x=%x, shape=%y_shape)
+     } -> (%y)
+   The shape computation is left to dead_code_elimination.
+
+   Fires on: a canonical reshape whose shape is not constant, and an
+   onnx::Reshape (allowzero 0 or absent) whose shape input is not constant,
+   when every element of the shape is known through a chain of constants,
+   onnx::Shape (start/end as ONNX clamps them), int32/int64 casts of
+   integers, slice_by_index and gather with constant parameters, concat on
+   axis 0 and expand_dims/squeeze/reshape between 0-d and 1-d: an element
+   is a constant, or dim k of some value (its static value when static).
+   Dim i of the reshape's own input at position i becomes 0. One element
+   that is neither (any other run-time value) becomes -1 when every other
+   element is a positive constant, so that -1 is exactly that element. The
+   op becomes a canonical reshape with an int32 constant shape, its output
+   type inferred (and checked against the declared one).
+   Must not fire: allowzero 1; a shape element that is a run-time value
+   other than one such -1 (two of them, a -1 already there, another
+   element that is a copied symbolic dim or a 0); a dim of another value or
+   of x at another position when it is symbolic; a constant below -1; an
+   element beyond int32; a shape of more than MGOPT_MAX_RANK elements or of
+   unknown length; when the target cannot express a reshape or the inferred
+   type contradicts the declared one. Casts to int32 assume dims below 2^31,
+   as every tensor the IR can hold.
+   Cost: one worklist run; each reshape walks its shape's producers at most
+   16 deep, with at most MGOPT_MAX_RANK elements at each: O(ops). */
+
+#define MGOPT__RRS_DEPTH 16
+
+/* One element of a traced shape vector. */
+typedef struct mgopt__rrs_elt {
+  int kind;              /* MGOPT__RRS_CONST, _DIM or _UNKNOWN */
+  int64_t v;             /* the constant, or the dim's index */
+  const mgopt_value *of; /* _DIM: the value whose dim it is */
+} mgopt__rrs_elt;
+
+#define MGOPT__RRS_CONST 0
+#define MGOPT__RRS_DIM 1
+#define MGOPT__RRS_UNKNOWN 2
+
+/* The static length of a 0-d or 1-d integer value (1 for 0-d), or -1. */
+static int64_t mgopt__rrs_len(const mgopt_value *v) {
+  const mgopt_type *t = &v->type;
+  if (t->kind != MGOPT_TYPE_TENSOR || !mgopt_dtype_is_int((mgopt_dtype)t->dtype)) return -1;
+  if (t->rank == 0) return 1;
+  if (t->rank != 1 || !mgopt_dim_is_static(t->dims[0]) || t->dims[0].v > MGOPT_MAX_RANK) return -1;
+  return t->dims[0].v;
+}
+
+/* The constant integers of v (rank <= 1) into out[0..cap); their count or -1. */
+static int64_t mgopt__rrs_ints(const mgopt_value *v, int64_t *out, int64_t cap) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  int64_t i;
+  if (!t || t->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || t->numel > cap) return -1;
+  for (i = 0; i < t->numel; i++) out[i] = mgopt_tensor_get_i64(t, i);
+  return t->numel;
+}
+
+static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__rrs_elt *out, int depth);
+
+/* onnx::Shape(x, start, end): dims [start, end) of x. */
+static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
+  const mgopt_value *x = mgopt_op_operand(op, "in0");
+  int64_t start, end, i;
+  if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return -1;
+  for (i = start; i < end; i++) {
+    mgopt__rrs_elt *e = &out[i - start];
+    e->of = x;
+    if (mgopt_dim_is_static(x->type.dims[i])) {
+      e->kind = MGOPT__RRS_CONST;
+      e->v = x->type.dims[i].v;
+    } else {
+      e->kind = MGOPT__RRS_DIM;
+      e->v = i;
+    }
+  }
+  return end - start;
+}
+
+/* One entry of ints parameter `name` of a 1-d op (dflt when absent), or -1 in *ok. */
+static int64_t mgopt__rrs_param(mgopt_program *p, const mgopt_op *op, const char *name, int64_t dflt, int *ok) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(p, op, name, &v);
+  if (n < 0 && !mgopt_op_attr(op, name) && !mgopt_op_operand(op, name)) return dflt;
+  if (n != 1) *ok = 0;
+  return n == 1 ? v[0] : dflt;
+}
+
+/* slice_by_index of a 1-d value with constant parameters (a squeezed axis gives 0-d). */
+static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
+  mgopt__rrs_elt in[MGOPT_MAX_RANK];
+  const mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t b, e, s, n, i, cnt, bm, em, sm;
+  int ok = 1;
+  if (!x || x->type.rank != 1) return -1;
+  n = mgopt__rrs_trace(p, x, in, depth + 1);
+  b = mgopt__rrs_param(p, op, "begin", 0, &ok);
+  e = mgopt__rrs_param(p, op, "end", 0, &ok);
+  s = mgopt__rrs_param(p, op, "stride", 1, &ok);
+  bm = mgopt__rrs_param(p, op, "begin_mask", 0, &ok);
+  em = mgopt__rrs_param(p, op, "end_mask", 0, &ok);
+  sm = mgopt__rrs_param(p, op, "squeeze_mask", 0, &ok);
+  if (n < 0 || !ok || !mgopt_op_operand(op, "begin") || !mgopt_op_operand(op, "end") || s == 0 || s == INT64_MIN)
+    return -1;
+  if (sm) {
+    i = bm ? 0 : b;
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) return -1;
+    out[0] = in[i];
+    return 1;
+  }
+  if (s > 0) {
+    if (bm) b = 0;
+    else if (b < 0) b = b + n < 0 ? 0 : b + n;
+    else if (b > n) b = n;
+    if (em) e = n;
+    else if (e < 0) e = e + n < 0 ? 0 : e + n;
+    else if (e > n) e = n;
+    cnt = e > b ? (e - b - 1) / s + 1 : 0;
+  } else {
+    if (bm) b = n - 1;
+    else if (b < 0) b = b + n < 0 ? -1 : b + n;
+    else if (b >= n) b = n - 1;
+    if (em) e = -1;
+    else if (e < 0) e = e + n < 0 ? -1 : e + n;
+    else if (e >= n) e = n - 1;
+    cnt = b > e ? (b - e - 1) / (-s) + 1 : 0;
+  }
+  for (i = 0; i < cnt; i++) out[i] = in[b + i * s];
+  return cnt;
+}
+
+/* gather on axis 0 of a 1-d value with constant indices. */
+static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
+  mgopt__rrs_elt in[MGOPT_MAX_RANK];
+  const mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t idx[MGOPT_MAX_RANK], n, k, i;
+  if (mgopt_op_get_int(op, "axis", 0) != 0 && mgopt_op_get_int(op, "axis", 0) != -1) return -1;
+  if (mgopt_op_get_int(op, "batch_dims", 0) != 0) return -1;
+  if (!x || x->type.rank != 1) return -1;
+  n = mgopt__rrs_trace(p, x, in, depth + 1);
+  k = mgopt__rrs_ints(mgopt_op_operand(op, "indices"), idx, MGOPT_MAX_RANK);
+  if (n < 0 || k < 0) return -1;
+  for (i = 0; i < k; i++) {
+    int64_t j = idx[i] < 0 ? idx[i] + n : idx[i];
+    if (j < 0 || j >= n) return -1;
+    out[i] = in[j];
+  }
+  return k;
+}
+
+/* concat on axis 0 of 1-d values. */
+static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i;
+  int64_t n = 0, k;
+  mgopt__rrs_elt part[MGOPT_MAX_RANK];
+  if (si < 0 || (mgopt_op_get_int(op, "axis", 1) != 0 && mgopt_op_get_int(op, "axis", 1) != -1)) return -1;
+  if (mgopt_op_get_bool(op, "interleave", 0)) return -1;
+  for (i = 0; i < op->slots[si].n; i++) {
+    const mgopt_value *v = op->slots[si].uses[i].value;
+    if (!v || v->type.rank != 1) return -1;
+    k = mgopt__rrs_trace(p, v, part, depth + 1);
+    if (k < 0 || n + k > MGOPT_MAX_RANK) return -1;
+    memcpy(out + n, part, sizeof(mgopt__rrs_elt) * (size_t)k);
+    n += k;
+  }
+  return n;
+}
+
+/* The elements of v, a 0-d or 1-d integer value (at most MGOPT_MAX_RANK of
+   them): their count, or -1 when even the length is unknown. */
+static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__rrs_elt *out, int depth) {
+  int64_t len, n = -1, i, c[MGOPT_MAX_RANK];
+  const mgopt_op *d;
+  if (!v) return -1;
+  len = mgopt__rrs_len(v);
+  if (len < 0) return -1;
+  if (mgopt__rrs_ints(v, c, MGOPT_MAX_RANK) == len) {
+    for (i = 0; i < len; i++) {
+      out[i].kind = MGOPT__RRS_CONST;
+      out[i].v = c[i];
+      out[i].of = NULL;
+    }
+    return len;
+  }
+  d = v->def;
+  if (d && depth < MGOPT__RRS_DEPTH && d->nouts == 1 && !d->nblocks) {
+    const mgopt_value *x = mgopt_op_operand(d, "x");
+    if (d->kind == MGOPT_OP_OPAQUE && strcmp(d->type, "onnx::Shape") == 0) n = mgopt__rrs_shape(d, out);
+    else if (d->kind == MGOPT_OP_slice_by_index) n = mgopt__rrs_slice(p, d, out, depth);
+    else if (d->kind == MGOPT_OP_gather) n = mgopt__rrs_gather(p, d, out, depth);
+    else if (d->kind == MGOPT_OP_concat) n = mgopt__rrs_concat(p, d, out, depth);
+    else if (d->kind == MGOPT_OP_cast && x && mgopt_dtype_is_int((mgopt_dtype)x->type.dtype) &&
+             (v->type.dtype == MGOPT_DT_INT32 || v->type.dtype == MGOPT_DT_INT64))
+      n = mgopt__rrs_trace(p, x, out, depth + 1);
+    else if ((d->kind == MGOPT_OP_expand_dims || d->kind == MGOPT_OP_squeeze || d->kind == MGOPT_OP_reshape) && x &&
+             x->type.rank >= 0 && x->type.rank <= 1)
+      n = mgopt__rrs_trace(p, x, out, depth + 1);
+  }
+  if (n == len) return n;
+  for (i = 0; i < len; i++) {
+    out[i].kind = MGOPT__RRS_UNKNOWN;
+    out[i].v = 0;
+    out[i].of = NULL;
+  }
+  return len;
+}
+
+static int mgopt__rrs_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  int opaque = op->kind == MGOPT_OP_OPAQUE;
+  mgopt_value *x = mgopt_op_operand(op, opaque ? "in0" : "x"), *s = mgopt_op_operand(op, opaque ? "in1" : "shape");
+  mgopt__rrs_elt el[MGOPT_MAX_RANK];
+  int64_t shape[MGOPT_MAX_RANK], n, i, unknown = -1;
+  int32_t nunknown = 0, ninfer = 0, nvague = 0;
+  mgopt_value *c, *ins[2];
+  mgopt_op *made;
+  static const char *const slots[2] = {"x", "shape"};
+  MGOPT__UNUSED(ud);
+  if (!x || !s || op->nouts != 1 || op->nblocks || mgopt_value_const(s)) return 0;
+  if (opaque && (mgopt_op_operand_count(op) != 2 || mgopt_op_get_int(op, "allowzero", 0) != 0)) return 0;
+  if (s->type.rank != 1) return 0;
+  n = mgopt__rrs_trace(p, s, el, 0);
+  if (n < 0) return 0;
+  for (i = 0; i < n; i++) {
+    mgopt__rrs_elt *e = &el[i];
+    if (e->kind == MGOPT__RRS_CONST) {
+      shape[i] = e->v;
+      if (e->v < -1 || e->v > INT32_MAX) return 0;
+      if (e->v == -1) ninfer++;
+      /* a 0 copies x's dim i: known only when that dim is static */
+      if (e->v == 0 && !(x->type.rank > i && mgopt_dim_is_static(x->type.dims[i]) && x->type.dims[i].v > 0)) nvague++;
+    } else if (e->kind == MGOPT__RRS_DIM && e->of == x && e->v == i) {
+      shape[i] = 0;
+      nvague++;
+    } else {
+      unknown = i;
+      nunknown++;
+    }
+  }
+  /* one run-time element becomes -1 only when every other is a positive constant */
+  if (nunknown > 1 || (nunknown == 1 && (ninfer || nvague))) return 0;
+  if (nunknown == 1) shape[unknown] = -1;
+  {
+    mgopt_tensor *t = mgopt_tensor_new(p, MGOPT_DT_INT32, 1, &n);
+    if (!t) return 0;
+    for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, shape[i]);
+    c = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(op->outs[0]), "_shape"), t);
+  }
+  if (!c) return 0;
+  ins[0] = x;
+  ins[1] = c;
+  made = mgopt_rw_create(rw, op, "reshape", mgopt__pu_value_name(op->outs[0]), 2, slots, ins, 1);
+  if (!made) {
+    mgopt__pu_erase_with_consts(rw, c->def);
+    return 0;
+  }
+  return mgopt__pu_fuse_finish(rw, &made, 1, op, NULL, 0);
+}
+
+static const mgopt_pattern mgopt__rrs_patterns[] = {
+    MGOPT__PATTERN("resolve_reshape_shape", MGOPT_OP_reshape, 1, mgopt__rrs_rewrite),
+    MGOPT__OPAQUE_PATTERN("resolve_onnx_reshape_shape", "onnx::Reshape", 1, mgopt__rrs_rewrite),
+};
+
+MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, resolve_reshape_shape,
+                           "a reshape whose target shape is computed from its own input's shape gets a constant shape",
+                           mgopt__rrs_patterns);
+/* src/passes/onnx/fold_shape_chains.c — onnx::fold_shape_chains: constant folding, opaque-op mapping and shape folding repeated until a shape computation stops changing.
+
+   Spec: ONNX Runtime's basic level runs its transformers, constant folding
+   among them, over and over until the graph stops changing, so a chain of
+   shape arithmetic that alternates between ops mgopt folds
+   (const_elimination), ops it maps once their operands are constant
+   (canonicalize_opaque_ops: a Slice with a "through the first element"
+   end) and ops only their static shape folds (fold_shape_ops: Shape,
+   ConstantOfShape) ends as one constant however long the chain is. Each
+   of those passes runs in program order, or over a worklist that does not
+   cross the others' ops, so one run of each settles one alternation; this
+   pass repeats the three until a round changes nothing.
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %s: (2, int64) = onnx::Shape(in0=%x)
+       %one: (2, int64)* = const(val=[1, 1])
+       %a: (2, int64) = sub(x=%s, y=%one)
+       %st: (1, int64)* = const(val=[-1])
+       %en: (1, int64)* = const(val=[-9223372036854775807])
+       %ax: (1, int64)* = const(val=[0])
+       %v: (?, int64) = onnx::Slice(in0=%a, in1=%st, in2=%en, in3=%ax, in4=%st)
+     } -> (%v)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %s: (2, int64)* = const(val=[2, 3])
+       %one: (2, int64)* = const(val=[1, 1])
+       %a: (2, int64)* = const(val=[1, 2])
+       %st: (1, int64)* = const(val=[-1])
+       %en: (1, int64)* = const(val=[-9223372036854775807])
+       %ax: (1, int64)* = const(val=[0])
+       %v_begin_0: (1, int32)* = const(val=[1])
+       %v_end_0: (1, int32)* = const(val=[0])
+       %v_stride_0: (1, int32)* = const(val=[-1])
+       %v: (2, int64)* = const(val=[2, 1])
+     } -> (%v)
+   (the first round folds the Shape, the second the sub and maps the Slice,
+   the third folds that, the fourth finds nothing to do)
+
+   Fires on: whatever const_elimination (its defaults), canonicalize_opaque_ops
+   and fold_shape_ops fire on, through the built-in registry.
+   Must not fire: where none of them does; a failing inner pass stops the
+   rounds and fails this pass (the program stays as the last good round
+   left it).
+   Cost: at most MGOPT__FSC_MAX_ROUNDS rounds of three linear passes, the
+   last of which changes nothing: O(ops). A chain with more alternations
+   than rounds is left partly folded. */
+
+#define MGOPT__FSC_MAX_ROUNDS 8
+
+static mgopt_status mgopt__fsc_run(mgopt_pass_ctx *ctx) {
+  mgopt_pass_report rep[3];
+  mgopt_pipeline_options o;
+  mgopt_diag d;
+  int32_t nrep = 0, round, i;
+  for (round = 0; round < MGOPT__FSC_MAX_ROUNDS; round++) {
+    int64_t changed = 0;
+    mgopt_status s;
+    memset(&o, 0, sizeof o);
+    o.strict = 1;
+    o.reports = rep;
+    o.reports_cap = 3;
+    o.nreports = &nrep;
+    s = mgopt_pipeline_run(ctx->program, mgopt_builtin_registry(), "const_elimination,canonicalize_opaque_ops,fold_shape_ops",
+                           &o, &d);
+    if (s) return mgopt_diag_set(ctx->diag, s, "%s", d.msg);
+    for (i = 0; i < nrep; i++) changed += rep[i].rewrites;
+    ctx->rewrites += changed;
+    if (!changed) break;
+  }
+  return MGOPT_OK;
+}
+
+MGOPT__DEFINE_PASS(onnx, onnx, fold_shape_chains,
+                   "constant folding, opaque-op mapping and shape folding, repeated until shape computations settle",
+                   mgopt__fsc_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
@@ -13879,8 +14232,11 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    canonicalize_opaque_ops and fold_shape_ops after entries 11 and 16 (an
    ONNX op left opaque for want of constant operands maps once they are
    constant, and shapes known by then fold; the second time catches what
-   the first one's folds made constant), eliminate_output_identity after entry 20 (an
-   identity whose only job is to name a block output), dead_code_elimination
+   the first one's folds made constant; resolve_reshape_shape then gives a
+   reshape to its own input's dims a constant shape, and fold_shape_chains
+   repeats the three until a shape computation stops changing),
+   eliminate_output_identity after entry 20 (an identity whose only job is
+   to name a block output), dead_code_elimination
    after it (the fusions that follow fire only when the value they fold has
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
@@ -13906,6 +14262,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "const_elimination," /* 16 */ \
   "canonicalize_opaque_ops," /* mgopt: ops whose operands entries 11-16 made constant map now */ \
   "fold_shape_ops," /* mgopt: and the shapes they now type fold */ \
+  "resolve_reshape_shape," /* mgopt: a reshape to its own input's dims gets a constant shape */ \
+  "fold_shape_chains," /* mgopt: the three above again until shape computations settle */ \
   "const_deduplication," /* 17 */ \
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \

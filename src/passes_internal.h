@@ -70,6 +70,19 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t ki
    them. */
 MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
                                          mgopt_op *const *matched, int32_t nmatched);
+/* The same, and the op standing for last's takes last's op name (its
+   output's name when last has none) before its function-output sync. */
+MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
+                                               mgopt_op *last, mgopt_op *const *matched, int32_t nmatched);
+/* The dims [*start, *end) of its input an onnx::Shape op returns (opset 15's
+   start/end, negative counted from the end, clamped as ONNX does); 0 when
+   the op is not one Shape of a tensor of known rank. */
+MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end);
+/* For each function holding a coreml_update_state: prepare(fn, ud) when
+   given (0: out of memory), then visit(write, ud) on each of its writes in
+   program order, adding visit's results to ctx->rewrites. */
+MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int (*prepare)(mgopt_function *, void *),
+                                                      int (*visit)(mgopt_op *, void *), void *ud);
 /* Walks from v through ops that each are the single consumer of the previous
    value (v first), none of those values a block output, and are pure
    registered elementwise ops keeping rank (unary, or binary whose other

@@ -84,6 +84,8 @@
   PASS(onnx, remove_redundant_transpose_add_forests) \
   PASS(onnx, canonicalize_opaque_ops) \
   PASS(onnx, eliminate_output_identity) \
+  PASS(onnx, resolve_reshape_shape) \
+  PASS(onnx, fold_shape_chains) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -26,8 +26,11 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    canonicalize_opaque_ops and fold_shape_ops after entries 11 and 16 (an
    ONNX op left opaque for want of constant operands maps once they are
    constant, and shapes known by then fold; the second time catches what
-   the first one's folds made constant), eliminate_output_identity after entry 20 (an
-   identity whose only job is to name a block output), dead_code_elimination
+   the first one's folds made constant; resolve_reshape_shape then gives a
+   reshape to its own input's dims a constant shape, and fold_shape_chains
+   repeats the three until a shape computation stops changing),
+   eliminate_output_identity after entry 20 (an identity whose only job is
+   to name a block output), dead_code_elimination
    after it (the fusions that follow fire only when the value they fold has
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
@@ -53,6 +56,8 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "const_elimination," /* 16 */ \
   "canonicalize_opaque_ops," /* mgopt: ops whose operands entries 11-16 made constant map now */ \
   "fold_shape_ops," /* mgopt: and the shapes they now type fold */ \
+  "resolve_reshape_shape," /* mgopt: a reshape to its own input's dims gets a constant shape */ \
+  "fold_shape_chains," /* mgopt: the three above again until shape computations settle */ \
   "const_deduplication," /* 17 */ \
   "loop_invariant_elimination," /* 18 */ \
   "remove_symbolic_reshape{strict=false}," /* 19 */ \

@@ -100,8 +100,8 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_with_scalar(const mgopt_op *op, int32_t ki
   return NULL;
 }
 
-MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
-                                         mgopt_op *const *matched, int32_t nmatched) {
+static int mgopt__pu_fuse_end(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                              mgopt_op *const *matched, int32_t nmatched, int keep_name) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_op *top = made[nmade - 1];
   int32_t i;
@@ -113,11 +113,22 @@ MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *ma
     for (i = nmade - 1; i >= 0; i--) mgopt__pu_erase_with_consts(rw, made[i]);
     return 0;
   }
+  if (keep_name) top->name = last->name ? last->name : top->outs[0]->name;
   mgopt__pu_replace_value(rw, last->outs[0], top->outs[0]);
   mgopt__pu_sync_op_name(top);
   mgopt__pu_erase_with_consts(rw, last);
   for (i = 0; i < nmatched; i++) mgopt__pu_erase_with_consts(rw, matched[i]);
   return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade, mgopt_op *last,
+                                         mgopt_op *const *matched, int32_t nmatched) {
+  return mgopt__pu_fuse_end(rw, made, nmade, last, matched, nmatched, 0);
+}
+
+MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
+                                               mgopt_op *last, mgopt_op *const *matched, int32_t nmatched) {
+  return mgopt__pu_fuse_end(rw, made, nmade, last, matched, nmatched, 1);
 }
 
 /* ---------------------------------------------------------------- elementwise chains */
@@ -168,4 +179,44 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end
     chain[(*n)++] = cur;
     v = cur->outs[0];
   }
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int (*prepare)(mgopt_function *, void *),
+                                                      int (*visit)(mgopt_op *, void *), void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt_op **ups = NULL;
+  int64_t cap = 0, n, i;
+  int32_t f, kind = MGOPT_OP_coreml_update_state;
+  mgopt_status st = MGOPT_OK;
+  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    if (mgopt__index_kind_count(fn, kind) == 0) continue;
+    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
+    if (n < 0 || (prepare && !prepare(fn, ud))) {
+      st = mgopt__oom(p);
+      break;
+    }
+    for (i = 0; i < n; i++) ctx->rewrites += visit(ups[i], ud);
+  }
+  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
+  return st;
+}
+
+MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end) {
+  const mgopt_value *x = mgopt_op_operand(op, "in0");
+  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
+  int64_t r, b, e;
+  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
+      x->type.rank < 0)
+    return 0;
+  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
+  r = x->type.rank;
+  b = as ? as->u.i : 0;
+  e = ae ? ae->u.i : r;
+  if (b < 0) b += r;
+  if (e < 0) e += r;
+  *start = b < 0 ? 0 : b > r ? r : b;
+  *end = e < 0 ? 0 : e > r ? r : e;
+  if (*end < *start) *end = *start;
+  return 1;
 }

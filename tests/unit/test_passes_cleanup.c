@@ -3,18 +3,11 @@
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include "pass_harness.h"
 #if defined(__unix__) || defined(__APPLE__)
 #include <dirent.h> /* listing tests/golden/<family>/ and src/passes/<family>/ */
 #define HAVE_DIRENT 1
 #endif
-
-static mgopt_program *parse(const char *text) {
-  mgopt_diag d;
-  mgopt_program *p = NULL;
-  mgopt_mil_parse(text, strlen(text), NULL, &p, &d);
-  if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
-  return p;
-}
 
 /* Runs pipeline with registry r, verifying after each pass, strict (a failing
    pass stops it and its status is returned); the first pass's report goes to
@@ -30,7 +23,7 @@ static mgopt_status run_with(const mgopt_registry *r, mgopt_program *p, const ch
   return mgopt_pipeline_run(p, r, pipeline, &ro, d);
 }
 
-static mgopt_status run(mgopt_program *p, const char *pipeline, mgopt_diag *d) {
+static mgopt_status run_diag(mgopt_program *p, const char *pipeline, mgopt_diag *d) {
   return run_with(mgopt_builtin_registry(), p, pipeline, d, NULL);
 }
 
@@ -65,7 +58,7 @@ static void test_const_dedup_shares_across_functions(void) {
   t2 = mgopt_value_const(mgopt_program_function_at(p, 1)->body->first->next->outs[0]);
   REQUIRE(t2 != NULL);
   CHECK(t0->data != t1->data);
-  CHECK_EQ_INT(run(p, "const_deduplication{const_threshold=3}", &d), MGOPT_OK);
+  CHECK_EQ_INT(run_diag(p, "const_deduplication{const_threshold=3}", &d), MGOPT_OK);
   CHECK_EQ_INT(mgopt_program_op_count(p), 6); /* no op removed */
   CHECK(t0->data == t1->data);
   CHECK(t0->borrowed && t1->borrowed);
@@ -81,7 +74,7 @@ static void test_const_dedup_shares_across_functions(void) {
   mgopt_program_destroy(p);
   p = parse(text);
   REQUIRE(p != NULL);
-  CHECK_EQ_INT(run(p, "const_deduplication", &d), MGOPT_OK);
+  CHECK_EQ_INT(run_diag(p, "const_deduplication", &d), MGOPT_OK);
   CHECK(first_const(p, 0)->data != first_const(p, 1)->data);
   mgopt_program_destroy(p);
 }
@@ -119,7 +112,7 @@ static void test_const_dedup_lookalikes(void) {
   REQUIRE(p != NULL);
   for (i = 0, op = mgopt_program_function_at(p, 0)->body->first; i < 7; i++, op = op->next)
     kept[i] = mgopt_value_const(op->outs[0]);
-  CHECK_EQ_INT(run(p, "const_deduplication", &d), MGOPT_OK);
+  CHECK_EQ_INT(run_diag(p, "const_deduplication", &d), MGOPT_OK);
   for (op = mgopt_program_function_at(p, 0)->body->first; op; op = op->next) {
     if (op->kind == MGOPT_OP_const) {
       nconst++;
@@ -197,7 +190,7 @@ static void test_const_elim_repeated_fold(void) {
   if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
   mgopt_buf_free(&b);
   REQUIRE(p != NULL);
-  CHECK_EQ_INT(run(p, "const_elimination", &d), MGOPT_OK);
+  CHECK_EQ_INT(run_diag(p, "const_elimination", &d), MGOPT_OK);
   a = named_const(p, "a");
   bb = named_const(p, "b");
   c = named_const(p, "c");
@@ -232,7 +225,7 @@ static void test_dedup_names_output_clash_fails(void) {
   REQUIRE(p != NULL);
   body = mgopt_program_function_at(p, 0)->body;
   mgopt_value_set_name(body->outs[1]->value, "a");
-  CHECK_EQ_INT(run(p, "dedup_op_and_var_names", &d), MGOPT_ERR_PASS);
+  CHECK_EQ_INT(run_diag(p, "dedup_op_and_var_names", &d), MGOPT_ERR_PASS);
   CHECK_EQ_INT(d.status, MGOPT_ERR_PASS);
   /* nothing was renamed */
   CHECK_EQ_STR(body->outs[0]->value->name, "a");
@@ -264,7 +257,7 @@ static void test_topological_reorder_long_chain(void) {
   if (mgopt_mil_parse(b.data, b.len, NULL, &p, &d) != MGOPT_OK) p = NULL;
   mgopt_buf_free(&b);
   REQUIRE(p != NULL);
-  CHECK_EQ_INT(run(p, "topological_reorder", &d), MGOPT_OK);
+  CHECK_EQ_INT(run_diag(p, "topological_reorder", &d), MGOPT_OK);
   mgopt_program_walk(p, scratch_clear, &dirty);
   CHECK_EQ_INT(dirty, 0);
   /* the first op is now relu r0; each cast sits right before its add */

@@ -3,26 +3,8 @@
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include "pass_harness.h"
 #include <math.h>
-
-static mgopt_program *parse(const char *text) {
-  mgopt_diag d;
-  mgopt_program *p = NULL;
-  mgopt_mil_parse(text, strlen(text), NULL, &p, &d);
-  if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
-  return p;
-}
-
-static mgopt_status run(mgopt_program *p, const char *pipeline) {
-  mgopt_diag d;
-  mgopt_pipeline_options ro;
-  mgopt_status s;
-  memset(&ro, 0, sizeof ro);
-  ro.verify_each = 1;
-  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), pipeline, &ro, &d);
-  if (s != MGOPT_OK) printf("pipeline: %s\n", d.msg);
-  return s;
-}
 
 /* The const tensor of the value named `name` in main's body, NULL if none. */
 static mgopt_tensor *const_named(mgopt_program *p, const char *name) {

@@ -3,38 +3,9 @@
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include "pass_harness.h"
 #include <math.h>   /* sqrt: the reference normalizations */
 #include <stdlib.h> /* malloc / free of the printed texts */
-
-static mgopt_program *parse(const char *text) {
-  mgopt_diag d;
-  mgopt_program *p = NULL;
-  mgopt_mil_parse(text, strlen(text), NULL, &p, &d);
-  if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
-  return p;
-}
-
-static mgopt_status run(mgopt_program *p, const char *pipeline) {
-  mgopt_pipeline_options ro;
-  mgopt_diag d;
-  memset(&ro, 0, sizeof ro);
-  ro.verify_each = 1;
-  return mgopt_pipeline_run(p, mgopt_builtin_registry(), pipeline, &ro, &d);
-}
-
-static char *print(mgopt_program *p) {
-  mgopt_buf b;
-  char *s;
-  memset(&b, 0, sizeof b);
-  if (mgopt_mil_print(p, NULL, &b) != MGOPT_OK) return NULL;
-  s = (char *)malloc(b.len + 1);
-  if (s) {
-    memcpy(s, b.data, b.len);
-    s[b.len] = 0;
-  }
-  mgopt_buf_free(&b);
-  return s;
-}
 
 /* the target refuses ops of the kind *ud */
 static int refuse_kind(const mgopt_program *p, const mgopt_op *op, void *ud) {

@@ -3,38 +3,8 @@
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include "pass_harness.h"
 #include <stdlib.h> /* malloc, free for printed programs */
-
-static mgopt_program *parse(const char *text) {
-  mgopt_diag d;
-  mgopt_program *p = NULL;
-  mgopt_mil_parse(text, strlen(text), NULL, &p, &d);
-  if (!p) printf("parse error %d:%d: %s\n", d.line, d.col, d.msg);
-  return p;
-}
-
-static mgopt_status run(mgopt_program *p, const char *pipeline) {
-  mgopt_diag d;
-  mgopt_pipeline_options ro;
-  mgopt_status s;
-  memset(&ro, 0, sizeof ro);
-  ro.verify_each = 1;
-  s = mgopt_pipeline_run(p, mgopt_builtin_registry(), pipeline, &ro, &d);
-  if (s != MGOPT_OK) printf("pipeline %s: %s\n", pipeline, d.msg);
-  return s;
-}
-
-/* The printed program; the caller frees it. */
-static char *print(mgopt_program *p) {
-  mgopt_buf b;
-  char *s;
-  memset(&b, 0, sizeof b);
-  if (mgopt_mil_print(p, NULL, &b) != MGOPT_OK) return NULL;
-  s = (char *)malloc(b.len + 1);
-  if (s) memcpy(s, b.data, b.len), s[b.len] = 0;
-  mgopt_buf_free(&b);
-  return s;
-}
 
 static const char stack_text[] =
     "main(%a: (1, 5, 3, 4, fp32), %b: (1, 5, 3, 4, fp32)) {\n"

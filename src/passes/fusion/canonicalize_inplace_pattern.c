@@ -75,7 +75,8 @@ static int mgopt__cip_collect(mgopt_op *op, void *ud) {
 }
 
 /* Moves u after its value's producer when that is legal; 1 if it moved. */
-static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
+static int mgopt__cip_try(mgopt_op *u, void *ud) {
+  const mgopt__cip_walk *w = (const mgopt__cip_walk *)ud;
   mgopt_value *v = mgopt_op_operand(u, "value"), *s = mgopt_op_operand(u, "state");
   mgopt_op *x, *pos, *a;
   if (!v || !s || !v->def) return 0;
@@ -94,34 +95,21 @@ static int mgopt__cip_try(const mgopt__cip_walk *w, mgopt_op *u) {
   return 1;
 }
 
+/* The effectful ops of fn, in program order. */
+static int mgopt__cip_prepare(mgopt_function *fn, void *ud) {
+  mgopt__cip_walk *w = (mgopt__cip_walk *)ud;
+  w->n = 0;
+  mgopt_block_walk(fn->body, mgopt__cip_collect, w);
+  return !w->oom;
+}
+
 static mgopt_status mgopt__cip_run(mgopt_pass_ctx *ctx) {
-  mgopt_program *p = ctx->program;
   mgopt__cip_walk w;
-  mgopt_op **ups = NULL;
-  int64_t cap = 0, n, i;
-  int32_t f;
-  int32_t kind = MGOPT_OP_coreml_update_state;
-  mgopt_status st = MGOPT_OK;
+  mgopt_status st;
   memset(&w, 0, sizeof w);
-  w.p = p;
-  for (f = 0; f < mgopt_program_function_count(p) && !st; f++) {
-    mgopt_function *fn = mgopt_program_function_at(p, f);
-    if (mgopt__index_kind_count(fn, kind) == 0) continue;
-    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
-    if (n < 0) {
-      st = mgopt__oom(p);
-      break;
-    }
-    w.n = 0;
-    mgopt_block_walk(fn->body, mgopt__cip_collect, &w);
-    if (w.oom) {
-      st = mgopt__oom(p);
-      break;
-    }
-    for (i = 0; i < n; i++) ctx->rewrites += mgopt__cip_try(&w, ups[i]);
-  }
-  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
-  if (w.eff) mgopt__heap_free(&p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
+  w.p = ctx->program;
+  st = mgopt__pu_each_state_write(ctx, mgopt__cip_prepare, mgopt__cip_try, &w);
+  if (w.eff) mgopt__heap_free(&w.p->alloc, w.eff, sizeof *w.eff * (size_t)w.cap);
   return st;
 }
 

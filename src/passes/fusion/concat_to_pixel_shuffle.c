@@ -54,7 +54,7 @@ static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const x_slot[1] = {"x"};
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *h[2], *ab[2], *cd[2], *vals[4], *out;
-  mgopt_op *c0, *c1, *cc, *ps;
+  mgopt_op *c0, *c1, *cc, *ps, *made[2], *matched[2];
   MGOPT__UNUSED(ud);
   if (!mgopt__cps_pair(op, 3, h) || h[0] == h[1]) return 0;
   c0 = mgopt__cps_rows(h[0], op->parent, ab);
@@ -64,29 +64,18 @@ static int mgopt__cps_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   vals[0] = ab[0], vals[1] = cd[0], vals[2] = ab[1], vals[3] = cd[1];
   cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_name2(p, mgopt__pu_value_name(out), "_channels"), 0, NULL, NULL, 1);
   if (!cc) return 0;
-  if (mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK || mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc)) {
+  made[0] = cc;
+  made[1] = ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
+  if (!ps || mgopt_op_set_operand_list(cc, "values", vals, 4) != MGOPT_OK ||
+      mgopt_op_set_int(cc, "axis", 1) != MGOPT_OK || mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK ||
+      mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK) {
+    if (ps) mgopt_rw_erase(rw, ps);
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  ps = mgopt_rw_create(rw, op, "pixel_shuffle", mgopt__pu_value_name(out), 1, x_slot, cc->outs, 1);
-  if (!ps) {
-    mgopt_rw_erase(rw, cc);
-    return 0;
-  }
-  if (mgopt_op_set_int(ps, "upscale_factor", 2) != MGOPT_OK || mgopt_op_infer(p, ps, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, ps) || !mgopt__pu_adopt_type(p, ps->outs[0], out)) {
-    mgopt_rw_erase(rw, ps);
-    mgopt_rw_erase(rw, cc);
-    return 0;
-  }
-  mgopt__pu_replace_value(rw, out, ps->outs[0]);
-  mgopt__pu_sync_op_name(ps);
-  mgopt_rw_erase(rw, op);
-  mgopt_rw_erase(rw, c0);
-  mgopt_rw_erase(rw, c1);
-  return 1;
+  matched[0] = c0;
+  matched[1] = c1;
+  return mgopt__pu_fuse_finish(rw, made, 2, op, matched, 2);
 }
 
 static const mgopt_pattern mgopt__cps_patterns[] = {

@@ -54,7 +54,7 @@ static int mgopt__dci_shape_is(const mgopt_value *v, const int64_t *want, int32_
 static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const int64_t want_perm[5] = {0, 2, 1, 3, 4};
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_op *r1, *tr, *r2, *cc;
+  mgopt_op *r1, *tr, *r2, *cc, *matched[3];
   mgopt_value *out, **vals;
   const int64_t *perm = NULL;
   int64_t s[MGOPT_MAX_RANK], w[5];
@@ -87,18 +87,14 @@ static int mgopt__dci_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!cc) return 0;
   if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK ||
       mgopt_op_set_int(cc, "axis", mgopt_op_get_int(op, "axis", 0)) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+      mgopt_op_set_bool(cc, "interleave", 1) != MGOPT_OK) {
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, cc->outs[0]);
-  mgopt__pu_sync_op_name(cc);
-  mgopt__pu_erase_with_consts(rw, r2);
-  mgopt__pu_erase_with_consts(rw, tr);
-  mgopt__pu_erase_with_consts(rw, r1);
-  mgopt__pu_erase_with_consts(rw, op);
-  return 1;
+  matched[0] = tr;
+  matched[1] = r1;
+  matched[2] = op;
+  return mgopt__pu_fuse_finish(rw, &cc, 1, r2, matched, 3);
 }
 
 static const mgopt_pattern mgopt__dci_patterns[] = {

@@ -102,19 +102,13 @@ static int mgopt__feb_fuse(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
   vals[4] = mgopt__feb_vec(rw, add, mgopt__pu_name2(p, name, suffix[3]), dt, c, bt, 0.0);
   bn = NULL;
   if (vals[1] && vals[2] && vals[3] && vals[4]) bn = mgopt_rw_create(rw, add, "batch_norm", name, 5, slots, vals, 1);
-  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK || mgopt_op_infer(p, bn, NULL) != MGOPT_OK ||
-      !mgopt__pu_adopt_type(p, bn->outs[0], add->outs[0]) || !mgopt_program_target_accepts(p, bn)) {
+  if (!bn || mgopt_op_set_float(bn, "epsilon", 0.0) != MGOPT_OK) {
     if (bn) mgopt_rw_erase(rw, bn);
     for (k = 1; k < 5; k++)
       if (vals[k]) mgopt__pu_erase_if_dead(rw, vals[k]->def);
     return 0;
   }
-  bn->name = add->name ? add->name : bn->outs[0]->name;
-  mgopt__pu_replace_value(rw, add->outs[0], bn->outs[0]);
-  mgopt__pu_erase_with_consts(rw, add);
-  mgopt__pu_erase_with_consts(rw, mul);
-  mgopt__pu_sync_op_name(bn);
-  return 1;
+  return mgopt__pu_fuse_finish_named(rw, &bn, 1, add, &mul, 1);
 }
 
 static const mgopt_pattern mgopt__feb_patterns[] = {

@@ -103,19 +103,12 @@ static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   vals[2] = mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_bias"), nb);
   if (!vals[1] || !vals[2]) return 0;
   lin = mgopt_rw_create(rw, user, "linear", name, 3, slots, vals, 1);
-  if (!lin || mgopt_op_infer(p, lin, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0]) ||
-      !mgopt_program_target_accepts(p, lin)) {
-    if (lin) mgopt_rw_erase(rw, lin);
+  if (!lin) {
     mgopt__pu_erase_if_dead(rw, vals[2]->def);
     if (nw) mgopt__pu_erase_if_dead(rw, vals[1]->def);
     return 0;
   }
-  lin->name = user->name ? user->name : lin->outs[0]->name;
-  mgopt__pu_replace_value(rw, user->outs[0], lin->outs[0]);
-  mgopt__pu_erase_with_consts(rw, user);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_sync_op_name(lin);
-  return 1;
+  return mgopt__pu_fuse_finish_named(rw, &lin, 1, user, &op, 1);
 }
 
 static const mgopt_pattern mgopt__flb_patterns[] = {

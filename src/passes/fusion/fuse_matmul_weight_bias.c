@@ -90,12 +90,13 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *mx = mgopt_op_operand(op, "x"), *my = mgopt_op_operand(op, "y"), *out, *c, *w, *other, *vals[3];
   mgopt_tensor *wt, *ct, *nw = NULL, *nb;
-  mgopt_op *user, *pre = NULL, *lin, *post = NULL;
+  mgopt_op *user, *pre = NULL, *lin, *post = NULL, *made[3];
   mgopt_value *wv = NULL, *bv = NULL;
   const char *name;
   int64_t n, i;
   int tx = mgopt__fmw_flag(op, "transpose_x"), ty = mgopt__fmw_flag(op, "transpose_y");
   int w_is_x, first, sub, neg_w, transpose_w;
+  int32_t nmade = 0;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
   if (!mx || !my || op->nouts != 1 || tx < 0 || ty < 0) return 0;
@@ -146,30 +147,19 @@ static int mgopt__fmw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   lin = wv && bv ? mgopt_rw_create(rw, user, "linear", w_is_x ? mgopt__pu_name2(p, name, "_linear") : name, 3, slots,
                                    vals, 1)
                  : NULL;
-  if (lin && mgopt_op_infer(p, lin, NULL) == MGOPT_OK && mgopt_program_target_accepts(p, lin)) {
-    if (w_is_x) {
-      post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
-      if (post && !mgopt__pu_adopt_type(p, post->outs[0], user->outs[0])) {
-        mgopt_rw_erase(rw, post);
-        post = NULL;
-      }
-    } else if (mgopt__pu_adopt_type(p, lin->outs[0], user->outs[0])) {
-      post = lin;
-    }
-  }
-  if (!post) {
+  /* W as x: a transpose after the linear, made once the linear's rank is known */
+  if (lin && w_is_x && mgopt_op_infer(p, lin, NULL) == MGOPT_OK) post = mgopt__fmw_transpose(rw, user, lin->outs[0], name);
+  if (!lin || (w_is_x && !post)) {
     if (lin) mgopt_rw_erase(rw, lin);
     if (pre) mgopt_rw_erase(rw, pre);
     if (bv) mgopt__pu_erase_if_dead(rw, bv->def);
     if (nw && wv) mgopt__pu_erase_if_dead(rw, wv->def);
     return 0;
   }
-  post->name = user->name ? user->name : post->outs[0]->name;
-  mgopt__pu_replace_value(rw, user->outs[0], post->outs[0]);
-  mgopt__pu_erase_with_consts(rw, user);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_sync_op_name(post);
-  return 1;
+  if (pre) made[nmade++] = pre;
+  made[nmade++] = lin;
+  if (post) made[nmade++] = post;
+  return mgopt__pu_fuse_finish_named(rw, made, nmade, user, &op, 1);
 }
 
 static const mgopt_pattern mgopt__fmw_patterns[] = {

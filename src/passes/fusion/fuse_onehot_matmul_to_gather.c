@@ -60,7 +60,6 @@ static int mgopt__fog_finite(const mgopt_tensor *t) {
 
 static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const slots[2] = {"x", "indices"};
-  mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *h = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "y"), *idx, *out, *ins[2];
   mgopt_op *oh = mgopt__pu_def_of(h, MGOPT_OP_one_hot), *g;
   const mgopt_tensor *wt, *it;
@@ -94,16 +93,11 @@ static int mgopt__fog_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = idx;
   g = mgopt_rw_create(rw, op, "gather", mgopt__pu_value_name(out), 2, slots, ins, 1);
   if (!g) return 0;
-  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK || mgopt_op_infer(p, g, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, g) || !mgopt__pu_adopt_type(p, g->outs[0], out)) {
+  if (mgopt_op_set_int(g, "axis", 0) != MGOPT_OK) {
     mgopt_rw_erase(rw, g);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, g->outs[0]);
-  mgopt__pu_sync_op_name(g);
-  mgopt_rw_erase(rw, op);
-  mgopt__pu_erase_with_consts(rw, oh);
-  return 1;
+  return mgopt__pu_fuse_finish(rw, &g, 1, op, &oh, 1);
 }
 
 static const mgopt_pattern mgopt__fog_patterns[] = {

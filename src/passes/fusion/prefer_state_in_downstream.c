@@ -84,25 +84,12 @@ static int mgopt__psd_try(mgopt_op *u) {
   return moved;
 }
 
-static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) {
-  mgopt_program *p = ctx->program;
-  mgopt_op **ups = NULL;
-  int64_t cap = 0, n, i;
-  int32_t f, kind = MGOPT_OP_coreml_update_state;
-  mgopt_status st = MGOPT_OK;
-  for (f = 0; f < mgopt_program_function_count(p); f++) {
-    mgopt_function *fn = mgopt_program_function_at(p, f);
-    if (mgopt__index_kind_count(fn, kind) == 0) continue;
-    n = mgopt__index_collect(fn, &kind, 1, &ups, &cap);
-    if (n < 0) {
-      st = mgopt__oom(p);
-      break;
-    }
-    for (i = 0; i < n; i++) ctx->rewrites += mgopt__psd_try(ups[i]);
-  }
-  if (ups) mgopt__heap_free(&p->alloc, ups, sizeof *ups * (size_t)cap);
-  return st;
+static int mgopt__psd_visit(mgopt_op *u, void *ud) {
+  MGOPT__UNUSED(ud);
+  return mgopt__psd_try(u);
 }
+
+static mgopt_status mgopt__psd_run(mgopt_pass_ctx *ctx) { return mgopt__pu_each_state_write(ctx, NULL, mgopt__psd_visit, NULL); }
 
 MGOPT__DEFINE_PASS(fusion, common, prefer_state_in_downstream,
                    "later readers of a value written to a state read the write's output", mgopt__psd_run);

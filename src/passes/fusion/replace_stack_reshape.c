@@ -80,16 +80,11 @@ static int mgopt__rsr_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   cc = mgopt_rw_create(rw, op, "concat", mgopt__pu_value_name(out), 0, NULL, NULL, 1);
   if (!cc) return 0;
   if (mgopt_op_set_operand_list(cc, "values", vals, n) != MGOPT_OK || mgopt_op_set_int(cc, "axis", c) != MGOPT_OK ||
-      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK || mgopt_op_infer(p, cc, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, cc) || !mgopt__pu_adopt_type(p, cc->outs[0], out)) {
+      mgopt_op_set_bool(cc, "interleave", c == a - 1) != MGOPT_OK) {
     mgopt_rw_erase(rw, cc);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, cc->outs[0]);
-  mgopt__pu_sync_op_name(cc);
-  mgopt__pu_erase_with_consts(rw, op);
-  mgopt__pu_erase_with_consts(rw, st);
-  return 1;
+  return mgopt__pu_fuse_finish(rw, &cc, 1, op, &st, 1);
 }
 
 static const mgopt_pattern mgopt__rsr_patterns[] = {

@@ -106,14 +106,11 @@ static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   ins[1] = mgopt_rw_const(rw, op, mgopt__pu_name2(p, mgopt__pu_value_name(out), "_pad"), pt);
   if (!ins[1]) return 0;
   pad = mgopt_rw_create(rw, op, "pad", mgopt__pu_value_name(out), 2, slots, ins, 1);
-  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK || mgopt_op_infer(p, pad, NULL) != MGOPT_OK ||
-      !mgopt_program_target_accepts(p, pad) || !mgopt__pu_adopt_type(p, pad->outs[0], out)) {
+  if (!pad || mgopt_op_set_string(pad, "mode", "reflect") != MGOPT_OK) {
     if (pad) mgopt_rw_erase(rw, pad);
     mgopt_rw_erase(rw, ins[1]->def);
     return 0;
   }
-  mgopt__pu_replace_value(rw, out, pad->outs[0]);
-  mgopt__pu_sync_op_name(pad);
   {
     /* the slices, each once (a slice may stand on both sides) */
     mgopt_op *sl[64];
@@ -124,10 +121,8 @@ static int mgopt__urp_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
         if (sl[j] == s) s = NULL;
       if (s) sl[ns++] = s;
     }
-    mgopt_rw_erase(rw, op);
-    for (j = 0; j < ns; j++) mgopt__pu_erase_with_consts(rw, sl[j]);
+    return mgopt__pu_fuse_finish(rw, &pad, 1, op, sl, ns);
   }
-  return 1;
 }
 
 static const mgopt_pattern mgopt__urp_patterns[] = {

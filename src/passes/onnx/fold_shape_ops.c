@@ -55,23 +55,12 @@ static int mgopt__fso_replace(mgopt_rewriter *rw, mgopt_op *op, mgopt_tensor *t)
 
 static int mgopt__fso_shape(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *x = mgopt_op_operand(op, "in0");
-  const mgopt_attr *as = mgopt_op_attr(op, "start"), *ae = mgopt_op_attr(op, "end");
-  int64_t r, start, end, n, i;
+  int64_t start, end, n, i;
   mgopt_tensor *t;
   MGOPT__UNUSED(ud);
-  if (!x || op->nouts != 1 || op->nblocks || mgopt_op_operand_count(op) != 1 || x->type.kind != MGOPT_TYPE_TENSOR ||
-      x->type.rank < 0)
-    return 0;
-  if ((as && as->kind != MGOPT_ATTR_INT) || (ae && ae->kind != MGOPT_ATTR_INT)) return 0;
-  r = x->type.rank;
-  start = as ? as->u.i : 0;
-  end = ae ? ae->u.i : r;
-  if (start < 0) start += r;
-  if (end < 0) end += r;
-  start = start < 0 ? 0 : start > r ? r : start;
-  end = end < 0 ? 0 : end > r ? r : end;
-  n = end > start ? end - start : 0;
-  for (i = start; i < start + n; i++)
+  if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return 0;
+  n = end - start;
+  for (i = start; i < end; i++)
     if (!mgopt_dim_is_static(x->type.dims[i])) return 0;
   t = mgopt_tensor_new(mgopt_rw_program(rw), MGOPT_DT_INT64, 1, &n);
   if (!t) return 0;
