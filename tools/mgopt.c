@@ -854,7 +854,7 @@ static void conf_test(conf_run *R, const char *dir, const char *name) {
   if (!f && mgopt_program_function_count(p) == 1) f = mgopt_program_function_at(p, 0);
   for (i = 0; f && i < f->body->nargs; i++)
     if (f->body->args[i]->type.kind != MGOPT_TYPE_TENSOR) {
-      snprintf(why, sizeof why, "input '%s' is not a tensor (a sequence, map or optional)",
+      snprintf(why, sizeof why, "input '%s' is not a tensor (sequence/map/optional)",
                f->body->args[i]->name ? f->body->args[i]->name : "");
       skip = 1;
       goto report;

@@ -36,8 +36,9 @@
    - (de)quantization and constexpr ops (constexpr.c): computed in float,
      rounded once to the output dtype; quantize rounds half to even and
      saturates.
-   - cast: float to integer truncates toward zero; out-of-range or NaN float
-     to integer is an error; integer to integer wraps. */
+   - cast: float to integer truncates toward zero; a value outside the
+     target integer type's range (NaN included) is an error, never wrapped;
+     integer to float rounds to nearest even. */
 #include "kernels.h"
 
 /* ---------------------------------------------------------------- heap tensors */

@@ -446,7 +446,8 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   r = mgopt__k_load(k, ind, MGOPT__LANE_I64, idx);
   if (r != MGOPT__K_OK) return r;
   for (i = 0; i < ind->numel; i++) {
-    if (idx[i] < -D || idx[i] >= D) return MGOPT__K_NO;
+    if (idx[i] < -D || idx[i] >= D)
+      return mgopt__k_no(k, "index %lld out of range for a dim of %lld", (long long)idx[i], (long long)D);
     if (idx[i] < 0) idx[i] += D;
   }
   r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, orank, shape, &od);
