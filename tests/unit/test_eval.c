@@ -157,6 +157,44 @@ static void test_cond(void) {
   mgopt_program_destroy(p);
 }
 
+static void test_multi_output_and_block_outputs(void) {
+  /* split's two outputs; a cond whose branches give a constant of the branch
+     and a value of the enclosing block */
+  const char *src =
+      "main(%x: (4, fp32), %p: (bool)) {\n"
+      "  %a: (2, fp32), %b: (2, fp32) = split(x=%x, num_splits=2, axis=0)\n"
+      "  %o: (2, fp32) = cond(pred=%p)\n"
+      "    then_branch() {\n"
+      "      %k: (2, fp32)* = const(val=[7.0, 8.0])\n"
+      "    } -> (%k)\n"
+      "    else_branch() {\n"
+      "    } -> (%b)\n"
+      "  %s: (2, fp32) = add(x=%a, y=%o)\n"
+      "} -> (%s, %b)\n";
+  mgopt_program *p = parse(src, NULL);
+  int64_t s4[1] = {4};
+  float vx[4] = {1, 2, 3, 4};
+  mgopt_tensor *in[2], *out[2];
+  mgopt_diag d;
+  int b;
+  REQUIRE(p);
+  in[0] = tf32(p, 1, s4, vx);
+  in[1] = mgopt_eval_tensor_new(p, MGOPT_DT_BOOL, 0, NULL);
+  for (b = 0; b < 2; b++) {
+    ((uint8_t *)in[1]->data)[0] = (uint8_t)b;
+    CHECK_EQ_INT(mgopt_eval(p, NULL, in, 2, out, 2, NULL, &d), MGOPT_OK);
+    if (d.status != MGOPT_OK) continue;
+    if (b) CHECK(F(out[0])[0] == 8.0f && F(out[0])[1] == 10.0f);
+    else CHECK(F(out[0])[0] == 4.0f && F(out[0])[1] == 6.0f);
+    CHECK(F(out[1])[0] == 3.0f && F(out[1])[1] == 4.0f);
+    mgopt_eval_tensor_free(p, out[0]);
+    mgopt_eval_tensor_free(p, out[1]);
+  }
+  mgopt_eval_tensor_free(p, in[0]);
+  mgopt_eval_tensor_free(p, in[1]);
+  mgopt_program_destroy(p);
+}
+
 /* sum = 0; i = 0; while i < n: sum += x; i += 1 — the count comes from an input. */
 static const char *loop_src =
     "main(%n: (int32), %x: (2, fp32)) {\n"
@@ -354,5 +392,6 @@ static void test_bad_program(void) {
 static const test_case tests[] = {
     TEST(test_straight_line), TEST(test_broadcast_and_inputs), TEST(test_cond),       TEST(test_while_loop),
     TEST(test_opaque_op),     TEST(test_kernel_refuses),       TEST(test_bad_program),
+    TEST(test_multi_output_and_block_outputs),
 };
 TEST_MAIN(tests)
