@@ -123,8 +123,31 @@
      or a named pipeline ("default", "cleanup", ...) with per-pass timing,
      rewrite counts, op counts and an optional verify after each pass.
 
+   EVALUATION
+     mgopt_eval (mgopt_passes.h) runs a function on input tensors with the
+     kernels that fold constants: a reference evaluator, exact and checked
+     rather than fast, for testing passes and conformance (`mgopt test`).
+         mgopt_tensor *in[1], *out[1];
+         in[0] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, 2, shape);
+         ... fill in[0]->data ...
+         if (mgopt_eval(p, NULL, in, 1, out, 1, NULL, &d) == MGOPT_OK) {
+           ... out[0]->dtype, ->rank, ->shape, ->data ...
+           mgopt_eval_tensor_free(p, out[0]);
+         }
+         mgopt_eval_tensor_free(p, in[0]);
+     Inputs are checked against the function's declared types; cond and
+     while_loop run their blocks (max_loop_iterations bounds a loop); an op
+     without a kernel (opaque ops, conv today) goes to the caller's op_fn or
+     is an error naming it, and a kernel that cannot compute (an index out
+     of range, an integer division by zero, an unsupported dtype) is an
+     error with the op's name, type, line:col and the reason, never a
+     silent wrong value. Intermediate tensors live on the program's
+     allocator, not its arena, and each is freed after its last read, so a
+     program can be evaluated any number of times. The numeric contract of
+     each op family is in src/kernels/eval.c and the kernel files.
+
    WHAT MGOPT DOES NOT DO
-     It does not run models (its kernels fold constants), does not train,
+     It does not run models fast (its evaluator is a reference), does not train,
      does not lower to hardware-specific ops, and does not guess: an op it
      does not understand is carried through unchanged.
    ===========================================================================
@@ -1782,6 +1805,9 @@ MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
 /* mgopt_tensor_new, with the data left unzeroed when zero is 0 (not strings). */
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtype dt, int32_t rank,
                                                   const int64_t *shape, int zero);
+/* Bytes of the record every mgopt_tensor heads (the tensor and its private
+   caches): a tensor made outside the arena reserves this much, zeroed. */
+MGOPT__PRIVATE size_t mgopt__tensor_rec_size(void);
 /* 1 if s is interned in p (looks, never adds). */
 MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
 /* A key equal for equal tensors and almost always unequal otherwise, from the
@@ -2817,6 +2843,8 @@ typedef struct mgopt__tensor_rec {
 
 #define MGOPT__TREC(t) ((mgopt__tensor_rec *)(void *)(t))
 #define MGOPT__TREC_C(t) ((const mgopt__tensor_rec *)(const void *)(t))
+
+MGOPT__PRIVATE size_t mgopt__tensor_rec_size(void) { return sizeof(mgopt__tensor_rec); }
 
 /* A write may change the bytes: forget what was computed from them. */
 static void mgopt__tensor_touch(mgopt_tensor *t) {

@@ -204,6 +204,9 @@ MGOPT__PRIVATE char *mgopt__dupz(mgopt_program *p, const char *src, size_t n);
 /* mgopt_tensor_new, with the data left unzeroed when zero is 0 (not strings). */
 MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtype dt, int32_t rank,
                                                   const int64_t *shape, int zero);
+/* Bytes of the record every mgopt_tensor heads (the tensor and its private
+   caches): a tensor made outside the arena reserves this much, zeroed. */
+MGOPT__PRIVATE size_t mgopt__tensor_rec_size(void);
 /* 1 if s is interned in p (looks, never adds). */
 MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
 /* A key equal for equal tensors and almost always unequal otherwise, from the

@@ -26,6 +26,65 @@ typedef struct mgopt_fold_options {
    or NULL. */
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
 
+/* ---------------------------------------------------------------- evaluation
+
+   mgopt_eval runs a function of a program on input tensors with the folding
+   kernels (the same code const_elimination folds with), following MIL
+   semantics. It is a reference evaluator: exact and checked rather than
+   fast. Intermediate tensors live on the program's allocator (never its
+   arena), each freed after its last read, so a program can be evaluated any
+   number of times in bounded memory; constants are read in place. The
+   numeric contract of each op family is stated in src/kernels/eval.c. */
+
+typedef struct mgopt_eval_options {      /* zeroed = every default */
+  int64_t max_elements;                  /* per tensor, 0 = no limit */
+  int64_t max_loop_iterations;           /* per while_loop run, 0 = 1 << 24 */
+  /* Called for an op without a kernel (an opaque op, an op whose kernel is
+     not written): operands[0..noperands) are the op's operands slot by slot,
+     list elements in order (an absent optional slot contributes nothing).
+     It fills out[0..op->nouts) with tensors from mgopt_eval_tensor_new (the
+     evaluator takes them over) and returns MGOPT_OK, or an error with d set.
+     NULL: such an op is the error "cannot evaluate". */
+  mgopt_status (*op_fn)(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                        int32_t noperands, mgopt_tensor **out, mgopt_diag *d);
+  void *op_ud;
+} mgopt_eval_options;
+
+/* A tensor for mgopt_eval (an input, or an op_fn output): zero-filled,
+   64-byte aligned, on p's allocator outside its arena. Free it with
+   mgopt_eval_tensor_free. NULL on OOM or an invalid shape (rank < 0 or above
+   MGOPT_MAX_RANK, a negative dim, a size overflow). */
+MGOPTDEF mgopt_tensor *mgopt_eval_tensor_new(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                             const int64_t *shape);
+/* Frees a tensor made by mgopt_eval_tensor_new or returned by mgopt_eval.
+   NULL is ignored. Never pass another tensor (an arena one). */
+MGOPTDEF void mgopt_eval_tensor_free(mgopt_program *p, mgopt_tensor *t);
+
+/* 1 if mgopt_eval computes ops of this kind itself (a kernel, const, cond,
+   while_loop); 0 for MGOPT_OP_OPAQUE and kinds without a kernel, which go to
+   op_fn. */
+MGOPTDEF int mgopt_eval_has_kernel(int32_t kind);
+
+/* Evaluates function `fn` (NULL = "main", or the only function) of p on
+   inputs[0..ninputs), given in the function's input order: each input's
+   dtype, rank and static dims must match its declaration (symbolic dims take
+   any size). The program is verified first (a bad program is an error,
+   never a crash) and not changed, except that misaligned borrowed constants
+   may be copied into its arena once.
+   On MGOPT_OK outputs[0..noutputs) (noutputs = the function's output count)
+   are new tensors the caller frees with mgopt_eval_tensor_free, one per
+   output even when two outputs are the same value. On error no output is
+   set and d names the op (name, type, line:col for a program read from .mil)
+   and why: MGOPT_ERR_INVALID_ARG (bad arguments or inputs),
+   MGOPT_ERR_VERIFY, MGOPT_ERR_UNSUPPORTED (no kernel for an op, a kernel
+   that cannot evaluate these operands, a run-time parameter),
+   MGOPT_ERR_CORRUPT (an index out of range, a shape that disagrees with the
+   declared type), MGOPT_ERR_LIMIT (max_elements, max_loop_iterations),
+   MGOPT_ERR_NOMEM, or op_fn's status. opts may be NULL (every default). */
+MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor *const *inputs, int32_t ninputs,
+                                 mgopt_tensor **outputs, int32_t noutputs, const mgopt_eval_options *opts,
+                                 mgopt_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

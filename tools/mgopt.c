@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 
 /* Fast file I/O where the OS has it: the input is mapped rather than read, so
    the weights are never copied into memory, and the output's large tensors,
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #define TOOL_POSIX 1
@@ -32,6 +34,10 @@
 static const char usage[] =
     "usage: mgopt IN -o OUT [-p PIPELINE] [--stats] [--timing] [--verify-each] [--strict] [--print-after-all]\n"
     "       IN and OUT are .onnx or .mil files, in any mix\n"
+    "       mgopt test DIR... [-p PIPELINE]\n"
+    "       runs ONNX conformance folders (model.onnx, test_data_set_N/input_K.pb, output_K.pb;\n"
+    "       a folder of such folders is searched): reads, runs the pipeline (default 'none'),\n"
+    "       evaluates each data set and compares with the stored outputs\n"
     "       mgopt --list-passes\n"
     "       mgopt --version\n"
     "\n"
@@ -546,6 +552,429 @@ done:
   return rc;
 }
 
+/* ---------------------------------------------------------------- mgopt test: ONNX conformance folders */
+
+#ifdef TOOL_POSIX
+typedef struct conf_run {
+  const char *pipeline;
+  long passed, failed, skipped;
+} conf_run;
+
+/* A bare TensorProto decoded by the ONNX reader itself: it is wrapped as the
+   only initializer (and output) of a graph, read and imported, so its data
+   is decoded exactly as a model's weights are. The name field is appended
+   last (protobuf: the last value of a singular field wins) so that an unnamed
+   tensor still has one. *tp holds the program that owns *out. */
+static int conf_read_tensor(const char *path, mgopt_program **tp, mgopt_tensor **out, char *why, size_t nwhy) {
+  static const char name[] = "conf_tensor";
+  size_t len = 0, tlen, glen, n = 0;
+  char *raw = read_all(path, &len);
+  unsigned char *buf, *q;
+  mgopt_diag d;
+  mgopt_function *f;
+  mgopt_tensor *t;
+  int ok = 0;
+  if (!raw) {
+    snprintf(why, nwhy, "cannot read %s", path);
+    return 0;
+  }
+  buf = (unsigned char *)malloc(len + 96);
+  if (!buf) {
+    free(raw);
+    snprintf(why, nwhy, "out of memory");
+    return 0;
+  }
+  tlen = len + 2 + (sizeof name - 1);
+  /* GraphProto: initializer (5) = tensor, output (12) = {name (1)} */
+  glen = 1 + 10 + tlen + 2 + 2 + (sizeof name - 1);
+  q = buf;
+#define CONF_VARINT(v)                                 \
+  do {                                                 \
+    size_t v_ = (v);                                   \
+    while (v_ >= 0x80) { *q++ = (unsigned char)(v_ | 0x80); v_ >>= 7; } \
+    *q++ = (unsigned char)v_;                          \
+  } while (0)
+  *q++ = 0x08; *q++ = 8;                               /* ir_version 8 */
+  *q++ = 0x42; *q++ = 2; *q++ = 0x10; *q++ = 13;        /* opset_import { version 13 } */
+  {
+    unsigned char g[16], *gq = g;
+    size_t v = tlen, glen2;
+    while (v >= 0x80) { *gq++ = (unsigned char)(v | 0x80); v >>= 7; }
+    *gq++ = (unsigned char)v;
+    glen2 = 1 + (size_t)(gq - g) + tlen + 2 + 2 + (sizeof name - 1);
+    (void)glen;
+    *q++ = 0x3a;
+    CONF_VARINT(glen2);
+    *q++ = 0x2a;
+    memcpy(q, g, (size_t)(gq - g));
+    q += gq - g;
+    memcpy(q, raw, len);
+    q += len;
+    *q++ = 0x42; *q++ = (unsigned char)(sizeof name - 1);   /* TensorProto.name */
+    memcpy(q, name, sizeof name - 1);
+    q += sizeof name - 1;
+    *q++ = 0x62; *q++ = (unsigned char)(2 + sizeof name - 1); /* output { name } */
+    *q++ = 0x0a; *q++ = (unsigned char)(sizeof name - 1);
+    memcpy(q, name, sizeof name - 1);
+    q += sizeof name - 1;
+  }
+#undef CONF_VARINT
+  n = (size_t)(q - buf);
+  free(raw);
+  *tp = NULL;
+  if (mgopt_onnx_load(buf, n, NULL, tp, &d) != MGOPT_OK) {
+    snprintf(why, nwhy, "%s: %s", path, d.msg);
+  } else if ((f = mgopt_program_function_at(*tp, 0)) == NULL || f->body->nouts != 1 ||
+             (t = mgopt_value_const(f->body->outs[0]->value)) == NULL) {
+    snprintf(why, nwhy, "%s: not a tensor", path);
+  } else {
+    /* the program borrows buf: keep both alive together by copying the tensor out */
+    mgopt_tensor *c = mgopt_tensor_clone(*tp, t);
+    if (!c) snprintf(why, nwhy, "out of memory");
+    else {
+      *out = c;
+      ok = 1;
+    }
+  }
+  free(buf);
+  if (!ok) {
+    mgopt_program_destroy(*tp);
+    *tp = NULL;
+  }
+  return ok;
+}
+
+static int conf_is_float(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
+}
+
+/* 1 if got matches ref: dtype, shape, then |ref - got| <= 1e-5 + 1e-3 |ref| for
+   floats (NaN matches NaN, infinities match exactly), exact otherwise. */
+static int conf_compare(const mgopt_tensor *ref, const mgopt_tensor *got, char *why, size_t nwhy) {
+  int32_t i;
+  int64_t k;
+  if (ref->dtype != got->dtype) {
+    snprintf(why, nwhy, "dtype %s, expected %s", mgopt_dtype_name((mgopt_dtype)got->dtype),
+             mgopt_dtype_name((mgopt_dtype)ref->dtype));
+    return 0;
+  }
+  if (ref->rank != got->rank) {
+    snprintf(why, nwhy, "rank %d, expected %d", (int)got->rank, (int)ref->rank);
+    return 0;
+  }
+  for (i = 0; i < ref->rank; i++)
+    if (ref->shape[i] != got->shape[i]) {
+      snprintf(why, nwhy, "dim %d is %lld, expected %lld", (int)i, (long long)got->shape[i],
+               (long long)ref->shape[i]);
+      return 0;
+    }
+  if (ref->dtype == MGOPT_DT_STRING) {
+    const mgopt_str *a = (const mgopt_str *)ref->data, *b = (const mgopt_str *)got->data;
+    for (k = 0; k < ref->numel; k++)
+      if (a[k].len != b[k].len || (a[k].len && memcmp(a[k].ptr, b[k].ptr, a[k].len) != 0)) {
+        snprintf(why, nwhy, "element %lld: strings differ", (long long)k);
+        return 0;
+      }
+    return 1;
+  }
+  if (!conf_is_float((mgopt_dtype)ref->dtype)) {
+    if (ref->nbytes != got->nbytes || (ref->nbytes && memcmp(ref->data, got->data, ref->nbytes) != 0)) {
+      for (k = 0; k < ref->numel; k++)
+        if (mgopt_tensor_get_i64(ref, k) != mgopt_tensor_get_i64(got, k)) break;
+      snprintf(why, nwhy, "element %lld: got %lld, expected %lld", (long long)k,
+               (long long)(k < ref->numel ? mgopt_tensor_get_i64(got, k) : 0),
+               (long long)(k < ref->numel ? mgopt_tensor_get_i64(ref, k) : 0));
+      return 0;
+    }
+    return 1;
+  }
+  for (k = 0; k < ref->numel; k++) {
+    double r = mgopt_tensor_get_f64(ref, k), g = mgopt_tensor_get_f64(got, k);
+    int ok;
+    if (r != r || g != g) ok = (r != r) && (g != g);
+    else if (r - r != 0.0 || g - g != 0.0) ok = r == g; /* an infinity */
+    else ok = fabs(r - g) <= 1e-5 + 1e-3 * fabs(r);
+    if (!ok) {
+      snprintf(why, nwhy, "element %lld: got %.9g, expected %.9g", (long long)k, g, r);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int cmp_cstr_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The names in dir that start with prefix, sorted (free with list_free). */
+static char **conf_list(const char *dir, const char *prefix, int *n) {
+  DIR *dp = opendir(dir);
+  struct dirent *e;
+  char **v = NULL;
+  int cap = 0;
+  *n = 0;
+  if (!dp) return NULL;
+  while ((e = readdir(dp)) != NULL) {
+    if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+    if (*n == cap) {
+      char **nv = (char **)realloc(v, sizeof(char *) * (size_t)(cap = cap ? 2 * cap : 16));
+      if (!nv) break;
+      v = nv;
+    }
+    v[*n] = (char *)malloc(strlen(e->d_name) + 1);
+    if (!v[*n]) break;
+    strcpy(v[*n], e->d_name);
+    (*n)++;
+  }
+  closedir(dp);
+  if (v) qsort(v, (size_t)*n, sizeof(char *), cmp_cstr_ptr);
+  return v;
+}
+
+static void conf_list_free(char **v, int n) {
+  int i;
+  for (i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+static int conf_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int conf_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+typedef struct conf_kinds {
+  const char *names[8];
+  int n, more;
+} conf_kinds;
+
+/* Collects the op types mgopt_eval has no kernel for. */
+static int conf_kind_visit(mgopt_op *op, void *ud) {
+  conf_kinds *k = (conf_kinds *)ud;
+  int i;
+  if (mgopt_eval_has_kernel(op->kind)) return 0;
+  for (i = 0; i < k->n; i++)
+    if (strcmp(k->names[i], op->type) == 0) return 0;
+  if (k->n < 8) k->names[k->n++] = op->type;
+  else k->more = 1;
+  return 0;
+}
+
+/* One data set: 1 passed, 0 failed (why set). */
+static int conf_data_set(mgopt_program *p, const char *dir, char *why, size_t nwhy) {
+  mgopt_function *f = mgopt_program_function(p, "main");
+  const mgopt_block *body;
+  mgopt_tensor **in = NULL, **out = NULL;
+  mgopt_program **keep = NULL;
+  char path[4200];
+  int32_t nin, nout, i, nkeep = 0;
+  int ok = 0;
+  mgopt_diag d;
+  if (!f && mgopt_program_function_count(p) == 1) f = mgopt_program_function_at(p, 0);
+  if (!f) {
+    snprintf(why, nwhy, "no main function");
+    return 0;
+  }
+  body = f->body;
+  nin = body->nargs;
+  nout = body->nouts;
+  in = (mgopt_tensor **)calloc((size_t)nin + 1, sizeof *in);
+  out = (mgopt_tensor **)calloc((size_t)nout + 1, sizeof *out);
+  keep = (mgopt_program **)calloc((size_t)(nin + nout) + 1, sizeof *keep);
+  if (!in || !out || !keep) {
+    snprintf(why, nwhy, "out of memory");
+    goto done;
+  }
+  for (i = 0; i < nin; i++) {
+    mgopt_tensor *t;
+    snprintf(path, sizeof path, "%s/input_%d.pb", dir, (int)i);
+    if (!conf_read_tensor(path, &keep[nkeep], &t, why, nwhy)) goto done;
+    nkeep++;
+    in[i] = mgopt_eval_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+    if (!in[i]) {
+      snprintf(why, nwhy, "out of memory");
+      goto done;
+    }
+    if (t->nbytes) memcpy(in[i]->data, t->data, t->nbytes);
+  }
+  snprintf(path, sizeof path, "%s/input_%d.pb", dir, (int)nin);
+  if (conf_exists(path)) {
+    snprintf(why, nwhy, "the data set has more inputs than the model's %d", (int)nin);
+    goto done;
+  }
+  if (mgopt_eval(p, NULL, in, nin, out, nout, NULL, &d) != MGOPT_OK) {
+    if (d.line > 0) snprintf(why, nwhy, "%d:%d: %s", d.line, d.col, d.msg);
+    else snprintf(why, nwhy, "%s", d.msg);
+    memset(out, 0, sizeof *out * (size_t)nout);
+    goto done;
+  }
+  for (i = 0; i < nout; i++) {
+    mgopt_tensor *ref;
+    char w[256];
+    snprintf(path, sizeof path, "%s/output_%d.pb", dir, (int)i);
+    if (!conf_read_tensor(path, &keep[nkeep], &ref, why, nwhy)) goto done;
+    nkeep++;
+    if (!conf_compare(ref, out[i], w, sizeof w)) {
+      const char *nm = body->outs[i] && body->outs[i]->value->name ? body->outs[i]->value->name : "";
+      snprintf(why, nwhy, "output %d ('%s'): %s", (int)i, nm, w);
+      goto done;
+    }
+  }
+  ok = 1;
+done:
+  for (i = 0; in && i < nin; i++) mgopt_eval_tensor_free(p, in[i]);
+  for (i = 0; out && i < nout; i++) mgopt_eval_tensor_free(p, out[i]);
+  for (i = 0; keep && i < nkeep; i++) mgopt_program_destroy(keep[i]);
+  free(in);
+  free(out);
+  free(keep);
+  return ok;
+}
+
+/* One conformance folder: prints its line and counts it. */
+static void conf_test(conf_run *R, const char *dir, const char *name) {
+  const mgopt_registry *reg = mgopt_builtin_registry();
+  char path[4096], why[1024];
+  mgopt_program *p = NULL;
+  mgopt_diag d;
+  mgopt_function *f;
+  char **sets;
+  int nsets = 0, i, skip = 0, fail = 0;
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  why[0] = 0;
+  if (mgopt_onnx_load_file(path, NULL, &p, &d) != MGOPT_OK) {
+    snprintf(why, sizeof why, "cannot read the model: %s%s%s", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+    if (d.status == MGOPT_ERR_UNSUPPORTED) skip = 1;
+    else fail = 1;
+    goto report;
+  }
+  f = mgopt_program_function(p, "main");
+  if (!f && mgopt_program_function_count(p) == 1) f = mgopt_program_function_at(p, 0);
+  for (i = 0; f && i < f->body->nargs; i++)
+    if (f->body->args[i]->type.kind != MGOPT_TYPE_TENSOR) {
+      snprintf(why, sizeof why, "input '%s' is not a tensor (sequence/map/optional)",
+               f->body->args[i]->name ? f->body->args[i]->name : "");
+      skip = 1;
+      goto report;
+    }
+  {
+    mgopt_pipeline_options ro;
+    memset(&ro, 0, sizeof ro);
+    if (mgopt_pipeline_run(p, reg, R->pipeline, &ro, &d) != MGOPT_OK) {
+      snprintf(why, sizeof why, "pipeline: %s%s%s", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
+      fail = 1;
+      goto report;
+    }
+  }
+  {
+    conf_kinds k;
+    memset(&k, 0, sizeof k);
+    mgopt_program_walk(p, conf_kind_visit, &k);
+    if (k.n) {
+      size_t at = (size_t)snprintf(why, sizeof why, "no kernel for");
+      for (i = 0; i < k.n && at < sizeof why; i++)
+        at += (size_t)snprintf(why + at, sizeof why - at, "%s %s", i ? "," : "", k.names[i]);
+      if (k.more && at < sizeof why) snprintf(why + at, sizeof why - at, ", ...");
+      skip = 1;
+      goto report;
+    }
+  }
+  sets = conf_list(dir, "test_data_set_", &nsets);
+  if (!nsets) {
+    snprintf(why, sizeof why, "no test_data_set_* folder");
+    fail = 1;
+  }
+  for (i = 0; i < nsets && !fail; i++) {
+    char w[900];
+    snprintf(path, sizeof path, "%s/%s", dir, sets[i]);
+    if (!conf_data_set(p, path, w, sizeof w)) {
+      snprintf(why, sizeof why, "%s: %s", sets[i], w);
+      fail = 1;
+    }
+  }
+  conf_list_free(sets, nsets);
+report:
+  if (skip) {
+    printf("SKIP %s: %s\n", name, why);
+    R->skipped++;
+  } else if (fail) {
+    printf("FAIL %s: %s\n", name, why);
+    R->failed++;
+  } else {
+    printf("PASS %s\n", name);
+    R->passed++;
+  }
+  fflush(stdout);
+  mgopt_program_destroy(p);
+}
+
+/* A conformance folder, or a folder of them (searched depth first, sorted). */
+static void conf_walk(conf_run *R, const char *dir, int depth) {
+  char path[4096];
+  char **names;
+  int n = 0, i;
+  const char *base = strrchr(dir, '/');
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  if (conf_exists(path)) {
+    conf_test(R, dir, base && base[1] ? base + 1 : dir);
+    return;
+  }
+  if (depth > 16) return;
+  names = conf_list(dir, "", &n);
+  for (i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (conf_is_dir(path)) conf_walk(R, path, depth + 1);
+  }
+  conf_list_free(names, n);
+}
+#endif
+
+static int test_main(int argc, char **argv) {
+  const char *pipeline = "none";
+  int i, ndirs = 0;
+  mgopt_diag d;
+  for (i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) pipeline = argv[++i];
+    else if (argv[i][0] == '-') {
+      fprintf(stderr, "mgopt: unknown or incomplete option '%s'\n%s", argv[i], usage);
+      return 2;
+    } else ndirs++;
+  }
+  if (!ndirs) {
+    fprintf(stderr, "mgopt: test: no folder given\n%s", usage);
+    return 2;
+  }
+  if (mgopt_pipeline_check(mgopt_builtin_registry(), pipeline, &d) != MGOPT_OK) {
+    fprintf(stderr, "mgopt: pipeline '%s': column %d: %s\n", pipeline, d.col, d.msg);
+    return 2;
+  }
+#ifdef TOOL_POSIX
+  {
+    conf_run R;
+    memset(&R, 0, sizeof R);
+    R.pipeline = pipeline;
+    for (i = 2; i < argc; i++) {
+      if (strcmp(argv[i], "-p") == 0) {
+        i++;
+        continue;
+      }
+      if (!conf_is_dir(argv[i])) {
+        fprintf(stderr, "mgopt: test: '%s' is not a folder\n", argv[i]);
+        return 2;
+      }
+      conf_walk(&R, argv[i], 0);
+    }
+    printf("test: %ld passed, %ld failed, %ld skipped\n", R.passed, R.failed, R.skipped);
+    return R.failed ? 1 : 0;
+  }
+#else
+  fprintf(stderr, "mgopt: test: listing folders needs a POSIX system\n");
+  return 2;
+#endif
+}
+
 int main(int argc, char **argv) {
   const char *in = NULL, *out = NULL, *pipeline = "default";
   int verify_each = 0, i, rc = 1, keep_constant_nodes = 0, repeat = 1;
@@ -555,6 +984,7 @@ int main(int argc, char **argv) {
   mgopt_diag d;
   memset(&to, 0, sizeof to);
   mgopt_diag_clear(&d);
+  if (argc > 1 && strcmp(argv[1], "test") == 0) return test_main(argc, argv);
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];

@@ -289,6 +289,8 @@ typedef struct mgopt__tensor_rec {
 #define MGOPT__TREC(t) ((mgopt__tensor_rec *)(void *)(t))
 #define MGOPT__TREC_C(t) ((const mgopt__tensor_rec *)(const void *)(t))
 
+MGOPT__PRIVATE size_t mgopt__tensor_rec_size(void) { return sizeof(mgopt__tensor_rec); }
+
 /* A write may change the bytes: forget what was computed from them. */
 static void mgopt__tensor_touch(mgopt_tensor *t) {
   MGOPT__TREC(t)->hash_valid = 0;

@@ -147,21 +147,38 @@ MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz) {
   return m;
 }
 
+MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...) {
+  va_list ap;
+  if (k->why[0]) return MGOPT__K_NO;
+  va_start(ap, fmt);
+  vsnprintf(k->why, sizeof k->why, fmt, ap);
+  va_end(ap);
+  return MGOPT__K_NO;
+}
+
 MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
                                       const int64_t *shape) {
   const mgopt_type *st;
   int64_t n = mgopt__k_numel(rank, shape);
   int32_t d;
-  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
-  if (k->max_elements > 0 && n > k->max_elements) return MGOPT__K_NO;
-  if (mgopt_dtype_nbytes(dt, n) < 0) return MGOPT__K_NO;
+  if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT_MAX_RANK)
+    return mgopt__k_no(k, "output %d has an invalid shape", (int)i);
+  if (k->max_elements > 0 && n > k->max_elements)
+    return mgopt__k_no(k, "output %d has %lld elements, above the limit of %lld", (int)i, (long long)n,
+                       (long long)k->max_elements);
+  if (mgopt_dtype_nbytes(dt, n) < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
   st = &k->op->outs[i]->type;
-  if (st->kind != MGOPT_TYPE_TENSOR) return MGOPT__K_NO;
-  if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt) return MGOPT__K_NO;
+  if (st->kind != MGOPT_TYPE_TENSOR) return mgopt__k_no(k, "output %d is not declared a tensor", (int)i);
+  if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt)
+    return mgopt__k_no(k, "output %d is %s, declared %s", (int)i, mgopt_dtype_name(dt),
+                       mgopt_dtype_name((mgopt_dtype)st->dtype));
   if (st->rank >= 0) {
-    if (st->rank != rank) return MGOPT__K_NO;
+    if (st->rank != rank)
+      return mgopt__k_no(k, "output %d has rank %d, declared %d", (int)i, (int)rank, (int)st->rank);
     for (d = 0; d < rank; d++)
-      if (st->dims && mgopt_dim_is_static(st->dims[d]) && st->dims[d].v != shape[d]) return MGOPT__K_NO;
+      if (st->dims && mgopt_dim_is_static(st->dims[d]) && st->dims[d].v != shape[d])
+        return mgopt__k_no(k, "output %d dim %d is %lld, declared %lld", (int)i, (int)d, (long long)shape[d],
+                           (long long)st->dims[d].v);
   }
   return MGOPT__K_OK;
 }
@@ -171,10 +188,33 @@ static int mgopt__k_out_alloc(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t
   mgopt_tensor *t;
   int r = mgopt__k_out_check(k, i, dt, rank, shape);
   if (r != MGOPT__K_OK) return r;
-  t = mgopt__tensor_new_data(k->p, dt, rank, shape, zero);
+  t = k->heap ? mgopt__ev_tensor_alloc(k->p, dt, rank, shape, zero) : mgopt__tensor_new_data(k->p, dt, rank, shape, zero);
   if (!t) return MGOPT__K_OOM;
   k->out[i] = t;
   if (data) *data = t->data;
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__k_out_view(mgopt__kctx *k, int32_t i, mgopt_tensor *x, size_t offset, int32_t rank,
+                                     const int64_t *shape) {
+  mgopt_tensor *t;
+  const uint8_t *src;
+  int r = mgopt__k_out_check(k, i, (mgopt_dtype)x->dtype, rank, shape);
+  if (r != MGOPT__K_OK) return r;
+  if (!k->heap) {
+    t = mgopt__tensor_view(k->p, x, offset, rank, shape);
+    if (!t) return MGOPT__K_OOM;
+    k->out[i] = t;
+    return MGOPT__K_OK;
+  }
+  src = (const uint8_t *)mgopt__k_data(k, x);
+  t = mgopt__ev_tensor_alloc(k->p, (mgopt_dtype)x->dtype, rank, shape, 0);
+  if (!src || !t || offset > x->nbytes || t->nbytes > x->nbytes - offset) {
+    k->out[i] = t; /* freed by the caller with the other outputs */
+    return t && src ? mgopt__k_no(k, "output %d does not fit in its operand", (int)i) : MGOPT__K_OOM;
+  }
+  k->out[i] = t;
+  if (t->nbytes) memcpy(t->data, src + offset, t->nbytes);
   return MGOPT__K_OK;
 }
 
@@ -352,7 +392,11 @@ MGOPT__PRIVATE int mgopt__k_load(mgopt__kctx *k, mgopt_tensor *t, int lane, void
     case MGOPT__LANE_BOOL: ok = mgopt__k_load_bool(dt, src, t->numel, (uint8_t *)dst); break;
     default: ok = 0;
   }
-  return ok ? MGOPT__K_OK : MGOPT__K_NO;
+  if (!ok)
+    return mgopt__k_no(k, "a %s operand cannot be computed in the %s lane", mgopt_dtype_name(dt),
+                       lane == MGOPT__LANE_F32 ? "fp32" : lane == MGOPT__LANE_F64 ? "fp64"
+                       : lane == MGOPT__LANE_I64 ? "integer" : lane == MGOPT__LANE_BOOL ? "bool" : "no");
+  return MGOPT__K_OK;
 }
 
 static int mgopt__k_same_shape(int32_t ra, const int64_t *a, int32_t rb, const int64_t *b) {

@@ -230,7 +230,10 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   mgopt_dtype dt, odt;
   int lane, r;
   void *a, *b, *res, *od;
-  if (!x || !y || x->dtype != y->dtype) return MGOPT__K_NO;
+  if (!x || !y || x->dtype != y->dtype)
+    return x && y ? mgopt__k_no(k, "operands of dtypes %s and %s", mgopt_dtype_name((mgopt_dtype)x->dtype),
+                                mgopt_dtype_name((mgopt_dtype)y->dtype))
+                  : MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (mgopt__ke_is_logical(kind)) {
@@ -244,10 +247,12 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   } else {
     if (lane == MGOPT__LANE_NONE || lane == MGOPT__LANE_BOOL) return MGOPT__K_NO;
     /* MIL types integer real_div as the integer dtype; its value is ambiguous */
-    if (lane == MGOPT__LANE_I64 && kind == MGOPT_OP_real_div) return MGOPT__K_NO;
+    if (lane == MGOPT__LANE_I64 && kind == MGOPT_OP_real_div)
+      return mgopt__k_no(k, "real_div of integers has no exact meaning");
     odt = dt;
   }
-  if (!mgopt__k_bcast_shape(x->rank, x->shape, y->rank, y->shape, &orank, oshape)) return MGOPT__K_NO;
+  if (!mgopt__k_bcast_shape(x->rank, x->shape, y->rank, y->shape, &orank, oshape))
+    return mgopt__k_no(k, "the operand shapes do not broadcast");
   r = mgopt__k_out(k, 0, odt, orank, oshape, &od);
   if (r != MGOPT__K_OK) return r;
   n = k->out[0]->numel;
@@ -267,7 +272,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
     mgopt__ke_bin_f64(kind, (const double *)a, (const double *)b, (double *)res, n);
   } else {
     if (!mgopt__ke_bin_i64(kind, (const int64_t *)a, (const int64_t *)b, (int64_t *)res, n))
-      return MGOPT__K_NO;
+      return mgopt__k_no(k, "integer division or modulo by zero, INT64_MIN / -1 or a negative integer exponent");
   }
   mgopt__k_store(lane, res, n, dt, od);
   return MGOPT__K_OK;
@@ -530,7 +535,9 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
     if (dl == MGOPT__LANE_I64) {
       mgopt__k_int_range(dt, &lo, &hi);
       for (i = 0; i < n; i++)
-        if (v[i] < lo || v[i] > hi) return MGOPT__K_NO;
+        if (v[i] < lo || v[i] > hi)
+          return mgopt__k_no(k, "element %lld (%lld) is out of the range of %s", (long long)i, (long long)v[i],
+                             mgopt_dtype_name(dt));
       mgopt__k_store(MGOPT__LANE_I64, v, n, dt, od);
     } else if (dt == MGOPT_DT_FP32) {
       float *f = (float *)od;
@@ -555,7 +562,8 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
       dhi = dt == MGOPT_DT_INT64 || dt == MGOPT_DT_UINT64 ? 9223372036854775808.0 : (double)hi + 1.0;
       for (i = 0; i < n; i++) {
         double t = v[i];
-        if (!(t > dlo - 1.0 && t < dhi)) return MGOPT__K_NO; /* NaN fails too */
+        if (!(t > dlo - 1.0 && t < dhi)) /* NaN fails too */
+          return mgopt__k_no(k, "element %lld (%g) is out of the range of %s", (long long)i, t, mgopt_dtype_name(dt));
         mgopt__k_store_i64_at(dt, od, i, (int64_t)t);
       }
     } else {

@@ -12,7 +12,7 @@
 static const mgopt__kernel_fn mgopt__k_kernels[] = {NULL, MGOPT_OP_TABLE(MGOPT__K_ROW)};
 #undef MGOPT__K_ROW
 
-static mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
+MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
   return kind > MGOPT_OP_OPAQUE && kind < MGOPT_OP__COUNT ? mgopt__k_kernels[kind] : NULL;
 }
 

@@ -29,11 +29,11 @@
 #define MGOPT__K_NOCONTRACT
 #endif
 
-/* The state of one fold: the op, its outputs, scratch memory freed at the end. */
 /* The tensor a value holds during evaluation (NULL: not known); folding reads
    the values' constants instead. */
 typedef mgopt_tensor *(*mgopt__k_lookup_fn)(void *env, const mgopt_value *v);
 
+/* The state of one kernel run: the op, its outputs, scratch memory freed at the end. */
 typedef struct mgopt__kctx {
   mgopt_program *p;
   const mgopt_op *op;
@@ -41,6 +41,8 @@ typedef struct mgopt__kctx {
   void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
+  int heap;             /* evaluating: outputs go on the heap (mgopt__ev_tensor_alloc), never the arena */
+  char why[128];        /* why the kernel returned MGOPT__K_NO, when it says (mgopt__k_no) */
   int32_t nscratch;
   void *scratch[MGOPT__K_MAX_SCRATCH];
   size_t scratch_size[MGOPT__K_MAX_SCRATCH];
@@ -76,7 +78,19 @@ MGOPT__PRIVATE int mgopt__k_axis(int64_t a, int64_t rank, int32_t *out);
 /* Data pointer of an input (NULL only on OOM). */
 MGOPT__PRIVATE const void *mgopt__k_data(mgopt__kctx *k, mgopt_tensor *t);
 
+/* Records why the kernel cannot compute (the first reason given wins) and
+   returns MGOPT__K_NO. Folding ignores it; evaluation reports it. */
+MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ---- memory */
+/* A reference-counted tensor outside the arena (refs 1), zeroed when zero
+   is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_tensor_alloc(mgopt_program *p, mgopt_dtype dt, int32_t rank,
+                                                    const int64_t *shape, int zero);
 /* n elements of esz bytes of heap scratch, freed after the kernel. NULL on OOM. */
 MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz);
 /* Validates output i (limit, stored type) without allocating: MGOPT__K_OK or MGOPT__K_NO. */
@@ -88,6 +102,11 @@ MGOPT__PRIVATE int mgopt__k_out(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32
 /* mgopt__k_out for a kernel that writes every byte of the output: not zeroed. */
 MGOPT__PRIVATE int mgopt__k_out_full(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
                                      const int64_t *shape, void **data);
+
+/* Output i = the bytes of x from byte offset under (rank, shape): a view of
+   x when folding (see mgopt__tensor_view), a copy when evaluating. */
+MGOPT__PRIVATE int mgopt__k_out_view(mgopt__kctx *k, int32_t i, mgopt_tensor *x, size_t offset, int32_t rank,
+                                     const int64_t *shape);
 
 /* ---- loading and storing in lanes */
 /* Converts all of t into dst (lane element type). MGOPT__K_NO when t's dtype
@@ -118,6 +137,9 @@ MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int
 /* Broadcasts src (srank, sshape) to (orank, oshape). */
 MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
                                    const int64_t *sshape, int32_t orank, const int64_t *oshape);
+
+/* The kernel of an op kind (fold.c), NULL when it has none. */
+MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind);
 
 /* ---- kernels (one per family file) */
 MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k);

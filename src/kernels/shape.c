@@ -15,15 +15,7 @@ static int mgopt__ks_copy_out(mgopt__kctx *k, mgopt_tensor *x, int32_t rank, con
   void *od;
   int r;
   if (mgopt__k_numel(rank, shape) != x->numel) return MGOPT__K_NO;
-  if (x->dtype != MGOPT_DT_STRING) {
-    mgopt_tensor *t;
-    r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, rank, shape);
-    if (r != MGOPT__K_OK) return r;
-    t = mgopt__tensor_view(k->p, x, 0, rank, shape);
-    if (!t) return MGOPT__K_OOM;
-    k->out[0] = t;
-    return MGOPT__K_OK;
-  }
+  if (x->dtype != MGOPT_DT_STRING) return mgopt__k_out_view(k, 0, x, 0, rank, shape);
   r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, rank, shape, &od);
   if (r != MGOPT__K_OK) return r;
   if (k->out[0]->nbytes != x->nbytes) return MGOPT__K_NO;
@@ -337,15 +329,7 @@ static int mgopt__ks_gather_strided(mgopt__kctx *k, mgopt_tensor *x, int32_t ran
       if (st[d] != dense) dense = 0;
       else dense *= shape[d];
     }
-    if (dense > 0) {
-      mgopt_tensor *t;
-      r = mgopt__k_out_check(k, 0, (mgopt_dtype)x->dtype, orank, oshape);
-      if (r != MGOPT__K_OK) return r;
-      t = mgopt__tensor_view(k->p, x, (size_t)base * es, orank, oshape);
-      if (!t) return MGOPT__K_OOM;
-      k->out[0] = t;
-      return MGOPT__K_OK;
-    }
+    if (dense > 0) return mgopt__k_out_view(k, 0, x, (size_t)base * es, orank, oshape);
   }
   r = mgopt__k_out_full(k, 0, (mgopt_dtype)x->dtype, orank, oshape, &od);
   if (r != MGOPT__K_OK) return r;
@@ -462,7 +446,8 @@ MGOPT__PRIVATE int mgopt__ks_gather(mgopt__kctx *k) {
   r = mgopt__k_load(k, ind, MGOPT__LANE_I64, idx);
   if (r != MGOPT__K_OK) return r;
   for (i = 0; i < ind->numel; i++) {
-    if (idx[i] < -D || idx[i] >= D) return MGOPT__K_NO;
+    if (idx[i] < -D || idx[i] >= D)
+      return mgopt__k_no(k, "index %lld out of range for a dim of %lld", (long long)idx[i], (long long)D);
     if (idx[i] < 0) idx[i] += D;
   }
   r = mgopt__k_out(k, 0, (mgopt_dtype)x->dtype, orank, shape, &od);

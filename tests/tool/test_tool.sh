@@ -104,5 +104,17 @@ awk '/^\| pass \| family \| what it does \|$/ { on = 1 } on && !/^\|/ { exit } o
 check "README's pass table = --list-passes (make pass-table prints it)" \
   diff "$work/readme_table.md" "$work/pass_table.md"
 
+# mgopt test: conformance-style folders (tests/fixtures/conformance, made by
+# tools/mkfixtures_conformance.py) through the pipeline and the evaluator
+conf="$root/tests/fixtures/conformance"
+for pl in none default; do
+  check "mgopt test passes (-p $pl)" "$mgopt" test "$conf/pass" -p "$pl"
+  check "one line per test and the counts (-p $pl)" sh -c "'$mgopt' test '$conf/pass' -p $pl > '$work/conf.out' && grep -c '^PASS test_' '$work/conf.out' | grep -qx 3 && tail -n 1 '$work/conf.out' | grep -qx 'test: 3 passed, 0 failed, 0 skipped'"
+done
+refuse "a wrong stored output fails" "^FAIL test_exp_wrong_output: test_data_set_0: output 0 ('y'): element 2" \
+  "$mgopt" test "$conf"
+check "the failure is counted, the skip named" sh -c "'$mgopt' test '$conf' | grep -q '^SKIP test_det: no kernel for onnx::Det' && '$mgopt' test '$conf' | grep -q '^test: 3 passed, 1 failed, 1 skipped\$'"
+refuse "test needs a folder" "is not a folder" "$mgopt" test "$conf/pass/test_add_relu/model.onnx"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
