@@ -90,6 +90,8 @@ MGOPT__TI_FN(batch_to_space);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);
+MGOPT__TI_FN(reduce_arg);
+MGOPT__TI_FN(cumsum);
 MGOPT__TI_FN(matmul);
 MGOPT__TI_FN(linear);
 /* window.c */
