@@ -699,6 +699,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_argmax,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
   X(reduce_argmin,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
   X(cumsum,                          MGOPT__OT_SPL,  x,       cumsum,        1, 1, 0,  cumsum,         mgopt__kx_cumsum)                \
+  X(gather_along_axis,               MGOPT__OT_P,    gather,  gather_axis,   1, 1, 0,  gather_axis,    mgopt__kx_gather_along_axis)     \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -4383,6 +4384,7 @@ MGOPT__TI_FN(split);
 MGOPT__TI_FN(slice_by_index);
 MGOPT__TI_FN(slice_by_size);
 MGOPT__TI_FN(gather);
+MGOPT__TI_FN(gather_axis);
 MGOPT__TI_FN(one_hot);
 MGOPT__TI_FN(pad);
 MGOPT__TI_FN(tile);
@@ -4664,7 +4666,7 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_cast(mgopt_program *p, const mgopt_op *
   return mgopt__ti_like(p, op, out, &x, dt, d);
 }
 /* src/core/infer/shape.c — type inference of ops that move elements: reshape, transpose, expand_dims, squeeze,
-   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle,
+   concat, stack, split, slice_by_index, slice_by_size, gather, gather_along_axis, one_hot, pad, tile, pixel_shuffle,
    space_to_batch, batch_to_space. */
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_reshape(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -5013,6 +5015,27 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_gather(mgopt_program *p, const mgopt_op
   for (k = 0; k < ax; k++) out->dims[j++] = x.dims[k];
   for (k = bd; k < ix.rank; k++) out->dims[j++] = ix.dims[k];
   for (k = ax + 1; k < x.rank; k++) out->dims[j++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+/* gather_along_axis: indices' shape with x's dtype; x and indices have one rank
+   and the same dims off the axis (MIL's rule: ONNX's smaller ones stay opaque). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_gather_axis(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                     mgopt_diag *d) {
+  mgopt_type x, ix;
+  mgopt_status s;
+  int32_t ax, k;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.dtype != MGOPT_DT_UNKNOWN && !mgopt_dtype_is_int((mgopt_dtype)ix.dtype))
+    return mgopt__ti_fail(d, op, "indices are %s, not integers", mgopt_dtype_name((mgopt_dtype)ix.dtype));
+  if (x.rank < 0 || ix.rank < 0) return mgopt__ti_like(p, op, out, &ix, x.dtype, d);
+  if (x.rank != ix.rank) return mgopt__ti_fail(d, op, "x has rank %d, indices rank %d", (int)x.rank, (int)ix.rank);
+  if (!mgopt__ti_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax)) return mgopt__ti_fail(d, op, "axis out of range");
+  if ((s = mgopt__ti_like(p, op, out, &ix, x.dtype, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++)
+    if (k != ax && !mgopt__ti_unify(x.dims[k], ix.dims[k], &out->dims[k]))
+      return mgopt__ti_fail(d, op, "x and indices differ in dim %d", (int)k);
   return MGOPT_OK;
 }
 
@@ -5790,6 +5813,7 @@ MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
 MGOPT__RG_ATTRS(ccast, {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(reduce_arg, {"axis", MGOPT_ATTR_INT, 0, "-1"}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"},
                             {"output_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
+MGOPT__RG_ATTRS(gather_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(cumsum, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"exclusive", MGOPT_ATTR_BOOL, 0, "false"},
                         {"reverse", MGOPT_ATTR_BOOL, 0, "false"});
 
@@ -12694,7 +12718,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_elementwise);
   return mgopt__onnx_elementwise;
 }
-/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, DepthToSpace, Constant. */
+/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, GatherElements, Pad, Tile, DepthToSpace, Constant. */
 
 /* ---------------------------------------------------------------- Transpose */
 
@@ -13287,6 +13311,32 @@ static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const m
   return MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- GatherElements
+
+   gather_along_axis where indices match x off the axis (equal static dims or
+   one symbol): ONNX's smaller index dims have no MIL form and stay opaque. */
+static int mgopt__imp_gather_elements(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x), k;
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || !idx || r < 1 || mgopt__imp_rank(idx) != r ||
+      (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64))
+    return 0;
+  if (axis < -r || axis >= r) return 0;
+  for (k = 0; k < r; k++) {
+    mgopt_dim a = x->type.dims[k], b = idx->type.dims[k];
+    if (k == axis || k == axis + r) continue;
+    if (a.sym ? a.sym != b.sym : (a.v < 0 || b.sym || a.v != b.v)) return 0;
+  }
+  op = mgopt__imp_op(I, "gather_along_axis", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
 /* ---------------------------------------------------------------- Pad
 
    Before opset 11 the pads and the value are attributes; from 11 on, inputs. */
@@ -13503,6 +13553,7 @@ static const mgopt__onnx_map mgopt__onnx_shape[] = {
     {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
     {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
     {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
+    {"GatherElements", 11, 0, MGOPT_OP_gather_along_axis, mgopt__imp_gather_elements, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
     {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */

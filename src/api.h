@@ -568,6 +568,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_argmax,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
   X(reduce_argmin,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
   X(cumsum,                          MGOPT__OT_SPL,  x,       cumsum,        1, 1, 0,  cumsum,         mgopt__kx_cumsum)                \
+  X(gather_along_axis,               MGOPT__OT_P,    gather,  gather_axis,   1, 1, 0,  gather_axis,    mgopt__kx_gather_along_axis)     \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

@@ -183,6 +183,11 @@ def build():
          [vi("y", F, (2, 3))], [init("i", np.array([0, 3, 1], dtype=np.int64))])
     case("gather_negative_13", 13, [helper.make_node("Gather", ["x", "i"], ["y"])], [vi("x", F, (4, 2))],
          [vi("y", F, (2, 2))], [init("i", np.array([-1, 0], dtype=np.int64))])
+    case("gatherelements_13", 13, [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=-1)],
+         [vi("x", F, (2, 4))], [vi("y", F, (2, 3))], [init("i", np.array([[0, 3, -1], [-4, 2, 1]], dtype=np.int64))])
+    # index dims smaller than x's off the axis: allowed by ONNX, not by MIL: stays opaque
+    case("gatherelements_smaller_13", 13, [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0)],
+         [vi("x", F, (3, 4))], [vi("y", F, (2, 2))], [init("i", np.array([[0, 2], [1, 0]], dtype=np.int64))])
     case("pad_2", 2, [helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 2], value=1.5)], [vi("x", F, (2, 3))],
          [vi("y", F, (2, 6))])
     case("pad_13", 13, [helper.make_node("Pad", ["x", "p", "v"], ["y"], mode="constant")], [vi("x", F, (2, 3))],

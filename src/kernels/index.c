@@ -1,4 +1,5 @@
-/* src/kernels/index.c — kernels of ops that compute indices or scan along an axis: reduce_argmax, reduce_argmin, cumsum.
+/* src/kernels/index.c — kernels of ops that compute indices or scan along an axis: reduce_argmax, reduce_argmin, cumsum,
+   gather_along_axis.
 
    Numeric contract of reduce_argmax / reduce_argmin: x is read exactly in its
    compute lane (fp16, bf16 and fp32 widen exactly to float, fp64 stays double,
@@ -133,5 +134,54 @@ MGOPT__PRIVATE int mgopt__kx_cumsum(mgopt__kctx *k) {
   else if (lane == MGOPT__LANE_F64) mgopt__kx_cumsum_mgopt__kx_f64((double *)buf, outer, len, inner, excl, rev);
   else mgopt__kx_cumsum_mgopt__kx_i64((int64_t *)buf, outer, len, inner, excl, rev);
   mgopt__k_store(lane, buf, x->numel, dt, od);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- gather_along_axis
+
+   out[i0..ik..] = x[i0..indices[i0..ik..]..] along the axis; a negative index
+   counts from the end; an index out of [-len, len) is not folded. Elements
+   are copied bit for bit. */
+MGOPT__PRIVATE int mgopt__kx_gather_along_axis(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *ind = mgopt__k_operand(k, "indices");
+  int64_t outer = 1, inner = 1, len, ilen, o, i, j, *idx;
+  int32_t axis, d;
+  size_t es;
+  const uint8_t *src;
+  uint8_t *dst;
+  void *od;
+  int r;
+  if (!x || !ind || x->rank < 1 || x->rank != ind->rank) return MGOPT__K_NO;
+  es = mgopt__k_esize((mgopt_dtype)x->dtype);
+  if (!es || mgopt__k_lane((mgopt_dtype)ind->dtype) != MGOPT__LANE_I64) return MGOPT__K_NO;
+  if (!mgopt__k_axis(mgopt_op_get_int(k->op, "axis", 0), x->rank, &axis)) return MGOPT__K_NO;
+  for (d = 0; d < x->rank; d++) {
+    if (d != axis && x->shape[d] != ind->shape[d]) return MGOPT__K_NO;
+    if (d < axis) outer *= x->shape[d];
+    if (d > axis) inner *= x->shape[d];
+  }
+  len = x->shape[axis];
+  ilen = ind->shape[axis];
+  idx = (int64_t *)mgopt__k_scratch(k, ind->numel, 8);
+  if (!idx && ind->numel) return MGOPT__K_OOM;
+  if (ind->numel) {
+    r = mgopt__k_load(k, ind, MGOPT__LANE_I64, idx);
+    if (r != MGOPT__K_OK) return r;
+  }
+  for (i = 0; i < ind->numel; i++) {
+    if (idx[i] < -len || idx[i] >= len) return MGOPT__K_NO;
+    if (idx[i] < 0) idx[i] += len;
+  }
+  r = mgopt__k_out_full(k, 0, (mgopt_dtype)x->dtype, ind->rank, ind->shape, &od);
+  if (r != MGOPT__K_OK || ind->numel == 0) return r;
+  src = (const uint8_t *)mgopt__k_data(k, x);
+  if (!src) return MGOPT__K_OOM;
+  dst = (uint8_t *)od;
+  for (o = 0; o < outer; o++)
+    for (j = 0; j < ilen; j++)
+      for (i = 0; i < inner; i++) {
+        int64_t at = (o * ilen + j) * inner + i;
+        memcpy(dst + (size_t)at * es, src + (size_t)((o * len + idx[at]) * inner + i) * es, es);
+      }
   return MGOPT__K_OK;
 }

@@ -145,6 +145,7 @@ MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kx_reduce_arg(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kx_cumsum(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kx_gather_along_axis(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k);

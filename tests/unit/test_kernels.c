@@ -981,6 +981,40 @@ static void test_cumsum(void) {
   mgopt_program_destroy(x.p);
 }
 
+static void test_gather_along_axis(void) {
+  fx x = fx_new();
+  I64S(s23, 2, 3);
+  I64S(s13, 1, 3);
+  I64S(s03, 0, 3);
+  I64S(s22, 2, 2);
+  DBL(iv, -1, 0, 1);
+  mgopt_value *m = arange(&x, MGOPT_DT_INT64, 2, s23);
+  mgopt_op *op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s13, iv));
+  mgopt_diag d;
+  REQUIRE(FOLD(&x, op) == 1); /* axis 0: rows -1, 0, 1 of columns 0, 1, 2 */
+  {
+    DBL(e, 3, 1, 5);
+    CHECK(x.out[0]->dtype == MGOPT_DT_INT64 && shape_is(x.out[0], 2, s13) && vals_are(x.out[0], 3, e));
+  }
+  /* an empty index tensor gives an empty result */
+  op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT64, 2, s03, iv));
+  REQUIRE(FOLD(&x, op) == 1);
+  CHECK(shape_is(x.out[0], 2, s03));
+  /* indices out of range, off-axis dims that differ (ONNX allows smaller ones), rank mismatch: not folded */
+  {
+    DBL(bad, 2, 0, 0);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s13, bad));
+    CHECK(FOLD(&x, op) == 0);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s22, iv));
+    CHECK(FOLD(&x, op) == 0);
+    CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 1, s13 + 1, iv));
+    CHECK(FOLD(&x, op) == 0);
+    CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  }
+  mgopt_program_destroy(x.p);
+}
+
 static void test_tile_pad_onehot(void) {
   fx x = fx_new();
   I64S(s12, 1, 2);
@@ -1541,7 +1575,7 @@ static const test_case tests[] = {
     TEST(test_binary_broadcast), TEST(test_binary_dtypes), TEST(test_fp16_bf16_rounding),
     TEST(test_floor_div_mod), TEST(test_unary), TEST(test_softmax_select), TEST(test_cast),
     TEST(test_reshape_transpose), TEST(test_expand_squeeze), TEST(test_concat_stack_split),
-    TEST(test_slices), TEST(test_gather), TEST(test_reduce_arg), TEST(test_cumsum), TEST(test_tile_pad_onehot), TEST(test_reduce),
+    TEST(test_slices), TEST(test_gather), TEST(test_reduce_arg), TEST(test_cumsum), TEST(test_gather_along_axis), TEST(test_tile_pad_onehot), TEST(test_reduce),
     TEST(test_matmul_linear), TEST(test_lut_to_dense), TEST(test_sparse_and_quant),
     TEST(test_refusals), TEST(test_const_elimination_pass), TEST(test_random_ir),
 };

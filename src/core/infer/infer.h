@@ -81,6 +81,7 @@ MGOPT__TI_FN(split);
 MGOPT__TI_FN(slice_by_index);
 MGOPT__TI_FN(slice_by_size);
 MGOPT__TI_FN(gather);
+MGOPT__TI_FN(gather_axis);
 MGOPT__TI_FN(one_hot);
 MGOPT__TI_FN(pad);
 MGOPT__TI_FN(tile);
