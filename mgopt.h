@@ -723,6 +723,10 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, 0)                               \
   X(read_state,                      MGOPT__OT_SR,   input,   none,          1, 1, 0,  read_state,     0)                               \
   X(coreml_update_state,             MGOPT__OT_SW,   state,   none,          1, 1, 0,  update_state,   0)                               \
+  X(reduce_argmax,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
+  X(reduce_argmin,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
+  X(cumsum,                          MGOPT__OT_SPL,  x,       cumsum,        1, 1, 0,  cumsum,         mgopt__kx_cumsum)                \
+  X(gather_along_axis,               MGOPT__OT_P,    gather,  gather_axis,   1, 1, 0,  gather_axis,    mgopt__kx_gather_along_axis)     \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -4545,6 +4549,7 @@ MGOPT__TI_FN(split);
 MGOPT__TI_FN(slice_by_index);
 MGOPT__TI_FN(slice_by_size);
 MGOPT__TI_FN(gather);
+MGOPT__TI_FN(gather_axis);
 MGOPT__TI_FN(one_hot);
 MGOPT__TI_FN(pad);
 MGOPT__TI_FN(tile);
@@ -4554,6 +4559,8 @@ MGOPT__TI_FN(batch_to_space);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);
+MGOPT__TI_FN(reduce_arg);
+MGOPT__TI_FN(cumsum);
 MGOPT__TI_FN(matmul);
 MGOPT__TI_FN(linear);
 /* window.c */
@@ -4824,7 +4831,7 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_cast(mgopt_program *p, const mgopt_op *
   return mgopt__ti_like(p, op, out, &x, dt, d);
 }
 /* src/core/infer/shape.c — type inference of ops that move elements: reshape, transpose, expand_dims, squeeze,
-   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle,
+   concat, stack, split, slice_by_index, slice_by_size, gather, gather_along_axis, one_hot, pad, tile, pixel_shuffle,
    space_to_batch, batch_to_space. */
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_reshape(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -5176,6 +5183,27 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_gather(mgopt_program *p, const mgopt_op
   return MGOPT_OK;
 }
 
+/* gather_along_axis: indices' shape with x's dtype; x and indices have one rank
+   and the same dims off the axis (MIL's rule: ONNX's smaller ones stay opaque). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_gather_axis(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                     mgopt_diag *d) {
+  mgopt_type x, ix;
+  mgopt_status s;
+  int32_t ax, k;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.dtype != MGOPT_DT_UNKNOWN && !mgopt_dtype_is_int((mgopt_dtype)ix.dtype))
+    return mgopt__ti_fail(d, op, "indices are %s, not integers", mgopt_dtype_name((mgopt_dtype)ix.dtype));
+  if (x.rank < 0 || ix.rank < 0) return mgopt__ti_like(p, op, out, &ix, x.dtype, d);
+  if (x.rank != ix.rank) return mgopt__ti_fail(d, op, "x has rank %d, indices rank %d", (int)x.rank, (int)ix.rank);
+  if (!mgopt__ti_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax)) return mgopt__ti_fail(d, op, "axis out of range");
+  if ((s = mgopt__ti_like(p, op, out, &ix, x.dtype, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++)
+    if (k != ax && !mgopt__ti_unify(x.dims[k], ix.dims[k], &out->dims[k]))
+      return mgopt__ti_fail(d, op, "x and indices differ in dim %d", (int)k);
+  return MGOPT_OK;
+}
+
 MGOPT__PRIVATE mgopt_status mgopt__infer_one_hot(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
                                                  mgopt_diag *d) {
   mgopt_type ix;
@@ -5337,7 +5365,7 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_batch_to_space(mgopt_program *p, const 
                                                         mgopt_diag *d) {
   return mgopt__ti_s2b(p, op, out, d, 0);
 }
-/* src/core/infer/reduce.c — type inference of ops that combine elements: reduce_*, softmax, matmul, linear. */
+/* src/core/infer/reduce.c — type inference of ops that combine elements: reduce_*, reduce_argmax, reduce_argmin, cumsum, softmax, matmul, linear. */
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_reduce(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
                                                 mgopt_diag *d) {
@@ -5372,6 +5400,46 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_reduce(mgopt_program *p, const mgopt_op
     else if (keep) out->dims[j++] = mgopt_dim_static(1);
   }
   return MGOPT_OK;
+}
+
+/* reduce_argmax, reduce_argmin: one axis removed (or kept as 1); the index dtype is
+   output_dtype: MIL's int32 or uint16, or int64 (ONNX's ArgMax/ArgMin). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_reduce_arg(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                    mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int32_t ax, k, j = 0;
+  int keep = mgopt_op_get_bool(op, "keep_dims", 0), dt;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt__ti_enum_ok(op, "output_dtype", "int32|uint16|int64"))
+    return mgopt__ti_fail(d, op, "output_dtype is not int32, uint16 or int64");
+  dt = mgopt__ti_dtype_param(op, "output_dtype");
+  if (dt == MGOPT_DT_UNKNOWN) dt = MGOPT_DT_INT32;
+  if (x.dtype == MGOPT_DT_BOOL || x.dtype == MGOPT_DT_STRING)
+    return mgopt__ti_fail(d, op, "x is %s, not a number", mgopt_dtype_name((mgopt_dtype)x.dtype));
+  if (x.rank < 0) return mgopt__ti_out(p, op, out, dt, -1, d);
+  if (!mgopt__ti_axis(mgopt_op_get_int(op, "axis", -1), x.rank, &ax))
+    return mgopt__ti_fail(d, op, "axis out of range for rank %d", (int)x.rank);
+  if ((s = mgopt__ti_out(p, op, out, dt, keep ? x.rank : x.rank - 1, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++) {
+    if (k != ax) out->dims[j++] = x.dims[k];
+    else if (keep) out->dims[j++] = mgopt_dim_static(1);
+  }
+  return MGOPT_OK;
+}
+
+/* cumsum: x's type; the axis must lie in x's rank. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_cumsum(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int32_t ax;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.dtype == MGOPT_DT_BOOL || x.dtype == MGOPT_DT_STRING)
+    return mgopt__ti_fail(d, op, "x is %s, not a number", mgopt_dtype_name((mgopt_dtype)x.dtype));
+  if (x.rank >= 0 && !mgopt__ti_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax))
+    return mgopt__ti_fail(d, op, "axis out of range for rank %d", (int)x.rank);
+  return mgopt__ti_like(p, op, out, &x, x.dtype, d);
 }
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_softmax(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -5908,6 +5976,11 @@ MGOPT__RG_ATTRS(axis_req, {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(lut, {"shape", MGOPT_ATTR_INTS, 0, NULL}, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
 MGOPT__RG_ATTRS(ccast, {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(reduce_arg, {"axis", MGOPT_ATTR_INT, 0, "-1"}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"},
+                            {"output_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
+MGOPT__RG_ATTRS(gather_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(cumsum, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"exclusive", MGOPT_ATTR_BOOL, 0, "false"},
+                        {"reverse", MGOPT_ATTR_BOOL, 0, "false"});
 
 /* ---------------------------------------------------------------- the table */
 
@@ -12870,7 +12943,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_elementwise);
   return mgopt__onnx_elementwise;
 }
-/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, DepthToSpace, Constant. */
+/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, GatherElements, Pad, Tile, DepthToSpace, Constant. */
 
 /* ---------------------------------------------------------------- Transpose */
 
@@ -13463,6 +13536,32 @@ static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const m
   return MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- GatherElements
+
+   gather_along_axis where indices match x off the axis (equal static dims or
+   one symbol): ONNX's smaller index dims have no MIL form and stay opaque. */
+static int mgopt__imp_gather_elements(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x), k;
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || !idx || r < 1 || mgopt__imp_rank(idx) != r ||
+      (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64))
+    return 0;
+  if (axis < -r || axis >= r) return 0;
+  for (k = 0; k < r; k++) {
+    mgopt_dim a = x->type.dims[k], b = idx->type.dims[k];
+    if (k == axis || k == axis + r) continue;
+    if (a.sym ? a.sym != b.sym : (a.v < 0 || b.sym || a.v != b.v)) return 0;
+  }
+  op = mgopt__imp_op(I, "gather_along_axis", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
 /* ---------------------------------------------------------------- Pad
 
    Before opset 11 the pads and the value are attributes; from 11 on, inputs. */
@@ -13679,6 +13778,7 @@ static const mgopt__onnx_map mgopt__onnx_shape[] = {
     {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
     {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
     {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
+    {"GatherElements", 11, 0, MGOPT_OP_gather_along_axis, mgopt__imp_gather_elements, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
     {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */
@@ -14323,7 +14423,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_nn);
   return mgopt__onnx_nn;
 }
-/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd. */
+/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ArgMax, ArgMin, CumSum. */
 
 /* The axes of a reduction are an attribute before this opset and an input
    from it on: ReduceSum 13, the others 18. */
@@ -14361,6 +14461,108 @@ static mgopt_status mgopt__exp_reduce(mgopt__exp *E, const mgopt_op *op, const m
   return MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- ArgMax, ArgMin
+
+   reduce_argmax / reduce_argmin with output_dtype int64 (ONNX's index type).
+   Opsets 1-10 take a non-negative axis only; 12 added select_last_index, whose
+   1 (ties to the highest index) has no MIL form: such a node stays opaque. */
+static int mgopt__imp_arg(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  if (!x || r < 1 || !mgopt__imp_known_dtype(x) || x->type.dtype == MGOPT_DT_BOOL || x->type.dtype == MGOPT_DT_STRING)
+    return 0;
+  if (axis >= r || axis < (m->since < 11 ? 0 : -(int64_t)r)) return 0;
+  if (m->since >= 12 && mgopt__imp_aint(I->node, "select_last_index", 0) != 0) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_bool(op, "keep_dims", mgopt__imp_aint(I->node, "keepdims", 1) != 0) ||
+      mgopt_op_set_string(op, "output_dtype", "int64"))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* The axis written for opset m: a negative axis needs opset 11, or x's rank to normalise it. */
+static int mgopt__exp_arg_axis(const mgopt_op *op, const mgopt__onnx_map *m, int64_t *axis) {
+  const mgopt_value *x = mgopt_op_operand(op, "x");
+  *axis = mgopt_op_get_int(op, "axis", -1);
+  if (*axis >= 0 || m->since >= 11) return 1;
+  if (!x || x->type.rank < 1 || *axis < -(int64_t)x->type.rank) return 0;
+  *axis += x->type.rank;
+  return 1;
+}
+
+static const char *mgopt__exw_arg(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  size_t n = 0;
+  const char *dt = mgopt_op_get_string(op, "output_dtype", &n);
+  int64_t axis;
+  MGOPT__UNUSED(p);
+  if (!dt || n != 5 || memcmp(dt, "int64", 5) != 0) return "output_dtype is not int64";
+  if (!mgopt_op_operand(op, "x")) return "an operand is missing";
+  return mgopt__exp_arg_axis(op, m, &axis) ? NULL : "negative axis of unknown rank before opset 11";
+}
+
+static mgopt_status mgopt__exp_arg(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  int64_t axis = 0;
+  mgopt_onnx_node *n;
+  mgopt__exp_arg_axis(op, m, &axis);
+  n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "axis", axis) ||
+      !mgopt__exp_aint(E, n, "keepdims", mgopt_op_get_bool(op, "keep_dims", 0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+#define MGOPT__MAP_ARG(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_arg, mgopt__exp_arg, {NULL, NULL, NULL}, mgopt__exw_arg}
+
+/* ---------------------------------------------------------------- CumSum
+
+   cumsum with the axis from CumSum's constant scalar (or one-element) input;
+   a run-time axis stays opaque. */
+static int mgopt__imp_cumsum(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *av = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x);
+  int64_t *axis = NULL;
+  mgopt_op *op;
+  if (!x || !av || r < 1 || !mgopt__imp_known_dtype(x) || x->type.dtype == MGOPT_DT_BOOL ||
+      x->type.dtype == MGOPT_DT_STRING)
+    return 0;
+  if (mgopt__imp_const_ints(I, av, &axis) != 1 || axis[0] < -(int64_t)r || axis[0] >= r) return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "axis", axis[0]) ||
+      mgopt_op_set_bool(op, "exclusive", mgopt__imp_aint(I->node, "exclusive", 0) != 0) ||
+      mgopt_op_set_bool(op, "reverse", mgopt__imp_aint(I->node, "reverse", 0) != 0))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_cumsum(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt_op_operand(op, "x") ? NULL : "an operand is missing";
+}
+
+static mgopt_status mgopt__exp_cumsum(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 0, NULL);
+  mgopt_onnx_node *n;
+  int64_t axis = mgopt_op_get_int(op, "axis", 0);
+  if (!t) return mgopt__exp_nomem(E);
+  memcpy(t->data, &axis, sizeof axis);
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_const(E, "axis", t);
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
+  if (!n) return mgopt__exp_nomem(E);
+  /* only the non-default flags, as a converter writes them */
+  if ((mgopt_op_get_bool(op, "exclusive", 0) && !mgopt__exp_aint(E, n, "exclusive", 1)) ||
+      (mgopt_op_get_bool(op, "reverse", 0) && !mgopt__exp_aint(E, n, "reverse", 1)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 #define MGOPT__MAP_REDUCE(onnx, kind, since, until) {onnx, since, until, kind, mgopt__imp_reduce, mgopt__exp_reduce, {NULL, NULL, NULL}, NULL}
 
 static const mgopt__onnx_map mgopt__onnx_reduce[] = {
@@ -14374,6 +14576,13 @@ static const mgopt__onnx_map mgopt__onnx_reduce[] = {
     MGOPT__MAP_REDUCE("ReduceMin", MGOPT_OP_reduce_min, 18, 0),
     MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 1, 17),
     MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 18, 0),
+    MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 1, 10),
+    MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 11, 11),
+    MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 12, 0),
+    MGOPT__MAP_ARG("ArgMin", MGOPT_OP_reduce_argmin, 1, 10),
+    MGOPT__MAP_ARG("ArgMin", MGOPT_OP_reduce_argmin, 11, 11),
+    MGOPT__MAP_ARG("ArgMin", MGOPT_OP_reduce_argmin, 12, 0),
+    {"CumSum", 11, 0, MGOPT_OP_cumsum, mgopt__imp_cumsum, mgopt__exp_cumsum, {NULL, NULL, NULL}, mgopt__exw_cumsum},
 };
 
 #undef MGOPT__MAP_REDUCE

@@ -183,6 +183,11 @@ def build():
          [vi("y", F, (2, 3))], [init("i", np.array([0, 3, 1], dtype=np.int64))])
     case("gather_negative_13", 13, [helper.make_node("Gather", ["x", "i"], ["y"])], [vi("x", F, (4, 2))],
          [vi("y", F, (2, 2))], [init("i", np.array([-1, 0], dtype=np.int64))])
+    case("gatherelements_13", 13, [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=-1)],
+         [vi("x", F, (2, 4))], [vi("y", F, (2, 3))], [init("i", np.array([[0, 3, -1], [-4, 2, 1]], dtype=np.int64))])
+    # index dims smaller than x's off the axis: allowed by ONNX, not by MIL: stays opaque
+    case("gatherelements_smaller_13", 13, [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0)],
+         [vi("x", F, (3, 4))], [vi("y", F, (2, 2))], [init("i", np.array([[0, 2], [1, 0]], dtype=np.int64))])
     case("pad_2", 2, [helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 2], value=1.5)], [vi("x", F, (2, 3))],
          [vi("y", F, (2, 6))])
     case("pad_13", 13, [helper.make_node("Pad", ["x", "p", "v"], ["y"], mode="constant")], [vi("x", F, (2, 3))],
@@ -193,6 +198,21 @@ def build():
          [init("r", np.array([2, 1], dtype=np.int64))])
     case("expand_13", 13, [helper.make_node("Expand", ["x", "s"], ["y"])], [vi("x", F, (3, 1))], [vi("y", F, (2, 3, 4))],
          [init("s", np.array([2, 1, 4], dtype=np.int64))])
+    # ArgMax/ArgMin: reduce_argmax/argmin with int64 indices; select_last_index 1 stays opaque
+    case("argmax_1", 1, [helper.make_node("ArgMax", ["x"], ["y"], axis=1)], [vi("x", F, (2, 3, 4))],
+         [vi("y", I64, (2, 1, 4))])
+    case("argmax_13", 13, [helper.make_node("ArgMax", ["x"], ["y"], axis=-1, keepdims=0)], [vi("x", F, (2, 3, 4))],
+         [vi("y", I64, (2, 3))])
+    case("argmin_11", 11, [helper.make_node("ArgMin", ["x"], ["y"])], [vi("x", I64, (3, 2))], [vi("y", I64, (1, 2))])
+    case("argmax_last_index_13", 13, [helper.make_node("ArgMax", ["x"], ["y"], axis=0, select_last_index=1)],
+         [vi("x", F, (3, 2))], [vi("y", I64, (1, 2))])
+    # CumSum with a constant axis; a run-time axis stays opaque
+    case("cumsum_14", 14, [helper.make_node("CumSum", ["x", "a"], ["y"], exclusive=1, reverse=1)],
+         [vi("x", F, (2, 3))], [vi("y", F, (2, 3))], [init("a", np.array(-1, dtype=np.int64))])
+    case("cumsum_11", 11, [helper.make_node("CumSum", ["x", "a"], ["y"])],
+         [vi("x", I64, (2, 3))], [vi("y", I64, (2, 3))], [init("a", np.array([0], dtype=np.int32))])
+    case("cumsum_dynamic_axis_14", 14, [helper.make_node("CumSum", ["x", "a"], ["y"])],
+         [vi("x", F, (2, 3)), vi("a", I64, ())], [vi("y", F, (2, 3))])
     # reductions: axes attribute (<13, <18 for most) then input
     case("reducemean_13", 13, [helper.make_node("ReduceMean", ["x"], ["y"], axes=[1], keepdims=1)],
          [vi("x", F, (2, 3, 4))], [vi("y", F, (2, 1, 4))])

@@ -1,4 +1,4 @@
-/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, Pad, Tile, DepthToSpace, Constant. */
+/* src/onnx/map_shape.c — ONNX <-> canonical mappings of data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Slice, Gather, GatherElements, Pad, Tile, DepthToSpace, Constant. */
 #include "convert_internal.h"
 
 /* ---------------------------------------------------------------- Transpose */
@@ -592,6 +592,32 @@ static mgopt_status mgopt__exp_gather(mgopt__exp *E, const mgopt_op *op, const m
   return MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- GatherElements
+
+   gather_along_axis where indices match x off the axis (equal static dims or
+   one symbol): ONNX's smaller index dims have no MIL form and stay opaque. */
+static int mgopt__imp_gather_elements(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int r = mgopt__imp_rank(x), k;
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || !idx || r < 1 || mgopt__imp_rank(idx) != r ||
+      (idx->type.dtype != MGOPT_DT_INT32 && idx->type.dtype != MGOPT_DT_INT64))
+    return 0;
+  if (axis < -r || axis >= r) return 0;
+  for (k = 0; k < r; k++) {
+    mgopt_dim a = x->type.dims[k], b = idx->type.dims[k];
+    if (k == axis || k == axis + r) continue;
+    if (a.sym ? a.sym != b.sym : (a.v < 0 || b.sym || a.v != b.v)) return 0;
+  }
+  op = mgopt__imp_op(I, "gather_along_axis", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_int(op, "axis", axis))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
 /* ---------------------------------------------------------------- Pad
 
    Before opset 11 the pads and the value are attributes; from 11 on, inputs. */
@@ -808,6 +834,7 @@ static const mgopt__onnx_map mgopt__onnx_shape[] = {
     {"Slice", 1, 9, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
     {"Slice", 10, 0, MGOPT_OP_slice_by_index, mgopt__imp_slice, mgopt__exp_slice, {NULL, NULL, NULL}, mgopt__exw_slice},
     {"Gather", 1, 0, MGOPT_OP_gather, mgopt__imp_gather, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
+    {"GatherElements", 11, 0, MGOPT_OP_gather_along_axis, mgopt__imp_gather_elements, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
     {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */

@@ -866,6 +866,155 @@ static void test_gather(void) {
   mgopt_program_destroy(x.p);
 }
 
+static void test_reduce_arg(void) {
+  fx x = fx_new();
+  I64S(s23, 2, 3);
+  I64S(s20, 2, 0);
+  I64S(s3, 3);
+  DBL(v, 4, -1, 4, 2, 2, 9);
+  mgopt_value *m = K(&x, MGOPT_DT_FP16, 2, s23, v);
+  mgopt_op *op = OP(&x, "reduce_argmax", 1, 1, "x", m);
+  mgopt_diag d;
+  REQUIRE(FOLD(&x, op) == 1); /* axis -1, ties to the first */
+  {
+    DBL(e, 0, 2);
+    CHECK(x.out[0]->dtype == MGOPT_DT_INT32 && shape_is(x.out[0], 1, ARR((const int64_t[]){2})) &&
+          vals_are(x.out[0], 2, e));
+  }
+  op = OP(&x, "reduce_argmin", 1, 1, "x", m);
+  mgopt_op_set_int(op, "axis", -2);
+  mgopt_op_set_bool(op, "keep_dims", 1);
+  mgopt_op_set_string(op, "output_dtype", "int64");
+  REQUIRE(FOLD(&x, op) == 1);
+  {
+    DBL(e, 1, 0, 0);
+    CHECK(x.out[0]->dtype == MGOPT_DT_INT64 && shape_is(x.out[0], 2, ARR((const int64_t[]){1, 3})) &&
+          vals_are(x.out[0], 3, e));
+  }
+  /* int64 extremes compare exactly; uint8 in its lane */
+  {
+    mgopt_tensor *t = mgopt_tensor_new(x.p, MGOPT_DT_INT64, 1, s3);
+    int64_t iv[3] = {INT64_MIN, INT64_MAX, INT64_MAX - 1};
+    memcpy(t->data, iv, sizeof iv);
+    op = OP(&x, "reduce_argmin", 1, 1, "x", mgopt_build_const(x.p, x.f->body, NULL, NULL, t));
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(G(x.out[0], 0) == 0);
+    op = OP(&x, "reduce_argmax", 1, 1, "x", mgopt_build_const(x.p, x.f->body, NULL, NULL, t));
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(G(x.out[0], 0) == 1);
+  }
+  /* an empty reduced axis is not folded; an empty kept axis is */
+  op = OP(&x, "reduce_argmax", 1, 1, "x", K(&x, MGOPT_DT_FP32, 2, s20, v));
+  CHECK(FOLD(&x, op) == 0);
+  mgopt_op_set_int(op, "axis", 1);
+  CHECK(FOLD(&x, op) == 0);
+  mgopt_op_set_int(op, "axis", 0);
+  REQUIRE(FOLD(&x, op) == 1);
+  CHECK(x.out[0]->numel == 0);
+  /* bool and string inputs, axis out of range, an unknown index type: type errors, not folded */
+  op = OP(&x, "reduce_argmax", 1, 1, "x", m);
+  mgopt_op_set_int(op, "axis", 2);
+  CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  CHECK(FOLD(&x, op) == 0);
+  mgopt_op_set_int(op, "axis", 0);
+  mgopt_op_set_string(op, "output_dtype", "fp32");
+  CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  CHECK(FOLD(&x, op) == 0);
+  op = OP(&x, "reduce_argmax", 1, 1, "x", K(&x, MGOPT_DT_BOOL, 1, s3, v));
+  CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  CHECK(FOLD(&x, op) == 0);
+  mgopt_program_destroy(x.p);
+}
+
+static void test_cumsum(void) {
+  fx x = fx_new();
+  I64S(s23, 2, 3);
+  I64S(s20, 2, 0);
+  I64S(s3, 3);
+  DBL(v, 1, 2, 3, 4, 5, 6);
+  mgopt_value *m = K(&x, MGOPT_DT_FP16, 2, s23, v);
+  mgopt_op *op = OP(&x, "cumsum", 1, 1, "x", m);
+  mgopt_diag d;
+  mgopt_op_set_int(op, "axis", -1);
+  mgopt_op_set_bool(op, "reverse", 1);
+  REQUIRE(FOLD(&x, op) == 1);
+  {
+    DBL(e, 6, 5, 3, 15, 11, 6);
+    CHECK(x.out[0]->dtype == MGOPT_DT_FP16 && shape_is(x.out[0], 2, s23) && vals_are(x.out[0], 6, e));
+  }
+  mgopt_op_set_bool(op, "exclusive", 1);
+  mgopt_op_set_int(op, "axis", 0);
+  REQUIRE(FOLD(&x, op) == 1);
+  {
+    DBL(e, 4, 5, 6, 0, 0, 0);
+    CHECK(vals_are(x.out[0], 6, e));
+  }
+  /* fp16 sums in float, rounded once per output: 2048 + 1 + 1 is 2050, not 2048 */
+  {
+    DBL(h, 2048, 1, 1);
+    DBL(e, 2048, 2048, 2050);
+    op = OP(&x, "cumsum", 1, 1, "x", K(&x, MGOPT_DT_FP16, 1, s3, h));
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(vals_are(x.out[0], 3, e));
+  }
+  /* int64 wraps around */
+  {
+    mgopt_tensor *t = mgopt_tensor_new(x.p, MGOPT_DT_INT64, 1, s3);
+    int64_t iv[3] = {INT64_MAX, 1, -1};
+    memcpy(t->data, iv, sizeof iv);
+    op = OP(&x, "cumsum", 1, 1, "x", mgopt_build_const(x.p, x.f->body, NULL, NULL, t));
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(((const int64_t *)x.out[0]->data)[1] == INT64_MIN && ((const int64_t *)x.out[0]->data)[2] == INT64_MAX);
+  }
+  /* empty tensors fold to empty tensors */
+  op = OP(&x, "cumsum", 1, 1, "x", K(&x, MGOPT_DT_FP32, 2, s20, v));
+  mgopt_op_set_int(op, "axis", 1);
+  REQUIRE(FOLD(&x, op) == 1);
+  CHECK(shape_is(x.out[0], 2, s20));
+  /* axis out of range and bool input: type errors, not folded */
+  mgopt_op_set_int(op, "axis", 2);
+  CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  CHECK(FOLD(&x, op) == 0);
+  op = OP(&x, "cumsum", 1, 1, "x", K(&x, MGOPT_DT_BOOL, 1, s3, v));
+  CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  CHECK(FOLD(&x, op) == 0);
+  mgopt_program_destroy(x.p);
+}
+
+static void test_gather_along_axis(void) {
+  fx x = fx_new();
+  I64S(s23, 2, 3);
+  I64S(s13, 1, 3);
+  I64S(s03, 0, 3);
+  I64S(s22, 2, 2);
+  DBL(iv, -1, 0, 1);
+  mgopt_value *m = arange(&x, MGOPT_DT_INT64, 2, s23);
+  mgopt_op *op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s13, iv));
+  mgopt_diag d;
+  REQUIRE(FOLD(&x, op) == 1); /* axis 0: rows -1, 0, 1 of columns 0, 1, 2 */
+  {
+    DBL(e, 3, 1, 5);
+    CHECK(x.out[0]->dtype == MGOPT_DT_INT64 && shape_is(x.out[0], 2, s13) && vals_are(x.out[0], 3, e));
+  }
+  /* an empty index tensor gives an empty result */
+  op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT64, 2, s03, iv));
+  REQUIRE(FOLD(&x, op) == 1);
+  CHECK(shape_is(x.out[0], 2, s03));
+  /* indices out of range, off-axis dims that differ (ONNX allows smaller ones), rank mismatch: not folded */
+  {
+    DBL(bad, 2, 0, 0);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s13, bad));
+    CHECK(FOLD(&x, op) == 0);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s22, iv));
+    CHECK(FOLD(&x, op) == 0);
+    CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 1, s13 + 1, iv));
+    CHECK(FOLD(&x, op) == 0);
+    CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
+  }
+  mgopt_program_destroy(x.p);
+}
+
 static void test_tile_pad_onehot(void) {
   fx x = fx_new();
   I64S(s12, 1, 2);
@@ -1426,7 +1575,7 @@ static const test_case tests[] = {
     TEST(test_binary_broadcast), TEST(test_binary_dtypes), TEST(test_fp16_bf16_rounding),
     TEST(test_floor_div_mod), TEST(test_unary), TEST(test_softmax_select), TEST(test_cast),
     TEST(test_reshape_transpose), TEST(test_expand_squeeze), TEST(test_concat_stack_split),
-    TEST(test_slices), TEST(test_gather), TEST(test_tile_pad_onehot), TEST(test_reduce),
+    TEST(test_slices), TEST(test_gather), TEST(test_reduce_arg), TEST(test_cumsum), TEST(test_gather_along_axis), TEST(test_tile_pad_onehot), TEST(test_reduce),
     TEST(test_matmul_linear), TEST(test_lut_to_dense), TEST(test_sparse_and_quant),
     TEST(test_refusals), TEST(test_const_elimination_pass), TEST(test_random_ir),
 };

@@ -81,6 +81,7 @@ MGOPT__TI_FN(split);
 MGOPT__TI_FN(slice_by_index);
 MGOPT__TI_FN(slice_by_size);
 MGOPT__TI_FN(gather);
+MGOPT__TI_FN(gather_axis);
 MGOPT__TI_FN(one_hot);
 MGOPT__TI_FN(pad);
 MGOPT__TI_FN(tile);
@@ -90,6 +91,8 @@ MGOPT__TI_FN(batch_to_space);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);
+MGOPT__TI_FN(reduce_arg);
+MGOPT__TI_FN(cumsum);
 MGOPT__TI_FN(matmul);
 MGOPT__TI_FN(linear);
 /* window.c */

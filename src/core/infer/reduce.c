@@ -1,4 +1,4 @@
-/* src/core/infer/reduce.c — type inference of ops that combine elements: reduce_*, softmax, matmul, linear. */
+/* src/core/infer/reduce.c — type inference of ops that combine elements: reduce_*, reduce_argmax, reduce_argmin, cumsum, softmax, matmul, linear. */
 #include "infer.h"
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_reduce(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -34,6 +34,46 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_reduce(mgopt_program *p, const mgopt_op
     else if (keep) out->dims[j++] = mgopt_dim_static(1);
   }
   return MGOPT_OK;
+}
+
+/* reduce_argmax, reduce_argmin: one axis removed (or kept as 1); the index dtype is
+   output_dtype: MIL's int32 or uint16, or int64 (ONNX's ArgMax/ArgMin). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_reduce_arg(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                    mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int32_t ax, k, j = 0;
+  int keep = mgopt_op_get_bool(op, "keep_dims", 0), dt;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (!mgopt__ti_enum_ok(op, "output_dtype", "int32|uint16|int64"))
+    return mgopt__ti_fail(d, op, "output_dtype is not int32, uint16 or int64");
+  dt = mgopt__ti_dtype_param(op, "output_dtype");
+  if (dt == MGOPT_DT_UNKNOWN) dt = MGOPT_DT_INT32;
+  if (x.dtype == MGOPT_DT_BOOL || x.dtype == MGOPT_DT_STRING)
+    return mgopt__ti_fail(d, op, "x is %s, not a number", mgopt_dtype_name((mgopt_dtype)x.dtype));
+  if (x.rank < 0) return mgopt__ti_out(p, op, out, dt, -1, d);
+  if (!mgopt__ti_axis(mgopt_op_get_int(op, "axis", -1), x.rank, &ax))
+    return mgopt__ti_fail(d, op, "axis out of range for rank %d", (int)x.rank);
+  if ((s = mgopt__ti_out(p, op, out, dt, keep ? x.rank : x.rank - 1, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++) {
+    if (k != ax) out->dims[j++] = x.dims[k];
+    else if (keep) out->dims[j++] = mgopt_dim_static(1);
+  }
+  return MGOPT_OK;
+}
+
+/* cumsum: x's type; the axis must lie in x's rank. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_cumsum(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int32_t ax;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.dtype == MGOPT_DT_BOOL || x.dtype == MGOPT_DT_STRING)
+    return mgopt__ti_fail(d, op, "x is %s, not a number", mgopt_dtype_name((mgopt_dtype)x.dtype));
+  if (x.rank >= 0 && !mgopt__ti_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax))
+    return mgopt__ti_fail(d, op, "axis out of range for rank %d", (int)x.rank);
+  return mgopt__ti_like(p, op, out, &x, x.dtype, d);
 }
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_softmax(mgopt_program *p, const mgopt_op *op, mgopt_type *out,

@@ -1,5 +1,5 @@
 /* src/core/infer/shape.c — type inference of ops that move elements: reshape, transpose, expand_dims, squeeze,
-   concat, stack, split, slice_by_index, slice_by_size, gather, one_hot, pad, tile, pixel_shuffle,
+   concat, stack, split, slice_by_index, slice_by_size, gather, gather_along_axis, one_hot, pad, tile, pixel_shuffle,
    space_to_batch, batch_to_space. */
 #include "infer.h"
 
@@ -349,6 +349,27 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_gather(mgopt_program *p, const mgopt_op
   for (k = 0; k < ax; k++) out->dims[j++] = x.dims[k];
   for (k = bd; k < ix.rank; k++) out->dims[j++] = ix.dims[k];
   for (k = ax + 1; k < x.rank; k++) out->dims[j++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+/* gather_along_axis: indices' shape with x's dtype; x and indices have one rank
+   and the same dims off the axis (MIL's rule: ONNX's smaller ones stay opaque). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_gather_axis(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                     mgopt_diag *d) {
+  mgopt_type x, ix;
+  mgopt_status s;
+  int32_t ax, k;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if (ix.dtype != MGOPT_DT_UNKNOWN && !mgopt_dtype_is_int((mgopt_dtype)ix.dtype))
+    return mgopt__ti_fail(d, op, "indices are %s, not integers", mgopt_dtype_name((mgopt_dtype)ix.dtype));
+  if (x.rank < 0 || ix.rank < 0) return mgopt__ti_like(p, op, out, &ix, x.dtype, d);
+  if (x.rank != ix.rank) return mgopt__ti_fail(d, op, "x has rank %d, indices rank %d", (int)x.rank, (int)ix.rank);
+  if (!mgopt__ti_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax)) return mgopt__ti_fail(d, op, "axis out of range");
+  if ((s = mgopt__ti_like(p, op, out, &ix, x.dtype, d)) != MGOPT_OK) return s;
+  for (k = 0; k < x.rank; k++)
+    if (k != ax && !mgopt__ti_unify(x.dims[k], ix.dims[k], &out->dims[k]))
+      return mgopt__ti_fail(d, op, "x and indices differ in dim %d", (int)k);
   return MGOPT_OK;
 }
 
