@@ -514,7 +514,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(relu,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(relu6,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(leaky_relu,                      MGOPT__OT_PU,   x,       leaky,         1, 1, 0,  unary,          mgopt__ke_unary)                 \
-  X(prelu,                           MGOPT__OT_SPL,  prelu,   none,          1, 1, 0,  unary,          0)                               \
+  X(prelu,                           MGOPT__OT_SPL,  prelu,   none,          1, 1, 0,  unary,          mgopt__kn_prelu)                 \
   X(gelu,                            MGOPT__OT_PU,   x,       gelu,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(softmax,                         MGOPT__OT_SPL,  x,       softmax,       1, 1, 0,  softmax,        mgopt__kr_softmax)               \
   X(clip,                            MGOPT__OT_PU,   x,       clip,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
@@ -543,19 +543,19 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(tile,                            MGOPT__OT_P,    tile,    none,          1, 1, 0,  tile,           mgopt__ks_tile)                  \
   X(matmul,                          MGOPT__OT_P,    xy,      matmul,        1, 1, 0,  matmul,         mgopt__kr_matmul)                \
   X(linear,                          MGOPT__OT_P,    linear,  none,          1, 1, 0,  linear,         mgopt__kr_linear)                \
-  X(conv,                            MGOPT__OT_LS,   linear,  conv,          1, 1, 0,  conv,           0)                               \
-  X(conv_transpose,                  MGOPT__OT_LS,   linear,  convt,         1, 1, 0,  conv,           0)                               \
-  X(avg_pool,                        MGOPT__OT_LS,   x,       avg_pool,      1, 1, 0,  pool,           0)                               \
-  X(max_pool,                        MGOPT__OT_LS,   x,       max_pool,      1, 1, 0,  pool,           0)                               \
-  X(batch_norm,                      MGOPT__OT_SPL,  bn,      eps,           1, 1, 0,  unary,          0)                               \
-  X(instance_norm,                   MGOPT__OT_SPL,  norm,    eps,           1, 1, 0,  unary,          0)                               \
-  X(layer_norm,                      MGOPT__OT_SP,   norm,    layer_norm,    1, 1, 0,  unary,          0)                               \
+  X(conv,                            MGOPT__OT_LS,   linear,  conv,          1, 1, 0,  conv,           mgopt__kn_conv)                  \
+  X(conv_transpose,                  MGOPT__OT_LS,   linear,  convt,         1, 1, 0,  conv,           mgopt__kn_conv)                  \
+  X(avg_pool,                        MGOPT__OT_LS,   x,       avg_pool,      1, 1, 0,  pool,           mgopt__kn_pool)                  \
+  X(max_pool,                        MGOPT__OT_LS,   x,       max_pool,      1, 1, 0,  pool,           mgopt__kn_pool)                  \
+  X(batch_norm,                      MGOPT__OT_SPL,  bn,      eps,           1, 1, 0,  unary,          mgopt__kn_batch_norm)            \
+  X(instance_norm,                   MGOPT__OT_SPL,  norm,    eps,           1, 1, 0,  unary,          mgopt__kn_norm)                  \
+  X(layer_norm,                      MGOPT__OT_SP,   norm,    layer_norm,    1, 1, 0,  unary,          mgopt__kn_norm)                  \
   X(reduce_sum,                      MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_mean,                     MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_max,                      MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_min,                      MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_prod,                     MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
-  X(pixel_shuffle,                   MGOPT__OT_LS,   x,       pixel_shuffle, 1, 1, 0,  pixel_shuffle,  0)                               \
+  X(pixel_shuffle,                   MGOPT__OT_LS,   x,       pixel_shuffle, 1, 1, 0,  pixel_shuffle,  mgopt__kn_pixel_shuffle)         \
   X(while_loop,                      MGOPT__OT_CF,   loop,    none,          0, -1, 2, while,          0)                               \
   X(cond,                            MGOPT__OT_CF,   cond,    none,          0, -1, 2, cond,           0)                               \
   X(quantize,                        MGOPT__OT_P,    quant,   quantize,      1, 1, 0,  quantize,       mgopt__kc_quantize)              \
@@ -565,8 +565,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(constexpr_sparse_to_dense,       MGOPT__OT_CE,   sparse,  shape,         1, 1, 0,  sparse,         mgopt__kc_sparse_to_dense)       \
   X(constexpr_blockwise_shift_scale, MGOPT__OT_CE,   shift,   none,          1, 1, 0,  dequant,        mgopt__kc_blockwise_shift_scale) \
   X(constexpr_cast,                  MGOPT__OT_CE,   ccast,   ccast,         1, 1, 0,  cast,           mgopt__kc_constexpr_cast)        \
-  X(space_to_batch,                  MGOPT__OT_LS,   x,       s2b,           1, 1, 0,  space_to_batch, 0)                               \
-  X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, 0)                               \
+  X(space_to_batch,                  MGOPT__OT_LS,   x,       s2b,           1, 1, 0,  space_to_batch, mgopt__kn_space_batch)           \
+  X(batch_to_space,                  MGOPT__OT_LS,   x,       b2s,           1, 1, 0,  batch_to_space, mgopt__kn_space_batch)           \
   X(read_state,                      MGOPT__OT_SR,   input,   none,          1, 1, 0,  read_state,     0)                               \
   X(coreml_update_state,             MGOPT__OT_SW,   state,   none,          1, 1, 0,  update_state,   0)                               \
   X(reduce_argmax,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \

@@ -175,5 +175,12 @@ MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_pool(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_batch_norm(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_norm(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
 
 #endif /* MGOPT__KERNELS_H */

@@ -244,6 +244,10 @@ static void test_fold_kernels(void) {
       {MGOPT_OP_constexpr_sparse_to_dense, mgopt__kc_sparse_to_dense},
       {MGOPT_OP_constexpr_blockwise_shift_scale, mgopt__kc_blockwise_shift_scale},
       {MGOPT_OP_constexpr_cast, mgopt__kc_constexpr_cast},
+      {MGOPT_OP_prelu, mgopt__kn_prelu}, {MGOPT_OP_conv, mgopt__kn_conv}, {MGOPT_OP_conv_transpose, mgopt__kn_conv},
+      {MGOPT_OP_avg_pool, mgopt__kn_pool}, {MGOPT_OP_max_pool, mgopt__kn_pool},
+      {MGOPT_OP_batch_norm, mgopt__kn_batch_norm}, {MGOPT_OP_instance_norm, mgopt__kn_norm},
+      {MGOPT_OP_layer_norm, mgopt__kn_norm}, {MGOPT_OP_pixel_shuffle, mgopt__kn_pixel_shuffle},
   };
   int32_t k, i, n = 0;
   /* every kind up to the last of that time (an op added later brings its own test) */
