@@ -31,6 +31,7 @@ typedef struct G {
   int symsz[2];
   int ind;                /* indentation level */
   int outs[8], nouts;     /* values a template wants as function outputs */
+  int loop_inv;           /* while_loop bodies may pass a loop var through */
   int smooth;             /* no op whose output jumps (floor, ceil, sign, cond on a sign) */
 } G;
 
@@ -483,8 +484,13 @@ static int gen_loop(G *g, int x, int depth) {
   g->ind++;
   one = cnst_scalar(g, I32, 1);
   s = binary(g, "add", a0, one);
-  y = unary(g, unops[rnd(g, 4)], a1);
-  if (chance(g, 50)) {
+  if (g->loop_inv && chance(g, 60)) {
+    y = a1;
+    if (chance(g, 50)) (void)unary(g, "relu", a1); /* an op that reads the invariant inside */
+  } else {
+    y = unary(g, unops[rnd(g, 4)], a1);
+  }
+  if (y != a1 && chance(g, 50)) {
     int k = bconst(g, y, C_RAND);
     int z = binary(g, "mul", y, k);
     if (z >= 0) y = z;
@@ -977,11 +983,48 @@ static int t_prelu(G *g, int x) {
 }
 
 static int t_loop_invariant(G *g, int x) {
-  int r = gen_loop(g, x, 0);
+  int r;
+  g->loop_inv = 1;
+  r = gen_loop(g, x, 0);
+  g->loop_inv = 0;
   return r;
 }
 
+/* A static rank-4 value (1, C, H, W) that depends on x. */
+static int rank4(G *g, int x, int C) {
+  int d[4], all[MAXR], i, r, k;
+  d[0] = 1, d[1] = C, d[2] = 1 + rnd(g, 2), d[3] = 1 + rnd(g, 3);
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst(g, g->v[x].dt, 4, d, C_RAND);
+  return binary(g, "add", k, r);
+}
+
+/* concat on axis 1, reshape (B, n, C, H, W), transpose [0, 2, 1, 3, 4], reshape (B, nC, H, W) */
 static int t_concat_interleave(G *g, int x) {
+  int v = rank4(g, x, 1 + rnd(g, 3)), n = 2 + rnd(g, 2), parts[4], i, cat, r1, r2, tr, p[5] = {0, 2, 1, 3, 4};
+  int d5[5], d4[4];
+  gv t = g->v[v], ct;
+  for (i = 0; i < n; i++) parts[i] = unary(g, unops[rnd(g, 4)], v);
+  ct = t;
+  ct.d[1] = n * t.d[1];
+  cat = def(g, &ct);
+  out(g, " = concat(values=(");
+  for (i = 0; i < n; i++) out(g, "%s%%v%d", i ? ", " : "", parts[i]);
+  out(g, "), axis=%d, interleave=false)\n", chance(g, 50) ? 1 : -3);
+  d5[0] = t.d[0], d5[1] = n, d5[2] = t.d[1], d5[3] = t.d[2], d5[4] = t.d[3];
+  if (chance(g, 10)) d5[1] = t.d[1], d5[2] = n;
+  r1 = reshape(g, cat, 5, d5);
+  if (chance(g, 10)) p[1] = 1, p[2] = 2;
+  tr = transpose(g, r1, p);
+  if (chance(g, 10)) extra_use(g, tr);
+  d4[0] = t.d[0], d4[1] = n * t.d[1], d4[2] = t.d[2], d4[3] = t.d[3];
+  r2 = reshape(g, tr, 4, d4);
+  return r2;
+}
+
+/* stack then reshape merging the stacked axis with its neighbour */
+static int t_stack_reshape(G *g, int x) {
   gv t = g->v[x];
   int a, b, ax;
   if (t.rank < 1) x = expand_dims(g, x, 0), t = g->v[x];
@@ -991,7 +1034,7 @@ static int t_concat_interleave(G *g, int x) {
   if (t.sym[ax] >= 0) return a;
   {
     gv s = t, r;
-    int st, id, i, dd[MAXR];
+    int st, i, dd[MAXR];
     s.rank = t.rank + 1;
     for (i = s.rank - 1; i > ax + 1; i--) s.d[i] = t.d[i - 1], s.sym[i] = t.sym[i - 1];
     s.d[ax + 1] = 2, s.sym[ax + 1] = -1;
@@ -1001,8 +1044,7 @@ static int t_concat_interleave(G *g, int x) {
     r = t;
     r.d[ax] *= 2;
     for (i = 0; i < r.rank; i++) dd[i] = r.d[i];
-    id = reshape(g, st, r.rank, dd);
-    return id;
+    return reshape(g, st, r.rank, dd);
   }
 }
 
@@ -1045,7 +1087,7 @@ static const tmpl templates[] = {
     {"fuse_prelu", t_prelu},
     {"loop_invariant_elimination", t_loop_invariant},
     {"detect_concat_interleave", t_concat_interleave},
-    {"replace_stack_reshape", t_concat_interleave},
+    {"replace_stack_reshape", t_stack_reshape},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
