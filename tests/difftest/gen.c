@@ -1,0 +1,1199 @@
+/* tests/difftest/gen.c — random well-typed .mil programs and per-pass pattern templates for the differential tester. */
+#include "gen.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- text, PRNG */
+
+enum { F32, F16, I32, BOOL };
+static const char *const dt_names[] = {"fp32", "fp16", "int32", "bool"};
+
+#define MAXV 1024
+#define MAXR 5
+
+/* A value %v<i>: dtype, rank, dims; sym[k] >= 0 names symbolic dim s<sym[k]>
+   (then d[k] is its size in this program). */
+typedef struct gv {
+  int dt, rank;
+  int d[MAXR], sym[MAXR];
+  int vis; /* visible from the block being written */
+  int isconst, used;
+} gv;
+
+typedef struct G {
+  uint64_t s;
+  dt_text *o;
+  int oom;
+  gv v[MAXV];
+  int nv;
+  int symsz[2];
+  int ind;                /* indentation level */
+  int outs[8], nouts;     /* values a template wants as function outputs */
+  int loop_inv;           /* while_loop bodies may pass a loop var through */
+  int smooth;             /* no op whose output jumps (floor, ceil, sign, cond on a sign) */
+} G;
+
+void dt_text_free(dt_text *t) {
+  free(t->data);
+  t->data = NULL;
+  t->len = t->cap = 0;
+}
+
+static void out(G *g, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  if (g->oom) return;
+  for (;;) {
+    size_t room = g->o->cap - g->o->len;
+    va_start(ap, fmt);
+    n = vsnprintf(g->o->data ? g->o->data + g->o->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) { g->oom = 1; return; }
+    if ((size_t)n < room) { g->o->len += (size_t)n; return; }
+    {
+      size_t nc = g->o->cap * 2 + (size_t)n + 256;
+      char *q = (char *)realloc(g->o->data, nc);
+      if (!q) { g->oom = 1; return; }
+      g->o->data = q;
+      g->o->cap = nc;
+    }
+  }
+}
+
+static uint64_t next(G *g) { /* splitmix64 */
+  uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static int rnd(G *g, int n) { return n <= 1 ? 0 : (int)(next(g) % (uint64_t)n); }
+static int chance(G *g, int pct) { return rnd(g, 100) < pct; }
+
+/* ---------------------------------------------------------------- values */
+
+static int numel(const gv *t) {
+  int i, n = 1;
+  for (i = 0; i < t->rank; i++) n *= t->d[i];
+  return n;
+}
+static int is_static(const gv *t) {
+  int i;
+  for (i = 0; i < t->rank; i++)
+    if (t->sym[i] >= 0) return 0;
+  return 1;
+}
+static int is_float(int dt) { return dt == F32 || dt == F16; }
+
+static void ptype(G *g, const gv *t) {
+  int i;
+  out(g, "(");
+  for (i = 0; i < t->rank; i++) {
+    if (t->sym[i] >= 0) out(g, "s%d, ", t->sym[i]);
+    else out(g, "%d, ", t->d[i]);
+  }
+  out(g, "%s)", dt_names[t->dt]);
+}
+
+static void indent(G *g) {
+  int i;
+  for (i = 0; i < g->ind; i++) out(g, "  ");
+}
+
+/* Starts a definition line "%vN: TYPE" of a new value of type t; returns N. */
+static int def(G *g, const gv *t) {
+  int i = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+  g->v[i] = *t;
+  g->v[i].vis = 1;
+  indent(g);
+  out(g, "%%v%d: ", i);
+  ptype(g, t);
+  return i;
+}
+
+static gv mk(int dt, int rank, const int *d) {
+  gv t;
+  int i;
+  memset(&t, 0, sizeof t);
+  t.dt = dt;
+  t.rank = rank;
+  for (i = 0; i < MAXR; i++) t.sym[i] = -1;
+  for (i = 0; i < rank; i++) t.d[i] = d ? d[i] : 1;
+  return t;
+}
+
+/* constant kinds */
+enum { C_RAND, C_ZERO, C_ONE, C_MONE, C_SAME, C_POS, C_SMALL01 };
+
+static void pnum(G *g, int dt, int kind, int same) {
+  int k;
+  if (dt == BOOL) { out(g, "%s", rnd(g, 2) ? "true" : "false"); return; }
+  switch (kind) {
+  case C_ZERO: k = 0; break;
+  case C_ONE: k = 8; break;
+  case C_MONE: k = -8; break;
+  case C_SAME: k = same; break;
+  case C_POS: k = 1 + rnd(g, 24); break;
+  case C_SMALL01: k = 1 + rnd(g, 6); break;
+  default: k = rnd(g, 33) - 16; break;
+  }
+  if (dt == I32) out(g, "%d", k / 8 != 0 ? k / 8 : k % 4);
+  else out(g, "%g", k / 8.0);
+}
+
+/* A const of type t; values of the given kind. */
+static int cnst_t(G *g, gv t, int kind) {
+  int n = numel(&t), i, k, same = rnd(g, 33) - 16;
+  int idx[MAXR];
+  int id;
+  t.sym[0] = t.sym[1] = t.sym[2] = t.sym[3] = t.sym[4] = -1;
+  id = def(g, &t);
+  g->v[id].isconst = 1;
+  out(g, "* = const(val=");
+  if (t.rank == 0) {
+    pnum(g, t.dt, kind, same);
+    out(g, ")\n");
+    return id;
+  }
+  memset(idx, 0, sizeof idx);
+  for (i = 0; i < n; i++) {
+    /* opening brackets for every axis whose index is 0 from the right */
+    for (k = 0; k < t.rank; k++) {
+      int j, allzero = 1;
+      for (j = k; j < t.rank; j++)
+        if (idx[j]) allzero = 0;
+      if (allzero) out(g, "[");
+    }
+    pnum(g, t.dt, kind, same);
+    /* increment, closing brackets */
+    for (k = t.rank - 1; k >= 0; k--) {
+      if (++idx[k] < t.d[k]) break;
+      idx[k] = 0;
+      out(g, "]");
+    }
+    if (i + 1 < n) out(g, ", ");
+  }
+  out(g, ")\n");
+  return id;
+}
+static int cnst(G *g, int dt, int rank, const int *d, int kind) { return cnst_t(g, mk(dt, rank, d), kind); }
+static int cnst_scalar(G *g, int dt, double v) {
+  gv t = mk(dt, 0, NULL);
+  int id = def(g, &t);
+  g->v[id].isconst = 1;
+  if (dt == I32) out(g, "* = const(val=%d)\n", (int)v);
+  else out(g, "* = const(val=%.9g)\n", v);
+  return id;
+}
+static int cnst_ints(G *g, int n, const int *vals) {
+  int d[1], id, i;
+  gv t;
+  d[0] = n;
+  t = mk(I32, 1, d);
+  id = def(g, &t);
+  g->v[id].isconst = 1;
+  out(g, "* = const(val=[");
+  for (i = 0; i < n; i++) out(g, "%s%d", i ? ", " : "", vals[i]);
+  out(g, "])\n");
+  return id;
+}
+
+static void pints(G *g, int n, const int *a) {
+  int i;
+  out(g, "[");
+  for (i = 0; i < n; i++) out(g, "%s%d", i ? ", " : "", a[i]);
+  out(g, "]");
+}
+
+/* A visible value, recent ones preferred; want: -1 any dtype, else that dtype; -2 any float. */
+static int pick(G *g, int want) {
+  int tries, i;
+  for (tries = 0; tries < 64; tries++) {
+    i = g->nv - 1 - (chance(g, 70) ? rnd(g, 4) : rnd(g, g->nv));
+    if (i < 0 || !g->v[i].vis) continue;
+    if (want == -2 ? !is_float(g->v[i].dt) : (want >= 0 && g->v[i].dt != want)) continue;
+    return i;
+  }
+  for (i = g->nv - 1; i >= 0; i--)
+    if (g->v[i].vis && (want == -2 ? is_float(g->v[i].dt) : (want < 0 || g->v[i].dt == want))) return i;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- ops */
+
+static int unary(G *g, const char *op, int x) {
+  gv t = g->v[x];
+  int id = def(g, &t);
+  out(g, " = %s(x=%%v%d)\n", op, x);
+  return id;
+}
+
+/* Broadcast type of a and b (numpy rules), or -1 when they do not broadcast. */
+static int bcast(const gv *a, const gv *b, gv *r) {
+  int i, rank = a->rank > b->rank ? a->rank : b->rank;
+  *r = mk(a->dt, rank, NULL);
+  for (i = 0; i < rank; i++) {
+    int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
+    int da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
+    int sa = ia >= 0 ? a->sym[ia] : -1, sb = ib >= 0 ? b->sym[ib] : -1;
+    if (sa >= 0 && sb >= 0) {
+      if (sa != sb) return -1;
+      r->d[i] = da, r->sym[i] = sa;
+    } else if (sa >= 0) {
+      if (db != 1) return -1;
+      r->d[i] = da, r->sym[i] = sa;
+    } else if (sb >= 0) {
+      if (da != 1) return -1;
+      r->d[i] = db, r->sym[i] = sb;
+    } else if (da == db || db == 1) {
+      r->d[i] = da;
+    } else if (da == 1) {
+      r->d[i] = db;
+    } else {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int binary(G *g, const char *op, int a, int b) {
+  gv t;
+  int id;
+  if (bcast(&g->v[a], &g->v[b], &t) != 0) return -1;
+  if (!strcmp(op, "greater") || !strcmp(op, "less") || !strcmp(op, "equal")) t.dt = BOOL;
+  id = def(g, &t);
+  out(g, " = %s(x=%%v%d, y=%%v%d)\n", op, a, b);
+  return id;
+}
+
+/* A const that broadcasts against x without growing it: a suffix of x's dims, some set to 1. */
+static int bconst(G *g, int x, int kind) {
+  gv t = g->v[x];
+  int r = rnd(g, t.rank + 1), i;
+  gv c = mk(t.dt, r, NULL);
+  for (i = 0; i < r; i++) {
+    int k = t.rank - r + i;
+    c.d[i] = (t.sym[k] >= 0 || chance(g, 40)) ? 1 : t.d[k];
+  }
+  return cnst_t(g, c, kind);
+}
+
+static void perm_rand(G *g, int r, int *p) {
+  int i;
+  for (i = 0; i < r; i++) p[i] = i;
+  for (i = r - 1; i > 0; i--) {
+    int j = rnd(g, i + 1), s = p[i];
+    p[i] = p[j];
+    p[j] = s;
+  }
+}
+
+static int transpose(G *g, int x, const int *perm) {
+  gv t = g->v[x], r = t;
+  int i, id;
+  for (i = 0; i < t.rank; i++) r.d[i] = t.d[perm[i]], r.sym[i] = t.sym[perm[i]];
+  id = def(g, &r);
+  out(g, " = transpose(x=%%v%d, perm=", x);
+  pints(g, t.rank, perm);
+  out(g, ")\n");
+  return id;
+}
+
+static int reshape(G *g, int x, int rank, const int *d) {
+  int s = cnst_ints(g, rank, d), id;
+  gv r = mk(g->v[x].dt, rank, d);
+  id = def(g, &r);
+  out(g, " = reshape(x=%%v%d, shape=%%v%d)\n", x, s);
+  return id;
+}
+
+/* A random static shape with the same element count as x (x static). */
+static void reshape_dims(G *g, const gv *t, int *rank, int *d) {
+  int n = numel(t), r = 0;
+  while (n > 1 && r < 4) {
+    int f, c[8], nc = 0;
+    for (f = 2; f <= n; f++)
+      if (n % f == 0 && nc < 8) c[nc++] = f;
+    f = chance(g, 30) ? n : c[rnd(g, nc)];
+    d[r++] = f;
+    n /= f;
+  }
+  if (n > 1) d[r - 1] *= n;
+  if (chance(g, 30) && r < 4) {
+    int k = rnd(g, r + 1), i;
+    for (i = r; i > k; i--) d[i] = d[i - 1];
+    d[k] = 1;
+    r++;
+  }
+  *rank = r;
+}
+
+static int reduce(G *g, const char *op, int x, int naxes, const int *axes, int keep) {
+  gv t = g->v[x], r = mk(t.dt, 0, NULL);
+  int i, j, id;
+  for (i = 0; i < t.rank; i++) {
+    int red = 0;
+    for (j = 0; j < naxes; j++)
+      if (axes[j] == i || axes[j] + t.rank == i) red = 1;
+    if (red && !keep) continue;
+    r.d[r.rank] = red ? 1 : t.d[i];
+    r.sym[r.rank] = red ? -1 : t.sym[i];
+    r.rank++;
+  }
+  id = def(g, &r);
+  out(g, " = %s(x=%%v%d, axes=", op, x);
+  pints(g, naxes, axes);
+  out(g, ", keep_dims=%s)\n", keep ? "true" : "false");
+  return id;
+}
+
+static int expand_dims(G *g, int x, int ax) {
+  gv t = g->v[x], r = t;
+  int i, id;
+  r.rank = t.rank + 1;
+  for (i = r.rank - 1; i > ax; i--) r.d[i] = t.d[i - 1], r.sym[i] = t.sym[i - 1];
+  r.d[ax] = 1, r.sym[ax] = -1;
+  id = def(g, &r);
+  out(g, " = expand_dims(x=%%v%d, axes=[%d])\n", x, ax);
+  return id;
+}
+
+static int squeeze(G *g, int x, int ax) {
+  gv t = g->v[x], r = t;
+  int i, id;
+  r.rank = t.rank - 1;
+  for (i = ax; i < r.rank; i++) r.d[i] = t.d[i + 1], r.sym[i] = t.sym[i + 1];
+  id = def(g, &r);
+  out(g, " = squeeze(x=%%v%d, axes=[%d])\n", x, ax);
+  return id;
+}
+
+static int cast(G *g, int x, int dt) {
+  gv r = g->v[x];
+  int id;
+  r.dt = dt;
+  id = def(g, &r);
+  out(g, " = cast(x=%%v%d, dtype=\"%s\")\n", x, dt_names[dt]);
+  return id;
+}
+
+static int matmul_w(G *g, int x, int n) {
+  gv t = g->v[x], r = t;
+  int d[2], w, id;
+  d[0] = t.d[t.rank - 1];
+  d[1] = n;
+  w = cnst(g, t.dt, 2, d, C_RAND);
+  r.d[t.rank - 1] = n;
+  r.sym[t.rank - 1] = -1;
+  id = def(g, &r);
+  out(g, " = matmul(x=%%v%d, y=%%v%d)\n", x, w);
+  return id;
+}
+
+static const char *const unops[] = {"relu", "tanh", "sigmoid", "abs", "exp", "square", "floor", "ceil", "sign",
+                                    "sin", "relu6", "erf", "sqrt", "cos", "silu", "softplus"};
+static const char *const binops[] = {"add", "sub", "mul", "maximum", "minimum", "real_div"};
+
+static void random_ops(G *g, int n, int depth);
+
+/* cond over x: both branches map x to x's type. */
+static int gen_cond(G *g, int x, int depth) {
+  int zero, r, all[MAXR], i, pred, id, start;
+  gv t = g->v[x];
+  for (i = 0; i < t.rank; i++) all[i] = i;
+  r = reduce(g, "reduce_sum", x, t.rank, all, 0);
+  zero = cnst_scalar(g, t.dt, 0);
+  pred = binary(g, "greater", r, zero);
+  id = def(g, &t);
+  out(g, " = cond(pred=%%v%d)\n", pred);
+  g->v[id].vis = 0;
+  g->ind++;
+  indent(g);
+  out(g, "then_branch() {\n");
+  g->ind++;
+  start = g->nv;
+  r = unary(g, unops[rnd(g, 4)], x);
+  if (depth < 2 && chance(g, 30)) random_ops(g, 1 + rnd(g, 2), depth + 1);
+  r = unary(g, "relu", r);
+  for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+  g->ind--;
+  indent(g);
+  out(g, "} -> (%%v%d)\n", r);
+  indent(g);
+  out(g, "else_branch() {\n");
+  g->ind++;
+  start = g->nv;
+  r = chance(g, 30) ? x : unary(g, unops[rnd(g, 4)], x);
+  for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+  g->ind--;
+  indent(g);
+  out(g, "} -> (%%v%d)\n", r);
+  g->ind--;
+  g->v[id].vis = 1;
+  return id;
+}
+
+/* while_loop(i = 0, x) with i < trips: x = f(x), i = i + 1 */
+static int gen_loop(G *g, int x, int depth) {
+  int zero = cnst_scalar(g, I32, 0), trips, one, id0, id1, a0, a1, c, s, y, i, start;
+  gv ti = mk(I32, 0, NULL), tx = g->v[x];
+  (void)depth;
+  id0 = def(g, &ti);
+  g->nv++; /* the second output is written by hand */
+  id1 = id0 + 1;
+  g->v[id1] = tx;
+  g->v[id1].vis = 1;
+  out(g, ", %%v%d: ", id1);
+  ptype(g, &tx);
+  out(g, " = while_loop(loop_vars=(%%v%d, %%v%d))\n", zero, x);
+  g->v[id0].vis = g->v[id1].vis = 0;
+  g->ind++;
+  start = g->nv;
+  /* loop_cond(%a, %b) */
+  a0 = g->nv++;
+  g->v[a0] = ti;
+  a1 = g->nv++;
+  g->v[a1] = tx;
+  g->v[a0].vis = g->v[a1].vis = 1;
+  indent(g);
+  out(g, "loop_cond(%%v%d: ", a0);
+  ptype(g, &ti);
+  out(g, ", %%v%d: ", a1);
+  ptype(g, &tx);
+  out(g, ") {\n");
+  g->ind++;
+  trips = cnst_scalar(g, I32, 1 + rnd(g, 3));
+  c = binary(g, "less", a0, trips);
+  g->ind--;
+  indent(g);
+  out(g, "} -> (%%v%d)\n", c);
+  for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+  start = g->nv;
+  a0 = g->nv++;
+  g->v[a0] = ti;
+  a1 = g->nv++;
+  g->v[a1] = tx;
+  g->v[a0].vis = g->v[a1].vis = 1;
+  indent(g);
+  out(g, "loop_body(%%v%d: ", a0);
+  ptype(g, &ti);
+  out(g, ", %%v%d: ", a1);
+  ptype(g, &tx);
+  out(g, ") {\n");
+  g->ind++;
+  one = cnst_scalar(g, I32, 1);
+  s = binary(g, "add", a0, one);
+  if (g->loop_inv && chance(g, 60)) {
+    y = a1;
+    if (chance(g, 50)) (void)unary(g, "relu", a1); /* an op that reads the invariant inside */
+  } else {
+    y = unary(g, unops[rnd(g, 4)], a1);
+  }
+  if (y != a1 && chance(g, 50)) {
+    int k = bconst(g, y, C_RAND);
+    int z = binary(g, "mul", y, k);
+    if (z >= 0) y = z;
+  }
+  g->ind--;
+  indent(g);
+  out(g, "} -> (%%v%d, %%v%d)\n", s, y);
+  for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+  g->ind--;
+  g->v[id0].vis = g->v[id1].vis = 1;
+  return id1;
+}
+
+/* n random ops on visible values. */
+static void random_ops(G *g, int n, int depth) {
+  int k;
+  for (k = 0; k < n && !g->oom; k++) {
+    int x = pick(g, -2), c = rnd(g, 100), r = -1;
+    gv t;
+    if (x < 0) return;
+    t = g->v[x];
+    if (c < 25) {
+      const char *op = unops[rnd(g, (int)(sizeof unops / sizeof *unops))];
+      if (g->smooth && (!strcmp(op, "floor") || !strcmp(op, "ceil") || !strcmp(op, "sign"))) op = "tanh";
+      r = unary(g, op, x);
+    } else if (c < 50) {
+      const char *op = binops[rnd(g, 6)];
+      int y = -1, tries;
+      if (chance(g, 40))
+        for (tries = 0; tries < 8 && y < 0; tries++) {
+          int z = pick(g, t.dt);
+          gv b;
+          if (z >= 0 && bcast(&g->v[x], &g->v[z], &b) == 0) y = z;
+        }
+      if (y < 0) {
+        static const int kinds[] = {C_RAND, C_RAND, C_ZERO, C_ONE, C_MONE, C_SAME, C_POS};
+        int kind = kinds[rnd(g, 7)];
+        if (!strcmp(op, "real_div") && (kind == C_ZERO || kind == C_RAND)) kind = C_POS;
+        y = bconst(g, x, kind);
+      }
+      r = chance(g, 20) && strcmp(op, "real_div") && strcmp(op, "sub") ? binary(g, op, y, x) : binary(g, op, x, y);
+    } else if (c < 58 && t.rank >= 2) {
+      int p[MAXR];
+      perm_rand(g, t.rank, p);
+      r = transpose(g, x, p);
+    } else if (c < 64 && is_static(&t) && t.rank >= 1) {
+      int d[MAXR], rk;
+      reshape_dims(g, &t, &rk, d);
+      r = reshape(g, x, rk, d);
+    } else if (c < 70 && t.rank >= 1) {
+      static const char *const rops[] = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"};
+      int ax[1];
+      ax[0] = rnd(g, t.rank) - (chance(g, 30) ? t.rank : 0);
+      r = reduce(g, rops[rnd(g, 4)], x, 1, ax, rnd(g, 2));
+    } else if (c < 75 && t.rank < 4) {
+      r = expand_dims(g, x, rnd(g, t.rank + 1));
+    } else if (c < 78 && t.rank >= 1) {
+      int i;
+      for (i = 0; i < t.rank; i++)
+        if (t.sym[i] < 0 && t.d[i] == 1) break;
+      if (i < t.rank) r = squeeze(g, x, i);
+    } else if (c < 82) {
+      r = cast(g, x, t.dt == F32 ? F16 : F32);
+    } else if (c < 87 && t.rank >= 1 && t.sym[t.rank - 1] < 0) {
+      r = matmul_w(g, x, 1 + rnd(g, 4));
+    } else if (c < 90 && t.rank >= 1) {
+      int ax = rnd(g, t.rank), id;
+      gv rt = t;
+      if (t.sym[ax] >= 0) continue;
+      rt.d[ax] *= 2;
+      id = def(g, &rt);
+      out(g, " = concat(values=(%%v%d, %%v%d), axis=%d, interleave=false)\n", x, x, ax);
+      r = id;
+    } else if (c < 93 && t.rank >= 1) {
+      int id = def(g, &t);
+      out(g, " = softmax(x=%%v%d, axis=%d)\n", x, rnd(g, t.rank));
+      r = id;
+    } else if (c < 97 && depth < 2 && !g->smooth) {
+      r = gen_cond(g, x, depth);
+    } else if (depth < 2) {
+      r = gen_loop(g, x, depth);
+    }
+    (void)r;
+  }
+}
+
+/* ---------------------------------------------------------------- templates */
+
+/* Each template writes its pattern on a random float value and returns the
+   value that carries on; it may break a legality condition at random. */
+typedef int (*tmpl_fn)(G *g, int x);
+
+static void want_out(G *g, int v) {
+  if (g->nouts < 8) g->outs[g->nouts++] = v;
+}
+
+/* A consumer besides the pattern's: an extra op on v that becomes an output. */
+static void extra_use(G *g, int v) { want_out(g, unary(g, "exp", v)); }
+
+static int t_relus(G *g, int x) {
+  int n = 2 + rnd(g, 3), i, mid = -1;
+  for (i = 0; i < n; i++) {
+    x = unary(g, chance(g, 10) ? "relu6" : "relu", x);
+    if (i == 0) mid = x;
+  }
+  if (chance(g, 20)) extra_use(g, mid);
+  if (chance(g, 10)) want_out(g, mid);
+  return x;
+}
+
+static int t_noop(G *g, int x) {
+  int c = rnd(g, 7), k;
+  gv t = g->v[x];
+  if (c == 0 || c == 1 || c == 2 || c == 3) {
+    static const char *const ops[] = {"add", "sub", "mul", "real_div"};
+    int kind = c < 2 ? C_ZERO : C_ONE;
+    if (chance(g, 15)) kind = C_POS;
+    static const int grow[MAXR] = {2, 1, 1, 1, 1};
+    k = chance(g, 15) && t.rank < MAXR ? cnst(g, t.dt, t.rank + 1, grow, kind) : bconst(g, x, kind);
+    if (k < 0) return x;
+    return (c == 0 || c == 2) && chance(g, 40) ? binary(g, ops[c], k, x) : binary(g, ops[c], x, k);
+  }
+  if (c == 4 && t.rank >= 1) {
+    int p[MAXR], i;
+    for (i = 0; i < t.rank; i++) p[i] = i;
+    if (chance(g, 15)) perm_rand(g, t.rank, p);
+    return transpose(g, x, p);
+  }
+  if (c == 5 && is_static(&t) && t.rank >= 1) return reshape(g, x, t.rank, t.d);
+  if (c == 6) {
+    static const char *const pools[] = {"identity"};
+    return unary(g, pools[0], x);
+  }
+  return unary(g, "relu", x);
+}
+
+static int t_div(G *g, int x) {
+  int y;
+  if (chance(g, 15)) {
+    y = unary(g, "exp", pick(g, g->v[x].dt));
+    return binary(g, "real_div", x, y) < 0 ? x : g->nv - 1;
+  }
+  y = bconst(g, x, chance(g, 10) ? C_ZERO : C_POS);
+  return binary(g, "real_div", x, y);
+}
+
+static int t_transposes(G *g, int x) {
+  int n = 2 + rnd(g, 2), i, p[MAXR], first = -1;
+  if (g->v[x].rank < 2) x = expand_dims(g, x, 0);
+  for (i = 0; i < n; i++) {
+    perm_rand(g, g->v[x].rank, p);
+    x = transpose(g, x, p);
+    if (first < 0) first = x;
+  }
+  if (chance(g, 15)) extra_use(g, first);
+  return x;
+}
+
+static int t_inverse_transposes(G *g, int x) {
+  int p[MAXR], q[MAXR], i, a;
+  if (g->v[x].rank < 2) x = expand_dims(g, x, 0);
+  perm_rand(g, g->v[x].rank, p);
+  for (i = 0; i < g->v[x].rank; i++) q[p[i]] = i;
+  if (chance(g, 15)) perm_rand(g, g->v[x].rank, q);
+  a = transpose(g, x, p);
+  if (chance(g, 15)) extra_use(g, a);
+  return transpose(g, a, q);
+}
+
+static int t_reshapes(G *g, int x) {
+  int n = 2 + rnd(g, 2), i, d[MAXR], rk, first = -1;
+  if (!is_static(&g->v[x])) return unary(g, "relu", x);
+  for (i = 0; i < n; i++) {
+    reshape_dims(g, &g->v[x], &rk, d);
+    x = reshape(g, x, rk, d);
+    if (first < 0) first = x;
+  }
+  if (chance(g, 15)) extra_use(g, first);
+  return x;
+}
+
+static int t_expand_dims_chain(G *g, int x) {
+  int n = 2 + rnd(g, 2), i, first = -1;
+  for (i = 0; i < n && g->v[x].rank < 5; i++) {
+    x = expand_dims(g, x, rnd(g, g->v[x].rank + 1));
+    if (first < 0) first = x;
+  }
+  if (chance(g, 15)) extra_use(g, first);
+  return x;
+}
+
+static int t_squeeze_expand(G *g, int x) {
+  int ax = rnd(g, g->v[x].rank + 1), a, b;
+  a = expand_dims(g, x, ax);
+  b = squeeze(g, a, ax);
+  if (chance(g, 15)) extra_use(g, b);
+  return expand_dims(g, b, chance(g, 85) ? ax : rnd(g, g->v[b].rank + 1));
+}
+
+/* rank-0 binary op with a constant, then expand_dims(axes=[0]) */
+static int t_rank0(G *g, int x) {
+  int all[MAXR], i, r, k, b, e;
+  static const char *const ops[] = {"add", "sub", "mul", "real_div"};
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst_scalar(g, g->v[r].dt, (1 + rnd(g, 15)) / 8.0);
+  b = chance(g, 50) ? binary(g, ops[rnd(g, 4)], r, k) : binary(g, ops[rnd(g, 3)], k, r);
+  if (chance(g, 15)) extra_use(g, b);
+  e = expand_dims(g, b, 0);
+  return binary(g, "add", x, e) < 0 ? e : g->nv - 1;
+}
+
+/* two equal constants of >= 100 elements (const_deduplication's threshold) */
+static int t_bigconst(G *g, int x) {
+  int d[3], c1, c2, s, all[3] = {0, 1, 2}, r;
+  uint64_t st;
+  d[0] = 4 + rnd(g, 2), d[1] = 5, d[2] = 5 + rnd(g, 2);
+  st = g->s;
+  c1 = cnst(g, g->v[x].dt, 3, d, C_RAND);
+  if (chance(g, 85)) g->s = st;
+  c2 = cnst(g, g->v[x].dt, 3, d, C_RAND);
+  s = binary(g, chance(g, 50) ? "add" : "mul", unary(g, "relu", c1), c2);
+  r = reduce(g, "reduce_sum", s, 3, all, 0);
+  return binary(g, "add", x, r);
+}
+
+static int t_redundant(G *g, int x) {
+  int a, b;
+  const char *op = unops[rnd(g, 6)];
+  if (chance(g, 50)) {
+    a = unary(g, op, x);
+    b = unary(g, chance(g, 85) ? op : "relu6", x);
+  } else {
+    int k1 = bconst(g, x, C_SAME), k2 = chance(g, 70) ? k1 : bconst(g, x, C_SAME);
+    a = binary(g, "mul", x, k1);
+    b = binary(g, "mul", x, k2);
+  }
+  if (chance(g, 20)) want_out(g, b);
+  return binary(g, "add", a, b);
+}
+
+static int t_consts(G *g, int x) {
+  int k1 = bconst(g, x, C_RAND), k2, s;
+  gv t = g->v[k1];
+  k2 = cnst_t(g, t, chance(g, 50) ? C_SAME : C_RAND);
+  s = binary(g, binops[rnd(g, 3)], k1, k2);
+  s = unary(g, unops[rnd(g, 6)], s);
+  return binary(g, "add", x, s);
+}
+
+static int t_dead(G *g, int x) {
+  int i;
+  for (i = 0; i < 1 + rnd(g, 3); i++) (void)unary(g, unops[rnd(g, 6)], x);
+  return unary(g, "relu", x);
+}
+
+static int t_casts(G *g, int x) {
+  int n = 2 + rnd(g, 2), i, first = -1;
+  for (i = 0; i < n; i++) {
+    int dt = rnd(g, 3);
+    if (dt == I32 && chance(g, 50)) dt = F16;
+    x = cast(g, x, dt);
+    if (first < 0) first = x;
+  }
+  if (chance(g, 15)) extra_use(g, first);
+  if (g->v[x].dt == I32) x = cast(g, x, F32);
+  return x;
+}
+
+static int t_leaky(G *g, int x) {
+  int a = cnst_scalar(g, g->v[x].dt, chance(g, 85) ? (1 + rnd(g, 7)) / 8.0 : 1.5), m;
+  m = chance(g, 50) ? binary(g, "mul", x, a) : binary(g, "mul", a, x);
+  if (chance(g, 15)) extra_use(g, m);
+  return chance(g, 50) ? binary(g, "maximum", x, m) : binary(g, "maximum", m, x);
+}
+
+static int t_gelu_exact(G *g, int x) {
+  int d, e, a, one, h, r, m;
+  if (chance(g, 50)) d = binary(g, "real_div", x, cnst_scalar(g, g->v[x].dt, 1.4142135623730951));
+  else d = binary(g, "mul", x, cnst_scalar(g, g->v[x].dt, chance(g, 90) ? 0.7071067811865476 : 0.5));
+  e = unary(g, "erf", d);
+  one = cnst_scalar(g, g->v[x].dt, 1.0);
+  a = chance(g, 50) ? binary(g, "add", e, one) : binary(g, "add", one, e);
+  h = cnst_scalar(g, g->v[x].dt, 0.5);
+  switch (rnd(g, 3)) {
+  case 0: m = binary(g, "mul", a, h); r = binary(g, "mul", m, x); break;
+  case 1: m = binary(g, "mul", a, x); r = binary(g, "mul", m, h); break;
+  default: m = binary(g, "mul", x, h); r = binary(g, "mul", a, m); break;
+  }
+  if (chance(g, 10)) extra_use(g, m);
+  return r;
+}
+
+static int t_gelu_tanh(G *g, int x) {
+  int p3 = cnst_scalar(g, g->v[x].dt, 3), p, c1, m1, s, c2, m2, t, one, a, h, m, r;
+  p = binary(g, "pow", x, p3);
+  c1 = cnst_scalar(g, g->v[x].dt, 0.044715);
+  m1 = binary(g, "mul", p, c1);
+  s = binary(g, "add", x, m1);
+  c2 = cnst_scalar(g, g->v[x].dt, chance(g, 90) ? 0.7978845608 : 0.5);
+  m2 = binary(g, "mul", s, c2);
+  t = unary(g, "tanh", m2);
+  one = cnst_scalar(g, g->v[x].dt, 1.0);
+  a = binary(g, "add", t, one);
+  h = cnst_scalar(g, g->v[x].dt, 0.5);
+  if (chance(g, 50)) {
+    m = binary(g, "mul", a, h);
+    r = binary(g, "mul", m, x);
+  } else {
+    m = binary(g, "mul", x, h);
+    r = binary(g, "mul", m, a);
+  }
+  if (chance(g, 10)) extra_use(g, m);
+  return r;
+}
+
+static int t_gelu_sigmoid(G *g, int x) {
+  int c = cnst_scalar(g, g->v[x].dt, chance(g, 90) ? 1.702 : 1.5), m, s;
+  m = binary(g, "mul", x, c);
+  s = unary(g, "sigmoid", m);
+  if (chance(g, 10)) extra_use(g, s);
+  return chance(g, 50) ? binary(g, "mul", x, s) : binary(g, "mul", s, x);
+}
+
+static int t_reduce_mean(G *g, int x) {
+  gv t = g->v[x];
+  int ax[1], s, n, c;
+  if (t.rank < 1) x = expand_dims(g, x, 0), t = g->v[x];
+  ax[0] = rnd(g, t.rank);
+  s = reduce(g, "reduce_sum", x, 1, ax, rnd(g, 2));
+  n = t.d[ax[0]];
+  if (t.sym[ax[0]] >= 0) n = 2;
+  if (chance(g, 10)) n++;
+  if (chance(g, 10)) extra_use(g, s);
+  if (chance(g, 50)) {
+    c = cnst_scalar(g, t.dt, 1.0 / n);
+    return binary(g, "mul", s, c);
+  }
+  c = cnst_scalar(g, t.dt, n);
+  return binary(g, "real_div", s, c);
+}
+
+static int t_matmul_bias(G *g, int x) {
+  gv t = g->v[x];
+  int m, b, d[1];
+  if (t.rank < 1 || t.sym[t.rank - 1] >= 0) x = expand_dims(g, x, t.rank), t = g->v[x];
+  m = matmul_w(g, x, 1 + rnd(g, 4));
+  if (chance(g, 10)) extra_use(g, m);
+  d[0] = g->v[m].d[g->v[m].rank - 1];
+  b = chance(g, 85) ? cnst(g, t.dt, 1, d, C_RAND) : bconst(g, m, C_RAND);
+  return chance(g, 50) ? binary(g, "add", m, b) : binary(g, "add", b, m);
+}
+
+static int t_linear_bias(G *g, int x) {
+  gv t = g->v[x], r;
+  int w, b0, l, b, d[2], id;
+  if (t.rank < 1 || t.sym[t.rank - 1] >= 0) x = expand_dims(g, x, t.rank), t = g->v[x];
+  d[0] = 1 + rnd(g, 4);
+  d[1] = t.d[t.rank - 1];
+  w = cnst(g, t.dt, 2, d, C_RAND);
+  b0 = cnst(g, t.dt, 1, d, C_RAND);
+  r = t;
+  r.d[t.rank - 1] = d[0];
+  r.sym[t.rank - 1] = -1;
+  l = def(g, &r);
+  out(g, " = linear(x=%%v%d, weight=%%v%d, bias=%%v%d)\n", x, w, b0);
+  (void)id;
+  b = chance(g, 85) ? cnst(g, t.dt, 1, d, C_RAND) : bconst(g, l, C_RAND);
+  if (chance(g, 10)) extra_use(g, l);
+  return chance(g, 50) ? binary(g, "add", l, b) : binary(g, "sub", l, b);
+}
+
+static int t_transpose_matmul(G *g, int x) {
+  gv t = g->v[x];
+  int p[MAXR], i, tr, w, d[2], id;
+  gv r;
+  if (t.rank < 2) x = expand_dims(g, x, 0), t = g->v[x];
+  for (i = 0; i < t.rank; i++) p[i] = i;
+  p[t.rank - 1] = t.rank - 2;
+  p[t.rank - 2] = t.rank - 1;
+  if (chance(g, 10)) perm_rand(g, t.rank, p);
+  tr = transpose(g, x, p);
+  t = g->v[tr];
+  if (t.sym[t.rank - 1] >= 0) return tr;
+  d[0] = t.d[t.rank - 1];
+  d[1] = 1 + rnd(g, 3);
+  w = cnst(g, t.dt, 2, d, C_RAND);
+  r = t;
+  r.d[t.rank - 1] = d[1];
+  id = def(g, &r);
+  out(g, " = matmul(x=%%v%d, y=%%v%d)\n", tr, w);
+  if (chance(g, 15)) extra_use(g, tr);
+  return id;
+}
+
+static int t_select(G *g, int x) {
+  gv t = g->v[x], b = t;
+  int c, a, y, id, inf = chance(g, 30);
+  b.dt = BOOL;
+  c = cnst_t(g, b, chance(g, 60) ? (chance(g, 50) ? C_SAME : C_RAND) : C_RAND);
+  if (inf) {
+    gv s = mk(t.dt, 0, NULL);
+    a = def(g, &s);
+    out(g, "* = const(val=%s)\n", chance(g, 50) ? "inf" : "-inf");
+  } else {
+    a = bconst(g, x, C_RAND);
+  }
+  y = unary(g, "relu", x);
+  id = def(g, &t);
+  if (chance(g, 50)) out(g, " = select(cond=%%v%d, a=%%v%d, b=%%v%d)\n", c, a, y);
+  else out(g, " = select(cond=%%v%d, a=%%v%d, b=%%v%d)\n", c, y, a);
+  return id;
+}
+
+static int t_mul_rsqrt(G *g, int x) {
+  int y = unary(g, "abs", pick(g, g->v[x].dt)), r, sq, one;
+  gv t = g->v[y];
+  switch (rnd(g, 3)) {
+  case 0:
+    r = def(g, &t);
+    out(g, " = rsqrt(x=%%v%d, epsilon=%s)\n", y, chance(g, 85) ? "0.0" : "0.5");
+    break;
+  case 1:
+    sq = unary(g, "sqrt", y);
+    r = def(g, &t);
+    out(g, " = inverse(x=%%v%d, epsilon=%s)\n", sq, chance(g, 85) ? "0.0" : "0.5");
+    break;
+  default:
+    sq = unary(g, "sqrt", y);
+    one = cnst_scalar(g, t.dt, chance(g, 85) ? 1.0 : 2.0);
+    r = binary(g, "real_div", one, sq);
+    break;
+  }
+  if (chance(g, 15)) extra_use(g, r);
+  r = chance(g, 50) ? binary(g, "mul", x, r) : binary(g, "mul", r, x);
+  return r < 0 ? x : r;
+}
+
+static int t_batchnorm(G *g, int x) {
+  gv t = g->v[x];
+  int d[4], gm, bt, m, C = 2 + rnd(g, 3);
+  int s[4];
+  if (!(t.rank == 4 && t.sym[1] < 0 && t.d[1] > 1)) {
+    /* make a rank-4 value: matmul to C channels then reshape */
+    s[0] = 1, s[1] = C, s[2] = 2, s[3] = 1 + rnd(g, 2);
+    x = reshape(g, cnst(g, t.dt, 4, s, C_RAND), 4, s);
+    x = binary(g, "add", x, cnst_scalar(g, t.dt, 0.5));
+    x = binary(g, "mul", x, cnst(g, t.dt, 0, NULL, C_RAND));
+    /* make x depend on an input: add a reduced input */
+    {
+      int src = pick(g, t.dt), all[MAXR], i, r;
+      for (i = 0; i < g->v[src].rank; i++) all[i] = i;
+      r = reduce(g, "reduce_sum", src, g->v[src].rank, all, 0);
+      x = binary(g, "add", x, r);
+    }
+    t = g->v[x];
+  }
+  d[0] = 1, d[1] = t.d[1], d[2] = 1, d[3] = 1;
+  gm = chance(g, 50) ? cnst(g, t.dt, 4, d, C_RAND) : cnst(g, t.dt, 3, d + 1, C_RAND);
+  m = chance(g, 50) ? binary(g, "mul", x, gm) : binary(g, "mul", gm, x);
+  if (chance(g, 10)) extra_use(g, m);
+  bt = chance(g, 90) ? cnst(g, t.dt, 4, d, C_RAND) : bconst(g, m, C_RAND);
+  return chance(g, 50) ? binary(g, "add", m, bt) : binary(g, "add", bt, m);
+}
+
+static int t_transpose_reduce(G *g, int x) {
+  int p[MAXR], tr, ax[2];
+  static const char *const rops[] = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"};
+  if (g->v[x].rank < 2) x = expand_dims(g, x, 0);
+  perm_rand(g, g->v[x].rank, p);
+  tr = transpose(g, x, p);
+  ax[0] = rnd(g, g->v[tr].rank);
+  if (chance(g, 15)) extra_use(g, tr);
+  return reduce(g, rops[rnd(g, 5)], tr, 1, ax, rnd(g, 2));
+}
+
+static int t_prelu(G *g, int x) {
+  gv t = g->v[x];
+  int d[1], a, id;
+  if (t.rank < 3 || t.sym[1] >= 0) {
+    while (g->v[x].rank < 3) x = expand_dims(g, x, 0);
+    t = g->v[x];
+    if (t.sym[1] >= 0) return x;
+  }
+  d[0] = t.d[1];
+  a = cnst(g, t.dt, 1, d, chance(g, 70) ? C_SAME : C_RAND);
+  id = def(g, &t);
+  out(g, " = prelu(x=%%v%d, alpha=%%v%d)\n", x, a);
+  return id;
+}
+
+static int t_loop_invariant(G *g, int x) {
+  int r;
+  g->loop_inv = 1;
+  r = gen_loop(g, x, 0);
+  g->loop_inv = 0;
+  return r;
+}
+
+/* A static rank-4 value (1, C, H, W) that depends on x. */
+static int rank4(G *g, int x, int C) {
+  int d[4], all[MAXR], i, r, k;
+  d[0] = 1, d[1] = C, d[2] = 1 + rnd(g, 2), d[3] = 1 + rnd(g, 3);
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst(g, g->v[x].dt, 4, d, C_RAND);
+  return binary(g, "add", k, r);
+}
+
+/* concat on axis 1, reshape (B, n, C, H, W), transpose [0, 2, 1, 3, 4], reshape (B, nC, H, W) */
+static int t_concat_interleave(G *g, int x) {
+  int v = rank4(g, x, 1 + rnd(g, 3)), n = 2 + rnd(g, 2), parts[4], i, cat, r1, r2, tr, p[5] = {0, 2, 1, 3, 4};
+  int d5[5], d4[4];
+  gv t = g->v[v], ct;
+  for (i = 0; i < n; i++) parts[i] = unary(g, unops[rnd(g, 4)], v);
+  ct = t;
+  ct.d[1] = n * t.d[1];
+  cat = def(g, &ct);
+  out(g, " = concat(values=(");
+  for (i = 0; i < n; i++) out(g, "%s%%v%d", i ? ", " : "", parts[i]);
+  out(g, "), axis=%d, interleave=false)\n", chance(g, 50) ? 1 : -3);
+  d5[0] = t.d[0], d5[1] = n, d5[2] = t.d[1], d5[3] = t.d[2], d5[4] = t.d[3];
+  if (chance(g, 10)) d5[1] = t.d[1], d5[2] = n;
+  r1 = reshape(g, cat, 5, d5);
+  if (chance(g, 10)) p[1] = 1, p[2] = 2;
+  tr = transpose(g, r1, p);
+  if (chance(g, 10)) extra_use(g, tr);
+  d4[0] = t.d[0], d4[1] = n * t.d[1], d4[2] = t.d[2], d4[3] = t.d[3];
+  r2 = reshape(g, tr, 4, d4);
+  return r2;
+}
+
+/* stack then reshape merging the stacked axis with its neighbour */
+static int t_stack_reshape(G *g, int x) {
+  gv t = g->v[x];
+  int a, b, ax;
+  if (t.rank < 1) x = expand_dims(g, x, 0), t = g->v[x];
+  a = unary(g, "relu", x);
+  b = unary(g, "tanh", x);
+  ax = rnd(g, t.rank);
+  if (t.sym[ax] >= 0) return a;
+  {
+    gv s = t, r;
+    int st, i, dd[MAXR];
+    s.rank = t.rank + 1;
+    for (i = s.rank - 1; i > ax + 1; i--) s.d[i] = t.d[i - 1], s.sym[i] = t.sym[i - 1];
+    s.d[ax + 1] = 2, s.sym[ax + 1] = -1;
+    st = def(g, &s);
+    out(g, " = stack(values=(%%v%d, %%v%d), axis=%d)\n", a, b, ax + 1);
+    if (!is_static(&s)) return st;
+    r = t;
+    r.d[ax] *= 2;
+    for (i = 0; i < r.rank; i++) dd[i] = r.d[i];
+    return reshape(g, st, r.rank, dd);
+  }
+}
+
+typedef struct tmpl {
+  const char *pass;
+  tmpl_fn fn;
+} tmpl;
+
+static const tmpl templates[] = {
+    {"merge_consecutive_relus", t_relus},
+    {"noop_elimination", t_noop},
+    {"divide_to_multiply", t_div},
+    {"merge_consecutive_transposes", t_transposes},
+    {"remove_redundant_transpose_pairs", t_inverse_transposes},
+    {"reduce_transposes", t_inverse_transposes},
+    {"merge_consecutive_reshapes", t_reshapes},
+    {"remove_redundant_reshape_pairs", t_reshapes},
+    {"remove_symbolic_reshape", t_reshapes},
+    {"merge_consecutive_expand_dims", t_expand_dims_chain},
+    {"fuse_squeeze_expand_dims", t_squeeze_expand},
+    {"rank0_expand_dims_swap", t_rank0},
+    {"remove_redundant_ops", t_redundant},
+    {"const_elimination", t_consts},
+    {"const_deduplication", t_bigconst},
+    {"dead_code_elimination", t_dead},
+    {"cast_optimization", t_casts},
+    {"fuse_leaky_relu", t_leaky},
+    {"fuse_gelu_exact", t_gelu_exact},
+    {"fuse_gelu_tanh_approximation", t_gelu_tanh},
+    {"fuse_gelu_sigmoid_approximation", t_gelu_sigmoid},
+    {"fuse_reduce_mean", t_reduce_mean},
+    {"fuse_matmul_weight_bias", t_matmul_bias},
+    {"fuse_linear_bias", t_linear_bias},
+    {"fuse_transpose_matmul", t_transpose_matmul},
+    {"select_optimization", t_select},
+    {"rewrite_mul_rsqrt_as_div", t_mul_rsqrt},
+    {"fuse_elementwise_to_batchnorm", t_batchnorm},
+    {"remove_redundant_transpose_reduce", t_transpose_reduce},
+    {"prelu_to_lrelu", t_prelu},
+    {"fuse_prelu", t_prelu},
+    {"loop_invariant_elimination", t_loop_invariant},
+    {"detect_concat_interleave", t_concat_interleave},
+    {"replace_stack_reshape", t_stack_reshape},
+};
+
+static const tmpl *find_tmpl(const char *pass) {
+  size_t i;
+  if (!pass) return NULL;
+  if (!strncmp(pass, "common::", 8)) pass += 8;
+  if (!strncmp(pass, "onnx::", 6)) pass += 6;
+  for (i = 0; i < sizeof templates / sizeof *templates; i++)
+    if (!strcmp(templates[i].pass, pass)) return &templates[i];
+  return NULL;
+}
+
+int dt_has_template(const char *pass) { return find_tmpl(pass) != NULL; }
+
+/* ---------------------------------------------------------------- programs */
+
+int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *o) {
+  G *g = (G *)calloc(1, sizeof(G));
+  const tmpl *tp = find_tmpl(pass);
+  int nin, i, k, used = 0, last, nfo;
+  if (!g) return -1;
+  g->s = seed * 0x2545F4914F6CDD1Dull + 0x1234567ull;
+  g->o = o;
+  g->smooth = smooth;
+  g->symsz[0] = 1 + rnd(g, 4);
+  g->symsz[1] = 2 + rnd(g, 3);
+  out(g, "# DIMS s0=%d s1=%d\n", g->symsz[0], g->symsz[1]);
+  out(g, "main(");
+  nin = 1 + rnd(g, 3);
+  {
+    int rank0 = rnd(g, 4) + (chance(g, 80) ? 1 : 0), dt0 = chance(g, 85) ? F32 : F16, base[MAXR];
+    int sym0 = chance(g, 30);
+    for (k = 0; k < MAXR; k++) base[k] = 1 + rnd(g, 3);
+    for (i = 0; i < nin; i++) {
+      gv t = mk(dt0, rank0, base);
+      if (i > 0) {
+        /* a broadcast partner: a suffix, some dims 1 */
+        int r = rnd(g, rank0 + 1);
+        t = mk(dt0, r, NULL);
+        for (k = 0; k < r; k++) t.d[k] = chance(g, 30) ? 1 : base[rank0 - r + k];
+      }
+      if (sym0 && t.rank > 0 && (i == 0 || t.d[0] == base[rank0 - t.rank])) {
+        int k0 = 0;
+        if (i == 0 || rank0 - t.rank == 0) {
+          t.sym[k0] = 0;
+          t.d[k0] = g->symsz[0];
+        }
+      }
+      if (i == 0 && sym0 && t.rank > 0) base[0] = g->symsz[0];
+      g->v[g->nv] = t;
+      g->v[g->nv].vis = 1;
+      out(g, "%s%%v%d: ", i ? ", " : "", g->nv);
+      ptype(g, &t);
+      g->nv++;
+    }
+  }
+  out(g, ") {\n");
+  g->ind = 1;
+  random_ops(g, rnd(g, 4), 0);
+  if (tp) {
+    int x = pick(g, -2);
+    int r = tp->fn(g, x);
+    used = 1;
+    if (r >= 0) want_out(g, r);
+    random_ops(g, rnd(g, 3), 0);
+  } else {
+    random_ops(g, 3 + rnd(g, 8), 0);
+  }
+  /* uses: every %vN right of a '=' or in a block's "-> (...)" */
+  {
+    const char *q = o->data;
+    while (q && (q = strchr(q, '\n')) != NULL) {
+      const char *eol, *r;
+      q++;
+      eol = strchr(q, '\n');
+      if (!eol) break;
+      r = strstr(q, " = ");
+      if (!r || r > eol) r = strstr(q, "-> (");
+      if (!r || r > eol) continue;
+      for (; r < eol; r++)
+        if (r[0] == '%' && r[1] == 'v') {
+          int k2 = atoi(r + 2);
+          if (k2 >= 0 && k2 < g->nv) g->v[k2].used = 1;
+        }
+    }
+  }
+  last = g->nv - 1;
+  while (last >= 0 && (!g->v[last].vis || g->v[last].isconst)) last--;
+  out(g, "} -> (");
+  nfo = 0;
+  if (last >= 0) {
+    out(g, "%%v%d", last);
+    nfo++;
+  }
+  for (i = 0; i < g->nouts; i++)
+    if (g->outs[i] >= 0 && g->outs[i] != last && g->v[g->outs[i]].vis) out(g, "%s%%v%d", nfo++ ? ", " : "", g->outs[i]);
+  for (i = 0; i < g->nv && nfo < 6; i++)
+    if (g->v[i].vis && !g->v[i].used && !g->v[i].isconst && i != last && i >= nin && chance(g, 80))
+      out(g, "%s%%v%d", nfo++ ? ", " : "", i);
+  if (chance(g, 20)) {
+    int extra = pick(g, -1);
+    if (extra >= 0 && extra != last) out(g, "%s%%v%d", nfo++ ? ", " : "", extra);
+  }
+  if (!nfo) out(g, "%%v0");
+  out(g, ")\n");
+  i = g->oom;
+  free(g);
+  return i ? -1 : used;
+}
