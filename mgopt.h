@@ -727,6 +727,11 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_argmin,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
   X(cumsum,                          MGOPT__OT_SPL,  x,       cumsum,        1, 1, 0,  cumsum,         mgopt__kx_cumsum)                \
   X(gather_along_axis,               MGOPT__OT_P,    gather,  gather_axis,   1, 1, 0,  gather_axis,    mgopt__kx_gather_along_axis)     \
+  X(reduce_l1_norm,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_l2_norm,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_log_sum,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_log_sum_exp,              MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_sum_square,               MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -14423,7 +14428,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_nn);
   return mgopt__onnx_nn;
 }
-/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ArgMax, ArgMin, CumSum. */
+/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax, ArgMin, CumSum. */
 
 /* The axes of a reduction are an attribute before this opset and an input
    from it on: ReduceSum 13, the others 18. */
@@ -14576,6 +14581,16 @@ static const mgopt__onnx_map mgopt__onnx_reduce[] = {
     MGOPT__MAP_REDUCE("ReduceMin", MGOPT_OP_reduce_min, 18, 0),
     MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 1, 17),
     MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceL1", MGOPT_OP_reduce_l1_norm, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceL1", MGOPT_OP_reduce_l1_norm, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceL2", MGOPT_OP_reduce_l2_norm, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceL2", MGOPT_OP_reduce_l2_norm, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceLogSum", MGOPT_OP_reduce_log_sum, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceLogSum", MGOPT_OP_reduce_log_sum, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceLogSumExp", MGOPT_OP_reduce_log_sum_exp, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceLogSumExp", MGOPT_OP_reduce_log_sum_exp, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceSumSquare", MGOPT_OP_reduce_sum_square, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceSumSquare", MGOPT_OP_reduce_sum_square, 18, 0),
     MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 1, 10),
     MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 11, 11),
     MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 12, 0),

@@ -573,6 +573,11 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_argmin,                   MGOPT__OT_P,    x,       reduce_arg,    1, 1, 0,  reduce_arg,     mgopt__kx_reduce_arg)            \
   X(cumsum,                          MGOPT__OT_SPL,  x,       cumsum,        1, 1, 0,  cumsum,         mgopt__kx_cumsum)                \
   X(gather_along_axis,               MGOPT__OT_P,    gather,  gather_axis,   1, 1, 0,  gather_axis,    mgopt__kx_gather_along_axis)     \
+  X(reduce_l1_norm,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_l2_norm,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_log_sum,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_log_sum_exp,              MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(reduce_sum_square,               MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

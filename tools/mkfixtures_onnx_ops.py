@@ -230,6 +230,20 @@ def build():
          [vi("y", F, (2, 1))], [init("a", np.array([1], dtype=np.int64))])
     case("reduceprod_13", 13, [helper.make_node("ReduceProd", ["x"], ["y"], axes=[1])], [vi("x", F, (2, 3))],
          [vi("y", F, (2, 1))])
+    # ReduceL1/L2/LogSum/LogSumExp/SumSquare: MIL's reduce_l1_norm .. reduce_sum_square, same axes forms
+    case("reducel1_13", 13, [helper.make_node("ReduceL1", ["x"], ["y"], axes=[-1], keepdims=0)],
+         [vi("x", F, (2, 3))], [vi("y", F, (2,))])
+    case("reducel2_18", 18, [helper.make_node("ReduceL2", ["x", "a"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 1, 1))], [init("a", np.array([1, 2], dtype=np.int64))])
+    case("reducelogsum_11", 11, [helper.make_node("ReduceLogSum", ["x"], ["y"], keepdims=0)], [vi("x", F, (2, 3))],
+         [vi("y", F, ())])
+    case("reducelogsumexp_18", 18, [helper.make_node("ReduceLogSumExp", ["x", "a"], ["y"], keepdims=0)],
+         [vi("x", F, (2, 3))], [vi("y", F, (3,))], [init("a", np.array([0], dtype=np.int64))])
+    case("reducesumsquare_13", 13, [helper.make_node("ReduceSumSquare", ["x"], ["y"], axes=[0, 1])],
+         [vi("x", F, (2, 3, 4))], [vi("y", F, (1, 1, 4))])
+    case("reducesumsquare_noop_18", 18,
+         [helper.make_node("ReduceSumSquare", ["x"], ["y"], noop_with_empty_axes=1)], [vi("x", F, (2, 3))],
+         [vi("y", F, (2, 3))])
     # constants and shape producers
     case("constant_13", 13, [helper.make_node("Constant", [], ["c"], value=init("cv", const_arr((3,)))),
                              helper.make_node("Add", ["x", "c"], ["y"])], [vi("x", F, (2, 3))], [vi("y", F, (2, 3))])

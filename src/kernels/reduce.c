@@ -6,7 +6,16 @@
    from 0. numpy's pairwise summation (innermost-axis float sums longer than
    8 elements) and BLAS kernels group additions differently, so long float
    sums may differ from numpy in the last places; everything else is exact
-   per the dtype. Empty max / min / mean reductions are not folded. */
+   per the dtype. Empty max / min / mean reductions are not folded.
+
+   reduce_l1_norm, reduce_l2_norm, reduce_log_sum, reduce_log_sum_exp and
+   reduce_sum_square widen every float dtype to double, accumulate in
+   increasing index order in double and round once to the dtype (sqrt / log
+   applied in double). log_sum_exp subtracts the slice's finite max first, so
+   it neither overflows nor loses large equal inputs; a NaN input gives NaN,
+   +inf gives +inf. An empty slice folds to 0 (l1, l2, sum_square) or -inf
+   (log_sum, log_sum_exp). Integer l1 / sum_square wrap around in int64 and
+   then in the dtype; integer l2 / log_sum / log_sum_exp are not folded. */
 #include "kernels.h"
 
 /* Which dims are reduced; returns the output shape. 0 on bad axes. */
@@ -68,13 +77,19 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
   int64_t oshape[MGOPT_MAX_RANK], shape[MGOPT_MAX_RANK], ost[MGOPT_MAX_RANK],
       idx[MGOPT_MAX_RANK], full[MGOPT_MAX_RANK], on, xn, count = 1;
   mgopt_dtype dt;
-  int lane, r, keep;
+  int lane, r, keep, wide;
   void *in, *acc, *od;
   if (!x) return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64 && lane != MGOPT__LANE_I64) return MGOPT__K_NO;
-  if (lane == MGOPT__LANE_I64 && kind == MGOPT_OP_reduce_mean) return MGOPT__K_NO;
+  if (lane == MGOPT__LANE_I64 && kind != MGOPT_OP_reduce_sum && kind != MGOPT_OP_reduce_prod &&
+      kind != MGOPT_OP_reduce_max && kind != MGOPT_OP_reduce_min && kind != MGOPT_OP_reduce_l1_norm &&
+      kind != MGOPT_OP_reduce_sum_square)
+    return MGOPT__K_NO;
+  wide = kind == MGOPT_OP_reduce_l1_norm || kind == MGOPT_OP_reduce_l2_norm || kind == MGOPT_OP_reduce_log_sum ||
+         kind == MGOPT_OP_reduce_log_sum_exp || kind == MGOPT_OP_reduce_sum_square;
+  if (wide && lane == MGOPT__LANE_F32) lane = MGOPT__LANE_F64;
   keep = mgopt_op_get_bool(op, "keep_dims", 0);
   if (!mgopt__kr_axes(k, x, red, &orank, oshape, keep)) return MGOPT__K_NO;
   rank = x->rank;
@@ -83,7 +98,7 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
     full[d] = red[d] ? 1 : x->shape[d];
     if (red[d]) count *= x->shape[d];
   }
-  if (count == 0 && kind != MGOPT_OP_reduce_sum && kind != MGOPT_OP_reduce_prod) return MGOPT__K_NO;
+  if (count == 0 && !wide && kind != MGOPT_OP_reduce_sum && kind != MGOPT_OP_reduce_prod) return MGOPT__K_NO;
   r = mgopt__k_out(k, 0, dt, orank, oshape, &od);
   if (r != MGOPT__K_OK) return r;
   on = k->out[0]->numel;
@@ -117,12 +132,27 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
       case MGOPT_OP_reduce_prod: MGOPT__KR_ACC(double, 1.0, a_ * v_); break;
       case MGOPT_OP_reduce_max: MGOPT__KR_ACC(double, -HUGE_VAL, (a_ >= v_ || a_ != a_) ? a_ : v_); break;
       case MGOPT_OP_reduce_min: MGOPT__KR_ACC(double, HUGE_VAL, (a_ <= v_ || a_ != a_) ? a_ : v_); break;
+      case MGOPT_OP_reduce_l1_norm: MGOPT__KR_ACC(double, 0.0, a_ + fabs(v_)); break;
+      case MGOPT_OP_reduce_l2_norm: case MGOPT_OP_reduce_sum_square: MGOPT__KR_ACC(double, 0.0, a_ + v_ * v_); break;
+      case MGOPT_OP_reduce_log_sum: MGOPT__KR_ACC(double, 0.0, a_ + v_); break;
+      case MGOPT_OP_reduce_log_sum_exp: {
+        double *mx = (double *)mgopt__k_scratch(k, on, sizeof(double));
+        double *a = (double *)acc;
+        int64_t i;
+        if (!mx) return MGOPT__K_OOM;
+        MGOPT__KR_ACC(double, -HUGE_VAL, (a_ >= v_ || a_ != a_) ? a_ : v_);
+        for (i = 0; i < on; i++) mx[i] = (a[i] - a[i] == 0.0) ? a[i] : 0.0; /* finite max, else 0 */
+        MGOPT__KR_ACC(double, 0.0, a_ + exp(v_ - mx[o_ + j_ * s_]));
+        for (i = 0; i < on; i++) a[i] = mx[i] + log(a[i]);
+        break;
+      }
       default: return MGOPT__K_NO;
     }
-    if (kind == MGOPT_OP_reduce_mean) {
+    if (kind == MGOPT_OP_reduce_mean || kind == MGOPT_OP_reduce_l2_norm || kind == MGOPT_OP_reduce_log_sum) {
       double *a = (double *)acc, c = (double)count;
       int64_t i;
-      for (i = 0; i < on; i++) a[i] = a[i] / c;
+      for (i = 0; i < on; i++)
+        a[i] = kind == MGOPT_OP_reduce_mean ? a[i] / c : kind == MGOPT_OP_reduce_l2_norm ? sqrt(a[i]) : log(a[i]);
     }
   } else {
     switch (kind) {
@@ -130,6 +160,10 @@ MGOPT__PRIVATE int mgopt__kr_reduce(mgopt__kctx *k) {
       case MGOPT_OP_reduce_prod: MGOPT__KR_ACC(int64_t, 1, (int64_t)((uint64_t)a_ * (uint64_t)v_)); break;
       case MGOPT_OP_reduce_max: MGOPT__KR_ACC(int64_t, INT64_MIN, a_ >= v_ ? a_ : v_); break;
       case MGOPT_OP_reduce_min: MGOPT__KR_ACC(int64_t, INT64_MAX, a_ <= v_ ? a_ : v_); break;
+      case MGOPT_OP_reduce_l1_norm:
+        MGOPT__KR_ACC(int64_t, 0, (int64_t)((uint64_t)a_ + (v_ < 0 ? 0u - (uint64_t)v_ : (uint64_t)v_)));
+        break;
+      case MGOPT_OP_reduce_sum_square: MGOPT__KR_ACC(int64_t, 0, (int64_t)((uint64_t)a_ + (uint64_t)v_ * (uint64_t)v_)); break;
       default: return MGOPT__K_NO;
     }
   }

@@ -1,4 +1,4 @@
-/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ArgMax, ArgMin, CumSum. */
+/* src/onnx/map_reduce.c — ONNX <-> canonical mappings of reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax, ArgMin, CumSum. */
 #include "convert_internal.h"
 
 /* The axes of a reduction are an attribute before this opset and an input
@@ -152,6 +152,16 @@ static const mgopt__onnx_map mgopt__onnx_reduce[] = {
     MGOPT__MAP_REDUCE("ReduceMin", MGOPT_OP_reduce_min, 18, 0),
     MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 1, 17),
     MGOPT__MAP_REDUCE("ReduceProd", MGOPT_OP_reduce_prod, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceL1", MGOPT_OP_reduce_l1_norm, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceL1", MGOPT_OP_reduce_l1_norm, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceL2", MGOPT_OP_reduce_l2_norm, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceL2", MGOPT_OP_reduce_l2_norm, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceLogSum", MGOPT_OP_reduce_log_sum, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceLogSum", MGOPT_OP_reduce_log_sum, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceLogSumExp", MGOPT_OP_reduce_log_sum_exp, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceLogSumExp", MGOPT_OP_reduce_log_sum_exp, 18, 0),
+    MGOPT__MAP_REDUCE("ReduceSumSquare", MGOPT_OP_reduce_sum_square, 1, 17),
+    MGOPT__MAP_REDUCE("ReduceSumSquare", MGOPT_OP_reduce_sum_square, 18, 0),
     MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 1, 10),
     MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 11, 11),
     MGOPT__MAP_ARG("ArgMax", MGOPT_OP_reduce_argmax, 12, 0),

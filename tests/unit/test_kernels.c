@@ -926,6 +926,49 @@ static void test_reduce_arg(void) {
   mgopt_program_destroy(x.p);
 }
 
+/* reduce_l1_norm .. reduce_sum_square: float inputs summed in double, rounded
+   once; checked against the same formula computed here in double. */
+static void test_reduce_norms(void) {
+  fx x = fx_new();
+  I64S(s3, 3);
+  DBL(v, 0.1, -0.2, 0.3);
+  DBL(big, 100, 100, 80);
+  static const char *const kinds[] = {"reduce_l1_norm", "reduce_l2_norm", "reduce_log_sum", "reduce_log_sum_exp",
+                                      "reduce_sum_square"};
+  mgopt_value *m = K(&x, MGOPT_DT_FP32, 1, s3, v), *h = K(&x, MGOPT_DT_FP16, 1, s3, big);
+  double f[3], l1 = 0, sq = 0, sum = 0, se = 0, mx, e[5];
+  int i;
+  for (i = 0; i < 3; i++) {
+    f[i] = (double)(float)v[i];
+    l1 += fabs(f[i]);
+    sq += f[i] * f[i];
+    sum += f[i];
+  }
+  mx = f[2];
+  for (i = 0; i < 3; i++) se += exp(f[i] - mx);
+  e[0] = (float)l1;
+  e[1] = (float)sqrt(sq);
+  e[2] = (float)log(sum);
+  e[3] = (float)(mx + log(se));
+  e[4] = (float)sq;
+  for (i = 0; i < 5; i++) {
+    mgopt_op *op = OP(&x, kinds[i], 1, 1, "x", m);
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(x.out[0]->dtype == MGOPT_DT_FP32 && x.out[0]->rank == 0 && G(x.out[0], 0) == e[i]);
+  }
+  /* fp16: 100^2 + 100^2 + 80^2 = 26400; log_sum_exp of 100, 100, 80 does not
+     overflow although exp(100) does in fp16 and fp32; rounded once to fp16 */
+  {
+    mgopt_op *op = OP(&x, "reduce_sum_square", 1, 1, "x", h);
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(G(x.out[0], 0) == mgopt_f16_to_f32(mgopt_f32_to_f16(26400.0f)));
+    op = OP(&x, "reduce_log_sum_exp", 1, 1, "x", h);
+    REQUIRE(FOLD(&x, op) == 1);
+    CHECK(G(x.out[0], 0) == mgopt_f16_to_f32(mgopt_f32_to_f16((float)(100.0 + log(2.0 + exp(-20.0))))));
+  }
+  mgopt_program_destroy(x.p);
+}
+
 static void test_cumsum(void) {
   fx x = fx_new();
   I64S(s23, 2, 3);
@@ -1575,7 +1618,7 @@ static const test_case tests[] = {
     TEST(test_binary_broadcast), TEST(test_binary_dtypes), TEST(test_fp16_bf16_rounding),
     TEST(test_floor_div_mod), TEST(test_unary), TEST(test_softmax_select), TEST(test_cast),
     TEST(test_reshape_transpose), TEST(test_expand_squeeze), TEST(test_concat_stack_split),
-    TEST(test_slices), TEST(test_gather), TEST(test_reduce_arg), TEST(test_cumsum), TEST(test_gather_along_axis), TEST(test_tile_pad_onehot), TEST(test_reduce),
+    TEST(test_slices), TEST(test_gather), TEST(test_reduce_arg), TEST(test_cumsum), TEST(test_reduce_norms), TEST(test_gather_along_axis), TEST(test_tile_pad_onehot), TEST(test_reduce),
     TEST(test_matmul_linear), TEST(test_lut_to_dense), TEST(test_sparse_and_quant),
     TEST(test_refusals), TEST(test_const_elimination_pass), TEST(test_random_ir),
 };

@@ -436,6 +436,11 @@ static const char *const special[] = {
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_argmax(x=%x, axis=-1, output_dtype=\"int64\")\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_argmin(x=%x, axis=1)\n} -> (%y)\n",
     "main(%x: (2, 3, fp32)) {\n  %y = cumsum(x=%x, axis=1, reverse=true)\n} -> (%y)\n",
+    "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_l1_norm(x=%x, axes=[1])\n} -> (%y)\n",
+    "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_l2_norm(x=%x, axes=[-1], keep_dims=true)\n} -> (%y)\n",
+    "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_log_sum(x=%x)\n} -> (%y)\n",
+    "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_log_sum_exp(x=%x, axes=[0, 2])\n} -> (%y)\n",
+    "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_sum_square(x=%x, axes=[1])\n} -> (%y)\n",
     "main(%x: (2, 3, fp32)) {\n  %i: (2, 2, int32)* = const(val=[[0, 2], [1, -1]])\n"
     "  %y = gather_along_axis(x=%x, indices=%i, axis=1)\n} -> (%y)\n",
     "main(%x: (1, 8, 3, 5, fp32)) {\n  %y = pixel_shuffle(x=%x, upscale_factor=2)\n} -> (%y)\n",
