@@ -11605,6 +11605,8 @@ MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base);
 MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n);
 MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
 MGOPT__PRIVATE const char *mgopt__exp_vname(const mgopt_value *v);
+/* The operand a mul or real_div is written as Neg or Reciprocal of, or NULL (map_elementwise.c). */
+MGOPT__PRIVATE mgopt_value *mgopt__exp_unary_form(const mgopt_op *op, int64_t opset);
 MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v);
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
                                                   const char *const *ins, int64_t nin);
@@ -12704,6 +12706,49 @@ static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgo
   return MGOPT_OK;
 }
 
+/* A scalar constant of dtype dt holding v, for the node being imported. */
+static mgopt_value *mgopt__imp_scalar(mgopt__imp *I, const char *what, mgopt_dtype dt, double v) {
+  char buf[160];
+  const char *nm;
+  mgopt_tensor *t = mgopt_tensor_new_scalar_f64(I->p, dt, v);
+  snprintf(buf, sizeof buf, "%.100s_%s",
+           I->node->noutputs && I->node->outputs[0].len ? mgopt__imp_intern(I, I->node->outputs[0]) : "const", what);
+  nm = mgopt_program_fresh_name(I->p, buf);
+  return t && nm ? mgopt_build_const(I->p, I->b, NULL, nm, t) : NULL;
+}
+
+/* Neg is mul(x, -1): exact for floats (a sign flip, NaN stays NaN) and for
+   signed integers (two's complement: -INT_MIN wraps to INT_MIN both ways).
+   ONNX defines Neg on floats and signed integers only. */
+static int mgopt__imp_neg(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  mgopt_dtype dt;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || mgopt__imp_nout(I->node) != 1) return 0;
+  dt = (mgopt_dtype)x->type.dtype;
+  if (!mgopt__imp_is_float(x) && dt != MGOPT_DT_INT8 && dt != MGOPT_DT_INT16 && dt != MGOPT_DT_INT32 &&
+      dt != MGOPT_DT_INT64)
+    return 0;
+  c = mgopt__imp_scalar(I, "neg", dt, -1.0);
+  op = c ? mgopt__imp_op(I, "mul", 1, 0) : NULL;
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", c)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Reciprocal is real_div(1, x) on floats: one correctly rounded division, as
+   ONNX's 1/x (the canonical inverse adds an epsilon, so it is not used). */
+static int mgopt__imp_reciprocal(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *c;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  c = mgopt__imp_scalar(I, "one", (mgopt_dtype)x->type.dtype, 1.0);
+  op = c ? mgopt__imp_op(I, "real_div", 1, 0) : NULL;
+  if (!op || mgopt_op_set_operand(op, "x", c) || mgopt_op_set_operand(op, "y", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
 /* ---------------------------------------------------------------- binary */
 
 /* Binary elementwise: same dtypes on both sides, one output. */
@@ -12721,6 +12766,44 @@ static int mgopt__imp_binary_like(mgopt__imp *I, const mgopt__onnx_map *m, int f
 static int mgopt__imp_binary(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 0); }
 /* integer Div truncates, Pow/Max/Min of integers differ in corner cases: float only */
 static int mgopt__imp_binary_float(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 1); }
+
+/* 1 if v is a constant whose every element is `want` and that does not
+   broaden `out` when broadcast against `x` (out has x's type). */
+static int mgopt__exp_scalar_is(const mgopt_value *v, const mgopt_value *x, const mgopt_value *out, double want) {
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  if (!t || t->numel != 1 || !x || !out || t->rank > x->type.rank || !mgopt_type_equal(&x->type, &out->type)) return 0;
+  return mgopt_tensor_get_f64(t, 0) == want;
+}
+
+/* 1 if ONNX's Neg and Reciprocal take this dtype (Reciprocal: floats only). */
+static int mgopt__exp_neg_dtype(int32_t dt, int floats_only) {
+  if (dt == MGOPT_DT_FP16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64) return 1;
+  return !floats_only && (dt == MGOPT_DT_INT8 || dt == MGOPT_DT_INT16 || dt == MGOPT_DT_INT32 || dt == MGOPT_DT_INT64);
+}
+
+/* The operand that mul(x, -1) or real_div(1, x) writes as ONNX Neg or
+   Reciprocal, NULL when op is written as Mul or Div. The constant (-1 or 1)
+   is then not read by the written node. */
+MGOPT__PRIVATE mgopt_value *mgopt__exp_unary_form(const mgopt_op *op, int64_t opset) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y"), *out = op->nouts ? op->outs[0] : NULL;
+  if (!x || !y) return NULL;
+  if (op->kind == MGOPT_OP_mul && opset >= 6 && mgopt__exp_neg_dtype(x->type.dtype, 0)) {
+    if (mgopt__exp_scalar_is(y, x, out, -1.0)) return x;
+    if (mgopt__exp_scalar_is(x, y, out, -1.0)) return y;
+  }
+  if (op->kind == MGOPT_OP_real_div && mgopt__exp_neg_dtype(y->type.dtype, 1) && mgopt__exp_scalar_is(x, y, out, 1.0))
+    return y;
+  return NULL;
+}
+
+/* mul(x, -1) (either order) writes Neg, real_div(1, x) Reciprocal, the rest Mul and Div. */
+static mgopt_status mgopt__exp_mul_div(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *v = mgopt__exp_unary_form(op, E->opset);
+  const char *in;
+  if (!v) return mgopt__exp_direct(E, op, m);
+  in = mgopt__exp_vname(v);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, op->kind == MGOPT_OP_mul ? "Neg" : "Reciprocal", &in, 1));
+}
 
 static int mgopt__imp_compare(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
@@ -12908,6 +12991,9 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
     MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
     MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
+    /* decompositions, read only (mul and real_div write Mul and Div); from opset 7, where Mul and Div broadcast */
+    {"Neg", 7, 0, MGOPT_OP_mul, mgopt__imp_neg, NULL, {NULL, NULL, NULL}, NULL},
+    {"Reciprocal", 7, 0, MGOPT_OP_real_div, mgopt__imp_reciprocal, NULL, {NULL, NULL, NULL}, NULL},
     {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
     {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
     {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
@@ -12919,8 +13005,8 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}, mgopt__exw_gelu},
     MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),
     MGOPT__MAP_XY("Sub", MGOPT_OP_sub, mgopt__imp_binary),
-    MGOPT__MAP_XY("Mul", MGOPT_OP_mul, mgopt__imp_binary),
-    MGOPT__MAP_XY("Div", MGOPT_OP_real_div, mgopt__imp_binary_float),
+    {"Mul", 1, 0, MGOPT_OP_mul, mgopt__imp_binary, mgopt__exp_mul_div, {"x", "y", NULL}, mgopt__exw_direct},
+    {"Div", 1, 0, MGOPT_OP_real_div, mgopt__imp_binary_float, mgopt__exp_mul_div, {"x", "y", NULL}, mgopt__exw_direct},
     MGOPT__MAP_XY("Pow", MGOPT_OP_pow, mgopt__imp_binary_float),
     MGOPT__MAP_XY("Max", MGOPT_OP_maximum, mgopt__imp_binary_float),
     MGOPT__MAP_XY("Min", MGOPT_OP_minimum, mgopt__imp_binary_float),
@@ -16681,12 +16767,15 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
 
 /* 1 when some reader needs v written: not only linear ops that write a
    transposed copy of it (mgopt__exp_linear_folds_weight) */
-static int mgopt__exp_const_read(const mgopt_value *v) {
+static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  for (u = v->uses; u; u = u->next) {
+    mgopt_value *kept = u->op ? mgopt__exp_unary_form(u->op, opset) : NULL;
+    if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
     if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||
         mgopt_op_operand(u->op, "x") == v || mgopt_op_operand(u->op, "bias") == v)
       return 1;
+  }
   return 0;
 }
 
@@ -16741,7 +16830,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     /* a constant nothing reads (one import turned into an attribute, one
        export rewrote as int64, or a linear weight written transposed) is
        not written, unless it is listed among the graph's inputs */
-    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0]) &&
+    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0], E->opset) &&
         !mgopt__exp_listed_input(&g, op->outs[0]->name))
       continue;
     why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);

@@ -60,6 +60,9 @@ def build():
     for op in ["Abs", "Ceil", "Cos", "Erf", "Exp", "Floor", "Identity", "Log", "Relu", "Sigmoid", "Sin",
                "Sqrt", "Tanh", "Neg", "Reciprocal"]:
         unary(op)
+    case("neg_int32_13", 13, [helper.make_node("Neg", ["x"], ["y"])], [vi("x", TensorProto.INT32, (2, 3))],
+         [vi("y", TensorProto.INT32, (2, 3))])
+    unary("Reciprocal", opset=6)
     unary("LeakyRelu", alpha=0.2)
     unary("Gelu", opset=20)
     case("gelu_tanh_20", 20, [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")],

@@ -281,6 +281,8 @@ MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base);
 MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n);
 MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t);
 MGOPT__PRIVATE const char *mgopt__exp_vname(const mgopt_value *v);
+/* The operand a mul or real_div is written as Neg or Reciprocal of, or NULL (map_elementwise.c). */
+MGOPT__PRIVATE mgopt_value *mgopt__exp_unary_form(const mgopt_op *op, int64_t opset);
 MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v);
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
                                                   const char *const *ins, int64_t nin);

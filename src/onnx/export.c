@@ -222,12 +222,15 @@ static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, cons
 
 /* 1 when some reader needs v written: not only linear ops that write a
    transposed copy of it (mgopt__exp_linear_folds_weight) */
-static int mgopt__exp_const_read(const mgopt_value *v) {
+static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
   const mgopt_use *u;
-  for (u = v->uses; u; u = u->next)
+  for (u = v->uses; u; u = u->next) {
+    mgopt_value *kept = u->op ? mgopt__exp_unary_form(u->op, opset) : NULL;
+    if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
     if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||
         mgopt_op_operand(u->op, "x") == v || mgopt_op_operand(u->op, "bias") == v)
       return 1;
+  }
   return 0;
 }
 
@@ -282,7 +285,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     /* a constant nothing reads (one import turned into an attribute, one
        export rewrote as int64, or a linear weight written transposed) is
        not written, unless it is listed among the graph's inputs */
-    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0]) &&
+    if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0], E->opset) &&
         !mgopt__exp_listed_input(&g, op->outs[0]->name))
       continue;
     why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
