@@ -30,7 +30,7 @@
    dilation, kernel size or pad above 2^30, more than 2^32 multiply-adds, an
    avg_pool window that counts padding and reaches past the end padding
    (ceil_mode), a pool window with no input element, conv_transpose with
-   same / same_lower padding of an odd or negative total, and an output_shape
+   same / same_lower padding of a negative total, and an output_shape
    other than the natural size plus less than one stride at the end (the
    extra outputs, as ONNX's output_padding, hold the bias alone). */
 #include "kernels.h"
@@ -223,9 +223,10 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
       if (w.k[i] < 1 || w.k[i] > MGOPT__KN_BIG) return MGOPT__K_NO;
       eff = w.dl[i] * (w.k[i] - 1) + 1;
       if (w.pt == MGOPT__KN_SAME || w.pt == MGOPT__KN_SAME_LOWER) {
-        int64_t total = eff - w.st[i];
-        if (total < 0 || total % 2 != 0) return MGOPT__K_NO;
-        w.pb[i] = w.pe[i] = total / 2;
+        int64_t total = eff - w.st[i]; /* the full output cropped to in * stride */
+        if (total < 0) return MGOPT__K_NO;
+        w.pb[i] = w.pt == MGOPT__KN_SAME ? total / 2 : total - total / 2; /* odd unit: end / beginning */
+        w.pe[i] = total - w.pb[i];
       }
       nat = (w.in[i] - 1) * w.st[i] + eff - w.pb[i] - w.pe[i];
       if (nat < 1) return MGOPT__K_NO;

@@ -621,12 +621,28 @@ static void test_refusals(void) {
   mgopt_op_set_string(op, "pad_type", "custom");
   mgopt_op_set_ints(op, "pad", pad_big, 4);
   CHECK(reinfer(op) && FOLD(op) == 0);
-  /* conv_transpose same padding of an odd total: which side takes the odd unit is not agreed */
+  /* conv_transpose same padding of an odd total: ONNX's SAME_UPPER crops the odd unit at the
+     end (same_lower: at the beginning), so it equals custom padding [0, 1] per dim */
+  {
+    static const int64_t pad_up[4] = {0, 1, 0, 1}, pad_lo[4] = {1, 0, 1, 0};
+    const char *pts2[2] = {"same", "same_lower"};
+    int j;
+    for (j = 0; j < 2; j++) {
+      mgopt_tensor *a;
+      op = OP("conv_transpose", 2, "x", X, "weight", W);
+      mgopt_op_set_string(op, "pad_type", pts2[j]);
+      mgopt_op_set_ints(op, "strides", st2, 2);
+      CHECK(reinfer(op) && FOLD(op) == 1);
+      a = OUT[0];
+      op = OP("conv_transpose", 2, "x", X, "weight", W);
+      mgopt_op_set_string(op, "pad_type", "custom");
+      mgopt_op_set_ints(op, "pad", j == 0 ? pad_up : pad_lo, 4);
+      mgopt_op_set_ints(op, "strides", st2, 2);
+      CHECK(reinfer(op) && FOLD(op) == 1 && a && mgopt_tensor_equal(a, OUT[0]));
+    }
+  }
   op = OP("conv_transpose", 2, "x", X, "weight", W);
-  mgopt_op_set_string(op, "pad_type", "same");
-  mgopt_op_set_ints(op, "strides", st2, 2);
-  CHECK(reinfer(op) && FOLD(op) == 0);
-  mgopt_op_remove_attr(op, "strides"); /* stride 1: a total of 2, folded */
+  mgopt_op_set_string(op, "pad_type", "same"); /* stride 1: a total of 2, folded */
   CHECK(reinfer(op) && FOLD(op) == 1);
   /* norms with per-channel operands of the wrong size */
   CHECK(FOLD(OP("batch_norm", 3, "x", X, "mean", C3, "variance", C3)) == 0);
