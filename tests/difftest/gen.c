@@ -867,7 +867,7 @@ static int t_transpose_matmul(G *g, int x) {
   gv t = g->v[x];
   int p[MAXR], i, tr, w, d[2], id;
   gv r;
-  if (t.rank < 2) x = expand_dims(g, x, 0), t = g->v[x];
+  while (t.rank < 2) x = expand_dims(g, x, 0), t = g->v[x];
   for (i = 0; i < t.rank; i++) p[i] = i;
   p[t.rank - 1] = t.rank - 2;
   p[t.rank - 2] = t.rank - 1;

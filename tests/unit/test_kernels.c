@@ -1048,7 +1048,8 @@ static void test_gather_along_axis(void) {
     DBL(bad, 2, 0, 0);
     op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s13, bad));
     CHECK(FOLD(&x, op) == 0);
-    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s22, iv));
+    DBL(iv4, -1, 0, 1, 0);
+    op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 2, s22, iv4));
     CHECK(FOLD(&x, op) == 0);
     CHECK(mgopt_op_infer(x.p, op, &d) == MGOPT_ERR_TYPE);
     op = OP(&x, "gather_along_axis", 1, 2, "x", m, "indices", K(&x, MGOPT_DT_INT32, 1, s13 + 1, iv));
