@@ -230,7 +230,8 @@ static void test_conv_fold_chain_in_place(void) {
       "  %g: (2, fp32)* = const(val=[3e38, 1])\n"
       "  %y: (1, 2, 3, fp32) = batch_norm(x=%d, mean=%m, variance=%v, gamma=%g, epsilon=0.001)\n"
       "} -> (%y)\n"};
-  static const double w[4] = {0.7f, -1.3f, 2.9f, 0.011f}, sc[2] = {3, 0.7f}, v[2] = {1.5, 0.25};
+  static const double w[4] = {(float)0.7, (float)-1.3, (float)2.9, (float)0.011}, sc[2] = {3, (float)0.7},
+                      v[2] = {1.5, 0.25}; /* casts round even where float math runs in double */
   int t;
   for (t = 0; t < 2; t++) {
     mgopt_program *p = parse(texts[t]);
