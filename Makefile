@@ -169,20 +169,30 @@ TEST_DEPS  :=
 
 # ---------------------------------------------------------------- unit tests
 
+# A test that uses only the public API does not define MGOPT_IMPLEMENTATION:
+# it links the implementation compiled once per build directory ($(IMPL_OBJ)),
+# so the library is not compiled again for each such program. A test of
+# private functions (mgopt__*) defines it and compiles the library itself.
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+UNIT_OWN_IMPL := $(patsubst tests/unit/%.c,$(B)/tests/%,$(shell grep -l '^\#define MGOPT_IMPLEMENTATION' $(UNIT_SRC)))
+UNIT_LINKED := $(filter-out $(UNIT_OWN_IMPL),$(UNIT_BIN))
+IMPL_OBJ := $(B)/compile/impl_c99.o
 
-$(B)/tests/%: tests/unit/%.c tests/unit/harness.h $(HDR) $(B)/.config
+$(UNIT_OWN_IMPL): $(B)/tests/%: tests/unit/%.c tests/unit/harness.h $(HDR) $(B)/.config
 	@mkdir -p $(B)/tests
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+$(UNIT_LINKED): $(B)/tests/%: tests/unit/%.c tests/unit/harness.h tests/unit/pass_harness.h $(HDR) $(IMPL_OBJ)
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(IMPL_OBJ) $(ALL_LDFLAGS) $(LDLIBS)
 
 # ---------------------------------------------------------------- golden tests
 # tests/golden/<family>/<pass>.mil: the runner (run from the repo root) reads them all.
 # It lives in $(B)/tests/, so tests/run.sh runs it with the unit tests.
 
-$(B)/tests/test_golden: tests/golden/golden.c $(HDR) $(B)/.config
+$(B)/tests/test_golden: tests/golden/golden.c $(HDR) $(IMPL_OBJ)
 	@mkdir -p $(B)/tests
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(IMPL_OBJ) $(ALL_LDFLAGS) $(LDLIBS)
 TEST_DEPS += $(B)/tests/test_golden  # run by tests/run.sh with the $(B)/tests/test_* programs
 
 # ---------------------------------------------------------------- compile tests

@@ -1710,6 +1710,12 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
 /* The slot holding key, or NULL (with several: the first added). */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
+/* A new slot for key (value zero) even when key is there already: a
+   multimap for hash keys that distinct entries may share. NULL on OOM. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
+/* The next slot holding sl's key after sl (from mgopt__map_find or an
+   earlier call, with no add in between), or NULL. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *sl);
 
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
@@ -1782,13 +1788,9 @@ struct mgopt_program {
   /* functions */
   mgopt_function **funcs;
   int32_t nfuncs, funcs_cap;
-  mgopt_function **func_tab; /* by name: open addressing, heap, func_tab_cap a power of two (or 0) */
-  size_t func_tab_cap;
+  mgopt__map func_by_name; /* interned name -> function */
   uint32_t next_id;
-  /* fresh names: per base name, the next suffix to try (open addressing, heap) */
-  const char **fresh_keys;
-  uint64_t *fresh_next;
-  size_t fresh_cap, fresh_count;
+  mgopt__map fresh; /* fresh names: interned base name -> the next suffix to try */
   int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
@@ -1817,8 +1819,8 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtyp
 /* Bytes of the record every mgopt_tensor heads (the tensor and its private
    caches): a tensor made outside the arena reserves this much, zeroed. */
 MGOPT__PRIVATE size_t mgopt__tensor_rec_size(void);
-/* 1 if s is interned in p (looks, never adds). */
-MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
+/* The interned copy of s, NULL when s was never interned (looks, never adds). */
+MGOPT__PRIVATE const char *mgopt__intern_lookup(const mgopt_program *p, const char *s, size_t n);
 /* A key equal for equal tensors and almost always unequal otherwise, from the
    dtype, shape and a few sampled windows of the data (see tensor.c). */
 MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);
@@ -2176,6 +2178,8 @@ MGOPTDEF mgopt_program *mgopt_program_create(const mgopt_allocator *alloc) {
   memset(p, 0, sizeof *p);
   p->alloc = a;
   p->next_id = 1;
+  mgopt__map_init(&p->func_by_name, &p->alloc);
+  mgopt__map_init(&p->fresh, &p->alloc);
   return p;
 }
 
@@ -2195,9 +2199,8 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
   if (p->intern_key) a.realloc(a.ctx, p->intern_key, p->intern_cap * sizeof(uint64_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
-  if (p->func_tab) a.realloc(a.ctx, p->func_tab, p->func_tab_cap * sizeof(mgopt_function *), 0);
-  if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
-  if (p->fresh_next) a.realloc(a.ctx, p->fresh_next, p->fresh_cap * sizeof(uint64_t), 0);
+  mgopt__map_free(&p->func_by_name);
+  mgopt__map_free(&p->fresh);
   a.realloc(a.ctx, p, sizeof *p, 0);
 }
 
@@ -2282,46 +2285,10 @@ MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) 
   return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
 }
 
-/* 1 if s is interned in p (looks, never adds). */
-MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
-  if (!p->intern_cap || n > 0xffffffffu) return 0;
-  return p->intern_tab[mgopt__intern_find(p, s, n, mgopt__intern_key(s, n))] != NULL;
-}
-
-/* The slot of base (an interned pointer) in the fresh-name table; grows it. */
-static uint64_t *mgopt__fresh_slot(mgopt_program *p, const char *base) {
-  size_t h;
-  if ((p->fresh_count + 1) * 2 > p->fresh_cap) {
-    size_t ncap = p->fresh_cap ? p->fresh_cap * 2 : 64, i;
-    const char **nk = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
-    uint64_t *nv = (uint64_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-    if (!nk || !nv) {
-      if (nk) mgopt__heap_free(&p->alloc, (void *)nk, ncap * sizeof(char *));
-      if (nv) mgopt__heap_free(&p->alloc, nv, ncap * sizeof(uint64_t));
-      return NULL;
-    }
-    memset((void *)nk, 0, ncap * sizeof(char *));
-    for (i = 0; i < p->fresh_cap; i++)
-      if (p->fresh_keys[i]) {
-        size_t j = (size_t)((uintptr_t)p->fresh_keys[i] >> 3) & (ncap - 1);
-        while (nk[j]) j = (j + 1) & (ncap - 1);
-        nk[j] = p->fresh_keys[i];
-        nv[j] = p->fresh_next[i];
-      }
-    if (p->fresh_keys) mgopt__heap_free(&p->alloc, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *));
-    if (p->fresh_next) mgopt__heap_free(&p->alloc, p->fresh_next, p->fresh_cap * sizeof(uint64_t));
-    p->fresh_keys = nk;
-    p->fresh_next = nv;
-    p->fresh_cap = ncap;
-  }
-  h = (size_t)((uintptr_t)base >> 3) & (p->fresh_cap - 1);
-  while (p->fresh_keys[h] && p->fresh_keys[h] != base) h = (h + 1) & (p->fresh_cap - 1);
-  if (!p->fresh_keys[h]) {
-    p->fresh_keys[h] = base;
-    p->fresh_next[h] = 0;
-    p->fresh_count++;
-  }
-  return &p->fresh_next[h];
+/* The interned copy of s, or NULL when s was never interned (looks, never adds). */
+MGOPT__PRIVATE const char *mgopt__intern_lookup(const mgopt_program *p, const char *s, size_t n) {
+  if (!p->intern_cap || n > 0xffffffffu) return NULL;
+  return p->intern_tab[mgopt__intern_find(p, s, n, mgopt__intern_key(s, n))];
 }
 
 /* "<base>_<k>" for the smallest k not yet tried for this base whose name was
@@ -2331,19 +2298,21 @@ MGOPTDEF const char *mgopt_program_fresh_name(mgopt_program *p, const char *base
   char buf[256];
   size_t bl = strlen(base);
   const char *key;
+  mgopt__map_slot *slot;
   uint64_t *next;
   if (bl > 200) bl = 200;
   key = mgopt_program_intern(p, base, bl);
   if (!key) return NULL;
-  next = mgopt__fresh_slot(p, key);
-  if (!next) {
+  slot = mgopt__map_get(&p->fresh, mgopt__map_ptr_key(key), NULL);
+  if (!slot) {
     mgopt__oom(p);
     return NULL;
   }
+  next = &slot->v.u;
   for (;;) {
     int n = snprintf(buf, sizeof buf, "%.*s_%llu", (int)bl, base, (unsigned long long)(*next)++);
     if (n < 0) return NULL;
-    if (!mgopt__intern_has(p, buf, (size_t)n)) return mgopt_program_intern(p, buf, (size_t)n);
+    if (!mgopt__intern_lookup(p, buf, (size_t)n)) return mgopt_program_intern(p, buf, (size_t)n);
   }
 }
 
@@ -2561,6 +2530,20 @@ static mgopt__map_slot *mgopt__map_scan(const mgopt__map *m, uint64_t key, size_
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key) {
   if (!m->n) return NULL;
   return mgopt__map_scan(m, key, mgopt__map_home(m, key));
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
+  size_t h;
+  if (!mgopt__map_room(m)) return NULL;
+  h = mgopt__map_home(m, key);
+  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
+  m->s[h].key = key;
+  m->n++;
+  return &m->s[h];
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *sl) {
+  return mgopt__map_scan(m, sl->key, ((size_t)(sl - m->s) + 1) & (m->cap - 1));
 }
 
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
@@ -3318,47 +3301,20 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
   return (i >= 0 && i < p->nfuncs) ? p->funcs[i] : NULL;
 }
 
-/* Functions by name: an open-addressing table kept at most half full, so a
-   lookup (and creating n functions) stays O(1) each rather than a scan. */
-static size_t mgopt__ftab_slot(const mgopt_program *p, const char *name) {
-  size_t n = strlen(name);
-  size_t h = (size_t)mgopt__hash_bytes(name, n, MGOPT__HASH_SEED) & (p->func_tab_cap - 1);
-  while (p->func_tab[h] && strcmp(p->func_tab[h]->name, name) != 0) h = (h + 1) & (p->func_tab_cap - 1);
-  return h;
-}
-
-static int mgopt__ftab_reserve(mgopt_program *p, size_t count) {
-  mgopt_function **nt, **old = p->func_tab;
-  size_t ncap, i, ocap = p->func_tab_cap;
-  if (count * 2 <= p->func_tab_cap) return 1;
-  ncap = ocap ? ocap : 16;
-  while (ncap < count * 2) {
-    if (ncap > SIZE_MAX / 2 / sizeof(mgopt_function *)) return 0;
-    ncap *= 2;
-  }
-  nt = (mgopt_function **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(mgopt_function *));
-  if (!nt) return 0;
-  memset(nt, 0, ncap * sizeof(mgopt_function *));
-  p->func_tab = nt;
-  p->func_tab_cap = ncap;
-  for (i = 0; i < ocap; i++)
-    if (old[i]) p->func_tab[mgopt__ftab_slot(p, old[i]->name)] = old[i];
-  if (old) mgopt__heap_free(&p->alloc, old, ocap * sizeof(mgopt_function *));
-  return 1;
-}
-
+/* Functions by name: the map is keyed by the interned name, so a name that
+   was never interned names no function. */
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name) {
-  if (!p || !name || !p->func_tab_cap) return NULL;
-  return p->func_tab[mgopt__ftab_slot(p, name)];
+  const char *key;
+  const mgopt__map_slot *sl;
+  if (!p || !name || !(key = mgopt__intern_lookup(p, name, strlen(name)))) return NULL;
+  sl = mgopt__map_find(&p->func_by_name, mgopt__map_ptr_key(key));
+  return sl ? (mgopt_function *)sl->v.p : NULL;
 }
 
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) {
   mgopt_function *f;
+  mgopt__map_slot *sl;
   if (!name || mgopt_program_function(p, name)) return NULL;
-  if (!mgopt__ftab_reserve(p, (size_t)p->nfuncs + 1)) {
-    mgopt__oom(p);
-    return NULL;
-  }
   if (p->nfuncs == p->funcs_cap) {
     int64_t cap = p->funcs_cap;
     void *arr = p->funcs;
@@ -3376,23 +3332,29 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   f->body = mgopt__block_new(p, "");
   if (!f->name || !f->body) return NULL;
   f->body->func = f;
+  if (!(sl = mgopt__map_get(&p->func_by_name, mgopt__map_ptr_key(f->name), NULL))) {
+    mgopt__oom(p);
+    return NULL;
+  }
+  sl->v.p = f;
   p->funcs[p->nfuncs++] = f;
-  p->func_tab[mgopt__ftab_slot(p, f->name)] = f;
   return f;
 }
 
 MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f) {
   mgopt_program *p = f->program;
   int32_t i, j = 0;
-  size_t k;
+  mgopt__map_slot *sl;
   mgopt__erase_block_contents(f->body);
   mgopt__index_free(f);
   for (i = 0; i < p->nfuncs; i++)
     if (p->funcs[i] != f) p->funcs[j++] = p->funcs[i];
   p->nfuncs = j;
-  /* open addressing without tombstones: the table is filled again */
-  for (k = 0; k < p->func_tab_cap; k++) p->func_tab[k] = NULL;
-  for (i = 0; i < p->nfuncs; i++) p->func_tab[mgopt__ftab_slot(p, p->funcs[i]->name)] = p->funcs[i];
+  /* the map has no removal: it is filled again, in the room it has */
+  mgopt__map_reset(&p->func_by_name, (size_t)p->nfuncs);
+  for (i = 0; i < p->nfuncs; i++)
+    if ((sl = mgopt__map_get(&p->func_by_name, mgopt__map_ptr_key(p->funcs[i]->name), NULL)) != NULL)
+      sl->v.p = p->funcs[i];
 }
 
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op) {
@@ -7035,11 +6997,6 @@ typedef struct mgopt__milp_def {
   int64_t prev; /* previous visible definition of the same name, -1 = none */
 } mgopt__milp_def;
 
-typedef struct mgopt__milp_bucket {
-  const char *key; /* interned name; NULL = empty bucket */
-  int64_t top;     /* index into defs of the visible definition, -1 = none */
-} mgopt__milp_bucket;
-
 typedef struct mgopt__milp_out {
   const char *name;
   mgopt_type type;
@@ -7094,8 +7051,7 @@ typedef struct mgopt__milp {
   /* scope: definitions in order, plus name -> latest visible definition */
   mgopt__milp_def *defs;
   int64_t ndefs, defs_cap;
-  mgopt__milp_bucket *map;
-  int64_t map_cap, map_used;
+  mgopt__map visible; /* interned name -> 1 + index in defs of its visible definition, 0 = none */
   /* heap scratch, reused; none is live across a nested block */
   char *sbuf;
   int64_t sbuf_cap;
@@ -7446,74 +7402,29 @@ static int mgopt__milp_num_i64(const mgopt__milp_num *x, int64_t *out) {
 
 /* ---------------------------------------------------------------- scope */
 
-static size_t mgopt__milp_hash_ptr(const void *k) {
-  uint64_t h = (uint64_t)(uintptr_t)k * 11400714819323198485ull;
-  return (size_t)(h ^ (h >> 29));
-}
-
-static mgopt__milp_bucket *mgopt__milp_bucket_find(mgopt__milp *P, const char *key) {
-  size_t i;
-  if (!P->map_cap) return NULL;
-  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
-  while (P->map[i].key) {
-    if (P->map[i].key == key) return &P->map[i];
-    i = (i + 1) & (size_t)(P->map_cap - 1);
-  }
-  return NULL;
-}
-
-static mgopt__milp_bucket *mgopt__milp_bucket_insert(mgopt__milp *P, const char *key) {
-  mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, key);
-  size_t i;
-  if (b) return b;
-  if ((P->map_used + 1) * 2 > P->map_cap) {
-    int64_t ncap = P->map_cap ? P->map_cap * 2 : 256, k;
-    mgopt__milp_bucket *nm;
-    if ((uint64_t)ncap > (uint64_t)SIZE_MAX / sizeof *nm) {
-      mgopt__milp_oom(P);
-      return NULL;
-    }
-    nm = (mgopt__milp_bucket *)mgopt__heap_realloc(P->alloc, NULL, 0, (size_t)ncap * sizeof *nm);
-    if (!nm) {
-      mgopt__milp_oom(P);
-      return NULL;
-    }
-    memset(nm, 0, (size_t)ncap * sizeof *nm);
-    for (k = 0; k < P->map_cap; k++) {
-      if (!P->map[k].key) continue;
-      i = mgopt__milp_hash_ptr(P->map[k].key) & (size_t)(ncap - 1);
-      while (nm[i].key) i = (i + 1) & (size_t)(ncap - 1);
-      nm[i] = P->map[k];
-    }
-    if (P->map) mgopt__heap_free(P->alloc, P->map, (size_t)P->map_cap * sizeof *nm);
-    P->map = nm;
-    P->map_cap = ncap;
-  }
-  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
-  while (P->map[i].key) i = (i + 1) & (size_t)(P->map_cap - 1);
-  P->map[i].key = key;
-  P->map[i].top = -1;
-  P->map_used++;
-  return &P->map[i];
+/* The index in defs of name's visible definition, -1 = none. */
+static int64_t mgopt__milp_visible(const mgopt__milp *P, const char *name) {
+  const mgopt__map_slot *sl = mgopt__map_find(&P->visible, mgopt__map_ptr_key(name));
+  return sl ? sl->v.i - 1 : -1;
 }
 
 static int mgopt__milp_define(mgopt__milp *P, const char *name, mgopt_value *v) {
-  mgopt__milp_bucket *b;
+  mgopt__map_slot *sl;
   if (!mgopt__milp_reserve(P, (void **)&P->defs, &P->defs_cap, P->ndefs + 1, sizeof *P->defs)) return 0;
-  b = mgopt__milp_bucket_insert(P, name);
-  if (!b) return 0;
+  sl = mgopt__map_get(&P->visible, mgopt__map_ptr_key(name), NULL);
+  if (!sl) return mgopt__milp_oom(P);
   P->defs[P->ndefs].name = name;
   P->defs[P->ndefs].v = v;
-  P->defs[P->ndefs].prev = b->top;
-  b->top = P->ndefs++;
+  P->defs[P->ndefs].prev = sl->v.i - 1;
+  sl->v.i = ++P->ndefs;
   return 1;
 }
 
 static void mgopt__milp_scope_pop(mgopt__milp *P, int64_t mark) {
   while (P->ndefs > mark) {
     mgopt__milp_def *df = &P->defs[--P->ndefs];
-    mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, df->name);
-    if (b) b->top = df->prev;
+    mgopt__map_slot *sl = mgopt__map_find(&P->visible, mgopt__map_ptr_key(df->name));
+    if (sl) sl->v.i = df->prev + 1;
   }
 }
 
@@ -7538,13 +7449,13 @@ static const char *mgopt__milp_value_name(mgopt__milp *P) {
 static int mgopt__milp_ref(mgopt__milp *P, mgopt_value **out) {
   size_t at = P->pos;
   const char *name = mgopt__milp_value_name(P);
-  mgopt__milp_bucket *b;
+  int64_t top;
   if (!name) return 0;
-  b = mgopt__milp_bucket_find(P, name);
-  if (!b || b->top < 0)
+  top = mgopt__milp_visible(P, name);
+  if (top < 0)
     return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "undefined value %%%.*s",
                             (int)(strlen(name) > 60 ? 60 : strlen(name)), name);
-  *out = P->defs[b->top].v;
+  *out = P->defs[top].v;
   return 1;
 }
 
@@ -8472,7 +8383,7 @@ static void mgopt__milp_free(mgopt__milp *P) {
   const mgopt_allocator *a = P->alloc;
   if (P->places) mgopt__heap_free(a, P->places, (size_t)P->places_cap * sizeof *P->places);
   if (P->defs) mgopt__heap_free(a, P->defs, (size_t)P->defs_cap * sizeof *P->defs);
-  if (P->map) mgopt__heap_free(a, P->map, (size_t)P->map_cap * sizeof *P->map);
+  mgopt__map_free(&P->visible);
   if (P->sbuf) mgopt__heap_free(a, P->sbuf, (size_t)P->sbuf_cap);
   if (P->outs) mgopt__heap_free(a, P->outs, (size_t)P->outs_cap * sizeof *P->outs);
   if (P->slots) mgopt__heap_free(a, P->slots, (size_t)P->slots_cap * sizeof *P->slots);
@@ -8495,6 +8406,7 @@ MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_
   P.n = len;
   P.d = d;
   P.alloc = opts ? opts->alloc : NULL;
+  mgopt__map_init(&P.visible, P.alloc);
   P.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
   P.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : ((int64_t)1 << 28);
   P.lc_line = 1;
@@ -11557,14 +11469,11 @@ struct mgopt__exp {
   mgopt__exg *g;
   const mgopt_op *op; /* op being written, for messages */
   int depth;
-  /* names taken in this model (interned pointers, open addressing): the IR's
-     values, then each name the export makes up; with the next suffix per base,
-     so exporting one program twice gives the same names */
-  const char **names;
-  size_t names_cap, names_count;
-  const char **fresh_base;
-  uint64_t *fresh_next;
-  size_t fresh_cap, fresh_count;
+  /* names taken in this model (interned pointers): the IR's values, then
+     each name the export makes up; with the next suffix per base, so
+     exporting one program twice gives the same names */
+  mgopt__map names; /* interned name -> 1 */
+  mgopt__map fresh; /* interned base -> the next suffix to try */
   const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT]; /* the row that writes each kind at this opset */
   /* writing a model-local function: its body and its output names */
   const mgopt_block *fn_body;
@@ -12389,44 +12298,15 @@ MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const cha
 MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
   char buf[200];
   const char *b;
-  size_t h;
+  mgopt__map_slot *sl;
   int r;
   snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
   b = mgopt_program_intern_cstr(E->p, buf);
   if (!b) return NULL;
-  if ((E->fresh_count + 1) * 2 > E->fresh_cap) {
-    size_t ncap = E->fresh_cap ? E->fresh_cap * 2 : 256, i;
-    const char **nb = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
-    uint64_t *nn = (uint64_t *)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-    if (!nb || !nn) {
-      if (nb) mgopt__heap_free(&E->p->alloc, (void *)nb, ncap * sizeof(char *));
-      if (nn) mgopt__heap_free(&E->p->alloc, nn, ncap * sizeof(uint64_t));
-      return NULL;
-    }
-    memset((void *)nb, 0, ncap * sizeof(char *));
-    for (i = 0; i < E->fresh_cap; i++)
-      if (E->fresh_base[i]) {
-        h = (size_t)((uintptr_t)E->fresh_base[i] >> 4) * 0x9e3779b97f4a7c15ull % ncap;
-        while (nb[h]) h = (h + 1) % ncap;
-        nb[h] = E->fresh_base[i];
-        nn[h] = E->fresh_next[i];
-      }
-    if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
-    if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
-    E->fresh_base = nb;
-    E->fresh_next = nn;
-    E->fresh_cap = ncap;
-  }
-  h = (size_t)((uintptr_t)b >> 4) * 0x9e3779b97f4a7c15ull % E->fresh_cap;
-  while (E->fresh_base[h] && E->fresh_base[h] != b) h = (h + 1) % E->fresh_cap;
-  if (!E->fresh_base[h]) {
-    E->fresh_base[h] = b;
-    E->fresh_next[h] = 0;
-    E->fresh_count++;
-  }
+  if (!(sl = mgopt__map_get(&E->fresh, mgopt__map_ptr_key(b), NULL))) return NULL;
   for (;;) {
     const char *name;
-    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)E->fresh_next[h]++);
+    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)sl->v.u++);
     name = mgopt_program_intern_cstr(E->p, buf);
     if (!name) return NULL;
     r = mgopt__exp_claim(E, name);
@@ -12558,30 +12438,9 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op,
 
 /* 1 if the interned name was free (now claimed), 0 if taken, -1 on OOM. */
 MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name) {
-  size_t h;
-  if ((E->names_count + 1) * 2 > E->names_cap) {
-    size_t ncap = E->names_cap ? E->names_cap * 2 : 1024, i;
-    const char **nt = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
-    if (!nt) return -1;
-    memset((void *)nt, 0, ncap * sizeof(char *));
-    for (i = 0; i < E->names_cap; i++)
-      if (E->names[i]) {
-        h = (size_t)mgopt__hash_bytes(E->names[i], strlen(E->names[i]), MGOPT__HASH_SEED) & (ncap - 1);
-        while (nt[h]) h = (h + 1) & (ncap - 1);
-        nt[h] = E->names[i];
-      }
-    if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
-    E->names = nt;
-    E->names_cap = ncap;
-  }
-  h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (E->names_cap - 1);
-  while (E->names[h]) {
-    if (E->names[h] == name) return 0;
-    h = (h + 1) & (E->names_cap - 1);
-  }
-  E->names[h] = name;
-  E->names_count++;
-  return 1;
+  int added;
+  if (!mgopt__map_get(&E->names, mgopt__map_ptr_key(name), &added)) return -1;
+  return added;
 }
 /* src/onnx/map_elementwise.c — ONNX <-> canonical mappings of elementwise ops: unary math and activations (PRelu, LeakyRelu, Gelu), arithmetic, comparisons, logic, Where, Cast, Clip, Identity, Dropout. */
 
@@ -16947,66 +16806,60 @@ static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
 }
 
 static void mgopt__exp_free_names(mgopt__exp *E) {
-  if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
-  if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
-  if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
-  E->names = E->fresh_base = NULL;
-  E->fresh_next = NULL;
-  E->names_cap = E->names_count = E->fresh_cap = E->fresh_count = 0;
+  mgopt__map_free(&E->names);
+  mgopt__map_free(&E->fresh);
 }
 
 /* ---------------------------------------------------------------- unread initializers */
 
-/* A set of names (by content), for dropping initializers no node reads. */
+/* A set of names (by content), for dropping initializers no node reads:
+   the names in an array, found by the hash of their bytes. */
 typedef struct mgopt__exr {
   mgopt_program *p;
-  mgopt_str *tab;
-  size_t cap, count;
+  mgopt__map by_hash; /* hash of a name -> 1 + its index in names (a multimap) */
+  mgopt_str *names;
+  int64_t count, cap;
   int oom;
 } mgopt__exr;
 
-static size_t mgopt__exr_h(const mgopt__exr *r, mgopt_str s) {
-  return (size_t)mgopt__hash_bytes(s.ptr ? s.ptr : "", s.len, MGOPT__HASH_SEED) & (r->cap - 1);
+static void mgopt__exr_init(mgopt__exr *r, mgopt_program *p) {
+  memset(r, 0, sizeof *r);
+  r->p = p;
+  mgopt__map_init_flags(&r->by_hash, &p->alloc, MGOPT__MAP_HASHED);
 }
 
-static void mgopt__exr_add(mgopt__exr *r, mgopt_str s) {
-  size_t h;
-  if (r->oom || !s.len) return;
-  if ((r->count + 1) * 2 > r->cap) {
-    size_t ncap = r->cap ? r->cap * 2 : 1024, i;
-    mgopt_str *nt = (mgopt_str *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_str));
-    mgopt_str *old = r->tab;
-    size_t ocap = r->cap;
-    if (!nt) {
-      r->oom = 1;
-      return;
-    }
-    memset(nt, 0, ncap * sizeof(mgopt_str));
-    r->tab = nt;
-    r->cap = ncap;
-    r->count = 0;
-    for (i = 0; i < ocap; i++)
-      if (old[i].len) mgopt__exr_add(r, old[i]);
-    if (old) mgopt__heap_free(&r->p->alloc, old, ocap * sizeof(mgopt_str));
-  }
-  h = mgopt__exr_h(r, s);
-  while (r->tab[h].len) {
-    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return;
-    h = (h + 1) & (r->cap - 1);
-  }
-  r->tab[h] = s;
-  r->count++;
+static void mgopt__exr_free(mgopt__exr *r) {
+  mgopt__map_free(&r->by_hash);
+  if (r->names) mgopt__heap_free(&r->p->alloc, r->names, (size_t)r->cap * sizeof(mgopt_str));
+  r->names = NULL;
+}
+
+static uint64_t mgopt__exr_key(mgopt_str s) {
+  return mgopt__map_hash_key(mgopt__hash_bytes(s.ptr ? s.ptr : "", s.len, MGOPT__HASH_SEED));
 }
 
 static int mgopt__exr_has(const mgopt__exr *r, mgopt_str s) {
-  size_t h;
-  if (!r->cap) return 0;
-  h = mgopt__exr_h(r, s);
-  while (r->tab[h].len) {
-    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return 1;
-    h = (h + 1) & (r->cap - 1);
+  const mgopt__map_slot *sl;
+  for (sl = mgopt__map_find(&r->by_hash, mgopt__exr_key(s)); sl; sl = mgopt__map_next(&r->by_hash, sl)) {
+    const mgopt_str *t = &r->names[sl->v.i - 1];
+    if (t->len == s.len && memcmp(t->ptr, s.ptr, s.len) == 0) return 1;
   }
   return 0;
+}
+
+static void mgopt__exr_add(mgopt__exr *r, mgopt_str s) {
+  mgopt__map_slot *sl;
+  void *arr = r->names;
+  int grown;
+  if (r->oom || !s.len || mgopt__exr_has(r, s)) return;
+  grown = mgopt__grow(&r->p->alloc, &arr, &r->cap, r->count + 1, sizeof(mgopt_str));
+  r->names = (mgopt_str *)arr;
+  if (!grown || !(sl = mgopt__map_add(&r->by_hash, mgopt__exr_key(s)))) {
+    r->oom = 1;
+    return;
+  }
+  r->names[r->count++] = s;
+  sl->v.i = r->count;
 }
 
 /* Every name a graph (and its subgraphs) reads. */
@@ -17027,15 +16880,14 @@ static void mgopt__exr_graph(mgopt__exr *r, const mgopt_onnx_graph *g, int depth
 static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g) {
   mgopt__exr r;
   int64_t i, j = 0;
-  memset(&r, 0, sizeof r);
-  r.p = p;
+  mgopt__exr_init(&r, p);
   mgopt__exr_graph(&r, g, 0);
   for (i = 0; i < g->ninputs; i++) mgopt__exr_add(&r, g->inputs[i].name);
   if (!r.oom)
     for (i = 0; i < g->ninitializers; i++)
       if (mgopt__exr_has(&r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
   if (!r.oom) g->ninitializers = j;
-  if (r.tab) mgopt__heap_free(&p->alloc, r.tab, r.cap * sizeof(mgopt_str));
+  mgopt__exr_free(&r);
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
 }
 
@@ -17104,8 +16956,7 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
   /* value_info only for names the body still defines */
   if (src->nvalue_info) {
     mgopt_onnx_value_info *vi;
-    memset(&defined, 0, sizeof defined);
-    defined.p = E->p;
+    mgopt__exr_init(&defined, E->p);
     for (i = 0; i < dst->ninputs; i++) mgopt__exr_add(&defined, dst->inputs[i]);
     for (i = 0; i < dst->nnodes; i++)
       for (j = 0; j < dst->nodes[i].noutputs; j++) mgopt__exr_add(&defined, dst->nodes[i].outputs[j]);
@@ -17115,7 +16966,7 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
       if (mgopt__exr_has(&defined, src->value_info[i].name)) vi[j++] = src->value_info[i];
     dst->value_info = vi;
     dst->nvalue_info = j;
-    if (defined.tab) mgopt__heap_free(&E->p->alloc, defined.tab, defined.cap * sizeof(mgopt_str));
+    mgopt__exr_free(&defined);
   }
   return s;
 }
@@ -17187,6 +17038,8 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   orig = (const mgopt_onnx_model *)p->onnx_meta;
   memset(&E, 0, sizeof E);
   E.p = p;
+  mgopt__map_init(&E.names, &p->alloc);
+  mgopt__map_init(&E.fresh, &p->alloc);
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
@@ -17249,8 +17102,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     int64_t extra = 0, j, k;
     mgopt_onnx_value_info *vi;
     mgopt__exr listed;
-    memset(&listed, 0, sizeof listed);
-    listed.p = p;
+    mgopt__exr_init(&listed, p);
     for (j = 0; j < g->ninputs; j++) mgopt__exr_add(&listed, g->inputs[j].name);
     for (j = 0; j < g->ninitializers; j++)
       if (!mgopt__exr_has(&listed, g->initializers[j].name)) extra++;
@@ -17258,7 +17110,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
                     : (mgopt_onnx_value_info *)mgopt_program_alloc(
                           p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
     if (!vi) {
-      if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+      mgopt__exr_free(&listed);
       return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     }
     if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
@@ -17275,7 +17127,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
       vi[k].name = t->name;
       k++;
     }
-    if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+    mgopt__exr_free(&listed);
     if (s) return s;
     g->inputs = vi;
     g->ninputs = k;

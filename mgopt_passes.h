@@ -5374,7 +5374,7 @@ MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, cons
   if (lb) memcpy(buf + la, b, lb);
   buf[la + lb] = 0;
   if (!la && !lb) return mgopt_program_fresh_name(p, "v");
-  if (!mgopt__intern_has(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
+  if (!mgopt__intern_lookup(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
   return mgopt_program_fresh_name(p, buf);
 }
 
@@ -5681,8 +5681,9 @@ typedef struct mgopt__pu_ckey {
 
 typedef struct mgopt__pu_prec {
   mgopt_pass_ctx *ctx;
-  mgopt__pu_ckey *tab;
-  size_t cap, n;
+  mgopt__map cache;      /* hash of (block, value, dtype) -> 1 + index in keys (a multimap) */
+  mgopt__pu_ckey *keys;
+  int64_t nkeys, keys_cap;
   const char *suffix;
   mgopt__pu_prec_fn decide;
   mgopt__pu_conv_fn conv;
@@ -5690,56 +5691,59 @@ typedef struct mgopt__pu_prec {
   int oom;
 } mgopt__pu_prec;
 
-static size_t mgopt__pu_ckey_slot(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
-  uint64_t h = ((uint64_t)(uintptr_t)b * 31u) ^ ((uint64_t)(uintptr_t)v * 11400714819323198485ull) ^ (uint64_t)dt;
-  size_t i = (size_t)(h ^ (h >> 29)) & (pr->cap - 1);
-  while (pr->tab[i].v && !(pr->tab[i].b == b && pr->tab[i].v == v && pr->tab[i].dt == dt)) i = (i + 1) & (pr->cap - 1);
-  return i;
+static uint64_t mgopt__pu_ckey_hash(const mgopt_block *b, const mgopt_value *v, int32_t dt) {
+  uintptr_t k[3];
+  k[0] = (uintptr_t)b;
+  k[1] = (uintptr_t)v;
+  k[2] = (uintptr_t)(uint32_t)dt;
+  return mgopt__map_hash_key(mgopt__hash_bytes(k, sizeof k, MGOPT__HASH_SEED));
+}
+
+/* The cache entry of (b, v, dt), or NULL. */
+static mgopt__pu_ckey *mgopt__pu_cache_find(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v,
+                                            int32_t dt) {
+  const mgopt__map_slot *sl;
+  for (sl = mgopt__map_find(&pr->cache, mgopt__pu_ckey_hash(b, v, dt)); sl; sl = mgopt__map_next(&pr->cache, sl)) {
+    mgopt__pu_ckey *e = &pr->keys[sl->v.i - 1];
+    if (e->b == b && e->v == v && e->dt == dt) return e;
+  }
+  return NULL;
 }
 
 static mgopt_value *mgopt__pu_cache_get(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v,
                                         int32_t dt) {
-  size_t i;
-  if (!pr->cap) return NULL;
-  i = mgopt__pu_ckey_slot(pr, b, v, dt);
-  return pr->tab[i].v ? pr->tab[i].cast : NULL;
+  const mgopt__pu_ckey *e = mgopt__pu_cache_find(pr, b, v, dt);
+  return e ? e->cast : NULL;
 }
 
 static void mgopt__pu_cache_put(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt,
                                 mgopt_value *cast) {
-  size_t i;
-  const mgopt_allocator *al = &pr->ctx->program->alloc;
-  if ((pr->n + 1) * 2 > pr->cap) {
-    size_t nc = pr->cap ? pr->cap * 2 : 64, k, oc = pr->cap;
-    mgopt__pu_ckey *old = pr->tab;
-    pr->tab = (mgopt__pu_ckey *)mgopt__heap_realloc(al, NULL, 0, nc * sizeof(mgopt__pu_ckey));
-    if (!pr->tab) {
-      pr->tab = old;
+  mgopt__pu_ckey *e = mgopt__pu_cache_find(pr, b, v, dt);
+  mgopt__map_slot *sl;
+  void *arr = pr->keys;
+  if (!e) {
+    if (!mgopt__grow(&pr->ctx->program->alloc, &arr, &pr->keys_cap, pr->nkeys + 1, sizeof *pr->keys) ||
+        !(sl = mgopt__map_add(&pr->cache, mgopt__pu_ckey_hash(b, v, dt)))) {
+      pr->keys = (mgopt__pu_ckey *)arr;
       pr->oom = 1;
       return;
     }
-    memset(pr->tab, 0, nc * sizeof(mgopt__pu_ckey));
-    pr->cap = nc;
-    for (k = 0; k < oc; k++)
-      if (old[k].v) pr->tab[mgopt__pu_ckey_slot(pr, old[k].b, old[k].v, old[k].dt)] = old[k];
-    if (old) mgopt__heap_free(al, old, oc * sizeof(mgopt__pu_ckey));
+    pr->keys = (mgopt__pu_ckey *)arr;
+    e = &pr->keys[pr->nkeys++];
+    sl->v.i = pr->nkeys;
+    e->b = b;
+    e->v = v;
+    e->dt = dt;
   }
-  i = mgopt__pu_ckey_slot(pr, b, v, dt);
-  if (!pr->tab[i].v) pr->n++;
-  pr->tab[i].b = b;
-  pr->tab[i].v = v;
-  pr->tab[i].dt = dt;
-  pr->tab[i].cast = cast;
+  e->cast = cast;
 }
 
-/* Forgets an entry: it stays in the probe chain but never matches again. */
+/* Forgets an entry: it stays in the map but never matches again. */
 static void mgopt__pu_cache_drop(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
-  size_t i;
-  if (!pr->cap) return;
-  i = mgopt__pu_ckey_slot(pr, b, v, dt);
-  if (pr->tab[i].v) {
-    pr->tab[i].b = NULL;
-    pr->tab[i].dt = -1;
+  mgopt__pu_ckey *e = mgopt__pu_cache_find(pr, b, v, dt);
+  if (e) {
+    e->b = NULL;
+    e->dt = -1;
   }
 }
 
@@ -5898,13 +5902,15 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
   int r = 0;
   memset(&pr, 0, sizeof pr);
   pr.ctx = ctx;
+  mgopt__map_init_flags(&pr.cache, &ctx->program->alloc, MGOPT__MAP_HASHED);
   pr.suffix = suffix;
   pr.decide = decide;
   pr.conv = conv;
   pr.ud = ud;
   for (i = 0; i < mgopt_program_function_count(ctx->program) && r == 0; i++)
     r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
-  if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
+  mgopt__map_free(&pr.cache);
+  if (pr.keys) mgopt__heap_free(&ctx->program->alloc, pr.keys, (size_t)pr.keys_cap * sizeof *pr.keys);
   return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
 }
 /* src/passes/weights.c — folding into weights: per-output-channel scaling of a weight, computed in double and rounded once to its dtype. */
@@ -6445,75 +6451,43 @@ static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
 
 typedef struct mgopt__rro {
   mgopt_program *p;
-  mgopt_op **tab;
-  uint64_t *hashes;
-  size_t cap, count;
+  mgopt__map kept; /* the ops kept so far, by hash (distinct ops may share one) */
   int64_t removed;
   int oom;
 } mgopt__rro;
-
-static void mgopt__rro_grow(mgopt__rro *r) {
-  size_t ncap = r->cap ? r->cap * 2 : 1024, i;
-  mgopt_op **nt = (mgopt_op **)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_op *));
-  uint64_t *nh = (uint64_t *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-  if (!nt || !nh) {
-    if (nt) mgopt__heap_free(&r->p->alloc, nt, ncap * sizeof(mgopt_op *));
-    if (nh) mgopt__heap_free(&r->p->alloc, nh, ncap * sizeof(uint64_t));
-    r->oom = 1;
-    return;
-  }
-  memset(nt, 0, ncap * sizeof(mgopt_op *));
-  for (i = 0; i < r->cap; i++)
-    if (r->tab[i]) {
-      size_t j = (size_t)r->hashes[i] & (ncap - 1);
-      while (nt[j]) j = (j + 1) & (ncap - 1);
-      nt[j] = r->tab[i];
-      nh[j] = r->hashes[i];
-    }
-  if (r->tab) mgopt__heap_free(&r->p->alloc, r->tab, r->cap * sizeof(mgopt_op *));
-  if (r->hashes) mgopt__heap_free(&r->p->alloc, r->hashes, r->cap * sizeof(uint64_t));
-  r->tab = nt;
-  r->hashes = nh;
-  r->cap = ncap;
-}
 
 static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
   mgopt_op *op, *next;
   for (op = b->first; op && !r->oom; op = next) {
     int32_t i;
     uint64_t h;
-    size_t j;
+    mgopt__map_slot *sl;
+    mgopt_op *first = NULL;
     next = op->next;
     if (depth < 256)
       for (i = 0; i < op->nblocks; i++) mgopt__rro_block(r, op->blocks[i], depth + 1);
     if (!mgopt__rro_eligible(op)) continue;
-    if ((r->count + 1) * 2 > r->cap) {
-      mgopt__rro_grow(r);
-      if (r->oom) return;
-    }
-    h = mgopt__rro_hash(op);
-    j = (size_t)h & (r->cap - 1);
-    while (r->tab[j]) {
-      mgopt_op *first = r->tab[j];
-      if (r->hashes[j] == h && mgopt__rro_equal(first, op)) break;
-      j = (j + 1) & (r->cap - 1);
-    }
-    if (r->tab[j]) {
+    h = mgopt__map_hash_key(mgopt__rro_hash(op));
+    for (sl = mgopt__map_find(&r->kept, h); sl && !first; sl = mgopt__map_next(&r->kept, sl))
+      if (mgopt__rro_equal((mgopt_op *)sl->v.p, op)) first = (mgopt_op *)sl->v.p;
+    if (first) {
       /* the kept op must not be a block output either: feeding an output of
          the model to more consumers changes how runtimes schedule fp16 casts
          around it (ONNX Runtime's CPU provider rounds differently then) */
-      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
+      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(first->outs[0])) continue;
       /* the two may be declared differently (opaque ops keep what they came
          with; a dim may be symbolic in one): op's users must accept the kept type */
-      if (!mgopt__pu_replace_fits(r->p, op->outs[0], r->tab[j]->outs[0])) continue;
-      mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
+      if (!mgopt__pu_replace_fits(r->p, op->outs[0], first->outs[0])) continue;
+      mgopt_value_replace_all_uses(op->outs[0], first->outs[0]);
       mgopt_op_erase(op);
       r->removed++;
       continue;
     }
-    r->tab[j] = op;
-    r->hashes[j] = h;
-    r->count++;
+    if (!(sl = mgopt__map_add(&r->kept, h))) {
+      r->oom = 1;
+      return;
+    }
+    sl->v.p = op;
   }
 }
 
@@ -6522,10 +6496,10 @@ static mgopt_status mgopt__rro_run(mgopt_pass_ctx *ctx) {
   int32_t i;
   memset(&r, 0, sizeof r);
   r.p = ctx->program;
+  mgopt__map_init_flags(&r.kept, &r.p->alloc, MGOPT__MAP_HASHED);
   for (i = 0; i < mgopt_program_function_count(ctx->program) && !r.oom; i++)
     mgopt__rro_block(&r, mgopt_program_function_at(ctx->program, i)->body, 0);
-  if (r.tab) mgopt__heap_free(&r.p->alloc, r.tab, r.cap * sizeof(mgopt_op *));
-  if (r.hashes) mgopt__heap_free(&r.p->alloc, r.hashes, r.cap * sizeof(uint64_t));
+  mgopt__map_free(&r.kept);
   ctx->rewrites += r.removed;
   if (r.oom) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "remove_redundant_ops: out of memory");
   return MGOPT_OK;
@@ -6581,7 +6555,6 @@ MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several o
 
 /* A folded op, found again by what its results were computed from. */
 typedef struct mgopt__ce_memo {
-  uint64_t hash;
   const mgopt_op *op; /* erased once folded; its attributes and result types stay readable */
   uint64_t *key;      /* mgopt__ce_key of its operands */
   int32_t nkey;
@@ -6595,8 +6568,7 @@ typedef struct mgopt__ce_state {
   mgopt_fold_fn fold;
   void *ud;
   double skip_by_size; /* < 0: no limit */
-  mgopt__ce_memo **tab; /* open addressing, power-of-two size */
-  size_t cap, n;
+  mgopt__map memo; /* hash of what an op was folded from -> its mgopt__ce_memo (a multimap) */
   int oom;
 } mgopt__ce_state;
 
@@ -6643,53 +6615,34 @@ static int mgopt__ce_same(const mgopt__ce_memo *m, const mgopt_op *op, const uin
 
 static mgopt__ce_memo *mgopt__ce_lookup(const mgopt__ce_state *st, const mgopt_op *op, uint64_t h,
                                         const uint64_t *key, int32_t nkey) {
-  size_t i;
-  if (!st->cap) return NULL;
-  for (i = (size_t)h & (st->cap - 1); st->tab[i]; i = (i + 1) & (st->cap - 1))
-    if (st->tab[i]->hash == h && mgopt__ce_same(st->tab[i], op, key, nkey)) return st->tab[i];
+  const mgopt__map_slot *sl;
+  for (sl = mgopt__map_find(&st->memo, mgopt__map_hash_key(h)); sl; sl = mgopt__map_next(&st->memo, sl))
+    if (mgopt__ce_same((const mgopt__ce_memo *)sl->v.p, op, key, nkey)) return (mgopt__ce_memo *)sl->v.p;
   return NULL;
 }
 
 static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgopt_op *op, mgopt_tensor **out) {
   uint64_t key[MGOPT__CE_KEY_CAP];
   int32_t nkey = mgopt__ce_key(op, key), i;
-  size_t bytes = 0, j;
+  size_t bytes = 0;
   mgopt__ce_memo *m;
+  mgopt__map_slot *sl;
   for (i = 0; i < op->nouts; i++) bytes += out[i]->nbytes;
   if (nkey < 0 || bytes < MGOPT__CE_MEMO_MIN_BYTES || st->oom) return;
-  if (2 * (st->n + 1) > st->cap) {
-    size_t nc = st->cap ? 2 * st->cap : 64;
-    mgopt__ce_memo **nt = (mgopt__ce_memo **)mgopt__heap_realloc(&p->alloc, NULL, 0, nc * sizeof *nt);
-    if (!nt) {
-      st->oom = 1; /* the memo only saves work: folding goes on without it */
-      return;
-    }
-    memset(nt, 0, nc * sizeof *nt);
-    for (j = 0; j < st->cap; j++)
-      if (st->tab[j]) {
-        size_t k = (size_t)st->tab[j]->hash & (nc - 1);
-        while (nt[k]) k = (k + 1) & (nc - 1);
-        nt[k] = st->tab[j];
-      }
-    if (st->tab) mgopt__heap_free(&p->alloc, st->tab, st->cap * sizeof *st->tab);
-    st->tab = nt;
-    st->cap = nc;
-  }
   m = (mgopt__ce_memo *)mgopt_program_alloc(p, sizeof *m, 8);
   if (m) m->key = (uint64_t *)mgopt_program_alloc(p, sizeof(uint64_t) * (size_t)nkey, 8);
   if (m && m->key) m->out = (mgopt_tensor **)mgopt_program_alloc(p, sizeof(mgopt_tensor *) * (size_t)op->nouts, 8);
-  if (!m || !m->key || !m->out) {
-    st->oom = 1;
+  sl = NULL;
+  if (m && m->key && m->out) sl = mgopt__map_add(&st->memo, mgopt__map_hash_key(mgopt__ce_hash(op, key, nkey)));
+  if (!sl) {
+    st->oom = 1; /* the memo only saves work: folding goes on without it */
     return;
   }
   memcpy(m->key, key, sizeof(uint64_t) * (size_t)nkey);
   m->nkey = nkey;
   m->op = op;
-  m->hash = mgopt__ce_hash(op, key, nkey);
   for (i = 0; i < op->nouts; i++) m->out[i] = out[i];
-  for (j = (size_t)m->hash & (st->cap - 1); st->tab[j];) j = (j + 1) & (st->cap - 1);
-  st->tab[j] = m;
-  st->n++;
+  sl->v.p = m;
 }
 
 static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
@@ -6709,7 +6662,7 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
     int64_t n = mgopt_type_numel(&op->outs[i]->type);
     if (n >= 0 && mgopt__ce_too_big(st, op->outs[i]->type.rank, n)) return 0;
   }
-  if (st->n) {
+  if (st->memo.n) {
     uint64_t key[MGOPT__CE_KEY_CAP];
     int32_t nkey = mgopt__ce_key(op, key);
     mgopt__ce_memo *m = nkey < 0 ? NULL : mgopt__ce_lookup(st, op, mgopt__ce_hash(op, key, nkey), key, nkey);
@@ -6740,8 +6693,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   st.fold = ctx->fold;
   st.ud = ctx->fold_ud;
   st.skip_by_size = ctx->opts[0].f;
-  st.tab = NULL;
-  st.cap = st.n = 0;
+  mgopt__map_init_flags(&st.memo, &ctx->program->alloc, MGOPT__MAP_HASHED);
   st.oom = 0;
   memset(&cfg, 0, sizeof cfg);
   memset(&stats, 0, sizeof stats);
@@ -6749,7 +6701,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   cfg.fold = mgopt__ce_fold;
   cfg.fold_ud = &st;
   s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
-  if (st.tab) mgopt__heap_free(&ctx->program->alloc, st.tab, st.cap * sizeof *st.tab);
+  mgopt__map_free(&st.memo);
   ctx->rewrites += stats.folds;
   return s;
 }
@@ -7334,48 +7286,19 @@ static const char *const mgopt__sio_reserved[] = {
     "false", "string", "bf16",   "fp16",  "fp32",   "fp64",   "int8",   "int16",  "int32",
     "int64", "uint8", "uint16",  "uint32", "uint64", "state"};
 
-/* a set of interned name pointers (open addressing) */
+/* a set of interned name pointers */
 typedef struct mgopt__sio_set {
-  const char **tab;
-  size_t cap, n;
-  const mgopt_allocator *al;
+  mgopt__map map;
   int oom;
 } mgopt__sio_set;
 
-static size_t mgopt__sio_slot(const mgopt__sio_set *s, const char *k) {
-  size_t h = (size_t)(((uintptr_t)k >> 3) * 11400714819323198485ull) & (s->cap - 1);
-  while (s->tab[h] && s->tab[h] != k) h = (h + 1) & (s->cap - 1);
-  return h;
-}
-
 static void mgopt__sio_add(mgopt__sio_set *s, const char *k) {
-  size_t h;
   if (!k || s->oom) return;
-  if ((s->n + 1) * 2 > s->cap) {
-    size_t nc = s->cap ? s->cap * 2 : 64, i;
-    const char **old = s->tab;
-    size_t oc = s->cap;
-    s->tab = (const char **)mgopt__heap_realloc(s->al, NULL, 0, nc * sizeof(char *));
-    if (!s->tab) {
-      s->tab = old;
-      s->oom = 1;
-      return;
-    }
-    memset((void *)s->tab, 0, nc * sizeof(char *));
-    s->cap = nc;
-    for (i = 0; i < oc; i++)
-      if (old[i]) s->tab[mgopt__sio_slot(s, old[i])] = old[i];
-    if (old) mgopt__heap_free(s->al, (void *)old, oc * sizeof(char *));
-  }
-  h = mgopt__sio_slot(s, k);
-  if (!s->tab[h]) {
-    s->tab[h] = k;
-    s->n++;
-  }
+  if (!mgopt__map_get(&s->map, mgopt__map_ptr_key(k), NULL)) s->oom = 1;
 }
 
 static int mgopt__sio_has(const mgopt__sio_set *s, const char *k) {
-  return s->cap && s->tab[mgopt__sio_slot(s, k)] == k;
+  return mgopt__map_find(&s->map, mgopt__map_ptr_key(k)) != NULL;
 }
 
 static void mgopt__sio_collect(mgopt__sio_set *s, mgopt_block *b, int depth) {
@@ -7447,7 +7370,7 @@ static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
   int32_t i;
   if (!f) return MGOPT_OK;
   memset(&names, 0, sizeof names);
-  names.al = &p->alloc;
+  mgopt__map_init(&names.map, &p->alloc);
   mgopt__sio_collect(&names, f->body, 0);
   for (i = 0; i < f->body->nargs + f->body->nouts && !s; i++) {
     mgopt_value *v = i < f->body->nargs ? f->body->args[i] : f->body->outs[i - f->body->nargs]->value;
@@ -7455,7 +7378,7 @@ static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
     if (r < 0) s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "sanitize_input_output_names: out of memory");
     else ctx->rewrites += r;
   }
-  if (names.tab) mgopt__heap_free(names.al, (void *)names.tab, names.cap * sizeof(char *));
+  mgopt__map_free(&names.map);
   return s;
 }
 
@@ -8622,16 +8545,14 @@ MGOPT__DEFINE_PASS(onnx, onnx, prune_unused_graph_inputs, "inputs of main that n
 typedef struct mgopt__cdd_entry {
   mgopt_op *op;
   uint64_t hash;
-  int64_t next;   /* next entry in the bucket chain, -1 = end */
-  uint64_t bucket;
+  int64_t next; /* the entry filed before it under the same hash, -1 = none */
 } mgopt__cdd_entry;
 
 typedef struct mgopt__cdd {
   mgopt_pass_ctx *ctx;
   mgopt_program *p;
   int64_t threshold;
-  int64_t *heads;  /* bucket heads, -1 = empty */
-  uint64_t mask;
+  mgopt__map by_hash; /* hash -> 1 + index in e of the latest entry filed under it, 0 = none */
   mgopt__cdd_entry *e;
   int64_t ne, ecap;
   mgopt_op **hoist; /* pairs (duplicate, earlier const) in sibling scopes */
@@ -8740,6 +8661,8 @@ static int mgopt__cdd_fits(mgopt__cdd *c, mgopt_op *op, const mgopt_op *rep) {
 
 static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
   mgopt__cdd_entry *e;
+  mgopt__map_slot *sl = mgopt__map_get(&c->by_hash, mgopt__map_hash_key(h), NULL);
+  if (!sl) return 0;
   if (c->ne == c->ecap) {
     void *arr = c->e;
     if (!mgopt__grow(&c->p->alloc, &arr, &c->ecap, c->ne + 1, sizeof(mgopt__cdd_entry))) return 0;
@@ -8748,17 +8671,17 @@ static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
   e = &c->e[c->ne];
   e->op = op;
   e->hash = h;
-  e->bucket = h & c->mask;
-  e->next = c->heads[e->bucket];
-  c->heads[e->bucket] = c->ne++;
+  e->next = sl->v.i - 1;
+  sl->v.i = ++c->ne;
   return 1;
 }
 
-/* Entries are popped in reverse order, so each is its bucket's head. */
+/* Entries are popped in reverse order, so each is the latest under its hash. */
 static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
   while (c->ne > mark) {
     mgopt__cdd_entry *e = &c->e[--c->ne];
-    c->heads[e->bucket] = e->next;
+    mgopt__map_slot *sl = mgopt__map_find(&c->by_hash, mgopt__map_hash_key(e->hash));
+    if (sl) sl->v.i = e->next + 1;
   }
 }
 
@@ -8776,10 +8699,11 @@ static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, mgopt_op *op, uint64_t *ke
   mgopt_tensor *t = mgopt__cdd_const(op);
   int level;
   for (level = 0;; level++) {
+    const mgopt__map_slot *sl = mgopt__map_find(&c->by_hash, mgopt__map_hash_key(h));
     int64_t i;
     int met = 0;
-    for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next) {
-      if (c->e[i].hash != h) continue;
+    for (i = sl ? sl->v.i - 1 : -1; i >= 0; i = c->e[i].next) {
+      if (c->e[i].hash != h) continue; /* hashes 0 and 1 share a key */
       if (mgopt__cdd_op_equal(c->e[i].op, op)) {
         *key = h;
         return c->e[i].op;
@@ -8920,7 +8844,7 @@ static int64_t mgopt__cdd_candidates(mgopt__cdd *c) {
 static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   mgopt__cdd c;
   mgopt_status s = MGOPT_OK;
-  int64_t nops = 0, nb = 16, i;
+  int64_t nops = 0;
   int32_t f;
   memset(&c, 0, sizeof c);
   c.ctx = ctx;
@@ -8928,11 +8852,8 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
   nops = mgopt__cdd_candidates(&c);
   if (nops == 0) return MGOPT_OK; /* nothing to merge, nothing to share */
-  while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
-  c.mask = (uint64_t)nb - 1;
-  c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);
-  if (!c.heads) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-  for (i = 0; i < nb; i++) c.heads[i] = -1;
+  mgopt__map_init_flags(&c.by_hash, &c.p->alloc, MGOPT__MAP_HASHED | MGOPT__MAP_SPARSE);
+  if (!mgopt__map_reset(&c.by_hash, (size_t)nops)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
   for (f = 0; f < mgopt_program_function_count(c.p) && !s; f++)
     s = mgopt__cdd_block(&c, mgopt_program_function_at(c.p, f)->body, 0);
   if (!s) {
@@ -8942,7 +8863,7 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
     else
       mgopt__cdd_hoist(&c);
   }
-  mgopt__heap_free(&c.p->alloc, c.heads, sizeof(int64_t) * (size_t)nb);
+  mgopt__map_free(&c.by_hash);
   if (c.e) mgopt__heap_free(&c.p->alloc, c.e, sizeof(mgopt__cdd_entry) * (size_t)c.ecap);
   if (c.hoist) mgopt__heap_free(&c.p->alloc, c.hoist, sizeof(mgopt_op *) * (size_t)c.hcap);
   return s;

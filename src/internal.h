@@ -100,6 +100,12 @@ MGOPT__PRIVATE int mgopt__map_reset(mgopt__map *m, size_t n);
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_get(mgopt__map *m, uint64_t key, int *added);
 /* The slot holding key, or NULL (with several: the first added). */
 MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t key);
+/* A new slot for key (value zero) even when key is there already: a
+   multimap for hash keys that distinct entries may share. NULL on OOM. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key);
+/* The next slot holding sl's key after sl (from mgopt__map_find or an
+   earlier call, with no add in between), or NULL. */
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *sl);
 
 /* ---- checked arithmetic: return 0 on overflow */
 static inline int mgopt__mul_i64(int64_t a, int64_t b, int64_t *out) {
@@ -172,13 +178,9 @@ struct mgopt_program {
   /* functions */
   mgopt_function **funcs;
   int32_t nfuncs, funcs_cap;
-  mgopt_function **func_tab; /* by name: open addressing, heap, func_tab_cap a power of two (or 0) */
-  size_t func_tab_cap;
+  mgopt__map func_by_name; /* interned name -> function */
   uint32_t next_id;
-  /* fresh names: per base name, the next suffix to try (open addressing, heap) */
-  const char **fresh_keys;
-  uint64_t *fresh_next;
-  size_t fresh_cap, fresh_count;
+  mgopt__map fresh; /* fresh names: interned base name -> the next suffix to try */
   int64_t nlinked;           /* ops linked into any block (kept by ir.c) */
   /* free-form metadata for readers/writers (e.g. ONNX model fields), owned by them */
   void *onnx_meta;
@@ -207,8 +209,8 @@ MGOPT__PRIVATE mgopt_tensor *mgopt__tensor_new_data(mgopt_program *p, mgopt_dtyp
 /* Bytes of the record every mgopt_tensor heads (the tensor and its private
    caches): a tensor made outside the arena reserves this much, zeroed. */
 MGOPT__PRIVATE size_t mgopt__tensor_rec_size(void);
-/* 1 if s is interned in p (looks, never adds). */
-MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n);
+/* The interned copy of s, NULL when s was never interned (looks, never adds). */
+MGOPT__PRIVATE const char *mgopt__intern_lookup(const mgopt_program *p, const char *s, size_t n);
 /* A key equal for equal tensors and almost always unequal otherwise, from the
    dtype, shape and a few sampled windows of the data (see tensor.c). */
 MGOPT__PRIVATE uint64_t mgopt__tensor_probe(mgopt_tensor *t);

@@ -77,47 +77,20 @@ MGOPTDEF mgopt_function *mgopt_program_function_at(const mgopt_program *p, int32
   return (i >= 0 && i < p->nfuncs) ? p->funcs[i] : NULL;
 }
 
-/* Functions by name: an open-addressing table kept at most half full, so a
-   lookup (and creating n functions) stays O(1) each rather than a scan. */
-static size_t mgopt__ftab_slot(const mgopt_program *p, const char *name) {
-  size_t n = strlen(name);
-  size_t h = (size_t)mgopt__hash_bytes(name, n, MGOPT__HASH_SEED) & (p->func_tab_cap - 1);
-  while (p->func_tab[h] && strcmp(p->func_tab[h]->name, name) != 0) h = (h + 1) & (p->func_tab_cap - 1);
-  return h;
-}
-
-static int mgopt__ftab_reserve(mgopt_program *p, size_t count) {
-  mgopt_function **nt, **old = p->func_tab;
-  size_t ncap, i, ocap = p->func_tab_cap;
-  if (count * 2 <= p->func_tab_cap) return 1;
-  ncap = ocap ? ocap : 16;
-  while (ncap < count * 2) {
-    if (ncap > SIZE_MAX / 2 / sizeof(mgopt_function *)) return 0;
-    ncap *= 2;
-  }
-  nt = (mgopt_function **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(mgopt_function *));
-  if (!nt) return 0;
-  memset(nt, 0, ncap * sizeof(mgopt_function *));
-  p->func_tab = nt;
-  p->func_tab_cap = ncap;
-  for (i = 0; i < ocap; i++)
-    if (old[i]) p->func_tab[mgopt__ftab_slot(p, old[i]->name)] = old[i];
-  if (old) mgopt__heap_free(&p->alloc, old, ocap * sizeof(mgopt_function *));
-  return 1;
-}
-
+/* Functions by name: the map is keyed by the interned name, so a name that
+   was never interned names no function. */
 MGOPTDEF mgopt_function *mgopt_program_function(const mgopt_program *p, const char *name) {
-  if (!p || !name || !p->func_tab_cap) return NULL;
-  return p->func_tab[mgopt__ftab_slot(p, name)];
+  const char *key;
+  const mgopt__map_slot *sl;
+  if (!p || !name || !(key = mgopt__intern_lookup(p, name, strlen(name)))) return NULL;
+  sl = mgopt__map_find(&p->func_by_name, mgopt__map_ptr_key(key));
+  return sl ? (mgopt_function *)sl->v.p : NULL;
 }
 
 MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) {
   mgopt_function *f;
+  mgopt__map_slot *sl;
   if (!name || mgopt_program_function(p, name)) return NULL;
-  if (!mgopt__ftab_reserve(p, (size_t)p->nfuncs + 1)) {
-    mgopt__oom(p);
-    return NULL;
-  }
   if (p->nfuncs == p->funcs_cap) {
     int64_t cap = p->funcs_cap;
     void *arr = p->funcs;
@@ -135,23 +108,29 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name) 
   f->body = mgopt__block_new(p, "");
   if (!f->name || !f->body) return NULL;
   f->body->func = f;
+  if (!(sl = mgopt__map_get(&p->func_by_name, mgopt__map_ptr_key(f->name), NULL))) {
+    mgopt__oom(p);
+    return NULL;
+  }
+  sl->v.p = f;
   p->funcs[p->nfuncs++] = f;
-  p->func_tab[mgopt__ftab_slot(p, f->name)] = f;
   return f;
 }
 
 MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f) {
   mgopt_program *p = f->program;
   int32_t i, j = 0;
-  size_t k;
+  mgopt__map_slot *sl;
   mgopt__erase_block_contents(f->body);
   mgopt__index_free(f);
   for (i = 0; i < p->nfuncs; i++)
     if (p->funcs[i] != f) p->funcs[j++] = p->funcs[i];
   p->nfuncs = j;
-  /* open addressing without tombstones: the table is filled again */
-  for (k = 0; k < p->func_tab_cap; k++) p->func_tab[k] = NULL;
-  for (i = 0; i < p->nfuncs; i++) p->func_tab[mgopt__ftab_slot(p, p->funcs[i]->name)] = p->funcs[i];
+  /* the map has no removal: it is filled again, in the room it has */
+  mgopt__map_reset(&p->func_by_name, (size_t)p->nfuncs);
+  for (i = 0; i < p->nfuncs; i++)
+    if ((sl = mgopt__map_get(&p->func_by_name, mgopt__map_ptr_key(p->funcs[i]->name), NULL)) != NULL)
+      sl->v.p = p->funcs[i];
 }
 
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op) {

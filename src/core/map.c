@@ -116,3 +116,17 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_find(const mgopt__map *m, uint64_t ke
   return mgopt__map_scan(m, key, mgopt__map_home(m, key));
 }
 
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_add(mgopt__map *m, uint64_t key) {
+  size_t h;
+  if (!mgopt__map_room(m)) return NULL;
+  h = mgopt__map_home(m, key);
+  while (m->s[h].key) h = (h + 1) & (m->cap - 1);
+  m->s[h].key = key;
+  m->n++;
+  return &m->s[h];
+}
+
+MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt__map_slot *sl) {
+  return mgopt__map_scan(m, sl->key, ((size_t)(sl - m->s) + 1) & (m->cap - 1));
+}
+

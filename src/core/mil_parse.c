@@ -32,11 +32,6 @@ typedef struct mgopt__milp_def {
   int64_t prev; /* previous visible definition of the same name, -1 = none */
 } mgopt__milp_def;
 
-typedef struct mgopt__milp_bucket {
-  const char *key; /* interned name; NULL = empty bucket */
-  int64_t top;     /* index into defs of the visible definition, -1 = none */
-} mgopt__milp_bucket;
-
 typedef struct mgopt__milp_out {
   const char *name;
   mgopt_type type;
@@ -91,8 +86,7 @@ typedef struct mgopt__milp {
   /* scope: definitions in order, plus name -> latest visible definition */
   mgopt__milp_def *defs;
   int64_t ndefs, defs_cap;
-  mgopt__milp_bucket *map;
-  int64_t map_cap, map_used;
+  mgopt__map visible; /* interned name -> 1 + index in defs of its visible definition, 0 = none */
   /* heap scratch, reused; none is live across a nested block */
   char *sbuf;
   int64_t sbuf_cap;
@@ -443,74 +437,29 @@ static int mgopt__milp_num_i64(const mgopt__milp_num *x, int64_t *out) {
 
 /* ---------------------------------------------------------------- scope */
 
-static size_t mgopt__milp_hash_ptr(const void *k) {
-  uint64_t h = (uint64_t)(uintptr_t)k * 11400714819323198485ull;
-  return (size_t)(h ^ (h >> 29));
-}
-
-static mgopt__milp_bucket *mgopt__milp_bucket_find(mgopt__milp *P, const char *key) {
-  size_t i;
-  if (!P->map_cap) return NULL;
-  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
-  while (P->map[i].key) {
-    if (P->map[i].key == key) return &P->map[i];
-    i = (i + 1) & (size_t)(P->map_cap - 1);
-  }
-  return NULL;
-}
-
-static mgopt__milp_bucket *mgopt__milp_bucket_insert(mgopt__milp *P, const char *key) {
-  mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, key);
-  size_t i;
-  if (b) return b;
-  if ((P->map_used + 1) * 2 > P->map_cap) {
-    int64_t ncap = P->map_cap ? P->map_cap * 2 : 256, k;
-    mgopt__milp_bucket *nm;
-    if ((uint64_t)ncap > (uint64_t)SIZE_MAX / sizeof *nm) {
-      mgopt__milp_oom(P);
-      return NULL;
-    }
-    nm = (mgopt__milp_bucket *)mgopt__heap_realloc(P->alloc, NULL, 0, (size_t)ncap * sizeof *nm);
-    if (!nm) {
-      mgopt__milp_oom(P);
-      return NULL;
-    }
-    memset(nm, 0, (size_t)ncap * sizeof *nm);
-    for (k = 0; k < P->map_cap; k++) {
-      if (!P->map[k].key) continue;
-      i = mgopt__milp_hash_ptr(P->map[k].key) & (size_t)(ncap - 1);
-      while (nm[i].key) i = (i + 1) & (size_t)(ncap - 1);
-      nm[i] = P->map[k];
-    }
-    if (P->map) mgopt__heap_free(P->alloc, P->map, (size_t)P->map_cap * sizeof *nm);
-    P->map = nm;
-    P->map_cap = ncap;
-  }
-  i = mgopt__milp_hash_ptr(key) & (size_t)(P->map_cap - 1);
-  while (P->map[i].key) i = (i + 1) & (size_t)(P->map_cap - 1);
-  P->map[i].key = key;
-  P->map[i].top = -1;
-  P->map_used++;
-  return &P->map[i];
+/* The index in defs of name's visible definition, -1 = none. */
+static int64_t mgopt__milp_visible(const mgopt__milp *P, const char *name) {
+  const mgopt__map_slot *sl = mgopt__map_find(&P->visible, mgopt__map_ptr_key(name));
+  return sl ? sl->v.i - 1 : -1;
 }
 
 static int mgopt__milp_define(mgopt__milp *P, const char *name, mgopt_value *v) {
-  mgopt__milp_bucket *b;
+  mgopt__map_slot *sl;
   if (!mgopt__milp_reserve(P, (void **)&P->defs, &P->defs_cap, P->ndefs + 1, sizeof *P->defs)) return 0;
-  b = mgopt__milp_bucket_insert(P, name);
-  if (!b) return 0;
+  sl = mgopt__map_get(&P->visible, mgopt__map_ptr_key(name), NULL);
+  if (!sl) return mgopt__milp_oom(P);
   P->defs[P->ndefs].name = name;
   P->defs[P->ndefs].v = v;
-  P->defs[P->ndefs].prev = b->top;
-  b->top = P->ndefs++;
+  P->defs[P->ndefs].prev = sl->v.i - 1;
+  sl->v.i = ++P->ndefs;
   return 1;
 }
 
 static void mgopt__milp_scope_pop(mgopt__milp *P, int64_t mark) {
   while (P->ndefs > mark) {
     mgopt__milp_def *df = &P->defs[--P->ndefs];
-    mgopt__milp_bucket *b = mgopt__milp_bucket_find(P, df->name);
-    if (b) b->top = df->prev;
+    mgopt__map_slot *sl = mgopt__map_find(&P->visible, mgopt__map_ptr_key(df->name));
+    if (sl) sl->v.i = df->prev + 1;
   }
 }
 
@@ -535,13 +484,13 @@ static const char *mgopt__milp_value_name(mgopt__milp *P) {
 static int mgopt__milp_ref(mgopt__milp *P, mgopt_value **out) {
   size_t at = P->pos;
   const char *name = mgopt__milp_value_name(P);
-  mgopt__milp_bucket *b;
+  int64_t top;
   if (!name) return 0;
-  b = mgopt__milp_bucket_find(P, name);
-  if (!b || b->top < 0)
+  top = mgopt__milp_visible(P, name);
+  if (top < 0)
     return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "undefined value %%%.*s",
                             (int)(strlen(name) > 60 ? 60 : strlen(name)), name);
-  *out = P->defs[b->top].v;
+  *out = P->defs[top].v;
   return 1;
 }
 
@@ -1469,7 +1418,7 @@ static void mgopt__milp_free(mgopt__milp *P) {
   const mgopt_allocator *a = P->alloc;
   if (P->places) mgopt__heap_free(a, P->places, (size_t)P->places_cap * sizeof *P->places);
   if (P->defs) mgopt__heap_free(a, P->defs, (size_t)P->defs_cap * sizeof *P->defs);
-  if (P->map) mgopt__heap_free(a, P->map, (size_t)P->map_cap * sizeof *P->map);
+  mgopt__map_free(&P->visible);
   if (P->sbuf) mgopt__heap_free(a, P->sbuf, (size_t)P->sbuf_cap);
   if (P->outs) mgopt__heap_free(a, P->outs, (size_t)P->outs_cap * sizeof *P->outs);
   if (P->slots) mgopt__heap_free(a, P->slots, (size_t)P->slots_cap * sizeof *P->slots);
@@ -1492,6 +1441,7 @@ MGOPTDEF mgopt_status mgopt_mil_parse(const char *text, size_t len, const mgopt_
   P.n = len;
   P.d = d;
   P.alloc = opts ? opts->alloc : NULL;
+  mgopt__map_init(&P.visible, P.alloc);
   P.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
   P.max_elements = opts && opts->max_elements > 0 ? opts->max_elements : ((int64_t)1 << 28);
   P.lc_line = 1;

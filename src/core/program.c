@@ -179,6 +179,8 @@ MGOPTDEF mgopt_program *mgopt_program_create(const mgopt_allocator *alloc) {
   memset(p, 0, sizeof *p);
   p->alloc = a;
   p->next_id = 1;
+  mgopt__map_init(&p->func_by_name, &p->alloc);
+  mgopt__map_init(&p->fresh, &p->alloc);
   return p;
 }
 
@@ -198,9 +200,8 @@ MGOPTDEF void mgopt_program_destroy(mgopt_program *p) {
   if (p->intern_tab) a.realloc(a.ctx, (void *)p->intern_tab, p->intern_cap * sizeof(char *), 0);
   if (p->intern_key) a.realloc(a.ctx, p->intern_key, p->intern_cap * sizeof(uint64_t), 0);
   if (p->funcs) a.realloc(a.ctx, p->funcs, (size_t)p->funcs_cap * sizeof(mgopt_function *), 0);
-  if (p->func_tab) a.realloc(a.ctx, p->func_tab, p->func_tab_cap * sizeof(mgopt_function *), 0);
-  if (p->fresh_keys) a.realloc(a.ctx, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *), 0);
-  if (p->fresh_next) a.realloc(a.ctx, p->fresh_next, p->fresh_cap * sizeof(uint64_t), 0);
+  mgopt__map_free(&p->func_by_name);
+  mgopt__map_free(&p->fresh);
   a.realloc(a.ctx, p, sizeof *p, 0);
 }
 
@@ -285,46 +286,10 @@ MGOPTDEF const char *mgopt_program_intern_cstr(mgopt_program *p, const char *s) 
   return s ? mgopt_program_intern(p, s, strlen(s)) : NULL;
 }
 
-/* 1 if s is interned in p (looks, never adds). */
-MGOPT__PRIVATE int mgopt__intern_has(const mgopt_program *p, const char *s, size_t n) {
-  if (!p->intern_cap || n > 0xffffffffu) return 0;
-  return p->intern_tab[mgopt__intern_find(p, s, n, mgopt__intern_key(s, n))] != NULL;
-}
-
-/* The slot of base (an interned pointer) in the fresh-name table; grows it. */
-static uint64_t *mgopt__fresh_slot(mgopt_program *p, const char *base) {
-  size_t h;
-  if ((p->fresh_count + 1) * 2 > p->fresh_cap) {
-    size_t ncap = p->fresh_cap ? p->fresh_cap * 2 : 64, i;
-    const char **nk = (const char **)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(char *));
-    uint64_t *nv = (uint64_t *)mgopt__heap_realloc(&p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-    if (!nk || !nv) {
-      if (nk) mgopt__heap_free(&p->alloc, (void *)nk, ncap * sizeof(char *));
-      if (nv) mgopt__heap_free(&p->alloc, nv, ncap * sizeof(uint64_t));
-      return NULL;
-    }
-    memset((void *)nk, 0, ncap * sizeof(char *));
-    for (i = 0; i < p->fresh_cap; i++)
-      if (p->fresh_keys[i]) {
-        size_t j = (size_t)((uintptr_t)p->fresh_keys[i] >> 3) & (ncap - 1);
-        while (nk[j]) j = (j + 1) & (ncap - 1);
-        nk[j] = p->fresh_keys[i];
-        nv[j] = p->fresh_next[i];
-      }
-    if (p->fresh_keys) mgopt__heap_free(&p->alloc, (void *)p->fresh_keys, p->fresh_cap * sizeof(char *));
-    if (p->fresh_next) mgopt__heap_free(&p->alloc, p->fresh_next, p->fresh_cap * sizeof(uint64_t));
-    p->fresh_keys = nk;
-    p->fresh_next = nv;
-    p->fresh_cap = ncap;
-  }
-  h = (size_t)((uintptr_t)base >> 3) & (p->fresh_cap - 1);
-  while (p->fresh_keys[h] && p->fresh_keys[h] != base) h = (h + 1) & (p->fresh_cap - 1);
-  if (!p->fresh_keys[h]) {
-    p->fresh_keys[h] = base;
-    p->fresh_next[h] = 0;
-    p->fresh_count++;
-  }
-  return &p->fresh_next[h];
+/* The interned copy of s, or NULL when s was never interned (looks, never adds). */
+MGOPT__PRIVATE const char *mgopt__intern_lookup(const mgopt_program *p, const char *s, size_t n) {
+  if (!p->intern_cap || n > 0xffffffffu) return NULL;
+  return p->intern_tab[mgopt__intern_find(p, s, n, mgopt__intern_key(s, n))];
 }
 
 /* "<base>_<k>" for the smallest k not yet tried for this base whose name was
@@ -334,19 +299,21 @@ MGOPTDEF const char *mgopt_program_fresh_name(mgopt_program *p, const char *base
   char buf[256];
   size_t bl = strlen(base);
   const char *key;
+  mgopt__map_slot *slot;
   uint64_t *next;
   if (bl > 200) bl = 200;
   key = mgopt_program_intern(p, base, bl);
   if (!key) return NULL;
-  next = mgopt__fresh_slot(p, key);
-  if (!next) {
+  slot = mgopt__map_get(&p->fresh, mgopt__map_ptr_key(key), NULL);
+  if (!slot) {
     mgopt__oom(p);
     return NULL;
   }
+  next = &slot->v.u;
   for (;;) {
     int n = snprintf(buf, sizeof buf, "%.*s_%llu", (int)bl, base, (unsigned long long)(*next)++);
     if (n < 0) return NULL;
-    if (!mgopt__intern_has(p, buf, (size_t)n)) return mgopt_program_intern(p, buf, (size_t)n);
+    if (!mgopt__intern_lookup(p, buf, (size_t)n)) return mgopt_program_intern(p, buf, (size_t)n);
   }
 }
 

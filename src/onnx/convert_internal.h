@@ -233,14 +233,11 @@ struct mgopt__exp {
   mgopt__exg *g;
   const mgopt_op *op; /* op being written, for messages */
   int depth;
-  /* names taken in this model (interned pointers, open addressing): the IR's
-     values, then each name the export makes up; with the next suffix per base,
-     so exporting one program twice gives the same names */
-  const char **names;
-  size_t names_cap, names_count;
-  const char **fresh_base;
-  uint64_t *fresh_next;
-  size_t fresh_cap, fresh_count;
+  /* names taken in this model (interned pointers): the IR's values, then
+     each name the export makes up; with the next suffix per base, so
+     exporting one program twice gives the same names */
+  mgopt__map names; /* interned name -> 1 */
+  mgopt__map fresh; /* interned base -> the next suffix to try */
   const mgopt__onnx_map *by_kind[MGOPT_OP__COUNT]; /* the row that writes each kind at this opset */
   /* writing a model-local function: its body and its output names */
   const mgopt_block *fn_body;

@@ -402,66 +402,60 @@ static mgopt_status mgopt__exp_unique_names(mgopt__exp *E, mgopt_function *f) {
 }
 
 static void mgopt__exp_free_names(mgopt__exp *E) {
-  if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
-  if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
-  if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
-  E->names = E->fresh_base = NULL;
-  E->fresh_next = NULL;
-  E->names_cap = E->names_count = E->fresh_cap = E->fresh_count = 0;
+  mgopt__map_free(&E->names);
+  mgopt__map_free(&E->fresh);
 }
 
 /* ---------------------------------------------------------------- unread initializers */
 
-/* A set of names (by content), for dropping initializers no node reads. */
+/* A set of names (by content), for dropping initializers no node reads:
+   the names in an array, found by the hash of their bytes. */
 typedef struct mgopt__exr {
   mgopt_program *p;
-  mgopt_str *tab;
-  size_t cap, count;
+  mgopt__map by_hash; /* hash of a name -> 1 + its index in names (a multimap) */
+  mgopt_str *names;
+  int64_t count, cap;
   int oom;
 } mgopt__exr;
 
-static size_t mgopt__exr_h(const mgopt__exr *r, mgopt_str s) {
-  return (size_t)mgopt__hash_bytes(s.ptr ? s.ptr : "", s.len, MGOPT__HASH_SEED) & (r->cap - 1);
+static void mgopt__exr_init(mgopt__exr *r, mgopt_program *p) {
+  memset(r, 0, sizeof *r);
+  r->p = p;
+  mgopt__map_init_flags(&r->by_hash, &p->alloc, MGOPT__MAP_HASHED);
 }
 
-static void mgopt__exr_add(mgopt__exr *r, mgopt_str s) {
-  size_t h;
-  if (r->oom || !s.len) return;
-  if ((r->count + 1) * 2 > r->cap) {
-    size_t ncap = r->cap ? r->cap * 2 : 1024, i;
-    mgopt_str *nt = (mgopt_str *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_str));
-    mgopt_str *old = r->tab;
-    size_t ocap = r->cap;
-    if (!nt) {
-      r->oom = 1;
-      return;
-    }
-    memset(nt, 0, ncap * sizeof(mgopt_str));
-    r->tab = nt;
-    r->cap = ncap;
-    r->count = 0;
-    for (i = 0; i < ocap; i++)
-      if (old[i].len) mgopt__exr_add(r, old[i]);
-    if (old) mgopt__heap_free(&r->p->alloc, old, ocap * sizeof(mgopt_str));
-  }
-  h = mgopt__exr_h(r, s);
-  while (r->tab[h].len) {
-    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return;
-    h = (h + 1) & (r->cap - 1);
-  }
-  r->tab[h] = s;
-  r->count++;
+static void mgopt__exr_free(mgopt__exr *r) {
+  mgopt__map_free(&r->by_hash);
+  if (r->names) mgopt__heap_free(&r->p->alloc, r->names, (size_t)r->cap * sizeof(mgopt_str));
+  r->names = NULL;
+}
+
+static uint64_t mgopt__exr_key(mgopt_str s) {
+  return mgopt__map_hash_key(mgopt__hash_bytes(s.ptr ? s.ptr : "", s.len, MGOPT__HASH_SEED));
 }
 
 static int mgopt__exr_has(const mgopt__exr *r, mgopt_str s) {
-  size_t h;
-  if (!r->cap) return 0;
-  h = mgopt__exr_h(r, s);
-  while (r->tab[h].len) {
-    if (r->tab[h].len == s.len && memcmp(r->tab[h].ptr, s.ptr, s.len) == 0) return 1;
-    h = (h + 1) & (r->cap - 1);
+  const mgopt__map_slot *sl;
+  for (sl = mgopt__map_find(&r->by_hash, mgopt__exr_key(s)); sl; sl = mgopt__map_next(&r->by_hash, sl)) {
+    const mgopt_str *t = &r->names[sl->v.i - 1];
+    if (t->len == s.len && memcmp(t->ptr, s.ptr, s.len) == 0) return 1;
   }
   return 0;
+}
+
+static void mgopt__exr_add(mgopt__exr *r, mgopt_str s) {
+  mgopt__map_slot *sl;
+  void *arr = r->names;
+  int grown;
+  if (r->oom || !s.len || mgopt__exr_has(r, s)) return;
+  grown = mgopt__grow(&r->p->alloc, &arr, &r->cap, r->count + 1, sizeof(mgopt_str));
+  r->names = (mgopt_str *)arr;
+  if (!grown || !(sl = mgopt__map_add(&r->by_hash, mgopt__exr_key(s)))) {
+    r->oom = 1;
+    return;
+  }
+  r->names[r->count++] = s;
+  sl->v.i = r->count;
 }
 
 /* Every name a graph (and its subgraphs) reads. */
@@ -482,15 +476,14 @@ static void mgopt__exr_graph(mgopt__exr *r, const mgopt_onnx_graph *g, int depth
 static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g) {
   mgopt__exr r;
   int64_t i, j = 0;
-  memset(&r, 0, sizeof r);
-  r.p = p;
+  mgopt__exr_init(&r, p);
   mgopt__exr_graph(&r, g, 0);
   for (i = 0; i < g->ninputs; i++) mgopt__exr_add(&r, g->inputs[i].name);
   if (!r.oom)
     for (i = 0; i < g->ninitializers; i++)
       if (mgopt__exr_has(&r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
   if (!r.oom) g->ninitializers = j;
-  if (r.tab) mgopt__heap_free(&p->alloc, r.tab, r.cap * sizeof(mgopt_str));
+  mgopt__exr_free(&r);
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
 }
 
@@ -559,8 +552,7 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
   /* value_info only for names the body still defines */
   if (src->nvalue_info) {
     mgopt_onnx_value_info *vi;
-    memset(&defined, 0, sizeof defined);
-    defined.p = E->p;
+    mgopt__exr_init(&defined, E->p);
     for (i = 0; i < dst->ninputs; i++) mgopt__exr_add(&defined, dst->inputs[i]);
     for (i = 0; i < dst->nnodes; i++)
       for (j = 0; j < dst->nodes[i].noutputs; j++) mgopt__exr_add(&defined, dst->nodes[i].outputs[j]);
@@ -570,7 +562,7 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
       if (mgopt__exr_has(&defined, src->value_info[i].name)) vi[j++] = src->value_info[i];
     dst->value_info = vi;
     dst->nvalue_info = j;
-    if (defined.tab) mgopt__heap_free(&E->p->alloc, defined.tab, defined.cap * sizeof(mgopt_str));
+    mgopt__exr_free(&defined);
   }
   return s;
 }
@@ -642,6 +634,8 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   orig = (const mgopt_onnx_model *)p->onnx_meta;
   memset(&E, 0, sizeof E);
   E.p = p;
+  mgopt__map_init(&E.names, &p->alloc);
+  mgopt__map_init(&E.fresh, &p->alloc);
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
@@ -704,8 +698,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
     int64_t extra = 0, j, k;
     mgopt_onnx_value_info *vi;
     mgopt__exr listed;
-    memset(&listed, 0, sizeof listed);
-    listed.p = p;
+    mgopt__exr_init(&listed, p);
     for (j = 0; j < g->ninputs; j++) mgopt__exr_add(&listed, g->inputs[j].name);
     for (j = 0; j < g->ninitializers; j++)
       if (!mgopt__exr_has(&listed, g->initializers[j].name)) extra++;
@@ -713,7 +706,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
                     : (mgopt_onnx_value_info *)mgopt_program_alloc(
                           p, sizeof(mgopt_onnx_value_info) * (size_t)(g->ninputs + extra + 1), 8);
     if (!vi) {
-      if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+      mgopt__exr_free(&listed);
       return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     }
     if (g->ninputs) memcpy(vi, g->inputs, sizeof(mgopt_onnx_value_info) * (size_t)g->ninputs);
@@ -730,7 +723,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
       vi[k].name = t->name;
       k++;
     }
-    if (listed.tab) mgopt__heap_free(&p->alloc, listed.tab, listed.cap * sizeof(mgopt_str));
+    mgopt__exr_free(&listed);
     if (s) return s;
     g->inputs = vi;
     g->ninputs = k;

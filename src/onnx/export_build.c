@@ -224,44 +224,15 @@ MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const cha
 MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
   char buf[200];
   const char *b;
-  size_t h;
+  mgopt__map_slot *sl;
   int r;
   snprintf(buf, sizeof buf, "%.120s_mgopt", base ? base : "v");
   b = mgopt_program_intern_cstr(E->p, buf);
   if (!b) return NULL;
-  if ((E->fresh_count + 1) * 2 > E->fresh_cap) {
-    size_t ncap = E->fresh_cap ? E->fresh_cap * 2 : 256, i;
-    const char **nb = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
-    uint64_t *nn = (uint64_t *)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-    if (!nb || !nn) {
-      if (nb) mgopt__heap_free(&E->p->alloc, (void *)nb, ncap * sizeof(char *));
-      if (nn) mgopt__heap_free(&E->p->alloc, nn, ncap * sizeof(uint64_t));
-      return NULL;
-    }
-    memset((void *)nb, 0, ncap * sizeof(char *));
-    for (i = 0; i < E->fresh_cap; i++)
-      if (E->fresh_base[i]) {
-        h = (size_t)((uintptr_t)E->fresh_base[i] >> 4) * 0x9e3779b97f4a7c15ull % ncap;
-        while (nb[h]) h = (h + 1) % ncap;
-        nb[h] = E->fresh_base[i];
-        nn[h] = E->fresh_next[i];
-      }
-    if (E->fresh_base) mgopt__heap_free(&E->p->alloc, (void *)E->fresh_base, E->fresh_cap * sizeof(char *));
-    if (E->fresh_next) mgopt__heap_free(&E->p->alloc, E->fresh_next, E->fresh_cap * sizeof(uint64_t));
-    E->fresh_base = nb;
-    E->fresh_next = nn;
-    E->fresh_cap = ncap;
-  }
-  h = (size_t)((uintptr_t)b >> 4) * 0x9e3779b97f4a7c15ull % E->fresh_cap;
-  while (E->fresh_base[h] && E->fresh_base[h] != b) h = (h + 1) % E->fresh_cap;
-  if (!E->fresh_base[h]) {
-    E->fresh_base[h] = b;
-    E->fresh_next[h] = 0;
-    E->fresh_count++;
-  }
+  if (!(sl = mgopt__map_get(&E->fresh, mgopt__map_ptr_key(b), NULL))) return NULL;
   for (;;) {
     const char *name;
-    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)E->fresh_next[h]++);
+    snprintf(buf, sizeof buf, "%s_%llu", b, (unsigned long long)sl->v.u++);
     name = mgopt_program_intern_cstr(E->p, buf);
     if (!name) return NULL;
     r = mgopt__exp_claim(E, name);
@@ -393,28 +364,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op,
 
 /* 1 if the interned name was free (now claimed), 0 if taken, -1 on OOM. */
 MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name) {
-  size_t h;
-  if ((E->names_count + 1) * 2 > E->names_cap) {
-    size_t ncap = E->names_cap ? E->names_cap * 2 : 1024, i;
-    const char **nt = (const char **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, ncap * sizeof(char *));
-    if (!nt) return -1;
-    memset((void *)nt, 0, ncap * sizeof(char *));
-    for (i = 0; i < E->names_cap; i++)
-      if (E->names[i]) {
-        h = (size_t)mgopt__hash_bytes(E->names[i], strlen(E->names[i]), MGOPT__HASH_SEED) & (ncap - 1);
-        while (nt[h]) h = (h + 1) & (ncap - 1);
-        nt[h] = E->names[i];
-      }
-    if (E->names) mgopt__heap_free(&E->p->alloc, (void *)E->names, E->names_cap * sizeof(char *));
-    E->names = nt;
-    E->names_cap = ncap;
-  }
-  h = (size_t)mgopt__hash_bytes(name, strlen(name), MGOPT__HASH_SEED) & (E->names_cap - 1);
-  while (E->names[h]) {
-    if (E->names[h] == name) return 0;
-    h = (h + 1) & (E->names_cap - 1);
-  }
-  E->names[h] = name;
-  E->names_count++;
-  return 1;
+  int added;
+  if (!mgopt__map_get(&E->names, mgopt__map_ptr_key(name), &added)) return -1;
+  return added;
 }

@@ -13,8 +13,9 @@ typedef struct mgopt__pu_ckey {
 
 typedef struct mgopt__pu_prec {
   mgopt_pass_ctx *ctx;
-  mgopt__pu_ckey *tab;
-  size_t cap, n;
+  mgopt__map cache;      /* hash of (block, value, dtype) -> 1 + index in keys (a multimap) */
+  mgopt__pu_ckey *keys;
+  int64_t nkeys, keys_cap;
   const char *suffix;
   mgopt__pu_prec_fn decide;
   mgopt__pu_conv_fn conv;
@@ -22,56 +23,59 @@ typedef struct mgopt__pu_prec {
   int oom;
 } mgopt__pu_prec;
 
-static size_t mgopt__pu_ckey_slot(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
-  uint64_t h = ((uint64_t)(uintptr_t)b * 31u) ^ ((uint64_t)(uintptr_t)v * 11400714819323198485ull) ^ (uint64_t)dt;
-  size_t i = (size_t)(h ^ (h >> 29)) & (pr->cap - 1);
-  while (pr->tab[i].v && !(pr->tab[i].b == b && pr->tab[i].v == v && pr->tab[i].dt == dt)) i = (i + 1) & (pr->cap - 1);
-  return i;
+static uint64_t mgopt__pu_ckey_hash(const mgopt_block *b, const mgopt_value *v, int32_t dt) {
+  uintptr_t k[3];
+  k[0] = (uintptr_t)b;
+  k[1] = (uintptr_t)v;
+  k[2] = (uintptr_t)(uint32_t)dt;
+  return mgopt__map_hash_key(mgopt__hash_bytes(k, sizeof k, MGOPT__HASH_SEED));
+}
+
+/* The cache entry of (b, v, dt), or NULL. */
+static mgopt__pu_ckey *mgopt__pu_cache_find(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v,
+                                            int32_t dt) {
+  const mgopt__map_slot *sl;
+  for (sl = mgopt__map_find(&pr->cache, mgopt__pu_ckey_hash(b, v, dt)); sl; sl = mgopt__map_next(&pr->cache, sl)) {
+    mgopt__pu_ckey *e = &pr->keys[sl->v.i - 1];
+    if (e->b == b && e->v == v && e->dt == dt) return e;
+  }
+  return NULL;
 }
 
 static mgopt_value *mgopt__pu_cache_get(const mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v,
                                         int32_t dt) {
-  size_t i;
-  if (!pr->cap) return NULL;
-  i = mgopt__pu_ckey_slot(pr, b, v, dt);
-  return pr->tab[i].v ? pr->tab[i].cast : NULL;
+  const mgopt__pu_ckey *e = mgopt__pu_cache_find(pr, b, v, dt);
+  return e ? e->cast : NULL;
 }
 
 static void mgopt__pu_cache_put(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt,
                                 mgopt_value *cast) {
-  size_t i;
-  const mgopt_allocator *al = &pr->ctx->program->alloc;
-  if ((pr->n + 1) * 2 > pr->cap) {
-    size_t nc = pr->cap ? pr->cap * 2 : 64, k, oc = pr->cap;
-    mgopt__pu_ckey *old = pr->tab;
-    pr->tab = (mgopt__pu_ckey *)mgopt__heap_realloc(al, NULL, 0, nc * sizeof(mgopt__pu_ckey));
-    if (!pr->tab) {
-      pr->tab = old;
+  mgopt__pu_ckey *e = mgopt__pu_cache_find(pr, b, v, dt);
+  mgopt__map_slot *sl;
+  void *arr = pr->keys;
+  if (!e) {
+    if (!mgopt__grow(&pr->ctx->program->alloc, &arr, &pr->keys_cap, pr->nkeys + 1, sizeof *pr->keys) ||
+        !(sl = mgopt__map_add(&pr->cache, mgopt__pu_ckey_hash(b, v, dt)))) {
+      pr->keys = (mgopt__pu_ckey *)arr;
       pr->oom = 1;
       return;
     }
-    memset(pr->tab, 0, nc * sizeof(mgopt__pu_ckey));
-    pr->cap = nc;
-    for (k = 0; k < oc; k++)
-      if (old[k].v) pr->tab[mgopt__pu_ckey_slot(pr, old[k].b, old[k].v, old[k].dt)] = old[k];
-    if (old) mgopt__heap_free(al, old, oc * sizeof(mgopt__pu_ckey));
+    pr->keys = (mgopt__pu_ckey *)arr;
+    e = &pr->keys[pr->nkeys++];
+    sl->v.i = pr->nkeys;
+    e->b = b;
+    e->v = v;
+    e->dt = dt;
   }
-  i = mgopt__pu_ckey_slot(pr, b, v, dt);
-  if (!pr->tab[i].v) pr->n++;
-  pr->tab[i].b = b;
-  pr->tab[i].v = v;
-  pr->tab[i].dt = dt;
-  pr->tab[i].cast = cast;
+  e->cast = cast;
 }
 
-/* Forgets an entry: it stays in the probe chain but never matches again. */
+/* Forgets an entry: it stays in the map but never matches again. */
 static void mgopt__pu_cache_drop(mgopt__pu_prec *pr, const mgopt_block *b, const mgopt_value *v, int32_t dt) {
-  size_t i;
-  if (!pr->cap) return;
-  i = mgopt__pu_ckey_slot(pr, b, v, dt);
-  if (pr->tab[i].v) {
-    pr->tab[i].b = NULL;
-    pr->tab[i].dt = -1;
+  mgopt__pu_ckey *e = mgopt__pu_cache_find(pr, b, v, dt);
+  if (e) {
+    e->b = NULL;
+    e->dt = -1;
   }
 }
 
@@ -230,12 +234,14 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_precision_run(mgopt_pass_ctx *ctx, const c
   int r = 0;
   memset(&pr, 0, sizeof pr);
   pr.ctx = ctx;
+  mgopt__map_init_flags(&pr.cache, &ctx->program->alloc, MGOPT__MAP_HASHED);
   pr.suffix = suffix;
   pr.decide = decide;
   pr.conv = conv;
   pr.ud = ud;
   for (i = 0; i < mgopt_program_function_count(ctx->program) && r == 0; i++)
     r = mgopt__pu_prec_block(&pr, mgopt_program_function_at(ctx->program, i)->body, 0);
-  if (pr.tab) mgopt__heap_free(&ctx->program->alloc, pr.tab, pr.cap * sizeof(mgopt__pu_ckey));
+  mgopt__map_free(&pr.cache);
+  if (pr.keys) mgopt__heap_free(&ctx->program->alloc, pr.keys, (size_t)pr.keys_cap * sizeof *pr.keys);
   return r < 0 ? (ctx->diag && ctx->diag->status ? ctx->diag->status : MGOPT_ERR_NOMEM) : MGOPT_OK;
 }

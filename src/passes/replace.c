@@ -206,7 +206,7 @@ MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, cons
   if (lb) memcpy(buf + la, b, lb);
   buf[la + lb] = 0;
   if (!la && !lb) return mgopt_program_fresh_name(p, "v");
-  if (!mgopt__intern_has(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
+  if (!mgopt__intern_lookup(p, buf, la + lb)) return mgopt_program_intern(p, buf, la + lb);
   return mgopt_program_fresh_name(p, buf);
 }
 

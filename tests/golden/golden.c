@@ -18,7 +18,6 @@
    is "N passed, N failed". Without arguments it also runs the Before/After
    example in the header comment of every pass file under src/passes. */
 #define _POSIX_C_SOURCE 200809L
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <dirent.h>

@@ -84,7 +84,7 @@ static void test_arena_and_interner(void) {
       if (mgopt_program_intern(p, buf, (size_t)n) != first[n][n]) ok = 0;
     }
     CHECK(ok);
-    CHECK(mgopt__intern_has(p, "v19999", 6) && !mgopt__intern_has(p, "v20000", 6));
+    CHECK(mgopt__intern_lookup(p, "v19999", 6) && !mgopt__intern_lookup(p, "v20000", 6));
   }
   for (i = 0; i < 100; i++) {
     char *m = (char *)mgopt_program_alloc(p, (size_t)(i * 37 + 1), 64);

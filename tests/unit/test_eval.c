@@ -1,8 +1,8 @@
 /* tests/unit/test_eval.c — mgopt_eval: straight-line code, broadcasting, cond, while_loop, opaque ops, errors, memory. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include <stdlib.h>
 #include <math.h>
 
 /* ---------------------------------------------------------------- fixtures */

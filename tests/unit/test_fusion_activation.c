@@ -1,5 +1,4 @@
 /* tests/unit/test_fusion_activation.c — activation fusions and fuse_reduce_mean: each backs out when the program's target refuses the op it built (what golden text cannot show). */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

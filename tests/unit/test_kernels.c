@@ -1,5 +1,4 @@
 /* tests/unit/test_kernels.c — constant-folding kernels: mgopt_fold_op against hand-computed values. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

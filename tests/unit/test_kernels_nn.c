@@ -1,9 +1,9 @@
 /* tests/unit/test_kernels_nn.c — folding kernels of conv, conv_transpose, pools, norms, prelu and pixel_shuffle
    against naive double-precision references written here, for every attribute variant. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include <stdlib.h>
 #include <math.h>
 #include <stdarg.h>
 #include <time.h>

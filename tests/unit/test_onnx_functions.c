@@ -4,7 +4,6 @@
    Some cases edit the model tree between mgopt_onnx_read and
    mgopt_onnx_import to reach what the fixture generator's onnx version
    cannot write (overloads) or what must be kept as it came. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

@@ -10,7 +10,6 @@
      - the written model keeps the graph's input and output names, in order,
        and their element types.
    The numbers under ONNX Runtime are checked at dev time (the script's notes). */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

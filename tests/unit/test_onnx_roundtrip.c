@@ -6,7 +6,6 @@
    equals the same computation repeated from a fresh read of B1. The sweep
    covers the repository's fixtures and, when installed, every model.onnx
    under /usr/share/libonnx-testdata/data. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

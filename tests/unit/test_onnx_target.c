@@ -4,7 +4,6 @@
    (parse, then mgopt_op_infer on each op in order). For each opset boundary
    the op is refused by the target and by the exporter on one side, and
    accepted and written as the expected ONNX node on the other. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

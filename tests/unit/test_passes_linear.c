@@ -1,5 +1,4 @@
 /* tests/unit/test_passes_linear.c — fusion passes that make linear, batch_norm, layer_norm and instance_norm: refusal by the program's target, their weight arithmetic against a double-precision computation, and how ONNX export writes a linear. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

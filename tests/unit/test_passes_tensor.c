@@ -1,5 +1,4 @@
 /* tests/unit/test_passes_tensor.c — the tensor fusions (replace_stack_reshape, detect_concat_interleave, concat_to_pixel_shuffle, use_reflection_padding, fuse_onehot_matmul_to_gather) where golden text cannot show it: a target that refuses the built op, pixel_shuffle's values against a CRD reference, and the ONNX form of what they build on both sides of the opset boundary. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

@@ -1,5 +1,4 @@
 /* tests/unit/test_robustness.c — scaling behaviour that golden files cannot show: many functions, many inputs. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

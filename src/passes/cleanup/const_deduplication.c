@@ -58,16 +58,14 @@
 typedef struct mgopt__cdd_entry {
   mgopt_op *op;
   uint64_t hash;
-  int64_t next;   /* next entry in the bucket chain, -1 = end */
-  uint64_t bucket;
+  int64_t next; /* the entry filed before it under the same hash, -1 = none */
 } mgopt__cdd_entry;
 
 typedef struct mgopt__cdd {
   mgopt_pass_ctx *ctx;
   mgopt_program *p;
   int64_t threshold;
-  int64_t *heads;  /* bucket heads, -1 = empty */
-  uint64_t mask;
+  mgopt__map by_hash; /* hash -> 1 + index in e of the latest entry filed under it, 0 = none */
   mgopt__cdd_entry *e;
   int64_t ne, ecap;
   mgopt_op **hoist; /* pairs (duplicate, earlier const) in sibling scopes */
@@ -176,6 +174,8 @@ static int mgopt__cdd_fits(mgopt__cdd *c, mgopt_op *op, const mgopt_op *rep) {
 
 static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
   mgopt__cdd_entry *e;
+  mgopt__map_slot *sl = mgopt__map_get(&c->by_hash, mgopt__map_hash_key(h), NULL);
+  if (!sl) return 0;
   if (c->ne == c->ecap) {
     void *arr = c->e;
     if (!mgopt__grow(&c->p->alloc, &arr, &c->ecap, c->ne + 1, sizeof(mgopt__cdd_entry))) return 0;
@@ -184,17 +184,17 @@ static int mgopt__cdd_push(mgopt__cdd *c, mgopt_op *op, uint64_t h) {
   e = &c->e[c->ne];
   e->op = op;
   e->hash = h;
-  e->bucket = h & c->mask;
-  e->next = c->heads[e->bucket];
-  c->heads[e->bucket] = c->ne++;
+  e->next = sl->v.i - 1;
+  sl->v.i = ++c->ne;
   return 1;
 }
 
-/* Entries are popped in reverse order, so each is its bucket's head. */
+/* Entries are popped in reverse order, so each is the latest under its hash. */
 static void mgopt__cdd_pop_to(mgopt__cdd *c, int64_t mark) {
   while (c->ne > mark) {
     mgopt__cdd_entry *e = &c->e[--c->ne];
-    c->heads[e->bucket] = e->next;
+    mgopt__map_slot *sl = mgopt__map_find(&c->by_hash, mgopt__map_hash_key(e->hash));
+    if (sl) sl->v.i = e->next + 1;
   }
 }
 
@@ -212,10 +212,11 @@ static mgopt_op *mgopt__cdd_find(const mgopt__cdd *c, mgopt_op *op, uint64_t *ke
   mgopt_tensor *t = mgopt__cdd_const(op);
   int level;
   for (level = 0;; level++) {
+    const mgopt__map_slot *sl = mgopt__map_find(&c->by_hash, mgopt__map_hash_key(h));
     int64_t i;
     int met = 0;
-    for (i = c->heads[h & c->mask]; i >= 0; i = c->e[i].next) {
-      if (c->e[i].hash != h) continue;
+    for (i = sl ? sl->v.i - 1 : -1; i >= 0; i = c->e[i].next) {
+      if (c->e[i].hash != h) continue; /* hashes 0 and 1 share a key */
       if (mgopt__cdd_op_equal(c->e[i].op, op)) {
         *key = h;
         return c->e[i].op;
@@ -356,7 +357,7 @@ static int64_t mgopt__cdd_candidates(mgopt__cdd *c) {
 static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   mgopt__cdd c;
   mgopt_status s = MGOPT_OK;
-  int64_t nops = 0, nb = 16, i;
+  int64_t nops = 0;
   int32_t f;
   memset(&c, 0, sizeof c);
   c.ctx = ctx;
@@ -364,11 +365,8 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
   c.threshold = ctx->opts[0].i < 0 ? 0 : ctx->opts[0].i;
   nops = mgopt__cdd_candidates(&c);
   if (nops == 0) return MGOPT_OK; /* nothing to merge, nothing to share */
-  while (nb < 2 * nops && nb < ((int64_t)1 << 40)) nb *= 2;
-  c.mask = (uint64_t)nb - 1;
-  c.heads = (int64_t *)mgopt__heap_realloc(&c.p->alloc, NULL, 0, sizeof(int64_t) * (size_t)nb);
-  if (!c.heads) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
-  for (i = 0; i < nb; i++) c.heads[i] = -1;
+  mgopt__map_init_flags(&c.by_hash, &c.p->alloc, MGOPT__MAP_HASHED | MGOPT__MAP_SPARSE);
+  if (!mgopt__map_reset(&c.by_hash, (size_t)nops)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
   for (f = 0; f < mgopt_program_function_count(c.p) && !s; f++)
     s = mgopt__cdd_block(&c, mgopt_program_function_at(c.p, f)->body, 0);
   if (!s) {
@@ -378,7 +376,7 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
     else
       mgopt__cdd_hoist(&c);
   }
-  mgopt__heap_free(&c.p->alloc, c.heads, sizeof(int64_t) * (size_t)nb);
+  mgopt__map_free(&c.by_hash);
   if (c.e) mgopt__heap_free(&c.p->alloc, c.e, sizeof(mgopt__cdd_entry) * (size_t)c.ecap);
   if (c.hoist) mgopt__heap_free(&c.p->alloc, c.hoist, sizeof(mgopt_op *) * (size_t)c.hcap);
   return s;

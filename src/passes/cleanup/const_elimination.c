@@ -47,7 +47,6 @@
 
 /* A folded op, found again by what its results were computed from. */
 typedef struct mgopt__ce_memo {
-  uint64_t hash;
   const mgopt_op *op; /* erased once folded; its attributes and result types stay readable */
   uint64_t *key;      /* mgopt__ce_key of its operands */
   int32_t nkey;
@@ -61,8 +60,7 @@ typedef struct mgopt__ce_state {
   mgopt_fold_fn fold;
   void *ud;
   double skip_by_size; /* < 0: no limit */
-  mgopt__ce_memo **tab; /* open addressing, power-of-two size */
-  size_t cap, n;
+  mgopt__map memo; /* hash of what an op was folded from -> its mgopt__ce_memo (a multimap) */
   int oom;
 } mgopt__ce_state;
 
@@ -109,53 +107,34 @@ static int mgopt__ce_same(const mgopt__ce_memo *m, const mgopt_op *op, const uin
 
 static mgopt__ce_memo *mgopt__ce_lookup(const mgopt__ce_state *st, const mgopt_op *op, uint64_t h,
                                         const uint64_t *key, int32_t nkey) {
-  size_t i;
-  if (!st->cap) return NULL;
-  for (i = (size_t)h & (st->cap - 1); st->tab[i]; i = (i + 1) & (st->cap - 1))
-    if (st->tab[i]->hash == h && mgopt__ce_same(st->tab[i], op, key, nkey)) return st->tab[i];
+  const mgopt__map_slot *sl;
+  for (sl = mgopt__map_find(&st->memo, mgopt__map_hash_key(h)); sl; sl = mgopt__map_next(&st->memo, sl))
+    if (mgopt__ce_same((const mgopt__ce_memo *)sl->v.p, op, key, nkey)) return (mgopt__ce_memo *)sl->v.p;
   return NULL;
 }
 
 static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgopt_op *op, mgopt_tensor **out) {
   uint64_t key[MGOPT__CE_KEY_CAP];
   int32_t nkey = mgopt__ce_key(op, key), i;
-  size_t bytes = 0, j;
+  size_t bytes = 0;
   mgopt__ce_memo *m;
+  mgopt__map_slot *sl;
   for (i = 0; i < op->nouts; i++) bytes += out[i]->nbytes;
   if (nkey < 0 || bytes < MGOPT__CE_MEMO_MIN_BYTES || st->oom) return;
-  if (2 * (st->n + 1) > st->cap) {
-    size_t nc = st->cap ? 2 * st->cap : 64;
-    mgopt__ce_memo **nt = (mgopt__ce_memo **)mgopt__heap_realloc(&p->alloc, NULL, 0, nc * sizeof *nt);
-    if (!nt) {
-      st->oom = 1; /* the memo only saves work: folding goes on without it */
-      return;
-    }
-    memset(nt, 0, nc * sizeof *nt);
-    for (j = 0; j < st->cap; j++)
-      if (st->tab[j]) {
-        size_t k = (size_t)st->tab[j]->hash & (nc - 1);
-        while (nt[k]) k = (k + 1) & (nc - 1);
-        nt[k] = st->tab[j];
-      }
-    if (st->tab) mgopt__heap_free(&p->alloc, st->tab, st->cap * sizeof *st->tab);
-    st->tab = nt;
-    st->cap = nc;
-  }
   m = (mgopt__ce_memo *)mgopt_program_alloc(p, sizeof *m, 8);
   if (m) m->key = (uint64_t *)mgopt_program_alloc(p, sizeof(uint64_t) * (size_t)nkey, 8);
   if (m && m->key) m->out = (mgopt_tensor **)mgopt_program_alloc(p, sizeof(mgopt_tensor *) * (size_t)op->nouts, 8);
-  if (!m || !m->key || !m->out) {
-    st->oom = 1;
+  sl = NULL;
+  if (m && m->key && m->out) sl = mgopt__map_add(&st->memo, mgopt__map_hash_key(mgopt__ce_hash(op, key, nkey)));
+  if (!sl) {
+    st->oom = 1; /* the memo only saves work: folding goes on without it */
     return;
   }
   memcpy(m->key, key, sizeof(uint64_t) * (size_t)nkey);
   m->nkey = nkey;
   m->op = op;
-  m->hash = mgopt__ce_hash(op, key, nkey);
   for (i = 0; i < op->nouts; i++) m->out[i] = out[i];
-  for (j = (size_t)m->hash & (st->cap - 1); st->tab[j];) j = (j + 1) & (st->cap - 1);
-  st->tab[j] = m;
-  st->n++;
+  sl->v.p = m;
 }
 
 static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
@@ -175,7 +154,7 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
     int64_t n = mgopt_type_numel(&op->outs[i]->type);
     if (n >= 0 && mgopt__ce_too_big(st, op->outs[i]->type.rank, n)) return 0;
   }
-  if (st->n) {
+  if (st->memo.n) {
     uint64_t key[MGOPT__CE_KEY_CAP];
     int32_t nkey = mgopt__ce_key(op, key);
     mgopt__ce_memo *m = nkey < 0 ? NULL : mgopt__ce_lookup(st, op, mgopt__ce_hash(op, key, nkey), key, nkey);
@@ -206,8 +185,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   st.fold = ctx->fold;
   st.ud = ctx->fold_ud;
   st.skip_by_size = ctx->opts[0].f;
-  st.tab = NULL;
-  st.cap = st.n = 0;
+  mgopt__map_init_flags(&st.memo, &ctx->program->alloc, MGOPT__MAP_HASHED);
   st.oom = 0;
   memset(&cfg, 0, sizeof cfg);
   memset(&stats, 0, sizeof stats);
@@ -215,7 +193,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   cfg.fold = mgopt__ce_fold;
   cfg.fold_ud = &st;
   s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
-  if (st.tab) mgopt__heap_free(&ctx->program->alloc, st.tab, st.cap * sizeof *st.tab);
+  mgopt__map_free(&st.memo);
   ctx->rewrites += stats.folds;
   return s;
 }

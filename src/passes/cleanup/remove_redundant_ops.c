@@ -98,75 +98,43 @@ static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
 
 typedef struct mgopt__rro {
   mgopt_program *p;
-  mgopt_op **tab;
-  uint64_t *hashes;
-  size_t cap, count;
+  mgopt__map kept; /* the ops kept so far, by hash (distinct ops may share one) */
   int64_t removed;
   int oom;
 } mgopt__rro;
-
-static void mgopt__rro_grow(mgopt__rro *r) {
-  size_t ncap = r->cap ? r->cap * 2 : 1024, i;
-  mgopt_op **nt = (mgopt_op **)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(mgopt_op *));
-  uint64_t *nh = (uint64_t *)mgopt__heap_realloc(&r->p->alloc, NULL, 0, ncap * sizeof(uint64_t));
-  if (!nt || !nh) {
-    if (nt) mgopt__heap_free(&r->p->alloc, nt, ncap * sizeof(mgopt_op *));
-    if (nh) mgopt__heap_free(&r->p->alloc, nh, ncap * sizeof(uint64_t));
-    r->oom = 1;
-    return;
-  }
-  memset(nt, 0, ncap * sizeof(mgopt_op *));
-  for (i = 0; i < r->cap; i++)
-    if (r->tab[i]) {
-      size_t j = (size_t)r->hashes[i] & (ncap - 1);
-      while (nt[j]) j = (j + 1) & (ncap - 1);
-      nt[j] = r->tab[i];
-      nh[j] = r->hashes[i];
-    }
-  if (r->tab) mgopt__heap_free(&r->p->alloc, r->tab, r->cap * sizeof(mgopt_op *));
-  if (r->hashes) mgopt__heap_free(&r->p->alloc, r->hashes, r->cap * sizeof(uint64_t));
-  r->tab = nt;
-  r->hashes = nh;
-  r->cap = ncap;
-}
 
 static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
   mgopt_op *op, *next;
   for (op = b->first; op && !r->oom; op = next) {
     int32_t i;
     uint64_t h;
-    size_t j;
+    mgopt__map_slot *sl;
+    mgopt_op *first = NULL;
     next = op->next;
     if (depth < 256)
       for (i = 0; i < op->nblocks; i++) mgopt__rro_block(r, op->blocks[i], depth + 1);
     if (!mgopt__rro_eligible(op)) continue;
-    if ((r->count + 1) * 2 > r->cap) {
-      mgopt__rro_grow(r);
-      if (r->oom) return;
-    }
-    h = mgopt__rro_hash(op);
-    j = (size_t)h & (r->cap - 1);
-    while (r->tab[j]) {
-      mgopt_op *first = r->tab[j];
-      if (r->hashes[j] == h && mgopt__rro_equal(first, op)) break;
-      j = (j + 1) & (r->cap - 1);
-    }
-    if (r->tab[j]) {
+    h = mgopt__map_hash_key(mgopt__rro_hash(op));
+    for (sl = mgopt__map_find(&r->kept, h); sl && !first; sl = mgopt__map_next(&r->kept, sl))
+      if (mgopt__rro_equal((mgopt_op *)sl->v.p, op)) first = (mgopt_op *)sl->v.p;
+    if (first) {
       /* the kept op must not be a block output either: feeding an output of
          the model to more consumers changes how runtimes schedule fp16 casts
          around it (ONNX Runtime's CPU provider rounds differently then) */
-      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(r->tab[j]->outs[0])) continue;
+      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(first->outs[0])) continue;
       /* the two may be declared differently (opaque ops keep what they came
          with; a dim may be symbolic in one): op's users must accept the kept type */
-      if (!mgopt__pu_replace_fits(r->p, op->outs[0], r->tab[j]->outs[0])) continue;
-      mgopt_value_replace_all_uses(op->outs[0], r->tab[j]->outs[0]);
+      if (!mgopt__pu_replace_fits(r->p, op->outs[0], first->outs[0])) continue;
+      mgopt_value_replace_all_uses(op->outs[0], first->outs[0]);
       mgopt_op_erase(op);
       r->removed++;
       continue;
     }
-    r->tab[j] = op;
-    r->hashes[j] = h;
-    r->count++;
+    if (!(sl = mgopt__map_add(&r->kept, h))) {
+      r->oom = 1;
+      return;
+    }
+    sl->v.p = op;
   }
 }
 
@@ -175,10 +143,10 @@ static mgopt_status mgopt__rro_run(mgopt_pass_ctx *ctx) {
   int32_t i;
   memset(&r, 0, sizeof r);
   r.p = ctx->program;
+  mgopt__map_init_flags(&r.kept, &r.p->alloc, MGOPT__MAP_HASHED);
   for (i = 0; i < mgopt_program_function_count(ctx->program) && !r.oom; i++)
     mgopt__rro_block(&r, mgopt_program_function_at(ctx->program, i)->body, 0);
-  if (r.tab) mgopt__heap_free(&r.p->alloc, r.tab, r.cap * sizeof(mgopt_op *));
-  if (r.hashes) mgopt__heap_free(&r.p->alloc, r.hashes, r.cap * sizeof(uint64_t));
+  mgopt__map_free(&r.kept);
   ctx->rewrites += r.removed;
   if (r.oom) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "remove_redundant_ops: out of memory");
   return MGOPT_OK;

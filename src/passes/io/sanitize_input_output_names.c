@@ -31,48 +31,19 @@ static const char *const mgopt__sio_reserved[] = {
     "false", "string", "bf16",   "fp16",  "fp32",   "fp64",   "int8",   "int16",  "int32",
     "int64", "uint8", "uint16",  "uint32", "uint64", "state"};
 
-/* a set of interned name pointers (open addressing) */
+/* a set of interned name pointers */
 typedef struct mgopt__sio_set {
-  const char **tab;
-  size_t cap, n;
-  const mgopt_allocator *al;
+  mgopt__map map;
   int oom;
 } mgopt__sio_set;
 
-static size_t mgopt__sio_slot(const mgopt__sio_set *s, const char *k) {
-  size_t h = (size_t)(((uintptr_t)k >> 3) * 11400714819323198485ull) & (s->cap - 1);
-  while (s->tab[h] && s->tab[h] != k) h = (h + 1) & (s->cap - 1);
-  return h;
-}
-
 static void mgopt__sio_add(mgopt__sio_set *s, const char *k) {
-  size_t h;
   if (!k || s->oom) return;
-  if ((s->n + 1) * 2 > s->cap) {
-    size_t nc = s->cap ? s->cap * 2 : 64, i;
-    const char **old = s->tab;
-    size_t oc = s->cap;
-    s->tab = (const char **)mgopt__heap_realloc(s->al, NULL, 0, nc * sizeof(char *));
-    if (!s->tab) {
-      s->tab = old;
-      s->oom = 1;
-      return;
-    }
-    memset((void *)s->tab, 0, nc * sizeof(char *));
-    s->cap = nc;
-    for (i = 0; i < oc; i++)
-      if (old[i]) s->tab[mgopt__sio_slot(s, old[i])] = old[i];
-    if (old) mgopt__heap_free(s->al, (void *)old, oc * sizeof(char *));
-  }
-  h = mgopt__sio_slot(s, k);
-  if (!s->tab[h]) {
-    s->tab[h] = k;
-    s->n++;
-  }
+  if (!mgopt__map_get(&s->map, mgopt__map_ptr_key(k), NULL)) s->oom = 1;
 }
 
 static int mgopt__sio_has(const mgopt__sio_set *s, const char *k) {
-  return s->cap && s->tab[mgopt__sio_slot(s, k)] == k;
+  return mgopt__map_find(&s->map, mgopt__map_ptr_key(k)) != NULL;
 }
 
 static void mgopt__sio_collect(mgopt__sio_set *s, mgopt_block *b, int depth) {
@@ -144,7 +115,7 @@ static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
   int32_t i;
   if (!f) return MGOPT_OK;
   memset(&names, 0, sizeof names);
-  names.al = &p->alloc;
+  mgopt__map_init(&names.map, &p->alloc);
   mgopt__sio_collect(&names, f->body, 0);
   for (i = 0; i < f->body->nargs + f->body->nouts && !s; i++) {
     mgopt_value *v = i < f->body->nargs ? f->body->args[i] : f->body->outs[i - f->body->nargs]->value;
@@ -152,7 +123,7 @@ static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
     if (r < 0) s = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "sanitize_input_output_names: out of memory");
     else ctx->rewrites += r;
   }
-  if (names.tab) mgopt__heap_free(names.al, (void *)names.tab, names.cap * sizeof(char *));
+  mgopt__map_free(&names.map);
   return s;
 }
 
