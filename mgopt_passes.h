@@ -15806,7 +15806,10 @@ static mgopt_status mgopt__fsc_run(mgopt_pass_ctx *ctx) {
   mgopt_pass_report rep[3];
   mgopt_pipeline_options o;
   mgopt_diag d;
+  mgopt_registry reg = *mgopt_builtin_registry();
   int32_t nrep = 0, round, i;
+  reg.fold = ctx->fold; /* the caller's kernels, as const_elimination alone would use */
+  reg.fold_ud = ctx->fold_ud;
   for (round = 0; round < MGOPT__FSC_MAX_ROUNDS; round++) {
     int64_t changed = 0;
     mgopt_status s;
@@ -15815,8 +15818,7 @@ static mgopt_status mgopt__fsc_run(mgopt_pass_ctx *ctx) {
     o.reports = rep;
     o.reports_cap = 3;
     o.nreports = &nrep;
-    s = mgopt_pipeline_run(ctx->program, mgopt_builtin_registry(), "const_elimination,canonicalize_opaque_ops,fold_shape_ops",
-                           &o, &d);
+    s = mgopt_pipeline_run(ctx->program, &reg, "const_elimination,canonicalize_opaque_ops,fold_shape_ops", &o, &d);
     if (s) return mgopt_diag_set(ctx->diag, s, "%s", d.msg);
     for (i = 0; i < nrep; i++) changed += rep[i].rewrites;
     ctx->rewrites += changed;

@@ -32,6 +32,30 @@ static mgopt_tensor *first_const(mgopt_program *p, int32_t func) {
   return op ? mgopt_value_const(op->outs[0]) : NULL;
 }
 
+/* fold_shape_chains folds with the caller's kernels: with a registry whose
+   fold function is NULL nothing folds, with the built-in one the add does. */
+static void test_fold_shape_chains_uses_callers_kernels(void) {
+  static const char text[] = "main(%x: (2, fp32)) {\n"
+                             "  %a: (2, fp32) = const(val=[1, 2])\n"
+                             "  %b: (2, fp32) = add(x=%a, y=%a)\n"
+                             "  %y: (2, fp32) = mul(x=%x, y=%b)\n"
+                             "} -> (%y)\n";
+  int kernels;
+  for (kernels = 0; kernels < 2; kernels++) {
+    mgopt_registry r = *mgopt_builtin_registry();
+    mgopt_program *p = parse(text);
+    mgopt_diag d;
+    mgopt_op *op;
+    int adds = 0;
+    REQUIRE(p != NULL);
+    if (!kernels) r.fold = NULL;
+    CHECK_EQ_INT(run_with(&r, p, "fold_shape_chains", &d, NULL), MGOPT_OK);
+    for (op = mgopt_program_function_at(p, 0)->body->first; op; op = op->next) adds += strcmp(op->type, "add") == 0;
+    CHECK_EQ_INT(adds, 1 - kernels);
+    mgopt_program_destroy(p);
+  }
+}
+
 /* Equal consts in two functions cannot be merged into one op; they share one
    data buffer, copy-on-write through mgopt_tensor_data_mut. */
 static void test_const_dedup_shares_across_functions(void) {
@@ -428,6 +452,7 @@ static const test_case tests[] = {
     TEST(test_const_dedup_shares_across_functions),
     TEST(test_const_dedup_lookalikes),
     TEST(test_const_elim_repeated_fold),
+    TEST(test_fold_shape_chains_uses_callers_kernels),
     TEST(test_dedup_names_output_clash_fails),
     TEST(test_topological_reorder_long_chain),
 };
