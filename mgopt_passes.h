@@ -199,16 +199,22 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
 /* A pass with a run function and no options. */
 #define MGOPT__DEFINE_PASS(family, ns, name, description, run) \
   MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {   \
-      #ns "::" #name, #family, description, 0, NULL, run, NULL, 0, 0}
+      #ns "::" #name, #family, description, 0, NULL, run, NULL, 0, 0, NULL, 0}
 /* A pass with a run function and options (a static array of mgopt_opt_def). */
 #define MGOPT__DEFINE_PASS_WITH_OPTIONS(family, ns, name, description, opts, run) \
   MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {                     \
-      #ns "::" #name, #family, description, MGOPT__ARRAY_COUNT(opts), opts, run, NULL, 0, 0}
+      #ns "::" #name, #family, description, MGOPT__ARRAY_COUNT(opts), opts, run, NULL, 0, 0, NULL, 0}
 /* A pass that is its pattern table (a static array of mgopt_pattern): the pass
    manager runs it as mgopt_pass_def says, without folding. */
 #define MGOPT__DEFINE_PATTERN_PASS(family, ns, name, description, patterns) \
   MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {               \
-      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0}
+      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0, NULL, 0}
+/* The same for patterns that can match only where an op of one of the kinds
+   in `needs` (a static int32_t array) is: functions without one are skipped. */
+#define MGOPT__DEFINE_PATTERN_PASS_NEEDING(family, ns, name, description, patterns, needs)  \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {                              \
+      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0, \
+      needs, MGOPT__ARRAY_COUNT(needs)}
 /* Rows of a pattern table: a pattern rooted at ops of one kind, or at opaque
    ops of one type name (e.g. "onnx::Dropout"). */
 #define MGOPT__PATTERN(name, kind, benefit, fn) {name, kind, NULL, benefit, fn, NULL}
@@ -7033,9 +7039,12 @@ static const mgopt_pattern mgopt__r0s_patterns[] = {
     {"rank0_expand_dims_swap", MGOPT_OP_floor_div, NULL, 1, mgopt__r0s_rewrite, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(cleanup, common, rank0_expand_dims_swap,
-                           "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead",
-                           mgopt__r0s_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__r0s_needs[] = {MGOPT_OP_expand_dims};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(cleanup, common, rank0_expand_dims_swap,
+                                   "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead",
+                                   mgopt__r0s_patterns, mgopt__r0s_needs);
 /* src/passes/cleanup/expand_high_rank_reshape_and_transpose.c — common::expand_high_rank_reshape_and_transpose: a rank >= 6 reshape/transpose/reshape becomes a chain of rank <= 5 ops.
 
    Spec: mil_graph_passes.txt, "Detect the pattern reshape_1 --> transpose -->
@@ -9716,6 +9725,7 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 
 static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
   mgopt_pattern pat;
+  mgopt_pass_def pd;
   mgopt__rsr st;
   mgopt_status s;
   st.strict = ctx->opts[0].i != 0;
@@ -9727,7 +9737,10 @@ static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
   pat.benefit = 1;
   pat.fn = mgopt__rsr_fold;
   pat.ud = &st;
-  s = mgopt__pass_run_patterns(ctx, &pat, 1, 0);
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  s = mgopt__pass_run_patterns(ctx, &pd);
   return st.err ? st.err : s;
 }
 
@@ -12454,9 +12467,12 @@ static const mgopt_pattern mgopt__fge_patterns[] = {
     {"gelu_exact", MGOPT_OP_mul, NULL, 1, mgopt__fge_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_exact,
-                           "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
-                           mgopt__fge_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fge_needs[] = {MGOPT_OP_erf};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_exact,
+                                   "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
+                                   mgopt__fge_patterns, mgopt__fge_needs);
 /* src/passes/fusion/fuse_gelu_tanh_approximation.c — common::fuse_gelu_tanh_approximation: the tanh form of gelu becomes gelu(x, mode=TANH_APPROXIMATION).
 
    Spec: mil_graph_passes.txt, "the tanh approximate version of gelu"
@@ -12586,9 +12602,12 @@ static const mgopt_pattern mgopt__fgt_patterns[] = {
     {"gelu_tanh_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgt_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_tanh_approximation,
-                           "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
-                           mgopt__fgt_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fgt_needs[] = {MGOPT_OP_tanh};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_tanh_approximation,
+                                   "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
+                                   mgopt__fgt_patterns, mgopt__fgt_needs);
 /* src/passes/fusion/fuse_gelu_sigmoid_approximation.c — common::fuse_gelu_sigmoid_approximation: x * sigmoid(1.702 * x) becomes gelu(x, mode=SIGMOID_APPROXIMATION).
 
    Spec: reference §3.13 (coremltools' optimize_gelu_sigmoid).
@@ -12654,8 +12673,11 @@ static const mgopt_pattern mgopt__fgs_patterns[] = {
     {"gelu_sigmoid_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgs_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_sigmoid_approximation,
-                           "x * sigmoid(1.702 * x) becomes gelu (SIGMOID_APPROXIMATION)", mgopt__fgs_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fgs_needs[] = {MGOPT_OP_sigmoid};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_sigmoid_approximation,
+                                   "x * sigmoid(1.702 * x) becomes gelu (SIGMOID_APPROXIMATION)", mgopt__fgs_patterns, mgopt__fgs_needs);
 /* src/passes/fusion/fuse_leaky_relu.c — common::fuse_leaky_relu: maximum(x, alpha * x) with 0 <= alpha <= 1 becomes leaky_relu(x, alpha).
 
    Spec: mil_graph_passes.txt, "Detect the mul —> max pattern than can be
@@ -12893,9 +12915,12 @@ static const mgopt_pattern mgopt__fpr_patterns[] = {
     {"prelu", MGOPT_OP_add, NULL, 1, mgopt__fpr_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_prelu,
-                           "relu(x) + a * relu(-x) becomes prelu(x, -a), also behind an NCHW-to-NHWC transpose",
-                           mgopt__fpr_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fpr_needs[] = {MGOPT_OP_relu};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_prelu,
+                                   "relu(x) + a * relu(-x) becomes prelu(x, -a), also behind an NCHW-to-NHWC transpose",
+                                   mgopt__fpr_patterns, mgopt__fpr_needs);
 /* src/passes/fusion/prelu_to_lrelu.c — common::prelu_to_lrelu: a prelu whose alpha values are all equal becomes leaky_relu.
 
    Spec: mil_graph_passes.txt, "If prelu has the same leakage factor across
@@ -13265,9 +13290,12 @@ static const mgopt_pattern mgopt__fcbias_patterns[] = {
     {"conv_sub", MGOPT_OP_sub, NULL, 1, mgopt__fcbias_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_bias,
-                           "fold an add or sub of a constant after a conv (or its transpose) into its bias",
-                           mgopt__fcbias_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fcbias_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_conv_bias,
+                                   "fold an add or sub of a constant after a conv (or its transpose) into its bias",
+                                   mgopt__fcbias_patterns, mgopt__fcbias_needs);
 /* src/passes/fusion/fuse_conv_scale.c — common::fuse_conv_scale: a mul or real_div of a conv by a constant folds into its weight and bias.
 
    Spec: mil_graph_passes.txt, "Fold mul/div into conv/conv_transpose by
@@ -13356,9 +13384,12 @@ static const mgopt_pattern mgopt__fcs_patterns[] = {
     {"conv_real_div", MGOPT_OP_real_div, NULL, 1, mgopt__fcs_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_scale,
-                           "fold a mul or real_div of a conv by a constant into its weight and bias",
-                           mgopt__fcs_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fcs_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_conv_scale,
+                                   "fold a mul or real_div of a conv by a constant into its weight and bias",
+                                   mgopt__fcs_patterns, mgopt__fcs_needs);
 /* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv that reads it; a pad before a transpose into a conv moves next to it.
 
    Spec: mil_graph_passes.txt, "When we observe pad -> transpose -> conv, we
@@ -15304,9 +15335,12 @@ static const mgopt_pattern mgopt__rtaf_patterns[] = {
     MGOPT__PATTERN("transpose_add_forest", MGOPT_OP_add, 1, mgopt__rtaf_rewrite),
 };
 
-MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_add_forests,
-                           "run a forest of adds between a transpose and its inverse in the untransposed layout",
-                           mgopt__rtaf_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__rtaf_needs[] = {MGOPT_OP_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_forests,
+                                   "run a forest of adds between a transpose and its inverse in the untransposed layout",
+                                   mgopt__rtaf_patterns, mgopt__rtaf_needs);
 /* src/passes/onnx/canonicalize_opaque_ops.c — onnx::canonicalize_opaque_ops: an ONNX op left opaque becomes canonical once its operands are constant or typed, and types downstream are inferred again.
 
    Spec: ONNX Runtime's basic level folds constants and then sees every op

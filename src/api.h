@@ -903,6 +903,12 @@ typedef struct mgopt_pass_def {
   const mgopt_pattern *patterns;
   int32_t npatterns;
   int fold_constants;
+  /* A pattern pass whose patterns can match only where an op of one of these
+     kinds is (a conv for a bias fused into a conv): the pass manager skips a
+     function whose op index counts none of them, so the pass costs O(1)
+     there. NULL / 0: every function is visited. */
+  const int32_t *needs;
+  int32_t nneeds;
 } mgopt_pass_def;
 
 typedef struct mgopt_pipeline_def {

@@ -192,12 +192,13 @@ struct mgopt_program {
   int64_t nplaces;
 };
 
-/* Runs patterns over every function with the worklist driver (core/passmgr.c).
+/* Runs pass pd's patterns over every function with the worklist driver
+   (core/passmgr.c), skipping functions without an op of a kind pd needs.
    Dead ops are NOT erased by the driver (a pass removes only what it made
-   dead); with fold != 0 constant operands are folded through ctx->fold. Adds
-   rewrites and folds to ctx->rewrites. Pattern-table passes run through it. */
-MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
-                                                     int fold);
+   dead); with pd->fold_constants, constant operands are folded through
+   ctx->fold. Adds rewrites and folds to ctx->rewrites. Pattern-table passes
+   run through it. */
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd);
 /* Names op in d (d->op, and d->line/d->col when the op was read from .mil text). */
 MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op);
 /* Copy of n bytes into the arena (NULL on OOM). */

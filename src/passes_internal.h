@@ -14,16 +14,22 @@
 /* A pass with a run function and no options. */
 #define MGOPT__DEFINE_PASS(family, ns, name, description, run) \
   MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {   \
-      #ns "::" #name, #family, description, 0, NULL, run, NULL, 0, 0}
+      #ns "::" #name, #family, description, 0, NULL, run, NULL, 0, 0, NULL, 0}
 /* A pass with a run function and options (a static array of mgopt_opt_def). */
 #define MGOPT__DEFINE_PASS_WITH_OPTIONS(family, ns, name, description, opts, run) \
   MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {                     \
-      #ns "::" #name, #family, description, MGOPT__ARRAY_COUNT(opts), opts, run, NULL, 0, 0}
+      #ns "::" #name, #family, description, MGOPT__ARRAY_COUNT(opts), opts, run, NULL, 0, 0, NULL, 0}
 /* A pass that is its pattern table (a static array of mgopt_pattern): the pass
    manager runs it as mgopt_pass_def says, without folding. */
 #define MGOPT__DEFINE_PATTERN_PASS(family, ns, name, description, patterns) \
   MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {               \
-      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0}
+      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0, NULL, 0}
+/* The same for patterns that can match only where an op of one of the kinds
+   in `needs` (a static int32_t array) is: functions without one are skipped. */
+#define MGOPT__DEFINE_PATTERN_PASS_NEEDING(family, ns, name, description, patterns, needs)  \
+  MGOPT__PRIVATE const mgopt_pass_def mgopt__pass_##name = {                              \
+      #ns "::" #name, #family, description, 0, NULL, NULL, patterns, MGOPT__ARRAY_COUNT(patterns), 0, \
+      needs, MGOPT__ARRAY_COUNT(needs)}
 /* Rows of a pattern table: a pattern rooted at ops of one kind, or at opaque
    ops of one type name (e.g. "onnx::Dropout"). */
 #define MGOPT__PATTERN(name, kind, benefit, fn) {name, kind, NULL, benefit, fn, NULL}

@@ -126,19 +126,32 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
-MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pattern *pats, int32_t n,
-                                                     int fold) {
+/* 1 if function f may hold an op of one of the pass's needed kinds (an
+   incomplete index counts as yes). */
+static int mgopt__pm_has_needed(const mgopt_function *f, const mgopt_pass_def *pd) {
+  int32_t i;
+  if (!pd->nneeds) return 1;
+  for (i = 0; i < pd->nneeds; i++)
+    if (mgopt__index_kind_count(f, pd->needs[i]) != 0) return 1;
+  return 0;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd) {
   mgopt_rewrite_config cfg;
   mgopt_rewrite_stats st;
-  mgopt_status s;
+  mgopt_status s = MGOPT_OK;
+  int32_t i;
   memset(&cfg, 0, sizeof cfg);
   memset(&st, 0, sizeof st);
   cfg.keep_dead = 1;
-  if (fold) {
+  if (pd->fold_constants) {
     cfg.fold = ctx->fold;
     cfg.fold_ud = ctx->fold_ud;
   }
-  s = mgopt_rewrite_program(ctx->program, pats, n, &cfg, &st, ctx->diag);
+  for (i = 0; i < ctx->program->nfuncs && !s; i++)
+    if (mgopt__pm_has_needed(ctx->program->funcs[i], pd))
+      s = mgopt_rewrite_function(ctx->program, ctx->program->funcs[i], pd->patterns, pd->npatterns, &cfg, &st,
+                                 ctx->diag);
   ctx->rewrites += st.rewrites + st.folds;
   return s;
 }
@@ -187,7 +200,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.name = pd->name;
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
-  s = pd->run ? pd->run(&ctx) : mgopt__pass_run_patterns(&ctx, pd->patterns, pd->npatterns, pd->fold_constants);
+  s = pd->run ? pd->run(&ctx) : mgopt__pass_run_patterns(&ctx, pd);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {

@@ -641,8 +641,8 @@ static void test_pass_manager(void) {
   static const mgopt_opt_def opts[3] = {{"n", MGOPT_OPT_INT, "1", "count"},
                                         {"f", MGOPT_OPT_FLOAT, "0.5", "a float"},
                                         {"s", MGOPT_OPT_STRING, "abc", "a string"}};
-  static const mgopt_pass_def counter = {"test::counter", "test", "counts", 3, opts, counter_run, NULL, 0, 0};
-  static const mgopt_pass_def failing = {"test::failing", "test", "fails", 0, NULL, failing_run, NULL, 0, 0};
+  static const mgopt_pass_def counter = {"test::counter", "test", "counts", 3, opts, counter_run, NULL, 0, 0, NULL, 0};
+  static const mgopt_pass_def failing = {"test::failing", "test", "fails", 0, NULL, failing_run, NULL, 0, 0, NULL, 0};
   static const mgopt_pass_def *const passes[2] = {&counter, &failing};
   static const mgopt_pipeline_def pipes[2] = {{"twice", "counter,counter{n=2}", "x"},
                                               {"loop", "loop", "recursive"}};

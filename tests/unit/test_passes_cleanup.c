@@ -32,6 +32,49 @@ static mgopt_tensor *first_const(mgopt_program *p, int32_t func) {
   return op ? mgopt_value_const(op->outs[0]) : NULL;
 }
 
+/* A pattern pass that needs a kind is not run in a function without an op
+   of that kind: merge_consecutive_relus made to need a conv fires only in
+   the function that has one, and its pattern is never tried in the other. */
+static void test_pattern_pass_needs(void) {
+  static const char *text = "main(%x: (1, 1, 4, 4, fp32)) {\n"
+                            "  %r1: (1, 1, 4, 4, fp32) = relu(x=%x)\n"
+                            "  %r2: (1, 1, 4, 4, fp32) = relu(x=%r1)\n"
+                            "} -> (%r2)\n"
+                            "with_conv(%x: (1, 1, 4, 4, fp32)) {\n"
+                            "  %w: (1, 1, 1, 1, fp32) = const(val=[[[[2]]]])\n"
+                            "  %c: (1, 1, 4, 4, fp32) = conv(x=%x, weight=%w)\n"
+                            "  %r1: (1, 1, 4, 4, fp32) = relu(x=%c)\n"
+                            "  %r2: (1, 1, 4, 4, fp32) = relu(x=%r1)\n"
+                            "} -> (%r2)\n";
+  static const int32_t needs[] = {MGOPT_OP_conv};
+  mgopt_pass_def def = mgopt__pass_merge_consecutive_relus;
+  const mgopt_pass_def *passes[1];
+  mgopt_registry r;
+  mgopt_program *p = parse(text);
+  mgopt_pass_report rep;
+  mgopt_diag d;
+  int32_t f;
+  REQUIRE(p != NULL);
+  def.name = "test::relus";
+  def.needs = needs;
+  def.nneeds = 1;
+  passes[0] = &def;
+  memset(&r, 0, sizeof r);
+  r.passes = passes;
+  r.npasses = 1;
+  memset(&rep, 0, sizeof rep);
+  CHECK_EQ_INT(run_with(&r, p, "relus", &d, &rep), MGOPT_OK);
+  CHECK_EQ_INT(rep.rewrites, 1);
+  for (f = 0; f < 2; f++) {
+    mgopt_function *fn = mgopt_program_function_at(p, f);
+    mgopt_op *op;
+    int relus = 0;
+    for (op = fn->body->first; op; op = op->next) relus += strcmp(op->type, "relu") == 0;
+    CHECK_EQ_INT(relus, strcmp(fn->name, "with_conv") == 0 ? 1 : 2);
+  }
+  mgopt_program_destroy(p);
+}
+
 /* fold_shape_chains folds with the caller's kernels: with a registry whose
    fold function is NULL nothing folds, with the built-in one the add does. */
 static void test_fold_shape_chains_uses_callers_kernels(void) {
@@ -453,6 +496,7 @@ static const test_case tests[] = {
     TEST(test_const_dedup_lookalikes),
     TEST(test_const_elim_repeated_fold),
     TEST(test_fold_shape_chains_uses_callers_kernels),
+    TEST(test_pattern_pass_needs),
     TEST(test_dedup_names_output_clash_fails),
     TEST(test_topological_reorder_long_chain),
 };

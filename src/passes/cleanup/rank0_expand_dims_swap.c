@@ -118,6 +118,9 @@ static const mgopt_pattern mgopt__r0s_patterns[] = {
     {"rank0_expand_dims_swap", MGOPT_OP_floor_div, NULL, 1, mgopt__r0s_rewrite, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(cleanup, common, rank0_expand_dims_swap,
-                           "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead",
-                           mgopt__r0s_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__r0s_needs[] = {MGOPT_OP_expand_dims};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(cleanup, common, rank0_expand_dims_swap,
+                                   "a rank-0 binary op followed by expand_dims([0]) computes on expanded operands instead",
+                                   mgopt__r0s_patterns, mgopt__r0s_needs);

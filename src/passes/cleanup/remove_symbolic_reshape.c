@@ -155,6 +155,7 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 
 static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
   mgopt_pattern pat;
+  mgopt_pass_def pd;
   mgopt__rsr st;
   mgopt_status s;
   st.strict = ctx->opts[0].i != 0;
@@ -166,7 +167,10 @@ static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
   pat.benefit = 1;
   pat.fn = mgopt__rsr_fold;
   pat.ud = &st;
-  s = mgopt__pass_run_patterns(ctx, &pat, 1, 0);
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  s = mgopt__pass_run_patterns(ctx, &pd);
   return st.err ? st.err : s;
 }
 

@@ -114,6 +114,9 @@ static const mgopt_pattern mgopt__fcbias_patterns[] = {
     {"conv_sub", MGOPT_OP_sub, NULL, 1, mgopt__fcbias_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_bias,
-                           "fold an add or sub of a constant after a conv (or its transpose) into its bias",
-                           mgopt__fcbias_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fcbias_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_conv_bias,
+                                   "fold an add or sub of a constant after a conv (or its transpose) into its bias",
+                                   mgopt__fcbias_patterns, mgopt__fcbias_needs);

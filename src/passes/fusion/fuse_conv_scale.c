@@ -87,6 +87,9 @@ static const mgopt_pattern mgopt__fcs_patterns[] = {
     {"conv_real_div", MGOPT_OP_real_div, NULL, 1, mgopt__fcs_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_scale,
-                           "fold a mul or real_div of a conv by a constant into its weight and bias",
-                           mgopt__fcs_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fcs_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_conv_scale,
+                                   "fold a mul or real_div of a conv by a constant into its weight and bias",
+                                   mgopt__fcs_patterns, mgopt__fcs_needs);

@@ -125,6 +125,9 @@ static const mgopt_pattern mgopt__fge_patterns[] = {
     {"gelu_exact", MGOPT_OP_mul, NULL, 1, mgopt__fge_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_exact,
-                           "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
-                           mgopt__fge_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fge_needs[] = {MGOPT_OP_erf};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_exact,
+                                   "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
+                                   mgopt__fge_patterns, mgopt__fge_needs);

@@ -64,5 +64,8 @@ static const mgopt_pattern mgopt__fgs_patterns[] = {
     {"gelu_sigmoid_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgs_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_sigmoid_approximation,
-                           "x * sigmoid(1.702 * x) becomes gelu (SIGMOID_APPROXIMATION)", mgopt__fgs_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fgs_needs[] = {MGOPT_OP_sigmoid};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_sigmoid_approximation,
+                                   "x * sigmoid(1.702 * x) becomes gelu (SIGMOID_APPROXIMATION)", mgopt__fgs_patterns, mgopt__fgs_needs);

@@ -128,6 +128,9 @@ static const mgopt_pattern mgopt__fgt_patterns[] = {
     {"gelu_tanh_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgt_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_gelu_tanh_approximation,
-                           "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
-                           mgopt__fgt_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fgt_needs[] = {MGOPT_OP_tanh};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_tanh_approximation,
+                                   "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
+                                   mgopt__fgt_patterns, mgopt__fgt_needs);

@@ -172,6 +172,9 @@ static const mgopt_pattern mgopt__fpr_patterns[] = {
     {"prelu", MGOPT_OP_add, NULL, 1, mgopt__fpr_fuse, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_prelu,
-                           "relu(x) + a * relu(-x) becomes prelu(x, -a), also behind an NCHW-to-NHWC transpose",
-                           mgopt__fpr_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fpr_needs[] = {MGOPT_OP_relu};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_prelu,
+                                   "relu(x) + a * relu(-x) becomes prelu(x, -a), also behind an NCHW-to-NHWC transpose",
+                                   mgopt__fpr_patterns, mgopt__fpr_needs);

@@ -193,6 +193,9 @@ static const mgopt_pattern mgopt__rtaf_patterns[] = {
     MGOPT__PATTERN("transpose_add_forest", MGOPT_OP_add, 1, mgopt__rtaf_rewrite),
 };
 
-MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_add_forests,
-                           "run a forest of adds between a transpose and its inverse in the untransposed layout",
-                           mgopt__rtaf_patterns);
+/* the patterns match only where one of these is */
+static const int32_t mgopt__rtaf_needs[] = {MGOPT_OP_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_forests,
+                                   "run a forest of adds between a transpose and its inverse in the untransposed layout",
+                                   mgopt__rtaf_patterns, mgopt__rtaf_needs);
