@@ -732,6 +732,13 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_log_sum,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_log_sum_exp,              MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_sum_square,               MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(acos,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(asin,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(atan,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(atanh,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(cosh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sinh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(tan,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -12587,6 +12594,13 @@ MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name) {
 
 /* ---------------------------------------------------------------- unary */
 
+/* 1 if v is a tensor of an integer dtype of 8 bits or more (ONNX's integer types). */
+static int mgopt__imp_is_int(const mgopt_value *v) {
+  int32_t dt = v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.dtype : (int32_t)MGOPT_DT_UNKNOWN;
+  return dt == MGOPT_DT_INT8 || dt == MGOPT_DT_UINT8 || dt == MGOPT_DT_INT16 || dt == MGOPT_DT_UINT16 ||
+         dt == MGOPT_DT_INT32 || dt == MGOPT_DT_UINT32 || dt == MGOPT_DT_INT64 || dt == MGOPT_DT_UINT64;
+}
+
 /* Unary elementwise on float tensors, to the row's canonical op. */
 static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
@@ -12703,6 +12717,36 @@ static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgo
   n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n || (mode && strcmp(mode, "TANH_APPROXIMATION") == 0 && !mgopt__exp_astr(E, n, "approximate", "tanh")))
     return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* Sign on floats and on integers of 8 bits or more (ONNX's numeric types). */
+static int mgopt__imp_sign(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || mgopt__imp_nout(I->node) != 1 || (!mgopt__imp_is_float(x) && !mgopt__imp_is_int(x))) return 0;
+  op = mgopt__imp_op(I, "sign", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Elu-6 on: elu(x, alpha), alpha 1 by default in both. */
+static int mgopt__imp_elu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "elu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", 1.0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_elu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 1.0))) return mgopt__exp_nomem(E);
   return MGOPT_OK;
 }
 
@@ -12974,8 +13018,9 @@ static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgo
 
 /* ---------------------------------------------------------------- the table */
 
-#define MGOPT__MAP_UNARY(onnx, kind) \
-  {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct}
+#define MGOPT__MAP_UNARY(onnx, kind) MGOPT__MAP_UNARY_SINCE(onnx, 1, kind)
+#define MGOPT__MAP_UNARY_SINCE(onnx, since, kind) \
+  {onnx, since, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct}
 #define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_direct}
 
 static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
@@ -12991,11 +13036,23 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
     MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
     MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
-    /* decompositions, read only (mul and real_div write Mul and Div); from opset 7, where Mul and Div broadcast */
-    {"Neg", 7, 0, MGOPT_OP_mul, mgopt__imp_neg, NULL, {NULL, NULL, NULL}, NULL},
+    MGOPT__MAP_UNARY("Softplus", MGOPT_OP_softplus),
+    MGOPT__MAP_UNARY_SINCE("Acos", 7, MGOPT_OP_acos),
+    MGOPT__MAP_UNARY_SINCE("Asin", 7, MGOPT_OP_asin),
+    MGOPT__MAP_UNARY_SINCE("Atan", 7, MGOPT_OP_atan),
+    MGOPT__MAP_UNARY_SINCE("Tan", 7, MGOPT_OP_tan),
+    MGOPT__MAP_UNARY_SINCE("Atanh", 9, MGOPT_OP_atanh),
+    MGOPT__MAP_UNARY_SINCE("Cosh", 9, MGOPT_OP_cosh),
+    MGOPT__MAP_UNARY_SINCE("Sinh", 9, MGOPT_OP_sinh),
+    /* Elu-1 has the legacy consumed_inputs attribute */
+    {"Elu", 6, 0, MGOPT_OP_elu, mgopt__imp_elu, mgopt__exp_elu, {NULL, NULL, NULL}, NULL},
+    /* decompositions, read only (mul and real_div write Mul and Div); Reciprocal from opset 7, where
+       Mul and Div broadcast; Neg from opset 6 (Neg-1 has consumed_inputs), where mul(x, -1) writes Neg */
+    {"Neg", 6, 0, MGOPT_OP_mul, mgopt__imp_neg, NULL, {NULL, NULL, NULL}, NULL},
     {"Reciprocal", 7, 0, MGOPT_OP_real_div, mgopt__imp_reciprocal, NULL, {NULL, NULL, NULL}, NULL},
-    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
-    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Sign", 1, 0, MGOPT_OP_sign, mgopt__imp_sign, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    /* Round (opset 11 on) rounds half to even, as round does */
+    MGOPT__MAP_UNARY("Round", MGOPT_OP_round),
     {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
     /* PRelu broadcasts its slope from opset 7 on; earlier, only a single value or the input's shape */
     {"PRelu", 7, 0, MGOPT_OP_prelu, NULL, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
@@ -13028,6 +13085,7 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
 };
 
 #undef MGOPT__MAP_UNARY
+#undef MGOPT__MAP_UNARY_SINCE
 #undef MGOPT__MAP_XY
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {

@@ -63,6 +63,16 @@ def build():
     case("neg_int32_13", 13, [helper.make_node("Neg", ["x"], ["y"])], [vi("x", TensorProto.INT32, (2, 3))],
          [vi("y", TensorProto.INT32, (2, 3))])
     unary("Reciprocal", opset=6)
+    # trigonometric and hyperbolic (MIL's acos .. tan), Softplus, Round (half to even), Sign (also integers)
+    for op in ["Acos", "Asin", "Atan", "Atanh", "Cosh", "Sinh", "Tan", "Softplus", "Round", "Sign"]:
+        unary(op)
+    unary("Tan", opset=7)
+    unary("Sign", dt=TensorProto.INT32)
+    CASES[-1] = ("sign_int32_13",) + CASES[-1][1:]
+    unary("Neg", opset=6)
+    unary("Elu", alpha=0.5)
+    unary("Elu", opset=6)
+    unary("Elu", opset=1)  # Elu-1 (consumed_inputs) stays opaque
     unary("LeakyRelu", alpha=0.2)
     unary("Gelu", opset=20)
     case("gelu_tanh_20", 20, [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")],

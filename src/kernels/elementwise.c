@@ -9,7 +9,12 @@
    root. Other composites (sigmoid, silu, softplus, elu, gelu) are rounded once
    at the end, which can differ from numpy's per-step fp16 rounding by one ulp.
    erf and every gelu mode are evaluated in double, then rounded (MIL's value
-   inference uses Python's math.erf and float64 constants). Transcendental
+   inference uses Python's math.erf and float64 constants). acos, asin, atan,
+   atanh, cosh, sinh and tan are evaluated in double by the C library and
+   rounded once to float (fp16 / bf16: then once more to the dtype, a double
+   rounding that can differ from a direct one by one ulp on a tie); NaN
+   propagates, a domain error gives NaN (acos / asin outside [-1, 1], atanh
+   outside [-1, 1]), atanh(+-1) is +-inf, cosh / sinh overflow to +-inf. Transcendental
    functions use the C library (expf, logf, ...), whose last-place accuracy may
    differ from numpy's own SIMD routines. Integers wrap around like numpy's
    fixed-width arithmetic; integer division or modulo by zero, INT64_MIN / -1
@@ -342,6 +347,13 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
         for (i = 0; i < n; i++)                                                       \
           r[i] = log##S((T)1 + exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0); \
         break;                                                                        \
+      case MGOPT_OP_acos: for (i = 0; i < n; i++) r[i] = (T)acos((double)a[i]); break; \
+      case MGOPT_OP_asin: for (i = 0; i < n; i++) r[i] = (T)asin((double)a[i]); break; \
+      case MGOPT_OP_atan: for (i = 0; i < n; i++) r[i] = (T)atan((double)a[i]); break; \
+      case MGOPT_OP_atanh: for (i = 0; i < n; i++) r[i] = (T)atanh((double)a[i]); break; \
+      case MGOPT_OP_cosh: for (i = 0; i < n; i++) r[i] = (T)cosh((double)a[i]); break; \
+      case MGOPT_OP_sinh: for (i = 0; i < n; i++) r[i] = (T)sinh((double)a[i]); break; \
+      case MGOPT_OP_tan: for (i = 0; i < n; i++) r[i] = (T)tan((double)a[i]); break;    \
       default: return 0;                                                              \
     }                                                                                 \
     return 1;                                                                         \

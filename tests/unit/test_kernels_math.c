@@ -1,0 +1,157 @@
+/* tests/unit/test_kernels_math.c — folding kernels of the trigonometric and hyperbolic ops, the activations
+   sigmoid_hard, softsign, thresholded_relu, local_response_norm, and the integer forms of maximum, minimum,
+   mod, pow, sign, clip, against double-precision references written here. */
+#define MGOPT_IMPLEMENTATION
+#include "mgopt.h"
+#include "mgopt_passes.h"
+#include "harness.h"
+#include <math.h>
+
+/* ---------------------------------------------------------------- fixtures */
+
+static mgopt_program *P;
+static mgopt_function *F;
+static mgopt_tensor *OUT[2];
+
+static void setup(void) {
+  P = mgopt_program_create(NULL);
+  F = P ? mgopt_function_new(P, "main") : NULL;
+}
+
+static void teardown(void) {
+  mgopt_program_destroy(P);
+  P = NULL;
+  F = NULL;
+}
+
+/* A 1-d constant of dtype dt holding v[0..n). */
+static mgopt_value *K(mgopt_dtype dt, int64_t n, const double *v) {
+  mgopt_tensor *t = mgopt_tensor_new(P, dt, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) mgopt_tensor_set_f64(t, i, v[i]);
+  return mgopt_build_const(P, F->body, NULL, NULL, t);
+}
+
+/* A 1-d integer constant of dtype dt holding v[0..n) (bit patterns for uint64). */
+static mgopt_value *KI(mgopt_dtype dt, int64_t n, const int64_t *v) {
+  mgopt_tensor *t = mgopt_tensor_new(P, dt, 1, &n);
+  int64_t i;
+  if (!t) return NULL;
+  for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, v[i]);
+  return mgopt_build_const(P, F->body, NULL, NULL, t);
+}
+
+static mgopt_op *OP1(const char *type, mgopt_value *x) {
+  const char *names[1] = {"x"};
+  return mgopt_build_op(P, F->body, NULL, type, NULL, 1, names, &x, 1);
+}
+
+static int FOLD(mgopt_op *op) { return op ? mgopt_fold_op(P, op, OUT, NULL) : -2; }
+
+/* OUT[0] (n elements) equals ref exactly (bitwise value; NaN matches NaN). */
+static int exact(const double *ref, int64_t n) {
+  int64_t i;
+  mgopt_tensor *t = OUT[0];
+  if (!t || t->numel != n) return printf("  %lld elements expected\n", (long long)n), 0;
+  for (i = 0; i < n; i++) {
+    double g = mgopt_tensor_get_f64(t, i), e = ref[i];
+    if (g != g && e != e) continue;
+    if (g != e || (g == 0 && signbit(g) != signbit(e))) {
+      printf("  element %lld: got %.17g expected %.17g\n", (long long)i, g, e);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int exact_i(const int64_t *ref, int64_t n) {
+  int64_t i;
+  mgopt_tensor *t = OUT[0];
+  if (!t || t->numel != n) return printf("  %lld elements expected\n", (long long)n), 0;
+  for (i = 0; i < n; i++)
+    if (mgopt_tensor_get_i64(t, i) != ref[i]) {
+      printf("  element %lld: got %lld expected %lld\n", (long long)i, (long long)mgopt_tensor_get_i64(t, i),
+             (long long)ref[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- trigonometric, hyperbolic */
+
+static double ref_unary(int f, double x) {
+  switch (f) {
+    case 0: return acos(x);
+    case 1: return asin(x);
+    case 2: return atan(x);
+    case 3: return atanh(x);
+    case 4: return cosh(x);
+    case 5: return sinh(x);
+    default: return tan(x);
+  }
+}
+
+/* Each op on fp32 equals the double result rounded once to float, including NaN
+   propagation, domain errors (NaN), poles (atanh(+-1) = +-inf) and overflow. */
+static void test_trig_fp32_rounded_once(void) {
+  static const char *const ops[7] = {"acos", "asin", "atan", "atanh", "cosh", "sinh", "tan"};
+  static const double xs[] = {-1.0, -0.75, -0.1, 0.0, 0.3, 0.5, 1.0, 1.5, -2.0, 100.0, 1e-8, NAN, INFINITY};
+  const int64_t n = (int64_t)(sizeof xs / sizeof xs[0]);
+  int f;
+  int64_t i;
+  for (f = 0; f < 7; f++) {
+    double ref[sizeof xs / sizeof xs[0]];
+    setup();
+    for (i = 0; i < n; i++) ref[i] = (double)(float)ref_unary(f, (double)(float)xs[i]);
+    CHECK_EQ_INT(FOLD(OP1(ops[f], K(MGOPT_DT_FP32, n, xs))), 1);
+    if (!exact(ref, n)) printf("  in %s\n", ops[f]);
+    CHECK(exact(ref, n));
+    teardown();
+  }
+}
+
+/* fp64 is computed and stored in double; fp16 rounds the float result to fp16. */
+static void test_trig_fp64_fp16(void) {
+  static const double xs[] = {-0.5, 0.25, 0.75, 2.0};
+  double ref[4];
+  int64_t i;
+  setup();
+  for (i = 0; i < 4; i++) ref[i] = atan(xs[i]);
+  CHECK_EQ_INT(FOLD(OP1("atan", K(MGOPT_DT_FP64, 4, xs))), 1);
+  CHECK(exact(ref, 4));
+  for (i = 0; i < 4; i++) ref[i] = mgopt_f16_to_f32(mgopt_f32_to_f16((float)sinh(xs[i])));
+  CHECK_EQ_INT(FOLD(OP1("sinh", K(MGOPT_DT_FP16, 4, xs))), 1);
+  CHECK(exact(ref, 4));
+  CHECK(OUT[0] && OUT[0]->dtype == MGOPT_DT_FP16);
+  /* no integer forms */
+  {
+    static const int64_t iv[2] = {0, 1};
+    CHECK_EQ_INT(FOLD(OP1("cosh", KI(MGOPT_DT_INT32, 2, iv))), 0);
+  }
+  teardown();
+}
+
+/* sign, abs on integers; uint64 values of 2^63 and more are not folded (the
+   integer lane is int64), never read as negative. */
+static void test_sign_abs_integers(void) {
+  static const int64_t v[3] = {0, 5, 1000};
+  static const int64_t want_sign[3] = {0, 1, 1};
+  static const int64_t big[2] = {1, INT64_MIN}; /* uint64: 1, 2^63 */
+  static const int64_t sv[4] = {0, 5, -7, INT64_MIN};
+  static const int64_t want_ssign[4] = {0, 1, -1, -1};
+  setup();
+  CHECK_EQ_INT(FOLD(OP1("sign", KI(MGOPT_DT_UINT64, 3, v))), 1);
+  CHECK(exact_i(want_sign, 3));
+  CHECK_EQ_INT(FOLD(OP1("sign", KI(MGOPT_DT_UINT64, 2, big))), 0);
+  CHECK_EQ_INT(FOLD(OP1("sign", KI(MGOPT_DT_INT64, 4, sv))), 1);
+  CHECK(exact_i(want_ssign, 4));
+  teardown();
+}
+
+static const test_case tests[] = {
+    TEST(test_trig_fp32_rounded_once),
+    TEST(test_trig_fp64_fp16),
+    TEST(test_sign_abs_integers),
+};
+TEST_MAIN(tests)
