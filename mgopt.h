@@ -739,6 +739,10 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(cosh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(sinh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(tan,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sigmoid_hard,                    MGOPT__OT_PU,  x,       sigmoid_hard,  1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(softsign,                        MGOPT__OT_PU,  x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(thresholded_relu,                MGOPT__OT_PU,  x,       thresholded,   1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(local_response_norm,             MGOPT__OT_SPL, x,       lrn,           1, 1, 0,  unary,          mgopt__kn_lrn)                   \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -5942,6 +5946,10 @@ MGOPT__RG_ATTRS(softmax, {"axis", MGOPT_ATTR_INT, 0, "-1"});
 MGOPT__RG_ATTRS(clip, {"alpha", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL},
                       {"beta", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(elu, {"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(sigmoid_hard, {"alpha", MGOPT_ATTR_FLOAT, 0, "0.2"}, {"beta", MGOPT_ATTR_FLOAT, 0, "0.5"});
+MGOPT__RG_ATTRS(thresholded, {"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(lrn, {"size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}, {"alpha", MGOPT_ATTR_FLOAT, 0, "0.0001"},
+                     {"beta", MGOPT_ATTR_FLOAT, 0, "0.75"}, {"k", MGOPT_ATTR_FLOAT, 0, "1.0"});
 MGOPT__RG_ATTRS(cast, {"dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(perm, {"perm", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axes_req, {"axes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
@@ -12750,6 +12758,66 @@ static mgopt_status mgopt__exp_elu(mgopt__exp *E, const mgopt_op *op, const mgop
   return MGOPT_OK;
 }
 
+/* HardSigmoid-6 on: sigmoid_hard(x, alpha, beta) = min(max(alpha * x + beta, 0), 1), defaults 0.2 and 0.5. */
+static int mgopt__imp_hard_sigmoid(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "sigmoid_hard", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.2f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.5f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_hard_sigmoid(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.2)) ||
+      !mgopt__exp_afloat(E, n, "beta", mgopt_op_get_float(op, "beta", 0.5)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ThresholdedRelu keeps x where x > alpha, thresholded_relu where x >= alpha:
+   on fp32, x > a exactly when x >= the next float above a, so the import
+   writes that threshold and the export the float below it. Other dtypes (the
+   comparison's dtype is not pinned down) and a NaN or +inf alpha stay opaque. */
+static int mgopt__imp_thresholded_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  float a = (float)mgopt__imp_afloat(I->node, "alpha", 1.0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.dtype != MGOPT_DT_FP32 || mgopt__imp_nout(I->node) != 1)
+    return 0;
+  if (a != a || a == HUGE_VALF) return 0;
+  op = mgopt__imp_op(I, "thresholded_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", (double)nextafterf(a, HUGE_VALF)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_thresholded_relu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  float a = (float)mgopt_op_get_float(op, "alpha", 1.0);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x) return "an operand is missing";
+  if (x->type.dtype != MGOPT_DT_FP32) return "ThresholdedRelu's threshold is exact on fp32 only";
+  if (a != a || a == -HUGE_VALF) return "a NaN or -inf alpha";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_thresholded_relu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  float a = (float)mgopt_op_get_float(op, "alpha", 1.0);
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", (double)nextafterf(a, -HUGE_VALF))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 /* A scalar constant of dtype dt holding v, for the node being imported. */
 static mgopt_value *mgopt__imp_scalar(mgopt__imp *I, const char *what, mgopt_dtype dt, double v) {
   char buf[160];
@@ -13044,6 +13112,11 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY_SINCE("Atanh", 9, MGOPT_OP_atanh),
     MGOPT__MAP_UNARY_SINCE("Cosh", 9, MGOPT_OP_cosh),
     MGOPT__MAP_UNARY_SINCE("Sinh", 9, MGOPT_OP_sinh),
+    MGOPT__MAP_UNARY("Softsign", MGOPT_OP_softsign),
+    /* HardSigmoid-1 has the legacy consumed_inputs attribute */
+    {"HardSigmoid", 6, 0, MGOPT_OP_sigmoid_hard, mgopt__imp_hard_sigmoid, mgopt__exp_hard_sigmoid, {NULL, NULL, NULL}, NULL},
+    {"ThresholdedRelu", 10, 0, MGOPT_OP_thresholded_relu, mgopt__imp_thresholded_relu, mgopt__exp_thresholded_relu,
+     {NULL, NULL, NULL}, mgopt__exw_thresholded_relu},
     /* Elu-1 has the legacy consumed_inputs attribute */
     {"Elu", 6, 0, MGOPT_OP_elu, mgopt__imp_elu, mgopt__exp_elu, {NULL, NULL, NULL}, NULL},
     /* decompositions, read only (mul and real_div write Mul and Div); Reciprocal from opset 7, where
@@ -14550,6 +14623,45 @@ static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const 
 
 /* ---------------------------------------------------------------- the table */
 
+/* LRN: local_response_norm(x, size, alpha, beta, k = bias), the same formula with alpha / size.
+   MIL sums over a symmetric neighbourhood of channels: an even size (ONNX's window is then
+   lopsided) and ranks other than 3 and 4 (MIL's) stay opaque. */
+static int mgopt__imp_lrn(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t size = mgopt__imp_aint(I->node, "size", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1 || (x->type.rank != 3 && x->type.rank != 4)) return 0;
+  if (size < 1 || size % 2 == 0 || size > INT32_MAX) return 0;
+  op = mgopt__imp_op(I, "local_response_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "size", size) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)1e-4f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.75f)) ||
+      mgopt_op_set_float(op, "k", mgopt__imp_afloat(I->node, "bias", 1.0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_lrn(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t size = mgopt_op_get_int(op, "size", 0);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "x")) return "an operand is missing";
+  if (size < 1 || size > INT32_MAX) return "a size below 1";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_lrn(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "size", mgopt_op_get_int(op, "size", 1)) ||
+      !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 1e-4)) ||
+      !mgopt__exp_afloat(E, n, "beta", mgopt_op_get_float(op, "beta", 0.75)) ||
+      !mgopt__exp_afloat(E, n, "bias", mgopt_op_get_float(op, "k", 1.0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
     {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}, mgopt__exw_linear},
@@ -14566,6 +14678,7 @@ static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}, mgopt__exw_layernorm},
     {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
     {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
+    {"LRN", 1, 0, MGOPT_OP_local_response_norm, mgopt__imp_lrn, mgopt__exp_lrn, {NULL, NULL, NULL}, mgopt__exw_lrn},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {

@@ -674,6 +674,7 @@ MGOPT__PRIVATE int mgopt__kn_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k);
 
 #endif /* MGOPT__KERNELS_H */
 /* src/kernels/common.c — folding kernel machinery: dtype lanes, scratch, outputs, broadcasting, strided copies. */
@@ -1330,7 +1331,12 @@ MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32
    rounded once to float (fp16 / bf16: then once more to the dtype, a double
    rounding that can differ from a direct one by one ulp on a tie); NaN
    propagates, a domain error gives NaN (acos / asin outside [-1, 1], atanh
-   outside [-1, 1]), atanh(+-1) is +-inf, cosh / sinh overflow to +-inf. Transcendental
+   outside [-1, 1]), atanh(+-1) is +-inf, cosh / sinh overflow to +-inf.
+   softsign is x / (1 + |x|) in double, rounded once. sigmoid_hard is
+   min(max(alpha * x + beta, 0), 1) in the dtype's arithmetic (each step
+   rounded, no fused multiply-add), NaN propagating, as MIL's value inference;
+   alpha and beta are first rounded to the dtype. thresholded_relu is
+   x >= alpha ? x : 0 (MIL's formula; NaN gives 0), alpha rounded to the dtype. Transcendental
    functions use the C library (expf, logf, ...), whose last-place accuracy may
    differ from numpy's own SIMD routines. Integers wrap around like numpy's
    fixed-width arithmetic; integer division or modulo by zero, INT64_MIN / -1
@@ -1603,6 +1609,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 #define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN)                                  \
   static int NAME(int32_t kind, const mgopt__ke_par *u, const T *MGOPT_RESTRICT a,    \
                   T *MGOPT_RESTRICT r, int64_t n) {                                   \
+    MGOPT__K_NOCONTRACT                                                               \
     int64_t i;                                                                        \
     const T eps = (T)u->eps, al = (T)u->alpha, be = (T)u->beta;                       \
     switch (kind) {                                                                   \
@@ -1669,6 +1676,19 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
       case MGOPT_OP_cosh: for (i = 0; i < n; i++) r[i] = (T)cosh((double)a[i]); break; \
       case MGOPT_OP_sinh: for (i = 0; i < n; i++) r[i] = (T)sinh((double)a[i]); break; \
       case MGOPT_OP_tan: for (i = 0; i < n; i++) r[i] = (T)tan((double)a[i]); break;    \
+      case MGOPT_OP_sigmoid_hard:                                                     \
+        for (i = 0; i < n; i++) {                                                     \
+          T t = RND(RND(al * a[i]) + be);                                             \
+          t = (t >= (T)0 || t != t) ? t : (T)0;                                       \
+          r[i] = (t <= (T)1 || t != t) ? t : (T)1;                                    \
+        }                                                                             \
+        break;                                                                        \
+      case MGOPT_OP_softsign:                                                         \
+        for (i = 0; i < n; i++) r[i] = (T)((double)a[i] / (1.0 + fabs((double)a[i]))); \
+        break;                                                                        \
+      case MGOPT_OP_thresholded_relu:                                                 \
+        for (i = 0; i < n; i++) r[i] = a[i] >= al ? a[i] : (T)0;                      \
+        break;                                                                        \
       default: return 0;                                                              \
     }                                                                                 \
     return 1;                                                                         \
@@ -1731,6 +1751,13 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
     case MGOPT_OP_leaky_relu:
     case MGOPT_OP_elu:
       if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha)) return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_sigmoid_hard:
+      if (!mgopt__ke_fparam(op, "alpha", 0.2, 0, dt, &u.alpha) || !mgopt__ke_fparam(op, "beta", 0.5, 0, dt, &u.beta))
+        return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_thresholded_relu:
+      if (!mgopt__ke_fparam(op, "alpha", 1.0, 0, dt, &u.alpha)) return MGOPT__K_NO;
       break;
     case MGOPT_OP_clip:
       if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha) ||
@@ -3567,6 +3594,10 @@ MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
      instance_norm,  mean = sum / n, variance = sum((x - mean)^2) / n (population),
      layer_norm      then (x - mean) / sqrt(variance + epsilon) * gamma + beta.
      prelu           x > 0 ? x : alpha * x (ONNX PRelu's form; -0 stays -0 for alpha > 0).
+     local_response_norm  x / (k + alpha / size * s)^beta, s the sum of x^2 over the
+                     channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2) that exist
+                     (ONNX LRN's window; centred for an odd size), in increasing channel
+                     order; alpha, beta and k are first rounded to the dtype; pow in double.
    For fp32 inputs a product is exact in double, so a result differs from the
    exact value by at most the double-precision sum error plus the final rounding.
    NaN and Inf propagate as in IEEE arithmetic; in max_pool a NaN in the window
@@ -4255,6 +4286,61 @@ MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k) {
       else memcpy(dst + (size_t)i * es, src + (size_t)o * es, es);
     }
   }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- local_response_norm */
+
+/* A float parameter rounded to dtype dt (MIL types it as x). */
+static double mgopt__kn_fparam(const mgopt_op *op, const char *name, double dflt, mgopt_dtype dt) {
+  double v = mgopt_op_get_float(op, name, dflt);
+  if (dt == MGOPT_DT_FP64) return v;
+  return dt == MGOPT_DT_FP32 ? (double)(float)v : (double)mgopt__k_rnd(dt, (float)v);
+}
+
+MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k) {
+  MGOPT__K_NOCONTRACT
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
+  mgopt_dtype dt;
+  int64_t size = mgopt_op_get_int(op, "size", 0), C, inner = 1, lo, hi, i, c, j, s, o, outer;
+  double alpha, beta, kk, *xd, *res;
+  int32_t d;
+  int r;
+  void *od;
+  if (!x || x->rank < 2 || !mgopt__kn_float((mgopt_dtype)x->dtype) || !mgopt__k_has_param(op, "size") || size < 1 ||
+      size > MGOPT__KN_BIG)
+    return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  if (x->numel > 0 && size > MGOPT__KN_WORK / x->numel) return mgopt__k_no(k, "too much work");
+  alpha = mgopt__kn_fparam(op, "alpha", 1e-4, dt);
+  beta = mgopt__kn_fparam(op, "beta", 0.75, dt);
+  kk = mgopt__kn_fparam(op, "k", 1.0, dt);
+  r = mgopt__k_out_full(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  r = mgopt__kn_load(k, x, &xd);
+  if (r != MGOPT__K_OK) return r;
+  res = (double *)mgopt__k_scratch(k, x->numel, sizeof(double));
+  if (!res) return MGOPT__K_OOM;
+  C = x->shape[1];
+  for (d = 2; d < x->rank; d++) inner *= x->shape[d];
+  outer = x->shape[0];
+  lo = (size - 1) / 2;
+  hi = size - 1 - lo;
+  for (o = 0; o < outer; o++)
+    for (c = 0; c < C; c++)
+      for (s = 0; s < inner; s++) {
+        double sum = 0.0;
+        int64_t j0 = c - lo < 0 ? 0 : c - lo, j1 = c + hi > C - 1 ? C - 1 : c + hi;
+        for (j = j0; j <= j1; j++) {
+          double v = xd[(o * C + j) * inner + s];
+          sum += v * v;
+        }
+        i = (o * C + c) * inner + s;
+        res[i] = xd[i] / pow(kk + alpha / (double)size * sum, beta);
+      }
+  mgopt__k_store(MGOPT__LANE_F64, res, x->numel, dt, od);
   return MGOPT__K_OK;
 }
 /* src/kernels/fold.c — the kernel column of MGOPT_OP_TABLE and mgopt_fold_op, the evaluator of one op.

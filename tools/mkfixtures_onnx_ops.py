@@ -73,6 +73,17 @@ def build():
     unary("Elu", alpha=0.5)
     unary("Elu", opset=6)
     unary("Elu", opset=1)  # Elu-1 (consumed_inputs) stays opaque
+    # activations: sigmoid_hard, softsign, thresholded_relu (x > a is x >= the next float above a), LRN
+    unary("HardSigmoid", alpha=0.3, beta=0.4)
+    unary("HardSigmoid", opset=6)
+    unary("Softsign")
+    unary("ThresholdedRelu", opset=10, alpha=0.5)
+    unary("ThresholdedRelu", opset=10, dt=TensorProto.FLOAT16)  # fp16 stays opaque
+    CASES[-1] = ("thresholdedrelu_fp16_10",) + CASES[-1][1:]
+    unary("LRN", shape=(1, 5, 2, 2), size=3, alpha=1e-3, beta=0.6, bias=1.5)
+    unary("LRN", opset=1, shape=(1, 5, 3, 1), size=5)
+    unary("LRN", shape=(1, 5, 2, 2), size=4)  # an even size (a lopsided window) stays opaque
+    CASES[-1] = ("lrn_even_13",) + CASES[-1][1:]
     unary("LeakyRelu", alpha=0.2)
     unary("Gelu", opset=20)
     case("gelu_tanh_20", 20, [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")],

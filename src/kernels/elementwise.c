@@ -14,7 +14,12 @@
    rounded once to float (fp16 / bf16: then once more to the dtype, a double
    rounding that can differ from a direct one by one ulp on a tie); NaN
    propagates, a domain error gives NaN (acos / asin outside [-1, 1], atanh
-   outside [-1, 1]), atanh(+-1) is +-inf, cosh / sinh overflow to +-inf. Transcendental
+   outside [-1, 1]), atanh(+-1) is +-inf, cosh / sinh overflow to +-inf.
+   softsign is x / (1 + |x|) in double, rounded once. sigmoid_hard is
+   min(max(alpha * x + beta, 0), 1) in the dtype's arithmetic (each step
+   rounded, no fused multiply-add), NaN propagating, as MIL's value inference;
+   alpha and beta are first rounded to the dtype. thresholded_relu is
+   x >= alpha ? x : 0 (MIL's formula; NaN gives 0), alpha rounded to the dtype. Transcendental
    functions use the C library (expf, logf, ...), whose last-place accuracy may
    differ from numpy's own SIMD routines. Integers wrap around like numpy's
    fixed-width arithmetic; integer division or modulo by zero, INT64_MIN / -1
@@ -288,6 +293,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 #define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN)                                  \
   static int NAME(int32_t kind, const mgopt__ke_par *u, const T *MGOPT_RESTRICT a,    \
                   T *MGOPT_RESTRICT r, int64_t n) {                                   \
+    MGOPT__K_NOCONTRACT                                                               \
     int64_t i;                                                                        \
     const T eps = (T)u->eps, al = (T)u->alpha, be = (T)u->beta;                       \
     switch (kind) {                                                                   \
@@ -354,6 +360,19 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
       case MGOPT_OP_cosh: for (i = 0; i < n; i++) r[i] = (T)cosh((double)a[i]); break; \
       case MGOPT_OP_sinh: for (i = 0; i < n; i++) r[i] = (T)sinh((double)a[i]); break; \
       case MGOPT_OP_tan: for (i = 0; i < n; i++) r[i] = (T)tan((double)a[i]); break;    \
+      case MGOPT_OP_sigmoid_hard:                                                     \
+        for (i = 0; i < n; i++) {                                                     \
+          T t = RND(RND(al * a[i]) + be);                                             \
+          t = (t >= (T)0 || t != t) ? t : (T)0;                                       \
+          r[i] = (t <= (T)1 || t != t) ? t : (T)1;                                    \
+        }                                                                             \
+        break;                                                                        \
+      case MGOPT_OP_softsign:                                                         \
+        for (i = 0; i < n; i++) r[i] = (T)((double)a[i] / (1.0 + fabs((double)a[i]))); \
+        break;                                                                        \
+      case MGOPT_OP_thresholded_relu:                                                 \
+        for (i = 0; i < n; i++) r[i] = a[i] >= al ? a[i] : (T)0;                      \
+        break;                                                                        \
       default: return 0;                                                              \
     }                                                                                 \
     return 1;                                                                         \
@@ -416,6 +435,13 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
     case MGOPT_OP_leaky_relu:
     case MGOPT_OP_elu:
       if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha)) return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_sigmoid_hard:
+      if (!mgopt__ke_fparam(op, "alpha", 0.2, 0, dt, &u.alpha) || !mgopt__ke_fparam(op, "beta", 0.5, 0, dt, &u.beta))
+        return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_thresholded_relu:
+      if (!mgopt__ke_fparam(op, "alpha", 1.0, 0, dt, &u.alpha)) return MGOPT__K_NO;
       break;
     case MGOPT_OP_clip:
       if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha) ||

@@ -159,6 +159,66 @@ static mgopt_status mgopt__exp_elu(mgopt__exp *E, const mgopt_op *op, const mgop
   return MGOPT_OK;
 }
 
+/* HardSigmoid-6 on: sigmoid_hard(x, alpha, beta) = min(max(alpha * x + beta, 0), 1), defaults 0.2 and 0.5. */
+static int mgopt__imp_hard_sigmoid(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "sigmoid_hard", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.2f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.5f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_hard_sigmoid(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.2)) ||
+      !mgopt__exp_afloat(E, n, "beta", mgopt_op_get_float(op, "beta", 0.5)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ThresholdedRelu keeps x where x > alpha, thresholded_relu where x >= alpha:
+   on fp32, x > a exactly when x >= the next float above a, so the import
+   writes that threshold and the export the float below it. Other dtypes (the
+   comparison's dtype is not pinned down) and a NaN or +inf alpha stay opaque. */
+static int mgopt__imp_thresholded_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  float a = (float)mgopt__imp_afloat(I->node, "alpha", 1.0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.dtype != MGOPT_DT_FP32 || mgopt__imp_nout(I->node) != 1)
+    return 0;
+  if (a != a || a == HUGE_VALF) return 0;
+  op = mgopt__imp_op(I, "thresholded_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", (double)nextafterf(a, HUGE_VALF)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_thresholded_relu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  float a = (float)mgopt_op_get_float(op, "alpha", 1.0);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x) return "an operand is missing";
+  if (x->type.dtype != MGOPT_DT_FP32) return "ThresholdedRelu's threshold is exact on fp32 only";
+  if (a != a || a == -HUGE_VALF) return "a NaN or -inf alpha";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_thresholded_relu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  float a = (float)mgopt_op_get_float(op, "alpha", 1.0);
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", (double)nextafterf(a, -HUGE_VALF))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 /* A scalar constant of dtype dt holding v, for the node being imported. */
 static mgopt_value *mgopt__imp_scalar(mgopt__imp *I, const char *what, mgopt_dtype dt, double v) {
   char buf[160];
@@ -453,6 +513,11 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY_SINCE("Atanh", 9, MGOPT_OP_atanh),
     MGOPT__MAP_UNARY_SINCE("Cosh", 9, MGOPT_OP_cosh),
     MGOPT__MAP_UNARY_SINCE("Sinh", 9, MGOPT_OP_sinh),
+    MGOPT__MAP_UNARY("Softsign", MGOPT_OP_softsign),
+    /* HardSigmoid-1 has the legacy consumed_inputs attribute */
+    {"HardSigmoid", 6, 0, MGOPT_OP_sigmoid_hard, mgopt__imp_hard_sigmoid, mgopt__exp_hard_sigmoid, {NULL, NULL, NULL}, NULL},
+    {"ThresholdedRelu", 10, 0, MGOPT_OP_thresholded_relu, mgopt__imp_thresholded_relu, mgopt__exp_thresholded_relu,
+     {NULL, NULL, NULL}, mgopt__exw_thresholded_relu},
     /* Elu-1 has the legacy consumed_inputs attribute */
     {"Elu", 6, 0, MGOPT_OP_elu, mgopt__imp_elu, mgopt__exp_elu, {NULL, NULL, NULL}, NULL},
     /* decompositions, read only (mul and real_div write Mul and Div); Reciprocal from opset 7, where

@@ -149,9 +149,85 @@ static void test_sign_abs_integers(void) {
   teardown();
 }
 
+/* ---------------------------------------------------------------- activations */
+
+/* sigmoid_hard in fp32 arithmetic (each step rounded to float); softsign in
+   double, rounded once; thresholded_relu keeps x >= alpha, NaN gives 0. */
+static void test_activations(void) {
+  static const double xs[] = {-7.0, -2.5, -0.3, 0.0, 0.1, 0.5, 1.0, 2.5, 3.0, 1e30, -1e30, NAN};
+  const int64_t n = (int64_t)(sizeof xs / sizeof xs[0]);
+  double ref[sizeof xs / sizeof xs[0]];
+  mgopt_op *op;
+  int64_t i;
+  setup();
+  op = OP1("sigmoid_hard", K(MGOPT_DT_FP32, n, xs));
+  mgopt_op_set_float(op, "alpha", 0.3);
+  mgopt_op_set_float(op, "beta", 0.45);
+  for (i = 0; i < n; i++) {
+    float t = (float)((double)0.3f * (double)(float)xs[i]); /* one float multiply */
+    t = (float)((double)t + (double)0.45f);
+    ref[i] = t != t ? (double)t : t < 0.0f ? 0.0 : t > 1.0f ? 1.0 : (double)t;
+  }
+  CHECK_EQ_INT(FOLD(op), 1);
+  CHECK(exact(ref, n));
+  for (i = 0; i < n; i++) ref[i] = (double)(float)((double)(float)xs[i] / (1.0 + fabs((double)(float)xs[i])));
+  CHECK_EQ_INT(FOLD(OP1("softsign", K(MGOPT_DT_FP32, n, xs))), 1);
+  CHECK(exact(ref, n));
+  op = OP1("thresholded_relu", K(MGOPT_DT_FP32, n, xs));
+  mgopt_op_set_float(op, "alpha", 0.5);
+  for (i = 0; i < n; i++) ref[i] = (float)xs[i] >= 0.5f ? (double)(float)xs[i] : 0.0;
+  CHECK_EQ_INT(FOLD(op), 1);
+  CHECK(exact(ref, n));
+  CHECK(ref[n - 1] == 0.0); /* NaN is not >= alpha */
+  teardown();
+}
+
+/* local_response_norm against a direct double computation of ONNX LRN's
+   formula, odd and even sizes, rank 3 and 4. */
+static void test_lrn(void) {
+  static const int64_t sizes[4] = {1, 2, 3, 5};
+  int si;
+  for (si = 0; si < 4; si++) {
+    int64_t shape[4] = {2, 5, 2, 3}, N = 2, C = 5, S = 6, size = sizes[si], nn, c, s, j, i;
+    double v[60], ref[60];
+    mgopt_tensor *t;
+    mgopt_op *op;
+    mgopt_value *x;
+    setup();
+    t = mgopt_tensor_new(P, MGOPT_DT_FP32, 4, shape);
+    REQUIRE(t != NULL);
+    for (i = 0; i < 60; i++) {
+      v[i] = (double)(float)(((i * 37) % 23) / 7.0 - 1.5);
+      mgopt_tensor_set_f64(t, i, v[i]);
+    }
+    x = mgopt_build_const(P, F->body, NULL, NULL, t);
+    op = OP1("local_response_norm", x);
+    REQUIRE(op != NULL);
+    mgopt_op_set_int(op, "size", size);
+    mgopt_op_set_float(op, "alpha", 0.02);
+    mgopt_op_set_float(op, "beta", 0.75);
+    mgopt_op_set_float(op, "k", 1.5);
+    for (nn = 0; nn < N; nn++)
+      for (c = 0; c < C; c++)
+        for (s = 0; s < S; s++) {
+          double sum = 0;
+          for (j = c - (size - 1) / 2; j <= c + size / 2; j++)
+            if (j >= 0 && j < C) sum += v[(nn * C + j) * S + s] * v[(nn * C + j) * S + s];
+          i = (nn * C + c) * S + s;
+          ref[i] = (double)(float)(v[i] / pow(1.5 + (double)0.02f / (double)size * sum, 0.75));
+        }
+    CHECK_EQ_INT(FOLD(op), 1);
+    if (!exact(ref, 60)) printf("  size %d\n", (int)size);
+    CHECK(exact(ref, 60));
+    teardown();
+  }
+}
+
 static const test_case tests[] = {
     TEST(test_trig_fp32_rounded_once),
     TEST(test_trig_fp64_fp16),
     TEST(test_sign_abs_integers),
+    TEST(test_activations),
+    TEST(test_lrn),
 };
 TEST_MAIN(tests)
