@@ -47,6 +47,21 @@ static mgopt_op *OP1(const char *type, mgopt_value *x) {
   return mgopt_build_op(P, F->body, NULL, type, NULL, 1, names, &x, 1);
 }
 
+static mgopt_op *OP2(const char *type, mgopt_value *x, mgopt_value *y) {
+  const char *names[2] = {"x", "y"};
+  mgopt_value *vals[2];
+  vals[0] = x;
+  vals[1] = y;
+  return mgopt_build_op(P, F->body, NULL, type, NULL, 2, names, vals, 1);
+}
+
+/* Re-infers the output type after attributes were set (0 when the op is ill-typed). */
+static int reinfer(mgopt_op *op) {
+  mgopt_diag d;
+  memset(&d, 0, sizeof d);
+  return op && mgopt_op_infer(P, op, &d) == MGOPT_OK;
+}
+
 static int FOLD(mgopt_op *op) { return op ? mgopt_fold_op(P, op, OUT, NULL) : -2; }
 
 /* OUT[0] (n elements) equals ref exactly (bitwise value; NaN matches NaN). */
@@ -223,11 +238,96 @@ static void test_lrn(void) {
   }
 }
 
+/* ---------------------------------------------------------------- integer forms */
+
+/* mod of integers equals Python's %: the result takes the divisor's sign. */
+static void test_int_mod_max_min(void) {
+  static const int64_t a[8] = {-7, 7, -7, 7, 0, -128, 127, 5};
+  static const int64_t b[8] = {3, -3, -3, 3, -5, -1, 2, 5};
+  int64_t want[8], mx[8], mn[8];
+  int i;
+  setup();
+  for (i = 0; i < 8; i++) {
+    int64_t m = a[i] % b[i];
+    if (m != 0 && (m < 0) != (b[i] < 0)) m += b[i];
+    want[i] = m;
+    mx[i] = a[i] > b[i] ? a[i] : b[i];
+    mn[i] = a[i] < b[i] ? a[i] : b[i];
+  }
+  CHECK_EQ_INT(FOLD(OP2("mod", KI(MGOPT_DT_INT8, 8, a), KI(MGOPT_DT_INT8, 8, b))), 1);
+  CHECK(exact_i(want, 8));
+  CHECK_EQ_INT(FOLD(OP2("maximum", KI(MGOPT_DT_INT16, 8, a), KI(MGOPT_DT_INT16, 8, b))), 1);
+  CHECK(exact_i(mx, 8));
+  CHECK_EQ_INT(FOLD(OP2("minimum", KI(MGOPT_DT_INT64, 8, a), KI(MGOPT_DT_INT64, 8, b))), 1);
+  CHECK(exact_i(mn, 8));
+  {
+    static const int64_t z[1] = {0};
+    CHECK_EQ_INT(FOLD(OP2("mod", KI(MGOPT_DT_INT32, 8, a), KI(MGOPT_DT_INT32, 1, z))), 0);
+  }
+  teardown();
+}
+
+/* pow with mixed dtypes: the base's dtype, computed in double. */
+static void test_pow_mixed(void) {
+  static const double f[4] = {2.0, -3.0, 0.5, 1.7};
+  static const int64_t e[4] = {3, 2, -2, 5};
+  static const int64_t ib[4] = {2, 3, -2, 7};
+  static const double fe[4] = {0.5, 2.0, 3.0, 1.5};
+  double ref[4];
+  int64_t iref[4];
+  int i;
+  mgopt_op *op;
+  setup();
+  for (i = 0; i < 4; i++) ref[i] = (double)(float)pow((double)(float)f[i], (double)e[i]);
+  op = OP2("pow", K(MGOPT_DT_FP32, 4, f), KI(MGOPT_DT_INT32, 4, e));
+  CHECK(reinfer(op));
+  CHECK_EQ_INT(FOLD(op), 1);
+  CHECK(exact(ref, 4));
+  CHECK(OUT[0] && OUT[0]->dtype == MGOPT_DT_FP32);
+  for (i = 0; i < 4; i++) iref[i] = (int64_t)trunc(pow((double)ib[i], (double)(float)fe[i]));
+  CHECK_EQ_INT(FOLD(OP2("pow", KI(MGOPT_DT_INT64, 4, ib), K(MGOPT_DT_FP32, 4, fe))), 1);
+  CHECK(exact_i(iref, 4));
+  for (i = 0; i < 4; i++) iref[i] = (int64_t)pow((double)ib[i], (double)(i + 1));
+  {
+    static const int64_t pe[4] = {1, 2, 3, 4};
+    CHECK_EQ_INT(FOLD(OP2("pow", KI(MGOPT_DT_INT32, 4, ib), KI(MGOPT_DT_UINT8, 4, pe))), 1);
+    CHECK(exact_i(iref, 4));
+    /* a negative integer exponent of an integer base is not folded */
+    CHECK_EQ_INT(FOLD(OP2("pow", KI(MGOPT_DT_INT32, 4, ib), KI(MGOPT_DT_INT64, 4, e))), 0);
+  }
+  teardown();
+}
+
+static void test_int_clip(void) {
+  static const int64_t a[5] = {-100, -5, 0, 6, 100};
+  static const int64_t want[5] = {-5, -5, 0, 6, 7};
+  mgopt_op *op;
+  setup();
+  op = OP1("clip", KI(MGOPT_DT_INT16, 5, a));
+  mgopt_op_set_float(op, "alpha", -5.0);
+  mgopt_op_set_float(op, "beta", 7.0);
+  CHECK_EQ_INT(FOLD(op), 1);
+  CHECK(exact_i(want, 5));
+  op = OP1("clip", KI(MGOPT_DT_INT16, 5, a));
+  mgopt_op_set_float(op, "alpha", -HUGE_VAL);
+  mgopt_op_set_float(op, "beta", HUGE_VAL);
+  CHECK_EQ_INT(FOLD(op), 1);
+  CHECK(exact_i(a, 5));
+  op = OP1("clip", KI(MGOPT_DT_INT16, 5, a));
+  mgopt_op_set_float(op, "alpha", 0.5);
+  mgopt_op_set_float(op, "beta", 7.0);
+  CHECK_EQ_INT(FOLD(op), 0);
+  teardown();
+}
+
 static const test_case tests[] = {
     TEST(test_trig_fp32_rounded_once),
     TEST(test_trig_fp64_fp16),
     TEST(test_sign_abs_integers),
     TEST(test_activations),
     TEST(test_lrn),
+    TEST(test_int_mod_max_min),
+    TEST(test_pow_mixed),
+    TEST(test_int_clip),
 };
 TEST_MAIN(tests)
