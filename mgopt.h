@@ -732,6 +732,17 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_log_sum,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_log_sum_exp,              MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_sum_square,               MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(acos,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(asin,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(atan,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(atanh,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(cosh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sinh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(tan,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sigmoid_hard,                    MGOPT__OT_PU,  x,       sigmoid_hard,  1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(softsign,                        MGOPT__OT_PU,  x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(thresholded_relu,                MGOPT__OT_PU,  x,       thresholded,   1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(local_response_norm,             MGOPT__OT_SPL, x,       lrn,           1, 1, 0,  unary,          mgopt__kn_lrn)                   \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -5904,6 +5915,10 @@ MGOPT__RG_ATTRS(softmax, {"axis", MGOPT_ATTR_INT, 0, "-1"});
 MGOPT__RG_ATTRS(clip, {"alpha", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL},
                       {"beta", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(elu, {"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(sigmoid_hard, {"alpha", MGOPT_ATTR_FLOAT, 0, "0.2"}, {"beta", MGOPT_ATTR_FLOAT, 0, "0.5"});
+MGOPT__RG_ATTRS(thresholded, {"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(lrn, {"size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}, {"alpha", MGOPT_ATTR_FLOAT, 0, "0.0001"},
+                     {"beta", MGOPT_ATTR_FLOAT, 0, "0.75"}, {"k", MGOPT_ATTR_FLOAT, 0, "1.0"});
 MGOPT__RG_ATTRS(cast, {"dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(perm, {"perm", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axes_req, {"axes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
@@ -12466,6 +12481,13 @@ MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name) {
 
 /* ---------------------------------------------------------------- unary */
 
+/* 1 if v is a tensor of an integer dtype of 8 bits or more (ONNX's integer types). */
+static int mgopt__imp_is_int(const mgopt_value *v) {
+  int32_t dt = v && v->type.kind == MGOPT_TYPE_TENSOR ? v->type.dtype : (int32_t)MGOPT_DT_UNKNOWN;
+  return dt == MGOPT_DT_INT8 || dt == MGOPT_DT_UINT8 || dt == MGOPT_DT_INT16 || dt == MGOPT_DT_UINT16 ||
+         dt == MGOPT_DT_INT32 || dt == MGOPT_DT_UINT32 || dt == MGOPT_DT_INT64 || dt == MGOPT_DT_UINT64;
+}
+
 /* Unary elementwise on float tensors, to the row's canonical op. */
 static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
@@ -12585,6 +12607,96 @@ static mgopt_status mgopt__exp_gelu(mgopt__exp *E, const mgopt_op *op, const mgo
   return MGOPT_OK;
 }
 
+/* Sign on floats and on integers of 8 bits or more (ONNX's numeric types). */
+static int mgopt__imp_sign(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || mgopt__imp_nout(I->node) != 1 || (!mgopt__imp_is_float(x) && !mgopt__imp_is_int(x))) return 0;
+  op = mgopt__imp_op(I, "sign", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Elu-6 on: elu(x, alpha), alpha 1 by default in both. */
+static int mgopt__imp_elu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "elu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", 1.0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_elu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 1.0))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* HardSigmoid-6 on: sigmoid_hard(x, alpha, beta) = min(max(alpha * x + beta, 0), 1), defaults 0.2 and 0.5. */
+static int mgopt__imp_hard_sigmoid(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "sigmoid_hard", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.2f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.5f)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_hard_sigmoid(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 0.2)) ||
+      !mgopt__exp_afloat(E, n, "beta", mgopt_op_get_float(op, "beta", 0.5)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ThresholdedRelu keeps x where x > alpha, thresholded_relu where x >= alpha:
+   on fp32, x > a exactly when x >= the next float above a, so the import
+   writes that threshold and the export the float below it. Other dtypes (the
+   comparison's dtype is not pinned down) and a NaN or +inf alpha stay opaque. */
+static int mgopt__imp_thresholded_relu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  float a = (float)mgopt__imp_afloat(I->node, "alpha", 1.0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.dtype != MGOPT_DT_FP32 || mgopt__imp_nout(I->node) != 1)
+    return 0;
+  if (a != a || a == HUGE_VALF) return 0;
+  op = mgopt__imp_op(I, "thresholded_relu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "alpha", (double)nextafterf(a, HUGE_VALF)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_thresholded_relu(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  float a = (float)mgopt_op_get_float(op, "alpha", 1.0);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x) return "an operand is missing";
+  if (x->type.dtype != MGOPT_DT_FP32) return "ThresholdedRelu's threshold is exact on fp32 only";
+  if (a != a || a == -HUGE_VALF) return "a NaN or -inf alpha";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_thresholded_relu(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  float a = (float)mgopt_op_get_float(op, "alpha", 1.0);
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_afloat(E, n, "alpha", (double)nextafterf(a, -HUGE_VALF))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 /* A scalar constant of dtype dt holding v, for the node being imported. */
 static mgopt_value *mgopt__imp_scalar(mgopt__imp *I, const char *what, mgopt_dtype dt, double v) {
   char buf[160];
@@ -12645,6 +12757,69 @@ static int mgopt__imp_binary_like(mgopt__imp *I, const mgopt__onnx_map *m, int f
 static int mgopt__imp_binary(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 0); }
 /* integer Div truncates, Pow/Max/Min of integers differ in corner cases: float only */
 static int mgopt__imp_binary_float(mgopt__imp *I, const mgopt__onnx_map *m) { return mgopt__imp_binary_like(I, m, 1); }
+
+/* Max and Min of two inputs: every numeric dtype from opset 12, floats before. */
+static int mgopt__imp_max_min(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  if (I->opset < 12 && !mgopt__imp_is_float(x)) return 0;
+  return mgopt__imp_binary_like(I, m, 0);
+}
+
+/* Mod with fmod 0 on integers is mod (the remainder takes the divisor's sign,
+   as floor division leaves it). fmod 1 (C's fmod, the dividend's sign) and
+   floats (which ONNX allows with fmod 1 only) stay opaque. */
+static int mgopt__imp_mod(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  if (!mgopt__imp_is_int(x) || mgopt__imp_aint(I->node, "fmod", 0) != 0) return 0;
+  return mgopt__imp_binary_like(I, m, 0);
+}
+
+/* mod writes Mod on integers only (ONNX's float Mod is fmod). */
+static const char *mgopt__exw_mod(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *why = mgopt__exw_direct(p, op, m);
+  if (why) return why;
+  return mgopt__imp_is_int(x) ? NULL : "mod of floats (ONNX's float Mod is C's fmod)";
+}
+
+/* 1 if ONNX's Pow-12 on takes dtype dt for its base (T) or, with exponent set, its exponent (T1). */
+static int mgopt__onnx_pow_dtype(int32_t dt, int exponent) {
+  if (dt == MGOPT_DT_INT32 || dt == MGOPT_DT_INT64 || dt == MGOPT_DT_FP16 || dt == MGOPT_DT_FP32 ||
+      dt == MGOPT_DT_FP64)
+    return 1;
+  return exponent && (dt == MGOPT_DT_INT8 || dt == MGOPT_DT_INT16 || dt == MGOPT_DT_UINT8 || dt == MGOPT_DT_UINT16 ||
+                      dt == MGOPT_DT_UINT32 || dt == MGOPT_DT_UINT64);
+}
+
+/* Pow-12 on: pow(x, y) keeps the base's dtype, the exponent may have another. */
+static int mgopt__imp_pow(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
+  mgopt_op *op;
+  if (!x || !y || mgopt__imp_nin(I->node) != 2 || mgopt__imp_nout(I->node) != 1) return 0;
+  if (!mgopt__imp_known_dtype(x) || !mgopt__imp_known_dtype(y) || !mgopt__onnx_pow_dtype(x->type.dtype, 0) ||
+      !mgopt__onnx_pow_dtype(y->type.dtype, 1))
+    return 0;
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_pow(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  const char *why = mgopt__exw_direct(p, op, m);
+  if (why) return why;
+  if (m->since < 12 && (x->type.dtype != y->type.dtype || !mgopt__imp_is_float(x)))
+    return "Pow before opset 12 takes one float dtype";
+  if (!mgopt__onnx_pow_dtype(x->type.dtype, 0) || !mgopt__onnx_pow_dtype(y->type.dtype, 1)) return "these dtypes";
+  return NULL;
+}
+
+/* Max and Min before opset 12 take floats only. */
+static const char *mgopt__exw_max_min(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *why = mgopt__exw_direct(p, op, m);
+  if (why) return why;
+  return m->since < 12 && !mgopt__imp_is_float(mgopt_op_operand(op, "x")) ? "integer Max / Min before opset 12" : NULL;
+}
 
 /* 1 if v is a constant whose every element is `want` and that does not
    broaden `out` when broadcast against `x` (out has x's type). */
@@ -12760,6 +12935,37 @@ static int mgopt__imp_clip_float(const mgopt_value *x) {
   return x && (x->type.dtype == MGOPT_DT_FP32 || x->type.dtype == MGOPT_DT_FP16);
 }
 
+/* 1 if bound v of an integer clip is written exactly as an element of dtype dt (or is no bound). */
+static int mgopt__clip_int_bound(double v, int32_t dt) {
+  int64_t lo, hi;
+  if (v == HUGE_VAL || v == -HUGE_VAL) return 1;
+  if (v != floor(v) || !(fabs(v) <= 9007199254740992.0)) return 0;
+  switch (dt) {
+    case MGOPT_DT_INT8: lo = -128; hi = 127; break;
+    case MGOPT_DT_UINT8: lo = 0; hi = 255; break;
+    case MGOPT_DT_INT16: lo = -32768; hi = 32767; break;
+    case MGOPT_DT_UINT16: lo = 0; hi = 65535; break;
+    case MGOPT_DT_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case MGOPT_DT_UINT32: lo = 0; hi = (int64_t)UINT32_MAX; break;
+    case MGOPT_DT_UINT64: lo = 0; hi = INT64_MAX; break;
+    default: lo = INT64_MIN; hi = INT64_MAX; break;
+  }
+  return v >= (double)lo && v <= (double)hi;
+}
+
+/* Clip takes integers from opset 12 on; an integer clip's bounds must be whole numbers of its dtype. */
+static const char *mgopt__exw_clip(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  MGOPT__UNUSED(p);
+  if (!x) return "an operand is missing";
+  if (!mgopt__imp_is_int(x)) return NULL;
+  if (m->since < 12) return "integer Clip before opset 12";
+  if (!mgopt__clip_int_bound(mgopt_op_get_float(op, "alpha", -HUGE_VAL), x->type.dtype) ||
+      !mgopt__clip_int_bound(mgopt_op_get_float(op, "beta", HUGE_VAL), x->type.dtype))
+    return "a bound that is not a value of the dtype";
+  return NULL;
+}
+
 /* Clip-6: min and max are attributes. */
 static int mgopt__imp_clip_v6(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
@@ -12784,11 +12990,16 @@ static int mgopt__imp_clip_v11(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
   mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
   double lo = -HUGE_VAL, hi = HUGE_VAL;
+  int is_int = I->opset >= 12 && mgopt__imp_is_int(x);
   MGOPT__UNUSED(m);
-  if (!mgopt__imp_clip_float(x)) return 0;
+  if (!mgopt__imp_clip_float(x) && !is_int) return 0;
   if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
   if (ta) lo = mgopt_tensor_get_f64(ta, 0);
   if (tb) hi = mgopt_tensor_get_f64(tb, 0);
+  /* integer bounds are held as doubles: exact up to 2^53 */
+  if (is_int && ((ta && (double)mgopt_tensor_get_i64(ta, 0) != lo) || (tb && (double)mgopt_tensor_get_i64(tb, 0) != hi) ||
+                 !mgopt__clip_int_bound(lo, x->type.dtype) || !mgopt__clip_int_bound(hi, x->type.dtype)))
+    return 0;
   return mgopt__imp_clip_to(I, x, lo, hi);
 }
 
@@ -12853,8 +13064,9 @@ static mgopt_status mgopt__exp_cast(mgopt__exp *E, const mgopt_op *op, const mgo
 
 /* ---------------------------------------------------------------- the table */
 
-#define MGOPT__MAP_UNARY(onnx, kind) \
-  {onnx, 1, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct}
+#define MGOPT__MAP_UNARY(onnx, kind) MGOPT__MAP_UNARY_SINCE(onnx, 1, kind)
+#define MGOPT__MAP_UNARY_SINCE(onnx, since, kind) \
+  {onnx, since, 0, kind, mgopt__imp_unary_float, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct}
 #define MGOPT__MAP_XY(onnx, kind, imp) {onnx, 1, 0, kind, imp, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_direct}
 
 static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
@@ -12870,11 +13082,28 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
     MGOPT__MAP_UNARY("Sqrt", MGOPT_OP_sqrt),
     MGOPT__MAP_UNARY("Tanh", MGOPT_OP_tanh),
-    /* decompositions, read only (mul and real_div write Mul and Div); from opset 7, where Mul and Div broadcast */
-    {"Neg", 7, 0, MGOPT_OP_mul, mgopt__imp_neg, NULL, {NULL, NULL, NULL}, NULL},
+    MGOPT__MAP_UNARY("Softplus", MGOPT_OP_softplus),
+    MGOPT__MAP_UNARY_SINCE("Acos", 7, MGOPT_OP_acos),
+    MGOPT__MAP_UNARY_SINCE("Asin", 7, MGOPT_OP_asin),
+    MGOPT__MAP_UNARY_SINCE("Atan", 7, MGOPT_OP_atan),
+    MGOPT__MAP_UNARY_SINCE("Tan", 7, MGOPT_OP_tan),
+    MGOPT__MAP_UNARY_SINCE("Atanh", 9, MGOPT_OP_atanh),
+    MGOPT__MAP_UNARY_SINCE("Cosh", 9, MGOPT_OP_cosh),
+    MGOPT__MAP_UNARY_SINCE("Sinh", 9, MGOPT_OP_sinh),
+    MGOPT__MAP_UNARY("Softsign", MGOPT_OP_softsign),
+    /* HardSigmoid-1 has the legacy consumed_inputs attribute */
+    {"HardSigmoid", 6, 0, MGOPT_OP_sigmoid_hard, mgopt__imp_hard_sigmoid, mgopt__exp_hard_sigmoid, {NULL, NULL, NULL}, NULL},
+    {"ThresholdedRelu", 10, 0, MGOPT_OP_thresholded_relu, mgopt__imp_thresholded_relu, mgopt__exp_thresholded_relu,
+     {NULL, NULL, NULL}, mgopt__exw_thresholded_relu},
+    /* Elu-1 has the legacy consumed_inputs attribute */
+    {"Elu", 6, 0, MGOPT_OP_elu, mgopt__imp_elu, mgopt__exp_elu, {NULL, NULL, NULL}, NULL},
+    /* decompositions, read only (mul and real_div write Mul and Div); Reciprocal from opset 7, where
+       Mul and Div broadcast; Neg from opset 6 (Neg-1 has consumed_inputs), where mul(x, -1) writes Neg */
+    {"Neg", 6, 0, MGOPT_OP_mul, mgopt__imp_neg, NULL, {NULL, NULL, NULL}, NULL},
     {"Reciprocal", 7, 0, MGOPT_OP_real_div, mgopt__imp_reciprocal, NULL, {NULL, NULL, NULL}, NULL},
-    {"Sign", 1, 0, MGOPT_OP_sign, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
-    {"Round", 1, 0, MGOPT_OP_round, NULL, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    {"Sign", 1, 0, MGOPT_OP_sign, mgopt__imp_sign, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
+    /* Round (opset 11 on) rounds half to even, as round does */
+    MGOPT__MAP_UNARY("Round", MGOPT_OP_round),
     {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
     /* PRelu broadcasts its slope from opset 7 on; earlier, only a single value or the input's shape */
     {"PRelu", 7, 0, MGOPT_OP_prelu, NULL, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
@@ -12886,9 +13115,15 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_XY("Sub", MGOPT_OP_sub, mgopt__imp_binary),
     {"Mul", 1, 0, MGOPT_OP_mul, mgopt__imp_binary, mgopt__exp_mul_div, {"x", "y", NULL}, mgopt__exw_direct},
     {"Div", 1, 0, MGOPT_OP_real_div, mgopt__imp_binary_float, mgopt__exp_mul_div, {"x", "y", NULL}, mgopt__exw_direct},
-    MGOPT__MAP_XY("Pow", MGOPT_OP_pow, mgopt__imp_binary_float),
-    MGOPT__MAP_XY("Max", MGOPT_OP_maximum, mgopt__imp_binary_float),
-    MGOPT__MAP_XY("Min", MGOPT_OP_minimum, mgopt__imp_binary_float),
+    /* Pow: one float dtype before opset 12; from 12 integer bases and an exponent of any numeric dtype */
+    {"Pow", 1, 11, MGOPT_OP_pow, mgopt__imp_binary_float, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_pow},
+    {"Pow", 12, 0, MGOPT_OP_pow, mgopt__imp_pow, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_pow},
+    /* Max and Min of two inputs (integers from opset 12); one or three and more inputs stay opaque */
+    {"Max", 1, 11, MGOPT_OP_maximum, mgopt__imp_max_min, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_max_min},
+    {"Max", 12, 0, MGOPT_OP_maximum, mgopt__imp_max_min, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_max_min},
+    {"Min", 1, 11, MGOPT_OP_minimum, mgopt__imp_max_min, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_max_min},
+    {"Min", 12, 0, MGOPT_OP_minimum, mgopt__imp_max_min, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_max_min},
+    {"Mod", 10, 0, MGOPT_OP_mod, mgopt__imp_mod, mgopt__exp_direct, {"x", "y", NULL}, mgopt__exw_mod},
     MGOPT__MAP_XY("Equal", MGOPT_OP_equal, mgopt__imp_compare),
     MGOPT__MAP_XY("Less", MGOPT_OP_less, mgopt__imp_compare),
     MGOPT__MAP_XY("Greater", MGOPT_OP_greater, mgopt__imp_compare),
@@ -12901,12 +13136,15 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     {"Identity", 1, 0, MGOPT_OP_identity, mgopt__imp_identity, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
     {"Dropout", 1, 6, MGOPT_OP_identity, mgopt__imp_dropout_v1, NULL, {NULL, NULL, NULL}, NULL},
     {"Dropout", 7, 0, MGOPT_OP_identity, mgopt__imp_dropout, NULL, {NULL, NULL, NULL}, NULL},
-    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}, NULL},
-    {"Clip", 11, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}, NULL},
+    {"Clip", 1, 10, MGOPT_OP_clip, mgopt__imp_clip_v6, mgopt__exp_clip_v6, {NULL, NULL, NULL}, mgopt__exw_clip},
+    {"Clip", 11, 11, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}, mgopt__exw_clip},
+    /* integers from opset 12 */
+    {"Clip", 12, 0, MGOPT_OP_clip, mgopt__imp_clip_v11, mgopt__exp_clip_v11, {NULL, NULL, NULL}, mgopt__exw_clip},
     {"Cast", 1, 0, MGOPT_OP_cast, mgopt__imp_cast, mgopt__exp_cast, {NULL, NULL, NULL}, mgopt__exw_cast},
 };
 
 #undef MGOPT__MAP_UNARY
+#undef MGOPT__MAP_UNARY_SINCE
 #undef MGOPT__MAP_XY
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n) {
@@ -14371,6 +14609,45 @@ static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const 
 
 /* ---------------------------------------------------------------- the table */
 
+/* LRN: local_response_norm(x, size, alpha, beta, k = bias), the same formula with alpha / size.
+   MIL sums over a symmetric neighbourhood of channels: an even size (ONNX's window is then
+   lopsided) and ranks other than 3 and 4 (MIL's) stay opaque. */
+static int mgopt__imp_lrn(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t size = mgopt__imp_aint(I->node, "size", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1 || (x->type.rank != 3 && x->type.rank != 4)) return 0;
+  if (size < 1 || size % 2 == 0 || size > INT32_MAX) return 0;
+  op = mgopt__imp_op(I, "local_response_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "size", size) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)1e-4f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.75f)) ||
+      mgopt_op_set_float(op, "k", mgopt__imp_afloat(I->node, "bias", 1.0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_lrn(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t size = mgopt_op_get_int(op, "size", 0);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "x")) return "an operand is missing";
+  if (size < 1 || size > INT32_MAX) return "a size below 1";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_lrn(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "size", mgopt_op_get_int(op, "size", 1)) ||
+      !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 1e-4)) ||
+      !mgopt__exp_afloat(E, n, "beta", mgopt_op_get_float(op, "beta", 0.75)) ||
+      !mgopt__exp_afloat(E, n, "bias", mgopt_op_get_float(op, "k", 1.0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
     {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}, mgopt__exw_linear},
@@ -14387,6 +14664,7 @@ static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}, mgopt__exw_layernorm},
     {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
     {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
+    {"LRN", 1, 0, MGOPT_OP_local_response_norm, mgopt__imp_lrn, mgopt__exp_lrn, {NULL, NULL, NULL}, mgopt__exw_lrn},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {

@@ -680,6 +680,7 @@ MGOPT__PRIVATE int mgopt__kn_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k);
 
 #endif /* MGOPT__KERNELS_H */
 /* src/kernels/common.c — folding kernel machinery: dtype lanes, scratch, outputs, broadcasting, strided copies. */
@@ -1331,11 +1332,24 @@ MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32
    root. Other composites (sigmoid, silu, softplus, elu, gelu) are rounded once
    at the end, which can differ from numpy's per-step fp16 rounding by one ulp.
    erf and every gelu mode are evaluated in double, then rounded (MIL's value
-   inference uses Python's math.erf and float64 constants). Transcendental
+   inference uses Python's math.erf and float64 constants). acos, asin, atan,
+   atanh, cosh, sinh and tan are evaluated in double by the C library and
+   rounded once to float (fp16 / bf16: then once more to the dtype, a double
+   rounding that can differ from a direct one by one ulp on a tie); NaN
+   propagates, a domain error gives NaN (acos / asin outside [-1, 1], atanh
+   outside [-1, 1]), atanh(+-1) is +-inf, cosh / sinh overflow to +-inf.
+   softsign is x / (1 + |x|) in double, rounded once. sigmoid_hard is
+   min(max(alpha * x + beta, 0), 1) in the dtype's arithmetic (each step
+   rounded, no fused multiply-add), NaN propagating, as MIL's value inference;
+   alpha and beta are first rounded to the dtype. thresholded_relu is
+   x >= alpha ? x : 0 (MIL's formula; NaN gives 0), alpha rounded to the dtype. Transcendental
    functions use the C library (expf, logf, ...), whose last-place accuracy may
    differ from numpy's own SIMD routines. Integers wrap around like numpy's
    fixed-width arithmetic; integer division or modulo by zero, INT64_MIN / -1
-   and negative integer exponents are not folded. */
+   and negative integer exponents are not folded. pow whose exponent has
+   another dtype than the base is computed in double (see mgopt__ke_pow_mixed).
+   clip on integers clamps to whole-number bounds (-inf / +inf: no bound; the
+   result equals numpy's clip, min(max(x, alpha), beta)). */
 
 typedef struct mgopt__ke_par {
   double eps, alpha, beta;
@@ -1543,6 +1557,55 @@ static int mgopt__ke_is_logical(int32_t kind) {
   return kind == MGOPT_OP_logical_and || kind == MGOPT_OP_logical_or || kind == MGOPT_OP_logical_xor;
 }
 
+/* pow(x, y) whose exponent's dtype differs from the base's: x ** y in double,
+   stored in x's dtype (a float rounded once; an integer truncated toward zero,
+   NaN or out of range not folded). An integer base with an integer exponent
+   uses exact integer powers (wrapping at 64 bits, then at the dtype's width). */
+static int mgopt__ke_pow_mixed(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y) {
+  int32_t orank;
+  int64_t oshape[MGOPT_MAX_RANK], n, i, lo = 0, hi = 0;
+  mgopt_dtype dt = (mgopt_dtype)x->dtype;
+  int lx = mgopt__k_lane(dt), ly = mgopt__k_lane((mgopt_dtype)y->dtype), r;
+  void *a, *b, *od;
+  double *res;
+  if (lx == MGOPT__LANE_NONE || lx == MGOPT__LANE_BOOL || ly == MGOPT__LANE_NONE || ly == MGOPT__LANE_BOOL)
+    return MGOPT__K_NO;
+  if (!mgopt__k_bcast_shape(x->rank, x->shape, y->rank, y->shape, &orank, oshape))
+    return mgopt__k_no(k, "the operand shapes do not broadcast");
+  r = mgopt__k_out(k, 0, dt, orank, oshape, &od);
+  if (r != MGOPT__K_OK) return r;
+  n = k->out[0]->numel;
+  if (n == 0) return MGOPT__K_OK;
+  if (lx == MGOPT__LANE_I64 && ly == MGOPT__LANE_I64) {
+    int64_t *ri = (int64_t *)mgopt__k_scratch(k, n, 8);
+    r = mgopt__k_load_bcast(k, x, MGOPT__LANE_I64, orank, oshape, n, &a);
+    if (r == MGOPT__K_OK) r = mgopt__k_load_bcast(k, y, MGOPT__LANE_I64, orank, oshape, n, &b);
+    if (r != MGOPT__K_OK) return r;
+    if (!ri) return MGOPT__K_OOM;
+    if (!mgopt__ke_bin_i64(MGOPT_OP_pow, (const int64_t *)a, (const int64_t *)b, ri, n))
+      return mgopt__k_no(k, "a negative integer exponent");
+    mgopt__k_store(MGOPT__LANE_I64, ri, n, dt, od);
+    return MGOPT__K_OK;
+  }
+  r = mgopt__k_load_bcast(k, x, MGOPT__LANE_F64, orank, oshape, n, &a);
+  if (r == MGOPT__K_OK) r = mgopt__k_load_bcast(k, y, MGOPT__LANE_F64, orank, oshape, n, &b);
+  if (r != MGOPT__K_OK) return r;
+  res = (double *)a;
+  for (i = 0; i < n; i++) res[i] = pow(res[i], ((const double *)b)[i]);
+  if (lx != MGOPT__LANE_I64) {
+    mgopt__k_store(MGOPT__LANE_F64, res, n, dt, od);
+    return MGOPT__K_OK;
+  }
+  mgopt__k_int_range(dt, &lo, &hi);
+  for (i = 0; i < n; i++) {
+    double t = trunc(res[i]);
+    if (!(t >= (double)lo && t < (double)hi + 1.0))
+      return mgopt__k_no(k, "element %lld (%g) is out of the range of %s", (long long)i, res[i], mgopt_dtype_name(dt));
+    mgopt__k_store_i64_at(dt, od, i, (int64_t)t);
+  }
+  return MGOPT__K_OK;
+}
+
 MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   int32_t kind = op->kind, orank;
@@ -1551,6 +1614,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
   mgopt_dtype dt, odt;
   int lane, r;
   void *a, *b, *res, *od;
+  if (x && y && x->dtype != y->dtype && kind == MGOPT_OP_pow) return mgopt__ke_pow_mixed(k, x, y);
   if (!x || !y || x->dtype != y->dtype)
     return x && y ? mgopt__k_no(k, "operands of dtypes %s and %s", mgopt_dtype_name((mgopt_dtype)x->dtype),
                                 mgopt_dtype_name((mgopt_dtype)y->dtype))
@@ -1604,6 +1668,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 #define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN)                                  \
   static int NAME(int32_t kind, const mgopt__ke_par *u, const T *MGOPT_RESTRICT a,    \
                   T *MGOPT_RESTRICT r, int64_t n) {                                   \
+    MGOPT__K_NOCONTRACT                                                               \
     int64_t i;                                                                        \
     const T eps = (T)u->eps, al = (T)u->alpha, be = (T)u->beta;                       \
     switch (kind) {                                                                   \
@@ -1663,6 +1728,26 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
         for (i = 0; i < n; i++)                                                       \
           r[i] = log##S((T)1 + exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0); \
         break;                                                                        \
+      case MGOPT_OP_acos: for (i = 0; i < n; i++) r[i] = (T)acos((double)a[i]); break; \
+      case MGOPT_OP_asin: for (i = 0; i < n; i++) r[i] = (T)asin((double)a[i]); break; \
+      case MGOPT_OP_atan: for (i = 0; i < n; i++) r[i] = (T)atan((double)a[i]); break; \
+      case MGOPT_OP_atanh: for (i = 0; i < n; i++) r[i] = (T)atanh((double)a[i]); break; \
+      case MGOPT_OP_cosh: for (i = 0; i < n; i++) r[i] = (T)cosh((double)a[i]); break; \
+      case MGOPT_OP_sinh: for (i = 0; i < n; i++) r[i] = (T)sinh((double)a[i]); break; \
+      case MGOPT_OP_tan: for (i = 0; i < n; i++) r[i] = (T)tan((double)a[i]); break;    \
+      case MGOPT_OP_sigmoid_hard:                                                     \
+        for (i = 0; i < n; i++) {                                                     \
+          T t = RND(RND(al * a[i]) + be);                                             \
+          t = (t >= (T)0 || t != t) ? t : (T)0;                                       \
+          r[i] = (t <= (T)1 || t != t) ? t : (T)1;                                    \
+        }                                                                             \
+        break;                                                                        \
+      case MGOPT_OP_softsign:                                                         \
+        for (i = 0; i < n; i++) r[i] = (T)((double)a[i] / (1.0 + fabs((double)a[i]))); \
+        break;                                                                        \
+      case MGOPT_OP_thresholded_relu:                                                 \
+        for (i = 0; i < n; i++) r[i] = a[i] >= al ? a[i] : (T)0;                      \
+        break;                                                                        \
       default: return 0;                                                              \
     }                                                                                 \
     return 1;                                                                         \
@@ -1674,10 +1759,21 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 MGOPT__KE_UN_FLOAT(mgopt__ke_un_f32, float, f, MGOPT__KE_RND32, mgopt__ke_roundf)
 MGOPT__KE_UN_FLOAT(mgopt__ke_un_f64, double, , MGOPT__KE_RND64, mgopt__ke_round)
 
-static int mgopt__ke_un_i64(int32_t kind, const int64_t *MGOPT_RESTRICT a, int64_t *MGOPT_RESTRICT r,
-                            int64_t n) {
-  int64_t i;
+static int mgopt__ke_un_i64(int32_t kind, const mgopt__ke_par *u, const int64_t *MGOPT_RESTRICT a,
+                            int64_t *MGOPT_RESTRICT r, int64_t n) {
+  int64_t i, lo, hi;
   switch (kind) {
+    case MGOPT_OP_clip:
+      /* bounds: whole numbers (not folded otherwise), -inf / +inf for none */
+      if (u->alpha != floor(u->alpha) && u->alpha != -HUGE_VAL) return 0;
+      if (u->beta != floor(u->beta) && u->beta != HUGE_VAL) return 0;
+      lo = u->alpha <= -9223372036854775808.0 ? INT64_MIN : (int64_t)u->alpha;
+      hi = u->beta >= 9223372036854775808.0 ? INT64_MAX : (int64_t)u->beta;
+      for (i = 0; i < n; i++) {
+        int64_t m = a[i] >= lo ? a[i] : lo;
+        r[i] = m <= hi ? m : hi;
+      }
+      return 1;
     case MGOPT_OP_abs:
       for (i = 0; i < n; i++) r[i] = a[i] < 0 ? (int64_t)(0 - (uint64_t)a[i]) : a[i];
       return 1;
@@ -1714,7 +1810,8 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
   memset(&u, 0, sizeof u);
   u.dt = dt;
   if (lane == MGOPT__LANE_I64) {
-    if (kind != MGOPT_OP_abs && kind != MGOPT_OP_square && kind != MGOPT_OP_sign) return MGOPT__K_NO;
+    if (kind != MGOPT_OP_abs && kind != MGOPT_OP_square && kind != MGOPT_OP_sign && kind != MGOPT_OP_clip)
+      return MGOPT__K_NO;
   } else if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) {
     return MGOPT__K_NO;
   }
@@ -1725,6 +1822,13 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
     case MGOPT_OP_leaky_relu:
     case MGOPT_OP_elu:
       if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha)) return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_sigmoid_hard:
+      if (!mgopt__ke_fparam(op, "alpha", 0.2, 0, dt, &u.alpha) || !mgopt__ke_fparam(op, "beta", 0.5, 0, dt, &u.beta))
+        return MGOPT__K_NO;
+      break;
+    case MGOPT_OP_thresholded_relu:
+      if (!mgopt__ke_fparam(op, "alpha", 1.0, 0, dt, &u.alpha)) return MGOPT__K_NO;
       break;
     case MGOPT_OP_clip:
       if (!mgopt__ke_fparam(op, "alpha", 0, 1, dt, &u.alpha) ||
@@ -1752,7 +1856,7 @@ MGOPT__PRIVATE int mgopt__ke_unary(mgopt__kctx *k) {
   if (r != MGOPT__K_OK) return r;
   if (lane == MGOPT__LANE_F32) r = mgopt__ke_un_f32(kind, &u, (const float *)a, (float *)res, n);
   else if (lane == MGOPT__LANE_F64) r = mgopt__ke_un_f64(kind, &u, (const double *)a, (double *)res, n);
-  else r = mgopt__ke_un_i64(kind, (const int64_t *)a, (int64_t *)res, n);
+  else r = mgopt__ke_un_i64(kind, &u, (const int64_t *)a, (int64_t *)res, n);
   if (!r) return MGOPT__K_NO;
   mgopt__k_store(lane, res, n, dt, od);
   return MGOPT__K_OK;
@@ -3561,6 +3665,10 @@ MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
      instance_norm,  mean = sum / n, variance = sum((x - mean)^2) / n (population),
      layer_norm      then (x - mean) / sqrt(variance + epsilon) * gamma + beta.
      prelu           x > 0 ? x : alpha * x (ONNX PRelu's form; -0 stays -0 for alpha > 0).
+     local_response_norm  x / (k + alpha / size * s)^beta, s the sum of x^2 over the
+                     channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2) that exist
+                     (ONNX LRN's window; centred for an odd size), in increasing channel
+                     order; alpha, beta and k are first rounded to the dtype; pow in double.
    For fp32 inputs a product is exact in double, so a result differs from the
    exact value by at most the double-precision sum error plus the final rounding.
    NaN and Inf propagate as in IEEE arithmetic; in max_pool a NaN in the window
@@ -4249,6 +4357,61 @@ MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k) {
       else memcpy(dst + (size_t)i * es, src + (size_t)o * es, es);
     }
   }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- local_response_norm */
+
+/* A float parameter rounded to dtype dt (MIL types it as x). */
+static double mgopt__kn_fparam(const mgopt_op *op, const char *name, double dflt, mgopt_dtype dt) {
+  double v = mgopt_op_get_float(op, name, dflt);
+  if (dt == MGOPT_DT_FP64) return v;
+  return dt == MGOPT_DT_FP32 ? (double)(float)v : (double)mgopt__k_rnd(dt, (float)v);
+}
+
+MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k) {
+  MGOPT__K_NOCONTRACT
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
+  mgopt_dtype dt;
+  int64_t size = mgopt_op_get_int(op, "size", 0), C, inner = 1, lo, hi, i, c, j, s, o, outer;
+  double alpha, beta, kk, *xd, *res;
+  int32_t d;
+  int r;
+  void *od;
+  if (!x || x->rank < 2 || !mgopt__kn_float((mgopt_dtype)x->dtype) || !mgopt__k_has_param(op, "size") || size < 1 ||
+      size > MGOPT__KN_BIG)
+    return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  if (x->numel > 0 && size > MGOPT__KN_WORK / x->numel) return mgopt__k_no(k, "too much work");
+  alpha = mgopt__kn_fparam(op, "alpha", 1e-4, dt);
+  beta = mgopt__kn_fparam(op, "beta", 0.75, dt);
+  kk = mgopt__kn_fparam(op, "k", 1.0, dt);
+  r = mgopt__k_out_full(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  r = mgopt__kn_load(k, x, &xd);
+  if (r != MGOPT__K_OK) return r;
+  res = (double *)mgopt__k_scratch(k, x->numel, sizeof(double));
+  if (!res) return MGOPT__K_OOM;
+  C = x->shape[1];
+  for (d = 2; d < x->rank; d++) inner *= x->shape[d];
+  outer = x->shape[0];
+  lo = (size - 1) / 2;
+  hi = size - 1 - lo;
+  for (o = 0; o < outer; o++)
+    for (c = 0; c < C; c++)
+      for (s = 0; s < inner; s++) {
+        double sum = 0.0;
+        int64_t j0 = c - lo < 0 ? 0 : c - lo, j1 = c + hi > C - 1 ? C - 1 : c + hi;
+        for (j = j0; j <= j1; j++) {
+          double v = xd[(o * C + j) * inner + s];
+          sum += v * v;
+        }
+        i = (o * C + c) * inner + s;
+        res[i] = xd[i] / pow(kk + alpha / (double)size * sum, beta);
+      }
+  mgopt__k_store(MGOPT__LANE_F64, res, x->numel, dt, od);
   return MGOPT__K_OK;
 }
 /* src/kernels/fold.c — the kernel column of MGOPT_OP_TABLE and mgopt_fold_op, the evaluator of one op.

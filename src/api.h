@@ -578,6 +578,17 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_log_sum,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_log_sum_exp,              MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_sum_square,               MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(acos,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(asin,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(atan,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(atanh,                           MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(cosh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sinh,                            MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(tan,                             MGOPT__OT_PU,   x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(sigmoid_hard,                    MGOPT__OT_PU,  x,       sigmoid_hard,  1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(softsign,                        MGOPT__OT_PU,  x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(thresholded_relu,                MGOPT__OT_PU,  x,       thresholded,   1, 1, 0,  unary,          mgopt__ke_unary)                 \
+  X(local_response_norm,             MGOPT__OT_SPL, x,       lrn,           1, 1, 0,  unary,          mgopt__kn_lrn)                   \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

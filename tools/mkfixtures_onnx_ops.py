@@ -63,6 +63,27 @@ def build():
     case("neg_int32_13", 13, [helper.make_node("Neg", ["x"], ["y"])], [vi("x", TensorProto.INT32, (2, 3))],
          [vi("y", TensorProto.INT32, (2, 3))])
     unary("Reciprocal", opset=6)
+    # trigonometric and hyperbolic (MIL's acos .. tan), Softplus, Round (half to even), Sign (also integers)
+    for op in ["Acos", "Asin", "Atan", "Atanh", "Cosh", "Sinh", "Tan", "Softplus", "Round", "Sign"]:
+        unary(op)
+    unary("Tan", opset=7)
+    unary("Sign", dt=TensorProto.INT32)
+    CASES[-1] = ("sign_int32_13",) + CASES[-1][1:]
+    unary("Neg", opset=6)
+    unary("Elu", alpha=0.5)
+    unary("Elu", opset=6)
+    unary("Elu", opset=1)  # Elu-1 (consumed_inputs) stays opaque
+    # activations: sigmoid_hard, softsign, thresholded_relu (x > a is x >= the next float above a), LRN
+    unary("HardSigmoid", alpha=0.3, beta=0.4)
+    unary("HardSigmoid", opset=6)
+    unary("Softsign")
+    unary("ThresholdedRelu", opset=10, alpha=0.5)
+    unary("ThresholdedRelu", opset=10, dt=TensorProto.FLOAT16)  # fp16 stays opaque
+    CASES[-1] = ("thresholdedrelu_fp16_10",) + CASES[-1][1:]
+    unary("LRN", shape=(1, 5, 2, 2), size=3, alpha=1e-3, beta=0.6, bias=1.5)
+    unary("LRN", opset=1, shape=(1, 5, 3, 1), size=5)
+    unary("LRN", shape=(1, 5, 2, 2), size=4)  # an even size (a lopsided window) stays opaque
+    CASES[-1] = ("lrn_even_13",) + CASES[-1][1:]
     unary("LeakyRelu", alpha=0.2)
     unary("Gelu", opset=20)
     case("gelu_tanh_20", 20, [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")],
@@ -76,12 +97,33 @@ def build():
          [vi("y", F, (2, 3))], [init("lo", np.float32(-1)), init("hi", np.float32(2))])
     case("clip_min_only_13", 13, [helper.make_node("Clip", ["x", "lo"], ["y"])], [vi("x", F, (2, 3))],
          [vi("y", F, (2, 3))], [init("lo", np.float32(0))])
+    I8 = TensorProto.INT8
+    case("clip_int8_13", 13, [helper.make_node("Clip", ["x", "lo", "hi"], ["y"])], [vi("x", I8, (2, 3))],
+         [vi("y", I8, (2, 3))], [init("lo", np.int8(-3)), init("hi", np.int8(5))])
+    case("clip_int8_nobounds_13", 13, [helper.make_node("Clip", ["x"], ["y"])], [vi("x", I8, (2, 3))], [vi("y", I8, (2, 3))])
+    case("clip_runtime_min_13", 13, [helper.make_node("Clip", ["x", "lo"], ["y"])],  # a bound known at run time only
+         [vi("x", F, (2, 3)), vi("lo", F, ())], [vi("y", F, (2, 3))])
     # element-wise, binary (broadcasting), comparisons, logic
     for op in ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"]:
         binary(op)
     case("div_int_13", 13, [helper.make_node("Div", ["a", "b"], ["y"])], [vi("a", I64, (2, 3))], [vi("y", I64, (2, 3))],
          [init("b", np.array([2, -3, 5], dtype=np.int64))])  # truncates toward zero: -7 / 2 = -3
     binary("Add", a=(2, 1, 3), b=(4, 1), out=(2, 4, 3), suffix="_bcast")
+    # integer Max / Min (opset 12 on), Mod with fmod 0 (floor modulo), Pow with integer or mixed dtypes
+    binary("Max", dt=TensorProto.INT32, suffix="_int32")
+    binary("Min", opset=12, dt=TensorProto.UINT8, suffix="_uint8")
+    case("mod_10", 10, [helper.make_node("Mod", ["a", "b"], ["y"])], [vi("a", TensorProto.INT32, (2, 3))],
+         [vi("y", TensorProto.INT32, (2, 3))], [init("b", np.array([3, -4, 7], dtype=np.int32))])
+    case("mod_uint64_13", 13, [helper.make_node("Mod", ["a", "b"], ["y"])], [vi("a", TensorProto.UINT64, (2, 3))],
+         [vi("y", TensorProto.UINT64, (2, 3))], [init("b", np.array([3, 4, 7], dtype=np.uint64))])
+    case("mod_fmod_13", 13, [helper.make_node("Mod", ["a", "b"], ["y"], fmod=1)],  # C's fmod stays opaque
+         [vi("a", TensorProto.INT32, (2, 3))], [vi("y", TensorProto.INT32, (2, 3))],
+         [init("b", np.array([3, -4, 7], dtype=np.int32))])
+    binary("Pow", dt=I64, suffix="_int64")
+    case("pow_float_int32_13", 13, [helper.make_node("Pow", ["a", "b"], ["y"])],
+         [vi("a", F, (2, 3)), vi("b", TensorProto.INT32, (3,))], [vi("y", F, (2, 3))])
+    case("pow_int32_float_15", 15, [helper.make_node("Pow", ["a", "b"], ["y"])],
+         [vi("a", TensorProto.INT32, (2, 3)), vi("b", F, (3,))], [vi("y", TensorProto.INT32, (2, 3))])
     for op in ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]:
         binary(op, odt=B)
     for op in ["And", "Or", "Xor"]:

@@ -58,6 +58,10 @@ MGOPT__RG_ATTRS(softmax, {"axis", MGOPT_ATTR_INT, 0, "-1"});
 MGOPT__RG_ATTRS(clip, {"alpha", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL},
                       {"beta", MGOPT_ATTR_FLOAT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(elu, {"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(sigmoid_hard, {"alpha", MGOPT_ATTR_FLOAT, 0, "0.2"}, {"beta", MGOPT_ATTR_FLOAT, 0, "0.5"});
+MGOPT__RG_ATTRS(thresholded, {"alpha", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(lrn, {"size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL}, {"alpha", MGOPT_ATTR_FLOAT, 0, "0.0001"},
+                     {"beta", MGOPT_ATTR_FLOAT, 0, "0.75"}, {"k", MGOPT_ATTR_FLOAT, 0, "1.0"});
 MGOPT__RG_ATTRS(cast, {"dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(perm, {"perm", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axes_req, {"axes", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL});

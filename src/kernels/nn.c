@@ -16,6 +16,10 @@
      instance_norm,  mean = sum / n, variance = sum((x - mean)^2) / n (population),
      layer_norm      then (x - mean) / sqrt(variance + epsilon) * gamma + beta.
      prelu           x > 0 ? x : alpha * x (ONNX PRelu's form; -0 stays -0 for alpha > 0).
+     local_response_norm  x / (k + alpha / size * s)^beta, s the sum of x^2 over the
+                     channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2) that exist
+                     (ONNX LRN's window; centred for an odd size), in increasing channel
+                     order; alpha, beta and k are first rounded to the dtype; pow in double.
    For fp32 inputs a product is exact in double, so a result differs from the
    exact value by at most the double-precision sum error plus the final rounding.
    NaN and Inf propagate as in IEEE arithmetic; in max_pool a NaN in the window
@@ -705,5 +709,60 @@ MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k) {
       else memcpy(dst + (size_t)i * es, src + (size_t)o * es, es);
     }
   }
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- local_response_norm */
+
+/* A float parameter rounded to dtype dt (MIL types it as x). */
+static double mgopt__kn_fparam(const mgopt_op *op, const char *name, double dflt, mgopt_dtype dt) {
+  double v = mgopt_op_get_float(op, name, dflt);
+  if (dt == MGOPT_DT_FP64) return v;
+  return dt == MGOPT_DT_FP32 ? (double)(float)v : (double)mgopt__k_rnd(dt, (float)v);
+}
+
+MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k) {
+  MGOPT__K_NOCONTRACT
+  const mgopt_op *op = k->op;
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
+  mgopt_dtype dt;
+  int64_t size = mgopt_op_get_int(op, "size", 0), C, inner = 1, lo, hi, i, c, j, s, o, outer;
+  double alpha, beta, kk, *xd, *res;
+  int32_t d;
+  int r;
+  void *od;
+  if (!x || x->rank < 2 || !mgopt__kn_float((mgopt_dtype)x->dtype) || !mgopt__k_has_param(op, "size") || size < 1 ||
+      size > MGOPT__KN_BIG)
+    return MGOPT__K_NO;
+  dt = (mgopt_dtype)x->dtype;
+  if (x->numel > 0 && size > MGOPT__KN_WORK / x->numel) return mgopt__k_no(k, "too much work");
+  alpha = mgopt__kn_fparam(op, "alpha", 1e-4, dt);
+  beta = mgopt__kn_fparam(op, "beta", 0.75, dt);
+  kk = mgopt__kn_fparam(op, "k", 1.0, dt);
+  r = mgopt__k_out_full(k, 0, dt, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  r = mgopt__kn_load(k, x, &xd);
+  if (r != MGOPT__K_OK) return r;
+  res = (double *)mgopt__k_scratch(k, x->numel, sizeof(double));
+  if (!res) return MGOPT__K_OOM;
+  C = x->shape[1];
+  for (d = 2; d < x->rank; d++) inner *= x->shape[d];
+  outer = x->shape[0];
+  lo = (size - 1) / 2;
+  hi = size - 1 - lo;
+  for (o = 0; o < outer; o++)
+    for (c = 0; c < C; c++)
+      for (s = 0; s < inner; s++) {
+        double sum = 0.0;
+        int64_t j0 = c - lo < 0 ? 0 : c - lo, j1 = c + hi > C - 1 ? C - 1 : c + hi;
+        for (j = j0; j <= j1; j++) {
+          double v = xd[(o * C + j) * inner + s];
+          sum += v * v;
+        }
+        i = (o * C + c) * inner + s;
+        res[i] = xd[i] / pow(kk + alpha / (double)size * sum, beta);
+      }
+  mgopt__k_store(MGOPT__LANE_F64, res, x->numel, dt, od);
   return MGOPT__K_OK;
 }

@@ -607,6 +607,45 @@ static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const 
 
 /* ---------------------------------------------------------------- the table */
 
+/* LRN: local_response_norm(x, size, alpha, beta, k = bias), the same formula with alpha / size.
+   MIL sums over a symmetric neighbourhood of channels: an even size (ONNX's window is then
+   lopsided) and ranks other than 3 and 4 (MIL's) stay opaque. */
+static int mgopt__imp_lrn(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t size = mgopt__imp_aint(I->node, "size", 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1 || (x->type.rank != 3 && x->type.rank != 4)) return 0;
+  if (size < 1 || size % 2 == 0 || size > INT32_MAX) return 0;
+  op = mgopt__imp_op(I, "local_response_norm", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "size", size) ||
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)1e-4f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.75f)) ||
+      mgopt_op_set_float(op, "k", mgopt__imp_afloat(I->node, "bias", 1.0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_lrn(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t size = mgopt_op_get_int(op, "size", 0);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "x")) return "an operand is missing";
+  if (size < 1 || size > INT32_MAX) return "a size below 1";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_lrn(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "size", mgopt_op_get_int(op, "size", 1)) ||
+      !mgopt__exp_afloat(E, n, "alpha", mgopt_op_get_float(op, "alpha", 1e-4)) ||
+      !mgopt__exp_afloat(E, n, "beta", mgopt_op_get_float(op, "beta", 0.75)) ||
+      !mgopt__exp_afloat(E, n, "bias", mgopt_op_get_float(op, "k", 1.0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
     {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}, mgopt__exw_linear},
@@ -623,6 +662,7 @@ static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"LayerNormalization", 17, 0, MGOPT_OP_layer_norm, mgopt__imp_layernorm, mgopt__exp_layernorm, {NULL, NULL, NULL}, mgopt__exw_layernorm},
     {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
     {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
+    {"LRN", 1, 0, MGOPT_OP_local_response_norm, mgopt__imp_lrn, mgopt__exp_lrn, {NULL, NULL, NULL}, mgopt__exw_lrn},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {

@@ -452,6 +452,13 @@ static const char *const special[] = {
     "main() {\n  %d: (2, int8)* = const(val=[1, 2])\n  %z: (int8)* = const(val=0)\n  %s: (fp32)* = const(val=0.5)\n"
     "  %y = constexpr_affine_dequantize(quantized_data=%d, zero_point=%z, scale=%s, axis=0)\n} -> (%y)\n",
     "main() {\n  %c: (2, fp16)* = const(val=[1, 2])\n  %y = constexpr_cast(source_val=%c, output_dtype=\"fp32\")\n} -> (%y)\n",
+    "main(%x: (1, 4, 2, 2, fp32)) {\n  %y = local_response_norm(x=%x, size=3)\n} -> (%y)\n",
+    "main(%x: (2, 3, fp16)) {\n  %y = thresholded_relu(x=%x, alpha=0.5)\n} -> (%y)\n",
+    "main(%x: (2, 3, int32), %z: (2, 3, int32)) {\n  %y = mod(x=%x, y=%z)\n} -> (%y)\n",
+    "main(%x: (2, 3, int32), %z: (2, 3, int32)) {\n  %y = maximum(x=%x, y=%z)\n} -> (%y)\n",
+    "main(%x: (2, 3, fp32), %z: (2, 3, int64)) {\n  %y = pow(x=%x, y=%z)\n} -> (%y)\n",
+    "main(%x: (2, 3, int8)) {\n  %y = clip(x=%x, alpha=-3.0, beta=5.0)\n} -> (%y)\n",
+    "main(%x: (2, 3, int8)) {\n  %y = clip(x=%x, alpha=-300.0, beta=5.0)\n} -> (%y)\n",
 };
 
 static const int64_t opsets[] = {1, 5, 6, 7, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21};
