@@ -302,6 +302,16 @@ def build():
          [vi("v", F, (2, 4)), vi("i", I64, (2, 4))])
     case("topk_smallest_11", 11, [helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=0, sorted=0)],
          [vi("x", I32, (3, 4))], [vi("v", I32, (3, 3)), vi("i", I64, (3, 3))], [init("k", np.array([3], dtype=np.int64))])
+    # OneHot: constant indices (ONNX's float and negative ones resolved at import), depth and fp32 values;
+    # run-time indices and non-fp32 values stay opaque
+    case("onehot_11", 11, [helper.make_node("OneHot", ["i", "d", "v"], ["y"], axis=0)], [], [vi("y", F, (4, 3))],
+         [init("i", np.array([0.0, -1.0, 2.0], dtype=np.float32)), init("d", np.array(4.0, dtype=np.float32)),
+          init("v", np.array([-1.0, 2.0], dtype=np.float32))])
+    case("onehot_dynamic_11", 11, [helper.make_node("OneHot", ["i", "d", "v"], ["y"])], [vi("i", I64, (3,))],
+         [vi("y", F, (3, 4))], [init("d", np.array([4], dtype=np.int64)), init("v", np.array([0.0, 1.0], dtype=np.float32))])
+    case("onehot_int_values_11", 11, [helper.make_node("OneHot", ["i", "d", "v"], ["y"])], [], [vi("y", I64, (2, 4))],
+         [init("i", np.array([1, 3], dtype=np.int64)), init("d", np.array(4, dtype=np.int64)),
+          init("v", np.array([0, 5], dtype=np.int64))])
     # K a graph input: a run-time parameter: stays opaque
     case("topk_dynamic_k_11", 11, [helper.make_node("TopK", ["x", "k"], ["v", "i"])],
          [vi("x", F, (3, 4)), vi("k", I64, (1,))], [vi("v", F, (3, None)), vi("i", I64, (3, None))])

@@ -1,5 +1,5 @@
 /* src/onnx/map_struct.c — ONNX <-> canonical mappings of structural and index ops: ScatterElements, Scatter, ScatterND,
-   GatherND, ReverseSequence, DepthToSpace, SpaceToDepth, TopK, Range, ConstantOfShape.
+   GatherND, ReverseSequence, DepthToSpace, SpaceToDepth, TopK, Range, ConstantOfShape, OneHot.
 
    A parameter that is an input in ONNX (TopK's K, Range's bounds,
    ConstantOfShape's shape) must be a constant for the node to become a
@@ -412,6 +412,84 @@ static mgopt_status mgopt__exp_fill(mgopt__exp *E, const mgopt_op *op, const mgo
   return mgopt__exp_tensor(E, t, "", a->t);
 }
 
+/* ---------------------------------------------------------------- OneHot
+
+   one_hot(indices, one_hot_vector_size=depth, axis, on_value, off_value) for
+   a constant depth and constant fp32 values [off, on] (one_hot's output is
+   fp32). Indices must be constant too: ONNX casts float indices to integers
+   (whole ones only here: runtimes differ on a fraction) and, from opset 11,
+   counts negative ones from the end, while an index outside [0, depth)
+   gives an all-off row; the import writes the indices those rules select
+   as int32 and declines when one selects no row. */
+static int mgopt__imp_one_hot(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *ix = mgopt__imp_in(I, 0), *nv = NULL;
+  mgopt_tensor *it = ix ? mgopt_value_const(ix) : NULL, *dt = mgopt_value_const(mgopt__imp_in(I, 1)),
+               *vt = mgopt_value_const(mgopt__imp_in(I, 2)), *t;
+  int r = mgopt__imp_rank(ix);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), depth, i;
+  double dd;
+  mgopt_op *op;
+  if (!it || !dt || !vt || r < 0 || dt->numel != 1 || vt->numel != 2 || vt->dtype != MGOPT_DT_FP32 ||
+      it->dtype == MGOPT_DT_STRING || it->dtype == MGOPT_DT_BOOL || dt->dtype == MGOPT_DT_STRING ||
+      mgopt_dtype_bits((mgopt_dtype)it->dtype) < 8)
+    return 0;
+  dd = mgopt_tensor_get_f64(dt, 0);
+  if (!(dd >= 1 && dd < 2147483648.0) || axis < -(int64_t)r - 1 || axis > r) return 0;
+  depth = (int64_t)dd;
+  t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, it->rank, it->shape);
+  if (!t || !mgopt_tensor_data(I->p, it)) return -1;
+  for (i = 0; i < it->numel; i++) {
+    double v = mgopt_tensor_get_f64(it, i);
+    int64_t k;
+    if (!(v > -2147483648.0 && v < 2147483648.0) || v != (double)(int64_t)v) return 0; /* runtimes round a fraction differently */
+    k = mgopt_dtype_is_float((mgopt_dtype)it->dtype) ? (int64_t)v : mgopt_tensor_get_i64(it, i);
+    if (k < 0 && m->since >= 11) k += depth;
+    if (k < 0 || k >= depth) return 0;
+    mgopt_tensor_set_i64(t, i, k);
+  }
+  nv = mgopt__imp_const(I, NULL, "indices", t);
+  op = nv ? mgopt__imp_op(I, "one_hot", 1, 0) : NULL;
+  if (!op || mgopt_op_set_operand(op, "indices", nv) || mgopt_op_set_int(op, "one_hot_vector_size", depth) ||
+      mgopt_op_set_int(op, "axis", axis) || mgopt_op_set_float(op, "on_value", mgopt_tensor_get_f64(vt, 1)) ||
+      mgopt_op_set_float(op, "off_value", mgopt_tensor_get_f64(vt, 0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Before opset 11 OneHot gives negative indices an all-off row (one_hot counts
+   them from the end): only constant indices in [0, depth) are written there. */
+static const char *mgopt__exw_one_hot(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *ix = mgopt_op_operand(op, "indices");
+  mgopt_tensor *t = ix ? mgopt_value_const(ix) : NULL;
+  int64_t depth = mgopt_op_get_int(op, "one_hot_vector_size", -1), i;
+  MGOPT__UNUSED(p);
+  if (!ix || depth < 1) return "no indices or no one_hot_vector_size";
+  if (!mgopt_dtype_is_int((mgopt_dtype)ix->type.dtype)) return "indices are not integers";
+  if (mgopt_op_operand(op, "on_value") || mgopt_op_operand(op, "off_value")) return "on_value or off_value is an operand";
+  if (m->since >= 11) return NULL;
+  if (!t) return "run-time indices need opset 11";
+  for (i = 0; i < t->numel; i++)
+    if (mgopt_tensor_get_i64(t, i) < 0 || mgopt_tensor_get_i64(t, i) >= depth) return "an index outside [0, depth) needs opset 11";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_one_hot(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3];
+  int64_t depth = mgopt_op_get_int(op, "one_hot_vector_size", 1), two = 2;
+  mgopt_tensor *vt = mgopt_tensor_new(E->p, MGOPT_DT_FP32, 1, &two);
+  mgopt_onnx_node *n;
+  if (!vt) return mgopt__exp_nomem(E);
+  mgopt_tensor_set_f64(vt, 0, mgopt_op_get_float(op, "off_value", 0.0));
+  mgopt_tensor_set_f64(vt, 1, mgopt_op_get_float(op, "on_value", 1.0));
+  ins[0] = mgopt__exp_as_i64(E, mgopt_op_operand(op, "indices")); /* the index type every runtime implements */
+  ins[1] = mgopt__exp_i64_const(E, "depth", &depth, 1);
+  ins[2] = mgopt__exp_const(E, "values", vt);
+  if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 3);
+  if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", -1))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__onnx_map mgopt__onnx_struct[] = {
@@ -432,6 +510,8 @@ static const mgopt__onnx_map mgopt__onnx_struct[] = {
     {"TopK", 10, 10, MGOPT_OP_topk, mgopt__imp_topk, mgopt__exp_topk, {NULL, NULL, NULL}, mgopt__exw_topk},
     {"TopK", 11, 0, MGOPT_OP_topk, mgopt__imp_topk, mgopt__exp_topk, {NULL, NULL, NULL}, mgopt__exw_topk},
     {"Range", 11, 0, MGOPT_OP_range_1d, mgopt__imp_range, mgopt__exp_range, {NULL, NULL, NULL}, mgopt__exw_range},
+    {"OneHot", 9, 10, MGOPT_OP_one_hot, mgopt__imp_one_hot, mgopt__exp_one_hot, {NULL, NULL, NULL}, mgopt__exw_one_hot},
+    {"OneHot", 11, 0, MGOPT_OP_one_hot, mgopt__imp_one_hot, mgopt__exp_one_hot, {NULL, NULL, NULL}, mgopt__exw_one_hot},
     {"ConstantOfShape", 9, 0, MGOPT_OP_fill, mgopt__imp_constant_of_shape, mgopt__exp_fill, {NULL, NULL, NULL}, mgopt__exw_fill},
 };
 
