@@ -743,6 +743,15 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(softsign,                        MGOPT__OT_PU,  x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(thresholded_relu,                MGOPT__OT_PU,  x,       thresholded,   1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(local_response_norm,             MGOPT__OT_SPL, x,       lrn,           1, 1, 0,  unary,          mgopt__kn_lrn)                   \
+  X(scatter_along_axis,              MGOPT__OT_P,    scatter, scatter_axis,  1, 1, 0,  scatter_axis,   mgopt__kt_scatter_along_axis)    \
+  X(scatter_nd,                      MGOPT__OT_P,    scatter, scatter_nd,    1, 1, 0,  scatter_nd,     mgopt__kt_scatter_nd)            \
+  X(gather_nd,                       MGOPT__OT_P,    gather,  gather_nd,     1, 1, 0,  gather_nd,      mgopt__kt_gather_nd)             \
+  X(reverse_sequence,                MGOPT__OT_P,    revseq,  revseq,        1, 1, 0,  reverse_sequence, mgopt__kt_reverse_sequence)    \
+  X(depth_to_space,                  MGOPT__OT_LS,   x,       block_size,    1, 1, 0,  depth_space,    mgopt__kt_depth_space)           \
+  X(space_to_depth,                  MGOPT__OT_LS,   x,       block_size,    1, 1, 0,  depth_space,    mgopt__kt_depth_space)           \
+  X(topk,                            MGOPT__OT_P,    x,       topk,          2, 2, 0,  topk,           mgopt__kt_topk)                  \
+  X(range_1d,                        MGOPT__OT_P,    range,   none,          1, 1, 0,  range_1d,       mgopt__kt_range_1d)              \
+  X(fill,                            MGOPT__OT_P,    fill,    none,          1, 1, 0,  fill,           mgopt__kt_fill)                  \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -4541,6 +4550,15 @@ MGOPT__TI_FN(tile);
 MGOPT__TI_FN(pixel_shuffle);
 MGOPT__TI_FN(space_to_batch);
 MGOPT__TI_FN(batch_to_space);
+/* struct.c */
+MGOPT__TI_FN(scatter_axis);
+MGOPT__TI_FN(scatter_nd);
+MGOPT__TI_FN(gather_nd);
+MGOPT__TI_FN(reverse_sequence);
+MGOPT__TI_FN(depth_space);
+MGOPT__TI_FN(topk);
+MGOPT__TI_FN(range_1d);
+MGOPT__TI_FN(fill);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);
@@ -5856,6 +5874,240 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_update_state(mgopt_program *p, const mg
   if (mgopt__type_clash(&st, &vt, 0)) return mgopt__ti_fail(d, op, "the value's type differs from the state's");
   return mgopt__ti_like(p, op, out, &vt, vt.dtype != MGOPT_DT_UNKNOWN ? vt.dtype : st.dtype, d);
 }
+/* src/core/infer/struct.c — type inference of structural and index ops: scatter_along_axis, scatter_nd, gather_nd,
+   reverse_sequence, depth_to_space, space_to_depth, topk, range_1d, fill.
+
+   Shapes that depend on operand values (range_1d's length, fill's dims) are
+   static when those operands are constants, and unknown dims of a known rank
+   otherwise. */
+
+static mgopt_status mgopt__tis_int_operand(const mgopt_op *op, const mgopt_type *t, const char *what, mgopt_diag *d) {
+  if (t->dtype != MGOPT_DT_UNKNOWN && !mgopt_dtype_is_int((mgopt_dtype)t->dtype))
+    return mgopt__ti_fail(d, op, "%s are %s, not integers", what, mgopt_dtype_name((mgopt_dtype)t->dtype));
+  return MGOPT_OK;
+}
+
+/* Dims a and b must agree (static conflict: an error). */
+static mgopt_status mgopt__tis_same(const mgopt_op *op, mgopt_dim a, mgopt_dim b, const char *what, int k,
+                                    mgopt_diag *d) {
+  mgopt_dim o;
+  if (!mgopt__ti_unify(a, b, &o)) return mgopt__ti_fail(d, op, "%s differ in dim %d", what, k);
+  return MGOPT_OK;
+}
+
+/* scatter_along_axis: data's type; indices and updates share a shape that
+   matches data off the axis (MIL's rule). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_scatter_axis(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                      mgopt_diag *d) {
+  mgopt_type x, ix, up;
+  mgopt_status s;
+  int32_t ax, k;
+  if ((s = mgopt__ti_in(op, "data", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "updates", &up, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__tis_int_operand(op, &ix, "indices", d)) != MGOPT_OK) return s;
+  if (mgopt__ti_dt_clash(x.dtype, up.dtype)) return mgopt__ti_fail(d, op, "data and updates differ in dtype");
+  if (!mgopt__ti_enum_ok(op, "mode", "update|add|sub|mul|div|max|min")) return mgopt__ti_fail(d, op, "unknown mode");
+  if (x.rank >= 0 && !mgopt__ti_axis(mgopt_op_get_int(op, "axis", 0), x.rank, &ax))
+    return mgopt__ti_fail(d, op, "axis out of range");
+  if (x.rank >= 0 && ix.rank >= 0 && up.rank >= 0) {
+    if (x.rank != ix.rank || ix.rank != up.rank) return mgopt__ti_fail(d, op, "data, indices and updates differ in rank");
+    for (k = 0; k < x.rank; k++) {
+      if ((s = mgopt__tis_same(op, ix.dims[k], up.dims[k], "indices and updates", k, d)) != MGOPT_OK) return s;
+      if (k != ax && (s = mgopt__tis_same(op, x.dims[k], ix.dims[k], "data and indices", k, d)) != MGOPT_OK) return s;
+    }
+  }
+  return mgopt__ti_like(p, op, out, &x, x.dtype, d);
+}
+
+/* scatter_nd: data's type; updates = indices.shape[:-1] + data.shape[K:]. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_scatter_nd(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                    mgopt_diag *d) {
+  mgopt_type x, ix, up;
+  mgopt_status s;
+  int32_t k;
+  if ((s = mgopt__ti_in(op, "data", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "updates", &up, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__tis_int_operand(op, &ix, "indices", d)) != MGOPT_OK) return s;
+  if (mgopt__ti_dt_clash(x.dtype, up.dtype)) return mgopt__ti_fail(d, op, "data and updates differ in dtype");
+  if (!mgopt__ti_enum_ok(op, "mode", "update|add|sub|mul|div|max|min")) return mgopt__ti_fail(d, op, "unknown mode");
+  if (ix.rank == 0) return mgopt__ti_fail(d, op, "indices need rank 1 or more");
+  if (x.rank >= 0 && ix.rank > 0 && up.rank >= 0 && mgopt__ti_st(ix.dims[ix.rank - 1])) {
+    int64_t K = ix.dims[ix.rank - 1].v;
+    if (K > x.rank || up.rank != ix.rank - 1 + x.rank - K)
+      return mgopt__ti_fail(d, op, "updates of rank %d do not fit data and indices", (int)up.rank);
+    for (k = 0; k < ix.rank - 1; k++)
+      if ((s = mgopt__tis_same(op, ix.dims[k], up.dims[k], "indices and updates", k, d)) != MGOPT_OK) return s;
+    for (k = (int32_t)K; k < x.rank; k++)
+      if ((s = mgopt__tis_same(op, x.dims[k], up.dims[ix.rank - 1 + k - K], "data and updates", k, d)) != MGOPT_OK)
+        return s;
+  }
+  return mgopt__ti_like(p, op, out, &x, x.dtype, d);
+}
+
+/* gather_nd: indices.shape[:-1] + x.shape[batch_dims + K:], K = indices.shape[-1]. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_gather_nd(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                   mgopt_diag *d) {
+  mgopt_type x, ix;
+  mgopt_status s;
+  int64_t bd = mgopt_op_get_int(op, "batch_dims", 0), K;
+  int32_t k, at = 0;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices", &ix, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__tis_int_operand(op, &ix, "indices", d)) != MGOPT_OK) return s;
+  if (ix.rank == 0) return mgopt__ti_fail(d, op, "indices need rank 1 or more");
+  if (bd < 0 || (ix.rank > 0 && bd >= ix.rank)) return mgopt__ti_fail(d, op, "batch_dims %lld out of range", (long long)bd);
+  if (x.rank < 0 || ix.rank < 0 || !mgopt__ti_st(ix.dims[ix.rank - 1])) return mgopt__ti_out(p, op, out, x.dtype, -1, d);
+  K = ix.dims[ix.rank - 1].v;
+  if (bd + K > x.rank) return mgopt__ti_fail(d, op, "index tuples of %lld do not fit rank %d", (long long)K, (int)x.rank);
+  for (k = 0; k < (int32_t)bd; k++)
+    if ((s = mgopt__tis_same(op, x.dims[k], ix.dims[k], "x and indices", k, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_out(p, op, out, x.dtype, ix.rank - 1 + x.rank - bd - K, d)) != MGOPT_OK) return s;
+  for (k = 0; k < ix.rank - 1; k++) out->dims[at++] = ix.dims[k];
+  for (k = (int32_t)(bd + K); k < x.rank; k++) out->dims[at++] = x.dims[k];
+  return MGOPT_OK;
+}
+
+/* reverse_sequence: x's type; lengths is an integer vector over the batch axis. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_reverse_sequence(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                          mgopt_diag *d) {
+  mgopt_type x, lt;
+  mgopt_status s;
+  int32_t sa, ba;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "lengths", &lt, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__tis_int_operand(op, &lt, "lengths", d)) != MGOPT_OK) return s;
+  if (lt.rank >= 0 && lt.rank != 1) return mgopt__ti_fail(d, op, "lengths must be a vector");
+  if (x.rank >= 0) {
+    if (!mgopt__ti_axis(mgopt_op_get_int(op, "seq_axis", 0), x.rank, &sa) ||
+        !mgopt__ti_axis(mgopt_op_get_int(op, "batch_axis", 0), x.rank, &ba) || sa == ba)
+      return mgopt__ti_fail(d, op, "seq_axis and batch_axis must be two different axes");
+    if (lt.rank == 1 && (s = mgopt__tis_same(op, x.dims[ba], lt.dims[0], "the batch axis and lengths", 0, d)) != MGOPT_OK)
+      return s;
+  }
+  return mgopt__ti_like(p, op, out, &x, x.dtype, d);
+}
+
+/* depth_to_space [n, C, H, W] -> [n, C / b^2, H * b, W * b]; space_to_depth the inverse. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_depth_space(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                     mgopt_diag *d) {
+  int to_space = op->kind == MGOPT_OP_depth_to_space;
+  mgopt_type x;
+  mgopt_status s;
+  int64_t b = mgopt_op_get_int(op, "block_size", -1), bb;
+  int32_t k;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (b < 1 || b > ((int64_t)1 << 30)) return mgopt__ti_fail(d, op, "bad block_size %lld", (long long)b);
+  bb = b * b;
+  if (x.rank >= 0 && x.rank != 4) return mgopt__ti_fail(d, op, "expects rank 4, got %d", (int)x.rank);
+  if ((s = mgopt__ti_out(p, op, out, x.dtype, 4, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  out->dims[0] = x.dims[0];
+  for (k = 1; k < 4; k++) {
+    mgopt_dim in = x.dims[k];
+    int64_t div = to_space ? (k == 1 ? bb : 1) : (k == 1 ? 1 : b), mul = to_space ? (k == 1 ? 1 : b) : (k == 1 ? bb : 1), v;
+    if (!mgopt__ti_st(in)) {
+      if (b == 1) out->dims[k] = in;
+      continue;
+    }
+    if (in.v % div) return mgopt__ti_fail(d, op, "dim %d of %lld does not divide by %lld", (int)k, (long long)in.v, (long long)div);
+    if (!mgopt__mul_i64(in.v / div, mul, &v)) return mgopt__ti_fail(d, op, "dim %d overflows", (int)k);
+    out->dims[k] = mgopt_dim_static(v);
+  }
+  return MGOPT_OK;
+}
+
+/* topk: values (x's dtype) and indices (output_indices_dtype) with k along the axis. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_topk(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                              mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int64_t kk = mgopt_op_get_int(op, "k", 1);
+  int32_t ax, i;
+  int idt;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (op->nouts != 2) return mgopt__ti_fail(d, op, "gives values and indices");
+  if (!mgopt__ti_enum_ok(op, "output_indices_dtype", "int32|uint16|int64"))
+    return mgopt__ti_fail(d, op, "output_indices_dtype must be int32, uint16 or int64");
+  idt = mgopt__ti_dtype_param(op, "output_indices_dtype");
+  if (idt == MGOPT_DT_UNKNOWN) idt = MGOPT_DT_INT32;
+  if (kk < 0) return mgopt__ti_fail(d, op, "k is negative");
+  if (x.rank == 0) return mgopt__ti_fail(d, op, "x needs rank 1 or more");
+  if ((s = mgopt__ti_like(p, op, &out[0], &x, x.dtype, d)) != MGOPT_OK) return s;
+  if (x.rank > 0) {
+    if (!mgopt__ti_axis(mgopt_op_get_int(op, "axis", -1), x.rank, &ax)) return mgopt__ti_fail(d, op, "axis out of range");
+    if (mgopt__ti_st(x.dims[ax]) && kk > x.dims[ax].v)
+      return mgopt__ti_fail(d, op, "k %lld is above the axis length %lld", (long long)kk, (long long)x.dims[ax].v);
+    out[0].dims[ax] = mgopt_dim_static(kk);
+  }
+  if ((s = mgopt__ti_out(p, op, &out[1], idt, out[0].rank, d)) != MGOPT_OK) return s;
+  for (i = 0; i < out[0].rank; i++) out[1].dims[i] = out[0].dims[i];
+  return MGOPT_OK;
+}
+
+/* The one element of constant scalar operand `slot` as double, 0 when not a constant. */
+static int mgopt__tis_scalar(const mgopt_op *op, const char *slot, double *v, int64_t *iv) {
+  mgopt_tensor *t = mgopt_value_const(mgopt_op_operand(op, slot));
+  if (!t || t->numel != 1 || t->dtype == MGOPT_DT_STRING) return 0;
+  *v = mgopt_tensor_get_f64(t, 0);
+  *iv = mgopt_tensor_get_i64(t, 0);
+  return 1;
+}
+
+/* range_1d: a vector of start's dtype; its length when end, start and step are constants. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_range_1d(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type e, s0, st;
+  mgopt_status s;
+  double a, b, c;
+  int64_t ia, ib, ic, n = -1;
+  if ((s = mgopt__ti_in(op, "end", &e, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "start", &s0, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "step", &st, d)) != MGOPT_OK) return s;
+  if (mgopt__ti_dt_clash(e.dtype, s0.dtype) || mgopt__ti_dt_clash(st.dtype, s0.dtype))
+    return mgopt__ti_fail(d, op, "end, start and step differ in dtype");
+  if ((e.rank > 0 && !(e.rank == 1 && e.dims[0].v == 1)) || s0.rank > 1 || st.rank > 1)
+    return mgopt__ti_fail(d, op, "end, start and step must be scalars");
+  if ((s = mgopt__ti_out(p, op, out, s0.dtype, 1, d)) != MGOPT_OK) return s;
+  if (mgopt__tis_scalar(op, "start", &a, &ia) && mgopt__tis_scalar(op, "end", &b, &ib) &&
+      mgopt__tis_scalar(op, "step", &c, &ic)) {
+    if (mgopt_dtype_is_float((mgopt_dtype)s0.dtype)) {
+      double q = c != 0 ? ceil((b - a) / c) : 0;
+      if (c != 0 && q == q && q < 9.2e18) n = q > 0 ? (int64_t)q : 0;
+    } else if (ic != 0 && ((ib >= 0 && ia >= INT64_MIN + ib) || (ib < 0 && ia <= INT64_MAX + ib))) {
+      int64_t span = ib - ia;
+      n = ((span > 0) != (ic > 0) || span == 0) ? 0 : span / ic + (span % ic != 0);
+    }
+  }
+  if (n >= 0) out->dims[0] = mgopt_dim_static(n);
+  return MGOPT_OK;
+}
+
+/* fill: value's dtype (fp32 without one), the dims of a constant shape, else len(shape) unknown dims. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_fill(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                              mgopt_diag *d) {
+  mgopt_type sh, v;
+  mgopt_status s;
+  const int64_t *dims = NULL;
+  int64_t n, k;
+  int dt = MGOPT_DT_FP32;
+  if ((s = mgopt__ti_in(op, "shape", &sh, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__tis_int_operand(op, &sh, "shape", d)) != MGOPT_OK) return s;
+  if (sh.rank >= 0 && sh.rank != 1) return mgopt__ti_fail(d, op, "shape must be a vector");
+  if (mgopt__ti_opt(op, "value", &v)) {
+    if (v.rank > 0 && !(v.rank == 1 && v.dims[0].v == 1)) return mgopt__ti_fail(d, op, "value must be a scalar");
+    dt = v.dtype;
+  }
+  n = mgopt__ti_ints(p, op, "shape", &dims);
+  if (n < 0) return mgopt__ti_out(p, op, out, dt, sh.rank == 1 && mgopt__ti_st(sh.dims[0]) ? sh.dims[0].v : -1, d);
+  if ((s = mgopt__ti_out(p, op, out, dt, n, d)) != MGOPT_OK) return s;
+  for (k = 0; k < n; k++) {
+    if (dims[k] < 0) return mgopt__ti_fail(d, op, "negative dim %lld in shape", (long long)dims[k]);
+    out->dims[k] = mgopt_dim_static(dims[k]);
+  }
+  return MGOPT_OK;
+}
 /* src/core/registry.c — the op registry: MGOPT_OP_TABLE's rows as op definitions, operand slot and
    attribute sets, lookups by kind and by name. Type inference lives in core/infer/. */
 
@@ -5904,6 +6156,10 @@ MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
 MGOPT__RG_SLOTS(input, {"input", 0});
 MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
+MGOPT__RG_SLOTS(scatter, {"data", 0}, {"indices", 0}, {"updates", 0});
+MGOPT__RG_SLOTS(revseq, {"x", 0}, {"lengths", 0});
+MGOPT__RG_SLOTS(range, {"end", 0}, {"start", 0}, {"step", 0});
+MGOPT__RG_SLOTS(fill, {"shape", 0}, {"value", MGOPT__RG_OPT});
 
 MGOPT__RG_ATTRS(const, {"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(log, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"});
@@ -5967,6 +6223,15 @@ MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
 MGOPT__RG_ATTRS(ccast, {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(reduce_arg, {"axis", MGOPT_ATTR_INT, 0, "-1"}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"},
                             {"output_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
+MGOPT__RG_ATTRS(scatter_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"mode", MGOPT_ATTR_STRING, 0, "\"add\""},
+                              {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(scatter_nd, {"mode", MGOPT_ATTR_STRING, 0, "\"add\""}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(gather_nd, {"batch_dims", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(revseq, {"seq_axis", MGOPT_ATTR_INT, 0, "0"}, {"batch_axis", MGOPT_ATTR_INT, 0, "0"});
+MGOPT__RG_ATTRS(block_size, {"block_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(topk, {"k", MGOPT_ATTR_INT, 0, "1"}, {"axis", MGOPT_ATTR_INT, 0, "-1"},
+                      {"ascending", MGOPT_ATTR_BOOL, 0, "false"}, {"sort", MGOPT_ATTR_BOOL, 0, "true"},
+                      {"output_indices_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
 MGOPT__RG_ATTRS(gather_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(cumsum, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"exclusive", MGOPT_ATTR_BOOL, 0, "false"},
                         {"reverse", MGOPT_ATTR_BOOL, 0, "false"});
@@ -11354,6 +11619,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
 
 /* Family i's rows (*n of them), NULL past the last family. */
@@ -11477,6 +11743,8 @@ MGOPT__PRIVATE int mgopt__imp_is_float(const mgopt_value *v);
 MGOPT__PRIVATE int mgopt__imp_known_dtype(const mgopt_value *v);
 MGOPT__PRIVATE const char *mgopt__imp_kind_name(int32_t kind);
 MGOPT__PRIVATE mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks);
+/* A const value holding t (named after the node and `what`), inserted before pos (NULL: at the end). */
+MGOPT__PRIVATE mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t);
 MGOPT__PRIVATE mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v,
                                                   int64_t n);
 MGOPT__PRIVATE mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op);
@@ -12040,7 +12308,7 @@ MGOPT__PRIVATE mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t 
 }
 
 /* A const value (named after the node and `what`) holding t, inserted before `pos`. */
-static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+MGOPT__PRIVATE mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
   char buf[160];
   const char *nm;
   mgopt_value *v;
@@ -13989,7 +14257,7 @@ static const mgopt__onnx_map mgopt__onnx_shape[] = {
     {"GatherElements", 11, 0, MGOPT_OP_gather_along_axis, mgopt__imp_gather_elements, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
     {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
-    /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */
+    /* DepthToSpace is read in map_struct.c (its CRD mode as pixel_shuffle): this row writes pixel_shuffle */
     {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}, mgopt__exw_pixel_shuffle},
     /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
     {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},
@@ -14849,6 +15117,526 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_reduce);
   return mgopt__onnx_reduce;
 }
+/* src/onnx/map_struct.c — ONNX <-> canonical mappings of structural and index ops: ScatterElements, Scatter, ScatterND,
+   GatherND, ReverseSequence, DepthToSpace, SpaceToDepth, TopK, Range, ConstantOfShape, OneHot.
+
+   A parameter that is an input in ONNX (TopK's K, Range's bounds,
+   ConstantOfShape's shape) must be a constant for the node to become a
+   canonical op; a run-time one leaves the node opaque. */
+
+static int mgopt__ims_index_dtype(const mgopt_value *v, int int32_ok) {
+  return v && v->type.kind == MGOPT_TYPE_TENSOR &&
+         (v->type.dtype == MGOPT_DT_INT64 || (int32_ok && v->type.dtype == MGOPT_DT_INT32));
+}
+
+/* 1 when dims a and b are known to be equal (the same static size or the same symbol). */
+static int mgopt__ims_same_dim(mgopt_dim a, mgopt_dim b) {
+  return a.sym ? a.sym == b.sym : (a.v >= 0 && !b.sym && a.v == b.v);
+}
+
+/* A byte-addressable element type the kernels move (not string, not sub-byte). */
+static int mgopt__ims_movable(const mgopt_value *v) {
+  return mgopt__imp_known_dtype(v) && v->type.dtype != MGOPT_DT_STRING && mgopt_dtype_bits((mgopt_dtype)v->type.dtype) >= 8;
+}
+
+static const char *mgopt__ims_mode(const mgopt_op *op) {
+  size_t n = 0;
+  const char *s = mgopt_op_get_string(op, "mode", &n);
+  if (!s) return "add"; /* MIL's default */
+  if (n == 6 && memcmp(s, "update", 6) == 0) return "update";
+  if (n == 3 && memcmp(s, "add", 3) == 0) return "add";
+  if (n == 3 && memcmp(s, "mul", 3) == 0) return "mul";
+  if (n == 3 && memcmp(s, "max", 3) == 0) return "max";
+  if (n == 3 && memcmp(s, "min", 3) == 0) return "min";
+  return "";
+}
+
+/* ---------------------------------------------------------------- ScatterElements, Scatter, ScatterND
+
+   ONNX's reduction (none before opset 16; add, mul from 16; max, min from 18)
+   is MIL's mode: none is "update". Duplicate indices with reduction none are
+   unspecified in ONNX; the kernels write them in order (the last wins). */
+
+/* mode for the node's reduction at opset m->since, or NULL when that opset has no such reduction. */
+static const char *mgopt__ims_reduction(mgopt__imp *I, const mgopt__onnx_map *m) {
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "reduction");
+  if (!a || m->since < 16 || mgopt__imp_astr(I->node, "reduction", "none")) return "update";
+  if (mgopt__imp_astr(I->node, "reduction", "add")) return "add";
+  if (mgopt__imp_astr(I->node, "reduction", "mul")) return "mul";
+  if (m->since >= 18 && mgopt__imp_astr(I->node, "reduction", "max")) return "max";
+  if (m->since >= 18 && mgopt__imp_astr(I->node, "reduction", "min")) return "min";
+  return NULL;
+}
+
+static int mgopt__imp_scatter_elements(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1), *up = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), k;
+  int64_t axis = mgopt__imp_aint(I->node, "axis", 0);
+  const char *mode = mgopt__ims_reduction(I, m);
+  mgopt_op *op;
+  if (!mode || !mgopt__ims_movable(x) || !idx || !up || r < 1 || mgopt__imp_rank(idx) != r || mgopt__imp_rank(up) != r ||
+      !mgopt__ims_index_dtype(idx, 1) || up->type.dtype != x->type.dtype)
+    return 0;
+  if (axis < -r || axis >= r) return 0;
+  for (k = 0; k < r; k++) {
+    if (!mgopt__ims_same_dim(idx->type.dims[k], up->type.dims[k])) return 0;
+    /* ONNX allows index dims smaller than data's off the axis; MIL does not */
+    if (k != axis && k != axis + r && !mgopt__ims_same_dim(x->type.dims[k], idx->type.dims[k])) return 0;
+  }
+  op = mgopt__imp_op(I, "scatter_along_axis", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "data", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_operand(op, "updates", up) || mgopt_op_set_int(op, "axis", axis) ||
+      mgopt_op_set_string(op, "mode", mode))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Why mode cannot be written at opset m->since (NULL: it can). */
+static const char *mgopt__ims_mode_why(const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *mode = mgopt__ims_mode(op);
+  if (!mode[0]) return "mode sub or div has no ONNX reduction";
+  if (strcmp(mode, "update") != 0 && m->since < 16) return "a reducing mode needs opset 16";
+  if ((strcmp(mode, "max") == 0 || strcmp(mode, "min") == 0) && m->since < 18) return "mode max or min needs opset 18";
+  return NULL;
+}
+
+static const char *mgopt__exw_scatter(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  if (!mgopt_op_operand(op, "data") || !mgopt_op_operand(op, "indices") || !mgopt_op_operand(op, "updates"))
+    return "an operand is missing";
+  return mgopt__ims_mode_why(op, m);
+}
+
+static mgopt_status mgopt__exp_scatter(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3], *mode = mgopt__ims_mode(op);
+  mgopt_value *idx = mgopt_op_operand(op, "indices");
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "data");
+  /* ScatterElements takes int32 or int64 indices, ScatterND int64 only */
+  ins[1] = op->kind == MGOPT_OP_scatter_along_axis && mgopt__ims_index_dtype(idx, 1) ? mgopt__exp_vname(idx)
+                                                                                     : mgopt__exp_as_i64(E, idx);
+  ins[2] = mgopt__exp_in(op, "updates");
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 3);
+  if (!n) return mgopt__exp_nomem(E);
+  if (op->kind == MGOPT_OP_scatter_along_axis && !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0)))
+    return mgopt__exp_nomem(E);
+  if (strcmp(mode, "update") != 0 && !mgopt__exp_astr(E, n, "reduction", mode)) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ScatterND: updates = indices.shape[:-1] + data.shape[K:] with K static. */
+static int mgopt__imp_scatter_nd(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1), *up = mgopt__imp_in(I, 2);
+  int r = mgopt__imp_rank(x), q = mgopt__imp_rank(idx), k;
+  int64_t K;
+  const char *mode = mgopt__ims_reduction(I, m);
+  mgopt_op *op;
+  if (!mode || !mgopt__ims_movable(x) || !up || r < 1 || q < 1 || !mgopt__ims_index_dtype(idx, 0) ||
+      up->type.dtype != x->type.dtype || !mgopt_dim_is_static(idx->type.dims[q - 1]))
+    return 0;
+  K = idx->type.dims[q - 1].v;
+  if (K > r || mgopt__imp_rank(up) != q - 1 + r - K) return 0;
+  for (k = 0; k < q - 1; k++)
+    if (!mgopt__ims_same_dim(idx->type.dims[k], up->type.dims[k])) return 0;
+  for (k = (int)K; k < r; k++)
+    if (!mgopt__ims_same_dim(x->type.dims[k], up->type.dims[q - 1 + k - K])) return 0;
+  op = mgopt__imp_op(I, "scatter_nd", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "data", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      mgopt_op_set_operand(op, "updates", up) || mgopt_op_set_string(op, "mode", mode))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* ---------------------------------------------------------------- GatherND (batch_dims from opset 12) */
+
+static int mgopt__imp_gather_nd(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *idx = mgopt__imp_in(I, 1);
+  int64_t bd = m->since >= 12 ? mgopt__imp_aint(I->node, "batch_dims", 0) : 0;
+  int q = mgopt__imp_rank(idx);
+  mgopt_op *op;
+  if (!mgopt__ims_movable(x) || mgopt__imp_rank(x) < 1 || q < 1 || !mgopt__ims_index_dtype(idx, 0) || bd < 0 || bd >= q)
+    return 0;
+  op = mgopt__imp_op(I, "gather_nd", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "indices", idx) ||
+      (bd && mgopt_op_set_int(op, "batch_dims", bd)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_gather_nd(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  MGOPT__UNUSED(p);
+  if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "indices")) return "an operand is missing";
+  return mgopt_op_get_int(op, "batch_dims", 0) != 0 && m->since < 12 ? "batch_dims needs opset 12" : NULL;
+}
+
+static mgopt_status mgopt__exp_gather_nd(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  int64_t bd = mgopt_op_get_int(op, "batch_dims", 0);
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_as_i64(E, mgopt_op_operand(op, "indices"));
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
+  if (!n || (bd && !mgopt__exp_aint(E, n, "batch_dims", bd))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- ReverseSequence
+
+   time_axis (default 0) and batch_axis (default 1) are 0 and 1 in some order. */
+static int mgopt__imp_reverse_sequence(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *len = mgopt__imp_in(I, 1);
+  int64_t ta = mgopt__imp_aint(I->node, "time_axis", 0), ba = mgopt__imp_aint(I->node, "batch_axis", 1);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__ims_movable(x) || mgopt__imp_rank(x) < 2 || mgopt__imp_rank(len) != 1 || !mgopt__ims_index_dtype(len, 0))
+    return 0;
+  if (!((ta == 0 && ba == 1) || (ta == 1 && ba == 0))) return 0;
+  op = mgopt__imp_op(I, "reverse_sequence", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "lengths", len) ||
+      mgopt_op_set_int(op, "seq_axis", ta) || mgopt_op_set_int(op, "batch_axis", ba))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* seq_axis and batch_axis normalised; 0 when they are not axes 0 and 1. */
+static int mgopt__ims_revseq_axes(const mgopt_op *op, int64_t *ta, int64_t *ba) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int64_t r = x && x->type.kind == MGOPT_TYPE_TENSOR ? x->type.rank : -1;
+  *ta = mgopt_op_get_int(op, "seq_axis", 0);
+  *ba = mgopt_op_get_int(op, "batch_axis", 0);
+  if (*ta < 0) *ta += r;
+  if (*ba < 0) *ba += r;
+  return r >= 2 && ((*ta == 0 && *ba == 1) || (*ta == 1 && *ba == 0));
+}
+
+static const char *mgopt__exw_reverse_sequence(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int64_t ta, ba;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "lengths")) return "an operand is missing";
+  return mgopt__ims_revseq_axes(op, &ta, &ba) ? NULL : "the axes are not 0 and 1";
+}
+
+static mgopt_status mgopt__exp_reverse_sequence(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  int64_t ta, ba;
+  mgopt_onnx_node *n;
+  mgopt__ims_revseq_axes(op, &ta, &ba);
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_as_i64(E, mgopt_op_operand(op, "lengths"));
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 2);
+  if (!n || !mgopt__exp_aint(E, n, "batch_axis", ba) || !mgopt__exp_aint(E, n, "time_axis", ta))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- DepthToSpace, SpaceToDepth
+
+   DepthToSpace's DCR mode (the only one before opset 11, the default after)
+   is depth_to_space; CRD is pixel_shuffle (written back by map_shape.c). */
+static int mgopt__imp_depth_space(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int64_t b = mgopt__imp_aint(I->node, "blocksize", -1);
+  int crd = m->kind == MGOPT_OP_depth_to_space && m->since >= 11 && mgopt__imp_astr(I->node, "mode", "CRD");
+  mgopt_op *op;
+  if (!mgopt__ims_movable(x) || mgopt__imp_rank(x) != 4 || b < 1 || b > ((int64_t)1 << 30)) return 0;
+  if (m->kind == MGOPT_OP_depth_to_space && m->since >= 11 && !crd && mgopt__imp_attr(I->node, "mode") &&
+      !mgopt__imp_astr(I->node, "mode", "DCR"))
+    return 0;
+  op = mgopt__imp_op(I, crd ? "pixel_shuffle" : mgopt__imp_kind_name(m->kind), 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, crd ? "upscale_factor" : "block_size", b))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_depth_space(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || x->type.rank != 4) return "needs a 4-d input";
+  return mgopt_op_get_int(op, "block_size", 0) >= 1 ? NULL : "no block_size";
+}
+
+static mgopt_status mgopt__exp_depth_space(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *x = mgopt__exp_in(op, "x");
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
+  if (!n || !mgopt__exp_aint(E, n, "blocksize", mgopt_op_get_int(op, "block_size", 1))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- TopK
+
+   K is an attribute before opset 10 and a constant [1] input after; largest
+   and sorted arrive in opset 11 (before: largest, sorted). Indices are int64. */
+static int mgopt__imp_topk(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  int r = mgopt__imp_rank(x);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), kk, *kv = NULL;
+  int lane_ok;
+  mgopt_op *op;
+  if (!x || r < 1 || !mgopt__imp_known_dtype(x) || mgopt__imp_nout(I->node) > 2) return 0;
+  lane_ok = mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) || mgopt_dtype_is_int((mgopt_dtype)x->type.dtype);
+  if (!lane_ok || mgopt_dtype_bits((mgopt_dtype)x->type.dtype) < 16 || axis < -r || axis >= r) return 0;
+  if (mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) && x->type.dtype != MGOPT_DT_FP16 &&
+      x->type.dtype != MGOPT_DT_BF16 && x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP64)
+    return 0;
+  if (m->since < 10) {
+    kk = mgopt__imp_aint(I->node, "k", -1);
+  } else {
+    if (mgopt__imp_const_ints(I, mgopt__imp_in(I, 1), &kv) != 1) return 0; /* a run-time K stays opaque */
+    kk = kv[0];
+  }
+  if (kk < 0) return 0;
+  if (mgopt_dim_is_static(x->type.dims[axis < 0 ? axis + r : axis]) && kk > x->type.dims[axis < 0 ? axis + r : axis].v)
+    return 0;
+  op = mgopt__imp_op(I, "topk", 2, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_int(op, "k", kk) || mgopt_op_set_int(op, "axis", axis) ||
+      (m->since >= 11 && mgopt__imp_aint(I->node, "largest", 1) == 0 && mgopt_op_set_bool(op, "ascending", 1)) ||
+      (m->since >= 11 && mgopt__imp_aint(I->node, "sorted", 1) == 0 && mgopt_op_set_bool(op, "sort", 0)) ||
+      mgopt_op_set_string(op, "output_indices_dtype", "int64"))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_topk(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  size_t n = 0;
+  const char *dt = mgopt_op_get_string(op, "output_indices_dtype", &n);
+  MGOPT__UNUSED(p);
+  if (!dt || n != 5 || memcmp(dt, "int64", 5) != 0) return "output_indices_dtype is not int64";
+  if (!mgopt_op_operand(op, "x") || op->nouts != 2) return "an operand is missing";
+  if (m->since < 11 && mgopt_op_get_bool(op, "ascending", 0)) return "the smallest k need opset 11";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_topk(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  int64_t kk = mgopt_op_get_int(op, "k", 1);
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  if (m->since >= 10) {
+    ins[1] = mgopt__exp_i64_const(E, "k", &kk, 1);
+    if (!ins[1]) return mgopt__exp_nomem(E);
+  }
+  n = mgopt__exp_simple(E, op, m->onnx, ins, m->since >= 10 ? 2 : 1);
+  if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", -1)) ||
+      (m->since < 10 && !mgopt__exp_aint(E, n, "k", kk)) ||
+      (m->since >= 11 && mgopt_op_get_bool(op, "ascending", 0) && !mgopt__exp_aint(E, n, "largest", 0)) ||
+      (m->since >= 11 && !mgopt_op_get_bool(op, "sort", 1) && !mgopt__exp_aint(E, n, "sorted", 0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Range
+
+   range_1d(end=limit, start, step=delta) when all three are constant scalars. */
+static int mgopt__imp_range(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *s = mgopt__imp_in(I, 0), *e = mgopt__imp_in(I, 1), *d = mgopt__imp_in(I, 2);
+  mgopt_dtype dt;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!s || !e || !d || !mgopt_value_const(s) || !mgopt_value_const(e) || !mgopt_value_const(d)) return 0;
+  dt = (mgopt_dtype)s->type.dtype;
+  if (e->type.dtype != dt || d->type.dtype != dt || mgopt_value_const(s)->numel != 1 ||
+      mgopt_value_const(e)->numel != 1 || mgopt_value_const(d)->numel != 1 || s->type.rank > 1 || e->type.rank > 1 ||
+      d->type.rank > 1)
+    return 0;
+  if (dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP64 && dt != MGOPT_DT_INT16 && dt != MGOPT_DT_INT32 && dt != MGOPT_DT_INT64)
+    return 0;
+  op = mgopt__imp_op(I, "range_1d", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "end", e) || mgopt_op_set_operand(op, "start", s) ||
+      mgopt_op_set_operand(op, "step", d))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_range(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *s = mgopt_op_operand(op, "start");
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!s || !mgopt_op_operand(op, "end") || !mgopt_op_operand(op, "step")) return "an operand is missing";
+  if (s->type.rank != 0 || mgopt_op_operand(op, "end")->type.rank != 0 || mgopt_op_operand(op, "step")->type.rank != 0)
+    return "Range takes scalars";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_range(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3];
+  ins[0] = mgopt__exp_in(op, "start");
+  ins[1] = mgopt__exp_in(op, "end");
+  ins[2] = mgopt__exp_in(op, "step");
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 3));
+}
+
+/* ---------------------------------------------------------------- ConstantOfShape
+
+   fill(shape, value) with a constant shape; the value attribute (a one-element
+   tensor, fp32 0 when absent) becomes a constant operand. */
+static int mgopt__imp_constant_of_shape(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *sh = mgopt__imp_in(I, 0), *v = NULL;
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "value");
+  mgopt_tensor *t;
+  int64_t *dims = NULL, n;
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  n = mgopt__imp_const_ints(I, sh, &dims);
+  if (n < 0 || n > MGOPT_MAX_RANK || mgopt__imp_rank(sh) != 1) return 0; /* a run-time shape stays opaque */
+  if (a) {
+    if (a->type != MGOPT_ONNX_ATTR_TENSOR || !a->t) return 0;
+    t = mgopt__imp_tensor(I, a->t);
+    if (!t) return -1;
+    if (t->numel != 1 || t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) < 8) return 0;
+    v = mgopt__imp_const(I, NULL, "value", t);
+    if (!v) return -1;
+  }
+  op = mgopt__imp_op(I, "fill", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "shape", sh) || (v && mgopt_op_set_operand(op, "value", v))) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static const char *mgopt__exw_fill(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *v = mgopt_op_operand(op, "value");
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!mgopt_op_operand(op, "shape")) return "an operand is missing";
+  if (v && (!t || t->numel != 1)) return "value is not a constant";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_fill(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *v = mgopt_op_operand(op, "value");
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  const char *sh = mgopt__exp_as_i64(E, mgopt_op_operand(op, "shape"));
+  mgopt_onnx_node *n;
+  mgopt_onnx_attribute *a;
+  if (!sh) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, &sh, 1);
+  if (!n) return mgopt__exp_nomem(E);
+  if (!t) return MGOPT_OK; /* ONNX's default value is fp32 0, as fill's */
+  a = mgopt__exp_attr(E, n, "value", MGOPT_ONNX_ATTR_TENSOR);
+  if (!a || !(a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8)))
+    return mgopt__exp_nomem(E);
+  if (t->rank != 1) { /* ONNX's value is a one-element vector */
+    int64_t one = 1;
+    mgopt_tensor *t1 = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, 1, &one);
+    const void *src = mgopt_tensor_data(E->p, t);
+    if (!t1 || !src) return mgopt__exp_nomem(E);
+    memcpy(t1->data, src, (size_t)t->nbytes);
+    t = t1;
+  }
+  return mgopt__exp_tensor(E, t, "", a->t);
+}
+
+/* ---------------------------------------------------------------- OneHot
+
+   one_hot(indices, one_hot_vector_size=depth, axis, on_value, off_value) for
+   a constant depth and constant fp32 values [off, on] (one_hot's output is
+   fp32). Indices must be constant too: ONNX casts float indices to integers
+   (whole ones only here: runtimes differ on a fraction) and, from opset 11,
+   counts negative ones from the end, while an index outside [0, depth)
+   gives an all-off row; the import writes the indices those rules select
+   as int32 and declines when one selects no row. */
+static int mgopt__imp_one_hot(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *ix = mgopt__imp_in(I, 0), *nv = NULL;
+  mgopt_tensor *it = ix ? mgopt_value_const(ix) : NULL, *dt = mgopt_value_const(mgopt__imp_in(I, 1)),
+               *vt = mgopt_value_const(mgopt__imp_in(I, 2)), *t;
+  int r = mgopt__imp_rank(ix);
+  int64_t axis = mgopt__imp_aint(I->node, "axis", -1), depth, i;
+  double dd;
+  mgopt_op *op;
+  if (!it || !dt || !vt || r < 0 || dt->numel != 1 || vt->numel != 2 || vt->dtype != MGOPT_DT_FP32 ||
+      it->dtype == MGOPT_DT_STRING || it->dtype == MGOPT_DT_BOOL || dt->dtype == MGOPT_DT_STRING ||
+      mgopt_dtype_bits((mgopt_dtype)it->dtype) < 8)
+    return 0;
+  dd = mgopt_tensor_get_f64(dt, 0);
+  if (!(dd >= 1 && dd < 2147483648.0) || axis < -(int64_t)r - 1 || axis > r) return 0;
+  depth = (int64_t)dd;
+  t = mgopt_tensor_new(I->p, MGOPT_DT_INT32, it->rank, it->shape);
+  if (!t || !mgopt_tensor_data(I->p, it)) return -1;
+  for (i = 0; i < it->numel; i++) {
+    double v = mgopt_tensor_get_f64(it, i);
+    int64_t k;
+    if (!(v > -2147483648.0 && v < 2147483648.0) || v != (double)(int64_t)v) return 0; /* runtimes round a fraction differently */
+    k = mgopt_dtype_is_float((mgopt_dtype)it->dtype) ? (int64_t)v : mgopt_tensor_get_i64(it, i);
+    if (k < 0 && m->since >= 11) k += depth;
+    if (k < 0 || k >= depth) return 0;
+    mgopt_tensor_set_i64(t, i, k);
+  }
+  nv = mgopt__imp_const(I, NULL, "indices", t);
+  op = nv ? mgopt__imp_op(I, "one_hot", 1, 0) : NULL;
+  if (!op || mgopt_op_set_operand(op, "indices", nv) || mgopt_op_set_int(op, "one_hot_vector_size", depth) ||
+      mgopt_op_set_int(op, "axis", axis) || mgopt_op_set_float(op, "on_value", mgopt_tensor_get_f64(vt, 1)) ||
+      mgopt_op_set_float(op, "off_value", mgopt_tensor_get_f64(vt, 0)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Before opset 11 OneHot gives negative indices an all-off row (one_hot counts
+   them from the end): only constant indices in [0, depth) are written there. */
+static const char *mgopt__exw_one_hot(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *ix = mgopt_op_operand(op, "indices");
+  mgopt_tensor *t = ix ? mgopt_value_const(ix) : NULL;
+  int64_t depth = mgopt_op_get_int(op, "one_hot_vector_size", -1), i;
+  MGOPT__UNUSED(p);
+  if (!ix || depth < 1) return "no indices or no one_hot_vector_size";
+  if (!mgopt_dtype_is_int((mgopt_dtype)ix->type.dtype)) return "indices are not integers";
+  if (mgopt_op_operand(op, "on_value") || mgopt_op_operand(op, "off_value")) return "on_value or off_value is an operand";
+  if (m->since >= 11) return NULL;
+  if (!t) return "run-time indices need opset 11";
+  for (i = 0; i < t->numel; i++)
+    if (mgopt_tensor_get_i64(t, i) < 0 || mgopt_tensor_get_i64(t, i) >= depth) return "an index outside [0, depth) needs opset 11";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_one_hot(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[3];
+  int64_t depth = mgopt_op_get_int(op, "one_hot_vector_size", 1), two = 2;
+  mgopt_tensor *vt = mgopt_tensor_new(E->p, MGOPT_DT_FP32, 1, &two);
+  mgopt_onnx_node *n;
+  if (!vt) return mgopt__exp_nomem(E);
+  mgopt_tensor_set_f64(vt, 0, mgopt_op_get_float(op, "off_value", 0.0));
+  mgopt_tensor_set_f64(vt, 1, mgopt_op_get_float(op, "on_value", 1.0));
+  ins[0] = mgopt__exp_as_i64(E, mgopt_op_operand(op, "indices")); /* the index type every runtime implements */
+  ins[1] = mgopt__exp_i64_const(E, "depth", &depth, 1);
+  ins[2] = mgopt__exp_const(E, "values", vt);
+  if (!ins[0] || !ins[1] || !ins[2]) return mgopt__exp_nomem(E);
+  n = mgopt__exp_simple(E, op, m->onnx, ins, 3);
+  if (!n || !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", -1))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const mgopt__onnx_map mgopt__onnx_struct[] = {
+    {"Scatter", 9, 10, MGOPT_OP_scatter_along_axis, mgopt__imp_scatter_elements, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"ScatterElements", 11, 15, MGOPT_OP_scatter_along_axis, mgopt__imp_scatter_elements, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"ScatterElements", 16, 17, MGOPT_OP_scatter_along_axis, mgopt__imp_scatter_elements, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"ScatterElements", 18, 0, MGOPT_OP_scatter_along_axis, mgopt__imp_scatter_elements, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"ScatterND", 11, 15, MGOPT_OP_scatter_nd, mgopt__imp_scatter_nd, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"ScatterND", 16, 17, MGOPT_OP_scatter_nd, mgopt__imp_scatter_nd, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"ScatterND", 18, 0, MGOPT_OP_scatter_nd, mgopt__imp_scatter_nd, mgopt__exp_scatter, {NULL, NULL, NULL}, mgopt__exw_scatter},
+    {"GatherND", 11, 11, MGOPT_OP_gather_nd, mgopt__imp_gather_nd, mgopt__exp_gather_nd, {NULL, NULL, NULL}, mgopt__exw_gather_nd},
+    {"GatherND", 12, 0, MGOPT_OP_gather_nd, mgopt__imp_gather_nd, mgopt__exp_gather_nd, {NULL, NULL, NULL}, mgopt__exw_gather_nd},
+    {"ReverseSequence", 10, 0, MGOPT_OP_reverse_sequence, mgopt__imp_reverse_sequence, mgopt__exp_reverse_sequence, {NULL, NULL, NULL}, mgopt__exw_reverse_sequence},
+    {"DepthToSpace", 1, 10, MGOPT_OP_depth_to_space, mgopt__imp_depth_space, mgopt__exp_depth_space, {NULL, NULL, NULL}, mgopt__exw_depth_space},
+    {"DepthToSpace", 11, 0, MGOPT_OP_depth_to_space, mgopt__imp_depth_space, mgopt__exp_depth_space, {NULL, NULL, NULL}, mgopt__exw_depth_space},
+    {"SpaceToDepth", 1, 0, MGOPT_OP_space_to_depth, mgopt__imp_depth_space, mgopt__exp_depth_space, {NULL, NULL, NULL}, mgopt__exw_depth_space},
+    {"TopK", 1, 9, MGOPT_OP_topk, mgopt__imp_topk, mgopt__exp_topk, {NULL, NULL, NULL}, mgopt__exw_topk},
+    {"TopK", 10, 10, MGOPT_OP_topk, mgopt__imp_topk, mgopt__exp_topk, {NULL, NULL, NULL}, mgopt__exw_topk},
+    {"TopK", 11, 0, MGOPT_OP_topk, mgopt__imp_topk, mgopt__exp_topk, {NULL, NULL, NULL}, mgopt__exw_topk},
+    {"Range", 11, 0, MGOPT_OP_range_1d, mgopt__imp_range, mgopt__exp_range, {NULL, NULL, NULL}, mgopt__exw_range},
+    {"OneHot", 9, 10, MGOPT_OP_one_hot, mgopt__imp_one_hot, mgopt__exp_one_hot, {NULL, NULL, NULL}, mgopt__exw_one_hot},
+    {"OneHot", 11, 0, MGOPT_OP_one_hot, mgopt__imp_one_hot, mgopt__exp_one_hot, {NULL, NULL, NULL}, mgopt__exw_one_hot},
+    {"ConstantOfShape", 9, 0, MGOPT_OP_fill, mgopt__imp_constant_of_shape, mgopt__exp_fill, {NULL, NULL, NULL}, mgopt__exw_fill},
+};
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_struct);
+  return mgopt__onnx_struct;
+}
 /* src/onnx/opaque_types.c — the output types of ONNX ops kept opaque: one rule per op and opset range, as a table. */
 
 /* An op the importer keeps opaque still has outputs whose types ONNX defines
@@ -15557,6 +16345,7 @@ static const mgopt__onnx_family_fn mgopt__onnx_families[] = {
     mgopt__onnx_maps_shape,
     mgopt__onnx_maps_nn,
     mgopt__onnx_maps_reduce,
+    mgopt__onnx_maps_struct,
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_family(int32_t i, int32_t *n) {
@@ -15599,8 +16388,10 @@ static mgopt__onnx_entry *mgopt__onnx_index_add(mgopt__onnx_index *x, const char
   return e;
 }
 
-/* Indexes the rows that hold for `opset`: at most one mapping and one type
-   rule per name (a unit test checks that the ranges do not overlap). */
+/* Indexes the rows that hold for `opset`: at most one importing mapping and
+   one type rule per name (a unit test checks that the ranges do not overlap);
+   a row that only writes a kind back may share the name, and loses to the
+   row that imports it. */
 MGOPT__PRIVATE void mgopt__onnx_index_build(mgopt__onnx_index *x, int64_t opset) {
   const mgopt__onnx_map *maps;
   const mgopt__onnx_rule *rules;
@@ -15608,7 +16399,10 @@ MGOPT__PRIVATE void mgopt__onnx_index_build(mgopt__onnx_index *x, int64_t opset)
   memset(x, 0, sizeof *x);
   for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
     for (i = 0; i < n; i++)
-      if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) mgopt__onnx_index_add(x, maps[i].onnx)->map = &maps[i];
+      if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) {
+        mgopt__onnx_entry *e = mgopt__onnx_index_add(x, maps[i].onnx);
+        if (!e->map || (maps[i].to_ir && !e->map->to_ir)) e->map = &maps[i];
+      }
   rules = mgopt__onnx_rules(&n);
   for (i = 0; i < n; i++)
     if (mgopt__onnx_in_range(rules[i].since, rules[i].until, opset)) mgopt__onnx_index_add(x, rules[i].onnx)->rule = &rules[i];
@@ -16929,6 +17723,7 @@ static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
   for (u = v->uses; u; u = u->next) {
     mgopt_value *kept = u->op ? mgopt__exp_unary_form(u->op, opset) : NULL;
     if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
+    if (u->op && u->op->kind == MGOPT_OP_fill && mgopt_op_operand(u->op, "value") == v) continue; /* an attribute */
     if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||
         mgopt_op_operand(u->op, "x") == v || mgopt_op_operand(u->op, "bias") == v)
       return 1;

@@ -589,6 +589,15 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(softsign,                        MGOPT__OT_PU,  x,       none,          1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(thresholded_relu,                MGOPT__OT_PU,  x,       thresholded,   1, 1, 0,  unary,          mgopt__ke_unary)                 \
   X(local_response_norm,             MGOPT__OT_SPL, x,       lrn,           1, 1, 0,  unary,          mgopt__kn_lrn)                   \
+  X(scatter_along_axis,              MGOPT__OT_P,    scatter, scatter_axis,  1, 1, 0,  scatter_axis,   mgopt__kt_scatter_along_axis)    \
+  X(scatter_nd,                      MGOPT__OT_P,    scatter, scatter_nd,    1, 1, 0,  scatter_nd,     mgopt__kt_scatter_nd)            \
+  X(gather_nd,                       MGOPT__OT_P,    gather,  gather_nd,     1, 1, 0,  gather_nd,      mgopt__kt_gather_nd)             \
+  X(reverse_sequence,                MGOPT__OT_P,    revseq,  revseq,        1, 1, 0,  reverse_sequence, mgopt__kt_reverse_sequence)    \
+  X(depth_to_space,                  MGOPT__OT_LS,   x,       block_size,    1, 1, 0,  depth_space,    mgopt__kt_depth_space)           \
+  X(space_to_depth,                  MGOPT__OT_LS,   x,       block_size,    1, 1, 0,  depth_space,    mgopt__kt_depth_space)           \
+  X(topk,                            MGOPT__OT_P,    x,       topk,          2, 2, 0,  topk,           mgopt__kt_topk)                  \
+  X(range_1d,                        MGOPT__OT_P,    range,   none,          1, 1, 0,  range_1d,       mgopt__kt_range_1d)              \
+  X(fill,                            MGOPT__OT_P,    fill,    none,          1, 1, 0,  fill,           mgopt__kt_fill)                  \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

@@ -299,6 +299,64 @@ def build():
          [vi("x", F, (2, 3))], [vi("y", F, (2, 3))], [init("s", np.array([2, 3], dtype=np.int64))])
     case("range_13", 13, [helper.make_node("Range", ["a", "b", "d"], ["y"])], [], [vi("y", F, (4,))],
          [init("a", np.float32(0)), init("b", np.float32(2)), init("d", np.float32(0.5))])
+    # structural and index ops: canonical where MIL has the exact op, opaque on purpose otherwise
+    I32 = TensorProto.INT32
+    case("range_int_dynamic_13", 13, [helper.make_node("Range", ["a", "b", "d"], ["y"])],
+         [vi("b", I64, ())], [vi("y", I64, (None,))], [init("a", np.int64(10)), init("d", np.int64(-3))])
+    case("constantofshape_int_9", 9, [helper.make_node("ConstantOfShape", ["s"], ["y"],
+                                                         value=init("v", np.array([7], dtype=np.int64)))],
+         [], [vi("y", I64, (3, 0, 2))], [init("s", np.array([3, 0, 2], dtype=np.int64))])
+    case("constantofshape_dynamic_13", 13, [helper.make_node("ConstantOfShape", ["s"], ["y"])],
+         [vi("s", I64, (2,))], [vi("y", F, (None, None))])
+    case("scatter_9", 9, [helper.make_node("Scatter", ["x", "i", "u"], ["y"], axis=1)],
+         [vi("x", F, (2, 3)), vi("u", F, (2, 2))], [vi("y", F, (2, 3))],
+         [init("i", np.array([[2, 0], [1, 1]], dtype=np.int64))])
+    case("scatterelements_13", 13, [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=-1)],
+         [vi("x", F, (2, 3)), vi("i", I32, (2, 2)), vi("u", F, (2, 2))], [vi("y", F, (2, 3))])
+    case("scatterelements_add_16", 16, [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], reduction="add")],
+         [vi("x", F, (3, 2)), vi("u", F, (2, 2))], [vi("y", F, (3, 2))],
+         [init("i", np.array([[1, 0], [1, 2]], dtype=np.int64))])
+    case("scatterelements_max_18", 18, [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], reduction="max")],
+         [vi("x", I64, (3,)), vi("u", I64, (2,))], [vi("y", I64, (3,))], [init("i", np.array([0, 0], dtype=np.int64))])
+    # index dims smaller than data's off the axis: allowed by ONNX, not by MIL: stays opaque
+    case("scatterelements_smaller_13", 13, [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0)],
+         [vi("x", F, (3, 4)), vi("u", F, (1, 2))], [vi("y", F, (3, 4))], [init("i", np.array([[2, 0]], dtype=np.int64))])
+    case("scatternd_13", 13, [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+         [vi("x", F, (4, 3)), vi("u", F, (2, 3))], [vi("y", F, (4, 3))], [init("i", np.array([[3], [-4]], dtype=np.int64))])
+    case("scatternd_mul_16", 16, [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="mul")],
+         [vi("x", F, (2, 3)), vi("u", F, (2,))], [vi("y", F, (2, 3))],
+         [init("i", np.array([[0, 1], [1, 2]], dtype=np.int64))])
+    case("gathernd_11", 11, [helper.make_node("GatherND", ["x", "i"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 4))], [init("i", np.array([[1, 2], [0, -1]], dtype=np.int64))])
+    case("gathernd_batch_13", 13, [helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=1)],
+         [vi("x", I32, (2, 3, 4)), vi("i", I64, (2, 1))], [vi("y", I32, (2, 4))])
+    case("reversesequence_10", 10, [helper.make_node("ReverseSequence", ["x", "l"], ["y"], time_axis=1, batch_axis=0)],
+         [vi("x", F, (3, 4, 2)), vi("l", I64, (3,))], [vi("y", F, (3, 4, 2))])
+    case("depthtospace_1", 1, [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2)], [vi("x", F, (1, 8, 2, 3))],
+         [vi("y", F, (1, 2, 4, 6))])
+    case("depthtospace_dcr_13", 13, [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=3, mode="DCR")],
+         [vi("x", F, (2, 9, 1, 2))], [vi("y", F, (2, 1, 3, 6))])
+    case("depthtospace_crd_13", 13, [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="CRD")],
+         [vi("x", F, (1, 8, 2, 3))], [vi("y", F, (1, 2, 4, 6))])
+    case("spacetodepth_13", 13, [helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2)], [vi("x", F, (1, 3, 4, 6))],
+         [vi("y", F, (1, 12, 2, 3))])
+    case("topk_1", 1, [helper.make_node("TopK", ["x"], ["v", "i"], k=2, axis=0)], [vi("x", F, (3, 4))],
+         [vi("v", F, (2, 4)), vi("i", I64, (2, 4))])
+    case("topk_smallest_11", 11, [helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=0, sorted=0)],
+         [vi("x", I32, (3, 4))], [vi("v", I32, (3, 3)), vi("i", I64, (3, 3))], [init("k", np.array([3], dtype=np.int64))])
+    # OneHot: constant indices (ONNX's float and negative ones resolved at import), depth and fp32 values;
+    # run-time indices and non-fp32 values stay opaque
+    case("onehot_11", 11, [helper.make_node("OneHot", ["i", "d", "v"], ["y"], axis=0)], [], [vi("y", F, (4, 3))],
+         [init("i", np.array([0.0, -1.0, 2.0], dtype=np.float32)), init("d", np.array(4.0, dtype=np.float32)),
+          init("v", np.array([-1.0, 2.0], dtype=np.float32))])
+    case("onehot_dynamic_11", 11, [helper.make_node("OneHot", ["i", "d", "v"], ["y"])], [vi("i", I64, (3,))],
+         [vi("y", F, (3, 4))], [init("d", np.array([4], dtype=np.int64)), init("v", np.array([0.0, 1.0], dtype=np.float32))])
+    case("onehot_int_values_11", 11, [helper.make_node("OneHot", ["i", "d", "v"], ["y"])], [], [vi("y", I64, (2, 4))],
+         [init("i", np.array([1, 3], dtype=np.int64)), init("d", np.array(4, dtype=np.int64)),
+          init("v", np.array([0, 5], dtype=np.int64))])
+    # K a graph input: a run-time parameter: stays opaque
+    case("topk_dynamic_k_11", 11, [helper.make_node("TopK", ["x", "k"], ["v", "i"])],
+         [vi("x", F, (3, 4)), vi("k", I64, (1,))], [vi("v", F, (3, None)), vi("i", I64, (3, None))])
     case("dropout_13", 13, [helper.make_node("Dropout", ["x"], ["y"])], [vi("x", F, (2, 3))], [vi("y", F, (2, 3))])
     case("dropout_training_false_13", 13, [helper.make_node("Dropout", ["x", "r", "t"], ["y"])], [vi("x", F, (2, 3))],
          [vi("y", F, (2, 3))], [init("r", np.float32(0.5)), init("t", np.array(False))])

@@ -47,6 +47,10 @@ MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
 MGOPT__RG_SLOTS(input, {"input", 0});
 MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
+MGOPT__RG_SLOTS(scatter, {"data", 0}, {"indices", 0}, {"updates", 0});
+MGOPT__RG_SLOTS(revseq, {"x", 0}, {"lengths", 0});
+MGOPT__RG_SLOTS(range, {"end", 0}, {"start", 0}, {"step", 0});
+MGOPT__RG_SLOTS(fill, {"shape", 0}, {"value", MGOPT__RG_OPT});
 
 MGOPT__RG_ATTRS(const, {"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(log, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"});
@@ -110,6 +114,15 @@ MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
 MGOPT__RG_ATTRS(ccast, {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(reduce_arg, {"axis", MGOPT_ATTR_INT, 0, "-1"}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"},
                             {"output_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
+MGOPT__RG_ATTRS(scatter_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"mode", MGOPT_ATTR_STRING, 0, "\"add\""},
+                              {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(scatter_nd, {"mode", MGOPT_ATTR_STRING, 0, "\"add\""}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(gather_nd, {"batch_dims", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(revseq, {"seq_axis", MGOPT_ATTR_INT, 0, "0"}, {"batch_axis", MGOPT_ATTR_INT, 0, "0"});
+MGOPT__RG_ATTRS(block_size, {"block_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(topk, {"k", MGOPT_ATTR_INT, 0, "1"}, {"axis", MGOPT_ATTR_INT, 0, "-1"},
+                      {"ascending", MGOPT_ATTR_BOOL, 0, "false"}, {"sort", MGOPT_ATTR_BOOL, 0, "true"},
+                      {"output_indices_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
 MGOPT__RG_ATTRS(gather_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(cumsum, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"exclusive", MGOPT_ATTR_BOOL, 0, "false"},
                         {"reverse", MGOPT_ATTR_BOOL, 0, "false"});

@@ -482,7 +482,7 @@ static mgopt_status mgopt__ev_kernel(mgopt__ev *E, const mgopt_op *op, mgopt__ke
   int32_t s, i;
   int r;
   mgopt_status st = MGOPT_OK;
-  if (op->nblocks != 0 || op->nouts < 1 || (op->nouts != 1 && op->kind != MGOPT_OP_split))
+  if (op->nblocks != 0 || op->nouts < 1 || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk))
     return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "unexpected outputs or blocks for %s", op->type);
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
@@ -508,6 +508,8 @@ static mgopt_status mgopt__ev_kernel(mgopt__ev *E, const mgopt_op *op, mgopt__ke
     for (i = 0; i < op->nouts; i++)
       if (out[i]) mgopt__ev_unref(E->p, out[i]);
     if (r == MGOPT__K_OOM) st = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    else if (k.bad)
+      st = mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "%s", k.why);
     else if (k.why[0] && strstr(k.why, "above the limit"))
       st = mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "%s", k.why);
     else

@@ -43,6 +43,7 @@ typedef struct mgopt__kctx {
   int64_t max_elements; /* 0 = no limit */
   int heap;             /* evaluating: outputs go on the heap (mgopt__ev_tensor_alloc), never the arena */
   char why[128];        /* why the kernel returned MGOPT__K_NO, when it says (mgopt__k_no) */
+  int bad;              /* the operands break the op's contract (an index out of range): an error when evaluating */
   int32_t nscratch;
   void *scratch[MGOPT__K_MAX_SCRATCH];
   size_t scratch_size[MGOPT__K_MAX_SCRATCH];
@@ -183,5 +184,13 @@ MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_scatter_along_axis(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_scatter_nd(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_gather_nd(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_reverse_sequence(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_depth_space(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_topk(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_range_1d(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kt_fill(mgopt__kctx *k);
 
 #endif /* MGOPT__KERNELS_H */

@@ -83,6 +83,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_elementwise(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
 
 /* Family i's rows (*n of them), NULL past the last family. */
@@ -206,6 +207,8 @@ MGOPT__PRIVATE int mgopt__imp_is_float(const mgopt_value *v);
 MGOPT__PRIVATE int mgopt__imp_known_dtype(const mgopt_value *v);
 MGOPT__PRIVATE const char *mgopt__imp_kind_name(int32_t kind);
 MGOPT__PRIVATE mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t nouts, int32_t nblocks);
+/* A const value holding t (named after the node and `what`), inserted before pos (NULL: at the end). */
+MGOPT__PRIVATE mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t);
 MGOPT__PRIVATE mgopt_value *mgopt__imp_const_i32s(mgopt__imp *I, mgopt_op *pos, const char *what, const int64_t *v,
                                                   int64_t n);
 MGOPT__PRIVATE mgopt_status mgopt__imp_finish(mgopt__imp *I, mgopt_op *op);

@@ -151,7 +151,7 @@ MGOPT__PRIVATE mgopt_op *mgopt__imp_op(mgopt__imp *I, const char *type, int32_t 
 }
 
 /* A const value (named after the node and `what`) holding t, inserted before `pos`. */
-static mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
+MGOPT__PRIVATE mgopt_value *mgopt__imp_const(mgopt__imp *I, mgopt_op *pos, const char *what, mgopt_tensor *t) {
   char buf[160];
   const char *nm;
   mgopt_value *v;

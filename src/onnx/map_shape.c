@@ -837,7 +837,7 @@ static const mgopt__onnx_map mgopt__onnx_shape[] = {
     {"GatherElements", 11, 0, MGOPT_OP_gather_along_axis, mgopt__imp_gather_elements, mgopt__exp_gather, {NULL, NULL, NULL}, mgopt__exw_gather},
     {"Pad", 1, 10, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
     {"Pad", 11, 0, MGOPT_OP_pad, mgopt__imp_pad, mgopt__exp_pad, {NULL, NULL, NULL}, mgopt__exw_pad},
-    /* DepthToSpace is read as opaque: only the export writes pixel_shuffle */
+    /* DepthToSpace is read in map_struct.c (its CRD mode as pixel_shuffle): this row writes pixel_shuffle */
     {"DepthToSpace", 11, 0, MGOPT_OP_pixel_shuffle, NULL, mgopt__exp_pixel_shuffle, {NULL, NULL, NULL}, mgopt__exw_pixel_shuffle},
     /* Tile-1 took tiles and axis inputs: read as opaque, written in the later form */
     {"Tile", 1, 5, MGOPT_OP_tile, NULL, mgopt__exp_tile, {NULL, NULL, NULL}, mgopt__exw_tile},

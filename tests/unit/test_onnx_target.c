@@ -442,6 +442,26 @@ static const char *const special[] = {
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_sum_square(x=%x, axes=[1])\n} -> (%y)\n",
     "main(%x: (2, 3, fp32)) {\n  %i: (2, 2, int32)* = const(val=[[0, 2], [1, -1]])\n"
     "  %y = gather_along_axis(x=%x, indices=%i, axis=1)\n} -> (%y)\n",
+    "main(%d: (2, 3, fp32), %u: (2, 2, fp32)) {\n  %i: (2, 2, int32)* = const(val=[[0, 2], [1, -1]])\n"
+    "  %y = scatter_along_axis(data=%d, indices=%i, updates=%u, axis=1, mode=\"update\")\n} -> (%y)\n",
+    "main(%d: (2, 3, fp32), %i: (2, 3, int64), %u: (2, 3, fp32)) {\n"
+    "  %y = scatter_along_axis(data=%d, indices=%i, updates=%u, mode=\"max\")\n} -> (%y)\n",
+    "main(%d: (2, 3, fp32), %i: (2, 3, int64), %u: (2, 3, fp32)) {\n"
+    "  %y = scatter_along_axis(data=%d, indices=%i, updates=%u, mode=\"sub\")\n} -> (%y)\n",
+    "main(%d: (4, 3, fp32), %i: (2, 1, int64), %u: (2, 3, fp32)) {\n"
+    "  %y = scatter_nd(data=%d, indices=%i, updates=%u)\n} -> (%y)\n",
+    "main(%x: (2, 3, 4, fp32), %i: (2, 1, int32)) {\n  %y = gather_nd(x=%x, indices=%i, batch_dims=1)\n} -> (%y)\n",
+    "main(%x: (3, 2, fp32), %l: (2, int32)) {\n"
+    "  %y = reverse_sequence(x=%x, lengths=%l, seq_axis=0, batch_axis=1)\n} -> (%y)\n",
+    "main(%x: (1, 8, 3, 5, fp32)) {\n  %y = depth_to_space(x=%x, block_size=2)\n} -> (%y)\n",
+    "main(%x: (1, 2, 4, 6, fp32)) {\n  %y = space_to_depth(x=%x, block_size=2)\n} -> (%y)\n",
+    "main(%x: (3, 4, fp32)) {\n  %v, %i = topk(x=%x, k=2, output_indices_dtype=\"int64\")\n} -> (%v, %i)\n",
+    "main(%x: (3, 4, fp32)) {\n  %v, %i = topk(x=%x, k=2, ascending=true, output_indices_dtype=\"int64\")\n} -> (%v, %i)\n",
+    "main(%x: (3, 4, fp32)) {\n  %v, %i = topk(x=%x, k=2)\n} -> (%v, %i)\n",
+    "main(%e: (int32)) {\n  %s: (int32)* = const(val=0)\n  %t: (int32)* = const(val=2)\n"
+    "  %y = range_1d(end=%e, start=%s, step=%t)\n} -> (%y)\n",
+    "main(%s: (2, int32)) {\n  %v: (fp16)* = const(val=1.5)\n  %y = fill(shape=%s, value=%v)\n} -> (%y)\n",
+    "main(%s: (2, int64)) {\n  %y = fill(shape=%s)\n} -> (%y)\n",
     "main(%x: (1, 8, 3, 5, fp32)) {\n  %y = pixel_shuffle(x=%x, upscale_factor=2)\n} -> (%y)\n",
     "main(%x: (8, 3, 5, fp32)) {\n  %y = pixel_shuffle(x=%x, upscale_factor=2)\n} -> (%y)\n",
     "main(%x: (2, fp32), %p: (bool)) {\n  %o: (2, fp32) = cond(pred=%p)\n    then_branch() {\n    } -> (%x)\n"

@@ -88,6 +88,15 @@ MGOPT__TI_FN(tile);
 MGOPT__TI_FN(pixel_shuffle);
 MGOPT__TI_FN(space_to_batch);
 MGOPT__TI_FN(batch_to_space);
+/* struct.c */
+MGOPT__TI_FN(scatter_axis);
+MGOPT__TI_FN(scatter_nd);
+MGOPT__TI_FN(gather_nd);
+MGOPT__TI_FN(reverse_sequence);
+MGOPT__TI_FN(depth_space);
+MGOPT__TI_FN(topk);
+MGOPT__TI_FN(range_1d);
+MGOPT__TI_FN(fill);
 /* reduce.c */
 MGOPT__TI_FN(reduce);
 MGOPT__TI_FN(softmax);
