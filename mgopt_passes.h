@@ -87,6 +87,41 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
                                  mgopt_tensor **outputs, int32_t noutputs, const mgopt_eval_options *opts,
                                  mgopt_diag *d);
 
+/* ---------------------------------------------------------------- opaque ONNX ops
+
+   mgopt_onnx_eval_op is an op_fn for mgopt_eval that evaluates the ops an
+   ONNX import leaves opaque (`onnx::X`, the default domain): ops without a
+   MIL op by a kernel of its own (LogSoftmax and Softmax/Hardmax of every
+   opset, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ...), and every
+   op the importer maps to canonical ops but left opaque because a parameter
+   was not a constant (a Reshape's shape, a CumSum's axis, Slice's starts...)
+   by running the importer's mapping row on the run-time operands and
+   evaluating what it builds with the canonical kernels. The numeric
+   contracts are stated in src/kernels/onnx_ops.c and onnx_nn.c. Typical
+   use: eval_options.op_fn = mgopt_onnx_eval_op; eval_options.op_ud = NULL
+   (or a mgopt_onnx_eval_options). */
+
+typedef struct mgopt_onnx_eval_options { /* zeroed = every default */
+  int64_t max_elements;                  /* per output, 0 = no limit */
+} mgopt_onnx_eval_options;
+
+/* Evaluates opaque op `op` of p (see mgopt_eval_options.op_fn for operands
+   and out). ud: a mgopt_onnx_eval_options or NULL. MGOPT_ERR_UNSUPPORTED
+   with the message "cannot evaluate onnx::X: why" for an op it does not
+   cover (another domain, no kernel and no mapping row at the program's
+   opset, a mapping that declines these operands, a random op);
+   MGOPT_ERR_INVALID_ARG / MGOPT_ERR_CORRUPT for operands ONNX rejects (an
+   index out of range), MGOPT_ERR_LIMIT, MGOPT_ERR_NOMEM. On error no output
+   is left set. The program's opset is the imported model's (17 for a
+   program from elsewhere). */
+MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                                         int32_t noperands, mgopt_tensor **out, mgopt_diag *d);
+
+/* 1 when mgopt_onnx_eval_op has a way to evaluate op: an `onnx::X` op with
+   a kernel or a mapping row for X at p's opset (a mapping may still
+   decline the run-time operands). 0 otherwise, NULL included. */
+MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
+
 #ifdef __cplusplus
 }
 #endif
@@ -4945,6 +4980,502 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
     if (E.counted[id]) mgopt__ev_unref(p, E.val[id]);
   mgopt__heap_free(&p->alloc, E.val, bytes ? bytes : 1);
   return s;
+}
+/* src/kernels/onnx_ops.h — private declarations of the evaluator of opaque ONNX ops: the run state, the kernel table, the helpers its kernels share. */
+#ifndef MGOPT__ONNX_OPS_H
+#define MGOPT__ONNX_OPS_H
+
+/* How an opaque `onnx::X` op is evaluated (onnx_eval.c): the row of the
+   table below for X at the program's opset runs first; a kernel that does
+   not handle these attributes or operands declines, and then the importer's
+   own mapping row for X runs on the run-time operands as constants (late
+   mapping), its canonical ops evaluated with the canonical kernels. */
+
+/* Kernel results. */
+#define MGOPT__OX_ERR (-1) /* failed: the diag is set */
+#define MGOPT__OX_NO 0     /* declined: why says why; the late mapping may still evaluate the op */
+#define MGOPT__OX_OK 1     /* every present output was made */
+
+/* The run of one op. */
+typedef struct mgopt__ox {
+  mgopt_program *p;
+  const mgopt_op *op;
+  const char *name;     /* the ONNX op type (after "onnx::") */
+  int64_t opset;        /* the default-domain opset of the program */
+  mgopt_tensor **in;    /* by ONNX input index; NULL: absent */
+  int32_t nin;
+  mgopt_tensor **out;   /* op->nouts; the kernel makes them with mgopt__ox_out */
+  int32_t nout;
+  int64_t max_elements; /* per output, 0 = no limit */
+  mgopt_diag *d;        /* may be NULL */
+  mgopt_status status;  /* of the last failure */
+  char why[160];        /* why the kernel declined */
+} mgopt__ox;
+
+typedef int (*mgopt__ox_fn)(mgopt__ox *c);
+
+/* One ONNX op of the default domain over a range of opsets and its kernel. */
+typedef struct mgopt__ox_row {
+  const char *onnx;
+  int32_t since, until; /* until 0 = every later opset */
+  mgopt__ox_fn fn;
+} mgopt__ox_row;
+
+/* The table (onnx_ops.c): *n rows. */
+MGOPT__PRIVATE const mgopt__ox_row *mgopt__ox_rows(int32_t *n);
+
+/* ---- helpers (onnx_ops.c) */
+MGOPT__PRIVATE int mgopt__ox_fail(mgopt__ox *c, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+MGOPT__PRIVATE int mgopt__ox_no(mgopt__ox *c, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Input i, or NULL when absent or past the inputs. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_in(mgopt__ox *c, int32_t i);
+/* Input i, which must be present: NULL after failing with MGOPT_ERR_INVALID_ARG. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_need(mgopt__ox *c, int32_t i);
+/* Makes output i (zero-filled): MGOPT__OX_OK, or MGOPT__OX_ERR (limit, memory, bad shape). */
+MGOPT__PRIVATE int mgopt__ox_out(mgopt__ox *c, int32_t i, mgopt_dtype dt, int32_t rank, const int64_t *shape);
+/* 1 when output i is wanted (present and not an omitted optional output). */
+MGOPT__PRIVATE int mgopt__ox_wants(const mgopt__ox *c, int32_t i);
+/* Axis a of a tensor of `rank` into [0, rank): MGOPT__OX_OK or a failure. */
+MGOPT__PRIVATE int mgopt__ox_axis(mgopt__ox *c, int64_t a, int32_t rank, int32_t *out);
+/* Integer attribute (the default when absent). */
+MGOPT__PRIVATE int64_t mgopt__ox_int(const mgopt__ox *c, const char *name, int64_t dflt);
+/* 1 when string attribute `name` equals want (or is absent and dflt is set). */
+MGOPT__PRIVATE int mgopt__ox_str_is(const mgopt__ox *c, const char *name, const char *want, int dflt);
+/* 1 when dt computes in double here: fp16, bf16, fp32, fp64. */
+MGOPT__PRIVATE int mgopt__ox_is_real(mgopt_dtype dt);
+/* Element i of a real tensor as double; of an integer or bool one as int64. */
+MGOPT__PRIVATE double mgopt__ox_getf(const mgopt_tensor *t, int64_t i);
+MGOPT__PRIVATE int64_t mgopt__ox_geti(const mgopt_tensor *t, int64_t i);
+/* Stores v rounded once to t's real dtype (nearest even). */
+MGOPT__PRIVATE void mgopt__ox_setf(mgopt_tensor *t, int64_t i, double v);
+/* ---- kernels of onnx_nn.c */
+MGOPT__PRIVATE int mgopt__ox_softmax(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_nll_loss(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_sce_loss(mgopt__ox *c);
+
+#endif /* MGOPT__ONNX_OPS_H */
+/* src/kernels/onnx_ops.c — the table of kernels for ONNX ops without a MIL op, the helpers they share, and the elementwise and shape kernels.
+
+   Numeric contract (each kernel of this file; onnx_nn.c states its own).
+   Real dtypes (fp16, bf16, fp32, fp64) are read into double, computed in
+   double and rounded once to the output dtype (nearest even); NaN and Inf
+   propagate as in IEEE 754. Integer dtypes compute in int64 (uint64 as its
+   bits) and wrap around to the output dtype on store. Shape-moving kernels
+   copy elements and never round. */
+
+/* ---------------------------------------------------------------- helpers */
+
+MGOPT__PRIVATE int mgopt__ox_fail(mgopt__ox *c, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  c->status = s;
+  if (!c->d) return MGOPT__OX_ERR;
+  c->d->status = s;
+  va_start(ap, fmt);
+  vsnprintf(c->d->msg, sizeof c->d->msg, fmt, ap);
+  va_end(ap);
+  return MGOPT__OX_ERR;
+}
+
+MGOPT__PRIVATE int mgopt__ox_no(mgopt__ox *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->why, sizeof c->why, fmt, ap);
+  va_end(ap);
+  return MGOPT__OX_NO;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_in(mgopt__ox *c, int32_t i) { return i >= 0 && i < c->nin ? c->in[i] : NULL; }
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_need(mgopt__ox *c, int32_t i) {
+  mgopt_tensor *t = mgopt__ox_in(c, i);
+  if (!t) mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "input %d is missing", (int)i);
+  return t;
+}
+
+MGOPT__PRIVATE int mgopt__ox_wants(const mgopt__ox *c, int32_t i) {
+  return i >= 0 && i < c->nout && !(c->op->outs[i]->flags & MGOPT_VALUE_ABSENT);
+}
+
+MGOPT__PRIVATE int mgopt__ox_out(mgopt__ox *c, int32_t i, mgopt_dtype dt, int32_t rank, const int64_t *shape) {
+  int64_t n = mgopt__k_numel(rank, shape);
+  if (i < 0 || i >= c->nout) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "output %d of %d", (int)i, (int)c->nout);
+  if (n < 0) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "output %d has an invalid shape", (int)i);
+  if (c->max_elements > 0 && n > c->max_elements)
+    return mgopt__ox_fail(c, MGOPT_ERR_LIMIT, "output %d has %lld elements, above the limit %lld", (int)i,
+                          (long long)n, (long long)c->max_elements);
+  if (c->out[i]) mgopt_eval_tensor_free(c->p, c->out[i]);
+  c->out[i] = mgopt_eval_tensor_new(c->p, dt, rank, shape);
+  return c->out[i] ? MGOPT__OX_OK : mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+}
+
+MGOPT__PRIVATE int mgopt__ox_axis(mgopt__ox *c, int64_t a, int32_t rank, int32_t *out) {
+  if (a < -(int64_t)rank || a >= rank)
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "axis %lld is outside [%d, %d)", (long long)a, -(int)rank, (int)rank);
+  *out = (int32_t)(a < 0 ? a + rank : a);
+  return MGOPT__OX_OK;
+}
+
+MGOPT__PRIVATE int64_t mgopt__ox_int(const mgopt__ox *c, const char *name, int64_t dflt) {
+  const mgopt_attr *a = mgopt_op_attr(c->op, name);
+  return a && (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) ? a->u.i : dflt;
+}
+
+MGOPT__PRIVATE int mgopt__ox_str_is(const mgopt__ox *c, const char *name, const char *want, int dflt) {
+  const mgopt_attr *a = mgopt_op_attr(c->op, name);
+  if (!a) return dflt;
+  return a->kind == MGOPT_ATTR_STRING && a->u.s.len == strlen(want) && memcmp(a->u.s.ptr, want, a->u.s.len) == 0;
+}
+
+MGOPT__PRIVATE int mgopt__ox_is_real(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
+}
+
+MGOPT__PRIVATE double mgopt__ox_getf(const mgopt_tensor *t, int64_t i) { return mgopt_tensor_get_f64(t, i); }
+
+MGOPT__PRIVATE int64_t mgopt__ox_geti(const mgopt_tensor *t, int64_t i) {
+  if (t->dtype == MGOPT_DT_BOOL) return ((const uint8_t *)t->data)[i] != 0;
+  return mgopt_tensor_get_i64(t, i);
+}
+
+MGOPT__PRIVATE void mgopt__ox_setf(mgopt_tensor *t, int64_t i, double v) {
+  mgopt__k_store_f64_at((mgopt_dtype)t->dtype, t->data, i, v);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const mgopt__ox_row mgopt__ox_table[] = {
+    {"Softmax", 1, 0, mgopt__ox_softmax},
+    {"LogSoftmax", 1, 0, mgopt__ox_softmax},
+    {"Hardmax", 1, 0, mgopt__ox_softmax},
+    {"NegativeLogLikelihoodLoss", 12, 0, mgopt__ox_nll_loss},
+    {"SoftmaxCrossEntropyLoss", 12, 0, mgopt__ox_sce_loss},
+};
+
+MGOPT__PRIVATE const mgopt__ox_row *mgopt__ox_rows(int32_t *n) {
+  *n = (int32_t)MGOPT__ARRAY_COUNT(mgopt__ox_table);
+  return mgopt__ox_table;
+}
+/* src/kernels/onnx_nn.c — kernels of ONNX ops without a MIL op, neural-network family: Softmax / LogSoftmax / Hardmax across opsets, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+
+   Numeric contract. Every real dtype (fp16, bf16, fp32, fp64) is read into
+   double, computed in double in increasing index order and rounded once to
+   the output dtype (nearest even). Softmax subtracts the row's maximum
+   before exp; LogSoftmax is x - max - log(sum(exp(x - max))). NaN and Inf
+   propagate as in IEEE 754 (a row holding NaN is NaN; a row of -Inf is NaN,
+   as x - max is -Inf - -Inf). Hardmax puts its 1 at the first maximum, a NaN
+   counting as the maximum (numpy's argmax). Losses: loss = -w * x[n,
+   target, d] with w = weight[target] (1 without weights) and w = 0 where
+   target == ignore_index; "mean" is sum(w * loss) / sum(w), NaN when every
+   weight is 0 or there is nothing to reduce (numpy's 0/0); a target outside
+   [0, C) that is not ignored is an error. */
+
+/* ---------------------------------------------------------------- softmax family */
+
+/* The rows a softmax-like op works on: `outer` blocks, each of `inner`
+   rows of n elements at stride `inner`. Before opset 13 the input is seen
+   as 2-D, [prod(dims before axis), prod(dims from axis)]: one row per block. */
+static int mgopt__oxn_rows(mgopt__ox *c, const mgopt_tensor *x, int64_t *outer, int64_t *n, int64_t *inner) {
+  int64_t axis = mgopt__ox_int(c, "axis", c->opset < 13 ? 1 : -1);
+  int32_t a = 0, i;
+  int r;
+  if (x->rank == 0) {
+    /* a scalar: one row of one element */
+    *outer = *n = *inner = 1;
+    return axis == 0 || axis == -1 ? MGOPT__OX_OK
+                                   : mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "axis %lld of a scalar", (long long)axis);
+  }
+  if ((r = mgopt__ox_axis(c, axis, x->rank, &a)) != MGOPT__OX_OK) return r;
+  *outer = *n = *inner = 1;
+  for (i = 0; i < a; i++) *outer *= x->shape[i];
+  if (c->opset < 13) {
+    for (i = a; i < x->rank; i++) *n *= x->shape[i];
+    return MGOPT__OX_OK;
+  }
+  *n = x->shape[a];
+  for (i = a + 1; i < x->rank; i++) *inner *= x->shape[i];
+  return MGOPT__OX_OK;
+}
+
+/* Softmax (mode 0), LogSoftmax (1), Hardmax (2). */
+static int mgopt__oxn_softmax_mode(mgopt__ox *c, int mode) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *y;
+  int64_t outer, n, inner, o, r, j;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_UNSUPPORTED, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if ((st = mgopt__oxn_rows(c, x, &outer, &n, &inner)) != MGOPT__OX_OK) return st;
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  if (x->numel == 0) return MGOPT__OX_OK;
+  for (o = 0; o < outer; o++)
+    for (r = 0; r < inner; r++) {
+      int64_t base = o * n * inner + r, best = 0;
+      double mx = mgopt__ox_getf(x, base), sum = 0.0;
+      for (j = 1; j < n; j++) {
+        double v = mgopt__ox_getf(x, base + j * inner);
+        if (mx != mx) break;
+        if (v != v || v > mx) {
+          mx = v;
+          best = j;
+        }
+      }
+      if (mode == 2) {
+        mgopt__ox_setf(y, base + best * inner, 1.0);
+        continue;
+      }
+      for (j = 0; j < n; j++) sum += exp(mgopt__ox_getf(x, base + j * inner) - mx);
+      for (j = 0; j < n; j++) {
+        double v = mgopt__ox_getf(x, base + j * inner) - mx;
+        mgopt__ox_setf(y, base + j * inner, mode == 1 ? v - log(sum) : exp(v) / sum);
+      }
+    }
+  return MGOPT__OX_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ox_softmax(mgopt__ox *c) {
+  int mode = strcmp(c->name, "LogSoftmax") == 0 ? 1 : strcmp(c->name, "Hardmax") == 0 ? 2 : 0;
+  return mgopt__oxn_softmax_mode(c, mode);
+}
+
+/* ---------------------------------------------------------------- losses */
+
+/* The loss of log-probabilities lp (N, C, d1..dk) against target (N, d1..dk)
+   with optional weight (C) into output 0: reduction "none", "sum" or
+   "mean"; the loss has dtype dt (lp's, or the scores' when lp holds their
+   log_softmax in fp64). */
+static int mgopt__oxn_nll(mgopt__ox *c, const mgopt_tensor *lp, mgopt_dtype dt, const mgopt_tensor *target,
+                          const mgopt_tensor *weight, const char *reduction_default) {
+  int64_t N, C, D = 1, n, d, ignore = 0;
+  int has_ignore = mgopt_op_attr(c->op, "ignore_index") != NULL, reduce, st;
+  int32_t i;
+  double total = 0.0, wsum = 0.0;
+  mgopt_tensor *y;
+  if (mgopt__ox_str_is(c, "reduction", "none", strcmp(reduction_default, "none") == 0)) reduce = 0;
+  else if (mgopt__ox_str_is(c, "reduction", "sum", strcmp(reduction_default, "sum") == 0)) reduce = 1;
+  else if (mgopt__ox_str_is(c, "reduction", "mean", strcmp(reduction_default, "mean") == 0)) reduce = 2;
+  else return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "unknown reduction");
+  if (has_ignore) ignore = mgopt__ox_int(c, "ignore_index", 0);
+  if (!mgopt__ox_is_real((mgopt_dtype)lp->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_UNSUPPORTED, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)lp->dtype));
+  if (target->dtype != MGOPT_DT_INT32 && target->dtype != MGOPT_DT_INT64)
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the target is %s, not an int32 or int64 tensor",
+                          mgopt_dtype_name((mgopt_dtype)target->dtype));
+  if (lp->rank < 2 || target->rank != lp->rank - 1 || target->shape[0] != lp->shape[0])
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the input (rank %d) and the target (rank %d) disagree",
+                          (int)lp->rank, (int)target->rank);
+  for (i = 2; i < lp->rank; i++) {
+    if (target->shape[i - 1] != lp->shape[i])
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "target dim %d is %lld, input dim %d is %lld", (int)(i - 1),
+                            (long long)target->shape[i - 1], (int)i, (long long)lp->shape[i]);
+    D *= lp->shape[i];
+  }
+  N = lp->shape[0];
+  C = lp->shape[1];
+  if (weight && (weight->rank != 1 || weight->shape[0] != C || weight->dtype != dt))
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the weight is not a 1-D tensor of C = %lld elements of the input's dtype",
+                          (long long)C);
+  if (reduce == 0) st = mgopt__ox_out(c, 0, dt, target->rank, target->shape);
+  else st = mgopt__ox_out(c, 0, dt, 0, NULL);
+  if (st != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  for (n = 0; n < N; n++)
+    for (d = 0; d < D; d++) {
+      int64_t t = mgopt__ox_geti(target, n * D + d);
+      double w, l;
+      if (has_ignore && t == ignore) continue; /* loss 0, weight 0 */
+      if (t < 0 || t >= C)
+        return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "target %lld at %lld is outside [0, %lld)", (long long)t,
+                              (long long)(n * D + d), (long long)C);
+      w = weight ? mgopt__ox_getf(weight, t) : 1.0;
+      l = -mgopt__ox_getf(lp, (n * C + t) * D + d) * w;
+      if (reduce == 0) mgopt__ox_setf(y, n * D + d, l);
+      total += l;
+      wsum += w;
+    }
+  if (reduce == 1) mgopt__ox_setf(y, 0, total);
+  else if (reduce == 2) mgopt__ox_setf(y, 0, total / wsum);
+  return MGOPT__OX_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ox_nll_loss(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *t = x ? mgopt__ox_need(c, 1) : NULL;
+  if (!t) return MGOPT__OX_ERR;
+  return mgopt__oxn_nll(c, x, (mgopt_dtype)x->dtype, t, mgopt__ox_in(c, 2), "mean");
+}
+
+/* log_softmax over axis 1 into lp (the scores' shape and dtype). */
+static void mgopt__oxn_log_softmax_c(const mgopt_tensor *x, mgopt_tensor *lp) {
+  int64_t N = x->shape[0], C = x->shape[1], D = x->numel / (N * C), n, d, j;
+  for (n = 0; n < N; n++)
+    for (d = 0; d < D; d++) {
+      int64_t base = n * C * D + d;
+      double mx = mgopt__ox_getf(x, base), sum = 0.0;
+      for (j = 1; j < C; j++) {
+        double v = mgopt__ox_getf(x, base + j * D);
+        if (mx != mx) break;
+        if (v != v || v > mx) mx = v;
+      }
+      for (j = 0; j < C; j++) sum += exp(mgopt__ox_getf(x, base + j * D) - mx);
+      for (j = 0; j < C; j++) mgopt__ox_setf(lp, base + j * D, mgopt__ox_getf(x, base + j * D) - mx - log(sum));
+    }
+}
+
+/* SoftmaxCrossEntropyLoss: the NLL loss of log_softmax(scores, axis 1);
+   output 1 (optional) is that log_softmax. The loss reads the log
+   probabilities in double before they are rounded to the output dtype. */
+MGOPT__PRIVATE int mgopt__ox_sce_loss(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *t = x ? mgopt__ox_need(c, 1) : NULL, *lp;
+  int st;
+  if (!t) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_UNSUPPORTED, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if (x->rank < 2) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the scores have rank %d, below 2", (int)x->rank);
+  /* the log probabilities in fp64 (freed below), then rounded once into output 1 */
+  lp = mgopt_eval_tensor_new(c->p, MGOPT_DT_FP64, x->rank, x->shape);
+  if (!lp) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+  if (x->numel) mgopt__oxn_log_softmax_c(x, lp);
+  st = mgopt__oxn_nll(c, lp, (mgopt_dtype)x->dtype, t, mgopt__ox_in(c, 2), "mean");
+  if (st == MGOPT__OX_OK && mgopt__ox_wants(c, 1)) {
+    int64_t i;
+    st = mgopt__ox_out(c, 1, (mgopt_dtype)x->dtype, x->rank, x->shape);
+    for (i = 0; st == MGOPT__OX_OK && i < x->numel; i++) mgopt__ox_setf(c->out[1], i, mgopt__ox_getf(lp, i));
+  }
+  mgopt_eval_tensor_free(c->p, lp);
+  return st;
+}
+/* src/kernels/onnx_eval.c — mgopt_onnx_eval_op, mgopt_eval's callback for opaque ONNX ops: the ONNX kernel table, then late mapping through the importer's rows.
+
+   An op `onnx::X` (default domain; inputs in slots in0, in1, ...; its ONNX
+   attributes kept) is evaluated in two steps:
+   1. the row of the ONNX kernel table (onnx_ops.c) for X at the program's
+      opset, for ops without a MIL op (losses, LogSoftmax, Trilu, ...); a
+      kernel may decline attributes or operands it does not handle;
+   2. late mapping: a node stays opaque at import when a parameter the
+      mapping needs is not a constant (Reshape's shape, Slice's starts, a
+      CumSum axis) or when a type is not known. At run time every operand is
+      known, so the node is built again in a scratch program, every operand a
+      constant borrowing the run-time tensor, and the importer's own mapping
+      row for X runs on it (mgopt_onnx_reimport_op). The canonical ops it
+      builds are evaluated with the canonical kernels (mgopt_eval) and their
+      results become the op's outputs. Any op a mapping row covers is
+      covered, with no table of its own here.
+   An op neither step evaluates is MGOPT_ERR_UNSUPPORTED, "cannot evaluate
+   onnx::X: why". The numeric contract is the kernel's: onnx_ops.c and
+   onnx_nn.c for the table, the canonical kernels' for a late mapping. */
+
+#define MGOPT__OX_MAX_INPUTS 4096
+
+/* The row of the ONNX kernel table for name at opset, NULL when none. */
+static const mgopt__ox_row *mgopt__ox_find(const char *name, int64_t opset) {
+  int32_t n, i;
+  const mgopt__ox_row *rows = mgopt__ox_rows(&n);
+  for (i = 0; i < n; i++)
+    if (strcmp(rows[i].onnx, name) == 0 && mgopt__onnx_in_range(rows[i].since, rows[i].until, opset)) return &rows[i];
+  return NULL;
+}
+
+/* The ONNX input index of an operand slot named "in<k>", -1 otherwise. */
+static int32_t mgopt__ox_slot_input(const mgopt_slot *s) {
+  const char *q = s->name;
+  int32_t k = 0;
+  if (!q || q[0] != 'i' || q[1] != 'n' || !q[2] || s->is_list) return -1;
+  for (q += 2; *q; q++) {
+    if (*q < '0' || *q > '9' || k >= MGOPT__OX_MAX_INPUTS) return -1;
+    k = k * 10 + (*q - '0');
+  }
+  return k < MGOPT__OX_MAX_INPUTS ? k : -1;
+}
+
+/* ---------------------------------------------------------------- exported */
+
+MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op) {
+  int64_t opset;
+  if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0) return 0;
+  opset = mgopt__onnx_export_opset(p, 0);
+  return mgopt__ox_find(op->type + 6, opset) != NULL;
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                                         int32_t noperands, mgopt_tensor **out, mgopt_diag *d) {
+  const mgopt_onnx_eval_options *o = (const mgopt_onnx_eval_options *)ud;
+  const mgopt__ox_row *row;
+  mgopt__ox c;
+  size_t bytes;
+  int32_t k, j, at = 0, nin = 0;
+  int r = MGOPT__OX_NO;
+  mgopt_diag_clear(d);
+  if (!p || !op || (noperands > 0 && !operands) || (op->nouts > 0 && !out))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "invalid arguments");
+  for (k = 0; k < op->nouts; k++) out[k] = NULL;
+  if (op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0)
+    return mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: not an op of the ONNX default domain",
+                          op->type ? op->type : "?");
+  if (noperands != mgopt_op_operand_count(op)) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "operand count mismatch");
+  for (k = 0; k < op->nslots; k++) {
+    int32_t i = mgopt__ox_slot_input(&op->slots[k]);
+    if (op->slots[k].n == 0) continue;
+    if (i < 0) return mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: operand slot '%s' is not an ONNX input",
+                                     op->type, op->slots[k].name);
+    if (i + 1 > nin) nin = i + 1;
+  }
+  memset(&c, 0, sizeof c);
+  c.p = p;
+  c.op = op;
+  c.name = op->type + 6;
+  c.opset = mgopt__onnx_export_opset(p, 0);
+  c.out = out;
+  c.nout = op->nouts;
+  c.max_elements = o ? o->max_elements : 0;
+  c.d = d;
+  c.nin = nin;
+  bytes = sizeof(mgopt_tensor *) * (size_t)(nin + 1);
+  c.in = (mgopt_tensor **)mgopt__heap_realloc(&p->alloc, NULL, 0, bytes);
+  if (!c.in) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  memset(c.in, 0, bytes);
+  for (k = 0; k < op->nslots; k++)
+    for (j = 0; j < op->slots[k].n; j++) {
+      mgopt_tensor *t = operands[at++];
+      if (!t) {
+        r = mgopt__ox_fail(&c, MGOPT_ERR_INVALID_ARG, "operand '%s' has no tensor", op->slots[k].name);
+        goto done;
+      }
+      c.in[mgopt__ox_slot_input(&op->slots[k])] = t;
+    }
+  row = op->nblocks ? NULL : mgopt__ox_find(c.name, c.opset);
+  if (row) r = row->fn(&c);
+  if (r == MGOPT__OX_NO && !row) mgopt__ox_no(&c, "no kernel at opset %lld", (long long)c.opset);
+  if (r == MGOPT__OX_NO) r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: %s", op->type, c.why);
+  /* an omitted optional output gets an empty tensor; every other one must be made */
+  for (k = 0; r == MGOPT__OX_OK && k < op->nouts; k++)
+    if (!out[k]) {
+      int64_t zero = 0;
+      if (!(op->outs[k]->flags & MGOPT_VALUE_ABSENT))
+        r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: output %d is not computed", op->type, (int)k);
+      else if (!(out[k] = mgopt_eval_tensor_new(p, op->outs[k]->type.dtype != MGOPT_DT_UNKNOWN
+                                                       ? (mgopt_dtype)op->outs[k]->type.dtype
+                                                       : MGOPT_DT_FP32,
+                                                   1, &zero)))
+        r = mgopt__ox_fail(&c, MGOPT_ERR_NOMEM, "out of memory");
+    }
+done:
+  if (r != MGOPT__OX_OK)
+    for (k = 0; k < op->nouts; k++)
+      if (out[k]) {
+        mgopt_eval_tensor_free(p, out[k]);
+        out[k] = NULL;
+      }
+  mgopt__heap_free(&p->alloc, c.in, bytes);
+  if (r == MGOPT__OX_OK) return MGOPT_OK;
+  return c.status != MGOPT_OK ? c.status : MGOPT_ERR_UNSUPPORTED;
 }
 /* src/passes/util.c — matching: where a value comes from and goes to, constant operands, scalar operands of fusion patterns, ending a fusion, elementwise chains. */
 
