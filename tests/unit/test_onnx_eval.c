@@ -271,8 +271,85 @@ static void test_unknown_op(void) {
   CHECK_EQ_INT(c.live, 0);
 }
 
+static void test_late_reshape(void) {
+  /* the shape is a graph input: the import leaves the Reshape opaque */
+  const char *src =
+      "main(%x: (2, 3, fp32), %s: (2, int64)) {\n"
+      "  %y: (?, ?, fp32) = onnx::Reshape(in0=%x, in1=%s)\n"
+      "} -> (%y)\n";
+  static const double x[6] = {1, 2, 3, 4, 5, 6}, shape[2] = {3, -1}, bad[2] = {4, -1};
+  int64_t s23[2] = {2, 3}, s2[1] = {2};
+  counting c = {0, 0};
+  mgopt_allocator a;
+  mgopt_buf buf;
+  mgopt_program *p;
+  mgopt_tensor *in[2], *out[1] = {NULL};
+  mgopt_diag d;
+  a.realloc = counting_realloc;
+  a.ctx = &c;
+  p = load(src, 17, &a, &buf);
+  REQUIRE(p);
+  REQUIRE(strcmp(mgopt_program_function(p, "main")->body->last->type, "onnx::Reshape") == 0);
+  CHECK(mgopt_onnx_eval_covers(p, mgopt_program_function(p, "main")->body->last));
+  in[0] = mk(p, MGOPT_DT_FP32, 2, s23, x);
+  in[1] = mk(p, MGOPT_DT_INT64, 1, s2, shape);
+  CHECK_EQ_INT(run(p, in, 2, out, 1, &d), MGOPT_OK);
+  if (out[0]) {
+    CHECK(out[0]->rank == 2 && out[0]->shape[0] == 3 && out[0]->shape[1] == 2);
+    CHECK(near_all(out[0], x, 6));
+    mgopt_eval_tensor_free(p, out[0]);
+  }
+  /* 6 elements do not make 4 rows: an error, nothing left allocated */
+  mgopt_tensor_set_f64(in[1], 0, bad[0]);
+  out[0] = NULL;
+  CHECK(run(p, in, 2, out, 1, &d) != MGOPT_OK);
+  CHECK(out[0] == NULL);
+  mgopt_eval_tensor_free(p, in[0]);
+  mgopt_eval_tensor_free(p, in[1]);
+  mgopt_program_destroy(p);
+  mgopt_buf_free(&buf);
+  CHECK_EQ_INT(c.live, 0);
+}
+
+static void test_late_cumsum(void) {
+  /* the axis is a graph input */
+  const char *src =
+      "main(%x: (2, 3, fp32), %axis: (int32)) {\n"
+      "  %y: (2, 3, fp32) = onnx::CumSum(in0=%x, in1=%axis)\n"
+      "  %r: (2, 3, fp32) = onnx::CumSum(in0=%x, in1=%axis, reverse=1, exclusive=1)\n"
+      "} -> (%y, %r)\n";
+  static const double x[6] = {1, 2, 3, 4, 5, 6};
+  static const double ax0[6] = {1, 2, 3, 5, 7, 9}, ax1[6] = {1, 3, 6, 4, 9, 15};
+  static const double rev1[6] = {5, 3, 0, 11, 6, 0};
+  int64_t s23[2] = {2, 3};
+  double axis;
+  mgopt_buf buf;
+  mgopt_program *p = load(src, 17, NULL, &buf);
+  mgopt_tensor *in[2], *out[2] = {NULL, NULL};
+  mgopt_diag d;
+  REQUIRE(p);
+  REQUIRE(strcmp(mgopt_program_function(p, "main")->body->last->type, "onnx::CumSum") == 0);
+  in[0] = mk(p, MGOPT_DT_FP32, 2, s23, x);
+  for (axis = 0; axis >= -1; axis -= 1) {
+    double av[1];
+    av[0] = axis;
+    in[1] = mk(p, MGOPT_DT_INT32, 0, NULL, av);
+    CHECK_EQ_INT(run(p, in, 2, out, 2, &d), MGOPT_OK);
+    if (d.status == MGOPT_OK) {
+      CHECK(near_all(out[0], axis == 0 ? ax0 : ax1, 6));
+      if (axis != 0) CHECK(near_all(out[1], rev1, 6));
+      mgopt_eval_tensor_free(p, out[0]);
+      mgopt_eval_tensor_free(p, out[1]);
+    }
+    mgopt_eval_tensor_free(p, in[1]);
+  }
+  mgopt_eval_tensor_free(p, in[0]);
+  mgopt_program_destroy(p);
+  mgopt_buf_free(&buf);
+}
+
 static const test_case tests[] = {
     TEST(test_log_softmax), TEST(test_nll_loss),      TEST(test_sce_loss),
-    TEST(test_unknown_op),
+    TEST(test_unknown_op),  TEST(test_late_reshape),  TEST(test_late_cumsum),
 };
 TEST_MAIN(tests)
