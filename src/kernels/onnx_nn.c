@@ -1,4 +1,4 @@
-/* src/kernels/onnx_nn.c — kernels of ONNX ops without a MIL op, neural-network family: Softmax / LogSoftmax / Hardmax across opsets, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+/* src/kernels/onnx_nn.c — kernels of ONNX ops without a MIL op, neural-network family: Softmax / LogSoftmax / Hardmax across opsets, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ArgMax / ArgMin, GlobalMaxPool, LayerNormalization.
 
    Numeric contract. Every real dtype (fp16, bf16, fp32, fp64) is read into
    double, computed in double in increasing index order and rounded once to
@@ -10,7 +10,9 @@
    target, d] with w = weight[target] (1 without weights) and w = 0 where
    target == ignore_index; "mean" is sum(w * loss) / sum(w), NaN when every
    weight is 0 or there is nothing to reduce (numpy's 0/0); a target outside
-   [0, C) that is not ignored is an error. */
+   [0, C) that is not ignored is an error. ArgMax / ArgMin, GlobalMaxPool
+   and LayerNormalization state their rules above each kernel (the same
+   double computation, NaN counted as the extreme). */
 #include "onnx_ops.h"
 
 /* ---------------------------------------------------------------- softmax family */
@@ -187,4 +189,132 @@ MGOPT__PRIVATE int mgopt__ox_sce_loss(mgopt__ox *c) {
   }
   mgopt_eval_tensor_free(c->p, lp);
   return st;
+}
+
+/* ---------------------------------------------------------------- arg max / min, global max pool */
+
+/* ArgMax / ArgMin along `axis` (default 0), int64 out, keepdims (default 1),
+   select_last_index (default 0) picks the last of equal extremes. Reals
+   compare in double, a NaN counting as the extreme (numpy); integers in
+   int64 (uint64 unsigned). */
+MGOPT__PRIVATE int mgopt__ox_arg_extreme(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  int want_max = strcmp(c->name, "ArgMax") == 0, last = (int)mgopt__ox_int(c, "select_last_index", 0), st, real;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, n, inner = 1, o, r, j;
+  int32_t a = 0, d, rank = 0;
+  if (!x) return MGOPT__OX_ERR;
+  real = mgopt__ox_is_real((mgopt_dtype)x->dtype);
+  if (!real && !(mgopt_dtype_is_int((mgopt_dtype)x->dtype) && mgopt_dtype_bits((mgopt_dtype)x->dtype) >= 8))
+    return mgopt__ox_no(c, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if (x->rank == 0) return mgopt__ox_no(c, "%s of a scalar", c->name);
+  if ((st = mgopt__ox_axis(c, mgopt__ox_int(c, "axis", 0), x->rank, &a)) != MGOPT__OX_OK) return st;
+  n = x->shape[a];
+  if (n == 0) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "%s over an empty axis", c->name);
+  for (d = 0; d < x->rank; d++) {
+    if (d < a) outer *= x->shape[d];
+    if (d > a) inner *= x->shape[d];
+    if (d != a) shape[rank++] = x->shape[d];
+    else if (mgopt__ox_int(c, "keepdims", 1)) shape[rank++] = 1;
+  }
+  if ((st = mgopt__ox_out(c, 0, MGOPT_DT_INT64, rank, shape)) != MGOPT__OX_OK) return st;
+  for (o = 0; o < outer; o++)
+    for (r = 0; r < inner; r++) {
+      int64_t base = o * n * inner + r, best = 0;
+      for (j = 1; j < n; j++) {
+        int better, equal;
+        if (real) {
+          double v = mgopt__ox_getf(x, base + j * inner), b = mgopt__ox_getf(x, base + best * inner);
+          if (b != b) break;
+          better = v != v || (want_max ? v > b : v < b);
+          equal = v == b;
+        } else {
+          int64_t v = mgopt__ox_geti(x, base + j * inner), b = mgopt__ox_geti(x, base + best * inner);
+          if (x->dtype == MGOPT_DT_UINT64) better = want_max ? (uint64_t)v > (uint64_t)b : (uint64_t)v < (uint64_t)b;
+          else better = want_max ? v > b : v < b;
+          equal = v == b;
+        }
+        if (better || (last && equal)) best = j;
+      }
+      mgopt__ox_seti(c->out[0], o * inner + r, best);
+    }
+  return MGOPT__OX_OK;
+}
+
+/* GlobalMaxPool: the maximum over every dim after the first two (kept as 1). */
+MGOPT__PRIVATE int mgopt__ox_global_max_pool(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  int64_t shape[MGOPT_MAX_RANK], rows, n, r, j;
+  int32_t d;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype) || x->rank < 3)
+    return mgopt__ox_no(c, "GlobalMaxPool of %s rank %d", mgopt_dtype_name((mgopt_dtype)x->dtype), (int)x->rank);
+  for (d = 0; d < x->rank; d++) shape[d] = d < 2 ? x->shape[d] : 1;
+  rows = x->shape[0] * x->shape[1];
+  n = rows ? x->numel / rows : 0;
+  if (n == 0 && rows) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "GlobalMaxPool over no element");
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, shape)) != MGOPT__OX_OK) return st;
+  for (r = 0; r < rows; r++) {
+    double m = mgopt__ox_getf(x, r * n);
+    for (j = 1; j < n && m == m; j++) {
+      double v = mgopt__ox_getf(x, r * n + j);
+      if (v != v || v > m) m = v;
+    }
+    mgopt__ox_setf(c->out[0], r, m);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- layer normalization */
+
+/* LayerNormalization over the dims from `axis` (default -1): mean, then
+   the variance of (x - mean) (two passes, in double), y = (x - mean) /
+   sqrt(var + epsilon) * scale + bias; outputs 1 and 2 (optional) are the
+   mean and 1 / sqrt(var + epsilon) with the normalized dims kept as 1, of
+   their declared dtype (fp32, the stash type, when not declared). Scale and
+   bias hold the normalized dims' elements (or one). */
+MGOPT__PRIVATE int mgopt__ox_layer_norm(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *s = x ? mgopt__ox_need(c, 1) : NULL, *b = mgopt__ox_in(c, 2);
+  double eps = mgopt__ox_float(c, "epsilon", 1e-5);
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, n = 1, o, j;
+  int32_t a = 0, d, k;
+  int st;
+  if (!s) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype) || x->rank == 0)
+    return mgopt__ox_no(c, "LayerNormalization of %s rank %d", mgopt_dtype_name((mgopt_dtype)x->dtype), (int)x->rank);
+  if ((st = mgopt__ox_axis(c, mgopt__ox_int(c, "axis", -1), x->rank, &a)) != MGOPT__OX_OK) return st;
+  for (d = 0; d < x->rank; d++) {
+    if (d < a) outer *= x->shape[d];
+    else n *= x->shape[d];
+    shape[d] = d < a ? x->shape[d] : 1;
+  }
+  if ((s->numel != n && s->numel != 1) || (b && b->numel != n && b->numel != 1))
+    return mgopt__ox_no(c, "a scale or bias that is not of the normalized shape");
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  for (k = 1; k <= 2; k++)
+    if (mgopt__ox_wants(c, k)) {
+      mgopt_dtype dt = (mgopt_dtype)c->op->outs[k]->type.dtype;
+      if (!mgopt__ox_is_real(dt)) dt = MGOPT_DT_FP32;
+      if ((st = mgopt__ox_out(c, k, dt, x->rank, shape)) != MGOPT__OX_OK) return st;
+    }
+  if (n == 0) return MGOPT__OX_OK;
+  for (o = 0; o < outer; o++) {
+    double mean = 0.0, var = 0.0, inv;
+    for (j = 0; j < n; j++) mean += mgopt__ox_getf(x, o * n + j);
+    mean /= (double)n;
+    for (j = 0; j < n; j++) {
+      double v = mgopt__ox_getf(x, o * n + j) - mean;
+      var += v * v;
+    }
+    var /= (double)n;
+    inv = 1.0 / sqrt(var + eps);
+    for (j = 0; j < n; j++) {
+      double v = (mgopt__ox_getf(x, o * n + j) - mean) * inv * mgopt__ox_getf(s, s->numel == 1 ? 0 : j);
+      if (b) v += mgopt__ox_getf(b, b->numel == 1 ? 0 : j);
+      mgopt__ox_setf(c->out[0], o * n + j, v);
+    }
+    if (c->nout > 1 && c->out[1]) mgopt__ox_setf(c->out[1], o, mean);
+    if (c->nout > 2 && c->out[2]) mgopt__ox_setf(c->out[2], o, inv);
+  }
+  return MGOPT__OX_OK;
 }

@@ -65,6 +65,7 @@ MGOPT__PRIVATE int mgopt__ox_wants(const mgopt__ox *c, int32_t i);
 MGOPT__PRIVATE int mgopt__ox_axis(mgopt__ox *c, int64_t a, int32_t rank, int32_t *out);
 /* Integer attribute (the default when absent). */
 MGOPT__PRIVATE int64_t mgopt__ox_int(const mgopt__ox *c, const char *name, int64_t dflt);
+MGOPT__PRIVATE double mgopt__ox_float(const mgopt__ox *c, const char *name, double dflt);
 /* 1 when string attribute `name` equals want (or is absent and dflt is set). */
 MGOPT__PRIVATE int mgopt__ox_str_is(const mgopt__ox *c, const char *name, const char *want, int dflt);
 /* 1 when dt computes in double here: fp16, bf16, fp32, fp64. */
@@ -74,9 +75,17 @@ MGOPT__PRIVATE double mgopt__ox_getf(const mgopt_tensor *t, int64_t i);
 MGOPT__PRIVATE int64_t mgopt__ox_geti(const mgopt_tensor *t, int64_t i);
 /* Stores v rounded once to t's real dtype (nearest even). */
 MGOPT__PRIVATE void mgopt__ox_setf(mgopt_tensor *t, int64_t i, double v);
+/* Stores v wrapped to t's integer dtype (bool: v != 0). */
+MGOPT__PRIVATE void mgopt__ox_seti(mgopt_tensor *t, int64_t i, int64_t v);
+/* The scalar integer in input i (one element): MGOPT__OX_OK or a failure. */
+MGOPT__PRIVATE int mgopt__ox_scalar_int(mgopt__ox *c, int32_t i, int64_t *v);
+
 /* ---- kernels of onnx_nn.c */
 MGOPT__PRIVATE int mgopt__ox_softmax(mgopt__ox *c);
 MGOPT__PRIVATE int mgopt__ox_nll_loss(mgopt__ox *c);
 MGOPT__PRIVATE int mgopt__ox_sce_loss(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_arg_extreme(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_global_max_pool(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_layer_norm(mgopt__ox *c);
 
 #endif /* MGOPT__ONNX_OPS_H */

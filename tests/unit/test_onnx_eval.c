@@ -348,8 +348,267 @@ static void test_late_cumsum(void) {
   mgopt_buf_free(&buf);
 }
 
+/* ---------------------------------------------------------------- the other kernels */
+
+/* One op of one output: builds "main(args) { %y: (?..) = OP } -> (%y)" from
+   src, runs it on inputs made from specs, checks dtype, shape and values. */
+typedef struct spec {
+  mgopt_dtype dt;
+  int32_t rank;
+  int64_t shape[4];
+  double v[32];
+} spec;
+
+static int one(const char *src, int32_t nin, const spec *in, mgopt_dtype dt, int32_t rank, const int64_t *shape,
+               const double *want) {
+  mgopt_buf buf;
+  mgopt_program *p = load(src, 0, NULL, &buf);
+  mgopt_tensor *t[4], *out[1] = {NULL};
+  mgopt_diag d;
+  int32_t i;
+  int64_t n = 1;
+  int ok;
+  if (!p) return 0;
+  for (i = 0; i < nin; i++) t[i] = mk(p, in[i].dt, in[i].rank, in[i].shape, in[i].v);
+  ok = run(p, t, nin, out, 1, &d) == MGOPT_OK;
+  if (!ok) printf("  eval: %s\n", d.msg);
+  if (ok && (out[0]->dtype != dt || out[0]->rank != rank)) {
+    printf("  got %s rank %d\n", mgopt_dtype_name((mgopt_dtype)out[0]->dtype), (int)out[0]->rank);
+    ok = 0;
+  }
+  for (i = 0; ok && i < rank; i++) {
+    if (out[0]->shape[i] != shape[i]) ok = 0;
+    n *= shape[i];
+  }
+  if (ok) ok = near_all(out[0], want, n);
+  if (out[0]) mgopt_eval_tensor_free(p, out[0]);
+  for (i = 0; i < nin; i++) mgopt_eval_tensor_free(p, t[i]);
+  mgopt_program_destroy(p);
+  return ok;
+}
+
+/* The status of running a one-output program (nothing may be left set). */
+static mgopt_status fails(const char *src, int32_t nin, const spec *in) {
+  counting c = {0, 0};
+  mgopt_allocator a;
+  mgopt_buf buf;
+  mgopt_program *p;
+  mgopt_tensor *t[4], *out[1] = {NULL};
+  mgopt_diag d;
+  mgopt_status s;
+  int32_t i;
+  a.realloc = counting_realloc;
+  a.ctx = &c;
+  p = load(src, 0, &a, &buf);
+  if (!p) return MGOPT_OK;
+  for (i = 0; i < nin; i++) t[i] = mk(p, in[i].dt, in[i].rank, in[i].shape, in[i].v);
+  s = run(p, t, nin, out, 1, &d);
+  if (out[0]) {
+    mgopt_eval_tensor_free(p, out[0]);
+    s = MGOPT_OK;
+  }
+  for (i = 0; i < nin; i++) mgopt_eval_tensor_free(p, t[i]);
+  mgopt_program_destroy(p);
+  if (c.live != 0) s = MGOPT_OK; /* a leak */
+  return s;
+}
+
+static void test_nary(void) {
+  spec in[3] = {{MGOPT_DT_FP32, 1, {3}, {1, 2, 3}}, {MGOPT_DT_FP32, 2, {2, 1}, {10, 20}}, {MGOPT_DT_FP32, 0, {0}, {2.5}}};
+  spec nan[2] = {{MGOPT_DT_FP32, 1, {2}, {1, NAN}}, {MGOPT_DT_FP32, 1, {2}, {2, 2}}};
+  spec ints[2] = {{MGOPT_DT_INT32, 1, {2}, {-1, 5}}, {MGOPT_DT_INT32, 1, {1}, {3}}};
+  int64_t s23[2] = {2, 3}, s2[1] = {2};
+  static const double sum[6] = {13.5, 14.5, 15.5, 23.5, 24.5, 25.5}, mean[6] = {13.5 / 3, 14.5 / 3, 15.5 / 3, 23.5 / 3, 24.5 / 3, 25.5 / 3};
+  static const double max[2] = {2, NAN}, imax[2] = {3, 5}, imin[2] = {-1, 3};
+  CHECK(one("main(%a: (3, fp32), %b: (2, 1, fp32), %c: (fp32)) {\n"
+            "  %y: (2, 3, fp32) = onnx::Sum(in0=%a, in1=%b, in2=%c)\n} -> (%y)\n",
+            3, in, MGOPT_DT_FP32, 2, s23, sum));
+  CHECK(one("main(%a: (3, fp32), %b: (2, 1, fp32), %c: (fp32)) {\n"
+            "  %y: (2, 3, fp32) = onnx::Mean(in0=%a, in1=%b, in2=%c)\n} -> (%y)\n",
+            3, in, MGOPT_DT_FP32, 2, s23, mean));
+  /* NaN propagates through Max */
+  CHECK(one("main(%a: (2, fp32), %b: (2, fp32)) {\n  %y: (2, fp32) = onnx::Max(in0=%a, in1=%b)\n} -> (%y)\n", 2,
+            nan, MGOPT_DT_FP32, 1, s2, max));
+  CHECK(one("main(%a: (2, int32), %b: (1, int32)) {\n  %y: (2, int32) = onnx::Max(in0=%a, in1=%b)\n} -> (%y)\n", 2,
+            ints, MGOPT_DT_INT32, 1, s2, imax));
+  CHECK(one("main(%a: (2, int32), %b: (1, int32)) {\n  %y: (2, int32) = onnx::Min(in0=%a, in1=%b)\n} -> (%y)\n", 2,
+            ints, MGOPT_DT_INT32, 1, s2, imin));
+}
+
+static void test_mod_bitshift(void) {
+  spec f[2] = {{MGOPT_DT_FP32, 1, {2}, {-4, 5.5}}, {MGOPT_DT_FP32, 1, {2}, {3, -2}}};
+  spec i[2] = {{MGOPT_DT_INT32, 1, {2}, {-4, 4}}, {MGOPT_DT_INT32, 1, {2}, {3, -3}}};
+  spec z[2] = {{MGOPT_DT_INT32, 1, {2}, {-4, 4}}, {MGOPT_DT_INT32, 1, {2}, {3, 0}}};
+  spec u[2] = {{MGOPT_DT_UINT8, 1, {4}, {1, 255, 1, 16}}, {MGOPT_DT_UINT8, 1, {4}, {3, 1, 8, 2}}};
+  int64_t s2[1] = {2}, s4[1] = {4};
+  static const double wf[2] = {-1, 1.5}, wfmod[2] = {-1, 1}, wpy[2] = {2, -2}, wl[4] = {8, 254, 0, 64};
+  static const double wr[4] = {0, 127, 0, 4};
+  CHECK(one("main(%a: (2, fp32), %b: (2, fp32)) {\n  %y: (2, fp32) = onnx::Mod(in0=%a, in1=%b, fmod=1)\n} -> (%y)\n",
+            2, f, MGOPT_DT_FP32, 1, s2, wf));
+  CHECK(one("main(%a: (2, int32), %b: (2, int32)) {\n  %y: (2, int32) = onnx::Mod(in0=%a, in1=%b, fmod=1)\n} -> (%y)\n",
+            2, i, MGOPT_DT_INT32, 1, s2, wfmod));
+  CHECK(one("main(%a: (2, int32), %b: (2, int32)) {\n  %y: (2, int32) = onnx::Mod(in0=%a, in1=%b)\n} -> (%y)\n", 2, i,
+            MGOPT_DT_INT32, 1, s2, wpy));
+  /* an integer modulo by zero is an error */
+  CHECK_EQ_INT(fails("main(%a: (2, int32), %b: (2, int32)) {\n  %y: (2, int32) = onnx::Mod(in0=%a, in1=%b, fmod=1)\n} -> (%y)\n",
+                     2, z),
+               MGOPT_ERR_INVALID_ARG);
+  /* a shift of the width or more gives 0 */
+  CHECK(one("main(%a: (4, uint8), %b: (4, uint8)) {\n  %y: (4, uint8) = onnx::BitShift(in0=%a, in1=%b, direction=\"LEFT\")\n} -> (%y)\n",
+            2, u, MGOPT_DT_UINT8, 1, s4, wl));
+  CHECK(one("main(%a: (4, uint8), %b: (4, uint8)) {\n  %y: (4, uint8) = onnx::BitShift(in0=%a, in1=%b, direction=\"RIGHT\")\n} -> (%y)\n",
+            2, u, MGOPT_DT_UINT8, 1, s4, wr));
+}
+
+static void test_unary(void) {
+  spec x[1] = {{MGOPT_DT_FP32, 1, {3}, {-1, 2, 0.3}}};
+  spec r[1] = {{MGOPT_DT_FP32, 1, {5}, {0.5, 1.5, 2.5, -0.5, -1.5}}};
+  spec inf[1] = {{MGOPT_DT_FP32, 1, {4}, {HUGE_VAL, -HUGE_VAL, 1, NAN}}};
+  spec ac[1] = {{MGOPT_DT_FP64, 1, {2}, {2, 0.5}}};
+  spec ni[1] = {{MGOPT_DT_INT8, 1, {3}, {-128, 5, 0}}};
+  int64_t s3[1] = {3}, s5[1] = {5}, s4[1] = {4}, s2[1] = {2};
+  static const double selu[3] = {-1.1113307412864781, 2.1014020442962646, 0.31521031916977194};
+  static const double celu[3] = {-0.63212055882855767, 2, 0.3}, shrink[3] = {-0.8, 1.8, 0};
+  static const double hswish[3] = {-1.0 / 3, 2 * (2.0 / 6 + 0.5), 0.3 * (0.3 / 6 + 0.5)};
+  static const double round[5] = {0, 2, 2, -0.0, -2}, isinf[4] = {1, 1, 0, 0}, ispos[4] = {1, 0, 0, 0};
+  static const double isnan[4] = {0, 0, 0, 1}, acosh[2] = {1.3169578969248166, NAN}, neg[3] = {-128, -5, 0};
+  CHECK(one("main(%x: (3, fp32)) {\n  %y: (3, fp32) = onnx::Selu(in0=%x)\n} -> (%y)\n", 1, x, MGOPT_DT_FP32, 1, s3, selu));
+  CHECK(one("main(%x: (3, fp32)) {\n  %y: (3, fp32) = onnx::Celu(in0=%x)\n} -> (%y)\n", 1, x, MGOPT_DT_FP32, 1, s3, celu));
+  CHECK(one("main(%x: (3, fp32)) {\n  %y: (3, fp32) = onnx::Shrink(in0=%x, bias=0.2)\n} -> (%y)\n", 1, x,
+            MGOPT_DT_FP32, 1, s3, shrink));
+  CHECK(one("main(%x: (3, fp32)) {\n  %y: (3, fp32) = onnx::HardSwish(in0=%x)\n} -> (%y)\n", 1, x, MGOPT_DT_FP32, 1,
+            s3, hswish));
+  /* halves round to even */
+  CHECK(one("main(%x: (5, fp32)) {\n  %y: (5, fp32) = onnx::Round(in0=%x)\n} -> (%y)\n", 1, r, MGOPT_DT_FP32, 1, s5,
+            round));
+  CHECK(one("main(%x: (4, fp32)) {\n  %y: (4, bool) = onnx::IsInf(in0=%x)\n} -> (%y)\n", 1, inf, MGOPT_DT_BOOL, 1, s4,
+            isinf));
+  CHECK(one("main(%x: (4, fp32)) {\n  %y: (4, bool) = onnx::IsInf(in0=%x, detect_negative=0)\n} -> (%y)\n", 1, inf,
+            MGOPT_DT_BOOL, 1, s4, ispos));
+  CHECK(one("main(%x: (4, fp32)) {\n  %y: (4, bool) = onnx::IsNaN(in0=%x)\n} -> (%y)\n", 1, inf, MGOPT_DT_BOOL, 1, s4,
+            isnan));
+  /* acosh below 1 is NaN */
+  CHECK(one("main(%x: (2, fp64)) {\n  %y: (2, fp64) = onnx::Acosh(in0=%x)\n} -> (%y)\n", 1, ac, MGOPT_DT_FP64, 1, s2,
+            acosh));
+  /* integers wrap: -(-128) is -128 in int8 */
+  CHECK(one("main(%x: (3, int8)) {\n  %y: (3, int8) = onnx::Neg(in0=%x)\n} -> (%y)\n", 1, ni, MGOPT_DT_INT8, 1, s3,
+            neg));
+}
+
+static void test_cast_like(void) {
+  spec x[2] = {{MGOPT_DT_FP32, 1, {3}, {1.7, -1.7, NAN}}, {MGOPT_DT_INT32, 1, {1}, {0}}};
+  spec b[2] = {{MGOPT_DT_FP32, 1, {3}, {1.7, 0, NAN}}, {MGOPT_DT_BOOL, 1, {1}, {0}}};
+  int64_t s3[1] = {3};
+  static const double wi[3] = {1, -1, 0}, wb[3] = {1, 0, 1};
+  /* truncation toward zero; NaN to an integer saturates to 0; NaN to bool is true */
+  CHECK(one("main(%x: (3, fp32), %l: (1, int32)) {\n  %y: (3, int32) = onnx::CastLike(in0=%x, in1=%l)\n} -> (%y)\n", 2,
+            x, MGOPT_DT_INT32, 1, s3, wi));
+  CHECK(one("main(%x: (3, fp32), %l: (1, bool)) {\n  %y: (3, bool) = onnx::CastLike(in0=%x, in1=%l)\n} -> (%y)\n", 2, b,
+            MGOPT_DT_BOOL, 1, s3, wb));
+}
+
+static void test_shapes(void) {
+  spec x[1] = {{MGOPT_DT_FP32, 3, {2, 3, 4}, {0}}};
+  spec m[2] = {{MGOPT_DT_FP32, 2, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}, {MGOPT_DT_INT64, 0, {0}, {1}}};
+  spec e[1] = {{MGOPT_DT_FP32, 2, {2, 3}, {0}}};
+  spec cmp[2] = {{MGOPT_DT_FP32, 2, {3, 2}, {1, 2, 3, 4, 5, 6}}, {MGOPT_DT_BOOL, 1, {3}, {0, 1, 1}}};
+  spec none[2] = {{MGOPT_DT_FP32, 2, {3, 2}, {1, 2, 3, 4, 5, 6}}, {MGOPT_DT_BOOL, 1, {3}, {0, 0, 0}}};
+  spec ex[2] = {{MGOPT_DT_INT32, 2, {3, 1}, {1, 2, 3}}, {MGOPT_DT_INT64, 1, {3}, {2, 1, 2}}};
+  int64_t s0[1] = {0}, s2[1] = {2}, s33[2] = {3, 3}, s23[2] = {2, 3}, s22[2] = {2, 2}, s02[2] = {0, 2}, s232[3] = {2, 3, 2};
+  static const double size[1] = {24}, shape[2] = {3, 4}, up[9] = {0, 2, 3, 0, 0, 6, 0, 0, 0};
+  static const double lo[9] = {1, 0, 0, 4, 5, 0, 7, 8, 9}, all[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, eye[6] = {0, 1, 0, 0, 0, 1};
+  static const double zeros[6] = {0, 0, 0, 0, 0, 0}, c0[4] = {3, 4, 5, 6}, cflat[2] = {2, 3};
+  static const double wex[12] = {1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3};
+  CHECK(one("main(%x: (2, 3, 4, fp32)) {\n  %y: (int64) = onnx::Size(in0=%x)\n} -> (%y)\n", 1, x, MGOPT_DT_INT64, 0,
+            NULL, size));
+  CHECK(one("main(%x: (2, 3, 4, fp32)) {\n  %y: (2, int64) = onnx::Shape(in0=%x, start=-2)\n} -> (%y)\n", 1, x,
+            MGOPT_DT_INT64, 1, s2, shape));
+  /* an end before the start: no dims */
+  CHECK(one("main(%x: (2, 3, 4, fp32)) {\n  %y: (0, int64) = onnx::Shape(in0=%x, start=2, end=-5)\n} -> (%y)\n", 1, x,
+            MGOPT_DT_INT64, 1, s0, NULL));
+  CHECK(one("main(%x: (3, 3, fp32), %k: (int64)) {\n  %y: (3, 3, fp32) = onnx::Trilu(in0=%x, in1=%k)\n} -> (%y)\n", 2,
+            m, MGOPT_DT_FP32, 2, s33, up));
+  CHECK(one("main(%x: (3, 3, fp32)) {\n  %y: (3, 3, fp32) = onnx::Trilu(in0=%x, upper=0)\n} -> (%y)\n", 1, m,
+            MGOPT_DT_FP32, 2, s33, lo));
+  /* k beyond the matrix keeps everything */
+  m[1].v[0] = -5;
+  CHECK(one("main(%x: (3, 3, fp32), %k: (int64)) {\n  %y: (3, 3, fp32) = onnx::Trilu(in0=%x, in1=%k)\n} -> (%y)\n", 2,
+            m, MGOPT_DT_FP32, 2, s33, all));
+  CHECK(one("main(%x: (2, 3, fp32)) {\n  %y: (2, 3, int32) = onnx::EyeLike(in0=%x, k=1, dtype=6)\n} -> (%y)\n", 1, e,
+            MGOPT_DT_INT32, 2, s23, eye));
+  CHECK(one("main(%x: (2, 3, fp32)) {\n  %y: (2, 3, fp32) = onnx::EyeLike(in0=%x, k=5)\n} -> (%y)\n", 1, e,
+            MGOPT_DT_FP32, 2, s23, zeros));
+  CHECK(one("main(%x: (3, 2, fp32), %c: (3, bool)) {\n  %y: (2, 2, fp32) = onnx::Compress(in0=%x, in1=%c, axis=0)\n} -> (%y)\n",
+            2, cmp, MGOPT_DT_FP32, 2, s22, c0));
+  CHECK(one("main(%x: (3, 2, fp32), %c: (3, bool)) {\n  %y: (2, fp32) = onnx::Compress(in0=%x, in1=%c)\n} -> (%y)\n", 2,
+            cmp, MGOPT_DT_FP32, 1, s2, cflat));
+  /* nothing selected: an empty axis */
+  CHECK(one("main(%x: (3, 2, fp32), %c: (3, bool)) {\n  %y: (0, 2, fp32) = onnx::Compress(in0=%x, in1=%c, axis=0)\n} -> (%y)\n",
+            2, none, MGOPT_DT_FP32, 2, s02, NULL));
+  CHECK(one("main(%x: (3, 1, int32), %s: (3, int64)) {\n  %y: (2, 3, 2, int32) = onnx::Expand(in0=%x, in1=%s)\n} -> (%y)\n",
+            2, ex, MGOPT_DT_INT32, 3, s232, wex));
+}
+
+static void test_reduce_sum(void) {
+  spec x[2] = {{MGOPT_DT_FP32, 2, {2, 3}, {1, 2, 3, 4, 5, 6}}, {MGOPT_DT_INT64, 1, {1}, {-1}}};
+  spec none[2] = {{MGOPT_DT_INT32, 2, {2, 3}, {1, 2, 3, 4, 5, 6}}, {MGOPT_DT_INT64, 1, {0}, {0}}};
+  int64_t s21[2] = {2, 1}, s11[2] = {1, 1}, s23[2] = {2, 3};
+  static const double rows[2] = {6, 15}, all[1] = {21}, same[6] = {1, 2, 3, 4, 5, 6};
+  CHECK(one("main(%x: (2, 3, fp32), %a: (1, int64)) {\n  %y: (2, 1, fp32) = onnx::ReduceSum(in0=%x, in1=%a)\n} -> (%y)\n",
+            2, x, MGOPT_DT_FP32, 2, s21, rows));
+  /* no axes: every axis; with noop_with_empty_axes: the input */
+  CHECK(one("main(%x: (2, 3, int32), %a: (0, int64)) {\n  %y: (1, 1, int32) = onnx::ReduceSum(in0=%x, in1=%a)\n} -> (%y)\n",
+            2, none, MGOPT_DT_INT32, 2, s11, all));
+  CHECK(one("main(%x: (2, 3, int32), %a: (0, int64)) {\n"
+            "  %y: (2, 3, int32) = onnx::ReduceSum(in0=%x, in1=%a, noop_with_empty_axes=1)\n} -> (%y)\n",
+            2, none, MGOPT_DT_INT32, 2, s23, same));
+}
+
+static void test_dropout_layer_norm(void) {
+  spec x[1] = {{MGOPT_DT_FP32, 1, {2}, {1, 2}}};
+  spec t[3] = {{MGOPT_DT_FP32, 1, {2}, {1, 2}}, {MGOPT_DT_FP32, 0, {0}, {0.5}}, {MGOPT_DT_BOOL, 0, {0}, {1}}};
+  spec ln[3] = {{MGOPT_DT_FP32, 2, {2, 3}, {1, 2, 3, 2, 2, 2}}, {MGOPT_DT_FP32, 1, {3}, {1, 1, 2}},
+                {MGOPT_DT_FP32, 1, {3}, {0, 0, 1}}};
+  int64_t s2[1] = {2}, s23[2] = {2, 3};
+  double inv = 1.0 / sqrt(2.0 / 3 + 1e-5), ln_y[6];
+  static const double ones[2] = {1, 1};
+  ln_y[0] = -inv;
+  ln_y[1] = 0;
+  ln_y[2] = 2 * inv + 1;
+  ln_y[3] = ln_y[4] = 0; /* a row of zero variance */
+  ln_y[5] = 1;
+  CHECK(one("main(%x: (2, fp32)) {\n  %y: (2, fp32), %m: (2, bool) = onnx::Dropout(in0=%x)\n} -> (%m)\n", 1, x,
+            MGOPT_DT_BOOL, 1, s2, ones));
+  /* training with a ratio of 0.5 is random: not evaluated */
+  CHECK_EQ_INT(fails("main(%x: (2, fp32), %r: (fp32), %t: (bool)) {\n"
+                     "  %y: (2, fp32) = onnx::Dropout(in0=%x, in1=%r, in2=%t)\n} -> (%y)\n",
+                     3, t),
+               MGOPT_ERR_UNSUPPORTED);
+  CHECK(one("main(%x: (2, 3, fp32), %s: (3, fp32), %b: (3, fp32)) {\n"
+            "  %y: (2, 3, fp32) = onnx::LayerNormalization(in0=%x, in1=%s, in2=%b)\n} -> (%y)\n",
+            3, ln, MGOPT_DT_FP32, 2, s23, ln_y));
+}
+
+static void test_arg_and_pool(void) {
+  spec x[1] = {{MGOPT_DT_FP32, 2, {2, 3}, {1, 3, 3, 2, 2, 1}}};
+  spec p[1] = {{MGOPT_DT_FP32, 4, {1, 2, 2, 2}, {1, 5, 3, 2, NAN, 0, 1, 2}}};
+  int64_t s21[2] = {2, 1}, s3[1] = {3}, s1211[4] = {1, 2, 1, 1};
+  static const double last[2] = {2, 1}, first[2] = {1, 0}, amin[3] = {0, 1, 1}, pool[2] = {5, NAN};
+  CHECK(one("main(%x: (2, 3, fp32)) {\n  %y: (2, 1, int64) = onnx::ArgMax(in0=%x, axis=1, select_last_index=1)\n} -> (%y)\n",
+            1, x, MGOPT_DT_INT64, 2, s21, last));
+  CHECK(one("main(%x: (2, 3, fp32)) {\n  %y: (2, 1, int64) = onnx::ArgMax(in0=%x, axis=1, select_last_index=0)\n} -> (%y)\n",
+            1, x, MGOPT_DT_INT64, 2, s21, first));
+  CHECK(one("main(%x: (2, 3, fp32)) {\n  %y: (3, int64) = onnx::ArgMin(in0=%x, keepdims=0, select_last_index=1)\n} -> (%y)\n",
+            1, x, MGOPT_DT_INT64, 1, s3, amin));
+  /* NaN propagates through the max */
+  CHECK(one("main(%x: (1, 2, 2, 2, fp32)) {\n  %y: (1, 2, 1, 1, fp32) = onnx::GlobalMaxPool(in0=%x)\n} -> (%y)\n", 1, p,
+            MGOPT_DT_FP32, 4, s1211, pool));
+}
+
 static const test_case tests[] = {
     TEST(test_log_softmax), TEST(test_nll_loss),      TEST(test_sce_loss),
-    TEST(test_unknown_op),  TEST(test_late_reshape),  TEST(test_late_cumsum),
+    TEST(test_unknown_op),  TEST(test_late_reshape),  TEST(test_late_cumsum),  TEST(test_nary),
+    TEST(test_mod_bitshift), TEST(test_unary),        TEST(test_cast_like),    TEST(test_shapes),
+    TEST(test_dropout_layer_norm), TEST(test_arg_and_pool), TEST(test_reduce_sum),
 };
 TEST_MAIN(tests)
