@@ -145,6 +145,11 @@
      allocator, not its arena, and each is freed after its last read, so a
      program can be evaluated any number of times. The numeric contract of
      each op family is in src/kernels/eval.c and the kernel files.
+     For a program read from ONNX, op_fn = mgopt_onnx_eval_op evaluates
+     the ops the import left opaque: ONNX ops without a MIL op by kernels of
+     their own, and ops that stayed opaque because a parameter was not a
+     constant at import by the importer's mapping run on the run-time
+     operands (see mgopt_passes.h).
 
    WHAT MGOPT DOES NOT DO
      It does not run models fast (its evaluator is a reference), does not train,

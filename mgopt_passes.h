@@ -87,6 +87,41 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
                                  mgopt_tensor **outputs, int32_t noutputs, const mgopt_eval_options *opts,
                                  mgopt_diag *d);
 
+/* ---------------------------------------------------------------- opaque ONNX ops
+
+   mgopt_onnx_eval_op is an op_fn for mgopt_eval that evaluates the ops an
+   ONNX import leaves opaque (`onnx::X`, the default domain): ops without a
+   MIL op by a kernel of its own (LogSoftmax and Softmax/Hardmax of every
+   opset, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ...), and every
+   op the importer maps to canonical ops but left opaque because a parameter
+   was not a constant (a Reshape's shape, a CumSum's axis, Slice's starts...)
+   by running the importer's mapping row on the run-time operands and
+   evaluating what it builds with the canonical kernels. The numeric
+   contracts are stated in src/kernels/onnx_ops.c and onnx_nn.c. Typical
+   use: eval_options.op_fn = mgopt_onnx_eval_op; eval_options.op_ud = NULL
+   (or a mgopt_onnx_eval_options). */
+
+typedef struct mgopt_onnx_eval_options { /* zeroed = every default */
+  int64_t max_elements;                  /* per output, 0 = no limit */
+} mgopt_onnx_eval_options;
+
+/* Evaluates opaque op `op` of p (see mgopt_eval_options.op_fn for operands
+   and out). ud: a mgopt_onnx_eval_options or NULL. MGOPT_ERR_UNSUPPORTED
+   with the message "cannot evaluate onnx::X: why" for an op it does not
+   cover (another domain, no kernel and no mapping row at the program's
+   opset, a mapping that declines these operands, a random op);
+   MGOPT_ERR_INVALID_ARG / MGOPT_ERR_CORRUPT for operands ONNX rejects (an
+   index out of range), MGOPT_ERR_LIMIT, MGOPT_ERR_NOMEM. On error no output
+   is left set. The program's opset is the imported model's (17 for a
+   program from elsewhere). */
+MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                                         int32_t noperands, mgopt_tensor **out, mgopt_diag *d);
+
+/* 1 when mgopt_onnx_eval_op has a way to evaluate op: an `onnx::X` op with
+   a kernel or a mapping row for X at p's opset (a mapping may still
+   decline the run-time operands). 0 otherwise, NULL included. */
+MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5662,6 +5697,1314 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
     if (E.counted[id]) mgopt__ev_unref(p, E.val[id]);
   mgopt__heap_free(&p->alloc, E.val, bytes ? bytes : 1);
   return s;
+}
+/* src/kernels/onnx_ops.h — private declarations of the evaluator of opaque ONNX ops: the run state, the kernel table, the helpers its kernels share. */
+#ifndef MGOPT__ONNX_OPS_H
+#define MGOPT__ONNX_OPS_H
+
+/* How an opaque `onnx::X` op is evaluated (onnx_eval.c): the row of the
+   table below for X at the program's opset runs first; a kernel that does
+   not handle these attributes or operands declines, and then the importer's
+   own mapping row for X runs on the run-time operands as constants (late
+   mapping), its canonical ops evaluated with the canonical kernels. */
+
+/* Kernel results. */
+#define MGOPT__OX_ERR (-1) /* failed: the diag is set */
+#define MGOPT__OX_NO 0     /* declined: why says why; the late mapping may still evaluate the op */
+#define MGOPT__OX_OK 1     /* every present output was made */
+
+/* The run of one op. */
+typedef struct mgopt__ox {
+  mgopt_program *p;
+  const mgopt_op *op;
+  const char *name;     /* the ONNX op type (after "onnx::") */
+  int64_t opset;        /* the default-domain opset of the program */
+  mgopt_tensor **in;    /* by ONNX input index; NULL: absent */
+  int32_t nin;
+  mgopt_tensor **out;   /* op->nouts; the kernel makes them with mgopt__ox_out */
+  int32_t nout;
+  int64_t max_elements; /* per output, 0 = no limit */
+  mgopt_diag *d;        /* may be NULL */
+  mgopt_status status;  /* of the last failure */
+  char why[160];        /* why the kernel declined */
+} mgopt__ox;
+
+typedef int (*mgopt__ox_fn)(mgopt__ox *c);
+
+/* One ONNX op of the default domain over a range of opsets and its kernel. */
+typedef struct mgopt__ox_row {
+  const char *onnx;
+  int32_t since, until; /* until 0 = every later opset */
+  mgopt__ox_fn fn;
+} mgopt__ox_row;
+
+/* The table (onnx_ops.c): *n rows. */
+MGOPT__PRIVATE const mgopt__ox_row *mgopt__ox_rows(int32_t *n);
+
+/* ---- helpers (onnx_ops.c) */
+MGOPT__PRIVATE int mgopt__ox_fail(mgopt__ox *c, mgopt_status s, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+MGOPT__PRIVATE int mgopt__ox_no(mgopt__ox *c, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Input i, or NULL when absent or past the inputs. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_in(mgopt__ox *c, int32_t i);
+/* Input i, which must be present: NULL after failing with MGOPT_ERR_INVALID_ARG. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_need(mgopt__ox *c, int32_t i);
+/* Makes output i (zero-filled): MGOPT__OX_OK, or MGOPT__OX_ERR (limit, memory, bad shape). */
+MGOPT__PRIVATE int mgopt__ox_out(mgopt__ox *c, int32_t i, mgopt_dtype dt, int32_t rank, const int64_t *shape);
+/* 1 when output i is wanted (present and not an omitted optional output). */
+MGOPT__PRIVATE int mgopt__ox_wants(const mgopt__ox *c, int32_t i);
+/* Axis a of a tensor of `rank` into [0, rank): MGOPT__OX_OK or a failure. */
+MGOPT__PRIVATE int mgopt__ox_axis(mgopt__ox *c, int64_t a, int32_t rank, int32_t *out);
+/* Integer attribute (the default when absent). */
+MGOPT__PRIVATE int64_t mgopt__ox_int(const mgopt__ox *c, const char *name, int64_t dflt);
+MGOPT__PRIVATE double mgopt__ox_float(const mgopt__ox *c, const char *name, double dflt);
+/* 1 when string attribute `name` equals want (or is absent and dflt is set). */
+MGOPT__PRIVATE int mgopt__ox_str_is(const mgopt__ox *c, const char *name, const char *want, int dflt);
+/* 1 when dt computes in double here: fp16, bf16, fp32, fp64. */
+MGOPT__PRIVATE int mgopt__ox_is_real(mgopt_dtype dt);
+/* Element i of a real tensor as double; of an integer or bool one as int64. */
+MGOPT__PRIVATE double mgopt__ox_getf(const mgopt_tensor *t, int64_t i);
+MGOPT__PRIVATE int64_t mgopt__ox_geti(const mgopt_tensor *t, int64_t i);
+/* Stores v rounded once to t's real dtype (nearest even). */
+MGOPT__PRIVATE void mgopt__ox_setf(mgopt_tensor *t, int64_t i, double v);
+/* Stores v wrapped to t's integer dtype (bool: v != 0). */
+MGOPT__PRIVATE void mgopt__ox_seti(mgopt_tensor *t, int64_t i, int64_t v);
+/* The scalar integer in input i (one element): MGOPT__OX_OK or a failure. */
+MGOPT__PRIVATE int mgopt__ox_scalar_int(mgopt__ox *c, int32_t i, int64_t *v);
+
+/* ---- kernels of onnx_nn.c */
+MGOPT__PRIVATE int mgopt__ox_softmax(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_nll_loss(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_sce_loss(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_arg_extreme(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_global_max_pool(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_layer_norm(mgopt__ox *c);
+
+#endif /* MGOPT__ONNX_OPS_H */
+/* src/kernels/onnx_ops.c — the table of kernels for ONNX ops without a MIL op, the helpers they share, and the elementwise and shape kernels.
+
+   Numeric contract (each kernel of this file; onnx_nn.c states its own).
+   Real dtypes (fp16, bf16, fp32, fp64) are read into double, computed in
+   double and rounded once to the output dtype (nearest even); NaN and Inf
+   propagate as in IEEE 754. Integer dtypes compute in int64 (uint64 as its
+   bits) and wrap around to the output dtype on store. Shape-moving kernels
+   copy elements and never round. */
+
+/* ---------------------------------------------------------------- helpers */
+
+MGOPT__PRIVATE int mgopt__ox_fail(mgopt__ox *c, mgopt_status s, const char *fmt, ...) {
+  va_list ap;
+  c->status = s;
+  if (!c->d) return MGOPT__OX_ERR;
+  c->d->status = s;
+  va_start(ap, fmt);
+  vsnprintf(c->d->msg, sizeof c->d->msg, fmt, ap);
+  va_end(ap);
+  return MGOPT__OX_ERR;
+}
+
+MGOPT__PRIVATE int mgopt__ox_no(mgopt__ox *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->why, sizeof c->why, fmt, ap);
+  va_end(ap);
+  return MGOPT__OX_NO;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_in(mgopt__ox *c, int32_t i) { return i >= 0 && i < c->nin ? c->in[i] : NULL; }
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ox_need(mgopt__ox *c, int32_t i) {
+  mgopt_tensor *t = mgopt__ox_in(c, i);
+  if (!t) mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "input %d is missing", (int)i);
+  return t;
+}
+
+MGOPT__PRIVATE int mgopt__ox_wants(const mgopt__ox *c, int32_t i) {
+  return i >= 0 && i < c->nout && !(c->op->outs[i]->flags & MGOPT_VALUE_ABSENT);
+}
+
+MGOPT__PRIVATE int mgopt__ox_out(mgopt__ox *c, int32_t i, mgopt_dtype dt, int32_t rank, const int64_t *shape) {
+  int64_t n = mgopt__k_numel(rank, shape);
+  if (i < 0 || i >= c->nout) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "output %d of %d", (int)i, (int)c->nout);
+  if (n < 0) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "output %d has an invalid shape", (int)i);
+  if (c->max_elements > 0 && n > c->max_elements)
+    return mgopt__ox_fail(c, MGOPT_ERR_LIMIT, "output %d has %lld elements, above the limit %lld", (int)i,
+                          (long long)n, (long long)c->max_elements);
+  if (c->out[i]) mgopt_eval_tensor_free(c->p, c->out[i]);
+  c->out[i] = mgopt_eval_tensor_new(c->p, dt, rank, shape);
+  return c->out[i] ? MGOPT__OX_OK : mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+}
+
+MGOPT__PRIVATE int mgopt__ox_axis(mgopt__ox *c, int64_t a, int32_t rank, int32_t *out) {
+  if (a < -(int64_t)rank || a >= rank)
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "axis %lld is outside [%d, %d)", (long long)a, -(int)rank, (int)rank);
+  *out = (int32_t)(a < 0 ? a + rank : a);
+  return MGOPT__OX_OK;
+}
+
+MGOPT__PRIVATE int64_t mgopt__ox_int(const mgopt__ox *c, const char *name, int64_t dflt) {
+  const mgopt_attr *a = mgopt_op_attr(c->op, name);
+  return a && (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) ? a->u.i : dflt;
+}
+
+MGOPT__PRIVATE double mgopt__ox_float(const mgopt__ox *c, const char *name, double dflt) {
+  const mgopt_attr *a = mgopt_op_attr(c->op, name);
+  if (a && a->kind == MGOPT_ATTR_FLOAT) return a->u.f;
+  if (a && a->kind == MGOPT_ATTR_INT) return (double)a->u.i;
+  return dflt;
+}
+
+MGOPT__PRIVATE int mgopt__ox_str_is(const mgopt__ox *c, const char *name, const char *want, int dflt) {
+  const mgopt_attr *a = mgopt_op_attr(c->op, name);
+  if (!a) return dflt;
+  return a->kind == MGOPT_ATTR_STRING && a->u.s.len == strlen(want) && memcmp(a->u.s.ptr, want, a->u.s.len) == 0;
+}
+
+MGOPT__PRIVATE int mgopt__ox_is_real(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
+}
+
+MGOPT__PRIVATE double mgopt__ox_getf(const mgopt_tensor *t, int64_t i) { return mgopt_tensor_get_f64(t, i); }
+
+MGOPT__PRIVATE int64_t mgopt__ox_geti(const mgopt_tensor *t, int64_t i) {
+  if (t->dtype == MGOPT_DT_BOOL) return ((const uint8_t *)t->data)[i] != 0;
+  return mgopt_tensor_get_i64(t, i);
+}
+
+MGOPT__PRIVATE void mgopt__ox_setf(mgopt_tensor *t, int64_t i, double v) {
+  mgopt__k_store_f64_at((mgopt_dtype)t->dtype, t->data, i, v);
+}
+
+MGOPT__PRIVATE void mgopt__ox_seti(mgopt_tensor *t, int64_t i, int64_t v) {
+  mgopt__k_store_i64_at((mgopt_dtype)t->dtype, t->data, i, v);
+}
+
+MGOPT__PRIVATE int mgopt__ox_scalar_int(mgopt__ox *c, int32_t i, int64_t *v) {
+  mgopt_tensor *t = mgopt__ox_need(c, i);
+  if (!t) return MGOPT__OX_ERR;
+  if (t->numel != 1 || !(mgopt_dtype_is_int((mgopt_dtype)t->dtype)))
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "input %d is not one integer", (int)i);
+  *v = mgopt__ox_geti(t, 0);
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- broadcasting */
+
+/* The numpy broadcast of the shapes of the present inputs first..last. */
+static int mgopt__oxo_bshape(mgopt__ox *c, int32_t first, int32_t last, int32_t *rank, int64_t *shape) {
+  int32_t i, r2;
+  int64_t tmp[MGOPT_MAX_RANK];
+  *rank = 0;
+  for (i = first; i <= last; i++) {
+    const mgopt_tensor *t = mgopt__ox_in(c, i);
+    if (!t) continue;
+    if (!mgopt__k_bcast_shape(*rank, shape, t->rank, t->shape, &r2, tmp))
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "input %d does not broadcast with the inputs before it", (int)i);
+    *rank = r2;
+    memcpy(shape, tmp, sizeof(int64_t) * (size_t)r2);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* The flat index in t of output index idx (rank orank) under broadcasting. */
+static int64_t mgopt__oxo_src(const mgopt_tensor *t, int32_t orank, const int64_t *idx) {
+  int64_t off = 0, stride = 1;
+  int32_t d;
+  for (d = t->rank - 1; d >= 0; d--) {
+    if (t->shape[d] != 1) off += idx[d + orank - t->rank] * stride;
+    stride *= t->shape[d];
+  }
+  return off;
+}
+
+/* Steps a row-major index over shape. */
+static void mgopt__oxo_next(int32_t rank, const int64_t *shape, int64_t *idx) {
+  int32_t d;
+  for (d = rank - 1; d >= 0; d--) {
+    if (++idx[d] < shape[d]) return;
+    idx[d] = 0;
+  }
+}
+
+/* The inputs first..last present all have the dtype of the first. */
+static int mgopt__oxo_same_dtype(mgopt__ox *c, int32_t first, int32_t last, mgopt_dtype *dt) {
+  int32_t i;
+  int seen = 0;
+  for (i = first; i <= last; i++) {
+    const mgopt_tensor *t = mgopt__ox_in(c, i);
+    if (!t) continue;
+    if (!seen) *dt = (mgopt_dtype)t->dtype;
+    else if (t->dtype != *dt)
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "input %d is %s, input %d %s", (int)i,
+                            mgopt_dtype_name((mgopt_dtype)t->dtype), (int)first, mgopt_dtype_name(*dt));
+    seen = 1;
+  }
+  return seen ? MGOPT__OX_OK : mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "no input");
+}
+
+/* 1 for the dtypes integer kernels compute: bool and the 8..64-bit integers. */
+static int mgopt__oxo_is_intlike(mgopt_dtype dt) {
+  return dt == MGOPT_DT_BOOL || (mgopt_dtype_is_int(dt) && mgopt_dtype_bits(dt) >= 8);
+}
+
+/* ---------------------------------------------------------------- n-ary and binary elementwise */
+
+/* Sum, Mean, Max, Min of any number of inputs, broadcast. Reals: double,
+   rounded once; Max/Min propagate NaN. Integers: int64 wrapping to the
+   dtype (uint64 compared unsigned); Mean of integers is declined. */
+static int mgopt__oxo_nary(mgopt__ox *c) {
+  int mode = strcmp(c->name, "Sum") == 0 ? 0 : strcmp(c->name, "Mean") == 0 ? 1 : strcmp(c->name, "Max") == 0 ? 2 : 3;
+  int32_t rank, i, n = 0;
+  int64_t shape[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], e;
+  mgopt_dtype dt = MGOPT_DT_FP32;
+  mgopt_tensor *y;
+  int st, real;
+  if ((st = mgopt__oxo_same_dtype(c, 0, c->nin - 1, &dt)) != MGOPT__OX_OK) return st;
+  real = mgopt__ox_is_real(dt);
+  if (!real && (!mgopt__oxo_is_intlike(dt) || mode == 1 || dt == MGOPT_DT_BOOL))
+    return mgopt__ox_no(c, "%s of %s", c->name, mgopt_dtype_name(dt));
+  if ((st = mgopt__oxo_bshape(c, 0, c->nin - 1, &rank, shape)) != MGOPT__OX_OK) return st;
+  if ((st = mgopt__ox_out(c, 0, dt, rank, shape)) != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  for (i = 0; i < c->nin; i++) n += c->in[i] != NULL;
+  memset(idx, 0, sizeof idx);
+  for (e = 0; e < y->numel; e++, mgopt__oxo_next(rank, shape, idx)) {
+    double acc = 0.0;
+    int64_t iacc = 0;
+    int first = 1;
+    for (i = 0; i < c->nin; i++) {
+      const mgopt_tensor *t = c->in[i];
+      int64_t at;
+      if (!t) continue;
+      at = mgopt__oxo_src(t, rank, idx);
+      if (real) {
+        double v = mgopt__ox_getf(t, at);
+        if (first || mode < 2) acc = first ? v : acc + v;
+        else if (v != v || acc != acc) acc = v != v ? v : acc;
+        else if (mode == 2 ? v > acc : v < acc) acc = v;
+      } else {
+        int64_t v = mgopt__ox_geti(t, at);
+        if (first) iacc = v;
+        else if (mode == 0) iacc = (int64_t)((uint64_t)iacc + (uint64_t)v);
+        else if (dt == MGOPT_DT_UINT64 ? (mode == 2 ? (uint64_t)v > (uint64_t)iacc : (uint64_t)v < (uint64_t)iacc)
+                                       : (mode == 2 ? v > iacc : v < iacc))
+          iacc = v;
+      }
+      first = 0;
+    }
+    if (real) mgopt__ox_setf(y, e, mode == 1 ? acc / n : acc);
+    else mgopt__ox_seti(y, e, iacc);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* Mod, BitShift and integer Div, broadcast. Mod: fmod=1 is C's fmod /
+   truncated remainder (the sign of the dividend); fmod=0 (integers only)
+   takes the sign of the divisor. Div of integers truncates toward zero.
+   A zero integer divisor is an error. BitShift: unsigned, a shift of the
+   type's width or more gives 0. */
+static int mgopt__oxo_binary(mgopt__ox *c) {
+  int mode = strcmp(c->name, "Mod") == 0 ? 0 : strcmp(c->name, "BitShift") == 0 ? 1 : 2;
+  int32_t rank;
+  int64_t shape[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], e;
+  mgopt_dtype dt = MGOPT_DT_FP32;
+  mgopt_tensor *a = mgopt__ox_need(c, 0), *b = a ? mgopt__ox_need(c, 1) : NULL, *y;
+  int st, real, fmodv = (int)mgopt__ox_int(c, "fmod", 0), left = 0, bits;
+  if (!b) return MGOPT__OX_ERR;
+  if ((st = mgopt__oxo_same_dtype(c, 0, 1, &dt)) != MGOPT__OX_OK) return st;
+  real = mgopt__ox_is_real(dt);
+  bits = mgopt_dtype_bits(dt);
+  if (mode == 1) {
+    if (dt != MGOPT_DT_UINT8 && dt != MGOPT_DT_UINT16 && dt != MGOPT_DT_UINT32 && dt != MGOPT_DT_UINT64)
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "BitShift of %s", mgopt_dtype_name(dt));
+    if (mgopt__ox_str_is(c, "direction", "LEFT", 0)) left = 1;
+    else if (!mgopt__ox_str_is(c, "direction", "RIGHT", 0))
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "direction is not LEFT or RIGHT");
+  } else if (real ? (mode == 0 && !fmodv) : !mgopt__oxo_is_intlike(dt) || dt == MGOPT_DT_BOOL) {
+    return mgopt__ox_no(c, "%s of %s%s", c->name, mgopt_dtype_name(dt), real ? " with fmod=0" : "");
+  } else if (mode == 2 && real) {
+    return mgopt__ox_no(c, "the mapping divides reals");
+  }
+  if ((st = mgopt__oxo_bshape(c, 0, 1, &rank, shape)) != MGOPT__OX_OK) return st;
+  if ((st = mgopt__ox_out(c, 0, dt, rank, shape)) != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  memset(idx, 0, sizeof idx);
+  for (e = 0; e < y->numel; e++, mgopt__oxo_next(rank, shape, idx)) {
+    int64_t ia = mgopt__oxo_src(a, rank, idx), ib = mgopt__oxo_src(b, rank, idx), x, z, r;
+    if (real) {
+      mgopt__ox_setf(y, e, fmod(mgopt__ox_getf(a, ia), mgopt__ox_getf(b, ib)));
+      continue;
+    }
+    x = mgopt__ox_geti(a, ia);
+    z = mgopt__ox_geti(b, ib);
+    if (mode == 1) {
+      uint64_t ux = (uint64_t)x, uz = (uint64_t)z;
+      mgopt__ox_seti(y, e, uz >= (uint64_t)bits ? 0 : (int64_t)(left ? ux << uz : ux >> uz));
+      continue;
+    }
+    if (z == 0) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "integer %s by zero", mode == 0 ? "modulo" : "division");
+    if (dt == MGOPT_DT_UINT64) {
+      uint64_t ux = (uint64_t)x, uz = (uint64_t)z;
+      mgopt__ox_seti(y, e, (int64_t)(mode == 0 ? ux % uz : ux / uz));
+      continue;
+    }
+    if (z == -1) r = mode == 0 ? 0 : (int64_t)(0 - (uint64_t)x); /* no INT64_MIN / -1 trap */
+    else r = mode == 0 ? x % z : x / z;
+    if (mode == 0 && !fmodv && r != 0 && (r < 0) != (z < 0)) r += z;
+    mgopt__ox_seti(y, e, r);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- unary */
+
+/* The unary kernels of reals: Selu, Celu, Shrink, HardSwish, Asinh, Acosh,
+   Round (half to even); Neg and Sign of every numeric dtype (integers wrap);
+   IsNaN and IsInf give bool. */
+static double mgopt__oxo_round_even(double x) {
+  double r = floor(x), d = x - r;
+  if (d > 0.5 || (d == 0.5 && fmod(r, 2.0) != 0.0)) r += 1.0;
+  return x != x || x - x != 0.0 ? x : r;
+}
+
+static int mgopt__oxo_unary(mgopt__ox *c) {
+  const char *nm = c->name;
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *y;
+  int64_t i;
+  int st, test = strcmp(nm, "IsNaN") == 0 || strcmp(nm, "IsInf") == 0;
+  int any = strcmp(nm, "Neg") == 0 || strcmp(nm, "Sign") == 0;
+  double alpha, gamma, lambd, bias;
+  if (!x) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype) && !(any && mgopt__oxo_is_intlike((mgopt_dtype)x->dtype) &&
+                                                     x->dtype != MGOPT_DT_BOOL))
+    return mgopt__ox_no(c, "%s of %s", nm, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if ((st = mgopt__ox_out(c, 0, test ? MGOPT_DT_BOOL : (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK)
+    return st;
+  y = c->out[0];
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype)) {
+    for (i = 0; i < x->numel; i++) {
+      int64_t v = mgopt__ox_geti(x, i);
+      if (nm[0] == 'N') mgopt__ox_seti(y, i, (int64_t)(0 - (uint64_t)v));
+      else mgopt__ox_seti(y, i, v > 0 ? 1 : v < 0 ? -1 : 0);
+    }
+    return MGOPT__OX_OK;
+  }
+  alpha = mgopt__ox_float(c, "alpha", strcmp(nm, "Selu") == 0 ? 1.67326319217681884765625 : 1.0);
+  gamma = mgopt__ox_float(c, "gamma", 1.05070102214813232421875);
+  lambd = mgopt__ox_float(c, "lambd", 0.5);
+  bias = mgopt__ox_float(c, "bias", 0.0);
+  for (i = 0; i < x->numel; i++) {
+    double v = mgopt__ox_getf(x, i), r;
+    if (strcmp(nm, "IsNaN") == 0) r = v != v;
+    else if (strcmp(nm, "IsInf") == 0)
+      r = (v == HUGE_VAL && mgopt__ox_int(c, "detect_positive", 1)) || (v == -HUGE_VAL && mgopt__ox_int(c, "detect_negative", 1));
+    else if (strcmp(nm, "Selu") == 0) r = v > 0 ? gamma * v : gamma * (alpha * exp(v) - alpha);
+    else if (strcmp(nm, "Celu") == 0) r = (v > 0 ? v : 0.0) + (v < 0 ? alpha * (exp(v / alpha) - 1.0) : 0.0);
+    else if (strcmp(nm, "Shrink") == 0) r = v < -lambd ? v + bias : v > lambd ? v - bias : 0.0;
+    else if (strcmp(nm, "HardSwish") == 0) {
+      double h = v / 6.0 + 0.5;
+      r = v * (h < 0 ? 0.0 : h > 1 ? 1.0 : h);
+    } else if (strcmp(nm, "Asinh") == 0) r = asinh(v);
+    else if (strcmp(nm, "Acosh") == 0) r = acosh(v);
+    else if (strcmp(nm, "Round") == 0) r = mgopt__oxo_round_even(v);
+    else if (strcmp(nm, "Neg") == 0) r = -v;
+    else r = v > 0 ? 1.0 : v < 0 ? -1.0 : v; /* Sign: 0 and NaN stay */
+    if (test) mgopt__ox_seti(y, i, r != 0.0);
+    else mgopt__ox_setf(y, i, r);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- casts */
+
+/* CastLike (to input 1's dtype) and Cast (to attribute `to`) between
+   numeric dtypes: reals round once to the target (nearest even; fp32 and
+   fp64 to bf16 are declined, see below); a real
+   to an integer truncates toward zero, saturating at int64's range, then
+   wraps to the target; integers wrap; to bool is v != 0 (NaN is true). */
+static int mgopt__oxo_cast(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *y, *like = NULL;
+  mgopt_dtype to;
+  int64_t i;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (strcmp(c->name, "CastLike") == 0) {
+    if (!(like = mgopt__ox_need(c, 1))) return MGOPT__OX_ERR;
+    to = (mgopt_dtype)like->dtype;
+  } else {
+    to = mgopt_onnx_dtype((int32_t)mgopt__ox_int(c, "to", 0));
+  }
+  if (!(mgopt__ox_is_real(to) || mgopt__oxo_is_intlike(to)) ||
+      !(mgopt__ox_is_real((mgopt_dtype)x->dtype) || mgopt__oxo_is_intlike((mgopt_dtype)x->dtype)))
+    return mgopt__ox_no(c, "a cast from %s to %s", mgopt_dtype_name((mgopt_dtype)x->dtype), mgopt_dtype_name(to));
+  /* ONNX's reference data truncated float to bfloat16 before it rounded: no one answer */
+  if (to == MGOPT_DT_BF16 && (x->dtype == MGOPT_DT_FP32 || x->dtype == MGOPT_DT_FP64))
+    return mgopt__ox_no(c, "a cast from %s to bf16 (truncated or rounded, by ONNX version)",
+                        mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if ((st = mgopt__ox_out(c, 0, to, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  for (i = 0; i < x->numel; i++) {
+    if (mgopt__ox_is_real((mgopt_dtype)x->dtype)) {
+      double v = mgopt__ox_getf(x, i);
+      if (mgopt__ox_is_real(to)) mgopt__ox_setf(y, i, v);
+      else if (to == MGOPT_DT_BOOL) mgopt__ox_seti(y, i, v != 0.0);
+      else mgopt__ox_seti(y, i, mgopt_tensor_get_i64(x, i));
+    } else if (mgopt__ox_is_real(to)) {
+      mgopt__ox_setf(y, i, mgopt__ox_getf(x, i));
+    } else {
+      mgopt__ox_seti(y, i, mgopt__ox_geti(x, i));
+    }
+  }
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- shapes and data movement */
+
+/* Size: the element count, int64. Shape: the dims start..end (opset 15's
+   attributes: negative counts from the end, clamped to [0, rank]). */
+static int mgopt__oxo_shape(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  int64_t start, end, n, i;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (strcmp(c->name, "Size") == 0) {
+    if ((st = mgopt__ox_out(c, 0, MGOPT_DT_INT64, 0, NULL)) != MGOPT__OX_OK) return st;
+    mgopt__ox_seti(c->out[0], 0, x->numel);
+    return MGOPT__OX_OK;
+  }
+  start = mgopt__ox_int(c, "start", 0);
+  end = mgopt__ox_int(c, "end", x->rank);
+  if (start < 0) start += x->rank;
+  if (end < 0) end += x->rank;
+  start = start < 0 ? 0 : start > x->rank ? x->rank : start;
+  end = end < 0 ? 0 : end > x->rank ? x->rank : end;
+  n = end > start ? end - start : 0;
+  if ((st = mgopt__ox_out(c, 0, MGOPT_DT_INT64, 1, &n)) != MGOPT__OX_OK) return st;
+  for (i = 0; i < n; i++) mgopt__ox_seti(c->out[0], i, x->shape[start + i]);
+  return MGOPT__OX_OK;
+}
+
+/* Bytes per element of a dtype these kernels move (not strings or sub-byte types). */
+static int mgopt__oxo_movable(mgopt__ox *c, const mgopt_tensor *t, size_t *esz) {
+  *esz = mgopt__k_esize((mgopt_dtype)t->dtype);
+  if (!*esz || t->dtype == MGOPT_DT_STRING)
+    return mgopt__ox_no(c, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)t->dtype));
+  return MGOPT__OX_OK;
+}
+
+/* Trilu: keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the
+   last two dims; the rest is zero. */
+static int mgopt__oxo_trilu(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  int64_t k = 0, rows, cols, m, i, j, nmat;
+  int upper = (int)mgopt__ox_int(c, "upper", 1), st;
+  size_t esz;
+  if (!x) return MGOPT__OX_ERR;
+  if (mgopt__ox_in(c, 1) && (st = mgopt__ox_scalar_int(c, 1, &k)) != MGOPT__OX_OK) return st;
+  if (x->rank < 2) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "Trilu of rank %d", (int)x->rank);
+  if ((st = mgopt__oxo_movable(c, x, &esz)) != MGOPT__OX_OK) return st;
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  rows = x->shape[x->rank - 2];
+  cols = x->shape[x->rank - 1];
+  nmat = rows * cols != 0 ? x->numel / (rows * cols) : 0;
+  for (m = 0; m < nmat; m++)
+    for (i = 0; i < rows; i++)
+      for (j = 0; j < cols; j++)
+        if (upper ? j - i >= k : j - i <= k) {
+          size_t at = (size_t)((m * rows + i) * cols + j) * esz;
+          memcpy((uint8_t *)c->out[0]->data + at, (const uint8_t *)x->data + at, esz);
+        }
+  return MGOPT__OX_OK;
+}
+
+/* EyeLike: ones on the diagonal j - i == k of a 2-D shape, of attribute
+   `dtype` (the input's when absent). */
+static int mgopt__oxo_eye_like(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  mgopt_dtype dt;
+  int64_t k = mgopt__ox_int(c, "k", 0), i;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  dt = mgopt_op_attr(c->op, "dtype") ? mgopt_onnx_dtype((int32_t)mgopt__ox_int(c, "dtype", 0)) : (mgopt_dtype)x->dtype;
+  if (x->rank != 2) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "EyeLike of rank %d", (int)x->rank);
+  if (!mgopt__ox_is_real(dt) && !mgopt__oxo_is_intlike(dt)) return mgopt__ox_no(c, "EyeLike of %s", mgopt_dtype_name(dt));
+  if ((st = mgopt__ox_out(c, 0, dt, 2, x->shape)) != MGOPT__OX_OK) return st;
+  for (i = 0; i < x->shape[0]; i++)
+    if (i + k >= 0 && i + k < x->shape[1]) {
+      if (mgopt__ox_is_real(dt)) mgopt__ox_setf(c->out[0], i * x->shape[1] + i + k, 1.0);
+      else mgopt__ox_seti(c->out[0], i * x->shape[1] + i + k, 1);
+    }
+  return MGOPT__OX_OK;
+}
+
+/* Compress: the slices along `axis` (the flattened input when absent) whose
+   condition element is nonzero; the condition may be shorter than the axis. */
+static int mgopt__oxo_compress(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *cond = x ? mgopt__ox_need(c, 1) : NULL;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, inner = 1, len, kept = 0, o, i, w = 0;
+  int32_t a = 0, d, rank;
+  int st, has_axis = mgopt_op_attr(c->op, "axis") != NULL;
+  size_t esz;
+  if (!cond) return MGOPT__OX_ERR;
+  if ((st = mgopt__oxo_movable(c, x, &esz)) != MGOPT__OX_OK) return st;
+  if (cond->rank != 1) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the condition is not 1-D");
+  if (has_axis && (st = mgopt__ox_axis(c, mgopt__ox_int(c, "axis", 0), x->rank, &a)) != MGOPT__OX_OK) return st;
+  if (has_axis) {
+    rank = x->rank;
+    memcpy(shape, x->shape, sizeof(int64_t) * (size_t)rank);
+    for (d = 0; d < a; d++) outer *= x->shape[d];
+    for (d = a + 1; d < rank; d++) inner *= x->shape[d];
+    len = x->shape[a];
+  } else {
+    rank = 1;
+    len = x->numel;
+  }
+  if (cond->numel > len) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the condition is longer than the axis");
+  for (i = 0; i < cond->numel; i++) kept += mgopt__ox_getf(cond, i) != 0.0;
+  shape[has_axis ? a : 0] = kept;
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, rank, shape)) != MGOPT__OX_OK) return st;
+  for (o = 0; o < outer; o++)
+    for (i = 0; i < cond->numel; i++)
+      if (mgopt__ox_getf(cond, i) != 0.0) {
+        memcpy((uint8_t *)c->out[0]->data + (size_t)(w * inner) * esz,
+               (const uint8_t *)x->data + (size_t)((o * len + i) * inner) * esz, (size_t)inner * esz);
+        w++;
+      }
+  return MGOPT__OX_OK;
+}
+
+/* Expand: the input broadcast with the shape in input 1 (both ways). */
+static int mgopt__oxo_expand(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *s = x ? mgopt__ox_need(c, 1) : NULL;
+  int64_t want[MGOPT_MAX_RANK], shape[MGOPT_MAX_RANK], i;
+  int32_t rank;
+  size_t esz;
+  int st;
+  if (!s) return MGOPT__OX_ERR;
+  if ((st = mgopt__oxo_movable(c, x, &esz)) != MGOPT__OX_OK) return st;
+  if (s->rank != 1 || s->numel > MGOPT_MAX_RANK || !mgopt_dtype_is_int((mgopt_dtype)s->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the shape is not a 1-D integer tensor of at most %d dims", MGOPT_MAX_RANK);
+  for (i = 0; i < s->numel; i++) {
+    want[i] = mgopt__ox_geti(s, i);
+    if (want[i] < 0) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "negative dim %lld", (long long)want[i]);
+  }
+  if (!mgopt__k_bcast_shape(x->rank, x->shape, (int32_t)s->numel, want, &rank, shape))
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the input does not broadcast to the shape");
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, rank, shape)) != MGOPT__OX_OK) return st;
+  if (c->out[0]->numel) mgopt__k_bcast(c->out[0]->data, x->data, esz, x->rank, x->shape, rank, shape);
+  return MGOPT__OX_OK;
+}
+
+/* Dropout where it is deterministic: inference (training_mode absent or
+   false) or a ratio of 0. The output is the input; the mask is all true.
+   A random dropout is declined. */
+static int mgopt__oxo_dropout(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *r = mgopt__ox_in(c, 1), *tm = mgopt__ox_in(c, 2);
+  double ratio = r && r->numel == 1 ? mgopt__ox_getf(r, 0) : mgopt__ox_float(c, "ratio", 0.5);
+  int training = c->opset < 7 ? !mgopt__ox_int(c, "is_test", 0) : tm && tm->numel == 1 && mgopt__ox_getf(tm, 0) != 0.0;
+  size_t esz;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (training && ratio != 0.0) return mgopt__ox_no(c, "a random dropout (training with ratio %g)", ratio);
+  if ((st = mgopt__oxo_movable(c, x, &esz)) != MGOPT__OX_OK) return st;
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  if (x->nbytes) memcpy(c->out[0]->data, x->data, x->nbytes);
+  if (mgopt__ox_wants(c, 1)) {
+    mgopt_dtype mdt = (mgopt_dtype)c->op->outs[1]->type.dtype;
+    int64_t i;
+    if (mdt == MGOPT_DT_UNKNOWN) mdt = c->opset >= 10 ? MGOPT_DT_BOOL : (mgopt_dtype)x->dtype;
+    if (!mgopt__ox_is_real(mdt) && !mgopt__oxo_is_intlike(mdt)) return mgopt__ox_no(c, "a mask of %s", mgopt_dtype_name(mdt));
+    if ((st = mgopt__ox_out(c, 1, mdt, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+    for (i = 0; i < x->numel; i++) {
+      if (mgopt__ox_is_real(mdt)) mgopt__ox_setf(c->out[1], i, 1.0);
+      else mgopt__ox_seti(c->out[1], i, 1);
+    }
+  }
+  return MGOPT__OX_OK;
+}
+
+
+/* ---------------------------------------------------------------- reductions */
+
+/* ReduceSum over the axes of input 1 (attribute `axes` before opset 13);
+   no axes means every axis, or the input unchanged with
+   noop_with_empty_axes=1; keepdims (default 1). Reals sum in double in
+   increasing index order, rounded once; integers in int64, wrapping. An
+   empty reduction is 0. */
+static int mgopt__oxo_reduce_sum(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *ax = mgopt__ox_in(c, 1), *y;
+  int64_t shape[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], e, naxes = 0;
+  const mgopt_attr *aa = mgopt_op_attr(c->op, "axes");
+  uint8_t red[MGOPT_MAX_RANK];
+  int32_t d, rank = 0, a;
+  int st, real, keep = (int)mgopt__ox_int(c, "keepdims", 1);
+  if (!x) return MGOPT__OX_ERR;
+  real = mgopt__ox_is_real((mgopt_dtype)x->dtype);
+  if (!real && (!mgopt__oxo_is_intlike((mgopt_dtype)x->dtype) || x->dtype == MGOPT_DT_BOOL))
+    return mgopt__ox_no(c, "ReduceSum of %s", mgopt_dtype_name((mgopt_dtype)x->dtype));
+  memset(red, 0, sizeof red);
+  if (ax) {
+    if (ax->rank > 1 || !mgopt_dtype_is_int((mgopt_dtype)ax->dtype))
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the axes are not a 1-D integer tensor");
+    naxes = ax->numel;
+  } else if (aa && aa->kind == MGOPT_ATTR_INTS) {
+    naxes = aa->n;
+  }
+  for (e = 0; e < naxes; e++) {
+    if ((st = mgopt__ox_axis(c, ax ? mgopt__ox_geti(ax, e) : aa->u.ints[e], x->rank, &a)) != MGOPT__OX_OK) return st;
+    red[a] = 1;
+  }
+  if (naxes == 0 && mgopt__ox_int(c, "noop_with_empty_axes", 0)) {
+    if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+    if (x->nbytes) memcpy(c->out[0]->data, x->data, x->nbytes);
+    return MGOPT__OX_OK;
+  }
+  for (d = 0; d < x->rank; d++) {
+    if (naxes == 0) red[d] = 1;
+    if (!red[d]) shape[rank++] = x->shape[d];
+    else if (keep) shape[rank++] = 1;
+  }
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, rank, shape)) != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  {
+    /* sums in double / int64 scratch by output element, inputs in increasing order */
+    size_t bytes = sizeof(double) * (size_t)(y->numel ? y->numel : 1);
+    double *acc = (double *)mgopt__heap_realloc(&c->p->alloc, NULL, 0, bytes);
+    int64_t *iacc = (int64_t *)(void *)acc;
+    if (!acc) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    memset(acc, 0, bytes);
+    memset(idx, 0, sizeof idx);
+    for (e = 0; e < x->numel; e++, mgopt__oxo_next(x->rank, x->shape, idx)) {
+      int64_t o = 0;
+      for (d = 0; d < x->rank; d++)
+        if (!red[d]) o = o * x->shape[d] + idx[d];
+      if (real) acc[o] += mgopt__ox_getf(x, e);
+      else iacc[o] = (int64_t)((uint64_t)iacc[o] + (uint64_t)mgopt__ox_geti(x, e));
+    }
+    for (e = 0; e < y->numel; e++) {
+      if (real) mgopt__ox_setf(y, e, acc[e]);
+      else mgopt__ox_seti(y, e, iacc[e]);
+    }
+    mgopt__heap_free(&c->p->alloc, acc, bytes);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const mgopt__ox_row mgopt__ox_table[] = {
+    {"Softmax", 1, 0, mgopt__ox_softmax},
+    {"LogSoftmax", 1, 0, mgopt__ox_softmax},
+    {"Hardmax", 1, 0, mgopt__ox_softmax},
+    {"NegativeLogLikelihoodLoss", 12, 0, mgopt__ox_nll_loss},
+    {"SoftmaxCrossEntropyLoss", 12, 0, mgopt__ox_sce_loss},
+    {"LayerNormalization", 17, 0, mgopt__ox_layer_norm},
+    {"ArgMax", 1, 0, mgopt__ox_arg_extreme},
+    {"ArgMin", 1, 0, mgopt__ox_arg_extreme},
+    {"GlobalMaxPool", 1, 0, mgopt__ox_global_max_pool},
+    {"Cast", 1, 0, mgopt__oxo_cast},
+    {"CastLike", 15, 0, mgopt__oxo_cast},
+    {"Sum", 1, 0, mgopt__oxo_nary},
+    {"Mean", 1, 0, mgopt__oxo_nary},
+    {"Max", 1, 0, mgopt__oxo_nary},
+    {"Min", 1, 0, mgopt__oxo_nary},
+    {"Mod", 10, 0, mgopt__oxo_binary},
+    {"BitShift", 11, 0, mgopt__oxo_binary},
+    {"Div", 1, 0, mgopt__oxo_binary},
+    {"Selu", 1, 0, mgopt__oxo_unary},
+    {"Celu", 12, 0, mgopt__oxo_unary},
+    {"Shrink", 9, 0, mgopt__oxo_unary},
+    {"HardSwish", 14, 0, mgopt__oxo_unary},
+    {"Asinh", 9, 0, mgopt__oxo_unary},
+    {"Acosh", 9, 0, mgopt__oxo_unary},
+    {"IsInf", 10, 0, mgopt__oxo_unary},
+    {"IsNaN", 9, 0, mgopt__oxo_unary},
+    {"Round", 11, 0, mgopt__oxo_unary},
+    {"Neg", 1, 0, mgopt__oxo_unary},
+    {"Sign", 9, 0, mgopt__oxo_unary},
+    {"Size", 1, 0, mgopt__oxo_shape},
+    {"Shape", 1, 0, mgopt__oxo_shape},
+    {"Trilu", 14, 0, mgopt__oxo_trilu},
+    {"EyeLike", 9, 0, mgopt__oxo_eye_like},
+    {"Compress", 9, 0, mgopt__oxo_compress},
+    {"Expand", 8, 0, mgopt__oxo_expand},
+    {"Dropout", 1, 0, mgopt__oxo_dropout},
+    {"ReduceSum", 1, 0, mgopt__oxo_reduce_sum},
+};
+
+MGOPT__PRIVATE const mgopt__ox_row *mgopt__ox_rows(int32_t *n) {
+  *n = (int32_t)MGOPT__ARRAY_COUNT(mgopt__ox_table);
+  return mgopt__ox_table;
+}
+/* src/kernels/onnx_nn.c — kernels of ONNX ops without a MIL op, neural-network family: Softmax / LogSoftmax / Hardmax across opsets, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ArgMax / ArgMin, GlobalMaxPool, LayerNormalization.
+
+   Numeric contract. Every real dtype (fp16, bf16, fp32, fp64) is read into
+   double, computed in double in increasing index order and rounded once to
+   the output dtype (nearest even). Softmax subtracts the row's maximum
+   before exp; LogSoftmax is x - max - log(sum(exp(x - max))). NaN and Inf
+   propagate as in IEEE 754 (a row holding NaN is NaN; a row of -Inf is NaN,
+   as x - max is -Inf - -Inf). Hardmax puts its 1 at the first maximum, a NaN
+   counting as the maximum (numpy's argmax). Losses: loss = -w * x[n,
+   target, d] with w = weight[target] (1 without weights) and w = 0 where
+   target == ignore_index; "mean" is sum(w * loss) / sum(w), NaN when every
+   weight is 0 or there is nothing to reduce (numpy's 0/0); a target outside
+   [0, C) that is not ignored is an error. ArgMax / ArgMin, GlobalMaxPool
+   and LayerNormalization state their rules above each kernel (the same
+   double computation, NaN counted as the extreme). */
+
+/* ---------------------------------------------------------------- softmax family */
+
+/* The rows a softmax-like op works on: `outer` blocks, each of `inner`
+   rows of n elements at stride `inner`. Before opset 13 the input is seen
+   as 2-D, [prod(dims before axis), prod(dims from axis)]: one row per block. */
+static int mgopt__oxn_rows(mgopt__ox *c, const mgopt_tensor *x, int64_t *outer, int64_t *n, int64_t *inner) {
+  int64_t axis = mgopt__ox_int(c, "axis", c->opset < 13 ? 1 : -1);
+  int32_t a = 0, i;
+  int r;
+  if (x->rank == 0) {
+    /* a scalar: one row of one element */
+    *outer = *n = *inner = 1;
+    return axis == 0 || axis == -1 ? MGOPT__OX_OK
+                                   : mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "axis %lld of a scalar", (long long)axis);
+  }
+  if ((r = mgopt__ox_axis(c, axis, x->rank, &a)) != MGOPT__OX_OK) return r;
+  *outer = *n = *inner = 1;
+  for (i = 0; i < a; i++) *outer *= x->shape[i];
+  if (c->opset < 13) {
+    for (i = a; i < x->rank; i++) *n *= x->shape[i];
+    return MGOPT__OX_OK;
+  }
+  *n = x->shape[a];
+  for (i = a + 1; i < x->rank; i++) *inner *= x->shape[i];
+  return MGOPT__OX_OK;
+}
+
+/* Softmax (mode 0), LogSoftmax (1), Hardmax (2). */
+static int mgopt__oxn_softmax_mode(mgopt__ox *c, int mode) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *y;
+  int64_t outer, n, inner, o, r, j;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_UNSUPPORTED, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if ((st = mgopt__oxn_rows(c, x, &outer, &n, &inner)) != MGOPT__OX_OK) return st;
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  if (x->numel == 0) return MGOPT__OX_OK;
+  for (o = 0; o < outer; o++)
+    for (r = 0; r < inner; r++) {
+      int64_t base = o * n * inner + r, best = 0;
+      double mx = mgopt__ox_getf(x, base), sum = 0.0;
+      for (j = 1; j < n; j++) {
+        double v = mgopt__ox_getf(x, base + j * inner);
+        if (mx != mx) break;
+        if (v != v || v > mx) {
+          mx = v;
+          best = j;
+        }
+      }
+      if (mode == 2) {
+        mgopt__ox_setf(y, base + best * inner, 1.0);
+        continue;
+      }
+      for (j = 0; j < n; j++) sum += exp(mgopt__ox_getf(x, base + j * inner) - mx);
+      for (j = 0; j < n; j++) {
+        double v = mgopt__ox_getf(x, base + j * inner) - mx;
+        mgopt__ox_setf(y, base + j * inner, mode == 1 ? v - log(sum) : exp(v) / sum);
+      }
+    }
+  return MGOPT__OX_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ox_softmax(mgopt__ox *c) {
+  int mode = strcmp(c->name, "LogSoftmax") == 0 ? 1 : strcmp(c->name, "Hardmax") == 0 ? 2 : 0;
+  return mgopt__oxn_softmax_mode(c, mode);
+}
+
+/* ---------------------------------------------------------------- losses */
+
+/* The loss of log-probabilities lp (N, C, d1..dk) against target (N, d1..dk)
+   with optional weight (C) into output 0: reduction "none", "sum" or
+   "mean"; the loss has dtype dt (lp's, or the scores' when lp holds their
+   log_softmax in fp64). */
+static int mgopt__oxn_nll(mgopt__ox *c, const mgopt_tensor *lp, mgopt_dtype dt, const mgopt_tensor *target,
+                          const mgopt_tensor *weight, const char *reduction_default) {
+  int64_t N, C, D = 1, n, d, ignore = 0;
+  int has_ignore = mgopt_op_attr(c->op, "ignore_index") != NULL, reduce, st;
+  int32_t i;
+  double total = 0.0, wsum = 0.0;
+  mgopt_tensor *y;
+  if (mgopt__ox_str_is(c, "reduction", "none", strcmp(reduction_default, "none") == 0)) reduce = 0;
+  else if (mgopt__ox_str_is(c, "reduction", "sum", strcmp(reduction_default, "sum") == 0)) reduce = 1;
+  else if (mgopt__ox_str_is(c, "reduction", "mean", strcmp(reduction_default, "mean") == 0)) reduce = 2;
+  else return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "unknown reduction");
+  if (has_ignore) ignore = mgopt__ox_int(c, "ignore_index", 0);
+  if (!mgopt__ox_is_real((mgopt_dtype)lp->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_UNSUPPORTED, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)lp->dtype));
+  if (target->dtype != MGOPT_DT_INT32 && target->dtype != MGOPT_DT_INT64)
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the target is %s, not an int32 or int64 tensor",
+                          mgopt_dtype_name((mgopt_dtype)target->dtype));
+  if (lp->rank < 2 || target->rank != lp->rank - 1 || target->shape[0] != lp->shape[0])
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the input (rank %d) and the target (rank %d) disagree",
+                          (int)lp->rank, (int)target->rank);
+  for (i = 2; i < lp->rank; i++) {
+    if (target->shape[i - 1] != lp->shape[i])
+      return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "target dim %d is %lld, input dim %d is %lld", (int)(i - 1),
+                            (long long)target->shape[i - 1], (int)i, (long long)lp->shape[i]);
+    D *= lp->shape[i];
+  }
+  N = lp->shape[0];
+  C = lp->shape[1];
+  if (weight && (weight->rank != 1 || weight->shape[0] != C || weight->dtype != dt))
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the weight is not a 1-D tensor of C = %lld elements of the input's dtype",
+                          (long long)C);
+  if (reduce == 0) st = mgopt__ox_out(c, 0, dt, target->rank, target->shape);
+  else st = mgopt__ox_out(c, 0, dt, 0, NULL);
+  if (st != MGOPT__OX_OK) return st;
+  y = c->out[0];
+  for (n = 0; n < N; n++)
+    for (d = 0; d < D; d++) {
+      int64_t t = mgopt__ox_geti(target, n * D + d);
+      double w, l;
+      if (has_ignore && t == ignore) continue; /* loss 0, weight 0 */
+      if (t < 0 || t >= C)
+        return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "target %lld at %lld is outside [0, %lld)", (long long)t,
+                              (long long)(n * D + d), (long long)C);
+      w = weight ? mgopt__ox_getf(weight, t) : 1.0;
+      l = -mgopt__ox_getf(lp, (n * C + t) * D + d) * w;
+      if (reduce == 0) mgopt__ox_setf(y, n * D + d, l);
+      total += l;
+      wsum += w;
+    }
+  if (reduce == 1) mgopt__ox_setf(y, 0, total);
+  else if (reduce == 2) mgopt__ox_setf(y, 0, total / wsum);
+  return MGOPT__OX_OK;
+}
+
+MGOPT__PRIVATE int mgopt__ox_nll_loss(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *t = x ? mgopt__ox_need(c, 1) : NULL;
+  if (!t) return MGOPT__OX_ERR;
+  return mgopt__oxn_nll(c, x, (mgopt_dtype)x->dtype, t, mgopt__ox_in(c, 2), "mean");
+}
+
+/* log_softmax over axis 1 into lp (the scores' shape and dtype). */
+static void mgopt__oxn_log_softmax_c(const mgopt_tensor *x, mgopt_tensor *lp) {
+  int64_t N = x->shape[0], C = x->shape[1], D = x->numel / (N * C), n, d, j;
+  for (n = 0; n < N; n++)
+    for (d = 0; d < D; d++) {
+      int64_t base = n * C * D + d;
+      double mx = mgopt__ox_getf(x, base), sum = 0.0;
+      for (j = 1; j < C; j++) {
+        double v = mgopt__ox_getf(x, base + j * D);
+        if (mx != mx) break;
+        if (v != v || v > mx) mx = v;
+      }
+      for (j = 0; j < C; j++) sum += exp(mgopt__ox_getf(x, base + j * D) - mx);
+      for (j = 0; j < C; j++) mgopt__ox_setf(lp, base + j * D, mgopt__ox_getf(x, base + j * D) - mx - log(sum));
+    }
+}
+
+/* SoftmaxCrossEntropyLoss: the NLL loss of log_softmax(scores, axis 1);
+   output 1 (optional) is that log_softmax. The loss reads the log
+   probabilities in double before they are rounded to the output dtype. */
+MGOPT__PRIVATE int mgopt__ox_sce_loss(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *t = x ? mgopt__ox_need(c, 1) : NULL, *lp;
+  int st;
+  if (!t) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype))
+    return mgopt__ox_fail(c, MGOPT_ERR_UNSUPPORTED, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if (x->rank < 2) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "the scores have rank %d, below 2", (int)x->rank);
+  /* the log probabilities in fp64 (freed below), then rounded once into output 1 */
+  lp = mgopt_eval_tensor_new(c->p, MGOPT_DT_FP64, x->rank, x->shape);
+  if (!lp) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+  if (x->numel) mgopt__oxn_log_softmax_c(x, lp);
+  st = mgopt__oxn_nll(c, lp, (mgopt_dtype)x->dtype, t, mgopt__ox_in(c, 2), "mean");
+  if (st == MGOPT__OX_OK && mgopt__ox_wants(c, 1)) {
+    int64_t i;
+    st = mgopt__ox_out(c, 1, (mgopt_dtype)x->dtype, x->rank, x->shape);
+    for (i = 0; st == MGOPT__OX_OK && i < x->numel; i++) mgopt__ox_setf(c->out[1], i, mgopt__ox_getf(lp, i));
+  }
+  mgopt_eval_tensor_free(c->p, lp);
+  return st;
+}
+
+/* ---------------------------------------------------------------- arg max / min, global max pool */
+
+/* ArgMax / ArgMin along `axis` (default 0), int64 out, keepdims (default 1),
+   select_last_index (default 0) picks the last of equal extremes. Reals
+   compare in double, a NaN counting as the extreme (numpy); integers in
+   int64 (uint64 unsigned). */
+MGOPT__PRIVATE int mgopt__ox_arg_extreme(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  int want_max = strcmp(c->name, "ArgMax") == 0, last = (int)mgopt__ox_int(c, "select_last_index", 0), st, real;
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, n, inner = 1, o, r, j;
+  int32_t a = 0, d, rank = 0;
+  if (!x) return MGOPT__OX_ERR;
+  real = mgopt__ox_is_real((mgopt_dtype)x->dtype);
+  if (!real && !(mgopt_dtype_is_int((mgopt_dtype)x->dtype) && mgopt_dtype_bits((mgopt_dtype)x->dtype) >= 8))
+    return mgopt__ox_no(c, "%s of %s", c->name, mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if (x->rank == 0) return mgopt__ox_no(c, "%s of a scalar", c->name);
+  if ((st = mgopt__ox_axis(c, mgopt__ox_int(c, "axis", 0), x->rank, &a)) != MGOPT__OX_OK) return st;
+  n = x->shape[a];
+  if (n == 0) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "%s over an empty axis", c->name);
+  for (d = 0; d < x->rank; d++) {
+    if (d < a) outer *= x->shape[d];
+    if (d > a) inner *= x->shape[d];
+    if (d != a) shape[rank++] = x->shape[d];
+    else if (mgopt__ox_int(c, "keepdims", 1)) shape[rank++] = 1;
+  }
+  if ((st = mgopt__ox_out(c, 0, MGOPT_DT_INT64, rank, shape)) != MGOPT__OX_OK) return st;
+  for (o = 0; o < outer; o++)
+    for (r = 0; r < inner; r++) {
+      int64_t base = o * n * inner + r, best = 0;
+      for (j = 1; j < n; j++) {
+        int better, equal;
+        if (real) {
+          double v = mgopt__ox_getf(x, base + j * inner), b = mgopt__ox_getf(x, base + best * inner);
+          if (b != b) break;
+          better = v != v || (want_max ? v > b : v < b);
+          equal = v == b;
+        } else {
+          int64_t v = mgopt__ox_geti(x, base + j * inner), b = mgopt__ox_geti(x, base + best * inner);
+          if (x->dtype == MGOPT_DT_UINT64) better = want_max ? (uint64_t)v > (uint64_t)b : (uint64_t)v < (uint64_t)b;
+          else better = want_max ? v > b : v < b;
+          equal = v == b;
+        }
+        if (better || (last && equal)) best = j;
+      }
+      mgopt__ox_seti(c->out[0], o * inner + r, best);
+    }
+  return MGOPT__OX_OK;
+}
+
+/* GlobalMaxPool: the maximum over every dim after the first two (kept as 1). */
+MGOPT__PRIVATE int mgopt__ox_global_max_pool(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0);
+  int64_t shape[MGOPT_MAX_RANK], rows, n, r, j;
+  int32_t d;
+  int st;
+  if (!x) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype) || x->rank < 3)
+    return mgopt__ox_no(c, "GlobalMaxPool of %s rank %d", mgopt_dtype_name((mgopt_dtype)x->dtype), (int)x->rank);
+  for (d = 0; d < x->rank; d++) shape[d] = d < 2 ? x->shape[d] : 1;
+  rows = x->shape[0] * x->shape[1];
+  n = rows ? x->numel / rows : 0;
+  if (n == 0 && rows) return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "GlobalMaxPool over no element");
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, shape)) != MGOPT__OX_OK) return st;
+  for (r = 0; r < rows; r++) {
+    double m = mgopt__ox_getf(x, r * n);
+    for (j = 1; j < n && m == m; j++) {
+      double v = mgopt__ox_getf(x, r * n + j);
+      if (v != v || v > m) m = v;
+    }
+    mgopt__ox_setf(c->out[0], r, m);
+  }
+  return MGOPT__OX_OK;
+}
+
+/* ---------------------------------------------------------------- layer normalization */
+
+/* LayerNormalization over the dims from `axis` (default -1): mean, then
+   the variance of (x - mean) (two passes, in double), y = (x - mean) /
+   sqrt(var + epsilon) * scale + bias; outputs 1 and 2 (optional) are the
+   mean and 1 / sqrt(var + epsilon) with the normalized dims kept as 1, of
+   their declared dtype (fp32, the stash type, when not declared). Scale and
+   bias hold the normalized dims' elements (or one). */
+MGOPT__PRIVATE int mgopt__ox_layer_norm(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *s = x ? mgopt__ox_need(c, 1) : NULL, *b = mgopt__ox_in(c, 2);
+  double eps = mgopt__ox_float(c, "epsilon", 1e-5);
+  int64_t shape[MGOPT_MAX_RANK], outer = 1, n = 1, o, j;
+  int32_t a = 0, d, k;
+  int st;
+  if (!s) return MGOPT__OX_ERR;
+  if (!mgopt__ox_is_real((mgopt_dtype)x->dtype) || x->rank == 0)
+    return mgopt__ox_no(c, "LayerNormalization of %s rank %d", mgopt_dtype_name((mgopt_dtype)x->dtype), (int)x->rank);
+  if ((st = mgopt__ox_axis(c, mgopt__ox_int(c, "axis", -1), x->rank, &a)) != MGOPT__OX_OK) return st;
+  for (d = 0; d < x->rank; d++) {
+    if (d < a) outer *= x->shape[d];
+    else n *= x->shape[d];
+    shape[d] = d < a ? x->shape[d] : 1;
+  }
+  if ((s->numel != n && s->numel != 1) || (b && b->numel != n && b->numel != 1))
+    return mgopt__ox_no(c, "a scale or bias that is not of the normalized shape");
+  if ((st = mgopt__ox_out(c, 0, (mgopt_dtype)x->dtype, x->rank, x->shape)) != MGOPT__OX_OK) return st;
+  for (k = 1; k <= 2; k++)
+    if (mgopt__ox_wants(c, k)) {
+      mgopt_dtype dt = (mgopt_dtype)c->op->outs[k]->type.dtype;
+      if (!mgopt__ox_is_real(dt)) dt = MGOPT_DT_FP32;
+      if ((st = mgopt__ox_out(c, k, dt, x->rank, shape)) != MGOPT__OX_OK) return st;
+    }
+  if (n == 0) return MGOPT__OX_OK;
+  for (o = 0; o < outer; o++) {
+    double mean = 0.0, var = 0.0, inv;
+    for (j = 0; j < n; j++) mean += mgopt__ox_getf(x, o * n + j);
+    mean /= (double)n;
+    for (j = 0; j < n; j++) {
+      double v = mgopt__ox_getf(x, o * n + j) - mean;
+      var += v * v;
+    }
+    var /= (double)n;
+    inv = 1.0 / sqrt(var + eps);
+    for (j = 0; j < n; j++) {
+      double v = (mgopt__ox_getf(x, o * n + j) - mean) * inv * mgopt__ox_getf(s, s->numel == 1 ? 0 : j);
+      if (b) v += mgopt__ox_getf(b, b->numel == 1 ? 0 : j);
+      mgopt__ox_setf(c->out[0], o * n + j, v);
+    }
+    if (c->nout > 1 && c->out[1]) mgopt__ox_setf(c->out[1], o, mean);
+    if (c->nout > 2 && c->out[2]) mgopt__ox_setf(c->out[2], o, inv);
+  }
+  return MGOPT__OX_OK;
+}
+/* src/kernels/onnx_eval.c — mgopt_onnx_eval_op, mgopt_eval's callback for opaque ONNX ops: the ONNX kernel table, then late mapping through the importer's rows.
+
+   An op `onnx::X` (default domain; inputs in slots in0, in1, ...; its ONNX
+   attributes kept) is evaluated in two steps:
+   1. the row of the ONNX kernel table (onnx_ops.c) for X at the program's
+      opset, for ops without a MIL op (losses, LogSoftmax, Trilu, ...); a
+      kernel may decline attributes or operands it does not handle;
+   2. late mapping: a node stays opaque at import when a parameter the
+      mapping needs is not a constant (Reshape's shape, Slice's starts, a
+      CumSum axis) or when a type is not known. At run time every operand is
+      known, so the node is built again in a scratch program, every operand a
+      constant borrowing the run-time tensor, and the importer's own mapping
+      row for X runs on it (mgopt_onnx_reimport_op). The canonical ops it
+      builds are evaluated with the canonical kernels (mgopt_eval) and their
+      results become the op's outputs. Any op a mapping row covers is
+      covered, with no table of its own here.
+   An op neither step evaluates is MGOPT_ERR_UNSUPPORTED, "cannot evaluate
+   onnx::X: why". The numeric contract is the kernel's: onnx_ops.c and
+   onnx_nn.c for the table, the canonical kernels' for a late mapping. */
+
+#define MGOPT__OX_MAX_INPUTS 4096
+
+/* The row of the ONNX kernel table for name at opset, NULL when none. */
+static const mgopt__ox_row *mgopt__ox_find(const char *name, int64_t opset) {
+  int32_t n, i;
+  const mgopt__ox_row *rows = mgopt__ox_rows(&n);
+  for (i = 0; i < n; i++)
+    if (strcmp(rows[i].onnx, name) == 0 && mgopt__onnx_in_range(rows[i].since, rows[i].until, opset)) return &rows[i];
+  return NULL;
+}
+
+/* 1 when an importer mapping row holds name at opset. */
+static int mgopt__ox_has_mapping(const char *name, int64_t opset) {
+  const mgopt__onnx_map *rows;
+  int32_t f, i, n;
+  for (f = 0; (rows = mgopt__onnx_family(f, &n)) != NULL; f++)
+    for (i = 0; i < n; i++)
+      if (rows[i].to_ir && strcmp(rows[i].onnx, name) == 0 && mgopt__onnx_in_range(rows[i].since, rows[i].until, opset))
+        return 1;
+  return 0;
+}
+
+/* The ONNX input index of an operand slot named "in<k>", -1 otherwise. */
+static int32_t mgopt__ox_slot_input(const mgopt_slot *s) {
+  const char *q = s->name;
+  int32_t k = 0;
+  if (!q || q[0] != 'i' || q[1] != 'n' || !q[2] || s->is_list) return -1;
+  for (q += 2; *q; q++) {
+    if (*q < '0' || *q > '9' || k >= MGOPT__OX_MAX_INPUTS) return -1;
+    k = k * 10 + (*q - '0');
+  }
+  return k < MGOPT__OX_MAX_INPUTS ? k : -1;
+}
+
+/* ---------------------------------------------------------------- late mapping */
+
+/* Builds op again in scratch program s: a const for each operand (borrowing
+   its tensor; strings are copied), the opaque op, and a sink op reading its
+   outputs. Returns the sink, NULL on OOM. */
+static mgopt_op *mgopt__ox_rebuild(mgopt_program *s, const mgopt_op *op, mgopt_tensor *const *operands, mgopt_op **copy) {
+  mgopt_function *f = mgopt_function_new(s, "main");
+  mgopt_op *x, *sink;
+  int32_t k, j, at = 0;
+  if (!f) return NULL;
+  x = mgopt_op_new(s, op->type, op->nouts, 0);
+  sink = mgopt_op_new(s, "mgopt::outputs", 0, 0);
+  if (!x || !sink) return NULL;
+  for (k = 0; k < op->nslots; k++)
+    for (j = 0; j < op->slots[k].n; j++) {
+      const mgopt_tensor *t = operands[at++];
+      mgopt_tensor *b = t->dtype == MGOPT_DT_STRING
+                            ? mgopt_tensor_clone(s, t)
+                            : mgopt_tensor_new_borrowed(s, (mgopt_dtype)t->dtype, t->rank, t->shape, t->data, t->nbytes);
+      mgopt_value *v = b ? mgopt_build_const(s, f->body, NULL, op->slots[k].name, b) : NULL;
+      if (!v || mgopt_op_set_operand(x, op->slots[k].name, v)) return NULL;
+    }
+  for (k = 0; k < op->nattrs; k++)
+    if (mgopt_op_set_attr(x, &op->attrs[k])) return NULL;
+  if (op->name && mgopt_op_set_name(x, op->name)) return NULL;
+  for (k = 0; k < op->nouts; k++) {
+    char slot[24];
+    if (op->outs[k]->flags & MGOPT_VALUE_ABSENT) {
+      x->outs[k]->flags |= MGOPT_VALUE_ABSENT;
+      continue;
+    }
+    if (mgopt_value_set_name(x->outs[k], op->outs[k]->name ? op->outs[k]->name : "out")) return NULL;
+    snprintf(slot, sizeof slot, "o%d", (int)k);
+    if (mgopt_op_set_operand(sink, slot, x->outs[k])) return NULL;
+  }
+  mgopt_op_append(x, f->body);
+  mgopt_op_append(sink, f->body);
+  *copy = x;
+  return mgopt_program_status(s) == MGOPT_OK ? sink : NULL;
+}
+
+/* Evaluates op through its mapping row: MGOPT__OX_OK (out set), MGOPT__OX_NO
+   (the mapping declines: c->why), MGOPT__OX_ERR. */
+static int mgopt__ox_late(mgopt__ox *c, mgopt_tensor *const *operands, int32_t noperands) {
+  mgopt_program *s;
+  mgopt_op *sink, *x = NULL;
+  mgopt_value *outs[64];
+  mgopt_tensor *res[64];
+  int32_t k, n = 0;
+  int r, st = MGOPT__OX_OK;
+  mgopt_eval_options eo;
+  mgopt_diag d2;
+  (void)noperands;
+  if (!mgopt__ox_has_mapping(c->name, c->opset)) return mgopt__ox_no(c, "no kernel and no mapping at opset %lld", (long long)c->opset);
+  if (c->op->nouts > 64 || c->op->nblocks) return mgopt__ox_no(c, "the op has nested blocks or too many outputs");
+  s = mgopt_program_create(&c->p->alloc);
+  if (!s) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+  /* the mapping rows read the opset from the imported model (borrowed, never written) */
+  s->onnx_meta = c->p->onnx_meta;
+  sink = mgopt__ox_rebuild(s, c->op, operands, &x);
+  if (!sink) {
+    st = mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  r = mgopt_onnx_reimport_op(s, x);
+  if (r < 0) {
+    st = mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (r != 1) {
+    st = mgopt__ox_no(c, "its mapping declines these operands and attributes");
+    goto done;
+  }
+  /* the values the mapping made, in output order, become main's outputs */
+  for (k = 0; k < sink->nslots; k++)
+    if (sink->slots[k].n == 1) outs[n++] = sink->slots[k].uses[0].value;
+  mgopt_op_erase(sink);
+  for (k = 0; k < n; k++)
+    if (mgopt_block_add_output(mgopt_program_function(s, "main")->body, outs[k])) {
+      st = mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = c->max_elements;
+  if (mgopt_eval(s, "main", NULL, 0, res, n, &eo, &d2) != MGOPT_OK) {
+    if (d2.status == MGOPT_ERR_UNSUPPORTED) st = mgopt__ox_no(c, "its mapping: %s", d2.msg);
+    else st = mgopt__ox_fail(c, d2.status, "%s", d2.msg);
+    goto done;
+  }
+  /* the results live on the same allocator as p's evaluator tensors */
+  for (k = 0, n = 0; k < c->nout; k++)
+    if (!(c->op->outs[k]->flags & MGOPT_VALUE_ABSENT)) c->out[k] = res[n++];
+done:
+  s->onnx_meta = NULL;
+  mgopt_program_destroy(s);
+  return st;
+}
+
+/* ---------------------------------------------------------------- exported */
+
+MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op) {
+  int64_t opset;
+  if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0) return 0;
+  opset = mgopt__onnx_export_opset(p, 0);
+  return mgopt__ox_find(op->type + 6, opset) != NULL || (!op->nblocks && mgopt__ox_has_mapping(op->type + 6, opset));
+}
+
+MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                                         int32_t noperands, mgopt_tensor **out, mgopt_diag *d) {
+  const mgopt_onnx_eval_options *o = (const mgopt_onnx_eval_options *)ud;
+  const mgopt__ox_row *row;
+  mgopt__ox c;
+  size_t bytes;
+  int32_t k, j, at = 0, nin = 0;
+  int r = MGOPT__OX_NO;
+  mgopt_diag_clear(d);
+  if (!p || !op || (noperands > 0 && !operands) || (op->nouts > 0 && !out))
+    return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "invalid arguments");
+  for (k = 0; k < op->nouts; k++) out[k] = NULL;
+  if (op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0)
+    return mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: not an op of the ONNX default domain",
+                          op->type ? op->type : "?");
+  if (noperands != mgopt_op_operand_count(op)) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "operand count mismatch");
+  for (k = 0; k < op->nslots; k++) {
+    int32_t i = mgopt__ox_slot_input(&op->slots[k]);
+    if (op->slots[k].n == 0) continue;
+    if (i < 0) return mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: operand slot '%s' is not an ONNX input",
+                                     op->type, op->slots[k].name);
+    if (i + 1 > nin) nin = i + 1;
+  }
+  memset(&c, 0, sizeof c);
+  c.p = p;
+  c.op = op;
+  c.name = op->type + 6;
+  c.opset = mgopt__onnx_export_opset(p, 0);
+  c.out = out;
+  c.nout = op->nouts;
+  c.max_elements = o ? o->max_elements : 0;
+  c.d = d;
+  c.nin = nin;
+  bytes = sizeof(mgopt_tensor *) * (size_t)(nin + 1);
+  c.in = (mgopt_tensor **)mgopt__heap_realloc(&p->alloc, NULL, 0, bytes);
+  if (!c.in) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  memset(c.in, 0, bytes);
+  for (k = 0; k < op->nslots; k++)
+    for (j = 0; j < op->slots[k].n; j++) {
+      mgopt_tensor *t = operands[at++];
+      if (!t) {
+        r = mgopt__ox_fail(&c, MGOPT_ERR_INVALID_ARG, "operand '%s' has no tensor", op->slots[k].name);
+        goto done;
+      }
+      c.in[mgopt__ox_slot_input(&op->slots[k])] = t;
+    }
+  row = op->nblocks ? NULL : mgopt__ox_find(c.name, c.opset);
+  if (row) r = row->fn(&c);
+  if (r == MGOPT__OX_NO) {
+    char why[sizeof c.why];
+    memcpy(why, c.why, sizeof why);
+    for (k = 0; k < op->nouts; k++)
+      if (out[k]) {
+        mgopt_eval_tensor_free(p, out[k]);
+        out[k] = NULL;
+      }
+    r = mgopt__ox_late(&c, operands, noperands);
+    if (r == MGOPT__OX_NO && row && why[0]) memcpy(c.why, why, sizeof why);
+  }
+  if (r == MGOPT__OX_NO) r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: %s", op->type, c.why);
+  /* an omitted optional output gets an empty tensor; every other one must be made */
+  for (k = 0; r == MGOPT__OX_OK && k < op->nouts; k++)
+    if (!out[k]) {
+      int64_t zero = 0;
+      if (!(op->outs[k]->flags & MGOPT_VALUE_ABSENT))
+        r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: output %d is not computed", op->type, (int)k);
+      else if (!(out[k] = mgopt_eval_tensor_new(p, op->outs[k]->type.dtype != MGOPT_DT_UNKNOWN
+                                                       ? (mgopt_dtype)op->outs[k]->type.dtype
+                                                       : MGOPT_DT_FP32,
+                                                   1, &zero)))
+        r = mgopt__ox_fail(&c, MGOPT_ERR_NOMEM, "out of memory");
+    }
+done:
+  if (r != MGOPT__OX_OK)
+    for (k = 0; k < op->nouts; k++)
+      if (out[k]) {
+        mgopt_eval_tensor_free(p, out[k]);
+        out[k] = NULL;
+      }
+  mgopt__heap_free(&p->alloc, c.in, bytes);
+  if (r == MGOPT__OX_OK) return MGOPT_OK;
+  return c.status != MGOPT_OK ? c.status : MGOPT_ERR_UNSUPPORTED;
 }
 /* src/passes/util.c — matching: where a value comes from and goes to, constant operands, scalar operands of fusion patterns, ending a fusion, elementwise chains. */
 

@@ -85,6 +85,41 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
                                  mgopt_tensor **outputs, int32_t noutputs, const mgopt_eval_options *opts,
                                  mgopt_diag *d);
 
+/* ---------------------------------------------------------------- opaque ONNX ops
+
+   mgopt_onnx_eval_op is an op_fn for mgopt_eval that evaluates the ops an
+   ONNX import leaves opaque (`onnx::X`, the default domain): ops without a
+   MIL op by a kernel of its own (LogSoftmax and Softmax/Hardmax of every
+   opset, NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, ...), and every
+   op the importer maps to canonical ops but left opaque because a parameter
+   was not a constant (a Reshape's shape, a CumSum's axis, Slice's starts...)
+   by running the importer's mapping row on the run-time operands and
+   evaluating what it builds with the canonical kernels. The numeric
+   contracts are stated in src/kernels/onnx_ops.c and onnx_nn.c. Typical
+   use: eval_options.op_fn = mgopt_onnx_eval_op; eval_options.op_ud = NULL
+   (or a mgopt_onnx_eval_options). */
+
+typedef struct mgopt_onnx_eval_options { /* zeroed = every default */
+  int64_t max_elements;                  /* per output, 0 = no limit */
+} mgopt_onnx_eval_options;
+
+/* Evaluates opaque op `op` of p (see mgopt_eval_options.op_fn for operands
+   and out). ud: a mgopt_onnx_eval_options or NULL. MGOPT_ERR_UNSUPPORTED
+   with the message "cannot evaluate onnx::X: why" for an op it does not
+   cover (another domain, no kernel and no mapping row at the program's
+   opset, a mapping that declines these operands, a random op);
+   MGOPT_ERR_INVALID_ARG / MGOPT_ERR_CORRUPT for operands ONNX rejects (an
+   index out of range), MGOPT_ERR_LIMIT, MGOPT_ERR_NOMEM. On error no output
+   is left set. The program's opset is the imported model's (17 for a
+   program from elsewhere). */
+MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                                         int32_t noperands, mgopt_tensor **out, mgopt_diag *d);
+
+/* 1 when mgopt_onnx_eval_op has a way to evaluate op: an `onnx::X` op with
+   a kernel or a mapping row for X at p's opset (a mapping may still
+   decline the run-time operands). 0 otherwise, NULL included. */
+MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
+
 #ifdef __cplusplus
 }
 #endif
