@@ -578,6 +578,11 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(reduce_log_sum,                  MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_log_sum_exp,              MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
   X(reduce_sum_square,               MGOPT__OT_P,    x,       reduce,        1, 1, 0,  reduce,         mgopt__kr_reduce)                \
+  X(upsample_nearest_neighbor,       MGOPT__OT_LS,   x,       upsample_nn,   1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(resize_nearest_neighbor,         MGOPT__OT_LS,   x,       resize_nn,     1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

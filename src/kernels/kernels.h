@@ -182,5 +182,7 @@ MGOPT__PRIVATE int mgopt__kn_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_resample(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kx_einsum(mgopt__kctx *k);
 
 #endif /* MGOPT__KERNELS_H */

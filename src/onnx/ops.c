@@ -49,8 +49,9 @@ static mgopt__onnx_entry *mgopt__onnx_index_add(mgopt__onnx_index *x, const char
   return e;
 }
 
-/* Indexes the rows that hold for `opset`: at most one mapping and one type
-   rule per name (a unit test checks that the ranges do not overlap). */
+/* Indexes the rows that hold for `opset`: at most one importing mapping and
+   one type rule per name (a unit test checks that the ranges do not
+   overlap); rows that only export may share an op type with it. */
 MGOPT__PRIVATE void mgopt__onnx_index_build(mgopt__onnx_index *x, int64_t opset) {
   const mgopt__onnx_map *maps;
   const mgopt__onnx_rule *rules;
@@ -58,7 +59,11 @@ MGOPT__PRIVATE void mgopt__onnx_index_build(mgopt__onnx_index *x, int64_t opset)
   memset(x, 0, sizeof *x);
   for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
     for (i = 0; i < n; i++)
-      if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) mgopt__onnx_index_add(x, maps[i].onnx)->map = &maps[i];
+      if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) {
+        /* an export-only row (no import) never takes the place of the row that imports the op type */
+        mgopt__onnx_entry *e = mgopt__onnx_index_add(x, maps[i].onnx);
+        if (!e->map || !e->map->to_ir) e->map = &maps[i];
+      }
   rules = mgopt__onnx_rules(&n);
   for (i = 0; i < n; i++)
     if (mgopt__onnx_in_range(rules[i].since, rules[i].until, opset)) mgopt__onnx_index_add(x, rules[i].onnx)->rule = &rules[i];
