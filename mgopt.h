@@ -757,6 +757,11 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(topk,                            MGOPT__OT_P,    x,       topk,          2, 2, 0,  topk,           mgopt__kt_topk)                  \
   X(range_1d,                        MGOPT__OT_P,    range,   none,          1, 1, 0,  range_1d,       mgopt__kt_range_1d)              \
   X(fill,                            MGOPT__OT_P,    fill,    none,          1, 1, 0,  fill,           mgopt__kt_fill)                  \
+  X(upsample_nearest_neighbor,       MGOPT__OT_LS,   x,       upsample_nn,   1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(resize_nearest_neighbor,         MGOPT__OT_LS,   x,       resize_nn,     1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -2028,6 +2033,20 @@ MGOPT__PRIVATE int mgopt__op_has_effects(const mgopt_op *op);
 MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
+
+/* An einsum equation read against its operands' ranks (core/infer/reduce.c).
+   Labels a-z are 0-25, A-Z 26-51; the dims an ellipsis stands for are
+   52 + j, right-aligned over the longest ellipsis (numpy broadcasting). The
+   output is the one after "->", else the ellipsis dims then the labels met
+   once, in alphabetical order. */
+#define MGOPT__EINSUM_MAX_OPS 8
+#define MGOPT__EINSUM_LABELS (52 + MGOPT_MAX_RANK)
+typedef struct mgopt__einsum {
+  int32_t nops, rank[MGOPT__EINSUM_MAX_OPS], out_rank;
+  uint8_t lab[MGOPT__EINSUM_MAX_OPS][MGOPT_MAX_RANK], out[MGOPT_MAX_RANK];
+} mgopt__einsum;
+/* 1 when eq is a well-formed equation for nops operands of the given ranks (e filled), else 0. */
+MGOPT__PRIVATE int mgopt__einsum_parse(const char *eq, size_t len, int32_t nops, const int32_t *ranks, mgopt__einsum *e);
 
 #endif /* MGOPT__INTERNAL_H */
 /* src/core/program.c — status strings, diagnostics, heap hooks, the arena, the interner, text buffers. */
@@ -4571,9 +4590,11 @@ MGOPT__TI_FN(reduce_arg);
 MGOPT__TI_FN(cumsum);
 MGOPT__TI_FN(matmul);
 MGOPT__TI_FN(linear);
+MGOPT__TI_FN(einsum);
 /* window.c */
 MGOPT__TI_FN(conv);
 MGOPT__TI_FN(pool);
+MGOPT__TI_FN(resample);
 /* control.c */
 MGOPT__TI_FN(while);
 MGOPT__TI_FN(cond);
@@ -5525,6 +5546,168 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_linear(mgopt_program *p, const mgopt_op
   if (x.rank > 0) out->dims[x.rank - 1] = od;
   return MGOPT_OK;
 }
+
+/* ---------------------------------------------------------------- einsum */
+
+/* One operand's term of eq[*i..) up to ',' or '-' or the end: labels into lab (the ellipsis as
+   255), its count in *n. 0 on a bad character, a second ellipsis or too many labels. */
+static int mgopt__einsum_term(const char *eq, size_t len, size_t *i, uint8_t *lab, int32_t *n, int *ell) {
+  *n = 0;
+  *ell = 0;
+  while (*i < len && eq[*i] != ',' && eq[*i] != '-') {
+    char c = eq[*i];
+    if (c == ' ') {
+      (*i)++;
+      continue;
+    }
+    if (*n >= MGOPT_MAX_RANK) return 0;
+    if (c == '.') {
+      if (*ell || *i + 2 >= len + 0 || eq[*i + 1] != '.' || eq[*i + 2] != '.') return 0;
+      *ell = 1;
+      lab[(*n)++] = 255;
+      *i += 3;
+      continue;
+    }
+    if (c >= 'a' && c <= 'z') lab[(*n)++] = (uint8_t)(c - 'a');
+    else if (c >= 'A' && c <= 'Z') lab[(*n)++] = (uint8_t)(26 + c - 'A');
+    else return 0;
+    (*i)++;
+  }
+  return 1;
+}
+
+/* Expands a term's ellipsis (at most one) over `er` dims of the `ell` the equation has. */
+static int mgopt__einsum_expand(const uint8_t *t, int32_t n, int32_t rank, int32_t ell, uint8_t *out, int32_t *nout) {
+  int32_t k, j, m = 0, er = -1;
+  for (k = 0; k < n; k++)
+    if (t[k] == 255) er = rank - (n - 1);
+  if (er < 0 && n != rank) return 0;
+  if (er > ell) return 0;
+  for (k = 0; k < n; k++) {
+    if (t[k] != 255) {
+      out[m++] = t[k];
+      continue;
+    }
+    for (j = 0; j < er; j++) out[m++] = (uint8_t)(52 + ell - er + j);
+  }
+  *nout = m;
+  return m <= MGOPT_MAX_RANK;
+}
+
+MGOPT__PRIVATE int mgopt__einsum_parse(const char *eq, size_t len, int32_t nops, const int32_t *ranks, mgopt__einsum *e) {
+  uint8_t terms[MGOPT__EINSUM_MAX_OPS][MGOPT_MAX_RANK], ot[MGOPT_MAX_RANK];
+  int32_t nt[MGOPT__EINSUM_MAX_OPS], k, j, ell = 0, no = 0, count[MGOPT__EINSUM_LABELS];
+  int has_ell[MGOPT__EINSUM_MAX_OPS], oell = 0, arrow = 0;
+  size_t i = 0;
+  if (!eq || nops < 1 || nops > MGOPT__EINSUM_MAX_OPS) return 0;
+  memset(e, 0, sizeof *e);
+  e->nops = nops;
+  for (k = 0; k < nops; k++) {
+    if (ranks[k] < 0 || ranks[k] > MGOPT_MAX_RANK) return 0;
+    if (!mgopt__einsum_term(eq, len, &i, terms[k], &nt[k], &has_ell[k])) return 0;
+    if (k + 1 < nops) {
+      if (i >= len || eq[i] != ',') return 0;
+      i++;
+    }
+    if (has_ell[k]) {
+      int32_t er = ranks[k] - (nt[k] - 1);
+      if (er < 0) return 0;
+      if (er > ell) ell = er;
+    }
+  }
+  if (i < len) {
+    if (eq[i] != '-' || i + 1 >= len || eq[i + 1] != '>') return 0;
+    i += 2;
+    arrow = 1;
+    if (!mgopt__einsum_term(eq, len, &i, ot, &no, &oell) || i != len) return 0;
+  }
+  if (ell > MGOPT_MAX_RANK) return 0;
+  memset(count, 0, sizeof count);
+  for (k = 0; k < nops; k++) {
+    if (!mgopt__einsum_expand(terms[k], nt[k], ranks[k], ell, e->lab[k], &e->rank[k]) || e->rank[k] != ranks[k]) return 0;
+    for (j = 0; j < e->rank[k]; j++) count[e->lab[k][j]]++;
+  }
+  if (arrow) {
+    int seen[MGOPT__EINSUM_LABELS];
+    int32_t on = 0;
+    memset(seen, 0, sizeof seen);
+    for (j = 0; j < no; j++) {
+      if (ot[j] == 255) {
+        for (k = 0; k < ell; k++) {
+          if (on >= MGOPT_MAX_RANK) return 0;
+          e->out[on++] = (uint8_t)(52 + k);
+        }
+        continue;
+      }
+      if (!count[ot[j]] || seen[ot[j]]++ || on >= MGOPT_MAX_RANK) return 0;
+      e->out[on++] = ot[j];
+    }
+    if (!oell)
+      for (k = 0; k < ell; k++)
+        if (count[52 + k]) return 0; /* broadcast dims left out of an explicit output */
+    e->out_rank = on;
+  } else {
+    int32_t on = 0;
+    for (k = 0; k < ell; k++) e->out[on++] = (uint8_t)(52 + k);
+    for (j = 0; j < 52; j++)
+      if (count[j] == 1) {
+        if (on >= MGOPT_MAX_RANK) return 0;
+        e->out[on++] = (uint8_t)j;
+      }
+    e->out_rank = on;
+  }
+  return 1;
+}
+
+/* einsum: values (1 to 8 operands, one dtype), equation. A label's size is the
+   same in every operand; a dim an ellipsis stands for broadcasts from 1. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_einsum(mgopt_program *p, const mgopt_op *op, mgopt_type *out, mgopt_diag *d) {
+  mgopt_type ts[MGOPT__EINSUM_MAX_OPS];
+  int32_t ranks[MGOPT__EINSUM_MAX_OPS], k, j, n = 0, dt = MGOPT_DT_UNKNOWN;
+  mgopt_dim size[MGOPT__EINSUM_LABELS];
+  int known[MGOPT__EINSUM_LABELS];
+  mgopt__einsum e;
+  size_t len = 0;
+  const char *eq = mgopt_op_get_string(op, "equation", &len);
+  mgopt_status s;
+  const mgopt_use *uses;
+  int32_t nv = mgopt__ti_list(op, "values", &uses);
+  if (nv > MGOPT__EINSUM_MAX_OPS) return mgopt__ti_fail(d, op, "more than %d operands", MGOPT__EINSUM_MAX_OPS);
+  for (k = 0; k < nv; k++) {
+    const mgopt_value *v = uses[k].value;
+    if (!v || v->type.kind != MGOPT_TYPE_TENSOR) return mgopt__ti_fail(d, op, "an operand is not a tensor");
+    ts[n] = mgopt__ti_view(&v->type);
+    if (dt == MGOPT_DT_UNKNOWN) dt = ts[n].dtype;
+    else if (ts[n].dtype != MGOPT_DT_UNKNOWN && ts[n].dtype != dt) return mgopt__ti_fail(d, op, "operands of different dtypes");
+    ranks[n] = ts[n].rank;
+    n++;
+  }
+  if (n == 0) return mgopt__ti_fail(d, op, "no operands");
+  for (k = 0; k < n; k++)
+    if (ranks[k] < 0) return mgopt__ti_out(p, op, out, dt, -1, d);
+  if (!eq || !mgopt__einsum_parse(eq, len, n, ranks, &e)) return mgopt__ti_fail(d, op, "bad equation for these operands");
+  for (j = 0; j < MGOPT__EINSUM_LABELS; j++) {
+    size[j] = mgopt_dim_static(1);
+    known[j] = 0;
+  }
+  for (k = 0; k < n; k++)
+    for (j = 0; j < e.rank[k]; j++) {
+      int l = e.lab[k][j];
+      mgopt_dim dd = ts[k].dims[j];
+      if (l >= 52 && mgopt__ti_st(dd) && dd.v == 1) continue; /* broadcasts */
+      if (!known[l]) {
+        size[l] = dd;
+        known[l] = 1;
+      } else if (mgopt__ti_st(dd) && mgopt__ti_st(size[l])) {
+        if (dd.v != size[l].v) return mgopt__ti_fail(d, op, "label %d has sizes %lld and %lld", l, (long long)size[l].v, (long long)dd.v);
+      } else if (!mgopt__ti_st(size[l]) && mgopt__ti_st(dd)) {
+        size[l] = dd;
+      }
+    }
+  if ((s = mgopt__ti_out(p, op, out, dt, e.out_rank, d)) != MGOPT_OK) return s;
+  for (j = 0; j < e.out_rank; j++) out->dims[j] = size[e.out[j]];
+  return MGOPT_OK;
+}
 /* src/core/infer/window.c — type inference of sliding-window ops: conv, conv_transpose, avg_pool, max_pool. */
 
 enum { MGOPT__TI_VALID, MGOPT__TI_SAME, MGOPT__TI_SAME_LOWER, MGOPT__TI_CUSTOM };
@@ -5731,6 +5914,48 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_pool(mgopt_program *p, const mgopt_op *
     if (n >= 0 && kk < 1) return mgopt__ti_fail(d, op, "bad kernel size %lld", (long long)kk);
     if (!mgopt__ti_window(in, kk, st[k], 1, pd[2 * k], pd[2 * k + 1], pt, cm, &out->dims[2 + k]))
       return mgopt__ti_fail(d, op, "kernel does not fit the input in spatial dim %lld", (long long)k);
+  }
+  return MGOPT_OK;
+}
+
+/* upsample_nearest_neighbor, upsample_bilinear (scale factors > 0: floor(dim * factor)),
+   resize_nearest_neighbor, resize_bilinear (target sizes >= 1): x of rank >= 3, the last two dims
+   resampled, the others kept. An output dim must be at least 1. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_resample(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int up = op->kind == MGOPT_OP_upsample_nearest_neighbor || op->kind == MGOPT_OP_upsample_bilinear, k;
+  int64_t j;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0 && x.rank < 3) return mgopt__ti_fail(d, op, "expects rank 3 or more, got %d", (int)x.rank);
+  if (op->kind == MGOPT_OP_resize_bilinear) {
+    const char *m = mgopt_op_get_string(op, "sampling_mode", NULL);
+    if (m && strcmp(m, "DEFAULT") != 0 && strcmp(m, "STRICT_ALIGN_CORNERS") != 0 && strcmp(m, "ALIGN_CORNERS") != 0 &&
+        strcmp(m, "OFFSET_CORNERS") != 0 && strcmp(m, "UNALIGN_CORNERS") != 0)
+      return mgopt__ti_fail(d, op, "unknown sampling_mode \"%s\"", m);
+  }
+  if ((s = mgopt__ti_out(p, op, out, x.dtype, x.rank, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  for (j = 0; j < x.rank - 2; j++) out->dims[j] = x.dims[j];
+  for (k = 0; k < 2; k++) {
+    mgopt_dim in = x.dims[x.rank - 2 + k];
+    mgopt_dim o = mgopt_dim_unknown();
+    if (up) {
+      double f = mgopt_op_get_float(op, k ? "scale_factor_width" : "scale_factor_height", 1.0), v;
+      if (!(f > 0.0) || f > 1e9) return mgopt__ti_fail(d, op, "bad scale factor");
+      if (f == 1.0) o = in;
+      else if (mgopt__ti_st(in)) {
+        v = floor((double)in.v * f);
+        if (v < 1.0 || v > 9e15) return mgopt__ti_fail(d, op, "scale factor gives an output dim of %g", v);
+        o = mgopt_dim_static((int64_t)v);
+      }
+    } else {
+      int64_t v = mgopt_op_get_int(op, k ? "target_size_width" : "target_size_height", 1);
+      if (v < 1) return mgopt__ti_fail(d, op, "target size %lld", (long long)v);
+      o = mgopt_dim_static(v);
+    }
+    out->dims[x.rank - 2 + k] = o;
   }
   return MGOPT_OK;
 }
@@ -6240,6 +6465,16 @@ MGOPT__RG_ATTRS(topk, {"k", MGOPT_ATTR_INT, 0, "1"}, {"axis", MGOPT_ATTR_INT, 0,
 MGOPT__RG_ATTRS(gather_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(cumsum, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"exclusive", MGOPT_ATTR_BOOL, 0, "false"},
                         {"reverse", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(upsample_nn, {"scale_factor_height", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                             {"scale_factor_width", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(resize_nn, {"target_size_height", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL},
+                           {"target_size_width", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(upsample_bl, {"scale_factor_height", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                             {"scale_factor_width", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                             {"align_corners", MGOPT_ATTR_BOOL, 0, "true"});
+MGOPT__RG_ATTRS(resize_bl, {"target_size_height", MGOPT_ATTR_INT, 0, "1"}, {"target_size_width", MGOPT_ATTR_INT, 0, "1"},
+                           {"sampling_mode", MGOPT_ATTR_STRING, 0, "\"DEFAULT\""});
+MGOPT__RG_ATTRS(einsum, {"equation", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 
 /* ---------------------------------------------------------------- the table */
 
@@ -11815,6 +12050,7 @@ MGOPT__PRIVATE mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_n
 MGOPT__PRIVATE int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v);
 MGOPT__PRIVATE int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v);
 MGOPT__PRIVATE int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v);
+MGOPT__PRIVATE int mgopt__exp_afloats(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const float *v, int64_t cnt);
 MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v,
                                     int64_t cnt);
 MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name);
@@ -12600,6 +12836,14 @@ MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const cha
   return a->ints != NULL;
 }
 
+MGOPT__PRIVATE int mgopt__exp_afloats(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const float *v, int64_t cnt) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOATS);
+  if (!a) return 0;
+  a->floats = (float *)mgopt__dup(E->p, v, sizeof(float) * (size_t)(cnt ? cnt : 1));
+  a->nfloats = cnt;
+  return a->floats != NULL;
+}
+
 
 /* "<base>_mgopt_<k>" for the smallest k this export has not used and no
    value of the model holds. */
@@ -12842,6 +13086,75 @@ static mgopt_status mgopt__exp_prelu(mgopt__exp *E, const mgopt_op *op, const mg
     }
     if (!ins[1]) return mgopt__exp_nomem(E);
   }
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
+/* PRelu as prelu: the slope must vary along x's axis 1 alone. From opset 7
+   the slope broadcasts from the trailing dims (unidirectionally): exact when,
+   right-aligned, each of its dims is 1 but the one over axis 1, which is 1 or
+   C. Before opset 7 a slope of one value is shared by every channel, and a
+   1-d slope of C values is per channel (what the exporters of that time wrote);
+   a 1-d slope that could also mean the last axis (last dim C, rank > 2) stays
+   opaque. A constant slope becomes prelu's alpha (C,); a run-time one only
+   when it has that shape already. */
+static int mgopt__imp_prelu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *s = mgopt__imp_in(I, 1), *alpha = s;
+  int r = mgopt__imp_rank(x), rs = mgopt__imp_rank(s), j;
+  mgopt_tensor *t = s ? mgopt_value_const(s) : NULL;
+  int64_t C, i;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !s || s->type.dtype != x->type.dtype || r < 2 || r > MGOPT_MAX_RANK || rs < 0 || rs > r)
+    return 0;
+  if (!mgopt_dim_is_static(x->type.dims[1]) || x->type.dims[1].v < 1 || x->type.dims[1].v > ((int64_t)1 << 24)) return 0;
+  C = x->type.dims[1].v;
+  if (m->since >= 7) {
+    for (j = 0; j < rs; j++) {
+      mgopt_dim d = s->type.dims[j];
+      int axis = r - rs + j;
+      if (!mgopt_dim_is_static(d) || (d.v != 1 && (axis != 1 || d.v != C))) return 0;
+    }
+  } else {
+    int64_t n = mgopt_type_numel(&s->type);
+    if (n != 1) {
+      mgopt_dim last = x->type.dims[r - 1];
+      if (rs != 1 || n != C || (r > 2 && (!mgopt_dim_is_static(last) || last.v == C))) return 0;
+    }
+  }
+  if (!(rs == 1 && mgopt_dim_is_static(s->type.dims[0]) && s->type.dims[0].v == C && (r == 2 || m->since < 7))) {
+    mgopt_tensor *a;
+    char buf[160];
+    if (!t || t->numel < 1) return 0;
+    a = mgopt_tensor_new(I->p, (mgopt_dtype)x->type.dtype, 1, &C);
+    if (!a || !mgopt_tensor_data(I->p, t)) return -1;
+    for (i = 0; i < C; i++) mgopt_tensor_set_f64(a, i, mgopt_tensor_get_f64(t, t->numel == 1 ? 0 : i));
+    snprintf(buf, sizeof buf, "%.100s_alpha", mgopt__imp_intern(I, I->node->outputs[0]));
+    alpha = mgopt_build_const(I->p, I->b, NULL, mgopt_program_fresh_name(I->p, buf), a);
+    if (!alpha) return -1;
+  }
+  op = mgopt__imp_op(I, "prelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "alpha", alpha)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Before opset 7 the slope is written as prelu's alpha (C,), which that
+   PRelu reads per channel where it cannot mean the last axis. */
+static const char *mgopt__exw_prelu_v1(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *a = mgopt_op_operand(op, "alpha");
+  int32_t r;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !a) return "an operand is missing";
+  r = x->type.rank;
+  if (r < 2 || r > MGOPT_MAX_RANK || a->type.rank != 1 || !mgopt_dim_is_static(x->type.dims[1])) return "an input of unknown rank";
+  if (r > 2 && x->type.dims[1].v != 1 && (!mgopt_dim_is_static(x->type.dims[r - 1]) || x->type.dims[r - 1].v == x->type.dims[1].v))
+    return "a per-channel slope that PRelu before opset 7 reads ambiguously";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_prelu_v1(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_in(op, "alpha");
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
 }
 
@@ -13378,8 +13691,9 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     /* Round (opset 11 on) rounds half to even, as round does */
     MGOPT__MAP_UNARY("Round", MGOPT_OP_round),
     {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
-    /* PRelu broadcasts its slope from opset 7 on; earlier, only a single value or the input's shape */
-    {"PRelu", 7, 0, MGOPT_OP_prelu, NULL, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
+    /* PRelu broadcasts its slope from opset 7 on; earlier, a single value or one per channel */
+    {"PRelu", 1, 6, MGOPT_OP_prelu, mgopt__imp_prelu, mgopt__exp_prelu_v1, {NULL, NULL, NULL}, mgopt__exw_prelu_v1},
+    {"PRelu", 7, 0, MGOPT_OP_prelu, mgopt__imp_prelu, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
     {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}, NULL},
     /* Gelu is an ONNX op from opset 20; read in any model that has it */
     {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}, NULL},
@@ -14274,7 +14588,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_shape(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_shape);
   return mgopt__onnx_shape;
 }
-/* src/onnx/map_nn.c — ONNX <-> canonical mappings of network layers: MatMul, Gemm, Conv, ConvTranspose, pools, normalizations, Softmax. */
+/* src/onnx/map_nn.c — ONNX <-> canonical mappings of network layers: MatMul, Gemm, Conv, ConvTranspose, pools, normalizations, Softmax, Resize, Upsample, Einsum. */
 
 /* ---------------------------------------------------------------- MatMul, Gemm */
 
@@ -14335,48 +14649,108 @@ static mgopt_status mgopt__exp_matmul(mgopt__exp *E, const mgopt_op *op, const m
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
 }
 
-/* Gemm with alpha = beta = 1 and no transposed A: linear when B is transposed
-   and C is 1-d (or absent), else matmul (+ add). */
-static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
-  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2);
-  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+/* An intermediate op of the Gemm decomposition: `type` over (a, b) in slots
+   (sa, sb), output named after the node's output and `what`, types inferred.
+   NULL on error (d set). */
+static mgopt_op *mgopt__imp_gemm_step(mgopt__imp *I, const char *type, const char *what, const char *sa, mgopt_value *a,
+                                      const char *sb, mgopt_value *b) {
+  const char *slots[2];
+  mgopt_value *vals[2];
   mgopt_op *op;
+  mgopt_diag d2;
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm", what);
+  slots[0] = sa;
+  slots[1] = sb;
+  vals[0] = a;
+  vals[1] = b;
+  op = mgopt_build_op(I->p, I->b, NULL, type, mgopt_program_fresh_name(I->p, buf), b ? 2 : 1, slots, vals, 1);
+  if (!op) return NULL;
+  if (op->kind == MGOPT_OP_matmul && (mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0)))
+    return NULL;
+  if (op->kind == MGOPT_OP_transpose) {
+    static const int64_t perm[2] = {1, 0};
+    if (mgopt_op_set_ints(op, "perm", perm, 2)) return NULL;
+  }
+  mgopt_diag_clear(&d2);
+  if (mgopt_op_infer(I->p, op, &d2)) {
+    mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg);
+    return NULL;
+  }
+  return op;
+}
+
+/* A scalar constant v of x's dtype (rank 0), appended. */
+static mgopt_value *mgopt__imp_gemm_scalar(mgopt__imp *I, const mgopt_value *x, const char *what, double v) {
+  mgopt_tensor *t = mgopt_tensor_new_scalar_f64(I->p, (mgopt_dtype)x->type.dtype, v);
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.100s_%s", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm", what);
+  return t ? mgopt_build_const(I->p, I->b, NULL, mgopt_program_fresh_name(I->p, buf), t) : NULL;
+}
+
+/* Gemm: Y = alpha * op(A) * op(B) + beta * C, as ops whose export reads back
+   as the same ops: a transposed A through transpose, A * B' as linear (no
+   bias), A * B as matmul, then mul by alpha when it is not 1 and add of C
+   (multiplied by beta first when beta is not 1). alpha = beta = 1, no
+   transposed A, a transposed B and a 1-d (or absent) C is one linear. beta
+   = 0 drops C, as ONNX's definition does (a NaN in C does not reach Y).
+   The constants come first, as initializers do when the model is read back. */
+static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *a = mgopt__imp_in(I, 0), *b = mgopt__imp_in(I, 1), *c = mgopt__imp_in(I, 2), *av = NULL, *bv = NULL;
+  int64_t ta = mgopt__imp_aint(I->node, "transA", 0), tb = mgopt__imp_aint(I->node, "transB", 0);
+  double alpha = mgopt__imp_afloat(I->node, "alpha", 1.0), beta = mgopt__imp_afloat(I->node, "beta", 1.0);
+  mgopt_op *op;
+  mgopt_value *y;
   MGOPT__UNUSED(m);
   if (!mgopt__imp_is_float(a) || !b || a->type.dtype != b->type.dtype || (c && c->type.dtype != a->type.dtype))
     return 0;
-  if (mgopt__imp_afloat(I->node, "alpha", 1.0) != 1.0 || (c && mgopt__imp_afloat(I->node, "beta", 1.0) != 1.0)) return 0;
-  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || ta) return 0;
-  if (tb && (!c || mgopt__imp_rank(c) == 1)) {
+  if (!(alpha == alpha) || !(beta == beta)) return 0;
+  if (mgopt__imp_rank(a) != 2 || mgopt__imp_rank(b) != 2 || (c && (mgopt__imp_rank(c) < 0 || mgopt__imp_rank(c) > 2)))
+    return 0;
+  /* before opset 7, C broadcasts only with broadcast = 1 (else it has Y's shape) */
+  if (c && I->opset < 7 && !mgopt__imp_aint(I->node, "broadcast", 0) && mgopt__imp_rank(c) != 2) return 0;
+  if (beta == 0.0) c = NULL;
+  if (alpha == 1.0 && !ta && tb && (!c || (beta == 1.0 && mgopt__imp_rank(c) == 1))) {
     op = mgopt__imp_op(I, "linear", 1, 0);
     if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "weight", b)) return -1;
     if (c && mgopt_op_set_operand(op, "bias", c)) return -1;
     return mgopt__imp_done(I, op);
   }
-  if (!c) {
-    op = mgopt__imp_op(I, "matmul", 1, 0);
-    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, "y", b) ||
-        mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", tb != 0))
-      return -1;
+  if (c && beta != 1.0 && !(bv = mgopt__imp_gemm_scalar(I, a, "beta", beta))) return -1;
+  if (alpha != 1.0 && !(av = mgopt__imp_gemm_scalar(I, a, "alpha", alpha))) return -1;
+  if (ta) {
+    mgopt_op *t = mgopt__imp_gemm_step(I, "transpose", "a_t", "x", a, NULL, NULL);
+    if (!t) return -1;
+    a = t->outs[0];
+  }
+  if (alpha == 1.0 && !c) {
+    op = mgopt__imp_op(I, tb ? "linear" : "matmul", 1, 0);
+    if (!op || mgopt_op_set_operand(op, "x", a) || mgopt_op_set_operand(op, tb ? "weight" : "y", b)) return -1;
+    if (!tb && (mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))) return -1;
     return mgopt__imp_done(I, op);
   }
-  {
-    /* matmul into a fresh value, then add(C) under the node's output name */
-    static const char *const slots[2] = {"x", "y"};
-    mgopt_value *vals[2];
-    mgopt_op *mm;
-    mgopt_diag d2;
-    char buf[160];
-    snprintf(buf, sizeof buf, "%.100s_matmul", I->node->noutputs ? mgopt__imp_intern(I, I->node->outputs[0]) : "gemm");
-    vals[0] = a;
-    vals[1] = b;
-    mm = mgopt_build_op(I->p, I->b, NULL, "matmul", mgopt_program_fresh_name(I->p, buf), 2, slots, vals, 1);
-    if (!mm || mgopt_op_set_bool(mm, "transpose_x", 0) || mgopt_op_set_bool(mm, "transpose_y", tb != 0)) return -1;
-    mgopt_diag_clear(&d2);
-    if (mgopt_op_infer(I->p, mm, &d2)) return mgopt__imp_fail(I, MGOPT_ERR_TYPE, "Gemm: %s", d2.msg), -1;
-    op = mgopt__imp_op(I, "add", 1, 0);
-    if (!op || mgopt_op_set_operand(op, "x", mm->outs[0]) || mgopt_op_set_operand(op, "y", c)) return -1;
-    return mgopt__imp_done(I, op);
+  op = tb ? mgopt__imp_gemm_step(I, "linear", "matmul", "x", a, "weight", b)
+          : mgopt__imp_gemm_step(I, "matmul", "matmul", "x", a, "y", b);
+  if (!op) return -1;
+  y = op->outs[0];
+  if (bv) {
+    mgopt_op *bc = mgopt__imp_gemm_step(I, "mul", "beta_c", "x", c, "y", bv);
+    if (!bc) return -1;
+    c = bc->outs[0];
   }
+  if (av) {
+    if (!c) {
+      op = mgopt__imp_op(I, "mul", 1, 0);
+      if (!op || mgopt_op_set_operand(op, "x", y) || mgopt_op_set_operand(op, "y", av)) return -1;
+      return mgopt__imp_done(I, op);
+    }
+    op = mgopt__imp_gemm_step(I, "mul", "alpha_ab", "x", y, "y", av);
+    if (!op) return -1;
+    y = op->outs[0];
+  }
+  op = mgopt__imp_op(I, "add", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", y) || mgopt_op_set_operand(op, "y", c)) return -1;
+  return mgopt__imp_done(I, op);
 }
 
 /* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
@@ -14414,6 +14788,8 @@ static mgopt_status mgopt__exp_linear(mgopt__exp *E, const mgopt_op *op, const m
     ins[2] = b ? mgopt__exp_vname(b) : NULL;
     n = mgopt__exp_simple(E, op, m->onnx, ins, b ? 3 : 2);
     if (!n || !mgopt__exp_aint(E, n, "transB", 1)) return mgopt__exp_nomem(E);
+    /* before opset 7 a bias of another shape than Y's needs broadcast = 1 */
+    if (b && E->opset < 7 && !mgopt__exp_aint(E, n, "broadcast", 1)) return mgopt__exp_nomem(E);
     return MGOPT_OK;
   }
   {
@@ -14539,15 +14915,75 @@ static int mgopt__imp_append(mgopt__imp *I, mgopt_op *op) {
   return mgopt__imp_done(I, op);
 }
 
+/* ConvTranspose's output_padding and output_shape as conv_transpose's pad and
+   output_shape (op has the node's spatial attributes already). The output is
+   the natural size (in - 1) * stride + (k - 1) * dilation + 1 - pads, and
+   output_padding adds that many positions at the end. A given output_shape
+   makes the pads: total = natural(no pads) + output_padding - output_shape,
+   begin = total - total / 2 and end = total / 2 when total >= 0 (ONNX's rule
+   for auto_pad NOTSET), no pads and the output extended at the end when
+   total < 0. The positions past the natural size get no input: they hold the
+   bias alone. conv_transpose's output_shape holds only an extension by less
+   than one stride (its kernel's rule), so a larger one, padding given with
+   output_shape, auto_pad other than NOTSET/VALID, or a dim of unknown size
+   stays opaque. 1 mapped, 0 opaque, -1 error. */
+static int mgopt__imp_convt_shape(mgopt__imp *I, mgopt_op *op, const mgopt_value *x, const mgopt_value *w, int64_t sp) {
+  const int64_t *op_pad = NULL, *os = NULL, *st = NULL, *dl = NULL, *pd = NULL;
+  int64_t nop = mgopt__imp_aints(I->node, "output_padding", &op_pad), nos = mgopt__imp_aints(I->node, "output_shape", &os);
+  int64_t nst = mgopt__imp_aints(I->node, "strides", &st), ndl = mgopt__imp_aints(I->node, "dilations", &dl), i;
+  int64_t pad[2 * MGOPT_MAX_RANK], target[MGOPT_MAX_RANK];
+  const char *pt = mgopt_op_get_string(op, "pad_type", NULL);
+  int extend = 0;
+  if (nop < 0 && nos < 0) return 1;
+  if (sp < 1 || sp > MGOPT_MAX_RANK || !pt || (strcmp(pt, "custom") != 0 && strcmp(pt, "valid") != 0)) return 0;
+  if ((nop >= 0 && nop != sp) || (nos >= 0 && nos != sp && nos != sp + 2)) return 0;
+  if (strcmp(pt, "custom") == 0 && mgopt_op_get_ints(I->p, op, "pad", &pd) != 2 * sp) return 0;
+  for (i = 0; i < sp; i++) {
+    mgopt_dim in = x->type.dims[2 + i], kk = w->type.dims[2 + i];
+    int64_t s = nst >= 0 ? st[i] : 1, d = ndl >= 0 ? dl[i] : 1, opd = nop >= 0 ? op_pad[i] : 0, nat0, nat;
+    int64_t pb = pd ? pd[2 * i] : 0, pe = pd ? pd[2 * i + 1] : 0;
+    if (!mgopt_dim_is_static(in) || !mgopt_dim_is_static(kk) || in.v < 1 || in.v > ((int64_t)1 << 30) || kk.v < 1 ||
+        kk.v > ((int64_t)1 << 30) || s < 1 || s > ((int64_t)1 << 30) || d < 1 || d > ((int64_t)1 << 30) || opd < 0 ||
+        opd >= s)
+      return 0;
+    nat0 = (in.v - 1) * s + (kk.v - 1) * d + 1;
+    if (nos >= 0) {
+      int64_t o = os[nos - sp + i], total;
+      if (pb || pe || o < 1 || o > ((int64_t)1 << 40)) return 0;
+      total = nat0 + opd - o;
+      if (total >= 0) {
+        pb = total - total / 2;
+        pe = total / 2;
+      }
+      nat = nat0 - pb - pe;
+      if (nat < 1 || o < nat || o - nat >= s) return 0;
+      target[i] = o;
+    } else {
+      nat = nat0 - pb - pe;
+      if (nat < 1) return 0;
+      target[i] = nat + opd;
+    }
+    pad[2 * i] = pb;
+    pad[2 * i + 1] = pe;
+    if (target[i] != nat) extend = 1;
+  }
+  if (nos >= 0 && nos == sp + 2) {
+    mgopt_dim n0 = x->type.dims[0];
+    if (!mgopt_dim_is_static(n0) || os[0] != n0.v) return 0;
+    if (!mgopt_dim_is_static(w->type.dims[1]) || os[1] != w->type.dims[1].v * mgopt__imp_aint(I->node, "group", 1))
+      return 0;
+  }
+  if (mgopt_op_set_string(op, "pad_type", "custom") || mgopt_op_set_ints(op, "pad", pad, 2 * sp)) return -1;
+  if (extend && mgopt_op_set_ints(op, "output_shape", target, sp)) return -1;
+  return 1;
+}
+
 static int mgopt__imp_conv(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *w = mgopt__imp_in(I, 1), *bias = mgopt__imp_in(I, 2);
   int r = mgopt__imp_rank(x), k;
   mgopt_op *op;
   if (!mgopt__imp_is_float(x) || !w || w->type.dtype != x->type.dtype || r < 3 || mgopt__imp_rank(w) != r) return 0;
   if (bias && bias->type.dtype != x->type.dtype) return 0;
-  if (m->kind == MGOPT_OP_conv_transpose &&
-      (mgopt__imp_attr(I->node, "output_padding") || mgopt__imp_attr(I->node, "output_shape")))
-    return 0;
   {
     const int64_t *ks = NULL;
     int64_t nk = mgopt__imp_aints(I->node, "kernel_shape", &ks), i;
@@ -14562,10 +14998,59 @@ static int mgopt__imp_conv(mgopt__imp *I, const mgopt__onnx_map *m) {
   if (!op) return -1;
   k = mgopt__imp_spatial(I, op, r - 2, 1);
   if (k <= 0) return k;
+  if (m->kind == MGOPT_OP_conv_transpose && (k = mgopt__imp_convt_shape(I, op, x, w, r - 2)) <= 0) return k;
   if (mgopt_op_set_int(op, "groups", mgopt__imp_aint(I->node, "group", 1))) return -1;
   if (mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "weight", w)) return -1;
   if (bias && mgopt_op_set_operand(op, "bias", bias)) return -1;
   return mgopt__imp_append(I, op);
+}
+
+/* conv_transpose's output_shape as ONNX's output_padding: per spatial dim,
+   how far output_shape extends the natural size (less than one stride, with
+   custom or valid padding and static sizes). The count of spatial dims, 0
+   without an extension, -1 when output_shape has no such form. */
+static int64_t mgopt__exp_convt_extra(mgopt_program *p, const mgopt_op *op, int64_t *extra) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
+  const int64_t *os = NULL, *st = NULL, *dl = NULL, *pd = NULL;
+  int64_t nos, sp, i, nst, ndl, npd = -1, any = 0;
+  const char *pt = mgopt_op_get_string(op, "pad_type", NULL);
+  if (!mgopt_op_attr(op, "output_shape")) return 0;
+  {
+    /* output_shape restates the output's static shape; same padding gives that shape alone */
+    const mgopt_type *ot = &op->outs[0]->type;
+    int64_t k = mgopt_op_get_ints(p, op, "output_shape", &os), q;
+    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return -1;
+    for (q = 0; q < k; q++)
+      if (os[q] != ot->dims[ot->rank - k + q].v) return -1;
+    if (pt && (strcmp(pt, "same") == 0 || strcmp(pt, "same_lower") == 0)) return 0;
+  }
+  if (!x || !w || x->type.rank < 3 || x->type.rank > MGOPT_MAX_RANK || w->type.rank != x->type.rank) return -1;
+  sp = x->type.rank - 2;
+  nos = mgopt_op_get_ints(p, op, "output_shape", &os);
+  if (nos != sp && nos != sp + 2) return -1;
+  if (pt && strcmp(pt, "valid") != 0 && strcmp(pt, "custom") != 0) return -1;
+  if (pt && strcmp(pt, "custom") == 0 && (npd = mgopt_op_get_ints(p, op, "pad", &pd)) != 2 * sp) return -1;
+  nst = mgopt_op_get_ints(p, op, "strides", &st);
+  ndl = mgopt_op_get_ints(p, op, "dilations", &dl);
+  if ((nst >= 0 && nst != sp) || (ndl >= 0 && ndl != sp)) return -1;
+  if (nos == sp + 2) {
+    const mgopt_type *ot = &op->outs[0]->type;
+    if (ot->rank != x->type.rank || !mgopt_dim_is_static(ot->dims[0]) || !mgopt_dim_is_static(ot->dims[1]) ||
+        os[0] != ot->dims[0].v || os[1] != ot->dims[1].v)
+      return -1;
+  }
+  for (i = 0; i < sp; i++) {
+    mgopt_dim in = x->type.dims[2 + i], kk = w->type.dims[2 + i];
+    int64_t s = nst >= 0 ? st[i] : 1, d = ndl >= 0 ? dl[i] : 1, nat, o = os[nos - sp + i];
+    if (!mgopt_dim_is_static(in) || !mgopt_dim_is_static(kk) || in.v < 1 || in.v > ((int64_t)1 << 30) || kk.v < 1 ||
+        kk.v > ((int64_t)1 << 30) || s < 1 || s > ((int64_t)1 << 30) || d < 1 || d > ((int64_t)1 << 30))
+      return -1;
+    nat = (in.v - 1) * s + (kk.v - 1) * d + 1 - (npd > 0 ? pd[2 * i] + pd[2 * i + 1] : 0);
+    if (o < nat || o - nat >= s) return -1;
+    extra[i] = o - nat;
+    any |= extra[i];
+  }
+  return any ? sp : 0;
 }
 
 /* A bias is Conv's (and ConvTranspose's) third input B. */
@@ -14573,13 +15058,10 @@ static const char *mgopt__exw_conv(mgopt_program *p, const mgopt_op *op, const m
   MGOPT__UNUSED(m);
   if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "weight")) return "an operand is missing";
   if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
-    /* an output_shape that only restates what the pads give is left out */
-    const mgopt_type *ot = &op->outs[0]->type;
-    const int64_t *v = NULL;
-    int64_t k = mgopt_op_get_ints(p, op, "output_shape", &v), q;
-    if (k < 0 || !mgopt_type_is_static(ot) || k > ot->rank) return "output_shape";
-    for (q = 0; q < k; q++)
-      if (v[q] != ot->dims[ot->rank - k + q].v) return "output_shape";
+    /* an output_shape that extends the natural size by less than a stride
+       is written as output_padding; one that only restates it is left out */
+    int64_t extra[MGOPT_MAX_RANK];
+    if (mgopt__exp_convt_extra(p, op, extra) < 0) return "output_shape";
   }
   return mgopt__exw_spatial(p, op);
 }
@@ -14588,6 +15070,7 @@ static mgopt_status mgopt__exp_conv(mgopt__exp *E, const mgopt_op *op, const mgo
   const char *ins[3];
   mgopt_onnx_node *n;
   mgopt_status s;
+  int64_t extra[MGOPT_MAX_RANK], ne = op->kind == MGOPT_OP_conv_transpose ? mgopt__exp_convt_extra(E->p, op, extra) : 0;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = mgopt__exp_in(op, "weight");
   ins[2] = mgopt__exp_in(op, "bias");
@@ -14595,6 +15078,7 @@ static mgopt_status mgopt__exp_conv(mgopt__exp *E, const mgopt_op *op, const mgo
   if (!n) return mgopt__exp_nomem(E);
   if ((s = mgopt__exp_spatial(E, op, n, 1)) != MGOPT_OK) return s;
   if (!mgopt__exp_aint(E, n, "group", mgopt_op_get_int(op, "groups", 1))) return mgopt__exp_nomem(E);
+  if (ne > 0 && !mgopt__exp_aints(E, n, "output_padding", extra, ne)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
 }
 
@@ -14644,15 +15128,15 @@ static mgopt_status mgopt__exp_pool(mgopt__exp *E, const mgopt_op *op, const mgo
   return MGOPT_OK;
 }
 
-static int mgopt__imp_global_avgpool(mgopt__imp *I, const mgopt__onnx_map *m) {
+/* GlobalAveragePool, GlobalMaxPool: reduce_mean, reduce_max over the spatial dims, kept. */
+static int mgopt__imp_global_pool(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   int r = mgopt__imp_rank(x);
   int64_t axes[MGOPT_MAX_RANK], i;
   mgopt_op *op;
-  MGOPT__UNUSED(m);
   if (!mgopt__imp_is_float(x) || r < 3 || r > MGOPT_MAX_RANK) return 0;
   for (i = 2; i < r; i++) axes[i - 2] = i;
-  op = mgopt__imp_op(I, "reduce_mean", 1, 0);
+  op = mgopt__imp_op(I, mgopt__imp_kind_name(m->kind), 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
       mgopt_op_set_bool(op, "keep_dims", 1))
     return -1;
@@ -14880,6 +15364,284 @@ static mgopt_status mgopt__exp_softmax(mgopt__exp *E, const mgopt_op *op, const 
   return MGOPT_OK;
 }
 
+/* ---------------------------------------------------------------- Resize, Upsample
+
+   MIL's four resampling ops over the last two dims, each the exact form of
+   some ONNX modes (kernels/resample.c gives their coordinates):
+     scales given, nearest, asymmetric + floor        upsample_nearest_neighbor
+       (Upsample 7-9 and Resize 10: scales >= 1, where their nearest is floor)
+     scales given, linear, half_pixel / align_corners upsample_bilinear(align_corners)
+     sizes given, nearest, asymmetric + floor         resize_nearest_neighbor
+     sizes given, linear, asymmetric / half_pixel /   resize_bilinear(DEFAULT /
+       align_corners                                    UNALIGN_CORNERS / STRICT_ALIGN_CORNERS)
+   pytorch_half_pixel is half_pixel when no resampled output dim is 1.
+   Scales must give whole output sizes (in * scale integral): MIL's bilinear
+   grid takes its spacing from the sizes, ONNX's from the scale, and these
+   agree only then; a nearest resize by sizes must enlarge each dim by a whole
+   factor (ONNX computes i / (out / in) in floating point, which is floor(i *
+   in / out) for certain only then). The leading dims keep their size
+   (scale 1). Everything else stays opaque: cubic, the other coordinate
+   modes and nearest modes, antialias, exclude_outside, axes, a
+   keep_aspect_ratio_policy other than stretch, scales or sizes known only at
+   run time. Export writes the form the op came from: scales for upsample_*,
+   sizes for resize_*, with the modes above. */
+
+#define MGOPT__RS_BIG ((int64_t)1 << 30)
+
+/* 1 if in * s is a whole number in [1, 2^30] (*out set). */
+static int mgopt__rs_whole(int64_t in, double s, int64_t *out) {
+  double v = (double)in * s;
+  if (!(v >= 1.0) || v > (double)MGOPT__RS_BIG || v != floor(v)) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+static int mgopt__imp_resize(mgopt__imp *I, const mgopt__onnx_map *m) {
+  const mgopt_onnx_node *n = I->node;
+  mgopt_value *x = mgopt__imp_in(I, 0), *sv = NULL, *zv = NULL;
+  int r = mgopt__imp_rank(x), linear, j, by_sizes = 0;
+  double sc[MGOPT_MAX_RANK];
+  int64_t out[2], in[2];
+  const char *type, *ctm = "asymmetric";
+  mgopt_op *op;
+  mgopt_tensor *t;
+  if (!mgopt__imp_is_float(x) || r < 3 || r > MGOPT_MAX_RANK || mgopt__imp_nout(n) != 1) return 0;
+  for (j = 0; j < 2; j++) {
+    mgopt_dim d = x->type.dims[r - 2 + j];
+    if (!mgopt_dim_is_static(d) || d.v < 1 || d.v > MGOPT__RS_BIG) return 0;
+    in[j] = d.v;
+  }
+  if (mgopt__imp_astr(n, "mode", "nearest") || !mgopt__imp_attr(n, "mode")) linear = 0;
+  else if (mgopt__imp_astr(n, "mode", "linear") || (I->opset < 10 && mgopt__imp_astr(n, "mode", "bilinear"))) linear = 1;
+  else return 0;
+  if (I->opset >= 11) {
+    const mgopt_onnx_attribute *a = mgopt__imp_attr(n, "coordinate_transformation_mode");
+    if (a && a->type != MGOPT_ONNX_ATTR_STRING) return 0;
+    ctm = "half_pixel";
+    if (a) {
+      static const char *const modes[4] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"};
+      int k;
+      for (k = 0; k < 4 && !mgopt__imp_streq(a->s, modes[k]); k++) {
+      }
+      if (k == 4) return 0;
+      ctm = modes[k];
+    }
+    if (!linear && (strcmp(ctm, "asymmetric") != 0 || !mgopt__imp_astr(n, "nearest_mode", "floor"))) return 0;
+    if (mgopt__imp_aint(n, "exclude_outside", 0) || mgopt__imp_aint(n, "antialias", 0) || mgopt__imp_attr(n, "axes"))
+      return 0;
+    if (mgopt__imp_attr(n, "keep_aspect_ratio_policy") && !mgopt__imp_astr(n, "keep_aspect_ratio_policy", "stretch"))
+      return 0;
+    zv = mgopt__imp_in(I, 3);
+    sv = mgopt__imp_in(I, 2);
+    if (zv) {
+      mgopt_tensor *st = sv ? mgopt_value_const(sv) : NULL;
+      if (sv && (!st || st->numel != 0)) return 0; /* scales and sizes both given */
+      by_sizes = 1;
+    }
+  } else if (I->opset >= 9) {
+    sv = mgopt__imp_in(I, 1);
+  }
+  if (linear && I->opset < 11) return 0; /* Upsample and Resize 10 interpolate asymmetrically */
+  if (by_sizes) {
+    t = mgopt_value_const(zv);
+    if (!t || t->numel != r || !mgopt_dtype_is_int((mgopt_dtype)t->dtype) || !mgopt_tensor_data(I->p, t)) return 0;
+    for (j = 0; j < r - 2; j++)
+      if (!mgopt_dim_is_static(x->type.dims[j]) || mgopt_tensor_get_i64(t, j) != x->type.dims[j].v) return 0;
+    for (j = 0; j < 2; j++) {
+      out[j] = mgopt_tensor_get_i64(t, r - 2 + j);
+      if (out[j] < 1 || out[j] > MGOPT__RS_BIG) return 0;
+      if (!linear && out[j] % in[j] != 0) return 0;
+    }
+  } else {
+    if (I->opset < 9) {
+      const mgopt_onnx_attribute *a = mgopt__imp_attr(n, "scales");
+      if (!a || a->type != MGOPT_ONNX_ATTR_FLOATS || a->nfloats != r) return 0;
+      for (j = 0; j < r; j++) sc[j] = (double)a->floats[j];
+    } else {
+      t = sv ? mgopt_value_const(sv) : NULL;
+      if (!t || t->numel != r || !mgopt_dtype_is_float((mgopt_dtype)t->dtype) || !mgopt_tensor_data(I->p, t)) return 0;
+      for (j = 0; j < r; j++) sc[j] = mgopt_tensor_get_f64(t, j);
+    }
+    for (j = 0; j < r - 2; j++)
+      if (sc[j] != 1.0) return 0;
+    for (j = 0; j < 2; j++) {
+      if (!mgopt__rs_whole(in[j], sc[r - 2 + j], &out[j])) return 0;
+      if (I->opset < 11 && sc[r - 2 + j] < 1.0) return 0;
+    }
+  }
+  if (strcmp(ctm, "pytorch_half_pixel") == 0)
+    for (j = 0; j < 2; j++)
+      if (out[j] == 1 && in[j] != 1) return 0;
+  if (!linear) type = by_sizes ? "resize_nearest_neighbor" : "upsample_nearest_neighbor";
+  else type = by_sizes ? "resize_bilinear" : "upsample_bilinear";
+  if (!by_sizes && linear && strcmp(ctm, "asymmetric") == 0) return 0;
+  op = mgopt__imp_op(I, type, 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x)) return -1;
+  if (by_sizes) {
+    if (mgopt_op_set_int(op, "target_size_height", out[0]) || mgopt_op_set_int(op, "target_size_width", out[1])) return -1;
+    if (linear && mgopt_op_set_string(op, "sampling_mode", strcmp(ctm, "align_corners") == 0 ? "STRICT_ALIGN_CORNERS"
+                                                            : strcmp(ctm, "asymmetric") == 0 ? "DEFAULT"
+                                                                                             : "UNALIGN_CORNERS"))
+      return -1;
+  } else {
+    if (mgopt_op_set_float(op, "scale_factor_height", sc[r - 2]) || mgopt_op_set_float(op, "scale_factor_width", sc[r - 1]))
+      return -1;
+    if (linear && mgopt_op_set_bool(op, "align_corners", strcmp(ctm, "align_corners") == 0)) return -1;
+  }
+  MGOPT__UNUSED(m);
+  return mgopt__imp_done(I, op);
+}
+
+/* What the export writes for `op` at m's opset: the ONNX modes, the output
+   sizes of the two resampled dims (*out) and their input sizes (*in). A
+   reason when no form is exact, NULL when one is. */
+static const char *mgopt__exw_resample(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int r, j, up = op->kind == MGOPT_OP_upsample_nearest_neighbor || op->kind == MGOPT_OP_upsample_bilinear;
+  MGOPT__UNUSED(p);
+  if (!x) return "an operand is missing";
+  r = x->type.rank;
+  if (r < 3 || r > MGOPT_MAX_RANK) return "an input of unknown rank";
+  if (m->since < 11 && op->kind != MGOPT_OP_upsample_nearest_neighbor) return "Resize before opset 11 interpolates asymmetrically";
+  for (j = 0; j < 2; j++) {
+    mgopt_dim d = x->type.dims[r - 2 + j];
+    int64_t o;
+    if (!mgopt_dim_is_static(d) || d.v < 1 || d.v > MGOPT__RS_BIG) return "a resampled dim of unknown size";
+    if (up) {
+      double s = mgopt_op_get_float(op, j ? "scale_factor_width" : "scale_factor_height", 1.0);
+      if ((double)(float)s != s) return "a scale factor that is not a float";
+      if (!mgopt__rs_whole(d.v, s, &o)) return "a scale factor that does not give a whole size";
+      if (m->since < 11 && s < 1.0) return "a nearest downsampling before opset 11";
+    } else {
+      o = mgopt_op_get_int(op, j ? "target_size_width" : "target_size_height", 1);
+      if (op->kind == MGOPT_OP_resize_nearest_neighbor && o % d.v != 0) return "a nearest resize by a fraction";
+      if (op->kind == MGOPT_OP_resize_bilinear && o == 1) {
+        const char *sm = mgopt_op_get_string(op, "sampling_mode", NULL);
+        if (sm && strcmp(sm, "ALIGN_CORNERS") == 0) return "ALIGN_CORNERS to a size of 1";
+      }
+    }
+  }
+  if (!up)
+    for (j = 0; j < r - 2; j++)
+      if (!mgopt_dim_is_static(x->type.dims[j])) return "a leading dim of unknown size";
+  if (op->kind == MGOPT_OP_resize_bilinear) {
+    const char *sm = mgopt_op_get_string(op, "sampling_mode", NULL);
+    if (sm && strcmp(sm, "OFFSET_CORNERS") == 0) return "OFFSET_CORNERS";
+  }
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_resample(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  int r = x->type.rank, j, up = op->kind == MGOPT_OP_upsample_nearest_neighbor || op->kind == MGOPT_OP_upsample_bilinear;
+  int linear = op->kind == MGOPT_OP_upsample_bilinear || op->kind == MGOPT_OP_resize_bilinear;
+  const char *ins[4], *base = mgopt__exp_vname(op->outs[0]);
+  int64_t nin = 1, shape0 = 0;
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = ins[2] = ins[3] = "";
+  if (E->opset >= 11 && E->opset < 13) {
+    /* roi and scales are required inputs there: empty when unused */
+    mgopt_tensor *e = mgopt_tensor_new(E->p, MGOPT_DT_FP32, 1, &shape0);
+    if (!e || !(ins[1] = mgopt__exp_const(E, "resize_roi", e))) return mgopt__exp_nomem(E);
+    if (!up && !(ins[2] = mgopt__exp_const(E, "resize_scales", e))) return mgopt__exp_nomem(E);
+  }
+  if (up) {
+    int64_t rr = r;
+    mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_FP32, 1, &rr);
+    char nm[96];
+    if (!t) return mgopt__exp_nomem(E);
+    for (j = 0; j < r; j++) mgopt_tensor_set_f64(t, j, 1.0);
+    mgopt_tensor_set_f64(t, r - 2, mgopt_op_get_float(op, "scale_factor_height", 1.0));
+    mgopt_tensor_set_f64(t, r - 1, mgopt_op_get_float(op, "scale_factor_width", 1.0));
+    snprintf(nm, sizeof nm, "%.80s_scales", base);
+    if (E->opset >= 9) {
+      const char *sc = mgopt__exp_const(E, nm, t);
+      if (!sc) return mgopt__exp_nomem(E);
+      if (E->opset >= 11) ins[2] = sc, nin = 3;
+      else ins[1] = sc, nin = 2;
+    }
+    n = mgopt__exp_simple(E, op, m->onnx, ins, nin);
+    if (!n) return mgopt__exp_nomem(E);
+    if (E->opset < 9) {
+      float f[MGOPT_MAX_RANK];
+      for (j = 0; j < r; j++) f[j] = (float)mgopt_tensor_get_f64(t, j);
+      if (!mgopt__exp_afloats(E, n, "scales", f, r)) return mgopt__exp_nomem(E);
+    }
+  } else {
+    int64_t sz[MGOPT_MAX_RANK];
+    char nm[96];
+    for (j = 0; j < r - 2; j++) sz[j] = x->type.dims[j].v;
+    sz[r - 2] = mgopt_op_get_int(op, "target_size_height", 1);
+    sz[r - 1] = mgopt_op_get_int(op, "target_size_width", 1);
+    snprintf(nm, sizeof nm, "%.80s_sizes", base);
+    if (!(ins[3] = mgopt__exp_i64_const(E, nm, sz, r))) return mgopt__exp_nomem(E);
+    n = mgopt__exp_simple(E, op, m->onnx, ins, 4);
+    if (!n) return mgopt__exp_nomem(E);
+  }
+  if (!mgopt__exp_astr(E, n, "mode", linear ? "linear" : "nearest")) return mgopt__exp_nomem(E);
+  if (E->opset >= 11) {
+    const char *ctm = "asymmetric";
+    if (op->kind == MGOPT_OP_upsample_bilinear) {
+      ctm = mgopt_op_get_bool(op, "align_corners", 1) ? "align_corners" : "half_pixel";
+    } else if (op->kind == MGOPT_OP_resize_bilinear) {
+      const char *sm = mgopt_op_get_string(op, "sampling_mode", NULL);
+      ctm = !sm || strcmp(sm, "DEFAULT") == 0 ? "asymmetric" : strcmp(sm, "UNALIGN_CORNERS") == 0 ? "half_pixel" : "align_corners";
+    }
+    if (!mgopt__exp_astr(E, n, "coordinate_transformation_mode", ctm)) return mgopt__exp_nomem(E);
+    if (!linear && !mgopt__exp_astr(E, n, "nearest_mode", "floor")) return mgopt__exp_nomem(E);
+  }
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- Einsum
+
+   Einsum (opset 12 on) is einsum with ONNX's equation language as it is
+   (core/infer/reduce.c reads it): every operand of one dtype, known ranks,
+   numeric dtypes the kernel computes (floats, integers of 8 bits or more). */
+
+static int mgopt__imp_einsum(mgopt__imp *I, const mgopt__onnx_map *m) {
+  int64_t n = I->node->ninputs, i;
+  const mgopt_onnx_attribute *a = mgopt__imp_attr(I->node, "equation");
+  mgopt_value *vals[MGOPT__EINSUM_MAX_OPS];
+  int32_t ranks[MGOPT__EINSUM_MAX_OPS];
+  mgopt__einsum e;
+  mgopt_op *op;
+  char eq[256];
+  MGOPT__UNUSED(m);
+  if (n < 1 || n > MGOPT__EINSUM_MAX_OPS || !a || a->type != MGOPT_ONNX_ATTR_STRING || a->s.len >= sizeof eq ||
+      mgopt__imp_nout(I->node) != 1)
+    return 0;
+  for (i = 0; i < n; i++) {
+    vals[i] = mgopt__imp_in(I, i);
+    if (!vals[i] || vals[i]->type.kind != MGOPT_TYPE_TENSOR || vals[i]->type.dtype != vals[0]->type.dtype ||
+        vals[i]->type.rank < 0)
+      return 0;
+    ranks[i] = vals[i]->type.rank;
+  }
+  if (!mgopt__imp_is_float(vals[0]) && !(mgopt_dtype_is_int((mgopt_dtype)vals[0]->type.dtype) &&
+                                        mgopt_dtype_bits((mgopt_dtype)vals[0]->type.dtype) >= 8))
+    return 0;
+  if (a->s.len) memcpy(eq, a->s.ptr, a->s.len);
+  eq[a->s.len] = 0;
+  if (!mgopt__einsum_parse(eq, a->s.len, (int32_t)n, ranks, &e)) return 0;
+  op = mgopt__imp_op(I, "einsum", 1, 0);
+  if (!op || mgopt_op_set_operand_list(op, "values", vals, (int32_t)n) || mgopt_op_set_string(op, "equation", eq))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+static mgopt_status mgopt__exp_einsum(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  int32_t si = mgopt_op_slot_index(op, "values"), i;
+  const char **vals = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(op->slots[si].n + 1), 8);
+  mgopt_onnx_node *n;
+  if (!vals) return mgopt__exp_nomem(E);
+  for (i = 0; i < op->slots[si].n; i++) vals[i] = mgopt__exp_vname(op->slots[si].uses[i].value);
+  n = mgopt__exp_simple(E, op, m->onnx, vals, op->slots[si].n);
+  if (!n || !mgopt__exp_astr(E, n, "equation", mgopt_op_get_string(op, "equation", NULL))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* LRN: local_response_norm(x, size, alpha, beta, k = bias), the same formula with alpha / size.
@@ -14928,7 +15690,8 @@ static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},
     {"MaxPool", 1, 0, MGOPT_OP_max_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}, mgopt__exw_pool},
     {"AveragePool", 1, 0, MGOPT_OP_avg_pool, mgopt__imp_pool, mgopt__exp_pool, {NULL, NULL, NULL}, mgopt__exw_pool},
-    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_avgpool, NULL, {NULL, NULL, NULL}, NULL},
+    {"GlobalAveragePool", 1, 0, MGOPT_OP_reduce_mean, mgopt__imp_global_pool, NULL, {NULL, NULL, NULL}, NULL},
+    {"GlobalMaxPool", 1, 0, MGOPT_OP_reduce_max, mgopt__imp_global_pool, NULL, {NULL, NULL, NULL}, NULL},
     {"BatchNormalization", 1, 6, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}, mgopt__exw_batchnorm},
     {"BatchNormalization", 7, 0, MGOPT_OP_batch_norm, mgopt__imp_batchnorm, mgopt__exp_batchnorm, {NULL, NULL, NULL}, mgopt__exw_batchnorm},
     {"InstanceNormalization", 1, 0, MGOPT_OP_instance_norm, mgopt__imp_instancenorm, mgopt__exp_instancenorm, {NULL, NULL, NULL}, mgopt__exw_instancenorm},
@@ -14938,6 +15701,14 @@ static const mgopt__onnx_map mgopt__onnx_nn[] = {
     {"Softmax", 1, 12, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
     {"Softmax", 13, 0, MGOPT_OP_softmax, mgopt__imp_softmax, mgopt__exp_softmax, {NULL, NULL, NULL}, mgopt__exw_softmax},
     {"LRN", 1, 0, MGOPT_OP_local_response_norm, mgopt__imp_lrn, mgopt__exp_lrn, {NULL, NULL, NULL}, mgopt__exw_lrn},
+    {"Einsum", 12, 0, MGOPT_OP_einsum, mgopt__imp_einsum, mgopt__exp_einsum, {NULL, NULL, NULL}, NULL},
+    /* resampling: one importing row per ONNX op and opset; the export-only rows share it (ops.c) */
+    {"Upsample", 7, 9, MGOPT_OP_upsample_nearest_neighbor, mgopt__imp_resize, mgopt__exp_resample, {NULL, NULL, NULL}, mgopt__exw_resample},
+    {"Resize", 10, 10, MGOPT_OP_upsample_nearest_neighbor, mgopt__imp_resize, mgopt__exp_resample, {NULL, NULL, NULL}, mgopt__exw_resample},
+    {"Resize", 11, 0, MGOPT_OP_upsample_nearest_neighbor, mgopt__imp_resize, mgopt__exp_resample, {NULL, NULL, NULL}, mgopt__exw_resample},
+    {"Resize", 11, 0, MGOPT_OP_upsample_bilinear, NULL, mgopt__exp_resample, {NULL, NULL, NULL}, mgopt__exw_resample},
+    {"Resize", 11, 0, MGOPT_OP_resize_nearest_neighbor, NULL, mgopt__exp_resample, {NULL, NULL, NULL}, mgopt__exw_resample},
+    {"Resize", 11, 0, MGOPT_OP_resize_bilinear, NULL, mgopt__exp_resample, {NULL, NULL, NULL}, mgopt__exw_resample},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n) {

@@ -598,6 +598,11 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(topk,                            MGOPT__OT_P,    x,       topk,          2, 2, 0,  topk,           mgopt__kt_topk)                  \
   X(range_1d,                        MGOPT__OT_P,    range,   none,          1, 1, 0,  range_1d,       mgopt__kt_range_1d)              \
   X(fill,                            MGOPT__OT_P,    fill,    none,          1, 1, 0,  fill,           mgopt__kt_fill)                  \
+  X(upsample_nearest_neighbor,       MGOPT__OT_LS,   x,       upsample_nn,   1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(resize_nearest_neighbor,         MGOPT__OT_LS,   x,       resize_nn,     1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
+  X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

@@ -388,4 +388,18 @@ MGOPT__PRIVATE int mgopt__op_is_dead(const mgopt_op *op);
 /* Registry default for attribute `name` of op kind, or NULL. */
 MGOPT__PRIVATE const mgopt_attr_def *mgopt__attr_def(int32_t kind, const char *name);
 
+/* An einsum equation read against its operands' ranks (core/infer/reduce.c).
+   Labels a-z are 0-25, A-Z 26-51; the dims an ellipsis stands for are
+   52 + j, right-aligned over the longest ellipsis (numpy broadcasting). The
+   output is the one after "->", else the ellipsis dims then the labels met
+   once, in alphabetical order. */
+#define MGOPT__EINSUM_MAX_OPS 8
+#define MGOPT__EINSUM_LABELS (52 + MGOPT_MAX_RANK)
+typedef struct mgopt__einsum {
+  int32_t nops, rank[MGOPT__EINSUM_MAX_OPS], out_rank;
+  uint8_t lab[MGOPT__EINSUM_MAX_OPS][MGOPT_MAX_RANK], out[MGOPT_MAX_RANK];
+} mgopt__einsum;
+/* 1 when eq is a well-formed equation for nops operands of the given ranks (e filled), else 0. */
+MGOPT__PRIVATE int mgopt__einsum_parse(const char *eq, size_t len, int32_t nops, const int32_t *ranks, mgopt__einsum *e);
+
 #endif /* MGOPT__INTERNAL_H */

@@ -164,6 +164,82 @@ def build():
          [vi("x", F, (1, 4, 5, 5))], [vi("y", F, (1, 4, 3, 3))], [init("w", const_arr((4, 2, 3, 3)))])
     case("conv_transpose_13", 13, [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2])],
          [vi("x", F, (1, 4, 3, 3))], [vi("y", F, (1, 2, 7, 7))], [init("w", const_arr((4, 2, 3, 3)))])
+    # ConvTranspose: output_padding and output_shape as conv_transpose's pad and output_shape;
+    # output_shape with explicit pads stays opaque
+    case("conv_transpose_output_padding_11", 11,
+         [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[3, 2], pads=[1, 0, 1, 0], output_padding=[1, 1])],
+         [vi("x", F, (1, 1, 3, 3))], [vi("y", F, (1, 2, 8, 8))], [init("w", const_arr((1, 2, 3, 3)))])
+    case("conv_transpose_output_shape_11", 11,
+         [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[3, 2], output_shape=[10, 6])],
+         [vi("x", F, (1, 1, 3, 3))], [vi("y", F, (1, 2, 10, 6))], [init("w", const_arr((1, 2, 3, 3)))])
+    case("conv_transpose_output_shape_pads_11", 11,
+         [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[3, 2], pads=[1, 1, 1, 1], output_shape=[10, 8])],
+         [vi("x", F, (1, 1, 3, 3))], [vi("y", F, (1, 2, 10, 8))], [init("w", const_arr((1, 2, 3, 3)))])
+    # Gemm: transA, alpha and beta as matmul, mul and add; beta 0 drops C
+    case("gemm_all_attributes_13", 13,
+         [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=1, transB=1, alpha=0.25, beta=0.35)],
+         [vi("a", F, (4, 3))], [vi("y", F, (3, 5))], [init("b", const_arr((5, 4))), init("c", const_arr((1, 5)))])
+    case("gemm_beta0_13", 13, [helper.make_node("Gemm", ["a", "b", "c"], ["y"], beta=0.0)],
+         [vi("a", F, (2, 4))], [vi("y", F, (2, 5))], [init("b", const_arr((4, 5))), init("c", const_arr((5,)))])
+    # GlobalMaxPool: reduce_max over the spatial dims
+    case("globalmaxpool_1", 1, [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
+         [vi("x", F, (1, 3, 4, 5))], [vi("y", F, (1, 3, 1, 1))])
+    # PRelu: a slope over axis 1 alone becomes prelu's alpha; one over the last axis stays opaque
+    case("prelu_channel_16", 16, [helper.make_node("PRelu", ["x", "s"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 3, 4))], [init("s", const_arr((3, 1)))])
+    case("prelu_last_axis_16", 16, [helper.make_node("PRelu", ["x", "s"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 3, 4))], [init("s", const_arr((4,)))])
+    case("prelu_6", 6, [helper.make_node("PRelu", ["x", "s"], ["y"])], [vi("x", F, (2, 3, 4))],
+         [vi("y", F, (2, 3, 4))], [init("s", const_arr((3,)))])
+    case("prelu_ambiguous_6", 6, [helper.make_node("PRelu", ["x", "s"], ["y"])], [vi("x", F, (2, 3, 3))],
+         [vi("y", F, (2, 3, 3))], [init("s", const_arr((3,)))])
+    # Resize / Upsample: the four MIL resampling ops; cubic, default half_pixel nearest and run-time
+    # scales stay opaque
+    xs = (1, 2, 3, 4)
+    case("upsample_nearest_9", 9, [helper.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 8))], [init("s", np.array([1, 1, 2, 2], dtype=np.float32))])
+    case("upsample_nearest_7", 7, [helper.make_node("Upsample", ["x"], ["y"], mode="nearest", scales=[1.0, 1.0, 3.0, 2.0])],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 9, 8))])
+    case("resize_nearest_scales_13", 13,
+         [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest", coordinate_transformation_mode="asymmetric",
+                           nearest_mode="floor")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 2))], [init("s", np.array([1, 1, 2, 0.5], dtype=np.float32))])
+    case("resize_nearest_sizes_11", 11,
+         [helper.make_node("Resize", ["x", "roi", "s", "z"], ["y"], mode="nearest",
+                           coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 12))],
+         [init("roi", np.zeros((0,), np.float32)), init("s", np.zeros((0,), np.float32)),
+          init("z", np.array([1, 2, 6, 12], dtype=np.int64))])
+    case("resize_linear_scales_13", 13, [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 8))], [init("s", np.array([1, 1, 2, 2], dtype=np.float32))])
+    case("resize_linear_align_scales_13", 13,
+         [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear", coordinate_transformation_mode="align_corners")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 2))], [init("s", np.array([1, 1, 2, 0.5], dtype=np.float32))])
+    case("resize_linear_sizes_13", 13,
+         [helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="linear", coordinate_transformation_mode="asymmetric")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 5, 7))], [init("z", np.array([1, 2, 5, 7], dtype=np.int64))])
+    case("resize_linear_sizes_half_pixel_18", 18,
+         [helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="linear")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 2, 3))], [init("z", np.array([1, 2, 2, 3], dtype=np.int64))])
+    case("resize_linear_fractional_scales_13", 13, [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 1, 2))], [init("s", np.array([1, 1, 0.6, 0.6], dtype=np.float32))])
+    case("resize_nearest_default_13", 13, [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 8))], [init("s", np.array([1, 1, 2, 2], dtype=np.float32))])
+    case("resize_cubic_13", 13, [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="cubic")],
+         [vi("x", F, xs)], [vi("y", F, (1, 2, 6, 8))], [init("s", np.array([1, 1, 2, 2], dtype=np.float32))])
+    case("resize_runtime_scales_13", 13,
+         [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest", coordinate_transformation_mode="asymmetric",
+                           nearest_mode="floor")],
+         [vi("x", F, xs), vi("s", F, (4,))], [vi("y", F, ("n", "c", "h", "w"))])
+    # Einsum: einsum with ONNX's equation language (ellipsis, diagonals, implicit output)
+    case("einsum_batch_matmul_12", 12, [helper.make_node("Einsum", ["a", "b"], ["y"], equation="bij,bjk->bik")],
+         [vi("a", F, (2, 3, 4)), vi("b", F, (2, 4, 5))], [vi("y", F, (2, 3, 5))])
+    case("einsum_diagonal_12", 12, [helper.make_node("Einsum", ["a"], ["y"], equation="...ii->...i")],
+         [vi("a", F, (2, 3, 3))], [vi("y", F, (2, 3))])
+    case("einsum_implicit_12", 12, [helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jk")],
+         [vi("a", F, (2, 3)), vi("b", F, (3, 4))], [vi("y", F, (2, 4))])
+    case("einsum_bad_equation_12", 12, [helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jk->iq")],
+         [vi("a", F, (2, 3)), vi("b", F, (3, 4))], [vi("y", F, ("m", "n"))])
     case("batchnorm_15", 15, [helper.make_node("BatchNormalization", ["x", "g", "b", "m", "v"], ["y"], epsilon=1e-3)],
          [vi("x", F, (1, 3, 2, 2))], [vi("y", F, (1, 3, 2, 2))],
          [init("g", const_arr((3,))), init("b", const_arr((3,))), init("m", const_arr((3,), start=0.1)),

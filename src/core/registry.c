@@ -126,6 +126,16 @@ MGOPT__RG_ATTRS(topk, {"k", MGOPT_ATTR_INT, 0, "1"}, {"axis", MGOPT_ATTR_INT, 0,
 MGOPT__RG_ATTRS(gather_axis, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"validate_indices", MGOPT_ATTR_BOOL, 0, "false"});
 MGOPT__RG_ATTRS(cumsum, {"axis", MGOPT_ATTR_INT, 0, "0"}, {"exclusive", MGOPT_ATTR_BOOL, 0, "false"},
                         {"reverse", MGOPT_ATTR_BOOL, 0, "false"});
+MGOPT__RG_ATTRS(upsample_nn, {"scale_factor_height", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                             {"scale_factor_width", MGOPT_ATTR_FLOAT, 0, "1.0"});
+MGOPT__RG_ATTRS(resize_nn, {"target_size_height", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL},
+                           {"target_size_width", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(upsample_bl, {"scale_factor_height", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                             {"scale_factor_width", MGOPT_ATTR_FLOAT, 0, "1.0"},
+                             {"align_corners", MGOPT_ATTR_BOOL, 0, "true"});
+MGOPT__RG_ATTRS(resize_bl, {"target_size_height", MGOPT_ATTR_INT, 0, "1"}, {"target_size_width", MGOPT_ATTR_INT, 0, "1"},
+                           {"sampling_mode", MGOPT_ATTR_STRING, 0, "\"DEFAULT\""});
+MGOPT__RG_ATTRS(einsum, {"equation", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 
 /* ---------------------------------------------------------------- the table */
 

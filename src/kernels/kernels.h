@@ -192,5 +192,7 @@ MGOPT__PRIVATE int mgopt__kt_depth_space(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kt_topk(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kt_range_1d(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kt_fill(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_resample(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kx_einsum(mgopt__kctx *k);
 
 #endif /* MGOPT__KERNELS_H */

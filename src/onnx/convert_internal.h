@@ -274,6 +274,7 @@ MGOPT__PRIVATE mgopt_onnx_attribute *mgopt__exp_attr(mgopt__exp *E, mgopt_onnx_n
 MGOPT__PRIVATE int mgopt__exp_aint(mgopt__exp *E, mgopt_onnx_node *n, const char *name, int64_t v);
 MGOPT__PRIVATE int mgopt__exp_afloat(mgopt__exp *E, mgopt_onnx_node *n, const char *name, double v);
 MGOPT__PRIVATE int mgopt__exp_astr(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const char *v);
+MGOPT__PRIVATE int mgopt__exp_afloats(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const float *v, int64_t cnt);
 MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const int64_t *v,
                                     int64_t cnt);
 MGOPT__PRIVATE int mgopt__exp_claim(mgopt__exp *E, const char *name);

@@ -218,6 +218,14 @@ MGOPT__PRIVATE int mgopt__exp_aints(mgopt__exp *E, mgopt_onnx_node *n, const cha
   return a->ints != NULL;
 }
 
+MGOPT__PRIVATE int mgopt__exp_afloats(mgopt__exp *E, mgopt_onnx_node *n, const char *name, const float *v, int64_t cnt) {
+  mgopt_onnx_attribute *a = mgopt__exp_attr(E, n, name, MGOPT_ONNX_ATTR_FLOATS);
+  if (!a) return 0;
+  a->floats = (float *)mgopt__dup(E->p, v, sizeof(float) * (size_t)(cnt ? cnt : 1));
+  a->nfloats = cnt;
+  return a->floats != NULL;
+}
+
 
 /* "<base>_mgopt_<k>" for the smallest k this export has not used and no
    value of the model holds. */

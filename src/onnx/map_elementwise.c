@@ -94,6 +94,75 @@ static mgopt_status mgopt__exp_prelu(mgopt__exp *E, const mgopt_op *op, const mg
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
 }
 
+/* PRelu as prelu: the slope must vary along x's axis 1 alone. From opset 7
+   the slope broadcasts from the trailing dims (unidirectionally): exact when,
+   right-aligned, each of its dims is 1 but the one over axis 1, which is 1 or
+   C. Before opset 7 a slope of one value is shared by every channel, and a
+   1-d slope of C values is per channel (what the exporters of that time wrote);
+   a 1-d slope that could also mean the last axis (last dim C, rank > 2) stays
+   opaque. A constant slope becomes prelu's alpha (C,); a run-time one only
+   when it has that shape already. */
+static int mgopt__imp_prelu(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *s = mgopt__imp_in(I, 1), *alpha = s;
+  int r = mgopt__imp_rank(x), rs = mgopt__imp_rank(s), j;
+  mgopt_tensor *t = s ? mgopt_value_const(s) : NULL;
+  int64_t C, i;
+  mgopt_op *op;
+  if (!mgopt__imp_is_float(x) || !s || s->type.dtype != x->type.dtype || r < 2 || r > MGOPT_MAX_RANK || rs < 0 || rs > r)
+    return 0;
+  if (!mgopt_dim_is_static(x->type.dims[1]) || x->type.dims[1].v < 1 || x->type.dims[1].v > ((int64_t)1 << 24)) return 0;
+  C = x->type.dims[1].v;
+  if (m->since >= 7) {
+    for (j = 0; j < rs; j++) {
+      mgopt_dim d = s->type.dims[j];
+      int axis = r - rs + j;
+      if (!mgopt_dim_is_static(d) || (d.v != 1 && (axis != 1 || d.v != C))) return 0;
+    }
+  } else {
+    int64_t n = mgopt_type_numel(&s->type);
+    if (n != 1) {
+      mgopt_dim last = x->type.dims[r - 1];
+      if (rs != 1 || n != C || (r > 2 && (!mgopt_dim_is_static(last) || last.v == C))) return 0;
+    }
+  }
+  if (!(rs == 1 && mgopt_dim_is_static(s->type.dims[0]) && s->type.dims[0].v == C && (r == 2 || m->since < 7))) {
+    mgopt_tensor *a;
+    char buf[160];
+    if (!t || t->numel < 1) return 0;
+    a = mgopt_tensor_new(I->p, (mgopt_dtype)x->type.dtype, 1, &C);
+    if (!a || !mgopt_tensor_data(I->p, t)) return -1;
+    for (i = 0; i < C; i++) mgopt_tensor_set_f64(a, i, mgopt_tensor_get_f64(t, t->numel == 1 ? 0 : i));
+    snprintf(buf, sizeof buf, "%.100s_alpha", mgopt__imp_intern(I, I->node->outputs[0]));
+    alpha = mgopt_build_const(I->p, I->b, NULL, mgopt_program_fresh_name(I->p, buf), a);
+    if (!alpha) return -1;
+  }
+  op = mgopt__imp_op(I, "prelu", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "alpha", alpha)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* Before opset 7 the slope is written as prelu's alpha (C,), which that
+   PRelu reads per channel where it cannot mean the last axis. */
+static const char *mgopt__exw_prelu_v1(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *a = mgopt_op_operand(op, "alpha");
+  int32_t r;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !a) return "an operand is missing";
+  r = x->type.rank;
+  if (r < 2 || r > MGOPT_MAX_RANK || a->type.rank != 1 || !mgopt_dim_is_static(x->type.dims[1])) return "an input of unknown rank";
+  if (r > 2 && x->type.dims[1].v != 1 && (!mgopt_dim_is_static(x->type.dims[r - 1]) || x->type.dims[r - 1].v == x->type.dims[1].v))
+    return "a per-channel slope that PRelu before opset 7 reads ambiguously";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_prelu_v1(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *ins[2];
+  ins[0] = mgopt__exp_in(op, "x");
+  ins[1] = mgopt__exp_in(op, "alpha");
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
 static int mgopt__imp_gelu(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   mgopt_op *op;
@@ -627,8 +696,9 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     /* Round (opset 11 on) rounds half to even, as round does */
     MGOPT__MAP_UNARY("Round", MGOPT_OP_round),
     {"Not", 1, 0, MGOPT_OP_logical_not, mgopt__imp_not, mgopt__exp_direct, {"x", NULL, NULL}, mgopt__exw_direct},
-    /* PRelu broadcasts its slope from opset 7 on; earlier, only a single value or the input's shape */
-    {"PRelu", 7, 0, MGOPT_OP_prelu, NULL, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
+    /* PRelu broadcasts its slope from opset 7 on; earlier, a single value or one per channel */
+    {"PRelu", 1, 6, MGOPT_OP_prelu, mgopt__imp_prelu, mgopt__exp_prelu_v1, {NULL, NULL, NULL}, mgopt__exw_prelu_v1},
+    {"PRelu", 7, 0, MGOPT_OP_prelu, mgopt__imp_prelu, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
     {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}, NULL},
     /* Gelu is an ONNX op from opset 20; read in any model that has it */
     {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}, NULL},

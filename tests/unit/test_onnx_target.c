@@ -207,10 +207,24 @@ static void test_prelu(void) {
       "  %a: (3, fp32)* = const(val=[0.1, 0.2, 0.3])\n"
       "  %y = prelu(x=%x, alpha=%a)\n"
       "} -> (%y)\n";
+  /* before opset 7 the slope is per channel where it cannot mean the last axis (last dim 2, not 3) */
+  static const char ambiguous[] =
+      "main(%x: (1, 3, 2, 3, fp32)) {\n"
+      "  %a: (3, fp32)* = const(val=[0.1, 0.2, 0.3])\n"
+      "  %y = prelu(x=%x, alpha=%a)\n"
+      "} -> (%y)\n";
   mgopt_onnx_model *m = NULL;
-  mgopt_program *p = at_opset(text, 6, 0, &m);
+  mgopt_program *p = at_opset(text, 6, 1, &m);
   const mgopt_onnx_node *n;
   const mgopt_onnx_tensor *s;
+  REQUIRE(p && m);
+  n = node_of(m, "PRelu");
+  REQUIRE(n != NULL && n->ninputs == 2);
+  s = init_of(m, n->inputs[1]);
+  REQUIRE(s != NULL);
+  CHECK(s->ndims == 1 && s->dims[0] == 3);
+  mgopt_program_destroy(p);
+  p = at_opset(ambiguous, 6, 0, &m);
   mgopt_program_destroy(p);
   p = at_opset(text, 7, 1, &m);
   REQUIRE(p && m);
@@ -435,6 +449,15 @@ static const char *const special[] = {
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_argmax(x=%x, axis=-1, output_dtype=\"int64\")\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_argmin(x=%x, axis=1)\n} -> (%y)\n",
     "main(%x: (2, 3, fp32)) {\n  %y = cumsum(x=%x, axis=1, reverse=true)\n} -> (%y)\n",
+    "main(%x: (2, 3, fp32), %z: (3, 4, fp32)) {\n  %y = einsum(values=(%x, %z), equation=\"ij,jk->ik\")\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = upsample_nearest_neighbor(x=%x, scale_factor_height=2.0)\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = upsample_nearest_neighbor(x=%x, scale_factor_height=0.5)\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = resize_nearest_neighbor(x=%x, target_size_height=6, target_size_width=8)\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = resize_nearest_neighbor(x=%x, target_size_height=4, target_size_width=8)\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = upsample_bilinear(x=%x, scale_factor_width=1.5)\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = upsample_bilinear(x=%x, scale_factor_width=1.1)\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = resize_bilinear(x=%x, target_size_height=5, sampling_mode=\"UNALIGN_CORNERS\")\n} -> (%y)\n",
+    "main(%x: (1, 2, 3, 4, fp32)) {\n  %y = resize_bilinear(x=%x, sampling_mode=\"OFFSET_CORNERS\")\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_l1_norm(x=%x, axes=[1])\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_l2_norm(x=%x, axes=[-1], keep_dims=true)\n} -> (%y)\n",
     "main(%x: (2, 3, 4, fp32)) {\n  %y = reduce_log_sum(x=%x)\n} -> (%y)\n",

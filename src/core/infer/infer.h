@@ -104,9 +104,11 @@ MGOPT__TI_FN(reduce_arg);
 MGOPT__TI_FN(cumsum);
 MGOPT__TI_FN(matmul);
 MGOPT__TI_FN(linear);
+MGOPT__TI_FN(einsum);
 /* window.c */
 MGOPT__TI_FN(conv);
 MGOPT__TI_FN(pool);
+MGOPT__TI_FN(resample);
 /* control.c */
 MGOPT__TI_FN(while);
 MGOPT__TI_FN(cond);

@@ -151,3 +151,165 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_linear(mgopt_program *p, const mgopt_op
   if (x.rank > 0) out->dims[x.rank - 1] = od;
   return MGOPT_OK;
 }
+
+/* ---------------------------------------------------------------- einsum */
+
+/* One operand's term of eq[*i..) up to ',' or '-' or the end: labels into lab (the ellipsis as
+   255), its count in *n. 0 on a bad character, a second ellipsis or too many labels. */
+static int mgopt__einsum_term(const char *eq, size_t len, size_t *i, uint8_t *lab, int32_t *n, int *ell) {
+  *n = 0;
+  *ell = 0;
+  while (*i < len && eq[*i] != ',' && eq[*i] != '-') {
+    char c = eq[*i];
+    if (c == ' ') {
+      (*i)++;
+      continue;
+    }
+    if (*n >= MGOPT_MAX_RANK) return 0;
+    if (c == '.') {
+      if (*ell || *i + 2 >= len + 0 || eq[*i + 1] != '.' || eq[*i + 2] != '.') return 0;
+      *ell = 1;
+      lab[(*n)++] = 255;
+      *i += 3;
+      continue;
+    }
+    if (c >= 'a' && c <= 'z') lab[(*n)++] = (uint8_t)(c - 'a');
+    else if (c >= 'A' && c <= 'Z') lab[(*n)++] = (uint8_t)(26 + c - 'A');
+    else return 0;
+    (*i)++;
+  }
+  return 1;
+}
+
+/* Expands a term's ellipsis (at most one) over `er` dims of the `ell` the equation has. */
+static int mgopt__einsum_expand(const uint8_t *t, int32_t n, int32_t rank, int32_t ell, uint8_t *out, int32_t *nout) {
+  int32_t k, j, m = 0, er = -1;
+  for (k = 0; k < n; k++)
+    if (t[k] == 255) er = rank - (n - 1);
+  if (er < 0 && n != rank) return 0;
+  if (er > ell) return 0;
+  for (k = 0; k < n; k++) {
+    if (t[k] != 255) {
+      out[m++] = t[k];
+      continue;
+    }
+    for (j = 0; j < er; j++) out[m++] = (uint8_t)(52 + ell - er + j);
+  }
+  *nout = m;
+  return m <= MGOPT_MAX_RANK;
+}
+
+MGOPT__PRIVATE int mgopt__einsum_parse(const char *eq, size_t len, int32_t nops, const int32_t *ranks, mgopt__einsum *e) {
+  uint8_t terms[MGOPT__EINSUM_MAX_OPS][MGOPT_MAX_RANK], ot[MGOPT_MAX_RANK];
+  int32_t nt[MGOPT__EINSUM_MAX_OPS], k, j, ell = 0, no = 0, count[MGOPT__EINSUM_LABELS];
+  int has_ell[MGOPT__EINSUM_MAX_OPS], oell = 0, arrow = 0;
+  size_t i = 0;
+  if (!eq || nops < 1 || nops > MGOPT__EINSUM_MAX_OPS) return 0;
+  memset(e, 0, sizeof *e);
+  e->nops = nops;
+  for (k = 0; k < nops; k++) {
+    if (ranks[k] < 0 || ranks[k] > MGOPT_MAX_RANK) return 0;
+    if (!mgopt__einsum_term(eq, len, &i, terms[k], &nt[k], &has_ell[k])) return 0;
+    if (k + 1 < nops) {
+      if (i >= len || eq[i] != ',') return 0;
+      i++;
+    }
+    if (has_ell[k]) {
+      int32_t er = ranks[k] - (nt[k] - 1);
+      if (er < 0) return 0;
+      if (er > ell) ell = er;
+    }
+  }
+  if (i < len) {
+    if (eq[i] != '-' || i + 1 >= len || eq[i + 1] != '>') return 0;
+    i += 2;
+    arrow = 1;
+    if (!mgopt__einsum_term(eq, len, &i, ot, &no, &oell) || i != len) return 0;
+  }
+  if (ell > MGOPT_MAX_RANK) return 0;
+  memset(count, 0, sizeof count);
+  for (k = 0; k < nops; k++) {
+    if (!mgopt__einsum_expand(terms[k], nt[k], ranks[k], ell, e->lab[k], &e->rank[k]) || e->rank[k] != ranks[k]) return 0;
+    for (j = 0; j < e->rank[k]; j++) count[e->lab[k][j]]++;
+  }
+  if (arrow) {
+    int seen[MGOPT__EINSUM_LABELS];
+    int32_t on = 0;
+    memset(seen, 0, sizeof seen);
+    for (j = 0; j < no; j++) {
+      if (ot[j] == 255) {
+        for (k = 0; k < ell; k++) {
+          if (on >= MGOPT_MAX_RANK) return 0;
+          e->out[on++] = (uint8_t)(52 + k);
+        }
+        continue;
+      }
+      if (!count[ot[j]] || seen[ot[j]]++ || on >= MGOPT_MAX_RANK) return 0;
+      e->out[on++] = ot[j];
+    }
+    if (!oell)
+      for (k = 0; k < ell; k++)
+        if (count[52 + k]) return 0; /* broadcast dims left out of an explicit output */
+    e->out_rank = on;
+  } else {
+    int32_t on = 0;
+    for (k = 0; k < ell; k++) e->out[on++] = (uint8_t)(52 + k);
+    for (j = 0; j < 52; j++)
+      if (count[j] == 1) {
+        if (on >= MGOPT_MAX_RANK) return 0;
+        e->out[on++] = (uint8_t)j;
+      }
+    e->out_rank = on;
+  }
+  return 1;
+}
+
+/* einsum: values (1 to 8 operands, one dtype), equation. A label's size is the
+   same in every operand; a dim an ellipsis stands for broadcasts from 1. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_einsum(mgopt_program *p, const mgopt_op *op, mgopt_type *out, mgopt_diag *d) {
+  mgopt_type ts[MGOPT__EINSUM_MAX_OPS];
+  int32_t ranks[MGOPT__EINSUM_MAX_OPS], k, j, n = 0, dt = MGOPT_DT_UNKNOWN;
+  mgopt_dim size[MGOPT__EINSUM_LABELS];
+  int known[MGOPT__EINSUM_LABELS];
+  mgopt__einsum e;
+  size_t len = 0;
+  const char *eq = mgopt_op_get_string(op, "equation", &len);
+  mgopt_status s;
+  const mgopt_use *uses;
+  int32_t nv = mgopt__ti_list(op, "values", &uses);
+  if (nv > MGOPT__EINSUM_MAX_OPS) return mgopt__ti_fail(d, op, "more than %d operands", MGOPT__EINSUM_MAX_OPS);
+  for (k = 0; k < nv; k++) {
+    const mgopt_value *v = uses[k].value;
+    if (!v || v->type.kind != MGOPT_TYPE_TENSOR) return mgopt__ti_fail(d, op, "an operand is not a tensor");
+    ts[n] = mgopt__ti_view(&v->type);
+    if (dt == MGOPT_DT_UNKNOWN) dt = ts[n].dtype;
+    else if (ts[n].dtype != MGOPT_DT_UNKNOWN && ts[n].dtype != dt) return mgopt__ti_fail(d, op, "operands of different dtypes");
+    ranks[n] = ts[n].rank;
+    n++;
+  }
+  if (n == 0) return mgopt__ti_fail(d, op, "no operands");
+  for (k = 0; k < n; k++)
+    if (ranks[k] < 0) return mgopt__ti_out(p, op, out, dt, -1, d);
+  if (!eq || !mgopt__einsum_parse(eq, len, n, ranks, &e)) return mgopt__ti_fail(d, op, "bad equation for these operands");
+  for (j = 0; j < MGOPT__EINSUM_LABELS; j++) {
+    size[j] = mgopt_dim_static(1);
+    known[j] = 0;
+  }
+  for (k = 0; k < n; k++)
+    for (j = 0; j < e.rank[k]; j++) {
+      int l = e.lab[k][j];
+      mgopt_dim dd = ts[k].dims[j];
+      if (l >= 52 && mgopt__ti_st(dd) && dd.v == 1) continue; /* broadcasts */
+      if (!known[l]) {
+        size[l] = dd;
+        known[l] = 1;
+      } else if (mgopt__ti_st(dd) && mgopt__ti_st(size[l])) {
+        if (dd.v != size[l].v) return mgopt__ti_fail(d, op, "label %d has sizes %lld and %lld", l, (long long)size[l].v, (long long)dd.v);
+      } else if (!mgopt__ti_st(size[l]) && mgopt__ti_st(dd)) {
+        size[l] = dd;
+      }
+    }
+  if ((s = mgopt__ti_out(p, op, out, dt, e.out_rank, d)) != MGOPT_OK) return s;
+  for (j = 0; j < e.out_rank; j++) out->dims[j] = size[e.out[j]];
+  return MGOPT_OK;
+}

@@ -208,3 +208,45 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_pool(mgopt_program *p, const mgopt_op *
   }
   return MGOPT_OK;
 }
+
+/* upsample_nearest_neighbor, upsample_bilinear (scale factors > 0: floor(dim * factor)),
+   resize_nearest_neighbor, resize_bilinear (target sizes >= 1): x of rank >= 3, the last two dims
+   resampled, the others kept. An output dim must be at least 1. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_resample(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x;
+  mgopt_status s;
+  int up = op->kind == MGOPT_OP_upsample_nearest_neighbor || op->kind == MGOPT_OP_upsample_bilinear, k;
+  int64_t j;
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if (x.rank >= 0 && x.rank < 3) return mgopt__ti_fail(d, op, "expects rank 3 or more, got %d", (int)x.rank);
+  if (op->kind == MGOPT_OP_resize_bilinear) {
+    const char *m = mgopt_op_get_string(op, "sampling_mode", NULL);
+    if (m && strcmp(m, "DEFAULT") != 0 && strcmp(m, "STRICT_ALIGN_CORNERS") != 0 && strcmp(m, "ALIGN_CORNERS") != 0 &&
+        strcmp(m, "OFFSET_CORNERS") != 0 && strcmp(m, "UNALIGN_CORNERS") != 0)
+      return mgopt__ti_fail(d, op, "unknown sampling_mode \"%s\"", m);
+  }
+  if ((s = mgopt__ti_out(p, op, out, x.dtype, x.rank, d)) != MGOPT_OK) return s;
+  if (x.rank < 0) return MGOPT_OK;
+  for (j = 0; j < x.rank - 2; j++) out->dims[j] = x.dims[j];
+  for (k = 0; k < 2; k++) {
+    mgopt_dim in = x.dims[x.rank - 2 + k];
+    mgopt_dim o = mgopt_dim_unknown();
+    if (up) {
+      double f = mgopt_op_get_float(op, k ? "scale_factor_width" : "scale_factor_height", 1.0), v;
+      if (!(f > 0.0) || f > 1e9) return mgopt__ti_fail(d, op, "bad scale factor");
+      if (f == 1.0) o = in;
+      else if (mgopt__ti_st(in)) {
+        v = floor((double)in.v * f);
+        if (v < 1.0 || v > 9e15) return mgopt__ti_fail(d, op, "scale factor gives an output dim of %g", v);
+        o = mgopt_dim_static((int64_t)v);
+      }
+    } else {
+      int64_t v = mgopt_op_get_int(op, k ? "target_size_width" : "target_size_height", 1);
+      if (v < 1) return mgopt__ti_fail(d, op, "target size %lld", (long long)v);
+      o = mgopt_dim_static(v);
+    }
+    out->dims[x.rank - 2 + k] = o;
+  }
+  return MGOPT_OK;
+}

@@ -31,8 +31,8 @@
                                                       1, no squeeze), unknown dims allowed
      transpose                                        perm is the identity
      linear_activation                                alpha == 1 and beta == 0
-   The last group's unregistered ops (upsample_*, resize_bilinear, crop,
-   linear_activation) are matched by name with their MIL operand `x`.
+   The last group's unregistered ops (crop, linear_activation) are matched
+   by name with their MIL operand `x`.
    Must not fire: when the output is a block output; when the kept input's
    type differs or is not fully known; floor_div on floats.
    Cost: one worklist run, O(ops). The removed op's constant operands stay
@@ -160,9 +160,9 @@ static const mgopt_pattern mgopt__noop_patterns[] = {
     {"noop_slice_by_size", MGOPT_OP_slice_by_size, NULL, 1, mgopt__noop_same_shape, NULL},
     {"noop_pad", MGOPT_OP_pad, NULL, 1, mgopt__noop_same_shape, NULL},
     {"noop_tile", MGOPT_OP_tile, NULL, 1, mgopt__noop_same_shape, NULL},
-    {"noop_upsample_nearest_neighbor", MGOPT_OP_OPAQUE, "upsample_nearest_neighbor", 1, mgopt__noop_same_shape, NULL},
-    {"noop_upsample_bilinear", MGOPT_OP_OPAQUE, "upsample_bilinear", 1, mgopt__noop_same_shape, NULL},
-    {"noop_resize_bilinear", MGOPT_OP_OPAQUE, "resize_bilinear", 1, mgopt__noop_same_shape, NULL},
+    {"noop_upsample_nearest_neighbor", MGOPT_OP_upsample_nearest_neighbor, NULL, 1, mgopt__noop_same_shape, NULL},
+    {"noop_upsample_bilinear", MGOPT_OP_upsample_bilinear, NULL, 1, mgopt__noop_same_shape, NULL},
+    {"noop_resize_bilinear", MGOPT_OP_resize_bilinear, NULL, 1, mgopt__noop_same_shape, NULL},
     {"noop_crop", MGOPT_OP_OPAQUE, "crop", 1, mgopt__noop_same_shape, NULL},
     {"noop_slice_by_index", MGOPT_OP_slice_by_index, NULL, 1, mgopt__noop_slice_by_index, NULL},
     {"noop_transpose", MGOPT_OP_transpose, NULL, 1, mgopt__noop_transpose, NULL},
