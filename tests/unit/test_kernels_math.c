@@ -1,10 +1,10 @@
 /* tests/unit/test_kernels_math.c — folding kernels of the trigonometric and hyperbolic ops, the activations
    sigmoid_hard, softsign, thresholded_relu, local_response_norm, and the integer forms of maximum, minimum,
    mod, pow, sign, clip, against double-precision references written here. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include <stdlib.h>
 #include <math.h>
 
 /* ---------------------------------------------------------------- fixtures */

@@ -1,8 +1,8 @@
 /* tests/unit/test_kernels_nn2.c — folding kernels of the resampling ops against values computed here in double. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include <stdlib.h>
 #include <math.h>
 #include <stdarg.h>
 

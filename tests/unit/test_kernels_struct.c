@@ -2,7 +2,6 @@
    gather_nd, reverse_sequence, depth_to_space, space_to_depth, topk, range_1d, fill) through mgopt_eval: the
    dtypes ONNX's conformance data uses, the scatter numeric contract against a step-by-step computation, and
    the contract errors (an index out of range is MGOPT_ERR_CORRUPT, never a crash). */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"

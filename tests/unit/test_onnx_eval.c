@@ -1,8 +1,8 @@
 /* tests/unit/test_onnx_eval.c — mgopt_onnx_eval_op: the ONNX kernels against hand-computed values, late mapping, errors, memory. */
-#define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include <stdlib.h>
 #include <math.h>
 
 /* ---------------------------------------------------------------- fixtures */
