@@ -355,6 +355,11 @@ static int nested_state_ops(const mgopt_block *b) {
 }
 
 #define MAXIO 64
+/* Generated loops run at most a few trips; a golden case's loop on random
+   inputs may never end (a sum that only falls): 4096 trips decide it in
+   milliseconds, where the evaluator's default (2^24) takes seconds, minutes
+   under ASan. */
+#define DT_MAX_LOOP 4096
 
 static int lower_state(mgopt_function *f) {
   mgopt_block *b = f->body;
@@ -521,6 +526,7 @@ int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t 
     mgopt_eval_options eo;
     memset(&eo, 0, sizeof eo);
     eo.max_elements = 1 << 20;
+    eo.max_loop_iterations = DT_MAX_LOOP;
     eo.op_fn = DT_OP_FN;
     if (mgopt_eval(p0, mgopt_program_function_count(p0) == 1 ? NULL : "main", in0, nin, o0, f0->body->nouts, &eo,
                    &d) != MGOPT_OK)
@@ -583,6 +589,7 @@ int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t 
     mgopt_eval_options eo;
     memset(&eo, 0, sizeof eo);
     eo.max_elements = 1 << 20;
+    eo.max_loop_iterations = DT_MAX_LOOP;
     eo.op_fn = DT_OP_FN;
     if (mgopt_eval(p1, mgopt_program_function_count(p1) == 1 ? NULL : "main", in1, nin1, o1, no0, &eo, &d) !=
         MGOPT_OK) {
