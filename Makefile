@@ -385,6 +385,22 @@ fuzz-onnx: $(B)/fuzz_onnx
 	@mkdir -p $(B)/fuzz-corpus-onnx
 	$(B)/fuzz_onnx -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-onnx tests/fuzz/corpus/onnx
 
+# ---- evaluator fuzzing (tests/fuzz/fuzz_eval.c): random programs from the difftest generator,
+# evaluated before and after `default`; the corpus replays in `make test`; `make fuzz-eval` fuzzes
+DT_SRC := tests/difftest/gen.c tests/difftest/check.c tests/difftest/lib.c
+DT_HDR := tests/difftest/gen.h tests/difftest/check.h
+$(B)/tests/test_fuzz_eval: tests/fuzz/fuzz_eval.c $(B)/difftest-obj/gen.o $(B)/difftest-obj/check.o $(B)/difftest-obj/lib.o $(DT_HDR) $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/eval"' -o $@ tests/fuzz/fuzz_eval.c $(B)/difftest-obj/gen.o $(B)/difftest-obj/check.o $(B)/difftest-obj/lib.o $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_eval  # in $(B)/tests/: run by tests/run.sh
+.PHONY: fuzz-eval
+$(B)/fuzz_eval: tests/fuzz/fuzz_eval.c $(DT_SRC) $(DT_HDR) $(HDR)
+	@mkdir -p $(B)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_eval.c $(DT_SRC) -lm
+fuzz-eval: $(B)/fuzz_eval
+	@mkdir -p $(B)/fuzz-corpus-eval
+	$(B)/fuzz_eval -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-eval tests/fuzz/corpus/eval
+
 # <<< end of the fuzz section
 
 # ---------------------------------------------------------------- differential testing
