@@ -395,25 +395,46 @@ fuzz-onnx: $(B)/fuzz_onnx
 	@mkdir -p $(B)/fuzz-corpus-onnx
 	$(B)/fuzz_onnx -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-onnx tests/fuzz/corpus/onnx
 
+# ---- evaluator fuzzing (tests/fuzz/fuzz_eval.c): random programs from the difftest generator,
+# evaluated before and after `default`; the corpus replays in `make test`; `make fuzz-eval` fuzzes
+DT_SRC := tests/difftest/gen.c tests/difftest/check.c tests/difftest/lib.c
+DT_HDR := tests/difftest/gen.h tests/difftest/check.h
+$(B)/tests/test_fuzz_eval: tests/fuzz/fuzz_eval.c $(B)/difftest-obj/gen.o $(B)/difftest-obj/check.o $(B)/difftest-obj/lib.o $(DT_HDR) $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -DMGOPT_FUZZ_CORPUS='"$(CURDIR)/tests/fuzz/corpus/eval"' -o $@ tests/fuzz/fuzz_eval.c $(B)/difftest-obj/gen.o $(B)/difftest-obj/check.o $(B)/difftest-obj/lib.o $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_eval  # in $(B)/tests/: run by tests/run.sh
+.PHONY: fuzz-eval
+$(B)/fuzz_eval: tests/fuzz/fuzz_eval.c $(DT_SRC) $(DT_HDR) $(HDR)
+	@mkdir -p $(B)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_eval.c $(DT_SRC) -lm
+fuzz-eval: $(B)/fuzz_eval
+	@mkdir -p $(B)/fuzz-corpus-eval
+	$(B)/fuzz_eval -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-eval tests/fuzz/corpus/eval
+
 # <<< end of the fuzz section
 
 # ---------------------------------------------------------------- differential testing
 # Every pass and named pipeline on random programs (tests/difftest/gen.c), evaluated
 # before and after with mgopt_eval. `make difftest` runs DIFFTEST_N programs per pass
 # (DIFFTEST_SEED, the first seed); `make test` runs a fixed budget (DIFFTEST_CI_N
-# programs per pass, seed 1) that takes well under 2 minutes. The first mismatch of a
-# pass is written to $(B)/difftest-fail/<pass>.mil ($(B)/<pass>.mil in `make test`).
+# programs per pass, seed 1; 2 with SAN=1) that takes well under 2 minutes. The first
+# mismatch of a pass is written to $(B)/difftest-fail/<pass>.mil ($(B)/<pass>.mil in
+# `make test`).
 .PHONY: difftest
 DIFFTEST_N ?= 20
 DIFFTEST_SEED ?= 1
+# the ASan+UBSan build runs each program ~10x slower: a smaller budget there
+ifeq ($(SAN),1)
+DIFFTEST_CI_N ?= 2
+endif
 DIFFTEST_CI_N ?= 6
 $(B)/difftest-obj/lib.o: tests/difftest/lib.c $(HDR) $(B)/.config
 	@mkdir -p $(B)/difftest-obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(B)/difftest-obj/%.o: tests/difftest/%.c tests/difftest/gen.h $(HDR) $(B)/.config
+$(B)/difftest-obj/%.o: tests/difftest/%.c tests/difftest/gen.h tests/difftest/check.h $(HDR) $(B)/.config
 	@mkdir -p $(B)/difftest-obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(B)/difftest: $(B)/difftest-obj/lib.o $(B)/difftest-obj/difftest.o $(B)/difftest-obj/gen.o
+$(B)/difftest: $(B)/difftest-obj/lib.o $(B)/difftest-obj/difftest.o $(B)/difftest-obj/gen.o $(B)/difftest-obj/check.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 difftest: $(B)/difftest
 	@mkdir -p $(B)/difftest-fail

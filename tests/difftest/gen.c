@@ -24,6 +24,8 @@ typedef struct gv {
 
 typedef struct G {
   uint64_t s;
+  const uint8_t *in;      /* choices read from these bytes first (a fuzzer's input) */
+  size_t nin, pos;
   dt_text *o;
   int oom;
   gv v[MAXV];
@@ -33,6 +35,7 @@ typedef struct G {
   int outs[8], nouts;     /* values a template wants as function outputs */
   int loop_inv;           /* while_loop bodies may pass a loop var through */
   int smooth;             /* no op whose output jumps (floor, ceil, sign, cond on a sign) */
+  int state_arg, int_arg; /* main's extra arguments a template asked for, else -1 */
 } G;
 
 void dt_text_free(dt_text *t) {
@@ -62,8 +65,14 @@ static void out(G *g, const char *fmt, ...) {
   }
 }
 
-static uint64_t next(G *g) { /* splitmix64 */
-  uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
+static uint64_t next(G *g) { /* the input bytes, two per choice; then splitmix64 */
+  uint64_t z;
+  if (g->pos < g->nin) {
+    z = g->in[g->pos++];
+    if (g->pos < g->nin) z |= (uint64_t)g->in[g->pos++] << 8;
+    return z;
+  }
+  z = (g->s += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -1048,46 +1057,616 @@ static int t_stack_reshape(G *g, int x) {
   }
 }
 
+/* A value whose type is written as given ("(3, int64)", unknown dims): random ops never pick it. */
+static int def_raw(G *g, const char *type) {
+  int i = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+  g->v[i] = mk(I32, 0, NULL);
+  indent(g);
+  out(g, "%%v%d: %s", i, type);
+  return i;
+}
+
+/* t's type with every dim unknown ("(?, ?, fp32)") */
+static void ptype_unknown(G *g, const gv *t) {
+  int i;
+  out(g, "(");
+  for (i = 0; i < t->rank; i++) out(g, "?, ");
+  out(g, "%s)", dt_names[t->dt]);
+}
+
+/* onnx::Dropout in inference: no training_mode, a constant false, or one
+   computed from constants (logical_not of true, a cast of 0); a used mask
+   sometimes; the output sometimes a function output. */
+static int t_dropout(G *g, int x) {
+  gv t = g->v[x], mt = t;
+  int ratio = -1, tm = -1, d, mask = -1, k;
+  char buf[64];
+  if (chance(g, 50)) ratio = cnst_scalar(g, t.dt, (1 + rnd(g, 7)) / 8.0);
+  switch (rnd(g, 4)) {
+  case 0: break;
+  case 1: tm = def_raw(g, "(bool)*"); out(g, " = const(val=false)\n"); break;
+  case 2:
+    k = def_raw(g, "(bool)*");
+    out(g, " = const(val=true)\n");
+    tm = def_raw(g, "(bool)");
+    out(g, " = logical_not(x=%%v%d)\n", k);
+    break;
+  default:
+    k = cnst_scalar(g, I32, 0);
+    tm = def_raw(g, "(bool)");
+    out(g, " = cast(x=%%v%d, dtype=\"bool\")\n", k);
+    break;
+  }
+  d = def(g, &t);
+  if (chance(g, 25)) {
+    mt.dt = BOOL;
+    mask = g->nv++;
+    g->v[mask] = mt;
+    g->v[mask].vis = 1;
+    out(g, ", %%v%d: ", mask);
+    ptype(g, &mt);
+    want_out(g, mask);
+  }
+  out(g, " = onnx::Dropout(in0=%%v%d", x);
+  if (ratio >= 0) out(g, ", in1=%%v%d", ratio);
+  if (tm >= 0) out(g, ", in2=%%v%d", tm);
+  out(g, ")\n");
+  (void)buf;
+  if (chance(g, 15)) want_out(g, d);
+  return unary(g, chance(g, 50) ? "relu" : "tanh", d);
+}
+
+/* onnx::Shape of a value (static or not, sometimes from `start`), summed
+   into the carried value; onnx::ConstantOfShape of a constant shape. */
+static int t_shape_ops(G *g, int x) {
+  gv t;
+  int s, c, r, len, start = 0, ax[1] = {0};
+  char ty[64];
+  if (g->v[x].rank < 1) x = expand_dims(g, x, 0);
+  t = g->v[x];
+  if (chance(g, 30)) start = rnd(g, t.rank);
+  len = t.rank - start;
+  snprintf(ty, sizeof ty, "(%d, int64)", len);
+  s = def_raw(g, ty);
+  if (start) out(g, " = onnx::Shape(in0=%%v%d, start=%d)\n", x, start);
+  else out(g, " = onnx::Shape(in0=%%v%d)\n", x);
+  {
+    int d1[1];
+    gv ft;
+    d1[0] = len;
+    ft = mk(t.dt, 1, d1);
+    c = def(g, &ft);
+    out(g, " = cast(x=%%v%d, dtype=\"%s\")\n", s, dt_names[t.dt]);
+  }
+  r = reduce(g, "reduce_mean", c, 1, ax, 0);
+  x = binary(g, "add", x, r);
+  if (chance(g, 40)) {
+    int d0 = 1 + rnd(g, 3), d1 = 1 + rnd(g, 3), k, z, all[2] = {0, 1}, dd[2];
+    gv zt;
+    snprintf(ty, sizeof ty, "(2, int64)*");
+    k = def_raw(g, ty);
+    out(g, " = const(val=[%d, %d])\n", d0, d1);
+    dd[0] = d0, dd[1] = d1;
+    zt = mk(F32, 2, dd);
+    z = def(g, &zt);
+    out(g, " = onnx::ConstantOfShape(in0=%%v%d, value=tensor<(1, fp32)>([%g]))\n", k, (1 + rnd(g, 8)) / 4.0);
+    r = reduce(g, "reduce_sum", z, 2, all, 0);
+    if (g->v[x].dt != F32) r = cast(g, r, g->v[x].dt);
+    x = binary(g, "mul", x, r);
+  }
+  return x;
+}
+
+/* A reshape whose shape is computed from the input's own shape: dims of x
+   through onnx::Shape, cast, slice_by_index and concat with constants; the
+   static dims after the first come back in reverse order (same rank, so
+   that a 0 copying dim k reads the same dim however it is aligned). A
+   canonical reshape or an onnx::Reshape (int64 shape). */
+static int t_shape_reshape(G *g, int x) {
+  gv t, rt;
+  int s, c, i, k, piece[MAXR], np = 0, cat, y, onnx = chance(g, 40), stat[MAXR], ns = 0, cur = 0;
+  char ty[64];
+  while (g->v[x].rank < 2) x = expand_dims(g, x, 0);
+  t = g->v[x];
+  snprintf(ty, sizeof ty, "(%d, int64)", t.rank);
+  s = def_raw(g, ty);
+  out(g, " = onnx::Shape(in0=%%v%d)\n", x);
+  snprintf(ty, sizeof ty, "(%d, int32)", t.rank);
+  c = def_raw(g, ty);
+  out(g, " = cast(x=%%v%d, dtype=\"int32\")\n", s);
+  for (i = 1; i < t.rank; i++)
+    if (t.sym[i] < 0) stat[ns++] = i;
+  rt = t;
+  for (i = 0; i < t.rank; i++) {
+    int from = i;
+    if (i >= 1 && t.sym[i] < 0) from = stat[ns - 1 - cur++]; /* static dims reversed */
+    rt.d[i] = t.d[from], rt.sym[i] = t.sym[from];
+    if (i == 0 || t.sym[i] >= 0 || chance(g, 20)) {
+      int b = cnst_ints(g, 1, &from), e, f1 = from + 1;
+      e = cnst_ints(g, 1, &f1);
+      piece[np] = def_raw(g, "(1, int32)");
+      out(g, " = slice_by_index(x=%%v%d, begin=%%v%d, end=%%v%d)\n", c, b, e);
+    } else {
+      k = t.d[from];
+      piece[np] = cnst_ints(g, 1, &k);
+    }
+    if (onnx) {
+      k = piece[np];
+      piece[np] = def_raw(g, "(1, int64)");
+      out(g, " = cast(x=%%v%d, dtype=\"int64\")\n", k);
+    }
+    np++;
+  }
+  snprintf(ty, sizeof ty, "(%d, %s)", t.rank, onnx ? "int64" : "int32");
+  cat = def_raw(g, ty);
+  out(g, " = concat(values=(");
+  for (i = 0; i < np; i++) out(g, "%s%%v%d", i ? ", " : "", piece[i]);
+  out(g, "), axis=0)\n");
+  y = def(g, &rt);
+  if (onnx) out(g, " = onnx::Reshape(in0=%%v%d, in1=%%v%d)\n", x, cat);
+  else out(g, " = reshape(x=%%v%d, shape=%%v%d)\n", x, cat);
+  return y;
+}
+
+/* An opaque onnx::Pad (constant pads, constant mode) or a canonical op whose
+   output dims are written unknown; the readers after it too. */
+static int t_opaque(G *g, int x) {
+  gv t = g->v[x], pt;
+  int y, i, z;
+  if (t.rank < 1) x = expand_dims(g, x, 0), t = g->v[x];
+  pt = t;
+  if (chance(g, 60)) {
+    int pads[2 * MAXR], p;
+    char ty[64];
+    for (i = 0; i < 2 * t.rank; i++) pads[i] = chance(g, 60) ? 0 : rnd(g, 3);
+    for (i = 0; i < t.rank; i++) pt.d[i] += pads[i] + pads[t.rank + i];
+    snprintf(ty, sizeof ty, "(%d, int64)*", 2 * t.rank);
+    p = def_raw(g, ty);
+    out(g, " = const(val=");
+    pints(g, 2 * t.rank, pads);
+    out(g, ")\n");
+    y = g->nv++;
+    g->v[y] = pt;
+    g->v[y].vis = 1;
+    indent(g);
+    out(g, "%%v%d: ", y);
+    ptype_unknown(g, &pt);
+    out(g, " = onnx::Pad(in0=%%v%d, in1=%%v%d%s)\n", x, p, chance(g, 50) ? ", mode=\"constant\"" : "");
+  } else {
+    y = g->nv++;
+    g->v[y] = pt;
+    g->v[y].vis = 1;
+    indent(g);
+    out(g, "%%v%d: ", y);
+    ptype_unknown(g, &pt);
+    out(g, " = %s(x=%%v%d)\n", unops[rnd(g, 4)], x);
+  }
+  z = g->nv++;
+  g->v[z] = pt;
+  g->v[z].vis = 1;
+  indent(g);
+  out(g, "%%v%d: ", z);
+  if (chance(g, 50)) ptype_unknown(g, &pt);
+  else ptype(g, &pt);
+  out(g, " = relu(x=%%v%d)\n", y);
+  return z;
+}
+
+/* read_state -> op -> (other ops) -> coreml_update_state, with readers of
+   the written value after the write; main's first input has the state's type. */
+static int t_state(G *g, int x) {
+  int s = g->state_arg, v0 = 0, r, m, u, a;
+  gv t = g->v[0];
+  (void)x;
+  if (s < 0) return x;
+  r = def(g, &t);
+  out(g, " = read_state(input=%%v%d)\n", s);
+  m = binary(g, binops[rnd(g, 3)], r, v0);
+  if (chance(g, 50)) (void)unary(g, "exp", v0);
+  if (chance(g, 30)) a = unary(g, "relu", m);
+  else a = -1;
+  if (chance(g, 15)) {
+    int r2 = def(g, &t);
+    out(g, " = read_state(input=%%v%d)\n", s);
+    want_out(g, r2);
+  }
+  u = def(g, &t);
+  out(g, " = coreml_update_state(state=%%v%d, value=%%v%d)\n", s, m);
+  if (chance(g, 30)) want_out(g, u);
+  if (a >= 0) want_out(g, a);
+  if (chance(g, 20)) want_out(g, m);
+  return binary(g, "add", m, v0);
+}
+
+/* one_hot of main's int32 input times a constant matrix */
+static int t_onehot(G *g, int x) {
+  int i = g->int_arg, N = 4 + rnd(g, 3), K = 1 + rnd(g, 3), h, w, y, d[2];
+  gv ht, yt, it;
+  if (i < 0) return x;
+  it = g->v[i];
+  ht = mk(F32, it.rank + 1, NULL);
+  memcpy(ht.d, it.d, sizeof it.d);
+  memcpy(ht.sym, it.sym, sizeof it.sym);
+  ht.d[it.rank] = N, ht.sym[it.rank] = -1;
+  h = def(g, &ht);
+  out(g, " = one_hot(indices=%%v%d, one_hot_vector_size=%d", i, N);
+  if (chance(g, 30)) out(g, ", axis=-1");
+  if (chance(g, 30)) out(g, ", on_value=%s, off_value=0.0", chance(g, 85) ? "1.0" : "2.0");
+  out(g, ")\n");
+  d[0] = N, d[1] = K;
+  w = cnst(g, F32, 2, d, C_RAND);
+  yt = ht;
+  yt.d[it.rank] = K;
+  y = def(g, &yt);
+  out(g, " = matmul(x=%%v%d, y=%%v%d)\n", h, w);
+  if (chance(g, 10)) extra_use(g, h);
+  return y;
+}
+
+/* ops that share one name (name="n"), and ops with the name of a value */
+static int t_names(G *g, int x) {
+  int n = 2 + rnd(g, 3), i;
+  for (i = 0; i < n; i++) {
+    gv t = g->v[x];
+    int y = def(g, &t);
+    out(g, " = %s(x=%%v%d, name=\"%s\")\n", unops[rnd(g, 4)], x, chance(g, 70) ? "n" : "v0");
+    x = y;
+  }
+  return x;
+}
+
+/* A static (1, C, H, W) value that depends on x, H and W at least h and w. */
+static int image(G *g, int x, int C, int h, int w) {
+  int d[4], all[MAXR], i, r, k;
+  d[0] = 1, d[1] = C, d[2] = h + rnd(g, 2), d[3] = w + rnd(g, 2);
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst(g, g->v[x].dt, 4, d, C_RAND);
+  return binary(g, "add", k, r);
+}
+
+/* reshape to rank 6 -> transpose -> reshape to rank 2 */
+static int t_high_rank(G *g, int x) {
+  int v = image(g, x, 1 + rnd(g, 3), 1, 2), d6[6], p[6], i, j, rk, d[MAXR], r1, tr, a, n;
+  gv t = g->v[v];
+  char ty[128];
+  reshape_dims(g, &t, &rk, d);
+  for (i = 0, j = 0; i < 6; i++) d6[i] = (j < rk && (6 - i <= rk - j || chance(g, 50))) ? d[j++] : 1;
+  for (; j < rk; j++) d6[5] *= d[j];
+  n = numel(&t);
+  {
+    int s = -1;
+    d[0] = 6;
+    s = def_raw(g, "(6, int32)*");
+    out(g, " = const(val=");
+    pints(g, 6, d6);
+    out(g, ")\n");
+    snprintf(ty, sizeof ty, "(%d, %d, %d, %d, %d, %d, %s)", d6[0], d6[1], d6[2], d6[3], d6[4], d6[5], dt_names[t.dt]);
+    r1 = def_raw(g, ty);
+    out(g, " = reshape(x=%%v%d, shape=%%v%d)\n", v, s);
+  }
+  perm_rand(g, 6, p);
+  snprintf(ty, sizeof ty, "(%d, %d, %d, %d, %d, %d, %s)", d6[p[0]], d6[p[1]], d6[p[2]], d6[p[3]], d6[p[4]], d6[p[5]],
+           dt_names[t.dt]);
+  tr = def_raw(g, ty);
+  out(g, " = transpose(x=%%v%d, perm=", r1);
+  pints(g, 6, p);
+  out(g, ")\n");
+  if (chance(g, 10)) want_out(g, tr);
+  a = d6[p[0]];
+  d[0] = a, d[1] = n / a;
+  {
+    int sh = cnst_ints(g, 2, d);
+    gv rt = mk(t.dt, 2, d);
+    int y = def(g, &rt);
+    out(g, " = reshape(x=%%v%d, shape=%%v%d)\n", tr, sh);
+    return y;
+  }
+}
+
+/* conv_transpose without output_shape, its output type static */
+static int t_conv_transpose(G *g, int x) {
+  int Ci = 1 + rnd(g, 2), Co = 1 + rnd(g, 2), k = 1 + rnd(g, 3), st = 1 + rnd(g, 2), v, w, d[4], y;
+  gv t, ot;
+  v = image(g, x, Ci, 1, 1);
+  t = g->v[v];
+  d[0] = Ci, d[1] = Co, d[2] = k, d[3] = k;
+  w = cnst(g, t.dt, 4, d, C_RAND);
+  ot = t;
+  ot.d[1] = Co;
+  ot.d[2] = (t.d[2] - 1) * st + k;
+  ot.d[3] = (t.d[3] - 1) * st + k;
+  y = def(g, &ot);
+  out(g, " = conv_transpose(x=%%v%d, weight=%%v%d, strides=[%d, %d], pad_type=\"valid\"", v, w, st, st);
+  if (chance(g, 10)) out(g, ", output_shape=[%d, %d, %d, %d]", ot.d[0], ot.d[1], ot.d[2], ot.d[3]);
+  out(g, ")\n");
+  return y;
+}
+
+/* t's type with some dims unknown */
+static void ptype_partial(G *g, const gv *t) {
+  int i;
+  out(g, "(");
+  for (i = 0; i < t->rank; i++) {
+    if (chance(g, 60)) out(g, "?, ");
+    else if (t->sym[i] >= 0) out(g, "s%d, ", t->sym[i]);
+    else out(g, "%d, ", t->d[i]);
+  }
+  out(g, "%s)", dt_names[t->dt]);
+}
+
+/* unary and binary ops whose output dims are (partly) written unknown */
+static int t_unknown_types(G *g, int x) {
+  int n = 1 + rnd(g, 3), i;
+  for (i = 0; i < n; i++) {
+    gv t = g->v[x];
+    int y, k = -1;
+    if (chance(g, 40)) k = bconst(g, x, C_RAND);
+    y = g->nv++;
+    g->v[y] = t;
+    g->v[y].vis = 1;
+    indent(g);
+    out(g, "%%v%d: ", y);
+    ptype_partial(g, &t);
+    if (k >= 0) out(g, " = %s(x=%%v%d, y=%%v%d)\n", binops[rnd(g, 3)], x, k);
+    else out(g, " = %s(x=%%v%d)\n", unops[rnd(g, 4)], x);
+    x = y;
+  }
+  return x;
+}
+
+/* pad -> pad with constant amounts on the last one or two static axes */
+static int t_pads(G *g, int x) {
+  static const char *const modes[] = {"constant", "reflect", "replicate"};
+  int mode = chance(g, 50) ? 0 : 1 + rnd(g, 2), i, k, nax;
+  gv t = g->v[x];
+  if (t.rank < 1 || t.sym[t.rank - 1] >= 0 || t.d[t.rank - 1] < 2) x = image(g, x, 1 + rnd(g, 2), 2, 2);
+  t = g->v[x];
+  nax = t.rank >= 2 && t.sym[t.rank - 2] < 0 && t.d[t.rank - 2] >= 2 && chance(g, 50) ? 2 : 1;
+  if (mode == 0 && chance(g, 30)) nax = 1;
+  for (k = 0; k < 2; k++) {
+    int pads[4], id;
+    gv r = t;
+    for (i = 0; i < nax; i++) {
+      int ax = t.rank - nax + i, lim = mode == 1 ? t.d[ax] - 1 : 2;
+      pads[2 * i] = chance(g, 40) ? 0 : rnd(g, lim + 1);
+      pads[2 * i + 1] = chance(g, 40) ? 0 : rnd(g, lim + 1);
+      if (mode && k == 1 && chance(g, 70)) pads[2 * i] = pads[2 * i + 1] = 0; /* leave the axis to the first pad */
+      r.d[ax] += pads[2 * i] + pads[2 * i + 1];
+    }
+    {
+      int p = cnst_ints(g, 2 * nax, pads);
+      id = def(g, &r);
+      out(g, " = pad(x=%%v%d, pad=%%v%d, mode=\"%s\"", x, p, modes[mode]);
+      if (mode == 0) out(g, ", constant_val=%s", chance(g, 80) ? "0.5" : "0.0");
+      out(g, ")\n");
+    }
+    if (k == 0 && chance(g, 10)) extra_use(g, id);
+    x = id;
+    t = g->v[x];
+  }
+  return x;
+}
+
+/* adds of transposes with one perm, transposed back */
+static int t_forest(G *g, int x) {
+  int p[MAXR], q[MAXR], i, a, b, c = -1, ta, tb, tc, s, r;
+  if (g->v[x].rank < 2) x = expand_dims(g, x, 0);
+  perm_rand(g, g->v[x].rank, p);
+  for (i = 0; i < g->v[x].rank; i++) q[p[i]] = i;
+  if (chance(g, 10)) perm_rand(g, g->v[x].rank, q);
+  a = x;
+  b = unary(g, unops[rnd(g, 4)], x);
+  if (chance(g, 50)) c = unary(g, unops[rnd(g, 4)], x);
+  ta = transpose(g, a, p);
+  tb = transpose(g, b, p);
+  s = binary(g, "add", ta, tb);
+  if (c >= 0) {
+    tc = transpose(g, c, p);
+    s = chance(g, 50) ? binary(g, "add", s, tc) : binary(g, "add", tc, s);
+  }
+  if (chance(g, 10)) want_out(g, s);
+  r = transpose(g, s, q);
+  return r;
+}
+
+/* gather and squeeze on int32 data */
+static int t_int16(G *g, int x) {
+  gv t;
+  int xi, idx[3], n = 1 + rnd(g, 3), i, ic, y, d0;
+  if (g->v[x].rank < 1) x = expand_dims(g, x, 0);
+  xi = cast(g, x, I32);
+  t = g->v[xi];
+  d0 = t.sym[0] >= 0 ? 1 : t.d[0];
+  for (i = 0; i < n; i++) idx[i] = rnd(g, d0);
+  ic = cnst_ints(g, n, idx);
+  {
+    gv r = t;
+    r.d[0] = n, r.sym[0] = -1;
+    y = def(g, &r);
+    out(g, " = gather(x=%%v%d, indices=%%v%d, axis=0)\n", xi, ic);
+  }
+  if (n == 1 && chance(g, 50)) y = squeeze(g, y, 0);
+  return cast(g, y, g->v[x].dt);
+}
+
+/* a value defined again under a taken name; op names shared */
+static int t_dup_names(G *g, int x) {
+  int n = 1 + rnd(g, 3), i;
+  for (i = 0; i < n; i++) {
+    gv t = g->v[x];
+    int y;
+    if (chance(g, 60) && x >= 0 && !g->v[x].isconst) {
+      /* %vX again: later readers of the name read the new value */
+      indent(g);
+      out(g, "%%v%d: ", x);
+      ptype(g, &t);
+      out(g, " = %s(x=%%v%d%s)\n", unops[rnd(g, 4)], x, chance(g, 30) ? ", name=\"n\"" : "");
+      y = x;
+    } else {
+      y = def(g, &t);
+      out(g, " = %s(x=%%v%d, name=\"v%d\")\n", unops[rnd(g, 4)], x, x);
+    }
+    x = y;
+  }
+  return x;
+}
+
+/* stack -> split into pieces of 1 -> squeeze each */
+static int t_stack_split(G *g, int x) {
+  gv t = g->v[x], st, pt;
+  int a = x, b = unary(g, unops[rnd(g, 4)], x), ax = rnd(g, t.rank + 1), i, s, p0, p1, q0, q1;
+  st = t;
+  st.rank = t.rank + 1;
+  for (i = st.rank - 1; i > ax; i--) st.d[i] = t.d[i - 1], st.sym[i] = t.sym[i - 1];
+  st.d[ax] = 2, st.sym[ax] = -1;
+  s = def(g, &st);
+  out(g, " = stack(values=(%%v%d, %%v%d), axis=%d)\n", a, b, ax);
+  pt = st;
+  pt.d[ax] = 1;
+  p0 = def(g, &pt);
+  p1 = g->nv++;
+  g->v[p1] = pt;
+  g->v[p1].vis = 1;
+  out(g, ", %%v%d: ", p1);
+  ptype(g, &pt);
+  if (chance(g, 50)) out(g, " = split(x=%%v%d, num_splits=2, axis=%d)\n", s, ax);
+  else out(g, " = split(x=%%v%d, split_sizes=[1, 1], axis=%d)\n", s, ax);
+  q0 = squeeze(g, p0, ax);
+  q1 = squeeze(g, p1, ax);
+  if (chance(g, 10)) want_out(g, p0);
+  return binary(g, chance(g, 50) ? "add" : "sub", q0, q1);
+}
+
+/* two interleaved concats on axis 2, then one on axis 3 */
+static int t_pixel_shuffle(G *g, int x) {
+  int v = image(g, x, 1 + rnd(g, 2), 1, 1), a, b, c, d, h0, h1, o;
+  gv t = g->v[v], ht, ot;
+  a = v;
+  b = unary(g, unops[rnd(g, 4)], v);
+  c = unary(g, unops[rnd(g, 4)], v);
+  d = unary(g, unops[rnd(g, 4)], v);
+  ht = t;
+  ht.d[2] *= 2;
+  h0 = def(g, &ht);
+  out(g, " = concat(values=(%%v%d, %%v%d), axis=%d, interleave=true)\n", a, b, chance(g, 50) ? 2 : -2);
+  h1 = def(g, &ht);
+  out(g, " = concat(values=(%%v%d, %%v%d), axis=2, interleave=true)\n", c, d);
+  if (chance(g, 10)) extra_use(g, h1);
+  ot = ht;
+  ot.d[3] *= 2;
+  o = def(g, &ot);
+  out(g, " = concat(values=(%%v%d, %%v%d), axis=%d, interleave=true)\n", h0, h1, chance(g, 50) ? 3 : -1);
+  return o;
+}
+
+/* space_to_batch -> valid conv -> batch_to_space */
+static int t_dilated(G *g, int x) {
+  int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 2), k = 1 + rnd(g, 2), v, w, sb, cv, y, pad[4], crop[4], i, d[4];
+  gv t, st, ct, yt;
+  v = image(g, x, C, 3, 3);
+  t = g->v[v];
+  for (i = 0; i < 2; i++) {
+    int sz = t.d[2 + i];
+    pad[2 * i] = rnd(g, 3);
+    pad[2 * i + 1] = rnd(g, 2);
+    if ((sz + pad[2 * i] + pad[2 * i + 1]) % 2) pad[2 * i + 1]++;
+    crop[2 * i] = rnd(g, pad[2 * i] + 1);
+    crop[2 * i + 1] = rnd(g, pad[2 * i + 1] + 1);
+  }
+  st = t;
+  st.d[0] = 4;
+  st.d[2] = (t.d[2] + pad[0] + pad[1]) / 2;
+  st.d[3] = (t.d[3] + pad[2] + pad[3]) / 2;
+  if (st.d[2] < k || st.d[3] < k) k = 1;
+  sb = def(g, &st);
+  out(g, " = space_to_batch(x=%%v%d, block_shape=[2, 2], paddings=", v);
+  pints(g, 4, pad);
+  out(g, ")\n");
+  d[0] = Co, d[1] = C, d[2] = k, d[3] = k;
+  w = cnst(g, t.dt, 4, d, C_RAND);
+  ct = st;
+  ct.d[1] = Co;
+  ct.d[2] = st.d[2] - k + 1;
+  ct.d[3] = st.d[3] - k + 1;
+  cv = def(g, &ct);
+  out(g, " = conv(x=%%v%d, weight=%%v%d)\n", sb, w);
+  yt = ct;
+  yt.d[0] = 1;
+  yt.d[2] = 2 * ct.d[2] - crop[0] - crop[1];
+  yt.d[3] = 2 * ct.d[3] - crop[2] - crop[3];
+  if (yt.d[2] < 1 || yt.d[3] < 1) {
+    crop[0] = crop[1] = crop[2] = crop[3] = 0;
+    yt.d[2] = 2 * ct.d[2], yt.d[3] = 2 * ct.d[3];
+  }
+  y = def(g, &yt);
+  out(g, " = batch_to_space(x=%%v%d, block_shape=[2, 2], crops=", cv);
+  pints(g, 4, crop);
+  out(g, ")\n");
+  return y;
+}
+
+enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
+
 typedef struct tmpl {
   const char *pass;
   tmpl_fn fn;
+  int extra;
 } tmpl;
 
 static const tmpl templates[] = {
-    {"merge_consecutive_relus", t_relus},
-    {"noop_elimination", t_noop},
-    {"divide_to_multiply", t_div},
-    {"merge_consecutive_transposes", t_transposes},
-    {"remove_redundant_transpose_pairs", t_inverse_transposes},
-    {"reduce_transposes", t_inverse_transposes},
-    {"merge_consecutive_reshapes", t_reshapes},
-    {"remove_redundant_reshape_pairs", t_reshapes},
-    {"remove_symbolic_reshape", t_reshapes},
-    {"merge_consecutive_expand_dims", t_expand_dims_chain},
-    {"fuse_squeeze_expand_dims", t_squeeze_expand},
-    {"rank0_expand_dims_swap", t_rank0},
-    {"remove_redundant_ops", t_redundant},
-    {"const_elimination", t_consts},
-    {"const_deduplication", t_bigconst},
-    {"dead_code_elimination", t_dead},
-    {"cast_optimization", t_casts},
-    {"fuse_leaky_relu", t_leaky},
-    {"fuse_gelu_exact", t_gelu_exact},
-    {"fuse_gelu_tanh_approximation", t_gelu_tanh},
-    {"fuse_gelu_sigmoid_approximation", t_gelu_sigmoid},
-    {"fuse_reduce_mean", t_reduce_mean},
-    {"fuse_matmul_weight_bias", t_matmul_bias},
-    {"fuse_linear_bias", t_linear_bias},
-    {"fuse_transpose_matmul", t_transpose_matmul},
-    {"select_optimization", t_select},
-    {"rewrite_mul_rsqrt_as_div", t_mul_rsqrt},
-    {"fuse_elementwise_to_batchnorm", t_batchnorm},
-    {"remove_redundant_transpose_reduce", t_transpose_reduce},
-    {"prelu_to_lrelu", t_prelu},
-    {"fuse_prelu", t_prelu},
-    {"loop_invariant_elimination", t_loop_invariant},
-    {"detect_concat_interleave", t_concat_interleave},
-    {"replace_stack_reshape", t_stack_reshape},
+    {"merge_consecutive_relus", t_relus, 0},
+    {"noop_elimination", t_noop, 0},
+    {"divide_to_multiply", t_div, 0},
+    {"merge_consecutive_transposes", t_transposes, 0},
+    {"remove_redundant_transpose_pairs", t_inverse_transposes, 0},
+    {"reduce_transposes", t_inverse_transposes, 0},
+    {"merge_consecutive_reshapes", t_reshapes, 0},
+    {"remove_redundant_reshape_pairs", t_reshapes, 0},
+    {"remove_symbolic_reshape", t_shape_reshape, 0},
+    {"merge_consecutive_expand_dims", t_expand_dims_chain, 0},
+    {"fuse_squeeze_expand_dims", t_squeeze_expand, 0},
+    {"rank0_expand_dims_swap", t_rank0, 0},
+    {"remove_redundant_ops", t_redundant, 0},
+    {"const_elimination", t_consts, 0},
+    {"const_deduplication", t_bigconst, 0},
+    {"dead_code_elimination", t_dead, 0},
+    {"cast_optimization", t_casts, 0},
+    {"fuse_leaky_relu", t_leaky, 0},
+    {"fuse_gelu_exact", t_gelu_exact, 0},
+    {"fuse_gelu_tanh_approximation", t_gelu_tanh, 0},
+    {"fuse_gelu_sigmoid_approximation", t_gelu_sigmoid, 0},
+    {"fuse_reduce_mean", t_reduce_mean, 0},
+    {"fuse_matmul_weight_bias", t_matmul_bias, 0},
+    {"fuse_linear_bias", t_linear_bias, 0},
+    {"fuse_transpose_matmul", t_transpose_matmul, 0},
+    {"select_optimization", t_select, 0},
+    {"rewrite_mul_rsqrt_as_div", t_mul_rsqrt, 0},
+    {"fuse_elementwise_to_batchnorm", t_batchnorm, 0},
+    {"remove_redundant_transpose_reduce", t_transpose_reduce, 0},
+    {"prelu_to_lrelu", t_prelu, 0},
+    {"fuse_prelu", t_prelu, 0},
+    {"loop_invariant_elimination", t_loop_invariant, 0},
+    {"detect_concat_interleave", t_concat_interleave, 0},
+    {"replace_stack_reshape", t_stack_reshape, 0},
+    {"inline_dropout_training_mode_constants", t_dropout, 0},
+    {"fold_shape_ops", t_shape_ops, 0},
+    {"resolve_reshape_shape", t_shape_reshape, 0},
+    {"canonicalize_opaque_ops", t_opaque, 0},
+    {"canonicalize_inplace_pattern", t_state, X_STATE},
+    {"prefer_state_in_downstream", t_state, X_STATE},
+    {"fuse_onehot_matmul_to_gather", t_onehot, X_INT},
+    {"name_fix", t_names, 0},
+    {"expand_high_rank_reshape_and_transpose", t_high_rank, 0},
+    {"add_conv_transpose_output_shape", t_conv_transpose, 0},
+    {"propagate_shapes", t_unknown_types, 0},
+    {"merge_consecutive_paddings", t_pads, 0},
+    {"remove_redundant_transpose_add_forests", t_forest, 0},
+    {"add_int16_cast", t_int16, 0},
+    {"dedup_op_and_var_names", t_dup_names, 0},
+    {"fuse_stack_split", t_stack_split, 0},
+    {"concat_to_pixel_shuffle", t_pixel_shuffle, 0},
+    {"fuse_dilated_conv", t_dilated, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
@@ -1102,14 +1681,15 @@ static const tmpl *find_tmpl(const char *pass) {
 
 int dt_has_template(const char *pass) { return find_tmpl(pass) != NULL; }
 
+const char *dt_template_pass(int i) {
+  return i >= 0 && (size_t)i < sizeof templates / sizeof *templates ? templates[i].pass : NULL;
+}
+
 /* ---------------------------------------------------------------- programs */
 
-int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *o) {
-  G *g = (G *)calloc(1, sizeof(G));
+static int generate(G *g, const char *pass, int smooth, dt_text *o) {
   const tmpl *tp = find_tmpl(pass);
   int nin, i, k, used = 0, last, nfo;
-  if (!g) return -1;
-  g->s = seed * 0x2545F4914F6CDD1Dull + 0x1234567ull;
   g->o = o;
   g->smooth = smooth;
   g->symsz[0] = 1 + rnd(g, 4);
@@ -1143,6 +1723,24 @@ int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *o) {
       ptype(g, &t);
       g->nv++;
     }
+  }
+  g->state_arg = g->int_arg = -1;
+  if (tp && (tp->extra & X_STATE)) {
+    g->state_arg = g->nv;
+    g->v[g->nv] = g->v[0];
+    g->v[g->nv].vis = 0; /* read through read_state only */
+    out(g, ", %%v%d: state", g->nv);
+    ptype(g, &g->v[g->nv]);
+    g->nv++, nin++;
+  }
+  if (tp && (tp->extra & X_INT)) {
+    int d[2];
+    d[0] = 1 + rnd(g, 3), d[1] = 1 + rnd(g, 3);
+    g->int_arg = g->nv;
+    g->v[g->nv] = mk(I32, 1 + rnd(g, 2), d);
+    out(g, ", %%v%d: ", g->nv);
+    ptype(g, &g->v[g->nv]);
+    g->nv++, nin++;
   }
   out(g, ") {\n");
   g->ind = 1;
@@ -1196,4 +1794,23 @@ int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *o) {
   i = g->oom;
   free(g);
   return i ? -1 : used;
+}
+
+int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *o) {
+  G *g = (G *)calloc(1, sizeof(G));
+  if (!g) return -1;
+  g->s = seed * 0x2545F4914F6CDD1Dull + 0x1234567ull;
+  return generate(g, pass, smooth, o);
+}
+
+int dt_generate_bytes(const uint8_t *data, size_t n, const char *pass, int smooth, dt_text *o) {
+  G *g = (G *)calloc(1, sizeof(G));
+  uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a of the bytes seeds the choices past their end */
+  size_t i;
+  if (!g) return -1;
+  for (i = 0; i < n; i++) h = (h ^ data[i]) * 0x100000001B3ull;
+  g->s = h;
+  g->in = data;
+  g->nin = n;
+  return generate(g, pass, smooth, o);
 }

@@ -21,6 +21,12 @@ typedef struct dt_text {
    continuous function of the inputs (no floor, ceil, sign, no cond on a
    sign), for passes whose contract allows rounding differences. */
 int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *out);
+/* The same, with every choice read from data (two bytes a choice, so a
+   fuzzer's mutations steer the program choice by choice); past its end the
+   choices come from a PRNG seeded with a hash of data. */
+int dt_generate_bytes(const uint8_t *data, size_t n, const char *pass, int smooth, dt_text *out);
+/* The pass of the i-th template, NULL past the last. */
+const char *dt_template_pass(int i);
 /* 1 when dt_generate has a template for this pass. */
 int dt_has_template(const char *pass);
 void dt_text_free(dt_text *t);

@@ -1,0 +1,638 @@
+/* tests/difftest/check.c — one differential check: a program evaluated before and after a pass or pipeline, compared within the pass's tolerance. */
+#include "check.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- tolerances
+   For each program: out_before = eval(P, inputs), out_after = eval(pass(P),
+   inputs); every output must have the same shape, and element by element
+   |before - after| <= atol + rtol * |before| (NaN equals NaN, inf equals the
+   same inf), compared in double. The tolerance follows the pass's numeric
+   contract:
+
+   class   rtol     atol     smooth  passes
+   EXACT   0        0        no      structural rewrites: the same arithmetic
+                                     on the same values (most cleanup, io and
+                                     onnx passes, relu/transpose/reshape
+                                     merges, dedup, dead code, ...)
+   ULP     2^-20    1e-6     yes     one rounding more or less per element:
+                                     x / c -> x * (1 / c) (divide_to_multiply),
+                                     mul(x, rsqrt(y)) -> real_div(x, sqrt(y)),
+                                     reductions re-ordered (reduce_transposes,
+                                     remove_redundant_transpose_reduce),
+                                     sum * (1/n) -> mean (fuse_reduce_mean)
+   FOLD    1e-5     1e-5     yes     weights refolded in double and rounded
+                                     once (fuse_conv_*, fuse_linear_bias,
+                                     fuse_matmul_weight_bias, batch_norm
+                                     fusions, const_elimination's kernels)
+   FP16    5e-2     5e-2     yes     computation moved to fp16 (add_fp16_cast,
+                                     default_fp16): fp16 has an 11-bit
+                                     significand, 2^-11 per rounding over a
+                                     chain of up to ~20 ops; elements whose
+                                     reference is beyond fp16's range
+                                     (|x| > 32768) are not compared
+   PIPE    1e-4     1e-4     yes     the named pipelines without fp16: several
+                                     ULP and FOLD passes in a row
+   NEAR    1e-2     1e-5     yes     fuse_reduce_mean: real_div(sum, c) counts as
+                                     a mean for |c - count| < 1e-2 (the
+                                     reference's match tolerance), a relative
+                                     change up to 1e-2 / count <= 1e-2
+
+   ROUND16 2^-11    6e-8     no      update_output_dtypes: an output cast to
+                                     fp16 is rounded once (half an fp16 ulp,
+                                     2^-11 relative; 6e-8 is fp16's smallest
+                                     subnormal); |x| > 32768 is not compared
+
+   GELU    1e-5     2e-3     yes     gelu fusions: the pattern's constants match
+                                     within 1e-3 (tanh) or 1e-2 (sigmoid's
+                                     1.702) of the exact ones; |d/dc x*s(c*x)|
+                                     = x^2 s'(c x) <= 0.15 for every x, so the
+                                     output moves by at most 1.5e-3
+
+   Every class but EXACT counts roundings in the program's own precision: a
+   program that computes anything in fp16 has rtol and atol at least 4e-3
+   (a few fp16 roundings, 2^-11 each).
+
+   An op that a pass creates and the evaluator has no kernel for (batch_norm,
+   layer_norm, prelu, pixel_shuffle while their kernels are missing) leaves
+   the program uncompared: it is not counted, and a "note:" line says how
+   many programs of the pass were left so.
+
+   "smooth" programs avoid ops whose output jumps (floor, ceil, sign, a cond
+   on a sign): a pass allowed one rounding of difference would otherwise
+   show as a jump of 1 after floor, which its contract permits. */
+
+static const dt_tol T_EXACT = {0, 0, 0, 0};
+static const dt_tol T_ULP = {9.5367431640625e-07, 1e-6, 1, 0};
+static const dt_tol T_FOLD = {1e-5, 1e-5, 1, 0};
+static const dt_tol T_FP16 = {5e-2, 5e-2, 1, 1};
+static const dt_tol T_PIPE = {1e-4, 1e-4, 1, 0};
+static const dt_tol T_NEAR = {1e-2, 1e-5, 1, 0};
+static const dt_tol T_GELU = {1e-5, 2e-3, 1, 0};
+static const dt_tol T_ROUND16 = {4.8828125e-4, 6e-8, 0, 1};
+
+dt_tol dt_tol_of(const char *name) {
+  static const char *const ulp[] = {"divide_to_multiply", "rewrite_mul_rsqrt_as_div", "reduce_transposes",
+                                    "remove_redundant_transpose_reduce", NULL};
+  static const char *const fold[] = {"const_elimination", "fuse_conv_batchnorm", "fuse_conv_bias", "fuse_conv_scale",
+                                     "fuse_linear_bias", "fuse_matmul_weight_bias", "fuse_elementwise_to_batchnorm",
+                                     "fuse_layernorm_or_instancenorm",
+                                     "expand_dynamic_linear", "merge_affine_dequantize_with_consecutive_ops",
+                                     "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",
+                                     "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu", NULL};
+  static const char *const fp16[] = {"add_fp16_cast", "default_fp16", NULL};
+  static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", NULL};
+  const char *s = strstr(name, "::");
+  int i;
+  if (s) name = s + 2;
+  if (!strcmp(name, "fuse_reduce_mean")) return T_NEAR;
+  if (!strncmp(name, "update_output_dtypes", 20)) return T_ROUND16;
+  if (!strncmp(name, "fuse_gelu_", 10)) return T_GELU;
+  for (i = 0; ulp[i]; i++)
+    if (!strcmp(ulp[i], name)) return T_ULP;
+  for (i = 0; fold[i]; i++)
+    if (!strcmp(fold[i], name)) return T_FOLD;
+  for (i = 0; fp16[i]; i++)
+    if (!strcmp(fp16[i], name)) return T_FP16;
+  for (i = 0; pipes[i]; i++)
+    if (!strcmp(pipes[i], name)) return T_PIPE;
+  return T_EXACT;
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+static uint64_t mix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static int64_t sym_size(const char *text, const char *sym) {
+  char key[64];
+  const char *d = strncmp(text, "# DIMS", 6) ? NULL : text;
+  snprintf(key, sizeof key, " %s=", sym);
+  if (d) {
+    const char *e = strchr(d, '\n'), *k = strstr(d, key);
+    if (k && (!e || k < e)) return atoi(k + strlen(key));
+  }
+  return 2;
+}
+
+static double get(const mgopt_tensor *t, int64_t i) {
+  switch (t->dtype) {
+  case MGOPT_DT_FP32: return ((const float *)t->data)[i];
+  case MGOPT_DT_FP16: return mgopt_f16_to_f32(((const uint16_t *)t->data)[i]);
+  case MGOPT_DT_FP64: return ((const double *)t->data)[i];
+  case MGOPT_DT_INT32: return ((const int32_t *)t->data)[i];
+  case MGOPT_DT_INT64: return (double)((const int64_t *)t->data)[i];
+  case MGOPT_DT_INT16: return ((const int16_t *)t->data)[i];
+  case MGOPT_DT_INT8: return ((const int8_t *)t->data)[i];
+  case MGOPT_DT_UINT8: case MGOPT_DT_BOOL: return ((const uint8_t *)t->data)[i];
+  default: return NAN;
+  }
+}
+
+static void set(mgopt_tensor *t, int64_t i, double v) {
+  switch (t->dtype) {
+  case MGOPT_DT_FP32: ((float *)t->data)[i] = (float)v; break;
+  case MGOPT_DT_FP16: ((uint16_t *)t->data)[i] = mgopt_f32_to_f16((float)v); break;
+  case MGOPT_DT_FP64: ((double *)t->data)[i] = v; break;
+  case MGOPT_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
+  case MGOPT_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v; break;
+  case MGOPT_DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v; break;
+  case MGOPT_DT_INT8: ((int8_t *)t->data)[i] = (int8_t)v; break;
+  case MGOPT_DT_UINT8: case MGOPT_DT_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)(v != 0); break;
+  default: break;
+  }
+}
+
+/* Random inputs for fn's arguments; 0 when an argument is not a tensor of known rank. */
+static int make_inputs(mgopt_program *p, mgopt_function *fn, const char *text, uint64_t seed, mgopt_tensor **in,
+                       int max) {
+  int i, k;
+  uint64_t s = seed ^ 0x5DEECE66Dull;
+  if (fn->body->nargs > max) return 0;
+  for (i = 0; i < fn->body->nargs; i++) {
+    const mgopt_type *ty = &fn->body->args[i]->type;
+    int64_t shape[MGOPT_MAX_RANK];
+    int64_t j;
+    in[i] = NULL;
+    if (ty->kind != MGOPT_TYPE_TENSOR || ty->rank < 0) goto fail;
+    for (k = 0; k < ty->rank; k++) {
+      if (ty->dims[k].sym) shape[k] = sym_size(text, ty->dims[k].sym);
+      else if (ty->dims[k].v < 0) shape[k] = 2;
+      else shape[k] = ty->dims[k].v;
+    }
+    in[i] = mgopt_eval_tensor_new(p, (mgopt_dtype)ty->dtype, ty->rank, shape);
+    if (!in[i]) goto fail;
+    for (j = 0; j < in[i]->numel; j++) {
+      uint64_t r = mix(&s);
+      if (mgopt_dtype_is_float((mgopt_dtype)ty->dtype)) set(in[i], j, ((double)(int64_t)(r % 4097) - 2048) / 1024.0);
+      else if (ty->dtype == MGOPT_DT_BOOL) set(in[i], j, (double)(r & 1));
+      else set(in[i], j, (double)(int64_t)(r % 7) - 3);
+    }
+  }
+  return 1;
+fail:
+  for (k = 0; k <= i && k < fn->body->nargs; k++) mgopt_eval_tensor_free(p, in[k]);
+  return 0;
+}
+
+/* The same values in a tensor of another dtype (the pass changed an input's dtype). */
+static mgopt_tensor *convert(mgopt_program *p, const mgopt_tensor *t, int dt) {
+  mgopt_tensor *r = mgopt_eval_tensor_new(p, (mgopt_dtype)dt, t->rank, t->shape);
+  int64_t i;
+  if (!r) return NULL;
+  for (i = 0; i < t->numel; i++) set(r, i, get(t, i));
+  return r;
+}
+
+/* ---------------------------------------------------------------- opaque ONNX ops
+
+   The evaluator has no kernel for an op left opaque; the tester gives it
+   these reference kernels for the few opaque ONNX ops the generator writes.
+   The library's own callback replaces them by changing DT_OP_FN alone. */
+
+#define DT_OP_FN dt_onnx_op
+
+static mgopt_tensor *slot_tensor(const mgopt_op *op, mgopt_tensor *const *operands, int32_t n, const char *name) {
+  int32_t s, k = 0;
+  for (s = 0; s < op->nslots; s++) {
+    if (!strcmp(op->slots[s].name, name)) return op->slots[s].n == 1 && k < n ? operands[k] : NULL;
+    k += op->slots[s].n;
+  }
+  return NULL;
+}
+
+static int64_t int_attr(const mgopt_op *op, const char *name, int64_t dflt) {
+  const mgopt_attr *a = mgopt_op_attr(op, name);
+  return a && (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) ? a->u.i : dflt;
+}
+
+static mgopt_tensor *copy_as(mgopt_program *p, const mgopt_tensor *t, int32_t rank, const int64_t *shape) {
+  mgopt_tensor *r = mgopt_eval_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape);
+  if (r && r->nbytes == t->nbytes && t->nbytes) memcpy(r->data, t->data, t->nbytes);
+  else if (r && r->nbytes != t->nbytes) {
+    mgopt_eval_tensor_free(p, r);
+    r = NULL;
+  }
+  return r;
+}
+
+/* a 1-d integer tensor's elements; 0 when it is not one or is longer than max */
+static int int_list(const mgopt_tensor *t, int64_t *v, int max) {
+  int64_t i;
+  if (!t || t->rank != 1 || t->numel > max || mgopt_dtype_is_float((mgopt_dtype)t->dtype)) return 0;
+  for (i = 0; i < t->numel; i++) v[i] = (int64_t)get(t, i);
+  return 1;
+}
+
+static mgopt_status op_fail(mgopt_diag *d, const mgopt_op *op, const char *why) {
+  return mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "difftest: %s: %s", op->type, why);
+}
+
+mgopt_status dt_onnx_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                        int32_t noperands, mgopt_tensor **out, mgopt_diag *d) {
+  const char *ty = op->type ? op->type : "";
+  mgopt_tensor *x = slot_tensor(op, operands, noperands, "in0");
+  int64_t shape[MGOPT_MAX_RANK], v[2 * MGOPT_MAX_RANK];
+  int32_t i;
+  (void)ud;
+  if (!strncmp(ty, "onnx::", 6)) ty += 6;
+  else return op_fail(d, op, "not an ONNX op");
+  if (!x) return op_fail(d, op, "no in0");
+  if (!strcmp(ty, "Identity") && op->nouts == 1) {
+    out[0] = copy_as(p, x, x->rank, x->shape);
+  } else if (!strcmp(ty, "Shape") && op->nouts == 1) {
+    int64_t r = x->rank, st = int_attr(op, "start", 0), en = int_attr(op, "end", r), n;
+    if (st < 0) st += r;
+    if (en < 0) en += r;
+    st = st < 0 ? 0 : st > r ? r : st;
+    en = en < 0 ? 0 : en > r ? r : en;
+    n = en > st ? en - st : 0;
+    out[0] = mgopt_eval_tensor_new(p, MGOPT_DT_INT64, 1, &n);
+    for (i = 0; out[0] && i < n; i++) ((int64_t *)out[0]->data)[i] = x->shape[st + i];
+  } else if (!strcmp(ty, "Dropout") && op->nouts >= 1 && op->nouts <= 2) {
+    mgopt_tensor *tm = slot_tensor(op, operands, noperands, "in2");
+    if (tm && (tm->numel != 1 || get(tm, 0) != 0)) return op_fail(d, op, "training mode is random");
+    out[0] = copy_as(p, x, x->rank, x->shape);
+    if (op->nouts == 2) {
+      out[1] = mgopt_eval_tensor_new(p, MGOPT_DT_BOOL, x->rank, x->shape);
+      if (out[1]) memset(out[1]->data, 1, out[1]->nbytes);
+    }
+  } else if (!strcmp(ty, "Reshape") && op->nouts == 1) {
+    int64_t n = 1, neg = -1, known = 1;
+    mgopt_tensor *s = slot_tensor(op, operands, noperands, "in1");
+    if (!s || s->numel > MGOPT_MAX_RANK || !int_list(s, shape, MGOPT_MAX_RANK)) return op_fail(d, op, "bad shape");
+    for (i = 0; i < s->numel; i++) {
+      if (shape[i] == 0 && !int_attr(op, "allowzero", 0)) {
+        if (i >= x->rank) return op_fail(d, op, "0 past the input's rank");
+        shape[i] = x->shape[i];
+      }
+      if (shape[i] == -1) {
+        if (neg >= 0) return op_fail(d, op, "two -1");
+        neg = i;
+      } else if (shape[i] < 0) {
+        return op_fail(d, op, "negative dim");
+      } else {
+        known *= shape[i];
+      }
+    }
+    if (neg >= 0) shape[neg] = known ? x->numel / known : 0;
+    for (i = 0; i < s->numel; i++) n *= shape[i];
+    if (n != x->numel) return op_fail(d, op, "element count differs");
+    out[0] = copy_as(p, x, (int32_t)s->numel, shape);
+  } else if (!strcmp(ty, "Pad") && op->nouts == 1) {
+    const mgopt_attr *mode = mgopt_op_attr(op, "mode");
+    mgopt_tensor *c = slot_tensor(op, operands, noperands, "in2");
+    int64_t idx[MGOPT_MAX_RANK], j, esz;
+    if (mode && (mode->kind != MGOPT_ATTR_STRING || mode->u.s.len != 8 || memcmp(mode->u.s.ptr, "constant", 8)))
+      return op_fail(d, op, "only constant mode");
+    if (!int_list(slot_tensor(op, operands, noperands, "in1"), v, 2 * MGOPT_MAX_RANK) ||
+        slot_tensor(op, operands, noperands, "in1")->numel != 2 * x->rank || slot_tensor(op, operands, noperands, "in3"))
+      return op_fail(d, op, "bad pads");
+    for (i = 0; i < x->rank; i++) {
+      if (v[i] < 0 || v[x->rank + i] < 0) return op_fail(d, op, "negative pads");
+      shape[i] = x->shape[i] + v[i] + v[x->rank + i];
+    }
+    out[0] = mgopt_eval_tensor_new(p, (mgopt_dtype)x->dtype, x->rank, shape);
+    if (!out[0]) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+    esz = x->numel ? (int64_t)(x->nbytes / (size_t)x->numel) : 1;
+    if (c && c->numel == 1) {
+      for (j = 0; j < out[0]->numel; j++) set(out[0], j, get(c, 0));
+    }
+    memset(idx, 0, sizeof idx);
+    for (j = 0; j < x->numel; j++) {
+      int64_t o = 0;
+      for (i = 0; i < x->rank; i++) o = o * shape[i] + idx[i] + v[i];
+      memcpy((char *)out[0]->data + o * esz, (const char *)x->data + j * esz, (size_t)esz);
+      for (i = x->rank - 1; i >= 0; i--) {
+        if (++idx[i] < x->shape[i]) break;
+        idx[i] = 0;
+      }
+    }
+  } else if (!strcmp(ty, "ConstantOfShape") && op->nouts == 1) {
+    const mgopt_attr *val = mgopt_op_attr(op, "value");
+    int64_t j;
+    if (!int_list(x, shape, MGOPT_MAX_RANK)) return op_fail(d, op, "bad shape");
+    for (i = 0; i < x->numel; i++)
+      if (shape[i] < 0) return op_fail(d, op, "negative dim");
+    if (val && (val->kind != MGOPT_ATTR_TENSOR || val->u.t->numel != 1)) return op_fail(d, op, "bad value");
+    out[0] = mgopt_eval_tensor_new(p, val ? (mgopt_dtype)val->u.t->dtype : MGOPT_DT_FP32, (int32_t)x->numel, shape);
+    for (j = 0; val && out[0] && j < out[0]->numel; j++)
+      memcpy((char *)out[0]->data + (size_t)j * val->u.t->nbytes, val->u.t->data, val->u.t->nbytes);
+  } else {
+    return op_fail(d, op, "no reference kernel in the tester");
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (!out[i]) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- state
+
+   The evaluator takes tensors only. A program whose main has state
+   arguments, read and written at its top level, is evaluated as the
+   equivalent stateless program: each state argument becomes a tensor
+   argument holding the state's initial contents, read_state reads the last
+   value written (the argument before any write), coreml_update_state gives
+   its value, and the final contents of each state become extra outputs (so
+   a reordered write shows). Returns 0 when a state op sits in a nested block
+   or a state is used otherwise (the program is not compared). */
+
+static int nested_state_ops(const mgopt_block *b) {
+  const mgopt_op *op;
+  int32_t k;
+  for (op = b->first; op; op = op->next) {
+    if (b->parent_op && (op->kind == MGOPT_OP_read_state || op->kind == MGOPT_OP_coreml_update_state)) return 1;
+    for (k = 0; k < op->nblocks; k++)
+      if (nested_state_ops(op->blocks[k])) return 1;
+  }
+  return 0;
+}
+
+#define MAXIO 64
+/* Generated loops run at most a few trips; a golden case's loop on random
+   inputs may never end (a sum that only falls): 4096 trips decide it in
+   milliseconds, where the evaluator's default (2^24) takes seconds, minutes
+   under ASan. */
+#define DT_MAX_LOOP 4096
+
+static int lower_state(mgopt_function *f) {
+  mgopt_block *b = f->body;
+  mgopt_value *cur[MAXIO];
+  mgopt_op *op, *nx;
+  int32_t i, nst = 0;
+  if (b->nargs > MAXIO) return 0;
+  for (i = 0; i < b->nargs; i++) {
+    cur[i] = b->args[i]->type.kind == MGOPT_TYPE_STATE ? b->args[i] : NULL;
+    if (cur[i]) nst++;
+  }
+  if (!nst) return 1;
+  if (nested_state_ops(b)) return 0;
+  for (op = b->first; op; op = nx) {
+    mgopt_value *s, *val;
+    int32_t k;
+    nx = op->next;
+    if (op->kind != MGOPT_OP_read_state && op->kind != MGOPT_OP_coreml_update_state) continue;
+    s = mgopt_op_operand(op, op->kind == MGOPT_OP_read_state ? "input" : "state");
+    k = s && !s->def && s->owner == b ? s->index : -1;
+    if (k < 0 || k >= b->nargs || b->args[k] != s || !cur[k] || op->nouts != 1) return 0;
+    val = op->kind == MGOPT_OP_read_state ? cur[k] : mgopt_op_operand(op, "value");
+    if (!val) return 0;
+    cur[k] = val;
+    mgopt_value_replace_all_uses(op->outs[0], val);
+    mgopt_op_erase(op);
+  }
+  for (i = 0; i < b->nargs; i++)
+    if (b->args[i]->type.kind == MGOPT_TYPE_STATE) {
+      b->args[i]->type.kind = MGOPT_TYPE_TENSOR;
+    }
+  for (i = 0; i < b->nargs; i++)
+    if (cur[i] && mgopt_block_add_output(b, cur[i]) != MGOPT_OK) return 0;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- options
+
+   A pass that needs options to do anything gets options chosen for the
+   program: update_output_dtypes a dtype per output (fp16 or fp32 for a float
+   output, kept otherwise), image_input_preprocess some of main's inputs of
+   rank >= 3. */
+
+static void with_options(const char *pipeline, const mgopt_function *f, uint64_t seed, char *buf, size_t n) {
+  const char *s = strstr(pipeline, "::") ? strstr(pipeline, "::") + 2 : pipeline;
+  const mgopt_block *b = f->body;
+  uint64_t r = seed ^ 0xA5A5A5A5ull;
+  size_t len;
+  int32_t i, any = 0;
+  snprintf(buf, n, "%s", pipeline);
+  if (strchr(pipeline, '{')) return;
+  if (!strcmp(s, "update_output_dtypes")) {
+    snprintf(buf, n, "%s{dtypes=\"", pipeline);
+    for (i = 0; i < b->nouts; i++) {
+      const mgopt_type *t = &b->outs[i]->value->type;
+      const char *dt = "";
+      uint64_t c = mix(&r) % 4;
+      if (t->kind == MGOPT_TYPE_TENSOR && mgopt_dtype_is_float((mgopt_dtype)t->dtype) && c)
+        dt = c == 3 ? "fp32" : "fp16";
+      len = strlen(buf);
+      snprintf(buf + len, n - len, "%s%s", i ? "," : "", dt);
+    }
+    len = strlen(buf);
+    snprintf(buf + len, n - len, "\"}");
+  } else if (!strcmp(s, "image_input_preprocess")) {
+    snprintf(buf, n, "%s{nhwc_inputs=\"", pipeline);
+    for (i = 0; i < b->nargs; i++) {
+      const mgopt_type *t = &b->args[i]->type;
+      if (t->kind != MGOPT_TYPE_TENSOR || t->rank < 3 || !b->args[i]->name || (any && mix(&r) % 3 == 0)) continue;
+      len = strlen(buf);
+      snprintf(buf + len, n - len, "%s%s", any++ ? "," : "", b->args[i]->name);
+    }
+    len = strlen(buf);
+    snprintf(buf + len, n - len, "\"}");
+    if (!any) snprintf(buf, n, "%s", pipeline);
+  }
+}
+
+/* 1 when the input `name` is listed in the pipeline's nhwc_inputs option. */
+static int is_nhwc_input(const char *pipeline, const char *name) {
+  const char *o = strstr(pipeline, "nhwc_inputs=");
+  size_t n = name ? strlen(name) : 0;
+  if (!o || !n) return 0;
+  o += 12;
+  if (*o == '"') o++;
+  while (*o && *o != '"' && *o != '}') {
+    while (*o == ' ' || *o == ',') o++;
+    if (!strncmp(o, name, n) && (o[n] == ',' || o[n] == '"' || o[n] == '}' || o[n] == ' ' || !o[n])) return 1;
+    while (*o && *o != ',' && *o != '"' && *o != '}') o++;
+  }
+  return 0;
+}
+
+/* [..., H, W, C] -> [..., C, H, W]: the input of a pass-transposed image argument. */
+static mgopt_tensor *to_channel_first(mgopt_program *p, const mgopt_tensor *t, int dt) {
+  int64_t shape[MGOPT_MAX_RANK], H, W, C, outer = 1, o, h, w, c;
+  int32_t r = t->rank, i;
+  mgopt_tensor *q;
+  if (r < 3) return NULL;
+  for (i = 0; i < r - 3; i++) shape[i] = t->shape[i], outer *= t->shape[i];
+  H = t->shape[r - 3], W = t->shape[r - 2], C = t->shape[r - 1];
+  shape[r - 3] = C, shape[r - 2] = H, shape[r - 1] = W;
+  q = mgopt_eval_tensor_new(p, (mgopt_dtype)dt, r, shape);
+  if (!q) return NULL;
+  for (o = 0; o < outer; o++)
+    for (h = 0; h < H; h++)
+      for (w = 0; w < W; w++)
+        for (c = 0; c < C; c++) set(q, ((o * C + c) * H + h) * W + w, get(t, ((o * H + h) * W + w) * C + c));
+  return q;
+}
+
+/* ---------------------------------------------------------------- one program */
+
+static int close_enough(double a, double b, const dt_tol *t) {
+  if (isnan(a) && isnan(b)) return 1;
+  if (isinf(a) || isinf(b)) {
+    if (t->fp16 && (fabs(a) > 32768 || fabs(b) > 32768)) return 1;
+    return a == b;
+  }
+  if (t->fp16 && fabs(a) > 32768) return 1;
+  return fabs(a - b) <= t->atol + t->rtol * fabs(a);
+}
+
+static mgopt_program *parse(const char *text, char *why, size_t n) {
+  mgopt_program *p = NULL;
+  mgopt_diag d;
+  memset(&d, 0, sizeof d);
+  if (mgopt_mil_parse(text, strlen(text), NULL, &p, &d) != MGOPT_OK) {
+    snprintf(why, n, "parse %d:%d: %s", d.line, d.col, d.msg);
+    return NULL;
+  }
+  return p;
+}
+
+int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t seed, dt_result *res) {
+  dt_tol tl = *t0, *t = &tl;
+  mgopt_program *p0 = NULL, *p1 = NULL;
+  mgopt_function *f0, *f1;
+  mgopt_tensor *in0[MAXIO], *in1[MAXIO], *o0[MAXIO], *o1[MAXIO];
+  int nin = 0, nin1 = 0, no0 = 0, no1 = 0, i, k, rc = DT_SKIP;
+  mgopt_diag d;
+  mgopt_pass_report reps[256];
+  int32_t nreps = 0;
+  char pl[1024];
+  mgopt_pipeline_options po;
+  const mgopt_registry *reg = mgopt_builtin_registry();
+  res->fired = 0;
+  res->why[0] = 0;
+  if (tl.rtol > 0 && strstr(text, "fp16")) {
+    if (tl.rtol < 4e-3) tl.rtol = 4e-3;
+    if (tl.atol < 4e-3) tl.atol = 4e-3;
+  }
+  memset(&d, 0, sizeof d);
+  p0 = parse(text, res->why, sizeof res->why);
+  if (!p0) goto done;
+  f0 = mgopt_program_function(p0, "main");
+  if (!f0 && mgopt_program_function_count(p0) == 1) f0 = mgopt_program_function_at(p0, 0);
+  if (!f0 || f0->body->nouts > MAXIO) goto done;
+  with_options(pipeline, f0, seed, pl, sizeof pl);
+  if (!lower_state(f0) || f0->body->nouts > MAXIO) goto done;
+  if (!make_inputs(p0, f0, text, seed, in0, MAXIO)) goto done;
+  nin = f0->body->nargs;
+  {
+    mgopt_eval_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.max_elements = 1 << 20;
+    eo.max_loop_iterations = DT_MAX_LOOP;
+    eo.op_fn = DT_OP_FN;
+    if (mgopt_eval(p0, mgopt_program_function_count(p0) == 1 ? NULL : "main", in0, nin, o0, f0->body->nouts, &eo,
+                   &d) != MGOPT_OK)
+      goto done; /* the program itself cannot be evaluated (opaque op, ...): not a test */
+  }
+  no0 = f0->body->nouts;
+  rc = DT_MISMATCH;
+  p1 = parse(text, res->why, sizeof res->why);
+  if (!p1) goto done;
+  memset(&po, 0, sizeof po);
+  po.verify_each = 1;
+  po.reports = reps;
+  po.reports_cap = 256;
+  po.nreports = &nreps;
+  if (mgopt_pipeline_run(p1, reg, pl, &po, &d) != MGOPT_OK) {
+    snprintf(res->why, sizeof res->why, "pipeline failed: %s: %s", mgopt_status_str(d.status), d.msg);
+    goto done;
+  }
+  for (i = 0; i < nreps; i++)
+    if (reps[i].rewrites > 0) res->fired = 1;
+  if (mgopt_program_verify(p1, &d) != MGOPT_OK) {
+    snprintf(res->why, sizeof res->why, "verify after the pass: %s", d.msg);
+    goto done;
+  }
+  f1 = mgopt_program_function(p1, f0->name);
+  if (!f1 && mgopt_program_function_count(p1) == 1) f1 = mgopt_program_function_at(p1, 0);
+  if (!f1) {
+    snprintf(res->why, sizeof res->why, "function %s gone", f0->name);
+    goto done;
+  }
+  if (!lower_state(f1)) {
+    rc = DT_SKIP;
+    goto done;
+  }
+  if (f1->body->nouts != no0) {
+    snprintf(res->why, sizeof res->why, "%d outputs after, %d before", f1->body->nouts, no0);
+    goto done;
+  }
+  /* inputs: by position when the count is kept, else by name */
+  nin1 = f1->body->nargs;
+  if (nin1 > MAXIO) goto done;
+  for (i = 0; i < nin1; i++) {
+    const mgopt_value *a = f1->body->args[i];
+    int from = -1;
+    in1[i] = NULL;
+    if (nin1 == nin) from = i;
+    else
+      for (k = 0; k < nin; k++)
+        if (!strcmp(f0->body->args[k]->name, a->name)) from = k;
+    if (from < 0) {
+      snprintf(res->why, sizeof res->why, "input %s is new", a->name);
+      for (k = 0; k < i; k++) mgopt_eval_tensor_free(p1, in1[k]);
+      nin1 = 0;
+      goto done;
+    }
+    in1[i] = res->fired && in0[from]->rank >= 3 && is_nhwc_input(pl, a->name) ? to_channel_first(p1, in0[from], a->type.dtype)
+                                        : convert(p1, in0[from], a->type.dtype);
+  }
+  {
+    mgopt_eval_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.max_elements = 1 << 20;
+    eo.max_loop_iterations = DT_MAX_LOOP;
+    eo.op_fn = DT_OP_FN;
+    if (mgopt_eval(p1, mgopt_program_function_count(p1) == 1 ? NULL : "main", in1, nin1, o1, no0, &eo, &d) !=
+        MGOPT_OK) {
+      /* an op the pass made that the evaluator cannot run (no kernel, or a
+         kernel that declines these parameters): not compared, but noted */
+      if (d.status == MGOPT_ERR_UNSUPPORTED) {
+        snprintf(res->why, sizeof res->why, "%s", d.msg);
+        rc = DT_NOKERNEL;
+        goto done;
+      }
+      snprintf(res->why, sizeof res->why, "evaluation after the pass fails: %s: %s", mgopt_status_str(d.status),
+               d.msg);
+      goto done;
+    }
+    no1 = no0;
+  }
+  for (i = 0; i < no0; i++) {
+    int64_t j;
+    if (o0[i]->rank != o1[i]->rank || o0[i]->numel != o1[i]->numel ||
+        (o0[i]->rank > 0 && memcmp(o0[i]->shape, o1[i]->shape, (size_t)o0[i]->rank * sizeof(int64_t)))) {
+      snprintf(res->why, sizeof res->why, "output %d: shape differs", i);
+      goto done;
+    }
+    if (o0[i]->dtype == MGOPT_DT_BOOL) {
+      /* a different dtype after the pass is a change of meaning, unless the pass is an io/precision one */
+    }
+    for (j = 0; j < o0[i]->numel; j++) {
+      double a = get(o0[i], j), b = get(o1[i], j);
+      if (!close_enough(a, b, t)) {
+        snprintf(res->why, sizeof res->why, "output %d element %lld: %.9g before, %.9g after", i, (long long)j, a, b);
+        goto done;
+      }
+    }
+  }
+  rc = DT_OK;
+done:
+  for (i = 0; i < no0; i++) mgopt_eval_tensor_free(p0, o0[i]);
+  for (i = 0; i < no1; i++) mgopt_eval_tensor_free(p1, o1[i]);
+  if (p0)
+    for (i = 0; i < nin; i++) mgopt_eval_tensor_free(p0, in0[i]);
+  for (i = 0; i < nin1; i++) mgopt_eval_tensor_free(p1, in1[i]);
+  mgopt_program_destroy(p0);
+  mgopt_program_destroy(p1);
+  return rc;
+}
+
