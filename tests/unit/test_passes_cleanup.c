@@ -76,13 +76,15 @@ static void test_pattern_pass_needs(void) {
 }
 
 /* fold_shape_chains folds with the caller's kernels: with a registry whose
-   fold function is NULL nothing folds, with the built-in one the add does. */
+   fold function is NULL nothing folds, with the built-in one the add does
+   (the program has an opaque op: without one the pass has nothing to do). */
 static void test_fold_shape_chains_uses_callers_kernels(void) {
   static const char text[] = "main(%x: (2, fp32)) {\n"
                              "  %a: (2, fp32) = const(val=[1, 2])\n"
                              "  %b: (2, fp32) = add(x=%a, y=%a)\n"
                              "  %y: (2, fp32) = mul(x=%x, y=%b)\n"
-                             "} -> (%y)\n";
+                             "  %z: (2, fp32) = custom::Op(in0=%y)\n"
+                             "} -> (%z)\n";
   int kernels;
   for (kernels = 0; kernels < 2; kernels++) {
     mgopt_registry r = *mgopt_builtin_registry();

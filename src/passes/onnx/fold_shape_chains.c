@@ -38,13 +38,17 @@
    the third folds that, the fourth finds nothing to do)
 
    Fires on: whatever const_elimination (its defaults), canonicalize_opaque_ops
-   and fold_shape_ops fire on, through the built-in registry.
-   Must not fire: where none of them does; a failing inner pass stops the
+   and fold_shape_ops fire on, with the caller's folding kernels.
+   Must not fire: in a program without opaque ops (a shape chain alternates
+   through opaque ONNX ops: Shape, an unmapped Slice; without one there is
+   nothing to settle, and const_elimination alone folds what can fold);
+   where none of the three does; a failing inner pass stops the
    rounds and fails this pass (the program stays as the last good round
    left it).
-   Cost: at most MGOPT__FSC_MAX_ROUNDS rounds of three linear passes, the
-   last of which changes nothing: O(ops). A chain with more alternations
-   than rounds is left partly folded. */
+   Cost: O(functions) without an opaque op (the op index counts them); else
+   at most MGOPT__FSC_MAX_ROUNDS rounds of three linear passes, the last of
+   which changes nothing: O(ops). A chain with more alternations than rounds
+   is left partly folded. */
 #include "../../passes_internal.h"
 
 #define MGOPT__FSC_MAX_ROUNDS 8
@@ -57,6 +61,9 @@ static mgopt_status mgopt__fsc_run(mgopt_pass_ctx *ctx) {
   int32_t nrep = 0, round, i;
   reg.fold = ctx->fold; /* the caller's kernels, as const_elimination alone would use */
   reg.fold_ud = ctx->fold_ud;
+  for (i = 0; i < mgopt_program_function_count(ctx->program); i++)
+    if (mgopt__index_kind_count(mgopt_program_function_at(ctx->program, i), MGOPT_OP_OPAQUE) != 0) break;
+  if (i == mgopt_program_function_count(ctx->program)) return MGOPT_OK; /* no opaque op: no shape chain */
   for (round = 0; round < MGOPT__FSC_MAX_ROUNDS; round++) {
     int64_t changed = 0;
     mgopt_status s;
