@@ -41,12 +41,35 @@
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
 
-/* Refines v's type from inf (mgopt__pu_type_refine on a private copy of its dims); 1 when it changed. */
+/* 1 if op's declared outputs agree with its type inference (as the verifier
+   asks), or it has none. */
+static int mgopt__coo_agrees(mgopt_program *p, const mgopt_op *op) {
+  mgopt_type tmp[8], *inf;
+  mgopt_diag d;
+  int32_t i;
+  mgopt_diag_clear(&d);
+  if (!op || mgopt__op_infer_types(p, op, tmp, 8, &inf, &d) != MGOPT_OK) return op == NULL;
+  for (i = 0; inf && i < op->nouts; i++)
+    if (mgopt__type_clash(&op->outs[i]->type, &inf[i], 1) != 0) return 0;
+  return 1;
+}
+
+/* Refines v's type from inf (mgopt__pu_type_refine on a private copy of its
+   dims); 1 when it changed. A program read with an unknown dim may declare a
+   reader's output that only the unknown let pass (%r: (?, fp32) read by an
+   op declared (8, fp32) whose input is really 4): such a refinement is not
+   made, so the program stays one the verifier accepts. */
 static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *inf) {
-  mgopt_type cur;
+  mgopt_type cur, old = v->type;
+  const mgopt_use *u;
   if (inf->kind != MGOPT_TYPE_TENSOR || v->type.kind != MGOPT_TYPE_TENSOR) return 0;
   if (mgopt__type_copy(p, &cur, &v->type) || !mgopt__pu_type_refine(p, &cur, inf)) return 0;
   v->type = cur;
+  for (u = v->uses; u; u = u->next)
+    if (!mgopt__coo_agrees(p, u->op ? u->op : u->block ? u->block->parent_op : NULL)) {
+      v->type = old;
+      return 0;
+    }
   return 1;
 }
 
