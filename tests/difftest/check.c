@@ -190,147 +190,8 @@ static mgopt_tensor *convert(mgopt_program *p, const mgopt_tensor *t, int dt) {
   return r;
 }
 
-/* ---------------------------------------------------------------- opaque ONNX ops
-
-   The evaluator has no kernel for an op left opaque; the tester gives it
-   these reference kernels for the few opaque ONNX ops the generator writes.
-   The library's own callback replaces them by changing DT_OP_FN alone. */
-
-#define DT_OP_FN dt_onnx_op
-
-static mgopt_tensor *slot_tensor(const mgopt_op *op, mgopt_tensor *const *operands, int32_t n, const char *name) {
-  int32_t s, k = 0;
-  for (s = 0; s < op->nslots; s++) {
-    if (!strcmp(op->slots[s].name, name)) return op->slots[s].n == 1 && k < n ? operands[k] : NULL;
-    k += op->slots[s].n;
-  }
-  return NULL;
-}
-
-static int64_t int_attr(const mgopt_op *op, const char *name, int64_t dflt) {
-  const mgopt_attr *a = mgopt_op_attr(op, name);
-  return a && (a->kind == MGOPT_ATTR_INT || a->kind == MGOPT_ATTR_BOOL) ? a->u.i : dflt;
-}
-
-static mgopt_tensor *copy_as(mgopt_program *p, const mgopt_tensor *t, int32_t rank, const int64_t *shape) {
-  mgopt_tensor *r = mgopt_eval_tensor_new(p, (mgopt_dtype)t->dtype, rank, shape);
-  if (r && r->nbytes == t->nbytes && t->nbytes) memcpy(r->data, t->data, t->nbytes);
-  else if (r && r->nbytes != t->nbytes) {
-    mgopt_eval_tensor_free(p, r);
-    r = NULL;
-  }
-  return r;
-}
-
-/* a 1-d integer tensor's elements; 0 when it is not one or is longer than max */
-static int int_list(const mgopt_tensor *t, int64_t *v, int max) {
-  int64_t i;
-  if (!t || t->rank != 1 || t->numel > max || mgopt_dtype_is_float((mgopt_dtype)t->dtype)) return 0;
-  for (i = 0; i < t->numel; i++) v[i] = (int64_t)get(t, i);
-  return 1;
-}
-
-static mgopt_status op_fail(mgopt_diag *d, const mgopt_op *op, const char *why) {
-  return mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "difftest: %s: %s", op->type, why);
-}
-
-mgopt_status dt_onnx_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
-                        int32_t noperands, mgopt_tensor **out, mgopt_diag *d) {
-  const char *ty = op->type ? op->type : "";
-  mgopt_tensor *x = slot_tensor(op, operands, noperands, "in0");
-  int64_t shape[MGOPT_MAX_RANK], v[2 * MGOPT_MAX_RANK];
-  int32_t i;
-  (void)ud;
-  if (!strncmp(ty, "onnx::", 6)) ty += 6;
-  else return op_fail(d, op, "not an ONNX op");
-  if (!x) return op_fail(d, op, "no in0");
-  if (!strcmp(ty, "Identity") && op->nouts == 1) {
-    out[0] = copy_as(p, x, x->rank, x->shape);
-  } else if (!strcmp(ty, "Shape") && op->nouts == 1) {
-    int64_t r = x->rank, st = int_attr(op, "start", 0), en = int_attr(op, "end", r), n;
-    if (st < 0) st += r;
-    if (en < 0) en += r;
-    st = st < 0 ? 0 : st > r ? r : st;
-    en = en < 0 ? 0 : en > r ? r : en;
-    n = en > st ? en - st : 0;
-    out[0] = mgopt_eval_tensor_new(p, MGOPT_DT_INT64, 1, &n);
-    for (i = 0; out[0] && i < n; i++) ((int64_t *)out[0]->data)[i] = x->shape[st + i];
-  } else if (!strcmp(ty, "Dropout") && op->nouts >= 1 && op->nouts <= 2) {
-    mgopt_tensor *tm = slot_tensor(op, operands, noperands, "in2");
-    if (tm && (tm->numel != 1 || get(tm, 0) != 0)) return op_fail(d, op, "training mode is random");
-    out[0] = copy_as(p, x, x->rank, x->shape);
-    if (op->nouts == 2) {
-      out[1] = mgopt_eval_tensor_new(p, MGOPT_DT_BOOL, x->rank, x->shape);
-      if (out[1]) memset(out[1]->data, 1, out[1]->nbytes);
-    }
-  } else if (!strcmp(ty, "Reshape") && op->nouts == 1) {
-    int64_t n = 1, neg = -1, known = 1;
-    mgopt_tensor *s = slot_tensor(op, operands, noperands, "in1");
-    if (!s || s->numel > MGOPT_MAX_RANK || !int_list(s, shape, MGOPT_MAX_RANK)) return op_fail(d, op, "bad shape");
-    for (i = 0; i < s->numel; i++) {
-      if (shape[i] == 0 && !int_attr(op, "allowzero", 0)) {
-        if (i >= x->rank) return op_fail(d, op, "0 past the input's rank");
-        shape[i] = x->shape[i];
-      }
-      if (shape[i] == -1) {
-        if (neg >= 0) return op_fail(d, op, "two -1");
-        neg = i;
-      } else if (shape[i] < 0) {
-        return op_fail(d, op, "negative dim");
-      } else {
-        known *= shape[i];
-      }
-    }
-    if (neg >= 0) shape[neg] = known ? x->numel / known : 0;
-    for (i = 0; i < s->numel; i++) n *= shape[i];
-    if (n != x->numel) return op_fail(d, op, "element count differs");
-    out[0] = copy_as(p, x, (int32_t)s->numel, shape);
-  } else if (!strcmp(ty, "Pad") && op->nouts == 1) {
-    const mgopt_attr *mode = mgopt_op_attr(op, "mode");
-    mgopt_tensor *c = slot_tensor(op, operands, noperands, "in2");
-    int64_t idx[MGOPT_MAX_RANK], j, esz;
-    if (mode && (mode->kind != MGOPT_ATTR_STRING || mode->u.s.len != 8 || memcmp(mode->u.s.ptr, "constant", 8)))
-      return op_fail(d, op, "only constant mode");
-    if (!int_list(slot_tensor(op, operands, noperands, "in1"), v, 2 * MGOPT_MAX_RANK) ||
-        slot_tensor(op, operands, noperands, "in1")->numel != 2 * x->rank || slot_tensor(op, operands, noperands, "in3"))
-      return op_fail(d, op, "bad pads");
-    for (i = 0; i < x->rank; i++) {
-      if (v[i] < 0 || v[x->rank + i] < 0) return op_fail(d, op, "negative pads");
-      shape[i] = x->shape[i] + v[i] + v[x->rank + i];
-    }
-    out[0] = mgopt_eval_tensor_new(p, (mgopt_dtype)x->dtype, x->rank, shape);
-    if (!out[0]) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-    esz = x->numel ? (int64_t)(x->nbytes / (size_t)x->numel) : 1;
-    if (c && c->numel == 1) {
-      for (j = 0; j < out[0]->numel; j++) set(out[0], j, get(c, 0));
-    }
-    memset(idx, 0, sizeof idx);
-    for (j = 0; j < x->numel; j++) {
-      int64_t o = 0;
-      for (i = 0; i < x->rank; i++) o = o * shape[i] + idx[i] + v[i];
-      memcpy((char *)out[0]->data + o * esz, (const char *)x->data + j * esz, (size_t)esz);
-      for (i = x->rank - 1; i >= 0; i--) {
-        if (++idx[i] < x->shape[i]) break;
-        idx[i] = 0;
-      }
-    }
-  } else if (!strcmp(ty, "ConstantOfShape") && op->nouts == 1) {
-    const mgopt_attr *val = mgopt_op_attr(op, "value");
-    int64_t j;
-    if (!int_list(x, shape, MGOPT_MAX_RANK)) return op_fail(d, op, "bad shape");
-    for (i = 0; i < x->numel; i++)
-      if (shape[i] < 0) return op_fail(d, op, "negative dim");
-    if (val && (val->kind != MGOPT_ATTR_TENSOR || val->u.t->numel != 1)) return op_fail(d, op, "bad value");
-    out[0] = mgopt_eval_tensor_new(p, val ? (mgopt_dtype)val->u.t->dtype : MGOPT_DT_FP32, (int32_t)x->numel, shape);
-    for (j = 0; val && out[0] && j < out[0]->numel; j++)
-      memcpy((char *)out[0]->data + (size_t)j * val->u.t->nbytes, val->u.t->data, val->u.t->nbytes);
-  } else {
-    return op_fail(d, op, "no reference kernel in the tester");
-  }
-  for (i = 0; i < op->nouts; i++)
-    if (!out[i]) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
-  return MGOPT_OK;
-}
+/* Opaque ONNX ops (onnx::Shape, Dropout, Pad, ...) the generator writes are
+   evaluated by the library's callback, mgopt_onnx_eval_op. */
 
 /* ---------------------------------------------------------------- state
 
@@ -527,7 +388,7 @@ int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t 
     memset(&eo, 0, sizeof eo);
     eo.max_elements = 1 << 20;
     eo.max_loop_iterations = DT_MAX_LOOP;
-    eo.op_fn = DT_OP_FN;
+    eo.op_fn = mgopt_onnx_eval_op;
     if (mgopt_eval(p0, mgopt_program_function_count(p0) == 1 ? NULL : "main", in0, nin, o0, f0->body->nouts, &eo,
                    &d) != MGOPT_OK)
       goto done; /* the program itself cannot be evaluated (opaque op, ...): not a test */
@@ -590,7 +451,7 @@ int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t 
     memset(&eo, 0, sizeof eo);
     eo.max_elements = 1 << 20;
     eo.max_loop_iterations = DT_MAX_LOOP;
-    eo.op_fn = DT_OP_FN;
+    eo.op_fn = mgopt_onnx_eval_op;
     if (mgopt_eval(p1, mgopt_program_function_count(p1) == 1 ? NULL : "main", in1, nin1, o1, no0, &eo, &d) !=
         MGOPT_OK) {
       /* an op the pass made that the evaluator cannot run (no kernel, or a
