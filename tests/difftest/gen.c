@@ -1651,6 +1651,7 @@ static const tmpl templates[] = {
     {"replace_stack_reshape", t_stack_reshape, 0},
     {"inline_dropout_training_mode_constants", t_dropout, 0},
     {"fold_shape_ops", t_shape_ops, 0},
+    {"fold_shape_chains", t_shape_ops, 0},
     {"resolve_reshape_shape", t_shape_reshape, 0},
     {"canonicalize_opaque_ops", t_opaque, 0},
     {"canonicalize_inplace_pattern", t_state, X_STATE},
