@@ -6640,7 +6640,7 @@ static int mgopt__oxo_reduce_sum(mgopt__ox *c) {
   int64_t shape[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], e, naxes = 0;
   const mgopt_attr *aa = mgopt_op_attr(c->op, "axes");
   uint8_t red[MGOPT_MAX_RANK];
-  int32_t d, rank = 0, a;
+  int32_t d, rank = 0, a = 0;
   int st, real, keep = (int)mgopt__ox_int(c, "keepdims", 1);
   if (!x) return MGOPT__OX_ERR;
   real = mgopt__ox_is_real((mgopt_dtype)x->dtype);
