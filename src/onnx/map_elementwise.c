@@ -236,8 +236,8 @@ static int mgopt__imp_hard_sigmoid(mgopt__imp *I, const mgopt__onnx_map *m) {
   if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
   op = mgopt__imp_op(I, "sigmoid_hard", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) ||
-      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)0.2f)) ||
-      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)0.5f)))
+      mgopt_op_set_float(op, "alpha", mgopt__imp_afloat(I->node, "alpha", (double)(float)0.2f)) ||
+      mgopt_op_set_float(op, "beta", mgopt__imp_afloat(I->node, "beta", (double)(float)0.5f)))
     return -1;
   return mgopt__imp_done(I, op);
 }
