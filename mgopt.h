@@ -9301,12 +9301,25 @@ static int mgopt__rw_const_user_may_fold_fn(const mgopt_op *c, void *ud) {
   return 0;
 }
 
+/* 1 when every well-formed op of this kind has an operand: a slot that is
+   neither optional nor a list (the verifier requires a value there). Such
+   ops are users of their operands, so the const-user walk sees them. */
+static int mgopt__rw_kind_has_operand(int32_t kind) {
+  const mgopt_op_def *def = mgopt_op_def_get(kind);
+  int32_t k;
+  for (k = 0; def && k < def->nslots; k++)
+    if (!(def->slots[k].flags & (MGOPT_SLOT_OPTIONAL | MGOPT_SLOT_VARIADIC))) return 1;
+  return 0;
+}
+
 /* 1 when popping every op of f would change nothing: no pattern can start
    anywhere, no op is dead (when erasing) and none may fold (when folding).
    Nothing changes before the first change, so the run would end as it began.
    An op with operands may fold only if they are all constants, so it is a
    user of a const op: the users of const ops, and the ops without operands,
-   are all that folding needs looked at. 0 when unsure. */
+   are all that folding needs looked at (of the kinds that may lack
+   operands: an op missing a required one is malformed, and at worst stays
+   unfolded). 0 when unsure. */
 static int mgopt__rw_idle(mgopt_rewriter *rw, mgopt_function *f) {
   const mgopt_rewrite_config *cfg = rw->cfg;
   int32_t i;
@@ -9317,7 +9330,8 @@ static int mgopt__rw_idle(mgopt_rewriter *rw, mgopt_function *f) {
   if (cfg->fold) {
     if (mgopt__index_any(f, MGOPT_OP_const, mgopt__rw_const_user_may_fold_fn, NULL) != 0) return 0;
     for (i = 0; i < MGOPT_OP__COUNT; i++)
-      if (i != MGOPT_OP_const && i != MGOPT_OP_OPAQUE && mgopt__index_any(f, i, mgopt__rw_may_fold_bare_fn, NULL) != 0)
+      if (i != MGOPT_OP_const && i != MGOPT_OP_OPAQUE && !mgopt__rw_kind_has_operand(i) &&
+          mgopt__index_any(f, i, mgopt__rw_may_fold_bare_fn, NULL) != 0)
         return 0;
   }
   return 1;
