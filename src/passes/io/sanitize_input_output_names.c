@@ -23,7 +23,8 @@
    suffix "_workaround". A changed name that collides with any value name of
    main gets "_0", then "_1", ... appended cumulatively until it is free.
    Must not fire: valid names; other functions (their signatures stay).
-   Cost: O(values of main) for the name set, then O(inputs + outputs). */
+   Cost: O(inputs + outputs) when every name is valid; at the first rename,
+   O(values of main) once for the set of names in use. */
 #include "../../passes_internal.h"
 
 static const char *const mgopt__sio_reserved[] = {
@@ -34,6 +35,7 @@ static const char *const mgopt__sio_reserved[] = {
 /* a set of interned name pointers */
 typedef struct mgopt__sio_set {
   mgopt__map map;
+  mgopt_block *body; /* its names are collected at the first rename (none when every io name is valid) */
   int oom;
 } mgopt__sio_set;
 
@@ -93,6 +95,10 @@ static int mgopt__sio_fix(mgopt_program *p, mgopt__sio_set *names, mgopt_value *
       break;
     }
   if (!changed) return 0;
+  if (names->body) {
+    mgopt__sio_collect(names, names->body, 0);
+    names->body = NULL;
+  }
   nn = mgopt_program_intern(p, buf, len);
   {
     unsigned k = 0;
@@ -116,7 +122,7 @@ static mgopt_status mgopt__sio_run(mgopt_pass_ctx *ctx) {
   if (!f) return MGOPT_OK;
   memset(&names, 0, sizeof names);
   mgopt__map_init(&names.map, &p->alloc);
-  mgopt__sio_collect(&names, f->body, 0);
+  names.body = f->body;
   for (i = 0; i < f->body->nargs + f->body->nouts && !s; i++) {
     mgopt_value *v = i < f->body->nargs ? f->body->args[i] : f->body->outs[i - f->body->nargs]->value;
     int r = names.oom ? -1 : mgopt__sio_fix(p, &names, v);
