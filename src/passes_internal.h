@@ -80,6 +80,10 @@ MGOPT__PRIVATE int mgopt__pu_fuse_finish(mgopt_rewriter *rw, mgopt_op *const *ma
    output's name when last has none) before its function-output sync. */
 MGOPT__PRIVATE int mgopt__pu_fuse_finish_named(mgopt_rewriter *rw, mgopt_op *const *made, int32_t nmade,
                                                mgopt_op *last, mgopt_op *const *matched, int32_t nmatched);
+/* The pattern of an onnx::Dropout at inference (training_mode absent or
+   statically false): its output becomes its input, the op goes when its mask
+   is unused (src/passes/onnx/inline_dropout_training_mode_constants.c). */
+MGOPT__PRIVATE int mgopt__pu_dropout_inference(mgopt_rewriter *rw, mgopt_op *op, void *ud);
 /* The dims [*start, *end) of its input an onnx::Shape op returns (opset 15's
    start/end, negative counted from the end, clamped as ONNX does); 0 when
    the op is not one Shape of a tensor of known rank. */

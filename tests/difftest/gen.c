@@ -1560,6 +1560,40 @@ static int t_pixel_shuffle(G *g, int x) {
   return o;
 }
 
+/* batch_norm (constant or run-time variance), instance_norm, layer_norm */
+static int t_norms(G *g, int x) {
+  int v = image(g, x, 1 + rnd(g, 3), 1 + rnd(g, 2), 1 + rnd(g, 3)), y, k = rnd(g, 4), d[2], gm, bt;
+  gv t = g->v[v];
+  d[0] = t.d[1];
+  if (k <= 1) {
+    int m = cnst(g, t.dt, 1, d, C_RAND), var = cnst(g, t.dt, 1, d, C_POS);
+    if (k) { /* a run-time variance of C values: a positive constant plus exp of a reduced input */
+      int src = pick(g, t.dt), all[MAXR], i, r;
+      for (i = 0; i < g->v[src].rank; i++) all[i] = i;
+      r = g->v[src].rank ? reduce(g, "reduce_mean", src, g->v[src].rank, all, 0) : src;
+      var = binary(g, "add", var, unary(g, "exp", unary(g, "tanh", r)));
+    }
+    gm = cnst(g, t.dt, 1, d, C_RAND);
+    bt = cnst(g, t.dt, 1, d, C_RAND);
+    y = def(g, &t);
+    out(g, " = batch_norm(x=%%v%d, mean=%%v%d, variance=%%v%d, gamma=%%v%d, beta=%%v%d, epsilon=0.001)\n", v, m, var,
+        gm, bt);
+  } else if (k == 2) {
+    gm = cnst(g, t.dt, 1, d, C_RAND);
+    bt = cnst(g, t.dt, 1, d, C_RAND);
+    y = def(g, &t);
+    out(g, " = instance_norm(x=%%v%d, gamma=%%v%d, beta=%%v%d, epsilon=0.001)\n", v, gm, bt);
+  } else {
+    int last = chance(g, 50);
+    d[0] = last ? t.d[2] : t.d[1];
+    d[1] = t.d[3];
+    gm = cnst(g, t.dt, last ? 2 : 1, d, C_RAND);
+    y = def(g, &t);
+    out(g, " = layer_norm(x=%%v%d, axes=%s, gamma=%%v%d, epsilon=0.001)\n", v, last ? "[-2, -1]" : "[1]", gm);
+  }
+  return y;
+}
+
 /* space_to_batch -> valid conv -> batch_to_space */
 static int t_dilated(G *g, int x) {
   int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 2), k = 1 + rnd(g, 2), v, w, sb, cv, y, pad[4], crop[4], i, d[4];
@@ -1668,6 +1702,7 @@ static const tmpl templates[] = {
     {"fuse_stack_split", t_stack_split, 0},
     {"concat_to_pixel_shuffle", t_pixel_shuffle, 0},
     {"fuse_dilated_conv", t_dilated, 0},
+    {"simplify_inference", t_norms, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
@@ -1675,6 +1710,7 @@ static const tmpl *find_tmpl(const char *pass) {
   if (!pass) return NULL;
   if (!strncmp(pass, "common::", 8)) pass += 8;
   if (!strncmp(pass, "onnx::", 6)) pass += 6;
+  if (!strncmp(pass, "relay::", 7)) pass += 7;
   for (i = 0; i < sizeof templates / sizeof *templates; i++)
     if (!strcmp(templates[i].pass, pass)) return &templates[i];
   return NULL;

@@ -58,7 +58,7 @@ static int mgopt__idt_is_false(const mgopt_value *v) {
   return -1;
 }
 
-static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+MGOPT__PRIVATE int mgopt__pu_dropout_inference(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *data = mgopt_op_operand(op, "in0"), *tm = mgopt_op_operand(op, "in2"), *out;
   int mask_used, changed = 0;
   MGOPT__UNUSED(ud);
@@ -90,7 +90,7 @@ static int mgopt__idt_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 }
 
 static const mgopt_pattern mgopt__idt_patterns[] = {
-    {"inline_dropout_training_mode_constants", MGOPT_OP_OPAQUE, "onnx::Dropout", 1, mgopt__idt_rewrite, NULL},
+    {"inline_dropout_training_mode_constants", MGOPT_OP_OPAQUE, "onnx::Dropout", 1, mgopt__pu_dropout_inference, NULL},
 };
 
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, inline_dropout_training_mode_constants,
