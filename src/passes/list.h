@@ -87,6 +87,7 @@
   PASS(onnx, resolve_reshape_shape) \
   PASS(onnx, fold_shape_chains) \
   PASS(relay, simplify_inference) \
+  PASS(relay, print_ir) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

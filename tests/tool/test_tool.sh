@@ -116,5 +116,12 @@ refuse "a wrong stored output fails" "^FAIL test_exp_wrong_output: test_data_set
 check "the failure is counted, the skip named" sh -c "'$mgopt' test '$conf' | grep -q '^SKIP test_det: no kernel for onnx::Det' && '$mgopt' test '$conf' | grep -q '^test: 3 passed, 1 failed, 1 skipped\$'"
 refuse "test needs a folder" "is not a folder" "$mgopt" test "$conf/pass/test_add_relu/model.onnx"
 
+# print_ir writes the program at its place in the pipeline and changes nothing
+printf '%s\n' 'main(%x: (2, fp32)) {' '  %y: (2, fp32) = relu(x=%x)' '  %z: (2, fp32) = relu(x=%y)' '} -> (%z)' > "$work/pir.mil"
+check "print_ir writes before and after a pass" sh -c "'$mgopt' '$work/pir.mil' -o '$work/pir.out.mil' -p 'print_ir{file=$work/pir0.mil},merge_consecutive_relus,print_ir{file=$work/pir1.mil}' && cmp '$work/pir.mil' '$work/pir0.mil' && cmp '$work/pir.out.mil' '$work/pir1.mil' && grep -c relu '$work/pir1.mil' | grep -qx 1"
+refuse "print_ir without a file stops a strict pipeline" "no file given" "$mgopt" "$work/pir.mil" -o "$work/pir.out.mil" --strict -p print_ir
+refuse "print_ir names the path it cannot write" "cannot open '$work/none/x.mil'" \
+  "$mgopt" "$work/pir.mil" -o "$work/pir.out.mil" --strict -p "print_ir{file=$work/none/x.mil}"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
