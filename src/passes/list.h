@@ -88,6 +88,7 @@
   PASS(onnx, fold_shape_chains) \
   PASS(relay, simplify_inference) \
   PASS(relay, print_ir) \
+  PASS(relay, canonicalize_cast) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -769,6 +769,15 @@ static int t_casts(G *g, int x) {
   return x;
 }
 
+/* an fp16 -> fp32 cast read by two or three ops */
+static int t_shared_upcast(G *g, int x) {
+  int h = g->v[x].dt == F16 ? x : cast(g, x, F16), c = cast(g, h, F32), a, b;
+  a = unary(g, "relu", c);
+  b = binary(g, chance(g, 50) ? "mul" : "add", c, chance(g, 30) ? c : a);
+  if (chance(g, 40)) b = binary(g, "sub", b, c);
+  return b;
+}
+
 static int t_leaky(G *g, int x) {
   int a = cnst_scalar(g, g->v[x].dt, chance(g, 85) ? (1 + rnd(g, 7)) / 8.0 : 1.5), m;
   m = chance(g, 50) ? binary(g, "mul", x, a) : binary(g, "mul", a, x);
@@ -1703,6 +1712,7 @@ static const tmpl templates[] = {
     {"concat_to_pixel_shuffle", t_pixel_shuffle, 0},
     {"fuse_dilated_conv", t_dilated, 0},
     {"simplify_inference", t_norms, 0},
+    {"canonicalize_cast", t_shared_upcast, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
