@@ -89,6 +89,7 @@
   PASS(relay, simplify_inference) \
   PASS(relay, print_ir) \
   PASS(relay, canonicalize_cast) \
+  PASS(relay, peephole_add_add) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -778,6 +778,18 @@ static int t_shared_upcast(G *g, int x) {
   return b;
 }
 
+/* (x + c) + c' (+ c''): constants broadcastable to x, in either operand slot */
+static int t_add_chain(G *g, int x) {
+  int n = 2 + rnd(g, 2), i;
+  if (!is_float(g->v[x].dt)) x = cast(g, x, F32);
+  for (i = 0; i < n; i++) {
+    int c = bconst(g, x, C_RAND);
+    x = chance(g, 50) ? binary(g, "add", x, c) : binary(g, "add", c, x);
+  }
+  if (chance(g, 10)) extra_use(g, x);
+  return x;
+}
+
 static int t_leaky(G *g, int x) {
   int a = cnst_scalar(g, g->v[x].dt, chance(g, 85) ? (1 + rnd(g, 7)) / 8.0 : 1.5), m;
   m = chance(g, 50) ? binary(g, "mul", x, a) : binary(g, "mul", a, x);
@@ -1713,6 +1725,7 @@ static const tmpl templates[] = {
     {"fuse_dilated_conv", t_dilated, 0},
     {"simplify_inference", t_norms, 0},
     {"canonicalize_cast", t_shared_upcast, 0},
+    {"peephole_add_add", t_add_chain, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
