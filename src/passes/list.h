@@ -90,6 +90,7 @@
   PASS(relay, print_ir) \
   PASS(relay, canonicalize_cast) \
   PASS(relay, peephole_add_add) \
+  PASS(relay, peephole_dense_to_conv) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

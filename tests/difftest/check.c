@@ -82,7 +82,7 @@ dt_tol dt_tol_of(const char *name) {
                                      "expand_dynamic_linear", "merge_affine_dequantize_with_consecutive_ops",
                                      "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",
                                      "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu",
-                                     "simplify_inference", "peephole_add_add", NULL};
+                                     "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", NULL};
   static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", NULL};
   const char *s = strstr(name, "::");
