@@ -649,6 +649,9 @@ static const mgopt__ox_row mgopt__ox_table[] = {
     {"Expand", 8, 0, mgopt__oxo_expand},
     {"Dropout", 1, 0, mgopt__oxo_dropout},
     {"ReduceSum", 1, 0, mgopt__oxo_reduce_sum},
+    {"RNN", 1, 0, mgopt__ox_rnn},
+    {"GRU", 1, 0, mgopt__ox_gru},
+    {"LSTM", 1, 0, mgopt__ox_lstm},
 };
 
 MGOPT__PRIVATE const mgopt__ox_row *mgopt__ox_rows(int32_t *n) {

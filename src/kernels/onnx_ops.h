@@ -88,4 +88,9 @@ MGOPT__PRIVATE int mgopt__ox_arg_extreme(mgopt__ox *c);
 MGOPT__PRIVATE int mgopt__ox_global_max_pool(mgopt__ox *c);
 MGOPT__PRIVATE int mgopt__ox_layer_norm(mgopt__ox *c);
 
+/* ---- kernels of onnx_rnn.c */
+MGOPT__PRIVATE int mgopt__ox_rnn(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_gru(mgopt__ox *c);
+MGOPT__PRIVATE int mgopt__ox_lstm(mgopt__ox *c);
+
 #endif /* MGOPT__ONNX_OPS_H */

@@ -400,6 +400,61 @@ static int matmul_w(G *g, int x, int n) {
   return id;
 }
 
+/* An opaque onnx::RNN, GRU or LSTM on x as X (layout 0 [S, B, I] or 1
+   [B, S, I]): constant weights, some of the optional inputs and attributes
+   (direction, clip, activations, input_forget, linear_before_reset); the
+   value that carries on is Y or Y_h. */
+static int recurrent(G *g, int x) {
+  static const char *const kinds[] = {"RNN", "GRU", "LSTM"}, *const dirs[] = {"forward", "reverse", "bidirectional"};
+  gv t = g->v[x], yt, ht;
+  int kind = rnd(g, 3), gates = kind == 2 ? 4 : kind == 1 ? 3 : 1, dir = rnd(g, 3), D = dir == 2 ? 2 : 1;
+  int H = 1 + rnd(g, 3), layout = chance(g, 25), S = t.d[layout ? 1 : 0], B = t.d[layout ? 0 : 1], I = t.d[2];
+  int w, r, b = -1, h0 = -1, c0 = -1, pp = -1, y, yh, d[4], k, nout = kind == 2 ? 3 : 2;
+  d[0] = D, d[1] = gates * H, d[2] = I;
+  w = cnst(g, t.dt, 3, d, C_RAND);
+  d[2] = H;
+  r = cnst(g, t.dt, 3, d, C_RAND);
+  if (chance(g, 60)) {
+    d[1] = 2 * gates * H;
+    b = cnst(g, t.dt, 2, d, C_RAND);
+  }
+  d[0] = layout ? B : D, d[1] = layout ? D : B, d[2] = H;
+  if (chance(g, 50)) h0 = cnst(g, t.dt, 3, d, C_RAND);
+  if (kind == 2 && chance(g, 40)) c0 = cnst(g, t.dt, 3, d, C_RAND);
+  if (kind == 2 && chance(g, 30)) {
+    d[0] = D, d[1] = 3 * H;
+    pp = cnst(g, t.dt, 2, d, C_RAND);
+  }
+  if (layout) d[0] = B, d[1] = S, d[2] = D, d[3] = H;
+  else d[0] = S, d[1] = D, d[2] = B, d[3] = H;
+  yt = mk(t.dt, 4, d);
+  d[0] = layout ? B : D, d[1] = layout ? D : B, d[2] = H;
+  ht = mk(t.dt, 3, d);
+  y = def(g, &yt);
+  yh = g->nv < MAXV - 2 ? g->nv : (g->oom = 1, 0);
+  for (k = 1; k < nout; k++) {
+    int id = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+    g->v[id] = ht;
+    g->v[id].vis = 1;
+    out(g, ", %%v%d: ", id);
+    ptype(g, &ht);
+  }
+  out(g, " = onnx::%s(in0=%%v%d, in1=%%v%d, in2=%%v%d", kinds[kind], x, w, r);
+  if (b >= 0) out(g, ", in3=%%v%d", b);
+  if (h0 >= 0) out(g, ", in5=%%v%d", h0);
+  if (c0 >= 0) out(g, ", in6=%%v%d", c0);
+  if (pp >= 0) out(g, ", in7=%%v%d", pp);
+  out(g, ", hidden_size=%d", H);
+  if (dir || chance(g, 30)) out(g, ", direction=\"%s\"", dirs[dir]);
+  if (layout) out(g, ", layout=1");
+  if (chance(g, 20)) out(g, ", clip=%g", (1 + rnd(g, 8)) / 4.0);
+  if (kind == 1 && chance(g, 50)) out(g, ", linear_before_reset=1");
+  if (kind == 2 && chance(g, 20)) out(g, ", input_forget=1");
+  if (kind == 0 && chance(g, 30)) out(g, ", activations=[\"%s\"%s]", chance(g, 50) ? "Relu" : "Sigmoid", D == 2 ? ", \"Tanh\"" : "");
+  out(g, ")\n");
+  return chance(g, 50) ? y : yh;
+}
+
 static const char *const unops[] = {"relu", "tanh", "sigmoid", "abs", "exp", "square", "floor", "ceil", "sign",
                                     "sin", "relu6", "erf", "sqrt", "cos", "silu", "softplus"};
 static const char *const binops[] = {"add", "sub", "mul", "maximum", "minimum", "real_div"};
@@ -561,6 +616,8 @@ static void random_ops(G *g, int n, int depth) {
       for (i = 0; i < t.rank; i++)
         if (t.sym[i] < 0 && t.d[i] == 1) break;
       if (i < t.rank) r = squeeze(g, x, i);
+    } else if (c >= 80 && c < 82 && t.rank == 3 && is_static(&t) && is_float(t.dt)) {
+      r = recurrent(g, x);
     } else if (c < 82) {
       r = cast(g, x, t.dt == F32 ? F16 : F32);
     } else if (c < 87 && t.rank >= 1 && t.sym[t.rank - 1] < 0) {
