@@ -490,6 +490,13 @@ $(B)/bench_passes: tests/bench/bench_passes.c $(HDR) $(B)/.config
 bench-passes: $(B)/bench_passes
 	$(B)/bench_passes $(BENCH_PASSES_ARGS)
 
+# linear_quantize_weights throughput on a 16M-element weight (G elements/s).
+.PHONY: bench-quant
+$(B)/bench_quant: tests/bench/bench_quant.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-quant: $(B)/bench_quant
+	$(B)/bench_quant
+
 # The least time a model's file I/O takes in process (used by tests/bench/onnx_e2e).
 $(B)/io_floor: tests/bench/io_floor.c $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)

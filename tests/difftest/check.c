@@ -51,6 +51,15 @@
                                      = x^2 s'(c x) <= 0.15 for every x, so the
                                      output moves by at most 1.5e-3
 
+   QUANT8  0.25     1        yes     weights stored in 8 bits (linear_quantize_weights
+                                     with its defaults: int8 per channel): each
+                                     weight moves by at most half a step,
+                                     max|w| / 254 of its channel, so an output
+                                     of K products moves by up to K max|x w| / 254,
+                                     however small it is (a loose check: the
+                                     exact integers are tested in
+                                     tests/unit/test_compress_quant.c)
+
    Every class but EXACT counts roundings in the program's own precision: a
    program that computes anything in fp16 has rtol and atol at least 4e-3
    (a few fp16 roundings, 2^-11 each).
@@ -72,6 +81,7 @@ static const dt_tol T_PIPE = {1e-4, 1e-4, 1, 0};
 static const dt_tol T_NEAR = {1e-2, 1e-5, 1, 0};
 static const dt_tol T_GELU = {1e-5, 2e-3, 1, 0};
 static const dt_tol T_ROUND16 = {4.8828125e-4, 6e-8, 0, 1};
+static const dt_tol T_QUANT8 = {0.25, 1, 1, 0};
 
 dt_tol dt_tol_of(const char *name) {
   static const char *const ulp[] = {"divide_to_multiply", "rewrite_mul_rsqrt_as_div", "reduce_transposes",
@@ -89,6 +99,7 @@ dt_tol dt_tol_of(const char *name) {
   int i;
   if (s) name = s + 2;
   if (!strcmp(name, "fuse_reduce_mean")) return T_NEAR;
+  if (!strcmp(name, "linear_quantize_weights")) return T_QUANT8;
   if (!strncmp(name, "update_output_dtypes", 20)) return T_ROUND16;
   if (!strncmp(name, "fuse_gelu_", 10)) return T_GELU;
   for (i = 0; ulp[i]; i++)

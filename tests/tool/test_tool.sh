@@ -122,6 +122,35 @@ check "print_ir writes before and after a pass" sh -c "'$mgopt' '$work/pir.mil' 
 refuse "print_ir without a file stops a strict pipeline" "no file given" "$mgopt" "$work/pir.mil" -o "$work/pir.out.mil" --strict -p print_ir
 refuse "print_ir names the path it cannot write" "cannot open '$work/none/x.mil'" \
   "$mgopt" "$work/pir.mil" -o "$work/pir.out.mil" --strict -p "print_ir{file=$work/none/x.mil}"
+# --compress-config: per-weight options of the compression passes (README)
+cat > "$work/q.mil" <<'EOF2'
+main(%x: (1, 4, fp32), %i: (1, 2, 3, 3, fp32)) {
+  %w: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+  %y: (1, 3, fp32) = linear(x=%x, weight=%w)
+  %w2: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+  %y2: (1, 3, fp32) = linear(x=%x, weight=%w2)
+  %c: (3, 2, 1, 2, fp32)* = const(val=[[[[1, 2]], [[3, 4]]], [[[-1, 0.5]], [[0.25, 0]]], [[[8, -8]], [[4, 2]]]])
+  %o: (1, 3, 3, 2, fp32) = conv(x=%i, weight=%c)
+} -> (%y, %y2, %o)
+EOF2
+cat > "$work/q.cfg" <<'EOF2'
+# int8 per channel, conv weights int4 linear per tensor, w2 left alone
+[linear_quantize_weights]
+global dtype=int8 weight_threshold=0
+op_type conv dtype=int4, mode=linear, granularity=per_tensor, weight_threshold=0
+op_name "w2" skip   # by the const's name
+EOF2
+check "--compress-config" "$mgopt" "$work/q.mil" -o "$work/q_out.mil" -p linear_quantize_weights --compress-config "$work/q.cfg" --strict
+check "global rule: w per channel int8" grep -q '%w_quantized_scale: (3, 1, fp32)' "$work/q_out.mil"
+check "op_type rule: conv weight int4 with an offset" grep -q '%c_quantized_offset: (1, 1, 1, 1, int4)' "$work/q_out.mil"
+check "op_name skip: w2 stays" grep -q '%w2: (3, 4, fp32)\* = const' "$work/q_out.mil"
+check "without the config: the pipeline's options for every weight" sh -c "'$mgopt' '$work/q.mil' -o '$work/q2.mil' -p 'linear_quantize_weights{weight_threshold=0}' && grep -q w2_quantized '$work/q2.mil' && grep -q c_quantized '$work/q2.mil'"
+printf 'op_type conv dtype=int3\n' > "$work/bad.cfg"
+refuse "a bad option value in the config" "unknown dtype 'int3'" \
+  "$mgopt" "$work/q.mil" -o "$work/q3.mil" -p 'linear_quantize_weights{weight_threshold=0}' --compress-config "$work/bad.cfg" --strict
+printf 'layer conv dtype=int4\n' > "$work/bad2.cfg"
+refuse "a bad rule in the config" "bad2.cfg:1: a rule starts with" \
+  "$mgopt" "$work/q.mil" -o "$work/q3.mil" --compress-config "$work/bad2.cfg"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
