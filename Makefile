@@ -497,6 +497,13 @@ $(B)/bench_quant: tests/bench/bench_quant.c $(HDR) $(B)/.config
 bench-quant: $(B)/bench_quant
 	$(B)/bench_quant
 
+# 4-bit k-means palettization of a 16 M-element weight.
+.PHONY: bench-palettize
+$(B)/bench_palettize: tests/bench/bench_palettize.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-palettize: $(B)/bench_palettize
+	$(B)/bench_palettize
+
 # The least time a model's file I/O takes in process (used by tests/bench/onnx_e2e).
 $(B)/io_floor: tests/bench/io_floor.c $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)

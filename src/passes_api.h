@@ -158,9 +158,24 @@ typedef struct mgopt_compress_rule {
                           braces (a value may be quoted); NULL or "skip": leave these weights alone */
 } mgopt_compress_rule;
 
+/* A custom palettization LUT (palettize_weights with mode=custom): called once
+   per channel group of each selected weight. values holds the group's n
+   vectors of cluster_dim floats (a vector is cluster_dim consecutive
+   elements along the channel axis; cluster_dim is 1 unless vector
+   palettization is asked for), in row-major order of the weight with the
+   channel axis restricted to the group. The function writes at most 256
+   entries of cluster_dim floats to lut and one entry number per vector to
+   indices, and returns the number of entries (1..256; the index width is
+   the smallest of 1, 2, 3, 4, 6, 8 bits that holds it), or 0 to leave the
+   weight uncompressed. weight_name: the const's name. */
+typedef int32_t (*mgopt_palettize_lut_fn)(void *ud, const char *weight_name, int64_t group, const float *values,
+                                          int64_t n, int32_t cluster_dim, float *lut, uint8_t *indices);
+
 typedef struct mgopt_compress_config {
   const mgopt_compress_rule *rules;
   int32_t nrules;
+  mgopt_palettize_lut_fn palettize_lut; /* palettize_weights mode=custom (NULL: such weights stay) */
+  void *palettize_lut_ud;
 } mgopt_compress_config;
 
 #ifdef __cplusplus

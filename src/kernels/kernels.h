@@ -195,4 +195,52 @@ MGOPT__PRIVATE int mgopt__kt_fill(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_resample(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kx_einsum(mgopt__kctx *k);
 
+/* ---- weight palettization (palettize.c) */
+#define MGOPT__PAL_KMEANS 0
+#define MGOPT__PAL_UNIFORM 1
+#define MGOPT__PAL_UNIQUE 2
+#define MGOPT__PAL_CUSTOM 3
+
+typedef struct mgopt__pal_cfg {
+  int mode;                 /* MGOPT__PAL_* */
+  int nbits;                /* kmeans, uniform: 1, 2, 3, 4, 6 or 8 */
+  int per_grouped_channel;  /* 0: one LUT for the whole weight */
+  int64_t group_size;       /* channels per LUT (0: the whole axis) */
+  int32_t channel_axis;     /* in [0, rank) */
+  int32_t cluster_dim;      /* elements per LUT entry, consecutive along channel_axis */
+  int per_channel_scale;    /* divide by max |w| along channel_axis first */
+  mgopt_palettize_lut_fn lut_fn; /* custom mode */
+  void *lut_ud;
+  const char *weight_name;
+} mgopt__pal_cfg;
+
+typedef struct mgopt__pal_out {
+  int nbits;
+  int32_t cluster_dim;
+  int64_t groups;  /* LUTs, along channel_axis */
+  uint8_t *idx;    /* one per vector, the weight's layout with channel_axis divided by cluster_dim */
+  double *lut;     /* [groups][2^nbits][cluster_dim] */
+  float *pcs;      /* per_channel_scale: the weight's shape with 1 at channel_axis, else NULL */
+} mgopt__pal_out;
+
+/* Packs n b-bit indices little-endian into ceil(n*b/8) bytes (padding bits 0):
+   the exact inverse of mgopt__k_bits. */
+MGOPT__PRIVATE void mgopt__kp_pack(const uint8_t *idx, int64_t n, int b, uint8_t *out);
+/* The smallest of 1, 2, 3, 4, 6, 8 bits that indexes count entries; 0 above 256. */
+MGOPT__PRIVATE int mgopt__kp_nbits_for(int64_t count);
+/* Clusters x[0..n) into k values (k-means, see palettize.c); lut[k], idx[n]. 1, or -1 on OOM. */
+MGOPT__PRIVATE int mgopt__kp_kmeans1d(const float *x, int64_t n, int32_t k, double *lut, uint8_t *idx);
+MGOPT__PRIVATE int mgopt__kp_kmeans_vec(const float *x, int64_t n, int32_t cd, int32_t k, double *lut,
+                                        uint8_t *idx);
+MGOPT__PRIVATE void mgopt__kp_uniform(const float *x, int64_t n, int32_t k, double *lut, uint8_t *idx);
+/* The ascending distinct vectors of x (n vectors of cd): their count, -1 above 256, -2 on OOM. */
+MGOPT__PRIVATE int32_t mgopt__kp_unique(const float *x, int64_t n, int32_t cd, double *lut, uint8_t *idx);
+/* Palettizes a weight (float values, row-major shape). MGOPT__K_OK with *o
+   filled (free with mgopt__kp_free), MGOPT__K_NO when the configuration does
+   not apply (group size, non-finite values, more than 256 unique values,
+   a refusing callback), MGOPT__K_OOM. */
+MGOPT__PRIVATE int mgopt__kp_palettize(const mgopt__pal_cfg *cfg, const float *w, int32_t rank,
+                                       const int64_t *shape, mgopt__pal_out *o);
+MGOPT__PRIVATE void mgopt__kp_free(mgopt__pal_out *o);
+
 #endif /* MGOPT__KERNELS_H */

@@ -92,6 +92,7 @@
   PASS(relay, peephole_add_add) \
   PASS(relay, peephole_dense_to_conv) \
   PASS(compression, linear_quantize_weights) \
+  PASS(compression, palettize_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
