@@ -87,6 +87,7 @@
   PASS(onnx, resolve_reshape_shape) \
   PASS(onnx, fold_shape_chains) \
   PASS(compression, dequantize_quantize_pair_elimination) \
+  PASS(compression, nullify_redundant_quantization_zero_point) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
