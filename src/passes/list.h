@@ -88,6 +88,7 @@
   PASS(onnx, fold_shape_chains) \
   PASS(compression, dequantize_quantize_pair_elimination) \
   PASS(compression, nullify_redundant_quantization_zero_point) \
+  PASS(compression, int_op_canonicalization) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
