@@ -89,6 +89,7 @@
   PASS(compression, dequantize_quantize_pair_elimination) \
   PASS(compression, nullify_redundant_quantization_zero_point) \
   PASS(compression, int_op_canonicalization) \
+  PASS(compression, dequantize_to_constexpr) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
