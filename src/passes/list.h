@@ -90,6 +90,7 @@
   PASS(compression, nullify_redundant_quantization_zero_point) \
   PASS(compression, int_op_canonicalization) \
   PASS(compression, dequantize_to_constexpr) \
+  PASS(compression, distributive_quantized_binary_op_scale_normalization) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

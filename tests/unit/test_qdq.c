@@ -174,6 +174,74 @@ static void test_dequantize_to_constexpr_exact(void) {
   CHECK(same_results(dequant_text, "dequantize_to_constexpr{form=blockwise}", 4, 3.0, -1) > 0);
 }
 
+/* ---------------------------------------------------------------- scale normalization */
+
+static const char add_text[] =
+    "main(%x: (4, 8, int8), %y: (4, 8, uint8)) {\n"
+    "  %sx: (8, fp32)* = const(val=[0.011, 0.5, 0.0371, 1.7, 0.003, 0.25, 0.0625, 0.9])\n"
+    "  %zx: (8, int8)* = const(val=[0, 1, -1, 5, -128, 127, 3, 0])\n"
+    "  %sy: (fp32)* = const(val=0.0371)\n"
+    "  %zy: (uint8)* = const(val=131)\n"
+    "  %sz: (fp32)* = const(val=0.0473)\n"
+    "  %zz: (int8)* = const(val=-5)\n"
+    "  %dx: (4, 8, fp32) = dequantize(input=%x, zero_point=%zx, scale=%sx, axis=1)\n"
+    "  %dy: (4, 8, fp32) = dequantize(input=%y, zero_point=%zy, scale=%sy)\n"
+    "  %a: (4, 8, fp32) = ADD(x=%dx, y=%dy)\n"
+    "  %z: (4, 8, int8) = quantize(input=%a, zero_point=%zz, scale=%sz, output_dtype=\"int8\")\n"
+    "  %o: (4, 8, int8) = identity(x=%z)\n"
+    "} -> (%o)\n";
+
+static double round_half_even(double v) {
+  double f = floor(v), d = v - f;
+  if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0)) f += 1.0;
+  return f;
+}
+
+/* Each normalized output integer is within one unit of the quantization of
+   the exact (double) result, and of the output before the rewrite. */
+static void check_normalized(int sub) {
+  static const double sx[8] = {0.011, 0.5, 0.0371, 1.7, 0.003, 0.25, 0.0625, 0.9};
+  static const double zx[8] = {0, 1, -1, 5, -128, 127, 3, 0};
+  char text[sizeof add_text];
+  char *op;
+  mgopt_program *p;
+  mgopt_tensor *in[8], *out[1];
+  mgopt_diag d;
+  uint64_t seed = 12345;
+  int r, nin;
+  int64_t i, moved = 0;
+  memcpy(text, add_text, sizeof add_text);
+  op = strstr(text, "ADD(");
+  REQUIRE(op != NULL);
+  memcpy(op, sub ? "sub" : "add", 3);
+  CHECK(same_results(text, "distributive_quantized_binary_op_scale_normalization", 16, 0, 1.0) > 0);
+  p = parse(text);
+  REQUIRE(p != NULL);
+  REQUIRE(run(p, "distributive_quantized_binary_op_scale_normalization") == MGOPT_OK);
+  for (r = 0; r < 16; r++) {
+    nin = make_inputs(p, &seed, 0, in, 8);
+    REQUIRE(nin == 2);
+    REQUIRE(mgopt_eval(p, NULL, in, nin, out, 1, NULL, &d) == MGOPT_OK);
+    for (i = 0; i < 32; i++) {
+      double x = mgopt_tensor_get_f64(in[0], i), y = mgopt_tensor_get_f64(in[1], i);
+      double a = (x - zx[i % 8]) * (double)(float)sx[i % 8], b = (y - 131) * (double)(float)0.0371;
+      double z = round_half_even((sub ? a - b : a + b) / (double)(float)0.0473) - 5;
+      double got = mgopt_tensor_get_f64(out[0], i);
+      if (z < -128) z = -128;
+      if (z > 127) z = 127;
+      CHECK(fabs(got - z) <= 1.0);
+      moved += got != z;
+    }
+    free_all(p, out, 1);
+    free_all(p, in, nin);
+  }
+  CHECK(moved < 16 * 32 / 8); /* a rounding boundary is rare */
+  mgopt_program_destroy(p);
+}
+
+static void test_scale_normalization_add(void) { check_normalized(0); }
+static void test_scale_normalization_sub(void) { check_normalized(1); }
+
 /* ---------------------------------------------------------------- the target */
 
 static int refuse_affine(const mgopt_program *p, const mgopt_op *op, void *ud) {
@@ -226,6 +294,8 @@ static const test_case tests[] = {
     TEST(test_zero_point_folds_exact),
     TEST(test_dequantize_to_constexpr_exact),
     TEST(test_dequantize_to_constexpr_target),
+    TEST(test_scale_normalization_add),
+    TEST(test_scale_normalization_sub),
 };
 
 TEST_MAIN(tests)
