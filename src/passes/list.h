@@ -91,6 +91,7 @@
   PASS(compression, int_op_canonicalization) \
   PASS(compression, dequantize_to_constexpr) \
   PASS(compression, distributive_quantized_binary_op_scale_normalization) \
+  PASS(compression, canonicalize_quantized_lut_pattern) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -242,6 +242,34 @@ static void check_normalized(int sub) {
 static void test_scale_normalization_add(void) { check_normalized(0); }
 static void test_scale_normalization_sub(void) { check_normalized(1); }
 
+/* ---------------------------------------------------------------- palette order */
+
+static void test_lut_order_exact(void) {
+  static const char dequant_first[] =
+      "main(%x: (4, 6, fp16)) {\n"
+      "  %i: (4, 3, uint2)* = const(val=[[0, 1, 3], [1, 0, 2], [3, 3, 1], [0, 2, 2]])\n"
+      "  %t: (2, 1, 4, 2, int8)* = const(val=[[[[-3, 1], [5, 9], [-128, 127], [0, 7]]], "
+      "[[[7, -2], [-1, 4], [3, 3], [100, -50]]]])\n"
+      "  %d: (4, 6, int8) = constexpr_lut_to_dense(indices=%i, lut=%t, vector_axis=1)\n"
+      "  %s: (4, 1, fp16)* = const(val=[[0.0137], [0.25], [2.7], [1]])\n"
+      "  %o: (4, 1, int8)* = const(val=[[2], [-3], [0], [1]])\n"
+      "  %w: (4, 6, fp16) = constexpr_blockwise_shift_scale(data=%d, scale=%s, offset=%o)\n"
+      "  %y: (4, 6, fp16) = add(x=%x, y=%w)\n"
+      "} -> (%y)\n";
+  static const char lut_first[] =
+      "main(%x: (4, 2, fp32)) {\n"
+      "  %i: (4, 2, uint1)* = const(val=[[0, 1], [1, 0], [1, 1], [0, 0]])\n"
+      "  %t: (2, 1, 2, 1, fp32)* = const(val=[[[[-3.7], [5.1]]], [[[0.3], [1e-3]]]])\n"
+      "  %s: (1, 1, 1, 1, fp16)* = const(val=[[[[0.37]]]])\n"
+      "  %p: (2, 1, 2, 1, fp16) = constexpr_blockwise_shift_scale(data=%t, scale=%s)\n"
+      "  %w: (4, 2, fp16) = constexpr_lut_to_dense(indices=%i, lut=%p)\n"
+      "  %y: (4, 2, fp32) = cast(x=%w, dtype=\"fp32\")\n"
+      "  %z: (4, 2, fp32) = add(x=%x, y=%y)\n"
+      "} -> (%z)\n";
+  CHECK(same_results(dequant_first, "canonicalize_quantized_lut_pattern", 2, 8.0, -1) == 2 * 24);
+  CHECK(same_results(lut_first, "canonicalize_quantized_lut_pattern{order=lut_first}", 2, 8.0, -1) == 2 * 8);
+}
+
 /* ---------------------------------------------------------------- the target */
 
 static int refuse_affine(const mgopt_program *p, const mgopt_op *op, void *ud) {
@@ -296,6 +324,7 @@ static const test_case tests[] = {
     TEST(test_dequantize_to_constexpr_target),
     TEST(test_scale_normalization_add),
     TEST(test_scale_normalization_sub),
+    TEST(test_lut_order_exact),
 };
 
 TEST_MAIN(tests)
