@@ -283,6 +283,12 @@ typedef struct mgopt_compress_config {
   PASS(relay, peephole_dense_to_conv) \
   PASS(compression, linear_quantize_weights) \
   PASS(compression, palettize_weights) \
+  PASS(compression, dequantize_quantize_pair_elimination) \
+  PASS(compression, nullify_redundant_quantization_zero_point) \
+  PASS(compression, int_op_canonicalization) \
+  PASS(compression, dequantize_to_constexpr) \
+  PASS(compression, distributive_quantized_binary_op_scale_normalization) \
+  PASS(compression, canonicalize_quantized_lut_pattern) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -20775,6 +20781,1113 @@ static mgopt_status mgopt__pal_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, palettize_weights,
                                 "weights stored as a lookup table and packed indices (constexpr_lut_to_dense)",
                                 mgopt__pal_opts, mgopt__pal_run);
+/* src/passes/compression/dequantize_quantize_pair_elimination.c — common::dequantize_quantize_pair_elimination: a dequantize followed by an identical quantize cancels.
+
+   Spec: mil_graph_passes.txt, "When a dequantize is followed by an identical
+   quantize (same scale, zero point, axis), they cancel out"; reference §3.36,
+   dequantize_quantize_pair_elimination.
+
+   Before:
+     main(%x: (2, 3, int8)) {
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=3)
+       %d: (2, 3, fp32) = dequantize(input=%x, zero_point=%z, scale=%s)
+       %s2: (fp32)* = const(val=0.5)
+       %z2: (int8)* = const(val=3)
+       %q: (2, 3, int8) = quantize(input=%d, zero_point=%z2, scale=%s2, output_dtype="int8")
+       %y: (2, 3, int8) = add(x=%q, y=%q)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, int8)) {
+       %y: (2, 3, int8) = add(x=%x, y=%x)
+     } -> (%y)
+
+   Fires on: a dequantize whose output is not a block output, for each
+   quantize reading it whose parameters are identical: scale constants equal
+   element by element (numeric comparison across float dtypes; a one-element
+   constant equals a tensor whose elements all equal it) or the very same
+   value; zero_point absent on both, or equal the same way; axis absent on
+   both, or equal once normalized against the input's rank; and the quantize's
+   output_dtype is the dequantize input's dtype. Each such quantize is replaced
+   by the dequantize's input (the integers it would reproduce); the dequantize
+   goes when no reader is left. Other readers of the dequantize keep it.
+   Must not fire: the reversed pair quantize -> dequantize (it carries the
+   activation's quantization parameters); a dequantize that is a block output;
+   scales, zero points or axes that differ; a scale or zero point that is not
+   a constant, unless both sides read the same value (the reference compares
+   two unknown values as equal); a quantize to another dtype than the
+   dequantize's input (the reference does not check this and would change the
+   value's dtype).
+   Numeric contract: exact: for integers k of 8 bits or less and a finite
+   nonzero scale s, round(fl(s*(k - zp)) / s) + zp == k, so the pair is the
+   identity on every value the input can hold.
+   Cost: worklist pattern rooted at dequantize; each step compares the
+   parameters once per quantize reader. */
+
+/* a and b hold the same numbers: the same value, or both constant with equal
+   elements (one side may be a single element standing for all of the other's). */
+static int mgopt__dqp_same_const(const mgopt_value *a, const mgopt_value *b) {
+  mgopt_tensor *ta, *tb;
+  int64_t i, n;
+  if (a == b) return 1;
+  ta = a ? mgopt_value_const(a) : NULL;
+  tb = b ? mgopt_value_const(b) : NULL;
+  if (!ta || !tb || ta->dtype == MGOPT_DT_STRING || tb->dtype == MGOPT_DT_STRING) return 0;
+  if (ta->numel != tb->numel && ta->numel != 1 && tb->numel != 1) return 0;
+  if (ta->numel == tb->numel && ta->rank != tb->rank && ta->numel != 1) return 0;
+  n = ta->numel > tb->numel ? ta->numel : tb->numel;
+  for (i = 0; i < n; i++)
+    if (mgopt_tensor_get_f64(ta, ta->numel == 1 ? 0 : i) != mgopt_tensor_get_f64(tb, tb->numel == 1 ? 0 : i))
+      return 0;
+  return 1;
+}
+
+/* The quantize q reading dq's output undoes dq exactly. */
+static int mgopt__dqp_identical(const mgopt_op *dq, const mgopt_op *q) {
+  const mgopt_value *in = mgopt_op_operand(dq, "input");
+  const mgopt_value *zd = mgopt_op_operand(dq, "zero_point"), *zq = mgopt_op_operand(q, "zero_point");
+  const mgopt_attr *ad = mgopt_op_attr(dq, "axis"), *aq = mgopt_op_attr(q, "axis");
+  size_t len = 0;
+  const char *ods = mgopt_op_get_string(q, "output_dtype", &len);
+  if (!in || !ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
+  if (!mgopt__dqp_same_const(mgopt_op_operand(dq, "scale"), mgopt_op_operand(q, "scale"))) return 0;
+  if ((zd != NULL) != (zq != NULL) || (zd && !mgopt__dqp_same_const(zd, zq))) return 0;
+  if ((ad != NULL) != (aq != NULL)) return 0;
+  if (ad) {
+    int64_t a = mgopt_op_get_int(dq, "axis", 0), b = mgopt_op_get_int(q, "axis", 0);
+    if (in->type.rank >= 0) {
+      a = mgopt__pu_norm_axis(a, in->type.rank);
+      b = mgopt__pu_norm_axis(b, in->type.rank);
+      if (a < 0) return 0;
+    }
+    if (a != b) return 0;
+  }
+  return 1;
+}
+
+static int mgopt__dqp_eliminate(mgopt_rewriter *rw, mgopt_op *dq, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *out, *in = mgopt_op_operand(dq, "input");
+  int changed = 0, again = 1;
+  MGOPT__UNUSED(ud);
+  if (!in || dq->nouts != 1) return 0;
+  out = dq->outs[0];
+  if (mgopt__pu_is_block_output(out)) return 0;
+  /* the use list changes as quantizes go: rescan after each one */
+  while (again) {
+    mgopt_use *u;
+    again = 0;
+    for (u = out->uses; u; u = u->next) {
+      mgopt_op *q = u->op;
+      if (!q || q->kind != MGOPT_OP_quantize || q->nouts != 1 || mgopt_op_operand(q, "input") != out) continue;
+      if (!mgopt__dqp_identical(dq, q) || !mgopt__pu_replace_fits(p, q->outs[0], in)) continue;
+      if (!mgopt__pu_replace_keep_io(rw, q->outs[0], in)) return changed;
+      mgopt__pu_erase_with_consts(rw, q);
+      changed = again = 1;
+      break;
+    }
+  }
+  if (changed) mgopt__pu_erase_with_consts(rw, dq);
+  return changed;
+}
+
+static const mgopt_pattern mgopt__dqp_patterns[] = {
+    {"dequantize_quantize", MGOPT_OP_dequantize, NULL, 1, mgopt__dqp_eliminate, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(compression, common, dequantize_quantize_pair_elimination,
+                           "a quantize with the parameters of the dequantize it reads is replaced by that dequantize's input",
+                           mgopt__dqp_patterns);
+/* src/passes/compression/nullify_redundant_quantization_zero_point.c — common::nullify_redundant_quantization_zero_point: zero points of 0 dropped, ±128 folded into int8 <-> uint8.
+
+   Spec: mil_graph_passes.txt, "In Core ML quantization, the performance is
+   better when zero point = 0"; reference §3.36,
+   nullify_redundant_quantization_zero_point.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=-128)
+       %q: (2, int8) = quantize(input=%x, zero_point=%z, scale=%s, output_dtype="int8")
+       %t: (fp32)* = const(val=0.25)
+       %y: (int8)* = const(val=-128)
+       %d: (2, fp32) = dequantize(input=%q, zero_point=%y, scale=%t)
+     } -> (%d)
+   After:
+     main(%x: (2, fp32)) {
+       %s: (fp32)* = const(val=0.5)
+       %q: (2, uint8) = quantize(input=%x, scale=%s, output_dtype="uint8")
+       %t: (fp32)* = const(val=0.25)
+       %d: (2, fp32) = dequantize(input=%q, scale=%t)
+     } -> (%d)
+
+   Fires on, each rewriting the ops in place (names kept):
+   (a) a quantize or dequantize whose zero_point is a constant of zeros: the
+       zero_point goes;
+   (b) a dequantize of a constant int8 input with zero_point all -128: the
+       input becomes the uint8 constant q + 128 and the zero_point goes; of a
+       constant uint8 input with zero_point all 128: the int8 constant q - 128;
+   (c) a quantize to int8 with zero_point all -128 (to uint8 with all 128)
+       whose output's one use is a dequantize with zero_point all -128 (all
+       128): both lose their zero_point and the quantize makes uint8 (int8).
+   Must not fire: a zero point that is not a constant, or has other values;
+   (b) on an input that is not a constant, that another op also reads (the
+   program would hold both constants), or whose dtype is not the one the zero
+   point implies (the reference shifts a uint8 input by 128 too and wraps);
+   (c) when the quantize's output has another reader or is a block output
+   (the reference removes it anyway), or the dequantize's zero point differs.
+   Numeric contract: exact. (b) shifts every integer by 128 exactly (int8
+   [-128, 127] <-> uint8 [0, 255]); (c) clip(round(x/s) - 128, -128, 127) + 128
+   == clip(round(x/s), 0, 255), so the dequantized values are bit-identical.
+   Cost: worklist patterns rooted at quantize and dequantize, O(size of the
+   zero point, and of the input constant for (b)). */
+
+/* v is a non-empty constant whose elements all equal x (any integer or float dtype). */
+static int mgopt__nzp_all(const mgopt_value *v, double x) { return v && mgopt__pu_const_all(v, x); }
+
+/* (a): the zero point of op is all 0: drop it. */
+static int mgopt__nzp_zero(mgopt_rewriter *rw, mgopt_op *op) {
+  mgopt_value *zp = mgopt_op_operand(op, "zero_point");
+  if (!mgopt__nzp_all(zp, 0.0)) return 0;
+  if (mgopt_rw_set_operand(rw, op, "zero_point", NULL) != MGOPT_OK) return 0;
+  mgopt__pu_erase_if_dead(rw, zp->def);
+  return 1;
+}
+
+/* (b): dequantize(const q, zp = -128 int8 / +128 uint8) reads q shifted into the other dtype. */
+static int mgopt__nzp_const_input(mgopt_rewriter *rw, mgopt_op *dq) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *zp = mgopt_op_operand(dq, "zero_point"), *in = mgopt_op_operand(dq, "input"), *nv;
+  mgopt_tensor *t = in ? mgopt_value_const(in) : NULL, *nt;
+  mgopt_dtype to;
+  int64_t i, shift;
+  if (!t || in->nuses != 1 || mgopt__pu_is_block_output(in)) return 0;
+  if (t->dtype == MGOPT_DT_INT8 && mgopt__nzp_all(zp, -128.0)) {
+    to = MGOPT_DT_UINT8;
+    shift = 128;
+  } else if (t->dtype == MGOPT_DT_UINT8 && mgopt__nzp_all(zp, 128.0)) {
+    to = MGOPT_DT_INT8;
+    shift = -128;
+  } else {
+    return 0;
+  }
+  nt = mgopt_tensor_new(p, to, t->rank, t->shape);
+  if (!nt || !mgopt_tensor_data(p, t)) return 0;
+  for (i = 0; i < t->numel; i++) mgopt_tensor_set_i64(nt, i, mgopt_tensor_get_i64(t, i) + shift);
+  nv = mgopt_rw_const(rw, dq, mgopt__pu_value_name(in), nt);
+  if (!nv) return 0;
+  mgopt_rw_set_operand(rw, dq, "input", nv);
+  mgopt_rw_set_operand(rw, dq, "zero_point", NULL);
+  mgopt__pu_erase_if_dead(rw, in->def);
+  mgopt__pu_erase_if_dead(rw, zp->def);
+  return 1;
+}
+
+/* (c): quantize(zp = ±128) -> dequantize(zp = same) lose both zero points; the integers flip dtype. */
+static int mgopt__nzp_pair(mgopt_rewriter *rw, mgopt_op *q) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *zq = mgopt_op_operand(q, "zero_point"), *zd, *out;
+  mgopt_op *dq;
+  size_t len = 0;
+  const char *ods = mgopt_op_get_string(q, "output_dtype", &len);
+  mgopt_dtype dt = ods ? mgopt_dtype_from_name(ods, len) : MGOPT_DT_UNKNOWN;
+  double z;
+  if (q->nouts != 1) return 0;
+  if (dt == MGOPT_DT_INT8 && mgopt__nzp_all(zq, -128.0))
+    z = -128.0;
+  else if (dt == MGOPT_DT_UINT8 && mgopt__nzp_all(zq, 128.0))
+    z = 128.0;
+  else
+    return 0;
+  out = q->outs[0];
+  dq = mgopt__pu_single_user(out);
+  if (!dq || dq->kind != MGOPT_OP_dequantize || mgopt__pu_is_block_output(out)) return 0;
+  zd = mgopt_op_operand(dq, "zero_point");
+  if (!mgopt__nzp_all(zd, z)) return 0;
+  if (mgopt_op_set_string(q, "output_dtype", z < 0 ? "uint8" : "int8") != MGOPT_OK) return 0;
+  mgopt_rw_set_operand(rw, q, "zero_point", NULL);
+  mgopt_rw_set_operand(rw, dq, "zero_point", NULL);
+  if (mgopt_op_infer(p, q, NULL) != MGOPT_OK || mgopt_op_infer(p, dq, NULL) != MGOPT_OK) return 0;
+  mgopt_rw_modified(rw, q);
+  mgopt_rw_modified(rw, dq);
+  mgopt__pu_erase_if_dead(rw, zq->def);
+  mgopt__pu_erase_if_dead(rw, zd->def);
+  return 1;
+}
+
+static int mgopt__nzp_quantize(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(ud);
+  return mgopt__nzp_zero(rw, op) || mgopt__nzp_pair(rw, op);
+}
+
+static int mgopt__nzp_dequantize(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  MGOPT__UNUSED(ud);
+  return mgopt__nzp_zero(rw, op) || mgopt__nzp_const_input(rw, op);
+}
+
+static const mgopt_pattern mgopt__nzp_patterns[] = {
+    {"quantize_zero_point", MGOPT_OP_quantize, NULL, 1, mgopt__nzp_quantize, NULL},
+    {"dequantize_zero_point", MGOPT_OP_dequantize, NULL, 1, mgopt__nzp_dequantize, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(compression, common, nullify_redundant_quantization_zero_point,
+                           "drop zero points of 0; fold zero points of -128/128 into uint8/int8 data",
+                           mgopt__nzp_patterns);
+/* src/passes/compression/int_op_canonicalization.c — common::int_op_canonicalization: dequantize -> reshape -> quantize becomes a reshape of the integers.
+
+   Spec: mil_graph_passes.txt, "For some quantized operators that do not
+   involve floating-point arithmetic, however, it is unnecessary to prepend
+   dequantize and append quantize"; reference §3.36, int_op_canonicalization.
+
+   Before:
+     main(%x: (2, 3, int8)) {
+       %s: (fp32)* = const(val=0.5)
+       %d: (2, 3, fp32) = dequantize(input=%x, scale=%s)
+       %sh: (2, int32)* = const(val=[3, 2])
+       %r: (3, 2, fp32) = reshape(x=%d, shape=%sh)
+       %q: (3, 2, int8) = quantize(input=%r, scale=%s, output_dtype="int8")
+       %y: (3, 2, int8) = add(x=%q, y=%q)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, int8)) {
+       %sh: (2, int32)* = const(val=[3, 2])
+       %q: (3, 2, int8) = reshape(x=%x, shape=%sh)
+       %y: (3, 2, int8) = add(x=%q, y=%q)
+     } -> (%y)
+
+   Fires on: a reshape of a dequantize's output whose output has one use,
+   not a block output, by a quantize whose output_dtype is the dequantize
+   input's dtype. The quantize's output is replaced by a new reshape of the
+   dequantize's input (same shape operand), named like the quantize's
+   output; the reshape and quantize go, the dequantize too when nothing else
+   reads it. As in the reference, the scales and zero points of the two ops
+   are not compared: the rewrite declares the reshape an integer op, which
+   keeps the values exactly when the two ops' parameters agree (the case a
+   quantized reshape produces) and re-labels them otherwise.
+   Must not fire: a reshape not fed by a dequantize; a reshape with another
+   reader or that is a block output (the reference only counts readers and
+   would drop a block output); a reader that is not a quantize; a quantize
+   to another dtype than the dequantize's input (the result's dtype would
+   change).
+   Numeric contract: exact when the dequantize and quantize have the same
+   parameters (dequantize_quantize_pair_elimination's contract); otherwise
+   the integers are carried over unchanged by definition.
+   Cost: worklist pattern rooted at reshape, O(1) per match. */
+
+static int mgopt__ioc_fold(mgopt_rewriter *rw, mgopt_op *rs, void *ud) {
+  static const char *const slots[2] = {"x", "shape"};
+  mgopt_value *x = mgopt_op_operand(rs, "x"), *vals[2], *qout;
+  mgopt_op *dq = x ? mgopt__pu_def_of(x, MGOPT_OP_dequantize) : NULL, *q, *nr;
+  mgopt_value *in = dq ? mgopt_op_operand(dq, "input") : NULL;
+  size_t len = 0;
+  const char *ods;
+  MGOPT__UNUSED(ud);
+  if (!in || rs->nouts != 1 || mgopt__pu_is_block_output(rs->outs[0])) return 0;
+  q = mgopt__pu_single_user(rs->outs[0]);
+  if (!q || q->kind != MGOPT_OP_quantize || q->nouts != 1 || mgopt_op_operand(q, "input") != rs->outs[0]) return 0;
+  ods = mgopt_op_get_string(q, "output_dtype", &len);
+  if (!ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
+  qout = q->outs[0];
+  vals[0] = in;
+  vals[1] = mgopt_op_operand(rs, "shape");
+  nr = mgopt_rw_create(rw, q, "reshape", mgopt__pu_value_name(qout), vals[1] ? 2 : 1, slots, vals, 1);
+  if (!nr) return 0;
+  if (!mgopt__pu_fuse_finish_named(rw, &nr, 1, q, &rs, 1)) return 0;
+  mgopt__pu_erase_with_consts(rw, dq);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__ioc_patterns[] = {
+    {"quantized_reshape", MGOPT_OP_reshape, NULL, 1, mgopt__ioc_fold, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(compression, common, int_op_canonicalization,
+                           "dequantize -> reshape -> quantize becomes a reshape of the integer tensor",
+                           mgopt__ioc_patterns);
+/* src/passes/compression/dequantize_to_constexpr.c — common::dequantize_to_constexpr: a dequantize of constant integers becomes a constexpr dequantization.
+
+   Spec: mil_graph_passes.txt, "dequantize op with constant input is
+   equivalent to constexpr_affine_dequantize"; reference §3.36,
+   dequantize_to_constexpr, and §4.5 (the constexpr ops).
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %c: (2, 3, int8)* = const(val=[[1, -2, 3], [-4, 5, 100]])
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=1)
+       %w: (2, 3, fp32) = dequantize(input=%c, zero_point=%z, scale=%s)
+       %y: (2, 3, fp32) = add(x=%x, y=%w)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %c: (2, 3, int8)* = const(val=[[1, -2, 3], [-4, 5, 100]])
+       %s: (fp32)* = const(val=0.5)
+       %z: (int8)* = const(val=1)
+       %w_affine_dequantized: (2, 3, fp32) = constexpr_affine_dequantize(quantized_data=%c, zero_point=%z, scale=%s, axis=0)
+       %y: (2, 3, fp32) = add(x=%x, y=%w_affine_dequantized)
+     } -> (%y)
+
+   The form (the reference's choice by iOS version) is option `form`:
+   - "affine" (the reference below iOS18): constexpr_affine_dequantize. Its
+     axis is the dequantize's, else the one dim along which the scale or zero
+     point varies, else 0. Scale and zero point become rank 0 (one element)
+     or a vector along the axis; a missing zero point becomes 0 of the
+     data's dtype. Needs int8/uint8 data and parameters that vary along at
+     most one dim.
+   - "blockwise" (iOS18 and later): constexpr_blockwise_shift_scale. Scale
+     and offset get the data's rank (size 1 but along the dims they vary
+     on); the offset (the zero point at the data's dtype) is there only when
+     some zero point is not 0; int8 (uint8) data whose values and zero
+     points all fit int4 (uint4) is stored as int4 (uint4) when this op is
+     its only reader.
+   - "auto" (default): "affine" when it can express the dequantize and the
+     program's target accepts the op (mgopt_program_target_accepts), else
+     "blockwise" under the same two conditions, else nothing.
+   The new op is named "<dequantize output>_affine_dequantized" as in the
+   reference, and the dequantize goes (with constants only it read).
+
+   Where mgopt is exact and the reference is not: a scale that varies along
+   one dim gets that dim of the data as the axis; a dequantize without axis
+   reads its scale broadcast against the data's rank, never left-aligned
+   (the reference reshapes a vector scale to [n, 1, ...] and builds an
+   invalid op); a scalar zero point with a vector scale is broadcast (the
+   reference fails to reshape it); data is narrowed to 4 bits only when the
+   zero points fit too (the reference casts a zero point of, e.g., 100 to
+   int4 and wraps it); empty data is never narrowed.
+   Fires on: a dequantize whose input, scale and zero_point (if any) are
+   constants; the input of rank >= 1 and dtype int8 or uint8 (also int4 or
+   uint4 for blockwise); the scale fp16 or fp32; scale and zero point shaped
+   as the dequantize kernel reads them (rank 0, a vector along `axis`, or the
+   data's rank with each dim 1 or the data's).
+   Must not fire: a non-constant input, scale or zero point; rank-0 data;
+   a non-float scale; parameters that do not broadcast onto the data; a form
+   the target refuses (then the dequantize stays).
+   Numeric contract: exact: both constexpr ops compute scale * (q - zp) with
+   the single rounding to the scale's dtype the dequantize kernel does (for
+   8-bit integers q - zp is exact at fp16 and the product exact at fp32), so
+   outputs are bit-identical (tests/unit/test_qdq.c evaluates both).
+   Cost: worklist pattern rooted at dequantize, O(data) when narrowing and
+   O(parameters) otherwise. */
+
+enum { MGOPT__DTC_AUTO, MGOPT__DTC_AFFINE, MGOPT__DTC_BLOCKWISE };
+
+typedef struct mgopt__dtc {
+  int form;
+} mgopt__dtc;
+
+/* The dims (rank r) of parameter t as the dequantize kernel broadcasts it
+   onto data of shape ds: 1 everywhere but along the dims it varies on.
+   0 when the kernel would refuse it. */
+static int mgopt__dtc_param_shape(const mgopt_tensor *t, int has_axis, int64_t axis, const int64_t *ds, int32_t r,
+                                  int64_t *ps) {
+  int32_t d;
+  for (d = 0; d < r; d++) ps[d] = 1;
+  if (t->rank == 0) return 1;
+  if (t->rank == 1 && has_axis) {
+    if (t->shape[0] != ds[axis]) return 0;
+    ps[axis] = ds[axis];
+    return 1;
+  }
+  if (t->rank != r) return 0;
+  for (d = 0; d < r; d++) {
+    if (t->shape[d] != 1 && t->shape[d] != ds[d]) return 0;
+    ps[d] = t->shape[d];
+  }
+  return 1;
+}
+
+/* Flat index into a parameter of (rank r) shape ps for the flat index i of
+   a tensor of shape fs (ps[d] is 1 or fs[d]). */
+static int64_t mgopt__dtc_index(const int64_t *fs, const int64_t *ps, int32_t r, int64_t i) {
+  int64_t k = 0, stride = 1;
+  int32_t d;
+  for (d = r - 1; d >= 0; d--) {
+    int64_t c = i % fs[d];
+    i /= fs[d];
+    if (ps[d] != 1) k += c * stride;
+    stride *= ps[d];
+  }
+  return k;
+}
+
+/* A new tensor of dtype dt and shape (rank, shape) holding t (broadcast as
+   parameter shape ps of rank r, expanded to fs) element by element; t NULL:
+   zeros. NULL on OOM. */
+static mgopt_tensor *mgopt__dtc_param(mgopt_program *p, mgopt_tensor *t, mgopt_dtype dt, const int64_t *ps,
+                                      const int64_t *fs, int32_t r, int32_t rank, const int64_t *shape) {
+  mgopt_tensor *o = mgopt_tensor_new(p, dt, rank, shape);
+  int64_t i;
+  if (!o || !t) return o;
+  if (!mgopt_tensor_data(p, t)) return NULL;
+  for (i = 0; i < o->numel; i++) {
+    int64_t k = mgopt__dtc_index(fs, ps, r, i);
+    if (mgopt_dtype_is_float(dt))
+      mgopt_tensor_set_f64(o, i, mgopt_tensor_get_f64(t, k));
+    else
+      mgopt_tensor_set_i64(o, i, mgopt_tensor_get_i64(t, k));
+  }
+  return o;
+}
+
+/* What both forms read from the dequantize. */
+typedef struct mgopt__dtc_in {
+  mgopt_op *dq;
+  mgopt_value *in;
+  mgopt_tensor *q, *s, *z; /* z NULL: no zero point */
+  int has_axis;
+  int64_t axis; /* normalized when has_axis */
+  int32_t r;
+  int64_t ps[MGOPT_MAX_RANK], pz[MGOPT_MAX_RANK], fs[MGOPT_MAX_RANK];
+} mgopt__dtc_in;
+
+/* Ends the rewrite: the constexpr op ce stands for the dequantize. */
+static int mgopt__dtc_finish(mgopt_rewriter *rw, mgopt__dtc_in *a, mgopt_op *ce) {
+  return mgopt__pu_fuse_finish(rw, &ce, 1, a->dq, NULL, 0);
+}
+
+static const char *mgopt__dtc_name(mgopt_program *p, const mgopt__dtc_in *a) {
+  return mgopt__pu_name2(p, mgopt__pu_value_name(a->dq->outs[0]), "_affine_dequantized");
+}
+
+/* The affine op's form of a parameter (value v holding t, NULL: zeros):
+   one element of rank 0, or a vector along axis. v itself when it has that
+   form already. NULL on OOM. */
+static mgopt_value *mgopt__dtc_affine_param(mgopt_rewriter *rw, const mgopt__dtc_in *a, mgopt_value *v,
+                                            mgopt_tensor *t, mgopt_dtype dt, const int64_t *ps, int64_t axis,
+                                            const char *suffix) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  int vec = t && ps[axis] != 1;
+  int64_t len = a->q->shape[axis];
+  mgopt_tensor *nt;
+  if (t && t->rank == (vec ? 1 : 0)) return v;
+  nt = mgopt__dtc_param(p, t, dt, ps, ps, a->r, vec, &len);
+  if (!nt) return NULL;
+  return mgopt_rw_const(rw, a->dq, mgopt__pu_name2(p, mgopt__pu_value_name(a->dq->outs[0]), suffix), nt);
+}
+
+static int mgopt__dtc_affine(mgopt_rewriter *rw, mgopt__dtc_in *a) {
+  static const char *const slots[3] = {"quantized_data", "zero_point", "scale"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_dtype qdt = (mgopt_dtype)a->q->dtype, zdt = a->z ? (mgopt_dtype)a->z->dtype : qdt;
+  int64_t axis = -1;
+  mgopt_value *vals[3];
+  mgopt_op *ce;
+  int32_t d;
+  if (qdt != MGOPT_DT_INT8 && qdt != MGOPT_DT_UINT8) return 0;
+  if (zdt != qdt && zdt != MGOPT_DT_FP32) return 0;
+  for (d = 0; d < a->r; d++)
+    if (a->fs[d] != 1) {
+      if (axis >= 0) return 0; /* parameters vary along two dims: blockwise only */
+      axis = d;
+    }
+  if (axis < 0) axis = a->has_axis ? a->axis : 0;
+  /* each parameter: one element (rank 0) or a vector along the axis */
+  vals[0] = a->in;
+  vals[1] = mgopt__dtc_affine_param(rw, a, a->z ? mgopt_op_operand(a->dq, "zero_point") : NULL, a->z, zdt, a->pz,
+                                    axis, "_zero_point");
+  vals[2] = mgopt__dtc_affine_param(rw, a, mgopt_op_operand(a->dq, "scale"), a->s, (mgopt_dtype)a->s->dtype, a->ps,
+                                    axis, "_scale");
+  if (!vals[1] || !vals[2]) return 0;
+  ce = mgopt_rw_create(rw, a->dq, "constexpr_affine_dequantize", mgopt__dtc_name(p, a), 3, slots, vals, 1);
+  if (!ce) return 0;
+  if (mgopt_op_set_int(ce, "axis", axis) != MGOPT_OK) {
+    mgopt__pu_erase_with_consts(rw, ce);
+    return 0;
+  }
+  return mgopt__dtc_finish(rw, a, ce);
+}
+
+/* 1 when every element of t lies in [lo, hi]. */
+static int mgopt__dtc_fits(const mgopt_tensor *t, int64_t lo, int64_t hi) {
+  int64_t i;
+  for (i = 0; i < t->numel; i++) {
+    int64_t v = mgopt_tensor_get_i64(t, i);
+    if (v < lo || v > hi) return 0;
+  }
+  return 1;
+}
+
+/* t has rank r and shape fs. */
+static int mgopt__dtc_same_shape(const mgopt_tensor *t, const int64_t *fs, int32_t r) {
+  int32_t d;
+  if (t->rank != r) return 0;
+  for (d = 0; d < r; d++)
+    if (t->shape[d] != fs[d]) return 0;
+  return 1;
+}
+
+static int mgopt__dtc_blockwise(mgopt_rewriter *rw, mgopt__dtc_in *a) {
+  static const char *const slots[3] = {"data", "scale", "offset"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_dtype qdt = (mgopt_dtype)a->q->dtype, ndt = qdt;
+  mgopt_value *vals[3], *sv, *zv;
+  mgopt_op *ce;
+  int64_t i;
+  int offset = 0;
+  if (qdt != MGOPT_DT_INT8 && qdt != MGOPT_DT_UINT8 && qdt != MGOPT_DT_INT4 && qdt != MGOPT_DT_UINT4) return 0;
+  if (a->z) {
+    if (!mgopt_dtype_is_int((mgopt_dtype)a->z->dtype)) return 0;
+    for (i = 0; i < a->z->numel && !offset; i++) offset = mgopt_tensor_get_i64(a->z, i) != 0;
+  }
+  /* 4 bits when data and offsets fit and no other op reads the data */
+  if (a->q->numel > 0 && a->in->nuses == 1 && !mgopt__pu_is_block_output(a->in)) {
+    int64_t lo = qdt == MGOPT_DT_INT8 ? -8 : 0, hi = qdt == MGOPT_DT_INT8 ? 7 : 15;
+    if ((qdt == MGOPT_DT_INT8 || qdt == MGOPT_DT_UINT8) && mgopt__dtc_fits(a->q, lo, hi) &&
+        (!offset || mgopt__dtc_fits(a->z, lo, hi)))
+      ndt = qdt == MGOPT_DT_INT8 ? MGOPT_DT_INT4 : MGOPT_DT_UINT4;
+  }
+  if (offset && !mgopt__dtc_fits(a->z, ndt == MGOPT_DT_INT8 ? -128 : ndt == MGOPT_DT_INT4 ? -8 : 0,
+                                 ndt == MGOPT_DT_INT8 ? 127 : ndt == MGOPT_DT_UINT8 ? 255 : ndt == MGOPT_DT_INT4 ? 7 : 15))
+    return 0;
+  sv = mgopt_op_operand(a->dq, "scale");
+  zv = mgopt_op_operand(a->dq, "zero_point");
+  if (!mgopt__dtc_same_shape(a->s, a->fs, a->r)) {
+    mgopt_tensor *st = mgopt__dtc_param(p, a->s, (mgopt_dtype)a->s->dtype, a->ps, a->fs, a->r, a->r, a->fs);
+    sv = st ? mgopt_rw_const(rw, a->dq, mgopt__pu_name2(p, mgopt__pu_value_name(a->dq->outs[0]), "_scale"), st) : NULL;
+  }
+  if (offset && (a->z->dtype != (uint8_t)ndt || !mgopt__dtc_same_shape(a->z, a->fs, a->r))) {
+    mgopt_tensor *ot = mgopt__dtc_param(p, a->z, ndt, a->pz, a->fs, a->r, a->r, a->fs);
+    zv = ot ? mgopt_rw_const(rw, a->dq, mgopt__pu_name2(p, mgopt__pu_value_name(a->dq->outs[0]), "_offset"), ot) : NULL;
+  }
+  if (!sv || (offset && !zv)) return 0;
+  vals[0] = a->in;
+  if (ndt != qdt) {
+    mgopt_tensor *nt = mgopt_tensor_new(p, ndt, a->q->rank, a->q->shape);
+    if (!nt || !mgopt_tensor_data(p, a->q)) return 0;
+    for (i = 0; i < a->q->numel; i++) mgopt_tensor_set_i64(nt, i, mgopt_tensor_get_i64(a->q, i));
+    vals[0] = mgopt_rw_const(rw, a->dq, mgopt__pu_value_name(a->in), nt);
+  }
+  vals[1] = sv;
+  vals[2] = offset ? zv : NULL;
+  if (!vals[0]) return 0;
+  ce = mgopt_rw_create(rw, a->dq, "constexpr_blockwise_shift_scale", mgopt__dtc_name(p, a), offset ? 3 : 2, slots,
+                       vals, 1);
+  if (!ce) return 0;
+  return mgopt__dtc_finish(rw, a, ce);
+}
+
+static int mgopt__dtc_fold(mgopt_rewriter *rw, mgopt_op *dq, void *ud) {
+  const mgopt__dtc *o = (const mgopt__dtc *)ud;
+  mgopt__dtc_in a;
+  mgopt_value *sv = mgopt_op_operand(dq, "scale"), *zv = mgopt_op_operand(dq, "zero_point");
+  int32_t d;
+  memset(&a, 0, sizeof a);
+  a.dq = dq;
+  a.in = mgopt_op_operand(dq, "input");
+  a.q = a.in ? mgopt_value_const(a.in) : NULL;
+  a.s = sv ? mgopt_value_const(sv) : NULL;
+  a.z = zv ? mgopt_value_const(zv) : NULL;
+  if (!a.q || !a.s || (zv && !a.z) || dq->nouts != 1) return 0;
+  if (!mgopt_dtype_is_int((mgopt_dtype)a.q->dtype) || a.q->rank < 1) return 0;
+  if (a.s->dtype != MGOPT_DT_FP16 && a.s->dtype != MGOPT_DT_FP32) return 0;
+  a.r = a.q->rank;
+  a.has_axis = mgopt_op_attr(dq, "axis") != NULL;
+  if (a.has_axis && (a.axis = mgopt__pu_norm_axis(mgopt_op_get_int(dq, "axis", 0), a.r)) < 0) return 0;
+  if (!mgopt__dtc_param_shape(a.s, a.has_axis, a.axis, a.q->shape, a.r, a.ps)) return 0;
+  if (a.z && !mgopt__dtc_param_shape(a.z, a.has_axis, a.axis, a.q->shape, a.r, a.pz)) return 0;
+  if (!a.z || mgopt__pu_const_all(zv, 0.0)) /* zeros: their shape does not matter */
+    for (d = 0; d < a.r; d++) a.pz[d] = 1;
+  for (d = 0; d < a.r; d++) a.fs[d] = a.ps[d] > a.pz[d] ? a.ps[d] : a.pz[d];
+  if (o->form != MGOPT__DTC_BLOCKWISE && mgopt__dtc_affine(rw, &a)) return 1;
+  if (o->form != MGOPT__DTC_AFFINE && mgopt__dtc_blockwise(rw, &a)) return 1;
+  return 0;
+}
+
+static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  mgopt_pass_def pd;
+  mgopt__dtc o;
+  const char *f = ctx->opts[0].s;
+  if (!f || strcmp(f, "auto") == 0)
+    o.form = MGOPT__DTC_AUTO;
+  else if (strcmp(f, "affine") == 0)
+    o.form = MGOPT__DTC_AFFINE;
+  else if (strcmp(f, "blockwise") == 0)
+    o.form = MGOPT__DTC_BLOCKWISE;
+  else
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "form must be auto, affine or blockwise, not '%s'", f);
+  memset(&pat, 0, sizeof pat);
+  pat.name = "constant_dequantize";
+  pat.root_kind = MGOPT_OP_dequantize;
+  pat.benefit = 1;
+  pat.fn = mgopt__dtc_fold;
+  pat.ud = &o;
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  return mgopt__pass_run_patterns(ctx, &pd);
+}
+
+static const mgopt_opt_def mgopt__dtc_opts[] = {
+    {"form", MGOPT_OPT_STRING, "auto",
+     "auto (affine if the target takes it, else blockwise), affine (constexpr_affine_dequantize, before iOS18) "
+     "or blockwise (constexpr_blockwise_shift_scale, iOS18)"},
+};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, dequantize_to_constexpr,
+                                "a dequantize of constant integers becomes constexpr_affine_dequantize or "
+                                "constexpr_blockwise_shift_scale",
+                                mgopt__dtc_opts, mgopt__dtc_run);
+/* src/passes/compression/distributive_quantized_binary_op_scale_normalization.c — common::distributive_quantized_binary_op_scale_normalization: a quantized add/sub reads one input at scale 1.
+
+   Spec: mil_graph_passes.txt, "In the backend, for better performance,
+   quantized op can have 1 input scale fused within the quantized op
+   kernel"; reference §3.36,
+   distributive_quantized_binary_op_scale_normalization.
+
+   Before:
+     main(%x: (2, int8), %y: (2, int8)) {
+       %sx: (fp32)* = const(val=0.5)
+       %sy: (fp32)* = const(val=0.25)
+       %sz: (fp32)* = const(val=2)
+       %dx: (2, fp32) = dequantize(input=%x, scale=%sx)
+       %dy: (2, fp32) = dequantize(input=%y, scale=%sy)
+       %a: (2, fp32) = add(x=%dx, y=%dy)
+       %z: (2, int8) = quantize(input=%a, scale=%sz, output_dtype="int8")
+       %r: (2, int8) = add(x=%z, y=%x)
+     } -> (%r)
+   After:
+     main(%x: (2, int8), %y: (2, int8)) {
+       %dx_normalized_scale: (fp32)* = const(val=2)
+       %dx_normalized: (2, fp32) = dequantize(input=%x, scale=%dx_normalized_scale)
+       %dy_normalized_scale: (fp32)* = const(val=1)
+       %dy_normalized: (2, fp32) = dequantize(input=%y, scale=%dy_normalized_scale)
+       %a: (2, fp32) = add(x=%dx_normalized, y=%dy_normalized)
+       %z_scale: (fp32)* = const(val=8)
+       %z: (2, int8) = quantize(input=%a, scale=%z_scale, output_dtype="int8")
+       %r: (2, int8) = add(x=%z, y=%x)
+     } -> (%r)
+
+   Fires on: add or sub whose two operands are dequantize outputs, followed
+   by an optional relu that is its only reader, followed by a quantize that
+   is the only reader of that; no output of these ops is a block output;
+   scales are constants of fp16 or fp32. The side whose dequantize has no
+   axis and a one-element scale s_y is normalized (y first, else x: the
+   reference swaps when only s_x is a scalar); the other dequantize's scale
+   becomes s_x/s_y, the quantize's s_z/s_y, and the normalized side's 1.
+   New dequantizes (named "<old>_normalized") feed this op only, so other
+   readers of the old ones are untouched; an old dequantize goes when this
+   op was its last reader. The quantize keeps its name and takes the new
+   scale.
+   Must not fire: another binary op (mul, real_div: not distributive); an
+   operand that is not a dequantize; a relu or add/sub output with another
+   reader; no quantize after; any of the five outputs a block output; both
+   scales vectors (or with an axis); non-constant scales; a quotient whose
+   magnitude exceeds 65504 or is below the smallest fp16 subnormal 2^-24
+   anywhere (the reference's fp16 limits); s_y already 1 (nothing to do).
+   Numeric contract: the quotients are computed in fp32 (each operand
+   rounded to fp32 first, as the reference) and rounded once to their
+   scale's dtype (fp16 scales stay fp16). Mathematically the quantized output
+   is unchanged; in floating point each new scale carries one rounding, so
+   an output integer may move by one unit where the exact value sits at a
+   rounding boundary (tests/unit/test_qdq.c checks |before - after| <= 1 and
+   both against a double-precision computation).
+   Cost: worklist pattern rooted at add and sub, O(scale sizes) per match. */
+
+#define MGOPT__DQS_FP16_MAX 65504.0
+#define MGOPT__DQS_FP16_TINY 5.9604644775390625e-08 /* 2^-24, the smallest fp16 subnormal */
+
+/* The scale tensor of dequantize or quantize op, if a float constant. */
+static mgopt_tensor *mgopt__dqs_scale(const mgopt_op *op) {
+  mgopt_value *v = mgopt_op_operand(op, "scale");
+  mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  return t && (t->dtype == MGOPT_DT_FP16 || t->dtype == MGOPT_DT_FP32) && t->numel > 0 ? t : NULL;
+}
+
+/* t / d elementwise in fp32, into a new tensor of t's dtype and shape; NULL
+   when a quotient leaves fp16's range (see the header) or on OOM. */
+static mgopt_tensor *mgopt__dqs_divide(mgopt_program *p, mgopt_tensor *t, float d) {
+  mgopt_tensor *o = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  int64_t i;
+  if (!o) return NULL;
+  for (i = 0; i < t->numel; i++) {
+    volatile float q = (float)mgopt_tensor_get_f64(t, i) / d; /* one fp32 division, not wider */
+    double a = fabs((double)q);
+    if (!(a <= MGOPT__DQS_FP16_MAX) || a < MGOPT__DQS_FP16_TINY) return NULL;
+    mgopt_tensor_set_f64(o, i, (double)q);
+  }
+  return o;
+}
+
+/* A copy of dequantize dq before pos reading scale s, named "<dq>_normalized". */
+static mgopt_op *mgopt__dqs_dequantize(mgopt_rewriter *rw, mgopt_op *dq, mgopt_op *pos, mgopt_tensor *s) {
+  static const char *const slots[3] = {"input", "zero_point", "scale"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  const char *name = mgopt__pu_name2(p, mgopt__pu_value_name(dq->outs[0]), "_normalized");
+  mgopt_value *vals[3];
+  const mgopt_attr *ax = mgopt_op_attr(dq, "axis");
+  mgopt_op *n;
+  vals[0] = mgopt_op_operand(dq, "input");
+  vals[1] = mgopt_op_operand(dq, "zero_point");
+  vals[2] = mgopt_rw_const(rw, pos, mgopt__pu_name2(p, name, "_scale"), s);
+  if (!vals[2]) return NULL;
+  n = mgopt_rw_create(rw, pos, "dequantize", name, 3, slots, vals, 1);
+  if (!n) return NULL;
+  if ((ax && mgopt_op_set_attr(n, ax) != MGOPT_OK) || mgopt_op_infer(p, n, NULL) != MGOPT_OK) {
+    mgopt__pu_erase_with_consts(rw, n);
+    return NULL;
+  }
+  return n;
+}
+
+static int mgopt__dqs_normalize(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *vx = mgopt_op_operand(op, "x"), *vy = mgopt_op_operand(op, "y"), *osz, *nsz;
+  mgopt_op *dx = vx ? mgopt__pu_def_of(vx, MGOPT_OP_dequantize) : NULL;
+  mgopt_op *dy = vy ? mgopt__pu_def_of(vy, MGOPT_OP_dequantize) : NULL;
+  mgopt_op *tail = op, *q, *u, *nx, *ny;
+  mgopt_tensor *sx, *sy, *sz, *nsx, *nsz_t, *one;
+  float d;
+  int64_t i;
+  MGOPT__UNUSED(ud);
+  if (!dx || !dy || op->nouts != 1) return 0;
+  u = mgopt__pu_single_user(op->outs[0]);
+  if (u && u->kind == MGOPT_OP_relu && u->nouts == 1) tail = u;
+  q = mgopt__pu_single_user(tail->outs[0]);
+  if (!q || q->kind != MGOPT_OP_quantize || q->nouts != 1 || mgopt_op_operand(q, "input") != tail->outs[0]) return 0;
+  if (mgopt__pu_is_block_output(dx->outs[0]) || mgopt__pu_is_block_output(dy->outs[0]) ||
+      mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(tail->outs[0]) ||
+      mgopt__pu_is_block_output(q->outs[0]))
+    return 0;
+  sx = mgopt__dqs_scale(dx);
+  sy = mgopt__dqs_scale(dy);
+  sz = mgopt__dqs_scale(q);
+  if (!sx || !sy || !sz) return 0;
+  /* the normalized side: a one-element scale without axis, y first */
+  if (mgopt_op_attr(dy, "axis") || sy->numel != 1) {
+    mgopt_op *t = dx;
+    mgopt_tensor *ts = sx;
+    if (mgopt_op_attr(dx, "axis") || sx->numel != 1) return 0;
+    dx = dy;
+    dy = t;
+    sx = sy;
+    sy = ts;
+  }
+  d = (float)mgopt_tensor_get_f64(sy, 0);
+  if (d == 1.0f) return 0;
+  nsx = mgopt__dqs_divide(p, sx, d);
+  nsz_t = mgopt__dqs_divide(p, sz, d);
+  one = mgopt_tensor_new(p, (mgopt_dtype)sy->dtype, sy->rank, sy->shape);
+  if (!nsx || !nsz_t || !one) return 0;
+  for (i = 0; i < one->numel; i++) mgopt_tensor_set_f64(one, i, 1.0);
+  nx = mgopt__dqs_dequantize(rw, dx, op, nsx);
+  ny = nx && dy != dx ? mgopt__dqs_dequantize(rw, dy, op, one) : nx;
+  if (!nx || !ny) {
+    if (nx) mgopt__pu_erase_with_consts(rw, nx);
+    return 0;
+  }
+  nsz = mgopt_rw_const(rw, q, mgopt__pu_name2(p, mgopt__pu_value_name(q->outs[0]), "_scale"), nsz_t);
+  if (!nsz) return 0;
+  /* dx == dy: s_x/s_y is 1 too, one new dequantize serves both operands */
+  mgopt_rw_set_operand(rw, op, "x", vx == dx->outs[0] ? nx->outs[0] : ny->outs[0]);
+  mgopt_rw_set_operand(rw, op, "y", vy == dx->outs[0] ? nx->outs[0] : ny->outs[0]);
+  osz = mgopt_op_operand(q, "scale");
+  mgopt_rw_set_operand(rw, q, "scale", nsz);
+  mgopt__pu_erase_if_dead(rw, osz->def);
+  mgopt__pu_erase_with_consts(rw, dx);
+  if (dy != dx) mgopt__pu_erase_with_consts(rw, dy);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__dqs_patterns[] = {
+    {"quantized_add", MGOPT_OP_add, NULL, 1, mgopt__dqs_normalize, NULL},
+    {"quantized_sub", MGOPT_OP_sub, NULL, 1, mgopt__dqs_normalize, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(compression, common, distributive_quantized_binary_op_scale_normalization,
+                           "a quantized add or sub reads one input at scale 1, the other and the output scales divided",
+                           mgopt__dqs_patterns);
+/* src/passes/compression/canonicalize_quantized_lut_pattern.c — common::canonicalize_quantized_lut_pattern: a quantized palette is dequantized before it is looked up (or after, by option).
+
+   Spec: reference §3.36, canonicalize_quantized_lut_pattern, and §4.5 (the
+   iOS18 constexpr_lut_to_dense and constexpr_blockwise_shift_scale).
+
+   Before:
+     main(%x: (4, 2, fp16)) {
+       %i: (4, 2, uint1)* = const(val=[[0, 1], [1, 0], [1, 1], [0, 0]])
+       %t: (2, 1, 2, 1, int8)* = const(val=[[[[-3], [5]]], [[[7], [-1]]]])
+       %d: (4, 2, int8) = constexpr_lut_to_dense(indices=%i, lut=%t)
+       %s: (4, 1, fp16)* = const(val=[[0.5], [0.25], [2], [1]])
+       %w: (4, 2, fp16) = constexpr_blockwise_shift_scale(data=%d, scale=%s)
+       %y: (4, 2, fp16) = add(x=%x, y=%w)
+     } -> (%y)
+   After:
+     main(%x: (4, 2, fp16)) {
+       %i: (4, 2, uint1)* = const(val=[[0, 1], [1, 0], [1, 1], [0, 0]])
+       %d_lut: (4, 1, 2, 1, int8)* = const(val=[[[[-3], [5]]], [[[-3], [5]]], [[[7], [-1]]], [[[7], [-1]]]])
+       %d_scale: (4, 1, 1, 1, fp16)* = const(val=[[[[0.5]]], [[[0.25]]], [[[2]]], [[[1]]]])
+       %d: (4, 1, 2, 1, fp16) = constexpr_blockwise_shift_scale(data=%d_lut, scale=%d_scale)
+       %w: (4, 2, fp16) = constexpr_lut_to_dense(indices=%i, lut=%d)
+       %y: (4, 2, fp16) = add(x=%x, y=%w)
+     } -> (%y)
+
+   The target order (the reference's choice by iOS version) is option `order`:
+   - "dequant_first" (default; the reference before iOS26): a
+     constexpr_lut_to_dense (iOS18 form: lut of rank K+2 for K-dim indices)
+     whose output's one use, not a block output, is the data of a
+     constexpr_blockwise_shift_scale becomes a shift_scale of the palette
+     (scale and offset reshaped to rank K+2 with two trailing 1s) followed
+     by the lookup. Where the scale is finer than the palette's grouping
+     along a dim, the palette (which must then be a constant) is repeated
+     along it so each scale block has its own palette.
+   - "lut_first" (iOS26): the reverse: a constexpr_blockwise_shift_scale of a
+     palette with one scale (and offset) for the whole palette, read only as
+     the lut of a lookup, becomes the lookup followed by a shift_scale whose
+     scale and offset have the lookup's rank.
+   The new lookup (or shift_scale) stands for the last op and keeps its
+   name; the other new op takes the name of the first old op.
+   Where mgopt is exact and the reference is not: a palette grouping finer
+   than the scale's must divide evenly (the reference builds an invalid
+   op); a scale varying along the vector axis of a vector palette is left
+   alone (its blocks do not follow the palette's vectors); "lut_first"
+   reshapes a per-tensor scale to the lookup's rank (the reference reshapes
+   it to rank 2 whatever the rank, an invalid op unless the weight has rank
+   2); an op that is a block output is never removed.
+   Fires on: the pairs above with constant scale and offset.
+   Must not fire: the iOS16 lookup (a `shape` parameter, a flat palette); a
+   first op with another reader or that is a block output; a shift_scale
+   that does not read the lookup as its data (dequant_first) or a lookup
+   that does not read the shift_scale as its lut (lut_first); scales whose
+   dims do not divide; a non-constant palette that would need repeating; a
+   per-channel scale in lut_first.
+   Numeric contract: exact: both orders compute scale * (lut[i] - offset)
+   with the same roundings for each element (bit-identical outputs;
+   tests/unit/test_qdq.c evaluates both).
+   Cost: worklist pattern; O(palette size times repetition) per match. */
+
+typedef struct mgopt__cql {
+  int lut_first;
+} mgopt__cql;
+
+/* The constant tensor of v reshaped to rank r with dims shape (same element
+   count), as a new const before pos named name; v itself when it has that
+   shape already. NULL when v is not a constant or on OOM. */
+static mgopt_value *mgopt__cql_reshaped(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *v, int32_t r,
+                                        const int64_t *shape, const char *name) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_tensor *t = mgopt_value_const(v), *nt;
+  int64_t i, n = 1;
+  int32_t d;
+  if (!t) return NULL;
+  for (d = 0; d < r; d++) n *= shape[d];
+  if (n != t->numel) return NULL;
+  if (t->rank == r) {
+    for (d = 0; d < r && t->shape[d] == shape[d]; d++) {
+    }
+    if (d == r) return v;
+  }
+  nt = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, r, shape);
+  if (!nt || !mgopt_tensor_data(p, t)) return NULL;
+  for (i = 0; i < n; i++) {
+    if (mgopt_dtype_is_float((mgopt_dtype)t->dtype))
+      mgopt_tensor_set_f64(nt, i, mgopt_tensor_get_f64(t, i));
+    else
+      mgopt_tensor_set_i64(nt, i, mgopt_tensor_get_i64(t, i));
+  }
+  return mgopt_rw_const(rw, pos, name, nt);
+}
+
+/* lut (rank r) repeated rep[d] times along each dim d (np.repeat), new tensor. */
+static mgopt_tensor *mgopt__cql_repeat(mgopt_program *p, mgopt_tensor *lut, const int64_t *rep) {
+  int64_t shape[MGOPT_MAX_RANK], i;
+  int32_t d, r = lut->rank;
+  mgopt_tensor *o;
+  for (d = 0; d < r; d++) shape[d] = lut->shape[d] * rep[d];
+  o = mgopt_tensor_new(p, (mgopt_dtype)lut->dtype, r, shape);
+  if (!o || !mgopt_tensor_data(p, lut)) return NULL;
+  for (i = 0; i < o->numel; i++) {
+    int64_t rem = i, k = 0, stride = 1, src;
+    for (d = r - 1; d >= 0; d--) {
+      int64_t c = rem % shape[d];
+      rem /= shape[d];
+      k += (c / rep[d]) * stride;
+      stride *= lut->shape[d];
+    }
+    src = k;
+    if (mgopt_dtype_is_float((mgopt_dtype)lut->dtype))
+      mgopt_tensor_set_f64(o, i, mgopt_tensor_get_f64(lut, src));
+    else
+      mgopt_tensor_set_i64(o, i, mgopt_tensor_get_i64(lut, src));
+  }
+  return o;
+}
+
+/* 1 when op is an iOS18 lookup: no `shape` parameter, lut of rank indices' rank + 2. */
+static int mgopt__cql_is_lut18(const mgopt_op *op) {
+  mgopt_value *ix = mgopt_op_operand(op, "indices"), *lut = mgopt_op_operand(op, "lut");
+  return op->kind == MGOPT_OP_constexpr_lut_to_dense && op->nouts == 1 && ix && lut &&
+         !mgopt_op_attr(op, "shape") && mgopt_op_slot_index(op, "shape") < 0 && ix->type.rank >= 1 &&
+         lut->type.rank == ix->type.rank + 2 && mgopt_type_is_static(&lut->type) &&
+         mgopt_type_is_static(&ix->type);
+}
+
+/* The lookup op made from old lookup `like` (its vector_axis kept), reading indices and lut, before pos. */
+static mgopt_op *mgopt__cql_lookup(mgopt_rewriter *rw, mgopt_op *pos, const mgopt_op *like, mgopt_value *lut,
+                                   const char *name) {
+  static const char *const slots[2] = {"indices", "lut"};
+  mgopt_value *vals[2];
+  const mgopt_attr *va = mgopt_op_attr(like, "vector_axis");
+  mgopt_op *n;
+  vals[0] = mgopt_op_operand(like, "indices");
+  vals[1] = lut;
+  n = mgopt_rw_create(rw, pos, "constexpr_lut_to_dense", name, 2, slots, vals, 1);
+  if (n && va && mgopt_op_set_attr(n, va) != MGOPT_OK) {
+    mgopt__pu_erase_with_consts(rw, n);
+    return NULL;
+  }
+  return n;
+}
+
+static mgopt_op *mgopt__cql_shift(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *data, mgopt_value *scale,
+                                  mgopt_value *offset, const char *name) {
+  static const char *const slots[3] = {"data", "scale", "offset"};
+  mgopt_value *vals[3];
+  vals[0] = data;
+  vals[1] = scale;
+  vals[2] = offset;
+  return mgopt_rw_create(rw, pos, "constexpr_blockwise_shift_scale", name, offset ? 3 : 2, slots, vals, 1);
+}
+
+/* Ends the swap: made[0] feeds made[1], which stands for last; first goes
+   and made[0]'s output takes its name. */
+static int mgopt__cql_finish(mgopt_rewriter *rw, mgopt_op **made, mgopt_op *last, mgopt_op *first) {
+  const char *name = first->outs[0]->name;
+  if (!mgopt__pu_fuse_finish_named(rw, made, 2, last, &first, 1)) return 0;
+  if (name && !mgopt__pu_is_func_output(made[0]->outs[0])) mgopt__pu_rename(made[0]->outs[0], name);
+  return 1;
+}
+
+/* lut_to_dense -> blockwise_shift_scale becomes blockwise_shift_scale (of the palette) -> lut_to_dense. */
+static int mgopt__cql_dequant_first(mgopt_rewriter *rw, mgopt_op *lop) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *lut = mgopt_op_operand(lop, "lut"), *sv, *ov, *nlut, *nsc, *noff = NULL;
+  mgopt_op *sop, *made[2];
+  mgopt_tensor *sc, *lt;
+  int64_t shape[MGOPT_MAX_RANK], rep[MGOPT_MAX_RANK];
+  int32_t k, d, va = -1;
+  int repeat = 0;
+  const char *base;
+  if (!mgopt__cql_is_lut18(lop) || mgopt__pu_is_block_output(lop->outs[0])) return 0;
+  sop = mgopt__pu_single_user(lop->outs[0]);
+  if (!sop || sop->kind != MGOPT_OP_constexpr_blockwise_shift_scale || sop->nouts != 1 ||
+      mgopt_op_operand(sop, "data") != lop->outs[0])
+    return 0;
+  sv = mgopt_op_operand(sop, "scale");
+  ov = mgopt_op_operand(sop, "offset");
+  sc = sv ? mgopt_value_const(sv) : NULL;
+  k = lut->type.rank - 2;
+  if (!sc || sc->rank != k || (ov && !mgopt_value_const(ov))) return 0;
+  if (lut->type.dims[k + 1].v > 1) {
+    va = (int32_t)mgopt__pu_norm_axis(mgopt_op_get_int(lop, "vector_axis", 0), k);
+    if (va < 0 || sc->shape[va] != 1) return 0;
+  }
+  for (d = 0; d < k; d++) {
+    int64_t l = lut->type.dims[d].v, s = sc->shape[d];
+    rep[d] = 1;
+    if (s < 1 || l < 1) return 0;
+    if (s > l) {
+      if (s % l) return 0;
+      rep[d] = s / l;
+      repeat = 1;
+    } else if (l % s) {
+      return 0;
+    }
+    shape[d] = s;
+  }
+  rep[k] = rep[k + 1] = 1;
+  shape[k] = shape[k + 1] = 1;
+  base = mgopt__pu_value_name(lop->outs[0]);
+  nlut = lut;
+  if (repeat) {
+    lt = mgopt_value_const(lut);
+    if (!lt || !(lt = mgopt__cql_repeat(p, lt, rep))) return 0;
+    if (!(nlut = mgopt_rw_const(rw, lop, mgopt__pu_name2(p, base, "_lut"), lt))) return 0;
+  }
+  nsc = mgopt__cql_reshaped(rw, lop, sv, k + 2, shape, mgopt__pu_name2(p, base, "_scale"));
+  if (ov) noff = mgopt__cql_reshaped(rw, lop, ov, k + 2, shape, mgopt__pu_name2(p, base, "_offset"));
+  if (!nsc || (ov && !noff)) return 0;
+  made[0] = mgopt__cql_shift(rw, sop, nlut, nsc, noff, mgopt__pu_name2(p, base, "_dequantized"));
+  made[1] = made[0] ? mgopt__cql_lookup(rw, sop, lop, made[0]->outs[0], mgopt__pu_value_name(sop->outs[0])) : NULL;
+  if (!made[1]) {
+    if (made[0]) mgopt__pu_erase_with_consts(rw, made[0]);
+    return 0;
+  }
+  return mgopt__cql_finish(rw, made, sop, lop);
+}
+
+/* blockwise_shift_scale (of a palette, per tensor) -> lut_to_dense becomes lut_to_dense -> blockwise_shift_scale. */
+static int mgopt__cql_lut_first(mgopt_rewriter *rw, mgopt_op *sop) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *sv = mgopt_op_operand(sop, "scale"), *ov = mgopt_op_operand(sop, "offset"), *nsc, *noff = NULL;
+  mgopt_tensor *sc = sv ? mgopt_value_const(sv) : NULL;
+  mgopt_op *lop, *made[2];
+  int64_t shape[MGOPT_MAX_RANK];
+  int32_t k, d;
+  const char *base;
+  if (sop->nouts != 1 || !sc || sc->numel != 1 || (ov && !mgopt_value_const(ov))) return 0;
+  if (mgopt__pu_is_block_output(sop->outs[0])) return 0;
+  lop = mgopt__pu_single_user(sop->outs[0]);
+  if (!lop || !mgopt__cql_is_lut18(lop) || mgopt_op_operand(lop, "lut") != sop->outs[0]) return 0;
+  k = mgopt_op_operand(lop, "indices")->type.rank;
+  for (d = 0; d < k; d++) shape[d] = 1;
+  base = mgopt__pu_value_name(sop->outs[0]);
+  nsc = mgopt__cql_reshaped(rw, lop, sv, k, shape, mgopt__pu_name2(p, base, "_scale"));
+  if (ov) noff = mgopt__cql_reshaped(rw, lop, ov, k, shape, mgopt__pu_name2(p, base, "_offset"));
+  if (!nsc || (ov && !noff)) return 0;
+  made[0] = mgopt__cql_lookup(rw, lop, lop, mgopt_op_operand(sop, "data"), mgopt__pu_name2(p, base, "_lookup"));
+  made[1] = made[0] ? mgopt__cql_shift(rw, lop, made[0]->outs[0], nsc, noff, mgopt__pu_value_name(lop->outs[0]))
+                    : NULL;
+  if (!made[1]) {
+    if (made[0]) mgopt__pu_erase_with_consts(rw, made[0]);
+    return 0;
+  }
+  return mgopt__cql_finish(rw, made, lop, sop);
+}
+
+static int mgopt__cql_lut_root(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  return ((const mgopt__cql *)ud)->lut_first ? 0 : mgopt__cql_dequant_first(rw, op);
+}
+
+static int mgopt__cql_shift_root(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  return ((const mgopt__cql *)ud)->lut_first ? mgopt__cql_lut_first(rw, op) : 0;
+}
+
+static mgopt_status mgopt__cql_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat[2];
+  mgopt_pass_def pd;
+  mgopt__cql o;
+  const char *f = ctx->opts[0].s;
+  if (!f || strcmp(f, "dequant_first") == 0)
+    o.lut_first = 0;
+  else if (strcmp(f, "lut_first") == 0)
+    o.lut_first = 1;
+  else
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "order must be dequant_first or lut_first, not '%s'", f);
+  memset(pat, 0, sizeof pat);
+  pat[0].name = "lut_then_shift_scale";
+  pat[0].root_kind = MGOPT_OP_constexpr_lut_to_dense;
+  pat[0].benefit = 1;
+  pat[0].fn = mgopt__cql_lut_root;
+  pat[0].ud = &o;
+  pat[1].name = "shift_scale_then_lut";
+  pat[1].root_kind = MGOPT_OP_constexpr_blockwise_shift_scale;
+  pat[1].benefit = 1;
+  pat[1].fn = mgopt__cql_shift_root;
+  pat[1].ud = &o;
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = pat;
+  pd.npatterns = 2;
+  return mgopt__pass_run_patterns(ctx, &pd);
+}
+
+static const mgopt_opt_def mgopt__cql_opts[] = {
+    {"order", MGOPT_OPT_STRING, "dequant_first",
+     "dequant_first (shift_scale on the palette, then the lookup; before iOS26) or lut_first (iOS26)"},
+};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_pattern,
+                                "order a quantized palette's lookup and dequantization canonically",
+                                mgopt__cql_opts, mgopt__cql_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

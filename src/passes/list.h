@@ -93,6 +93,12 @@
   PASS(relay, peephole_dense_to_conv) \
   PASS(compression, linear_quantize_weights) \
   PASS(compression, palettize_weights) \
+  PASS(compression, dequantize_quantize_pair_elimination) \
+  PASS(compression, nullify_redundant_quantization_zero_point) \
+  PASS(compression, int_op_canonicalization) \
+  PASS(compression, dequantize_to_constexpr) \
+  PASS(compression, distributive_quantized_binary_op_scale_normalization) \
+  PASS(compression, canonicalize_quantized_lut_pattern) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
