@@ -122,6 +122,49 @@ MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt
    decline the run-time operands). 0 otherwise, NULL included. */
 MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
 
+/* ---------------------------------------------------------------- weight compression configuration
+
+   Which options each weight gets from a compression pass
+   (linear_quantize_weights, palettize_weights, prune_weights), like
+   coremltools' OptimizationConfig. Give it to mgopt_pipeline_run through
+   mgopt_pipeline_options.compress_config; the tool reads it from a text
+   file (mgopt --compress-config FILE, see the README).
+
+   A weight is a const the pass may compress (the pass's header says which).
+   Its rule, among the rules whose `pass` names the running pass (or is NULL
+   or ""), the last one that matches winning:
+     1. an OP_NAME rule whose key is the const's name;
+     2. else, for each op reading the const (through constexpr_* ops when it
+        feeds only those: the ops reading the first one), an OP_NAME rule
+        for that op's name, else an OP_TYPE rule for its type ("conv",
+        "linear", "matmul", "onnx::Gemm", ...), else the GLOBAL rule; every
+        reader must come to the same options text, else the weight is left
+        alone (a shared weight whose readers disagree).
+   The weight's options are then the pass's options from the pipeline string
+   (or their defaults) with the rule's options laid over them. A rule whose
+   options are NULL or "skip" leaves the weight alone. When no rule names
+   the pass at all the pipeline string's options are the global
+   configuration; when some do, a weight no rule matches is left alone (as
+   an OptimizationConfig without a global config). */
+typedef enum mgopt_compress_scope {
+  MGOPT_COMPRESS_GLOBAL = 0, /* every weight (key unused) */
+  MGOPT_COMPRESS_OP_TYPE,    /* weights read by ops of type key */
+  MGOPT_COMPRESS_OP_NAME     /* the const named key, or the weights read by the op named key */
+} mgopt_compress_scope;
+
+typedef struct mgopt_compress_rule {
+  const char *pass;    /* short pass name ("linear_quantize_weights"); NULL or "": every compression pass */
+  int32_t scope;       /* mgopt_compress_scope */
+  const char *key;     /* op type or name */
+  const char *options; /* "dtype=int4,granularity=per_block": the pass's option syntax without
+                          braces (a value may be quoted); NULL or "skip": leave these weights alone */
+} mgopt_compress_rule;
+
+typedef struct mgopt_compress_config {
+  const mgopt_compress_rule *rules;
+  int32_t nrules;
+} mgopt_compress_config;
+
 #ifdef __cplusplus
 }
 #endif
@@ -218,6 +261,7 @@ MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
   PASS(onnx, eliminate_output_identity) \
   PASS(onnx, resolve_reshape_shape) \
   PASS(onnx, fold_shape_chains) \
+  PASS(compression, linear_quantize_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -531,6 +575,58 @@ MGOPT__PRIVATE mgopt_value *mgopt__pu_cast_value(mgopt_program *p, mgopt_op *pos
 MGOPT__PRIVATE const char *mgopt__pu_converted_name(mgopt_program *p, const mgopt_value *v, mgopt_dtype dt);
 /* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
+
+/* ---- weight compression driver (passes/compress.c)
+   The common walk of linear_quantize_weights, palettize_weights and
+   prune_weights. mgopt__cw_run collects, in program order over every block
+   (nested ones included), the consts that are weights, then offers each to
+   the pass's callback with its own options and its channel axes.
+   A weight: a const op of dtype fp16, bf16, fp32, int8 or uint8; of rank >= 2,
+   or of any rank when its first reader is a constexpr_* op; at least 10
+   elements and more than its weight_threshold option (strictly); read by at
+   least one op (a const that is only a block output stays); its options
+   resolved through the mgopt_compress_config (see passes_api.h), all its
+   readers agreeing. A const read by a constexpr_* op is offered only to a
+   pass that sets `constexpr_readers` (joint compression), with `reader`
+   that op. Channel axes, over every reader (all must agree, else -1):
+   conv, linear and any other op: out 0, in 1; conv_transpose: out 1, in 0;
+   matmul y: out -1, in -2 (transpose_y: out -2, in -1); matmul x: out -2,
+   in -1 (transpose_x: out -1, in -2); a constexpr_* reader: the axes of the
+   ops reading its output. Axes are normalized into [0, rank); rank < 2 gives
+   -1 for both. */
+typedef struct mgopt__cw_weight {
+  mgopt_op *op;                /* the const op */
+  mgopt_tensor *t;             /* its value */
+  const mgopt_opt_value *opts; /* this weight's options, in the pass's option order */
+  int32_t out_axis, in_axis;   /* channel axes in [0, rank), -1 unknown */
+  mgopt_op *reader;            /* the first op reading the const */
+  int64_t numel;               /* t->numel */
+} mgopt__cw_weight;
+/* Compresses one weight: builds the replacement before w->op and hands it
+   to mgopt__cw_replace. Returns 1 when it did, 0 to leave the weight as it
+   is (nothing built is left behind), -1 when memory ran out, -2 for an
+   option value the pass does not take (diag set; the pass then fails with
+   MGOPT_ERR_INVALID_ARG). */
+typedef int (*mgopt__cw_fn)(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud);
+typedef struct mgopt__cw_pass {
+  const char *name;            /* short name, as in mgopt_compress_rule.pass */
+  const mgopt_opt_def *opts;   /* the pass's option defs (one must be weight_threshold) */
+  int32_t nopts;
+  int constexpr_readers;       /* offer consts read by constexpr_* ops too */
+  mgopt__cw_fn fn;
+  void *ud;
+} mgopt__cw_pass;
+/* Runs cp over ctx->program; adds the weights compressed to ctx->rewrites.
+   MGOPT_ERR_INVALID_ARG (diag set) for a configuration rule whose options
+   the pass does not take; MGOPT_ERR_NOMEM. */
+MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp);
+/* Every use of w's const reads v instead (v's producer sits before w->op;
+   v takes a function output's name), then the const is erased. v must have
+   the const's dtype and shape. */
+MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v);
+/* Erases op and then the consts feeding it that nothing else reads (backing
+   out of a replacement built before asking the target). */
+MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
@@ -8711,6 +8807,318 @@ MGOPT__PRIVATE int mgopt__pw_conv_set(mgopt_rewriter *rw, mgopt_op *conv, mgopt_
   }
   mgopt_rw_modified(rw, conv);
   return 1;
+}
+/* src/passes/compress.c — the weight compression driver: which consts are weights, their per-weight options and channel axes. */
+
+/* Reference: mil-passes.md §4.1 (AbstractCompressionPass, OptimizationConfig,
+   select_input_output_channel_axis). The walk first collects the weights of
+   every block, then offers them one by one, so a callback may build and
+   erase freely. Options of a rule are parsed per weight into arena memory
+   (a few bytes per weight). */
+
+#define MGOPT__CW_MAX_OPTS 16
+
+static int mgopt__cw_is_constexpr(const mgopt_op *op) {
+  return op && (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) != 0;
+}
+
+static int mgopt__cw_weight_dtype(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_INT8 ||
+         dt == MGOPT_DT_UINT8;
+}
+
+/* ---------------------------------------------------------------- channel axes */
+
+/* Axes (not normalized) of the operand in slot `slot` of reader op. */
+static void mgopt__cw_reader_axes(const mgopt_op *op, int32_t slot, int64_t *out, int64_t *in) {
+  const char *sn = slot >= 0 && slot < op->nslots ? op->slots[slot].name : "";
+  *out = 0;
+  *in = 1;
+  if (op->kind == MGOPT_OP_conv_transpose) {
+    *out = 1;
+    *in = 0;
+  } else if (op->kind == MGOPT_OP_matmul && strcmp(sn, "y") == 0) {
+    int t = mgopt_op_get_bool(op, "transpose_y", 0);
+    *out = t ? -2 : -1;
+    *in = t ? -1 : -2;
+  } else if (op->kind == MGOPT_OP_matmul && strcmp(sn, "x") == 0) {
+    int t = mgopt_op_get_bool(op, "transpose_x", 0);
+    *out = t ? -1 : -2;
+    *in = t ? -2 : -1;
+  }
+}
+
+/* Folds the axes every reader of v gives into *out / *in (normalized for
+   `rank`; -2 = nothing seen yet, -1 = disagreement). Depth-limited through
+   constexpr_* readers. */
+static void mgopt__cw_axes_of(const mgopt_value *v, int32_t rank, int32_t *out, int32_t *in, int depth) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next) {
+    int64_t o, i;
+    if (!u->op) continue;
+    if (mgopt__cw_is_constexpr(u->op) && depth < 8) {
+      int32_t k;
+      for (k = 0; k < u->op->nouts; k++) mgopt__cw_axes_of(u->op->outs[k], rank, out, in, depth + 1);
+      continue;
+    }
+    mgopt__cw_reader_axes(u->op, u->slot, &o, &i);
+    o = mgopt__pu_norm_axis(o, rank);
+    i = mgopt__pu_norm_axis(i, rank);
+    if (*out == -2) {
+      *out = (int32_t)o;
+      *in = (int32_t)i;
+    } else if (*out != (int32_t)o || *in != (int32_t)i) {
+      *out = *in = -1;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- configuration */
+
+static int mgopt__cw_rule_for_pass(const mgopt_compress_rule *r, const char *pass) {
+  return !r->pass || !r->pass[0] || strcmp(r->pass, pass) == 0 ||
+         (strncmp(r->pass, "common::", 8) == 0 && strcmp(r->pass + 8, pass) == 0);
+}
+
+/* The last rule for the pass of this scope and key (key NULL: GLOBAL), or NULL. */
+static const mgopt_compress_rule *mgopt__cw_find(const mgopt_compress_config *c, const char *pass, int32_t scope,
+                                                 const char *key) {
+  const mgopt_compress_rule *hit = NULL;
+  int32_t i;
+  for (i = 0; i < c->nrules; i++) {
+    const mgopt_compress_rule *r = &c->rules[i];
+    if (r->scope != scope || !mgopt__cw_rule_for_pass(r, pass)) continue;
+    if (scope != MGOPT_COMPRESS_GLOBAL && (!key || !r->key || strcmp(r->key, key) != 0)) continue;
+    hit = r;
+  }
+  return hit;
+}
+
+/* The rule of one reading op (name, type, global), NULL when none. */
+static const mgopt_compress_rule *mgopt__cw_op_rule(const mgopt_compress_config *c, const char *pass,
+                                                    const mgopt_op *op) {
+  const mgopt_compress_rule *r = op->name ? mgopt__cw_find(c, pass, MGOPT_COMPRESS_OP_NAME, op->name) : NULL;
+  if (!r) r = mgopt__cw_find(c, pass, MGOPT_COMPRESS_OP_TYPE, op->type);
+  if (!r) r = mgopt__cw_find(c, pass, MGOPT_COMPRESS_GLOBAL, NULL);
+  return r;
+}
+
+static const char *mgopt__cw_rule_text(const mgopt_compress_rule *r) {
+  return r && r->options && strcmp(r->options, "skip") != 0 ? r->options : NULL;
+}
+
+/* The ops whose configuration decides for const value v: its readers, or,
+   when every reader is constexpr_*, the readers of the first one. */
+static const mgopt_value *mgopt__cw_deciding_value(const mgopt_value *v) {
+  int depth;
+  for (depth = 0; depth < 8; depth++) {
+    const mgopt_use *u;
+    const mgopt_op *first = NULL;
+    int all = 1;
+    for (u = v->uses; u; u = u->next) {
+      if (!u->op) continue;
+      if (!first) first = u->op;
+      if (!mgopt__cw_is_constexpr(u->op)) all = 0;
+    }
+    if (!first || !all || first->nouts < 1) return v;
+    v = first->outs[first->nouts - 1];
+  }
+  return v;
+}
+
+/* Resolves the options text of weight value v: 1 and *text (NULL: no rule,
+   the pass's own options) when it is to be compressed, 0 when it is left alone. */
+static int mgopt__cw_resolve(const mgopt_compress_config *c, const char *pass, const mgopt_value *v,
+                             const char **text) {
+  const mgopt_compress_rule *r;
+  const mgopt_value *dv;
+  const mgopt_use *u;
+  int32_t i, any = 0, seen = 0;
+  *text = NULL;
+  if (!c || c->nrules <= 0) return 1;
+  for (i = 0; i < c->nrules; i++)
+    if (mgopt__cw_rule_for_pass(&c->rules[i], pass)) any = 1;
+  if (!any) return 1;
+  r = v->name ? mgopt__cw_find(c, pass, MGOPT_COMPRESS_OP_NAME, v->name) : NULL;
+  if (!r && v->def && v->def->name) r = mgopt__cw_find(c, pass, MGOPT_COMPRESS_OP_NAME, v->def->name);
+  if (r) {
+    *text = mgopt__cw_rule_text(r);
+    return *text != NULL;
+  }
+  dv = mgopt__cw_deciding_value(v);
+  for (u = dv->uses; u; u = u->next) {
+    const char *t;
+    if (!u->op) continue;
+    r = mgopt__cw_op_rule(c, pass, u->op);
+    t = mgopt__cw_rule_text(r);
+    if (!t) return 0; /* no rule, or skip: not compressed (and a disagreement with any other) */
+    if (seen && strcmp(t, *text) != 0) return 0;
+    *text = t;
+    seen = 1;
+  }
+  return seen;
+}
+
+/* Parses "name=value, ..." over vals (the pass's option order). 1 ok, 0 bad
+   text (diag set), -1 OOM. */
+static int mgopt__cw_parse(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp, const char *text, mgopt_opt_value *vals) {
+  const char *q = text;
+  for (;;) {
+    const char *on, *ov;
+    size_t onl, ovl;
+    int32_t i, oi = -1;
+    char tmp[128], *end;
+    while (*q == ' ' || *q == '\t') q++;
+    if (!*q) return 1;
+    on = q;
+    while (*q && *q != '=' && *q != ' ' && *q != '\t' && *q != ',') q++;
+    onl = (size_t)(q - on);
+    for (i = 0; i < cp->nopts; i++)
+      if (strlen(cp->opts[i].name) == onl && memcmp(cp->opts[i].name, on, onl) == 0) oi = i;
+    while (*q == ' ' || *q == '\t') q++;
+    if (oi < 0 || *q != '=') {
+      mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "%s: compression config: no option '%.*s' in \"%s\"",
+                     cp->name, (int)onl, on, text);
+      return 0;
+    }
+    q++;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q == '"') {
+      ov = ++q;
+      while (*q && *q != '"') q++;
+      ovl = (size_t)(q - ov);
+      if (*q) q++;
+    } else {
+      ov = q;
+      while (*q && *q != ',' && *q != ' ' && *q != '\t') q++;
+      ovl = (size_t)(q - ov);
+    }
+    if (ovl >= sizeof tmp) ovl = sizeof tmp - 1;
+    memcpy(tmp, ov, ovl);
+    tmp[ovl] = 0;
+    switch ((mgopt_opt_kind)cp->opts[oi].kind) {
+      case MGOPT_OPT_BOOL:
+        if (strcmp(tmp, "true") == 0 || strcmp(tmp, "1") == 0) vals[oi].i = 1;
+        else if (strcmp(tmp, "false") == 0 || strcmp(tmp, "0") == 0) vals[oi].i = 0;
+        else ovl = 0;
+        break;
+      case MGOPT_OPT_INT:
+        vals[oi].i = strtoll(tmp, &end, 10);
+        if (*end) ovl = 0;
+        break;
+      case MGOPT_OPT_FLOAT:
+        vals[oi].f = strtod(tmp, &end);
+        if (*end) ovl = 0;
+        break;
+      case MGOPT_OPT_STRING:
+        vals[oi].s = mgopt__dupz(ctx->program, tmp, strlen(tmp));
+        if (!vals[oi].s) return -1;
+        break;
+    }
+    if (!ovl) {
+      mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "%s: compression config: bad value for '%s' in \"%s\"",
+                     cp->name, cp->opts[oi].name, text);
+      return 0;
+    }
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q == ',') q++;
+  }
+}
+
+/* ---------------------------------------------------------------- the walk */
+
+typedef struct mgopt__cw_list {
+  mgopt_op **ops;
+  int64_t n, cap;
+} mgopt__cw_list;
+
+static int mgopt__cw_collect(mgopt_op *op, void *ud) {
+  mgopt__cw_list *l = (mgopt__cw_list *)ud;
+  if (op->kind != MGOPT_OP_const) return 0;
+  if (l->ops && l->n < l->cap) l->ops[l->n] = op;
+  l->n++;
+  return 0;
+}
+
+MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v) {
+  mgopt_value_replace_all_uses(w->op->outs[0], v);
+  mgopt_op_erase(w->op);
+}
+
+MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op) {
+  mgopt_op *feed[8];
+  int32_t nf = 0, s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def && v->def->kind == MGOPT_OP_const && nf < 8) feed[nf++] = v->def;
+    }
+  mgopt_op_erase(op);
+  for (k = 0; k < nf; k++)
+    if (!(feed[k]->flags & MGOPT_OP_ERASED) && feed[k]->outs[0]->nuses == 0) mgopt_op_erase(feed[k]);
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp) {
+  mgopt_program *p = ctx->program;
+  mgopt__cw_list l;
+  mgopt_opt_value vals[MGOPT__CW_MAX_OPTS];
+  int32_t thr = -1, i;
+  int64_t k;
+  MGOPT_ASSERT(cp->nopts <= MGOPT__CW_MAX_OPTS);
+  for (i = 0; i < cp->nopts; i++)
+    if (strcmp(cp->opts[i].name, "weight_threshold") == 0) thr = i;
+  memset(&l, 0, sizeof l);
+  mgopt_program_walk(p, mgopt__cw_collect, &l);
+  if (l.n == 0) return MGOPT_OK;
+  l.cap = l.n;
+  l.ops = (mgopt_op **)mgopt_program_alloc(p, (size_t)l.n * sizeof(mgopt_op *), 8);
+  if (!l.ops) return MGOPT_ERR_NOMEM;
+  l.n = 0;
+  mgopt_program_walk(p, mgopt__cw_collect, &l);
+  for (k = 0; k < l.n; k++) {
+    mgopt_op *op = l.ops[k];
+    mgopt_value *v = op->outs[0];
+    mgopt_tensor *t = mgopt_value_const(v);
+    const mgopt_use *u;
+    mgopt__cw_weight w;
+    const char *text;
+    int r;
+    if (!t || !mgopt__cw_weight_dtype((mgopt_dtype)t->dtype) || t->numel < 10) continue;
+    memset(&w, 0, sizeof w);
+    for (u = v->uses; u; u = u->next)
+      if (u->op) {
+        w.reader = u->op;
+        break;
+      }
+    if (!w.reader) continue; /* only a block output */
+    if (t->rank < 2 && !mgopt__cw_is_constexpr(w.reader)) continue;
+    if (!cp->constexpr_readers) {
+      int ce = 0;
+      for (u = v->uses; u; u = u->next)
+        if (u->op && mgopt__cw_is_constexpr(u->op)) ce = 1;
+      if (ce) continue;
+    }
+    if (!mgopt__cw_resolve(ctx->compress_config, cp->name, v, &text)) continue;
+    memcpy(vals, ctx->opts, (size_t)cp->nopts * sizeof vals[0]);
+    if (text) {
+      r = mgopt__cw_parse(ctx, cp, text, vals);
+      if (r < 0) return MGOPT_ERR_NOMEM;
+      if (r == 0) return MGOPT_ERR_INVALID_ARG;
+    }
+    if (thr >= 0 && !(t->numel > vals[thr].i)) continue;
+    w.op = op;
+    w.t = t;
+    w.opts = vals;
+    w.numel = t->numel;
+    w.out_axis = w.in_axis = -2;
+    if (t->rank >= 2) mgopt__cw_axes_of(v, t->rank, &w.out_axis, &w.in_axis, 0);
+    if (w.out_axis < 0 || w.in_axis < 0) w.out_axis = w.in_axis = -1;
+    r = cp->fn(ctx, &w, cp->ud);
+    if (r == -2) return MGOPT_ERR_INVALID_ARG;
+    if (r < 0 || p->status) return MGOPT_ERR_NOMEM;
+    ctx->rewrites += r;
+  }
+  return MGOPT_OK;
 }
 /* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -18489,6 +18897,336 @@ static mgopt_status mgopt__fsc_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS(onnx, onnx, fold_shape_chains,
                    "constant folding, opaque-op mapping and shape folding, repeated until shape computations settle",
                    mgopt__fsc_run);
+/* src/passes/compression/linear_quantize_weights.c — common::linear_quantize_weights: float weights stored as 8- or 4-bit integers with a scale (and zero point) per tensor, channel or block.
+
+   Spec: mil_graph_passes.txt, compression::linear_quantize_weights; reference mil-passes.md §2.5, §4.1, §4.2, §4.5.
+
+   Before (12 elements: at most weight_threshold, 2048 by default, so the
+   weight stays):
+     main(%x: (1, 4, fp32)) {
+       %w: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+       %y: (1, 3, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   After:
+     main(%x: (1, 4, fp32)) {
+       %w: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+       %y: (1, 3, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   With {mode=linear, dtype=int4, granularity=per_tensor, weight_threshold=0}
+   the weight becomes the reference's example [-2, -10, 6, -3] -> [-1, -8, 7, -2]:
+       %w_quantized_data: (3, 4, int4)* = const(val=[[-1, -8, 7, -2], [1, 1, 1, 1], [2, 3, 4, 5]])
+       %w_quantized_scale: (1, 1, fp32)* = const(val=[[1.0666667]])
+       %w_quantized_offset: (1, 1, int4)* = const(val=[[1]])
+       %w_quantized: (3, 4, fp32) = constexpr_blockwise_shift_scale(data=%w_quantized_data,
+                                      scale=%w_quantized_scale, offset=%w_quantized_offset)
+       %y: (1, 3, fp32) = linear(x=%x, weight=%w_quantized)
+
+   Options (defaults as the reference): mode linear_symmetric | linear;
+   dtype int8 | uint8 | int4 | uint4; granularity per_tensor | per_channel |
+   per_block; block_size 32 (per_block: blocks of that many elements along
+   the input axis, one per output channel); weight_threshold 2048 (a weight
+   is compressed when it has MORE elements). Per-weight options come from
+   the compression configuration (mgopt_compress_config).
+
+   Fires on: every weight the compression driver offers (passes/compress.c:
+   fp32 or fp16 const of rank >= 2, more than weight_threshold elements,
+   read by an op) whose values are all finite. The op emitted is the
+   reference's iOS18 form, constexpr_blockwise_shift_scale: it expresses
+   every granularity and dtype here. The reference emits
+   constexpr_affine_dequantize before iOS18 (8-bit, per tensor or channel
+   only); mgopt has no deployment target, and an ONNX writer takes both
+   (DequantizeLinear), so the one form is kept.
+   Must not fire: on integer, bf16 (the op's output dtype is fp16 or fp32)
+   or non-finite weights; per_channel / per_block when the readers do not
+   agree on the channel axes or the axis is unknown (an op the driver does
+   not know gives out 0, in 1); per_block when the input axis is not a
+   multiple of block_size; on consts read by constexpr_* ops; when the
+   program's target refuses the op (an ONNX opset below 13 for per-axis
+   scales, below 21 for blocks and 4-bit data).
+
+   Numeric contract (the reference's numpy float arithmetic, in the weight's
+   dtype): per block, lo/hi = min/max; linear_symmetric: R = max(|lo|, |hi|),
+   vmin = -R, vmax = R; linear: vmin = min(0, lo), vmax = max(0, hi); integer
+   range [qmin, qmax] of the dtype, with qmin = -(2^(n-1) - 1) for signed
+   and qmax = 2^n - 2 for unsigned in linear_symmetric. scale = (vmax -
+   vmin) / (qmax - qmin), each operation rounded to the weight's dtype (fp32:
+   float; fp16: to nearest even fp16). q = round_half_even(w / scale) (the
+   quotient rounded to the weight's dtype), then zero point added and
+   clipped: q = clip(q + zp, qmin, qmax). zp: none for signed
+   linear_symmetric; qmax / 2 (127, 7) for unsigned linear_symmetric;
+   linear: clip(round_half_even((qmin*vmax - qmax*vmin) / (vmax - vmin)),
+   qmin, qmax). A block of zeros (vmax == vmin == 0, where the reference
+   divides by zero) gets scale 1 and q = zp (zp = qmin in linear mode), so it
+   decompresses to zeros. A scale that underflows to 0 for a nonzero block
+   leaves the weight alone. scale is stored in the weight's dtype with the
+   weight's rank (1 on every axis not blocked); the zero point, when there
+   is one, as `offset` of the data's dtype and the scale's shape.
+   Decompression: scale * (q - zp), at the scale's dtype.
+
+   Cost: two passes over each weight (min/max, then quantize), contiguous
+   runs with vectorizable inner loops for fp32; O(numel). */
+
+static mgopt_opt_def const mgopt__lq_opts[5] = {
+    {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
+    {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4"},
+    {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block"},
+    {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis"},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"}};
+
+enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD };
+
+typedef struct mgopt__lq_cfg {
+  int linear;        /* mode linear (else linear_symmetric) */
+  mgopt_dtype qdt;   /* int8, uint8, int4, uint4 */
+  int gran;          /* 0 per_tensor, 1 per_channel, 2 per_block */
+  int64_t block;
+  int64_t qmin, qmax;
+  int has_zp;
+} mgopt__lq_cfg;
+
+/* Reads the options; 0 with diag set when one is not valid. */
+static int mgopt__lq_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgopt__lq_cfg *c) {
+  const char *mode = o[MGOPT__LQ_MODE].s, *dt = o[MGOPT__LQ_DTYPE].s, *g = o[MGOPT__LQ_GRAN].s;
+  int bits, sgn;
+  memset(c, 0, sizeof *c);
+  if (strcmp(mode, "linear_symmetric") == 0) c->linear = 0;
+  else if (strcmp(mode, "linear") == 0) c->linear = 1;
+  else return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: unknown mode '%s'", mode), 0;
+  if (strcmp(dt, "int8") == 0) c->qdt = MGOPT_DT_INT8;
+  else if (strcmp(dt, "uint8") == 0) c->qdt = MGOPT_DT_UINT8;
+  else if (strcmp(dt, "int4") == 0) c->qdt = MGOPT_DT_INT4;
+  else if (strcmp(dt, "uint4") == 0) c->qdt = MGOPT_DT_UINT4;
+  else return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: unknown dtype '%s'", dt), 0;
+  if (strcmp(g, "per_tensor") == 0) c->gran = 0;
+  else if (strcmp(g, "per_channel") == 0) c->gran = 1;
+  else if (strcmp(g, "per_block") == 0) c->gran = 2;
+  else
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: unknown granularity '%s'", g), 0;
+  c->block = o[MGOPT__LQ_BLOCK].i;
+  if (c->gran == 2 && c->block <= 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: block_size must be > 0"), 0;
+  if (o[MGOPT__LQ_THRESHOLD].i < 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: weight_threshold must be >= 0"), 0;
+  bits = c->qdt == MGOPT_DT_INT4 || c->qdt == MGOPT_DT_UINT4 ? 4 : 8;
+  sgn = c->qdt == MGOPT_DT_INT4 || c->qdt == MGOPT_DT_INT8;
+  if (sgn) {
+    c->qmin = -((int64_t)1 << (bits - 1));
+    c->qmax = ((int64_t)1 << (bits - 1)) - 1;
+    if (!c->linear) c->qmin = -c->qmax;
+  } else {
+    c->qmin = 0;
+    c->qmax = ((int64_t)1 << bits) - 1;
+    if (!c->linear) c->qmax -= 1;
+  }
+  c->has_zp = c->linear || !sgn;
+  return 1;
+}
+
+/* x rounded to the weight's dtype (fp32 or fp16). */
+static double mgopt__lq_rnd(mgopt_dtype dt, double x) {
+  return dt == MGOPT_DT_FP32 ? (double)(float)x : mgopt__pw_round(dt, x);
+}
+
+static double mgopt__lq_rne(double x) {
+  double f = floor(x), d = x - f;
+  if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0)) f += 1.0;
+  return f;
+}
+
+/* fp32 quotients to integers, rounding half to even, clipped: the hot loop. */
+static void mgopt__lq_run_f32(const float *x, int64_t n, float s, float zp, float lo, float hi, uint8_t *q) {
+  int64_t i;
+  for (i = 0; i < n; i++) {
+    float y = x[i] / s;
+    float r = (y + 12582912.0f) - 12582912.0f; /* round half to even for |y| < 2^22 */
+    r += zp;
+    r = r < lo ? lo : r;
+    r = r > hi ? hi : r;
+    q[i] = (uint8_t)(int32_t)r; /* two's complement byte for the signed dtypes */
+  }
+}
+
+static void mgopt__lq_minmax_f32(const float *x, int64_t n, float *mn, float *mx, int *bad) {
+  float a = *mn, b = *mx;
+  int nan = 0;
+  int64_t i;
+  for (i = 0; i < n; i++) {
+    float v = x[i];
+    a = v < a ? v : a;
+    b = v > b ? v : b;
+    nan |= v != v;
+  }
+  *mn = a;
+  *mx = b;
+  *bad |= nan;
+}
+
+static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt_tensor *t = w->t, *qt, *st, *zt = NULL;
+  mgopt_dtype wdt = (mgopt_dtype)t->dtype;
+  mgopt__lq_cfg c;
+  int64_t bs[MGOPT_MAX_RANK], sshape[MGOPT_MAX_RANK], sstride[MGOPT_MAX_RANK], m[MGOPT_MAX_RANK];
+  int64_t nblk = 1, run, nruns, inner = 1, r, k, i, n = t->numel;
+  int32_t rank = t->rank, d, last = -1;
+  int64_t *bidx;
+  float *mn, *mx, *sc, *zp, *buf = NULL;
+  uint8_t *q;
+  const float *xf;
+  int bad = 0;
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_value *vals[3];
+  const char *slots[3] = {"data", "scale", "offset"};
+  mgopt_op *ce;
+  (void)ud;
+  if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16) return 0;
+  if (!mgopt__lq_config(ctx, w->opts, &c)) return -2;
+  for (d = 0; d < rank; d++) bs[d] = 0;
+  if (c.gran >= 1) {
+    if (w->out_axis < 0) return 0;
+    bs[w->out_axis] = 1;
+  }
+  if (c.gran == 2) {
+    if (w->in_axis < 0 || t->shape[w->in_axis] % c.block != 0) return 0;
+    bs[w->in_axis] = c.block;
+  }
+  for (d = 0; d < rank; d++) {
+    sshape[d] = bs[d] > 0 ? t->shape[d] / bs[d] : 1;
+    nblk *= sshape[d];
+    if (bs[d] > 0) last = d;
+  }
+  for (d = rank - 1, k = 1; d >= 0; d--) {
+    sstride[d] = k;
+    k *= sshape[d];
+  }
+  for (d = last + 1; d < rank; d++) inner *= t->shape[d];
+  run = last >= 0 ? bs[last] * inner : n;
+  nruns = run > 0 ? n / run : 0;
+  if (n == 0 || nruns == 0) return 0;
+  /* the block of each run: an odometer over axes [0, last] (axis last in steps of its block) */
+  bidx = (int64_t *)mgopt_program_alloc(p, (size_t)nruns * sizeof(int64_t), 8);
+  mn = (float *)mgopt_program_alloc(p, (size_t)nblk * 4 * sizeof(float), 8);
+  q = (uint8_t *)mgopt_program_alloc(p, (size_t)n, 64);
+  if (!bidx || !mn || !q) return -1;
+  mx = mn + nblk;
+  sc = mx + nblk;
+  zp = sc + nblk;
+  for (d = 0; d <= last; d++) m[d] = 0;
+  for (r = 0; r < nruns; r++) {
+    int64_t b = 0;
+    for (d = 0; d <= last; d++)
+      if (bs[d] > 0) b += (d == last ? m[d] : m[d] / bs[d]) * sstride[d];
+    bidx[r] = b;
+    for (d = last; d >= 0; d--) {
+      int64_t lim = d == last ? t->shape[d] / bs[d] : t->shape[d];
+      if (++m[d] < lim) break;
+      m[d] = 0;
+    }
+  }
+  if (wdt == MGOPT_DT_FP32) {
+    xf = (const float *)mgopt_tensor_data(p, t);
+  } else {
+    const uint16_t *h = (const uint16_t *)mgopt_tensor_data(p, t);
+    buf = (float *)mgopt_program_alloc(p, (size_t)n * sizeof(float), 64);
+    if (!buf || !h) return -1;
+    for (i = 0; i < n; i++) buf[i] = mgopt_f16_to_f32(h[i]);
+    xf = buf;
+  }
+  if (!xf) return -1;
+  for (k = 0; k < nblk; k++) {
+    mn[k] = HUGE_VALF;
+    mx[k] = -HUGE_VALF;
+  }
+  for (r = 0; r < nruns; r++) mgopt__lq_minmax_f32(xf + r * run, run, &mn[bidx[r]], &mx[bidx[r]], &bad);
+  if (bad) return 0;
+  for (k = 0; k < nblk; k++) {
+    double lo = mn[k], hi = mx[k], vmin, vmax, s;
+    if (lo == -HUGE_VAL || hi == HUGE_VAL) return 0; /* an infinite weight */
+    if (c.linear) {
+      vmin = lo < 0 ? lo : 0;
+      vmax = hi > 0 ? hi : 0;
+    } else {
+      double R = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+      vmin = -R;
+      vmax = R;
+    }
+    if (vmax == vmin) { /* a block of zeros */
+      sc[k] = 1.0f;
+      zp[k] = (float)(c.linear ? c.qmin : c.has_zp ? c.qmax / 2 : 0);
+      continue;
+    }
+    s = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, vmax - vmin) / (double)(c.qmax - c.qmin));
+    if (!(s > 0) || s == HUGE_VAL) return 0;
+    sc[k] = (float)s;
+    if (c.linear) {
+      double num = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, (double)c.qmin * vmax) - mgopt__lq_rnd(wdt, (double)c.qmax * vmin));
+      double z = mgopt__lq_rne(mgopt__lq_rnd(wdt, num / mgopt__lq_rnd(wdt, vmax - vmin)));
+      zp[k] = (float)(z < (double)c.qmin ? (double)c.qmin : z > (double)c.qmax ? (double)c.qmax : z);
+    } else {
+      zp[k] = (float)(c.has_zp ? c.qmax / 2 : 0);
+    }
+  }
+  for (r = 0; r < nruns; r++) {
+    int64_t b = bidx[r];
+    const float *x = xf + r * run;
+    uint8_t *o = q + r * run;
+    if (wdt == MGOPT_DT_FP32) {
+      mgopt__lq_run_f32(x, run, sc[b], zp[b], (float)c.qmin, (float)c.qmax, o);
+    } else {
+      for (i = 0; i < run; i++) {
+        double y = mgopt__lq_rne(mgopt__lq_rnd(wdt, (double)x[i] / (double)sc[b])) + zp[b];
+        o[i] = (uint8_t)(y < (double)c.qmin ? c.qmin : y > (double)c.qmax ? c.qmax : (int64_t)y);
+      }
+    }
+  }
+  /* the tensors */
+  qt = mgopt_tensor_new(p, c.qdt, rank, t->shape);
+  st = mgopt_tensor_new(p, wdt, rank, sshape);
+  if (c.has_zp) zt = mgopt_tensor_new(p, c.qdt, rank, sshape);
+  if (!qt || !st || (c.has_zp && !zt)) return -1;
+  if (c.qdt == MGOPT_DT_INT8 || c.qdt == MGOPT_DT_UINT8) {
+    uint8_t *o = (uint8_t *)qt->data;
+    memcpy(o, q, (size_t)n);
+  } else {
+    uint8_t *o = (uint8_t *)qt->data;
+    for (i = 0; i + 1 < n; i += 2) o[i / 2] = (uint8_t)((q[i] & 15u) | ((q[i + 1] & 15u) << 4));
+    if (n & 1) o[n / 2] = (uint8_t)(q[n - 1] & 15u);
+  }
+  for (k = 0; k < nblk; k++) {
+    mgopt_tensor_set_f64(st, k, (double)sc[k]);
+    if (zt) mgopt_tensor_set_i64(zt, k, (int64_t)zp[k]);
+  }
+  vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_data"), qt);
+  vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_scale"), st);
+  vals[2] = zt ? mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_offset"), zt) : NULL;
+  if (!vals[0] || !vals[1] || (zt && !vals[2])) return -1;
+  ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_blockwise_shift_scale",
+                      mgopt__pu_name2(p, base, "_quantized"), zt ? 3 : 2, slots, vals, 1);
+  if (!ce) return -1;
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt__cw_unbuild(ce);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
+static mgopt_status mgopt__lq_run(mgopt_pass_ctx *ctx) {
+  mgopt__lq_cfg c;
+  mgopt__cw_pass cp;
+  if (!mgopt__lq_config(ctx, ctx->opts, &c)) return MGOPT_ERR_INVALID_ARG;
+  memset(&cp, 0, sizeof cp);
+  cp.name = "linear_quantize_weights";
+  cp.opts = mgopt__lq_opts;
+  cp.nopts = MGOPT__ARRAY_COUNT(mgopt__lq_opts);
+  cp.fn = mgopt__lq_fn;
+  return mgopt__cw_run(ctx, &cp);
+}
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
+                                "float weights stored as int8/uint8/int4/uint4 with scales (constexpr_blockwise_shift_scale)",
+                                mgopt__lq_opts, mgopt__lq_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

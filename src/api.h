@@ -904,6 +904,8 @@ typedef struct mgopt_opt_value {
   const char *s; /* STRING (NUL-terminated, valid during the run) */
 } mgopt_opt_value;
 
+struct mgopt_compress_config; /* mgopt_passes.h */
+
 typedef struct mgopt_pass_ctx {
   mgopt_program *program;
   const mgopt_opt_value *opts;   /* in the order of the pass's option defs */
@@ -911,6 +913,9 @@ typedef struct mgopt_pass_ctx {
   int64_t rewrites;              /* the pass adds what it changed */
   mgopt_fold_fn fold;            /* the folding kernels in use (may be NULL) */
   void *fold_ud;
+  /* per-weight options of the compression passes (mgopt_passes.h), from
+     mgopt_pipeline_options; NULL: the pass's options hold for every weight */
+  const struct mgopt_compress_config *compress_config;
 } mgopt_pass_ctx;
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
@@ -981,6 +986,9 @@ typedef struct mgopt_pipeline_options {
   mgopt_pass_report *reports;   /* caller's array for one report per pass run (NULL = none) */
   int32_t reports_cap;          /* its length: later passes are not reported */
   int32_t *nreports;            /* when set, receives the number of reports written */
+  /* per-weight options for the compression passes (mgopt_compress_config in
+     mgopt_passes.h); NULL = none */
+  const struct mgopt_compress_config *compress_config;
 } mgopt_pipeline_options;
 
 /* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,

@@ -120,6 +120,49 @@ MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt
    decline the run-time operands). 0 otherwise, NULL included. */
 MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
 
+/* ---------------------------------------------------------------- weight compression configuration
+
+   Which options each weight gets from a compression pass
+   (linear_quantize_weights, palettize_weights, prune_weights), like
+   coremltools' OptimizationConfig. Give it to mgopt_pipeline_run through
+   mgopt_pipeline_options.compress_config; the tool reads it from a text
+   file (mgopt --compress-config FILE, see the README).
+
+   A weight is a const the pass may compress (the pass's header says which).
+   Its rule, among the rules whose `pass` names the running pass (or is NULL
+   or ""), the last one that matches winning:
+     1. an OP_NAME rule whose key is the const's name;
+     2. else, for each op reading the const (through constexpr_* ops when it
+        feeds only those: the ops reading the first one), an OP_NAME rule
+        for that op's name, else an OP_TYPE rule for its type ("conv",
+        "linear", "matmul", "onnx::Gemm", ...), else the GLOBAL rule; every
+        reader must come to the same options text, else the weight is left
+        alone (a shared weight whose readers disagree).
+   The weight's options are then the pass's options from the pipeline string
+   (or their defaults) with the rule's options laid over them. A rule whose
+   options are NULL or "skip" leaves the weight alone. When no rule names
+   the pass at all the pipeline string's options are the global
+   configuration; when some do, a weight no rule matches is left alone (as
+   an OptimizationConfig without a global config). */
+typedef enum mgopt_compress_scope {
+  MGOPT_COMPRESS_GLOBAL = 0, /* every weight (key unused) */
+  MGOPT_COMPRESS_OP_TYPE,    /* weights read by ops of type key */
+  MGOPT_COMPRESS_OP_NAME     /* the const named key, or the weights read by the op named key */
+} mgopt_compress_scope;
+
+typedef struct mgopt_compress_rule {
+  const char *pass;    /* short pass name ("linear_quantize_weights"); NULL or "": every compression pass */
+  int32_t scope;       /* mgopt_compress_scope */
+  const char *key;     /* op type or name */
+  const char *options; /* "dtype=int4,granularity=per_block": the pass's option syntax without
+                          braces (a value may be quoted); NULL or "skip": leave these weights alone */
+} mgopt_compress_rule;
+
+typedef struct mgopt_compress_config {
+  const mgopt_compress_rule *rules;
+  int32_t nrules;
+} mgopt_compress_config;
+
 #ifdef __cplusplus
 }
 #endif

@@ -312,4 +312,56 @@ MGOPT__PRIVATE const char *mgopt__pu_converted_name(mgopt_program *p, const mgop
 /* A detached copy of op: same type, operands, attributes and output count (no nested blocks). */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op);
 
+/* ---- weight compression driver (passes/compress.c)
+   The common walk of linear_quantize_weights, palettize_weights and
+   prune_weights. mgopt__cw_run collects, in program order over every block
+   (nested ones included), the consts that are weights, then offers each to
+   the pass's callback with its own options and its channel axes.
+   A weight: a const op of dtype fp16, bf16, fp32, int8 or uint8; of rank >= 2,
+   or of any rank when its first reader is a constexpr_* op; at least 10
+   elements and more than its weight_threshold option (strictly); read by at
+   least one op (a const that is only a block output stays); its options
+   resolved through the mgopt_compress_config (see passes_api.h), all its
+   readers agreeing. A const read by a constexpr_* op is offered only to a
+   pass that sets `constexpr_readers` (joint compression), with `reader`
+   that op. Channel axes, over every reader (all must agree, else -1):
+   conv, linear and any other op: out 0, in 1; conv_transpose: out 1, in 0;
+   matmul y: out -1, in -2 (transpose_y: out -2, in -1); matmul x: out -2,
+   in -1 (transpose_x: out -1, in -2); a constexpr_* reader: the axes of the
+   ops reading its output. Axes are normalized into [0, rank); rank < 2 gives
+   -1 for both. */
+typedef struct mgopt__cw_weight {
+  mgopt_op *op;                /* the const op */
+  mgopt_tensor *t;             /* its value */
+  const mgopt_opt_value *opts; /* this weight's options, in the pass's option order */
+  int32_t out_axis, in_axis;   /* channel axes in [0, rank), -1 unknown */
+  mgopt_op *reader;            /* the first op reading the const */
+  int64_t numel;               /* t->numel */
+} mgopt__cw_weight;
+/* Compresses one weight: builds the replacement before w->op and hands it
+   to mgopt__cw_replace. Returns 1 when it did, 0 to leave the weight as it
+   is (nothing built is left behind), -1 when memory ran out, -2 for an
+   option value the pass does not take (diag set; the pass then fails with
+   MGOPT_ERR_INVALID_ARG). */
+typedef int (*mgopt__cw_fn)(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud);
+typedef struct mgopt__cw_pass {
+  const char *name;            /* short name, as in mgopt_compress_rule.pass */
+  const mgopt_opt_def *opts;   /* the pass's option defs (one must be weight_threshold) */
+  int32_t nopts;
+  int constexpr_readers;       /* offer consts read by constexpr_* ops too */
+  mgopt__cw_fn fn;
+  void *ud;
+} mgopt__cw_pass;
+/* Runs cp over ctx->program; adds the weights compressed to ctx->rewrites.
+   MGOPT_ERR_INVALID_ARG (diag set) for a configuration rule whose options
+   the pass does not take; MGOPT_ERR_NOMEM. */
+MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp);
+/* Every use of w's const reads v instead (v's producer sits before w->op;
+   v takes a function output's name), then the const is erased. v must have
+   the const's dtype and shape. */
+MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v);
+/* Erases op and then the consts feeding it that nothing else reads (backing
+   out of a replacement built before asking the target). */
+MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
+
 #endif /* MGOPT__PASSES_INTERNAL_H */

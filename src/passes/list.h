@@ -86,6 +86,7 @@
   PASS(onnx, eliminate_output_identity) \
   PASS(onnx, resolve_reshape_shape) \
   PASS(onnx, fold_shape_chains) \
+  PASS(compression, linear_quantize_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

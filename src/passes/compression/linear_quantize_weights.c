@@ -1,0 +1,331 @@
+/* src/passes/compression/linear_quantize_weights.c — common::linear_quantize_weights: float weights stored as 8- or 4-bit integers with a scale (and zero point) per tensor, channel or block.
+
+   Spec: mil_graph_passes.txt, compression::linear_quantize_weights; reference mil-passes.md §2.5, §4.1, §4.2, §4.5.
+
+   Before (12 elements: at most weight_threshold, 2048 by default, so the
+   weight stays):
+     main(%x: (1, 4, fp32)) {
+       %w: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+       %y: (1, 3, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   After:
+     main(%x: (1, 4, fp32)) {
+       %w: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+       %y: (1, 3, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   With {mode=linear, dtype=int4, granularity=per_tensor, weight_threshold=0}
+   the weight becomes the reference's example [-2, -10, 6, -3] -> [-1, -8, 7, -2]:
+       %w_quantized_data: (3, 4, int4)* = const(val=[[-1, -8, 7, -2], [1, 1, 1, 1], [2, 3, 4, 5]])
+       %w_quantized_scale: (1, 1, fp32)* = const(val=[[1.0666667]])
+       %w_quantized_offset: (1, 1, int4)* = const(val=[[1]])
+       %w_quantized: (3, 4, fp32) = constexpr_blockwise_shift_scale(data=%w_quantized_data,
+                                      scale=%w_quantized_scale, offset=%w_quantized_offset)
+       %y: (1, 3, fp32) = linear(x=%x, weight=%w_quantized)
+
+   Options (defaults as the reference): mode linear_symmetric | linear;
+   dtype int8 | uint8 | int4 | uint4; granularity per_tensor | per_channel |
+   per_block; block_size 32 (per_block: blocks of that many elements along
+   the input axis, one per output channel); weight_threshold 2048 (a weight
+   is compressed when it has MORE elements). Per-weight options come from
+   the compression configuration (mgopt_compress_config).
+
+   Fires on: every weight the compression driver offers (passes/compress.c:
+   fp32 or fp16 const of rank >= 2, more than weight_threshold elements,
+   read by an op) whose values are all finite. The op emitted is the
+   reference's iOS18 form, constexpr_blockwise_shift_scale: it expresses
+   every granularity and dtype here. The reference emits
+   constexpr_affine_dequantize before iOS18 (8-bit, per tensor or channel
+   only); mgopt has no deployment target, and an ONNX writer takes both
+   (DequantizeLinear), so the one form is kept.
+   Must not fire: on integer, bf16 (the op's output dtype is fp16 or fp32)
+   or non-finite weights; per_channel / per_block when the readers do not
+   agree on the channel axes or the axis is unknown (an op the driver does
+   not know gives out 0, in 1); per_block when the input axis is not a
+   multiple of block_size; on consts read by constexpr_* ops; when the
+   program's target refuses the op (an ONNX opset below 13 for per-axis
+   scales, below 21 for blocks and 4-bit data).
+
+   Numeric contract (the reference's numpy float arithmetic, in the weight's
+   dtype): per block, lo/hi = min/max; linear_symmetric: R = max(|lo|, |hi|),
+   vmin = -R, vmax = R; linear: vmin = min(0, lo), vmax = max(0, hi); integer
+   range [qmin, qmax] of the dtype, with qmin = -(2^(n-1) - 1) for signed
+   and qmax = 2^n - 2 for unsigned in linear_symmetric. scale = (vmax -
+   vmin) / (qmax - qmin), each operation rounded to the weight's dtype (fp32:
+   float; fp16: to nearest even fp16). q = round_half_even(w / scale) (the
+   quotient rounded to the weight's dtype), then zero point added and
+   clipped: q = clip(q + zp, qmin, qmax). zp: none for signed
+   linear_symmetric; qmax / 2 (127, 7) for unsigned linear_symmetric;
+   linear: clip(round_half_even((qmin*vmax - qmax*vmin) / (vmax - vmin)),
+   qmin, qmax). A block of zeros (vmax == vmin == 0, where the reference
+   divides by zero) gets scale 1 and q = zp (zp = qmin in linear mode), so it
+   decompresses to zeros. A scale that underflows to 0 for a nonzero block
+   leaves the weight alone. scale is stored in the weight's dtype with the
+   weight's rank (1 on every axis not blocked); the zero point, when there
+   is one, as `offset` of the data's dtype and the scale's shape.
+   Decompression: scale * (q - zp), at the scale's dtype.
+
+   Cost: two passes over each weight (min/max, then quantize), contiguous
+   runs with vectorizable inner loops for fp32; O(numel). */
+#include "../../passes_internal.h"
+
+static mgopt_opt_def const mgopt__lq_opts[5] = {
+    {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
+    {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4"},
+    {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block"},
+    {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis"},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"}};
+
+enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD };
+
+typedef struct mgopt__lq_cfg {
+  int linear;        /* mode linear (else linear_symmetric) */
+  mgopt_dtype qdt;   /* int8, uint8, int4, uint4 */
+  int gran;          /* 0 per_tensor, 1 per_channel, 2 per_block */
+  int64_t block;
+  int64_t qmin, qmax;
+  int has_zp;
+} mgopt__lq_cfg;
+
+/* Reads the options; 0 with diag set when one is not valid. */
+static int mgopt__lq_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgopt__lq_cfg *c) {
+  const char *mode = o[MGOPT__LQ_MODE].s, *dt = o[MGOPT__LQ_DTYPE].s, *g = o[MGOPT__LQ_GRAN].s;
+  int bits, sgn;
+  memset(c, 0, sizeof *c);
+  if (strcmp(mode, "linear_symmetric") == 0) c->linear = 0;
+  else if (strcmp(mode, "linear") == 0) c->linear = 1;
+  else return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: unknown mode '%s'", mode), 0;
+  if (strcmp(dt, "int8") == 0) c->qdt = MGOPT_DT_INT8;
+  else if (strcmp(dt, "uint8") == 0) c->qdt = MGOPT_DT_UINT8;
+  else if (strcmp(dt, "int4") == 0) c->qdt = MGOPT_DT_INT4;
+  else if (strcmp(dt, "uint4") == 0) c->qdt = MGOPT_DT_UINT4;
+  else return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: unknown dtype '%s'", dt), 0;
+  if (strcmp(g, "per_tensor") == 0) c->gran = 0;
+  else if (strcmp(g, "per_channel") == 0) c->gran = 1;
+  else if (strcmp(g, "per_block") == 0) c->gran = 2;
+  else
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: unknown granularity '%s'", g), 0;
+  c->block = o[MGOPT__LQ_BLOCK].i;
+  if (c->gran == 2 && c->block <= 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: block_size must be > 0"), 0;
+  if (o[MGOPT__LQ_THRESHOLD].i < 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "linear_quantize_weights: weight_threshold must be >= 0"), 0;
+  bits = c->qdt == MGOPT_DT_INT4 || c->qdt == MGOPT_DT_UINT4 ? 4 : 8;
+  sgn = c->qdt == MGOPT_DT_INT4 || c->qdt == MGOPT_DT_INT8;
+  if (sgn) {
+    c->qmin = -((int64_t)1 << (bits - 1));
+    c->qmax = ((int64_t)1 << (bits - 1)) - 1;
+    if (!c->linear) c->qmin = -c->qmax;
+  } else {
+    c->qmin = 0;
+    c->qmax = ((int64_t)1 << bits) - 1;
+    if (!c->linear) c->qmax -= 1;
+  }
+  c->has_zp = c->linear || !sgn;
+  return 1;
+}
+
+/* x rounded to the weight's dtype (fp32 or fp16). */
+static double mgopt__lq_rnd(mgopt_dtype dt, double x) {
+  return dt == MGOPT_DT_FP32 ? (double)(float)x : mgopt__pw_round(dt, x);
+}
+
+static double mgopt__lq_rne(double x) {
+  double f = floor(x), d = x - f;
+  if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0)) f += 1.0;
+  return f;
+}
+
+/* fp32 quotients to integers, rounding half to even, clipped: the hot loop. */
+static void mgopt__lq_run_f32(const float *x, int64_t n, float s, float zp, float lo, float hi, uint8_t *q) {
+  int64_t i;
+  for (i = 0; i < n; i++) {
+    float y = x[i] / s;
+    float r = (y + 12582912.0f) - 12582912.0f; /* round half to even for |y| < 2^22 */
+    r += zp;
+    r = r < lo ? lo : r;
+    r = r > hi ? hi : r;
+    q[i] = (uint8_t)(int32_t)r; /* two's complement byte for the signed dtypes */
+  }
+}
+
+static void mgopt__lq_minmax_f32(const float *x, int64_t n, float *mn, float *mx, int *bad) {
+  float a = *mn, b = *mx;
+  int nan = 0;
+  int64_t i;
+  for (i = 0; i < n; i++) {
+    float v = x[i];
+    a = v < a ? v : a;
+    b = v > b ? v : b;
+    nan |= v != v;
+  }
+  *mn = a;
+  *mx = b;
+  *bad |= nan;
+}
+
+static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt_tensor *t = w->t, *qt, *st, *zt = NULL;
+  mgopt_dtype wdt = (mgopt_dtype)t->dtype;
+  mgopt__lq_cfg c;
+  int64_t bs[MGOPT_MAX_RANK], sshape[MGOPT_MAX_RANK], sstride[MGOPT_MAX_RANK], m[MGOPT_MAX_RANK];
+  int64_t nblk = 1, run, nruns, inner = 1, r, k, i, n = t->numel;
+  int32_t rank = t->rank, d, last = -1;
+  int64_t *bidx;
+  float *mn, *mx, *sc, *zp, *buf = NULL;
+  uint8_t *q;
+  const float *xf;
+  int bad = 0;
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_value *vals[3];
+  const char *slots[3] = {"data", "scale", "offset"};
+  mgopt_op *ce;
+  (void)ud;
+  if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16) return 0;
+  if (!mgopt__lq_config(ctx, w->opts, &c)) return -2;
+  for (d = 0; d < rank; d++) bs[d] = 0;
+  if (c.gran >= 1) {
+    if (w->out_axis < 0) return 0;
+    bs[w->out_axis] = 1;
+  }
+  if (c.gran == 2) {
+    if (w->in_axis < 0 || t->shape[w->in_axis] % c.block != 0) return 0;
+    bs[w->in_axis] = c.block;
+  }
+  for (d = 0; d < rank; d++) {
+    sshape[d] = bs[d] > 0 ? t->shape[d] / bs[d] : 1;
+    nblk *= sshape[d];
+    if (bs[d] > 0) last = d;
+  }
+  for (d = rank - 1, k = 1; d >= 0; d--) {
+    sstride[d] = k;
+    k *= sshape[d];
+  }
+  for (d = last + 1; d < rank; d++) inner *= t->shape[d];
+  run = last >= 0 ? bs[last] * inner : n;
+  nruns = run > 0 ? n / run : 0;
+  if (n == 0 || nruns == 0) return 0;
+  /* the block of each run: an odometer over axes [0, last] (axis last in steps of its block) */
+  bidx = (int64_t *)mgopt_program_alloc(p, (size_t)nruns * sizeof(int64_t), 8);
+  mn = (float *)mgopt_program_alloc(p, (size_t)nblk * 4 * sizeof(float), 8);
+  q = (uint8_t *)mgopt_program_alloc(p, (size_t)n, 64);
+  if (!bidx || !mn || !q) return -1;
+  mx = mn + nblk;
+  sc = mx + nblk;
+  zp = sc + nblk;
+  for (d = 0; d <= last; d++) m[d] = 0;
+  for (r = 0; r < nruns; r++) {
+    int64_t b = 0;
+    for (d = 0; d <= last; d++)
+      if (bs[d] > 0) b += (d == last ? m[d] : m[d] / bs[d]) * sstride[d];
+    bidx[r] = b;
+    for (d = last; d >= 0; d--) {
+      int64_t lim = d == last ? t->shape[d] / bs[d] : t->shape[d];
+      if (++m[d] < lim) break;
+      m[d] = 0;
+    }
+  }
+  if (wdt == MGOPT_DT_FP32) {
+    xf = (const float *)mgopt_tensor_data(p, t);
+  } else {
+    const uint16_t *h = (const uint16_t *)mgopt_tensor_data(p, t);
+    buf = (float *)mgopt_program_alloc(p, (size_t)n * sizeof(float), 64);
+    if (!buf || !h) return -1;
+    for (i = 0; i < n; i++) buf[i] = mgopt_f16_to_f32(h[i]);
+    xf = buf;
+  }
+  if (!xf) return -1;
+  for (k = 0; k < nblk; k++) {
+    mn[k] = HUGE_VALF;
+    mx[k] = -HUGE_VALF;
+  }
+  for (r = 0; r < nruns; r++) mgopt__lq_minmax_f32(xf + r * run, run, &mn[bidx[r]], &mx[bidx[r]], &bad);
+  if (bad) return 0;
+  for (k = 0; k < nblk; k++) {
+    double lo = mn[k], hi = mx[k], vmin, vmax, s;
+    if (lo == -HUGE_VAL || hi == HUGE_VAL) return 0; /* an infinite weight */
+    if (c.linear) {
+      vmin = lo < 0 ? lo : 0;
+      vmax = hi > 0 ? hi : 0;
+    } else {
+      double R = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+      vmin = -R;
+      vmax = R;
+    }
+    if (vmax == vmin) { /* a block of zeros */
+      sc[k] = 1.0f;
+      zp[k] = (float)(c.linear ? c.qmin : c.has_zp ? c.qmax / 2 : 0);
+      continue;
+    }
+    s = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, vmax - vmin) / (double)(c.qmax - c.qmin));
+    if (!(s > 0) || s == HUGE_VAL) return 0;
+    sc[k] = (float)s;
+    if (c.linear) {
+      double num = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, (double)c.qmin * vmax) - mgopt__lq_rnd(wdt, (double)c.qmax * vmin));
+      double z = mgopt__lq_rne(mgopt__lq_rnd(wdt, num / mgopt__lq_rnd(wdt, vmax - vmin)));
+      zp[k] = (float)(z < (double)c.qmin ? (double)c.qmin : z > (double)c.qmax ? (double)c.qmax : z);
+    } else {
+      zp[k] = (float)(c.has_zp ? c.qmax / 2 : 0);
+    }
+  }
+  for (r = 0; r < nruns; r++) {
+    int64_t b = bidx[r];
+    const float *x = xf + r * run;
+    uint8_t *o = q + r * run;
+    if (wdt == MGOPT_DT_FP32) {
+      mgopt__lq_run_f32(x, run, sc[b], zp[b], (float)c.qmin, (float)c.qmax, o);
+    } else {
+      for (i = 0; i < run; i++) {
+        double y = mgopt__lq_rne(mgopt__lq_rnd(wdt, (double)x[i] / (double)sc[b])) + zp[b];
+        o[i] = (uint8_t)(y < (double)c.qmin ? c.qmin : y > (double)c.qmax ? c.qmax : (int64_t)y);
+      }
+    }
+  }
+  /* the tensors */
+  qt = mgopt_tensor_new(p, c.qdt, rank, t->shape);
+  st = mgopt_tensor_new(p, wdt, rank, sshape);
+  if (c.has_zp) zt = mgopt_tensor_new(p, c.qdt, rank, sshape);
+  if (!qt || !st || (c.has_zp && !zt)) return -1;
+  if (c.qdt == MGOPT_DT_INT8 || c.qdt == MGOPT_DT_UINT8) {
+    uint8_t *o = (uint8_t *)qt->data;
+    memcpy(o, q, (size_t)n);
+  } else {
+    uint8_t *o = (uint8_t *)qt->data;
+    for (i = 0; i + 1 < n; i += 2) o[i / 2] = (uint8_t)((q[i] & 15u) | ((q[i + 1] & 15u) << 4));
+    if (n & 1) o[n / 2] = (uint8_t)(q[n - 1] & 15u);
+  }
+  for (k = 0; k < nblk; k++) {
+    mgopt_tensor_set_f64(st, k, (double)sc[k]);
+    if (zt) mgopt_tensor_set_i64(zt, k, (int64_t)zp[k]);
+  }
+  vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_data"), qt);
+  vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_scale"), st);
+  vals[2] = zt ? mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_offset"), zt) : NULL;
+  if (!vals[0] || !vals[1] || (zt && !vals[2])) return -1;
+  ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_blockwise_shift_scale",
+                      mgopt__pu_name2(p, base, "_quantized"), zt ? 3 : 2, slots, vals, 1);
+  if (!ce) return -1;
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt__cw_unbuild(ce);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
+static mgopt_status mgopt__lq_run(mgopt_pass_ctx *ctx) {
+  mgopt__lq_cfg c;
+  mgopt__cw_pass cp;
+  if (!mgopt__lq_config(ctx, ctx->opts, &c)) return MGOPT_ERR_INVALID_ARG;
+  memset(&cp, 0, sizeof cp);
+  cp.name = "linear_quantize_weights";
+  cp.opts = mgopt__lq_opts;
+  cp.nopts = MGOPT__ARRAY_COUNT(mgopt__lq_opts);
+  cp.fn = mgopt__lq_fn;
+  return mgopt__cw_run(ctx, &cp);
+}
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
+                                "float weights stored as int8/uint8/int4/uint4 with scales (constexpr_blockwise_shift_scale)",
+                                mgopt__lq_opts, mgopt__lq_run);
