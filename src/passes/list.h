@@ -87,6 +87,7 @@
   PASS(onnx, resolve_reshape_shape) \
   PASS(onnx, fold_shape_chains) \
   PASS(compression, linear_quantize_weights) \
+  PASS(compression, prune_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
