@@ -88,6 +88,7 @@
   PASS(onnx, fold_shape_chains) \
   PASS(compression, linear_quantize_weights) \
   PASS(compression, prune_weights) \
+  PASS(compression, decompress_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
