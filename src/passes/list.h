@@ -89,6 +89,7 @@
   PASS(compression, linear_quantize_weights) \
   PASS(compression, prune_weights) \
   PASS(compression, decompress_weights) \
+  PASS(compression, fp16_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
