@@ -497,6 +497,13 @@ $(B)/bench_fp16: tests/bench/bench_fp16.c $(HDR) $(B)/.config
 bench-fp16: $(B)/bench_fp16
 	$(B)/bench_fp16
 
+# linear_quantize_weights throughput on a 16M-element weight (G elements/s).
+.PHONY: bench-quant
+$(B)/bench_quant: tests/bench/bench_quant.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-quant: $(B)/bench_quant
+	$(B)/bench_quant
+
 # The least time a model's file I/O takes in process (used by tests/bench/onnx_e2e).
 $(B)/io_floor: tests/bench/io_floor.c $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)

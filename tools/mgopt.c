@@ -53,7 +53,9 @@ static const char usage[] =
     "                     time (stderr): the figure to compare with in-process optimizers\n"
     "  --verify-each      run the verifier after every pass\n"
     "  --strict           a failing pass stops the run (default: it is skipped with a warning)\n"
-    "  --print-after-all  print the program after every pass (stderr)\n";
+    "  --print-after-all  print the program after every pass (stderr)\n"
+    "  --compress-config FILE  per-weight options of the compression passes (linear_quantize_weights,\n"
+    "                     ...): lines 'global|op_type TYPE|op_name NAME OPTIONS|skip' under [PASS]\n";
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -301,7 +303,105 @@ typedef struct tool_opts {
   int timing, print_after_all, stats, strict;
   mgopt_pass_report reps[256];
   int nrep;
+  const mgopt_compress_config *compress; /* --compress-config, or NULL */
 } tool_opts;
+
+/* ---- --compress-config FILE: per-weight options of the compression passes
+
+   One rule a line; '#' starts a comment; blank lines are skipped.
+     [PASS]                     the rules below configure pass PASS
+                                (before any section: every compression pass)
+     global OPTIONS             every weight
+     op_type TYPE OPTIONS       weights read by ops of type TYPE (conv, linear, matmul, ...)
+     op_name NAME OPTIONS       the const named NAME, or weights read by the op named NAME
+   OPTIONS are the pass's options as in a pipeline string (name=value,
+   separated by commas or spaces), or `skip`. NAME may be written in double
+   quotes. See mgopt_compress_config in mgopt_passes.h for how a weight's
+   rule is chosen. */
+typedef struct tool_ccfg {
+  mgopt_compress_config cfg;
+  mgopt_compress_rule *rules;
+  char *text; /* the file, cut into NUL-terminated words in place */
+} tool_ccfg;
+
+static int ccfg_fail(const char *path, int line, const char *why) {
+  fprintf(stderr, "mgopt: %s:%d: %s\n", path, line, why);
+  return 0;
+}
+
+/* Cuts the next word (or "quoted word") off *pp; NULL at the end of the line. */
+static char *ccfg_word(char **pp) {
+  char *p = *pp, *w;
+  while (*p == ' ' || *p == '\t') p++;
+  if (!*p) return NULL;
+  if (*p == '"') {
+    w = ++p;
+    while (*p && *p != '"') p++;
+  } else {
+    w = p;
+    while (*p && *p != ' ' && *p != '\t') p++;
+  }
+  if (*p) *p++ = 0;
+  *pp = p;
+  return w;
+}
+
+static int ccfg_read(const char *path, tool_ccfg *c) {
+  size_t len = 0;
+  char *p, *pass = NULL;
+  int line = 0, cap = 0;
+  memset(c, 0, sizeof *c);
+  c->text = read_all(path, &len);
+  if (!c->text) {
+    fprintf(stderr, "mgopt: cannot read '%s'\n", path);
+    return 0;
+  }
+  for (p = c->text; *p;) {
+    char *nl = strchr(p, '\n'), *hash, *w, *key = NULL;
+    int32_t scope;
+    mgopt_compress_rule *r;
+    line++;
+    if (nl) *nl = 0;
+    if ((hash = strchr(p, '#')) != NULL) *hash = 0;
+    w = ccfg_word(&p);
+    if (!w) goto next;
+    if (w[0] == '[') {
+      char *e = strchr(w, ']');
+      if (!e || e[1]) return ccfg_fail(path, line, "a section is [PASS]");
+      *e = 0;
+      pass = w + 1;
+      goto next;
+    }
+    if (strcmp(w, "global") == 0) scope = MGOPT_COMPRESS_GLOBAL;
+    else if (strcmp(w, "op_type") == 0) scope = MGOPT_COMPRESS_OP_TYPE;
+    else if (strcmp(w, "op_name") == 0) scope = MGOPT_COMPRESS_OP_NAME;
+    else return ccfg_fail(path, line, "a rule starts with global, op_type or op_name");
+    if (scope != MGOPT_COMPRESS_GLOBAL && !(key = ccfg_word(&p))) return ccfg_fail(path, line, "missing the op type or name");
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p) return ccfg_fail(path, line, "missing the options (or skip)");
+    if (c->cfg.nrules == cap) {
+      mgopt_compress_rule *nr;
+      cap = cap ? cap * 2 : 16;
+      nr = (mgopt_compress_rule *)realloc(c->rules, sizeof *nr * (size_t)cap);
+      if (!nr) return ccfg_fail(path, line, "out of memory");
+      c->rules = nr;
+    }
+    r = &c->rules[c->cfg.nrules++];
+    r->pass = pass;
+    r->scope = scope;
+    r->key = key;
+    r->options = p;
+    {
+      char *e = p + strlen(p);
+      while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) *--e = 0;
+    }
+  next:
+    if (!nl) break;
+    p = nl + 1;
+  }
+  c->cfg.rules = c->rules;
+  return 1;
+}
 
 /* ---- --stats: op histogram, node count, parameter bytes */
 typedef struct op_stats {
@@ -487,6 +587,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     ro.after_pass = after_pass;
     ro.after_pass_ud = to;
     ro.clock = now_seconds;
+    ro.compress_config = to->compress;
     if (to->timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
     if (to->stats && report) stats_collect(p, &before);
     if (mgopt_pipeline_run(p, reg, pipeline, &ro, &d) != MGOPT_OK) {
@@ -1020,7 +1121,7 @@ static int test_main(int argc, char **argv) {
 #endif
 }
 
-int main(int argc, char **argv) {
+static int tool_main(int argc, char **argv, tool_ccfg *ccfg) {
   const char *in = NULL, *out = NULL, *pipeline = "default";
   int verify_each = 0, i, rc = 1, keep_constant_nodes = 0, repeat = 1;
   long long external = 0;
@@ -1053,6 +1154,14 @@ int main(int argc, char **argv) {
         return 2;
       }
       repeat = (int)v;
+    }
+    else if (strcmp(a, "--compress-config") == 0 && i + 1 < argc) {
+      if (to.compress) {
+        fprintf(stderr, "mgopt: --compress-config given twice\n");
+        return 2;
+      }
+      if (!ccfg_read(argv[++i], ccfg)) return 2;
+      to.compress = &ccfg->cfg;
     }
     else if (strcmp(a, "--verify-each") == 0) verify_each = 1;
     else if (strcmp(a, "--strict") == 0) to.strict = 1;
@@ -1119,4 +1228,14 @@ int main(int argc, char **argv) {
     free(times);
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  tool_ccfg ccfg;
+  int rc;
+  memset(&ccfg, 0, sizeof ccfg);
+  rc = tool_main(argc, argv, &ccfg);
+  free(ccfg.rules);
+  free(ccfg.text);
+  return rc;
 }

@@ -116,5 +116,35 @@ refuse "a wrong stored output fails" "^FAIL test_exp_wrong_output: test_data_set
 check "the failure is counted, the skip named" sh -c "'$mgopt' test '$conf' | grep -q '^SKIP test_det: no kernel for onnx::Det' && '$mgopt' test '$conf' | grep -q '^test: 3 passed, 1 failed, 1 skipped\$'"
 refuse "test needs a folder" "is not a folder" "$mgopt" test "$conf/pass/test_add_relu/model.onnx"
 
+# --compress-config: per-weight options of the compression passes (README)
+cat > "$work/q.mil" <<'EOF2'
+main(%x: (1, 4, fp32), %i: (1, 2, 3, 3, fp32)) {
+  %w: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+  %y: (1, 3, fp32) = linear(x=%x, weight=%w)
+  %w2: (3, 4, fp32)* = const(val=[[-2, -10, 6, -3], [0, 0, 0, 0], [1, 2, 3, 4]])
+  %y2: (1, 3, fp32) = linear(x=%x, weight=%w2)
+  %c: (3, 2, 1, 2, fp32)* = const(val=[[[[1, 2]], [[3, 4]]], [[[-1, 0.5]], [[0.25, 0]]], [[[8, -8]], [[4, 2]]]])
+  %o: (1, 3, 3, 2, fp32) = conv(x=%i, weight=%c)
+} -> (%y, %y2, %o)
+EOF2
+cat > "$work/q.cfg" <<'EOF2'
+# int8 per channel, conv weights int4 linear per tensor, w2 left alone
+[linear_quantize_weights]
+global dtype=int8 weight_threshold=0
+op_type conv dtype=int4, mode=linear, granularity=per_tensor, weight_threshold=0
+op_name "w2" skip   # by the const's name
+EOF2
+check "--compress-config" "$mgopt" "$work/q.mil" -o "$work/q_out.mil" -p linear_quantize_weights --compress-config "$work/q.cfg" --strict
+check "global rule: w per channel int8" grep -q '%w_quantized_scale: (3, 1, fp32)' "$work/q_out.mil"
+check "op_type rule: conv weight int4 with an offset" grep -q '%c_quantized_offset: (1, 1, 1, 1, int4)' "$work/q_out.mil"
+check "op_name skip: w2 stays" grep -q '%w2: (3, 4, fp32)\* = const' "$work/q_out.mil"
+check "without the config: the pipeline's options for every weight" sh -c "'$mgopt' '$work/q.mil' -o '$work/q2.mil' -p 'linear_quantize_weights{weight_threshold=0}' && grep -q w2_quantized '$work/q2.mil' && grep -q c_quantized '$work/q2.mil'"
+printf 'op_type conv dtype=int3\n' > "$work/bad.cfg"
+refuse "a bad option value in the config" "unknown dtype 'int3'" \
+  "$mgopt" "$work/q.mil" -o "$work/q3.mil" -p 'linear_quantize_weights{weight_threshold=0}' --compress-config "$work/bad.cfg" --strict
+printf 'layer conv dtype=int4\n' > "$work/bad2.cfg"
+refuse "a bad rule in the config" "bad2.cfg:1: a rule starts with" \
+  "$mgopt" "$work/q.mil" -o "$work/q3.mil" --compress-config "$work/bad2.cfg"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
