@@ -19464,13 +19464,19 @@ static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   if (!mag) return -1;
   keep = (uint8_t *)(mag + 2 * n);
   ok = mgopt__pr_mask(&c, t, mag, mag + n, keep);
+  nzt = mt = NULL;
+  nzd = NULL;
+  if (ok) {
+    d = mgopt__kp_nonzero_count(t, keep);
+    nzt = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, 1, &d);
+    mt = mgopt_tensor_new(p, MGOPT_DT_UINT1, t->rank, t->shape);
+    if (nzt && mt && (nzd = mgopt_tensor_data_mut(p, nzt)) != NULL && mgopt_tensor_data_mut(p, mt))
+      mgopt__kp_encode(t, keep, nzd, (uint8_t *)mt->data);
+    else
+      ok = -1;
+  }
   mgopt__heap_free(&p->alloc, mag, (size_t)n * (2 * sizeof(double) + 1));
-  if (!ok) return 0;
-  d = mgopt__kp_nonzero_count(t, keep);
-  nzt = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, 1, &d);
-  mt = mgopt_tensor_new(p, MGOPT_DT_UINT1, t->rank, t->shape);
-  if (!nzt || !mt || !(nzd = mgopt_tensor_data_mut(p, nzt)) || !mgopt_tensor_data_mut(p, mt)) return -1;
-  mgopt__kp_encode(t, keep, nzd, (uint8_t *)mt->data);
+  if (ok != 1) return ok;
   vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_sparsified_nonzero_data"), nzt);
   vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_sparsified_mask"), mt);
   if (!vals[0] || !vals[1]) return -1;
