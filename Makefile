@@ -490,6 +490,13 @@ $(B)/bench_passes: tests/bench/bench_passes.c $(HDR) $(B)/.config
 bench-passes: $(B)/bench_passes
 	$(B)/bench_passes $(BENCH_PASSES_ARGS)
 
+# fp32 -> fp16 bulk conversion throughput (F16C with e.g. CFLAGS="-O2 -march=native").
+.PHONY: bench-fp16
+$(B)/bench_fp16: tests/bench/bench_fp16.c $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-fp16: $(B)/bench_fp16
+	$(B)/bench_fp16
+
 # linear_quantize_weights throughput on a 16M-element weight (G elements/s).
 .PHONY: bench-quant
 $(B)/bench_quant: tests/bench/bench_quant.c $(HDR) $(B)/.config

@@ -588,6 +588,8 @@ MGOPTDEF int mgopt_tensor_all_equal_f64(const mgopt_tensor *t, double v);
 /* fp16 / bf16 conversions (round to nearest even; NaN stays NaN). */
 MGOPTDEF uint16_t mgopt_f32_to_f16(float f);
 MGOPTDEF float mgopt_f16_to_f32(uint16_t h);
+/* dst[i] = mgopt_f32_to_f16(src[i]) for i < n, vectorized (F16C where the compiler targets it). */
+MGOPTDEF void mgopt_f32_to_f16_n(const float *src, uint16_t *dst, int64_t n);
 MGOPTDEF uint16_t mgopt_f32_to_bf16(float f);
 MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 
@@ -2606,6 +2608,13 @@ MGOPT__PRIVATE mgopt__map_slot *mgopt__map_next(const mgopt__map *m, const mgopt
 }
 
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
+#if !defined(MGOPT_NO_SIMD) && defined(__F16C__) && defined(__AVX__)
+#include <immintrin.h>
+#define MGOPT__HAVE_F16C 1 /* the compiler targets F16C: use it */
+#elif !defined(MGOPT_NO_SIMD) && defined(__x86_64__) && defined(__GNUC__) && __GNUC__ >= 5 && !defined(__clang__)
+#include <immintrin.h>
+#define MGOPT__F16C_DISPATCH 1 /* an F16C function, taken when the CPU has it */
+#endif
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -2727,35 +2736,62 @@ static float mgopt__bits_f32(uint32_t u) {
   return f;
 }
 
-MGOPTDEF uint16_t mgopt_f32_to_f16(float f) {
-  uint32_t x = mgopt__f32_bits(f);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t exp = (x >> 23) & 0xffu;
-  uint32_t man = x & 0x7fffffu;
-  if (exp == 0xffu) { /* inf / nan */
-    if (man) return (uint16_t)(sign | 0x7e00u | (man >> 13));
-    return (uint16_t)(sign | 0x7c00u);
-  }
-  {
-    int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00u); /* overflow to inf */
-    if (e <= 0) {                                  /* subnormal or zero */
-      uint32_t m, shift, half, rem, r;
-      if (e < -10) return (uint16_t)sign;
-      m = man | 0x800000u;
-      shift = (uint32_t)(14 - e);
-      r = m >> shift;
-      rem = m & ((1u << shift) - 1);
-      half = 1u << (shift - 1);
-      if (rem > half || (rem == half && (r & 1u))) r++;
-      return (uint16_t)(sign | r);
-    }
-    {
-      uint32_t r = ((uint32_t)e << 10) | (man >> 13);
-      uint32_t rem = man & 0x1fffu;
-      if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++; /* may carry into inf: correct */
-      return (uint16_t)(sign | r);
-    }
+/* fp32 -> fp16, round to nearest even, branch-free so that loops over it
+   vectorize. From the magnitude bits a of x:
+   - a > inf: NaN, quiet, keeping the sign and the top 10 payload bits;
+   - a >= 65536 (and inf): +-inf;
+   - a >= 2^-14 (normal fp16): rebias the exponent, then round the 13 dropped
+     mantissa bits to nearest even in integers (a carry into the exponent is
+     the correct result, 65520 and up give inf);
+   - below: |x| + 0.5f rounds |x| to a multiple of 2^-24 (the fp16 subnormal
+     quantum) in the float adder's round-to-nearest-even mode; the low bits of
+     the sum are the subnormal (0x400 when it rounds up to the smallest
+     normal). Every fp32 value below 2^-25 gives +-0. */
+static uint16_t mgopt__f32_to_f16_bits(uint32_t x) {
+  uint32_t a = x & 0x7fffffffu, sign = (x >> 16) & 0x8000u;
+  uint32_t rb = a - 0x38000000u;
+  uint32_t norm = (rb + 0xfffu + ((rb >> 13) & 1u)) >> 13;
+  float af = mgopt__bits_f32(a) + 0.5f;
+  uint32_t sub = mgopt__f32_bits(af) - 0x3f000000u;
+  uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+  /* selections as masks: compilers keep them branch-free */
+  uint32_t m_sub = 0u - (uint32_t)(a < 0x38800000u), m_inf = 0u - (uint32_t)(a >= 0x47800000u);
+  uint32_t m_nan = 0u - (uint32_t)(a > 0x7f800000u);
+  uint32_t r = (sub & m_sub) | (norm & ~m_sub);
+  r = (0x7c00u & m_inf) | (r & ~m_inf);
+  r = (nan & m_nan) | (r & ~m_nan);
+  return (uint16_t)(sign | r);
+}
+
+MGOPTDEF uint16_t mgopt_f32_to_f16(float f) { return mgopt__f32_to_f16_bits(mgopt__f32_bits(f)); }
+
+/* The bulk conversion: F16C (8 lanes, round to nearest even) when the
+   compiler targets it, or (gcc on x86-64) when the CPU has it, else
+   the portable loop above, which compilers vectorize. Both give mgopt_f32_to_f16's bits (F16C quiets NaNs the same
+   way: sign, 0x7e00, top payload bits). */
+#if defined(MGOPT__F16C_DISPATCH)
+__attribute__((target("avx,f16c"))) static int64_t mgopt__f32_to_f16_f16c(const float *src, uint16_t *dst,
+                                                                           int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), 0));
+  return i;
+}
+#endif
+
+MGOPTDEF void mgopt_f32_to_f16_n(const float *src, uint16_t *dst, int64_t n) {
+  int64_t i = 0;
+#if defined(MGOPT__HAVE_F16C)
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), 0));
+#elif defined(MGOPT__F16C_DISPATCH)
+  if (n >= 64 && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"))
+    i = mgopt__f32_to_f16_f16c(src, dst, n);
+#endif
+  for (; i < n; i++) {
+    uint32_t x;
+    memcpy(&x, src + i, 4);
+    dst[i] = mgopt__f32_to_f16_bits(x);
   }
 }
 
@@ -11884,6 +11920,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_sparse(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
 
 /* Family i's rows (*n of them), NULL past the last family. */
@@ -16655,6 +16692,127 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_quant);
   return mgopt__onnx_quant;
 }
+/* src/onnx/map_sparse.c — ONNX export of pruned and fp16-stored weights: constexpr_sparse_to_dense as a dense initializer, constexpr_cast as an fp16 initializer and Cast. */
+
+/* ---------------------------------------------------------------- constexpr_sparse_to_dense
+
+   Written as one dense initializer named like the op's output (every ONNX
+   opset). ONNX's sparse_initializer needs int64 indices: 12 bytes per kept
+   fp32 value, smaller than the dense tensor only past 2/3 sparsity, and
+   ONNX Runtime densifies it at load; the dense form is written. The
+   operands (nonzero_data, mask, shape) are not written. */
+
+/* The dense shape and mask bytes of op, or 0 when it is not one the exporter writes. */
+static int mgopt__ms_form(const mgopt_op *op, mgopt_tensor **nz, const uint8_t **mask, int32_t *rank,
+                          int64_t *shape) {
+  mgopt_tensor *m, *s;
+  mgopt_value *sv = mgopt_op_operand(op, "shape");
+  int64_t n = 1, i, set = 0;
+  int32_t d;
+  *nz = mgopt_value_const(mgopt_op_operand(op, "nonzero_data"));
+  m = mgopt_value_const(mgopt_op_operand(op, "mask"));
+  s = sv ? mgopt_value_const(sv) : NULL;
+  if (!*nz || !m || (sv && !s) || (*nz)->rank != 1 || !mgopt_dtype_nbytes((mgopt_dtype)(*nz)->dtype, 1) ||
+      mgopt_dtype_bits((mgopt_dtype)(*nz)->dtype) < 8)
+    return 0;
+  if (s) {
+    if (s->rank != 1 || s->numel > MGOPT_MAX_RANK || m->dtype != MGOPT_DT_UINT8 || m->rank != 1) return 0;
+    *rank = (int32_t)s->numel;
+    for (d = 0; d < *rank; d++) {
+      shape[d] = mgopt_tensor_get_i64(s, d);
+      if (shape[d] < 0) return 0;
+      n *= shape[d];
+    }
+    if ((n + 7) / 8 != m->numel) return 0;
+  } else {
+    if (m->dtype != MGOPT_DT_UINT1) return 0;
+    *rank = m->rank;
+    for (d = 0; d < *rank; d++) shape[d] = m->shape[d];
+    n = m->numel;
+  }
+  *mask = (const uint8_t *)m->data;
+  for (i = 0; i < n; i++) set += ((*mask)[i >> 3] >> (i & 7)) & 1;
+  return set == (*nz)->numel;
+}
+
+static const char *mgopt__exw_sparse(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_tensor *nz;
+  const uint8_t *mask;
+  int32_t rank;
+  int64_t shape[MGOPT_MAX_RANK];
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__ms_form(op, &nz, &mask, &rank, shape) ? NULL : "a mask or nonzero_data that does not agree";
+}
+
+static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_tensor *nz, *t;
+  const uint8_t *mask, *src;
+  uint8_t *dst;
+  int32_t rank;
+  int64_t shape[MGOPT_MAX_RANK], i, j = 0;
+  size_t es;
+  const char *name = mgopt__exp_vname(op->outs[0]);
+  mgopt_onnx_tensor *ot;
+  int r;
+  MGOPT__UNUSED(m);
+  mgopt__ms_form(op, &nz, &mask, &rank, shape);
+  es = (size_t)mgopt_dtype_nbytes((mgopt_dtype)nz->dtype, 1);
+  t = mgopt_tensor_new(E->p, (mgopt_dtype)nz->dtype, rank, shape);
+  src = (const uint8_t *)mgopt_tensor_data(E->p, nz);
+  if (!t || !src || !(dst = (uint8_t *)mgopt_tensor_data_mut(E->p, t))) return mgopt__exp_nomem(E);
+  memset(dst, 0, t->nbytes);
+  for (i = 0; i < t->numel; i++)
+    if ((mask[i >> 3] >> (i & 7)) & 1) memcpy(dst + (size_t)i * es, src + (size_t)j++ * es, es);
+  r = E->g->is_main ? mgopt__exp_claim(E, name) : 0;
+  if (r < 0) return mgopt__exp_nomem(E);
+  if (r) { /* the output's name is free: the initializer takes it */
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return mgopt__exp_nomem(E);
+    return MGOPT_OK;
+  } else {
+    const char *in = mgopt__exp_const(E, name, t);
+    mgopt_onnx_node *n = in ? mgopt__exp_simple(E, op, "Identity", &in, 1) : NULL;
+    return n ? mgopt__exp_done(E, n) : mgopt__exp_nomem(E);
+  }
+}
+
+/* ---------------------------------------------------------------- constexpr_cast
+
+   fp16 source written as its own fp16 initializer, widened by Cast(to=FLOAT)
+   (every opset): the file holds 2 bytes per weight element. */
+
+static const char *mgopt__exw_ccast(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "source_val");
+  size_t len = 0;
+  const char *s = mgopt_op_get_string(op, "output_dtype", &len);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.dtype != MGOPT_DT_FP16) return "a source that is not fp16";
+  if (!s || mgopt_dtype_from_name(s, len) != MGOPT_DT_FP32) return "an output dtype other than fp32";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_ccast(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  const char *in = mgopt__exp_in(op, "source_val");
+  mgopt_onnx_node *n;
+  MGOPT__UNUSED(m);
+  n = mgopt__exp_simple(E, op, "Cast", &in, 1);
+  if (!n || !mgopt__exp_aint(E, n, "to", mgopt__exp_dtype(MGOPT_DT_FP32))) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, n);
+}
+
+static const mgopt__onnx_map mgopt__onnx_sparse[] = {
+    /* export only */
+    {"Identity", 1, 0, MGOPT_OP_constexpr_sparse_to_dense, NULL, mgopt__exp_sparse, {NULL, NULL, NULL},
+     mgopt__exw_sparse},
+    {"Cast", 1, 0, MGOPT_OP_constexpr_cast, NULL, mgopt__exp_ccast, {NULL, NULL, NULL}, mgopt__exw_ccast},
+};
+
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_sparse(int32_t *n) {
+  *n = MGOPT__ARRAY_COUNT(mgopt__onnx_sparse);
+  return mgopt__onnx_sparse;
+}
 /* src/onnx/opaque_types.c — the output types of ONNX ops kept opaque: one rule per op and opset range, as a table. */
 
 /* An op the importer keeps opaque still has outputs whose types ONNX defines
@@ -17365,6 +17523,7 @@ static const mgopt__onnx_family_fn mgopt__onnx_families[] = {
     mgopt__onnx_maps_reduce,
     mgopt__onnx_maps_struct,
     mgopt__onnx_maps_quant,
+    mgopt__onnx_maps_sparse,
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_family(int32_t i, int32_t *n) {
@@ -18742,6 +18901,7 @@ static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
   for (u = v->uses; u; u = u->next) {
     mgopt_value *kept = u->op ? mgopt__exp_unary_form(u->op, opset) : NULL;
     if (u->op && u->op->kind == MGOPT_OP_constexpr_blockwise_shift_scale) continue; /* written by map_quant.c */
+    if (u->op && u->op->kind == MGOPT_OP_constexpr_sparse_to_dense) continue; /* written dense by map_sparse.c */
     if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
     if (u->op && u->op->kind == MGOPT_OP_fill && mgopt_op_operand(u->op, "value") == v) continue; /* an attribute */
     if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||

@@ -289,6 +289,9 @@ typedef struct mgopt_compress_config {
   PASS(compression, dequantize_to_constexpr) \
   PASS(compression, distributive_quantized_binary_op_scale_normalization) \
   PASS(compression, canonicalize_quantized_lut_pattern) \
+  PASS(compression, prune_weights) \
+  PASS(compression, decompress_weights) \
+  PASS(compression, fp16_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -902,6 +905,39 @@ MGOPT__PRIVATE int32_t mgopt__kp_unique(const float *x, int64_t n, int32_t cd, d
 MGOPT__PRIVATE int mgopt__kp_palettize(const mgopt__pal_cfg *cfg, const float *w, int32_t rank,
                                        const int64_t *shape, mgopt__pal_out *o);
 MGOPT__PRIVATE void mgopt__kp_free(mgopt__pal_out *o);
+/* ---- weight pruning (kernels/prune.c; numeric contract there). Tensors are
+   read in place: their data must be loaded (mgopt_tensor_data). */
+/* numpy.percentile(v[0..n), q) with its default linear method; v is
+   reordered. NaN when n == 0 or v holds a NaN. */
+MGOPT__PRIVATE double mgopt__kp_percentile(double *v, int64_t n, double q);
+/* The dtypes pruning reads: fp16, bf16, fp32, fp64, int8, uint8. */
+MGOPT__PRIVATE int mgopt__kp_weight_dtype(mgopt_dtype dt);
+/* mag[i] = |w[i]| for i < numel. */
+MGOPT__PRIVATE void mgopt__kp_magnitude(const mgopt_tensor *w, double *mag);
+/* Block magnitude: each element gets the L2 norm of its block of b
+   consecutive entries along axis dim (0 or 1; the last block may be short,
+   as if zero-padded). 0 (nothing written) when rank is not 2..5, b <= 1 or
+   b > shape[dim] / 2. */
+MGOPT__PRIVATE int mgopt__kp_block_magnitude(const mgopt_tensor *w, int32_t dim, int64_t b, double *mag);
+/* keep[i] = !(mag[i] <= threshold). */
+MGOPT__PRIVATE void mgopt__kp_threshold_mask(const double *mag, int64_t n, double threshold, uint8_t *keep);
+/* Magnitude pruning to target_sparsity s in [0, 1]: s == 1 prunes all, s == 0
+   none, else keep[i] = !(mag[i] <= percentile(mag, 100 s)). scratch: n doubles. */
+MGOPT__PRIVATE void mgopt__kp_magnitude_mask(const double *mag, int64_t n, double target_sparsity, double *scratch,
+                                             uint8_t *keep);
+/* n:m pruning along axis dim: in each group of m consecutive entries (the
+   last zero-padded), the n smallest magnitudes are pruned. 0 (nothing
+   written) when rank is not 2..5, n > m, or m > shape[dim] / 2. */
+MGOPT__PRIVATE int mgopt__kp_nm_mask(const mgopt_tensor *w, const double *mag, int64_t n, int64_t m, int32_t dim,
+                                     uint8_t *keep);
+/* Elements kept and non-zero: the length of constexpr_sparse_to_dense's nonzero_data. */
+MGOPT__PRIVATE int64_t mgopt__kp_nonzero_count(const mgopt_tensor *w, const uint8_t *keep);
+/* constexpr_sparse_to_dense's operands for w pruned by keep: the kept
+   non-zero elements in row-major order into nonzero (w's dtype, a
+   byte-addressable one), their positions as bits of mask (ceil(numel / 8)
+   bytes, element i at bit i % 8 of byte i / 8, padding bits clear: the
+   iOS16 uint8 mask and the iOS18 uint1 tensor alike). */
+MGOPT__PRIVATE void mgopt__kp_encode(const mgopt_tensor *w, const uint8_t *keep, void *nonzero, uint8_t *mask);
 
 #endif /* MGOPT__KERNELS_H */
 /* src/kernels/common.c — folding kernel machinery: dtype lanes, scratch, outputs, broadcasting, strided copies. */
@@ -4395,6 +4431,210 @@ done:
   MGOPT_FREE(glut);
   MGOPT_FREE(lf);
   return rc;
+}
+/* src/kernels/prune.c — weight pruning: magnitudes, numpy's percentile, threshold / magnitude / block / n:m masks, and the constexpr_sparse_to_dense encoding.
+
+   Numeric contract. Magnitudes are computed in double from the weight's
+   exact values: |w| for element pruning, the L2 norm of the block (sum of
+   squares in double, one sqrt) for block pruning. The percentile is numpy's
+   default ("linear") method evaluated in double: virtual index
+   (n - 1) * (q / 100), then numpy's lerp (a + (b - a) * t, or b - (b - a) *
+   (1 - t) when t >= 0.5). A magnitude is pruned when it is <= the
+   percentile (or <= the threshold); a NaN magnitude is never pruned, and a
+   NaN among the magnitudes makes the percentile NaN (nothing pruned), as in
+   numpy. n:m ranks the magnitudes of a group ascending with ties broken by
+   position (numpy's argsort on the short rows it sorts by insertion), NaN
+   last. Pruning only writes zeros; the kept values are never changed. */
+
+/* ---------------------------------------------------------------- percentile */
+
+static void mgopt__kp_swap(double *v, int64_t i, int64_t j) {
+  double t = v[i];
+  v[i] = v[j];
+  v[j] = t;
+}
+
+/* Reorders v[0..n) (no NaN) so that v[k] is the value a sort would put there,
+   everything before it <= and everything after it >=. Quickselect with a
+   median-of-three pivot; ranges of 16 or fewer finish by insertion. */
+static void mgopt__kp_select(double *v, int64_t n, int64_t k) {
+  int64_t lo = 0, hi = n - 1;
+  while (hi - lo > 16) {
+    int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+    double piv;
+    if (v[mid] < v[lo]) mgopt__kp_swap(v, mid, lo);
+    if (v[hi] < v[lo]) mgopt__kp_swap(v, hi, lo);
+    if (v[hi] < v[mid]) mgopt__kp_swap(v, hi, mid);
+    piv = v[mid];
+    while (i <= j) {
+      while (v[i] < piv) i++;
+      while (v[j] > piv) j--;
+      if (i <= j) {
+        mgopt__kp_swap(v, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return; /* lo..hi between j and i all equal the pivot */
+  }
+  {
+    int64_t i, j;
+    for (i = lo + 1; i <= hi; i++) {
+      double x = v[i];
+      for (j = i; j > lo && v[j - 1] > x; j--) v[j] = v[j - 1];
+      v[j] = x;
+    }
+  }
+}
+
+MGOPT__PRIVATE double mgopt__kp_percentile(double *v, int64_t n, double q) {
+  double vi, t, a, b, d, r;
+  int64_t lo, i;
+  if (n <= 0) return NAN;
+  for (i = 0; i < n; i++)
+    if (isnan(v[i])) return NAN;
+  vi = (double)(n - 1) * (q / 100.0);
+  if (!(vi > 0.0)) vi = 0.0;
+  if (vi >= (double)(n - 1)) {
+    mgopt__kp_select(v, n, n - 1);
+    return v[n - 1];
+  }
+  lo = (int64_t)floor(vi);
+  t = vi - (double)lo;
+  mgopt__kp_select(v, n, lo);
+  a = v[lo];
+  b = v[lo + 1];
+  for (i = lo + 2; i < n; i++)
+    if (v[i] < b) b = v[i];
+  d = b - a;
+  r = a + d * t;
+  if (t >= 0.5) r = b - d * (1.0 - t);
+  return r;
+}
+
+/* ---------------------------------------------------------------- magnitudes */
+
+MGOPT__PRIVATE int mgopt__kp_weight_dtype(mgopt_dtype dt) {
+  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64 ||
+         dt == MGOPT_DT_INT8 || dt == MGOPT_DT_UINT8;
+}
+
+MGOPT__PRIVATE void mgopt__kp_magnitude(const mgopt_tensor *w, double *mag) {
+  int64_t i;
+  for (i = 0; i < w->numel; i++) mag[i] = fabs(mgopt_tensor_get_f64(w, i));
+}
+
+/* The extent of w around axis `dim`: outer * shape[dim] * inner elements. */
+static void mgopt__kp_split(const mgopt_tensor *w, int32_t dim, int64_t *outer, int64_t *inner) {
+  int32_t d;
+  *outer = 1;
+  *inner = 1;
+  for (d = 0; d < dim; d++) *outer *= w->shape[d];
+  for (d = dim + 1; d < w->rank; d++) *inner *= w->shape[d];
+}
+
+MGOPT__PRIVATE int mgopt__kp_block_magnitude(const mgopt_tensor *w, int32_t dim, int64_t b, double *mag) {
+  int64_t outer, inner, c, o, cb, in, k;
+  if (w->rank < 2 || w->rank > 5 || dim < 0 || dim > 1 || b <= 1) return 0;
+  c = w->shape[dim];
+  if (b > c / 2) return 0;
+  mgopt__kp_split(w, dim, &outer, &inner);
+  for (o = 0; o < outer; o++)
+    for (cb = 0; cb < c; cb += b) {
+      int64_t end = cb + b < c ? cb + b : c;
+      for (in = 0; in < inner; in++) {
+        double s = 0.0, nrm;
+        for (k = cb; k < end; k++) {
+          double x = mgopt_tensor_get_f64(w, (o * c + k) * inner + in);
+          s += x * x;
+        }
+        nrm = sqrt(s);
+        for (k = cb; k < end; k++) mag[(o * c + k) * inner + in] = nrm;
+      }
+    }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- masks */
+
+MGOPT__PRIVATE void mgopt__kp_threshold_mask(const double *mag, int64_t n, double threshold, uint8_t *keep) {
+  int64_t i;
+  for (i = 0; i < n; i++) keep[i] = (uint8_t)!(mag[i] <= threshold);
+}
+
+MGOPT__PRIVATE void mgopt__kp_magnitude_mask(const double *mag, int64_t n, double target_sparsity, double *scratch,
+                                             uint8_t *keep) {
+  double q = target_sparsity * 100.0, pct;
+  int64_t i;
+  if (q == 100.0) {
+    memset(keep, 0, (size_t)n);
+    return;
+  }
+  if (q == 0.0 || n == 0) {
+    memset(keep, 1, (size_t)n);
+    return;
+  }
+  memcpy(scratch, mag, (size_t)n * sizeof(double));
+  pct = mgopt__kp_percentile(scratch, n, q);
+  for (i = 0; i < n; i++) keep[i] = (uint8_t)!(mag[i] <= pct);
+}
+
+/* a (at position ia) sorts before b (at ib): ascending, NaN last, ties by position. */
+static int mgopt__kp_before(double a, int64_t ia, double b, int64_t ib) {
+  int an = isnan(a) != 0, bn = isnan(b) != 0;
+  if (an != bn) return bn;
+  if (!an && a != b) return a < b;
+  return ia < ib;
+}
+
+MGOPT__PRIVATE int mgopt__kp_nm_mask(const mgopt_tensor *w, const double *mag, int64_t n, int64_t m, int32_t dim,
+                                     uint8_t *keep) {
+  int64_t outer, inner, c, o, gb, in, k, j;
+  if (w->rank < 2 || w->rank > 5 || dim < 0 || dim >= w->rank || n < 0 || m <= 0 || n > m) return 0;
+  c = w->shape[dim];
+  if (m > c / 2) return 0;
+  mgopt__kp_split(w, dim, &outer, &inner);
+  memset(keep, 1, (size_t)w->numel);
+  for (o = 0; o < outer; o++)
+    for (gb = 0; gb < c; gb += m) {
+      int64_t end = gb + m < c ? gb + m : c, pad = gb + m - end;
+      for (in = 0; in < inner; in++)
+        for (k = gb; k < end; k++) {
+          /* rank of k in its group; the zero padding past the end ranks after
+             the group's zeros and before everything larger */
+          int64_t at = (o * c + k) * inner + in, rank = 0;
+          double x = mag[at];
+          for (j = gb; j < end; j++)
+            if (j != k && mgopt__kp_before(mag[(o * c + j) * inner + in], j, x, k)) rank++;
+          if (x > 0.0 || isnan(x)) rank += pad;
+          if (rank < n) keep[at] = 0;
+        }
+    }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- sparse encoding */
+
+MGOPT__PRIVATE int64_t mgopt__kp_nonzero_count(const mgopt_tensor *w, const uint8_t *keep) {
+  int64_t i, d = 0;
+  for (i = 0; i < w->numel; i++) d += keep[i] && mgopt_tensor_get_f64(w, i) != 0.0;
+  return d;
+}
+
+MGOPT__PRIVATE void mgopt__kp_encode(const mgopt_tensor *w, const uint8_t *keep, void *nonzero, uint8_t *mask) {
+  size_t es = mgopt__k_esize((mgopt_dtype)w->dtype);
+  const uint8_t *src = (const uint8_t *)w->data;
+  uint8_t *dst = (uint8_t *)nonzero;
+  int64_t i, j = 0;
+  memset(mask, 0, (size_t)((w->numel + 7) / 8));
+  for (i = 0; i < w->numel; i++) {
+    if (!keep[i] || mgopt_tensor_get_f64(w, i) == 0.0) continue;
+    mask[i >> 3] = (uint8_t)(mask[i >> 3] | (1u << (i & 7)));
+    memcpy(dst + (size_t)j * es, src + (size_t)i * es, es);
+    j++;
+  }
 }
 /* src/kernels/nn.c — folding kernels of the neural-network ops: conv, conv_transpose, avg_pool, max_pool,
    batch_norm, instance_norm, layer_norm, prelu, pixel_shuffle, space_to_batch, batch_to_space.
@@ -21888,6 +22128,446 @@ static const mgopt_opt_def mgopt__cql_opts[] = {
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_pattern,
                                 "order a quantized palette's lookup and dequantization canonically",
                                 mgopt__cql_opts, mgopt__cql_run);
+/* src/passes/compression/prune_weights.c — common::prune_weights: weights with their small values zeroed, stored as the non-zero values and a bit mask.
+
+   Spec: mil_graph_passes.txt, compression::prune_weights; reference mil-passes.md §2.5, §4.1, §4.4, §4.5.
+
+   Before (weight_threshold=0, threshold=0.5, minimum_sparsity_percentile=0.3):
+     main(%x: (1, 5, fp32)) {
+       %w: (2, 5, fp32)* = const(val=[[0.1, 2, -0.5, 3, 0], [-4, 0.2, 5, 0.4, 6]])
+       %y: (1, 2, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   After:
+     main(%x: (1, 5, fp32)) {
+       %w_sparsified_nonzero_data: (5, fp32)* = const(val=[2, 3, -4, 5, 6])
+       %w_sparsified_mask: (2, 5, uint1)* = const(val=[[0, 1, 0, 1, 0], [1, 0, 1, 0, 1]])
+       %w_sparsified: (2, 5, fp32) = constexpr_sparse_to_dense(nonzero_data=%w_sparsified_nonzero_data,
+                                                               mask=%w_sparsified_mask)
+       %y: (1, 2, fp32) = linear(x=%x, weight=%w_sparsified)
+     } -> (%y)
+
+   Options (defaults as the reference's OpThresholdPrunerConfig /
+   OpMagnitudePrunerConfig):
+   - mode: threshold (default) or magnitude.
+   - threshold (1e-12, >= 0): threshold mode zeroes |w| <= threshold.
+   - minimum_sparsity_percentile (0.5, in [0, 1]): threshold mode leaves a
+     weight alone when the fraction of zeros after pruning is below it.
+   - target_sparsity (in [0, 1]): magnitude mode zeroes |w| <= the
+     100*target_sparsity percentile of the magnitudes (numpy's linear
+     method); 1 zeroes everything, 0 nothing.
+   - block_size (> 1): magnitude mode on blocks of block_size consecutive
+     entries along axis `dim` (0 by default), ranked by their L2 norm (the
+     last block may be short); skipped when block_size > shape[dim] / 2.
+   - n_m_ratio ("n:m", n <= m): magnitude mode zeroes the n smallest |w| of
+     every m consecutive entries along axis `dim` (1 by default; the last
+     group zero-padded); skipped when m > shape[dim] / 2. Exclusive with
+     target_sparsity and block_size.
+   - dim (0 or 1): the axis of block_size and n_m_ratio.
+   - weight_threshold (2048): a weight is pruned when it has MORE elements.
+   Per-weight options come from the compression configuration
+   (mgopt_compress_config).
+
+   Fires on: every weight the compression driver offers (passes/compress.c:
+   fp16, bf16, fp32, int8 or uint8 const of rank >= 2, more than
+   weight_threshold elements, read by an op). The op emitted is the
+   reference's iOS18 form: nonzero_data (the weight's dtype, the kept
+   non-zero values in row-major order) and mask (uint1, the weight's shape,
+   1 where a value is kept), named <const>_sparsified. Values that were zero
+   before are dropped like pruned ones (the mask is w != 0), so -0.0 comes
+   back as +0.0.
+   Must not fire: threshold mode below minimum_sparsity_percentile; block
+   and n:m pruning of a weight read by anything but conv.weight or
+   linear.weight, of rank outside 2..5, or too small along `dim` (see
+   above); on consts read by constexpr_* ops; when the program's target
+   refuses the op.
+
+   Numeric contract (src/kernels/prune.c): magnitudes in double from the
+   weight's exact values; the percentile is numpy's default linear method in
+   double (numpy 2 compares float32 magnitudes with the float64 percentile:
+   so does this); block norms are a sum of squares in double and one sqrt
+   (numpy computes them in the weight's dtype: a magnitude within an ulp of
+   the percentile may be decided differently); n:m breaks ties by position.
+   Kept values are copied bit for bit.
+
+   Cost: O(numel) per weight for threshold and n:m (times m), a quickselect
+   (expected O(numel)) for the percentile; numel doubles and numel bytes of
+   scratch. */
+
+static mgopt_opt_def const mgopt__pr_opts[8] = {
+    {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude"},
+    {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold"},
+    {"minimum_sparsity_percentile", MGOPT_OPT_FLOAT, "0.5",
+     "threshold mode: skip a weight whose fraction of zeros stays below this"},
+    {"target_sparsity", MGOPT_OPT_FLOAT, "-1", "magnitude mode: fraction of the weight zeroed (0..1)"},
+    {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)"},
+    {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim"},
+    {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)"},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"}};
+
+enum {
+  MGOPT__PR_MODE,
+  MGOPT__PR_THRESHOLD,
+  MGOPT__PR_MIN_SPARSITY,
+  MGOPT__PR_TARGET,
+  MGOPT__PR_BLOCK,
+  MGOPT__PR_NM,
+  MGOPT__PR_DIM,
+  MGOPT__PR_WEIGHT_THRESHOLD
+};
+
+typedef struct mgopt__pr_cfg {
+  int magnitude;
+  double threshold, min_sparsity, target;
+  int64_t block, n, m;
+  int32_t dim;
+} mgopt__pr_cfg;
+
+/* Reads one weight's options; 0 with diag set when they are not valid. */
+static int mgopt__pr_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgopt__pr_cfg *c) {
+  const char *mode = o[MGOPT__PR_MODE].s ? o[MGOPT__PR_MODE].s : "threshold";
+  const char *nm = o[MGOPT__PR_NM].s ? o[MGOPT__PR_NM].s : "";
+  memset(c, 0, sizeof *c);
+  if (strcmp(mode, "threshold") == 0) c->magnitude = 0;
+  else if (strcmp(mode, "magnitude") == 0) c->magnitude = 1;
+  else return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: unknown mode '%s'", mode), 0;
+  c->threshold = o[MGOPT__PR_THRESHOLD].f;
+  c->min_sparsity = o[MGOPT__PR_MIN_SPARSITY].f;
+  c->target = o[MGOPT__PR_TARGET].f;
+  c->block = o[MGOPT__PR_BLOCK].i;
+  c->dim = (int32_t)o[MGOPT__PR_DIM].i;
+  if (!(c->threshold >= 0.0))
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: threshold must be >= 0"), 0;
+  if (!(c->min_sparsity >= 0.0 && c->min_sparsity <= 1.0))
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "prune_weights: minimum_sparsity_percentile must be in [0, 1]"),
+           0;
+  if (o[MGOPT__PR_WEIGHT_THRESHOLD].i < 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: weight_threshold must be >= 0"), 0;
+  if (nm[0]) {
+    char *end = NULL;
+    long long n = strtoll(nm, &end, 10), m;
+    if (!end || *end != ':')
+      return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: n_m_ratio must be \"n:m\""), 0;
+    m = strtoll(end + 1, &end, 10);
+    if (*end || n < 0 || m <= 0 || n > m)
+      return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                            "prune_weights: n_m_ratio must be \"n:m\" with 0 <= n <= m, m > 0"),
+             0;
+    c->n = n;
+    c->m = m;
+  }
+  if (!c->magnitude) {
+    if (c->m || c->block != 1 || c->target != -1.0)
+      return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                            "prune_weights: target_sparsity, block_size and n_m_ratio need mode=magnitude"),
+             0;
+    return 1;
+  }
+  if ((c->target != -1.0) == (c->m != 0))
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "prune_weights: magnitude mode takes exactly one of target_sparsity and n_m_ratio"),
+           0;
+  if (c->m && c->block != 1)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                          "prune_weights: block_size and n_m_ratio exclude each other"),
+           0;
+  if (!c->m && !(c->target >= 0.0 && c->target <= 1.0))
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: target_sparsity must be in [0, 1]"), 0;
+  if (c->block < 1)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: block_size must be >= 1"), 0;
+  if (c->dim == -1) c->dim = c->m ? 1 : 0;
+  if (c->dim != 0 && c->dim != 1)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "prune_weights: dim must be 0 or 1"), 0;
+  return 1;
+}
+
+/* Every reader of v reads it as the weight of a conv or linear. */
+static int mgopt__pr_conv_linear_only(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next) {
+    const mgopt_op *op = u->op;
+    if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_linear)) return 0;
+    if (u->slot < 0 || u->slot >= op->nslots || strcmp(op->slots[u->slot].name, "weight") != 0) return 0;
+  }
+  return 1;
+}
+
+/* keep[] for w under c: 1 done, 0 the weight is left alone. */
+static int mgopt__pr_mask(const mgopt__pr_cfg *c, const mgopt_tensor *t, double *mag, double *scratch,
+                          uint8_t *keep) {
+  int64_t n = t->numel, i, zeros = 0;
+  if (!c->magnitude) {
+    mgopt__kp_magnitude(t, mag);
+    mgopt__kp_threshold_mask(mag, n, c->threshold, keep);
+    for (i = 0; i < n; i++) zeros += !keep[i] || mag[i] == 0.0;
+    return !((double)zeros / (double)n < c->min_sparsity);
+  }
+  if (c->m) {
+    mgopt__kp_magnitude(t, mag);
+    return mgopt__kp_nm_mask(t, mag, c->n, c->m, c->dim, keep);
+  }
+  if (c->block > 1) {
+    if (!mgopt__kp_block_magnitude(t, c->dim, c->block, mag)) return 0;
+  } else {
+    mgopt__kp_magnitude(t, mag);
+  }
+  mgopt__kp_magnitude_mask(mag, n, c->target, scratch, keep);
+  return 1;
+}
+
+static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt__pr_cfg c;
+  mgopt_tensor *t = w->t, *nzt, *mt;
+  int64_t n = t->numel, d;
+  double *mag = NULL;
+  uint8_t *keep;
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  static const char *const slots[2] = {"nonzero_data", "mask"};
+  mgopt_value *vals[2];
+  mgopt_op *ce;
+  void *nzd;
+  int ok;
+  MGOPT__UNUSED(ud);
+  if (!mgopt__pr_config(ctx, w->opts, &c)) return -2;
+  if (!mgopt__kp_weight_dtype((mgopt_dtype)t->dtype) || n <= 0) return 0;
+  if (c.magnitude && (c.m || c.block > 1) && !mgopt__pr_conv_linear_only(w->op->outs[0])) return 0;
+  if (!mgopt_tensor_data(p, t)) return -1;
+  mag = (double *)mgopt__heap_realloc(&p->alloc, NULL, 0, (size_t)n * (2 * sizeof(double) + 1));
+  if (!mag) return -1;
+  keep = (uint8_t *)(mag + 2 * n);
+  ok = mgopt__pr_mask(&c, t, mag, mag + n, keep);
+  nzt = mt = NULL;
+  nzd = NULL;
+  if (ok) {
+    d = mgopt__kp_nonzero_count(t, keep);
+    nzt = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, 1, &d);
+    mt = mgopt_tensor_new(p, MGOPT_DT_UINT1, t->rank, t->shape);
+    if (nzt && mt && (nzd = mgopt_tensor_data_mut(p, nzt)) != NULL && mgopt_tensor_data_mut(p, mt))
+      mgopt__kp_encode(t, keep, nzd, (uint8_t *)mt->data);
+    else
+      ok = -1;
+  }
+  mgopt__heap_free(&p->alloc, mag, (size_t)n * (2 * sizeof(double) + 1));
+  if (ok != 1) return ok;
+  vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_sparsified_nonzero_data"), nzt);
+  vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_sparsified_mask"), mt);
+  if (!vals[0] || !vals[1]) return -1;
+  ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_sparse_to_dense", mgopt__pu_name2(p, base, "_sparsified"), 2,
+                      slots, vals, 1);
+  if (!ce) return -1;
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt__cw_unbuild(ce);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
+static mgopt_status mgopt__pr_run(mgopt_pass_ctx *ctx) {
+  mgopt__pr_cfg c;
+  mgopt__cw_pass cp;
+  if (!mgopt__pr_config(ctx, ctx->opts, &c)) return MGOPT_ERR_INVALID_ARG;
+  memset(&cp, 0, sizeof cp);
+  cp.name = "prune_weights";
+  cp.opts = mgopt__pr_opts;
+  cp.nopts = MGOPT__ARRAY_COUNT(mgopt__pr_opts);
+  cp.fn = mgopt__pr_fn;
+  return mgopt__cw_run(ctx, &cp);
+}
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, prune_weights,
+                                "weights with small values zeroed, stored sparse (constexpr_sparse_to_dense)",
+                                mgopt__pr_opts, mgopt__pr_run);
+/* src/passes/compression/decompress_weights.c — common::decompress_weights: every constexpr_* weight becomes a plain const.
+
+   Spec: mil_graph_passes.txt, compression (WeightDecompressor); reference mil-passes.md §2.5, §4.5.
+
+   Before:
+     main(%x: (1, 5, fp32)) {
+       %d: (5, fp32)* = const(val=[2, 3, -4, 5, 6])
+       %m: (2, 5, uint1)* = const(val=[[0, 1, 0, 1, 0], [1, 0, 1, 0, 1]])
+       %w: (2, 5, fp32) = constexpr_sparse_to_dense(nonzero_data=%d, mask=%m)
+       %y: (1, 2, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   After:
+     main(%x: (1, 5, fp32)) {
+       %w: (2, 5, fp32)* = const(val=[[0, 2, 0, 3, 0], [-4, 0, 5, 0, 6]])
+       %y: (1, 2, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+
+   Fires on: every registered constexpr_* op (affine_dequantize,
+   lut_to_dense, sparse_to_dense, blockwise_shift_scale, cast, and any other
+   op of the constexpr trait), in every block, whose operands are constants
+   and whose kernel computes it; chains (a constexpr reading another's
+   output) fold in order. The const takes the output's name; the constants
+   that fed only folded ops are erased.
+   Must not fire: opaque constexpr ops (no kernel); an op the kernel refuses
+   (a malformed mask, a shape that disagrees); when the result's static type
+   does not suit a reader of the output.
+   Numeric contract: the constexpr kernels' (src/kernels/constexpr.c,
+   src/kernels/elementwise.c for constexpr_cast), the same values an
+   evaluator or a runtime materializes.
+   Cost: one worklist run over the program, plus each kernel's O(numel). */
+
+typedef struct mgopt__dw_state {
+  mgopt_fold_fn fold;
+  void *ud;
+  mgopt_op **fed; /* const ops that fed a folded op */
+  int64_t nfed, cap;
+  const mgopt_allocator *al;
+  int oom;
+} mgopt__dw_state;
+
+static int mgopt__dw_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
+  mgopt__dw_state *st = (mgopt__dw_state *)ud;
+  int32_t s, k, i;
+  int r;
+  if (op->kind == MGOPT_OP_OPAQUE || !(mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR)) return 0;
+  r = st->fold(p, op, out, st->ud);
+  if (r != 1) return r;
+  for (i = 0; i < op->nouts; i++)
+    if (!mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
+      return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (!v || !v->def) continue;
+      if (st->nfed == st->cap) {
+        int64_t nc = st->cap ? 2 * st->cap : 64;
+        mgopt_op **q = (mgopt_op **)mgopt__heap_realloc(st->al, st->fed, (size_t)st->cap * sizeof(mgopt_op *),
+                                                        (size_t)nc * sizeof(mgopt_op *));
+        if (!q) return -1;
+        st->fed = q;
+        st->cap = nc;
+      }
+      st->fed[st->nfed++] = v->def;
+    }
+  return 1;
+}
+
+static int mgopt__dw_cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (mgopt_op *const *)a, y = (uintptr_t) * (mgopt_op *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static mgopt_status mgopt__dw_run(mgopt_pass_ctx *ctx) {
+  mgopt_rewrite_config cfg;
+  mgopt_rewrite_stats stats;
+  mgopt__dw_state st;
+  mgopt_status s;
+  int64_t i;
+  memset(&st, 0, sizeof st);
+  st.fold = ctx->fold ? ctx->fold : mgopt_fold_op;
+  st.ud = ctx->fold ? ctx->fold_ud : NULL;
+  st.al = &ctx->program->alloc;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&stats, 0, sizeof stats);
+  cfg.keep_dead = 1;
+  cfg.fold = mgopt__dw_fold;
+  cfg.fold_ud = &st;
+  s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
+  /* the constants read only by folded ops go; each op once (a const may
+     have fed several), and none was erased while the driver ran */
+  if (st.nfed) qsort(st.fed, (size_t)st.nfed, sizeof(mgopt_op *), mgopt__dw_cmp_ptr);
+  for (i = 0; i < st.nfed; i++) {
+    if (i > 0 && st.fed[i] == st.fed[i - 1]) continue;
+    if (st.fed[i]->kind == MGOPT_OP_const && mgopt__op_is_dead(st.fed[i])) mgopt_op_erase(st.fed[i]);
+  }
+  mgopt__heap_free(st.al, st.fed, (size_t)st.cap * sizeof(mgopt_op *));
+  ctx->rewrites += stats.folds;
+  return s;
+}
+
+MGOPT__DEFINE_PASS(compression, common, decompress_weights, "every constexpr_* weight becomes a plain const",
+                   mgopt__dw_run);
+/* src/passes/compression/fp16_weights.c — common::fp16_weights: fp32 weights stored as fp16, read back through constexpr_cast.
+
+   Spec: coreml_compression_conversion.md (fp16 weight storage); reference mil-passes.md §4.1 (which consts
+   are weights), §4.5 (constexpr_cast).
+
+   Before (weight_threshold=0):
+     main(%x: (1, 5, fp32)) {
+       %w: (2, 5, fp32)* = const(val=[[0.1, 2, -0.5, 3, 0], [-4, 0.2, 5, 0.4, 6]])
+       %y: (1, 2, fp32) = linear(x=%x, weight=%w)
+     } -> (%y)
+   After:
+     main(%x: (1, 5, fp32)) {
+       %w_fp16: (2, 5, fp16)* = const(val=[[0.1, 2, -0.5, 3, 0], [-4, 0.2, 5, 0.4, 6]])
+       %w_fp32: (2, 5, fp32) = constexpr_cast(source_val=%w_fp16, output_dtype="fp32")
+       %y: (1, 2, fp32) = linear(x=%x, weight=%w_fp32)
+     } -> (%y)
+
+   Options: weight_threshold (0): a weight is stored as fp16 when it has
+   MORE elements. Per-weight options come from the compression
+   configuration (mgopt_compress_config).
+   Fires on: every fp32 weight the compression driver offers
+   (passes/compress.c: rank >= 2, at least 10 elements, read by an op).
+   The computation stays fp32: only the stored bytes halve.
+   Must not fire: on a weight with a finite value that fp16 cannot hold
+   (|v| >= 65520 rounds to inf); on fp16, bf16 and integer weights; on
+   consts read by constexpr_* ops; when the program's target refuses
+   constexpr_cast.
+   Numeric contract: each value rounded once to nearest even fp16
+   (mgopt_f32_to_f16_n; subnormals kept, values below 2^-25 become zero of
+   their sign, NaN stays NaN, inf stays inf); constexpr_cast widens it back
+   exactly.
+   Cost: one scan and one vectorized conversion per weight, O(numel). */
+
+static mgopt_opt_def const mgopt__fw_opts[1] = {
+    {"weight_threshold", MGOPT_OPT_INT, "0", "store weights with more elements than this as fp16"}};
+
+static int mgopt__fw_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
+  mgopt_program *p = ctx->program;
+  mgopt_tensor *t = w->t, *h;
+  const float *src;
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  static const char *const slots[1] = {"source_val"};
+  mgopt_value *v;
+  mgopt_op *ce;
+  int64_t i;
+  MGOPT__UNUSED(ud);
+  if (w->opts[0].i < 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "fp16_weights: weight_threshold must be >= 0"), -2;
+  if (t->dtype != MGOPT_DT_FP32) return 0;
+  src = (const float *)mgopt_tensor_data(p, t);
+  if (!src) return -1;
+  for (i = 0; i < t->numel; i++) {
+    float a = fabsf(src[i]);
+    if (a >= 65520.0f && a < (float)HUGE_VAL) return 0; /* finite, and inf in fp16 */
+  }
+  h = mgopt_tensor_new(p, MGOPT_DT_FP16, t->rank, t->shape);
+  if (!h || !mgopt_tensor_data_mut(p, h)) return -1;
+  mgopt_f32_to_f16_n(src, (uint16_t *)h->data, t->numel);
+  v = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_fp16"), h);
+  if (!v) return -1;
+  ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_cast", mgopt__pu_name2(p, base, "_fp32"), 1, slots, &v, 1);
+  if (!ce || mgopt_op_set_string(ce, "output_dtype", "fp32") != MGOPT_OK) return -1;
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt__cw_unbuild(ce);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
+static mgopt_status mgopt__fw_run(mgopt_pass_ctx *ctx) {
+  mgopt__cw_pass cp;
+  if (ctx->opts[0].i < 0)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "fp16_weights: weight_threshold must be >= 0");
+  memset(&cp, 0, sizeof cp);
+  cp.name = "fp16_weights";
+  cp.opts = mgopt__fw_opts;
+  cp.nopts = MGOPT__ARRAY_COUNT(mgopt__fw_opts);
+  cp.fn = mgopt__fw_fn;
+  return mgopt__cw_run(ctx, &cp);
+}
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, fp16_weights,
+                                "fp32 weights stored as fp16, widened by constexpr_cast", mgopt__fw_opts,
+                                mgopt__fw_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

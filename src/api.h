@@ -429,6 +429,8 @@ MGOPTDEF int mgopt_tensor_all_equal_f64(const mgopt_tensor *t, double v);
 /* fp16 / bf16 conversions (round to nearest even; NaN stays NaN). */
 MGOPTDEF uint16_t mgopt_f32_to_f16(float f);
 MGOPTDEF float mgopt_f16_to_f32(uint16_t h);
+/* dst[i] = mgopt_f32_to_f16(src[i]) for i < n, vectorized (F16C where the compiler targets it). */
+MGOPTDEF void mgopt_f32_to_f16_n(const float *src, uint16_t *dst, int64_t n);
 MGOPTDEF uint16_t mgopt_f32_to_bf16(float f);
 MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
 

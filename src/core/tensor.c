@@ -1,5 +1,12 @@
 /* src/core/tensor.c — dtypes, fp16/bf16 conversion, types and constant tensors. */
 #include "../internal.h"
+#if !defined(MGOPT_NO_SIMD) && defined(__F16C__) && defined(__AVX__)
+#include <immintrin.h>
+#define MGOPT__HAVE_F16C 1 /* the compiler targets F16C: use it */
+#elif !defined(MGOPT_NO_SIMD) && defined(__x86_64__) && defined(__GNUC__) && __GNUC__ >= 5 && !defined(__clang__)
+#include <immintrin.h>
+#define MGOPT__F16C_DISPATCH 1 /* an F16C function, taken when the CPU has it */
+#endif
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -121,35 +128,62 @@ static float mgopt__bits_f32(uint32_t u) {
   return f;
 }
 
-MGOPTDEF uint16_t mgopt_f32_to_f16(float f) {
-  uint32_t x = mgopt__f32_bits(f);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t exp = (x >> 23) & 0xffu;
-  uint32_t man = x & 0x7fffffu;
-  if (exp == 0xffu) { /* inf / nan */
-    if (man) return (uint16_t)(sign | 0x7e00u | (man >> 13));
-    return (uint16_t)(sign | 0x7c00u);
-  }
-  {
-    int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00u); /* overflow to inf */
-    if (e <= 0) {                                  /* subnormal or zero */
-      uint32_t m, shift, half, rem, r;
-      if (e < -10) return (uint16_t)sign;
-      m = man | 0x800000u;
-      shift = (uint32_t)(14 - e);
-      r = m >> shift;
-      rem = m & ((1u << shift) - 1);
-      half = 1u << (shift - 1);
-      if (rem > half || (rem == half && (r & 1u))) r++;
-      return (uint16_t)(sign | r);
-    }
-    {
-      uint32_t r = ((uint32_t)e << 10) | (man >> 13);
-      uint32_t rem = man & 0x1fffu;
-      if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++; /* may carry into inf: correct */
-      return (uint16_t)(sign | r);
-    }
+/* fp32 -> fp16, round to nearest even, branch-free so that loops over it
+   vectorize. From the magnitude bits a of x:
+   - a > inf: NaN, quiet, keeping the sign and the top 10 payload bits;
+   - a >= 65536 (and inf): +-inf;
+   - a >= 2^-14 (normal fp16): rebias the exponent, then round the 13 dropped
+     mantissa bits to nearest even in integers (a carry into the exponent is
+     the correct result, 65520 and up give inf);
+   - below: |x| + 0.5f rounds |x| to a multiple of 2^-24 (the fp16 subnormal
+     quantum) in the float adder's round-to-nearest-even mode; the low bits of
+     the sum are the subnormal (0x400 when it rounds up to the smallest
+     normal). Every fp32 value below 2^-25 gives +-0. */
+static uint16_t mgopt__f32_to_f16_bits(uint32_t x) {
+  uint32_t a = x & 0x7fffffffu, sign = (x >> 16) & 0x8000u;
+  uint32_t rb = a - 0x38000000u;
+  uint32_t norm = (rb + 0xfffu + ((rb >> 13) & 1u)) >> 13;
+  float af = mgopt__bits_f32(a) + 0.5f;
+  uint32_t sub = mgopt__f32_bits(af) - 0x3f000000u;
+  uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+  /* selections as masks: compilers keep them branch-free */
+  uint32_t m_sub = 0u - (uint32_t)(a < 0x38800000u), m_inf = 0u - (uint32_t)(a >= 0x47800000u);
+  uint32_t m_nan = 0u - (uint32_t)(a > 0x7f800000u);
+  uint32_t r = (sub & m_sub) | (norm & ~m_sub);
+  r = (0x7c00u & m_inf) | (r & ~m_inf);
+  r = (nan & m_nan) | (r & ~m_nan);
+  return (uint16_t)(sign | r);
+}
+
+MGOPTDEF uint16_t mgopt_f32_to_f16(float f) { return mgopt__f32_to_f16_bits(mgopt__f32_bits(f)); }
+
+/* The bulk conversion: F16C (8 lanes, round to nearest even) when the
+   compiler targets it, or (gcc on x86-64) when the CPU has it, else
+   the portable loop above, which compilers vectorize. Both give mgopt_f32_to_f16's bits (F16C quiets NaNs the same
+   way: sign, 0x7e00, top payload bits). */
+#if defined(MGOPT__F16C_DISPATCH)
+__attribute__((target("avx,f16c"))) static int64_t mgopt__f32_to_f16_f16c(const float *src, uint16_t *dst,
+                                                                           int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), 0));
+  return i;
+}
+#endif
+
+MGOPTDEF void mgopt_f32_to_f16_n(const float *src, uint16_t *dst, int64_t n) {
+  int64_t i = 0;
+#if defined(MGOPT__HAVE_F16C)
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), 0));
+#elif defined(MGOPT__F16C_DISPATCH)
+  if (n >= 64 && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"))
+    i = mgopt__f32_to_f16_f16c(src, dst, n);
+#endif
+  for (; i < n; i++) {
+    uint32_t x;
+    memcpy(&x, src + i, 4);
+    dst[i] = mgopt__f32_to_f16_bits(x);
   }
 }
 

@@ -242,5 +242,38 @@ MGOPT__PRIVATE int32_t mgopt__kp_unique(const float *x, int64_t n, int32_t cd, d
 MGOPT__PRIVATE int mgopt__kp_palettize(const mgopt__pal_cfg *cfg, const float *w, int32_t rank,
                                        const int64_t *shape, mgopt__pal_out *o);
 MGOPT__PRIVATE void mgopt__kp_free(mgopt__pal_out *o);
+/* ---- weight pruning (kernels/prune.c; numeric contract there). Tensors are
+   read in place: their data must be loaded (mgopt_tensor_data). */
+/* numpy.percentile(v[0..n), q) with its default linear method; v is
+   reordered. NaN when n == 0 or v holds a NaN. */
+MGOPT__PRIVATE double mgopt__kp_percentile(double *v, int64_t n, double q);
+/* The dtypes pruning reads: fp16, bf16, fp32, fp64, int8, uint8. */
+MGOPT__PRIVATE int mgopt__kp_weight_dtype(mgopt_dtype dt);
+/* mag[i] = |w[i]| for i < numel. */
+MGOPT__PRIVATE void mgopt__kp_magnitude(const mgopt_tensor *w, double *mag);
+/* Block magnitude: each element gets the L2 norm of its block of b
+   consecutive entries along axis dim (0 or 1; the last block may be short,
+   as if zero-padded). 0 (nothing written) when rank is not 2..5, b <= 1 or
+   b > shape[dim] / 2. */
+MGOPT__PRIVATE int mgopt__kp_block_magnitude(const mgopt_tensor *w, int32_t dim, int64_t b, double *mag);
+/* keep[i] = !(mag[i] <= threshold). */
+MGOPT__PRIVATE void mgopt__kp_threshold_mask(const double *mag, int64_t n, double threshold, uint8_t *keep);
+/* Magnitude pruning to target_sparsity s in [0, 1]: s == 1 prunes all, s == 0
+   none, else keep[i] = !(mag[i] <= percentile(mag, 100 s)). scratch: n doubles. */
+MGOPT__PRIVATE void mgopt__kp_magnitude_mask(const double *mag, int64_t n, double target_sparsity, double *scratch,
+                                             uint8_t *keep);
+/* n:m pruning along axis dim: in each group of m consecutive entries (the
+   last zero-padded), the n smallest magnitudes are pruned. 0 (nothing
+   written) when rank is not 2..5, n > m, or m > shape[dim] / 2. */
+MGOPT__PRIVATE int mgopt__kp_nm_mask(const mgopt_tensor *w, const double *mag, int64_t n, int64_t m, int32_t dim,
+                                     uint8_t *keep);
+/* Elements kept and non-zero: the length of constexpr_sparse_to_dense's nonzero_data. */
+MGOPT__PRIVATE int64_t mgopt__kp_nonzero_count(const mgopt_tensor *w, const uint8_t *keep);
+/* constexpr_sparse_to_dense's operands for w pruned by keep: the kept
+   non-zero elements in row-major order into nonzero (w's dtype, a
+   byte-addressable one), their positions as bits of mask (ceil(numel / 8)
+   bytes, element i at bit i % 8 of byte i / 8, padding bits clear: the
+   iOS16 uint8 mask and the iOS18 uint1 tensor alike). */
+MGOPT__PRIVATE void mgopt__kp_encode(const mgopt_tensor *w, const uint8_t *keep, void *nonzero, uint8_t *mask);
 
 #endif /* MGOPT__KERNELS_H */

@@ -85,6 +85,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_nn(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_sparse(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
 
 /* Family i's rows (*n of them), NULL past the last family. */

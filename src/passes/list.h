@@ -99,6 +99,9 @@
   PASS(compression, dequantize_to_constexpr) \
   PASS(compression, distributive_quantized_binary_op_scale_normalization) \
   PASS(compression, canonicalize_quantized_lut_pattern) \
+  PASS(compression, prune_weights) \
+  PASS(compression, decompress_weights) \
+  PASS(compression, fp16_weights) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
