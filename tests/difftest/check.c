@@ -60,6 +60,16 @@
                                      exact integers are tested in
                                      tests/unit/test_compress_quant.c)
 
+   LOSSY   1e300    1e300    yes     palettize_weights, prune_weights: the
+                                     loss is the options' (1-bit k-means, 90%
+                                     sparsity are allowed), so
+                                     only a finite output of the same shape
+                                     is asked for here (a NaN or an evaluation
+                                     error still fails); the exact contract,
+                                     the weight read back as lut[index] or
+                                     masked, is tested in tests/unit/
+                                     test_palettize.c and test_prune.c
+
    Every class but EXACT counts roundings in the program's own precision: a
    program that computes anything in fp16 has rtol and atol at least 4e-3
    (a few fp16 roundings, 2^-11 each).
@@ -82,6 +92,7 @@ static const dt_tol T_NEAR = {1e-2, 1e-5, 1, 0};
 static const dt_tol T_GELU = {1e-5, 2e-3, 1, 0};
 static const dt_tol T_ROUND16 = {4.8828125e-4, 6e-8, 0, 1};
 static const dt_tol T_QUANT8 = {0.25, 1, 1, 0};
+static const dt_tol T_LOSSY = {1e300, 1e300, 1, 0}; /* finite: inf * 0 would be NaN */
 
 dt_tol dt_tol_of(const char *name) {
   static const char *const ulp[] = {"divide_to_multiply", "rewrite_mul_rsqrt_as_div", "reduce_transposes",
@@ -93,13 +104,14 @@ dt_tol dt_tol_of(const char *name) {
                                      "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",
                                      "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu",
                                      "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", NULL};
-  static const char *const fp16[] = {"add_fp16_cast", "default_fp16", NULL};
+  static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", NULL};
   static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", NULL};
   const char *s = strstr(name, "::");
   int i;
   if (s) name = s + 2;
   if (!strcmp(name, "fuse_reduce_mean")) return T_NEAR;
   if (!strcmp(name, "linear_quantize_weights")) return T_QUANT8;
+  if (!strcmp(name, "palettize_weights") || !strcmp(name, "prune_weights")) return T_LOSSY;
   if (!strncmp(name, "update_output_dtypes", 20)) return T_ROUND16;
   if (!strncmp(name, "fuse_gelu_", 10)) return T_GELU;
   for (i = 0; ulp[i]; i++)
