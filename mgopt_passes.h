@@ -661,6 +661,11 @@ MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v)
 /* Erases op and then the consts feeding it that nothing else reads (backing
    out of a replacement built before asking the target). */
 MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
+/* Ends a replacement by the one op ce built before w->op: ce is inferred,
+   must give the const's exact type and be accepted by the program's target;
+   then it replaces the const (mgopt__cw_replace) and 1 is returned, else ce
+   is unbuilt and 0 is returned. */
+MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *ce);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
@@ -9957,6 +9962,16 @@ MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op) {
   mgopt_op_erase(op);
   for (k = 0; k < nf; k++)
     if (!(feed[k]->flags & MGOPT_OP_ERASED) && feed[k]->outs[0]->nuses == 0) mgopt_op_erase(feed[k]);
+}
+
+MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *ce) {
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt__cw_unbuild(ce);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
 }
 
 MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp) {
@@ -20750,13 +20765,7 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_blockwise_shift_scale",
                       mgopt__pu_name2(p, base, "_quantized"), zt ? 3 : 2, slots, vals, 1);
   if (!ce) return -1;
-  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
-      !mgopt_program_target_accepts(p, ce)) {
-    mgopt__cw_unbuild(ce);
-    return 0;
-  }
-  mgopt__cw_replace(w, ce->outs[0]);
-  return 1;
+  return mgopt__cw_finish(p, w, ce);
 }
 
 static mgopt_status mgopt__lq_run(mgopt_pass_ctx *ctx) {
@@ -22356,13 +22365,7 @@ static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_sparse_to_dense", mgopt__pu_name2(p, base, "_sparsified"), 2,
                       slots, vals, 1);
   if (!ce) return -1;
-  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
-      !mgopt_program_target_accepts(p, ce)) {
-    mgopt__cw_unbuild(ce);
-    return 0;
-  }
-  mgopt__cw_replace(w, ce->outs[0]);
-  return 1;
+  return mgopt__cw_finish(p, w, ce);
 }
 
 static mgopt_status mgopt__pr_run(mgopt_pass_ctx *ctx) {
@@ -22544,13 +22547,7 @@ static int mgopt__fw_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   if (!v) return -1;
   ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_cast", mgopt__pu_name2(p, base, "_fp32"), 1, slots, &v, 1);
   if (!ce || mgopt_op_set_string(ce, "output_dtype", "fp32") != MGOPT_OK) return -1;
-  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
-      !mgopt_program_target_accepts(p, ce)) {
-    mgopt__cw_unbuild(ce);
-    return 0;
-  }
-  mgopt__cw_replace(w, ce->outs[0]);
-  return 1;
+  return mgopt__cw_finish(p, w, ce);
 }
 
 static mgopt_status mgopt__fw_run(mgopt_pass_ctx *ctx) {

@@ -367,5 +367,10 @@ MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v)
 /* Erases op and then the consts feeding it that nothing else reads (backing
    out of a replacement built before asking the target). */
 MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
+/* Ends a replacement by the one op ce built before w->op: ce is inferred,
+   must give the const's exact type and be accepted by the program's target;
+   then it replaces the const (mgopt__cw_replace) and 1 is returned, else ce
+   is unbuilt and 0 is returned. */
+MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *ce);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */

@@ -249,6 +249,16 @@ MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op) {
     if (!(feed[k]->flags & MGOPT_OP_ERASED) && feed[k]->outs[0]->nuses == 0) mgopt_op_erase(feed[k]);
 }
 
+MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *ce) {
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt__cw_unbuild(ce);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
 MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp) {
   mgopt_program *p = ctx->program;
   mgopt__cw_list l;

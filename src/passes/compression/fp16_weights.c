@@ -61,13 +61,7 @@ static int mgopt__fw_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   if (!v) return -1;
   ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_cast", mgopt__pu_name2(p, base, "_fp32"), 1, slots, &v, 1);
   if (!ce || mgopt_op_set_string(ce, "output_dtype", "fp32") != MGOPT_OK) return -1;
-  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
-      !mgopt_program_target_accepts(p, ce)) {
-    mgopt__cw_unbuild(ce);
-    return 0;
-  }
-  mgopt__cw_replace(w, ce->outs[0]);
-  return 1;
+  return mgopt__cw_finish(p, w, ce);
 }
 
 static mgopt_status mgopt__fw_run(mgopt_pass_ctx *ctx) {

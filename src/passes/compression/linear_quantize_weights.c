@@ -330,13 +330,7 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   ce = mgopt_build_op(p, w->op->parent, w->op, "constexpr_blockwise_shift_scale",
                       mgopt__pu_name2(p, base, "_quantized"), zt ? 3 : 2, slots, vals, 1);
   if (!ce) return -1;
-  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &w->op->outs[0]->type) ||
-      !mgopt_program_target_accepts(p, ce)) {
-    mgopt__cw_unbuild(ce);
-    return 0;
-  }
-  mgopt__cw_replace(w, ce->outs[0]);
-  return 1;
+  return mgopt__cw_finish(p, w, ce);
 }
 
 static mgopt_status mgopt__lq_run(mgopt_pass_ctx *ctx) {
