@@ -40,12 +40,12 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "update_output_dtypes," /* 2 */ \
   "cast_optimization," /* 3 */ \
   "noop_elimination," /* 4 */ \
-  /*  5 int_op_canonicalization: not written yet */ \
-  /*  6 nullify_redundant_quantization_zero_point: not written yet */ \
-  /*  7 dequantize_quantize_pair_elimination: not written yet */ \
-  /*  8 distributive_quantized_binary_op_scale_normalization: not written yet */ \
-  /*  9 dequantize_to_constexpr: not written yet */ \
-  /* 10 canonicalize_quantized_lut_pattern: not written yet */ \
+  "int_op_canonicalization," /* 5 */ \
+  "nullify_redundant_quantization_zero_point," /* 6 */ \
+  "dequantize_quantize_pair_elimination," /* 7 */ \
+  "distributive_quantized_binary_op_scale_normalization," /* 8 */ \
+  "dequantize_to_constexpr," /* 9 */ \
+  "canonicalize_quantized_lut_pattern," /* 10 */ \
   "const_elimination," /* 11 */ \
   "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
   "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
