@@ -12,10 +12,14 @@ extern "C" {
    folding kernels. A static table: never NULL, never freed. */
 MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
 
-/* Options for mgopt_fold_op, passed as its `ud` (NULL = every default).
-   A zeroed struct means no limit. */
+/* Options for mgopt_fold_op, passed as its `ud` (NULL = every default, as
+   a zeroed struct). Folding never makes an output of more than
+   MGOPT_FOLD_MAX_ELEMENTS elements unless asked (a negative max_elements):
+   a constant of a few bytes (ConstantOfShape of [1 << 30]) must not become
+   gigabytes, in memory or in the model. */
+#define MGOPT_FOLD_MAX_ELEMENTS ((int64_t)1 << 28) /* the largest .mil tensor literal too */
 typedef struct mgopt_fold_options {
-  int64_t max_elements;  /* do not fold when an output has more elements (0 = no limit) */
+  int64_t max_elements;  /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
 } mgopt_fold_options;
 
 /* The built-in folding function (see mgopt_fold_fn): evaluates an op whose
@@ -195,8 +199,9 @@ typedef struct mgopt_compress_config {
    tests/golden/<family>/<name>.mil. The family is the folder and nothing else.
    The registered name's prefix is the reference namespace, kept from the
    implementation the pass follows: `common::` for Core ML MIL's graph passes
-   (whatever their family: cleanup, io, precision), `onnx::` for the ONNX IR
-   optimizer's.
+   (whatever their family: cleanup, io, precision, fusion, compression),
+   `onnx::` for the ONNX IR optimizer's, `relay::` for TVM Relay's,
+   `tflite::` for the TFLite converter's.
 
    This order is the order of the registry (`mgopt --list-passes`) and of the
    passes in mgopt_passes.h: tools/amalgamate reads the PASS lines below and
@@ -6286,6 +6291,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   k.op = op;
   k.out = out;
   k.max_elements = opts ? opts->max_elements : 0;
+  if (k.max_elements == 0) k.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  else if (k.max_elements < 0) k.max_elements = 0; /* kernels: 0 = no limit */
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);

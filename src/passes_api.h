@@ -10,10 +10,14 @@ extern "C" {
    folding kernels. A static table: never NULL, never freed. */
 MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
 
-/* Options for mgopt_fold_op, passed as its `ud` (NULL = every default).
-   A zeroed struct means no limit. */
+/* Options for mgopt_fold_op, passed as its `ud` (NULL = every default, as
+   a zeroed struct). Folding never makes an output of more than
+   MGOPT_FOLD_MAX_ELEMENTS elements unless asked (a negative max_elements):
+   a constant of a few bytes (ConstantOfShape of [1 << 30]) must not become
+   gigabytes, in memory or in the model. */
+#define MGOPT_FOLD_MAX_ELEMENTS ((int64_t)1 << 28) /* the largest .mil tensor literal too */
 typedef struct mgopt_fold_options {
-  int64_t max_elements;  /* do not fold when an output has more elements (0 = no limit) */
+  int64_t max_elements;  /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
 } mgopt_fold_options;
 
 /* The built-in folding function (see mgopt_fold_fn): evaluates an op whose

@@ -45,6 +45,8 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   k.op = op;
   k.out = out;
   k.max_elements = opts ? opts->max_elements : 0;
+  if (k.max_elements == 0) k.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  else if (k.max_elements < 0) k.max_elements = 0; /* kernels: 0 = no limit */
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);

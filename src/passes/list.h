@@ -5,8 +5,9 @@
    tests/golden/<family>/<name>.mil. The family is the folder and nothing else.
    The registered name's prefix is the reference namespace, kept from the
    implementation the pass follows: `common::` for Core ML MIL's graph passes
-   (whatever their family: cleanup, io, precision), `onnx::` for the ONNX IR
-   optimizer's.
+   (whatever their family: cleanup, io, precision, fusion, compression),
+   `onnx::` for the ONNX IR optimizer's, `relay::` for TVM Relay's,
+   `tflite::` for the TFLite converter's.
 
    This order is the order of the registry (`mgopt --list-passes`) and of the
    passes in mgopt_passes.h: tools/amalgamate reads the PASS lines below and

@@ -376,8 +376,11 @@ static void test_pass_list_is_the_registry(void) {
     CHECK_EQ_STR(pd->family, lp->family);
     REQUIRE(sep != NULL);
     CHECK_EQ_STR(sep + 2, lp->name);
+    /* the reference namespaces: Core ML MIL, the ONNX IR optimizer, TVM Relay, TFLite */
     CHECK((sep - pd->name == 6 && strncmp(pd->name, "common", 6) == 0) ||
-          (sep - pd->name == 4 && strncmp(pd->name, "onnx", 4) == 0));
+          (sep - pd->name == 4 && strncmp(pd->name, "onnx", 4) == 0) ||
+          (sep - pd->name == 5 && strncmp(pd->name, "relay", 5) == 0) ||
+          (sep - pd->name == 6 && strncmp(pd->name, "tflite", 6) == 0));
     CHECK(pd->run != NULL || (pd->patterns != NULL && pd->npatterns > 0));
     CHECK(pd->run == NULL || pd->npatterns == 0);
     snprintf(path, sizeof path, "tests/golden/%s/%s.mil", lp->family, lp->name);
