@@ -143,7 +143,12 @@ static double mgopt__lq_rne(double x) {
 /* fp32 quotients to integers, rounding half to even, clipped. */
 static float mgopt__lq_q1(float x, float s, float zp, float lo, float hi) {
   float y = x / s;
-  float r = (y + 12582912.0f) - 12582912.0f; /* round half to even for |y| < 2^22 */
+  /* round half to even for |y| < 2^22: adding 1.5 * 2^23 leaves no fraction
+     bits. Each step is stored in a float: a host that evaluates float
+     expressions in double (FLT_EVAL_METHOD 1, e.g. s390x) would otherwise
+     keep the fraction and the conversion below would truncate. */
+  float t = y + 12582912.0f;
+  float r = t - 12582912.0f;
   r += zp;
   r = r < lo ? lo : r;
   return r > hi ? hi : r;
