@@ -19887,10 +19887,6 @@ typedef struct mgopt__si {
   int32_t nmade;
 } mgopt__si;
 
-static int mgopt__si_float(mgopt_dtype dt) {
-  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
-}
-
 /* a new op `type`(slots = vals) named <stem>_<what>_<k>, inferred; NULL when it cannot be */
 static mgopt_value *mgopt__si_op(mgopt__si *s, const char *type, const char *what, int32_t n,
                                  const char *const *slots, mgopt_value *const *vals) {
@@ -20062,7 +20058,7 @@ static int mgopt__si_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   double eps = mgopt_op_get_float(op, "epsilon", 1e-5);
   MGOPT__UNUSED(ud);
   if (!x || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 1 ||
-      !mgopt__si_float((mgopt_dtype)x->type.dtype) || !(eps >= 0.0))
+      !mgopt__pw_is_float_weight((mgopt_dtype)x->type.dtype) || !(eps >= 0.0))
     return 0;
   memset(&s, 0, sizeof s);
   s.rw = rw;
@@ -20288,10 +20284,6 @@ static mgopt_tensor *mgopt__paa_split(const mgopt_op *add, mgopt_value **other) 
   return NULL;
 }
 
-static int mgopt__paa_float(mgopt_dtype dt) {
-  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
-}
-
 static int mgopt__paa_rewrite(mgopt_rewriter *rw, mgopt_op *outer, void *ud) {
   static const char *const slots[2] = {"x", "y"};
   mgopt_program *p = mgopt_rw_program(rw);
@@ -20309,7 +20301,7 @@ static int mgopt__paa_rewrite(mgopt_rewriter *rw, mgopt_op *outer, void *ud) {
   c1 = mgopt__paa_split(inner, &x);
   if (!c1) return 0;
   dt = (mgopt_dtype)c1->dtype;
-  if (!mgopt__paa_float(dt) || c2->dtype != dt || x->type.dtype != dt || outer->outs[0]->type.dtype != dt) return 0;
+  if (!mgopt__pw_is_float_weight(dt) || c2->dtype != dt || x->type.dtype != dt || outer->outs[0]->type.dtype != dt) return 0;
   if (!mgopt__pu_broadcast(c1->shape, c1->rank, c2->shape, c2->rank, shape, &rank)) return 0;
   for (i = 0; i < rank; i++) n *= shape[i];
   outn = mgopt_type_numel(&outer->outs[0]->type);
@@ -20389,7 +20381,7 @@ static int mgopt__pdc_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   MGOPT__UNUSED(ud);
   if (!x || !wt || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
   dt = (mgopt_dtype)x->type.dtype;
-  if (!(dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64) || wt->dtype != dt)
+  if (!mgopt__pw_is_float_weight(dt) || wt->dtype != dt)
     return 0;
   if (!mgopt_dim_is_static(x->type.dims[1])) return 0;
   k = x->type.dims[1].v;

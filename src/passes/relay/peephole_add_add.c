@@ -50,10 +50,6 @@ static mgopt_tensor *mgopt__paa_split(const mgopt_op *add, mgopt_value **other) 
   return NULL;
 }
 
-static int mgopt__paa_float(mgopt_dtype dt) {
-  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
-}
-
 static int mgopt__paa_rewrite(mgopt_rewriter *rw, mgopt_op *outer, void *ud) {
   static const char *const slots[2] = {"x", "y"};
   mgopt_program *p = mgopt_rw_program(rw);
@@ -71,7 +67,7 @@ static int mgopt__paa_rewrite(mgopt_rewriter *rw, mgopt_op *outer, void *ud) {
   c1 = mgopt__paa_split(inner, &x);
   if (!c1) return 0;
   dt = (mgopt_dtype)c1->dtype;
-  if (!mgopt__paa_float(dt) || c2->dtype != dt || x->type.dtype != dt || outer->outs[0]->type.dtype != dt) return 0;
+  if (!mgopt__pw_is_float_weight(dt) || c2->dtype != dt || x->type.dtype != dt || outer->outs[0]->type.dtype != dt) return 0;
   if (!mgopt__pu_broadcast(c1->shape, c1->rank, c2->shape, c2->rank, shape, &rank)) return 0;
   for (i = 0; i < rank; i++) n *= shape[i];
   outn = mgopt_type_numel(&outer->outs[0]->type);

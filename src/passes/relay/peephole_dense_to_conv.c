@@ -49,7 +49,7 @@ static int mgopt__pdc_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   MGOPT__UNUSED(ud);
   if (!x || !wt || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
   dt = (mgopt_dtype)x->type.dtype;
-  if (!(dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64) || wt->dtype != dt)
+  if (!mgopt__pw_is_float_weight(dt) || wt->dtype != dt)
     return 0;
   if (!mgopt_dim_is_static(x->type.dims[1])) return 0;
   k = x->type.dims[1].v;

@@ -66,10 +66,6 @@ typedef struct mgopt__si {
   int32_t nmade;
 } mgopt__si;
 
-static int mgopt__si_float(mgopt_dtype dt) {
-  return dt == MGOPT_DT_FP16 || dt == MGOPT_DT_BF16 || dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64;
-}
-
 /* a new op `type`(slots = vals) named <stem>_<what>_<k>, inferred; NULL when it cannot be */
 static mgopt_value *mgopt__si_op(mgopt__si *s, const char *type, const char *what, int32_t n,
                                  const char *const *slots, mgopt_value *const *vals) {
@@ -241,7 +237,7 @@ static int mgopt__si_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   double eps = mgopt_op_get_float(op, "epsilon", 1e-5);
   MGOPT__UNUSED(ud);
   if (!x || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 1 ||
-      !mgopt__si_float((mgopt_dtype)x->type.dtype) || !(eps >= 0.0))
+      !mgopt__pw_is_float_weight((mgopt_dtype)x->type.dtype) || !(eps >= 0.0))
     return 0;
   memset(&s, 0, sizeof s);
   s.rw = rw;
