@@ -16,10 +16,19 @@ MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
    a zeroed struct). Folding never makes an output of more than
    MGOPT_FOLD_MAX_ELEMENTS elements unless asked (a negative max_elements):
    a constant of a few bytes (ConstantOfShape of [1 << 30]) must not become
-   gigabytes, in memory or in the model. */
+   gigabytes, in memory or in the model. Nor does it grow the model much: an
+   output of more than MGOPT_FOLD_MAX_GROWTH_BYTES bytes that is also larger
+   than all the op's operands together (a fill, a tile, a broadcast) is left
+   to be computed at run time unless asked (a negative max_growth_bytes).
+   Ops that only move or shrink data (reshape, transpose, slice, the
+   arithmetic of weights of one shape) are never limited by it, and
+   constexpr ops, whose point is to expand, neither. */
 #define MGOPT_FOLD_MAX_ELEMENTS ((int64_t)1 << 28) /* the largest .mil tensor literal too */
+#define MGOPT_FOLD_MAX_GROWTH_BYTES ((int64_t)1 << 20)
 typedef struct mgopt_fold_options {
-  int64_t max_elements;  /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
+  int64_t max_elements;      /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
+  int64_t max_growth_bytes;  /* do not fold when an output has more bytes than this and than the operands
+                                (0 = MGOPT_FOLD_MAX_GROWTH_BYTES, < 0 = no limit) */
 } mgopt_fold_options;
 
 /* The built-in folding function (see mgopt_fold_fn): evaluates an op whose
@@ -714,6 +723,8 @@ typedef struct mgopt__kctx {
   void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
+  int64_t max_growth;   /* an output may exceed both this many bytes and in_bytes only when 0 (no limit) */
+  int64_t in_bytes;     /* the operands' bytes together (folding) */
   int heap;             /* evaluating: outputs go on the heap (mgopt__ev_tensor_alloc), never the arena */
   char why[128];        /* why the kernel returned MGOPT__K_NO, when it says (mgopt__k_no) */
   int bad;              /* the operands break the op's contract (an index out of range): an error when evaluating */
@@ -1110,14 +1121,18 @@ MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...) {
 MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
                                       const int64_t *shape) {
   const mgopt_type *st;
-  int64_t n = mgopt__k_numel(rank, shape);
+  int64_t n = mgopt__k_numel(rank, shape), nbytes;
   int32_t d;
   if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT_MAX_RANK)
     return mgopt__k_no(k, "output %d has an invalid shape", (int)i);
   if (k->max_elements > 0 && n > k->max_elements)
     return mgopt__k_no(k, "output %d has %lld elements, above the limit of %lld", (int)i, (long long)n,
                        (long long)k->max_elements);
-  if (mgopt_dtype_nbytes(dt, n) < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
+  nbytes = mgopt_dtype_nbytes(dt, n);
+  if (nbytes < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
+  if (k->max_growth > 0 && nbytes > k->max_growth && nbytes > k->in_bytes)
+    return mgopt__k_no(k, "output %d has %lld bytes from %lld: above the growth limit of %lld", (int)i,
+                       (long long)nbytes, (long long)k->in_bytes, (long long)k->max_growth);
   st = &k->op->outs[i]->type;
   if (st->kind != MGOPT_TYPE_TENSOR) return mgopt__k_no(k, "output %d is not declared a tensor", (int)i);
   if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt)
@@ -6276,6 +6291,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   mgopt__kernel_fn fn;
   mgopt__kctx k;
   int32_t s, i;
+  int64_t in_bytes = 0;
   int r;
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
@@ -6285,6 +6301,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
       if (!t || !mgopt__k_tensor_ok(t)) return MGOPT__K_NO;
+      in_bytes += (int64_t)t->nbytes;
     }
   memset(&k, 0, sizeof k);
   k.p = p;
@@ -6293,6 +6310,10 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   k.max_elements = opts ? opts->max_elements : 0;
   if (k.max_elements == 0) k.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
   else if (k.max_elements < 0) k.max_elements = 0; /* kernels: 0 = no limit */
+  k.max_growth = opts ? opts->max_growth_bytes : 0;
+  if (k.max_growth == 0) k.max_growth = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  if (k.max_growth < 0 || (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR)) k.max_growth = 0;
+  k.in_bytes = in_bytes;
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);
@@ -10462,7 +10483,8 @@ MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several o
    weights is kept; their outputs are not constants, so nothing below them
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
-   disagrees); when an output of rank > 0 has more elements than
+   disagrees, an output over its size limit or one growing the model by more
+   than MGOPT_FOLD_MAX_GROWTH_BYTES); when an output of rank > 0 has more elements than
    skip_const_by_size (scalars always fold); when the constant's static type
    does not suit a reader of the output, or differs from the declared type of
    a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a

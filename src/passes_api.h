@@ -14,10 +14,19 @@ MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
    a zeroed struct). Folding never makes an output of more than
    MGOPT_FOLD_MAX_ELEMENTS elements unless asked (a negative max_elements):
    a constant of a few bytes (ConstantOfShape of [1 << 30]) must not become
-   gigabytes, in memory or in the model. */
+   gigabytes, in memory or in the model. Nor does it grow the model much: an
+   output of more than MGOPT_FOLD_MAX_GROWTH_BYTES bytes that is also larger
+   than all the op's operands together (a fill, a tile, a broadcast) is left
+   to be computed at run time unless asked (a negative max_growth_bytes).
+   Ops that only move or shrink data (reshape, transpose, slice, the
+   arithmetic of weights of one shape) are never limited by it, and
+   constexpr ops, whose point is to expand, neither. */
 #define MGOPT_FOLD_MAX_ELEMENTS ((int64_t)1 << 28) /* the largest .mil tensor literal too */
+#define MGOPT_FOLD_MAX_GROWTH_BYTES ((int64_t)1 << 20)
 typedef struct mgopt_fold_options {
-  int64_t max_elements;  /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
+  int64_t max_elements;      /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
+  int64_t max_growth_bytes;  /* do not fold when an output has more bytes than this and than the operands
+                                (0 = MGOPT_FOLD_MAX_GROWTH_BYTES, < 0 = no limit) */
 } mgopt_fold_options;
 
 /* The built-in folding function (see mgopt_fold_fn): evaluates an op whose

@@ -159,14 +159,18 @@ MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...) {
 MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt, int32_t rank,
                                       const int64_t *shape) {
   const mgopt_type *st;
-  int64_t n = mgopt__k_numel(rank, shape);
+  int64_t n = mgopt__k_numel(rank, shape), nbytes;
   int32_t d;
   if (i < 0 || i >= k->op->nouts || n < 0 || rank < 0 || rank > MGOPT_MAX_RANK)
     return mgopt__k_no(k, "output %d has an invalid shape", (int)i);
   if (k->max_elements > 0 && n > k->max_elements)
     return mgopt__k_no(k, "output %d has %lld elements, above the limit of %lld", (int)i, (long long)n,
                        (long long)k->max_elements);
-  if (mgopt_dtype_nbytes(dt, n) < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
+  nbytes = mgopt_dtype_nbytes(dt, n);
+  if (nbytes < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
+  if (k->max_growth > 0 && nbytes > k->max_growth && nbytes > k->in_bytes)
+    return mgopt__k_no(k, "output %d has %lld bytes from %lld: above the growth limit of %lld", (int)i,
+                       (long long)nbytes, (long long)k->in_bytes, (long long)k->max_growth);
   st = &k->op->outs[i]->type;
   if (st->kind != MGOPT_TYPE_TENSOR) return mgopt__k_no(k, "output %d is not declared a tensor", (int)i);
   if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt)

@@ -30,6 +30,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   mgopt__kernel_fn fn;
   mgopt__kctx k;
   int32_t s, i;
+  int64_t in_bytes = 0;
   int r;
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
@@ -39,6 +40,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
       if (!t || !mgopt__k_tensor_ok(t)) return MGOPT__K_NO;
+      in_bytes += (int64_t)t->nbytes;
     }
   memset(&k, 0, sizeof k);
   k.p = p;
@@ -47,6 +49,10 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   k.max_elements = opts ? opts->max_elements : 0;
   if (k.max_elements == 0) k.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
   else if (k.max_elements < 0) k.max_elements = 0; /* kernels: 0 = no limit */
+  k.max_growth = opts ? opts->max_growth_bytes : 0;
+  if (k.max_growth == 0) k.max_growth = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  if (k.max_growth < 0 || (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR)) k.max_growth = 0;
+  k.in_bytes = in_bytes;
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);

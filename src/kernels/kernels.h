@@ -41,6 +41,8 @@ typedef struct mgopt__kctx {
   void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
+  int64_t max_growth;   /* an output may exceed both this many bytes and in_bytes only when 0 (no limit) */
+  int64_t in_bytes;     /* the operands' bytes together (folding) */
   int heap;             /* evaluating: outputs go on the heap (mgopt__ev_tensor_alloc), never the arena */
   char why[128];        /* why the kernel returned MGOPT__K_NO, when it says (mgopt__k_no) */
   int bad;              /* the operands break the op's contract (an index out of range): an error when evaluating */

@@ -1442,6 +1442,24 @@ static void test_refusals(void) {
   CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
   fo.max_elements = 4;
   CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+  /* growth limit: an output above it and above the operands' bytes (16) is left alone */
+  memset(&fo, 0, sizeof fo);
+  fo.max_growth_bytes = 8;
+  CHECK(mgopt_fold_op(x.p, OP(&x, "relu", 1, 1, "x", c), x.out, &fo) == 1); /* 16 bytes from 16 */
+  op = OP(&x, "tile", 1, 1, "x", c);
+  mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){8}), 1); /* 128 bytes */
+  fo.max_growth_bytes = 64;
+  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
+  fo.max_growth_bytes = 128;
+  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+  fo.max_growth_bytes = -1;
+  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+  fo.max_growth_bytes = 0; /* the default, 1 MiB */
+  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+  mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){(1 << 18) + 1}), 1); /* 4 MiB + 16 */
+  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
+  CHECK(mgopt_fold_op(x.p, op, x.out, NULL) == 0);
+  fo.max_elements = 4;
   /* odd IR: parameters present but unreadable, absurd sizes */
   op = OP(&x, "reduce_sum", 1, 2, "x", c, "axes", S(&x, MGOPT_DT_FP32, 0));
   CHECK(FOLD(&x, op) == 0);

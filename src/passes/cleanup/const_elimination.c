@@ -27,7 +27,8 @@
    weights is kept; their outputs are not constants, so nothing below them
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
-   disagrees); when an output of rank > 0 has more elements than
+   disagrees, an output over its size limit or one growing the model by more
+   than MGOPT_FOLD_MAX_GROWTH_BYTES); when an output of rank > 0 has more elements than
    skip_const_by_size (scalars always fold); when the constant's static type
    does not suit a reader of the output, or differs from the declared type of
    a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
