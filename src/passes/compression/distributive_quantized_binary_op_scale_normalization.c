@@ -52,7 +52,8 @@
    an output integer may move by one unit where the exact value sits at a
    rounding boundary (tests/unit/test_qdq.c checks |before - after| <= 1 and
    both against a double-precision computation).
-   Cost: worklist pattern rooted at add and sub, O(scale sizes) per match. */
+   Cost: worklist pattern rooted at add and sub, O(scale sizes) per match;
+   nothing in a function without a quantize. */
 #include "../../passes_internal.h"
 
 #define MGOPT__DQS_FP16_MAX 65504.0
@@ -165,6 +166,9 @@ static const mgopt_pattern mgopt__dqs_patterns[] = {
     {"quantized_sub", MGOPT_OP_sub, NULL, 1, mgopt__dqs_normalize, NULL},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(compression, common, distributive_quantized_binary_op_scale_normalization,
-                           "a quantized add or sub reads one input at scale 1, the other and the output scales divided",
-                           mgopt__dqs_patterns);
+/* every match ends in a quantize: functions without one are skipped */
+static const int32_t mgopt__dqs_needs[] = {MGOPT_OP_quantize};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(compression, common, distributive_quantized_binary_op_scale_normalization,
+                                   "a quantized add or sub reads one input at scale 1, the other and the output scales divided",
+                                   mgopt__dqs_patterns, mgopt__dqs_needs);
