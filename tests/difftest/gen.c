@@ -1784,6 +1784,7 @@ static const tmpl templates[] = {
     {"canonicalize_cast", t_shared_upcast, 0},
     {"peephole_add_add", t_add_chain, 0},
     {"peephole_dense_to_conv", t_linear_bias, 0},
+    {"eliminate_common_subexpr", t_redundant, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
