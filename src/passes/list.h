@@ -104,6 +104,7 @@
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
   PASS(relay, eliminate_common_subexpr) \
+  PASS(relay, peephole_conv_add_mul) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -1718,6 +1718,28 @@ static int t_dilated(G *g, int x) {
   return y;
 }
 
+/* conv -> add of a per-channel (or scalar) constant -> mul by one, operands in either order */
+static int t_conv_add_mul(G *g, int x) {
+  int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 3), v, w, cv, k, sc, a, y, d[4], kd[3];
+  gv ct;
+  v = image(g, x, C, 2, 2);
+  ct = g->v[v];
+  ct.d[1] = Co;
+  d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+  w = cnst(g, ct.dt, 4, d, C_RAND);
+  cv = def(g, &ct);
+  out(g, " = conv(x=%%v%d, weight=%%v%d)\n", v, w);
+  kd[0] = Co, kd[1] = 1, kd[2] = 1;
+  k = chance(g, 20) ? cnst(g, ct.dt, 0, kd, C_RAND) : cnst(g, ct.dt, 3, kd, C_RAND);
+  if (chance(g, 15)) k = cnst(g, ct.dt, 1, &ct.d[3], C_RAND); /* varies along W: no fold */
+  a = chance(g, 50) ? binary(g, "add", cv, k) : binary(g, "add", k, cv);
+  kd[0] = Co;
+  sc = cnst(g, ct.dt, 3, kd, C_RAND);
+  y = chance(g, 50) ? binary(g, "mul", a, sc) : binary(g, "mul", sc, a);
+  if (chance(g, 15)) extra_use(g, a);
+  return y;
+}
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -1785,6 +1807,7 @@ static const tmpl templates[] = {
     {"peephole_add_add", t_add_chain, 0},
     {"peephole_dense_to_conv", t_linear_bias, 0},
     {"eliminate_common_subexpr", t_redundant, 0},
+    {"peephole_conv_add_mul", t_conv_add_mul, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
