@@ -105,6 +105,7 @@
   PASS(compression, fp16_weights) \
   PASS(relay, eliminate_common_subexpr) \
   PASS(relay, peephole_conv_add_mul) \
+  PASS(relay, peephole_concat_add_pad) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

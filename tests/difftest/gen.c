@@ -1740,6 +1740,25 @@ static int t_conv_add_mul(G *g, int x) {
   return y;
 }
 
+/* add(concat(a, b), y) with a, b, y computed from x (channel counts 1..2 each), either operand order */
+static int t_concat_add(G *g, int x) {
+  int C0 = 1 + rnd(g, 2), C1 = 1 + rnd(g, 2), a, b, y, cat, r, ax = chance(g, 70) ? 1 : -3;
+  gv ct;
+  a = image(g, x, C0, 2, 2);
+  b = unary(g, unops[rnd(g, 4)], image(g, x, C1, 2, 2));
+  if (g->v[b].d[2] != g->v[a].d[2] || g->v[b].d[3] != g->v[a].d[3]) b = a, C1 = C0; /* spatial sizes agree */
+  ct = g->v[a];
+  ct.d[1] = C0 + C1;
+  y = image(g, x, C0 + C1, 2, 2);
+  if (g->v[y].d[2] != ct.d[2] || g->v[y].d[3] != ct.d[3]) y = -1;
+  cat = def(g, &ct);
+  out(g, " = concat(values=(%%v%d, %%v%d), axis=%d)\n", a, b, ax);
+  if (y < 0) y = unary(g, "exp", cat);
+  r = chance(g, 50) ? binary(g, "add", cat, y) : binary(g, "add", y, cat);
+  if (chance(g, 15)) extra_use(g, cat);
+  return r;
+}
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -1808,6 +1827,7 @@ static const tmpl templates[] = {
     {"peephole_dense_to_conv", t_linear_bias, 0},
     {"eliminate_common_subexpr", t_redundant, 0},
     {"peephole_conv_add_mul", t_conv_add_mul, 0},
+    {"peephole_concat_add_pad", t_concat_add, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
