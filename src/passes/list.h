@@ -106,6 +106,7 @@
   PASS(relay, eliminate_common_subexpr) \
   PASS(relay, peephole_conv_add_mul) \
   PASS(relay, peephole_concat_add_pad) \
+  PASS(relay, fold_scale_axis) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -1759,6 +1759,42 @@ static int t_concat_add(G *g, int x) {
   return r;
 }
 
+/* a per-channel scale before (optionally across a relu) or after a conv or a linear */
+static int t_fold_scale(G *g, int x) {
+  int C = 1 + rnd(g, 3), Co = 1 + rnd(g, 3), v, w, cv, sc, y, d[4], kd[3], lin = chance(g, 35);
+  gv ct;
+  v = image(g, x, C, 2, 2);
+  kd[0] = C, kd[1] = 1, kd[2] = 1;
+  if (lin) kd[0] = g->v[v].d[3], C = kd[0];
+  if (chance(g, 60)) {
+    sc = lin ? cnst(g, g->v[v].dt, 1, kd, chance(g, 30) ? C_POS : C_RAND)
+             : cnst(g, g->v[v].dt, 3, kd, chance(g, 30) ? C_POS : C_RAND);
+    v = chance(g, 50) ? binary(g, "mul", v, sc) : binary(g, "mul", sc, v);
+    if (chance(g, 30)) v = unary(g, "relu", v);
+    if (chance(g, 10)) extra_use(g, v);
+  }
+  ct = g->v[v];
+  if (lin) {
+    d[0] = Co, d[1] = C;
+    w = cnst(g, ct.dt, 2, d, C_RAND);
+    ct.d[3] = Co;
+    cv = def(g, &ct);
+    out(g, " = linear(x=%%v%d, weight=%%v%d)\n", v, w);
+    kd[0] = Co;
+    sc = cnst(g, ct.dt, 1, kd, C_RAND);
+  } else {
+    d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+    w = cnst(g, ct.dt, 4, d, C_RAND);
+    ct.d[1] = Co;
+    cv = def(g, &ct);
+    out(g, " = conv(x=%%v%d, weight=%%v%d)\n", v, w);
+    kd[0] = Co;
+    sc = cnst(g, ct.dt, 3, kd, C_RAND);
+  }
+  y = chance(g, 50) ? binary(g, "mul", cv, sc) : binary(g, "mul", sc, cv);
+  return y;
+}
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -1828,6 +1864,7 @@ static const tmpl templates[] = {
     {"eliminate_common_subexpr", t_redundant, 0},
     {"peephole_conv_add_mul", t_conv_add_mul, 0},
     {"peephole_concat_add_pad", t_concat_add, 0},
+    {"fold_scale_axis", t_fold_scale, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
