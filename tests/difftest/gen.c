@@ -1795,6 +1795,35 @@ static int t_fold_scale(G *g, int x) {
   return y;
 }
 
+/* 2..4 parallel convs (lin: linear ops) of one input, widths 1..3, then the same relu or a per-channel add each (or not) */
+static int t_parallel(G *g, int x, int lin) {
+  int C = 1 + rnd(g, 3), n = 2 + rnd(g, 3), v, i, last = -1, tail = rnd(g, 3);
+  v = image(g, x, C, 2, 2);
+  if (lin) C = g->v[v].d[3];
+  for (i = 0; i < n; i++) {
+    int Co = 1 + rnd(g, 3), d[4], w, b, cv, kd[3];
+    gv ct = g->v[v];
+    d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+    w = cnst(g, ct.dt, lin ? 2 : 4, d, C_RAND);
+    b = chance(g, 60) ? cnst(g, ct.dt, 1, d, C_RAND) : -1;
+    ct.d[lin ? 3 : 1] = Co;
+    cv = def(g, &ct);
+    out(g, " = %s(x=%%v%d, weight=%%v%d", lin ? "linear" : "conv", v, w);
+    if (b >= 0) out(g, ", bias=%%v%d", b);
+    out(g, ")\n");
+    if (tail == 1) cv = unary(g, "relu", cv);
+    if (tail == 2) {
+      kd[0] = Co, kd[1] = 1, kd[2] = 1;
+      cv = binary(g, "add", cv, lin ? cnst(g, ct.dt, 1, kd, C_RAND) : cnst(g, ct.dt, 3, kd, C_RAND));
+    }
+    if (i < n - 1) want_out(g, cv);
+    last = cv;
+  }
+  return last;
+}
+static int t_parallel_conv(G *g, int x) { return t_parallel(g, x, 0); }
+static int t_parallel_dense(G *g, int x) { return t_parallel(g, x, 1); }
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -1865,6 +1894,8 @@ static const tmpl templates[] = {
     {"peephole_conv_add_mul", t_conv_add_mul, 0},
     {"peephole_concat_add_pad", t_concat_add, 0},
     {"fold_scale_axis", t_fold_scale, 0},
+    {"combine_parallel_conv2d", t_parallel_conv, 0},
+    {"combine_parallel_dense", t_parallel_dense, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
