@@ -306,6 +306,12 @@ typedef struct mgopt_compress_config {
   PASS(compression, prune_weights) \
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
+  PASS(relay, eliminate_common_subexpr) \
+  PASS(relay, peephole_conv_add_mul) \
+  PASS(relay, peephole_concat_add_pad) \
+  PASS(relay, fold_scale_axis) \
+  PASS(relay, combine_parallel_conv2d) \
+  PASS(relay, combine_parallel_dense) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -410,6 +416,11 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int 
    walk breaks anywhere else. */
 #define MGOPT__PU_MAX_CHAIN 256
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
+
+/* ---- combining parallel ops (passes/relay/combine_parallel_conv2d.c)
+   Runs the parallel-op combiner on the ops of `kind` (conv or linear) with
+   ctx's first option as min_num_branches. */
+MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind);
 
 /* ---- replacing values (passes/replace.c) */
 /* gives output i of op the type t when inference left it unknown. */
@@ -22595,6 +22606,1045 @@ static mgopt_status mgopt__fw_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, fp16_weights,
                                 "fp32 weights stored as fp16, widened by constexpr_cast", mgopt__fw_opts,
                                 mgopt__fw_run);
+/* src/passes/relay/eliminate_common_subexpr.c — relay::eliminate_common_subexpr: global hash-consing of equal ops, across nested blocks where the first dominates.
+
+   Spec: tvm_relay_passes.md, "EliminateCommonSubexpr": an op of the same
+   kind, with equal attributes and the same operands in the same order as an
+   earlier one, is the earlier one; scalar constants compare by value.
+
+   Before:
+     main(%x: (2, fp32)) {
+       %c: (fp32)* = const(val=2)
+       %d: (fp32)* = const(val=2)
+       %a: (2, fp32) = mul(x=%x, y=%c)
+       %b: (2, fp32) = mul(x=%x, y=%d)
+       %s: (2, fp32) = add(x=%a, y=%b)
+     } -> (%s)
+   After:
+     main(%x: (2, fp32)) {
+       %c: (fp32)* = const(val=2)
+       %a: (2, fp32) = mul(x=%x, y=%c)
+       %s: (2, fp32) = add(x=%a, y=%a)
+     } -> (%s)
+
+   Two ops are equal when they have the same op type (opaque ops: the same
+   type name), the same output count, the same operand slots (names, list
+   shape), equal attributes, and operand by operand the same value or two
+   constants of equal dtype, shape and content of at most
+   MGOPT__CSE_SMALL (64) elements. The later op's outputs are replaced by
+   the earlier op's, and the later op goes with the constants that fed only
+   it. One sweep in program order, so a chain of equal ops collapses at
+   once (the operands of a later op already read the kept values).
+
+   Scopes: an op may be replaced by an equal op of its own block or of an
+   enclosing block that comes before it (that value dominates it); never by
+   an op of a nested block (its value is not visible outside), of a sibling
+   block, or of another function. The table keeps every op seen; an entry
+   whose block was left is dead for good (the sweep never comes back to
+   it) and its slot is taken by the next op with that hash.
+
+   Block outputs: replaced like any use. A function output keeps its name:
+   the kept value takes it, or, when the kept value is a block argument or
+   already a function output, an identity named like it reads the kept value.
+
+   Fires on: every pure op, single- or multi-output, in any block.
+   Must not fire: consts themselves (const_deduplication merges them); ops
+   with nested blocks (their bodies are not compared; the ops inside them
+   are candidates); state reads and writes; ops with side effects (an op
+   whose registry row is not pure, an opaque op marked has_effects); ops
+   that draw random numbers (opaque types naming Random, Bernoulli,
+   Multinomial); constants of more than 64 elements that are not the same
+   value; declared output types the kept value does not fit.
+
+   Versus common::remove_redundant_ops (the MIL rule): that pass needs a
+   non-const "parent" operand, takes single-output ops only, stays inside
+   one block, and leaves block outputs alone (on either side); this one
+   takes multi-output ops and block outputs, works across nested blocks
+   where the value dominates, and compares constants up to 64 elements (the
+   other up to 99) so that ops over small equal constants merge too.
+
+   Cost: one sweep, one hash-table probe per op, O(ops + operands), plus
+   the content hash of constants of at most 64 elements. */
+
+#define MGOPT__CSE_SMALL 64
+#define MGOPT__CSE_MAX_DEPTH 256
+
+typedef struct mgopt__cse {
+  mgopt_program *p;
+  mgopt__map kept; /* hash -> op (several ops may share a hash) */
+  mgopt__map open; /* block -> 1 while the sweep is inside it, 0 after */
+  int64_t removed;
+  int oom;
+} mgopt__cse;
+
+static int mgopt__cse_random(const mgopt_op *op) {
+  return op->kind == MGOPT_OP_OPAQUE && op->type &&
+         (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") || strstr(op->type, "Multinomial"));
+}
+
+static int mgopt__cse_eligible(const mgopt_op *op) {
+  if (op->nouts < 1 || op->nblocks || op->kind == MGOPT_OP_const) return 0;
+  if ((mgopt_op_traits(op) & MGOPT_TRAIT_STATE) || mgopt__op_has_effects(op) || mgopt__cse_random(op)) return 0;
+  return 1;
+}
+
+static mgopt_tensor *mgopt__cse_small(const mgopt_value *v) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  return t && t->numel <= MGOPT__CSE_SMALL ? t : NULL;
+}
+
+static uint64_t mgopt__cse_hash(const mgopt_op *op) {
+  uint64_t h = mgopt__pu_mix((uint64_t)(uintptr_t)op->type, (uint64_t)op->nouts);
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++) {
+    h = mgopt__pu_mix(h, (uint64_t)(uintptr_t)op->slots[s].name);
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      mgopt_tensor *t = v ? mgopt__cse_small(v) : NULL;
+      h = mgopt__pu_mix(h, t ? mgopt_tensor_hash(t) : v ? (uint64_t)v->id * 0x100000001b3ull : 7u);
+    }
+  }
+  return mgopt__pu_mix(h, mgopt__pu_attrs_hash(op)); /* attributes in any order */
+}
+
+static int mgopt__cse_value_eq(const mgopt_value *a, const mgopt_value *b) {
+  const mgopt_tensor *x, *y;
+  if (a == b) return 1;
+  if (!a || !b) return 0;
+  x = mgopt__cse_small(a);
+  y = mgopt__cse_small(b);
+  return x && y && mgopt_tensor_equal(x, y);
+}
+
+static int mgopt__cse_equal(const mgopt_op *a, const mgopt_op *b) {
+  int32_t s, k;
+  if (a->type != b->type || a->nouts != b->nouts || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
+  for (s = 0; s < a->nslots; s++) {
+    const mgopt_slot *sa = &a->slots[s];
+    int32_t j = mgopt_op_slot_index(b, sa->name);
+    const mgopt_slot *sb;
+    if (j < 0) return 0;
+    sb = &b->slots[j];
+    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
+    for (k = 0; k < sa->n; k++)
+      if (!mgopt__cse_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
+  }
+  return mgopt__pu_attrs_equal(a, b);
+}
+
+/* 1 while the sweep is inside block b (b encloses the op being visited) */
+static int mgopt__cse_is_open(const mgopt__cse *c, const mgopt_block *b) {
+  const mgopt__map_slot *sl = mgopt__map_find(&c->open, mgopt__map_ptr_key(b));
+  return sl && sl->v.i;
+}
+
+static int mgopt__cse_set_open(mgopt__cse *c, const mgopt_block *b, int open) {
+  mgopt__map_slot *sl = mgopt__map_get(&c->open, mgopt__map_ptr_key(b), NULL);
+  if (!sl) return 0;
+  sl->v.i = open;
+  return 1;
+}
+
+/* every output of op fits where first's would go */
+static int mgopt__cse_fits(mgopt_program *p, const mgopt_op *op, const mgopt_op *first) {
+  int32_t i;
+  for (i = 0; i < op->nouts; i++)
+    if (op->outs[i]->nuses && !mgopt__pu_replace_fits(p, op->outs[i], first->outs[i])) return 0;
+  return 1;
+}
+
+/* op's outputs become first's, then op and the consts that fed only it go */
+static void mgopt__cse_replace(mgopt__cse *c, mgopt_op *op, mgopt_op *first) {
+  mgopt_op *feeds[8];
+  int32_t nfeeds = 0, s, k, i;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      mgopt_value *v = op->slots[s].uses[k].value;
+      if (v && v->def && v->def->kind == MGOPT_OP_const && nfeeds < 8) feeds[nfeeds++] = v->def;
+    }
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *from = op->outs[i], *to = first->outs[i];
+    if (!from->nuses) continue;
+    if (mgopt__pu_is_func_output(from) && (!to->def || mgopt__pu_is_func_output(to))) {
+      static const char *const slot[1] = {"x"};
+      mgopt_op *id = mgopt_build_op(c->p, op->parent, op, "identity", from->name, 1, slot, &to, 1);
+      if (!id) {
+        c->oom = 1;
+        return;
+      }
+      (void)mgopt_op_infer(c->p, id, NULL);
+      mgopt__pu_fill_type(c->p, id, 0, &from->type);
+      to = id->outs[0];
+    }
+    {
+      const char *old = to->name; /* a function output's name moves onto to: its op follows */
+      mgopt_value_replace_all_uses(from, to);
+      if (to->def && to->name != old && to->def->name == old && to->def->nouts == 1) to->def->name = to->name;
+    }
+  }
+  mgopt_op_erase(op);
+  for (i = 0; i < nfeeds; i++) {
+    mgopt_op *f = feeds[i];
+    if (!(f->flags & MGOPT_OP_ERASED) && !f->outs[0]->nuses) mgopt_op_erase(f);
+  }
+  c->removed++;
+}
+
+static void mgopt__cse_block(mgopt__cse *c, mgopt_block *b, int depth) {
+  mgopt_op *op, *next;
+  if (!mgopt__cse_set_open(c, b, 1)) {
+    c->oom = 1;
+    return;
+  }
+  for (op = b->first; op && !c->oom; op = next) {
+    int32_t i;
+    uint64_t h;
+    mgopt__map_slot *sl, *stale = NULL;
+    mgopt_op *first = NULL;
+    next = op->next;
+    if (depth < MGOPT__CSE_MAX_DEPTH)
+      for (i = 0; i < op->nblocks && !c->oom; i++) mgopt__cse_block(c, op->blocks[i], depth + 1);
+    if (c->oom || !mgopt__cse_eligible(op)) continue;
+    h = mgopt__map_hash_key(mgopt__cse_hash(op));
+    for (sl = mgopt__map_find(&c->kept, h); sl; sl = mgopt__map_next(&c->kept, sl)) {
+      mgopt_op *o = (mgopt_op *)sl->v.p;
+      if (!mgopt__cse_is_open(c, o->parent)) {
+        if (!stale) stale = sl; /* left behind: never visible again */
+      } else if (mgopt__cse_equal(o, op)) {
+        first = o;
+        break;
+      }
+    }
+    if (first && mgopt__cse_fits(c->p, op, first)) {
+      mgopt__cse_replace(c, op, first);
+      continue;
+    }
+    if (first) continue; /* the kept one stays the representative */
+    if (!stale && !(stale = mgopt__map_add(&c->kept, h))) {
+      c->oom = 1;
+      return;
+    }
+    stale->v.p = op;
+  }
+  if (!mgopt__cse_set_open(c, b, 0)) c->oom = 1;
+}
+
+static mgopt_status mgopt__cse_run(mgopt_pass_ctx *ctx) {
+  mgopt__cse c;
+  int32_t i;
+  memset(&c, 0, sizeof c);
+  c.p = ctx->program;
+  mgopt__map_init_flags(&c.kept, &c.p->alloc, MGOPT__MAP_HASHED);
+  mgopt__map_init(&c.open, &c.p->alloc);
+  for (i = 0; i < mgopt_program_function_count(ctx->program) && !c.oom; i++)
+    mgopt__cse_block(&c, mgopt_program_function_at(ctx->program, i)->body, 0);
+  mgopt__map_free(&c.kept);
+  mgopt__map_free(&c.open);
+  ctx->rewrites += c.removed;
+  if (c.oom) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "eliminate_common_subexpr: out of memory");
+  return MGOPT_OK;
+}
+
+MGOPT__DEFINE_PASS(relay, relay, eliminate_common_subexpr,
+                   "global hash-consing: an op equal to an earlier one that dominates it reads that one's outputs",
+                   mgopt__cse_run);
+/* src/passes/relay/peephole_conv_add_mul.c — relay::peephole_conv_add_mul: conv, then a per-channel add, then a per-channel mul fold into the conv's weight and bias.
+
+   Spec: tvm_relay_passes.md, "Peephole", PatternTransformer1: the chain
+   conv2d (or conv2d_transpose) -> add -> multiply, with constant add and
+   multiply operands, becomes one convolution. The reference's rewrite
+   returns add(conv, c·s): it drops the scale on the conv's own output;
+   here (conv(x, W) + b + c)·s = conv(x, W·s) + (b + c)·s, exactly.
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%w)
+       %k: (2, 1, fp32)* = const(val=[[1], [-1]])
+       %a: (1, 2, 3, fp32) = add(x=%c, y=%k)
+       %s: (2, 1, fp32)* = const(val=[[2], [0.5]])
+       %y: (1, 2, 3, fp32) = mul(x=%a, y=%s)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %c_weight: (2, 2, 1, fp32)* = const(val=[[[2], [4]], [[1.5], [2]]])
+       %c_bias: (2, fp32)* = const(val=[2, -0.5])
+       %y: (1, 2, 3, fp32) = conv(x=%x, weight=%c_weight, bias=%c_bias)
+     } -> (%y)
+
+   Per output channel o: W'[o] = s[o]·W[o], b'[o] = (b[o] + c[o])·s[o]
+   (b = 0 when the conv has no bias; a bias is then created). A grouped
+   conv_transpose maps its channels as fuse_conv_scale does.
+   Numeric contract: each element of W' and b' is computed in double from
+   the exact constant values (b[o] + c[o] and the product in double) and
+   rounded once, to nearest even, to the weight's dtype (fp16 stays fp16).
+
+   Fires on: mul(add(conv, c), s) with either operand order of the add and
+   of the mul, conv a conv or conv_transpose with a constant float weight
+   and a constant or absent bias (mgopt__pw_conv_get), c and s constants
+   that are scalars or vary only along the channel axis without changing
+   the output's shape ((Cout, 1, 1), (1, Cout, 1, 1), ... for a 2-D conv:
+   mgopt__pw_channel_const); the conv read only by the add, the add only by
+   the mul, neither a block output. The conv keeps its name and stands for
+   the mul's output; the add, the mul and their constants go.
+   Must not fire: a run-time add or mul operand; a constant that varies
+   along a spatial axis or broadcasts the output to another shape; a conv
+   or add with another reader or that is a block output; a sub or div in
+   place of the add or mul; a result that is not finite; declared types
+   that do not allow the replacement (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(muls + weight elements). */
+
+/* the operand of binary op other than v */
+static mgopt_value *mgopt__pcam_other(const mgopt_op *op, const mgopt_value *v) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  if (!x || !y) return NULL;
+  return x == v ? y : y == v ? x : NULL;
+}
+
+/* the operand of op made by an op of `kind` read only by op (and not a block output), else NULL */
+static mgopt_value *mgopt__pcam_sole(const mgopt_op *op, int32_t kind) {
+  mgopt_value *v[2];
+  int k;
+  v[0] = mgopt_op_operand(op, "x");
+  v[1] = mgopt_op_operand(op, "y");
+  for (k = 0; k < 2; k++)
+    if (v[k] && v[k]->def && v[k]->def->kind == kind && v[k]->def->nouts == 1 && v[k]->nuses == 1 &&
+        !mgopt__pu_is_block_output(v[k]))
+      return v[k];
+  return NULL;
+}
+
+static int mgopt__pcam_fuse(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *av, *cv = NULL, *cc, *sc;
+  mgopt_op *add;
+  mgopt__pw_conv c;
+  mgopt_tensor *nw, *nb;
+  double *s, *k, *b;
+  int64_t o;
+  int j;
+  MGOPT__UNUSED(ud);
+  if (mul->nouts != 1 || !(av = mgopt__pcam_sole(mul, MGOPT_OP_add))) return 0;
+  add = av->def;
+  for (j = 0; j < 2 && !cv; j++) {
+    mgopt_value *v = mgopt_op_operand(add, j ? "y" : "x");
+    if (v && v->def && v->nuses == 1 && !mgopt__pu_is_block_output(v) && mgopt__pw_conv_get(p, v->def, &c)) cv = v;
+  }
+  if (!cv || !(cc = mgopt__pcam_other(add, cv)) || !(sc = mgopt__pcam_other(mul, av))) return 0;
+  s = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)c.cout * 2, 8);
+  if (!s) return 0;
+  k = s + c.cout;
+  if (!mgopt__pw_channel_const(p, cc, c.w->rank, 1, c.cout, k) ||
+      !mgopt__pw_channel_const(p, sc, c.w->rank, 1, c.cout, s))
+    return 0;
+  if (!mgopt__pu_replace_fits(p, mul->outs[0], cv)) return 0;
+  if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
+  for (o = 0; o < c.cout; o++) b[o] = (b[o] + k[o]) * s[o];
+  if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)c.w->dtype, c.cout, b))) return 0;
+  nw = mgopt__pw_conv_scale(p, &c, s); /* last: it may scale in place */
+  if (!nw || !mgopt__pw_conv_set(rw, cv->def, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, mul->outs[0], cv);
+  mgopt__pu_erase_with_consts(rw, mul);
+  mgopt__pu_erase_with_consts(rw, add);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__pcam_patterns[] = {
+    {"conv_add_mul", MGOPT_OP_mul, NULL, 1, mgopt__pcam_fuse, NULL},
+};
+
+/* the pattern matches only where one of these is */
+static const int32_t mgopt__pcam_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpose};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(relay, relay, peephole_conv_add_mul,
+                                   "conv, a per-channel add and a per-channel mul fold into the conv's weight and bias",
+                                   mgopt__pcam_patterns, mgopt__pcam_needs);
+/* src/passes/relay/peephole_concat_add_pad.c — relay::peephole_concat_add_pad: an add of a two-input concat and a run-time tensor becomes two zero pads and two adds.
+
+   Spec: tvm_relay_passes.md, "Peephole", PatternTransformer3: for an
+   accelerator that adds in place but has no concat, add(concat(t0, t1),
+   y) becomes add(pad(t1, before c0), add(pad(t0, after c1), y)), c0 and
+   c1 the two inputs' sizes on the concat axis. The reference asserts the
+   concat is on axis 1 and has two inputs; here another axis is padded
+   the same way and any other concat is left alone.
+
+   Before:
+     main(%a: (1, 1, 2, fp32), %b: (1, 2, 2, fp32), %y: (1, 3, 2, fp32)) {
+       %c: (1, 3, 2, fp32) = concat(values=(%a, %b), axis=1)
+       %s: (1, 3, 2, fp32) = add(x=%c, y=%y)
+     } -> (%s)
+   After:
+     main(%a: (1, 1, 2, fp32), %b: (1, 2, 2, fp32), %y: (1, 3, 2, fp32)) {
+       %s_pads0_0: (4, int32)* = const(val=[0, 2, 0, 0])
+       %s_pad0_0: (1, 3, 2, fp32) = pad(x=%a, pad=%s_pads0_0, mode="constant", constant_val=0.0)
+       %s_add_0: (1, 3, 2, fp32) = add(x=%s_pad0_0, y=%y)
+       %s_pads1_0: (4, int32)* = const(val=[1, 0, 0, 0])
+       %s_pad1_0: (1, 3, 2, fp32) = pad(x=%b, pad=%s_pads1_0, mode="constant", constant_val=0.0)
+       %s: (1, 3, 2, fp32) = add(x=%s_pad1_0, y=%s_add_0)
+     } -> (%s)
+
+   Exact: each element is t0 + y + 0 or 0 + y + t1 (adding a zero
+   changes no value but the sign of a zero).
+   Fires on: add(concat(t0, t1), y) or add(y, concat(t0, t1)), y not a
+   constant (the spec's "element-wise add": neither operand constant),
+   the concat of exactly two non-constant values with interleave false,
+   its axis in range and both sizes on it static, read only by the add and
+   not a block output; the add keeps its name.
+   Must not fire: a constant operand (that is a bias add); a concat of one
+   or three or more values, or interleaved; a concat with another reader or
+   that is a block output; a symbolic size on the concat axis; ops the
+   program's target cannot express (taken back).
+   Cost: worklist patterns, O(adds). The program grows by two ops (the
+   concat and one add become two pads and two adds): the rewrite serves a
+   runtime without concat, it is no fusion. */
+
+/* pad(x, pads on `axis` of a rank-`rank` value: before, after), named after base */
+static mgopt_op *mgopt__pcap_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank, int64_t axis,
+                                 int64_t before, int64_t after, const char *base, const char *cname,
+                                 const char *oname) {
+  static const char *const slots[2] = {"x", "pad"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  int64_t pads[2 * MGOPT_MAX_RANK];
+  int32_t n = 2 * (rank - (int32_t)axis), i;
+  mgopt_value *vals[2];
+  mgopt_op *op;
+  for (i = 0; i < n; i++) pads[i] = 0;
+  pads[0] = before;
+  pads[1] = after;
+  vals[0] = x;
+  vals[1] = mgopt_rw_const(rw, pos, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, cname)),
+                           mgopt__pu_const_i32_1d(p, pads, n));
+  if (!vals[1]) return NULL;
+  op = mgopt_rw_create(rw, pos, "pad", mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, oname)), 2, slots, vals,
+                       1);
+  if (!op) {
+    mgopt_rw_erase(rw, vals[1]->def);
+    return NULL;
+  }
+  if (mgopt_op_set_string(op, "mode", "constant") || mgopt_op_set_float(op, "constant_val", 0.0)) {
+    mgopt__pu_erase_with_consts(rw, op);
+    return NULL;
+  }
+  return op;
+}
+
+static int mgopt__pcap_rewrite(mgopt_rewriter *rw, mgopt_op *add, void *ud) {
+  static const char *const slots[2] = {"x", "y"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(add, "x"), *yv = mgopt_op_operand(add, "y"), *cv = NULL, *other = NULL, *t[2],
+              *vals[2];
+  mgopt_op *cat, *made[4];
+  const char *base;
+  int64_t axis, c0, c1;
+  int32_t rank, k, nmade = 0, si;
+  MGOPT__UNUSED(ud);
+  if (!x || !yv || add->nouts != 1 || mgopt_value_const(x) || mgopt_value_const(yv)) return 0;
+  for (k = 0; k < 2 && !cv; k++) {
+    mgopt_value *v = k ? yv : x;
+    if (v->def && v->def->kind == MGOPT_OP_concat && v->def->nouts == 1 && v->nuses == 1 &&
+        !mgopt__pu_is_block_output(v)) {
+      cv = v;
+      other = k ? x : yv;
+    }
+  }
+  if (!cv) return 0;
+  cat = cv->def;
+  si = mgopt_op_slot_index(cat, "values");
+  if (si < 0 || cat->slots[si].n != 2 || mgopt_op_get_bool(cat, "interleave", 0)) return 0;
+  t[0] = cat->slots[si].uses[0].value;
+  t[1] = cat->slots[si].uses[1].value;
+  if (!t[0] || !t[1] || mgopt_value_const(t[0]) || mgopt_value_const(t[1])) return 0;
+  if (cv->type.kind != MGOPT_TYPE_TENSOR || cv->type.rank < 1 || cv->type.rank > MGOPT_MAX_RANK) return 0;
+  rank = cv->type.rank;
+  if (t[0]->type.kind != MGOPT_TYPE_TENSOR || t[1]->type.kind != MGOPT_TYPE_TENSOR || t[0]->type.rank != rank ||
+      t[1]->type.rank != rank)
+    return 0;
+  axis = mgopt__pu_norm_axis(mgopt_op_get_int(cat, "axis", MGOPT_MAX_RANK + 1), rank);
+  if (axis < 0 || !mgopt_dim_is_static(t[0]->type.dims[axis]) || !mgopt_dim_is_static(t[1]->type.dims[axis])) return 0;
+  c0 = t[0]->type.dims[axis].v;
+  c1 = t[1]->type.dims[axis].v;
+  base = mgopt__pu_value_name(add->outs[0]);
+  made[nmade] = mgopt__pcap_pad(rw, add, t[0], rank, axis, 0, c1, base, "_pads0", "_pad0");
+  if (!made[nmade]) return 0;
+  nmade++;
+  vals[0] = made[0]->outs[0];
+  vals[1] = other;
+  made[nmade] = mgopt_rw_create(rw, add, "add", mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_add")), 2, slots,
+                                vals, 1);
+  if (made[nmade]) made[++nmade] = mgopt__pcap_pad(rw, add, t[1], rank, axis, c0, 0, base, "_pads1", "_pad1");
+  if (made[nmade]) {
+    nmade++;
+    vals[0] = made[2]->outs[0];
+    vals[1] = made[1]->outs[0];
+    made[nmade] = mgopt_rw_create(rw, add, "add", add->outs[0]->name, 2, slots, vals, 1);
+  }
+  if (!made[nmade]) {
+    while (nmade > 0) mgopt__pu_erase_with_consts(rw, made[--nmade]);
+    return 0;
+  }
+  nmade++;
+  return mgopt__pu_fuse_finish_named(rw, made, nmade, add, &cat, 1);
+}
+
+static const mgopt_pattern mgopt__pcap_patterns[] = {
+    {"concat_add_pad", MGOPT_OP_add, NULL, 1, mgopt__pcap_rewrite, NULL},
+};
+
+/* the pattern matches only where one of these is */
+static const int32_t mgopt__pcap_needs[] = {MGOPT_OP_concat};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(relay, relay, peephole_concat_add_pad,
+                                   "an add of a two-input concat and a tensor becomes two zero pads and two adds",
+                                   mgopt__pcap_patterns, mgopt__pcap_needs);
+/* src/passes/relay/fold_scale_axis.c — relay::fold_scale_axis: per-channel multiplies after or before a conv or linear fold into its weight (and bias).
+
+   Spec: tvm_relay_passes.md, "FoldScaleAxis" (BackwardFoldScaleAxis,
+   ForwardFoldScaleAxis, then FoldConstant): a multiply by a constant that
+   varies only along the channel axis moves into the weights; here the
+   folded weights are computed at once (no constant folding left to do).
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %s: (2, 1, fp32)* = const(val=[[2], [4]])
+       %m: (1, 2, 3, fp32) = mul(x=%x, y=%s)
+       %w: (2, 2, 1, fp32)* = const(val=[[[1], [2]], [[3], [4]]])
+       %c: (1, 2, 3, fp32) = conv(x=%m, weight=%w)
+     } -> (%c)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %c_weight: (2, 2, 1, fp32)* = const(val=[[[2], [8]], [[6], [16]]])
+       %c: (1, 2, 3, fp32) = conv(x=%x, weight=%c_weight)
+     } -> (%c)
+
+   Backward (a scale after): mul(conv, s) or mul(linear, s), s a constant
+   that is a scalar or varies only along the output channel axis (axis 1
+   of a conv or conv_transpose output; the last axis of a linear's)
+   without changing the shape: W'[o] = s[o]·W[o], b'[o] = s[o]·b[o] (an
+   absent bias stays absent). The conv or linear must be read by the mul
+   alone and not be a block output; it keeps its name.
+   Forward (a scale before): conv(mul(x, s)) or linear(mul(x, s)), s
+   varying only along the input channel axis (axis 1 of a conv input,
+   the last axis of a linear's) with x already of the full shape:
+   W'[o, i, ...] = W[o, i, ...]·s[g·Cin/g + i] for output channel o in
+   group g. Also across a relu between the mul and the conv or linear when
+   every s is > 0 (relu(x·s) = relu(x)·s only then). conv's own padding
+   pads with zeros, which scale to zeros: it does not stop the fold. The
+   mul (and the relu) must have no other reader and not be block outputs.
+   Numeric contract: each element of W' and b' is the product computed in
+   double from the exact constant values and rounded once, to nearest
+   even, to the weight's dtype (fp16 stays fp16); a product that is not
+   finite leaves the op alone.
+
+   Must not fire: a run-time scale or weight; a scale that varies along
+   another axis or broadcasts x to a bigger shape; a scale of zero or
+   below across a relu; a forward fold into a conv_transpose (its input
+   channels are weight axis 0; not taken); any op between the mul and the
+   conv but one relu (a pad op with a non-zero value, another activation);
+   a mul, relu or conv with another reader or that is a block output;
+   declared types that do not allow the replacement (mgopt__pu_replace_fits).
+   Cost: worklist patterns, O(muls, convs and linears + weight elements). */
+
+/* The constant weights of a conv, conv_transpose or linear op, seen alike. */
+typedef struct mgopt__fsa_w {
+  mgopt_tensor *w, *b;   /* b NULL when absent */
+  int32_t waxis;         /* the weight's output-channel axis */
+  int64_t groups, cout, cin;
+  int32_t out_axis;      /* the channel axis of the op's output and input */
+} mgopt__fsa_w;
+
+static int mgopt__fsa_get(mgopt_program *p, const mgopt_op *op, mgopt__fsa_w *f) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *wv, *bv;
+  memset(f, 0, sizeof *f);
+  if (op->nouts != 1 || !x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 1) return 0;
+  if (op->kind == MGOPT_OP_conv || op->kind == MGOPT_OP_conv_transpose) {
+    mgopt__pw_conv c;
+    if (!mgopt__pw_conv_get(p, op, &c)) return 0;
+    f->w = c.w, f->b = c.b, f->waxis = c.axis, f->groups = c.groups, f->cout = c.cout, f->out_axis = 1;
+    f->cin = c.axis == 0 ? c.w->shape[1] * c.groups : c.w->shape[0];
+    return 1;
+  }
+  if (op->kind != MGOPT_OP_linear) return 0;
+  wv = mgopt_op_operand(op, "weight");
+  bv = mgopt_op_operand(op, "bias");
+  f->w = wv && mgopt__pu_def_of(wv, MGOPT_OP_const) ? mgopt_value_const(wv) : NULL;
+  if (!f->w || f->w->rank != 2 || !mgopt__pw_is_float_weight((mgopt_dtype)f->w->dtype) ||
+      x->type.dtype != f->w->dtype)
+    return 0;
+  f->cout = f->w->shape[0], f->cin = f->w->shape[1], f->groups = 1, f->out_axis = x->type.rank - 1;
+  if (bv) {
+    f->b = mgopt__pu_def_of(bv, MGOPT_OP_const) ? mgopt_value_const(bv) : NULL;
+    if (!f->b || f->b->rank != 1 || f->b->shape[0] != f->cout) return 0;
+  }
+  return 1;
+}
+
+/* backward: mul(op, s) with op a conv, conv_transpose or linear */
+static int mgopt__fsa_backward(mgopt_rewriter *rw, mgopt_op *mul, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(mul, "x"), *y = mgopt_op_operand(mul, "y"), *ov = NULL, *sv = NULL;
+  mgopt__fsa_w f;
+  mgopt_tensor *nw, *nb = NULL;
+  double *s, *b;
+  int64_t o;
+  int k;
+  MGOPT__UNUSED(ud);
+  if (!x || !y || mul->nouts != 1) return 0;
+  for (k = 0; k < 2 && !ov; k++) {
+    mgopt_value *a = k ? y : x;
+    if (a->def && mgopt__fsa_get(p, a->def, &f)) ov = a, sv = k ? x : y;
+  }
+  if (!ov || !mgopt__pu_single_use(ov) || mgopt__pu_is_block_output(ov) || ov->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  if (ov->type.rank != mgopt_op_operand(ov->def, "x")->type.rank) return 0;
+  s = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)f.cout * 2, 8);
+  if (!s || !mgopt__pw_channel_const(p, sv, ov->type.rank, f.out_axis, f.cout, s)) return 0;
+  if (!mgopt__pu_replace_fits(p, mul->outs[0], ov)) return 0;
+  if (f.b) {
+    b = s + f.cout;
+    if (!mgopt__pw_read_channels(p, f.b, f.cout, b)) return 0;
+    for (o = 0; o < f.cout; o++) b[o] *= s[o];
+    if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)f.b->dtype, f.cout, b))) return 0;
+  }
+  nw = mgopt__pw_scale_channels(p, f.w, f.waxis, f.groups, s);
+  if (!nw || !mgopt__pw_conv_set(rw, ov->def, nw, nb)) return 0;
+  mgopt__pu_replace_value(rw, mul->outs[0], ov);
+  mgopt__pu_erase_with_consts(rw, mul);
+  return 1;
+}
+
+/* w with input channel c of every output channel scaled by s[c]: weight
+   [Cout, Cin/g, ...] (conv, linear), input channel of element
+   [o, i, ...] = (o / (Cout/g))·(Cin/g) + i. NULL when a product is not finite. */
+static mgopt_tensor *mgopt__fsa_scale_in(mgopt_program *p, const mgopt__fsa_w *f, const double *s) {
+  mgopt_tensor *t = mgopt_tensor_new(p, (mgopt_dtype)f->w->dtype, f->w->rank, f->w->shape);
+  int64_t inner = 1, cing = f->w->shape[1], coutg = f->cout / f->groups, e;
+  int32_t d;
+  if (!t || coutg < 1) return NULL;
+  for (d = 2; d < f->w->rank; d++) inner *= f->w->shape[d];
+  for (e = 0; e < f->w->numel; e++) {
+    int64_t o = e / (cing * inner), i = (e / inner) % cing;
+    if (!mgopt__pw_store(t, e, mgopt_tensor_get_f64(f->w, e) * s[(o / coutg) * cing + i])) return NULL;
+  }
+  return t;
+}
+
+/* forward: op(mul(x, s)) or op(relu(mul(x, s))), op a conv or linear */
+static int mgopt__fsa_forward(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *in = mgopt_op_operand(op, "x"), *mv, *data = NULL, *sv = NULL, *mx, *my;
+  mgopt_op *relu = NULL, *mul;
+  mgopt__fsa_w f;
+  mgopt_tensor *nw;
+  double *s;
+  int64_t i;
+  int32_t r;
+  int k;
+  MGOPT__UNUSED(ud);
+  if (!in || !in->def || !mgopt__pu_single_use(in) || mgopt__pu_is_block_output(in)) return 0;
+  if (op->kind == MGOPT_OP_conv_transpose || !mgopt__fsa_get(p, op, &f) || f.waxis != 0) return 0;
+  mv = in;
+  if (in->def->kind == MGOPT_OP_relu) {
+    relu = in->def;
+    mv = mgopt_op_operand(relu, "x");
+    if (!mv || !mv->def || !mgopt__pu_single_use(mv) || mgopt__pu_is_block_output(mv)) return 0;
+  }
+  mul = mv->def;
+  if (mul->kind != MGOPT_OP_mul || mul->nouts != 1) return 0;
+  mx = mgopt_op_operand(mul, "x");
+  my = mgopt_op_operand(mul, "y");
+  if (!mx || !my) return 0;
+  r = in->type.rank;
+  for (k = 0; k < 2 && !data; k++) {
+    mgopt_value *c = k ? mx : my, *d = k ? my : mx;
+    if (mgopt__pu_def_of(c, MGOPT_OP_const) && !mgopt_value_const(d)) data = d, sv = c;
+  }
+  if (!data || data->type.kind != MGOPT_TYPE_TENSOR || data->type.rank != r || mv->type.rank != r) return 0;
+  if (!mgopt_dim_is_static(data->type.dims[f.out_axis]) || data->type.dims[f.out_axis].v != f.cin) return 0;
+  s = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)f.cin, 8);
+  if (!s || !mgopt__pw_channel_const(p, sv, r, f.out_axis, f.cin, s)) return 0;
+  if (relu)
+    for (i = 0; i < f.cin; i++)
+      if (!(s[i] > 0)) return 0;
+  if (!mgopt__pu_replace_fits(p, mv, data)) return 0;
+  if (!(nw = mgopt__fsa_scale_in(p, &f, s))) return 0;
+  if (!mgopt__pw_conv_set(rw, op, nw, NULL)) return 0;
+  mgopt__pu_replace_value(rw, mv, data);
+  mgopt__pu_erase_with_consts(rw, mul);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fsa_patterns[] = {
+    {"backward", MGOPT_OP_mul, NULL, 2, mgopt__fsa_backward, NULL},
+    {"forward_conv", MGOPT_OP_conv, NULL, 1, mgopt__fsa_forward, NULL},
+    {"forward_linear", MGOPT_OP_linear, NULL, 1, mgopt__fsa_forward, NULL},
+};
+
+/* the patterns match only where one of these is */
+static const int32_t mgopt__fsa_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpose, MGOPT_OP_linear};
+
+MGOPT__DEFINE_PATTERN_PASS_NEEDING(relay, relay, fold_scale_axis,
+                                   "per-channel multiplies after or before a conv or linear fold into its weight and bias",
+                                   mgopt__fsa_patterns, mgopt__fsa_needs);
+/* src/passes/relay/combine_parallel_conv2d.c — relay::combine_parallel_conv2d: parallel convs of one input become one wide conv and a split; also the combiner shared with combine_parallel_dense.
+
+   Spec: tvm_relay_passes.md, "CombineParallelConv2D(min_num_branches)":
+   branches that read the same input with compatible convolutions are
+   combined (ParallelOpCombiner) when there are at least min_num_branches
+   of them (default 3, as TVM).
+
+   Before:
+     main(%x: (1, 1, 2, fp32)) {
+       %w1: (1, 1, 1, fp32)* = const(val=[[[1]]])
+       %w2: (1, 1, 1, fp32)* = const(val=[[[2]]])
+       %w3: (1, 1, 1, fp32)* = const(val=[[[-1]]])
+       %a: (1, 1, 2, fp32) = conv(x=%x, weight=%w1)
+       %b: (1, 1, 2, fp32) = conv(x=%x, weight=%w2)
+       %c: (1, 1, 2, fp32) = conv(x=%x, weight=%w3)
+       %r: (1, 1, 2, fp32) = relu(x=%a)
+       %s: (1, 1, 2, fp32) = relu(x=%b)
+       %t: (1, 1, 2, fp32) = relu(x=%c)
+     } -> (%r, %s, %t)
+   After:
+     main(%x: (1, 1, 2, fp32)) {
+       %a_weight_0: (3, 1, 1, fp32)* = const(val=[[[1]], [[2]], [[-1]]])
+       %a_wide_0: (1, 3, 2, fp32) = conv(x=%x, weight=%a_weight_0)
+       %r_wide_0: (1, 3, 2, fp32) = relu(x=%a_wide_0)
+       %r: (1, 1, 2, fp32), %s: (1, 1, 2, fp32), %t: (1, 1, 2, fp32) = split(x=%r_wide_0, split_sizes=[1, 1, 1], axis=1, name="r_split_0")
+     } -> (%r, %s, %t)
+
+   Branches: the ops of one kind (conv; linear for combine_parallel_dense)
+   in one block that read the same value as x, with equal attributes
+   (strides, pad_type, pad, dilations; groups 1), constant float weights of
+   one dtype whose shapes agree but for axis 0 (kernel size and input
+   channels), and a constant bias each or none (an absent bias reads as
+   zeros when another branch has one). At least min_num_branches of them:
+   their weights are concatenated once along axis 0 (a new constant), their
+   biases likewise, one wide op replaces them, in the order the ops were
+   created. Then, while every branch's value has exactly one reader, not a
+   block output, and these readers line up — the same pure unary op with
+   equal attributes, or the same add, sub or mul with the branch value in
+   the same slot and a constant scalar or per-channel operand in the other
+   (channel axis 1 for conv, the last for linear) — they are combined too
+   (their constants concatenated). A split on the channel axis gives each
+   branch its part back; the ops combined go.
+   Exact: the wide op computes each output channel from the same weights
+   and input as its branch did.
+
+   Fires on: min_num_branches or more compatible branches.
+   Must not fire: fewer branches; groups other than 1; different kernel
+   sizes, strides, pads or dilations; a run-time weight or bias; branches
+   in different blocks; declared types the split's parts do not fit.
+   Cost: worklist patterns rooted at each conv (linear), O(readers of its
+   input + weight bytes) per combination; a combined group no longer
+   matches. */
+
+#define MGOPT__CPO_MAX 256 /* branches combined at once */
+
+typedef struct mgopt__cpo_branch {
+  mgopt_op *op;
+  mgopt_tensor *w, *b;
+} mgopt__cpo_branch;
+
+static int mgopt__cpo_by_id(const void *a, const void *b) {
+  const mgopt__cpo_branch *x = (const mgopt__cpo_branch *)a, *y = (const mgopt__cpo_branch *)b;
+  return x->op->id < y->op->id ? -1 : x->op->id > y->op->id;
+}
+
+/* op's constant weight and bias if it can be a branch like `like` (NULL: the first) */
+static int mgopt__cpo_branch_of(mgopt_op *op, const mgopt_value *x, const mgopt__cpo_branch *like,
+                                mgopt__cpo_branch *br) {
+  mgopt_value *wv = mgopt_op_operand(op, "weight"), *bv = mgopt_op_operand(op, "bias");
+  int32_t s, d;
+  if (op->nouts != 1 || op->nblocks || mgopt_op_operand(op, "x") != x || !wv) return 0;
+  for (s = 0; s < op->nslots; s++) {
+    const char *n = op->slots[s].name;
+    if (strcmp(n, "x") && strcmp(n, "weight") && strcmp(n, "bias")) return 0;
+  }
+  br->op = op;
+  br->w = mgopt__pu_def_of(wv, MGOPT_OP_const) ? mgopt_value_const(wv) : NULL;
+  br->b = bv ? (mgopt__pu_def_of(bv, MGOPT_OP_const) ? mgopt_value_const(bv) : NULL) : NULL;
+  if (!br->w || (bv && !br->b) || br->w->rank < 2 || !mgopt__pw_is_float_weight((mgopt_dtype)br->w->dtype)) return 0;
+  if (br->b && (br->b->rank != 1 || br->b->shape[0] != br->w->shape[0])) return 0;
+  if (op->kind == MGOPT_OP_conv && mgopt_op_get_int(op, "groups", 1) != 1) return 0;
+  if (!like) return 1;
+  if (op->kind != like->op->kind || op->parent != like->op->parent || br->w->dtype != like->w->dtype ||
+      br->w->rank != like->w->rank || !mgopt__pu_attrs_equal(op, like->op))
+    return 0;
+  for (d = 1; d < br->w->rank; d++)
+    if (br->w->shape[d] != like->w->shape[d]) return 0;
+  return 1;
+}
+
+/* the constant operand of a lined-up binary op and its slot ("x" or "y"), given the branch value v */
+static mgopt_value *mgopt__cpo_const_operand(const mgopt_op *u, const mgopt_value *v, int *slot) {
+  mgopt_value *x = mgopt_op_operand(u, "x"), *y = mgopt_op_operand(u, "y");
+  if (!x || !y || x == y) return NULL;
+  if (x == v && mgopt_value_const(y)) return *slot = 1, y;
+  if (y == v && mgopt_value_const(x)) return *slot = 0, x;
+  return NULL;
+}
+
+/* 1 when the readers u[0..n) of the branch values v[0..n) line up (see the header) */
+static int mgopt__cpo_lined_up(mgopt_program *p, mgopt_op *const *u, mgopt_value *const *v, int32_t n, int32_t rank,
+                               int32_t axis, const int64_t *cout, double *vals) {
+  int32_t i, slot0 = -1;
+  int64_t off = 0;
+  for (i = 0; i < n; i++) {
+    if (u[i]->type != u[0]->type || u[i]->nouts != 1 || u[i]->nblocks || u[i]->parent != u[0]->parent ||
+        mgopt__op_has_effects(u[i]) || !mgopt__pu_attrs_equal(u[i], u[0]))
+      return 0;
+    if (u[0]->kind == MGOPT_OP_add || u[0]->kind == MGOPT_OP_sub || u[0]->kind == MGOPT_OP_mul) {
+      int slot;
+      mgopt_value *c = mgopt__cpo_const_operand(u[i], v[i], &slot);
+      if (!c || (slot0 >= 0 && slot != slot0)) return 0;
+      slot0 = slot;
+      if (!mgopt__pw_channel_const(p, c, rank, axis, cout[i], vals + off)) return 0;
+      off += cout[i];
+    } else if (!(mgopt_op_traits(u[i]) & MGOPT_TRAIT_UNARY) || u[i]->nslots != 1 ||
+               mgopt_op_operand(u[i], "x") != v[i]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* to's attributes become from's (0 on OOM) */
+static int mgopt__cpo_copy_attrs(mgopt_op *to, const mgopt_op *from) {
+  int32_t i;
+  for (i = 0; i < from->nattrs; i++)
+    if (mgopt_op_set_attr(to, &from->attrs[i]) != MGOPT_OK) return 0;
+  return 1;
+}
+
+/* the producer of a chain op's non-constant operand */
+static mgopt_op *mgopt__cpo_chain_prev(const mgopt_op *q) {
+  mgopt_value *a = mgopt_op_operand(q, "x"), *b = mgopt_op_operand(q, "y");
+  if (a && a->def && !mgopt_value_const(a)) return a->def;
+  if (b && b->def && !mgopt_value_const(b)) return b->def;
+  return NULL;
+}
+
+typedef struct mgopt__cpo_opts {
+  int64_t min_branches;
+} mgopt__cpo_opts;
+
+static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+  static const char *const slots3[3] = {"x", "weight", "bias"};
+  static const char *const slots2[2] = {"x", "y"};
+  const mgopt__cpo_opts *o = (const mgopt__cpo_opts *)ud;
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(root, "x"), *vals[3], *cur[MGOPT__CPO_MAX], *wide;
+  mgopt__cpo_branch br[MGOPT__CPO_MAX], first;
+  mgopt_op *u[MGOPT__CPO_MAX], *pos, *wop, *split;
+  mgopt_use *use;
+  mgopt_tensor *wt, *bt = NULL;
+  int64_t cout[MGOPT__CPO_MAX], total = 0, shape[MGOPT_MAX_RANK], rowbytes, off;
+  double *dv;
+  int32_t n = 0, i, rank, axis, any_bias = 0, level;
+  const char *base;
+  if (!x || !mgopt__cpo_branch_of(root, x, NULL, &first)) return 0;
+  for (use = x->uses; use && n < MGOPT__CPO_MAX; use = use->next)
+    if (use->op && !(use->op->flags & MGOPT_OP_ERASED) && mgopt__cpo_branch_of(use->op, x, &first, &br[n])) {
+      for (i = 0; i < n && br[i].op != use->op; i++) {}
+      if (i == n) n++;
+    }
+  if (n < o->min_branches || n < 2) return 0;
+  qsort(br, (size_t)n, sizeof br[0], mgopt__cpo_by_id);
+  rank = root->outs[0]->type.rank;
+  if (root->outs[0]->type.kind != MGOPT_TYPE_TENSOR || rank < 1 || rank > MGOPT_MAX_RANK) return 0;
+  axis = root->kind == MGOPT_OP_linear ? rank - 1 : 1;
+  for (i = 0; i < n; i++) {
+    cout[i] = br[i].w->shape[0];
+    total += cout[i];
+    any_bias |= br[i].b != NULL;
+    cur[i] = br[i].op->outs[0];
+    if (cur[i]->type.kind != MGOPT_TYPE_TENSOR || cur[i]->type.rank != rank) return 0;
+  }
+  /* the weights, concatenated along axis 0 once */
+  for (i = 0; i < br[0].w->rank; i++) shape[i] = br[0].w->shape[i];
+  shape[0] = total;
+  wt = mgopt_tensor_new(p, (mgopt_dtype)br[0].w->dtype, br[0].w->rank, shape);
+  if (!wt) return 0;
+  rowbytes = (int64_t)(br[0].w->nbytes / (size_t)cout[0]);
+  for (i = 0, off = 0; i < n; i++) {
+    if ((int64_t)br[i].w->nbytes != rowbytes * cout[i]) return 0;
+    memcpy((char *)wt->data + off, mgopt_tensor_data(p, br[i].w), br[i].w->nbytes);
+    off += (int64_t)br[i].w->nbytes;
+  }
+  dv = (double *)mgopt_program_alloc(p, sizeof(double) * (size_t)total, 8);
+  if (!dv) return 0;
+  if (any_bias) {
+    for (i = 0, off = 0; i < n; off += cout[i], i++) {
+      int64_t k;
+      if (!br[i].b) {
+        for (k = 0; k < cout[i]; k++) dv[off + k] = 0;
+      } else if (!mgopt__pw_read_channels(p, br[i].b, cout[i], dv + off)) {
+        return 0;
+      }
+    }
+    if (!(bt = mgopt__pw_vector(p, (mgopt_dtype)br[0].w->dtype, total, dv))) return 0;
+  }
+  /* where the wide ops go: right after x is made (before every branch) */
+  pos = x->def && x->def->parent == root->parent ? x->def->next : root->parent->first;
+  if (!pos) return 0;
+  base = mgopt__pu_value_name(br[0].op->outs[0]);
+  vals[0] = x;
+  vals[1] = mgopt_rw_const(rw, pos, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_weight")), wt);
+  vals[2] = bt ? mgopt_rw_const(rw, pos, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_bias")), bt) : NULL;
+  if (!vals[1] || (bt && !vals[2])) return 0;
+  wop = mgopt_rw_create(rw, pos, root->type, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_wide")), bt ? 3 : 2,
+                        slots3, vals, 1);
+  if (!wop || !mgopt__cpo_copy_attrs(wop, root) || mgopt_op_infer(p, wop, NULL)) {
+    if (wop) mgopt__pu_erase_with_consts(rw, wop);
+    return 0;
+  }
+  wide = wop->outs[0];
+  /* the elementwise readers that line up */
+  for (level = 0; level < 64; level++) {
+    mgopt_op *nu;
+    for (i = 0; i < n; i++) {
+      if (cur[i]->nuses != 1 || mgopt__pu_is_block_output(cur[i]) || !cur[i]->uses->op) break;
+      u[i] = cur[i]->uses->op;
+    }
+    if (i < n || !mgopt__cpo_lined_up(p, u, cur, n, rank, axis, cout, dv)) break;
+    base = mgopt__pu_value_name(u[0]->outs[0]);
+    if (u[0]->kind == MGOPT_OP_add || u[0]->kind == MGOPT_OP_sub || u[0]->kind == MGOPT_OP_mul) {
+      int slot = 0;
+      int32_t k;
+      mgopt_tensor *ct;
+      for (k = 0; k < rank - axis; k++) shape[k] = k ? 1 : total;
+      (void)mgopt__cpo_const_operand(u[0], cur[0], &slot);
+      ct = mgopt_tensor_new(p, (mgopt_dtype)mgopt_value_const(mgopt_op_operand(u[0], slot ? "y" : "x"))->dtype,
+                            rank - axis, shape);
+      if (!ct) break;
+      for (k = 0; k < total; k++)
+        if (!mgopt__pw_store(ct, k, dv[k])) break;
+      if (k < total) break;
+      vals[slot] = mgopt_rw_const(rw, pos, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_const")), ct);
+      vals[1 - slot] = wide;
+      if (!vals[slot]) break;
+      nu = mgopt_rw_create(rw, pos, u[0]->type, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_wide")), 2,
+                           slots2, vals, 1);
+    } else {
+      nu = mgopt_rw_create(rw, pos, u[0]->type, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_wide")), 1,
+                           slots2, &wide, 1);
+    }
+    if (!nu || !mgopt__cpo_copy_attrs(nu, u[0]) || mgopt_op_infer(p, nu, NULL)) {
+      if (nu) mgopt__pu_erase_with_consts(rw, nu);
+      break;
+    }
+    wide = nu->outs[0];
+    for (i = 0; i < n; i++) cur[i] = u[i]->outs[0];
+  }
+  /* the split that gives each branch its part */
+  vals[0] = wide;
+  split = mgopt_rw_create(rw, pos, "split", mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, "_split")), 1, slots2,
+                          vals, n);
+  i = 0;
+  if (split && !mgopt_op_set_ints(split, "split_sizes", cout, n) && !mgopt_op_set_int(split, "axis", axis) &&
+      !mgopt_op_infer(p, split, NULL))
+    for (i = 0; i < n; i++)
+      if (!mgopt__pu_replace_fits(p, cur[i], split->outs[i])) break;
+  if (!split || i < n) {
+    /* back out: erase what was built, the last op first */
+    mgopt_op *q = wide->def;
+    if (split) mgopt__pu_erase_with_consts(rw, split);
+    while (q) {
+      mgopt_op *prev = q == wop ? NULL : mgopt__cpo_chain_prev(q);
+      mgopt__pu_erase_with_consts(rw, q);
+      q = prev;
+    }
+    return 0;
+  }
+  for (i = 0; i < n; i++) {
+    mgopt__pu_fill_type(p, split, i, &cur[i]->type);
+    mgopt__pu_rename(split->outs[i],
+                     mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(cur[i]), "_part")));
+    if (!mgopt__pu_replace_keep_io(rw, cur[i], split->outs[i])) return 1;
+  }
+  /* the branches' ops are dead now: last first */
+  for (i = 0; i < n; i++) {
+    mgopt_op *q = cur[i]->def;
+    while (q) {
+      mgopt_op *prev = q == br[i].op ? NULL : mgopt__cpo_chain_prev(q);
+      mgopt__pu_erase_with_consts(rw, q);
+      q = prev;
+    }
+  }
+  return 1;
+}
+
+/* Runs the combiner on the ops of `kind` with ctx's option min_num_branches. */
+MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
+  mgopt_pattern pat;
+  mgopt_pass_def pd;
+  mgopt__cpo_opts o;
+  o.min_branches = ctx->opts[0].i;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "combine_parallel";
+  pat.root_kind = kind;
+  pat.benefit = 1;
+  pat.fn = mgopt__cpo_combine;
+  pat.ud = &o;
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  return mgopt__pass_run_patterns(ctx, &pd);
+}
+
+static mgopt_status mgopt__cpc_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_conv); }
+
+static const mgopt_opt_def mgopt__cpc_opts[] = {
+    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel convs or more"},
+};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_conv2d,
+                                "parallel convs of one input become one wide conv and a split",
+                                mgopt__cpc_opts, mgopt__cpc_run);
+/* src/passes/relay/combine_parallel_dense.c — relay::combine_parallel_dense: parallel linear ops of one input become one wide linear and a split.
+
+   Spec: tvm_relay_passes.md, "CombineParallelDense(min_num_branches)",
+   "like CombineParallelConv2D": dense layers that read the same input are
+   combined when there are at least min_num_branches of them (default 3,
+   as TVM). The combiner is combine_parallel_conv2d's (mgopt__cpo_run):
+   weights [Cout_i, Cin] concatenated once along axis 0, biases likewise
+   (an absent one reads as zeros), the elementwise readers that line up
+   combined on the last axis, and a split on the last axis.
+
+   Before:
+     main(%x: (2, 2, fp32)) {
+       %w1: (1, 2, fp32)* = const(val=[[1, 2]])
+       %w2: (2, 2, fp32)* = const(val=[[3, 4], [5, 6]])
+       %w3: (1, 2, fp32)* = const(val=[[7, 8]])
+       %b2: (2, fp32)* = const(val=[1, -1])
+       %a: (2, 1, fp32) = linear(x=%x, weight=%w1)
+       %b: (2, 2, fp32) = linear(x=%x, weight=%w2, bias=%b2)
+       %c: (2, 1, fp32) = linear(x=%x, weight=%w3)
+     } -> (%a, %b, %c)
+   After:
+     main(%x: (2, 2, fp32)) {
+       %a_weight_0: (4, 2, fp32)* = const(val=[[1, 2], [3, 4], [5, 6], [7, 8]])
+       %a_bias_0: (4, fp32)* = const(val=[0, 1, -1, 0])
+       %a_wide_0: (2, 4, fp32) = linear(x=%x, weight=%a_weight_0, bias=%a_bias_0)
+       %a: (2, 1, fp32), %b: (2, 2, fp32), %c: (2, 1, fp32) = split(x=%a_wide_0, split_sizes=[1, 2, 1], axis=1, name="a_split_0")
+     } -> (%a, %b, %c)
+
+   Fires on: min_num_branches or more linear ops reading one value as x in
+   one block, with constant float weights of one dtype and one Cin, and
+   constant or absent biases.
+   Must not fire: fewer branches; a run-time weight or bias; weights of
+   different Cin or dtype; branches in different blocks.
+   Exact: each output feature comes from the same row of weights.
+   Cost: as combine_parallel_conv2d. */
+
+static mgopt_status mgopt__cpd_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_linear); }
+
+static const mgopt_opt_def mgopt__cpd_opts[] = {
+    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel linear ops or more"},
+};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_dense,
+                                "parallel linear ops of one input become one wide linear and a split",
+                                mgopt__cpd_opts, mgopt__cpd_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

@@ -103,6 +103,11 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int 
 #define MGOPT__PU_MAX_CHAIN 256
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
 
+/* ---- combining parallel ops (passes/relay/combine_parallel_conv2d.c)
+   Runs the parallel-op combiner on the ops of `kind` (conv or linear) with
+   ctx's first option as min_num_branches. */
+MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind);
+
 /* ---- replacing values (passes/replace.c) */
 /* gives output i of op the type t when inference left it unknown. */
 MGOPT__PRIVATE void mgopt__pu_fill_type(mgopt_program *p, mgopt_op *op, int32_t i, const mgopt_type *t);

@@ -103,6 +103,12 @@
   PASS(compression, prune_weights) \
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
+  PASS(relay, eliminate_common_subexpr) \
+  PASS(relay, peephole_conv_add_mul) \
+  PASS(relay, peephole_concat_add_pad) \
+  PASS(relay, fold_scale_axis) \
+  PASS(relay, combine_parallel_conv2d) \
+  PASS(relay, combine_parallel_dense) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -103,7 +103,9 @@ dt_tol dt_tol_of(const char *name) {
                                      "expand_dynamic_linear", "merge_affine_dequantize_with_consecutive_ops",
                                      "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",
                                      "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu",
-                                     "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", NULL};
+                                     "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "peephole_conv_add_mul",
+                                     "fold_scale_axis",
+                                     NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", NULL};
   static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", NULL};
   const char *s = strstr(name, "::");

@@ -1718,6 +1718,112 @@ static int t_dilated(G *g, int x) {
   return y;
 }
 
+/* conv -> add of a per-channel (or scalar) constant -> mul by one, operands in either order */
+static int t_conv_add_mul(G *g, int x) {
+  int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 3), v, w, cv, k, sc, a, y, d[4], kd[3];
+  gv ct;
+  v = image(g, x, C, 2, 2);
+  ct = g->v[v];
+  ct.d[1] = Co;
+  d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+  w = cnst(g, ct.dt, 4, d, C_RAND);
+  cv = def(g, &ct);
+  out(g, " = conv(x=%%v%d, weight=%%v%d)\n", v, w);
+  kd[0] = Co, kd[1] = 1, kd[2] = 1;
+  k = chance(g, 20) ? cnst(g, ct.dt, 0, kd, C_RAND) : cnst(g, ct.dt, 3, kd, C_RAND);
+  if (chance(g, 15)) k = cnst(g, ct.dt, 1, &ct.d[3], C_RAND); /* varies along W: no fold */
+  a = chance(g, 50) ? binary(g, "add", cv, k) : binary(g, "add", k, cv);
+  kd[0] = Co;
+  sc = cnst(g, ct.dt, 3, kd, C_RAND);
+  y = chance(g, 50) ? binary(g, "mul", a, sc) : binary(g, "mul", sc, a);
+  if (chance(g, 15)) extra_use(g, a);
+  return y;
+}
+
+/* add(concat(a, b), y) with a, b, y computed from x (channel counts 1..2 each), either operand order */
+static int t_concat_add(G *g, int x) {
+  int C0 = 1 + rnd(g, 2), C1 = 1 + rnd(g, 2), a, b, y, cat, r, ax = chance(g, 70) ? 1 : -3;
+  gv ct;
+  a = image(g, x, C0, 2, 2);
+  b = unary(g, unops[rnd(g, 4)], image(g, x, C1, 2, 2));
+  if (g->v[b].d[2] != g->v[a].d[2] || g->v[b].d[3] != g->v[a].d[3]) b = a, C1 = C0; /* spatial sizes agree */
+  ct = g->v[a];
+  ct.d[1] = C0 + C1;
+  y = image(g, x, C0 + C1, 2, 2);
+  if (g->v[y].d[2] != ct.d[2] || g->v[y].d[3] != ct.d[3]) y = -1;
+  cat = def(g, &ct);
+  out(g, " = concat(values=(%%v%d, %%v%d), axis=%d)\n", a, b, ax);
+  if (y < 0) y = unary(g, "exp", cat);
+  r = chance(g, 50) ? binary(g, "add", cat, y) : binary(g, "add", y, cat);
+  if (chance(g, 15)) extra_use(g, cat);
+  return r;
+}
+
+/* a per-channel scale before (optionally across a relu) or after a conv or a linear */
+static int t_fold_scale(G *g, int x) {
+  int C = 1 + rnd(g, 3), Co = 1 + rnd(g, 3), v, w, cv, sc, y, d[4], kd[3], lin = chance(g, 35);
+  gv ct;
+  v = image(g, x, C, 2, 2);
+  kd[0] = C, kd[1] = 1, kd[2] = 1;
+  if (lin) kd[0] = g->v[v].d[3], C = kd[0];
+  if (chance(g, 60)) {
+    sc = lin ? cnst(g, g->v[v].dt, 1, kd, chance(g, 30) ? C_POS : C_RAND)
+             : cnst(g, g->v[v].dt, 3, kd, chance(g, 30) ? C_POS : C_RAND);
+    v = chance(g, 50) ? binary(g, "mul", v, sc) : binary(g, "mul", sc, v);
+    if (chance(g, 30)) v = unary(g, "relu", v);
+    if (chance(g, 10)) extra_use(g, v);
+  }
+  ct = g->v[v];
+  if (lin) {
+    d[0] = Co, d[1] = C;
+    w = cnst(g, ct.dt, 2, d, C_RAND);
+    ct.d[3] = Co;
+    cv = def(g, &ct);
+    out(g, " = linear(x=%%v%d, weight=%%v%d)\n", v, w);
+    kd[0] = Co;
+    sc = cnst(g, ct.dt, 1, kd, C_RAND);
+  } else {
+    d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+    w = cnst(g, ct.dt, 4, d, C_RAND);
+    ct.d[1] = Co;
+    cv = def(g, &ct);
+    out(g, " = conv(x=%%v%d, weight=%%v%d)\n", v, w);
+    kd[0] = Co;
+    sc = cnst(g, ct.dt, 3, kd, C_RAND);
+  }
+  y = chance(g, 50) ? binary(g, "mul", cv, sc) : binary(g, "mul", sc, cv);
+  return y;
+}
+
+/* 2..4 parallel convs (lin: linear ops) of one input, widths 1..3, then the same relu or a per-channel add each (or not) */
+static int t_parallel(G *g, int x, int lin) {
+  int C = 1 + rnd(g, 3), n = 2 + rnd(g, 3), v, i, last = -1, tail = rnd(g, 3);
+  v = image(g, x, C, 2, 2);
+  if (lin) C = g->v[v].d[3];
+  for (i = 0; i < n; i++) {
+    int Co = 1 + rnd(g, 3), d[4], w, b, cv, kd[3];
+    gv ct = g->v[v];
+    d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+    w = cnst(g, ct.dt, lin ? 2 : 4, d, C_RAND);
+    b = chance(g, 60) ? cnst(g, ct.dt, 1, d, C_RAND) : -1;
+    ct.d[lin ? 3 : 1] = Co;
+    cv = def(g, &ct);
+    out(g, " = %s(x=%%v%d, weight=%%v%d", lin ? "linear" : "conv", v, w);
+    if (b >= 0) out(g, ", bias=%%v%d", b);
+    out(g, ")\n");
+    if (tail == 1) cv = unary(g, "relu", cv);
+    if (tail == 2) {
+      kd[0] = Co, kd[1] = 1, kd[2] = 1;
+      cv = binary(g, "add", cv, lin ? cnst(g, ct.dt, 1, kd, C_RAND) : cnst(g, ct.dt, 3, kd, C_RAND));
+    }
+    if (i < n - 1) want_out(g, cv);
+    last = cv;
+  }
+  return last;
+}
+static int t_parallel_conv(G *g, int x) { return t_parallel(g, x, 0); }
+static int t_parallel_dense(G *g, int x) { return t_parallel(g, x, 1); }
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -1784,6 +1890,12 @@ static const tmpl templates[] = {
     {"canonicalize_cast", t_shared_upcast, 0},
     {"peephole_add_add", t_add_chain, 0},
     {"peephole_dense_to_conv", t_linear_bias, 0},
+    {"eliminate_common_subexpr", t_redundant, 0},
+    {"peephole_conv_add_mul", t_conv_add_mul, 0},
+    {"peephole_concat_add_pad", t_concat_add, 0},
+    {"fold_scale_axis", t_fold_scale, 0},
+    {"combine_parallel_conv2d", t_parallel_conv, 0},
+    {"combine_parallel_dense", t_parallel_dense, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
