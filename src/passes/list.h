@@ -103,6 +103,7 @@
   PASS(compression, prune_weights) \
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
+  PASS(relay, legalize) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
