@@ -905,6 +905,7 @@ typedef struct mgopt_opt_value {
 } mgopt_opt_value;
 
 struct mgopt_compress_config; /* mgopt_passes.h */
+struct mgopt_legalize_config;  /* mgopt_passes.h */
 
 typedef struct mgopt_pass_ctx {
   mgopt_program *program;
@@ -916,6 +917,8 @@ typedef struct mgopt_pass_ctx {
   /* per-weight options of the compression passes (mgopt_passes.h), from
      mgopt_pipeline_options; NULL: the pass's options hold for every weight */
   const struct mgopt_compress_config *compress_config;
+  /* the caller's legalizations (relay::legalize), from mgopt_pipeline_options; NULL: none */
+  const struct mgopt_legalize_config *legalize_config;
 } mgopt_pass_ctx;
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
@@ -989,6 +992,9 @@ typedef struct mgopt_pipeline_options {
   /* per-weight options for the compression passes (mgopt_compress_config in
      mgopt_passes.h); NULL = none */
   const struct mgopt_compress_config *compress_config;
+  /* the caller's legalizations for relay::legalize (mgopt_legalize_config in
+     mgopt_passes.h); NULL = none */
+  const struct mgopt_legalize_config *legalize_config;
 } mgopt_pipeline_options;
 
 /* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,

@@ -109,6 +109,7 @@
   PASS(relay, fold_scale_axis) \
   PASS(relay, combine_parallel_conv2d) \
   PASS(relay, combine_parallel_dense) \
+  PASS(relay, legalize) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
