@@ -485,6 +485,11 @@ struct mgopt_function {
   const char *opset;      /* e.g. "CoreML7"; NULL if none */
   mgopt_block *body;      /* inputs = body->args, outputs = body->outs */
   mgopt_program *program;
+  /* the function's own attributes (e.g. `implements`: the composite op it
+     stands for); names interned, in the arena. In .mil text:
+     `name[opset] attributes(key=literal, ...) (args) { ... }` */
+  int32_t nattrs;
+  mgopt_attr *attrs;
 };
 
 /* ---- program ---- */
@@ -516,6 +521,8 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
    the program's functions (an ONNX model-local function `domain::Name`
    called from a node of that domain and type). NULL for any other op. */
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op);
+/* Attribute `name` of function f as stored, NULL if absent. */
+MGOPTDEF const mgopt_attr *mgopt_function_attr(const mgopt_function *f, const char *name);
 /* Number of live ops in the program, nested blocks included (ops inside the
    blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
@@ -1064,6 +1071,7 @@ typedef struct mgopt_opt_value {
 } mgopt_opt_value;
 
 struct mgopt_compress_config; /* mgopt_passes.h */
+struct mgopt_composites;      /* mgopt_passes.h */
 
 typedef struct mgopt_pass_ctx {
   mgopt_program *program;
@@ -1075,6 +1083,9 @@ typedef struct mgopt_pass_ctx {
   /* per-weight options of the compression passes (mgopt_passes.h), from
      mgopt_pipeline_options; NULL: the pass's options hold for every weight */
   const struct mgopt_compress_config *compress_config;
+  /* the caller's composite ops for tflite::fuse_composite_functions
+     (mgopt_passes.h), from mgopt_pipeline_options; NULL: the built-in ones */
+  const struct mgopt_composites *composites;
 } mgopt_pass_ctx;
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
@@ -1148,6 +1159,9 @@ typedef struct mgopt_pipeline_options {
   /* per-weight options for the compression passes (mgopt_compress_config in
      mgopt_passes.h); NULL = none */
   const struct mgopt_compress_config *compress_config;
+  /* composite ops for tflite::fuse_composite_functions (mgopt_composites in
+     mgopt_passes.h); NULL = the built-in ones only */
+  const struct mgopt_composites *composites;
 } mgopt_pipeline_options;
 
 /* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,
@@ -3450,6 +3464,14 @@ MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f) {
   for (i = 0; i < p->nfuncs; i++)
     if ((sl = mgopt__map_get(&p->func_by_name, mgopt__map_ptr_key(p->funcs[i]->name), NULL)) != NULL)
       sl->v.p = p->funcs[i];
+}
+
+MGOPTDEF const mgopt_attr *mgopt_function_attr(const mgopt_function *f, const char *name) {
+  int32_t i;
+  if (!f || !name) return NULL;
+  for (i = 0; i < f->nattrs; i++)
+    if (strcmp(f->attrs[i].name, name) == 0) return &f->attrs[i];
+  return NULL;
 }
 
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op) {
@@ -7496,6 +7518,20 @@ static mgopt_status mgopt__milw_block(mgopt__milw *w, const mgopt_block *b, int 
     mgopt__milw_ident(w, opset);
     mgopt__buf_putc(w->out, ']');
   }
+  if (header_name && b->func && b->func->nattrs > 0) {
+    /* the function's own attributes; tensors print in their typed form */
+    mgopt_op none;
+    memset(&none, 0, sizeof none);
+    none.kind = MGOPT_OP_OPAQUE;
+    mgopt__buf_puts(w->out, " attributes(");
+    for (i = 0; i < b->func->nattrs; i++) {
+      if (i) mgopt__buf_puts(w->out, ", ");
+      mgopt__milw_ident(w, b->func->attrs[i].name);
+      mgopt__buf_putc(w->out, '=');
+      mgopt__milw_attr(w, &none, &b->func->attrs[i]);
+    }
+    mgopt__buf_puts(w->out, ") ");
+  }
   mgopt__buf_putc(w->out, '(');
   for (i = 0; i < b->nargs; i++) {
     if (i) mgopt__buf_puts(w->out, ", ");
@@ -7540,7 +7576,9 @@ MGOPTDEF mgopt_status mgopt_mil_print(mgopt_program *p, const mgopt_print_option
 /* Grammar (whitespace, newlines and '#' comments allowed between any tokens):
 
      program  := function*
-     function := WORD ('[' WORD ']')? args '{' (wrapper | body) outputs? '}'?
+     function := WORD ('[' WORD ']')? fattrs? args '{' (wrapper | body) outputs? '}'?
+     fattrs   := 'attributes' '(' WORD '=' literal (',' ...)* ')'   the function's own
+               attributes (mgopt_function.attrs), e.g. implements="embedding_lookup"
      wrapper  := WORD '(' ')' '{' body outputs?          (MIL printouts' block0)
      args     := '(' (%name (':' type)? (',' ...)*)? ')'
      body     := op* '}'
@@ -8916,6 +8954,40 @@ static int mgopt__milp_block_rest(mgopt__milp *P, mgopt_block *b, int depth) {
   return 1;
 }
 
+/* "attributes(key=literal, ...)" after a function's name: its own attributes. */
+static int mgopt__milp_fn_attrs(mgopt__milp *P, mgopt_function *f) {
+  int64_t n = 0;
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  for (;;) {
+    mgopt_attr *a;
+    const char *key;
+    int64_t k;
+    size_t at;
+    mgopt__milp_ws(P);
+    at = P->pos;
+    key = mgopt__milp_word(P, "an attribute name");
+    if (!key || !mgopt__milp_expect(P, '=')) return 0;
+    for (k = 0; k < n; k++)
+      if (P->attrs[k].name == key)
+        return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "duplicate attribute '%.*s'",
+                                (int)(strlen(key) > 60 ? 60 : strlen(key)), key);
+    if (n >= 4096) return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "too many attributes");
+    if (!mgopt__milp_reserve(P, (void **)&P->attrs, &P->attrs_cap, n + 1, sizeof *P->attrs)) return 0;
+    a = &P->attrs[n++];
+    memset(a, 0, sizeof *a);
+    a->name = key;
+    mgopt__milp_ws(P);
+    if (!mgopt__milp_literal(P, a)) return 0;
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) break;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+  f->attrs = (mgopt_attr *)mgopt__dup(P->p, P->attrs, sizeof(mgopt_attr) * (size_t)n);
+  if (!f->attrs) return mgopt__milp_oom(P);
+  f->nattrs = (int32_t)n;
+  return 1;
+}
+
 static int mgopt__milp_function(mgopt__milp *P) {
   const char *name;
   size_t at;
@@ -8933,6 +9005,11 @@ static int mgopt__milp_function(mgopt__milp *P) {
   if (mgopt__milp_accept(P, '[')) {
     f->opset = mgopt__milp_word(P, "an opset name");
     if (!f->opset || !mgopt__milp_expect(P, ']')) return 0;
+  }
+  mgopt__milp_ws(P);
+  if (mgopt__milp_is_word(P, P->pos, "attributes")) {
+    P->pos += 10;
+    if (!mgopt__milp_fn_attrs(P, f)) return 0;
   }
   mgopt__milp_scope_pop(P, 0);
   if (!mgopt__milp_args(P, f->body) || !mgopt__milp_expect(P, '{')) return 0;
@@ -9695,6 +9772,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   ctx.fold = m->r->fold;
   ctx.fold_ud = m->r->fold_ud;
   ctx.compress_config = m->ro ? m->ro->compress_config : NULL;
+  ctx.composites = m->ro ? m->ro->composites : NULL;
   memset(&rep, 0, sizeof rep);
   rep.name = pd->name;
   rep.ops_before = mgopt_program_op_count(m->p);

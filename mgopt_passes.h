@@ -184,6 +184,71 @@ typedef struct mgopt_compress_config {
   void *palettize_lut_ud;
 } mgopt_compress_config;
 
+/* ---------------------------------------------------------------- composite ops
+
+   tflite::fuse_composite_functions replaces each call of a function that
+   implements a composite op (a function standing for one fused op, as a
+   tf.function with experimental_implements does) by that op. A function
+   implements composite NAME when
+     - it carries the attribute implements="NAME" (in .mil:
+       `f attributes(implements="NAME") (%a: ...) { ... }`), or
+     - its IR name is the `function` of a binding naming NAME (an ONNX
+       model-local function is named "domain::Name"), or
+     - (default_onnx_names, on unless the config says no_default_names) its
+       name is "domain::NAME" for any domain: an ONNX local function
+       named after the composite.
+   A call is an opaque op whose type is the function's name (mgopt_op_callee);
+   its operand slot "in<i>" is the function's input i.
+
+   Composites are looked up by NAME in the caller's table first, then in the
+   built-in ones (unless no_builtins):
+     embedding_lookup  (embeddings [V, D...], ids integer) -> gather(axis=0)
+     keras_lstm        the Keras LSTM layer -> one lstm op (see the pass's
+                       header for the signature it checks)
+   A composite's fuse function is called with build = 0 to ask whether the
+   call can be fused (it must not change anything then) and with build = 1
+   to fuse it: it creates its ops before `call` (mgopt_build_op with pos =
+   call) and stores in outs[i] the value that replaces the call's output i,
+   for every output. It returns 1 (fusable / fused), 0 (the function does not
+   look like the composite: nothing is changed; `why` may receive a
+   NUL-terminated reason of at most why_cap bytes) or -1 (out of memory).
+   A fuse function may leave ops it built when it returns 0 with build = 1:
+   the pass erases everything built before the call since it was called. */
+typedef int (*mgopt_composite_fn)(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                  mgopt_value **outs, char *why, size_t why_cap, void *ud);
+
+typedef struct mgopt_composite {
+  const char *implements; /* the composite's name, e.g. "embedding_lookup" */
+  mgopt_composite_fn fuse;
+  void *ud;
+} mgopt_composite;
+
+/* A function matched by its IR name ("domain::Name" for an ONNX local function). */
+typedef struct mgopt_composite_binding {
+  const char *function;
+  const char *implements;
+} mgopt_composite_binding;
+
+/* Called for each function that names a composite but is left alone (an
+   unknown composite, a signature that does not match, a fused op the target
+   refuses): `call` is one of its calls (NULL when it has none). */
+typedef void (*mgopt_composite_report_fn)(void *ud, const mgopt_function *f, const mgopt_op *call,
+                                          const char *implements, const char *why);
+
+/* The caller's composite registry; give it to mgopt_pipeline_run through
+   mgopt_pipeline_options.composites. A zeroed struct is the built-in
+   composites with the default ONNX names. */
+typedef struct mgopt_composites {
+  const mgopt_composite *composites; /* searched before the built-in ones */
+  int32_t ncomposites;
+  const mgopt_composite_binding *bindings;
+  int32_t nbindings;
+  int no_builtins;        /* 1: only the caller's composites */
+  int no_default_names;   /* 1: "domain::NAME" functions match only through a binding or attribute */
+  mgopt_composite_report_fn report;
+  void *report_ud;
+} mgopt_composites;
+
 #ifdef __cplusplus
 }
 #endif
@@ -297,6 +362,8 @@ typedef struct mgopt_compress_config {
   PASS(compression, prune_weights) \
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
+  PASS(tflite, fuse_composite_functions) \
+  PASS(tflite, inline_functions) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -22569,6 +22636,678 @@ static mgopt_status mgopt__fw_run(mgopt_pass_ctx *ctx) {
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, fp16_weights,
                                 "fp32 weights stored as fp16, widened by constexpr_cast", mgopt__fw_opts,
                                 mgopt__fw_run);
+/* src/passes/tflite/fuse_composite_functions.c — tflite::fuse_composite_functions: each call of a function that implements a composite op becomes that fused op (embedding_lookup -> gather, keras_lstm -> lstm), through a registry the caller extends.
+
+   Spec: tflite_operation_fusion.md, "Wrap the composite operation in a
+   tf.function" and "Implementing operation fusion": a function carrying an
+   implements attribute is the interface of a composite op; the conversion
+   code reads the function's operands and attributes and puts the fused op in
+   its place. Here the call is replaced (the function itself stays: other
+   tools may still call it, and a function with no calls left costs nothing
+   at run time). Which functions implement what, the composite table and
+   how a caller adds to it: mgopt_composites in mgopt_passes.h.
+
+   Before:
+     "tfl::lookup" attributes(implements="embedding_lookup") (%w: (4, 2, fp32), %ids: (3, int32)) {
+       %r: (3, 2, fp32) = gather(x=%w, indices=%ids, axis=0, batch_dims=0)
+     } -> (%r)
+     main(%ids: (3, int32)) {
+       %w: (4, 2, fp32)* = const(val=[[0, 1], [2, 3], [4, 5], [6, 7]])
+       %y: (3, 2, fp32) = "tfl::lookup"(in0=%w, in1=%ids)
+     } -> (%y)
+   After:
+     main(%ids: (3, int32)) {
+       %w: (4, 2, fp32)* = const(val=[[0, 1], [2, 3], [4, 5], [6, 7]])
+       %y: (3, 2, fp32) = gather(x=%w, indices=%ids, axis=0)
+     } -> (%y)
+   (the body may be anything: a loop of gathers, a one-hot matmul; a
+   function whose every call was fused is removed, one still called stays)
+
+   Built-in composites (the caller's table is searched first):
+     embedding_lookup(embeddings, ids) -> (out): gather(x=embeddings,
+       indices=ids, axis=0). Signature: 2 inputs, 1 output, embeddings of
+       known rank >= 2, ids of an integer dtype.
+     keras_lstm: see keras_lstm.c (the checks it makes there).
+   After a fuse function built its ops, each op must be accepted by the
+   program's target (mgopt_program_target_accepts) and each replacement
+   value's inferred type must fit the call output's declared type
+   (mgopt__pu_adopt_type); otherwise everything built is erased and the
+   call stays.
+
+   Options: bind="dom::Name=composite;..." binds functions by IR name (as
+   mgopt_composite_binding does); strict=true makes the pass fail, changing
+   nothing, when a function that names a composite cannot be fused (the
+   reason is the pass's diagnostic).
+   Fires on: every call (in any function, nested blocks included) of a
+   function that names a known composite whose fuse function accepts it.
+   Must not fire: a function naming an unknown composite (reported); a
+   signature or type that does not match (reported); a fused op the target
+   refuses (reported); an op that is not a call.
+   Cost: one walk over the program's ops, plus the fuse functions' work per
+   call. */
+
+#define MGOPT__FCF_WHY 200
+
+typedef struct mgopt__fcf_call {
+  mgopt_op *call;
+  const mgopt_composite *c;
+  const char *implements;
+} mgopt__fcf_call;
+
+typedef struct mgopt__fcf {
+  mgopt_pass_ctx *ctx;
+  const mgopt_composites *cfg;
+  const mgopt_composite *builtins;
+  int32_t nbuiltins;
+  mgopt__map fn_info;    /* function -> index + 1 into the per-function arrays */
+  const char **impl;     /* per function: the composite it names, or NULL */
+  const mgopt_composite **comp; /* per function: the composite found, or NULL */
+  int *reported;
+  int64_t *ncalls_of, *nfused_of; /* per function: its calls, and how many were fused */
+  mgopt__fcf_call *calls;
+  int64_t ncalls, calls_cap;
+  int oom;
+} mgopt__fcf;
+
+/* ---------------------------------------------------------------- embedding_lookup */
+
+static int mgopt__fcf_why(char *why, size_t cap, const char *msg) {
+  if (why && cap) snprintf(why, cap, "%s", msg);
+  return 0;
+}
+
+static int mgopt__fcf_embedding_lookup(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                       mgopt_value **outs, char *why, size_t why_cap, void *ud) {
+  static const char *const slots[2] = {"x", "indices"};
+  mgopt_value *vals[2];
+  mgopt_op *g;
+  MGOPT__UNUSED(ud);
+  if (callee->body->nargs != 2 || callee->body->nouts != 1 || call->nouts != 1)
+    return mgopt__fcf_why(why, why_cap, "embedding_lookup takes (embeddings, ids) and returns one value");
+  vals[0] = mgopt_op_operand(call, "in0");
+  vals[1] = mgopt_op_operand(call, "in1");
+  if (!vals[0] || !vals[1]) return mgopt__fcf_why(why, why_cap, "embedding_lookup is called without both operands");
+  if (vals[0]->type.kind != MGOPT_TYPE_TENSOR || vals[0]->type.rank < 2)
+    return mgopt__fcf_why(why, why_cap, "the embeddings are not a tensor of known rank >= 2");
+  if (vals[1]->type.kind != MGOPT_TYPE_TENSOR || !mgopt_dtype_is_int((mgopt_dtype)vals[1]->type.dtype))
+    return mgopt__fcf_why(why, why_cap, "the ids are not integers");
+  if (!build) return 1;
+  g = mgopt_build_op(p, call->parent, call, "gather", mgopt__pu_value_name(call->outs[0]), 2, slots, vals, 1);
+  if (!g) return -1;
+  if (mgopt_op_set_int(g, "axis", 0)) return -1;
+  if (mgopt_op_infer(p, g, NULL) != MGOPT_OK) return mgopt__fcf_why(why, why_cap, "the gather does not type check");
+  outs[0] = g->outs[0];
+  return 1;
+}
+
+/* ---------------------------------------------------------------- lookup */
+
+static const mgopt_composite *mgopt__fcf_find(const mgopt__fcf *F, const char *name) {
+  int32_t i;
+  if (F->cfg)
+    for (i = 0; i < F->cfg->ncomposites; i++)
+      if (F->cfg->composites[i].implements && strcmp(F->cfg->composites[i].implements, name) == 0 &&
+          F->cfg->composites[i].fuse)
+        return &F->cfg->composites[i];
+  if (F->cfg && F->cfg->no_builtins) return NULL;
+  for (i = 0; i < F->nbuiltins; i++)
+    if (strcmp(F->builtins[i].implements, name) == 0) return &F->builtins[i];
+  return NULL;
+}
+
+/* The composite named by the option string bind="a::B=name;..." for function fname, into buf. */
+static const char *mgopt__fcf_bound_opt(const char *spec, const char *fname, char *buf, size_t cap) {
+  size_t fl = strlen(fname);
+  while (spec && *spec) {
+    const char *end = strchr(spec, ';'), *eq;
+    size_t len = end ? (size_t)(end - spec) : strlen(spec);
+    eq = (const char *)memchr(spec, '=', len);
+    if (eq && (size_t)(eq - spec) == fl && memcmp(spec, fname, fl) == 0) {
+      size_t n = len - fl - 1;
+      if (n + 1 > cap) n = cap - 1;
+      memcpy(buf, eq + 1, n);
+      buf[n] = 0;
+      return buf;
+    }
+    spec = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* The composite function f names, or NULL: its implements attribute, else a
+   binding, else (default names) the part of "domain::Name" after "::". */
+static const char *mgopt__fcf_names(const mgopt__fcf *F, const mgopt_function *f, char *buf, size_t cap) {
+  const mgopt_attr *a = mgopt_function_attr(f, "implements");
+  const char *s;
+  int32_t i;
+  if (a && a->kind == MGOPT_ATTR_STRING && a->u.s.ptr) {
+    size_t n = a->u.s.len < cap ? a->u.s.len : cap - 1;
+    memcpy(buf, a->u.s.ptr, n);
+    buf[n] = 0;
+    return buf;
+  }
+  if ((s = mgopt__fcf_bound_opt(F->ctx->opts[0].s, f->name, buf, cap)) != NULL) return s;
+  if (F->cfg)
+    for (i = 0; i < F->cfg->nbindings; i++)
+      if (F->cfg->bindings[i].function && F->cfg->bindings[i].implements &&
+          strcmp(F->cfg->bindings[i].function, f->name) == 0)
+        return F->cfg->bindings[i].implements;
+  if (F->cfg && F->cfg->no_default_names) return NULL;
+  s = strstr(f->name, "::");
+  if (!s || strchr(f->name, '@')) return NULL;
+  while (strstr(s + 2, "::")) s = strstr(s + 2, "::");
+  return mgopt__fcf_find(F, s + 2) ? s + 2 : NULL;
+}
+
+static void mgopt__fcf_report(mgopt__fcf *F, int32_t fi, const mgopt_function *f, const mgopt_op *call,
+                              const char *implements, const char *why) {
+  if (F->reported[fi]) return;
+  F->reported[fi] = 1;
+  if (F->cfg && F->cfg->report) F->cfg->report(F->cfg->report_ud, f, call, implements, why);
+}
+
+static int mgopt__fcf_visit(mgopt_op *op, void *ud) {
+  mgopt__fcf *F = (mgopt__fcf *)ud;
+  mgopt_function *f;
+  const mgopt__map_slot *sl;
+  int64_t fi;
+  if (op->kind != MGOPT_OP_OPAQUE || !(f = mgopt_op_callee(op))) return 0;
+  sl = mgopt__map_find(&F->fn_info, mgopt__map_ptr_key(f));
+  if (!sl) return 0;
+  fi = sl->v.i - 1;
+  if (!F->impl[fi] || !F->comp[fi]) return 0;
+  F->ncalls_of[fi]++;
+  if (F->ncalls == F->calls_cap) {
+    void *arr = F->calls;
+    if (!mgopt__grow(&F->ctx->program->alloc, &arr, &F->calls_cap, F->ncalls + 1, sizeof *F->calls)) {
+      F->oom = 1;
+      return 1;
+    }
+    F->calls = (mgopt__fcf_call *)arr;
+  }
+  F->calls[F->ncalls].call = op;
+  F->calls[F->ncalls].c = F->comp[fi];
+  F->calls[F->ncalls].implements = F->impl[fi];
+  F->ncalls++;
+  return 0;
+}
+
+/* Erases the ops between `after` (exclusive; NULL: the block's start) and `call`, last first. */
+static void mgopt__fcf_unbuild(mgopt_op *after, mgopt_op *call) {
+  while (call->prev && call->prev != after) {
+    mgopt_op *o = call->prev;
+    int32_t i;
+    for (i = 0; i < o->nouts; i++)
+      if (o->outs[i]->nuses) return; /* read by something older: cannot be ours */
+    mgopt_op_erase(o);
+  }
+}
+
+/* 1 when v is an output of an op between `after` and `call`. */
+static int mgopt__fcf_built(const mgopt_op *after, const mgopt_op *call, const mgopt_value *v) {
+  const mgopt_op *o;
+  for (o = call->prev; o && o != after; o = o->prev)
+    if (v->def == o) return 1;
+  return 0;
+}
+
+/* Fuses one call: 1 fused, 0 left alone (why says why), -1 out of memory. */
+static int mgopt__fcf_fuse(mgopt__fcf *F, const mgopt__fcf_call *c, char *why) {
+  mgopt_program *p = F->ctx->program;
+  mgopt_op *call = c->call, *after = call->prev, *o;
+  mgopt_function *callee = mgopt_op_callee(call);
+  mgopt_value *outs[64];
+  int32_t i;
+  int r;
+  if (call->nouts > 64) return mgopt__fcf_why(why, MGOPT__FCF_WHY, "too many outputs");
+  for (i = 0; i < call->nouts; i++) outs[i] = NULL;
+  r = c->c->fuse(p, call, callee, 1, outs, why, MGOPT__FCF_WHY, c->c->ud);
+  if (r < 0 || mgopt_program_status(p)) return -1;
+  for (o = after ? after->next : call->parent->first; r > 0 && o && o != call; o = o->next)
+    if (!mgopt_program_target_accepts(p, o)) {
+      snprintf(why, MGOPT__FCF_WHY, "the target cannot express the fused %s", o->type);
+      r = 0;
+    }
+  for (i = 0; r > 0 && i < call->nouts; i++) {
+    if (!outs[i] || outs[i] == call->outs[i]) {
+      snprintf(why, MGOPT__FCF_WHY, "output %d has no replacement", (int)i);
+      r = 0;
+    } else if (mgopt__fcf_built(after, call, outs[i]) ? !mgopt__pu_adopt_type(p, outs[i], call->outs[i])
+                                                      : !mgopt__pu_replace_fits(p, call->outs[i], outs[i])) {
+      snprintf(why, MGOPT__FCF_WHY, "output %d of the fused op is typed unlike the call's", (int)i);
+      r = 0;
+    }
+  }
+  if (r <= 0) {
+    mgopt__fcf_unbuild(after, call);
+    return mgopt_program_status(p) ? -1 : 0;
+  }
+  for (i = 0; i < call->nouts; i++) mgopt_value_replace_all_uses(call->outs[i], outs[i]);
+  for (o = after ? after->next : call->parent->first; o && o != call; o = o->next) mgopt__pu_sync_op_name(o);
+  mgopt_op_erase(call);
+  return 1;
+}
+
+static mgopt_status mgopt__fcf_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  static const mgopt_composite builtins[] = {
+      {"embedding_lookup", mgopt__fcf_embedding_lookup, NULL},
+  };
+  mgopt__fcf F;
+  int32_t nf = mgopt_program_function_count(p), i;
+  int64_t k;
+  mgopt_status st = MGOPT_OK;
+  char why[MGOPT__FCF_WHY], nbuf[256];
+  memset(&F, 0, sizeof F);
+  F.ctx = ctx;
+  F.cfg = ctx->composites;
+  F.builtins = builtins;
+  F.nbuiltins = (int32_t)MGOPT__ARRAY_COUNT(builtins);
+  mgopt__map_init(&F.fn_info, &p->alloc);
+  F.impl = (const char **)mgopt_program_alloc(p, sizeof(char *) * (size_t)(nf + 1), 8);
+  F.comp = (const mgopt_composite **)mgopt_program_alloc(p, sizeof(void *) * (size_t)(nf + 1), 8);
+  F.reported = (int *)mgopt_program_alloc(p, sizeof(int) * (size_t)(nf + 1), 8);
+  F.ncalls_of = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+  F.nfused_of = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+  if (!F.impl || !F.comp || !F.reported || !F.ncalls_of || !F.nfused_of)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nf; i++) {
+    mgopt_function *f = mgopt_program_function_at(p, i);
+    const char *name = mgopt__fcf_names(&F, f, nbuf, sizeof nbuf);
+    mgopt__map_slot *sl = mgopt__map_get(&F.fn_info, mgopt__map_ptr_key(f), NULL);
+    if (!sl) {
+      F.oom = 1;
+      break;
+    }
+    sl->v.i = i + 1;
+    if (!name) continue;
+    F.impl[i] = mgopt_program_intern_cstr(p, name);
+    F.comp[i] = mgopt__fcf_find(&F, name);
+    if (!F.comp[i]) {
+      if (ctx->opts[1].i) {
+        st = mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "function '%s' implements '%s', which is no known composite",
+                            f->name, name);
+        goto done;
+      }
+      mgopt__fcf_report(&F, i, f, NULL, F.impl[i], "no composite of that name");
+    }
+  }
+  if (!F.oom) mgopt_program_walk(p, mgopt__fcf_visit, &F);
+  if (F.oom || mgopt_program_status(p)) {
+    st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  /* strict: every call is asked first, so a refusal changes nothing */
+  for (k = 0; ctx->opts[1].i && k < F.ncalls; k++) {
+    mgopt_value *outs[64];
+    mgopt_op *call = F.calls[k].call;
+    int r;
+    why[0] = 0;
+    r = call->nouts > 64 ? 0
+                         : F.calls[k].c->fuse(p, call, mgopt_op_callee(call), 0, outs, why, sizeof why, F.calls[k].c->ud);
+    if (r < 0) {
+      st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    if (r == 0) {
+      st = mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "function '%s' does not look like composite '%s': %s",
+                          mgopt_op_callee(call)->name, F.calls[k].implements, why);
+      goto done;
+    }
+  }
+  for (k = 0; k < F.ncalls; k++) {
+    mgopt_function *callee = mgopt_op_callee(F.calls[k].call);
+    const mgopt__map_slot *sl = mgopt__map_find(&F.fn_info, mgopt__map_ptr_key(callee));
+    int r;
+    why[0] = 0;
+    r = mgopt__fcf_fuse(&F, &F.calls[k], why);
+    if (r < 0) {
+      st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    if (r > 0) {
+      ctx->rewrites++;
+      if (sl) F.nfused_of[sl->v.i - 1]++;
+    } else if (sl) mgopt__fcf_report(&F, (int32_t)(sl->v.i - 1), callee, F.calls[k].call, F.calls[k].implements, why);
+  }
+  /* a composite function whose every call was fused is gone with its calls */
+  for (i = nf - 1; i >= 0; i--)
+    if (F.nfused_of[i] && F.nfused_of[i] == F.ncalls_of[i]) {
+      mgopt_function *f = mgopt_program_function_at(p, i);
+      if (strcmp(f->name, "main") != 0) mgopt__function_drop(f);
+    }
+done:
+  if (F.calls) mgopt__heap_free(&p->alloc, F.calls, (size_t)F.calls_cap * sizeof *F.calls);
+  mgopt__map_free(&F.fn_info);
+  return st;
+}
+
+static const mgopt_opt_def mgopt__fcf_opts[] = {
+    {"bind", MGOPT_OPT_STRING, "", "functions bound to composites by IR name: \"dom::Name=composite;...\""},
+    {"strict", MGOPT_OPT_BOOL, "false", "fail, changing nothing, when a function naming a composite cannot be fused"}};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, fuse_composite_functions,
+                                "calls of functions implementing a composite op become the fused op",
+                                mgopt__fcf_opts, mgopt__fcf_run);
+/* src/passes/tflite/inline_functions.c — tflite::inline_functions: each call of a program function is replaced by a copy of the function's body.
+
+   Spec: tflite_operation_fusion.md, "Extending the TensorFlow Lite
+   converter": functions are kept until the composite ones were fused
+   (tflite::fuse_composite_functions), then the others are inlined so the
+   graph is flat for the passes and writers that follow.
+
+   Before:
+     "t::f"(%a: (2, fp32), %b: (2, fp32)) {
+       %s: (2, fp32) = add(x=%a, y=%b)
+       %r: (2, fp32) = relu(x=%s)
+     } -> (%r)
+     main(%x: (2, fp32)) {
+       %y: (2, fp32) = "t::f"(in0=%x, in1=%x)
+       %z: (2, fp32) = exp(x=%y)
+     } -> (%z)
+   After:
+     main(%x: (2, fp32)) {
+       %y_s: (2, fp32) = add(x=%x, y=%x)
+       %y: (2, fp32) = relu(x=%y_s)
+       %z: (2, fp32) = exp(x=%y)
+     } -> (%z)
+
+   A call is an opaque op whose type names one of the program's functions
+   (mgopt_op_callee); its operand "in<i>" is the function's input i. The
+   body's ops are copied before the call (nested blocks, attributes, names
+   and the has-effects flag included): a copied value is named
+   "<call output>_<body name>", except that the value a body output gives
+   takes the call output's name. A function whose every call was inlined is
+   removed; main and functions never called stay. Calls inside an inlined
+   body are inlined in the next round, up to 64 rounds (a function calling
+   itself stops there).
+   Options: functions="a::F;b::G" inlines only those (empty: every function).
+   Fires on: every call of a function of the program.
+   Must not fire: a call of a function kept outside the IR (an ONNX
+   function kept as it came: not a callee); a call leaving out an input the
+   body reads; a call of the function that holds it (recursion); a call
+   whose output count differs from the function's; a body referring to
+   the function's attributes (an ONNX ref_attr_name: its value is the
+   call's).
+   Cost: one walk per round plus the size of the copied bodies. */
+
+typedef struct mgopt__inl {
+  mgopt_program *p;
+  mgopt__map vmap; /* body value -> copy */
+  const char *prefix;
+  int oom;
+} mgopt__inl;
+
+static mgopt_value *mgopt__inl_get(const mgopt__inl *I, mgopt_value *v) {
+  const mgopt__map_slot *sl = v ? mgopt__map_find(&I->vmap, mgopt__map_ptr_key(v)) : NULL;
+  return sl ? (mgopt_value *)sl->v.p : v;
+}
+
+static void mgopt__inl_put(mgopt__inl *I, const mgopt_value *from, mgopt_value *to) {
+  mgopt__map_slot *sl = mgopt__map_get(&I->vmap, mgopt__map_ptr_key(from), NULL);
+  if (!sl) I->oom = 1;
+  else sl->v.p = to;
+}
+
+static const char *mgopt__inl_name(mgopt__inl *I, const mgopt_value *v) {
+  return mgopt__pu_name2(I->p, I->prefix, mgopt__pu_value_name(v));
+}
+
+static int mgopt__inl_block(mgopt__inl *I, const mgopt_block *src, mgopt_block *dst, mgopt_op *pos, int depth);
+
+/* A copy of op inserted before pos (or appended to dst when pos is NULL). */
+static int mgopt__inl_op(mgopt__inl *I, const mgopt_op *op, mgopt_block *dst, mgopt_op *pos, int depth) {
+  mgopt_program *p = I->p;
+  mgopt_op *n = mgopt_op_new(p, op->type, op->nouts, op->nblocks);
+  int32_t s, k, i;
+  if (!n) return 0;
+  for (s = 0; s < op->nslots; s++) {
+    const mgopt_slot *sl = &op->slots[s];
+    if (sl->is_list) {
+      mgopt_value **vals = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)(sl->n + 1), 8);
+      if (!vals) return 0;
+      for (k = 0; k < sl->n; k++) vals[k] = mgopt__inl_get(I, sl->uses[k].value);
+      if (mgopt_op_set_operand_list(n, sl->name, vals, sl->n)) return 0;
+    } else if (mgopt_op_set_operand(n, sl->name, sl->n ? mgopt__inl_get(I, sl->uses[0].value) : NULL)) {
+      return 0;
+    }
+  }
+  for (i = 0; i < op->nattrs; i++)
+    if (mgopt_op_set_attr(n, &op->attrs[i])) return 0;
+  n->flags |= op->flags & (MGOPT_OP_HAS_EFFECTS | MGOPT_OP_ONNX_CONSTANT_NODE);
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *o = op->outs[i];
+    if (mgopt__type_copy(p, &n->outs[i]->type, &o->type)) return 0;
+    n->outs[i]->flags = o->flags;
+    if (mgopt_value_set_name(n->outs[i], mgopt__inl_name(I, o))) return 0;
+    mgopt__inl_put(I, o, n->outs[i]);
+  }
+  if (op->name && mgopt_op_set_name(n, op->nouts && op->name == op->outs[0]->name ? n->outs[0]->name
+                                                                                    : mgopt__pu_name2(p, I->prefix, op->name)))
+    return 0;
+  if (pos) mgopt_op_insert_before(n, pos);
+  else mgopt_op_append(n, dst);
+  for (i = 0; i < op->nblocks; i++) {
+    const mgopt_block *sb = op->blocks[i];
+    mgopt_block *nb = n->blocks[i];
+    nb->name = sb->name;
+    for (k = 0; k < sb->nargs; k++) {
+      mgopt_value *a = mgopt_block_add_arg(nb, mgopt__inl_name(I, sb->args[k]), &sb->args[k]->type);
+      if (!a) return 0;
+      mgopt__inl_put(I, sb->args[k], a);
+    }
+    if (!mgopt__inl_block(I, sb, nb, NULL, depth + 1)) return 0;
+    for (k = 0; k < sb->nouts; k++)
+      if (mgopt_block_add_output(nb, mgopt__inl_get(I, sb->outs[k]->value))) return 0;
+  }
+  return !I->oom && !mgopt_program_status(p);
+}
+
+/* 1 when an op of block b (nested blocks included) refers to an attribute of
+   the function holding it (an ONNX ref_attr_name): the copy would need the
+   call's attribute values. */
+static int mgopt__inl_refers(const mgopt_block *b, int depth) {
+  const mgopt_op *o;
+  int32_t i;
+  if (depth > 64) return 1;
+  for (o = b->first; o; o = o->next) {
+    for (i = 0; i < o->nattrs; i++)
+      if (o->attrs[i].kind == MGOPT_ATTR_BYTES && (o->attrs[i].tag & MGOPT_ONNX_ATTR_REF)) return 1;
+    for (i = 0; i < o->nblocks; i++)
+      if (mgopt__inl_refers(o->blocks[i], depth + 1)) return 1;
+  }
+  return 0;
+}
+
+static int mgopt__inl_block(mgopt__inl *I, const mgopt_block *src, mgopt_block *dst, mgopt_op *pos, int depth) {
+  const mgopt_op *o;
+  if (depth > 64) return 0;
+  for (o = src->first; o; o = o->next)
+    if (!mgopt__inl_op(I, o, dst, pos, depth)) return 0;
+  return 1;
+}
+
+/* 1 when function name is one of "a;b;..." (an empty list names every function). */
+static int mgopt__inl_listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  if (!list || !*list) return 1;
+  while (*list) {
+    const char *end = strchr(list, ';');
+    size_t len = end ? (size_t)(end - list) : strlen(list);
+    if (len == n && memcmp(list, name, n) == 0) return 1;
+    if (!end) break;
+    list = end + 1;
+  }
+  return 0;
+}
+
+typedef struct mgopt__inl_calls {
+  mgopt_program *p;
+  const char *only;
+  mgopt_op **ops;
+  int64_t n, cap;
+  int oom;
+} mgopt__inl_calls;
+
+static int mgopt__inl_collect(mgopt_op *op, void *ud) {
+  mgopt__inl_calls *C = (mgopt__inl_calls *)ud;
+  mgopt_function *f;
+  if (op->kind != MGOPT_OP_OPAQUE || !(f = mgopt_op_callee(op)) || !mgopt__inl_listed(C->only, f->name)) return 0;
+  if (C->n == C->cap) {
+    void *arr = C->ops;
+    if (!mgopt__grow(&C->p->alloc, &arr, &C->cap, C->n + 1, sizeof *C->ops)) {
+      C->oom = 1;
+      return 1;
+    }
+    C->ops = (mgopt_op **)arr;
+  }
+  C->ops[C->n++] = op;
+  return 0;
+}
+
+/* 1 when v is an output of an op copied between `after` and `call`. */
+static int mgopt__inl_copied(const mgopt_op *after, const mgopt_op *call, const mgopt_value *v) {
+  const mgopt_op *o;
+  if (!v->def) return 0;
+  for (o = call->prev; o && o != after; o = o->prev)
+    if (o == v->def) return 1;
+  return 0;
+}
+
+/* The calls of each function fns[0..nf) now, into count. 0 on OOM. */
+static int mgopt__inl_count(mgopt__inl_calls *C, mgopt_function *const *fns, int32_t nf, int64_t *count) {
+  mgopt__map m;
+  int64_t k;
+  int32_t i;
+  int ok = 1;
+  mgopt__map_init(&m, &C->p->alloc);
+  for (i = 0; i < nf; i++) {
+    mgopt__map_slot *sl = mgopt__map_get(&m, mgopt__map_ptr_key(fns[i]), NULL);
+    count[i] = 0;
+    if (!sl) ok = 0;
+    else sl->v.i = i;
+  }
+  C->n = 0;
+  C->only = NULL;
+  if (ok) mgopt_program_walk(C->p, mgopt__inl_collect, C);
+  for (k = 0; ok && k < C->n; k++) {
+    const mgopt__map_slot *sl = mgopt__map_find(&m, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
+    if (sl) count[sl->v.i]++;
+  }
+  mgopt__map_free(&m);
+  return ok && !C->oom;
+}
+
+/* Inlines one call: 1 done, 0 left alone, -1 out of memory. */
+static int mgopt__inl_call(mgopt_program *p, mgopt_op *call) {
+  mgopt_function *f = mgopt_op_callee(call);
+  const mgopt_block *body = f->body;
+  mgopt__inl I;
+  mgopt_op *after = call->prev;
+  mgopt_value *outs[256];
+  const char *names[256];
+  int follows[256];
+  int32_t i, j;
+  int ok;
+  if (call->parent->func == f || call->nouts != body->nouts || call->nouts > 256 || mgopt__inl_refers(body, 0)) return 0;
+  memset(&I, 0, sizeof I);
+  I.p = p;
+  mgopt__map_init(&I.vmap, &p->alloc);
+  I.prefix = mgopt__pu_name2(p, call->nouts ? mgopt__pu_value_name(call->outs[0]) : "call", "_");
+  ok = I.prefix != NULL;
+  for (i = 0; ok && i < body->nargs; i++) {
+    char slot[24];
+    mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    v = mgopt_op_operand(call, slot);
+    if (!v && body->args[i]->nuses) ok = 0;
+    else if (v) mgopt__inl_put(&I, body->args[i], v);
+  }
+  if (ok && !mgopt__inl_block(&I, body, call->parent, call, 0)) ok = -1;
+  for (i = 0; ok > 0 && i < call->nouts; i++) {
+    mgopt_value *to = mgopt__inl_get(&I, body->outs[i]->value);
+    /* an input the call left out; or a value that is not a copy (an operand
+       passed through) standing for a function output, which would lose its name */
+    if (to->owner == body || (!mgopt__inl_copied(after, call, to) && mgopt_value_is_block_output(call->outs[i]))) ok = 0;
+  }
+  if (ok <= 0) {
+    while (call->prev && call->prev != after) mgopt_op_erase(call->prev);
+    mgopt__map_free(&I.vmap);
+    return I.oom || mgopt_program_status(p) ? -1 : 0;
+  }
+  for (i = 0; i < call->nouts; i++) {
+    outs[i] = mgopt__inl_get(&I, body->outs[i]->value);
+    follows[i] = mgopt__inl_copied(after, call, outs[i]) && outs[i]->def->name == outs[i]->name;
+    /* a copied value standing for a call output takes that output's name
+       (the first output it stands for) once the call is gone; a function
+       output's name moves by itself */
+    names[i] = mgopt__inl_copied(after, call, outs[i]) && !mgopt_value_is_block_output(call->outs[i])
+                   ? call->outs[i]->name
+                   : NULL;
+    for (j = 0; j < i; j++)
+      if (outs[j] == outs[i]) names[i] = NULL, follows[i] = 0;
+    mgopt_value_replace_all_uses(call->outs[i], outs[i]);
+  }
+  mgopt__map_free(&I.vmap);
+  mgopt_op_erase(call);
+  for (i = 0; i < call->nouts; i++) {
+    if (names[i] && mgopt_value_set_name(outs[i], names[i])) return -1;
+    if (follows[i] && mgopt_op_set_name(outs[i]->def, outs[i]->name)) return -1;
+  }
+  return mgopt_program_status(p) ? -1 : 1;
+}
+
+static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  int32_t nf = mgopt_program_function_count(p), i, round;
+  int64_t k, *calls_before;
+  mgopt_function **fns;
+  mgopt__inl_calls C;
+  memset(&C, 0, sizeof C);
+  C.p = p;
+  C.only = ctx->opts[0].s;
+  fns = (mgopt_function **)mgopt_program_alloc(p, sizeof(void *) * (size_t)(nf + 1), 8);
+  calls_before = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+  if (!fns || !calls_before) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nf; i++) fns[i] = mgopt_program_function_at(p, i);
+  if (!mgopt__inl_count(&C, fns, nf, calls_before)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  C.only = ctx->opts[0].s;
+  for (round = 0; round < 64; round++) {
+    int64_t done = 0;
+    C.n = 0;
+    mgopt_program_walk(p, mgopt__inl_collect, &C);
+    if (C.oom) break;
+    for (k = 0; k < C.n; k++) {
+      int r = mgopt__inl_call(p, C.ops[k]);
+      if (r < 0) {
+        C.oom = 1;
+        break;
+      }
+      done += r;
+    }
+    ctx->rewrites += done;
+    if (!done || C.oom) break;
+  }
+  if (C.oom || mgopt_program_status(p)) {
+    if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  /* a function that had calls and has none left goes (main stays) */
+  if (ctx->rewrites) {
+    int64_t *left = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+    if (!left || !mgopt__inl_count(&C, fns, nf, left)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; i < nf; i++)
+      if (calls_before[i] && !left[i] && strcmp(fns[i]->name, "main") != 0) mgopt__function_drop(fns[i]);
+  }
+  if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
+  return MGOPT_OK;
+}
+
+static const mgopt_opt_def mgopt__inl_opts[] = {
+    {"functions", MGOPT_OPT_STRING, "", "only calls of these functions: \"a::F;b::G\" (empty: every function)"}};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, inline_functions, "each call of a program function becomes a copy of its body",
+                                mgopt__inl_opts, mgopt__inl_run);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

@@ -326,6 +326,11 @@ struct mgopt_function {
   const char *opset;      /* e.g. "CoreML7"; NULL if none */
   mgopt_block *body;      /* inputs = body->args, outputs = body->outs */
   mgopt_program *program;
+  /* the function's own attributes (e.g. `implements`: the composite op it
+     stands for); names interned, in the arena. In .mil text:
+     `name[opset] attributes(key=literal, ...) (args) { ... }` */
+  int32_t nattrs;
+  mgopt_attr *attrs;
 };
 
 /* ---- program ---- */
@@ -357,6 +362,8 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
    the program's functions (an ONNX model-local function `domain::Name`
    called from a node of that domain and type). NULL for any other op. */
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op);
+/* Attribute `name` of function f as stored, NULL if absent. */
+MGOPTDEF const mgopt_attr *mgopt_function_attr(const mgopt_function *f, const char *name);
 /* Number of live ops in the program, nested blocks included (ops inside the
    blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
@@ -905,6 +912,7 @@ typedef struct mgopt_opt_value {
 } mgopt_opt_value;
 
 struct mgopt_compress_config; /* mgopt_passes.h */
+struct mgopt_composites;      /* mgopt_passes.h */
 
 typedef struct mgopt_pass_ctx {
   mgopt_program *program;
@@ -916,6 +924,9 @@ typedef struct mgopt_pass_ctx {
   /* per-weight options of the compression passes (mgopt_passes.h), from
      mgopt_pipeline_options; NULL: the pass's options hold for every weight */
   const struct mgopt_compress_config *compress_config;
+  /* the caller's composite ops for tflite::fuse_composite_functions
+     (mgopt_passes.h), from mgopt_pipeline_options; NULL: the built-in ones */
+  const struct mgopt_composites *composites;
 } mgopt_pass_ctx;
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
@@ -989,6 +1000,9 @@ typedef struct mgopt_pipeline_options {
   /* per-weight options for the compression passes (mgopt_compress_config in
      mgopt_passes.h); NULL = none */
   const struct mgopt_compress_config *compress_config;
+  /* composite ops for tflite::fuse_composite_functions (mgopt_composites in
+     mgopt_passes.h); NULL = the built-in ones only */
+  const struct mgopt_composites *composites;
 } mgopt_pipeline_options;
 
 /* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,

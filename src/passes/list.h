@@ -103,6 +103,8 @@
   PASS(compression, prune_weights) \
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
+  PASS(tflite, fuse_composite_functions) \
+  PASS(tflite, inline_functions) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
