@@ -710,7 +710,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(pad,                             MGOPT__OT_P,    pad,     pad,           1, 1, 0,  pad,            mgopt__ks_pad)                   \
   X(tile,                            MGOPT__OT_P,    tile,    none,          1, 1, 0,  tile,           mgopt__ks_tile)                  \
   X(matmul,                          MGOPT__OT_P,    xy,      matmul,        1, 1, 0,  matmul,         mgopt__kr_matmul)                \
-  X(linear,                          MGOPT__OT_P,    linear,  none,          1, 1, 0,  linear,         mgopt__kr_linear)                \
+  X(linear,                          MGOPT__OT_P,    linear,  linear,        1, 1, 0,  linear,         mgopt__kr_linear)                \
   X(conv,                            MGOPT__OT_LS,   linear,  conv,          1, 1, 0,  conv,           mgopt__kn_conv)                  \
   X(conv_transpose,                  MGOPT__OT_LS,   linear,  convt,         1, 1, 0,  conv,           mgopt__kn_conv)                  \
   X(avg_pool,                        MGOPT__OT_LS,   x,       avg_pool,      1, 1, 0,  pool,           mgopt__kn_pool)                  \
@@ -6488,9 +6488,11 @@ MGOPT__RG_ATTRS(one_hot, {"one_hot_vector_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, 
                          {"off_value", MGOPT_ATTR_FLOAT, 0, "0.0"});
 MGOPT__RG_ATTRS(pad, {"mode", MGOPT_ATTR_STRING, 0, "\"constant\""}, {"constant_val", MGOPT_ATTR_FLOAT, 0, "0.0"});
 MGOPT__RG_ATTRS(matmul, {"transpose_x", MGOPT_ATTR_BOOL, 0, "false"}, {"transpose_y", MGOPT_ATTR_BOOL, 0, "false"});
+/* fused_activation: "none", "relu" or "relu6", applied to the output (a fused kernel's activation) */
 MGOPT__RG_ATTRS(conv, {"strides", MGOPT_ATTR_INTS, 0, NULL}, {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
                       {"pad", MGOPT_ATTR_INTS, 0, NULL}, {"dilations", MGOPT_ATTR_INTS, 0, NULL},
-                      {"groups", MGOPT_ATTR_INT, 0, "1"});
+                      {"groups", MGOPT_ATTR_INT, 0, "1"}, {"fused_activation", MGOPT_ATTR_STRING, 0, "\"none\""});
+MGOPT__RG_ATTRS(linear, {"fused_activation", MGOPT_ATTR_STRING, 0, "\"none\""});
 MGOPT__RG_ATTRS(convt, {"strides", MGOPT_ATTR_INTS, 0, NULL}, {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
                        {"pad", MGOPT_ATTR_INTS, 0, NULL}, {"dilations", MGOPT_ATTR_INTS, 0, NULL},
                        {"groups", MGOPT_ATTR_INT, 0, "1"}, {"output_shape", MGOPT_ATTR_INTS, 0, NULL});
@@ -12204,6 +12206,9 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
                                                   const char *const *ins, int64_t nin);
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
+/* After op's nodes (from node `first` of the graph being written): its
+   fused_activation (relu, relu6) as a Relu or Clip node (map_nn.c). */
+MGOPT__PRIVATE mgopt_status mgopt__exp_fused_activation(mgopt__exp *E, const mgopt_op *op, int64_t first);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 /* 1 when linear op is written as MatMul with its constant weight's transposed
@@ -14895,11 +14900,59 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
    written transposed (a constant as a transposed initializer, else through a
    Transpose node). */
+/* ---------------------------------------------------------------- fused activations
+
+   A conv or linear whose fused_activation is relu or relu6 is written as
+   its plain nodes followed by Relu, or Clip(0, 6): the node that wrote the
+   op's output writes a fresh name instead and the activation writes the
+   output. Nodes [first, end) of the graph being written are the op's. */
+static const char *mgopt__exw_fused_act(const mgopt_op *op) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL);
+  if (!a || strcmp(a, "none") == 0 || strcmp(a, "relu") == 0 || strcmp(a, "relu6") == 0) return NULL;
+  return "fused_activation other than none, relu or relu6";
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__exp_fused_activation(mgopt__exp *E, const mgopt_op *op, int64_t first) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL), *out, *pre, *ins[3];
+  mgopt_onnx_node *nodes, *n;
+  int64_t k, j, found = 0;
+  int relu6;
+  if (!a || strcmp(a, "none") == 0 || op->nouts != 1) return MGOPT_OK;
+  relu6 = strcmp(a, "relu6") == 0;
+  out = mgopt__exp_vname(op->outs[0]);
+  pre = mgopt__exp_fresh(E, out);
+  if (!pre) return mgopt__exp_nomem(E);
+  nodes = (mgopt_onnx_node *)E->g->nodes.data;
+  for (k = E->g->nodes.n - 1; k >= first && !found; k--)
+    for (j = 0; j < nodes[k].noutputs; j++)
+      if (nodes[k].outputs[j].len == strlen(out) && memcmp(nodes[k].outputs[j].ptr, out, strlen(out)) == 0) {
+        nodes[k].outputs[j] = mgopt__exp_s(pre);
+        found = 1;
+        break;
+      }
+  if (!found) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "fused activation: no node writes '%s'", out);
+  ins[0] = pre;
+  if (relu6 && E->opset >= 11) {
+    mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+    ins[1] = mgopt__exp_const(E, "clip_min", mgopt_tensor_new_scalar_f64(E->p, dt, 0.0));
+    ins[2] = mgopt__exp_const(E, "clip_max", mgopt_tensor_new_scalar_f64(E->p, dt, 6.0));
+    if (!ins[1] || !ins[2]) return mgopt__exp_nomem(E);
+  }
+  n = mgopt__exp_node(E, relu6 ? "Clip" : "Relu", "", NULL);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, relu6 && E->opset >= 11 ? 3 : 1) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1))
+    return mgopt__exp_nomem(E);
+  if (relu6 && E->opset < 11 && (!mgopt__exp_afloat(E, n, "min", 0.0) || !mgopt__exp_afloat(E, n, "max", 6.0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
   MGOPT__UNUSED(p);
   MGOPT__UNUSED(m);
   if (!x || !w) return "an operand is missing";
+  if (mgopt__exw_fused_act(op)) return mgopt__exw_fused_act(op);
   return w->type.rank == 2 ? NULL : "weight of rank other than 2";
 }
 
@@ -15196,6 +15249,7 @@ static int64_t mgopt__exp_convt_extra(mgopt_program *p, const mgopt_op *op, int6
 static const char *mgopt__exw_conv(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   MGOPT__UNUSED(m);
   if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "weight")) return "an operand is missing";
+  if (mgopt__exw_fused_act(op)) return mgopt__exw_fused_act(op);
   if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
     /* an output_shape that extends the natural size by less than a stride
        is written as output_padding; one that only restates it is left out */
@@ -19062,8 +19116,14 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       }
       continue;
     }
-    if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
-    else s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
+    if (op->kind == MGOPT_OP_OPAQUE) {
+      s = mgopt__exp_opaque(E, op);
+    } else {
+      int64_t first = g.nodes.n;
+      s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
+      E->g = &g;
+      if (!s && (op->kind == MGOPT_OP_conv || op->kind == MGOPT_OP_linear)) s = mgopt__exp_fused_activation(E, op, first);
+    }
     E->g = &g;
   }
   E->op = NULL;

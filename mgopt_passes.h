@@ -364,6 +364,7 @@ typedef struct mgopt_composites {
   PASS(compression, fp16_weights) \
   PASS(tflite, fuse_composite_functions) \
   PASS(tflite, inline_functions) \
+  PASS(tflite, fuse_activation) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -408,6 +409,10 @@ MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v);
 MGOPT__PRIVATE int mgopt__pu_is_block_output(const mgopt_value *v);
 /* exactly one use, by an op (not a block output). */
 MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v);
+/* 1 when op (a conv or linear) applies a fused activation to its output
+   (fused_activation other than "none"): a rewrite that folds what follows
+   the op into it, or rebuilds it, must leave it alone or keep the attribute. */
+MGOPT__PRIVATE int mgopt__pu_fused_act(const mgopt_op *op);
 /* that single user op, or NULL. */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v);
 /* the producer of v if it is an op of `kind`, else NULL. */
@@ -827,6 +832,12 @@ MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...)
 #endif
     ;
 
+/* The fused_activation of a conv or linear: 0 none, 1 relu, 2 relu6, -1 a value mgopt does not know. */
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op);
+/* Applies activation act (mgopt__k_fused_act) to output 0 in place: exact in
+   every float dtype (a clamp to 0 and 6 needs no rounding; NaN stays NaN). */
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act);
+
 /* ---- memory */
 /* A reference-counted tensor outside the arena (refs 1), zeroed when zero
    is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */
@@ -1163,6 +1174,26 @@ MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz) {
   k->scratch_size[k->nscratch] = (size_t)bytes;
   k->nscratch++;
   return m;
+}
+
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op) {
+  size_t n = 0;
+  const char *a = mgopt_op_get_string(op, "fused_activation", &n);
+  if (!a || (n == 4 && memcmp(a, "none", 4) == 0)) return 0;
+  if (n == 4 && memcmp(a, "relu", 4) == 0) return 1;
+  if (n == 5 && memcmp(a, "relu6", 5) == 0) return 2;
+  return -1;
+}
+
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act) {
+  mgopt_tensor *t = k->out[0];
+  int64_t i;
+  if (act <= 0 || !t) return;
+  for (i = 0; i < t->numel; i++) {
+    double v = mgopt_tensor_get_f64(t, i);
+    if (v < 0) mgopt_tensor_set_f64(t, i, 0.0);
+    else if (act == 2 && v > 6) mgopt_tensor_set_f64(t, i, 6.0);
+  }
 }
 
 MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...) {
@@ -3393,6 +3424,7 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   void *res, *bv = NULL, *od;
   if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (mgopt_op_operand(op, "bias") && !bias) return MGOPT__K_NO;
+  if (mgopt__k_fused_act(op) < 0) return mgopt__k_no(k, "unknown fused_activation");
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
@@ -3424,6 +3456,7 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
     }
   }
   mgopt__k_store(lane, res, n, dt, od);
+  mgopt__k_apply_fused_act(k, mgopt__k_fused_act(op));
   return MGOPT__K_OK;
 }
 /* src/kernels/index.c — kernels of ops that compute indices or scan along an axis: reduce_argmax, reduce_argmin, cumsum,
@@ -4916,6 +4949,7 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
   void *od;
   int r, d;
   if (!x || !wt || x->rank != wt->rank || x->rank < 3 || x->rank > 2 + MGOPT__KN_SP) return MGOPT__K_NO;
+  if (mgopt__k_fused_act(op) < 0) return mgopt__k_no(k, "unknown fused_activation");
   dt = (mgopt_dtype)x->dtype;
   if (!mgopt__kn_float(dt) || wt->dtype != x->dtype) return MGOPT__K_NO;
   if (!mgopt__kn_window(k, x, 1, &w)) return MGOPT__K_NO;
@@ -5040,6 +5074,7 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
           for (i = 0; i < OSP; i++) acc[i] += bd[oc];
       }
   mgopt__k_store(MGOPT__LANE_F64, res, k->out[0]->numel, dt, od);
+  mgopt__k_apply_fused_act(k, mgopt__k_fused_act(op));
   return MGOPT__K_OK;
 }
 
@@ -8636,6 +8671,11 @@ MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v) {
   return v->nuses == 1 && v->uses->op != NULL;
 }
 
+MGOPT__PRIVATE int mgopt__pu_fused_act(const mgopt_op *op) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL);
+  return a && strcmp(a, "none") != 0;
+}
+
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v) {
   return mgopt__pu_single_use(v) ? v->uses->op : NULL;
 }
@@ -9727,7 +9767,9 @@ MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgop
   mgopt_value *x, *w, *b;
   MGOPT__UNUSED(p);
   memset(c, 0, sizeof *c);
-  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1) return 0;
+  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1 ||
+      mgopt__pu_fused_act(op))
+    return 0;
   x = mgopt_op_operand(op, "x");
   w = mgopt_op_operand(op, "weight");
   b = mgopt_op_operand(op, "bias");
@@ -13252,7 +13294,7 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   char base[160];
   int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b), ok = 0;
   MGOPT__UNUSED(ud);
-  if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  if (!x || !w || op->nouts != 1 || (wstatic && bstatic) || mgopt__pu_fused_act(op)) return 0;
   /* linear's inference does not compare dtypes; the matmul and add do */
   if (!mgopt__edl_same_dtype(x, b) || (!wstatic && !mgopt__edl_same_dtype(x, w))) return 0;
   out = op->outs[0];
@@ -15992,7 +16034,7 @@ static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int64_t dout, i;
   int first, neg_w, sub;
   MGOPT__UNUSED(ud);
-  if (!x || !w || op->nouts != 1) return 0;
+  if (!x || !w || op->nouts != 1 || mgopt__pu_fused_act(op)) return 0;
   out = op->outs[0];
   if (mgopt__pu_is_block_output(out)) return 0;
   user = mgopt__pu_single_user(out);
@@ -20446,7 +20488,7 @@ static int mgopt__pdc_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int64_t shape[4], k, m;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
-  if (!x || !wt || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
+  if (!x || !wt || op->nouts != 1 || mgopt__pu_fused_act(op) || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
   dt = (mgopt_dtype)x->type.dtype;
   if (!mgopt__pw_is_float_weight(dt) || wt->dtype != dt)
     return 0;
@@ -23308,6 +23350,158 @@ static const mgopt_opt_def mgopt__inl_opts[] = {
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, inline_functions, "each call of a program function becomes a copy of its body",
                                 mgopt__inl_opts, mgopt__inl_run);
+/* src/passes/tflite/fuse_activation.c — tflite::fuse_activation: a relu or relu6 after a conv or fully connected layer becomes that op's fused_activation.
+
+   Spec: tflite_operation_fusion.md, "What are fused operations": convolution
+   (conv2d, bias add, relu) and fully connected (matmul, bias add, relu) are
+   single fused TFLite ops. conv and linear carry the activation in their
+   optional attribute fused_activation ("none", "relu", "relu6"); the
+   evaluator applies it, and the ONNX writer writes it back as the plain
+   sequence (Conv/Gemm, then Relu or Clip(0, 6)), so a file never changes
+   meaning. Biases fused by fuse_conv_bias / fuse_linear_bias first are the
+   op's bias operand here.
+
+   Before:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %w: (3, 2, 1, 1, fp32)* = const(val=[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[6]]]])
+       %c: (1, 3, 4, 4, fp32) = conv(x=%x, weight=%w)
+       %y: (1, 3, 4, 4, fp32) = relu(x=%c)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %w: (3, 2, 1, 1, fp32)* = const(val=[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[6]]]])
+       %y: (1, 3, 4, 4, fp32) = conv(x=%x, weight=%w, fused_activation="relu")
+     } -> (%y)
+
+   The activations: relu; relu6; clip(alpha=0, beta=6) (ONNX's Clip(0, 6))
+   as relu6 and clip(alpha=0) without an upper bound as relu. The fully
+   connected forms: linear (+ bias), and matmul(x, W) with W a constant
+   matrix (transpose_x false), optionally followed by add(., c) with c a
+   constant vector of W's output width, become
+   linear(x, weight=W^T, bias=c, fused_activation=...) (the weight
+   transposed once; exact).
+   Numeric contract: exact. The activation clamps the op's rounded output
+   (max(0, y), min(max(0, y), 6)), which is what the separate op did.
+   Fires on: the patterns above where each value between the first op and
+   the activation is read only by the next op and is no block output, the
+   dtype is a float one, the op has no fused activation yet, and the target
+   accepts the fused op.
+   Must not fire: an extra reader of the pre-activation value; a
+   pre-activation value that is a block output; other activations (sigmoid,
+   leaky_relu, clip to other bounds); a conv_transpose; a non-constant
+   matmul weight or bias, a bias of another shape; transposed matmul
+   inputs x; integer dtypes.
+   Cost: worklist patterns, O(activations), plus the transposed weight. */
+
+/* The activation op act stands for: "relu", "relu6" or NULL. */
+static const char *mgopt__fa_kind(const mgopt_op *act) {
+  if (act->kind == MGOPT_OP_relu) return "relu";
+  if (act->kind == MGOPT_OP_relu6) return "relu6";
+  if (act->kind == MGOPT_OP_clip) {
+    double lo = mgopt_op_get_float(act, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(act, "beta", HUGE_VAL);
+    if (lo == 0.0 && hi == 6.0) return "relu6";
+    if (lo == 0.0 && hi == HUGE_VAL) return "relu";
+  }
+  return NULL;
+}
+
+/* 1 when v is read by one op only and is no block output. */
+static int mgopt__fa_private(const mgopt_value *v) { return mgopt__pu_single_use(v) && !mgopt__pu_is_block_output(v); }
+
+/* The activation's output name moves to v (the fused op's output). */
+static void mgopt__fa_take_name(mgopt_rewriter *rw, mgopt_op *act, mgopt_value *v) {
+  const char *name = act->outs[0]->name;
+  int out = mgopt__pu_is_block_output(act->outs[0]);
+  mgopt__pu_replace_value(rw, act->outs[0], v);
+  mgopt_rw_erase(rw, act);
+  if (!out && name) mgopt__pu_rename(v, name);
+  mgopt__pu_sync_op_name(v->def);
+}
+
+/* conv / linear (+ bias) -> act */
+static int mgopt__fa_direct(mgopt_rewriter *rw, mgopt_op *act, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *v = mgopt_op_operand(act, "x");
+  const char *kind = mgopt__fa_kind(act);
+  mgopt_op *d;
+  MGOPT__UNUSED(ud);
+  if (!kind || !v || act->nouts != 1 || !(d = v->def) || (d->kind != MGOPT_OP_conv && d->kind != MGOPT_OP_linear) ||
+      d->nouts != 1 || mgopt__pu_fused_act(d) || !mgopt__fa_private(v) ||
+      !mgopt_dtype_is_float((mgopt_dtype)v->type.dtype) || act->outs[0]->type.dtype != v->type.dtype ||
+      !mgopt__pu_replace_fits(p, act->outs[0], v))
+    return 0;
+  if (mgopt_op_set_string(d, "fused_activation", kind)) return 0;
+  if (!mgopt_program_target_accepts(p, d)) {
+    mgopt_op_remove_attr(d, "fused_activation");
+    return 0;
+  }
+  mgopt__fa_take_name(rw, act, v);
+  return 1;
+}
+
+/* matmul(x, W) (+ c) -> act becomes linear(x, W^T, c, fused_activation) */
+static int mgopt__fa_matmul(mgopt_rewriter *rw, mgopt_op *act, void *ud) {
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *v = mgopt_op_operand(act, "x"), *mv, *x, *wv, *vals[3];
+  const char *kind = mgopt__fa_kind(act), *name;
+  mgopt_op *add = NULL, *mm, *lin;
+  mgopt_tensor *w, *c = NULL, *wt;
+  mgopt_dtype dt;
+  MGOPT__UNUSED(ud);
+  if (!kind || !v || act->nouts != 1 || !v->def || !mgopt__fa_private(v)) return 0;
+  mv = v;
+  if (v->def->kind == MGOPT_OP_add && v->def->nouts == 1) {
+    mgopt_value *a = mgopt_op_operand(v->def, "x"), *b = mgopt_op_operand(v->def, "y");
+    add = v->def;
+    if (a && b && (c = mgopt_value_const(b)) != NULL && a->def && a->def->kind == MGOPT_OP_matmul) mv = a;
+    else if (a && b && (c = mgopt_value_const(a)) != NULL && b->def && b->def->kind == MGOPT_OP_matmul) mv = b;
+    else return 0;
+    if (!mgopt__fa_private(mv)) return 0;
+  }
+  mm = mv->def;
+  if (!mm || mm->kind != MGOPT_OP_matmul || mm->nouts != 1 || mgopt_op_get_bool(mm, "transpose_x", 0)) return 0;
+  x = mgopt_op_operand(mm, "x");
+  wv = mgopt_op_operand(mm, "y");
+  if (!x || !wv || !(w = mgopt_value_const(wv)) || w->rank != 2 || mgopt_value_const(x)) return 0;
+  dt = (mgopt_dtype)w->dtype;
+  if (!mgopt__pw_is_float_weight(dt) || x->type.dtype != dt || act->outs[0]->type.dtype != dt || x->type.rank < 1)
+    return 0;
+  wt = mgopt_op_get_bool(mm, "transpose_y", 0) ? w : mgopt__tensor_transpose2d(p, w); /* [N, K] */
+  if (!wt) return 0;
+  if (c && (c->dtype != dt || c->rank != 1 || c->shape[0] != wt->shape[0])) return 0;
+  if (!mgopt__pu_replace_fits(p, act->outs[0], v)) return 0;
+  name = mgopt__pu_value_name(act->outs[0]);
+  vals[0] = x;
+  vals[1] = wt == w ? wv : mgopt_rw_const(rw, mm, mgopt__pu_name2(p, mgopt__pu_value_name(wv), "_transposed"), wt);
+  vals[2] = c ? (mgopt_value_const(mgopt_op_operand(add, "y")) == c ? mgopt_op_operand(add, "y") : mgopt_op_operand(add, "x"))
+              : NULL;
+  if (!vals[1]) return 0;
+  lin = mgopt_rw_create(rw, act, "linear", mgopt__pu_name2(p, name, "_fused"), c ? 3 : 2, slots, vals, 1);
+  if (!lin || mgopt_op_set_string(lin, "fused_activation", kind) || mgopt_op_infer(p, lin, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, lin) || !mgopt__pu_adopt_type(p, lin->outs[0], act->outs[0])) {
+    if (lin) mgopt_rw_erase(rw, lin);
+    if (vals[1] != wv) mgopt_rw_erase(rw, vals[1]->def);
+    return 0;
+  }
+  mgopt__fa_take_name(rw, act, lin->outs[0]);
+  if (add) mgopt__pu_erase_with_consts(rw, add);
+  mgopt__pu_erase_with_consts(rw, mm);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fa_patterns[] = {
+    {"relu_direct", MGOPT_OP_relu, NULL, 2, mgopt__fa_direct, NULL},
+    {"relu6_direct", MGOPT_OP_relu6, NULL, 2, mgopt__fa_direct, NULL},
+    {"clip_direct", MGOPT_OP_clip, NULL, 2, mgopt__fa_direct, NULL},
+    {"relu_matmul", MGOPT_OP_relu, NULL, 1, mgopt__fa_matmul, NULL},
+    {"relu6_matmul", MGOPT_OP_relu6, NULL, 1, mgopt__fa_matmul, NULL},
+    {"clip_matmul", MGOPT_OP_clip, NULL, 1, mgopt__fa_matmul, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(tflite, tflite, fuse_activation,
+                           "a relu or relu6 after a conv or fully connected layer becomes its fused_activation",
+                           mgopt__fa_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare

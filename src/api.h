@@ -551,7 +551,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(pad,                             MGOPT__OT_P,    pad,     pad,           1, 1, 0,  pad,            mgopt__ks_pad)                   \
   X(tile,                            MGOPT__OT_P,    tile,    none,          1, 1, 0,  tile,           mgopt__ks_tile)                  \
   X(matmul,                          MGOPT__OT_P,    xy,      matmul,        1, 1, 0,  matmul,         mgopt__kr_matmul)                \
-  X(linear,                          MGOPT__OT_P,    linear,  none,          1, 1, 0,  linear,         mgopt__kr_linear)                \
+  X(linear,                          MGOPT__OT_P,    linear,  linear,        1, 1, 0,  linear,         mgopt__kr_linear)                \
   X(conv,                            MGOPT__OT_LS,   linear,  conv,          1, 1, 0,  conv,           mgopt__kn_conv)                  \
   X(conv_transpose,                  MGOPT__OT_LS,   linear,  convt,         1, 1, 0,  conv,           mgopt__kn_conv)                  \
   X(avg_pool,                        MGOPT__OT_LS,   x,       avg_pool,      1, 1, 0,  pool,           mgopt__kn_pool)                  \

@@ -83,9 +83,11 @@ MGOPT__RG_ATTRS(one_hot, {"one_hot_vector_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, 
                          {"off_value", MGOPT_ATTR_FLOAT, 0, "0.0"});
 MGOPT__RG_ATTRS(pad, {"mode", MGOPT_ATTR_STRING, 0, "\"constant\""}, {"constant_val", MGOPT_ATTR_FLOAT, 0, "0.0"});
 MGOPT__RG_ATTRS(matmul, {"transpose_x", MGOPT_ATTR_BOOL, 0, "false"}, {"transpose_y", MGOPT_ATTR_BOOL, 0, "false"});
+/* fused_activation: "none", "relu" or "relu6", applied to the output (a fused kernel's activation) */
 MGOPT__RG_ATTRS(conv, {"strides", MGOPT_ATTR_INTS, 0, NULL}, {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
                       {"pad", MGOPT_ATTR_INTS, 0, NULL}, {"dilations", MGOPT_ATTR_INTS, 0, NULL},
-                      {"groups", MGOPT_ATTR_INT, 0, "1"});
+                      {"groups", MGOPT_ATTR_INT, 0, "1"}, {"fused_activation", MGOPT_ATTR_STRING, 0, "\"none\""});
+MGOPT__RG_ATTRS(linear, {"fused_activation", MGOPT_ATTR_STRING, 0, "\"none\""});
 MGOPT__RG_ATTRS(convt, {"strides", MGOPT_ATTR_INTS, 0, NULL}, {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
                        {"pad", MGOPT_ATTR_INTS, 0, NULL}, {"dilations", MGOPT_ATTR_INTS, 0, NULL},
                        {"groups", MGOPT_ATTR_INT, 0, "1"}, {"output_shape", MGOPT_ATTR_INTS, 0, NULL});

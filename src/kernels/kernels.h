@@ -87,6 +87,12 @@ MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...)
 #endif
     ;
 
+/* The fused_activation of a conv or linear: 0 none, 1 relu, 2 relu6, -1 a value mgopt does not know. */
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op);
+/* Applies activation act (mgopt__k_fused_act) to output 0 in place: exact in
+   every float dtype (a clamp to 0 and 6 needs no rounding; NaN stays NaN). */
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act);
+
 /* ---- memory */
 /* A reference-counted tensor outside the arena (refs 1), zeroed when zero
    is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */

@@ -291,6 +291,9 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
                                                   const char *const *ins, int64_t nin);
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
+/* After op's nodes (from node `first` of the graph being written): its
+   fused_activation (relu, relu6) as a Relu or Clip node (map_nn.c). */
+MGOPT__PRIVATE mgopt_status mgopt__exp_fused_activation(mgopt__exp *E, const mgopt_op *op, int64_t first);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 /* 1 when linear op is written as MatMul with its constant weight's transposed

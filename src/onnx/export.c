@@ -310,8 +310,14 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       }
       continue;
     }
-    if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
-    else s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
+    if (op->kind == MGOPT_OP_OPAQUE) {
+      s = mgopt__exp_opaque(E, op);
+    } else {
+      int64_t first = g.nodes.n;
+      s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
+      E->g = &g;
+      if (!s && (op->kind == MGOPT_OP_conv || op->kind == MGOPT_OP_linear)) s = mgopt__exp_fused_activation(E, op, first);
+    }
     E->g = &g;
   }
   E->op = NULL;

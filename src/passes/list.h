@@ -105,6 +105,7 @@
   PASS(compression, fp16_weights) \
   PASS(tflite, fuse_composite_functions) \
   PASS(tflite, inline_functions) \
+  PASS(tflite, fuse_activation) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

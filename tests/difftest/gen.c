@@ -950,6 +950,40 @@ static int t_linear_bias(G *g, int x) {
   return chance(g, 50) ? binary(g, "add", l, b) : binary(g, "sub", l, b);
 }
 
+/* tflite::fuse_activation: linear (+ bias) or matmul by a constant (+ bias
+   add) or a conv, then relu, relu6 or clip(0, 6). */
+static int t_fused_act(G *g, int x) {
+  static const char *const acts[3] = {"relu", "relu6", "clip"};
+  gv t = g->v[x], r;
+  int w, b, l, d[2], k = rnd(g, 3), v;
+  if (t.rank < 1 || t.sym[t.rank - 1] >= 0) x = expand_dims(g, x, t.rank), t = g->v[x];
+  d[1] = t.d[t.rank - 1];
+  d[0] = 1 + rnd(g, 4);
+  r = t;
+  r.d[t.rank - 1] = d[0];
+  r.sym[t.rank - 1] = -1;
+  if (chance(g, 50)) {
+    w = cnst(g, t.dt, 2, d, C_RAND);
+    b = cnst(g, t.dt, 1, d, C_RAND);
+    l = def(g, &r);
+    if (chance(g, 50)) out(g, " = linear(x=%%v%d, weight=%%v%d, bias=%%v%d)\n", x, w, b);
+    else out(g, " = linear(x=%%v%d, weight=%%v%d)\n", x, w);
+  } else {
+    int dm[2];
+    dm[0] = d[1];
+    dm[1] = d[0];
+    w = cnst(g, t.dt, 2, dm, C_RAND);
+    l = def(g, &r);
+    out(g, " = matmul(x=%%v%d, y=%%v%d)\n", x, w);
+    if (chance(g, 60)) l = binary(g, "add", l, cnst(g, t.dt, 1, d, C_RAND));
+  }
+  if (chance(g, 10)) extra_use(g, l);
+  if (k < 2) return unary(g, acts[k], l);
+  v = def(g, &r);
+  out(g, " = clip(x=%%v%d, alpha=0.0, beta=6.0)\n", l);
+  return v;
+}
+
 static int t_transpose_matmul(G *g, int x) {
   gv t = g->v[x];
   int p[MAXR], i, tr, w, d[2], id;
@@ -1784,6 +1818,7 @@ static const tmpl templates[] = {
     {"canonicalize_cast", t_shared_upcast, 0},
     {"peephole_add_add", t_add_chain, 0},
     {"peephole_dense_to_conv", t_linear_bias, 0},
+    {"fuse_activation", t_fused_act, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {

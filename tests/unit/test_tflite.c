@@ -190,10 +190,106 @@ static void test_target_refuses_fused_op(void) {
   mgopt_program_destroy(p);
 }
 
+/* ---------------------------------------------------------------- fused activations */
+
+static const char *const fused_text =
+    "main(%x: (1, 2, 2, 2, fp32), %u: (3, 2, fp32)) {\n"
+    "  %w: (2, 2, 1, 1, fp32)* = const(val=[[[[3]], [[-2]]], [[[4]], [[5]]]])\n"
+    "  %b: (2, fp32)* = const(val=[0.5, -1])\n"
+    "  %c: (1, 2, 2, 2, fp32) = conv(x=%x, weight=%w, bias=%b)\n"
+    "  %y: (1, 2, 2, 2, fp32) = relu6(x=%c)\n"
+    "  %lw: (2, 2, fp32)* = const(val=[[2, -1], [-3, 4]])\n"
+    "  %l: (3, 2, fp32) = linear(x=%u, weight=%lw)\n"
+    "  %z: (3, 2, fp32) = relu(x=%l)\n"
+    "} -> (%y, %z)\n";
+
+static int eval2(mgopt_program *p, mgopt_tensor **outs) {
+  static const int64_t xs[5] = {1, 2, 2, 2}, us[2] = {3, 2};
+  mgopt_tensor *in[2];
+  mgopt_diag d;
+  int64_t i;
+  int ok;
+  in[0] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, 4, xs);
+  in[1] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, 2, us);
+  if (!in[0] || !in[1]) return 0;
+  for (i = 0; i < 8; i++) mgopt_tensor_set_f64(in[0], i, -3.0 + 1.1 * (double)i);
+  for (i = 0; i < 6; i++) mgopt_tensor_set_f64(in[1], i, 2.5 - 1.3 * (double)i);
+  ok = mgopt_eval(p, NULL, in, 2, outs, 2, NULL, &d) == MGOPT_OK;
+  if (!ok) printf("  eval: %s\n", d.msg);
+  mgopt_eval_tensor_free(p, in[0]);
+  mgopt_eval_tensor_free(p, in[1]);
+  return ok;
+}
+
+/* The evaluator applies fused_activation: the fused program computes what
+   the separate ops did, bit for bit; the ONNX writer writes the plain
+   sequence (Conv, Clip; Gemm, Relu), which reads back to the same values. */
+static void test_fused_activation_evaluates_and_writes_back(void) {
+  mgopt_status st;
+  mgopt_program *p = run(fused_text, "none", NULL, &st), *q = run(fused_text, "fuse_activation", NULL, &st), *r = NULL;
+  mgopt_tensor *a[2] = {NULL, NULL}, *b[2] = {NULL, NULL}, *c[2] = {NULL, NULL};
+  mgopt_onnx_model *e = NULL, *m = NULL;
+  mgopt_buf bytes;
+  mgopt_diag d;
+  int64_t i, k, nrelu = 0, nclip = 0, nconv = 0, ngemm = 0;
+  memset(&bytes, 0, sizeof bytes);
+  REQUIRE(p && q);
+  CHECK_EQ_INT(count_type(q, "relu"), 0);
+  CHECK_EQ_INT(count_type(q, "relu6"), 0);
+  REQUIRE(eval2(p, a) && eval2(q, b));
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < a[k]->numel; i++) CHECK(mgopt_tensor_get_f64(a[k], i) == mgopt_tensor_get_f64(b[k], i));
+  CHECK(mgopt_tensor_get_f64(b[0], 0) == 0.0); /* the clamps bite: some values were below 0, some above 6 */
+  for (i = 0, k = 0; i < b[0]->numel; i++) k += mgopt_tensor_get_f64(b[0], i) == 6.0;
+  CHECK(k > 0);
+  REQUIRE(mgopt_onnx_export(q, NULL, &e, &d) == MGOPT_OK);
+  for (i = 0; i < e->graph->nnodes; i++) {
+    const mgopt_str *t = &e->graph->nodes[i].op_type;
+    nrelu += t->len == 4 && memcmp(t->ptr, "Relu", 4) == 0;
+    nclip += t->len == 4 && memcmp(t->ptr, "Clip", 4) == 0;
+    nconv += t->len == 4 && memcmp(t->ptr, "Conv", 4) == 0;
+    ngemm += t->len == 4 && memcmp(t->ptr, "Gemm", 4) == 0;
+  }
+  CHECK(nrelu == 1 && nclip == 1 && nconv == 1 && ngemm == 1);
+  REQUIRE(mgopt_onnx_write(e, NULL, &bytes, NULL, &d) == MGOPT_OK);
+  REQUIRE(mgopt_onnx_read(bytes.data, bytes.len, NULL, &m, &d) == MGOPT_OK);
+  REQUIRE(mgopt_onnx_import(m, &d) == MGOPT_OK);
+  r = m->program;
+  REQUIRE(eval2(r, c));
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < a[k]->numel; i++) CHECK(mgopt_tensor_get_f64(a[k], i) == mgopt_tensor_get_f64(c[k], i));
+  for (k = 0; k < 2; k++) {
+    mgopt_eval_tensor_free(p, a[k]);
+    mgopt_eval_tensor_free(q, b[k]);
+    mgopt_eval_tensor_free(r, c[k]);
+  }
+  mgopt_program_destroy(r);
+  mgopt_buf_free(&bytes);
+  mgopt_program_destroy(p);
+  mgopt_program_destroy(q);
+}
+
+/* An unknown fused_activation is refused by the writer, not written wrong. */
+static void test_unknown_fused_activation_refused(void) {
+  static const char *const text = "main(%u: (3, 2, fp32)) {\n"
+                                   "  %lw: (2, 2, fp32)* = const(val=[[2, -1], [-3, 4]])\n"
+                                   "  %l: (3, 2, fp32) = linear(x=%u, weight=%lw, fused_activation=\"tanh\")\n"
+                                   "} -> (%l)\n";
+  mgopt_status st;
+  mgopt_program *p = run(text, "none", NULL, &st);
+  mgopt_onnx_model *e = NULL;
+  mgopt_diag d;
+  REQUIRE(p != NULL);
+  CHECK(mgopt_onnx_export(p, NULL, &e, &d) == MGOPT_ERR_UNSUPPORTED);
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
     TEST(test_caller_composites_bindings_and_reports),
     TEST(test_no_builtins_and_no_default_names),
     TEST(test_target_refuses_fused_op),
+    TEST(test_fused_activation_evaluates_and_writes_back),
+    TEST(test_unknown_fused_activation_refused),
 };
 
 TEST_MAIN(tests)
