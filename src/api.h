@@ -913,6 +913,7 @@ typedef struct mgopt_opt_value {
 
 struct mgopt_compress_config; /* mgopt_passes.h */
 struct mgopt_composites;      /* mgopt_passes.h */
+struct mgopt_legalize_config;  /* mgopt_passes.h */
 
 typedef struct mgopt_pass_ctx {
   mgopt_program *program;
@@ -927,6 +928,8 @@ typedef struct mgopt_pass_ctx {
   /* the caller's composite ops for tflite::fuse_composite_functions
      (mgopt_passes.h), from mgopt_pipeline_options; NULL: the built-in ones */
   const struct mgopt_composites *composites;
+  /* the caller's legalizations (relay::legalize), from mgopt_pipeline_options; NULL: none */
+  const struct mgopt_legalize_config *legalize_config;
 } mgopt_pass_ctx;
 
 typedef mgopt_status (*mgopt_pass_fn)(mgopt_pass_ctx *ctx);
@@ -1003,6 +1006,9 @@ typedef struct mgopt_pipeline_options {
   /* composite ops for tflite::fuse_composite_functions (mgopt_composites in
      mgopt_passes.h); NULL = the built-in ones only */
   const struct mgopt_composites *composites;
+  /* the caller's legalizations for relay::legalize (mgopt_legalize_config in
+     mgopt_passes.h); NULL = none */
+  const struct mgopt_legalize_config *legalize_config;
 } mgopt_pipeline_options;
 
 /* Parses and runs a pipeline string ("p1,p2{opt=v},named_pipeline") on p,

@@ -247,6 +247,45 @@ typedef struct mgopt_composites {
   void *report_ud;
 } mgopt_composites;
 
+/* ---------------------------------------------------------------- legalization
+
+   relay::legalize replaces each op a target runtime lacks by an equivalent
+   subgraph of ops it has. A legalization is a C function registered for one
+   op type: the caller's reach the pass through
+   mgopt_pipeline_options.legalize_config; mgopt's own (gelu, layer_norm,
+   linear of rank > 2: the README lists them) are chosen by name with the
+   pass's `ops` option, e.g. relay::legalize{ops="gelu,layer_norm"} or
+   ops=all.
+
+   The function is called with the rewriter and an op of its type that has
+   one output (again for the same op when the ops around it changed). It builds the replacement with mgopt_rw_create(rw, op, ...)
+   (new ops go just before op; give them fresh names, e.g. from
+   mgopt_program_fresh_name) and returns the value standing for op's output,
+   which must be the output of the last op it created. It returns NULL to
+   decline (for these operands, this target): the ops it created are then
+   erased by the pass. On a result, the pass infers every created op, checks
+   that the program's target accepts each (mgopt_program_target_accepts) and
+   that the result has op's type; it then gives op's output name to the
+   result and erases op, or, when a check fails, erases the created ops and
+   leaves op as it was. target: the pass's `target` option ("" by default).
+   A legalization must not make an op of the type it legalizes (the pass
+   would not reach a fixed point). */
+typedef mgopt_value *(*mgopt_legalize_fn)(void *ud, mgopt_rewriter *rw, mgopt_op *op, const char *target);
+
+typedef struct mgopt_legalization {
+  const char *op_type; /* the op type it applies to: "gelu", "linear", or an opaque type ("onnx::Foo") */
+  const char *name;    /* the name `ops` selects it by; NULL or "": it always applies */
+  mgopt_legalize_fn fn;
+  void *ud;
+} mgopt_legalization;
+
+/* The caller's legalizations, tried in order before mgopt's own; for each
+   op the first that does not decline replaces it. */
+typedef struct mgopt_legalize_config {
+  const mgopt_legalization *rules;
+  int32_t nrules;
+} mgopt_legalize_config;
+
 #ifdef __cplusplus
 }
 #endif

@@ -179,6 +179,12 @@ MGOPT__PRIVATE int mgopt__pu_rebase_chain(mgopt_rewriter *rw, mgopt_op *const *c
    or already an output), or the types do not allow it. */
 MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mgopt_value *x, mgopt_op *const *chain,
                                          int32_t n, mgopt_op *end);
+/* The elementwise ops of relay::simplify_inference standing for a
+   batch_norm, layer_norm or instance_norm (passes/relay/simplify_inference.c),
+   made just before norm; returns the value standing for its output (the
+   output of the last op made), or NULL with nothing made when norm does not
+   qualify. norm is left in place. */
+MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt_op *norm);
 /* Names. */
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);

@@ -106,6 +106,7 @@
   PASS(tflite, fuse_composite_functions) \
   PASS(tflite, inline_functions) \
   PASS(tflite, fuse_activation) \
+  PASS(relay, legalize) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

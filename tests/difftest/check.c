@@ -26,7 +26,8 @@
    FOLD    1e-5     1e-5     yes     weights refolded in double and rounded
                                      once (fuse_conv_*, fuse_linear_bias,
                                      fuse_matmul_weight_bias, batch_norm
-                                     fusions, const_elimination's kernels)
+                                     fusions, const_elimination's kernels;
+                                     relay::legalize's elementwise forms)
    FP16    5e-2     5e-2     yes     computation moved to fp16 (add_fp16_cast,
                                      default_fp16): fp16 has an 11-bit
                                      significand, 2^-11 per rounding over a
@@ -103,7 +104,7 @@ dt_tol dt_tol_of(const char *name) {
                                      "expand_dynamic_linear", "merge_affine_dequantize_with_consecutive_ops",
                                      "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",
                                      "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu",
-                                     "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", NULL};
+                                     "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "legalize", NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", NULL};
   static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", NULL};
   const char *s = strstr(name, "::");

@@ -1706,6 +1706,24 @@ static int t_norms(G *g, int x) {
   return y;
 }
 
+/* what relay::legalize lowers: a gelu of each mode, a norm, a linear of rank > 2 */
+static int t_legalize(G *g, int x) {
+  static const char *const modes[3] = {"EXACT", "TANH_APPROXIMATION", "SIGMOID_APPROXIMATION"};
+  gv t;
+  int y, k = rnd(g, 4);
+  if (k == 0) return t_norms(g, x);
+  if (!is_float(g->v[x].dt)) x = cast(g, x, F32);
+  if (k == 1) {
+    while (g->v[x].rank < 3) x = expand_dims(g, x, 0);
+    return t_linear_bias(g, x);
+  }
+  t = g->v[x];
+  y = def(g, &t);
+  out(g, " = gelu(x=%%v%d, mode=\"%s\")\n", x, modes[rnd(g, 3)]);
+  if (chance(g, 10)) extra_use(g, y);
+  return y;
+}
+
 /* space_to_batch -> valid conv -> batch_to_space */
 static int t_dilated(G *g, int x) {
   int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 2), k = 1 + rnd(g, 2), v, w, sb, cv, y, pad[4], crop[4], i, d[4];
@@ -1819,6 +1837,7 @@ static const tmpl templates[] = {
     {"peephole_add_add", t_add_chain, 0},
     {"peephole_dense_to_conv", t_linear_bias, 0},
     {"fuse_activation", t_fused_act, 0},
+    {"legalize", t_legalize, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {

@@ -231,24 +231,38 @@ static mgopt_value *mgopt__si_norm(mgopt__si *s, mgopt_value *x, mgopt_op *norm,
   return mgopt__si_finish(s, dv, var, eps, norm, pshape, pn);
 }
 
-static int mgopt__si_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
-  mgopt__si s;
+/* the elementwise ops standing for norm op `op` (batch_norm, layer_norm or
+   instance_norm), made before it into s->made; NULL, nothing left made,
+   when op does not qualify */
+static mgopt_value *mgopt__si_build(mgopt__si *s, mgopt_rewriter *rw, mgopt_op *op) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *y;
   double eps = mgopt_op_get_float(op, "epsilon", 1e-5);
-  MGOPT__UNUSED(ud);
+  memset(s, 0, sizeof *s);
   if (!x || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 1 ||
       !mgopt__pw_is_float_weight((mgopt_dtype)x->type.dtype) || !(eps >= 0.0))
-    return 0;
-  memset(&s, 0, sizeof s);
-  s.rw = rw;
-  s.p = mgopt_rw_program(rw);
-  s.at = op;
-  s.name = mgopt__pu_value_name(op->outs[0]);
-  y = op->kind == MGOPT_OP_batch_norm ? mgopt__si_batch_norm(&s, x, op, eps) : mgopt__si_norm(&s, x, op, eps);
-  if (!y) {
-    while (s.nmade > 0) mgopt_rw_erase(rw, s.made[--s.nmade]);
-    return 0;
-  }
+    return NULL;
+  if (op->kind != MGOPT_OP_batch_norm && op->kind != MGOPT_OP_layer_norm && op->kind != MGOPT_OP_instance_norm)
+    return NULL;
+  s->rw = rw;
+  s->p = mgopt_rw_program(rw);
+  s->at = op;
+  s->name = mgopt__pu_value_name(op->outs[0]);
+  y = op->kind == MGOPT_OP_batch_norm ? mgopt__si_batch_norm(s, x, op, eps) : mgopt__si_norm(s, x, op, eps);
+  if (!y)
+    while (s->nmade > 0) mgopt_rw_erase(rw, s->made[--s->nmade]);
+  return y;
+}
+
+MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt_op *norm) {
+  mgopt__si s;
+  return mgopt__si_build(&s, rw, norm);
+}
+
+static int mgopt__si_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt__si s;
+  mgopt_value *y = mgopt__si_build(&s, rw, op);
+  MGOPT__UNUSED(ud);
+  if (!y) return 0;
   mgopt__pu_rename(y, op->outs[0]->name); /* the last op stands for the norm's output */
   return mgopt__pu_fuse_finish_named(rw, s.made, s.nmade, op, NULL, 0);
 }
