@@ -612,6 +612,9 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
+  X(lstm,                            MGOPT__OT_P,    lstm,    lstm,          3, 3, 0,  recurrent,      mgopt__kq_lstm)                  \
+  X(gru,                             MGOPT__OT_P,    gru,     gru,           2, 2, 0,  recurrent,      mgopt__kq_gru)                   \
+  X(rnn,                             MGOPT__OT_P,    gru,     rnn,           2, 2, 0,  recurrent,      mgopt__kq_rnn)                   \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

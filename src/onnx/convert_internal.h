@@ -86,6 +86,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_sparse(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_recurrent(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
 
 /* Family i's rows (*n of them), NULL past the last family. */
@@ -299,5 +300,10 @@ MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *o
 /* 1 when linear op is written as MatMul with its constant weight's transposed
    copy (map_nn.c): the constant need not be written for that reader. */
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
+/* 1 when lstm / gru / rnn `op` writes constant operand v re-laid (map_recurrent.c). */
+MGOPT__PRIVATE int mgopt__exp_recurrent_folds(const mgopt_op *op, const mgopt_value *v);
+/* 1 when op is the import's squeeze before or expand_dims after a recurrent
+   op that writes it itself (map_recurrent.c): the exporter skips it. */
+MGOPT__PRIVATE int mgopt__exp_recurrent_absorbs(const mgopt_op *op);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
