@@ -23081,7 +23081,11 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, fp16_weights,
      embedding_lookup(embeddings, ids) -> (out): gather(x=embeddings,
        indices=ids, axis=0). Signature: 2 inputs, 1 output, embeddings of
        known rank >= 2, ids of an integer dtype.
-     keras_lstm: see keras_lstm.c (the checks it makes there).
+     keras_lstm(x, h0, c0, kernel, recurrent_kernel, bias) -> (last_output,
+       outputs, state_h, state_c): the Keras LSTM layer becomes
+       transpose -> lstm(output_sequence=true) -> transpose (see
+       mgopt__fcf_keras_lstm for the signature it checks; the weights are
+       re-laid once, exactly).
    After a fuse function built its ops, each op must be accepted by the
    program's target (mgopt_program_target_accepts) and each replacement
    value's inferred type must fit the call output's declared type
@@ -23152,6 +23156,115 @@ static int mgopt__fcf_embedding_lookup(mgopt_program *p, mgopt_op *call, mgopt_f
   if (mgopt_op_infer(p, g, NULL) != MGOPT_OK) return mgopt__fcf_why(why, why_cap, "the gather does not type check");
   outs[0] = g->outs[0];
   return 1;
+}
+
+/* ---------------------------------------------------------------- keras_lstm */
+
+/* A transpose of v with perm [1, 0, 2] before pos; NULL on failure. */
+static mgopt_value *mgopt__fcf_swap01(mgopt_program *p, mgopt_op *pos, mgopt_value *v, const char *name) {
+  static const char *const slots[1] = {"x"};
+  static const int64_t perm[3] = {1, 0, 2};
+  mgopt_op *t = mgopt_build_op(p, pos->parent, pos, "transpose", mgopt_program_fresh_name(p, name), 1, slots, &v, 1);
+  if (!t || mgopt_op_set_ints(t, "perm", perm, 3) || mgopt_op_infer(p, t, NULL) != MGOPT_OK) return NULL;
+  return t->outs[0];
+}
+
+/* Keras' [rows, 4H] (gates i, f, c, o along the columns) as lstm's [4H, rows]
+   (gates i, f, o, c along the rows); a vector [4H] when rows is 0. Exact. */
+static mgopt_tensor *mgopt__fcf_lstm_weight(mgopt_program *p, const mgopt_tensor *k, int64_t rows, int64_t H) {
+  static const int from[4] = {0, 1, 3, 2};
+  int64_t shape[2], g, j, r;
+  mgopt_tensor *t;
+  shape[0] = 4 * H;
+  shape[1] = rows;
+  t = mgopt_tensor_new(p, (mgopt_dtype)k->dtype, rows ? 2 : 1, shape);
+  if (!t) return NULL;
+  for (g = 0; g < 4; g++)
+    for (j = 0; j < H; j++) {
+      if (!rows) mgopt_tensor_set_f64(t, g * H + j, mgopt_tensor_get_f64(k, from[g] * H + j));
+      for (r = 0; r < rows; r++)
+        mgopt_tensor_set_f64(t, (g * H + j) * rows + r, mgopt_tensor_get_f64(k, r * 4 * H + from[g] * H + j));
+    }
+  return t;
+}
+
+/* keras_lstm(x [B, T, I], h0 [B, H], c0 [B, H], kernel [I, 4H] const,
+   recurrent_kernel [H, 4H] const, bias [4H] const) -> (last_output [B, H],
+   outputs [B, T, H], state_h [B, H], state_c [B, H]); gates i, f, c, o;
+   sigmoid and tanh. The function's or the call's attribute go_backwards
+   (default false) makes the lstm run in reverse (outputs in processing
+   order, as Keras gives them); time_major true takes x as [T, B, I] and
+   gives outputs [T, B, H]. Becomes transpose(x) -> lstm(output_sequence)
+   -> transpose, the weights re-laid once (exact). */
+static int mgopt__fcf_keras_lstm(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                 mgopt_value **outs, char *why, size_t why_cap, void *ud) {
+  static const char *const slots[6] = {"x", "initial_h", "initial_c", "weight_ih", "weight_hh", "bias"};
+  mgopt_value *in[6], *vals[6];
+  mgopt_tensor *k, *r, *b, *wi, *wh, *wb;
+  const mgopt_attr *gb = mgopt_op_attr(call, "go_backwards"), *tm = mgopt_op_attr(call, "time_major");
+  int64_t I, H, i;
+  int backwards, time_major;
+  mgopt_op *l;
+  mgopt_dtype dt;
+  MGOPT__UNUSED(ud);
+  if (!gb) gb = mgopt_function_attr(callee, "go_backwards");
+  if (!tm) tm = mgopt_function_attr(callee, "time_major");
+  backwards = gb && (gb->kind == MGOPT_ATTR_BOOL || gb->kind == MGOPT_ATTR_INT) && gb->u.i != 0;
+  time_major = tm && (tm->kind == MGOPT_ATTR_BOOL || tm->kind == MGOPT_ATTR_INT) && tm->u.i != 0;
+  if (callee->body->nargs != 6 || callee->body->nouts != 4 || call->nouts != 4)
+    return mgopt__fcf_why(why, why_cap, "keras_lstm takes 6 inputs and returns 4 values");
+  for (i = 0; i < 6; i++) {
+    char slot[8];
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    if (!(in[i] = mgopt_op_operand(call, slot))) return mgopt__fcf_why(why, why_cap, "keras_lstm is called without an operand");
+  }
+  k = mgopt_value_const(in[3]);
+  r = mgopt_value_const(in[4]);
+  b = mgopt_value_const(in[5]);
+  if (!k || !r || !b) return mgopt__fcf_why(why, why_cap, "the kernels and the bias are not constants");
+  dt = (mgopt_dtype)k->dtype;
+  if ((dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP16) || r->dtype != dt || b->dtype != dt || in[0]->type.dtype != dt ||
+      in[1]->type.dtype != dt || in[2]->type.dtype != dt)
+    return mgopt__fcf_why(why, why_cap, "keras_lstm needs one float dtype (fp32 or fp16)");
+  if (k->rank != 2 || r->rank != 2 || b->rank != 1 || r->shape[1] % 4 || (H = r->shape[1] / 4) < 1 || r->shape[0] != H ||
+      k->shape[1] != 4 * H || b->shape[0] != 4 * H)
+    return mgopt__fcf_why(why, why_cap, "the kernels are not [I, 4H], [H, 4H] and the bias [4H]");
+  I = k->shape[0];
+  if (in[0]->type.rank != 3 || !mgopt_dim_is_static(in[0]->type.dims[2]) || in[0]->type.dims[2].v != I ||
+      in[1]->type.rank != 2 || in[2]->type.rank != 2)
+    return mgopt__fcf_why(why, why_cap, "x is not [B, T, I] or the states not [B, H]");
+  if (!build) return 1;
+  wi = mgopt__fcf_lstm_weight(p, k, I, H);
+  wh = mgopt__fcf_lstm_weight(p, r, H, H);
+  wb = mgopt__fcf_lstm_weight(p, b, 0, H);
+  if (!wi || !wh || !wb) return -1;
+  vals[0] = time_major ? in[0] : mgopt__fcf_swap01(p, call, in[0], "lstm_x");
+  vals[1] = in[1];
+  vals[2] = in[2];
+  vals[3] = mgopt_build_const(p, call->parent, call, mgopt_program_fresh_name(p, "lstm_weight_ih"), wi);
+  vals[4] = mgopt_build_const(p, call->parent, call, mgopt_program_fresh_name(p, "lstm_weight_hh"), wh);
+  vals[5] = mgopt_build_const(p, call->parent, call, mgopt_program_fresh_name(p, "lstm_bias"), wb);
+  for (i = 0; i < 6; i++)
+    if (!vals[i]) return mgopt_program_status(p) ? -1 : 0;
+  l = mgopt_build_op(p, call->parent, call, "lstm", mgopt_program_fresh_name(p, "lstm"), 6, slots, vals, 3);
+  if (!l || mgopt_value_set_name(l->outs[0], mgopt_program_fresh_name(p, "lstm_sequence")) ||
+      mgopt_value_set_name(l->outs[1], mgopt_program_fresh_name(p, "lstm_h")) ||
+      mgopt_value_set_name(l->outs[2], mgopt_program_fresh_name(p, "lstm_c")) || mgopt_op_set_bool(l, "output_sequence", 1) ||
+      mgopt_op_set_string(l, "direction", backwards ? "reverse" : "forward"))
+    return -1;
+  if (mgopt_op_infer(p, l, NULL) != MGOPT_OK) return mgopt__fcf_why(why, why_cap, "the lstm does not type check");
+  /* last_output is state_h; its own value, so both may keep a graph output's name */
+  {
+    static const char *const xs[1] = {"x"};
+    mgopt_op *id = mgopt_build_op(p, call->parent, call, "identity", mgopt_program_fresh_name(p, "lstm_last"), 1, xs,
+                                  &l->outs[1], 1);
+    if (!id || mgopt_op_infer(p, id, NULL) != MGOPT_OK) return mgopt_program_status(p) ? -1 : 0;
+    outs[0] = id->outs[0];
+  }
+  outs[1] = time_major ? l->outs[0] : mgopt__fcf_swap01(p, call, l->outs[0], "lstm_outputs");
+  outs[2] = l->outs[1];
+  outs[3] = l->outs[2];
+  return outs[1] ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- lookup */
@@ -23306,6 +23419,7 @@ static mgopt_status mgopt__fcf_run(mgopt_pass_ctx *ctx) {
   mgopt_program *p = ctx->program;
   static const mgopt_composite builtins[] = {
       {"embedding_lookup", mgopt__fcf_embedding_lookup, NULL},
+      {"keras_lstm", mgopt__fcf_keras_lstm, NULL},
   };
   mgopt__fcf F;
   int32_t nf = mgopt_program_function_count(p), i;
