@@ -193,6 +193,71 @@ typedef struct mgopt_compress_config {
   void *palettize_lut_ud;
 } mgopt_compress_config;
 
+/* ---------------------------------------------------------------- composite ops
+
+   tflite::fuse_composite_functions replaces each call of a function that
+   implements a composite op (a function standing for one fused op, as a
+   tf.function with experimental_implements does) by that op. A function
+   implements composite NAME when
+     - it carries the attribute implements="NAME" (in .mil:
+       `f attributes(implements="NAME") (%a: ...) { ... }`), or
+     - its IR name is the `function` of a binding naming NAME (an ONNX
+       model-local function is named "domain::Name"), or
+     - (default_onnx_names, on unless the config says no_default_names) its
+       name is "domain::NAME" for any domain: an ONNX local function
+       named after the composite.
+   A call is an opaque op whose type is the function's name (mgopt_op_callee);
+   its operand slot "in<i>" is the function's input i.
+
+   Composites are looked up by NAME in the caller's table first, then in the
+   built-in ones (unless no_builtins):
+     embedding_lookup  (embeddings [V, D...], ids integer) -> gather(axis=0)
+     keras_lstm        the Keras LSTM layer -> one lstm op (see the pass's
+                       header for the signature it checks)
+   A composite's fuse function is called with build = 0 to ask whether the
+   call can be fused (it must not change anything then) and with build = 1
+   to fuse it: it creates its ops before `call` (mgopt_build_op with pos =
+   call) and stores in outs[i] the value that replaces the call's output i,
+   for every output. It returns 1 (fusable / fused), 0 (the function does not
+   look like the composite: nothing is changed; `why` may receive a
+   NUL-terminated reason of at most why_cap bytes) or -1 (out of memory).
+   A fuse function may leave ops it built when it returns 0 with build = 1:
+   the pass erases everything built before the call since it was called. */
+typedef int (*mgopt_composite_fn)(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                  mgopt_value **outs, char *why, size_t why_cap, void *ud);
+
+typedef struct mgopt_composite {
+  const char *implements; /* the composite's name, e.g. "embedding_lookup" */
+  mgopt_composite_fn fuse;
+  void *ud;
+} mgopt_composite;
+
+/* A function matched by its IR name ("domain::Name" for an ONNX local function). */
+typedef struct mgopt_composite_binding {
+  const char *function;
+  const char *implements;
+} mgopt_composite_binding;
+
+/* Called for each function that names a composite but is left alone (an
+   unknown composite, a signature that does not match, a fused op the target
+   refuses): `call` is one of its calls (NULL when it has none). */
+typedef void (*mgopt_composite_report_fn)(void *ud, const mgopt_function *f, const mgopt_op *call,
+                                          const char *implements, const char *why);
+
+/* The caller's composite registry; give it to mgopt_pipeline_run through
+   mgopt_pipeline_options.composites. A zeroed struct is the built-in
+   composites with the default ONNX names. */
+typedef struct mgopt_composites {
+  const mgopt_composite *composites; /* searched before the built-in ones */
+  int32_t ncomposites;
+  const mgopt_composite_binding *bindings;
+  int32_t nbindings;
+  int no_builtins;        /* 1: only the caller's composites */
+  int no_default_names;   /* 1: "domain::NAME" functions match only through a binding or attribute */
+  mgopt_composite_report_fn report;
+  void *report_ud;
+} mgopt_composites;
+
 /* ---------------------------------------------------------------- legalization
 
    relay::legalize replaces each op a target runtime lacks by an equivalent
@@ -351,6 +416,9 @@ typedef struct mgopt_legalize_config {
   PASS(relay, fold_scale_axis) \
   PASS(relay, combine_parallel_conv2d) \
   PASS(relay, combine_parallel_dense) \
+  PASS(tflite, fuse_composite_functions) \
+  PASS(tflite, inline_functions) \
+  PASS(tflite, fuse_activation) \
   PASS(relay, legalize) \
   /* end of the list */
 
@@ -396,6 +464,10 @@ MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v);
 MGOPT__PRIVATE int mgopt__pu_is_block_output(const mgopt_value *v);
 /* exactly one use, by an op (not a block output). */
 MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v);
+/* 1 when op (a conv or linear) applies a fused activation to its output
+   (fused_activation other than "none"): a rewrite that folds what follows
+   the op into it, or rebuilds it, must leave it alone or keep the attribute. */
+MGOPT__PRIVATE int mgopt__pu_fused_act(const mgopt_op *op);
 /* that single user op, or NULL. */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v);
 /* the producer of v if it is an op of `kind`, else NULL. */
@@ -828,6 +900,12 @@ MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...)
 #endif
     ;
 
+/* The fused_activation of a conv or linear: 0 none, 1 relu, 2 relu6, -1 a value mgopt does not know. */
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op);
+/* Applies activation act (mgopt__k_fused_act) to output 0 in place: exact in
+   every float dtype (a clamp to 0 and 6 needs no rounding; NaN stays NaN). */
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act);
+
 /* ---- memory */
 /* A reference-counted tensor outside the arena (refs 1), zeroed when zero
    is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */
@@ -1017,6 +1095,45 @@ MGOPT__PRIVATE int64_t mgopt__kp_nonzero_count(const mgopt_tensor *w, const uint
    iOS16 uint8 mask and the iOS18 uint1 tensor alike). */
 MGOPT__PRIVATE void mgopt__kp_encode(const mgopt_tensor *w, const uint8_t *keep, void *nonzero, uint8_t *mask);
 
+MGOPT__PRIVATE int mgopt__kq_lstm(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kq_gru(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kq_rnn(mgopt__kctx *k);
+
+/* 1 when the kernel of op kind `kind` makes more than one output (split, topk, lstm, gru, rnn). */
+MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind);
+
+/* ---- the recurrent cell loop (recurrent.c), shared by lstm / gru / rnn and ONNX's LSTM / GRU / RNN */
+enum {
+  MGOPT__RNN_SIGMOID, MGOPT__RNN_TANH, MGOPT__RNN_RELU, MGOPT__RNN_AFFINE, MGOPT__RNN_LEAKY_RELU,
+  MGOPT__RNN_THRESHOLDED_RELU, MGOPT__RNN_SCALED_TANH, MGOPT__RNN_HARD_SIGMOID, MGOPT__RNN_ELU,
+  MGOPT__RNN_SOFTSIGN, MGOPT__RNN_SOFTPLUS
+};
+typedef struct mgopt__rnn_act_fn {
+  int fn;
+  double alpha, beta;
+} mgopt__rnn_act_fn;
+/* One run, every array double in ONNX's layout and gate order (recurrent.c's header). */
+typedef struct mgopt__rnn {
+  int kind;                      /* 0 RNN, 1 GRU, 2 LSTM */
+  int64_t S, B, I, H, D;         /* steps, batch, input size, hidden size, directions (1 or 2) */
+  int rev[2];                    /* direction d runs backwards */
+  int linear_before_reset, input_forget, has_gate_clip, has_cell_clip;
+  double gate_clip, cell_clip;
+  mgopt__rnn_act_fn acts[6];     /* per direction: f (, g (, h)) */
+  const double *X;               /* [S, B, I] */
+  const double *W, *R;           /* [D, G*H, I], [D, G*H, H] */
+  const double *Wb, *Rb, *P;     /* [D, G*H], [D, G*H], [D, 3*H]; NULL: 0 */
+  const double *h0, *c0;         /* [D, B, H]; NULL: 0 */
+  const int64_t *len;            /* [B] in [0, S]; NULL: every one S */
+  double *Y, *Yh, *Yc;           /* [S, D, B, H], [D, B, H], [D, B, H]; NULL: not wanted */
+} mgopt__rnn;
+/* Bytes of the work space mgopt__rnn_run needs. */
+MGOPT__PRIVATE size_t mgopt__rnn_work_size(const mgopt__rnn *r);
+MGOPT__PRIVATE void mgopt__rnn_run(const mgopt__rnn *r, double *work);
+MGOPT__PRIVATE double mgopt__rnn_act(const mgopt__rnn_act_fn *a, double x);
+/* MIL's direction parameter: 0 forward, 1 reverse, 2 bidirectional, -1 another word. */
+MGOPT__PRIVATE int mgopt__rnn_mil_direction(const mgopt_op *op);
+
 #endif /* MGOPT__KERNELS_H */
 /* src/kernels/common.c — folding kernel machinery: dtype lanes, scratch, outputs, broadcasting, strided copies. */
 
@@ -1164,6 +1281,26 @@ MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz) {
   k->scratch_size[k->nscratch] = (size_t)bytes;
   k->nscratch++;
   return m;
+}
+
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op) {
+  size_t n = 0;
+  const char *a = mgopt_op_get_string(op, "fused_activation", &n);
+  if (!a || (n == 4 && memcmp(a, "none", 4) == 0)) return 0;
+  if (n == 4 && memcmp(a, "relu", 4) == 0) return 1;
+  if (n == 5 && memcmp(a, "relu6", 5) == 0) return 2;
+  return -1;
+}
+
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act) {
+  mgopt_tensor *t = k->out[0];
+  int64_t i;
+  if (act <= 0 || !t) return;
+  for (i = 0; i < t->numel; i++) {
+    double v = mgopt_tensor_get_f64(t, i);
+    if (v < 0) mgopt_tensor_set_f64(t, i, 0.0);
+    else if (act == 2 && v > 6) mgopt_tensor_set_f64(t, i, 6.0);
+  }
 }
 
 MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...) {
@@ -3398,6 +3535,7 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   void *res, *bv = NULL, *od;
   if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (mgopt_op_operand(op, "bias") && !bias) return MGOPT__K_NO;
+  if (mgopt__k_fused_act(op) < 0) return mgopt__k_no(k, "unknown fused_activation");
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
@@ -3429,6 +3567,7 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
     }
   }
   mgopt__k_store(lane, res, n, dt, od);
+  mgopt__k_apply_fused_act(k, mgopt__k_fused_act(op));
   return MGOPT__K_OK;
 }
 /* src/kernels/index.c — kernels of ops that compute indices or scan along an axis: reduce_argmax, reduce_argmin, cumsum,
@@ -4921,6 +5060,7 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
   void *od;
   int r, d;
   if (!x || !wt || x->rank != wt->rank || x->rank < 3 || x->rank > 2 + MGOPT__KN_SP) return MGOPT__K_NO;
+  if (mgopt__k_fused_act(op) < 0) return mgopt__k_no(k, "unknown fused_activation");
   dt = (mgopt_dtype)x->dtype;
   if (!mgopt__kn_float(dt) || wt->dtype != x->dtype) return MGOPT__K_NO;
   if (!mgopt__kn_window(k, x, 1, &w)) return MGOPT__K_NO;
@@ -5045,6 +5185,7 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
           for (i = 0; i < OSP; i++) acc[i] += bd[oc];
       }
   mgopt__k_store(MGOPT__LANE_F64, res, k->out[0]->numel, dt, od);
+  mgopt__k_apply_fused_act(k, mgopt__k_fused_act(op));
   return MGOPT__K_OK;
 }
 
@@ -6317,6 +6458,321 @@ MGOPT__PRIVATE int mgopt__kx_einsum(mgopt__kctx *k) {
   }
   return MGOPT__K_OK;
 }
+/* src/kernels/recurrent.c — the recurrent cell loop shared by the ONNX kernels (onnx_rnn.c) and the kernels of MIL's lstm, gru and rnn.
+
+   The loop (mgopt__rnn_run) works on double arrays in one layout, ONNX's
+   gate order: RNN (i), GRU (z, r, h), LSTM (i, o, f, c), peepholes (i, o, f):
+     RNN   H' = f(x Wi^T + H Ri^T + Wb + Rb)
+     GRU   z = f(x Wz^T + H Rz^T + Wbz + Rbz), r = f(x Wr^T + H Rr^T + Wbr + Rbr)
+           linear_before_reset 0: n = g(x Wh^T + (r * H) Rh^T + Rbh + Wbh)
+           linear_before_reset 1: n = g(x Wh^T + r * (H Rh^T + Rbh) + Wbh)
+           H' = (1 - z) * n + z * H
+     LSTM  i = f(x Wi^T + H Ri^T + Pi * C + Wbi + Rbi)
+           f = f(x Wf^T + H Rf^T + Pf * C + Wbf + Rbf), or 1 - i (input_forget)
+           c = g(x Wc^T + H Rc^T + Wbc + Rbc), C' = f * C + i * c
+           C' clipped to [-cell_clip, cell_clip] when cell_clip is set (MIL's clip)
+           o = f(x Wo^T + H Ro^T + Po * C' + Wbo + Rbo), H' = o * h(C')
+   gate_clip (ONNX's clip) bounds every gate's pre-activation, the input of f
+   and g. Direction d runs t = 0 .. len-1, or len-1 .. 0 when rev[d]; Y[t]
+   is the state after the step that read x[t] (0 at t >= len); Yh / Yc the
+   state after the last step (the initial one when len is 0).
+
+   MIL's ops map onto it: lstm's weights are [4H, I] in gate order (i, f, o,
+   z) with one bias (input and recurrent biases summed), peepholes (i, f, o),
+   the _back operands for the reverse half of "bidirectional"; gru's are
+   (r, o, z) with one bias and the reset applied before the recurrent
+   product (ONNX's linear_before_reset 0); states are [batch, D*H], the
+   forward half first; the output sequence of "reverse" is in processing
+   order (out[k] is the state after reading x[S-1-k]) while "bidirectional"
+   aligns both halves with x's time; without output_sequence the first
+   output is the final state [1, batch, D*H]. Activations: sigmoid, tanh,
+   relu, scaled_tanh (alpha 1, beta 1), sigmoid_hard (0.2, 0.5), linear
+   (alpha 1, beta 0).
+
+   Numeric contract. Operands are read into double; each dot product is
+   summed in double in increasing index order, then the input bias and the
+   recurrent bias are added; states stay in double across steps; every output
+   element is rounded once to the output dtype (fp16 / fp32: nearest even).
+   exp, tanh and log are the C library's in double; NaN and Inf propagate as
+   IEEE 754 does. */
+
+MGOPT__PRIVATE double mgopt__rnn_act(const mgopt__rnn_act_fn *a, double x) {
+  double v;
+  switch (a->fn) {
+  case MGOPT__RNN_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case MGOPT__RNN_TANH: return tanh(x);
+  case MGOPT__RNN_RELU: return x > 0 ? x : x != x ? x : 0.0;
+  case MGOPT__RNN_AFFINE: return a->alpha * x + a->beta;
+  case MGOPT__RNN_LEAKY_RELU: return x >= 0 ? x : a->alpha * x;
+  case MGOPT__RNN_THRESHOLDED_RELU: return x > a->alpha ? x : x != x ? x : 0.0;
+  case MGOPT__RNN_SCALED_TANH: return a->alpha * tanh(a->beta * x);
+  case MGOPT__RNN_HARD_SIGMOID:
+    v = a->alpha * x + a->beta;
+    return v != v ? v : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
+  case MGOPT__RNN_ELU: return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
+  case MGOPT__RNN_SOFTSIGN: return x / (1.0 + fabs(x));
+  default: return log(1.0 + exp(x));
+  }
+}
+
+MGOPT__PRIVATE size_t mgopt__rnn_work_size(const mgopt__rnn *r) {
+  int64_t G = r->kind == 2 ? 4 : r->kind == 1 ? 3 : 1;
+  return sizeof(double) * (size_t)(2 * G * r->H + 3 * r->H);
+}
+
+MGOPT__PRIVATE void mgopt__rnn_run(const mgopt__rnn *r, double *work) {
+  const int64_t G = r->kind == 2 ? 4 : r->kind == 1 ? 3 : 1, per = r->kind == 2 ? 3 : r->kind == 1 ? 2 : 1;
+  const int64_t S = r->S, NB = r->B, I = r->I, H = r->H, D = r->D;
+  double *gx = work, *gh = gx + G * H, *h = gh + G * H, *cs = h + H, *nh = cs + H;
+  int64_t d, b, k, j, q, step;
+#define MGOPT__RNN_GCLIP(v) (r->has_gate_clip ? ((v) < -r->gate_clip ? -r->gate_clip : (v) > r->gate_clip ? r->gate_clip : (v)) : (v))
+  if (r->Y) memset(r->Y, 0, sizeof(double) * (size_t)(S * D * NB * H));
+  for (d = 0; d < D; d++) {
+    const mgopt__rnn_act_fn *fa = &r->acts[d * per], *ga = &r->acts[d * per + (per > 1)];
+    const mgopt__rnn_act_fn *ha = &r->acts[d * per + 2 * (per > 2)];
+    const double *W = r->W + d * G * H * I, *R = r->R + d * G * H * H;
+    const double *Wb = r->Wb ? r->Wb + d * G * H : NULL, *Rb = r->Rb ? r->Rb + d * G * H : NULL;
+    const double *P = r->P ? r->P + d * 3 * H : NULL;
+    for (b = 0; b < NB; b++) {
+      int64_t len = r->len ? r->len[b] : S, sidx = (d * NB + b) * H;
+      for (j = 0; j < H; j++) {
+        h[j] = r->h0 ? r->h0[sidx + j] : 0.0;
+        cs[j] = r->c0 ? r->c0[sidx + j] : 0.0;
+      }
+      for (step = 0; step < len; step++) {
+        int64_t t = r->rev[d] ? len - 1 - step : step;
+        const double *x = r->X + (t * NB + b) * I;
+        /* gx = x W^T + Wb, gh = H R^T + Rb (the GRU h gate of linear_before_reset 0 after r) */
+        for (q = 0; q < G * H; q++) {
+          double sx = 0.0, sh = 0.0;
+          for (k = 0; k < I; k++) sx += W[q * I + k] * x[k];
+          gx[q] = Wb ? sx + Wb[q] : sx;
+          if (r->kind == 1 && !r->linear_before_reset && q >= 2 * H) continue;
+          for (k = 0; k < H; k++) sh += R[q * H + k] * h[k];
+          gh[q] = Rb ? sh + Rb[q] : sh;
+        }
+        if (r->kind == 0) {
+          for (j = 0; j < H; j++) nh[j] = mgopt__rnn_act(fa, MGOPT__RNN_GCLIP(gx[j] + gh[j]));
+        } else if (r->kind == 1) {
+          /* z and r, activated, in gx[0, 2H) */
+          for (q = 0; q < 2 * H; q++) gx[q] = mgopt__rnn_act(fa, MGOPT__RNN_GCLIP(gx[q] + gh[q]));
+          for (j = 0; j < H; j++) {
+            double z = gx[j], pre;
+            if (r->linear_before_reset) pre = gx[2 * H + j] + gx[H + j] * gh[2 * H + j];
+            else {
+              double sh = 0.0;
+              for (k = 0; k < H; k++) sh += R[(2 * H + j) * H + k] * (gx[H + k] * h[k]);
+              pre = gx[2 * H + j] + (Rb ? sh + Rb[2 * H + j] : sh);
+            }
+            nh[j] = (1.0 - z) * mgopt__rnn_act(ga, MGOPT__RNN_GCLIP(pre)) + z * h[j];
+          }
+        } else {
+          for (j = 0; j < H; j++) {
+            double pi = P ? P[j] : 0.0, po = P ? P[H + j] : 0.0, pf = P ? P[2 * H + j] : 0.0, ig, fg, cg, og, cn;
+            ig = mgopt__rnn_act(fa, MGOPT__RNN_GCLIP(gx[j] + gh[j] + pi * cs[j]));
+            fg = r->input_forget ? 1.0 - ig : mgopt__rnn_act(fa, MGOPT__RNN_GCLIP(gx[2 * H + j] + gh[2 * H + j] + pf * cs[j]));
+            cg = mgopt__rnn_act(ga, MGOPT__RNN_GCLIP(gx[3 * H + j] + gh[3 * H + j]));
+            cn = fg * cs[j] + ig * cg;
+            if (r->has_cell_clip) cn = cn < -r->cell_clip ? -r->cell_clip : cn > r->cell_clip ? r->cell_clip : cn;
+            og = mgopt__rnn_act(fa, MGOPT__RNN_GCLIP(gx[H + j] + gh[H + j] + po * cn));
+            cs[j] = cn;
+            nh[j] = og * mgopt__rnn_act(ha, cn);
+          }
+        }
+        for (j = 0; j < H; j++) h[j] = nh[j];
+        if (r->Y)
+          for (j = 0; j < H; j++) r->Y[((t * D + d) * NB + b) * H + j] = h[j];
+      }
+      for (j = 0; j < H; j++) {
+        if (r->Yh) r->Yh[sidx + j] = h[j];
+        if (r->Yc) r->Yc[sidx + j] = cs[j];
+      }
+    }
+  }
+#undef MGOPT__RNN_GCLIP
+}
+
+/* ---------------------------------------------------------------- MIL's lstm, gru, rnn */
+
+/* MIL's activation names, with their default parameters. */
+static int mgopt__kq_act(const mgopt_op *op, const char *name, const char *dflt, mgopt__rnn_act_fn *a) {
+  static const struct {
+    const char *name;
+    int fn;
+    double alpha, beta;
+  } acts[] = {{"sigmoid", MGOPT__RNN_SIGMOID, 0, 0},           {"tanh", MGOPT__RNN_TANH, 0, 0},
+              {"relu", MGOPT__RNN_RELU, 0, 0},                 {"scaled_tanh", MGOPT__RNN_SCALED_TANH, 1, 1},
+              {"sigmoid_hard", MGOPT__RNN_HARD_SIGMOID, 0.2, 0.5}, {"linear", MGOPT__RNN_AFFINE, 1, 0}};
+  size_t len, i;
+  const char *s = mgopt_op_get_string(op, name, &len);
+  if (!s) s = dflt, len = strlen(dflt);
+  for (i = 0; i < sizeof acts / sizeof acts[0]; i++)
+    if (strlen(acts[i].name) == len && memcmp(acts[i].name, s, len) == 0) {
+      a->fn = acts[i].fn, a->alpha = acts[i].alpha, a->beta = acts[i].beta;
+      return 1;
+    }
+  return 0;
+}
+
+/* The MIL direction: 0 forward, 1 reverse, 2 bidirectional, -1 otherwise. */
+MGOPT__PRIVATE int mgopt__rnn_mil_direction(const mgopt_op *op) {
+  size_t len;
+  const char *s = mgopt_op_get_string(op, "direction", &len);
+  if (!s || (len == 7 && memcmp(s, "forward", 7) == 0)) return 0;
+  if (len == 7 && memcmp(s, "reverse", 7) == 0) return 1;
+  if (len == 13 && memcmp(s, "bidirectional", 13) == 0) return 2;
+  return -1;
+}
+
+/* t's elements as doubles into v; 0 when its data cannot be read (OOM). */
+static int mgopt__kq_load(mgopt__kctx *k, mgopt_tensor *t, double *v) {
+  int64_t i;
+  if (!mgopt__k_data(k, t)) return 0;
+  for (i = 0; i < t->numel; i++) v[i] = mgopt_tensor_get_f64(t, i);
+  return 1;
+}
+
+/* Copies the gate blocks of MIL weight w ([G*H, n] or [G*H]) into dst in ONNX
+   order: ONNX block q is MIL block from[q]. */
+static void mgopt__kq_gates(double *dst, const double *w, int64_t G, int64_t H, int64_t n, const int *from) {
+  int64_t q;
+  for (q = 0; q < G; q++) memcpy(dst + q * H * n, w + (int64_t)from[q] * H * n, sizeof(double) * (size_t)(H * n));
+}
+
+static int mgopt__kq_real(const mgopt_tensor *t) {
+  return t && (t->dtype == MGOPT_DT_FP32 || t->dtype == MGOPT_DT_FP16 || t->dtype == MGOPT_DT_FP64);
+}
+
+/* kind: 0 rnn, 1 gru, 2 lstm. */
+static int mgopt__kq_run(mgopt__kctx *k, int kind) {
+  static const int lstm_from[4] = {0, 2, 1, 3}, gru_from[3] = {2, 0, 1}, rnn_from[1] = {0}, peep_from[3] = {0, 2, 1};
+  static const char *const fw[4] = {"weight_ih", "weight_hh", "bias", "peephole"};
+  static const char *const bw[4] = {"weight_ih_back", "weight_hh_back", "bias_back", "peephole_back"};
+  const int64_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1;
+  const int *from = kind == 2 ? lstm_from : kind == 1 ? gru_from : rnn_from;
+  mgopt_tensor *x = mgopt__k_operand(k, "x"), *ih = mgopt__k_operand(k, "initial_h");
+  mgopt_tensor *ic = kind == 2 ? mgopt__k_operand(k, "initial_c") : NULL;
+  mgopt__rnn r;
+  int dir = mgopt__rnn_mil_direction(k->op), seq = mgopt_op_get_bool(k->op, "output_sequence", 0), res;
+  int64_t S, NB, I, H, D, d, b, t, j, shape[3];
+  double *h0d, *c0d, *work, *stage, *w, *rr, *wb, *pp, *xs;
+  void *o0, *o1, *o2 = NULL;
+  mgopt_dtype dt;
+  memset(&r, 0, sizeof r);
+  if (!mgopt__kq_real(x) || x->rank != 3 || !mgopt__kq_real(ih) || (kind == 2 && !mgopt__kq_real(ic)))
+    return mgopt__k_no(k, "x, initial_h%s must be real tensors, x of rank 3", kind == 2 ? ", initial_c" : "");
+  if (dir < 0 || (dir == 2 && kind != 2)) return mgopt__k_no(k, "direction is not supported");
+  if (k->op->nouts != (kind == 2 ? 3 : 2)) return mgopt__k_no(k, "wrong output count");
+  dt = (mgopt_dtype)x->dtype;
+  S = x->shape[0], NB = x->shape[1], I = x->shape[2], D = dir == 2 ? 2 : 1;
+  r.kind = kind, r.S = S, r.B = NB, r.I = I, r.D = D;
+  r.rev[0] = dir == 1, r.rev[1] = 1;
+  {
+    mgopt_tensor *whh = mgopt__k_operand(k, "weight_hh");
+    if (!mgopt__kq_real(whh) || whh->rank != 2 || whh->shape[1] <= 0 || whh->shape[0] != G * whh->shape[1])
+      return mgopt__k_no(k, "weight_hh is not [%d*H, H]", (int)G);
+    H = r.H = whh->shape[1];
+  }
+  if (kind == 2) {
+    if (!mgopt__kq_act(k->op, "recurrent_activation", "sigmoid", &r.acts[0]) ||
+        !mgopt__kq_act(k->op, "cell_activation", "tanh", &r.acts[1]) || !mgopt__kq_act(k->op, "activation", "tanh", &r.acts[2]))
+      return mgopt__k_no(k, "unknown activation");
+    r.acts[3] = r.acts[0], r.acts[4] = r.acts[1], r.acts[5] = r.acts[2];
+    if (mgopt_op_attr(k->op, "clip")) r.has_cell_clip = 1, r.cell_clip = mgopt_op_get_float(k->op, "clip", 0.0);
+  } else if (kind == 1) {
+    if (!mgopt__kq_act(k->op, "recurrent_activation", "sigmoid", &r.acts[0]) || !mgopt__kq_act(k->op, "activation", "tanh", &r.acts[1]))
+      return mgopt__k_no(k, "unknown activation");
+  } else if (!mgopt__kq_act(k->op, "activation", "tanh", &r.acts[0])) {
+    return mgopt__k_no(k, "unknown activation");
+  }
+  if (ih->rank != 2 || ih->shape[0] != NB || ih->shape[1] != D * H) return mgopt__k_no(k, "initial_h is not [batch, %d*H]", (int)D);
+  if (ic && (ic->rank != 2 || ic->shape[0] != NB || ic->shape[1] != D * H))
+    return mgopt__k_no(k, "initial_c is not [batch, %d*H]", (int)D);
+  /* one scratch block: weights in ONNX's layout (both directions), states,
+     x, the results, the loop's work space and a staging row for loads */
+  {
+    int64_t n = D * G * H * I + D * G * H * H + D * G * H + D * 3 * H + 2 * D * NB * H + x->numel + S * D * NB * H +
+                2 * D * NB * H + (int64_t)(mgopt__rnn_work_size(&r) / sizeof(double)) + G * H * (I > H ? I : H) + 1;
+    double *blk = (double *)mgopt__k_scratch(k, n, sizeof(double));
+    if (!blk) return MGOPT__K_OOM;
+    memset(blk, 0, sizeof(double) * (size_t)n);
+    w = blk, blk += D * G * H * I;
+    rr = blk, blk += D * G * H * H;
+    wb = blk, blk += D * G * H;
+    pp = blk, blk += D * 3 * H;
+    h0d = blk, blk += D * NB * H;
+    c0d = blk, blk += D * NB * H;
+    xs = blk, blk += x->numel;
+    r.Y = blk, blk += S * D * NB * H;
+    r.Yh = blk, blk += D * NB * H;
+    r.Yc = blk, blk += D * NB * H;
+    work = blk, blk += (int64_t)(mgopt__rnn_work_size(&r) / sizeof(double));
+    stage = blk;
+  }
+  if (!mgopt__kq_load(k, x, xs) || !mgopt__k_data(k, ih) || (ic && !mgopt__k_data(k, ic))) return MGOPT__K_OOM;
+  for (d = 0; d < D; d++) {
+    const char *const *nm = d ? bw : fw;
+    mgopt_tensor *wi = mgopt__k_operand(k, nm[0]), *wh = mgopt__k_operand(k, nm[1]), *bi = mgopt__k_operand(k, nm[2]);
+    mgopt_tensor *pe = kind == 2 ? mgopt__k_operand(k, nm[3]) : NULL;
+    if (!mgopt__kq_real(wi) || wi->rank != 2 || wi->shape[0] != G * H || wi->shape[1] != I)
+      return mgopt__k_no(k, "%s does not fit x and H", nm[0]);
+    if (!mgopt__kq_real(wh) || wh->rank != 2 || wh->shape[0] != G * H || wh->shape[1] != H)
+      return mgopt__k_no(k, "%s does not fit H", nm[1]);
+    if (bi && (!mgopt__kq_real(bi) || bi->rank != 1 || bi->shape[0] != G * H)) return mgopt__k_no(k, "%s does not fit H", nm[2]);
+    if (pe && (!mgopt__kq_real(pe) || pe->rank != 1 || pe->shape[0] != 3 * H))
+      return mgopt__k_no(k, "%s does not fit H", nm[3]);
+    if (!mgopt__kq_load(k, wi, stage)) return MGOPT__K_OOM;
+    mgopt__kq_gates(w + d * G * H * I, stage, G, H, I, from);
+    if (!mgopt__kq_load(k, wh, stage)) return MGOPT__K_OOM;
+    mgopt__kq_gates(rr + d * G * H * H, stage, G, H, H, from);
+    if (bi) {
+      if (!mgopt__kq_load(k, bi, stage)) return MGOPT__K_OOM;
+      mgopt__kq_gates(wb + d * G * H, stage, G, H, 1, from);
+    }
+    if (pe) {
+      if (!mgopt__kq_load(k, pe, stage)) return MGOPT__K_OOM;
+      mgopt__kq_gates(pp + d * 3 * H, stage, 3, H, 1, peep_from);
+    }
+  }
+  /* states [batch, D*H] -> [D, batch, H] */
+  for (d = 0; d < D; d++)
+    for (b = 0; b < NB; b++)
+      for (j = 0; j < H; j++) {
+        h0d[(d * NB + b) * H + j] = mgopt_tensor_get_f64(ih, b * D * H + d * H + j);
+        if (ic) c0d[(d * NB + b) * H + j] = mgopt_tensor_get_f64(ic, b * D * H + d * H + j);
+      }
+  r.X = xs, r.W = w, r.R = rr, r.Wb = wb, r.P = kind == 2 ? pp : NULL;
+  r.h0 = h0d, r.c0 = ic ? c0d : NULL;
+  if (kind != 2) r.Yc = NULL;
+  /* outputs: [S or 1, batch, D*H], [batch, D*H] (x2) */
+  shape[0] = seq ? S : 1, shape[1] = NB, shape[2] = D * H;
+  if ((res = mgopt__k_out_full(k, 0, dt, 3, shape, &o0)) != MGOPT__K_OK) return res;
+  if ((res = mgopt__k_out_full(k, 1, dt, 2, shape + 1, &o1)) != MGOPT__K_OK) return res;
+  if (kind == 2 && (res = mgopt__k_out_full(k, 2, dt, 2, shape + 1, &o2)) != MGOPT__K_OK) return res;
+  mgopt__rnn_run(&r, work);
+  for (b = 0; b < NB; b++)
+    for (d = 0; d < D; d++)
+      for (j = 0; j < H; j++) {
+        int64_t at = b * D * H + d * H + j, from_at = (d * NB + b) * H + j;
+        mgopt__k_store_f64_at(dt, o1, at, r.Yh[from_at]);
+        if (o2) mgopt__k_store_f64_at(dt, o2, at, r.Yc[from_at]);
+        if (!seq) mgopt__k_store_f64_at(dt, o0, at, r.Yh[from_at]);
+      }
+  if (seq)
+    for (t = 0; t < S; t++)
+      for (b = 0; b < NB; b++)
+        for (d = 0; d < D; d++) {
+          /* "reverse" lists its states in processing order */
+          int64_t ts = dir == 1 ? S - 1 - t : t;
+          for (j = 0; j < H; j++)
+            mgopt__k_store_f64_at(dt, o0, (t * NB + b) * D * H + d * H + j, r.Y[((ts * D + d) * NB + b) * H + j]);
+        }
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__kq_rnn(mgopt__kctx *k) { return mgopt__kq_run(k, 0); }
+MGOPT__PRIVATE int mgopt__kq_gru(mgopt__kctx *k) { return mgopt__kq_run(k, 1); }
+MGOPT__PRIVATE int mgopt__kq_lstm(mgopt__kctx *k) { return mgopt__kq_run(k, 2); }
 /* src/kernels/fold.c — the kernel column of MGOPT_OP_TABLE and mgopt_fold_op, the evaluator of one op.
 
    mgopt_fold_op evaluates an op whose operands are all constant with MIL's
@@ -6332,6 +6788,11 @@ static const mgopt__kernel_fn mgopt__k_kernels[] = {NULL, MGOPT_OP_TABLE(MGOPT__
 
 MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
   return kind > MGOPT_OP_OPAQUE && kind < MGOPT_OP__COUNT ? mgopt__k_kernels[kind] : NULL;
+}
+
+MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind) {
+  return kind == MGOPT_OP_split || kind == MGOPT_OP_topk || kind == MGOPT_OP_lstm || kind == MGOPT_OP_gru ||
+         kind == MGOPT_OP_rnn;
 }
 
 /* A constant tensor is usable when its header is self-consistent. */
@@ -6353,7 +6814,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
   fn = mgopt__k_kernel(op->kind);
-  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk)) return MGOPT__K_NO;
+  if (!fn || (op->nouts != 1 && !mgopt__k_multi_output(op->kind))) return MGOPT__K_NO;
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
@@ -6863,7 +7324,7 @@ static mgopt_status mgopt__ev_kernel(mgopt__ev *E, const mgopt_op *op, mgopt__ke
   int32_t s, i;
   int r;
   mgopt_status st = MGOPT_OK;
-  if (op->nblocks != 0 || op->nouts < 1 || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk))
+  if (op->nblocks != 0 || op->nouts < 1 || (op->nouts != 1 && !mgopt__k_multi_output(op->kind)))
     return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "unexpected outputs or blocks for %s", op->type);
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
@@ -8102,51 +8563,25 @@ MGOPT__PRIVATE int mgopt__ox_layer_norm(mgopt__ox *c) {
 }
 /* src/kernels/onnx_rnn.c — kernels of ONNX's recurrent ops LSTM, GRU and RNN in every form (directions, layouts, activations, clip, input_forget, peepholes, sequence_lens, linear_before_reset).
 
-   Semantics (ONNX operator definitions; W, R are [num_directions, gates*H,
-   I or H], B is [num_directions, 2*gates*H] = input-side biases Wb then
-   recurrent biases Rb, f/g/h the activations of one direction):
-     RNN  gates (i):        H' = f(x W^T + H R^T + Wb + Rb)
-     GRU  gates (z, r, h):  z = f(x Wz^T + H Rz^T + Wbz + Rbz)
-                            r = f(x Wr^T + H Rr^T + Wbr + Rbr)
-                            linear_before_reset 0: n = g(x Wh^T + (r * H) Rh^T + Rbh + Wbh)
-                            linear_before_reset 1: n = g(x Wh^T + r * (H Rh^T + Rbh) + Wbh)
-                            H' = (1 - z) * n + z * H
-     LSTM gates (i, o, f, c), peepholes P = [Pi, Po, Pf]:
-                            i = f(x Wi^T + H Ri^T + Pi * C + Wbi + Rbi)
-                            f = f(x Wf^T + H Rf^T + Pf * C + Wbf + Rbf), or 1 - i with input_forget
-                            c = g(x Wc^T + H Rc^T + Wbc + Rbc)
-                            C' = f * C + i * c
-                            o = f(x Wo^T + H Ro^T + Po * C' + Wbo + Rbo)
-                            H' = o * h(C')
-   Direction "forward" runs t = 0 .. len-1, "reverse" t = len-1 .. 0,
-   "bidirectional" both (direction 0 forward, 1 reverse). With sequence_lens
-   a batch entry runs its first len steps only: Y is 0 at t >= len and Y_h /
-   Y_c hold the state after its last step (the initial state when len is 0).
-   layout 0: X [S, B, I], states [D, B, H], Y [S, D, B, H]; layout 1:
-   X [B, S, I], states [B, D, H], Y [B, S, D, H]. Activations (names compared
-   without case): Sigmoid, Tanh, Relu, Affine (alpha*x + beta), LeakyRelu,
-   ThresholdedRelu, ScaledTanh (alpha*tanh(beta*x)), HardSigmoid, Elu,
-   Softsign, Softplus; activation_alpha / activation_beta are taken in order
-   by the activations that have the parameter, ONNX's operator defaults when
-   the list runs out. clip c bounds every gate's pre-activation to [-c, c]
-   (the input of f and g; h's input C' is not clipped, as ONNX Runtime does).
+   The cell equations and the loop are recurrent.c's (mgopt__rnn_run):
+   this file reads the ONNX operands into its layout. W, R are
+   [num_directions, gates*H, I or H], B is [num_directions, 2*gates*H] =
+   input-side biases Wb then recurrent biases Rb, P = [Pi, Po, Pf];
+   "bidirectional" runs direction 0 forward and 1 reverse. With
+   sequence_lens a batch entry runs its first len steps only: Y is 0 at
+   t >= len and Y_h / Y_c hold the state after its last step (the initial
+   state when len is 0). layout 0: X [S, B, I], states [D, B, H], Y
+   [S, D, B, H]; layout 1: X [B, S, I], states [B, D, H], Y [B, S, D, H].
+   Activations (names compared without case): Sigmoid, Tanh, Relu, Affine
+   (alpha*x + beta), LeakyRelu, ThresholdedRelu, ScaledTanh
+   (alpha*tanh(beta*x)), HardSigmoid, Elu, Softsign, Softplus;
+   activation_alpha / activation_beta are taken in order by the activations
+   that have the parameter, ONNX's operator defaults when the list runs out.
+   clip c bounds every gate's pre-activation to [-c, c] (the input of f and
+   g; h's input C' is not clipped, as ONNX Runtime does).
 
-   Numeric contract. Every real dtype is read into double; every dot product
-   is summed in double in increasing index order, then the biases are added
-   (Wb then Rb); the hidden and cell states stay in double across steps and
-   each output element is rounded once to X's dtype (nearest even). exp and
-   tanh are the C library's in double. NaN and Inf propagate as IEEE 754
-   does. A sequence length outside [0, S] is an error. */
-
-/* Activation functions. */
-enum { MGOPT__OXR_SIGMOID, MGOPT__OXR_TANH, MGOPT__OXR_RELU, MGOPT__OXR_AFFINE, MGOPT__OXR_LEAKY_RELU,
-       MGOPT__OXR_THRESHOLDED_RELU, MGOPT__OXR_SCALED_TANH, MGOPT__OXR_HARD_SIGMOID, MGOPT__OXR_ELU,
-       MGOPT__OXR_SOFTSIGN, MGOPT__OXR_SOFTPLUS };
-
-typedef struct mgopt__oxr_act {
-  int fn;
-  double alpha, beta;
-} mgopt__oxr_act;
+   Numeric contract: recurrent.c's (double throughout, each output element
+   rounded once to X's dtype). A sequence length outside [0, S] is an error. */
 
 /* The activation names, whether each takes alpha / beta, and their defaults. */
 static const struct {
@@ -8154,37 +8589,18 @@ static const struct {
   int fn, has_alpha, has_beta;
   double alpha, beta;
 } mgopt__oxr_acts[] = {
-    {"sigmoid", MGOPT__OXR_SIGMOID, 0, 0, 0.0, 0.0},
-    {"tanh", MGOPT__OXR_TANH, 0, 0, 0.0, 0.0},
-    {"relu", MGOPT__OXR_RELU, 0, 0, 0.0, 0.0},
-    {"affine", MGOPT__OXR_AFFINE, 1, 1, 1.0, 0.0},
-    {"leakyrelu", MGOPT__OXR_LEAKY_RELU, 1, 0, 0.01, 0.0},
-    {"thresholdedrelu", MGOPT__OXR_THRESHOLDED_RELU, 1, 0, 1.0, 0.0},
-    {"scaledtanh", MGOPT__OXR_SCALED_TANH, 1, 1, 1.0, 1.0},
-    {"hardsigmoid", MGOPT__OXR_HARD_SIGMOID, 1, 1, 0.2, 0.5},
-    {"elu", MGOPT__OXR_ELU, 1, 0, 1.0, 0.0},
-    {"softsign", MGOPT__OXR_SOFTSIGN, 0, 0, 0.0, 0.0},
-    {"softplus", MGOPT__OXR_SOFTPLUS, 0, 0, 0.0, 0.0},
+    {"sigmoid", MGOPT__RNN_SIGMOID, 0, 0, 0.0, 0.0},
+    {"tanh", MGOPT__RNN_TANH, 0, 0, 0.0, 0.0},
+    {"relu", MGOPT__RNN_RELU, 0, 0, 0.0, 0.0},
+    {"affine", MGOPT__RNN_AFFINE, 1, 1, 1.0, 0.0},
+    {"leakyrelu", MGOPT__RNN_LEAKY_RELU, 1, 0, 0.01, 0.0},
+    {"thresholdedrelu", MGOPT__RNN_THRESHOLDED_RELU, 1, 0, 1.0, 0.0},
+    {"scaledtanh", MGOPT__RNN_SCALED_TANH, 1, 1, 1.0, 1.0},
+    {"hardsigmoid", MGOPT__RNN_HARD_SIGMOID, 1, 1, 0.2, 0.5},
+    {"elu", MGOPT__RNN_ELU, 1, 0, 1.0, 0.0},
+    {"softsign", MGOPT__RNN_SOFTSIGN, 0, 0, 0.0, 0.0},
+    {"softplus", MGOPT__RNN_SOFTPLUS, 0, 0, 0.0, 0.0},
 };
-
-static double mgopt__oxr_apply(const mgopt__oxr_act *a, double x) {
-  double v;
-  switch (a->fn) {
-  case MGOPT__OXR_SIGMOID: return 1.0 / (1.0 + exp(-x));
-  case MGOPT__OXR_TANH: return tanh(x);
-  case MGOPT__OXR_RELU: return x > 0 ? x : x != x ? x : 0.0;
-  case MGOPT__OXR_AFFINE: return a->alpha * x + a->beta;
-  case MGOPT__OXR_LEAKY_RELU: return x >= 0 ? x : a->alpha * x;
-  case MGOPT__OXR_THRESHOLDED_RELU: return x > a->alpha ? x : x != x ? x : 0.0;
-  case MGOPT__OXR_SCALED_TANH: return a->alpha * tanh(a->beta * x);
-  case MGOPT__OXR_HARD_SIGMOID:
-    v = a->alpha * x + a->beta;
-    return v != v ? v : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
-  case MGOPT__OXR_ELU: return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
-  case MGOPT__OXR_SOFTSIGN: return x / (1.0 + fabs(x));
-  default: return log(1.0 + exp(x));
-  }
-}
 
 /* 1 when s equals the lowercase name, ignoring case. */
 static int mgopt__oxr_name_is(const mgopt_str *s, const char *name) {
@@ -8200,7 +8616,7 @@ static int mgopt__oxr_name_is(const mgopt_str *s, const char *name) {
 
 /* Fills acts[nd * per] from the activations attribute (or the defaults
    dflt[per]); a list of `per` names serves both directions. */
-static int mgopt__oxr_parse_acts(mgopt__ox *c, int32_t nd, int32_t per, const int *dflt, mgopt__oxr_act *acts) {
+static int mgopt__oxr_parse_acts(mgopt__ox *c, int32_t nd, int32_t per, const int *dflt, mgopt__rnn_act_fn *acts) {
   const mgopt_attr *names = mgopt_op_attr(c->op, "activations");
   const mgopt_attr *al = mgopt_op_attr(c->op, "activation_alpha");
   const mgopt_attr *be = mgopt_op_attr(c->op, "activation_beta");
@@ -8241,21 +8657,23 @@ static int mgopt__oxr_shape_is(const mgopt_tensor *t, int32_t r, const int64_t *
 
 /* kind: 0 RNN, 1 GRU, 2 LSTM. */
 static int mgopt__oxr_run(mgopt__ox *c, int kind) {
-  static const int dflt_rnn[] = {MGOPT__OXR_TANH}, dflt_gru[] = {MGOPT__OXR_SIGMOID, MGOPT__OXR_TANH},
-                   dflt_lstm[] = {MGOPT__OXR_SIGMOID, MGOPT__OXR_TANH, MGOPT__OXR_TANH};
+  static const int dflt_rnn[] = {MGOPT__RNN_TANH}, dflt_gru[] = {MGOPT__RNN_SIGMOID, MGOPT__RNN_TANH},
+                   dflt_lstm[] = {MGOPT__RNN_SIGMOID, MGOPT__RNN_TANH, MGOPT__RNN_TANH};
   const int32_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1, per = kind == 2 ? 3 : kind == 1 ? 2 : 1;
   mgopt_tensor *X = mgopt__ox_need(c, 0), *W = mgopt__ox_need(c, 1), *R = mgopt__ox_need(c, 2);
   mgopt_tensor *B = mgopt__ox_in(c, 3), *SL = mgopt__ox_in(c, 4), *H0 = mgopt__ox_in(c, 5);
   mgopt_tensor *C0 = kind == 2 ? mgopt__ox_in(c, 6) : NULL, *P = kind == 2 ? mgopt__ox_in(c, 7) : NULL;
   mgopt_tensor *Y, *YH, *YC;
-  mgopt__oxr_act acts[6];
+  mgopt__rnn_act_fn acts[6];
   int64_t layout = mgopt__ox_int(c, "layout", 0), S, NB, I, H, D, d, b, k, j, q, shape[4];
   int64_t lbr = kind == 1 ? mgopt__ox_int(c, "linear_before_reset", 0) : 0;
   int64_t input_forget = kind == 2 ? mgopt__ox_int(c, "input_forget", 0) : 0;
   const mgopt_attr *clip_a = mgopt_op_attr(c->op, "clip");
   double clip = clip_a && clip_a->kind == MGOPT_ATTR_FLOAT ? clip_a->u.f : 0.0;
   int has_clip = clip_a && clip_a->kind == MGOPT_ATTR_FLOAT;
-  double *buf, *gx, *gh, *h, *cs, *nh;
+  mgopt__rnn r;
+  double *buf, *work;
+  int64_t n, t;
   size_t bytes;
   int st, reverse_only = 0;
   if (!X || !W || !R) return MGOPT__OX_ERR;
@@ -8304,79 +8722,75 @@ static int mgopt__oxr_run(mgopt__ox *c, int kind) {
   Y = mgopt__ox_wants(c, 0) ? c->out[0] : NULL;
   YH = mgopt__ox_wants(c, 1) ? c->out[1] : NULL;
   YC = kind == 2 && mgopt__ox_wants(c, 2) ? c->out[2] : NULL;
-  /* gate sums from x and from H, state, cell, next state */
-  bytes = sizeof(double) * (size_t)(2 * G * H + 3 * H);
+  /* the operands in the loop's layout, one block: X, W, R, Wb, Rb, P, h0,
+     c0, lengths, Y, Y_h, Y_c, work space */
+  memset(&r, 0, sizeof r);
+  r.kind = kind, r.S = S, r.B = NB, r.I = I, r.H = H, r.D = D;
+  r.rev[0] = reverse_only, r.rev[1] = 1;
+  r.linear_before_reset = lbr != 0, r.input_forget = input_forget != 0;
+  r.has_gate_clip = has_clip, r.gate_clip = clip;
+  memcpy(r.acts, acts, sizeof acts);
+  n = S * NB * I + D * G * H * I + D * G * H * H + 2 * D * G * H + D * 3 * H + 2 * D * NB * H + NB + S * D * NB * H +
+      2 * D * NB * H + (int64_t)(mgopt__rnn_work_size(&r) / sizeof(double)) + 1;
+  bytes = sizeof(double) * (size_t)n;
   buf = (double *)mgopt__heap_realloc(&c->p->alloc, NULL, 0, bytes);
   if (!buf) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
-  gx = buf, gh = gx + G * H, h = gh + G * H, cs = h + H, nh = cs + H;
-  for (d = 0; d < D; d++) {
-    const mgopt__oxr_act *fa = &acts[d * per], *ga = &acts[d * per + (per > 1)], *ha = &acts[d * per + 2 * (per > 2)];
-    int rev = reverse_only || d == 1;
-    for (b = 0; b < NB; b++) {
-      int64_t len = SL ? mgopt__ox_geti(SL, b) : S, step, sidx = layout ? (b * D + d) * H : (d * NB + b) * H;
-      for (j = 0; j < H; j++) {
-        h[j] = H0 ? mgopt__ox_getf(H0, sidx + j) : 0.0;
-        cs[j] = C0 ? mgopt__ox_getf(C0, sidx + j) : 0.0;
+  memset(buf, 0, bytes);
+  {
+    double *at = buf, *xs, *w, *rr, *wb, *rb, *pp, *h0, *c0, *ln;
+    xs = at, at += S * NB * I;
+    w = at, at += D * G * H * I;
+    rr = at, at += D * G * H * H;
+    wb = at, at += D * G * H;
+    rb = at, at += D * G * H;
+    pp = at, at += D * 3 * H;
+    h0 = at, at += D * NB * H;
+    c0 = at, at += D * NB * H;
+    ln = at, at += NB;
+    r.Y = at, at += S * D * NB * H;
+    r.Yh = at, at += D * NB * H;
+    r.Yc = at, at += D * NB * H;
+    work = at;
+    for (t = 0; t < S; t++)
+      for (b = 0; b < NB; b++)
+        for (k = 0; k < I; k++) xs[(t * NB + b) * I + k] = mgopt__ox_getf(X, (layout ? b * S + t : t * NB + b) * I + k);
+    for (q = 0; q < D * G * H * I; q++) w[q] = mgopt__ox_getf(W, q);
+    for (q = 0; q < D * G * H * H; q++) rr[q] = mgopt__ox_getf(R, q);
+    for (d = 0; B && d < D; d++)
+      for (q = 0; q < G * H; q++) {
+        wb[d * G * H + q] = mgopt__ox_getf(B, d * 2 * G * H + q);
+        rb[d * G * H + q] = mgopt__ox_getf(B, d * 2 * G * H + G * H + q);
       }
-      for (step = 0; step < len; step++) {
-        int64_t t = rev ? len - 1 - step : step, xo = layout ? (b * S + t) * I : (t * NB + b) * I;
-        /* gx = x W^T + Wb, gh = H R^T + Rb (GRU with linear_before_reset 0: gh of the h gate later) */
-        for (q = 0; q < G * H; q++) {
-          double sx = 0.0, sh = 0.0;
-          int64_t wo = (d * G * H + q) * I, ro = (d * G * H + q) * H;
-          for (k = 0; k < I; k++) sx += mgopt__ox_getf(W, wo + k) * mgopt__ox_getf(X, xo + k);
-          if (B) sx += mgopt__ox_getf(B, d * 2 * G * H + q);
-          gx[q] = sx;
-          if (kind == 1 && !lbr && q >= 2 * H) continue;
-          for (k = 0; k < H; k++) sh += mgopt__ox_getf(R, ro + k) * h[k];
-          if (B) sh += mgopt__ox_getf(B, d * 2 * G * H + G * H + q);
-          gh[q] = sh;
+    for (q = 0; P && q < D * 3 * H; q++) pp[q] = mgopt__ox_getf(P, q);
+    for (d = 0; d < D; d++)
+      for (b = 0; b < NB; b++)
+        for (j = 0; j < H; j++) {
+          int64_t from = layout ? (b * D + d) * H + j : (d * NB + b) * H + j;
+          if (H0) h0[(d * NB + b) * H + j] = mgopt__ox_getf(H0, from);
+          if (C0) c0[(d * NB + b) * H + j] = mgopt__ox_getf(C0, from);
         }
-#define MGOPT__OXR_CLIP(v) (has_clip ? ((v) < -clip ? -clip : (v) > clip ? clip : (v)) : (v))
-        if (kind == 0) {
-          for (j = 0; j < H; j++) nh[j] = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[j] + gh[j]));
-        } else if (kind == 1) {
-          /* z in gx[0..H), r in gx[H..2H) after this loop */
-          for (q = 0; q < 2 * H; q++) gx[q] = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[q] + gh[q]));
-          for (j = 0; j < H; j++) {
-            double r = gx[H + j], z = gx[j], n, pre;
-            if (lbr) pre = gx[2 * H + j] + r * gh[2 * H + j];
-            else {
-              double sh = 0.0;
-              int64_t ro = (d * G * H + 2 * H + j) * H;
-              for (k = 0; k < H; k++) sh += mgopt__ox_getf(R, ro + k) * (gx[H + k] * h[k]);
-              if (B) sh += mgopt__ox_getf(B, d * 2 * G * H + G * H + 2 * H + j);
-              pre = gx[2 * H + j] + sh;
-            }
-            n = mgopt__oxr_apply(ga, MGOPT__OXR_CLIP(pre));
-            nh[j] = (1.0 - z) * n + z * h[j];
-          }
-        } else {
-          for (j = 0; j < H; j++) {
-            double pi = P ? mgopt__ox_getf(P, d * 3 * H + j) : 0.0, po = P ? mgopt__ox_getf(P, d * 3 * H + H + j) : 0.0;
-            double pf = P ? mgopt__ox_getf(P, d * 3 * H + 2 * H + j) : 0.0, ig, fg, cg, og, cn;
-            ig = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[j] + gh[j] + pi * cs[j]));
-            fg = input_forget ? 1.0 - ig : mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[2 * H + j] + gh[2 * H + j] + pf * cs[j]));
-            cg = mgopt__oxr_apply(ga, MGOPT__OXR_CLIP(gx[3 * H + j] + gh[3 * H + j]));
-            cn = fg * cs[j] + ig * cg;
-            og = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[H + j] + gh[H + j] + po * cn));
-            cs[j] = cn;
-            nh[j] = og * mgopt__oxr_apply(ha, cn);
-          }
-        }
-#undef MGOPT__OXR_CLIP
-        for (j = 0; j < H; j++) h[j] = nh[j];
-        if (Y) {
-          int64_t yo = layout ? ((b * S + t) * D + d) * H : ((t * D + d) * NB + b) * H;
-          for (j = 0; j < H; j++) mgopt__ox_setf(Y, yo + j, h[j]);
-        }
-      }
-      for (j = 0; j < H; j++) {
-        if (YH) mgopt__ox_setf(YH, sidx + j, h[j]);
-        if (YC) mgopt__ox_setf(YC, sidx + j, cs[j]);
-      }
+    r.X = xs, r.W = w, r.R = rr, r.Wb = B ? wb : NULL, r.Rb = B ? rb : NULL, r.P = P ? pp : NULL;
+    r.h0 = H0 ? h0 : NULL, r.c0 = C0 ? c0 : NULL;
+    if (SL) {
+      /* the lengths as int64 in the double block's room (one double per entry) */
+      int64_t *li = (int64_t *)(void *)ln;
+      for (b = 0; b < NB; b++) li[b] = mgopt__ox_geti(SL, b);
+      r.len = li;
     }
   }
+  mgopt__rnn_run(&r, work);
+  for (t = 0; Y && t < S; t++)
+    for (d = 0; d < D; d++)
+      for (b = 0; b < NB; b++)
+        for (j = 0; j < H; j++)
+          mgopt__ox_setf(Y, (layout ? (b * S + t) * D + d : (t * D + d) * NB + b) * H + j, r.Y[((t * D + d) * NB + b) * H + j]);
+  for (d = 0; d < D; d++)
+    for (b = 0; b < NB; b++)
+      for (j = 0; j < H; j++) {
+        int64_t to = layout ? (b * D + d) * H + j : (d * NB + b) * H + j, from = (d * NB + b) * H + j;
+        if (YH) mgopt__ox_setf(YH, to, r.Yh[from]);
+        if (YC) mgopt__ox_setf(YC, to, r.Yc[from]);
+      }
   mgopt__heap_free(&c->p->alloc, buf, bytes);
   return MGOPT__OX_OK;
 }
@@ -8645,6 +9059,11 @@ MGOPT__PRIVATE int mgopt__pu_is_block_output(const mgopt_value *v) { return mgop
 
 MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v) {
   return v->nuses == 1 && v->uses->op != NULL;
+}
+
+MGOPT__PRIVATE int mgopt__pu_fused_act(const mgopt_op *op) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL);
+  return a && strcmp(a, "none") != 0;
 }
 
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v) {
@@ -9738,7 +10157,9 @@ MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgop
   mgopt_value *x, *w, *b;
   MGOPT__UNUSED(p);
   memset(c, 0, sizeof *c);
-  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1) return 0;
+  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1 ||
+      mgopt__pu_fused_act(op))
+    return 0;
   x = mgopt_op_operand(op, "x");
   w = mgopt_op_operand(op, "weight");
   b = mgopt_op_operand(op, "bias");
@@ -13264,7 +13685,7 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   char base[160];
   int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b), ok = 0;
   MGOPT__UNUSED(ud);
-  if (!x || !w || op->nouts != 1 || (wstatic && bstatic)) return 0;
+  if (!x || !w || op->nouts != 1 || (wstatic && bstatic) || mgopt__pu_fused_act(op)) return 0;
   /* linear's inference does not compare dtypes; the matmul and add do */
   if (!mgopt__edl_same_dtype(x, b) || (!wstatic && !mgopt__edl_same_dtype(x, w))) return 0;
   out = op->outs[0];
@@ -16004,7 +16425,7 @@ static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int64_t dout, i;
   int first, neg_w, sub;
   MGOPT__UNUSED(ud);
-  if (!x || !w || op->nouts != 1) return 0;
+  if (!x || !w || op->nouts != 1 || mgopt__pu_fused_act(op)) return 0;
   out = op->outs[0];
   if (mgopt__pu_is_block_output(out)) return 0;
   user = mgopt__pu_single_user(out);
@@ -20472,7 +20893,7 @@ static int mgopt__pdc_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int64_t shape[4], k, m;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
-  if (!x || !wt || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
+  if (!x || !wt || op->nouts != 1 || mgopt__pu_fused_act(op) || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
   dt = (mgopt_dtype)x->type.dtype;
   if (!mgopt__pw_is_float_weight(dt) || wt->dtype != dt)
     return 0;
@@ -23705,6 +24126,944 @@ static const mgopt_opt_def mgopt__cpd_opts[] = {
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_dense,
                                 "parallel linear ops of one input become one wide linear and a split",
                                 mgopt__cpd_opts, mgopt__cpd_run);
+/* src/passes/tflite/fuse_composite_functions.c — tflite::fuse_composite_functions: each call of a function that implements a composite op becomes that fused op (embedding_lookup -> gather, keras_lstm -> lstm), through a registry the caller extends.
+
+   Spec: tflite_operation_fusion.md, "Wrap the composite operation in a
+   tf.function" and "Implementing operation fusion": a function carrying an
+   implements attribute is the interface of a composite op; the conversion
+   code reads the function's operands and attributes and puts the fused op in
+   its place. Here the call is replaced (the function itself stays: other
+   tools may still call it, and a function with no calls left costs nothing
+   at run time). Which functions implement what, the composite table and
+   how a caller adds to it: mgopt_composites in mgopt_passes.h.
+
+   Before:
+     "tfl::lookup" attributes(implements="embedding_lookup") (%w: (4, 2, fp32), %ids: (3, int32)) {
+       %r: (3, 2, fp32) = gather(x=%w, indices=%ids, axis=0, batch_dims=0)
+     } -> (%r)
+     main(%ids: (3, int32)) {
+       %w: (4, 2, fp32)* = const(val=[[0, 1], [2, 3], [4, 5], [6, 7]])
+       %y: (3, 2, fp32) = "tfl::lookup"(in0=%w, in1=%ids)
+     } -> (%y)
+   After:
+     main(%ids: (3, int32)) {
+       %w: (4, 2, fp32)* = const(val=[[0, 1], [2, 3], [4, 5], [6, 7]])
+       %y: (3, 2, fp32) = gather(x=%w, indices=%ids, axis=0)
+     } -> (%y)
+   (the body may be anything: a loop of gathers, a one-hot matmul; a
+   function whose every call was fused is removed, one still called stays)
+
+   Built-in composites (the caller's table is searched first):
+     embedding_lookup(embeddings, ids) -> (out): gather(x=embeddings,
+       indices=ids, axis=0). Signature: 2 inputs, 1 output, embeddings of
+       known rank >= 2, ids of an integer dtype.
+     keras_lstm(x, h0, c0, kernel, recurrent_kernel, bias) -> (last_output,
+       outputs, state_h, state_c): the Keras LSTM layer becomes
+       transpose -> lstm(output_sequence=true) -> transpose (see
+       mgopt__fcf_keras_lstm for the signature it checks; the weights are
+       re-laid once, exactly).
+   After a fuse function built its ops, each op must be accepted by the
+   program's target (mgopt_program_target_accepts) and each replacement
+   value's inferred type must fit the call output's declared type
+   (mgopt__pu_adopt_type); otherwise everything built is erased and the
+   call stays.
+
+   Options: bind="dom::Name=composite;..." binds functions by IR name (as
+   mgopt_composite_binding does); strict=true makes the pass fail, changing
+   nothing, when a function that names a composite cannot be fused (the
+   reason is the pass's diagnostic).
+   Fires on: every call (in any function, nested blocks included) of a
+   function that names a known composite whose fuse function accepts it.
+   Must not fire: a function naming an unknown composite (reported); a
+   signature or type that does not match (reported); a fused op the target
+   refuses (reported); an op that is not a call.
+   Cost: one walk over the program's ops, plus the fuse functions' work per
+   call. */
+
+#define MGOPT__FCF_WHY 200
+
+typedef struct mgopt__fcf_call {
+  mgopt_op *call;
+  const mgopt_composite *c;
+  const char *implements;
+} mgopt__fcf_call;
+
+typedef struct mgopt__fcf {
+  mgopt_pass_ctx *ctx;
+  const mgopt_composites *cfg;
+  const mgopt_composite *builtins;
+  int32_t nbuiltins;
+  mgopt__map fn_info;    /* function -> index + 1 into the per-function arrays */
+  const char **impl;     /* per function: the composite it names, or NULL */
+  const mgopt_composite **comp; /* per function: the composite found, or NULL */
+  int *reported;
+  int64_t *ncalls_of, *nfused_of; /* per function: its calls, and how many were fused */
+  mgopt__fcf_call *calls;
+  int64_t ncalls, calls_cap;
+  int oom;
+} mgopt__fcf;
+
+/* ---------------------------------------------------------------- embedding_lookup */
+
+static int mgopt__fcf_why(char *why, size_t cap, const char *msg) {
+  if (why && cap) snprintf(why, cap, "%s", msg);
+  return 0;
+}
+
+static int mgopt__fcf_embedding_lookup(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                       mgopt_value **outs, char *why, size_t why_cap, void *ud) {
+  static const char *const slots[2] = {"x", "indices"};
+  mgopt_value *vals[2];
+  mgopt_op *g;
+  MGOPT__UNUSED(ud);
+  if (callee->body->nargs != 2 || callee->body->nouts != 1 || call->nouts != 1)
+    return mgopt__fcf_why(why, why_cap, "embedding_lookup takes (embeddings, ids) and returns one value");
+  vals[0] = mgopt_op_operand(call, "in0");
+  vals[1] = mgopt_op_operand(call, "in1");
+  if (!vals[0] || !vals[1]) return mgopt__fcf_why(why, why_cap, "embedding_lookup is called without both operands");
+  if (vals[0]->type.kind != MGOPT_TYPE_TENSOR || vals[0]->type.rank < 2)
+    return mgopt__fcf_why(why, why_cap, "the embeddings are not a tensor of known rank >= 2");
+  if (vals[1]->type.kind != MGOPT_TYPE_TENSOR || !mgopt_dtype_is_int((mgopt_dtype)vals[1]->type.dtype))
+    return mgopt__fcf_why(why, why_cap, "the ids are not integers");
+  if (!build) return 1;
+  g = mgopt_build_op(p, call->parent, call, "gather", mgopt__pu_value_name(call->outs[0]), 2, slots, vals, 1);
+  if (!g) return -1;
+  if (mgopt_op_set_int(g, "axis", 0)) return -1;
+  if (mgopt_op_infer(p, g, NULL) != MGOPT_OK) return mgopt__fcf_why(why, why_cap, "the gather does not type check");
+  outs[0] = g->outs[0];
+  return 1;
+}
+
+/* ---------------------------------------------------------------- keras_lstm */
+
+/* A transpose of v with perm [1, 0, 2] before pos; NULL on failure. */
+static mgopt_value *mgopt__fcf_swap01(mgopt_program *p, mgopt_op *pos, mgopt_value *v, const char *name) {
+  static const char *const slots[1] = {"x"};
+  static const int64_t perm[3] = {1, 0, 2};
+  mgopt_op *t = mgopt_build_op(p, pos->parent, pos, "transpose", mgopt_program_fresh_name(p, name), 1, slots, &v, 1);
+  if (!t || mgopt_op_set_ints(t, "perm", perm, 3) || mgopt_op_infer(p, t, NULL) != MGOPT_OK) return NULL;
+  return t->outs[0];
+}
+
+/* Keras' [rows, 4H] (gates i, f, c, o along the columns) as lstm's [4H, rows]
+   (gates i, f, o, c along the rows); a vector [4H] when rows is 0. Exact. */
+static mgopt_tensor *mgopt__fcf_lstm_weight(mgopt_program *p, const mgopt_tensor *k, int64_t rows, int64_t H) {
+  static const int from[4] = {0, 1, 3, 2};
+  int64_t shape[2], g, j, r;
+  mgopt_tensor *t;
+  shape[0] = 4 * H;
+  shape[1] = rows;
+  t = mgopt_tensor_new(p, (mgopt_dtype)k->dtype, rows ? 2 : 1, shape);
+  if (!t) return NULL;
+  for (g = 0; g < 4; g++)
+    for (j = 0; j < H; j++) {
+      if (!rows) mgopt_tensor_set_f64(t, g * H + j, mgopt_tensor_get_f64(k, from[g] * H + j));
+      for (r = 0; r < rows; r++)
+        mgopt_tensor_set_f64(t, (g * H + j) * rows + r, mgopt_tensor_get_f64(k, r * 4 * H + from[g] * H + j));
+    }
+  return t;
+}
+
+/* keras_lstm(x [B, T, I], h0 [B, H], c0 [B, H], kernel [I, 4H] const,
+   recurrent_kernel [H, 4H] const, bias [4H] const) -> (last_output [B, H],
+   outputs [B, T, H], state_h [B, H], state_c [B, H]); gates i, f, c, o;
+   sigmoid and tanh. The function's or the call's attribute go_backwards
+   (default false) makes the lstm run in reverse (outputs in processing
+   order, as Keras gives them); time_major true takes x as [T, B, I] and
+   gives outputs [T, B, H]. Becomes transpose(x) -> lstm(output_sequence)
+   -> transpose, the weights re-laid once (exact). */
+static int mgopt__fcf_keras_lstm(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                 mgopt_value **outs, char *why, size_t why_cap, void *ud) {
+  static const char *const slots[6] = {"x", "initial_h", "initial_c", "weight_ih", "weight_hh", "bias"};
+  mgopt_value *in[6], *vals[6];
+  mgopt_tensor *k, *r, *b, *wi, *wh, *wb;
+  const mgopt_attr *gb = mgopt_op_attr(call, "go_backwards"), *tm = mgopt_op_attr(call, "time_major");
+  int64_t I, H, i;
+  int backwards, time_major;
+  mgopt_op *l;
+  mgopt_dtype dt;
+  MGOPT__UNUSED(ud);
+  if (!gb) gb = mgopt_function_attr(callee, "go_backwards");
+  if (!tm) tm = mgopt_function_attr(callee, "time_major");
+  backwards = gb && (gb->kind == MGOPT_ATTR_BOOL || gb->kind == MGOPT_ATTR_INT) && gb->u.i != 0;
+  time_major = tm && (tm->kind == MGOPT_ATTR_BOOL || tm->kind == MGOPT_ATTR_INT) && tm->u.i != 0;
+  if (callee->body->nargs != 6 || callee->body->nouts != 4 || call->nouts != 4)
+    return mgopt__fcf_why(why, why_cap, "keras_lstm takes 6 inputs and returns 4 values");
+  for (i = 0; i < 6; i++) {
+    char slot[8];
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    if (!(in[i] = mgopt_op_operand(call, slot))) return mgopt__fcf_why(why, why_cap, "keras_lstm is called without an operand");
+  }
+  k = mgopt_value_const(in[3]);
+  r = mgopt_value_const(in[4]);
+  b = mgopt_value_const(in[5]);
+  if (!k || !r || !b) return mgopt__fcf_why(why, why_cap, "the kernels and the bias are not constants");
+  dt = (mgopt_dtype)k->dtype;
+  if ((dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP16) || r->dtype != dt || b->dtype != dt || in[0]->type.dtype != dt ||
+      in[1]->type.dtype != dt || in[2]->type.dtype != dt)
+    return mgopt__fcf_why(why, why_cap, "keras_lstm needs one float dtype (fp32 or fp16)");
+  if (k->rank != 2 || r->rank != 2 || b->rank != 1 || r->shape[1] % 4 || (H = r->shape[1] / 4) < 1 || r->shape[0] != H ||
+      k->shape[1] != 4 * H || b->shape[0] != 4 * H)
+    return mgopt__fcf_why(why, why_cap, "the kernels are not [I, 4H], [H, 4H] and the bias [4H]");
+  I = k->shape[0];
+  if (in[0]->type.rank != 3 || !mgopt_dim_is_static(in[0]->type.dims[2]) || in[0]->type.dims[2].v != I ||
+      in[1]->type.rank != 2 || in[2]->type.rank != 2)
+    return mgopt__fcf_why(why, why_cap, "x is not [B, T, I] or the states not [B, H]");
+  if (!build) return 1;
+  wi = mgopt__fcf_lstm_weight(p, k, I, H);
+  wh = mgopt__fcf_lstm_weight(p, r, H, H);
+  wb = mgopt__fcf_lstm_weight(p, b, 0, H);
+  if (!wi || !wh || !wb) return -1;
+  vals[0] = time_major ? in[0] : mgopt__fcf_swap01(p, call, in[0], "lstm_x");
+  vals[1] = in[1];
+  vals[2] = in[2];
+  vals[3] = mgopt_build_const(p, call->parent, call, mgopt_program_fresh_name(p, "lstm_weight_ih"), wi);
+  vals[4] = mgopt_build_const(p, call->parent, call, mgopt_program_fresh_name(p, "lstm_weight_hh"), wh);
+  vals[5] = mgopt_build_const(p, call->parent, call, mgopt_program_fresh_name(p, "lstm_bias"), wb);
+  for (i = 0; i < 6; i++)
+    if (!vals[i]) return mgopt_program_status(p) ? -1 : 0;
+  l = mgopt_build_op(p, call->parent, call, "lstm", mgopt_program_fresh_name(p, "lstm"), 6, slots, vals, 3);
+  if (!l || mgopt_value_set_name(l->outs[0], mgopt_program_fresh_name(p, "lstm_sequence")) ||
+      mgopt_value_set_name(l->outs[1], mgopt_program_fresh_name(p, "lstm_h")) ||
+      mgopt_value_set_name(l->outs[2], mgopt_program_fresh_name(p, "lstm_c")) || mgopt_op_set_bool(l, "output_sequence", 1) ||
+      mgopt_op_set_string(l, "direction", backwards ? "reverse" : "forward"))
+    return -1;
+  if (mgopt_op_infer(p, l, NULL) != MGOPT_OK) return mgopt__fcf_why(why, why_cap, "the lstm does not type check");
+  /* last_output is state_h; its own value, so both may keep a graph output's name */
+  {
+    static const char *const xs[1] = {"x"};
+    mgopt_op *id = mgopt_build_op(p, call->parent, call, "identity", mgopt_program_fresh_name(p, "lstm_last"), 1, xs,
+                                  &l->outs[1], 1);
+    if (!id || mgopt_op_infer(p, id, NULL) != MGOPT_OK) return mgopt_program_status(p) ? -1 : 0;
+    outs[0] = id->outs[0];
+  }
+  outs[1] = time_major ? l->outs[0] : mgopt__fcf_swap01(p, call, l->outs[0], "lstm_outputs");
+  outs[2] = l->outs[1];
+  outs[3] = l->outs[2];
+  return outs[1] ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- lookup */
+
+static const mgopt_composite *mgopt__fcf_find(const mgopt__fcf *F, const char *name) {
+  int32_t i;
+  if (F->cfg)
+    for (i = 0; i < F->cfg->ncomposites; i++)
+      if (F->cfg->composites[i].implements && strcmp(F->cfg->composites[i].implements, name) == 0 &&
+          F->cfg->composites[i].fuse)
+        return &F->cfg->composites[i];
+  if (F->cfg && F->cfg->no_builtins) return NULL;
+  for (i = 0; i < F->nbuiltins; i++)
+    if (strcmp(F->builtins[i].implements, name) == 0) return &F->builtins[i];
+  return NULL;
+}
+
+/* The composite named by the option string bind="a::B=name;..." for function fname, into buf. */
+static const char *mgopt__fcf_bound_opt(const char *spec, const char *fname, char *buf, size_t cap) {
+  size_t fl = strlen(fname);
+  while (spec && *spec) {
+    const char *end = strchr(spec, ';'), *eq;
+    size_t len = end ? (size_t)(end - spec) : strlen(spec);
+    eq = (const char *)memchr(spec, '=', len);
+    if (eq && (size_t)(eq - spec) == fl && memcmp(spec, fname, fl) == 0) {
+      size_t n = len - fl - 1;
+      if (n + 1 > cap) n = cap - 1;
+      memcpy(buf, eq + 1, n);
+      buf[n] = 0;
+      return buf;
+    }
+    spec = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* The composite function f names, or NULL: its implements attribute, else a
+   binding, else (default names) the part of "domain::Name" after "::". */
+static const char *mgopt__fcf_names(const mgopt__fcf *F, const mgopt_function *f, char *buf, size_t cap) {
+  const mgopt_attr *a = mgopt_function_attr(f, "implements");
+  const char *s;
+  int32_t i;
+  if (a && a->kind == MGOPT_ATTR_STRING && a->u.s.ptr) {
+    size_t n = a->u.s.len < cap ? a->u.s.len : cap - 1;
+    memcpy(buf, a->u.s.ptr, n);
+    buf[n] = 0;
+    return buf;
+  }
+  if ((s = mgopt__fcf_bound_opt(F->ctx->opts[0].s, f->name, buf, cap)) != NULL) return s;
+  if (F->cfg)
+    for (i = 0; i < F->cfg->nbindings; i++)
+      if (F->cfg->bindings[i].function && F->cfg->bindings[i].implements &&
+          strcmp(F->cfg->bindings[i].function, f->name) == 0)
+        return F->cfg->bindings[i].implements;
+  if (F->cfg && F->cfg->no_default_names) return NULL;
+  s = strstr(f->name, "::");
+  if (!s || strchr(f->name, '@')) return NULL;
+  while (strstr(s + 2, "::")) s = strstr(s + 2, "::");
+  return mgopt__fcf_find(F, s + 2) ? s + 2 : NULL;
+}
+
+static void mgopt__fcf_report(mgopt__fcf *F, int32_t fi, const mgopt_function *f, const mgopt_op *call,
+                              const char *implements, const char *why) {
+  if (F->reported[fi]) return;
+  F->reported[fi] = 1;
+  if (F->cfg && F->cfg->report) F->cfg->report(F->cfg->report_ud, f, call, implements, why);
+}
+
+static int mgopt__fcf_visit(mgopt_op *op, void *ud) {
+  mgopt__fcf *F = (mgopt__fcf *)ud;
+  mgopt_function *f;
+  const mgopt__map_slot *sl;
+  int64_t fi;
+  if (op->kind != MGOPT_OP_OPAQUE || !(f = mgopt_op_callee(op))) return 0;
+  sl = mgopt__map_find(&F->fn_info, mgopt__map_ptr_key(f));
+  if (!sl) return 0;
+  fi = sl->v.i - 1;
+  if (!F->impl[fi] || !F->comp[fi]) return 0;
+  F->ncalls_of[fi]++;
+  if (F->ncalls == F->calls_cap) {
+    void *arr = F->calls;
+    if (!mgopt__grow(&F->ctx->program->alloc, &arr, &F->calls_cap, F->ncalls + 1, sizeof *F->calls)) {
+      F->oom = 1;
+      return 1;
+    }
+    F->calls = (mgopt__fcf_call *)arr;
+  }
+  F->calls[F->ncalls].call = op;
+  F->calls[F->ncalls].c = F->comp[fi];
+  F->calls[F->ncalls].implements = F->impl[fi];
+  F->ncalls++;
+  return 0;
+}
+
+/* Erases the ops between `after` (exclusive; NULL: the block's start) and `call`, last first. */
+static void mgopt__fcf_unbuild(mgopt_op *after, mgopt_op *call) {
+  while (call->prev && call->prev != after) {
+    mgopt_op *o = call->prev;
+    int32_t i;
+    for (i = 0; i < o->nouts; i++)
+      if (o->outs[i]->nuses) return; /* read by something older: cannot be ours */
+    mgopt_op_erase(o);
+  }
+}
+
+/* 1 when v is an output of an op between `after` and `call`. */
+static int mgopt__fcf_built(const mgopt_op *after, const mgopt_op *call, const mgopt_value *v) {
+  const mgopt_op *o;
+  for (o = call->prev; o && o != after; o = o->prev)
+    if (v->def == o) return 1;
+  return 0;
+}
+
+/* Fuses one call: 1 fused, 0 left alone (why says why), -1 out of memory. */
+static int mgopt__fcf_fuse(mgopt__fcf *F, const mgopt__fcf_call *c, char *why) {
+  mgopt_program *p = F->ctx->program;
+  mgopt_op *call = c->call, *after = call->prev, *o;
+  mgopt_function *callee = mgopt_op_callee(call);
+  mgopt_value *outs[64];
+  int32_t i;
+  int r;
+  if (call->nouts > 64) return mgopt__fcf_why(why, MGOPT__FCF_WHY, "too many outputs");
+  for (i = 0; i < call->nouts; i++) outs[i] = NULL;
+  r = c->c->fuse(p, call, callee, 1, outs, why, MGOPT__FCF_WHY, c->c->ud);
+  if (r < 0 || mgopt_program_status(p)) return -1;
+  for (o = after ? after->next : call->parent->first; r > 0 && o && o != call; o = o->next)
+    if (!mgopt_program_target_accepts(p, o)) {
+      snprintf(why, MGOPT__FCF_WHY, "the target cannot express the fused %s", o->type);
+      r = 0;
+    }
+  for (i = 0; r > 0 && i < call->nouts; i++) {
+    if (!outs[i] || outs[i] == call->outs[i]) {
+      snprintf(why, MGOPT__FCF_WHY, "output %d has no replacement", (int)i);
+      r = 0;
+    } else if (mgopt__fcf_built(after, call, outs[i]) ? !mgopt__pu_adopt_type(p, outs[i], call->outs[i])
+                                                      : !mgopt__pu_replace_fits(p, call->outs[i], outs[i])) {
+      snprintf(why, MGOPT__FCF_WHY, "output %d of the fused op is typed unlike the call's", (int)i);
+      r = 0;
+    }
+  }
+  if (r <= 0) {
+    mgopt__fcf_unbuild(after, call);
+    return mgopt_program_status(p) ? -1 : 0;
+  }
+  for (i = 0; i < call->nouts; i++) mgopt_value_replace_all_uses(call->outs[i], outs[i]);
+  for (o = after ? after->next : call->parent->first; o && o != call; o = o->next) mgopt__pu_sync_op_name(o);
+  mgopt_op_erase(call);
+  return 1;
+}
+
+static mgopt_status mgopt__fcf_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  static const mgopt_composite builtins[] = {
+      {"embedding_lookup", mgopt__fcf_embedding_lookup, NULL},
+      {"keras_lstm", mgopt__fcf_keras_lstm, NULL},
+  };
+  mgopt__fcf F;
+  int32_t nf = mgopt_program_function_count(p), i;
+  int64_t k;
+  mgopt_status st = MGOPT_OK;
+  char why[MGOPT__FCF_WHY], nbuf[256];
+  memset(&F, 0, sizeof F);
+  F.ctx = ctx;
+  F.cfg = ctx->composites;
+  F.builtins = builtins;
+  F.nbuiltins = (int32_t)MGOPT__ARRAY_COUNT(builtins);
+  mgopt__map_init(&F.fn_info, &p->alloc);
+  F.impl = (const char **)mgopt_program_alloc(p, sizeof(char *) * (size_t)(nf + 1), 8);
+  F.comp = (const mgopt_composite **)mgopt_program_alloc(p, sizeof(void *) * (size_t)(nf + 1), 8);
+  F.reported = (int *)mgopt_program_alloc(p, sizeof(int) * (size_t)(nf + 1), 8);
+  F.ncalls_of = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+  F.nfused_of = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+  if (!F.impl || !F.comp || !F.reported || !F.ncalls_of || !F.nfused_of)
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nf; i++) {
+    mgopt_function *f = mgopt_program_function_at(p, i);
+    const char *name = mgopt__fcf_names(&F, f, nbuf, sizeof nbuf);
+    mgopt__map_slot *sl = mgopt__map_get(&F.fn_info, mgopt__map_ptr_key(f), NULL);
+    if (!sl) {
+      F.oom = 1;
+      break;
+    }
+    sl->v.i = i + 1;
+    if (!name) continue;
+    F.impl[i] = mgopt_program_intern_cstr(p, name);
+    F.comp[i] = mgopt__fcf_find(&F, name);
+    if (!F.comp[i]) {
+      if (ctx->opts[1].i) {
+        st = mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "function '%s' implements '%s', which is no known composite",
+                            f->name, name);
+        goto done;
+      }
+      mgopt__fcf_report(&F, i, f, NULL, F.impl[i], "no composite of that name");
+    }
+  }
+  if (!F.oom) mgopt_program_walk(p, mgopt__fcf_visit, &F);
+  if (F.oom || mgopt_program_status(p)) {
+    st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  /* strict: every call is asked first, so a refusal changes nothing */
+  for (k = 0; ctx->opts[1].i && k < F.ncalls; k++) {
+    mgopt_value *outs[64];
+    mgopt_op *call = F.calls[k].call;
+    int r;
+    why[0] = 0;
+    r = call->nouts > 64 ? 0
+                         : F.calls[k].c->fuse(p, call, mgopt_op_callee(call), 0, outs, why, sizeof why, F.calls[k].c->ud);
+    if (r < 0) {
+      st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    if (r == 0) {
+      st = mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "function '%s' does not look like composite '%s': %s",
+                          mgopt_op_callee(call)->name, F.calls[k].implements, why);
+      goto done;
+    }
+  }
+  for (k = 0; k < F.ncalls; k++) {
+    mgopt_function *callee = mgopt_op_callee(F.calls[k].call);
+    const mgopt__map_slot *sl = mgopt__map_find(&F.fn_info, mgopt__map_ptr_key(callee));
+    int r;
+    why[0] = 0;
+    r = mgopt__fcf_fuse(&F, &F.calls[k], why);
+    if (r < 0) {
+      st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    if (r > 0) {
+      ctx->rewrites++;
+      if (sl) F.nfused_of[sl->v.i - 1]++;
+    } else if (sl) mgopt__fcf_report(&F, (int32_t)(sl->v.i - 1), callee, F.calls[k].call, F.calls[k].implements, why);
+  }
+  /* a composite function whose every call was fused is gone with its calls */
+  for (i = nf - 1; i >= 0; i--)
+    if (F.nfused_of[i] && F.nfused_of[i] == F.ncalls_of[i]) {
+      mgopt_function *f = mgopt_program_function_at(p, i);
+      if (strcmp(f->name, "main") != 0) mgopt__function_drop(f);
+    }
+done:
+  if (F.calls) mgopt__heap_free(&p->alloc, F.calls, (size_t)F.calls_cap * sizeof *F.calls);
+  mgopt__map_free(&F.fn_info);
+  return st;
+}
+
+static const mgopt_opt_def mgopt__fcf_opts[] = {
+    {"bind", MGOPT_OPT_STRING, "", "functions bound to composites by IR name: \"dom::Name=composite;...\""},
+    {"strict", MGOPT_OPT_BOOL, "false", "fail, changing nothing, when a function naming a composite cannot be fused"}};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, fuse_composite_functions,
+                                "calls of functions implementing a composite op become the fused op",
+                                mgopt__fcf_opts, mgopt__fcf_run);
+/* src/passes/tflite/inline_functions.c — tflite::inline_functions: each call of a program function is replaced by a copy of the function's body.
+
+   Spec: tflite_operation_fusion.md, "Extending the TensorFlow Lite
+   converter": functions are kept until the composite ones were fused
+   (tflite::fuse_composite_functions), then the others are inlined so the
+   graph is flat for the passes and writers that follow.
+
+   Before:
+     "t::f"(%a: (2, fp32), %b: (2, fp32)) {
+       %s: (2, fp32) = add(x=%a, y=%b)
+       %r: (2, fp32) = relu(x=%s)
+     } -> (%r)
+     main(%x: (2, fp32)) {
+       %y: (2, fp32) = "t::f"(in0=%x, in1=%x)
+       %z: (2, fp32) = exp(x=%y)
+     } -> (%z)
+   After:
+     main(%x: (2, fp32)) {
+       %y_s: (2, fp32) = add(x=%x, y=%x)
+       %y: (2, fp32) = relu(x=%y_s)
+       %z: (2, fp32) = exp(x=%y)
+     } -> (%z)
+
+   A call is an opaque op whose type names one of the program's functions
+   (mgopt_op_callee); its operand "in<i>" is the function's input i. The
+   body's ops are copied before the call (nested blocks, attributes, names
+   and the has-effects flag included): a copied value is named
+   "<call output>_<body name>", except that the value a body output gives
+   takes the call output's name. A function whose every call was inlined is
+   removed; main and functions never called stay. Calls inside an inlined
+   body are inlined in the next round, up to 64 rounds (a function calling
+   itself stops there).
+   Options: functions="a::F;b::G" inlines only those (empty: every function).
+   Fires on: every call of a function of the program.
+   Must not fire: a call of a function kept outside the IR (an ONNX
+   function kept as it came: not a callee); a call leaving out an input the
+   body reads; a call of the function that holds it (recursion); a call
+   whose output count differs from the function's; a body referring to
+   the function's attributes (an ONNX ref_attr_name: its value is the
+   call's).
+   Cost: one walk per round plus the size of the copied bodies. */
+
+typedef struct mgopt__inl {
+  mgopt_program *p;
+  mgopt__map vmap; /* body value -> copy */
+  const char *prefix;
+  int oom;
+} mgopt__inl;
+
+static mgopt_value *mgopt__inl_get(const mgopt__inl *I, mgopt_value *v) {
+  const mgopt__map_slot *sl = v ? mgopt__map_find(&I->vmap, mgopt__map_ptr_key(v)) : NULL;
+  return sl ? (mgopt_value *)sl->v.p : v;
+}
+
+static void mgopt__inl_put(mgopt__inl *I, const mgopt_value *from, mgopt_value *to) {
+  mgopt__map_slot *sl = mgopt__map_get(&I->vmap, mgopt__map_ptr_key(from), NULL);
+  if (!sl) I->oom = 1;
+  else sl->v.p = to;
+}
+
+static const char *mgopt__inl_name(mgopt__inl *I, const mgopt_value *v) {
+  return mgopt__pu_name2(I->p, I->prefix, mgopt__pu_value_name(v));
+}
+
+static int mgopt__inl_block(mgopt__inl *I, const mgopt_block *src, mgopt_block *dst, mgopt_op *pos, int depth);
+
+/* A copy of op inserted before pos (or appended to dst when pos is NULL). */
+static int mgopt__inl_op(mgopt__inl *I, const mgopt_op *op, mgopt_block *dst, mgopt_op *pos, int depth) {
+  mgopt_program *p = I->p;
+  mgopt_op *n = mgopt_op_new(p, op->type, op->nouts, op->nblocks);
+  int32_t s, k, i;
+  if (!n) return 0;
+  for (s = 0; s < op->nslots; s++) {
+    const mgopt_slot *sl = &op->slots[s];
+    if (sl->is_list) {
+      mgopt_value **vals = (mgopt_value **)mgopt_program_alloc(p, sizeof(mgopt_value *) * (size_t)(sl->n + 1), 8);
+      if (!vals) return 0;
+      for (k = 0; k < sl->n; k++) vals[k] = mgopt__inl_get(I, sl->uses[k].value);
+      if (mgopt_op_set_operand_list(n, sl->name, vals, sl->n)) return 0;
+    } else if (mgopt_op_set_operand(n, sl->name, sl->n ? mgopt__inl_get(I, sl->uses[0].value) : NULL)) {
+      return 0;
+    }
+  }
+  for (i = 0; i < op->nattrs; i++)
+    if (mgopt_op_set_attr(n, &op->attrs[i])) return 0;
+  n->flags |= op->flags & (MGOPT_OP_HAS_EFFECTS | MGOPT_OP_ONNX_CONSTANT_NODE);
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *o = op->outs[i];
+    if (mgopt__type_copy(p, &n->outs[i]->type, &o->type)) return 0;
+    n->outs[i]->flags = o->flags;
+    if (mgopt_value_set_name(n->outs[i], mgopt__inl_name(I, o))) return 0;
+    mgopt__inl_put(I, o, n->outs[i]);
+  }
+  if (op->name && mgopt_op_set_name(n, op->nouts && op->name == op->outs[0]->name ? n->outs[0]->name
+                                                                                    : mgopt__pu_name2(p, I->prefix, op->name)))
+    return 0;
+  if (pos) mgopt_op_insert_before(n, pos);
+  else mgopt_op_append(n, dst);
+  for (i = 0; i < op->nblocks; i++) {
+    const mgopt_block *sb = op->blocks[i];
+    mgopt_block *nb = n->blocks[i];
+    nb->name = sb->name;
+    for (k = 0; k < sb->nargs; k++) {
+      mgopt_value *a = mgopt_block_add_arg(nb, mgopt__inl_name(I, sb->args[k]), &sb->args[k]->type);
+      if (!a) return 0;
+      mgopt__inl_put(I, sb->args[k], a);
+    }
+    if (!mgopt__inl_block(I, sb, nb, NULL, depth + 1)) return 0;
+    for (k = 0; k < sb->nouts; k++)
+      if (mgopt_block_add_output(nb, mgopt__inl_get(I, sb->outs[k]->value))) return 0;
+  }
+  return !I->oom && !mgopt_program_status(p);
+}
+
+/* 1 when an op of block b (nested blocks included) refers to an attribute of
+   the function holding it (an ONNX ref_attr_name): the copy would need the
+   call's attribute values. */
+static int mgopt__inl_refers(const mgopt_block *b, int depth) {
+  const mgopt_op *o;
+  int32_t i;
+  if (depth > 64) return 1;
+  for (o = b->first; o; o = o->next) {
+    for (i = 0; i < o->nattrs; i++)
+      if (o->attrs[i].kind == MGOPT_ATTR_BYTES && (o->attrs[i].tag & MGOPT_ONNX_ATTR_REF)) return 1;
+    for (i = 0; i < o->nblocks; i++)
+      if (mgopt__inl_refers(o->blocks[i], depth + 1)) return 1;
+  }
+  return 0;
+}
+
+static int mgopt__inl_block(mgopt__inl *I, const mgopt_block *src, mgopt_block *dst, mgopt_op *pos, int depth) {
+  const mgopt_op *o;
+  if (depth > 64) return 0;
+  for (o = src->first; o; o = o->next)
+    if (!mgopt__inl_op(I, o, dst, pos, depth)) return 0;
+  return 1;
+}
+
+/* 1 when function name is one of "a;b;..." (an empty list names every function). */
+static int mgopt__inl_listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  if (!list || !*list) return 1;
+  while (*list) {
+    const char *end = strchr(list, ';');
+    size_t len = end ? (size_t)(end - list) : strlen(list);
+    if (len == n && memcmp(list, name, n) == 0) return 1;
+    if (!end) break;
+    list = end + 1;
+  }
+  return 0;
+}
+
+typedef struct mgopt__inl_calls {
+  mgopt_program *p;
+  const char *only;
+  mgopt_op **ops;
+  int64_t n, cap;
+  int oom;
+} mgopt__inl_calls;
+
+static int mgopt__inl_collect(mgopt_op *op, void *ud) {
+  mgopt__inl_calls *C = (mgopt__inl_calls *)ud;
+  mgopt_function *f;
+  if (op->kind != MGOPT_OP_OPAQUE || !(f = mgopt_op_callee(op)) || !mgopt__inl_listed(C->only, f->name)) return 0;
+  if (C->n == C->cap) {
+    void *arr = C->ops;
+    if (!mgopt__grow(&C->p->alloc, &arr, &C->cap, C->n + 1, sizeof *C->ops)) {
+      C->oom = 1;
+      return 1;
+    }
+    C->ops = (mgopt_op **)arr;
+  }
+  C->ops[C->n++] = op;
+  return 0;
+}
+
+/* 1 when v is an output of an op copied between `after` and `call`. */
+static int mgopt__inl_copied(const mgopt_op *after, const mgopt_op *call, const mgopt_value *v) {
+  const mgopt_op *o;
+  if (!v->def) return 0;
+  for (o = call->prev; o && o != after; o = o->prev)
+    if (o == v->def) return 1;
+  return 0;
+}
+
+/* The calls of each function fns[0..nf) now, into count. 0 on OOM. */
+static int mgopt__inl_count(mgopt__inl_calls *C, mgopt_function *const *fns, int32_t nf, int64_t *count) {
+  mgopt__map m;
+  int64_t k;
+  int32_t i;
+  int ok = 1;
+  mgopt__map_init(&m, &C->p->alloc);
+  for (i = 0; i < nf; i++) {
+    mgopt__map_slot *sl = mgopt__map_get(&m, mgopt__map_ptr_key(fns[i]), NULL);
+    count[i] = 0;
+    if (!sl) ok = 0;
+    else sl->v.i = i;
+  }
+  C->n = 0;
+  C->only = NULL;
+  if (ok) mgopt_program_walk(C->p, mgopt__inl_collect, C);
+  for (k = 0; ok && k < C->n; k++) {
+    const mgopt__map_slot *sl = mgopt__map_find(&m, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
+    if (sl) count[sl->v.i]++;
+  }
+  mgopt__map_free(&m);
+  return ok && !C->oom;
+}
+
+/* Inlines one call: 1 done, 0 left alone, -1 out of memory. */
+static int mgopt__inl_call(mgopt_program *p, mgopt_op *call) {
+  mgopt_function *f = mgopt_op_callee(call);
+  const mgopt_block *body = f->body;
+  mgopt__inl I;
+  mgopt_op *after = call->prev;
+  mgopt_value *outs[256];
+  const char *names[256];
+  int follows[256];
+  int32_t i, j;
+  int ok;
+  if (call->parent->func == f || call->nouts != body->nouts || call->nouts > 256 || mgopt__inl_refers(body, 0)) return 0;
+  memset(&I, 0, sizeof I);
+  I.p = p;
+  mgopt__map_init(&I.vmap, &p->alloc);
+  I.prefix = mgopt__pu_name2(p, call->nouts ? mgopt__pu_value_name(call->outs[0]) : "call", "_");
+  ok = I.prefix != NULL;
+  for (i = 0; ok && i < body->nargs; i++) {
+    char slot[24];
+    mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    v = mgopt_op_operand(call, slot);
+    if (!v && body->args[i]->nuses) ok = 0;
+    else if (v) mgopt__inl_put(&I, body->args[i], v);
+  }
+  if (ok && !mgopt__inl_block(&I, body, call->parent, call, 0)) ok = -1;
+  for (i = 0; ok > 0 && i < call->nouts; i++) {
+    mgopt_value *to = mgopt__inl_get(&I, body->outs[i]->value);
+    /* an input the call left out; or a value that is not a copy (an operand
+       passed through) standing for a function output, which would lose its name */
+    if (to->owner == body || (!mgopt__inl_copied(after, call, to) && mgopt_value_is_block_output(call->outs[i]))) ok = 0;
+  }
+  if (ok <= 0) {
+    while (call->prev && call->prev != after) mgopt_op_erase(call->prev);
+    mgopt__map_free(&I.vmap);
+    return I.oom || mgopt_program_status(p) ? -1 : 0;
+  }
+  for (i = 0; i < call->nouts; i++) {
+    outs[i] = mgopt__inl_get(&I, body->outs[i]->value);
+    follows[i] = mgopt__inl_copied(after, call, outs[i]) && outs[i]->def->name == outs[i]->name;
+    /* a copied value standing for a call output takes that output's name
+       (the first output it stands for) once the call is gone; a function
+       output's name moves by itself */
+    names[i] = mgopt__inl_copied(after, call, outs[i]) && !mgopt_value_is_block_output(call->outs[i])
+                   ? call->outs[i]->name
+                   : NULL;
+    for (j = 0; j < i; j++)
+      if (outs[j] == outs[i]) names[i] = NULL, follows[i] = 0;
+    mgopt_value_replace_all_uses(call->outs[i], outs[i]);
+  }
+  mgopt__map_free(&I.vmap);
+  mgopt_op_erase(call);
+  for (i = 0; i < call->nouts; i++) {
+    if (names[i] && mgopt_value_set_name(outs[i], names[i])) return -1;
+    if (follows[i] && mgopt_op_set_name(outs[i]->def, outs[i]->name)) return -1;
+  }
+  return mgopt_program_status(p) ? -1 : 1;
+}
+
+static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
+  mgopt_program *p = ctx->program;
+  int32_t nf = mgopt_program_function_count(p), i, round;
+  int64_t k, *calls_before;
+  mgopt_function **fns;
+  mgopt__inl_calls C;
+  memset(&C, 0, sizeof C);
+  C.p = p;
+  C.only = ctx->opts[0].s;
+  fns = (mgopt_function **)mgopt_program_alloc(p, sizeof(void *) * (size_t)(nf + 1), 8);
+  calls_before = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+  if (!fns || !calls_before) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  for (i = 0; i < nf; i++) fns[i] = mgopt_program_function_at(p, i);
+  if (!mgopt__inl_count(&C, fns, nf, calls_before)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  C.only = ctx->opts[0].s;
+  for (round = 0; round < 64; round++) {
+    int64_t done = 0;
+    C.n = 0;
+    mgopt_program_walk(p, mgopt__inl_collect, &C);
+    if (C.oom) break;
+    for (k = 0; k < C.n; k++) {
+      int r = mgopt__inl_call(p, C.ops[k]);
+      if (r < 0) {
+        C.oom = 1;
+        break;
+      }
+      done += r;
+    }
+    ctx->rewrites += done;
+    if (!done || C.oom) break;
+  }
+  if (C.oom || mgopt_program_status(p)) {
+    if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  /* a function that had calls and has none left goes (main stays) */
+  if (ctx->rewrites) {
+    int64_t *left = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
+    if (!left || !mgopt__inl_count(&C, fns, nf, left)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; i < nf; i++)
+      if (calls_before[i] && !left[i] && strcmp(fns[i]->name, "main") != 0) mgopt__function_drop(fns[i]);
+  }
+  if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
+  return MGOPT_OK;
+}
+
+static const mgopt_opt_def mgopt__inl_opts[] = {
+    {"functions", MGOPT_OPT_STRING, "", "only calls of these functions: \"a::F;b::G\" (empty: every function)"}};
+
+MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, inline_functions, "each call of a program function becomes a copy of its body",
+                                mgopt__inl_opts, mgopt__inl_run);
+/* src/passes/tflite/fuse_activation.c — tflite::fuse_activation: a relu or relu6 after a conv or fully connected layer becomes that op's fused_activation.
+
+   Spec: tflite_operation_fusion.md, "What are fused operations": convolution
+   (conv2d, bias add, relu) and fully connected (matmul, bias add, relu) are
+   single fused TFLite ops. conv and linear carry the activation in their
+   optional attribute fused_activation ("none", "relu", "relu6"); the
+   evaluator applies it, and the ONNX writer writes it back as the plain
+   sequence (Conv/Gemm, then Relu or Clip(0, 6)), so a file never changes
+   meaning. Biases fused by fuse_conv_bias / fuse_linear_bias first are the
+   op's bias operand here.
+
+   Before:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %w: (3, 2, 1, 1, fp32)* = const(val=[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[6]]]])
+       %c: (1, 3, 4, 4, fp32) = conv(x=%x, weight=%w)
+       %y: (1, 3, 4, 4, fp32) = relu(x=%c)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 4, 4, fp32)) {
+       %w: (3, 2, 1, 1, fp32)* = const(val=[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[6]]]])
+       %y: (1, 3, 4, 4, fp32) = conv(x=%x, weight=%w, fused_activation="relu")
+     } -> (%y)
+
+   The activations: relu; relu6; clip(alpha=0, beta=6) (ONNX's Clip(0, 6))
+   as relu6 and clip(alpha=0) without an upper bound as relu. The fully
+   connected forms: linear (+ bias), and matmul(x, W) with W a constant
+   matrix (transpose_x false), optionally followed by add(., c) with c a
+   constant vector of W's output width, become
+   linear(x, weight=W^T, bias=c, fused_activation=...) (the weight
+   transposed once; exact).
+   Numeric contract: exact. The activation clamps the op's rounded output
+   (max(0, y), min(max(0, y), 6)), which is what the separate op did.
+   Fires on: the patterns above where each value between the first op and
+   the activation is read only by the next op and is no block output, the
+   dtype is a float one, the op has no fused activation yet, and the target
+   accepts the fused op.
+   Must not fire: an extra reader of the pre-activation value; a
+   pre-activation value that is a block output; other activations (sigmoid,
+   leaky_relu, clip to other bounds); a conv_transpose; a non-constant
+   matmul weight or bias, a bias of another shape; transposed matmul
+   inputs x; integer dtypes.
+   Cost: worklist patterns, O(activations), plus the transposed weight. */
+
+/* The activation op act stands for: "relu", "relu6" or NULL. */
+static const char *mgopt__fa_kind(const mgopt_op *act) {
+  if (act->kind == MGOPT_OP_relu) return "relu";
+  if (act->kind == MGOPT_OP_relu6) return "relu6";
+  if (act->kind == MGOPT_OP_clip) {
+    double lo = mgopt_op_get_float(act, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(act, "beta", HUGE_VAL);
+    if (lo == 0.0 && hi == 6.0) return "relu6";
+    if (lo == 0.0 && hi == HUGE_VAL) return "relu";
+  }
+  return NULL;
+}
+
+/* 1 when v is read by one op only and is no block output. */
+static int mgopt__fa_private(const mgopt_value *v) { return mgopt__pu_single_use(v) && !mgopt__pu_is_block_output(v); }
+
+/* The activation's output name moves to v (the fused op's output). */
+static void mgopt__fa_take_name(mgopt_rewriter *rw, mgopt_op *act, mgopt_value *v) {
+  const char *name = act->outs[0]->name;
+  int out = mgopt__pu_is_block_output(act->outs[0]);
+  mgopt__pu_replace_value(rw, act->outs[0], v);
+  mgopt_rw_erase(rw, act);
+  if (!out && name) mgopt__pu_rename(v, name);
+  mgopt__pu_sync_op_name(v->def);
+}
+
+/* conv / linear (+ bias) -> act */
+static int mgopt__fa_direct(mgopt_rewriter *rw, mgopt_op *act, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *v = mgopt_op_operand(act, "x");
+  const char *kind = mgopt__fa_kind(act);
+  mgopt_op *d;
+  MGOPT__UNUSED(ud);
+  if (!kind || !v || act->nouts != 1 || !(d = v->def) || (d->kind != MGOPT_OP_conv && d->kind != MGOPT_OP_linear) ||
+      d->nouts != 1 || mgopt__pu_fused_act(d) || !mgopt__fa_private(v) ||
+      !mgopt_dtype_is_float((mgopt_dtype)v->type.dtype) || act->outs[0]->type.dtype != v->type.dtype ||
+      !mgopt__pu_replace_fits(p, act->outs[0], v))
+    return 0;
+  if (mgopt_op_set_string(d, "fused_activation", kind)) return 0;
+  if (!mgopt_program_target_accepts(p, d)) {
+    mgopt_op_remove_attr(d, "fused_activation");
+    return 0;
+  }
+  mgopt__fa_take_name(rw, act, v);
+  return 1;
+}
+
+/* matmul(x, W) (+ c) -> act becomes linear(x, W^T, c, fused_activation) */
+static int mgopt__fa_matmul(mgopt_rewriter *rw, mgopt_op *act, void *ud) {
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *v = mgopt_op_operand(act, "x"), *mv, *x, *wv, *vals[3];
+  const char *kind = mgopt__fa_kind(act), *name;
+  mgopt_op *add = NULL, *mm, *lin;
+  mgopt_tensor *w, *c = NULL, *wt;
+  mgopt_dtype dt;
+  MGOPT__UNUSED(ud);
+  if (!kind || !v || act->nouts != 1 || !v->def || !mgopt__fa_private(v)) return 0;
+  mv = v;
+  if (v->def->kind == MGOPT_OP_add && v->def->nouts == 1) {
+    mgopt_value *a = mgopt_op_operand(v->def, "x"), *b = mgopt_op_operand(v->def, "y");
+    add = v->def;
+    if (a && b && (c = mgopt_value_const(b)) != NULL && a->def && a->def->kind == MGOPT_OP_matmul) mv = a;
+    else if (a && b && (c = mgopt_value_const(a)) != NULL && b->def && b->def->kind == MGOPT_OP_matmul) mv = b;
+    else return 0;
+    if (!mgopt__fa_private(mv)) return 0;
+  }
+  mm = mv->def;
+  if (!mm || mm->kind != MGOPT_OP_matmul || mm->nouts != 1 || mgopt_op_get_bool(mm, "transpose_x", 0)) return 0;
+  x = mgopt_op_operand(mm, "x");
+  wv = mgopt_op_operand(mm, "y");
+  if (!x || !wv || !(w = mgopt_value_const(wv)) || w->rank != 2 || mgopt_value_const(x)) return 0;
+  dt = (mgopt_dtype)w->dtype;
+  if (!mgopt__pw_is_float_weight(dt) || x->type.dtype != dt || act->outs[0]->type.dtype != dt || x->type.rank < 1)
+    return 0;
+  wt = mgopt_op_get_bool(mm, "transpose_y", 0) ? w : mgopt__tensor_transpose2d(p, w); /* [N, K] */
+  if (!wt) return 0;
+  if (c && (c->dtype != dt || c->rank != 1 || c->shape[0] != wt->shape[0])) return 0;
+  if (!mgopt__pu_replace_fits(p, act->outs[0], v)) return 0;
+  name = mgopt__pu_value_name(act->outs[0]);
+  vals[0] = x;
+  vals[1] = wt == w ? wv : mgopt_rw_const(rw, mm, mgopt__pu_name2(p, mgopt__pu_value_name(wv), "_transposed"), wt);
+  vals[2] = c ? (mgopt_value_const(mgopt_op_operand(add, "y")) == c ? mgopt_op_operand(add, "y") : mgopt_op_operand(add, "x"))
+              : NULL;
+  if (!vals[1]) return 0;
+  lin = mgopt_rw_create(rw, act, "linear", mgopt__pu_name2(p, name, "_fused"), c ? 3 : 2, slots, vals, 1);
+  if (!lin || mgopt_op_set_string(lin, "fused_activation", kind) || mgopt_op_infer(p, lin, NULL) != MGOPT_OK ||
+      !mgopt_program_target_accepts(p, lin) || !mgopt__pu_adopt_type(p, lin->outs[0], act->outs[0])) {
+    if (lin) mgopt_rw_erase(rw, lin);
+    if (vals[1] != wv) mgopt_rw_erase(rw, vals[1]->def);
+    return 0;
+  }
+  mgopt__fa_take_name(rw, act, lin->outs[0]);
+  if (add) mgopt__pu_erase_with_consts(rw, add);
+  mgopt__pu_erase_with_consts(rw, mm);
+  return 1;
+}
+
+static const mgopt_pattern mgopt__fa_patterns[] = {
+    {"relu_direct", MGOPT_OP_relu, NULL, 2, mgopt__fa_direct, NULL},
+    {"relu6_direct", MGOPT_OP_relu6, NULL, 2, mgopt__fa_direct, NULL},
+    {"clip_direct", MGOPT_OP_clip, NULL, 2, mgopt__fa_direct, NULL},
+    {"relu_matmul", MGOPT_OP_relu, NULL, 1, mgopt__fa_matmul, NULL},
+    {"relu6_matmul", MGOPT_OP_relu6, NULL, 1, mgopt__fa_matmul, NULL},
+    {"clip_matmul", MGOPT_OP_clip, NULL, 1, mgopt__fa_matmul, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(tflite, tflite, fuse_activation,
+                           "a relu or relu6 after a conv or fully connected layer becomes its fused_activation",
+                           mgopt__fa_patterns);
 /* src/passes/relay/legalize.c — relay::legalize: ops a target runtime lacks become equivalent subgraphs, by registered legalizations.
 
    Spec: tvm_relay_passes.md, "Legalize()": for an op with a registered

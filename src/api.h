@@ -326,6 +326,11 @@ struct mgopt_function {
   const char *opset;      /* e.g. "CoreML7"; NULL if none */
   mgopt_block *body;      /* inputs = body->args, outputs = body->outs */
   mgopt_program *program;
+  /* the function's own attributes (e.g. `implements`: the composite op it
+     stands for); names interned, in the arena. In .mil text:
+     `name[opset] attributes(key=literal, ...) (args) { ... }` */
+  int32_t nattrs;
+  mgopt_attr *attrs;
 };
 
 /* ---- program ---- */
@@ -357,6 +362,8 @@ MGOPTDEF mgopt_function *mgopt_function_new(mgopt_program *p, const char *name);
    the program's functions (an ONNX model-local function `domain::Name`
    called from a node of that domain and type). NULL for any other op. */
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op);
+/* Attribute `name` of function f as stored, NULL if absent. */
+MGOPTDEF const mgopt_attr *mgopt_function_attr(const mgopt_function *f, const char *name);
 /* Number of live ops in the program, nested blocks included (ops inside the
    blocks of a detached op count too). O(1). */
 MGOPTDEF int64_t mgopt_program_op_count(const mgopt_program *p);
@@ -544,7 +551,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(pad,                             MGOPT__OT_P,    pad,     pad,           1, 1, 0,  pad,            mgopt__ks_pad)                   \
   X(tile,                            MGOPT__OT_P,    tile,    none,          1, 1, 0,  tile,           mgopt__ks_tile)                  \
   X(matmul,                          MGOPT__OT_P,    xy,      matmul,        1, 1, 0,  matmul,         mgopt__kr_matmul)                \
-  X(linear,                          MGOPT__OT_P,    linear,  none,          1, 1, 0,  linear,         mgopt__kr_linear)                \
+  X(linear,                          MGOPT__OT_P,    linear,  linear,        1, 1, 0,  linear,         mgopt__kr_linear)                \
   X(conv,                            MGOPT__OT_LS,   linear,  conv,          1, 1, 0,  conv,           mgopt__kn_conv)                  \
   X(conv_transpose,                  MGOPT__OT_LS,   linear,  convt,         1, 1, 0,  conv,           mgopt__kn_conv)                  \
   X(avg_pool,                        MGOPT__OT_LS,   x,       avg_pool,      1, 1, 0,  pool,           mgopt__kn_pool)                  \
@@ -605,6 +612,9 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
+  X(lstm,                            MGOPT__OT_P,    lstm,    lstm,          3, 3, 0,  recurrent,      mgopt__kq_lstm)                  \
+  X(gru,                             MGOPT__OT_P,    gru,     gru,           2, 2, 0,  recurrent,      mgopt__kq_gru)                   \
+  X(rnn,                             MGOPT__OT_P,    gru,     rnn,           2, 2, 0,  recurrent,      mgopt__kq_rnn)                   \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -905,6 +915,7 @@ typedef struct mgopt_opt_value {
 } mgopt_opt_value;
 
 struct mgopt_compress_config; /* mgopt_passes.h */
+struct mgopt_composites;      /* mgopt_passes.h */
 struct mgopt_legalize_config;  /* mgopt_passes.h */
 
 typedef struct mgopt_pass_ctx {
@@ -917,6 +928,9 @@ typedef struct mgopt_pass_ctx {
   /* per-weight options of the compression passes (mgopt_passes.h), from
      mgopt_pipeline_options; NULL: the pass's options hold for every weight */
   const struct mgopt_compress_config *compress_config;
+  /* the caller's composite ops for tflite::fuse_composite_functions
+     (mgopt_passes.h), from mgopt_pipeline_options; NULL: the built-in ones */
+  const struct mgopt_composites *composites;
   /* the caller's legalizations (relay::legalize), from mgopt_pipeline_options; NULL: none */
   const struct mgopt_legalize_config *legalize_config;
 } mgopt_pass_ctx;
@@ -992,6 +1006,9 @@ typedef struct mgopt_pipeline_options {
   /* per-weight options for the compression passes (mgopt_compress_config in
      mgopt_passes.h); NULL = none */
   const struct mgopt_compress_config *compress_config;
+  /* composite ops for tflite::fuse_composite_functions (mgopt_composites in
+     mgopt_passes.h); NULL = the built-in ones only */
+  const struct mgopt_composites *composites;
   /* the caller's legalizations for relay::legalize (mgopt_legalize_config in
      mgopt_passes.h); NULL = none */
   const struct mgopt_legalize_config *legalize_config;

@@ -191,6 +191,71 @@ typedef struct mgopt_compress_config {
   void *palettize_lut_ud;
 } mgopt_compress_config;
 
+/* ---------------------------------------------------------------- composite ops
+
+   tflite::fuse_composite_functions replaces each call of a function that
+   implements a composite op (a function standing for one fused op, as a
+   tf.function with experimental_implements does) by that op. A function
+   implements composite NAME when
+     - it carries the attribute implements="NAME" (in .mil:
+       `f attributes(implements="NAME") (%a: ...) { ... }`), or
+     - its IR name is the `function` of a binding naming NAME (an ONNX
+       model-local function is named "domain::Name"), or
+     - (default_onnx_names, on unless the config says no_default_names) its
+       name is "domain::NAME" for any domain: an ONNX local function
+       named after the composite.
+   A call is an opaque op whose type is the function's name (mgopt_op_callee);
+   its operand slot "in<i>" is the function's input i.
+
+   Composites are looked up by NAME in the caller's table first, then in the
+   built-in ones (unless no_builtins):
+     embedding_lookup  (embeddings [V, D...], ids integer) -> gather(axis=0)
+     keras_lstm        the Keras LSTM layer -> one lstm op (see the pass's
+                       header for the signature it checks)
+   A composite's fuse function is called with build = 0 to ask whether the
+   call can be fused (it must not change anything then) and with build = 1
+   to fuse it: it creates its ops before `call` (mgopt_build_op with pos =
+   call) and stores in outs[i] the value that replaces the call's output i,
+   for every output. It returns 1 (fusable / fused), 0 (the function does not
+   look like the composite: nothing is changed; `why` may receive a
+   NUL-terminated reason of at most why_cap bytes) or -1 (out of memory).
+   A fuse function may leave ops it built when it returns 0 with build = 1:
+   the pass erases everything built before the call since it was called. */
+typedef int (*mgopt_composite_fn)(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
+                                  mgopt_value **outs, char *why, size_t why_cap, void *ud);
+
+typedef struct mgopt_composite {
+  const char *implements; /* the composite's name, e.g. "embedding_lookup" */
+  mgopt_composite_fn fuse;
+  void *ud;
+} mgopt_composite;
+
+/* A function matched by its IR name ("domain::Name" for an ONNX local function). */
+typedef struct mgopt_composite_binding {
+  const char *function;
+  const char *implements;
+} mgopt_composite_binding;
+
+/* Called for each function that names a composite but is left alone (an
+   unknown composite, a signature that does not match, a fused op the target
+   refuses): `call` is one of its calls (NULL when it has none). */
+typedef void (*mgopt_composite_report_fn)(void *ud, const mgopt_function *f, const mgopt_op *call,
+                                          const char *implements, const char *why);
+
+/* The caller's composite registry; give it to mgopt_pipeline_run through
+   mgopt_pipeline_options.composites. A zeroed struct is the built-in
+   composites with the default ONNX names. */
+typedef struct mgopt_composites {
+  const mgopt_composite *composites; /* searched before the built-in ones */
+  int32_t ncomposites;
+  const mgopt_composite_binding *bindings;
+  int32_t nbindings;
+  int no_builtins;        /* 1: only the caller's composites */
+  int no_default_names;   /* 1: "domain::NAME" functions match only through a binding or attribute */
+  mgopt_composite_report_fn report;
+  void *report_ud;
+} mgopt_composites;
+
 /* ---------------------------------------------------------------- legalization
 
    relay::legalize replaces each op a target runtime lacks by an equivalent

@@ -42,6 +42,10 @@ MGOPT__PRIVATE int mgopt__pu_is_func_output(const mgopt_value *v);
 MGOPT__PRIVATE int mgopt__pu_is_block_output(const mgopt_value *v);
 /* exactly one use, by an op (not a block output). */
 MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v);
+/* 1 when op (a conv or linear) applies a fused activation to its output
+   (fused_activation other than "none"): a rewrite that folds what follows
+   the op into it, or rebuilds it, must leave it alone or keep the attribute. */
+MGOPT__PRIVATE int mgopt__pu_fused_act(const mgopt_op *op);
 /* that single user op, or NULL. */
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v);
 /* the producer of v if it is an op of `kind`, else NULL. */

@@ -133,6 +133,14 @@ MGOPT__PRIVATE void mgopt__function_drop(mgopt_function *f) {
       sl->v.p = p->funcs[i];
 }
 
+MGOPTDEF const mgopt_attr *mgopt_function_attr(const mgopt_function *f, const char *name) {
+  int32_t i;
+  if (!f || !name) return NULL;
+  for (i = 0; i < f->nattrs; i++)
+    if (strcmp(f->attrs[i].name, name) == 0) return &f->attrs[i];
+  return NULL;
+}
+
 MGOPTDEF mgopt_function *mgopt_op_callee(const mgopt_op *op) {
   if (!op || op->kind != MGOPT_OP_OPAQUE || !op->type || !strstr(op->type, "::")) return NULL;
   return mgopt_program_function(op->program, op->type);

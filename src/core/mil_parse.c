@@ -4,7 +4,9 @@
 /* Grammar (whitespace, newlines and '#' comments allowed between any tokens):
 
      program  := function*
-     function := WORD ('[' WORD ']')? args '{' (wrapper | body) outputs? '}'?
+     function := WORD ('[' WORD ']')? fattrs? args '{' (wrapper | body) outputs? '}'?
+     fattrs   := 'attributes' '(' WORD '=' literal (',' ...)* ')'   the function's own
+               attributes (mgopt_function.attrs), e.g. implements="embedding_lookup"
      wrapper  := WORD '(' ')' '{' body outputs?          (MIL printouts' block0)
      args     := '(' (%name (':' type)? (',' ...)*)? ')'
      body     := op* '}'
@@ -1380,6 +1382,40 @@ static int mgopt__milp_block_rest(mgopt__milp *P, mgopt_block *b, int depth) {
   return 1;
 }
 
+/* "attributes(key=literal, ...)" after a function's name: its own attributes. */
+static int mgopt__milp_fn_attrs(mgopt__milp *P, mgopt_function *f) {
+  int64_t n = 0;
+  if (!mgopt__milp_expect(P, '(')) return 0;
+  for (;;) {
+    mgopt_attr *a;
+    const char *key;
+    int64_t k;
+    size_t at;
+    mgopt__milp_ws(P);
+    at = P->pos;
+    key = mgopt__milp_word(P, "an attribute name");
+    if (!key || !mgopt__milp_expect(P, '=')) return 0;
+    for (k = 0; k < n; k++)
+      if (P->attrs[k].name == key)
+        return mgopt__milp_fail(P, at, MGOPT_ERR_PARSE, "duplicate attribute '%.*s'",
+                                (int)(strlen(key) > 60 ? 60 : strlen(key)), key);
+    if (n >= 4096) return mgopt__milp_fail(P, at, MGOPT_ERR_LIMIT, "too many attributes");
+    if (!mgopt__milp_reserve(P, (void **)&P->attrs, &P->attrs_cap, n + 1, sizeof *P->attrs)) return 0;
+    a = &P->attrs[n++];
+    memset(a, 0, sizeof *a);
+    a->name = key;
+    mgopt__milp_ws(P);
+    if (!mgopt__milp_literal(P, a)) return 0;
+    if (mgopt__milp_accept(P, ',')) continue;
+    if (mgopt__milp_accept(P, ')')) break;
+    return mgopt__milp_expected(P, "',' or ')'");
+  }
+  f->attrs = (mgopt_attr *)mgopt__dup(P->p, P->attrs, sizeof(mgopt_attr) * (size_t)n);
+  if (!f->attrs) return mgopt__milp_oom(P);
+  f->nattrs = (int32_t)n;
+  return 1;
+}
+
 static int mgopt__milp_function(mgopt__milp *P) {
   const char *name;
   size_t at;
@@ -1397,6 +1433,11 @@ static int mgopt__milp_function(mgopt__milp *P) {
   if (mgopt__milp_accept(P, '[')) {
     f->opset = mgopt__milp_word(P, "an opset name");
     if (!f->opset || !mgopt__milp_expect(P, ']')) return 0;
+  }
+  mgopt__milp_ws(P);
+  if (mgopt__milp_is_word(P, P->pos, "attributes")) {
+    P->pos += 10;
+    if (!mgopt__milp_fn_attrs(P, f)) return 0;
   }
   mgopt__milp_scope_pop(P, 0);
   if (!mgopt__milp_args(P, f->body) || !mgopt__milp_expect(P, '{')) return 0;

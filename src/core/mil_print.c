@@ -486,6 +486,20 @@ static mgopt_status mgopt__milw_block(mgopt__milw *w, const mgopt_block *b, int 
     mgopt__milw_ident(w, opset);
     mgopt__buf_putc(w->out, ']');
   }
+  if (header_name && b->func && b->func->nattrs > 0) {
+    /* the function's own attributes; tensors print in their typed form */
+    mgopt_op none;
+    memset(&none, 0, sizeof none);
+    none.kind = MGOPT_OP_OPAQUE;
+    mgopt__buf_puts(w->out, " attributes(");
+    for (i = 0; i < b->func->nattrs; i++) {
+      if (i) mgopt__buf_puts(w->out, ", ");
+      mgopt__milw_ident(w, b->func->attrs[i].name);
+      mgopt__buf_putc(w->out, '=');
+      mgopt__milw_attr(w, &none, &b->func->attrs[i]);
+    }
+    mgopt__buf_puts(w->out, ") ");
+  }
   mgopt__buf_putc(w->out, '(');
   for (i = 0; i < b->nargs; i++) {
     if (i) mgopt__buf_puts(w->out, ", ");

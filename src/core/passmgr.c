@@ -197,6 +197,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   ctx.fold = m->r->fold;
   ctx.fold_ud = m->r->fold_ud;
   ctx.compress_config = m->ro ? m->ro->compress_config : NULL;
+  ctx.composites = m->ro ? m->ro->composites : NULL;
   ctx.legalize_config = m->ro ? m->ro->legalize_config : NULL;
   memset(&rep, 0, sizeof rep);
   rep.name = pd->name;

@@ -51,6 +51,10 @@ MGOPT__RG_SLOTS(scatter, {"data", 0}, {"indices", 0}, {"updates", 0});
 MGOPT__RG_SLOTS(revseq, {"x", 0}, {"lengths", 0});
 MGOPT__RG_SLOTS(range, {"end", 0}, {"start", 0}, {"step", 0});
 MGOPT__RG_SLOTS(fill, {"shape", 0}, {"value", MGOPT__RG_OPT});
+MGOPT__RG_SLOTS(lstm, {"x", 0}, {"initial_h", 0}, {"initial_c", 0}, {"weight_ih", 0}, {"weight_hh", 0},
+                {"bias", MGOPT__RG_OPT}, {"peephole", MGOPT__RG_OPT}, {"weight_ih_back", MGOPT__RG_OPT},
+                {"weight_hh_back", MGOPT__RG_OPT}, {"bias_back", MGOPT__RG_OPT}, {"peephole_back", MGOPT__RG_OPT});
+MGOPT__RG_SLOTS(gru, {"x", 0}, {"initial_h", 0}, {"weight_ih", 0}, {"weight_hh", 0}, {"bias", MGOPT__RG_OPT});
 
 MGOPT__RG_ATTRS(const, {"val", MGOPT_ATTR_TENSOR, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(log, {"epsilon", MGOPT_ATTR_FLOAT, 0, "1e-45"});
@@ -83,9 +87,11 @@ MGOPT__RG_ATTRS(one_hot, {"one_hot_vector_size", MGOPT_ATTR_INT, MGOPT__RG_REQ, 
                          {"off_value", MGOPT_ATTR_FLOAT, 0, "0.0"});
 MGOPT__RG_ATTRS(pad, {"mode", MGOPT_ATTR_STRING, 0, "\"constant\""}, {"constant_val", MGOPT_ATTR_FLOAT, 0, "0.0"});
 MGOPT__RG_ATTRS(matmul, {"transpose_x", MGOPT_ATTR_BOOL, 0, "false"}, {"transpose_y", MGOPT_ATTR_BOOL, 0, "false"});
+/* fused_activation: "none", "relu" or "relu6", applied to the output (a fused kernel's activation) */
 MGOPT__RG_ATTRS(conv, {"strides", MGOPT_ATTR_INTS, 0, NULL}, {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
                       {"pad", MGOPT_ATTR_INTS, 0, NULL}, {"dilations", MGOPT_ATTR_INTS, 0, NULL},
-                      {"groups", MGOPT_ATTR_INT, 0, "1"});
+                      {"groups", MGOPT_ATTR_INT, 0, "1"}, {"fused_activation", MGOPT_ATTR_STRING, 0, "\"none\""});
+MGOPT__RG_ATTRS(linear, {"fused_activation", MGOPT_ATTR_STRING, 0, "\"none\""});
 MGOPT__RG_ATTRS(convt, {"strides", MGOPT_ATTR_INTS, 0, NULL}, {"pad_type", MGOPT_ATTR_STRING, 0, "\"valid\""},
                        {"pad", MGOPT_ATTR_INTS, 0, NULL}, {"dilations", MGOPT_ATTR_INTS, 0, NULL},
                        {"groups", MGOPT_ATTR_INT, 0, "1"}, {"output_shape", MGOPT_ATTR_INTS, 0, NULL});
@@ -136,6 +142,14 @@ MGOPT__RG_ATTRS(upsample_bl, {"scale_factor_height", MGOPT_ATTR_FLOAT, 0, "1.0"}
 MGOPT__RG_ATTRS(resize_bl, {"target_size_height", MGOPT_ATTR_INT, 0, "1"}, {"target_size_width", MGOPT_ATTR_INT, 0, "1"},
                            {"sampling_mode", MGOPT_ATTR_STRING, 0, "\"DEFAULT\""});
 MGOPT__RG_ATTRS(einsum, {"equation", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
+MGOPT__RG_ATTRS(lstm, {"direction", MGOPT_ATTR_STRING, 0, "\"forward\""}, {"output_sequence", MGOPT_ATTR_BOOL, 0, "false"},
+                      {"recurrent_activation", MGOPT_ATTR_STRING, 0, "\"sigmoid\""},
+                      {"cell_activation", MGOPT_ATTR_STRING, 0, "\"tanh\""}, {"activation", MGOPT_ATTR_STRING, 0, "\"tanh\""},
+                      {"clip", MGOPT_ATTR_FLOAT, 0, NULL});
+MGOPT__RG_ATTRS(gru, {"direction", MGOPT_ATTR_STRING, 0, "\"forward\""}, {"output_sequence", MGOPT_ATTR_BOOL, 0, "false"},
+                     {"recurrent_activation", MGOPT_ATTR_STRING, 0, "\"sigmoid\""}, {"activation", MGOPT_ATTR_STRING, 0, "\"tanh\""});
+MGOPT__RG_ATTRS(rnn, {"direction", MGOPT_ATTR_STRING, 0, "\"forward\""}, {"output_sequence", MGOPT_ATTR_BOOL, 0, "false"},
+                     {"activation", MGOPT_ATTR_STRING, 0, "\"tanh\""});
 
 /* ---------------------------------------------------------------- the table */
 

@@ -147,6 +147,26 @@ MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz) {
   return m;
 }
 
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op) {
+  size_t n = 0;
+  const char *a = mgopt_op_get_string(op, "fused_activation", &n);
+  if (!a || (n == 4 && memcmp(a, "none", 4) == 0)) return 0;
+  if (n == 4 && memcmp(a, "relu", 4) == 0) return 1;
+  if (n == 5 && memcmp(a, "relu6", 5) == 0) return 2;
+  return -1;
+}
+
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act) {
+  mgopt_tensor *t = k->out[0];
+  int64_t i;
+  if (act <= 0 || !t) return;
+  for (i = 0; i < t->numel; i++) {
+    double v = mgopt_tensor_get_f64(t, i);
+    if (v < 0) mgopt_tensor_set_f64(t, i, 0.0);
+    else if (act == 2 && v > 6) mgopt_tensor_set_f64(t, i, 6.0);
+  }
+}
+
 MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...) {
   va_list ap;
   if (k->why[0]) return MGOPT__K_NO;

@@ -16,6 +16,11 @@ MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
   return kind > MGOPT_OP_OPAQUE && kind < MGOPT_OP__COUNT ? mgopt__k_kernels[kind] : NULL;
 }
 
+MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind) {
+  return kind == MGOPT_OP_split || kind == MGOPT_OP_topk || kind == MGOPT_OP_lstm || kind == MGOPT_OP_gru ||
+         kind == MGOPT_OP_rnn;
+}
+
 /* A constant tensor is usable when its header is self-consistent. */
 static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
   int64_t nb;
@@ -35,7 +40,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
   fn = mgopt__k_kernel(op->kind);
-  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk)) return MGOPT__K_NO;
+  if (!fn || (op->nouts != 1 && !mgopt__k_multi_output(op->kind))) return MGOPT__K_NO;
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);

@@ -89,6 +89,12 @@ MGOPT__PRIVATE int mgopt__k_no(mgopt__kctx *k, const char *fmt, ...)
 #endif
     ;
 
+/* The fused_activation of a conv or linear: 0 none, 1 relu, 2 relu6, -1 a value mgopt does not know. */
+MGOPT__PRIVATE int mgopt__k_fused_act(const mgopt_op *op);
+/* Applies activation act (mgopt__k_fused_act) to output 0 in place: exact in
+   every float dtype (a clamp to 0 and 6 needs no rounding; NaN stays NaN). */
+MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act);
+
 /* ---- memory */
 /* A reference-counted tensor outside the arena (refs 1), zeroed when zero
    is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */
@@ -277,5 +283,44 @@ MGOPT__PRIVATE int64_t mgopt__kp_nonzero_count(const mgopt_tensor *w, const uint
    bytes, element i at bit i % 8 of byte i / 8, padding bits clear: the
    iOS16 uint8 mask and the iOS18 uint1 tensor alike). */
 MGOPT__PRIVATE void mgopt__kp_encode(const mgopt_tensor *w, const uint8_t *keep, void *nonzero, uint8_t *mask);
+
+MGOPT__PRIVATE int mgopt__kq_lstm(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kq_gru(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kq_rnn(mgopt__kctx *k);
+
+/* 1 when the kernel of op kind `kind` makes more than one output (split, topk, lstm, gru, rnn). */
+MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind);
+
+/* ---- the recurrent cell loop (recurrent.c), shared by lstm / gru / rnn and ONNX's LSTM / GRU / RNN */
+enum {
+  MGOPT__RNN_SIGMOID, MGOPT__RNN_TANH, MGOPT__RNN_RELU, MGOPT__RNN_AFFINE, MGOPT__RNN_LEAKY_RELU,
+  MGOPT__RNN_THRESHOLDED_RELU, MGOPT__RNN_SCALED_TANH, MGOPT__RNN_HARD_SIGMOID, MGOPT__RNN_ELU,
+  MGOPT__RNN_SOFTSIGN, MGOPT__RNN_SOFTPLUS
+};
+typedef struct mgopt__rnn_act_fn {
+  int fn;
+  double alpha, beta;
+} mgopt__rnn_act_fn;
+/* One run, every array double in ONNX's layout and gate order (recurrent.c's header). */
+typedef struct mgopt__rnn {
+  int kind;                      /* 0 RNN, 1 GRU, 2 LSTM */
+  int64_t S, B, I, H, D;         /* steps, batch, input size, hidden size, directions (1 or 2) */
+  int rev[2];                    /* direction d runs backwards */
+  int linear_before_reset, input_forget, has_gate_clip, has_cell_clip;
+  double gate_clip, cell_clip;
+  mgopt__rnn_act_fn acts[6];     /* per direction: f (, g (, h)) */
+  const double *X;               /* [S, B, I] */
+  const double *W, *R;           /* [D, G*H, I], [D, G*H, H] */
+  const double *Wb, *Rb, *P;     /* [D, G*H], [D, G*H], [D, 3*H]; NULL: 0 */
+  const double *h0, *c0;         /* [D, B, H]; NULL: 0 */
+  const int64_t *len;            /* [B] in [0, S]; NULL: every one S */
+  double *Y, *Yh, *Yc;           /* [S, D, B, H], [D, B, H], [D, B, H]; NULL: not wanted */
+} mgopt__rnn;
+/* Bytes of the work space mgopt__rnn_run needs. */
+MGOPT__PRIVATE size_t mgopt__rnn_work_size(const mgopt__rnn *r);
+MGOPT__PRIVATE void mgopt__rnn_run(const mgopt__rnn *r, double *work);
+MGOPT__PRIVATE double mgopt__rnn_act(const mgopt__rnn_act_fn *a, double x);
+/* MIL's direction parameter: 0 forward, 1 reverse, 2 bidirectional, -1 another word. */
+MGOPT__PRIVATE int mgopt__rnn_mil_direction(const mgopt_op *op);
 
 #endif /* MGOPT__KERNELS_H */

@@ -202,6 +202,7 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
   void *od;
   int r, d;
   if (!x || !wt || x->rank != wt->rank || x->rank < 3 || x->rank > 2 + MGOPT__KN_SP) return MGOPT__K_NO;
+  if (mgopt__k_fused_act(op) < 0) return mgopt__k_no(k, "unknown fused_activation");
   dt = (mgopt_dtype)x->dtype;
   if (!mgopt__kn_float(dt) || wt->dtype != x->dtype) return MGOPT__K_NO;
   if (!mgopt__kn_window(k, x, 1, &w)) return MGOPT__K_NO;
@@ -326,6 +327,7 @@ MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k) {
           for (i = 0; i < OSP; i++) acc[i] += bd[oc];
       }
   mgopt__k_store(MGOPT__LANE_F64, res, k->out[0]->numel, dt, od);
+  mgopt__k_apply_fused_act(k, mgopt__k_fused_act(op));
   return MGOPT__K_OK;
 }
 

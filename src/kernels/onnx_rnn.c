@@ -1,51 +1,25 @@
 /* src/kernels/onnx_rnn.c — kernels of ONNX's recurrent ops LSTM, GRU and RNN in every form (directions, layouts, activations, clip, input_forget, peepholes, sequence_lens, linear_before_reset).
 
-   Semantics (ONNX operator definitions; W, R are [num_directions, gates*H,
-   I or H], B is [num_directions, 2*gates*H] = input-side biases Wb then
-   recurrent biases Rb, f/g/h the activations of one direction):
-     RNN  gates (i):        H' = f(x W^T + H R^T + Wb + Rb)
-     GRU  gates (z, r, h):  z = f(x Wz^T + H Rz^T + Wbz + Rbz)
-                            r = f(x Wr^T + H Rr^T + Wbr + Rbr)
-                            linear_before_reset 0: n = g(x Wh^T + (r * H) Rh^T + Rbh + Wbh)
-                            linear_before_reset 1: n = g(x Wh^T + r * (H Rh^T + Rbh) + Wbh)
-                            H' = (1 - z) * n + z * H
-     LSTM gates (i, o, f, c), peepholes P = [Pi, Po, Pf]:
-                            i = f(x Wi^T + H Ri^T + Pi * C + Wbi + Rbi)
-                            f = f(x Wf^T + H Rf^T + Pf * C + Wbf + Rbf), or 1 - i with input_forget
-                            c = g(x Wc^T + H Rc^T + Wbc + Rbc)
-                            C' = f * C + i * c
-                            o = f(x Wo^T + H Ro^T + Po * C' + Wbo + Rbo)
-                            H' = o * h(C')
-   Direction "forward" runs t = 0 .. len-1, "reverse" t = len-1 .. 0,
-   "bidirectional" both (direction 0 forward, 1 reverse). With sequence_lens
-   a batch entry runs its first len steps only: Y is 0 at t >= len and Y_h /
-   Y_c hold the state after its last step (the initial state when len is 0).
-   layout 0: X [S, B, I], states [D, B, H], Y [S, D, B, H]; layout 1:
-   X [B, S, I], states [B, D, H], Y [B, S, D, H]. Activations (names compared
-   without case): Sigmoid, Tanh, Relu, Affine (alpha*x + beta), LeakyRelu,
-   ThresholdedRelu, ScaledTanh (alpha*tanh(beta*x)), HardSigmoid, Elu,
-   Softsign, Softplus; activation_alpha / activation_beta are taken in order
-   by the activations that have the parameter, ONNX's operator defaults when
-   the list runs out. clip c bounds every gate's pre-activation to [-c, c]
-   (the input of f and g; h's input C' is not clipped, as ONNX Runtime does).
+   The cell equations and the loop are recurrent.c's (mgopt__rnn_run):
+   this file reads the ONNX operands into its layout. W, R are
+   [num_directions, gates*H, I or H], B is [num_directions, 2*gates*H] =
+   input-side biases Wb then recurrent biases Rb, P = [Pi, Po, Pf];
+   "bidirectional" runs direction 0 forward and 1 reverse. With
+   sequence_lens a batch entry runs its first len steps only: Y is 0 at
+   t >= len and Y_h / Y_c hold the state after its last step (the initial
+   state when len is 0). layout 0: X [S, B, I], states [D, B, H], Y
+   [S, D, B, H]; layout 1: X [B, S, I], states [B, D, H], Y [B, S, D, H].
+   Activations (names compared without case): Sigmoid, Tanh, Relu, Affine
+   (alpha*x + beta), LeakyRelu, ThresholdedRelu, ScaledTanh
+   (alpha*tanh(beta*x)), HardSigmoid, Elu, Softsign, Softplus;
+   activation_alpha / activation_beta are taken in order by the activations
+   that have the parameter, ONNX's operator defaults when the list runs out.
+   clip c bounds every gate's pre-activation to [-c, c] (the input of f and
+   g; h's input C' is not clipped, as ONNX Runtime does).
 
-   Numeric contract. Every real dtype is read into double; every dot product
-   is summed in double in increasing index order, then the biases are added
-   (Wb then Rb); the hidden and cell states stay in double across steps and
-   each output element is rounded once to X's dtype (nearest even). exp and
-   tanh are the C library's in double. NaN and Inf propagate as IEEE 754
-   does. A sequence length outside [0, S] is an error. */
+   Numeric contract: recurrent.c's (double throughout, each output element
+   rounded once to X's dtype). A sequence length outside [0, S] is an error. */
 #include "onnx_ops.h"
-
-/* Activation functions. */
-enum { MGOPT__OXR_SIGMOID, MGOPT__OXR_TANH, MGOPT__OXR_RELU, MGOPT__OXR_AFFINE, MGOPT__OXR_LEAKY_RELU,
-       MGOPT__OXR_THRESHOLDED_RELU, MGOPT__OXR_SCALED_TANH, MGOPT__OXR_HARD_SIGMOID, MGOPT__OXR_ELU,
-       MGOPT__OXR_SOFTSIGN, MGOPT__OXR_SOFTPLUS };
-
-typedef struct mgopt__oxr_act {
-  int fn;
-  double alpha, beta;
-} mgopt__oxr_act;
 
 /* The activation names, whether each takes alpha / beta, and their defaults. */
 static const struct {
@@ -53,37 +27,18 @@ static const struct {
   int fn, has_alpha, has_beta;
   double alpha, beta;
 } mgopt__oxr_acts[] = {
-    {"sigmoid", MGOPT__OXR_SIGMOID, 0, 0, 0.0, 0.0},
-    {"tanh", MGOPT__OXR_TANH, 0, 0, 0.0, 0.0},
-    {"relu", MGOPT__OXR_RELU, 0, 0, 0.0, 0.0},
-    {"affine", MGOPT__OXR_AFFINE, 1, 1, 1.0, 0.0},
-    {"leakyrelu", MGOPT__OXR_LEAKY_RELU, 1, 0, 0.01, 0.0},
-    {"thresholdedrelu", MGOPT__OXR_THRESHOLDED_RELU, 1, 0, 1.0, 0.0},
-    {"scaledtanh", MGOPT__OXR_SCALED_TANH, 1, 1, 1.0, 1.0},
-    {"hardsigmoid", MGOPT__OXR_HARD_SIGMOID, 1, 1, 0.2, 0.5},
-    {"elu", MGOPT__OXR_ELU, 1, 0, 1.0, 0.0},
-    {"softsign", MGOPT__OXR_SOFTSIGN, 0, 0, 0.0, 0.0},
-    {"softplus", MGOPT__OXR_SOFTPLUS, 0, 0, 0.0, 0.0},
+    {"sigmoid", MGOPT__RNN_SIGMOID, 0, 0, 0.0, 0.0},
+    {"tanh", MGOPT__RNN_TANH, 0, 0, 0.0, 0.0},
+    {"relu", MGOPT__RNN_RELU, 0, 0, 0.0, 0.0},
+    {"affine", MGOPT__RNN_AFFINE, 1, 1, 1.0, 0.0},
+    {"leakyrelu", MGOPT__RNN_LEAKY_RELU, 1, 0, 0.01, 0.0},
+    {"thresholdedrelu", MGOPT__RNN_THRESHOLDED_RELU, 1, 0, 1.0, 0.0},
+    {"scaledtanh", MGOPT__RNN_SCALED_TANH, 1, 1, 1.0, 1.0},
+    {"hardsigmoid", MGOPT__RNN_HARD_SIGMOID, 1, 1, 0.2, 0.5},
+    {"elu", MGOPT__RNN_ELU, 1, 0, 1.0, 0.0},
+    {"softsign", MGOPT__RNN_SOFTSIGN, 0, 0, 0.0, 0.0},
+    {"softplus", MGOPT__RNN_SOFTPLUS, 0, 0, 0.0, 0.0},
 };
-
-static double mgopt__oxr_apply(const mgopt__oxr_act *a, double x) {
-  double v;
-  switch (a->fn) {
-  case MGOPT__OXR_SIGMOID: return 1.0 / (1.0 + exp(-x));
-  case MGOPT__OXR_TANH: return tanh(x);
-  case MGOPT__OXR_RELU: return x > 0 ? x : x != x ? x : 0.0;
-  case MGOPT__OXR_AFFINE: return a->alpha * x + a->beta;
-  case MGOPT__OXR_LEAKY_RELU: return x >= 0 ? x : a->alpha * x;
-  case MGOPT__OXR_THRESHOLDED_RELU: return x > a->alpha ? x : x != x ? x : 0.0;
-  case MGOPT__OXR_SCALED_TANH: return a->alpha * tanh(a->beta * x);
-  case MGOPT__OXR_HARD_SIGMOID:
-    v = a->alpha * x + a->beta;
-    return v != v ? v : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
-  case MGOPT__OXR_ELU: return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
-  case MGOPT__OXR_SOFTSIGN: return x / (1.0 + fabs(x));
-  default: return log(1.0 + exp(x));
-  }
-}
 
 /* 1 when s equals the lowercase name, ignoring case. */
 static int mgopt__oxr_name_is(const mgopt_str *s, const char *name) {
@@ -99,7 +54,7 @@ static int mgopt__oxr_name_is(const mgopt_str *s, const char *name) {
 
 /* Fills acts[nd * per] from the activations attribute (or the defaults
    dflt[per]); a list of `per` names serves both directions. */
-static int mgopt__oxr_parse_acts(mgopt__ox *c, int32_t nd, int32_t per, const int *dflt, mgopt__oxr_act *acts) {
+static int mgopt__oxr_parse_acts(mgopt__ox *c, int32_t nd, int32_t per, const int *dflt, mgopt__rnn_act_fn *acts) {
   const mgopt_attr *names = mgopt_op_attr(c->op, "activations");
   const mgopt_attr *al = mgopt_op_attr(c->op, "activation_alpha");
   const mgopt_attr *be = mgopt_op_attr(c->op, "activation_beta");
@@ -140,21 +95,23 @@ static int mgopt__oxr_shape_is(const mgopt_tensor *t, int32_t r, const int64_t *
 
 /* kind: 0 RNN, 1 GRU, 2 LSTM. */
 static int mgopt__oxr_run(mgopt__ox *c, int kind) {
-  static const int dflt_rnn[] = {MGOPT__OXR_TANH}, dflt_gru[] = {MGOPT__OXR_SIGMOID, MGOPT__OXR_TANH},
-                   dflt_lstm[] = {MGOPT__OXR_SIGMOID, MGOPT__OXR_TANH, MGOPT__OXR_TANH};
+  static const int dflt_rnn[] = {MGOPT__RNN_TANH}, dflt_gru[] = {MGOPT__RNN_SIGMOID, MGOPT__RNN_TANH},
+                   dflt_lstm[] = {MGOPT__RNN_SIGMOID, MGOPT__RNN_TANH, MGOPT__RNN_TANH};
   const int32_t G = kind == 2 ? 4 : kind == 1 ? 3 : 1, per = kind == 2 ? 3 : kind == 1 ? 2 : 1;
   mgopt_tensor *X = mgopt__ox_need(c, 0), *W = mgopt__ox_need(c, 1), *R = mgopt__ox_need(c, 2);
   mgopt_tensor *B = mgopt__ox_in(c, 3), *SL = mgopt__ox_in(c, 4), *H0 = mgopt__ox_in(c, 5);
   mgopt_tensor *C0 = kind == 2 ? mgopt__ox_in(c, 6) : NULL, *P = kind == 2 ? mgopt__ox_in(c, 7) : NULL;
   mgopt_tensor *Y, *YH, *YC;
-  mgopt__oxr_act acts[6];
+  mgopt__rnn_act_fn acts[6];
   int64_t layout = mgopt__ox_int(c, "layout", 0), S, NB, I, H, D, d, b, k, j, q, shape[4];
   int64_t lbr = kind == 1 ? mgopt__ox_int(c, "linear_before_reset", 0) : 0;
   int64_t input_forget = kind == 2 ? mgopt__ox_int(c, "input_forget", 0) : 0;
   const mgopt_attr *clip_a = mgopt_op_attr(c->op, "clip");
   double clip = clip_a && clip_a->kind == MGOPT_ATTR_FLOAT ? clip_a->u.f : 0.0;
   int has_clip = clip_a && clip_a->kind == MGOPT_ATTR_FLOAT;
-  double *buf, *gx, *gh, *h, *cs, *nh;
+  mgopt__rnn r;
+  double *buf, *work;
+  int64_t n, t;
   size_t bytes;
   int st, reverse_only = 0;
   if (!X || !W || !R) return MGOPT__OX_ERR;
@@ -203,79 +160,75 @@ static int mgopt__oxr_run(mgopt__ox *c, int kind) {
   Y = mgopt__ox_wants(c, 0) ? c->out[0] : NULL;
   YH = mgopt__ox_wants(c, 1) ? c->out[1] : NULL;
   YC = kind == 2 && mgopt__ox_wants(c, 2) ? c->out[2] : NULL;
-  /* gate sums from x and from H, state, cell, next state */
-  bytes = sizeof(double) * (size_t)(2 * G * H + 3 * H);
+  /* the operands in the loop's layout, one block: X, W, R, Wb, Rb, P, h0,
+     c0, lengths, Y, Y_h, Y_c, work space */
+  memset(&r, 0, sizeof r);
+  r.kind = kind, r.S = S, r.B = NB, r.I = I, r.H = H, r.D = D;
+  r.rev[0] = reverse_only, r.rev[1] = 1;
+  r.linear_before_reset = lbr != 0, r.input_forget = input_forget != 0;
+  r.has_gate_clip = has_clip, r.gate_clip = clip;
+  memcpy(r.acts, acts, sizeof acts);
+  n = S * NB * I + D * G * H * I + D * G * H * H + 2 * D * G * H + D * 3 * H + 2 * D * NB * H + NB + S * D * NB * H +
+      2 * D * NB * H + (int64_t)(mgopt__rnn_work_size(&r) / sizeof(double)) + 1;
+  bytes = sizeof(double) * (size_t)n;
   buf = (double *)mgopt__heap_realloc(&c->p->alloc, NULL, 0, bytes);
   if (!buf) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
-  gx = buf, gh = gx + G * H, h = gh + G * H, cs = h + H, nh = cs + H;
-  for (d = 0; d < D; d++) {
-    const mgopt__oxr_act *fa = &acts[d * per], *ga = &acts[d * per + (per > 1)], *ha = &acts[d * per + 2 * (per > 2)];
-    int rev = reverse_only || d == 1;
-    for (b = 0; b < NB; b++) {
-      int64_t len = SL ? mgopt__ox_geti(SL, b) : S, step, sidx = layout ? (b * D + d) * H : (d * NB + b) * H;
-      for (j = 0; j < H; j++) {
-        h[j] = H0 ? mgopt__ox_getf(H0, sidx + j) : 0.0;
-        cs[j] = C0 ? mgopt__ox_getf(C0, sidx + j) : 0.0;
+  memset(buf, 0, bytes);
+  {
+    double *at = buf, *xs, *w, *rr, *wb, *rb, *pp, *h0, *c0, *ln;
+    xs = at, at += S * NB * I;
+    w = at, at += D * G * H * I;
+    rr = at, at += D * G * H * H;
+    wb = at, at += D * G * H;
+    rb = at, at += D * G * H;
+    pp = at, at += D * 3 * H;
+    h0 = at, at += D * NB * H;
+    c0 = at, at += D * NB * H;
+    ln = at, at += NB;
+    r.Y = at, at += S * D * NB * H;
+    r.Yh = at, at += D * NB * H;
+    r.Yc = at, at += D * NB * H;
+    work = at;
+    for (t = 0; t < S; t++)
+      for (b = 0; b < NB; b++)
+        for (k = 0; k < I; k++) xs[(t * NB + b) * I + k] = mgopt__ox_getf(X, (layout ? b * S + t : t * NB + b) * I + k);
+    for (q = 0; q < D * G * H * I; q++) w[q] = mgopt__ox_getf(W, q);
+    for (q = 0; q < D * G * H * H; q++) rr[q] = mgopt__ox_getf(R, q);
+    for (d = 0; B && d < D; d++)
+      for (q = 0; q < G * H; q++) {
+        wb[d * G * H + q] = mgopt__ox_getf(B, d * 2 * G * H + q);
+        rb[d * G * H + q] = mgopt__ox_getf(B, d * 2 * G * H + G * H + q);
       }
-      for (step = 0; step < len; step++) {
-        int64_t t = rev ? len - 1 - step : step, xo = layout ? (b * S + t) * I : (t * NB + b) * I;
-        /* gx = x W^T + Wb, gh = H R^T + Rb (GRU with linear_before_reset 0: gh of the h gate later) */
-        for (q = 0; q < G * H; q++) {
-          double sx = 0.0, sh = 0.0;
-          int64_t wo = (d * G * H + q) * I, ro = (d * G * H + q) * H;
-          for (k = 0; k < I; k++) sx += mgopt__ox_getf(W, wo + k) * mgopt__ox_getf(X, xo + k);
-          if (B) sx += mgopt__ox_getf(B, d * 2 * G * H + q);
-          gx[q] = sx;
-          if (kind == 1 && !lbr && q >= 2 * H) continue;
-          for (k = 0; k < H; k++) sh += mgopt__ox_getf(R, ro + k) * h[k];
-          if (B) sh += mgopt__ox_getf(B, d * 2 * G * H + G * H + q);
-          gh[q] = sh;
+    for (q = 0; P && q < D * 3 * H; q++) pp[q] = mgopt__ox_getf(P, q);
+    for (d = 0; d < D; d++)
+      for (b = 0; b < NB; b++)
+        for (j = 0; j < H; j++) {
+          int64_t from = layout ? (b * D + d) * H + j : (d * NB + b) * H + j;
+          if (H0) h0[(d * NB + b) * H + j] = mgopt__ox_getf(H0, from);
+          if (C0) c0[(d * NB + b) * H + j] = mgopt__ox_getf(C0, from);
         }
-#define MGOPT__OXR_CLIP(v) (has_clip ? ((v) < -clip ? -clip : (v) > clip ? clip : (v)) : (v))
-        if (kind == 0) {
-          for (j = 0; j < H; j++) nh[j] = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[j] + gh[j]));
-        } else if (kind == 1) {
-          /* z in gx[0..H), r in gx[H..2H) after this loop */
-          for (q = 0; q < 2 * H; q++) gx[q] = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[q] + gh[q]));
-          for (j = 0; j < H; j++) {
-            double r = gx[H + j], z = gx[j], n, pre;
-            if (lbr) pre = gx[2 * H + j] + r * gh[2 * H + j];
-            else {
-              double sh = 0.0;
-              int64_t ro = (d * G * H + 2 * H + j) * H;
-              for (k = 0; k < H; k++) sh += mgopt__ox_getf(R, ro + k) * (gx[H + k] * h[k]);
-              if (B) sh += mgopt__ox_getf(B, d * 2 * G * H + G * H + 2 * H + j);
-              pre = gx[2 * H + j] + sh;
-            }
-            n = mgopt__oxr_apply(ga, MGOPT__OXR_CLIP(pre));
-            nh[j] = (1.0 - z) * n + z * h[j];
-          }
-        } else {
-          for (j = 0; j < H; j++) {
-            double pi = P ? mgopt__ox_getf(P, d * 3 * H + j) : 0.0, po = P ? mgopt__ox_getf(P, d * 3 * H + H + j) : 0.0;
-            double pf = P ? mgopt__ox_getf(P, d * 3 * H + 2 * H + j) : 0.0, ig, fg, cg, og, cn;
-            ig = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[j] + gh[j] + pi * cs[j]));
-            fg = input_forget ? 1.0 - ig : mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[2 * H + j] + gh[2 * H + j] + pf * cs[j]));
-            cg = mgopt__oxr_apply(ga, MGOPT__OXR_CLIP(gx[3 * H + j] + gh[3 * H + j]));
-            cn = fg * cs[j] + ig * cg;
-            og = mgopt__oxr_apply(fa, MGOPT__OXR_CLIP(gx[H + j] + gh[H + j] + po * cn));
-            cs[j] = cn;
-            nh[j] = og * mgopt__oxr_apply(ha, cn);
-          }
-        }
-#undef MGOPT__OXR_CLIP
-        for (j = 0; j < H; j++) h[j] = nh[j];
-        if (Y) {
-          int64_t yo = layout ? ((b * S + t) * D + d) * H : ((t * D + d) * NB + b) * H;
-          for (j = 0; j < H; j++) mgopt__ox_setf(Y, yo + j, h[j]);
-        }
-      }
-      for (j = 0; j < H; j++) {
-        if (YH) mgopt__ox_setf(YH, sidx + j, h[j]);
-        if (YC) mgopt__ox_setf(YC, sidx + j, cs[j]);
-      }
+    r.X = xs, r.W = w, r.R = rr, r.Wb = B ? wb : NULL, r.Rb = B ? rb : NULL, r.P = P ? pp : NULL;
+    r.h0 = H0 ? h0 : NULL, r.c0 = C0 ? c0 : NULL;
+    if (SL) {
+      /* the lengths as int64 in the double block's room (one double per entry) */
+      int64_t *li = (int64_t *)(void *)ln;
+      for (b = 0; b < NB; b++) li[b] = mgopt__ox_geti(SL, b);
+      r.len = li;
     }
   }
+  mgopt__rnn_run(&r, work);
+  for (t = 0; Y && t < S; t++)
+    for (d = 0; d < D; d++)
+      for (b = 0; b < NB; b++)
+        for (j = 0; j < H; j++)
+          mgopt__ox_setf(Y, (layout ? (b * S + t) * D + d : (t * D + d) * NB + b) * H + j, r.Y[((t * D + d) * NB + b) * H + j]);
+  for (d = 0; d < D; d++)
+    for (b = 0; b < NB; b++)
+      for (j = 0; j < H; j++) {
+        int64_t to = layout ? (b * D + d) * H + j : (d * NB + b) * H + j, from = (d * NB + b) * H + j;
+        if (YH) mgopt__ox_setf(YH, to, r.Yh[from]);
+        if (YC) mgopt__ox_setf(YC, to, r.Yc[from]);
+      }
   mgopt__heap_free(&c->p->alloc, buf, bytes);
   return MGOPT__OX_OK;
 }

@@ -363,6 +363,7 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
   void *res, *bv = NULL, *od;
   if (!x || !w || x->dtype != w->dtype || w->rank != 2 || x->rank > MGOPT_MAX_RANK) return MGOPT__K_NO;
   if (mgopt_op_operand(op, "bias") && !bias) return MGOPT__K_NO;
+  if (mgopt__k_fused_act(op) < 0) return mgopt__k_no(k, "unknown fused_activation");
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
   if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
@@ -394,5 +395,6 @@ MGOPT__PRIVATE int mgopt__kr_linear(mgopt__kctx *k) {
     }
   }
   mgopt__k_store(lane, res, n, dt, od);
+  mgopt__k_apply_fused_act(k, mgopt__k_fused_act(op));
   return MGOPT__K_OK;
 }

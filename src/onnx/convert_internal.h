@@ -86,6 +86,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_reduce(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_sparse(int32_t *n);
+MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_recurrent(int32_t *n);
 MGOPT__PRIVATE const mgopt__onnx_rule *mgopt__onnx_rules(int32_t *n);
 
 /* Family i's rows (*n of them), NULL past the last family. */
@@ -291,10 +292,18 @@ MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op 
                                                   const char *const *ins, int64_t nin);
 MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot);
 MGOPT__PRIVATE mgopt_status mgopt__exp_done(mgopt__exp *E, const mgopt_onnx_node *n);
+/* After op's nodes (from node `first` of the graph being written): its
+   fused_activation (relu, relu6) as a Relu or Clip node (map_nn.c). */
+MGOPT__PRIVATE mgopt_status mgopt__exp_fused_activation(mgopt__exp *E, const mgopt_op *op, int64_t first);
 MGOPT__PRIVATE mgopt_status mgopt__exp_direct(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m);
 MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m);
 /* 1 when linear op is written as MatMul with its constant weight's transposed
    copy (map_nn.c): the constant need not be written for that reader. */
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
+/* 1 when lstm / gru / rnn `op` writes constant operand v re-laid (map_recurrent.c). */
+MGOPT__PRIVATE int mgopt__exp_recurrent_folds(const mgopt_op *op, const mgopt_value *v);
+/* 1 when op is the import's squeeze before or expand_dims after a recurrent
+   op that writes it itself (map_recurrent.c): the exporter skips it. */
+MGOPT__PRIVATE int mgopt__exp_recurrent_absorbs(const mgopt_op *op);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */

@@ -230,6 +230,7 @@ static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
     if (u->op && u->op->kind == MGOPT_OP_constexpr_sparse_to_dense) continue; /* written dense by map_sparse.c */
     if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
     if (u->op && u->op->kind == MGOPT_OP_fill && mgopt_op_operand(u->op, "value") == v) continue; /* an attribute */
+    if (mgopt__exp_recurrent_folds(u->op, v)) continue; /* written re-laid by map_recurrent.c */
     if (!u->op || mgopt_op_operand(u->op, "weight") != v || !mgopt__exp_linear_folds_weight(u->op) ||
         mgopt_op_operand(u->op, "x") == v || mgopt_op_operand(u->op, "bias") == v)
       return 1;
@@ -291,6 +292,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     if (op->kind == MGOPT_OP_const && !mgopt__exp_const_read(op->outs[0], E->opset) &&
         !mgopt__exp_listed_input(&g, op->outs[0]->name))
       continue;
+    if (mgopt__exp_recurrent_absorbs(op)) continue; /* written by the lstm / gru / rnn it feeds or reads */
     why = mgopt__onnx_why_not(E->p, E->by_kind, E->opset, op, buf, sizeof buf);
     if (why) {
       s = mgopt__exp_unsupported(E, op, *why ? why : NULL);
@@ -310,8 +312,14 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       }
       continue;
     }
-    if (op->kind == MGOPT_OP_OPAQUE) s = mgopt__exp_opaque(E, op);
-    else s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
+    if (op->kind == MGOPT_OP_OPAQUE) {
+      s = mgopt__exp_opaque(E, op);
+    } else {
+      int64_t first = g.nodes.n;
+      s = E->by_kind[op->kind]->to_onnx(E, op, E->by_kind[op->kind]);
+      E->g = &g;
+      if (!s && (op->kind == MGOPT_OP_conv || op->kind == MGOPT_OP_linear)) s = mgopt__exp_fused_activation(E, op, first);
+    }
     E->g = &g;
   }
   E->op = NULL;

@@ -167,11 +167,59 @@ static int mgopt__imp_gemm(mgopt__imp *I, const mgopt__onnx_map *m) {
 /* linear: Gemm(transB) for a 2-d input, else MatMul + Add; a 2-d weight is
    written transposed (a constant as a transposed initializer, else through a
    Transpose node). */
+/* ---------------------------------------------------------------- fused activations
+
+   A conv or linear whose fused_activation is relu or relu6 is written as
+   its plain nodes followed by Relu, or Clip(0, 6): the node that wrote the
+   op's output writes a fresh name instead and the activation writes the
+   output. Nodes [first, end) of the graph being written are the op's. */
+static const char *mgopt__exw_fused_act(const mgopt_op *op) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL);
+  if (!a || strcmp(a, "none") == 0 || strcmp(a, "relu") == 0 || strcmp(a, "relu6") == 0) return NULL;
+  return "fused_activation other than none, relu or relu6";
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__exp_fused_activation(mgopt__exp *E, const mgopt_op *op, int64_t first) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL), *out, *pre, *ins[3];
+  mgopt_onnx_node *nodes, *n;
+  int64_t k, j, found = 0;
+  int relu6;
+  if (!a || strcmp(a, "none") == 0 || op->nouts != 1) return MGOPT_OK;
+  relu6 = strcmp(a, "relu6") == 0;
+  out = mgopt__exp_vname(op->outs[0]);
+  pre = mgopt__exp_fresh(E, out);
+  if (!pre) return mgopt__exp_nomem(E);
+  nodes = (mgopt_onnx_node *)E->g->nodes.data;
+  for (k = E->g->nodes.n - 1; k >= first && !found; k--)
+    for (j = 0; j < nodes[k].noutputs; j++)
+      if (nodes[k].outputs[j].len == strlen(out) && memcmp(nodes[k].outputs[j].ptr, out, strlen(out)) == 0) {
+        nodes[k].outputs[j] = mgopt__exp_s(pre);
+        found = 1;
+        break;
+      }
+  if (!found) return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "fused activation: no node writes '%s'", out);
+  ins[0] = pre;
+  if (relu6 && E->opset >= 11) {
+    mgopt_dtype dt = (mgopt_dtype)op->outs[0]->type.dtype;
+    ins[1] = mgopt__exp_const(E, "clip_min", mgopt_tensor_new_scalar_f64(E->p, dt, 0.0));
+    ins[2] = mgopt__exp_const(E, "clip_max", mgopt_tensor_new_scalar_f64(E->p, dt, 6.0));
+    if (!ins[1] || !ins[2]) return mgopt__exp_nomem(E);
+  }
+  n = mgopt__exp_node(E, relu6 ? "Clip" : "Relu", "", NULL);
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, relu6 && E->opset >= 11 ? 3 : 1) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &out, 1))
+    return mgopt__exp_nomem(E);
+  if (relu6 && E->opset < 11 && (!mgopt__exp_afloat(E, n, "min", 0.0) || !mgopt__exp_afloat(E, n, "max", 6.0)))
+    return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
 static const char *mgopt__exw_linear(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "weight");
   MGOPT__UNUSED(p);
   MGOPT__UNUSED(m);
   if (!x || !w) return "an operand is missing";
+  if (mgopt__exw_fused_act(op)) return mgopt__exw_fused_act(op);
   return w->type.rank == 2 ? NULL : "weight of rank other than 2";
 }
 
@@ -468,6 +516,7 @@ static int64_t mgopt__exp_convt_extra(mgopt_program *p, const mgopt_op *op, int6
 static const char *mgopt__exw_conv(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   MGOPT__UNUSED(m);
   if (!mgopt_op_operand(op, "x") || !mgopt_op_operand(op, "weight")) return "an operand is missing";
+  if (mgopt__exw_fused_act(op)) return mgopt__exw_fused_act(op);
   if (op->kind == MGOPT_OP_conv_transpose && mgopt_op_attr(op, "output_shape")) {
     /* an output_shape that extends the natural size by less than a stride
        is written as output_padding; one that only restates it is left out */

@@ -10,6 +10,7 @@ static const mgopt__onnx_family_fn mgopt__onnx_families[] = {
     mgopt__onnx_maps_struct,
     mgopt__onnx_maps_quant,
     mgopt__onnx_maps_sparse,
+    mgopt__onnx_maps_recurrent,
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_family(int32_t i, int32_t *n) {

@@ -109,6 +109,9 @@
   PASS(relay, fold_scale_axis) \
   PASS(relay, combine_parallel_conv2d) \
   PASS(relay, combine_parallel_dense) \
+  PASS(tflite, fuse_composite_functions) \
+  PASS(tflite, inline_functions) \
+  PASS(tflite, fuse_activation) \
   PASS(relay, legalize) \
   /* end of the list */
 

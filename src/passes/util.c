@@ -18,6 +18,11 @@ MGOPT__PRIVATE int mgopt__pu_single_use(const mgopt_value *v) {
   return v->nuses == 1 && v->uses->op != NULL;
 }
 
+MGOPT__PRIVATE int mgopt__pu_fused_act(const mgopt_op *op) {
+  const char *a = mgopt_op_get_string(op, "fused_activation", NULL);
+  return a && strcmp(a, "none") != 0;
+}
+
 MGOPT__PRIVATE mgopt_op *mgopt__pu_single_user(const mgopt_value *v) {
   return mgopt__pu_single_use(v) ? v->uses->op : NULL;
 }

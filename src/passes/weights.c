@@ -142,7 +142,9 @@ MGOPT__PRIVATE int mgopt__pw_conv_get(mgopt_program *p, const mgopt_op *op, mgop
   mgopt_value *x, *w, *b;
   MGOPT__UNUSED(p);
   memset(c, 0, sizeof *c);
-  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1) return 0;
+  if (!op || (op->kind != MGOPT_OP_conv && op->kind != MGOPT_OP_conv_transpose) || op->nouts != 1 ||
+      mgopt__pu_fused_act(op))
+    return 0;
   x = mgopt_op_operand(op, "x");
   w = mgopt_op_operand(op, "weight");
   b = mgopt_op_operand(op, "bias");

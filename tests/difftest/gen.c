@@ -400,16 +400,70 @@ static int matmul_w(G *g, int x, int n) {
   return id;
 }
 
+/* MIL's lstm, gru or rnn on x [S, B, I]: constant weights and states, a
+   random direction, output_sequence and activations; the value that
+   carries on is the output or the final state. */
+static int recurrent_mil(G *g, int x) {
+  static const char *const kinds[] = {"rnn", "gru", "lstm"}, *const dirs[] = {"forward", "reverse", "bidirectional"};
+  static const char *const acts[] = {"sigmoid", "tanh", "relu", "scaled_tanh", "sigmoid_hard", "linear"};
+  gv t = g->v[x], yt, ht;
+  int kind = rnd(g, 3), gates = kind == 2 ? 4 : kind == 1 ? 3 : 1, dir = rnd(g, kind == 2 ? 3 : 2), D = dir == 2 ? 2 : 1;
+  int H = 1 + rnd(g, 3), S = t.d[0], B = t.d[1], I = t.d[2], seq = chance(g, 50);
+  int w, r, b = -1, h0, c0 = -1, wb = -1, rb = -1, bb = -1, y, yh, d[3], k;
+  d[0] = gates * H, d[1] = I;
+  w = cnst(g, t.dt, 2, d, C_RAND);
+  d[1] = H;
+  r = cnst(g, t.dt, 2, d, C_RAND);
+  if (chance(g, 60)) b = cnst(g, t.dt, 1, d, C_RAND);
+  if (D == 2) {
+    d[1] = I;
+    wb = cnst(g, t.dt, 2, d, C_RAND);
+    d[1] = H;
+    rb = cnst(g, t.dt, 2, d, C_RAND);
+    if (b >= 0) bb = cnst(g, t.dt, 1, d, C_RAND);
+  }
+  d[0] = B, d[1] = D * H;
+  h0 = cnst(g, t.dt, 2, d, C_RAND);
+  if (kind == 2) c0 = cnst(g, t.dt, 2, d, C_RAND);
+  d[0] = seq ? S : 1, d[1] = B, d[2] = D * H;
+  yt = mk(t.dt, 3, d);
+  d[0] = B, d[1] = D * H;
+  ht = mk(t.dt, 2, d);
+  y = def(g, &yt);
+  yh = g->nv;
+  for (k = 1; k < (kind == 2 ? 3 : 2); k++) {
+    int id = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+    g->v[id] = ht;
+    g->v[id].vis = 1;
+    out(g, ", %%v%d: ", id);
+    ptype(g, &ht);
+  }
+  out(g, " = %s(x=%%v%d, initial_h=%%v%d", kinds[kind], x, h0);
+  if (c0 >= 0) out(g, ", initial_c=%%v%d", c0);
+  out(g, ", weight_ih=%%v%d, weight_hh=%%v%d", w, r);
+  if (b >= 0) out(g, ", bias=%%v%d", b);
+  if (wb >= 0) out(g, ", weight_ih_back=%%v%d, weight_hh_back=%%v%d", wb, rb);
+  if (bb >= 0) out(g, ", bias_back=%%v%d", bb);
+  if (dir || chance(g, 30)) out(g, ", direction=\"%s\"", dirs[dir]);
+  if (seq) out(g, ", output_sequence=true");
+  if (chance(g, 40)) out(g, ", activation=\"%s\"", acts[rnd(g, 6)]);
+  if (kind > 0 && chance(g, 30)) out(g, ", recurrent_activation=\"%s\"", acts[rnd(g, 6)]);
+  if (kind == 2 && chance(g, 20)) out(g, ", clip=%g", (1 + rnd(g, 8)) / 4.0);
+  out(g, ")\n");
+  return chance(g, 50) ? y : yh;
+}
+
 /* An opaque onnx::RNN, GRU or LSTM on x as X (layout 0 [S, B, I] or 1
    [B, S, I]): constant weights, some of the optional inputs and attributes
    (direction, clip, activations, input_forget, linear_before_reset); the
-   value that carries on is Y or Y_h. */
+   value that carries on is Y or Y_h. Half the time MIL's op instead. */
 static int recurrent(G *g, int x) {
   static const char *const kinds[] = {"RNN", "GRU", "LSTM"}, *const dirs[] = {"forward", "reverse", "bidirectional"};
   gv t = g->v[x], yt, ht;
   int kind = rnd(g, 3), gates = kind == 2 ? 4 : kind == 1 ? 3 : 1, dir = rnd(g, 3), D = dir == 2 ? 2 : 1;
   int H = 1 + rnd(g, 3), layout = chance(g, 25), S = t.d[layout ? 1 : 0], B = t.d[layout ? 0 : 1], I = t.d[2];
   int w, r, b = -1, h0 = -1, c0 = -1, pp = -1, y, yh, d[4], k, nout = kind == 2 ? 3 : 2;
+  if (chance(g, 50)) return recurrent_mil(g, x);
   d[0] = D, d[1] = gates * H, d[2] = I;
   w = cnst(g, t.dt, 3, d, C_RAND);
   d[2] = H;
@@ -616,8 +670,8 @@ static void random_ops(G *g, int n, int depth) {
       for (i = 0; i < t.rank; i++)
         if (t.sym[i] < 0 && t.d[i] == 1) break;
       if (i < t.rank) r = squeeze(g, x, i);
-    } else if (c >= 80 && c < 82 && t.rank == 3 && is_static(&t) && is_float(t.dt)) {
-      r = recurrent(g, x);
+    } else if (c >= 78 && c < 82 && (t.rank == 2 || t.rank == 3) && is_static(&t) && is_float(t.dt)) {
+      r = recurrent(g, t.rank == 2 ? expand_dims(g, x, 0) : x);
     } else if (c < 82) {
       r = cast(g, x, t.dt == F32 ? F16 : F32);
     } else if (c < 87 && t.rank >= 1 && t.sym[t.rank - 1] < 0) {
@@ -948,6 +1002,40 @@ static int t_linear_bias(G *g, int x) {
   b = chance(g, 85) ? cnst(g, t.dt, 1, d, C_RAND) : bconst(g, l, C_RAND);
   if (chance(g, 10)) extra_use(g, l);
   return chance(g, 50) ? binary(g, "add", l, b) : binary(g, "sub", l, b);
+}
+
+/* tflite::fuse_activation: linear (+ bias) or matmul by a constant (+ bias
+   add) or a conv, then relu, relu6 or clip(0, 6). */
+static int t_fused_act(G *g, int x) {
+  static const char *const acts[3] = {"relu", "relu6", "clip"};
+  gv t = g->v[x], r;
+  int w, b, l, d[2], k = rnd(g, 3), v;
+  if (t.rank < 1 || t.sym[t.rank - 1] >= 0) x = expand_dims(g, x, t.rank), t = g->v[x];
+  d[1] = t.d[t.rank - 1];
+  d[0] = 1 + rnd(g, 4);
+  r = t;
+  r.d[t.rank - 1] = d[0];
+  r.sym[t.rank - 1] = -1;
+  if (chance(g, 50)) {
+    w = cnst(g, t.dt, 2, d, C_RAND);
+    b = cnst(g, t.dt, 1, d, C_RAND);
+    l = def(g, &r);
+    if (chance(g, 50)) out(g, " = linear(x=%%v%d, weight=%%v%d, bias=%%v%d)\n", x, w, b);
+    else out(g, " = linear(x=%%v%d, weight=%%v%d)\n", x, w);
+  } else {
+    int dm[2];
+    dm[0] = d[1];
+    dm[1] = d[0];
+    w = cnst(g, t.dt, 2, dm, C_RAND);
+    l = def(g, &r);
+    out(g, " = matmul(x=%%v%d, y=%%v%d)\n", x, w);
+    if (chance(g, 60)) l = binary(g, "add", l, cnst(g, t.dt, 1, d, C_RAND));
+  }
+  if (chance(g, 10)) extra_use(g, l);
+  if (k < 2) return unary(g, acts[k], l);
+  v = def(g, &r);
+  out(g, " = clip(x=%%v%d, alpha=0.0, beta=6.0)\n", l);
+  return v;
 }
 
 static int t_transpose_matmul(G *g, int x) {
@@ -1914,6 +2002,7 @@ static const tmpl templates[] = {
     {"fold_scale_axis", t_fold_scale, 0},
     {"combine_parallel_conv2d", t_parallel_conv, 0},
     {"combine_parallel_dense", t_parallel_dense, 0},
+    {"fuse_activation", t_fused_act, 0},
     {"legalize", t_legalize, 0},
 };
 

@@ -502,6 +502,29 @@ static const char *const special[] = {
     "main(%x: (2, 3, fp32), %z: (2, 3, int64)) {\n  %y = pow(x=%x, y=%z)\n} -> (%y)\n",
     "main(%x: (2, 3, int8)) {\n  %y = clip(x=%x, alpha=-3.0, beta=5.0)\n} -> (%y)\n",
     "main(%x: (2, 3, int8)) {\n  %y = clip(x=%x, alpha=-300.0, beta=5.0)\n} -> (%y)\n",
+    "main(%x: (2, 1, 3, fp32), %h: (1, 1, fp32), %c: (1, 1, fp32)) {\n"
+    "  %wi: (4, 3, fp32)* = const(val=[[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])\n"
+    "  %wh: (4, 1, fp32)* = const(val=[[1], [2], [3], [4]])\n"
+    "  %y, %yh, %yc = lstm(x=%x, initial_h=%h, initial_c=%c, weight_ih=%wi, weight_hh=%wh, output_sequence=true)\n"
+    "} -> (%y, %yh, %yc)\n",
+    "main(%x: (2, 1, 3, fp32), %h: (1, 1, fp32), %c: (1, 1, fp32)) {\n"
+    "  %wi: (4, 3, fp32)* = const(val=[[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])\n"
+    "  %wh: (4, 1, fp32)* = const(val=[[1], [2], [3], [4]])\n"
+    "  %y, %yh, %yc = lstm(x=%x, initial_h=%h, initial_c=%c, weight_ih=%wi, weight_hh=%wh, clip=2.0)\n"
+    "} -> (%y, %yh, %yc)\n",
+    "main(%x: (2, 1, 3, fp32), %h: (1, 1, fp32)) {\n"
+    "  %wi: (3, 3, fp32)* = const(val=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])\n"
+    "  %wh: (3, 1, fp32)* = const(val=[[1], [2], [3]])\n"
+    "  %y, %yh = gru(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, direction=\"reverse\", output_sequence=true)\n"
+    "} -> (%y, %yh)\n",
+    "main(%x: (2, 1, 3, fp32), %h: (1, 1, fp32), %wh: (1, 1, fp32)) {\n"
+    "  %wi: (1, 3, fp32)* = const(val=[[1, 0, 0]])\n"
+    "  %y, %yh = rnn(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, activation=\"relu\")\n"
+    "} -> (%y, %yh)\n",
+    "main(%x: (2, 1, 3, fp32), %h: (1, 1, fp32)) {\n"
+    "  %wi: (1, 3, fp32)* = const(val=[[1, 0, 0]])\n  %wh: (1, 1, fp32)* = const(val=[[0.5]])\n"
+    "  %y, %yh = rnn(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, activation=\"relu\")\n"
+    "} -> (%y, %yh)\n",
 };
 
 static const int64_t opsets[] = {1, 5, 6, 7, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21};

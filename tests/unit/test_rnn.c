@@ -1,4 +1,4 @@
-/* tests/unit/test_rnn.c — the recurrent kernels (ONNX LSTM, GRU, RNN through mgopt_onnx_eval_op) against scalar double-precision references. */
+/* tests/unit/test_rnn.c — the recurrent kernels (ONNX LSTM, GRU, RNN through mgopt_onnx_eval_op; MIL's lstm, gru, rnn) against scalar double-precision references. */
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
@@ -22,7 +22,7 @@ static double sig(double x) { return 1.0 / (1.0 + exp(-x)); }
 static mgopt_status eval(const char *src, int32_t nin, const spec *in, mgopt_tensor **out, int32_t nout,
                          mgopt_program **pp) {
   mgopt_program *p = NULL;
-  mgopt_tensor *t[8];
+  mgopt_tensor *t[12];
   mgopt_eval_options o;
   mgopt_diag d;
   mgopt_status s;
@@ -270,6 +270,96 @@ static void test_lstm_input_forget(void) {
   release(p, out, 3);
 }
 
+/* ---------------------------------------------------------------- MIL's lstm and gru */
+
+static void test_mil_lstm_matches_onnx(void) {
+  /* a bidirectional lstm (gates i, f, o, z; one bias; states [B, 2H]) and
+     the ONNX LSTM with the same weights in (i, o, f, c) order */
+  const char *mil =
+      "main(%x: (2, 1, 1, fp32), %h: (1, 2, fp32), %c: (1, 2, fp32), %wi: (4, 1, fp32), %wh: (4, 1, fp32), %b: (4, fp32),"
+      " %wib: (4, 1, fp32), %whb: (4, 1, fp32), %bb: (4, fp32)) {\n"
+      "  %y: (2, 1, 2, fp32), %yh: (1, 2, fp32), %yc: (1, 2, fp32) = lstm(x=%x, initial_h=%h, initial_c=%c, weight_ih=%wi,"
+      " weight_hh=%wh, bias=%b, weight_ih_back=%wib, weight_hh_back=%whb, bias_back=%bb, direction=\"bidirectional\","
+      " output_sequence=true)\n"
+      "} -> (%y, %yh, %yc)\n";
+  const char *onnx =
+      "main(%x: (2, 1, 1, fp32), %w: (2, 4, 1, fp32), %r: (2, 4, 1, fp32), %b: (2, 8, fp32), %h: (2, 1, 1, fp32),"
+      " %c: (2, 1, 1, fp32)) {\n"
+      "  %y: (2, 2, 1, 1, fp32), %yh: (2, 1, 1, fp32), %yc: (2, 1, 1, fp32) = onnx::LSTM(in0=%x, in1=%w, in2=%r, in3=%b,"
+      " in5=%h, in6=%c, hidden_size=1, direction=\"bidirectional\")\n"
+      "} -> (%y, %yh, %yc)\n";
+  /* MIL order i, f, o, z -> ONNX i, o, f, c: ONNX q takes MIL from[q] */
+  static const int from[4] = {0, 2, 1, 3};
+  spec m[9] = {{MGOPT_DT_FP32, 3, {2, 1, 1}, {0.5, -2}},
+               {MGOPT_DT_FP32, 2, {1, 2}, {0.25, -0.5}},
+               {MGOPT_DT_FP32, 2, {1, 2}, {-0.75, 0.125}},
+               {MGOPT_DT_FP32, 2, {4, 1}, {0.3, 0.9, -0.6, 1.2}},
+               {MGOPT_DT_FP32, 2, {4, 1}, {0.2, -1.1, 0.7, 0.4}},
+               {MGOPT_DT_FP32, 1, {4}, {0.6, 0.1, 0.7, -0.35}},
+               {MGOPT_DT_FP32, 2, {4, 1}, {-0.4, 0.8, 0.5, -1}},
+               {MGOPT_DT_FP32, 2, {4, 1}, {0.6, 0.3, -0.9, 0.1}},
+               {MGOPT_DT_FP32, 1, {4}, {-0.1, 0.2, 0.3, 0.4}}};
+  spec o[6] = {{MGOPT_DT_FP32, 3, {2, 1, 1}, {0.5, -2}},
+               {MGOPT_DT_FP32, 3, {2, 4, 1}, {0}},
+               {MGOPT_DT_FP32, 3, {2, 4, 1}, {0}},
+               {MGOPT_DT_FP32, 2, {2, 8}, {0}},
+               {MGOPT_DT_FP32, 3, {2, 1, 1}, {0.25, -0.5}},
+               {MGOPT_DT_FP32, 3, {2, 1, 1}, {-0.75, 0.125}}};
+  mgopt_tensor *mo[3] = {NULL, NULL, NULL}, *oo[3] = {NULL, NULL, NULL};
+  mgopt_program *mp, *op;
+  double want[4];
+  int q, d;
+  for (d = 0; d < 2; d++)
+    for (q = 0; q < 4; q++) {
+      o[1].v[d * 4 + q] = m[d ? 6 : 3].v[from[q]];
+      o[2].v[d * 4 + q] = m[d ? 7 : 4].v[from[q]];
+      o[3].v[d * 8 + q] = m[d ? 8 : 5].v[from[q]];
+    }
+  CHECK(eval(mil, 9, m, mo, 3, &mp) == MGOPT_OK);
+  CHECK(eval(onnx, 6, o, oo, 3, &op) == MGOPT_OK);
+  if (mo[0] && oo[0]) {
+    /* ONNX Y [t, d, 0, 0] is MIL's [t, 0, d] */
+    for (q = 0; q < 4; q++) want[q] = mgopt_tensor_get_f64(oo[0], q);
+    CHECK(shape_is(mo[0], 3, 2, 1, 2, 0) && near_all(mo[0], want, 4));
+    for (q = 0; q < 2; q++) want[q] = mgopt_tensor_get_f64(oo[1], q);
+    CHECK(near_all(mo[1], want, 2));
+    for (q = 0; q < 2; q++) want[q] = mgopt_tensor_get_f64(oo[2], q);
+    CHECK(near_all(mo[2], want, 2));
+  }
+  release(mp, mo, 3);
+  release(op, oo, 3);
+}
+
+static void test_mil_gru_reverse(void) {
+  /* gates (r, o, z), one bias, reset before the recurrent product; reverse
+     lists the states in processing order; fp16 output rounded once */
+  const char *src =
+      "main(%x: (2, 1, 1, fp16), %h: (1, 1, fp16), %wi: (3, 1, fp16), %wh: (3, 1, fp16), %b: (3, fp16)) {\n"
+      "  %y: (2, 1, 1, fp16), %yh: (1, 1, fp16) = gru(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, bias=%b,"
+      " direction=\"reverse\", output_sequence=true)\n"
+      "} -> (%y, %yh)\n";
+  spec in[5] = {{MGOPT_DT_FP16, 3, {2, 1, 1}, {0.5, -1.5}},
+                {MGOPT_DT_FP16, 2, {1, 1}, {0.25}},
+                {MGOPT_DT_FP16, 2, {3, 1}, {-0.625, 0.875, 0.3125}},
+                {MGOPT_DT_FP16, 2, {3, 1}, {0.75, -1.125, 0.25}},
+                {MGOPT_DT_FP16, 1, {3}, {-0.25, 1.125, 0.375}}};
+  const double *w = in[2].v, *r = in[3].v, *b = in[4].v;
+  double y[2], h = in[1].v[0];
+  mgopt_tensor *out[2] = {NULL, NULL};
+  mgopt_program *p;
+  int k;
+  for (k = 0; k < 2; k++) {
+    double x = in[0].v[1 - k], rr = sig(w[0] * x + r[0] * h + b[0]), z = sig(w[2] * x + r[2] * h + b[2]);
+    double o = tanh(w[1] * x + r[1] * (rr * h) + b[1]);
+    h = (1 - z) * o + z * h;
+    y[k] = mgopt_f16_to_f32(mgopt_f32_to_f16((float)h));
+  }
+  CHECK(eval(src, 5, in, out, 2, &p) == MGOPT_OK);
+  CHECK(out[0] && out[0]->dtype == MGOPT_DT_FP16 && near_all(out[0], y, 2));
+  CHECK(near_all(out[1], &y[1], 1));
+  release(p, out, 2);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void) {
@@ -301,8 +391,143 @@ static void test_errors(void) {
   release(p, out, 1);
 }
 
+/* ---------------------------------------------------------------- ONNX export and import */
+
+/* Exports p to ONNX bytes and imports them again (NULL on failure, reported);
+   *n_canon gets how many lstm / gru / rnn ops the import made. */
+static mgopt_program *onnx_round_trip(mgopt_program *p, mgopt_buf *bytes, int *n_canon, const char **onnx_type) {
+  mgopt_diag d;
+  mgopt_onnx_model *e = NULL, *m = NULL;
+  mgopt_op *op;
+  int64_t k;
+  memset(&d, 0, sizeof d);
+  *n_canon = 0;
+  if (mgopt_onnx_export(p, NULL, &e, &d) != MGOPT_OK || !e || mgopt_onnx_write(e, NULL, bytes, NULL, &d) != MGOPT_OK) {
+    printf("  export: %s\n", d.msg);
+    return NULL;
+  }
+  *onnx_type = NULL;
+  for (k = 0; k < e->graph->nnodes; k++) {
+    mgopt_str t = e->graph->nodes[k].op_type;
+    if ((t.len == 4 && memcmp(t.ptr, "LSTM", 4) == 0) || (t.len == 3 && memcmp(t.ptr, "GRU", 3) == 0) ||
+        (t.len == 3 && memcmp(t.ptr, "RNN", 3) == 0))
+      *onnx_type = t.len == 4 ? "LSTM" : t.ptr[0] == 'G' ? "GRU" : "RNN";
+  }
+  if (mgopt_onnx_read(bytes->data, bytes->len, NULL, &m, &d) != MGOPT_OK || mgopt_onnx_import(m, &d) != MGOPT_OK) {
+    printf("  import: %s\n", d.msg);
+    return NULL;
+  }
+  for (op = mgopt_program_function(m->program, "main")->body->first; op; op = op->next)
+    if (op->kind == MGOPT_OP_lstm || op->kind == MGOPT_OP_gru || op->kind == MGOPT_OP_rnn) ++*n_canon;
+  return m->program;
+}
+
+/* Evaluates program p on inputs in[nin]; outputs into out[nout]. */
+static int eval_prog(mgopt_program *p, int32_t nin, const spec *in, mgopt_tensor **out, int32_t nout) {
+  mgopt_tensor *t[8];
+  mgopt_eval_options o;
+  mgopt_diag d;
+  mgopt_status s;
+  int32_t i;
+  memset(t, 0, sizeof t);
+  for (i = 0; i < nin; i++) {
+    int64_t k;
+    t[i] = mgopt_eval_tensor_new(p, in[i].dt, in[i].rank, in[i].shape);
+    for (k = 0; t[i] && k < t[i]->numel; k++) mgopt_tensor_set_f64(t[i], k, in[i].v[k]);
+  }
+  memset(&o, 0, sizeof o);
+  o.op_fn = mgopt_onnx_eval_op;
+  s = mgopt_eval(p, NULL, t, nin, out, nout, &o, &d);
+  if (s != MGOPT_OK) printf("  eval: %s\n", d.msg);
+  for (i = 0; i < nin; i++) mgopt_eval_tensor_free(p, t[i]);
+  return s == MGOPT_OK;
+}
+
+/* Each MIL program goes out as the ONNX op (with the layout nodes it needs),
+   comes back as the canonical op when the import can map it exactly (else
+   opaque, evaluated by the ONNX kernels), and evaluates the same. */
+static void test_onnx_export_import(void) {
+  static const struct {
+    const char *src, *onnx;
+    int nout, canon; /* outputs; the import maps back to the canonical op */
+  } cases[] = {
+      {"main(%x: (2, 1, 1, fp32), %h: (1, 2, fp32), %c: (1, 2, fp32)) {\n"
+       "  %wi: (4, 1, fp32)* = const(val=[[0.3], [0.9], [-0.6], [1.2]])\n"
+       "  %wh: (4, 1, fp32)* = const(val=[[0.2], [-1.1], [0.7], [0.4]])\n"
+       "  %b: (4, fp32)* = const(val=[0.6, 0.1, 0.7, -0.35])\n"
+       "  %p: (3, fp32)* = const(val=[0.5, 1.5, -0.25])\n"
+       "  %wib: (4, 1, fp32)* = const(val=[[-0.4], [0.8], [0.5], [-1]])\n"
+       "  %whb: (4, 1, fp32)* = const(val=[[0.6], [0.3], [-0.9], [0.1]])\n"
+       "  %y: (2, 1, 2, fp32), %yh: (1, 2, fp32), %yc: (1, 2, fp32) = lstm(x=%x, initial_h=%h, initial_c=%c, weight_ih=%wi,"
+       " weight_hh=%wh, bias=%b, peephole=%p, weight_ih_back=%wib, weight_hh_back=%whb, direction=\"bidirectional\","
+       " output_sequence=true, recurrent_activation=\"sigmoid_hard\")\n"
+       "} -> (%y, %yh, %yc)\n",
+       "LSTM", 3, 1},
+      {"main(%x: (2, 1, 1, fp32), %h: (1, 1, fp32), %c: (1, 1, fp32)) {\n"
+       "  %wi: (4, 1, fp32)* = const(val=[[0.3], [0.9], [-0.6], [1.2]])\n"
+       "  %wh: (4, 1, fp32)* = const(val=[[0.2], [-1.1], [0.7], [0.4]])\n"
+       "  %y: (2, 1, 1, fp32), %yh: (1, 1, fp32), %yc: (1, 1, fp32) = lstm(x=%x, initial_h=%h, initial_c=%c, weight_ih=%wi,"
+       " weight_hh=%wh, direction=\"reverse\", output_sequence=true)\n"
+       "} -> (%y, %yh, %yc)\n",
+       "LSTM", 3, 0},
+      {"main(%x: (2, 1, 1, fp32), %h: (1, 1, fp32)) {\n"
+       "  %wi: (3, 1, fp32)* = const(val=[[-0.6], [0.9], [0.3]])\n"
+       "  %wh: (3, 1, fp32)* = const(val=[[0.7], [-1.1], [0.2]])\n"
+       "  %b: (3, fp32)* = const(val=[-0.2, 1.1, 0.4])\n"
+       "  %y: (2, 1, 1, fp32), %yh: (1, 1, fp32) = gru(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, bias=%b,"
+       " output_sequence=true, activation=\"linear\")\n"
+       "} -> (%y, %yh)\n",
+       "GRU", 2, 1},
+      {"main(%x: (2, 1, 1, fp32), %h: (1, 1, fp32)) {\n"
+       "  %wi: (1, 1, fp32)* = const(val=[[0.5]])\n"
+       "  %wh: (1, 1, fp32)* = const(val=[[-0.25]])\n"
+       "  %y: (1, 1, 1, fp32), %yh: (1, 1, fp32) = rnn(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, activation=\"relu\")\n"
+       "} -> (%y, %yh)\n",
+       "RNN", 2, 0},
+  };
+  spec in[3] = {{MGOPT_DT_FP32, 3, {2, 1, 1}, {0.5, -2}},
+                {MGOPT_DT_FP32, 2, {1, 2}, {0.25, -0.5}},
+                {MGOPT_DT_FP32, 2, {1, 2}, {-0.75, 0.125}}};
+  size_t c;
+  for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    mgopt_tensor *a[3] = {NULL, NULL, NULL}, *b[3] = {NULL, NULL, NULL};
+    mgopt_program *p = NULL, *q = NULL;
+    mgopt_buf bytes;
+    mgopt_diag d;
+    const char *ty = NULL;
+    int nin = cases[c].nout == 3 ? 3 : 2, canon = 0, k, ok;
+    spec ins[3];
+    memcpy(ins, in, sizeof ins);
+    if (!strstr(cases[c].src, "(1, 2, fp32)")) ins[1].shape[1] = ins[2].shape[1] = 1; /* one direction: [1, H] states */
+    memset(&bytes, 0, sizeof bytes);
+    CHECK(mgopt_mil_parse(cases[c].src, strlen(cases[c].src), NULL, &p, &d) == MGOPT_OK);
+    if (!p) continue;
+    CHECK(eval_prog(p, nin, ins, a, cases[c].nout));
+    q = onnx_round_trip(p, &bytes, &canon, &ty);
+    CHECK(q != NULL);
+    CHECK(ty && strcmp(ty, cases[c].onnx) == 0);
+    CHECK_EQ_INT(canon, cases[c].canon);
+    ok = q && eval_prog(q, nin, ins, b, cases[c].nout);
+    CHECK(ok);
+    for (k = 0; ok && k < cases[c].nout; k++) {
+        double want[8];
+      int64_t i;
+      for (i = 0; a[k] && i < a[k]->numel && i < 8; i++) want[i] = mgopt_tensor_get_f64(a[k], i);
+        CHECK(a[k] && near_all(b[k], want, a[k]->numel));
+    }
+    for (k = 0; k < 3; k++) {
+      if (a[k]) mgopt_eval_tensor_free(p, a[k]);
+      if (b[k]) mgopt_eval_tensor_free(q, b[k]);
+    }
+    if (q) mgopt_program_destroy(q);
+    mgopt_program_destroy(p);
+    mgopt_buf_free(&bytes);
+  }
+}
+
 static const test_case tests[] = {
     TEST(test_rnn_bidirectional), TEST(test_rnn_layout1_reverse), TEST(test_gru_linear_before_reset),
-    TEST(test_lstm_peepholes_clip), TEST(test_lstm_input_forget),  TEST(test_errors),
+    TEST(test_lstm_peepholes_clip), TEST(test_lstm_input_forget),  TEST(test_mil_lstm_matches_onnx),
+    TEST(test_mil_gru_reverse),     TEST(test_errors),               TEST(test_onnx_export_import),
 };
 TEST_MAIN(tests)

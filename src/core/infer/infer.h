@@ -120,6 +120,8 @@ MGOPT__TI_FN(sparse);
 /* state.c */
 MGOPT__TI_FN(read_state);
 MGOPT__TI_FN(update_state);
+/* recurrent.c */
+MGOPT__TI_FN(recurrent);
 #undef MGOPT__TI_FN
 
 #endif /* MGOPT__INFER_H */

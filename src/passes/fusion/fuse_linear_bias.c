@@ -65,7 +65,7 @@ static int mgopt__flb_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int64_t dout, i;
   int first, neg_w, sub;
   MGOPT__UNUSED(ud);
-  if (!x || !w || op->nouts != 1) return 0;
+  if (!x || !w || op->nouts != 1 || mgopt__pu_fused_act(op)) return 0;
   out = op->outs[0];
   if (mgopt__pu_is_block_output(out)) return 0;
   user = mgopt__pu_single_user(out);

@@ -47,7 +47,7 @@ static int mgopt__pdc_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int64_t shape[4], k, m;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
-  if (!x || !wt || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
+  if (!x || !wt || op->nouts != 1 || mgopt__pu_fused_act(op) || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank != 2 || wt->rank != 2) return 0;
   dt = (mgopt_dtype)x->type.dtype;
   if (!mgopt__pw_is_float_weight(dt) || wt->dtype != dt)
     return 0;
