@@ -296,5 +296,8 @@ MGOPT__PRIVATE const char *mgopt__exw_direct(mgopt_program *p, const mgopt_op *o
 /* 1 when linear op is written as MatMul with its constant weight's transposed
    copy (map_nn.c): the constant need not be written for that reader. */
 MGOPT__PRIVATE int mgopt__exp_linear_folds_weight(const mgopt_op *op);
+/* 1 when op's writer writes its constant operands itself, each in its own
+   encoding (map_quant.c: compressed weights): they need not be written for it. */
+MGOPT__PRIVATE int mgopt__exp_writes_consts(const mgopt_op *op);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
