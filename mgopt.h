@@ -16803,7 +16803,7 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
      attribute this list does not know (opset 23's output_dtype of
      DequantizeLinear, say).
    Written back in the target opset: per tensor from 10, per axis from 13,
-   fp16 from 19, 16-bit from 21; an output dtype other than uint8 without a
+   an fp16 scale (dequantize only) from 19, 16-bit from 21; an output dtype other than uint8 without a
    zero point gets a zero point of zeros (QuantizeLinear's output dtype is
    the zero point's). */
 
@@ -16892,7 +16892,9 @@ static const char *mgopt__exw_qdq(mgopt_program *p, const mgopt_op *op, const mg
   if (!mgopt__mq_qint(qdt, m->since)) return m->since < 21 ? "integers other than int8 / uint8 need opset 21" : "integers other than 8 or 16 bits";
   if (s->type.dtype != MGOPT_DT_FP32 && !(s->type.dtype == MGOPT_DT_FP16 && m->since >= 19))
     return m->since < 19 ? "a scale other than fp32 needs opset 19" : "a scale neither fp32 nor fp16";
-  if (op->kind == MGOPT_OP_quantize && x->type.dtype != s->type.dtype) return "an input of another dtype than the scale";
+  if (op->kind == MGOPT_OP_quantize && (x->type.dtype != MGOPT_DT_FP32 || s->type.dtype != MGOPT_DT_FP32))
+    return "a quantize of fp16 (the canonical op divides at fp16, ONNX Runtime in float)";
+  if (z && z->type.dtype != (uint8_t)qdt) return "a zero point of another dtype than the integers";
   if (sr == 1 && m->since < 13) return "a per-axis scale needs opset 13";
   if (sr == 1 && !mgopt_op_attr(op, "axis") && !mgopt_op_operand(op, "axis") && x->type.rank != 1) return "a vector scale without axis";
   if (sr != 0 && sr != 1) return "a scale of rank other than 0 or 1";

@@ -445,6 +445,41 @@ static void test_palettize_for_onnx(void) {
   mgopt_program_destroy(p);
 }
 
+/* a per-channel scale after the lookup (a blockwise_shift_scale of float data) is a Mul */
+static void test_palettize_scaled_for_onnx(void) {
+  mgopt_program *p = parse("main(%x: (1, 4, fp32)) {\n"
+                           "  %w: (3, 4, fp32)* = const(val=[[1, 2, 1, 2], [3, 3, 1, 2], [1, 1, 2, 2]])\n"
+                           "  %y: (1, 3, fp32) = linear(x=%x, weight=%w)\n"
+                           "} -> (%y)\n");
+  mgopt_diag d;
+  written w;
+  REQUIRE(p != NULL);
+  REQUIRE(mgopt_onnx_set_target(p, 13) == MGOPT_OK);
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(),
+                             "palettize_weights{mode=unique,enable_per_channel_scale=true,weight_threshold=0}", NULL,
+                             &d) == MGOPT_OK);
+  CHECK(count_kind(p, MGOPT_OP_constexpr_lut_to_dense) == 1 && count_kind(p, MGOPT_OP_constexpr_blockwise_shift_scale) == 1);
+  REQUIRE(write_read(p, 13, &w) == 1);
+  CHECK(same_outputs(p, w.p));
+  CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Mul") == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* fp16 quantize is not written: ONNX Runtime divides in float, the canonical op at fp16 */
+static void test_quantize_fp16_refused(void) {
+  mgopt_program *p = parse("main(%x: (2, 3, fp16)) {\n"
+                           "  %s: (fp16)* = const(val=0.1)\n"
+                           "  %y: (2, 3, uint8) = quantize(input=%x, scale=%s, output_dtype=\"uint8\")\n"
+                           "} -> (%y)\n");
+  written w;
+  REQUIRE(p != NULL);
+  CHECK(write_read(p, 21, &w) == 0);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
     TEST(test_qdq_tensor),
     TEST(test_qdq_axis),
@@ -456,5 +491,7 @@ static const test_case tests[] = {
     TEST(test_lut_every_width),
     TEST(test_lut_ios16),
     TEST(test_palettize_for_onnx),
+    TEST(test_palettize_scaled_for_onnx),
+    TEST(test_quantize_fp16_refused),
 };
 TEST_MAIN(tests)
