@@ -12302,6 +12302,9 @@ MGOPT__PRIVATE int mgopt__exp_recurrent_folds(const mgopt_op *op, const mgopt_va
 /* 1 when op is the import's squeeze before or expand_dims after a recurrent
    op that writes it itself (map_recurrent.c): the exporter skips it. */
 MGOPT__PRIVATE int mgopt__exp_recurrent_absorbs(const mgopt_op *op);
+/* 1 when op's writer writes its constant operands itself, each in its own
+   encoding (map_quant.c: compressed weights): they need not be written for it. */
+MGOPT__PRIVATE int mgopt__exp_writes_consts(const mgopt_op *op);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */
 /* src/onnx/scope.c — the importer's scoped name map: interned pointer to pointer, popped when a subgraph ends. */
@@ -16694,7 +16697,7 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_struct(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_struct);
   return mgopt__onnx_struct;
 }
-/* src/onnx/map_quant.c — ONNX <-> canonical mappings of quantized weights: constexpr_blockwise_shift_scale written as an integer initializer with DequantizeLinear (or Cast and Mul). */
+/* src/onnx/map_quant.c — ONNX <-> canonical mappings of quantization and compressed weights: QuantizeLinear / DequantizeLinear as quantize / dequantize, constexpr_blockwise_shift_scale and constexpr_affine_dequantize written as an integer initializer with DequantizeLinear (or Cast and Mul), constexpr_lut_to_dense as a table and packed indices decoded by standard ops. */
 
 /* ---------------------------------------------------------------- constexpr_blockwise_shift_scale
 
@@ -16763,10 +16766,24 @@ static int mgopt__mq_use_dq(const mgopt__mq_form *f, int64_t opset) {
   return opset >= (f->kind == 1 ? 13 : 10);
 }
 
+/* A float `data` that is not a constant (the output of a palettized
+   weight's lookup, say): out = (data - offset) * scale as Sub and Mul, the
+   scale (and a float offset) of data's rank broadcasting, all of one float
+   dtype. 1 when op is that form. */
+static int mgopt__mq_float_data(const mgopt_op *op) {
+  mgopt_value *dv = mgopt_op_operand(op, "data"), *zv = mgopt_op_operand(op, "offset");
+  mgopt_tensor *s = mgopt_value_const(mgopt_op_operand(op, "scale")), *z = zv ? mgopt_value_const(zv) : NULL;
+  if (!dv || mgopt_value_const(dv) || !s || (zv && !z) || dv->type.kind != MGOPT_TYPE_TENSOR) return 0;
+  if ((s->dtype != MGOPT_DT_FP32 && s->dtype != MGOPT_DT_FP16) || dv->type.dtype != s->dtype) return 0;
+  if (dv->type.rank != s->rank || (z && (z->dtype != s->dtype || z->rank != s->rank))) return 0;
+  return 1;
+}
+
 static const char *mgopt__exw_bss(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt__mq_form f;
   mgopt_dtype qdt;
   MGOPT__UNUSED(p);
+  if (mgopt__mq_float_data(op)) return NULL;
   if (!mgopt__mq_bss(op, &f)) return "a scale or offset that DequantizeLinear cannot express";
   qdt = (mgopt_dtype)f.q->dtype;
   if (qdt != MGOPT_DT_INT8 && qdt != MGOPT_DT_UINT8 && !mgopt__mq_4bit(qdt)) return "data neither 8- nor 4-bit";
@@ -16835,54 +16852,51 @@ static const char *mgopt__mq_name(mgopt__exp *E, const char *out, const char *wh
   return r < 0 ? NULL : r ? nm : mgopt__exp_fresh(E, nm);
 }
 
-static mgopt_status mgopt__exp_bss(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+/* Writes out = scale * (data - offset) in form f: data, scale and offset
+   written as initializers based on the operands' names dn, sn, zn. */
+static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgopt__mq_form *f, const char *dn,
+                                    const char *sn, const char *zn) {
   mgopt_program *p = E->p;
-  mgopt__mq_form f;
   const char *ins[3], *out = mgopt__exp_vname(op->outs[0]);
-  const char *dn = mgopt__exp_in(op, "data"), *sn = mgopt__exp_in(op, "scale"), *zn = mgopt__exp_in(op, "offset");
-  mgopt_dtype qdt, odt;
+  mgopt_dtype qdt = (mgopt_dtype)f->q->dtype, odt = mgopt__mq_onnx_int(qdt);
   mgopt_onnx_node *n;
-  MGOPT__UNUSED(m);
-  mgopt__mq_bss(op, &f);
-  qdt = (mgopt_dtype)f.q->dtype;
-  odt = mgopt__mq_onnx_int(qdt);
-  ins[0] = mgopt__mq_const(E, dn, mgopt__mq_view(p, f.q, odt, f.q->rank, f.q->shape));
+  ins[0] = mgopt__mq_const(E, dn, mgopt__mq_view(p, f->q, odt, f->q->rank, f->q->shape));
   if (!ins[0]) return mgopt__exp_nomem(E);
-  if (mgopt__mq_use_dq(&f, E->opset)) {
-    int64_t c = f.kind == 1 ? f.s->shape[f.axis] : 1;
+  if (mgopt__mq_use_dq(f, E->opset)) {
+    int64_t c = f->kind == 1 ? f->s->shape[f->axis] : 1;
     mgopt_tensor *st, *zt = NULL;
-    if (f.kind == 2) {
-      st = mgopt__mq_expand(p, f.s, &f, (mgopt_dtype)f.s->dtype);
-      if (f.z) zt = mgopt__mq_expand(p, f.z, &f, odt);
+    if (f->kind == 2) {
+      st = mgopt__mq_expand(p, f->s, f, (mgopt_dtype)f->s->dtype);
+      if (f->z) zt = mgopt__mq_expand(p, f->z, f, odt);
     } else {
-      st = mgopt__mq_view(p, f.s, (mgopt_dtype)f.s->dtype, f.kind, &c);
-      if (f.z) zt = mgopt__mq_view(p, f.z, odt, f.kind, &c);
+      st = mgopt__mq_view(p, f->s, (mgopt_dtype)f->s->dtype, f->kind, &c);
+      if (f->z) zt = mgopt__mq_view(p, f->z, odt, f->kind, &c);
     }
     ins[1] = mgopt__mq_const(E, sn, st);
-    ins[2] = f.z ? mgopt__mq_const(E, zn, zt) : NULL;
-    if (!ins[1] || (f.z && !ins[2])) return mgopt__exp_nomem(E);
-    n = mgopt__exp_simple(E, op, "DequantizeLinear", ins, f.z ? 3 : 2);
+    ins[2] = f->z ? mgopt__mq_const(E, zn, zt) : NULL;
+    if (!ins[1] || (f->z && !ins[2])) return mgopt__exp_nomem(E);
+    n = mgopt__exp_simple(E, op, "DequantizeLinear", ins, f->z ? 3 : 2);
     if (!n) return mgopt__exp_nomem(E);
-    if (f.kind >= 1 && !mgopt__exp_aint(E, n, "axis", f.axis)) return mgopt__exp_nomem(E);
-    if (f.kind == 2 && !mgopt__exp_aint(E, n, "block_size", f.block)) return mgopt__exp_nomem(E);
+    if (f->kind >= 1 && !mgopt__exp_aint(E, n, "axis", f->axis)) return mgopt__exp_nomem(E);
+    if (f->kind == 2 && !mgopt__exp_aint(E, n, "block_size", f->block)) return mgopt__exp_nomem(E);
     return mgopt__exp_done(E, n);
   } else {
     /* Cast(data) [- offset] * scale, in the scale's dtype */
-    mgopt_dtype fdt = (mgopt_dtype)f.s->dtype;
+    mgopt_dtype fdt = (mgopt_dtype)f->s->dtype;
     const char *cast = mgopt__mq_name(E, out, "cast");
     const char *cur = cast, *io[2];
-    const char *sname = mgopt__mq_const(E, sn, f.s);
+    const char *sname = mgopt__mq_const(E, sn, f->s);
     n = mgopt__exp_node(E, "Cast", "", NULL);
     if (!cast || !sname || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 1) ||
         !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &cast, 1) ||
         !mgopt__exp_aint(E, n, "to", mgopt__exp_dtype(fdt)))
       return mgopt__exp_nomem(E);
-    if (f.z) {
-      mgopt_tensor *zf = mgopt_tensor_new(p, fdt, f.z->rank, f.z->shape);
+    if (f->z) {
+      mgopt_tensor *zf = mgopt_tensor_new(p, fdt, f->z->rank, f->z->shape);
       const char *zname, *sub = mgopt__mq_name(E, out, "shifted");
       int64_t i;
       if (!zf || !sub) return mgopt__exp_nomem(E);
-      for (i = 0; i < zf->numel; i++) mgopt_tensor_set_f64(zf, i, (double)mgopt_tensor_get_i64(f.z, i));
+      for (i = 0; i < zf->numel; i++) mgopt_tensor_set_f64(zf, i, (double)mgopt_tensor_get_i64(f->z, i));
       zname = mgopt__mq_const(E, zn, zf);
       n = mgopt__exp_node(E, "Sub", "", NULL);
       io[0] = cur;
@@ -16899,13 +16913,536 @@ static mgopt_status mgopt__exp_bss(mgopt__exp *E, const mgopt_op *op, const mgop
   }
 }
 
+static mgopt_status mgopt__exp_float_data(mgopt__exp *E, const mgopt_op *op) {
+  const char *io[2], *out = mgopt__exp_vname(op->outs[0]);
+  mgopt_onnx_node *n;
+  io[0] = mgopt__exp_in(op, "data");
+  if (mgopt_op_operand(op, "offset")) {
+    const char *sub = mgopt__mq_name(E, out, "shifted");
+    io[1] = mgopt__exp_in(op, "offset");
+    n = mgopt__exp_node(E, "Sub", "", NULL);
+    if (!sub || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, io, 2) ||
+        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &sub, 1))
+      return mgopt__exp_nomem(E);
+    io[0] = sub;
+  }
+  io[1] = mgopt__exp_in(op, "scale");
+  n = mgopt__exp_simple(E, op, "Mul", io, 2);
+  return n ? mgopt__exp_done(E, n) : mgopt__exp_nomem(E);
+}
+
+static mgopt_status mgopt__exp_bss(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt__mq_form f;
+  MGOPT__UNUSED(m);
+  if (mgopt__mq_float_data(op)) return mgopt__exp_float_data(E, op);
+  mgopt__mq_bss(op, &f);
+  return mgopt__mq_write(E, op, &f, mgopt__exp_in(op, "data"), mgopt__exp_in(op, "scale"), mgopt__exp_in(op, "offset"));
+}
+
+/* ---------------------------------------------------------------- constexpr_affine_dequantize
+
+   out = scale * (quantized_data - zero_point) with a scalar or a vector
+   along `axis`: the per-tensor or per-axis form of
+   constexpr_blockwise_shift_scale above, written by the same code (the
+   scale and zero point seen with the data's rank). A zero point of all
+   zeros is left out (DequantizeLinear's default); a float one is not
+   written. */
+
+/* t (rank 0 or a vector along axis) seen with rank r: 1 everywhere but axis. */
+static mgopt_tensor *mgopt__mq_at_axis(mgopt_program *p, mgopt_tensor *t, int32_t r, int32_t axis,
+                                       mgopt_dtype dt) {
+  int64_t shape[MGOPT_MAX_RANK];
+  int32_t d;
+  for (d = 0; d < r; d++) shape[d] = d == axis ? t->numel : 1;
+  return mgopt__mq_view(p, t, dt, r, shape);
+}
+
+/* The form of affine op `op`; p NULL only checks (no views are made). */
+static int mgopt__mq_affine(mgopt_program *p, const mgopt_op *op, mgopt__mq_form *f) {
+  mgopt_tensor *q = mgopt_value_const(mgopt_op_operand(op, "quantized_data"));
+  mgopt_tensor *s = mgopt_value_const(mgopt_op_operand(op, "scale"));
+  mgopt_tensor *z = mgopt_value_const(mgopt_op_operand(op, "zero_point"));
+  int64_t axis = mgopt_op_get_int(op, "axis", 0), n, i, zeros = 1;
+  memset(f, 0, sizeof *f);
+  if (!q || !s || !z || q->rank < 1 || s->rank > 1 || z->rank > 1) return 0;
+  if (q->dtype != MGOPT_DT_INT8 && q->dtype != MGOPT_DT_UINT8) return 0;
+  if ((s->dtype != MGOPT_DT_FP32 && s->dtype != MGOPT_DT_FP16) || z->dtype != q->dtype) return 0;
+  if (axis < -q->rank || axis >= q->rank) return 0;
+  if (axis < 0) axis += q->rank;
+  n = s->numel > z->numel ? s->numel : z->numel;
+  if ((s->numel != 1 && s->numel != q->shape[axis]) || (z->numel != 1 && z->numel != q->shape[axis])) return 0;
+  if (!mgopt_tensor_data(p ? p : op->parent->program, z)) return 0;
+  for (i = 0; i < z->numel && zeros; i++) zeros = mgopt_tensor_get_i64(z, i) == 0;
+  /* a scalar zero point beside a vector scale would need its own copy per channel */
+  if (!zeros && n > 1 && z->numel != s->numel) return 0;
+  f->kind = n > 1 ? 1 : 0;
+  f->axis = (int32_t)axis;
+  if (!p) {
+    f->q = q;
+    return 1;
+  }
+  f->q = q;
+  f->s = mgopt__mq_at_axis(p, s, q->rank, f->axis, (mgopt_dtype)s->dtype);
+  f->z = zeros ? NULL : mgopt__mq_at_axis(p, z, q->rank, f->axis, (mgopt_dtype)z->dtype);
+  return f->s && (zeros || f->z);
+}
+
+static const char *mgopt__exw_affine(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt__mq_form f;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__mq_affine(NULL, op, &f) ? NULL : "a zero point or scale DequantizeLinear cannot express";
+}
+
+static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt__mq_form f;
+  MGOPT__UNUSED(m);
+  if (!mgopt__mq_affine(E->p, op, &f)) return mgopt__exp_nomem(E);
+  return mgopt__mq_write(E, op, &f, mgopt__exp_in(op, "quantized_data"), mgopt__exp_in(op, "scale"),
+                         mgopt__exp_in(op, "zero_point"));
+}
+
+/* ---------------------------------------------------------------- QuantizeLinear / DequantizeLinear
+
+   QuantizeLinear(x, scale[, zp]) <-> quantize(input, scale[, zero_point],
+   axis?, output_dtype): saturate(round_half_even(x / scale) + zp), and
+   DequantizeLinear(x, scale[, zp]) <-> dequantize(input, scale[,
+   zero_point], axis?): (x - zp) * scale, at the scale's dtype. The same
+   arithmetic (the kernels compute in float and round once); mapped only
+   where it is exactly that:
+   - integers int8 / uint8 (every opset), int16 / uint16 (from opset 21);
+     4-bit integers (ONNX's packing), int32 and float8 stay opaque;
+   - QuantizeLinear: x and scale fp32 (fp16 would divide at fp16 in the
+     kernel, in float in ONNX Runtime); DequantizeLinear: scale fp32, or
+     fp16 from opset 19;
+   - the scale a scalar (per tensor), or from opset 13 a vector along
+     `axis` (default 1) as long as the data's dim (the scale's length 1
+     needs the dim 1: ONNX Runtime reads a 1-element vector per tensor);
+     the zero point of the scale's shape;
+   - no block_size (opset 21: the canonical ops have no blocks), no
+     attribute this list does not know (opset 23's output_dtype of
+     DequantizeLinear, say).
+   Written back in the target opset: per tensor from 10, per axis from 13,
+   an fp16 scale (dequantize only) from 19, 16-bit from 21; an output dtype other than uint8 without a
+   zero point gets a zero point of zeros (QuantizeLinear's output dtype is
+   the zero point's). */
+
+static int mgopt__mq_qint(mgopt_dtype dt, int64_t opset) {
+  if (dt == MGOPT_DT_INT8 || dt == MGOPT_DT_UINT8) return 1;
+  return opset >= 21 && (dt == MGOPT_DT_INT16 || dt == MGOPT_DT_UINT16);
+}
+
+/* The static length of a rank-1 value, -1 when it is not one. */
+static int64_t mgopt__mq_len(const mgopt_value *v) {
+  if (!v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank != 1 || !mgopt_dim_is_static(v->type.dims[0])) return -1;
+  return v->type.dims[0].v;
+}
+
+/* Reads node I->node's scale and zero point: 1 with *axis (-1: per tensor)
+   when they are a form the canonical ops share with ONNX, else 0. */
+static int mgopt__imp_qparams(mgopt__imp *I, const mgopt__onnx_map *m, mgopt_value *x, mgopt_value *s,
+                              mgopt_value *z, int64_t *axis) {
+  static const char *const known[] = {"axis", "saturate", "block_size", "output_dtype"};
+  int64_t i, k, r = mgopt__imp_rank(x), n;
+  for (i = 0; i < I->node->nattributes; i++) {
+    for (k = 0; k < 4; k++)
+      if (mgopt__imp_streq(I->node->attributes[i].name, known[k])) break;
+    if (k == 4 || (k == 3 && strcmp(m->onnx, "QuantizeLinear") != 0)) return 0;
+  }
+  if (mgopt__imp_aint(I->node, "block_size", 0) != 0 || r < 0 || mgopt__imp_rank(s) < 0) return 0;
+  if (z && (mgopt__imp_rank(z) != mgopt__imp_rank(s) || (s->type.rank == 1 && mgopt__mq_len(z) != mgopt__mq_len(s))))
+    return 0;
+  *axis = -1;
+  if (s->type.rank == 0) return 1;
+  if (s->type.rank != 1 || m->since < 13 || r < 1) return 0;
+  *axis = mgopt__imp_aint(I->node, "axis", 1);
+  if (*axis < -r || *axis >= r) return 0;
+  if (*axis < 0) *axis += r;
+  n = mgopt__mq_len(s);
+  if (n < 0) return 0;
+  if (n == 1) return mgopt_dim_is_static(x->type.dims[*axis]) && x->type.dims[*axis].v == 1;
+  return 1;
+}
+
+static int mgopt__imp_qdq(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0), *s = mgopt__imp_in(I, 1), *z = mgopt__imp_in(I, 2);
+  int quant = m->kind == MGOPT_OP_quantize;
+  int64_t axis;
+  mgopt_dtype qdt;
+  mgopt_op *op;
+  if (!x || !s || (mgopt__imp_nin(I->node) > 2 && !z) || !mgopt__imp_qparams(I, m, x, s, z, &axis)) return 0;
+  if (quant) {
+    int64_t odt = mgopt__imp_aint(I->node, "output_dtype", 0);
+    if (x->type.dtype != MGOPT_DT_FP32 || s->type.dtype != MGOPT_DT_FP32) return 0;
+    qdt = z ? (mgopt_dtype)z->type.dtype : odt ? mgopt_onnx_dtype((int32_t)(odt > 64 ? 0 : odt)) : MGOPT_DT_UINT8;
+    if (odt && z && mgopt_onnx_dtype((int32_t)(odt > 64 ? 0 : odt)) != qdt) return 0;
+  } else {
+    qdt = (mgopt_dtype)x->type.dtype;
+    if (s->type.dtype != MGOPT_DT_FP32 && !(s->type.dtype == MGOPT_DT_FP16 && m->since >= 19)) return 0;
+    if (z && z->type.dtype != (uint8_t)qdt) return 0;
+  }
+  if (!mgopt__mq_qint(qdt, m->since)) return 0;
+  op = mgopt__imp_op(I, quant ? "quantize" : "dequantize", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "input", x) || mgopt_op_set_operand(op, "scale", s) ||
+      (z && mgopt_op_set_operand(op, "zero_point", z)) || (axis >= 0 && mgopt_op_set_int(op, "axis", axis)) ||
+      (quant && mgopt_op_set_string(op, "output_dtype", mgopt_dtype_name(qdt))))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* The integer dtype of a quantize's result or a dequantize's input. */
+static mgopt_dtype mgopt__mq_op_int(const mgopt_op *op) {
+  size_t len = 0;
+  const char *ods;
+  mgopt_value *x;
+  if (op->kind == MGOPT_OP_quantize) {
+    ods = mgopt_op_get_string(op, "output_dtype", &len);
+    return ods ? mgopt_dtype_from_name(ods, len) : MGOPT_DT_UNKNOWN;
+  }
+  x = mgopt_op_operand(op, "input");
+  return x && x->type.kind == MGOPT_TYPE_TENSOR ? (mgopt_dtype)x->type.dtype : MGOPT_DT_UNKNOWN;
+}
+
+static const char *mgopt__exw_qdq(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "input"), *s = mgopt_op_operand(op, "scale"), *z = mgopt_op_operand(op, "zero_point");
+  mgopt_dtype qdt = mgopt__mq_op_int(op);
+  int sr = mgopt__imp_rank(s);
+  MGOPT__UNUSED(p);
+  if (!x || !s || x->type.kind != MGOPT_TYPE_TENSOR) return "an operand is missing";
+  if (!mgopt__mq_qint(qdt, m->since)) return m->since < 21 ? "integers other than int8 / uint8 need opset 21" : "integers other than 8 or 16 bits";
+  if (s->type.dtype != MGOPT_DT_FP32 && !(s->type.dtype == MGOPT_DT_FP16 && m->since >= 19))
+    return m->since < 19 ? "a scale other than fp32 needs opset 19" : "a scale neither fp32 nor fp16";
+  if (op->kind == MGOPT_OP_quantize && (x->type.dtype != MGOPT_DT_FP32 || s->type.dtype != MGOPT_DT_FP32))
+    return "a quantize of fp16 (the canonical op divides at fp16, ONNX Runtime in float)";
+  if (z && z->type.dtype != (uint8_t)qdt) return "a zero point of another dtype than the integers";
+  if (sr == 1 && m->since < 13) return "a per-axis scale needs opset 13";
+  if (sr == 1 && !mgopt_op_attr(op, "axis") && !mgopt_op_operand(op, "axis") && x->type.rank != 1) return "a vector scale without axis";
+  if (sr != 0 && sr != 1) return "a scale of rank other than 0 or 1";
+  if (z && (mgopt__imp_rank(z) != sr || (sr == 1 && mgopt__mq_len(z) != mgopt__mq_len(s))))
+    return "a zero point not of the scale's shape";
+  if (op->kind == MGOPT_OP_quantize && !z && qdt != MGOPT_DT_UINT8 && sr == 1 && mgopt__mq_len(s) < 0)
+    return "no zero point and a scale of unknown length";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_qdq(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "input"), *s = mgopt_op_operand(op, "scale");
+  const char *ins[3];
+  int64_t nin = 2;
+  mgopt_onnx_node *n;
+  ins[0] = mgopt__exp_vname(x);
+  ins[1] = mgopt__exp_vname(s);
+  ins[2] = mgopt__exp_in(op, "zero_point");
+  if (ins[2]) {
+    nin = 3;
+  } else if (op->kind == MGOPT_OP_quantize && mgopt__mq_op_int(op) != MGOPT_DT_UINT8) {
+    /* the output dtype is the zero point's: zeros of the scale's shape */
+    int64_t len = mgopt__mq_len(s);
+    mgopt_tensor *zt = mgopt_tensor_new(E->p, mgopt__mq_op_int(op), s->type.rank, &len);
+    ins[2] = zt ? mgopt__mq_name(E, mgopt__exp_vname(op->outs[0]), "zero_point") : NULL;
+    if (!ins[2]) return mgopt__exp_nomem(E);
+    memset(mgopt_tensor_data_mut(E->p, zt), 0, zt->nbytes);
+    ins[2] = mgopt__mq_const(E, ins[2], zt);
+    if (!ins[2]) return mgopt__exp_nomem(E);
+    nin = 3;
+  }
+  n = mgopt__exp_simple(E, op, m->onnx, ins, nin);
+  if (!n) return mgopt__exp_nomem(E);
+  if (mgopt__imp_rank(s) == 1 && !mgopt__exp_aint(E, n, "axis", mgopt_op_get_int(op, "axis", 0))) return mgopt__exp_nomem(E);
+  return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- constexpr_lut_to_dense
+
+   Palettized weights: the LUT and the packed indices as initializers, the
+   indices unpacked and looked up with standard ops (opset >= 7):
+     packed: uint8 [M, 1], k = 8 / b indices per byte, LSB first
+     Cast(to int32) -> Div by [1, 2^b, .., 2^(b(k-1))] -> Mod 2^b   (b < 8;
+       below opset 10, without Mod: v - (v / 2^b) * 2^b)
+       -> Reshape to the indices' shape (Slice first when M * k > N)
+     [Add the offset of each element's palette: (palette number) * 2^b,
+      a small int32 tensor broadcasting along the grouped dims]
+     Gather(LUT as [palettes * 2^b] or [palettes * 2^b, V], axis 0)
+     [vectors of V entries (vector_axis): Transpose and Reshape them in place]
+   b is the index width: 1, 2, 4 and 8 as they come (the IR packs indices
+   the same way); 3-bit indices are written 4-bit and 6-bit ones 8-bit
+   (unpacking across bytes would cost more ops than the bits save). Both IR
+   forms are written: iOS16 (uint8 bytes, a rank-1 LUT, `shape`) and iOS18
+   (uint{n} indices, LUT [palettes per dim.., 2^n, V]). Exact: the same
+   table entries land at the same places. The file holds about b/8 bytes
+   per weight element plus the tables. */
+
+typedef struct mgopt__ml_form {
+  mgopt_tensor *idx, *lut; /* idx: uint{n} of shape ishape (a view for the iOS16 form) */
+  int32_t rank, vaxis;     /* rank of the indices; vector_axis (-1: none) */
+  int64_t ishape[MGOPT_MAX_RANK], groups[MGOPT_MAX_RANK], ngroups, k, vs;
+  int nbits;
+} mgopt__ml_form;
+
+static int mgopt__ml_bits(mgopt_dtype dt) {
+  switch (dt) {
+    case MGOPT_DT_UINT1: return 1;
+    case MGOPT_DT_UINT2: return 2;
+    case MGOPT_DT_UINT3: return 3;
+    case MGOPT_DT_UINT4: return 4;
+    case MGOPT_DT_UINT6: return 6;
+    case MGOPT_DT_UINT8: return 8;
+    default: return 0;
+  }
+}
+
+static mgopt_dtype mgopt__ml_dtype(int bits) {
+  switch (bits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
+}
+
+/* The form of lut op `op`; p NULL only checks (no view is made). */
+static int mgopt__ml_lut(mgopt_program *p, const mgopt_op *op, mgopt__ml_form *f) {
+  mgopt_tensor *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  const int64_t *sv = NULL;
+  int64_t ns, n = 1, d, bits;
+  memset(f, 0, sizeof *f);
+  f->lut = mgopt_value_const(mgopt_op_operand(op, "lut"));
+  f->vaxis = -1;
+  if (!ix || !f->lut || !mgopt_dtype_nbytes((mgopt_dtype)f->lut->dtype, 1) || mgopt_dtype_bits((mgopt_dtype)f->lut->dtype) < 8)
+    return 0;
+  ns = mgopt_op_attr(op, "shape") ? mgopt_op_get_ints(p ? p : op->parent->program, op, "shape", &sv) : -1;
+  if (ns >= 0) { /* iOS16: packed bytes, a vector of 2^n entries */
+    if (ns < 1 || ns > MGOPT_MAX_RANK || ix->dtype != MGOPT_DT_UINT8 || ix->rank != 1 || f->lut->rank != 1) return 0;
+    for (f->nbits = 1; f->nbits <= 8 && ((int64_t)1 << f->nbits) != f->lut->numel; f->nbits++) {
+    }
+    if (f->nbits > 8 || (f->nbits != 1 && f->nbits != 2 && f->nbits != 3 && f->nbits != 4 && f->nbits != 6 && f->nbits != 8))
+      return 0;
+    f->rank = (int32_t)ns;
+    for (d = 0; d < ns; d++) {
+      if (sv[d] < 0 || !mgopt__mul_i64(n, sv[d], &n)) return 0;
+      f->ishape[d] = sv[d];
+      f->groups[d] = 1;
+    }
+    if (!mgopt__mul_i64(n, f->nbits, &bits) || (bits + 7) / 8 != ix->numel) return 0;
+    f->k = f->lut->numel;
+    f->vs = 1;
+    f->ngroups = 1;
+    f->idx = ix;
+    if (p) f->idx = mgopt__mq_view(p, ix, mgopt__ml_dtype(f->nbits), f->rank, f->ishape);
+    return f->idx != NULL;
+  }
+  f->nbits = mgopt__ml_bits((mgopt_dtype)ix->dtype);
+  f->rank = ix->rank;
+  if (!f->nbits || f->rank < 1 || f->lut->rank != f->rank + 2) return 0;
+  f->k = f->lut->shape[f->rank];
+  f->vs = f->lut->shape[f->rank + 1];
+  if (f->k != ((int64_t)1 << f->nbits) || f->vs < 1) return 0;
+  f->ngroups = 1;
+  for (d = 0; d < f->rank; d++) {
+    f->ishape[d] = ix->shape[d];
+    f->groups[d] = f->lut->shape[d];
+    if (f->groups[d] < 1 || ix->shape[d] % f->groups[d]) return 0;
+    f->ngroups *= f->groups[d];
+  }
+  if (f->vs > 1 || mgopt_op_attr(op, "vector_axis")) {
+    int64_t va = mgopt_op_get_int(op, "vector_axis", -1 - f->rank);
+    if (va < -f->rank || va >= f->rank) return 0;
+    f->vaxis = (int32_t)(va < 0 ? va + f->rank : va);
+    if (f->vs == 1) f->vaxis = -1;
+  }
+  f->idx = ix;
+  return ix->numel > 0;
+}
+
+static const char *mgopt__exw_lut(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt__ml_form f;
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  return mgopt__ml_lut(NULL, op, &f) ? NULL : "indices and a table that do not agree";
+}
+
+/* A node of `type` reading ins, writing one value named "<out>_<what>"; its name. */
+static const char *mgopt__ml_node(mgopt__exp *E, const char *type, const char *const *ins, int64_t nin, const char *out,
+                                  const char *what, mgopt_onnx_node **np) {
+  const char *nm = mgopt__mq_name(E, out, what);
+  mgopt_onnx_node *n = nm ? mgopt__exp_node(E, type, "", NULL) : NULL;
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &nm, 1))
+    return NULL;
+  if (np) *np = n;
+  return nm;
+}
+
+static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_program *p = E->p;
+  mgopt__ml_form f;
+  const char *out = mgopt__exp_vname(op->outs[0]), *cur, *io[3];
+  int64_t n, i, pshape[2], M, kb, lshape[2];
+  int b;
+  mgopt_tensor *packed, *lut;
+  mgopt_onnx_node *nd;
+  uint8_t *dst;
+  MGOPT__UNUSED(m);
+  if (!mgopt__ml_lut(p, op, &f)) return mgopt__exp_nomem(E);
+  n = f.idx->numel;
+  b = f.nbits == 3 ? 4 : f.nbits == 6 ? 8 : f.nbits;
+  kb = 8 / b;
+  M = (n + kb - 1) / kb;
+  /* the packed indices: as they are, or widened to b bits */
+  pshape[0] = M;
+  pshape[1] = 1;
+  if (b == f.nbits) {
+    packed = mgopt__mq_view(p, f.idx, MGOPT_DT_UINT8, b == 8 ? f.rank : 2, b == 8 ? f.ishape : pshape);
+  } else {
+    packed = mgopt_tensor_new(p, MGOPT_DT_UINT8, b == 8 ? f.rank : 2, b == 8 ? f.ishape : pshape);
+    if (!packed || !mgopt_tensor_data(p, f.idx) || !(dst = (uint8_t *)mgopt_tensor_data_mut(p, packed)))
+      return mgopt__exp_nomem(E);
+    memset(dst, 0, packed->nbytes);
+    for (i = 0; i < n; i++) dst[i / kb] |= (uint8_t)(mgopt_tensor_get_i64(f.idx, i) << ((i % kb) * b));
+  }
+  cur = packed ? mgopt__mq_const(E, mgopt__exp_in(op, "indices"), packed) : NULL;
+  if (!cur) return mgopt__exp_nomem(E);
+  io[0] = cur;
+  cur = mgopt__ml_node(E, "Cast", io, 1, out, "indices", &nd);
+  if (!cur || !mgopt__exp_aint(E, nd, "to", mgopt__exp_dtype(MGOPT_DT_INT32))) return mgopt__exp_nomem(E);
+  if (b < 8) {
+    int64_t dshape = kb, one = 1;
+    mgopt_tensor *dv = mgopt_tensor_new(p, MGOPT_DT_INT32, 1, &dshape), *mv = mgopt_tensor_new(p, MGOPT_DT_INT32, 0, &one);
+    const char *shp;
+    if (!dv || !mv) return mgopt__exp_nomem(E);
+    for (i = 0; i < kb; i++) mgopt_tensor_set_i64(dv, i, (int64_t)1 << (i * b));
+    mgopt_tensor_set_i64(mv, 0, (int64_t)1 << b);
+    io[0] = cur;
+    io[1] = mgopt__exp_const(E, mgopt__mq_name(E, out, "shifts"), dv);
+    cur = io[1] ? mgopt__ml_node(E, "Div", io, 2, out, "shifted", NULL) : NULL;
+    io[0] = cur;
+    io[1] = cur ? mgopt__exp_const(E, mgopt__mq_name(E, out, "modulus"), mv) : NULL;
+    if (!io[1]) return mgopt__exp_nomem(E);
+    if (E->opset >= 10) {
+      cur = mgopt__ml_node(E, "Mod", io, 2, out, "fields", NULL);
+    } else { /* no Mod: v - (v / 2^b) * 2^b */
+      const char *v = cur, *mod = io[1];
+      cur = mgopt__ml_node(E, "Div", io, 2, out, "high", NULL);
+      io[0] = cur;
+      io[1] = mod;
+      cur = cur ? mgopt__ml_node(E, "Mul", io, 2, out, "high_bits", NULL) : NULL;
+      io[0] = v;
+      io[1] = cur;
+      cur = cur ? mgopt__ml_node(E, "Sub", io, 2, out, "fields", NULL) : NULL;
+    }
+    if (!cur) return mgopt__exp_nomem(E);
+    if (M * kb != n) {
+      int64_t flat = -1, zero = 0;
+      io[0] = cur;
+      io[1] = mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "flat"), &flat, 1);
+      cur = io[1] ? mgopt__ml_node(E, "Reshape", io, 2, out, "flat", NULL) : NULL;
+      io[0] = cur;
+      if (E->opset >= 10) {
+        io[1] = cur ? mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "start"), &zero, 1) : NULL;
+        io[2] = io[1] ? mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "end"), &n, 1) : NULL;
+        cur = io[2] ? mgopt__ml_node(E, "Slice", io, 3, out, "used", NULL) : NULL;
+      } else if (cur) {
+        cur = mgopt__ml_node(E, "Slice", io, 1, out, "used", &nd);
+        if (cur && (!mgopt__exp_aints(E, nd, "starts", &zero, 1) || !mgopt__exp_aints(E, nd, "ends", &n, 1) ||
+                    !mgopt__exp_aints(E, nd, "axes", &zero, 1)))
+          cur = NULL;
+      }
+      if (!cur) return mgopt__exp_nomem(E);
+    }
+    io[0] = cur;
+    shp = mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "shape"), f.ishape, f.rank);
+    io[1] = shp;
+    cur = shp ? mgopt__ml_node(E, "Reshape", io, 2, out, "unpacked", NULL) : NULL;
+    if (!cur) return mgopt__exp_nomem(E);
+  }
+  if (f.ngroups > 1) { /* offsets: palette number * 2^n, varying along the grouped dims */
+    int64_t oshape[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], on = 1;
+    int32_t d;
+    mgopt_tensor *ot;
+    for (d = 0; d < f.rank; d++) {
+      oshape[d] = f.groups[d] > 1 ? f.ishape[d] : 1;
+      on *= oshape[d];
+    }
+    ot = mgopt_tensor_new(p, MGOPT_DT_INT32, f.rank, oshape);
+    if (!ot) return mgopt__exp_nomem(E);
+    for (i = 0; i < on; i++) {
+      int64_t rem = i, g = 0;
+      for (d = f.rank - 1; d >= 0; d--) {
+        idx[d] = rem % oshape[d];
+        rem /= oshape[d];
+      }
+      for (d = 0; d < f.rank; d++) g = g * f.groups[d] + (f.groups[d] > 1 ? idx[d] / (f.ishape[d] / f.groups[d]) : 0);
+      mgopt_tensor_set_i64(ot, i, g * f.k);
+    }
+    io[0] = cur;
+    io[1] = mgopt__exp_const(E, mgopt__mq_name(E, out, "palette"), ot);
+    cur = io[1] ? mgopt__ml_node(E, "Add", io, 2, out, "entries", NULL) : NULL;
+    if (!cur) return mgopt__exp_nomem(E);
+  }
+  /* the table: [palettes * 2^n] or [palettes * 2^n, V] */
+  lshape[0] = f.ngroups * f.k;
+  lshape[1] = f.vs;
+  lut = mgopt__mq_view(p, f.lut, (mgopt_dtype)f.lut->dtype, f.vs > 1 ? 2 : 1, lshape);
+  io[0] = lut ? mgopt__mq_const(E, mgopt__exp_in(op, "lut"), lut) : NULL;
+  io[1] = cur;
+  if (!io[0]) return mgopt__exp_nomem(E);
+  if (f.vs == 1) {
+    nd = mgopt__exp_simple(E, op, "Gather", io, 2);
+    if (!nd || !mgopt__exp_aint(E, nd, "axis", 0)) return mgopt__exp_nomem(E);
+    return MGOPT_OK;
+  } else { /* [I.., V] -> V after vector_axis -> the output's shape */
+    int64_t perm[MGOPT_MAX_RANK + 1], oshape[MGOPT_MAX_RANK];
+    int32_t d, j = 0;
+    const char *shp;
+    cur = mgopt__ml_node(E, "Gather", io, 2, out, "vectors", &nd);
+    if (!cur || !mgopt__exp_aint(E, nd, "axis", 0)) return mgopt__exp_nomem(E);
+    if (f.vaxis != f.rank - 1) {
+      for (d = 0; d < f.rank; d++) {
+        perm[j++] = d;
+        if (d == f.vaxis) perm[j++] = f.rank;
+      }
+      io[0] = cur;
+      cur = mgopt__ml_node(E, "Transpose", io, 1, out, "placed", &nd);
+      if (!cur || !mgopt__exp_aints(E, nd, "perm", perm, f.rank + 1)) return mgopt__exp_nomem(E);
+    }
+    for (d = 0; d < f.rank; d++) oshape[d] = d == f.vaxis ? f.ishape[d] * f.vs : f.ishape[d];
+    shp = mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "shape"), oshape, f.rank);
+    io[0] = cur;
+    io[1] = shp;
+    nd = shp ? mgopt__exp_simple(E, op, "Reshape", io, 2) : NULL;
+    return mgopt__exp_done(E, nd);
+  }
+}
+
+MGOPT__PRIVATE int mgopt__exp_writes_consts(const mgopt_op *op) {
+  switch (op->kind) {
+    case MGOPT_OP_constexpr_blockwise_shift_scale: return !mgopt__mq_float_data(op);
+    case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense: return 1;
+    default: return 0;
+  }
+}
+
 static const mgopt__onnx_map mgopt__onnx_quant[] = {
+    {"QuantizeLinear", 10, 12, MGOPT_OP_quantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"QuantizeLinear", 13, 18, MGOPT_OP_quantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"QuantizeLinear", 19, 20, MGOPT_OP_quantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"QuantizeLinear", 21, 0, MGOPT_OP_quantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"DequantizeLinear", 10, 12, MGOPT_OP_dequantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"DequantizeLinear", 13, 18, MGOPT_OP_dequantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"DequantizeLinear", 19, 20, MGOPT_OP_dequantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
+    {"DequantizeLinear", 21, 0, MGOPT_OP_dequantize, mgopt__imp_qdq, mgopt__exp_qdq, {NULL, NULL, NULL}, mgopt__exw_qdq},
     /* export only: no DequantizeLinear below opset 10, Cast and Mul */
     {"Cast", 1, 9, MGOPT_OP_constexpr_blockwise_shift_scale, NULL, mgopt__exp_bss, {NULL, NULL, NULL}, mgopt__exw_bss},
     {"DequantizeLinear", 10, 20, MGOPT_OP_constexpr_blockwise_shift_scale, NULL, mgopt__exp_bss, {NULL, NULL, NULL},
      mgopt__exw_bss},
     {"DequantizeLinear", 21, 0, MGOPT_OP_constexpr_blockwise_shift_scale, NULL, mgopt__exp_bss, {NULL, NULL, NULL},
      mgopt__exw_bss},
+    {"Gather", 7, 0, MGOPT_OP_constexpr_lut_to_dense, NULL, mgopt__exp_lut, {NULL, NULL, NULL}, mgopt__exw_lut},
+    {"Cast", 1, 9, MGOPT_OP_constexpr_affine_dequantize, NULL, mgopt__exp_affine, {NULL, NULL, NULL}, mgopt__exw_affine},
+    {"DequantizeLinear", 10, 0, MGOPT_OP_constexpr_affine_dequantize, NULL, mgopt__exp_affine, {NULL, NULL, NULL},
+     mgopt__exw_affine},
 };
 
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n) {
@@ -19832,7 +20369,7 @@ static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
   const mgopt_use *u;
   for (u = v->uses; u; u = u->next) {
     mgopt_value *kept = u->op ? mgopt__exp_unary_form(u->op, opset) : NULL;
-    if (u->op && u->op->kind == MGOPT_OP_constexpr_blockwise_shift_scale) continue; /* written by map_quant.c */
+    if (u->op && mgopt__exp_writes_consts(u->op)) continue; /* written by map_quant.c */
     if (u->op && u->op->kind == MGOPT_OP_constexpr_sparse_to_dense) continue; /* written dense by map_sparse.c */
     if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
     if (u->op && u->op->kind == MGOPT_OP_fill && mgopt_op_operand(u->op, "value") == v) continue; /* an attribute */

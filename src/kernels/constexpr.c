@@ -80,7 +80,7 @@ MGOPT__PRIVATE int mgopt__kc_affine_dequantize(mgopt__kctx *k) {
 
 MGOPT__PRIVATE int mgopt__kc_dequantize(mgopt__kctx *k) { return mgopt__kc_deq(k, "input", 0); }
 
-/* clip(round_half_even(input / scale) + zero_point) into int8 / uint8. */
+/* clip(round_half_even(input / scale) + zero_point) into int8 / uint8 (int16 / uint16 too). */
 MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k) {
   const mgopt_op *op = k->op;
   mgopt_tensor *x = mgopt__k_operand(k, "input"), *s = mgopt__k_operand(k, "scale"),
@@ -97,7 +97,9 @@ MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k) {
   if (!x || !s || !ods || (mgopt_op_operand(op, "zero_point") && !zp)) return MGOPT__K_NO;
   dt = mgopt_dtype_from_name(ods, len);
   xdt = (mgopt_dtype)x->dtype;
-  if ((dt != MGOPT_DT_INT8 && dt != MGOPT_DT_UINT8) || (zp && zp->dtype != (uint8_t)dt)) return MGOPT__K_NO;
+  if ((dt != MGOPT_DT_INT8 && dt != MGOPT_DT_UINT8 && dt != MGOPT_DT_INT16 && dt != MGOPT_DT_UINT16) ||
+      (zp && zp->dtype != (uint8_t)dt))
+    return MGOPT__K_NO;
   if (mgopt__k_lane(xdt) != MGOPT__LANE_F32 || s->dtype != x->dtype) return MGOPT__K_NO;
   if (has_axis && x->rank > 0 && !mgopt__k_axis(mgopt_op_get_int(op, "axis", 0), x->rank, &axis))
     return MGOPT__K_NO;

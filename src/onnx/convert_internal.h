@@ -305,5 +305,8 @@ MGOPT__PRIVATE int mgopt__exp_recurrent_folds(const mgopt_op *op, const mgopt_va
 /* 1 when op is the import's squeeze before or expand_dims after a recurrent
    op that writes it itself (map_recurrent.c): the exporter skips it. */
 MGOPT__PRIVATE int mgopt__exp_recurrent_absorbs(const mgopt_op *op);
+/* 1 when op's writer writes its constant operands itself, each in its own
+   encoding (map_quant.c: compressed weights): they need not be written for it. */
+MGOPT__PRIVATE int mgopt__exp_writes_consts(const mgopt_op *op);
 
 #endif /* MGOPT__ONNX_CONVERT_INTERNAL_H */

@@ -226,7 +226,7 @@ static int mgopt__exp_const_read(const mgopt_value *v, int64_t opset) {
   const mgopt_use *u;
   for (u = v->uses; u; u = u->next) {
     mgopt_value *kept = u->op ? mgopt__exp_unary_form(u->op, opset) : NULL;
-    if (u->op && u->op->kind == MGOPT_OP_constexpr_blockwise_shift_scale) continue; /* written by map_quant.c */
+    if (u->op && mgopt__exp_writes_consts(u->op)) continue; /* written by map_quant.c */
     if (u->op && u->op->kind == MGOPT_OP_constexpr_sparse_to_dense) continue; /* written dense by map_sparse.c */
     if (kept && kept != v) continue; /* the -1 of a Neg, the 1 of a Reciprocal */
     if (u->op && u->op->kind == MGOPT_OP_fill && mgopt_op_operand(u->op, "value") == v) continue; /* an attribute */

@@ -44,7 +44,8 @@
    readers disagree on the channel axis and it is needed (grouped, vectors, scale; per_tensor
    takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; a custom
    callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (no joint
-   compression here); when the program's target refuses the ops. Invalid options (nbits with
+   compression here); when the program's target refuses the ops (asked before clustering when
+   the index width is known, kmeans and uniform). Invalid options (nbits with
    unique, no nbits with kmeans, a bad granularity or group_size < 0, cluster_dim < 1) fail the
    pass with MGOPT_ERR_INVALID_ARG.
 
@@ -119,21 +120,95 @@ static int mgopt__pal_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgop
   return 1;
 }
 
+/* The ops that stand for weight w (rank r, channel axis `axis`): indices
+   uint{nbits} and a LUT of `groups` palettes of vectors of cd entries, and a
+   per-channel scale when pcs; the tensors are made here, to be filled by the
+   caller. 1 when built and the program's target accepts them, 0 when it
+   refuses (nothing is left built), -1 when memory runs out. */
+typedef struct mgopt__pal_ops {
+  mgopt_tensor *it, *lt, *st;
+  mgopt_op *lop, *sop;
+} mgopt__pal_ops;
+
+static void mgopt__pal_unbuild(mgopt__pal_ops *b) {
+  if (b->sop) mgopt__cw_unbuild(b->sop);
+  if (b->lop) mgopt__cw_unbuild(b->lop);
+  memset(b, 0, sizeof *b);
+}
+
+static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t axis, int nbits, int64_t groups,
+                            int32_t cd, int pcs, mgopt__pal_ops *b) {
+  mgopt_tensor *t = w->t;
+  mgopt_dtype wdt = (mgopt_dtype)t->dtype, idt;
+  int32_t rank = t->rank, d;
+  int64_t ishape[MGOPT_MAX_RANK], lshape[MGOPT_MAX_RANK + 2], sshape[MGOPT_MAX_RANK];
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  const char *slots[2] = {"indices", "lut"}, *sslots[2] = {"data", "scale"};
+  mgopt_value *vals[2];
+  memset(b, 0, sizeof *b);
+  for (d = 0; d < rank; d++) {
+    ishape[d] = d == axis ? t->shape[d] / cd : t->shape[d];
+    lshape[d] = d == axis ? groups : 1;
+    sshape[d] = d == axis ? 1 : t->shape[d];
+  }
+  lshape[rank] = (int64_t)1 << nbits;
+  lshape[rank + 1] = cd;
+  switch (nbits) {
+    case 1: idt = MGOPT_DT_UINT1; break;
+    case 2: idt = MGOPT_DT_UINT2; break;
+    case 3: idt = MGOPT_DT_UINT3; break;
+    case 4: idt = MGOPT_DT_UINT4; break;
+    case 6: idt = MGOPT_DT_UINT6; break;
+    default: idt = MGOPT_DT_UINT8; break;
+  }
+  b->it = mgopt_tensor_new(p, idt, rank, ishape);
+  b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
+  if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
+  if (!b->it || !b->lt || (pcs && !b->st)) return -1;
+  vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_palettized_indices"), b->it);
+  vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_palettized_lut"), b->lt);
+  if (!vals[0] || !vals[1]) return -1;
+  b->lop = mgopt_build_op(p, w->op->parent, w->op, "constexpr_lut_to_dense", mgopt__pu_name2(p, base, "_palettized"), 2,
+                          slots, vals, 1);
+  if (!b->lop) return -1;
+  if (cd > 1 && mgopt_op_set_int(b->lop, "vector_axis", axis) != MGOPT_OK) return -1;
+  if (mgopt_op_infer(p, b->lop, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, b->lop)) {
+    mgopt__pal_unbuild(b);
+    return 0;
+  }
+  if (pcs) {
+    vals[0] = b->lop->outs[0];
+    vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_palettized_pcs_scale"), b->st);
+    if (!vals[1]) return -1;
+    b->sop = mgopt_build_op(p, w->op->parent, w->op, "constexpr_blockwise_shift_scale",
+                            mgopt__pu_name2(p, base, "_palettized_pcs"), 2, sslots, vals, 1);
+    if (!b->sop) return -1;
+    if (mgopt_op_infer(p, b->sop, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, b->sop)) {
+      mgopt__pal_unbuild(b);
+      return 0;
+    }
+  }
+  if (!mgopt_type_equal(&(b->sop ? b->sop : b->lop)->outs[0]->type, &w->op->outs[0]->type)) {
+    mgopt__pal_unbuild(b);
+    return 0;
+  }
+  return 1;
+}
+
 static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
-  mgopt_tensor *t = w->t, *it, *lt, *st = NULL;
-  mgopt_dtype wdt = (mgopt_dtype)t->dtype, idt;
+  mgopt_tensor *t = w->t;
+  mgopt_dtype wdt = (mgopt_dtype)t->dtype;
   mgopt__pal_cfg c;
   mgopt__pal_out o;
-  int32_t rank = t->rank, d, axis;
-  int64_t ishape[MGOPT_MAX_RANK], lshape[MGOPT_MAX_RANK + 2], sshape[MGOPT_MAX_RANK], i, n = t->numel, k;
+  mgopt__pal_ops b;
+  int32_t rank = t->rank, axis;
+  int64_t i, n = t->numel, k, groups = 0;
   int axis_auto, need_axis, r;
   float *x;
   const char *base = mgopt__pu_value_name(w->op->outs[0]);
-  mgopt_value *vals[2];
-  const char *slots[2] = {"indices", "lut"}, *sslots[2] = {"data", "scale"};
-  mgopt_op *lop, *sop = NULL;
   (void)ud;
+  memset(&b, 0, sizeof b);
   if (!mgopt__pal_config(ctx, w->opts, &c, &axis_auto, 1)) return -2;
   if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16 &&
       !(c.mode == MGOPT__PAL_UNIQUE && (wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8)))
@@ -157,6 +232,16 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     c.lut_ud = ctx->compress_config->palettize_lut_ud;
     c.weight_name = base;
   }
+  /* with the index width known (kmeans, uniform) the ops are built, and
+     the target asked, before any clustering; they are filled after it */
+  if (c.mode == MGOPT__PAL_KMEANS || c.mode == MGOPT__PAL_UNIFORM) {
+    int64_t ch = t->shape[axis], gs = c.per_grouped_channel ? (c.group_size == 0 ? ch : c.group_size) : ch;
+    int32_t cd = c.cluster_dim < 1 ? 1 : c.cluster_dim;
+    if (gs <= 0 || ch % gs || gs % cd || c.nbits < 1 || c.nbits > 8) return 0;
+    groups = ch / gs;
+    r = mgopt__pal_build(p, w, axis, c.nbits, groups, cd, c.per_channel_scale, &b);
+    if (r <= 0) return r;
+  }
   /* the values as float (fp16, int8, uint8 widen exactly) */
   x = (float *)mgopt_program_alloc(p, (size_t)n * sizeof(float), 64);
   if (!x || !mgopt_tensor_data(p, t)) return -1;
@@ -165,66 +250,25 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     for (i = 0; i < n; i++) x[i] = (float)mgopt_tensor_get_f64(t, i);
   r = mgopt__kp_palettize(&c, x, rank, t->shape, &o);
   if (r == MGOPT__K_OOM) return -1;
-  if (r != MGOPT__K_OK) return 0;
-  /* indices: the weight's shape with the channel axis divided by cluster_dim */
-  for (d = 0; d < rank; d++) {
-    ishape[d] = d == axis ? t->shape[d] / o.cluster_dim : t->shape[d];
-    lshape[d] = d == axis ? o.groups : 1;
-    sshape[d] = d == axis ? 1 : t->shape[d];
-  }
-  k = (int64_t)1 << o.nbits;
-  lshape[rank] = k;
-  lshape[rank + 1] = o.cluster_dim;
-  switch (o.nbits) {
-    case 1: idt = MGOPT_DT_UINT1; break;
-    case 2: idt = MGOPT_DT_UINT2; break;
-    case 3: idt = MGOPT_DT_UINT3; break;
-    case 4: idt = MGOPT_DT_UINT4; break;
-    case 6: idt = MGOPT_DT_UINT6; break;
-    default: idt = MGOPT_DT_UINT8; break;
-  }
-  it = mgopt_tensor_new(p, idt, rank, ishape);
-  lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
-  if (c.per_channel_scale) st = mgopt_tensor_new(p, wdt, rank, sshape);
-  if (!it || !lt || (c.per_channel_scale && !st)) {
-    mgopt__kp_free(&o);
-    return -1;
-  }
-  mgopt__kp_pack(o.idx, n / o.cluster_dim, o.nbits, (uint8_t *)it->data);
-  for (i = 0; i < o.groups * k * o.cluster_dim; i++) mgopt_tensor_set_f64(lt, i, o.lut[i]);
-  if (st)
-    for (i = 0; i < st->numel; i++) mgopt_tensor_set_f64(st, i, (double)o.pcs[i]);
-  mgopt__kp_free(&o);
-  vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_palettized_indices"), it);
-  vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_palettized_lut"), lt);
-  if (!vals[0] || !vals[1]) return -1;
-  lop = mgopt_build_op(p, w->op->parent, w->op, "constexpr_lut_to_dense", mgopt__pu_name2(p, base, "_palettized"), 2,
-                       slots, vals, 1);
-  if (!lop) return -1;
-  if (c.cluster_dim > 1 && mgopt_op_set_int(lop, "vector_axis", axis) != MGOPT_OK) return -1;
-  if (mgopt_op_infer(p, lop, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, lop)) {
-    mgopt__cw_unbuild(lop);
+  if (r != MGOPT__K_OK) {
+    mgopt__pal_unbuild(&b);
     return 0;
   }
-  if (st) {
-    vals[0] = lop->outs[0];
-    vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_palettized_pcs_scale"), st);
-    if (!vals[1]) return -1;
-    sop = mgopt_build_op(p, w->op->parent, w->op, "constexpr_blockwise_shift_scale",
-                         mgopt__pu_name2(p, base, "_palettized_pcs"), 2, sslots, vals, 1);
-    if (!sop) return -1;
-    if (mgopt_op_infer(p, sop, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, sop)) {
-      mgopt__cw_unbuild(sop);
-      mgopt__cw_unbuild(lop);
-      return 0;
+  if (b.lop && (o.nbits != c.nbits || o.groups != groups)) mgopt__pal_unbuild(&b);
+  if (!b.lop) {
+    r = mgopt__pal_build(p, w, axis, o.nbits, o.groups, o.cluster_dim, c.per_channel_scale, &b);
+    if (r <= 0) {
+      mgopt__kp_free(&o);
+      return r;
     }
   }
-  if (!mgopt_type_equal(&(sop ? sop : lop)->outs[0]->type, &w->op->outs[0]->type)) {
-    if (sop) mgopt__cw_unbuild(sop);
-    mgopt__cw_unbuild(lop);
-    return 0;
-  }
-  mgopt__cw_replace(w, (sop ? sop : lop)->outs[0]);
+  k = (int64_t)1 << o.nbits;
+  mgopt__kp_pack(o.idx, n / o.cluster_dim, o.nbits, (uint8_t *)b.it->data);
+  for (i = 0; i < o.groups * k * o.cluster_dim; i++) mgopt_tensor_set_f64(b.lt, i, o.lut[i]);
+  if (b.st)
+    for (i = 0; i < b.st->numel; i++) mgopt_tensor_set_f64(b.st, i, (double)o.pcs[i]);
+  mgopt__kp_free(&o);
+  mgopt__cw_replace(w, (b.sop ? b.sop : b.lop)->outs[0]);
   return 1;
 }
 

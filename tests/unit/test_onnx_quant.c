@@ -1,0 +1,497 @@
+/* tests/unit/test_onnx_quant.c — ONNX forms of quantization and compressed weights on both sides of each opset boundary: QuantizeLinear / DequantizeLinear imported as quantize / dequantize (or left opaque) and written back, QDQ weights kept by the default pipeline, constexpr_affine_dequantize and constexpr_lut_to_dense written with standard ops; each written model read back and evaluated against the original, bit for bit. */
+#include "mgopt.h"
+#include "mgopt_passes.h"
+#include "harness.h"
+#include <stdlib.h>
+
+static mgopt_program *parse(const char *text) {
+  mgopt_program *p = NULL;
+  mgopt_diag d;
+  mgopt_diag_clear(&d);
+  if (mgopt_mil_parse(text, strlen(text), NULL, &p, &d) != MGOPT_OK) {
+    printf("  parse: %d:%d: %s\n", d.line, d.col, d.msg);
+    return NULL;
+  }
+  return p;
+}
+
+/* A model written from p at `opset` and read back (the bytes kept in *buf,
+   which must outlive it); NULL when the export refuses (*refused = 1) or fails. */
+typedef struct written {
+  mgopt_buf buf;
+  mgopt_program *p;    /* the model imported again */
+  mgopt_onnx_model *m; /* the exported tree (in the source program's arena) */
+} written;
+
+static int write_read(mgopt_program *src, int64_t opset, written *w) {
+  mgopt_onnx_export_options eo;
+  mgopt_diag d;
+  mgopt_status s;
+  memset(w, 0, sizeof *w);
+  memset(&eo, 0, sizeof eo);
+  eo.opset = opset;
+  mgopt_diag_clear(&d);
+  s = mgopt_onnx_export(src, &eo, &w->m, &d);
+  if (s == MGOPT_ERR_UNSUPPORTED) return 0;
+  if (s != MGOPT_OK || mgopt_onnx_write(w->m, NULL, &w->buf, NULL, &d) != MGOPT_OK ||
+      mgopt_onnx_load(w->buf.data, w->buf.len, NULL, &w->p, &d) != MGOPT_OK) {
+    printf("  opset %d: %s\n", (int)opset, d.msg);
+    return -1;
+  }
+  return 1;
+}
+
+static void written_free(written *w) {
+  if (w->p) mgopt_program_destroy(w->p);
+  mgopt_buf_free(&w->buf);
+  memset(w, 0, sizeof *w);
+}
+
+static int str_is(mgopt_str s, const char *c) { return s.len == strlen(c) && memcmp(s.ptr, c, s.len) == 0; }
+
+static int count_type(const mgopt_onnx_model *m, const char *type) {
+  int64_t i;
+  int n = 0;
+  for (i = 0; m && i < m->graph->nnodes; i++) n += str_is(m->graph->nodes[i].op_type, type);
+  return n;
+}
+
+static const mgopt_onnx_node *node_of(const mgopt_onnx_model *m, const char *type) {
+  int64_t i;
+  for (i = 0; m && i < m->graph->nnodes; i++)
+    if (str_is(m->graph->nodes[i].op_type, type)) return &m->graph->nodes[i];
+  return NULL;
+}
+
+static int64_t attr_int(const mgopt_onnx_node *n, const char *name, int64_t dflt) {
+  int64_t i;
+  for (i = 0; n && i < n->nattributes; i++)
+    if (str_is(n->attributes[i].name, name)) return n->attributes[i].i;
+  return dflt;
+}
+
+static int count_kind(mgopt_program *p, int32_t kind) {
+  mgopt_op *op;
+  int n = 0;
+  for (op = mgopt_program_function(p, "main")->body->first; op; op = op->next) n += op->kind == kind;
+  return n;
+}
+
+/* Evaluates a and b on the same inputs (floats on a grid of 1/64 in [-4, 4],
+   integers over their 8-bit range): 1 when every output is bit-identical. */
+static int same_outputs(mgopt_program *a, mgopt_program *b) {
+  mgopt_block *ba = mgopt_program_function(a, "main")->body;
+  mgopt_tensor *in[4], *oa[4], *ob[4];
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  int32_t k, nin = ba->nargs, nout = ba->nouts, ok = 1;
+  mgopt_diag d;
+  mgopt_eval_options eo;
+  memset(&eo, 0, sizeof eo);
+  eo.op_fn = mgopt_onnx_eval_op; /* ops the written model holds opaque (integer Div) */
+  if (nin > 4 || nout > 4) return 0;
+  for (k = 0; k < nin; k++) {
+    const mgopt_type *t = &ba->args[k]->type;
+    int64_t shape[MGOPT_MAX_RANK], i;
+    int32_t r;
+    for (r = 0; r < t->rank; r++) shape[r] = t->dims[r].v;
+    in[k] = mgopt_eval_tensor_new(a, (mgopt_dtype)t->dtype, t->rank, shape);
+    if (!in[k]) return 0;
+    for (i = 0; i < in[k]->numel; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      if (mgopt_dtype_is_float((mgopt_dtype)t->dtype)) mgopt_tensor_set_f64(in[k], i, (double)((int)(seed >> 55) - 256) / 64.0);
+      else mgopt_tensor_set_i64(in[k], i, (int64_t)(seed >> 56) - (t->dtype == MGOPT_DT_INT8 ? 128 : 0));
+    }
+  }
+  mgopt_diag_clear(&d);
+  if (mgopt_eval(a, NULL, in, nin, oa, nout, &eo, &d) != MGOPT_OK) {
+    printf("  eval a: %s\n", d.msg);
+    return 0;
+  }
+  if (mgopt_eval(b, NULL, in, nin, ob, nout, &eo, &d) != MGOPT_OK) {
+    printf("  eval b: %s\n", d.msg);
+    return 0;
+  }
+  for (k = 0; k < nout; k++) {
+    if (!mgopt_tensor_equal(oa[k], ob[k])) ok = 0;
+    mgopt_eval_tensor_free(a, oa[k]);
+    mgopt_eval_tensor_free(b, ob[k]);
+  }
+  for (k = 0; k < nin; k++) mgopt_eval_tensor_free(a, in[k]);
+  return ok;
+}
+
+/* p written at opset-1 is refused and at opset gives a model that reads back
+   and computes what p does; the written model in *w. */
+static int boundary(mgopt_program *p, int64_t opset, written *w) {
+  int r;
+  if (!p) return 0;
+  r = write_read(p, opset - 1, w);
+  written_free(w);
+  if (r != 0) {
+    printf("  written at opset %d\n", (int)opset - 1);
+    return 0;
+  }
+  if (write_read(p, opset, w) != 1) return 0;
+  if (!same_outputs(p, w->p)) {
+    printf("  opset %d: outputs differ\n", (int)opset);
+    return 0;
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- QuantizeLinear / DequantizeLinear */
+
+static const char qdq_tensor[] =
+    "main(%x: (2, 3, fp32)) {\n"
+    "  %s: (fp32)* = const(val=0.1)\n"
+    "  %z: (int8)* = const(val=-3)\n"
+    "  %q: (2, 3, int8) = quantize(input=%x, zero_point=%z, scale=%s, output_dtype=\"int8\")\n"
+    "  %y: (2, 3, fp32) = dequantize(input=%q, zero_point=%z, scale=%s)\n"
+    "} -> (%y)\n";
+
+static const char qdq_axis[] =
+    "main(%x: (2, 3, fp32)) {\n"
+    "  %s: (3, fp32)* = const(val=[0.1, 0.25, 0.03125])\n"
+    "  %z: (3, uint8)* = const(val=[0, 128, 255])\n"
+    "  %q: (2, 3, uint8) = quantize(input=%x, zero_point=%z, scale=%s, axis=1, output_dtype=\"uint8\")\n"
+    "  %y: (2, 3, fp32) = dequantize(input=%q, zero_point=%z, scale=%s, axis=-1)\n"
+    "} -> (%y)\n";
+
+static void test_qdq_tensor(void) {
+  mgopt_program *p = parse(qdq_tensor);
+  written w;
+  CHECK(boundary(p, 10, &w));
+  CHECK(count_type(w.m, "QuantizeLinear") == 1 && count_type(w.m, "DequantizeLinear") == 1);
+  CHECK(attr_int(node_of(w.m, "QuantizeLinear"), "axis", -9) == -9);
+  CHECK(w.p && count_kind(w.p, MGOPT_OP_quantize) == 1 && count_kind(w.p, MGOPT_OP_dequantize) == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+static void test_qdq_axis(void) {
+  mgopt_program *p = parse(qdq_axis);
+  written w;
+  CHECK(boundary(p, 13, &w));
+  CHECK(attr_int(node_of(w.m, "QuantizeLinear"), "axis", -9) == 1);
+  CHECK(attr_int(node_of(w.m, "DequantizeLinear"), "axis", -9) == -1);
+  CHECK(w.p && count_kind(w.p, MGOPT_OP_quantize) == 1 && count_kind(w.p, MGOPT_OP_dequantize) == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* int8 without a zero point: QuantizeLinear gets int8 zeros (its output dtype is the zero point's) */
+static void test_qdq_int8_no_zero_point(void) {
+  mgopt_program *p = parse("main(%x: (2, 3, fp32)) {\n"
+                           "  %s: (3, fp32)* = const(val=[0.1, 0.25, 0.5])\n"
+                           "  %q: (2, 3, int8) = quantize(input=%x, scale=%s, axis=1, output_dtype=\"int8\")\n"
+                           "  %y: (2, 3, fp32) = dequantize(input=%q, scale=%s, axis=1)\n"
+                           "} -> (%y)\n");
+  written w;
+  const mgopt_onnx_node *n;
+  CHECK(boundary(p, 13, &w));
+  n = node_of(w.m, "QuantizeLinear");
+  CHECK(n && n->ninputs == 3);
+  n = node_of(w.m, "DequantizeLinear");
+  CHECK(n && n->ninputs == 2);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* an fp16 scale from opset 19, 16-bit integers from 21 */
+static void test_qdq_fp16_and_16bit(void) {
+  mgopt_program *p = parse("main(%x: (2, 3, int8)) {\n"
+                           "  %s: (fp16)* = const(val=0.125)\n"
+                           "  %y: (2, 3, fp16) = dequantize(input=%x, scale=%s)\n"
+                           "} -> (%y)\n");
+  written w;
+  CHECK(boundary(p, 19, &w));
+  CHECK(w.p && count_kind(w.p, MGOPT_OP_dequantize) == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+  p = parse("main(%x: (2, 3, fp32)) {\n"
+            "  %s: (fp32)* = const(val=0.001)\n"
+            "  %z: (int16)* = const(val=-300)\n"
+            "  %q: (2, 3, int16) = quantize(input=%x, zero_point=%z, scale=%s, output_dtype=\"int16\")\n"
+            "  %y: (2, 3, fp32) = dequantize(input=%q, zero_point=%z, scale=%s)\n"
+            "} -> (%y)\n");
+  CHECK(boundary(p, 21, &w));
+  CHECK(w.p && count_kind(w.p, MGOPT_OP_quantize) == 1 && count_kind(w.p, MGOPT_OP_dequantize) == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* Forms the canonical ops do not share with ONNX come back opaque. */
+static int stays_opaque(const char *text, int64_t opset) {
+  mgopt_program *p = parse(text);
+  written w;
+  int ok;
+  if (!p) return 0;
+  ok = write_read(p, opset, &w) == 1 && count_kind(w.p, MGOPT_OP_quantize) == 0 &&
+       count_kind(w.p, MGOPT_OP_dequantize) == 0 && count_kind(w.p, MGOPT_OP_OPAQUE) == 1;
+  written_free(&w);
+  mgopt_program_destroy(p);
+  return ok;
+}
+
+static void test_qdq_opaque_forms(void) {
+  /* blocks */
+  CHECK(stays_opaque("main(%x: (2, 4, int8)) {\n"
+                     "  %s: (2, 2, fp32)* = const(val=[[0.5, 0.25], [1, 2]])\n"
+                     "  %y: (2, 4, fp32) = onnx::DequantizeLinear(in0=%x, in1=%s, axis=1, block_size=2)\n"
+                     "} -> (%y)\n",
+                     21));
+  /* int32 data */
+  CHECK(stays_opaque("main(%x: (2, 4, int32)) {\n"
+                     "  %s: (fp32)* = const(val=0.5)\n"
+                     "  %y: (2, 4, fp32) = onnx::DequantizeLinear(in0=%x, in1=%s)\n"
+                     "} -> (%y)\n",
+                     13));
+  /* an fp16 input to QuantizeLinear (ONNX Runtime divides in float) */
+  CHECK(stays_opaque("main(%x: (2, 4, fp16)) {\n"
+                     "  %s: (fp16)* = const(val=0.5)\n"
+                     "  %z: (int8)* = const(val=0)\n"
+                     "  %y: (2, 4, int8) = onnx::QuantizeLinear(in0=%x, in1=%s, in2=%z)\n"
+                     "} -> (%y)\n",
+                     19));
+  /* a one-element vector scale on a dim that is not 1 (read per tensor by ONNX Runtime) */
+  CHECK(stays_opaque("main(%x: (2, 4, uint8)) {\n"
+                     "  %s: (1, fp32)* = const(val=[0.5])\n"
+                     "  %y: (2, 4, fp32) = onnx::DequantizeLinear(in0=%x, in1=%s, axis=1)\n"
+                     "} -> (%y)\n",
+                     13));
+  /* 4-bit integers */
+  CHECK(stays_opaque("main(%x: (2, 4, int4x)) {\n"
+                     "  %s: (fp32)* = const(val=0.5)\n"
+                     "  %y: (2, 4, fp32) = onnx::DequantizeLinear(in0=%x, in1=%s)\n"
+                     "} -> (%y)\n",
+                     21));
+}
+
+/* A DequantizeLinear of a weight stays one through `default`: never folded to fp32. */
+static void test_qdq_weight_kept_by_default(void) {
+  mgopt_program *p = parse("main(%x: (1, 4, fp32)) {\n"
+                           "  %w: (4, 3, int8)* = const(val=[[1, -2, 3], [4, 5, -6], [7, -8, 9], [-10, 11, 12]])\n"
+                           "  %s: (3, fp32)* = const(val=[0.5, 0.25, 0.125])\n"
+                           "  %z: (3, int8)* = const(val=[0, 1, -1])\n"
+                           "  %wd: (4, 3, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, in2=%z, axis=1)\n"
+                           "  %y: (1, 3, fp32) = matmul(x=%x, y=%wd)\n"
+                           "} -> (%y)\n");
+  written w, w2;
+  mgopt_diag d;
+  int64_t i;
+  REQUIRE(p != NULL);
+  REQUIRE(write_read(p, 13, &w) == 1);
+  CHECK(count_kind(w.p, MGOPT_OP_dequantize) == 1);
+  mgopt_diag_clear(&d);
+  CHECK(mgopt_pipeline_run(w.p, mgopt_builtin_registry(), "default", NULL, &d) == MGOPT_OK);
+  REQUIRE(write_read(w.p, 13, &w2) == 1);
+  CHECK(count_type(w2.m, "DequantizeLinear") == 1);
+  for (i = 0; i < w2.m->graph->ninitializers; i++) /* no fp32 copy of the weight */
+    CHECK(w2.m->graph->initializers[i].data_type != MGOPT_ONNX_DT_FLOAT || w2.m->graph->initializers[i].ndims == 1);
+  CHECK(same_outputs(p, w2.p));
+  written_free(&w2);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* ---------------------------------------------------------------- constexpr_affine_dequantize */
+
+static const char affine_axis[] =
+    "main(%x: (2, 3, fp32)) {\n"
+    "  %q: (2, 3, int8)* = const(val=[[1, -2, 3], [-4, 5, 100]])\n"
+    "  %z: (3, int8)* = const(val=[1, 0, -3])\n"
+    "  %s: (3, fp32)* = const(val=[0.5, 0.25, 0.1])\n"
+    "  %w: (2, 3, fp32) = constexpr_affine_dequantize(quantized_data=%q, zero_point=%z, scale=%s, axis=1)\n"
+    "  %y: (2, 3, fp32) = add(x=%x, y=%w)\n"
+    "} -> (%y)\n";
+
+static void test_affine_forms(void) {
+  mgopt_program *p = parse(affine_axis);
+  written w;
+  REQUIRE(p != NULL);
+  /* per axis: Cast, Sub, Mul below 13, DequantizeLinear from 13 */
+  CHECK(write_read(p, 12, &w) == 1 && same_outputs(p, w.p));
+  CHECK(count_type(w.m, "Cast") == 1 && count_type(w.m, "Sub") == 1 && count_type(w.m, "Mul") == 1);
+  written_free(&w);
+  CHECK(write_read(p, 13, &w) == 1 && same_outputs(p, w.p));
+  CHECK(count_type(w.m, "DequantizeLinear") == 1 && attr_int(node_of(w.m, "DequantizeLinear"), "axis", -9) == 1);
+  CHECK(w.m && w.m->graph->ninitializers == 3);
+  written_free(&w);
+  mgopt_program_destroy(p);
+  /* per tensor, zero point 0: DequantizeLinear without one from 10, Cast and Mul below */
+  p = parse("main(%x: (2, 3, fp32)) {\n"
+            "  %q: (2, 3, uint8)* = const(val=[[1, 2, 3], [4, 5, 255]])\n"
+            "  %z: (uint8)* = const(val=0)\n"
+            "  %s: (fp32)* = const(val=0.5)\n"
+            "  %w: (2, 3, fp32) = constexpr_affine_dequantize(quantized_data=%q, zero_point=%z, scale=%s, axis=0)\n"
+            "  %y: (2, 3, fp32) = add(x=%x, y=%w)\n"
+            "} -> (%y)\n");
+  REQUIRE(p != NULL);
+  CHECK(write_read(p, 9, &w) == 1 && same_outputs(p, w.p) && count_type(w.m, "Sub") == 0 && count_type(w.m, "Mul") == 1);
+  written_free(&w);
+  CHECK(write_read(p, 10, &w) == 1 && same_outputs(p, w.p));
+  CHECK(node_of(w.m, "DequantizeLinear") && node_of(w.m, "DequantizeLinear")->ninputs == 2);
+  written_free(&w);
+  mgopt_program_destroy(p);
+  /* fp16 scale: Cast and Mul below 19 */
+  p = parse("main(%x: (2, 3, fp16)) {\n"
+            "  %q: (2, 3, int8)* = const(val=[[1, -2, 3], [-4, 5, 100]])\n"
+            "  %z: (int8)* = const(val=3)\n"
+            "  %s: (fp16)* = const(val=0.1)\n"
+            "  %w: (2, 3, fp16) = constexpr_affine_dequantize(quantized_data=%q, zero_point=%z, scale=%s, axis=0)\n"
+            "  %y: (2, 3, fp16) = add(x=%x, y=%w)\n"
+            "} -> (%y)\n");
+  REQUIRE(p != NULL);
+  CHECK(write_read(p, 18, &w) == 1 && same_outputs(p, w.p) && count_type(w.m, "DequantizeLinear") == 0);
+  written_free(&w);
+  CHECK(write_read(p, 19, &w) == 1 && same_outputs(p, w.p) && count_type(w.m, "DequantizeLinear") == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* ---------------------------------------------------------------- constexpr_lut_to_dense */
+
+/* indices [4, 3] of `bits` bits, LUT [2, 1, 2^bits, 1] (two palettes along dim 0) */
+static char *lut_text(int bits, int vectors) {
+  static const char *names[9] = {"", "uint1", "uint2", "uint3", "uint4", "", "uint6", "", "uint8"};
+  char *t = (char *)malloc(1 << 16);
+  size_t n = 0;
+  int64_t i, k = (int64_t)1 << bits;
+  if (!t) return NULL;
+  n += (size_t)sprintf(t + n, "main(%%x: (4, 3, fp32)) {\n  %%i: (%d, 3, %s)* = const(val=[", vectors ? 2 : 4, names[bits]);
+  for (i = 0; i < (vectors ? 6 : 12); i++) n += (size_t)sprintf(t + n, "%s%d", i ? ", " : "", (int)((i * 7 + 3) % k));
+  if (vectors) {
+    n += (size_t)sprintf(t + n, "])\n  %%l: (1, 1, %d, 2, fp32)* = const(val=[[[", (int)k);
+    for (i = 0; i < k; i++) n += (size_t)sprintf(t + n, "%s[%g, %g]", i ? ", " : "", 0.5 * (double)i - 3, 0.25 * (double)i);
+    n += (size_t)sprintf(t + n, "]]])\n  %%w: (4, 3, fp32) = constexpr_lut_to_dense(indices=%%i, lut=%%l, vector_axis=0)\n");
+  } else {
+    n += (size_t)sprintf(t + n, "])\n  %%l: (2, 1, %d, 1, fp32)* = const(val=[", (int)k);
+    for (i = 0; i < 2; i++) {
+      int64_t e;
+      n += (size_t)sprintf(t + n, "%s[[", i ? ", " : "");
+      for (e = 0; e < k; e++) n += (size_t)sprintf(t + n, "%s[%g]", e ? ", " : "", 0.5 * (double)e - 3 + 100 * (double)i);
+      n += (size_t)sprintf(t + n, "]]");
+    }
+    n += (size_t)sprintf(t + n, "])\n  %%w: (4, 3, fp32) = constexpr_lut_to_dense(indices=%%i, lut=%%l)\n");
+  }
+  sprintf(t + n, "  %%y: (4, 3, fp32) = add(x=%%x, y=%%w)\n} -> (%%y)\n");
+  return t;
+}
+
+static void test_lut_every_width(void) {
+  static const int widths[6] = {1, 2, 3, 4, 6, 8};
+  int j, vectors;
+  for (vectors = 0; vectors < 2; vectors++)
+    for (j = 0; j < 6; j++) {
+      char *text = lut_text(widths[j], vectors);
+      mgopt_program *p = text ? parse(text) : NULL;
+      written w;
+      int ok = boundary(p, 7, &w);
+      if (!ok) printf("  %d bits%s\n", widths[j], vectors ? ", vectors" : "");
+      CHECK(ok); /* opset 7: Div, Mul, Sub */
+      CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Mod") == 0);
+      written_free(&w);
+      CHECK(write_read(p, 10, &w) == 1 && same_outputs(p, w.p)); /* opset 10: Mod */
+      CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Mod") == (widths[j] < 6));
+      written_free(&w);
+      mgopt_program_destroy(p);
+      free(text);
+    }
+}
+
+/* the iOS16 form: packed uint8 bytes, a rank-1 LUT and `shape`; 5 indices of 2 bits (a Slice drops the padding) */
+static void test_lut_ios16(void) {
+  mgopt_program *p = parse("main(%x: (5, fp32)) {\n"
+                           "  %i: (2, uint8)* = const(val=[228, 2])\n"
+                           "  %l: (4, fp32)* = const(val=[-1, 0.5, 2, 8])\n"
+                           "  %w: (5, fp32) = constexpr_lut_to_dense(indices=%i, lut=%l, shape=[5])\n"
+                           "  %y: (5, fp32) = add(x=%x, y=%w)\n"
+                           "} -> (%y)\n");
+  written w;
+  CHECK(boundary(p, 7, &w));
+  CHECK(count_type(w.m, "Slice") == 1);
+  written_free(&w);
+  CHECK(write_read(p, 10, &w) == 1 && same_outputs(p, w.p) && count_type(w.m, "Slice") == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* palettize_weights on an ONNX target: the file holds the packed indices, and the model computes what the decompressed one does */
+static void test_palettize_for_onnx(void) {
+  char *text = (char *)malloc(1 << 16);
+  size_t n = 0;
+  mgopt_program *p;
+  mgopt_diag d;
+  written w;
+  int64_t i;
+  REQUIRE(text != NULL);
+  n += (size_t)sprintf(text, "main(%%x: (1, 64, fp32)) {\n  %%w: (64, 64, fp32)* = const(val=[");
+  for (i = 0; i < 64 * 64; i++) n += (size_t)sprintf(text + n, "%s%g", i ? ", " : "", (double)((i * 37) % 101) / 50.0 - 1.0);
+  sprintf(text + n, "])\n  %%y: (1, 64, fp32) = linear(x=%%x, weight=%%w)\n} -> (%%y)\n");
+  p = parse(text);
+  free(text);
+  REQUIRE(p != NULL);
+  REQUIRE(mgopt_onnx_set_target(p, 6) == MGOPT_OK);
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(), "palettize_weights{nbits=4}", NULL, &d) == MGOPT_OK);
+  CHECK(count_kind(p, MGOPT_OP_constexpr_lut_to_dense) == 0); /* refused below 7 */
+  REQUIRE(mgopt_onnx_set_target(p, 13) == MGOPT_OK);
+  REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(), "palettize_weights{nbits=4}", NULL, &d) == MGOPT_OK);
+  CHECK(count_kind(p, MGOPT_OP_constexpr_lut_to_dense) == 1);
+  REQUIRE(write_read(p, 13, &w) == 1);
+  CHECK(same_outputs(p, w.p));
+  CHECK(w.buf.len < 64 * 64 / 2 + 1024); /* 4 bits per weight and the graph */
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* a per-channel scale after the lookup (a blockwise_shift_scale of float data) is a Mul */
+static void test_palettize_scaled_for_onnx(void) {
+  mgopt_program *p = parse("main(%x: (1, 4, fp32)) {\n"
+                           "  %w: (3, 4, fp32)* = const(val=[[1, 2, 1, 2], [3, 3, 1, 2], [1, 1, 2, 2]])\n"
+                           "  %y: (1, 3, fp32) = linear(x=%x, weight=%w)\n"
+                           "} -> (%y)\n");
+  mgopt_diag d;
+  written w;
+  REQUIRE(p != NULL);
+  REQUIRE(mgopt_onnx_set_target(p, 13) == MGOPT_OK);
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(),
+                             "palettize_weights{mode=unique,enable_per_channel_scale=true,weight_threshold=0}", NULL,
+                             &d) == MGOPT_OK);
+  CHECK(count_kind(p, MGOPT_OP_constexpr_lut_to_dense) == 1 && count_kind(p, MGOPT_OP_constexpr_blockwise_shift_scale) == 1);
+  REQUIRE(write_read(p, 13, &w) == 1);
+  CHECK(same_outputs(p, w.p));
+  CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Mul") == 1);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+/* fp16 quantize is not written: ONNX Runtime divides in float, the canonical op at fp16 */
+static void test_quantize_fp16_refused(void) {
+  mgopt_program *p = parse("main(%x: (2, 3, fp16)) {\n"
+                           "  %s: (fp16)* = const(val=0.1)\n"
+                           "  %y: (2, 3, uint8) = quantize(input=%x, scale=%s, output_dtype=\"uint8\")\n"
+                           "} -> (%y)\n");
+  written w;
+  REQUIRE(p != NULL);
+  CHECK(write_read(p, 21, &w) == 0);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
+static const test_case tests[] = {
+    TEST(test_qdq_tensor),
+    TEST(test_qdq_axis),
+    TEST(test_qdq_int8_no_zero_point),
+    TEST(test_qdq_fp16_and_16bit),
+    TEST(test_qdq_opaque_forms),
+    TEST(test_qdq_weight_kept_by_default),
+    TEST(test_affine_forms),
+    TEST(test_lut_every_width),
+    TEST(test_lut_ios16),
+    TEST(test_palettize_for_onnx),
+    TEST(test_palettize_scaled_for_onnx),
+    TEST(test_quantize_fp16_refused),
+};
+TEST_MAIN(tests)
