@@ -644,6 +644,12 @@ MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, co
                                             const int64_t *v, int64_t n);
 /* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+/* A quantize q with the parameters of dequantize dq: scale constants equal
+   element by element (a one-element constant equals a tensor of that value
+   everywhere) or the same value, zero points absent on both or equal the
+   same way, axes absent on both or equal once normalized, and q's
+   output_dtype dq's input dtype: q undoes dq exactly on 8-bit integers. */
+MGOPT__PRIVATE int mgopt__pu_quant_params_equal(const mgopt_op *dq, const mgopt_op *q);
 
 /* ---- shapes, broadcasting and constant data (passes/shapes.c) */
 MGOPT__PRIVATE int mgopt__pu_type_unknown(const mgopt_type *t);
@@ -9523,7 +9529,7 @@ MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i) {
   }
   op->nouts--;
 }
-/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype. */
+/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype, equal quantization parameters. */
 
 /* ---------------------------------------------------------------- attribute identity */
 
@@ -9629,6 +9635,46 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
   const char *s = mgopt_op_get_string(cast, "dtype", &n);
   if (!s) return MGOPT_DT_UNKNOWN;
   return mgopt_dtype_from_name(s, n);
+}
+
+/* a and b hold the same numbers: the same value, or both constant with equal
+   elements (one side may be a single element standing for all of the other's). */
+static int mgopt__pu_same_numbers(const mgopt_value *a, const mgopt_value *b) {
+  mgopt_tensor *ta, *tb;
+  int64_t i, n;
+  if (a == b) return 1;
+  ta = a ? mgopt_value_const(a) : NULL;
+  tb = b ? mgopt_value_const(b) : NULL;
+  if (!ta || !tb || ta->dtype == MGOPT_DT_STRING || tb->dtype == MGOPT_DT_STRING) return 0;
+  if (ta->numel != tb->numel && ta->numel != 1 && tb->numel != 1) return 0;
+  if (ta->numel == tb->numel && ta->rank != tb->rank && ta->numel != 1) return 0;
+  n = ta->numel > tb->numel ? ta->numel : tb->numel;
+  for (i = 0; i < n; i++)
+    if (mgopt_tensor_get_f64(ta, ta->numel == 1 ? 0 : i) != mgopt_tensor_get_f64(tb, tb->numel == 1 ? 0 : i))
+      return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_quant_params_equal(const mgopt_op *dq, const mgopt_op *q) {
+  const mgopt_value *in = mgopt_op_operand(dq, "input");
+  const mgopt_value *zd = mgopt_op_operand(dq, "zero_point"), *zq = mgopt_op_operand(q, "zero_point");
+  const mgopt_attr *ad = mgopt_op_attr(dq, "axis"), *aq = mgopt_op_attr(q, "axis");
+  size_t len = 0;
+  const char *ods = mgopt_op_get_string(q, "output_dtype", &len);
+  if (!in || !ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
+  if (!mgopt__pu_same_numbers(mgopt_op_operand(dq, "scale"), mgopt_op_operand(q, "scale"))) return 0;
+  if ((zd != NULL) != (zq != NULL) || (zd && !mgopt__pu_same_numbers(zd, zq))) return 0;
+  if ((ad != NULL) != (aq != NULL)) return 0;
+  if (ad) {
+    int64_t a = mgopt_op_get_int(dq, "axis", 0), b = mgopt_op_get_int(q, "axis", 0);
+    if (in->type.rank >= 0) {
+      a = mgopt__pu_norm_axis(a, in->type.rank);
+      b = mgopt__pu_norm_axis(b, in->type.rank);
+      if (a < 0) return 0;
+    }
+    if (a != b) return 0;
+  }
+  return 1;
 }
 /* src/passes/shapes.c — shapes and broadcasting, axes, and the layout of constant data. */
 
@@ -21637,47 +21683,6 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, palettize_weights,
    Cost: worklist pattern rooted at dequantize; each step compares the
    parameters once per quantize reader. */
 
-/* a and b hold the same numbers: the same value, or both constant with equal
-   elements (one side may be a single element standing for all of the other's). */
-static int mgopt__dqp_same_const(const mgopt_value *a, const mgopt_value *b) {
-  mgopt_tensor *ta, *tb;
-  int64_t i, n;
-  if (a == b) return 1;
-  ta = a ? mgopt_value_const(a) : NULL;
-  tb = b ? mgopt_value_const(b) : NULL;
-  if (!ta || !tb || ta->dtype == MGOPT_DT_STRING || tb->dtype == MGOPT_DT_STRING) return 0;
-  if (ta->numel != tb->numel && ta->numel != 1 && tb->numel != 1) return 0;
-  if (ta->numel == tb->numel && ta->rank != tb->rank && ta->numel != 1) return 0;
-  n = ta->numel > tb->numel ? ta->numel : tb->numel;
-  for (i = 0; i < n; i++)
-    if (mgopt_tensor_get_f64(ta, ta->numel == 1 ? 0 : i) != mgopt_tensor_get_f64(tb, tb->numel == 1 ? 0 : i))
-      return 0;
-  return 1;
-}
-
-/* The quantize q reading dq's output undoes dq exactly. */
-static int mgopt__dqp_identical(const mgopt_op *dq, const mgopt_op *q) {
-  const mgopt_value *in = mgopt_op_operand(dq, "input");
-  const mgopt_value *zd = mgopt_op_operand(dq, "zero_point"), *zq = mgopt_op_operand(q, "zero_point");
-  const mgopt_attr *ad = mgopt_op_attr(dq, "axis"), *aq = mgopt_op_attr(q, "axis");
-  size_t len = 0;
-  const char *ods = mgopt_op_get_string(q, "output_dtype", &len);
-  if (!in || !ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
-  if (!mgopt__dqp_same_const(mgopt_op_operand(dq, "scale"), mgopt_op_operand(q, "scale"))) return 0;
-  if ((zd != NULL) != (zq != NULL) || (zd && !mgopt__dqp_same_const(zd, zq))) return 0;
-  if ((ad != NULL) != (aq != NULL)) return 0;
-  if (ad) {
-    int64_t a = mgopt_op_get_int(dq, "axis", 0), b = mgopt_op_get_int(q, "axis", 0);
-    if (in->type.rank >= 0) {
-      a = mgopt__pu_norm_axis(a, in->type.rank);
-      b = mgopt__pu_norm_axis(b, in->type.rank);
-      if (a < 0) return 0;
-    }
-    if (a != b) return 0;
-  }
-  return 1;
-}
-
 static int mgopt__dqp_eliminate(mgopt_rewriter *rw, mgopt_op *dq, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *out, *in = mgopt_op_operand(dq, "input");
@@ -21693,7 +21698,7 @@ static int mgopt__dqp_eliminate(mgopt_rewriter *rw, mgopt_op *dq, void *ud) {
     for (u = out->uses; u; u = u->next) {
       mgopt_op *q = u->op;
       if (!q || q->kind != MGOPT_OP_quantize || q->nouts != 1 || mgopt_op_operand(q, "input") != out) continue;
-      if (!mgopt__dqp_identical(dq, q) || !mgopt__pu_replace_fits(p, q->outs[0], in)) continue;
+      if (!mgopt__pu_quant_params_equal(dq, q) || !mgopt__pu_replace_fits(p, q->outs[0], in)) continue;
       if (!mgopt__pu_replace_keep_io(rw, q->outs[0], in)) return changed;
       mgopt__pu_erase_with_consts(rw, q);
       changed = again = 1;
@@ -21869,23 +21874,31 @@ MGOPT__DEFINE_PATTERN_PASS(compression, common, nullify_redundant_quantization_z
      } -> (%y)
 
    Fires on: a reshape of a dequantize's output whose output has one use,
-   not a block output, by a quantize whose output_dtype is the dequantize
-   input's dtype. The quantize's output is replaced by a new reshape of the
+   not a block output, by a quantize with the dequantize's parameters
+   (mgopt__pu_quant_params_equal: equal scales and zero points, output_dtype
+   the dequantize input's dtype), per tensor (no axis, a one-element scale
+   and zero point). The quantize's output is replaced by a new reshape of the
    dequantize's input (same shape operand), named like the quantize's
    output; the reshape and quantize go, the dequantize too when nothing else
-   reads it. As in the reference, the scales and zero points of the two ops
-   are not compared: the rewrite declares the reshape an integer op, which
-   keeps the values exactly when the two ops' parameters agree (the case a
-   quantized reshape produces) and re-labels them otherwise.
+   reads it.
    Must not fire: a reshape not fed by a dequantize; a reshape with another
    reader or that is a block output (the reference only counts readers and
    would drop a block output); a reader that is not a quantize; a quantize
    to another dtype than the dequantize's input (the result's dtype would
-   change).
-   Numeric contract: exact when the dequantize and quantize have the same
-   parameters (dequantize_quantize_pair_elimination's contract); otherwise
-   the integers are carried over unchanged by definition.
+   change); parameters that differ or are per axis. The reference compares
+   no parameters and carries the integers over when they differ (an int8 -8
+   at scale 0.5 is -4.0, which quantizes to -16 at scale 0.25, not -8); per
+   axis, the reshape moves elements under other channels' scales.
+   Numeric contract: exact: quantize(dequantize(k)) == k for 8-bit integers
+   under equal parameters (dequantize_quantize_pair_elimination's contract),
+   and a reshape moves integers without changing them.
    Cost: worklist pattern rooted at reshape, O(1) per match. */
+
+/* v is absent or holds one element */
+static int mgopt__ioc_one_element(const mgopt_value *v) {
+  const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  return !v || (t ? t->numel == 1 : mgopt_type_numel(&v->type) == 1);
+}
 
 static int mgopt__ioc_fold(mgopt_rewriter *rw, mgopt_op *rs, void *ud) {
   static const char *const slots[2] = {"x", "shape"};
@@ -21900,6 +21913,10 @@ static int mgopt__ioc_fold(mgopt_rewriter *rw, mgopt_op *rs, void *ud) {
   if (!q || q->kind != MGOPT_OP_quantize || q->nouts != 1 || mgopt_op_operand(q, "input") != rs->outs[0]) return 0;
   ods = mgopt_op_get_string(q, "output_dtype", &len);
   if (!ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
+  /* exact only when q undoes dq element for element: the same per-tensor parameters */
+  if (!mgopt__pu_quant_params_equal(dq, q) || mgopt_op_attr(dq, "axis") ||
+      !mgopt__ioc_one_element(mgopt_op_operand(dq, "scale")) || !mgopt__ioc_one_element(mgopt_op_operand(dq, "zero_point")))
+    return 0;
   qout = q->outs[0];
   vals[0] = in;
   vals[1] = mgopt_op_operand(rs, "shape");

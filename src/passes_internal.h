@@ -222,6 +222,12 @@ MGOPT__PRIVATE int mgopt__pu_set_ints_param(mgopt_rewriter *rw, mgopt_op *op, co
                                             const int64_t *v, int64_t n);
 /* target dtype of a cast op (its `dtype` parameter), MGOPT_DT_UNKNOWN if unreadable. */
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast);
+/* A quantize q with the parameters of dequantize dq: scale constants equal
+   element by element (a one-element constant equals a tensor of that value
+   everywhere) or the same value, zero points absent on both or equal the
+   same way, axes absent on both or equal once normalized, and q's
+   output_dtype dq's input dtype: q undoes dq exactly on 8-bit integers. */
+MGOPT__PRIVATE int mgopt__pu_quant_params_equal(const mgopt_op *dq, const mgopt_op *q);
 
 /* ---- shapes, broadcasting and constant data (passes/shapes.c) */
 MGOPT__PRIVATE int mgopt__pu_type_unknown(const mgopt_type *t);

@@ -1,4 +1,4 @@
-/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype. */
+/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype, equal quantization parameters. */
 #include "../passes_internal.h"
 
 /* ---------------------------------------------------------------- attribute identity */
@@ -105,4 +105,44 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
   const char *s = mgopt_op_get_string(cast, "dtype", &n);
   if (!s) return MGOPT_DT_UNKNOWN;
   return mgopt_dtype_from_name(s, n);
+}
+
+/* a and b hold the same numbers: the same value, or both constant with equal
+   elements (one side may be a single element standing for all of the other's). */
+static int mgopt__pu_same_numbers(const mgopt_value *a, const mgopt_value *b) {
+  mgopt_tensor *ta, *tb;
+  int64_t i, n;
+  if (a == b) return 1;
+  ta = a ? mgopt_value_const(a) : NULL;
+  tb = b ? mgopt_value_const(b) : NULL;
+  if (!ta || !tb || ta->dtype == MGOPT_DT_STRING || tb->dtype == MGOPT_DT_STRING) return 0;
+  if (ta->numel != tb->numel && ta->numel != 1 && tb->numel != 1) return 0;
+  if (ta->numel == tb->numel && ta->rank != tb->rank && ta->numel != 1) return 0;
+  n = ta->numel > tb->numel ? ta->numel : tb->numel;
+  for (i = 0; i < n; i++)
+    if (mgopt_tensor_get_f64(ta, ta->numel == 1 ? 0 : i) != mgopt_tensor_get_f64(tb, tb->numel == 1 ? 0 : i))
+      return 0;
+  return 1;
+}
+
+MGOPT__PRIVATE int mgopt__pu_quant_params_equal(const mgopt_op *dq, const mgopt_op *q) {
+  const mgopt_value *in = mgopt_op_operand(dq, "input");
+  const mgopt_value *zd = mgopt_op_operand(dq, "zero_point"), *zq = mgopt_op_operand(q, "zero_point");
+  const mgopt_attr *ad = mgopt_op_attr(dq, "axis"), *aq = mgopt_op_attr(q, "axis");
+  size_t len = 0;
+  const char *ods = mgopt_op_get_string(q, "output_dtype", &len);
+  if (!in || !ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
+  if (!mgopt__pu_same_numbers(mgopt_op_operand(dq, "scale"), mgopt_op_operand(q, "scale"))) return 0;
+  if ((zd != NULL) != (zq != NULL) || (zd && !mgopt__pu_same_numbers(zd, zq))) return 0;
+  if ((ad != NULL) != (aq != NULL)) return 0;
+  if (ad) {
+    int64_t a = mgopt_op_get_int(dq, "axis", 0), b = mgopt_op_get_int(q, "axis", 0);
+    if (in->type.rank >= 0) {
+      a = mgopt__pu_norm_axis(a, in->type.rank);
+      b = mgopt__pu_norm_axis(b, in->type.rank);
+      if (a < 0) return 0;
+    }
+    if (a != b) return 0;
+  }
+  return 1;
 }

@@ -21,24 +21,32 @@
      } -> (%y)
 
    Fires on: a reshape of a dequantize's output whose output has one use,
-   not a block output, by a quantize whose output_dtype is the dequantize
-   input's dtype. The quantize's output is replaced by a new reshape of the
+   not a block output, by a quantize with the dequantize's parameters
+   (mgopt__pu_quant_params_equal: equal scales and zero points, output_dtype
+   the dequantize input's dtype), per tensor (no axis, a one-element scale
+   and zero point). The quantize's output is replaced by a new reshape of the
    dequantize's input (same shape operand), named like the quantize's
    output; the reshape and quantize go, the dequantize too when nothing else
-   reads it. As in the reference, the scales and zero points of the two ops
-   are not compared: the rewrite declares the reshape an integer op, which
-   keeps the values exactly when the two ops' parameters agree (the case a
-   quantized reshape produces) and re-labels them otherwise.
+   reads it.
    Must not fire: a reshape not fed by a dequantize; a reshape with another
    reader or that is a block output (the reference only counts readers and
    would drop a block output); a reader that is not a quantize; a quantize
    to another dtype than the dequantize's input (the result's dtype would
-   change).
-   Numeric contract: exact when the dequantize and quantize have the same
-   parameters (dequantize_quantize_pair_elimination's contract); otherwise
-   the integers are carried over unchanged by definition.
+   change); parameters that differ or are per axis. The reference compares
+   no parameters and carries the integers over when they differ (an int8 -8
+   at scale 0.5 is -4.0, which quantizes to -16 at scale 0.25, not -8); per
+   axis, the reshape moves elements under other channels' scales.
+   Numeric contract: exact: quantize(dequantize(k)) == k for 8-bit integers
+   under equal parameters (dequantize_quantize_pair_elimination's contract),
+   and a reshape moves integers without changing them.
    Cost: worklist pattern rooted at reshape, O(1) per match. */
 #include "../../passes_internal.h"
+
+/* v is absent or holds one element */
+static int mgopt__ioc_one_element(const mgopt_value *v) {
+  const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+  return !v || (t ? t->numel == 1 : mgopt_type_numel(&v->type) == 1);
+}
 
 static int mgopt__ioc_fold(mgopt_rewriter *rw, mgopt_op *rs, void *ud) {
   static const char *const slots[2] = {"x", "shape"};
@@ -53,6 +61,10 @@ static int mgopt__ioc_fold(mgopt_rewriter *rw, mgopt_op *rs, void *ud) {
   if (!q || q->kind != MGOPT_OP_quantize || q->nouts != 1 || mgopt_op_operand(q, "input") != rs->outs[0]) return 0;
   ods = mgopt_op_get_string(q, "output_dtype", &len);
   if (!ods || mgopt_dtype_from_name(ods, len) != (mgopt_dtype)in->type.dtype) return 0;
+  /* exact only when q undoes dq element for element: the same per-tensor parameters */
+  if (!mgopt__pu_quant_params_equal(dq, q) || mgopt_op_attr(dq, "axis") ||
+      !mgopt__ioc_one_element(mgopt_op_operand(dq, "scale")) || !mgopt__ioc_one_element(mgopt_op_operand(dq, "zero_point")))
+    return 0;
   qout = q->outs[0];
   vals[0] = in;
   vals[1] = mgopt_op_operand(rs, "shape");
