@@ -605,6 +605,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
+  X(constexpr_lut_to_sparse,         MGOPT__OT_CE,   lut_sparse, vector_axis, 2, 2, 0, lut_sparse,     mgopt__kc_lut_to_sparse)         \
+  X(constexpr_sparse_blockwise_shift_scale, MGOPT__OT_CE, sparse_shift, none, 2, 2, 0, sparse_shift, mgopt__kc_sparse_blockwise_shift_scale) \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

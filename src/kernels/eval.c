@@ -482,7 +482,9 @@ static mgopt_status mgopt__ev_kernel(mgopt__ev *E, const mgopt_op *op, mgopt__ke
   int32_t s, i;
   int r;
   mgopt_status st = MGOPT_OK;
-  if (op->nblocks != 0 || op->nouts < 1 || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk))
+  if (op->nblocks != 0 || op->nouts < 1 ||
+      (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk &&
+       op->kind != MGOPT_OP_constexpr_lut_to_sparse && op->kind != MGOPT_OP_constexpr_sparse_blockwise_shift_scale))
     return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "unexpected outputs or blocks for %s", op->type);
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {

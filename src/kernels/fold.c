@@ -34,7 +34,9 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
   fn = mgopt__k_kernel(op->kind);
-  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk)) return MGOPT__K_NO;
+  if (!fn || (op->nouts != 1 && op->kind != MGOPT_OP_split && op->kind != MGOPT_OP_topk &&
+              op->kind != MGOPT_OP_constexpr_lut_to_sparse && op->kind != MGOPT_OP_constexpr_sparse_blockwise_shift_scale))
+    return MGOPT__K_NO;
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);

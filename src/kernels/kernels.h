@@ -175,6 +175,8 @@ MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_lut_to_sparse(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_sparse_blockwise_shift_scale(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pool(mgopt__kctx *k);
