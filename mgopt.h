@@ -774,6 +774,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(lstm,                            MGOPT__OT_P,    lstm,    lstm,          3, 3, 0,  recurrent,      mgopt__kq_lstm)                  \
   X(gru,                             MGOPT__OT_P,    gru,     gru,           2, 2, 0,  recurrent,      mgopt__kq_gru)                   \
   X(rnn,                             MGOPT__OT_P,    gru,     rnn,           2, 2, 0,  recurrent,      mgopt__kq_rnn)                   \
+  X(constexpr_lut_to_sparse,         MGOPT__OT_CE,   lut_sparse, vector_axis, 2, 2, 0, lut_sparse,     mgopt__kc_lut_to_sparse)         \
+  X(constexpr_sparse_blockwise_shift_scale, MGOPT__OT_CE, sparse_shift, none, 2, 2, 0, sparse_shift, mgopt__kc_sparse_blockwise_shift_scale) \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -1611,10 +1613,11 @@ extern "C" {
    other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
    slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
    blocks named after their attributes. Initializers and Constant nodes become
-   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   `const` ops whose raw data stays borrowed; sparse initializers become dense
+   `const` ops (as ONNX Runtime densifies them). The tree is kept in the program
    for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
    MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold: external data not
-   loaded, data types with no mgopt dtype, sparse initializers, and attributes
+   loaded, data types with no mgopt dtype, and attributes
    of the kinds SPARSE_TENSOR(S), TENSORS, GRAPHS and TYPE_PROTOS (TYPE_PROTO
    is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it.
    The program's target becomes the model's opset (mgopt_onnx_set_target). */
@@ -4678,6 +4681,8 @@ MGOPT__TI_FN(quantize);
 MGOPT__TI_FN(dequant);
 MGOPT__TI_FN(lut);
 MGOPT__TI_FN(sparse);
+MGOPT__TI_FN(lut_sparse);
+MGOPT__TI_FN(sparse_shift);
 /* state.c */
 MGOPT__TI_FN(read_state);
 MGOPT__TI_FN(update_state);
@@ -6150,6 +6155,75 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_sparse(mgopt_program *p, const mgopt_op
   if (mgopt__ti_shape_param(p, op, out, nz.dtype, &s, d)) return s;
   return mgopt__ti_like(p, op, out, &mask, nz.dtype, d);
 }
+
+/* The vector length of a lut type [..., 2^n, VS] (0: not known) and the
+   vector axis of op for indices of rank `rank` (-1 when VS is 1). */
+static mgopt_status mgopt__ti_lut_vector(const mgopt_op *op, const mgopt_type *lut, int32_t rank, int64_t *vs,
+                                         int32_t *ax, mgopt_diag *d) {
+  mgopt_dim v;
+  *vs = 0;
+  *ax = -1;
+  if (lut->rank >= 0 && lut->rank < 2) return mgopt__ti_fail(d, op, "lut has rank %d", (int)lut->rank);
+  v = lut->rank >= 0 ? lut->dims[lut->rank - 1] : mgopt_dim_unknown();
+  if (mgopt__ti_st(v)) *vs = v.v;
+  if (*vs == 1 || rank < 0) return MGOPT_OK;
+  if (rank == 0 || !mgopt__ti_axis(mgopt_op_get_int(op, "vector_axis", -1), rank, ax))
+    return mgopt__ti_fail(d, op, "vector_axis out of range");
+  return MGOPT_OK;
+}
+
+/* constexpr_lut_to_sparse: (the mask widened by the vector length along
+   vector_axis, uint1; the palettized non-zero values, lut dtype [D * VS]). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_lut_sparse(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                    mgopt_diag *d) {
+  mgopt_type mask, nz, lut;
+  mgopt_status s;
+  int64_t vs, v;
+  int32_t ax;
+  if (op->nouts != 2) return mgopt__ti_fail(d, op, "gives a mask and non-zero data");
+  if ((s = mgopt__ti_in(op, "indices_mask", &mask, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "indices_nonzero_data", &nz, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "lut", &lut, d)) != MGOPT_OK) return s;
+  if (nz.rank >= 0 && nz.rank != 1) return mgopt__ti_fail(d, op, "indices_nonzero_data must have rank 1");
+  if ((s = mgopt__ti_lut_vector(op, &lut, mask.rank, &vs, &ax, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_like(p, op, &out[0], &mask, MGOPT_DT_UINT1, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_out(p, op, &out[1], lut.dtype, 1, d)) != MGOPT_OK) return s;
+  if (vs == 1) {
+    out[1].dims[0] = nz.rank == 1 ? nz.dims[0] : mgopt_dim_unknown();
+    return MGOPT_OK;
+  }
+  out[1].dims[0] = mgopt_dim_unknown();
+  if (vs > 1 && nz.rank == 1 && mgopt__ti_st(nz.dims[0])) {
+    if (!mgopt__mul_i64(vs, nz.dims[0].v, &v)) return mgopt__ti_fail(d, op, "dim overflows");
+    out[1].dims[0] = mgopt_dim_static(v);
+  }
+  if (ax >= 0) {
+    if (vs > 1 && mgopt__ti_st(out[0].dims[ax])) {
+      if (!mgopt__mul_i64(vs, out[0].dims[ax].v, &v)) return mgopt__ti_fail(d, op, "dim overflows");
+      out[0].dims[ax] = mgopt_dim_static(v);
+    } else {
+      out[0].dims[ax] = mgopt_dim_unknown();
+    }
+  }
+  return MGOPT_OK;
+}
+
+/* constexpr_sparse_blockwise_shift_scale: (the mask, uint1; the dequantized
+   non-zero values, scale dtype [D]). */
+MGOPT__PRIVATE mgopt_status mgopt__infer_sparse_shift(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                      mgopt_diag *d) {
+  mgopt_type mask, nz, sc;
+  mgopt_status s;
+  if (op->nouts != 2) return mgopt__ti_fail(d, op, "gives a mask and non-zero data");
+  if ((s = mgopt__ti_in(op, "data_mask", &mask, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "nonzero_data", &nz, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "scale", &sc, d)) != MGOPT_OK) return s;
+  if (nz.rank >= 0 && nz.rank != 1) return mgopt__ti_fail(d, op, "nonzero_data must have rank 1");
+  if (sc.rank >= 0 && mask.rank >= 0 && sc.rank != mask.rank)
+    return mgopt__ti_fail(d, op, "scale must have the mask's rank");
+  if ((s = mgopt__ti_like(p, op, &out[0], &mask, MGOPT_DT_UINT1, d)) != MGOPT_OK) return s;
+  return mgopt__ti_like(p, op, &out[1], &nz, sc.dtype, d);
+}
 /* src/core/infer/state.c — type inference of the state ops: read_state, coreml_update_state. */
 
 /* The state operand of `slot`: a value of kind MGOPT_TYPE_STATE. */
@@ -6519,6 +6593,8 @@ MGOPT__RG_SLOTS(lut, {"indices", 0}, {"lut", 0});
 MGOPT__RG_SLOTS(sparse, {"nonzero_data", 0}, {"mask", 0});
 MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
+MGOPT__RG_SLOTS(lut_sparse, {"indices_mask", 0}, {"indices_nonzero_data", 0}, {"lut", 0});
+MGOPT__RG_SLOTS(sparse_shift, {"data_mask", 0}, {"nonzero_data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(input, {"input", 0});
 MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
 MGOPT__RG_SLOTS(scatter, {"data", 0}, {"indices", 0}, {"updates", 0});
@@ -6591,6 +6667,7 @@ MGOPT__RG_ATTRS(axis, {"axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(axis_req, {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(lut, {"shape", MGOPT_ATTR_INTS, 0, NULL}, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
+MGOPT__RG_ATTRS(vector_axis, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(ccast, {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(reduce_arg, {"axis", MGOPT_ATTR_INT, 0, "-1"}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"},
                             {"output_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});
@@ -12225,6 +12302,7 @@ typedef struct mgopt__exv {
 
 typedef struct mgopt__exg { /* a graph being written */
   mgopt__exv nodes, inits, inputs, outputs;
+  mgopt__exv sparse; /* sparse_initializers (mgopt_onnx_sparse_tensor) */
   int is_main;
 } mgopt__exg;
 
@@ -17449,15 +17527,18 @@ MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_maps_quant(int32_t *n) {
   *n = MGOPT__ARRAY_COUNT(mgopt__onnx_quant);
   return mgopt__onnx_quant;
 }
-/* src/onnx/map_sparse.c — ONNX export of pruned and fp16-stored weights: constexpr_sparse_to_dense as a dense initializer, constexpr_cast as an fp16 initializer and Cast. */
+/* src/onnx/map_sparse.c — ONNX export of pruned and fp16-stored weights: constexpr_sparse_to_dense as a sparse or dense initializer, constexpr_cast as an fp16 initializer and Cast. */
 
 /* ---------------------------------------------------------------- constexpr_sparse_to_dense
 
-   Written as one dense initializer named like the op's output (every ONNX
-   opset). ONNX's sparse_initializer needs int64 indices: 12 bytes per kept
-   fp32 value, smaller than the dense tensor only past 2/3 sparsity, and
-   ONNX Runtime densifies it at load; the dense form is written. The
-   operands (nonzero_data, mask, shape) are not written. */
+   Written as one initializer named like the op's output (every ONNX opset):
+   a sparse_initializer (values and int64 linear indices, IR version >= 6)
+   when it is smaller than the dense tensor, i.e. when nnz * (element size
+   + 8) < numel * element size (past 2/3 sparsity for fp32, 4/5 for fp16),
+   else a dense initializer. ONNX Runtime densifies sparse initializers at
+   load: the file shrinks, the memory at run time does not. Inside
+   subgraphs, or when the output's name is taken, the dense form is written.
+   The operands (nonzero_data, mask, shape) are not written. */
 
 /* The dense shape and mask bytes of op, or 0 when it is not one the exporter writes. */
 static int mgopt__ms_form(const mgopt_op *op, mgopt_tensor **nz, const uint8_t **mask, int32_t *rank,
@@ -17502,6 +17583,36 @@ static const char *mgopt__exw_sparse(mgopt_program *p, const mgopt_op *op, const
   return mgopt__ms_form(op, &nz, &mask, &rank, shape) ? NULL : "a mask or nonzero_data that does not agree";
 }
 
+/* 1 when a sparse_initializer (IR version >= 6) is smaller than the dense tensor. */
+static int mgopt__ms_sparse_pays(const mgopt__exp *E, int64_t nnz, int64_t n, size_t es) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  if (orig && orig->ir_version > 0 && orig->ir_version < 6) return 0;
+  return (double)nnz * (double)(es + 8) < (double)n * (double)es;
+}
+
+/* The sparse_initializer `name`: nz's values at the set bits of mask (dense t's shape). */
+static mgopt_status mgopt__ms_write_sparse(mgopt__exp *E, const mgopt_tensor *t, mgopt_tensor *nz, const uint8_t *mask,
+                                           const char *name) {
+  int64_t d = nz->numel, i, j = 0;
+  mgopt_tensor *ix = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &d);
+  mgopt_onnx_sparse_tensor *st = (mgopt_onnx_sparse_tensor *)mgopt__exv_push(E, &E->g->sparse, sizeof *st);
+  int64_t *iv, *dims;
+  int32_t k;
+  if (!ix || !st || !(iv = (int64_t *)mgopt_tensor_data_mut(E->p, ix))) return mgopt__exp_nomem(E);
+  for (i = 0; i < t->numel; i++)
+    if ((mask[i >> 3] >> (i & 7)) & 1) iv[j++] = i;
+  st->values = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+  st->indices = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+  dims = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1), 8);
+  if (!st->values || !st->indices || !dims || mgopt__exp_tensor(E, nz, name, st->values) ||
+      mgopt__exp_tensor(E, ix, "", st->indices))
+    return mgopt__exp_nomem(E);
+  for (k = 0; k < t->rank; k++) dims[k] = t->shape[k];
+  st->dims = dims;
+  st->ndims = t->rank;
+  return MGOPT_OK;
+}
+
 static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_tensor *nz, *t;
   const uint8_t *mask, *src;
@@ -17523,6 +17634,15 @@ static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const m
     if ((mask[i >> 3] >> (i & 7)) & 1) memcpy(dst + (size_t)i * es, src + (size_t)j++ * es, es);
   r = E->g->is_main ? mgopt__exp_claim(E, name) : 0;
   if (r < 0) return mgopt__exp_nomem(E);
+  if (E->g->is_main && mgopt__ms_sparse_pays(E, nz->numel, t->numel, es)) {
+    /* under the output's name when free, else under a fresh one read through an Identity */
+    const char *in = r ? name : mgopt__exp_fresh(E, name);
+    mgopt_onnx_node *n;
+    if (!in || mgopt__ms_write_sparse(E, t, nz, mask, in)) return mgopt__exp_nomem(E);
+    if (r) return MGOPT_OK;
+    n = mgopt__exp_simple(E, op, "Identity", &in, 1);
+    return n ? mgopt__exp_done(E, n) : mgopt__exp_nomem(E);
+  }
   if (r) { /* the output's name is free: the initializer takes it */
     ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
     if (!ot || mgopt__exp_tensor(E, t, name, ot)) return mgopt__exp_nomem(E);
@@ -19810,6 +19930,67 @@ out:
   return s;
 }
 
+/* A sparse initializer densified (ONNX Runtime densifies it at load too):
+   values [NNZ] at indices (integers: [NNZ] linear, or [NNZ, rank]
+   coordinates) of a tensor of shape dims, zeros elsewhere. NULL with the
+   diag set when it is malformed. */
+static mgopt_tensor *mgopt__imp_sparse(mgopt__imp *I, const mgopt_onnx_sparse_tensor *st) {
+  mgopt_tensor *val, *ind, *t;
+  int64_t n = 1, nnz, k, d, es;
+  int32_t rank;
+  uint8_t *dst;
+  const uint8_t *src;
+  if (!st->values || !st->indices || st->ndims < 0 || st->ndims > MGOPT_MAX_RANK) {
+    mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "a sparse initializer lacks values, indices or a valid shape");
+    return NULL;
+  }
+  rank = (int32_t)st->ndims;
+  for (d = 0; d < rank; d++)
+    if (st->dims[d] < 0 || !mgopt__mul_i64(n, st->dims[d], &n)) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "sparse initializer '%.*s': bad dims", (int)st->values->name.len,
+                      st->values->name.ptr);
+      return NULL;
+    }
+  val = mgopt__imp_tensor(I, st->values);
+  ind = val ? mgopt__imp_tensor(I, st->indices) : NULL;
+  if (!val || !ind) return NULL;
+  nnz = val->numel;
+  es = (int64_t)mgopt_dtype_nbytes((mgopt_dtype)val->dtype, 1);
+  if (val->rank != 1 || es <= 0 || mgopt_dtype_bits((mgopt_dtype)val->dtype) < 8 ||
+      !mgopt_dtype_is_int((mgopt_dtype)ind->dtype) ||
+      !((ind->rank == 1 && ind->numel == nnz) || (ind->rank == 2 && ind->shape[0] == nnz && ind->shape[1] == rank))) {
+    mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "sparse initializer '%.*s': values and indices disagree",
+                    (int)st->values->name.len, st->values->name.ptr);
+    return NULL;
+  }
+  t = mgopt_tensor_new(I->p, (mgopt_dtype)val->dtype, rank, st->dims);
+  src = (const uint8_t *)mgopt_tensor_data(I->p, val);
+  if (!t || !src || !(dst = (uint8_t *)mgopt_tensor_data_mut(I->p, t))) {
+    mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  memset(dst, 0, t->nbytes);
+  for (k = 0; k < nnz; k++) {
+    int64_t at = 0;
+    if (ind->rank == 1) {
+      at = mgopt_tensor_get_i64(ind, k);
+    } else {
+      for (d = 0; d < rank; d++) {
+        int64_t c = mgopt_tensor_get_i64(ind, k * rank + d);
+        if (c < 0 || c >= st->dims[d]) at = -1;
+        if (at >= 0) at = at * st->dims[d] + c;
+      }
+    }
+    if (at < 0 || at >= n) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "sparse initializer '%.*s': an index is out of range",
+                      (int)st->values->name.len, st->values->name.ptr);
+      return NULL;
+    }
+    memcpy(dst + at * es, src + k * es, (size_t)es);
+  }
+  return t;
+}
+
 /* Imports graph g into block b: inputs become block args (for `main`, only the
    inputs without an initializer; for a function body, typed I->arg_types),
    initializers const ops, nodes ops, outputs block outputs. is_main: 0 a
@@ -19822,11 +20003,12 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
   inits.al = &I->p->alloc;
   I->b = b;
   I->node = NULL;
-  if (g->nsparse_initializers)
-    return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "sparse initializers are not supported");
   for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
   for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
   for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
+  for (i = 0; i < g->nsparse_initializers; i++)
+    if (g->sparse_initializers[i].values)
+      mgopt__imap_put(&inits, mgopt__imp_intern(I, g->sparse_initializers[i].values->name), &g->sparse_initializers[i]);
   if (inits.oom || I->vinfo.oom) {
     mgopt__imap_free(&inits);
     return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
@@ -19856,6 +20038,27 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
       goto out;
     }
     t = mgopt__imp_tensor(I, ot);
+    if (!t) {
+      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    v = mgopt_build_const(I->p, b, NULL, nm, t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->nsparse_initializers; i++) { /* written dense: const ops like the initializers */
+    const mgopt_onnx_sparse_tensor *st = &g->sparse_initializers[i];
+    const char *nm = st->values ? mgopt__imp_intern(I, st->values->name) : NULL;
+    mgopt_tensor *t;
+    mgopt_value *v;
+    if (!nm || !nm[0]) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "a sparse initializer has no name");
+      goto out;
+    }
+    t = mgopt__imp_sparse(I, st);
     if (!t) {
       s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
       goto out;
@@ -20484,12 +20687,15 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   if (!s) {
     og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
     og->initializers = (mgopt_onnx_tensor *)mgopt__exv_take(E, &g.inits, sizeof(mgopt_onnx_tensor), &og->ninitializers);
+    og->sparse_initializers = (mgopt_onnx_sparse_tensor *)mgopt__exv_take(E, &g.sparse, sizeof(mgopt_onnx_sparse_tensor),
+                                                                         &og->nsparse_initializers);
     og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
     og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
     if (E->p->status) s = mgopt__exp_nomem(E);
   }
   mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
   mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
+  mgopt__exv_free(E, &g.sparse, sizeof(mgopt_onnx_sparse_tensor));
   mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
   mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
   return s;

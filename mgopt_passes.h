@@ -771,7 +771,11 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op
    resolved through the mgopt_compress_config (see passes_api.h), all its
    readers agreeing. A const read by a constexpr_* op is offered only to a
    pass that sets `constexpr_readers` (joint compression), with `reader`
-   that op. Channel axes, over every reader (all must agree, else -1):
+   that op; its size (weight_threshold) and channel axes are then those of
+   the weight the constexpr_* chain ends in (w->final). A pass that sets
+   `compressed_ops` is offered the constexpr_blockwise_shift_scale and
+   constexpr_lut_to_dense ops instead, judged by their materialized value
+   (the folding kernels) like consts. Channel axes, over every reader (all must agree, else -1):
    conv, linear and any other op: out 0, in 1; conv_transpose: out 1, in 0;
    matmul y: out -1, in -2 (transpose_y: out -2, in -1); matmul x: out -2,
    in -1 (transpose_x: out -1, in -2); a constexpr_* reader: the axes of the
@@ -784,6 +788,8 @@ typedef struct mgopt__cw_weight {
   int32_t out_axis, in_axis;   /* channel axes in [0, rank), -1 unknown */
   mgopt_op *reader;            /* the first op reading the const */
   int64_t numel;               /* t->numel */
+  const mgopt_value *final;    /* the weight it gives: the const's output, or through constexpr_* readers
+                                  (constexpr_readers) the value the chain ends in */
 } mgopt__cw_weight;
 /* Compresses one weight: builds the replacement before w->op and hands it
    to mgopt__cw_replace. Returns 1 when it did, 0 to leave the weight as it
@@ -795,7 +801,9 @@ typedef struct mgopt__cw_pass {
   const char *name;            /* short name, as in mgopt_compress_rule.pass */
   const mgopt_opt_def *opts;   /* the pass's option defs (one must be weight_threshold) */
   int32_t nopts;
-  int constexpr_readers;       /* offer consts read by constexpr_* ops too */
+  int constexpr_readers;       /* offer consts read by constexpr_* ops too (joint compression) */
+  int compressed_ops;          /* offer constexpr_blockwise_shift_scale and constexpr_lut_to_dense ops
+                                  instead of consts: w->op is that op, w->t its materialized value */
   mgopt__cw_fn fn;
   void *ud;
 } mgopt__cw_pass;
@@ -804,7 +812,8 @@ typedef struct mgopt__cw_pass {
    the pass does not take; MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp);
 /* Every use of w's const reads v instead (v's producer sits before w->op;
-   v takes a function output's name), then the const is erased. v must have
+   v takes a function output's name), then the const is erased (a
+   compressed op with the consts that fed only it). v must have
    the const's dtype and shape. */
 MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v);
 /* Erases op and then the consts feeding it that nothing else reads (backing
@@ -815,6 +824,21 @@ MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
    then it replaces the const (mgopt__cw_replace) and 1 is returned, else ce
    is unbuilt and 0 is returned. */
 MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *ce);
+
+/* ---- joint compression helpers (passes/compress.c) */
+/* The elements of src (any dtype; src->numel == mask->numel) at the set bits
+   of uint1 mask, in row-major order, as a rank-1 tensor. NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_gather(mgopt_program *p, mgopt_tensor *src, const mgopt_tensor *mask);
+/* nonzero data nz (rank 1) scattered to the set bits of uint1 mask, zeros
+   elsewhere: mask's shape, nz's dtype. NULL on OOM or a count that disagrees. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_densify(mgopt_program *p, mgopt_tensor *nz, const mgopt_tensor *mask);
+/* A two-output sparse constexpr op (constexpr_lut_to_sparse,
+   constexpr_sparse_blockwise_shift_scale) named name before pos, its outputs
+   "<name>_mask" and "<name>_nonzero_data"; not inferred. NULL on OOM. */
+MGOPT__PRIVATE mgopt_op *mgopt__cw_build_sparse(mgopt_program *p, mgopt_op *pos, const char *type, const char *name,
+                                                int32_t nslots, const char *const *slots, mgopt_value *const *vals);
+/* w's const is read once, by an op of `kind` in operand `slot`, and is no block output. */
+MGOPT__PRIVATE int mgopt__cw_sole_reader(const mgopt__cw_weight *w, mgopt_op_kind kind, const char *slot);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */
 /* src/kernels/kernels.h — private declarations shared by the constant-folding kernels in src/kernels/. */
@@ -1000,6 +1024,8 @@ MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_lut_to_sparse(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_sparse_blockwise_shift_scale(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pool(mgopt__kctx *k);
@@ -1105,7 +1131,7 @@ MGOPT__PRIVATE int mgopt__kq_lstm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kq_gru(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kq_rnn(mgopt__kctx *k);
 
-/* 1 when the kernel of op kind `kind` makes more than one output (split, topk, lstm, gru, rnn). */
+/* 1 when the kernel of op kind `kind` makes more than one output (split, topk, lstm, gru, rnn, the sparse constexprs). */
 MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind);
 
 /* ---- the recurrent cell loop (recurrent.c), shared by lstm / gru / rnn and ONNX's LSTM / GRU / RNN */
@@ -3764,7 +3790,8 @@ MGOPT__PRIVATE int mgopt__kx_gather_along_axis(mgopt__kctx *k) {
 }
 /* src/kernels/constexpr.c — folding kernels for weight compression: constexpr_affine_dequantize,
    constexpr_lut_to_dense (iOS16 packed and iOS18 forms), constexpr_sparse_to_dense (iOS16 bit mask
-   and iOS18 uint1 mask), constexpr_blockwise_shift_scale, dequantize, quantize.
+   and iOS18 uint1 mask), constexpr_blockwise_shift_scale, the joint forms constexpr_lut_to_sparse and
+   constexpr_sparse_blockwise_shift_scale, dequantize, quantize.
 
    Sub-byte data is packed little-endian: element i occupies bits [i*b, i*b+b)
    counted from the least significant bit of byte 0. (De)quantization computes
@@ -3939,56 +3966,74 @@ static int mgopt__kc_lut16(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut,
   return MGOPT__K_OK;
 }
 
+/* iOS18 palettes for indices of shape ishape (rank dims) and nb-bit
+   entries: the output shape, the indices per palette along each dim (blk),
+   the vector length and vector axis. 0 when the lut does not fit. */
+static int mgopt__kc_lut18_form(const mgopt_op *op, int nb, int32_t rank, const int64_t *ishape,
+                                const mgopt_tensor *lut, int64_t *shape, int64_t *blk, int64_t *vs, int32_t *va) {
+  int32_t d;
+  *va = 0;
+  if (!nb || rank < 1 || rank + 2 > MGOPT_MAX_RANK || lut->rank != rank + 2) return 0;
+  if (lut->shape[rank] != ((int64_t)1 << nb)) return 0;
+  *vs = lut->shape[rank + 1];
+  if (*vs < 1) return 0;
+  if (*vs > 1 || mgopt__k_has_param(op, "vector_axis")) {
+    if (!mgopt__k_has_param(op, "vector_axis") || !mgopt__k_axis(mgopt_op_get_int(op, "vector_axis", 0), rank, va))
+      return 0;
+  }
+  for (d = 0; d < rank; d++) {
+    if (lut->shape[d] < 1 || ishape[d] % lut->shape[d]) return 0;
+    blk[d] = ishape[d] / lut->shape[d];
+    shape[d] = ishape[d];
+  }
+  return mgopt__mul_i64(shape[*va], *vs, &shape[*va]);
+}
+
+/* dst (the output shape of mgopt__kc_lut18_form) = the palette entries of
+   the ib-bit indices iv (ishape): each index selects a vector of vs
+   values laid along axis va. */
+static void mgopt__kc_lut18_fill(const uint8_t *iv, int ib, int32_t rank, const int64_t *ishape, const int64_t *blk,
+                                 const mgopt_tensor *lut, const uint8_t *lv, int64_t vs, int32_t va,
+                                 const int64_t *shape, uint8_t *dst) {
+  size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
+  int64_t lst[MGOPT_MAX_RANK + 2], ost[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], n, i, v;
+  int32_t d;
+  mgopt__k_strides(rank + 2, lut->shape, lst);
+  mgopt__k_strides(rank, shape, ost);
+  n = mgopt__k_numel(rank, ishape);
+  for (d = 0; d < rank; d++) idx[d] = 0;
+  for (i = 0; i < n; i++) {
+    int64_t lo = (int64_t)mgopt__k_bits(iv, i, ib) * vs, oo = 0;
+    for (d = 0; d < rank; d++) {
+      lo += (idx[d] / blk[d]) * lst[d];
+      oo += (d == va ? idx[d] * vs : idx[d]) * ost[d];
+    }
+    for (v = 0; v < vs; v++) memcpy(dst + (size_t)(oo + v * ost[va]) * es, lv + (size_t)(lo + v) * es, es);
+    for (d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < ishape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 /* iOS18: indices is a uintN tensor; lut is [g0..g(r-1), 2^N, VS] with one
    palette per block of indices, and vectors of VS values laid along vector_axis. */
 static int mgopt__kc_lut18(mgopt__kctx *k, mgopt_tensor *ind, mgopt_tensor *lut) {
-  int32_t rank = ind->rank, d, va = 0;
+  int32_t rank = ind->rank, va;
   int nb = mgopt__kc_index_bits((mgopt_dtype)ind->dtype);
-  size_t es = mgopt__k_esize((mgopt_dtype)lut->dtype);
-  int64_t shape[MGOPT_MAX_RANK], blk[MGOPT_MAX_RANK], lst[MGOPT_MAX_RANK + 2],
-      ost[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], vs, i, v;
+  int64_t shape[MGOPT_MAX_RANK], blk[MGOPT_MAX_RANK], vs;
   const uint8_t *iv, *lv;
-  uint8_t *dst;
   void *od;
   int r;
-  if (!nb || !es || rank < 1 || rank + 2 > MGOPT_MAX_RANK || lut->rank != rank + 2) return MGOPT__K_NO;
-  if (lut->shape[rank] != ((int64_t)1 << nb)) return MGOPT__K_NO;
-  vs = lut->shape[rank + 1];
-  if (vs < 1) return MGOPT__K_NO;
-  if (vs > 1 || mgopt__k_has_param(k->op, "vector_axis")) {
-    if (!mgopt__k_has_param(k->op, "vector_axis") ||
-        !mgopt__k_axis(mgopt_op_get_int(k->op, "vector_axis", 0), rank, &va))
-      return MGOPT__K_NO;
-  }
-  for (d = 0; d < rank; d++) {
-    if (lut->shape[d] < 1 || ind->shape[d] % lut->shape[d]) return MGOPT__K_NO;
-    blk[d] = ind->shape[d] / lut->shape[d];
-    shape[d] = ind->shape[d];
-  }
-  if (!mgopt__mul_i64(shape[va], vs, &shape[va])) return MGOPT__K_NO;
+  if (!mgopt__k_esize((mgopt_dtype)lut->dtype) || !mgopt__kc_lut18_form(k->op, nb, rank, ind->shape, lut, shape, blk, &vs, &va))
+    return MGOPT__K_NO;
   r = mgopt__k_out(k, 0, (mgopt_dtype)lut->dtype, rank, shape, &od);
   if (r != MGOPT__K_OK) return r;
   if (ind->numel == 0) return MGOPT__K_OK;
   iv = (const uint8_t *)mgopt__k_data(k, ind);
   lv = (const uint8_t *)mgopt__k_data(k, lut);
   if (!iv || !lv) return MGOPT__K_OOM;
-  mgopt__k_strides(rank + 2, lut->shape, lst);
-  mgopt__k_strides(rank, shape, ost);
-  dst = (uint8_t *)od;
-  for (d = 0; d < rank; d++) idx[d] = 0;
-  for (i = 0; i < ind->numel; i++) {
-    int64_t lo = (int64_t)mgopt__k_bits(iv, i, nb) * vs, oo = 0;
-    for (d = 0; d < rank; d++) {
-      lo += (idx[d] / blk[d]) * lst[d];
-      oo += (d == va ? idx[d] * vs : idx[d]) * ost[d];
-    }
-    for (v = 0; v < vs; v++)
-      memcpy(dst + (size_t)(oo + v * ost[va]) * es, lv + (size_t)(lo + v) * es, es);
-    for (d = rank - 1; d >= 0; d--) {
-      if (++idx[d] < ind->shape[d]) break;
-      idx[d] = 0;
-    }
-  }
+  mgopt__kc_lut18_fill(iv, nb, rank, ind->shape, blk, lut, lv, vs, va, shape, (uint8_t *)od);
   return MGOPT__K_OK;
 }
 
@@ -4065,72 +4110,194 @@ MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k) {
 
 /* ---------------------------------------------------------------- blockwise_shift_scale */
 
-/* p (shape s, in the F32 lane) repeated blockwise to data's shape:
+/* p (shape s, in the F32 lane) repeated blockwise to shape (rank, shape):
    out[i] = p[i / block] per dim, via a strided view [s0, b0, s1, b1, ...]. */
-static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, const mgopt_tensor *x,
+static void mgopt__kc_expand_blocks(const float *p, const mgopt_tensor *pt, int32_t rank, const int64_t *shape,
                                     float *out) {
   int64_t s2[2 * MGOPT_MAX_RANK], st2[2 * MGOPT_MAX_RANK], pst[MGOPT_MAX_RANK];
   int32_t d;
   mgopt__k_strides(pt->rank, pt->shape, pst);
-  for (d = 0; d < x->rank; d++) {
+  for (d = 0; d < rank; d++) {
     s2[2 * d] = pt->shape[d];
-    s2[2 * d + 1] = x->shape[d] / pt->shape[d];
+    s2[2 * d + 1] = shape[d] / pt->shape[d];
     st2[2 * d] = pst[d];
     st2[2 * d + 1] = 0;
   }
-  mgopt__k_strided(out, p, 4, 2 * x->rank, s2, st2, 0);
+  mgopt__k_strided(out, p, 4, 2 * rank, s2, st2, 0);
 }
 
-MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
-  const mgopt_op *op = k->op;
-  mgopt_tensor *x = mgopt__k_operand(k, "data"), *s = mgopt__k_operand(k, "scale"),
-               *off = mgopt__k_operand(k, "offset");
-  mgopt_dtype dt, xdt;
-  int64_t n, i;
+/* The operands scale and offset of a (sparse_)blockwise_shift_scale fit data
+   of shape (rank, shape) and dtype xdt: 1, else 0. */
+static int mgopt__kc_shift_form(const mgopt_op *op, mgopt_dtype xdt, int32_t rank, const int64_t *shape,
+                                const mgopt_tensor *s, const mgopt_tensor *off) {
   int32_t d;
-  float *xv, *sp, *sv, *op_ = NULL, *ov = NULL;
-  int round_diff;
-  void *od;
-  int r;
-  if (!x || !s || (mgopt_op_operand(op, "offset") && !off)) return MGOPT__K_NO;
-  dt = (mgopt_dtype)s->dtype;
-  xdt = (mgopt_dtype)x->dtype;
-  if (mgopt__k_lane(dt) != MGOPT__LANE_F32 || x->rank < 1 || s->rank != x->rank) return MGOPT__K_NO;
-  if (mgopt__k_lane(xdt) != MGOPT__LANE_F32 && mgopt__k_lane(xdt) != MGOPT__LANE_I64 &&
-      xdt != MGOPT_DT_INT4 && xdt != MGOPT_DT_UINT4)
-    return MGOPT__K_NO;
-  for (d = 0; d < x->rank; d++) {
-    if (s->shape[d] < 1 || x->shape[d] % s->shape[d]) return MGOPT__K_NO;
-    if (off && off->shape[d] != s->shape[d]) return MGOPT__K_NO;
+  if (mgopt__k_lane((mgopt_dtype)s->dtype) != MGOPT__LANE_F32 || rank < 1 || s->rank != rank) return 0;
+  if (mgopt__k_lane(xdt) != MGOPT__LANE_F32 && mgopt__k_lane(xdt) != MGOPT__LANE_I64 && xdt != MGOPT_DT_INT4 &&
+      xdt != MGOPT_DT_UINT4)
+    return 0;
+  if (mgopt_op_operand(op, "offset") && !off) return 0;
+  if (off && off->rank != s->rank) return 0;
+  for (d = 0; d < rank; d++) {
+    if (s->shape[d] < 1 || shape[d] % s->shape[d]) return 0;
+    if (off && off->shape[d] != s->shape[d]) return 0;
   }
-  if (off && off->rank != s->rank) return MGOPT__K_NO;
+  return 1;
+}
+
+/* xv (n values of dtype xdt, shape (rank, shape), in float) becomes
+   scale * (xv - offset) computed at the scale's dtype step by step. */
+static int mgopt__kc_shift_scale(mgopt__kctx *k, float *xv, int32_t rank, const int64_t *shape, int64_t n,
+                                 mgopt_tensor *s, mgopt_tensor *off) {
+  mgopt_dtype dt = (mgopt_dtype)s->dtype;
+  float *sp, *sv, *op_ = NULL, *ov = NULL;
+  int64_t i;
+  int round_diff, r;
   /* numpy promotes data - offset to fp32 when the offset is fp32 and the scale fp16 */
   round_diff = !off || !mgopt_dtype_is_float((mgopt_dtype)off->dtype) || off->dtype == s->dtype;
-  r = mgopt__k_out(k, 0, dt, x->rank, x->shape, &od);
-  if (r != MGOPT__K_OK) return r;
-  n = x->numel;
-  if (n == 0) return MGOPT__K_OK;
-  xv = (float *)mgopt__k_scratch(k, n, 4);
   sp = (float *)mgopt__k_scratch(k, s->numel, 4);
   sv = (float *)mgopt__k_scratch(k, n, 4);
   if (off) {
     op_ = (float *)mgopt__k_scratch(k, off->numel, 4);
     ov = (float *)mgopt__k_scratch(k, n, 4);
   }
-  if (!xv || !sp || !sv || (off && (!op_ || !ov))) return MGOPT__K_OOM;
-  r = mgopt__k_load(k, x, MGOPT__LANE_F32, xv);
-  if (r == MGOPT__K_OK) r = mgopt__k_load(k, s, MGOPT__LANE_F32, sp);
+  if (!sp || !sv || (off && (!op_ || !ov))) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, s, MGOPT__LANE_F32, sp);
   if (r == MGOPT__K_OK && off) r = mgopt__k_load(k, off, MGOPT__LANE_F32, op_);
   if (r != MGOPT__K_OK) return r;
-  mgopt__kc_expand_blocks(sp, s, x, sv);
-  if (off) mgopt__kc_expand_blocks(op_, off, x, ov);
+  mgopt__kc_expand_blocks(sp, s, rank, shape, sv);
+  if (off) mgopt__kc_expand_blocks(op_, off, rank, shape, ov);
   mgopt__k_round_f32(dt, xv, n); /* data.astype(scale dtype) */
   if (off) {
     for (i = 0; i < n; i++) xv[i] = xv[i] - ov[i];
     if (round_diff) mgopt__k_round_f32(dt, xv, n);
   }
   for (i = 0; i < n; i++) xv[i] = sv[i] * xv[i];
-  mgopt__k_store(MGOPT__LANE_F32, xv, n, dt, od);
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k) {
+  mgopt_tensor *x = mgopt__k_operand(k, "data"), *s = mgopt__k_operand(k, "scale"),
+               *off = mgopt__k_operand(k, "offset");
+  float *xv;
+  void *od;
+  int r;
+  if (!x || !s || !mgopt__kc_shift_form(k->op, (mgopt_dtype)x->dtype, x->rank, x->shape, s, off)) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, (mgopt_dtype)s->dtype, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  xv = (float *)mgopt__k_scratch(k, x->numel, 4);
+  if (!xv) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, x, MGOPT__LANE_F32, xv);
+  if (r == MGOPT__K_OK) r = mgopt__kc_shift_scale(k, xv, x->rank, x->shape, x->numel, s, off);
+  if (r != MGOPT__K_OK) return r;
+  mgopt__k_store(MGOPT__LANE_F32, xv, x->numel, (mgopt_dtype)s->dtype, od);
+  return MGOPT__K_OK;
+}
+
+/* ---------------------------------------------------------------- joint (sparse) forms
+
+   constexpr_lut_to_sparse and constexpr_sparse_blockwise_shift_scale
+   decompress the non-zero entries of a sparse weight: the result is the
+   dense decompression of the densified data (zeros where the mask is
+   clear), read back at the positions of the output mask in row-major
+   order, so a following constexpr_sparse_to_dense gives the dense weight. */
+
+/* Mask bits set among the n bits of mv. */
+static int64_t mgopt__kc_popcount(const uint8_t *mv, int64_t n) {
+  int64_t i, c = 0;
+  for (i = 0; i < n; i++) c += (int64_t)((mv[i >> 3] >> (i & 7)) & 1u);
+  return c;
+}
+
+MGOPT__PRIVATE int mgopt__kc_lut_to_sparse(mgopt__kctx *k) {
+  mgopt_tensor *mask = mgopt__k_operand(k, "indices_mask"), *nz = mgopt__k_operand(k, "indices_nonzero_data"),
+               *lut = mgopt__k_operand(k, "lut");
+  int64_t shape[MGOPT_MAX_RANK], blk[MGOPT_MAX_RANK], ost[MGOPT_MAX_RANK], idx[MGOPT_MAX_RANK], vs, n, m, i, j, v;
+  int32_t rank, va, d;
+  int nb;
+  size_t es;
+  const uint8_t *mv, *nv, *lv;
+  uint8_t *ix, *dense, *om, *ov;
+  void *o0, *o1;
+  int r;
+  if (!mask || !nz || !lut || mask->dtype != MGOPT_DT_UINT1 || nz->rank != 1) return MGOPT__K_NO;
+  rank = mask->rank;
+  nb = mgopt__kc_index_bits((mgopt_dtype)nz->dtype);
+  es = mgopt__k_esize((mgopt_dtype)lut->dtype);
+  if (!es || !mgopt__kc_lut18_form(k->op, nb, rank, mask->shape, lut, shape, blk, &vs, &va)) return MGOPT__K_NO;
+  n = mask->numel;
+  m = mgopt__k_numel(rank, shape);
+  mv = (const uint8_t *)mgopt__k_data(k, mask);
+  nv = (const uint8_t *)mgopt__k_data(k, nz);
+  lv = (const uint8_t *)mgopt__k_data(k, lut);
+  if (!mv || (nz->numel && !nv) || (lut->numel && !lv)) return MGOPT__K_OOM;
+  if (m < 0 || mgopt__kc_popcount(mv, n) != nz->numel) return MGOPT__K_NO;
+  r = mgopt__k_out(k, 0, MGOPT_DT_UINT1, rank, shape, &o0);
+  if (r == MGOPT__K_OK) {
+    int64_t d1 = nz->numel * vs;
+    r = mgopt__k_out(k, 1, (mgopt_dtype)lut->dtype, 1, &d1, &o1);
+  }
+  if (r != MGOPT__K_OK || n == 0) return r;
+  ix = (uint8_t *)mgopt__k_scratch(k, n, 1);
+  dense = (uint8_t *)mgopt__k_scratch(k, m, es);
+  if (!ix || !dense) return MGOPT__K_OOM;
+  for (i = j = 0; i < n; i++) ix[i] = (mv[i >> 3] >> (i & 7)) & 1u ? (uint8_t)mgopt__k_bits(nv, j++, nb) : 0;
+  mgopt__kc_lut18_fill(ix, 8, rank, mask->shape, blk, lut, lv, vs, va, shape, dense);
+  /* the mask widened along va, then the values it selects in row-major order */
+  om = (uint8_t *)o0;
+  ov = (uint8_t *)o1;
+  mgopt__k_strides(rank, shape, ost);
+  for (d = 0; d < rank; d++) idx[d] = 0;
+  for (i = 0; i < n; i++) {
+    if ((mv[i >> 3] >> (i & 7)) & 1u) {
+      int64_t oo = 0;
+      for (d = 0; d < rank; d++) oo += (d == va ? idx[d] * vs : idx[d]) * ost[d];
+      for (v = 0; v < vs; v++) {
+        int64_t o = oo + v * ost[va];
+        om[o >> 3] = (uint8_t)(om[o >> 3] | (1u << (o & 7)));
+      }
+    }
+    for (d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < mask->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  for (i = j = 0; i < m; i++)
+    if ((om[i >> 3] >> (i & 7)) & 1u) memcpy(ov + (size_t)j++ * es, dense + (size_t)i * es, es);
+  return MGOPT__K_OK;
+}
+
+MGOPT__PRIVATE int mgopt__kc_sparse_blockwise_shift_scale(mgopt__kctx *k) {
+  mgopt_tensor *mask = mgopt__k_operand(k, "data_mask"), *nz = mgopt__k_operand(k, "nonzero_data"),
+               *s = mgopt__k_operand(k, "scale"), *off = mgopt__k_operand(k, "offset");
+  int64_t n, i, j, d1;
+  float *xv, *dv;
+  const uint8_t *mv;
+  void *o0, *o1;
+  int r;
+  if (!mask || !nz || !s || mask->dtype != MGOPT_DT_UINT1 || nz->rank != 1 ||
+      !mgopt__kc_shift_form(k->op, (mgopt_dtype)nz->dtype, mask->rank, mask->shape, s, off))
+    return MGOPT__K_NO;
+  n = mask->numel;
+  mv = (const uint8_t *)mgopt__k_data(k, mask);
+  if (!mv) return MGOPT__K_OOM;
+  if (mgopt__kc_popcount(mv, n) != nz->numel) return MGOPT__K_NO;
+  d1 = nz->numel;
+  r = mgopt__k_out(k, 0, MGOPT_DT_UINT1, mask->rank, mask->shape, &o0);
+  if (r == MGOPT__K_OK) r = mgopt__k_out(k, 1, (mgopt_dtype)s->dtype, 1, &d1, &o1);
+  if (r != MGOPT__K_OK || n == 0) return r;
+  memcpy(o0, mv, (size_t)((n + 7) / 8));
+  xv = (float *)mgopt__k_scratch(k, n, 4);
+  dv = (float *)mgopt__k_scratch(k, d1 ? d1 : 1, 4);
+  if (!xv || !dv) return MGOPT__K_OOM;
+  r = mgopt__k_load(k, nz, MGOPT__LANE_F32, dv);
+  if (r != MGOPT__K_OK) return r;
+  for (i = j = 0; i < n; i++) xv[i] = (mv[i >> 3] >> (i & 7)) & 1u ? dv[j++] : 0.0f;
+  r = mgopt__kc_shift_scale(k, xv, mask->rank, mask->shape, n, s, off);
+  if (r != MGOPT__K_OK) return r;
+  for (i = j = 0; i < n; i++)
+    if ((mv[i >> 3] >> (i & 7)) & 1u) dv[j++] = xv[i];
+  mgopt__k_store(MGOPT__LANE_F32, dv, d1, (mgopt_dtype)s->dtype, o1);
   return MGOPT__K_OK;
 }
 /* src/kernels/palettize.c — weight palettization: k-means, uniform, unique and custom LUTs per
@@ -6800,7 +6967,8 @@ MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
 
 MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind) {
   return kind == MGOPT_OP_split || kind == MGOPT_OP_topk || kind == MGOPT_OP_lstm || kind == MGOPT_OP_gru ||
-         kind == MGOPT_OP_rnn;
+         kind == MGOPT_OP_rnn || kind == MGOPT_OP_constexpr_lut_to_sparse ||
+         kind == MGOPT_OP_constexpr_sparse_blockwise_shift_scale;
 }
 
 /* A constant tensor is usable when its header is self-consistent. */
@@ -10333,6 +10501,29 @@ static void mgopt__cw_axes_of(const mgopt_value *v, int32_t rank, int32_t *out, 
   }
 }
 
+/* The weight a const finally gives through a chain of constexpr_* ops (the
+   reference's _get_weight_to_compress_size): from the op, the first output
+   that is read; its first reader, when constexpr_*, continues the chain;
+   otherwise the op's first output is the weight. Depth-limited. */
+static const mgopt_value *mgopt__cw_final(const mgopt_op *op) {
+  int depth;
+  for (depth = 0; depth < 8; depth++) {
+    const mgopt_op *next = NULL;
+    int32_t k;
+    for (k = 0; k < op->nouts && !next; k++) {
+      const mgopt_use *u;
+      for (u = op->outs[k]->uses; u && !u->op; u = u->next) {
+      }
+      if (!u) continue;
+      if (!mgopt__cw_is_constexpr(u->op)) return op->outs[0];
+      next = u->op;
+    }
+    if (!next) return op->outs[0];
+    op = next;
+  }
+  return op->outs[0];
+}
+
 /* ---------------------------------------------------------------- configuration */
 
 static int mgopt__cw_rule_for_pass(const mgopt_compress_rule *r, const char *pass) {
@@ -10492,17 +10683,27 @@ typedef struct mgopt__cw_list {
   int64_t n, cap;
 } mgopt__cw_list;
 
+typedef struct mgopt__cw_walk {
+  mgopt__cw_list *l;
+  int compressed; /* collect constexpr_blockwise_shift_scale / constexpr_lut_to_dense, not consts */
+} mgopt__cw_walk;
+
 static int mgopt__cw_collect(mgopt_op *op, void *ud) {
-  mgopt__cw_list *l = (mgopt__cw_list *)ud;
-  if (op->kind != MGOPT_OP_const) return 0;
+  mgopt__cw_list *l = ((mgopt__cw_walk *)ud)->l;
+  if (((mgopt__cw_walk *)ud)->compressed ? op->kind != MGOPT_OP_constexpr_blockwise_shift_scale &&
+                                               op->kind != MGOPT_OP_constexpr_lut_to_dense
+                                         : op->kind != MGOPT_OP_const)
+    return 0;
   if (l->ops && l->n < l->cap) l->ops[l->n] = op;
   l->n++;
   return 0;
 }
 
+MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
+
 MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v) {
   mgopt_value_replace_all_uses(w->op->outs[0], v);
-  mgopt_op_erase(w->op);
+  mgopt__cw_unbuild(w->op);
 }
 
 MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op) {
@@ -10531,6 +10732,7 @@ MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w,
 MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp) {
   mgopt_program *p = ctx->program;
   mgopt__cw_list l;
+  mgopt__cw_walk wk;
   mgopt_opt_value vals[MGOPT__CW_MAX_OPTS];
   int32_t thr = -1, i;
   int64_t k;
@@ -10538,21 +10740,34 @@ MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_p
   for (i = 0; i < cp->nopts; i++)
     if (strcmp(cp->opts[i].name, "weight_threshold") == 0) thr = i;
   memset(&l, 0, sizeof l);
-  mgopt_program_walk(p, mgopt__cw_collect, &l);
+  wk.l = &l;
+  wk.compressed = cp->compressed_ops;
+  mgopt_program_walk(p, mgopt__cw_collect, &wk);
   if (l.n == 0) return MGOPT_OK;
   l.cap = l.n;
   l.ops = (mgopt_op **)mgopt_program_alloc(p, (size_t)l.n * sizeof(mgopt_op *), 8);
   if (!l.ops) return MGOPT_ERR_NOMEM;
   l.n = 0;
-  mgopt_program_walk(p, mgopt__cw_collect, &l);
+  mgopt_program_walk(p, mgopt__cw_collect, &wk);
   for (k = 0; k < l.n; k++) {
     mgopt_op *op = l.ops[k];
     mgopt_value *v = op->outs[0];
-    mgopt_tensor *t = mgopt_value_const(v);
+    mgopt_tensor *t = op->kind == MGOPT_OP_const ? mgopt_value_const(v) : NULL;
+    const mgopt_value *fv = v;
     const mgopt_use *u;
     mgopt__cw_weight w;
     const char *text;
+    int64_t fn;
     int r;
+    if (op->kind != MGOPT_OP_const) {
+      /* a compressed weight: its materialized value (one output) */
+      mgopt_tensor *out[1] = {NULL};
+      if (op->nouts != 1 || (op->flags & MGOPT_OP_ERASED)) continue;
+      r = ctx->fold ? ctx->fold(p, op, out, ctx->fold_ud) : mgopt_fold_op(p, op, out, NULL);
+      if (r < 0) return MGOPT_ERR_NOMEM;
+      if (r != 1) continue;
+      t = out[0];
+    }
     if (!t || !mgopt__cw_weight_dtype((mgopt_dtype)t->dtype) || t->numel < 10) continue;
     memset(&w, 0, sizeof w);
     for (u = v->uses; u; u = u->next)
@@ -10575,13 +10790,21 @@ MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_p
       if (r < 0) return MGOPT_ERR_NOMEM;
       if (r == 0) return MGOPT_ERR_INVALID_ARG;
     }
-    if (thr >= 0 && !(t->numel > vals[thr].i)) continue;
+    /* through constexpr_* readers the size and axes are the final weight's */
+    fn = t->numel;
+    if (cp->constexpr_readers && mgopt__cw_is_constexpr(w.reader)) {
+      fv = mgopt__cw_final(op);
+      fn = mgopt_type_numel(&fv->type);
+      if (fn < 0) continue;
+    }
+    if (thr >= 0 && !(fn > vals[thr].i)) continue;
     w.op = op;
     w.t = t;
     w.opts = vals;
     w.numel = t->numel;
+    w.final = fv;
     w.out_axis = w.in_axis = -2;
-    if (t->rank >= 2) mgopt__cw_axes_of(v, t->rank, &w.out_axis, &w.in_axis, 0);
+    if (fv->type.rank >= 2) mgopt__cw_axes_of(v, fv->type.rank, &w.out_axis, &w.in_axis, 0);
     if (w.out_axis < 0 || w.in_axis < 0) w.out_axis = w.in_axis = -1;
     r = cp->fn(ctx, &w, cp->ud);
     if (r == -2) return MGOPT_ERR_INVALID_ARG;
@@ -10589,6 +10812,59 @@ MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_p
     ctx->rewrites += r;
   }
   return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- joint compression */
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_gather(mgopt_program *p, mgopt_tensor *src, const mgopt_tensor *mask) {
+  int64_t n = mask->numel, d = 0, i, j;
+  const uint8_t *mv = (const uint8_t *)mask->data;
+  int fl = mgopt_dtype_is_float((mgopt_dtype)src->dtype);
+  mgopt_tensor *t;
+  if (src->numel != n || !mgopt_tensor_data(p, src)) return NULL;
+  for (i = 0; i < n; i++) d += (mv[i >> 3] >> (i & 7)) & 1;
+  t = mgopt_tensor_new(p, (mgopt_dtype)src->dtype, 1, &d);
+  if (!t || !mgopt_tensor_data_mut(p, t)) return NULL;
+  for (i = j = 0; i < n; i++) {
+    if (!((mv[i >> 3] >> (i & 7)) & 1)) continue;
+    if (fl) mgopt_tensor_set_f64(t, j++, mgopt_tensor_get_f64(src, i));
+    else mgopt_tensor_set_i64(t, j++, mgopt_tensor_get_i64(src, i));
+  }
+  return t;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_densify(mgopt_program *p, mgopt_tensor *nz, const mgopt_tensor *mask) {
+  int64_t n = mask->numel, i, j;
+  const uint8_t *mv = (const uint8_t *)mask->data;
+  int fl = mgopt_dtype_is_float((mgopt_dtype)nz->dtype);
+  mgopt_tensor *t;
+  if (nz->rank != 1 || !mgopt_tensor_data(p, nz)) return NULL;
+  t = mgopt_tensor_new(p, (mgopt_dtype)nz->dtype, mask->rank, mask->shape);
+  if (!t || !mgopt_tensor_data_mut(p, t)) return NULL;
+  memset(t->data, 0, t->nbytes);
+  for (i = j = 0; i < n; i++) {
+    if (!((mv[i >> 3] >> (i & 7)) & 1)) continue;
+    if (j >= nz->numel) return NULL;
+    if (fl) mgopt_tensor_set_f64(t, i, mgopt_tensor_get_f64(nz, j++));
+    else mgopt_tensor_set_i64(t, i, mgopt_tensor_get_i64(nz, j++));
+  }
+  return j == nz->numel ? t : NULL;
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__cw_build_sparse(mgopt_program *p, mgopt_op *pos, const char *type, const char *name,
+                                                int32_t nslots, const char *const *slots, mgopt_value *const *vals) {
+  mgopt_op *op = mgopt_build_op(p, pos->parent, pos, type, name, nslots, slots, vals, 2);
+  if (!op) return NULL;
+  mgopt_value_set_name(op->outs[0], mgopt__pu_name2(p, name, "_mask"));
+  mgopt_value_set_name(op->outs[1], mgopt__pu_name2(p, name, "_nonzero_data"));
+  if (!op->outs[0]->name || !op->outs[1]->name) return NULL;
+  return op;
+}
+
+MGOPT__PRIVATE int mgopt__cw_sole_reader(const mgopt__cw_weight *w, mgopt_op_kind kind, const char *slot) {
+  const mgopt_value *v = w->op->outs[0];
+  return v->nuses == 1 && w->reader && w->reader->kind == (int32_t)kind && mgopt_op_operand(w->reader, slot) == v &&
+         !mgopt_value_is_block_output(v);
 }
 /* src/passes/cleanup/dead_code_elimination.c — common::dead_code_elimination: erase ops whose results reach no output.
 
@@ -11123,13 +11399,7 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
   mgopt__ce_state *st = (mgopt__ce_state *)ud;
   int32_t i;
   int r, hit = 0;
-  switch (op->kind) {
-    case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense:
-    case MGOPT_OP_constexpr_sparse_to_dense: case MGOPT_OP_constexpr_blockwise_shift_scale:
-    case MGOPT_OP_constexpr_cast: case MGOPT_OP_dequantize:
-      return 0;
-    default: break;
-  }
+  if ((mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) || op->kind == MGOPT_OP_dequantize) return 0;
   if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
   /* a stored static type over the limit needs no evaluation */
   for (i = 0; i < op->nouts; i++) {
@@ -21025,6 +21295,16 @@ MGOPT__DEFINE_PATTERN_PASS(relay, relay, peephole_dense_to_conv,
    the input axis, one per output channel); weight_threshold 2048 (a weight
    is compressed when it has MORE elements). Per-weight options come from
    the compression configuration (mgopt_compress_config).
+   joint_compression (default false; reference §4.6): when true, also take a const that is the
+   only operand lut of a constexpr_lut_to_dense or constexpr_lut_to_sparse
+   (palettized: the LUT is quantized; only granularity=per_tensor, any other
+   fails the pass with MGOPT_ERR_INVALID_ARG as the reference raises) or
+   nonzero_data of a constexpr_sparse_to_dense (pruned: the weight is
+   densified with its mask and quantized per block of the dense weight, and
+   the const becomes constexpr_sparse_blockwise_shift_scale(data_mask = the
+   mask, the data at the mask, scale, offset) named <const>_quantized, whose
+   non-zero output the sparse_to_dense reads). The weight threshold and
+   channel axes are the final weight's.
 
    Fires on: every weight the compression driver offers (passes/compress.c:
    fp32 or fp16 const of rank >= 2, more than weight_threshold elements,
@@ -21038,7 +21318,8 @@ MGOPT__DEFINE_PATTERN_PASS(relay, relay, peephole_dense_to_conv,
    or non-finite weights; per_channel / per_block when the readers do not
    agree on the channel axes or the axis is unknown (an op the driver does
    not know gives out 0, in 1); per_block when the input axis is not a
-   multiple of block_size; on consts read by constexpr_* ops; when the
+   multiple of block_size; on consts read by constexpr_* ops (joint: other
+   than the three above, or read by anything else too); when the
    program's target refuses the op (an ONNX opset below 13 for per-axis
    scales, below 21 for blocks and 4-bit data).
 
@@ -21064,14 +21345,16 @@ MGOPT__DEFINE_PATTERN_PASS(relay, relay, peephole_dense_to_conv,
    Cost: two passes over each weight (min/max, then quantize), contiguous
    runs with vectorizable inner loops for fp32; O(numel). */
 
-static mgopt_opt_def const mgopt__lq_opts[5] = {
+static mgopt_opt_def const mgopt__lq_opts[6] = {
     {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
     {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4"},
     {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block"},
     {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"}};
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"joint_compression", MGOPT_OPT_BOOL, "false",
+     "also quantize LUTs of palettized weights and pruned non-zero data (constexpr_sparse_blockwise_shift_scale)"}};
 
-enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD };
+enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD, MGOPT__LQ_JOINT };
 
 typedef struct mgopt__lq_cfg {
   int linear;        /* mode linear (else linear_symmetric) */
@@ -21191,6 +21474,35 @@ static void mgopt__lq_minmax_f32(const float *x, int64_t n, float *mn, float *mx
   }
 }
 
+/* Joint: nonzero_data (w->op) of constexpr_sparse_to_dense `sp` becomes
+   constexpr_sparse_blockwise_shift_scale(data_mask = sp's mask, the dense
+   quantized data qt at the mask, scale st, offset zt) named <const>_quantized,
+   whose dequantized non-zero values sp reads. */
+static int mgopt__lq_sparse(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *sp, mgopt_tensor *mask,
+                            mgopt_tensor *qt, mgopt_tensor *st, mgopt_tensor *zt) {
+  static const char *const slots[4] = {"data_mask", "nonzero_data", "scale", "offset"};
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_tensor *nz = mgopt__cw_gather(p, qt, mask);
+  mgopt_value *vals[4];
+  mgopt_op *jo;
+  if (!nz) return -1;
+  vals[0] = mgopt_op_operand(sp, "mask");
+  vals[1] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_quantized_data"), nz);
+  vals[2] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_quantized_scale"), st);
+  vals[3] = zt ? mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_quantized_offset"), zt) : NULL;
+  if (!vals[1] || !vals[2] || (zt && !vals[3])) return -1;
+  jo = mgopt__cw_build_sparse(p, sp, "constexpr_sparse_blockwise_shift_scale",
+                              mgopt__pu_name2(p, base, "_quantized"), zt ? 4 : 3, slots, vals);
+  if (!jo) return -1;
+  if (mgopt_op_infer(p, jo, NULL) != MGOPT_OK || !mgopt_type_equal(&jo->outs[1]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, jo)) {
+    mgopt__cw_unbuild(jo);
+    return 0;
+  }
+  mgopt__cw_replace(w, jo->outs[1]);
+  return 1;
+}
+
 static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
   mgopt_tensor *t = w->t, *qt, *st, *zt = NULL;
@@ -21208,9 +21520,35 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   mgopt_value *vals[3];
   const char *slots[3] = {"data", "scale", "offset"};
   mgopt_op *ce;
+  mgopt_op *sparse = NULL; /* joint: the constexpr_sparse_to_dense reading the const as nonzero_data */
+  mgopt_tensor *mask = NULL;
   (void)ud;
   if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16) return 0;
   if (!mgopt__lq_config(ctx, w->opts, &c)) return -2;
+  if (mgopt_op_traits(w->reader) & MGOPT_TRAIT_CONSTEXPR) {
+    if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_lut_to_dense, "lut") ||
+        mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_lut_to_sparse, "lut")) {
+      if (c.gran != 0)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                              "linear_quantize_weights: quantizing the LUT of '%s' needs granularity=per_tensor",
+                              base),
+               -2;
+    } else if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_sparse_to_dense, "nonzero_data")) {
+      /* quantized densified (per block of the dense weight), data kept at the mask */
+      mask = mgopt_value_const(mgopt_op_operand(w->reader, "mask"));
+      if (!mask || mask->dtype != MGOPT_DT_UINT1 || mgopt_op_operand(w->reader, "shape") ||
+          mgopt_op_attr(w->reader, "shape"))
+        return 0;
+      if (!mgopt_tensor_data(p, mask) || !mgopt_tensor_data(p, t)) return -1;
+      t = mgopt__cw_densify(p, w->t, mask);
+      if (!t) return 0;
+      sparse = w->reader;
+      rank = t->rank;
+      n = t->numel;
+    } else {
+      return 0;
+    }
+  }
   for (d = 0; d < rank; d++) bs[d] = 0;
   if (c.gran >= 1) {
     if (w->out_axis < 0) return 0;
@@ -21324,6 +21662,7 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
     mgopt_tensor_set_f64(st, k, (double)sc[k]);
     if (zt) mgopt_tensor_set_i64(zt, k, (int64_t)zp[k]);
   }
+  if (sparse) return mgopt__lq_sparse(p, w, sparse, mask, qt, st, zt);
   vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_data"), qt);
   vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_scale"), st);
   vals[2] = zt ? mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_offset"), zt) : NULL;
@@ -21343,6 +21682,7 @@ static mgopt_status mgopt__lq_run(mgopt_pass_ctx *ctx) {
   cp.opts = mgopt__lq_opts;
   cp.nopts = MGOPT__ARRAY_COUNT(mgopt__lq_opts);
   cp.fn = mgopt__lq_fn;
+  cp.constexpr_readers = ctx->opts[MGOPT__LQ_JOINT].i != 0;
   return mgopt__cw_run(ctx, &cp);
 }
 
@@ -21380,6 +21720,15 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
    enable_per_channel_scale false; weight_threshold 2048 (strictly more elements are taken).
    mode=custom calls mgopt_compress_config.palettize_lut once per channel group (see
    mgopt_palettize_lut_fn). Per-weight options come from the compression configuration.
+   joint_compression (default false; reference §4.6): when true, also take a const that is the only operand
+   nonzero_data of a constexpr_sparse_to_dense (pruned: the weight is densified with its mask,
+   zeros included, clustered, and becomes constexpr_lut_to_sparse(indices_mask = the mask,
+   the indices at the mask, lut) named <const>_palettized, whose two outputs the
+   sparse_to_dense reads) or data of a constexpr_blockwise_shift_scale (quantized: int8 /
+   uint8 data is clustered in any mode and the LUT cast back to the data's dtype, truncating
+   k-means centres like the reference's astype). The weight threshold and channel axes are the
+   final weight's.
+
 
    Emitted: the reference's iOS18 form, constexpr_lut_to_dense(indices: uint{n} with the
    weight's shape (the channel axis divided by cluster_dim), lut: [1.., groups at the channel
@@ -21394,9 +21743,11 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
    or group_size not a multiple of cluster_dim; on cluster_dim > 1 with mode uniform; when the
    readers disagree on the channel axis and it is needed (grouped, vectors, scale; per_tensor
    takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; a custom
-   callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (no joint
-   compression here); when the program's target refuses the ops (asked before clustering when
-   the index width is known, kmeans and uniform). Invalid options (nbits with
+   callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (joint:
+   other than the two above, or read by anything else too; pruned data with cluster_dim > 1
+   or a per-channel scale, or quantized int data with a per-channel scale, where the
+   reference fails); when the program's target refuses the ops (asked before clustering when
+   the index width is known, kmeans and uniform, except for pruned data). Invalid options (nbits with
    unique, no nbits with kmeans, a bad granularity or group_size < 0, cluster_dim < 1) fail the
    pass with MGOPT_ERR_INVALID_ARG.
 
@@ -21410,7 +21761,7 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
    Cost: kmeans O(n) radix sort + O(K log n) per Lloyd step + O(n log K) assignment per group;
    uniform O(n); unique O(n log n) per group; vectors O(n K cluster_dim) per Lloyd step. */
 
-static mgopt_opt_def const mgopt__pal_opts[8] = {
+static mgopt_opt_def const mgopt__pal_opts[9] = {
     {"mode", MGOPT_OPT_STRING, "kmeans", "kmeans, uniform, unique or custom"},
     {"nbits", MGOPT_OPT_INT, "0", "index bits: 1, 2, 3, 4, 6 or 8 (kmeans, uniform)"},
     {"granularity", MGOPT_OPT_STRING, "per_tensor", "per_tensor or per_grouped_channel"},
@@ -21418,10 +21769,12 @@ static mgopt_opt_def const mgopt__pal_opts[8] = {
     {"channel_axis", MGOPT_OPT_STRING, "auto", "the channel axis (auto: the output-channel axis)"},
     {"cluster_dim", MGOPT_OPT_INT, "1", "elements per LUT entry along the channel axis"},
     {"enable_per_channel_scale", MGOPT_OPT_BOOL, "false", "scale by max |w| along the channel axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"}};
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"joint_compression", MGOPT_OPT_BOOL, "false",
+     "also palettize pruned non-zero data (constexpr_lut_to_sparse) and quantized data"}};
 
 enum { MGOPT__PW_MODE, MGOPT__PW_NBITS, MGOPT__PW_GRAN, MGOPT__PW_GROUP, MGOPT__PW_AXIS, MGOPT__PW_CD,
-       MGOPT__PW_PCS, MGOPT__PW_THRESHOLD };
+       MGOPT__PW_PCS, MGOPT__PW_THRESHOLD, MGOPT__PW_JOINT };
 
 /* Reads the options into c (channel_axis: *axis_auto, else c->channel_axis unnormalised);
    0 with diag set when one is not valid. A missing nbits is an error only when
@@ -21469,6 +21822,18 @@ static int mgopt__pal_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgop
   return 1;
 }
 
+/* The dtype of indices of nbits bits. */
+static mgopt_dtype mgopt__pal_index_dtype(int nbits) {
+  switch (nbits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
+}
+
 /* The ops that stand for weight w (rank r, channel axis `axis`): indices
    uint{nbits} and a LUT of `groups` palettes of vectors of cd entries, and a
    per-channel scale when pcs; the tensors are made here, to be filled by the
@@ -21502,14 +21867,7 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   }
   lshape[rank] = (int64_t)1 << nbits;
   lshape[rank + 1] = cd;
-  switch (nbits) {
-    case 1: idt = MGOPT_DT_UINT1; break;
-    case 2: idt = MGOPT_DT_UINT2; break;
-    case 3: idt = MGOPT_DT_UINT3; break;
-    case 4: idt = MGOPT_DT_UINT4; break;
-    case 6: idt = MGOPT_DT_UINT6; break;
-    default: idt = MGOPT_DT_UINT8; break;
-  }
+  idt = mgopt__pal_index_dtype(nbits);
   b->it = mgopt_tensor_new(p, idt, rank, ishape);
   b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
   if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
@@ -21544,6 +21902,42 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   return 1;
 }
 
+/* Joint: nonzero_data (w->op) of constexpr_sparse_to_dense `sp` becomes
+   constexpr_lut_to_sparse(indices_mask = sp's mask, the dense indices it
+   at the mask, lut lt) named <const>_palettized, whose outputs sp reads. */
+static int mgopt__pal_sparse(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *sp, mgopt_tensor *mask,
+                             mgopt_tensor *it, mgopt_tensor *lt) {
+  static const char *const slots[3] = {"indices_mask", "indices_nonzero_data", "lut"};
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_tensor *nz = mgopt__cw_gather(p, it, mask);
+  mgopt_value *vals[3];
+  mgopt_op *ls;
+  if (!nz) return -1;
+  vals[0] = mgopt_op_operand(sp, "mask");
+  vals[1] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_palettized_indices"), nz);
+  vals[2] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_palettized_lut"), lt);
+  if (!vals[1] || !vals[2]) return -1;
+  ls = mgopt__cw_build_sparse(p, sp, "constexpr_lut_to_sparse", mgopt__pu_name2(p, base, "_palettized"), 3, slots,
+                              vals);
+  if (!ls) return -1;
+  if (mgopt_op_infer(p, ls, NULL) != MGOPT_OK || !mgopt_type_equal(&ls->outs[1]->type, &w->op->outs[0]->type) ||
+      !mgopt_type_equal(&ls->outs[0]->type, &vals[0]->type) || !mgopt_program_target_accepts(p, ls)) {
+    mgopt__cw_unbuild(ls);
+    return 0;
+  }
+  if (mgopt_op_set_operand(sp, "mask", ls->outs[0]) != MGOPT_OK ||
+      mgopt_op_set_operand(sp, "nonzero_data", ls->outs[1]) != MGOPT_OK)
+    return -1;
+  if (!mgopt_program_target_accepts(p, sp)) { /* back to the plain sparse form */
+    mgopt_op_set_operand(sp, "mask", vals[0]);
+    mgopt_op_set_operand(sp, "nonzero_data", w->op->outs[0]);
+    mgopt__cw_unbuild(ls);
+    return 0;
+  }
+  mgopt__cw_unbuild(w->op);
+  return 1;
+}
+
 static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
   mgopt_tensor *t = w->t;
@@ -21556,11 +21950,35 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
   int axis_auto, need_axis, r;
   float *x;
   const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_op *sparse = NULL; /* joint: the constexpr_sparse_to_dense reading the const as nonzero_data */
+  mgopt_tensor *mask = NULL;
+  int joint_q = 0;          /* joint: the const is the data of a constexpr_blockwise_shift_scale */
   (void)ud;
   memset(&b, 0, sizeof b);
   if (!mgopt__pal_config(ctx, w->opts, &c, &axis_auto, 1)) return -2;
+  if (mgopt_op_traits(w->reader) & MGOPT_TRAIT_CONSTEXPR) {
+    if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_sparse_to_dense, "nonzero_data")) {
+      /* clustered densified (the pruned zeros take part), indices kept at the mask;
+         vectors and per-channel scales do not fit the sparse form (the reference fails) */
+      mask = mgopt_value_const(mgopt_op_operand(w->reader, "mask"));
+      if (!mask || mask->dtype != MGOPT_DT_UINT1 || mgopt_op_operand(w->reader, "shape") ||
+          mgopt_op_attr(w->reader, "shape") || c.cluster_dim > 1 || c.per_channel_scale)
+        return 0;
+      if (!mgopt_tensor_data(p, mask) || !mgopt_tensor_data(p, t)) return -1;
+      t = mgopt__cw_densify(p, w->t, mask);
+      if (!t) return 0;
+      sparse = w->reader;
+    } else if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_blockwise_shift_scale, "data")) {
+      joint_q = 1;
+      if ((wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8) && c.per_channel_scale) return 0;
+    } else {
+      return 0;
+    }
+  }
+  rank = t->rank;
+  n = t->numel;
   if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16 &&
-      !(c.mode == MGOPT__PAL_UNIQUE && (wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8)))
+      !((c.mode == MGOPT__PAL_UNIQUE || joint_q) && (wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8)))
     return 0;
   if (rank < 1 || rank + 2 > MGOPT_MAX_RANK || n == 0) return 0;
   need_axis = c.per_grouped_channel || c.cluster_dim > 1 || c.per_channel_scale;
@@ -21583,7 +22001,7 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
   }
   /* with the index width known (kmeans, uniform) the ops are built, and
      the target asked, before any clustering; they are filled after it */
-  if (c.mode == MGOPT__PAL_KMEANS || c.mode == MGOPT__PAL_UNIFORM) {
+  if (!sparse && (c.mode == MGOPT__PAL_KMEANS || c.mode == MGOPT__PAL_UNIFORM)) {
     int64_t ch = t->shape[axis], gs = c.per_grouped_channel ? (c.group_size == 0 ? ch : c.group_size) : ch;
     int32_t cd = c.cluster_dim < 1 ? 1 : c.cluster_dim;
     if (gs <= 0 || ch % gs || gs % cd || c.nbits < 1 || c.nbits > 8) return 0;
@@ -21602,6 +22020,28 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
   if (r != MGOPT__K_OK) {
     mgopt__pal_unbuild(&b);
     return 0;
+  }
+  if (sparse) {
+    mgopt_tensor *it, *lt;
+    int64_t ishape[MGOPT_MAX_RANK], lshape[MGOPT_MAX_RANK + 2];
+    int32_t d;
+    for (d = 0; d < rank; d++) {
+      ishape[d] = t->shape[d];
+      lshape[d] = d == axis ? o.groups : 1;
+    }
+    k = (int64_t)1 << o.nbits;
+    lshape[rank] = k;
+    lshape[rank + 1] = 1;
+    it = mgopt_tensor_new(p, mgopt__pal_index_dtype(o.nbits), rank, ishape);
+    lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
+    if (!it || !lt) {
+      mgopt__kp_free(&o);
+      return -1;
+    }
+    mgopt__kp_pack(o.idx, n, o.nbits, (uint8_t *)it->data);
+    for (i = 0; i < o.groups * k; i++) mgopt_tensor_set_f64(lt, i, o.lut[i]);
+    mgopt__kp_free(&o);
+    return mgopt__pal_sparse(p, w, sparse, mask, it, lt);
   }
   if (b.lop && (o.nbits != c.nbits || o.groups != groups)) mgopt__pal_unbuild(&b);
   if (!b.lop) {
@@ -21634,6 +22074,7 @@ static mgopt_status mgopt__pal_run(mgopt_pass_ctx *ctx) {
   cp.opts = mgopt__pal_opts;
   cp.nopts = MGOPT__ARRAY_COUNT(mgopt__pal_opts);
   cp.fn = mgopt__pal_fn;
+  cp.constexpr_readers = ctx->opts[MGOPT__PW_JOINT].i != 0;
   return mgopt__cw_run(ctx, &cp);
 }
 
@@ -22758,6 +23199,15 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_
      target_sparsity and block_size.
    - dim (0 or 1): the axis of block_size and n_m_ratio.
    - weight_threshold (2048): a weight is pruned when it has MORE elements.
+   - joint_compression (false): prune compressed weights instead of plain
+     ones (reference §4.6): each constexpr_blockwise_shift_scale of constant
+     data and each scalar iOS18 constexpr_lut_to_dense is judged by its
+     materialized value (the folding kernels) like a const; the values it
+     prunes decide the mask, and the op becomes
+     constexpr_sparse_blockwise_shift_scale(data_mask, the data at the mask,
+     scale, offset) or constexpr_lut_to_sparse(indices_mask, the indices at
+     the mask, lut), named <op>_sparse, read by constexpr_sparse_to_dense
+     <op>_sparsified. Plain consts are then left alone, as the reference.
    Per-weight options come from the compression configuration
    (mgopt_compress_config).
 
@@ -22772,8 +23222,11 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_
    Must not fire: threshold mode below minimum_sparsity_percentile; block
    and n:m pruning of a weight read by anything but conv.weight or
    linear.weight, of rank outside 2..5, or too small along `dim` (see
-   above); on consts read by constexpr_* ops; when the program's target
-   refuses the op.
+   above); on consts read by constexpr_* ops; joint: on a compressed op
+   read by another constexpr_* op, on data that is not constant, on vector
+   LUTs (the reference builds a mask of the widened shape for the smaller
+   indices and fails); when the program's target refuses the ops (an ONNX
+   writer has no sparse joint form: it refuses them).
 
    Numeric contract (src/kernels/prune.c): magnitudes in double from the
    weight's exact values; the percentile is numpy's default linear method in
@@ -22787,7 +23240,7 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_
    (expected O(numel)) for the percentile; numel doubles and numel bytes of
    scratch. */
 
-static mgopt_opt_def const mgopt__pr_opts[8] = {
+static mgopt_opt_def const mgopt__pr_opts[9] = {
     {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude"},
     {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold"},
     {"minimum_sparsity_percentile", MGOPT_OPT_FLOAT, "0.5",
@@ -22796,7 +23249,9 @@ static mgopt_opt_def const mgopt__pr_opts[8] = {
     {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)"},
     {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim"},
     {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"}};
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"},
+    {"joint_compression", MGOPT_OPT_BOOL, "false",
+     "prune quantized / palettized weights instead (constexpr_sparse_blockwise_shift_scale, constexpr_lut_to_sparse)"}};
 
 enum {
   MGOPT__PR_MODE,
@@ -22806,7 +23261,8 @@ enum {
   MGOPT__PR_BLOCK,
   MGOPT__PR_NM,
   MGOPT__PR_DIM,
-  MGOPT__PR_WEIGHT_THRESHOLD
+  MGOPT__PR_WEIGHT_THRESHOLD,
+  MGOPT__PR_JOINT
 };
 
 typedef struct mgopt__pr_cfg {
@@ -22909,6 +23365,63 @@ static int mgopt__pr_mask(const mgopt__pr_cfg *c, const mgopt_tensor *t, double 
   return 1;
 }
 
+/* A compressed weight the joint form can take: constexpr_blockwise_shift_scale
+   of constant data, or an iOS18 scalar constexpr_lut_to_dense (vector LUTs:
+   the mask of the widened weight does not fit the indices, where the
+   reference fails). */
+static int mgopt__pr_joint_form(const mgopt_op *op) {
+  mgopt_tensor *lut;
+  if (op->kind == MGOPT_OP_constexpr_blockwise_shift_scale) return mgopt_value_const(mgopt_op_operand(op, "data")) != NULL;
+  lut = mgopt_value_const(mgopt_op_operand(op, "lut"));
+  return mgopt_value_const(mgopt_op_operand(op, "indices")) && lut && lut->rank >= 3 &&
+         lut->shape[lut->rank - 1] == 1 && !mgopt_op_attr(op, "shape") && !mgopt_op_operand(op, "shape");
+}
+
+/* Replaces compressed weight w->op by its sparse form under mask mt:
+   constexpr_sparse_blockwise_shift_scale (the data at the mask, the same
+   scale and offset) or constexpr_lut_to_sparse (the indices at the mask, the
+   same lut), then constexpr_sparse_to_dense named <op>_sparsified. */
+static int mgopt__pr_joint(mgopt_program *p, const mgopt__cw_weight *w, mgopt_tensor *mt) {
+  static const char *const qslots[4] = {"data_mask", "nonzero_data", "scale", "offset"};
+  static const char *const lslots[3] = {"indices_mask", "indices_nonzero_data", "lut"};
+  static const char *const slots[2] = {"nonzero_data", "mask"};
+  mgopt_op *op = w->op, *jo, *ce;
+  int q = op->kind == MGOPT_OP_constexpr_blockwise_shift_scale;
+  mgopt_value *src = mgopt_op_operand(op, q ? "data" : "indices"), *vals[4];
+  const char *base = mgopt__pu_value_name(op->outs[0]);
+  mgopt_tensor *nz = mgopt__cw_gather(p, mgopt_value_const(src), mt);
+  if (!nz) return -1;
+  vals[0] = mgopt_build_const(p, op->parent, op, mgopt__pu_name2(p, base, "_sparsified_mask"), mt);
+  vals[1] = mgopt_build_const(p, op->parent, op,
+                              mgopt__pu_name2(p, base, q ? "_sparsified_data" : "_sparsified_indices"), nz);
+  vals[2] = mgopt_op_operand(op, q ? "scale" : "lut");
+  vals[3] = q ? mgopt_op_operand(op, "offset") : NULL;
+  if (!vals[0] || !vals[1]) return -1;
+  jo = mgopt__cw_build_sparse(p, op, q ? "constexpr_sparse_blockwise_shift_scale" : "constexpr_lut_to_sparse",
+                              mgopt__pu_name2(p, base, "_sparse"), vals[3] ? 4 : 3, q ? qslots : lslots, vals);
+  if (!jo) return -1;
+  if (!q && mgopt_op_attr(op, "vector_axis") &&
+      mgopt_op_set_int(jo, "vector_axis", mgopt_op_get_int(op, "vector_axis", 0)) != MGOPT_OK)
+    return -1;
+  if (mgopt_op_infer(p, jo, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, jo)) {
+    mgopt__cw_unbuild(jo);
+    return 0;
+  }
+  vals[0] = jo->outs[1];
+  vals[1] = jo->outs[0];
+  ce = mgopt_build_op(p, op->parent, op, "constexpr_sparse_to_dense", mgopt__pu_name2(p, base, "_sparsified"), 2,
+                      slots, vals, 1);
+  if (!ce) return -1;
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt_op_erase(ce);
+    mgopt__cw_unbuild(jo);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
 static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
   mgopt__pr_cfg c;
@@ -22925,6 +23438,7 @@ static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   MGOPT__UNUSED(ud);
   if (!mgopt__pr_config(ctx, w->opts, &c)) return -2;
   if (!mgopt__kp_weight_dtype((mgopt_dtype)t->dtype) || n <= 0) return 0;
+  if (w->op->kind != MGOPT_OP_const && !mgopt__pr_joint_form(w->op)) return 0;
   if (c.magnitude && (c.m || c.block > 1) && !mgopt__pr_conv_linear_only(w->op->outs[0])) return 0;
   if (!mgopt_tensor_data(p, t)) return -1;
   mag = (double *)mgopt__heap_realloc(&p->alloc, NULL, 0, (size_t)n * (2 * sizeof(double) + 1));
@@ -22933,6 +23447,21 @@ static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   ok = mgopt__pr_mask(&c, t, mag, mag + n, keep);
   nzt = mt = NULL;
   nzd = NULL;
+  if (ok && w->op->kind != MGOPT_OP_const) {
+    /* joint: only the mask is taken from the pruned values */
+    mt = mgopt_tensor_new(p, MGOPT_DT_UINT1, t->rank, t->shape);
+    if (mt && mgopt_tensor_data_mut(p, mt)) {
+      uint8_t *mb = (uint8_t *)mt->data;
+      int64_t i;
+      memset(mb, 0, mt->nbytes);
+      for (i = 0; i < n; i++)
+        if (keep[i] && mgopt_tensor_get_f64(t, i) != 0.0) mb[i >> 3] = (uint8_t)(mb[i >> 3] | (1u << (i & 7)));
+    } else {
+      ok = -1;
+    }
+    mgopt__heap_free(&p->alloc, mag, (size_t)n * (2 * sizeof(double) + 1));
+    return ok == 1 ? mgopt__pr_joint(p, w, mt) : ok;
+  }
   if (ok) {
     d = mgopt__kp_nonzero_count(t, keep);
     nzt = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, 1, &d);
@@ -22962,6 +23491,7 @@ static mgopt_status mgopt__pr_run(mgopt_pass_ctx *ctx) {
   cp.opts = mgopt__pr_opts;
   cp.nopts = MGOPT__ARRAY_COUNT(mgopt__pr_opts);
   cp.fn = mgopt__pr_fn;
+  cp.compressed_ops = ctx->opts[MGOPT__PR_JOINT].i != 0;
   return mgopt__cw_run(ctx, &cp);
 }
 
@@ -25562,6 +26092,27 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
      "prune_unused_graph_inputs", /* 17 */
      "the ONNX IR optimizer passes in their reference order"},
+    /* The reference's lossless re-encodings (mil-passes.md §1.2, §4.3, §4.4):
+       the compression pass first, then COMMON + CLEANUP (`default`). */
+    {"default_palettization", "palettize_weights{mode=unique},default",
+     "weights with at most 256 distinct values stored as a LUT (unique mode), then default"},
+    {"default_sparsification", "prune_weights{mode=threshold,threshold=1e-12},default",
+     "weights whose zeros are half or more stored sparse (|w| <= 1e-12), then default"},
+    /* The common weight quantization (the reference's OpLinearQuantizerConfig
+       defaults: int8, linear_symmetric, per_channel, weight_threshold 2048). */
+    {"quantization", "linear_quantize_weights,default",
+     "int8 per-channel symmetric weight quantization (weights over 2048 elements), then default"},
+    /* Whole-model fp16 with the model's I/O types kept (what onnxconverter-
+       common's float16 conversion does): ops compute in fp16 between casts
+       at the inputs and outputs; ops kept fp32 are add_fp16_cast's own
+       (casts, control flow, states, opaque ops, ops with a constant beyond
+       fp16's range) and these, whose results or accumulations leave fp16's
+       range or precision: topk, range_1d, cumsum, resize_bilinear,
+       upsample_bilinear, reduce_sum, reduce_prod. */
+    {"fp16",
+     "add_fp16_cast{skip_ops_by_type=\"topk,range_1d,cumsum,resize_bilinear,upsample_bilinear,reduce_sum,reduce_prod\"},"
+     "cast_optimization,const_elimination,dead_code_elimination",
+     "whole-model fp16 compute, fp32 inputs and outputs kept"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

@@ -615,6 +615,8 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(lstm,                            MGOPT__OT_P,    lstm,    lstm,          3, 3, 0,  recurrent,      mgopt__kq_lstm)                  \
   X(gru,                             MGOPT__OT_P,    gru,     gru,           2, 2, 0,  recurrent,      mgopt__kq_gru)                   \
   X(rnn,                             MGOPT__OT_P,    gru,     rnn,           2, 2, 0,  recurrent,      mgopt__kq_rnn)                   \
+  X(constexpr_lut_to_sparse,         MGOPT__OT_CE,   lut_sparse, vector_axis, 2, 2, 0, lut_sparse,     mgopt__kc_lut_to_sparse)         \
+  X(constexpr_sparse_blockwise_shift_scale, MGOPT__OT_CE, sparse_shift, none, 2, 2, 0, sparse_shift, mgopt__kc_sparse_blockwise_shift_scale) \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

@@ -349,7 +349,11 @@ MGOPT__PRIVATE mgopt_op *mgopt__pu_clone_op(mgopt_program *p, const mgopt_op *op
    resolved through the mgopt_compress_config (see passes_api.h), all its
    readers agreeing. A const read by a constexpr_* op is offered only to a
    pass that sets `constexpr_readers` (joint compression), with `reader`
-   that op. Channel axes, over every reader (all must agree, else -1):
+   that op; its size (weight_threshold) and channel axes are then those of
+   the weight the constexpr_* chain ends in (w->final). A pass that sets
+   `compressed_ops` is offered the constexpr_blockwise_shift_scale and
+   constexpr_lut_to_dense ops instead, judged by their materialized value
+   (the folding kernels) like consts. Channel axes, over every reader (all must agree, else -1):
    conv, linear and any other op: out 0, in 1; conv_transpose: out 1, in 0;
    matmul y: out -1, in -2 (transpose_y: out -2, in -1); matmul x: out -2,
    in -1 (transpose_x: out -1, in -2); a constexpr_* reader: the axes of the
@@ -362,6 +366,8 @@ typedef struct mgopt__cw_weight {
   int32_t out_axis, in_axis;   /* channel axes in [0, rank), -1 unknown */
   mgopt_op *reader;            /* the first op reading the const */
   int64_t numel;               /* t->numel */
+  const mgopt_value *final;    /* the weight it gives: the const's output, or through constexpr_* readers
+                                  (constexpr_readers) the value the chain ends in */
 } mgopt__cw_weight;
 /* Compresses one weight: builds the replacement before w->op and hands it
    to mgopt__cw_replace. Returns 1 when it did, 0 to leave the weight as it
@@ -373,7 +379,9 @@ typedef struct mgopt__cw_pass {
   const char *name;            /* short name, as in mgopt_compress_rule.pass */
   const mgopt_opt_def *opts;   /* the pass's option defs (one must be weight_threshold) */
   int32_t nopts;
-  int constexpr_readers;       /* offer consts read by constexpr_* ops too */
+  int constexpr_readers;       /* offer consts read by constexpr_* ops too (joint compression) */
+  int compressed_ops;          /* offer constexpr_blockwise_shift_scale and constexpr_lut_to_dense ops
+                                  instead of consts: w->op is that op, w->t its materialized value */
   mgopt__cw_fn fn;
   void *ud;
 } mgopt__cw_pass;
@@ -382,7 +390,8 @@ typedef struct mgopt__cw_pass {
    the pass does not take; MGOPT_ERR_NOMEM. */
 MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp);
 /* Every use of w's const reads v instead (v's producer sits before w->op;
-   v takes a function output's name), then the const is erased. v must have
+   v takes a function output's name), then the const is erased (a
+   compressed op with the consts that fed only it). v must have
    the const's dtype and shape. */
 MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v);
 /* Erases op and then the consts feeding it that nothing else reads (backing
@@ -393,5 +402,20 @@ MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
    then it replaces the const (mgopt__cw_replace) and 1 is returned, else ce
    is unbuilt and 0 is returned. */
 MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *ce);
+
+/* ---- joint compression helpers (passes/compress.c) */
+/* The elements of src (any dtype; src->numel == mask->numel) at the set bits
+   of uint1 mask, in row-major order, as a rank-1 tensor. NULL on OOM. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_gather(mgopt_program *p, mgopt_tensor *src, const mgopt_tensor *mask);
+/* nonzero data nz (rank 1) scattered to the set bits of uint1 mask, zeros
+   elsewhere: mask's shape, nz's dtype. NULL on OOM or a count that disagrees. */
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_densify(mgopt_program *p, mgopt_tensor *nz, const mgopt_tensor *mask);
+/* A two-output sparse constexpr op (constexpr_lut_to_sparse,
+   constexpr_sparse_blockwise_shift_scale) named name before pos, its outputs
+   "<name>_mask" and "<name>_nonzero_data"; not inferred. NULL on OOM. */
+MGOPT__PRIVATE mgopt_op *mgopt__cw_build_sparse(mgopt_program *p, mgopt_op *pos, const char *type, const char *name,
+                                                int32_t nslots, const char *const *slots, mgopt_value *const *vals);
+/* w's const is read once, by an op of `kind` in operand `slot`, and is no block output. */
+MGOPT__PRIVATE int mgopt__cw_sole_reader(const mgopt__cw_weight *w, mgopt_op_kind kind, const char *slot);
 
 #endif /* MGOPT__PASSES_INTERNAL_H */

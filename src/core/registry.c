@@ -45,6 +45,8 @@ MGOPT__RG_SLOTS(lut, {"indices", 0}, {"lut", 0});
 MGOPT__RG_SLOTS(sparse, {"nonzero_data", 0}, {"mask", 0});
 MGOPT__RG_SLOTS(shift, {"data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(ccast, {"source_val", 0});
+MGOPT__RG_SLOTS(lut_sparse, {"indices_mask", 0}, {"indices_nonzero_data", 0}, {"lut", 0});
+MGOPT__RG_SLOTS(sparse_shift, {"data_mask", 0}, {"nonzero_data", 0}, {"scale", 0}, {"offset", MGOPT__RG_OPT});
 MGOPT__RG_SLOTS(input, {"input", 0});
 MGOPT__RG_SLOTS(state, {"state", 0}, {"value", 0});
 MGOPT__RG_SLOTS(scatter, {"data", 0}, {"indices", 0}, {"updates", 0});
@@ -117,6 +119,7 @@ MGOPT__RG_ATTRS(axis, {"axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(axis_req, {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(lut, {"shape", MGOPT_ATTR_INTS, 0, NULL}, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
+MGOPT__RG_ATTRS(vector_axis, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(ccast, {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(reduce_arg, {"axis", MGOPT_ATTR_INT, 0, "-1"}, {"keep_dims", MGOPT_ATTR_BOOL, 0, "false"},
                             {"output_dtype", MGOPT_ATTR_STRING, 0, "\"int32\""});

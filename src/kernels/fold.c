@@ -18,7 +18,8 @@ MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind) {
 
 MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind) {
   return kind == MGOPT_OP_split || kind == MGOPT_OP_topk || kind == MGOPT_OP_lstm || kind == MGOPT_OP_gru ||
-         kind == MGOPT_OP_rnn;
+         kind == MGOPT_OP_rnn || kind == MGOPT_OP_constexpr_lut_to_sparse ||
+         kind == MGOPT_OP_constexpr_sparse_blockwise_shift_scale;
 }
 
 /* A constant tensor is usable when its header is self-consistent. */

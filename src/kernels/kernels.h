@@ -183,6 +183,8 @@ MGOPT__PRIVATE int mgopt__kc_quantize(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_lut_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_sparse_to_dense(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_blockwise_shift_scale(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_lut_to_sparse(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kc_sparse_blockwise_shift_scale(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kc_constexpr_cast(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_conv(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pool(mgopt__kctx *k);
@@ -288,7 +290,7 @@ MGOPT__PRIVATE int mgopt__kq_lstm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kq_gru(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kq_rnn(mgopt__kctx *k);
 
-/* 1 when the kernel of op kind `kind` makes more than one output (split, topk, lstm, gru, rnn). */
+/* 1 when the kernel of op kind `kind` makes more than one output (split, topk, lstm, gru, rnn, the sparse constexprs). */
 MGOPT__PRIVATE int mgopt__k_multi_output(int32_t kind);
 
 /* ---- the recurrent cell loop (recurrent.c), shared by lstm / gru / rnn and ONNX's LSTM / GRU / RNN */

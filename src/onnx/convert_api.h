@@ -13,10 +13,11 @@ extern "C" {
    other op stays opaque (`onnx::OpType`, or `domain::OpType`) with operand
    slots in0, in1, ... and its attributes; If/Loop/Scan bodies become nested
    blocks named after their attributes. Initializers and Constant nodes become
-   `const` ops whose raw data stays borrowed. The tree is kept in the program
+   `const` ops whose raw data stays borrowed; sparse initializers become dense
+   `const` ops (as ONNX Runtime densifies them). The tree is kept in the program
    for mgopt_onnx_export. MGOPT_ERR_CORRUPT for undefined or duplicate names,
    MGOPT_ERR_UNSUPPORTED for constructs mgopt cannot hold: external data not
-   loaded, data types with no mgopt dtype, sparse initializers, and attributes
+   loaded, data types with no mgopt dtype, and attributes
    of the kinds SPARSE_TENSOR(S), TENSORS, GRAPHS and TYPE_PROTOS (TYPE_PROTO
    is kept, as bytes). MGOPT_ERR_TYPE when a node's operands contradict it.
    The program's target becomes the model's opset (mgopt_onnx_set_target). */

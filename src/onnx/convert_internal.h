@@ -228,6 +228,7 @@ typedef struct mgopt__exv {
 
 typedef struct mgopt__exg { /* a graph being written */
   mgopt__exv nodes, inits, inputs, outputs;
+  mgopt__exv sparse; /* sparse_initializers (mgopt_onnx_sparse_tensor) */
   int is_main;
 } mgopt__exg;
 

@@ -341,12 +341,15 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   if (!s) {
     og->nodes = (mgopt_onnx_node *)mgopt__exv_take(E, &g.nodes, sizeof(mgopt_onnx_node), &og->nnodes);
     og->initializers = (mgopt_onnx_tensor *)mgopt__exv_take(E, &g.inits, sizeof(mgopt_onnx_tensor), &og->ninitializers);
+    og->sparse_initializers = (mgopt_onnx_sparse_tensor *)mgopt__exv_take(E, &g.sparse, sizeof(mgopt_onnx_sparse_tensor),
+                                                                         &og->nsparse_initializers);
     og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
     og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
     if (E->p->status) s = mgopt__exp_nomem(E);
   }
   mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
   mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
+  mgopt__exv_free(E, &g.sparse, sizeof(mgopt_onnx_sparse_tensor));
   mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
   mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
   return s;

@@ -350,6 +350,67 @@ out:
   return s;
 }
 
+/* A sparse initializer densified (ONNX Runtime densifies it at load too):
+   values [NNZ] at indices (integers: [NNZ] linear, or [NNZ, rank]
+   coordinates) of a tensor of shape dims, zeros elsewhere. NULL with the
+   diag set when it is malformed. */
+static mgopt_tensor *mgopt__imp_sparse(mgopt__imp *I, const mgopt_onnx_sparse_tensor *st) {
+  mgopt_tensor *val, *ind, *t;
+  int64_t n = 1, nnz, k, d, es;
+  int32_t rank;
+  uint8_t *dst;
+  const uint8_t *src;
+  if (!st->values || !st->indices || st->ndims < 0 || st->ndims > MGOPT_MAX_RANK) {
+    mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "a sparse initializer lacks values, indices or a valid shape");
+    return NULL;
+  }
+  rank = (int32_t)st->ndims;
+  for (d = 0; d < rank; d++)
+    if (st->dims[d] < 0 || !mgopt__mul_i64(n, st->dims[d], &n)) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "sparse initializer '%.*s': bad dims", (int)st->values->name.len,
+                      st->values->name.ptr);
+      return NULL;
+    }
+  val = mgopt__imp_tensor(I, st->values);
+  ind = val ? mgopt__imp_tensor(I, st->indices) : NULL;
+  if (!val || !ind) return NULL;
+  nnz = val->numel;
+  es = (int64_t)mgopt_dtype_nbytes((mgopt_dtype)val->dtype, 1);
+  if (val->rank != 1 || es <= 0 || mgopt_dtype_bits((mgopt_dtype)val->dtype) < 8 ||
+      !mgopt_dtype_is_int((mgopt_dtype)ind->dtype) ||
+      !((ind->rank == 1 && ind->numel == nnz) || (ind->rank == 2 && ind->shape[0] == nnz && ind->shape[1] == rank))) {
+    mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "sparse initializer '%.*s': values and indices disagree",
+                    (int)st->values->name.len, st->values->name.ptr);
+    return NULL;
+  }
+  t = mgopt_tensor_new(I->p, (mgopt_dtype)val->dtype, rank, st->dims);
+  src = (const uint8_t *)mgopt_tensor_data(I->p, val);
+  if (!t || !src || !(dst = (uint8_t *)mgopt_tensor_data_mut(I->p, t))) {
+    mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  memset(dst, 0, t->nbytes);
+  for (k = 0; k < nnz; k++) {
+    int64_t at = 0;
+    if (ind->rank == 1) {
+      at = mgopt_tensor_get_i64(ind, k);
+    } else {
+      for (d = 0; d < rank; d++) {
+        int64_t c = mgopt_tensor_get_i64(ind, k * rank + d);
+        if (c < 0 || c >= st->dims[d]) at = -1;
+        if (at >= 0) at = at * st->dims[d] + c;
+      }
+    }
+    if (at < 0 || at >= n) {
+      mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "sparse initializer '%.*s': an index is out of range",
+                      (int)st->values->name.len, st->values->name.ptr);
+      return NULL;
+    }
+    memcpy(dst + at * es, src + k * es, (size_t)es);
+  }
+  return t;
+}
+
 /* Imports graph g into block b: inputs become block args (for `main`, only the
    inputs without an initializer; for a function body, typed I->arg_types),
    initializers const ops, nodes ops, outputs block outputs. is_main: 0 a
@@ -362,11 +423,12 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
   inits.al = &I->p->alloc;
   I->b = b;
   I->node = NULL;
-  if (g->nsparse_initializers)
-    return mgopt__imp_fail(I, MGOPT_ERR_UNSUPPORTED, "sparse initializers are not supported");
   for (i = 0; i < g->nvalue_info; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->value_info[i].name), g->value_info[i].type);
   for (i = 0; i < g->noutputs; i++) mgopt__imap_put(&I->vinfo, mgopt__imp_intern(I, g->outputs[i].name), g->outputs[i].type);
   for (i = 0; i < g->ninitializers; i++) mgopt__imap_put(&inits, mgopt__imp_intern(I, g->initializers[i].name), &g->initializers[i]);
+  for (i = 0; i < g->nsparse_initializers; i++)
+    if (g->sparse_initializers[i].values)
+      mgopt__imap_put(&inits, mgopt__imp_intern(I, g->sparse_initializers[i].values->name), &g->sparse_initializers[i]);
   if (inits.oom || I->vinfo.oom) {
     mgopt__imap_free(&inits);
     return mgopt__imp_fail(I, MGOPT_ERR_NOMEM, "out of memory");
@@ -396,6 +458,27 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
       goto out;
     }
     t = mgopt__imp_tensor(I, ot);
+    if (!t) {
+      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    v = mgopt_build_const(I->p, b, NULL, nm, t);
+    if (!v) {
+      s = MGOPT_ERR_NOMEM;
+      goto out;
+    }
+    mgopt__imap_put(&I->values, nm, v);
+  }
+  for (i = 0; i < g->nsparse_initializers; i++) { /* written dense: const ops like the initializers */
+    const mgopt_onnx_sparse_tensor *st = &g->sparse_initializers[i];
+    const char *nm = st->values ? mgopt__imp_intern(I, st->values->name) : NULL;
+    mgopt_tensor *t;
+    mgopt_value *v;
+    if (!nm || !nm[0]) {
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "a sparse initializer has no name");
+      goto out;
+    }
+    t = mgopt__imp_sparse(I, st);
     if (!t) {
       s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
       goto out;

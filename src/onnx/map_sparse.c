@@ -1,13 +1,16 @@
-/* src/onnx/map_sparse.c — ONNX export of pruned and fp16-stored weights: constexpr_sparse_to_dense as a dense initializer, constexpr_cast as an fp16 initializer and Cast. */
+/* src/onnx/map_sparse.c — ONNX export of pruned and fp16-stored weights: constexpr_sparse_to_dense as a sparse or dense initializer, constexpr_cast as an fp16 initializer and Cast. */
 #include "convert_internal.h"
 
 /* ---------------------------------------------------------------- constexpr_sparse_to_dense
 
-   Written as one dense initializer named like the op's output (every ONNX
-   opset). ONNX's sparse_initializer needs int64 indices: 12 bytes per kept
-   fp32 value, smaller than the dense tensor only past 2/3 sparsity, and
-   ONNX Runtime densifies it at load; the dense form is written. The
-   operands (nonzero_data, mask, shape) are not written. */
+   Written as one initializer named like the op's output (every ONNX opset):
+   a sparse_initializer (values and int64 linear indices, IR version >= 6)
+   when it is smaller than the dense tensor, i.e. when nnz * (element size
+   + 8) < numel * element size (past 2/3 sparsity for fp32, 4/5 for fp16),
+   else a dense initializer. ONNX Runtime densifies sparse initializers at
+   load: the file shrinks, the memory at run time does not. Inside
+   subgraphs, or when the output's name is taken, the dense form is written.
+   The operands (nonzero_data, mask, shape) are not written. */
 
 /* The dense shape and mask bytes of op, or 0 when it is not one the exporter writes. */
 static int mgopt__ms_form(const mgopt_op *op, mgopt_tensor **nz, const uint8_t **mask, int32_t *rank,
@@ -52,6 +55,36 @@ static const char *mgopt__exw_sparse(mgopt_program *p, const mgopt_op *op, const
   return mgopt__ms_form(op, &nz, &mask, &rank, shape) ? NULL : "a mask or nonzero_data that does not agree";
 }
 
+/* 1 when a sparse_initializer (IR version >= 6) is smaller than the dense tensor. */
+static int mgopt__ms_sparse_pays(const mgopt__exp *E, int64_t nnz, int64_t n, size_t es) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  if (orig && orig->ir_version > 0 && orig->ir_version < 6) return 0;
+  return (double)nnz * (double)(es + 8) < (double)n * (double)es;
+}
+
+/* The sparse_initializer `name`: nz's values at the set bits of mask (dense t's shape). */
+static mgopt_status mgopt__ms_write_sparse(mgopt__exp *E, const mgopt_tensor *t, mgopt_tensor *nz, const uint8_t *mask,
+                                           const char *name) {
+  int64_t d = nz->numel, i, j = 0;
+  mgopt_tensor *ix = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &d);
+  mgopt_onnx_sparse_tensor *st = (mgopt_onnx_sparse_tensor *)mgopt__exv_push(E, &E->g->sparse, sizeof *st);
+  int64_t *iv, *dims;
+  int32_t k;
+  if (!ix || !st || !(iv = (int64_t *)mgopt_tensor_data_mut(E->p, ix))) return mgopt__exp_nomem(E);
+  for (i = 0; i < t->numel; i++)
+    if ((mask[i >> 3] >> (i & 7)) & 1) iv[j++] = i;
+  st->values = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+  st->indices = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
+  dims = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1), 8);
+  if (!st->values || !st->indices || !dims || mgopt__exp_tensor(E, nz, name, st->values) ||
+      mgopt__exp_tensor(E, ix, "", st->indices))
+    return mgopt__exp_nomem(E);
+  for (k = 0; k < t->rank; k++) dims[k] = t->shape[k];
+  st->dims = dims;
+  st->ndims = t->rank;
+  return MGOPT_OK;
+}
+
 static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_tensor *nz, *t;
   const uint8_t *mask, *src;
@@ -73,6 +106,15 @@ static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const m
     if ((mask[i >> 3] >> (i & 7)) & 1) memcpy(dst + (size_t)i * es, src + (size_t)j++ * es, es);
   r = E->g->is_main ? mgopt__exp_claim(E, name) : 0;
   if (r < 0) return mgopt__exp_nomem(E);
+  if (E->g->is_main && mgopt__ms_sparse_pays(E, nz->numel, t->numel, es)) {
+    /* under the output's name when free, else under a fresh one read through an Identity */
+    const char *in = r ? name : mgopt__exp_fresh(E, name);
+    mgopt_onnx_node *n;
+    if (!in || mgopt__ms_write_sparse(E, t, nz, mask, in)) return mgopt__exp_nomem(E);
+    if (r) return MGOPT_OK;
+    n = mgopt__exp_simple(E, op, "Identity", &in, 1);
+    return n ? mgopt__exp_done(E, n) : mgopt__exp_nomem(E);
+  }
   if (r) { /* the output's name is free: the initializer takes it */
     ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
     if (!ot || mgopt__exp_tensor(E, t, name, ot)) return mgopt__exp_nomem(E);

@@ -64,6 +64,29 @@ static void mgopt__cw_axes_of(const mgopt_value *v, int32_t rank, int32_t *out, 
   }
 }
 
+/* The weight a const finally gives through a chain of constexpr_* ops (the
+   reference's _get_weight_to_compress_size): from the op, the first output
+   that is read; its first reader, when constexpr_*, continues the chain;
+   otherwise the op's first output is the weight. Depth-limited. */
+static const mgopt_value *mgopt__cw_final(const mgopt_op *op) {
+  int depth;
+  for (depth = 0; depth < 8; depth++) {
+    const mgopt_op *next = NULL;
+    int32_t k;
+    for (k = 0; k < op->nouts && !next; k++) {
+      const mgopt_use *u;
+      for (u = op->outs[k]->uses; u && !u->op; u = u->next) {
+      }
+      if (!u) continue;
+      if (!mgopt__cw_is_constexpr(u->op)) return op->outs[0];
+      next = u->op;
+    }
+    if (!next) return op->outs[0];
+    op = next;
+  }
+  return op->outs[0];
+}
+
 /* ---------------------------------------------------------------- configuration */
 
 static int mgopt__cw_rule_for_pass(const mgopt_compress_rule *r, const char *pass) {
@@ -223,17 +246,27 @@ typedef struct mgopt__cw_list {
   int64_t n, cap;
 } mgopt__cw_list;
 
+typedef struct mgopt__cw_walk {
+  mgopt__cw_list *l;
+  int compressed; /* collect constexpr_blockwise_shift_scale / constexpr_lut_to_dense, not consts */
+} mgopt__cw_walk;
+
 static int mgopt__cw_collect(mgopt_op *op, void *ud) {
-  mgopt__cw_list *l = (mgopt__cw_list *)ud;
-  if (op->kind != MGOPT_OP_const) return 0;
+  mgopt__cw_list *l = ((mgopt__cw_walk *)ud)->l;
+  if (((mgopt__cw_walk *)ud)->compressed ? op->kind != MGOPT_OP_constexpr_blockwise_shift_scale &&
+                                               op->kind != MGOPT_OP_constexpr_lut_to_dense
+                                         : op->kind != MGOPT_OP_const)
+    return 0;
   if (l->ops && l->n < l->cap) l->ops[l->n] = op;
   l->n++;
   return 0;
 }
 
+MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op);
+
 MGOPT__PRIVATE void mgopt__cw_replace(const mgopt__cw_weight *w, mgopt_value *v) {
   mgopt_value_replace_all_uses(w->op->outs[0], v);
-  mgopt_op_erase(w->op);
+  mgopt__cw_unbuild(w->op);
 }
 
 MGOPT__PRIVATE void mgopt__cw_unbuild(mgopt_op *op) {
@@ -262,6 +295,7 @@ MGOPT__PRIVATE int mgopt__cw_finish(mgopt_program *p, const mgopt__cw_weight *w,
 MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp) {
   mgopt_program *p = ctx->program;
   mgopt__cw_list l;
+  mgopt__cw_walk wk;
   mgopt_opt_value vals[MGOPT__CW_MAX_OPTS];
   int32_t thr = -1, i;
   int64_t k;
@@ -269,21 +303,34 @@ MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_p
   for (i = 0; i < cp->nopts; i++)
     if (strcmp(cp->opts[i].name, "weight_threshold") == 0) thr = i;
   memset(&l, 0, sizeof l);
-  mgopt_program_walk(p, mgopt__cw_collect, &l);
+  wk.l = &l;
+  wk.compressed = cp->compressed_ops;
+  mgopt_program_walk(p, mgopt__cw_collect, &wk);
   if (l.n == 0) return MGOPT_OK;
   l.cap = l.n;
   l.ops = (mgopt_op **)mgopt_program_alloc(p, (size_t)l.n * sizeof(mgopt_op *), 8);
   if (!l.ops) return MGOPT_ERR_NOMEM;
   l.n = 0;
-  mgopt_program_walk(p, mgopt__cw_collect, &l);
+  mgopt_program_walk(p, mgopt__cw_collect, &wk);
   for (k = 0; k < l.n; k++) {
     mgopt_op *op = l.ops[k];
     mgopt_value *v = op->outs[0];
-    mgopt_tensor *t = mgopt_value_const(v);
+    mgopt_tensor *t = op->kind == MGOPT_OP_const ? mgopt_value_const(v) : NULL;
+    const mgopt_value *fv = v;
     const mgopt_use *u;
     mgopt__cw_weight w;
     const char *text;
+    int64_t fn;
     int r;
+    if (op->kind != MGOPT_OP_const) {
+      /* a compressed weight: its materialized value (one output) */
+      mgopt_tensor *out[1] = {NULL};
+      if (op->nouts != 1 || (op->flags & MGOPT_OP_ERASED)) continue;
+      r = ctx->fold ? ctx->fold(p, op, out, ctx->fold_ud) : mgopt_fold_op(p, op, out, NULL);
+      if (r < 0) return MGOPT_ERR_NOMEM;
+      if (r != 1) continue;
+      t = out[0];
+    }
     if (!t || !mgopt__cw_weight_dtype((mgopt_dtype)t->dtype) || t->numel < 10) continue;
     memset(&w, 0, sizeof w);
     for (u = v->uses; u; u = u->next)
@@ -306,13 +353,21 @@ MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_p
       if (r < 0) return MGOPT_ERR_NOMEM;
       if (r == 0) return MGOPT_ERR_INVALID_ARG;
     }
-    if (thr >= 0 && !(t->numel > vals[thr].i)) continue;
+    /* through constexpr_* readers the size and axes are the final weight's */
+    fn = t->numel;
+    if (cp->constexpr_readers && mgopt__cw_is_constexpr(w.reader)) {
+      fv = mgopt__cw_final(op);
+      fn = mgopt_type_numel(&fv->type);
+      if (fn < 0) continue;
+    }
+    if (thr >= 0 && !(fn > vals[thr].i)) continue;
     w.op = op;
     w.t = t;
     w.opts = vals;
     w.numel = t->numel;
+    w.final = fv;
     w.out_axis = w.in_axis = -2;
-    if (t->rank >= 2) mgopt__cw_axes_of(v, t->rank, &w.out_axis, &w.in_axis, 0);
+    if (fv->type.rank >= 2) mgopt__cw_axes_of(v, fv->type.rank, &w.out_axis, &w.in_axis, 0);
     if (w.out_axis < 0 || w.in_axis < 0) w.out_axis = w.in_axis = -1;
     r = cp->fn(ctx, &w, cp->ud);
     if (r == -2) return MGOPT_ERR_INVALID_ARG;
@@ -320,4 +375,57 @@ MGOPT__PRIVATE mgopt_status mgopt__cw_run(mgopt_pass_ctx *ctx, const mgopt__cw_p
     ctx->rewrites += r;
   }
   return MGOPT_OK;
+}
+
+/* ---------------------------------------------------------------- joint compression */
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_gather(mgopt_program *p, mgopt_tensor *src, const mgopt_tensor *mask) {
+  int64_t n = mask->numel, d = 0, i, j;
+  const uint8_t *mv = (const uint8_t *)mask->data;
+  int fl = mgopt_dtype_is_float((mgopt_dtype)src->dtype);
+  mgopt_tensor *t;
+  if (src->numel != n || !mgopt_tensor_data(p, src)) return NULL;
+  for (i = 0; i < n; i++) d += (mv[i >> 3] >> (i & 7)) & 1;
+  t = mgopt_tensor_new(p, (mgopt_dtype)src->dtype, 1, &d);
+  if (!t || !mgopt_tensor_data_mut(p, t)) return NULL;
+  for (i = j = 0; i < n; i++) {
+    if (!((mv[i >> 3] >> (i & 7)) & 1)) continue;
+    if (fl) mgopt_tensor_set_f64(t, j++, mgopt_tensor_get_f64(src, i));
+    else mgopt_tensor_set_i64(t, j++, mgopt_tensor_get_i64(src, i));
+  }
+  return t;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__cw_densify(mgopt_program *p, mgopt_tensor *nz, const mgopt_tensor *mask) {
+  int64_t n = mask->numel, i, j;
+  const uint8_t *mv = (const uint8_t *)mask->data;
+  int fl = mgopt_dtype_is_float((mgopt_dtype)nz->dtype);
+  mgopt_tensor *t;
+  if (nz->rank != 1 || !mgopt_tensor_data(p, nz)) return NULL;
+  t = mgopt_tensor_new(p, (mgopt_dtype)nz->dtype, mask->rank, mask->shape);
+  if (!t || !mgopt_tensor_data_mut(p, t)) return NULL;
+  memset(t->data, 0, t->nbytes);
+  for (i = j = 0; i < n; i++) {
+    if (!((mv[i >> 3] >> (i & 7)) & 1)) continue;
+    if (j >= nz->numel) return NULL;
+    if (fl) mgopt_tensor_set_f64(t, i, mgopt_tensor_get_f64(nz, j++));
+    else mgopt_tensor_set_i64(t, i, mgopt_tensor_get_i64(nz, j++));
+  }
+  return j == nz->numel ? t : NULL;
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__cw_build_sparse(mgopt_program *p, mgopt_op *pos, const char *type, const char *name,
+                                                int32_t nslots, const char *const *slots, mgopt_value *const *vals) {
+  mgopt_op *op = mgopt_build_op(p, pos->parent, pos, type, name, nslots, slots, vals, 2);
+  if (!op) return NULL;
+  mgopt_value_set_name(op->outs[0], mgopt__pu_name2(p, name, "_mask"));
+  mgopt_value_set_name(op->outs[1], mgopt__pu_name2(p, name, "_nonzero_data"));
+  if (!op->outs[0]->name || !op->outs[1]->name) return NULL;
+  return op;
+}
+
+MGOPT__PRIVATE int mgopt__cw_sole_reader(const mgopt__cw_weight *w, mgopt_op_kind kind, const char *slot) {
+  const mgopt_value *v = w->op->outs[0];
+  return v->nuses == 1 && w->reader && w->reader->kind == (int32_t)kind && mgopt_op_operand(w->reader, slot) == v &&
+         !mgopt_value_is_block_output(v);
 }

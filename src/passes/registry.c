@@ -174,6 +174,27 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
      "prune_unused_graph_inputs", /* 17 */
      "the ONNX IR optimizer passes in their reference order"},
+    /* The reference's lossless re-encodings (mil-passes.md §1.2, §4.3, §4.4):
+       the compression pass first, then COMMON + CLEANUP (`default`). */
+    {"default_palettization", "palettize_weights{mode=unique},default",
+     "weights with at most 256 distinct values stored as a LUT (unique mode), then default"},
+    {"default_sparsification", "prune_weights{mode=threshold,threshold=1e-12},default",
+     "weights whose zeros are half or more stored sparse (|w| <= 1e-12), then default"},
+    /* The common weight quantization (the reference's OpLinearQuantizerConfig
+       defaults: int8, linear_symmetric, per_channel, weight_threshold 2048). */
+    {"quantization", "linear_quantize_weights,default",
+     "int8 per-channel symmetric weight quantization (weights over 2048 elements), then default"},
+    /* Whole-model fp16 with the model's I/O types kept (what onnxconverter-
+       common's float16 conversion does): ops compute in fp16 between casts
+       at the inputs and outputs; ops kept fp32 are add_fp16_cast's own
+       (casts, control flow, states, opaque ops, ops with a constant beyond
+       fp16's range) and these, whose results or accumulations leave fp16's
+       range or precision: topk, range_1d, cumsum, resize_bilinear,
+       upsample_bilinear, reduce_sum, reduce_prod. */
+    {"fp16",
+     "add_fp16_cast{skip_ops_by_type=\"topk,range_1d,cumsum,resize_bilinear,upsample_bilinear,reduce_sum,reduce_prod\"},"
+     "cast_optimization,const_elimination,dead_code_elimination",
+     "whole-model fp16 compute, fp32 inputs and outputs kept"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

@@ -151,6 +151,15 @@ refuse "a bad option value in the config" "unknown dtype 'int3'" \
 printf 'layer conv dtype=int4\n' > "$work/bad2.cfg"
 refuse "a bad rule in the config" "bad2.cfg:1: a rule starts with" \
   "$mgopt" "$work/q.mil" -o "$work/q3.mil" --compress-config "$work/bad2.cfg"
+# pruned weights in ONNX: a sparse_initializer when smaller (here 1 of 64 kept), read back dense
+cat > "$work/sp.mil" <<'EOF2'
+main(%x: (1, 16, fp32)) {
+  %w: (4, 16, fp32)* = const(val=[[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 7.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]])
+  %y: (1, 4, fp32) = linear(x=%x, weight=%w)
+} -> (%y)
+EOF2
+check "a pruned weight is written as a sparse_initializer" sh -c "'$mgopt' '$work/sp.mil' -o '$work/sp.onnx' -p 'prune_weights{weight_threshold=0}' --strict && '$mgopt' '$work/sp.mil' -o '$work/sd.onnx' -p none && [ \$(wc -c < '$work/sp.onnx') -lt \$(wc -c < '$work/sd.onnx') ]"
+check "a sparse_initializer reads back dense" sh -c "'$mgopt' '$work/sp.onnx' -o '$work/sp_back.mil' -p none --strict && grep -q '\[0, 0, 7.5, 0, 0,' '$work/sp_back.mil'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -117,6 +117,8 @@ MGOPT__TI_FN(quantize);
 MGOPT__TI_FN(dequant);
 MGOPT__TI_FN(lut);
 MGOPT__TI_FN(sparse);
+MGOPT__TI_FN(lut_sparse);
+MGOPT__TI_FN(sparse_shift);
 /* state.c */
 MGOPT__TI_FN(read_state);
 MGOPT__TI_FN(update_state);

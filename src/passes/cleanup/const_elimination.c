@@ -142,13 +142,7 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
   mgopt__ce_state *st = (mgopt__ce_state *)ud;
   int32_t i;
   int r, hit = 0;
-  switch (op->kind) {
-    case MGOPT_OP_constexpr_affine_dequantize: case MGOPT_OP_constexpr_lut_to_dense:
-    case MGOPT_OP_constexpr_sparse_to_dense: case MGOPT_OP_constexpr_blockwise_shift_scale:
-    case MGOPT_OP_constexpr_cast: case MGOPT_OP_dequantize:
-      return 0;
-    default: break;
-  }
+  if ((mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) || op->kind == MGOPT_OP_dequantize) return 0;
   if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
   /* a stored static type over the limit needs no evaluation */
   for (i = 0; i < op->nouts; i++) {

@@ -28,6 +28,16 @@
    the input axis, one per output channel); weight_threshold 2048 (a weight
    is compressed when it has MORE elements). Per-weight options come from
    the compression configuration (mgopt_compress_config).
+   joint_compression (default false; reference §4.6): when true, also take a const that is the
+   only operand lut of a constexpr_lut_to_dense or constexpr_lut_to_sparse
+   (palettized: the LUT is quantized; only granularity=per_tensor, any other
+   fails the pass with MGOPT_ERR_INVALID_ARG as the reference raises) or
+   nonzero_data of a constexpr_sparse_to_dense (pruned: the weight is
+   densified with its mask and quantized per block of the dense weight, and
+   the const becomes constexpr_sparse_blockwise_shift_scale(data_mask = the
+   mask, the data at the mask, scale, offset) named <const>_quantized, whose
+   non-zero output the sparse_to_dense reads). The weight threshold and
+   channel axes are the final weight's.
 
    Fires on: every weight the compression driver offers (passes/compress.c:
    fp32 or fp16 const of rank >= 2, more than weight_threshold elements,
@@ -41,7 +51,8 @@
    or non-finite weights; per_channel / per_block when the readers do not
    agree on the channel axes or the axis is unknown (an op the driver does
    not know gives out 0, in 1); per_block when the input axis is not a
-   multiple of block_size; on consts read by constexpr_* ops; when the
+   multiple of block_size; on consts read by constexpr_* ops (joint: other
+   than the three above, or read by anything else too); when the
    program's target refuses the op (an ONNX opset below 13 for per-axis
    scales, below 21 for blocks and 4-bit data).
 
@@ -68,14 +79,16 @@
    runs with vectorizable inner loops for fp32; O(numel). */
 #include "../../passes_internal.h"
 
-static mgopt_opt_def const mgopt__lq_opts[5] = {
+static mgopt_opt_def const mgopt__lq_opts[6] = {
     {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
     {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4"},
     {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block"},
     {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"}};
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"joint_compression", MGOPT_OPT_BOOL, "false",
+     "also quantize LUTs of palettized weights and pruned non-zero data (constexpr_sparse_blockwise_shift_scale)"}};
 
-enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD };
+enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD, MGOPT__LQ_JOINT };
 
 typedef struct mgopt__lq_cfg {
   int linear;        /* mode linear (else linear_symmetric) */
@@ -195,6 +208,35 @@ static void mgopt__lq_minmax_f32(const float *x, int64_t n, float *mn, float *mx
   }
 }
 
+/* Joint: nonzero_data (w->op) of constexpr_sparse_to_dense `sp` becomes
+   constexpr_sparse_blockwise_shift_scale(data_mask = sp's mask, the dense
+   quantized data qt at the mask, scale st, offset zt) named <const>_quantized,
+   whose dequantized non-zero values sp reads. */
+static int mgopt__lq_sparse(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *sp, mgopt_tensor *mask,
+                            mgopt_tensor *qt, mgopt_tensor *st, mgopt_tensor *zt) {
+  static const char *const slots[4] = {"data_mask", "nonzero_data", "scale", "offset"};
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_tensor *nz = mgopt__cw_gather(p, qt, mask);
+  mgopt_value *vals[4];
+  mgopt_op *jo;
+  if (!nz) return -1;
+  vals[0] = mgopt_op_operand(sp, "mask");
+  vals[1] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_quantized_data"), nz);
+  vals[2] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_quantized_scale"), st);
+  vals[3] = zt ? mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_quantized_offset"), zt) : NULL;
+  if (!vals[1] || !vals[2] || (zt && !vals[3])) return -1;
+  jo = mgopt__cw_build_sparse(p, sp, "constexpr_sparse_blockwise_shift_scale",
+                              mgopt__pu_name2(p, base, "_quantized"), zt ? 4 : 3, slots, vals);
+  if (!jo) return -1;
+  if (mgopt_op_infer(p, jo, NULL) != MGOPT_OK || !mgopt_type_equal(&jo->outs[1]->type, &w->op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, jo)) {
+    mgopt__cw_unbuild(jo);
+    return 0;
+  }
+  mgopt__cw_replace(w, jo->outs[1]);
+  return 1;
+}
+
 static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
   mgopt_tensor *t = w->t, *qt, *st, *zt = NULL;
@@ -212,9 +254,35 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   mgopt_value *vals[3];
   const char *slots[3] = {"data", "scale", "offset"};
   mgopt_op *ce;
+  mgopt_op *sparse = NULL; /* joint: the constexpr_sparse_to_dense reading the const as nonzero_data */
+  mgopt_tensor *mask = NULL;
   (void)ud;
   if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16) return 0;
   if (!mgopt__lq_config(ctx, w->opts, &c)) return -2;
+  if (mgopt_op_traits(w->reader) & MGOPT_TRAIT_CONSTEXPR) {
+    if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_lut_to_dense, "lut") ||
+        mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_lut_to_sparse, "lut")) {
+      if (c.gran != 0)
+        return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                              "linear_quantize_weights: quantizing the LUT of '%s' needs granularity=per_tensor",
+                              base),
+               -2;
+    } else if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_sparse_to_dense, "nonzero_data")) {
+      /* quantized densified (per block of the dense weight), data kept at the mask */
+      mask = mgopt_value_const(mgopt_op_operand(w->reader, "mask"));
+      if (!mask || mask->dtype != MGOPT_DT_UINT1 || mgopt_op_operand(w->reader, "shape") ||
+          mgopt_op_attr(w->reader, "shape"))
+        return 0;
+      if (!mgopt_tensor_data(p, mask) || !mgopt_tensor_data(p, t)) return -1;
+      t = mgopt__cw_densify(p, w->t, mask);
+      if (!t) return 0;
+      sparse = w->reader;
+      rank = t->rank;
+      n = t->numel;
+    } else {
+      return 0;
+    }
+  }
   for (d = 0; d < rank; d++) bs[d] = 0;
   if (c.gran >= 1) {
     if (w->out_axis < 0) return 0;
@@ -328,6 +396,7 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
     mgopt_tensor_set_f64(st, k, (double)sc[k]);
     if (zt) mgopt_tensor_set_i64(zt, k, (int64_t)zp[k]);
   }
+  if (sparse) return mgopt__lq_sparse(p, w, sparse, mask, qt, st, zt);
   vals[0] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_data"), qt);
   vals[1] = mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_scale"), st);
   vals[2] = zt ? mgopt_build_const(p, w->op->parent, w->op, mgopt__pu_name2(p, base, "_quantized_offset"), zt) : NULL;
@@ -347,6 +416,7 @@ static mgopt_status mgopt__lq_run(mgopt_pass_ctx *ctx) {
   cp.opts = mgopt__lq_opts;
   cp.nopts = MGOPT__ARRAY_COUNT(mgopt__lq_opts);
   cp.fn = mgopt__lq_fn;
+  cp.constexpr_readers = ctx->opts[MGOPT__LQ_JOINT].i != 0;
   return mgopt__cw_run(ctx, &cp);
 }
 

@@ -29,6 +29,15 @@
    enable_per_channel_scale false; weight_threshold 2048 (strictly more elements are taken).
    mode=custom calls mgopt_compress_config.palettize_lut once per channel group (see
    mgopt_palettize_lut_fn). Per-weight options come from the compression configuration.
+   joint_compression (default false; reference §4.6): when true, also take a const that is the only operand
+   nonzero_data of a constexpr_sparse_to_dense (pruned: the weight is densified with its mask,
+   zeros included, clustered, and becomes constexpr_lut_to_sparse(indices_mask = the mask,
+   the indices at the mask, lut) named <const>_palettized, whose two outputs the
+   sparse_to_dense reads) or data of a constexpr_blockwise_shift_scale (quantized: int8 /
+   uint8 data is clustered in any mode and the LUT cast back to the data's dtype, truncating
+   k-means centres like the reference's astype). The weight threshold and channel axes are the
+   final weight's.
+
 
    Emitted: the reference's iOS18 form, constexpr_lut_to_dense(indices: uint{n} with the
    weight's shape (the channel axis divided by cluster_dim), lut: [1.., groups at the channel
@@ -43,9 +52,11 @@
    or group_size not a multiple of cluster_dim; on cluster_dim > 1 with mode uniform; when the
    readers disagree on the channel axis and it is needed (grouped, vectors, scale; per_tensor
    takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; a custom
-   callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (no joint
-   compression here); when the program's target refuses the ops (asked before clustering when
-   the index width is known, kmeans and uniform). Invalid options (nbits with
+   callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (joint:
+   other than the two above, or read by anything else too; pruned data with cluster_dim > 1
+   or a per-channel scale, or quantized int data with a per-channel scale, where the
+   reference fails); when the program's target refuses the ops (asked before clustering when
+   the index width is known, kmeans and uniform, except for pruned data). Invalid options (nbits with
    unique, no nbits with kmeans, a bad granularity or group_size < 0, cluster_dim < 1) fail the
    pass with MGOPT_ERR_INVALID_ARG.
 
@@ -61,7 +72,7 @@
 #include "../../passes_internal.h"
 #include "../../kernels/kernels.h"
 
-static mgopt_opt_def const mgopt__pal_opts[8] = {
+static mgopt_opt_def const mgopt__pal_opts[9] = {
     {"mode", MGOPT_OPT_STRING, "kmeans", "kmeans, uniform, unique or custom"},
     {"nbits", MGOPT_OPT_INT, "0", "index bits: 1, 2, 3, 4, 6 or 8 (kmeans, uniform)"},
     {"granularity", MGOPT_OPT_STRING, "per_tensor", "per_tensor or per_grouped_channel"},
@@ -69,10 +80,12 @@ static mgopt_opt_def const mgopt__pal_opts[8] = {
     {"channel_axis", MGOPT_OPT_STRING, "auto", "the channel axis (auto: the output-channel axis)"},
     {"cluster_dim", MGOPT_OPT_INT, "1", "elements per LUT entry along the channel axis"},
     {"enable_per_channel_scale", MGOPT_OPT_BOOL, "false", "scale by max |w| along the channel axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"}};
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"joint_compression", MGOPT_OPT_BOOL, "false",
+     "also palettize pruned non-zero data (constexpr_lut_to_sparse) and quantized data"}};
 
 enum { MGOPT__PW_MODE, MGOPT__PW_NBITS, MGOPT__PW_GRAN, MGOPT__PW_GROUP, MGOPT__PW_AXIS, MGOPT__PW_CD,
-       MGOPT__PW_PCS, MGOPT__PW_THRESHOLD };
+       MGOPT__PW_PCS, MGOPT__PW_THRESHOLD, MGOPT__PW_JOINT };
 
 /* Reads the options into c (channel_axis: *axis_auto, else c->channel_axis unnormalised);
    0 with diag set when one is not valid. A missing nbits is an error only when
@@ -120,6 +133,18 @@ static int mgopt__pal_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgop
   return 1;
 }
 
+/* The dtype of indices of nbits bits. */
+static mgopt_dtype mgopt__pal_index_dtype(int nbits) {
+  switch (nbits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
+}
+
 /* The ops that stand for weight w (rank r, channel axis `axis`): indices
    uint{nbits} and a LUT of `groups` palettes of vectors of cd entries, and a
    per-channel scale when pcs; the tensors are made here, to be filled by the
@@ -153,14 +178,7 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   }
   lshape[rank] = (int64_t)1 << nbits;
   lshape[rank + 1] = cd;
-  switch (nbits) {
-    case 1: idt = MGOPT_DT_UINT1; break;
-    case 2: idt = MGOPT_DT_UINT2; break;
-    case 3: idt = MGOPT_DT_UINT3; break;
-    case 4: idt = MGOPT_DT_UINT4; break;
-    case 6: idt = MGOPT_DT_UINT6; break;
-    default: idt = MGOPT_DT_UINT8; break;
-  }
+  idt = mgopt__pal_index_dtype(nbits);
   b->it = mgopt_tensor_new(p, idt, rank, ishape);
   b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
   if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
@@ -195,6 +213,42 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   return 1;
 }
 
+/* Joint: nonzero_data (w->op) of constexpr_sparse_to_dense `sp` becomes
+   constexpr_lut_to_sparse(indices_mask = sp's mask, the dense indices it
+   at the mask, lut lt) named <const>_palettized, whose outputs sp reads. */
+static int mgopt__pal_sparse(mgopt_program *p, const mgopt__cw_weight *w, mgopt_op *sp, mgopt_tensor *mask,
+                             mgopt_tensor *it, mgopt_tensor *lt) {
+  static const char *const slots[3] = {"indices_mask", "indices_nonzero_data", "lut"};
+  const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_tensor *nz = mgopt__cw_gather(p, it, mask);
+  mgopt_value *vals[3];
+  mgopt_op *ls;
+  if (!nz) return -1;
+  vals[0] = mgopt_op_operand(sp, "mask");
+  vals[1] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_palettized_indices"), nz);
+  vals[2] = mgopt_build_const(p, sp->parent, sp, mgopt__pu_name2(p, base, "_palettized_lut"), lt);
+  if (!vals[1] || !vals[2]) return -1;
+  ls = mgopt__cw_build_sparse(p, sp, "constexpr_lut_to_sparse", mgopt__pu_name2(p, base, "_palettized"), 3, slots,
+                              vals);
+  if (!ls) return -1;
+  if (mgopt_op_infer(p, ls, NULL) != MGOPT_OK || !mgopt_type_equal(&ls->outs[1]->type, &w->op->outs[0]->type) ||
+      !mgopt_type_equal(&ls->outs[0]->type, &vals[0]->type) || !mgopt_program_target_accepts(p, ls)) {
+    mgopt__cw_unbuild(ls);
+    return 0;
+  }
+  if (mgopt_op_set_operand(sp, "mask", ls->outs[0]) != MGOPT_OK ||
+      mgopt_op_set_operand(sp, "nonzero_data", ls->outs[1]) != MGOPT_OK)
+    return -1;
+  if (!mgopt_program_target_accepts(p, sp)) { /* back to the plain sparse form */
+    mgopt_op_set_operand(sp, "mask", vals[0]);
+    mgopt_op_set_operand(sp, "nonzero_data", w->op->outs[0]);
+    mgopt__cw_unbuild(ls);
+    return 0;
+  }
+  mgopt__cw_unbuild(w->op);
+  return 1;
+}
+
 static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
   mgopt_tensor *t = w->t;
@@ -207,11 +261,35 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
   int axis_auto, need_axis, r;
   float *x;
   const char *base = mgopt__pu_value_name(w->op->outs[0]);
+  mgopt_op *sparse = NULL; /* joint: the constexpr_sparse_to_dense reading the const as nonzero_data */
+  mgopt_tensor *mask = NULL;
+  int joint_q = 0;          /* joint: the const is the data of a constexpr_blockwise_shift_scale */
   (void)ud;
   memset(&b, 0, sizeof b);
   if (!mgopt__pal_config(ctx, w->opts, &c, &axis_auto, 1)) return -2;
+  if (mgopt_op_traits(w->reader) & MGOPT_TRAIT_CONSTEXPR) {
+    if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_sparse_to_dense, "nonzero_data")) {
+      /* clustered densified (the pruned zeros take part), indices kept at the mask;
+         vectors and per-channel scales do not fit the sparse form (the reference fails) */
+      mask = mgopt_value_const(mgopt_op_operand(w->reader, "mask"));
+      if (!mask || mask->dtype != MGOPT_DT_UINT1 || mgopt_op_operand(w->reader, "shape") ||
+          mgopt_op_attr(w->reader, "shape") || c.cluster_dim > 1 || c.per_channel_scale)
+        return 0;
+      if (!mgopt_tensor_data(p, mask) || !mgopt_tensor_data(p, t)) return -1;
+      t = mgopt__cw_densify(p, w->t, mask);
+      if (!t) return 0;
+      sparse = w->reader;
+    } else if (mgopt__cw_sole_reader(w, MGOPT_OP_constexpr_blockwise_shift_scale, "data")) {
+      joint_q = 1;
+      if ((wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8) && c.per_channel_scale) return 0;
+    } else {
+      return 0;
+    }
+  }
+  rank = t->rank;
+  n = t->numel;
   if (wdt != MGOPT_DT_FP32 && wdt != MGOPT_DT_FP16 &&
-      !(c.mode == MGOPT__PAL_UNIQUE && (wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8)))
+      !((c.mode == MGOPT__PAL_UNIQUE || joint_q) && (wdt == MGOPT_DT_INT8 || wdt == MGOPT_DT_UINT8)))
     return 0;
   if (rank < 1 || rank + 2 > MGOPT_MAX_RANK || n == 0) return 0;
   need_axis = c.per_grouped_channel || c.cluster_dim > 1 || c.per_channel_scale;
@@ -234,7 +312,7 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
   }
   /* with the index width known (kmeans, uniform) the ops are built, and
      the target asked, before any clustering; they are filled after it */
-  if (c.mode == MGOPT__PAL_KMEANS || c.mode == MGOPT__PAL_UNIFORM) {
+  if (!sparse && (c.mode == MGOPT__PAL_KMEANS || c.mode == MGOPT__PAL_UNIFORM)) {
     int64_t ch = t->shape[axis], gs = c.per_grouped_channel ? (c.group_size == 0 ? ch : c.group_size) : ch;
     int32_t cd = c.cluster_dim < 1 ? 1 : c.cluster_dim;
     if (gs <= 0 || ch % gs || gs % cd || c.nbits < 1 || c.nbits > 8) return 0;
@@ -253,6 +331,28 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
   if (r != MGOPT__K_OK) {
     mgopt__pal_unbuild(&b);
     return 0;
+  }
+  if (sparse) {
+    mgopt_tensor *it, *lt;
+    int64_t ishape[MGOPT_MAX_RANK], lshape[MGOPT_MAX_RANK + 2];
+    int32_t d;
+    for (d = 0; d < rank; d++) {
+      ishape[d] = t->shape[d];
+      lshape[d] = d == axis ? o.groups : 1;
+    }
+    k = (int64_t)1 << o.nbits;
+    lshape[rank] = k;
+    lshape[rank + 1] = 1;
+    it = mgopt_tensor_new(p, mgopt__pal_index_dtype(o.nbits), rank, ishape);
+    lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
+    if (!it || !lt) {
+      mgopt__kp_free(&o);
+      return -1;
+    }
+    mgopt__kp_pack(o.idx, n, o.nbits, (uint8_t *)it->data);
+    for (i = 0; i < o.groups * k; i++) mgopt_tensor_set_f64(lt, i, o.lut[i]);
+    mgopt__kp_free(&o);
+    return mgopt__pal_sparse(p, w, sparse, mask, it, lt);
   }
   if (b.lop && (o.nbits != c.nbits || o.groups != groups)) mgopt__pal_unbuild(&b);
   if (!b.lop) {
@@ -285,6 +385,7 @@ static mgopt_status mgopt__pal_run(mgopt_pass_ctx *ctx) {
   cp.opts = mgopt__pal_opts;
   cp.nopts = MGOPT__ARRAY_COUNT(mgopt__pal_opts);
   cp.fn = mgopt__pal_fn;
+  cp.constexpr_readers = ctx->opts[MGOPT__PW_JOINT].i != 0;
   return mgopt__cw_run(ctx, &cp);
 }
 

@@ -34,6 +34,15 @@
      target_sparsity and block_size.
    - dim (0 or 1): the axis of block_size and n_m_ratio.
    - weight_threshold (2048): a weight is pruned when it has MORE elements.
+   - joint_compression (false): prune compressed weights instead of plain
+     ones (reference §4.6): each constexpr_blockwise_shift_scale of constant
+     data and each scalar iOS18 constexpr_lut_to_dense is judged by its
+     materialized value (the folding kernels) like a const; the values it
+     prunes decide the mask, and the op becomes
+     constexpr_sparse_blockwise_shift_scale(data_mask, the data at the mask,
+     scale, offset) or constexpr_lut_to_sparse(indices_mask, the indices at
+     the mask, lut), named <op>_sparse, read by constexpr_sparse_to_dense
+     <op>_sparsified. Plain consts are then left alone, as the reference.
    Per-weight options come from the compression configuration
    (mgopt_compress_config).
 
@@ -48,8 +57,11 @@
    Must not fire: threshold mode below minimum_sparsity_percentile; block
    and n:m pruning of a weight read by anything but conv.weight or
    linear.weight, of rank outside 2..5, or too small along `dim` (see
-   above); on consts read by constexpr_* ops; when the program's target
-   refuses the op.
+   above); on consts read by constexpr_* ops; joint: on a compressed op
+   read by another constexpr_* op, on data that is not constant, on vector
+   LUTs (the reference builds a mask of the widened shape for the smaller
+   indices and fails); when the program's target refuses the ops (an ONNX
+   writer has no sparse joint form: it refuses them).
 
    Numeric contract (src/kernels/prune.c): magnitudes in double from the
    weight's exact values; the percentile is numpy's default linear method in
@@ -65,7 +77,7 @@
 #include "../../passes_internal.h"
 #include "../../kernels/kernels.h"
 
-static mgopt_opt_def const mgopt__pr_opts[8] = {
+static mgopt_opt_def const mgopt__pr_opts[9] = {
     {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude"},
     {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold"},
     {"minimum_sparsity_percentile", MGOPT_OPT_FLOAT, "0.5",
@@ -74,7 +86,9 @@ static mgopt_opt_def const mgopt__pr_opts[8] = {
     {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)"},
     {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim"},
     {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"}};
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"},
+    {"joint_compression", MGOPT_OPT_BOOL, "false",
+     "prune quantized / palettized weights instead (constexpr_sparse_blockwise_shift_scale, constexpr_lut_to_sparse)"}};
 
 enum {
   MGOPT__PR_MODE,
@@ -84,7 +98,8 @@ enum {
   MGOPT__PR_BLOCK,
   MGOPT__PR_NM,
   MGOPT__PR_DIM,
-  MGOPT__PR_WEIGHT_THRESHOLD
+  MGOPT__PR_WEIGHT_THRESHOLD,
+  MGOPT__PR_JOINT
 };
 
 typedef struct mgopt__pr_cfg {
@@ -187,6 +202,63 @@ static int mgopt__pr_mask(const mgopt__pr_cfg *c, const mgopt_tensor *t, double 
   return 1;
 }
 
+/* A compressed weight the joint form can take: constexpr_blockwise_shift_scale
+   of constant data, or an iOS18 scalar constexpr_lut_to_dense (vector LUTs:
+   the mask of the widened weight does not fit the indices, where the
+   reference fails). */
+static int mgopt__pr_joint_form(const mgopt_op *op) {
+  mgopt_tensor *lut;
+  if (op->kind == MGOPT_OP_constexpr_blockwise_shift_scale) return mgopt_value_const(mgopt_op_operand(op, "data")) != NULL;
+  lut = mgopt_value_const(mgopt_op_operand(op, "lut"));
+  return mgopt_value_const(mgopt_op_operand(op, "indices")) && lut && lut->rank >= 3 &&
+         lut->shape[lut->rank - 1] == 1 && !mgopt_op_attr(op, "shape") && !mgopt_op_operand(op, "shape");
+}
+
+/* Replaces compressed weight w->op by its sparse form under mask mt:
+   constexpr_sparse_blockwise_shift_scale (the data at the mask, the same
+   scale and offset) or constexpr_lut_to_sparse (the indices at the mask, the
+   same lut), then constexpr_sparse_to_dense named <op>_sparsified. */
+static int mgopt__pr_joint(mgopt_program *p, const mgopt__cw_weight *w, mgopt_tensor *mt) {
+  static const char *const qslots[4] = {"data_mask", "nonzero_data", "scale", "offset"};
+  static const char *const lslots[3] = {"indices_mask", "indices_nonzero_data", "lut"};
+  static const char *const slots[2] = {"nonzero_data", "mask"};
+  mgopt_op *op = w->op, *jo, *ce;
+  int q = op->kind == MGOPT_OP_constexpr_blockwise_shift_scale;
+  mgopt_value *src = mgopt_op_operand(op, q ? "data" : "indices"), *vals[4];
+  const char *base = mgopt__pu_value_name(op->outs[0]);
+  mgopt_tensor *nz = mgopt__cw_gather(p, mgopt_value_const(src), mt);
+  if (!nz) return -1;
+  vals[0] = mgopt_build_const(p, op->parent, op, mgopt__pu_name2(p, base, "_sparsified_mask"), mt);
+  vals[1] = mgopt_build_const(p, op->parent, op,
+                              mgopt__pu_name2(p, base, q ? "_sparsified_data" : "_sparsified_indices"), nz);
+  vals[2] = mgopt_op_operand(op, q ? "scale" : "lut");
+  vals[3] = q ? mgopt_op_operand(op, "offset") : NULL;
+  if (!vals[0] || !vals[1]) return -1;
+  jo = mgopt__cw_build_sparse(p, op, q ? "constexpr_sparse_blockwise_shift_scale" : "constexpr_lut_to_sparse",
+                              mgopt__pu_name2(p, base, "_sparse"), vals[3] ? 4 : 3, q ? qslots : lslots, vals);
+  if (!jo) return -1;
+  if (!q && mgopt_op_attr(op, "vector_axis") &&
+      mgopt_op_set_int(jo, "vector_axis", mgopt_op_get_int(op, "vector_axis", 0)) != MGOPT_OK)
+    return -1;
+  if (mgopt_op_infer(p, jo, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, jo)) {
+    mgopt__cw_unbuild(jo);
+    return 0;
+  }
+  vals[0] = jo->outs[1];
+  vals[1] = jo->outs[0];
+  ce = mgopt_build_op(p, op->parent, op, "constexpr_sparse_to_dense", mgopt__pu_name2(p, base, "_sparsified"), 2,
+                      slots, vals, 1);
+  if (!ce) return -1;
+  if (mgopt_op_infer(p, ce, NULL) != MGOPT_OK || !mgopt_type_equal(&ce->outs[0]->type, &op->outs[0]->type) ||
+      !mgopt_program_target_accepts(p, ce)) {
+    mgopt_op_erase(ce);
+    mgopt__cw_unbuild(jo);
+    return 0;
+  }
+  mgopt__cw_replace(w, ce->outs[0]);
+  return 1;
+}
+
 static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
   mgopt__pr_cfg c;
@@ -203,6 +275,7 @@ static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   MGOPT__UNUSED(ud);
   if (!mgopt__pr_config(ctx, w->opts, &c)) return -2;
   if (!mgopt__kp_weight_dtype((mgopt_dtype)t->dtype) || n <= 0) return 0;
+  if (w->op->kind != MGOPT_OP_const && !mgopt__pr_joint_form(w->op)) return 0;
   if (c.magnitude && (c.m || c.block > 1) && !mgopt__pr_conv_linear_only(w->op->outs[0])) return 0;
   if (!mgopt_tensor_data(p, t)) return -1;
   mag = (double *)mgopt__heap_realloc(&p->alloc, NULL, 0, (size_t)n * (2 * sizeof(double) + 1));
@@ -211,6 +284,21 @@ static int mgopt__pr_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
   ok = mgopt__pr_mask(&c, t, mag, mag + n, keep);
   nzt = mt = NULL;
   nzd = NULL;
+  if (ok && w->op->kind != MGOPT_OP_const) {
+    /* joint: only the mask is taken from the pruned values */
+    mt = mgopt_tensor_new(p, MGOPT_DT_UINT1, t->rank, t->shape);
+    if (mt && mgopt_tensor_data_mut(p, mt)) {
+      uint8_t *mb = (uint8_t *)mt->data;
+      int64_t i;
+      memset(mb, 0, mt->nbytes);
+      for (i = 0; i < n; i++)
+        if (keep[i] && mgopt_tensor_get_f64(t, i) != 0.0) mb[i >> 3] = (uint8_t)(mb[i >> 3] | (1u << (i & 7)));
+    } else {
+      ok = -1;
+    }
+    mgopt__heap_free(&p->alloc, mag, (size_t)n * (2 * sizeof(double) + 1));
+    return ok == 1 ? mgopt__pr_joint(p, w, mt) : ok;
+  }
   if (ok) {
     d = mgopt__kp_nonzero_count(t, keep);
     nzt = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, 1, &d);
@@ -240,6 +328,7 @@ static mgopt_status mgopt__pr_run(mgopt_pass_ctx *ctx) {
   cp.opts = mgopt__pr_opts;
   cp.nopts = MGOPT__ARRAY_COUNT(mgopt__pr_opts);
   cp.fn = mgopt__pr_fn;
+  cp.compressed_ops = ctx->opts[MGOPT__PR_JOINT].i != 0;
   return mgopt__cw_run(ctx, &cp);
 }
 
