@@ -40,6 +40,7 @@
    call's).
    Cost: one walk per round plus the size of the copied bodies. */
 #include "../../passes_internal.h"
+#include "../../onnx/onnx_api.h" /* MGOPT_ONNX_ATTR_REF: an attribute reference inside an ONNX function */
 
 typedef struct mgopt__inl {
   mgopt_program *p;
