@@ -42,7 +42,8 @@
    below across a relu; a forward fold into a conv_transpose (its input
    channels are weight axis 0; not taken); any op between the mul and the
    conv but one relu (a pad op with a non-zero value, another activation);
-   a mul, relu or conv with another reader or that is a block output;
+   a mul, relu or conv with another reader or that is a block output; a
+   conv or linear with a fused_activation (its output is the activation's);
    declared types that do not allow the replacement (mgopt__pu_replace_fits).
    Cost: worklist patterns, O(muls, convs and linears + weight elements). */
 #include "../../passes_internal.h"
@@ -66,7 +67,7 @@ static int mgopt__fsa_get(mgopt_program *p, const mgopt_op *op, mgopt__fsa_w *f)
     f->cin = c.axis == 0 ? c.w->shape[1] * c.groups : c.w->shape[0];
     return 1;
   }
-  if (op->kind != MGOPT_OP_linear) return 0;
+  if (op->kind != MGOPT_OP_linear || mgopt__pu_fused_act(op)) return 0; /* its output is the activation's */
   wv = mgopt_op_operand(op, "weight");
   bv = mgopt_op_operand(op, "bias");
   f->w = wv && mgopt__pu_def_of(wv, MGOPT_OP_const) ? mgopt_value_const(wv) : NULL;
