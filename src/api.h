@@ -605,6 +605,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(upsample_bilinear,               MGOPT__OT_LS,   x,       upsample_bl,   1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(resize_bilinear,                 MGOPT__OT_LS,   x,       resize_bl,     1, 1, 0,  resample,       mgopt__kn_resample)              \
   X(einsum,                          MGOPT__OT_P,    values,  einsum,        1, 1, 0,  einsum,         mgopt__kx_einsum)                \
+  X(bias_add,                        MGOPT__OT_SPL,  bias_add, bias_add,     1, 1, 0,  bias_add,       mgopt__kn_bias_add)              \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

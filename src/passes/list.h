@@ -104,6 +104,7 @@
   PASS(compression, decompress_weights) \
   PASS(compression, fp16_weights) \
   PASS(relay, legalize) \
+  PASS(relay, canonicalize_op) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
