@@ -174,6 +174,30 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "dead_code_elimination," /* 15 remove_dead_nodes; 16 remove_orphan_transposes */
      "prune_unused_graph_inputs", /* 17 */
      "the ONNX IR optimizer passes in their reference order"},
+    /* TVM Relay's preparation for an embedded runtime (tvm_relay_passes.md,
+       in its order). Passes mgopt does not have yet are named where they
+       belong; each joins the string when it exists (an unknown pass is an
+       error). */
+    {"relay_prepare",
+     "relay::legalize," /* Legalize */
+     "relay::simplify_inference," /* SimplifyInference */
+     /* relay::eliminate_common_subexpr (EliminateCommonSubexpr) */
+     /* relay::combine_parallel_conv2d, relay::combine_parallel_dense */
+     "const_elimination," /* FoldConstant */
+     /* relay::fold_scale_axis (FoldScaleAxis) */
+     "relay::canonicalize_cast," /* CanonicalizeCast */
+     "relay::canonicalize_op," /* CanonicalizeOp */
+     /* relay::convert_layout{layout=NCHW} (ToNCHWLayout) */
+     /* Peephole: PT1 (conv -> add -> mul fold), */
+     "relay::peephole_add_add," /* PT2 */
+     /* PT3 (concat of two + add -> pad + add), */
+     "relay::peephole_dense_to_conv," /* PT5 */
+     /* then relay::fold_scale_axis, */
+     "const_elimination," /* and FoldConstant again */
+     /* relay::canonicalize_concat_pos (CanonicalizeConcatPos); PrintIR is
+        relay::print_ir{file=PATH}, placed by the caller */
+     "dead_code_elimination",
+     "TVM Relay's preparation passes for an embedded runtime, in the spec's order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {
