@@ -776,6 +776,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(rnn,                             MGOPT__OT_P,    gru,     rnn,           2, 2, 0,  recurrent,      mgopt__kq_rnn)                   \
   X(constexpr_lut_to_sparse,         MGOPT__OT_CE,   lut_sparse, vector_axis, 2, 2, 0, lut_sparse,     mgopt__kc_lut_to_sparse)         \
   X(constexpr_sparse_blockwise_shift_scale, MGOPT__OT_CE, sparse_shift, none, 2, 2, 0, sparse_shift, mgopt__kc_sparse_blockwise_shift_scale) \
+  X(bias_add,                        MGOPT__OT_SPL,  bias_add, bias_add,     1, 1, 0,  bias_add,       mgopt__kn_bias_add)              \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {
@@ -4632,6 +4633,7 @@ MGOPT__PRIVATE mgopt_status mgopt__ti_broadcast(mgopt_program *p, const mgopt_op
 MGOPT__TI_FN(const);
 MGOPT__TI_FN(identity);
 MGOPT__TI_FN(unary);
+MGOPT__TI_FN(bias_add);
 MGOPT__TI_FN(binary);
 MGOPT__TI_FN(select);
 MGOPT__TI_FN(cast);
@@ -4852,7 +4854,7 @@ MGOPT__PRIVATE int32_t mgopt__ti_list(const mgopt_op *op, const char *slot, cons
   return op->slots[i].n;
 }
 /* src/core/infer/elementwise.c — type inference of elementwise ops: const, identity, unary, binary
-   with broadcasting, select, cast. */
+   with broadcasting, select, cast, bias_add. */
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_const(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
                                                mgopt_diag *d) {
@@ -4896,6 +4898,31 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_unary(mgopt_program *p, const mgopt_op 
   if ((tr & MGOPT_TRAIT_LOGICAL) && x.dtype != MGOPT_DT_UNKNOWN && x.dtype != MGOPT_DT_BOOL)
     return mgopt__ti_fail(d, op, "expects bool, got %s", mgopt_dtype_name((mgopt_dtype)x.dtype));
   return mgopt__ti_like(p, op, out, &x, x.dtype, d);
+}
+
+/* bias_add: x of any rank plus a 1-d bias along `axis` (negative counts from
+   the end); the bias holds x's dim at axis when both are known. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_bias_add(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x, b;
+  mgopt_status s;
+  int64_t axis = mgopt_op_get_int(op, "axis", 1);
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "bias", &b, d)) != MGOPT_OK) return s;
+  if (mgopt__ti_dt_clash(x.dtype, b.dtype))
+    return mgopt__ti_fail(d, op, "operand dtypes differ (%s vs %s)", mgopt_dtype_name((mgopt_dtype)x.dtype),
+                          mgopt_dtype_name((mgopt_dtype)b.dtype));
+  if (b.rank >= 0 && b.rank != 1) return mgopt__ti_fail(d, op, "bias of rank %d, expected 1", (int)b.rank);
+  if (x.rank >= 0) {
+    if (axis < -(int64_t)x.rank || axis >= (int64_t)x.rank)
+      return mgopt__ti_fail(d, op, "axis %lld out of range for rank %d", (long long)axis, (int)x.rank);
+    if (axis < 0) axis += x.rank;
+    if (b.rank == 1 && mgopt_dim_is_static(b.dims[0]) && mgopt_dim_is_static(x.dims[axis]) &&
+        b.dims[0].v != x.dims[axis].v)
+      return mgopt__ti_fail(d, op, "bias of %lld values for a dim of %lld", (long long)b.dims[0].v,
+                            (long long)x.dims[axis].v);
+  }
+  return mgopt__ti_like(p, op, out, &x, x.dtype != MGOPT_DT_UNKNOWN ? x.dtype : b.dtype, d);
 }
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_binary(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -6574,6 +6601,7 @@ MGOPT__RG_SLOTS(x, {"x", 0});
 MGOPT__RG_SLOTS(xy, {"x", 0}, {"y", 0});
 MGOPT__RG_SLOTS(select, {"cond", 0}, {"a", 0}, {"b", 0});
 MGOPT__RG_SLOTS(prelu, {"x", 0}, {"alpha", 0});
+MGOPT__RG_SLOTS(bias_add, {"x", 0}, {"bias", 0});
 MGOPT__RG_SLOTS(reshape, {"x", 0}, {"shape", 0});
 MGOPT__RG_SLOTS(values, {"values", MGOPT__RG_VAR});
 MGOPT__RG_SLOTS(sbi, {"x", 0}, {"begin", 0}, {"end", 0}, {"stride", MGOPT__RG_OPT});
@@ -6664,6 +6692,7 @@ MGOPT__RG_ATTRS(b2s, {"block_shape", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
 MGOPT__RG_ATTRS(quantize, {"axis", MGOPT_ATTR_INT, 0, NULL},
                           {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axis, {"axis", MGOPT_ATTR_INT, 0, NULL});
+MGOPT__RG_ATTRS(bias_add, {"axis", MGOPT_ATTR_INT, 0, "1"});
 MGOPT__RG_ATTRS(axis_req, {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(lut, {"shape", MGOPT_ATTR_INTS, 0, NULL}, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});
@@ -13402,6 +13431,54 @@ static mgopt_status mgopt__exp_prelu(mgopt__exp *E, const mgopt_op *op, const mg
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
 }
 
+/* bias_add as Add (opset 7 on: multidirectional broadcast): the bias goes
+   out with shape [C, 1, ..., 1] of rank r - axis so that it lines up with x's
+   axis; a constant bias as a reshaped initializer, a run-time one through a
+   Reshape node. */
+static const char *mgopt__exw_bias_add(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *b = mgopt_op_operand(op, "bias");
+  int64_t axis = mgopt_op_get_int(op, "axis", 1);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !b) return "an operand is missing";
+  if (x->type.rank < 1 || x->type.rank > MGOPT_MAX_RANK) return "an input of unknown rank";
+  if (axis < -(int64_t)x->type.rank || axis >= (int64_t)x->type.rank) return "axis out of range";
+  if (b->type.rank != 1) return "bias is not 1-d";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_bias_add(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *b = mgopt_op_operand(op, "bias");
+  int32_t r = x->type.rank, i, n;
+  int64_t axis = mgopt_op_get_int(op, "axis", 1), shape[MGOPT_MAX_RANK];
+  mgopt_tensor *t = mgopt_value_const(b);
+  const char *ins[2];
+  if (axis < 0) axis += r;
+  n = r - (int32_t)axis;
+  ins[0] = mgopt__exp_vname(x);
+  ins[1] = mgopt__exp_vname(b);
+  shape[0] = t ? t->numel : -1;
+  for (i = 1; i < n; i++) shape[i] = 1;
+  if (n > 1 && t && t->rank == 1 && t->dtype != MGOPT_DT_STRING && mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8 == 0) {
+    mgopt_tensor *nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, n, shape);
+    if (!nt) return mgopt__exp_nomem(E);
+    if (t->nbytes) memcpy(nt->data, mgopt_tensor_data(E->p, t), t->nbytes);
+    ins[1] = mgopt__exp_const(E, ins[1], nt);
+  } else if (n > 1) {
+    const char *sh = mgopt__exp_i64_const(E, "bias_shape", shape, n), *out = mgopt__exp_fresh(E, ins[1]);
+    mgopt_onnx_node *rn = mgopt__exp_node(E, "Reshape", "", NULL);
+    const char *rin[2];
+    rin[0] = ins[1];
+    rin[1] = sh;
+    if (!sh || !out || !rn || !mgopt__exp_set_io(E, &rn->inputs, &rn->ninputs, rin, 2) ||
+        !mgopt__exp_set_io(E, &rn->outputs, &rn->noutputs, &out, 1))
+      return mgopt__exp_nomem(E);
+    ins[1] = out;
+  }
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
 /* PRelu as prelu: the slope must vary along x's axis 1 alone. From opset 7
    the slope broadcasts from the trailing dims (unidirectionally): exact when,
    right-aligned, each of its dims is 1 but the one over axis 1, which is 1 or
@@ -14009,6 +14086,7 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     {"PRelu", 7, 0, MGOPT_OP_prelu, mgopt__imp_prelu, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
     {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}, NULL},
     /* Gelu is an ONNX op from opset 20; read in any model that has it */
+    {"Add", 7, 0, MGOPT_OP_bias_add, NULL, mgopt__exp_bias_add, {NULL, NULL, NULL}, mgopt__exw_bias_add},
     {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}, NULL},
     {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}, mgopt__exw_gelu},
     MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),

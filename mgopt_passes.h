@@ -420,6 +420,7 @@ typedef struct mgopt_legalize_config {
   PASS(tflite, inline_functions) \
   PASS(tflite, fuse_activation) \
   PASS(relay, legalize) \
+  PASS(relay, canonicalize_op) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
@@ -1032,6 +1033,7 @@ MGOPT__PRIVATE int mgopt__kn_pool(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_batch_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_bias_add(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k);
@@ -5622,6 +5624,32 @@ MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k) {
   for (d = 2; d < x->rank; d++) inner *= x->shape[d];
   for (i = 0; i < x->numel; i++)
     if (!(xd[i] > 0.0)) xd[i] = alpha[(i / inner) % x->shape[1]] * xd[i];
+  mgopt__k_store(MGOPT__LANE_F64, xd, x->numel, (mgopt_dtype)x->dtype, od);
+  return MGOPT__K_OK;
+}
+
+/* out = x + bias[index along axis], computed in double and rounded once to
+   x's dtype (the sum of two floats of one dtype: what add gives) */
+MGOPT__PRIVATE int mgopt__kn_bias_add(mgopt__kctx *k) {
+  MGOPT__K_NOCONTRACT
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
+  double *bias, *xd;
+  int64_t axis = mgopt_op_get_int(k->op, "axis", 1), inner = 1, i;
+  int32_t d;
+  int r;
+  void *od;
+  if (!x || x->rank < 1 || !mgopt__kn_float((mgopt_dtype)x->dtype) || !mgopt_op_operand(k->op, "bias")) return MGOPT__K_NO;
+  if (axis < 0) axis += x->rank;
+  if (axis < 0 || axis >= x->rank) return MGOPT__K_NO;
+  r = mgopt__kn_vec(k, "bias", x->shape[axis], &bias);
+  if (r != MGOPT__K_OK) return r;
+  r = mgopt__k_out_full(k, 0, (mgopt_dtype)x->dtype, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  r = mgopt__kn_load(k, x, &xd);
+  if (r != MGOPT__K_OK) return r;
+  for (d = (int32_t)axis + 1; d < x->rank; d++) inner *= x->shape[d];
+  for (i = 0; i < x->numel; i++) xd[i] += bias[(i / inner) % x->shape[axis]];
   mgopt__k_store(MGOPT__LANE_F64, xd, x->numel, (mgopt_dtype)x->dtype, od);
   return MGOPT__K_OK;
 }
@@ -25918,6 +25946,94 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, legalize,
                                 "ops a runtime lacks become equivalent subgraphs (gelu, norms, linear of rank > 2, "
                                 "and the caller's legalizations)",
                                 mgopt__lg_opts, mgopt__lg_run);
+/* src/passes/relay/canonicalize_op.c — relay::canonicalize_op: bias_add becomes an add of the bias expanded to line up with its axis.
+
+   Spec: tvm_relay_passes.md, "CanonicalizeOp()" (TVM's BiasAddSimplifier):
+   bias_add(x, b, axis) is rewritten as add(x, ExpandBiasToMatchAxis(b)),
+   the bias given trailing dims of 1 so that it broadcasts along x's axis;
+   the add then fuses or folds like any other (fuse_conv_bias,
+   fold_scale_axis, const_elimination).
+
+   Before:
+     main(%x: (1, 2, 3, fp32)) {
+       %b: (2, fp32)* = const(val=[1, 2])
+       %y: (1, 2, 3, fp32) = bias_add(x=%x, bias=%b)
+     } -> (%y)
+   After:
+     main(%x: (1, 2, 3, fp32)) {
+       %y_bias_0: (2, 1, fp32)* = const(val=[[1], [2]])
+       %y: (1, 2, 3, fp32) = add(x=%x, y=%y_bias_0)
+     } -> (%y)
+
+   The bias of C values for x of rank r and axis a (negative counts from the
+   end) is read with shape [C, 1, ..., 1] of rank r - a: a constant is
+   re-shaped (its bytes shared), a run-time bias goes through expand_dims
+   with axes [1, ..., r - a - 1]; for the last axis the bias is added as it
+   is. The add takes bias_add's output and op name. Exact: the same sum.
+
+   Fires on: every bias_add with x of known rank and a 1-d bias.
+   Must not fire: x's rank unknown; a bias that is not 1-d (the verifier
+   rejects it); a result the program's target refuses.
+   Cost: worklist patterns, O(bias_add ops). */
+
+static int mgopt__cop_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const xy[2] = {"x", "y"};
+  static const char *const xonly[1] = {"x"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *b = mgopt_op_operand(op, "bias"), *vals[2];
+  mgopt_tensor *t;
+  mgopt_op *made[3];
+  int64_t axis = mgopt_op_get_int(op, "axis", 1), shape[MGOPT_MAX_RANK], axes[MGOPT_MAX_RANK];
+  int32_t r, n, i, nmade = 0;
+  const char *stem;
+  MGOPT__UNUSED(ud);
+  if (!x || !b || op->nouts != 1 || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 1 || b->type.rank != 1)
+    return 0;
+  r = x->type.rank;
+  if (axis < -(int64_t)r || axis >= (int64_t)r) return 0;
+  if (axis < 0) axis += r;
+  n = r - (int32_t)axis;
+  stem = mgopt__pu_value_name(op->outs[0]);
+  vals[0] = x;
+  vals[1] = b;
+  if (n > 1) {
+    t = mgopt_value_const(b);
+    if (t && t->rank == 1 && t->dtype != MGOPT_DT_STRING) {
+      mgopt_tensor *nt;
+      shape[0] = t->numel;
+      for (i = 1; i < n; i++) shape[i] = 1;
+      nt = mgopt_tensor_new_borrowed(p, (mgopt_dtype)t->dtype, n, shape, mgopt_tensor_data(p, t), t->nbytes);
+      vals[1] = nt ? mgopt_rw_const(rw, op, mgopt_program_fresh_name(p, mgopt__pu_name2(p, stem, "_bias")), nt) : NULL;
+      if (!vals[1]) return 0;
+      made[nmade++] = vals[1]->def;
+    } else {
+      mgopt_op *e = mgopt_rw_create(rw, op, "expand_dims", mgopt_program_fresh_name(p, mgopt__pu_name2(p, stem, "_bias")),
+                                    1, xonly, &b, 1);
+      if (!e) return 0;
+      made[nmade++] = e;
+      for (i = 1; i < n; i++) axes[i - 1] = i;
+      if (mgopt_op_set_ints(e, "axes", axes, n - 1) != MGOPT_OK) {
+        mgopt_rw_erase(rw, e);
+        return 0;
+      }
+      vals[1] = e->outs[0];
+    }
+  }
+  made[nmade] = mgopt_rw_create(rw, op, "add", op->outs[0]->name, 2, xy, vals, 1);
+  if (!made[nmade]) {
+    while (nmade > 0) mgopt_rw_erase(rw, made[--nmade]);
+    return 0;
+  }
+  nmade++;
+  return mgopt__pu_fuse_finish_named(rw, made, nmade, op, NULL, 0);
+}
+
+static const mgopt_pattern mgopt__cop_patterns[] = {
+    {"bias_add", MGOPT_OP_bias_add, NULL, 1, mgopt__cop_rewrite, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(relay, relay, canonicalize_op, "bias_add becomes an add of the bias expanded to its axis",
+                           mgopt__cop_patterns);
 /* src/passes/registry.c — the built-in registry: the passes of passes/list.h in its order, and the named pipelines. */
 
 /* Every pass's def, declared for compiling this file alone. C++ cannot declare
@@ -26114,6 +26230,20 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "add_fp16_cast{skip_ops_by_type=\"topk,range_1d,cumsum,resize_bilinear,upsample_bilinear,reduce_sum,reduce_prod\"},"
      "cast_optimization,const_elimination,dead_code_elimination",
      "whole-model fp16 compute, fp32 inputs and outputs kept"},
+    /* TVM Relay's preparation for an embedded runtime (tvm_relay_passes.md,
+       in its order): Legalize, SimplifyInference, EliminateCommonSubexpr,
+       CombineParallelConv2D/Dense, FoldConstant, FoldScaleAxis,
+       CanonicalizeCast, CanonicalizeOp, the peepholes PT1-PT5 followed by
+       FoldScaleAxis and FoldConstant again. ToNCHWLayout and
+       CanonicalizeConcatPos have no pass yet; PrintIR is relay::print_ir,
+       placed by the caller. */
+    {"relay_prepare",
+     "relay::legalize,relay::simplify_inference,relay::eliminate_common_subexpr,"
+     "relay::combine_parallel_conv2d,relay::combine_parallel_dense,const_elimination,relay::fold_scale_axis,"
+     "const_elimination,relay::canonicalize_cast,relay::canonicalize_op,relay::peephole_conv_add_mul,"
+     "relay::peephole_add_add,relay::peephole_concat_add_pad,relay::peephole_dense_to_conv,"
+     "relay::fold_scale_axis,const_elimination,dead_code_elimination",
+     "TVM Relay's preparation passes for an embedded runtime, in the spec's order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

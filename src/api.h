@@ -617,6 +617,7 @@ MGOPTDEF float mgopt_bf16_to_f32(uint16_t h);
   X(rnn,                             MGOPT__OT_P,    gru,     rnn,           2, 2, 0,  recurrent,      mgopt__kq_rnn)                   \
   X(constexpr_lut_to_sparse,         MGOPT__OT_CE,   lut_sparse, vector_axis, 2, 2, 0, lut_sparse,     mgopt__kc_lut_to_sparse)         \
   X(constexpr_sparse_blockwise_shift_scale, MGOPT__OT_CE, sparse_shift, none, 2, 2, 0, sparse_shift, mgopt__kc_sparse_blockwise_shift_scale) \
+  X(bias_add,                        MGOPT__OT_SPL,  bias_add, bias_add,     1, 1, 0,  bias_add,       mgopt__kn_bias_add)              \
   /* a new op is a new row above this line */
 
 typedef enum mgopt_op_kind {

@@ -26,6 +26,7 @@ MGOPT__RG_SLOTS(x, {"x", 0});
 MGOPT__RG_SLOTS(xy, {"x", 0}, {"y", 0});
 MGOPT__RG_SLOTS(select, {"cond", 0}, {"a", 0}, {"b", 0});
 MGOPT__RG_SLOTS(prelu, {"x", 0}, {"alpha", 0});
+MGOPT__RG_SLOTS(bias_add, {"x", 0}, {"bias", 0});
 MGOPT__RG_SLOTS(reshape, {"x", 0}, {"shape", 0});
 MGOPT__RG_SLOTS(values, {"values", MGOPT__RG_VAR});
 MGOPT__RG_SLOTS(sbi, {"x", 0}, {"begin", 0}, {"end", 0}, {"stride", MGOPT__RG_OPT});
@@ -116,6 +117,7 @@ MGOPT__RG_ATTRS(b2s, {"block_shape", MGOPT_ATTR_INTS, MGOPT__RG_REQ, NULL},
 MGOPT__RG_ATTRS(quantize, {"axis", MGOPT_ATTR_INT, 0, NULL},
                           {"output_dtype", MGOPT_ATTR_STRING, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(axis, {"axis", MGOPT_ATTR_INT, 0, NULL});
+MGOPT__RG_ATTRS(bias_add, {"axis", MGOPT_ATTR_INT, 0, "1"});
 MGOPT__RG_ATTRS(axis_req, {"axis", MGOPT_ATTR_INT, MGOPT__RG_REQ, NULL});
 MGOPT__RG_ATTRS(lut, {"shape", MGOPT_ATTR_INTS, 0, NULL}, {"vector_axis", MGOPT_ATTR_INT, 0, NULL});
 MGOPT__RG_ATTRS(shape, {"shape", MGOPT_ATTR_INTS, 0, NULL});

@@ -191,6 +191,7 @@ MGOPT__PRIVATE int mgopt__kn_pool(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_batch_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_norm(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k);
+MGOPT__PRIVATE int mgopt__kn_bias_add(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_space_batch(mgopt__kctx *k);
 MGOPT__PRIVATE int mgopt__kn_lrn(mgopt__kctx *k);

@@ -593,6 +593,32 @@ MGOPT__PRIVATE int mgopt__kn_prelu(mgopt__kctx *k) {
   return MGOPT__K_OK;
 }
 
+/* out = x + bias[index along axis], computed in double and rounded once to
+   x's dtype (the sum of two floats of one dtype: what add gives) */
+MGOPT__PRIVATE int mgopt__kn_bias_add(mgopt__kctx *k) {
+  MGOPT__K_NOCONTRACT
+  mgopt_tensor *x = mgopt__k_operand(k, "x");
+  double *bias, *xd;
+  int64_t axis = mgopt_op_get_int(k->op, "axis", 1), inner = 1, i;
+  int32_t d;
+  int r;
+  void *od;
+  if (!x || x->rank < 1 || !mgopt__kn_float((mgopt_dtype)x->dtype) || !mgopt_op_operand(k->op, "bias")) return MGOPT__K_NO;
+  if (axis < 0) axis += x->rank;
+  if (axis < 0 || axis >= x->rank) return MGOPT__K_NO;
+  r = mgopt__kn_vec(k, "bias", x->shape[axis], &bias);
+  if (r != MGOPT__K_OK) return r;
+  r = mgopt__k_out_full(k, 0, (mgopt_dtype)x->dtype, x->rank, x->shape, &od);
+  if (r != MGOPT__K_OK) return r;
+  if (x->numel == 0) return MGOPT__K_OK;
+  r = mgopt__kn_load(k, x, &xd);
+  if (r != MGOPT__K_OK) return r;
+  for (d = (int32_t)axis + 1; d < x->rank; d++) inner *= x->shape[d];
+  for (i = 0; i < x->numel; i++) xd[i] += bias[(i / inner) % x->shape[axis]];
+  mgopt__k_store(MGOPT__LANE_F64, xd, x->numel, (mgopt_dtype)x->dtype, od);
+  return MGOPT__K_OK;
+}
+
 /* out[n, c, h * f + i, w * f + j] = x[n, c * f * f + i * f + j, h, w] */
 MGOPT__PRIVATE int mgopt__kn_pixel_shuffle(mgopt__kctx *k) {
   mgopt_tensor *x = mgopt__k_operand(k, "x");

@@ -94,6 +94,54 @@ static mgopt_status mgopt__exp_prelu(mgopt__exp *E, const mgopt_op *op, const mg
   return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
 }
 
+/* bias_add as Add (opset 7 on: multidirectional broadcast): the bias goes
+   out with shape [C, 1, ..., 1] of rank r - axis so that it lines up with x's
+   axis; a constant bias as a reshaped initializer, a run-time one through a
+   Reshape node. */
+static const char *mgopt__exw_bias_add(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *b = mgopt_op_operand(op, "bias");
+  int64_t axis = mgopt_op_get_int(op, "axis", 1);
+  MGOPT__UNUSED(p);
+  MGOPT__UNUSED(m);
+  if (!x || !b) return "an operand is missing";
+  if (x->type.rank < 1 || x->type.rank > MGOPT_MAX_RANK) return "an input of unknown rank";
+  if (axis < -(int64_t)x->type.rank || axis >= (int64_t)x->type.rank) return "axis out of range";
+  if (b->type.rank != 1) return "bias is not 1-d";
+  return NULL;
+}
+
+static mgopt_status mgopt__exp_bias_add(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *b = mgopt_op_operand(op, "bias");
+  int32_t r = x->type.rank, i, n;
+  int64_t axis = mgopt_op_get_int(op, "axis", 1), shape[MGOPT_MAX_RANK];
+  mgopt_tensor *t = mgopt_value_const(b);
+  const char *ins[2];
+  if (axis < 0) axis += r;
+  n = r - (int32_t)axis;
+  ins[0] = mgopt__exp_vname(x);
+  ins[1] = mgopt__exp_vname(b);
+  shape[0] = t ? t->numel : -1;
+  for (i = 1; i < n; i++) shape[i] = 1;
+  if (n > 1 && t && t->rank == 1 && t->dtype != MGOPT_DT_STRING && mgopt_dtype_bits((mgopt_dtype)t->dtype) % 8 == 0) {
+    mgopt_tensor *nt = mgopt_tensor_new(E->p, (mgopt_dtype)t->dtype, n, shape);
+    if (!nt) return mgopt__exp_nomem(E);
+    if (t->nbytes) memcpy(nt->data, mgopt_tensor_data(E->p, t), t->nbytes);
+    ins[1] = mgopt__exp_const(E, ins[1], nt);
+  } else if (n > 1) {
+    const char *sh = mgopt__exp_i64_const(E, "bias_shape", shape, n), *out = mgopt__exp_fresh(E, ins[1]);
+    mgopt_onnx_node *rn = mgopt__exp_node(E, "Reshape", "", NULL);
+    const char *rin[2];
+    rin[0] = ins[1];
+    rin[1] = sh;
+    if (!sh || !out || !rn || !mgopt__exp_set_io(E, &rn->inputs, &rn->ninputs, rin, 2) ||
+        !mgopt__exp_set_io(E, &rn->outputs, &rn->noutputs, &out, 1))
+      return mgopt__exp_nomem(E);
+    ins[1] = out;
+  }
+  if (!ins[1]) return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 2));
+}
+
 /* PRelu as prelu: the slope must vary along x's axis 1 alone. From opset 7
    the slope broadcasts from the trailing dims (unidirectionally): exact when,
    right-aligned, each of its dims is 1 but the one over axis 1, which is 1 or
@@ -701,6 +749,7 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     {"PRelu", 7, 0, MGOPT_OP_prelu, mgopt__imp_prelu, mgopt__exp_prelu, {NULL, NULL, NULL}, mgopt__exw_prelu},
     {"LeakyRelu", 1, 0, MGOPT_OP_leaky_relu, mgopt__imp_leaky_relu, mgopt__exp_leaky_relu, {NULL, NULL, NULL}, NULL},
     /* Gelu is an ONNX op from opset 20; read in any model that has it */
+    {"Add", 7, 0, MGOPT_OP_bias_add, NULL, mgopt__exp_bias_add, {NULL, NULL, NULL}, mgopt__exw_bias_add},
     {"Gelu", 1, 19, MGOPT_OP_gelu, mgopt__imp_gelu, NULL, {NULL, NULL, NULL}, NULL},
     {"Gelu", 20, 0, MGOPT_OP_gelu, mgopt__imp_gelu, mgopt__exp_gelu, {NULL, NULL, NULL}, mgopt__exw_gelu},
     MGOPT__MAP_XY("Add", MGOPT_OP_add, mgopt__imp_binary),

@@ -113,6 +113,7 @@
   PASS(tflite, inline_functions) \
   PASS(tflite, fuse_activation) \
   PASS(relay, legalize) \
+  PASS(relay, canonicalize_op) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

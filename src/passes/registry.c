@@ -195,6 +195,20 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "add_fp16_cast{skip_ops_by_type=\"topk,range_1d,cumsum,resize_bilinear,upsample_bilinear,reduce_sum,reduce_prod\"},"
      "cast_optimization,const_elimination,dead_code_elimination",
      "whole-model fp16 compute, fp32 inputs and outputs kept"},
+    /* TVM Relay's preparation for an embedded runtime (tvm_relay_passes.md,
+       in its order): Legalize, SimplifyInference, EliminateCommonSubexpr,
+       CombineParallelConv2D/Dense, FoldConstant, FoldScaleAxis,
+       CanonicalizeCast, CanonicalizeOp, the peepholes PT1-PT5 followed by
+       FoldScaleAxis and FoldConstant again. ToNCHWLayout and
+       CanonicalizeConcatPos have no pass yet; PrintIR is relay::print_ir,
+       placed by the caller. */
+    {"relay_prepare",
+     "relay::legalize,relay::simplify_inference,relay::eliminate_common_subexpr,"
+     "relay::combine_parallel_conv2d,relay::combine_parallel_dense,const_elimination,relay::fold_scale_axis,"
+     "const_elimination,relay::canonicalize_cast,relay::canonicalize_op,relay::peephole_conv_add_mul,"
+     "relay::peephole_add_add,relay::peephole_concat_add_pad,relay::peephole_dense_to_conv,"
+     "relay::fold_scale_axis,const_elimination,dead_code_elimination",
+     "TVM Relay's preparation passes for an embedded runtime, in the spec's order"},
 };
 
 static const mgopt_registry mgopt__builtin_registry = {

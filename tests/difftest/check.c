@@ -107,7 +107,7 @@ dt_tol dt_tol_of(const char *name) {
                                      "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "peephole_conv_add_mul",
                                      "fold_scale_axis", "legalize", NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", NULL};
-  static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", NULL};
+  static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", "relay_prepare", NULL};
   const char *s = strstr(name, "::");
   int i;
   if (s) name = s + 2;

@@ -1778,6 +1778,31 @@ static int t_legalize(G *g, int x) {
   return y;
 }
 
+/* bias_add along a random axis, the bias a constant or a run-time vector (relay::canonicalize_op) */
+static int t_bias_add(G *g, int x) {
+  gv t;
+  int y, axis, d[1], b, i, red[MAXR], n = 0;
+  if (!is_float(g->v[x].dt)) x = cast(g, x, F32);
+  if (g->v[x].rank < 1) x = expand_dims(g, x, 0);
+  t = g->v[x];
+  axis = rnd(g, t.rank);
+  if (t.sym[axis] >= 0) return x;
+  d[0] = t.d[axis];
+  if (chance(g, 70)) {
+    b = cnst(g, t.dt, 1, d, C_RAND);
+  } else {
+    for (i = 0; i < t.rank; i++)
+      if (i != axis) red[n++] = i;
+    b = n ? reduce(g, "reduce_mean", x, n, red, 0) : unary(g, "tanh", x);
+  }
+  y = def(g, &t);
+  if (chance(g, 50)) out(g, " = bias_add(x=%%v%d, bias=%%v%d, axis=%d)\n", x, b, chance(g, 50) ? axis : axis - t.rank);
+  else if (axis == 1) out(g, " = bias_add(x=%%v%d, bias=%%v%d)\n", x, b);
+  else out(g, " = bias_add(x=%%v%d, bias=%%v%d, axis=%d)\n", x, b, axis);
+  if (chance(g, 10)) extra_use(g, y);
+  return y;
+}
+
 /* space_to_batch -> valid conv -> batch_to_space */
 static int t_dilated(G *g, int x) {
   int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 2), k = 1 + rnd(g, 2), v, w, sb, cv, y, pad[4], crop[4], i, d[4];
@@ -2004,6 +2029,7 @@ static const tmpl templates[] = {
     {"combine_parallel_dense", t_parallel_dense, 0},
     {"fuse_activation", t_fused_act, 0},
     {"legalize", t_legalize, 0},
+    {"canonicalize_op", t_bias_add, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {

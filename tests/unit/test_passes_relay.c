@@ -1,4 +1,4 @@
-/* tests/unit/test_passes_relay.c — relay passes through the API: a caller's legalizations (registration, selection, declining, target refusal) and gelu's elementwise forms against a double-precision computation. */
+/* tests/unit/test_passes_relay.c — relay passes through the API: a caller's legalizations (registration, selection, declining, target refusal), gelu's elementwise forms against a double-precision computation, and the bias_add op (type inference, evaluation, ONNX export, canonicalize_op). */
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
@@ -206,11 +206,114 @@ static void test_gelu_forms_against_double(void) {
   }
 }
 
+
+static const char bias_add_text[] =
+    "main(%x: (2, 3, 2, 2, fp32)) {\n"
+    "  %b: (3, fp32)* = const(val=[0.5, -1, 2])\n"
+    "  %y: (2, 3, 2, 2, fp32) = bias_add(x=%x, bias=%b)\n"
+    "} -> (%y)\n";
+
+/* main of p on x = 0.25 * i - 3 (24 elements); NULL when evaluation fails */
+static mgopt_tensor *eval_bias_add(mgopt_program *p) {
+  static const int64_t shape[4] = {2, 3, 2, 2};
+  mgopt_tensor *in = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, 4, shape), *out = NULL;
+  mgopt_diag d;
+  int64_t i;
+  if (!in) return NULL;
+  for (i = 0; i < 24; i++) mgopt_tensor_set_f64(in, i, 0.25 * (double)i - 3.0);
+  if (mgopt_eval(p, NULL, &in, 1, &out, 1, NULL, &d) != MGOPT_OK) {
+    printf("eval: %s\n", d.msg);
+    out = NULL;
+  }
+  mgopt_eval_tensor_free(p, in);
+  return out;
+}
+
+/* bias_add evaluates to x + bias[c] (c = the index along axis 1), like its canonical form */
+static void test_bias_add_eval(void) {
+  static const double bias[3] = {0.5, -1, 2};
+  mgopt_program *p = parse(bias_add_text);
+  mgopt_tensor *a, *b;
+  int64_t i;
+  REQUIRE(p != NULL);
+  a = eval_bias_add(p);
+  REQUIRE(a != NULL);
+  for (i = 0; i < 24; i++) CHECK(mgopt_tensor_get_f64(a, i) == 0.25 * (double)i - 3.0 + bias[(i / 4) % 3]);
+  CHECK(run(p, "relay::canonicalize_op") == MGOPT_OK);
+  CHECK_EQ_INT(count_kind(p, MGOPT_OP_bias_add), 0);
+  b = eval_bias_add(p);
+  REQUIRE(b != NULL);
+  for (i = 0; i < 24; i++) CHECK(mgopt_tensor_get_f64(a, i) == mgopt_tensor_get_f64(b, i));
+  mgopt_eval_tensor_free(p, a);
+  mgopt_eval_tensor_free(p, b);
+  mgopt_program_destroy(p);
+}
+
+/* a bias whose size is not x's dim at axis, of rank 2, or an axis out of range: the verifier rejects it */
+static void test_bias_add_verify(void) {
+  static const char *const bad[3] = {
+      "main(%x: (1, 2, 3, fp32)) {\n  %b: (3, fp32)* = const(val=[1, 2, 3])\n"
+      "  %y: (1, 2, 3, fp32) = bias_add(x=%x, bias=%b)\n} -> (%y)\n",
+      "main(%x: (1, 2, 3, fp32), %b: (2, 1, fp32)) {\n"
+      "  %y: (1, 2, 3, fp32) = bias_add(x=%x, bias=%b)\n} -> (%y)\n",
+      "main(%x: (1, 2, 3, fp32), %b: (2, fp32)) {\n"
+      "  %y: (1, 2, 3, fp32) = bias_add(x=%x, bias=%b, axis=3)\n} -> (%y)\n"};
+  int i;
+  for (i = 0; i < 3; i++) {
+    mgopt_program *p = parse(bad[i]);
+    mgopt_diag d;
+    REQUIRE(p != NULL);
+    CHECK(mgopt_program_verify(p, &d) != MGOPT_OK);
+    mgopt_program_destroy(p);
+  }
+}
+
+/* ONNX export writes bias_add as Add with the bias as a (C, 1, 1)
+   initializer; read back, the model computes the same values */
+static void test_bias_add_onnx(void) {
+  mgopt_onnx_export_options eo;
+  mgopt_onnx_write_options wo;
+  mgopt_onnx_model *m = NULL;
+  mgopt_program *p = parse(bias_add_text), *q = NULL;
+  mgopt_buf buf;
+  mgopt_diag d;
+  mgopt_tensor *a, *b;
+  int64_t i, found = 0;
+  REQUIRE(p != NULL);
+  memset(&eo, 0, sizeof eo);
+  memset(&wo, 0, sizeof wo);
+  memset(&buf, 0, sizeof buf);
+  CHECK_EQ_INT(mgopt_onnx_export(p, &eo, &m, &d), MGOPT_OK);
+  REQUIRE(m != NULL && m->graph != NULL);
+  REQUIRE(m->graph->nnodes == 1);
+  CHECK(m->graph->nodes[0].op_type.len == 3 && memcmp(m->graph->nodes[0].op_type.ptr, "Add", 3) == 0);
+  for (i = 0; i < m->graph->ninitializers; i++) {
+    const mgopt_onnx_tensor *t = &m->graph->initializers[i];
+    if (t->ndims == 3 && t->dims[0] == 3 && t->dims[1] == 1 && t->dims[2] == 1) found = 1;
+  }
+  CHECK(found);
+  CHECK_EQ_INT(mgopt_onnx_write(m, &wo, &buf, NULL, &d), MGOPT_OK);
+  CHECK_EQ_INT(mgopt_onnx_load(buf.data, buf.len, NULL, &q, &d), MGOPT_OK);
+  REQUIRE(q != NULL);
+  a = eval_bias_add(p);
+  b = eval_bias_add(q);
+  REQUIRE(a != NULL && b != NULL);
+  for (i = 0; i < 24; i++) CHECK(mgopt_tensor_get_f64(a, i) == mgopt_tensor_get_f64(b, i));
+  mgopt_eval_tensor_free(p, a);
+  mgopt_eval_tensor_free(q, b);
+  mgopt_program_destroy(q);
+  mgopt_buf_free(&buf);
+  mgopt_program_destroy(p);
+}
+
 static const test_case tests[] = {
     TEST(test_caller_legalization),
     TEST(test_caller_legalization_selection),
     TEST(test_declined_ops_taken_back),
     TEST(test_target_refusal),
     TEST(test_gelu_forms_against_double),
+    TEST(test_bias_add_eval),
+    TEST(test_bias_add_verify),
+    TEST(test_bias_add_onnx),
 };
 TEST_MAIN(tests)

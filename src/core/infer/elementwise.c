@@ -1,5 +1,5 @@
 /* src/core/infer/elementwise.c — type inference of elementwise ops: const, identity, unary, binary
-   with broadcasting, select, cast. */
+   with broadcasting, select, cast, bias_add. */
 #include "infer.h"
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_const(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
@@ -44,6 +44,31 @@ MGOPT__PRIVATE mgopt_status mgopt__infer_unary(mgopt_program *p, const mgopt_op 
   if ((tr & MGOPT_TRAIT_LOGICAL) && x.dtype != MGOPT_DT_UNKNOWN && x.dtype != MGOPT_DT_BOOL)
     return mgopt__ti_fail(d, op, "expects bool, got %s", mgopt_dtype_name((mgopt_dtype)x.dtype));
   return mgopt__ti_like(p, op, out, &x, x.dtype, d);
+}
+
+/* bias_add: x of any rank plus a 1-d bias along `axis` (negative counts from
+   the end); the bias holds x's dim at axis when both are known. */
+MGOPT__PRIVATE mgopt_status mgopt__infer_bias_add(mgopt_program *p, const mgopt_op *op, mgopt_type *out,
+                                                  mgopt_diag *d) {
+  mgopt_type x, b;
+  mgopt_status s;
+  int64_t axis = mgopt_op_get_int(op, "axis", 1);
+  if ((s = mgopt__ti_in(op, "x", &x, d)) != MGOPT_OK) return s;
+  if ((s = mgopt__ti_in(op, "bias", &b, d)) != MGOPT_OK) return s;
+  if (mgopt__ti_dt_clash(x.dtype, b.dtype))
+    return mgopt__ti_fail(d, op, "operand dtypes differ (%s vs %s)", mgopt_dtype_name((mgopt_dtype)x.dtype),
+                          mgopt_dtype_name((mgopt_dtype)b.dtype));
+  if (b.rank >= 0 && b.rank != 1) return mgopt__ti_fail(d, op, "bias of rank %d, expected 1", (int)b.rank);
+  if (x.rank >= 0) {
+    if (axis < -(int64_t)x.rank || axis >= (int64_t)x.rank)
+      return mgopt__ti_fail(d, op, "axis %lld out of range for rank %d", (long long)axis, (int)x.rank);
+    if (axis < 0) axis += x.rank;
+    if (b.rank == 1 && mgopt_dim_is_static(b.dims[0]) && mgopt_dim_is_static(x.dims[axis]) &&
+        b.dims[0].v != x.dims[axis].v)
+      return mgopt__ti_fail(d, op, "bias of %lld values for a dim of %lld", (long long)b.dims[0].v,
+                            (long long)x.dims[axis].v);
+  }
+  return mgopt__ti_like(p, op, out, &x, x.dtype != MGOPT_DT_UNKNOWN ? x.dtype : b.dtype, d);
 }
 
 MGOPT__PRIVATE mgopt_status mgopt__infer_binary(mgopt_program *p, const mgopt_op *op, mgopt_type *out,

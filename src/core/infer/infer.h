@@ -68,6 +68,7 @@ MGOPT__PRIVATE mgopt_status mgopt__ti_broadcast(mgopt_program *p, const mgopt_op
 MGOPT__TI_FN(const);
 MGOPT__TI_FN(identity);
 MGOPT__TI_FN(unary);
+MGOPT__TI_FN(bias_add);
 MGOPT__TI_FN(binary);
 MGOPT__TI_FN(select);
 MGOPT__TI_FN(cast);
