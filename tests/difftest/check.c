@@ -106,7 +106,7 @@ dt_tol dt_tol_of(const char *name) {
                                      "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu",
                                      "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "peephole_conv_add_mul",
                                      "fold_scale_axis", "legalize", NULL};
-  static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", NULL};
+  static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", "fp16", NULL};
   static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", "relay_prepare", NULL};
   const char *s = strstr(name, "::");
   int i;

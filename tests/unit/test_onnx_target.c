@@ -525,6 +525,9 @@ static const char *const special[] = {
     "  %wi: (1, 3, fp32)* = const(val=[[1, 0, 0]])\n  %wh: (1, 1, fp32)* = const(val=[[0.5]])\n"
     "  %y, %yh = rnn(x=%x, initial_h=%h, weight_ih=%wi, weight_hh=%wh, activation=\"relu\")\n"
     "} -> (%y, %yh)\n",
+    "main(%x: (1, 3, 2, 2, fp32)) {\n  %b: (3, fp32)* = const(val=[1, 2, 3])\n"
+    "  %y = bias_add(x=%x, bias=%b, axis=1)\n} -> (%y)\n",
+    "main(%x: (1, 3, fp32), %b: (3, fp32)) {\n  %y = bias_add(x=%x, bias=%b)\n} -> (%y)\n",
 };
 
 static const int64_t opsets[] = {1, 5, 6, 7, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21};
