@@ -638,6 +638,11 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
 /* all of an op's attributes: order-insensitive hash; same set with equal values */
 MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
 MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
+/* a and b compute the same: one type, slots of the same names and lengths
+   whose operands value_eq finds equal pairwise, equal attributes (parents
+   and outputs are the caller's to compare). */
+MGOPT__PRIVATE int mgopt__pu_ops_equal(const mgopt_op *a, const mgopt_op *b,
+                                       int (*value_eq)(const mgopt_value *, const mgopt_value *));
 /* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
    unless `like` carries that parameter as an operand, then as a new const
    operand of the same integer dtype. 0 on OOM. */
@@ -9725,7 +9730,7 @@ MGOPT__PRIVATE void mgopt__pu_op_remove_output(mgopt_op *op, int32_t i) {
   }
   op->nouts--;
 }
-/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype, equal quantization parameters. */
+/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype, equal ops, equal quantization parameters. */
 
 /* ---------------------------------------------------------------- attribute identity */
 
@@ -9831,6 +9836,23 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
   const char *s = mgopt_op_get_string(cast, "dtype", &n);
   if (!s) return MGOPT_DT_UNKNOWN;
   return mgopt_dtype_from_name(s, n);
+}
+
+MGOPT__PRIVATE int mgopt__pu_ops_equal(const mgopt_op *a, const mgopt_op *b,
+                                       int (*value_eq)(const mgopt_value *, const mgopt_value *)) {
+  int32_t s, k;
+  if (a->type != b->type || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
+  for (s = 0; s < a->nslots; s++) {
+    const mgopt_slot *sa = &a->slots[s];
+    int32_t j = mgopt_op_slot_index(b, sa->name);
+    const mgopt_slot *sb;
+    if (j < 0) return 0;
+    sb = &b->slots[j];
+    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
+    for (k = 0; k < sa->n; k++)
+      if (!value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
+  }
+  return mgopt__pu_attrs_equal(a, b);
 }
 
 /* a and b hold the same numbers: the same value, or both constant with equal
@@ -11211,19 +11233,7 @@ static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
 }
 
 static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
-  int32_t s, k;
-  if (a->type != b->type || a->parent != b->parent || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
-  for (s = 0; s < a->nslots; s++) {
-    const mgopt_slot *sa = &a->slots[s];
-    int32_t j = mgopt_op_slot_index(b, sa->name);
-    const mgopt_slot *sb;
-    if (j < 0) return 0;
-    sb = &b->slots[j];
-    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
-    for (k = 0; k < sa->n; k++)
-      if (!mgopt__rro_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
-  }
-  return mgopt__pu_attrs_equal(a, b);
+  return a->parent == b->parent && mgopt__pu_ops_equal(a, b, mgopt__rro_value_eq);
 }
 
 typedef struct mgopt__rro {
@@ -23819,19 +23829,7 @@ static int mgopt__cse_value_eq(const mgopt_value *a, const mgopt_value *b) {
 }
 
 static int mgopt__cse_equal(const mgopt_op *a, const mgopt_op *b) {
-  int32_t s, k;
-  if (a->type != b->type || a->nouts != b->nouts || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
-  for (s = 0; s < a->nslots; s++) {
-    const mgopt_slot *sa = &a->slots[s];
-    int32_t j = mgopt_op_slot_index(b, sa->name);
-    const mgopt_slot *sb;
-    if (j < 0) return 0;
-    sb = &b->slots[j];
-    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
-    for (k = 0; k < sa->n; k++)
-      if (!mgopt__cse_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
-  }
-  return mgopt__pu_attrs_equal(a, b);
+  return a->nouts == b->nouts && mgopt__pu_ops_equal(a, b, mgopt__cse_value_eq);
 }
 
 /* 1 while the sweep is inside block b (b encloses the op being visited) */

@@ -215,6 +215,11 @@ MGOPT__PRIVATE int mgopt__pu_attr_equal(const mgopt_attr *a, const mgopt_attr *b
 /* all of an op's attributes: order-insensitive hash; same set with equal values */
 MGOPT__PRIVATE uint64_t mgopt__pu_attrs_hash(const mgopt_op *op);
 MGOPT__PRIVATE int mgopt__pu_attrs_equal(const mgopt_op *a, const mgopt_op *b);
+/* a and b compute the same: one type, slots of the same names and lengths
+   whose operands value_eq finds equal pairwise, equal attributes (parents
+   and outputs are the caller's to compare). */
+MGOPT__PRIVATE int mgopt__pu_ops_equal(const mgopt_op *a, const mgopt_op *b,
+                                       int (*value_eq)(const mgopt_value *, const mgopt_value *));
 /* Sets the integer-list parameter `name` of op to v[0..n): as an attribute,
    unless `like` carries that parameter as an operand, then as a new const
    operand of the same integer dtype. 0 on OOM. */

@@ -1,4 +1,4 @@
-/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype, equal quantization parameters. */
+/* src/passes/attrs.c — attributes and parameters: identity of attribute sets, integer-list parameters, a cast's target dtype, equal ops, equal quantization parameters. */
 #include "../passes_internal.h"
 
 /* ---------------------------------------------------------------- attribute identity */
@@ -105,6 +105,23 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_cast_dtype(const mgopt_op *cast) {
   const char *s = mgopt_op_get_string(cast, "dtype", &n);
   if (!s) return MGOPT_DT_UNKNOWN;
   return mgopt_dtype_from_name(s, n);
+}
+
+MGOPT__PRIVATE int mgopt__pu_ops_equal(const mgopt_op *a, const mgopt_op *b,
+                                       int (*value_eq)(const mgopt_value *, const mgopt_value *)) {
+  int32_t s, k;
+  if (a->type != b->type || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
+  for (s = 0; s < a->nslots; s++) {
+    const mgopt_slot *sa = &a->slots[s];
+    int32_t j = mgopt_op_slot_index(b, sa->name);
+    const mgopt_slot *sb;
+    if (j < 0) return 0;
+    sb = &b->slots[j];
+    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
+    for (k = 0; k < sa->n; k++)
+      if (!value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
+  }
+  return mgopt__pu_attrs_equal(a, b);
 }
 
 /* a and b hold the same numbers: the same value, or both constant with equal

@@ -81,19 +81,7 @@ static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
 }
 
 static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
-  int32_t s, k;
-  if (a->type != b->type || a->parent != b->parent || a->nslots != b->nslots || a->nattrs != b->nattrs) return 0;
-  for (s = 0; s < a->nslots; s++) {
-    const mgopt_slot *sa = &a->slots[s];
-    int32_t j = mgopt_op_slot_index(b, sa->name);
-    const mgopt_slot *sb;
-    if (j < 0) return 0;
-    sb = &b->slots[j];
-    if (sa->n != sb->n || sa->is_list != sb->is_list) return 0;
-    for (k = 0; k < sa->n; k++)
-      if (!mgopt__rro_value_eq(sa->uses[k].value, sb->uses[k].value)) return 0;
-  }
-  return mgopt__pu_attrs_equal(a, b);
+  return a->parent == b->parent && mgopt__pu_ops_equal(a, b, mgopt__rro_value_eq);
 }
 
 typedef struct mgopt__rro {
