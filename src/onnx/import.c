@@ -448,37 +448,18 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
     }
     mgopt__imap_put(&I->values, nm, v);
   }
-  for (i = 0; i < g->ninitializers; i++) {
-    const mgopt_onnx_tensor *ot = &g->initializers[i];
-    const char *nm = mgopt__imp_intern(I, ot->name);
+  /* initializers, then sparse ones (read dense): const ops either way */
+  for (i = 0; i < g->ninitializers + g->nsparse_initializers; i++) {
+    const mgopt_onnx_sparse_tensor *st = i < g->ninitializers ? NULL : &g->sparse_initializers[i - g->ninitializers];
+    const mgopt_onnx_tensor *ot = st ? st->values : &g->initializers[i];
+    const char *nm = ot ? mgopt__imp_intern(I, ot->name) : NULL;
     mgopt_tensor *t;
     mgopt_value *v;
     if (!nm || !nm[0]) {
-      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "an initializer has no name");
+      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, st ? "a sparse initializer has no name" : "an initializer has no name");
       goto out;
     }
-    t = mgopt__imp_tensor(I, ot);
-    if (!t) {
-      s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
-      goto out;
-    }
-    v = mgopt_build_const(I->p, b, NULL, nm, t);
-    if (!v) {
-      s = MGOPT_ERR_NOMEM;
-      goto out;
-    }
-    mgopt__imap_put(&I->values, nm, v);
-  }
-  for (i = 0; i < g->nsparse_initializers; i++) { /* written dense: const ops like the initializers */
-    const mgopt_onnx_sparse_tensor *st = &g->sparse_initializers[i];
-    const char *nm = st->values ? mgopt__imp_intern(I, st->values->name) : NULL;
-    mgopt_tensor *t;
-    mgopt_value *v;
-    if (!nm || !nm[0]) {
-      s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, "a sparse initializer has no name");
-      goto out;
-    }
-    t = mgopt__imp_sparse(I, st);
+    t = st ? mgopt__imp_sparse(I, st) : mgopt__imp_tensor(I, ot);
     if (!t) {
       s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
       goto out;
