@@ -265,7 +265,7 @@ typedef struct mgopt_composites {
    op type: the caller's reach the pass through
    mgopt_pipeline_options.legalize_config; mgopt's own (gelu, layer_norm,
    linear of rank > 2: the README lists them) are chosen by name with the
-   pass's `ops` option, e.g. relay::legalize{ops="gelu,layer_norm"} or
+   pass's `ops` option, e.g. relay::legalize{ops=gelu,layer_norm} or
    ops=all.
 
    The function is called with the rewriter and an op of its type that has
@@ -25719,7 +25719,7 @@ MGOPT__DEFINE_PATTERN_PASS(tflite, tflite, fuse_activation,
 
    Options: ops (default "all"): the names of mgopt's and the caller's named
    legalizations to apply, separated by ',', '+', '|' or spaces (quote a
-   list with commas: ops="gelu,layer_norm"); "all" selects every one; the
+   list with spaces: ops="gelu layer_norm"); "all" selects every one; the
    caller's unnamed ones always apply. target (default ""): passed to each
    legalization.
 

@@ -263,7 +263,7 @@ typedef struct mgopt_composites {
    op type: the caller's reach the pass through
    mgopt_pipeline_options.legalize_config; mgopt's own (gelu, layer_norm,
    linear of rank > 2: the README lists them) are chosen by name with the
-   pass's `ops` option, e.g. relay::legalize{ops="gelu,layer_norm"} or
+   pass's `ops` option, e.g. relay::legalize{ops=gelu,layer_norm} or
    ops=all.
 
    The function is called with the rewriter and an op of its type that has

@@ -233,6 +233,17 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   return MGOPT_OK;
 }
 
+/* After a ',' inside options: does "name =" (the next option) or the end of
+   the options follow? Otherwise the ',' belongs to a list value. */
+static int mgopt__pm_option_follows(const char *q) {
+  const char *n;
+  q = mgopt__pm_ws(q);
+  if (*q == '}' || *q == 0) return 1;
+  n = q;
+  while (mgopt__pm_namech(*q)) q++;
+  return q > n && *mgopt__pm_ws(q) == '=';
+}
+
 static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
   const char *s = mgopt__pm_ws(src);
   if (*s == 0) return MGOPT_OK;
@@ -299,8 +310,10 @@ static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
             ovl = (size_t)(q - ov);
             q++;
           } else {
+            /* a bare value ends at '}', a blank, or a ',' that starts the next
+               option (a name and '='); `ops=gelu,layer_norm` is one list value */
             ov = q;
-            while (*q && *q != ',' && *q != '}' && *q != ' ' && *q != '\t') q++;
+            while (*q && *q != '}' && *q != ' ' && *q != '\t' && !(*q == ',' && mgopt__pm_option_follows(q + 1))) q++;
             ovl = (size_t)(q - ov);
           }
           if (!mgopt__pm_parse_value(od, ov, ovl, &vals[oi], strbufs[oi]))

@@ -624,7 +624,8 @@ static int counter_runs;
 static mgopt_status counter_run(mgopt_pass_ctx *ctx) {
   counter_runs += (int)ctx->opts[0].i;
   if (ctx->opts[1].f != 0.5) counter_runs += 1000;
-  if (strcmp(ctx->opts[2].s, "abc") != 0 && strcmp(ctx->opts[2].s, "a b") != 0) counter_runs += 100000;
+  if (strcmp(ctx->opts[2].s, "abc") != 0 && strcmp(ctx->opts[2].s, "a b") != 0 && strcmp(ctx->opts[2].s, "x,y+z") != 0)
+    counter_runs += 100000;
   return MGOPT_OK;
 }
 static mgopt_status failing_run(mgopt_pass_ctx *ctx) {
@@ -671,6 +672,11 @@ static void test_pass_manager(void) {
   CHECK_EQ_INT(counter_runs, 5 + 1 + 2 + 1);
   CHECK_EQ_INT(nrep, 4);
   CHECK_EQ_STR(reps[0].name, "test::counter");
+  /* a bare list value keeps its commas up to the next "name=" */
+  counter_runs = 0;
+  CHECK(mgopt_pipeline_run(p, &r, "counter{s=x,y+z, n=3},counter{n=2,s=x,y+z}", NULL, &d) == MGOPT_OK);
+  CHECK_EQ_INT(counter_runs, 5);
+  CHECK(mgopt_pipeline_check(&r, "counter{s=x,y+z,}", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_run(p, &r, "none", NULL, &d) == MGOPT_OK);
   CHECK(mgopt_pipeline_run(p, &r, "", NULL, &d) == MGOPT_OK);
   /* errors: unknown pass, unknown option, bad value, syntax, recursion: nothing runs */

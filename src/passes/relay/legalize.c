@@ -33,7 +33,7 @@
 
    Options: ops (default "all"): the names of mgopt's and the caller's named
    legalizations to apply, separated by ',', '+', '|' or spaces (quote a
-   list with commas: ops="gelu,layer_norm"); "all" selects every one; the
+   list with spaces: ops="gelu layer_norm"); "all" selects every one; the
    caller's unnamed ones always apply. target (default ""): passed to each
    legalization.
 
