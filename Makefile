@@ -68,7 +68,7 @@ AMALG  := build/amalgamate
 
 HDR := mgopt.h mgopt_passes.h
 
-.PHONY: all amalgamate check-amalgamation check-models test demo clean clean-all clang-test asan-test \
+.PHONY: all amalgamate check-amalgamation check-models test demo clean clean-all clang-test asan-test test-valgrind \
         compile-tests examples run-examples FORCE
 
 all: $(B)/mgopt
@@ -442,6 +442,13 @@ difftest: $(B)/difftest
 TEST_CMDS += '$(B)/difftest -n $(DIFFTEST_CI_N) --seed 1 --out $(B) --summary'
 TEST_DEPS += $(B)/difftest
 
+# ---------------------------------------------------------------- valgrind
+# `make test-valgrind B=build-vg CFLAGS="-O1 -g"`: the suite under memcheck
+# (tests/valgrind.sh); about 25 CPU-minutes. Not part of `make test`.
+.PHONY: test-valgrind
+test-valgrind: $(B)/mgopt $(UNIT_BIN) $$(TEST_PROGS) $$(TEST_DEPS) $(EXAMPLE_BIN)
+	@sh tests/valgrind.sh $(B)
+
 # ---------------------------------------------------------------- test
 # Kept last so that every append to TEST_PROGS / TEST_CMDS / TEST_DEPS above is seen.
 
@@ -479,45 +486,54 @@ cross-run: $(UNIT_BIN) $(B)/tests/test_golden
 	echo "test-cross: $(ARCH) ($(CC) $(CFLAGS)) $${runner:+under $$runner}"; \
 	QEMU_LD_PREFIX=/usr/$(CROSS_TRIPLE) MGOPT_TEST_RUNNER=$$runner sh tests/run.sh $(B)
 
-# ---------------------------------------------------------------- big-model benchmark (not in `make test`)
-# Peak memory of the tool on a model with > 2 GB of external weights; needs ~7 GB
-# free under $TMPDIR (or /tmp). BENCH_BIG_ARGS e.g. '--weights 5 --mb 450'.
+# ---------------------------------------------------------------- benchmarks (not in `make test`)
+# tests/bench/: measurements, never tests; each prints its figures.
+
+# The rewriter's driver, the verifier and `cleanup` on chains of 10^5 and 10^6 ops.
+.PHONY: bench-rewriter
+$(B)/bench_rewriter: tests/bench/bench_rewriter.c tests/bench/bench.h $(HDR) $(B)/.config
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
+bench-rewriter: $(B)/bench_rewriter
+	$(B)/bench_rewriter
+
 # Every pass alone at two program sizes: per-op cost and its growth (linear ~ 1).
 .PHONY: bench-passes
 BENCH_PASSES_ARGS ?= 2000 8000
-$(B)/bench_passes: tests/bench/bench_passes.c $(HDR) $(B)/.config
+$(B)/bench_passes: tests/bench/bench_passes.c tests/bench/bench.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-passes: $(B)/bench_passes
 	$(B)/bench_passes $(BENCH_PASSES_ARGS)
 
 # fp32 -> fp16 bulk conversion throughput (F16C with e.g. CFLAGS="-O2 -march=native").
 .PHONY: bench-fp16
-$(B)/bench_fp16: tests/bench/bench_fp16.c $(HDR) $(B)/.config
+$(B)/bench_fp16: tests/bench/bench_fp16.c tests/bench/bench.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-fp16: $(B)/bench_fp16
 	$(B)/bench_fp16
 
 # linear_quantize_weights throughput on a 16M-element weight (G elements/s).
 .PHONY: bench-quant
-$(B)/bench_quant: tests/bench/bench_quant.c $(HDR) $(B)/.config
+$(B)/bench_quant: tests/bench/bench_quant.c tests/bench/bench.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-quant: $(B)/bench_quant
 	$(B)/bench_quant
 
 # 4-bit k-means palettization of a 16 M-element weight.
 .PHONY: bench-palettize
-$(B)/bench_palettize: tests/bench/bench_palettize.c $(HDR) $(B)/.config
+$(B)/bench_palettize: tests/bench/bench_palettize.c tests/bench/bench.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-palettize: $(B)/bench_palettize
 	$(B)/bench_palettize
 
 # The least time a model's file I/O takes in process (used by tests/bench/onnx_e2e).
-$(B)/io_floor: tests/bench/io_floor.c $(B)/.config
+$(B)/io_floor: tests/bench/io_floor.c tests/bench/bench.h $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
+# Peak memory of the tool on a model with > 2 GB of external weights; needs ~7 GB
+# free under $TMPDIR (or /tmp). BENCH_BIG_ARGS e.g. '--weights 5 --mb 450'.
 .PHONY: bench-big
 BENCH_BIG_ARGS ?=
-$(B)/bench_big_model: tests/bench/bench_big_model.c $(HDR) $(B)/.config
+$(B)/bench_big_model: tests/bench/bench_big_model.c tests/bench/bench.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-big: $(B)/mgopt $(B)/bench_big_model
 	$(B)/bench_big_model --mgopt $(B)/mgopt $(BENCH_BIG_ARGS)

@@ -27,6 +27,7 @@
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #define MGOPT_IMPLEMENTATION
+#include "bench.h"
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <errno.h>
@@ -43,12 +44,6 @@
 
 #define MB ((int64_t)1 << 20)
 #define MAXW 64
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int64_t file_size(const char *path) {
   struct stat st;
@@ -254,7 +249,7 @@ static run_result run_child(char *const *argv) {
   run_result r;
   struct rusage ru;
   int st = 0;
-  double t0 = now();
+  double t0 = bench_wall();
   pid_t pid;
   memset(&r, 0, sizeof r);
   r.status = -1;
@@ -269,7 +264,7 @@ static run_result run_child(char *const *argv) {
   }
   memset(&ru, 0, sizeof ru);
   if (wait4(pid, &st, 0, &ru) != pid) return r;
-  r.seconds = now() - t0;
+  r.seconds = bench_wall() - t0;
   r.maxrss_kb = ru.ru_maxrss;
   if (WIFEXITED(st)) r.status = WEXITSTATUS(st);
   return r;
@@ -462,7 +457,7 @@ int main(int argc, char **argv) {
   printf("bench_big_model: %d weights x %lld MB in %s\n", nw, (long long)mb_each, dir);
 
   /* ---- big model, external data */
-  t0 = now();
+  t0 = bench_wall();
   if (build_model(big, nw, mb_each * MB, 1024 * 1024, info, &arena)) {
     failures++;
     goto cleanup;
@@ -472,7 +467,7 @@ int main(int argc, char **argv) {
   big_data = file_size(outp);
   big_file = file_size(big);
   printf("built big.onnx (%lld bytes) + big.onnx.data (%lld bytes) in %.1f s; synthesis arena %.1f MB\n",
-         (long long)big_file, (long long)big_data, now() - t0, (double)arena / (double)MB);
+         (long long)big_file, (long long)big_data, bench_wall() - t0, (double)arena / (double)MB);
   snprintf(outp, sizeof outp, "%s/out.onnx", dir);
   for (i = 0; i < 2; i++) {
     char *args[10];

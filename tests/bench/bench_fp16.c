@@ -11,17 +11,12 @@
    the portable loop. A measurement, never a test. */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
+#include "bench.h"
 #include "mgopt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
   int64_t n = (argc > 1 ? atoll(argv[1]) : 16) * 1000000, i;
@@ -39,13 +34,13 @@ int main(int argc, char **argv) {
     else src[i] = (float)((double)(int32_t)x / 2147483648.0 * (i % 3 ? 4.0 : 70000.0));
   }
   for (rep = 0; rep < 5; rep++) {
-    t0 = now();
+    t0 = bench_wall();
     mgopt_f32_to_f16_n(src, a, n);
-    t0 = now() - t0;
+    t0 = bench_wall() - t0;
     if (t0 < best_bulk) best_bulk = t0;
-    t0 = now();
+    t0 = bench_wall();
     for (i = 0; i < n; i++) b[i] = mgopt_f32_to_f16(src[i]);
-    t0 = now() - t0;
+    t0 = bench_wall() - t0;
     if (t0 < best_scalar) best_scalar = t0;
   }
   if (memcmp(a, b, (size_t)n * 2) != 0) {

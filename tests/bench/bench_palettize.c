@@ -3,18 +3,13 @@
    Usage: bench_palettize [elements] [nbits] [repeats] */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
+#include "bench.h"
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : (int64_t)1 << 24, i, shape[2];
@@ -40,10 +35,10 @@ int main(int argc, char **argv) {
   c.nbits = nbits;
   c.cluster_dim = 1;
   for (r = 0; r < reps; r++) {
-    double t0 = now(), t;
+    double t0 = bench_wall(), t;
     clock_t c0 = clock();
     if (mgopt__kp_palettize(&c, w, 2, shape, &o) != MGOPT__K_OK) return 1;
-    t = now() - t0;
+    t = bench_wall() - t0;
     if (t < best) best = t;
     if ((double)(clock() - c0) / CLOCKS_PER_SEC < best_cpu) best_cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (r + 1 < reps) mgopt__kp_free(&o);

@@ -15,6 +15,7 @@
    A measurement, never a test: run it with `make bench-passes`. */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
+#include "bench.h"
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <stdio.h>
@@ -26,12 +27,6 @@
 /* The process's CPU time: on a machine shared with other work, wall time
    measures the neighbours; the work of a pass is its CPU time (page faults
    included). */
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef struct text {
   char *s;
   size_t n, cap;
@@ -151,13 +146,13 @@ static double time_pass(const mgopt_registry *reg, const char *src, size_t len, 
       exit(1);
     }
     *ops = (long)mgopt_program_op_count(p);
-    t0 = now();
+    t0 = bench_cpu();
     if (mgopt_pipeline_run(p, reg, name, NULL, &d) != MGOPT_OK) {
       printf("  %-50s error: %s\n", name, d.msg);
       mgopt_program_destroy(p);
       return -1;
     }
-    t = now() - t0;
+    t = bench_cpu() - t0;
     if (best < 0 || t < best) best = t;
     mgopt_program_destroy(p);
   }

@@ -9,18 +9,13 @@
    never a test: run it with `make bench-quant`. */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
+#include "bench.h"
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* main(%x: (1, cols)) -> linear(x, weight=w) with w (rows, cols) borrowed from data. */
 static mgopt_program *build(int64_t rows, int64_t cols, const float *data) {
@@ -73,12 +68,12 @@ int main(int argc, char **argv) {
     double t0, t;
     if (!p) return 1;
     mgopt_diag_clear(&d);
-    t0 = now();
+    t0 = bench_wall();
     if (mgopt_pipeline_run(p, mgopt_builtin_registry(), pipe, NULL, &d) != MGOPT_OK) {
       fprintf(stderr, "bench_quant: %s\n", d.msg);
       return 1;
     }
-    t = now() - t0;
+    t = bench_wall() - t0;
     if (t < best) best = t;
     mgopt_program_destroy(p);
   }

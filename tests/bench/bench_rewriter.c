@@ -15,18 +15,13 @@
    and prints ns per op, which stays flat when the cost grows linearly. */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
+#include "bench.h"
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static mgopt_program *build(long n, mgopt_function **fo) {
   static const char *const slot[1] = {"x"};
@@ -119,50 +114,50 @@ int main(int argc, char **argv) {
       mgopt_pattern pat;
       mgopt_rewrite_config cfg;
       mgopt_diag d;
-      double t0 = now(), t[6];
+      double t0 = bench_wall(), t[6];
       p = build(n, &f);
-      t[0] = now() - t0;
-      t0 = now();
+      t[0] = bench_wall() - t0;
+      t0 = bench_wall();
       if (mgopt_program_verify(p, &d) != MGOPT_OK) {
         printf("verify failed: %s\n", d.msg);
         return 1;
       }
-      t[1] = now() - t0;
+      t[1] = bench_wall() - t0;
       memset(&pat, 0, sizeof pat);
       memset(&cfg, 0, sizeof cfg);
       pat.name = "never";
       pat.root_kind = MGOPT_OP_relu;
       pat.fn = never;
-      t0 = now();
+      t0 = bench_wall();
       mgopt_rewrite_function(p, f, &pat, 1, &cfg, NULL, &d);
-      t[2] = now() - t0;
+      t[2] = bench_wall() - t0;
       pat.name = "relu_relu";
       pat.fn = relu_relu;
-      t0 = now();
+      t0 = bench_wall();
       if (mgopt_rewrite_function(p, f, &pat, 1, &cfg, NULL, &d) != MGOPT_OK || f->body->nops != 1) {
         printf("collapse failed: %s (%d ops left)\n", d.msg, (int)f->body->nops);
         return 1;
       }
-      t[3] = now() - t0;
+      t[3] = bench_wall() - t0;
       mgopt_program_destroy(p);
       /* dce over a fully dead chain */
       p = build(n, &f);
       mgopt_block_set_output(f->body, 0, f->body->args[0]);
-      t0 = now();
+      t0 = bench_wall();
       if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "dead_code_elimination", NULL, &d) ||
           f->body->nops != 0) {
         printf("dce failed\n");
         return 1;
       }
-      t[4] = now() - t0;
+      t[4] = bench_wall() - t0;
       mgopt_program_destroy(p);
       p = build_mixed(n, &f);
-      t0 = now();
+      t0 = bench_wall();
       if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "cleanup", NULL, &d)) {
         printf("cleanup failed: %s\n", d.msg);
         return 1;
       }
-      t[5] = now() - t0;
+      t[5] = bench_wall() - t0;
       mgopt_program_destroy(p);
       for (k = 0; k < 6; k++)
         if (t[k] < best[k]) best[k] = t[k];

@@ -21,6 +21,7 @@
 #else
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "bench.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +32,6 @@
 
 enum { COPY, READ_WRITE, WRITE, TRUNCATE, FRESH, NMODES };
 static const char *names[NMODES] = {"copy", "read-write", "write", "truncate", "fresh"};
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -65,7 +60,7 @@ static int read_all(int fd, char *p, size_t n) {
 
 /* One run of mode: seconds, or -1 when it failed (or is not available). */
 static double one(int mode, const char *in, const char *out, char *buf, size_t n) {
-  double t0 = now_seconds();
+  double t0 = bench_wall();
   int fd, ifd = -1, ok = 1;
   if (mode == FRESH) unlink(out);
   if (mode == COPY || mode == READ_WRITE) {
@@ -93,7 +88,7 @@ static double one(int mode, const char *in, const char *out, char *buf, size_t n
   if (ok && mode != TRUNCATE && mode != FRESH) ok = ftruncate(fd, (off_t)n) == 0;
   if (fd >= 0 && close(fd) != 0) ok = 0;
   if (ifd >= 0) close(ifd);
-  return ok ? now_seconds() - t0 : -1;
+  return ok ? bench_wall() - t0 : -1;
 }
 
 int main(int argc, char **argv) {
