@@ -10836,6 +10836,13 @@ static mgopt_status mgopt__onnxd_fail(mgopt__onnxd *D, const mgopt__onnx_frame *
   return mgopt_diag_set(D->d, s, "%s: %s", path, what);
 }
 
+/* A name (interned: value, node, attribute, op type, domain, dim_param) with a
+   NUL byte: the C API sees names up to their first NUL, so "a\0b" would be
+   taken for "a" (another value, another op type). Such a file is refused. */
+static mgopt_status mgopt__onnxd_nul(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off) {
+  return mgopt__onnxd_fail(D, fr, off, MGOPT_ERR_CORRUPT, "a NUL byte inside a name");
+}
+
 static mgopt_status mgopt__onnxd_pbfail(mgopt__onnxd *D, const mgopt__onnx_frame *fr, size_t off,
                                         int r, const char *what) {
   if (r == MGOPT__PB_PASTEND) {
@@ -11084,6 +11091,7 @@ static mgopt_status mgopt__onnxd_body(mgopt__onnxd *D, int mid, void *obj, size_
     case MGOPT__OF_STR: {
       mgopt_str *s = MGOPT__ONNX_AT(obj, f->off, mgopt_str);
       if (f->flags & MGOPT__OFL_INTERN) {
+        if (pl && memchr(b + ps, 0, pl)) return mgopt__onnxd_nul(D, &sub, ps);
         s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
         if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
       } else {
@@ -11130,6 +11138,7 @@ static mgopt_status mgopt__onnxd_body(mgopt__onnxd *D, int mid, void *obj, size_
       int64_t *n = MGOPT__ONNX_AT(obj, f->count_off, int64_t);
       mgopt_str *s = *MGOPT__ONNX_AT(obj, f->off, mgopt_str *) + *n;
       if ((f->flags & MGOPT__OFL_INTERN)) {
+        if (pl && memchr(b + ps, 0, pl)) return mgopt__onnxd_nul(D, &sub, ps);
         s->ptr = mgopt_program_intern(D->p, (const char *)b + ps, pl);
         if (!s->ptr) return mgopt__onnxd_fail(D, &sub, ps, MGOPT_ERR_NOMEM, "out of memory");
       } else {
@@ -19379,8 +19388,6 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_function_names(mgopt_program *p, const m
     if (mgopt__imp_default_domain(fn->domain) || !fn->name.len || mgopt__fn_has_char(fn->name, ':') ||
         mgopt__fn_has_char(fn->name, '@') || mgopt__fn_has_char(fn->overload, ':') ||
         mgopt__fn_has_char(fn->overload, '@') || mgopt__fn_has_char(fn->domain, '@') ||
-        memchr(fn->name.ptr, 0, fn->name.len) || (fn->domain.len && memchr(fn->domain.ptr, 0, fn->domain.len)) ||
-        (fn->overload.len && memchr(fn->overload.ptr, 0, fn->overload.len)) ||
         mgopt__fn_opset(fn, opset) != opset || (uintptr_t)mgopt__imap_get(&seen, calls[k]) != 1)
       continue;
     names[k] = calls[k];

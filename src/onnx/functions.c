@@ -80,8 +80,6 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_function_names(mgopt_program *p, const m
     if (mgopt__imp_default_domain(fn->domain) || !fn->name.len || mgopt__fn_has_char(fn->name, ':') ||
         mgopt__fn_has_char(fn->name, '@') || mgopt__fn_has_char(fn->overload, ':') ||
         mgopt__fn_has_char(fn->overload, '@') || mgopt__fn_has_char(fn->domain, '@') ||
-        memchr(fn->name.ptr, 0, fn->name.len) || (fn->domain.len && memchr(fn->domain.ptr, 0, fn->domain.len)) ||
-        (fn->overload.len && memchr(fn->overload.ptr, 0, fn->overload.len)) ||
         mgopt__fn_opset(fn, opset) != opset || (uintptr_t)mgopt__imap_get(&seen, calls[k]) != 1)
       continue;
     names[k] = calls[k];

@@ -531,6 +531,33 @@ static void test_malformed_wire(void) {
   CHECK(d.offset > 0 && (size_t)d.offset < m.n);
 }
 
+/* A NUL byte inside a name (op type, value name) is refused where it is: the
+   C API would see "MatMul\0Integer" as "MatMul" and "a\0b" as "a". */
+static void test_nul_in_names(void) {
+  static const char *const fields[2] = {"op_type", "input"};
+  int k;
+  for (k = 0; k < 2; k++) {
+    bb m, g, n;
+    mgopt_diag d;
+    memset(&m, 0, sizeof m);
+    memset(&g, 0, sizeof g);
+    memset(&n, 0, sizeof n);
+    if (k == 0) {
+      bb_str(&n, 1, "a");
+      bb_len(&n, 4, "MatMul\0Integer", 14);
+    } else {
+      bb_len(&n, 1, "a\0b", 3);
+      bb_str(&n, 4, "Relu");
+    }
+    bb_str(&n, 2, "y");
+    bb_msg(&g, 1, &n);
+    bb_msg(&m, 7, &g);
+    d = expect_fail(m.b, m.n, NULL, MGOPT_ERR_CORRUPT);
+    CHECK(strstr(d.msg, "NUL byte inside a name") != NULL);
+    CHECK(strstr(d.msg, fields[k]) != NULL);
+  }
+}
+
 static void test_malformed_tensors(void) {
   bb t, m;
   mgopt_diag d;
@@ -1265,6 +1292,7 @@ static const test_case tests[] = {
     TEST(test_packed_and_unpacked),
     TEST(test_byte_order),
     TEST(test_malformed_wire),
+    TEST(test_nul_in_names),
     TEST(test_malformed_tensors),
     TEST(test_depth_limit),
     TEST(test_truncation_never_crashes),
