@@ -9038,7 +9038,8 @@ MGOPT__PRIVATE int mgopt__ox_lstm(mgopt__ox *c) { return mgopt__oxr_run(c, 2); }
        y_zero_point = round_half_even(clamp(fp32(0 - lo / y_scale), 0, 255)),
        y = clamp(round_half_even(fp32(x / y_scale)) + y_zero_point, 0, 255).
      An empty or all-zero x gives y_scale = 1/255 and zero point 0 (ONNX's
-     reference; the formula alone would divide by 0). NaN elements are
+     reference and conformance data; the formula alone would divide by 0,
+     ONNX Runtime 1.30 gives y_scale 1.0; y and the zero point agree). NaN elements are
      skipped by min and max and quantize to the zero point.
    Scales and zero points: per tensor (one element), per row of `a` and per
    column of `b` for the matmuls (a vector of M / N elements, or the

@@ -271,6 +271,26 @@ static void test_qlinear_conv(void) {
   CHECK(run(src, 9, in, 1, w) == MGOPT_OK);
 }
 
+/* QLinearMatMul is not dequantize -> matmul -> quantize (src/onnx/map_quant.c):
+   every scale 0.1, a = [[1]], b = [[5]]: the operator rounds 5 *
+   fp32(fp32(0.1 * 0.1) / 0.1) = 0.50000004 to 1, the chain rounds
+   fp32(0.1 * 0.5) / 0.1 = 0.5 to 0. */
+static void test_qlinear_is_not_the_float_chain(void) {
+  const char *src =
+      "main(%a: (1, 1, uint8), %b: (1, 1, uint8), %s: (fp32), %z: (uint8)) {\n"
+      "  %q: (1, 1, uint8) = onnx::QLinearMatMul(in0=%a, in1=%s, in2=%z, in3=%b, in4=%s, in5=%z, in6=%s, in7=%z)\n"
+      "  %da: (1, 1, fp32) = dequantize(input=%a, zero_point=%z, scale=%s)\n"
+      "  %db: (1, 1, fp32) = dequantize(input=%b, zero_point=%z, scale=%s)\n"
+      "  %m: (1, 1, fp32) = matmul(x=%da, y=%db)\n"
+      "  %c: (1, 1, uint8) = quantize(input=%m, zero_point=%z, scale=%s, output_dtype=\"uint8\")\n"
+      "} -> (%q, %c)\n";
+  static const double a[1] = {1}, b[1] = {5}, s01[1] = {0.1f}, z[1] = {0}, one[1] = {1}, zero[1] = {0};
+  arg in[4] = {{MGOPT_DT_UINT8, 2, {1, 1}, a}, {MGOPT_DT_UINT8, 2, {1, 1}, b}, {MGOPT_DT_FP32, 0, {0}, s01},
+               {MGOPT_DT_UINT8, 0, {0}, z}};
+  want w[2] = {{MGOPT_DT_UINT8, 2, {1, 1}, one}, {MGOPT_DT_UINT8, 2, {1, 1}, zero}};
+  CHECK(run(src, 4, in, 2, w) == MGOPT_OK);
+}
+
 /* What the kernels do not define is "cannot evaluate", with nothing leaked. */
 static void test_declines(void) {
   const char *src16 =
@@ -292,6 +312,6 @@ static void test_declines(void) {
 static const test_case tests[] = {
     TEST(test_dynamic_quantize), TEST(test_matmul_integer), TEST(test_matmul_integer_wraps),
     TEST(test_conv_integer),     TEST(test_qlinear_matmul), TEST(test_qlinear_conv),
-    TEST(test_declines),
+    TEST(test_qlinear_is_not_the_float_chain), TEST(test_declines),
 };
 TEST_MAIN(tests)
