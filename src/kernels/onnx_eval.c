@@ -15,8 +15,9 @@
       results become the op's outputs. Any op a mapping row covers is
       covered, with no table of its own here.
    An op neither step evaluates is MGOPT_ERR_UNSUPPORTED, "cannot evaluate
-   onnx::X: why". The numeric contract is the kernel's: onnx_ops.c and
-   onnx_nn.c for the table, the canonical kernels' for a late mapping. */
+   onnx::X: why". The numeric contract is the kernel's: onnx_ops.c,
+   onnx_nn.c, onnx_rnn.c and onnx_quant.c (the integer and quantized ops)
+   for the table, the canonical kernels' for a late mapping. */
 #include "onnx_ops.h"
 #include "../onnx/convert_internal.h" /* the mapping rows and the program's opset */
 

@@ -652,6 +652,11 @@ static const mgopt__ox_row mgopt__ox_table[] = {
     {"RNN", 1, 0, mgopt__ox_rnn},
     {"GRU", 1, 0, mgopt__ox_gru},
     {"LSTM", 1, 0, mgopt__ox_lstm},
+    {"DynamicQuantizeLinear", 11, 0, mgopt__ox_quant},
+    {"MatMulInteger", 10, 0, mgopt__ox_quant},
+    {"ConvInteger", 10, 0, mgopt__ox_quant},
+    {"QLinearMatMul", 10, 0, mgopt__ox_quant},
+    {"QLinearConv", 10, 0, mgopt__ox_quant},
 };
 
 MGOPT__PRIVATE const mgopt__ox_row *mgopt__ox_rows(int32_t *n) {

@@ -93,4 +93,7 @@ MGOPT__PRIVATE int mgopt__ox_rnn(mgopt__ox *c);
 MGOPT__PRIVATE int mgopt__ox_gru(mgopt__ox *c);
 MGOPT__PRIVATE int mgopt__ox_lstm(mgopt__ox *c);
 
+/* ---- kernels of onnx_quant.c: DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv */
+MGOPT__PRIVATE int mgopt__ox_quant(mgopt__ox *c);
+
 #endif /* MGOPT__ONNX_OPS_H */

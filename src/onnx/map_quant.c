@@ -329,6 +329,40 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
    zero point gets a zero point of zeros (QuantizeLinear's output dtype is
    the zero point's). */
 
+/* ---------------------------------------------------------------- integer forms left opaque
+
+   DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and
+   QLinearConv have no mapping: no composition of canonical ops computes
+   the same numbers, so each stays an opaque node (written back as it was
+   read) and is evaluated by its own kernel (src/kernels/onnx_quant.c).
+   - DynamicQuantizeLinear computes its scale and zero point from the data.
+     Its canonical form would be its ONNX function body (reduce_min /
+     reduce_max, minimum / maximum with 0, sub, real_div by 255, clip,
+     round, cast, quantize). On x = [0, 0] (a ReLU output, say) the body
+     gives y_scale = 0 and a zero point of round(0 / 0) = NaN, and quantize
+     divides by 0; the operator gives y_scale = 1/255 (ONNX's reference;
+     ONNX Runtime gives 1.0) and zero point 0.
+   - MatMulInteger / ConvInteger, followed by Cast and Mul by
+     a_scale * b_scale (what dynamic quantizers write), against
+     dequantize(a) and dequantize(b) into a fp32 matmul / conv: the integer
+     form sums exactly (int32) and rounds twice (Cast, Mul); the float form
+     rounds every product and every partial sum, in the runtime's order.
+     With every scale 1 and zero points 0 (a) and -128 (b), K = 262 terms
+     258 * (255 * 255) + 7 * 73 + 255 * 1 = 2^24, then 1 * 1 twice: the
+     integer form gives 16777218, an fp32 sum in index order 16777216
+     (2^24 + 1 rounds to 2^24, twice). And the int32 accumulator may wrap
+     (ONNX allows it; from 33026 terms of 255 * 255), a float sum does not.
+     The forms agree only when every dequantized value and partial sum is
+     exact in fp32 (power-of-two scales, K * 255 * 255 < 2^24): a dynamic
+     scale (range / 255) is data, never known to be one.
+   - QLinearMatMul / QLinearConv against dequantize -> matmul / conv ->
+     quantize: the operator rounds acc * fp32(fp32(a_scale * b_scale) /
+     y_scale) once; the chain rounds the dequantized values, the float sum
+     and the division by y_scale. With a_scale = b_scale = y_scale = 0.1
+     (fp32), zero points 0, a = [[1]], b = [[5]]: the operator gives
+     round(5 * 0.10000000894) = 1, the chain quantize(fp32(0.1 * 0.5)) =
+     round(0.5) = 0 (tests/unit/test_onnx_int_ops.c runs both). */
+
 static int mgopt__mq_qint(mgopt_dtype dt, int64_t opset) {
   if (dt == MGOPT_DT_INT8 || dt == MGOPT_DT_UINT8) return 1;
   return opset >= 21 && (dt == MGOPT_DT_INT16 || dt == MGOPT_DT_UINT16);
