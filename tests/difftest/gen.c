@@ -2265,10 +2265,79 @@ static int t_keras_lstm(G *g, int x) {
   return res[1];
 }
 
-/* fuse_composite_functions: an embedding lookup, a Keras LSTM or plain functions. */
+/* Keras' Bidirectional(LSTM): a forward and a go_backwards keras_lstm
+   function called on one x, the backward sequence reversed along time by a
+   slice_by_index, the sequences (and some final states) concatenated on the
+   last axis; sometimes another x for the backward call, an extra reader of
+   the forward sequence or a different hidden size (not paired). */
+static int t_keras_bilstm(G *g, int x) {
+  int B = 1 + rnd(g, 2), T = 1 + rnd(g, 3), I = 1 + rnd(g, 2), tm = chance(g, 25), dt = g->v[x].dt, k, dir;
+  int H[2], xs[2], res[2][4], d[3], y;
+  gv st;
+  char attrs[96];
+  H[0] = 1 + rnd(g, 2);
+  H[1] = chance(g, 10) ? 3 - H[0] : H[0];
+  xs[0] = seq3(g, x, tm ? T : B, tm ? B : T, I);
+  xs[1] = chance(g, 10) ? seq3(g, x, tm ? T : B, tm ? B : T, I) : xs[0];
+  for (dir = 0; dir < 2; dir++) {
+    int vals[6], args[6], outs[4], id;
+    fn_def fd;
+    gv types[4];
+    vals[0] = xs[dir];
+    d[0] = B, d[1] = H[dir];
+    vals[1] = cnst(g, dt, 2, d, C_SMALL01);
+    vals[2] = cnst(g, dt, 2, d, C_RAND);
+    d[0] = I, d[1] = 4 * H[dir];
+    vals[3] = cnst(g, dt, 2, d, C_RAND);
+    d[0] = H[dir];
+    vals[4] = cnst(g, dt, 2, d, C_RAND);
+    vals[5] = cnst(g, dt, 1, d + 1, C_RAND);
+    snprintf(attrs, sizeof attrs, "implements=\"keras_lstm\"%s%s", dir ? ", go_backwards=true" : "", tm ? ", time_major=true" : "");
+    id = fn_begin(g, &fd, attrs, 6, vals, args);
+    keras_lstm_body(g, args, B, T, H[dir], dir, tm, outs);
+    fn_end(g, &fd, 4, outs, types);
+    fn_call(g, id, 6, vals, 4, types, NULL, res[dir]);
+  }
+  {
+    int b[3], e[3], sd[3], bm, em, ax = tm ? 0 : 1, r;
+    gv rt = g->v[res[1][1]];
+    for (k = 0; k < 3; k++) b[k] = 0, e[k] = 0, sd[k] = k == ax ? -1 : 1;
+    b[ax] = chance(g, 50) ? -1 : T - 1;
+    bm = cnst_ints(g, 3, b);
+    em = cnst_ints(g, 3, e);
+    k = cnst_ints(g, 3, sd);
+    r = def(g, &rt);
+    out(g, " = slice_by_index(x=%%v%d, begin=%%v%d, end=%%v%d, stride=%%v%d, begin_mask=[%s, %s, %s], end_mask=[true, true, true])\n",
+        res[1][1], bm, em, k, ax == 0 ? "false" : "true", ax == 1 ? "false" : "true", "true");
+    st = g->v[res[0][1]];
+    st.d[2] = H[0] + H[1];
+    y = def(g, &st);
+    out(g, " = concat(values=(%%v%d, %%v%d), axis=%d, interleave=false)\n", res[0][1], r, chance(g, 50) ? -1 : 2);
+    g->v[r].vis = g->v[res[1][1]].vis = 0; /* read by the join only */
+  }
+  for (k = 0; k < 4; k++) {
+    gv ht;
+    int c;
+    if (k == 1) continue;
+    if (chance(g, 60)) { /* unused: hidden, so that it does not become an output of main */
+      g->v[res[0][k]].vis = g->v[res[1][k]].vis = 0;
+      continue;
+    }
+    ht = g->v[res[0][k]];
+    ht.d[1] = H[0] + H[1];
+    c = def(g, &ht);
+    out(g, " = concat(values=(%%v%d, %%v%d), axis=-1, interleave=false)\n", res[0][k], res[1][k]);
+    want_out(g, c);
+  }
+  if (chance(g, 10)) extra_use(g, res[0][1]); /* the forward sequence read elsewhere: no pair */
+  g->v[res[0][1]].vis = 0;
+  return y;
+}
+
+/* fuse_composite_functions: an embedding lookup, a Keras LSTM (or a bidirectional pair) or plain functions. */
 static int t_composite(G *g, int x) {
   int c = rnd(g, 10);
-  return c < 4 ? t_embedding(g, x) : c < 9 ? t_keras_lstm(g, x) : t_functions(g, x);
+  return c < 3 ? t_embedding(g, x) : c < 6 ? t_keras_lstm(g, x) : c < 9 ? t_keras_bilstm(g, x) : t_functions(g, x);
 }
 
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
