@@ -18323,13 +18323,15 @@ static mgopt_value *mgopt__rce_state_src(const mgopt_op *op, const char *slot) {
 }
 
 /* The import's expand_dims after a one-direction op's output k (axis 1 of a
-   forward sequence, axis 0 of a state): its value, written as the ONNX output
-   itself, when output k feeds nothing else (NULL otherwise). */
+   forward sequence, axis 0 of a state, forward or reverse): its value,
+   written as the ONNX output itself, when output k feeds nothing else (NULL
+   otherwise). */
 static mgopt_value *mgopt__rce_out_dst(const mgopt_op *op, int k) {
   const mgopt_value *v = op->outs[k];
   const mgopt_op *ex = v->nuses == 1 && !v->nblock_uses && v->uses ? v->uses->op : NULL;
   int seq = mgopt_op_get_bool(op, "output_sequence", 0), dir = mgopt__rcm_dir(op);
-  if (!ex || ex->kind != MGOPT_OP_expand_dims || dir != 0 || mgopt_op_operand(ex, "x") != v) return NULL;
+  if (!ex || ex->kind != MGOPT_OP_expand_dims || dir == 2 || (dir != 0 && k == 0) || mgopt_op_operand(ex, "x") != v)
+    return NULL;
   if (k == 0 && !seq) return NULL;
   return mgopt__rce_axes_is(ex, k == 0 ? 1 : 0) ? ex->outs[0] : NULL;
 }
@@ -19907,8 +19909,11 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   /* a mapping reads the attributes' values: a node with a reference stays opaque */
   for (i = 0; fn && i < n->nattributes; i++)
     if (n->attributes[i].ref_attr_name.len) fn = NULL;
-  /* the mappings read the first output's name: a node without it stays opaque */
-  if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
+  /* the mappings read the first output's name: a node without it stays opaque
+     (but the recurrent ops' mapping, which names a missing Y itself) */
+  if (fn && (n->noutputs < 1 || !n->outputs[0].len) &&
+      !(n->noutputs >= 2 && (e->map->kind == MGOPT_OP_lstm || e->map->kind == MGOPT_OP_gru || e->map->kind == MGOPT_OP_rnn)))
+    fn = NULL;
   if (fn) {
     mgopt_op *last = I->b->last;
     int64_t mark = I->values.nundo;
@@ -21040,8 +21045,43 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
   return s;
 }
 
+/* Which of the model's functions (op types calls[0..n)) something calls. */
+typedef struct mgopt__exf_called {
+  const char **calls;
+  int64_t n;
+  uint8_t *called;
+} mgopt__exf_called;
+
+static void mgopt__exf_mark(mgopt__exf_called *c, const char *type) {
+  int64_t k;
+  for (k = 0; k < c->n; k++)
+    if (c->calls[k] && strcmp(c->calls[k], type) == 0) c->called[k] = 1;
+}
+
+static int mgopt__exf_mark_op(mgopt_op *op, void *ud) {
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strstr(op->type, "::")) mgopt__exf_mark((mgopt__exf_called *)ud, op->type);
+  return 0;
+}
+
+/* The calls of ONNX nodes (their subgraphs included, at most 64 deep). */
+static void mgopt__exf_mark_nodes(mgopt__exf_called *c, const mgopt_onnx_node *nodes, int64_t n, int depth) {
+  char buf[400];
+  int64_t i, a, g;
+  for (i = 0; i < n && depth < 64; i++) {
+    mgopt__onnx_node_type(buf, sizeof buf, nodes[i].domain, nodes[i].op_type, nodes[i].overload);
+    mgopt__exf_mark(c, buf);
+    for (a = 0; a < nodes[i].nattributes; a++) {
+      const mgopt_onnx_attribute *at = &nodes[i].attributes[a];
+      if (at->g) mgopt__exf_mark_nodes(c, at->g->nodes, at->g->nnodes, depth + 1);
+      for (g = 0; g < at->ngraphs; g++) mgopt__exf_mark_nodes(c, at->graphs[g].nodes, at->graphs[g].nnodes, depth + 1);
+    }
+  }
+}
+
 /* The model's functions: each imported one written from the IR, the others
-   as they came. Also fills E->overloads (before anything is written). */
+   as they came; but an imported function the program no longer has (every
+   call of it fused or inlined) is not written when nothing written calls
+   it. Also fills E->overloads (before anything is written). */
 static mgopt_status mgopt__exp_functions(mgopt__exp *E, const mgopt_onnx_model *orig, mgopt_onnx_model *m, int write) {
   const char **calls, **names;
   int64_t k;
@@ -21058,11 +21098,31 @@ static mgopt_status mgopt__exp_functions(mgopt__exp *E, const mgopt_onnx_model *
   }
   m->functions = (mgopt_onnx_function *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_function) * (size_t)orig->nfunctions, 8);
   if (!m->functions) return mgopt__exp_nomem(E);
-  m->nfunctions = orig->nfunctions;
-  for (k = 0; k < orig->nfunctions && !s; k++) {
-    mgopt_function *f = names[k] ? mgopt_program_function(E->p, names[k]) : NULL;
-    if (f) s = mgopt__exp_function(E, &orig->functions[k], f, &m->functions[k]);
-    else m->functions[k] = orig->functions[k];
+  m->nfunctions = 0;
+  {
+    /* called: by an op of the program, or by a function written as it came
+       (those found until no more are) */
+    mgopt__exf_called c;
+    uint8_t *verbatim = (uint8_t *)mgopt_program_alloc(E->p, (size_t)orig->nfunctions * 2, 1);
+    int more = 1;
+    if (!verbatim) return mgopt__exp_nomem(E);
+    memset(verbatim, 0, (size_t)orig->nfunctions * 2);
+    c.calls = calls;
+    c.n = orig->nfunctions;
+    c.called = verbatim + orig->nfunctions;
+    mgopt_program_walk(E->p, mgopt__exf_mark_op, &c);
+    while (more)
+      for (more = 0, k = 0; k < orig->nfunctions; k++)
+        if (!verbatim[k] && !(names[k] && mgopt_program_function(E->p, names[k])) && (!names[k] || c.called[k])) {
+          verbatim[k] = 1;
+          more = 1;
+          mgopt__exf_mark_nodes(&c, orig->functions[k].nodes, orig->functions[k].nnodes, 0);
+        }
+    for (k = 0; k < orig->nfunctions && !s; k++) {
+      mgopt_function *f = names[k] ? mgopt_program_function(E->p, names[k]) : NULL;
+      if (f) s = mgopt__exp_function(E, &orig->functions[k], f, &m->functions[m->nfunctions++]);
+      else if (verbatim[k]) m->functions[m->nfunctions++] = orig->functions[k];
+    }
   }
   return s;
 }

@@ -213,7 +213,9 @@ typedef struct mgopt_compress_config {
    built-in ones (unless no_builtins):
      embedding_lookup  (embeddings [V, D...], ids integer) -> gather(axis=0)
      keras_lstm        the Keras LSTM layer -> one lstm op (see the pass's
-                       header for the signature it checks)
+                       header for the signature it checks); a forward and
+                       a go_backwards call joined as Keras' Bidirectional
+                       layer joins them -> one bidirectional lstm
    A composite's fuse function is called with build = 0 to ask whether the
    call can be fused (it must not change anything then) and with build = 1
    to fuse it: it creates its ops before `call` (mgopt_build_op with pos =
@@ -24999,9 +25001,13 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(relay, relay, fold_scale_axis,
    Must not fire: fewer branches; groups other than 1; different kernel
    sizes, strides, pads or dilations; a run-time weight or bias; branches
    in different blocks; declared types the split's parts do not fit.
-   Cost: worklist patterns rooted at each conv (linear), O(readers of its
-   input + weight bytes) per combination; a combined group no longer
-   matches. */
+   Cost: worklist patterns rooted at each conv (linear). The readers of an
+   input value are grouped into classes of compatible ones once, in one
+   pass (classes found by a hash of op kind, block, weight shape and
+   attributes), and again only after the value's use count changed, so a
+   value read by many convs that stay below min_num_branches, or by many
+   incompatible ones, costs O(readers) in all; plus the weight bytes of each
+   combination. */
 
 #define MGOPT__CPO_MAX 256 /* branches combined at once */
 
@@ -25091,30 +25097,23 @@ static mgopt_op *mgopt__cpo_chain_prev(const mgopt_op *q) {
 
 typedef struct mgopt__cpo_opts {
   int64_t min_branches;
+  mgopt__map grouped; /* input value -> its use count + 1 when its readers were last grouped */
 } mgopt__cpo_opts;
 
-static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+/* Combines the n branches br (compatible, reading x; n >= 2) into one wide op and a split; 1 when it did. */
+static int mgopt__cpo_group(mgopt_rewriter *rw, mgopt_value *x, mgopt__cpo_branch *br, int32_t n) {
   static const char *const slots3[3] = {"x", "weight", "bias"};
   static const char *const slots2[2] = {"x", "y"};
-  const mgopt__cpo_opts *o = (const mgopt__cpo_opts *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *x = mgopt_op_operand(root, "x"), *vals[3], *cur[MGOPT__CPO_MAX], *wide;
-  mgopt__cpo_branch br[MGOPT__CPO_MAX], first;
-  mgopt_op *u[MGOPT__CPO_MAX], *pos, *wop, *split;
-  mgopt_use *use;
+  mgopt_value *vals[3], *cur[MGOPT__CPO_MAX], *wide;
+  mgopt_op *u[MGOPT__CPO_MAX], *pos, *wop, *split, *root;
   mgopt_tensor *wt, *bt = NULL;
   int64_t cout[MGOPT__CPO_MAX], total = 0, shape[MGOPT_MAX_RANK], rowbytes, off;
   double *dv;
-  int32_t n = 0, i, rank, axis, any_bias = 0, level;
+  int32_t i, rank, axis, any_bias = 0, level;
   const char *base;
-  if (!x || !mgopt__cpo_branch_of(root, x, NULL, &first)) return 0;
-  for (use = x->uses; use && n < MGOPT__CPO_MAX; use = use->next)
-    if (use->op && !(use->op->flags & MGOPT_OP_ERASED) && mgopt__cpo_branch_of(use->op, x, &first, &br[n])) {
-      for (i = 0; i < n && br[i].op != use->op; i++) {}
-      if (i == n) n++;
-    }
-  if (n < o->min_branches || n < 2) return 0;
   qsort(br, (size_t)n, sizeof br[0], mgopt__cpo_by_id);
+  root = br[0].op;
   rank = root->outs[0]->type.rank;
   if (root->outs[0]->type.kind != MGOPT_TYPE_TENSOR || rank < 1 || rank > MGOPT_MAX_RANK) return 0;
   axis = root->kind == MGOPT_OP_linear ? rank - 1 : 1;
@@ -25239,12 +25238,102 @@ static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
   return 1;
 }
 
+/* A branch's class: op kind, block, weight dtype and shape past axis 0, attributes (equal classes hash equal). */
+static uint64_t mgopt__cpo_class_key(const mgopt__cpo_branch *b) {
+  uint64_t h = mgopt__hash_bytes(&b->op->kind, sizeof b->op->kind, 0x9E3779B97F4A7C15ull);
+  h = mgopt__hash_bytes(&b->op->parent, sizeof b->op->parent, h);
+  h = mgopt__hash_bytes(&b->w->dtype, sizeof b->w->dtype, h);
+  h = mgopt__hash_bytes(b->w->shape + 1, sizeof(int64_t) * (size_t)(b->w->rank - 1), h);
+  return mgopt__map_hash_key(h ^ (mgopt__pu_attrs_hash(b->op) * 0xBF58476D1CE4E5B9ull));
+}
+
+typedef struct mgopt__cpo_class {
+  uint32_t first_id; /* the smallest op id among its branches: classes combine in that order */
+  int32_t rep, count;
+} mgopt__cpo_class;
+
+static int mgopt__cpo_by_first_id(const void *a, const void *b) {
+  const mgopt__cpo_class *x = (const mgopt__cpo_class *)a, *y = (const mgopt__cpo_class *)b;
+  return x->first_id < y->first_id ? -1 : x->first_id > y->first_id;
+}
+
+/* Groups x's readers that can be branches into classes of compatible ones
+   (one pass over the readers, classes found by hash) and combines each class
+   of at least min_branches; 1 when something changed. */
+static int mgopt__cpo_groups(mgopt_rewriter *rw, mgopt_value *x, const mgopt__cpo_opts *o) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  size_t cap = (size_t)x->nuses + 1;
+  size_t bytes = cap * (sizeof(mgopt__cpo_branch) + sizeof(int32_t) + sizeof(mgopt__cpo_class));
+  mgopt__cpo_branch *all = (mgopt__cpo_branch *)mgopt__heap_realloc(&p->alloc, NULL, 0, bytes), tmp;
+  mgopt__cpo_class *cls = all ? (mgopt__cpo_class *)(void *)(all + cap) : NULL;
+  int32_t *of = cls ? (int32_t *)(void *)(cls + cap) : NULL, n = 0, ncls = 0, c, i, changed = 0;
+  mgopt__map classes;
+  mgopt_use *use;
+  if (!all) return 0;
+  mgopt__map_init(&classes, &p->alloc);
+  for (use = x->uses; use; use = use->next) {
+    mgopt_op *op = use->op;
+    mgopt__map_slot *sl;
+    uint64_t key;
+    if (!op || (op->flags & MGOPT_OP_ERASED) || use->slot != mgopt_op_slot_index(op, "x") ||
+        !mgopt__cpo_branch_of(op, x, NULL, &all[n]))
+      continue;
+    key = mgopt__cpo_class_key(&all[n]);
+    for (sl = mgopt__map_find(&classes, key); sl; sl = mgopt__map_next(&classes, sl))
+      if (mgopt__cpo_branch_of(op, x, &all[cls[sl->v.i].rep], &tmp)) break;
+    if (!sl) {
+      if (!(sl = mgopt__map_add(&classes, key))) break;
+      sl->v.i = ncls;
+      cls[ncls].rep = n;
+      cls[ncls].count = 0;
+      cls[ncls].first_id = op->id;
+      ncls++;
+    }
+    c = (int32_t)sl->v.i;
+    of[n++] = c;
+    cls[c].count++;
+    if (op->id < cls[c].first_id) cls[c].first_id = op->id;
+  }
+  mgopt__map_free(&classes);
+  /* the class index of each branch, as each class is sorted away from its index */
+  for (c = 0; c < ncls; c++) cls[c].rep = c;
+  qsort(cls, (size_t)ncls, sizeof cls[0], mgopt__cpo_by_first_id);
+  for (c = 0; c < ncls; c++) {
+    mgopt__cpo_branch br[MGOPT__CPO_MAX];
+    int32_t nb = 0;
+    if (cls[c].count < o->min_branches || cls[c].count < 2) continue;
+    for (i = 0; i < n && nb < MGOPT__CPO_MAX; i++)
+      if (of[i] == cls[c].rep) br[nb++] = all[i];
+    changed |= mgopt__cpo_group(rw, x, br, nb);
+  }
+  mgopt__heap_free(&p->alloc, all, bytes);
+  return changed;
+}
+
+/* Each input value's readers are grouped once, and again only after its use count changed. */
+static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+  mgopt__cpo_opts *o = (mgopt__cpo_opts *)ud;
+  mgopt_value *x = mgopt_op_operand(root, "x");
+  mgopt__cpo_branch first;
+  mgopt__map_slot *sl;
+  int changed = 0, round;
+  if (!x || !mgopt__cpo_branch_of(root, x, NULL, &first)) return 0;
+  sl = mgopt__map_find(&o->grouped, mgopt__map_ptr_key(x));
+  if (sl && sl->v.i == (int64_t)x->nuses + 1) return 0;
+  /* a class beyond MGOPT__CPO_MAX branches combines in rounds (the wide op joins the rest) */
+  for (round = 0; round < 64 && mgopt__cpo_groups(rw, x, o); round++) changed = 1;
+  if ((sl = mgopt__map_get(&o->grouped, mgopt__map_ptr_key(x), NULL)) != NULL) sl->v.i = (int64_t)x->nuses + 1;
+  return changed;
+}
+
 /* Runs the combiner on the ops of `kind` with ctx's option min_num_branches. */
 MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
   mgopt_pattern pat;
   mgopt_pass_def pd;
   mgopt__cpo_opts o;
+  mgopt_status st;
   o.min_branches = ctx->opts[0].i;
+  mgopt__map_init(&o.grouped, &ctx->program->alloc);
   memset(&pat, 0, sizeof pat);
   pat.name = "combine_parallel";
   pat.root_kind = kind;
@@ -25254,7 +25343,9 @@ MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
   memset(&pd, 0, sizeof pd);
   pd.patterns = &pat;
   pd.npatterns = 1;
-  return mgopt__pass_run_patterns(ctx, &pd);
+  st = mgopt__pass_run_patterns(ctx, &pd);
+  mgopt__map_free(&o.grouped);
+  return st;
 }
 
 static mgopt_status mgopt__cpc_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_conv); }
@@ -25347,6 +25438,11 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_dense,
        transpose -> lstm(output_sequence=true) -> transpose (see
        mgopt__fcf_keras_lstm for the signature it checks; the weights are
        re-laid once, exactly).
+     A forward and a go_backwards keras_lstm call over the same x joined as
+       Keras' Bidirectional layer joins them (each used output concatenated
+       on the last axis with its backward twin, the backward sequence first
+       reversed along time by a slice_by_index) become one
+       lstm(direction="bidirectional"); see mgopt__fcf_pairs.
    After a fuse function built its ops, each op must be accepted by the
    program's target (mgopt_program_target_accepts) and each replacement
    value's inferred type must fit the call output's declared type
@@ -25363,7 +25459,8 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_dense,
    signature or type that does not match (reported); a fused op the target
    refuses (reported); an op that is not a call.
    Cost: one walk over the program's ops, plus the fuse functions' work per
-   call. */
+   call; a bidirectional pair also walks its block once from the forward
+   call to find which call comes first. */
 
 #define MGOPT__FCF_WHY 200
 
@@ -25457,21 +25554,23 @@ static mgopt_tensor *mgopt__fcf_lstm_weight(mgopt_program *p, const mgopt_tensor
    order, as Keras gives them); time_major true takes x as [T, B, I] and
    gives outputs [T, B, H]. Becomes transpose(x) -> lstm(output_sequence)
    -> transpose, the weights re-laid once (exact). */
+/* A keras_lstm flag (go_backwards, time_major): the call's attribute, else the function's; false when absent. */
+static int mgopt__fcf_lstm_flag(const mgopt_op *call, const mgopt_function *callee, const char *name) {
+  const mgopt_attr *a = mgopt_op_attr(call, name);
+  if (!a) a = mgopt_function_attr(callee, name);
+  return a && (a->kind == MGOPT_ATTR_BOOL || a->kind == MGOPT_ATTR_INT) && a->u.i != 0;
+}
+
 static int mgopt__fcf_keras_lstm(mgopt_program *p, mgopt_op *call, mgopt_function *callee, int build,
                                  mgopt_value **outs, char *why, size_t why_cap, void *ud) {
   static const char *const slots[6] = {"x", "initial_h", "initial_c", "weight_ih", "weight_hh", "bias"};
   mgopt_value *in[6], *vals[6];
   mgopt_tensor *k, *r, *b, *wi, *wh, *wb;
-  const mgopt_attr *gb = mgopt_op_attr(call, "go_backwards"), *tm = mgopt_op_attr(call, "time_major");
   int64_t I, H, i;
-  int backwards, time_major;
+  int backwards = mgopt__fcf_lstm_flag(call, callee, "go_backwards"), time_major = mgopt__fcf_lstm_flag(call, callee, "time_major");
   mgopt_op *l;
   mgopt_dtype dt;
   MGOPT__UNUSED(ud);
-  if (!gb) gb = mgopt_function_attr(callee, "go_backwards");
-  if (!tm) tm = mgopt_function_attr(callee, "time_major");
-  backwards = gb && (gb->kind == MGOPT_ATTR_BOOL || gb->kind == MGOPT_ATTR_INT) && gb->u.i != 0;
-  time_major = tm && (tm->kind == MGOPT_ATTR_BOOL || tm->kind == MGOPT_ATTR_INT) && tm->u.i != 0;
   if (callee->body->nargs != 6 || callee->body->nouts != 4 || call->nouts != 4)
     return mgopt__fcf_why(why, why_cap, "keras_lstm takes 6 inputs and returns 4 values");
   for (i = 0; i < 6; i++) {
@@ -25620,6 +25719,20 @@ static int mgopt__fcf_visit(mgopt_op *op, void *ud) {
   return 0;
 }
 
+/* Erases op (its outputs unused), then the constants it read that nothing else reads. */
+static void mgopt__fcf_erase(mgopt_op *op) {
+  mgopt_op *consts[16];
+  int32_t n = 0, s, i;
+  for (s = 0; s < op->nslots; s++)
+    for (i = 0; i < op->slots[s].n; i++) {
+      mgopt_op *d = op->slots[s].uses[i].value->def;
+      if (d && d->kind == MGOPT_OP_const && n < 16) consts[n++] = d;
+    }
+  mgopt_op_erase(op);
+  for (i = 0; i < n; i++)
+    if (!(consts[i]->flags & MGOPT_OP_ERASED) && !consts[i]->outs[0]->nuses) mgopt_op_erase(consts[i]);
+}
+
 /* Erases the ops between `after` (exclusive; NULL: the block's start) and `call`, last first. */
 static void mgopt__fcf_unbuild(mgopt_op *after, mgopt_op *call) {
   while (call->prev && call->prev != after) {
@@ -25672,8 +25785,252 @@ static int mgopt__fcf_fuse(mgopt__fcf *F, const mgopt__fcf_call *c, char *why) {
   }
   for (i = 0; i < call->nouts; i++) mgopt_value_replace_all_uses(call->outs[i], outs[i]);
   for (o = after ? after->next : call->parent->first; o && o != call; o = o->next) mgopt__pu_sync_op_name(o);
-  mgopt_op_erase(call);
+  mgopt__fcf_erase(call);
   return 1;
+}
+
+/* ---------------------------------------------------------------- bidirectional pair
+
+   Keras' Bidirectional(LSTM) with merge_mode "concat": a forward and a
+   go_backwards keras_lstm call over the same x, the backward outputs
+   reversed along time, joined on the last axis:
+     %f_last, %f_seq, %f_h, %f_c = keras_lstm(x, hf, cf, Kf, Rf, bf)
+     %b_last, %b_seq, %b_h, %b_c = keras_lstm(x, hb, cb, Kb, Rb, bb, go_backwards=true)
+     %r = slice_by_index(%b_seq, ...)          (all of it, stride -1 on time)
+     %y = concat(values=(%f_seq, %r), axis=-1)  [B, T, 2H]
+     %s = concat(values=(%f_h, %b_h), axis=-1)  [B, 2H] (also last_output, state_c)
+   becomes one lstm(direction="bidirectional", output_sequence=true) whose
+   output sequence aligns both halves with x's time as %y does, and whose
+   final states are [B, 2H] with the forward half first, as %s. Each output
+   of the two calls is either unused in both or read only by its concat (the
+   sequence by the reverse, the reverse by the concat). */
+
+/* 1 when s is a slice_by_index that reads all of its input, reversed along
+   axis ax and in order along every other axis (static dims, constant bounds). */
+static int mgopt__fcf_is_reverse(mgopt_program *p, const mgopt_op *s, int32_t ax) {
+  mgopt_value *x = mgopt_op_operand(s, "x"), *sv = mgopt_op_operand(s, "stride");
+  const mgopt_tensor *tb = mgopt_value_const(mgopt_op_operand(s, "begin")), *te = mgopt_value_const(mgopt_op_operand(s, "end"));
+  const mgopt_tensor *ts = sv ? mgopt_value_const(sv) : NULL;
+  const int64_t *bm = NULL, *em = NULL, *sm = NULL;
+  int64_t nbm, nem, nsm, d, r;
+  if (!x || !tb || !te || !ts || x->type.kind != MGOPT_TYPE_TENSOR || (r = x->type.rank) < 1 || ax >= r) return 0;
+  if (tb->numel != r || te->numel != r || ts->numel != r) return 0;
+  nbm = mgopt_op_get_ints(p, s, "begin_mask", &bm);
+  nem = mgopt_op_get_ints(p, s, "end_mask", &em);
+  nsm = mgopt_op_get_ints(p, s, "squeeze_mask", &sm);
+  for (d = 0; d < r; d++) {
+    int64_t len = x->type.dims[d].v, b = mgopt_tensor_get_i64(tb, d), e = mgopt_tensor_get_i64(te, d);
+    int64_t st = mgopt_tensor_get_i64(ts, d);
+    int hb = !(d < nbm && bm[d]), he = !(d < nem && em[d]);
+    if (!mgopt_dim_is_static(x->type.dims[d]) || (d < nsm && sm[d])) return 0;
+    if (d == ax) {
+      if (st != -1 || (hb && !(b >= len - 1 || b == -1)) || (he && e >= -len)) return 0;
+    } else if (st != 1 || (hb && !(b == 0 || b <= -len)) || (he && e < len)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The concat that is v's only reader and joins exactly (v, other) along the
+   last axis, with *other set; else NULL. */
+static mgopt_op *mgopt__fcf_join(const mgopt_value *v, mgopt_value **other) {
+  mgopt_op *c = mgopt__pu_single_user(v);
+  int32_t si;
+  int64_t axis, r = v->type.rank;
+  if (!c || c->kind != MGOPT_OP_concat || c->nouts != 1 || mgopt_op_get_bool(c, "interleave", 0) || r < 1) return NULL;
+  si = mgopt_op_slot_index(c, "values");
+  if (si < 0 || c->slots[si].n != 2 || c->slots[si].uses[0].value != v) return NULL;
+  axis = mgopt_op_get_int(c, "axis", r);
+  if (axis < 0) axis += r;
+  if (axis != r - 1) return NULL;
+  *other = c->slots[si].uses[1].value;
+  return c;
+}
+
+/* A forward keras_lstm call fc and its backward partner: *bc, the concat
+   of each output slot (NULL: the slot is unused in both) and the reverse of
+   the backward sequence. 0 when fc's outputs are not read that way. */
+static int mgopt__fcf_bidi_match(mgopt_program *p, mgopt_op *fc, int time_major, mgopt_op **bc, mgopt_op **cat,
+                                 mgopt_op **rev) {
+  int32_t k;
+  *bc = NULL;
+  *rev = NULL;
+  for (k = 0; k < 4; k++) {
+    mgopt_value *v = fc->outs[k], *w = NULL;
+    mgopt_op *c;
+    cat[k] = NULL;
+    if (!v->nuses) continue;
+    if (!(c = mgopt__fcf_join(v, &w))) return 0;
+    if (k == 1) {
+      mgopt_op *r = w->def;
+      if (!r || r->kind != MGOPT_OP_slice_by_index || mgopt__pu_single_user(w) != c ||
+          !mgopt__fcf_is_reverse(p, r, time_major ? 0 : 1))
+        return 0;
+      *rev = r;
+      w = mgopt_op_operand(r, "x");
+    }
+    if (!w || !w->def || w->def == fc || w->index != k || (*bc && w->def != *bc)) return 0;
+    *bc = w->def;
+    cat[k] = c;
+  }
+  if (!*bc || (*bc)->parent != fc->parent || (*bc)->nouts != 4) return 0;
+  for (k = 0; k < 4; k++) {
+    const mgopt_value *v = (*bc)->outs[k];
+    if (!cat[k] ? v->nuses != 0 : mgopt__pu_single_user(v) != (k == 1 ? *rev : cat[k])) return 0;
+  }
+  return 1;
+}
+
+/* concat(values=(a, b), axis=-1) before pos; NULL on failure. */
+static mgopt_value *mgopt__fcf_cat2(mgopt_program *p, mgopt_op *pos, mgopt_value *a, mgopt_value *b, const char *name) {
+  mgopt_value *vs[2];
+  mgopt_op *c = mgopt_build_op(p, pos->parent, pos, "concat", mgopt_program_fresh_name(p, name), 0, NULL, NULL, 1);
+  vs[0] = a;
+  vs[1] = b;
+  if (!c || mgopt_op_set_operand_list(c, "values", vs, 2) || mgopt_op_set_int(c, "axis", -1) ||
+      mgopt_op_set_bool(c, "interleave", 0) || mgopt_op_infer(p, c, NULL) != MGOPT_OK)
+    return NULL;
+  return c->outs[0];
+}
+
+/* 1 when op a comes before op b in their block. */
+static int mgopt__fcf_before(const mgopt_op *a, const mgopt_op *b) {
+  for (a = a->next; a; a = a->next)
+    if (a == b) return 1;
+  return 0;
+}
+
+/* Builds the bidirectional lstm of the pair (fc forward, bc backward) and
+   replaces the concats; 1 done, 0 left alone (nothing changed), -1 OOM. */
+static int mgopt__fcf_bidi_build(mgopt_program *p, mgopt_op *fc, mgopt_op *bc, mgopt_op *const *cat, mgopt_op *rev,
+                                 int time_major) {
+  static const char *const slots[9] = {"x", "initial_h", "initial_c", "weight_ih", "weight_hh", "bias",
+                                       "weight_ih_back", "weight_hh_back", "bias_back"};
+  mgopt_op *pos = mgopt__fcf_before(fc, bc) ? bc : fc, *after = pos->prev, *l, *o;
+  mgopt_value *vals[9], *rep[4];
+  mgopt_op *const calls[2] = {fc, bc};
+  int64_t I, H;
+  int32_t d, k;
+  int ok = 1;
+  {
+    const mgopt_tensor *k0 = mgopt_value_const(mgopt_op_operand(fc, "in3"));
+    const mgopt_tensor *r0 = mgopt_value_const(mgopt_op_operand(fc, "in4"));
+    H = r0->shape[0];
+    I = k0->shape[0];
+  }
+  for (d = 0; d < 2; d++) {
+    mgopt_tensor *wi = mgopt__fcf_lstm_weight(p, mgopt_value_const(mgopt_op_operand(calls[d], "in3")), I, H);
+    mgopt_tensor *wh = mgopt__fcf_lstm_weight(p, mgopt_value_const(mgopt_op_operand(calls[d], "in4")), H, H);
+    mgopt_tensor *wb = mgopt__fcf_lstm_weight(p, mgopt_value_const(mgopt_op_operand(calls[d], "in5")), 0, H);
+    if (!wi || !wh || !wb) return -1;
+    vals[3 + 3 * d] = mgopt_build_const(p, pos->parent, pos, mgopt_program_fresh_name(p, d ? "lstm_weight_ih_back" : "lstm_weight_ih"), wi);
+    vals[4 + 3 * d] = mgopt_build_const(p, pos->parent, pos, mgopt_program_fresh_name(p, d ? "lstm_weight_hh_back" : "lstm_weight_hh"), wh);
+    vals[5 + 3 * d] = mgopt_build_const(p, pos->parent, pos, mgopt_program_fresh_name(p, d ? "lstm_bias_back" : "lstm_bias"), wb);
+  }
+  vals[0] = time_major ? mgopt_op_operand(fc, "in0") : mgopt__fcf_swap01(p, pos, mgopt_op_operand(fc, "in0"), "lstm_x");
+  vals[1] = mgopt__fcf_cat2(p, pos, mgopt_op_operand(fc, "in1"), mgopt_op_operand(bc, "in1"), "lstm_initial_h");
+  vals[2] = mgopt__fcf_cat2(p, pos, mgopt_op_operand(fc, "in2"), mgopt_op_operand(bc, "in2"), "lstm_initial_c");
+  for (k = 0; k < 9; k++)
+    if (!vals[k]) ok = 0;
+  l = ok ? mgopt_build_op(p, pos->parent, pos, "lstm", mgopt_program_fresh_name(p, "lstm"), 9, slots, vals, 3) : NULL;
+  if (!l || mgopt_value_set_name(l->outs[0], mgopt_program_fresh_name(p, "lstm_sequence")) ||
+      mgopt_value_set_name(l->outs[1], mgopt_program_fresh_name(p, "lstm_h")) ||
+      mgopt_value_set_name(l->outs[2], mgopt_program_fresh_name(p, "lstm_c")) || mgopt_op_set_bool(l, "output_sequence", 1) ||
+      mgopt_op_set_string(l, "direction", "bidirectional") || mgopt_op_infer(p, l, NULL) != MGOPT_OK)
+    ok = 0;
+  if (ok) {
+    static const char *const xs[1] = {"x"};
+    rep[1] = cat[1] ? (time_major ? l->outs[0] : mgopt__fcf_swap01(p, pos, l->outs[0], "lstm_outputs")) : NULL;
+    rep[2] = l->outs[1];
+    rep[3] = l->outs[2];
+    rep[0] = l->outs[1];
+    if (cat[0] && cat[2]) { /* both joins of the final state: each its own value, so both may keep a graph output's name */
+      mgopt_op *id = mgopt_build_op(p, pos->parent, pos, "identity", mgopt_program_fresh_name(p, "lstm_last"), 1, xs,
+                                    &l->outs[1], 1);
+      rep[0] = id && mgopt_op_infer(p, id, NULL) == MGOPT_OK ? id->outs[0] : NULL;
+    }
+    for (k = 0; k < 4; k++)
+      if (cat[k] && (!rep[k] || !mgopt__pu_adopt_type(p, rep[k], cat[k]->outs[0]))) ok = 0;
+  }
+  for (o = after ? after->next : pos->parent->first; ok && o && o != pos; o = o->next)
+    if (!mgopt_program_target_accepts(p, o)) ok = 0;
+  if (mgopt_program_status(p)) return -1;
+  if (!ok) {
+    mgopt__fcf_unbuild(after, pos);
+    return mgopt_program_status(p) ? -1 : 0;
+  }
+  for (k = 0; k < 4; k++)
+    if (cat[k]) mgopt_value_replace_all_uses(cat[k]->outs[0], rep[k]);
+  for (o = after ? after->next : pos->parent->first; o && o != pos; o = o->next) mgopt__pu_sync_op_name(o);
+  for (k = 0; k < 4; k++)
+    if (cat[k]) mgopt__fcf_erase(cat[k]);
+  if (rev) mgopt__fcf_erase(rev);
+  mgopt__fcf_erase(fc);
+  mgopt__fcf_erase(bc);
+  return 1;
+}
+
+/* Fuses each forward / backward keras_lstm pair joined as Keras'
+   Bidirectional layer joins them; the fused calls leave F->calls (NULL).
+   0, or -1 out of memory. */
+static int mgopt__fcf_pairs(mgopt__fcf *F) {
+  mgopt_program *p = F->ctx->program;
+  mgopt__map at; /* call op -> index + 1 into F->calls */
+  int64_t k;
+  int rc = 0;
+  mgopt__map_init(&at, &p->alloc);
+  for (k = 0; k < F->ncalls; k++)
+    if (F->calls[k].c->fuse == mgopt__fcf_keras_lstm) {
+      mgopt__map_slot *sl = mgopt__map_get(&at, mgopt__map_ptr_key(F->calls[k].call), NULL);
+      if (!sl) {
+        rc = -1;
+        goto done;
+      }
+      sl->v.i = k + 1;
+    }
+  for (k = 0; k < F->ncalls; k++) {
+    mgopt__fcf_call *fcall = &F->calls[k];
+    mgopt_op *fc = fcall->call, *bc, *cat[4], *rev;
+    mgopt_function *ff, *bf;
+    const mgopt__map_slot *sl;
+    mgopt_value *outs[4];
+    int tm, r;
+    if (!fc || fcall->c->fuse != mgopt__fcf_keras_lstm) continue;
+    ff = mgopt_op_callee(fc);
+    tm = mgopt__fcf_lstm_flag(fc, ff, "time_major");
+    if (mgopt__fcf_lstm_flag(fc, ff, "go_backwards") || fc->nouts != 4 || !mgopt__fcf_bidi_match(p, fc, tm, &bc, cat, &rev))
+      continue;
+    sl = mgopt__map_find(&at, mgopt__map_ptr_key(bc));
+    if (!sl || !F->calls[sl->v.i - 1].call) continue;
+    bf = mgopt_op_callee(bc);
+    if (!mgopt__fcf_lstm_flag(bc, bf, "go_backwards") || mgopt__fcf_lstm_flag(bc, bf, "time_major") != tm) continue;
+    if (mgopt_op_operand(fc, "in0") != mgopt_op_operand(bc, "in0")) continue;
+    if (mgopt__fcf_keras_lstm(p, fc, ff, 0, outs, NULL, 0, NULL) != 1 || mgopt__fcf_keras_lstm(p, bc, bf, 0, outs, NULL, 0, NULL) != 1)
+      continue;
+    {
+      const mgopt_tensor *rf = mgopt_value_const(mgopt_op_operand(fc, "in4")), *rb = mgopt_value_const(mgopt_op_operand(bc, "in4"));
+      if (rf->shape[0] != rb->shape[0] || rf->dtype != rb->dtype) continue;
+    }
+    r = mgopt__fcf_bidi_build(p, fc, bc, cat, rev, tm);
+    if (r < 0) {
+      rc = -1;
+      goto done;
+    }
+    if (r == 0) continue;
+    F->ctx->rewrites++;
+    {
+      const mgopt__map_slot *fi = mgopt__map_find(&F->fn_info, mgopt__map_ptr_key(ff));
+      const mgopt__map_slot *bi = mgopt__map_find(&F->fn_info, mgopt__map_ptr_key(bf));
+      if (fi) F->nfused_of[fi->v.i - 1]++;
+      if (bi) F->nfused_of[bi->v.i - 1]++;
+    }
+    F->calls[sl->v.i - 1].call = NULL;
+    fcall->call = NULL;
+  }
+done:
+  mgopt__map_free(&at);
+  return rc;
 }
 
 static mgopt_status mgopt__fcf_run(mgopt_pass_ctx *ctx) {
@@ -25744,10 +26101,17 @@ static mgopt_status mgopt__fcf_run(mgopt_pass_ctx *ctx) {
       goto done;
     }
   }
+  if (mgopt__fcf_pairs(&F) < 0) {
+    st = mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+    goto done;
+  }
   for (k = 0; k < F.ncalls; k++) {
-    mgopt_function *callee = mgopt_op_callee(F.calls[k].call);
-    const mgopt__map_slot *sl = mgopt__map_find(&F.fn_info, mgopt__map_ptr_key(callee));
+    mgopt_function *callee;
+    const mgopt__map_slot *sl;
     int r;
+    if (!F.calls[k].call) continue; /* fused as half of a bidirectional pair */
+    callee = mgopt_op_callee(F.calls[k].call);
+    sl = mgopt__map_find(&F.fn_info, mgopt__map_ptr_key(callee));
     why[0] = 0;
     r = mgopt__fcf_fuse(&F, &F.calls[k], why);
     if (r < 0) {

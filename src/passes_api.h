@@ -211,7 +211,9 @@ typedef struct mgopt_compress_config {
    built-in ones (unless no_builtins):
      embedding_lookup  (embeddings [V, D...], ids integer) -> gather(axis=0)
      keras_lstm        the Keras LSTM layer -> one lstm op (see the pass's
-                       header for the signature it checks)
+                       header for the signature it checks); a forward and
+                       a go_backwards call joined as Keras' Bidirectional
+                       layer joins them -> one bidirectional lstm
    A composite's fuse function is called with build = 0 to ask whether the
    call can be fused (it must not change anything then) and with build = 1
    to fuse it: it creates its ops before `call` (mgopt_build_op with pos =

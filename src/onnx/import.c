@@ -195,8 +195,11 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   /* a mapping reads the attributes' values: a node with a reference stays opaque */
   for (i = 0; fn && i < n->nattributes; i++)
     if (n->attributes[i].ref_attr_name.len) fn = NULL;
-  /* the mappings read the first output's name: a node without it stays opaque */
-  if (fn && (n->noutputs < 1 || !n->outputs[0].len)) fn = NULL;
+  /* the mappings read the first output's name: a node without it stays opaque
+     (but the recurrent ops' mapping, which names a missing Y itself) */
+  if (fn && (n->noutputs < 1 || !n->outputs[0].len) &&
+      !(n->noutputs >= 2 && (e->map->kind == MGOPT_OP_lstm || e->map->kind == MGOPT_OP_gru || e->map->kind == MGOPT_OP_rnn)))
+    fn = NULL;
   if (fn) {
     mgopt_op *last = I->b->last;
     int64_t mark = I->values.nundo;

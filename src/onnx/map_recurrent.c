@@ -498,13 +498,15 @@ static mgopt_value *mgopt__rce_state_src(const mgopt_op *op, const char *slot) {
 }
 
 /* The import's expand_dims after a one-direction op's output k (axis 1 of a
-   forward sequence, axis 0 of a state): its value, written as the ONNX output
-   itself, when output k feeds nothing else (NULL otherwise). */
+   forward sequence, axis 0 of a state, forward or reverse): its value,
+   written as the ONNX output itself, when output k feeds nothing else (NULL
+   otherwise). */
 static mgopt_value *mgopt__rce_out_dst(const mgopt_op *op, int k) {
   const mgopt_value *v = op->outs[k];
   const mgopt_op *ex = v->nuses == 1 && !v->nblock_uses && v->uses ? v->uses->op : NULL;
   int seq = mgopt_op_get_bool(op, "output_sequence", 0), dir = mgopt__rcm_dir(op);
-  if (!ex || ex->kind != MGOPT_OP_expand_dims || dir != 0 || mgopt_op_operand(ex, "x") != v) return NULL;
+  if (!ex || ex->kind != MGOPT_OP_expand_dims || dir == 2 || (dir != 0 && k == 0) || mgopt_op_operand(ex, "x") != v)
+    return NULL;
   if (k == 0 && !seq) return NULL;
   return mgopt__rce_axes_is(ex, k == 0 ? 1 : 0) ? ex->outs[0] : NULL;
 }

@@ -12,6 +12,8 @@
    pass alone (verification off), and prints the CPU time per op at both
    sizes (best of 3) and their ratio: a pass that is linear in the program's
    size keeps the ratio near 1, a quadratic one shows a ratio near N2 / N1.
+   Then combine_parallel_conv2d / _dense on one input read by N1 / 10 and
+   N2 / 10 convs (linear ops) that stay below min_num_branches.
    A measurement, never a test: run it with `make bench-passes`. */
 #define _POSIX_C_SOURCE 199309L
 #define MGOPT_IMPLEMENTATION
@@ -132,6 +134,35 @@ static char *make_program(long n, size_t *len) {
   return t.s;
 }
 
+/* One input read by n pairs of 1x1 convs (lin: n linear ops): each pair is
+   a class of its own (its dilation differs), below combine_parallel_conv2d's
+   min_num_branches of 3; the linear ops are all alike, and the dense run asks
+   for more branches than there are. A pass that scans the input's readers
+   per reader is quadratic here. */
+static char *make_parallel_program(long n, int lin, size_t *len) {
+  text t;
+  long i;
+  memset(&t, 0, sizeof t);
+  put(&t, lin ? "main(%%x: (2, 4, fp32)) {\n" : "main(%%x: (1, 4, 2, 2, fp32)) {\n");
+  put(&t, lin ? "  %%w: (2, 4, fp32)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])\n"
+              : "  %%w: (2, 4, 1, 1, fp32)* = const(val=[[[[1]], [[2]], [[3]], [[4]]], [[[5]], [[6]], [[7]], [[8]]]])\n");
+  put(&t, lin ? "  %%s0: (2, 2, fp32) = identity(x=%%x)\n" : "  %%s0: (1, 2, 2, 2, fp32) = identity(x=%%x)\n");
+  for (i = 0; i < n; i++) {
+    if (lin) {
+      put(&t, "  %%a%ld: (2, 2, fp32) = linear(x=%%x, weight=%%w)\n", i);
+      put(&t, "  %%s%ld: (2, 2, fp32) = add(x=%%s%ld, y=%%a%ld)\n", i + 1, i, i);
+      continue;
+    }
+    put(&t, "  %%a%ld: (1, 2, 2, 2, fp32) = conv(x=%%x, weight=%%w, dilations=[1, %ld])\n", i, i + 1);
+    put(&t, "  %%b%ld: (1, 2, 2, 2, fp32) = conv(x=%%x, weight=%%w, dilations=[1, %ld])\n", i, i + 1);
+    put(&t, "  %%c%ld: (1, 2, 2, 2, fp32) = add(x=%%a%ld, y=%%b%ld)\n", i, i, i);
+    put(&t, "  %%s%ld: (1, 2, 2, 2, fp32) = add(x=%%s%ld, y=%%c%ld)\n", i + 1, i, i);
+  }
+  put(&t, "} -> (%%s%ld)\n", n);
+  *len = t.n;
+  return t.s;
+}
+
 /* Best of 3 CPU times of pass `name` alone; -1 on error (printed). */
 static double time_pass(const mgopt_registry *reg, const char *src, size_t len, const char *name, long *ops) {
   double best = -1;
@@ -180,6 +211,27 @@ int main(int argc, char **argv) {
   }
   printf("(%ld and %ld ops; ratio = per-op cost at the large size over the small one: ~1 is linear)\n", ops1,
          ops2);
+  /* one input read by many convs (linear ops) that stay below min_num_branches */
+  for (i = 0; i < 2; i++) {
+    static const char *const runs[2] = {"relay::combine_parallel_conv2d",
+                                        "relay::combine_parallel_dense{min_num_branches=1000000000}"};
+    size_t m1, m2;
+    char *p1 = make_parallel_program(n1 / 10, i, &m1), *p2 = make_parallel_program(n2 / 10, i, &m2);
+    double a, b;
+    if (argc > 3 && !strstr(runs[i], argv[3])) {
+      free(p1);
+      free(p2);
+      continue;
+    }
+    a = time_pass(reg, p1, m1, runs[i], &ops1);
+    b = a < 0 ? -1 : time_pass(reg, p2, m2, runs[i], &ops2);
+    if (b >= 0)
+      printf("%-52s %14.1f %14.1f %8.2f  (one input, %ld and %ld readers)\n", i ? "combine_parallel_dense, one input" : "combine_parallel_conv2d, one input",
+             a * 1e9 / (double)ops1, b * 1e9 / (double)ops2, (b / (double)ops2) / (a / (double)ops1), (i ? 1 : 2) * (n1 / 10),
+             (i ? 1 : 2) * (n2 / 10));
+    free(p1);
+    free(p2);
+  }
   free(s1);
   free(s2);
   return 0;

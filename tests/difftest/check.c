@@ -105,7 +105,7 @@ dt_tol dt_tol_of(const char *name) {
                                      "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",
                                      "fuse_dilated_conv", "fuse_leaky_relu", "fuse_prelu", "prelu_to_lrelu",
                                      "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "peephole_conv_add_mul",
-                                     "fold_scale_axis", "legalize", NULL};
+                                     "fold_scale_axis", "legalize", "fuse_composite_functions", NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", "fp16", NULL};
   static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", "relay_prepare", NULL};
   const char *s = strstr(name, "::");
@@ -216,9 +216,6 @@ static mgopt_tensor *convert(mgopt_program *p, const mgopt_tensor *t, int dt) {
   return r;
 }
 
-/* Opaque ONNX ops (onnx::Shape, Dropout, Pad, ...) the generator writes are
-   evaluated by the library's callback, mgopt_onnx_eval_op. */
-
 /* ---------------------------------------------------------------- state
 
    The evaluator takes tensors only. A program whose main has state
@@ -247,6 +244,25 @@ static int nested_state_ops(const mgopt_block *b) {
    milliseconds, where the evaluator's default (2^24) takes seconds, minutes
    under ASan. */
 #define DT_MAX_LOOP 4096
+
+/* Opaque ONNX ops (onnx::Shape, Dropout, Pad, ...) the generator writes are
+   evaluated by the library's callback, mgopt_onnx_eval_op. A call of one of
+   the program's functions runs the callee (calls nested at most 16 deep). */
+static mgopt_status eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
+                            int32_t n, mgopt_tensor **out, mgopt_diag *d) {
+  const mgopt_function *f = mgopt_op_callee(op);
+  int depth = ud ? *(const int *)ud : 0;
+  mgopt_eval_options eo;
+  if (!f) return mgopt_onnx_eval_op(NULL, p, op, operands, n, out, d);
+  if (depth >= 16) return mgopt_diag_set(d, MGOPT_ERR_LIMIT, "calls nested too deep");
+  depth++;
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = 1 << 20;
+  eo.max_loop_iterations = DT_MAX_LOOP;
+  eo.op_fn = eval_op;
+  eo.op_ud = &depth;
+  return mgopt_eval(p, f->name, operands, n, out, op->nouts, &eo, d);
+}
 
 static int lower_state(mgopt_function *f) {
   mgopt_block *b = f->body;
@@ -414,7 +430,7 @@ int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t 
     memset(&eo, 0, sizeof eo);
     eo.max_elements = 1 << 20;
     eo.max_loop_iterations = DT_MAX_LOOP;
-    eo.op_fn = mgopt_onnx_eval_op;
+    eo.op_fn = eval_op;
     if (mgopt_eval(p0, mgopt_program_function_count(p0) == 1 ? NULL : "main", in0, nin, o0, f0->body->nouts, &eo,
                    &d) != MGOPT_OK)
       goto done; /* the program itself cannot be evaluated (opaque op, ...): not a test */
@@ -477,7 +493,7 @@ int dt_check(const char *text, const char *pipeline, const dt_tol *t0, uint64_t 
     memset(&eo, 0, sizeof eo);
     eo.max_elements = 1 << 20;
     eo.max_loop_iterations = DT_MAX_LOOP;
-    eo.op_fn = mgopt_onnx_eval_op;
+    eo.op_fn = eval_op;
     if (mgopt_eval(p1, mgopt_program_function_count(p1) == 1 ? NULL : "main", in1, nin1, o1, no0, &eo, &d) !=
         MGOPT_OK) {
       /* an op the pass made that the evaluator cannot run (no kernel, or a

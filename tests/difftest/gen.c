@@ -36,6 +36,8 @@ typedef struct G {
   int loop_inv;           /* while_loop bodies may pass a loop var through */
   int smooth;             /* no op whose output jumps (floor, ceil, sign, cond on a sign) */
   int state_arg, int_arg; /* main's extra arguments a template asked for, else -1 */
+  dt_text fns;            /* functions a template defined, written after main */
+  int nfn;
 } G;
 
 void dt_text_free(dt_text *t) {
@@ -1955,6 +1957,389 @@ static int t_parallel(G *g, int x, int lin) {
 static int t_parallel_conv(G *g, int x) { return t_parallel(g, x, 0); }
 static int t_parallel_dense(G *g, int x) { return t_parallel(g, x, 1); }
 
+/* ---------------------------------------------------------------- functions
+
+   A template may define functions: their text goes to g->fns (written after
+   main, which the parser allows) while main's values are hidden. */
+
+typedef struct fn_def {
+  int saved_ind, start;
+  dt_text *saved_o;
+  unsigned char *vis;
+} fn_def;
+
+/* Starts function "f::fN"(args of the types of vals[0..n-1]) with the
+   attributes text attrs (NULL: none); args[i] gets each argument's value. */
+static int fn_begin(G *g, fn_def *fd, const char *attrs, int n, const int *vals, int *args) {
+  int i, id = g->nfn++;
+  fd->vis = (unsigned char *)malloc((size_t)g->nv + 1);
+  if (!fd->vis) {
+    g->oom = 1;
+    return id;
+  }
+  for (i = 0; i < g->nv; i++) {
+    fd->vis[i] = (unsigned char)g->v[i].vis;
+    g->v[i].vis = 0;
+  }
+  fd->saved_o = g->o;
+  fd->saved_ind = g->ind;
+  fd->start = g->nv;
+  g->o = &g->fns;
+  g->ind = 0;
+  out(g, "\"f::f%d\"", id);
+  if (attrs) out(g, " attributes(%s)", attrs);
+  out(g, "(");
+  for (i = 0; i < n; i++) {
+    int a = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+    g->v[a] = g->v[vals[i]];
+    g->v[a].isconst = 0;
+    g->v[a].vis = 1;
+    out(g, "%s%%v%d: ", i ? ", " : "", a);
+    ptype(g, &g->v[a]);
+    args[i] = a;
+  }
+  out(g, ") {\n");
+  g->ind = 1;
+  return id;
+}
+
+/* Ends the function with outputs outs[0..n-1] (their types go to types). */
+static void fn_end(G *g, fn_def *fd, int n, const int *outs, gv *types) {
+  int i;
+  out(g, "} -> (");
+  for (i = 0; i < n; i++) {
+    out(g, "%s%%v%d", i ? ", " : "", outs[i]);
+    types[i] = g->v[outs[i]];
+    types[i].isconst = 0;
+  }
+  out(g, ")\n");
+  for (i = fd->start; i < g->nv; i++) g->v[i].vis = 0;
+  if (fd->vis)
+    for (i = 0; i < fd->start; i++) g->v[i].vis = fd->vis[i];
+  free(fd->vis);
+  g->o = fd->saved_o;
+  g->ind = fd->saved_ind;
+}
+
+/* A call of f::f<id> on vals[0..n-1] in main, extra attributes text attrs;
+   its nout outputs of the given types go to res. */
+static void fn_call(G *g, int id, int n, const int *vals, int nout, const gv *types, const char *attrs, int *res) {
+  int i;
+  for (i = 0; i < nout; i++) {
+    int v = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+    g->v[v] = types[i];
+    g->v[v].vis = 1;
+    if (i == 0) indent(g);
+    out(g, "%s%%v%d: ", i ? ", " : "", v);
+    ptype(g, &types[i]);
+    res[i] = v;
+  }
+  out(g, " = \"f::f%d\"(", id);
+  for (i = 0; i < n; i++) out(g, "%sin%d=%%v%d", i ? ", " : "", i, vals[i]);
+  if (attrs) out(g, ", %s", attrs);
+  out(g, ")\n");
+}
+
+static int same_type(const gv *a, const gv *b) {
+  int i;
+  if (a->dt != b->dt || a->rank != b->rank) return 0;
+  for (i = 0; i < a->rank; i++)
+    if (a->d[i] != b->d[i] || a->sym[i] != b->sym[i]) return 0;
+  return 1;
+}
+
+/* Plain functions: one of 1..2 arguments (x and maybe a value of x's type),
+   a random body (a cond or a loop inside half the time, sometimes a call
+   of an earlier function), 1..2 outputs; called 1..3 times (a call inside
+   a cond branch sometimes). */
+static int t_functions(G *g, int x) {
+  int nfn = 1 + rnd(g, 2), f, last = x, inner = -1;
+  gv inner_t[2], inner_in;
+  for (f = 0; f < nfn; f++) {
+    fn_def fd;
+    int vals[2], args[2], outs[2], n = 1 + chance(g, 40), nout = 1 + chance(g, 30), id, ncalls = 1 + rnd(g, 3), c, r;
+    gv types[2];
+    vals[0] = last;
+    if (n == 2) vals[1] = chance(g, 50) ? last : unary(g, "tanh", last);
+    id = fn_begin(g, &fd, NULL, n, vals, args);
+    r = args[0];
+    if (n == 2) r = binary(g, binops[rnd(g, 3)], r, args[1]);
+    if (inner >= 0 && chance(g, 60) && same_type(&inner_in, &g->v[r])) {
+      int res[2];
+      fn_call(g, inner, 1, &r, 1, inner_t, NULL, res);
+      r = res[0];
+    }
+    if (chance(g, 50)) r = !g->smooth && chance(g, 50) ? gen_cond(g, r, 1) : gen_loop(g, r, 1);
+    random_ops(g, rnd(g, 3), 1);
+    r = unary(g, unops[rnd(g, 4)], r);
+    outs[0] = r;
+    outs[1] = chance(g, 50) ? args[n - 1] : pick(g, -1);
+    if (outs[1] < 0) nout = 1;
+    fn_end(g, &fd, nout, outs, types);
+    if (nout == 1 && n == 1) {
+      inner = id;
+      inner_t[0] = types[0];
+      inner_in = g->v[vals[0]];
+    }
+    for (c = 0; c < ncalls; c++) {
+      int res[2];
+      if (c > 0 && chance(g, 30) && !g->smooth) {
+        /* the call inside a cond's then branch */
+        int zero = cnst_scalar(g, g->v[vals[0]].dt, 0), all[MAXR], i, s, pred, y, start;
+        for (i = 0; i < g->v[vals[0]].rank; i++) all[i] = i;
+        s = reduce(g, "reduce_sum", vals[0], g->v[vals[0]].rank, all, 0);
+        pred = binary(g, "greater", s, zero);
+        y = def(g, &types[0]);
+        out(g, " = cond(pred=%%v%d)\n", pred);
+        g->v[y].vis = 0;
+        g->ind++;
+        indent(g);
+        out(g, "then_branch() {\n");
+        g->ind++;
+        start = g->nv;
+        fn_call(g, id, n, vals, nout, types, NULL, res);
+        for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+        g->ind--;
+        indent(g);
+        out(g, "} -> (%%v%d)\n", res[0]);
+        indent(g);
+        out(g, "else_branch() {\n");
+        g->ind++;
+        start = g->nv;
+        fn_call(g, id, n, vals, nout, types, NULL, res);
+        for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+        g->ind--;
+        indent(g);
+        out(g, "} -> (%%v%d)\n", res[0]);
+        g->ind--;
+        g->v[y].vis = 1;
+        want_out(g, y);
+        continue;
+      }
+      fn_call(g, id, n, vals, nout, types, NULL, res);
+      if (nout == 2) want_out(g, res[1]);
+      if (c + 1 < ncalls) want_out(g, res[0]);
+      last = res[0];
+      if (chance(g, 40) && n == 1 && same_type(&types[0], &g->v[vals[0]]))
+        vals[0] = last; /* the next call reads this one's result */
+    }
+  }
+  return last;
+}
+
+/* A static [d0, d1, d2] value that depends on x. */
+static int seq3(G *g, int x, int d0, int d1, int d2) {
+  int d[3], all[MAXR], i, r, k;
+  d[0] = d0, d[1] = d1, d[2] = d2;
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst(g, g->v[x].dt, 3, d, C_RAND);
+  return binary(g, "add", k, r);
+}
+
+/* embedding_lookup: f(w [N, D], ids [K] int32) whose body gathers rows (or
+   one-hot times w); ids constant in [-N, N) (one-hot: [0, N)); sometimes
+   float ids or the implements attribute missing (not fused). */
+static int t_embedding(G *g, int x) {
+  int N = 2 + rnd(g, 3), D = 1 + rnd(g, 3), K = 1 + rnd(g, 4), onehot = g->v[x].dt == F32 && chance(g, 30), i, vals[2], args[2], r, id;
+  int ids[8], d[2], res[1], w, named = !chance(g, 15), fl = chance(g, 10);
+  fn_def fd;
+  gv types[1];
+  for (i = 0; i < K; i++) ids[i] = onehot ? rnd(g, N) : rnd(g, 2 * N) - N;
+  if (chance(g, 50)) {
+    w = seq3(g, x, 1, N, D);
+    w = squeeze(g, w, 0);
+  } else {
+    d[0] = N, d[1] = D;
+    w = cnst(g, g->v[x].dt, 2, d, C_RAND);
+  }
+  vals[0] = w;
+  vals[1] = cnst_ints(g, K, ids);
+  if (fl) vals[1] = cast(g, vals[1], g->v[x].dt);
+  id = fn_begin(g, &fd, named ? "implements=\"embedding_lookup\"" : NULL, 2, vals, args);
+  if (fl) args[1] = cast(g, args[1], I32);
+  if (onehot) {
+    gv ht = mk(g->v[x].dt, 2, NULL);
+    int h;
+    ht.d[0] = K, ht.d[1] = N;
+    h = def(g, &ht);
+    out(g, " = one_hot(indices=%%v%d, one_hot_vector_size=%d, axis=-1, on_value=1.0, off_value=0.0)\n", args[1], N);
+    ht.d[1] = D;
+    r = def(g, &ht);
+    out(g, " = matmul(x=%%v%d, y=%%v%d)\n", h, args[0]);
+  } else {
+    gv rt = mk(g->v[x].dt, 2, NULL);
+    rt.d[0] = K, rt.d[1] = D;
+    r = def(g, &rt);
+    out(g, " = gather(x=%%v%d, indices=%%v%d, axis=0)\n", args[0], args[1]);
+  }
+  fn_end(g, &fd, 1, &r, types);
+  fn_call(g, id, 2, vals, 1, types, NULL, res);
+  if (chance(g, 40)) {
+    int res2[1];
+    fn_call(g, id, 2, vals, 1, types, NULL, res2);
+    want_out(g, res2[0]);
+  }
+  return res[0];
+}
+
+/* The Keras LSTM layer unrolled over T steps in a function body: x [B, T, I]
+   (time_major: [T, B, I]), states [B, H], kernel [I, 4H], recurrent kernel
+   [H, 4H], bias [4H], gates i, f, c, o; go_backwards reads x from the last
+   step and gives the outputs in processing order. outs: last_output,
+   outputs, state_h, state_c. */
+static void keras_lstm_body(G *g, const int *a, int B, int T, int H, int bw, int tm, int *outs) {
+  int s, h = a[1], c = a[2], steps[8], dt = g->v[a[0]].dt;
+  gv bh = mk(dt, 2, NULL), b4 = mk(dt, 2, NULL), bi = mk(dt, 2, NULL);
+  bh.d[0] = B, bh.d[1] = H;
+  b4.d[0] = B, b4.d[1] = 4 * H;
+  bi.d[0] = B, bi.d[1] = g->v[a[0]].d[2];
+  for (s = 0; s < T; s++) {
+    int t = bw ? T - 1 - s : s, idx = cnst_scalar(g, I32, t), xt, xk, hr, z, gi, gf, gc, go, q[4], k;
+    xt = def(g, &bi);
+    out(g, " = gather(x=%%v%d, indices=%%v%d, axis=%d)\n", a[0], idx, tm ? 0 : 1);
+    xk = def(g, &b4);
+    out(g, " = matmul(x=%%v%d, y=%%v%d)\n", xt, a[3]);
+    hr = def(g, &b4);
+    out(g, " = matmul(x=%%v%d, y=%%v%d)\n", h, a[4]);
+    z = binary(g, "add", binary(g, "add", xk, hr), a[5]);
+    q[0] = def(g, &bh);
+    for (k = 1; k < 4; k++) {
+      q[k] = g->nv < MAXV - 1 ? g->nv++ : (g->oom = 1, 0);
+      g->v[q[k]] = bh;
+      g->v[q[k]].vis = 1;
+      out(g, ", %%v%d: ", q[k]);
+      ptype(g, &bh);
+    }
+    out(g, " = split(x=%%v%d, num_splits=4, axis=1)\n", z);
+    gi = unary(g, "sigmoid", q[0]);
+    gf = unary(g, "sigmoid", q[1]);
+    gc = unary(g, "tanh", q[2]);
+    go = unary(g, "sigmoid", q[3]);
+    c = binary(g, "mul", gf, c);
+    c = binary(g, "add", c, binary(g, "mul", gi, gc));
+    h = binary(g, "mul", go, unary(g, "tanh", c));
+    steps[s] = expand_dims(g, h, tm ? 0 : 1);
+  }
+  {
+    gv st = mk(dt, 3, NULL);
+    st.d[0] = tm ? T : B, st.d[1] = tm ? B : T, st.d[2] = H;
+    outs[1] = def(g, &st);
+    out(g, " = concat(values=(");
+    for (s = 0; s < T; s++) out(g, "%s%%v%d", s ? ", " : "", steps[s]);
+    out(g, "), axis=%d, interleave=false)\n", tm ? 0 : 1);
+  }
+  outs[0] = h;
+  outs[2] = unary(g, "identity", h);
+  outs[3] = c;
+}
+
+/* keras_lstm: a function implementing the Keras LSTM layer (go_backwards
+   and time_major as function or call attributes), constant weights, called
+   on a value that depends on x; sometimes a non-constant kernel (not fused). */
+static int t_keras_lstm(G *g, int x) {
+  int B = 1 + rnd(g, 2), T = 1 + rnd(g, 3), I = 1 + rnd(g, 3), H = 1 + rnd(g, 2), bw = chance(g, 40), tm = chance(g, 25);
+  int dt = g->v[x].dt, vals[6], args[6], outs[4], res[4], d[2], id, on_call = chance(g, 50), i;
+  fn_def fd;
+  gv types[4];
+  char attrs[96];
+  vals[0] = seq3(g, x, tm ? T : B, tm ? B : T, I);
+  d[0] = B, d[1] = H;
+  vals[1] = cnst(g, dt, 2, d, C_SMALL01);
+  vals[2] = chance(g, 30) ? binary(g, "mul", vals[1], cnst_scalar(g, dt, 0.5)) : cnst(g, dt, 2, d, C_RAND);
+  d[0] = I, d[1] = 4 * H;
+  vals[3] = cnst(g, dt, 2, d, C_RAND);
+  if (chance(g, 8)) vals[3] = binary(g, "add", vals[3], cnst_scalar(g, dt, 0.25)); /* not a constant: not fused */
+  d[0] = H;
+  vals[4] = cnst(g, dt, 2, d, C_RAND);
+  vals[5] = cnst(g, dt, 1, d + 1, C_RAND);
+  snprintf(attrs, sizeof attrs, "implements=\"keras_lstm\"%s%s", !on_call && bw ? ", go_backwards=true" : "",
+           !on_call && tm ? ", time_major=true" : "");
+  id = fn_begin(g, &fd, attrs, 6, vals, args);
+  keras_lstm_body(g, args, B, T, H, bw, tm, outs);
+  fn_end(g, &fd, 4, outs, types);
+  snprintf(attrs, sizeof attrs, "%s%s%s", bw ? "go_backwards=true" : "", bw && tm ? ", " : "", tm ? "time_major=true" : "");
+  fn_call(g, id, 6, vals, 4, types, on_call && (bw || tm) ? attrs : NULL, res);
+  for (i = 0; i < 4; i++)
+    if (i != 1 && chance(g, 50)) want_out(g, res[i]);
+  return res[1];
+}
+
+/* Keras' Bidirectional(LSTM): a forward and a go_backwards keras_lstm
+   function called on one x, the backward sequence reversed along time by a
+   slice_by_index, the sequences (and some final states) concatenated on the
+   last axis; sometimes another x for the backward call, an extra reader of
+   the forward sequence or a different hidden size (not paired). */
+static int t_keras_bilstm(G *g, int x) {
+  int B = 1 + rnd(g, 2), T = 1 + rnd(g, 3), I = 1 + rnd(g, 2), tm = chance(g, 25), dt = g->v[x].dt, k, dir;
+  int H[2], xs[2], res[2][4], d[3], y;
+  gv st;
+  char attrs[96];
+  H[0] = 1 + rnd(g, 2);
+  H[1] = chance(g, 10) ? 3 - H[0] : H[0];
+  xs[0] = seq3(g, x, tm ? T : B, tm ? B : T, I);
+  xs[1] = chance(g, 10) ? seq3(g, x, tm ? T : B, tm ? B : T, I) : xs[0];
+  for (dir = 0; dir < 2; dir++) {
+    int vals[6], args[6], outs[4], id;
+    fn_def fd;
+    gv types[4];
+    vals[0] = xs[dir];
+    d[0] = B, d[1] = H[dir];
+    vals[1] = cnst(g, dt, 2, d, C_SMALL01);
+    vals[2] = cnst(g, dt, 2, d, C_RAND);
+    d[0] = I, d[1] = 4 * H[dir];
+    vals[3] = cnst(g, dt, 2, d, C_RAND);
+    d[0] = H[dir];
+    vals[4] = cnst(g, dt, 2, d, C_RAND);
+    vals[5] = cnst(g, dt, 1, d + 1, C_RAND);
+    snprintf(attrs, sizeof attrs, "implements=\"keras_lstm\"%s%s", dir ? ", go_backwards=true" : "", tm ? ", time_major=true" : "");
+    id = fn_begin(g, &fd, attrs, 6, vals, args);
+    keras_lstm_body(g, args, B, T, H[dir], dir, tm, outs);
+    fn_end(g, &fd, 4, outs, types);
+    fn_call(g, id, 6, vals, 4, types, NULL, res[dir]);
+  }
+  {
+    int b[3], e[3], sd[3], bm, em, ax = tm ? 0 : 1, r;
+    gv rt = g->v[res[1][1]];
+    for (k = 0; k < 3; k++) b[k] = 0, e[k] = 0, sd[k] = k == ax ? -1 : 1;
+    b[ax] = chance(g, 50) ? -1 : T - 1;
+    bm = cnst_ints(g, 3, b);
+    em = cnst_ints(g, 3, e);
+    k = cnst_ints(g, 3, sd);
+    r = def(g, &rt);
+    out(g, " = slice_by_index(x=%%v%d, begin=%%v%d, end=%%v%d, stride=%%v%d, begin_mask=[%s, %s, %s], end_mask=[true, true, true])\n",
+        res[1][1], bm, em, k, ax == 0 ? "false" : "true", ax == 1 ? "false" : "true", "true");
+    st = g->v[res[0][1]];
+    st.d[2] = H[0] + H[1];
+    y = def(g, &st);
+    out(g, " = concat(values=(%%v%d, %%v%d), axis=%d, interleave=false)\n", res[0][1], r, chance(g, 50) ? -1 : 2);
+    g->v[r].vis = g->v[res[1][1]].vis = 0; /* read by the join only */
+  }
+  for (k = 0; k < 4; k++) {
+    gv ht;
+    int c;
+    if (k == 1) continue;
+    if (chance(g, 60)) { /* unused: hidden, so that it does not become an output of main */
+      g->v[res[0][k]].vis = g->v[res[1][k]].vis = 0;
+      continue;
+    }
+    ht = g->v[res[0][k]];
+    ht.d[1] = H[0] + H[1];
+    c = def(g, &ht);
+    out(g, " = concat(values=(%%v%d, %%v%d), axis=-1, interleave=false)\n", res[0][k], res[1][k]);
+    want_out(g, c);
+  }
+  if (chance(g, 10)) extra_use(g, res[0][1]); /* the forward sequence read elsewhere: no pair */
+  g->v[res[0][1]].vis = 0;
+  return y;
+}
+
+/* fuse_composite_functions: an embedding lookup, a Keras LSTM (or a bidirectional pair) or plain functions. */
+static int t_composite(G *g, int x) {
+  int c = rnd(g, 10);
+  return c < 3 ? t_embedding(g, x) : c < 6 ? t_keras_lstm(g, x) : c < 9 ? t_keras_bilstm(g, x) : t_functions(g, x);
+}
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -2030,6 +2415,8 @@ static const tmpl templates[] = {
     {"fuse_activation", t_fused_act, 0},
     {"legalize", t_legalize, 0},
     {"canonicalize_op", t_bias_add, 0},
+    {"inline_functions", t_functions, 0},
+    {"fuse_composite_functions", t_composite, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
@@ -2038,6 +2425,7 @@ static const tmpl *find_tmpl(const char *pass) {
   if (!strncmp(pass, "common::", 8)) pass += 8;
   if (!strncmp(pass, "onnx::", 6)) pass += 6;
   if (!strncmp(pass, "relay::", 7)) pass += 7;
+  if (!strncmp(pass, "tflite::", 8)) pass += 8;
   for (i = 0; i < sizeof templates / sizeof *templates; i++)
     if (!strcmp(templates[i].pass, pass)) return &templates[i];
   return NULL;
@@ -2155,6 +2543,8 @@ static int generate(G *g, const char *pass, int smooth, dt_text *o) {
   }
   if (!nfo) out(g, "%%v0");
   out(g, ")\n");
+  if (g->fns.len) out(g, "%s", g->fns.data);
+  dt_text_free(&g->fns);
   i = g->oom;
   free(g);
   return i ? -1 : used;

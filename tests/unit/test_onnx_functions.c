@@ -346,6 +346,39 @@ static void test_fusion_in_nested_function(void) {
   mgopt_program_destroy(p);
 }
 
+/* A function whose every call was inlined is gone from the program, and the
+   export writes no FunctionProto for it; one still called is written. */
+static void test_export_drops_removed_function(void) {
+  mgopt_program *p = load(FIX "function_twice.onnx");
+  mgopt_onnx_model *m;
+  mgopt_buf b;
+  REQUIRE(p);
+  REQUIRE(run(p, "tflite::inline_functions"));
+  CHECK(mgopt_program_function(p, "test.fn::AddRelu") == NULL);
+  memset(&b, 0, sizeof b);
+  REQUIRE(to_bytes(p, &b));
+  m = from_bytes(&b);
+  REQUIRE(m);
+  CHECK_EQ_INT((int)m->nfunctions, 0);
+  CHECK(m->graph->nnodes >= 2);
+  mgopt_program_destroy(m->program);
+  mgopt_program_destroy(p);
+  mgopt_buf_free(&b);
+  /* only the inner function inlined: the outer one stays and is written */
+  p = load(FIX "function_nested.onnx");
+  REQUIRE(p);
+  REQUIRE(run(p, "tflite::inline_functions{functions=\"test.fn::GeluErf\"}"));
+  memset(&b, 0, sizeof b);
+  REQUIRE(to_bytes(p, &b));
+  m = from_bytes(&b);
+  REQUIRE(m);
+  CHECK_EQ_INT((int)m->nfunctions, 1);
+  CHECK(find_fn(m, "Outer") != NULL && find_fn(m, "GeluErf") == NULL);
+  mgopt_program_destroy(m->program);
+  mgopt_program_destroy(p);
+  mgopt_buf_free(&b);
+}
+
 /* ---------------------------------------------------------------- kept as they came */
 
 /* A function whose default opset differs from the model's, one whose body
@@ -504,6 +537,7 @@ static const test_case tests[] = {
     TEST(test_recursive_kept),
     TEST(test_overload),
     TEST(test_reference_outside_function),
+    TEST(test_export_drops_removed_function),
 };
 
 TEST_MAIN(tests)

@@ -2,6 +2,7 @@
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
+#include <math.h> /* fabs */
 
 static const char *const emb_text =
     "\"t::lookup\" attributes(implements=\"embedding_lookup\") (%w: (4, 2, fp32), %ids: (3, int32)) {\n"
@@ -284,12 +285,100 @@ static void test_unknown_fused_activation_refused(void) {
   mgopt_program_destroy(p);
 }
 
+static mgopt_program *load_onnx(const char *path, const char *pipeline) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_diag d;
+  mgopt_pipeline_options o;
+  mgopt_diag_clear(&d);
+  if (mgopt_onnx_read_file(path, NULL, &m, &d) != MGOPT_OK || mgopt_onnx_import(m, &d) != MGOPT_OK) {
+    printf("  %s: %s\n", path, d.msg);
+    return NULL;
+  }
+  memset(&o, 0, sizeof o);
+  o.verify_each = 1;
+  o.strict = 1;
+  if (mgopt_pipeline_run(m->program, mgopt_builtin_registry(), pipeline, &o, &d) != MGOPT_OK) {
+    printf("  %s: %s\n", pipeline, d.msg);
+    mgopt_program_destroy(m->program);
+    return NULL;
+  }
+  return m->program;
+}
+
+/* Evaluates main on fixed inputs (x [2, 4, 3], four states [2, 5]) into out[3]; 1 when it ran. */
+static int eval_bilstm(mgopt_program *p, mgopt_tensor **out) {
+  static const int64_t xs[3] = {2, 4, 3}, ss[2] = {2, 5};
+  mgopt_tensor *in[5];
+  mgopt_eval_options o;
+  mgopt_diag d;
+  int32_t i;
+  int64_t k;
+  int ok;
+  for (i = 0; i < 5; i++) {
+    in[i] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, i ? 2 : 3, i ? ss : xs);
+    for (k = 0; in[i] && k < in[i]->numel; k++) mgopt_tensor_set_f64(in[i], k, (double)((k * 7 + i * 3) % 11 - 5) / 4.0);
+  }
+  memset(&o, 0, sizeof o);
+  o.op_fn = mgopt_onnx_eval_op;
+  ok = mgopt_eval(p, NULL, in, 5, out, 3, &o, &d) == MGOPT_OK;
+  if (!ok) printf("  eval: %s\n", d.msg);
+  for (i = 0; i < 5; i++) mgopt_eval_tensor_free(p, in[i]);
+  return ok;
+}
+
+/* The Keras Bidirectional(LSTM) fixture (tests/fixtures/tflite/mk_keras_bilstm.py):
+   the two composite calls become one bidirectional lstm that computes what
+   the inlined functions compute, written as one ONNX LSTM and no function. */
+static void test_keras_bilstm_fixture(void) {
+  const char *path = "tests/fixtures/tflite/keras_bilstm.onnx";
+  mgopt_program *ref = load_onnx(path, "tflite::inline_functions");
+  mgopt_program *p = load_onnx(path, "tflite::fuse_composite_functions,dead_code_elimination");
+  mgopt_tensor *a[3] = {NULL, NULL, NULL}, *b[3] = {NULL, NULL, NULL};
+  const mgopt_op *op;
+  mgopt_onnx_model *e = NULL, *back = NULL;
+  mgopt_buf bytes;
+  mgopt_diag d;
+  int nlstm = 0, nbi = 0, k;
+  int64_t j;
+  REQUIRE(ref && p);
+  CHECK_EQ_INT(mgopt_program_function_count(p), 1);
+  for (op = mgopt_program_function(p, "main")->body->first; op; op = op->next)
+    if (op->kind == MGOPT_OP_lstm) {
+      nlstm++;
+      nbi += strcmp(mgopt_op_get_string(op, "direction", NULL), "bidirectional") == 0;
+    }
+  CHECK_EQ_INT(nlstm, 1);
+  CHECK_EQ_INT(nbi, 1);
+  REQUIRE(eval_bilstm(ref, a) && eval_bilstm(p, b));
+  for (k = 0; k < 3; k++) {
+    CHECK(a[k]->numel == b[k]->numel && a[k]->numel > 0);
+    for (j = 0; j < a[k]->numel && j < b[k]->numel; j++)
+      CHECK(fabs(mgopt_tensor_get_f64(a[k], j) - mgopt_tensor_get_f64(b[k], j)) <= 1e-5);
+    mgopt_eval_tensor_free(ref, a[k]);
+    mgopt_eval_tensor_free(p, b[k]);
+  }
+  memset(&bytes, 0, sizeof bytes);
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_onnx_export(p, NULL, &e, &d) == MGOPT_OK && mgopt_onnx_write(e, NULL, &bytes, NULL, &d) == MGOPT_OK);
+  REQUIRE(mgopt_onnx_read(bytes.data, bytes.len, NULL, &back, &d) == MGOPT_OK);
+  CHECK_EQ_INT((int)back->nfunctions, 0);
+  nlstm = 0;
+  for (j = 0; j < back->graph->nnodes; j++)
+    if (back->graph->nodes[j].op_type.len == 4 && memcmp(back->graph->nodes[j].op_type.ptr, "LSTM", 4) == 0) nlstm++;
+  CHECK_EQ_INT(nlstm, 1);
+  mgopt_program_destroy(back->program);
+  mgopt_buf_free(&bytes);
+  mgopt_program_destroy(p);
+  mgopt_program_destroy(ref);
+}
+
 static const test_case tests[] = {
     TEST(test_caller_composites_bindings_and_reports),
     TEST(test_no_builtins_and_no_default_names),
     TEST(test_target_refuses_fused_op),
     TEST(test_fused_activation_evaluates_and_writes_back),
     TEST(test_unknown_fused_activation_refused),
+    TEST(test_keras_bilstm_fixture),
 };
 
 TEST_MAIN(tests)

@@ -47,9 +47,13 @@
    Must not fire: fewer branches; groups other than 1; different kernel
    sizes, strides, pads or dilations; a run-time weight or bias; branches
    in different blocks; declared types the split's parts do not fit.
-   Cost: worklist patterns rooted at each conv (linear), O(readers of its
-   input + weight bytes) per combination; a combined group no longer
-   matches. */
+   Cost: worklist patterns rooted at each conv (linear). The readers of an
+   input value are grouped into classes of compatible ones once, in one
+   pass (classes found by a hash of op kind, block, weight shape and
+   attributes), and again only after the value's use count changed, so a
+   value read by many convs that stay below min_num_branches, or by many
+   incompatible ones, costs O(readers) in all; plus the weight bytes of each
+   combination. */
 #include "../../passes_internal.h"
 
 #define MGOPT__CPO_MAX 256 /* branches combined at once */
@@ -140,30 +144,23 @@ static mgopt_op *mgopt__cpo_chain_prev(const mgopt_op *q) {
 
 typedef struct mgopt__cpo_opts {
   int64_t min_branches;
+  mgopt__map grouped; /* input value -> its use count + 1 when its readers were last grouped */
 } mgopt__cpo_opts;
 
-static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+/* Combines the n branches br (compatible, reading x; n >= 2) into one wide op and a split; 1 when it did. */
+static int mgopt__cpo_group(mgopt_rewriter *rw, mgopt_value *x, mgopt__cpo_branch *br, int32_t n) {
   static const char *const slots3[3] = {"x", "weight", "bias"};
   static const char *const slots2[2] = {"x", "y"};
-  const mgopt__cpo_opts *o = (const mgopt__cpo_opts *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *x = mgopt_op_operand(root, "x"), *vals[3], *cur[MGOPT__CPO_MAX], *wide;
-  mgopt__cpo_branch br[MGOPT__CPO_MAX], first;
-  mgopt_op *u[MGOPT__CPO_MAX], *pos, *wop, *split;
-  mgopt_use *use;
+  mgopt_value *vals[3], *cur[MGOPT__CPO_MAX], *wide;
+  mgopt_op *u[MGOPT__CPO_MAX], *pos, *wop, *split, *root;
   mgopt_tensor *wt, *bt = NULL;
   int64_t cout[MGOPT__CPO_MAX], total = 0, shape[MGOPT_MAX_RANK], rowbytes, off;
   double *dv;
-  int32_t n = 0, i, rank, axis, any_bias = 0, level;
+  int32_t i, rank, axis, any_bias = 0, level;
   const char *base;
-  if (!x || !mgopt__cpo_branch_of(root, x, NULL, &first)) return 0;
-  for (use = x->uses; use && n < MGOPT__CPO_MAX; use = use->next)
-    if (use->op && !(use->op->flags & MGOPT_OP_ERASED) && mgopt__cpo_branch_of(use->op, x, &first, &br[n])) {
-      for (i = 0; i < n && br[i].op != use->op; i++) {}
-      if (i == n) n++;
-    }
-  if (n < o->min_branches || n < 2) return 0;
   qsort(br, (size_t)n, sizeof br[0], mgopt__cpo_by_id);
+  root = br[0].op;
   rank = root->outs[0]->type.rank;
   if (root->outs[0]->type.kind != MGOPT_TYPE_TENSOR || rank < 1 || rank > MGOPT_MAX_RANK) return 0;
   axis = root->kind == MGOPT_OP_linear ? rank - 1 : 1;
@@ -288,12 +285,102 @@ static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
   return 1;
 }
 
+/* A branch's class: op kind, block, weight dtype and shape past axis 0, attributes (equal classes hash equal). */
+static uint64_t mgopt__cpo_class_key(const mgopt__cpo_branch *b) {
+  uint64_t h = mgopt__hash_bytes(&b->op->kind, sizeof b->op->kind, 0x9E3779B97F4A7C15ull);
+  h = mgopt__hash_bytes(&b->op->parent, sizeof b->op->parent, h);
+  h = mgopt__hash_bytes(&b->w->dtype, sizeof b->w->dtype, h);
+  h = mgopt__hash_bytes(b->w->shape + 1, sizeof(int64_t) * (size_t)(b->w->rank - 1), h);
+  return mgopt__map_hash_key(h ^ (mgopt__pu_attrs_hash(b->op) * 0xBF58476D1CE4E5B9ull));
+}
+
+typedef struct mgopt__cpo_class {
+  uint32_t first_id; /* the smallest op id among its branches: classes combine in that order */
+  int32_t rep, count;
+} mgopt__cpo_class;
+
+static int mgopt__cpo_by_first_id(const void *a, const void *b) {
+  const mgopt__cpo_class *x = (const mgopt__cpo_class *)a, *y = (const mgopt__cpo_class *)b;
+  return x->first_id < y->first_id ? -1 : x->first_id > y->first_id;
+}
+
+/* Groups x's readers that can be branches into classes of compatible ones
+   (one pass over the readers, classes found by hash) and combines each class
+   of at least min_branches; 1 when something changed. */
+static int mgopt__cpo_groups(mgopt_rewriter *rw, mgopt_value *x, const mgopt__cpo_opts *o) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  size_t cap = (size_t)x->nuses + 1;
+  size_t bytes = cap * (sizeof(mgopt__cpo_branch) + sizeof(int32_t) + sizeof(mgopt__cpo_class));
+  mgopt__cpo_branch *all = (mgopt__cpo_branch *)mgopt__heap_realloc(&p->alloc, NULL, 0, bytes), tmp;
+  mgopt__cpo_class *cls = all ? (mgopt__cpo_class *)(void *)(all + cap) : NULL;
+  int32_t *of = cls ? (int32_t *)(void *)(cls + cap) : NULL, n = 0, ncls = 0, c, i, changed = 0;
+  mgopt__map classes;
+  mgopt_use *use;
+  if (!all) return 0;
+  mgopt__map_init(&classes, &p->alloc);
+  for (use = x->uses; use; use = use->next) {
+    mgopt_op *op = use->op;
+    mgopt__map_slot *sl;
+    uint64_t key;
+    if (!op || (op->flags & MGOPT_OP_ERASED) || use->slot != mgopt_op_slot_index(op, "x") ||
+        !mgopt__cpo_branch_of(op, x, NULL, &all[n]))
+      continue;
+    key = mgopt__cpo_class_key(&all[n]);
+    for (sl = mgopt__map_find(&classes, key); sl; sl = mgopt__map_next(&classes, sl))
+      if (mgopt__cpo_branch_of(op, x, &all[cls[sl->v.i].rep], &tmp)) break;
+    if (!sl) {
+      if (!(sl = mgopt__map_add(&classes, key))) break;
+      sl->v.i = ncls;
+      cls[ncls].rep = n;
+      cls[ncls].count = 0;
+      cls[ncls].first_id = op->id;
+      ncls++;
+    }
+    c = (int32_t)sl->v.i;
+    of[n++] = c;
+    cls[c].count++;
+    if (op->id < cls[c].first_id) cls[c].first_id = op->id;
+  }
+  mgopt__map_free(&classes);
+  /* the class index of each branch, as each class is sorted away from its index */
+  for (c = 0; c < ncls; c++) cls[c].rep = c;
+  qsort(cls, (size_t)ncls, sizeof cls[0], mgopt__cpo_by_first_id);
+  for (c = 0; c < ncls; c++) {
+    mgopt__cpo_branch br[MGOPT__CPO_MAX];
+    int32_t nb = 0;
+    if (cls[c].count < o->min_branches || cls[c].count < 2) continue;
+    for (i = 0; i < n && nb < MGOPT__CPO_MAX; i++)
+      if (of[i] == cls[c].rep) br[nb++] = all[i];
+    changed |= mgopt__cpo_group(rw, x, br, nb);
+  }
+  mgopt__heap_free(&p->alloc, all, bytes);
+  return changed;
+}
+
+/* Each input value's readers are grouped once, and again only after its use count changed. */
+static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
+  mgopt__cpo_opts *o = (mgopt__cpo_opts *)ud;
+  mgopt_value *x = mgopt_op_operand(root, "x");
+  mgopt__cpo_branch first;
+  mgopt__map_slot *sl;
+  int changed = 0, round;
+  if (!x || !mgopt__cpo_branch_of(root, x, NULL, &first)) return 0;
+  sl = mgopt__map_find(&o->grouped, mgopt__map_ptr_key(x));
+  if (sl && sl->v.i == (int64_t)x->nuses + 1) return 0;
+  /* a class beyond MGOPT__CPO_MAX branches combines in rounds (the wide op joins the rest) */
+  for (round = 0; round < 64 && mgopt__cpo_groups(rw, x, o); round++) changed = 1;
+  if ((sl = mgopt__map_get(&o->grouped, mgopt__map_ptr_key(x), NULL)) != NULL) sl->v.i = (int64_t)x->nuses + 1;
+  return changed;
+}
+
 /* Runs the combiner on the ops of `kind` with ctx's option min_num_branches. */
 MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
   mgopt_pattern pat;
   mgopt_pass_def pd;
   mgopt__cpo_opts o;
+  mgopt_status st;
   o.min_branches = ctx->opts[0].i;
+  mgopt__map_init(&o.grouped, &ctx->program->alloc);
   memset(&pat, 0, sizeof pat);
   pat.name = "combine_parallel";
   pat.root_kind = kind;
@@ -303,7 +390,9 @@ MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
   memset(&pd, 0, sizeof pd);
   pd.patterns = &pat;
   pd.npatterns = 1;
-  return mgopt__pass_run_patterns(ctx, &pd);
+  st = mgopt__pass_run_patterns(ctx, &pd);
+  mgopt__map_free(&o.grouped);
+  return st;
 }
 
 static mgopt_status mgopt__cpc_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_conv); }
