@@ -114,6 +114,7 @@
   PASS(tflite, fuse_activation) \
   PASS(relay, legalize) \
   PASS(relay, canonicalize_op) \
+  PASS(relay, convert_layout) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */
