@@ -26098,7 +26098,7 @@ MGOPT__DEFINE_PATTERN_PASS(relay, relay, canonicalize_op, "bias_add becomes an a
    transpose to channel-first of a transpose to channel-last; (weight) a conv
    or conv_transpose weight that is a transpose of a constant read only there.
    Must not fire: a transpose with other readers (the program would grow), or
-   that is a block output in the down move; a constant that broadcasts the
+   that is a block output in the down move; a move between blocks; a constant that broadcasts the
    data or varies along a dim that is not static (symbolic dims); a run-time
    operand of another rank, or two of them in the up move; an op that is not
    layout-agnostic (softmax, reshape, reductions: a border); rank 3 or an
@@ -26255,7 +26255,7 @@ static int mgopt__cl_down(mgopt_rewriter *rw, mgopt_op *e, void *ud) {
       if (!v || !mgopt__cl_data_slot(e, s)) continue;
       if (mgopt__cl_is_tr(p, v->def, 1, &rr)) {
         int32_t j, dup = 0;
-        if (rr != r || mgopt__pu_is_block_output(v)) return 0;
+        if (rr != r || mgopt__pu_is_block_output(v) || v->def->parent != e->parent) return 0;
         for (j = 0; j < n - 1; j++) dup |= olds[j] == v;
         if (!dup) trs[ntr++] = v->def;
         vals[n - 1] = mgopt_op_operand(v->def, "x");
@@ -26303,7 +26303,8 @@ static int mgopt__cl_up(mgopt_rewriter *rw, mgopt_op *tr, void *ud) {
   if (!mgopt__cl_is_tr(p, tr, 0, &r)) return 0;
   u = mgopt_op_operand(tr, "x");
   e = u->def;
-  if (!e || u->nuses != 1 || mgopt__pu_is_block_output(u) || !mgopt__cl_agnostic(e)) return 0;
+  if (!e || e->parent != tr->parent || u->nuses != 1 || mgopt__pu_is_block_output(u) || !mgopt__cl_agnostic(e))
+    return 0;
   for (s = 0; s < e->nslots; s++)
     for (k = 0; k < e->slots[s].n; k++) {
       mgopt_value *v = e->slots[s].uses[k].value;
@@ -26483,11 +26484,12 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, convert_layout,
    activation, read only by the concat and not a block output; a varying
    constant needs the concat axis to be those ops' channel axis (1 for the
    convs, the last for linear) and static sizes along it.
-   Must not fire: a concat with another reader or that is a block output; an
-   input that is a block argument, a constant, another kind of op, or read
-   elsewhere; an op that is not channel-wise (a constant varying along
-   another axis, a run-time operand, softmax); a varying constant on a
-   concat axis that is not the channel axis, or over a symbolic size.
+   Must not fire: a concat with another reader, read in a nested block or
+   that is a block output; an input that is a block argument, a constant,
+   another kind of op, or read elsewhere; an op that is not channel-wise (a
+   constant varying along another axis, a run-time operand, softmax); a
+   varying constant on a concat axis that is not the channel axis, or over a
+   symbolic size.
    Size: n copies of F replace one (and n slices its constant): the program
    grows by n - 1 ops until the fusions it enables (fuse_conv_bias,
    fold_scale_axis, fuse_activation) take them back.
@@ -26560,7 +26562,7 @@ static int mgopt__ccp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   n = cat->slots[si].n;
   rank = o->type.rank;
   if (n < 2 || n > MGOPT__CCP_MAXIN || rank < 1 || rank > MGOPT_MAX_RANK) return 0;
-  if (mgopt__pu_is_block_output(o) || !(f = mgopt__pu_single_user(o))) return 0;
+  if (mgopt__pu_is_block_output(o) || !(f = mgopt__pu_single_user(o)) || f->parent != cat->parent) return 0;
   if (!mgopt__ccp_kind(f->kind, &act) || f->nouts != 1 || f->nblocks) return 0;
   axis = mgopt__pu_norm_axis(mgopt_op_get_int(cat, "axis", MGOPT_MAX_RANK + 1), rank);
   if (axis < 0 || f->outs[0]->type.rank != rank) return 0;
@@ -26866,9 +26868,10 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"relay_prepare",
      "relay::legalize,relay::simplify_inference,relay::eliminate_common_subexpr,"
      "relay::combine_parallel_conv2d,relay::combine_parallel_dense,const_elimination,relay::fold_scale_axis,"
-     "const_elimination,relay::canonicalize_cast,relay::canonicalize_op,relay::peephole_conv_add_mul,"
+     "const_elimination,relay::canonicalize_cast,relay::canonicalize_op,relay::convert_layout{layout=NCHW},"
+     "reduce_transposes,relay::peephole_conv_add_mul,"
      "relay::peephole_add_add,relay::peephole_concat_add_pad,relay::peephole_dense_to_conv,"
-     "relay::fold_scale_axis,const_elimination,dead_code_elimination",
+     "relay::fold_scale_axis,const_elimination,relay::canonicalize_concat_pos,dead_code_elimination",
      "TVM Relay's preparation passes for an embedded runtime, in the spec's order"},
 };
 

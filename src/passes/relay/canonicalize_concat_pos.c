@@ -42,11 +42,12 @@
    activation, read only by the concat and not a block output; a varying
    constant needs the concat axis to be those ops' channel axis (1 for the
    convs, the last for linear) and static sizes along it.
-   Must not fire: a concat with another reader or that is a block output; an
-   input that is a block argument, a constant, another kind of op, or read
-   elsewhere; an op that is not channel-wise (a constant varying along
-   another axis, a run-time operand, softmax); a varying constant on a
-   concat axis that is not the channel axis, or over a symbolic size.
+   Must not fire: a concat with another reader, read in a nested block or
+   that is a block output; an input that is a block argument, a constant,
+   another kind of op, or read elsewhere; an op that is not channel-wise (a
+   constant varying along another axis, a run-time operand, softmax); a
+   varying constant on a concat axis that is not the channel axis, or over a
+   symbolic size.
    Size: n copies of F replace one (and n slices its constant): the program
    grows by n - 1 ops until the fusions it enables (fuse_conv_bias,
    fold_scale_axis, fuse_activation) take them back.
@@ -120,7 +121,7 @@ static int mgopt__ccp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   n = cat->slots[si].n;
   rank = o->type.rank;
   if (n < 2 || n > MGOPT__CCP_MAXIN || rank < 1 || rank > MGOPT_MAX_RANK) return 0;
-  if (mgopt__pu_is_block_output(o) || !(f = mgopt__pu_single_user(o))) return 0;
+  if (mgopt__pu_is_block_output(o) || !(f = mgopt__pu_single_user(o)) || f->parent != cat->parent) return 0;
   if (!mgopt__ccp_kind(f->kind, &act) || f->nouts != 1 || f->nblocks) return 0;
   axis = mgopt__pu_norm_axis(mgopt_op_get_int(cat, "axis", MGOPT_MAX_RANK + 1), rank);
   if (axis < 0 || f->outs[0]->type.rank != rank) return 0;

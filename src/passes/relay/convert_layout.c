@@ -62,7 +62,7 @@
    transpose to channel-first of a transpose to channel-last; (weight) a conv
    or conv_transpose weight that is a transpose of a constant read only there.
    Must not fire: a transpose with other readers (the program would grow), or
-   that is a block output in the down move; a constant that broadcasts the
+   that is a block output in the down move; a move between blocks; a constant that broadcasts the
    data or varies along a dim that is not static (symbolic dims); a run-time
    operand of another rank, or two of them in the up move; an op that is not
    layout-agnostic (softmax, reshape, reductions: a border); rank 3 or an
@@ -220,7 +220,7 @@ static int mgopt__cl_down(mgopt_rewriter *rw, mgopt_op *e, void *ud) {
       if (!v || !mgopt__cl_data_slot(e, s)) continue;
       if (mgopt__cl_is_tr(p, v->def, 1, &rr)) {
         int32_t j, dup = 0;
-        if (rr != r || mgopt__pu_is_block_output(v)) return 0;
+        if (rr != r || mgopt__pu_is_block_output(v) || v->def->parent != e->parent) return 0;
         for (j = 0; j < n - 1; j++) dup |= olds[j] == v;
         if (!dup) trs[ntr++] = v->def;
         vals[n - 1] = mgopt_op_operand(v->def, "x");
@@ -268,7 +268,8 @@ static int mgopt__cl_up(mgopt_rewriter *rw, mgopt_op *tr, void *ud) {
   if (!mgopt__cl_is_tr(p, tr, 0, &r)) return 0;
   u = mgopt_op_operand(tr, "x");
   e = u->def;
-  if (!e || u->nuses != 1 || mgopt__pu_is_block_output(u) || !mgopt__cl_agnostic(e)) return 0;
+  if (!e || e->parent != tr->parent || u->nuses != 1 || mgopt__pu_is_block_output(u) || !mgopt__cl_agnostic(e))
+    return 0;
   for (s = 0; s < e->nslots; s++)
     for (k = 0; k < e->slots[s].n; k++) {
       mgopt_value *v = e->slots[s].uses[k].value;
