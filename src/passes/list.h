@@ -114,6 +114,8 @@
   PASS(tflite, fuse_activation) \
   PASS(relay, legalize) \
   PASS(relay, canonicalize_op) \
+  PASS(relay, convert_layout) \
+  PASS(relay, canonicalize_concat_pos) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -205,9 +205,10 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"relay_prepare",
      "relay::legalize,relay::simplify_inference,relay::eliminate_common_subexpr,"
      "relay::combine_parallel_conv2d,relay::combine_parallel_dense,const_elimination,relay::fold_scale_axis,"
-     "const_elimination,relay::canonicalize_cast,relay::canonicalize_op,relay::peephole_conv_add_mul,"
+     "const_elimination,relay::canonicalize_cast,relay::canonicalize_op,relay::convert_layout{layout=NCHW},"
+     "reduce_transposes,relay::peephole_conv_add_mul,"
      "relay::peephole_add_add,relay::peephole_concat_add_pad,relay::peephole_dense_to_conv,"
-     "relay::fold_scale_axis,const_elimination,dead_code_elimination",
+     "relay::fold_scale_axis,const_elimination,relay::canonicalize_concat_pos,dead_code_elimination",
      "TVM Relay's preparation passes for an embedded runtime, in the spec's order"},
 };
 

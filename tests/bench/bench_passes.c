@@ -8,7 +8,8 @@
    division by a constant, equal constants, a dead op, an unused function
    input per motif, a select with a constant condition, a quantized weight
    behind a transpose, and the fusion patterns (gelu, leaky relu, matmul
-   with a bias, a mean as a scaled sum, conv with batch_norm). For each pass it parses the program afresh, runs the
+   with a bias, a mean as a scaled sum, conv with batch_norm, a channel-last
+   region between convs, a relu after a concat of convs). For each pass it parses the program afresh, runs the
    pass alone (verification off), and prints the CPU time per op at both
    sizes (best of 3) and their ratio: a pass that is linear in the program's
    size keeps the ratio near 1, a quadratic one shows a ratio near N2 / N1.
@@ -126,7 +127,17 @@ static char *make_program(long n, size_t *len) {
     put(&t, "  %%bv%ld: (4, fp32)* = const(val=[1, 0.5, 2, 0.25])\n", i);
     put(&t, "  %%bn%ld: (1, 4, 2, 2, fp32) = batch_norm(x=%%cv%ld, mean=%%bm%ld, variance=%%bv%ld, epsilon=1e-05)\n", i, i,
         i, i);
-    put(&t, "  %%f%ld: (4, 4, fp32) = reshape(x=%%bn%ld, shape=%%sq%ld)\n", i, i, i);
+    /* a channel-last region (transposes around an add) and a relu after a concat of convs */
+    put(&t, "  %%lt%ld: (1, 2, 2, 4, fp32) = transpose(x=%%bn%ld, perm=[0, 2, 3, 1])\n", i, i);
+    put(&t, "  %%lb%ld: (4, fp32)* = const(val=[1, -1, 2, -2])\n", i);
+    put(&t, "  %%la%ld: (1, 2, 2, 4, fp32) = add(x=%%lt%ld, y=%%lb%ld)\n", i, i, i);
+    put(&t, "  %%lu%ld: (1, 4, 2, 2, fp32) = transpose(x=%%la%ld, perm=[0, 3, 1, 2])\n", i, i);
+    put(&t, "  %%lw%ld: (2, 4, 1, 1, fp32)* = const(val=[[[[1]], [[0]], [[0]], [[1]]], [[[0]], [[1]], [[1]], [[0]]]])\n", i);
+    put(&t, "  %%l1%ld: (1, 2, 2, 2, fp32) = conv(x=%%lu%ld, weight=%%lw%ld)\n", i, i, i);
+    put(&t, "  %%l2%ld: (1, 2, 2, 2, fp32) = conv(x=%%lu%ld, weight=%%lw%ld)\n", i, i, i);
+    put(&t, "  %%lk%ld: (1, 4, 2, 2, fp32) = concat(values=(%%l1%ld, %%l2%ld), axis=1)\n", i, i, i);
+    put(&t, "  %%lq%ld: (1, 4, 2, 2, fp32) = relu(x=%%lk%ld)\n", i, i);
+    put(&t, "  %%f%ld: (4, 4, fp32) = reshape(x=%%lq%ld, shape=%%sq%ld)\n", i, i, i);
     put(&t, "  %%p%ld: (4, 4, fp32) = add(x=%%f%ld, y=%%qt%ld)\n", i + 1, i, i);
   }
   put(&t, "} -> (%%p%ld)\n", n);

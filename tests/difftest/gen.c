@@ -2340,6 +2340,91 @@ static int t_composite(G *g, int x) {
   return c < 3 ? t_embedding(g, x) : c < 6 ? t_keras_lstm(g, x) : c < 9 ? t_keras_bilstm(g, x) : t_functions(g, x);
 }
 
+/* a channel-last region: a pool or conv wrapped in transposes, elementwise ops
+   working NHWC between them (constants, a run-time operand, extra readers) */
+static int t_layout(G *g, int x) {
+  static const int to_last[4] = {0, 2, 3, 1}, to_first[4] = {0, 3, 1, 2};
+  int C = 1 + rnd(g, 3), v, n, k, i, p, d[4], steps = 1 + rnd(g, 3);
+  gv ct;
+  v = image(g, x, C, 2, 2);
+  if (chance(g, 60)) {
+    ct = g->v[v];
+    p = def(g, &ct);
+    out(g, " = max_pool(x=%%v%d, kernel_sizes=[1, 1], strides=[1, 1], pad_type=\"valid\")\n", v);
+    v = p;
+  }
+  n = transpose(g, v, to_last);
+  for (i = 0; i < steps; i++) {
+    if (chance(g, 40)) {
+      n = unary(g, unops[rnd(g, 4)], n);
+    } else if (chance(g, 15)) {
+      ct = g->v[n];
+      ct.d[1] = ct.d[2] = 1;
+      k = def(g, &ct);
+      out(g, " = reduce_mean(x=%%v%d, axes=[1, 2], keep_dims=true)\n", n);
+      n = binary(g, "add", n, k);
+    } else {
+      k = bconst(g, n, C_RAND);
+      n = chance(g, 50) ? binary(g, "add", n, k) : binary(g, "mul", k, n);
+    }
+    if (chance(g, 10)) extra_use(g, n);
+  }
+  v = transpose(g, n, to_first);
+  ct = g->v[v];
+  if (chance(g, 50)) {
+    d[0] = C, d[1] = C, d[2] = 1, d[3] = 1;
+    k = cnst(g, ct.dt, 4, d, C_RAND);
+    if (chance(g, 30)) { /* a weight transposing a constant */
+      static const int io[4] = {1, 0, 2, 3};
+      k = transpose(g, k, io);
+    }
+    p = def(g, &ct);
+    out(g, " = conv(x=%%v%d, weight=%%v%d)\n", v, k);
+  } else {
+    p = def(g, &ct);
+    out(g, " = avg_pool(x=%%v%d, kernel_sizes=[1, 1], strides=[1, 1], pad_type=\"valid\")\n", v);
+  }
+  n = transpose(g, p, to_last);
+  if (chance(g, 50)) n = unary(g, "relu", n);
+  return n;
+}
+
+/* a channel-wise op after a concat of convs or linears */
+static int t_concat_pos(G *g, int x) {
+  int lin = chance(g, 30), n = 2 + rnd(g, 2), C = 1 + rnd(g, 3), v, i, cat, ax, tot = 0, k, kd[3], ins[4] = {0, 0, 0, 0};
+  gv ct;
+  v = image(g, x, C, 2, 2);
+  if (lin) C = g->v[v].d[3];
+  ax = lin ? 3 : 1;
+  for (i = 0; i < n; i++) {
+    int Co = 1 + rnd(g, 3), d[4], w;
+    ct = g->v[v];
+    d[0] = Co, d[1] = C, d[2] = 1, d[3] = 1;
+    w = cnst(g, ct.dt, lin ? 2 : 4, d, C_RAND);
+    ct.d[ax] = Co;
+    ins[i] = def(g, &ct);
+    out(g, " = %s(x=%%v%d, weight=%%v%d)\n", lin ? "linear" : "conv", v, w);
+    if (chance(g, 5)) want_out(g, ins[i]);
+    tot += Co;
+  }
+  ct = g->v[ins[0]];
+  ct.d[ax] = tot;
+  cat = def(g, &ct);
+  out(g, " = concat(values=(");
+  for (i = 0; i < n; i++) out(g, "%s%%v%d", i ? ", " : "", ins[i]);
+  out(g, "), axis=%d)\n", ax);
+  if (chance(g, 10)) extra_use(g, cat);
+  switch (rnd(g, 4)) {
+  case 0: return unary(g, chance(g, 50) ? "relu" : "relu6", cat);
+  case 1: return unary(g, "sigmoid", cat);
+  default:
+    kd[0] = tot, kd[1] = 1, kd[2] = 1;
+    k = lin ? cnst(g, ct.dt, 1, kd, C_RAND) : cnst(g, ct.dt, 3, kd, C_RAND);
+    if (chance(g, 20)) k = cnst_scalar(g, ct.dt, 0.5);
+    return chance(g, 50) ? binary(g, chance(g, 50) ? "add" : "sub", cat, k) : binary(g, "mul", k, cat);
+  }
+}
+
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
 typedef struct tmpl {
@@ -2417,6 +2502,8 @@ static const tmpl templates[] = {
     {"canonicalize_op", t_bias_add, 0},
     {"inline_functions", t_functions, 0},
     {"fuse_composite_functions", t_composite, 0},
+    {"convert_layout", t_layout, 0},
+    {"canonicalize_concat_pos", t_concat_pos, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
