@@ -1,4 +1,4 @@
-/* tests/unit/test_onnx_quant.c — ONNX forms of quantization and compressed weights on both sides of each opset boundary: QuantizeLinear / DequantizeLinear imported as quantize / dequantize (or left opaque) and written back, QDQ weights kept by the default pipeline, constexpr_affine_dequantize and constexpr_lut_to_dense written with standard ops; each written model read back and evaluated against the original, bit for bit; the fp16 pipeline on weights read in branches (the file must not grow). */
+/* tests/unit/test_onnx_quant.c — ONNX forms of quantization and compressed weights on both sides of each opset boundary: QuantizeLinear / DequantizeLinear imported as quantize / dequantize (or left opaque) and written back, QDQ weights kept by the default pipeline, constexpr_affine_dequantize and constexpr_lut_to_dense written with standard ops (uint4 indices from opset 21); each written model read back and evaluated against the original, bit for bit; the fp16 pipeline on weights read in branches (the file must not grow). */
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
@@ -399,6 +399,58 @@ static void test_lut_every_width(void) {
     }
 }
 
+/* opset 21: 3- and 4-bit indices are a uint4 initializer decoded by one Cast
+   (no Div, Mod or Reshape of the unpacking) holding the indices themselves,
+   low nibble first; opset 20 keeps the packed uint8 form; 1- and 2-bit
+   indices keep it at 21 (fewer bytes). mgopt's evaluator has no Cast from
+   uint4, so the uint4 form is checked on its bytes (ONNX Runtime runs it:
+   tests/fixtures/quant/make_lut_uint4.sh) */
+static void test_lut_uint4(void) {
+  static const int widths[6] = {1, 2, 3, 4, 6, 8};
+  int j, vectors;
+  for (vectors = 0; vectors < 2; vectors++)
+    for (j = 0; j < 6; j++) {
+      char *text = lut_text(widths[j], vectors);
+      mgopt_program *p = text ? parse(text) : NULL;
+      int u4 = widths[j] == 3 || widths[j] == 4;
+      written w;
+      REQUIRE(p != NULL);
+      CHECK(write_read(p, 20, &w) == 1 && same_outputs(p, w.p));
+      CHECK(count_type(w.m, "Mod") == (widths[j] < 6));
+      written_free(&w);
+      CHECK(write_read(p, 21, &w) == 1);
+      CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Cast") == 1);
+      CHECK(count_type(w.m, "Mod") == (widths[j] < 6 && !u4) && count_type(w.m, "Div") == (widths[j] < 6 && !u4));
+      if (!u4) {
+        CHECK(same_outputs(p, w.p));
+      } else {
+        const mgopt_tensor *idx = NULL;
+        const mgopt_op *op;
+        int64_t i, found = 0;
+        CHECK(count_type(w.m, "Reshape") == vectors); /* the vectors' own Reshape only */
+        for (op = mgopt_program_function(p, "main")->body->first; op; op = op->next)
+          if (op->kind == MGOPT_OP_constexpr_lut_to_dense) idx = mgopt_value_const(mgopt_op_operand(op, "indices"));
+        REQUIRE(idx != NULL);
+        for (i = 0; i < w.m->graph->ninitializers; i++) {
+          const mgopt_onnx_tensor *t = &w.m->graph->initializers[i];
+          if (t->data_type == MGOPT_ONNX_DT_UINT4) {
+            int64_t e, bad = 0;
+            found++;
+            CHECK(t->raw_data.len == (size_t)(idx->numel + 1) / 2);
+            CHECK(t->ndims == 2 && t->dims[0] == idx->shape[0] && t->dims[1] == idx->shape[1]);
+            for (e = 0; e < idx->numel && (size_t)(e / 2) < t->raw_data.len; e++)
+              bad += ((((const uint8_t *)t->raw_data.ptr)[e / 2] >> (4 * (e % 2))) & 15) != mgopt_tensor_get_i64(idx, e);
+            CHECK(bad == 0);
+          }
+        }
+        CHECK(found == 1);
+      }
+      written_free(&w);
+      mgopt_program_destroy(p);
+      free(text);
+    }
+}
+
 /* the iOS16 form: packed uint8 bytes, a rank-1 LUT and `shape`; 5 indices of 2 bits (a Slice drops the padding) */
 static void test_lut_ios16(void) {
   mgopt_program *p = parse("main(%x: (5, fp32)) {\n"
@@ -640,6 +692,7 @@ static const test_case tests[] = {
     TEST(test_affine_forms),
     TEST(test_lut_every_width),
     TEST(test_lut_ios16),
+    TEST(test_lut_uint4),
     TEST(test_palettize_for_onnx),
     TEST(test_palettize_scaled_for_onnx),
     TEST(test_quantize_fp16_refused),
