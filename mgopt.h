@@ -17378,7 +17378,13 @@ static mgopt_status mgopt__exp_qdq(mgopt__exp *E, const mgopt_op *op, const mgop
      [vectors of V entries (vector_axis): Transpose and Reshape them in place]
    b is the index width: 1, 2, 4 and 8 as they come (the IR packs indices
    the same way); 3-bit indices are written 4-bit and 6-bit ones 8-bit
-   (unpacking across bytes would cost more ops than the bits save). Both IR
+   (unpacking across bytes would cost more ops than the bits save).
+   From opset 21, 4-bit (and 3-bit) indices are a uint4 initializer in the
+   indices' own shape (ONNX packs two per byte, low nibble first: the same
+   bytes), decoded by the Cast alone:
+     uint4 [indices' shape] -> Cast(to int32) [-> Add] -> Gather
+   1- and 2-bit indices keep the packed uint8 form at every opset (as uint4
+   they would take two or four times the bytes). Both IR
    forms are written: iOS16 (uint8 bytes, a rank-1 LUT, `shape`) and iOS18
    (uint{n} indices, LUT [palettes per dim.., 2^n, V]). Exact: the same
    table entries land at the same places. The file holds about b/8 bytes
@@ -17505,7 +17511,16 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
   /* the packed indices: as they are, or widened to b bits */
   pshape[0] = M;
   pshape[1] = 1;
-  if (b == f.nbits) {
+  if (b == 4 && E->opset >= 21) { /* uint4 in the indices' shape: Cast unpacks them */
+    if (b == f.nbits) {
+      packed = mgopt__mq_view(p, f.idx, MGOPT_DT_UINT4X, f.rank, f.ishape);
+    } else {
+      packed = mgopt_tensor_new(p, MGOPT_DT_UINT4X, f.rank, f.ishape);
+      if (!packed || !mgopt_tensor_data(p, f.idx) || !mgopt_tensor_data_mut(p, packed)) return mgopt__exp_nomem(E);
+      memset(packed->data, 0, packed->nbytes);
+      for (i = 0; i < n; i++) mgopt_tensor_set_i64(packed, i, mgopt_tensor_get_i64(f.idx, i));
+    }
+  } else if (b == f.nbits) {
     packed = mgopt__mq_view(p, f.idx, MGOPT_DT_UINT8, b == 8 ? f.rank : 2, b == 8 ? f.ishape : pshape);
   } else {
     packed = mgopt_tensor_new(p, MGOPT_DT_UINT8, b == 8 ? f.rank : 2, b == 8 ? f.ishape : pshape);
@@ -17519,7 +17534,7 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
   io[0] = cur;
   cur = mgopt__ml_node(E, "Cast", io, 1, out, "indices", &nd);
   if (!cur || !mgopt__exp_aint(E, nd, "to", mgopt__exp_dtype(MGOPT_DT_INT32))) return mgopt__exp_nomem(E);
-  if (b < 8) {
+  if (b < 8 && !(b == 4 && E->opset >= 21)) {
     int64_t dshape = kb, one = 1;
     mgopt_tensor *dv = mgopt_tensor_new(p, MGOPT_DT_INT32, 1, &dshape), *mv = mgopt_tensor_new(p, MGOPT_DT_INT32, 0, &one);
     const char *shp;

@@ -10607,7 +10607,8 @@ MGOPT__PRIVATE int mgopt__pu_type_refine(mgopt_program *p, mgopt_type *cur, cons
 
 /* Precision rewriting shared by add_fp16_cast and add_int16_cast. A cache maps
    (block, value, dtype) to the converted value, so consumers in one block
-   share one conversion. */
+   share one conversion; a const of an enclosing block is keyed by its own
+   block and converted beside it, so nested blocks share that one too. */
 typedef struct mgopt__pu_ckey {
   const mgopt_block *b;
   const mgopt_value *v;
@@ -10729,6 +10730,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   mgopt_block *b = op->parent;
   mgopt_op *nop;
   mgopt_value *newv[MGOPT__PU_PREC_MAXIN], *created[MGOPT__PU_PREC_MAXIN], *cval[MGOPT__PU_PREC_MAXIN];
+  mgopt_block *cblk[MGOPT__PU_PREC_MAXIN];
   int32_t cdt[MGOPT__PU_PREC_MAXIN];
   int32_t s, k, i, n = 0, ncreated = 0, nchanged = 0;
   if (mgopt_op_operand_count(op) > MGOPT__PU_PREC_MAXIN || op->nouts < 1) return 0;
@@ -10743,13 +10745,19 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
       }
       newv[n] = v;
       if (r > 0) {
-        mgopt_value *c = rep ? rep : mgopt__pu_cache_get(pr, b, v, dt);
+        /* a const of an enclosing block is converted once, beside it, for
+           every block that reads it (a copy per branch would multiply the
+           weight); other values are converted in the reader's block */
+        int outer = v->def && v->def->kind == MGOPT_OP_const && v->def->parent != b;
+        mgopt_block *kb = outer ? v->def->parent : b;
+        mgopt_value *c = rep ? rep : mgopt__pu_cache_get(pr, kb, v, dt);
         if (!c) {
-          c = pr->conv(p, op, v, dt, pr->ud);
+          c = pr->conv(p, outer ? v->def : op, v, dt, pr->ud);
           if (!c) return -1;
-          mgopt__pu_cache_put(pr, b, v, dt, c);
+          mgopt__pu_cache_put(pr, kb, v, dt, c);
           cdt[ncreated] = dt;
           cval[ncreated] = v;
+          cblk[ncreated] = kb;
           created[ncreated++] = c;
         }
         newv[n] = c;
@@ -10775,7 +10783,9 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
     mgopt_op_set_name(nop, nop->nouts == 1 ? nop->outs[0]->name : buf);
   }
   mgopt_op_insert_before(nop, op);
-  if (mgopt_op_infer(p, nop, NULL) != MGOPT_OK) {
+  /* the op's new operand dtypes must be ones the program's writer can
+     express (a dequantize with an fp16 scale needs ONNX opset 19) */
+  if (mgopt_op_infer(p, nop, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, nop)) {
     mgopt_op_erase(nop);
     goto revert;
   }
@@ -10805,7 +10815,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   return 1;
 revert:
   for (i = ncreated - 1; i >= 0; i--) {
-    mgopt__pu_cache_drop(pr, b, cval[i], cdt[i]);
+    mgopt__pu_cache_drop(pr, cblk[i], cval[i], cdt[i]);
     if (created[i]->def && created[i]->nuses == 0) mgopt_op_erase(created[i]->def);
   }
   return 0;
@@ -12980,7 +12990,9 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(io, common, image_input_preprocess,
    their bodies are converted op by op) and opaque ops. Each fp32 operand
    becomes fp16: a computed value through cast(x, dtype="fp16") named
    "<x>_to_fp16", shared by the consumers in one block; a const through a new
-   fp16 const of the same name, where a finite value that would round to
+   fp16 const of the same name, made once beside it and read by every block
+   that reads the const (a weight of the outer graph read in both branches of
+   a conditional is held once, not once per branch), where a finite value that would round to
    +-inf becomes +-65504 and (for constants of fewer than 400 elements) a
    non-zero value that would round to 0 becomes the smallest fp16 subnormal
    of its sign. The op is re-created with outputs "<out>_cast_fp16"; each
@@ -12992,7 +13004,9 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(io, common, image_input_preprocess,
    of inverse, log, rsqrt — when given as operands.
    Must not fire: an op with an fp32 const operand holding a finite value
    with 65504 < |v| < 1e38 (fp16 would overflow it); an op whose type
-   inference rejects fp16 operands; ops listed in skip_ops_by_type.
+   inference rejects fp16 operands; an op the program's target cannot write
+   with fp16 operands (a dequantize with an fp16 scale below ONNX opset 19);
+   ops listed in skip_ops_by_type.
    Cost: one walk, O(ops + operands + constant elements); the cast cache is a
    hash table. */
 
@@ -27782,10 +27796,16 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
        (casts, control flow, states, opaque ops, ops with a constant beyond
        fp16's range) and these, whose results or accumulations leave fp16's
        range or precision: topk, range_1d, cumsum, resize_bilinear,
-       upsample_bilinear, reduce_sum, reduce_prod. */
+       upsample_bilinear, reduce_sum, reduce_prod. The file must not grow:
+       weights transformed for an op kept fp32 fold to one fp32 constant per
+       reader (per branch of a conditional, say), so const_deduplication
+       keeps one of each and fp16_weights stores those over 256 elements as
+       fp16 widened by a Cast (their values are fp16 already, or the weights
+       of fp32 ops, stored as fp16 as whole-model fp16 converters do). */
     {"fp16",
      "add_fp16_cast{skip_ops_by_type=\"topk,range_1d,cumsum,resize_bilinear,upsample_bilinear,reduce_sum,reduce_prod\"},"
-     "cast_optimization,const_elimination,dead_code_elimination",
+     "cast_optimization,const_elimination,const_deduplication,fp16_weights{weight_threshold=256},"
+     "dead_code_elimination",
      "whole-model fp16 compute, fp32 inputs and outputs kept"},
     /* TVM Relay's preparation for an embedded runtime (tvm_relay_passes.md,
        in its order): Legalize, SimplifyInference, EliminateCommonSubexpr,

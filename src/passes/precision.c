@@ -3,7 +3,8 @@
 
 /* Precision rewriting shared by add_fp16_cast and add_int16_cast. A cache maps
    (block, value, dtype) to the converted value, so consumers in one block
-   share one conversion. */
+   share one conversion; a const of an enclosing block is keyed by its own
+   block and converted beside it, so nested blocks share that one too. */
 typedef struct mgopt__pu_ckey {
   const mgopt_block *b;
   const mgopt_value *v;
@@ -125,6 +126,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   mgopt_block *b = op->parent;
   mgopt_op *nop;
   mgopt_value *newv[MGOPT__PU_PREC_MAXIN], *created[MGOPT__PU_PREC_MAXIN], *cval[MGOPT__PU_PREC_MAXIN];
+  mgopt_block *cblk[MGOPT__PU_PREC_MAXIN];
   int32_t cdt[MGOPT__PU_PREC_MAXIN];
   int32_t s, k, i, n = 0, ncreated = 0, nchanged = 0;
   if (mgopt_op_operand_count(op) > MGOPT__PU_PREC_MAXIN || op->nouts < 1) return 0;
@@ -139,13 +141,19 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
       }
       newv[n] = v;
       if (r > 0) {
-        mgopt_value *c = rep ? rep : mgopt__pu_cache_get(pr, b, v, dt);
+        /* a const of an enclosing block is converted once, beside it, for
+           every block that reads it (a copy per branch would multiply the
+           weight); other values are converted in the reader's block */
+        int outer = v->def && v->def->kind == MGOPT_OP_const && v->def->parent != b;
+        mgopt_block *kb = outer ? v->def->parent : b;
+        mgopt_value *c = rep ? rep : mgopt__pu_cache_get(pr, kb, v, dt);
         if (!c) {
-          c = pr->conv(p, op, v, dt, pr->ud);
+          c = pr->conv(p, outer ? v->def : op, v, dt, pr->ud);
           if (!c) return -1;
-          mgopt__pu_cache_put(pr, b, v, dt, c);
+          mgopt__pu_cache_put(pr, kb, v, dt, c);
           cdt[ncreated] = dt;
           cval[ncreated] = v;
+          cblk[ncreated] = kb;
           created[ncreated++] = c;
         }
         newv[n] = c;
@@ -171,7 +179,9 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
     mgopt_op_set_name(nop, nop->nouts == 1 ? nop->outs[0]->name : buf);
   }
   mgopt_op_insert_before(nop, op);
-  if (mgopt_op_infer(p, nop, NULL) != MGOPT_OK) {
+  /* the op's new operand dtypes must be ones the program's writer can
+     express (a dequantize with an fp16 scale needs ONNX opset 19) */
+  if (mgopt_op_infer(p, nop, NULL) != MGOPT_OK || !mgopt_program_target_accepts(p, nop)) {
     mgopt_op_erase(nop);
     goto revert;
   }
@@ -201,7 +211,7 @@ static int mgopt__pu_prec_op(mgopt__pu_prec *pr, mgopt_op *op) {
   return 1;
 revert:
   for (i = ncreated - 1; i >= 0; i--) {
-    mgopt__pu_cache_drop(pr, b, cval[i], cdt[i]);
+    mgopt__pu_cache_drop(pr, cblk[i], cval[i], cdt[i]);
     if (created[i]->def && created[i]->nuses == 0) mgopt_op_erase(created[i]->def);
   }
   return 0;

@@ -190,10 +190,16 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
        (casts, control flow, states, opaque ops, ops with a constant beyond
        fp16's range) and these, whose results or accumulations leave fp16's
        range or precision: topk, range_1d, cumsum, resize_bilinear,
-       upsample_bilinear, reduce_sum, reduce_prod. */
+       upsample_bilinear, reduce_sum, reduce_prod. The file must not grow:
+       weights transformed for an op kept fp32 fold to one fp32 constant per
+       reader (per branch of a conditional, say), so const_deduplication
+       keeps one of each and fp16_weights stores those over 256 elements as
+       fp16 widened by a Cast (their values are fp16 already, or the weights
+       of fp32 ops, stored as fp16 as whole-model fp16 converters do). */
     {"fp16",
      "add_fp16_cast{skip_ops_by_type=\"topk,range_1d,cumsum,resize_bilinear,upsample_bilinear,reduce_sum,reduce_prod\"},"
-     "cast_optimization,const_elimination,dead_code_elimination",
+     "cast_optimization,const_elimination,const_deduplication,fp16_weights{weight_threshold=256},"
+     "dead_code_elimination",
      "whole-model fp16 compute, fp32 inputs and outputs kept"},
     /* TVM Relay's preparation for an embedded runtime (tvm_relay_passes.md,
        in its order): Legalize, SimplifyInference, EliminateCommonSubexpr,

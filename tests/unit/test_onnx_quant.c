@@ -1,4 +1,4 @@
-/* tests/unit/test_onnx_quant.c — ONNX forms of quantization and compressed weights on both sides of each opset boundary: QuantizeLinear / DequantizeLinear imported as quantize / dequantize (or left opaque) and written back, QDQ weights kept by the default pipeline, constexpr_affine_dequantize and constexpr_lut_to_dense written with standard ops; each written model read back and evaluated against the original, bit for bit. */
+/* tests/unit/test_onnx_quant.c — ONNX forms of quantization and compressed weights on both sides of each opset boundary: QuantizeLinear / DequantizeLinear imported as quantize / dequantize (or left opaque) and written back, QDQ weights kept by the default pipeline, constexpr_affine_dequantize and constexpr_lut_to_dense written with standard ops (uint4 indices from opset 21); each written model read back and evaluated against the original, bit for bit; the fp16 pipeline on weights read in branches (the file must not grow). */
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
@@ -399,6 +399,58 @@ static void test_lut_every_width(void) {
     }
 }
 
+/* opset 21: 3- and 4-bit indices are a uint4 initializer decoded by one Cast
+   (no Div, Mod or Reshape of the unpacking) holding the indices themselves,
+   low nibble first; opset 20 keeps the packed uint8 form; 1- and 2-bit
+   indices keep it at 21 (fewer bytes). mgopt's evaluator has no Cast from
+   uint4, so the uint4 form is checked on its bytes (ONNX Runtime runs it:
+   tests/fixtures/quant/make_lut_uint4.sh) */
+static void test_lut_uint4(void) {
+  static const int widths[6] = {1, 2, 3, 4, 6, 8};
+  int j, vectors;
+  for (vectors = 0; vectors < 2; vectors++)
+    for (j = 0; j < 6; j++) {
+      char *text = lut_text(widths[j], vectors);
+      mgopt_program *p = text ? parse(text) : NULL;
+      int u4 = widths[j] == 3 || widths[j] == 4;
+      written w;
+      REQUIRE(p != NULL);
+      CHECK(write_read(p, 20, &w) == 1 && same_outputs(p, w.p));
+      CHECK(count_type(w.m, "Mod") == (widths[j] < 6));
+      written_free(&w);
+      CHECK(write_read(p, 21, &w) == 1);
+      CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Cast") == 1);
+      CHECK(count_type(w.m, "Mod") == (widths[j] < 6 && !u4) && count_type(w.m, "Div") == (widths[j] < 6 && !u4));
+      if (!u4) {
+        CHECK(same_outputs(p, w.p));
+      } else {
+        const mgopt_tensor *idx = NULL;
+        const mgopt_op *op;
+        int64_t i, found = 0;
+        CHECK(count_type(w.m, "Reshape") == vectors); /* the vectors' own Reshape only */
+        for (op = mgopt_program_function(p, "main")->body->first; op; op = op->next)
+          if (op->kind == MGOPT_OP_constexpr_lut_to_dense) idx = mgopt_value_const(mgopt_op_operand(op, "indices"));
+        REQUIRE(idx != NULL);
+        for (i = 0; i < w.m->graph->ninitializers; i++) {
+          const mgopt_onnx_tensor *t = &w.m->graph->initializers[i];
+          if (t->data_type == MGOPT_ONNX_DT_UINT4) {
+            int64_t e, bad = 0;
+            found++;
+            CHECK(t->raw_data.len == (size_t)(idx->numel + 1) / 2);
+            CHECK(t->ndims == 2 && t->dims[0] == idx->shape[0] && t->dims[1] == idx->shape[1]);
+            for (e = 0; e < idx->numel && (size_t)(e / 2) < t->raw_data.len; e++)
+              bad += ((((const uint8_t *)t->raw_data.ptr)[e / 2] >> (4 * (e % 2))) & 15) != mgopt_tensor_get_i64(idx, e);
+            CHECK(bad == 0);
+          }
+        }
+        CHECK(found == 1);
+      }
+      written_free(&w);
+      mgopt_program_destroy(p);
+      free(text);
+    }
+}
+
 /* the iOS16 form: packed uint8 bytes, a rank-1 LUT and `shape`; 5 indices of 2 bits (a Slice drops the padding) */
 static void test_lut_ios16(void) {
   mgopt_program *p = parse("main(%x: (5, fp32)) {\n"
@@ -480,6 +532,156 @@ static void test_quantize_fp16_refused(void) {
   mgopt_program_destroy(p);
 }
 
+/* ---------------------------------------------------------------- the fp16 pipeline on weights read in branches */
+
+/* An If whose branches read three weights of the outer graph: %w by a
+   linear (fp16 compute), %wl and %rl transposed and given to an LSTM the
+   pipeline keeps fp32 (an opaque op), as exported recurrent models do. */
+static char *branch_weights_text(void) {
+  char *t = (char *)malloc(1 << 16);
+  size_t n = 0;
+  int b, j;
+  static const char *const names[3] = {"w", "wl", "rl"};
+  static const int rows[3] = {32, 16, 8}, mult[3] = {37, 53, 29}, mod[3] = {101, 97, 89};
+  if (!t) return NULL;
+  n += (size_t)sprintf(t + n, "main(%%x: (4, 1, 16, fp32), %%p: (bool)) {\n");
+  for (j = 0; j < 3; j++) {
+    int64_t i, cols = j ? 32 : 16;
+    n += (size_t)sprintf(t + n, "  %%%s: (%d, %d, fp32)* = const(val=[", names[j], rows[j], (int)cols);
+    for (i = 0; i < rows[j] * cols; i++)
+      n += (size_t)sprintf(t + n, "%s%s%g%s", i % cols ? ", " : i ? "], " : "", i % cols ? "" : "[",
+                           ((double)((i * mult[j]) % mod[j]) / mod[j] - 0.5) * (j ? 0.5 : 1.0), "");
+    n += (size_t)sprintf(t + n, "]])\n");
+  }
+  n += (size_t)sprintf(t + n, "  %%o: (4, 1, 32, fp32), %%q: (4, 1, 8, fp32) = onnx::If(in0=%%p)\n");
+  for (b = 0; b < 2; b++) {
+    const char *k = b ? "b" : "a";
+    n += (size_t)sprintf(t + n,
+                         "    %s() {\n"
+                         "      %%y_%s: (4, 1, 32, fp32) = linear(x=%%x, weight=%%w)\n"
+                         "      %%wt_%s: (32, 16, fp32) = transpose(x=%%wl, perm=[1, 0])\n"
+                         "      %%wi_%s: (1, 32, 16, fp32) = expand_dims(x=%%wt_%s, axes=[0])\n"
+                         "      %%rt_%s: (32, 8, fp32) = transpose(x=%%rl, perm=[1, 0])\n"
+                         "      %%ri_%s: (1, 32, 8, fp32) = expand_dims(x=%%rt_%s, axes=[0])\n"
+                         "      %%h_%s: (4, 1, 1, 8, fp32), %%hl_%s: (1, 1, 8, fp32), %%cl_%s: (1, 1, 8, fp32) = "
+                         "onnx::LSTM(in0=%%x, in1=%%wi_%s, in2=%%ri_%s, hidden_size=8)\n"
+                         "      %%hs_%s: (4, 1, 8, fp32) = squeeze(x=%%h_%s, axes=[1])\n"
+                         "      %%o_%s: (4, 1, 32, fp32) = %s(x=%%y_%s, y=%%y_%s)\n"
+                         "      %%q_%s: (4, 1, 8, fp32) = %s(x=%%hs_%s, y=%%hs_%s)\n"
+                         "    } -> (%%o_%s, %%q_%s)\n",
+                         b ? "else_branch" : "then_branch", k, k, k, k, k, k, k, k, k, k, k, k, k, k, k, b ? "sub" : "add",
+                         k, k, k, b ? "add" : "mul", k, k, k, k);
+  }
+  sprintf(t + n, "} -> (%%o, %%q)\n");
+  return t;
+}
+
+/* Bytes of p written as ONNX at `opset`, 0 on failure. */
+static size_t onnx_size(mgopt_program *p, int64_t opset) {
+  written w;
+  size_t len;
+  if (write_read(p, opset, &w) != 1) return 0;
+  len = w.buf.len;
+  written_free(&w);
+  return len;
+}
+
+/* fp16 constants of n elements anywhere in block b */
+static int count_fp16_consts(const mgopt_block *b, int64_t n) {
+  const mgopt_op *op;
+  int c = 0;
+  int32_t i;
+  for (op = b->first; op; op = op->next) {
+    const mgopt_tensor *t = op->kind == MGOPT_OP_const ? mgopt_value_const(op->outs[0]) : NULL;
+    c += t && t->dtype == MGOPT_DT_FP16 && t->numel == n;
+    for (i = 0; i < op->nblocks; i++) c += count_fp16_consts(op->blocks[i], n);
+  }
+  return c;
+}
+
+/* -p fp16 never makes a file bigger: a weight of the outer graph read in
+   both branches is converted once, and the weights folded per branch for
+   the fp32 LSTM are kept once and stored as fp16 (one copy per branch made
+   the file 121% of the original) */
+static void test_fp16_branch_weights(void) {
+  char *text = branch_weights_text();
+  mgopt_program *p = text ? parse(text) : NULL;
+  mgopt_diag d;
+  size_t before, after;
+  free(text);
+  REQUIRE(p != NULL);
+  REQUIRE(mgopt_onnx_set_target(p, 17) == MGOPT_OK);
+  before = onnx_size(p, 17);
+  REQUIRE(before > 0);
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(), "add_fp16_cast,dead_code_elimination", NULL, &d) == MGOPT_OK);
+  /* w and wl (512 elements), rl (256) once each */
+  CHECK(count_fp16_consts(mgopt_program_function(p, "main")->body, 512) == 2);
+  CHECK(count_fp16_consts(mgopt_program_function(p, "main")->body, 256) == 1);
+  mgopt_program_destroy(p);
+  text = branch_weights_text();
+  p = text ? parse(text) : NULL;
+  free(text);
+  REQUIRE(p != NULL);
+  REQUIRE(mgopt_onnx_set_target(p, 17) == MGOPT_OK);
+  REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(), "fp16", NULL, &d) == MGOPT_OK);
+  after = onnx_size(p, 17);
+  if (after * 4 > before * 3) printf("  %d -> %d bytes\n", (int)before, (int)after);
+  /* 5 KB of fp32 weights, 3 KB of graph: w and the LSTM's W at fp16, its R
+     (256 elements, under fp16_weights' threshold) at fp32 */
+  CHECK(after > 0 && after * 4 <= before * 3);
+  mgopt_program_destroy(p);
+}
+
+/* the same on the ONNX fixture (tests/fixtures/quant/make_fp16_branch_weights.py:
+   an If and a nested If reading outer initializers by MatMul and LSTM): 22 KB
+   became 52 KB before weights were converted once per graph, 13 KB now */
+static void test_fp16_branch_fixture(void) {
+  static const char path[] = "tests/fixtures/quant/fp16_branch_weights.onnx";
+  mgopt_onnx_model *m = NULL;
+  mgopt_diag d;
+  FILE *f = fopen(path, "rb");
+  long before;
+  size_t after;
+  REQUIRE(f != NULL);
+  fseek(f, 0, SEEK_END);
+  before = ftell(f);
+  fclose(f);
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_onnx_read_file(path, NULL, &m, &d) == MGOPT_OK);
+  REQUIRE(mgopt_onnx_import(m, &d) == MGOPT_OK);
+  REQUIRE(mgopt_pipeline_run(m->program, mgopt_builtin_registry(), "fp16", NULL, &d) == MGOPT_OK);
+  after = onnx_size(m->program, 17);
+  if (after * 10 > (size_t)before * 6) printf("  %ld -> %d bytes\n", before, (int)after);
+  CHECK(after > 0 && after * 10 <= (size_t)before * 6);
+  mgopt_program_destroy(m->program);
+}
+
+/* the fp16 pipeline leaves a dequantize's scale fp32 where the target needs
+   it (an fp16 scale is DequantizeLinear from opset 19) */
+static void test_fp16_dequantize_target(void) {
+  static const char text[] = "main(%x: (2, 3, fp32)) {\n"
+                             "  %q: (2, 3, int8)* = const(val=[[1, -2, 3], [-4, 5, -6]])\n"
+                             "  %s: (fp32)* = const(val=0.25)\n"
+                             "  %w: (2, 3, fp32) = dequantize(input=%q, scale=%s)\n"
+                             "  %y: (2, 3, fp32) = add(x=%x, y=%w)\n"
+                             "} -> (%y)\n";
+  int64_t opset;
+  for (opset = 17; opset <= 19; opset += 2) {
+    mgopt_program *p = parse(text);
+    mgopt_diag d;
+    written w;
+    REQUIRE(p != NULL);
+    REQUIRE(mgopt_onnx_set_target(p, opset) == MGOPT_OK);
+    mgopt_diag_clear(&d);
+    REQUIRE(mgopt_pipeline_run(p, mgopt_builtin_registry(), "add_fp16_cast", NULL, &d) == MGOPT_OK);
+    CHECK(write_read(p, opset, &w) == 1);
+    CHECK(count_type(w.m, "DequantizeLinear") == 1);
+    written_free(&w);
+    mgopt_program_destroy(p);
+  }
+}
+
 static const test_case tests[] = {
     TEST(test_qdq_tensor),
     TEST(test_qdq_axis),
@@ -490,8 +692,12 @@ static const test_case tests[] = {
     TEST(test_affine_forms),
     TEST(test_lut_every_width),
     TEST(test_lut_ios16),
+    TEST(test_lut_uint4),
     TEST(test_palettize_for_onnx),
     TEST(test_palettize_scaled_for_onnx),
     TEST(test_quantize_fp16_refused),
+    TEST(test_fp16_branch_weights),
+    TEST(test_fp16_branch_fixture),
+    TEST(test_fp16_dequantize_target),
 };
 TEST_MAIN(tests)

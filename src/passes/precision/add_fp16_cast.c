@@ -30,7 +30,9 @@
    their bodies are converted op by op) and opaque ops. Each fp32 operand
    becomes fp16: a computed value through cast(x, dtype="fp16") named
    "<x>_to_fp16", shared by the consumers in one block; a const through a new
-   fp16 const of the same name, where a finite value that would round to
+   fp16 const of the same name, made once beside it and read by every block
+   that reads the const (a weight of the outer graph read in both branches of
+   a conditional is held once, not once per branch), where a finite value that would round to
    +-inf becomes +-65504 and (for constants of fewer than 400 elements) a
    non-zero value that would round to 0 becomes the smallest fp16 subnormal
    of its sign. The op is re-created with outputs "<out>_cast_fp16"; each
@@ -42,7 +44,9 @@
    of inverse, log, rsqrt — when given as operands.
    Must not fire: an op with an fp32 const operand holding a finite value
    with 65504 < |v| < 1e38 (fp16 would overflow it); an op whose type
-   inference rejects fp16 operands; ops listed in skip_ops_by_type.
+   inference rejects fp16 operands; an op the program's target cannot write
+   with fp16 operands (a dequantize with an fp16 scale below ONNX opset 19);
+   ops listed in skip_ops_by_type.
    Cost: one walk, O(ops + operands + constant elements); the cast cache is a
    hash table. */
 #include "../../passes_internal.h"
