@@ -444,7 +444,7 @@ TEST_DEPS += $(B)/difftest
 
 # ---------------------------------------------------------------- valgrind
 # `make test-valgrind B=build-vg CFLAGS="-O1 -g"`: the suite under memcheck
-# (tests/valgrind.sh); about 25 CPU-minutes. Not part of `make test`.
+# (tests/valgrind.sh); about 15 CPU-minutes. Not part of `make test`.
 .PHONY: test-valgrind
 test-valgrind: $(B)/mgopt $(UNIT_BIN) $(TEST_PROGS) $(TEST_DEPS) $(EXAMPLE_BIN)
 	@sh tests/valgrind.sh $(B)

@@ -36,7 +36,8 @@ for t in "$B"/tests/test_*; do
   run_one "$(basename "$t")" "${MGOPT_TEST_RUNNER:+$MGOPT_TEST_RUNNER }\"$t\""
 done
 for c in "$@"; do
-  label=${c%% *}
+  label=${c#"${MGOPT_TEST_RUNNER:-}" }  # name the program, not its runner
+  label=${label%% *}
   run_one "$(basename "$label")" "$c"
 done
 echo "$total_p passed, $total_f failed"

@@ -18,12 +18,17 @@ printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$VG" "$(cd "$B" && pwd)/mgopt" > "$B/mg
 chmod +x "$B/mgopt-valgrind"
 set --
 for t in "$B"/compile/test_*; do
-  case $t in *.o | *.d) continue ;; esac
+  case $t in
+    *.o | *.d) continue ;;
+    # clang++ writes DWARF 5 forms that valgrind's reader (3.19) gives up on;
+    # the same program built by g++ (test_cxx) runs under memcheck
+    */test_clangxx) echo "note: test_clangxx is not run under valgrind (its debug info)"; continue ;;
+  esac
   [ -x "$t" ] && set -- "$@" "$VG $t"
 done
 MGOPT_TEST_RUNNER="$VG" sh tests/run.sh "$B" "$@" \
   "$VG $B/difftest -n 2 --seed 1 --out $B --summary" \
-  "sh tests/tool/test_tool.sh $B/mgopt-valgrind"
+  "tests/tool/test_tool.sh $B/mgopt-valgrind"
 st=$?
 for e in "$B"/examples/*; do
   case $e in *.out) continue ;; esac
