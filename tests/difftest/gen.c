@@ -2085,7 +2085,7 @@ static int t_functions(G *g, int x) {
       int res[2];
       if (c > 0 && chance(g, 30) && !g->smooth) {
         /* the call inside a cond's then branch */
-        int zero = cnst_scalar(g, g->v[vals[0]].dt, 0), all[MAXR], i, s, pred, y, start;
+        int zero = cnst_scalar(g, g->v[vals[0]].dt, 0), all[MAXR], i, s, pred, y, start, br;
         for (i = 0; i < g->v[vals[0]].rank; i++) all[i] = i;
         s = reduce(g, "reduce_sum", vals[0], g->v[vals[0]].rank, all, 0);
         pred = binary(g, "greater", s, zero);
@@ -2093,24 +2093,17 @@ static int t_functions(G *g, int x) {
         out(g, " = cond(pred=%%v%d)\n", pred);
         g->v[y].vis = 0;
         g->ind++;
-        indent(g);
-        out(g, "then_branch() {\n");
-        g->ind++;
-        start = g->nv;
-        fn_call(g, id, n, vals, nout, types, NULL, res);
-        for (i = start; i < g->nv; i++) g->v[i].vis = 0;
-        g->ind--;
-        indent(g);
-        out(g, "} -> (%%v%d)\n", res[0]);
-        indent(g);
-        out(g, "else_branch() {\n");
-        g->ind++;
-        start = g->nv;
-        fn_call(g, id, n, vals, nout, types, NULL, res);
-        for (i = start; i < g->nv; i++) g->v[i].vis = 0;
-        g->ind--;
-        indent(g);
-        out(g, "} -> (%%v%d)\n", res[0]);
+        for (br = 0; br < 2; br++) { /* the same call in both branches */
+          indent(g);
+          out(g, "%s() {\n", br ? "else_branch" : "then_branch");
+          g->ind++;
+          start = g->nv;
+          fn_call(g, id, n, vals, nout, types, NULL, res);
+          for (i = start; i < g->nv; i++) g->v[i].vis = 0;
+          g->ind--;
+          indent(g);
+          out(g, "} -> (%%v%d)\n", res[0]);
+        }
         g->ind--;
         g->v[y].vis = 1;
         want_out(g, y);
