@@ -107,12 +107,13 @@ dt_tol dt_tol_of(const char *name) {
                                      "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "peephole_conv_add_mul",
                                      "fold_scale_axis", "legalize", "fuse_composite_functions", NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", "fp16", NULL};
-  static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", "relay_prepare", NULL};
+  static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", "relay_prepare",
+                                      "default_palettization", "default_sparsification", NULL};
   const char *s = strstr(name, "::");
   int i;
   if (s) name = s + 2;
   if (!strcmp(name, "fuse_reduce_mean")) return T_NEAR;
-  if (!strcmp(name, "linear_quantize_weights")) return T_QUANT8;
+  if (!strcmp(name, "linear_quantize_weights") || !strcmp(name, "quantization")) return T_QUANT8;
   if (!strcmp(name, "palettize_weights") || !strcmp(name, "prune_weights")) return T_LOSSY;
   if (!strncmp(name, "update_output_dtypes", 20)) return T_ROUND16;
   if (!strncmp(name, "fuse_gelu_", 10)) return T_GELU;
