@@ -54,6 +54,7 @@
 typedef struct mgopt__rt_lazy { /* a value transposed lazily */
   int32_t rank;
   int32_t comp;          /* union-find node of a starting transpose */
+  int32_t changed;       /* its group was rewritten: the value's layout changed */
   int64_t perm[MGOPT__RT_MAXR];
 } mgopt__rt_lazy;
 
@@ -615,6 +616,7 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
       if (MGOPT__RT_KEEP(r->S[k].comp) && mgopt__op_is_dead(r->S[k].op)) mgopt_op_erase(r->S[k].op);
     for (k = 0; k < r->nC; k++)
       if (MGOPT__RT_KEEP(r->C[k].comp) && mgopt__op_is_dead(r->C[k].op)) mgopt_op_erase(r->C[k].op);
+    for (k = 0; k < r->nL; k++) r->L[k].changed = MGOPT__RT_KEEP(r->L[k].comp);
 #undef MGOPT__RT_KEEP
     mgopt__heap_free(&p->alloc, r->nstart, (size_t)r->nuf * (3 * sizeof(int64_t) + 1));
     r->nstart = r->ncancel = r->nmat = NULL;
@@ -623,7 +625,10 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
     ctx->rewrites += changed;
     /* the layouts changed along the chains: infer every op again, in order;
        a declared type that still holds for the new inference stays (so main's
-       outputs and the importer's exact types keep what they declared) */
+       outputs and the importer's exact types keep what they declared), except
+       on a value whose layout changed: its declared dims are in the old order,
+       and with symbolic dims they need not clash with the new ones ((s0, 1)
+       against (1, s0)) */
     for (op = b->first; op; op = op->next) {
       mgopt_diag d;
       mgopt_type kept[16];
@@ -633,8 +638,11 @@ static mgopt_status mgopt__rt_block1(mgopt_pass_ctx *ctx, mgopt__rt *r, mgopt_bl
       if (mgopt_op_infer(p, op, &d) != MGOPT_OK)
         return mgopt_diag_set(ctx->diag, MGOPT_ERR_PASS, "reduce_transposes: op '%s' no longer infers: %s",
                               op->name ? op->name : op->type, d.msg);
-      for (i = 0; i < nk; i++)
-        if (!mgopt__type_clash(&kept[i], &op->outs[i]->type, 1)) op->outs[i]->type = kept[i];
+      for (i = 0; i < nk; i++) {
+        int32_t l = mgopt__rt_lazy_of(r, op->outs[i]);
+        if ((l < 0 || !r->L[l].changed) && !mgopt__type_clash(&kept[i], &op->outs[i]->type, 1))
+          op->outs[i]->type = kept[i];
+      }
     }
   }
   return MGOPT_OK;
