@@ -9069,6 +9069,7 @@ static float mgopt__oxq_f32(double v) { return (float)v; }
 
 /* 1 for int8 / uint8; *lo and *hi receive the range. */
 static int mgopt__oxq_is_8bit(mgopt_dtype dt, int64_t *lo, int64_t *hi) {
+  *lo = *hi = 0; /* set on every path (g++ -O2 cannot see that callers check the result) */
   if (dt == MGOPT_DT_INT8) {
     *lo = -128;
     *hi = 127;
