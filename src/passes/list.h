@@ -116,6 +116,7 @@
   PASS(relay, canonicalize_op) \
   PASS(relay, convert_layout) \
   PASS(relay, canonicalize_concat_pos) \
+  PASS(cleanup, concat_to_pad) \
   /* end of the list */
 
 #endif /* MGOPT__PASS_LIST_H */

@@ -74,6 +74,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "fuse_squeeze_expand_dims," /* 28 */ \
   "compose_conv1d," /* 29 */ \
   "use_reflection_padding," /* 30 */ \
+  "concat_to_pad," /* mgopt: a concat with a block of one constant value is a pad */ \
   "merge_consecutive_paddings," /* 31 */ \
   "fuse_pad_conv," /* 32 */ \
   "image_input_preprocess," /* 33 */ \
