@@ -22105,6 +22105,38 @@ static void mgopt__lq_minmax_f32(const float *x, int64_t n, float *mn, float *mx
   }
 }
 
+/* The scale and zero point of a block whose weights range over [lo, hi]
+   (the formulas of the header); 0 for an infinite weight or a scale that
+   is not a positive finite number. */
+static int mgopt__lq_params(const mgopt__lq_cfg *c, mgopt_dtype wdt, float lo, float hi, float *sc, float *zp) {
+  double vmin, vmax, s;
+  if (lo == -HUGE_VALF || hi == HUGE_VALF) return 0;
+  if (c->linear) {
+    vmin = lo < 0 ? lo : 0;
+    vmax = hi > 0 ? hi : 0;
+  } else {
+    double R = fabs((double)lo) > fabs((double)hi) ? fabs((double)lo) : fabs((double)hi);
+    vmin = -R;
+    vmax = R;
+  }
+  if (vmax == vmin) { /* a block of zeros */
+    *sc = 1.0f;
+    *zp = (float)(c->linear ? c->qmin : c->has_zp ? c->qmax / 2 : 0);
+    return 1;
+  }
+  s = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, vmax - vmin) / (double)(c->qmax - c->qmin));
+  if (!(s > 0) || s == HUGE_VAL) return 0;
+  *sc = (float)s;
+  if (c->linear) {
+    double num = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, (double)c->qmin * vmax) - mgopt__lq_rnd(wdt, (double)c->qmax * vmin));
+    double z = mgopt__lq_rne(mgopt__lq_rnd(wdt, num / mgopt__lq_rnd(wdt, vmax - vmin)));
+    *zp = (float)(z < (double)c->qmin ? (double)c->qmin : z > (double)c->qmax ? (double)c->qmax : z);
+  } else {
+    *zp = (float)(c->has_zp ? c->qmax / 2 : 0);
+  }
+  return 1;
+}
+
 /* Joint: nonzero_data (w->op) of constexpr_sparse_to_dense `sp` becomes
    constexpr_sparse_blockwise_shift_scale(data_mask = sp's mask, the dense
    quantized data qt at the mask, scale st, offset zt) named <const>_quantized,
@@ -22234,49 +22266,38 @@ static int mgopt__lq_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud
     xf = buf;
   }
   if (!xf) return -1;
-  for (k = 0; k < nblk; k++) {
-    mn[k] = HUGE_VALF;
-    mx[k] = -HUGE_VALF;
-  }
-  for (r = 0; r < nruns; r++) mgopt__lq_minmax_f32(xf + r * run, run, &mn[bidx[r]], &mx[bidx[r]], &bad);
-  if (bad) return 0;
-  for (k = 0; k < nblk; k++) {
-    double lo = mn[k], hi = mx[k], vmin, vmax, s;
-    if (lo == -HUGE_VAL || hi == HUGE_VAL) return 0; /* an infinite weight */
-    if (c.linear) {
-      vmin = lo < 0 ? lo : 0;
-      vmax = hi > 0 ? hi : 0;
-    } else {
-      double R = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
-      vmin = -R;
-      vmax = R;
+  if (wdt == MGOPT_DT_FP32 && nruns == nblk) {
+    /* one run per block (per channel of axis 0, blocks along the last
+       axis): range, parameters and integers while the run is in cache */
+    for (r = 0; r < nruns; r++) {
+      int64_t b = bidx[r];
+      const float *x = xf + r * run;
+      mn[b] = HUGE_VALF;
+      mx[b] = -HUGE_VALF;
+      mgopt__lq_minmax_f32(x, run, &mn[b], &mx[b], &bad);
+      if (bad || !mgopt__lq_params(&c, wdt, mn[b], mx[b], &sc[b], &zp[b])) return 0;
+      mgopt__lq_run_f32(x, run, sc[b], zp[b], (float)c.qmin, (float)c.qmax, q + r * run);
     }
-    if (vmax == vmin) { /* a block of zeros */
-      sc[k] = 1.0f;
-      zp[k] = (float)(c.linear ? c.qmin : c.has_zp ? c.qmax / 2 : 0);
-      continue;
+  } else {
+    for (k = 0; k < nblk; k++) {
+      mn[k] = HUGE_VALF;
+      mx[k] = -HUGE_VALF;
     }
-    s = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, vmax - vmin) / (double)(c.qmax - c.qmin));
-    if (!(s > 0) || s == HUGE_VAL) return 0;
-    sc[k] = (float)s;
-    if (c.linear) {
-      double num = mgopt__lq_rnd(wdt, mgopt__lq_rnd(wdt, (double)c.qmin * vmax) - mgopt__lq_rnd(wdt, (double)c.qmax * vmin));
-      double z = mgopt__lq_rne(mgopt__lq_rnd(wdt, num / mgopt__lq_rnd(wdt, vmax - vmin)));
-      zp[k] = (float)(z < (double)c.qmin ? (double)c.qmin : z > (double)c.qmax ? (double)c.qmax : z);
-    } else {
-      zp[k] = (float)(c.has_zp ? c.qmax / 2 : 0);
-    }
-  }
-  for (r = 0; r < nruns; r++) {
-    int64_t b = bidx[r];
-    const float *x = xf + r * run;
-    uint8_t *o = q + r * run;
-    if (wdt == MGOPT_DT_FP32) {
-      mgopt__lq_run_f32(x, run, sc[b], zp[b], (float)c.qmin, (float)c.qmax, o);
-    } else {
-      for (i = 0; i < run; i++) {
-        double y = mgopt__lq_rne(mgopt__lq_rnd(wdt, (double)x[i] / (double)sc[b])) + zp[b];
-        o[i] = (uint8_t)(y < (double)c.qmin ? c.qmin : y > (double)c.qmax ? c.qmax : (int64_t)y);
+    for (r = 0; r < nruns; r++) mgopt__lq_minmax_f32(xf + r * run, run, &mn[bidx[r]], &mx[bidx[r]], &bad);
+    if (bad) return 0;
+    for (k = 0; k < nblk; k++)
+      if (!mgopt__lq_params(&c, wdt, mn[k], mx[k], &sc[k], &zp[k])) return 0;
+    for (r = 0; r < nruns; r++) {
+      int64_t b = bidx[r];
+      const float *x = xf + r * run;
+      uint8_t *o = q + r * run;
+      if (wdt == MGOPT_DT_FP32) {
+        mgopt__lq_run_f32(x, run, sc[b], zp[b], (float)c.qmin, (float)c.qmax, o);
+      } else {
+        for (i = 0; i < run; i++) {
+          double y = mgopt__lq_rne(mgopt__lq_rnd(wdt, (double)x[i] / (double)sc[b])) + zp[b];
+          o[i] = (uint8_t)(y < (double)c.qmin ? c.qmin : y > (double)c.qmax ? c.qmax : (int64_t)y);
+        }
       }
     }
   }
