@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   mgopt__pal_cfg c;
   mgopt__pal_out o;
   if (!w) return 1;
+  bench_keep_freed_memory();
   for (i = 0; i < n; i++) { /* bell-shaped values like trained weights */
     double v = 0.0;
     for (j = 0; j < 4; j++) {
