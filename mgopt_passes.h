@@ -110,9 +110,9 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
    was not a constant (a Reshape's shape, a CumSum's axis, Slice's starts...)
    by running the importer's mapping row on the run-time operands and
    evaluating what it builds with the canonical kernels. The numeric
-   contracts are stated in src/kernels/onnx_ops.c and onnx_nn.c. Typical
-   use: eval_options.op_fn = mgopt_onnx_eval_op; eval_options.op_ud = NULL
-   (or a mgopt_onnx_eval_options). */
+   contracts are stated in src/kernels/onnx_ops.c, onnx_nn.c, onnx_quant.c
+   and onnx_rnn.c. Typical use: eval_options.op_fn = mgopt_onnx_eval_op;
+   eval_options.op_ud = NULL (or a mgopt_onnx_eval_options). */
 
 typedef struct mgopt_onnx_eval_options { /* zeroed = every default */
   int64_t max_elements;                  /* per output, 0 = no limit */
