@@ -419,7 +419,8 @@ fuzz-eval: $(B)/fuzz_eval
 # (DIFFTEST_SEED, the first seed); `make test` runs a fixed budget (DIFFTEST_CI_N
 # programs per pass, seed 1; 2 with SAN=1) that takes well under 2 minutes. The first
 # mismatch of a pass is written to $(B)/difftest-fail/<pass>.mil ($(B)/<pass>.mil in
-# `make test`).
+# `make test`). One program in four is a golden case of the pass, read from
+# $(CURDIR)/tests/golden (compiled in; `difftest --corpus DIR` overrides it).
 .PHONY: difftest
 DIFFTEST_N ?= 20
 DIFFTEST_SEED ?= 1
@@ -431,6 +432,9 @@ DIFFTEST_CI_N ?= 6
 $(B)/difftest-obj/lib.o: tests/difftest/lib.c $(HDR) $(B)/.config
 	@mkdir -p $(B)/difftest-obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/difftest-obj/difftest.o: tests/difftest/difftest.c tests/difftest/gen.h tests/difftest/check.h $(HDR) $(B)/.config
+	@mkdir -p $(B)/difftest-obj
+	$(CC) $(ALL_CFLAGS) -DMGOPT_DIFFTEST_CORPUS='"$(CURDIR)/tests/golden"' -c -o $@ $<
 $(B)/difftest-obj/%.o: tests/difftest/%.c tests/difftest/gen.h tests/difftest/check.h $(HDR) $(B)/.config
 	@mkdir -p $(B)/difftest-obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -52,7 +52,7 @@
                                      = x^2 s'(c x) <= 0.15 for every x, so the
                                      output moves by at most 1.5e-3
 
-   QUANT8  0.25     1        yes     weights stored in 8 bits (linear_quantize_weights
+   QUANT8  0.25     1        lossy   weights stored in 8 bits (linear_quantize_weights
                                      with its defaults: int8 per channel): each
                                      weight moves by at most half a step,
                                      max|w| / 254 of its channel, so an output
@@ -61,7 +61,7 @@
                                      exact integers are tested in
                                      tests/unit/test_compress_quant.c)
 
-   LOSSY   1e300    1e300    yes     palettize_weights, prune_weights: the
+   LOSSY   1e300    1e300    lossy   palettize_weights, prune_weights: the
                                      loss is the options' (1-bit k-means, 90%
                                      sparsity are allowed), so
                                      only a finite output of the same shape
@@ -70,6 +70,14 @@
                                      the weight read back as lut[index] or
                                      masked, is tested in tests/unit/
                                      test_palettize.c and test_prune.c
+
+   QSTEP   0        1        no      distributive_quantized_binary_op_scale_
+                                     normalization: the new scales s_x/s_y and
+                                     s_z/s_y carry one rounding each, so a
+                                     quantized output may move by one integer
+                                     step where it sits at a rounding boundary
+                                     (the pass's contract; its outputs are the
+                                     quantized integers themselves)
 
    Every class but EXACT counts roundings in the program's own precision: a
    program that computes anything in fp16 has rtol and atol at least 4e-3
@@ -82,7 +90,10 @@
 
    "smooth" programs avoid ops whose output jumps (floor, ceil, sign, a cond
    on a sign): a pass allowed one rounding of difference would otherwise
-   show as a jump of 1 after floor, which its contract permits. */
+   show as a jump of 1 after floor, which its contract permits. "lossy"
+   programs (smooth 2) avoid sqrt and division by a computed value too: a
+   weight change the contract allows may move a value across 0, out of
+   their domain (sqrt of a linear's output near 0 turning NaN). */
 
 static const dt_tol T_EXACT = {0, 0, 0, 0};
 static const dt_tol T_ULP = {9.5367431640625e-07, 1e-6, 1, 0};
@@ -92,8 +103,9 @@ static const dt_tol T_PIPE = {1e-4, 1e-4, 1, 0};
 static const dt_tol T_NEAR = {1e-2, 1e-5, 1, 0};
 static const dt_tol T_GELU = {1e-5, 2e-3, 1, 0};
 static const dt_tol T_ROUND16 = {4.8828125e-4, 6e-8, 0, 1};
-static const dt_tol T_QUANT8 = {0.25, 1, 1, 0};
-static const dt_tol T_LOSSY = {1e300, 1e300, 1, 0}; /* finite: inf * 0 would be NaN */
+static const dt_tol T_QUANT8 = {0.25, 1, 2, 0};
+static const dt_tol T_LOSSY = {1e300, 1e300, 2, 0};
+static const dt_tol T_QSTEP = {0, 1, 0, 0}; /* finite: inf * 0 would be NaN */
 
 dt_tol dt_tol_of(const char *name) {
   static const char *const ulp[] = {"divide_to_multiply", "rewrite_mul_rsqrt_as_div", "reduce_transposes",
@@ -115,6 +127,7 @@ dt_tol dt_tol_of(const char *name) {
   if (!strcmp(name, "fuse_reduce_mean")) return T_NEAR;
   if (!strcmp(name, "linear_quantize_weights") || !strcmp(name, "quantization")) return T_QUANT8;
   if (!strcmp(name, "palettize_weights") || !strcmp(name, "prune_weights")) return T_LOSSY;
+  if (!strcmp(name, "distributive_quantized_binary_op_scale_normalization")) return T_QSTEP;
   if (!strncmp(name, "update_output_dtypes", 20)) return T_ROUND16;
   if (!strncmp(name, "fuse_gelu_", 10)) return T_GELU;
   for (i = 0; ulp[i]; i++)
@@ -328,6 +341,19 @@ static void with_options(const char *pipeline, const mgopt_function *f, uint64_t
     }
     len = strlen(buf);
     snprintf(buf + len, n - len, "\"}");
+  } else if (!strcmp(s, "linear_quantize_weights")) {
+    /* the default 2048-element threshold would skip every generated weight: 60
+       takes the template's weight (more than 60 elements) and few others; the
+       other options stay the defaults (8 bits: T_QUANT8's contract) */
+    snprintf(buf, n, "%s{weight_threshold=60}", pipeline);
+  } else if (!strcmp(s, "palettize_weights")) {
+    static const char *const opts[] = {"mode=kmeans,nbits=2", "mode=kmeans,nbits=4", "mode=uniform,nbits=3",
+                                       "mode=unique", "mode=uniform,nbits=8,granularity=per_grouped_channel,group_size=1"};
+    snprintf(buf, n, "%s{weight_threshold=60,%s}", pipeline, opts[mix(&r) % 5]);
+  } else if (!strcmp(s, "prune_weights")) {
+    static const char *const opts[] = {"mode=magnitude,target_sparsity=0.5", "threshold=0.3,minimum_sparsity_percentile=0.2",
+                                       "mode=magnitude,n_m_ratio=\"1:2\"", "mode=magnitude,target_sparsity=0.25,block_size=2"};
+    snprintf(buf, n, "%s{weight_threshold=60,%s}", pipeline, opts[mix(&r) % 4]);
   } else if (!strcmp(s, "image_input_preprocess")) {
     snprintf(buf, n, "%s{nhwc_inputs=\"", pipeline);
     for (i = 0; i < b->nargs; i++) {

@@ -1,4 +1,7 @@
 /* tests/difftest/difftest.c — differential tester: every pass and named pipeline on random programs, evaluated before and after. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* opendir: is the golden corpus there */
+#endif
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "gen.h"
@@ -7,9 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+
+/* The golden corpus: the build gives its absolute path (the Makefile passes
+   $(CURDIR)/tests/golden), so the tester finds it from any directory;
+   --corpus DIR overrides it. */
+#ifndef MGOPT_DIFFTEST_CORPUS
+#define MGOPT_DIFFTEST_CORPUS "tests/golden"
+#endif
 
 /* ---------------------------------------------------------------- golden cases
-   The CASE programs of tests/golden/<family>/<pass>.mil are further
+   The CASE programs of <corpus>/<family>/<pass>.mil are further
    templates of the pass's pattern (every operand order and legality
    condition its author wrote); the tester runs them on random inputs too. */
 
@@ -28,7 +39,7 @@ static void corpus_free(corpus *c) {
   c->n = 0;
 }
 
-static void corpus_load(corpus *c, const char *family, const char *pass) {
+static void corpus_load(corpus *c, const char *dir, const char *family, const char *pass) {
   char path[512], line[4096];
   FILE *f;
   dt_text cur = {NULL, 0, 0};
@@ -36,8 +47,11 @@ static void corpus_load(corpus *c, const char *family, const char *pass) {
   char run[4096] = "";
   c->prog = c->run = NULL;
   c->n = 0;
-  snprintf(path, sizeof path, "tests/golden/%s/%s.mil", family, pass);
-  f = fopen(path, "r");
+  f = NULL;
+  if (dir) {
+    snprintf(path, sizeof path, "%s/%s/%s.mil", dir, family, pass);
+    f = fopen(path, "r");
+  }
   if (!f) return;
   for (;;) {
     char *l = fgets(line, sizeof line, f);
@@ -117,14 +131,15 @@ static void save_failure(const char *outdir, const char *name, uint64_t seed, co
   printf("difftest: %s: first mismatch (seed %llu): %s; program in %s\n", name, (unsigned long long)seed, why, path);
 }
 
-static void test_one(const char *name, const char *family, int n, uint64_t seed0, const char *outdir, totals *tt) {
+static void test_one(const char *name, const char *family, int n, uint64_t seed0, const char *corpus_dir,
+                     const char *outdir, totals *tt) {
   dt_tol t = dt_tol_of(name);
   corpus c;
   const char *shortname = strstr(name, "::") ? strstr(name, "::") + 2 : name;
   long programs = 0, fired = 0, mism = 0, nokernel = 0;
   char nokernel_why[512] = "";
   int i, attempts = 0;
-  corpus_load(&c, family ? family : "", shortname);
+  corpus_load(&c, corpus_dir, family ? family : "", shortname);
   for (i = 0; programs < n && attempts < 4 * n + 8; attempts++) {
     dt_text text = {NULL, 0, 0};
     uint64_t seed = seed0 * 1000003ull + (uint64_t)attempts;
@@ -168,11 +183,12 @@ static void test_one(const char *name, const char *family, int n, uint64_t seed0
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: difftest [-n N] [--seed S] [--pass NAME]... [--out DIR] [--summary]\n"
+  fprintf(stderr, "usage: difftest [-n N] [--seed S] [--pass NAME]... [--out DIR] [--corpus DIR] [--summary]\n"
                   "  -n N          programs per pass and pipeline (default: DIFFTEST_N, else 20)\n"
                   "  --seed S      first seed (default: DIFFTEST_SEED, else 1)\n"
                   "  --pass NAME   only this pass or named pipeline (repeatable)\n"
                   "  --out DIR     where the first mismatch of each pass is written (default .)\n"
+                  "  --corpus DIR  the golden cases, one program in four (default " MGOPT_DIFFTEST_CORPUS ")\n"
                   "  --gen NAME    print one generated program for NAME (or \"random\") and exit\n"
                   "  --summary     end with \"P passed, F failed\" (passes and pipelines) for tests/run.sh\n");
 }
@@ -181,7 +197,7 @@ int main(int argc, char **argv) {
   const mgopt_registry *reg = mgopt_builtin_registry();
   int n = 20, i, summary = 0, nonly = 0;
   uint64_t seed = 1;
-  const char *only[64], *outdir = ".", *gen = NULL;
+  const char *only[64], *outdir = ".", *gen = NULL, *corpus_dir = MGOPT_DIFFTEST_CORPUS;
   totals tt = {0, 0, 0, 0};
   long nunits = 0;
   if (getenv("DIFFTEST_N") && *getenv("DIFFTEST_N")) n = atoi(getenv("DIFFTEST_N"));
@@ -191,6 +207,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--pass") && i + 1 < argc && nonly < 64) only[nonly++] = argv[++i];
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) outdir = argv[++i];
+    else if (!strcmp(argv[i], "--corpus") && i + 1 < argc) corpus_dir = argv[++i];
     else if (!strcmp(argv[i], "--gen") && i + 1 < argc) gen = argv[++i];
     else if (!strcmp(argv[i], "--summary")) summary = 1;
     else {
@@ -205,6 +222,15 @@ int main(int argc, char **argv) {
     dt_text_free(&t);
     return 0;
   }
+  {
+    DIR *d = opendir(corpus_dir);
+    if (d) {
+      closedir(d);
+    } else {
+      printf("difftest: no golden corpus at %s: generated programs only\n", corpus_dir);
+      corpus_dir = NULL;
+    }
+  }
   for (i = 0; i < reg->npasses; i++) {
     const mgopt_pass_def *pd = reg->passes[i];
     const char *shortname = strstr(pd->name, "::") ? strstr(pd->name, "::") + 2 : pd->name;
@@ -212,7 +238,7 @@ int main(int argc, char **argv) {
     for (k = 0; k < nonly; k++)
       if (!strcmp(only[k], pd->name) || !strcmp(only[k], shortname)) want = 1;
     if (!want) continue;
-    test_one(pd->name, pd->family, n, seed, outdir, &tt);
+    test_one(pd->name, pd->family, n, seed, corpus_dir, outdir, &tt);
     nunits++;
   }
   for (i = 0; i < reg->npipelines; i++) {
@@ -221,7 +247,7 @@ int main(int argc, char **argv) {
     for (k = 0; k < nonly; k++)
       if (!strcmp(only[k], pl->name)) want = 1;
     if (!want) continue;
-    test_one(pl->name, NULL, n, seed, outdir, &tt);
+    test_one(pl->name, NULL, n, seed, corpus_dir, outdir, &tt);
     nunits++;
   }
   printf("difftest: %ld programs, %ld fired, %ld mismatches\n", tt.programs, tt.fired, tt.mismatches);

@@ -7,8 +7,9 @@
 
 /* ---------------------------------------------------------------- text, PRNG */
 
-enum { F32, F16, I32, BOOL };
-static const char *const dt_names[] = {"fp32", "fp16", "int32", "bool"};
+/* I8 .. U2 appear only in templates' constants and quantized values: random ops never pick them */
+enum { F32, F16, I32, BOOL, I8, U8, U1, U2 };
+static const char *const dt_names[] = {"fp32", "fp16", "int32", "bool", "int8", "uint8", "uint1", "uint2"};
 
 #define MAXV 1024
 #define MAXR 5
@@ -34,10 +35,13 @@ typedef struct G {
   int ind;                /* indentation level */
   int outs[8], nouts;     /* values a template wants as function outputs */
   int loop_inv;           /* while_loop bodies may pass a loop var through */
-  int smooth;             /* no op whose output jumps (floor, ceil, sign, cond on a sign) */
+  int smooth;             /* no op whose output jumps (floor, ceil, sign, cond on a sign);
+                             2: nor one defined on part of the line (sqrt, division by a value
+                             or by a constant that may be 0) */
   int state_arg, int_arg; /* main's extra arguments a template asked for, else -1 */
   dt_text fns;            /* functions a template defined, written after main */
   int nfn;
+  char raw_out[32];       /* an output a template named itself (%"...": odd names), else "" */
 } G;
 
 void dt_text_free(dt_text *t) {
@@ -140,6 +144,7 @@ enum { C_RAND, C_ZERO, C_ONE, C_MONE, C_SAME, C_POS, C_SMALL01 };
 static void pnum(G *g, int dt, int kind, int same) {
   int k;
   if (dt == BOOL) { out(g, "%s", rnd(g, 2) ? "true" : "false"); return; }
+  if (dt == U1 || dt == U2) { out(g, "%d", kind == C_ZERO ? 0 : rnd(g, dt == U1 ? 2 : 4)); return; }
   switch (kind) {
   case C_ZERO: k = 0; break;
   case C_ONE: k = 8; break;
@@ -150,6 +155,8 @@ static void pnum(G *g, int dt, int kind, int same) {
   default: k = rnd(g, 33) - 16; break;
   }
   if (dt == I32) out(g, "%d", k / 8 != 0 ? k / 8 : k % 4);
+  else if (dt == I8) out(g, "%d", k);
+  else if (dt == U8) out(g, "%d", k + 16);
   else out(g, "%g", k / 8.0);
 }
 
@@ -223,11 +230,12 @@ static int pick(G *g, int want) {
   for (tries = 0; tries < 64; tries++) {
     i = g->nv - 1 - (chance(g, 70) ? rnd(g, 4) : rnd(g, g->nv));
     if (i < 0 || !g->v[i].vis) continue;
+    if (g->v[i].dt > BOOL && want != g->v[i].dt) continue;
     if (want == -2 ? !is_float(g->v[i].dt) : (want >= 0 && g->v[i].dt != want)) continue;
     return i;
   }
   for (i = g->nv - 1; i >= 0; i--)
-    if (g->v[i].vis && (want == -2 ? is_float(g->v[i].dt) : (want < 0 || g->v[i].dt == want))) return i;
+    if (g->v[i].vis && (g->v[i].dt <= BOOL || want == g->v[i].dt) && (want == -2 ? is_float(g->v[i].dt) : (want < 0 || g->v[i].dt == want))) return i;
   return -1;
 }
 
@@ -635,11 +643,12 @@ static void random_ops(G *g, int n, int depth) {
     if (c < 25) {
       const char *op = unops[rnd(g, (int)(sizeof unops / sizeof *unops))];
       if (g->smooth && (!strcmp(op, "floor") || !strcmp(op, "ceil") || !strcmp(op, "sign"))) op = "tanh";
+      if (g->smooth > 1 && !strcmp(op, "sqrt")) op = "tanh";
       r = unary(g, op, x);
     } else if (c < 50) {
       const char *op = binops[rnd(g, 6)];
       int y = -1, tries;
-      if (chance(g, 40))
+      if (chance(g, 40) && !(g->smooth > 1 && !strcmp(op, "real_div")))
         for (tries = 0; tries < 8 && y < 0; tries++) {
           int z = pick(g, t.dt);
           gv b;
@@ -648,7 +657,7 @@ static void random_ops(G *g, int n, int depth) {
       if (y < 0) {
         static const int kinds[] = {C_RAND, C_RAND, C_ZERO, C_ONE, C_MONE, C_SAME, C_POS};
         int kind = kinds[rnd(g, 7)];
-        if (!strcmp(op, "real_div") && (kind == C_ZERO || kind == C_RAND)) kind = C_POS;
+        if (!strcmp(op, "real_div") && (kind == C_ZERO || kind == C_RAND || g->smooth > 1)) kind = C_POS;
         y = bconst(g, x, kind);
       }
       r = chance(g, 20) && strcmp(op, "real_div") && strcmp(op, "sub") ? binary(g, op, y, x) : binary(g, op, x, y);
@@ -2420,6 +2429,620 @@ static int t_concat_pos(G *g, int x) {
 
 enum { X_STATE = 1, X_INT = 2 }; /* main's extra arguments a template needs */
 
+/* ---------------------------------------------------------------- conv fusions, norms, prelu, padding */
+
+/* a float value as fp32 */
+static int as_f32(G *g, int x) { return g->v[x].dt == F32 ? x : cast(g, x, F32); }
+
+/* A static value of the given dims whose elements depend on x: a constant plus x reduced to a scalar. */
+static int dyn(G *g, int x, int rank, const int *d) {
+  int all[MAXR], i, r, k;
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst(g, g->v[x].dt, rank, d, C_RAND);
+  return binary(g, "add", k, r);
+}
+
+/* conv of v (1, C, H, W) with a constant (Co, C, k, k) weight (k <= H, W), a bias at random; pad_type valid */
+static int conv_valid(G *g, int v, int Co, int k, int bias) {
+  gv t = g->v[v], ct = t;
+  int d[4], w, b = -1, id;
+  if (k > t.d[2]) k = t.d[2];
+  if (k > t.d[3]) k = t.d[3];
+  d[0] = Co, d[1] = t.d[1], d[2] = k, d[3] = k;
+  w = cnst(g, t.dt, 4, d, C_RAND);
+  if (bias) b = cnst(g, t.dt, 1, d, C_RAND);
+  ct.d[1] = Co, ct.d[2] = t.d[2] - k + 1, ct.d[3] = t.d[3] - k + 1;
+  id = def(g, &ct);
+  out(g, " = conv(x=%%v%d, weight=%%v%d", v, w);
+  if (b >= 0) out(g, ", bias=%%v%d", b);
+  out(g, "%s)\n", chance(g, 50) ? ", pad_type=\"valid\"" : "");
+  return id;
+}
+
+/* a conv (or a conv_transpose) of an image: what the conv fusions start from */
+static int conv_or_transpose(G *g, int x, int Co) {
+  int C = 1 + rnd(g, 3), v;
+  /* fp32: in an fp16 program a folded weight is rounded to fp16, which moves an
+     output by up to 2^-11 of sum |x w|: beyond the checker's fp16 floor (4e-3 of
+     |y|) where the sum cancels. fp16 folds are the golden cases' to show. */
+  x = as_f32(g, x);
+  if (chance(g, 25)) { /* conv_transpose, stride 1, valid: (H - 1) + k */
+    int k = 1 + rnd(g, 2), d[4], w, b = -1, y;
+    gv t, ot;
+    v = image(g, x, C, 1, 1);
+    t = g->v[v];
+    d[0] = C, d[1] = Co, d[2] = k, d[3] = k;
+    w = cnst(g, t.dt, 4, d, C_RAND);
+    if (chance(g, 50)) b = cnst(g, t.dt, 1, d + 1, C_RAND);
+    ot = t;
+    ot.d[1] = Co, ot.d[2] = t.d[2] - 1 + k, ot.d[3] = t.d[3] - 1 + k;
+    y = def(g, &ot);
+    out(g, " = conv_transpose(x=%%v%d, weight=%%v%d", v, w);
+    if (b >= 0) out(g, ", bias=%%v%d", b);
+    out(g, ", pad_type=\"valid\")\n");
+    return y;
+  }
+  v = image(g, x, C, 2, 2);
+  return conv_valid(g, v, Co, 1 + rnd(g, 2), chance(g, 50));
+}
+
+/* conv -> batch_norm of constants (sometimes a run-time variance, or another reader of the conv) */
+static int t_conv_bn(G *g, int x) {
+  int Co = 1 + rnd(g, 3), cv = conv_or_transpose(g, x, Co), d[1], m, var, gm, bt, y;
+  gv t = g->v[cv];
+  d[0] = Co;
+  m = cnst(g, t.dt, 1, d, C_RAND);
+  var = cnst(g, t.dt, 1, d, C_POS);
+  if (chance(g, 10)) var = unary(g, "exp", unary(g, "tanh", dyn(g, x, 1, d)));
+  gm = cnst(g, t.dt, 1, d, C_RAND);
+  bt = cnst(g, t.dt, 1, d, C_RAND);
+  if (chance(g, 10)) extra_use(g, cv);
+  y = def(g, &t);
+  out(g, " = batch_norm(x=%%v%d, mean=%%v%d, variance=%%v%d, gamma=%%v%d, beta=%%v%d, epsilon=%s)\n", cv, m, var, gm,
+      bt, chance(g, 50) ? "0.001" : "1e-05");
+  return y;
+}
+
+/* a per-channel constant for a (1, Co, H, W) value: (Co, 1, 1), (1, Co, 1, 1) or a scalar; sometimes one that varies along W */
+static int chan_const(G *g, int cv, int kind) {
+  int kd[4];
+  gv t = g->v[cv];
+  switch (rnd(g, 7)) {
+  case 0: return cnst(g, t.dt, 0, NULL, kind);
+  case 1: kd[0] = t.d[3]; return cnst(g, t.dt, 1, kd, kind);     /* varies along W: no fold */
+  case 2: case 3: kd[0] = 1, kd[1] = t.d[1], kd[2] = 1, kd[3] = 1; return cnst(g, t.dt, 4, kd, kind);
+  default: kd[0] = t.d[1], kd[1] = 1, kd[2] = 1; return cnst(g, t.dt, 3, kd, kind);
+  }
+}
+
+/* conv -> add or sub of a per-channel constant, either operand order */
+static int t_conv_bias(G *g, int x) {
+  int cv = conv_or_transpose(g, x, 1 + rnd(g, 3)), k = chan_const(g, cv, C_RAND), sub = chance(g, 35);
+  if (chance(g, 10)) extra_use(g, cv);
+  if (sub) return chance(g, 70) ? binary(g, "sub", cv, k) : binary(g, "sub", k, cv);
+  return chance(g, 50) ? binary(g, "add", cv, k) : binary(g, "add", k, cv);
+}
+
+/* conv -> mul by (either order) or real_div by a per-channel constant */
+static int t_conv_scale(G *g, int x) {
+  int cv = conv_or_transpose(g, x, 1 + rnd(g, 3)), div = chance(g, 30), k = chan_const(g, cv, div ? C_POS : C_RAND);
+  if (chance(g, 10)) extra_use(g, cv);
+  if (div) return chance(g, 85) ? binary(g, "real_div", cv, k) : binary(g, "real_div", k, cv);
+  return chance(g, 50) ? binary(g, "mul", cv, k) : binary(g, "mul", k, cv);
+}
+
+/* pad (constant 0) of the spatial axes -> conv */
+static int t_pad_conv(G *g, int x) {
+  int C = 1 + rnd(g, 2), v = image(g, x, C, 1, 1), pads[8], np = chance(g, 50) ? 4 : 8, i, p, a, k;
+  gv t = g->v[v], pt;
+  for (i = 0; i < 8; i++) pads[i] = 0;
+  for (i = np - 4; i < np; i++) pads[i] = rnd(g, 3);
+  if (np == 8 && chance(g, 10)) pads[2] = 1; /* pads the channel axis: no fusion */
+  pt = t;
+  for (i = 0; i < 4; i++) pt.d[i] += np == 8 ? pads[2 * i] + pads[2 * i + 1] : (i >= 2 ? pads[2 * (i - 2)] + pads[2 * (i - 2) + 1] : 0);
+  p = cnst_ints(g, np, pads);
+  a = def(g, &pt);
+  out(g, " = pad(x=%%v%d, pad=%%v%d", v, p);
+  if (chance(g, 70)) out(g, ", mode=\"constant\", constant_val=%s", chance(g, 90) ? "0.0" : "0.5");
+  out(g, ")\n");
+  if (chance(g, 10)) extra_use(g, a);
+  k = 1 + rnd(g, 3);
+  return conv_valid(g, a, 1 + rnd(g, 2), k, chance(g, 30));
+}
+
+/* expand_dims -> conv with a (Co, C, 1, k) weight -> squeeze of the same axis: a conv1d */
+static int t_conv1d(G *g, int x) {
+  int C = 1 + rnd(g, 2), Co = 1 + rnd(g, 3), v = image(g, x, C, 1, 3), s, e, w, c, d[4], k, neg = chance(g, 50), b = -1;
+  gv t, et, ct;
+  v = squeeze(g, v, 0); /* (C, H, W) */
+  t = g->v[v];
+  k = 1 + rnd(g, t.d[2] < 3 ? t.d[2] : 3);
+  et = mk(t.dt, 4, NULL);
+  et.d[0] = t.d[0], et.d[1] = t.d[1], et.d[2] = 1, et.d[3] = t.d[2];
+  /* (C, H, W) read as (N=C, C'=H, W): the batch is the first axis */
+  e = def(g, &et);
+  out(g, " = expand_dims(x=%%v%d, axes=[%d])\n", v, neg ? -2 : 2);
+  d[0] = Co, d[1] = t.d[1], d[2] = 1, d[3] = k;
+  w = cnst(g, t.dt, 4, d, C_RAND);
+  if (chance(g, 40)) b = cnst(g, t.dt, 1, d, C_RAND);
+  ct = et;
+  ct.d[1] = Co, ct.d[3] = et.d[3] - k + 1;
+  c = def(g, &ct);
+  out(g, " = conv(x=%%v%d, weight=%%v%d", e, w);
+  if (b >= 0) out(g, ", bias=%%v%d", b);
+  out(g, ", pad_type=\"valid\")\n");
+  if (chance(g, 10)) extra_use(g, c);
+  s = squeeze(g, c, chance(g, 90) ? 2 : 0);
+  (void)C;
+  return s;
+}
+
+/* A static value of dims d that depends on x and stays within [-3, 3]: a constant plus tanh of x
+   reduced to a scalar (finite even where x holds an inf or a NaN of its own making). */
+static int bounded(G *g, int x, int rank, const int *d) {
+  int all[MAXR], i, r, k;
+  for (i = 0; i < g->v[x].rank; i++) all[i] = i;
+  r = g->v[x].rank ? reduce(g, "reduce_sum", x, g->v[x].rank, all, 0) : x;
+  k = cnst(g, g->v[x].dt, rank, d, C_RAND);
+  return binary(g, "add", k, unary(g, "tanh", r));
+}
+
+/* A static (1, C, H, W) bounded value: a normalization of it is well conditioned (its mean is not
+   large against its spread), so fp32 arithmetic of the unfused pattern stays within FOLD's
+   tolerance of the exact value. */
+static int bounded_image(G *g, int x, int C, int h, int w) {
+  int d[4];
+  d[0] = 1, d[1] = C, d[2] = h + rnd(g, 2), d[3] = w + rnd(g, 2);
+  return bounded(g, x, 4, d);
+}
+
+/* the TF BERT layer norm: mean, x - mean, square, mean, + eps, rsqrt, * gamma, x * g - mean * g + beta;
+   over the last axis (layer_norm) or the spatial axes of NCHW (instance_norm) */
+static int t_layernorm(G *g, int x) {
+  /* fp32: an fp16 pattern rounds each of its ten steps to fp16; the fused op rounds once */
+  int C = 1 + rnd(g, 3), v = bounded_image(g, as_f32(g, x), C, 1, 2), inst = chance(g, 50), ax[2], nax, m, dd, q, var, e, ve, r, gm, gr, xg,
+      mg, bt, bm, d[4], rk;
+  gv t = g->v[v];
+  if (inst) ax[0] = 2, ax[1] = 3, nax = 2;
+  else ax[0] = -1, nax = 1;
+  m = reduce(g, "reduce_mean", v, nax, ax, 1);
+  dd = binary(g, "sub", v, m);
+  q = unary(g, "square", dd);
+  var = reduce(g, "reduce_mean", q, nax, ax, 1);
+  e = cnst_scalar(g, t.dt, chance(g, 50) ? 0.001 : 0.01);
+  ve = binary(g, "add", var, e);
+  r = unary(g, "rsqrt", ve);
+  if (inst) d[0] = 1, d[1] = C, d[2] = 1, d[3] = 1, rk = 4;
+  else d[0] = t.d[3], rk = 1;
+  gm = cnst(g, t.dt, rk, d, C_RAND);
+  gr = binary(g, "mul", r, gm);
+  xg = binary(g, "mul", v, gr);
+  mg = binary(g, "mul", gr, m);
+  bt = cnst(g, t.dt, rk, d, C_RAND);
+  bm = binary(g, "sub", bt, mg);
+  if (chance(g, 10)) extra_use(g, m);
+  return chance(g, 50) ? binary(g, "add", bm, xg) : binary(g, "add", xg, bm);
+}
+
+/* relu(x) + alpha * relu(-x), alpha (C, 1, 1) or (1, C, 1, 1), each mul and add in either order */
+static int t_fuse_prelu(G *g, int x) {
+  int C = 1 + rnd(g, 3), v = image(g, x, C, 1, 1), m1, n, r1, a, am, r2, d[4];
+  gv t = g->v[v];
+  m1 = cnst_scalar(g, t.dt, chance(g, 90) ? -1.0 : -2.0);
+  n = chance(g, 50) ? binary(g, "mul", v, m1) : binary(g, "mul", m1, v);
+  r1 = unary(g, "relu", n);
+  if (chance(g, 50)) d[0] = C, d[1] = 1, d[2] = 1, a = cnst(g, t.dt, 3, d, C_RAND);
+  else d[0] = 1, d[1] = C, d[2] = 1, d[3] = 1, a = cnst(g, t.dt, 4, d, C_RAND);
+  am = chance(g, 50) ? binary(g, "mul", r1, a) : binary(g, "mul", a, r1);
+  r2 = unary(g, "relu", v);
+  if (chance(g, 10)) extra_use(g, r1);
+  return chance(g, 50) ? binary(g, "add", r2, am) : binary(g, "add", am, r2);
+}
+
+/* x[..., i:i+1] along one axis */
+static int slice1(G *g, int v, int ax, int i) {
+  gv t = g->v[v], r = t;
+  int b[4], e[4], k, bi, ei, id;
+  for (k = 0; k < 4; k++) b[k] = 0, e[k] = t.d[k];
+  b[ax] = i, e[ax] = i + 1;
+  if (i > 0 && chance(g, 30)) b[ax] = i - t.d[ax], e[ax] = i + 1 - t.d[ax]; /* negative bounds */
+  if (e[ax] == 0) e[ax] = t.d[ax];
+  bi = cnst_ints(g, 4, b);
+  ei = cnst_ints(g, 4, e);
+  r.d[ax] = 1;
+  id = def(g, &r);
+  out(g, " = slice_by_index(x=%%v%d, begin=%%v%d, end=%%v%d)\n", v, bi, ei);
+  return id;
+}
+
+/* mirrored slices concatenated on both sides of one axis: a reflection padding */
+static int t_reflect(G *g, int x) {
+  int v = image(g, x, 1 + rnd(g, 2), 3, 3), ax = chance(g, 50) ? 3 : 2, n, p, i, parts[12], np = 0, id;
+  gv t = g->v[v], r;
+  n = t.d[ax];
+  p = 1 + rnd(g, n - 1 < 3 ? n - 1 : 3);
+  for (i = p; i >= 1; i--) parts[np++] = slice1(g, v, ax, chance(g, 95) ? i : i - 1);
+  parts[np++] = v;
+  for (i = 1; i <= p; i++) parts[np++] = slice1(g, v, ax, n - 1 - i);
+  r = t;
+  r.d[ax] = n + 2 * p;
+  id = def(g, &r);
+  out(g, " = concat(values=(");
+  for (i = 0; i < np; i++) out(g, "%s%%v%d", i ? ", " : "", parts[i]);
+  out(g, "), axis=%d)\n", chance(g, 50) ? ax : ax - 4);
+  if (chance(g, 10)) extra_use(g, parts[0]);
+  return id;
+}
+
+/* an output whose name is not an identifier (or is a reserved word) */
+static int t_odd_name(G *g, int x) {
+  int k = rnd(g, 5), y = unary(g, "relu", x);
+  switch (k) {
+  case 4: snprintf(g->raw_out, sizeof g->raw_out, "%%\"y_%d\"", y); break; /* quoted, but a plain identifier: kept */
+  case 0: snprintf(g->raw_out, sizeof g->raw_out, "%%\"y/%d\"", y); break;
+  case 1: snprintf(g->raw_out, sizeof g->raw_out, "%%\"%dout\"", y); break;
+  case 2: snprintf(g->raw_out, sizeof g->raw_out, "%%fp16"); break;
+  default: snprintf(g->raw_out, sizeof g->raw_out, "%%\"a.b%d\"", y); break;
+  }
+  indent(g);
+  out(g, "%s: ", g->raw_out);
+  ptype(g, &g->v[y]);
+  out(g, " = tanh(x=%%v%d)\n", y);
+  return y;
+}
+
+/* gather along an axis of size >= 4 with main's int32 input as indices (values -3..3), or constant indices */
+static int t_gather(G *g, int x) {
+  int v = image(g, x, 1 + rnd(g, 2), 4, 1), ax = chance(g, 50) ? 2 : 0, idx, id, i, k;
+  gv t = g->v[v], it, r;
+  if (ax == 0) { /* (H, W, C): transpose the image so axis 0 has the size */
+    int p[4] = {2, 3, 1, 0};
+    v = transpose(g, v, p);
+    t = g->v[v];
+  }
+  if (g->int_arg >= 0 && chance(g, 80)) {
+    idx = g->int_arg;
+  } else {
+    int vals[4];
+    for (i = 0; i < 4; i++) vals[i] = rnd(g, 7) - 3;
+    idx = cnst_ints(g, 1 + rnd(g, 4), vals);
+  }
+  it = g->v[idx];
+  r = mk(t.dt, t.rank - 1 + it.rank, NULL);
+  for (i = 0, k = 0; i < t.rank; i++) {
+    int j;
+    if (i == ax)
+      for (j = 0; j < it.rank; j++) r.d[k] = it.d[j], r.sym[k] = it.sym[j], k++;
+    else
+      r.d[k] = t.d[i], r.sym[k] = t.sym[i], k++;
+  }
+  id = def(g, &r);
+  out(g, " = gather(x=%%v%d, indices=%%v%d, axis=%d)\n", v, idx, chance(g, 50) ? ax : ax - t.rank);
+  return id;
+}
+
+/* linear with a run-time weight (and a run-time, constant, zero or no bias), or a constant weight and a run-time bias */
+static int t_dyn_linear(G *g, int x) {
+  int M = 1 + rnd(g, 3), K = 1 + rnd(g, 4), N = 1 + rnd(g, 3), d[2], a, w, b = -1, id, kb = rnd(g, 4);
+  gv r;
+  d[0] = M, d[1] = K;
+  a = dyn(g, x, 2, d);
+  d[0] = N, d[1] = K;
+  w = chance(g, 80) ? dyn(g, x, 2, d) : cnst(g, g->v[x].dt, 2, d, C_RAND);
+  if (kb == 1) b = dyn(g, x, 1, d);
+  if (kb == 2) b = cnst(g, g->v[x].dt, 1, d, chance(g, 50) ? C_ZERO : C_RAND);
+  r = mk(g->v[x].dt, 2, NULL);
+  r.d[0] = M, r.d[1] = N;
+  id = def(g, &r);
+  out(g, " = linear(x=%%v%d, weight=%%v%d", a, w);
+  if (b >= 0) out(g, ", bias=%%v%d", b);
+  out(g, ")\n");
+  return id;
+}
+
+/* ---------------------------------------------------------------- quantized weights and activations */
+
+
+/* a (M, K) fp32 activation that depends on x, finite (inf * a weight set to 0 would be NaN) */
+static int act2(G *g, int x, int M, int K) {
+  int d[2];
+  d[0] = M, d[1] = K;
+  return bounded(g, as_f32(g, x), 2, d);
+}
+
+/* linear of a (M, K) activation and weight w (N, K) fp32 */
+static int linear_of(G *g, int a, int w) {
+  gv r = g->v[a];
+  int id;
+  r.d[1] = g->v[w].d[0];
+  id = def(g, &r);
+  out(g, " = linear(x=%%v%d, weight=%%v%d)\n", a, w);
+  return id;
+}
+
+/* a constant weight read by a linear (or a conv): what weight compression takes */
+static int t_weights(G *g, int x) {
+  /* more than 60 elements (the threshold check.c gives the compression passes), so the
+     passes take this weight and few of the program's other constants */
+  int K = 8 + rnd(g, 8), N = chance(g, 90) ? 8 + rnd(g, 8) : 1 + rnd(g, 7), d[4], w, y, i, v; /* N * K <= 60: kept */
+  if (chance(g, 30)) {
+    v = bounded_image(g, as_f32(g, x), 2 + rnd(g, 2), 2, 2);
+    i = g->nv;
+    y = conv_valid(g, v, 8 + rnd(g, 4), 2, chance(g, 50));
+  } else {
+    v = act2(g, x, 1 + rnd(g, 3), K);
+    d[0] = N, d[1] = K;
+    i = g->nv;
+    w = cnst(g, F32, 2, d, chance(g, 15) ? C_SMALL01 : C_RAND);
+    y = linear_of(g, v, w);
+  }
+  /* the weights are read by their op only: a random op dividing by a weight the
+     pass may set to 0 (prune) would make a quotient the contract does not cover */
+  for (; i < y; i++)
+    if (g->v[i].isconst) g->v[i].vis = 0;
+  return y;
+}
+
+/* a per-tensor or per-axis-0 scale (fp32) and zero point for (N, ...) data */
+static void qparams(G *g, int N, int dt, int perchan, int *s, int *z, int zkind) {
+  static const double sc[] = {0.5, 0.25, 2, 0.125, 0.375, 0.1};
+  int d[1];
+  d[0] = N;
+  if (perchan) {
+    gv t = mk(F32, 1, d);
+    int i;
+    *s = def(g, &t);
+    g->v[*s].isconst = 1;
+    out(g, "* = const(val=[");
+    for (i = 0; i < N; i++) out(g, "%s%g", i ? ", " : "", sc[rnd(g, 6)]);
+    out(g, "])\n");
+  } else {
+    *s = cnst_scalar(g, F32, sc[rnd(g, 6)]);
+  }
+  *z = -1;
+  if (zkind >= 0) *z = perchan ? cnst(g, dt, 1, d, zkind) : cnst(g, dt, 0, d, zkind);
+}
+
+static int quantize(G *g, int f, int s, int z, int dt, int axis) {
+  gv t = g->v[f];
+  int id;
+  t.dt = dt;
+  id = def(g, &t);
+  out(g, " = quantize(input=%%v%d, ", f);
+  if (z >= 0) out(g, "zero_point=%%v%d, ", z);
+  out(g, "scale=%%v%d, output_dtype=\"%s\"", s, dt_names[dt]);
+  if (axis >= 0) out(g, ", axis=%d", axis);
+  out(g, ")\n");
+  return id;
+}
+
+static int dequantize(G *g, int q, int s, int z, int axis) {
+  gv t = g->v[q];
+  int id;
+  t.dt = F32;
+  id = def(g, &t);
+  out(g, " = dequantize(input=%%v%d, ", q);
+  if (z >= 0) out(g, "zero_point=%%v%d, ", z);
+  out(g, "scale=%%v%d", s);
+  if (axis >= 0) out(g, ", axis=%d", axis);
+  out(g, ")\n");
+  return id;
+}
+
+/* a run-time 8-bit (M, K) activation: the quantized form of a float that depends on x */
+static int qact(G *g, int x, int M, int K, int dt, int *s, int *z) {
+  int f = act2(g, x, M, K);
+  qparams(g, M, dt, 0, s, z, chance(g, 50) ? C_RAND : -1);
+  return quantize(g, f, *s, *z, dt, -1);
+}
+
+/* quantize -> dequantize -> quantize (the same parameters, or not) -> dequantize */
+static int t_dq_q(G *g, int x) {
+  int M = 1 + rnd(g, 3), K = 1 + rnd(g, 4), dt = chance(g, 50) ? I8 : U8, s, z, q, d, s2, z2, q2;
+  q = qact(g, x, M, K, dt, &s, &z);
+  d = dequantize(g, q, s, z, -1);
+  if (chance(g, 80)) s2 = s, z2 = z;
+  else qparams(g, M, dt, 0, &s2, &z2, z >= 0 ? C_RAND : -1);
+  if (chance(g, 10)) extra_use(g, d);
+  q2 = quantize(g, d, s2, z2, dt, -1);
+  return dequantize(g, q2, s2, z2, -1);
+}
+
+/* quantize with a zero point of zeros (int8 -128 / uint8 128 some of the time) -> dequantize */
+static int t_nullify_zp(G *g, int x) {
+  int M = 1 + rnd(g, 3), K = 1 + rnd(g, 4), dt = chance(g, 50) ? I8 : U8, s, z, z2, f, q, pc = chance(g, 30), c = rnd(g, 3);
+  f = act2(g, x, M, K);
+  qparams(g, M, dt, pc, &s, &z, C_ZERO);
+  if (c == 1) { /* the offset zero point of the other signedness */
+    gv zt = g->v[z];
+    zt.rank = pc ? 1 : 0;
+    z = def(g, &zt);
+    g->v[z].isconst = 1;
+    out(g, "* = const(val=");
+    if (pc) {
+      int i;
+      out(g, "[");
+      for (i = 0; i < M; i++) out(g, "%s%d", i ? ", " : "", dt == I8 ? -128 : 128);
+      out(g, "])\n");
+    } else {
+      out(g, "%d)\n", dt == I8 ? -128 : 128);
+    }
+  }
+  z2 = chance(g, 90) ? z : cnst(g, dt, pc ? 1 : 0, &M, C_ONE);
+  if (c == 2) { /* a constant input: the dequantize of stored integers */
+    int d[2];
+    d[0] = M, d[1] = K;
+    q = cnst(g, dt, 2, d, C_RAND);
+  } else {
+    q = quantize(g, f, s, z, dt, pc ? 0 : -1);
+  }
+  if (chance(g, 10)) extra_use(g, dequantize(g, q, s, z, pc ? 0 : -1));
+  return dequantize(g, q, s, z2, pc ? 0 : -1);
+}
+
+/* dequantize -> reshape -> quantize with the same parameters */
+static int t_int_op(G *g, int x) {
+  int M = 1 + rnd(g, 3), K = 1 + rnd(g, 4), dt = chance(g, 50) ? I8 : U8, s, z, q, d, r, q2, dims[2];
+  q = qact(g, x, M, K, dt, &s, &z);
+  d = dequantize(g, q, s, z, -1);
+  dims[0] = K, dims[1] = M;
+  r = chance(g, 50) ? reshape(g, d, 2, dims) : reshape(g, d, 1, (dims[0] = M * K, dims));
+  if (chance(g, 10)) extra_use(g, r);
+  q2 = quantize(g, r, s, z, dt, -1);
+  want_out(g, q2);
+  return x;
+}
+
+/* dequantize of a constant: a weight */
+static int t_dq_const(G *g, int x) {
+  int K = 1 + rnd(g, 5), N = 1 + rnd(g, 4), d[2], dt = chance(g, 70) ? I8 : U8, c, s, z, pc = chance(g, 40), w;
+  d[0] = N, d[1] = K;
+  if (chance(g, 85)) {
+    c = cnst(g, dt, 2, d, C_RAND);
+  } else { /* a run-time input: stays a dequantize */
+    int zz;
+    c = qact(g, x, N, K, dt, &s, &zz);
+  }
+  qparams(g, N, dt, pc, &s, &z, chance(g, 60) ? C_RAND : -1);
+  w = dequantize(g, c, s, z, pc ? 0 : -1);
+  if (chance(g, 10)) want_out(g, w);
+  return linear_of(g, act2(g, x, 1 + rnd(g, 3), K), w);
+}
+
+/* add or sub of two dequantized values (an optional relu) quantized again */
+static int t_distributive(G *g, int x) {
+  int M = 1 + rnd(g, 3), K = 1 + rnd(g, 4), dx = chance(g, 50) ? I8 : U8, dy = chance(g, 50) ? I8 : U8, sx, zx, sy, zy, sz,
+      zz, qx, qy, a, b, o, dz = chance(g, 50) ? I8 : U8;
+  qx = qact(g, x, M, K, dx, &sx, &zx);
+  qy = qact(g, x, M, K, dy, &sy, &zy);
+  a = dequantize(g, qx, sx, zx, -1);
+  b = dequantize(g, qy, sy, zy, -1);
+  o = binary(g, chance(g, 75) ? "add" : chance(g, 70) ? "sub" : "mul", a, b);
+  if (chance(g, 30)) o = unary(g, "relu", o);
+  if (chance(g, 10)) extra_use(g, o);
+  qparams(g, M, dz, 0, &sz, &zz, chance(g, 50) ? C_RAND : -1);
+  o = quantize(g, o, sz, zz, dz, -1);
+  /* the quantize must not be a block output: an op on the integers reads it (the compared output) */
+  want_out(g, chance(g, 90) ? unary(g, "identity", o) : o);
+  return x;
+}
+
+/* constexpr_lut_to_dense of an 8-bit palette -> constexpr_blockwise_shift_scale (or the other order) */
+static int t_lut(G *g, int x) {
+  int K = 1 + rnd(g, 4), N = 1 + rnd(g, 3), nb = 1 + rnd(g, 2), dt = chance(g, 60) ? I8 : U8, d[4], idx, lut, dd, s, o = -1,
+      w;
+  gv t;
+  d[0] = N, d[1] = K;
+  idx = cnst(g, nb == 1 ? U1 : U2, 2, d, C_RAND);
+  d[0] = 1, d[1] = 1, d[2] = 1 << nb, d[3] = 1;
+  lut = cnst(g, dt, 4, d, C_RAND);
+  t = mk(dt, 2, NULL);
+  t.d[0] = N, t.d[1] = K;
+  dd = def(g, &t);
+  out(g, " = constexpr_lut_to_dense(indices=%%v%d, lut=%%v%d)\n", idx, lut);
+  if (chance(g, 70)) d[0] = 1, d[1] = 1;
+  else d[0] = N, d[1] = 1;
+  s = cnst(g, F32, 2, d, C_POS);
+  if (chance(g, 50)) o = cnst(g, dt, 2, d, C_RAND);
+  t.dt = F32;
+  w = def(g, &t);
+  out(g, " = constexpr_blockwise_shift_scale(data=%%v%d, scale=%%v%d", dd, s);
+  if (o >= 0) out(g, ", offset=%%v%d", o);
+  out(g, ")\n");
+  if (chance(g, 10)) want_out(g, dd);
+  return linear_of(g, act2(g, x, 1 + rnd(g, 2), K), w);
+}
+
+/* a weight stored compressed: affine dequantize, sparse mask, lookup table, shift and scale */
+static int t_constexpr(G *g, int x) {
+  int K = 1 + rnd(g, 5), N = 1 + rnd(g, 4), d[4], w, c = rnd(g, 4);
+  gv t = mk(F32, 2, NULL);
+  t.d[0] = N, t.d[1] = K;
+  d[0] = N, d[1] = K;
+  if (c == 0) {
+    int q = cnst(g, I8, 2, d, C_RAND), s, z;
+    qparams(g, N, I8, chance(g, 40), &s, &z, C_RAND);
+    w = def(g, &t);
+    out(g, " = constexpr_affine_dequantize(quantized_data=%%v%d, zero_point=%%v%d, scale=%%v%d, axis=0)\n", q, z, s);
+  } else if (c == 1) {
+    int m = cnst(g, U1, 2, d, C_RAND), nz, i, j, cnt = 0;
+    /* count the mask's ones from its text: the last const line written */
+    const char *l = g->o->data + g->o->len;
+    while (l > g->o->data && l[-1] != '=') l--;
+    for (; *l; l++)
+      if (*l == '1' && (l[-1] == '[' || l[-1] == ' ')) cnt++;
+    (void)i, (void)j;
+    d[0] = cnt ? cnt : 1;
+    if (!cnt) return x;
+    nz = cnst(g, F32, 1, d, C_RAND);
+    w = def(g, &t);
+    out(g, " = constexpr_sparse_to_dense(nonzero_data=%%v%d, mask=%%v%d)\n", nz, m);
+  } else if (c == 2) {
+    int idx = cnst(g, U2, 2, d, C_RAND), lut;
+    d[0] = 1, d[1] = 1, d[2] = 4, d[3] = 1;
+    lut = cnst(g, F32, 4, d, C_RAND);
+    w = def(g, &t);
+    out(g, " = constexpr_lut_to_dense(indices=%%v%d, lut=%%v%d)\n", idx, lut);
+  } else {
+    int q = cnst(g, I8, 2, d, C_RAND), s;
+    d[1] = 1;
+    s = cnst(g, F32, 2, d, C_POS);
+    w = def(g, &t);
+    out(g, " = constexpr_blockwise_shift_scale(data=%%v%d, scale=%%v%d)\n", q, s);
+  }
+  if (chance(g, 10)) want_out(g, w);
+  return linear_of(g, act2(g, x, 1 + rnd(g, 2), K), w);
+}
+
+/* constexpr_affine_dequantize -> transpose / reshape / expand_dims / squeeze */
+static int t_affine_chain(G *g, int x) {
+  int A = 1 + rnd(g, 3), B = 1 + rnd(g, 3), d[3], q, s, z, pc = chance(g, 40), w, n = 1 + rnd(g, 2), i;
+  gv t = mk(F32, 2, NULL);
+  d[0] = A, d[1] = B;
+  q = cnst(g, I8, 2, d, C_RAND);
+  qparams(g, A, I8, pc, &s, &z, C_RAND);
+  t.d[0] = A, t.d[1] = B;
+  w = def(g, &t);
+  out(g, " = constexpr_affine_dequantize(quantized_data=%%v%d, zero_point=%%v%d, scale=%%v%d, axis=0)\n", q, z, s);
+  for (i = 0; i < n; i++) {
+    int c = rnd(g, 4), rk = g->v[w].rank;
+    if (c == 0 && rk >= 2) {
+      int p[MAXR];
+      perm_rand(g, rk, p);
+      w = transpose(g, w, p);
+    } else if (c == 1 && rk < 4) {
+      w = expand_dims(g, w, rnd(g, rk + 1));
+    } else if (c == 2) {
+      int k;
+      for (k = 0; k < rk; k++)
+        if (g->v[w].d[k] == 1 && rk > 1) break;
+      w = k < rk ? squeeze(g, w, k) : expand_dims(g, w, 0);
+    } else {
+      int dd[MAXR], r;
+      reshape_dims(g, &g->v[w], &r, dd);
+      if (r < 1) dd[0] = 1, r = 1;
+      w = reshape(g, w, r, dd);
+    }
+  }
+  if (chance(g, 10)) want_out(g, w);
+  {
+    int all[MAXR], r;
+    for (i = 0; i < g->v[w].rank; i++) all[i] = i;
+    r = reduce(g, "reduce_sum", w, g->v[w].rank, all, 0);
+    if (g->v[x].dt != F32) r = cast(g, r, g->v[x].dt);
+    return binary(g, "mul", x, r);
+  }
+}
+
+/* identity into an output */
+static int t_out_identity(G *g, int x) {
+  int y = unary(g, "identity", unary(g, unops[rnd(g, 4)], x));
+  want_out(g, y);
+  return chance(g, 70) ? y : x;
+}
+
+
 typedef struct tmpl {
   const char *pass;
   tmpl_fn fn;
@@ -2457,7 +3080,6 @@ static const tmpl templates[] = {
     {"fuse_elementwise_to_batchnorm", t_batchnorm, 0},
     {"remove_redundant_transpose_reduce", t_transpose_reduce, 0},
     {"prelu_to_lrelu", t_prelu, 0},
-    {"fuse_prelu", t_prelu, 0},
     {"loop_invariant_elimination", t_loop_invariant, 0},
     {"detect_concat_interleave", t_concat_interleave, 0},
     {"replace_stack_reshape", t_stack_reshape, 0},
@@ -2497,6 +3119,30 @@ static const tmpl templates[] = {
     {"fuse_composite_functions", t_composite, 0},
     {"convert_layout", t_layout, 0},
     {"canonicalize_concat_pos", t_concat_pos, 0},
+    {"fuse_conv_batchnorm", t_conv_bn, 0},
+    {"fuse_conv_bias", t_conv_bias, 0},
+    {"fuse_conv_scale", t_conv_scale, 0},
+    {"fuse_pad_conv", t_pad_conv, 0},
+    {"compose_conv1d", t_conv1d, 0},
+    {"fuse_layernorm_or_instancenorm", t_layernorm, 0},
+    {"fuse_prelu", t_fuse_prelu, 0},
+    {"use_reflection_padding", t_reflect, 0},
+    {"sanitize_input_output_names", t_odd_name, 0},
+    {"guard_negative_gather_indices", t_gather, X_INT},
+    {"expand_dynamic_linear", t_dyn_linear, 0},
+    {"merge_affine_dequantize_with_consecutive_ops", t_affine_chain, 0},
+    {"eliminate_output_identity", t_out_identity, 0},
+    {"linear_quantize_weights", t_weights, 0},
+    {"palettize_weights", t_weights, 0},
+    {"prune_weights", t_weights, 0},
+    {"fp16_weights", t_weights, 0},
+    {"decompress_weights", t_constexpr, 0},
+    {"dequantize_quantize_pair_elimination", t_dq_q, 0},
+    {"nullify_redundant_quantization_zero_point", t_nullify_zp, 0},
+    {"int_op_canonicalization", t_int_op, 0},
+    {"dequantize_to_constexpr", t_dq_const, 0},
+    {"distributive_quantized_binary_op_scale_normalization", t_distributive, 0},
+    {"canonicalize_quantized_lut_pattern", t_lut, 0},
 };
 
 static const tmpl *find_tmpl(const char *pass) {
@@ -2621,6 +3267,7 @@ static int generate(G *g, const char *pass, int smooth, dt_text *o) {
     int extra = pick(g, -1);
     if (extra >= 0 && extra != last) out(g, "%s%%v%d", nfo++ ? ", " : "", extra);
   }
+  if (g->raw_out[0]) out(g, "%s%s", nfo++ ? ", " : "", g->raw_out);
   if (!nfo) out(g, "%%v0");
   out(g, ")\n");
   if (g->fns.len) out(g, "%s", g->fns.data);

@@ -19,7 +19,9 @@ typedef struct dt_text {
    sizes of the symbolic dims ("# DIMS s0=3 s1=2"). Returns 1 when a template
    was used, 0 otherwise, -1 on OOM. smooth: only ops whose output is a
    continuous function of the inputs (no floor, ceil, sign, no cond on a
-   sign), for passes whose contract allows rounding differences. */
+   sign), for passes whose contract allows rounding differences; 2: nor
+   sqrt or a division by a computed value either, for lossy passes (a value
+   the pass may move across 0 would leave their domain). */
 int dt_generate(uint64_t seed, const char *pass, int smooth, dt_text *out);
 /* The same, with every choice read from data (two bytes a choice, so a
    fuzzer's mutations steer the program choice by choice); past its end the
