@@ -27,6 +27,11 @@
         with cond negated): a is broadcast to cond's shape with the masked-out
         places set to 0, and select becomes add(masked, b) named after the
         select's output (inf + b = inf, -inf + b = -inf, 0 + b = b).
+        Numeric contract: exact for every b that holds no NaN and no
+        infinity of the opposite sign at a place where a is taken; there
+        the add gives NaN where select gave a (NaN + inf, -inf + inf). The
+        rewrite exists for masks (attention scores + -inf), whose b is
+        finite; the reference makes the same assumption.
    Must not fire: a non-const cond; case 1 with broadcasting; case 2 with a
    finite or NaN element in the infinite side, a non-float dtype, or shapes that
    are not static.
