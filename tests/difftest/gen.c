@@ -1901,6 +1901,42 @@ static int t_concat_add(G *g, int x) {
   return r;
 }
 
+/* a concat of a tensor with blocks of one constant value (tf2onnx's channel
+   pad), sometimes blocks of two values or of random values (must not fire) */
+static int t_concat_pad(G *g, int x) {
+  int v = image(g, x, 1 + rnd(g, 3), 2, 2), ax, i, nb = 1 + rnd(g, 2), blk[2], pos = rnd(g, 3), kind, cat, k = 0;
+  int vals[3];
+  gv t = g->v[v], ct;
+  if (!is_float(t.dt)) return v;
+  for (i = 0; i < t.rank; i++)
+    if (t.sym[i] >= 0) return v;
+  ax = rnd(g, t.rank);
+  kind = chance(g, 50) ? C_ZERO : chance(g, 50) ? C_ONE : C_MONE;
+  ct = t;
+  for (i = 0; i < nb; i++) {
+    gv b = t;
+    b.d[ax] = 1 + rnd(g, 2);
+    blk[i] = cnst_t(g, b, i == 1 && chance(g, 20) ? C_RAND : kind);
+    ct.d[ax] += b.d[ax];
+  }
+  if (nb == 1) {
+    if (pos == 0) vals[k++] = blk[0], vals[k++] = v;
+    else vals[k++] = v, vals[k++] = blk[0];
+  } else if (pos == 0) {
+    vals[k++] = blk[0], vals[k++] = v, vals[k++] = blk[1];
+  } else if (pos == 1) {
+    vals[k++] = blk[0], vals[k++] = blk[1], vals[k++] = v;
+  } else {
+    vals[k++] = v, vals[k++] = blk[0], vals[k++] = blk[1];
+  }
+  cat = def(g, &ct);
+  out(g, " = concat(values=(");
+  for (i = 0; i < k; i++) out(g, "%s%%v%d", i ? ", " : "", vals[i]);
+  out(g, "), axis=%d, interleave=false)\n", chance(g, 30) ? ax - t.rank : ax);
+  if (chance(g, 10)) extra_use(g, blk[0]);
+  return cat;
+}
+
 /* a per-channel scale before (optionally across a relu) or after a conv or a linear */
 static int t_fold_scale(G *g, int x) {
   int C = 1 + rnd(g, 3), Co = 1 + rnd(g, 3), v, w, cv, sc, y, d[4], kd[3], lin = chance(g, 35);
@@ -3109,6 +3145,7 @@ static const tmpl templates[] = {
     {"eliminate_common_subexpr", t_redundant, 0},
     {"peephole_conv_add_mul", t_conv_add_mul, 0},
     {"peephole_concat_add_pad", t_concat_add, 0},
+    {"concat_to_pad", t_concat_pad, 0},
     {"fold_scale_axis", t_fold_scale, 0},
     {"combine_parallel_conv2d", t_parallel_conv, 0},
     {"combine_parallel_dense", t_parallel_dense, 0},
