@@ -16905,18 +16905,12 @@ typedef struct mgopt__mq_form {
   int64_t block;
 } mgopt__mq_form;
 
-static int mgopt__mq_bss(const mgopt_op *op, mgopt__mq_form *f) {
+/* The form of data of shape qs under a scale of shape ss (both of rank r):
+   f's kind, axis and block; 0 when DequantizeLinear has none. */
+static int mgopt__mq_shapes(int32_t r, const int64_t *qs, const int64_t *ss, mgopt__mq_form *f) {
   int32_t d, na = 0, nb = 0;
-  mgopt_value *zv = mgopt_op_operand(op, "offset");
-  memset(f, 0, sizeof *f);
-  f->q = mgopt_value_const(mgopt_op_operand(op, "data"));
-  f->s = mgopt_value_const(mgopt_op_operand(op, "scale"));
-  f->z = zv ? mgopt_value_const(zv) : NULL;
-  if (!f->q || !f->s || (zv && !f->z) || f->q->rank != f->s->rank || f->q->rank < 1) return 0;
-  if (f->z && (f->z->dtype != f->q->dtype || f->z->rank != f->s->rank)) return 0;
-  for (d = 0; d < f->q->rank; d++) {
-    int64_t sd = f->s->shape[d], qd = f->q->shape[d];
-    if (f->z && f->z->shape[d] != sd) return 0;
+  for (d = 0; d < r; d++) {
+    int64_t sd = ss[d], qd = qs[d];
     if (sd == 1) continue;
     if (sd <= 0 || qd % sd != 0) return 0;
     if (sd == qd) {
@@ -16931,6 +16925,20 @@ static int mgopt__mq_bss(const mgopt_op *op, mgopt__mq_form *f) {
   if (nb > 1 || (nb == 0 && na > 1)) return 0;
   f->kind = nb ? 2 : na ? 1 : 0;
   return 1;
+}
+
+static int mgopt__mq_bss(const mgopt_op *op, mgopt__mq_form *f) {
+  int32_t d;
+  mgopt_value *zv = mgopt_op_operand(op, "offset");
+  memset(f, 0, sizeof *f);
+  f->q = mgopt_value_const(mgopt_op_operand(op, "data"));
+  f->s = mgopt_value_const(mgopt_op_operand(op, "scale"));
+  f->z = zv ? mgopt_value_const(zv) : NULL;
+  if (!f->q || !f->s || (zv && !f->z) || f->q->rank != f->s->rank || f->q->rank < 1) return 0;
+  if (f->z && (f->z->dtype != f->q->dtype || f->z->rank != f->s->rank)) return 0;
+  for (d = 0; f->z && d < f->q->rank; d++)
+    if (f->z->shape[d] != f->s->shape[d]) return 0;
+  return mgopt__mq_shapes(f->q->rank, f->q->shape, f->s->shape, f);
 }
 
 static int mgopt__mq_4bit(mgopt_dtype dt) { return dt == MGOPT_DT_INT4 || dt == MGOPT_DT_UINT4; }
@@ -17004,18 +17012,45 @@ static mgopt_tensor *mgopt__mq_expand(mgopt_program *p, mgopt_tensor *t, const m
   return o;
 }
 
-/* An initializer named base when that name is free (the const it stands
-   for is not written), else a fresh name; returns the name. */
-static const char *mgopt__mq_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
-  int r;
-  mgopt_onnx_tensor *ot;
+/* 1 when every reader of v writes its constants itself (v is never written
+   under its own name by the graph's initializer writer). */
+static int mgopt__mq_only_ours(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op || !mgopt__exp_writes_consts(u->op)) return 0;
+  return v->uses != NULL;
+}
+
+static int mgopt__mq_same_init(const mgopt_onnx_tensor *a, const mgopt_onnx_tensor *b) {
+  int64_t d;
+  if (a->data_type != b->data_type || a->ndims != b->ndims || !a->raw_data.len || a->raw_data.len != b->raw_data.len)
+    return 0;
+  for (d = 0; d < a->ndims; d++)
+    if (a->dims[d] != b->dims[d]) return 0;
+  return memcmp(a->raw_data.ptr, b->raw_data.ptr, (size_t)a->raw_data.len) == 0;
+}
+
+/* An initializer holding t for operand v: named v's own name when only
+   constant-writing readers read v (the name is v's, claimed for it), and
+   shared by every reader that writes the same bytes from it; else (another
+   tensor from the same v, a reader that needs v itself, a subgraph) a fresh
+   name after base. Returns the name. */
+static const char *mgopt__mq_const(mgopt__exp *E, const mgopt_value *v, const char *base, mgopt_tensor *t) {
+  mgopt_onnx_tensor *ot, tmp;
+  int64_t i;
   if (!t) return NULL;
-  r = base && *base && E->g->is_main ? mgopt__exp_claim(E, base) : 0;
-  if (r < 0) return NULL;
-  if (!r) return mgopt__exp_const(E, base, t);
+  if (!v || !v->name || !*v->name || !E->g->is_main || !mgopt_value_const(v) || !mgopt__mq_only_ours(v))
+    return mgopt__exp_const(E, base, t);
+  for (i = 0; i < E->g->inits.n; i++) {
+    const mgopt_onnx_tensor *w = (const mgopt_onnx_tensor *)E->g->inits.data + i;
+    if (w->name.ptr != v->name) continue;
+    memset(&tmp, 0, sizeof tmp);
+    if (mgopt__exp_tensor(E, t, v->name, &tmp)) return NULL;
+    return mgopt__mq_same_init(w, &tmp) ? v->name : mgopt__exp_const(E, base, t);
+  }
   ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-  if (!ot || mgopt__exp_tensor(E, t, base, ot)) return NULL;
-  return base;
+  if (!ot || mgopt__exp_tensor(E, t, v->name, ot)) return NULL;
+  return v->name;
 }
 
 /* An intermediate value named "<out>_<what>" (or a fresh variant). */
@@ -17032,13 +17067,14 @@ static const char *mgopt__mq_name(mgopt__exp *E, const char *out, const char *wh
 
 /* Writes out = scale * (data - offset) in form f: data, scale and offset
    written as initializers based on the operands' names dn, sn, zn. */
-static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgopt__mq_form *f, const char *dn,
-                                    const char *sn, const char *zn) {
+static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgopt__mq_form *f, const mgopt_value *dv,
+                                    const mgopt_value *sv, const mgopt_value *zv) {
   mgopt_program *p = E->p;
   const char *ins[3], *out = mgopt__exp_vname(op->outs[0]);
   mgopt_dtype qdt = (mgopt_dtype)f->q->dtype, odt = mgopt__mq_onnx_int(qdt);
+  const char *dn = mgopt__exp_vname(dv), *sn = mgopt__exp_vname(sv), *zn = mgopt__exp_vname(zv);
   mgopt_onnx_node *n;
-  ins[0] = mgopt__mq_const(E, dn, mgopt__mq_view(p, f->q, odt, f->q->rank, f->q->shape));
+  ins[0] = mgopt__mq_const(E, dv, dn, mgopt__mq_view(p, f->q, odt, f->q->rank, f->q->shape));
   if (!ins[0]) return mgopt__exp_nomem(E);
   if (mgopt__mq_use_dq(f, E->opset)) {
     int64_t c = f->kind == 1 ? f->s->shape[f->axis] : 1;
@@ -17050,8 +17086,8 @@ static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgo
       st = mgopt__mq_view(p, f->s, (mgopt_dtype)f->s->dtype, f->kind, &c);
       if (f->z) zt = mgopt__mq_view(p, f->z, odt, f->kind, &c);
     }
-    ins[1] = mgopt__mq_const(E, sn, st);
-    ins[2] = f->z ? mgopt__mq_const(E, zn, zt) : NULL;
+    ins[1] = mgopt__mq_const(E, sv, sn, st);
+    ins[2] = f->z ? mgopt__mq_const(E, zv, zn, zt) : NULL;
     if (!ins[1] || (f->z && !ins[2])) return mgopt__exp_nomem(E);
     n = mgopt__exp_simple(E, op, "DequantizeLinear", ins, f->z ? 3 : 2);
     if (!n) return mgopt__exp_nomem(E);
@@ -17063,7 +17099,7 @@ static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgo
     mgopt_dtype fdt = (mgopt_dtype)f->s->dtype;
     const char *cast = mgopt__mq_name(E, out, "cast");
     const char *cur = cast, *io[2];
-    const char *sname = mgopt__mq_const(E, sn, f->s);
+    const char *sname = mgopt__mq_const(E, sv, sn, f->s);
     n = mgopt__exp_node(E, "Cast", "", NULL);
     if (!cast || !sname || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 1) ||
         !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &cast, 1) ||
@@ -17075,7 +17111,7 @@ static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgo
       int64_t i;
       if (!zf || !sub) return mgopt__exp_nomem(E);
       for (i = 0; i < zf->numel; i++) mgopt_tensor_set_f64(zf, i, (double)mgopt_tensor_get_i64(f->z, i));
-      zname = mgopt__mq_const(E, zn, zf);
+      zname = mgopt__mq_const(E, zv, zn, zf);
       n = mgopt__exp_node(E, "Sub", "", NULL);
       io[0] = cur;
       io[1] = zname;
@@ -17114,7 +17150,7 @@ static mgopt_status mgopt__exp_bss(mgopt__exp *E, const mgopt_op *op, const mgop
   MGOPT__UNUSED(m);
   if (mgopt__mq_float_data(op)) return mgopt__exp_float_data(E, op);
   mgopt__mq_bss(op, &f);
-  return mgopt__mq_write(E, op, &f, mgopt__exp_in(op, "data"), mgopt__exp_in(op, "scale"), mgopt__exp_in(op, "offset"));
+  return mgopt__mq_write(E, op, &f, mgopt_op_operand(op, "data"), mgopt_op_operand(op, "scale"), mgopt_op_operand(op, "offset"));
 }
 
 /* ---------------------------------------------------------------- constexpr_affine_dequantize
@@ -17176,8 +17212,8 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
   mgopt__mq_form f;
   MGOPT__UNUSED(m);
   if (!mgopt__mq_affine(E->p, op, &f)) return mgopt__exp_nomem(E);
-  return mgopt__mq_write(E, op, &f, mgopt__exp_in(op, "quantized_data"), mgopt__exp_in(op, "scale"),
-                         mgopt__exp_in(op, "zero_point"));
+  return mgopt__mq_write(E, op, &f, mgopt_op_operand(op, "quantized_data"), mgopt_op_operand(op, "scale"),
+                         mgopt_op_operand(op, "zero_point"));
 }
 
 /* ---------------------------------------------------------------- QuantizeLinear / DequantizeLinear
@@ -17189,7 +17225,7 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
    arithmetic (the kernels compute in float and round once); mapped only
    where it is exactly that:
    - integers int8 / uint8 (every opset), int16 / uint16 (from opset 21);
-     4-bit integers (ONNX's packing), int32 and float8 stay opaque;
+     4-bit integers, int32 and float8 do not (4-bit constants: below);
    - QuantizeLinear: x and scale fp32 (fp16 would divide at fp16 in the
      kernel, in float in ONNX Runtime); DequantizeLinear: scale fp32, or
      fp16 from opset 19;
@@ -17197,7 +17233,7 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
      `axis` (default 1) as long as the data's dim (the scale's length 1
      needs the dim 1: ONNX Runtime reads a 1-element vector per tensor);
      the zero point of the scale's shape;
-   - no block_size (opset 21: the canonical ops have no blocks), no
+   - no block_size (dequantize has no blocks; blocked constants: below), no
      attribute this list does not know (opset 23's output_dtype of
      DequantizeLinear, say).
    Written back in the target opset: per tensor from 10, per axis from 13,
@@ -17276,13 +17312,116 @@ static int mgopt__imp_qparams(mgopt__imp *I, const mgopt__onnx_map *m, mgopt_val
   return 1;
 }
 
+/* ---------------------------------------------------------------- blocked and 4-bit DequantizeLinear of constants
+
+   From opset 21 DequantizeLinear takes int4 / uint4 data and blocks: with
+   block_size B > 0 the scale (and zero point) has the data's rank, the
+   data's dims except on `axis`, where it has ceil(D / B), and element i
+   along axis uses entry floor(i / B). Of constant data, scale and zero
+   point that is constexpr_blockwise_shift_scale exactly: (data - offset) *
+   scale with the scale repeated blockwise, at the scale's dtype (the
+   difference of two 4- or 8-bit integers is exact in fp16 and fp32, so the
+   product is the one rounding on both sides). Mapped when:
+   - the data is int8 / uint8 with B > 0, or int4 / uint4 (B >= 0): per
+     tensor (scalar scale), per axis (a vector as long as the data's dim on
+     axis) or blocked; 8-bit per tensor and per axis keep the dequantize
+     mapping above;
+   - the blocks divide the axis (B * ceil(D / B) == D; a short last block
+     has no canonical form), and the form the writer reads back from the
+     canonical shapes is the same (kind, axis, block): B == D or B == 1,
+     and a per-axis vector of length 1, stay as they came;
+   - the scale fp32 or fp16; no attribute but axis and block_size.
+   The data keeps its bytes (4-bit: ONNX's packing is the IR's, two per
+   byte, low nibble first); a per-tensor or per-axis scale and zero point are
+   seen with the data's rank. Non-constant data stays opaque: dequantize
+   has no blocks and no 4-bit input. */
+
+static mgopt_dtype mgopt__mq_ir_int(mgopt_dtype dt) {
+  return dt == MGOPT_DT_INT4X ? MGOPT_DT_INT4 : dt == MGOPT_DT_UINT4X ? MGOPT_DT_UINT4 : dt;
+}
+
+/* v's constant as dtype dt and shape (r, shape): v itself when both are
+   its own, else a new const holding a view of the same bytes. */
+static mgopt_value *mgopt__imp_dq_view(mgopt__imp *I, mgopt_value *v, mgopt_dtype dt, int32_t r, const int64_t *shape,
+                                       const char *what) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  int32_t d;
+  int same = t->dtype == (uint8_t)dt && t->rank == r;
+  for (d = 0; same && d < r; d++) same = t->shape[d] == shape[d];
+  if (same) return v;
+  return mgopt__imp_const(I, NULL, what, mgopt__mq_view(I->p, t, dt, r, shape));
+}
+
+/* 1 mapped, 0 not this form, -1 error. */
+static int mgopt__imp_dq_const(mgopt__imp *I, mgopt_value *x, mgopt_value *s, mgopt_value *z) {
+  mgopt_tensor *qt = mgopt_value_const(x), *st = mgopt_value_const(s), *zt = z ? mgopt_value_const(z) : NULL;
+  int64_t block = mgopt__imp_aint(I->node, "block_size", 0), axis = mgopt__imp_aint(I->node, "axis", 1);
+  int64_t cs[MGOPT_MAX_RANK];
+  int64_t i;
+  int32_t d, r;
+  int kind;
+  mgopt_dtype xdt, qdt;
+  mgopt__mq_form f;
+  mgopt_value *dv, *sv, *zv = NULL;
+  mgopt_op *op;
+  if (!qt || !st || (z && !zt) || qt->rank < 1 || !mgopt_tensor_data(I->p, qt)) return 0;
+  for (i = 0; i < I->node->nattributes; i++)
+    if (!mgopt__imp_streq(I->node->attributes[i].name, "axis") && !mgopt__imp_streq(I->node->attributes[i].name, "block_size"))
+      return 0;
+  xdt = (mgopt_dtype)qt->dtype;
+  qdt = mgopt__mq_ir_int(xdt);
+  if (block < 0 || (block == 0 && !mgopt__mq_4bit(qdt))) return 0;
+  if (qdt != MGOPT_DT_INT8 && qdt != MGOPT_DT_UINT8 && !mgopt__mq_4bit(qdt)) return 0;
+  if (st->dtype != MGOPT_DT_FP32 && st->dtype != MGOPT_DT_FP16) return 0;
+  if (zt && (zt->dtype != (uint8_t)xdt || zt->rank != st->rank)) return 0;
+  for (d = 0; zt && d < st->rank; d++)
+    if (zt->shape[d] != st->shape[d]) return 0;
+  r = qt->rank;
+  if (st->rank && (axis < -r || axis >= r)) return 0; /* a scalar scale ignores axis */
+  if (axis < 0) axis += r;
+  for (d = 0; d < r; d++) cs[d] = 1;
+  if (block > 0) {
+    if (st->rank != r) return 0;
+    for (d = 0; d < r; d++) {
+      if (d == axis ? st->shape[d] * block != qt->shape[d] : st->shape[d] != qt->shape[d]) return 0;
+      cs[d] = st->shape[d];
+    }
+    kind = 2;
+  } else if (st->rank == 0) {
+    kind = 0;
+  } else {
+    if (st->rank != 1 || st->shape[0] != qt->shape[axis]) return 0;
+    cs[axis] = st->shape[0];
+    kind = 1;
+  }
+  /* the writer must read the same form back from the canonical shapes */
+  memset(&f, 0, sizeof f);
+  if (!mgopt__mq_shapes(r, qt->shape, cs, &f) || f.kind != kind || (kind && f.axis != axis) ||
+      (kind == 2 && f.block != block))
+    return 0;
+  dv = mgopt__imp_dq_view(I, x, qdt, r, qt->shape, "data");
+  sv = dv ? mgopt__imp_dq_view(I, s, (mgopt_dtype)st->dtype, r, cs, "scale") : NULL;
+  if (z && sv) zv = mgopt__imp_dq_view(I, z, qdt, r, cs, "offset");
+  if (!sv || (z && !zv)) return -1;
+  op = mgopt__imp_op(I, "constexpr_blockwise_shift_scale", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "data", dv) || mgopt_op_set_operand(op, "scale", sv) ||
+      (zv && mgopt_op_set_operand(op, "offset", zv)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
 static int mgopt__imp_qdq(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *s = mgopt__imp_in(I, 1), *z = mgopt__imp_in(I, 2);
   int quant = m->kind == MGOPT_OP_quantize;
   int64_t axis;
   mgopt_dtype qdt;
   mgopt_op *op;
-  if (!x || !s || (mgopt__imp_nin(I->node) > 2 && !z) || !mgopt__imp_qparams(I, m, x, s, z, &axis)) return 0;
+  if (!x || !s || (mgopt__imp_nin(I->node) > 2 && !z)) return 0;
+  if (!quant && m->since >= 21) {
+    int r = mgopt__imp_dq_const(I, x, s, z);
+    if (r) return r;
+  }
+  if (!mgopt__imp_qparams(I, m, x, s, z, &axis)) return 0;
   if (quant) {
     int64_t odt = mgopt__imp_aint(I->node, "output_dtype", 0);
     if (x->type.dtype != MGOPT_DT_FP32 || s->type.dtype != MGOPT_DT_FP32) return 0;
@@ -17354,7 +17493,7 @@ static mgopt_status mgopt__exp_qdq(mgopt__exp *E, const mgopt_op *op, const mgop
     ins[2] = zt ? mgopt__mq_name(E, mgopt__exp_vname(op->outs[0]), "zero_point") : NULL;
     if (!ins[2]) return mgopt__exp_nomem(E);
     memset(mgopt_tensor_data_mut(E->p, zt), 0, zt->nbytes);
-    ins[2] = mgopt__mq_const(E, ins[2], zt);
+    ins[2] = mgopt__mq_const(E, NULL, ins[2], zt);
     if (!ins[2]) return mgopt__exp_nomem(E);
     nin = 3;
   }
@@ -17529,7 +17668,7 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
     memset(dst, 0, packed->nbytes);
     for (i = 0; i < n; i++) dst[i / kb] |= (uint8_t)(mgopt_tensor_get_i64(f.idx, i) << ((i % kb) * b));
   }
-  cur = packed ? mgopt__mq_const(E, mgopt__exp_in(op, "indices"), packed) : NULL;
+  cur = packed ? mgopt__mq_const(E, mgopt_op_operand(op, "indices"), mgopt__exp_in(op, "indices"), packed) : NULL;
   if (!cur) return mgopt__exp_nomem(E);
   io[0] = cur;
   cur = mgopt__ml_node(E, "Cast", io, 1, out, "indices", &nd);
@@ -17612,7 +17751,7 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
   lshape[0] = f.ngroups * f.k;
   lshape[1] = f.vs;
   lut = mgopt__mq_view(p, f.lut, (mgopt_dtype)f.lut->dtype, f.vs > 1 ? 2 : 1, lshape);
-  io[0] = lut ? mgopt__mq_const(E, mgopt__exp_in(op, "lut"), lut) : NULL;
+  io[0] = lut ? mgopt__mq_const(E, mgopt_op_operand(op, "lut"), mgopt__exp_in(op, "lut"), lut) : NULL;
   io[1] = cur;
   if (!io[0]) return mgopt__exp_nomem(E);
   if (f.vs == 1) {
