@@ -634,6 +634,7 @@ static void test_lut_uint4(void) {
           }
         }
         CHECK(found == 1);
+        CHECK(same_outputs(p, w.p)); /* the uint4 Cast evaluated */
       }
       written_free(&w);
       mgopt_program_destroy(p);
