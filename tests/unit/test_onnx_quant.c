@@ -642,6 +642,60 @@ static void test_lut_uint4(void) {
     }
 }
 
+/* names of the model's graph in m (node outputs and initializers) are unique */
+static int unique_names(const mgopt_onnx_model *m) {
+  int64_t i, j, n = 0;
+  mgopt_str names[256];
+  for (i = 0; i < m->graph->ninitializers && n < 256; i++) names[n++] = m->graph->initializers[i].name;
+  for (i = 0; i < m->graph->nnodes; i++)
+    for (j = 0; j < m->graph->nodes[i].noutputs && n < 256; j++) names[n++] = m->graph->nodes[i].outputs[j];
+  for (i = 0; i < n; i++)
+    for (j = i + 1; j < n; j++)
+      if (names[i].len == names[j].len && memcmp(names[i].ptr, names[j].ptr, names[i].len) == 0) return 0;
+  return n < 256;
+}
+
+/* The decode graphs take short names that no value holds (the model here
+   has values named q0, q1 and q2), and the tables two weights share are
+   written once: the 2-bit weights' shifts, modulus and shape at opset 12,
+   the int8 weights' common scale. */
+static void test_decode_names_shared(void) {
+  mgopt_program *p = parse("main(%q0: (4, 3, fp32)) {\n"
+                           "  %i1: (4, 3, uint2)* = const(val=[[0, 1, 2], [3, 0, 1], [2, 3, 0], [1, 2, 3]])\n"
+                           "  %i2: (4, 3, uint2)* = const(val=[[3, 2, 1], [0, 3, 2], [1, 0, 3], [2, 1, 0]])\n"
+                           "  %l1: (1, 1, 4, 1, fp32)* = const(val=[[[[-1], [0.5], [2], [8]]]])\n"
+                           "  %l2: (1, 1, 4, 1, fp32)* = const(val=[[[[-3], [1.5], [4], [16]]]])\n"
+                           "  %q1: (4, 3, fp32) = constexpr_lut_to_dense(indices=%i1, lut=%l1)\n"
+                           "  %q2: (4, 3, fp32) = constexpr_lut_to_dense(indices=%i2, lut=%l2)\n"
+                           "  %d1: (4, 3, int8)* = const(val=[[1, -2, 3], [4, 5, -6], [7, -8, 9], [-10, 11, 12]])\n"
+                           "  %d2: (4, 3, int8)* = const(val=[[-1, 2, 3], [4, -5, 6], [7, 8, -9], [10, 11, -12]])\n"
+                           "  %s1: (1, 3, fp32)* = const(val=[[0.5, 0.25, 0.125]])\n"
+                           "  %s2: (1, 3, fp32)* = const(val=[[0.5, 0.25, 0.125]])\n"
+                           "  %w1: (4, 3, fp32) = constexpr_blockwise_shift_scale(data=%d1, scale=%s1)\n"
+                           "  %w2: (4, 3, fp32) = constexpr_blockwise_shift_scale(data=%d2, scale=%s2)\n"
+                           "  %a: (4, 3, fp32) = add(x=%q0, y=%q1)\n"
+                           "  %b: (4, 3, fp32) = add(x=%a, y=%q2)\n"
+                           "  %c: (4, 3, fp32) = add(x=%b, y=%w1)\n"
+                           "  %y: (4, 3, fp32) = add(x=%c, y=%w2)\n"
+                           "} -> (%y)\n");
+  written w;
+  int64_t i, fp32_scales = 0, i32 = 0;
+  REQUIRE(p != NULL);
+  REQUIRE(write_read(p, 12, &w) == 1);
+  CHECK(same_outputs(p, w.p));
+  CHECK(unique_names(w.m));
+  CHECK(count_type(w.m, "Gather") == 2 && count_type(w.m, "Mod") == 2);
+  for (i = 0; i < w.m->graph->ninitializers; i++) {
+    const mgopt_onnx_tensor *t = &w.m->graph->initializers[i];
+    fp32_scales += t->data_type == MGOPT_ONNX_DT_FLOAT && t->ndims == 2 && t->dims[0] == 1;
+    i32 += t->data_type == MGOPT_ONNX_DT_INT32; /* shifts and modulus */
+    CHECK(t->name.len <= 4); /* short names, own or the writer's */
+  }
+  CHECK(fp32_scales == 1 && i32 == 2);
+  written_free(&w);
+  mgopt_program_destroy(p);
+}
+
 /* the iOS16 form: packed uint8 bytes, a rank-1 LUT and `shape`; 5 indices of 2 bits (a Slice drops the padding) */
 static void test_lut_ios16(void) {
   mgopt_program *p = parse("main(%x: (5, fp32)) {\n"
@@ -888,6 +942,7 @@ static const test_case tests[] = {
     TEST(test_lut_every_width),
     TEST(test_lut_ios16),
     TEST(test_lut_uint4),
+    TEST(test_decode_names_shared),
     TEST(test_palettize_for_onnx),
     TEST(test_palettize_scaled_for_onnx),
     TEST(test_quantize_fp16_refused),
