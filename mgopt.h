@@ -17407,16 +17407,37 @@ static mgopt_dtype mgopt__mq_ir_int(mgopt_dtype dt) {
   return dt == MGOPT_DT_INT4X ? MGOPT_DT_INT4 : dt == MGOPT_DT_UINT4X ? MGOPT_DT_UINT4 : dt;
 }
 
+/* 1 when nm names an input or output of the main graph. */
+static int mgopt__imp_dq_io(const mgopt__imp *I, const char *nm) {
+  int64_t i;
+  const mgopt_onnx_graph *g = I->m ? I->m->graph : NULL;
+  for (i = 0; g && i < g->ninputs; i++)
+    if (mgopt__imp_streq(g->inputs[i].name, nm)) return 1;
+  for (i = 0; g && i < g->noutputs; i++)
+    if (mgopt__imp_streq(g->outputs[i].name, nm)) return 1;
+  return !g;
+}
+
 /* v's constant as dtype dt and shape (r, shape): v itself when both are
-   its own, else a new const holding a view of the same bytes. */
+   its own, else a new const holding a view of the same bytes. In the main
+   graph the view takes v's name and v a fresh one (unless v's name is an
+   input's or output's), so the initializer is written back under its own
+   name; later readers of the name still read v. */
 static mgopt_value *mgopt__imp_dq_view(mgopt__imp *I, mgopt_value *v, mgopt_dtype dt, int32_t r, const int64_t *shape,
                                        const char *what) {
   mgopt_tensor *t = mgopt_value_const(v);
+  mgopt_value *nv;
   int32_t d;
   int same = t->dtype == (uint8_t)dt && t->rank == r;
   for (d = 0; same && d < r; d++) same = t->shape[d] == shape[d];
   if (same) return v;
-  return mgopt__imp_const(I, NULL, what, mgopt__mq_view(I->p, t, dt, r, shape));
+  nv = mgopt__imp_const(I, NULL, what, mgopt__mq_view(I->p, t, dt, r, shape));
+  if (nv && I->depth == 0 && v->name && *v->name && !mgopt__imp_dq_io(I, v->name)) {
+    const char *own = v->name;
+    v->name = nv->name;
+    nv->name = own;
+  }
+  return nv;
 }
 
 /* 1 mapped, 0 not this form, -1 error. */

@@ -440,6 +440,7 @@ static void test_dq_fixture(void) {
   mgopt_program *dec;
   written w, w2;
   mgopt_diag d;
+  int64_t i;
   mgopt_diag_clear(&d);
   REQUIRE(mgopt_onnx_read_file("tests/fixtures/quant/dq_blocked_4bit.onnx", NULL, &m, &d) == MGOPT_OK);
   REQUIRE(mgopt_onnx_import(m, &d) == MGOPT_OK);
@@ -452,6 +453,8 @@ static void test_dq_fixture(void) {
   CHECK(mgopt_pipeline_run(dec, mgopt_builtin_registry(), "decompress_weights", NULL, &d) == MGOPT_OK);
   CHECK(count_kind(dec, MGOPT_OP_constexpr_blockwise_shift_scale) == 0 && same_outputs(dec, w.p));
   CHECK(count_type(w.m, "DequantizeLinear") == 4);
+  for (i = 0; i < m->graph->ninitializers; i++) /* written back under its own name, the same bytes */
+    CHECK(same_init(&m->graph->initializers[i], init_of(w2.m, m->graph->initializers[i].name)));
   written_free(&w2);
   written_free(&w);
   mgopt_program_destroy(m->program);
