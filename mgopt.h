@@ -16905,18 +16905,12 @@ typedef struct mgopt__mq_form {
   int64_t block;
 } mgopt__mq_form;
 
-static int mgopt__mq_bss(const mgopt_op *op, mgopt__mq_form *f) {
+/* The form of data of shape qs under a scale of shape ss (both of rank r):
+   f's kind, axis and block; 0 when DequantizeLinear has none. */
+static int mgopt__mq_shapes(int32_t r, const int64_t *qs, const int64_t *ss, mgopt__mq_form *f) {
   int32_t d, na = 0, nb = 0;
-  mgopt_value *zv = mgopt_op_operand(op, "offset");
-  memset(f, 0, sizeof *f);
-  f->q = mgopt_value_const(mgopt_op_operand(op, "data"));
-  f->s = mgopt_value_const(mgopt_op_operand(op, "scale"));
-  f->z = zv ? mgopt_value_const(zv) : NULL;
-  if (!f->q || !f->s || (zv && !f->z) || f->q->rank != f->s->rank || f->q->rank < 1) return 0;
-  if (f->z && (f->z->dtype != f->q->dtype || f->z->rank != f->s->rank)) return 0;
-  for (d = 0; d < f->q->rank; d++) {
-    int64_t sd = f->s->shape[d], qd = f->q->shape[d];
-    if (f->z && f->z->shape[d] != sd) return 0;
+  for (d = 0; d < r; d++) {
+    int64_t sd = ss[d], qd = qs[d];
     if (sd == 1) continue;
     if (sd <= 0 || qd % sd != 0) return 0;
     if (sd == qd) {
@@ -16931,6 +16925,20 @@ static int mgopt__mq_bss(const mgopt_op *op, mgopt__mq_form *f) {
   if (nb > 1 || (nb == 0 && na > 1)) return 0;
   f->kind = nb ? 2 : na ? 1 : 0;
   return 1;
+}
+
+static int mgopt__mq_bss(const mgopt_op *op, mgopt__mq_form *f) {
+  int32_t d;
+  mgopt_value *zv = mgopt_op_operand(op, "offset");
+  memset(f, 0, sizeof *f);
+  f->q = mgopt_value_const(mgopt_op_operand(op, "data"));
+  f->s = mgopt_value_const(mgopt_op_operand(op, "scale"));
+  f->z = zv ? mgopt_value_const(zv) : NULL;
+  if (!f->q || !f->s || (zv && !f->z) || f->q->rank != f->s->rank || f->q->rank < 1) return 0;
+  if (f->z && (f->z->dtype != f->q->dtype || f->z->rank != f->s->rank)) return 0;
+  for (d = 0; f->z && d < f->q->rank; d++)
+    if (f->z->shape[d] != f->s->shape[d]) return 0;
+  return mgopt__mq_shapes(f->q->rank, f->q->shape, f->s->shape, f);
 }
 
 static int mgopt__mq_4bit(mgopt_dtype dt) { return dt == MGOPT_DT_INT4 || dt == MGOPT_DT_UINT4; }
@@ -17004,41 +17012,147 @@ static mgopt_tensor *mgopt__mq_expand(mgopt_program *p, mgopt_tensor *t, const m
   return o;
 }
 
-/* An initializer named base when that name is free (the const it stands
-   for is not written), else a fresh name; returns the name. */
-static const char *mgopt__mq_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
-  int r;
-  mgopt_onnx_tensor *ot;
-  if (!t) return NULL;
-  r = base && *base && E->g->is_main ? mgopt__exp_claim(E, base) : 0;
-  if (r < 0) return NULL;
-  if (!r) return mgopt__exp_const(E, base, t);
-  ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-  if (!ot || mgopt__exp_tensor(E, t, base, ot)) return NULL;
-  return base;
+/* 1 when every reader of v writes its constants itself (v is never written
+   under its own name by the graph's initializer writer). */
+static int mgopt__mq_only_ours(const mgopt_value *v) {
+  const mgopt_use *u;
+  for (u = v->uses; u; u = u->next)
+    if (!u->op || !mgopt__exp_writes_consts(u->op)) return 0;
+  return v->uses != NULL;
 }
 
-/* An intermediate value named "<out>_<what>" (or a fresh variant). */
-static const char *mgopt__mq_name(mgopt__exp *E, const char *out, const char *what) {
-  char buf[200];
-  const char *nm;
-  int r;
-  snprintf(buf, sizeof buf, "%.150s_%s", out, what);
-  nm = mgopt_program_intern_cstr(E->p, buf);
-  if (!nm) return NULL;
-  r = mgopt__exp_claim(E, nm);
-  return r < 0 ? NULL : r ? nm : mgopt__exp_fresh(E, nm);
+static int mgopt__mq_same_init(const mgopt_onnx_tensor *a, const mgopt_onnx_tensor *b) {
+  int64_t d;
+  if (a->data_type != b->data_type || a->ndims != b->ndims || !a->raw_data.len || a->raw_data.len != b->raw_data.len ||
+      a->data_location != b->data_location)
+    return 0;
+  for (d = 0; d < a->ndims; d++)
+    if (a->dims[d] != b->dims[d]) return 0;
+  return memcmp(a->raw_data.ptr, b->raw_data.ptr, (size_t)a->raw_data.len) == 0;
+}
+
+/* A short name no value of the model holds: "q" and a counter in base 36.
+   The writer's intermediate values and tables take these: names repeated
+   in every decode node cost bytes (a long exported name ten times per
+   weight, say). */
+static const char *mgopt__mq_short(mgopt__exp *E) {
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  const char *key = mgopt_program_intern_cstr(E->p, "q~");
+  mgopt__map_slot *sl = key ? mgopt__map_get(&E->fresh, mgopt__map_ptr_key(key), NULL) : NULL;
+  if (!sl) return NULL;
+  for (;;) {
+    char buf[24], rev[16];
+    int n = 0, k = 0, r;
+    uint64_t c = sl->v.u++;
+    const char *nm;
+    do {
+      rev[k++] = digits[c % 36];
+      c /= 36;
+    } while (c);
+    buf[n++] = 'q';
+    while (k) buf[n++] = rev[--k];
+    buf[n] = 0;
+    nm = mgopt_program_intern_cstr(E->p, buf);
+    if (!nm) return NULL;
+    r = mgopt__exp_claim(E, nm);
+    if (r < 0) return NULL;
+    if (r) return nm;
+  }
+}
+
+/* An initializer of the main graph holding *enc's bytes already: its name, else NULL. */
+static const char *mgopt__mq_find(mgopt__exp *E, const mgopt_onnx_tensor *enc) {
+  int64_t i;
+  int64_t j;
+  for (i = 0; i < E->g->inits.n; i++) {
+    const mgopt_onnx_tensor *w = (const mgopt_onnx_tensor *)E->g->inits.data + i;
+    int input = 0;
+    if (!mgopt__mq_same_init(w, enc)) continue;
+    /* an initializer that is also a graph input is a default the caller may replace */
+    for (j = 0; j < E->g->inputs.n && !input; j++)
+      input = ((const mgopt_onnx_value_info *)E->g->inputs.data)[j].name.ptr == w->name.ptr;
+    if (!input) return w->name.ptr; /* names are interned, NUL-terminated */
+  }
+  return NULL;
+}
+
+/* An initializer holding t, named `name` or (NULL) a short name, shared
+   with an initializer of the same dtype, shape and bytes written before
+   (initializers are immutable: every reader sees the same values). Inside
+   a subgraph a Constant node. Returns the name. */
+static const char *mgopt__mq_table(mgopt__exp *E, mgopt_tensor *t, const char *name) {
+  mgopt_onnx_tensor *ot, tmp;
+  const char *found;
+  if (!t) return NULL;
+  if (!E->g->is_main) return mgopt__exp_const(E, name ? name : "q", t);
+  memset(&tmp, 0, sizeof tmp);
+  if (mgopt__exp_tensor(E, t, "", &tmp)) return NULL;
+  if ((found = mgopt__mq_find(E, &tmp)) != NULL) return found;
+  if (!name && !(name = mgopt__mq_short(E))) return NULL;
+  ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+  if (!ot) return NULL;
+  *ot = tmp;
+  ot->name.ptr = name;
+  ot->name.len = strlen(name);
+  return name;
+}
+
+/* The int64 vector v[0..n) as a shared initializer (see mgopt__mq_table). */
+static const char *mgopt__mq_i64s(mgopt__exp *E, const int64_t *v, int64_t n) {
+  mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
+  if (!t) return NULL;
+  if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
+  return mgopt__mq_table(E, t, NULL);
+}
+
+/* An initializer holding t for operand v: shared when the same bytes were
+   written before; else named v's own name when that is short (at most 16
+   bytes) and only constant-writing readers read v (the name is v's,
+   claimed for it, and not yet written), else a short name. Returns the
+   name. */
+static const char *mgopt__mq_const(mgopt__exp *E, const mgopt_value *v, mgopt_tensor *t) {
+  const char *own = v && v->name && *v->name && strlen(v->name) <= 16 && mgopt_value_const(v) && mgopt__mq_only_ours(v)
+                        ? v->name
+                        : NULL;
+  int64_t i;
+  for (i = 0; own && i < E->g->inits.n; i++)
+    if (((const mgopt_onnx_tensor *)E->g->inits.data)[i].name.ptr == own) own = NULL; /* taken by another form of v */
+  return mgopt__mq_table(E, t, own);
+}
+
+/* A node of `type` reading ins, writing one value with a short name; its name. */
+static const char *mgopt__mq_node(mgopt__exp *E, const char *type, const char *const *ins, int64_t nin,
+                                  mgopt_onnx_node **np) {
+  const char *nm = mgopt__mq_short(E);
+  mgopt_onnx_node *n = nm ? mgopt__exp_node(E, type, "", NULL) : NULL;
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &nm, 1))
+    return NULL;
+  if (np) *np = n;
+  return nm;
+}
+
+/* The last node of a decode, writing op's output: no node name (the value
+   keeps its name; the node's would repeat it). */
+static mgopt_onnx_node *mgopt__mq_last(mgopt__exp *E, const mgopt_op *op, const char *type, const char *const *ins,
+                                       int64_t nin) {
+  mgopt_onnx_node *n = mgopt__exp_simple(E, op, type, ins, nin);
+  if (n) {
+    n->name.ptr = "";
+    n->name.len = 0;
+  }
+  return n;
 }
 
 /* Writes out = scale * (data - offset) in form f: data, scale and offset
-   written as initializers based on the operands' names dn, sn, zn. */
-static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgopt__mq_form *f, const char *dn,
-                                    const char *sn, const char *zn) {
+   written as initializers for the operands dv, sv, zv (mgopt__mq_const). */
+static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgopt__mq_form *f, const mgopt_value *dv,
+                                    const mgopt_value *sv, const mgopt_value *zv) {
   mgopt_program *p = E->p;
-  const char *ins[3], *out = mgopt__exp_vname(op->outs[0]);
+  const char *ins[3];
   mgopt_dtype qdt = (mgopt_dtype)f->q->dtype, odt = mgopt__mq_onnx_int(qdt);
   mgopt_onnx_node *n;
-  ins[0] = mgopt__mq_const(E, dn, mgopt__mq_view(p, f->q, odt, f->q->rank, f->q->shape));
+  ins[0] = mgopt__mq_const(E, dv, mgopt__mq_view(p, f->q, odt, f->q->rank, f->q->shape));
   if (!ins[0]) return mgopt__exp_nomem(E);
   if (mgopt__mq_use_dq(f, E->opset)) {
     int64_t c = f->kind == 1 ? f->s->shape[f->axis] : 1;
@@ -17050,10 +17164,10 @@ static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgo
       st = mgopt__mq_view(p, f->s, (mgopt_dtype)f->s->dtype, f->kind, &c);
       if (f->z) zt = mgopt__mq_view(p, f->z, odt, f->kind, &c);
     }
-    ins[1] = mgopt__mq_const(E, sn, st);
-    ins[2] = f->z ? mgopt__mq_const(E, zn, zt) : NULL;
+    ins[1] = mgopt__mq_const(E, sv, st);
+    ins[2] = f->z ? mgopt__mq_const(E, zv, zt) : NULL;
     if (!ins[1] || (f->z && !ins[2])) return mgopt__exp_nomem(E);
-    n = mgopt__exp_simple(E, op, "DequantizeLinear", ins, f->z ? 3 : 2);
+    n = mgopt__mq_last(E, op, "DequantizeLinear", ins, f->z ? 3 : 2);
     if (!n) return mgopt__exp_nomem(E);
     if (f->kind >= 1 && !mgopt__exp_aint(E, n, "axis", f->axis)) return mgopt__exp_nomem(E);
     if (f->kind == 2 && !mgopt__exp_aint(E, n, "block_size", f->block)) return mgopt__exp_nomem(E);
@@ -17061,51 +17175,39 @@ static mgopt_status mgopt__mq_write(mgopt__exp *E, const mgopt_op *op, const mgo
   } else {
     /* Cast(data) [- offset] * scale, in the scale's dtype */
     mgopt_dtype fdt = (mgopt_dtype)f->s->dtype;
-    const char *cast = mgopt__mq_name(E, out, "cast");
-    const char *cur = cast, *io[2];
-    const char *sname = mgopt__mq_const(E, sn, f->s);
-    n = mgopt__exp_node(E, "Cast", "", NULL);
-    if (!cast || !sname || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 1) ||
-        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &cast, 1) ||
-        !mgopt__exp_aint(E, n, "to", mgopt__exp_dtype(fdt)))
-      return mgopt__exp_nomem(E);
+    const char *cur, *io[2];
+    const char *sname = mgopt__mq_const(E, sv, f->s);
+    mgopt_onnx_node *cn = NULL;
+    cur = sname ? mgopt__mq_node(E, "Cast", ins, 1, &cn) : NULL;
+    if (!cur || !mgopt__exp_aint(E, cn, "to", mgopt__exp_dtype(fdt))) return mgopt__exp_nomem(E);
     if (f->z) {
       mgopt_tensor *zf = mgopt_tensor_new(p, fdt, f->z->rank, f->z->shape);
-      const char *zname, *sub = mgopt__mq_name(E, out, "shifted");
       int64_t i;
-      if (!zf || !sub) return mgopt__exp_nomem(E);
+      if (!zf) return mgopt__exp_nomem(E);
       for (i = 0; i < zf->numel; i++) mgopt_tensor_set_f64(zf, i, (double)mgopt_tensor_get_i64(f->z, i));
-      zname = mgopt__mq_const(E, zn, zf);
-      n = mgopt__exp_node(E, "Sub", "", NULL);
       io[0] = cur;
-      io[1] = zname;
-      if (!zname || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, io, 2) ||
-          !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &sub, 1))
-        return mgopt__exp_nomem(E);
-      cur = sub;
+      io[1] = mgopt__mq_const(E, zv, zf);
+      cur = io[1] ? mgopt__mq_node(E, "Sub", io, 2, NULL) : NULL;
+      if (!cur) return mgopt__exp_nomem(E);
     }
     io[0] = cur;
     io[1] = sname;
-    n = mgopt__exp_simple(E, op, "Mul", io, 2);
+    n = mgopt__mq_last(E, op, "Mul", io, 2);
     return n ? mgopt__exp_done(E, n) : mgopt__exp_nomem(E);
   }
 }
 
 static mgopt_status mgopt__exp_float_data(mgopt__exp *E, const mgopt_op *op) {
-  const char *io[2], *out = mgopt__exp_vname(op->outs[0]);
+  const char *io[2];
   mgopt_onnx_node *n;
   io[0] = mgopt__exp_in(op, "data");
   if (mgopt_op_operand(op, "offset")) {
-    const char *sub = mgopt__mq_name(E, out, "shifted");
     io[1] = mgopt__exp_in(op, "offset");
-    n = mgopt__exp_node(E, "Sub", "", NULL);
-    if (!sub || !n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, io, 2) ||
-        !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &sub, 1))
-      return mgopt__exp_nomem(E);
-    io[0] = sub;
+    io[0] = mgopt__mq_node(E, "Sub", io, 2, NULL);
+    if (!io[0]) return mgopt__exp_nomem(E);
   }
   io[1] = mgopt__exp_in(op, "scale");
-  n = mgopt__exp_simple(E, op, "Mul", io, 2);
+  n = mgopt__mq_last(E, op, "Mul", io, 2);
   return n ? mgopt__exp_done(E, n) : mgopt__exp_nomem(E);
 }
 
@@ -17114,7 +17216,8 @@ static mgopt_status mgopt__exp_bss(mgopt__exp *E, const mgopt_op *op, const mgop
   MGOPT__UNUSED(m);
   if (mgopt__mq_float_data(op)) return mgopt__exp_float_data(E, op);
   mgopt__mq_bss(op, &f);
-  return mgopt__mq_write(E, op, &f, mgopt__exp_in(op, "data"), mgopt__exp_in(op, "scale"), mgopt__exp_in(op, "offset"));
+  return mgopt__mq_write(E, op, &f, mgopt_op_operand(op, "data"), mgopt_op_operand(op, "scale"),
+                         mgopt_op_operand(op, "offset"));
 }
 
 /* ---------------------------------------------------------------- constexpr_affine_dequantize
@@ -17176,8 +17279,8 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
   mgopt__mq_form f;
   MGOPT__UNUSED(m);
   if (!mgopt__mq_affine(E->p, op, &f)) return mgopt__exp_nomem(E);
-  return mgopt__mq_write(E, op, &f, mgopt__exp_in(op, "quantized_data"), mgopt__exp_in(op, "scale"),
-                         mgopt__exp_in(op, "zero_point"));
+  return mgopt__mq_write(E, op, &f, mgopt_op_operand(op, "quantized_data"), mgopt_op_operand(op, "scale"),
+                         mgopt_op_operand(op, "zero_point"));
 }
 
 /* ---------------------------------------------------------------- QuantizeLinear / DequantizeLinear
@@ -17189,7 +17292,7 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
    arithmetic (the kernels compute in float and round once); mapped only
    where it is exactly that:
    - integers int8 / uint8 (every opset), int16 / uint16 (from opset 21);
-     4-bit integers (ONNX's packing), int32 and float8 stay opaque;
+     4-bit integers, int32 and float8 do not (4-bit constants: below);
    - QuantizeLinear: x and scale fp32 (fp16 would divide at fp16 in the
      kernel, in float in ONNX Runtime); DequantizeLinear: scale fp32, or
      fp16 from opset 19;
@@ -17197,7 +17300,7 @@ static mgopt_status mgopt__exp_affine(mgopt__exp *E, const mgopt_op *op, const m
      `axis` (default 1) as long as the data's dim (the scale's length 1
      needs the dim 1: ONNX Runtime reads a 1-element vector per tensor);
      the zero point of the scale's shape;
-   - no block_size (opset 21: the canonical ops have no blocks), no
+   - no block_size (dequantize has no blocks; blocked constants: below), no
      attribute this list does not know (opset 23's output_dtype of
      DequantizeLinear, say).
    Written back in the target opset: per tensor from 10, per axis from 13,
@@ -17276,13 +17379,137 @@ static int mgopt__imp_qparams(mgopt__imp *I, const mgopt__onnx_map *m, mgopt_val
   return 1;
 }
 
+/* ---------------------------------------------------------------- blocked and 4-bit DequantizeLinear of constants
+
+   From opset 21 DequantizeLinear takes int4 / uint4 data and blocks: with
+   block_size B > 0 the scale (and zero point) has the data's rank, the
+   data's dims except on `axis`, where it has ceil(D / B), and element i
+   along axis uses entry floor(i / B). Of constant data, scale and zero
+   point that is constexpr_blockwise_shift_scale exactly: (data - offset) *
+   scale with the scale repeated blockwise, at the scale's dtype (the
+   difference of two 4- or 8-bit integers is exact in fp16 and fp32, so the
+   product is the one rounding on both sides). Mapped when:
+   - the data is int8 / uint8 with B > 0, or int4 / uint4 (B >= 0): per
+     tensor (scalar scale), per axis (a vector as long as the data's dim on
+     axis) or blocked; 8-bit per tensor and per axis keep the dequantize
+     mapping above;
+   - the blocks divide the axis (B * ceil(D / B) == D; a short last block
+     has no canonical form), and the form the writer reads back from the
+     canonical shapes is the same (kind, axis, block): B == D or B == 1,
+     and a per-axis vector of length 1, stay as they came;
+   - the scale fp32 or fp16; no attribute but axis and block_size.
+   The data keeps its bytes (4-bit: ONNX's packing is the IR's, two per
+   byte, low nibble first); a per-tensor or per-axis scale and zero point are
+   seen with the data's rank. Non-constant data stays opaque: dequantize
+   has no blocks and no 4-bit input. */
+
+static mgopt_dtype mgopt__mq_ir_int(mgopt_dtype dt) {
+  return dt == MGOPT_DT_INT4X ? MGOPT_DT_INT4 : dt == MGOPT_DT_UINT4X ? MGOPT_DT_UINT4 : dt;
+}
+
+/* 1 when nm names an input or output of the main graph. */
+static int mgopt__imp_dq_io(const mgopt__imp *I, const char *nm) {
+  int64_t i;
+  const mgopt_onnx_graph *g = I->m ? I->m->graph : NULL;
+  for (i = 0; g && i < g->ninputs; i++)
+    if (mgopt__imp_streq(g->inputs[i].name, nm)) return 1;
+  for (i = 0; g && i < g->noutputs; i++)
+    if (mgopt__imp_streq(g->outputs[i].name, nm)) return 1;
+  return !g;
+}
+
+/* v's constant as dtype dt and shape (r, shape): v itself when both are
+   its own, else a new const holding a view of the same bytes. In the main
+   graph the view takes v's name and v a fresh one (unless v's name is an
+   input's or output's), so the initializer is written back under its own
+   name; later readers of the name still read v. */
+static mgopt_value *mgopt__imp_dq_view(mgopt__imp *I, mgopt_value *v, mgopt_dtype dt, int32_t r, const int64_t *shape,
+                                       const char *what) {
+  mgopt_tensor *t = mgopt_value_const(v);
+  mgopt_value *nv;
+  int32_t d;
+  int same = t->dtype == (uint8_t)dt && t->rank == r;
+  for (d = 0; same && d < r; d++) same = t->shape[d] == shape[d];
+  if (same) return v;
+  nv = mgopt__imp_const(I, NULL, what, mgopt__mq_view(I->p, t, dt, r, shape));
+  if (nv && I->depth == 0 && v->name && *v->name && !mgopt__imp_dq_io(I, v->name)) {
+    const char *own = v->name;
+    v->name = nv->name;
+    nv->name = own;
+  }
+  return nv;
+}
+
+/* 1 mapped, 0 not this form, -1 error. */
+static int mgopt__imp_dq_const(mgopt__imp *I, mgopt_value *x, mgopt_value *s, mgopt_value *z) {
+  mgopt_tensor *qt = mgopt_value_const(x), *st = mgopt_value_const(s), *zt = z ? mgopt_value_const(z) : NULL;
+  int64_t block = mgopt__imp_aint(I->node, "block_size", 0), axis = mgopt__imp_aint(I->node, "axis", 1);
+  int64_t cs[MGOPT_MAX_RANK];
+  int64_t i;
+  int32_t d, r;
+  int kind;
+  mgopt_dtype xdt, qdt;
+  mgopt__mq_form f;
+  mgopt_value *dv, *sv, *zv = NULL;
+  mgopt_op *op;
+  if (!qt || !st || (z && !zt) || qt->rank < 1 || !mgopt_tensor_data(I->p, qt)) return 0;
+  for (i = 0; i < I->node->nattributes; i++)
+    if (!mgopt__imp_streq(I->node->attributes[i].name, "axis") && !mgopt__imp_streq(I->node->attributes[i].name, "block_size"))
+      return 0;
+  xdt = (mgopt_dtype)qt->dtype;
+  qdt = mgopt__mq_ir_int(xdt);
+  if (block < 0 || (block == 0 && !mgopt__mq_4bit(qdt))) return 0;
+  if (qdt != MGOPT_DT_INT8 && qdt != MGOPT_DT_UINT8 && !mgopt__mq_4bit(qdt)) return 0;
+  if (st->dtype != MGOPT_DT_FP32 && st->dtype != MGOPT_DT_FP16) return 0;
+  if (zt && (zt->dtype != (uint8_t)xdt || zt->rank != st->rank)) return 0;
+  for (d = 0; zt && d < st->rank; d++)
+    if (zt->shape[d] != st->shape[d]) return 0;
+  r = qt->rank;
+  if (st->rank && (axis < -r || axis >= r)) return 0; /* a scalar scale ignores axis */
+  if (axis < 0) axis += r;
+  for (d = 0; d < r; d++) cs[d] = 1;
+  if (block > 0) {
+    if (st->rank != r) return 0;
+    for (d = 0; d < r; d++) {
+      if (d == axis ? st->shape[d] * block != qt->shape[d] : st->shape[d] != qt->shape[d]) return 0;
+      cs[d] = st->shape[d];
+    }
+    kind = 2;
+  } else if (st->rank == 0) {
+    kind = 0;
+  } else {
+    if (st->rank != 1 || st->shape[0] != qt->shape[axis]) return 0;
+    cs[axis] = st->shape[0];
+    kind = 1;
+  }
+  /* the writer must read the same form back from the canonical shapes */
+  memset(&f, 0, sizeof f);
+  if (!mgopt__mq_shapes(r, qt->shape, cs, &f) || f.kind != kind || (kind && f.axis != axis) ||
+      (kind == 2 && f.block != block))
+    return 0;
+  dv = mgopt__imp_dq_view(I, x, qdt, r, qt->shape, "data");
+  sv = dv ? mgopt__imp_dq_view(I, s, (mgopt_dtype)st->dtype, r, cs, "scale") : NULL;
+  if (z && sv) zv = mgopt__imp_dq_view(I, z, qdt, r, cs, "offset");
+  if (!sv || (z && !zv)) return -1;
+  op = mgopt__imp_op(I, "constexpr_blockwise_shift_scale", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "data", dv) || mgopt_op_set_operand(op, "scale", sv) ||
+      (zv && mgopt_op_set_operand(op, "offset", zv)))
+    return -1;
+  return mgopt__imp_done(I, op);
+}
+
 static int mgopt__imp_qdq(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *s = mgopt__imp_in(I, 1), *z = mgopt__imp_in(I, 2);
   int quant = m->kind == MGOPT_OP_quantize;
   int64_t axis;
   mgopt_dtype qdt;
   mgopt_op *op;
-  if (!x || !s || (mgopt__imp_nin(I->node) > 2 && !z) || !mgopt__imp_qparams(I, m, x, s, z, &axis)) return 0;
+  if (!x || !s || (mgopt__imp_nin(I->node) > 2 && !z)) return 0;
+  if (!quant && m->since >= 21) {
+    int r = mgopt__imp_dq_const(I, x, s, z);
+    if (r) return r;
+  }
+  if (!mgopt__imp_qparams(I, m, x, s, z, &axis)) return 0;
   if (quant) {
     int64_t odt = mgopt__imp_aint(I->node, "output_dtype", 0);
     if (x->type.dtype != MGOPT_DT_FP32 || s->type.dtype != MGOPT_DT_FP32) return 0;
@@ -17351,10 +17578,14 @@ static mgopt_status mgopt__exp_qdq(mgopt__exp *E, const mgopt_op *op, const mgop
     /* the output dtype is the zero point's: zeros of the scale's shape */
     int64_t len = mgopt__mq_len(s);
     mgopt_tensor *zt = mgopt_tensor_new(E->p, mgopt__mq_op_int(op), s->type.rank, &len);
-    ins[2] = zt ? mgopt__mq_name(E, mgopt__exp_vname(op->outs[0]), "zero_point") : NULL;
-    if (!ins[2]) return mgopt__exp_nomem(E);
+    char buf[200];
+    int r;
+    snprintf(buf, sizeof buf, "%.150s_zero_point", mgopt__exp_vname(op->outs[0]));
+    ins[2] = zt ? mgopt_program_intern_cstr(E->p, buf) : NULL;
+    r = ins[2] ? mgopt__exp_claim(E, ins[2]) : -1;
+    if (r < 0 || (!r && !(ins[2] = mgopt__exp_fresh(E, ins[2])))) return mgopt__exp_nomem(E);
     memset(mgopt_tensor_data_mut(E->p, zt), 0, zt->nbytes);
-    ins[2] = mgopt__mq_const(E, ins[2], zt);
+    ins[2] = mgopt__exp_const(E, ins[2], zt);
     if (!ins[2]) return mgopt__exp_nomem(E);
     nin = 3;
   }
@@ -17481,22 +17712,10 @@ static const char *mgopt__exw_lut(mgopt_program *p, const mgopt_op *op, const mg
   return mgopt__ml_lut(NULL, op, &f) ? NULL : "indices and a table that do not agree";
 }
 
-/* A node of `type` reading ins, writing one value named "<out>_<what>"; its name. */
-static const char *mgopt__ml_node(mgopt__exp *E, const char *type, const char *const *ins, int64_t nin, const char *out,
-                                  const char *what, mgopt_onnx_node **np) {
-  const char *nm = mgopt__mq_name(E, out, what);
-  mgopt_onnx_node *n = nm ? mgopt__exp_node(E, type, "", NULL) : NULL;
-  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
-      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &nm, 1))
-    return NULL;
-  if (np) *np = n;
-  return nm;
-}
-
 static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   mgopt_program *p = E->p;
   mgopt__ml_form f;
-  const char *out = mgopt__exp_vname(op->outs[0]), *cur, *io[3];
+  const char *cur, *io[3];
   int64_t n, i, pshape[2], M, kb, lshape[2];
   int b;
   mgopt_tensor *packed, *lut;
@@ -17529,10 +17748,10 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
     memset(dst, 0, packed->nbytes);
     for (i = 0; i < n; i++) dst[i / kb] |= (uint8_t)(mgopt_tensor_get_i64(f.idx, i) << ((i % kb) * b));
   }
-  cur = packed ? mgopt__mq_const(E, mgopt__exp_in(op, "indices"), packed) : NULL;
+  cur = packed ? mgopt__mq_const(E, mgopt_op_operand(op, "indices"), packed) : NULL;
   if (!cur) return mgopt__exp_nomem(E);
   io[0] = cur;
-  cur = mgopt__ml_node(E, "Cast", io, 1, out, "indices", &nd);
+  cur = mgopt__mq_node(E, "Cast", io, 1, &nd);
   if (!cur || !mgopt__exp_aint(E, nd, "to", mgopt__exp_dtype(MGOPT_DT_INT32))) return mgopt__exp_nomem(E);
   if (b < 8 && !(b == 4 && E->opset >= 21)) {
     int64_t dshape = kb, one = 1;
@@ -17542,36 +17761,36 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
     for (i = 0; i < kb; i++) mgopt_tensor_set_i64(dv, i, (int64_t)1 << (i * b));
     mgopt_tensor_set_i64(mv, 0, (int64_t)1 << b);
     io[0] = cur;
-    io[1] = mgopt__exp_const(E, mgopt__mq_name(E, out, "shifts"), dv);
-    cur = io[1] ? mgopt__ml_node(E, "Div", io, 2, out, "shifted", NULL) : NULL;
+    io[1] = mgopt__mq_table(E, dv, NULL);
+    cur = io[1] ? mgopt__mq_node(E, "Div", io, 2, NULL) : NULL;
     io[0] = cur;
-    io[1] = cur ? mgopt__exp_const(E, mgopt__mq_name(E, out, "modulus"), mv) : NULL;
+    io[1] = cur ? mgopt__mq_table(E, mv, NULL) : NULL;
     if (!io[1]) return mgopt__exp_nomem(E);
     if (E->opset >= 10) {
-      cur = mgopt__ml_node(E, "Mod", io, 2, out, "fields", NULL);
+      cur = mgopt__mq_node(E, "Mod", io, 2, NULL);
     } else { /* no Mod: v - (v / 2^b) * 2^b */
       const char *v = cur, *mod = io[1];
-      cur = mgopt__ml_node(E, "Div", io, 2, out, "high", NULL);
+      cur = mgopt__mq_node(E, "Div", io, 2, NULL);
       io[0] = cur;
       io[1] = mod;
-      cur = cur ? mgopt__ml_node(E, "Mul", io, 2, out, "high_bits", NULL) : NULL;
+      cur = cur ? mgopt__mq_node(E, "Mul", io, 2, NULL) : NULL;
       io[0] = v;
       io[1] = cur;
-      cur = cur ? mgopt__ml_node(E, "Sub", io, 2, out, "fields", NULL) : NULL;
+      cur = cur ? mgopt__mq_node(E, "Sub", io, 2, NULL) : NULL;
     }
     if (!cur) return mgopt__exp_nomem(E);
     if (M * kb != n) {
       int64_t flat = -1, zero = 0;
       io[0] = cur;
-      io[1] = mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "flat"), &flat, 1);
-      cur = io[1] ? mgopt__ml_node(E, "Reshape", io, 2, out, "flat", NULL) : NULL;
+      io[1] = mgopt__mq_i64s(E, &flat, 1);
+      cur = io[1] ? mgopt__mq_node(E, "Reshape", io, 2, NULL) : NULL;
       io[0] = cur;
       if (E->opset >= 10) {
-        io[1] = cur ? mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "start"), &zero, 1) : NULL;
-        io[2] = io[1] ? mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "end"), &n, 1) : NULL;
-        cur = io[2] ? mgopt__ml_node(E, "Slice", io, 3, out, "used", NULL) : NULL;
+        io[1] = cur ? mgopt__mq_i64s(E, &zero, 1) : NULL;
+        io[2] = io[1] ? mgopt__mq_i64s(E, &n, 1) : NULL;
+        cur = io[2] ? mgopt__mq_node(E, "Slice", io, 3, NULL) : NULL;
       } else if (cur) {
-        cur = mgopt__ml_node(E, "Slice", io, 1, out, "used", &nd);
+        cur = mgopt__mq_node(E, "Slice", io, 1, &nd);
         if (cur && (!mgopt__exp_aints(E, nd, "starts", &zero, 1) || !mgopt__exp_aints(E, nd, "ends", &n, 1) ||
                     !mgopt__exp_aints(E, nd, "axes", &zero, 1)))
           cur = NULL;
@@ -17579,9 +17798,9 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
       if (!cur) return mgopt__exp_nomem(E);
     }
     io[0] = cur;
-    shp = mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "shape"), f.ishape, f.rank);
+    shp = mgopt__mq_i64s(E, f.ishape, f.rank);
     io[1] = shp;
-    cur = shp ? mgopt__ml_node(E, "Reshape", io, 2, out, "unpacked", NULL) : NULL;
+    cur = shp ? mgopt__mq_node(E, "Reshape", io, 2, NULL) : NULL;
     if (!cur) return mgopt__exp_nomem(E);
   }
   if (f.ngroups > 1) { /* offsets: palette number * 2^n, varying along the grouped dims */
@@ -17604,26 +17823,26 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
       mgopt_tensor_set_i64(ot, i, g * f.k);
     }
     io[0] = cur;
-    io[1] = mgopt__exp_const(E, mgopt__mq_name(E, out, "palette"), ot);
-    cur = io[1] ? mgopt__ml_node(E, "Add", io, 2, out, "entries", NULL) : NULL;
+    io[1] = mgopt__mq_table(E, ot, NULL);
+    cur = io[1] ? mgopt__mq_node(E, "Add", io, 2, NULL) : NULL;
     if (!cur) return mgopt__exp_nomem(E);
   }
   /* the table: [palettes * 2^n] or [palettes * 2^n, V] */
   lshape[0] = f.ngroups * f.k;
   lshape[1] = f.vs;
   lut = mgopt__mq_view(p, f.lut, (mgopt_dtype)f.lut->dtype, f.vs > 1 ? 2 : 1, lshape);
-  io[0] = lut ? mgopt__mq_const(E, mgopt__exp_in(op, "lut"), lut) : NULL;
+  io[0] = lut ? mgopt__mq_const(E, mgopt_op_operand(op, "lut"), lut) : NULL;
   io[1] = cur;
   if (!io[0]) return mgopt__exp_nomem(E);
   if (f.vs == 1) {
-    nd = mgopt__exp_simple(E, op, "Gather", io, 2);
+    nd = mgopt__mq_last(E, op, "Gather", io, 2);
     if (!nd || !mgopt__exp_aint(E, nd, "axis", 0)) return mgopt__exp_nomem(E);
     return MGOPT_OK;
   } else { /* [I.., V] -> V after vector_axis -> the output's shape */
     int64_t perm[MGOPT_MAX_RANK + 1], oshape[MGOPT_MAX_RANK];
     int32_t d, j = 0;
     const char *shp;
-    cur = mgopt__ml_node(E, "Gather", io, 2, out, "vectors", &nd);
+    cur = mgopt__mq_node(E, "Gather", io, 2, &nd);
     if (!cur || !mgopt__exp_aint(E, nd, "axis", 0)) return mgopt__exp_nomem(E);
     if (f.vaxis != f.rank - 1) {
       for (d = 0; d < f.rank; d++) {
@@ -17631,14 +17850,14 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
         if (d == f.vaxis) perm[j++] = f.rank;
       }
       io[0] = cur;
-      cur = mgopt__ml_node(E, "Transpose", io, 1, out, "placed", &nd);
+      cur = mgopt__mq_node(E, "Transpose", io, 1, &nd);
       if (!cur || !mgopt__exp_aints(E, nd, "perm", perm, f.rank + 1)) return mgopt__exp_nomem(E);
     }
     for (d = 0; d < f.rank; d++) oshape[d] = d == f.vaxis ? f.ishape[d] * f.vs : f.ishape[d];
-    shp = mgopt__exp_i64_const(E, mgopt__mq_name(E, out, "shape"), oshape, f.rank);
+    shp = mgopt__mq_i64s(E, oshape, f.rank);
     io[0] = cur;
     io[1] = shp;
-    nd = shp ? mgopt__exp_simple(E, op, "Reshape", io, 2) : NULL;
+    nd = shp ? mgopt__mq_last(E, op, "Reshape", io, 2) : NULL;
     return mgopt__exp_done(E, nd);
   }
 }

@@ -336,16 +336,29 @@ static int mgopt__oxo_unary(mgopt__ox *c) {
 
 /* ---------------------------------------------------------------- casts */
 
+static int mgopt__oxo_is_4bit(mgopt_dtype dt) { return dt == MGOPT_DT_INT4X || dt == MGOPT_DT_UINT4X; }
+
+/* v (a real, not NaN) as a 4-bit integer of dtype `to`, ONNX's rule for
+   4-bit targets: clipped to the range, then rounded half to even. */
+static int64_t mgopt__oxo_to_4bit(double v, mgopt_dtype to) {
+  double lo = to == MGOPT_DT_INT4X ? -8.0 : 0.0, hi = to == MGOPT_DT_INT4X ? 7.0 : 15.0;
+  return (int64_t)mgopt__oxo_round_even(v < lo ? lo : v > hi ? hi : v);
+}
+
 /* CastLike (to input 1's dtype) and Cast (to attribute `to`) between
    numeric dtypes: reals round once to the target (nearest even; fp32 and
    fp64 to bf16 are declined, see below); a real
    to an integer truncates toward zero, saturating at int64's range, then
-   wraps to the target; integers wrap; to bool is v != 0 (NaN is true). */
+   wraps to the target; integers wrap; to bool is v != 0 (NaN is true).
+   4-bit integers (int4 / uint4, opset 21): from them every value is exact;
+   to them a value saturates to [-8, 7] / [0, 15], a real rounded half to
+   even after the clip (ONNX's reference; ONNX Runtime clamps too); NaN to
+   4 bits is declined (no rule). */
 static int mgopt__oxo_cast(mgopt__ox *c) {
   mgopt_tensor *x = mgopt__ox_need(c, 0), *y, *like = NULL;
-  mgopt_dtype to;
+  mgopt_dtype to, xdt;
   int64_t i;
-  int st;
+  int st, to4;
   if (!x) return MGOPT__OX_ERR;
   if (strcmp(c->name, "CastLike") == 0) {
     if (!(like = mgopt__ox_need(c, 1))) return MGOPT__OX_ERR;
@@ -353,17 +366,22 @@ static int mgopt__oxo_cast(mgopt__ox *c) {
   } else {
     to = mgopt_onnx_dtype((int32_t)mgopt__ox_int(c, "to", 0));
   }
-  if (!(mgopt__ox_is_real(to) || mgopt__oxo_is_intlike(to)) ||
-      !(mgopt__ox_is_real((mgopt_dtype)x->dtype) || mgopt__oxo_is_intlike((mgopt_dtype)x->dtype)))
-    return mgopt__ox_no(c, "a cast from %s to %s", mgopt_dtype_name((mgopt_dtype)x->dtype), mgopt_dtype_name(to));
+  xdt = (mgopt_dtype)x->dtype;
+  to4 = mgopt__oxo_is_4bit(to);
+  if (!(mgopt__ox_is_real(to) || mgopt__oxo_is_intlike(to) || to4) ||
+      !(mgopt__ox_is_real(xdt) || mgopt__oxo_is_intlike(xdt) || mgopt__oxo_is_4bit(xdt)))
+    return mgopt__ox_no(c, "a cast from %s to %s", mgopt_dtype_name(xdt), mgopt_dtype_name(to));
   /* ONNX's reference data truncated float to bfloat16 before it rounded: no one answer */
-  if (to == MGOPT_DT_BF16 && (x->dtype == MGOPT_DT_FP32 || x->dtype == MGOPT_DT_FP64))
-    return mgopt__ox_no(c, "a cast from %s to bf16 (truncated or rounded, by ONNX version)",
-                        mgopt_dtype_name((mgopt_dtype)x->dtype));
+  if (to == MGOPT_DT_BF16 && (xdt == MGOPT_DT_FP32 || xdt == MGOPT_DT_FP64))
+    return mgopt__ox_no(c, "a cast from %s to bf16 (truncated or rounded, by ONNX version)", mgopt_dtype_name(xdt));
+  for (i = 0; to4 && mgopt__ox_is_real(xdt) && i < x->numel; i++)
+    if (mgopt__ox_getf(x, i) != mgopt__ox_getf(x, i)) return mgopt__ox_no(c, "NaN cast to %s", mgopt_dtype_name(to));
   if ((st = mgopt__ox_out(c, 0, to, x->rank, x->shape)) != MGOPT__OX_OK) return st;
   y = c->out[0];
   for (i = 0; i < x->numel; i++) {
-    if (mgopt__ox_is_real((mgopt_dtype)x->dtype)) {
+    if (to4) {
+      mgopt_tensor_set_i64(y, i, mgopt__oxo_to_4bit(mgopt__ox_is_real(xdt) ? mgopt__ox_getf(x, i) : (double)mgopt__ox_geti(x, i), to));
+    } else if (mgopt__ox_is_real(xdt)) {
       double v = mgopt__ox_getf(x, i);
       if (mgopt__ox_is_real(to)) mgopt__ox_setf(y, i, v);
       else if (to == MGOPT_DT_BOOL) mgopt__ox_seti(y, i, v != 0.0);

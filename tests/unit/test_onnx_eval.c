@@ -507,6 +507,34 @@ static void test_cast_like(void) {
             MGOPT_DT_BOOL, 1, s3, wb));
 }
 
+/* 4-bit integers (opset 21): to them a value saturates, a real rounded half
+   to even after the clip; from them every value is exact; NaN is declined */
+static void test_cast_4bit(void) {
+  spec f[1] = {{MGOPT_DT_FP32, 1, {10}, {-9.5, -8.5, -2.5, -1.5, 0.5, 1.5, 2.5, 6.6, 7.5, 100}}};
+  spec fu[1] = {{MGOPT_DT_FP32, 1, {6}, {-3, 0.5, 1.5, 14.5, 15.2, 99}}};
+  spec i[1] = {{MGOPT_DT_INT32, 1, {6}, {-100, -9, -8, 7, 8, 100}}};
+  spec i4[1] = {{MGOPT_DT_INT4X, 1, {5}, {-8, -1, 0, 3, 7}}};
+  spec u4[1] = {{MGOPT_DT_UINT4X, 1, {3}, {0, 15, 9}}};
+  spec nan[1] = {{MGOPT_DT_FP32, 1, {2}, {1, NAN}}};
+  int64_t s10[1] = {10}, s6[1] = {6}, s5[1] = {5}, s3[1] = {3};
+  static const double wf[10] = {-8, -8, -2, -2, 0, 2, 2, 7, 7, 7}, wfu[6] = {0, 0, 2, 14, 15, 15};
+  static const double wi[6] = {-8, -8, -8, 7, 7, 7}, wi4[5] = {-8, -1, 0, 3, 7}, wu4[3] = {0, 15, 9};
+  static const double wu[5] = {0, 0, 0, 3, 7};
+  CHECK(one("main(%x: (10, fp32)) {\n  %y: (10, int4x) = onnx::Cast(in0=%x, to=22)\n} -> (%y)\n", 1, f, MGOPT_DT_INT4X, 1,
+            s10, wf));
+  CHECK(one("main(%x: (6, fp32)) {\n  %y: (6, uint4x) = onnx::Cast(in0=%x, to=21)\n} -> (%y)\n", 1, fu, MGOPT_DT_UINT4X, 1,
+            s6, wfu));
+  CHECK(one("main(%x: (6, int32)) {\n  %y: (6, int4x) = onnx::Cast(in0=%x, to=22)\n} -> (%y)\n", 1, i, MGOPT_DT_INT4X, 1,
+            s6, wi));
+  CHECK(one("main(%x: (5, int4x)) {\n  %y: (5, fp32) = onnx::Cast(in0=%x, to=1)\n} -> (%y)\n", 1, i4, MGOPT_DT_FP32, 1, s5,
+            wi4));
+  CHECK(one("main(%x: (3, uint4x)) {\n  %y: (3, int32) = onnx::Cast(in0=%x, to=6)\n} -> (%y)\n", 1, u4, MGOPT_DT_INT32, 1,
+            s3, wu4));
+  CHECK(one("main(%x: (5, int4x)) {\n  %y: (5, uint4x) = onnx::Cast(in0=%x, to=21)\n} -> (%y)\n", 1, i4, MGOPT_DT_UINT4X, 1,
+            s5, wu));
+  CHECK(fails("main(%x: (2, fp32)) {\n  %y: (2, int4x) = onnx::Cast(in0=%x, to=22)\n} -> (%y)\n", 1, nan) != MGOPT_OK);
+}
+
 static void test_shapes(void) {
   spec x[1] = {{MGOPT_DT_FP32, 3, {2, 3, 4}, {0}}};
   spec m[2] = {{MGOPT_DT_FP32, 2, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}, {MGOPT_DT_INT64, 0, {0}, {1}}};
@@ -608,7 +636,8 @@ static void test_arg_and_pool(void) {
 static const test_case tests[] = {
     TEST(test_log_softmax), TEST(test_nll_loss),      TEST(test_sce_loss),
     TEST(test_unknown_op),  TEST(test_late_reshape),  TEST(test_late_cumsum),  TEST(test_nary),
-    TEST(test_mod_bitshift), TEST(test_unary),        TEST(test_cast_like),    TEST(test_shapes),
+    TEST(test_mod_bitshift), TEST(test_unary),        TEST(test_cast_like),
+    TEST(test_cast_4bit),    TEST(test_shapes),
     TEST(test_dropout_layer_norm), TEST(test_arg_and_pool), TEST(test_reduce_sum),
 };
 TEST_MAIN(tests)

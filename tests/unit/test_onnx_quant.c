@@ -267,6 +267,199 @@ static void test_qdq_opaque_forms(void) {
                      21));
 }
 
+/* ---------------------------------------------------------------- blocked and 4-bit DequantizeLinear of constants */
+
+static const mgopt_onnx_tensor *init_of(const mgopt_onnx_model *m, mgopt_str name) {
+  int64_t i;
+  for (i = 0; m && i < m->graph->ninitializers; i++)
+    if (m->graph->initializers[i].name.len == name.len && memcmp(m->graph->initializers[i].name.ptr, name.ptr, name.len) == 0)
+      return &m->graph->initializers[i];
+  return NULL;
+}
+
+/* initializers a and b hold the same dtype, dims and bytes */
+static int same_init(const mgopt_onnx_tensor *a, const mgopt_onnx_tensor *b) {
+  int64_t d;
+  if (!a || !b || a->data_type != b->data_type || a->ndims != b->ndims || a->raw_data.len != b->raw_data.len) return 0;
+  for (d = 0; d < a->ndims; d++)
+    if (a->dims[d] != b->dims[d]) return 0;
+  return memcmp(a->raw_data.ptr, b->raw_data.ptr, a->raw_data.len) == 0 && a->nint32_data == b->nint32_data &&
+         (!a->nint32_data || memcmp(a->int32_data, b->int32_data, sizeof(int32_t) * (size_t)a->nint32_data) == 0);
+}
+
+/* The DequantizeLinear of `text` (written at opset 21 and read back) is a
+   constexpr_blockwise_shift_scale computing what `expected` does (its
+   weight as a plain const); written again it is the same DequantizeLinear
+   (axis, block_size, the bytes of data, scale and zero point); opset 20
+   refuses it; decompress_weights makes it a plain const. */
+static int dq_const_case(const char *text, const char *expected, int64_t axis, int64_t block) {
+  mgopt_program *p = parse(text), *e = parse(expected);
+  written w1, w2, w3;
+  const mgopt_onnx_node *n1, *n2;
+  mgopt_diag d;
+  int ok = 0, k;
+  memset(&w2, 0, sizeof w2);
+  if (!p || !e || write_read(p, 21, &w1) != 1) goto out;
+  if (count_kind(w1.p, MGOPT_OP_constexpr_blockwise_shift_scale) != 1 || count_kind(w1.p, MGOPT_OP_OPAQUE) != 0) {
+    printf("  not mapped\n");
+    goto out1;
+  }
+  if (!same_outputs(e, w1.p) || write_read(w1.p, 21, &w2) != 1) goto out1;
+  n1 = node_of(w1.m, "DequantizeLinear");
+  n2 = node_of(w2.m, "DequantizeLinear");
+  if (!n1 || !n2 || n1->ninputs != n2->ninputs || count_type(w2.m, "DequantizeLinear") != 1) goto out1;
+  if (attr_int(n2, "axis", 1) != axis || attr_int(n2, "block_size", 0) != block) {
+    printf("  written back with axis %d, block_size %d\n", (int)attr_int(n2, "axis", 1), (int)attr_int(n2, "block_size", 0));
+    goto out1;
+  }
+  for (k = 0; k < n1->ninputs; k++)
+    if (!same_init(init_of(w1.m, n1->inputs[k]), init_of(w2.m, n2->inputs[k]))) {
+      printf("  input %d written with other bytes\n", k);
+      goto out1;
+    }
+  if (!same_outputs(e, w2.p) || write_read(w1.p, 20, &w3) != 0) goto out1;
+  mgopt_diag_clear(&d);
+  if (mgopt_pipeline_run(w1.p, mgopt_builtin_registry(), "decompress_weights", NULL, &d) != MGOPT_OK ||
+      count_kind(w1.p, MGOPT_OP_constexpr_blockwise_shift_scale) != 0 || !same_outputs(e, w1.p))
+    goto out1;
+  ok = 1;
+out1:
+  written_free(&w2);
+  written_free(&w1);
+out:
+  if (p) mgopt_program_destroy(p);
+  if (e) mgopt_program_destroy(e);
+  return ok;
+}
+
+static void test_dq_blocked_int8(void) {
+  /* blocks of 2 along the last axis (given as -1), a zero point per block */
+  CHECK(dq_const_case("main(%x: (2, 4, fp32)) {\n"
+                      "  %w: (2, 4, int8)* = const(val=[[1, -2, 3, -4], [5, 6, -7, 8]])\n"
+                      "  %s: (2, 2, fp32)* = const(val=[[0.5, 0.25], [1, 2]])\n"
+                      "  %z: (2, 2, int8)* = const(val=[[0, 1], [-1, 2]])\n"
+                      "  %wd: (2, 4, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, in2=%z, axis=-1, block_size=2)\n"
+                      "  %y: (2, 4, fp32) = add(x=%x, y=%wd)\n"
+                      "} -> (%y)\n",
+                      "main(%x: (2, 4, fp32)) {\n"
+                      "  %w: (2, 4, fp32)* = const(val=[[0.5, -1, 0.5, -1.25], [6, 7, -18, 12]])\n"
+                      "  %y: (2, 4, fp32) = add(x=%x, y=%w)\n"
+                      "} -> (%y)\n",
+                      1, 2));
+  /* blocks along axis 0, no zero point */
+  CHECK(dq_const_case("main(%x: (4, 2, fp32)) {\n"
+                      "  %w: (4, 2, uint8)* = const(val=[[1, 2], [3, 4], [250, 6], [7, 8]])\n"
+                      "  %s: (2, 2, fp32)* = const(val=[[0.5, 0.25], [1, 2]])\n"
+                      "  %wd: (4, 2, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, axis=0, block_size=2)\n"
+                      "  %y: (4, 2, fp32) = add(x=%x, y=%wd)\n"
+                      "} -> (%y)\n",
+                      "main(%x: (4, 2, fp32)) {\n"
+                      "  %w: (4, 2, fp32)* = const(val=[[0.5, 0.5], [1.5, 1], [250, 12], [7, 16]])\n"
+                      "  %y: (4, 2, fp32) = add(x=%x, y=%w)\n"
+                      "} -> (%y)\n",
+                      0, 2));
+}
+
+static void test_dq_4bit(void) {
+  /* uint4 blocked, 27 elements (an odd count: the last byte half used), fp16 scale */
+  CHECK(dq_const_case("main(%x: (3, 9, fp16)) {\n"
+                      "  %w: (3, 9, uint4x)* = const(val=[[0, 1, 2, 3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 0, 1],"
+                      " [2, 3, 4, 5, 6, 7, 8, 9, 10]])\n"
+                      "  %s: (3, 3, fp16)* = const(val=[[1, 0.5, 0.25], [2, 1, 0.5], [0.125, 4, 1]])\n"
+                      "  %z: (3, 3, uint4x)* = const(val=[[0, 1, 2], [3, 4, 5], [6, 7, 8]])\n"
+                      "  %wd: (3, 9, fp16) = onnx::DequantizeLinear(in0=%w, in1=%s, in2=%z, axis=1, block_size=3)\n"
+                      "  %y: (3, 9, fp16) = add(x=%x, y=%wd)\n"
+                      "} -> (%y)\n",
+                      "main(%x: (3, 9, fp16)) {\n"
+                      "  %w: (3, 9, fp16)* = const(val=[[0, 1, 2, 1, 1.5, 2, 1, 1.25, 1.5], [12, 14, 16, 8, 9, 10, 5, -2.5, -2],"
+                      " [-0.5, -0.375, -0.25, -8, -4, 0, 0, 1, 2]])\n"
+                      "  %y: (3, 9, fp16) = add(x=%x, y=%w)\n"
+                      "} -> (%y)\n",
+                      1, 3));
+  /* int4 per axis (the last, given as -1), 15 elements */
+  CHECK(dq_const_case("main(%x: (3, 5, fp32)) {\n"
+                      "  %w: (3, 5, int4x)* = const(val=[[-8, -1, 0, 1, 7], [2, -3, 4, -5, 6], [7, 7, -8, -8, 0]])\n"
+                      "  %s: (5, fp32)* = const(val=[0.5, 1, 2, 0.25, 4])\n"
+                      "  %z: (5, int4x)* = const(val=[0, 1, -1, 2, -2])\n"
+                      "  %wd: (3, 5, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, in2=%z, axis=-1)\n"
+                      "  %y: (3, 5, fp32) = add(x=%x, y=%wd)\n"
+                      "} -> (%y)\n",
+                      "main(%x: (3, 5, fp32)) {\n"
+                      "  %w: (3, 5, fp32)* = const(val=[[-4, -2, 2, -0.25, 36], [1, -4, 10, -1.75, 32], [3.5, 6, -14, -2.5, 8]])\n"
+                      "  %y: (3, 5, fp32) = add(x=%x, y=%w)\n"
+                      "} -> (%y)\n",
+                      1, 0));
+  /* int4 per tensor, 5 elements, a zero point */
+  CHECK(dq_const_case("main(%x: (5, fp32)) {\n"
+                      "  %w: (5, int4x)* = const(val=[1, -2, 3, -4, 5])\n"
+                      "  %s: (fp32)* = const(val=0.5)\n"
+                      "  %z: (int4x)* = const(val=-1)\n"
+                      "  %wd: (5, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, in2=%z)\n"
+                      "  %y: (5, fp32) = add(x=%x, y=%wd)\n"
+                      "} -> (%y)\n",
+                      "main(%x: (5, fp32)) {\n"
+                      "  %w: (5, fp32)* = const(val=[1, -0.5, 2, -1.5, 3])\n"
+                      "  %y: (5, fp32) = add(x=%x, y=%w)\n"
+                      "} -> (%y)\n",
+                      1, 0));
+}
+
+/* blocks the canonical op cannot hold exactly as written stay opaque */
+static void test_dq_blocked_opaque(void) {
+  /* a short last block: 5 = 2 + 2 + 1 */
+  CHECK(stays_opaque("main(%x: (2, 5, fp32)) {\n"
+                     "  %w: (2, 5, int8)* = const(val=[[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]])\n"
+                     "  %s: (2, 3, fp32)* = const(val=[[0.5, 0.25, 1], [1, 2, 4]])\n"
+                     "  %wd: (2, 5, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, axis=1, block_size=2)\n"
+                     "  %y: (2, 5, fp32) = add(x=%x, y=%wd)\n"
+                     "} -> (%y)\n",
+                     21));
+  /* one block spanning the axis (written back it would be per axis on dim 0) */
+  CHECK(stays_opaque("main(%x: (2, 4, fp32)) {\n"
+                     "  %w: (2, 4, int8)* = const(val=[[1, 2, 3, 4], [5, 6, 7, 8]])\n"
+                     "  %s: (2, 1, fp32)* = const(val=[[0.5], [2]])\n"
+                     "  %wd: (2, 4, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, axis=1, block_size=4)\n"
+                     "  %y: (2, 4, fp32) = add(x=%x, y=%wd)\n"
+                     "} -> (%y)\n",
+                     21));
+  /* a block of one element (a scale per element: no one axis) */
+  CHECK(stays_opaque("main(%x: (2, 2, fp32)) {\n"
+                     "  %w: (2, 2, int4x)* = const(val=[[1, 2], [3, 4]])\n"
+                     "  %s: (2, 2, fp32)* = const(val=[[0.5, 0.25], [1, 2]])\n"
+                     "  %wd: (2, 2, fp32) = onnx::DequantizeLinear(in0=%w, in1=%s, axis=0, block_size=1)\n"
+                     "  %y: (2, 2, fp32) = add(x=%x, y=%wd)\n"
+                     "} -> (%y)\n",
+                     21));
+}
+
+/* the fixture (tests/fixtures/quant/make_dq_blocked_4bit.py): its four
+   DequantizeLinear nodes map, `default` keeps them, and the model written
+   back computes what the decompressed one does */
+static void test_dq_fixture(void) {
+  mgopt_onnx_model *m = NULL;
+  mgopt_program *dec;
+  written w, w2;
+  mgopt_diag d;
+  int64_t i;
+  mgopt_diag_clear(&d);
+  REQUIRE(mgopt_onnx_read_file("tests/fixtures/quant/dq_blocked_4bit.onnx", NULL, &m, &d) == MGOPT_OK);
+  REQUIRE(mgopt_onnx_import(m, &d) == MGOPT_OK);
+  CHECK(count_kind(m->program, MGOPT_OP_constexpr_blockwise_shift_scale) == 4 && count_kind(m->program, MGOPT_OP_OPAQUE) == 0);
+  REQUIRE(write_read(m->program, 21, &w) == 1);
+  REQUIRE(write_read(m->program, 21, &w2) == 1);
+  dec = w2.p;
+  CHECK(mgopt_pipeline_run(w.p, mgopt_builtin_registry(), "default", NULL, &d) == MGOPT_OK);
+  CHECK(count_kind(w.p, MGOPT_OP_constexpr_blockwise_shift_scale) == 4);
+  CHECK(mgopt_pipeline_run(dec, mgopt_builtin_registry(), "decompress_weights", NULL, &d) == MGOPT_OK);
+  CHECK(count_kind(dec, MGOPT_OP_constexpr_blockwise_shift_scale) == 0 && same_outputs(dec, w.p));
+  CHECK(count_type(w.m, "DequantizeLinear") == 4);
+  for (i = 0; i < m->graph->ninitializers; i++) /* written back under its own name, the same bytes */
+    CHECK(same_init(&m->graph->initializers[i], init_of(w2.m, m->graph->initializers[i].name)));
+  written_free(&w2);
+  written_free(&w);
+  mgopt_program_destroy(m->program);
+}
+
 /* A DequantizeLinear of a weight stays one through `default`: never folded to fp32. */
 static void test_qdq_weight_kept_by_default(void) {
   mgopt_program *p = parse("main(%x: (1, 4, fp32)) {\n"
@@ -444,11 +637,66 @@ static void test_lut_uint4(void) {
           }
         }
         CHECK(found == 1);
+        CHECK(same_outputs(p, w.p)); /* the uint4 Cast evaluated */
       }
       written_free(&w);
       mgopt_program_destroy(p);
       free(text);
     }
+}
+
+/* names of the model's graph in m (node outputs and initializers) are unique */
+static int unique_names(const mgopt_onnx_model *m) {
+  int64_t i, j, n = 0;
+  mgopt_str names[256];
+  for (i = 0; i < m->graph->ninitializers && n < 256; i++) names[n++] = m->graph->initializers[i].name;
+  for (i = 0; i < m->graph->nnodes; i++)
+    for (j = 0; j < m->graph->nodes[i].noutputs && n < 256; j++) names[n++] = m->graph->nodes[i].outputs[j];
+  for (i = 0; i < n; i++)
+    for (j = i + 1; j < n; j++)
+      if (names[i].len == names[j].len && memcmp(names[i].ptr, names[j].ptr, names[i].len) == 0) return 0;
+  return n < 256;
+}
+
+/* The decode graphs take short names that no value holds (the model here
+   has values named q0, q1 and q2), and the tables two weights share are
+   written once: the 2-bit weights' shifts, modulus and shape at opset 12,
+   the int8 weights' common scale. */
+static void test_decode_names_shared(void) {
+  mgopt_program *p = parse("main(%q0: (4, 3, fp32)) {\n"
+                           "  %i1: (4, 3, uint2)* = const(val=[[0, 1, 2], [3, 0, 1], [2, 3, 0], [1, 2, 3]])\n"
+                           "  %i2: (4, 3, uint2)* = const(val=[[3, 2, 1], [0, 3, 2], [1, 0, 3], [2, 1, 0]])\n"
+                           "  %l1: (1, 1, 4, 1, fp32)* = const(val=[[[[-1], [0.5], [2], [8]]]])\n"
+                           "  %l2: (1, 1, 4, 1, fp32)* = const(val=[[[[-3], [1.5], [4], [16]]]])\n"
+                           "  %q1: (4, 3, fp32) = constexpr_lut_to_dense(indices=%i1, lut=%l1)\n"
+                           "  %q2: (4, 3, fp32) = constexpr_lut_to_dense(indices=%i2, lut=%l2)\n"
+                           "  %d1: (4, 3, int8)* = const(val=[[1, -2, 3], [4, 5, -6], [7, -8, 9], [-10, 11, 12]])\n"
+                           "  %d2: (4, 3, int8)* = const(val=[[-1, 2, 3], [4, -5, 6], [7, 8, -9], [10, 11, -12]])\n"
+                           "  %s1: (1, 3, fp32)* = const(val=[[0.5, 0.25, 0.125]])\n"
+                           "  %s2: (1, 3, fp32)* = const(val=[[0.5, 0.25, 0.125]])\n"
+                           "  %w1: (4, 3, fp32) = constexpr_blockwise_shift_scale(data=%d1, scale=%s1)\n"
+                           "  %w2: (4, 3, fp32) = constexpr_blockwise_shift_scale(data=%d2, scale=%s2)\n"
+                           "  %a: (4, 3, fp32) = add(x=%q0, y=%q1)\n"
+                           "  %b: (4, 3, fp32) = add(x=%a, y=%q2)\n"
+                           "  %c: (4, 3, fp32) = add(x=%b, y=%w1)\n"
+                           "  %y: (4, 3, fp32) = add(x=%c, y=%w2)\n"
+                           "} -> (%y)\n");
+  written w;
+  int64_t i, fp32_scales = 0, i32 = 0;
+  REQUIRE(p != NULL);
+  REQUIRE(write_read(p, 12, &w) == 1);
+  CHECK(same_outputs(p, w.p));
+  CHECK(unique_names(w.m));
+  CHECK(count_type(w.m, "Gather") == 2 && count_type(w.m, "Mod") == 2);
+  for (i = 0; i < w.m->graph->ninitializers; i++) {
+    const mgopt_onnx_tensor *t = &w.m->graph->initializers[i];
+    fp32_scales += t->data_type == MGOPT_ONNX_DT_FLOAT && t->ndims == 2 && t->dims[0] == 1;
+    i32 += t->data_type == MGOPT_ONNX_DT_INT32; /* shifts and modulus */
+    CHECK(t->name.len <= 4); /* short names, own or the writer's */
+  }
+  CHECK(fp32_scales == 1 && i32 == 2);
+  written_free(&w);
+  mgopt_program_destroy(p);
 }
 
 /* the iOS16 form: packed uint8 bytes, a rank-1 LUT and `shape`; 5 indices of 2 bits (a Slice drops the padding) */
@@ -689,10 +937,15 @@ static const test_case tests[] = {
     TEST(test_qdq_fp16_and_16bit),
     TEST(test_qdq_opaque_forms),
     TEST(test_qdq_weight_kept_by_default),
+    TEST(test_dq_blocked_int8),
+    TEST(test_dq_4bit),
+    TEST(test_dq_blocked_opaque),
+    TEST(test_dq_fixture),
     TEST(test_affine_forms),
     TEST(test_lut_every_width),
     TEST(test_lut_ios16),
     TEST(test_lut_uint4),
+    TEST(test_decode_names_shared),
     TEST(test_palettize_for_onnx),
     TEST(test_palettize_scaled_for_onnx),
     TEST(test_quantize_fp16_refused),
