@@ -534,6 +534,9 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int 
    walk breaks anywhere else. */
 #define MGOPT__PU_MAX_CHAIN 256
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
+/* The same walk up to the first op of any of the nend kinds in end_kinds. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain_to(mgopt_value *v, const int32_t *end_kinds, int32_t nend,
+                                                        mgopt_op **chain, int32_t *n);
 
 /* ---- combining parallel ops (passes/relay/combine_parallel_conv2d.c)
    Runs the parallel-op combiner on the ops of `kind` (conv or linear) with
@@ -10013,14 +10016,21 @@ static int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data) {
 }
 
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n) {
+  return mgopt__pu_elementwise_chain_to(v, &end_kind, 1, chain, n);
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain_to(mgopt_value *v, const int32_t *end_kinds, int32_t nend,
+                                                        mgopt_op **chain, int32_t *n) {
   *n = 0;
   for (;;) {
     mgopt_value *data;
     mgopt_op *cur;
+    int32_t e;
     if (mgopt__pu_is_block_output(v)) return NULL;
     cur = mgopt__pu_single_user(v);
     if (!cur) return NULL;
-    if (cur->kind == end_kind) return mgopt_op_operand(cur, "x") == v ? cur : NULL;
+    for (e = 0; e < nend; e++)
+      if (cur->kind == end_kinds[e]) return mgopt_op_operand(cur, "x") == v ? cur : NULL;
     if (*n >= MGOPT__PU_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return NULL;
     chain[(*n)++] = cur;
     v = cur->outs[0];
@@ -13430,7 +13440,12 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_pairs,
                            mgopt__rtp_patterns);
 /* src/passes/onnx/remove_redundant_reshape_pairs.c — onnx::remove_redundant_reshape_pairs: a reshape and a reshape back around a chain of elementwise ops cancel.
 
-   Spec: onnx_ir_optimizer_passes.txt, "Reshape Pair Folding".
+   Spec: onnx_ir_optimizer_passes.txt, "Reshape Pair Folding". ONNX's
+   Reshape, Squeeze and Unsqueeze import as reshape, squeeze and
+   expand_dims: each only re-reads its input's elements in row-major order
+   under another shape, so any two of them make a pair (an Unsqueeze then a
+   Squeeze of the same axis, as an imported LSTM's state output and the
+   exporter's Squeeze give, is the flatten/unflatten pair of the spec).
 
    Before:
      main(%x: (2, 3, 4, fp32)) {
@@ -13447,41 +13462,61 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_transpose_pairs,
        %s2: (3, int32)* = const(val=[2, 3, 4])
      } -> (%r2)
 
-   Fires on: reshape(A) -> [elementwise]* -> reshape(B) where A's type is
-   fully static and equal (dims) to the second reshape's output, every hop
-   has a single consumer (the next op) and no intermediate value is a block
-   output. Middle ops as in remove_redundant_transpose_pairs (unary, or binary
-   with a one-element constant of rank <= 1). The first middle op reads A, the
-   middle types are re-inferred, consumers of the second reshape read the last
-   middle op (or A); both reshapes are erased (their shape constants are left
-   for dead_code_elimination).
-   Must not fire: symbolic or unknown dims; a shape that does not come back;
-   a hop with two consumers; a broadcasting middle op; a second reshape whose
-   output is a function output while the replacement is an input or already
-   an output; a replacement whose type does not suit the second reshape's
-   readers, or differs from its declared type while it is a function output
-   (mgopt__pu_cancel_pair, as in remove_redundant_transpose_pairs).
+   Fires on: R1(A) -> [elementwise]* -> R2(B), R1 and R2 each a reshape,
+   squeeze or expand_dims, where A's dims equal R2's output dims: all
+   static when R1 or R2 is a reshape, else each static and equal or the
+   same symbol (squeeze and expand_dims only drop and insert unit dims);
+   every hop has a single consumer (the next op) and no intermediate value
+   is a block output. Middle ops as in remove_redundant_transpose_pairs
+   (unary, or binary with a one-element constant of rank <= 1). The first
+   middle op reads A, the middle types are re-inferred, consumers of R2
+   read the last middle op (or A); both ops are erased (a reshape's shape
+   constant is left for dead_code_elimination).
+   Must not fire: a reshape end with a symbolic or unknown dim; an unknown
+   dim or rank; a shape that does not come back (e.g. an expand_dims of
+   axis 0 then a squeeze of axis 0 of another value's shape); a hop with
+   two consumers; a broadcasting middle op; an R2 whose output is a
+   function output while the replacement is an input or already an output;
+   a replacement whose type does not suit R2's readers, or differs from its
+   declared type while it is a function output (mgopt__pu_cancel_pair, as
+   in remove_redundant_transpose_pairs).
    Cost: one worklist run; each match walks its chain once, O(ops) overall. */
+
+static const int32_t mgopt__rrp_kinds[3] = {MGOPT_OP_reshape, MGOPT_OP_squeeze, MGOPT_OP_expand_dims};
+
+/* a's and b's dims are equal: static, or (symbols allowed) the same symbol. */
+static int mgopt__rrp_same_dims(const mgopt_type *a, const mgopt_type *b, int symbols) {
+  int32_t k;
+  if (a->kind != MGOPT_TYPE_TENSOR || b->kind != MGOPT_TYPE_TENSOR || a->rank < 0 || a->rank != b->rank) return 0;
+  for (k = 0; k < a->rank; k++) {
+    mgopt_dim x = a->dims[k], y = b->dims[k];
+    if (x.sym || y.sym) {
+      if (!symbols || x.sym != y.sym) return 0;
+    } else if (x.v < 0 || x.v != y.v) {
+      return 0;
+    }
+  }
+  return 1;
+}
 
 static int mgopt__rrp_rewrite(mgopt_rewriter *rw, mgopt_op *r1, void *ud) {
   mgopt_op *chain[MGOPT__PU_MAX_CHAIN], *r2;
   mgopt_value *a = mgopt_op_operand(r1, "x");
-  int64_t sa[MGOPT_MAX_RANK], sb[MGOPT_MAX_RANK];
-  int32_t n = 0, k;
+  int32_t n = 0;
   MGOPT__UNUSED(ud);
   if (!a || r1->nouts != 1) return 0;
-  if (!mgopt__pu_static_shape(&a->type, sa, MGOPT_MAX_RANK)) return 0;
-  r2 = mgopt__pu_elementwise_chain(r1->outs[0], MGOPT_OP_reshape, chain, &n);
-  if (!r2) return 0;
-  if (r2->nouts != 1 || !mgopt__pu_static_shape(&r2->outs[0]->type, sb, MGOPT_MAX_RANK)) return 0;
-  if (r2->outs[0]->type.rank != a->type.rank) return 0;
-  for (k = 0; k < a->type.rank; k++)
-    if (sa[k] != sb[k]) return 0;
+  r2 = mgopt__pu_elementwise_chain_to(r1->outs[0], mgopt__rrp_kinds, 3, chain, &n);
+  if (!r2 || r2->nouts != 1) return 0;
+  if (!mgopt__rrp_same_dims(&a->type, &r2->outs[0]->type,
+                            r1->kind != MGOPT_OP_reshape && r2->kind != MGOPT_OP_reshape))
+    return 0;
   return mgopt__pu_cancel_pair(rw, r1, a, chain, n, r2);
 }
 
 static const mgopt_pattern mgopt__rrp_patterns[] = {
     {"remove_redundant_reshape_pairs", MGOPT_OP_reshape, NULL, 1, mgopt__rrp_rewrite, NULL},
+    {"remove_redundant_squeeze_pairs", MGOPT_OP_squeeze, NULL, 1, mgopt__rrp_rewrite, NULL},
+    {"remove_redundant_expand_dims_pairs", MGOPT_OP_expand_dims, NULL, 1, mgopt__rrp_rewrite, NULL},
 };
 
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, remove_redundant_reshape_pairs,
@@ -27230,37 +27265,60 @@ static void mgopt__cl_unmake(mgopt_rewriter *rw, mgopt_value *const *vals, mgopt
 
 #define MGOPT__CL_MAXIN 8
 
+/* What an operand of an agnostic op is to a move (mgopt__cl_gather). */
+enum { MGOPT__CL_KEEP, MGOPT__CL_TR, MGOPT__CL_RUN };
+
+/* Gathers the operands of agnostic op e (output rank r), in slot order, into
+   olds (as they are) and vals, and says in kinds what each is: CL_TR a
+   transpose to channel-last of rank r (its vals entry is that transpose's
+   channel-first input), CL_KEEP a parameter, an absent operand or a constant
+   that broadcasts onto the output, CL_RUN any other run-time value. The
+   count, or -1 when e has more than MAXIN operands or a constant operand of
+   its data does not broadcast onto the output unchanged. */
+static int32_t mgopt__cl_gather(mgopt_program *p, const mgopt_op *e, int32_t r, mgopt_value **olds,
+                                mgopt_value **vals, int *kinds) {
+  int32_t s, k, n = 0, rr;
+  for (s = 0; s < e->nslots; s++)
+    for (k = 0; k < e->slots[s].n; k++, n++) {
+      mgopt_value *v = e->slots[s].uses[k].value;
+      const mgopt_tensor *t;
+      if (n >= MGOPT__CL_MAXIN) return -1;
+      olds[n] = vals[n] = v;
+      kinds[n] = MGOPT__CL_KEEP;
+      if (!v || !mgopt__cl_data_slot(e, s)) continue;
+      if (mgopt__cl_is_tr(p, v->def, 1, &rr) && rr == r) {
+        vals[n] = mgopt_op_operand(v->def, "x");
+        kinds[n] = MGOPT__CL_TR;
+      } else if ((t = mgopt_value_const(v)) != NULL) {
+        if (!mgopt__cl_const_keeps(t, r) && !mgopt__cl_const_fits(t, &e->outs[0]->type, r)) return -1;
+      } else
+        kinds[n] = MGOPT__CL_RUN;
+    }
+  return n;
+}
+
 /* Moves a transpose to channel-last down over agnostic op e. */
 static int mgopt__cl_down(mgopt_rewriter *rw, mgopt_op *e, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *olds[MGOPT__CL_MAXIN], *vals[MGOPT__CL_MAXIN];
   mgopt_op *trs[MGOPT__CL_MAXIN], *made[2];
   const mgopt_type *ot;
-  int32_t s, k, n = 0, ntr = 0, i, r = 0, rr;
+  int kinds[MGOPT__CL_MAXIN];
+  int32_t n, ntr = 0, i, r = 0;
   MGOPT__UNUSED(ud);
   if (!mgopt__cl_agnostic(e)) return 0;
   ot = &e->outs[0]->type;
   if (ot->kind != MGOPT_TYPE_TENSOR || ot->rank < 4 || ot->rank > MGOPT__CL_MAXR) return 0;
   r = ot->rank;
-  for (s = 0; s < e->nslots; s++)
-    for (k = 0; k < e->slots[s].n; k++) {
-      mgopt_value *v = e->slots[s].uses[k].value;
-      const mgopt_tensor *t;
-      if (n >= MGOPT__CL_MAXIN) return 0;
-      olds[n] = vals[n] = v;
-      n++;
-      if (!v || !mgopt__cl_data_slot(e, s)) continue;
-      if (mgopt__cl_is_tr(p, v->def, 1, &rr)) {
-        int32_t j, dup = 0;
-        if (rr != r || mgopt__pu_is_block_output(v) || v->def->parent != e->parent) return 0;
-        for (j = 0; j < n - 1; j++) dup |= olds[j] == v;
-        if (!dup) trs[ntr++] = v->def;
-        vals[n - 1] = mgopt_op_operand(v->def, "x");
-        continue;
-      }
-      t = mgopt_value_const(v);
-      if (!t || (!mgopt__cl_const_keeps(t, r) && !mgopt__cl_const_fits(t, ot, r))) return 0;
-    }
+  if ((n = mgopt__cl_gather(p, e, r, olds, vals, kinds)) < 0) return 0;
+  for (i = 0; i < n; i++) {
+    int32_t j, dup = 0;
+    if (kinds[i] == MGOPT__CL_RUN) return 0;
+    if (kinds[i] != MGOPT__CL_TR) continue;
+    if (mgopt__pu_is_block_output(olds[i]) || olds[i]->def->parent != e->parent) return 0;
+    for (j = 0; j < i; j++) dup |= olds[j] == olds[i];
+    if (!dup) trs[ntr++] = olds[i]->def;
+  }
   if (ntr == 0) return 0;
   /* every transpose moved is read by e alone */
   for (i = 0; i < ntr; i++) {
@@ -27295,34 +27353,21 @@ static int mgopt__cl_up(mgopt_rewriter *rw, mgopt_op *tr, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *olds[MGOPT__CL_MAXIN], *vals[MGOPT__CL_MAXIN], *u;
   mgopt_op *e, *made[2], *outs[MGOPT__CL_MAXIN];
-  int32_t s, k, n = 0, nout = 0, nmade = 0, i, r, rr, run = -1;
+  int kinds[MGOPT__CL_MAXIN];
+  int32_t n, nout = 0, nmade = 0, i, r, run = -1;
   MGOPT__UNUSED(ud);
   if (!mgopt__cl_is_tr(p, tr, 0, &r)) return 0;
   u = mgopt_op_operand(tr, "x");
   e = u->def;
   if (!e || e->parent != tr->parent || u->nuses != 1 || mgopt__pu_is_block_output(u) || !mgopt__cl_agnostic(e))
     return 0;
-  for (s = 0; s < e->nslots; s++)
-    for (k = 0; k < e->slots[s].n; k++) {
-      mgopt_value *v = e->slots[s].uses[k].value;
-      const mgopt_tensor *t;
-      if (n >= MGOPT__CL_MAXIN) return 0;
-      olds[n] = vals[n] = v;
-      n++;
-      if (!v || !mgopt__cl_data_slot(e, s)) continue;
-      if (mgopt__cl_is_tr(p, v->def, 1, &rr) && rr == r) {
-        vals[n - 1] = mgopt_op_operand(v->def, "x");
-        outs[nout++] = v->def;
-        continue;
-      }
-      t = mgopt_value_const(v);
-      if (t) {
-        if (!mgopt__cl_const_keeps(t, r) && !mgopt__cl_const_fits(t, &u->type, r)) return 0;
-        continue;
-      }
-      if (run >= 0 || v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank != r) return 0;
-      run = n - 1;
-    }
+  if ((n = mgopt__cl_gather(p, e, r, olds, vals, kinds)) < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (kinds[i] == MGOPT__CL_TR) outs[nout++] = olds[i]->def;
+    if (kinds[i] != MGOPT__CL_RUN) continue;
+    if (run >= 0 || olds[i]->type.kind != MGOPT_TYPE_TENSOR || olds[i]->type.rank != r) return 0;
+    run = i;
+  }
   for (i = 0; i < n; i++) {
     const mgopt_tensor *t = olds[i] && vals[i] == olds[i] && i != run ? mgopt_value_const(olds[i]) : NULL;
     if (t && !mgopt__cl_const_keeps(t, r)) {
@@ -27478,12 +27523,14 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, convert_layout,
    Fires on: F(concat(u_1, .., u_n)) with F such an op, the concat (not
    interleaved, n >= 2) read only by F and not a block output, and every u_i
    the output of a conv, conv_transpose or linear without a fused
-   activation, read only by the concat and not a block output; a varying
-   constant needs the concat axis to be those ops' channel axis (1 for the
-   convs, the last for linear) and static sizes along it.
+   activation in the concat's block, read only by the concat and not a
+   block output; a varying constant needs the concat axis to be those ops'
+   channel axis (1 for the convs, the last for linear) and static sizes
+   along it.
    Must not fire: a concat with another reader, read in a nested block or
    that is a block output; an input that is a block argument, a constant,
-   another kind of op, or read elsewhere; an op that is not channel-wise (a
+   another kind of op, read elsewhere, or made in an outer block (a copy
+   there could not fuse into it); an op that is not channel-wise (a
    constant varying along another axis, a run-time operand, softmax); a
    varying constant on a concat axis that is not the channel axis, or over a
    symbolic size.
@@ -27591,8 +27638,8 @@ static int mgopt__ccp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   for (i = 0; i < n; i++) {
     mgopt_value *u = cat->slots[si].uses[i].value;
     int64_t ch;
-    if (!u || !u->def || u->nuses != 1 || mgopt__pu_is_block_output(u) || u->type.kind != MGOPT_TYPE_TENSOR ||
-        u->type.rank != rank)
+    if (!u || !u->def || u->def->parent != cat->parent || u->nuses != 1 || mgopt__pu_is_block_output(u) ||
+        u->type.kind != MGOPT_TYPE_TENSOR || u->type.rank != rank)
       return 0;
     ch = mgopt__ccp_channel_axis(u->def, rank);
     if (ch < 0 || (varies && (ch != axis || !mgopt_dim_is_static(u->type.dims[axis])))) return 0;

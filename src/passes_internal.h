@@ -106,6 +106,9 @@ MGOPT__PRIVATE mgopt_status mgopt__pu_each_state_write(mgopt_pass_ctx *ctx, int 
    walk breaks anywhere else. */
 #define MGOPT__PU_MAX_CHAIN 256
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n);
+/* The same walk up to the first op of any of the nend kinds in end_kinds. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain_to(mgopt_value *v, const int32_t *end_kinds, int32_t nend,
+                                                        mgopt_op **chain, int32_t *n);
 
 /* ---- combining parallel ops (passes/relay/combine_parallel_conv2d.c)
    Runs the parallel-op combiner on the ops of `kind` (conv or linear) with

@@ -172,14 +172,21 @@ static int mgopt__pu_elementwise_hop(const mgopt_op *op, mgopt_value **data) {
 }
 
 MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain(mgopt_value *v, int32_t end_kind, mgopt_op **chain, int32_t *n) {
+  return mgopt__pu_elementwise_chain_to(v, &end_kind, 1, chain, n);
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_elementwise_chain_to(mgopt_value *v, const int32_t *end_kinds, int32_t nend,
+                                                        mgopt_op **chain, int32_t *n) {
   *n = 0;
   for (;;) {
     mgopt_value *data;
     mgopt_op *cur;
+    int32_t e;
     if (mgopt__pu_is_block_output(v)) return NULL;
     cur = mgopt__pu_single_user(v);
     if (!cur) return NULL;
-    if (cur->kind == end_kind) return mgopt_op_operand(cur, "x") == v ? cur : NULL;
+    for (e = 0; e < nend; e++)
+      if (cur->kind == end_kinds[e]) return mgopt_op_operand(cur, "x") == v ? cur : NULL;
     if (*n >= MGOPT__PU_MAX_CHAIN || !mgopt__pu_elementwise_hop(cur, &data) || data != v) return NULL;
     chain[(*n)++] = cur;
     v = cur->outs[0];

@@ -39,12 +39,14 @@
    Fires on: F(concat(u_1, .., u_n)) with F such an op, the concat (not
    interleaved, n >= 2) read only by F and not a block output, and every u_i
    the output of a conv, conv_transpose or linear without a fused
-   activation, read only by the concat and not a block output; a varying
-   constant needs the concat axis to be those ops' channel axis (1 for the
-   convs, the last for linear) and static sizes along it.
+   activation in the concat's block, read only by the concat and not a
+   block output; a varying constant needs the concat axis to be those ops'
+   channel axis (1 for the convs, the last for linear) and static sizes
+   along it.
    Must not fire: a concat with another reader, read in a nested block or
    that is a block output; an input that is a block argument, a constant,
-   another kind of op, or read elsewhere; an op that is not channel-wise (a
+   another kind of op, read elsewhere, or made in an outer block (a copy
+   there could not fuse into it); an op that is not channel-wise (a
    constant varying along another axis, a run-time operand, softmax); a
    varying constant on a concat axis that is not the channel axis, or over a
    symbolic size.
@@ -153,8 +155,8 @@ static int mgopt__ccp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   for (i = 0; i < n; i++) {
     mgopt_value *u = cat->slots[si].uses[i].value;
     int64_t ch;
-    if (!u || !u->def || u->nuses != 1 || mgopt__pu_is_block_output(u) || u->type.kind != MGOPT_TYPE_TENSOR ||
-        u->type.rank != rank)
+    if (!u || !u->def || u->def->parent != cat->parent || u->nuses != 1 || mgopt__pu_is_block_output(u) ||
+        u->type.kind != MGOPT_TYPE_TENSOR || u->type.rank != rank)
       return 0;
     ch = mgopt__ccp_channel_axis(u->def, rank);
     if (ch < 0 || (varies && (ch != axis || !mgopt_dim_is_static(u->type.dims[axis])))) return 0;

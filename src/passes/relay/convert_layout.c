@@ -198,37 +198,60 @@ static void mgopt__cl_unmake(mgopt_rewriter *rw, mgopt_value *const *vals, mgopt
 
 #define MGOPT__CL_MAXIN 8
 
+/* What an operand of an agnostic op is to a move (mgopt__cl_gather). */
+enum { MGOPT__CL_KEEP, MGOPT__CL_TR, MGOPT__CL_RUN };
+
+/* Gathers the operands of agnostic op e (output rank r), in slot order, into
+   olds (as they are) and vals, and says in kinds what each is: CL_TR a
+   transpose to channel-last of rank r (its vals entry is that transpose's
+   channel-first input), CL_KEEP a parameter, an absent operand or a constant
+   that broadcasts onto the output, CL_RUN any other run-time value. The
+   count, or -1 when e has more than MAXIN operands or a constant operand of
+   its data does not broadcast onto the output unchanged. */
+static int32_t mgopt__cl_gather(mgopt_program *p, const mgopt_op *e, int32_t r, mgopt_value **olds,
+                                mgopt_value **vals, int *kinds) {
+  int32_t s, k, n = 0, rr;
+  for (s = 0; s < e->nslots; s++)
+    for (k = 0; k < e->slots[s].n; k++, n++) {
+      mgopt_value *v = e->slots[s].uses[k].value;
+      const mgopt_tensor *t;
+      if (n >= MGOPT__CL_MAXIN) return -1;
+      olds[n] = vals[n] = v;
+      kinds[n] = MGOPT__CL_KEEP;
+      if (!v || !mgopt__cl_data_slot(e, s)) continue;
+      if (mgopt__cl_is_tr(p, v->def, 1, &rr) && rr == r) {
+        vals[n] = mgopt_op_operand(v->def, "x");
+        kinds[n] = MGOPT__CL_TR;
+      } else if ((t = mgopt_value_const(v)) != NULL) {
+        if (!mgopt__cl_const_keeps(t, r) && !mgopt__cl_const_fits(t, &e->outs[0]->type, r)) return -1;
+      } else
+        kinds[n] = MGOPT__CL_RUN;
+    }
+  return n;
+}
+
 /* Moves a transpose to channel-last down over agnostic op e. */
 static int mgopt__cl_down(mgopt_rewriter *rw, mgopt_op *e, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *olds[MGOPT__CL_MAXIN], *vals[MGOPT__CL_MAXIN];
   mgopt_op *trs[MGOPT__CL_MAXIN], *made[2];
   const mgopt_type *ot;
-  int32_t s, k, n = 0, ntr = 0, i, r = 0, rr;
+  int kinds[MGOPT__CL_MAXIN];
+  int32_t n, ntr = 0, i, r = 0;
   MGOPT__UNUSED(ud);
   if (!mgopt__cl_agnostic(e)) return 0;
   ot = &e->outs[0]->type;
   if (ot->kind != MGOPT_TYPE_TENSOR || ot->rank < 4 || ot->rank > MGOPT__CL_MAXR) return 0;
   r = ot->rank;
-  for (s = 0; s < e->nslots; s++)
-    for (k = 0; k < e->slots[s].n; k++) {
-      mgopt_value *v = e->slots[s].uses[k].value;
-      const mgopt_tensor *t;
-      if (n >= MGOPT__CL_MAXIN) return 0;
-      olds[n] = vals[n] = v;
-      n++;
-      if (!v || !mgopt__cl_data_slot(e, s)) continue;
-      if (mgopt__cl_is_tr(p, v->def, 1, &rr)) {
-        int32_t j, dup = 0;
-        if (rr != r || mgopt__pu_is_block_output(v) || v->def->parent != e->parent) return 0;
-        for (j = 0; j < n - 1; j++) dup |= olds[j] == v;
-        if (!dup) trs[ntr++] = v->def;
-        vals[n - 1] = mgopt_op_operand(v->def, "x");
-        continue;
-      }
-      t = mgopt_value_const(v);
-      if (!t || (!mgopt__cl_const_keeps(t, r) && !mgopt__cl_const_fits(t, ot, r))) return 0;
-    }
+  if ((n = mgopt__cl_gather(p, e, r, olds, vals, kinds)) < 0) return 0;
+  for (i = 0; i < n; i++) {
+    int32_t j, dup = 0;
+    if (kinds[i] == MGOPT__CL_RUN) return 0;
+    if (kinds[i] != MGOPT__CL_TR) continue;
+    if (mgopt__pu_is_block_output(olds[i]) || olds[i]->def->parent != e->parent) return 0;
+    for (j = 0; j < i; j++) dup |= olds[j] == olds[i];
+    if (!dup) trs[ntr++] = olds[i]->def;
+  }
   if (ntr == 0) return 0;
   /* every transpose moved is read by e alone */
   for (i = 0; i < ntr; i++) {
@@ -263,34 +286,21 @@ static int mgopt__cl_up(mgopt_rewriter *rw, mgopt_op *tr, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *olds[MGOPT__CL_MAXIN], *vals[MGOPT__CL_MAXIN], *u;
   mgopt_op *e, *made[2], *outs[MGOPT__CL_MAXIN];
-  int32_t s, k, n = 0, nout = 0, nmade = 0, i, r, rr, run = -1;
+  int kinds[MGOPT__CL_MAXIN];
+  int32_t n, nout = 0, nmade = 0, i, r, run = -1;
   MGOPT__UNUSED(ud);
   if (!mgopt__cl_is_tr(p, tr, 0, &r)) return 0;
   u = mgopt_op_operand(tr, "x");
   e = u->def;
   if (!e || e->parent != tr->parent || u->nuses != 1 || mgopt__pu_is_block_output(u) || !mgopt__cl_agnostic(e))
     return 0;
-  for (s = 0; s < e->nslots; s++)
-    for (k = 0; k < e->slots[s].n; k++) {
-      mgopt_value *v = e->slots[s].uses[k].value;
-      const mgopt_tensor *t;
-      if (n >= MGOPT__CL_MAXIN) return 0;
-      olds[n] = vals[n] = v;
-      n++;
-      if (!v || !mgopt__cl_data_slot(e, s)) continue;
-      if (mgopt__cl_is_tr(p, v->def, 1, &rr) && rr == r) {
-        vals[n - 1] = mgopt_op_operand(v->def, "x");
-        outs[nout++] = v->def;
-        continue;
-      }
-      t = mgopt_value_const(v);
-      if (t) {
-        if (!mgopt__cl_const_keeps(t, r) && !mgopt__cl_const_fits(t, &u->type, r)) return 0;
-        continue;
-      }
-      if (run >= 0 || v->type.kind != MGOPT_TYPE_TENSOR || v->type.rank != r) return 0;
-      run = n - 1;
-    }
+  if ((n = mgopt__cl_gather(p, e, r, olds, vals, kinds)) < 0) return 0;
+  for (i = 0; i < n; i++) {
+    if (kinds[i] == MGOPT__CL_TR) outs[nout++] = olds[i]->def;
+    if (kinds[i] != MGOPT__CL_RUN) continue;
+    if (run >= 0 || olds[i]->type.kind != MGOPT_TYPE_TENSOR || olds[i]->type.rank != r) return 0;
+    run = i;
+  }
   for (i = 0; i < n; i++) {
     const mgopt_tensor *t = olds[i] && vals[i] == olds[i] && i != run ? mgopt_value_const(olds[i]) : NULL;
     if (t && !mgopt__cl_const_keeps(t, r)) {
