@@ -170,10 +170,10 @@ static float mgopt__lq_q1(float x, float s, float zp, float lo, float hi) {
 static void mgopt__lq_run_f32(const float *x, int64_t n, float s, float zp, float lo, float hi, uint8_t *q) {
   int64_t i = 0;
   int k;
-  for (; i + MGOPT__LQ_LANES <= n; i += MGOPT__LQ_LANES) {
-    int32_t v[MGOPT__LQ_LANES];
-    for (k = 0; k < MGOPT__LQ_LANES; k++) v[k] = (int32_t)mgopt__lq_q1(x[i + k], s, zp, lo, hi);
-    for (k = 0; k < MGOPT__LQ_LANES; k++) q[i + k] = (uint8_t)v[k]; /* two's complement byte for signed dtypes */
+  for (; i + 4 * MGOPT__LQ_LANES <= n; i += 4 * MGOPT__LQ_LANES) {
+    int32_t v[4 * MGOPT__LQ_LANES];
+    for (k = 0; k < 4 * MGOPT__LQ_LANES; k++) v[k] = (int32_t)mgopt__lq_q1(x[i + k], s, zp, lo, hi);
+    for (k = 0; k < 4 * MGOPT__LQ_LANES; k++) q[i + k] = (uint8_t)v[k]; /* two's complement byte for signed dtypes */
   }
   for (; i < n; i++) q[i] = (uint8_t)(int32_t)mgopt__lq_q1(x[i], s, zp, lo, hi);
 }
