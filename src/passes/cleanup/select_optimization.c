@@ -13,7 +13,7 @@
      main(%b: (2, 2, fp32)) {
        %c: (2, 2, bool)* = const(val=[[true, false], [false, true]])
        %a: (fp32)* = const(val=-inf)
-       %y_masked: (2, 2, fp32)* = const(val=[[-inf, 0], [0, -inf]])
+       %y_masked: (2, 2, fp32)* = const(val=[[-inf, -0], [-0, -inf]])
        %y: (2, 2, fp32) = add(x=%y_masked, y=%b)
      } -> (%y)
 
@@ -25,13 +25,17 @@
         when the output is a function output fed by an input or another output.
      2. otherwise, a is a const whose every element is +inf or -inf (or b is,
         with cond negated): a is broadcast to cond's shape with the masked-out
-        places set to 0, and select becomes add(masked, b) named after the
-        select's output (inf + b = inf, -inf + b = -inf, 0 + b = b).
+        places set to -0.0, and select becomes add(masked, b) named after the
+        select's output (inf + b = inf, -inf + b = -inf, -0.0 + b = b).
         Numeric contract: exact for every b that holds no NaN and no
         infinity of the opposite sign at a place where a is taken; there
         the add gives NaN where select gave a (NaN + inf, -inf + inf). The
         rewrite exists for masks (attention scores + -inf), whose b is
-        finite; the reference makes the same assumption.
+        finite; the reference makes the same assumption. Where b is taken
+        the result is b's bits, a -0.0 included (the reference masks with
+        +0.0, and +0.0 + -0.0 is +0.0).
+   Option: exact (bool, default false): true keeps to case 1, which is exact
+   for every input; case 2 is left alone.
    Must not fire: a non-const cond; case 1 with broadcasting; case 2 with a
    finite or NaN element in the infinite side, a non-float dtype, or shapes that
    are not static.
@@ -87,7 +91,7 @@ static int mgopt__selo_case2(mgopt_rewriter *rw, mgopt_op *op, const mgopt_tenso
   for (k = 0; k < n; k++) {
     int c = mgopt_tensor_get_f64(cond, mgopt__pu_bcast_index(shape, rank, cond->shape, cond->rank, k)) != 0.0;
     double v = mgopt_tensor_get_f64(a, mgopt__pu_bcast_index(shape, rank, a->shape, a->rank, k));
-    mgopt_tensor_set_f64(m, k, (c != negate) ? v : 0.0);
+    mgopt_tensor_set_f64(m, k, (c != negate) ? v : -0.0);
   }
   mv = mgopt_rw_const(rw, op, mgopt__pu_name2(p, oname, "_masked"), m);
   if (!mv) return 0;
@@ -107,7 +111,7 @@ static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_value *c = mgopt_op_operand(op, "cond"), *a = mgopt_op_operand(op, "a"), *b = mgopt_op_operand(op, "b");
   const mgopt_tensor *ct;
   int64_t i, ntrue = 0;
-  MGOPT__UNUSED(ud);
+  int exact = *(const int *)ud;
   if (!c || !a || !b || op->nouts != 1 || !mgopt__pu_def_of(c, MGOPT_OP_const)) return 0;
   ct = mgopt_value_const(c);
   if (!ct || ct->numel < 1 || ct->dtype == MGOPT_DT_STRING) return 0;
@@ -116,15 +120,36 @@ static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
     if (mgopt_tensor_get_f64(ct, i) != 0.0) ntrue++;
   if (ntrue == ct->numel && mgopt__selo_case1(rw, op, a)) return 1;
   if (ntrue == 0 && mgopt__selo_case1(rw, op, b)) return 1;
+  if (exact) return 0;
   if (mgopt__selo_all_inf(mgopt_value_const(a))) return mgopt__selo_case2(rw, op, ct, a, b, 0);
   if (mgopt__selo_all_inf(mgopt_value_const(b))) return mgopt__selo_case2(rw, op, ct, b, a, 1);
   return 0;
 }
 
-static const mgopt_pattern mgopt__selo_patterns[] = {
-    {"select_optimization", MGOPT_OP_select, NULL, 1, mgopt__selo_rewrite, NULL},
+static mgopt_status mgopt__selo_run(mgopt_pass_ctx *ctx) {
+  mgopt_pattern pat;
+  mgopt_pass_def pd;
+  int exact = ctx->opts[0].i != 0;
+  memset(&pat, 0, sizeof pat);
+  pat.name = "select_optimization";
+  pat.root_kind = MGOPT_OP_select;
+  pat.benefit = 1;
+  pat.fn = mgopt__selo_rewrite;
+  pat.ud = &exact;
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  return mgopt__pass_run_patterns(ctx, &pd);
+}
+
+static const mgopt_opt_def mgopt__selo_opts[] = {
+    {"exact", MGOPT_OPT_BOOL, "false",
+     "only the rewrites exact for every input (a select whose cond is all true or all false); "
+     "false also turns a select of +-inf into an add, which gives NaN where the other side is NaN or the opposite "
+     "infinity"},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(cleanup, common, select_optimization,
-                           "select with a constant condition becomes one of its inputs, or an add of masked infinities",
-                           mgopt__selo_patterns);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, select_optimization,
+                                "select with a constant condition becomes one of its inputs, or an add of masked "
+                                "infinities",
+                                mgopt__selo_opts, mgopt__selo_run);
