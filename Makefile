@@ -421,6 +421,8 @@ fuzz-eval: $(B)/fuzz_eval
 # mismatch of a pass is written to $(B)/difftest-fail/<pass>.mil ($(B)/<pass>.mil in
 # `make test`). One program in four is a golden case of the pass, read from
 # $(CURDIR)/tests/golden (compiled in; `difftest --corpus DIR` overrides it).
+# `difftest --replay FILE...` checks such a saved program again; a fixed one goes
+# to tests/difftest/regress/, which `make test` replays.
 .PHONY: difftest
 DIFFTEST_N ?= 20
 DIFFTEST_SEED ?= 1
@@ -444,6 +446,8 @@ difftest: $(B)/difftest
 	@mkdir -p $(B)/difftest-fail
 	DIFFTEST_N=$(DIFFTEST_N) DIFFTEST_SEED=$(DIFFTEST_SEED) $(B)/difftest --out $(B)/difftest-fail
 TEST_CMDS += '$(B)/difftest -n $(DIFFTEST_CI_N) --seed 1 --out $(B) --summary'
+# the saved programs of fixed mismatches (a pass's or the checker's), checked again
+TEST_CMDS += '$(B)/difftest --replay $(wildcard $(CURDIR)/tests/difftest/regress/*.mil)'
 TEST_DEPS += $(B)/difftest
 
 # ---------------------------------------------------------------- valgrind

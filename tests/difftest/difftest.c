@@ -116,7 +116,8 @@ typedef struct totals {
   long programs, fired, mismatches, failed_passes;
 } totals;
 
-static void save_failure(const char *outdir, const char *name, uint64_t seed, const char *text, const char *why) {
+static void save_failure(const char *outdir, const char *name, const char *run, uint64_t seed, const char *text,
+                         const char *why) {
   char path[1024], safe[256];
   size_t i;
   FILE *f;
@@ -125,8 +126,7 @@ static void save_failure(const char *outdir, const char *name, uint64_t seed, co
   snprintf(path, sizeof path, "%s/%s.mil", outdir, safe);
   f = fopen(path, "w");
   if (!f) return;
-  fprintf(f, "# difftest mismatch: %s, seed %llu: %s\n# RUN: %s\n%s", name, (unsigned long long)seed, why, name,
-          text);
+  fprintf(f, "# difftest mismatch: %s, seed %llu: %s\n# RUN: %s\n%s", name, (unsigned long long)seed, why, run, text);
   fclose(f);
   printf("difftest: %s: first mismatch (seed %llu): %s; program in %s\n", name, (unsigned long long)seed, why, path);
 }
@@ -143,6 +143,7 @@ static void test_one(const char *name, const char *family, int n, uint64_t seed0
   for (i = 0; programs < n && attempts < 4 * n + 8; attempts++) {
     dt_text text = {NULL, 0, 0};
     uint64_t seed = seed0 * 1000003ull + (uint64_t)attempts;
+    const char *run;
     dt_result res;
     int rc;
     /* one program in four is a golden case of the pass (when it has some) */
@@ -155,7 +156,8 @@ static void test_one(const char *name, const char *family, int n, uint64_t seed0
     } else if (dt_generate(seed, family ? shortname : NULL, t.smooth, &text) < 0) {
       break;
     }
-    rc = dt_check(text.data, c.n && attempts % 4 == 3 && c.run[(attempts / 4) % c.n] ? c.run[(attempts / 4) % c.n] : name, &t, seed, &res);
+    run = c.n && attempts % 4 == 3 && c.run[(attempts / 4) % c.n] ? c.run[(attempts / 4) % c.n] : name;
+    rc = dt_check(text.data, run, &t, seed, &res);
     if (rc == DT_NOKERNEL) {
       if (!nokernel++) snprintf(nokernel_why, sizeof nokernel_why, "%s", res.why);
     } else if (rc != DT_SKIP) {
@@ -163,7 +165,7 @@ static void test_one(const char *name, const char *family, int n, uint64_t seed0
       i++;
       if (res.fired) fired++;
       if (rc == DT_MISMATCH) {
-        if (!mism) save_failure(outdir, name, seed, text.data, res.why);
+        if (!mism) save_failure(outdir, name, run, seed, text.data, res.why);
         mism++;
       }
     }
@@ -182,15 +184,53 @@ static void test_one(const char *name, const char *family, int n, uint64_t seed0
   if (mism) tt->failed_passes++;
 }
 
+/* --replay: a program saved by save_failure (its first lines name the pass,
+   the seed of its inputs and the pipeline), checked again. 1 when it passes.
+   tests/difftest/regress/ keeps the programs whose mismatches were fixed. */
+static int replay(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *text = NULL, *body, name[256], run[1024];
+  long len;
+  unsigned long long seed;
+  dt_result res;
+  dt_tol t;
+  int rc = DT_SKIP;
+  if (!f) {
+    printf("difftest: %s: FAIL: cannot open\n", path);
+    return 0;
+  }
+  if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (text = (char *)malloc((size_t)len + 1)) != NULL && fread(text, 1, (size_t)len, f) == (size_t)len) {
+    text[len] = 0;
+    body = strstr(text, "\n# RUN: ");
+    if (sscanf(text, "# difftest mismatch: %255[^,], seed %llu", name, &seed) == 2 && body &&
+        sscanf(body + 1, "# RUN: %1023[^\n]", run) == 1 && (body = strchr(body + 1, '\n')) != NULL) {
+      t = dt_tol_of(name);
+      rc = dt_check(body + 1, run, &t, (uint64_t)seed, &res);
+    } else {
+      snprintf(res.why, sizeof res.why, "no \"# difftest mismatch: NAME, seed N\" and \"# RUN:\" lines");
+    }
+  } else {
+    snprintf(res.why, sizeof res.why, "cannot read");
+  }
+  fclose(f);
+  free(text);
+  if (rc == DT_OK) printf("difftest: %s: PASS\n", path);
+  else printf("difftest: %s: FAIL: %s\n", path, rc == DT_SKIP ? "the program cannot be evaluated" : res.why);
+  return rc == DT_OK;
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: difftest [-n N] [--seed S] [--pass NAME]... [--out DIR] [--corpus DIR] [--summary]\n"
+                  "       difftest --replay FILE...\n"
                   "  -n N          programs per pass and pipeline (default: DIFFTEST_N, else 20)\n"
                   "  --seed S      first seed (default: DIFFTEST_SEED, else 1)\n"
                   "  --pass NAME   only this pass or named pipeline (repeatable)\n"
                   "  --out DIR     where the first mismatch of each pass is written (default .)\n"
                   "  --corpus DIR  the golden cases, one program in four (default " MGOPT_DIFFTEST_CORPUS ")\n"
                   "  --gen NAME    print one generated program for NAME (or \"random\") and exit\n"
-                  "  --summary     end with \"P passed, F failed\" (passes and pipelines) for tests/run.sh\n");
+                  "  --summary     end with \"P passed, F failed\" (passes and pipelines) for tests/run.sh\n"
+                  "  --replay FILE...  check again the programs of saved mismatches (the rest of the arguments)\n");
 }
 
 int main(int argc, char **argv) {
@@ -210,7 +250,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--corpus") && i + 1 < argc) corpus_dir = argv[++i];
     else if (!strcmp(argv[i], "--gen") && i + 1 < argc) gen = argv[++i];
     else if (!strcmp(argv[i], "--summary")) summary = 1;
-    else {
+    else if (!strcmp(argv[i], "--replay")) {
+      int passed = 0, total = argc - i - 1;
+      for (i++; i < argc; i++) passed += replay(argv[i]);
+      printf("%d passed, %d failed\n", passed, total - passed);
+      return passed == total ? 0 : 1;
+    } else {
       usage();
       return 2;
     }
