@@ -27,6 +27,7 @@
   PASS(cleanup, expand_high_rank_reshape_and_transpose) \
   PASS(cleanup, add_conv_transpose_output_shape) \
   PASS(io, sanitize_input_output_names) \
+  PASS(io, shorten_names) \
   PASS(io, update_output_dtypes) \
   PASS(io, image_input_preprocess) \
   PASS(precision, add_fp16_cast) \

@@ -122,6 +122,16 @@ check "print_ir writes before and after a pass" sh -c "'$mgopt' '$work/pir.mil' 
 refuse "print_ir without a file stops a strict pipeline" "no file given" "$mgopt" "$work/pir.mil" -o "$work/pir.out.mil" --strict -p print_ir
 refuse "print_ir names the path it cannot write" "cannot open '$work/none/x.mil'" \
   "$mgopt" "$work/pir.mil" -o "$work/pir.out.mil" --strict -p "print_ir{file=$work/none/x.mil}"
+# shorten_names on ONNX: internal values and initializers take short names, nodes
+# none; the graph's inputs and outputs keep theirs, and the program is the same
+printf '%s\n' 'main(%image: (2, fp32)) {' '  %"model/block_1/weights:0": (2, fp32)* = const(val=[1, 2])' \
+  '  %"model/block_1/Add:0": (2, fp32) = add(x=%image, y=%"model/block_1/weights:0", name="model/block_1/Add")' \
+  '  %scores: (2, fp32) = relu(x=%"model/block_1/Add:0", name="model/head/Relu")' '} -> (%scores)' > "$work/sn.mil"
+check "shorten_names writes an ONNX model" sh -c "'$mgopt' '$work/sn.mil' -o '$work/sn0.onnx' -p none && '$mgopt' '$work/sn0.onnx' -o '$work/sn1.onnx' -p shorten_names"
+check "its names are gone from the file, the interface's stay" sh -c "! grep -q 'model/' '$work/sn1.onnx' && grep -q 'model/block_1' '$work/sn0.onnx' && grep -q image '$work/sn1.onnx' && grep -q scores '$work/sn1.onnx'"
+check "and it is smaller" sh -c "[ \$(wc -c < '$work/sn1.onnx') -lt \$(wc -c < '$work/sn0.onnx') ]"
+check "the same program under the new names" sh -c "'$mgopt' '$work/sn1.onnx' -o '$work/sn1.mil' -p none && grep -q '%a: (2, fp32)\* = const(val=\[1, 2\])' '$work/sn1.mil' && grep -q '%b: (2, fp32) = add(x=%image, y=%a)' '$work/sn1.mil' && grep -q '%scores: (2, fp32) = relu(x=%b)' '$work/sn1.mil'"
+
 # --compress-config: per-weight options of the compression passes (README)
 cat > "$work/q.mil" <<'EOF2'
 main(%x: (1, 4, fp32), %i: (1, 2, 3, 3, fp32)) {
