@@ -725,7 +725,9 @@ static mgopt_status mgopt__exp_qdq(mgopt__exp *E, const mgopt_op *op, const mgop
    indices unpacked and looked up with standard ops (opset >= 7):
      packed: uint8 [M, 1], k = 8 / b indices per byte, LSB first
      Cast(to int32) -> Div by [1, 2^b, .., 2^(b(k-1))] -> Mod 2^b   (b < 8;
-       below opset 10, without Mod: v - (v / 2^b) * 2^b)
+       at opset 9, without Mod: MatMul by the int32 [k, k] matrix with 1 on
+       the diagonal and -2^b below it, v_i - 2^b v_(i+1), exact; at opsets 7
+       and 8, without an int32 MatMul: v - (v / 2^b) * 2^b)
        -> Reshape to the indices' shape (Slice first when M * k > N)
      [Add the offset of each element's palette: (palette number) * 2^b,
       a small int32 tensor broadcasting along the grouped dims]
@@ -892,7 +894,7 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
     if (!io[1]) return mgopt__exp_nomem(E);
     if (E->opset >= 10) {
       cur = mgopt__mq_node(E, "Mod", io, 2, NULL);
-    } else { /* no Mod: v - (v / 2^b) * 2^b */
+    } else if (E->opset < 9) { /* no Mod, no int32 MatMul: v - (v / 2^b) * 2^b */
       const char *v = cur, *mod = io[1];
       cur = mgopt__mq_node(E, "Div", io, 2, NULL);
       io[0] = cur;
@@ -901,6 +903,19 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
       io[0] = v;
       io[1] = cur;
       cur = cur ? mgopt__mq_node(E, "Sub", io, 2, NULL) : NULL;
+    } else { /* no Mod: with v_i = x / 2^(ib), index i is v_i - 2^b v_(i+1), one int32 MatMul by A */
+      int64_t ashape[2];
+      mgopt_tensor *a;
+      ashape[0] = ashape[1] = kb;
+      a = mgopt_tensor_new(p, MGOPT_DT_INT32, 2, ashape);
+      if (!a || !mgopt_tensor_data_mut(p, a)) return mgopt__exp_nomem(E);
+      memset(a->data, 0, a->nbytes);
+      for (i = 0; i < kb; i++) {
+        mgopt_tensor_set_i64(a, i * kb + i, 1);
+        if (i + 1 < kb) mgopt_tensor_set_i64(a, (i + 1) * kb + i, -((int64_t)1 << b));
+      }
+      io[1] = mgopt__mq_table(E, a, NULL);
+      cur = io[1] ? mgopt__mq_node(E, "MatMul", io, 2, NULL) : NULL;
     }
     if (!cur) return mgopt__exp_nomem(E);
     if (M * kb != n) {
@@ -958,10 +973,9 @@ static mgopt_status mgopt__exp_lut(mgopt__exp *E, const mgopt_op *op, const mgop
   io[0] = lut ? mgopt__mq_const(E, mgopt_op_operand(op, "lut"), lut) : NULL;
   io[1] = cur;
   if (!io[0]) return mgopt__exp_nomem(E);
-  if (f.vs == 1) {
+  if (f.vs == 1) { /* Gather's axis is 0 by default */
     nd = mgopt__mq_last(E, op, "Gather", io, 2);
-    if (!nd || !mgopt__exp_aint(E, nd, "axis", 0)) return mgopt__exp_nomem(E);
-    return MGOPT_OK;
+    return nd ? MGOPT_OK : mgopt__exp_nomem(E);
   } else { /* [I.., V] -> V after vector_axis -> the output's shape */
     int64_t perm[MGOPT_MAX_RANK + 1], oshape[MGOPT_MAX_RANK];
     int32_t d, j = 0;

@@ -1,4 +1,4 @@
-/* tests/unit/test_onnx_int_ops.c — the kernels of ONNX's integer ops (DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv) against hand-computed integers: rounding half to even, saturation, negative zero points, per-row/column/channel parameters, int32 wraparound. */
+/* tests/unit/test_onnx_int_ops.c — the kernels of ONNX's integer ops (DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, int32 MatMul) against hand-computed integers: rounding half to even, saturation, negative zero points, per-row/column/channel parameters, int32 wraparound. */
 #include "mgopt.h"
 #include "mgopt_passes.h"
 #include "harness.h"
@@ -203,6 +203,26 @@ static void test_matmul_integer_wraps(void) {
   free(b);
 }
 
+/* MatMul of int32: exact products, the sum modulo 2^32 */
+static void test_matmul_int32(void) {
+  const char *src =
+      "main(%a: (2, 2, int32), %b: (2, 2, int32)) {\n"
+      "  %y: (2, 2, int32) = onnx::MatMul(in0=%a, in1=%b)\n"
+      "} -> (%y)\n";
+  static const double a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, y[4] = {19, 22, 43, 50};
+  static const double big[4] = {1073741824, 1073741824, -2147483648.0, 2147483647}, four[4] = {4, 1, 4, -1};
+  static const double wrapped[4] = {0, 0, -4, 1};
+  arg in[2] = {{MGOPT_DT_INT32, 2, {2, 2}, a}, {MGOPT_DT_INT32, 2, {2, 2}, b}};
+  want w[1] = {{MGOPT_DT_INT32, 2, {2, 2}, y}};
+  CHECK(run(src, 2, in, 1, w) == MGOPT_OK);
+  /* 2^30 * 4 + 2^30 * 4 = 2^33 -> 0; -2^31 * 4 + (2^31 - 1) * 4 = -4 past int32 on the way;
+     -2^31 * 1 + (2^31 - 1) * -1 = 1 - 2^32 -> 1 */
+  in[0].v = big;
+  in[1].v = four;
+  w[0].v = wrapped;
+  CHECK(run(src, 2, in, 1, w) == MGOPT_OK);
+}
+
 static void test_conv_integer(void) {
   /* x - 1 = [[0, 1, 2], [3, 4, 5], [6, 7, 8]] padded at the end (with the
      zero point: adds 0), stride 2; per-channel w_zero_point [0, -1]:
@@ -312,6 +332,6 @@ static void test_declines(void) {
 static const test_case tests[] = {
     TEST(test_dynamic_quantize), TEST(test_matmul_integer), TEST(test_matmul_integer_wraps),
     TEST(test_conv_integer),     TEST(test_qlinear_matmul), TEST(test_qlinear_conv),
-    TEST(test_qlinear_is_not_the_float_chain), TEST(test_declines),
+    TEST(test_qlinear_is_not_the_float_chain), TEST(test_declines), TEST(test_matmul_int32),
 };
 TEST_MAIN(tests)

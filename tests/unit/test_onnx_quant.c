@@ -584,6 +584,10 @@ static void test_lut_every_width(void) {
       CHECK(ok); /* opset 7: Div, Mul, Sub */
       CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Mod") == 0);
       written_free(&w);
+      CHECK(write_read(p, 9, &w) == 1 && same_outputs(p, w.p)); /* opset 9: an int32 MatMul */
+      CHECK(count_type(w.m, "MatMul") == (widths[j] < 6) && count_type(w.m, "Mod") == 0 &&
+            count_type(w.m, "Sub") == 0);
+      written_free(&w);
       CHECK(write_read(p, 10, &w) == 1 && same_outputs(p, w.p)); /* opset 10: Mod */
       CHECK(count_type(w.m, "Gather") == 1 && count_type(w.m, "Mod") == (widths[j] < 6));
       written_free(&w);
