@@ -622,6 +622,9 @@ MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mg
    output of the last op made), or NULL with nothing made when norm does not
    qualify. norm is left in place. */
 MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt_op *norm);
+/* The unsigned index dtype of constexpr_lut_to_dense for nbits 1, 2, 3, 4, 6
+   (uint1 .. uint6); uint8 for any other. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits);
 /* Names. */
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
@@ -3236,7 +3239,11 @@ MGOPT__PRIVATE int mgopt__ks_one_hot(mgopt__kctx *k) {
    it neither overflows nor loses large equal inputs; a NaN input gives NaN,
    +inf gives +inf. An empty slice folds to 0 (l1, l2, sum_square) or -inf
    (log_sum, log_sum_exp). Integer l1 / sum_square wrap around in int64 and
-   then in the dtype; integer l2 / log_sum / log_sum_exp are not folded. */
+   then in the dtype; integer l2 / log_sum / log_sum_exp are not folded.
+   Integer matmul (ONNX MatMul of int32 or int64) multiplies and sums modulo
+   2^64 and stores modulo the dtype's width: exact whenever the true result
+   fits, the two's complement wrap-around of an int accumulator otherwise;
+   linear is float only. */
 
 /* Which dims are reduced; returns the output shape. 0 on bad axes. */
 static int mgopt__kr_axes(mgopt__kctx *k, const mgopt_tensor *x, uint8_t *red, int32_t *orank,
@@ -3474,6 +3481,8 @@ MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k) {
   }
 MGOPT__KR_GEMM(mgopt__kr_gemm_f32, float)
 MGOPT__KR_GEMM(mgopt__kr_gemm_f64, double)
+/* integers: the int64 lane's bits as uint64, products and sums modulo 2^64 */
+MGOPT__KR_GEMM(mgopt__kr_gemm_u64, uint64_t)
 
 /* Batched matmul with numpy broadcasting of the batch dims. x is [..., M, K]
    (or [..., K, M] when tx), y is [..., K, N] (or [..., N, K] when ty). */
@@ -3527,6 +3536,9 @@ static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int t
     if (lane == MGOPT__LANE_F32)
       mgopt__kr_gemm_f32((const float *)xa + xo, ars, acs, (const float *)ya + yo, brs, bcs,
                          (float *)res + b * M * N, (float *)prod, M, K, N);
+    else if (lane == MGOPT__LANE_I64)
+      mgopt__kr_gemm_u64((const uint64_t *)xa + xo, ars, acs, (const uint64_t *)ya + yo, brs, bcs,
+                         (uint64_t *)res + b * M * N, (uint64_t *)prod, M, K, N);
     else
       mgopt__kr_gemm_f64((const double *)xa + xo, ars, acs, (const double *)ya + yo, brs, bcs,
                          (double *)res + b * M * N, (double *)prod, M, K, N);
@@ -3553,7 +3565,7 @@ MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
     return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
-  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
+  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64 && lane != MGOPT__LANE_I64) return MGOPT__K_NO;
   tx = mgopt_op_get_bool(k->op, "transpose_x", 0);
   ty = mgopt_op_get_bool(k->op, "transpose_y", 0);
   r = mgopt__kr_bmm(k, x, y, tx, ty, lane, NULL, &orank, oshape);
@@ -8477,7 +8489,6 @@ static const mgopt__ox_row mgopt__ox_table[] = {
     {"LSTM", 1, 0, mgopt__ox_lstm},
     {"DynamicQuantizeLinear", 11, 0, mgopt__ox_quant},
     {"MatMulInteger", 10, 0, mgopt__ox_quant},
-    {"MatMul", 9, 0, mgopt__ox_quant},
     {"ConvInteger", 10, 0, mgopt__ox_quant},
     {"QLinearMatMul", 10, 0, mgopt__ox_quant},
     {"QLinearConv", 10, 0, mgopt__ox_quant},
@@ -9043,7 +9054,7 @@ static int mgopt__oxr_run(mgopt__ox *c, int kind) {
 MGOPT__PRIVATE int mgopt__ox_rnn(mgopt__ox *c) { return mgopt__oxr_run(c, 0); }
 MGOPT__PRIVATE int mgopt__ox_gru(mgopt__ox *c) { return mgopt__oxr_run(c, 1); }
 MGOPT__PRIVATE int mgopt__ox_lstm(mgopt__ox *c) { return mgopt__oxr_run(c, 2); }
-/* src/kernels/onnx_quant.c — kernels of ONNX's integer and quantized ops without a MIL op: DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, and MatMul of int32.
+/* src/kernels/onnx_quant.c — kernels of ONNX's integer and quantized ops without a MIL op: DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv.
 
    Numeric contract (the ONNX operator documents and ONNX's reference
    implementation; every result is an exact integer, no tolerance).
@@ -9053,8 +9064,6 @@ MGOPT__PRIVATE int mgopt__ox_lstm(mgopt__ox *c) { return mgopt__oxr_run(c, 2); }
      and stored modulo 2^32, which is what an int32 accumulator gives when
      it overflows (the only overflow ONNX allows). The output is int32.
      ConvInteger pads with the input's zero point (a padded element adds 0).
-   - MatMul of two int32 tensors (opset >= 9; float MatMul is the canonical
-     matmul): the same sum of products modulo 2^32, as int32.
    - QLinearMatMul and QLinearConv: the int32 accumulator (plus QLinearConv's
      int32 bias, modulo 2^32) is requantized as
        y = saturate(round_half_even(acc * m) + y_zero_point),
@@ -9319,25 +9328,6 @@ static int mgopt__oxq_matmul_integer(mgopt__ox *c) {
       (st = mgopt__oxq_vec_of(c, "b_zero_point", bz, b->rank, b->shape, 1, &bv)) != MGOPT__OX_OK)
     return st;
   if ((st = mgopt__oxq_matmul(c, a, b, &av, &bv, &g)) != MGOPT__OX_OK) return st;
-  st = mgopt__ox_out(c, 0, MGOPT_DT_INT32, g.rank, g.shape);
-  n = g.nbatch * g.m * g.n;
-  for (e = 0; st == MGOPT__OX_OK && e < n; e++) ((int32_t *)c->out[0]->data)[e] = g.acc[e];
-  mgopt__oxq_mm_free(c, &g);
-  return st;
-}
-
-/* MatMul(A, B) of int32 tensors -> int32 (wrapped); another dtype goes to the mapping. */
-static int mgopt__oxq_matmul_int32(mgopt__ox *c) {
-  const mgopt_tensor *a = mgopt__ox_need(c, 0), *b = mgopt__ox_need(c, 1);
-  mgopt__oxq_vec none;
-  mgopt__oxq_mm g;
-  int st;
-  int64_t e, n;
-  if (!a || !b) return MGOPT__OX_ERR;
-  if (a->dtype != MGOPT_DT_INT32 || b->dtype != MGOPT_DT_INT32)
-    return mgopt__ox_no(c, "MatMul of %s", mgopt_dtype_name((mgopt_dtype)a->dtype));
-  memset(&none, 0, sizeof none);
-  if ((st = mgopt__oxq_matmul(c, a, b, &none, &none, &g)) != MGOPT__OX_OK) return st;
   st = mgopt__ox_out(c, 0, MGOPT_DT_INT32, g.rank, g.shape);
   n = g.nbatch * g.m * g.n;
   for (e = 0; st == MGOPT__OX_OK && e < n; e++) ((int32_t *)c->out[0]->data)[e] = g.acc[e];
@@ -9616,7 +9606,6 @@ static int mgopt__oxq_dynamic_quantize(mgopt__ox *c) {
 MGOPT__PRIVATE int mgopt__ox_quant(mgopt__ox *c) {
   if (strcmp(c->name, "DynamicQuantizeLinear") == 0) return mgopt__oxq_dynamic_quantize(c);
   if (strcmp(c->name, "MatMulInteger") == 0) return mgopt__oxq_matmul_integer(c);
-  if (strcmp(c->name, "MatMul") == 0) return mgopt__oxq_matmul_int32(c);
   if (strcmp(c->name, "ConvInteger") == 0) return mgopt__oxq_conv_integer(c);
   if (strcmp(c->name, "QLinearMatMul") == 0) return mgopt__oxq_qlinear_matmul(c);
   if (strcmp(c->name, "QLinearConv") == 0) return mgopt__oxq_qlinear_conv(c);
@@ -10099,6 +10088,17 @@ MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start
   *end = e < 0 ? 0 : e > r ? r : e;
   if (*end < *start) *end = *start;
   return 1;
+}
+
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits) {
+  switch (nbits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
 }
 /* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 
@@ -11971,6 +11971,17 @@ MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several o
    folds each once and holds it once; const_deduplication then keeps one
    const. Only results of at least 1 KB are remembered. This assumes the
    folding function is a function of those inputs, as the built-in kernels are.
+   A table lookup is a palettized weight: a gather (axis 0, no batch dims)
+   of a rank-1 float table of at most 256 entries at constant integer
+   indices within it, whose result would be over
+   MGOPT__CE_LUT_MIN_BYTES, becomes constexpr_lut_to_dense (indices of 1,
+   2, 4 or 8 bits in the indices' shape, the table padded with its last
+   entry to 2^nbits) instead of a float constant: lut[index] is the gather's
+   element, bit for bit. This is the form a palettized weight takes in ONNX
+   (a Gather from a small table after the indices are unpacked), so a
+   compressed model read and optimized again stays compressed instead of
+   growing by a factor of 8 to 32. Where the program's target refuses the
+   constexpr op, the gather is folded as any other op.
    Cost: one worklist run, O(ops) plus the kernels' work on folded values;
    the memo costs one hash of the operands' metadata per folded op. */
 
@@ -11984,6 +11995,7 @@ typedef struct mgopt__ce_memo {
 
 #define MGOPT__CE_KEY_CAP 256
 #define MGOPT__CE_MEMO_MIN_BYTES 1024
+#define MGOPT__CE_LUT_MIN_BYTES 1024
 
 typedef struct mgopt__ce_state {
   mgopt_fold_fn fold;
@@ -12066,11 +12078,92 @@ static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgop
   sl->v.p = m;
 }
 
+/* The index width when gather op is a lookup in a small constant table
+   (see the header), else 0. */
+static int mgopt__ce_lut_bits(mgopt_program *p, const mgopt_op *op) {
+  mgopt_tensor *x, *ix;
+  int64_t i, k, v;
+  int bits;
+  if (op->kind != MGOPT_OP_gather || op->nouts != 1 || mgopt_op_get_int(op, "batch_dims", 0) != 0) return 0;
+  x = mgopt_value_const(mgopt_op_operand(op, "x"));
+  ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  if (!x || !ix || x->rank != 1 || !mgopt_dtype_is_float((mgopt_dtype)x->dtype) || x->numel < 2 || x->numel > 256 ||
+      !mgopt_dtype_is_int((mgopt_dtype)ix->dtype) || ix->rank < 1 || ix->rank > MGOPT_MAX_RANK - 2)
+    return 0;
+  k = mgopt_op_get_int(op, "axis", 0);
+  if ((k != 0 && k != -1) || ix->numel * (int64_t)mgopt_dtype_nbytes((mgopt_dtype)x->dtype, 1) <= MGOPT__CE_LUT_MIN_BYTES)
+    return 0;
+  for (bits = 1; ((int64_t)1 << bits) < x->numel; bits *= 2) {
+  }
+  if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
+  for (i = 0; i < ix->numel; i++) {
+    v = mgopt_tensor_get_i64(ix, i);
+    if (v < -x->numel || v >= x->numel) return 0;
+  }
+  return bits;
+}
+
+/* gather(table, indices) -> constexpr_lut_to_dense, or the folded constant
+   when the target refuses the constexpr op. */
+static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+  mgopt_program *p = mgopt_rw_program(rw);
+  int bits = mgopt__ce_lut_bits(p, op);
+  const mgopt_tensor *x, *ix;
+  mgopt_tensor *it, *lt, *folded = NULL;
+  size_t esz;
+  int64_t lshape[MGOPT_MAX_RANK], i, k, v;
+  int32_t d;
+  mgopt_value *vals[2], *c;
+  mgopt_op *lop;
+  const char *name;
+  static const char *const slots[2] = {"indices", "lut"};
+  if (!bits) return 0;
+  x = mgopt_value_const(mgopt_op_operand(op, "x"));
+  ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  name = mgopt__pu_value_name(op->outs[0]);
+  k = (int64_t)1 << bits;
+  for (d = 0; d < ix->rank; d++) lshape[d] = 1;
+  lshape[ix->rank] = k;
+  lshape[ix->rank + 1] = 1;
+  it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(bits), ix->rank, ix->shape);
+  lt = mgopt_tensor_new(p, (mgopt_dtype)x->dtype, ix->rank + 2, lshape);
+  if (!it || !lt || !mgopt_tensor_data_mut(p, it) || !mgopt_tensor_data_mut(p, lt)) return 0;
+  for (i = 0; i < ix->numel; i++) {
+    v = mgopt_tensor_get_i64(ix, i);
+    mgopt_tensor_set_i64(it, i, v < 0 ? v + x->numel : v);
+  }
+  /* the table's bytes as they are, its last entry again up to 2^bits */
+  esz = (size_t)mgopt_dtype_nbytes((mgopt_dtype)x->dtype, 1);
+  for (i = 0; i < k; i++)
+    memcpy((char *)lt->data + (size_t)i * esz, (const char *)x->data + (size_t)(i < x->numel ? i : x->numel - 1) * esz, esz);
+  vals[0] = mgopt_rw_const(rw, op, mgopt__pu_name2(p, name, "_indices"), it);
+  vals[1] = vals[0] ? mgopt_rw_const(rw, op, mgopt__pu_name2(p, name, "_lut"), lt) : NULL;
+  lop = vals[1] ? mgopt_rw_create(rw, op, "constexpr_lut_to_dense", name, 2, slots, vals, 1) : NULL;
+  if (lop && mgopt_op_infer(p, lop, NULL) == MGOPT_OK && mgopt_program_target_accepts(p, lop) &&
+      mgopt_type_equal(&lop->outs[0]->type, &op->outs[0]->type) && mgopt__pu_replace_fits(p, op->outs[0], lop->outs[0])) {
+    mgopt_rw_replace_op(rw, op, lop->outs);
+    return 1;
+  }
+  if (lop) mgopt_rw_erase(rw, lop);
+  if (vals[1]) mgopt_rw_erase(rw, vals[1]->def);
+  if (vals[0]) mgopt_rw_erase(rw, vals[0]->def);
+  /* refused: the gather folds as any other op */
+  if (st->fold(p, op, &folded, st->ud) != 1 || !folded || mgopt__ce_too_big(st, folded->rank, folded->numel) ||
+      !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)folded->dtype, folded->rank, folded->shape))
+    return 0;
+  c = mgopt_rw_const(rw, op, name, folded);
+  if (!c) return 0;
+  mgopt_rw_replace_op(rw, op, &c);
+  return 1;
+}
+
 static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
   mgopt__ce_state *st = (mgopt__ce_state *)ud;
   int32_t i;
   int r, hit = 0;
   if ((mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) || op->kind == MGOPT_OP_dequantize) return 0;
+  if (op->kind == MGOPT_OP_gather && mgopt__ce_lut_bits(p, op)) return 0; /* mgopt__ce_lut's */
   if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
   /* a stored static type over the limit needs no evaluation */
   for (i = 0; i < op->nouts; i++) {
@@ -12103,6 +12196,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   mgopt_rewrite_config cfg;
   mgopt_rewrite_stats stats;
   mgopt__ce_state st;
+  mgopt_pattern lut;
   mgopt_status s;
   if (!ctx->fold) return MGOPT_OK; /* no kernels: nothing can fold */
   st.fold = ctx->fold;
@@ -12115,9 +12209,15 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   cfg.keep_dead = 1;
   cfg.fold = mgopt__ce_fold;
   cfg.fold_ud = &st;
-  s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
+  memset(&lut, 0, sizeof lut);
+  lut.name = "gather_to_lut";
+  lut.root_kind = MGOPT_OP_gather;
+  lut.benefit = 1;
+  lut.fn = mgopt__ce_lut;
+  lut.ud = &st;
+  s = mgopt_rewrite_program(ctx->program, &lut, 1, &cfg, &stats, ctx->diag);
   mgopt__map_free(&st.memo);
-  ctx->rewrites += stats.folds;
+  ctx->rewrites += stats.folds + stats.rewrites;
   return s;
 }
 
@@ -20969,7 +21069,13 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_fo
      } -> (%r)
 
    Fires on: an opaque op `onnx::T` (default domain, no nested blocks) whose
-   mapping now builds canonical ops (same conditions as at import); an
+   mapping now builds canonical ops (same conditions as at import); one the
+   mapping declines whose operands are all constant and which ONNX's
+   kernels evaluate (mgopt_onnx_eval_op: an integer Div, which truncates and
+   so has no canonical op; not a random op): it becomes constants, within
+   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
+   over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
+   stays), as ONNX Runtime folds it; an
    opaque ONNX op whose unknown output types its type rule now gives; a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
@@ -21014,6 +21120,56 @@ static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *
   return 1;
 }
 
+/* The opaque ONNX op `op` with constant operands, evaluated by ONNX's
+   kernels, becomes constants named as its outputs: 1 when it did, 0 when it
+   stays (an operand not constant, no kernel, a limit, a result its declared
+   type or readers do not take), -1 when memory ran out. */
+static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
+  mgopt_tensor *ins[64], *outs[16];
+  mgopt_value *cs[16];
+  mgopt_onnx_eval_options eo;
+  mgopt_diag d;
+  int64_t in_bytes = 0;
+  int32_t n = 0, s, j, i, ok = 1;
+  if (op->nblocks || op->nouts < 1 || op->nouts > 16) return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (j = 0; j < op->slots[s].n; j++) {
+      mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[j].value);
+      if (!t || n == 64 || !mgopt_tensor_data(p, t)) return 0;
+      in_bytes += (int64_t)t->nbytes;
+      ins[n++] = t;
+    }
+  if (n == 0) return 0; /* a generator (RandomNormal, a Constant left opaque): nothing to compute from */
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  for (i = 0; i < op->nouts; i++) outs[i] = NULL;
+  mgopt_diag_clear(&d);
+  if (mgopt_onnx_eval_op(&eo, p, op, ins, n, outs, &d) != MGOPT_OK)
+    return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  for (i = 0; i < op->nouts && ok; i++) {
+    const mgopt_tensor *t = outs[i];
+    ok = t && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
+         !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
+         mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+  }
+  for (i = 0; i < op->nouts && ok; i++) {
+    mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
+    void *dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[i]->nbytes) ok = -1;
+    else {
+      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
+      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
+      if (!cs[i]) ok = -1;
+    }
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
+  if (ok != 1) return ok;
+  for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
+  mgopt_op_erase(op);
+  return 1;
+}
+
 static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
   mgopt_op *op, *next;
   int64_t n = 0;
@@ -21025,6 +21181,7 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     for (i = 0; i < op->nblocks; i++) n += mgopt__coo_block(p, op->blocks[i], depth + 1, st);
     if (op->kind == MGOPT_OP_OPAQUE) {
       int r = strncmp(op->type, "onnx::", 6) == 0 ? mgopt_onnx_reimport_op(p, op) : 0;
+      if (r == 0 && strncmp(op->type, "onnx::", 6) == 0) r = mgopt__coo_fold(p, op);
       if (r < 0) *st = MGOPT_ERR_NOMEM;
       else if (r > 0) n++;
       continue;
@@ -22700,17 +22857,6 @@ static int mgopt__pal_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgop
 }
 
 /* The dtype of indices of nbits bits. */
-static mgopt_dtype mgopt__pal_index_dtype(int nbits) {
-  switch (nbits) {
-    case 1: return MGOPT_DT_UINT1;
-    case 2: return MGOPT_DT_UINT2;
-    case 3: return MGOPT_DT_UINT3;
-    case 4: return MGOPT_DT_UINT4;
-    case 6: return MGOPT_DT_UINT6;
-    default: return MGOPT_DT_UINT8;
-  }
-}
-
 /* The ops that stand for weight w (rank r, channel axis `axis`): indices
    uint{nbits} and a LUT of `groups` palettes of vectors of cd entries, and a
    per-channel scale when pcs; the tensors are made here, to be filled by the
@@ -22744,7 +22890,7 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   }
   lshape[rank] = (int64_t)1 << nbits;
   lshape[rank + 1] = cd;
-  idt = mgopt__pal_index_dtype(nbits);
+  idt = mgopt__pu_lut_index_dtype(nbits);
   b->it = mgopt_tensor_new(p, idt, rank, ishape);
   b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
   if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
@@ -22909,7 +23055,7 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     k = (int64_t)1 << o.nbits;
     lshape[rank] = k;
     lshape[rank + 1] = 1;
-    it = mgopt_tensor_new(p, mgopt__pal_index_dtype(o.nbits), rank, ishape);
+    it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(o.nbits), rank, ishape);
     lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
     if (!it || !lt) {
       mgopt__kp_free(&o);

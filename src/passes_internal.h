@@ -193,6 +193,9 @@ MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mg
    output of the last op made), or NULL with nothing made when norm does not
    qualify. norm is left in place. */
 MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt_op *norm);
+/* The unsigned index dtype of constexpr_lut_to_dense for nbits 1, 2, 3, 4, 6
+   (uint1 .. uint6); uint8 for any other. */
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits);
 /* Names. */
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);

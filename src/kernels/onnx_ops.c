@@ -672,7 +672,6 @@ static const mgopt__ox_row mgopt__ox_table[] = {
     {"LSTM", 1, 0, mgopt__ox_lstm},
     {"DynamicQuantizeLinear", 11, 0, mgopt__ox_quant},
     {"MatMulInteger", 10, 0, mgopt__ox_quant},
-    {"MatMul", 9, 0, mgopt__ox_quant},
     {"ConvInteger", 10, 0, mgopt__ox_quant},
     {"QLinearMatMul", 10, 0, mgopt__ox_quant},
     {"QLinearConv", 10, 0, mgopt__ox_quant},

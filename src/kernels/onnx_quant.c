@@ -1,4 +1,4 @@
-/* src/kernels/onnx_quant.c — kernels of ONNX's integer and quantized ops without a MIL op: DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, and MatMul of int32.
+/* src/kernels/onnx_quant.c — kernels of ONNX's integer and quantized ops without a MIL op: DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv.
 
    Numeric contract (the ONNX operator documents and ONNX's reference
    implementation; every result is an exact integer, no tolerance).
@@ -8,8 +8,6 @@
      and stored modulo 2^32, which is what an int32 accumulator gives when
      it overflows (the only overflow ONNX allows). The output is int32.
      ConvInteger pads with the input's zero point (a padded element adds 0).
-   - MatMul of two int32 tensors (opset >= 9; float MatMul is the canonical
-     matmul): the same sum of products modulo 2^32, as int32.
    - QLinearMatMul and QLinearConv: the int32 accumulator (plus QLinearConv's
      int32 bias, modulo 2^32) is requantized as
        y = saturate(round_half_even(acc * m) + y_zero_point),
@@ -275,25 +273,6 @@ static int mgopt__oxq_matmul_integer(mgopt__ox *c) {
       (st = mgopt__oxq_vec_of(c, "b_zero_point", bz, b->rank, b->shape, 1, &bv)) != MGOPT__OX_OK)
     return st;
   if ((st = mgopt__oxq_matmul(c, a, b, &av, &bv, &g)) != MGOPT__OX_OK) return st;
-  st = mgopt__ox_out(c, 0, MGOPT_DT_INT32, g.rank, g.shape);
-  n = g.nbatch * g.m * g.n;
-  for (e = 0; st == MGOPT__OX_OK && e < n; e++) ((int32_t *)c->out[0]->data)[e] = g.acc[e];
-  mgopt__oxq_mm_free(c, &g);
-  return st;
-}
-
-/* MatMul(A, B) of int32 tensors -> int32 (wrapped); another dtype goes to the mapping. */
-static int mgopt__oxq_matmul_int32(mgopt__ox *c) {
-  const mgopt_tensor *a = mgopt__ox_need(c, 0), *b = mgopt__ox_need(c, 1);
-  mgopt__oxq_vec none;
-  mgopt__oxq_mm g;
-  int st;
-  int64_t e, n;
-  if (!a || !b) return MGOPT__OX_ERR;
-  if (a->dtype != MGOPT_DT_INT32 || b->dtype != MGOPT_DT_INT32)
-    return mgopt__ox_no(c, "MatMul of %s", mgopt_dtype_name((mgopt_dtype)a->dtype));
-  memset(&none, 0, sizeof none);
-  if ((st = mgopt__oxq_matmul(c, a, b, &none, &none, &g)) != MGOPT__OX_OK) return st;
   st = mgopt__ox_out(c, 0, MGOPT_DT_INT32, g.rank, g.shape);
   n = g.nbatch * g.m * g.n;
   for (e = 0; st == MGOPT__OX_OK && e < n; e++) ((int32_t *)c->out[0]->data)[e] = g.acc[e];
@@ -572,7 +551,6 @@ static int mgopt__oxq_dynamic_quantize(mgopt__ox *c) {
 MGOPT__PRIVATE int mgopt__ox_quant(mgopt__ox *c) {
   if (strcmp(c->name, "DynamicQuantizeLinear") == 0) return mgopt__oxq_dynamic_quantize(c);
   if (strcmp(c->name, "MatMulInteger") == 0) return mgopt__oxq_matmul_integer(c);
-  if (strcmp(c->name, "MatMul") == 0) return mgopt__oxq_matmul_int32(c);
   if (strcmp(c->name, "ConvInteger") == 0) return mgopt__oxq_conv_integer(c);
   if (strcmp(c->name, "QLinearMatMul") == 0) return mgopt__oxq_qlinear_matmul(c);
   if (strcmp(c->name, "QLinearConv") == 0) return mgopt__oxq_qlinear_conv(c);

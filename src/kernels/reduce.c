@@ -15,7 +15,11 @@
    it neither overflows nor loses large equal inputs; a NaN input gives NaN,
    +inf gives +inf. An empty slice folds to 0 (l1, l2, sum_square) or -inf
    (log_sum, log_sum_exp). Integer l1 / sum_square wrap around in int64 and
-   then in the dtype; integer l2 / log_sum / log_sum_exp are not folded. */
+   then in the dtype; integer l2 / log_sum / log_sum_exp are not folded.
+   Integer matmul (ONNX MatMul of int32 or int64) multiplies and sums modulo
+   2^64 and stores modulo the dtype's width: exact whenever the true result
+   fits, the two's complement wrap-around of an int accumulator otherwise;
+   linear is float only. */
 #include "kernels.h"
 
 /* Which dims are reduced; returns the output shape. 0 on bad axes. */
@@ -254,6 +258,8 @@ MGOPT__PRIVATE int mgopt__kr_softmax(mgopt__kctx *k) {
   }
 MGOPT__KR_GEMM(mgopt__kr_gemm_f32, float)
 MGOPT__KR_GEMM(mgopt__kr_gemm_f64, double)
+/* integers: the int64 lane's bits as uint64, products and sums modulo 2^64 */
+MGOPT__KR_GEMM(mgopt__kr_gemm_u64, uint64_t)
 
 /* Batched matmul with numpy broadcasting of the batch dims. x is [..., M, K]
    (or [..., K, M] when tx), y is [..., K, N] (or [..., N, K] when ty). */
@@ -307,6 +313,9 @@ static int mgopt__kr_bmm(mgopt__kctx *k, mgopt_tensor *x, mgopt_tensor *y, int t
     if (lane == MGOPT__LANE_F32)
       mgopt__kr_gemm_f32((const float *)xa + xo, ars, acs, (const float *)ya + yo, brs, bcs,
                          (float *)res + b * M * N, (float *)prod, M, K, N);
+    else if (lane == MGOPT__LANE_I64)
+      mgopt__kr_gemm_u64((const uint64_t *)xa + xo, ars, acs, (const uint64_t *)ya + yo, brs, bcs,
+                         (uint64_t *)res + b * M * N, (uint64_t *)prod, M, K, N);
     else
       mgopt__kr_gemm_f64((const double *)xa + xo, ars, acs, (const double *)ya + yo, brs, bcs,
                          (double *)res + b * M * N, (double *)prod, M, K, N);
@@ -333,7 +342,7 @@ MGOPT__PRIVATE int mgopt__kr_matmul(mgopt__kctx *k) {
     return MGOPT__K_NO;
   dt = (mgopt_dtype)x->dtype;
   lane = mgopt__k_lane(dt);
-  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64) return MGOPT__K_NO;
+  if (lane != MGOPT__LANE_F32 && lane != MGOPT__LANE_F64 && lane != MGOPT__LANE_I64) return MGOPT__K_NO;
   tx = mgopt_op_get_bool(k->op, "transpose_x", 0);
   ty = mgopt_op_get_bool(k->op, "transpose_y", 0);
   r = mgopt__kr_bmm(k, x, y, tx, ty, lane, NULL, &orank, oshape);

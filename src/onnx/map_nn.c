@@ -7,7 +7,11 @@ static int mgopt__imp_matmul(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *y = mgopt__imp_in(I, 1);
   mgopt_op *op;
   MGOPT__UNUSED(m);
-  if (!mgopt__imp_is_float(x) || !y || x->type.dtype != y->type.dtype) return 0;
+  if (!x || !y || x->type.dtype != y->type.dtype) return 0;
+  /* float, and from opset 9 int32 and int64 (exact; wrapped past the dtype) */
+  if (!mgopt__imp_is_float(x) &&
+      !(I->opset >= 9 && (x->type.dtype == MGOPT_DT_INT32 || x->type.dtype == MGOPT_DT_INT64)))
+    return 0;
   op = mgopt__imp_op(I, "matmul", 1, 0);
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_operand(op, "y", y) ||
       mgopt_op_set_bool(op, "transpose_x", 0) || mgopt_op_set_bool(op, "transpose_y", 0))
@@ -20,10 +24,10 @@ static const char *mgopt__exw_matmul(mgopt_program *p, const mgopt_op *op, const
   static const char *const names[2] = {"x", "y"}, *const flags[2] = {"transpose_x", "transpose_y"};
   int j;
   MGOPT__UNUSED(p);
-  MGOPT__UNUSED(m);
   for (j = 0; j < 2; j++) {
     mgopt_value *v = mgopt_op_operand(op, names[j]);
     if (!v) return "an operand is missing";
+    if (!mgopt_dtype_is_float((mgopt_dtype)v->type.dtype) && m->since < 9) return "MatMul of integers needs opset 9";
     if (mgopt_op_get_bool(op, flags[j], 0) && (v->type.rank < 2 || v->type.rank > MGOPT_MAX_RANK))
       return "transposed operand of unknown rank";
   }
@@ -1144,7 +1148,8 @@ static mgopt_status mgopt__exp_lrn(mgopt__exp *E, const mgopt_op *op, const mgop
 }
 
 static const mgopt__onnx_map mgopt__onnx_nn[] = {
-    {"MatMul", 1, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
+    {"MatMul", 1, 8, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
+    {"MatMul", 9, 0, MGOPT_OP_matmul, mgopt__imp_matmul, mgopt__exp_matmul, {NULL, NULL, NULL}, mgopt__exw_matmul},
     {"Gemm", 1, 0, MGOPT_OP_linear, mgopt__imp_gemm, mgopt__exp_linear, {NULL, NULL, NULL}, mgopt__exw_linear},
     {"Conv", 1, 0, MGOPT_OP_conv, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},
     {"ConvTranspose", 1, 0, MGOPT_OP_conv_transpose, mgopt__imp_conv, mgopt__exp_conv, {NULL, NULL, NULL}, mgopt__exw_conv},

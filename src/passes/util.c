@@ -232,3 +232,14 @@ MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start
   if (*end < *start) *end = *start;
   return 1;
 }
+
+MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits) {
+  switch (nbits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
+}

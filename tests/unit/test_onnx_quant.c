@@ -596,6 +596,54 @@ static void test_lut_every_width(void) {
     }
 }
 
+/* A palettized weight read back from ONNX and optimized again stays a
+   palettized weight: `default` folds the unpacking (Cast, integer Div by
+   ONNX's kernel, Mod / MatMul / Div-Mul-Sub, Reshape) and const_elimination
+   turns the Gather from the table into constexpr_lut_to_dense again, at
+   every opset form; the model written again computes the same and is as
+   large but for the names of its new table and indices. */
+static void test_lut_read_back_stays_compressed(void) {
+  static const int64_t opsets[4] = {7, 9, 10, 17};
+  char *t = (char *)malloc(200000);
+  size_t n;
+  int64_t e;
+  int j;
+  mgopt_program *p;
+  REQUIRE(t);
+  n = (size_t)sprintf(t, "main(%%x: (64, 32, fp32)) {\n  %%i: (64, 32, uint4)* = const(val=[");
+  for (e = 0; e < 64 * 32; e++) n += (size_t)sprintf(t + n, "%s%d", e ? ", " : "", (int)((e * 7 + e / 32) % 16));
+  n += (size_t)sprintf(t + n, "])\n  %%l: (1, 1, 16, 1, fp32)* = const(val=[[[");
+  for (e = 0; e < 16; e++) n += (size_t)sprintf(t + n, "%s[%g]", e ? ", " : "", 0.25 * (double)e - 1.5);
+  sprintf(t + n, "]]])\n  %%w: (64, 32, fp32) = constexpr_lut_to_dense(indices=%%i, lut=%%l)\n"
+                 "  %%y: (64, 32, fp32) = add(x=%%x, y=%%w)\n} -> (%%y)\n");
+  p = parse(t);
+  REQUIRE(p);
+  for (j = 0; j < 4; j++) {
+    written w, w2;
+    mgopt_diag d;
+    int32_t nlut = 0;
+    mgopt_op *op;
+    CHECK(write_read(p, opsets[j], &w) == 1);
+    mgopt_diag_clear(&d);
+    CHECK(w.p && mgopt_pipeline_run(w.p, mgopt_builtin_registry(), "default", NULL, &d) == MGOPT_OK);
+    for (op = w.p ? mgopt_program_function(w.p, "main")->body->first : NULL; op; op = op->next)
+      nlut += op->kind == MGOPT_OP_constexpr_lut_to_dense;
+    if (nlut != 1) printf("  opset %d: %d lut ops after default\n", (int)opsets[j], (int)nlut);
+    CHECK(nlut == 1);
+    CHECK(w.p && same_outputs(p, w.p));
+    CHECK(w.p && write_read(w.p, opsets[j], &w2) == 1);
+    /* 1 KB of 4-bit indices, not 8 KB of floats; written again, only the
+       names of the new table and indices differ (w_lut, w_indices) */
+    if (w2.buf.len > w.buf.len + 64)
+      printf("  opset %d: %lu bytes, then %lu\n", (int)opsets[j], (unsigned long)w.buf.len, (unsigned long)w2.buf.len);
+    CHECK(w.buf.len < 2048 && w2.buf.len <= w.buf.len + 64);
+    written_free(&w2);
+    written_free(&w);
+  }
+  mgopt_program_destroy(p);
+  free(t);
+}
+
 /* opset 21: 3- and 4-bit indices are a uint4 initializer decoded by one Cast
    (no Div, Mod or Reshape of the unpacking) holding the indices themselves,
    low nibble first; opset 20 keeps the packed uint8 form; 1- and 2-bit
@@ -946,7 +994,7 @@ static const test_case tests[] = {
     TEST(test_dq_blocked_opaque),
     TEST(test_dq_fixture),
     TEST(test_affine_forms),
-    TEST(test_lut_every_width),
+    TEST(test_lut_every_width), TEST(test_lut_read_back_stays_compressed),
     TEST(test_lut_ios16),
     TEST(test_lut_uint4),
     TEST(test_decode_names_shared),

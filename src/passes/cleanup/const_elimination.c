@@ -42,6 +42,17 @@
    folds each once and holds it once; const_deduplication then keeps one
    const. Only results of at least 1 KB are remembered. This assumes the
    folding function is a function of those inputs, as the built-in kernels are.
+   A table lookup is a palettized weight: a gather (axis 0, no batch dims)
+   of a rank-1 float table of at most 256 entries at constant integer
+   indices within it, whose result would be over
+   MGOPT__CE_LUT_MIN_BYTES, becomes constexpr_lut_to_dense (indices of 1,
+   2, 4 or 8 bits in the indices' shape, the table padded with its last
+   entry to 2^nbits) instead of a float constant: lut[index] is the gather's
+   element, bit for bit. This is the form a palettized weight takes in ONNX
+   (a Gather from a small table after the indices are unpacked), so a
+   compressed model read and optimized again stays compressed instead of
+   growing by a factor of 8 to 32. Where the program's target refuses the
+   constexpr op, the gather is folded as any other op.
    Cost: one worklist run, O(ops) plus the kernels' work on folded values;
    the memo costs one hash of the operands' metadata per folded op. */
 #include "../../passes_internal.h"
@@ -56,6 +67,7 @@ typedef struct mgopt__ce_memo {
 
 #define MGOPT__CE_KEY_CAP 256
 #define MGOPT__CE_MEMO_MIN_BYTES 1024
+#define MGOPT__CE_LUT_MIN_BYTES 1024
 
 typedef struct mgopt__ce_state {
   mgopt_fold_fn fold;
@@ -138,11 +150,92 @@ static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgop
   sl->v.p = m;
 }
 
+/* The index width when gather op is a lookup in a small constant table
+   (see the header), else 0. */
+static int mgopt__ce_lut_bits(mgopt_program *p, const mgopt_op *op) {
+  mgopt_tensor *x, *ix;
+  int64_t i, k, v;
+  int bits;
+  if (op->kind != MGOPT_OP_gather || op->nouts != 1 || mgopt_op_get_int(op, "batch_dims", 0) != 0) return 0;
+  x = mgopt_value_const(mgopt_op_operand(op, "x"));
+  ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  if (!x || !ix || x->rank != 1 || !mgopt_dtype_is_float((mgopt_dtype)x->dtype) || x->numel < 2 || x->numel > 256 ||
+      !mgopt_dtype_is_int((mgopt_dtype)ix->dtype) || ix->rank < 1 || ix->rank > MGOPT_MAX_RANK - 2)
+    return 0;
+  k = mgopt_op_get_int(op, "axis", 0);
+  if ((k != 0 && k != -1) || ix->numel * (int64_t)mgopt_dtype_nbytes((mgopt_dtype)x->dtype, 1) <= MGOPT__CE_LUT_MIN_BYTES)
+    return 0;
+  for (bits = 1; ((int64_t)1 << bits) < x->numel; bits *= 2) {
+  }
+  if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
+  for (i = 0; i < ix->numel; i++) {
+    v = mgopt_tensor_get_i64(ix, i);
+    if (v < -x->numel || v >= x->numel) return 0;
+  }
+  return bits;
+}
+
+/* gather(table, indices) -> constexpr_lut_to_dense, or the folded constant
+   when the target refuses the constexpr op. */
+static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+  mgopt_program *p = mgopt_rw_program(rw);
+  int bits = mgopt__ce_lut_bits(p, op);
+  const mgopt_tensor *x, *ix;
+  mgopt_tensor *it, *lt, *folded = NULL;
+  size_t esz;
+  int64_t lshape[MGOPT_MAX_RANK], i, k, v;
+  int32_t d;
+  mgopt_value *vals[2], *c;
+  mgopt_op *lop;
+  const char *name;
+  static const char *const slots[2] = {"indices", "lut"};
+  if (!bits) return 0;
+  x = mgopt_value_const(mgopt_op_operand(op, "x"));
+  ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  name = mgopt__pu_value_name(op->outs[0]);
+  k = (int64_t)1 << bits;
+  for (d = 0; d < ix->rank; d++) lshape[d] = 1;
+  lshape[ix->rank] = k;
+  lshape[ix->rank + 1] = 1;
+  it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(bits), ix->rank, ix->shape);
+  lt = mgopt_tensor_new(p, (mgopt_dtype)x->dtype, ix->rank + 2, lshape);
+  if (!it || !lt || !mgopt_tensor_data_mut(p, it) || !mgopt_tensor_data_mut(p, lt)) return 0;
+  for (i = 0; i < ix->numel; i++) {
+    v = mgopt_tensor_get_i64(ix, i);
+    mgopt_tensor_set_i64(it, i, v < 0 ? v + x->numel : v);
+  }
+  /* the table's bytes as they are, its last entry again up to 2^bits */
+  esz = (size_t)mgopt_dtype_nbytes((mgopt_dtype)x->dtype, 1);
+  for (i = 0; i < k; i++)
+    memcpy((char *)lt->data + (size_t)i * esz, (const char *)x->data + (size_t)(i < x->numel ? i : x->numel - 1) * esz, esz);
+  vals[0] = mgopt_rw_const(rw, op, mgopt__pu_name2(p, name, "_indices"), it);
+  vals[1] = vals[0] ? mgopt_rw_const(rw, op, mgopt__pu_name2(p, name, "_lut"), lt) : NULL;
+  lop = vals[1] ? mgopt_rw_create(rw, op, "constexpr_lut_to_dense", name, 2, slots, vals, 1) : NULL;
+  if (lop && mgopt_op_infer(p, lop, NULL) == MGOPT_OK && mgopt_program_target_accepts(p, lop) &&
+      mgopt_type_equal(&lop->outs[0]->type, &op->outs[0]->type) && mgopt__pu_replace_fits(p, op->outs[0], lop->outs[0])) {
+    mgopt_rw_replace_op(rw, op, lop->outs);
+    return 1;
+  }
+  if (lop) mgopt_rw_erase(rw, lop);
+  if (vals[1]) mgopt_rw_erase(rw, vals[1]->def);
+  if (vals[0]) mgopt_rw_erase(rw, vals[0]->def);
+  /* refused: the gather folds as any other op */
+  if (st->fold(p, op, &folded, st->ud) != 1 || !folded || mgopt__ce_too_big(st, folded->rank, folded->numel) ||
+      !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)folded->dtype, folded->rank, folded->shape))
+    return 0;
+  c = mgopt_rw_const(rw, op, name, folded);
+  if (!c) return 0;
+  mgopt_rw_replace_op(rw, op, &c);
+  return 1;
+}
+
 static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
   mgopt__ce_state *st = (mgopt__ce_state *)ud;
   int32_t i;
   int r, hit = 0;
   if ((mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) || op->kind == MGOPT_OP_dequantize) return 0;
+  if (op->kind == MGOPT_OP_gather && mgopt__ce_lut_bits(p, op)) return 0; /* mgopt__ce_lut's */
   if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
   /* a stored static type over the limit needs no evaluation */
   for (i = 0; i < op->nouts; i++) {
@@ -175,6 +268,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   mgopt_rewrite_config cfg;
   mgopt_rewrite_stats stats;
   mgopt__ce_state st;
+  mgopt_pattern lut;
   mgopt_status s;
   if (!ctx->fold) return MGOPT_OK; /* no kernels: nothing can fold */
   st.fold = ctx->fold;
@@ -187,9 +281,15 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
   cfg.keep_dead = 1;
   cfg.fold = mgopt__ce_fold;
   cfg.fold_ud = &st;
-  s = mgopt_rewrite_program(ctx->program, NULL, 0, &cfg, &stats, ctx->diag);
+  memset(&lut, 0, sizeof lut);
+  lut.name = "gather_to_lut";
+  lut.root_kind = MGOPT_OP_gather;
+  lut.benefit = 1;
+  lut.fn = mgopt__ce_lut;
+  lut.ud = &st;
+  s = mgopt_rewrite_program(ctx->program, &lut, 1, &cfg, &stats, ctx->diag);
   mgopt__map_free(&st.memo);
-  ctx->rewrites += stats.folds;
+  ctx->rewrites += stats.folds + stats.rewrites;
   return s;
 }
 

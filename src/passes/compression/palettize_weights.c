@@ -134,17 +134,6 @@ static int mgopt__pal_config(mgopt_pass_ctx *ctx, const mgopt_opt_value *o, mgop
 }
 
 /* The dtype of indices of nbits bits. */
-static mgopt_dtype mgopt__pal_index_dtype(int nbits) {
-  switch (nbits) {
-    case 1: return MGOPT_DT_UINT1;
-    case 2: return MGOPT_DT_UINT2;
-    case 3: return MGOPT_DT_UINT3;
-    case 4: return MGOPT_DT_UINT4;
-    case 6: return MGOPT_DT_UINT6;
-    default: return MGOPT_DT_UINT8;
-  }
-}
-
 /* The ops that stand for weight w (rank r, channel axis `axis`): indices
    uint{nbits} and a LUT of `groups` palettes of vectors of cd entries, and a
    per-channel scale when pcs; the tensors are made here, to be filled by the
@@ -178,7 +167,7 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   }
   lshape[rank] = (int64_t)1 << nbits;
   lshape[rank + 1] = cd;
-  idt = mgopt__pal_index_dtype(nbits);
+  idt = mgopt__pu_lut_index_dtype(nbits);
   b->it = mgopt_tensor_new(p, idt, rank, ishape);
   b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
   if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
@@ -343,7 +332,7 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     k = (int64_t)1 << o.nbits;
     lshape[rank] = k;
     lshape[rank + 1] = 1;
-    it = mgopt_tensor_new(p, mgopt__pal_index_dtype(o.nbits), rank, ishape);
+    it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(o.nbits), rank, ishape);
     lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
     if (!it || !lt) {
       mgopt__kp_free(&o);

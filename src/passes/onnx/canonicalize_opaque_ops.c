@@ -26,7 +26,13 @@
      } -> (%r)
 
    Fires on: an opaque op `onnx::T` (default domain, no nested blocks) whose
-   mapping now builds canonical ops (same conditions as at import); an
+   mapping now builds canonical ops (same conditions as at import); one the
+   mapping declines whose operands are all constant and which ONNX's
+   kernels evaluate (mgopt_onnx_eval_op: an integer Div, which truncates and
+   so has no canonical op; not a random op): it becomes constants, within
+   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
+   over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
+   stays), as ONNX Runtime folds it; an
    opaque ONNX op whose unknown output types its type rule now gives; a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
@@ -73,6 +79,56 @@ static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *
   return 1;
 }
 
+/* The opaque ONNX op `op` with constant operands, evaluated by ONNX's
+   kernels, becomes constants named as its outputs: 1 when it did, 0 when it
+   stays (an operand not constant, no kernel, a limit, a result its declared
+   type or readers do not take), -1 when memory ran out. */
+static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
+  mgopt_tensor *ins[64], *outs[16];
+  mgopt_value *cs[16];
+  mgopt_onnx_eval_options eo;
+  mgopt_diag d;
+  int64_t in_bytes = 0;
+  int32_t n = 0, s, j, i, ok = 1;
+  if (op->nblocks || op->nouts < 1 || op->nouts > 16) return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (j = 0; j < op->slots[s].n; j++) {
+      mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[j].value);
+      if (!t || n == 64 || !mgopt_tensor_data(p, t)) return 0;
+      in_bytes += (int64_t)t->nbytes;
+      ins[n++] = t;
+    }
+  if (n == 0) return 0; /* a generator (RandomNormal, a Constant left opaque): nothing to compute from */
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  for (i = 0; i < op->nouts; i++) outs[i] = NULL;
+  mgopt_diag_clear(&d);
+  if (mgopt_onnx_eval_op(&eo, p, op, ins, n, outs, &d) != MGOPT_OK)
+    return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  for (i = 0; i < op->nouts && ok; i++) {
+    const mgopt_tensor *t = outs[i];
+    ok = t && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
+         !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
+         mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+  }
+  for (i = 0; i < op->nouts && ok; i++) {
+    mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
+    void *dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[i]->nbytes) ok = -1;
+    else {
+      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
+      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
+      if (!cs[i]) ok = -1;
+    }
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
+  if (ok != 1) return ok;
+  for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
+  mgopt_op_erase(op);
+  return 1;
+}
+
 static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
   mgopt_op *op, *next;
   int64_t n = 0;
@@ -84,6 +140,7 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     for (i = 0; i < op->nblocks; i++) n += mgopt__coo_block(p, op->blocks[i], depth + 1, st);
     if (op->kind == MGOPT_OP_OPAQUE) {
       int r = strncmp(op->type, "onnx::", 6) == 0 ? mgopt_onnx_reimport_op(p, op) : 0;
+      if (r == 0 && strncmp(op->type, "onnx::", 6) == 0) r = mgopt__coo_fold(p, op);
       if (r < 0) *st = MGOPT_ERR_NOMEM;
       else if (r > 0) n++;
       continue;
