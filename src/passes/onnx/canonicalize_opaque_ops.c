@@ -99,8 +99,12 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
       ins[n++] = t;
     }
   if (n == 0) return 0; /* a generator (RandomNormal, a Constant left opaque): nothing to compute from */
+  /* an output of more elements than this has more bytes than the growth
+     limit and than its operands (an element takes a byte at least): it
+     would be refused, so it is not computed (a ConstantOfShape of 2^28) */
   memset(&eo, 0, sizeof eo);
-  eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  eo.max_elements = in_bytes > MGOPT_FOLD_MAX_GROWTH_BYTES ? in_bytes : MGOPT_FOLD_MAX_GROWTH_BYTES;
+  if (eo.max_elements > MGOPT_FOLD_MAX_ELEMENTS) eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
   for (i = 0; i < op->nouts; i++) outs[i] = NULL;
   mgopt_diag_clear(&d);
   if (mgopt_onnx_eval_op(&eo, p, op, ins, n, outs, &d) != MGOPT_OK)
