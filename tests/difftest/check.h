@@ -10,6 +10,7 @@ typedef struct dt_tol {
   double rtol, atol;
   int smooth, fp16;
   int inf_nan; /* NaN after where before was +-inf is allowed (select_optimization's contract) */
+  int qstep;   /* an int8 / uint8 output may move by 1 (a requantization's rounding; QSTEP) */
 } dt_tol;
 
 /* The tolerance class of a pass or named pipeline ("common::x", "x" or "default"). */
