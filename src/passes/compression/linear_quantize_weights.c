@@ -78,6 +78,10 @@
    Cost: two passes over each weight (min/max, then quantize), contiguous
    runs with vectorizable inner loops for fp32; O(numel). */
 #include "../../passes_internal.h"
+#if !defined(MGOPT_NO_SIMD) && defined(__SSE2__)
+#include <emmintrin.h> /* the fp32 loop, 16 weights a step (SSE2: every x86-64) */
+#define MGOPT__LQ_SSE2 1
+#endif
 
 static mgopt_opt_def const mgopt__lq_opts[6] = {
     {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
@@ -170,6 +174,29 @@ static float mgopt__lq_q1(float x, float s, float zp, float lo, float hi) {
 static void mgopt__lq_run_f32(const float *x, int64_t n, float s, float zp, float lo, float hi, uint8_t *q) {
   int64_t i = 0;
   int k;
+#ifdef MGOPT__LQ_SSE2
+  /* mgopt__lq_q1's steps on 4 lanes, each an IEEE fp32 operation as there
+     (no contraction), so the integers are the same bits; the clipped
+     integers fit int16, and the last pack's saturation (signed for a signed
+     range, unsigned for 0..255) changes none of them. */
+  {
+    const __m128 vs = _mm_set1_ps(s), vz = _mm_set1_ps(zp), vlo = _mm_set1_ps(lo), vhi = _mm_set1_ps(hi),
+                 magic = _mm_set1_ps(12582912.0f);
+    int sgn = lo < 0;
+    for (; i + 16 <= n; i += 16) {
+      __m128i w[4], a, b;
+      for (k = 0; k < 4; k++) {
+        __m128 y = _mm_div_ps(_mm_loadu_ps(x + i + 4 * k), vs);
+        y = _mm_sub_ps(_mm_add_ps(y, magic), magic);
+        y = _mm_min_ps(_mm_max_ps(_mm_add_ps(y, vz), vlo), vhi);
+        w[k] = _mm_cvttps_epi32(y);
+      }
+      a = _mm_packs_epi32(w[0], w[1]);
+      b = _mm_packs_epi32(w[2], w[3]);
+      _mm_storeu_si128((__m128i *)(void *)(q + i), sgn ? _mm_packs_epi16(a, b) : _mm_packus_epi16(a, b));
+    }
+  }
+#endif
   for (; i + 4 * MGOPT__LQ_LANES <= n; i += 4 * MGOPT__LQ_LANES) {
     int32_t v[4 * MGOPT__LQ_LANES];
     for (k = 0; k < 4 * MGOPT__LQ_LANES; k++) v[k] = (int32_t)mgopt__lq_q1(x[i + k], s, zp, lo, hi);
@@ -188,6 +215,28 @@ static void mgopt__lq_minmax_f32(const float *x, int64_t n, float *mn, float *mx
     b[k] = *mx;
     nan[k] = 0;
   }
+#ifdef MGOPT__LQ_SSE2
+  /* _mm_min_ps(v, a) is v < a ? v : a, as below (a NaN v keeps a) */
+  {
+    __m128 a0 = _mm_set1_ps(*mn), a1 = a0, b0 = _mm_set1_ps(*mx), b1 = b0, un = _mm_setzero_ps();
+    float fa[4], fb[4];
+    for (; i + 8 <= n; i += 8) {
+      __m128 v0 = _mm_loadu_ps(x + i), v1 = _mm_loadu_ps(x + i + 4);
+      a0 = _mm_min_ps(v0, a0);
+      a1 = _mm_min_ps(v1, a1);
+      b0 = _mm_max_ps(v0, b0);
+      b1 = _mm_max_ps(v1, b1);
+      un = _mm_or_ps(un, _mm_cmpunord_ps(v0, v1));
+    }
+    _mm_storeu_ps(fa, _mm_min_ps(a0, a1));
+    _mm_storeu_ps(fb, _mm_max_ps(b0, b1));
+    for (k = 0; k < 4; k++) {
+      a[k] = fa[k];
+      b[k] = fb[k];
+    }
+    nan[0] = _mm_movemask_ps(un) != 0;
+  }
+#endif
   for (; i + MGOPT__LQ_LANES <= n; i += MGOPT__LQ_LANES)
     for (k = 0; k < MGOPT__LQ_LANES; k++) {
       float v = x[i + k];
