@@ -622,6 +622,13 @@ MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mg
    output of the last op made), or NULL with nothing made when norm does not
    qualify. norm is left in place. */
 MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt_op *norm);
+/* pad(x, mode constant, constant_val cval) in front of pos, padding dim
+   `axis` by before/after and the dims after it by 0 (the pad vector covers
+   dims axis..rank-1); its int32 pad const named pad_name, the op op_name.
+   NULL, with nothing left built, when it cannot be made. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
+                                             int64_t axis, int64_t before, int64_t after, double cval,
+                                             const char *pad_name, const char *op_name);
 /* The unsigned index dtype of constexpr_lut_to_dense for nbits 1, 2, 3, 4, 6
    (uint1 .. uint6); uint8 for any other. */
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits);
@@ -10099,6 +10106,34 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits) {
     case 6: return MGOPT_DT_UINT6;
     default: return MGOPT_DT_UINT8;
   }
+}
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
+                                             int64_t axis, int64_t before, int64_t after, double cval,
+                                             const char *pad_name, const char *op_name) {
+  static const char *const slots[2] = {"x", "pad"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  int64_t pads[2 * MGOPT_MAX_RANK];
+  int32_t n = 2 * (rank - (int32_t)axis), i;
+  mgopt_value *vals[2];
+  mgopt_op *op;
+  if (axis < 0 || axis >= rank || rank > MGOPT_MAX_RANK) return NULL;
+  for (i = 0; i < n; i++) pads[i] = 0;
+  pads[0] = before;
+  pads[1] = after;
+  vals[0] = x;
+  vals[1] = mgopt_rw_const(rw, pos, pad_name, mgopt__pu_const_i32_1d(p, pads, n));
+  if (!vals[1]) return NULL;
+  op = mgopt_rw_create(rw, pos, "pad", op_name, 2, slots, vals, 1);
+  if (!op) {
+    mgopt_rw_erase(rw, vals[1]->def);
+    return NULL;
+  }
+  if (mgopt_op_set_string(op, "mode", "constant") || mgopt_op_set_float(op, "constant_val", cval)) {
+    mgopt__pu_erase_with_consts(rw, op);
+    return NULL;
+  }
+  return op;
 }
 /* src/passes/replace.c — replacing values: the typed replacement rule, pair cancellation around a chain, names that must survive, erasing what a rewrite left dead. */
 
@@ -25140,30 +25175,10 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(relay, relay, peephole_conv_add_mul,
 static mgopt_op *mgopt__pcap_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank, int64_t axis,
                                  int64_t before, int64_t after, const char *base, const char *cname,
                                  const char *oname) {
-  static const char *const slots[2] = {"x", "pad"};
   mgopt_program *p = mgopt_rw_program(rw);
-  int64_t pads[2 * MGOPT_MAX_RANK];
-  int32_t n = 2 * (rank - (int32_t)axis), i;
-  mgopt_value *vals[2];
-  mgopt_op *op;
-  for (i = 0; i < n; i++) pads[i] = 0;
-  pads[0] = before;
-  pads[1] = after;
-  vals[0] = x;
-  vals[1] = mgopt_rw_const(rw, pos, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, cname)),
-                           mgopt__pu_const_i32_1d(p, pads, n));
-  if (!vals[1]) return NULL;
-  op = mgopt_rw_create(rw, pos, "pad", mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, oname)), 2, slots, vals,
-                       1);
-  if (!op) {
-    mgopt_rw_erase(rw, vals[1]->def);
-    return NULL;
-  }
-  if (mgopt_op_set_string(op, "mode", "constant") || mgopt_op_set_float(op, "constant_val", 0.0)) {
-    mgopt__pu_erase_with_consts(rw, op);
-    return NULL;
-  }
-  return op;
+  const char *pad_name = mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, cname));
+  return mgopt__pu_const_pad(rw, pos, x, rank, axis, before, after, 0.0, pad_name,
+                             mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, oname)));
 }
 
 static int mgopt__pcap_rewrite(mgopt_rewriter *rw, mgopt_op *add, void *ud) {
@@ -28119,13 +28134,12 @@ static int mgopt__ctp_splat(mgopt_program *p, mgopt_tensor *t, size_t esize, uns
 }
 
 static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
-  static const char *const slots[2] = {"x", "pad"};
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *x = NULL, *vals[2], *y;
+  mgopt_value *x = NULL, *y;
   mgopt_tensor *first = NULL;
   unsigned char want[8], got[8];
-  int64_t axis, before = 0, after = 0, pads[2 * MGOPT_MAX_RANK];
-  int32_t si, i, n, rank, dt, k;
+  int64_t axis, before = 0, after = 0;
+  int32_t si, i, n, rank, dt;
   size_t esize;
   double cval;
   mgopt_op *pad;
@@ -28161,24 +28175,9 @@ static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   if (!x || !first) return 0;
   cval = mgopt_tensor_get_f64(first, 0);
   if (cval != cval) return 0;
-  /* pad's vector covers dims axis..rank-1: [before, after] then zeros */
-  k = 2 * (rank - (int32_t)axis);
-  for (i = 0; i < k; i++) pads[i] = 0;
-  pads[0] = before;
-  pads[1] = after;
-  vals[0] = x;
-  vals[1] = mgopt_rw_const(rw, cat, mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(y), "_pad")),
-                           mgopt__pu_const_i32_1d(p, pads, k));
-  if (!vals[1]) return 0;
-  pad = mgopt_rw_create(rw, cat, "pad", y->name, 2, slots, vals, 1);
-  if (!pad) {
-    mgopt_rw_erase(rw, vals[1]->def);
-    return 0;
-  }
-  if (mgopt_op_set_string(pad, "mode", "constant") || mgopt_op_set_float(pad, "constant_val", cval)) {
-    mgopt__pu_erase_with_consts(rw, pad);
-    return 0;
-  }
+  pad = mgopt__pu_const_pad(rw, cat, x, rank, axis, before, after, cval,
+                            mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(y), "_pad")), y->name);
+  if (!pad) return 0;
   return mgopt__pu_fuse_finish_named(rw, &pad, 1, cat, NULL, 0);
 }
 

@@ -193,6 +193,13 @@ MGOPT__PRIVATE int mgopt__pu_cancel_pair(mgopt_rewriter *rw, mgopt_op *first, mg
    output of the last op made), or NULL with nothing made when norm does not
    qualify. norm is left in place. */
 MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt_op *norm);
+/* pad(x, mode constant, constant_val cval) in front of pos, padding dim
+   `axis` by before/after and the dims after it by 0 (the pad vector covers
+   dims axis..rank-1); its int32 pad const named pad_name, the op op_name.
+   NULL, with nothing left built, when it cannot be made. */
+MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
+                                             int64_t axis, int64_t before, int64_t after, double cval,
+                                             const char *pad_name, const char *op_name);
 /* The unsigned index dtype of constexpr_lut_to_dense for nbits 1, 2, 3, 4, 6
    (uint1 .. uint6); uint8 for any other. */
 MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits);

@@ -243,3 +243,31 @@ MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits) {
     default: return MGOPT_DT_UINT8;
   }
 }
+
+MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
+                                             int64_t axis, int64_t before, int64_t after, double cval,
+                                             const char *pad_name, const char *op_name) {
+  static const char *const slots[2] = {"x", "pad"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  int64_t pads[2 * MGOPT_MAX_RANK];
+  int32_t n = 2 * (rank - (int32_t)axis), i;
+  mgopt_value *vals[2];
+  mgopt_op *op;
+  if (axis < 0 || axis >= rank || rank > MGOPT_MAX_RANK) return NULL;
+  for (i = 0; i < n; i++) pads[i] = 0;
+  pads[0] = before;
+  pads[1] = after;
+  vals[0] = x;
+  vals[1] = mgopt_rw_const(rw, pos, pad_name, mgopt__pu_const_i32_1d(p, pads, n));
+  if (!vals[1]) return NULL;
+  op = mgopt_rw_create(rw, pos, "pad", op_name, 2, slots, vals, 1);
+  if (!op) {
+    mgopt_rw_erase(rw, vals[1]->def);
+    return NULL;
+  }
+  if (mgopt_op_set_string(op, "mode", "constant") || mgopt_op_set_float(op, "constant_val", cval)) {
+    mgopt__pu_erase_with_consts(rw, op);
+    return NULL;
+  }
+  return op;
+}

@@ -46,13 +46,12 @@ static int mgopt__ctp_splat(mgopt_program *p, mgopt_tensor *t, size_t esize, uns
 }
 
 static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
-  static const char *const slots[2] = {"x", "pad"};
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *x = NULL, *vals[2], *y;
+  mgopt_value *x = NULL, *y;
   mgopt_tensor *first = NULL;
   unsigned char want[8], got[8];
-  int64_t axis, before = 0, after = 0, pads[2 * MGOPT_MAX_RANK];
-  int32_t si, i, n, rank, dt, k;
+  int64_t axis, before = 0, after = 0;
+  int32_t si, i, n, rank, dt;
   size_t esize;
   double cval;
   mgopt_op *pad;
@@ -88,24 +87,9 @@ static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   if (!x || !first) return 0;
   cval = mgopt_tensor_get_f64(first, 0);
   if (cval != cval) return 0;
-  /* pad's vector covers dims axis..rank-1: [before, after] then zeros */
-  k = 2 * (rank - (int32_t)axis);
-  for (i = 0; i < k; i++) pads[i] = 0;
-  pads[0] = before;
-  pads[1] = after;
-  vals[0] = x;
-  vals[1] = mgopt_rw_const(rw, cat, mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(y), "_pad")),
-                           mgopt__pu_const_i32_1d(p, pads, k));
-  if (!vals[1]) return 0;
-  pad = mgopt_rw_create(rw, cat, "pad", y->name, 2, slots, vals, 1);
-  if (!pad) {
-    mgopt_rw_erase(rw, vals[1]->def);
-    return 0;
-  }
-  if (mgopt_op_set_string(pad, "mode", "constant") || mgopt_op_set_float(pad, "constant_val", cval)) {
-    mgopt__pu_erase_with_consts(rw, pad);
-    return 0;
-  }
+  pad = mgopt__pu_const_pad(rw, cat, x, rank, axis, before, after, cval,
+                            mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(y), "_pad")), y->name);
+  if (!pad) return 0;
   return mgopt__pu_fuse_finish_named(rw, &pad, 1, cat, NULL, 0);
 }
 

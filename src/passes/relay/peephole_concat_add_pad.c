@@ -42,30 +42,10 @@
 static mgopt_op *mgopt__pcap_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank, int64_t axis,
                                  int64_t before, int64_t after, const char *base, const char *cname,
                                  const char *oname) {
-  static const char *const slots[2] = {"x", "pad"};
   mgopt_program *p = mgopt_rw_program(rw);
-  int64_t pads[2 * MGOPT_MAX_RANK];
-  int32_t n = 2 * (rank - (int32_t)axis), i;
-  mgopt_value *vals[2];
-  mgopt_op *op;
-  for (i = 0; i < n; i++) pads[i] = 0;
-  pads[0] = before;
-  pads[1] = after;
-  vals[0] = x;
-  vals[1] = mgopt_rw_const(rw, pos, mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, cname)),
-                           mgopt__pu_const_i32_1d(p, pads, n));
-  if (!vals[1]) return NULL;
-  op = mgopt_rw_create(rw, pos, "pad", mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, oname)), 2, slots, vals,
-                       1);
-  if (!op) {
-    mgopt_rw_erase(rw, vals[1]->def);
-    return NULL;
-  }
-  if (mgopt_op_set_string(op, "mode", "constant") || mgopt_op_set_float(op, "constant_val", 0.0)) {
-    mgopt__pu_erase_with_consts(rw, op);
-    return NULL;
-  }
-  return op;
+  const char *pad_name = mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, cname));
+  return mgopt__pu_const_pad(rw, pos, x, rank, axis, before, after, 0.0, pad_name,
+                             mgopt_program_fresh_name(p, mgopt__pu_name2(p, base, oname)));
 }
 
 static int mgopt__pcap_rewrite(mgopt_rewriter *rw, mgopt_op *add, void *ud) {
