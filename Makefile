@@ -132,7 +132,7 @@ check-sources: $(HDR)
 
 # ---------------------------------------------------------------- the tool
 
-$(B)/mgopt: tools/mgopt.c $(HDR) $(B)/.config
+$(B)/mgopt: tools/mgopt.c tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ tools/mgopt.c $(ALL_LDFLAGS) $(LDLIBS)
 
 # examples/demo.onnx is written by mgopt itself from examples/demo.mil
@@ -499,7 +499,7 @@ cross-run: $(UNIT_BIN) $(B)/tests/test_golden
 
 # The rewriter's driver, the verifier and `cleanup` on chains of 10^5 and 10^6 ops.
 .PHONY: bench-rewriter
-$(B)/bench_rewriter: tests/bench/bench_rewriter.c tests/bench/bench.h $(HDR) $(B)/.config
+$(B)/bench_rewriter: tests/bench/bench_rewriter.c tests/bench/bench.h tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-rewriter: $(B)/bench_rewriter
 	$(B)/bench_rewriter
@@ -507,28 +507,28 @@ bench-rewriter: $(B)/bench_rewriter
 # Every pass alone at two program sizes: per-op cost and its growth (linear ~ 1).
 .PHONY: bench-passes
 BENCH_PASSES_ARGS ?= 2000 8000
-$(B)/bench_passes: tests/bench/bench_passes.c tests/bench/bench.h $(HDR) $(B)/.config
+$(B)/bench_passes: tests/bench/bench_passes.c tests/bench/bench.h tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-passes: $(B)/bench_passes
 	$(B)/bench_passes $(BENCH_PASSES_ARGS)
 
 # fp32 -> fp16 bulk conversion throughput (F16C with e.g. CFLAGS="-O2 -march=native").
 .PHONY: bench-fp16
-$(B)/bench_fp16: tests/bench/bench_fp16.c tests/bench/bench.h $(HDR) $(B)/.config
+$(B)/bench_fp16: tests/bench/bench_fp16.c tests/bench/bench.h tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-fp16: $(B)/bench_fp16
 	$(B)/bench_fp16
 
 # linear_quantize_weights throughput on a 16M-element weight (G elements/s).
 .PHONY: bench-quant
-$(B)/bench_quant: tests/bench/bench_quant.c tests/bench/bench.h $(HDR) $(B)/.config
+$(B)/bench_quant: tests/bench/bench_quant.c tests/bench/bench.h tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-quant: $(B)/bench_quant
 	$(B)/bench_quant
 
 # 4-bit k-means palettization of a 16 M-element weight.
 .PHONY: bench-palettize
-$(B)/bench_palettize: tests/bench/bench_palettize.c tests/bench/bench.h $(HDR) $(B)/.config
+$(B)/bench_palettize: tests/bench/bench_palettize.c tests/bench/bench.h tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-palettize: $(B)/bench_palettize
 	$(B)/bench_palettize
@@ -541,7 +541,7 @@ $(B)/io_floor: tests/bench/io_floor.c tests/bench/bench.h $(B)/.config
 # free under $TMPDIR (or /tmp). BENCH_BIG_ARGS e.g. '--weights 5 --mb 450'.
 .PHONY: bench-big
 BENCH_BIG_ARGS ?=
-$(B)/bench_big_model: tests/bench/bench_big_model.c tests/bench/bench.h $(HDR) $(B)/.config
+$(B)/bench_big_model: tests/bench/bench_big_model.c tests/bench/bench.h tools/keep_memory.h $(HDR) $(B)/.config
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LDLIBS)
 bench-big: $(B)/mgopt $(B)/bench_big_model
 	$(B)/bench_big_model --mgopt $(B)/mgopt $(BENCH_BIG_ARGS)

@@ -13,22 +13,7 @@
 #include <time.h>
 #include <math.h>
 
-/* Memory kept for the next job of this process. glibc hands blocks of more
-   than 128 KB back to the system as soon as they are freed, and the weights
-   a fusion computes are such blocks: every further model (--repeat, `test`
-   over a folder) then pays the page faults of fresh memory again, which on a
-   virtual machine cost more than the arithmetic. Freed memory stays in the
-   heap instead, up to TOOL_KEEP_BYTES. */
-#if defined(__GLIBC__)
-#include <malloc.h>
-#define TOOL_KEEP_BYTES (512 << 20)
-static void tool_keep_freed_memory(void) {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20); /* larger blocks (a model's file bytes) are still mapped */
-  mallopt(M_TRIM_THRESHOLD, TOOL_KEEP_BYTES);
-}
-#else
-static void tool_keep_freed_memory(void) {}
-#endif
+#include "keep_memory.h" /* freed memory stays for the next job (--repeat, test) */
 
 /* Fast file I/O where the OS has it: the input is mapped rather than read, so
    the weights are never copied into memory, and the output's large tensors,
@@ -1251,7 +1236,7 @@ int main(int argc, char **argv) {
   tool_ccfg ccfg;
   int rc;
   memset(&ccfg, 0, sizeof ccfg);
-  tool_keep_freed_memory();
+  mgopt_keep_freed_memory();
   rc = tool_main(argc, argv, &ccfg);
   free(ccfg.rules);
   free(ccfg.text);

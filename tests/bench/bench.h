@@ -14,18 +14,10 @@ static inline double bench_wall(void) { return bench_clock(CLOCK_MONOTONIC); }
 /* CPU time of the whole process: what a pass costs, whatever else the machine runs. */
 static inline double bench_cpu(void) { return bench_clock(CLOCK_PROCESS_CPUTIME_ID); }
 
-/* Freed memory stays in the heap for the next run, as the tool keeps it
-   (tools/mgopt.c): glibc returns blocks over 128 KB to the system when they
-   are freed, and a benchmark that builds a fresh program per run would time
-   the page faults of fresh memory instead of the kernel. */
-#if defined(__GLIBC__)
-#include <malloc.h>
-static inline void bench_keep_freed_memory(void) {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-}
-#else
-static inline void bench_keep_freed_memory(void) {}
-#endif
+/* Freed memory stays in the heap for the next run, as the tool keeps it: a
+   benchmark that builds a fresh program per run would otherwise time the
+   page faults of fresh memory instead of the kernel. */
+#include "../../tools/keep_memory.h"
+static inline void bench_keep_freed_memory(void) { mgopt_keep_freed_memory(); }
 
 #endif
