@@ -199,6 +199,10 @@ struct mgopt_program {
    ctx->fold. Adds rewrites and folds to ctx->rewrites. Pattern-table passes
    run through it. */
 MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd);
+/* The same for one pattern made at run time (its ud holds the pass's
+   options or state): rooted at ops of root_kind, benefit 1, no folding. */
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_pattern(mgopt_pass_ctx *ctx, const char *name, int32_t root_kind,
+                                                    mgopt_pattern_fn fn, void *ud);
 /* Names op in d (d->op, and d->line/d->col when the op was read from .mil text). */
 MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op);
 /* Copy of n bytes into the arena (NULL on OOM). */
@@ -246,6 +250,10 @@ static inline int mgopt__host_le(void) {
   return probe.b[0] == 1;
 #endif
 }
+/* The unsigned index dtype of nbits bits a palettized weight's indices take
+   (constexpr_lut_to_dense): uint1, uint2, uint3, uint4, uint6 for 1, 2, 3,
+   4, 6; uint8 for any other. */
+MGOPT__PRIVATE mgopt_dtype mgopt__dtype_lut_index(int nbits);
 /* Bytes that swap as one unit between host and little-endian order for dt:
    the element width (each part's for complex types); 1 for 8-bit and sub-byte
    types (packed little-endian bit order per byte), which never swap. */

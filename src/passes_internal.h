@@ -200,9 +200,6 @@ MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt
 MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
                                              int64_t axis, int64_t before, int64_t after, double cval,
                                              const char *pad_name, const char *op_name);
-/* The unsigned index dtype of constexpr_lut_to_dense for nbits 1, 2, 3, 4, 6
-   (uint1 .. uint6); uint8 for any other. */
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits);
 /* Names. */
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);

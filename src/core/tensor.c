@@ -96,6 +96,17 @@ MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n) {
 
 /* ---------------------------------------------------------------- byte order */
 
+MGOPT__PRIVATE mgopt_dtype mgopt__dtype_lut_index(int nbits) {
+  switch (nbits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
+}
+
 MGOPT__PRIVATE size_t mgopt__dtype_swap_unit(mgopt_dtype dt) {
   int bits = mgopt_dtype_bits(dt);
   if (dt == MGOPT_DT_COMPLEX64 || dt == MGOPT_DT_COMPLEX128) bits /= 2;

@@ -766,17 +766,6 @@ static int mgopt__ml_bits(mgopt_dtype dt) {
   }
 }
 
-static mgopt_dtype mgopt__ml_dtype(int bits) {
-  switch (bits) {
-    case 1: return MGOPT_DT_UINT1;
-    case 2: return MGOPT_DT_UINT2;
-    case 3: return MGOPT_DT_UINT3;
-    case 4: return MGOPT_DT_UINT4;
-    case 6: return MGOPT_DT_UINT6;
-    default: return MGOPT_DT_UINT8;
-  }
-}
-
 /* The form of lut op `op`; p NULL only checks (no view is made). */
 static int mgopt__ml_lut(mgopt_program *p, const mgopt_op *op, mgopt__ml_form *f) {
   mgopt_tensor *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
@@ -805,7 +794,7 @@ static int mgopt__ml_lut(mgopt_program *p, const mgopt_op *op, mgopt__ml_form *f
     f->vs = 1;
     f->ngroups = 1;
     f->idx = ix;
-    if (p) f->idx = mgopt__mq_view(p, ix, mgopt__ml_dtype(f->nbits), f->rank, f->ishape);
+    if (p) f->idx = mgopt__mq_view(p, ix, mgopt__dtype_lut_index(f->nbits), f->rank, f->ishape);
     return f->idx != NULL;
   }
   f->nbits = mgopt__ml_bits((mgopt_dtype)ix->dtype);

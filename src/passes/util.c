@@ -233,17 +233,6 @@ MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start
   return 1;
 }
 
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits) {
-  switch (nbits) {
-    case 1: return MGOPT_DT_UINT1;
-    case 2: return MGOPT_DT_UINT2;
-    case 3: return MGOPT_DT_UINT3;
-    case 4: return MGOPT_DT_UINT4;
-    case 6: return MGOPT_DT_UINT6;
-    default: return MGOPT_DT_UINT8;
-  }
-}
-
 MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
                                              int64_t axis, int64_t before, int64_t after, double cval,
                                              const char *pad_name, const char *op_name) {

@@ -167,7 +167,7 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   }
   lshape[rank] = (int64_t)1 << nbits;
   lshape[rank + 1] = cd;
-  idt = mgopt__pu_lut_index_dtype(nbits);
+  idt = mgopt__dtype_lut_index(nbits);
   b->it = mgopt_tensor_new(p, idt, rank, ishape);
   b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
   if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
@@ -332,7 +332,7 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     k = (int64_t)1 << o.nbits;
     lshape[rank] = k;
     lshape[rank + 1] = 1;
-    it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(o.nbits), rank, ishape);
+    it = mgopt_tensor_new(p, mgopt__dtype_lut_index(o.nbits), rank, ishape);
     lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
     if (!it || !lt) {
       mgopt__kp_free(&o);
