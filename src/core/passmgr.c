@@ -156,6 +156,22 @@ MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const 
   return s;
 }
 
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_pattern(mgopt_pass_ctx *ctx, const char *name, int32_t root_kind,
+                                                    mgopt_pattern_fn fn, void *ud) {
+  mgopt_pattern pat;
+  mgopt_pass_def pd;
+  memset(&pat, 0, sizeof pat);
+  pat.name = name;
+  pat.root_kind = root_kind;
+  pat.benefit = 1;
+  pat.fn = fn;
+  pat.ud = ud;
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  return mgopt__pass_run_patterns(ctx, &pd);
+}
+
 typedef struct mgopt__pm_find {
   const char *name;
   const mgopt_op *op;

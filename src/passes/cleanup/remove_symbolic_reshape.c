@@ -154,23 +154,12 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 }
 
 static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   mgopt__rsr st;
   mgopt_status s;
   st.strict = ctx->opts[0].i != 0;
   st.err = MGOPT_OK;
   st.d = ctx->diag;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "symbolic_reshape";
-  pat.root_kind = MGOPT_OP_reshape;
-  pat.benefit = 1;
-  pat.fn = mgopt__rsr_fold;
-  pat.ud = &st;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  s = mgopt__pass_run_patterns(ctx, &pd);
+  s = mgopt__pass_run_pattern(ctx, "symbolic_reshape", MGOPT_OP_reshape, mgopt__rsr_fold, &st);
   return st.err ? st.err : s;
 }
 

@@ -127,19 +127,8 @@ static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 }
 
 static mgopt_status mgopt__selo_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   int exact = ctx->opts[0].i != 0;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "select_optimization";
-  pat.root_kind = MGOPT_OP_select;
-  pat.benefit = 1;
-  pat.fn = mgopt__selo_rewrite;
-  pat.ud = &exact;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  return mgopt__pass_run_patterns(ctx, &pd);
+  return mgopt__pass_run_pattern(ctx, "select_optimization", MGOPT_OP_select, mgopt__selo_rewrite, &exact);
 }
 
 static const mgopt_opt_def mgopt__selo_opts[] = {

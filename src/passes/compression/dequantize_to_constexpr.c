@@ -289,8 +289,6 @@ static int mgopt__dtc_fold(mgopt_rewriter *rw, mgopt_op *dq, void *ud) {
 }
 
 static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   mgopt__dtc o;
   const char *f = ctx->opts[0].s;
   if (!f || strcmp(f, "auto") == 0)
@@ -301,16 +299,7 @@ static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
     o.form = MGOPT__DTC_BLOCKWISE;
   else
     return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "form must be auto, affine or blockwise, not '%s'", f);
-  memset(&pat, 0, sizeof pat);
-  pat.name = "constant_dequantize";
-  pat.root_kind = MGOPT_OP_dequantize;
-  pat.benefit = 1;
-  pat.fn = mgopt__dtc_fold;
-  pat.ud = &o;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  return mgopt__pass_run_patterns(ctx, &pd);
+  return mgopt__pass_run_pattern(ctx, "constant_dequantize", MGOPT_OP_dequantize, mgopt__dtc_fold, &o);
 }
 
 static const mgopt_opt_def mgopt__dtc_opts[] = {

@@ -375,22 +375,11 @@ static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
 
 /* Runs the combiner on the ops of `kind` with ctx's option min_num_branches. */
 MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   mgopt__cpo_opts o;
   mgopt_status st;
   o.min_branches = ctx->opts[0].i;
   mgopt__map_init(&o.grouped, &ctx->program->alloc);
-  memset(&pat, 0, sizeof pat);
-  pat.name = "combine_parallel";
-  pat.root_kind = kind;
-  pat.benefit = 1;
-  pat.fn = mgopt__cpo_combine;
-  pat.ud = &o;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  st = mgopt__pass_run_patterns(ctx, &pd);
+  st = mgopt__pass_run_pattern(ctx, "combine_parallel", kind, mgopt__cpo_combine, &o);
   mgopt__map_free(&o.grouped);
   return st;
 }
