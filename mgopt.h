@@ -1882,6 +1882,10 @@ struct mgopt_program {
    ctx->fold. Adds rewrites and folds to ctx->rewrites. Pattern-table passes
    run through it. */
 MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const mgopt_pass_def *pd);
+/* The same for one pattern made at run time (its ud holds the pass's
+   options or state): rooted at ops of root_kind, benefit 1, no folding. */
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_pattern(mgopt_pass_ctx *ctx, const char *name, int32_t root_kind,
+                                                    mgopt_pattern_fn fn, void *ud);
 /* Names op in d (d->op, and d->line/d->col when the op was read from .mil text). */
 MGOPT__PRIVATE void mgopt__diag_place(mgopt_diag *d, const mgopt_op *op);
 /* Copy of n bytes into the arena (NULL on OOM). */
@@ -1929,6 +1933,10 @@ static inline int mgopt__host_le(void) {
   return probe.b[0] == 1;
 #endif
 }
+/* The unsigned index dtype of nbits bits a palettized weight's indices take
+   (constexpr_lut_to_dense): uint1, uint2, uint3, uint4, uint6 for 1, 2, 3,
+   4, 6; uint8 for any other. */
+MGOPT__PRIVATE mgopt_dtype mgopt__dtype_lut_index(int nbits);
 /* Bytes that swap as one unit between host and little-endian order for dt:
    the element width (each part's for complex types); 1 for 8-bit and sub-byte
    types (packed little-endian bit order per byte), which never swap. */
@@ -2730,6 +2738,17 @@ MGOPTDEF int64_t mgopt_dtype_nbytes(mgopt_dtype t, int64_t n) {
 }
 
 /* ---------------------------------------------------------------- byte order */
+
+MGOPT__PRIVATE mgopt_dtype mgopt__dtype_lut_index(int nbits) {
+  switch (nbits) {
+    case 1: return MGOPT_DT_UINT1;
+    case 2: return MGOPT_DT_UINT2;
+    case 3: return MGOPT_DT_UINT3;
+    case 4: return MGOPT_DT_UINT4;
+    case 6: return MGOPT_DT_UINT6;
+    default: return MGOPT_DT_UINT8;
+  }
+}
 
 MGOPT__PRIVATE size_t mgopt__dtype_swap_unit(mgopt_dtype dt) {
   int bits = mgopt_dtype_bits(dt);
@@ -9918,6 +9937,22 @@ MGOPT__PRIVATE mgopt_status mgopt__pass_run_patterns(mgopt_pass_ctx *ctx, const 
                                  ctx->diag);
   ctx->rewrites += st.rewrites + st.folds;
   return s;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__pass_run_pattern(mgopt_pass_ctx *ctx, const char *name, int32_t root_kind,
+                                                    mgopt_pattern_fn fn, void *ud) {
+  mgopt_pattern pat;
+  mgopt_pass_def pd;
+  memset(&pat, 0, sizeof pat);
+  pat.name = name;
+  pat.root_kind = root_kind;
+  pat.benefit = 1;
+  pat.fn = fn;
+  pat.ud = ud;
+  memset(&pd, 0, sizeof pd);
+  pd.patterns = &pat;
+  pd.npatterns = 1;
+  return mgopt__pass_run_patterns(ctx, &pd);
 }
 
 typedef struct mgopt__pm_find {
@@ -17647,17 +17682,6 @@ static int mgopt__ml_bits(mgopt_dtype dt) {
   }
 }
 
-static mgopt_dtype mgopt__ml_dtype(int bits) {
-  switch (bits) {
-    case 1: return MGOPT_DT_UINT1;
-    case 2: return MGOPT_DT_UINT2;
-    case 3: return MGOPT_DT_UINT3;
-    case 4: return MGOPT_DT_UINT4;
-    case 6: return MGOPT_DT_UINT6;
-    default: return MGOPT_DT_UINT8;
-  }
-}
-
 /* The form of lut op `op`; p NULL only checks (no view is made). */
 static int mgopt__ml_lut(mgopt_program *p, const mgopt_op *op, mgopt__ml_form *f) {
   mgopt_tensor *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
@@ -17686,7 +17710,7 @@ static int mgopt__ml_lut(mgopt_program *p, const mgopt_op *op, mgopt__ml_form *f
     f->vs = 1;
     f->ngroups = 1;
     f->idx = ix;
-    if (p) f->idx = mgopt__mq_view(p, ix, mgopt__ml_dtype(f->nbits), f->rank, f->ishape);
+    if (p) f->idx = mgopt__mq_view(p, ix, mgopt__dtype_lut_index(f->nbits), f->rank, f->ishape);
     return f->idx != NULL;
   }
   f->nbits = mgopt__ml_bits((mgopt_dtype)ix->dtype);

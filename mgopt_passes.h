@@ -629,9 +629,6 @@ MGOPT__PRIVATE mgopt_value *mgopt__si_norm_elementwise(mgopt_rewriter *rw, mgopt
 MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
                                              int64_t axis, int64_t before, int64_t after, double cval,
                                              const char *pad_name, const char *op_name);
-/* The unsigned index dtype of constexpr_lut_to_dense for nbits 1, 2, 3, 4, 6
-   (uint1 .. uint6); uint8 for any other. */
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits);
 /* Names. */
 /* The interned name a+b when no value took it yet, else a fresh "<a+b>_<k>". */
 MGOPT__PRIVATE const char *mgopt__pu_name2(mgopt_program *p, const char *a, const char *b);
@@ -10097,17 +10094,6 @@ MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start
   return 1;
 }
 
-MGOPT__PRIVATE mgopt_dtype mgopt__pu_lut_index_dtype(int nbits) {
-  switch (nbits) {
-    case 1: return MGOPT_DT_UINT1;
-    case 2: return MGOPT_DT_UINT2;
-    case 3: return MGOPT_DT_UINT3;
-    case 4: return MGOPT_DT_UINT4;
-    case 6: return MGOPT_DT_UINT6;
-    default: return MGOPT_DT_UINT8;
-  }
-}
-
 MGOPT__PRIVATE mgopt_op *mgopt__pu_const_pad(mgopt_rewriter *rw, mgopt_op *pos, mgopt_value *x, int32_t rank,
                                              int64_t axis, int64_t before, int64_t after, double cval,
                                              const char *pad_name, const char *op_name) {
@@ -12113,12 +12099,12 @@ static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgop
   sl->v.p = m;
 }
 
-/* The index width when gather op is a lookup in a small constant table
-   (see the header), else 0. */
-static int mgopt__ce_lut_bits(mgopt_program *p, const mgopt_op *op) {
-  mgopt_tensor *x, *ix;
-  int64_t i, k, v;
-  int bits;
+/* 1 when gather op may be a lookup in a small constant table (see the
+   header), its index width in *bits: the shapes, dtypes and size; the
+   indices themselves are checked as mgopt__ce_lut copies them. */
+static int mgopt__ce_lut_candidate(const mgopt_op *op, int *bits) {
+  const mgopt_tensor *x, *ix;
+  int64_t k;
   if (op->kind != MGOPT_OP_gather || op->nouts != 1 || mgopt_op_get_int(op, "batch_dims", 0) != 0) return 0;
   x = mgopt_value_const(mgopt_op_operand(op, "x"));
   ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
@@ -12128,44 +12114,35 @@ static int mgopt__ce_lut_bits(mgopt_program *p, const mgopt_op *op) {
   k = mgopt_op_get_int(op, "axis", 0);
   if ((k != 0 && k != -1) || ix->numel * (int64_t)mgopt_dtype_nbytes((mgopt_dtype)x->dtype, 1) <= MGOPT__CE_LUT_MIN_BYTES)
     return 0;
-  for (bits = 1; ((int64_t)1 << bits) < x->numel; bits *= 2) {
+  for (*bits = 1; ((int64_t)1 << *bits) < x->numel; *bits *= 2) {
   }
-  if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
-  for (i = 0; i < ix->numel; i++) {
-    v = mgopt_tensor_get_i64(ix, i);
-    if (v < -x->numel || v >= x->numel) return 0;
-  }
-  return bits;
+  return 1;
 }
 
-/* gather(table, indices) -> constexpr_lut_to_dense, or the folded constant
-   when the target refuses the constexpr op. */
-static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
-  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+/* The constexpr_lut_to_dense standing for candidate gather op, replacing
+   it: 1; 0 (nothing left built) when an index is outside the table or the
+   target refuses the op. */
+static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits) {
   mgopt_program *p = mgopt_rw_program(rw);
-  int bits = mgopt__ce_lut_bits(p, op);
-  const mgopt_tensor *x, *ix;
-  mgopt_tensor *it, *lt, *folded = NULL;
+  mgopt_tensor *x = mgopt_value_const(mgopt_op_operand(op, "x")), *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  mgopt_tensor *it, *lt;
   size_t esz;
-  int64_t lshape[MGOPT_MAX_RANK], i, k, v;
+  int64_t lshape[MGOPT_MAX_RANK], i, k = (int64_t)1 << bits, v;
   int32_t d;
-  mgopt_value *vals[2], *c;
+  mgopt_value *vals[2];
   mgopt_op *lop;
-  const char *name;
+  const char *name = mgopt__pu_value_name(op->outs[0]);
   static const char *const slots[2] = {"indices", "lut"};
-  if (!bits) return 0;
-  x = mgopt_value_const(mgopt_op_operand(op, "x"));
-  ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
-  name = mgopt__pu_value_name(op->outs[0]);
-  k = (int64_t)1 << bits;
+  if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
   for (d = 0; d < ix->rank; d++) lshape[d] = 1;
   lshape[ix->rank] = k;
   lshape[ix->rank + 1] = 1;
-  it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(bits), ix->rank, ix->shape);
+  it = mgopt_tensor_new(p, mgopt__dtype_lut_index(bits), ix->rank, ix->shape);
   lt = mgopt_tensor_new(p, (mgopt_dtype)x->dtype, ix->rank + 2, lshape);
   if (!it || !lt || !mgopt_tensor_data_mut(p, it) || !mgopt_tensor_data_mut(p, lt)) return 0;
   for (i = 0; i < ix->numel; i++) {
     v = mgopt_tensor_get_i64(ix, i);
+    if (v < -x->numel || v >= x->numel) return 0;
     mgopt_tensor_set_i64(it, i, v < 0 ? v + x->numel : v);
   }
   /* the table's bytes as they are, its last entry again up to 2^bits */
@@ -12183,22 +12160,14 @@ static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (lop) mgopt_rw_erase(rw, lop);
   if (vals[1]) mgopt_rw_erase(rw, vals[1]->def);
   if (vals[0]) mgopt_rw_erase(rw, vals[0]->def);
-  /* refused: the gather folds as any other op */
-  if (st->fold(p, op, &folded, st->ud) != 1 || !folded || mgopt__ce_too_big(st, folded->rank, folded->numel) ||
-      !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)folded->dtype, folded->rank, folded->shape))
-    return 0;
-  c = mgopt_rw_const(rw, op, name, folded);
-  if (!c) return 0;
-  mgopt_rw_replace_op(rw, op, &c);
-  return 1;
+  return 0;
 }
 
-static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
-  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+/* Folds op as the header says (limits, memo); 1 with out[] set, 0, -1. */
+static int mgopt__ce_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, mgopt__ce_state *st) {
   int32_t i;
   int r, hit = 0;
   if ((mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) || op->kind == MGOPT_OP_dequantize) return 0;
-  if (op->kind == MGOPT_OP_gather && mgopt__ce_lut_bits(p, op)) return 0; /* mgopt__ce_lut's */
   if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
   /* a stored static type over the limit needs no evaluation */
   for (i = 0; i < op->nouts; i++) {
@@ -12224,6 +12193,31 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
       return 0;
   /* keyed after folding: a kernel may have moved a misaligned operand's bytes */
   if (!hit) mgopt__ce_remember(p, st, op, out);
+  return 1;
+}
+
+/* The driver's folding function: every op but a candidate lookup, which
+   mgopt__ce_lut takes. */
+static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
+  int bits;
+  if (op->kind == MGOPT_OP_gather && mgopt__ce_lut_candidate(op, &bits)) return 0;
+  return mgopt__ce_fold_op(p, op, out, (mgopt__ce_state *)ud);
+}
+
+/* gather(table, indices) -> constexpr_lut_to_dense; when it is not a
+   lookup after all, or the target refuses the op, the gather folds as any
+   other op. */
+static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_tensor *folded = NULL;
+  mgopt_value *c;
+  int bits;
+  if (!mgopt__ce_lut_candidate(op, &bits)) return 0;
+  if (mgopt__ce_lut_op(rw, op, bits)) return 1;
+  if (mgopt__ce_fold_op(p, op, &folded, (mgopt__ce_state *)ud) != 1) return 0;
+  c = mgopt_rw_const(rw, op, mgopt__pu_value_name(op->outs[0]), folded);
+  if (!c) return 0;
+  mgopt_rw_replace_op(rw, op, &c);
   return 1;
 }
 
@@ -12468,19 +12462,8 @@ static int mgopt__selo_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 }
 
 static mgopt_status mgopt__selo_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   int exact = ctx->opts[0].i != 0;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "select_optimization";
-  pat.root_kind = MGOPT_OP_select;
-  pat.benefit = 1;
-  pat.fn = mgopt__selo_rewrite;
-  pat.ud = &exact;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  return mgopt__pass_run_patterns(ctx, &pd);
+  return mgopt__pass_run_pattern(ctx, "select_optimization", MGOPT_OP_select, mgopt__selo_rewrite, &exact);
 }
 
 static const mgopt_opt_def mgopt__selo_opts[] = {
@@ -15451,23 +15434,12 @@ static int mgopt__rsr_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
 }
 
 static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   mgopt__rsr st;
   mgopt_status s;
   st.strict = ctx->opts[0].i != 0;
   st.err = MGOPT_OK;
   st.d = ctx->diag;
-  memset(&pat, 0, sizeof pat);
-  pat.name = "symbolic_reshape";
-  pat.root_kind = MGOPT_OP_reshape;
-  pat.benefit = 1;
-  pat.fn = mgopt__rsr_fold;
-  pat.ud = &st;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  s = mgopt__pass_run_patterns(ctx, &pd);
+  s = mgopt__pass_run_pattern(ctx, "symbolic_reshape", MGOPT_OP_reshape, mgopt__rsr_fold, &st);
   return st.err ? st.err : s;
 }
 
@@ -22982,7 +22954,7 @@ static int mgopt__pal_build(mgopt_program *p, const mgopt__cw_weight *w, int32_t
   }
   lshape[rank] = (int64_t)1 << nbits;
   lshape[rank + 1] = cd;
-  idt = mgopt__pu_lut_index_dtype(nbits);
+  idt = mgopt__dtype_lut_index(nbits);
   b->it = mgopt_tensor_new(p, idt, rank, ishape);
   b->lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
   if (pcs) b->st = mgopt_tensor_new(p, wdt, rank, sshape);
@@ -23147,7 +23119,7 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     k = (int64_t)1 << o.nbits;
     lshape[rank] = k;
     lshape[rank + 1] = 1;
-    it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(o.nbits), rank, ishape);
+    it = mgopt_tensor_new(p, mgopt__dtype_lut_index(o.nbits), rank, ishape);
     lt = mgopt_tensor_new(p, wdt, rank + 2, lshape);
     if (!it || !lt) {
       mgopt__kp_free(&o);
@@ -23780,8 +23752,6 @@ static int mgopt__dtc_fold(mgopt_rewriter *rw, mgopt_op *dq, void *ud) {
 }
 
 static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   mgopt__dtc o;
   const char *f = ctx->opts[0].s;
   if (!f || strcmp(f, "auto") == 0)
@@ -23792,16 +23762,7 @@ static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
     o.form = MGOPT__DTC_BLOCKWISE;
   else
     return mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG, "form must be auto, affine or blockwise, not '%s'", f);
-  memset(&pat, 0, sizeof pat);
-  pat.name = "constant_dequantize";
-  pat.root_kind = MGOPT_OP_dequantize;
-  pat.benefit = 1;
-  pat.fn = mgopt__dtc_fold;
-  pat.ud = &o;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  return mgopt__pass_run_patterns(ctx, &pd);
+  return mgopt__pass_run_pattern(ctx, "constant_dequantize", MGOPT_OP_dequantize, mgopt__dtc_fold, &o);
 }
 
 static const mgopt_opt_def mgopt__dtc_opts[] = {
@@ -25818,22 +25779,11 @@ static int mgopt__cpo_combine(mgopt_rewriter *rw, mgopt_op *root, void *ud) {
 
 /* Runs the combiner on the ops of `kind` with ctx's option min_num_branches. */
 MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
-  mgopt_pattern pat;
-  mgopt_pass_def pd;
   mgopt__cpo_opts o;
   mgopt_status st;
   o.min_branches = ctx->opts[0].i;
   mgopt__map_init(&o.grouped, &ctx->program->alloc);
-  memset(&pat, 0, sizeof pat);
-  pat.name = "combine_parallel";
-  pat.root_kind = kind;
-  pat.benefit = 1;
-  pat.fn = mgopt__cpo_combine;
-  pat.ud = &o;
-  memset(&pd, 0, sizeof pd);
-  pd.patterns = &pat;
-  pd.npatterns = 1;
-  st = mgopt__pass_run_patterns(ctx, &pd);
+  st = mgopt__pass_run_pattern(ctx, "combine_parallel", kind, mgopt__cpo_combine, &o);
   mgopt__map_free(&o.grouped);
   return st;
 }

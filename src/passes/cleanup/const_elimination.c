@@ -150,12 +150,12 @@ static void mgopt__ce_remember(mgopt_program *p, mgopt__ce_state *st, const mgop
   sl->v.p = m;
 }
 
-/* The index width when gather op is a lookup in a small constant table
-   (see the header), else 0. */
-static int mgopt__ce_lut_bits(mgopt_program *p, const mgopt_op *op) {
-  mgopt_tensor *x, *ix;
-  int64_t i, k, v;
-  int bits;
+/* 1 when gather op may be a lookup in a small constant table (see the
+   header), its index width in *bits: the shapes, dtypes and size; the
+   indices themselves are checked as mgopt__ce_lut copies them. */
+static int mgopt__ce_lut_candidate(const mgopt_op *op, int *bits) {
+  const mgopt_tensor *x, *ix;
+  int64_t k;
   if (op->kind != MGOPT_OP_gather || op->nouts != 1 || mgopt_op_get_int(op, "batch_dims", 0) != 0) return 0;
   x = mgopt_value_const(mgopt_op_operand(op, "x"));
   ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
@@ -165,44 +165,35 @@ static int mgopt__ce_lut_bits(mgopt_program *p, const mgopt_op *op) {
   k = mgopt_op_get_int(op, "axis", 0);
   if ((k != 0 && k != -1) || ix->numel * (int64_t)mgopt_dtype_nbytes((mgopt_dtype)x->dtype, 1) <= MGOPT__CE_LUT_MIN_BYTES)
     return 0;
-  for (bits = 1; ((int64_t)1 << bits) < x->numel; bits *= 2) {
+  for (*bits = 1; ((int64_t)1 << *bits) < x->numel; *bits *= 2) {
   }
-  if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
-  for (i = 0; i < ix->numel; i++) {
-    v = mgopt_tensor_get_i64(ix, i);
-    if (v < -x->numel || v >= x->numel) return 0;
-  }
-  return bits;
+  return 1;
 }
 
-/* gather(table, indices) -> constexpr_lut_to_dense, or the folded constant
-   when the target refuses the constexpr op. */
-static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
-  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+/* The constexpr_lut_to_dense standing for candidate gather op, replacing
+   it: 1; 0 (nothing left built) when an index is outside the table or the
+   target refuses the op. */
+static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits) {
   mgopt_program *p = mgopt_rw_program(rw);
-  int bits = mgopt__ce_lut_bits(p, op);
-  const mgopt_tensor *x, *ix;
-  mgopt_tensor *it, *lt, *folded = NULL;
+  mgopt_tensor *x = mgopt_value_const(mgopt_op_operand(op, "x")), *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
+  mgopt_tensor *it, *lt;
   size_t esz;
-  int64_t lshape[MGOPT_MAX_RANK], i, k, v;
+  int64_t lshape[MGOPT_MAX_RANK], i, k = (int64_t)1 << bits, v;
   int32_t d;
-  mgopt_value *vals[2], *c;
+  mgopt_value *vals[2];
   mgopt_op *lop;
-  const char *name;
+  const char *name = mgopt__pu_value_name(op->outs[0]);
   static const char *const slots[2] = {"indices", "lut"};
-  if (!bits) return 0;
-  x = mgopt_value_const(mgopt_op_operand(op, "x"));
-  ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
-  name = mgopt__pu_value_name(op->outs[0]);
-  k = (int64_t)1 << bits;
+  if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
   for (d = 0; d < ix->rank; d++) lshape[d] = 1;
   lshape[ix->rank] = k;
   lshape[ix->rank + 1] = 1;
-  it = mgopt_tensor_new(p, mgopt__pu_lut_index_dtype(bits), ix->rank, ix->shape);
+  it = mgopt_tensor_new(p, mgopt__dtype_lut_index(bits), ix->rank, ix->shape);
   lt = mgopt_tensor_new(p, (mgopt_dtype)x->dtype, ix->rank + 2, lshape);
   if (!it || !lt || !mgopt_tensor_data_mut(p, it) || !mgopt_tensor_data_mut(p, lt)) return 0;
   for (i = 0; i < ix->numel; i++) {
     v = mgopt_tensor_get_i64(ix, i);
+    if (v < -x->numel || v >= x->numel) return 0;
     mgopt_tensor_set_i64(it, i, v < 0 ? v + x->numel : v);
   }
   /* the table's bytes as they are, its last entry again up to 2^bits */
@@ -220,22 +211,14 @@ static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (lop) mgopt_rw_erase(rw, lop);
   if (vals[1]) mgopt_rw_erase(rw, vals[1]->def);
   if (vals[0]) mgopt_rw_erase(rw, vals[0]->def);
-  /* refused: the gather folds as any other op */
-  if (st->fold(p, op, &folded, st->ud) != 1 || !folded || mgopt__ce_too_big(st, folded->rank, folded->numel) ||
-      !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)folded->dtype, folded->rank, folded->shape))
-    return 0;
-  c = mgopt_rw_const(rw, op, name, folded);
-  if (!c) return 0;
-  mgopt_rw_replace_op(rw, op, &c);
-  return 1;
+  return 0;
 }
 
-static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
-  mgopt__ce_state *st = (mgopt__ce_state *)ud;
+/* Folds op as the header says (limits, memo); 1 with out[] set, 0, -1. */
+static int mgopt__ce_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, mgopt__ce_state *st) {
   int32_t i;
   int r, hit = 0;
   if ((mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) || op->kind == MGOPT_OP_dequantize) return 0;
-  if (op->kind == MGOPT_OP_gather && mgopt__ce_lut_bits(p, op)) return 0; /* mgopt__ce_lut's */
   if (op->kind == MGOPT_OP_OPAQUE && strncmp(op->type, "constexpr_", 10) == 0) return 0;
   /* a stored static type over the limit needs no evaluation */
   for (i = 0; i < op->nouts; i++) {
@@ -261,6 +244,31 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
       return 0;
   /* keyed after folding: a kernel may have moved a misaligned operand's bytes */
   if (!hit) mgopt__ce_remember(p, st, op, out);
+  return 1;
+}
+
+/* The driver's folding function: every op but a candidate lookup, which
+   mgopt__ce_lut takes. */
+static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
+  int bits;
+  if (op->kind == MGOPT_OP_gather && mgopt__ce_lut_candidate(op, &bits)) return 0;
+  return mgopt__ce_fold_op(p, op, out, (mgopt__ce_state *)ud);
+}
+
+/* gather(table, indices) -> constexpr_lut_to_dense; when it is not a
+   lookup after all, or the target refuses the op, the gather folds as any
+   other op. */
+static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_tensor *folded = NULL;
+  mgopt_value *c;
+  int bits;
+  if (!mgopt__ce_lut_candidate(op, &bits)) return 0;
+  if (mgopt__ce_lut_op(rw, op, bits)) return 1;
+  if (mgopt__ce_fold_op(p, op, &folded, (mgopt__ce_state *)ud) != 1) return 0;
+  c = mgopt_rw_const(rw, op, mgopt__pu_value_name(op->outs[0]), folded);
+  if (!c) return 0;
+  mgopt_rw_replace_op(rw, op, &c);
   return 1;
 }
 
