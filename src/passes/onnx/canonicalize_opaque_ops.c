@@ -46,6 +46,7 @@
    op; the operands left unused stay for dead_code_elimination. */
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
+#include "../../kernels/kernels.h"  /* mgopt__eval_in_place, and the evaluator's sequences */
 
 /* 1 if op's declared outputs agree with its type inference (as the verifier
    asks), or it has none. */
@@ -111,7 +112,7 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
     return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
   for (i = 0; i < op->nouts && ok; i++) {
     const mgopt_tensor *t = outs[i];
-    ok = t && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
+    ok = t && !mgopt__ev_seq_items(t, NULL, NULL) && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
          !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
   }
@@ -238,8 +239,12 @@ static int mgopt__coo_if(mgopt_program *p, mgopt_op *op) {
   while (b->first) mgopt_op_move_before(b->first, op);
   for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], outs[i]);
   mgopt_op_erase(op);
-  for (i = 0; i < op->nouts; i++)
-    if (names[i] && mgopt_value_set_name(outs[i], names[i])) return -1;
+  for (i = 0; i < op->nouts; i++) {
+    int follows;
+    if (!names[i]) continue;
+    follows = outs[i]->def->name == outs[i]->name; /* an op named as its output keeps following it */
+    if (mgopt_value_set_name(outs[i], names[i]) || (follows && mgopt_op_set_name(outs[i]->def, outs[i]->name))) return -1;
+  }
   return mgopt_program_status(p) ? -1 : 1;
 }
 
