@@ -6,7 +6,12 @@
    numeric dtype, nonzero = true) selects; `while_loop` binds the loop vars to
    the condition block's arguments, stops when it gives false, else runs the
    body and carries its outputs into the next iteration, at most
-   max_loop_iterations times (an error beyond). Every other op runs its
+   max_loop_iterations times (an error beyond). The ONNX control flow left
+   opaque by the importer runs here too: `onnx::If` as cond, `onnx::Loop`
+   with its trip count, condition, carried values and stacked scan outputs
+   (see "ONNX control flow" below). A value may hold an ONNX sequence (the
+   sequence ops are mgopt_onnx_eval_op's): a kernel never reads one, and a
+   function output that is one is unsupported. Every other op runs its
    kernel (the kernel column of MGOPT_OP_TABLE) with outputs on the heap; an
    op without one goes to the caller's op_fn or is the error "no kernel for".
    Scalar parameters that are operands outside the op's registered slots

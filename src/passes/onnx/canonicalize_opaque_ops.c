@@ -33,7 +33,16 @@
    the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
    over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
    stays), as ONNX Runtime folds it; an
-   opaque ONNX op whose unknown output types its type rule now gives; a
+   opaque ONNX op whose unknown output types its type rule now gives;
+   control flow and sequences: an onnx::If whose condition is a constant
+   becomes the branch it takes (its ops move before it); an onnx::If or
+   onnx::Loop, or an op reading a sequence (ConcatFromSequence,
+   SequenceAt, SequenceLength, ...), whose every read (inside its blocks
+   too) is a constant or computed from constants is evaluated in place
+   (mgopt__eval_in_place: at most 1024 ops first, 65536 ops run, 4096
+   iterations a loop, no result over MGOPT_FOLD_MAX_GROWTH_BYTES) and its
+   tensor results become constants (an output that is a sequence must be
+   read by nothing: a sequence never becomes a constant); a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
    are walked too.
@@ -41,9 +50,15 @@
    non-constant pads input, an input of unknown rank); an output of the
    function whose name the mapping would change; a canonical type that
    contradicts what the opaque output's declared type said; known types
-   (never changed).
+   (never changed); an If on a run-time condition; a Loop whose trip
+   count, carried values or values its body reads come from run time, or
+   that runs beyond the budget; a sequence holding a run-time tensor; a
+   constant If whose branch gives a function output a value it does not
+   make (the output would lose its name).
    Cost: one sweep, O(ops x rank) plus one mapping-table lookup per opaque
-   op; the operands left unused stay for dead_code_elimination. */
+   op, plus for each If, Loop or reader of a sequence a walk of the ops it
+   depends on (at most 1024) and, when that finds only constants, its
+   evaluation within the budget above; the operands left unused stay for dead_code_elimination. */
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
 #include "../../kernels/kernels.h"  /* mgopt__eval_in_place, and the evaluator's sequences */
@@ -268,10 +283,14 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     for (i = 0; i < op->nblocks; i++) n += mgopt__coo_block(p, op->blocks[i], depth + 1, st);
     if (op->kind == MGOPT_OP_OPAQUE) {
       int onnx = strncmp(op->type, "onnx::", 6) == 0;
-      int r = onnx ? mgopt_onnx_reimport_op(p, op) : 0;
-      if (r == 0 && onnx && strcmp(op->type, "onnx::If") == 0) r = mgopt__coo_if(p, op);
-      if (r == 0 && onnx) r = mgopt__coo_fold(p, op);
-      if (r == 0 && onnx && (op->nblocks || mgopt__coo_reads_seq(op))) r = mgopt__coo_fold_in_place(p, op);
+      int r = onnx ? mgopt_onnx_reimport_op(p, op) : 0, f = 0;
+      /* still opaque (at most its types were filled): it may fold */
+      if (r >= 0 && onnx && !(op->flags & MGOPT_OP_ERASED)) {
+        if (strcmp(op->type, "onnx::If") == 0) f = mgopt__coo_if(p, op);
+        if (f == 0) f = mgopt__coo_fold(p, op);
+        if (f == 0 && (op->nblocks || mgopt__coo_reads_seq(op))) f = mgopt__coo_fold_in_place(p, op);
+        if (f != 0) r = f;
+      }
       if (r < 0) *st = MGOPT_ERR_NOMEM;
       else if (r > 0) n++;
       continue;
