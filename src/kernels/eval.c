@@ -45,6 +45,7 @@
      target integer type's range (NaN included) is an error, never wrapped;
      integer to float rounds to nearest even. */
 #include "kernels.h"
+#include "../onnx/convert_internal.h" /* the program's opset: Scan before opset 9 has batches */
 
 /* ---------------------------------------------------------------- heap tensors */
 
@@ -510,17 +511,19 @@ static mgopt_tensor *mgopt__ev_scalar(mgopt__ev *E, mgopt_dtype dt, int64_t v) {
   return t;
 }
 
-/* The tensors parts[0..n) (one shape and dtype) stacked along a new axis 0. */
+/* The tensors parts[0..n) (one shape and dtype) stacked along a new axis
+   `axis` (of the result's rank), in reverse order when reverse is set. */
 static mgopt_status mgopt__ev_stack(mgopt__ev *E, const mgopt_op *op, mgopt_tensor *const *parts, int64_t n,
-                                    mgopt_tensor **out) {
-  int64_t shape[MGOPT_MAX_RANK], i, total;
+                                    int32_t axis, int reverse, mgopt_tensor **out) {
+  int64_t shape[MGOPT_MAX_RANK], i, total, outer = 1, o;
   const mgopt_tensor *a = parts[0];
   mgopt_tensor *t;
+  size_t inner;
   int32_t r;
   *out = NULL;
   if (a->rank + 1 > MGOPT_MAX_RANK || a->dtype == MGOPT_DT_STRING || MGOPT__EV_IS_SEQ(a) ||
-      mgopt_dtype_bits((mgopt_dtype)a->dtype) % 8 != 0)
-    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output of this dtype or rank is not stacked");
+      mgopt_dtype_bits((mgopt_dtype)a->dtype) % 8 != 0 || axis < 0 || axis > a->rank)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output of this dtype, rank or axis is not stacked");
   for (i = 1; i < n; i++) {
     const mgopt_tensor *b = parts[i];
     if (b->dtype != a->dtype || b->rank != a->rank || (a->rank && memcmp(b->shape, a->shape, sizeof(int64_t) * (size_t)a->rank)))
@@ -528,12 +531,15 @@ static mgopt_status mgopt__ev_stack(mgopt__ev *E, const mgopt_op *op, mgopt_tens
   }
   if (!mgopt__mul_i64(a->numel, n, &total) || (E->o && E->o->max_elements > 0 && total > E->o->max_elements))
     return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "a scan output of more elements than the limit");
-  shape[0] = n;
-  for (r = 0; r < a->rank; r++) shape[r + 1] = a->shape[r];
+  for (r = 0; r < a->rank + 1; r++) shape[r] = r < axis ? a->shape[r] : r == axis ? n : a->shape[r - 1];
+  for (r = 0; r < axis; r++) outer *= a->shape[r];
   if (!(t = mgopt__ev_tensor_alloc(E->p, (mgopt_dtype)a->dtype, a->rank + 1, shape, 0)))
     return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
-  for (i = 0; i < n; i++)
-    if (a->nbytes) memcpy((uint8_t *)t->data + (size_t)i * a->nbytes, parts[i]->data, a->nbytes);
+  inner = outer > 0 ? a->nbytes / (size_t)outer : 0;
+  for (o = 0; inner && o < outer; o++)
+    for (i = 0; i < n; i++)
+      memcpy((uint8_t *)t->data + ((size_t)o * (size_t)n + (size_t)i) * inner,
+             (const uint8_t *)parts[reverse ? n - 1 - i : i]->data + (size_t)o * inner, inner);
   *out = t;
   return MGOPT_OK;
 }
@@ -636,7 +642,7 @@ static mgopt_status mgopt__ev_onnx_loop(mgopt__ev *E, const mgopt_op *op) {
       if (!parts) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
       for (i = 0; parts && i < it; i++) parts[i] = scans[i * k + j];
       if (parts) {
-        s = mgopt__ev_stack(E, op, parts, it, &res[n + j]);
+        s = mgopt__ev_stack(E, op, parts, it, 0, 0, &res[n + j]);
         mgopt__heap_free(&E->p->alloc, parts, sizeof(void *) * (size_t)it);
       }
       counted[n + j] = 1;
@@ -651,6 +657,144 @@ static mgopt_status mgopt__ev_onnx_loop(mgopt__ev *E, const mgopt_op *op) {
     if (ccur[i] && cur[i]) mgopt__ev_unref(E->p, cur[i]);
   for (i = 0; i < nfilled; i++) mgopt__ev_unref(E->p, scans[i]);
   if (scans) mgopt__heap_free(&E->p->alloc, scans, (size_t)nscan_cap * sizeof *scans);
+  mgopt__ev_arrays_free(E, nargs, cur);
+  mgopt__ev_arrays_free(E, b->nouts, next);
+  return s;
+}
+
+/* Attribute `name` of op as ints: entry i, or dflt when absent or short. */
+static int64_t mgopt__ev_attr_at(mgopt__ev *E, const mgopt_op *op, const char *name, int64_t i, int64_t dflt) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(E->p, op, name, &v);
+  return v && i < n ? v[i] : dflt;
+}
+
+/* Scan (opset 9 on): inputs in0.. are the N initial states then the M scan
+   inputs (num_scan_inputs); iteration t gives the body the states and the
+   slice t of each scan input along its axis (scan_input_axes, default 0;
+   from the end when its scan_input_directions is 1); the body gives the
+   next states and K scan outputs, stacked over the iterations along
+   scan_output_axes (reversed when scan_output_directions is 1). */
+static mgopt_status mgopt__ev_onnx_scan(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *b = mgopt__ev_named_block(op, "body");
+  int64_t m = mgopt_op_get_int(op, "num_scan_inputs", -1), len = -1, t, i, j, nfilled = 0;
+  int32_t n, k, nargs, ax[64];
+  mgopt_tensor **cur = NULL, **next = NULL, **scans = NULL, *ins[64];
+  uint8_t *ccur = NULL, *cnext = NULL;
+  mgopt_status s = MGOPT_OK;
+  char slot[24];
+  if (!b || m < 1 || m > 64 || m > b->nargs) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Scan needs a body and num_scan_inputs");
+  nargs = b->nargs;
+  n = nargs - (int32_t)m;
+  k = b->nouts - n;
+  if (k < 0 || op->nouts != n + k) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Scan's body and outputs disagree");
+  for (j = 0; j < m; j++) {
+    int64_t a;
+    snprintf(slot, sizeof slot, "in%d", (int)(n + j));
+    ins[j] = mgopt__ev_lookup(E, mgopt_op_operand(op, slot));
+    if (!ins[j] || MGOPT__EV_IS_SEQ(ins[j]) || ins[j]->rank < 1 || ins[j]->dtype == MGOPT_DT_STRING ||
+        mgopt_dtype_bits((mgopt_dtype)ins[j]->dtype) % 8 != 0)
+      return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "scan input %d is not a tensor of whole bytes", (int)j);
+    a = mgopt__ev_attr_at(E, op, "scan_input_axes", j, 0);
+    if (a < 0) a += ins[j]->rank;
+    if (a < 0 || a >= ins[j]->rank) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "scan input axis out of range");
+    ax[j] = (int32_t)a;
+    if (len >= 0 && ins[j]->shape[a] != len) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "scan inputs of different lengths");
+    len = ins[j]->shape[a];
+  }
+  if (len > E->max_iters) return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld iterations", (long long)E->max_iters);
+  if (k > 0 && len == 0)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan of no iteration gives scan outputs of unknown shape");
+  if (!mgopt__ev_arrays(E, nargs, &cur, &ccur) || !mgopt__ev_arrays(E, b->nouts, &next, &cnext) ||
+      (k > 0 && !(scans = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)(len * k))))) {
+    if (cur) mgopt__ev_arrays_free(E, nargs, cur);
+    if (next) mgopt__ev_arrays_free(E, b->nouts, next);
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < n && s == MGOPT_OK; i++) {
+    const mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    v = mgopt_op_operand(op, slot);
+    cur[i] = mgopt__ev_lookup(E, v);
+    if (!cur[i]) s = mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "state %d has no value", (int)i);
+    else if (v->id < E->nids && E->counted[v->id] && E->val[v->id] == cur[i]) {
+      MGOPT__EV_HDR(cur[i])->refs++;
+      ccur[i] = 1;
+    }
+  }
+  for (t = 0; t < len && s == MGOPT_OK; t++) {
+    for (j = 0; j < m && s == MGOPT_OK; j++) { /* slice t (or len-1-t) of scan input j along its axis */
+      const mgopt_tensor *x = ins[j];
+      int64_t shape[MGOPT_MAX_RANK], outer = 1, o, idx = mgopt__ev_attr_at(E, op, "scan_input_directions", j, 0) ? len - 1 - t : t;
+      int32_t r, rk = 0;
+      size_t inner;
+      mgopt_tensor *sl;
+      for (r = 0; r < x->rank; r++)
+        if (r != ax[j]) shape[rk++] = x->shape[r];
+      for (r = 0; r < ax[j]; r++) outer *= x->shape[r];
+      sl = mgopt__ev_tensor_alloc(E->p, (mgopt_dtype)x->dtype, rk, shape, 0);
+      if (!sl) {
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+        break;
+      }
+      inner = outer > 0 && len > 0 ? x->nbytes / (size_t)outer / (size_t)len : 0;
+      for (o = 0; inner && o < outer; o++)
+        memcpy((uint8_t *)sl->data + (size_t)o * inner, (const uint8_t *)x->data + ((size_t)o * (size_t)len + (size_t)idx) * inner, inner);
+      cur[n + j] = sl;
+      ccur[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_enter(E, op, b, cur, ccur, nargs);
+    if (s == MGOPT_OK) s = mgopt__ev_block(E, b);
+    if (s == MGOPT_OK) s = mgopt__ev_take(E, op, b, next, cnext);
+    for (j = 0; j < m; j++) {
+      if (cur[n + j]) mgopt__ev_unref(E->p, cur[n + j]);
+      cur[n + j] = NULL;
+      ccur[n + j] = 0;
+    }
+    if (s != MGOPT_OK) break;
+    for (i = 0; i < n; i++) {
+      if (ccur[i]) mgopt__ev_unref(E->p, cur[i]);
+      cur[i] = next[i];
+      ccur[i] = cnext[i];
+    }
+    for (j = 0; j < k; j++) {
+      mgopt_tensor *x = next[n + j];
+      if (s == MGOPT_OK && MGOPT__EV_IS_SEQ(x)) s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output is a sequence");
+      if (s == MGOPT_OK && !cnext[n + j] && !(x = mgopt__ev_copy(E->p, x))) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      if (s == MGOPT_OK) scans[nfilled++] = x;
+      else if (cnext[n + j]) mgopt__ev_unref(E->p, next[n + j]);
+    }
+  }
+  if (s == MGOPT_OK) {
+    mgopt_tensor **res = NULL, **parts = NULL;
+    uint8_t *counted = NULL;
+    if (!mgopt__ev_arrays(E, op->nouts, &res, &counted) ||
+        (k > 0 && !(parts = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)len))))
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; s == MGOPT_OK && i < n; i++) {
+      res[i] = cur[i];
+      counted[i] = ccur[i];
+      ccur[i] = 0; /* handed over */
+    }
+    for (j = 0; s == MGOPT_OK && j < k; j++) {
+      int64_t a = mgopt__ev_attr_at(E, op, "scan_output_axes", j, 0);
+      for (t = 0; t < len; t++) parts[t] = scans[t * k + j];
+      if (a < 0) a += scans[j]->rank + 1;
+      s = mgopt__ev_stack(E, op, parts, len, (int32_t)a, mgopt__ev_attr_at(E, op, "scan_output_directions", j, 0) != 0,
+                          &res[n + j]);
+      counted[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
+    else
+      for (i = 0; res && i < op->nouts; i++)
+        if (counted[i] && res[i]) mgopt__ev_unref(E->p, res[i]);
+    if (parts) mgopt__heap_free(&E->p->alloc, parts, sizeof(void *) * (size_t)len);
+    if (res) mgopt__ev_arrays_free(E, op->nouts, res);
+  }
+  for (i = 0; i < n; i++)
+    if (ccur[i] && cur[i]) mgopt__ev_unref(E->p, cur[i]);
+  for (i = 0; i < nfilled; i++) mgopt__ev_unref(E->p, scans[i]);
+  if (scans) mgopt__heap_free(&E->p->alloc, scans, sizeof(void *) * (size_t)(len * k));
   mgopt__ev_arrays_free(E, nargs, cur);
   mgopt__ev_arrays_free(E, b->nouts, next);
   return s;
@@ -781,6 +925,8 @@ static mgopt_status mgopt__ev_op(mgopt__ev *E, const mgopt_op *op) {
   if (op->kind == MGOPT_OP_while_loop) return mgopt__ev_loop(E, op);
   if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::If") == 0) return mgopt__ev_onnx_if(E, op);
   if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::Loop") == 0) return mgopt__ev_onnx_loop(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::Scan") == 0 && mgopt__onnx_export_opset(E->p, 0) >= 9)
+    return mgopt__ev_onnx_scan(E, op);
   fn = op->kind > MGOPT_OP_OPAQUE ? mgopt__k_kernel(op->kind) : NULL;
   if (!fn || op->nblocks) return mgopt__ev_callback(E, op);
   if ((s = mgopt__ev_params(E, op)) != MGOPT_OK) return s;

@@ -358,8 +358,9 @@ MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op) {
   int64_t opset;
   if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0) return 0;
   opset = mgopt__onnx_export_opset(p, 0);
-  /* If and Loop run in mgopt_eval itself (eval.c) */
+  /* If, Loop and Scan (opset 9 on) run in mgopt_eval itself (eval.c) */
   if (strcmp(op->type, "onnx::If") == 0 || strcmp(op->type, "onnx::Loop") == 0) return 1;
+  if (strcmp(op->type, "onnx::Scan") == 0) return opset >= 9;
   return mgopt__ox_find(op->type + 6, opset) != NULL || mgopt__ox_is_seq_op(op->type + 6) ||
          (!op->nblocks && mgopt__ox_has_mapping(op->type + 6, opset));
 }
