@@ -34,7 +34,9 @@
    over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
    stays), as ONNX Runtime folds it; an
    opaque ONNX op whose unknown output types its type rule now gives;
-   control flow and sequences: an onnx::If whose condition is a constant
+   an onnx::CastLike of a constant to a value of known dtype (only the
+   dtype is read: a cast of a constant); control flow and sequences: an
+   onnx::If whose condition is a constant
    becomes the branch it takes (its ops move before it); an onnx::If or
    onnx::Loop, or an op reading a sequence (ConcatFromSequence,
    SequenceAt, SequenceLength, ...), whose every read (inside its blocks
@@ -263,6 +265,45 @@ static int mgopt__coo_if(mgopt_program *p, mgopt_op *op) {
   return mgopt_program_status(p) ? -1 : 1;
 }
 
+/* An onnx::CastLike of a constant to a value whose dtype is known (a
+   run-time tensor: only its dtype is read) becomes the constant cast to
+   that dtype by ONNX's kernel: 1 when it did, 0 when it stays, -1 on OOM. */
+static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
+  mgopt_value *x = mgopt_op_operand(op, "in0"), *like = mgopt_op_operand(op, "in1");
+  mgopt_tensor *ins[2], *outs[1] = {NULL}, *c;
+  mgopt_onnx_eval_options eo;
+  mgopt_diag d;
+  mgopt_value *cv;
+  void *dst;
+  int64_t zero = 0;
+  int ok;
+  if (op->nslots != 2 || op->nouts != 1 || !x || !like || !(ins[0] = mgopt_value_const(x)) || mgopt_value_const(like) ||
+      like->type.kind != MGOPT_TYPE_TENSOR || like->type.dtype == MGOPT_DT_UNKNOWN ||
+      (int64_t)ins[0]->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES / 8 || !mgopt_tensor_data(p, ins[0]))
+    return 0;
+  if (!(ins[1] = mgopt_eval_tensor_new(p, (mgopt_dtype)like->type.dtype, 1, &zero))) return -1;
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  ok = mgopt_onnx_eval_op(&eo, p, op, ins, 2, outs, &d) == MGOPT_OK ? 1 : d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  mgopt_eval_tensor_free(p, ins[1]);
+  if (ok == 1 && !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape))
+    ok = 0;
+  if (ok == 1) {
+    c = mgopt_tensor_new(p, (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape);
+    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[0]->nbytes) ok = -1;
+    else {
+      if (outs[0]->nbytes) memcpy(dst, outs[0]->data, outs[0]->nbytes);
+      if (!(cv = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[0]), c))) ok = -1;
+    }
+  }
+  if (outs[0]) mgopt_eval_tensor_free(p, outs[0]);
+  if (ok != 1) return ok;
+  mgopt_value_replace_all_uses(op->outs[0], cv);
+  mgopt_op_erase(op);
+  return 1;
+}
+
 /* 1 when an operand of op is not a constant and may be a sequence. */
 static int mgopt__coo_reads_seq(const mgopt_op *op) {
   int32_t s, j;
@@ -288,6 +329,7 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
       if (r >= 0 && onnx && !(op->flags & MGOPT_OP_ERASED)) {
         if (strcmp(op->type, "onnx::If") == 0) f = mgopt__coo_if(p, op);
         if (f == 0) f = mgopt__coo_fold(p, op);
+        if (f == 0 && strcmp(op->type, "onnx::CastLike") == 0) f = mgopt__coo_castlike(p, op);
         if (f == 0 && (op->nblocks || mgopt__coo_reads_seq(op))) f = mgopt__coo_fold_in_place(p, op);
         if (f != 0) r = f;
       }
