@@ -497,8 +497,8 @@ static mgopt_status mgopt__ev_onnx_if(mgopt__ev *E, const mgopt_op *op) {
   mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "in0"));
   int truth;
   if (!yes || !no) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "If needs then_branch and else_branch");
-  if (!pred || MGOPT__EV_IS_SEQ(pred) || !mgopt__ev_truth(E, pred, &truth))
-    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the condition is not one numeric element");
+  if (!pred || pred->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, pred, &truth))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the condition is not one bool");
   return mgopt__ev_branch(E, op, truth ? yes : no);
 }
 
@@ -567,8 +567,8 @@ static mgopt_status mgopt__ev_onnx_loop(mgopt__ev *E, const mgopt_op *op) {
     if (mt->dtype == MGOPT_DT_INT64) memcpy(&trip, mt->data, sizeof trip);
     if (trip < 0) trip = 0;
   }
-  if (mgopt_op_operand(op, "in1") && (!ct || MGOPT__EV_IS_SEQ(ct) || !mgopt__ev_truth(E, ct, &truth)))
-    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one numeric element");
+  if (mgopt_op_operand(op, "in1") && (!ct || ct->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, ct, &truth)))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one bool");
   if (!mgopt__ev_arrays(E, nargs, &cur, &ccur) || !mgopt__ev_arrays(E, b->nouts, &next, &cnext)) {
     if (cur) mgopt__ev_arrays_free(E, nargs, cur);
     return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
@@ -602,8 +602,8 @@ static mgopt_status mgopt__ev_onnx_loop(mgopt__ev *E, const mgopt_op *op) {
     ccur[0] = ccur[1] = 0;
     if (s != MGOPT_OK) break;
     it++;
-    if (!mgopt__ev_truth(E, next[0], &truth))
-      s = mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one numeric element");
+    if (next[0]->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, next[0], &truth))
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one bool");
     if (cnext[0]) mgopt__ev_unref(E->p, next[0]);
     for (i = 0; i < n; i++) {
       if (ccur[i + 2]) mgopt__ev_unref(E->p, cur[i + 2]);
