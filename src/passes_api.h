@@ -51,7 +51,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 
 typedef struct mgopt_eval_options {      /* zeroed = every default */
   int64_t max_elements;                  /* per tensor, 0 = no limit */
-  int64_t max_loop_iterations;           /* per while_loop run, 0 = 1 << 24 */
+  int64_t max_loop_iterations;           /* per while_loop (or onnx::Loop) run, 0 = 1 << 24 */
   /* Called for an op without a kernel (an opaque op, an op whose kernel is
      not written): operands[0..noperands) are the op's operands slot by slot,
      list elements in order (an absent optional slot contributes nothing).
@@ -107,7 +107,12 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
    op the importer maps to canonical ops but left opaque because a parameter
    was not a constant (a Reshape's shape, a CumSum's axis, Slice's starts...)
    by running the importer's mapping row on the run-time operands and
-   evaluating what it builds with the canonical kernels. The numeric
+   evaluating what it builds with the canonical kernels; and ONNX's
+   sequence ops (SequenceEmpty, SequenceConstruct, SequenceInsert,
+   SequenceErase, SequenceAt, SequenceLength, ConcatFromSequence,
+   SplitToSequence) on the evaluator's run-time sequences (a sequence is
+   never an output of mgopt_eval: the tensors read from it are). onnx::If
+   and onnx::Loop run in mgopt_eval itself. The numeric
    contracts are stated in src/kernels/onnx_ops.c, onnx_nn.c, onnx_quant.c
    and onnx_rnn.c. Typical use: eval_options.op_fn = mgopt_onnx_eval_op;
    eval_options.op_ud = NULL (or a mgopt_onnx_eval_options). */
@@ -128,9 +133,10 @@ typedef struct mgopt_onnx_eval_options { /* zeroed = every default */
 MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
                                          int32_t noperands, mgopt_tensor **out, mgopt_diag *d);
 
-/* 1 when mgopt_onnx_eval_op has a way to evaluate op: an `onnx::X` op with
-   a kernel or a mapping row for X at p's opset (a mapping may still
-   decline the run-time operands). 0 otherwise, NULL included. */
+/* 1 when mgopt_onnx_eval_op (or mgopt_eval, for If and Loop) has a way to
+   evaluate op: an `onnx::X` op with a kernel, a sequence op, or a mapping
+   row for X at p's opset (a mapping may still decline the run-time
+   operands). 0 otherwise, NULL included. */
 MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
 
 /* ---------------------------------------------------------------- weight compression configuration

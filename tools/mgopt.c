@@ -999,6 +999,12 @@ static void conf_test(conf_run *R, const char *dir, const char *name) {
       skip = 1;
       goto report;
     }
+  for (i = 0; f && i < f->body->nouts; i++)
+    if (f->body->outs[i]->value->type.kind != MGOPT_TYPE_TENSOR) {
+      snprintf(why, sizeof why, "output %d is not a tensor (sequence/map/optional)", (int)i);
+      skip = 1;
+      goto report;
+    }
   {
     mgopt_pipeline_options ro;
     memset(&ro, 0, sizeof ro);

@@ -75,6 +75,52 @@ def main():
     i = np.arange(6, dtype=np.int64).reshape(2, 3) - 2
     save(os.path.join(OUT, "pass", "test_int_transpose"), g, 13, [([("i", i)], [("c", i.T.astype(np.int32))])])
 
+    # torch dynamo's as_strided (x [4, 6] viewed as size [2, 3, 4], stride [2, 1, 3],
+    # offset 1): a Loop over constant shapes carrying a sequence, an If per
+    # iteration, ConcatFromSequence, CastLike; all of it folds to the indices
+    C = lambda name, arr: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(arr), name))
+    then_g = helper.make_graph([helper.make_node("Identity", ["sdj"], ["shp_t"])], "then", [], [vi("shp_t", I64, None)])
+    else_g = helper.make_graph(
+        [helper.make_node("ConcatFromSequence", ["seq_in"], ["ones"], axis=0),
+         helper.make_node("Cast", ["sdj"], ["sdjf"], to=F),
+         helper.make_node("Concat", ["sdjf", "ones"], ["shpf"], axis=0),
+         helper.make_node("Cast", ["shpf"], ["shp_e"], to=I64)], "else", [], [vi("shp_e", I64, None)])
+    body = helper.make_graph(
+        [C("one", np.array(1, np.int64)), C("zero", np.array(0, np.int64)), C("neg1", np.array([-1], np.int64)),
+         helper.make_node("Sub", ["rank", "i"], ["t0"]), helper.make_node("Sub", ["t0", "one"], ["j"]),
+         helper.make_node("Reshape", ["j", "neg1"], ["jt"]),
+         helper.make_node("Gather", ["size", "jt"], ["sdj"], axis=0),
+         helper.make_node("Slice", ["size", "jt", "rankt"], ["saj"]),
+         helper.make_node("Gather", ["stride", "jt"], ["stj"], axis=0),
+         helper.make_node("Expand", ["ind_in", "saj"], ["ind_e"]),
+         helper.make_node("Squeeze", ["sdj"], ["sdj_s"]),
+         helper.make_node("Range", ["zero", "sdj_s", "one"], ["rg"]),
+         helper.make_node("Mul", ["rg", "stj"], ["addv"]),
+         helper.make_node("Equal", ["i", "zero"], ["first"]),
+         helper.make_node("If", ["first"], ["shp"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Reshape", ["addv", "shp"], ["addr"]),
+         helper.make_node("Add", ["ind_e", "addr"], ["ind_out"]),
+         C("onef", np.array([1.0], np.float32)),
+         helper.make_node("SequenceInsert", ["seq_in", "onef"], ["seq_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+        [vi("i", I64, []), vi("cond_in", TensorProto.BOOL, []), vi("ind_in", I64, None),
+         helper.make_tensor_sequence_value_info("seq_in", F, None)],
+        [vi("cond_out", TensorProto.BOOL, []), vi("ind_out", I64, None),
+         helper.make_tensor_sequence_value_info("seq_out", F, None)])
+    g = helper.make_graph(
+        [C("rank", np.array(3, np.int64)), C("rankt", np.array([3], np.int64)), C("neg1o", np.array([-1], np.int64)),
+         C("ind0", np.array(0, np.int64)), helper.make_node("SequenceEmpty", [], ["seq0"], dtype=F),
+         helper.make_node("Loop", ["rank", "", "ind0", "seq0"], ["ind", "seqf"], body=body),
+         C("offset", np.array(1, np.int64)), helper.make_node("CastLike", ["offset", "ind"], ["offl"]),
+         helper.make_node("Add", ["ind", "offl"], ["indo"]), helper.make_node("Reshape", ["x", "neg1o"], ["xf"]),
+         helper.make_node("Gather", ["xf", "indo"], ["y"], axis=0)],
+        "as_strided", [vi("x", F, [4, 6])], [vi("y", F, [2, 3, 4])],
+        [numpy_helper.from_array(np.array([2, 3, 4], np.int64), "size"),
+         numpy_helper.from_array(np.array([2, 1, 3], np.int64), "stride")])
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    y = np.lib.stride_tricks.as_strided(x.reshape(-1)[1:], (2, 3, 4), (8, 4, 12)).copy()
+    save(os.path.join(OUT, "pass", "test_as_strided_loop"), g, 17, [([("x", x)], [("y", y)])])
+
     # a wrong stored output: the comparison must fail
     g = helper.make_graph([helper.make_node("Exp", ["x"], ["y"])], "exp_wrong", [vi("x", F, [3])], [vi("y", F, [3])])
     x = np.array([0, 1, 2], np.float32)

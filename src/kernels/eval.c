@@ -6,7 +6,12 @@
    numeric dtype, nonzero = true) selects; `while_loop` binds the loop vars to
    the condition block's arguments, stops when it gives false, else runs the
    body and carries its outputs into the next iteration, at most
-   max_loop_iterations times (an error beyond). Every other op runs its
+   max_loop_iterations times (an error beyond). The ONNX control flow left
+   opaque by the importer runs here too: `onnx::If` as cond, `onnx::Loop`
+   with its trip count, condition, carried values and stacked scan outputs
+   (see "ONNX control flow" below). A value may hold an ONNX sequence (the
+   sequence ops are mgopt_onnx_eval_op's): a kernel never reads one, and a
+   function output that is one is unsupported. Every other op runs its
    kernel (the kernel column of MGOPT_OP_TABLE) with outputs on the heap; an
    op without one goes to the caller's op_fn or is the error "no kernel for".
    Scalar parameters that are operands outside the op's registered slots
@@ -40,14 +45,23 @@
      target integer type's range (NaN included) is an error, never wrapped;
      integer to float rounds to nearest even. */
 #include "kernels.h"
+#include "../onnx/convert_internal.h" /* the program's opset: Scan before opset 9 has batches */
 
 /* ---------------------------------------------------------------- heap tensors */
 
 /* The block in front of every evaluator tensor; the tensor record follows. */
 typedef struct mgopt__evh {
   int64_t refs;
-  size_t size;   /* bytes of the whole block */
+  size_t size;        /* bytes of the whole block */
+  int64_t nseq;       /* a sequence: its item count (data holds the item pointers) */
+  int32_t elem_dtype; /* a sequence: the dtype of its items */
+  int32_t pad;
 } mgopt__evh;
+
+/* A sequence is told by its ext_location, this marker (no tensor of a
+   program points there), and its dtype MGOPT_DT_UNKNOWN. */
+static const char mgopt__ev_seq_mark[] = "sequence";
+#define MGOPT__EV_IS_SEQ(t) ((t)->dtype == MGOPT_DT_UNKNOWN && (t)->ext_location == mgopt__ev_seq_mark)
 
 #define MGOPT__EVH_BYTES ((sizeof(mgopt__evh) + 15u) & ~(size_t)15u)
 #define MGOPT__EV_HDR(t) ((mgopt__evh *)(void *)((uint8_t *)(t) - MGOPT__EVH_BYTES))
@@ -95,7 +109,37 @@ static void mgopt__ev_unref(mgopt_program *p, mgopt_tensor *t) {
   mgopt__evh *h;
   if (!t) return;
   h = MGOPT__EV_HDR(t);
-  if (--h->refs <= 0) mgopt__heap_free(&p->alloc, h, h->size);
+  if (--h->refs > 0) return;
+  if (MGOPT__EV_IS_SEQ(t)) {
+    mgopt_tensor **items = (mgopt_tensor **)t->data;
+    int64_t i;
+    for (i = 0; i < h->nseq; i++) mgopt__ev_unref(p, items[i]); /* items are never sequences */
+  }
+  mgopt__heap_free(&p->alloc, h, h->size);
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_seq_new(mgopt_program *p, int64_t n, int32_t elem_dtype) {
+  mgopt_tensor *t;
+  if (n < 0 || n > ((int64_t)1 << 24)) return NULL;
+  t = mgopt__ev_tensor_alloc(p, MGOPT_DT_UINT64, 1, &n, 1); /* 8 bytes a slot: room for a pointer */
+  if (!t) return NULL;
+  t->dtype = (uint8_t)MGOPT_DT_UNKNOWN;
+  t->ext_location = mgopt__ev_seq_mark;
+  MGOPT__EV_HDR(t)->nseq = n;
+  MGOPT__EV_HDR(t)->elem_dtype = elem_dtype;
+  return t;
+}
+
+MGOPT__PRIVATE mgopt_tensor **mgopt__ev_seq_items(const mgopt_tensor *t, int64_t *n, int32_t *elem_dtype) {
+  if (!t || !MGOPT__EV_IS_SEQ(t)) return NULL;
+  if (n) *n = MGOPT__EV_HDR(t)->nseq;
+  if (elem_dtype) *elem_dtype = MGOPT__EV_HDR(t)->elem_dtype;
+  return (mgopt_tensor **)t->data;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_retain(mgopt_tensor *t) {
+  if (t) MGOPT__EV_HDR(t)->refs++;
+  return t;
 }
 
 static mgopt_tensor *mgopt__ev_copy(mgopt_program *p, const mgopt_tensor *src) {
@@ -122,6 +166,7 @@ typedef struct mgopt__ev {
   uint8_t *counted;   /* by value id: val holds a reference to release */
   int32_t *left;      /* by value id: reads left before the reference is released */
   int depth;
+  int64_t steps, max_steps; /* ops run, and the most that may run (0: no limit) */
 } mgopt__ev;
 
 static mgopt_status mgopt__ev_fail(mgopt__ev *E, const mgopt_op *op, mgopt_status s, const char *fmt, ...)
@@ -207,6 +252,12 @@ static void mgopt__ev_op_done(mgopt__ev *E, const mgopt_op *y, const mgopt_block
 /* Checks a tensor against a value's declared type. 1 if it fits. */
 static int mgopt__ev_fits(const mgopt_tensor *t, const mgopt_type *ty, char *why, size_t nwhy) {
   int32_t i;
+  if (MGOPT__EV_IS_SEQ(t)) { /* a sequence: a value of a non-tensor type, or of one not known at all */
+    if (ty->kind == MGOPT_TYPE_OTHER || (ty->kind == MGOPT_TYPE_TENSOR && ty->dtype == MGOPT_DT_UNKNOWN && ty->rank < 0))
+      return 1;
+    snprintf(why, nwhy, "it is a sequence");
+    return 0;
+  }
   if (ty->kind != MGOPT_TYPE_TENSOR) {
     snprintf(why, nwhy, "its type is not a tensor type");
     return 0;
@@ -321,16 +372,11 @@ static void mgopt__ev_arrays_free(mgopt__ev *E, int32_t n, mgopt_tensor **res) {
   mgopt__heap_free(&E->p->alloc, res, (size_t)(n > 0 ? n : 1) * (sizeof(mgopt_tensor *) + 1));
 }
 
-static mgopt_status mgopt__ev_cond(mgopt__ev *E, const mgopt_op *op) {
-  mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "pred")), **res;
+/* Runs branch b of op and binds its results to op's outputs. */
+static mgopt_status mgopt__ev_branch(mgopt__ev *E, const mgopt_op *op, const mgopt_block *b) {
+  mgopt_tensor **res;
   uint8_t *counted;
-  const mgopt_block *b;
-  int truth;
   mgopt_status s;
-  if (op->nblocks != 2) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "cond needs two blocks");
-  if (!mgopt__ev_truth(E, pred, &truth))
-    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the predicate is not one numeric element");
-  b = op->blocks[truth ? 0 : 1];
   if (b->nouts != op->nouts)
     return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "the branch gives %d values for %d outputs", (int)b->nouts,
                           (int)op->nouts);
@@ -340,6 +386,15 @@ static mgopt_status mgopt__ev_cond(mgopt__ev *E, const mgopt_op *op) {
   if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
   mgopt__ev_arrays_free(E, op->nouts, res);
   return s;
+}
+
+static mgopt_status mgopt__ev_cond(mgopt__ev *E, const mgopt_op *op) {
+  mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "pred"));
+  int truth;
+  if (op->nblocks != 2) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "cond needs two blocks");
+  if (!mgopt__ev_truth(E, pred, &truth))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the predicate is not one numeric element");
+  return mgopt__ev_branch(E, op, op->blocks[truth ? 0 : 1]);
 }
 
 /* Binds block b's arguments to cur (a new reference for each counted one). */
@@ -418,6 +473,333 @@ static mgopt_status mgopt__ev_loop(mgopt__ev *E, const mgopt_op *op) {
   return s;
 }
 
+/* ---------------------------------------------------------------- ONNX control flow
+
+   An opaque onnx::If runs the branch (then_branch, else_branch) its
+   condition (in0, one element) selects. An opaque onnx::Loop runs its body
+   (args: the iteration number, int64 scalar; the condition, bool scalar;
+   the loop-carried values) while the iteration number is below the trip
+   count in0 (when given) and the condition (in1 at first, when given; then
+   the body's output 0) holds; the carried values (in2, ...) go round; the
+   body's outputs after them (scan outputs) are stacked along a new axis 0
+   over the iterations. A loop running no iteration cannot give a scan
+   output (its shape is unknown): unsupported. */
+
+static const mgopt_block *mgopt__ev_named_block(const mgopt_op *op, const char *name) {
+  int32_t i;
+  for (i = 0; i < op->nblocks; i++)
+    if (op->blocks[i]->name && strcmp(op->blocks[i]->name, name) == 0) return op->blocks[i];
+  return NULL;
+}
+
+static mgopt_status mgopt__ev_onnx_if(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *yes = mgopt__ev_named_block(op, "then_branch"), *no = mgopt__ev_named_block(op, "else_branch");
+  mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "in0"));
+  int truth;
+  if (!yes || !no) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "If needs then_branch and else_branch");
+  if (!pred || pred->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, pred, &truth))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the condition is not one bool");
+  return mgopt__ev_branch(E, op, truth ? yes : no);
+}
+
+/* A new evaluator scalar of dtype dt holding v (int64 or bool). */
+static mgopt_tensor *mgopt__ev_scalar(mgopt__ev *E, mgopt_dtype dt, int64_t v) {
+  mgopt_tensor *t = mgopt__ev_tensor_alloc(E->p, dt, 0, NULL, 0);
+  if (!t) return NULL;
+  if (dt == MGOPT_DT_BOOL) *(uint8_t *)t->data = (uint8_t)(v != 0);
+  else memcpy(t->data, &v, sizeof v);
+  return t;
+}
+
+/* The tensors parts[0..n) (one shape and dtype) stacked along a new axis
+   `axis` (of the result's rank), in reverse order when reverse is set. */
+static mgopt_status mgopt__ev_stack(mgopt__ev *E, const mgopt_op *op, mgopt_tensor *const *parts, int64_t n,
+                                    int32_t axis, int reverse, mgopt_tensor **out) {
+  int64_t shape[MGOPT_MAX_RANK], i, total, outer = 1, o;
+  const mgopt_tensor *a = parts[0];
+  mgopt_tensor *t;
+  size_t inner;
+  int32_t r;
+  *out = NULL;
+  if (a->rank + 1 > MGOPT_MAX_RANK || a->dtype == MGOPT_DT_STRING || MGOPT__EV_IS_SEQ(a) ||
+      mgopt_dtype_bits((mgopt_dtype)a->dtype) % 8 != 0 || axis < 0 || axis > a->rank)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output of this dtype, rank or axis is not stacked");
+  for (i = 1; i < n; i++) {
+    const mgopt_tensor *b = parts[i];
+    if (b->dtype != a->dtype || b->rank != a->rank || (a->rank && memcmp(b->shape, a->shape, sizeof(int64_t) * (size_t)a->rank)))
+      return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the iterations give scan outputs of different shapes");
+  }
+  if (!mgopt__mul_i64(a->numel, n, &total) || (E->o && E->o->max_elements > 0 && total > E->o->max_elements))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "a scan output of more elements than the limit");
+  for (r = 0; r < a->rank + 1; r++) shape[r] = r < axis ? a->shape[r] : r == axis ? n : a->shape[r - 1];
+  for (r = 0; r < axis; r++) outer *= a->shape[r];
+  if (!(t = mgopt__ev_tensor_alloc(E->p, (mgopt_dtype)a->dtype, a->rank + 1, shape, 0)))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  inner = outer > 0 ? a->nbytes / (size_t)outer : 0;
+  for (o = 0; inner && o < outer; o++)
+    for (i = 0; i < n; i++)
+      memcpy((uint8_t *)t->data + ((size_t)o * (size_t)n + (size_t)i) * inner,
+             (const uint8_t *)parts[reverse ? n - 1 - i : i]->data + (size_t)o * inner, inner);
+  *out = t;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__ev_onnx_loop(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *b = mgopt__ev_named_block(op, "body");
+  mgopt_tensor *mt = mgopt__ev_lookup(E, mgopt_op_operand(op, "in0")), *ct = mgopt__ev_lookup(E, mgopt_op_operand(op, "in1"));
+  mgopt_tensor **cur = NULL, **next = NULL, **scans = NULL;
+  uint8_t *ccur = NULL, *cnext = NULL;
+  int64_t trip = -1, it = 0, nscan_cap = 0, nfilled = 0, i, j;
+  int32_t n, k, nargs;
+  int truth = 1;
+  mgopt_status s = MGOPT_OK;
+  char slot[24];
+  if (!b || b->nargs < 2 || b->nouts < 1) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Loop needs a body of 2 arguments or more");
+  n = b->nargs - 2;
+  k = b->nouts - 1 - n;
+  nargs = b->nargs;
+  if (k < 0 || op->nouts != n + k)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Loop's body and outputs disagree with its %d carried values", (int)n);
+  if (mgopt_op_operand(op, "in0")) {
+    if (!mt || MGOPT__EV_IS_SEQ(mt) || mt->numel != 1 || (mt->dtype != MGOPT_DT_INT64 && mt->dtype != MGOPT_DT_INT32))
+      return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the trip count is not one integer");
+    trip = (int64_t)mgopt_tensor_get_f64(mt, 0);
+    if (mt->dtype == MGOPT_DT_INT64) memcpy(&trip, mt->data, sizeof trip);
+    if (trip < 0) trip = 0;
+  }
+  if (mgopt_op_operand(op, "in1") && (!ct || ct->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, ct, &truth)))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one bool");
+  if (!mgopt__ev_arrays(E, nargs, &cur, &ccur) || !mgopt__ev_arrays(E, b->nouts, &next, &cnext)) {
+    if (cur) mgopt__ev_arrays_free(E, nargs, cur);
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < n && s == MGOPT_OK; i++) {
+    const mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)(i + 2));
+    v = mgopt_op_operand(op, slot);
+    cur[i + 2] = mgopt__ev_lookup(E, v);
+    if (!cur[i + 2]) s = mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "carried value %d has no value", (int)i);
+    else if (v->id < E->nids && E->counted[v->id] && E->val[v->id] == cur[i + 2]) {
+      MGOPT__EV_HDR(cur[i + 2])->refs++;
+      ccur[i + 2] = 1;
+    }
+  }
+  while (s == MGOPT_OK && truth && (trip < 0 || it < trip)) {
+    if (it >= E->max_iters) {
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld iterations", (long long)E->max_iters);
+      break;
+    }
+    cur[0] = mgopt__ev_scalar(E, MGOPT_DT_INT64, it);
+    cur[1] = mgopt__ev_scalar(E, MGOPT_DT_BOOL, 1);
+    ccur[0] = ccur[1] = 1;
+    if (!cur[0] || !cur[1]) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    if (s == MGOPT_OK) s = mgopt__ev_enter(E, op, b, cur, ccur, nargs);
+    if (s == MGOPT_OK) s = mgopt__ev_block(E, b);
+    if (s == MGOPT_OK) s = mgopt__ev_take(E, op, b, next, cnext);
+    mgopt__ev_unref(E->p, cur[0]);
+    mgopt__ev_unref(E->p, cur[1]);
+    cur[0] = cur[1] = NULL;
+    ccur[0] = ccur[1] = 0;
+    if (s != MGOPT_OK) break;
+    it++;
+    if (next[0]->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, next[0], &truth))
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one bool");
+    if (cnext[0]) mgopt__ev_unref(E->p, next[0]);
+    for (i = 0; i < n; i++) {
+      if (ccur[i + 2]) mgopt__ev_unref(E->p, cur[i + 2]);
+      cur[i + 2] = next[i + 1];
+      ccur[i + 2] = cnext[i + 1];
+    }
+    if (k > 0 && s == MGOPT_OK) {
+      void *arr = scans;
+      if (!mgopt__grow(&E->p->alloc, &arr, &nscan_cap, it * k, sizeof *scans))
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      else
+        scans = (mgopt_tensor **)arr;
+    }
+    for (j = 0; j < k; j++) { /* each scan output, a reference of its own */
+      mgopt_tensor *t = next[1 + n + j];
+      if (s == MGOPT_OK && MGOPT__EV_IS_SEQ(t)) s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output is a sequence");
+      if (s == MGOPT_OK && !cnext[1 + n + j] && !(t = mgopt__ev_copy(E->p, t)))
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      if (s == MGOPT_OK) scans[nfilled++] = t;
+      else if (cnext[1 + n + j]) mgopt__ev_unref(E->p, next[1 + n + j]);
+    }
+  }
+  if (s == MGOPT_OK && k > 0 && it == 0)
+    s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a loop of no iteration gives scan outputs of unknown shape");
+  if (s == MGOPT_OK) {
+    mgopt_tensor **res = NULL;
+    uint8_t *counted = NULL;
+    if (!mgopt__ev_arrays(E, op->nouts, &res, &counted)) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; s == MGOPT_OK && i < n; i++) {
+      res[i] = cur[i + 2];
+      counted[i] = ccur[i + 2];
+      ccur[i + 2] = 0; /* handed over */
+    }
+    for (j = 0; s == MGOPT_OK && j < k; j++) {
+      mgopt_tensor **parts = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)it);
+      if (!parts) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      for (i = 0; parts && i < it; i++) parts[i] = scans[i * k + j];
+      if (parts) {
+        s = mgopt__ev_stack(E, op, parts, it, 0, 0, &res[n + j]);
+        mgopt__heap_free(&E->p->alloc, parts, sizeof(void *) * (size_t)it);
+      }
+      counted[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
+    else
+      for (i = 0; res && i < op->nouts; i++)
+        if (counted[i] && res[i]) mgopt__ev_unref(E->p, res[i]);
+    if (res) mgopt__ev_arrays_free(E, op->nouts, res);
+  }
+  for (i = 2; i < nargs; i++)
+    if (ccur[i] && cur[i]) mgopt__ev_unref(E->p, cur[i]);
+  for (i = 0; i < nfilled; i++) mgopt__ev_unref(E->p, scans[i]);
+  if (scans) mgopt__heap_free(&E->p->alloc, scans, (size_t)nscan_cap * sizeof *scans);
+  mgopt__ev_arrays_free(E, nargs, cur);
+  mgopt__ev_arrays_free(E, b->nouts, next);
+  return s;
+}
+
+/* Attribute `name` of op as ints: entry i, or dflt when absent or short. */
+static int64_t mgopt__ev_attr_at(mgopt__ev *E, const mgopt_op *op, const char *name, int64_t i, int64_t dflt) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(E->p, op, name, &v);
+  return v && i < n ? v[i] : dflt;
+}
+
+/* Scan (opset 9 on): inputs in0.. are the N initial states then the M scan
+   inputs (num_scan_inputs); iteration t gives the body the states and the
+   slice t of each scan input along its axis (scan_input_axes, default 0;
+   from the end when its scan_input_directions is 1); the body gives the
+   next states and K scan outputs, stacked over the iterations along
+   scan_output_axes (reversed when scan_output_directions is 1). */
+static mgopt_status mgopt__ev_onnx_scan(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *b = mgopt__ev_named_block(op, "body");
+  int64_t m = mgopt_op_get_int(op, "num_scan_inputs", -1), len = -1, t, i, j, nfilled = 0;
+  int32_t n, k, nargs, ax[64];
+  mgopt_tensor **cur = NULL, **next = NULL, **scans = NULL, *ins[64];
+  uint8_t *ccur = NULL, *cnext = NULL;
+  mgopt_status s = MGOPT_OK;
+  char slot[24];
+  if (!b || m < 1 || m > 64 || m > b->nargs) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Scan needs a body and num_scan_inputs");
+  nargs = b->nargs;
+  n = nargs - (int32_t)m;
+  k = b->nouts - n;
+  if (k < 0 || op->nouts != n + k) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Scan's body and outputs disagree");
+  for (j = 0; j < m; j++) {
+    int64_t a;
+    snprintf(slot, sizeof slot, "in%d", (int)(n + j));
+    ins[j] = mgopt__ev_lookup(E, mgopt_op_operand(op, slot));
+    if (!ins[j] || MGOPT__EV_IS_SEQ(ins[j]) || ins[j]->rank < 1 || ins[j]->dtype == MGOPT_DT_STRING ||
+        mgopt_dtype_bits((mgopt_dtype)ins[j]->dtype) % 8 != 0)
+      return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "scan input %d is not a tensor of whole bytes", (int)j);
+    a = mgopt__ev_attr_at(E, op, "scan_input_axes", j, 0);
+    if (a < 0) a += ins[j]->rank;
+    if (a < 0 || a >= ins[j]->rank) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "scan input axis out of range");
+    ax[j] = (int32_t)a;
+    if (len >= 0 && ins[j]->shape[a] != len) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "scan inputs of different lengths");
+    len = ins[j]->shape[a];
+  }
+  if (len > E->max_iters) return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld iterations", (long long)E->max_iters);
+  if (k > 0 && len == 0)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan of no iteration gives scan outputs of unknown shape");
+  if (!mgopt__ev_arrays(E, nargs, &cur, &ccur) || !mgopt__ev_arrays(E, b->nouts, &next, &cnext) ||
+      (k > 0 && !(scans = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)(len * k))))) {
+    if (cur) mgopt__ev_arrays_free(E, nargs, cur);
+    if (next) mgopt__ev_arrays_free(E, b->nouts, next);
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < n && s == MGOPT_OK; i++) {
+    const mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    v = mgopt_op_operand(op, slot);
+    cur[i] = mgopt__ev_lookup(E, v);
+    if (!cur[i]) s = mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "state %d has no value", (int)i);
+    else if (v->id < E->nids && E->counted[v->id] && E->val[v->id] == cur[i]) {
+      MGOPT__EV_HDR(cur[i])->refs++;
+      ccur[i] = 1;
+    }
+  }
+  for (t = 0; t < len && s == MGOPT_OK; t++) {
+    for (j = 0; j < m && s == MGOPT_OK; j++) { /* slice t (or len-1-t) of scan input j along its axis */
+      const mgopt_tensor *x = ins[j];
+      int64_t shape[MGOPT_MAX_RANK], outer = 1, o, idx = mgopt__ev_attr_at(E, op, "scan_input_directions", j, 0) ? len - 1 - t : t;
+      int32_t r, rk = 0;
+      size_t inner;
+      mgopt_tensor *sl;
+      for (r = 0; r < x->rank; r++)
+        if (r != ax[j]) shape[rk++] = x->shape[r];
+      for (r = 0; r < ax[j]; r++) outer *= x->shape[r];
+      sl = mgopt__ev_tensor_alloc(E->p, (mgopt_dtype)x->dtype, rk, shape, 0);
+      if (!sl) {
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+        break;
+      }
+      inner = outer > 0 && len > 0 ? x->nbytes / (size_t)outer / (size_t)len : 0;
+      for (o = 0; inner && o < outer; o++)
+        memcpy((uint8_t *)sl->data + (size_t)o * inner, (const uint8_t *)x->data + ((size_t)o * (size_t)len + (size_t)idx) * inner, inner);
+      cur[n + j] = sl;
+      ccur[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_enter(E, op, b, cur, ccur, nargs);
+    if (s == MGOPT_OK) s = mgopt__ev_block(E, b);
+    if (s == MGOPT_OK) s = mgopt__ev_take(E, op, b, next, cnext);
+    for (j = 0; j < m; j++) {
+      if (cur[n + j]) mgopt__ev_unref(E->p, cur[n + j]);
+      cur[n + j] = NULL;
+      ccur[n + j] = 0;
+    }
+    if (s != MGOPT_OK) break;
+    for (i = 0; i < n; i++) {
+      if (ccur[i]) mgopt__ev_unref(E->p, cur[i]);
+      cur[i] = next[i];
+      ccur[i] = cnext[i];
+    }
+    for (j = 0; j < k; j++) {
+      mgopt_tensor *x = next[n + j];
+      if (s == MGOPT_OK && MGOPT__EV_IS_SEQ(x)) s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output is a sequence");
+      if (s == MGOPT_OK && !cnext[n + j] && !(x = mgopt__ev_copy(E->p, x))) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      if (s == MGOPT_OK) scans[nfilled++] = x;
+      else if (cnext[n + j]) mgopt__ev_unref(E->p, next[n + j]);
+    }
+  }
+  if (s == MGOPT_OK) {
+    mgopt_tensor **res = NULL, **parts = NULL;
+    uint8_t *counted = NULL;
+    if (!mgopt__ev_arrays(E, op->nouts, &res, &counted) ||
+        (k > 0 && !(parts = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)len))))
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; s == MGOPT_OK && i < n; i++) {
+      res[i] = cur[i];
+      counted[i] = ccur[i];
+      ccur[i] = 0; /* handed over */
+    }
+    for (j = 0; s == MGOPT_OK && j < k; j++) {
+      int64_t a = mgopt__ev_attr_at(E, op, "scan_output_axes", j, 0);
+      for (t = 0; t < len; t++) parts[t] = scans[t * k + j];
+      if (a < 0) a += scans[j]->rank + 1;
+      s = mgopt__ev_stack(E, op, parts, len, (int32_t)a, mgopt__ev_attr_at(E, op, "scan_output_directions", j, 0) != 0,
+                          &res[n + j]);
+      counted[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
+    else
+      for (i = 0; res && i < op->nouts; i++)
+        if (counted[i] && res[i]) mgopt__ev_unref(E->p, res[i]);
+    if (parts) mgopt__heap_free(&E->p->alloc, parts, sizeof(void *) * (size_t)len);
+    if (res) mgopt__ev_arrays_free(E, op->nouts, res);
+  }
+  for (i = 0; i < n; i++)
+    if (ccur[i] && cur[i]) mgopt__ev_unref(E->p, cur[i]);
+  for (i = 0; i < nfilled; i++) mgopt__ev_unref(E->p, scans[i]);
+  if (scans) mgopt__heap_free(&E->p->alloc, scans, sizeof(void *) * (size_t)(len * k));
+  mgopt__ev_arrays_free(E, nargs, cur);
+  mgopt__ev_arrays_free(E, b->nouts, next);
+  return s;
+}
+
 /* Operands outside the registered slots are parameters the kernels read as constants. */
 static mgopt_status mgopt__ev_params(mgopt__ev *E, const mgopt_op *op) {
   const mgopt_op_def *def = mgopt_op_def_get(op->kind);
@@ -487,6 +869,8 @@ static mgopt_status mgopt__ev_kernel(mgopt__ev *E, const mgopt_op *op, mgopt__ke
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt__ev_lookup(E, op->slots[s].uses[i].value);
+      if (t && MGOPT__EV_IS_SEQ(t))
+        return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "operand '%s' is a sequence", op->slots[s].name);
       if (!t || !mgopt__ev_tensor_ok(t))
         return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "operand '%s' %s", op->slots[s].name,
                               t ? "is a malformed tensor" : "has no value");
@@ -535,8 +919,14 @@ static mgopt_status mgopt__ev_op(mgopt__ev *E, const mgopt_op *op) {
     mgopt__ev_bind(E, op->outs[0], t, 0);
     return MGOPT_OK;
   }
+  if (E->max_steps && ++E->steps > E->max_steps)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld ops run", (long long)E->max_steps);
   if (op->kind == MGOPT_OP_cond) return mgopt__ev_cond(E, op);
   if (op->kind == MGOPT_OP_while_loop) return mgopt__ev_loop(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::If") == 0) return mgopt__ev_onnx_if(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::Loop") == 0) return mgopt__ev_onnx_loop(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::Scan") == 0 && mgopt__onnx_export_opset(E->p, 0) >= 9)
+    return mgopt__ev_onnx_scan(E, op);
   fn = op->kind > MGOPT_OP_OPAQUE ? mgopt__k_kernel(op->kind) : NULL;
   if (!fn || op->nblocks) return mgopt__ev_callback(E, op);
   if ((s = mgopt__ev_params(E, op)) != MGOPT_OK) return s;
@@ -553,6 +943,167 @@ static mgopt_status mgopt__ev_block(mgopt__ev *E, const mgopt_block *b) {
     if (s == MGOPT_OK) mgopt__ev_op_done(E, op, b);
   }
   E->depth--;
+  return s;
+}
+
+/* ---------------------------------------------------------------- in place */
+
+/* 1 when block b lies inside op x (in one of its blocks, at any depth). */
+static int mgopt__ev_inside(const mgopt_block *b, const mgopt_op *x) {
+  int depth = 0;
+  while (b && b->parent_op && depth++ < 4096) {
+    if (b->parent_op == x) return 1;
+    b = b->parent_op->parent;
+  }
+  return 0;
+}
+
+typedef struct mgopt__evc {
+  mgopt_program *p;
+  mgopt__map state;  /* op (key) -> 1 its needs pushed, 2 in order */
+  const mgopt_op **order, **stack;
+  int32_t n, max, sp, max_sp;
+  mgopt_status st;   /* MGOPT_ERR_UNSUPPORTED: a value read is not computable in place */
+} mgopt__evc;
+
+/* Pushes the producer of value v, unless v is a constant or its producer is in order. */
+static void mgopt__evc_need(mgopt__evc *C, const mgopt_value *v) {
+  const mgopt__map_slot *sl;
+  if (C->st || !v || mgopt_value_const(v)) return;
+  if (!v->def || v->def->kind == MGOPT_OP_const) { /* an argument (or a const without a tensor) */
+    C->st = MGOPT_ERR_UNSUPPORTED;
+    return;
+  }
+  sl = mgopt__map_find(&C->state, mgopt__map_ptr_key(v->def));
+  if (sl && sl->v.i == 2) return;
+  if (C->sp >= C->max_sp) C->st = MGOPT_ERR_LIMIT;
+  else C->stack[C->sp++] = v->def;
+}
+
+/* The values the ops of block b (nested ones too) read from outside op x. */
+static void mgopt__evc_captured(mgopt__evc *C, const mgopt_block *b, const mgopt_op *x, int depth) {
+  const mgopt_op *y;
+  int32_t s, i;
+  if (depth > MGOPT__EV_MAX_DEPTH) {
+    C->st = MGOPT_ERR_LIMIT;
+    return;
+  }
+  for (y = b->first; y && !C->st; y = y->next) {
+    for (s = 0; s < y->nslots; s++)
+      for (i = 0; i < y->slots[s].n; i++) {
+        const mgopt_value *v = y->slots[s].uses[i].value;
+        if (v && !mgopt__ev_inside(mgopt__ev_home(v), x)) mgopt__evc_need(C, v);
+      }
+    for (i = 0; i < y->nblocks; i++) mgopt__evc_captured(C, y->blocks[i], x, depth + 1);
+  }
+  for (i = 0; i < b->nouts && !C->st; i++) {
+    const mgopt_value *v = b->outs[i] ? b->outs[i]->value : NULL;
+    if (v && !mgopt__ev_inside(mgopt__ev_home(v), x)) mgopt__evc_need(C, v);
+  }
+}
+
+/* The ops to run before op (its producers, theirs, ...) then op, each after
+   what it reads (a depth-first walk: an op goes to order when it is met
+   again after its needs were pushed above it). */
+static mgopt_status mgopt__evc_order(mgopt__evc *C, const mgopt_op *op) {
+  int32_t i, s;
+  C->stack[C->sp++] = op;
+  while (C->sp > 0 && !C->st) {
+    const mgopt_op *x = C->stack[C->sp - 1];
+    int added = 0;
+    mgopt__map_slot *sl = mgopt__map_get(&C->state, mgopt__map_ptr_key(x), &added);
+    if (!sl) {
+      C->st = MGOPT_ERR_NOMEM;
+      break;
+    }
+    if (added) sl->v.i = 0;
+    if (sl->v.i == 2) { /* met again after it went in order */
+      C->sp--;
+      continue;
+    }
+    if (sl->v.i == 1) { /* its needs are in order: x goes */
+      C->sp--;
+      sl->v.i = 2;
+      if (C->n >= C->max) C->st = MGOPT_ERR_LIMIT;
+      else C->order[C->n++] = x;
+      continue;
+    }
+    sl->v.i = 1;
+    for (s = 0; s < x->nslots; s++)
+      for (i = 0; i < x->slots[s].n; i++) mgopt__evc_need(C, x->slots[s].uses[i].value);
+    for (i = 0; i < x->nblocks; i++) mgopt__evc_captured(C, x->blocks[i], x, 0);
+  }
+  return C->st;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__eval_in_place(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out,
+                                                 const mgopt_eval_options *o, int32_t max_ops, mgopt_diag *d) {
+  mgopt__ev E;
+  mgopt__evc C;
+  size_t bytes, obytes;
+  int32_t i;
+  uint32_t id;
+  mgopt_status s = MGOPT_OK;
+  mgopt_diag_clear(d);
+  if (!p || !op || (op->nouts > 0 && !out) || max_ops < 1) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "invalid arguments");
+  for (i = 0; i < op->nouts; i++) out[i] = NULL;
+  memset(&C, 0, sizeof C);
+  C.p = p;
+  C.max = max_ops;
+  C.max_sp = max_ops * 4;
+  obytes = sizeof(mgopt_op *) * (size_t)max_ops * 5;
+  C.order = (const mgopt_op **)mgopt__heap_realloc(&p->alloc, NULL, 0, obytes);
+  if (!C.order) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  C.stack = C.order + max_ops;
+  mgopt__map_init(&C.state, &p->alloc);
+  s = mgopt__evc_order(&C, op);
+  mgopt__map_free(&C.state);
+  if (s != MGOPT_OK) {
+    mgopt__heap_free(&p->alloc, C.order, obytes);
+    return mgopt_diag_set(d, s, s == MGOPT_ERR_NOMEM       ? "out of memory"
+                                : s == MGOPT_ERR_LIMIT     ? "more than %d ops to evaluate first"
+                                                           : "it reads a value known only at run time",
+                          (int)max_ops);
+  }
+  memset(&E, 0, sizeof E);
+  E.p = p;
+  E.o = o;
+  E.d = d;
+  E.max_iters = o && o->max_loop_iterations > 0 ? o->max_loop_iterations : (int64_t)1 << 24;
+  E.max_steps = (int64_t)1 << 16;
+  E.nids = p->next_id;
+  bytes = (size_t)E.nids * (sizeof(mgopt_tensor *) + sizeof(int32_t) + 1);
+  E.val = (mgopt_tensor **)mgopt__heap_realloc(&p->alloc, NULL, 0, bytes ? bytes : 1);
+  if (!E.val) {
+    mgopt__heap_free(&p->alloc, C.order, obytes);
+    return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  memset(E.val, 0, bytes);
+  E.left = (int32_t *)(void *)(E.val + E.nids);
+  E.counted = (uint8_t *)(E.left + E.nids);
+  /* the ops run in order; their results stay bound (no read is counted
+     down outside the blocks they run) until all are done */
+  for (i = 0; i < C.n && s == MGOPT_OK; i++) s = mgopt__ev_op(&E, C.order[i]);
+  for (i = 0; s == MGOPT_OK && i < op->nouts; i++) {
+    const mgopt_value *v = op->outs[i];
+    mgopt_tensor *t = v->id < E.nids ? E.val[v->id] : NULL;
+    if (!t) { /* an output nothing reads is released as soon as it is made */
+      if (v->nuses > 0) s = mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "output %d has no value", (int)i);
+      continue;
+    }
+    if (MGOPT__EV_IS_SEQ(t)) continue;
+    out[i] = E.counted[v->id] ? mgopt__ev_retain(t) : mgopt__ev_copy(p, t);
+    if (!out[i]) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (s != MGOPT_OK)
+    for (i = 0; i < op->nouts; i++) {
+      mgopt__ev_unref(p, out[i]);
+      out[i] = NULL;
+    }
+  for (id = 0; id < E.nids; id++)
+    if (E.counted[id]) mgopt__ev_unref(p, E.val[id]);
+  mgopt__heap_free(&p->alloc, E.val, bytes ? bytes : 1);
+  mgopt__heap_free(&p->alloc, C.order, obytes);
   return s;
 }
 
@@ -626,6 +1177,9 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
     if (!mgopt__ev_arrays(&E, noutputs, &res, &counted)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     else s = mgopt__ev_take(&E, NULL, body, res, counted);
   }
+  for (i = 0; s == MGOPT_OK && i < noutputs; i++)
+    if (MGOPT__EV_IS_SEQ(res[i]))
+      s = mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "output %d is a sequence, not a tensor", (int)i);
   for (i = 0; s == MGOPT_OK && i < noutputs; i++)
     if (!counted[i]) { /* a constant or an input: the caller gets its own copy */
       mgopt_tensor *c = mgopt__ev_copy(p, res[i]);

@@ -100,6 +100,27 @@ MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act);
    is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__ev_tensor_alloc(mgopt_program *p, mgopt_dtype dt, int32_t rank,
                                                     const int64_t *shape, int zero);
+/* Sequences (ONNX's sequence type) at run time: an evaluator tensor whose
+   header marks it as a sequence of n element tensors (evaluator tensors,
+   one reference each, released with the sequence). elem_dtype is the
+   element dtype an empty sequence keeps (MGOPT_DT_UNKNOWN: none). Kernels
+   never see one: an op reading a sequence is evaluated only by the
+   sequence ops of mgopt_onnx_eval_op and by the control flow of eval.c.
+   mgopt__ev_seq_new: NULL items to be filled with references (NULL on OOM);
+   mgopt__ev_seq_items: the items, NULL when t is no sequence; retain adds a
+   reference to an evaluator tensor (an item of a sequence). */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_seq_new(mgopt_program *p, int64_t n, int32_t elem_dtype);
+MGOPT__PRIVATE mgopt_tensor **mgopt__ev_seq_items(const mgopt_tensor *t, int64_t *n, int32_t *elem_dtype);
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_retain(mgopt_tensor *t);
+/* Evaluates op of p in place: its operands and the values its nested blocks
+   read from outside it are constants, or results of the ops that make them
+   (evaluated first, at most max_ops of them, each in turn reading constants
+   or results of such ops: never a block argument). out[0..op->nouts) get
+   tensors (mgopt_eval_tensor_free), NULL for an output that is a sequence.
+   MGOPT_ERR_UNSUPPORTED when something read is not computable so,
+   MGOPT_ERR_LIMIT beyond max_ops or o's limits. */
+MGOPT__PRIVATE mgopt_status mgopt__eval_in_place(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out,
+                                                 const mgopt_eval_options *o, int32_t max_ops, mgopt_diag *d);
 /* n elements of esz bytes of heap scratch, freed after the kernel. NULL on OOM. */
 MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz);
 /* Validates output i (limit, stored type) without allocating: MGOPT__K_OK or MGOPT__K_NO. */

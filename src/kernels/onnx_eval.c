@@ -153,13 +153,216 @@ done:
   return st;
 }
 
+/* ---------------------------------------------------------------- sequences
+
+   ONNX's sequence ops on the evaluator's run-time sequences (eval.c): a
+   sequence holds tensors of one dtype (an empty one keeps the dtype it was
+   made for). SequenceEmpty (attribute dtype, default float),
+   SequenceConstruct (its inputs), SequenceInsert (a tensor at position,
+   default the end), SequenceErase (at position, default the last),
+   SequenceAt, SequenceLength (int64 scalar), ConcatFromSequence (axis,
+   new_axis: the items joined along axis, or stacked along a new one; an
+   empty sequence is an error, as in ONNX Runtime), SplitToSequence (split
+   absent: pieces of 1 along axis, squeezed unless keepdims=0; a scalar: pieces
+   of that size, the last one shorter; a 1-D tensor: the sizes). Positions
+   may be negative (counted from the end); out of range is an error. Items
+   are copies of the operands, shared by reference between sequences. */
+
+static int mgopt__ox_is_seq_op(const char *name) {
+  return strncmp(name, "Sequence", 8) == 0 || strcmp(name, "ConcatFromSequence") == 0 ||
+         strcmp(name, "SplitToSequence") == 0;
+}
+
+/* A sequence of n NULL items for output 0. */
+static int mgopt__ox_seq_out(mgopt__ox *c, int64_t n, int32_t elem_dtype, mgopt_tensor ***items) {
+  if (!(c->out[0] = mgopt__ev_seq_new(c->p, n, elem_dtype))) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+  *items = mgopt__ev_seq_items(c->out[0], NULL, NULL);
+  return MGOPT__OX_OK;
+}
+
+/* A copy of tensor t on the evaluator's heap (an item of a sequence). */
+static mgopt_tensor *mgopt__ox_item(mgopt__ox *c, const mgopt_tensor *t) {
+  mgopt_tensor *x;
+  if (t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) <= 0) return NULL;
+  x = mgopt_eval_tensor_new(c->p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  if (x && t->nbytes) memcpy(x->data, t->data, t->nbytes);
+  return x;
+}
+
+/* Position operand i (absent: dflt) into [0, n] (or [0, n) unless insert). */
+static int mgopt__ox_seq_pos(mgopt__ox *c, int32_t i, int64_t n, int64_t dflt, int insert, int64_t *pos) {
+  const mgopt_tensor *t = mgopt__ox_in(c, i);
+  int64_t q = dflt;
+  if (t) {
+    if (mgopt__ev_seq_items(t, NULL, NULL) || t->numel != 1 || (t->dtype != MGOPT_DT_INT64 && t->dtype != MGOPT_DT_INT32))
+      return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "the position is not one integer");
+    q = mgopt__ox_geti(t, 0);
+    if (q < 0) q += n;
+  }
+  if (q < 0 || q > n || (!insert && q == n))
+    return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "position %lld out of range for a sequence of %lld", (long long)q, (long long)n);
+  *pos = q;
+  return MGOPT__OX_OK;
+}
+
+static int mgopt__ox_seq_concat(mgopt__ox *c, mgopt_tensor *const *items, int64_t n) {
+  int64_t axis = mgopt__ox_int(c, "axis", 0), new_axis = mgopt__ox_int(c, "new_axis", 0), shape[MGOPT_MAX_RANK];
+  int64_t outer = 1, esz, off = 0, i, o;
+  int32_t rank, a, r;
+  const mgopt_tensor *f;
+  uint8_t *dst;
+  if (n < 1) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "ConcatFromSequence of an empty sequence");
+  f = items[0];
+  rank = f->rank + (new_axis ? 1 : 0);
+  if (rank < 1 || rank > MGOPT_MAX_RANK || mgopt_dtype_bits((mgopt_dtype)f->dtype) % 8 != 0)
+    return mgopt__ox_no(c, "items of rank %d or dtype %s", (int)f->rank, mgopt_dtype_name((mgopt_dtype)f->dtype));
+  if (mgopt__ox_axis(c, axis, rank, &a) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  esz = mgopt_dtype_bits((mgopt_dtype)f->dtype) / 8;
+  /* the output's shape: items agree on every dim but the axis (new_axis: on all) */
+  for (r = 0; r < rank; r++) shape[r] = new_axis ? (r < a ? f->shape[r] : r == a ? n : f->shape[r - 1]) : f->shape[r];
+  if (!new_axis) shape[a] = 0;
+  for (i = 0; i < n; i++) {
+    const mgopt_tensor *t = items[i];
+    if (t->dtype != f->dtype || t->rank != f->rank) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "items of different dtypes or ranks");
+    for (r = 0; r < f->rank; r++)
+      if ((new_axis || r != a) && t->shape[r] != f->shape[r])
+        return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "items of different shapes");
+    if (!new_axis) shape[a] += t->shape[a];
+  }
+  if (mgopt__ox_out(c, 0, (mgopt_dtype)f->dtype, rank, shape) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  for (r = 0; r < a; r++) outer *= shape[r];
+  dst = (uint8_t *)c->out[0]->data;
+  /* per outer index, each item's slab in turn */
+  for (o = 0; outer > 0 && o < outer; o++)
+    for (i = 0; i < n; i++) {
+      int64_t slab = items[i]->numel / outer * esz;
+      if (slab) memcpy(dst + off, (const uint8_t *)items[i]->data + o * slab, (size_t)slab);
+      off += slab;
+    }
+  return MGOPT__OX_OK;
+}
+
+static int mgopt__ox_seq_split(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *sp = mgopt__ox_in(c, 1), **items;
+  int64_t axis = mgopt__ox_int(c, "axis", 0), keep = mgopt__ox_int(c, "keepdims", 1), n = 0, len, i, outer = 1,
+          inner = 1, esz, start = 0, o;
+  int32_t a, r;
+  int st = MGOPT__OX_OK;
+  if (!x) return MGOPT__OX_ERR;
+  if (mgopt__ev_seq_items(x, NULL, NULL) || x->rank < 1 || mgopt_dtype_bits((mgopt_dtype)x->dtype) % 8 != 0 ||
+      x->dtype == MGOPT_DT_STRING)
+    return mgopt__ox_no(c, "SplitToSequence of this input");
+  if (mgopt__ox_axis(c, axis, x->rank, &a) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  len = x->shape[a];
+  if (sp && (mgopt__ev_seq_items(sp, NULL, NULL) || sp->rank > 1 || (sp->dtype != MGOPT_DT_INT64 && sp->dtype != MGOPT_DT_INT32)))
+    return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "split is not an integer scalar or 1-D tensor");
+  if (!sp) n = len;
+  else if (sp->rank == 0) {
+    int64_t k = mgopt__ox_geti(sp, 0);
+    if (k <= 0) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "split %lld", (long long)k);
+    n = len / k + (len % k != 0);
+  } else {
+    int64_t sum = 0;
+    n = sp->numel;
+    for (i = 0; i < n; i++) {
+      int64_t k = mgopt__ox_geti(sp, i);
+      if (k < 0 || !mgopt__add_i64(sum, k, &sum)) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "a negative split");
+    }
+    if (sum != len) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "splits of %lld for a dim of %lld", (long long)sum, (long long)len);
+  }
+  if (n > ((int64_t)1 << 20)) return mgopt__ox_no(c, "too many pieces");
+  for (r = 0; r < a; r++) outer *= x->shape[r];
+  for (r = a + 1; r < x->rank; r++) inner *= x->shape[r];
+  esz = mgopt_dtype_bits((mgopt_dtype)x->dtype) / 8;
+  if (mgopt__ox_seq_out(c, n, x->dtype, &items) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  for (i = 0; i < n && st == MGOPT__OX_OK; i++) {
+    int64_t k = !sp ? 1 : sp->rank == 0 ? mgopt__ox_geti(sp, 0) : mgopt__ox_geti(sp, i), shape[MGOPT_MAX_RANK];
+    int32_t rk = 0;
+    if (start + k > len) k = len - start;
+    for (r = 0; r < x->rank; r++) {
+      if (r == a && !sp && !keep) continue;
+      shape[rk++] = r == a ? k : x->shape[r];
+    }
+    if (c->max_elements > 0 && outer * k * inner > c->max_elements) st = mgopt__ox_fail(c, MGOPT_ERR_LIMIT, "a piece above the limit");
+    else if (!(items[i] = mgopt_eval_tensor_new(c->p, (mgopt_dtype)x->dtype, rk, shape)))
+      st = mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    for (o = 0; st == MGOPT__OX_OK && o < outer; o++)
+      if (k > 0 && inner > 0)
+        memcpy((uint8_t *)items[i]->data + o * k * inner * esz,
+               (const uint8_t *)x->data + (o * len + start) * inner * esz, (size_t)(k * inner * esz));
+    start += k;
+  }
+  return st;
+}
+
+static int mgopt__ox_seq(mgopt__ox *c) {
+  mgopt_tensor *s0 = c->nin > 0 ? c->in[0] : NULL, **items = NULL, **from = NULL;
+  int64_t n = 0, i, pos;
+  int32_t edt = MGOPT_DT_UNKNOWN;
+  if (strcmp(c->name, "SequenceEmpty") == 0) {
+    mgopt_dtype dt = mgopt_onnx_dtype((int32_t)mgopt__ox_int(c, "dtype", 1));
+    return mgopt__ox_seq_out(c, 0, dt, &items);
+  }
+  if (strcmp(c->name, "SplitToSequence") == 0) return mgopt__ox_seq_split(c);
+  if (strcmp(c->name, "SequenceConstruct") == 0) {
+    if (c->nin < 1) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "SequenceConstruct of no input");
+    for (i = 0; i < c->nin; i++)
+      if (!c->in[i] || mgopt__ev_seq_items(c->in[i], NULL, NULL) || c->in[i]->dtype != c->in[0]->dtype)
+        return mgopt__ox_no(c, "inputs that are not tensors of one dtype");
+    if (mgopt__ox_seq_out(c, c->nin, c->in[0]->dtype, &items) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    for (i = 0; i < c->nin; i++)
+      if (!(items[i] = mgopt__ox_item(c, c->in[i]))) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    return MGOPT__OX_OK;
+  }
+  if (!s0 || !(from = mgopt__ev_seq_items(s0, &n, &edt))) return mgopt__ox_no(c, "input 0 is not a sequence");
+  if (strcmp(c->name, "SequenceLength") == 0) {
+    if (mgopt__ox_out(c, 0, MGOPT_DT_INT64, 0, NULL) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    memcpy(c->out[0]->data, &n, sizeof n);
+    return MGOPT__OX_OK;
+  }
+  if (strcmp(c->name, "SequenceAt") == 0) {
+    if (mgopt__ox_seq_pos(c, 1, n, 0, 0, &pos) != MGOPT__OX_OK || !mgopt__ox_in(c, 1)) return MGOPT__OX_ERR;
+    if (!(c->out[0] = mgopt__ox_item(c, from[pos]))) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    return MGOPT__OX_OK;
+  }
+  if (strcmp(c->name, "ConcatFromSequence") == 0) return mgopt__ox_seq_concat(c, from, n);
+  if (strcmp(c->name, "SequenceInsert") == 0) {
+    mgopt_tensor *t = mgopt__ox_need(c, 1), *x;
+    if (!t) return MGOPT__OX_ERR;
+    if (mgopt__ev_seq_items(t, NULL, NULL) || (edt != MGOPT_DT_UNKNOWN && t->dtype != edt))
+      return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "a tensor of %s into a sequence of %s", mgopt_dtype_name((mgopt_dtype)t->dtype),
+                            mgopt_dtype_name((mgopt_dtype)edt));
+    if (mgopt__ox_seq_pos(c, 2, n, n, 1, &pos) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    if (!(x = mgopt__ox_item(c, t))) return mgopt__ox_no(c, "an item of dtype %s", mgopt_dtype_name((mgopt_dtype)t->dtype));
+    if (mgopt__ox_seq_out(c, n + 1, t->dtype, &items) != MGOPT__OX_OK) {
+      mgopt_eval_tensor_free(c->p, x);
+      return MGOPT__OX_ERR;
+    }
+    for (i = 0; i < n; i++) items[i < pos ? i : i + 1] = mgopt__ev_retain(from[i]);
+    items[pos] = x;
+    return MGOPT__OX_OK;
+  }
+  if (strcmp(c->name, "SequenceErase") == 0) {
+    if (mgopt__ox_seq_pos(c, 1, n, n - 1, 0, &pos) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    if (mgopt__ox_seq_out(c, n - 1, edt, &items) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    for (i = 0; i < n; i++)
+      if (i != pos) items[i < pos ? i : i - 1] = mgopt__ev_retain(from[i]);
+    return MGOPT__OX_OK;
+  }
+  return mgopt__ox_no(c, "no kernel for this sequence op");
+}
+
 /* ---------------------------------------------------------------- exported */
 
 MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op) {
   int64_t opset;
   if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0) return 0;
   opset = mgopt__onnx_export_opset(p, 0);
-  return mgopt__ox_find(op->type + 6, opset) != NULL || (!op->nblocks && mgopt__ox_has_mapping(op->type + 6, opset));
+  /* If, Loop and Scan (opset 9 on) run in mgopt_eval itself (eval.c) */
+  if (strcmp(op->type, "onnx::If") == 0 || strcmp(op->type, "onnx::Loop") == 0) return 1;
+  if (strcmp(op->type, "onnx::Scan") == 0) return opset >= 9;
+  return mgopt__ox_find(op->type + 6, opset) != NULL || mgopt__ox_is_seq_op(op->type + 6) ||
+         (!op->nblocks && mgopt__ox_has_mapping(op->type + 6, opset));
 }
 
 MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
@@ -207,6 +410,16 @@ MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt
         goto done;
       }
       c.in[mgopt__ox_slot_input(&op->slots[k])] = t;
+    }
+  if (mgopt__ox_is_seq_op(c.name)) {
+    r = op->nouts == 1 ? mgopt__ox_seq(&c) : mgopt__ox_fail(&c, MGOPT_ERR_CORRUPT, "a sequence op of %d outputs", (int)op->nouts);
+    if (r == MGOPT__OX_NO) r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: %s", op->type, c.why);
+    goto done;
+  }
+  for (k = 0; k < nin; k++)
+    if (c.in[k] && mgopt__ev_seq_items(c.in[k], NULL, NULL)) {
+      r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: input %d is a sequence", op->type, (int)k);
+      goto done;
     }
   row = op->nblocks ? NULL : mgopt__ox_find(c.name, c.opset);
   if (row) r = row->fn(&c);

@@ -633,11 +633,153 @@ static void test_arg_and_pool(void) {
             MGOPT_DT_FP32, 4, s1211, pool));
 }
 
+/* ---------------------------------------------------------------- control flow and sequences */
+
+/* Runs src (.mil) on one int64 or fp32 input and gives the status; outputs
+   checked against want0/want1 (NULL: not checked) and freed; no byte stays
+   allocated. */
+static mgopt_status cf_run(const char *src, mgopt_dtype dt, int32_t rank, const int64_t *shape, const double *in,
+                           int32_t nout, const double *want0, int64_t n0, const double *want1, int64_t n1,
+                           int64_t max_iters, char *msg) {
+  counting c = {0, 0};
+  mgopt_allocator a;
+  mgopt_buf buf;
+  mgopt_program *p;
+  mgopt_tensor *x[1], *out[2] = {NULL, NULL};
+  mgopt_eval_options o;
+  mgopt_diag d;
+  mgopt_status st;
+  a.realloc = counting_realloc;
+  a.ctx = &c;
+  p = load(src, 0, &a, &buf);
+  if (!p) return MGOPT_ERR_CORRUPT;
+  x[0] = mk(p, dt, rank, shape, in);
+  memset(&o, 0, sizeof o);
+  o.op_fn = mgopt_onnx_eval_op;
+  o.max_loop_iterations = max_iters;
+  st = mgopt_eval(p, NULL, x, 1, out, nout, &o, &d);
+  if (msg) snprintf(msg, 200, "%.190s", st ? d.msg : "");
+  if (st == MGOPT_OK) {
+    CHECK(!want0 || near_all(out[0], want0, n0));
+    CHECK(!want1 || near_all(out[1], want1, n1));
+  } else {
+    CHECK(out[0] == NULL && out[1] == NULL);
+  }
+  if (out[0]) mgopt_eval_tensor_free(p, out[0]);
+  if (out[1]) mgopt_eval_tensor_free(p, out[1]);
+  mgopt_eval_tensor_free(p, x[0]);
+  mgopt_program_destroy(p);
+  CHECK_EQ_INT(c.live, 0);
+  return st;
+}
+
+static void test_control_flow(void) {
+  static const char *loop =
+      "main(%m: (int64)) {\n"
+      "  %s0: (int64)* = const(val=10)\n"
+      "  %s: (int64), %sq: (*, int64) = onnx::Loop(in0=%m, in2=%s0)\n"
+      "    body(%i: (int64), %c: (bool), %a: (int64)) {\n"
+      "      %b: (int64) = add(x=%a, y=%i)\n"
+      "      %q: (int64) = mul(x=%i, y=%i)\n"
+      "    } -> (%c, %b, %q)\n"
+      "} -> (%s, %sq)\n";
+  static const char *scan =
+      "main(%x: (2, 3, fp32)) {\n"
+      "  %z: (2, fp32)* = const(val=[0, 0])\n"
+      "  %s: (2, fp32), %o: (2, 3, fp32) = onnx::Scan(in0=%z, in1=%x, num_scan_inputs=1, scan_input_axes=[1],"
+      " scan_input_directions=[1], scan_output_axes=[1])\n"
+      "    body(%st: (2, fp32), %col: (2, fp32)) {\n"
+      "      %n: (2, fp32) = add(x=%st, y=%col)\n"
+      "    } -> (%n, %n)\n"
+      "} -> (%s, %o)\n";
+  static const char *iff =
+      "main(%c: (bool)) {\n"
+      "  %k: (2, fp32)* = const(val=[1, 2])\n"
+      "  %y: (2, fp32) = onnx::If(in0=%c)\n"
+      "    then_branch() {\n"
+      "      %t: (2, fp32) = onnx::Neg(in0=%k)\n"
+      "    } -> (%t)\n"
+      "    else_branch() {\n"
+      "    } -> (%k)\n"
+      "} -> (%y)\n";
+  int64_t s23[2] = {2, 3};
+  static const double m3[1] = {3}, m0[1] = {0}, big[1] = {1000}, sum3[1] = {13}, sq3[3] = {0, 1, 4}, ten[1] = {10};
+  static const double x[6] = {1, 2, 3, 4, 5, 6}, st[2] = {6, 15}, so[6] = {3, 5, 6, 6, 11, 15};
+  static const double t1[1] = {1}, t0[1] = {0}, neg[2] = {-1, -2}, pos[2] = {1, 2};
+  char msg[200];
+  /* carried value and scan output (stacked on a new axis 0) */
+  CHECK_EQ_INT(cf_run(loop, MGOPT_DT_INT64, 0, NULL, m3, 2, sum3, 1, sq3, 3, 0, msg), MGOPT_OK);
+  /* no iteration: the carried value passes through; a scan output has no shape */
+  CHECK_EQ_INT(cf_run(loop, MGOPT_DT_INT64, 0, NULL, m0, 2, ten, 1, NULL, 0, 0, msg), MGOPT_ERR_UNSUPPORTED);
+  CHECK(strstr(msg, "no iteration") != NULL);
+  /* beyond the iteration limit: an error, nothing leaks */
+  CHECK_EQ_INT(cf_run(loop, MGOPT_DT_INT64, 0, NULL, big, 2, NULL, 0, NULL, 0, 10, msg), MGOPT_ERR_LIMIT);
+  /* Scan: columns from the end, outputs stacked along axis 1 */
+  CHECK_EQ_INT(cf_run(scan, MGOPT_DT_FP32, 2, s23, x, 2, st, 2, so, 6, 0, msg), MGOPT_OK);
+  /* If on a run-time condition, both ways (the else branch gives a constant) */
+  CHECK_EQ_INT(cf_run(iff, MGOPT_DT_BOOL, 0, NULL, t1, 1, neg, 2, NULL, 0, 0, msg), MGOPT_OK);
+  CHECK_EQ_INT(cf_run(iff, MGOPT_DT_BOOL, 0, NULL, t0, 1, pos, 2, NULL, 0, 0, msg), MGOPT_OK);
+}
+
+static void test_sequences(void) {
+  static const char *ok =
+      "main(%x: (2, fp32)) {\n"
+      "  %k: (3, fp32)* = const(val=[3, 4, 5])\n"
+      "  %e: (*, unknown) = onnx::SequenceEmpty(dtype=1)\n"
+      "  %s1: (*, unknown) = onnx::SequenceInsert(in0=%e, in1=%k)\n"
+      "  %z: (int64)* = const(val=0)\n"
+      "  %s2: (*, unknown) = onnx::SequenceInsert(in0=%s1, in1=%x, in2=%z)\n"
+      "  %c: (5, fp32) = onnx::ConcatFromSequence(in0=%s2, axis=0)\n"
+      "  %n: (int64) = onnx::SequenceLength(in0=%s2)\n"
+      "} -> (%c, %n)\n";
+  static const char *bad_at =
+      "main(%x: (2, fp32)) {\n"
+      "  %s: (*, unknown) = onnx::SequenceConstruct(in0=%x, in1=%x)\n"
+      "  %p: (int64)* = const(val=2)\n"
+      "  %y: (*, unknown) = onnx::SequenceAt(in0=%s, in1=%p)\n"
+      "} -> (%y)\n";
+  static const char *bad_dtype =
+      "main(%x: (2, fp32)) {\n"
+      "  %e: (*, unknown) = onnx::SequenceEmpty(dtype=7)\n"
+      "  %s: (*, unknown) = onnx::SequenceInsert(in0=%e, in1=%x)\n"
+      "  %n: (int64) = onnx::SequenceLength(in0=%s)\n"
+      "} -> (%n)\n";
+  static const char *empty =
+      "main(%x: (2, fp32)) {\n"
+      "  %e: (*, unknown) = onnx::SequenceEmpty()\n"
+      "  %c: (*, unknown) = onnx::ConcatFromSequence(in0=%e, axis=0)\n"
+      "} -> (%c)\n";
+  static const char *seq_out =
+      "main(%x: (2, fp32)) {\n"
+      "  %s: (*, unknown) = onnx::SequenceConstruct(in0=%x)\n"
+      "} -> (%s)\n";
+  static const char *kernel_reads =
+      "main(%x: (2, fp32)) {\n"
+      "  %s: (*, unknown) = onnx::SequenceConstruct(in0=%x)\n"
+      "  %y: (*, unknown) = onnx::Relu(in0=%s)\n"
+      "  %r: (*, unknown) = onnx::Shape(in0=%s)\n"
+      "} -> (%y)\n";
+  int64_t s2[1] = {2};
+  static const double x[2] = {1, 2}, cat[5] = {1, 2, 3, 4, 5}, two[1] = {2};
+  char msg[200];
+  CHECK_EQ_INT(cf_run(ok, MGOPT_DT_FP32, 1, s2, x, 2, cat, 5, two, 1, 0, msg), MGOPT_OK);
+  CHECK_EQ_INT(cf_run(bad_at, MGOPT_DT_FP32, 1, s2, x, 1, NULL, 0, NULL, 0, 0, msg), MGOPT_ERR_CORRUPT);
+  CHECK(strstr(msg, "out of range") != NULL);
+  CHECK_EQ_INT(cf_run(bad_dtype, MGOPT_DT_FP32, 1, s2, x, 1, NULL, 0, NULL, 0, 0, msg), MGOPT_ERR_CORRUPT);
+  CHECK_EQ_INT(cf_run(empty, MGOPT_DT_FP32, 1, s2, x, 1, NULL, 0, NULL, 0, 0, msg), MGOPT_ERR_CORRUPT);
+  CHECK(strstr(msg, "empty") != NULL);
+  CHECK_EQ_INT(cf_run(seq_out, MGOPT_DT_FP32, 1, s2, x, 1, NULL, 0, NULL, 0, 0, msg), MGOPT_ERR_UNSUPPORTED);
+  CHECK(strstr(msg, "sequence") != NULL);
+  CHECK_EQ_INT(cf_run(kernel_reads, MGOPT_DT_FP32, 1, s2, x, 1, NULL, 0, NULL, 0, 0, msg), MGOPT_ERR_UNSUPPORTED);
+  CHECK(strstr(msg, "sequence") != NULL);
+}
+
 static const test_case tests[] = {
     TEST(test_log_softmax), TEST(test_nll_loss),      TEST(test_sce_loss),
     TEST(test_unknown_op),  TEST(test_late_reshape),  TEST(test_late_cumsum),  TEST(test_nary),
     TEST(test_mod_bitshift), TEST(test_unary),        TEST(test_cast_like),
     TEST(test_cast_4bit),    TEST(test_shapes),
     TEST(test_dropout_layer_norm), TEST(test_arg_and_pool), TEST(test_reduce_sum),
+    TEST(test_control_flow), TEST(test_sequences),
 };
 TEST_MAIN(tests)

@@ -33,7 +33,18 @@
    the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
    over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
    stays), as ONNX Runtime folds it; an
-   opaque ONNX op whose unknown output types its type rule now gives; a
+   opaque ONNX op whose unknown output types its type rule now gives;
+   an onnx::CastLike of a constant to a value of known dtype (only the
+   dtype is read: a cast of a constant); control flow and sequences: an
+   onnx::If whose condition is a constant
+   becomes the branch it takes (its ops move before it); an onnx::If or
+   onnx::Loop, or an op reading a sequence (ConcatFromSequence,
+   SequenceAt, SequenceLength, ...), whose every read (inside its blocks
+   too) is a constant or computed from constants is evaluated in place
+   (mgopt__eval_in_place: at most 1024 ops first, 65536 ops run, 4096
+   iterations a loop, no result over MGOPT_FOLD_MAX_GROWTH_BYTES) and its
+   tensor results become constants (an output that is a sequence must be
+   read by nothing: a sequence never becomes a constant); a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
    are walked too.
@@ -41,11 +52,18 @@
    non-constant pads input, an input of unknown rank); an output of the
    function whose name the mapping would change; a canonical type that
    contradicts what the opaque output's declared type said; known types
-   (never changed).
+   (never changed); an If on a run-time condition; a Loop whose trip
+   count, carried values or values its body reads come from run time, or
+   that runs beyond the budget; a sequence holding a run-time tensor; a
+   constant If whose branch gives a function output a value it does not
+   make (the output would lose its name).
    Cost: one sweep, O(ops x rank) plus one mapping-table lookup per opaque
-   op; the operands left unused stay for dead_code_elimination. */
+   op, plus for each If, Loop or reader of a sequence a walk of the ops it
+   depends on (at most 1024) and, when that finds only constants, its
+   evaluation within the budget above; the operands left unused stay for dead_code_elimination. */
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
+#include "../../kernels/kernels.h"  /* mgopt__eval_in_place, and the evaluator's sequences */
 
 /* 1 if op's declared outputs agree with its type inference (as the verifier
    asks), or it has none. */
@@ -111,7 +129,7 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
     return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
   for (i = 0; i < op->nouts && ok; i++) {
     const mgopt_tensor *t = outs[i];
-    ok = t && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
+    ok = t && !mgopt__ev_seq_items(t, NULL, NULL) && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
          !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
   }
@@ -133,6 +151,168 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   return 1;
 }
 
+/* ---------------------------------------------------------------- control flow and sequences */
+
+#define MGOPT__COO_CONE_OPS 1024 /* ops evaluated before one folded in place */
+
+/* 1 when v holds (or may hold) an ONNX sequence: made by a sequence op, or
+   an output of an op with nested blocks (a Loop may carry a sequence). */
+static int mgopt__coo_seq_made(const mgopt_value *v) {
+  const mgopt_op *d = v ? v->def : NULL;
+  const char *t;
+  if (!d || d->kind != MGOPT_OP_OPAQUE || !d->type || strncmp(d->type, "onnx::", 6) != 0) return 0;
+  t = d->type + 6;
+  return d->nblocks > 0 || strncmp(t, "Sequence", 8) == 0 || strcmp(t, "SplitToSequence") == 0;
+}
+
+/* The ONNX op `op` (If, Loop, or an op reading a sequence) evaluated in place
+   (mgopt__eval_in_place: every value it reads, inside its blocks too, is a
+   constant or computed from constants) becomes constants: 1 when it did, 0
+   when it stays (a run-time value read, no kernel, a limit, an output that
+   is a sequence something reads, a result over the growth limit), -1 when
+   memory ran out. */
+static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
+  mgopt_tensor *outs[16];
+  mgopt_value *cs[16];
+  mgopt_eval_options eo;
+  mgopt_onnx_eval_options oo;
+  mgopt_diag d;
+  int32_t i, ok = 1, any = 0;
+  if (op->nouts < 1 || op->nouts > 16) return 0;
+  memset(&eo, 0, sizeof eo);
+  memset(&oo, 0, sizeof oo);
+  /* an element takes a byte at least: a result of more elements than the
+     growth limit has more bytes, and is not computed */
+  eo.max_elements = oo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  eo.max_loop_iterations = (int64_t)1 << 12;
+  eo.op_fn = mgopt_onnx_eval_op;
+  eo.op_ud = &oo;
+  if (mgopt__eval_in_place(p, op, outs, &eo, MGOPT__COO_CONE_OPS, &d) != MGOPT_OK)
+    return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  for (i = 0; i < op->nouts && ok; i++) {
+    const mgopt_tensor *t = outs[i];
+    if (!t) { /* a sequence (or an output nothing reads): it must be dead */
+      ok = op->outs[i]->nuses == 0;
+      continue;
+    }
+    any = 1;
+    ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (int64_t)t->nbytes <= MGOPT_FOLD_MAX_GROWTH_BYTES &&
+         mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+  }
+  for (i = 0; i < op->nouts && ok == 1; i++) {
+    mgopt_tensor *c;
+    void *dst;
+    cs[i] = NULL;
+    if (!outs[i]) continue;
+    c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
+    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[i]->nbytes) ok = -1;
+    else {
+      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
+      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
+      if (!cs[i]) ok = -1;
+    }
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
+  if (ok != 1 || !any) return ok < 0 ? -1 : 0;
+  for (i = 0; i < op->nouts; i++)
+    if (cs[i]) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
+  mgopt_op_erase(op);
+  return 1;
+}
+
+/* An onnx::If whose condition is a constant becomes the branch it takes: the
+   branch's ops move before it and its outputs stand for the If's. 1 when
+   it did, 0 when it stays (a run-time condition; an output of the
+   function the branch gives as a value it does not make, which would lose
+   its name). */
+static int mgopt__coo_if(mgopt_program *p, mgopt_op *op) {
+  const mgopt_tensor *c = mgopt_value_const(mgopt_op_operand(op, "in0"));
+  mgopt_block *b = NULL;
+  const char *want;
+  mgopt_value *outs[64];
+  const char *names[64];
+  int32_t i, j;
+  if (!c || c->numel != 1 || !mgopt_tensor_data(p, (mgopt_tensor *)c) || c->dtype != MGOPT_DT_BOOL || op->nblocks != 2 ||
+      op->nouts > 64)
+    return 0;
+  want = ((const uint8_t *)mgopt_tensor_data(p, (mgopt_tensor *)c))[0] ? "then_branch" : "else_branch";
+  for (i = 0; i < op->nblocks; i++)
+    if (op->blocks[i]->name && strcmp(op->blocks[i]->name, want) == 0) b = op->blocks[i];
+  if (!b || b->nargs || b->nouts != op->nouts) return 0;
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = b->outs[i]->value;
+    names[i] = NULL;
+    outs[i] = v;
+    if (!mgopt_value_is_block_output(op->outs[i])) continue;
+    /* a function output keeps its name: the branch must make the value, once */
+    if (!v->def || v->def->parent != b || v->nblock_uses != 1) return 0;
+    for (j = 0; j < i; j++)
+      if (outs[j] == v) return 0;
+    names[i] = op->outs[i]->name;
+  }
+  while (b->nouts) mgopt_block_remove_output(b, b->nouts - 1);
+  while (b->first) mgopt_op_move_before(b->first, op);
+  for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], outs[i]);
+  mgopt_op_erase(op);
+  for (i = 0; i < op->nouts; i++) {
+    int follows;
+    if (!names[i]) continue;
+    follows = outs[i]->def->name == outs[i]->name; /* an op named as its output keeps following it */
+    if (mgopt_value_set_name(outs[i], names[i]) || (follows && mgopt_op_set_name(outs[i]->def, outs[i]->name))) return -1;
+  }
+  return mgopt_program_status(p) ? -1 : 1;
+}
+
+/* An onnx::CastLike of a constant to a value whose dtype is known (a
+   run-time tensor: only its dtype is read) becomes the constant cast to
+   that dtype by ONNX's kernel: 1 when it did, 0 when it stays, -1 on OOM. */
+static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
+  mgopt_value *x = mgopt_op_operand(op, "in0"), *like = mgopt_op_operand(op, "in1");
+  mgopt_tensor *ins[2], *outs[1] = {NULL}, *c;
+  mgopt_onnx_eval_options eo;
+  mgopt_diag d;
+  mgopt_value *cv;
+  void *dst;
+  int64_t zero = 0;
+  int ok;
+  if (op->nslots != 2 || op->nouts != 1 || !x || !like || !(ins[0] = mgopt_value_const(x)) || mgopt_value_const(like) ||
+      like->type.kind != MGOPT_TYPE_TENSOR || like->type.dtype == MGOPT_DT_UNKNOWN ||
+      (int64_t)ins[0]->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES / 8 || !mgopt_tensor_data(p, ins[0]))
+    return 0;
+  if (!(ins[1] = mgopt_eval_tensor_new(p, (mgopt_dtype)like->type.dtype, 1, &zero))) return -1;
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  ok = mgopt_onnx_eval_op(&eo, p, op, ins, 2, outs, &d) == MGOPT_OK ? 1 : d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  mgopt_eval_tensor_free(p, ins[1]);
+  if (ok == 1 && !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape))
+    ok = 0;
+  if (ok == 1) {
+    c = mgopt_tensor_new(p, (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape);
+    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[0]->nbytes) ok = -1;
+    else {
+      if (outs[0]->nbytes) memcpy(dst, outs[0]->data, outs[0]->nbytes);
+      if (!(cv = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[0]), c))) ok = -1;
+    }
+  }
+  if (outs[0]) mgopt_eval_tensor_free(p, outs[0]);
+  if (ok != 1) return ok;
+  mgopt_value_replace_all_uses(op->outs[0], cv);
+  mgopt_op_erase(op);
+  return 1;
+}
+
+/* 1 when an operand of op is not a constant and may be a sequence. */
+static int mgopt__coo_reads_seq(const mgopt_op *op) {
+  int32_t s, j;
+  for (s = 0; s < op->nslots; s++)
+    for (j = 0; j < op->slots[s].n; j++)
+      if (mgopt__coo_seq_made(op->slots[s].uses[j].value)) return 1;
+  return 0;
+}
+
 static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
   mgopt_op *op, *next;
   int64_t n = 0;
@@ -143,8 +323,16 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     next = op->next;
     for (i = 0; i < op->nblocks; i++) n += mgopt__coo_block(p, op->blocks[i], depth + 1, st);
     if (op->kind == MGOPT_OP_OPAQUE) {
-      int r = strncmp(op->type, "onnx::", 6) == 0 ? mgopt_onnx_reimport_op(p, op) : 0;
-      if (r == 0 && strncmp(op->type, "onnx::", 6) == 0) r = mgopt__coo_fold(p, op);
+      int onnx = strncmp(op->type, "onnx::", 6) == 0;
+      int r = onnx ? mgopt_onnx_reimport_op(p, op) : 0, f = 0;
+      /* still opaque (at most its types were filled): it may fold */
+      if (r >= 0 && onnx && !(op->flags & MGOPT_OP_ERASED)) {
+        if (strcmp(op->type, "onnx::If") == 0) f = mgopt__coo_if(p, op);
+        if (f == 0) f = mgopt__coo_fold(p, op);
+        if (f == 0 && strcmp(op->type, "onnx::CastLike") == 0) f = mgopt__coo_castlike(p, op);
+        if (f == 0 && (op->nblocks || mgopt__coo_reads_seq(op))) f = mgopt__coo_fold_in_place(p, op);
+        if (f != 0) r = f;
+      }
       if (r < 0) *st = MGOPT_ERR_NOMEM;
       else if (r > 0) n++;
       continue;

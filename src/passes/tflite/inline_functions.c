@@ -28,8 +28,12 @@
    "<call output>_<body name>", except that the value a body output gives
    takes the call output's name. A function whose every call was inlined is
    removed; main and functions never called stay. Calls inside an inlined
-   body are inlined in the next round, up to 64 rounds (a function calling
-   itself stops there).
+   body are inlined in the next round, up to 64 rounds. A function on a
+   cycle of the call graph (calling itself, directly or through other
+   functions, from any nested block) is never inlined: its calls stay
+   calls. The cycles are found once, before the first round (Tarjan's
+   strongly connected components over the calls, linear): inlining a
+   function that is on no cycle cannot make one.
    Options: functions="a::F;b::G" inlines only those (empty: every function).
    Fires on: every call of a function of the program.
    Must not fire: a call of a function kept outside the IR (an ONNX
@@ -38,7 +42,8 @@
    whose output count differs from the function's; a body referring to
    the function's attributes (an ONNX ref_attr_name: its value is the
    call's).
-   Cost: one walk per round plus the size of the copied bodies. */
+   Cost: one walk per round plus the size of the copied bodies; the cycles,
+   one walk and O(functions + calls). */
 #include "../../passes_internal.h"
 #include "../../onnx/onnx_api.h" /* MGOPT_ONNX_ATTR_REF: an attribute reference inside an ONNX function */
 
@@ -155,6 +160,7 @@ static int mgopt__inl_listed(const char *list, const char *name) {
 typedef struct mgopt__inl_calls {
   mgopt_program *p;
   const char *only;
+  const mgopt__map *cyclic; /* functions on a call cycle (keys), never inlined; NULL: none known */
   mgopt_op **ops;
   int64_t n, cap;
   int oom;
@@ -164,6 +170,7 @@ static int mgopt__inl_collect(mgopt_op *op, void *ud) {
   mgopt__inl_calls *C = (mgopt__inl_calls *)ud;
   mgopt_function *f;
   if (op->kind != MGOPT_OP_OPAQUE || !(f = mgopt_op_callee(op)) || !mgopt__inl_listed(C->only, f->name)) return 0;
+  if (C->cyclic && mgopt__map_find(C->cyclic, mgopt__map_ptr_key(f))) return 0;
   if (C->n == C->cap) {
     void *arr = C->ops;
     if (!mgopt__grow(&C->p->alloc, &arr, &C->cap, C->n + 1, sizeof *C->ops)) {
@@ -200,6 +207,7 @@ static int mgopt__inl_count(mgopt__inl_calls *C, mgopt_function *const *fns, int
   }
   C->n = 0;
   C->only = NULL;
+  C->cyclic = NULL;
   if (ok) mgopt_program_walk(C->p, mgopt__inl_collect, C);
   for (k = 0; ok && k < C->n; k++) {
     const mgopt__map_slot *sl = mgopt__map_find(&m, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
@@ -207,6 +215,101 @@ static int mgopt__inl_count(mgopt__inl_calls *C, mgopt_function *const *fns, int
   }
   mgopt__map_free(&m);
   return ok && !C->oom;
+}
+
+/* Puts in `cyclic` every function of fns[0..nf) that lies on a cycle of the
+   call graph: a call of itself, or a strongly connected component of more
+   than one function (Tarjan's algorithm, iterative, O(functions + calls)).
+   An edge f -> g is a call of g anywhere in f's body, nested blocks included.
+   0 on OOM. */
+static int mgopt__inl_cycles(mgopt__inl_calls *C, mgopt_function *const *fns, int32_t nf, mgopt__map *cyclic) {
+  mgopt_program *p = C->p;
+  mgopt__map idx;
+  int64_t k;
+  int32_t *start, *to, *num, *low, *stk, *cs_node, *cs_edge, i, sp = 0, cp = 0, next = 1;
+  uint8_t *on;
+  int ok = 1;
+  mgopt__map_init(&idx, &p->alloc);
+  for (i = 0; i < nf && ok; i++) {
+    mgopt__map_slot *sl = mgopt__map_get(&idx, mgopt__map_ptr_key(fns[i]), NULL);
+    if (!sl) ok = 0;
+    else sl->v.i = i;
+  }
+  C->n = 0;
+  C->only = NULL;
+  C->cyclic = NULL;
+  if (ok) mgopt_program_walk(p, mgopt__inl_collect, C);
+  ok = ok && !C->oom;
+  start = (int32_t *)mgopt_program_alloc(p, sizeof(int32_t) * (size_t)(nf + 2), 8);
+  to = (int32_t *)mgopt_program_alloc(p, sizeof(int32_t) * (size_t)(C->n + 1), 8);
+  num = (int32_t *)mgopt_program_alloc(p, sizeof(int32_t) * (size_t)(6 * nf + 1), 8);
+  on = (uint8_t *)mgopt_program_alloc(p, (size_t)nf + 1, 8);
+  if (!ok || !start || !to || !num || !on) {
+    mgopt__map_free(&idx);
+    return 0;
+  }
+  low = num + nf;
+  stk = low + nf;
+  cs_node = stk + nf;
+  cs_edge = cs_node + nf;
+  memset(start, 0, sizeof(int32_t) * (size_t)(nf + 2));
+  memset(num, 0, sizeof(int32_t) * (size_t)(6 * nf + 1));
+  memset(on, 0, (size_t)nf + 1);
+  /* the edges, grouped by caller (counting sort) */
+  for (k = 0; k < C->n; k++) {
+    const mgopt_function *from = C->ops[k]->parent ? C->ops[k]->parent->func : NULL;
+    const mgopt__map_slot *a = from ? mgopt__map_find(&idx, mgopt__map_ptr_key(from)) : NULL;
+    const mgopt__map_slot *b = mgopt__map_find(&idx, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
+    if (a && b) start[a->v.i + 2]++;
+  }
+  for (i = 0; i < nf; i++) start[i + 2] += start[i + 1];
+  for (k = 0; k < C->n; k++) {
+    const mgopt_function *from = C->ops[k]->parent ? C->ops[k]->parent->func : NULL;
+    const mgopt__map_slot *a = from ? mgopt__map_find(&idx, mgopt__map_ptr_key(from)) : NULL;
+    const mgopt__map_slot *b = mgopt__map_find(&idx, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
+    if (a && b) to[start[a->v.i + 1]++] = (int32_t)b->v.i;
+  }
+  /* start[f] .. start[f + 1]: f's callees */
+  for (i = 0; i < nf && ok; i++) {
+    if (num[i]) continue;
+    cs_node[cp] = i;
+    cs_edge[cp++] = start[i];
+    num[i] = low[i] = next++;
+    stk[sp++] = i;
+    on[i] = 1;
+    while (cp > 0) {
+      int32_t v = cs_node[cp - 1];
+      if (cs_edge[cp - 1] < start[v + 1]) {
+        int32_t w = to[cs_edge[cp - 1]++];
+        if (w == v) {
+          mgopt__map_slot *sl = mgopt__map_get(cyclic, mgopt__map_ptr_key(fns[v]), NULL);
+          if (!sl) ok = 0;
+        } else if (!num[w]) {
+          num[w] = low[w] = next++;
+          stk[sp++] = w;
+          on[w] = 1;
+          cs_node[cp] = w;
+          cs_edge[cp++] = start[w];
+        } else if (on[w] && num[w] < low[v]) {
+          low[v] = num[w];
+        }
+        continue;
+      }
+      cp--;
+      if (cp > 0 && low[v] < low[cs_node[cp - 1]]) low[cs_node[cp - 1]] = low[v];
+      if (low[v] == num[v]) { /* v roots a component: the functions above it on the stack */
+        int big = stk[sp - 1] != v;
+        int32_t w;
+        do {
+          w = stk[--sp];
+          on[w] = 0;
+          if (big && !mgopt__map_get(cyclic, mgopt__map_ptr_key(fns[w]), NULL)) ok = 0;
+        } while (w != v);
+      }
+    }
+  }
+  mgopt__map_free(&idx);
+  return ok;
 }
 
 /* Inlines one call: 1 done, 0 left alone, -1 out of memory. */
@@ -274,15 +377,23 @@ static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
   int64_t k, *calls_before;
   mgopt_function **fns;
   mgopt__inl_calls C;
+  mgopt__map cyclic;
   memset(&C, 0, sizeof C);
   C.p = p;
   C.only = ctx->opts[0].s;
+  mgopt__map_init(&cyclic, &p->alloc);
   fns = (mgopt_function **)mgopt_program_alloc(p, sizeof(void *) * (size_t)(nf + 1), 8);
   calls_before = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
   if (!fns || !calls_before) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
   for (i = 0; i < nf; i++) fns[i] = mgopt_program_function_at(p, i);
   if (!mgopt__inl_count(&C, fns, nf, calls_before)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  if (!mgopt__inl_cycles(&C, fns, nf, &cyclic)) {
+    mgopt__map_free(&cyclic);
+    if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
   C.only = ctx->opts[0].s;
+  C.cyclic = &cyclic;
   for (round = 0; round < 64; round++) {
     int64_t done = 0;
     C.n = 0;
@@ -299,6 +410,8 @@ static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
     ctx->rewrites += done;
     if (!done || C.oom) break;
   }
+  C.cyclic = NULL;
+  mgopt__map_free(&cyclic);
   if (C.oom || mgopt_program_status(p)) {
     if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
     return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
