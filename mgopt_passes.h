@@ -53,7 +53,7 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 
 typedef struct mgopt_eval_options {      /* zeroed = every default */
   int64_t max_elements;                  /* per tensor, 0 = no limit */
-  int64_t max_loop_iterations;           /* per while_loop run, 0 = 1 << 24 */
+  int64_t max_loop_iterations;           /* per while_loop (or onnx::Loop) run, 0 = 1 << 24 */
   /* Called for an op without a kernel (an opaque op, an op whose kernel is
      not written): operands[0..noperands) are the op's operands slot by slot,
      list elements in order (an absent optional slot contributes nothing).
@@ -109,7 +109,12 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
    op the importer maps to canonical ops but left opaque because a parameter
    was not a constant (a Reshape's shape, a CumSum's axis, Slice's starts...)
    by running the importer's mapping row on the run-time operands and
-   evaluating what it builds with the canonical kernels. The numeric
+   evaluating what it builds with the canonical kernels; and ONNX's
+   sequence ops (SequenceEmpty, SequenceConstruct, SequenceInsert,
+   SequenceErase, SequenceAt, SequenceLength, ConcatFromSequence,
+   SplitToSequence) on the evaluator's run-time sequences (a sequence is
+   never an output of mgopt_eval: the tensors read from it are). onnx::If
+   and onnx::Loop run in mgopt_eval itself. The numeric
    contracts are stated in src/kernels/onnx_ops.c, onnx_nn.c, onnx_quant.c
    and onnx_rnn.c. Typical use: eval_options.op_fn = mgopt_onnx_eval_op;
    eval_options.op_ud = NULL (or a mgopt_onnx_eval_options). */
@@ -130,9 +135,10 @@ typedef struct mgopt_onnx_eval_options { /* zeroed = every default */
 MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
                                          int32_t noperands, mgopt_tensor **out, mgopt_diag *d);
 
-/* 1 when mgopt_onnx_eval_op has a way to evaluate op: an `onnx::X` op with
-   a kernel or a mapping row for X at p's opset (a mapping may still
-   decline the run-time operands). 0 otherwise, NULL included. */
+/* 1 when mgopt_onnx_eval_op (or mgopt_eval, for If and Loop) has a way to
+   evaluate op: an `onnx::X` op with a kernel, a sequence op, or a mapping
+   row for X at p's opset (a mapping may still decline the run-time
+   operands). 0 otherwise, NULL included. */
 MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op);
 
 /* ---------------------------------------------------------------- weight compression configuration
@@ -963,6 +969,27 @@ MGOPT__PRIVATE void mgopt__k_apply_fused_act(mgopt__kctx *k, int act);
    is set (strings always); NULL on OOM or a bad shape. See src/kernels/eval.c. */
 MGOPT__PRIVATE mgopt_tensor *mgopt__ev_tensor_alloc(mgopt_program *p, mgopt_dtype dt, int32_t rank,
                                                     const int64_t *shape, int zero);
+/* Sequences (ONNX's sequence type) at run time: an evaluator tensor whose
+   header marks it as a sequence of n element tensors (evaluator tensors,
+   one reference each, released with the sequence). elem_dtype is the
+   element dtype an empty sequence keeps (MGOPT_DT_UNKNOWN: none). Kernels
+   never see one: an op reading a sequence is evaluated only by the
+   sequence ops of mgopt_onnx_eval_op and by the control flow of eval.c.
+   mgopt__ev_seq_new: NULL items to be filled with references (NULL on OOM);
+   mgopt__ev_seq_items: the items, NULL when t is no sequence; retain adds a
+   reference to an evaluator tensor (an item of a sequence). */
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_seq_new(mgopt_program *p, int64_t n, int32_t elem_dtype);
+MGOPT__PRIVATE mgopt_tensor **mgopt__ev_seq_items(const mgopt_tensor *t, int64_t *n, int32_t *elem_dtype);
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_retain(mgopt_tensor *t);
+/* Evaluates op of p in place: its operands and the values its nested blocks
+   read from outside it are constants, or results of the ops that make them
+   (evaluated first, at most max_ops of them, each in turn reading constants
+   or results of such ops: never a block argument). out[0..op->nouts) get
+   tensors (mgopt_eval_tensor_free), NULL for an output that is a sequence.
+   MGOPT_ERR_UNSUPPORTED when something read is not computable so,
+   MGOPT_ERR_LIMIT beyond max_ops or o's limits. */
+MGOPT__PRIVATE mgopt_status mgopt__eval_in_place(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out,
+                                                 const mgopt_eval_options *o, int32_t max_ops, mgopt_diag *d);
 /* n elements of esz bytes of heap scratch, freed after the kernel. NULL on OOM. */
 MGOPT__PRIVATE void *mgopt__k_scratch(mgopt__kctx *k, int64_t n, size_t esz);
 /* Validates output i (limit, stored type) without allocating: MGOPT__K_OK or MGOPT__K_NO. */
@@ -7083,7 +7110,12 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
    numeric dtype, nonzero = true) selects; `while_loop` binds the loop vars to
    the condition block's arguments, stops when it gives false, else runs the
    body and carries its outputs into the next iteration, at most
-   max_loop_iterations times (an error beyond). Every other op runs its
+   max_loop_iterations times (an error beyond). The ONNX control flow left
+   opaque by the importer runs here too: `onnx::If` as cond, `onnx::Loop`
+   with its trip count, condition, carried values and stacked scan outputs
+   (see "ONNX control flow" below). A value may hold an ONNX sequence (the
+   sequence ops are mgopt_onnx_eval_op's): a kernel never reads one, and a
+   function output that is one is unsupported. Every other op runs its
    kernel (the kernel column of MGOPT_OP_TABLE) with outputs on the heap; an
    op without one goes to the caller's op_fn or is the error "no kernel for".
    Scalar parameters that are operands outside the op's registered slots
@@ -7122,8 +7154,16 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
 /* The block in front of every evaluator tensor; the tensor record follows. */
 typedef struct mgopt__evh {
   int64_t refs;
-  size_t size;   /* bytes of the whole block */
+  size_t size;        /* bytes of the whole block */
+  int64_t nseq;       /* a sequence: its item count (data holds the item pointers) */
+  int32_t elem_dtype; /* a sequence: the dtype of its items */
+  int32_t pad;
 } mgopt__evh;
+
+/* A sequence is told by its ext_location, this marker (no tensor of a
+   program points there), and its dtype MGOPT_DT_UNKNOWN. */
+static const char mgopt__ev_seq_mark[] = "sequence";
+#define MGOPT__EV_IS_SEQ(t) ((t)->dtype == MGOPT_DT_UNKNOWN && (t)->ext_location == mgopt__ev_seq_mark)
 
 #define MGOPT__EVH_BYTES ((sizeof(mgopt__evh) + 15u) & ~(size_t)15u)
 #define MGOPT__EV_HDR(t) ((mgopt__evh *)(void *)((uint8_t *)(t) - MGOPT__EVH_BYTES))
@@ -7171,7 +7211,37 @@ static void mgopt__ev_unref(mgopt_program *p, mgopt_tensor *t) {
   mgopt__evh *h;
   if (!t) return;
   h = MGOPT__EV_HDR(t);
-  if (--h->refs <= 0) mgopt__heap_free(&p->alloc, h, h->size);
+  if (--h->refs > 0) return;
+  if (MGOPT__EV_IS_SEQ(t)) {
+    mgopt_tensor **items = (mgopt_tensor **)t->data;
+    int64_t i;
+    for (i = 0; i < h->nseq; i++) mgopt__ev_unref(p, items[i]); /* items are never sequences */
+  }
+  mgopt__heap_free(&p->alloc, h, h->size);
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_seq_new(mgopt_program *p, int64_t n, int32_t elem_dtype) {
+  mgopt_tensor *t;
+  if (n < 0 || n > ((int64_t)1 << 24)) return NULL;
+  t = mgopt__ev_tensor_alloc(p, MGOPT_DT_UINT64, 1, &n, 1); /* 8 bytes a slot: room for a pointer */
+  if (!t) return NULL;
+  t->dtype = (uint8_t)MGOPT_DT_UNKNOWN;
+  t->ext_location = mgopt__ev_seq_mark;
+  MGOPT__EV_HDR(t)->nseq = n;
+  MGOPT__EV_HDR(t)->elem_dtype = elem_dtype;
+  return t;
+}
+
+MGOPT__PRIVATE mgopt_tensor **mgopt__ev_seq_items(const mgopt_tensor *t, int64_t *n, int32_t *elem_dtype) {
+  if (!t || !MGOPT__EV_IS_SEQ(t)) return NULL;
+  if (n) *n = MGOPT__EV_HDR(t)->nseq;
+  if (elem_dtype) *elem_dtype = MGOPT__EV_HDR(t)->elem_dtype;
+  return (mgopt_tensor **)t->data;
+}
+
+MGOPT__PRIVATE mgopt_tensor *mgopt__ev_retain(mgopt_tensor *t) {
+  if (t) MGOPT__EV_HDR(t)->refs++;
+  return t;
 }
 
 static mgopt_tensor *mgopt__ev_copy(mgopt_program *p, const mgopt_tensor *src) {
@@ -7198,6 +7268,7 @@ typedef struct mgopt__ev {
   uint8_t *counted;   /* by value id: val holds a reference to release */
   int32_t *left;      /* by value id: reads left before the reference is released */
   int depth;
+  int64_t steps, max_steps; /* ops run, and the most that may run (0: no limit) */
 } mgopt__ev;
 
 static mgopt_status mgopt__ev_fail(mgopt__ev *E, const mgopt_op *op, mgopt_status s, const char *fmt, ...)
@@ -7283,6 +7354,12 @@ static void mgopt__ev_op_done(mgopt__ev *E, const mgopt_op *y, const mgopt_block
 /* Checks a tensor against a value's declared type. 1 if it fits. */
 static int mgopt__ev_fits(const mgopt_tensor *t, const mgopt_type *ty, char *why, size_t nwhy) {
   int32_t i;
+  if (MGOPT__EV_IS_SEQ(t)) { /* a sequence: a value of a non-tensor type, or of one not known at all */
+    if (ty->kind == MGOPT_TYPE_OTHER || (ty->kind == MGOPT_TYPE_TENSOR && ty->dtype == MGOPT_DT_UNKNOWN && ty->rank < 0))
+      return 1;
+    snprintf(why, nwhy, "it is a sequence");
+    return 0;
+  }
   if (ty->kind != MGOPT_TYPE_TENSOR) {
     snprintf(why, nwhy, "its type is not a tensor type");
     return 0;
@@ -7397,16 +7474,11 @@ static void mgopt__ev_arrays_free(mgopt__ev *E, int32_t n, mgopt_tensor **res) {
   mgopt__heap_free(&E->p->alloc, res, (size_t)(n > 0 ? n : 1) * (sizeof(mgopt_tensor *) + 1));
 }
 
-static mgopt_status mgopt__ev_cond(mgopt__ev *E, const mgopt_op *op) {
-  mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "pred")), **res;
+/* Runs branch b of op and binds its results to op's outputs. */
+static mgopt_status mgopt__ev_branch(mgopt__ev *E, const mgopt_op *op, const mgopt_block *b) {
+  mgopt_tensor **res;
   uint8_t *counted;
-  const mgopt_block *b;
-  int truth;
   mgopt_status s;
-  if (op->nblocks != 2) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "cond needs two blocks");
-  if (!mgopt__ev_truth(E, pred, &truth))
-    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the predicate is not one numeric element");
-  b = op->blocks[truth ? 0 : 1];
   if (b->nouts != op->nouts)
     return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "the branch gives %d values for %d outputs", (int)b->nouts,
                           (int)op->nouts);
@@ -7416,6 +7488,15 @@ static mgopt_status mgopt__ev_cond(mgopt__ev *E, const mgopt_op *op) {
   if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
   mgopt__ev_arrays_free(E, op->nouts, res);
   return s;
+}
+
+static mgopt_status mgopt__ev_cond(mgopt__ev *E, const mgopt_op *op) {
+  mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "pred"));
+  int truth;
+  if (op->nblocks != 2) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "cond needs two blocks");
+  if (!mgopt__ev_truth(E, pred, &truth))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the predicate is not one numeric element");
+  return mgopt__ev_branch(E, op, op->blocks[truth ? 0 : 1]);
 }
 
 /* Binds block b's arguments to cur (a new reference for each counted one). */
@@ -7494,6 +7575,333 @@ static mgopt_status mgopt__ev_loop(mgopt__ev *E, const mgopt_op *op) {
   return s;
 }
 
+/* ---------------------------------------------------------------- ONNX control flow
+
+   An opaque onnx::If runs the branch (then_branch, else_branch) its
+   condition (in0, one element) selects. An opaque onnx::Loop runs its body
+   (args: the iteration number, int64 scalar; the condition, bool scalar;
+   the loop-carried values) while the iteration number is below the trip
+   count in0 (when given) and the condition (in1 at first, when given; then
+   the body's output 0) holds; the carried values (in2, ...) go round; the
+   body's outputs after them (scan outputs) are stacked along a new axis 0
+   over the iterations. A loop running no iteration cannot give a scan
+   output (its shape is unknown): unsupported. */
+
+static const mgopt_block *mgopt__ev_named_block(const mgopt_op *op, const char *name) {
+  int32_t i;
+  for (i = 0; i < op->nblocks; i++)
+    if (op->blocks[i]->name && strcmp(op->blocks[i]->name, name) == 0) return op->blocks[i];
+  return NULL;
+}
+
+static mgopt_status mgopt__ev_onnx_if(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *yes = mgopt__ev_named_block(op, "then_branch"), *no = mgopt__ev_named_block(op, "else_branch");
+  mgopt_tensor *pred = mgopt__ev_lookup(E, mgopt_op_operand(op, "in0"));
+  int truth;
+  if (!yes || !no) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "If needs then_branch and else_branch");
+  if (!pred || pred->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, pred, &truth))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the condition is not one bool");
+  return mgopt__ev_branch(E, op, truth ? yes : no);
+}
+
+/* A new evaluator scalar of dtype dt holding v (int64 or bool). */
+static mgopt_tensor *mgopt__ev_scalar(mgopt__ev *E, mgopt_dtype dt, int64_t v) {
+  mgopt_tensor *t = mgopt__ev_tensor_alloc(E->p, dt, 0, NULL, 0);
+  if (!t) return NULL;
+  if (dt == MGOPT_DT_BOOL) *(uint8_t *)t->data = (uint8_t)(v != 0);
+  else memcpy(t->data, &v, sizeof v);
+  return t;
+}
+
+/* The tensors parts[0..n) (one shape and dtype) stacked along a new axis
+   `axis` (of the result's rank), in reverse order when reverse is set. */
+static mgopt_status mgopt__ev_stack(mgopt__ev *E, const mgopt_op *op, mgopt_tensor *const *parts, int64_t n,
+                                    int32_t axis, int reverse, mgopt_tensor **out) {
+  int64_t shape[MGOPT_MAX_RANK], i, total, outer = 1, o;
+  const mgopt_tensor *a = parts[0];
+  mgopt_tensor *t;
+  size_t inner;
+  int32_t r;
+  *out = NULL;
+  if (a->rank + 1 > MGOPT_MAX_RANK || a->dtype == MGOPT_DT_STRING || MGOPT__EV_IS_SEQ(a) ||
+      mgopt_dtype_bits((mgopt_dtype)a->dtype) % 8 != 0 || axis < 0 || axis > a->rank)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output of this dtype, rank or axis is not stacked");
+  for (i = 1; i < n; i++) {
+    const mgopt_tensor *b = parts[i];
+    if (b->dtype != a->dtype || b->rank != a->rank || (a->rank && memcmp(b->shape, a->shape, sizeof(int64_t) * (size_t)a->rank)))
+      return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the iterations give scan outputs of different shapes");
+  }
+  if (!mgopt__mul_i64(a->numel, n, &total) || (E->o && E->o->max_elements > 0 && total > E->o->max_elements))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "a scan output of more elements than the limit");
+  for (r = 0; r < a->rank + 1; r++) shape[r] = r < axis ? a->shape[r] : r == axis ? n : a->shape[r - 1];
+  for (r = 0; r < axis; r++) outer *= a->shape[r];
+  if (!(t = mgopt__ev_tensor_alloc(E->p, (mgopt_dtype)a->dtype, a->rank + 1, shape, 0)))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  inner = outer > 0 ? a->nbytes / (size_t)outer : 0;
+  for (o = 0; inner && o < outer; o++)
+    for (i = 0; i < n; i++)
+      memcpy((uint8_t *)t->data + ((size_t)o * (size_t)n + (size_t)i) * inner,
+             (const uint8_t *)parts[reverse ? n - 1 - i : i]->data + (size_t)o * inner, inner);
+  *out = t;
+  return MGOPT_OK;
+}
+
+static mgopt_status mgopt__ev_onnx_loop(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *b = mgopt__ev_named_block(op, "body");
+  mgopt_tensor *mt = mgopt__ev_lookup(E, mgopt_op_operand(op, "in0")), *ct = mgopt__ev_lookup(E, mgopt_op_operand(op, "in1"));
+  mgopt_tensor **cur = NULL, **next = NULL, **scans = NULL;
+  uint8_t *ccur = NULL, *cnext = NULL;
+  int64_t trip = -1, it = 0, nscan_cap = 0, nfilled = 0, i, j;
+  int32_t n, k, nargs;
+  int truth = 1;
+  mgopt_status s = MGOPT_OK;
+  char slot[24];
+  if (!b || b->nargs < 2 || b->nouts < 1) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Loop needs a body of 2 arguments or more");
+  n = b->nargs - 2;
+  k = b->nouts - 1 - n;
+  nargs = b->nargs;
+  if (k < 0 || op->nouts != n + k)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Loop's body and outputs disagree with its %d carried values", (int)n);
+  if (mgopt_op_operand(op, "in0")) {
+    if (!mt || MGOPT__EV_IS_SEQ(mt) || mt->numel != 1 || (mt->dtype != MGOPT_DT_INT64 && mt->dtype != MGOPT_DT_INT32))
+      return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the trip count is not one integer");
+    trip = (int64_t)mgopt_tensor_get_f64(mt, 0);
+    if (mt->dtype == MGOPT_DT_INT64) memcpy(&trip, mt->data, sizeof trip);
+    if (trip < 0) trip = 0;
+  }
+  if (mgopt_op_operand(op, "in1") && (!ct || ct->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, ct, &truth)))
+    return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one bool");
+  if (!mgopt__ev_arrays(E, nargs, &cur, &ccur) || !mgopt__ev_arrays(E, b->nouts, &next, &cnext)) {
+    if (cur) mgopt__ev_arrays_free(E, nargs, cur);
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < n && s == MGOPT_OK; i++) {
+    const mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)(i + 2));
+    v = mgopt_op_operand(op, slot);
+    cur[i + 2] = mgopt__ev_lookup(E, v);
+    if (!cur[i + 2]) s = mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "carried value %d has no value", (int)i);
+    else if (v->id < E->nids && E->counted[v->id] && E->val[v->id] == cur[i + 2]) {
+      MGOPT__EV_HDR(cur[i + 2])->refs++;
+      ccur[i + 2] = 1;
+    }
+  }
+  while (s == MGOPT_OK && truth && (trip < 0 || it < trip)) {
+    if (it >= E->max_iters) {
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld iterations", (long long)E->max_iters);
+      break;
+    }
+    cur[0] = mgopt__ev_scalar(E, MGOPT_DT_INT64, it);
+    cur[1] = mgopt__ev_scalar(E, MGOPT_DT_BOOL, 1);
+    ccur[0] = ccur[1] = 1;
+    if (!cur[0] || !cur[1]) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    if (s == MGOPT_OK) s = mgopt__ev_enter(E, op, b, cur, ccur, nargs);
+    if (s == MGOPT_OK) s = mgopt__ev_block(E, b);
+    if (s == MGOPT_OK) s = mgopt__ev_take(E, op, b, next, cnext);
+    mgopt__ev_unref(E->p, cur[0]);
+    mgopt__ev_unref(E->p, cur[1]);
+    cur[0] = cur[1] = NULL;
+    ccur[0] = ccur[1] = 0;
+    if (s != MGOPT_OK) break;
+    it++;
+    if (next[0]->dtype != MGOPT_DT_BOOL || !mgopt__ev_truth(E, next[0], &truth))
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the loop condition is not one bool");
+    if (cnext[0]) mgopt__ev_unref(E->p, next[0]);
+    for (i = 0; i < n; i++) {
+      if (ccur[i + 2]) mgopt__ev_unref(E->p, cur[i + 2]);
+      cur[i + 2] = next[i + 1];
+      ccur[i + 2] = cnext[i + 1];
+    }
+    if (k > 0 && s == MGOPT_OK) {
+      void *arr = scans;
+      if (!mgopt__grow(&E->p->alloc, &arr, &nscan_cap, it * k, sizeof *scans))
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      else
+        scans = (mgopt_tensor **)arr;
+    }
+    for (j = 0; j < k; j++) { /* each scan output, a reference of its own */
+      mgopt_tensor *t = next[1 + n + j];
+      if (s == MGOPT_OK && MGOPT__EV_IS_SEQ(t)) s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output is a sequence");
+      if (s == MGOPT_OK && !cnext[1 + n + j] && !(t = mgopt__ev_copy(E->p, t)))
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      if (s == MGOPT_OK) scans[nfilled++] = t;
+      else if (cnext[1 + n + j]) mgopt__ev_unref(E->p, next[1 + n + j]);
+    }
+  }
+  if (s == MGOPT_OK && k > 0 && it == 0)
+    s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a loop of no iteration gives scan outputs of unknown shape");
+  if (s == MGOPT_OK) {
+    mgopt_tensor **res = NULL;
+    uint8_t *counted = NULL;
+    if (!mgopt__ev_arrays(E, op->nouts, &res, &counted)) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; s == MGOPT_OK && i < n; i++) {
+      res[i] = cur[i + 2];
+      counted[i] = ccur[i + 2];
+      ccur[i + 2] = 0; /* handed over */
+    }
+    for (j = 0; s == MGOPT_OK && j < k; j++) {
+      mgopt_tensor **parts = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)it);
+      if (!parts) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      for (i = 0; parts && i < it; i++) parts[i] = scans[i * k + j];
+      if (parts) {
+        s = mgopt__ev_stack(E, op, parts, it, 0, 0, &res[n + j]);
+        mgopt__heap_free(&E->p->alloc, parts, sizeof(void *) * (size_t)it);
+      }
+      counted[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
+    else
+      for (i = 0; res && i < op->nouts; i++)
+        if (counted[i] && res[i]) mgopt__ev_unref(E->p, res[i]);
+    if (res) mgopt__ev_arrays_free(E, op->nouts, res);
+  }
+  for (i = 2; i < nargs; i++)
+    if (ccur[i] && cur[i]) mgopt__ev_unref(E->p, cur[i]);
+  for (i = 0; i < nfilled; i++) mgopt__ev_unref(E->p, scans[i]);
+  if (scans) mgopt__heap_free(&E->p->alloc, scans, (size_t)nscan_cap * sizeof *scans);
+  mgopt__ev_arrays_free(E, nargs, cur);
+  mgopt__ev_arrays_free(E, b->nouts, next);
+  return s;
+}
+
+/* Attribute `name` of op as ints: entry i, or dflt when absent or short. */
+static int64_t mgopt__ev_attr_at(mgopt__ev *E, const mgopt_op *op, const char *name, int64_t i, int64_t dflt) {
+  const int64_t *v = NULL;
+  int64_t n = mgopt_op_get_ints(E->p, op, name, &v);
+  return v && i < n ? v[i] : dflt;
+}
+
+/* Scan (opset 9 on): inputs in0.. are the N initial states then the M scan
+   inputs (num_scan_inputs); iteration t gives the body the states and the
+   slice t of each scan input along its axis (scan_input_axes, default 0;
+   from the end when its scan_input_directions is 1); the body gives the
+   next states and K scan outputs, stacked over the iterations along
+   scan_output_axes (reversed when scan_output_directions is 1). */
+static mgopt_status mgopt__ev_onnx_scan(mgopt__ev *E, const mgopt_op *op) {
+  const mgopt_block *b = mgopt__ev_named_block(op, "body");
+  int64_t m = mgopt_op_get_int(op, "num_scan_inputs", -1), len = -1, t, i, j, nfilled = 0;
+  int32_t n, k, nargs, ax[64];
+  mgopt_tensor **cur = NULL, **next = NULL, **scans = NULL, *ins[64];
+  uint8_t *ccur = NULL, *cnext = NULL;
+  mgopt_status s = MGOPT_OK;
+  char slot[24];
+  if (!b || m < 1 || m > 64 || m > b->nargs) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Scan needs a body and num_scan_inputs");
+  nargs = b->nargs;
+  n = nargs - (int32_t)m;
+  k = b->nouts - n;
+  if (k < 0 || op->nouts != n + k) return mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "Scan's body and outputs disagree");
+  for (j = 0; j < m; j++) {
+    int64_t a;
+    snprintf(slot, sizeof slot, "in%d", (int)(n + j));
+    ins[j] = mgopt__ev_lookup(E, mgopt_op_operand(op, slot));
+    if (!ins[j] || MGOPT__EV_IS_SEQ(ins[j]) || ins[j]->rank < 1 || ins[j]->dtype == MGOPT_DT_STRING ||
+        mgopt_dtype_bits((mgopt_dtype)ins[j]->dtype) % 8 != 0)
+      return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "scan input %d is not a tensor of whole bytes", (int)j);
+    a = mgopt__ev_attr_at(E, op, "scan_input_axes", j, 0);
+    if (a < 0) a += ins[j]->rank;
+    if (a < 0 || a >= ins[j]->rank) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "scan input axis out of range");
+    ax[j] = (int32_t)a;
+    if (len >= 0 && ins[j]->shape[a] != len) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "scan inputs of different lengths");
+    len = ins[j]->shape[a];
+  }
+  if (len > E->max_iters) return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld iterations", (long long)E->max_iters);
+  if (k > 0 && len == 0)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan of no iteration gives scan outputs of unknown shape");
+  if (!mgopt__ev_arrays(E, nargs, &cur, &ccur) || !mgopt__ev_arrays(E, b->nouts, &next, &cnext) ||
+      (k > 0 && !(scans = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)(len * k))))) {
+    if (cur) mgopt__ev_arrays_free(E, nargs, cur);
+    if (next) mgopt__ev_arrays_free(E, b->nouts, next);
+    return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  for (i = 0; i < n && s == MGOPT_OK; i++) {
+    const mgopt_value *v;
+    snprintf(slot, sizeof slot, "in%d", (int)i);
+    v = mgopt_op_operand(op, slot);
+    cur[i] = mgopt__ev_lookup(E, v);
+    if (!cur[i]) s = mgopt__ev_fail(E, op, MGOPT_ERR_VERIFY, "state %d has no value", (int)i);
+    else if (v->id < E->nids && E->counted[v->id] && E->val[v->id] == cur[i]) {
+      MGOPT__EV_HDR(cur[i])->refs++;
+      ccur[i] = 1;
+    }
+  }
+  for (t = 0; t < len && s == MGOPT_OK; t++) {
+    for (j = 0; j < m && s == MGOPT_OK; j++) { /* slice t (or len-1-t) of scan input j along its axis */
+      const mgopt_tensor *x = ins[j];
+      int64_t shape[MGOPT_MAX_RANK], outer = 1, o, idx = mgopt__ev_attr_at(E, op, "scan_input_directions", j, 0) ? len - 1 - t : t;
+      int32_t r, rk = 0;
+      size_t inner;
+      mgopt_tensor *sl;
+      for (r = 0; r < x->rank; r++)
+        if (r != ax[j]) shape[rk++] = x->shape[r];
+      for (r = 0; r < ax[j]; r++) outer *= x->shape[r];
+      sl = mgopt__ev_tensor_alloc(E->p, (mgopt_dtype)x->dtype, rk, shape, 0);
+      if (!sl) {
+        s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+        break;
+      }
+      inner = outer > 0 && len > 0 ? x->nbytes / (size_t)outer / (size_t)len : 0;
+      for (o = 0; inner && o < outer; o++)
+        memcpy((uint8_t *)sl->data + (size_t)o * inner, (const uint8_t *)x->data + ((size_t)o * (size_t)len + (size_t)idx) * inner, inner);
+      cur[n + j] = sl;
+      ccur[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_enter(E, op, b, cur, ccur, nargs);
+    if (s == MGOPT_OK) s = mgopt__ev_block(E, b);
+    if (s == MGOPT_OK) s = mgopt__ev_take(E, op, b, next, cnext);
+    for (j = 0; j < m; j++) {
+      if (cur[n + j]) mgopt__ev_unref(E->p, cur[n + j]);
+      cur[n + j] = NULL;
+      ccur[n + j] = 0;
+    }
+    if (s != MGOPT_OK) break;
+    for (i = 0; i < n; i++) {
+      if (ccur[i]) mgopt__ev_unref(E->p, cur[i]);
+      cur[i] = next[i];
+      ccur[i] = cnext[i];
+    }
+    for (j = 0; j < k; j++) {
+      mgopt_tensor *x = next[n + j];
+      if (s == MGOPT_OK && MGOPT__EV_IS_SEQ(x)) s = mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "a scan output is a sequence");
+      if (s == MGOPT_OK && !cnext[n + j] && !(x = mgopt__ev_copy(E->p, x))) s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+      if (s == MGOPT_OK) scans[nfilled++] = x;
+      else if (cnext[n + j]) mgopt__ev_unref(E->p, next[n + j]);
+    }
+  }
+  if (s == MGOPT_OK) {
+    mgopt_tensor **res = NULL, **parts = NULL;
+    uint8_t *counted = NULL;
+    if (!mgopt__ev_arrays(E, op->nouts, &res, &counted) ||
+        (k > 0 && !(parts = (mgopt_tensor **)mgopt__heap_realloc(&E->p->alloc, NULL, 0, sizeof(void *) * (size_t)len))))
+      s = mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
+    for (i = 0; s == MGOPT_OK && i < n; i++) {
+      res[i] = cur[i];
+      counted[i] = ccur[i];
+      ccur[i] = 0; /* handed over */
+    }
+    for (j = 0; s == MGOPT_OK && j < k; j++) {
+      int64_t a = mgopt__ev_attr_at(E, op, "scan_output_axes", j, 0);
+      for (t = 0; t < len; t++) parts[t] = scans[t * k + j];
+      if (a < 0) a += scans[j]->rank + 1;
+      s = mgopt__ev_stack(E, op, parts, len, (int32_t)a, mgopt__ev_attr_at(E, op, "scan_output_directions", j, 0) != 0,
+                          &res[n + j]);
+      counted[n + j] = 1;
+    }
+    if (s == MGOPT_OK) s = mgopt__ev_give(E, op, res, counted, op->nouts);
+    else
+      for (i = 0; res && i < op->nouts; i++)
+        if (counted[i] && res[i]) mgopt__ev_unref(E->p, res[i]);
+    if (parts) mgopt__heap_free(&E->p->alloc, parts, sizeof(void *) * (size_t)len);
+    if (res) mgopt__ev_arrays_free(E, op->nouts, res);
+  }
+  for (i = 0; i < n; i++)
+    if (ccur[i] && cur[i]) mgopt__ev_unref(E->p, cur[i]);
+  for (i = 0; i < nfilled; i++) mgopt__ev_unref(E->p, scans[i]);
+  if (scans) mgopt__heap_free(&E->p->alloc, scans, sizeof(void *) * (size_t)(len * k));
+  mgopt__ev_arrays_free(E, nargs, cur);
+  mgopt__ev_arrays_free(E, b->nouts, next);
+  return s;
+}
+
 /* Operands outside the registered slots are parameters the kernels read as constants. */
 static mgopt_status mgopt__ev_params(mgopt__ev *E, const mgopt_op *op) {
   const mgopt_op_def *def = mgopt_op_def_get(op->kind);
@@ -7563,6 +7971,8 @@ static mgopt_status mgopt__ev_kernel(mgopt__ev *E, const mgopt_op *op, mgopt__ke
   for (s = 0; s < op->nslots; s++)
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt__ev_lookup(E, op->slots[s].uses[i].value);
+      if (t && MGOPT__EV_IS_SEQ(t))
+        return mgopt__ev_fail(E, op, MGOPT_ERR_UNSUPPORTED, "operand '%s' is a sequence", op->slots[s].name);
       if (!t || !mgopt__ev_tensor_ok(t))
         return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "operand '%s' %s", op->slots[s].name,
                               t ? "is a malformed tensor" : "has no value");
@@ -7611,8 +8021,14 @@ static mgopt_status mgopt__ev_op(mgopt__ev *E, const mgopt_op *op) {
     mgopt__ev_bind(E, op->outs[0], t, 0);
     return MGOPT_OK;
   }
+  if (E->max_steps && ++E->steps > E->max_steps)
+    return mgopt__ev_fail(E, op, MGOPT_ERR_LIMIT, "more than %lld ops run", (long long)E->max_steps);
   if (op->kind == MGOPT_OP_cond) return mgopt__ev_cond(E, op);
   if (op->kind == MGOPT_OP_while_loop) return mgopt__ev_loop(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::If") == 0) return mgopt__ev_onnx_if(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::Loop") == 0) return mgopt__ev_onnx_loop(E, op);
+  if (op->kind == MGOPT_OP_OPAQUE && op->type && strcmp(op->type, "onnx::Scan") == 0 && mgopt__onnx_export_opset(E->p, 0) >= 9)
+    return mgopt__ev_onnx_scan(E, op);
   fn = op->kind > MGOPT_OP_OPAQUE ? mgopt__k_kernel(op->kind) : NULL;
   if (!fn || op->nblocks) return mgopt__ev_callback(E, op);
   if ((s = mgopt__ev_params(E, op)) != MGOPT_OK) return s;
@@ -7629,6 +8045,167 @@ static mgopt_status mgopt__ev_block(mgopt__ev *E, const mgopt_block *b) {
     if (s == MGOPT_OK) mgopt__ev_op_done(E, op, b);
   }
   E->depth--;
+  return s;
+}
+
+/* ---------------------------------------------------------------- in place */
+
+/* 1 when block b lies inside op x (in one of its blocks, at any depth). */
+static int mgopt__ev_inside(const mgopt_block *b, const mgopt_op *x) {
+  int depth = 0;
+  while (b && b->parent_op && depth++ < 4096) {
+    if (b->parent_op == x) return 1;
+    b = b->parent_op->parent;
+  }
+  return 0;
+}
+
+typedef struct mgopt__evc {
+  mgopt_program *p;
+  mgopt__map state;  /* op (key) -> 1 its needs pushed, 2 in order */
+  const mgopt_op **order, **stack;
+  int32_t n, max, sp, max_sp;
+  mgopt_status st;   /* MGOPT_ERR_UNSUPPORTED: a value read is not computable in place */
+} mgopt__evc;
+
+/* Pushes the producer of value v, unless v is a constant or its producer is in order. */
+static void mgopt__evc_need(mgopt__evc *C, const mgopt_value *v) {
+  const mgopt__map_slot *sl;
+  if (C->st || !v || mgopt_value_const(v)) return;
+  if (!v->def || v->def->kind == MGOPT_OP_const) { /* an argument (or a const without a tensor) */
+    C->st = MGOPT_ERR_UNSUPPORTED;
+    return;
+  }
+  sl = mgopt__map_find(&C->state, mgopt__map_ptr_key(v->def));
+  if (sl && sl->v.i == 2) return;
+  if (C->sp >= C->max_sp) C->st = MGOPT_ERR_LIMIT;
+  else C->stack[C->sp++] = v->def;
+}
+
+/* The values the ops of block b (nested ones too) read from outside op x. */
+static void mgopt__evc_captured(mgopt__evc *C, const mgopt_block *b, const mgopt_op *x, int depth) {
+  const mgopt_op *y;
+  int32_t s, i;
+  if (depth > MGOPT__EV_MAX_DEPTH) {
+    C->st = MGOPT_ERR_LIMIT;
+    return;
+  }
+  for (y = b->first; y && !C->st; y = y->next) {
+    for (s = 0; s < y->nslots; s++)
+      for (i = 0; i < y->slots[s].n; i++) {
+        const mgopt_value *v = y->slots[s].uses[i].value;
+        if (v && !mgopt__ev_inside(mgopt__ev_home(v), x)) mgopt__evc_need(C, v);
+      }
+    for (i = 0; i < y->nblocks; i++) mgopt__evc_captured(C, y->blocks[i], x, depth + 1);
+  }
+  for (i = 0; i < b->nouts && !C->st; i++) {
+    const mgopt_value *v = b->outs[i] ? b->outs[i]->value : NULL;
+    if (v && !mgopt__ev_inside(mgopt__ev_home(v), x)) mgopt__evc_need(C, v);
+  }
+}
+
+/* The ops to run before op (its producers, theirs, ...) then op, each after
+   what it reads (a depth-first walk: an op goes to order when it is met
+   again after its needs were pushed above it). */
+static mgopt_status mgopt__evc_order(mgopt__evc *C, const mgopt_op *op) {
+  int32_t i, s;
+  C->stack[C->sp++] = op;
+  while (C->sp > 0 && !C->st) {
+    const mgopt_op *x = C->stack[C->sp - 1];
+    int added = 0;
+    mgopt__map_slot *sl = mgopt__map_get(&C->state, mgopt__map_ptr_key(x), &added);
+    if (!sl) {
+      C->st = MGOPT_ERR_NOMEM;
+      break;
+    }
+    if (added) sl->v.i = 0;
+    if (sl->v.i == 2) { /* met again after it went in order */
+      C->sp--;
+      continue;
+    }
+    if (sl->v.i == 1) { /* its needs are in order: x goes */
+      C->sp--;
+      sl->v.i = 2;
+      if (C->n >= C->max) C->st = MGOPT_ERR_LIMIT;
+      else C->order[C->n++] = x;
+      continue;
+    }
+    sl->v.i = 1;
+    for (s = 0; s < x->nslots; s++)
+      for (i = 0; i < x->slots[s].n; i++) mgopt__evc_need(C, x->slots[s].uses[i].value);
+    for (i = 0; i < x->nblocks; i++) mgopt__evc_captured(C, x->blocks[i], x, 0);
+  }
+  return C->st;
+}
+
+MGOPT__PRIVATE mgopt_status mgopt__eval_in_place(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out,
+                                                 const mgopt_eval_options *o, int32_t max_ops, mgopt_diag *d) {
+  mgopt__ev E;
+  mgopt__evc C;
+  size_t bytes, obytes;
+  int32_t i;
+  uint32_t id;
+  mgopt_status s = MGOPT_OK;
+  mgopt_diag_clear(d);
+  if (!p || !op || (op->nouts > 0 && !out) || max_ops < 1) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "invalid arguments");
+  for (i = 0; i < op->nouts; i++) out[i] = NULL;
+  memset(&C, 0, sizeof C);
+  C.p = p;
+  C.max = max_ops;
+  C.max_sp = max_ops * 4;
+  obytes = sizeof(mgopt_op *) * (size_t)max_ops * 5;
+  C.order = (const mgopt_op **)mgopt__heap_realloc(&p->alloc, NULL, 0, obytes);
+  if (!C.order) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  C.stack = C.order + max_ops;
+  mgopt__map_init(&C.state, &p->alloc);
+  s = mgopt__evc_order(&C, op);
+  mgopt__map_free(&C.state);
+  if (s != MGOPT_OK) {
+    mgopt__heap_free(&p->alloc, C.order, obytes);
+    return mgopt_diag_set(d, s, s == MGOPT_ERR_NOMEM       ? "out of memory"
+                                : s == MGOPT_ERR_LIMIT     ? "more than %d ops to evaluate first"
+                                                           : "it reads a value known only at run time",
+                          (int)max_ops);
+  }
+  memset(&E, 0, sizeof E);
+  E.p = p;
+  E.o = o;
+  E.d = d;
+  E.max_iters = o && o->max_loop_iterations > 0 ? o->max_loop_iterations : (int64_t)1 << 24;
+  E.max_steps = (int64_t)1 << 16;
+  E.nids = p->next_id;
+  bytes = (size_t)E.nids * (sizeof(mgopt_tensor *) + sizeof(int32_t) + 1);
+  E.val = (mgopt_tensor **)mgopt__heap_realloc(&p->alloc, NULL, 0, bytes ? bytes : 1);
+  if (!E.val) {
+    mgopt__heap_free(&p->alloc, C.order, obytes);
+    return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  memset(E.val, 0, bytes);
+  E.left = (int32_t *)(void *)(E.val + E.nids);
+  E.counted = (uint8_t *)(E.left + E.nids);
+  /* the ops run in order; their results stay bound (no read is counted
+     down outside the blocks they run) until all are done */
+  for (i = 0; i < C.n && s == MGOPT_OK; i++) s = mgopt__ev_op(&E, C.order[i]);
+  for (i = 0; s == MGOPT_OK && i < op->nouts; i++) {
+    const mgopt_value *v = op->outs[i];
+    mgopt_tensor *t = v->id < E.nids ? E.val[v->id] : NULL;
+    if (!t) { /* an output nothing reads is released as soon as it is made */
+      if (v->nuses > 0) s = mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "output %d has no value", (int)i);
+      continue;
+    }
+    if (MGOPT__EV_IS_SEQ(t)) continue;
+    out[i] = E.counted[v->id] ? mgopt__ev_retain(t) : mgopt__ev_copy(p, t);
+    if (!out[i]) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+  }
+  if (s != MGOPT_OK)
+    for (i = 0; i < op->nouts; i++) {
+      mgopt__ev_unref(p, out[i]);
+      out[i] = NULL;
+    }
+  for (id = 0; id < E.nids; id++)
+    if (E.counted[id]) mgopt__ev_unref(p, E.val[id]);
+  mgopt__heap_free(&p->alloc, E.val, bytes ? bytes : 1);
+  mgopt__heap_free(&p->alloc, C.order, obytes);
   return s;
 }
 
@@ -7702,6 +8279,9 @@ MGOPTDEF mgopt_status mgopt_eval(mgopt_program *p, const char *fn, mgopt_tensor 
     if (!mgopt__ev_arrays(&E, noutputs, &res, &counted)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
     else s = mgopt__ev_take(&E, NULL, body, res, counted);
   }
+  for (i = 0; s == MGOPT_OK && i < noutputs; i++)
+    if (MGOPT__EV_IS_SEQ(res[i]))
+      s = mgopt_diag_set(d, MGOPT_ERR_UNSUPPORTED, "output %d is a sequence, not a tensor", (int)i);
   for (i = 0; s == MGOPT_OK && i < noutputs; i++)
     if (!counted[i]) { /* a constant or an input: the caller gets its own copy */
       mgopt_tensor *c = mgopt__ev_copy(p, res[i]);
@@ -9768,13 +10348,216 @@ done:
   return st;
 }
 
+/* ---------------------------------------------------------------- sequences
+
+   ONNX's sequence ops on the evaluator's run-time sequences (eval.c): a
+   sequence holds tensors of one dtype (an empty one keeps the dtype it was
+   made for). SequenceEmpty (attribute dtype, default float),
+   SequenceConstruct (its inputs), SequenceInsert (a tensor at position,
+   default the end), SequenceErase (at position, default the last),
+   SequenceAt, SequenceLength (int64 scalar), ConcatFromSequence (axis,
+   new_axis: the items joined along axis, or stacked along a new one; an
+   empty sequence is an error, as in ONNX Runtime), SplitToSequence (split
+   absent: pieces of 1 along axis, squeezed unless keepdims=0; a scalar: pieces
+   of that size, the last one shorter; a 1-D tensor: the sizes). Positions
+   may be negative (counted from the end); out of range is an error. Items
+   are copies of the operands, shared by reference between sequences. */
+
+static int mgopt__ox_is_seq_op(const char *name) {
+  return strncmp(name, "Sequence", 8) == 0 || strcmp(name, "ConcatFromSequence") == 0 ||
+         strcmp(name, "SplitToSequence") == 0;
+}
+
+/* A sequence of n NULL items for output 0. */
+static int mgopt__ox_seq_out(mgopt__ox *c, int64_t n, int32_t elem_dtype, mgopt_tensor ***items) {
+  if (!(c->out[0] = mgopt__ev_seq_new(c->p, n, elem_dtype))) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+  *items = mgopt__ev_seq_items(c->out[0], NULL, NULL);
+  return MGOPT__OX_OK;
+}
+
+/* A copy of tensor t on the evaluator's heap (an item of a sequence). */
+static mgopt_tensor *mgopt__ox_item(mgopt__ox *c, const mgopt_tensor *t) {
+  mgopt_tensor *x;
+  if (t->dtype == MGOPT_DT_STRING || mgopt_dtype_bits((mgopt_dtype)t->dtype) <= 0) return NULL;
+  x = mgopt_eval_tensor_new(c->p, (mgopt_dtype)t->dtype, t->rank, t->shape);
+  if (x && t->nbytes) memcpy(x->data, t->data, t->nbytes);
+  return x;
+}
+
+/* Position operand i (absent: dflt) into [0, n] (or [0, n) unless insert). */
+static int mgopt__ox_seq_pos(mgopt__ox *c, int32_t i, int64_t n, int64_t dflt, int insert, int64_t *pos) {
+  const mgopt_tensor *t = mgopt__ox_in(c, i);
+  int64_t q = dflt;
+  if (t) {
+    if (mgopt__ev_seq_items(t, NULL, NULL) || t->numel != 1 || (t->dtype != MGOPT_DT_INT64 && t->dtype != MGOPT_DT_INT32))
+      return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "the position is not one integer");
+    q = mgopt__ox_geti(t, 0);
+    if (q < 0) q += n;
+  }
+  if (q < 0 || q > n || (!insert && q == n))
+    return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "position %lld out of range for a sequence of %lld", (long long)q, (long long)n);
+  *pos = q;
+  return MGOPT__OX_OK;
+}
+
+static int mgopt__ox_seq_concat(mgopt__ox *c, mgopt_tensor *const *items, int64_t n) {
+  int64_t axis = mgopt__ox_int(c, "axis", 0), new_axis = mgopt__ox_int(c, "new_axis", 0), shape[MGOPT_MAX_RANK];
+  int64_t outer = 1, esz, off = 0, i, o;
+  int32_t rank, a, r;
+  const mgopt_tensor *f;
+  uint8_t *dst;
+  if (n < 1) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "ConcatFromSequence of an empty sequence");
+  f = items[0];
+  rank = f->rank + (new_axis ? 1 : 0);
+  if (rank < 1 || rank > MGOPT_MAX_RANK || mgopt_dtype_bits((mgopt_dtype)f->dtype) % 8 != 0)
+    return mgopt__ox_no(c, "items of rank %d or dtype %s", (int)f->rank, mgopt_dtype_name((mgopt_dtype)f->dtype));
+  if (mgopt__ox_axis(c, axis, rank, &a) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  esz = mgopt_dtype_bits((mgopt_dtype)f->dtype) / 8;
+  /* the output's shape: items agree on every dim but the axis (new_axis: on all) */
+  for (r = 0; r < rank; r++) shape[r] = new_axis ? (r < a ? f->shape[r] : r == a ? n : f->shape[r - 1]) : f->shape[r];
+  if (!new_axis) shape[a] = 0;
+  for (i = 0; i < n; i++) {
+    const mgopt_tensor *t = items[i];
+    if (t->dtype != f->dtype || t->rank != f->rank) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "items of different dtypes or ranks");
+    for (r = 0; r < f->rank; r++)
+      if ((new_axis || r != a) && t->shape[r] != f->shape[r])
+        return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "items of different shapes");
+    if (!new_axis) shape[a] += t->shape[a];
+  }
+  if (mgopt__ox_out(c, 0, (mgopt_dtype)f->dtype, rank, shape) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  for (r = 0; r < a; r++) outer *= shape[r];
+  dst = (uint8_t *)c->out[0]->data;
+  /* per outer index, each item's slab in turn */
+  for (o = 0; outer > 0 && o < outer; o++)
+    for (i = 0; i < n; i++) {
+      int64_t slab = items[i]->numel / outer * esz;
+      if (slab) memcpy(dst + off, (const uint8_t *)items[i]->data + o * slab, (size_t)slab);
+      off += slab;
+    }
+  return MGOPT__OX_OK;
+}
+
+static int mgopt__ox_seq_split(mgopt__ox *c) {
+  mgopt_tensor *x = mgopt__ox_need(c, 0), *sp = mgopt__ox_in(c, 1), **items;
+  int64_t axis = mgopt__ox_int(c, "axis", 0), keep = mgopt__ox_int(c, "keepdims", 1), n = 0, len, i, outer = 1,
+          inner = 1, esz, start = 0, o;
+  int32_t a, r;
+  int st = MGOPT__OX_OK;
+  if (!x) return MGOPT__OX_ERR;
+  if (mgopt__ev_seq_items(x, NULL, NULL) || x->rank < 1 || mgopt_dtype_bits((mgopt_dtype)x->dtype) % 8 != 0 ||
+      x->dtype == MGOPT_DT_STRING)
+    return mgopt__ox_no(c, "SplitToSequence of this input");
+  if (mgopt__ox_axis(c, axis, x->rank, &a) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  len = x->shape[a];
+  if (sp && (mgopt__ev_seq_items(sp, NULL, NULL) || sp->rank > 1 || (sp->dtype != MGOPT_DT_INT64 && sp->dtype != MGOPT_DT_INT32)))
+    return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "split is not an integer scalar or 1-D tensor");
+  if (!sp) n = len;
+  else if (sp->rank == 0) {
+    int64_t k = mgopt__ox_geti(sp, 0);
+    if (k <= 0) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "split %lld", (long long)k);
+    n = len / k + (len % k != 0);
+  } else {
+    int64_t sum = 0;
+    n = sp->numel;
+    for (i = 0; i < n; i++) {
+      int64_t k = mgopt__ox_geti(sp, i);
+      if (k < 0 || !mgopt__add_i64(sum, k, &sum)) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "a negative split");
+    }
+    if (sum != len) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "splits of %lld for a dim of %lld", (long long)sum, (long long)len);
+  }
+  if (n > ((int64_t)1 << 20)) return mgopt__ox_no(c, "too many pieces");
+  for (r = 0; r < a; r++) outer *= x->shape[r];
+  for (r = a + 1; r < x->rank; r++) inner *= x->shape[r];
+  esz = mgopt_dtype_bits((mgopt_dtype)x->dtype) / 8;
+  if (mgopt__ox_seq_out(c, n, x->dtype, &items) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+  for (i = 0; i < n && st == MGOPT__OX_OK; i++) {
+    int64_t k = !sp ? 1 : sp->rank == 0 ? mgopt__ox_geti(sp, 0) : mgopt__ox_geti(sp, i), shape[MGOPT_MAX_RANK];
+    int32_t rk = 0;
+    if (start + k > len) k = len - start;
+    for (r = 0; r < x->rank; r++) {
+      if (r == a && !sp && !keep) continue;
+      shape[rk++] = r == a ? k : x->shape[r];
+    }
+    if (c->max_elements > 0 && outer * k * inner > c->max_elements) st = mgopt__ox_fail(c, MGOPT_ERR_LIMIT, "a piece above the limit");
+    else if (!(items[i] = mgopt_eval_tensor_new(c->p, (mgopt_dtype)x->dtype, rk, shape)))
+      st = mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    for (o = 0; st == MGOPT__OX_OK && o < outer; o++)
+      if (k > 0 && inner > 0)
+        memcpy((uint8_t *)items[i]->data + o * k * inner * esz,
+               (const uint8_t *)x->data + (o * len + start) * inner * esz, (size_t)(k * inner * esz));
+    start += k;
+  }
+  return st;
+}
+
+static int mgopt__ox_seq(mgopt__ox *c) {
+  mgopt_tensor *s0 = c->nin > 0 ? c->in[0] : NULL, **items = NULL, **from = NULL;
+  int64_t n = 0, i, pos;
+  int32_t edt = MGOPT_DT_UNKNOWN;
+  if (strcmp(c->name, "SequenceEmpty") == 0) {
+    mgopt_dtype dt = mgopt_onnx_dtype((int32_t)mgopt__ox_int(c, "dtype", 1));
+    return mgopt__ox_seq_out(c, 0, dt, &items);
+  }
+  if (strcmp(c->name, "SplitToSequence") == 0) return mgopt__ox_seq_split(c);
+  if (strcmp(c->name, "SequenceConstruct") == 0) {
+    if (c->nin < 1) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "SequenceConstruct of no input");
+    for (i = 0; i < c->nin; i++)
+      if (!c->in[i] || mgopt__ev_seq_items(c->in[i], NULL, NULL) || c->in[i]->dtype != c->in[0]->dtype)
+        return mgopt__ox_no(c, "inputs that are not tensors of one dtype");
+    if (mgopt__ox_seq_out(c, c->nin, c->in[0]->dtype, &items) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    for (i = 0; i < c->nin; i++)
+      if (!(items[i] = mgopt__ox_item(c, c->in[i]))) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    return MGOPT__OX_OK;
+  }
+  if (!s0 || !(from = mgopt__ev_seq_items(s0, &n, &edt))) return mgopt__ox_no(c, "input 0 is not a sequence");
+  if (strcmp(c->name, "SequenceLength") == 0) {
+    if (mgopt__ox_out(c, 0, MGOPT_DT_INT64, 0, NULL) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    memcpy(c->out[0]->data, &n, sizeof n);
+    return MGOPT__OX_OK;
+  }
+  if (strcmp(c->name, "SequenceAt") == 0) {
+    if (mgopt__ox_seq_pos(c, 1, n, 0, 0, &pos) != MGOPT__OX_OK || !mgopt__ox_in(c, 1)) return MGOPT__OX_ERR;
+    if (!(c->out[0] = mgopt__ox_item(c, from[pos]))) return mgopt__ox_fail(c, MGOPT_ERR_NOMEM, "out of memory");
+    return MGOPT__OX_OK;
+  }
+  if (strcmp(c->name, "ConcatFromSequence") == 0) return mgopt__ox_seq_concat(c, from, n);
+  if (strcmp(c->name, "SequenceInsert") == 0) {
+    mgopt_tensor *t = mgopt__ox_need(c, 1), *x;
+    if (!t) return MGOPT__OX_ERR;
+    if (mgopt__ev_seq_items(t, NULL, NULL) || (edt != MGOPT_DT_UNKNOWN && t->dtype != edt))
+      return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "a tensor of %s into a sequence of %s", mgopt_dtype_name((mgopt_dtype)t->dtype),
+                            mgopt_dtype_name((mgopt_dtype)edt));
+    if (mgopt__ox_seq_pos(c, 2, n, n, 1, &pos) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    if (!(x = mgopt__ox_item(c, t))) return mgopt__ox_no(c, "an item of dtype %s", mgopt_dtype_name((mgopt_dtype)t->dtype));
+    if (mgopt__ox_seq_out(c, n + 1, t->dtype, &items) != MGOPT__OX_OK) {
+      mgopt_eval_tensor_free(c->p, x);
+      return MGOPT__OX_ERR;
+    }
+    for (i = 0; i < n; i++) items[i < pos ? i : i + 1] = mgopt__ev_retain(from[i]);
+    items[pos] = x;
+    return MGOPT__OX_OK;
+  }
+  if (strcmp(c->name, "SequenceErase") == 0) {
+    if (mgopt__ox_seq_pos(c, 1, n, n - 1, 0, &pos) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    if (mgopt__ox_seq_out(c, n - 1, edt, &items) != MGOPT__OX_OK) return MGOPT__OX_ERR;
+    for (i = 0; i < n; i++)
+      if (i != pos) items[i < pos ? i : i - 1] = mgopt__ev_retain(from[i]);
+    return MGOPT__OX_OK;
+  }
+  return mgopt__ox_no(c, "no kernel for this sequence op");
+}
+
 /* ---------------------------------------------------------------- exported */
 
 MGOPTDEF int mgopt_onnx_eval_covers(mgopt_program *p, const mgopt_op *op) {
   int64_t opset;
   if (!p || !op || op->kind != MGOPT_OP_OPAQUE || !op->type || strncmp(op->type, "onnx::", 6) != 0) return 0;
   opset = mgopt__onnx_export_opset(p, 0);
-  return mgopt__ox_find(op->type + 6, opset) != NULL || (!op->nblocks && mgopt__ox_has_mapping(op->type + 6, opset));
+  /* If, Loop and Scan (opset 9 on) run in mgopt_eval itself (eval.c) */
+  if (strcmp(op->type, "onnx::If") == 0 || strcmp(op->type, "onnx::Loop") == 0) return 1;
+  if (strcmp(op->type, "onnx::Scan") == 0) return opset >= 9;
+  return mgopt__ox_find(op->type + 6, opset) != NULL || mgopt__ox_is_seq_op(op->type + 6) ||
+         (!op->nblocks && mgopt__ox_has_mapping(op->type + 6, opset));
 }
 
 MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt_op *op, mgopt_tensor *const *operands,
@@ -9822,6 +10605,16 @@ MGOPTDEF mgopt_status mgopt_onnx_eval_op(void *ud, mgopt_program *p, const mgopt
         goto done;
       }
       c.in[mgopt__ox_slot_input(&op->slots[k])] = t;
+    }
+  if (mgopt__ox_is_seq_op(c.name)) {
+    r = op->nouts == 1 ? mgopt__ox_seq(&c) : mgopt__ox_fail(&c, MGOPT_ERR_CORRUPT, "a sequence op of %d outputs", (int)op->nouts);
+    if (r == MGOPT__OX_NO) r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: %s", op->type, c.why);
+    goto done;
+  }
+  for (k = 0; k < nin; k++)
+    if (c.in[k] && mgopt__ev_seq_items(c.in[k], NULL, NULL)) {
+      r = mgopt__ox_fail(&c, MGOPT_ERR_UNSUPPORTED, "cannot evaluate %s: input %d is a sequence", op->type, (int)k);
+      goto done;
     }
   row = op->nblocks ? NULL : mgopt__ox_find(c.name, c.opset);
   if (row) r = row->fn(&c);
@@ -21083,7 +21876,18 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_fo
    the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
    over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
    stays), as ONNX Runtime folds it; an
-   opaque ONNX op whose unknown output types its type rule now gives; a
+   opaque ONNX op whose unknown output types its type rule now gives;
+   an onnx::CastLike of a constant to a value of known dtype (only the
+   dtype is read: a cast of a constant); control flow and sequences: an
+   onnx::If whose condition is a constant
+   becomes the branch it takes (its ops move before it); an onnx::If or
+   onnx::Loop, or an op reading a sequence (ConcatFromSequence,
+   SequenceAt, SequenceLength, ...), whose every read (inside its blocks
+   too) is a constant or computed from constants is evaluated in place
+   (mgopt__eval_in_place: at most 1024 ops first, 65536 ops run, 4096
+   iterations a loop, no result over MGOPT_FOLD_MAX_GROWTH_BYTES) and its
+   tensor results become constants (an output that is a sequence must be
+   read by nothing: a sequence never becomes a constant); a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
    are walked too.
@@ -21091,9 +21895,15 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_fo
    non-constant pads input, an input of unknown rank); an output of the
    function whose name the mapping would change; a canonical type that
    contradicts what the opaque output's declared type said; known types
-   (never changed).
+   (never changed); an If on a run-time condition; a Loop whose trip
+   count, carried values or values its body reads come from run time, or
+   that runs beyond the budget; a sequence holding a run-time tensor; a
+   constant If whose branch gives a function output a value it does not
+   make (the output would lose its name).
    Cost: one sweep, O(ops x rank) plus one mapping-table lookup per opaque
-   op; the operands left unused stay for dead_code_elimination. */
+   op, plus for each If, Loop or reader of a sequence a walk of the ops it
+   depends on (at most 1024) and, when that finds only constants, its
+   evaluation within the budget above; the operands left unused stay for dead_code_elimination. */
 
 /* 1 if op's declared outputs agree with its type inference (as the verifier
    asks), or it has none. */
@@ -21159,7 +21969,7 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
     return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
   for (i = 0; i < op->nouts && ok; i++) {
     const mgopt_tensor *t = outs[i];
-    ok = t && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
+    ok = t && !mgopt__ev_seq_items(t, NULL, NULL) && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
          !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
   }
@@ -21181,6 +21991,168 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   return 1;
 }
 
+/* ---------------------------------------------------------------- control flow and sequences */
+
+#define MGOPT__COO_CONE_OPS 1024 /* ops evaluated before one folded in place */
+
+/* 1 when v holds (or may hold) an ONNX sequence: made by a sequence op, or
+   an output of an op with nested blocks (a Loop may carry a sequence). */
+static int mgopt__coo_seq_made(const mgopt_value *v) {
+  const mgopt_op *d = v ? v->def : NULL;
+  const char *t;
+  if (!d || d->kind != MGOPT_OP_OPAQUE || !d->type || strncmp(d->type, "onnx::", 6) != 0) return 0;
+  t = d->type + 6;
+  return d->nblocks > 0 || strncmp(t, "Sequence", 8) == 0 || strcmp(t, "SplitToSequence") == 0;
+}
+
+/* The ONNX op `op` (If, Loop, or an op reading a sequence) evaluated in place
+   (mgopt__eval_in_place: every value it reads, inside its blocks too, is a
+   constant or computed from constants) becomes constants: 1 when it did, 0
+   when it stays (a run-time value read, no kernel, a limit, an output that
+   is a sequence something reads, a result over the growth limit), -1 when
+   memory ran out. */
+static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
+  mgopt_tensor *outs[16];
+  mgopt_value *cs[16];
+  mgopt_eval_options eo;
+  mgopt_onnx_eval_options oo;
+  mgopt_diag d;
+  int32_t i, ok = 1, any = 0;
+  if (op->nouts < 1 || op->nouts > 16) return 0;
+  memset(&eo, 0, sizeof eo);
+  memset(&oo, 0, sizeof oo);
+  /* an element takes a byte at least: a result of more elements than the
+     growth limit has more bytes, and is not computed */
+  eo.max_elements = oo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  eo.max_loop_iterations = (int64_t)1 << 12;
+  eo.op_fn = mgopt_onnx_eval_op;
+  eo.op_ud = &oo;
+  if (mgopt__eval_in_place(p, op, outs, &eo, MGOPT__COO_CONE_OPS, &d) != MGOPT_OK)
+    return d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  for (i = 0; i < op->nouts && ok; i++) {
+    const mgopt_tensor *t = outs[i];
+    if (!t) { /* a sequence (or an output nothing reads): it must be dead */
+      ok = op->outs[i]->nuses == 0;
+      continue;
+    }
+    any = 1;
+    ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (int64_t)t->nbytes <= MGOPT_FOLD_MAX_GROWTH_BYTES &&
+         mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+  }
+  for (i = 0; i < op->nouts && ok == 1; i++) {
+    mgopt_tensor *c;
+    void *dst;
+    cs[i] = NULL;
+    if (!outs[i]) continue;
+    c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
+    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[i]->nbytes) ok = -1;
+    else {
+      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
+      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
+      if (!cs[i]) ok = -1;
+    }
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
+  if (ok != 1 || !any) return ok < 0 ? -1 : 0;
+  for (i = 0; i < op->nouts; i++)
+    if (cs[i]) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
+  mgopt_op_erase(op);
+  return 1;
+}
+
+/* An onnx::If whose condition is a constant becomes the branch it takes: the
+   branch's ops move before it and its outputs stand for the If's. 1 when
+   it did, 0 when it stays (a run-time condition; an output of the
+   function the branch gives as a value it does not make, which would lose
+   its name). */
+static int mgopt__coo_if(mgopt_program *p, mgopt_op *op) {
+  const mgopt_tensor *c = mgopt_value_const(mgopt_op_operand(op, "in0"));
+  mgopt_block *b = NULL;
+  const char *want;
+  mgopt_value *outs[64];
+  const char *names[64];
+  int32_t i, j;
+  if (!c || c->numel != 1 || !mgopt_tensor_data(p, (mgopt_tensor *)c) || c->dtype != MGOPT_DT_BOOL || op->nblocks != 2 ||
+      op->nouts > 64)
+    return 0;
+  want = ((const uint8_t *)mgopt_tensor_data(p, (mgopt_tensor *)c))[0] ? "then_branch" : "else_branch";
+  for (i = 0; i < op->nblocks; i++)
+    if (op->blocks[i]->name && strcmp(op->blocks[i]->name, want) == 0) b = op->blocks[i];
+  if (!b || b->nargs || b->nouts != op->nouts) return 0;
+  for (i = 0; i < op->nouts; i++) {
+    mgopt_value *v = b->outs[i]->value;
+    names[i] = NULL;
+    outs[i] = v;
+    if (!mgopt_value_is_block_output(op->outs[i])) continue;
+    /* a function output keeps its name: the branch must make the value, once */
+    if (!v->def || v->def->parent != b || v->nblock_uses != 1) return 0;
+    for (j = 0; j < i; j++)
+      if (outs[j] == v) return 0;
+    names[i] = op->outs[i]->name;
+  }
+  while (b->nouts) mgopt_block_remove_output(b, b->nouts - 1);
+  while (b->first) mgopt_op_move_before(b->first, op);
+  for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], outs[i]);
+  mgopt_op_erase(op);
+  for (i = 0; i < op->nouts; i++) {
+    int follows;
+    if (!names[i]) continue;
+    follows = outs[i]->def->name == outs[i]->name; /* an op named as its output keeps following it */
+    if (mgopt_value_set_name(outs[i], names[i]) || (follows && mgopt_op_set_name(outs[i]->def, outs[i]->name))) return -1;
+  }
+  return mgopt_program_status(p) ? -1 : 1;
+}
+
+/* An onnx::CastLike of a constant to a value whose dtype is known (a
+   run-time tensor: only its dtype is read) becomes the constant cast to
+   that dtype by ONNX's kernel: 1 when it did, 0 when it stays, -1 on OOM. */
+static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
+  mgopt_value *x = mgopt_op_operand(op, "in0"), *like = mgopt_op_operand(op, "in1");
+  mgopt_tensor *ins[2], *outs[1] = {NULL}, *c;
+  mgopt_onnx_eval_options eo;
+  mgopt_diag d;
+  mgopt_value *cv;
+  void *dst;
+  int64_t zero = 0;
+  int ok;
+  if (op->nslots != 2 || op->nouts != 1 || !x || !like || !(ins[0] = mgopt_value_const(x)) || mgopt_value_const(like) ||
+      like->type.kind != MGOPT_TYPE_TENSOR || like->type.dtype == MGOPT_DT_UNKNOWN ||
+      (int64_t)ins[0]->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES / 8 || !mgopt_tensor_data(p, ins[0]))
+    return 0;
+  if (!(ins[1] = mgopt_eval_tensor_new(p, (mgopt_dtype)like->type.dtype, 1, &zero))) return -1;
+  memset(&eo, 0, sizeof eo);
+  eo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  ok = mgopt_onnx_eval_op(&eo, p, op, ins, 2, outs, &d) == MGOPT_OK ? 1 : d.status == MGOPT_ERR_NOMEM ? -1 : 0;
+  mgopt_eval_tensor_free(p, ins[1]);
+  if (ok == 1 && !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape))
+    ok = 0;
+  if (ok == 1) {
+    c = mgopt_tensor_new(p, (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape);
+    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[0]->nbytes) ok = -1;
+    else {
+      if (outs[0]->nbytes) memcpy(dst, outs[0]->data, outs[0]->nbytes);
+      if (!(cv = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[0]), c))) ok = -1;
+    }
+  }
+  if (outs[0]) mgopt_eval_tensor_free(p, outs[0]);
+  if (ok != 1) return ok;
+  mgopt_value_replace_all_uses(op->outs[0], cv);
+  mgopt_op_erase(op);
+  return 1;
+}
+
+/* 1 when an operand of op is not a constant and may be a sequence. */
+static int mgopt__coo_reads_seq(const mgopt_op *op) {
+  int32_t s, j;
+  for (s = 0; s < op->nslots; s++)
+    for (j = 0; j < op->slots[s].n; j++)
+      if (mgopt__coo_seq_made(op->slots[s].uses[j].value)) return 1;
+  return 0;
+}
+
 static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgopt_status *st) {
   mgopt_op *op, *next;
   int64_t n = 0;
@@ -21191,8 +22163,16 @@ static int64_t mgopt__coo_block(mgopt_program *p, mgopt_block *b, int depth, mgo
     next = op->next;
     for (i = 0; i < op->nblocks; i++) n += mgopt__coo_block(p, op->blocks[i], depth + 1, st);
     if (op->kind == MGOPT_OP_OPAQUE) {
-      int r = strncmp(op->type, "onnx::", 6) == 0 ? mgopt_onnx_reimport_op(p, op) : 0;
-      if (r == 0 && strncmp(op->type, "onnx::", 6) == 0) r = mgopt__coo_fold(p, op);
+      int onnx = strncmp(op->type, "onnx::", 6) == 0;
+      int r = onnx ? mgopt_onnx_reimport_op(p, op) : 0, f = 0;
+      /* still opaque (at most its types were filled): it may fold */
+      if (r >= 0 && onnx && !(op->flags & MGOPT_OP_ERASED)) {
+        if (strcmp(op->type, "onnx::If") == 0) f = mgopt__coo_if(p, op);
+        if (f == 0) f = mgopt__coo_fold(p, op);
+        if (f == 0 && strcmp(op->type, "onnx::CastLike") == 0) f = mgopt__coo_castlike(p, op);
+        if (f == 0 && (op->nblocks || mgopt__coo_reads_seq(op))) f = mgopt__coo_fold_in_place(p, op);
+        if (f != 0) r = f;
+      }
       if (r < 0) *st = MGOPT_ERR_NOMEM;
       else if (r > 0) n++;
       continue;
@@ -26612,8 +27592,12 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, fuse_composite_functions,
    "<call output>_<body name>", except that the value a body output gives
    takes the call output's name. A function whose every call was inlined is
    removed; main and functions never called stay. Calls inside an inlined
-   body are inlined in the next round, up to 64 rounds (a function calling
-   itself stops there).
+   body are inlined in the next round, up to 64 rounds. A function on a
+   cycle of the call graph (calling itself, directly or through other
+   functions, from any nested block) is never inlined: its calls stay
+   calls. The cycles are found once, before the first round (Tarjan's
+   strongly connected components over the calls, linear): inlining a
+   function that is on no cycle cannot make one.
    Options: functions="a::F;b::G" inlines only those (empty: every function).
    Fires on: every call of a function of the program.
    Must not fire: a call of a function kept outside the IR (an ONNX
@@ -26622,7 +27606,8 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, fuse_composite_functions,
    whose output count differs from the function's; a body referring to
    the function's attributes (an ONNX ref_attr_name: its value is the
    call's).
-   Cost: one walk per round plus the size of the copied bodies. */
+   Cost: one walk per round plus the size of the copied bodies; the cycles,
+   one walk and O(functions + calls). */
 
 typedef struct mgopt__inl {
   mgopt_program *p;
@@ -26737,6 +27722,7 @@ static int mgopt__inl_listed(const char *list, const char *name) {
 typedef struct mgopt__inl_calls {
   mgopt_program *p;
   const char *only;
+  const mgopt__map *cyclic; /* functions on a call cycle (keys), never inlined; NULL: none known */
   mgopt_op **ops;
   int64_t n, cap;
   int oom;
@@ -26746,6 +27732,7 @@ static int mgopt__inl_collect(mgopt_op *op, void *ud) {
   mgopt__inl_calls *C = (mgopt__inl_calls *)ud;
   mgopt_function *f;
   if (op->kind != MGOPT_OP_OPAQUE || !(f = mgopt_op_callee(op)) || !mgopt__inl_listed(C->only, f->name)) return 0;
+  if (C->cyclic && mgopt__map_find(C->cyclic, mgopt__map_ptr_key(f))) return 0;
   if (C->n == C->cap) {
     void *arr = C->ops;
     if (!mgopt__grow(&C->p->alloc, &arr, &C->cap, C->n + 1, sizeof *C->ops)) {
@@ -26782,6 +27769,7 @@ static int mgopt__inl_count(mgopt__inl_calls *C, mgopt_function *const *fns, int
   }
   C->n = 0;
   C->only = NULL;
+  C->cyclic = NULL;
   if (ok) mgopt_program_walk(C->p, mgopt__inl_collect, C);
   for (k = 0; ok && k < C->n; k++) {
     const mgopt__map_slot *sl = mgopt__map_find(&m, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
@@ -26789,6 +27777,101 @@ static int mgopt__inl_count(mgopt__inl_calls *C, mgopt_function *const *fns, int
   }
   mgopt__map_free(&m);
   return ok && !C->oom;
+}
+
+/* Puts in `cyclic` every function of fns[0..nf) that lies on a cycle of the
+   call graph: a call of itself, or a strongly connected component of more
+   than one function (Tarjan's algorithm, iterative, O(functions + calls)).
+   An edge f -> g is a call of g anywhere in f's body, nested blocks included.
+   0 on OOM. */
+static int mgopt__inl_cycles(mgopt__inl_calls *C, mgopt_function *const *fns, int32_t nf, mgopt__map *cyclic) {
+  mgopt_program *p = C->p;
+  mgopt__map idx;
+  int64_t k;
+  int32_t *start, *to, *num, *low, *stk, *cs_node, *cs_edge, i, sp = 0, cp = 0, next = 1;
+  uint8_t *on;
+  int ok = 1;
+  mgopt__map_init(&idx, &p->alloc);
+  for (i = 0; i < nf && ok; i++) {
+    mgopt__map_slot *sl = mgopt__map_get(&idx, mgopt__map_ptr_key(fns[i]), NULL);
+    if (!sl) ok = 0;
+    else sl->v.i = i;
+  }
+  C->n = 0;
+  C->only = NULL;
+  C->cyclic = NULL;
+  if (ok) mgopt_program_walk(p, mgopt__inl_collect, C);
+  ok = ok && !C->oom;
+  start = (int32_t *)mgopt_program_alloc(p, sizeof(int32_t) * (size_t)(nf + 2), 8);
+  to = (int32_t *)mgopt_program_alloc(p, sizeof(int32_t) * (size_t)(C->n + 1), 8);
+  num = (int32_t *)mgopt_program_alloc(p, sizeof(int32_t) * (size_t)(6 * nf + 1), 8);
+  on = (uint8_t *)mgopt_program_alloc(p, (size_t)nf + 1, 8);
+  if (!ok || !start || !to || !num || !on) {
+    mgopt__map_free(&idx);
+    return 0;
+  }
+  low = num + nf;
+  stk = low + nf;
+  cs_node = stk + nf;
+  cs_edge = cs_node + nf;
+  memset(start, 0, sizeof(int32_t) * (size_t)(nf + 2));
+  memset(num, 0, sizeof(int32_t) * (size_t)(6 * nf + 1));
+  memset(on, 0, (size_t)nf + 1);
+  /* the edges, grouped by caller (counting sort) */
+  for (k = 0; k < C->n; k++) {
+    const mgopt_function *from = C->ops[k]->parent ? C->ops[k]->parent->func : NULL;
+    const mgopt__map_slot *a = from ? mgopt__map_find(&idx, mgopt__map_ptr_key(from)) : NULL;
+    const mgopt__map_slot *b = mgopt__map_find(&idx, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
+    if (a && b) start[a->v.i + 2]++;
+  }
+  for (i = 0; i < nf; i++) start[i + 2] += start[i + 1];
+  for (k = 0; k < C->n; k++) {
+    const mgopt_function *from = C->ops[k]->parent ? C->ops[k]->parent->func : NULL;
+    const mgopt__map_slot *a = from ? mgopt__map_find(&idx, mgopt__map_ptr_key(from)) : NULL;
+    const mgopt__map_slot *b = mgopt__map_find(&idx, mgopt__map_ptr_key(mgopt_op_callee(C->ops[k])));
+    if (a && b) to[start[a->v.i + 1]++] = (int32_t)b->v.i;
+  }
+  /* start[f] .. start[f + 1]: f's callees */
+  for (i = 0; i < nf && ok; i++) {
+    if (num[i]) continue;
+    cs_node[cp] = i;
+    cs_edge[cp++] = start[i];
+    num[i] = low[i] = next++;
+    stk[sp++] = i;
+    on[i] = 1;
+    while (cp > 0) {
+      int32_t v = cs_node[cp - 1];
+      if (cs_edge[cp - 1] < start[v + 1]) {
+        int32_t w = to[cs_edge[cp - 1]++];
+        if (w == v) {
+          mgopt__map_slot *sl = mgopt__map_get(cyclic, mgopt__map_ptr_key(fns[v]), NULL);
+          if (!sl) ok = 0;
+        } else if (!num[w]) {
+          num[w] = low[w] = next++;
+          stk[sp++] = w;
+          on[w] = 1;
+          cs_node[cp] = w;
+          cs_edge[cp++] = start[w];
+        } else if (on[w] && num[w] < low[v]) {
+          low[v] = num[w];
+        }
+        continue;
+      }
+      cp--;
+      if (cp > 0 && low[v] < low[cs_node[cp - 1]]) low[cs_node[cp - 1]] = low[v];
+      if (low[v] == num[v]) { /* v roots a component: the functions above it on the stack */
+        int big = stk[sp - 1] != v;
+        int32_t w;
+        do {
+          w = stk[--sp];
+          on[w] = 0;
+          if (big && !mgopt__map_get(cyclic, mgopt__map_ptr_key(fns[w]), NULL)) ok = 0;
+        } while (w != v);
+      }
+    }
+  }
+  mgopt__map_free(&idx);
+  return ok;
 }
 
 /* Inlines one call: 1 done, 0 left alone, -1 out of memory. */
@@ -26856,15 +27939,23 @@ static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
   int64_t k, *calls_before;
   mgopt_function **fns;
   mgopt__inl_calls C;
+  mgopt__map cyclic;
   memset(&C, 0, sizeof C);
   C.p = p;
   C.only = ctx->opts[0].s;
+  mgopt__map_init(&cyclic, &p->alloc);
   fns = (mgopt_function **)mgopt_program_alloc(p, sizeof(void *) * (size_t)(nf + 1), 8);
   calls_before = (int64_t *)mgopt_program_alloc(p, sizeof(int64_t) * (size_t)(nf + 1), 8);
   if (!fns || !calls_before) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
   for (i = 0; i < nf; i++) fns[i] = mgopt_program_function_at(p, i);
   if (!mgopt__inl_count(&C, fns, nf, calls_before)) return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  if (!mgopt__inl_cycles(&C, fns, nf, &cyclic)) {
+    mgopt__map_free(&cyclic);
+    if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
+    return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
+  }
   C.only = ctx->opts[0].s;
+  C.cyclic = &cyclic;
   for (round = 0; round < 64; round++) {
     int64_t done = 0;
     C.n = 0;
@@ -26881,6 +27972,8 @@ static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
     ctx->rewrites += done;
     if (!done || C.oom) break;
   }
+  C.cyclic = NULL;
+  mgopt__map_free(&cyclic);
   if (C.oom || mgopt_program_status(p)) {
     if (C.ops) mgopt__heap_free(&p->alloc, C.ops, (size_t)C.cap * sizeof *C.ops);
     return mgopt_diag_set(ctx->diag, MGOPT_ERR_NOMEM, "out of memory");
