@@ -138,14 +138,28 @@ def pad_pool():
         helper.make_node("AveragePool", ["pv1"], ["a3"], kernel_shape=[3, 3], count_include_pad=1),
         helper.make_node("Clip", ["x", "lo", "hi"], ["cl"]),
         helper.make_node("Pad", ["cl", "pads"], ["pc"]),
-        helper.make_node("MaxPool", ["pc"], ["m3"], kernel_shape=[2, 2], pads=[1, 0, 0, 1]),
+        helper.make_node("MaxPool", ["pc"], ["m3"], kernel_shape=[3, 3], pads=[1, 0, 0, 1]),
+        helper.make_node("Pad", ["x", "pads", "ninf"], ["pn"]),
+        helper.make_node("MaxPool", ["pn"], ["m4"], kernel_shape=[3, 3]),
     ]
     o = [1, 4, 4, 4]
     save("pad_pool", nodes, [vi("x", F, [1, 4, 8, 8])],
          [vi("m1", F, o), vi("m2", F, o), vi("a1", F, [1, 4, 8, 8]), vi("a2", F, [1, 4, 8, 8]),
-          vi("a3", F, [1, 4, 8, 8]), vi("m3", F, [1, 4, 10, 10])],
+          vi("a3", F, [1, 4, 8, 8]), vi("m3", F, [1, 4, 9, 9]), vi("m4", F, [1, 4, 8, 8])],
          [pads, init("pv", np.array(0.5, np.float32)), init("lo", np.array(0.0, np.float32)),
-          init("hi", np.array(6.0, np.float32))])
+          init("hi", np.array(6.0, np.float32)), init("ninf", np.array(-np.inf, np.float32))])
+
+
+def pad_pool_limit():
+    """Negative: the pad plus the pool's own pads would reach the kernel size,
+    which ONNX Runtime refuses (its basic level makes such a model anyway)."""
+    pads = init("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Pad", ["r", "pads"], ["pr"]),
+        helper.make_node("MaxPool", ["pr"], ["m"], kernel_shape=[2, 2], pads=[1, 0, 0, 1]),
+    ]
+    save("pad_pool_limit", nodes, [vi("x", F, [1, 4, 8, 8])], [vi("m", F, [1, 4, 10, 10])], [pads])
 
 
 def global_pools():
@@ -186,5 +200,6 @@ if __name__ == "__main__":
     reshape_one_symbolic()
     reshape_two_symbolic()
     pad_pool()
+    pad_pool_limit()
     global_pools()
     qdq_gemm()
