@@ -176,22 +176,32 @@ def global_pools():
 
 
 def qdq_gemm():
-    """Static QDQ classifier head: MatMul with a DequantizeLinear weight, then Add
-    of a constant bias (Gemm); the same on a rank-3 input (stays MatMul+Add)."""
+    """Static QDQ classifier head: MatMul with a DequantizeLinear weight (per
+    output channel, axis 1), then Add of a constant bias (Gemm); the same on a
+    rank-3 input (stays MatMul+Add); a dequantized weight shared by two 2-d
+    MatMuls (stays: transposing it for one would store it twice)."""
     wq = (np.arange(16 * 10) % 11 - 5).astype(np.int8).reshape(16, 10)
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
         helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-        helper.make_node("DequantizeLinear", ["wq", "ws"], ["wd"]),
+        helper.make_node("DequantizeLinear", ["wq", "wsv", "wz"], ["wd"], axis=1),
         helper.make_node("MatMul", ["xd", "wd"], ["mm"]),
         helper.make_node("Add", ["mm", "b"], ["y"]),
-        helper.make_node("MatMul", ["x3", "wd"], ["mm3"]),
+        helper.make_node("DequantizeLinear", ["wq3", "ws"], ["wd3"]),
+        helper.make_node("MatMul", ["x3", "wd3"], ["mm3"]),
         helper.make_node("Add", ["mm3", "b"], ["y3"]),
+        helper.make_node("DequantizeLinear", ["wqs", "ws"], ["wds"]),
+        helper.make_node("MatMul", ["x", "wds"], ["ms1"]),
+        helper.make_node("Add", ["ms1", "b"], ["s1"]),
+        helper.make_node("MatMul", ["xd", "wds"], ["ms2"]),
+        helper.make_node("Add", ["b", "ms2"], ["s2"]),
     ]
-    inits = [init("wq", wq), init("ws", np.array(0.05, np.float32)), init("xs", np.array(0.01, np.float32)),
-             init("xz", np.array(0, np.int8)), init("b", weights((10,), 0.7))]
+    inits = [init("wq", wq), init("wsv", (np.arange(10, dtype=np.float32) + 1) * 0.01),
+             init("wz", np.zeros(10, np.int8)), init("ws", np.array(0.05, np.float32)),
+             init("wq3", wq[::-1].copy()), init("wqs", (wq * 3 // 4).astype(np.int8)),
+             init("xs", np.array(0.01, np.float32)), init("xz", np.array(0, np.int8)), init("b", weights((10,), 0.7))]
     save("qdq_gemm", nodes, [vi("x", F, [2, 16]), vi("x3", F, [2, 3, 16])],
-         [vi("y", F, [2, 10]), vi("y3", F, [2, 3, 10])], inits)
+         [vi("y", F, [2, 10]), vi("y3", F, [2, 3, 10]), vi("s1", F, [2, 10]), vi("s2", F, [2, 10])], inits)
 
 
 if __name__ == "__main__":
