@@ -38,8 +38,11 @@
    zeros on an input that is never negative by its producer (relu, relu6,
    sigmoid, softplus, abs, exp, square, clip with a constant min >= 0; a
    NaN stays a NaN either way). The pool has pad_type "valid" or "custom"
-   and no ceil_mode, and each total amount stays below the kernel on its
-   axis (ONNX Runtime refuses a pool whose pad reaches its kernel).
+   and no ceil_mode, each total amount stays below the kernel on its axis
+   (ONNX Runtime refuses a pool whose pad reaches its kernel), and for
+   avg_pool the begin and end amounts are equal on each axis (ONNX
+   Runtime's opset-19 AveragePool divided asymmetric count_include_pad
+   windows wrongly before 1.25: onnxruntime#26708).
    Must not fire: a pad in reflect or replicate mode, or with a nonzero
    constant_val, into a conv (meld); run-time or negative amounts; padding
    on the batch or channel axis; a conv with pad_type "same" or
@@ -49,7 +52,8 @@
    pool: a zero pad before max_pool on an input that may be negative, a
    zero pad before avg_pool that excludes the padding from the average, a
    nonzero pad value (other than -inf for max_pool), ceil_mode, pad_type
-   "same", a total amount that reaches the kernel.
+   "same", a total amount that reaches the kernel, asymmetric amounts into
+   avg_pool.
    Cost: worklist patterns, O(convs + pools + pads). */
 #include "../../passes_internal.h"
 
@@ -213,6 +217,12 @@ static int mgopt__fpc_pool(mgopt_rewriter *rw, mgopt_op *pool, void *ud) {
     np[k] = rows[4 + k] + (cp ? cp[k] : 0);
     if (np[k] < rows[4 + k] || np[k] >= ks[k / 2]) return 0;
   }
+  /* avg_pool: begin and end the same on each axis. ONNX Runtime's opset-19
+     AveragePool read the wrong end pad for count_include_pad (#26708, fixed
+     in 1.25): an asymmetric pad computed by Pad runs right on every runtime */
+  if (pool->kind == MGOPT_OP_avg_pool)
+    for (k = 0; k < sp; k++)
+      if (np[2 * k] != np[2 * k + 1]) return 0;
   if (!mgopt__fpc_try(p, pool, a, x, np, 2 * sp)) return 0;
   if (mgopt_op_set_string(pool, "pad_type", "custom") != MGOPT_OK || mgopt_op_set_ints(pool, "pad", np, 2 * sp) != MGOPT_OK)
     return 0;
