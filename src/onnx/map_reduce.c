@@ -21,9 +21,11 @@ static int mgopt__imp_reduce(mgopt__imp *I, const mgopt__onnx_map *m) {
 
 /* The ONNX global pool a reduction is, or NULL: reduce_mean / reduce_max
    with keep_dims over exactly the axes 2..r-1 (each once, negative ones
-   normalized) of an fp16/fp32/fp64 input of known rank r >= 3 is
+   normalized) of an fp16/fp32 input of known rank r >= 3 is
    GlobalAveragePool / GlobalMaxPool (opset 1 on), the op the importer maps
-   them to: same values, same shape (N, C, 1, ..., 1). */
+   them to: same values, same shape (N, C, 1, ..., 1). Not fp64, which the
+   ONNX schema allows but ONNX Runtime's CPU kernels of the global pools do
+   not take (its ReduceMean / ReduceMax do). */
 static const char *mgopt__exp_global_pool(mgopt_program *p, const mgopt_op *op) {
   const mgopt_value *x = mgopt_op_operand(op, "x");
   const int64_t *v = NULL;
@@ -34,7 +36,7 @@ static const char *mgopt__exp_global_pool(mgopt_program *p, const mgopt_op *op) 
   if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 3 || x->type.rank > 32 || k != x->type.rank - 2 ||
       !mgopt_op_get_bool(op, "keep_dims", 0))
     return NULL;
-  if (x->type.dtype != MGOPT_DT_FP16 && x->type.dtype != MGOPT_DT_FP32 && x->type.dtype != MGOPT_DT_FP64) return NULL;
+  if (x->type.dtype != MGOPT_DT_FP16 && x->type.dtype != MGOPT_DT_FP32) return NULL;
   r = x->type.rank;
   for (i = 0; i < k; i++) {
     int64_t a = v[i] < 0 ? v[i] + r : v[i];

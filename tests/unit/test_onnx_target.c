@@ -314,7 +314,7 @@ static void test_linear(void) {
 }
 
 /* reduce_mean / reduce_max with keep_dims over exactly the spatial axes of a
-   float input of rank >= 3 are written as GlobalAveragePool / GlobalMaxPool
+   fp16 / fp32 input of rank >= 3 are written as GlobalAveragePool / GlobalMaxPool
    (what the importer makes of those), at every opset; other forms stay reductions. */
 static void test_global_pools(void) {
   static const struct {
@@ -335,6 +335,9 @@ static void test_global_pools(void) {
        "ReduceMax"},
       {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_sum(x=%x, axes=[2, 3], keep_dims=true)\n} -> (%y)\n",
        "ReduceSum"},
+      /* fp64: ONNX Runtime's CPU global pools take no double */
+      {"main(%x: (1, 2, 3, 4, fp64)) {\n  %y = reduce_mean(x=%x, axes=[2, 3], keep_dims=true)\n} -> (%y)\n",
+       "ReduceMean"},
   };
   static const int64_t ops[] = {11, 13, 18};
   size_t i, k;
