@@ -16237,12 +16237,41 @@ static int mgopt__imp_reduce(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* The ONNX global pool a reduction is, or NULL: reduce_mean / reduce_max
+   with keep_dims over exactly the axes 2..r-1 (each once, negative ones
+   normalized) of an fp16/fp32 input of known rank r >= 3 is
+   GlobalAveragePool / GlobalMaxPool (opset 1 on), the op the importer maps
+   them to: same values, same shape (N, C, 1, ..., 1). Not fp64, which the
+   ONNX schema allows but ONNX Runtime's CPU kernels of the global pools do
+   not take (its ReduceMean / ReduceMax do). */
+static const char *mgopt__exp_global_pool(mgopt_program *p, const mgopt_op *op) {
+  const mgopt_value *x = mgopt_op_operand(op, "x");
+  const int64_t *v = NULL;
+  int64_t k = mgopt_op_get_ints(p, op, "axes", &v), i;
+  uint32_t seen = 0;
+  int32_t r;
+  if (op->kind != MGOPT_OP_reduce_mean && op->kind != MGOPT_OP_reduce_max) return NULL;
+  if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 3 || x->type.rank > 32 || k != x->type.rank - 2 ||
+      !mgopt_op_get_bool(op, "keep_dims", 0))
+    return NULL;
+  if (x->type.dtype != MGOPT_DT_FP16 && x->type.dtype != MGOPT_DT_FP32) return NULL;
+  r = x->type.rank;
+  for (i = 0; i < k; i++) {
+    int64_t a = v[i] < 0 ? v[i] + r : v[i];
+    if (a < 2 || a >= r || (seen & (1u << a))) return NULL;
+    seen |= 1u << a;
+  }
+  return op->kind == MGOPT_OP_reduce_mean ? "GlobalAveragePool" : "GlobalMaxPool";
+}
+
 static mgopt_status mgopt__exp_reduce(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   const char *ins[2];
   const int64_t *v = NULL;
   int64_t k = mgopt_op_get_ints(E->p, op, "axes", &v);
+  const char *global = mgopt__exp_global_pool(E->p, op);
   mgopt_onnx_node *n;
   ins[0] = mgopt__exp_in(op, "x");
+  if (global) return mgopt__exp_simple(E, op, global, ins, 1) ? MGOPT_OK : mgopt__exp_nomem(E);
   if (k >= 0 && m->since >= mgopt__reduce_axes_input(m->kind)) {
     ins[1] = mgopt__exp_i64_const(E, "axes", v, k);
     if (!ins[1]) return mgopt__exp_nomem(E);

@@ -378,6 +378,7 @@ typedef struct mgopt_legalize_config {
   PASS(fusion, fuse_onehot_matmul_to_gather) \
   PASS(fusion, fuse_linear_bias) \
   PASS(fusion, fuse_matmul_weight_bias) \
+  PASS(fusion, fuse_matmul_dequantized_weight_bias) \
   PASS(fusion, fuse_elementwise_to_batchnorm) \
   PASS(fusion, fuse_gelu_exact) \
   PASS(fusion, fuse_gelu_tanh_approximation) \
@@ -527,6 +528,23 @@ MGOPT__PRIVATE int mgopt__pu_dropout_inference(mgopt_rewriter *rw, mgopt_op *op,
    start/end, negative counted from the end, clamped as ONNX does); 0 when
    the op is not one Shape of a tensor of known rank. */
 MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end);
+/* One element of a shape vector traced by mgopt__pu_shape_trace: a constant
+   (a static dim counts as one), dim v of value `of`, or unknown. */
+#define MGOPT__SHAPE_ELT_CONST 0
+#define MGOPT__SHAPE_ELT_DIM 1
+#define MGOPT__SHAPE_ELT_UNKNOWN 2
+typedef struct mgopt__shape_elt {
+  int kind;              /* MGOPT__SHAPE_ELT_* */
+  int64_t v;             /* the constant, or the dim's index */
+  const mgopt_value *of; /* _DIM: the value whose dim it is */
+} mgopt__shape_elt;
+/* The elements of v, a 0-d or 1-d integer value of at most MGOPT_MAX_RANK
+   elements, through constants, onnx::Shape, slice_by_index and gather with
+   constant parameters, concat on axis 0, integer casts, rank 0/1 reshapes
+   and integer add/sub/mul of known elements
+   (src/passes/onnx/resolve_reshape_shape.c): their count, or -1 when even
+   the length is unknown (elements may be unknown). */
+MGOPT__PRIVATE int64_t mgopt__pu_shape_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out);
 /* For each function holding a coreml_update_state: prepare(fn, ud) when
    given (0: out of memory), then visit(write, ud) on each of its writes in
    program order, adding visit's results to ctx->rewrites. */
@@ -12619,36 +12637,40 @@ MGOPT__DEFINE_PATTERN_PASS(cleanup, common, noop_elimination,
      } -> (%s)
 
    Two ops are identical when they have the same type, the same operand slot
-   names, equal attributes, and operand by operand either the same value or
-   two constants of equal dtype, shape and content (constants of 100 or more
-   elements only when they are the same value: deduplicating big constants is
-   const_deduplication's job). They must share a "parent": an operand that is
-   a block argument or output 0 of a non-const op (MIL's candidate rule), sit
-   in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, on state ops (a write may come between two reads)
-   and ops with side effects,
-   when either op's output is a block output (the
-   removed one must not be; the kept one is not given more consumers, which
-   keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
-   or that draw random numbers. Cost: one sweep in program order with a hash
-   table keyed on (block, type, operands, attributes): O(ops); a removal lets
-   later users match in the same sweep. */
+   names, the same output count, equal attributes, and operand by operand
+   either the same value or two constants of equal dtype, shape and content
+   (constants of 100 or more elements only when they are the same value:
+   deduplicating big constants is const_deduplication's job). They must
+   share a non-constant operand (a block argument or any output of a
+   non-const op, multi-output producers included: MIL only takes output 0,
+   which misses e.g. two Mul(x_scale, w_scale) of one DynamicQuantizeLinear's
+   scale output, ONNX Runtime merges those), sit in the same block, and the
+   later one is removed, each of its outputs replaced by the kept op's.
+   Fires on multi-output ops too (two equal splits). Must not fire: on state
+   ops (a write may come between two reads) and ops with side effects, when
+   an output of the removed op is a block output, or an output of the kept op
+   that would gain readers is one (the kept one is not given more consumers,
+   which keeps fp16 models bit-identical under ONNX Runtime), on ops with
+   nested blocks, or that draw random numbers (Random*, Bernoulli,
+   Multinomial, Dropout), or across blocks. Cost: one sweep in program order
+   with a hash table keyed on (block, type, operands, attributes): O(ops); a
+   removal lets later users match in the same sweep. */
 
 #define MGOPT__RRO_BIG 100
 
 static int mgopt__rro_eligible(const mgopt_op *op) {
   int32_t s, k;
   int parent = 0;
-  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
+  if (op->nouts < 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
       mgopt__op_has_effects(op))
     return 0;
   if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
-                                      strstr(op->type, "Multinomial")))
+                                      strstr(op->type, "Multinomial") || strstr(op->type, "Dropout")))
     return 0;
   for (s = 0; s < op->nslots; s++)
     for (k = 0; k < op->slots[s].n; k++) {
       const mgopt_value *v = op->slots[s].uses[k].value;
-      if (!v->def || (v->index == 0 && v->def->kind != MGOPT_OP_const)) parent = 1;
+      if (!v->def || v->def->kind != MGOPT_OP_const) parent = 1;
     }
   return parent;
 }
@@ -12680,7 +12702,25 @@ static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
 }
 
 static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
-  return a->parent == b->parent && mgopt__pu_ops_equal(a, b, mgopt__rro_value_eq);
+  return a->parent == b->parent && a->nouts == b->nouts && mgopt__pu_ops_equal(a, b, mgopt__rro_value_eq);
+}
+
+/* op's outputs may all be replaced by first's: no output of op is a block
+   output (its name would go), no output of first that would gain readers is
+   one (feeding an output of the model to more consumers changes how
+   runtimes schedule fp16 casts around it: ONNX Runtime's CPU provider
+   rounds differently then), and op's readers accept first's declared types
+   (opaque ops keep what they came with; a dim may be symbolic in one). */
+static int mgopt__rro_can_merge(mgopt_program *p, const mgopt_op *op, const mgopt_op *first) {
+  int32_t i;
+  if (op->nouts != first->nouts) return 0;
+  for (i = 0; i < op->nouts; i++) {
+    if (mgopt__pu_is_block_output(op->outs[i])) return 0;
+    if (!op->outs[i]->nuses) continue;
+    if (mgopt__pu_is_block_output(first->outs[i]) || !mgopt__pu_replace_fits(p, op->outs[i], first->outs[i]))
+      return 0;
+  }
+  return 1;
 }
 
 typedef struct mgopt__rro {
@@ -12705,14 +12745,8 @@ static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
     for (sl = mgopt__map_find(&r->kept, h); sl && !first; sl = mgopt__map_next(&r->kept, sl))
       if (mgopt__rro_equal((mgopt_op *)sl->v.p, op)) first = (mgopt_op *)sl->v.p;
     if (first) {
-      /* the kept op must not be a block output either: feeding an output of
-         the model to more consumers changes how runtimes schedule fp16 casts
-         around it (ONNX Runtime's CPU provider rounds differently then) */
-      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(first->outs[0])) continue;
-      /* the two may be declared differently (opaque ops keep what they came
-         with; a dim may be symbolic in one): op's users must accept the kept type */
-      if (!mgopt__pu_replace_fits(r->p, op->outs[0], first->outs[0])) continue;
-      mgopt_value_replace_all_uses(op->outs[0], first->outs[0]);
+      if (!mgopt__rro_can_merge(r->p, op, first)) continue;
+      for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], first->outs[i]);
       mgopt_op_erase(op);
       r->removed++;
       continue;
@@ -18722,6 +18756,156 @@ static const mgopt_pattern mgopt__fmw_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_matmul_weight_bias,
                            "matmul by a constant matrix followed by add / sub of a constant becomes linear",
                            mgopt__fmw_patterns);
+/* src/passes/fusion/fuse_matmul_dequantized_weight_bias.c — common::fuse_matmul_dequantized_weight_bias: a 2-d matmul by a dequantized constant matrix followed by add of a constant becomes linear.
+
+   Spec: ONNX Runtime's basic-level MatMulAddFusion, which writes Gemm for a
+   static QDQ model's MatMul whose weight comes from DequantizeLinear, then
+   Add of a constant bias. fuse_matmul_weight_bias (MIL's rule) takes only
+   a constant weight; this pass takes a weight computed by
+   constexpr_affine_dequantize (what dequantize_to_constexpr makes of a
+   DequantizeLinear of constant integers), and the ONNX writer then writes
+   the linear of a 2-d input as Gemm(x, DequantizeLinear(q'), b, transB=1).
+
+   Before:
+     main(%x: (2, 3, fp32)) {
+       %q: (3, 2, int8)* = const(val=[[1, 2], [3, 4], [5, 6]])
+       %z: (int8)* = const(val=0)
+       %s: (2, fp32)* = const(val=[0.5, 0.25])
+       %w: (3, 2, fp32) = constexpr_affine_dequantize(quantized_data=%q, zero_point=%z, scale=%s, axis=1)
+       %m: (2, 2, fp32) = matmul(x=%x, y=%w, transpose_x=false, transpose_y=false)
+       %b: (2, fp32)* = const(val=[10, 20])
+       %y: (2, 2, fp32) = add(x=%m, y=%b)
+     } -> (%y)
+   After:
+     main(%x: (2, 3, fp32)) {
+       %z: (int8)* = const(val=0)
+       %s: (2, fp32)* = const(val=[0.5, 0.25])
+       %y_weight_q: (2, 3, int8)* = const(val=[[1, 3, 5], [2, 4, 6]])
+       %y_weight: (2, 3, fp32) = constexpr_affine_dequantize(quantized_data=%y_weight_q, zero_point=%z, scale=%s, axis=0)
+       %y_bias: (2, fp32)* = const(val=[10, 20])
+       %y: (2, 2, fp32) = linear(x=%x, weight=%y_weight, bias=%y_bias)
+     } -> (%y)
+
+   Fires on: a matmul with constant transpose flags, transpose_x false, x of
+   rank 2, y the output of a constexpr_affine_dequantize of rank 2 that
+   nothing else reads and that is not a block output, whose scale and zero
+   point are of rank <= 1; the matmul's output is not a block output and
+   its one reader is an add (either operand order) or a sub (matmul minus
+   constant) of a constant c of the weight's float dtype with N elements
+   laid out as [N] or [1, N]. With transpose_y the dequantized matrix is
+   already linear's [N, K] weight; without it the quantized data is
+   transposed (int8 or uint8 bytes, the same size) and the axis of the
+   per-channel parameters becomes the other one, so the new constexpr
+   dequantizes to W^T element for element. The bias is c (sub: -c).
+   Must not fire: a weight that is a constant (fuse_matmul_weight_bias's),
+   computed at run time, or read by another op (transposing it would store
+   the weight twice: the file would grow); x of another rank (the ONNX
+   writer would need a Transpose for a rank > 2 linear over a computed
+   weight); transpose_x; a constant minus the matmul (the weight would be
+   negated); a bias of another length or layout, or not constant; a
+   target that cannot express the linear.
+   Numeric contract: what ONNX Runtime's own fusion does: linear(x, W^T, b)
+   is the same products and sums as add(matmul(x, W), b), in one kernel
+   (Gemm adds the bias into its accumulator; over a long inner dimension
+   the sum may round differently than MatMul then Add). The weight's values
+   are the same: only its integers are transposed, the bias only negated.
+   Cost: worklist patterns, O(matmuls + weight elements of the fused ones). */
+
+/* The constexpr_affine_dequantize reading q transposed: data q^T, the
+   same zero point and scale, the axis the other of the two; NULL on failure. */
+static mgopt_op *mgopt__fmdw_transposed(mgopt_rewriter *rw, mgopt_op *pos, mgopt_op *ce, const char *name) {
+  static const char *const slots[3] = {"quantized_data", "zero_point", "scale"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *q = mgopt_op_operand(ce, "quantized_data"), *vals[3];
+  mgopt_tensor *qt = q ? mgopt_value_const(q) : NULL, *nt;
+  int64_t axis = mgopt_op_get_int(ce, "axis", 0);
+  mgopt_op *made;
+  if (!qt || qt->rank != 2 || (qt->dtype != MGOPT_DT_INT8 && qt->dtype != MGOPT_DT_UINT8)) return NULL;
+  if (axis < 0) axis += 2;
+  if (axis < 0 || axis > 1) return NULL;
+  nt = mgopt__tensor_transpose2d(p, qt);
+  if (!nt) return NULL;
+  vals[0] = mgopt_rw_const(rw, pos, mgopt__pu_name2(p, name, "_q"), nt);
+  vals[1] = mgopt_op_operand(ce, "zero_point");
+  vals[2] = mgopt_op_operand(ce, "scale");
+  if (!vals[0]) return NULL;
+  made = vals[1] && vals[2] ? mgopt_rw_create(rw, pos, "constexpr_affine_dequantize", name, 3, slots, vals, 1) : NULL;
+  if (!made || mgopt_op_set_int(made, "axis", 1 - axis) != MGOPT_OK) {
+    if (made) mgopt_rw_erase(rw, made);
+    mgopt__pu_erase_if_dead(rw, vals[0]->def);
+    return NULL;
+  }
+  return made;
+}
+
+static int mgopt__fmdw_fuse(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *w = mgopt_op_operand(op, "y"), *out, *c, *vals[3], *bv;
+  mgopt_op *user, *ce, *nce = NULL, *lin, *made[2], *matched[2];
+  const mgopt_value *zp, *sc;
+  mgopt_tensor *ct, *nb;
+  const char *name;
+  int64_t n, i;
+  int first, ty;
+  mgopt_dtype dt;
+  MGOPT__UNUSED(ud);
+  if (!x || !w || op->nouts != 1 || mgopt_op_operand(op, "transpose_x") || mgopt_op_operand(op, "transpose_y")) return 0;
+  if (mgopt_op_get_bool(op, "transpose_x", 0) || x->type.rank != 2 || w->type.rank != 2) return 0;
+  ty = mgopt_op_get_bool(op, "transpose_y", 0);
+  ce = w->def;
+  if (!ce || ce->kind != MGOPT_OP_constexpr_affine_dequantize || ce->nouts != 1 || w->nuses != 1 ||
+      mgopt__pu_is_block_output(w))
+    return 0;
+  zp = mgopt_op_operand(ce, "zero_point");
+  sc = mgopt_op_operand(ce, "scale");
+  if (!zp || !sc || zp->type.rank > 1 || sc->type.rank > 1) return 0;
+  out = op->outs[0];
+  if (mgopt__pu_is_block_output(out)) return 0;
+  user = mgopt__pu_single_user(out);
+  if (!user || (user->kind != MGOPT_OP_add && user->kind != MGOPT_OP_sub) || user->nouts != 1) return 0;
+  first = mgopt_op_operand(user, "x") == out;
+  if (user->kind == MGOPT_OP_sub && !first) return 0;
+  c = mgopt_op_operand(user, first ? "y" : "x");
+  if (!c || c == out || !(ct = mgopt_value_const(c))) return 0;
+  dt = (mgopt_dtype)w->type.dtype;
+  if (!mgopt_dtype_is_float(dt) || ct->dtype != dt || x->type.dtype != dt || out->type.dtype != dt) return 0;
+  if (!mgopt_dim_is_static(w->type.dims[ty ? 0 : 1])) return 0;
+  n = w->type.dims[ty ? 0 : 1].v;
+  if (ct->numel != n || ct->rank < 1 || ct->rank > 2 || ct->shape[ct->rank - 1] != n) return 0;
+  name = mgopt__pu_value_name(user->outs[0]);
+  nb = mgopt_tensor_new(p, dt, 1, &n);
+  if (!nb) return 0;
+  for (i = 0; i < n; i++)
+    mgopt_tensor_set_f64(nb, i, user->kind == MGOPT_OP_sub ? -mgopt_tensor_get_f64(ct, i) : mgopt_tensor_get_f64(ct, i));
+  if (!ty && !(nce = mgopt__fmdw_transposed(rw, user, ce, mgopt__pu_name2(p, name, "_weight")))) return 0;
+  bv = mgopt_rw_const(rw, user, mgopt__pu_name2(p, name, "_bias"), nb);
+  vals[0] = x;
+  vals[1] = nce ? nce->outs[0] : w;
+  vals[2] = bv;
+  lin = bv ? mgopt_rw_create(rw, user, "linear", name, 3, slots, vals, 1) : NULL;
+  if (!lin) {
+    if (bv) mgopt__pu_erase_if_dead(rw, bv->def);
+    if (nce) mgopt__pu_erase_with_consts(rw, nce);
+    return 0;
+  }
+  n = 0;
+  if (nce) made[n++] = nce;
+  made[n++] = lin;
+  matched[0] = op;
+  matched[1] = ce;
+  /* with transpose_y the constexpr stays: the linear reads it */
+  return mgopt__pu_fuse_finish_named(rw, made, (int32_t)n, user, matched, nce ? 2 : 1);
+}
+
+static const mgopt_pattern mgopt__fmdw_patterns[] = {
+    {"matmul_dequantized_add", MGOPT_OP_matmul, NULL, 1, mgopt__fmdw_fuse, NULL},
+};
+
+MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_matmul_dequantized_weight_bias,
+                           "a 2-d matmul by a dequantized constant matrix followed by add of a constant becomes linear "
+                           "(Gemm in ONNX)",
+                           mgopt__fmdw_patterns);
 /* src/passes/fusion/fuse_elementwise_to_batchnorm.c — common::fuse_elementwise_to_batchnorm: a per-channel mul then add of constants on a rank-4 tensor becomes batch_norm.
 
    Spec: mil_graph_passes.txt, "Fold mul + add into a batchnorm if the const
@@ -19890,7 +20074,7 @@ static const int32_t mgopt__fcs_needs[] = {MGOPT_OP_conv, MGOPT_OP_conv_transpos
 MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_conv_scale,
                                    "fold a mul or real_div of a conv by a constant into its weight and bias",
                                    mgopt__fcs_patterns, mgopt__fcs_needs);
-/* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv that reads it; a pad before a transpose into a conv moves next to it.
+/* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv (or, where exact, the pool) that reads it; a pad before a transpose into a conv moves next to it.
 
    Spec: mil_graph_passes.txt, "When we observe pad -> transpose -> conv, we
    move the pad to be next to conv. This allows us to meld pad + conv if
@@ -19922,13 +20106,31 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_conv_scale,
    constant_val kept. The meld then applies when it can. Both layouts the
    reference meets are covered: NCHW (pad → conv) and channel-last
    (pad → transpose → conv).
+   Fires on (pool meld, mgopt's, as ONNX Runtime's basic level does): a
+   constant pad of the spatial axes read by a max_pool or avg_pool, when
+   the pool's own padding gives the same values: avg_pool that counts the
+   padding in the average (exclude_padding_from_average false) with a pad
+   of zeros; max_pool (whose padding is -inf) with a pad of -inf, or of
+   zeros on an input that is never negative by its producer (relu, relu6,
+   sigmoid, softplus, abs, exp, square, clip with a constant min >= 0; a
+   NaN stays a NaN either way). The pool has pad_type "valid" or "custom"
+   and no ceil_mode, each total amount stays below the kernel on its axis
+   (ONNX Runtime refuses a pool whose pad reaches its kernel), and for
+   avg_pool the begin and end amounts are equal on each axis (ONNX
+   Runtime's opset-19 AveragePool divided asymmetric count_include_pad
+   windows wrongly before 1.25: onnxruntime#26708).
    Must not fire: a pad in reflect or replicate mode, or with a nonzero
    constant_val, into a conv (meld); run-time or negative amounts; padding
    on the batch or channel axis; a conv with pad_type "same" or
    "same_lower"; a conv_transpose (its pad crops the output); a pad read by
    several ops before a transpose (moving it would copy it: the program
-   would grow); declared types that do not allow the replacement.
-   Cost: worklist patterns, O(convs + pads). */
+   would grow); declared types that do not allow the replacement; into a
+   pool: a zero pad before max_pool on an input that may be negative, a
+   zero pad before avg_pool that excludes the padding from the average, a
+   nonzero pad value (other than -inf for max_pool), ceil_mode, pad_type
+   "same", a total amount that reaches the kernel, asymmetric amounts into
+   avg_pool.
+   Cost: worklist patterns, O(convs + pools + pads). */
 
 /* The pad's amounts per axis of its rank-r input: rows[2i], rows[2i+1]. 0 when not const or malformed. */
 static int mgopt__fpc_rows(mgopt_program *p, const mgopt_op *pad, int32_t r, int64_t *rows) {
@@ -20016,6 +20218,95 @@ static int mgopt__fpc_meld(mgopt_rewriter *rw, mgopt_op *conv, void *ud) {
   return 1;
 }
 
+/* 1 when every value of v is >= 0 or NaN, by its producer: relu, relu6,
+   sigmoid, softplus, abs, exp, square, a clip whose constant alpha is >= 0. */
+static int mgopt__fpc_nonneg(const mgopt_value *v) {
+  const mgopt_op *d = v->def;
+  const mgopt_value *a;
+  double lo;
+  if (!d) return 0;
+  switch (d->kind) {
+  case MGOPT_OP_relu:
+  case MGOPT_OP_relu6:
+  case MGOPT_OP_sigmoid:
+  case MGOPT_OP_softplus:
+  case MGOPT_OP_abs:
+  case MGOPT_OP_exp:
+  case MGOPT_OP_square:
+    return 1;
+  case MGOPT_OP_clip:
+    a = mgopt_op_operand(d, "alpha");
+    if (a && !mgopt_value_const(a)) return 0;
+    if (!a && !mgopt_op_attr(d, "alpha")) return 0;
+    lo = mgopt_op_get_float(d, "alpha", -1.0);
+    return lo >= 0.0;
+  default:
+    return 0;
+  }
+}
+
+/* The pad is exactly what the pool's own padding does: avg_pool counting the
+   padding in the average (count_include_pad) with a pad of zeros; max_pool
+   with a pad of -inf, or of zeros on an input that is never negative (its
+   own padding is -inf: a 0 never wins against an element >= 0). */
+static int mgopt__fpc_pool_exact(const mgopt_op *pool, const mgopt_op *pad, const mgopt_value *x) {
+  double c = mgopt_op_get_float(pad, "constant_val", 0.0);
+  if (pool->kind == MGOPT_OP_avg_pool) return c == 0.0 && !mgopt_op_get_bool(pool, "exclude_padding_from_average", 0);
+  return (c < 0.0 && c * 2.0 == c) || (c == 0.0 && mgopt__fpc_nonneg(x));
+}
+
+/* A constant pad of the spatial axes melds into the max_pool or avg_pool
+   that reads it when that is exact (mgopt__fpc_pool_exact), the pool has no
+   ceil_mode (a window that starts in the right padding would then count
+   differently) and pad_type "valid" or "custom", and every total amount
+   stays below the kernel on its axis (ONNX Runtime refuses a pool whose pad
+   is not smaller than its kernel). */
+static int mgopt__fpc_pool(mgopt_rewriter *rw, mgopt_op *pool, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(pool, "x"), *x;
+  mgopt_op *pad = a ? mgopt__pu_def_of(a, MGOPT_OP_pad) : NULL;
+  int64_t rows[2 * MGOPT_MAX_RANK], np[2 * MGOPT_MAX_RANK], k, nk, n;
+  const int64_t *cp = NULL, *ks = NULL;
+  int32_t r, sp;
+  size_t ptn = 0;
+  const char *pt = mgopt_op_get_string(pool, "pad_type", &ptn);
+  MGOPT__UNUSED(ud);
+  if (!pad || pool->nouts != 1 || !(x = mgopt_op_operand(pad, "x"))) return 0;
+  r = x->type.rank;
+  if (r < 3 || r != a->type.rank || !mgopt__fpc_is_mode(pad, "constant") || !mgopt__fpc_rows(p, pad, r, rows))
+    return 0;
+  if (mgopt_op_get_bool(pool, "ceil_mode", 0) || !mgopt__fpc_pool_exact(pool, pad, x)) return 0;
+  if (!pt) pt = "valid", ptn = 5;
+  sp = r - 2;
+  if (ptn == 6 && memcmp(pt, "custom", 6) == 0) {
+    n = mgopt_op_get_ints(p, pool, "pad", &cp);
+    if (n >= 0 && n != 2 * sp) return 0;
+    if (n < 0) cp = NULL;
+  } else if (!(ptn == 5 && memcmp(pt, "valid", 5) == 0)) {
+    return 0;
+  }
+  nk = mgopt_op_get_ints(p, pool, "kernel_sizes", &ks);
+  if (nk != sp || rows[0] || rows[1] || rows[2] || rows[3]) return 0;
+  for (k = 0; k < 2 * sp; k++) {
+    if (rows[4 + k] < 0 || (cp && cp[k] < 0)) return 0;
+    np[k] = rows[4 + k] + (cp ? cp[k] : 0);
+    if (np[k] < rows[4 + k] || np[k] >= ks[k / 2]) return 0;
+  }
+  /* avg_pool: begin and end the same on each axis. ONNX Runtime's opset-19
+     AveragePool read the wrong end pad for count_include_pad (#26708, fixed
+     in 1.25): an asymmetric pad computed by Pad runs right on every runtime */
+  if (pool->kind == MGOPT_OP_avg_pool)
+    for (k = 0; k < sp; k++)
+      if (np[2 * k] != np[2 * k + 1]) return 0;
+  if (!mgopt__fpc_try(p, pool, a, x, np, 2 * sp)) return 0;
+  if (mgopt_op_set_string(pool, "pad_type", "custom") != MGOPT_OK || mgopt_op_set_ints(pool, "pad", np, 2 * sp) != MGOPT_OK)
+    return 0;
+  mgopt_rw_set_operand(rw, pool, "x", x);
+  mgopt_rw_modified(rw, pool);
+  mgopt__pu_erase_with_consts(rw, pad);
+  return 1;
+}
+
 static int mgopt__fpc_move(mgopt_rewriter *rw, mgopt_op *pad, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *x = mgopt_op_operand(pad, "x"), *po = pad->nouts == 1 ? pad->outs[0] : NULL, *tx[1];
@@ -20071,10 +20362,13 @@ static int mgopt__fpc_move(mgopt_rewriter *rw, mgopt_op *pad, void *ud) {
 static const mgopt_pattern mgopt__fpc_patterns[] = {
     {"pad_conv", MGOPT_OP_conv, NULL, 1, mgopt__fpc_meld, NULL},
     {"pad_transpose_conv", MGOPT_OP_pad, NULL, 1, mgopt__fpc_move, NULL},
+    {"pad_max_pool", MGOPT_OP_max_pool, NULL, 1, mgopt__fpc_pool, NULL},
+    {"pad_avg_pool", MGOPT_OP_avg_pool, NULL, 1, mgopt__fpc_pool, NULL},
 };
 
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_pad_conv,
-                           "meld a constant-zero pad into the conv that reads it; move a pad before a "
+                           "meld a constant-zero pad into the conv (or, where exact, the pool) that reads it; "
+                           "move a pad before a "
                            "transpose into a conv next to the conv",
                            mgopt__fpc_patterns);
 /* src/passes/fusion/compose_conv1d.c — common::compose_conv1d: expand_dims → 2-D conv → squeeze becomes a 1-D conv.
@@ -21050,7 +21344,7 @@ static const mgopt_pattern mgopt__fln_patterns[] = {
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_layernorm_or_instancenorm,
                            "decomposed layer or instance normalizations (five patterns) become layer_norm or instance_norm",
                            mgopt__fln_patterns);
-/* src/passes/onnx/fold_shape_ops.c — onnx::fold_shape_ops: a Shape of a statically shaped tensor, and a ConstantOfShape of a constant shape, become constants.
+/* src/passes/onnx/fold_shape_ops.c — onnx::fold_shape_ops: a Shape of a statically shaped tensor, a gather or slice of a shape that picks only static dims, and a ConstantOfShape of a constant shape, become constants.
 
    Spec: ONNX Runtime's basic-level constant folding, for the two ONNX ops
    that have no canonical form (they stay opaque as onnx::Shape and
@@ -21080,9 +21374,15 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_layernorm_or_instancenorm,
    clamped as ONNX does) are all static; onnx::ConstantOfShape whose shape
    is a constant 1-d integer tensor of positive dims with at most 2^20
    elements in all, and whose value (default: fp32 0) is one element of a
-   whole-byte dtype. The constant takes the output's name (function outputs
+   whole-byte dtype; a gather or slice_by_index of a computed integer
+   vector whose every picked element is known through
+   mgopt__pu_shape_trace (Shape, gather, slice, concat, casts, integer
+   add/sub/mul of known elements that do not wrap in their dtype): a Gather
+   of a static dim of a shape whose other dims are symbolic, as ONNX
+   Runtime folds it. The constant takes the output's name (function outputs
    keep theirs); operands left unused stay for dead_code_elimination.
-   Must not fire: a symbolic or unknown dim in the range; an input of
+   Must not fire: a symbolic or unknown dim in the range (of a Shape, or
+   picked by a gather or slice); a product that wraps in int32; an input of
    unknown rank or a non-tensor; a shape computed at run time, a zero or
    negative dim, more elements than the limit (the model would carry the
    whole tensor); a value that is not one element; when the constant's
@@ -21150,13 +21450,39 @@ static int mgopt__fso_constant_of_shape(mgopt_rewriter *rw, mgopt_op *op, void *
   return mgopt__fso_replace(rw, op, t);
 }
 
+/* A gather or slice_by_index of a shape (any chain mgopt__pu_shape_trace
+   reads) whose every element is known: a constant, though the shape has
+   symbolic dims elsewhere. Only when x is computed (constants are
+   const_elimination's). */
+static int mgopt__fso_pick(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *out = op->nouts == 1 ? op->outs[0] : NULL;
+  mgopt__shape_elt el[MGOPT_MAX_RANK];
+  mgopt_tensor *t;
+  int64_t n, i;
+  MGOPT__UNUSED(ud);
+  if (!x || !out || op->nblocks || mgopt_value_const(x) || out->type.rank < 0 || out->type.rank > 1 ||
+      (out->type.dtype != MGOPT_DT_INT32 && out->type.dtype != MGOPT_DT_INT64))
+    return 0;
+  n = mgopt__pu_shape_trace(mgopt_rw_program(rw), out, el);
+  if (n < 0 || (out->type.rank == 0 && n != 1)) return 0;
+  for (i = 0; i < n; i++)
+    if (el[i].kind != MGOPT__SHAPE_ELT_CONST) return 0;
+  t = mgopt_tensor_new(mgopt_rw_program(rw), (mgopt_dtype)out->type.dtype, out->type.rank, &n);
+  if (!t) return 0;
+  for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, el[i].v);
+  return mgopt__fso_replace(rw, op, t);
+}
+
 static const mgopt_pattern mgopt__fso_patterns[] = {
+    MGOPT__PATTERN("fold_shape_gather", MGOPT_OP_gather, 1, mgopt__fso_pick),
+    MGOPT__PATTERN("fold_shape_slice", MGOPT_OP_slice_by_index, 1, mgopt__fso_pick),
     MGOPT__OPAQUE_PATTERN("fold_shape", "onnx::Shape", 1, mgopt__fso_shape),
     MGOPT__OPAQUE_PATTERN("fold_constant_of_shape", "onnx::ConstantOfShape", 1, mgopt__fso_constant_of_shape),
 };
 
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, fold_shape_ops,
-                           "a Shape of a statically shaped tensor, and a ConstantOfShape of a constant shape, become constants",
+                           "a Shape of a statically shaped tensor, a gather or slice of a shape that picks only "
+                           "static dims, and a ConstantOfShape of a constant shape, become constants",
                            mgopt__fso_patterns);
 /* src/passes/onnx/merge_consecutive_expand_dims.c — onnx::merge_consecutive_expand_dims: expand_dims(expand_dims(x)) -> one expand_dims.
 
@@ -22298,8 +22624,11 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, eliminate_output_identity,
    when every element of the shape is known through a chain of constants,
    onnx::Shape (start/end as ONNX clamps them), int32/int64 casts of
    integers, slice_by_index and gather with constant parameters, concat on
-   axis 0 and expand_dims/squeeze/reshape between 0-d and 1-d: an element
-   is a constant, or dim k of some value (its static value when static).
+   axis 0, expand_dims/squeeze/reshape between 0-d and 1-d, and integer
+   add/sub/mul (an element is known when both of its operands are and the
+   result does not wrap in the dtype: the product of two static dims of a
+   shape whose width is symbolic): an element is a constant, or dim k of
+   some value (its static value when static).
    Dim i of the reshape's own input at position i becomes 0. One element
    that is neither (any other run-time value) becomes -1 when every other
    element is a positive constant, so that -1 is exactly that element. The
@@ -22317,17 +22646,6 @@ MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, eliminate_output_identity,
    16 deep, with at most MGOPT_MAX_RANK elements at each: O(ops). */
 
 #define MGOPT__RRS_DEPTH 16
-
-/* One element of a traced shape vector. */
-typedef struct mgopt__rrs_elt {
-  int kind;              /* MGOPT__RRS_CONST, _DIM or _UNKNOWN */
-  int64_t v;             /* the constant, or the dim's index */
-  const mgopt_value *of; /* _DIM: the value whose dim it is */
-} mgopt__rrs_elt;
-
-#define MGOPT__RRS_CONST 0
-#define MGOPT__RRS_DIM 1
-#define MGOPT__RRS_UNKNOWN 2
 
 /* The static length of a 0-d or 1-d integer value (1 for 0-d), or -1. */
 static int64_t mgopt__rrs_len(const mgopt_value *v) {
@@ -22347,21 +22665,21 @@ static int64_t mgopt__rrs_ints(const mgopt_value *v, int64_t *out, int64_t cap) 
   return t->numel;
 }
 
-static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__rrs_elt *out, int depth);
+static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out, int depth);
 
 /* onnx::Shape(x, start, end): dims [start, end) of x. */
-static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
+static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__shape_elt *out) {
   const mgopt_value *x = mgopt_op_operand(op, "in0");
   int64_t start, end, i;
   if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return -1;
   for (i = start; i < end; i++) {
-    mgopt__rrs_elt *e = &out[i - start];
+    mgopt__shape_elt *e = &out[i - start];
     e->of = x;
     if (mgopt_dim_is_static(x->type.dims[i])) {
-      e->kind = MGOPT__RRS_CONST;
+      e->kind = MGOPT__SHAPE_ELT_CONST;
       e->v = x->type.dims[i].v;
     } else {
-      e->kind = MGOPT__RRS_DIM;
+      e->kind = MGOPT__SHAPE_ELT_DIM;
       e->v = i;
     }
   }
@@ -22378,8 +22696,8 @@ static int64_t mgopt__rrs_param(mgopt_program *p, const mgopt_op *op, const char
 }
 
 /* slice_by_index of a 1-d value with constant parameters (a squeezed axis gives 0-d). */
-static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
-  mgopt__rrs_elt in[MGOPT_MAX_RANK];
+static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
+  mgopt__shape_elt in[MGOPT_MAX_RANK];
   const mgopt_value *x = mgopt_op_operand(op, "x");
   int64_t b, e, s, n, i, cnt, bm, em, sm;
   int ok = 1;
@@ -22422,8 +22740,8 @@ static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__rrs
 }
 
 /* gather on axis 0 of a 1-d value with constant indices. */
-static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
-  mgopt__rrs_elt in[MGOPT_MAX_RANK];
+static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
+  mgopt__shape_elt in[MGOPT_MAX_RANK];
   const mgopt_value *x = mgopt_op_operand(op, "x");
   int64_t idx[MGOPT_MAX_RANK], n, k, i;
   if (mgopt_op_get_int(op, "axis", 0) != 0 && mgopt_op_get_int(op, "axis", 0) != -1) return -1;
@@ -22441,10 +22759,10 @@ static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__rr
 }
 
 /* concat on axis 0 of 1-d values. */
-static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
+static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
   int32_t si = mgopt_op_slot_index(op, "values"), i;
   int64_t n = 0, k;
-  mgopt__rrs_elt part[MGOPT_MAX_RANK];
+  mgopt__shape_elt part[MGOPT_MAX_RANK];
   if (si < 0 || (mgopt_op_get_int(op, "axis", 1) != 0 && mgopt_op_get_int(op, "axis", 1) != -1)) return -1;
   if (mgopt_op_get_bool(op, "interleave", 0)) return -1;
   for (i = 0; i < op->slots[si].n; i++) {
@@ -22452,15 +22770,42 @@ static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__rr
     if (!v || v->type.rank != 1) return -1;
     k = mgopt__rrs_trace(p, v, part, depth + 1);
     if (k < 0 || n + k > MGOPT_MAX_RANK) return -1;
-    memcpy(out + n, part, sizeof(mgopt__rrs_elt) * (size_t)k);
+    memcpy(out + n, part, sizeof(mgopt__shape_elt) * (size_t)k);
     n += k;
+  }
+  return n;
+}
+
+/* add, sub, mul of two integer 0-d / 1-d values (one may have one element,
+   broadcast): an element is a constant when both of its operands are (and
+   the result fits in int64), unknown otherwise. */
+static int64_t mgopt__rrs_arith(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
+  mgopt__shape_elt a[MGOPT_MAX_RANK], b[MGOPT_MAX_RANK];
+  const mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  int64_t na, nb, n, i;
+  if (!x || !y || x->type.rank > 1 || y->type.rank > 1 || x->type.rank < 0 || y->type.rank < 0) return -1;
+  na = mgopt__rrs_trace(p, x, a, depth + 1);
+  nb = mgopt__rrs_trace(p, y, b, depth + 1);
+  if (na < 0 || nb < 0 || (na != nb && na != 1 && nb != 1)) return -1;
+  n = na > nb ? na : nb;
+  for (i = 0; i < n; i++) {
+    const mgopt__shape_elt *ea = &a[na == 1 ? 0 : i], *eb = &b[nb == 1 ? 0 : i];
+    int64_t r = 0;
+    int ok = ea->kind == MGOPT__SHAPE_ELT_CONST && eb->kind == MGOPT__SHAPE_ELT_CONST;
+    if (ok && op->kind == MGOPT_OP_mul) ok = mgopt__mul_i64(ea->v, eb->v, &r);
+    else if (ok && op->kind == MGOPT_OP_add) ok = mgopt__add_i64(ea->v, eb->v, &r);
+    else if (ok) ok = eb->v != INT64_MIN && mgopt__add_i64(ea->v, -eb->v, &r);
+    if (ok && op->outs[0]->type.dtype == MGOPT_DT_INT32 && (r < INT32_MIN || r > INT32_MAX)) ok = 0; /* it wraps */
+    out[i].kind = ok ? MGOPT__SHAPE_ELT_CONST : MGOPT__SHAPE_ELT_UNKNOWN;
+    out[i].v = ok ? r : 0;
+    out[i].of = NULL;
   }
   return n;
 }
 
 /* The elements of v, a 0-d or 1-d integer value (at most MGOPT_MAX_RANK of
    them): their count, or -1 when even the length is unknown. */
-static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__rrs_elt *out, int depth) {
+static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out, int depth) {
   int64_t len, n = -1, i, c[MGOPT_MAX_RANK];
   const mgopt_op *d;
   if (!v) return -1;
@@ -22468,7 +22813,7 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
   if (len < 0) return -1;
   if (mgopt__rrs_ints(v, c, MGOPT_MAX_RANK) == len) {
     for (i = 0; i < len; i++) {
-      out[i].kind = MGOPT__RRS_CONST;
+      out[i].kind = MGOPT__SHAPE_ELT_CONST;
       out[i].v = c[i];
       out[i].of = NULL;
     }
@@ -22481,6 +22826,9 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
     else if (d->kind == MGOPT_OP_slice_by_index) n = mgopt__rrs_slice(p, d, out, depth);
     else if (d->kind == MGOPT_OP_gather) n = mgopt__rrs_gather(p, d, out, depth);
     else if (d->kind == MGOPT_OP_concat) n = mgopt__rrs_concat(p, d, out, depth);
+    else if ((d->kind == MGOPT_OP_add || d->kind == MGOPT_OP_sub || d->kind == MGOPT_OP_mul) &&
+             (v->type.dtype == MGOPT_DT_INT32 || v->type.dtype == MGOPT_DT_INT64))
+      n = mgopt__rrs_arith(p, d, out, depth);
     else if (d->kind == MGOPT_OP_cast && x && mgopt_dtype_is_int((mgopt_dtype)x->type.dtype) &&
              (v->type.dtype == MGOPT_DT_INT32 || v->type.dtype == MGOPT_DT_INT64))
       n = mgopt__rrs_trace(p, x, out, depth + 1);
@@ -22490,18 +22838,22 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
   }
   if (n == len) return n;
   for (i = 0; i < len; i++) {
-    out[i].kind = MGOPT__RRS_UNKNOWN;
+    out[i].kind = MGOPT__SHAPE_ELT_UNKNOWN;
     out[i].v = 0;
     out[i].of = NULL;
   }
   return len;
 }
 
+MGOPT__PRIVATE int64_t mgopt__pu_shape_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out) {
+  return mgopt__rrs_trace(p, v, out, 0);
+}
+
 static int mgopt__rrs_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   int opaque = op->kind == MGOPT_OP_OPAQUE;
   mgopt_value *x = mgopt_op_operand(op, opaque ? "in0" : "x"), *s = mgopt_op_operand(op, opaque ? "in1" : "shape");
-  mgopt__rrs_elt el[MGOPT_MAX_RANK];
+  mgopt__shape_elt el[MGOPT_MAX_RANK];
   int64_t shape[MGOPT_MAX_RANK], n, i, unknown = -1;
   int32_t nunknown = 0, ninfer = 0, nvague = 0;
   mgopt_value *c, *ins[2];
@@ -22511,17 +22863,17 @@ static int mgopt__rrs_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!x || !s || op->nouts != 1 || op->nblocks || mgopt_value_const(s)) return 0;
   if (opaque && (mgopt_op_operand_count(op) != 2 || mgopt_op_get_int(op, "allowzero", 0) != 0)) return 0;
   if (s->type.rank != 1) return 0;
-  n = mgopt__rrs_trace(p, s, el, 0);
+  n = mgopt__pu_shape_trace(p, s, el);
   if (n < 0) return 0;
   for (i = 0; i < n; i++) {
-    mgopt__rrs_elt *e = &el[i];
-    if (e->kind == MGOPT__RRS_CONST) {
+    mgopt__shape_elt *e = &el[i];
+    if (e->kind == MGOPT__SHAPE_ELT_CONST) {
       shape[i] = e->v;
       if (e->v < -1 || e->v > INT32_MAX) return 0;
       if (e->v == -1) ninfer++;
       /* a 0 copies x's dim i: known only when that dim is static */
       if (e->v == 0 && !(x->type.rank > i && mgopt_dim_is_static(x->type.dims[i]) && x->type.dims[i].v > 0)) nvague++;
-    } else if (e->kind == MGOPT__RRS_DIM && e->of == x && e->v == i) {
+    } else if (e->kind == MGOPT__SHAPE_ELT_DIM && e->of == x && e->v == i) {
       shape[i] = 0;
       nvague++;
     } else {
@@ -29302,6 +29654,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "dead_code_elimination," /* mgopt: a dead reader must not block the fusions */ \
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \
+  "fuse_matmul_dequantized_weight_bias," /* mgopt: the same over a dequantized weight (ONNX Runtime writes Gemm) */ \
   "fuse_gelu_tanh_approximation," /* 23 */ \
   "fuse_gelu_exact," /* 24 */ \
   "fuse_gelu_sigmoid_approximation," /* 25 */ \

@@ -92,6 +92,23 @@ MGOPT__PRIVATE int mgopt__pu_dropout_inference(mgopt_rewriter *rw, mgopt_op *op,
    start/end, negative counted from the end, clamped as ONNX does); 0 when
    the op is not one Shape of a tensor of known rank. */
 MGOPT__PRIVATE int mgopt__pu_onnx_shape_range(const mgopt_op *op, int64_t *start, int64_t *end);
+/* One element of a shape vector traced by mgopt__pu_shape_trace: a constant
+   (a static dim counts as one), dim v of value `of`, or unknown. */
+#define MGOPT__SHAPE_ELT_CONST 0
+#define MGOPT__SHAPE_ELT_DIM 1
+#define MGOPT__SHAPE_ELT_UNKNOWN 2
+typedef struct mgopt__shape_elt {
+  int kind;              /* MGOPT__SHAPE_ELT_* */
+  int64_t v;             /* the constant, or the dim's index */
+  const mgopt_value *of; /* _DIM: the value whose dim it is */
+} mgopt__shape_elt;
+/* The elements of v, a 0-d or 1-d integer value of at most MGOPT_MAX_RANK
+   elements, through constants, onnx::Shape, slice_by_index and gather with
+   constant parameters, concat on axis 0, integer casts, rank 0/1 reshapes
+   and integer add/sub/mul of known elements
+   (src/passes/onnx/resolve_reshape_shape.c): their count, or -1 when even
+   the length is unknown (elements may be unknown). */
+MGOPT__PRIVATE int64_t mgopt__pu_shape_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out);
 /* For each function holding a coreml_update_state: prepare(fn, ud) when
    given (0: out of memory), then visit(write, ud) on each of its writes in
    program order, adding visit's results to ctx->rewrites. */

@@ -63,6 +63,7 @@
   PASS(fusion, fuse_onehot_matmul_to_gather) \
   PASS(fusion, fuse_linear_bias) \
   PASS(fusion, fuse_matmul_weight_bias) \
+  PASS(fusion, fuse_matmul_dequantized_weight_bias) \
   PASS(fusion, fuse_elementwise_to_batchnorm) \
   PASS(fusion, fuse_gelu_exact) \
   PASS(fusion, fuse_gelu_tanh_approximation) \

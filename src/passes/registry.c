@@ -66,6 +66,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "dead_code_elimination," /* mgopt: a dead reader must not block the fusions */ \
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \
+  "fuse_matmul_dequantized_weight_bias," /* mgopt: the same over a dequantized weight (ONNX Runtime writes Gemm) */ \
   "fuse_gelu_tanh_approximation," /* 23 */ \
   "fuse_gelu_exact," /* 24 */ \
   "fuse_gelu_sigmoid_approximation," /* 25 */ \

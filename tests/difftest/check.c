@@ -131,7 +131,8 @@ dt_tol dt_tol_of(const char *name) {
   static const char *const ulp[] = {"divide_to_multiply", "rewrite_mul_rsqrt_as_div", "reduce_transposes",
                                     "remove_redundant_transpose_reduce", NULL};
   static const char *const fold[] = {"const_elimination", "fuse_conv_batchnorm", "fuse_conv_bias", "fuse_conv_scale",
-                                     "fuse_linear_bias", "fuse_matmul_weight_bias", "fuse_elementwise_to_batchnorm",
+                                     "fuse_linear_bias", "fuse_matmul_weight_bias", "fuse_matmul_dequantized_weight_bias",
+                                     "fuse_elementwise_to_batchnorm",
                                      "fuse_layernorm_or_instancenorm",
                                      "expand_dynamic_linear", "merge_affine_dequantize_with_consecutive_ops",
                                      "fuse_onehot_matmul_to_gather", "fuse_pad_conv", "compose_conv1d",

@@ -3031,6 +3031,30 @@ static int t_constexpr(G *g, int x) {
   return linear_of(g, act2(g, x, 1 + rnd(g, 2), K), w);
 }
 
+/* a 2-d matmul by a dequantized weight (K, N), or (N, K) with transpose_y,
+   per-tensor or per-channel on either axis, then add / sub of a bias [N] or
+   [1, N] (fuse_matmul_dequantized_weight_bias) */
+static int t_matmul_dq_bias(G *g, int x) {
+  int K = 1 + rnd(g, 5), N = 1 + rnd(g, 4), M = 1 + rnd(g, 3), ty = chance(g, 30), ax = rnd(g, 2), d[2], q, s, z, w, a, m, b;
+  gv t = mk(F32, 2, NULL), r = mk(F32, 2, NULL);
+  a = act2(g, x, M, K);
+  d[0] = ty ? N : K;
+  d[1] = ty ? K : N;
+  q = cnst(g, I8, 2, d, C_RAND);
+  qparams(g, d[ax], I8, chance(g, 50), &s, &z, C_RAND);
+  t.d[0] = d[0], t.d[1] = d[1];
+  w = def(g, &t);
+  out(g, " = constexpr_affine_dequantize(quantized_data=%%v%d, zero_point=%%v%d, scale=%%v%d, axis=%d)\n", q, z, s, ax);
+  if (chance(g, 10)) extra_use(g, w);
+  r.d[0] = M, r.d[1] = N;
+  m = def(g, &r);
+  out(g, " = matmul(x=%%v%d, y=%%v%d, transpose_y=%s)\n", a, w, ty ? "true" : "false");
+  if (chance(g, 50)) d[0] = N, b = cnst(g, F32, 1, d, C_RAND);
+  else d[0] = 1, d[1] = N, b = cnst(g, F32, 2, d, C_RAND);
+  if (chance(g, 20)) return binary(g, "sub", m, b);
+  return chance(g, 50) ? binary(g, "add", m, b) : binary(g, "add", b, m);
+}
+
 /* constexpr_affine_dequantize -> transpose / reshape / expand_dims / squeeze */
 static int t_affine_chain(G *g, int x) {
   int A = 1 + rnd(g, 3), B = 1 + rnd(g, 3), d[3], q, s, z, pc = chance(g, 40), w, n = 1 + rnd(g, 2), i;
@@ -3109,6 +3133,7 @@ static const tmpl templates[] = {
     {"fuse_gelu_sigmoid_approximation", t_gelu_sigmoid, 0},
     {"fuse_reduce_mean", t_reduce_mean, 0},
     {"fuse_matmul_weight_bias", t_matmul_bias, 0},
+    {"fuse_matmul_dequantized_weight_bias", t_matmul_dq_bias, 0},
     {"fuse_linear_bias", t_linear_bias, 0},
     {"fuse_transpose_matmul", t_transpose_matmul, 0},
     {"select_optimization", t_select, 0},

@@ -313,6 +313,45 @@ static void test_linear(void) {
   mgopt_program_destroy(p);
 }
 
+/* reduce_mean / reduce_max with keep_dims over exactly the spatial axes of a
+   fp16 / fp32 input of rank >= 3 are written as GlobalAveragePool / GlobalMaxPool
+   (what the importer makes of those), at every opset; other forms stay reductions. */
+static void test_global_pools(void) {
+  static const struct {
+    const char *text, *want;
+  } cases[] = {
+      {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_mean(x=%x, axes=[2, 3], keep_dims=true)\n} -> (%y)\n",
+       "GlobalAveragePool"},
+      {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_max(x=%x, axes=[-1, 2], keep_dims=true)\n} -> (%y)\n",
+       "GlobalMaxPool"},
+      {"main(%x: (1, 2, 3, fp16)) {\n  %y = reduce_mean(x=%x, axes=[2], keep_dims=true)\n} -> (%y)\n",
+       "GlobalAveragePool"},
+      {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_mean(x=%x, axes=[2, 3], keep_dims=false)\n} -> (%y)\n",
+       "ReduceMean"},
+      {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_mean(x=%x, axes=[3], keep_dims=true)\n} -> (%y)\n", "ReduceMean"},
+      {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_max(x=%x, axes=[1, 2, 3], keep_dims=true)\n} -> (%y)\n",
+       "ReduceMax"},
+      {"main(%x: (1, 2, 3, 4, int32)) {\n  %y = reduce_max(x=%x, axes=[2, 3], keep_dims=true)\n} -> (%y)\n",
+       "ReduceMax"},
+      {"main(%x: (1, 2, 3, 4, fp32)) {\n  %y = reduce_sum(x=%x, axes=[2, 3], keep_dims=true)\n} -> (%y)\n",
+       "ReduceSum"},
+      /* fp64: ONNX Runtime's CPU global pools take no double */
+      {"main(%x: (1, 2, 3, 4, fp64)) {\n  %y = reduce_mean(x=%x, axes=[2, 3], keep_dims=true)\n} -> (%y)\n",
+       "ReduceMean"},
+  };
+  static const int64_t ops[] = {11, 13, 18};
+  size_t i, k;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+      mgopt_onnx_model *m = NULL;
+      mgopt_program *p = at_opset(cases[i].text, ops[k], 1, &m);
+      REQUIRE(p && m);
+      CHECK(node_of(m, cases[i].want) != NULL);
+      CHECK_EQ_INT(count_nodes(m), 1);
+      mgopt_program_destroy(p);
+    }
+}
+
 /* A folded conv bias is Conv's B; pad reflect is Pad's reflect. */
 static void test_conv_bias_and_reflect_pad(void) {
   mgopt_onnx_model *m = NULL;
@@ -617,6 +656,7 @@ static const test_case tests[] = {
     TEST(test_leaky_relu_and_norms),
     TEST(test_linear),
     TEST(test_conv_bias_and_reflect_pad),
+    TEST(test_global_pools),
     TEST(test_import_sets_target),
     TEST(test_target_agrees_with_exporter),
 };

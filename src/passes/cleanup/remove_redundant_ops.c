@@ -19,20 +19,24 @@
      } -> (%s)
 
    Two ops are identical when they have the same type, the same operand slot
-   names, equal attributes, and operand by operand either the same value or
-   two constants of equal dtype, shape and content (constants of 100 or more
-   elements only when they are the same value: deduplicating big constants is
-   const_deduplication's job). They must share a "parent": an operand that is
-   a block argument or output 0 of a non-const op (MIL's candidate rule), sit
-   in the same block, and the later one is removed. Must not fire: on ops with
-   more than one output, on state ops (a write may come between two reads)
-   and ops with side effects,
-   when either op's output is a block output (the
-   removed one must not be; the kept one is not given more consumers, which
-   keeps fp16 models bit-identical under ONNX Runtime), with nested blocks,
-   or that draw random numbers. Cost: one sweep in program order with a hash
-   table keyed on (block, type, operands, attributes): O(ops); a removal lets
-   later users match in the same sweep. */
+   names, the same output count, equal attributes, and operand by operand
+   either the same value or two constants of equal dtype, shape and content
+   (constants of 100 or more elements only when they are the same value:
+   deduplicating big constants is const_deduplication's job). They must
+   share a non-constant operand (a block argument or any output of a
+   non-const op, multi-output producers included: MIL only takes output 0,
+   which misses e.g. two Mul(x_scale, w_scale) of one DynamicQuantizeLinear's
+   scale output, ONNX Runtime merges those), sit in the same block, and the
+   later one is removed, each of its outputs replaced by the kept op's.
+   Fires on multi-output ops too (two equal splits). Must not fire: on state
+   ops (a write may come between two reads) and ops with side effects, when
+   an output of the removed op is a block output, or an output of the kept op
+   that would gain readers is one (the kept one is not given more consumers,
+   which keeps fp16 models bit-identical under ONNX Runtime), on ops with
+   nested blocks, or that draw random numbers (Random*, Bernoulli,
+   Multinomial, Dropout), or across blocks. Cost: one sweep in program order
+   with a hash table keyed on (block, type, operands, attributes): O(ops); a
+   removal lets later users match in the same sweep. */
 #include "../../passes_internal.h"
 
 #define MGOPT__RRO_BIG 100
@@ -40,16 +44,16 @@
 static int mgopt__rro_eligible(const mgopt_op *op) {
   int32_t s, k;
   int parent = 0;
-  if (op->nouts != 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
+  if (op->nouts < 1 || op->nblocks || op->kind == MGOPT_OP_const || (mgopt_op_traits(op) & MGOPT_TRAIT_STATE) ||
       mgopt__op_has_effects(op))
     return 0;
   if (op->kind == MGOPT_OP_OPAQUE && (strstr(op->type, "andom") || strstr(op->type, "Bernoulli") ||
-                                      strstr(op->type, "Multinomial")))
+                                      strstr(op->type, "Multinomial") || strstr(op->type, "Dropout")))
     return 0;
   for (s = 0; s < op->nslots; s++)
     for (k = 0; k < op->slots[s].n; k++) {
       const mgopt_value *v = op->slots[s].uses[k].value;
-      if (!v->def || (v->index == 0 && v->def->kind != MGOPT_OP_const)) parent = 1;
+      if (!v->def || v->def->kind != MGOPT_OP_const) parent = 1;
     }
   return parent;
 }
@@ -81,7 +85,25 @@ static int mgopt__rro_value_eq(const mgopt_value *a, const mgopt_value *b) {
 }
 
 static int mgopt__rro_equal(const mgopt_op *a, const mgopt_op *b) {
-  return a->parent == b->parent && mgopt__pu_ops_equal(a, b, mgopt__rro_value_eq);
+  return a->parent == b->parent && a->nouts == b->nouts && mgopt__pu_ops_equal(a, b, mgopt__rro_value_eq);
+}
+
+/* op's outputs may all be replaced by first's: no output of op is a block
+   output (its name would go), no output of first that would gain readers is
+   one (feeding an output of the model to more consumers changes how
+   runtimes schedule fp16 casts around it: ONNX Runtime's CPU provider
+   rounds differently then), and op's readers accept first's declared types
+   (opaque ops keep what they came with; a dim may be symbolic in one). */
+static int mgopt__rro_can_merge(mgopt_program *p, const mgopt_op *op, const mgopt_op *first) {
+  int32_t i;
+  if (op->nouts != first->nouts) return 0;
+  for (i = 0; i < op->nouts; i++) {
+    if (mgopt__pu_is_block_output(op->outs[i])) return 0;
+    if (!op->outs[i]->nuses) continue;
+    if (mgopt__pu_is_block_output(first->outs[i]) || !mgopt__pu_replace_fits(p, op->outs[i], first->outs[i]))
+      return 0;
+  }
+  return 1;
 }
 
 typedef struct mgopt__rro {
@@ -106,14 +128,8 @@ static void mgopt__rro_block(mgopt__rro *r, mgopt_block *b, int depth) {
     for (sl = mgopt__map_find(&r->kept, h); sl && !first; sl = mgopt__map_next(&r->kept, sl))
       if (mgopt__rro_equal((mgopt_op *)sl->v.p, op)) first = (mgopt_op *)sl->v.p;
     if (first) {
-      /* the kept op must not be a block output either: feeding an output of
-         the model to more consumers changes how runtimes schedule fp16 casts
-         around it (ONNX Runtime's CPU provider rounds differently then) */
-      if (mgopt__pu_is_block_output(op->outs[0]) || mgopt__pu_is_block_output(first->outs[0])) continue;
-      /* the two may be declared differently (opaque ops keep what they came
-         with; a dim may be symbolic in one): op's users must accept the kept type */
-      if (!mgopt__pu_replace_fits(r->p, op->outs[0], first->outs[0])) continue;
-      mgopt_value_replace_all_uses(op->outs[0], first->outs[0]);
+      if (!mgopt__rro_can_merge(r->p, op, first)) continue;
+      for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], first->outs[i]);
       mgopt_op_erase(op);
       r->removed++;
       continue;

@@ -1,4 +1,4 @@
-/* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv that reads it; a pad before a transpose into a conv moves next to it.
+/* src/passes/fusion/fuse_pad_conv.c — common::fuse_pad_conv: a constant-zero pad melds into the conv (or, where exact, the pool) that reads it; a pad before a transpose into a conv moves next to it.
 
    Spec: mil_graph_passes.txt, "When we observe pad -> transpose -> conv, we
    move the pad to be next to conv. This allows us to meld pad + conv if
@@ -30,13 +30,31 @@
    constant_val kept. The meld then applies when it can. Both layouts the
    reference meets are covered: NCHW (pad → conv) and channel-last
    (pad → transpose → conv).
+   Fires on (pool meld, mgopt's, as ONNX Runtime's basic level does): a
+   constant pad of the spatial axes read by a max_pool or avg_pool, when
+   the pool's own padding gives the same values: avg_pool that counts the
+   padding in the average (exclude_padding_from_average false) with a pad
+   of zeros; max_pool (whose padding is -inf) with a pad of -inf, or of
+   zeros on an input that is never negative by its producer (relu, relu6,
+   sigmoid, softplus, abs, exp, square, clip with a constant min >= 0; a
+   NaN stays a NaN either way). The pool has pad_type "valid" or "custom"
+   and no ceil_mode, each total amount stays below the kernel on its axis
+   (ONNX Runtime refuses a pool whose pad reaches its kernel), and for
+   avg_pool the begin and end amounts are equal on each axis (ONNX
+   Runtime's opset-19 AveragePool divided asymmetric count_include_pad
+   windows wrongly before 1.25: onnxruntime#26708).
    Must not fire: a pad in reflect or replicate mode, or with a nonzero
    constant_val, into a conv (meld); run-time or negative amounts; padding
    on the batch or channel axis; a conv with pad_type "same" or
    "same_lower"; a conv_transpose (its pad crops the output); a pad read by
    several ops before a transpose (moving it would copy it: the program
-   would grow); declared types that do not allow the replacement.
-   Cost: worklist patterns, O(convs + pads). */
+   would grow); declared types that do not allow the replacement; into a
+   pool: a zero pad before max_pool on an input that may be negative, a
+   zero pad before avg_pool that excludes the padding from the average, a
+   nonzero pad value (other than -inf for max_pool), ceil_mode, pad_type
+   "same", a total amount that reaches the kernel, asymmetric amounts into
+   avg_pool.
+   Cost: worklist patterns, O(convs + pools + pads). */
 #include "../../passes_internal.h"
 
 /* The pad's amounts per axis of its rank-r input: rows[2i], rows[2i+1]. 0 when not const or malformed. */
@@ -125,6 +143,95 @@ static int mgopt__fpc_meld(mgopt_rewriter *rw, mgopt_op *conv, void *ud) {
   return 1;
 }
 
+/* 1 when every value of v is >= 0 or NaN, by its producer: relu, relu6,
+   sigmoid, softplus, abs, exp, square, a clip whose constant alpha is >= 0. */
+static int mgopt__fpc_nonneg(const mgopt_value *v) {
+  const mgopt_op *d = v->def;
+  const mgopt_value *a;
+  double lo;
+  if (!d) return 0;
+  switch (d->kind) {
+  case MGOPT_OP_relu:
+  case MGOPT_OP_relu6:
+  case MGOPT_OP_sigmoid:
+  case MGOPT_OP_softplus:
+  case MGOPT_OP_abs:
+  case MGOPT_OP_exp:
+  case MGOPT_OP_square:
+    return 1;
+  case MGOPT_OP_clip:
+    a = mgopt_op_operand(d, "alpha");
+    if (a && !mgopt_value_const(a)) return 0;
+    if (!a && !mgopt_op_attr(d, "alpha")) return 0;
+    lo = mgopt_op_get_float(d, "alpha", -1.0);
+    return lo >= 0.0;
+  default:
+    return 0;
+  }
+}
+
+/* The pad is exactly what the pool's own padding does: avg_pool counting the
+   padding in the average (count_include_pad) with a pad of zeros; max_pool
+   with a pad of -inf, or of zeros on an input that is never negative (its
+   own padding is -inf: a 0 never wins against an element >= 0). */
+static int mgopt__fpc_pool_exact(const mgopt_op *pool, const mgopt_op *pad, const mgopt_value *x) {
+  double c = mgopt_op_get_float(pad, "constant_val", 0.0);
+  if (pool->kind == MGOPT_OP_avg_pool) return c == 0.0 && !mgopt_op_get_bool(pool, "exclude_padding_from_average", 0);
+  return (c < 0.0 && c * 2.0 == c) || (c == 0.0 && mgopt__fpc_nonneg(x));
+}
+
+/* A constant pad of the spatial axes melds into the max_pool or avg_pool
+   that reads it when that is exact (mgopt__fpc_pool_exact), the pool has no
+   ceil_mode (a window that starts in the right padding would then count
+   differently) and pad_type "valid" or "custom", and every total amount
+   stays below the kernel on its axis (ONNX Runtime refuses a pool whose pad
+   is not smaller than its kernel). */
+static int mgopt__fpc_pool(mgopt_rewriter *rw, mgopt_op *pool, void *ud) {
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *a = mgopt_op_operand(pool, "x"), *x;
+  mgopt_op *pad = a ? mgopt__pu_def_of(a, MGOPT_OP_pad) : NULL;
+  int64_t rows[2 * MGOPT_MAX_RANK], np[2 * MGOPT_MAX_RANK], k, nk, n;
+  const int64_t *cp = NULL, *ks = NULL;
+  int32_t r, sp;
+  size_t ptn = 0;
+  const char *pt = mgopt_op_get_string(pool, "pad_type", &ptn);
+  MGOPT__UNUSED(ud);
+  if (!pad || pool->nouts != 1 || !(x = mgopt_op_operand(pad, "x"))) return 0;
+  r = x->type.rank;
+  if (r < 3 || r != a->type.rank || !mgopt__fpc_is_mode(pad, "constant") || !mgopt__fpc_rows(p, pad, r, rows))
+    return 0;
+  if (mgopt_op_get_bool(pool, "ceil_mode", 0) || !mgopt__fpc_pool_exact(pool, pad, x)) return 0;
+  if (!pt) pt = "valid", ptn = 5;
+  sp = r - 2;
+  if (ptn == 6 && memcmp(pt, "custom", 6) == 0) {
+    n = mgopt_op_get_ints(p, pool, "pad", &cp);
+    if (n >= 0 && n != 2 * sp) return 0;
+    if (n < 0) cp = NULL;
+  } else if (!(ptn == 5 && memcmp(pt, "valid", 5) == 0)) {
+    return 0;
+  }
+  nk = mgopt_op_get_ints(p, pool, "kernel_sizes", &ks);
+  if (nk != sp || rows[0] || rows[1] || rows[2] || rows[3]) return 0;
+  for (k = 0; k < 2 * sp; k++) {
+    if (rows[4 + k] < 0 || (cp && cp[k] < 0)) return 0;
+    np[k] = rows[4 + k] + (cp ? cp[k] : 0);
+    if (np[k] < rows[4 + k] || np[k] >= ks[k / 2]) return 0;
+  }
+  /* avg_pool: begin and end the same on each axis. ONNX Runtime's opset-19
+     AveragePool read the wrong end pad for count_include_pad (#26708, fixed
+     in 1.25): an asymmetric pad computed by Pad runs right on every runtime */
+  if (pool->kind == MGOPT_OP_avg_pool)
+    for (k = 0; k < sp; k++)
+      if (np[2 * k] != np[2 * k + 1]) return 0;
+  if (!mgopt__fpc_try(p, pool, a, x, np, 2 * sp)) return 0;
+  if (mgopt_op_set_string(pool, "pad_type", "custom") != MGOPT_OK || mgopt_op_set_ints(pool, "pad", np, 2 * sp) != MGOPT_OK)
+    return 0;
+  mgopt_rw_set_operand(rw, pool, "x", x);
+  mgopt_rw_modified(rw, pool);
+  mgopt__pu_erase_with_consts(rw, pad);
+  return 1;
+}
+
 static int mgopt__fpc_move(mgopt_rewriter *rw, mgopt_op *pad, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *x = mgopt_op_operand(pad, "x"), *po = pad->nouts == 1 ? pad->outs[0] : NULL, *tx[1];
@@ -180,9 +287,12 @@ static int mgopt__fpc_move(mgopt_rewriter *rw, mgopt_op *pad, void *ud) {
 static const mgopt_pattern mgopt__fpc_patterns[] = {
     {"pad_conv", MGOPT_OP_conv, NULL, 1, mgopt__fpc_meld, NULL},
     {"pad_transpose_conv", MGOPT_OP_pad, NULL, 1, mgopt__fpc_move, NULL},
+    {"pad_max_pool", MGOPT_OP_max_pool, NULL, 1, mgopt__fpc_pool, NULL},
+    {"pad_avg_pool", MGOPT_OP_avg_pool, NULL, 1, mgopt__fpc_pool, NULL},
 };
 
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_pad_conv,
-                           "meld a constant-zero pad into the conv that reads it; move a pad before a "
+                           "meld a constant-zero pad into the conv (or, where exact, the pool) that reads it; "
+                           "move a pad before a "
                            "transpose into a conv next to the conv",
                            mgopt__fpc_patterns);

@@ -1,4 +1,4 @@
-/* src/passes/onnx/fold_shape_ops.c — onnx::fold_shape_ops: a Shape of a statically shaped tensor, and a ConstantOfShape of a constant shape, become constants.
+/* src/passes/onnx/fold_shape_ops.c — onnx::fold_shape_ops: a Shape of a statically shaped tensor, a gather or slice of a shape that picks only static dims, and a ConstantOfShape of a constant shape, become constants.
 
    Spec: ONNX Runtime's basic-level constant folding, for the two ONNX ops
    that have no canonical form (they stay opaque as onnx::Shape and
@@ -28,9 +28,15 @@
    clamped as ONNX does) are all static; onnx::ConstantOfShape whose shape
    is a constant 1-d integer tensor of positive dims with at most 2^20
    elements in all, and whose value (default: fp32 0) is one element of a
-   whole-byte dtype. The constant takes the output's name (function outputs
+   whole-byte dtype; a gather or slice_by_index of a computed integer
+   vector whose every picked element is known through
+   mgopt__pu_shape_trace (Shape, gather, slice, concat, casts, integer
+   add/sub/mul of known elements that do not wrap in their dtype): a Gather
+   of a static dim of a shape whose other dims are symbolic, as ONNX
+   Runtime folds it. The constant takes the output's name (function outputs
    keep theirs); operands left unused stay for dead_code_elimination.
-   Must not fire: a symbolic or unknown dim in the range; an input of
+   Must not fire: a symbolic or unknown dim in the range (of a Shape, or
+   picked by a gather or slice); a product that wraps in int32; an input of
    unknown rank or a non-tensor; a shape computed at run time, a zero or
    negative dim, more elements than the limit (the model would carry the
    whole tensor); a value that is not one element; when the constant's
@@ -99,11 +105,37 @@ static int mgopt__fso_constant_of_shape(mgopt_rewriter *rw, mgopt_op *op, void *
   return mgopt__fso_replace(rw, op, t);
 }
 
+/* A gather or slice_by_index of a shape (any chain mgopt__pu_shape_trace
+   reads) whose every element is known: a constant, though the shape has
+   symbolic dims elsewhere. Only when x is computed (constants are
+   const_elimination's). */
+static int mgopt__fso_pick(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  mgopt_value *x = mgopt_op_operand(op, "x"), *out = op->nouts == 1 ? op->outs[0] : NULL;
+  mgopt__shape_elt el[MGOPT_MAX_RANK];
+  mgopt_tensor *t;
+  int64_t n, i;
+  MGOPT__UNUSED(ud);
+  if (!x || !out || op->nblocks || mgopt_value_const(x) || out->type.rank < 0 || out->type.rank > 1 ||
+      (out->type.dtype != MGOPT_DT_INT32 && out->type.dtype != MGOPT_DT_INT64))
+    return 0;
+  n = mgopt__pu_shape_trace(mgopt_rw_program(rw), out, el);
+  if (n < 0 || (out->type.rank == 0 && n != 1)) return 0;
+  for (i = 0; i < n; i++)
+    if (el[i].kind != MGOPT__SHAPE_ELT_CONST) return 0;
+  t = mgopt_tensor_new(mgopt_rw_program(rw), (mgopt_dtype)out->type.dtype, out->type.rank, &n);
+  if (!t) return 0;
+  for (i = 0; i < n; i++) mgopt_tensor_set_i64(t, i, el[i].v);
+  return mgopt__fso_replace(rw, op, t);
+}
+
 static const mgopt_pattern mgopt__fso_patterns[] = {
+    MGOPT__PATTERN("fold_shape_gather", MGOPT_OP_gather, 1, mgopt__fso_pick),
+    MGOPT__PATTERN("fold_shape_slice", MGOPT_OP_slice_by_index, 1, mgopt__fso_pick),
     MGOPT__OPAQUE_PATTERN("fold_shape", "onnx::Shape", 1, mgopt__fso_shape),
     MGOPT__OPAQUE_PATTERN("fold_constant_of_shape", "onnx::ConstantOfShape", 1, mgopt__fso_constant_of_shape),
 };
 
 MGOPT__DEFINE_PATTERN_PASS(onnx, onnx, fold_shape_ops,
-                           "a Shape of a statically shaped tensor, and a ConstantOfShape of a constant shape, become constants",
+                           "a Shape of a statically shaped tensor, a gather or slice of a shape that picks only "
+                           "static dims, and a ConstantOfShape of a constant shape, become constants",
                            mgopt__fso_patterns);

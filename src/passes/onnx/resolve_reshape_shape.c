@@ -40,8 +40,11 @@
    when every element of the shape is known through a chain of constants,
    onnx::Shape (start/end as ONNX clamps them), int32/int64 casts of
    integers, slice_by_index and gather with constant parameters, concat on
-   axis 0 and expand_dims/squeeze/reshape between 0-d and 1-d: an element
-   is a constant, or dim k of some value (its static value when static).
+   axis 0, expand_dims/squeeze/reshape between 0-d and 1-d, and integer
+   add/sub/mul (an element is known when both of its operands are and the
+   result does not wrap in the dtype: the product of two static dims of a
+   shape whose width is symbolic): an element is a constant, or dim k of
+   some value (its static value when static).
    Dim i of the reshape's own input at position i becomes 0. One element
    that is neither (any other run-time value) becomes -1 when every other
    element is a positive constant, so that -1 is exactly that element. The
@@ -61,17 +64,6 @@
 
 #define MGOPT__RRS_DEPTH 16
 
-/* One element of a traced shape vector. */
-typedef struct mgopt__rrs_elt {
-  int kind;              /* MGOPT__RRS_CONST, _DIM or _UNKNOWN */
-  int64_t v;             /* the constant, or the dim's index */
-  const mgopt_value *of; /* _DIM: the value whose dim it is */
-} mgopt__rrs_elt;
-
-#define MGOPT__RRS_CONST 0
-#define MGOPT__RRS_DIM 1
-#define MGOPT__RRS_UNKNOWN 2
-
 /* The static length of a 0-d or 1-d integer value (1 for 0-d), or -1. */
 static int64_t mgopt__rrs_len(const mgopt_value *v) {
   const mgopt_type *t = &v->type;
@@ -90,21 +82,21 @@ static int64_t mgopt__rrs_ints(const mgopt_value *v, int64_t *out, int64_t cap) 
   return t->numel;
 }
 
-static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__rrs_elt *out, int depth);
+static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out, int depth);
 
 /* onnx::Shape(x, start, end): dims [start, end) of x. */
-static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__rrs_elt *out) {
+static int64_t mgopt__rrs_shape(const mgopt_op *op, mgopt__shape_elt *out) {
   const mgopt_value *x = mgopt_op_operand(op, "in0");
   int64_t start, end, i;
   if (!mgopt__pu_onnx_shape_range(op, &start, &end)) return -1;
   for (i = start; i < end; i++) {
-    mgopt__rrs_elt *e = &out[i - start];
+    mgopt__shape_elt *e = &out[i - start];
     e->of = x;
     if (mgopt_dim_is_static(x->type.dims[i])) {
-      e->kind = MGOPT__RRS_CONST;
+      e->kind = MGOPT__SHAPE_ELT_CONST;
       e->v = x->type.dims[i].v;
     } else {
-      e->kind = MGOPT__RRS_DIM;
+      e->kind = MGOPT__SHAPE_ELT_DIM;
       e->v = i;
     }
   }
@@ -121,8 +113,8 @@ static int64_t mgopt__rrs_param(mgopt_program *p, const mgopt_op *op, const char
 }
 
 /* slice_by_index of a 1-d value with constant parameters (a squeezed axis gives 0-d). */
-static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
-  mgopt__rrs_elt in[MGOPT_MAX_RANK];
+static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
+  mgopt__shape_elt in[MGOPT_MAX_RANK];
   const mgopt_value *x = mgopt_op_operand(op, "x");
   int64_t b, e, s, n, i, cnt, bm, em, sm;
   int ok = 1;
@@ -165,8 +157,8 @@ static int64_t mgopt__rrs_slice(mgopt_program *p, const mgopt_op *op, mgopt__rrs
 }
 
 /* gather on axis 0 of a 1-d value with constant indices. */
-static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
-  mgopt__rrs_elt in[MGOPT_MAX_RANK];
+static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
+  mgopt__shape_elt in[MGOPT_MAX_RANK];
   const mgopt_value *x = mgopt_op_operand(op, "x");
   int64_t idx[MGOPT_MAX_RANK], n, k, i;
   if (mgopt_op_get_int(op, "axis", 0) != 0 && mgopt_op_get_int(op, "axis", 0) != -1) return -1;
@@ -184,10 +176,10 @@ static int64_t mgopt__rrs_gather(mgopt_program *p, const mgopt_op *op, mgopt__rr
 }
 
 /* concat on axis 0 of 1-d values. */
-static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__rrs_elt *out, int depth) {
+static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
   int32_t si = mgopt_op_slot_index(op, "values"), i;
   int64_t n = 0, k;
-  mgopt__rrs_elt part[MGOPT_MAX_RANK];
+  mgopt__shape_elt part[MGOPT_MAX_RANK];
   if (si < 0 || (mgopt_op_get_int(op, "axis", 1) != 0 && mgopt_op_get_int(op, "axis", 1) != -1)) return -1;
   if (mgopt_op_get_bool(op, "interleave", 0)) return -1;
   for (i = 0; i < op->slots[si].n; i++) {
@@ -195,15 +187,42 @@ static int64_t mgopt__rrs_concat(mgopt_program *p, const mgopt_op *op, mgopt__rr
     if (!v || v->type.rank != 1) return -1;
     k = mgopt__rrs_trace(p, v, part, depth + 1);
     if (k < 0 || n + k > MGOPT_MAX_RANK) return -1;
-    memcpy(out + n, part, sizeof(mgopt__rrs_elt) * (size_t)k);
+    memcpy(out + n, part, sizeof(mgopt__shape_elt) * (size_t)k);
     n += k;
+  }
+  return n;
+}
+
+/* add, sub, mul of two integer 0-d / 1-d values (one may have one element,
+   broadcast): an element is a constant when both of its operands are (and
+   the result fits in int64), unknown otherwise. */
+static int64_t mgopt__rrs_arith(mgopt_program *p, const mgopt_op *op, mgopt__shape_elt *out, int depth) {
+  mgopt__shape_elt a[MGOPT_MAX_RANK], b[MGOPT_MAX_RANK];
+  const mgopt_value *x = mgopt_op_operand(op, "x"), *y = mgopt_op_operand(op, "y");
+  int64_t na, nb, n, i;
+  if (!x || !y || x->type.rank > 1 || y->type.rank > 1 || x->type.rank < 0 || y->type.rank < 0) return -1;
+  na = mgopt__rrs_trace(p, x, a, depth + 1);
+  nb = mgopt__rrs_trace(p, y, b, depth + 1);
+  if (na < 0 || nb < 0 || (na != nb && na != 1 && nb != 1)) return -1;
+  n = na > nb ? na : nb;
+  for (i = 0; i < n; i++) {
+    const mgopt__shape_elt *ea = &a[na == 1 ? 0 : i], *eb = &b[nb == 1 ? 0 : i];
+    int64_t r = 0;
+    int ok = ea->kind == MGOPT__SHAPE_ELT_CONST && eb->kind == MGOPT__SHAPE_ELT_CONST;
+    if (ok && op->kind == MGOPT_OP_mul) ok = mgopt__mul_i64(ea->v, eb->v, &r);
+    else if (ok && op->kind == MGOPT_OP_add) ok = mgopt__add_i64(ea->v, eb->v, &r);
+    else if (ok) ok = eb->v != INT64_MIN && mgopt__add_i64(ea->v, -eb->v, &r);
+    if (ok && op->outs[0]->type.dtype == MGOPT_DT_INT32 && (r < INT32_MIN || r > INT32_MAX)) ok = 0; /* it wraps */
+    out[i].kind = ok ? MGOPT__SHAPE_ELT_CONST : MGOPT__SHAPE_ELT_UNKNOWN;
+    out[i].v = ok ? r : 0;
+    out[i].of = NULL;
   }
   return n;
 }
 
 /* The elements of v, a 0-d or 1-d integer value (at most MGOPT_MAX_RANK of
    them): their count, or -1 when even the length is unknown. */
-static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__rrs_elt *out, int depth) {
+static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out, int depth) {
   int64_t len, n = -1, i, c[MGOPT_MAX_RANK];
   const mgopt_op *d;
   if (!v) return -1;
@@ -211,7 +230,7 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
   if (len < 0) return -1;
   if (mgopt__rrs_ints(v, c, MGOPT_MAX_RANK) == len) {
     for (i = 0; i < len; i++) {
-      out[i].kind = MGOPT__RRS_CONST;
+      out[i].kind = MGOPT__SHAPE_ELT_CONST;
       out[i].v = c[i];
       out[i].of = NULL;
     }
@@ -224,6 +243,9 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
     else if (d->kind == MGOPT_OP_slice_by_index) n = mgopt__rrs_slice(p, d, out, depth);
     else if (d->kind == MGOPT_OP_gather) n = mgopt__rrs_gather(p, d, out, depth);
     else if (d->kind == MGOPT_OP_concat) n = mgopt__rrs_concat(p, d, out, depth);
+    else if ((d->kind == MGOPT_OP_add || d->kind == MGOPT_OP_sub || d->kind == MGOPT_OP_mul) &&
+             (v->type.dtype == MGOPT_DT_INT32 || v->type.dtype == MGOPT_DT_INT64))
+      n = mgopt__rrs_arith(p, d, out, depth);
     else if (d->kind == MGOPT_OP_cast && x && mgopt_dtype_is_int((mgopt_dtype)x->type.dtype) &&
              (v->type.dtype == MGOPT_DT_INT32 || v->type.dtype == MGOPT_DT_INT64))
       n = mgopt__rrs_trace(p, x, out, depth + 1);
@@ -233,18 +255,22 @@ static int64_t mgopt__rrs_trace(mgopt_program *p, const mgopt_value *v, mgopt__r
   }
   if (n == len) return n;
   for (i = 0; i < len; i++) {
-    out[i].kind = MGOPT__RRS_UNKNOWN;
+    out[i].kind = MGOPT__SHAPE_ELT_UNKNOWN;
     out[i].v = 0;
     out[i].of = NULL;
   }
   return len;
 }
 
+MGOPT__PRIVATE int64_t mgopt__pu_shape_trace(mgopt_program *p, const mgopt_value *v, mgopt__shape_elt *out) {
+  return mgopt__rrs_trace(p, v, out, 0);
+}
+
 static int mgopt__rrs_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   int opaque = op->kind == MGOPT_OP_OPAQUE;
   mgopt_value *x = mgopt_op_operand(op, opaque ? "in0" : "x"), *s = mgopt_op_operand(op, opaque ? "in1" : "shape");
-  mgopt__rrs_elt el[MGOPT_MAX_RANK];
+  mgopt__shape_elt el[MGOPT_MAX_RANK];
   int64_t shape[MGOPT_MAX_RANK], n, i, unknown = -1;
   int32_t nunknown = 0, ninfer = 0, nvague = 0;
   mgopt_value *c, *ins[2];
@@ -254,17 +280,17 @@ static int mgopt__rrs_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   if (!x || !s || op->nouts != 1 || op->nblocks || mgopt_value_const(s)) return 0;
   if (opaque && (mgopt_op_operand_count(op) != 2 || mgopt_op_get_int(op, "allowzero", 0) != 0)) return 0;
   if (s->type.rank != 1) return 0;
-  n = mgopt__rrs_trace(p, s, el, 0);
+  n = mgopt__pu_shape_trace(p, s, el);
   if (n < 0) return 0;
   for (i = 0; i < n; i++) {
-    mgopt__rrs_elt *e = &el[i];
-    if (e->kind == MGOPT__RRS_CONST) {
+    mgopt__shape_elt *e = &el[i];
+    if (e->kind == MGOPT__SHAPE_ELT_CONST) {
       shape[i] = e->v;
       if (e->v < -1 || e->v > INT32_MAX) return 0;
       if (e->v == -1) ninfer++;
       /* a 0 copies x's dim i: known only when that dim is static */
       if (e->v == 0 && !(x->type.rank > i && mgopt_dim_is_static(x->type.dims[i]) && x->type.dims[i].v > 0)) nvague++;
-    } else if (e->kind == MGOPT__RRS_DIM && e->of == x && e->v == i) {
+    } else if (e->kind == MGOPT__SHAPE_ELT_DIM && e->of == x && e->v == i) {
       shape[i] = 0;
       nvague++;
     } else {
