@@ -20,6 +20,49 @@ static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Log is log with epsilon 0 set: the canonical log adds its epsilon (1e-45
+   by default, the smallest fp32 denormal) before the logarithm, which would
+   turn log(0) = -inf into -103.28 and log(-denormal) = NaN into -inf; with
+   epsilon 0, x + 0 is x for every x but -0 (+0, whose log is -inf too). */
+static int mgopt__imp_log(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "log", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "epsilon", 0.0)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* log(x, epsilon) writes Log(x) when epsilon is 0 (or rounds to 0 in x's
+   dtype), else Log(Add(x, epsilon)) with epsilon as a scalar of x's dtype:
+   the value the canonical log computes, x + epsilon rounded to the dtype. */
+static mgopt_status mgopt__exp_log(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *xv = mgopt_op_operand(op, "x");
+  const char *x = mgopt__exp_vname(xv), *ins[2], *sum;
+  mgopt_tensor *eps = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)xv->type.dtype, mgopt_op_get_float(op, "epsilon", 1e-45));
+  mgopt_onnx_node *n;
+  if (!eps) return mgopt__exp_nomem(E);
+  if (mgopt_tensor_get_f64(eps, 0) == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, &x, 1));
+  ins[0] = x;
+  ins[1] = mgopt__exp_const(E, "log_epsilon", eps);
+  sum = mgopt__exp_fresh(E, x);
+  n = ins[1] && sum ? mgopt__exp_node(E, "Add", "", NULL) : NULL;
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &sum, 1))
+    return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, &sum, 1));
+}
+
+/* The epsilon of a log is added in x's dtype: a float dtype ONNX's Add takes. */
+static const char *mgopt__exw_log(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *why = mgopt__exw_direct(p, op, m);
+  if (why) return why;
+  return mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) && x->type.dtype != MGOPT_DT_UNKNOWN ? NULL
+                                                                                              : "log of a non-float";
+}
+
 static int mgopt__imp_not(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   mgopt_op *op;
@@ -715,7 +758,7 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Erf", MGOPT_OP_erf),
     MGOPT__MAP_UNARY("Exp", MGOPT_OP_exp),
     MGOPT__MAP_UNARY("Floor", MGOPT_OP_floor),
-    MGOPT__MAP_UNARY("Log", MGOPT_OP_log),
+    {"Log", 1, 0, MGOPT_OP_log, mgopt__imp_log, mgopt__exp_log, {"x", NULL, NULL}, mgopt__exw_log},
     MGOPT__MAP_UNARY("Relu", MGOPT_OP_relu),
     MGOPT__MAP_UNARY("Sigmoid", MGOPT_OP_sigmoid),
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),

@@ -1,0 +1,506 @@
+/* tests/unit/test_onnx_edge_semantics.c — every ONNX op that the importer maps onto a canonical op keeps ONNX's
+   semantics at its edge values (+-0, +-inf, NaN, denormals, the largest finite float, integer extremes).
+
+   Each case writes a one-node ONNX model (a .mil program with an onnx::Op, exported and read back, so the
+   importer maps the node), checks that the node became the expected canonical op, then computes the node on
+   the edge values twice: through the evaluator (mgopt_eval, op_fn = mgopt_onnx_eval_op, as `mgopt test -p
+   none` runs a model) and through a `default` pipeline constant fold (the same node with its inputs as
+   initializers). Both must give ONNX's reference value: the operator spec, and where the spec is silent the
+   ONNX reference implementation (numpy at the dtype). Notes where ONNX Runtime differs (the spec is followed):
+   - Sigmoid and Softplus: ORT's MLAS approximations clamp large |x|; the spec's functions are exact, so
+     sigmoid(-100) is 3.7e-44 (not 0) and softplus(-20) is 2.06e-9 (not 0), softplus(100) is 100.
+   - Max / Min: ORT before 1.16 returned the non-NaN operand; the spec (numpy's maximum) propagates NaN.
+   Signed zeros are checked where numpy's reference defines them. NaN compares as NaN whatever its payload. */
+#include "mgopt.h"
+#include "mgopt_passes.h"
+#include "harness.h"
+#include <stdlib.h>
+#include <math.h>
+#include <float.h>
+
+#define ZS 1   /* the sign of a zero result is not checked */
+#define NOFOLD 2 /* values the spec leaves undefined are not in the value set; nothing skipped otherwise */
+
+typedef struct ecase {
+  const char *op;     /* ONNX op type */
+  int64_t opset;
+  const char *attrs;  /* ", name=value" ... appended after the operands */
+  const char *pre;    /* extra constant lines (bounds, ...) */
+  const char *more;   /* extra operands, ", in1=%lo" ... */
+  mgopt_dtype dt, odt;
+  int nin;            /* 1 or 2 tensor inputs */
+  const char *canon;  /* the canonical op the node must become */
+  double (*f1)(double);
+  double (*f2)(double, double);
+  int64_t (*i1)(int64_t);
+  int64_t (*i2)(int64_t, int64_t);
+  const double *xv, *yv; /* value sets (NULL: the dtype's edge set) */
+  int nx, ny;
+  int flags;
+  double tol;         /* relative tolerance (libm functions); 0: exact */
+} ecase;
+
+/* ---------------------------------------------------------------- value sets */
+
+static const double FV[] = {0.0,     -0.0,     INFINITY, -INFINITY, NAN,  1.40129846e-45, -1.40129846e-45,
+                            1.17549435e-38, 3.40282347e+38, -3.40282347e+38, 1.0, -1.0, 0.5, -0.5, 2.5,
+                            -2.5,    1.5,     100.0,    -100.0,    89.0, -89.0, 20.0, -20.0, 0.1, 1e-8, -1e-8};
+static const double FB[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.40129846e-45, 3.40282347e+38, -3.40282347e+38,
+                            1.0, -1.0, 2.5, -0.5, 3.0};
+static const double I32[] = {-2147483648.0, -2147483647.0, -7, -1, 0, 1, 7, 2147483647.0};
+static const double I32NZ[] = {-2147483648.0, -7, -1, 1, 3, 7, 2147483647.0};
+static const double EXPS[] = {0, 1, 2, 3, 31};
+static const double CASTF[] = {0.0, -0.0, 0.9, -0.9, 2.5, -2.5, 127.0, -128.0, 1.40129846e-45, 100.75};
+#define N_(a) (int)(sizeof a / sizeof a[0])
+
+static int64_t i64_set[] = {INT64_MIN, INT64_MIN + 1, -7, -1, 0, 1, 7, INT64_MAX};
+
+/* ---------------------------------------------------------------- float references (double, then rounded once) */
+
+static double r_abs(double x) { return fabs(x); }
+static double r_ceil(double x) { return ceil(x); }
+static double r_floor(double x) { return floor(x); }
+static double r_round(double x) { return nearbyint(x); } /* half to even in the default rounding mode */
+static double r_cos(double x) { return cos(x); }
+static double r_sin(double x) { return sin(x); }
+static double r_tan(double x) { return tan(x); }
+static double r_acos(double x) { return acos(x); }
+static double r_asin(double x) { return asin(x); }
+static double r_atan(double x) { return atan(x); }
+static double r_atanh(double x) { return atanh(x); }
+static double r_cosh(double x) { return cosh(x); }
+static double r_sinh(double x) { return sinh(x); }
+static double r_erf(double x) { return erf(x); }
+static double r_exp(double x) { return exp(x); }
+static double r_tanh(double x) { return tanh(x); }
+static double r_sqrt(double x) { return sqrt(x); }
+static double r_log(double x) { return log(x); } /* log(+-0) = -inf, log(x < 0) = NaN */
+static double r_relu(double x) { return x < 0 ? 0.0 : x; } /* np.maximum(x, 0): -0 stays -0, NaN stays NaN */
+static double r_sigmoid(double x) { return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x)); }
+static double r_softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+static double r_softsign(double x) { return x / (1.0 + fabs(x)); }
+static double r_neg(double x) { return -x; }
+static double r_recip(double x) { return 1.0 / x; }
+static double r_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x; } /* np.sign(-0.0) = 0.0 */
+static double r_leaky(double x) { return x > 0 ? x : x * (double)0.01f; }
+static double r_elu(double x) { return x > 0 ? x : x == 0 ? x : expm1(x); } /* alpha 1; np.where(x > 0, ...) */
+static double r_hsig(double x) {
+  float t = (float)0.2f * (float)x + (float)0.5f;
+  return t != t ? t : t < 0 ? 0.0 : t > 1 ? 1.0 : t;
+}
+static double r_thrrelu(double x) { return x > 1.0 ? x : 0.0; }
+static double r_gelu(double x) { return 0.5 * x * (1.0 + erf(x / sqrt(2.0))); }
+static double r_clip(double x) { return x != x ? x : x < -1 ? -1.0 : x > 1 ? 1.0 : x; }
+static double r_ident(double x) { return x; }
+static double r_cast_i(double x) { return trunc(x); }
+static double r_cast_h(double x) { return x; } /* rounded by the check to the output dtype */
+static double r_cast_b(double x) { return x != 0 ? 1.0 : 0.0; } /* NaN is nonzero: true */
+
+static double r_add(double a, double b) { return a + b; }
+static double r_sub(double a, double b) { return a - b; }
+static double r_mul(double a, double b) { return a * b; }
+static double r_div(double a, double b) { return a / b; }
+static double r_pow(double a, double b) { return pow(a, b); }
+/* np.maximum / np.minimum: NaN propagates */
+static double r_max(double a, double b) { return a != a || b != b ? NAN : a >= b ? a : b; }
+static double r_min(double a, double b) { return a != a || b != b ? NAN : a <= b ? a : b; }
+static double r_eq(double a, double b) { return a == b; }
+static double r_lt(double a, double b) { return a < b; }
+static double r_gt(double a, double b) { return a > b; }
+static double r_le(double a, double b) { return a <= b; }
+static double r_ge(double a, double b) { return a >= b; }
+
+/* ---------------------------------------------------------------- integer references (wrap at the dtype) */
+
+static int64_t wrap(mgopt_dtype dt, int64_t v) {
+  if (dt == MGOPT_DT_INT32) return (int64_t)(int32_t)(uint32_t)(uint64_t)v;
+  return v;
+}
+static int64_t q_neg(int64_t x) { return (int64_t)(0 - (uint64_t)x); }
+static int64_t q_sign(int64_t x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+static int64_t q_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t q_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static int64_t q_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static int64_t q_max(int64_t a, int64_t b) { return a >= b ? a : b; }
+static int64_t q_min(int64_t a, int64_t b) { return a <= b ? a : b; }
+/* Mod, fmod 0: the remainder takes the divisor's sign (np.mod) */
+static int64_t q_mod(int64_t a, int64_t b) {
+  int64_t m;
+  if (b == -1) return 0;
+  m = a % b;
+  return m != 0 && ((m < 0) != (b < 0)) ? m + b : m;
+}
+static int64_t q_pow(int64_t a, int64_t e) {
+  uint64_t acc = 1, base = (uint64_t)a;
+  while (e > 0) {
+    if (e & 1) acc *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return (int64_t)acc;
+}
+static int64_t q_clip(int64_t x) { return x < -5 ? -5 : x > 100 ? 100 : x; }
+
+/* ---------------------------------------------------------------- the runner */
+
+static const char *dtname(mgopt_dtype dt) { return mgopt_dtype_name(dt); }
+
+/* Appends value v of dtype dt as a .mil literal. */
+static void put_val(char *buf, size_t cap, size_t *at, mgopt_dtype dt, double v, int64_t iv) {
+  int n;
+  if (!mgopt_dtype_is_float(dt)) n = snprintf(buf + *at, cap - *at, "%lld", (long long)iv);
+  else if (v != v) n = snprintf(buf + *at, cap - *at, "nan");
+  else if (v == INFINITY) n = snprintf(buf + *at, cap - *at, "inf");
+  else if (v == -INFINITY) n = snprintf(buf + *at, cap - *at, "-inf");
+  else if (v == 0) n = snprintf(buf + *at, cap - *at, signbit(v) ? "-0.0" : "0.0");
+  else n = snprintf(buf + *at, cap - *at, "%.17g", v);
+  if (n > 0) *at += (size_t)n;
+}
+
+typedef struct vals {
+  int n;
+  double f[64];
+  int64_t i[64];
+} vals;
+
+static void fill(vals *v, const ecase *c, const double *set, int n, int use_i64) {
+  int j;
+  (void)c;
+  v->n = n;
+  for (j = 0; j < n; j++) {
+    v->f[j] = c->dt == MGOPT_DT_FP32 ? (double)(float)set[j] : set[j];
+    v->i[j] = use_i64 ? i64_set[j] : (int64_t)set[j];
+  }
+}
+
+/* The program: inputs as graph inputs (fold 0) or constants (fold 1). */
+static void program_text(char *buf, size_t cap, const ecase *c, const vals *x, const vals *y, int fold) {
+  size_t at = 0;
+  int j, k;
+  const char *xs = c->nin == 2 ? "(%d, 1, %s)" : "(%d, %s)";
+  char xt[64], yt[64], ot[64];
+  snprintf(xt, sizeof xt, xs, x->n, dtname(c->dt));
+  snprintf(yt, sizeof yt, "(1, %d, %s)", y ? y->n : 1, dtname(c->dt));
+  if (c->nin == 2) snprintf(ot, sizeof ot, "(%d, %d, %s)", x->n, y->n, dtname(c->odt));
+  else snprintf(ot, sizeof ot, "(%d, %s)", x->n, dtname(c->odt));
+  if (!fold) {
+    at += (size_t)snprintf(buf + at, cap - at, "main(%%x: %s", xt);
+    if (c->nin == 2) at += (size_t)snprintf(buf + at, cap - at, ", %%y: %s", yt);
+    at += (size_t)snprintf(buf + at, cap - at, ") {\n");
+  } else {
+    at += (size_t)snprintf(buf + at, cap - at, "main() {\n");
+    for (k = 0; k < c->nin; k++) {
+      const vals *v = k ? y : x;
+      at += (size_t)snprintf(buf + at, cap - at, "  %%%s: %s = const(val=%s", k ? "y" : "x", k ? yt : xt,
+                             c->nin == 2 ? (k ? "[[" : "[") : "[");
+      for (j = 0; j < v->n; j++) {
+        if (j) at += (size_t)snprintf(buf + at, cap - at, c->nin == 2 && !k ? "], [" : ", ");
+        else if (c->nin == 2 && !k) at += (size_t)snprintf(buf + at, cap - at, "[");
+        put_val(buf, cap, &at, c->dt, v->f[j], v->i[j]);
+      }
+      at += (size_t)snprintf(buf + at, cap - at, "%s)\n", c->nin == 2 ? "]]" : "]");
+    }
+  }
+  if (c->pre) at += (size_t)snprintf(buf + at, cap - at, "%s", c->pre);
+  at += (size_t)snprintf(buf + at, cap - at, "  %%out: %s = onnx::%s(in0=%%x%s%s%s)\n} -> (%%out)\n", ot, c->op,
+                         c->nin == 2 ? ", in1=%y" : "", c->more ? c->more : "", c->attrs ? c->attrs : "");
+}
+
+/* Writes the program as ONNX at the case's opset and reads it back. */
+static mgopt_program *load_onnx(const char *src, int64_t opset, mgopt_buf *buf) {
+  mgopt_program *p = NULL, *q = NULL;
+  mgopt_diag d;
+  mgopt_onnx_export_options eo;
+  mgopt_onnx_model *m = NULL;
+  memset(buf, 0, sizeof *buf);
+  if (mgopt_mil_parse(src, strlen(src), NULL, &p, &d) != MGOPT_OK) {
+    printf("  parse error %d:%d: %s\n%s", d.line, d.col, d.msg, src);
+    return NULL;
+  }
+  memset(&eo, 0, sizeof eo);
+  eo.opset = opset;
+  if (mgopt_onnx_export(p, &eo, &m, &d) != MGOPT_OK || mgopt_onnx_write(m, NULL, buf, NULL, &d) != MGOPT_OK ||
+      mgopt_onnx_load(buf->data, buf->len, NULL, &q, &d) != MGOPT_OK) {
+    printf("  onnx round trip: %s\n", d.msg);
+    q = NULL;
+  }
+  mgopt_program_destroy(p);
+  return q;
+}
+
+/* 1 if got equals ONNX's value want (of dtype dt). */
+static int same(const ecase *c, mgopt_dtype dt, double got, double want) {
+  if (!mgopt_dtype_is_float(dt)) return got == want;
+  if (want != want) return got != got;
+  if (want == 0) return got == 0 && ((c->flags & ZS) || !signbit(got) == !signbit(want));
+  if (isinf(want)) return got == want;
+  return fabs(got - want) <= c->tol * fabs(want);
+}
+
+/* v rounded to fp16, to nearest even (11 significant bits, exponent from -14, inf from 65520 on). */
+static double round_f16(double v) {
+  double a = fabs(v), q;
+  int e;
+  if (v != v || isinf(v)) return v;
+  if (a >= 65520.0) return copysign(INFINITY, v);
+  if (a == 0) return v;
+  e = (int)floor(log2(a));
+  if (e < -14) e = -14;
+  q = ldexp(1.0, e - 10);
+  return copysign(nearbyint(a / q) * q, v);
+}
+
+/* want for element (a, b) rounded to the output dtype. */
+static double want_f(const ecase *c, double a, double b) {
+  double w = c->f2 ? c->f2(a, b) : c->f1(a);
+  if (c->odt == MGOPT_DT_FP32) return (double)(float)w;
+  if (c->odt == MGOPT_DT_FP16) return round_f16((double)(float)w);
+  return w;
+}
+
+/* Compares an output tensor with the reference; prints the first mismatches. */
+static int check_out(const ecase *c, const char *how, const mgopt_tensor *t, const vals *x, const vals *y) {
+  int nx = x->n, ny = c->nin == 2 ? y->n : 1, a, b, bad = 0;
+  if (!t || t->numel != (int64_t)nx * ny || t->dtype != c->odt) {
+    printf("  %s-%lld %s: wrong output (%lld elements, dtype %s)\n", c->op, (long long)c->opset, how,
+           t ? (long long)t->numel : -1LL, t ? dtname((mgopt_dtype)t->dtype) : "-");
+    return 0;
+  }
+  for (a = 0; a < nx; a++)
+    for (b = 0; b < ny; b++) {
+      int64_t k = (int64_t)a * ny + b;
+      int ok;
+      if (c->i1 || c->i2) {
+        int64_t w = wrap(c->odt, c->i2 ? c->i2(x->i[a], y->i[b]) : c->i1(x->i[a]));
+        int64_t g = mgopt_tensor_get_i64(t, k);
+        ok = g == w;
+        if (!ok && bad++ < 4)
+          printf("  %s-%lld %s %s(%lld%s%lld): got %lld, want %lld\n", c->op, (long long)c->opset, how, dtname(c->dt),
+                 (long long)x->i[a], c->nin == 2 ? ", " : "", c->nin == 2 ? (long long)y->i[b] : 0LL, (long long)g,
+                 (long long)w);
+      } else {
+        double w = want_f(c, x->f[a], c->nin == 2 ? y->f[b] : 0), g = mgopt_tensor_get_f64(t, k);
+        ok = same(c, c->odt, g, w);
+        if (!ok && bad++ < 4) {
+          if (c->nin == 2)
+            printf("  %s-%lld %s %s(%.9g, %.9g): got %.9g, want %.9g\n", c->op, (long long)c->opset, how,
+                   dtname(c->dt), x->f[a], y->f[b], g, w);
+          else
+            printf("  %s-%lld %s %s(%.9g): got %.9g, want %.9g\n", c->op, (long long)c->opset, how, dtname(c->dt),
+                   x->f[a], g, w);
+        }
+      }
+    }
+  return bad == 0;
+}
+
+static mgopt_tensor *input(mgopt_program *p, const ecase *c, const vals *v, int second) {
+  int64_t shape[2];
+  int32_t rank = c->nin == 2 ? 2 : 1;
+  mgopt_tensor *t;
+  int j;
+  if (c->nin == 2) {
+    shape[0] = second ? 1 : v->n;
+    shape[1] = second ? v->n : 1;
+  } else {
+    shape[0] = v->n;
+  }
+  t = mgopt_eval_tensor_new(p, c->dt, rank, shape);
+  for (j = 0; t && j < v->n; j++) {
+    if (mgopt_dtype_is_float(c->dt)) mgopt_tensor_set_f64(t, j, v->f[j]);
+    else mgopt_tensor_set_i64(t, j, v->i[j]);
+  }
+  return t;
+}
+
+/* 1 if the program's main has an op of type `type`. */
+static int has_op(mgopt_program *p, const char *type) {
+  mgopt_function *f = mgopt_program_function(p, "main");
+  mgopt_op *op;
+  for (op = f ? f->body->first : NULL; op; op = op->next)
+    if (strcmp(op->type, type) == 0) return 1;
+  return 0;
+}
+
+static int run_case(const ecase *c) {
+  static char text[16384];
+  vals x, y;
+  int use_i64 = c->dt == MGOPT_DT_INT64, ok = 1;
+  mgopt_buf buf;
+  mgopt_program *p;
+  mgopt_diag d;
+  fill(&x, c, c->xv ? c->xv : mgopt_dtype_is_float(c->dt) ? (c->nin == 2 ? FB : FV) : I32,
+       c->xv ? c->nx : mgopt_dtype_is_float(c->dt) ? (c->nin == 2 ? N_(FB) : N_(FV)) : N_(I32), use_i64 && !c->xv);
+  fill(&y, c, c->yv ? c->yv : mgopt_dtype_is_float(c->dt) ? FB : I32,
+       c->yv ? c->ny : mgopt_dtype_is_float(c->dt) ? N_(FB) : N_(I32), use_i64 && !c->yv);
+  /* the evaluator, after an import with no pipeline */
+  program_text(text, sizeof text, c, &x, &y, 0);
+  p = load_onnx(text, c->opset, &buf);
+  if (!p) return 0;
+  if (c->canon && !has_op(p, c->canon)) {
+    printf("  %s-%lld: not imported as %s\n", c->op, (long long)c->opset, c->canon);
+    ok = 0;
+  } else {
+    mgopt_tensor *in[2] = {NULL, NULL}, *out[1] = {NULL};
+    mgopt_eval_options o;
+    memset(&o, 0, sizeof o);
+    o.op_fn = mgopt_onnx_eval_op;
+    in[0] = input(p, c, &x, 0);
+    if (c->nin == 2) in[1] = input(p, c, &y, 1);
+    if (mgopt_eval(p, NULL, in, c->nin, out, 1, &o, &d) != MGOPT_OK) {
+      printf("  %s-%lld eval: %s\n", c->op, (long long)c->opset, d.msg);
+      ok = 0;
+    } else {
+      ok &= check_out(c, "eval", out[0], &x, &y);
+    }
+    if (out[0]) mgopt_eval_tensor_free(p, out[0]);
+    mgopt_eval_tensor_free(p, in[0]);
+    if (in[1]) mgopt_eval_tensor_free(p, in[1]);
+  }
+  mgopt_program_destroy(p);
+  free(buf.data);
+  /* the default pipeline's constant fold */
+  program_text(text, sizeof text, c, &x, &y, 1);
+  p = load_onnx(text, c->opset, &buf);
+  if (!p) return 0;
+  {
+    mgopt_pipeline_options ro;
+    mgopt_function *f;
+    mgopt_tensor *t;
+    memset(&ro, 0, sizeof ro);
+    if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", &ro, &d) != MGOPT_OK) {
+      printf("  %s-%lld default: %s\n", c->op, (long long)c->opset, d.msg);
+      ok = 0;
+    } else {
+      f = mgopt_program_function(p, "main");
+      t = f && f->body->nouts == 1 ? mgopt_value_const(f->body->outs[0]->value) : NULL;
+      if (!t) {
+        printf("  %s-%lld default: not folded\n", c->op, (long long)c->opset);
+        ok = 0;
+      } else {
+        ok &= check_out(c, "fold", t, &x, &y);
+      }
+    }
+  }
+  mgopt_program_destroy(p);
+  free(buf.data);
+  return ok;
+}
+
+#define TL 4e-7 /* a few float ulps: libm functions */
+#define U(op, set, canon, f, tol) {op, set, NULL, NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_FP32, 1, canon, f, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, tol}
+#define UA(op, set, attrs, canon, f) {op, set, attrs, NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_FP32, 1, canon, f, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}
+#define B(op, set, canon, f, odt, flags, tol) {op, set, NULL, NULL, NULL, MGOPT_DT_FP32, odt, 2, canon, NULL, f, NULL, NULL, NULL, NULL, 0, 0, flags, tol}
+
+static const ecase float_unary[] = {
+    U("Abs", 13, "abs", r_abs, 0),
+    U("Ceil", 13, "ceil", r_ceil, 0),
+    U("Floor", 13, "floor", r_floor, 0),
+    U("Round", 11, "round", r_round, 0),
+    U("Cos", 7, "cos", r_cos, TL),
+    U("Sin", 7, "sin", r_sin, TL),
+    U("Tan", 7, "tan", r_tan, TL),
+    U("Acos", 7, "acos", r_acos, TL),
+    U("Asin", 7, "asin", r_asin, TL),
+    U("Atan", 7, "atan", r_atan, TL),
+    U("Atanh", 9, "atanh", r_atanh, TL),
+    U("Cosh", 9, "cosh", r_cosh, TL),
+    U("Sinh", 9, "sinh", r_sinh, TL),
+    U("Erf", 13, "erf", r_erf, TL),
+    U("Exp", 13, "exp", r_exp, TL),
+    U("Tanh", 13, "tanh", r_tanh, TL),
+    U("Sqrt", 13, "sqrt", r_sqrt, 0),
+    U("Log", 13, "log", r_log, TL),
+    U("Log", 6, "log", r_log, TL),
+    U("Relu", 14, "relu", r_relu, 0),
+    U("Sigmoid", 13, "sigmoid", r_sigmoid, TL),
+    U("Softplus", 1, "softplus", r_softplus, TL),
+    U("Softsign", 1, "softsign", r_softsign, 0),
+    U("Neg", 13, "mul", r_neg, 0),
+    U("Reciprocal", 13, "real_div", r_recip, 0),
+    U("Sign", 13, "sign", r_sign, 0),
+    U("LeakyRelu", 16, "leaky_relu", r_leaky, 0),
+    U("Elu", 6, "elu", r_elu, TL),
+    U("HardSigmoid", 6, "sigmoid_hard", r_hsig, 0),
+    U("ThresholdedRelu", 10, "thresholded_relu", r_thrrelu, 0),
+    U("Gelu", 20, "gelu", r_gelu, TL),
+    U("Identity", 16, NULL, r_ident, 0),
+    UA("Clip", 6, ", min=-1.0, max=1.0", "clip", r_clip),
+    {"Clip", 13, NULL, "  %lo: (fp32) = const(val=-1.0)\n  %hi: (fp32) = const(val=1.0)\n", ", in1=%lo, in2=%hi",
+     MGOPT_DT_FP32, MGOPT_DT_FP32, 1, "clip", r_clip, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0},
+};
+
+static const ecase float_binary[] = {
+    B("Add", 14, "add", r_add, MGOPT_DT_FP32, 0, 0),
+    B("Sub", 14, "sub", r_sub, MGOPT_DT_FP32, 0, 0),
+    B("Mul", 14, "mul", r_mul, MGOPT_DT_FP32, 0, 0),
+    B("Div", 14, "real_div", r_div, MGOPT_DT_FP32, 0, 0),
+    B("Pow", 15, "pow", r_pow, MGOPT_DT_FP32, 0, TL),
+    B("Pow", 7, "pow", r_pow, MGOPT_DT_FP32, 0, TL),
+    /* the sign of max(-0, +0) is numpy's argument order, which ONNX does not state */
+    B("Max", 13, "maximum", r_max, MGOPT_DT_FP32, ZS, 0),
+    B("Min", 13, "minimum", r_min, MGOPT_DT_FP32, ZS, 0),
+    B("Max", 8, "maximum", r_max, MGOPT_DT_FP32, ZS, 0),
+    B("Equal", 13, "equal", r_eq, MGOPT_DT_BOOL, 0, 0),
+    B("Less", 13, "less", r_lt, MGOPT_DT_BOOL, 0, 0),
+    B("Greater", 13, "greater", r_gt, MGOPT_DT_BOOL, 0, 0),
+    B("LessOrEqual", 16, "less_equal", r_le, MGOPT_DT_BOOL, 0, 0),
+    B("GreaterOrEqual", 16, "greater_equal", r_ge, MGOPT_DT_BOOL, 0, 0),
+};
+
+#define IU(op, set, dt, canon, f) {op, set, NULL, NULL, NULL, dt, dt, 1, canon, NULL, NULL, f, NULL, NULL, NULL, 0, 0, 0, 0}
+#define IB(op, set, dt, canon, f) {op, set, NULL, NULL, NULL, dt, dt, 2, canon, NULL, NULL, NULL, f, NULL, NULL, 0, 0, 0, 0}
+
+static const ecase int_ops[] = {
+    IU("Neg", 13, MGOPT_DT_INT32, "mul", q_neg),
+    IU("Neg", 13, MGOPT_DT_INT64, "mul", q_neg),
+    IU("Sign", 13, MGOPT_DT_INT32, "sign", q_sign),
+    IU("Sign", 13, MGOPT_DT_INT64, "sign", q_sign),
+    IB("Add", 14, MGOPT_DT_INT32, "add", q_add),
+    IB("Add", 14, MGOPT_DT_INT64, "add", q_add),
+    IB("Sub", 14, MGOPT_DT_INT32, "sub", q_sub),
+    IB("Sub", 14, MGOPT_DT_INT64, "sub", q_sub),
+    IB("Mul", 14, MGOPT_DT_INT32, "mul", q_mul),
+    IB("Mul", 14, MGOPT_DT_INT64, "mul", q_mul),
+    IB("Max", 13, MGOPT_DT_INT32, "maximum", q_max),
+    IB("Min", 13, MGOPT_DT_INT64, "minimum", q_min),
+    /* division by zero is undefined: the divisors are nonzero */
+    {"Mod", 13, NULL, NULL, NULL, MGOPT_DT_INT32, MGOPT_DT_INT32, 2, "mod", NULL, NULL, NULL, q_mod, I32, I32NZ,
+     N_(I32), N_(I32NZ), 0, 0},
+    /* a negative integer exponent is undefined (numpy raises): the exponents are >= 0 */
+    {"Pow", 15, NULL, NULL, NULL, MGOPT_DT_INT32, MGOPT_DT_INT32, 2, "pow", NULL, NULL, NULL, q_pow, I32, EXPS, N_(I32),
+     N_(EXPS), 0, 0},
+    {"Clip", 13, NULL, "  %lo: (int32) = const(val=-5)\n  %hi: (int32) = const(val=100)\n", ", in1=%lo, in2=%hi",
+     MGOPT_DT_INT32, MGOPT_DT_INT32, 1, "clip", NULL, NULL, q_clip, NULL, NULL, NULL, 0, 0, 0, 0},
+};
+
+static const ecase cast_ops[] = {
+    /* float to int truncates toward zero; out of range and NaN are undefined (not in the set) */
+    {"Cast", 13, ", to=6", NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_INT32, 1, "cast", r_cast_i, NULL, NULL, NULL, CASTF, NULL,
+     N_(CASTF), 0, ZS, 0},
+    {"Cast", 13, ", to=3", NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_INT8, 1, "cast", r_cast_i, NULL, NULL, NULL, CASTF, NULL,
+     N_(CASTF), 0, ZS, 0},
+    /* to fp16: round to nearest even, overflow to inf, NaN stays NaN, fp32 denormals to +-0 */
+    {"Cast", 13, ", to=10", NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_FP16, 1, "cast", r_cast_h, NULL, NULL, NULL, NULL, NULL,
+     0, 0, 0, 0},
+    {"Cast", 13, ", to=9", NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_BOOL, 1, "cast", r_cast_b, NULL, NULL, NULL, NULL, NULL,
+     0, 0, 0, 0},
+};
+
+static void run_table(const ecase *t, int n) {
+  int i;
+  for (i = 0; i < n; i++) CHECK(run_case(&t[i]));
+}
+
+static void test_float_unary(void) { run_table(float_unary, N_(float_unary)); }
+static void test_float_binary(void) { run_table(float_binary, N_(float_binary)); }
+static void test_int_ops(void) { run_table(int_ops, N_(int_ops)); }
+static void test_cast(void) { run_table(cast_ops, N_(cast_ops)); }
+
+static const test_case tests[] = {
+    TEST(test_float_unary),
+    TEST(test_float_binary),
+    TEST(test_int_ops),
+    TEST(test_cast),
+};
+TEST_MAIN(tests)
