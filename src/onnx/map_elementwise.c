@@ -648,22 +648,37 @@ static const char *mgopt__exw_clip(mgopt_program *p, const mgopt_op *op, const m
   return NULL;
 }
 
-/* Clip-6: min and max are attributes. */
+/* An absent Clip bound is the dtype's lowest / largest finite value (Clip-6:
+   the float attribute's default, +-3.402823e+38; from Clip-11: the input
+   dtype's numeric_limits lowest() / max()), so Clip(+inf) with no max is the
+   largest finite value, not +inf. For integers that bound clamps nothing, as
+   clip's -inf / +inf does. */
+static double mgopt__clip_limit(int32_t dt, int hi) {
+  double v = dt == MGOPT_DT_FP16   ? 65504.0
+             : dt == MGOPT_DT_BF16 ? 3.3895313892515355e+38
+             : dt == MGOPT_DT_FP32 ? 3.4028234663852886e+38
+             : dt == MGOPT_DT_FP64 ? 1.7976931348623157e+308
+                                   : HUGE_VAL;
+  return hi ? v : -v;
+}
+
+/* Clip-6: min and max are attributes, +-3.402823e+38 by default. */
 static int mgopt__imp_clip_v6(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   MGOPT__UNUSED(m);
   if (!mgopt__imp_clip_float(x)) return 0;
-  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", -HUGE_VAL),
-                            mgopt__imp_afloat(I->node, "max", HUGE_VAL));
+  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", mgopt__clip_limit(MGOPT_DT_FP32, 0)),
+                            mgopt__imp_afloat(I->node, "max", mgopt__clip_limit(MGOPT_DT_FP32, 1)));
 }
 
+/* A bound is left out where it is the attribute's default; an infinite one is written. */
 static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
   const char *x = mgopt__exp_in(op, "x");
   mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n) return mgopt__exp_nomem(E);
-  if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
-  if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+  if (lo != mgopt__clip_limit(MGOPT_DT_FP32, 0) && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+  if (hi != mgopt__clip_limit(MGOPT_DT_FP32, 1) && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
 }
 
@@ -671,10 +686,12 @@ static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const 
 static int mgopt__imp_clip_v11(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
   mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
-  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  double lo, hi;
   int is_int = I->opset >= 12 && mgopt__imp_is_int(x);
   MGOPT__UNUSED(m);
   if (!mgopt__imp_clip_float(x) && !is_int) return 0;
+  lo = mgopt__clip_limit(x->type.dtype, 0);
+  hi = mgopt__clip_limit(x->type.dtype, 1);
   if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
   if (ta) lo = mgopt_tensor_get_f64(ta, 0);
   if (tb) hi = mgopt_tensor_get_f64(tb, 0);
@@ -692,13 +709,14 @@ static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const
   int j;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = ins[2] = "";
+  /* a bound is left out where it is the dtype's limit (what an absent one means); an infinite one is written */
   for (j = 0; j < 2; j++) {
-    if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+    if ((j ? hi : lo) == mgopt__clip_limit(dt, j)) continue;
     ins[1 + j] = mgopt__exp_const(E, j ? "clip_max" : "clip_min",
                                          mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
     if (!ins[1 + j]) return mgopt__exp_nomem(E);
   }
-  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1));
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, *ins[2] ? 3 : *ins[1] ? 2 : 1));
 }
 
 /* ---------------------------------------------------------------- Cast */

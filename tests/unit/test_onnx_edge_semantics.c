@@ -91,6 +91,10 @@ static double r_hsig(double x) {
 static double r_thrrelu(double x) { return x > 1.0 ? x : 0.0; }
 static double r_gelu(double x) { return 0.5 * x * (1.0 + erf(x / sqrt(2.0))); }
 static double r_clip(double x) { return x != x ? x : x < -1 ? -1.0 : x > 1 ? 1.0 : x; }
+/* Clip with min -1 alone: max is the dtype's largest finite value (spec; ONNX Runtime agrees; the reference
+   implementation's np.clip(x, min, None) would keep +inf) */
+static double r_clip_lo(double x) { return x != x ? x : x < -1 ? -1.0 : x > 3.4028234663852886e+38 ? 3.4028234663852886e+38 : x; }
+static double r_clip_lo_h(double x) { return x != x ? x : x < -1 ? -1.0 : x > 65504.0 ? 65504.0 : x; }
 static double r_ident(double x) { return x; }
 static double r_cast_i(double x) { return trunc(x); }
 static double r_cast_h(double x) { return x; } /* rounded by the check to the output dtype */
@@ -157,6 +161,19 @@ static void put_val(char *buf, size_t cap, size_t *at, mgopt_dtype dt, double v,
   if (n > 0) *at += (size_t)n;
 }
 
+/* v rounded to fp16, to nearest even (11 significant bits, exponent from -14, inf from 65520 on). */
+static double round_f16(double v) {
+  double a = fabs(v), q;
+  int e;
+  if (v != v || isinf(v)) return v;
+  if (a >= 65520.0) return copysign(INFINITY, v);
+  if (a == 0) return v;
+  e = (int)floor(log2(a));
+  if (e < -14) e = -14;
+  q = ldexp(1.0, e - 10);
+  return copysign(nearbyint(a / q) * q, v);
+}
+
 typedef struct vals {
   int n;
   double f[64];
@@ -168,7 +185,7 @@ static void fill(vals *v, const ecase *c, const double *set, int n, int use_i64)
   (void)c;
   v->n = n;
   for (j = 0; j < n; j++) {
-    v->f[j] = c->dt == MGOPT_DT_FP32 ? (double)(float)set[j] : set[j];
+    v->f[j] = c->dt == MGOPT_DT_FP32 ? (double)(float)set[j] : c->dt == MGOPT_DT_FP16 ? round_f16(set[j]) : set[j];
     v->i[j] = use_i64 ? i64_set[j] : (int64_t)set[j];
   }
 }
@@ -235,19 +252,6 @@ static int same(const ecase *c, mgopt_dtype dt, double got, double want) {
   if (want == 0) return got == 0 && ((c->flags & ZS) || !signbit(got) == !signbit(want));
   if (isinf(want)) return got == want;
   return fabs(got - want) <= c->tol * fabs(want);
-}
-
-/* v rounded to fp16, to nearest even (11 significant bits, exponent from -14, inf from 65520 on). */
-static double round_f16(double v) {
-  double a = fabs(v), q;
-  int e;
-  if (v != v || isinf(v)) return v;
-  if (a >= 65520.0) return copysign(INFINITY, v);
-  if (a == 0) return v;
-  e = (int)floor(log2(a));
-  if (e < -14) e = -14;
-  q = ldexp(1.0, e - 10);
-  return copysign(nearbyint(a / q) * q, v);
 }
 
 /* want for element (a, b) rounded to the output dtype. */
@@ -428,6 +432,17 @@ static const ecase float_unary[] = {
     UA("Clip", 6, ", min=-1.0, max=1.0", "clip", r_clip),
     {"Clip", 13, NULL, "  %lo: (fp32) = const(val=-1.0)\n  %hi: (fp32) = const(val=1.0)\n", ", in1=%lo, in2=%hi",
      MGOPT_DT_FP32, MGOPT_DT_FP32, 1, "clip", r_clip, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0},
+    UA("Clip", 6, ", min=-1.0", "clip", r_clip_lo),
+    {"Clip", 13, NULL, "  %lo: (fp32) = const(val=-1.0)\n", ", in1=%lo", MGOPT_DT_FP32, MGOPT_DT_FP32, 1, "clip",
+     r_clip_lo, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0},
+    {"Clip", 13, NULL, "  %lo: (fp16) = const(val=-1.0)\n", ", in1=%lo", MGOPT_DT_FP16, MGOPT_DT_FP16, 1, "clip",
+     r_clip_lo_h, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0},
+    {"Log", 13, NULL, NULL, NULL, MGOPT_DT_FP16, MGOPT_DT_FP16, 1, "log", r_log, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,
+     1e-3},
+    {"Sigmoid", 13, NULL, NULL, NULL, MGOPT_DT_FP16, MGOPT_DT_FP16, 1, "sigmoid", r_sigmoid, NULL, NULL, NULL, NULL,
+     NULL, 0, 0, 0, 1e-3},
+    {"Softplus", 1, NULL, NULL, NULL, MGOPT_DT_FP16, MGOPT_DT_FP16, 1, "softplus", r_softplus, NULL, NULL, NULL, NULL,
+     NULL, 0, 0, 0, 1e-3},
 };
 
 static const ecase float_binary[] = {
@@ -497,10 +512,269 @@ static void test_float_binary(void) { run_table(float_binary, N_(float_binary));
 static void test_int_ops(void) { run_table(int_ops, N_(int_ops)); }
 static void test_cast(void) { run_table(cast_ops, N_(cast_ops)); }
 
+/* ---------------------------------------------------------------- whole-tensor ops, expected values written out
+
+   One input %x of type `xt` holding xv (row-major), the node `node` (reading %x, and constants from `pre`), one
+   output of type `ot` whose elements must equal want (NaN as NaN, signed zeros unless ZS). */
+typedef struct xcase {
+  const char *name;
+  int64_t opset;
+  const char *xt;
+  const double *xv;
+  int nx;
+  const char *pre;
+  const char *node;
+  const char *ot;
+  const char *canon;
+  const double *want;
+  int nwant;
+  int flags;
+  double tol;
+} xcase;
+
+static int check_x(const xcase *c, const char *how, const mgopt_tensor *t) {
+  int j, bad = 0;
+  ecase e;
+  memset(&e, 0, sizeof e);
+  e.flags = c->flags;
+  e.tol = c->tol;
+  if (!t || t->numel != c->nwant) {
+    printf("  %s %s: %lld elements, want %d\n", c->name, how, t ? (long long)t->numel : -1LL, c->nwant);
+    return 0;
+  }
+  for (j = 0; j < c->nwant; j++) {
+    double g = mgopt_tensor_get_f64(t, j), w = c->want[j];
+    mgopt_dtype dt = (mgopt_dtype)t->dtype;
+    if (dt == MGOPT_DT_FP32) w = (double)(float)w;
+    if (!same(&e, dt, g, w) && bad++ < 4) printf("  %s %s: element %d: got %.9g, want %.9g\n", c->name, how, j, g, w);
+  }
+  return bad == 0;
+}
+
+static int run_x(const xcase *c) {
+  static char text[8192];
+  size_t at = 0;
+  int j, ok = 1;
+  mgopt_buf buf;
+  mgopt_program *p;
+  mgopt_diag d;
+  int fold;
+  for (fold = 0; fold < 2; fold++) {
+    at = 0;
+    if (fold) {
+      at += (size_t)snprintf(text + at, sizeof text - at, "main() {\n  %%x: %s = const(val=[", c->xt);
+      for (j = 0; j < c->nx; j++) {
+        if (j) at += (size_t)snprintf(text + at, sizeof text - at, ", ");
+        put_val(text, sizeof text, &at, MGOPT_DT_FP32, (double)(float)c->xv[j], 0);
+      }
+      /* a flat literal reshaped by the parser is not assumed: the constant is given flat and reshaped */
+      at += (size_t)snprintf(text + at, sizeof text - at, "])\n");
+    } else {
+      at += (size_t)snprintf(text + at, sizeof text - at, "main(%%x: %s) {\n", c->xt);
+    }
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s  %%out: %s = %s\n} -> (%%out)\n", c->pre ? c->pre : "",
+                           c->ot, c->node);
+    p = load_onnx(text, c->opset, &buf);
+    if (!p) return 0;
+    if (!fold) {
+      mgopt_function *f = mgopt_program_function(p, "main");
+      mgopt_tensor *in[1], *out[1] = {NULL};
+      mgopt_eval_options o;
+      int64_t shape[MGOPT_MAX_RANK];
+      int32_t r;
+      if (c->canon && !has_op(p, c->canon)) {
+        printf("  %s: not imported as %s\n", c->name, c->canon);
+        ok = 0;
+      }
+      r = f->body->args[0]->type.rank;
+      for (j = 0; j < r; j++) shape[j] = f->body->args[0]->type.dims[j].v;
+      in[0] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, r, shape);
+      for (j = 0; j < c->nx; j++) mgopt_tensor_set_f64(in[0], j, c->xv[j]);
+      memset(&o, 0, sizeof o);
+      o.op_fn = mgopt_onnx_eval_op;
+      if (mgopt_eval(p, NULL, in, 1, out, 1, &o, &d) != MGOPT_OK) {
+        printf("  %s eval: %s\n", c->name, d.msg);
+        ok = 0;
+      } else {
+        ok &= check_x(c, "eval", out[0]);
+      }
+      if (out[0]) mgopt_eval_tensor_free(p, out[0]);
+      mgopt_eval_tensor_free(p, in[0]);
+    } else {
+      mgopt_pipeline_options ro;
+      mgopt_function *f;
+      mgopt_tensor *t;
+      memset(&ro, 0, sizeof ro);
+      if (mgopt_pipeline_run(p, mgopt_builtin_registry(), "default", &ro, &d) != MGOPT_OK) {
+        printf("  %s default: %s\n", c->name, d.msg);
+        ok = 0;
+      } else {
+        f = mgopt_program_function(p, "main");
+        t = f && f->body->nouts == 1 ? mgopt_value_const(f->body->outs[0]->value) : NULL;
+        if (!t) {
+          printf("  %s default: not folded\n", c->name);
+          ok = 0;
+        } else {
+          ok &= check_x(c, "fold", t);
+        }
+      }
+    }
+    mgopt_program_destroy(p);
+    free(buf.data);
+  }
+  return ok;
+}
+
+#define NaN_ NAN
+#define INF_ INFINITY
+static const double RX[] = {1, NAN, 3, -0.0, 0.0, -0.0, INFINITY, -INFINITY, 2, -INFINITY, -INFINITY, -INFINITY};
+/* per row of 3 (rows: [1 NaN 3], [-0 0 -0], [inf -inf 2], [-inf -inf -inf]) */
+static const double W_MAX[] = {NAN, 0.0, INFINITY, -INFINITY};
+static const double W_MIN[] = {NAN, -0.0, -INFINITY, -INFINITY};
+static const double W_SUM[] = {NAN, 0.0, NAN, -INFINITY};
+static const double W_MEAN[] = {NAN, 0.0, NAN, -INFINITY};
+static const double W_PROD[] = {NAN, 0.0, -INFINITY, -INFINITY};
+static const double W_L1[] = {NAN, 0.0, INFINITY, INFINITY};
+static const double W_L2[] = {NAN, 0.0, INFINITY, INFINITY};
+static const double W_SSQ[] = {NAN, 0.0, INFINITY, INFINITY};
+/* log(sum(exp(x))) as a function: +inf in a slice gives +inf (the reference's max-shifted form would give NaN) */
+static const double W_LSE[] = {NAN, 1.0986122886681098, INFINITY, -INFINITY};
+static const double LX[] = {0.0, -0.0, 0.0, 1, 2, 3, -1, -1, 1, 1.40129846e-45, 0, 0};
+static const double W_LS[] = {-INFINITY, 1.791759469228055, NAN, -103.27892990343184}; /* log(sum) per row */
+static const double AX[] = {1, NAN, 3, 5, 5, 2, -INFINITY, -INFINITY, -INFINITY, 0.0, -0.0, 0.0};
+static const double W_AMAX[] = {1, 0, 0, 0};  /* numpy argmax: the first NaN is the max; ties: the first */
+static const double W_AMIN[] = {1, 2, 0, 0};
+static const double SX[] = {1, 2, 3, INFINITY, 0, 0, -INFINITY, -INFINITY, 0, -INFINITY, -INFINITY, -INFINITY,
+                            NAN, 0, 0};
+static const double W_SOFTMAX[] = {0.09003057317038046, 0.24472847105479767, 0.6652409557748219, NAN, NAN, NAN,
+                                   0, 0, 1, NAN, NAN, NAN, NAN, NAN, NAN};
+static const double PX[] = {1, NAN, 3, -INFINITY, -INFINITY, -INFINITY, -0.0, 0.0, 5, 6, 7, 8};
+/* a NaN in the window gives NaN (numpy's max; ONNX Runtime skips a NaN that is not first) */
+static const double W_MAXPOOL[] = {NAN, 3, 6, 8};
+static const double W_GMAXPOOL[] = {NAN, 8};
+static const double BX[] = {0, 1, -1, INFINITY, NAN, 1e-3};
+static const double W_BN[] = {0, 316.22776601683796, -316.22776601683796, INFINITY, NAN, 0.31622776601683794};
+
+static const xcase xcases[] = {
+    {"ReduceMax-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceMax(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
+     "reduce_max", W_MAX, 4, ZS, 0},
+    {"ReduceMax-18", 18, "(4, 3, fp32)", RX, 12, "  %ax: (1, int64) = const(val=[1])\n",
+     "onnx::ReduceMax(in0=%x, in1=%ax, keepdims=0)", "(4, fp32)", "reduce_max", W_MAX, 4, ZS, 0},
+    {"ReduceMin-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceMin(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
+     "reduce_min", W_MIN, 4, ZS, 0},
+    {"ReduceSum-13", 13, "(4, 3, fp32)", RX, 12, "  %ax: (1, int64) = const(val=[1])\n",
+     "onnx::ReduceSum(in0=%x, in1=%ax, keepdims=0)", "(4, fp32)", "reduce_sum", W_SUM, 4, ZS, 0},
+    {"ReduceMean-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceMean(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
+     "reduce_mean", W_MEAN, 4, ZS, 0},
+    {"ReduceProd-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceProd(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
+     "reduce_prod", W_PROD, 4, ZS, 0},
+    {"ReduceL1-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceL1(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
+     "reduce_l1_norm", W_L1, 4, 0, 0},
+    {"ReduceL2-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceL2(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
+     "reduce_l2_norm", W_L2, 4, 0, 0},
+    {"ReduceSumSquare-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceSumSquare(in0=%x, axes=[1], keepdims=0)",
+     "(4, fp32)", "reduce_sum_square", W_SSQ, 4, 0, 0},
+    {"ReduceLogSumExp-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceLogSumExp(in0=%x, axes=[1], keepdims=0)",
+     "(4, fp32)", "reduce_log_sum_exp", W_LSE, 4, 0, 4e-7},
+    {"ReduceLogSum-13", 13, "(4, 3, fp32)", LX, 12, NULL, "onnx::ReduceLogSum(in0=%x, axes=[1], keepdims=0)",
+     "(4, fp32)", "reduce_log_sum", W_LS, 4, 0, 4e-7},
+    {"ArgMax-13", 13, "(4, 3, fp32)", AX, 12, NULL, "onnx::ArgMax(in0=%x, axis=1, keepdims=0)", "(4, int64)",
+     "reduce_argmax", W_AMAX, 4, 0, 0},
+    {"ArgMin-13", 13, "(4, 3, fp32)", AX, 12, NULL, "onnx::ArgMin(in0=%x, axis=1, keepdims=0)", "(4, int64)",
+     "reduce_argmin", W_AMIN, 4, 0, 0},
+    {"Softmax-13", 13, "(5, 3, fp32)", SX, 15, NULL, "onnx::Softmax(in0=%x, axis=1)", "(5, 3, fp32)", "softmax",
+     W_SOFTMAX, 15, ZS, 4e-7},
+    {"MaxPool-12", 12, "(1, 1, 3, 4, fp32)", PX, 12, NULL,
+     "onnx::MaxPool(in0=%x, kernel_shape=[2, 2], strides=[1, 2])", "(1, 1, 2, 2, fp32)", "max_pool", W_MAXPOOL, 4,
+     ZS, 0},
+    {"GlobalMaxPool-1", 13, "(1, 2, 2, 3, fp32)", PX, 12, NULL, "onnx::GlobalMaxPool(in0=%x)",
+     "(1, 2, 1, 1, fp32)", NULL, W_GMAXPOOL, 2, ZS, 0},
+    /* epsilon's default 1e-5 (ONNX's), not the canonical op's: x / sqrt(0 + 1e-5) */
+    {"BatchNormalization-15", 15, "(1, 6, fp32)", BX, 6,
+     "  %s: (6, fp32) = const(val=[1, 1, 1, 1, 1, 1])\n  %b: (6, fp32) = const(val=[0, 0, 0, 0, 0, 0])\n"
+     "  %m: (6, fp32) = const(val=[0, 0, 0, 0, 0, 0])\n  %v: (6, fp32) = const(val=[0, 0, 0, 0, 0, 0])\n",
+     "onnx::BatchNormalization(in0=%x, in1=%s, in2=%b, in3=%m, in4=%v)", "(1, 6, fp32)", "batch_norm", W_BN, 6, 0,
+     4e-7},
+};
+
+static void test_whole_tensor_ops(void) {
+  int i;
+  for (i = 0; i < N_(xcases); i++) CHECK(run_x(&xcases[i]));
+}
+
+/* ---------------------------------------------------------------- export: the written op keeps the canonical op's value */
+
+/* Evaluates main of p on x (n fp32 values) and compares with want. */
+static int eval_vec(mgopt_program *p, const double *x, const double *want, int n, const char *what) {
+  int64_t shape[1];
+  mgopt_tensor *in[1], *out[1] = {NULL};
+  mgopt_eval_options o;
+  mgopt_diag d;
+  xcase c;
+  int j, ok;
+  shape[0] = n;
+  in[0] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, 1, shape);
+  for (j = 0; j < n; j++) mgopt_tensor_set_f64(in[0], j, x[j]);
+  memset(&o, 0, sizeof o);
+  o.op_fn = mgopt_onnx_eval_op;
+  memset(&c, 0, sizeof c);
+  c.name = what;
+  c.want = want;
+  c.nwant = n;
+  ok = mgopt_eval(p, NULL, in, 1, out, 1, &o, &d) == MGOPT_OK;
+  if (!ok) printf("  %s: %s\n", what, d.msg);
+  else ok = check_x(&c, "eval", out[0]);
+  if (out[0]) mgopt_eval_tensor_free(p, out[0]);
+  mgopt_eval_tensor_free(p, in[0]);
+  return ok;
+}
+
+static void test_export_keeps_values(void) {
+  static const double x[4] = {0.0, -0.0, 1.40129846e-45, INFINITY};
+  /* the canonical log adds its epsilon (1e-45 by default, the smallest fp32 denormal): written as Log(Add) */
+  static const double w_eps[4] = {-103.27892990343184, -103.27892990343184, -102.58578272287189, INFINITY};
+  static const double w_log[4] = {-INFINITY, -INFINITY, -103.27892990343184, INFINITY};
+  static const double w_clip_inf[4] = {0.0, -0.0, 1.40129846e-45, INFINITY};
+  static const double w_clip_max[4] = {0.0, -0.0, 1.40129846e-45, 3.4028234663852886e+38};
+  mgopt_buf buf;
+  mgopt_program *p;
+  p = load_onnx("main(%x: (4, fp32)) {\n  %y: (4, fp32) = log(x=%x)\n} -> (%y)\n", 13, &buf);
+  REQUIRE(p);
+  CHECK(has_op(p, "add") && has_op(p, "log"));
+  CHECK(eval_vec(p, x, w_eps, 4, "log(epsilon 1e-45) via ONNX"));
+  mgopt_program_destroy(p);
+  free(buf.data);
+  p = load_onnx("main(%x: (4, fp32)) {\n  %y: (4, fp32) = log(x=%x, epsilon=0.0)\n} -> (%y)\n", 13, &buf);
+  REQUIRE(p);
+  CHECK(!has_op(p, "add") && has_op(p, "log"));
+  CHECK(eval_vec(p, x, w_log, 4, "log(epsilon 0) via ONNX"));
+  mgopt_program_destroy(p);
+  free(buf.data);
+  /* clip to +inf is written with its bound (an absent max would clamp +inf to the largest float) */
+  p = load_onnx("main(%x: (4, fp32)) {\n  %y: (4, fp32) = clip(x=%x, alpha=0.0, beta=inf)\n} -> (%y)\n", 13, &buf);
+  REQUIRE(p);
+  CHECK(eval_vec(p, x, w_clip_inf, 4, "clip(0, inf) via ONNX-13"));
+  mgopt_program_destroy(p);
+  free(buf.data);
+  p = load_onnx("main(%x: (4, fp32)) {\n  %y: (4, fp32) = clip(x=%x, alpha=0.0, beta=inf)\n} -> (%y)\n", 9, &buf);
+  REQUIRE(p);
+  CHECK(eval_vec(p, x, w_clip_inf, 4, "clip(0, inf) via ONNX-9"));
+  mgopt_program_destroy(p);
+  free(buf.data);
+  p = load_onnx("main(%x: (4, fp32)) {\n  %y: (4, fp32) = clip(x=%x, alpha=0.0, beta=3.4028234663852886e+38)\n} -> (%y)\n",
+                13, &buf);
+  REQUIRE(p);
+  CHECK(eval_vec(p, x, w_clip_max, 4, "clip(0, FLT_MAX) via ONNX-13"));
+  mgopt_program_destroy(p);
+  free(buf.data);
+}
+
 static const test_case tests[] = {
     TEST(test_float_unary),
     TEST(test_float_binary),
     TEST(test_int_ops),
     TEST(test_cast),
+    TEST(test_whole_tensor_ops),
+    TEST(test_export_keeps_values),
 };
 TEST_MAIN(tests)
