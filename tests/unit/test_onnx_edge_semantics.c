@@ -19,7 +19,7 @@
 #include <float.h>
 
 #define ZS 1   /* the sign of a zero result is not checked */
-#define NOFOLD 2 /* values the spec leaves undefined are not in the value set; nothing skipped otherwise */
+#define KEEP 4 /* the default pipeline keeps the op (a weight's DequantizeLinear): no fold to check */
 
 typedef struct ecase {
   const char *op;     /* ONNX op type */
@@ -530,6 +530,7 @@ typedef struct xcase {
   int nwant;
   int flags;
   double tol;
+  mgopt_dtype xdt; /* the input's dtype; 0: fp32 */
 } xcase;
 
 static int check_x(const xcase *c, const char *how, const mgopt_tensor *t) {
@@ -559,13 +560,13 @@ static int run_x(const xcase *c) {
   mgopt_program *p;
   mgopt_diag d;
   int fold;
-  for (fold = 0; fold < 2; fold++) {
+  for (fold = 0; fold < ((c->flags & KEEP) ? 1 : 2); fold++) {
     at = 0;
     if (fold) {
       at += (size_t)snprintf(text + at, sizeof text - at, "main() {\n  %%x: %s = const(val=[", c->xt);
       for (j = 0; j < c->nx; j++) {
         if (j) at += (size_t)snprintf(text + at, sizeof text - at, ", ");
-        put_val(text, sizeof text, &at, MGOPT_DT_FP32, (double)(float)c->xv[j], 0);
+        put_val(text, sizeof text, &at, c->xdt ? c->xdt : MGOPT_DT_FP32, (double)(float)c->xv[j], (int64_t)c->xv[j]);
       }
       /* a flat literal reshaped by the parser is not assumed: the constant is given flat and reshaped */
       at += (size_t)snprintf(text + at, sizeof text - at, "])\n");
@@ -588,7 +589,7 @@ static int run_x(const xcase *c) {
       }
       r = f->body->args[0]->type.rank;
       for (j = 0; j < r; j++) shape[j] = f->body->args[0]->type.dims[j].v;
-      in[0] = mgopt_eval_tensor_new(p, MGOPT_DT_FP32, r, shape);
+      in[0] = mgopt_eval_tensor_new(p, c->xdt ? c->xdt : MGOPT_DT_FP32, r, shape);
       for (j = 0; j < c->nx; j++) mgopt_tensor_set_f64(in[0], j, c->xv[j]);
       memset(&o, 0, sizeof o);
       o.op_fn = mgopt_onnx_eval_op;
@@ -655,46 +656,83 @@ static const double W_GMAXPOOL[] = {NAN, 8};
 static const double BX[] = {0, 1, -1, INFINITY, NAN, 1e-3};
 static const double W_BN[] = {0, 316.22776601683796, -316.22776601683796, INFINITY, NAN, 0.31622776601683794};
 
+static const double QX[] = {0.0, -0.0, 0.25, 0.75, -0.25, -0.75, 63.75, 64, -64, -64.25, INFINITY, -INFINITY,
+                            1.40129846e-45, 3.40282347e+38};
+/* round(x / 0.5) half to even, + 128, saturated to [0, 255]; +-inf saturate */
+static const double W_Q[] = {128, 128, 128, 130, 128, 126, 255, 255, 0, 0, 255, 0, 128, 255};
+static const double DQX[] = {-128, 127, 0, -1};
+static const double W_DQ[] = {0.0, 25.5, 12.8, 12.7}; /* (x + 128) * 0.1f in float */
+static const double CX[] = {1, INFINITY, -INFINITY, 2, NAN, 3};
+static const double W_CUMSUM[] = {1, INFINITY, NAN, NAN, NAN, NAN};
+static const double W_CUMSUM_EXCL_REV[] = {NAN, NAN, NAN, NAN, 3, 0};
+static const double IX[] = {0, 1e-3, -1e-3, INFINITY, 0, 0, 0, 0};
+/* per instance of 4: the mean of [0, 1e-3, -1e-3, inf] is inf, its variance NaN: NaN throughout; a constant
+   instance is 0 / sqrt(0 + 1e-5) = 0 */
+static const double W_IN[] = {NAN, NAN, NAN, NAN, 0, 0, 0, 0};
+static const double LNX[] = {0, 0, 0, 0, 1, 1, 1, 1e-3};
+/* (x - mean) / sqrt(var + 1e-5), epsilon ONNX's default */
+static const double W_LN[] = {0, 0, 0, 0, 0.5773348212242126, 0.5773348212242126, 0.5773348212242126,
+                              -1.7320045232772827};
+
 static const xcase xcases[] = {
+    {"QuantizeLinear-13", 13, "(14, fp32)", QX, 14,
+     "  %s: (fp32) = const(val=0.5)\n  %z: (uint8) = const(val=128)\n",
+     "onnx::QuantizeLinear(in0=%x, in1=%s, in2=%z)", "(14, uint8)", "quantize", W_Q, 14, 0, 0, MGOPT_DT_FP32},
+    {"DequantizeLinear-13", 13, "(4, int8)", DQX, 4,
+     "  %s: (fp32) = const(val=0.1)\n  %z: (int8) = const(val=-128)\n",
+     "onnx::DequantizeLinear(in0=%x, in1=%s, in2=%z)", "(4, fp32)", "dequantize", W_DQ, 4, KEEP, 1e-7, MGOPT_DT_INT8},
+    {"CumSum-14", 14, "(6, fp32)", CX, 6, "  %ax: (int64) = const(val=0)\n", "onnx::CumSum(in0=%x, in1=%ax)",
+     "(6, fp32)", "cumsum", W_CUMSUM, 6, 0, 0, MGOPT_DT_FP32},
+    {"CumSum-14 exclusive reverse", 14, "(6, fp32)", CX, 6, "  %ax: (int64) = const(val=0)\n",
+     "onnx::CumSum(in0=%x, in1=%ax, exclusive=1, reverse=1)", "(6, fp32)", "cumsum", W_CUMSUM_EXCL_REV, 6, 0, 0,
+     MGOPT_DT_FP32},
     {"ReduceMax-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceMax(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
-     "reduce_max", W_MAX, 4, ZS, 0},
+     "reduce_max", W_MAX, 4, ZS, 0, MGOPT_DT_FP32},
     {"ReduceMax-18", 18, "(4, 3, fp32)", RX, 12, "  %ax: (1, int64) = const(val=[1])\n",
-     "onnx::ReduceMax(in0=%x, in1=%ax, keepdims=0)", "(4, fp32)", "reduce_max", W_MAX, 4, ZS, 0},
+     "onnx::ReduceMax(in0=%x, in1=%ax, keepdims=0)", "(4, fp32)", "reduce_max", W_MAX, 4, ZS, 0, MGOPT_DT_FP32},
     {"ReduceMin-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceMin(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
-     "reduce_min", W_MIN, 4, ZS, 0},
+     "reduce_min", W_MIN, 4, ZS, 0, MGOPT_DT_FP32},
     {"ReduceSum-13", 13, "(4, 3, fp32)", RX, 12, "  %ax: (1, int64) = const(val=[1])\n",
-     "onnx::ReduceSum(in0=%x, in1=%ax, keepdims=0)", "(4, fp32)", "reduce_sum", W_SUM, 4, ZS, 0},
+     "onnx::ReduceSum(in0=%x, in1=%ax, keepdims=0)", "(4, fp32)", "reduce_sum", W_SUM, 4, ZS, 0, MGOPT_DT_FP32},
     {"ReduceMean-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceMean(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
-     "reduce_mean", W_MEAN, 4, ZS, 0},
+     "reduce_mean", W_MEAN, 4, ZS, 0, MGOPT_DT_FP32},
     {"ReduceProd-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceProd(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
-     "reduce_prod", W_PROD, 4, ZS, 0},
+     "reduce_prod", W_PROD, 4, ZS, 0, MGOPT_DT_FP32},
     {"ReduceL1-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceL1(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
-     "reduce_l1_norm", W_L1, 4, 0, 0},
+     "reduce_l1_norm", W_L1, 4, 0, 0, MGOPT_DT_FP32},
     {"ReduceL2-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceL2(in0=%x, axes=[1], keepdims=0)", "(4, fp32)",
-     "reduce_l2_norm", W_L2, 4, 0, 0},
+     "reduce_l2_norm", W_L2, 4, 0, 0, MGOPT_DT_FP32},
     {"ReduceSumSquare-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceSumSquare(in0=%x, axes=[1], keepdims=0)",
-     "(4, fp32)", "reduce_sum_square", W_SSQ, 4, 0, 0},
+     "(4, fp32)", "reduce_sum_square", W_SSQ, 4, 0, 0, MGOPT_DT_FP32},
     {"ReduceLogSumExp-13", 13, "(4, 3, fp32)", RX, 12, NULL, "onnx::ReduceLogSumExp(in0=%x, axes=[1], keepdims=0)",
-     "(4, fp32)", "reduce_log_sum_exp", W_LSE, 4, 0, 4e-7},
+     "(4, fp32)", "reduce_log_sum_exp", W_LSE, 4, 0, 4e-7, MGOPT_DT_FP32},
     {"ReduceLogSum-13", 13, "(4, 3, fp32)", LX, 12, NULL, "onnx::ReduceLogSum(in0=%x, axes=[1], keepdims=0)",
-     "(4, fp32)", "reduce_log_sum", W_LS, 4, 0, 4e-7},
+     "(4, fp32)", "reduce_log_sum", W_LS, 4, 0, 4e-7, MGOPT_DT_FP32},
     {"ArgMax-13", 13, "(4, 3, fp32)", AX, 12, NULL, "onnx::ArgMax(in0=%x, axis=1, keepdims=0)", "(4, int64)",
-     "reduce_argmax", W_AMAX, 4, 0, 0},
+     "reduce_argmax", W_AMAX, 4, 0, 0, MGOPT_DT_FP32},
     {"ArgMin-13", 13, "(4, 3, fp32)", AX, 12, NULL, "onnx::ArgMin(in0=%x, axis=1, keepdims=0)", "(4, int64)",
-     "reduce_argmin", W_AMIN, 4, 0, 0},
+     "reduce_argmin", W_AMIN, 4, 0, 0, MGOPT_DT_FP32},
     {"Softmax-13", 13, "(5, 3, fp32)", SX, 15, NULL, "onnx::Softmax(in0=%x, axis=1)", "(5, 3, fp32)", "softmax",
-     W_SOFTMAX, 15, ZS, 4e-7},
+     W_SOFTMAX, 15, ZS, 4e-7, MGOPT_DT_FP32},
     {"MaxPool-12", 12, "(1, 1, 3, 4, fp32)", PX, 12, NULL,
      "onnx::MaxPool(in0=%x, kernel_shape=[2, 2], strides=[1, 2])", "(1, 1, 2, 2, fp32)", "max_pool", W_MAXPOOL, 4,
-     ZS, 0},
+     ZS, 0, MGOPT_DT_FP32},
     {"GlobalMaxPool-1", 13, "(1, 2, 2, 3, fp32)", PX, 12, NULL, "onnx::GlobalMaxPool(in0=%x)",
-     "(1, 2, 1, 1, fp32)", NULL, W_GMAXPOOL, 2, ZS, 0},
+     "(1, 2, 1, 1, fp32)", NULL, W_GMAXPOOL, 2, ZS, 0, MGOPT_DT_FP32},
     /* epsilon's default 1e-5 (ONNX's), not the canonical op's: x / sqrt(0 + 1e-5) */
     {"BatchNormalization-15", 15, "(1, 6, fp32)", BX, 6,
      "  %s: (6, fp32) = const(val=[1, 1, 1, 1, 1, 1])\n  %b: (6, fp32) = const(val=[0, 0, 0, 0, 0, 0])\n"
      "  %m: (6, fp32) = const(val=[0, 0, 0, 0, 0, 0])\n  %v: (6, fp32) = const(val=[0, 0, 0, 0, 0, 0])\n",
      "onnx::BatchNormalization(in0=%x, in1=%s, in2=%b, in3=%m, in4=%v)", "(1, 6, fp32)", "batch_norm", W_BN, 6, 0,
-     4e-7},
+     4e-7, MGOPT_DT_FP32},
+    {"InstanceNormalization-6", 13, "(1, 2, 4, fp32)", IX, 8,
+     "  %s: (2, fp32) = const(val=[1, 1])\n  %b: (2, fp32) = const(val=[0, 0])\n",
+     "onnx::InstanceNormalization(in0=%x, in1=%s, in2=%b)", "(1, 2, 4, fp32)", "instance_norm", W_IN, 8, 0, 0,
+     MGOPT_DT_FP32},
+    {"LayerNormalization-17", 17, "(2, 4, fp32)", LNX, 8,
+     "  %s: (4, fp32) = const(val=[1, 1, 1, 1])\n  %b: (4, fp32) = const(val=[0, 0, 0, 0])\n",
+     "onnx::LayerNormalization(in0=%x, in1=%s, in2=%b)", "(2, 4, fp32)", "layer_norm", W_LN, 8, 0, 1e-6,
+     MGOPT_DT_FP32},
 };
 
 static void test_whole_tensor_ops(void) {
