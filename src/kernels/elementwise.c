@@ -632,8 +632,10 @@ MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- cast */
 
 /* Converts src (any numeric dtype) to dt element by element: floats to
-   integers truncate toward zero; a value outside dt's range (or NaN into an
-   integer) is not folded. Float to float rounds to nearest even. */
+   integers truncate toward zero, a float outside dt's range (or NaN) is not
+   folded (ONNX leaves it undefined); an integer outside an integer dtype's
+   range keeps its low bits (200 as int8 is -56); float to float rounds to
+   nearest even, overflowing to +-inf. */
 static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, void *od) {
   mgopt_dtype sdt = (mgopt_dtype)x->dtype;
   int sl = mgopt__k_lane(sdt), dl = mgopt__k_lane(dt);
@@ -655,11 +657,7 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
     r = mgopt__k_load(k, x, MGOPT__LANE_I64, v);
     if (r != MGOPT__K_OK) return r;
     if (dl == MGOPT__LANE_I64) {
-      mgopt__k_int_range(dt, &lo, &hi);
-      for (i = 0; i < n; i++)
-        if (v[i] < lo || v[i] > hi)
-          return mgopt__k_no(k, "element %lld (%lld) is out of the range of %s", (long long)i, (long long)v[i],
-                             mgopt_dtype_name(dt));
+      /* out of range: the low bits, two's complement (ONNX's Cast, numpy's astype) */
       mgopt__k_store(MGOPT__LANE_I64, v, n, dt, od);
     } else if (dt == MGOPT_DT_FP32) {
       float *f = (float *)od;

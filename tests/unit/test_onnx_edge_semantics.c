@@ -50,6 +50,7 @@ static const double FB[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.40129846e-45,
 static const double I32[] = {-2147483648.0, -2147483647.0, -7, -1, 0, 1, 7, 2147483647.0};
 static const double I32NZ[] = {-2147483648.0, -7, -1, 1, 3, 7, 2147483647.0};
 static const double EXPS[] = {0, 1, 2, 3, 31};
+static const double CASTI[] = {200, -56, 300, -129, 16777217, 65520, 65519, -2147483648.0, 2147483647.0, 0};
 static const double CASTF[] = {0.0, -0.0, 0.9, -0.9, 2.5, -2.5, 127.0, -128.0, 1.40129846e-45, 100.75};
 #define N_(a) (int)(sizeof a / sizeof a[0])
 
@@ -99,6 +100,10 @@ static double r_ident(double x) { return x; }
 static double r_cast_i(double x) { return trunc(x); }
 static double r_cast_h(double x) { return x; } /* rounded by the check to the output dtype */
 static double r_cast_b(double x) { return x != 0 ? 1.0 : 0.0; } /* NaN is nonzero: true */
+/* integer to integer out of range: the low bits, two's complement (200 as int8 is -56) */
+static int64_t q_to_i8(int64_t x) { return (int64_t)(int8_t)(uint8_t)(uint64_t)x; }
+static int64_t q_to_u8(int64_t x) { return (int64_t)(uint8_t)(uint64_t)x; }
+static int64_t q_to_i32(int64_t x) { return (int64_t)(int32_t)(uint32_t)(uint64_t)x; }
 
 static double r_add(double a, double b) { return a + b; }
 static double r_sub(double a, double b) { return a - b; }
@@ -500,6 +505,17 @@ static const ecase cast_ops[] = {
      0, 0, 0, 0},
     {"Cast", 13, ", to=9", NULL, NULL, MGOPT_DT_FP32, MGOPT_DT_BOOL, 1, "cast", r_cast_b, NULL, NULL, NULL, NULL, NULL,
      0, 0, 0, 0},
+    {"Cast", 13, ", to=3", NULL, NULL, MGOPT_DT_INT32, MGOPT_DT_INT8, 1, "cast", NULL, NULL, q_to_i8, NULL, CASTI,
+     NULL, N_(CASTI), 0, 0, 0},
+    {"Cast", 13, ", to=2", NULL, NULL, MGOPT_DT_INT32, MGOPT_DT_UINT8, 1, "cast", NULL, NULL, q_to_u8, NULL, CASTI,
+     NULL, N_(CASTI), 0, 0, 0},
+    {"Cast", 13, ", to=6", NULL, NULL, MGOPT_DT_INT64, MGOPT_DT_INT32, 1, "cast", NULL, NULL, q_to_i32, NULL, NULL,
+     NULL, 0, 0, 0, 0},
+    /* integer to float: rounded to nearest even (2^24 + 1 -> 2^24), to fp16 +-inf out of range */
+    {"Cast", 13, ", to=1", NULL, NULL, MGOPT_DT_INT32, MGOPT_DT_FP32, 1, "cast", r_cast_h, NULL, NULL, NULL, CASTI,
+     NULL, N_(CASTI), 0, 0, 0},
+    {"Cast", 13, ", to=10", NULL, NULL, MGOPT_DT_INT32, MGOPT_DT_FP16, 1, "cast", r_cast_h, NULL, NULL, NULL, CASTI,
+     NULL, N_(CASTI), 0, 0, 0},
 };
 
 static void run_table(const ecase *t, int n) {
