@@ -823,6 +823,56 @@ static void test_export_keeps_values(void) {
   free(buf.data);
 }
 
+/* ---------------------------------------------------------------- Range: summed in the dtype */
+
+static void test_range(void) {
+  static double want[64];
+  static const double x[1] = {0.3};
+  xcase c;
+  float v = 0.3f;
+  int i, n = (int)ceilf((3.0f - 0.3f) / 0.1f);
+  mgopt_buf buf;
+  mgopt_program *p;
+  mgopt_onnx_export_options eo;
+  mgopt_onnx_model *m = NULL;
+  mgopt_diag d;
+  REQUIRE(n == 27);
+  /* ONNX's function body: each element the previous one plus delta, in fp32 (19 of these 27 differ from
+     start + i * delta rounded once) */
+  for (i = 0; i < n; i++, v += 0.1f) want[i] = v;
+  memset(&c, 0, sizeof c);
+  c.name = "Range-11 fp32";
+  c.opset = 13;
+  c.xt = "(fp32)";
+  c.xv = x;
+  c.nx = 1;
+  c.pre = "  %l: (fp32) = const(val=3.0)\n  %dl: (fp32) = const(val=0.1)\n";
+  c.node = "onnx::Range(in0=%x, in1=%l, in2=%dl)";
+  c.ot = "(27, fp32)";
+  c.want = want;
+  c.nwant = n;
+  CHECK(run_x(&c));
+  /* a float range_1d is written as Range only when Range gives its elements */
+  {
+    static const char *src = "main() {\n  %s: (fp32) = const(val=0.3)\n  %e: (fp32) = const(val=3.0)\n"
+                             "  %st: (fp32) = const(val=0.1)\n  %r: (27, fp32) = range_1d(end=%e, start=%s, step=%st)\n"
+                             "} -> (%r)\n";
+    p = NULL;
+    REQUIRE(mgopt_mil_parse(src, strlen(src), NULL, &p, &d) == MGOPT_OK);
+    memset(&eo, 0, sizeof eo);
+    eo.opset = 13;
+    CHECK(mgopt_onnx_export(p, &eo, &m, &d) == MGOPT_ERR_UNSUPPORTED);
+    CHECK(strstr(d.msg, "range") != NULL);
+    mgopt_program_destroy(p);
+  }
+  p = load_onnx("main() {\n  %s: (fp32) = const(val=0.5)\n  %e: (fp32) = const(val=3.0)\n"
+                "  %st: (fp32) = const(val=0.25)\n  %r: (10, fp32) = range_1d(end=%e, start=%s, step=%st)\n} -> (%r)\n",
+                13, &buf);
+  CHECK(p != NULL && has_op(p, "range_1d")); /* exact either way: written as Range and read back as range_1d */
+  if (p) mgopt_program_destroy(p);
+  free(buf.data);
+}
+
 static const test_case tests[] = {
     TEST(test_float_unary),
     TEST(test_float_binary),
@@ -830,5 +880,6 @@ static const test_case tests[] = {
     TEST(test_cast),
     TEST(test_whole_tensor_ops),
     TEST(test_export_keeps_values),
+    TEST(test_range),
 };
 TEST_MAIN(tests)
