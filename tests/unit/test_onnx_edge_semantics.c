@@ -690,7 +690,20 @@ static const double LNX[] = {0, 0, 0, 0, 1, 1, 1, 1e-3};
 static const double W_LN[] = {0, 0, 0, 0, 0.5773348212242126, 0.5773348212242126, 0.5773348212242126,
                               -1.7320045232772827};
 
+/* an RNN step with W = 1, R = 0: the activation of x itself */
+static const double RNX[] = {-40, 800, -1e-8, NAN};
+static const double W_RNN_SOFTPLUS[] = {4.248354255291589e-18, 800, 0.6931471755599453, NAN};
+static const double W_RNN_THRESHOLDED[] = {0, 800, 0, 0}; /* alpha 1: x > 1 ? x : 0, NaN gives 0 */
+
 static const xcase xcases[] = {
+    {"RNN-14 Softplus", 14, "(4, 1, 1, fp32)", RNX, 4,
+     "  %w: (1, 1, 1, fp32) = const(val=[[[1.0]]])\n  %r: (1, 1, 1, fp32) = const(val=[[[0.0]]])\n",
+     "onnx::RNN(in0=%x, in1=%w, in2=%r, hidden_size=1, activations=[\"Softplus\"])", "(4, 1, 1, 1, fp32)", NULL,
+     W_RNN_SOFTPLUS, 4, 0, 4e-7, MGOPT_DT_FP32},
+    {"RNN-14 ThresholdedRelu", 14, "(4, 1, 1, fp32)", RNX, 4,
+     "  %w: (1, 1, 1, fp32) = const(val=[[[1.0]]])\n  %r: (1, 1, 1, fp32) = const(val=[[[0.0]]])\n",
+     "onnx::RNN(in0=%x, in1=%w, in2=%r, hidden_size=1, activations=[\"ThresholdedRelu\"], activation_alpha=[1.0])",
+     "(4, 1, 1, 1, fp32)", NULL, W_RNN_THRESHOLDED, 4, ZS, 0, MGOPT_DT_FP32},
     {"QuantizeLinear-13", 13, "(14, fp32)", QX, 14,
      "  %s: (fp32) = const(val=0.5)\n  %z: (uint8) = const(val=128)\n",
      "onnx::QuantizeLinear(in0=%x, in1=%s, in2=%z)", "(14, uint8)", "quantize", W_Q, 14, 0, 0, MGOPT_DT_FP32},
