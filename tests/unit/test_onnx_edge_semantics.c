@@ -6,10 +6,17 @@
    the edge values twice: through the evaluator (mgopt_eval, op_fn = mgopt_onnx_eval_op, as `mgopt test -p
    none` runs a model) and through a `default` pipeline constant fold (the same node with its inputs as
    initializers). Both must give ONNX's reference value: the operator spec, and where the spec is silent the
-   ONNX reference implementation (numpy at the dtype). Notes where ONNX Runtime differs (the spec is followed):
-   - Sigmoid and Softplus: ORT's MLAS approximations clamp large |x|; the spec's functions are exact, so
-     sigmoid(-100) is 3.7e-44 (not 0) and softplus(-20) is 2.06e-9 (not 0), softplus(100) is 100.
-   - Max / Min: ORT before 1.16 returned the non-NaN operand; the spec (numpy's maximum) propagates NaN.
+   ONNX reference implementation (numpy at the dtype). Where ONNX Runtime 1.30 (CPU) differs, the spec's
+   function is followed:
+   - Sigmoid: ORT's approximation gives 0 at -20 and -100; sigmoid(-20) is 2.06e-9, sigmoid(-100) 3.78e-44.
+   - Elu: ORT (and the reference implementation) compute alpha * (exp(x) - 1) in fp32, 0 at x = -1e-8;
+     the function's value there is -1e-8 (expm1).
+   - Clip with no max: ORT agrees with the spec (the dtype's largest finite value, not +inf), the reference
+     implementation (np.clip(x, min, None)) keeps +inf.
+   - Softplus: ORT agrees (log1p form); the reference implementation's log(exp(x) + 1) overflows from 89 on.
+   - MaxPool: a NaN in a window gives NaN here (numpy's max); ORT ignores NaNs (max(1, NaN) is 1).
+   - Max / Min: ORT propagates NaN too; of -0 and +0 it returns +0 where numpy's maximum returns its first
+     operand, so the sign of a zero result is not checked.
    Signed zeros are checked where numpy's reference defines them. NaN compares as NaN whatever its payload. */
 #include "mgopt.h"
 #include "mgopt_passes.h"
@@ -666,7 +673,7 @@ static const double SX[] = {1, 2, 3, INFINITY, 0, 0, -INFINITY, -INFINITY, 0, -I
 static const double W_SOFTMAX[] = {0.09003057317038046, 0.24472847105479767, 0.6652409557748219, NAN, NAN, NAN,
                                    0, 0, 1, NAN, NAN, NAN, NAN, NAN, NAN};
 static const double PX[] = {1, NAN, 3, -INFINITY, -INFINITY, -INFINITY, -0.0, 0.0, 5, 6, 7, 8};
-/* a NaN in the window gives NaN (numpy's max; ONNX Runtime skips a NaN that is not first) */
+/* a NaN in the window gives NaN (numpy's max; ONNX Runtime ignores NaNs) */
 static const double W_MAXPOOL[] = {NAN, 3, 6, 8};
 static const double W_GMAXPOOL[] = {NAN, 8};
 static const double BX[] = {0, 1, -1, INFINITY, NAN, 1e-3};
