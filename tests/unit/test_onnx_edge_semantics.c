@@ -702,7 +702,21 @@ static const double RNX[] = {-40, 800, -1e-8, NAN};
 static const double W_RNN_SOFTPLUS[] = {4.248354255291589e-18, 800, 0.6931471755599453, NAN};
 static const double W_RNN_THRESHOLDED[] = {0, 800, 0, 0}; /* alpha 1: x > 1 ? x : 0, NaN gives 0 */
 
+/* ops left opaque (no canonical form with these semantics), evaluated and folded by ONNX's kernels */
+static const double DIVX[] = {7, -7, 7, -7, 2147483647.0, -2147483648.0};
+static const double W_DIV[] = {3, -3, -3, 3, -1073741823, 1073741824}; /* toward zero */
+static const double W_FMOD_I[] = {1, -1, 1, -1, 1, 0};                  /* fmod=1: the dividend's sign */
+static const double FMX[] = {5.5, -5.5, 5.5, -5.5, INFINITY, 1, -0.0, 3};
+static const double W_FMOD_F[] = {1.5, -1.5, 1.5, -1.5, NAN, NAN, -0.0, 3}; /* C's fmod */
+
 static const xcase xcases[] = {
+    {"Div-14 int32", 14, "(6, int32)", DIVX, 6, "  %y: (6, int32) = const(val=[2, 2, -2, -2, -2, -2])\n",
+     "onnx::Div(in0=%x, in1=%y)", "(6, int32)", NULL, W_DIV, 6, 0, 0, MGOPT_DT_INT32},
+    {"Mod-13 fmod=1 int32", 13, "(6, int32)", DIVX, 6, "  %y: (6, int32) = const(val=[3, 3, -3, -3, 2, 2])\n",
+     "onnx::Mod(in0=%x, in1=%y, fmod=1)", "(6, int32)", NULL, W_FMOD_I, 6, 0, 0, MGOPT_DT_INT32},
+    {"Mod-13 fmod=1 fp32", 13, "(8, fp32)", FMX, 8,
+     "  %y: (8, fp32) = const(val=[2.0, 2.0, -2.0, -2.0, 2.0, 0.0, 2.0, inf])\n", "onnx::Mod(in0=%x, in1=%y, fmod=1)",
+     "(8, fp32)", NULL, W_FMOD_F, 8, 0, 0, MGOPT_DT_FP32},
     {"RNN-14 Softplus", 14, "(4, 1, 1, fp32)", RNX, 4,
      "  %w: (1, 1, 1, fp32) = const(val=[[[1.0]]])\n  %r: (1, 1, 1, fp32) = const(val=[[[0.0]]])\n",
      "onnx::RNN(in0=%x, in1=%w, in2=%r, hidden_size=1, activations=[\"Softplus\"])", "(4, 1, 1, 1, fp32)", NULL,
