@@ -13414,6 +13414,49 @@ static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Log is log with epsilon 0 set: the canonical log adds its epsilon (1e-45
+   by default, the smallest fp32 denormal) before the logarithm, which would
+   turn log(0) = -inf into -103.28 and log(-denormal) = NaN into -inf; with
+   epsilon 0, x + 0 is x for every x but -0 (+0, whose log is -inf too). */
+static int mgopt__imp_log(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "log", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "epsilon", 0.0)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* log(x, epsilon) writes Log(x) when epsilon is 0 (or rounds to 0 in x's
+   dtype), else Log(Add(x, epsilon)) with epsilon as a scalar of x's dtype:
+   the value the canonical log computes, x + epsilon rounded to the dtype. */
+static mgopt_status mgopt__exp_log(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *xv = mgopt_op_operand(op, "x");
+  const char *x = mgopt__exp_vname(xv), *ins[2], *sum;
+  mgopt_tensor *eps = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)xv->type.dtype, mgopt_op_get_float(op, "epsilon", 1e-45));
+  mgopt_onnx_node *n;
+  if (!eps) return mgopt__exp_nomem(E);
+  if (mgopt_tensor_get_f64(eps, 0) == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, &x, 1));
+  ins[0] = x;
+  ins[1] = mgopt__exp_const(E, "log_epsilon", eps);
+  sum = mgopt__exp_fresh(E, x);
+  n = ins[1] && sum ? mgopt__exp_node(E, "Add", "", NULL) : NULL;
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &sum, 1))
+    return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, &sum, 1));
+}
+
+/* The epsilon of a log is added in x's dtype: a float dtype ONNX's Add takes. */
+static const char *mgopt__exw_log(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *why = mgopt__exw_direct(p, op, m);
+  if (why) return why;
+  return mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) && x->type.dtype != MGOPT_DT_UNKNOWN ? NULL
+                                                                                              : "log of a non-float";
+}
+
 static int mgopt__imp_not(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   mgopt_op *op;
@@ -13999,22 +14042,37 @@ static const char *mgopt__exw_clip(mgopt_program *p, const mgopt_op *op, const m
   return NULL;
 }
 
-/* Clip-6: min and max are attributes. */
+/* An absent Clip bound is the dtype's lowest / largest finite value (Clip-6:
+   the float attribute's default, +-3.402823e+38; from Clip-11: the input
+   dtype's numeric_limits lowest() / max()), so Clip(+inf) with no max is the
+   largest finite value, not +inf. For integers that bound clamps nothing, as
+   clip's -inf / +inf does. */
+static double mgopt__clip_limit(int32_t dt, int hi) {
+  double v = dt == MGOPT_DT_FP16   ? 65504.0
+             : dt == MGOPT_DT_BF16 ? 3.3895313892515355e+38
+             : dt == MGOPT_DT_FP32 ? 3.4028234663852886e+38
+             : dt == MGOPT_DT_FP64 ? 1.7976931348623157e+308
+                                   : HUGE_VAL;
+  return hi ? v : -v;
+}
+
+/* Clip-6: min and max are attributes, +-3.402823e+38 by default. */
 static int mgopt__imp_clip_v6(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   MGOPT__UNUSED(m);
   if (!mgopt__imp_clip_float(x)) return 0;
-  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", -HUGE_VAL),
-                            mgopt__imp_afloat(I->node, "max", HUGE_VAL));
+  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", mgopt__clip_limit(MGOPT_DT_FP32, 0)),
+                            mgopt__imp_afloat(I->node, "max", mgopt__clip_limit(MGOPT_DT_FP32, 1)));
 }
 
+/* A bound is left out where it is the attribute's default; an infinite one is written. */
 static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
   const char *x = mgopt__exp_in(op, "x");
   mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n) return mgopt__exp_nomem(E);
-  if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
-  if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+  if (lo != mgopt__clip_limit(MGOPT_DT_FP32, 0) && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+  if (hi != mgopt__clip_limit(MGOPT_DT_FP32, 1) && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
 }
 
@@ -14022,10 +14080,12 @@ static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const 
 static int mgopt__imp_clip_v11(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
   mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
-  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  double lo, hi;
   int is_int = I->opset >= 12 && mgopt__imp_is_int(x);
   MGOPT__UNUSED(m);
   if (!mgopt__imp_clip_float(x) && !is_int) return 0;
+  lo = mgopt__clip_limit(x->type.dtype, 0);
+  hi = mgopt__clip_limit(x->type.dtype, 1);
   if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
   if (ta) lo = mgopt_tensor_get_f64(ta, 0);
   if (tb) hi = mgopt_tensor_get_f64(tb, 0);
@@ -14043,13 +14103,14 @@ static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const
   int j;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = ins[2] = "";
+  /* a bound is left out where it is the dtype's limit (what an absent one means); an infinite one is written */
   for (j = 0; j < 2; j++) {
-    if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+    if ((j ? hi : lo) == mgopt__clip_limit(dt, j)) continue;
     ins[1 + j] = mgopt__exp_const(E, j ? "clip_max" : "clip_min",
                                          mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
     if (!ins[1 + j]) return mgopt__exp_nomem(E);
   }
-  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1));
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, *ins[2] ? 3 : *ins[1] ? 2 : 1));
 }
 
 /* ---------------------------------------------------------------- Cast */
@@ -14109,7 +14170,7 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Erf", MGOPT_OP_erf),
     MGOPT__MAP_UNARY("Exp", MGOPT_OP_exp),
     MGOPT__MAP_UNARY("Floor", MGOPT_OP_floor),
-    MGOPT__MAP_UNARY("Log", MGOPT_OP_log),
+    {"Log", 1, 0, MGOPT_OP_log, mgopt__imp_log, mgopt__exp_log, {"x", NULL, NULL}, mgopt__exw_log},
     MGOPT__MAP_UNARY("Relu", MGOPT_OP_relu),
     MGOPT__MAP_UNARY("Sigmoid", MGOPT_OP_sigmoid),
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),
@@ -16738,7 +16799,43 @@ static mgopt_status mgopt__exp_topk(mgopt__exp *E, const mgopt_op *op, const mgo
 
 /* ---------------------------------------------------------------- Range
 
-   range_1d(end=limit, start, step=delta) when all three are constant scalars. */
+   range_1d(end=limit, start, step=delta) when all three are constant
+   scalars. ONNX's Range is defined by its function body: ceil(float(limit -
+   start) / float(delta)) elements, each the previous one plus delta in the
+   dtype (ONNX Runtime accumulates too), where range_1d computes start + i *
+   step in double, rounded once. Both agree on integers; on floats only for
+   some operands (Range(0.3, 100, 0.1) differs in 985 of 997 elements), so
+   a float Range maps (and a float range_1d is written as Range) only when
+   both give the same elements; else it stays opaque (mgopt_onnx_eval_op
+   folds it). */
+
+/* x rounded to dtype dt (fp32, else fp64 as it is). */
+static double mgopt__range_rnd(int32_t dt, double x) { return dt == MGOPT_DT_FP32 ? (double)(float)x : x; }
+
+/* 1 when a float range of constant scalars s, e, st (one dtype) has the
+   elements ONNX's Range gives as range_1d computes them: the same count, and
+   start + i * step (rounded once) equal to the sum accumulated in the dtype.
+   Ranges over 2^24 elements are not checked (0). */
+static int mgopt__range_float_same(const mgopt_tensor *s, const mgopt_tensor *e, const mgopt_tensor *st) {
+  double a, b, c, q, v;
+  float qo;
+  int64_t n, i;
+  int32_t dt;
+  if (!s || !e || !st || s->numel != 1 || e->numel != 1 || st->numel != 1) return 0;
+  dt = s->dtype;
+  a = mgopt_tensor_get_f64(s, 0);
+  b = mgopt_tensor_get_f64(e, 0);
+  c = mgopt_tensor_get_f64(st, 0);
+  if (c == 0 || c != c) return 0;
+  q = ceil((b - a) / c);
+  qo = ceilf((float)mgopt__range_rnd(dt, b - a) / (float)c);
+  if (!(q == (double)qo) || q > 16777216.0) return 0;
+  n = q > 0 ? (int64_t)q : 0;
+  for (i = 0, v = a; i < n; i++, v = mgopt__range_rnd(dt, v + c))
+    if (v != mgopt__range_rnd(dt, a + (double)i * c)) return 0;
+  return 1;
+}
+
 static int mgopt__imp_range(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *s = mgopt__imp_in(I, 0), *e = mgopt__imp_in(I, 1), *d = mgopt__imp_in(I, 2);
   mgopt_dtype dt;
@@ -16750,7 +16847,9 @@ static int mgopt__imp_range(mgopt__imp *I, const mgopt__onnx_map *m) {
       mgopt_value_const(e)->numel != 1 || mgopt_value_const(d)->numel != 1 || s->type.rank > 1 || e->type.rank > 1 ||
       d->type.rank > 1)
     return 0;
-  if (dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP64 && dt != MGOPT_DT_INT16 && dt != MGOPT_DT_INT32 && dt != MGOPT_DT_INT64)
+  if (dt != MGOPT_DT_INT16 && dt != MGOPT_DT_INT32 && dt != MGOPT_DT_INT64 &&
+      !((dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64) &&
+        mgopt__range_float_same(mgopt_value_const(s), mgopt_value_const(e), mgopt_value_const(d))))
     return 0;
   op = mgopt__imp_op(I, "range_1d", 1, 0);
   if (!op || mgopt_op_set_operand(op, "end", e) || mgopt_op_set_operand(op, "start", s) ||
@@ -16766,6 +16865,13 @@ static const char *mgopt__exw_range(mgopt_program *p, const mgopt_op *op, const 
   if (!s || !mgopt_op_operand(op, "end") || !mgopt_op_operand(op, "step")) return "an operand is missing";
   if (s->type.rank != 0 || mgopt_op_operand(op, "end")->type.rank != 0 || mgopt_op_operand(op, "step")->type.rank != 0)
     return "Range takes scalars";
+  if (s->type.dtype != MGOPT_DT_FP32 && s->type.dtype != MGOPT_DT_FP64 && s->type.dtype != MGOPT_DT_INT16 &&
+      s->type.dtype != MGOPT_DT_INT32 && s->type.dtype != MGOPT_DT_INT64)
+    return "Range takes fp32, fp64, int16, int32 and int64";
+  if ((s->type.dtype == MGOPT_DT_FP32 || s->type.dtype == MGOPT_DT_FP64) &&
+      !mgopt__range_float_same(mgopt_value_const(s), mgopt_value_const(mgopt_op_operand(op, "end")),
+                               mgopt_value_const(mgopt_op_operand(op, "step"))))
+    return "a float range whose elements ONNX's Range (summed in the dtype) does not give";
   return NULL;
 }
 

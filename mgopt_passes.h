@@ -1907,6 +1907,10 @@ MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32
    is rounded to the dtype before the function, and rsqrt rounds its square
    root. Other composites (sigmoid, silu, softplus, elu, gelu) are rounded once
    at the end, which can differ from numpy's per-step fp16 rounding by one ulp.
+   They keep their small values: sigmoid is exp(x) / (1 + exp(x)) where exp(-x)
+   overflows (sigmoid(-100) = 3.7e-44, not 0), softplus is
+   log1p(exp(-|x|)) + max(x, 0) (softplus(-20) = 2.1e-9, softplus(100) = 100)
+   and elu alpha * expm1(x) (elu(-1e-8) = -1e-8).
    erf and every gelu mode are evaluated in double, then rounded (MIL's value
    inference uses Python's math.erf and float64 constants). acos, asin, atan,
    atanh, cosh, sinh and tan are evaluated in double by the C library and
@@ -1976,6 +1980,21 @@ MGOPT__KE_DIVMOD(mgopt__ke_divmod, double, fmod, floor, copysign)
   }
 MGOPT__KE_ROUND(mgopt__ke_roundf, float, floorf, fmodf)
 MGOPT__KE_ROUND(mgopt__ke_round, double, floor, fmod)
+
+/* sigmoid as 1 / (1 + exp(-x)); where exp(-x) overflows (x below about -88.7
+   in float, -709.8 in double) as exp(x) / (1 + exp(x)), the value's tiny
+   (denormal) magnitude instead of 0. */
+#define MGOPT__KE_SIGMOID(NAME, T, EXP)                                               \
+  static T NAME(T x) {                                                                \
+    T e = EXP(-x);                                                                    \
+    if (e == (T)HUGE_VAL) {                                                           \
+      e = EXP(x);                                                                     \
+      return e / ((T)1 + e);                                                          \
+    }                                                                                 \
+    return (T)1 / ((T)1 + e);                                                         \
+  }
+MGOPT__KE_SIGMOID(mgopt__ke_sigmoidf, float, expf)
+MGOPT__KE_SIGMOID(mgopt__ke_sigmoid, double, exp)
 
 static double mgopt__ke_gelu(double x, int mode) {
   MGOPT__K_NOCONTRACT
@@ -2241,7 +2260,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 
 /* ---------------------------------------------------------------- unary */
 
-#define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN)                                  \
+#define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN, SIGMOID)                         \
   static int NAME(int32_t kind, const mgopt__ke_par *u, const T *MGOPT_RESTRICT a,    \
                   T *MGOPT_RESTRICT r, int64_t n) {                                   \
     MGOPT__K_NOCONTRACT                                                               \
@@ -2262,10 +2281,10 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
       case MGOPT_OP_erf: for (i = 0; i < n; i++) r[i] = (T)erf((double)a[i]); break;  \
       case MGOPT_OP_tanh: for (i = 0; i < n; i++) r[i] = tanh##S(a[i]); break;        \
       case MGOPT_OP_sigmoid:                                                          \
-        for (i = 0; i < n; i++) r[i] = (T)1 / ((T)1 + exp##S(-a[i]));                 \
+        for (i = 0; i < n; i++) r[i] = SIGMOID(a[i]);                                 \
         break;                                                                        \
       case MGOPT_OP_silu:                                                             \
-        for (i = 0; i < n; i++) r[i] = a[i] * ((T)1 / ((T)1 + exp##S(-a[i])));        \
+        for (i = 0; i < n; i++) r[i] = a[i] * SIGMOID(a[i]);                          \
         break;                                                                        \
       case MGOPT_OP_relu:                                                             \
         for (i = 0; i < n; i++) r[i] = (a[i] >= (T)0 || a[i] != a[i]) ? a[i] : (T)0;  \
@@ -2280,7 +2299,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
         for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? a[i] * al : a[i];                \
         break;                                                                        \
       case MGOPT_OP_elu:                                                              \
-        for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? al * (exp##S(a[i]) - (T)1) : a[i]; \
+        for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? al * expm1##S(a[i]) : a[i];     \
         break;                                                                        \
       case MGOPT_OP_gelu:                                                             \
         for (i = 0; i < n; i++) r[i] = (T)mgopt__ke_gelu((double)a[i], u->mode);      \
@@ -2302,7 +2321,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
       case MGOPT_OP_cos: for (i = 0; i < n; i++) r[i] = cos##S(a[i]); break;          \
       case MGOPT_OP_softplus:                                                         \
         for (i = 0; i < n; i++)                                                       \
-          r[i] = log##S((T)1 + exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0); \
+          r[i] = log1p##S(exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0);      \
         break;                                                                        \
       case MGOPT_OP_acos: for (i = 0; i < n; i++) r[i] = (T)acos((double)a[i]); break; \
       case MGOPT_OP_asin: for (i = 0; i < n; i++) r[i] = (T)asin((double)a[i]); break; \
@@ -2332,8 +2351,8 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 /* RND rounds an intermediate to the op's dtype (fp16 / bf16), like numpy would. */
 #define MGOPT__KE_RND32(v) mgopt__k_rnd(u->dt, (v))
 #define MGOPT__KE_RND64(v) (v)
-MGOPT__KE_UN_FLOAT(mgopt__ke_un_f32, float, f, MGOPT__KE_RND32, mgopt__ke_roundf)
-MGOPT__KE_UN_FLOAT(mgopt__ke_un_f64, double, , MGOPT__KE_RND64, mgopt__ke_round)
+MGOPT__KE_UN_FLOAT(mgopt__ke_un_f32, float, f, MGOPT__KE_RND32, mgopt__ke_roundf, mgopt__ke_sigmoidf)
+MGOPT__KE_UN_FLOAT(mgopt__ke_un_f64, double, , MGOPT__KE_RND64, mgopt__ke_round, mgopt__ke_sigmoid)
 
 static int mgopt__ke_un_i64(int32_t kind, const mgopt__ke_par *u, const int64_t *MGOPT_RESTRICT a,
                             int64_t *MGOPT_RESTRICT r, int64_t n) {
@@ -2511,8 +2530,10 @@ MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- cast */
 
 /* Converts src (any numeric dtype) to dt element by element: floats to
-   integers truncate toward zero; a value outside dt's range (or NaN into an
-   integer) is not folded. Float to float rounds to nearest even. */
+   integers truncate toward zero, a float outside dt's range (or NaN) is not
+   folded (ONNX leaves it undefined); an integer outside an integer dtype's
+   range keeps its low bits (200 as int8 is -56); float to float rounds to
+   nearest even, overflowing to +-inf. */
 static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, void *od) {
   mgopt_dtype sdt = (mgopt_dtype)x->dtype;
   int sl = mgopt__k_lane(sdt), dl = mgopt__k_lane(dt);
@@ -2534,11 +2555,7 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
     r = mgopt__k_load(k, x, MGOPT__LANE_I64, v);
     if (r != MGOPT__K_OK) return r;
     if (dl == MGOPT__LANE_I64) {
-      mgopt__k_int_range(dt, &lo, &hi);
-      for (i = 0; i < n; i++)
-        if (v[i] < lo || v[i] > hi)
-          return mgopt__k_no(k, "element %lld (%lld) is out of the range of %s", (long long)i, (long long)v[i],
-                             mgopt_dtype_name(dt));
+      /* out of range: the low bits, two's complement (ONNX's Cast, numpy's astype) */
       mgopt__k_store(MGOPT__LANE_I64, v, n, dt, od);
     } else if (dt == MGOPT_DT_FP32) {
       float *f = (float *)od;
@@ -6782,14 +6799,14 @@ MGOPT__PRIVATE double mgopt__rnn_act(const mgopt__rnn_act_fn *a, double x) {
   case MGOPT__RNN_RELU: return x > 0 ? x : x != x ? x : 0.0;
   case MGOPT__RNN_AFFINE: return a->alpha * x + a->beta;
   case MGOPT__RNN_LEAKY_RELU: return x >= 0 ? x : a->alpha * x;
-  case MGOPT__RNN_THRESHOLDED_RELU: return x > a->alpha ? x : x != x ? x : 0.0;
+  case MGOPT__RNN_THRESHOLDED_RELU: return x > a->alpha ? x : 0.0; /* ONNX's x > alpha ? x : 0: NaN gives 0 */
   case MGOPT__RNN_SCALED_TANH: return a->alpha * tanh(a->beta * x);
   case MGOPT__RNN_HARD_SIGMOID:
     v = a->alpha * x + a->beta;
     return v != v ? v : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
   case MGOPT__RNN_ELU: return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
   case MGOPT__RNN_SOFTSIGN: return x / (1.0 + fabs(x));
-  default: return log(1.0 + exp(x));
+  default: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); /* softplus, without overflow or lost tails */
   }
 }
 
@@ -9046,6 +9063,41 @@ static int mgopt__oxo_reduce_sum(mgopt__ox *c) {
   return MGOPT__OX_OK;
 }
 
+/* ---------------------------------------------------------------- Range
+
+   Range(start, limit, delta) of fp32 / fp64 (integer Ranges map to range_1d),
+   as ONNX's function body defines it: ceil(float(limit - start) /
+   float(delta)) elements (the difference in the dtype, the quotient in
+   fp32), the first start and each next one the previous plus delta, rounded
+   to the dtype (what ONNX Runtime computes too; not start + i * delta). */
+static int mgopt__oxo_range(mgopt__ox *c) {
+  mgopt_tensor *s = mgopt__ox_need(c, 0), *l = s ? mgopt__ox_need(c, 1) : NULL, *d = l ? mgopt__ox_need(c, 2) : NULL;
+  mgopt_dtype dt;
+  double a, e, v;
+  float q;
+  int64_t n, i;
+  int st, f32;
+  if (!d) return MGOPT__OX_ERR;
+  dt = (mgopt_dtype)s->dtype;
+  if (s->numel != 1 || l->numel != 1 || d->numel != 1 || l->dtype != s->dtype || d->dtype != s->dtype)
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "start, limit and delta are not scalars of one dtype");
+  if (dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP64) return mgopt__ox_no(c, "Range of %s", mgopt_dtype_name(dt));
+  f32 = dt == MGOPT_DT_FP32;
+  a = mgopt__ox_getf(s, 0);
+  e = mgopt__ox_getf(d, 0);
+  v = mgopt__ox_getf(l, 0) - a;
+  q = ceilf((float)(f32 ? (double)(float)v : v) / (float)e);
+  if (!(q < 9.2e18f)) return mgopt__ox_no(c, "the length is not a finite number");
+  n = q > 0 ? (int64_t)q : 0;
+  if ((st = mgopt__ox_out(c, 0, dt, 1, &n)) != MGOPT__OX_OK) return st;
+  for (i = 0, v = a; i < n; i++) {
+    mgopt__ox_setf(c->out[0], i, v);
+    v += e;
+    if (f32) v = (double)(float)v;
+  }
+  return MGOPT__OX_OK;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__ox_row mgopt__ox_table[] = {
@@ -9082,6 +9134,7 @@ static const mgopt__ox_row mgopt__ox_table[] = {
     {"Shape", 1, 0, mgopt__oxo_shape},
     {"Trilu", 14, 0, mgopt__oxo_trilu},
     {"EyeLike", 9, 0, mgopt__oxo_eye_like},
+    {"Range", 11, 0, mgopt__oxo_range},
     {"Compress", 9, 0, mgopt__oxo_compress},
     {"Expand", 8, 0, mgopt__oxo_expand},
     {"Dropout", 1, 0, mgopt__oxo_dropout},

@@ -8,6 +8,10 @@
    is rounded to the dtype before the function, and rsqrt rounds its square
    root. Other composites (sigmoid, silu, softplus, elu, gelu) are rounded once
    at the end, which can differ from numpy's per-step fp16 rounding by one ulp.
+   They keep their small values: sigmoid is exp(x) / (1 + exp(x)) where exp(-x)
+   overflows (sigmoid(-100) = 3.7e-44, not 0), softplus is
+   log1p(exp(-|x|)) + max(x, 0) (softplus(-20) = 2.1e-9, softplus(100) = 100)
+   and elu alpha * expm1(x) (elu(-1e-8) = -1e-8).
    erf and every gelu mode are evaluated in double, then rounded (MIL's value
    inference uses Python's math.erf and float64 constants). acos, asin, atan,
    atanh, cosh, sinh and tan are evaluated in double by the C library and
@@ -78,6 +82,21 @@ MGOPT__KE_DIVMOD(mgopt__ke_divmod, double, fmod, floor, copysign)
   }
 MGOPT__KE_ROUND(mgopt__ke_roundf, float, floorf, fmodf)
 MGOPT__KE_ROUND(mgopt__ke_round, double, floor, fmod)
+
+/* sigmoid as 1 / (1 + exp(-x)); where exp(-x) overflows (x below about -88.7
+   in float, -709.8 in double) as exp(x) / (1 + exp(x)), the value's tiny
+   (denormal) magnitude instead of 0. */
+#define MGOPT__KE_SIGMOID(NAME, T, EXP)                                               \
+  static T NAME(T x) {                                                                \
+    T e = EXP(-x);                                                                    \
+    if (e == (T)HUGE_VAL) {                                                           \
+      e = EXP(x);                                                                     \
+      return e / ((T)1 + e);                                                          \
+    }                                                                                 \
+    return (T)1 / ((T)1 + e);                                                         \
+  }
+MGOPT__KE_SIGMOID(mgopt__ke_sigmoidf, float, expf)
+MGOPT__KE_SIGMOID(mgopt__ke_sigmoid, double, exp)
 
 static double mgopt__ke_gelu(double x, int mode) {
   MGOPT__K_NOCONTRACT
@@ -343,7 +362,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 
 /* ---------------------------------------------------------------- unary */
 
-#define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN)                                  \
+#define MGOPT__KE_UN_FLOAT(NAME, T, S, RND, ROUNDFN, SIGMOID)                         \
   static int NAME(int32_t kind, const mgopt__ke_par *u, const T *MGOPT_RESTRICT a,    \
                   T *MGOPT_RESTRICT r, int64_t n) {                                   \
     MGOPT__K_NOCONTRACT                                                               \
@@ -364,10 +383,10 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
       case MGOPT_OP_erf: for (i = 0; i < n; i++) r[i] = (T)erf((double)a[i]); break;  \
       case MGOPT_OP_tanh: for (i = 0; i < n; i++) r[i] = tanh##S(a[i]); break;        \
       case MGOPT_OP_sigmoid:                                                          \
-        for (i = 0; i < n; i++) r[i] = (T)1 / ((T)1 + exp##S(-a[i]));                 \
+        for (i = 0; i < n; i++) r[i] = SIGMOID(a[i]);                                 \
         break;                                                                        \
       case MGOPT_OP_silu:                                                             \
-        for (i = 0; i < n; i++) r[i] = a[i] * ((T)1 / ((T)1 + exp##S(-a[i])));        \
+        for (i = 0; i < n; i++) r[i] = a[i] * SIGMOID(a[i]);                          \
         break;                                                                        \
       case MGOPT_OP_relu:                                                             \
         for (i = 0; i < n; i++) r[i] = (a[i] >= (T)0 || a[i] != a[i]) ? a[i] : (T)0;  \
@@ -382,7 +401,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
         for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? a[i] * al : a[i];                \
         break;                                                                        \
       case MGOPT_OP_elu:                                                              \
-        for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? al * (exp##S(a[i]) - (T)1) : a[i]; \
+        for (i = 0; i < n; i++) r[i] = a[i] < (T)0 ? al * expm1##S(a[i]) : a[i];     \
         break;                                                                        \
       case MGOPT_OP_gelu:                                                             \
         for (i = 0; i < n; i++) r[i] = (T)mgopt__ke_gelu((double)a[i], u->mode);      \
@@ -404,7 +423,7 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
       case MGOPT_OP_cos: for (i = 0; i < n; i++) r[i] = cos##S(a[i]); break;          \
       case MGOPT_OP_softplus:                                                         \
         for (i = 0; i < n; i++)                                                       \
-          r[i] = log##S((T)1 + exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0); \
+          r[i] = log1p##S(exp##S(-fabs##S(a[i]))) + (a[i] > (T)0 ? a[i] : (T)0);      \
         break;                                                                        \
       case MGOPT_OP_acos: for (i = 0; i < n; i++) r[i] = (T)acos((double)a[i]); break; \
       case MGOPT_OP_asin: for (i = 0; i < n; i++) r[i] = (T)asin((double)a[i]); break; \
@@ -434,8 +453,8 @@ MGOPT__PRIVATE int mgopt__ke_binary(mgopt__kctx *k) {
 /* RND rounds an intermediate to the op's dtype (fp16 / bf16), like numpy would. */
 #define MGOPT__KE_RND32(v) mgopt__k_rnd(u->dt, (v))
 #define MGOPT__KE_RND64(v) (v)
-MGOPT__KE_UN_FLOAT(mgopt__ke_un_f32, float, f, MGOPT__KE_RND32, mgopt__ke_roundf)
-MGOPT__KE_UN_FLOAT(mgopt__ke_un_f64, double, , MGOPT__KE_RND64, mgopt__ke_round)
+MGOPT__KE_UN_FLOAT(mgopt__ke_un_f32, float, f, MGOPT__KE_RND32, mgopt__ke_roundf, mgopt__ke_sigmoidf)
+MGOPT__KE_UN_FLOAT(mgopt__ke_un_f64, double, , MGOPT__KE_RND64, mgopt__ke_round, mgopt__ke_sigmoid)
 
 static int mgopt__ke_un_i64(int32_t kind, const mgopt__ke_par *u, const int64_t *MGOPT_RESTRICT a,
                             int64_t *MGOPT_RESTRICT r, int64_t n) {
@@ -613,8 +632,10 @@ MGOPT__PRIVATE int mgopt__ke_select(mgopt__kctx *k) {
 /* ---------------------------------------------------------------- cast */
 
 /* Converts src (any numeric dtype) to dt element by element: floats to
-   integers truncate toward zero; a value outside dt's range (or NaN into an
-   integer) is not folded. Float to float rounds to nearest even. */
+   integers truncate toward zero, a float outside dt's range (or NaN) is not
+   folded (ONNX leaves it undefined); an integer outside an integer dtype's
+   range keeps its low bits (200 as int8 is -56); float to float rounds to
+   nearest even, overflowing to +-inf. */
 static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, void *od) {
   mgopt_dtype sdt = (mgopt_dtype)x->dtype;
   int sl = mgopt__k_lane(sdt), dl = mgopt__k_lane(dt);
@@ -636,11 +657,7 @@ static int mgopt__ke_convert(mgopt__kctx *k, mgopt_tensor *x, mgopt_dtype dt, vo
     r = mgopt__k_load(k, x, MGOPT__LANE_I64, v);
     if (r != MGOPT__K_OK) return r;
     if (dl == MGOPT__LANE_I64) {
-      mgopt__k_int_range(dt, &lo, &hi);
-      for (i = 0; i < n; i++)
-        if (v[i] < lo || v[i] > hi)
-          return mgopt__k_no(k, "element %lld (%lld) is out of the range of %s", (long long)i, (long long)v[i],
-                             mgopt_dtype_name(dt));
+      /* out of range: the low bits, two's complement (ONNX's Cast, numpy's astype) */
       mgopt__k_store(MGOPT__LANE_I64, v, n, dt, od);
     } else if (dt == MGOPT_DT_FP32) {
       float *f = (float *)od;

@@ -627,6 +627,41 @@ static int mgopt__oxo_reduce_sum(mgopt__ox *c) {
   return MGOPT__OX_OK;
 }
 
+/* ---------------------------------------------------------------- Range
+
+   Range(start, limit, delta) of fp32 / fp64 (integer Ranges map to range_1d),
+   as ONNX's function body defines it: ceil(float(limit - start) /
+   float(delta)) elements (the difference in the dtype, the quotient in
+   fp32), the first start and each next one the previous plus delta, rounded
+   to the dtype (what ONNX Runtime computes too; not start + i * delta). */
+static int mgopt__oxo_range(mgopt__ox *c) {
+  mgopt_tensor *s = mgopt__ox_need(c, 0), *l = s ? mgopt__ox_need(c, 1) : NULL, *d = l ? mgopt__ox_need(c, 2) : NULL;
+  mgopt_dtype dt;
+  double a, e, v;
+  float q;
+  int64_t n, i;
+  int st, f32;
+  if (!d) return MGOPT__OX_ERR;
+  dt = (mgopt_dtype)s->dtype;
+  if (s->numel != 1 || l->numel != 1 || d->numel != 1 || l->dtype != s->dtype || d->dtype != s->dtype)
+    return mgopt__ox_fail(c, MGOPT_ERR_INVALID_ARG, "start, limit and delta are not scalars of one dtype");
+  if (dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP64) return mgopt__ox_no(c, "Range of %s", mgopt_dtype_name(dt));
+  f32 = dt == MGOPT_DT_FP32;
+  a = mgopt__ox_getf(s, 0);
+  e = mgopt__ox_getf(d, 0);
+  v = mgopt__ox_getf(l, 0) - a;
+  q = ceilf((float)(f32 ? (double)(float)v : v) / (float)e);
+  if (!(q < 9.2e18f)) return mgopt__ox_no(c, "the length is not a finite number");
+  n = q > 0 ? (int64_t)q : 0;
+  if ((st = mgopt__ox_out(c, 0, dt, 1, &n)) != MGOPT__OX_OK) return st;
+  for (i = 0, v = a; i < n; i++) {
+    mgopt__ox_setf(c->out[0], i, v);
+    v += e;
+    if (f32) v = (double)(float)v;
+  }
+  return MGOPT__OX_OK;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 static const mgopt__ox_row mgopt__ox_table[] = {
@@ -663,6 +698,7 @@ static const mgopt__ox_row mgopt__ox_table[] = {
     {"Shape", 1, 0, mgopt__oxo_shape},
     {"Trilu", 14, 0, mgopt__oxo_trilu},
     {"EyeLike", 9, 0, mgopt__oxo_eye_like},
+    {"Range", 11, 0, mgopt__oxo_range},
     {"Compress", 9, 0, mgopt__oxo_compress},
     {"Expand", 8, 0, mgopt__oxo_expand},
     {"Dropout", 1, 0, mgopt__oxo_dropout},

@@ -45,14 +45,14 @@ MGOPT__PRIVATE double mgopt__rnn_act(const mgopt__rnn_act_fn *a, double x) {
   case MGOPT__RNN_RELU: return x > 0 ? x : x != x ? x : 0.0;
   case MGOPT__RNN_AFFINE: return a->alpha * x + a->beta;
   case MGOPT__RNN_LEAKY_RELU: return x >= 0 ? x : a->alpha * x;
-  case MGOPT__RNN_THRESHOLDED_RELU: return x > a->alpha ? x : x != x ? x : 0.0;
+  case MGOPT__RNN_THRESHOLDED_RELU: return x > a->alpha ? x : 0.0; /* ONNX's x > alpha ? x : 0: NaN gives 0 */
   case MGOPT__RNN_SCALED_TANH: return a->alpha * tanh(a->beta * x);
   case MGOPT__RNN_HARD_SIGMOID:
     v = a->alpha * x + a->beta;
     return v != v ? v : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
   case MGOPT__RNN_ELU: return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
   case MGOPT__RNN_SOFTSIGN: return x / (1.0 + fabs(x));
-  default: return log(1.0 + exp(x));
+  default: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); /* softplus, without overflow or lost tails */
   }
 }
 

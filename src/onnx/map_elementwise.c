@@ -20,6 +20,49 @@ static int mgopt__imp_unary_float(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
+/* Log is log with epsilon 0 set: the canonical log adds its epsilon (1e-45
+   by default, the smallest fp32 denormal) before the logarithm, which would
+   turn log(0) = -inf into -103.28 and log(-denormal) = NaN into -inf; with
+   epsilon 0, x + 0 is x for every x but -0 (+0, whose log is -inf too). */
+static int mgopt__imp_log(mgopt__imp *I, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt__imp_in(I, 0);
+  mgopt_op *op;
+  MGOPT__UNUSED(m);
+  if (!mgopt__imp_is_float(x) || mgopt__imp_nout(I->node) != 1) return 0;
+  op = mgopt__imp_op(I, "log", 1, 0);
+  if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_float(op, "epsilon", 0.0)) return -1;
+  return mgopt__imp_done(I, op);
+}
+
+/* log(x, epsilon) writes Log(x) when epsilon is 0 (or rounds to 0 in x's
+   dtype), else Log(Add(x, epsilon)) with epsilon as a scalar of x's dtype:
+   the value the canonical log computes, x + epsilon rounded to the dtype. */
+static mgopt_status mgopt__exp_log(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *xv = mgopt_op_operand(op, "x");
+  const char *x = mgopt__exp_vname(xv), *ins[2], *sum;
+  mgopt_tensor *eps = mgopt_tensor_new_scalar_f64(E->p, (mgopt_dtype)xv->type.dtype, mgopt_op_get_float(op, "epsilon", 1e-45));
+  mgopt_onnx_node *n;
+  if (!eps) return mgopt__exp_nomem(E);
+  if (mgopt_tensor_get_f64(eps, 0) == 0) return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, &x, 1));
+  ins[0] = x;
+  ins[1] = mgopt__exp_const(E, "log_epsilon", eps);
+  sum = mgopt__exp_fresh(E, x);
+  n = ins[1] && sum ? mgopt__exp_node(E, "Add", "", NULL) : NULL;
+  if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, 2) ||
+      !mgopt__exp_set_io(E, &n->outputs, &n->noutputs, &sum, 1))
+    return mgopt__exp_nomem(E);
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, &sum, 1));
+}
+
+/* The epsilon of a log is added in x's dtype: a float dtype ONNX's Add takes. */
+static const char *mgopt__exw_log(mgopt_program *p, const mgopt_op *op, const mgopt__onnx_map *m) {
+  mgopt_value *x = mgopt_op_operand(op, "x");
+  const char *why = mgopt__exw_direct(p, op, m);
+  if (why) return why;
+  return mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) && x->type.dtype != MGOPT_DT_UNKNOWN ? NULL
+                                                                                              : "log of a non-float";
+}
+
 static int mgopt__imp_not(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   mgopt_op *op;
@@ -605,22 +648,37 @@ static const char *mgopt__exw_clip(mgopt_program *p, const mgopt_op *op, const m
   return NULL;
 }
 
-/* Clip-6: min and max are attributes. */
+/* An absent Clip bound is the dtype's lowest / largest finite value (Clip-6:
+   the float attribute's default, +-3.402823e+38; from Clip-11: the input
+   dtype's numeric_limits lowest() / max()), so Clip(+inf) with no max is the
+   largest finite value, not +inf. For integers that bound clamps nothing, as
+   clip's -inf / +inf does. */
+static double mgopt__clip_limit(int32_t dt, int hi) {
+  double v = dt == MGOPT_DT_FP16   ? 65504.0
+             : dt == MGOPT_DT_BF16 ? 3.3895313892515355e+38
+             : dt == MGOPT_DT_FP32 ? 3.4028234663852886e+38
+             : dt == MGOPT_DT_FP64 ? 1.7976931348623157e+308
+                                   : HUGE_VAL;
+  return hi ? v : -v;
+}
+
+/* Clip-6: min and max are attributes, +-3.402823e+38 by default. */
 static int mgopt__imp_clip_v6(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0);
   MGOPT__UNUSED(m);
   if (!mgopt__imp_clip_float(x)) return 0;
-  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", -HUGE_VAL),
-                            mgopt__imp_afloat(I->node, "max", HUGE_VAL));
+  return mgopt__imp_clip_to(I, x, mgopt__imp_afloat(I->node, "min", mgopt__clip_limit(MGOPT_DT_FP32, 0)),
+                            mgopt__imp_afloat(I->node, "max", mgopt__clip_limit(MGOPT_DT_FP32, 1)));
 }
 
+/* A bound is left out where it is the attribute's default; an infinite one is written. */
 static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
   double lo = mgopt_op_get_float(op, "alpha", -HUGE_VAL), hi = mgopt_op_get_float(op, "beta", HUGE_VAL);
   const char *x = mgopt__exp_in(op, "x");
   mgopt_onnx_node *n = mgopt__exp_simple(E, op, m->onnx, &x, 1);
   if (!n) return mgopt__exp_nomem(E);
-  if (lo > -HUGE_VAL && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
-  if (hi < HUGE_VAL && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
+  if (lo != mgopt__clip_limit(MGOPT_DT_FP32, 0) && !mgopt__exp_afloat(E, n, "min", lo)) return mgopt__exp_nomem(E);
+  if (hi != mgopt__clip_limit(MGOPT_DT_FP32, 1) && !mgopt__exp_afloat(E, n, "max", hi)) return mgopt__exp_nomem(E);
   return MGOPT_OK;
 }
 
@@ -628,10 +686,12 @@ static mgopt_status mgopt__exp_clip_v6(mgopt__exp *E, const mgopt_op *op, const 
 static int mgopt__imp_clip_v11(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *x = mgopt__imp_in(I, 0), *a = mgopt__imp_in(I, 1), *b = mgopt__imp_in(I, 2);
   mgopt_tensor *ta = a ? mgopt_value_const(a) : NULL, *tb = b ? mgopt_value_const(b) : NULL;
-  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  double lo, hi;
   int is_int = I->opset >= 12 && mgopt__imp_is_int(x);
   MGOPT__UNUSED(m);
   if (!mgopt__imp_clip_float(x) && !is_int) return 0;
+  lo = mgopt__clip_limit(x->type.dtype, 0);
+  hi = mgopt__clip_limit(x->type.dtype, 1);
   if ((a && (!ta || ta->numel != 1)) || (b && (!tb || tb->numel != 1))) return 0;
   if (ta) lo = mgopt_tensor_get_f64(ta, 0);
   if (tb) hi = mgopt_tensor_get_f64(tb, 0);
@@ -649,13 +709,14 @@ static mgopt_status mgopt__exp_clip_v11(mgopt__exp *E, const mgopt_op *op, const
   int j;
   ins[0] = mgopt__exp_in(op, "x");
   ins[1] = ins[2] = "";
+  /* a bound is left out where it is the dtype's limit (what an absent one means); an infinite one is written */
   for (j = 0; j < 2; j++) {
-    if (j ? !(hi < HUGE_VAL) : !(lo > -HUGE_VAL)) continue;
+    if ((j ? hi : lo) == mgopt__clip_limit(dt, j)) continue;
     ins[1 + j] = mgopt__exp_const(E, j ? "clip_max" : "clip_min",
                                          mgopt_tensor_new_scalar_f64(E->p, dt, j ? hi : lo));
     if (!ins[1 + j]) return mgopt__exp_nomem(E);
   }
-  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, hi < HUGE_VAL ? 3 : lo > -HUGE_VAL ? 2 : 1));
+  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, *ins[2] ? 3 : *ins[1] ? 2 : 1));
 }
 
 /* ---------------------------------------------------------------- Cast */
@@ -715,7 +776,7 @@ static const mgopt__onnx_map mgopt__onnx_elementwise[] = {
     MGOPT__MAP_UNARY("Erf", MGOPT_OP_erf),
     MGOPT__MAP_UNARY("Exp", MGOPT_OP_exp),
     MGOPT__MAP_UNARY("Floor", MGOPT_OP_floor),
-    MGOPT__MAP_UNARY("Log", MGOPT_OP_log),
+    {"Log", 1, 0, MGOPT_OP_log, mgopt__imp_log, mgopt__exp_log, {"x", NULL, NULL}, mgopt__exw_log},
     MGOPT__MAP_UNARY("Relu", MGOPT_OP_relu),
     MGOPT__MAP_UNARY("Sigmoid", MGOPT_OP_sigmoid),
     MGOPT__MAP_UNARY("Sin", MGOPT_OP_sin),

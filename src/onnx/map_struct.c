@@ -313,7 +313,43 @@ static mgopt_status mgopt__exp_topk(mgopt__exp *E, const mgopt_op *op, const mgo
 
 /* ---------------------------------------------------------------- Range
 
-   range_1d(end=limit, start, step=delta) when all three are constant scalars. */
+   range_1d(end=limit, start, step=delta) when all three are constant
+   scalars. ONNX's Range is defined by its function body: ceil(float(limit -
+   start) / float(delta)) elements, each the previous one plus delta in the
+   dtype (ONNX Runtime accumulates too), where range_1d computes start + i *
+   step in double, rounded once. Both agree on integers; on floats only for
+   some operands (Range(0.3, 100, 0.1) differs in 985 of 997 elements), so
+   a float Range maps (and a float range_1d is written as Range) only when
+   both give the same elements; else it stays opaque (mgopt_onnx_eval_op
+   folds it). */
+
+/* x rounded to dtype dt (fp32, else fp64 as it is). */
+static double mgopt__range_rnd(int32_t dt, double x) { return dt == MGOPT_DT_FP32 ? (double)(float)x : x; }
+
+/* 1 when a float range of constant scalars s, e, st (one dtype) has the
+   elements ONNX's Range gives as range_1d computes them: the same count, and
+   start + i * step (rounded once) equal to the sum accumulated in the dtype.
+   Ranges over 2^24 elements are not checked (0). */
+static int mgopt__range_float_same(const mgopt_tensor *s, const mgopt_tensor *e, const mgopt_tensor *st) {
+  double a, b, c, q, v;
+  float qo;
+  int64_t n, i;
+  int32_t dt;
+  if (!s || !e || !st || s->numel != 1 || e->numel != 1 || st->numel != 1) return 0;
+  dt = s->dtype;
+  a = mgopt_tensor_get_f64(s, 0);
+  b = mgopt_tensor_get_f64(e, 0);
+  c = mgopt_tensor_get_f64(st, 0);
+  if (c == 0 || c != c) return 0;
+  q = ceil((b - a) / c);
+  qo = ceilf((float)mgopt__range_rnd(dt, b - a) / (float)c);
+  if (!(q == (double)qo) || q > 16777216.0) return 0;
+  n = q > 0 ? (int64_t)q : 0;
+  for (i = 0, v = a; i < n; i++, v = mgopt__range_rnd(dt, v + c))
+    if (v != mgopt__range_rnd(dt, a + (double)i * c)) return 0;
+  return 1;
+}
+
 static int mgopt__imp_range(mgopt__imp *I, const mgopt__onnx_map *m) {
   mgopt_value *s = mgopt__imp_in(I, 0), *e = mgopt__imp_in(I, 1), *d = mgopt__imp_in(I, 2);
   mgopt_dtype dt;
@@ -325,7 +361,9 @@ static int mgopt__imp_range(mgopt__imp *I, const mgopt__onnx_map *m) {
       mgopt_value_const(e)->numel != 1 || mgopt_value_const(d)->numel != 1 || s->type.rank > 1 || e->type.rank > 1 ||
       d->type.rank > 1)
     return 0;
-  if (dt != MGOPT_DT_FP32 && dt != MGOPT_DT_FP64 && dt != MGOPT_DT_INT16 && dt != MGOPT_DT_INT32 && dt != MGOPT_DT_INT64)
+  if (dt != MGOPT_DT_INT16 && dt != MGOPT_DT_INT32 && dt != MGOPT_DT_INT64 &&
+      !((dt == MGOPT_DT_FP32 || dt == MGOPT_DT_FP64) &&
+        mgopt__range_float_same(mgopt_value_const(s), mgopt_value_const(e), mgopt_value_const(d))))
     return 0;
   op = mgopt__imp_op(I, "range_1d", 1, 0);
   if (!op || mgopt_op_set_operand(op, "end", e) || mgopt_op_set_operand(op, "start", s) ||
@@ -341,6 +379,13 @@ static const char *mgopt__exw_range(mgopt_program *p, const mgopt_op *op, const 
   if (!s || !mgopt_op_operand(op, "end") || !mgopt_op_operand(op, "step")) return "an operand is missing";
   if (s->type.rank != 0 || mgopt_op_operand(op, "end")->type.rank != 0 || mgopt_op_operand(op, "step")->type.rank != 0)
     return "Range takes scalars";
+  if (s->type.dtype != MGOPT_DT_FP32 && s->type.dtype != MGOPT_DT_FP64 && s->type.dtype != MGOPT_DT_INT16 &&
+      s->type.dtype != MGOPT_DT_INT32 && s->type.dtype != MGOPT_DT_INT64)
+    return "Range takes fp32, fp64, int16, int32 and int64";
+  if ((s->type.dtype == MGOPT_DT_FP32 || s->type.dtype == MGOPT_DT_FP64) &&
+      !mgopt__range_float_same(mgopt_value_const(s), mgopt_value_const(mgopt_op_operand(op, "end")),
+                               mgopt_value_const(mgopt_op_operand(op, "step"))))
+    return "a float range whose elements ONNX's Range (summed in the dtype) does not give";
   return NULL;
 }
 

@@ -467,7 +467,11 @@ static void test_cast(void) {
   CHECK(FOLD(&x, cast_op(&x, a, "uint8")) == 0);
   CHECK(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_FP32, 300), "int8")) == 0);
   CHECK(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_FP32, NAN), "int32")) == 0);
-  CHECK(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_INT32, 70000), "int16")) == 0);
+  /* an integer out of an integer dtype's range keeps its low bits (ONNX's Cast, numpy's astype) */
+  REQUIRE(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_INT32, 70000), "int16")) == 1);
+  CHECK(x.out[0]->dtype == MGOPT_DT_INT16 && G(x.out[0], 0) == 4464);
+  REQUIRE(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_INT32, 200), "int8")) == 1);
+  CHECK(G(x.out[0], 0) == -56);
   CHECK(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_FP32, 1), "string")) == 0);
   REQUIRE(FOLD(&x, cast_op(&x, S(&x, MGOPT_DT_INT32, -3), "int64")) == 1);
   CHECK(x.out[0]->dtype == MGOPT_DT_INT64 && G(x.out[0], 0) == -3);
