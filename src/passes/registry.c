@@ -35,7 +35,18 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
    it exists (an unknown pass is an error). */
-#define MGOPT__DEFAULT_HEAD \
+/* Entries 13 and 14 in `default`: only their rewrites that give the same
+   bits (divide_to_multiply by powers of two; select_optimization of an
+   all-true or all-false condition). fast_math turns their inexact forms on
+   (README, "Rewrites that can change float values"). */
+#define MGOPT__DEFAULT_13_14 \
+  "divide_to_multiply," /* 13 */ \
+  "select_optimization{exact=true}," /* 14 */
+#define MGOPT__FAST_MATH_13_14 \
+  "divide_to_multiply{inexact=true}," /* 13 */ \
+  "select_optimization," /* 14 */
+#define MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_HEAD_WITH(MGOPT__DEFAULT_13_14)
+#define MGOPT__DEFAULT_HEAD_WITH(entries_13_14) \
   /*  1 lower_complex_dialect_ops: not written yet */ \
   "update_output_dtypes," /* 2 */ \
   "cast_optimization," /* 3 */ \
@@ -50,8 +61,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
   "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
   /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
-  "divide_to_multiply," /* 13 */ \
-  "select_optimization," /* 14 */ \
+  entries_13_14 \
   "add_conv_transpose_output_shape," /* 15 */ \
   "const_elimination," /* 16 */ \
   "canonicalize_opaque_ops," /* mgopt: ops whose operands entries 11-16 made constant map now */ \
@@ -128,6 +138,10 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
+    {"fast_math",
+     MGOPT__DEFAULT_HEAD_WITH(MGOPT__FAST_MATH_13_14) MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
+     "default plus the rewrites that can change a float value for no fused op: x / c becomes x * (1/c) for any "
+     "constant c (an ulp per element), a select of +-inf becomes an add (NaN where the other side is NaN)"},
     {"default_fp16",
      MGOPT__DEFAULT_HEAD "add_fp16_cast,add_int16_cast," MGOPT__DEFAULT_MID "add_int16_cast," MGOPT__DEFAULT_TAIL
      "cleanup",
