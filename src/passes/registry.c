@@ -35,18 +35,23 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
    it exists (an unknown pass is an error). */
-/* Entries 13 and 14 in `default`: only their rewrites that give the same
-   bits (divide_to_multiply by powers of two; select_optimization of an
-   all-true or all-false condition). fast_math turns their inexact forms on
-   (README, "Rewrites that can change float values"). */
+/* `default` changes no value for nothing (README, "Rewrites that can
+   change float values"); fast_math runs these entries' inexact forms:
+   entry 8, distributive_quantized_binary_op_scale_normalization, only there
+   (its new scales are rounded, so a quantized output can move by one step,
+   and it fuses nothing); entries 13 and 14 in default only where they give
+   the same bits (divide_to_multiply by powers of two; select_optimization
+   of an all-true or all-false condition); entry 42, fuse_reduce_mean, in
+   default only for a constant that is the count (or 1/count) as its dtype
+   holds it. */
 #define MGOPT__DEFAULT_13_14 \
   "divide_to_multiply," /* 13 */ \
   "select_optimization{exact=true}," /* 14 */
 #define MGOPT__FAST_MATH_13_14 \
   "divide_to_multiply{inexact=true}," /* 13 */ \
   "select_optimization," /* 14 */
-#define MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_HEAD_WITH(MGOPT__DEFAULT_13_14)
-#define MGOPT__DEFAULT_HEAD_WITH(entries_13_14) \
+#define MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_HEAD_WITH("", MGOPT__DEFAULT_13_14, "fuse_reduce_mean,")
+#define MGOPT__DEFAULT_HEAD_WITH(entry_8, entries_13_14, entry_42) \
   /*  1 lower_complex_dialect_ops: not written yet */ \
   "update_output_dtypes," /* 2 */ \
   "cast_optimization," /* 3 */ \
@@ -54,7 +59,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "int_op_canonicalization," /* 5 */ \
   "nullify_redundant_quantization_zero_point," /* 6 */ \
   "dequantize_quantize_pair_elimination," /* 7 */ \
-  "distributive_quantized_binary_op_scale_normalization," /* 8 */ \
+  entry_8 /* 8 distributive_quantized_binary_op_scale_normalization */ \
   "dequantize_to_constexpr," /* 9 */ \
   "canonicalize_quantized_lut_pattern," /* 10 */ \
   "const_elimination," /* 11 */ \
@@ -96,7 +101,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "fuse_onehot_matmul_to_gather," /* 39 */ \
   "fuse_layernorm_or_instancenorm," /* 40 */ \
   "fuse_elementwise_to_batchnorm," /* 41 */ \
-  "fuse_reduce_mean," /* 42 */ \
+  entry_42 /* 42 fuse_reduce_mean */ \
   "fuse_conv_batchnorm," /* 43 */ \
   "fuse_conv_scale," /* 44 */ \
   "fuse_conv_bias," /* 45 */ \
@@ -139,9 +144,12 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
     {"fast_math",
-     MGOPT__DEFAULT_HEAD_WITH(MGOPT__FAST_MATH_13_14) MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
-     "default plus the rewrites that can change a float value for no fused op: x / c becomes x * (1/c) for any "
-     "constant c (an ulp per element), a select of +-inf becomes an add (NaN where the other side is NaN)"},
+     MGOPT__DEFAULT_HEAD_WITH("distributive_quantized_binary_op_scale_normalization,", MGOPT__FAST_MATH_13_14,
+                             "fuse_reduce_mean{inexact=true},") MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
+     "default plus rewrites that change float values beyond what a fusion needs: x / c becomes x * (1/c) for any "
+     "constant c (an ulp per element), a select of +-inf becomes an add (NaN where the other side is NaN), "
+     "reduce_sum / c becomes reduce_mean for c within 1e-2 of the count, a quantized add's scales are normalized "
+     "(an output may move by one step)"},
     {"default_fp16",
      MGOPT__DEFAULT_HEAD "add_fp16_cast,add_int16_cast," MGOPT__DEFAULT_MID "add_int16_cast," MGOPT__DEFAULT_TAIL
      "cleanup",
