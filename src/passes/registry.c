@@ -153,11 +153,12 @@ static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
      "the default optimization pipeline: MIL's common passes, then cleanup"},
     {"fast_math",
      MGOPT__DEFAULT_HEAD_WITH("distributive_quantized_binary_op_scale_normalization,", MGOPT__FAST_MATH_13_14,
-                             MGOPT__FAST_MATH_23_24, "fuse_reduce_mean{inexact=true},") MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
+                              MGOPT__FAST_MATH_23_24, "fuse_reduce_mean{inexact=true},")
+     MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
      "default plus rewrites that change float values beyond what a fusion needs: x / c becomes x * (1/c) for any "
      "constant c (an ulp per element), a select of +-inf becomes an add (NaN where the other side is NaN), "
-     "reduce_sum / c becomes reduce_mean for c within 1e-2 of the count, GELUs fuse with constants 1e-3 off, a quantized add's scales are normalized "
-     "(an output may move by one step)"},
+     "reduce_sum / c becomes reduce_mean for c within 1e-2 of the count, GELUs fuse with constants 1e-3 off, a "
+     "quantized add's scales are normalized (an output may move by one step)"},
     {"default_fp16",
      MGOPT__DEFAULT_HEAD "add_fp16_cast,add_int16_cast," MGOPT__DEFAULT_MID "add_int16_cast," MGOPT__DEFAULT_TAIL
      "cleanup",

@@ -140,5 +140,6 @@ static const mgopt_opt_def mgopt__fge_opts[] = {
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_exact,
-                                "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
+                                "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu "
+                                "(EXACT)",
                                 mgopt__fge_opts, mgopt__fge_run);

@@ -145,5 +145,6 @@ static const mgopt_opt_def mgopt__fgt_opts[] = {
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_tanh_approximation,
-                                "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
+                                "the tanh approximation of gelu, in both arrangements, becomes gelu "
+                                "(TANH_APPROXIMATION)",
                                 mgopt__fgt_opts, mgopt__fgt_run);
