@@ -13138,7 +13138,7 @@ static const mgopt_opt_def mgopt__ce_opts[] = {
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_elimination,
                                 "replace ops whose operands are all constant by constants",
                                 mgopt__ce_opts, mgopt__ce_run);
-/* src/passes/cleanup/divide_to_multiply.c — common::divide_to_multiply: real_div by a constant becomes mul by its reciprocal.
+/* src/passes/cleanup/divide_to_multiply.c — common::divide_to_multiply: real_div by a constant becomes mul by its reciprocal where that gives the same bits.
 
    Spec: mil_graph_passes.txt, "Convert divide into multiply if the divisor is
    const"; reference mil-passes.md §3.26.
@@ -13156,16 +13156,62 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_elimination,
      } -> (%y)
 
    Fires on: real_div whose y is produced by a `const` op (a value that is only
-   computable is left for const_elimination first) and whose x and y have a
-   float dtype. The reciprocal 1/y is computed element by element and rounded
-   once to y's dtype (the double quotient rounds to fp16/fp32 exactly as a
-   division in that dtype would). The mul is named "_inversed_<op>" (the op's
-   name, else its output's); a function output keeps its name.
-   Must not fire: integer dtypes (real_div on ints is not a multiply); when any
-   reciprocal is not finite (a zero divisor, or a subnormal whose reciprocal
-   overflows) — the division then stays as written.
+   computable is left for const_elimination first), x and y of one dtype,
+   fp16, bf16, fp32 or fp64, and every element of y is +-2^k with both y and
+   1/y normal numbers of that dtype (fp32 and bf16: 2^-126 <= |y| <= 2^126;
+   fp16: 2^-14 <= |y| <= 2^14; fp64: 2^-1022 <= |y| <= 2^1022).
+   Numeric contract: exact, the same bits as the division for every x.
+   Proof: 1/y = +-2^-k is a power of two inside the dtype's normal range, so
+   the constant holds it exactly, and for every real x, x * (1/y) and x / y
+   are the same real number. IEEE 754 division and multiplication each return
+   that exact real rounded once (to nearest even; also when the result is
+   subnormal or overflows, since both round the same real), so the two ops
+   give the same bits; their signs agree (the signs of y and 1/y are equal)
+   also for a zero or infinite x, and a NaN x gives NaN in both. An op that
+   computes fp16 or bf16 in fp32 and rounds back rounds the same real twice
+   in both forms. y and 1/y are both normal because a runtime that treats
+   subnormal operands as zero (DAZ, common on GPUs) would otherwise read
+   one side as 0: y = 2^127 in fp32 is refused, its reciprocal 2^-127 is
+   subnormal. A zero, infinite or NaN y, and any y not a power of two
+   (x / 3, x / 1.4142135), stay divisions: x * fl(1/y) then rounds twice and
+   can differ from x / y by an ulp, which a later rounding step (a
+   DynamicQuantizeLinear, a floor) turns into a different value.
+   Option: inexact (bool, default false): true is the reference's rewrite for
+   every finite reciprocal: the reciprocal 1/y is computed element by element
+   and rounded once to y's dtype, and x * fl(1/y) may differ from x / y by
+   an ulp per element. It is what the `fast_math` pipeline runs; x / y and
+   x * (1/y) cost the same on the runtimes mgopt writes for, so nothing else
+   turns it on.
+   The mul is named "_inversed_<op>" (the op's name, else its output's); a
+   function output keeps its name.
+   Must not fire: integer dtypes (real_div on ints is not a multiply); a y
+   that is not a power of two, or whose power or reciprocal leaves the
+   dtype's normal range (unless inexact); with inexact, when any reciprocal
+   is not finite (a zero divisor, or a subnormal whose reciprocal
+   overflows); fp8 dtypes (no arithmetic in fp8) unless inexact.
    Cost: one worklist run; O(ops + constant elements). The old divisor stays for
    dead_code_elimination. */
+
+/* The exponent range in which a power of two and its reciprocal are both
+   normal numbers of dtype dt: |y| in [2^-lim, 2^lim]. 0 for a dtype the
+   exact rewrite does not handle. */
+static int mgopt__d2m_exp_limit(mgopt_dtype dt) {
+  switch (dt) {
+    case MGOPT_DT_FP16: return 14;
+    case MGOPT_DT_BF16: case MGOPT_DT_FP32: return 126;
+    case MGOPT_DT_FP64: return 1022;
+    default: return 0;
+  }
+}
+
+/* 1 when v is +-2^k with |k| <= lim. */
+static int mgopt__d2m_pow2_within(double v, int lim) {
+  int e;
+  double m;
+  if (!isfinite(v) || v == 0.0) return 0;
+  m = frexp(v, &e); /* v = m * 2^e, 0.5 <= |m| < 1 */
+  return (m == 0.5 || m == -0.5) && e - 1 >= -lim && e - 1 <= lim;
+}
 
 static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
@@ -13175,12 +13221,18 @@ static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   static const char *const slots[2] = {"x", "y"};
   mgopt_op *mul;
   int64_t i;
-  MGOPT__UNUSED(ud);
+  int inexact = *(const int *)ud, lim;
   if (!x || !y || op->nouts != 1 || !mgopt__pu_def_of(y, MGOPT_OP_const)) return 0;
   t = mgopt_value_const(y);
   if (!t || t->numel < 1 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype) ||
       !mgopt_dtype_is_float((mgopt_dtype)t->dtype))
     return 0;
+  lim = mgopt__d2m_exp_limit((mgopt_dtype)t->dtype);
+  if (!inexact) {
+    if (lim == 0 || x->type.dtype != t->dtype) return 0;
+    for (i = 0; i < t->numel; i++)
+      if (!mgopt__d2m_pow2_within(mgopt_tensor_get_f64(t, i), lim)) return 0;
+  }
   r = mgopt_tensor_new(p, (mgopt_dtype)t->dtype, t->rank, t->shape);
   if (!r) return 0;
   for (i = 0; i < t->numel; i++) {
@@ -13208,12 +13260,21 @@ static int mgopt__d2m_rewrite(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   return 1;
 }
 
-static const mgopt_pattern mgopt__d2m_patterns[] = {
-    {"divide_to_multiply", MGOPT_OP_real_div, NULL, 1, mgopt__d2m_rewrite, NULL},
+static mgopt_status mgopt__d2m_run(mgopt_pass_ctx *ctx) {
+  int inexact = ctx->opts[0].i != 0;
+  return mgopt__pass_run_pattern(ctx, "divide_to_multiply", MGOPT_OP_real_div, mgopt__d2m_rewrite, &inexact);
+}
+
+static const mgopt_opt_def mgopt__d2m_opts[] = {
+    {"inexact", MGOPT_OPT_BOOL, "false",
+     "every finite reciprocal, as the reference does: x * fl(1/c) can differ from x / c by an ulp; false keeps to "
+     "divisors that are powers of two with a normal reciprocal, where the product has the division's bits"},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(cleanup, common, divide_to_multiply,
-                           "real_div by a float constant becomes mul by its reciprocal", mgopt__d2m_patterns);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, divide_to_multiply,
+                                "real_div by a float constant becomes mul by its reciprocal (exact: a power of two; "
+                                "any constant with inexact=true)",
+                                mgopt__d2m_opts, mgopt__d2m_run);
 /* src/passes/cleanup/select_optimization.c — common::select_optimization: select with a constant condition becomes its input, or an add of masked ±inf.
 
    Spec: mil_graph_passes.txt, "For select(cond, a, b), there are 2 cases ...";
@@ -16521,11 +16582,18 @@ MGOPT__DEFINE_PASS(cleanup, common, topological_reorder,
      the interval of values dtype t holds and res(t) its resolution (1 for
      bool and integers, 1e-3 fp16, 1e-2 bf16, 1e-6 fp32, 1e-15 fp64), the
      chain is fusable iff range(a)∩range(b)∩range(c) == range(a)∩range(c)
-     and max(res a, b, c) == max(res a, c). Then a == c cancels to x, else
+     and max(res a, b, c) == max(res a, c), and, when b is a float dtype
+     of p significand bits (fp16 11, bf16 8, fp32 24, fp64 53), b holds
+     every value of a that c can tell apart: a float a has at most p bits,
+     an integer a's range within c's lies in [-2^p, 2^p] (int16 -> fp16 ->
+     int16 would turn 2049 into 2048; fp32 -> fp16 -> bool would turn 1e-8
+     into false; b == c needs neither). The chain then gives the direct cast's values for every
+     x: a == c cancels to x, else
      the pair becomes one cast(x, dtype=c) that keeps the second cast's name.
      The first cast goes too once nothing else uses it.
    Must not fire: fp32 -> fp16 -> fp32 (the range shrinks), fp32 -> bool ->
    fp16 (resolution), int32 -> int8 -> uint8 (the chain caps at [0, 127]),
+   int32 -> fp32 -> int32 (2^24 + 1 rounds), fp64 -> fp32 -> int32,
    casts whose dtypes are unknown or outside the table (fp8, complex, string);
    when x's declared type does not suit a reader of the cast's output, or
    differs from it while it is a function output (mgopt__pu_replace_fits). A
@@ -16536,11 +16604,13 @@ MGOPT__DEFINE_PASS(cleanup, common, topological_reorder,
 
 typedef struct mgopt__co_range {
   double lo, hi, res;
+  int prec; /* significand bits of a float dtype, 0 for the others */
 } mgopt__co_range;
 
 static int mgopt__co_range_of(mgopt_dtype t, mgopt__co_range *r) {
   int bits = mgopt_dtype_bits(t);
   r->res = 1;
+  r->prec = 0;
   switch (t) {
     case MGOPT_DT_BOOL: r->lo = 0; r->hi = 1; return 1;
     case MGOPT_DT_INT4:
@@ -16563,10 +16633,10 @@ static int mgopt__co_range_of(mgopt_dtype t, mgopt__co_range *r) {
       r->lo = 0;
       r->hi = ldexp(1.0, bits) - 1;
       return 1;
-    case MGOPT_DT_FP16: r->hi = 65504.0; r->res = 1e-3; break;
-    case MGOPT_DT_BF16: r->hi = 3.3895313892515355e38; r->res = 1e-2; break;
-    case MGOPT_DT_FP32: r->hi = 3.4028234663852886e38; r->res = 1e-6; break;
-    case MGOPT_DT_FP64: r->hi = 1.7976931348623157e308; r->res = 1e-15; break;
+    case MGOPT_DT_FP16: r->hi = 65504.0; r->res = 1e-3; r->prec = 11; break;
+    case MGOPT_DT_BF16: r->hi = 3.3895313892515355e38; r->res = 1e-2; r->prec = 8; break;
+    case MGOPT_DT_FP32: r->hi = 3.4028234663852886e38; r->res = 1e-6; r->prec = 24; break;
+    case MGOPT_DT_FP64: r->hi = 1.7976931348623157e308; r->res = 1e-15; r->prec = 53; break;
     default: return 0;
   }
   r->lo = -r->hi;
@@ -16588,7 +16658,13 @@ static int mgopt__co_fusable(mgopt_dtype a, mgopt_dtype b, mgopt_dtype c) {
   mgopt__co_meet(&via, &rc);
   direct = ra;
   mgopt__co_meet(&direct, &rc);
-  return via.lo == direct.lo && via.hi == direct.hi && via.res == direct.res;
+  if (via.lo != direct.lo || via.hi != direct.hi || via.res != direct.res) return 0;
+  if (b == c) return 1; /* the second cast changes nothing */
+  /* a float b must hold every value a gives that c can tell apart: all of
+     a float a's significand, and every integer of a in c's range */
+  if (rb.prec > 0 && ra.prec > 0 && rb.prec < ra.prec) return 0;
+  if (rb.prec > 0 && ra.prec == 0 && (direct.lo < -ldexp(1.0, rb.prec) || direct.hi > ldexp(1.0, rb.prec))) return 0;
+  return 1;
 }
 
 static mgopt_dtype mgopt__co_target(const mgopt_op *cast) {
@@ -19112,29 +19188,36 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_elementwise_to_batchnorm,
    mode="EXACT") named after it, built in its place; the matched ops are
    erased with the constants only they read. Constants are one-element
    tensors (any rank not above the other operand's, so none broadcasts),
-   equal to the wanted value within 1e-3 (absolute, as the reference) or
-   equal to it rounded to their dtype (fp16 / bf16 constants).
+   equal to the wanted value within 1e-5 relative (ONNX Runtime's
+   GeluFusion; the fused gelu then differs from the pattern by roundings
+   only) or equal to it rounded to their dtype (fp16 / bf16 constants).
+   Option: inexact (bool, default false): true takes the reference's
+   tolerance, 1e-3 absolute (sqrt(2) written 1.4135 fuses; fast_math).
    Must not fire: an intermediate with another use or that is a block
-   output; a constant off by 1e-3 or more; a constant that is not a scalar
+   output; a constant off by more than the tolerance; a constant that is not a scalar
    or would broadcast x; a non-float x; a gelu the program's target refuses
    (mgopt_program_target_accepts), or whose type does not fit the replaced
    value's declared type.
    Cost: worklist patterns rooted at mul, O(muls). */
 
-#define MGOPT__FGE_TOL 1e-3
+/* How far a constant may be from the value it stands for: 1e-5 relative
+   (ONNX Runtime's GeluFusion), or the reference's 1e-3 absolute when
+   inexact. A constant equal to the value as its dtype holds it always
+   matches (mgopt__pu_scalar_near). */
+#define MGOPT__FGE_TOL(want) (inexact ? 1e-3 : 1e-5 * (want))
 
 /* a = add(erf(x / sqrt(2)), 1) with single-use intermediates: x, and the
    matched ops in ops[0..3) (add, erf, div), else NULL. */
-static mgopt_value *mgopt__fge_erf_part(mgopt_value *a, mgopt_op **ops) {
+static mgopt_value *mgopt__fge_erf_part(mgopt_value *a, mgopt_op **ops, int inexact) {
   mgopt_op *add = mgopt__pu_single_use(a) ? mgopt__pu_def_of(a, MGOPT_OP_add) : NULL, *erf, *div;
   mgopt_value *e, *d, *x;
-  if (!add || !(e = mgopt__pu_with_scalar(add, MGOPT_OP_add, 1.0, MGOPT__FGE_TOL))) return NULL;
+  if (!add || !(e = mgopt__pu_with_scalar(add, MGOPT_OP_add, 1.0, MGOPT__FGE_TOL(1.0)))) return NULL;
   if (!mgopt__pu_single_use(e) || !(erf = mgopt__pu_def_of(e, MGOPT_OP_erf))) return NULL;
   d = mgopt_op_operand(erf, "x");
   if (!d || !mgopt__pu_single_use(d) || !d->def) return NULL;
   div = d->def;
-  x = mgopt__pu_with_scalar(div, MGOPT_OP_real_div, sqrt(2.0), MGOPT__FGE_TOL);
-  if (!x) x = mgopt__pu_with_scalar(div, MGOPT_OP_mul, sqrt(0.5), MGOPT__FGE_TOL);
+  x = mgopt__pu_with_scalar(div, MGOPT_OP_real_div, sqrt(2.0), MGOPT__FGE_TOL(sqrt(2.0)));
+  if (!x) x = mgopt__pu_with_scalar(div, MGOPT_OP_mul, sqrt(0.5), MGOPT__FGE_TOL(sqrt(0.5)));
   if (!x || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
   ops[0] = add;
   ops[1] = erf;
@@ -19151,22 +19234,22 @@ static mgopt_value *mgopt__fge_other(const mgopt_op *m, const mgopt_value *v) {
 
 /* last = mul(p, q) in one of the three arrangements: x, with ops[0] the
    other mul and ops[1..4) the erf part, else NULL. */
-static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value *q, mgopt_op **ops, int inexact) {
   mgopt_op *m = mgopt__pu_single_use(p) ? mgopt__pu_def_of(p, MGOPT_OP_mul) : NULL;
   mgopt_value *a, *x;
   int k;
   if (m) {
     /* 1. mul(mul(a, 0.5), x) */
-    a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL);
-    if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && x == q) {
+    a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL(0.5));
+    if (a && (x = mgopt__fge_erf_part(a, ops + 1, inexact)) != NULL && x == q) {
       ops[0] = m;
       return x;
     }
     /* 2. mul(mul(a, x), 0.5) */
-    if (mgopt__pu_with_scalar(last, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == p)
+    if (mgopt__pu_with_scalar(last, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL(0.5)) == p)
       for (k = 0; k < 2; k++) {
         a = mgopt_op_operand(m, k ? "y" : "x");
-        if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && mgopt__fge_other(m, a) == x) {
+        if (a && (x = mgopt__fge_erf_part(a, ops + 1, inexact)) != NULL && mgopt__fge_other(m, a) == x) {
           ops[0] = m;
           return x;
         }
@@ -19174,8 +19257,8 @@ static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value
   }
   /* 3. mul(a, mul(x, 0.5)) */
   m = mgopt__pu_single_use(q) ? mgopt__pu_def_of(q, MGOPT_OP_mul) : NULL;
-  if (m && (x = mgopt__fge_erf_part(p, ops + 1)) != NULL &&
-      mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == x) {
+  if (m && (x = mgopt__fge_erf_part(p, ops + 1, inexact)) != NULL &&
+      mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL(0.5)) == x) {
     ops[0] = m;
     return x;
   }
@@ -19186,10 +19269,10 @@ static int mgopt__fge_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
   static const char *const xs[1] = {"x"};
   mgopt_op *ops[4], *gelu;
   mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
-  MGOPT__UNUSED(ud);
+  int inexact = *(const int *)ud;
   if (last->nouts != 1 || !a || !b) return 0;
-  x = mgopt__fge_match(last, a, b, ops);
-  if (!x) x = mgopt__fge_match(last, b, a, ops);
+  x = mgopt__fge_match(last, a, b, ops, inexact);
+  if (!x) x = mgopt__fge_match(last, b, a, ops, inexact);
   if (!x) return 0;
   gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
   if (!gelu) return 0;
@@ -19200,16 +19283,21 @@ static int mgopt__fge_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
   return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 4);
 }
 
-static const mgopt_pattern mgopt__fge_patterns[] = {
-    {"gelu_exact", MGOPT_OP_mul, NULL, 1, mgopt__fge_fuse, NULL},
+static mgopt_status mgopt__fge_run(mgopt_pass_ctx *ctx) {
+  int inexact = ctx->opts[0].i != 0;
+  return mgopt__pass_run_pattern(ctx, "gelu_exact", MGOPT_OP_mul, mgopt__fge_fuse, &inexact);
+}
+
+static const mgopt_opt_def mgopt__fge_opts[] = {
+    {"inexact", MGOPT_OPT_BOOL, "false",
+     "the reference's tolerance: constants within 1e-3 of sqrt(2), 2^-0.5, 0.5 and 1 (the fused gelu then differs by "
+     "more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
 };
 
-/* the patterns match only where one of these is */
-static const int32_t mgopt__fge_needs[] = {MGOPT_OP_erf};
-
-MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_exact,
-                                   "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
-                                   mgopt__fge_patterns, mgopt__fge_needs);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_exact,
+                                "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu "
+                                "(EXACT)",
+                                mgopt__fge_opts, mgopt__fge_run);
 /* src/passes/fusion/fuse_gelu_tanh_approximation.c — common::fuse_gelu_tanh_approximation: the tanh form of gelu becomes gelu(x, mode=TANH_APPROXIMATION).
 
    Spec: mil_graph_passes.txt, "the tanh approximate version of gelu"
@@ -19249,17 +19337,26 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_exact,
    checks child counts and op kinds); x is float. The last mul's output is
    replaced by gelu(x, mode="TANH_APPROXIMATION") named after it; the
    matched ops are erased with the constants only they read. Constants are
-   one-element tensors not broadcasting the other operand, within 1e-3
-   (absolute, as the reference) of 0.5, 3, 0.044715, 0.79788 (sqrt(2/pi))
-   and 1, or equal to the value rounded to their dtype (fp16 / bf16).
+   one-element tensors not broadcasting the other operand, within 1e-5
+   relative (ONNX Runtime's FastGeluFusion; the reference's 0.79788 for
+   sqrt(2/pi) is 5.7e-6 off) of 0.5, 3, 0.044715, sqrt(2/pi) and 1, or
+   equal to the value rounded to their dtype (fp16 / bf16).
+   Option: inexact (bool, default false): true takes the reference's
+   tolerance, 1e-3 absolute (fast_math).
    Must not fire: an intermediate with another use or that is a block
-   output; a constant off by 1e-3 or more, not a scalar, or broadcasting x;
+   output; a constant off by more than the tolerance, not a scalar, or
+   broadcasting x;
    a pattern whose reads of x are different values; a non-float x; a gelu
    the program's target refuses (mgopt_program_target_accepts), or whose
    type does not fit the replaced value's declared type.
    Cost: worklist patterns rooted at mul, O(muls). */
 
-#define MGOPT__FGT_TOL 1e-3
+/* How far a constant may be from the value it stands for: 1e-5 relative
+   (ONNX Runtime's FastGeluFusion), or the reference's 1e-3 absolute when
+   inexact. A constant equal to the value as its dtype holds it always
+   matches (mgopt__pu_scalar_near). */
+#define MGOPT__FGT_TOL(want) (inexact ? 1e-3 : 1e-5 * (want))
+#define MGOPT__FGT_K sqrt(2.0 / 3.14159265358979323846)
 
 /* the def of v when it is of `kind` and v has a single use, else NULL */
 static mgopt_op *mgopt__fgt_def1(mgopt_value *v, int32_t kind) {
@@ -19267,7 +19364,7 @@ static mgopt_op *mgopt__fgt_def1(mgopt_value *v, int32_t kind) {
 }
 
 /* s = add(x, mul(pow(x, 3), 0.044715)): x, with the add, mul and pow in ops[0..3). */
-static mgopt_value *mgopt__fgt_cubic(mgopt_value *s, mgopt_op **ops) {
+static mgopt_value *mgopt__fgt_cubic(mgopt_value *s, mgopt_op **ops, int inexact) {
   mgopt_op *add = mgopt__fgt_def1(s, MGOPT_OP_add);
   int side;
   if (!add) return NULL;
@@ -19275,9 +19372,9 @@ static mgopt_value *mgopt__fgt_cubic(mgopt_value *s, mgopt_op **ops) {
     mgopt_value *x = mgopt_op_operand(add, side ? "y" : "x"), *m1v = mgopt_op_operand(add, side ? "x" : "y");
     mgopt_op *m1 = mgopt__fgt_def1(m1v, MGOPT_OP_mul), *pw;
     mgopt_value *pv;
-    if (!x || !m1 || !(pv = mgopt__pu_with_scalar(m1, MGOPT_OP_mul, 0.044715, MGOPT__FGT_TOL))) continue;
+    if (!x || !m1 || !(pv = mgopt__pu_with_scalar(m1, MGOPT_OP_mul, 0.044715, MGOPT__FGT_TOL(0.044715)))) continue;
     pw = mgopt__fgt_def1(pv, MGOPT_OP_pow);
-    if (!pw || mgopt__pu_with_scalar(pw, MGOPT_OP_pow, 3.0, MGOPT__FGT_TOL) != x) continue;
+    if (!pw || mgopt__pu_with_scalar(pw, MGOPT_OP_pow, 3.0, MGOPT__FGT_TOL(3.0)) != x) continue;
     ops[0] = add;
     ops[1] = m1;
     ops[2] = pw;
@@ -19288,15 +19385,15 @@ static mgopt_value *mgopt__fgt_cubic(mgopt_value *s, mgopt_op **ops) {
 
 /* a = add(tanh(mul(s, 0.79788)), 1) with s the cubic part: x, with the
    six matched ops in ops[0..6) (consumers first). */
-static mgopt_value *mgopt__fgt_tanh_part(mgopt_value *a, mgopt_op **ops) {
+static mgopt_value *mgopt__fgt_tanh_part(mgopt_value *a, mgopt_op **ops, int inexact) {
   mgopt_op *add1 = mgopt__fgt_def1(a, MGOPT_OP_add), *th, *m2;
   mgopt_value *t, *s, *x;
-  if (!add1 || !(t = mgopt__pu_with_scalar(add1, MGOPT_OP_add, 1.0, MGOPT__FGT_TOL))) return NULL;
+  if (!add1 || !(t = mgopt__pu_with_scalar(add1, MGOPT_OP_add, 1.0, MGOPT__FGT_TOL(1.0)))) return NULL;
   if (!(th = mgopt__fgt_def1(t, MGOPT_OP_tanh))) return NULL;
   if (!(m2 = mgopt__fgt_def1(mgopt_op_operand(th, "x"), MGOPT_OP_mul))) return NULL;
-  if (!(s = mgopt__pu_with_scalar(m2, MGOPT_OP_mul, sqrt(2.0 / 3.14159265358979323846), MGOPT__FGT_TOL)))
+  if (!(s = mgopt__pu_with_scalar(m2, MGOPT_OP_mul, MGOPT__FGT_K, MGOPT__FGT_TOL(MGOPT__FGT_K))))
     return NULL;
-  if (!(x = mgopt__fgt_cubic(s, ops + 3)) || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
+  if (!(x = mgopt__fgt_cubic(s, ops + 3, inexact)) || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
   ops[0] = add1;
   ops[1] = th;
   ops[2] = m2;
@@ -19305,15 +19402,15 @@ static mgopt_value *mgopt__fgt_tanh_part(mgopt_value *a, mgopt_op **ops) {
 
 /* last = mul(p, q) in pattern 1 or 2: x, with the seven matched ops other
    than last in ops[0..7) (consumers first). */
-static mgopt_value *mgopt__fgt_match(mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+static mgopt_value *mgopt__fgt_match(mgopt_value *p, mgopt_value *q, mgopt_op **ops, int inexact) {
   mgopt_op *m = mgopt__fgt_def1(p, MGOPT_OP_mul);
   mgopt_value *a, *x;
-  if (!m || !(a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGT_TOL))) return NULL;
+  if (!m || !(a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGT_TOL(0.5)))) return NULL;
   ops[0] = m;
   /* 1. mul(mul(a, 0.5), x) */
-  if ((x = mgopt__fgt_tanh_part(a, ops + 1)) != NULL && x == q) return x;
+  if ((x = mgopt__fgt_tanh_part(a, ops + 1, inexact)) != NULL && x == q) return x;
   /* 2. mul(mul(x, 0.5), a) */
-  if ((x = mgopt__fgt_tanh_part(q, ops + 1)) != NULL && x == a) return x;
+  if ((x = mgopt__fgt_tanh_part(q, ops + 1, inexact)) != NULL && x == a) return x;
   return NULL;
 }
 
@@ -19321,10 +19418,10 @@ static int mgopt__fgt_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
   static const char *const xs[1] = {"x"};
   mgopt_op *ops[7], *gelu;
   mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
-  MGOPT__UNUSED(ud);
+  int inexact = *(const int *)ud;
   if (last->nouts != 1 || !a || !b) return 0;
-  x = mgopt__fgt_match(a, b, ops);
-  if (!x) x = mgopt__fgt_match(b, a, ops);
+  x = mgopt__fgt_match(a, b, ops, inexact);
+  if (!x) x = mgopt__fgt_match(b, a, ops, inexact);
   if (!x) return 0;
   gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
   if (!gelu) return 0;
@@ -19335,16 +19432,21 @@ static int mgopt__fgt_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
   return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 7);
 }
 
-static const mgopt_pattern mgopt__fgt_patterns[] = {
-    {"gelu_tanh_approximation", MGOPT_OP_mul, NULL, 1, mgopt__fgt_fuse, NULL},
+static mgopt_status mgopt__fgt_run(mgopt_pass_ctx *ctx) {
+  int inexact = ctx->opts[0].i != 0;
+  return mgopt__pass_run_pattern(ctx, "gelu_tanh_approximation", MGOPT_OP_mul, mgopt__fgt_fuse, &inexact);
+}
+
+static const mgopt_opt_def mgopt__fgt_opts[] = {
+    {"inexact", MGOPT_OPT_BOOL, "false",
+     "the reference's tolerance: constants within 1e-3 of 0.5, 3, 0.044715, sqrt(2/pi) and 1 (the fused gelu then "
+     "differs by more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
 };
 
-/* the patterns match only where one of these is */
-static const int32_t mgopt__fgt_needs[] = {MGOPT_OP_tanh};
-
-MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_tanh_approximation,
-                                   "the tanh approximation of gelu, in both arrangements, becomes gelu (TANH_APPROXIMATION)",
-                                   mgopt__fgt_patterns, mgopt__fgt_needs);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_tanh_approximation,
+                                "the tanh approximation of gelu, in both arrangements, becomes gelu "
+                                "(TANH_APPROXIMATION)",
+                                mgopt__fgt_opts, mgopt__fgt_run);
 /* src/passes/fusion/fuse_gelu_sigmoid_approximation.c — common::fuse_gelu_sigmoid_approximation: x * sigmoid(1.702 * x) becomes gelu(x, mode=SIGMOID_APPROXIMATION).
 
    Spec: reference §3.13 (coremltools' optimize_gelu_sigmoid).
@@ -19730,12 +19832,17 @@ MGOPT__DEFINE_PATTERN_PASS(fusion, common, prelu_to_lrelu, "a prelu whose alpha 
    Fires on: s = reduce_sum(x, axes) with axes constant, non-empty, each in
    range and none repeated, every reduced dim of x static and count, their
    product, nonzero; s has exactly one use, either
-     mul(s, c) in either operand order with c ~ 1/count (|c - 1/count| <
-       1e-6, the reference's tolerance), or
-     real_div(s, c) with c ~ count (|c - count| < 1e-2, the reference's),
-   c a one-element constant not broadcasting s (its rank at most s's), or
-   equal to 1/count (count) rounded to its dtype (an fp16 1/49 is 1.5e-5
-   off 1/49 yet is the fp16 value of it). x is float. The mul/real_div's
+     mul(s, c) in either operand order with c equal to 1/count, or
+     real_div(s, c) with c equal to count,
+   c a one-element constant not broadcasting s (its rank at most s's),
+   "equal" as c's dtype holds the value (an fp16 1/49 is 1.5e-5 off 1/49
+   yet is the fp16 value of it). reduce_mean then differs from the pair
+   by at most the rounding of its own division by count (one fused op for
+   two).
+   Option: inexact (bool, default false): true takes the reference's
+   tolerances, |c - 1/count| < 1e-6 and |c - count| < 1e-2: a divisor of
+   30.005 for a count of 30 becomes a mean, a relative change of 1.7e-4
+   (fast_math runs it). x is float. The mul/real_div's
    output is replaced by reduce_mean with the reduce_sum's parameters as
    written (axes, keep_dims), named after it; the reduce_sum and the
    constant only they read are erased.
@@ -19768,22 +19875,22 @@ static double mgopt__frm_count(mgopt_program *p, const mgopt_op *op, const mgopt
 }
 
 static int mgopt__frm_fuse(mgopt_rewriter *rw, mgopt_op *sum, void *ud) {
+  int inexact = *(const int *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *x = mgopt_op_operand(sum, "x"), *s, *kd, *vals[4];
   const char *names[4];
   mgopt_op *child, *mean;
   double count;
   int32_t i, n = 0;
-  MGOPT__UNUSED(ud);
   if (!x || sum->nouts != 1 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return 0;
   s = sum->outs[0];
   if (!(child = mgopt__pu_single_user(s)) || child->nouts != 1) return 0;
   kd = mgopt_op_operand(sum, "keep_dims");
   if ((kd && !mgopt_value_const(kd)) || !(count = mgopt__frm_count(p, sum, x))) return 0;
   if (child->kind == MGOPT_OP_mul) {
-    if (mgopt__pu_with_scalar(child, MGOPT_OP_mul, 1.0 / count, 1e-6) != s) return 0;
+    if (mgopt__pu_with_scalar(child, MGOPT_OP_mul, 1.0 / count, inexact ? 1e-6 : 0.0) != s) return 0;
   } else if (child->kind == MGOPT_OP_real_div) {
-    if (mgopt__pu_with_scalar(child, MGOPT_OP_real_div, count, 1e-2) != s) return 0;
+    if (mgopt__pu_with_scalar(child, MGOPT_OP_real_div, count, inexact ? 1e-2 : 0.0) != s) return 0;
   } else {
     return 0;
   }
@@ -19805,12 +19912,21 @@ static int mgopt__frm_fuse(mgopt_rewriter *rw, mgopt_op *sum, void *ud) {
   return mgopt__pu_fuse_finish(rw, &mean, 1, child, &sum, 1);
 }
 
-static const mgopt_pattern mgopt__frm_patterns[] = {
-    {"reduce_mean", MGOPT_OP_reduce_sum, NULL, 1, mgopt__frm_fuse, NULL},
+static mgopt_status mgopt__frm_run(mgopt_pass_ctx *ctx) {
+  int inexact = ctx->opts[0].i != 0;
+  return mgopt__pass_run_pattern(ctx, "reduce_mean", MGOPT_OP_reduce_sum, mgopt__frm_fuse, &inexact);
+}
+
+static const mgopt_opt_def mgopt__frm_opts[] = {
+    {"inexact", MGOPT_OPT_BOOL, "false",
+     "the reference's tolerances: a multiplier within 1e-6 of 1/count, a divisor within 1e-2 of count (the mean then "
+     "differs from the sum's scaled value by up to 1e-2 / count relative); false keeps to constants that equal "
+     "1/count or count as their dtype holds it"},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_reduce_mean,
-                           "reduce_sum times 1/count, or divided by count, becomes reduce_mean", mgopt__frm_patterns);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_reduce_mean,
+                                "reduce_sum times 1/count, or divided by count, becomes reduce_mean", mgopt__frm_opts,
+                                mgopt__frm_run);
 /* src/passes/fusion/fuse_conv_batchnorm.c — common::fuse_conv_batchnorm: a batch_norm after a conv folds into its weight and bias.
 
    Spec: mil_graph_passes.txt, "Fuse the following batch_norm layer into conv
@@ -29676,7 +29792,32 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
    it exists (an unknown pass is an error). */
+/* `default` changes no value for nothing (README, "Rewrites that can
+   change float values"); fast_math runs these entries' inexact forms:
+   entry 8, distributive_quantized_binary_op_scale_normalization, only there
+   (its new scales are rounded, so a quantized output can move by one step,
+   and it fuses nothing); entries 13 and 14 in default only where they give
+   the same bits (divide_to_multiply by powers of two; select_optimization
+   of an all-true or all-false condition); entries 23 and 24, the GELU
+   fusions, in default only for constants within 1e-5 relative (ONNX
+   Runtime's), not the reference's 1e-3; entry 42, fuse_reduce_mean, in
+   default only for a constant that is the count (or 1/count) as its dtype
+   holds it. */
+#define MGOPT__DEFAULT_13_14 \
+  "divide_to_multiply," /* 13 */ \
+  "select_optimization{exact=true}," /* 14 */
+#define MGOPT__FAST_MATH_13_14 \
+  "divide_to_multiply{inexact=true}," /* 13 */ \
+  "select_optimization," /* 14 */
+#define MGOPT__DEFAULT_23_24 \
+  "fuse_gelu_tanh_approximation," /* 23 */ \
+  "fuse_gelu_exact," /* 24 */
+#define MGOPT__FAST_MATH_23_24 \
+  "fuse_gelu_tanh_approximation{inexact=true}," /* 23 */ \
+  "fuse_gelu_exact{inexact=true}," /* 24 */
 #define MGOPT__DEFAULT_HEAD \
+  MGOPT__DEFAULT_HEAD_WITH("", MGOPT__DEFAULT_13_14, MGOPT__DEFAULT_23_24, "fuse_reduce_mean,")
+#define MGOPT__DEFAULT_HEAD_WITH(entry_8, entries_13_14, entries_23_24, entry_42) \
   /*  1 lower_complex_dialect_ops: not written yet */ \
   "update_output_dtypes," /* 2 */ \
   "cast_optimization," /* 3 */ \
@@ -29684,15 +29825,14 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "int_op_canonicalization," /* 5 */ \
   "nullify_redundant_quantization_zero_point," /* 6 */ \
   "dequantize_quantize_pair_elimination," /* 7 */ \
-  "distributive_quantized_binary_op_scale_normalization," /* 8 */ \
+  entry_8 /* 8 distributive_quantized_binary_op_scale_normalization */ \
   "dequantize_to_constexpr," /* 9 */ \
   "canonicalize_quantized_lut_pattern," /* 10 */ \
   "const_elimination," /* 11 */ \
   "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
   "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
   /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
-  "divide_to_multiply," /* 13 */ \
-  "select_optimization," /* 14 */ \
+  entries_13_14 \
   "add_conv_transpose_output_shape," /* 15 */ \
   "const_elimination," /* 16 */ \
   "canonicalize_opaque_ops," /* mgopt: ops whose operands entries 11-16 made constant map now */ \
@@ -29708,8 +29848,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \
   "fuse_matmul_dequantized_weight_bias," /* mgopt: the same over a dequantized weight (ONNX Runtime writes Gemm) */ \
-  "fuse_gelu_tanh_approximation," /* 23 */ \
-  "fuse_gelu_exact," /* 24 */ \
+  entries_23_24 \
   "fuse_gelu_sigmoid_approximation," /* 25 */ \
   "fuse_leaky_relu," /* 26 */ \
   "rank0_expand_dims_swap," /* 27 */ \
@@ -29728,7 +29867,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "fuse_onehot_matmul_to_gather," /* 39 */ \
   "fuse_layernorm_or_instancenorm," /* 40 */ \
   "fuse_elementwise_to_batchnorm," /* 41 */ \
-  "fuse_reduce_mean," /* 42 */ \
+  entry_42 /* 42 fuse_reduce_mean */ \
   "fuse_conv_batchnorm," /* 43 */ \
   "fuse_conv_scale," /* 44 */ \
   "fuse_conv_bias," /* 45 */ \
@@ -29770,6 +29909,14 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
+    {"fast_math",
+     MGOPT__DEFAULT_HEAD_WITH("distributive_quantized_binary_op_scale_normalization,", MGOPT__FAST_MATH_13_14,
+                              MGOPT__FAST_MATH_23_24, "fuse_reduce_mean{inexact=true},")
+     MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
+     "default plus rewrites that change float values beyond what a fusion needs: x / c becomes x * (1/c) for any "
+     "constant c (an ulp per element), a select of +-inf becomes an add (NaN where the other side is NaN), "
+     "reduce_sum / c becomes reduce_mean for c within 1e-2 of the count, GELUs fuse with constants 1e-3 off, a "
+     "quantized add's scales are normalized (an output may move by one step)"},
     {"default_fp16",
      MGOPT__DEFAULT_HEAD "add_fp16_cast,add_int16_cast," MGOPT__DEFAULT_MID "add_int16_cast," MGOPT__DEFAULT_TAIL
      "cleanup",

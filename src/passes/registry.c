@@ -35,7 +35,32 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
    no other reader, and a reader nobody uses must not hold them back). Passes mgopt
    does not have yet are named where they belong; each joins its place when
    it exists (an unknown pass is an error). */
+/* `default` changes no value for nothing (README, "Rewrites that can
+   change float values"); fast_math runs these entries' inexact forms:
+   entry 8, distributive_quantized_binary_op_scale_normalization, only there
+   (its new scales are rounded, so a quantized output can move by one step,
+   and it fuses nothing); entries 13 and 14 in default only where they give
+   the same bits (divide_to_multiply by powers of two; select_optimization
+   of an all-true or all-false condition); entries 23 and 24, the GELU
+   fusions, in default only for constants within 1e-5 relative (ONNX
+   Runtime's), not the reference's 1e-3; entry 42, fuse_reduce_mean, in
+   default only for a constant that is the count (or 1/count) as its dtype
+   holds it. */
+#define MGOPT__DEFAULT_13_14 \
+  "divide_to_multiply," /* 13 */ \
+  "select_optimization{exact=true}," /* 14 */
+#define MGOPT__FAST_MATH_13_14 \
+  "divide_to_multiply{inexact=true}," /* 13 */ \
+  "select_optimization," /* 14 */
+#define MGOPT__DEFAULT_23_24 \
+  "fuse_gelu_tanh_approximation," /* 23 */ \
+  "fuse_gelu_exact," /* 24 */
+#define MGOPT__FAST_MATH_23_24 \
+  "fuse_gelu_tanh_approximation{inexact=true}," /* 23 */ \
+  "fuse_gelu_exact{inexact=true}," /* 24 */
 #define MGOPT__DEFAULT_HEAD \
+  MGOPT__DEFAULT_HEAD_WITH("", MGOPT__DEFAULT_13_14, MGOPT__DEFAULT_23_24, "fuse_reduce_mean,")
+#define MGOPT__DEFAULT_HEAD_WITH(entry_8, entries_13_14, entries_23_24, entry_42) \
   /*  1 lower_complex_dialect_ops: not written yet */ \
   "update_output_dtypes," /* 2 */ \
   "cast_optimization," /* 3 */ \
@@ -43,15 +68,14 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "int_op_canonicalization," /* 5 */ \
   "nullify_redundant_quantization_zero_point," /* 6 */ \
   "dequantize_quantize_pair_elimination," /* 7 */ \
-  "distributive_quantized_binary_op_scale_normalization," /* 8 */ \
+  entry_8 /* 8 distributive_quantized_binary_op_scale_normalization */ \
   "dequantize_to_constexpr," /* 9 */ \
   "canonicalize_quantized_lut_pattern," /* 10 */ \
   "const_elimination," /* 11 */ \
   "canonicalize_opaque_ops," /* mgopt: an ONNX op opaque for want of constants maps now */ \
   "fold_shape_ops," /* mgopt: a Shape of what is now typed folds */ \
   /* 12 sanitize_input_output_names: left out, renames the model's inputs and outputs */ \
-  "divide_to_multiply," /* 13 */ \
-  "select_optimization," /* 14 */ \
+  entries_13_14 \
   "add_conv_transpose_output_shape," /* 15 */ \
   "const_elimination," /* 16 */ \
   "canonicalize_opaque_ops," /* mgopt: ops whose operands entries 11-16 made constant map now */ \
@@ -67,8 +91,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "fuse_matmul_weight_bias," /* 21 */ \
   "fuse_linear_bias," /* 22 */ \
   "fuse_matmul_dequantized_weight_bias," /* mgopt: the same over a dequantized weight (ONNX Runtime writes Gemm) */ \
-  "fuse_gelu_tanh_approximation," /* 23 */ \
-  "fuse_gelu_exact," /* 24 */ \
+  entries_23_24 \
   "fuse_gelu_sigmoid_approximation," /* 25 */ \
   "fuse_leaky_relu," /* 26 */ \
   "rank0_expand_dims_swap," /* 27 */ \
@@ -87,7 +110,7 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
   "fuse_onehot_matmul_to_gather," /* 39 */ \
   "fuse_layernorm_or_instancenorm," /* 40 */ \
   "fuse_elementwise_to_batchnorm," /* 41 */ \
-  "fuse_reduce_mean," /* 42 */ \
+  entry_42 /* 42 fuse_reduce_mean */ \
   "fuse_conv_batchnorm," /* 43 */ \
   "fuse_conv_scale," /* 44 */ \
   "fuse_conv_bias," /* 45 */ \
@@ -129,6 +152,14 @@ static const mgopt_pass_def *const mgopt__builtin_passes[] = {MGOPT__PASS_LIST(M
 static const mgopt_pipeline_def mgopt__builtin_pipelines[] = {
     {"default", MGOPT__DEFAULT_HEAD MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
      "the default optimization pipeline: MIL's common passes, then cleanup"},
+    {"fast_math",
+     MGOPT__DEFAULT_HEAD_WITH("distributive_quantized_binary_op_scale_normalization,", MGOPT__FAST_MATH_13_14,
+                              MGOPT__FAST_MATH_23_24, "fuse_reduce_mean{inexact=true},")
+     MGOPT__DEFAULT_MID MGOPT__DEFAULT_TAIL "cleanup",
+     "default plus rewrites that change float values beyond what a fusion needs: x / c becomes x * (1/c) for any "
+     "constant c (an ulp per element), a select of +-inf becomes an add (NaN where the other side is NaN), "
+     "reduce_sum / c becomes reduce_mean for c within 1e-2 of the count, GELUs fuse with constants 1e-3 off, a "
+     "quantized add's scales are normalized (an output may move by one step)"},
     {"default_fp16",
      MGOPT__DEFAULT_HEAD "add_fp16_cast,add_int16_cast," MGOPT__DEFAULT_MID "add_int16_cast," MGOPT__DEFAULT_TAIL
      "cleanup",

@@ -19,7 +19,8 @@
                                      onnx passes, relu/transpose/reshape
                                      merges, dedup, dead code, ...)
    ULP     2^-20    1e-6     yes     one rounding more or less per element:
-                                     x / c -> x * (1 / c) (divide_to_multiply),
+                                     x / c -> x * (1 / c) (divide_to_multiply
+                                     with inexact=true; exact by default),
                                      mul(x, rsqrt(y)) -> real_div(x, sqrt(y)),
                                      reductions re-ordered (reduce_transposes,
                                      remove_redundant_transpose_reduce),
@@ -39,7 +40,7 @@
                                      ULP and FOLD passes in a row; and
                                      select_optimization's NaN (MASK), and
                                      one integer step on an int8 / uint8
-                                     output (QSTEP: default runs
+                                     output (QSTEP: fast_math runs
                                      distributive_quantized_binary_op_scale_
                                      normalization)
    MASK    0        0        no      select_optimization: exact, except that
@@ -140,7 +141,7 @@ dt_tol dt_tol_of(const char *name) {
                                      "simplify_inference", "peephole_add_add", "peephole_dense_to_conv", "peephole_conv_add_mul",
                                      "fold_scale_axis", "legalize", "fuse_composite_functions", NULL};
   static const char *const fp16[] = {"add_fp16_cast", "default_fp16", "fp16_weights", "fp16", NULL};
-  static const char *const pipes[] = {"default", "cleanup", "onnx_cleanup", "relay_prepare",
+  static const char *const pipes[] = {"default", "fast_math", "cleanup", "onnx_cleanup", "relay_prepare",
                                       "default_palettization", "default_sparsification", NULL};
   const char *s = strstr(name, "::");
   int i;

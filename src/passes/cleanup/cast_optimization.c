@@ -23,11 +23,18 @@
      the interval of values dtype t holds and res(t) its resolution (1 for
      bool and integers, 1e-3 fp16, 1e-2 bf16, 1e-6 fp32, 1e-15 fp64), the
      chain is fusable iff range(a)∩range(b)∩range(c) == range(a)∩range(c)
-     and max(res a, b, c) == max(res a, c). Then a == c cancels to x, else
+     and max(res a, b, c) == max(res a, c), and, when b is a float dtype
+     of p significand bits (fp16 11, bf16 8, fp32 24, fp64 53), b holds
+     every value of a that c can tell apart: a float a has at most p bits,
+     an integer a's range within c's lies in [-2^p, 2^p] (int16 -> fp16 ->
+     int16 would turn 2049 into 2048; fp32 -> fp16 -> bool would turn 1e-8
+     into false; b == c needs neither). The chain then gives the direct cast's values for every
+     x: a == c cancels to x, else
      the pair becomes one cast(x, dtype=c) that keeps the second cast's name.
      The first cast goes too once nothing else uses it.
    Must not fire: fp32 -> fp16 -> fp32 (the range shrinks), fp32 -> bool ->
    fp16 (resolution), int32 -> int8 -> uint8 (the chain caps at [0, 127]),
+   int32 -> fp32 -> int32 (2^24 + 1 rounds), fp64 -> fp32 -> int32,
    casts whose dtypes are unknown or outside the table (fp8, complex, string);
    when x's declared type does not suit a reader of the cast's output, or
    differs from it while it is a function output (mgopt__pu_replace_fits). A
@@ -39,11 +46,13 @@
 
 typedef struct mgopt__co_range {
   double lo, hi, res;
+  int prec; /* significand bits of a float dtype, 0 for the others */
 } mgopt__co_range;
 
 static int mgopt__co_range_of(mgopt_dtype t, mgopt__co_range *r) {
   int bits = mgopt_dtype_bits(t);
   r->res = 1;
+  r->prec = 0;
   switch (t) {
     case MGOPT_DT_BOOL: r->lo = 0; r->hi = 1; return 1;
     case MGOPT_DT_INT4:
@@ -66,10 +75,10 @@ static int mgopt__co_range_of(mgopt_dtype t, mgopt__co_range *r) {
       r->lo = 0;
       r->hi = ldexp(1.0, bits) - 1;
       return 1;
-    case MGOPT_DT_FP16: r->hi = 65504.0; r->res = 1e-3; break;
-    case MGOPT_DT_BF16: r->hi = 3.3895313892515355e38; r->res = 1e-2; break;
-    case MGOPT_DT_FP32: r->hi = 3.4028234663852886e38; r->res = 1e-6; break;
-    case MGOPT_DT_FP64: r->hi = 1.7976931348623157e308; r->res = 1e-15; break;
+    case MGOPT_DT_FP16: r->hi = 65504.0; r->res = 1e-3; r->prec = 11; break;
+    case MGOPT_DT_BF16: r->hi = 3.3895313892515355e38; r->res = 1e-2; r->prec = 8; break;
+    case MGOPT_DT_FP32: r->hi = 3.4028234663852886e38; r->res = 1e-6; r->prec = 24; break;
+    case MGOPT_DT_FP64: r->hi = 1.7976931348623157e308; r->res = 1e-15; r->prec = 53; break;
     default: return 0;
   }
   r->lo = -r->hi;
@@ -91,7 +100,13 @@ static int mgopt__co_fusable(mgopt_dtype a, mgopt_dtype b, mgopt_dtype c) {
   mgopt__co_meet(&via, &rc);
   direct = ra;
   mgopt__co_meet(&direct, &rc);
-  return via.lo == direct.lo && via.hi == direct.hi && via.res == direct.res;
+  if (via.lo != direct.lo || via.hi != direct.hi || via.res != direct.res) return 0;
+  if (b == c) return 1; /* the second cast changes nothing */
+  /* a float b must hold every value a gives that c can tell apart: all of
+     a float a's significand, and every integer of a in c's range */
+  if (rb.prec > 0 && ra.prec > 0 && rb.prec < ra.prec) return 0;
+  if (rb.prec > 0 && ra.prec == 0 && (direct.lo < -ldexp(1.0, rb.prec) || direct.hi > ldexp(1.0, rb.prec))) return 0;
+  return 1;
 }
 
 static mgopt_dtype mgopt__co_target(const mgopt_op *cast) {

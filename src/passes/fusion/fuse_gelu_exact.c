@@ -32,30 +32,37 @@
    mode="EXACT") named after it, built in its place; the matched ops are
    erased with the constants only they read. Constants are one-element
    tensors (any rank not above the other operand's, so none broadcasts),
-   equal to the wanted value within 1e-3 (absolute, as the reference) or
-   equal to it rounded to their dtype (fp16 / bf16 constants).
+   equal to the wanted value within 1e-5 relative (ONNX Runtime's
+   GeluFusion; the fused gelu then differs from the pattern by roundings
+   only) or equal to it rounded to their dtype (fp16 / bf16 constants).
+   Option: inexact (bool, default false): true takes the reference's
+   tolerance, 1e-3 absolute (sqrt(2) written 1.4135 fuses; fast_math).
    Must not fire: an intermediate with another use or that is a block
-   output; a constant off by 1e-3 or more; a constant that is not a scalar
+   output; a constant off by more than the tolerance; a constant that is not a scalar
    or would broadcast x; a non-float x; a gelu the program's target refuses
    (mgopt_program_target_accepts), or whose type does not fit the replaced
    value's declared type.
    Cost: worklist patterns rooted at mul, O(muls). */
 #include "../../passes_internal.h"
 
-#define MGOPT__FGE_TOL 1e-3
+/* How far a constant may be from the value it stands for: 1e-5 relative
+   (ONNX Runtime's GeluFusion), or the reference's 1e-3 absolute when
+   inexact. A constant equal to the value as its dtype holds it always
+   matches (mgopt__pu_scalar_near). */
+#define MGOPT__FGE_TOL(want) (inexact ? 1e-3 : 1e-5 * (want))
 
 /* a = add(erf(x / sqrt(2)), 1) with single-use intermediates: x, and the
    matched ops in ops[0..3) (add, erf, div), else NULL. */
-static mgopt_value *mgopt__fge_erf_part(mgopt_value *a, mgopt_op **ops) {
+static mgopt_value *mgopt__fge_erf_part(mgopt_value *a, mgopt_op **ops, int inexact) {
   mgopt_op *add = mgopt__pu_single_use(a) ? mgopt__pu_def_of(a, MGOPT_OP_add) : NULL, *erf, *div;
   mgopt_value *e, *d, *x;
-  if (!add || !(e = mgopt__pu_with_scalar(add, MGOPT_OP_add, 1.0, MGOPT__FGE_TOL))) return NULL;
+  if (!add || !(e = mgopt__pu_with_scalar(add, MGOPT_OP_add, 1.0, MGOPT__FGE_TOL(1.0)))) return NULL;
   if (!mgopt__pu_single_use(e) || !(erf = mgopt__pu_def_of(e, MGOPT_OP_erf))) return NULL;
   d = mgopt_op_operand(erf, "x");
   if (!d || !mgopt__pu_single_use(d) || !d->def) return NULL;
   div = d->def;
-  x = mgopt__pu_with_scalar(div, MGOPT_OP_real_div, sqrt(2.0), MGOPT__FGE_TOL);
-  if (!x) x = mgopt__pu_with_scalar(div, MGOPT_OP_mul, sqrt(0.5), MGOPT__FGE_TOL);
+  x = mgopt__pu_with_scalar(div, MGOPT_OP_real_div, sqrt(2.0), MGOPT__FGE_TOL(sqrt(2.0)));
+  if (!x) x = mgopt__pu_with_scalar(div, MGOPT_OP_mul, sqrt(0.5), MGOPT__FGE_TOL(sqrt(0.5)));
   if (!x || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return NULL;
   ops[0] = add;
   ops[1] = erf;
@@ -72,22 +79,22 @@ static mgopt_value *mgopt__fge_other(const mgopt_op *m, const mgopt_value *v) {
 
 /* last = mul(p, q) in one of the three arrangements: x, with ops[0] the
    other mul and ops[1..4) the erf part, else NULL. */
-static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value *q, mgopt_op **ops) {
+static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value *q, mgopt_op **ops, int inexact) {
   mgopt_op *m = mgopt__pu_single_use(p) ? mgopt__pu_def_of(p, MGOPT_OP_mul) : NULL;
   mgopt_value *a, *x;
   int k;
   if (m) {
     /* 1. mul(mul(a, 0.5), x) */
-    a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL);
-    if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && x == q) {
+    a = mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL(0.5));
+    if (a && (x = mgopt__fge_erf_part(a, ops + 1, inexact)) != NULL && x == q) {
       ops[0] = m;
       return x;
     }
     /* 2. mul(mul(a, x), 0.5) */
-    if (mgopt__pu_with_scalar(last, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == p)
+    if (mgopt__pu_with_scalar(last, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL(0.5)) == p)
       for (k = 0; k < 2; k++) {
         a = mgopt_op_operand(m, k ? "y" : "x");
-        if (a && (x = mgopt__fge_erf_part(a, ops + 1)) != NULL && mgopt__fge_other(m, a) == x) {
+        if (a && (x = mgopt__fge_erf_part(a, ops + 1, inexact)) != NULL && mgopt__fge_other(m, a) == x) {
           ops[0] = m;
           return x;
         }
@@ -95,8 +102,8 @@ static mgopt_value *mgopt__fge_match(mgopt_op *last, mgopt_value *p, mgopt_value
   }
   /* 3. mul(a, mul(x, 0.5)) */
   m = mgopt__pu_single_use(q) ? mgopt__pu_def_of(q, MGOPT_OP_mul) : NULL;
-  if (m && (x = mgopt__fge_erf_part(p, ops + 1)) != NULL &&
-      mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL) == x) {
+  if (m && (x = mgopt__fge_erf_part(p, ops + 1, inexact)) != NULL &&
+      mgopt__pu_with_scalar(m, MGOPT_OP_mul, 0.5, MGOPT__FGE_TOL(0.5)) == x) {
     ops[0] = m;
     return x;
   }
@@ -107,10 +114,10 @@ static int mgopt__fge_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
   static const char *const xs[1] = {"x"};
   mgopt_op *ops[4], *gelu;
   mgopt_value *a = mgopt_op_operand(last, "x"), *b = mgopt_op_operand(last, "y"), *x;
-  MGOPT__UNUSED(ud);
+  int inexact = *(const int *)ud;
   if (last->nouts != 1 || !a || !b) return 0;
-  x = mgopt__fge_match(last, a, b, ops);
-  if (!x) x = mgopt__fge_match(last, b, a, ops);
+  x = mgopt__fge_match(last, a, b, ops, inexact);
+  if (!x) x = mgopt__fge_match(last, b, a, ops, inexact);
   if (!x) return 0;
   gelu = mgopt_rw_create(rw, last, "gelu", mgopt__pu_value_name(last->outs[0]), 1, xs, &x, 1);
   if (!gelu) return 0;
@@ -121,13 +128,18 @@ static int mgopt__fge_fuse(mgopt_rewriter *rw, mgopt_op *last, void *ud) {
   return mgopt__pu_fuse_finish(rw, &gelu, 1, last, ops, 4);
 }
 
-static const mgopt_pattern mgopt__fge_patterns[] = {
-    {"gelu_exact", MGOPT_OP_mul, NULL, 1, mgopt__fge_fuse, NULL},
+static mgopt_status mgopt__fge_run(mgopt_pass_ctx *ctx) {
+  int inexact = ctx->opts[0].i != 0;
+  return mgopt__pass_run_pattern(ctx, "gelu_exact", MGOPT_OP_mul, mgopt__fge_fuse, &inexact);
+}
+
+static const mgopt_opt_def mgopt__fge_opts[] = {
+    {"inexact", MGOPT_OPT_BOOL, "false",
+     "the reference's tolerance: constants within 1e-3 of sqrt(2), 2^-0.5, 0.5 and 1 (the fused gelu then differs by "
+     "more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
 };
 
-/* the patterns match only where one of these is */
-static const int32_t mgopt__fge_needs[] = {MGOPT_OP_erf};
-
-MGOPT__DEFINE_PATTERN_PASS_NEEDING(fusion, common, fuse_gelu_exact,
-                                   "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu (EXACT)",
-                                   mgopt__fge_patterns, mgopt__fge_needs);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_exact,
+                                "0.5 * x * (1 + erf(x / sqrt(2))) in any of its three arrangements becomes gelu "
+                                "(EXACT)",
+                                mgopt__fge_opts, mgopt__fge_run);

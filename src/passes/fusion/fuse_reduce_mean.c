@@ -17,12 +17,17 @@
    Fires on: s = reduce_sum(x, axes) with axes constant, non-empty, each in
    range and none repeated, every reduced dim of x static and count, their
    product, nonzero; s has exactly one use, either
-     mul(s, c) in either operand order with c ~ 1/count (|c - 1/count| <
-       1e-6, the reference's tolerance), or
-     real_div(s, c) with c ~ count (|c - count| < 1e-2, the reference's),
-   c a one-element constant not broadcasting s (its rank at most s's), or
-   equal to 1/count (count) rounded to its dtype (an fp16 1/49 is 1.5e-5
-   off 1/49 yet is the fp16 value of it). x is float. The mul/real_div's
+     mul(s, c) in either operand order with c equal to 1/count, or
+     real_div(s, c) with c equal to count,
+   c a one-element constant not broadcasting s (its rank at most s's),
+   "equal" as c's dtype holds the value (an fp16 1/49 is 1.5e-5 off 1/49
+   yet is the fp16 value of it). reduce_mean then differs from the pair
+   by at most the rounding of its own division by count (one fused op for
+   two).
+   Option: inexact (bool, default false): true takes the reference's
+   tolerances, |c - 1/count| < 1e-6 and |c - count| < 1e-2: a divisor of
+   30.005 for a count of 30 becomes a mean, a relative change of 1.7e-4
+   (fast_math runs it). x is float. The mul/real_div's
    output is replaced by reduce_mean with the reduce_sum's parameters as
    written (axes, keep_dims), named after it; the reduce_sum and the
    constant only they read are erased.
@@ -56,22 +61,22 @@ static double mgopt__frm_count(mgopt_program *p, const mgopt_op *op, const mgopt
 }
 
 static int mgopt__frm_fuse(mgopt_rewriter *rw, mgopt_op *sum, void *ud) {
+  int inexact = *(const int *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *x = mgopt_op_operand(sum, "x"), *s, *kd, *vals[4];
   const char *names[4];
   mgopt_op *child, *mean;
   double count;
   int32_t i, n = 0;
-  MGOPT__UNUSED(ud);
   if (!x || sum->nouts != 1 || !mgopt_dtype_is_float((mgopt_dtype)x->type.dtype)) return 0;
   s = sum->outs[0];
   if (!(child = mgopt__pu_single_user(s)) || child->nouts != 1) return 0;
   kd = mgopt_op_operand(sum, "keep_dims");
   if ((kd && !mgopt_value_const(kd)) || !(count = mgopt__frm_count(p, sum, x))) return 0;
   if (child->kind == MGOPT_OP_mul) {
-    if (mgopt__pu_with_scalar(child, MGOPT_OP_mul, 1.0 / count, 1e-6) != s) return 0;
+    if (mgopt__pu_with_scalar(child, MGOPT_OP_mul, 1.0 / count, inexact ? 1e-6 : 0.0) != s) return 0;
   } else if (child->kind == MGOPT_OP_real_div) {
-    if (mgopt__pu_with_scalar(child, MGOPT_OP_real_div, count, 1e-2) != s) return 0;
+    if (mgopt__pu_with_scalar(child, MGOPT_OP_real_div, count, inexact ? 1e-2 : 0.0) != s) return 0;
   } else {
     return 0;
   }
@@ -93,9 +98,18 @@ static int mgopt__frm_fuse(mgopt_rewriter *rw, mgopt_op *sum, void *ud) {
   return mgopt__pu_fuse_finish(rw, &mean, 1, child, &sum, 1);
 }
 
-static const mgopt_pattern mgopt__frm_patterns[] = {
-    {"reduce_mean", MGOPT_OP_reduce_sum, NULL, 1, mgopt__frm_fuse, NULL},
+static mgopt_status mgopt__frm_run(mgopt_pass_ctx *ctx) {
+  int inexact = ctx->opts[0].i != 0;
+  return mgopt__pass_run_pattern(ctx, "reduce_mean", MGOPT_OP_reduce_sum, mgopt__frm_fuse, &inexact);
+}
+
+static const mgopt_opt_def mgopt__frm_opts[] = {
+    {"inexact", MGOPT_OPT_BOOL, "false",
+     "the reference's tolerances: a multiplier within 1e-6 of 1/count, a divisor within 1e-2 of count (the mean then "
+     "differs from the sum's scaled value by up to 1e-2 / count relative); false keeps to constants that equal "
+     "1/count or count as their dtype holds it"},
 };
 
-MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_reduce_mean,
-                           "reduce_sum times 1/count, or divided by count, becomes reduce_mean", mgopt__frm_patterns);
+MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_reduce_mean,
+                                "reduce_sum times 1/count, or divided by count, becomes reduce_mean", mgopt__frm_opts,
+                                mgopt__frm_run);
