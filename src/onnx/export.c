@@ -5,11 +5,13 @@
    imported model's order (an input that had an initializer is listed again
    with its constant), then any new arguments. A const becomes an
    initializer of the graph it lives in, subgraphs included (ONNX allows
-   them there from IR version 4); it is a Constant node where the option
-   keeps a Constant node one, in a function body (FunctionProto has no
-   initializers) and in the subgraphs of a model before IR version 4 (its
-   initializers must also be graph inputs, which a subgraph cannot list).
-   A const nothing writes is dropped, in every graph.
+   them there from IR version 4). It is a Constant node when it was one
+   and the option keeps those, in a function body (FunctionProto has no
+   initializers), and in the subgraphs of a model before IR version 4
+   (whose initializers must also be graph inputs, which a subgraph cannot
+   list). A constant no node reads is dropped, in every graph. A main
+   output the imported model declared with a shape the graph contradicts
+   keeps its declared type (mgopt_onnx_output_conflicts).
    Each canonical op goes to the row of the mapping table that writes its
    kind at the target opset (ops.c), which writes the ONNX ops of that
    opset, with parameters that newer opsets take as inputs written as int64
