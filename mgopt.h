@@ -1631,18 +1631,44 @@ MGOPTDEF mgopt_status mgopt_onnx_load(const void *buf, size_t len, const mgopt_o
                                      mgopt_program **out, mgopt_diag *d);
 
 typedef struct mgopt_onnx_export_options {
-  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers of
+                              the graph they are in, subgraphs included from IR version 4) */
   int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
 } mgopt_onnx_export_options;
 
 /* Builds a model tree from p's function `main` in p's arena: canonical ops
    become the ONNX ops of the target opset, opaque ops go back unchanged,
-   consts become initializers; graph input/output names, order and types are
-   kept; model fields the IR does not hold (metadata, local functions, doc
-   strings) come from the imported model. producer_name is "mgopt".
+   consts become initializers of the graph they are in (Constant nodes in
+   function bodies, and in subgraphs before IR version 4, where a subgraph
+   cannot hold them), each constant the writer makes written once per graph;
+   graph input/output names, order and types are kept: a main output's type
+   is the one the graph computes, except that the shape the imported model
+   declares is written back where it contradicts the graph (see
+   mgopt_onnx_output_conflicts); model fields the IR does not hold
+   (metadata, local functions, doc strings, subgraph names) come from the
+   imported model. producer_name is "mgopt".
    MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d);
+
+/* A main output whose shape the imported model declares in contradiction
+   with the graph: another rank, or another size of a dim that both give
+   as a number. The declaration is the model's interface, so
+   mgopt_onnx_export writes it back as it was read (ONNX Runtime also keeps
+   it, with a warning, and returns what the graph computes); the caller is
+   told so it can warn. */
+typedef struct mgopt_onnx_output_conflict {
+  const char *name;    /* the output's name (interned) */
+  mgopt_type declared; /* the type the model declares (in p's arena) */
+  mgopt_type computed; /* the type the graph computes: the IR's */
+} mgopt_onnx_output_conflict;
+
+/* The outputs of p's main whose declared shape contradicts the graph, in
+   output order: fills out[0 .. min(count, cap)) and returns the count, 0
+   for a program not imported from ONNX (out may be NULL when cap is 0).
+   Outputs the IR names differently from the model, or whose dtype changed,
+   are not compared. -1 when memory runs out. */
+MGOPTDEF int64_t mgopt_onnx_output_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap);
 
 /* Makes p's target (mgopt_program_set_target) the exporter at `opset`: the
    program then accepts an op exactly when mgopt_onnx_export at that opset
@@ -12386,10 +12412,20 @@ typedef struct mgopt__exv {
   int64_t n, cap;
 } mgopt__exv;
 
+typedef struct mgopt__exg_made { /* a constant the export made: its value and name */
+  mgopt_tensor *t;
+  const char *name;
+} mgopt__exg_made;
+
 typedef struct mgopt__exg { /* a graph being written */
   mgopt__exv nodes, inits, inputs, outputs;
   mgopt__exv sparse; /* sparse_initializers (mgopt_onnx_sparse_tensor) */
   int is_main;
+  int inits_ok; /* may hold initializers: main, or a subgraph from IR version 4 (a function body never) */
+  /* the constants mgopt__exp_const wrote in this graph, found by content:
+     hash -> 1 + index in made (a multimap); made holds mgopt__exg_made */
+  mgopt__map by_content;
+  mgopt__exv made;
 } mgopt__exg;
 
 struct mgopt__exp {
@@ -12400,6 +12436,11 @@ struct mgopt__exp {
   mgopt__exg *g;
   const mgopt_op *op; /* op being written, for messages */
   int depth;
+  int sub_inits; /* subgraphs may hold initializers (IR version 4 or later) */
+  /* the imported model's nodes by interned name (E itself for a name two
+     nodes share), for the names of the subgraphs; built on first need */
+  mgopt__map orig_nodes;
+  int orig_nodes_built;
   /* names taken in this model (interned pointers): the IR's values, then
      each name the export makes up; with the next suffix per base, so
      exporting one program twice gives the same names */
@@ -13266,35 +13307,37 @@ MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
   }
 }
 
-/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
+/* An int64 1-d initializer (a Constant node in a graph that holds none) named fresh; returns its name. */
 MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
   mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
-  const char *name = mgopt__exp_fresh(E, base);
-  mgopt_onnx_tensor *ot;
-  if (!t || !name) return NULL;
+  if (!t) return NULL;
   if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
-  if (E->g->is_main) {
-    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
-  } else {
-    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
-    mgopt_onnx_attribute *a;
-    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
-    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
-    if (!a) return NULL;
-    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
-    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
-  }
-  return name;
+  return mgopt__exp_const(E, base, t);
 }
 
-/* An initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
+/* An initializer (a Constant node in a graph that holds none) holding t,
+   named fresh after base; returns its name. One the export made before in
+   this graph with the same dtype, shape and bytes is read again instead:
+   the bounds, axes and steps that mappings write as inputs are written
+   once per graph however many nodes read them. */
 MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
-  const char *nm = mgopt__exp_fresh(E, base);
+  mgopt__exg *g = E->g;
+  const mgopt__map_slot *sl;
+  mgopt__map_slot *added;
+  mgopt__exg_made *mk;
+  const char *nm;
+  uint64_t key;
   mgopt_onnx_tensor *ot;
-  if (!t || !nm) return NULL;
-  if (E->g->is_main) {
-    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+  if (!t) return NULL;
+  key = mgopt__map_hash_key(mgopt_tensor_hash(t));
+  if (!g->by_content.alloc) mgopt__map_init_flags(&g->by_content, &E->p->alloc, MGOPT__MAP_HASHED);
+  for (sl = mgopt__map_find(&g->by_content, key); sl; sl = mgopt__map_next(&g->by_content, sl)) {
+    const mgopt__exg_made *d = (const mgopt__exg_made *)g->made.data + (sl->v.i - 1);
+    if (mgopt_tensor_equal(d->t, t)) return d->name;
+  }
+  if (!(nm = mgopt__exp_fresh(E, base))) return NULL;
+  if (g->inits_ok) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g->inits, sizeof(mgopt_onnx_tensor));
     if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return NULL;
   } else {
     mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
@@ -13305,6 +13348,11 @@ MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgo
         mgopt__exp_tensor(E, t, "", a->t))
       return NULL;
   }
+  mk = (mgopt__exg_made *)mgopt__exv_push(E, &g->made, sizeof(mgopt__exg_made));
+  if (!mk || !(added = mgopt__map_add(&g->by_content, key))) return NULL;
+  mk->t = t;
+  mk->name = nm;
+  added->v.i = g->made.n;
   return nm;
 }
 
@@ -14798,12 +14846,20 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
       return mgopt__exp_nomem(E);
     return MGOPT_OK;
   }
-  ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
-  ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
-  ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
-  ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
-  if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
-  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 5));
+  {
+    /* unit steps are the default, and then axes 0, 1, ... are too */
+    int64_t nin = 3;
+    for (j = 0; j < cnt; j++) {
+      if (stp[j] != 1) nin = 5;
+      if (ax[j] != j && nin < 4) nin = 4;
+    }
+    ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
+    ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
+    ins[3] = nin > 3 ? mgopt__exp_i64_const(E, "axes", ax, cnt) : "";
+    ins[4] = nin > 4 ? mgopt__exp_i64_const(E, "steps", stp, cnt) : "";
+    if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
+    return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, nin));
+  }
 }
 
 /* ---------------------------------------------------------------- Gather */
@@ -14953,12 +15009,12 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
     mgopt_onnx_tensor *ot;
     ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
     if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
-    if (E->g->is_main) {
+    if (E->g->inits_ok) {
       ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
       if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
       ins[2] = cn;
     } else if (mgopt_op_get_float(op, "constant_val", 0.0) != 0.0) {
-      /* inside a subgraph a Constant node holds the value; a zero is Pad's default */
+      /* a Constant node holds the value; a zero is Pad's default */
       ins[2] = mgopt__exp_const(E, "pad_value", cv);
       if (!ins[2]) return mgopt__exp_nomem(E);
     } else {
@@ -17253,13 +17309,13 @@ static const char *mgopt__mq_find(mgopt__exp *E, const mgopt_onnx_tensor *enc) {
 
 /* An initializer holding t, named `name` or (NULL) a short name, shared
    with an initializer of the same dtype, shape and bytes written before
-   (initializers are immutable: every reader sees the same values). Inside
-   a subgraph a Constant node. Returns the name. */
+   (initializers are immutable: every reader sees the same values). In a
+   graph that holds no initializers a Constant node. Returns the name. */
 static const char *mgopt__mq_table(mgopt__exp *E, mgopt_tensor *t, const char *name) {
   mgopt_onnx_tensor *ot, tmp;
   const char *found;
   if (!t) return NULL;
-  if (!E->g->is_main) return mgopt__exp_const(E, name ? name : "q", t);
+  if (!E->g->inits_ok) return mgopt__exp_const(E, name ? name : "q", t);
   memset(&tmp, 0, sizeof tmp);
   if (mgopt__exp_tensor(E, t, "", &tmp)) return NULL;
   if ((found = mgopt__mq_find(E, &tmp)) != NULL) return found;
@@ -18178,7 +18234,7 @@ static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const m
   memset(dst, 0, t->nbytes);
   for (i = 0; i < t->numel; i++)
     if ((mask[i >> 3] >> (i & 7)) & 1) memcpy(dst + (size_t)i * es, src + (size_t)j++ * es, es);
-  r = E->g->is_main ? mgopt__exp_claim(E, name) : 0;
+  r = E->g->inits_ok ? mgopt__exp_claim(E, name) : 0;
   if (r < 0) return mgopt__exp_nomem(E);
   if (E->g->is_main && mgopt__ms_sparse_pays(E, nz->numel, t->numel, es)) {
     /* under the output's name when free, else under a fresh one read through an Identity */
@@ -20879,8 +20935,15 @@ MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
 
 /* How it works. Function `main` becomes the graph. Graph inputs follow the
    imported model's order (an input that had an initializer is listed again
-   with its constant), then any new arguments. Consts become initializers
-   (or Constant nodes: inside subgraphs, and where the option keeps them).
+   with its constant), then any new arguments. A const becomes an
+   initializer of the graph it lives in, subgraphs included (ONNX allows
+   them there from IR version 4). It is a Constant node when it was one
+   and the option keeps those, in a function body (FunctionProto has no
+   initializers), and in the subgraphs of a model before IR version 4
+   (whose initializers must also be graph inputs, which a subgraph cannot
+   list). A constant no node reads is dropped, in every graph. A main
+   output the imported model declared with a shape the graph contradicts
+   keeps its declared type (mgopt_onnx_output_conflicts).
    Each canonical op goes to the row of the mapping table that writes its
    kind at the target opset (ops.c), which writes the ONNX ops of that
    opset, with parameters that newer opsets take as inputs written as int64
@@ -20892,7 +20955,9 @@ MGOPTDEF int mgopt_onnx_reimport_op(mgopt_program *p, mgopt_op *op) {
    unique in its own body (mgopt__exp_function); the others go back as
    they came. */
 
-static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int kind);
+static int64_t mgopt__exp_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap,
+                                    const mgopt_onnx_type **kept);
 
 /* ---------------------------------------------------------------- what can be written */
 
@@ -20976,6 +21041,63 @@ MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t 
 }
 
 /* ---------------------------------------------------------------- opaque ops */
+
+/* Files nd in E->orig_nodes under key (an interned name): E itself when
+   another node is there already. 0 on OOM. */
+static int mgopt__exp_index_node(mgopt__exp *E, mgopt_str key, const mgopt_onnx_node *nd) {
+  const char *nm = mgopt_program_intern(E->p, key.ptr, key.len);
+  int added;
+  mgopt__map_slot *sl = nm ? mgopt__map_get(&E->orig_nodes, mgopt__map_ptr_key(nm), &added) : NULL;
+  if (!sl) return 0;
+  if (added || sl->v.p != (const void *)nd) sl->v.p = added ? (void *)nd : (void *)E;
+  return 1;
+}
+
+/* Indexes nodes[0..n) and the nodes of their subgraphs in E->orig_nodes,
+   by node name and by first output. */
+static void mgopt__exp_index_nodes(mgopt__exp *E, const mgopt_onnx_node *nodes, int64_t n, int depth) {
+  int64_t i, k;
+  for (i = 0; i < n && depth < 64; i++) {
+    const mgopt_onnx_node *nd = &nodes[i];
+    int has_graph = 0;
+    for (k = 0; k < nd->nattributes; k++)
+      if (nd->attributes[k].g) {
+        has_graph = 1;
+        mgopt__exp_index_nodes(E, nd->attributes[k].g->nodes, nd->attributes[k].g->nnodes, depth + 1);
+      }
+    if (!has_graph) continue;
+    /* on OOM the subgraphs keep the names of their attributes */
+    if (nd->name.len && !mgopt__exp_index_node(E, nd->name, nd)) return;
+    if (nd->noutputs && nd->outputs[0].len && !mgopt__exp_index_node(E, nd->outputs[0], nd)) return;
+  }
+}
+
+/* The name of the graph written for block b of op: the name of the
+   subgraph it was imported from (found through op's name or its first
+   output's, when they name one node of the imported model), else b's name. */
+static mgopt_str mgopt__exp_graph_name(mgopt__exp *E, const mgopt_op *op, const mgopt_block *b) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  const char *keys[2];
+  size_t len = strlen(b->name);
+  int64_t k, j;
+  if (!orig || !orig->graph) return mgopt__exp_s(b->name);
+  if (!E->orig_nodes_built) {
+    E->orig_nodes_built = 1;
+    mgopt__exp_index_nodes(E, orig->graph->nodes, orig->graph->nnodes, 0);
+    for (k = 0; k < orig->nfunctions; k++) mgopt__exp_index_nodes(E, orig->functions[k].nodes, orig->functions[k].nnodes, 0);
+  }
+  keys[0] = op->name;
+  keys[1] = op->nouts ? op->outs[0]->name : NULL;
+  for (j = 0; j < 2; j++) {
+    const mgopt__map_slot *sl = keys[j] && *keys[j] ? mgopt__map_find(&E->orig_nodes, mgopt__map_ptr_key(keys[j])) : NULL;
+    const mgopt_onnx_node *nd = sl && sl->v.p != (void *)E ? (const mgopt_onnx_node *)sl->v.p : NULL;
+    for (k = 0; nd && k < nd->nattributes; k++) {
+      const mgopt_onnx_attribute *a = &nd->attributes[k];
+      if (a->g && a->g->name.len && a->name.len == len && memcmp(a->name.ptr, b->name, len) == 0) return a->g->name;
+    }
+  }
+  return mgopt__exp_s(b->name);
+}
 
 /* Runs only on an op mgopt__exw_opaque accepted. */
 static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
@@ -21073,7 +21195,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
     if (!oa || !(oa->g = (mgopt_onnx_graph *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_graph), 8)))
       return mgopt__exp_nomem(E);
     if (E->depth >= 64) return mgopt__exp_unsupported(E, op, "subgraphs nested too deeply");
-    oa->g->name = mgopt__exp_s(op->blocks[i]->name);
+    oa->g->name = mgopt__exp_graph_name(E, op, op->blocks[i]);
     E->depth++;
     s = mgopt__exp_block_graph(E, op->blocks[i], oa->g, 0);
     E->depth--;
@@ -21121,14 +21243,18 @@ static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
   return 0;
 }
 
-static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
+/* Writes block b as graph og. kind: 0 a subgraph, 1 the model's graph, 2 a function body. */
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int kind) {
   mgopt__exg g;
   mgopt_op *op;
   int32_t i;
   mgopt_status s = MGOPT_OK;
   const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  const mgopt_onnx_type **kept = NULL;
+  int is_main = kind == 1;
   memset(&g, 0, sizeof g);
   g.is_main = is_main;
+  g.inits_ok = is_main || (kind == 0 && E->sub_inits);
   E->g = &g;
   for (i = 0; i < b->nargs; i++)
     if (b->args[i]->type.kind == MGOPT_TYPE_STATE)
@@ -21176,7 +21302,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
-      if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
+      if (g.inits_ok && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);
         else s = mgopt__exp_tensor(E, t, mgopt__exp_vname(op->outs[0]), ot);
@@ -21199,9 +21325,23 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     E->g = &g;
   }
   E->op = NULL;
+  if (is_main && !s && b->nouts) {
+    /* the declared types of the outputs whose declared shape the graph contradicts */
+    kept = (const mgopt_onnx_type **)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type *) * (size_t)b->nouts, 8);
+    if (!kept || mgopt__exp_conflicts(E->p, NULL, 0, kept) < 0) s = mgopt__exp_nomem(E);
+  }
   for (i = 0; i < b->nouts && !s; i++) {
     mgopt_value *v = b->outs[i]->value;
     const char *nm = mgopt__exp_vname(v);
+    if (kept && kept[i]) {
+      mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+      if (!vi) s = mgopt__exp_nomem(E);
+      else {
+        vi->name = mgopt__exp_s(nm);
+        vi->type = (mgopt_onnx_type *)kept[i]; /* the imported model's, shared */
+      }
+      continue;
+    }
     if (b == E->fn_body && nm != E->fn_outs[i]) {
       /* a function output keeps its name: the value under it through an Identity */
       mgopt_onnx_node *n = mgopt__exp_node(E, "Identity", "", NULL);
@@ -21228,6 +21368,8 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   mgopt__exv_free(E, &g.sparse, sizeof(mgopt_onnx_sparse_tensor));
   mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
   mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+  mgopt__exv_free(E, &g.made, sizeof(mgopt__exg_made));
+  mgopt__map_free(&g.by_content);
   return s;
 }
 
@@ -21361,18 +21503,42 @@ static void mgopt__exr_graph(mgopt__exr *r, const mgopt_onnx_graph *g, int depth
   for (i = 0; i < g->noutputs; i++) mgopt__exr_add(r, g->outputs[i].name);
 }
 
-/* Drops initializers that no node reads and that are not graph inputs (an
-   int32 constant the export rewrote as int64, for example). */
+/* 1 when n is a Constant node whose output nothing in the model reads. */
+static int mgopt__exr_unread_constant(const mgopt__exr *r, const mgopt_onnx_node *n) {
+  return n->noutputs == 1 && !n->domain.len && n->op_type.len == 8 && memcmp(n->op_type.ptr, "Constant", 8) == 0 &&
+         !mgopt__exr_has(r, n->outputs[0]);
+}
+
+/* Drops from g and its subgraphs the initializers and Constant nodes whose
+   value r does not hold. */
+static void mgopt__exr_drop(const mgopt__exr *r, mgopt_onnx_graph *g, int depth) {
+  int64_t i, j, k;
+  if (depth > 256) return;
+  for (i = j = 0; i < g->ninitializers; i++)
+    if (mgopt__exr_has(r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
+  g->ninitializers = j;
+  for (i = j = 0; i < g->nnodes; i++) {
+    mgopt_onnx_node *n = &g->nodes[i];
+    if (mgopt__exr_unread_constant(r, n)) continue;
+    for (k = 0; k < n->nattributes; k++)
+      if (n->attributes[k].g) mgopt__exr_drop(r, n->attributes[k].g, depth + 1);
+    g->nodes[j++] = *n;
+  }
+  g->nnodes = j;
+}
+
+/* Drops the initializers and Constant nodes that no node reads and that are
+   not graph inputs or outputs (an int32 constant the export rewrote as
+   int64, bounds a mapping wrote again in its own form), in every graph of
+   the model. Written names are unique in the model, so one set of the
+   names read anywhere serves every graph. */
 static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g) {
   mgopt__exr r;
-  int64_t i, j = 0;
+  int64_t i;
   mgopt__exr_init(&r, p);
   mgopt__exr_graph(&r, g, 0);
   for (i = 0; i < g->ninputs; i++) mgopt__exr_add(&r, g->inputs[i].name);
-  if (!r.oom)
-    for (i = 0; i < g->ninitializers; i++)
-      if (mgopt__exr_has(&r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
-  if (!r.oom) g->ninitializers = j;
+  if (!r.oom) mgopt__exr_drop(&r, g, 0);
   mgopt__exr_free(&r);
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
 }
@@ -21403,7 +21569,7 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
   E->fn_outs = outs;
   E->fn_body = f->body;
   s = mgopt__exp_unique_names(E, f);
-  if (!s) s = mgopt__exp_block_graph(E, f->body, &og, 0);
+  if (!s) s = mgopt__exp_block_graph(E, f->body, &og, 2);
   E->fn_outs = NULL;
   E->fn_body = NULL;
   mgopt__exp_free_names(E);
@@ -21539,6 +21705,72 @@ static mgopt_status mgopt__exp_functions(mgopt__exp *E, const mgopt_onnx_model *
   return s;
 }
 
+/* ---------------------------------------------------------------- declared output shapes */
+
+/* 1 when the declared type dt and the computed type t disagree about the
+   shape: both have a rank and the ranks differ, or a dim both give as a
+   number has two sizes. Types of another dtype are not compared (a pass
+   that changes an output's dtype means to). */
+static int mgopt__exp_shape_contradicts(const mgopt_type *dt, const mgopt_type *t) {
+  int32_t i;
+  if (dt->kind != MGOPT_TYPE_TENSOR || t->kind != MGOPT_TYPE_TENSOR || dt->dtype != t->dtype || dt->rank < 0 ||
+      t->rank < 0)
+    return 0;
+  if (dt->rank != t->rank) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (mgopt_dim_is_static(dt->dims[i]) && mgopt_dim_is_static(t->dims[i]) && dt->dims[i].v != t->dims[i].v) return 1;
+  return 0;
+}
+
+/* mgopt_onnx_output_conflicts; kept (NULL, or one entry per output of
+   main) receives the declared ONNX type of each output that contradicts
+   the graph, NULL for the others. */
+static int64_t mgopt__exp_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap,
+                                    const mgopt_onnx_type **kept) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  mgopt__imap declared;
+  mgopt__imp I;
+  int64_t n = 0, k;
+  int32_t i;
+  if (kept && f)
+    for (i = 0; i < f->body->nouts; i++) kept[i] = NULL;
+  if (!f || !orig || !orig->graph || !orig->graph->noutputs) return 0;
+  memset(&declared, 0, sizeof declared);
+  declared.al = &p->alloc;
+  for (k = 0; k < orig->graph->noutputs; k++) {
+    const mgopt_onnx_value_info *vi = &orig->graph->outputs[k];
+    const char *nm = mgopt_program_intern(p, vi->name.ptr ? vi->name.ptr : "", vi->name.len);
+    if (!nm) declared.oom = 1;
+    if (vi->type && vi->type->tensor_type && vi->type->tensor_type->shape) mgopt__imap_put(&declared, nm, (void *)vi);
+  }
+  memset(&I, 0, sizeof I);
+  I.p = p; /* for mgopt__imp_type only; I.d NULL: no message */
+  for (i = 0; i < f->body->nouts && !declared.oom; i++) {
+    mgopt_value *v = f->body->outs[i]->value;
+    const mgopt_onnx_value_info *vi = v->name ? (const mgopt_onnx_value_info *)mgopt__imap_get(&declared, v->name) : NULL;
+    mgopt_type dt;
+    mgopt_status s = vi ? mgopt__imp_type(&I, vi->type, &dt) : MGOPT_ERR_LIMIT;
+    if (s == MGOPT_ERR_NOMEM) declared.oom = 1;
+    if (s || !mgopt__exp_shape_contradicts(&dt, &v->type)) continue;
+    if (kept) kept[i] = vi->type;
+    if (n < cap) {
+      out[n].name = v->name;
+      out[n].declared = dt;
+      out[n].computed = v->type;
+    }
+    n++;
+  }
+  k = declared.oom || p->status ? -1 : n;
+  mgopt__imap_free(&declared);
+  return k;
+}
+
+MGOPTDEF int64_t mgopt_onnx_output_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap) {
+  if (!p || (cap > 0 && !out)) return 0;
+  return mgopt__exp_conflicts(p, out, cap < 0 ? 0 : cap, NULL);
+}
+
 /* ---------------------------------------------------------------- the program's target */
 
 /* The exporter at one opset as a program's target; lives in the program's arena. */
@@ -21581,6 +21813,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.p = p;
   mgopt__map_init(&E.names, &p->alloc);
   mgopt__map_init(&E.fresh, &p->alloc);
+  mgopt__map_init(&E.orig_nodes, &p->alloc);
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
@@ -21619,6 +21852,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   }
   if (!m->ir_version || E.opset > 18) m->ir_version = m->ir_version > 9 ? m->ir_version : 9;
   if (E.opset <= 18 && !orig) m->ir_version = 8;
+  E.sub_inits = m->ir_version >= 4;
   m->producer_name = mgopt__exp_s("mgopt");
   m->producer_version = mgopt__exp_s(MGOPT_VERSION_STRING);
   m->graph = (mgopt_onnx_graph *)mgopt_program_alloc(p, sizeof *m->graph, 8);
@@ -21635,6 +21869,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   mgopt__exp_free_names(&E);
   if (!s) s = mgopt__exp_functions(&E, orig, m, 1);
   mgopt__imap_free(&E.overloads);
+  mgopt__map_free(&E.orig_nodes);
   if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {

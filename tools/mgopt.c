@@ -494,6 +494,38 @@ static void after_pass(mgopt_program *p, const mgopt_pass_report *r, void *ud) {
   }
 }
 
+/* "[1,seqlen]": a shape for a message (unknown dims '?', no shape "[*]"). */
+static void fmt_shape(char *buf, size_t cap, const mgopt_type *t) {
+  size_t n = 0;
+  int32_t i;
+  if (t->rank < 0) {
+    snprintf(buf, cap, "[*]");
+    return;
+  }
+  n += (size_t)snprintf(buf + n, cap - n, "[");
+  for (i = 0; i < t->rank && n < cap; i++) {
+    const mgopt_dim *d = &t->dims[i];
+    if (d->v >= 0) n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)d->v);
+    else n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? "," : "", d->sym ? d->sym : "?");
+  }
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+/* Warns about the outputs whose declared shape the graph contradicts (the
+   ONNX writer keeps the declaration). */
+static void warn_output_conflicts(mgopt_program *p) {
+  mgopt_onnx_output_conflict c[16];
+  int64_t n = mgopt_onnx_output_conflicts(p, c, 16), i;
+  char a[256], b[256];
+  for (i = 0; i < n && i < 16; i++) {
+    fmt_shape(a, sizeof a, &c[i].declared);
+    fmt_shape(b, sizeof b, &c[i].computed);
+    fprintf(stderr, "mgopt: warning: output '%s' is declared %s %s but the graph computes %s; the declaration is kept\n",
+            c[i].name, mgopt_dtype_name((mgopt_dtype)c[i].declared.dtype), a, b);
+  }
+  if (n > 16) fprintf(stderr, "mgopt: warning: %lld more outputs whose declared shape the graph contradicts\n", (long long)(n - 16));
+}
+
 static void list_passes(const mgopt_registry *r) {
   int32_t i, k;
   printf("passes:\n");
@@ -612,6 +644,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
       fprintf(stderr, "mgopt: cannot write ONNX: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
       goto done;
     }
+    if (report) warn_output_conflicts(p);
 #ifdef TOOL_POSIX
     if (!external ? !write_onnx_fast(m, out, &inmap, &d) : mgopt_onnx_write_file(m, out, &wo, &d) != MGOPT_OK) {
 #else

@@ -30,18 +30,44 @@ MGOPTDEF mgopt_status mgopt_onnx_load(const void *buf, size_t len, const mgopt_o
                                      mgopt_program **out, mgopt_diag *d);
 
 typedef struct mgopt_onnx_export_options {
-  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers) */
+  int keep_constant_nodes; /* consts that were Constant nodes stay nodes (default: initializers of
+                              the graph they are in, subgraphs included from IR version 4) */
   int64_t opset;           /* default-domain opset to write (0 = the imported model's, else 17) */
 } mgopt_onnx_export_options;
 
 /* Builds a model tree from p's function `main` in p's arena: canonical ops
    become the ONNX ops of the target opset, opaque ops go back unchanged,
-   consts become initializers; graph input/output names, order and types are
-   kept; model fields the IR does not hold (metadata, local functions, doc
-   strings) come from the imported model. producer_name is "mgopt".
+   consts become initializers of the graph they are in (Constant nodes in
+   function bodies, and in subgraphs before IR version 4, where a subgraph
+   cannot hold them), each constant the writer makes written once per graph;
+   graph input/output names, order and types are kept: a main output's type
+   is the one the graph computes, except that the shape the imported model
+   declares is written back where it contradicts the graph (see
+   mgopt_onnx_output_conflicts); model fields the IR does not hold
+   (metadata, local functions, doc strings, subgraph names) come from the
+   imported model. producer_name is "mgopt".
    MGOPT_ERR_UNSUPPORTED (with the op named) when an op has no ONNX form. */
 MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_export_options *opts,
                                         mgopt_onnx_model **out, mgopt_diag *d);
+
+/* A main output whose shape the imported model declares in contradiction
+   with the graph: another rank, or another size of a dim that both give
+   as a number. The declaration is the model's interface, so
+   mgopt_onnx_export writes it back as it was read (ONNX Runtime also keeps
+   it, with a warning, and returns what the graph computes); the caller is
+   told so it can warn. */
+typedef struct mgopt_onnx_output_conflict {
+  const char *name;    /* the output's name (interned) */
+  mgopt_type declared; /* the type the model declares (in p's arena) */
+  mgopt_type computed; /* the type the graph computes: the IR's */
+} mgopt_onnx_output_conflict;
+
+/* The outputs of p's main whose declared shape contradicts the graph, in
+   output order: fills out[0 .. min(count, cap)) and returns the count, 0
+   for a program not imported from ONNX (out may be NULL when cap is 0).
+   Outputs the IR names differently from the model, or whose dtype changed,
+   are not compared. -1 when memory runs out. */
+MGOPTDEF int64_t mgopt_onnx_output_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap);
 
 /* Makes p's target (mgopt_program_set_target) the exporter at `opset`: the
    program then accepts an op exactly when mgopt_onnx_export at that opset

@@ -226,10 +226,20 @@ typedef struct mgopt__exv {
   int64_t n, cap;
 } mgopt__exv;
 
+typedef struct mgopt__exg_made { /* a constant the export made: its value and name */
+  mgopt_tensor *t;
+  const char *name;
+} mgopt__exg_made;
+
 typedef struct mgopt__exg { /* a graph being written */
   mgopt__exv nodes, inits, inputs, outputs;
   mgopt__exv sparse; /* sparse_initializers (mgopt_onnx_sparse_tensor) */
   int is_main;
+  int inits_ok; /* may hold initializers: main, or a subgraph from IR version 4 (a function body never) */
+  /* the constants mgopt__exp_const wrote in this graph, found by content:
+     hash -> 1 + index in made (a multimap); made holds mgopt__exg_made */
+  mgopt__map by_content;
+  mgopt__exv made;
 } mgopt__exg;
 
 struct mgopt__exp {
@@ -240,6 +250,11 @@ struct mgopt__exp {
   mgopt__exg *g;
   const mgopt_op *op; /* op being written, for messages */
   int depth;
+  int sub_inits; /* subgraphs may hold initializers (IR version 4 or later) */
+  /* the imported model's nodes by interned name (E itself for a name two
+     nodes share), for the names of the subgraphs; built on first need */
+  mgopt__map orig_nodes;
+  int orig_nodes_built;
   /* names taken in this model (interned pointers): the IR's values, then
      each name the export makes up; with the next suffix per base, so
      exporting one program twice gives the same names */

@@ -3,8 +3,15 @@
 
 /* How it works. Function `main` becomes the graph. Graph inputs follow the
    imported model's order (an input that had an initializer is listed again
-   with its constant), then any new arguments. Consts become initializers
-   (or Constant nodes: inside subgraphs, and where the option keeps them).
+   with its constant), then any new arguments. A const becomes an
+   initializer of the graph it lives in, subgraphs included (ONNX allows
+   them there from IR version 4). It is a Constant node when it was one
+   and the option keeps those, in a function body (FunctionProto has no
+   initializers), and in the subgraphs of a model before IR version 4
+   (whose initializers must also be graph inputs, which a subgraph cannot
+   list). A constant no node reads is dropped, in every graph. A main
+   output the imported model declared with a shape the graph contradicts
+   keeps its declared type (mgopt_onnx_output_conflicts).
    Each canonical op goes to the row of the mapping table that writes its
    kind at the target opset (ops.c), which writes the ONNX ops of that
    opset, with parameters that newer opsets take as inputs written as int64
@@ -16,7 +23,9 @@
    unique in its own body (mgopt__exp_function); the others go back as
    they came. */
 
-static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int is_main);
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *g, int kind);
+static int64_t mgopt__exp_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap,
+                                    const mgopt_onnx_type **kept);
 
 /* ---------------------------------------------------------------- what can be written */
 
@@ -100,6 +109,63 @@ MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t 
 }
 
 /* ---------------------------------------------------------------- opaque ops */
+
+/* Files nd in E->orig_nodes under key (an interned name): E itself when
+   another node is there already. 0 on OOM. */
+static int mgopt__exp_index_node(mgopt__exp *E, mgopt_str key, const mgopt_onnx_node *nd) {
+  const char *nm = mgopt_program_intern(E->p, key.ptr, key.len);
+  int added;
+  mgopt__map_slot *sl = nm ? mgopt__map_get(&E->orig_nodes, mgopt__map_ptr_key(nm), &added) : NULL;
+  if (!sl) return 0;
+  if (added || sl->v.p != (const void *)nd) sl->v.p = added ? (void *)nd : (void *)E;
+  return 1;
+}
+
+/* Indexes nodes[0..n) and the nodes of their subgraphs in E->orig_nodes,
+   by node name and by first output. */
+static void mgopt__exp_index_nodes(mgopt__exp *E, const mgopt_onnx_node *nodes, int64_t n, int depth) {
+  int64_t i, k;
+  for (i = 0; i < n && depth < 64; i++) {
+    const mgopt_onnx_node *nd = &nodes[i];
+    int has_graph = 0;
+    for (k = 0; k < nd->nattributes; k++)
+      if (nd->attributes[k].g) {
+        has_graph = 1;
+        mgopt__exp_index_nodes(E, nd->attributes[k].g->nodes, nd->attributes[k].g->nnodes, depth + 1);
+      }
+    if (!has_graph) continue;
+    /* on OOM the subgraphs keep the names of their attributes */
+    if (nd->name.len && !mgopt__exp_index_node(E, nd->name, nd)) return;
+    if (nd->noutputs && nd->outputs[0].len && !mgopt__exp_index_node(E, nd->outputs[0], nd)) return;
+  }
+}
+
+/* The name of the graph written for block b of op: the name of the
+   subgraph it was imported from (found through op's name or its first
+   output's, when they name one node of the imported model), else b's name. */
+static mgopt_str mgopt__exp_graph_name(mgopt__exp *E, const mgopt_op *op, const mgopt_block *b) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  const char *keys[2];
+  size_t len = strlen(b->name);
+  int64_t k, j;
+  if (!orig || !orig->graph) return mgopt__exp_s(b->name);
+  if (!E->orig_nodes_built) {
+    E->orig_nodes_built = 1;
+    mgopt__exp_index_nodes(E, orig->graph->nodes, orig->graph->nnodes, 0);
+    for (k = 0; k < orig->nfunctions; k++) mgopt__exp_index_nodes(E, orig->functions[k].nodes, orig->functions[k].nnodes, 0);
+  }
+  keys[0] = op->name;
+  keys[1] = op->nouts ? op->outs[0]->name : NULL;
+  for (j = 0; j < 2; j++) {
+    const mgopt__map_slot *sl = keys[j] && *keys[j] ? mgopt__map_find(&E->orig_nodes, mgopt__map_ptr_key(keys[j])) : NULL;
+    const mgopt_onnx_node *nd = sl && sl->v.p != (void *)E ? (const mgopt_onnx_node *)sl->v.p : NULL;
+    for (k = 0; nd && k < nd->nattributes; k++) {
+      const mgopt_onnx_attribute *a = &nd->attributes[k];
+      if (a->g && a->g->name.len && a->name.len == len && memcmp(a->name.ptr, b->name, len) == 0) return a->g->name;
+    }
+  }
+  return mgopt__exp_s(b->name);
+}
 
 /* Runs only on an op mgopt__exw_opaque accepted. */
 static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
@@ -197,7 +263,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
     if (!oa || !(oa->g = (mgopt_onnx_graph *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_graph), 8)))
       return mgopt__exp_nomem(E);
     if (E->depth >= 64) return mgopt__exp_unsupported(E, op, "subgraphs nested too deeply");
-    oa->g->name = mgopt__exp_s(op->blocks[i]->name);
+    oa->g->name = mgopt__exp_graph_name(E, op, op->blocks[i]);
     E->depth++;
     s = mgopt__exp_block_graph(E, op->blocks[i], oa->g, 0);
     E->depth--;
@@ -245,14 +311,18 @@ static int mgopt__exp_listed_input(const mgopt__exg *g, const char *name) {
   return 0;
 }
 
-static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int is_main) {
+/* Writes block b as graph og. kind: 0 a subgraph, 1 the model's graph, 2 a function body. */
+static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_onnx_graph *og, int kind) {
   mgopt__exg g;
   mgopt_op *op;
   int32_t i;
   mgopt_status s = MGOPT_OK;
   const mgopt_onnx_model *orig = (const mgopt_onnx_model *)E->p->onnx_meta;
+  const mgopt_onnx_type **kept = NULL;
+  int is_main = kind == 1;
   memset(&g, 0, sizeof g);
   g.is_main = is_main;
+  g.inits_ok = is_main || (kind == 0 && E->sub_inits);
   E->g = &g;
   for (i = 0; i < b->nargs; i++)
     if (b->args[i]->type.kind == MGOPT_TYPE_STATE)
@@ -300,7 +370,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     }
     if (op->kind == MGOPT_OP_const) {
       mgopt_tensor *t = mgopt_value_const(op->outs[0]);
-      if (is_main && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
+      if (g.inits_ok && !((op->flags & MGOPT_OP_ONNX_CONSTANT_NODE) && E->o && E->o->keep_constant_nodes)) {
         mgopt_onnx_tensor *ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor));
         if (!ot) s = mgopt__exp_nomem(E);
         else s = mgopt__exp_tensor(E, t, mgopt__exp_vname(op->outs[0]), ot);
@@ -323,9 +393,23 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
     E->g = &g;
   }
   E->op = NULL;
+  if (is_main && !s && b->nouts) {
+    /* the declared types of the outputs whose declared shape the graph contradicts */
+    kept = (const mgopt_onnx_type **)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_type *) * (size_t)b->nouts, 8);
+    if (!kept || mgopt__exp_conflicts(E->p, NULL, 0, kept) < 0) s = mgopt__exp_nomem(E);
+  }
   for (i = 0; i < b->nouts && !s; i++) {
     mgopt_value *v = b->outs[i]->value;
     const char *nm = mgopt__exp_vname(v);
+    if (kept && kept[i]) {
+      mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+      if (!vi) s = mgopt__exp_nomem(E);
+      else {
+        vi->name = mgopt__exp_s(nm);
+        vi->type = (mgopt_onnx_type *)kept[i]; /* the imported model's, shared */
+      }
+      continue;
+    }
     if (b == E->fn_body && nm != E->fn_outs[i]) {
       /* a function output keeps its name: the value under it through an Identity */
       mgopt_onnx_node *n = mgopt__exp_node(E, "Identity", "", NULL);
@@ -352,6 +436,8 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
   mgopt__exv_free(E, &g.sparse, sizeof(mgopt_onnx_sparse_tensor));
   mgopt__exv_free(E, &g.inputs, sizeof(mgopt_onnx_value_info));
   mgopt__exv_free(E, &g.outputs, sizeof(mgopt_onnx_value_info));
+  mgopt__exv_free(E, &g.made, sizeof(mgopt__exg_made));
+  mgopt__map_free(&g.by_content);
   return s;
 }
 
@@ -485,18 +571,42 @@ static void mgopt__exr_graph(mgopt__exr *r, const mgopt_onnx_graph *g, int depth
   for (i = 0; i < g->noutputs; i++) mgopt__exr_add(r, g->outputs[i].name);
 }
 
-/* Drops initializers that no node reads and that are not graph inputs (an
-   int32 constant the export rewrote as int64, for example). */
+/* 1 when n is a Constant node whose output nothing in the model reads. */
+static int mgopt__exr_unread_constant(const mgopt__exr *r, const mgopt_onnx_node *n) {
+  return n->noutputs == 1 && !n->domain.len && n->op_type.len == 8 && memcmp(n->op_type.ptr, "Constant", 8) == 0 &&
+         !mgopt__exr_has(r, n->outputs[0]);
+}
+
+/* Drops from g and its subgraphs the initializers and Constant nodes whose
+   value r does not hold. */
+static void mgopt__exr_drop(const mgopt__exr *r, mgopt_onnx_graph *g, int depth) {
+  int64_t i, j, k;
+  if (depth > 256) return;
+  for (i = j = 0; i < g->ninitializers; i++)
+    if (mgopt__exr_has(r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
+  g->ninitializers = j;
+  for (i = j = 0; i < g->nnodes; i++) {
+    mgopt_onnx_node *n = &g->nodes[i];
+    if (mgopt__exr_unread_constant(r, n)) continue;
+    for (k = 0; k < n->nattributes; k++)
+      if (n->attributes[k].g) mgopt__exr_drop(r, n->attributes[k].g, depth + 1);
+    g->nodes[j++] = *n;
+  }
+  g->nnodes = j;
+}
+
+/* Drops the initializers and Constant nodes that no node reads and that are
+   not graph inputs or outputs (an int32 constant the export rewrote as
+   int64, bounds a mapping wrote again in its own form), in every graph of
+   the model. Written names are unique in the model, so one set of the
+   names read anywhere serves every graph. */
 static mgopt_status mgopt__exp_drop_unread(mgopt_program *p, mgopt_onnx_graph *g) {
   mgopt__exr r;
-  int64_t i, j = 0;
+  int64_t i;
   mgopt__exr_init(&r, p);
   mgopt__exr_graph(&r, g, 0);
   for (i = 0; i < g->ninputs; i++) mgopt__exr_add(&r, g->inputs[i].name);
-  if (!r.oom)
-    for (i = 0; i < g->ninitializers; i++)
-      if (mgopt__exr_has(&r, g->initializers[i].name)) g->initializers[j++] = g->initializers[i];
-  if (!r.oom) g->ninitializers = j;
+  if (!r.oom) mgopt__exr_drop(&r, g, 0);
   mgopt__exr_free(&r);
   return r.oom ? MGOPT_ERR_NOMEM : MGOPT_OK;
 }
@@ -527,7 +637,7 @@ static mgopt_status mgopt__exp_function(mgopt__exp *E, const mgopt_onnx_function
   E->fn_outs = outs;
   E->fn_body = f->body;
   s = mgopt__exp_unique_names(E, f);
-  if (!s) s = mgopt__exp_block_graph(E, f->body, &og, 0);
+  if (!s) s = mgopt__exp_block_graph(E, f->body, &og, 2);
   E->fn_outs = NULL;
   E->fn_body = NULL;
   mgopt__exp_free_names(E);
@@ -663,6 +773,72 @@ static mgopt_status mgopt__exp_functions(mgopt__exp *E, const mgopt_onnx_model *
   return s;
 }
 
+/* ---------------------------------------------------------------- declared output shapes */
+
+/* 1 when the declared type dt and the computed type t disagree about the
+   shape: both have a rank and the ranks differ, or a dim both give as a
+   number has two sizes. Types of another dtype are not compared (a pass
+   that changes an output's dtype means to). */
+static int mgopt__exp_shape_contradicts(const mgopt_type *dt, const mgopt_type *t) {
+  int32_t i;
+  if (dt->kind != MGOPT_TYPE_TENSOR || t->kind != MGOPT_TYPE_TENSOR || dt->dtype != t->dtype || dt->rank < 0 ||
+      t->rank < 0)
+    return 0;
+  if (dt->rank != t->rank) return 1;
+  for (i = 0; i < t->rank; i++)
+    if (mgopt_dim_is_static(dt->dims[i]) && mgopt_dim_is_static(t->dims[i]) && dt->dims[i].v != t->dims[i].v) return 1;
+  return 0;
+}
+
+/* mgopt_onnx_output_conflicts; kept (NULL, or one entry per output of
+   main) receives the declared ONNX type of each output that contradicts
+   the graph, NULL for the others. */
+static int64_t mgopt__exp_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap,
+                                    const mgopt_onnx_type **kept) {
+  const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
+  mgopt_function *f = mgopt_program_function(p, "main");
+  mgopt__imap declared;
+  mgopt__imp I;
+  int64_t n = 0, k;
+  int32_t i;
+  if (kept && f)
+    for (i = 0; i < f->body->nouts; i++) kept[i] = NULL;
+  if (!f || !orig || !orig->graph || !orig->graph->noutputs) return 0;
+  memset(&declared, 0, sizeof declared);
+  declared.al = &p->alloc;
+  for (k = 0; k < orig->graph->noutputs; k++) {
+    const mgopt_onnx_value_info *vi = &orig->graph->outputs[k];
+    const char *nm = mgopt_program_intern(p, vi->name.ptr ? vi->name.ptr : "", vi->name.len);
+    if (!nm) declared.oom = 1;
+    if (vi->type && vi->type->tensor_type && vi->type->tensor_type->shape) mgopt__imap_put(&declared, nm, (void *)vi);
+  }
+  memset(&I, 0, sizeof I);
+  I.p = p; /* for mgopt__imp_type only; I.d NULL: no message */
+  for (i = 0; i < f->body->nouts && !declared.oom; i++) {
+    mgopt_value *v = f->body->outs[i]->value;
+    const mgopt_onnx_value_info *vi = v->name ? (const mgopt_onnx_value_info *)mgopt__imap_get(&declared, v->name) : NULL;
+    mgopt_type dt;
+    mgopt_status s = vi ? mgopt__imp_type(&I, vi->type, &dt) : MGOPT_ERR_LIMIT;
+    if (s == MGOPT_ERR_NOMEM) declared.oom = 1;
+    if (s || !mgopt__exp_shape_contradicts(&dt, &v->type)) continue;
+    if (kept) kept[i] = vi->type;
+    if (n < cap) {
+      out[n].name = v->name;
+      out[n].declared = dt;
+      out[n].computed = v->type;
+    }
+    n++;
+  }
+  k = declared.oom || p->status ? -1 : n;
+  mgopt__imap_free(&declared);
+  return k;
+}
+
+MGOPTDEF int64_t mgopt_onnx_output_conflicts(mgopt_program *p, mgopt_onnx_output_conflict *out, int64_t cap) {
+  if (!p || (cap > 0 && !out)) return 0;
+  return mgopt__exp_conflicts(p, out, cap < 0 ? 0 : cap, NULL);
+}
+
 /* ---------------------------------------------------------------- the program's target */
 
 /* The exporter at one opset as a program's target; lives in the program's arena. */
@@ -705,6 +881,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.p = p;
   mgopt__map_init(&E.names, &p->alloc);
   mgopt__map_init(&E.fresh, &p->alloc);
+  mgopt__map_init(&E.orig_nodes, &p->alloc);
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
@@ -743,6 +920,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   }
   if (!m->ir_version || E.opset > 18) m->ir_version = m->ir_version > 9 ? m->ir_version : 9;
   if (E.opset <= 18 && !orig) m->ir_version = 8;
+  E.sub_inits = m->ir_version >= 4;
   m->producer_name = mgopt__exp_s("mgopt");
   m->producer_version = mgopt__exp_s(MGOPT_VERSION_STRING);
   m->graph = (mgopt_onnx_graph *)mgopt_program_alloc(p, sizeof *m->graph, 8);
@@ -759,6 +937,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   mgopt__exp_free_names(&E);
   if (!s) s = mgopt__exp_functions(&E, orig, m, 1);
   mgopt__imap_free(&E.overloads);
+  mgopt__map_free(&E.orig_nodes);
   if (!s && mgopt__exp_drop_unread(p, m->graph)) s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   if (s) return s;
   if (m->ir_version > 0 && m->ir_version < 4) {

@@ -249,35 +249,37 @@ MGOPT__PRIVATE const char *mgopt__exp_fresh(mgopt__exp *E, const char *base) {
   }
 }
 
-/* An int64 1-d initializer (or Constant node inside subgraphs) named fresh; returns its name. */
+/* An int64 1-d initializer (a Constant node in a graph that holds none) named fresh; returns its name. */
 MGOPT__PRIVATE const char *mgopt__exp_i64_const(mgopt__exp *E, const char *base, const int64_t *v, int64_t n) {
   mgopt_tensor *t = mgopt_tensor_new(E->p, MGOPT_DT_INT64, 1, &n);
-  const char *name = mgopt__exp_fresh(E, base);
-  mgopt_onnx_tensor *ot;
-  if (!t || !name) return NULL;
+  if (!t) return NULL;
   if (n) memcpy(t->data, v, sizeof(int64_t) * (size_t)n);
-  if (E->g->is_main) {
-    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
-    if (!ot || mgopt__exp_tensor(E, t, name, ot)) return NULL;
-  } else {
-    mgopt_onnx_node *nd = mgopt__exp_node(E, "Constant", "", NULL);
-    mgopt_onnx_attribute *a;
-    if (!nd || !mgopt__exp_set_io(E, &nd->outputs, &nd->noutputs, &name, 1)) return NULL;
-    a = mgopt__exp_attr(E, nd, "value", MGOPT_ONNX_ATTR_TENSOR);
-    if (!a) return NULL;
-    a->t = (mgopt_onnx_tensor *)mgopt_program_alloc(E->p, sizeof(mgopt_onnx_tensor), 8);
-    if (!a->t || mgopt__exp_tensor(E, t, "", a->t)) return NULL;
-  }
-  return name;
+  return mgopt__exp_const(E, base, t);
 }
 
-/* An initializer (or Constant node inside subgraphs) holding t, named fresh after base; returns its name. */
+/* An initializer (a Constant node in a graph that holds none) holding t,
+   named fresh after base; returns its name. One the export made before in
+   this graph with the same dtype, shape and bytes is read again instead:
+   the bounds, axes and steps that mappings write as inputs are written
+   once per graph however many nodes read them. */
 MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgopt_tensor *t) {
-  const char *nm = mgopt__exp_fresh(E, base);
+  mgopt__exg *g = E->g;
+  const mgopt__map_slot *sl;
+  mgopt__map_slot *added;
+  mgopt__exg_made *mk;
+  const char *nm;
+  uint64_t key;
   mgopt_onnx_tensor *ot;
-  if (!t || !nm) return NULL;
-  if (E->g->is_main) {
-    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
+  if (!t) return NULL;
+  key = mgopt__map_hash_key(mgopt_tensor_hash(t));
+  if (!g->by_content.alloc) mgopt__map_init_flags(&g->by_content, &E->p->alloc, MGOPT__MAP_HASHED);
+  for (sl = mgopt__map_find(&g->by_content, key); sl; sl = mgopt__map_next(&g->by_content, sl)) {
+    const mgopt__exg_made *d = (const mgopt__exg_made *)g->made.data + (sl->v.i - 1);
+    if (mgopt_tensor_equal(d->t, t)) return d->name;
+  }
+  if (!(nm = mgopt__exp_fresh(E, base))) return NULL;
+  if (g->inits_ok) {
+    ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &g->inits, sizeof(mgopt_onnx_tensor));
     if (!ot || mgopt__exp_tensor(E, t, nm, ot)) return NULL;
   } else {
     mgopt_onnx_node *c = mgopt__exp_node(E, "Constant", "", NULL);
@@ -288,6 +290,11 @@ MGOPT__PRIVATE const char *mgopt__exp_const(mgopt__exp *E, const char *base, mgo
         mgopt__exp_tensor(E, t, "", a->t))
       return NULL;
   }
+  mk = (mgopt__exg_made *)mgopt__exv_push(E, &g->made, sizeof(mgopt__exg_made));
+  if (!mk || !(added = mgopt__map_add(&g->by_content, key))) return NULL;
+  mk->t = t;
+  mk->name = nm;
+  added->v.i = g->made.n;
   return nm;
 }
 

@@ -202,13 +202,13 @@ static const char *mgopt__mq_find(mgopt__exp *E, const mgopt_onnx_tensor *enc) {
 
 /* An initializer holding t, named `name` or (NULL) a short name, shared
    with an initializer of the same dtype, shape and bytes written before
-   (initializers are immutable: every reader sees the same values). Inside
-   a subgraph a Constant node. Returns the name. */
+   (initializers are immutable: every reader sees the same values). In a
+   graph that holds no initializers a Constant node. Returns the name. */
 static const char *mgopt__mq_table(mgopt__exp *E, mgopt_tensor *t, const char *name) {
   mgopt_onnx_tensor *ot, tmp;
   const char *found;
   if (!t) return NULL;
-  if (!E->g->is_main) return mgopt__exp_const(E, name ? name : "q", t);
+  if (!E->g->inits_ok) return mgopt__exp_const(E, name ? name : "q", t);
   memset(&tmp, 0, sizeof tmp);
   if (mgopt__exp_tensor(E, t, "", &tmp)) return NULL;
   if ((found = mgopt__mq_find(E, &tmp)) != NULL) return found;

@@ -550,12 +550,20 @@ static mgopt_status mgopt__exp_slice(mgopt__exp *E, const mgopt_op *op, const mg
       return mgopt__exp_nomem(E);
     return MGOPT_OK;
   }
-  ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
-  ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
-  ins[3] = mgopt__exp_i64_const(E, "axes", ax, cnt);
-  ins[4] = mgopt__exp_i64_const(E, "steps", stp, cnt);
-  if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
-  return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, 5));
+  {
+    /* unit steps are the default, and then axes 0, 1, ... are too */
+    int64_t nin = 3;
+    for (j = 0; j < cnt; j++) {
+      if (stp[j] != 1) nin = 5;
+      if (ax[j] != j && nin < 4) nin = 4;
+    }
+    ins[1] = mgopt__exp_i64_const(E, "starts", st, cnt);
+    ins[2] = mgopt__exp_i64_const(E, "ends", en, cnt);
+    ins[3] = nin > 3 ? mgopt__exp_i64_const(E, "axes", ax, cnt) : "";
+    ins[4] = nin > 4 ? mgopt__exp_i64_const(E, "steps", stp, cnt) : "";
+    if (!ins[1] || !ins[2] || !ins[3] || !ins[4]) return mgopt__exp_nomem(E);
+    return mgopt__exp_done(E, mgopt__exp_simple(E, op, m->onnx, ins, nin));
+  }
 }
 
 /* ---------------------------------------------------------------- Gather */
@@ -705,12 +713,12 @@ static mgopt_status mgopt__exp_pad(mgopt__exp *E, const mgopt_op *op, const mgop
     mgopt_onnx_tensor *ot;
     ins[1] = mgopt__exp_i64_const(E, "pads", pads, 2 * r);
     if (!ins[1] || !cv || !cn) return mgopt__exp_nomem(E);
-    if (E->g->is_main) {
+    if (E->g->inits_ok) {
       ot = (mgopt_onnx_tensor *)mgopt__exv_push(E, &E->g->inits, sizeof(mgopt_onnx_tensor));
       if (!ot || mgopt__exp_tensor(E, cv, cn, ot)) return mgopt__exp_nomem(E);
       ins[2] = cn;
     } else if (mgopt_op_get_float(op, "constant_val", 0.0) != 0.0) {
-      /* inside a subgraph a Constant node holds the value; a zero is Pad's default */
+      /* a Constant node holds the value; a zero is Pad's default */
       ins[2] = mgopt__exp_const(E, "pad_value", cv);
       if (!ins[2]) return mgopt__exp_nomem(E);
     } else {

@@ -104,7 +104,7 @@ static mgopt_status mgopt__exp_sparse(mgopt__exp *E, const mgopt_op *op, const m
   memset(dst, 0, t->nbytes);
   for (i = 0; i < t->numel; i++)
     if ((mask[i >> 3] >> (i & 7)) & 1) memcpy(dst + (size_t)i * es, src + (size_t)j++ * es, es);
-  r = E->g->is_main ? mgopt__exp_claim(E, name) : 0;
+  r = E->g->inits_ok ? mgopt__exp_claim(E, name) : 0;
   if (r < 0) return mgopt__exp_nomem(E);
   if (E->g->is_main && mgopt__ms_sparse_pays(E, nz->numel, t->numel, es)) {
     /* under the output's name when free, else under a fresh one read through an Identity */

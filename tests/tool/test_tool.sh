@@ -172,5 +172,10 @@ EOF2
 check "a pruned weight is written as a sparse_initializer" sh -c "'$mgopt' '$work/sp.mil' -o '$work/sp.onnx' -p 'prune_weights{weight_threshold=0}' --strict && '$mgopt' '$work/sp.mil' -o '$work/sd.onnx' -p none && [ \$(wc -c < '$work/sp.onnx') -lt \$(wc -c < '$work/sd.onnx') ]"
 check "a sparse_initializer reads back dense" sh -c "'$mgopt' '$work/sp.onnx' -o '$work/sp_back.mil' -p none --strict && grep -q '\[0, 0, 7.5, 0, 0,' '$work/sp_back.mil'"
 
+# subgraph initializers stay in their subgraph (no growth under -p none); a
+# declared output shape the graph contradicts is kept, with a warning
+sub="$root/tests/fixtures/subgraph"
+check "-p none keeps a model with subgraph initializers from growing" sh -c "'$mgopt' '$sub/subgraph_inits.onnx' -o '$work/si.onnx' -p none && [ \$(wc -c < '$work/si.onnx') -le \$(wc -c < '$sub/subgraph_inits.onnx') ]"
+check "a contradicted output declaration: the tool names the output and both shapes" sh -c "'$mgopt' '$sub/declared_output.onnx' -o '$work/do.onnx' -p none 2>&1 | grep -q \"warning: output 'y' is declared fp32 \\[1,seqlen\\] but the graph computes \\[1,1,?\\]\""
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
