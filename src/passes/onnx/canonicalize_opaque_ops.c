@@ -30,9 +30,9 @@
    mapping declines whose operands are all constant and which ONNX's
    kernels evaluate (mgopt_onnx_eval_op: an integer Div, which truncates and
    so has no canonical op; not a random op): it becomes constants, within
-   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
-   over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
-   stays), as ONNX Runtime folds it; an
+   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; outputs
+   taking more bytes than the operand constants that die with the op free
+   plus MGOPT_FOLD_MAX_GROWTH_BYTES stay), as ONNX Runtime folds it; an
    opaque ONNX op whose unknown output types its type rule now gives; a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
@@ -46,6 +46,7 @@
    op; the operands left unused stay for dead_code_elimination. */
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
+#include "../../kernels/kernels.h"     /* mgopt__fold_budget: the growth rule of every fold */
 
 /* 1 if op's declared outputs agree with its type inference (as the verifier
    asks), or it has none. */
@@ -88,23 +89,22 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   mgopt_value *cs[16];
   mgopt_onnx_eval_options eo;
   mgopt_diag d;
-  int64_t in_bytes = 0;
+  int64_t budget, out_bytes = 0;
   int32_t n = 0, s, j, i, ok = 1;
   if (op->nblocks || op->nouts < 1 || op->nouts > 16) return 0;
   for (s = 0; s < op->nslots; s++)
     for (j = 0; j < op->slots[s].n; j++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[j].value);
       if (!t || n == 64 || !mgopt_tensor_data(p, t)) return 0;
-      in_bytes += (int64_t)t->nbytes;
       ins[n++] = t;
     }
   if (n == 0) return 0; /* a generator (RandomNormal, a Constant left opaque): nothing to compute from */
-  /* an output of more elements than this has more bytes than the growth
-     limit and than its operands (an element takes a byte at least): it
-     would be refused, so it is not computed (a ConstantOfShape of 2^28) */
+  /* an output of more elements than 8 x its budget has more bytes than
+     the budget (an element takes a bit at least): it would be refused, so
+     it is not computed (a ConstantOfShape of 2^28) */
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   memset(&eo, 0, sizeof eo);
-  eo.max_elements = in_bytes > MGOPT_FOLD_MAX_GROWTH_BYTES ? in_bytes : MGOPT_FOLD_MAX_GROWTH_BYTES;
-  if (eo.max_elements > MGOPT_FOLD_MAX_ELEMENTS) eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  eo.max_elements = budget >= 0 && budget < MGOPT_FOLD_MAX_ELEMENTS / 8 ? budget * 8 : MGOPT_FOLD_MAX_ELEMENTS;
   for (i = 0; i < op->nouts; i++) outs[i] = NULL;
   mgopt_diag_clear(&d);
   if (mgopt_onnx_eval_op(&eo, p, op, ins, n, outs, &d) != MGOPT_OK)
@@ -112,9 +112,10 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   for (i = 0; i < op->nouts && ok; i++) {
     const mgopt_tensor *t = outs[i];
     ok = t && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
-         !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+    if (t) out_bytes += (int64_t)t->nbytes;
   }
+  if (budget >= 0 && out_bytes > budget) ok = 0;
   for (i = 0; i < op->nouts && ok; i++) {
     mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
     void *dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
