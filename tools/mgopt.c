@@ -521,6 +521,102 @@ static double median_of(const double *sorted, int n) {
   return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
+/* ---- an output larger than its input: the warning names the constants
+   folded from ops that take the most bytes (a fold's constant keeps the
+   name of the op's output, so the op is found by that name) */
+typedef struct grow_ref {
+  const char *name; /* interned: equal names are equal pointers */
+  const char *type;
+} grow_ref;
+
+typedef struct grow_map {
+  grow_ref *refs;
+  size_t n, cap;
+  int oom;
+} grow_map;
+
+static int grow_collect(mgopt_op *op, void *ud) {
+  grow_map *g = (grow_map *)ud;
+  int32_t i;
+  if (op->kind == MGOPT_OP_const) return 0;
+  for (i = 0; i < op->nouts && !g->oom; i++) {
+    if (!op->outs[i]->name) continue;
+    if (g->n == g->cap) {
+      size_t c = g->cap ? g->cap * 2 : 256;
+      grow_ref *r = (grow_ref *)realloc(g->refs, c * sizeof *r);
+      if (!r) {
+        g->oom = 1;
+        break;
+      }
+      g->refs = r;
+      g->cap = c;
+    }
+    g->refs[g->n].name = op->outs[i]->name;
+    g->refs[g->n++].type = op->type;
+  }
+  return 0;
+}
+
+static int grow_cmp(const void *a, const void *b) {
+  const char *x = ((const grow_ref *)a)->name, *y = ((const grow_ref *)b)->name;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct grow_top {
+  const grow_map *g;
+  const char *name[3], *type[3];
+  long long bytes[3];
+} grow_top;
+
+static int grow_rank(mgopt_op *op, void *ud) {
+  grow_top *t = (grow_top *)ud;
+  const mgopt_tensor *c = op->kind == MGOPT_OP_const ? mgopt_value_const(op->outs[0]) : NULL;
+  grow_ref key, *hit;
+  int k, j;
+  if (!c || !op->outs[0]->name) return 0;
+  key.name = op->outs[0]->name;
+  hit = (grow_ref *)bsearch(&key, t->g->refs, t->g->n, sizeof key, grow_cmp);
+  if (!hit) return 0;
+  for (k = 0; k < 3 && t->name[k] && t->bytes[k] >= (long long)c->nbytes; k++) {
+  }
+  if (k == 3) return 0;
+  for (j = 2; j > k; j--) {
+    t->name[j] = t->name[j - 1];
+    t->type[j] = t->type[j - 1];
+    t->bytes[j] = t->bytes[j - 1];
+  }
+  t->name[k] = hit->name;
+  t->type[k] = hit->type;
+  t->bytes[k] = (long long)c->nbytes;
+  return 0;
+}
+
+static long file_size(const char *path) {
+  FILE *f = fopen(path, "rb");
+  long n = -1;
+  if (f) {
+    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    fclose(f);
+  }
+  return n;
+}
+
+static void grow_warn(mgopt_program *p, grow_map *g, const char *in, const char *out, long in_size, long out_size) {
+  grow_top t;
+  int k;
+  memset(&t, 0, sizeof t);
+  t.g = g;
+  if (!g->oom) {
+    qsort(g->refs, g->n, sizeof *g->refs, grow_cmp);
+    mgopt_program_walk(p, grow_rank, &t);
+  }
+  fprintf(stderr, "mgopt: warning: %s is %ld bytes larger than %s (", out, out_size - in_size, in);
+  if (!t.name[0]) fprintf(stderr, "no constant folded from an op explains it");
+  for (k = 0; k < 3 && t.name[k]; k++)
+    fprintf(stderr, "%s%s %s folded to %lld bytes", k ? ", " : "largest folds: ", t.type[k], t.name[k], t.bytes[k]);
+  fprintf(stderr, ")\n");
+}
+
 /* One whole job: read IN, run the pipeline, write OUT. 0 on success; prints
    its own diagnostics. The --stats table is printed when `report` is set.
    phase[] receives the seconds spent reading (and importing), in the
@@ -536,6 +632,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
   size_t len = 0;
   int rc = 1;
   infile inmap;
+  grow_map grow;
+  long in_file = file_size(in); /* before OUT, which may be IN, is written */
+  memset(&grow, 0, sizeof grow);
   memset(&inmap, 0, sizeof inmap);
   inmap.fd = -1;
   double t0 = now_seconds(), t1 = t0, t2 = t0;
@@ -592,6 +691,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     ro.compress_config = to->compress;
     if (to->timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
     if (to->stats && report) stats_collect(p, &before);
+    if (report && ends_with(in, ".onnx") == ends_with(out, ".onnx") && !external) mgopt_program_walk(p, grow_collect, &grow);
     if (mgopt_pipeline_run(p, reg, pipeline, &ro, &d) != MGOPT_OK) {
       if (d.line > 0) fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
       else fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
@@ -645,6 +745,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     mgopt_buf_free(&b);
   }
   if (to->stats && report) stats_print(&before, &after, in_size, out_size, to);
+  if (report && ends_with(in, ".onnx") == ends_with(out, ".onnx") && !external && in_file > 0 &&
+      file_size(out) > in_file)
+    grow_warn(p, &grow, in, out, in_file, file_size(out));
   phase[0] = t1 - t0;
   phase[1] = t2 - t1;
   phase[2] = now_seconds() - t2;
@@ -653,6 +756,7 @@ done:
   mgopt_program_destroy(p);
   infile_close(&inmap);
   free(text);
+  free(grow.refs);
   return rc;
 }
 

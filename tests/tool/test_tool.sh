@@ -171,5 +171,24 @@ EOF2
 check "a pruned weight is written as a sparse_initializer" sh -c "'$mgopt' '$work/sp.mil' -o '$work/sp.onnx' -p 'prune_weights{weight_threshold=0}' --strict && '$mgopt' '$work/sp.mil' -o '$work/sd.onnx' -p none && [ \$(wc -c < '$work/sp.onnx') -lt \$(wc -c < '$work/sd.onnx') ]"
 check "a sparse_initializer reads back dense" sh -c "'$mgopt' '$work/sp.onnx' -o '$work/sp_back.mil' -p none --strict && grep -q '\[0, 0, 7.5, 0, 0,' '$work/sp_back.mil'"
 
+# No pipeline grows a file: a table read by a Gather and, transposed, by a
+# MatMulInteger (tied embeddings) keeps its Transpose under -p default
+# instead of being stored twice; an output larger than its input anyway
+# (folds within the 1 KB allowance) is named on stderr with the folds
+fx=$(dirname "$0")/../fixtures/interface
+check "tied embeddings: -p default" "$mgopt" "$fx/tied_embedding.onnx" -o "$work/te.onnx" -p default
+check "tied embeddings: not larger" sh -c "[ \$(wc -c < '$work/te.onnx') -le \$(wc -c < '$fx/tied_embedding.onnx') ]"
+check "tied embeddings: no size warning" sh -c "! '$mgopt' '$fx/tied_embedding.onnx' -o '$work/te.onnx' -p default 2>&1 | grep -q 'larger than'"
+cat > "$work/tile.mil" <<'EOF2'
+main(%x: (200, fp32)) {
+  %v: (2, fp32)* = const(val=[1.5, 2.25])
+  %reps: (1, int32)* = const(val=[100])
+  %t: (200, fp32) = tile(x=%v, reps=%reps)
+  %y: (200, fp32) = add(x=%x, y=%t)
+} -> (%y)
+EOF2
+check "a model that grows within the allowance" sh -c "'$mgopt' '$work/tile.mil' -o '$work/tile.onnx' -p none && '$mgopt' '$work/tile.onnx' -o '$work/tile2.onnx' -p default 2> '$work/tile.err'"
+check "the growth is named: the op and the bytes" grep -q "warning: .*tile2.onnx is [0-9]* bytes larger than .*tile.onnx (largest folds: tile t folded to 800 bytes)" "$work/tile.err"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
