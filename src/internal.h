@@ -25,6 +25,11 @@
 #define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
 #endif
 
+/* An op flag of the folding budget (src/kernels/fold.c): the op belongs to
+   a group of folds judged together to fit, so it folds whatever its own
+   budget says. */
+#define MGOPT__OP_FOLD_GROUP 0x80000000u
+
 #ifndef MGOPT_ASSERT
 #include <assert.h> /* default MGOPT_ASSERT */
 #define MGOPT_ASSERT(x) assert(x)

@@ -55,7 +55,10 @@ static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
    constants that die in the group plus the allowance. A gather from a
    rank-1 float table of at most 256 entries counts at the bytes of its
    constexpr_lut_to_dense form (indices of 1, 2, 4 or 8 bits and the
-   table), as const_elimination stores it. The group is at most
+   table), as const_elimination stores it. A group that fits keeps its
+   verdict (MGOPT__OP_FOLD_GROUP on its ops) while its ops fold one by one:
+   the first folds turn what the others see into constants, so the group
+   would no longer be recognized whole. The group is at most
    MGOPT__FOLD_GROUP_OPS ops found in MGOPT__FOLD_GROUP_USES use-list
    entries; a value of unknown size leaving it keeps the fold to its own
    budget. */
@@ -146,8 +149,19 @@ static int mgopt__fold_join(mgopt__fold_group *g, const mgopt_op *op) {
   return 1;
 }
 
+/* 1 when a and b hold the same bytes as the same dtype and shape. */
+static int mgopt__fold_same_tensor(const mgopt_tensor *a, const mgopt_tensor *b) {
+  int32_t d;
+  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes || (a->nbytes && (!a->data || !b->data)))
+    return 0;
+  for (d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d]) return 0;
+  return a->data == b->data || a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0;
+}
+
 /* 1 when a and b compute the same: same op, attributes and output types,
-   operands the same values or the same outputs of equivalent ops. */
+   operands the same values, constants of the same bytes or the same
+   outputs of equivalent ops. */
 static int mgopt__fold_same(const mgopt__fold_group *g, const mgopt_op *a, const mgopt_op *b, int depth) {
   int32_t s, k;
   if (a == b) return 1;
@@ -160,7 +174,8 @@ static int mgopt__fold_same(const mgopt__fold_group *g, const mgopt_op *a, const
     if (a->slots[s].n != b->slots[s].n) return 0;
     for (k = 0; k < a->slots[s].n; k++) {
       const mgopt_value *va = a->slots[s].uses[k].value, *vb = b->slots[s].uses[k].value;
-      if (va == vb) continue;
+      const mgopt_tensor *ta = va ? mgopt_value_const(va) : NULL, *tb = vb ? mgopt_value_const(vb) : NULL;
+      if (va == vb || (ta && tb && mgopt__fold_same_tensor(ta, tb))) continue;
       if (!va || !vb || !va->def || !vb->def || va->index != vb->index || !mgopt__fold_in(g, va->def) ||
           !mgopt__fold_in(g, vb->def) || !mgopt__fold_same(g, va->def, vb->def, depth + 1))
         return 0;
@@ -201,7 +216,7 @@ MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance)
   mgopt__fold_group g;
   int64_t own, out = 0, ends = 0;
   int32_t i, j, s, k, jj, changed;
-  if (allowance < 0) return -1;
+  if (allowance < 0 || (op->flags & MGOPT__OP_FOLD_GROUP)) return -1;
   own = mgopt__fold_freed(op) + allowance;
   for (i = 0; i < op->nouts && out >= 0; i++) {
     int64_t b = mgopt__fold_out_bytes(op, i);
@@ -242,7 +257,11 @@ MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance)
       if (b < 0) return own;
       ends += b;
     }
-  return ends <= mgopt__fold_freed_in(&g) + allowance ? -1 : own;
+  if (ends > mgopt__fold_freed_in(&g) + allowance) return own;
+  /* the group folds whole: its ops keep the verdict while the first folds
+     change what the rest see (a constant where an equivalent op was) */
+  for (j = 0; j < g.n; j++) ((mgopt_op *)(uintptr_t)g.ops[j])->flags |= MGOPT__OP_FOLD_GROUP;
+  return -1;
 }
 
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
