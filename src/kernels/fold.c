@@ -56,9 +56,10 @@ static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
    rank-1 float table of at most 256 entries counts at the bytes of its
    constexpr_lut_to_dense form (indices of 1, 2, 4 or 8 bits and the
    table), as const_elimination stores it. A group that fits keeps its
-   verdict (MGOPT__OP_FOLD_GROUP on its ops) while its ops fold one by one:
-   the first folds turn what the others see into constants, so the group
-   would no longer be recognized whole. The group is at most
+   verdict (MGOPT__OP_FOLD_GROUP on its ops) while its ops fold one by one
+   (the first folds turn what the others see into constants, so the group
+   would no longer be recognized whole), until the worklist run or the
+   pass ends (mgopt__fold_groups_end). The group is at most
    MGOPT__FOLD_GROUP_OPS ops found in MGOPT__FOLD_GROUP_USES use-list
    entries; a value of unknown size leaving it keeps the fold to its own
    budget. */
@@ -261,6 +262,7 @@ MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance)
   /* the group folds whole: its ops keep the verdict while the first folds
      change what the rest see (a constant where an equivalent op was) */
   for (j = 0; j < g.n; j++) ((mgopt_op *)(uintptr_t)g.ops[j])->flags |= MGOPT__OP_FOLD_GROUP;
+  if (op->program) op->program->fold_groups = 1;
   return -1;
 }
 
