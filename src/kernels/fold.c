@@ -49,8 +49,10 @@ static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
    own budget is judged with its group: the ops around it that fold too
    (each operand a constant or made in the group), reached through its
    readers, the other operands of those readers, and the other readers of
-   its operand constants over the allowance. The fold is made when what
-   leaves the group (by static types; values made by equivalent ops, same
+   its operand constants over the allowance, or failing that the group
+   without the ops that widen (a Cast to fp32 at the end of a chain of
+   fp16 weights stays, and the chain folds before it). The fold is made
+   when what leaves the group (by static types; values made by equivalent ops, same
    op, attributes and operands, once) takes no more bytes than the
    constants that die in the group plus the allowance. A gather from a
    rank-1 float table of at most 256 entries counts at the bytes of its
@@ -132,17 +134,41 @@ static int mgopt__fold_fed(const mgopt__fold_group *g, const mgopt_op *op) {
   return 1;
 }
 
+static int64_t mgopt__fold_out_bytes(const mgopt_op *op, int32_t i);
+
+/* 1 when op's outputs take more bytes than its operands (by static types):
+   a widening cast, a broadcast, a tile. */
+static int mgopt__fold_widens(const mgopt_op *op) {
+  int64_t in = 0, out = 0, b;
+  int32_t s, k, i;
+  for (i = 0; i < op->nouts; i++) {
+    if ((b = mgopt__fold_out_bytes(op, i)) < 0) return 0;
+    out += b;
+  }
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      int64_t n = v && v->type.kind == MGOPT_TYPE_TENSOR ? mgopt_type_numel(&v->type) : -1;
+      if (n < 0 || (b = mgopt_dtype_nbytes((mgopt_dtype)v->type.dtype, n)) < 0) return 0;
+      in += b;
+    }
+  return out > in;
+}
+
 /* Adds op to the group when it folds with it, first adding the producers
-   of its operands that fold now; 1 when added. */
-static int mgopt__fold_join(mgopt__fold_group *g, const mgopt_op *op) {
+   of its operands that fold now; 1 when added. narrow: no op that widens
+   joins. */
+static int mgopt__fold_join(mgopt__fold_group *g, const mgopt_op *op, int narrow) {
   int32_t s, k;
-  if (mgopt__fold_in(g, op) || !mgopt__fold_may(op)) return 0;
+  if (mgopt__fold_in(g, op) || !mgopt__fold_may(op) || (narrow && mgopt__fold_widens(op))) return 0;
   for (s = 0; s < op->nslots; s++)
     for (k = 0; k < op->slots[s].n; k++) {
       const mgopt_value *v = op->slots[s].uses[k].value;
       const mgopt_op *q = v ? v->def : NULL;
       if (!q || q->kind == MGOPT_OP_const || mgopt__fold_in(g, q)) continue;
-      if (g->n == MGOPT__FOLD_GROUP_OPS || !mgopt__fold_may(q) || !mgopt__fold_fed(g, q)) return 0;
+      if (g->n == MGOPT__FOLD_GROUP_OPS || !mgopt__fold_may(q) || !mgopt__fold_fed(g, q) ||
+          (narrow && mgopt__fold_widens(q)))
+        return 0;
       g->ops[g->n++] = q;
     }
   if (g->n == MGOPT__FOLD_GROUP_OPS || !mgopt__fold_fed(g, op)) return 0;
@@ -213,10 +239,53 @@ static int mgopt__fold_leaves(mgopt__fold_group *g, int32_t j, int32_t i) {
   return 0;
 }
 
+/* 1 when op's group (narrow: without ops that widen, whose inputs then
+   leave the group) fits: what leaves it takes no more bytes than the
+   constants that die in it plus allowance; g holds the group. */
+static int mgopt__fold_group_fits(const mgopt_op *op, int64_t allowance, int narrow, mgopt__fold_group *g) {
+  int64_t ends = 0;
+  int32_t i, j, s, k, jj, changed;
+  g->ops[0] = op;
+  g->n = 1;
+  g->uses = 0;
+  /* grown to a fixpoint within its bounds */
+  for (changed = 1; changed && g->uses < MGOPT__FOLD_GROUP_USES;) {
+    changed = 0;
+    for (j = 0; j < g->n; j++) {
+      const mgopt_op *o = g->ops[j];
+      const mgopt_use *u;
+      for (i = 0; i < o->nouts; i++)
+        for (u = o->outs[i]->uses; u && ++g->uses < MGOPT__FOLD_GROUP_USES; u = u->next)
+          if (u->op) changed |= mgopt__fold_join(g, u->op, narrow);
+      for (s = 0; s < o->nslots; s++)
+        for (k = 0; k < o->slots[s].n; k++) {
+          const mgopt_value *v = o->slots[s].uses[k].value;
+          const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+          if (!t || (int64_t)t->nbytes <= allowance) continue;
+          for (u = v->uses; u && ++g->uses < MGOPT__FOLD_GROUP_USES; u = u->next)
+            if (u->op) changed |= mgopt__fold_join(g, u->op, narrow);
+        }
+    }
+  }
+  if (g->n == 1) return 0;
+  for (j = 0; j < g->n; j++)
+    for (i = 0; i < g->ops[j]->nouts; i++) {
+      int64_t b;
+      if (!mgopt__fold_leaves(g, j, i)) continue;
+      for (jj = 0; jj < j; jj++)
+        if (mgopt__fold_same(g, g->ops[jj], g->ops[j], 0) && mgopt__fold_leaves(g, jj, i)) break;
+      if (jj < j) continue; /* the same constant again: const_deduplication keeps one */
+      b = mgopt__fold_out_bytes(g->ops[j], i);
+      if (b < 0) return 0;
+      ends += b;
+    }
+  return ends <= mgopt__fold_freed_in(g) + allowance;
+}
+
 MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance) {
   mgopt__fold_group g;
-  int64_t own, out = 0, ends = 0;
-  int32_t i, j, s, k, jj, changed;
+  int64_t own, out = 0;
+  int32_t i, j;
   if (allowance < 0 || (op->flags & MGOPT__OP_FOLD_GROUP)) return -1;
   own = mgopt__fold_freed(op) + allowance;
   for (i = 0; i < op->nouts && out >= 0; i++) {
@@ -224,41 +293,7 @@ MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance)
     out = b < 0 ? -1 : out + b;
   }
   if (out >= 0 && out <= own) return own;
-  /* the group, grown to a fixpoint within its bounds */
-  g.ops[0] = op;
-  g.n = 1;
-  g.uses = 0;
-  for (changed = 1; changed && g.uses < MGOPT__FOLD_GROUP_USES;) {
-    changed = 0;
-    for (j = 0; j < g.n; j++) {
-      const mgopt_op *o = g.ops[j];
-      const mgopt_use *u;
-      for (i = 0; i < o->nouts; i++)
-        for (u = o->outs[i]->uses; u && ++g.uses < MGOPT__FOLD_GROUP_USES; u = u->next)
-          if (u->op) changed |= mgopt__fold_join(&g, u->op);
-      for (s = 0; s < o->nslots; s++)
-        for (k = 0; k < o->slots[s].n; k++) {
-          const mgopt_value *v = o->slots[s].uses[k].value;
-          const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
-          if (!t || (int64_t)t->nbytes <= allowance) continue;
-          for (u = v->uses; u && ++g.uses < MGOPT__FOLD_GROUP_USES; u = u->next)
-            if (u->op) changed |= mgopt__fold_join(&g, u->op);
-        }
-    }
-  }
-  if (g.n == 1) return own;
-  for (j = 0; j < g.n; j++)
-    for (i = 0; i < g.ops[j]->nouts; i++) {
-      int64_t b;
-      if (!mgopt__fold_leaves(&g, j, i)) continue;
-      for (jj = 0; jj < j; jj++)
-        if (mgopt__fold_same(&g, g.ops[jj], g.ops[j], 0) && mgopt__fold_leaves(&g, jj, i)) break;
-      if (jj < j) continue; /* the same constant again: const_deduplication keeps one */
-      b = mgopt__fold_out_bytes(g.ops[j], i);
-      if (b < 0) return own;
-      ends += b;
-    }
-  if (ends > mgopt__fold_freed_in(&g) + allowance) return own;
+  if (!mgopt__fold_group_fits(op, allowance, 0, &g) && !mgopt__fold_group_fits(op, allowance, 1, &g)) return own;
   /* the group folds whole: its ops keep the verdict while the first folds
      change what the rest see (a constant where an equivalent op was) */
   for (j = 0; j < g.n; j++) ((mgopt_op *)(uintptr_t)g.ops[j])->flags |= MGOPT__OP_FOLD_GROUP;
