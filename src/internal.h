@@ -25,6 +25,13 @@
 #define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
 #endif
 
+/* An op flag of the folding budget (src/kernels/fold.c): the op belongs to
+   a group of folds judged together to fit, so it folds whatever its own
+   budget says. The program's fold_groups says some op may carry it;
+   mgopt__fold_groups_end clears them all (the worklist driver at the end of
+   its run, the pass manager after each pass). */
+#define MGOPT__OP_FOLD_GROUP 0x80000000u
+
 #ifndef MGOPT_ASSERT
 #include <assert.h> /* default MGOPT_ASSERT */
 #define MGOPT_ASSERT(x) assert(x)
@@ -190,7 +197,11 @@ struct mgopt_program {
   /* where the .mil parser read each op (arena, by ascending op id) */
   const mgopt__srcpos *places;
   int64_t nplaces;
+  int fold_groups; /* some op may carry MGOPT__OP_FOLD_GROUP */
 };
+
+/* Clears MGOPT__OP_FOLD_GROUP from every op of p when some may carry it (core/rewrite.c). */
+MGOPT__PRIVATE void mgopt__fold_groups_end(mgopt_program *p);
 
 /* Runs pass pd's patterns over every function with the worklist driver
    (core/passmgr.c), skipping functions without an op of a kind pd needs.

@@ -14,18 +14,21 @@ MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
    a zeroed struct). Folding never makes an output of more than
    MGOPT_FOLD_MAX_ELEMENTS elements unless asked (a negative max_elements):
    a constant of a few bytes (ConstantOfShape of [1 << 30]) must not become
-   gigabytes, in memory or in the model. Nor does it grow the model much: an
-   output of more than MGOPT_FOLD_MAX_GROWTH_BYTES bytes that is also larger
-   than all the op's operands together (a fill, a tile, a broadcast) is left
-   to be computed at run time unless asked (a negative max_growth_bytes).
-   Ops that only move or shrink data (reshape, transpose, slice, the
-   arithmetic of weights of one shape) are never limited by it, and
-   constexpr ops, whose point is to expand, neither. */
+   gigabytes, in memory or in the model. Nor does it grow the model: a fold
+   whose outputs take more bytes than it frees (the operand constants whose
+   every reader is the op) plus MGOPT_FOLD_MAX_GROWTH_BYTES is left to be
+   computed at run time unless asked (a negative max_growth_bytes), whatever
+   the op: a fill, a tile, a broadcast, a cast to a wider dtype, and a
+   transpose, reshape or slice of a constant another op also reads (a table
+   that an embedding Gather and, transposed, the logits' MatMul share). A
+   chain of folds that grows and shrinks again is judged whole (see
+   src/kernels/fold.c). Constexpr ops, whose point is to expand, are not
+   limited. */
 #define MGOPT_FOLD_MAX_ELEMENTS ((int64_t)1 << 28) /* the largest .mil tensor literal too */
-#define MGOPT_FOLD_MAX_GROWTH_BYTES ((int64_t)1 << 20)
+#define MGOPT_FOLD_MAX_GROWTH_BYTES ((int64_t)1024)
 typedef struct mgopt_fold_options {
   int64_t max_elements;      /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
-  int64_t max_growth_bytes;  /* do not fold when an output has more bytes than this and than the operands
+  int64_t max_growth_bytes;  /* do not fold when the outputs take more bytes than this beyond what the fold frees
                                 (0 = MGOPT_FOLD_MAX_GROWTH_BYTES, < 0 = no limit) */
 } mgopt_fold_options;
 
@@ -34,9 +37,9 @@ typedef struct mgopt_fold_options {
    On 1, out[0..op->nouts) are new tensors owned by p. Returns 0 (out set to
    NULL) when it cannot fold: no kernel, an operand not constant, an
    unsupported dtype, invalid parameters or indices, integer division by zero,
-   a stored output type that disagrees with the computed one, or an output
-   over opts->max_elements. -1 when memory ran out. ud: a mgopt_fold_options
-   or NULL. */
+   a stored output type that disagrees with the computed one, an output
+   over opts->max_elements, or outputs over the growth budget above. -1 when
+   memory ran out. ud: a mgopt_fold_options or NULL. */
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
 
 /* ---------------------------------------------------------------- evaluation

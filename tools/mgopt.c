@@ -42,6 +42,8 @@ static const char usage[] =
     "       evaluates each data set and compares with the stored outputs; ops left opaque\n"
     "       are evaluated by mgopt_onnx_eval_op unless --no-onnx-eval is given\n"
     "       mgopt --list-passes\n"
+    "       mgopt --print-interface IN [--constant-inputs]\n"
+    "       prints main's inputs and outputs: name, dtype, dims, one a line\n"
     "       mgopt --version\n"
     "\n"
     "  -p PIPELINE        passes to run, e.g. 'const_elimination{skip_const_by_size=1000},dead_code_elimination'\n"
@@ -50,6 +52,8 @@ static const char usage[] =
     "                     and time per pass\n"
     "  --external N       write initializers of at least N bytes to OUT.data (ONNX output)\n"
     "  --keep-constant-nodes  consts that were Constant nodes stay nodes (ONNX output)\n"
+    "  --constant-inputs  initializers that are also graph inputs (overridable defaults) are\n"
+    "                     constants that passes fold (default: they stay inputs)\n"
     "  --timing           print wall time, rewrites and op counts per pass (stderr)\n"
     "  --repeat N         do the whole job N times in this process and print the median wall\n"
     "                     time (stderr): the figure to compare with in-process optimizers\n"
@@ -161,10 +165,38 @@ static void infile_close(infile *f) {
   f->fd = -1;
 }
 
-/* Reads and imports a mapped .onnx file; external data is read relative to its directory. */
-static mgopt_status load_mapped(const infile *f, const char *path, mgopt_program **out, mgopt_diag *d) {
+static int cmp_ptr(const void *a, const void *b) {
+  const void *x = *(const void *const *)a, *y = *(const void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* How many initializers of the main graph are also its inputs, from IR
+   version 4 on (before, every initializer is one, and a constant); names of
+   a tree the reader built share a pointer. -1 when memory runs out. */
+static long long input_defaults(const mgopt_onnx_model *m) {
+  const mgopt_onnx_graph *g = m->graph;
+  const char **names;
+  long long n = 0;
+  int64_t i;
+  if (!g || !g->ninitializers || !g->ninputs || (m->ir_version > 0 && m->ir_version < 4)) return 0;
+  names = (const char **)malloc(sizeof *names * (size_t)g->ninitializers);
+  if (!names) return -1;
+  for (i = 0; i < g->ninitializers; i++) names[i] = g->initializers[i].name.ptr;
+  qsort(names, (size_t)g->ninitializers, sizeof *names, cmp_ptr);
+  for (i = 0; i < g->ninputs; i++) {
+    const char *k = g->inputs[i].name.ptr;
+    n += k && bsearch(&k, names, (size_t)g->ninitializers, sizeof *names, cmp_ptr) != NULL;
+  }
+  free(names);
+  return n;
+}
+
+/* Reads and imports a mapped .onnx file (ro: the read options); external
+   data is read relative to its directory. *ndefaults: input_defaults. */
+static mgopt_status load_mapped(const infile *f, const char *path, const mgopt_onnx_read_options *ro,
+                                mgopt_program **out, long long *ndefaults, mgopt_diag *d) {
   mgopt_onnx_model *m = NULL;
-  mgopt_status s = mgopt_onnx_read(f->data, f->len, NULL, &m, d);
+  mgopt_status s = mgopt_onnx_read(f->data, f->len, ro, &m, d);
   const char *slash = strrchr(path, '/');
   char *dir;
   size_t dl = slash ? (size_t)(slash - path) + (slash == path) : 0;
@@ -176,6 +208,7 @@ static mgopt_status load_mapped(const infile *f, const char *path, mgopt_program
   }
   memcpy(dir, path, dl);
   dir[dl] = 0;
+  *ndefaults = input_defaults(m);
   if ((s = mgopt_onnx_load_external(m, dir, d)) != MGOPT_OK || (s = mgopt_onnx_import(m, d)) != MGOPT_OK) {
     free(dir);
     mgopt_program_destroy(m->program);
@@ -303,6 +336,7 @@ static int write_all(const char *path, const char *data, size_t len) {
 
 typedef struct tool_opts {
   int timing, print_after_all, stats, strict;
+  int constant_inputs; /* --constant-inputs */
   mgopt_pass_report reps[256];
   int nrep;
   const mgopt_compress_config *compress; /* --compress-config, or NULL */
@@ -553,6 +587,102 @@ static double median_of(const double *sorted, int n) {
   return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
+/* ---- an output larger than its input: the warning names the constants
+   folded from ops that take the most bytes (a fold's constant keeps the
+   name of the op's output, so the op is found by that name) */
+typedef struct grow_ref {
+  const char *name; /* interned: equal names are equal pointers */
+  const char *type;
+} grow_ref;
+
+typedef struct grow_map {
+  grow_ref *refs;
+  size_t n, cap;
+  int oom;
+} grow_map;
+
+static int grow_collect(mgopt_op *op, void *ud) {
+  grow_map *g = (grow_map *)ud;
+  int32_t i;
+  if (op->kind == MGOPT_OP_const) return 0;
+  for (i = 0; i < op->nouts && !g->oom; i++) {
+    if (!op->outs[i]->name) continue;
+    if (g->n == g->cap) {
+      size_t c = g->cap ? g->cap * 2 : 256;
+      grow_ref *r = (grow_ref *)realloc(g->refs, c * sizeof *r);
+      if (!r) {
+        g->oom = 1;
+        break;
+      }
+      g->refs = r;
+      g->cap = c;
+    }
+    g->refs[g->n].name = op->outs[i]->name;
+    g->refs[g->n++].type = op->type;
+  }
+  return 0;
+}
+
+static int grow_cmp(const void *a, const void *b) {
+  const char *x = ((const grow_ref *)a)->name, *y = ((const grow_ref *)b)->name;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct grow_top {
+  const grow_map *g;
+  const char *name[3], *type[3];
+  long long bytes[3];
+} grow_top;
+
+static int grow_rank(mgopt_op *op, void *ud) {
+  grow_top *t = (grow_top *)ud;
+  const mgopt_tensor *c = op->kind == MGOPT_OP_const ? mgopt_value_const(op->outs[0]) : NULL;
+  grow_ref key, *hit;
+  int k, j;
+  if (!c || !op->outs[0]->name) return 0;
+  key.name = op->outs[0]->name;
+  hit = (grow_ref *)bsearch(&key, t->g->refs, t->g->n, sizeof key, grow_cmp);
+  if (!hit) return 0;
+  for (k = 0; k < 3 && t->name[k] && t->bytes[k] >= (long long)c->nbytes; k++) {
+  }
+  if (k == 3) return 0;
+  for (j = 2; j > k; j--) {
+    t->name[j] = t->name[j - 1];
+    t->type[j] = t->type[j - 1];
+    t->bytes[j] = t->bytes[j - 1];
+  }
+  t->name[k] = hit->name;
+  t->type[k] = hit->type;
+  t->bytes[k] = (long long)c->nbytes;
+  return 0;
+}
+
+static long file_size(const char *path) {
+  FILE *f = fopen(path, "rb");
+  long n = -1;
+  if (f) {
+    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    fclose(f);
+  }
+  return n;
+}
+
+static void grow_warn(mgopt_program *p, grow_map *g, const char *in, const char *out, long in_size, long out_size) {
+  grow_top t;
+  int k;
+  memset(&t, 0, sizeof t);
+  t.g = g;
+  if (!g->oom) {
+    qsort(g->refs, g->n, sizeof *g->refs, grow_cmp);
+    mgopt_program_walk(p, grow_rank, &t);
+  }
+  fprintf(stderr, "mgopt: warning: %s is %ld bytes larger than %s (", out, out_size - in_size, in);
+  if (!t.name[0]) fprintf(stderr, "no constant folded from an op explains it");
+  for (k = 0; k < 3 && t.name[k]; k++)
+    fprintf(stderr, "%s%s %s folded to %lld bytes", k ? ", " : "largest folds: ", t.type[k], t.name[k], t.bytes[k]);
+  fprintf(stderr, ")\n");
+}
+
 /* One whole job: read IN, run the pipeline, write OUT. 0 on success; prints
    its own diagnostics. The --stats table is printed when `report` is set.
    phase[] receives the seconds spent reading (and importing), in the
@@ -568,13 +698,33 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
   size_t len = 0;
   int rc = 1;
   infile inmap;
+  grow_map grow;
+  long in_file = file_size(in); /* before OUT, which may be IN, is written */
+  memset(&grow, 0, sizeof grow);
   memset(&inmap, 0, sizeof inmap);
   inmap.fd = -1;
   double t0 = now_seconds(), t1 = t0, t2 = t0;
   mgopt_diag_clear(&d);
   if (ends_with(in, ".onnx")) {
-    mgopt_status s = infile_map(&inmap, in, out) ? load_mapped(&inmap, in, &p, &d)
-                                                  : mgopt_onnx_load_file(in, NULL, &p, &d);
+    mgopt_onnx_read_options ro;
+    mgopt_onnx_model *m = NULL;
+    long long ndefaults = 0;
+    mgopt_status s;
+    memset(&ro, 0, sizeof ro);
+    ro.constant_inputs = to->constant_inputs;
+    if (infile_map(&inmap, in, out)) s = load_mapped(&inmap, in, &ro, &p, &ndefaults, &d);
+    else if ((s = mgopt_onnx_read_file(in, &ro, &m, &d)) == MGOPT_OK) {
+      ndefaults = input_defaults(m);
+      if ((s = mgopt_onnx_import(m, &d)) != MGOPT_OK) mgopt_program_destroy(m->program);
+      else p = m->program;
+    }
+    if (s == MGOPT_OK && ndefaults > 0 && report)
+      fprintf(stderr,
+              to->constant_inputs ? "mgopt: note: %lld initializers are also graph inputs (overridable); "
+                                    "--constant-inputs folds them as constants\n"
+                                  : "mgopt: note: %lld initializers are also graph inputs (overridable); they stay "
+                                    "inputs; --constant-inputs folds them\n",
+              ndefaults);
     if (s != MGOPT_OK) {
       if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
       else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
@@ -624,6 +774,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     ro.compress_config = to->compress;
     if (to->timing) fprintf(stderr, "mgopt: %s, %lld ops\n", in, (long long)mgopt_program_op_count(p));
     if (to->stats && report) stats_collect(p, &before);
+    if (report && ends_with(in, ".onnx") == ends_with(out, ".onnx") && !external) mgopt_program_walk(p, grow_collect, &grow);
     if (mgopt_pipeline_run(p, reg, pipeline, &ro, &d) != MGOPT_OK) {
       if (d.line > 0) fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
       else fprintf(stderr, "mgopt: %s%s%s\n", d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
@@ -678,6 +829,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     mgopt_buf_free(&b);
   }
   if (to->stats && report) stats_print(&before, &after, in_size, out_size, to);
+  if (report && ends_with(in, ".onnx") == ends_with(out, ".onnx") && !external && in_file > 0 &&
+      file_size(out) > in_file)
+    grow_warn(p, &grow, in, out, in_file, file_size(out));
   phase[0] = t1 - t0;
   phase[1] = t2 - t1;
   phase[2] = now_seconds() - t2;
@@ -686,6 +840,7 @@ done:
   mgopt_program_destroy(p);
   infile_close(&inmap);
   free(text);
+  free(grow.refs);
   return rc;
 }
 
@@ -1162,9 +1317,66 @@ static int test_main(int argc, char **argv) {
 #endif
 }
 
+/* ---- --print-interface: main's inputs and outputs, one a line:
+   "input NAME DTYPE [DIMS]" / "output NAME DTYPE [DIMS]", a symbolic dim by
+   its name, an unknown one as ?, an unknown rank as [*] */
+static void print_value(const char *what, const mgopt_value *v) {
+  const mgopt_type *t = &v->type;
+  int32_t k;
+  printf("%s %s ", what, v->name ? v->name : "");
+  if (t->kind != MGOPT_TYPE_TENSOR) {
+    printf("%s\n", t->kind == MGOPT_TYPE_STATE ? "state" : "other");
+    return;
+  }
+  printf("%s [", mgopt_dtype_name((mgopt_dtype)t->dtype));
+  if (t->rank < 0) printf("*");
+  for (k = 0; k < t->rank; k++) {
+    if (k) printf(", ");
+    if (t->dims[k].sym) printf("%s", t->dims[k].sym);
+    else if (t->dims[k].v >= 0) printf("%lld", (long long)t->dims[k].v);
+    else printf("?");
+  }
+  printf("]\n");
+}
+
+static int print_interface(const char *in, int constant_inputs) {
+  mgopt_program *p = NULL;
+  mgopt_function *f;
+  mgopt_diag d;
+  int32_t i;
+  mgopt_diag_clear(&d);
+  if (ends_with(in, ".onnx")) {
+    mgopt_onnx_read_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.constant_inputs = constant_inputs;
+    if (mgopt_onnx_load_file(in, &ro, &p, &d) != MGOPT_OK) {
+      fprintf(stderr, "%s: %s\n", in, d.msg);
+      return 1;
+    }
+  } else {
+    size_t len = 0;
+    char *text = read_all(in, &len);
+    if (!text) {
+      fprintf(stderr, "mgopt: cannot read '%s'\n", in);
+      return 1;
+    }
+    if (mgopt_mil_parse(text, len, NULL, &p, &d) != MGOPT_OK) {
+      fprintf(stderr, "%s:%d:%d: %s\n", in, d.line, d.col, d.msg);
+      free(text);
+      return 1;
+    }
+    free(text);
+  }
+  f = mgopt_program_function(p, "main");
+  for (i = 0; f && i < f->body->nargs; i++) print_value("input", f->body->args[i]);
+  for (i = 0; f && i < f->body->nouts; i++) print_value("output", f->body->outs[i]->value);
+  mgopt_program_destroy(p);
+  return f ? 0 : 1;
+}
+
 static int tool_main(int argc, char **argv, tool_ccfg *ccfg) {
   const char *in = NULL, *out = NULL, *pipeline = "default";
-  int verify_each = 0, i, rc = 1, keep_constant_nodes = 0, repeat = 1;
+  int verify_each = 0, i, rc = 1, keep_constant_nodes = 0, repeat = 1, print_iface = 0;
   long long external = 0;
   tool_opts to;
   const mgopt_registry *reg = mgopt_builtin_registry();
@@ -1206,6 +1418,8 @@ static int tool_main(int argc, char **argv, tool_ccfg *ccfg) {
     }
     else if (strcmp(a, "--verify-each") == 0) verify_each = 1;
     else if (strcmp(a, "--strict") == 0) to.strict = 1;
+    else if (strcmp(a, "--constant-inputs") == 0) to.constant_inputs = 1;
+    else if (strcmp(a, "--print-interface") == 0) print_iface = 1;
     else if (strcmp(a, "--print-after-all") == 0) to.print_after_all = 1;
     else if (strcmp(a, "--list-passes") == 0) {
       list_passes(reg);
@@ -1225,6 +1439,7 @@ static int tool_main(int argc, char **argv, tool_ccfg *ccfg) {
       return 2;
     }
   }
+  if (print_iface && in) return print_interface(in, to.constant_inputs);
   if (!in || !out) {
     fprintf(stderr, "mgopt: %s\n%s", !in ? "no input file" : "no output file (-o)", usage);
     return 2;

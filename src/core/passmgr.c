@@ -220,6 +220,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
   s = pd->run ? pd->run(&ctx) : mgopt__pass_run_patterns(&ctx, pd);
+  mgopt__fold_groups_end(m->p);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {

@@ -447,6 +447,18 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
   return rw->oom ? mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory") : MGOPT_OK;
 }
 
+static int mgopt__rw_unmark_group(mgopt_op *op, void *ud) {
+  (void)ud;
+  op->flags &= ~MGOPT__OP_FOLD_GROUP;
+  return 0;
+}
+
+MGOPT__PRIVATE void mgopt__fold_groups_end(mgopt_program *p) {
+  if (!p->fold_groups) return;
+  mgopt_program_walk(p, mgopt__rw_unmark_group, NULL);
+  p->fold_groups = 0;
+}
+
 MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f,
                                              const mgopt_pattern *patterns, int32_t npatterns,
                                              const mgopt_rewrite_config *cfg,
@@ -474,8 +486,9 @@ MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f
   if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
   else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
   else s = mgopt__rw_run(&rw, f);
-  /* leave no queued flags behind */
+  /* leave no queued flags behind, nor verdicts of groups of folds */
   while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
+  mgopt__fold_groups_end(p);
   if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));
   if (rw.order) mgopt__heap_free(al, rw.order, sizeof(int32_t) * (size_t)(npatterns + 1));
   if (rw.start) mgopt__heap_free(al, rw.start, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));

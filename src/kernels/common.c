@@ -188,9 +188,9 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
                        (long long)k->max_elements);
   nbytes = mgopt_dtype_nbytes(dt, n);
   if (nbytes < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
-  if (k->max_growth > 0 && nbytes > k->max_growth && nbytes > k->in_bytes)
-    return mgopt__k_no(k, "output %d has %lld bytes from %lld: above the growth limit of %lld", (int)i,
-                       (long long)nbytes, (long long)k->in_bytes, (long long)k->max_growth);
+  if (!k->heap && k->budget >= 0 && nbytes > k->budget)
+    return mgopt__k_no(k, "output %d has %lld bytes: above the fold's budget of %lld (what it frees and the allowance)",
+                       (int)i, (long long)nbytes, (long long)k->budget);
   st = &k->op->outs[i]->type;
   if (st->kind != MGOPT_TYPE_TENSOR) return mgopt__k_no(k, "output %d is not declared a tensor", (int)i);
   if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt)

@@ -41,8 +41,7 @@ typedef struct mgopt__kctx {
   void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
-  int64_t max_growth;   /* an output may exceed both this many bytes and in_bytes only when 0 (no limit) */
-  int64_t in_bytes;     /* the operands' bytes together (folding) */
+  int64_t budget;       /* folding: the bytes the outputs may take together (mgopt__fold_budget), -1 = no limit */
   int heap;             /* evaluating: outputs go on the heap (mgopt__ev_tensor_alloc), never the arena */
   char why[128];        /* why the kernel returned MGOPT__K_NO, when it says (mgopt__k_no) */
   int bad;              /* the operands break the op's contract (an index out of range): an error when evaluating */
@@ -167,6 +166,13 @@ MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int
 /* Broadcasts src (srank, sshape) to (orank, oshape). */
 MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
                                    const int64_t *sshape, int32_t orank, const int64_t *oshape);
+
+/* Folding's growth budget (fold.c): the bytes of op's operand constants
+   that die when it folds (every reader is op), and the bytes its outputs may
+   take together: that plus allowance, or -1 (no limit) when allowance < 0 or
+   op starts a chain of folds that ends within the chain's own budget. */
+MGOPT__PRIVATE int64_t mgopt__fold_freed(const mgopt_op *op);
+MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance);
 
 /* The kernel of an op kind (fold.c), NULL when it has none. */
 MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind);

@@ -329,8 +329,18 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "input '%s' is a state: ONNX has no state type",
                              mgopt__exp_vname(b->args[i]));
   if (is_main && orig && orig->graph) {
-    /* the imported input order; inputs that had initializers are listed again */
+    /* the imported input order; inputs that had initializers are listed
+       again, and an input that stayed one (mgopt_onnx_read_options'
+       constant_inputs) gets its initializer back: its default */
     int64_t k;
+    mgopt__imap defaults;
+    memset(&defaults, 0, sizeof defaults);
+    defaults.al = &E->p->alloc;
+    for (k = 0; k < orig->graph->ninitializers; k++) {
+      const mgopt_onnx_tensor *it = &orig->graph->initializers[k];
+      const char *nm = mgopt_program_intern(E->p, it->name.ptr ? it->name.ptr : "", it->name.len);
+      if (nm) mgopt__imap_put(&defaults, nm, (void *)(uintptr_t)it);
+    }
     for (k = 0; k < orig->graph->ninputs && !s; k++) {
       const char *nm = mgopt_program_intern(E->p, orig->graph->inputs[k].name.ptr ? orig->graph->inputs[k].name.ptr : "",
                                             orig->graph->inputs[k].name.len);
@@ -341,7 +351,18 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
         for (op = b->first; op; op = op->next)
           if (op->kind == MGOPT_OP_const && op->outs[0]->name == nm) found = op->outs[0];
       if (found && !mgopt__exp_vi(E, &g.inputs, nm, &found->type)) s = mgopt__exp_nomem(E);
+      else if (found && !found->def && defaults.map.n) {
+        const mgopt_onnx_tensor *it = (const mgopt_onnx_tensor *)mgopt__imap_get(&defaults, nm);
+        mgopt_onnx_tensor *ot = it ? (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor)) : NULL;
+        if (it && !ot) s = mgopt__exp_nomem(E);
+        else if (ot) {
+          *ot = *it;
+          ot->name = mgopt__exp_s(nm);
+        }
+      }
     }
+    if (defaults.oom && !s) s = mgopt__exp_nomem(E);
+    mgopt__imap_free(&defaults);
     for (i = 0; i < b->nargs && !s; i++) {
       int64_t j, seen = 0;
       for (j = 0; j < g.inputs.n; j++)

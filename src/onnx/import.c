@@ -1,9 +1,14 @@
 /* src/onnx/import.c — the ONNX importer's driver: graphs and subgraphs, values, initializers, nodes handed to the mapping table or kept opaque. */
 #include "convert_internal.h"
 
-/* How it works. The graph becomes function `main`: graph inputs without an
-   initializer are its arguments; initializers and Constant nodes become
-   `const` ops (their raw data stays borrowed); each default-domain node goes
+/* How it works. The graph becomes function `main`: graph inputs are its
+   arguments, also those with an initializer (an overridable default, as
+   old exporters list every weight: the interface stays, and export writes
+   the default back) unless the model's constant_inputs asks to fold them or
+   its IR version is below 4 (where every initializer had to be an input, and
+   ONNX Runtime takes them as constants);
+   other initializers and Constant nodes become `const` ops (their raw data
+   stays borrowed); each default-domain node goes
    to the row of the mapping table for its op type and the model's opset
    (ops.c), which builds canonical ops when the semantics are exactly equal,
    types and attributes included. Otherwise the node becomes an opaque op
@@ -414,8 +419,17 @@ static mgopt_tensor *mgopt__imp_sparse(mgopt__imp *I, const mgopt_onnx_sparse_te
   return t;
 }
 
-/* Imports graph g into block b: inputs become block args (for `main`, only the
-   inputs without an initializer; for a function body, typed I->arg_types),
+/* 1 when init (a value of the initializer map) is one of g's sparse initializers. */
+static int mgopt__imp_is_sparse(const mgopt_onnx_graph *g, const void *init) {
+  uintptr_t a = (uintptr_t)init, lo = (uintptr_t)g->sparse_initializers;
+  return g->nsparse_initializers > 0 && a >= lo &&
+         a < lo + sizeof(mgopt_onnx_sparse_tensor) * (size_t)g->nsparse_initializers;
+}
+
+/* Imports graph g into block b: inputs become block args (for `main`, also
+   the inputs with an initializer, whose default export writes back, unless
+   the model's constant_inputs makes them the initializers' constants; for a
+   function body, typed I->arg_types),
    initializers const ops, nodes ops, outputs block outputs. is_main: 0 a
    subgraph, 1 the model's graph, 2 a function body. */
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
@@ -438,12 +452,27 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
   }
   for (i = 0; i < g->ninputs; i++) {
     const char *nm = mgopt__imp_intern(I, g->inputs[i].name);
+    const void *init;
     mgopt_type t;
     mgopt_value *v;
     if (!nm) return MGOPT_ERR_NOMEM;
-    if (is_main == 1 && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    init = is_main == 1 ? mgopt__imap_get(&inits, nm) : NULL;
+    /* an input with a default: a run-time input (export writes the default
+       back), or the initializer's constant with constant_inputs, before IR
+       version 4 (every initializer had to be an input: ONNX Runtime takes
+       them as constants) and for a sparse default */
+    if (init && (I->m->constant_inputs || (I->m->ir_version > 0 && I->m->ir_version < 4) ||
+                 mgopt__imp_is_sparse(g, init)))
+      continue;
     if (is_main == 2) t = I->arg_types[i];
     else if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    if (init && (t.kind != MGOPT_TYPE_TENSOR || t.rank < 0)) { /* undeclared: the default's type */
+      const mgopt_onnx_tensor *it = (const mgopt_onnx_tensor *)init;
+      if (mgopt_type_make_static(I->p, &t, mgopt_onnx_dtype(it->data_type), (int32_t)it->ndims, it->dims) != MGOPT_OK) {
+        s = MGOPT_ERR_NOMEM;
+        goto out;
+      }
+    }
     v = mgopt_block_add_arg(b, nm, &t);
     if (!v) {
       s = MGOPT_ERR_NOMEM;
@@ -462,6 +491,8 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
       s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, st ? "a sparse initializer has no name" : "an initializer has no name");
       goto out;
     }
+    if (is_main == 1 && !st && (v = (mgopt_value *)mgopt__imap_get(&I->values, nm)) != NULL && !v->def)
+      continue; /* the default of a run-time input */
     t = st ? mgopt__imp_sparse(I, st) : mgopt__imp_tensor(I, ot);
     if (!t) {
       s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;

@@ -790,6 +790,7 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_
   if (s != MGOPT_OK) return s;
   if (mgopt_program_status(p) != MGOPT_OK) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
+  m->constant_inputs = opts && opts->constant_inputs;
   *out = m;
   return MGOPT_OK;
 }

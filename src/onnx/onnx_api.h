@@ -302,6 +302,7 @@ typedef struct mgopt_onnx_model { /* ModelProto */
   int64_t nfunctions;
   /* not serialized */
   mgopt_program *program;    /* owns the tree (and the file bytes after read_file) */
+  int constant_inputs;       /* mgopt_onnx_import: as mgopt_onnx_read_options (set by the read) */
   const char *dir;           /* directory of the file read ("" = current), NULL for buffers */
 } mgopt_onnx_model;
 
@@ -312,6 +313,12 @@ typedef struct mgopt_onnx_read_options {
   int64_t max_elements;     /* limit on the sum of declared tensor elements (0 = 1 << 40) */
   const mgopt_allocator *alloc; /* for the program created (NULL = MGOPT_MALLOC family) */
   int keep_external;        /* read_file: 1 = leave external data unloaded */
+  int constant_inputs;      /* import: initializers that are also graph inputs (overridable
+                               defaults, IR version 4 on) become constants that passes fold,
+                               instead of run-time inputs whose defaults export writes back
+                               (the model's interface stays). Below IR version 4 every
+                               initializer is an input and all are constants, as in ONNX
+                               Runtime. */
 } mgopt_onnx_read_options;
 
 /* Decodes a serialized ModelProto of len bytes into a new program's arena and

@@ -177,5 +177,45 @@ check "a sparse_initializer reads back dense" sh -c "'$mgopt' '$work/sp.onnx' -o
 sub="$root/tests/fixtures/subgraph"
 check "-p none keeps a model with subgraph initializers from growing" sh -c "'$mgopt' '$sub/subgraph_inits.onnx' -o '$work/si.onnx' -p none && [ \$(wc -c < '$work/si.onnx') -le \$(wc -c < '$sub/subgraph_inits.onnx') ]"
 check "a contradicted output declaration: the tool names the output and both shapes" sh -c "'$mgopt' '$sub/declared_output.onnx' -o '$work/do.onnx' -p none 2>&1 | grep -q \"warning: output 'y' is declared fp32 \\[1,seqlen\\] but the graph computes \\[1,1,?\\]\""
+
+# No pipeline grows a file: a table read by a Gather and, transposed, by a
+# MatMulInteger (tied embeddings) keeps its Transpose under -p default
+# instead of being stored twice; an output larger than its input anyway
+# (folds within the 1 KB allowance) is named on stderr with the folds
+fx=$(dirname "$0")/../fixtures/interface
+check "tied embeddings: -p default" "$mgopt" "$fx/tied_embedding.onnx" -o "$work/te.onnx" -p default
+check "tied embeddings: not larger" sh -c "[ \$(wc -c < '$work/te.onnx') -le \$(wc -c < '$fx/tied_embedding.onnx') ]"
+check "tied embeddings: no size warning" sh -c "! '$mgopt' '$fx/tied_embedding.onnx' -o '$work/te.onnx' -p default 2>&1 | grep -q 'larger than'"
+cat > "$work/tile.mil" <<'EOF2'
+main(%x: (200, fp32)) {
+  %v: (2, fp32)* = const(val=[1.5, 2.25])
+  %reps: (1, int32)* = const(val=[100])
+  %t: (200, fp32) = tile(x=%v, reps=%reps)
+  %y: (200, fp32) = add(x=%x, y=%t)
+} -> (%y)
+EOF2
+check "a model that grows within the allowance" sh -c "'$mgopt' '$work/tile.mil' -o '$work/tile.onnx' -p none && '$mgopt' '$work/tile.onnx' -o '$work/tile2.onnx' -p default 2> '$work/tile.err'"
+check "the growth is named: the op and the bytes" grep -q "warning: .*tile2.onnx is [0-9]* bytes larger than .*tile.onnx (largest folds: tile t folded to 800 bytes)" "$work/tile.err"
+
+# The interface stays: every pipeline of the default set keeps main's inputs
+# and outputs (names, order, dtypes, dims); an initializer that is also a
+# graph input (IR 4 on) stays an input with its default, unless
+# --constant-inputs; before IR 4 every initializer is an input, and constant
+for pl in default default_fp16 cleanup fp16 quantization default_palettization; do
+  for m in interface initializer_inputs tied_embedding; do
+    check "$m under -p $pl: the interface stays" sh -c "'$mgopt' --print-interface '$fx/$m.onnx' > '$work/if.a' &&
+      '$mgopt' '$fx/$m.onnx' -o '$work/if.onnx' -p $pl 2>/dev/null && '$mgopt' --print-interface '$work/if.onnx' > '$work/if.b' &&
+      cmp '$work/if.a' '$work/if.b'"
+  done
+done
+check "an unread input, an input passed through, a constant output, one value under two names, fp16 and bool outputs" \
+  sh -c "'$mgopt' --print-interface '$fx/interface.onnx' | tr '\n' ';' | grep -qx 'input x fp32 \[n, 4\];input unused int32 \[3\];input mask bool \[n\];output y fp32 \[n, 4\];output x_out fp32 \[n, 4\];output twice_c fp32 \[4\];output y_again fp32 \[n, 4\];output y16 fp16 \[n, 4\];output not_mask bool \[n\];'"
+check "initializer inputs: the tool says how many and how to fold them" sh -c "'$mgopt' '$fx/initializer_inputs.onnx' -o '$work/ii.onnx' 2>&1 | grep -q 'note: 7 initializers are also graph inputs (overridable); they stay inputs; --constant-inputs folds them'"
+check "initializer inputs: kept as inputs with their defaults" sh -c "'$mgopt' '$work/ii.onnx' -o '$work/ii.mil' -p none && grep -q '^main(%x: (batch, 4, fp32), %ids: (2, int64), %fc1.weight: (8, 4, fp32), %fc1.bias: (8, fp32), %fc2.weight: (8, 3, fp32), %fc2.bias: (3, fp32), %embed.weight: (10, 3, fp32), %scale: (1, fp32), %two: (1, fp32))' '$work/ii.mil' && '$mgopt' '$work/ii.onnx' -o '$work/ii2.onnx' --constant-inputs -p none && '$mgopt' '$work/ii2.onnx' -o '$work/ii2.mil' -p none --constant-inputs && grep -q '%fc2.bias: (3, fp32)\* = const(val=' '$work/ii2.mil'"
+check "initializer inputs: not folded" sh -c "grep -q 'mul(x=%scale, y=%two' '$work/ii.mil'"
+check "--constant-inputs: folded" sh -c "'$mgopt' '$fx/initializer_inputs.onnx' -o '$work/ci.onnx' --constant-inputs && '$mgopt' '$work/ci.onnx' -o '$work/ci.mil' -p none && grep -q '%s: (1, fp32)\* = const(val=\[3\])' '$work/ci.mil' && ! grep -q '%two' '$work/ci.mil'"
+check "IR 3: every initializer is a constant, no note" sh -c "'$mgopt' --print-interface '$fx/initializer_inputs_ir3.onnx' | tr '\n' ';' | grep -qx 'input x fp32 \[batch, 4\];input ids int64 \[2\];output y fp32 \[batch, 3\];output e fp32 \[2, 3\];output s fp32 \[1\];' &&
+  ! '$mgopt' '$fx/initializer_inputs_ir3.onnx' -o '$work/ir3.onnx' 2>&1 | grep -q note"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1446,20 +1446,38 @@ static void test_refusals(void) {
   CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
   fo.max_elements = 4;
   CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
-  /* growth limit: an output above it and above the operands' bytes (16) is left alone */
-  memset(&fo, 0, sizeof fo);
-  fo.max_growth_bytes = 8;
-  CHECK(mgopt_fold_op(x.p, OP(&x, "relu", 1, 1, "x", c), x.out, &fo) == 1); /* 16 bytes from 16 */
-  op = OP(&x, "tile", 1, 1, "x", c);
-  mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){8}), 1); /* 128 bytes */
-  fo.max_growth_bytes = 64;
-  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
-  fo.max_growth_bytes = 128;
-  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
-  fo.max_growth_bytes = -1;
-  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
-  fo.max_growth_bytes = 0; /* the default, 1 MiB */
-  CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+  /* growth budget: the outputs may take what the fold frees (the operand
+     constants read by the op alone) plus max_growth_bytes */
+  {
+    DBL(v4, 1, 2, 3, 4);
+    mgopt_value *c1 = K(&x, MGOPT_DT_FP32, 1, ARR((const int64_t[]){4}), v4); /* read by the tile alone */
+    mgopt_value *c2 = K(&x, MGOPT_DT_FP32, 1, ARR((const int64_t[]){4}), v4); /* read by a relu and an opaque op */
+    mgopt_op *rl = OP(&x, "relu", 1, 1, "x", c2);
+    REQUIRE(OP(&x, "test::Bar", 1, 1, "x", c2) != NULL);
+    memset(&fo, 0, sizeof fo);
+    fo.max_growth_bytes = 8;
+    CHECK(mgopt_fold_op(x.p, rl, x.out, &fo) == 0); /* 16 bytes, nothing freed */
+    fo.max_growth_bytes = 16;
+    CHECK(mgopt_fold_op(x.p, rl, x.out, &fo) == 1);
+    op = OP(&x, "tile", 1, 1, "x", c1);
+    mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){8}), 1); /* 128 bytes, 16 freed */
+    fo.max_growth_bytes = 64;
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
+    fo.max_growth_bytes = 112;
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+    fo.max_growth_bytes = -1;
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+    fo.max_growth_bytes = 0; /* the default, 1 KB */
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+    mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){300}), 1);
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
+    mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){64}), 1);
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+    mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){65}), 1);
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 1);
+    mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){66}), 1);
+    CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
+  }
   mgopt_op_set_ints(op, "reps", ARR((const int64_t[]){(1 << 18) + 1}), 1); /* 4 MiB + 16 */
   CHECK(mgopt_fold_op(x.p, op, x.out, &fo) == 0);
   CHECK(mgopt_fold_op(x.p, op, x.out, NULL) == 0);

@@ -935,7 +935,9 @@ static void test_fp16_branch_weights(void) {
 
 /* the same on the ONNX fixture (tests/fixtures/quant/make_fp16_branch_weights.py:
    an If and a nested If reading outer initializers by MatMul and LSTM): 22 KB
-   became 52 KB before weights were converted once per graph, 13 KB now */
+   became 52 KB before weights were converted once per graph; 14 KB now (the
+   fp16 LSTM weights stay fp16, transposed and widened in each branch: folding
+   the widening Cast would store them as fp32, a fold over its budget) */
 static void test_fp16_branch_fixture(void) {
   static const char path[] = "tests/fixtures/quant/fp16_branch_weights.onnx";
   mgopt_onnx_model *m = NULL;
@@ -952,8 +954,8 @@ static void test_fp16_branch_fixture(void) {
   REQUIRE(mgopt_onnx_import(m, &d) == MGOPT_OK);
   REQUIRE(mgopt_pipeline_run(m->program, mgopt_builtin_registry(), "fp16", NULL, &d) == MGOPT_OK);
   after = onnx_size(m->program, 17);
-  if (after * 10 > (size_t)before * 6) printf("  %ld -> %d bytes\n", before, (int)after);
-  CHECK(after > 0 && after * 10 <= (size_t)before * 6);
+  if (after * 3 > (size_t)before * 2) printf("  %ld -> %d bytes\n", before, (int)after);
+  CHECK(after > 0 && after * 3 <= (size_t)before * 2);
   mgopt_program_destroy(m->program);
 }
 

@@ -21,7 +21,9 @@
    -0.0 pads with -0.0 and a block mixing 0.0 and -0.0 is left alone).
    Fires on: a concat (interleave false) of fp32, fp16 or bf16 values, one
    of them not constant and every other a constant whose elements all have
-   the same bytes, the same for all of them and not a NaN; the constants
+   the same bytes, or a fill of a constant value (or of the default 0) to a
+   static shape (the fold of a block larger than 1 KB is refused: the file
+   would grow), the same for all of them and not a NaN; the constants
    before the tensor pad before it, those after pad after it; the axis in
    range. The pad amounts cover the dims from the axis to the last (pad's
    vector addresses the last dims). The concat's output keeps its name.
@@ -45,10 +47,29 @@ static int mgopt__ctp_splat(mgopt_program *p, mgopt_tensor *t, size_t esize, uns
   return 1;
 }
 
+/* 1 when v is made by a fill of a constant value (0 when absent) to its
+   static type of dtype dt: elem gets the value's bytes in dt, *len v's size
+   on axis. Left unfolded, a fill is how a block of zeros stays small. */
+static int mgopt__ctp_fill(mgopt_program *p, const mgopt_value *v, int32_t dt, size_t esize, int64_t axis,
+                           unsigned char *elem, int64_t *len) {
+  const mgopt_op *op = v->def;
+  const mgopt_value *val;
+  const mgopt_tensor *c = NULL;
+  mgopt_tensor *t;
+  if (!op || op->kind != MGOPT_OP_fill || !mgopt_type_is_static(&v->type) || v->type.dtype != dt) return 0;
+  val = mgopt_op_operand(op, "value");
+  if (val && (!(c = mgopt_value_const(val)) || c->numel != 1 || c->dtype != dt)) return 0;
+  t = mgopt_tensor_new(p, (mgopt_dtype)dt, 0, NULL);
+  if (!t || !mgopt_tensor_data_mut(p, t) || t->nbytes != esize) return 0;
+  mgopt_tensor_set_f64(t, 0, c ? mgopt_tensor_get_f64(c, 0) : 0.0);
+  memcpy(elem, t->data, esize);
+  *len = v->type.dims[axis].v;
+  return 1;
+}
+
 static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *x = NULL, *y;
-  mgopt_tensor *first = NULL;
+  mgopt_value *x = NULL, *y, *first = NULL;
   unsigned char want[8], got[8];
   int64_t axis, before = 0, after = 0;
   int32_t si, i, n, rank, dt;
@@ -71,21 +92,28 @@ static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   for (i = 0; i < n; i++) {
     mgopt_value *v = cat->slots[si].uses[i].value;
     mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+    int64_t len;
     if (!v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != dt || v->type.rank != rank) return 0;
-    if (!t) {
+    if (t) {
+      if (t->dtype != dt || t->rank != rank || !mgopt__ctp_splat(p, t, esize, first ? got : want)) return 0;
+      len = t->shape[axis];
+    } else if (!mgopt__ctp_fill(p, v, dt, esize, axis, first ? got : want, &len)) {
       if (x) return 0;
       x = v;
       continue;
     }
-    if (t->dtype != dt || t->rank != rank) return 0;
-    if (!mgopt__ctp_splat(p, t, esize, first ? got : want)) return 0;
     if (first && memcmp(got, want, esize) != 0) return 0;
-    if (!first) first = t;
-    if (x) after += t->shape[axis];
-    else before += t->shape[axis];
+    first = v;
+    if (x) after += len;
+    else before += len;
   }
   if (!x || !first) return 0;
-  cval = mgopt_tensor_get_f64(first, 0);
+  {
+    mgopt_tensor *e = mgopt_tensor_new(p, (mgopt_dtype)dt, 0, NULL);
+    if (!e || !mgopt_tensor_data_mut(p, e)) return 0;
+    memcpy(e->data, want, esize);
+    cval = mgopt_tensor_get_f64(e, 0);
+  }
   if (cval != cval) return 0;
   pad = mgopt__pu_const_pad(rw, cat, x, rank, axis, before, after, cval,
                             mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(y), "_pad")), y->name);

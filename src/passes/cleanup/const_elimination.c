@@ -27,8 +27,10 @@
    weights is kept; their outputs are not constants, so nothing below them
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
-   disagrees, an output over its size limit or one growing the model by more
-   than MGOPT_FOLD_MAX_GROWTH_BYTES); when an output of rank > 0 has more elements than
+   disagrees, an output over its size limit, or outputs taking more bytes
+   than the operand constants that die with the op free plus
+   MGOPT_FOLD_MAX_GROWTH_BYTES: a Transpose of a table a Gather also reads
+   stays a Transpose); when an output of rank > 0 has more elements than
    skip_const_by_size (scalars always fold); when the constant's static type
    does not suit a reader of the output, or differs from the declared type of
    a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
@@ -52,10 +54,13 @@
    (a Gather from a small table after the indices are unpacked), so a
    compressed model read and optimized again stays compressed instead of
    growing by a factor of 8 to 32. Where the program's target refuses the
-   constexpr op, the gather is folded as any other op.
+   constexpr op, the gather is folded as any other op. The lookup's
+   constants are held to the growth budget of every fold (its indices
+   shared with another reader are stored again).
    Cost: one worklist run, O(ops) plus the kernels' work on folded values;
    the memo costs one hash of the operands' metadata per folded op. */
 #include "../../passes_internal.h"
+#include "../../kernels/kernels.h" /* mgopt__fold_budget: the growth rule of every fold */
 
 /* A folded op, found again by what its results were computed from. */
 typedef struct mgopt__ce_memo {
@@ -76,6 +81,13 @@ typedef struct mgopt__ce_state {
   mgopt__map memo; /* hash of what an op was folded from -> its mgopt__ce_memo (a multimap) */
   int oom;
 } mgopt__ce_state;
+
+/* The bytes a fold may add beyond what it frees (mgopt_fold_op's rule): the
+   caller's mgopt_fold_options when the kernels are the built-in ones. */
+static int64_t mgopt__ce_allowance(const mgopt__ce_state *st) {
+  const mgopt_fold_options *o = st->fold == mgopt_fold_op ? (const mgopt_fold_options *)st->ud : NULL;
+  return o && o->max_growth_bytes ? o->max_growth_bytes : MGOPT_FOLD_MAX_GROWTH_BYTES;
+}
 
 static int mgopt__ce_too_big(const mgopt__ce_state *st, int32_t rank, int64_t numel) {
   return st->skip_by_size >= 0 && rank > 0 && (double)numel > st->skip_by_size;
@@ -171,9 +183,10 @@ static int mgopt__ce_lut_candidate(const mgopt_op *op, int *bits) {
 }
 
 /* The constexpr_lut_to_dense standing for candidate gather op, replacing
-   it: 1; 0 (nothing left built) when an index is outside the table or the
-   target refuses the op. */
-static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits) {
+   it: 1; 0 (nothing left built) when an index is outside the table, the
+   target refuses the op or its constants are over the fold's budget (bytes,
+   -1: none). */
+static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits, int64_t budget) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_tensor *x = mgopt_value_const(mgopt_op_operand(op, "x")), *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
   mgopt_tensor *it, *lt;
@@ -185,6 +198,7 @@ static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits) {
   const char *name = mgopt__pu_value_name(op->outs[0]);
   static const char *const slots[2] = {"indices", "lut"};
   if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
+  if (budget >= 0 && (ix->numel * bits + 7) / 8 + mgopt_dtype_nbytes((mgopt_dtype)x->dtype, k) > budget) return 0;
   for (d = 0; d < ix->rank; d++) lshape[d] = 1;
   lshape[ix->rank] = k;
   lshape[ix->rank + 1] = 1;
@@ -238,6 +252,11 @@ static int mgopt__ce_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor 
     }
   }
   if (!hit && (r = st->fold(p, op, out, st->ud)) != 1) return r;
+  if (hit) { /* the results are views, but the file would hold them again: the growth rule applies */
+    int64_t budget = mgopt__fold_budget(op, mgopt__ce_allowance(st)), bytes = 0;
+    for (i = 0; i < op->nouts; i++) bytes += out[i] ? (int64_t)out[i]->nbytes : 0;
+    if (budget >= 0 && bytes > budget) return 0;
+  }
   for (i = 0; i < op->nouts; i++)
     if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel) ||
         !mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
@@ -259,12 +278,13 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
    lookup after all, or the target refuses the op, the gather folds as any
    other op. */
 static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  const mgopt__ce_state *st = (const mgopt__ce_state *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_tensor *folded = NULL;
   mgopt_value *c;
   int bits;
   if (!mgopt__ce_lut_candidate(op, &bits)) return 0;
-  if (mgopt__ce_lut_op(rw, op, bits)) return 1;
+  if (mgopt__ce_lut_op(rw, op, bits, mgopt__fold_budget(op, mgopt__ce_allowance(st)))) return 1;
   if (mgopt__ce_fold_op(p, op, &folded, (mgopt__ce_state *)ud) != 1) return 0;
   c = mgopt_rw_const(rw, op, mgopt__pu_value_name(op->outs[0]), folded);
   if (!c) return 0;

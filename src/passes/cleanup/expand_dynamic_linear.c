@@ -23,7 +23,9 @@
    The last new op takes the linear's output name and op name, and its
    declared type when that holds for the inferred one (mgopt__pu_adopt_type:
    main's output types stay).
-   Must not fire: weight and bias both static; x and a run-time weight or a
+   Must not fire: weight and bias both static; a 2-d x when the program's
+   target accepts the linear as it is (an ONNX program writes it as one
+   Gemm, where matmul + add would be two or three nodes); x and a run-time weight or a
    bias of different dtypes (linear does not check them, matmul and add do);
    a new type that contradicts a reader of the linear's output.
    Cost: worklist patterns, O(linears). */
@@ -52,6 +54,9 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b), ok = 0;
   MGOPT__UNUSED(ud);
   if (!x || !w || op->nouts != 1 || (wstatic && bstatic) || mgopt__pu_fused_act(op)) return 0;
+  /* a target that writes this linear as one op keeps it (ONNX: a Gemm with
+     transB for a 2-d x, whatever its weight): matmul + add would be more */
+  if (p->target && x->type.rank == 2 && mgopt_program_target_accepts(p, op)) return 0;
   /* linear's inference does not compare dtypes; the matmul and add do */
   if (!mgopt__edl_same_dtype(x, b) || (!wstatic && !mgopt__edl_same_dtype(x, w))) return 0;
   out = op->outs[0];

@@ -51,7 +51,9 @@
    Must not fire: on non-finite weights; when the channel count is not a multiple of group_size
    or group_size not a multiple of cluster_dim; on cluster_dim > 1 with mode uniform; when the
    readers disagree on the channel axis and it is needed (grouped, vectors, scale; per_tensor
-   takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; a custom
+   takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; indices
+   as wide as the elements they stand for (an int8 weight with more than 128 distinct values:
+   the LUT and its decoding would only make the file larger); a custom
    callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (joint:
    other than the two above, or read by anything else too; pruned data with cluster_dim > 1
    or a per-channel scale, or quantized int data with a per-channel scale, where the
@@ -317,6 +319,10 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     for (i = 0; i < n; i++) x[i] = (float)mgopt_tensor_get_f64(t, i);
   r = mgopt__kp_palettize(&c, x, rank, t->shape, &o);
   if (r == MGOPT__K_OOM) return -1;
+  if (r == MGOPT__K_OK && o.nbits >= mgopt_dtype_bits(wdt) * (o.cluster_dim > 0 ? o.cluster_dim : 1)) {
+    mgopt__kp_free(&o); /* an index per element as wide as the element: the file would only grow */
+    r = MGOPT__K_NO;
+  }
   if (r != MGOPT__K_OK) {
     mgopt__pal_unbuild(&b);
     return 0;

@@ -30,9 +30,9 @@
    mapping declines whose operands are all constant and which ONNX's
    kernels evaluate (mgopt_onnx_eval_op: an integer Div, which truncates and
    so has no canonical op; not a random op): it becomes constants, within
-   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
-   over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
-   stays), as ONNX Runtime folds it; an
+   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; outputs
+   taking more bytes than the operand constants that die with the op free
+   plus MGOPT_FOLD_MAX_GROWTH_BYTES stay), as ONNX Runtime folds it; an
    opaque ONNX op whose unknown output types its type rule now gives;
    an onnx::CastLike of a constant to a value of known dtype (only the
    dtype is read: a cast of a constant); control flow and sequences: an
@@ -42,9 +42,9 @@
    SequenceAt, SequenceLength, ...), whose every read (inside its blocks
    too) is a constant or computed from constants is evaluated in place
    (mgopt__eval_in_place: at most 1024 ops first, 65536 ops run, 4096
-   iterations a loop, no result over MGOPT_FOLD_MAX_GROWTH_BYTES) and its
-   tensor results become constants (an output that is a sequence must be
-   read by nothing: a sequence never becomes a constant); a
+   iterations a loop, 2^20 elements a value) and its tensor results
+   become constants within the same growth rule (an output that is a
+   sequence must be read by nothing: a sequence never becomes a constant); a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
    are walked too.
@@ -63,7 +63,7 @@
    evaluation within the budget above; the operands left unused stay for dead_code_elimination. */
 #include "../../passes_internal.h"
 #include "../../onnx/convert_api.h" /* mgopt_onnx_reimport_op: the mappings stay the importer's */
-#include "../../kernels/kernels.h"  /* mgopt__eval_in_place, and the evaluator's sequences */
+#include "../../kernels/kernels.h"  /* mgopt__eval_in_place, the evaluator's sequences, mgopt__fold_budget */
 
 /* 1 if op's declared outputs agree with its type inference (as the verifier
    asks), or it has none. */
@@ -106,23 +106,22 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   mgopt_value *cs[16];
   mgopt_onnx_eval_options eo;
   mgopt_diag d;
-  int64_t in_bytes = 0;
+  int64_t budget, out_bytes = 0;
   int32_t n = 0, s, j, i, ok = 1;
   if (op->nblocks || op->nouts < 1 || op->nouts > 16) return 0;
   for (s = 0; s < op->nslots; s++)
     for (j = 0; j < op->slots[s].n; j++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[j].value);
       if (!t || n == 64 || !mgopt_tensor_data(p, t)) return 0;
-      in_bytes += (int64_t)t->nbytes;
       ins[n++] = t;
     }
   if (n == 0) return 0; /* a generator (RandomNormal, a Constant left opaque): nothing to compute from */
-  /* an output of more elements than this has more bytes than the growth
-     limit and than its operands (an element takes a byte at least): it
-     would be refused, so it is not computed (a ConstantOfShape of 2^28) */
+  /* an output of more elements than 8 x its budget has more bytes than
+     the budget (an element takes a bit at least): it would be refused, so
+     it is not computed (a ConstantOfShape of 2^28) */
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   memset(&eo, 0, sizeof eo);
-  eo.max_elements = in_bytes > MGOPT_FOLD_MAX_GROWTH_BYTES ? in_bytes : MGOPT_FOLD_MAX_GROWTH_BYTES;
-  if (eo.max_elements > MGOPT_FOLD_MAX_ELEMENTS) eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  eo.max_elements = budget >= 0 && budget < MGOPT_FOLD_MAX_ELEMENTS / 8 ? budget * 8 : MGOPT_FOLD_MAX_ELEMENTS;
   for (i = 0; i < op->nouts; i++) outs[i] = NULL;
   mgopt_diag_clear(&d);
   if (mgopt_onnx_eval_op(&eo, p, op, ins, n, outs, &d) != MGOPT_OK)
@@ -130,9 +129,10 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   for (i = 0; i < op->nouts && ok; i++) {
     const mgopt_tensor *t = outs[i];
     ok = t && !mgopt__ev_seq_items(t, NULL, NULL) && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
-         !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+    if (t) out_bytes += (int64_t)t->nbytes;
   }
+  if (budget >= 0 && out_bytes > budget) ok = 0;
   for (i = 0; i < op->nouts && ok; i++) {
     mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
     void *dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
@@ -154,6 +154,7 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
 /* ---------------------------------------------------------------- control flow and sequences */
 
 #define MGOPT__COO_CONE_OPS 1024 /* ops evaluated before one folded in place */
+#define MGOPT__COO_EVAL_MAX_ELEMENTS ((int64_t)1 << 20) /* elements of a value computed while folding */
 
 /* 1 when v holds (or may hold) an ONNX sequence: made by a sequence op, or
    an output of an op with nested blocks (a Loop may carry a sequence). */
@@ -178,12 +179,13 @@ static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
   mgopt_onnx_eval_options oo;
   mgopt_diag d;
   int32_t i, ok = 1, any = 0;
+  int64_t budget, out_bytes = 0;
   if (op->nouts < 1 || op->nouts > 16) return 0;
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   memset(&eo, 0, sizeof eo);
   memset(&oo, 0, sizeof oo);
-  /* an element takes a byte at least: a result of more elements than the
-     growth limit has more bytes, and is not computed */
-  eo.max_elements = oo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  /* a bound on the work: no value inside the evaluation grows past it */
+  eo.max_elements = oo.max_elements = MGOPT__COO_EVAL_MAX_ELEMENTS;
   eo.max_loop_iterations = (int64_t)1 << 12;
   eo.op_fn = mgopt_onnx_eval_op;
   eo.op_ud = &oo;
@@ -196,7 +198,8 @@ static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
       continue;
     }
     any = 1;
-    ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (int64_t)t->nbytes <= MGOPT_FOLD_MAX_GROWTH_BYTES &&
+    out_bytes += (int64_t)t->nbytes;
+    ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (budget < 0 || out_bytes <= budget) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
   }
   for (i = 0; i < op->nouts && ok == 1; i++) {
@@ -275,17 +278,19 @@ static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
   mgopt_diag d;
   mgopt_value *cv;
   void *dst;
-  int64_t zero = 0;
+  int64_t zero = 0, budget;
   int ok;
   if (op->nslots != 2 || op->nouts != 1 || !x || !like || !(ins[0] = mgopt_value_const(x)) || mgopt_value_const(like) ||
       like->type.kind != MGOPT_TYPE_TENSOR || like->type.dtype == MGOPT_DT_UNKNOWN ||
-      (int64_t)ins[0]->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES / 8 || !mgopt_tensor_data(p, ins[0]))
+      ins[0]->numel > MGOPT__COO_EVAL_MAX_ELEMENTS || !mgopt_tensor_data(p, ins[0]))
     return 0;
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   if (!(ins[1] = mgopt_eval_tensor_new(p, (mgopt_dtype)like->type.dtype, 1, &zero))) return -1;
   memset(&eo, 0, sizeof eo);
-  eo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  eo.max_elements = MGOPT__COO_EVAL_MAX_ELEMENTS;
   ok = mgopt_onnx_eval_op(&eo, p, op, ins, 2, outs, &d) == MGOPT_OK ? 1 : d.status == MGOPT_ERR_NOMEM ? -1 : 0;
   mgopt_eval_tensor_free(p, ins[1]);
+  if (ok == 1 && budget >= 0 && (int64_t)outs[0]->nbytes > budget) ok = 0; /* a cast that widens a shared constant */
   if (ok == 1 && !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape))
     ok = 0;
   if (ok == 1) {
