@@ -1507,6 +1507,7 @@ typedef struct mgopt_onnx_model { /* ModelProto */
   int64_t nfunctions;
   /* not serialized */
   mgopt_program *program;    /* owns the tree (and the file bytes after read_file) */
+  int constant_inputs;       /* mgopt_onnx_import: as mgopt_onnx_read_options (set by the read) */
   const char *dir;           /* directory of the file read ("" = current), NULL for buffers */
 } mgopt_onnx_model;
 
@@ -1517,6 +1518,12 @@ typedef struct mgopt_onnx_read_options {
   int64_t max_elements;     /* limit on the sum of declared tensor elements (0 = 1 << 40) */
   const mgopt_allocator *alloc; /* for the program created (NULL = MGOPT_MALLOC family) */
   int keep_external;        /* read_file: 1 = leave external data unloaded */
+  int constant_inputs;      /* import: initializers that are also graph inputs (overridable
+                               defaults, IR version 4 on) become constants that passes fold,
+                               instead of run-time inputs whose defaults export writes back
+                               (the model's interface stays). Below IR version 4 every
+                               initializer is an input and all are constants, as in ONNX
+                               Runtime. */
 } mgopt_onnx_read_options;
 
 /* Decodes a serialized ModelProto of len bytes into a new program's arena and
@@ -1734,6 +1741,13 @@ MGOPTDEF mgopt_status mgopt_onnx_load_file(const char *path, const mgopt_onnx_re
 #define MGOPT__PRIVATE static MGOPT__MAYBE_UNUSED
 #endif
 
+/* An op flag of the folding budget (src/kernels/fold.c): the op belongs to
+   a group of folds judged together to fit, so it folds whatever its own
+   budget says. The program's fold_groups says some op may carry it;
+   mgopt__fold_groups_end clears them all (the worklist driver at the end of
+   its run, the pass manager after each pass). */
+#define MGOPT__OP_FOLD_GROUP 0x80000000u
+
 #ifndef MGOPT_ASSERT
 #include <assert.h> /* default MGOPT_ASSERT */
 #define MGOPT_ASSERT(x) assert(x)
@@ -1899,7 +1913,11 @@ struct mgopt_program {
   /* where the .mil parser read each op (arena, by ascending op id) */
   const mgopt__srcpos *places;
   int64_t nplaces;
+  int fold_groups; /* some op may carry MGOPT__OP_FOLD_GROUP */
 };
+
+/* Clears MGOPT__OP_FOLD_GROUP from every op of p when some may carry it (core/rewrite.c). */
+MGOPT__PRIVATE void mgopt__fold_groups_end(mgopt_program *p);
 
 /* Runs pass pd's patterns over every function with the worklist driver
    (core/passmgr.c), skipping functions without an op of a kind pd needs.
@@ -9761,6 +9779,18 @@ static mgopt_status mgopt__rw_run(mgopt_rewriter *rw, mgopt_function *f) {
   return rw->oom ? mgopt_diag_set(rw->d, MGOPT_ERR_NOMEM, "rewriter: out of memory") : MGOPT_OK;
 }
 
+static int mgopt__rw_unmark_group(mgopt_op *op, void *ud) {
+  (void)ud;
+  op->flags &= ~MGOPT__OP_FOLD_GROUP;
+  return 0;
+}
+
+MGOPT__PRIVATE void mgopt__fold_groups_end(mgopt_program *p) {
+  if (!p->fold_groups) return;
+  mgopt_program_walk(p, mgopt__rw_unmark_group, NULL);
+  p->fold_groups = 0;
+}
+
 MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f,
                                              const mgopt_pattern *patterns, int32_t npatterns,
                                              const mgopt_rewrite_config *cfg,
@@ -9788,8 +9818,9 @@ MGOPTDEF mgopt_status mgopt_rewrite_function(mgopt_program *p, mgopt_function *f
   if (s == MGOPT_ERR_INVALID_ARG) mgopt_diag_set(d, s, "rewrite: a pattern has no function or a bad root kind");
   else if (s) mgopt_diag_set(d, s, "rewrite: out of memory");
   else s = mgopt__rw_run(&rw, f);
-  /* leave no queued flags behind */
+  /* leave no queued flags behind, nor verdicts of groups of folds */
   while (rw.nq > 0) rw.q[--rw.nq]->flags &= ~MGOPT__OP_QUEUED;
+  mgopt__fold_groups_end(p);
   if (rw.q) mgopt__heap_free(al, rw.q, (size_t)rw.qcap * sizeof(mgopt_op *));
   if (rw.order) mgopt__heap_free(al, rw.order, sizeof(int32_t) * (size_t)(npatterns + 1));
   if (rw.start) mgopt__heap_free(al, rw.start, sizeof(int32_t) * (MGOPT_OP__COUNT + 2));
@@ -10029,6 +10060,7 @@ static mgopt_status mgopt__pm_run_pass(mgopt__pm *m, const mgopt_pass_def *pd, m
   rep.ops_before = mgopt_program_op_count(m->p);
   if (m->ro && m->ro->clock) t0 = m->ro->clock();
   s = pd->run ? pd->run(&ctx) : mgopt__pass_run_patterns(&ctx, pd);
+  mgopt__fold_groups_end(m->p);
   if (m->ro && m->ro->clock) rep.seconds = m->ro->clock() - t0;
   if (s == MGOPT_OK && m->p->status) s = mgopt_diag_set(m->d, MGOPT_ERR_NOMEM, "%s: out of memory", pd->name);
   if (s) {
@@ -11339,6 +11371,7 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_
   if (s != MGOPT_OK) return s;
   if (mgopt_program_status(p) != MGOPT_OK) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
+  m->constant_inputs = opts && opts->constant_inputs;
   *out = m;
   return MGOPT_OK;
 }
@@ -20183,9 +20216,14 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_functions(mgopt__imp *I) {
 }
 /* src/onnx/import.c — the ONNX importer's driver: graphs and subgraphs, values, initializers, nodes handed to the mapping table or kept opaque. */
 
-/* How it works. The graph becomes function `main`: graph inputs without an
-   initializer are its arguments; initializers and Constant nodes become
-   `const` ops (their raw data stays borrowed); each default-domain node goes
+/* How it works. The graph becomes function `main`: graph inputs are its
+   arguments, also those with an initializer (an overridable default, as
+   old exporters list every weight: the interface stays, and export writes
+   the default back) unless the model's constant_inputs asks to fold them or
+   its IR version is below 4 (where every initializer had to be an input, and
+   ONNX Runtime takes them as constants);
+   other initializers and Constant nodes become `const` ops (their raw data
+   stays borrowed); each default-domain node goes
    to the row of the mapping table for its op type and the model's opset
    (ops.c), which builds canonical ops when the semantics are exactly equal,
    types and attributes included. Otherwise the node becomes an opaque op
@@ -20596,8 +20634,17 @@ static mgopt_tensor *mgopt__imp_sparse(mgopt__imp *I, const mgopt_onnx_sparse_te
   return t;
 }
 
-/* Imports graph g into block b: inputs become block args (for `main`, only the
-   inputs without an initializer; for a function body, typed I->arg_types),
+/* 1 when init (a value of the initializer map) is one of g's sparse initializers. */
+static int mgopt__imp_is_sparse(const mgopt_onnx_graph *g, const void *init) {
+  uintptr_t a = (uintptr_t)init, lo = (uintptr_t)g->sparse_initializers;
+  return g->nsparse_initializers > 0 && a >= lo &&
+         a < lo + sizeof(mgopt_onnx_sparse_tensor) * (size_t)g->nsparse_initializers;
+}
+
+/* Imports graph g into block b: inputs become block args (for `main`, also
+   the inputs with an initializer, whose default export writes back, unless
+   the model's constant_inputs makes them the initializers' constants; for a
+   function body, typed I->arg_types),
    initializers const ops, nodes ops, outputs block outputs. is_main: 0 a
    subgraph, 1 the model's graph, 2 a function body. */
 static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, mgopt_block *b, int is_main) {
@@ -20620,12 +20667,27 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
   }
   for (i = 0; i < g->ninputs; i++) {
     const char *nm = mgopt__imp_intern(I, g->inputs[i].name);
+    const void *init;
     mgopt_type t;
     mgopt_value *v;
     if (!nm) return MGOPT_ERR_NOMEM;
-    if (is_main == 1 && mgopt__imap_get(&inits, nm)) continue; /* an input with a default: the initializer */
+    init = is_main == 1 ? mgopt__imap_get(&inits, nm) : NULL;
+    /* an input with a default: a run-time input (export writes the default
+       back), or the initializer's constant with constant_inputs, before IR
+       version 4 (every initializer had to be an input: ONNX Runtime takes
+       them as constants) and for a sparse default */
+    if (init && (I->m->constant_inputs || (I->m->ir_version > 0 && I->m->ir_version < 4) ||
+                 mgopt__imp_is_sparse(g, init)))
+      continue;
     if (is_main == 2) t = I->arg_types[i];
     else if ((s = mgopt__imp_type(I, g->inputs[i].type, &t)) != MGOPT_OK) goto out;
+    if (init && (t.kind != MGOPT_TYPE_TENSOR || t.rank < 0)) { /* undeclared: the default's type */
+      const mgopt_onnx_tensor *it = (const mgopt_onnx_tensor *)init;
+      if (mgopt_type_make_static(I->p, &t, mgopt_onnx_dtype(it->data_type), (int32_t)it->ndims, it->dims) != MGOPT_OK) {
+        s = MGOPT_ERR_NOMEM;
+        goto out;
+      }
+    }
     v = mgopt_block_add_arg(b, nm, &t);
     if (!v) {
       s = MGOPT_ERR_NOMEM;
@@ -20644,6 +20706,8 @@ static mgopt_status mgopt__imp_graph(mgopt__imp *I, const mgopt_onnx_graph *g, m
       s = mgopt__imp_fail(I, MGOPT_ERR_CORRUPT, st ? "a sparse initializer has no name" : "an initializer has no name");
       goto out;
     }
+    if (is_main == 1 && !st && (v = (mgopt_value *)mgopt__imap_get(&I->values, nm)) != NULL && !v->def)
+      continue; /* the default of a run-time input */
     t = st ? mgopt__imp_sparse(I, st) : mgopt__imp_tensor(I, ot);
     if (!t) {
       s = I->d && I->d->status ? I->d->status : MGOPT_ERR_NOMEM;
@@ -21261,8 +21325,18 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
       return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "input '%s' is a state: ONNX has no state type",
                              mgopt__exp_vname(b->args[i]));
   if (is_main && orig && orig->graph) {
-    /* the imported input order; inputs that had initializers are listed again */
+    /* the imported input order; inputs that had initializers are listed
+       again, and an input that stayed one (mgopt_onnx_read_options'
+       constant_inputs) gets its initializer back: its default */
     int64_t k;
+    mgopt__imap defaults;
+    memset(&defaults, 0, sizeof defaults);
+    defaults.al = &E->p->alloc;
+    for (k = 0; k < orig->graph->ninitializers; k++) {
+      const mgopt_onnx_tensor *it = &orig->graph->initializers[k];
+      const char *nm = mgopt_program_intern(E->p, it->name.ptr ? it->name.ptr : "", it->name.len);
+      if (nm) mgopt__imap_put(&defaults, nm, (void *)(uintptr_t)it);
+    }
     for (k = 0; k < orig->graph->ninputs && !s; k++) {
       const char *nm = mgopt_program_intern(E->p, orig->graph->inputs[k].name.ptr ? orig->graph->inputs[k].name.ptr : "",
                                             orig->graph->inputs[k].name.len);
@@ -21273,7 +21347,18 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
         for (op = b->first; op; op = op->next)
           if (op->kind == MGOPT_OP_const && op->outs[0]->name == nm) found = op->outs[0];
       if (found && !mgopt__exp_vi(E, &g.inputs, nm, &found->type)) s = mgopt__exp_nomem(E);
+      else if (found && !found->def && defaults.map.n) {
+        const mgopt_onnx_tensor *it = (const mgopt_onnx_tensor *)mgopt__imap_get(&defaults, nm);
+        mgopt_onnx_tensor *ot = it ? (mgopt_onnx_tensor *)mgopt__exv_push(E, &g.inits, sizeof(mgopt_onnx_tensor)) : NULL;
+        if (it && !ot) s = mgopt__exp_nomem(E);
+        else if (ot) {
+          *ot = *it;
+          ot->name = mgopt__exp_s(nm);
+        }
+      }
     }
+    if (defaults.oom && !s) s = mgopt__exp_nomem(E);
+    mgopt__imap_free(&defaults);
     for (i = 0; i < b->nargs && !s; i++) {
       int64_t j, seen = 0;
       for (j = 0; j < g.inputs.n; j++)

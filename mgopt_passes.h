@@ -16,18 +16,21 @@ MGOPTDEF const mgopt_registry *mgopt_builtin_registry(void);
    a zeroed struct). Folding never makes an output of more than
    MGOPT_FOLD_MAX_ELEMENTS elements unless asked (a negative max_elements):
    a constant of a few bytes (ConstantOfShape of [1 << 30]) must not become
-   gigabytes, in memory or in the model. Nor does it grow the model much: an
-   output of more than MGOPT_FOLD_MAX_GROWTH_BYTES bytes that is also larger
-   than all the op's operands together (a fill, a tile, a broadcast) is left
-   to be computed at run time unless asked (a negative max_growth_bytes).
-   Ops that only move or shrink data (reshape, transpose, slice, the
-   arithmetic of weights of one shape) are never limited by it, and
-   constexpr ops, whose point is to expand, neither. */
+   gigabytes, in memory or in the model. Nor does it grow the model: a fold
+   whose outputs take more bytes than it frees (the operand constants whose
+   every reader is the op) plus MGOPT_FOLD_MAX_GROWTH_BYTES is left to be
+   computed at run time unless asked (a negative max_growth_bytes), whatever
+   the op: a fill, a tile, a broadcast, a cast to a wider dtype, and a
+   transpose, reshape or slice of a constant another op also reads (a table
+   that an embedding Gather and, transposed, the logits' MatMul share). A
+   chain of folds that grows and shrinks again is judged whole (see
+   src/kernels/fold.c). Constexpr ops, whose point is to expand, are not
+   limited. */
 #define MGOPT_FOLD_MAX_ELEMENTS ((int64_t)1 << 28) /* the largest .mil tensor literal too */
-#define MGOPT_FOLD_MAX_GROWTH_BYTES ((int64_t)1 << 20)
+#define MGOPT_FOLD_MAX_GROWTH_BYTES ((int64_t)1024)
 typedef struct mgopt_fold_options {
   int64_t max_elements;      /* do not fold when an output has more elements (0 = the default above, < 0 = no limit) */
-  int64_t max_growth_bytes;  /* do not fold when an output has more bytes than this and than the operands
+  int64_t max_growth_bytes;  /* do not fold when the outputs take more bytes than this beyond what the fold frees
                                 (0 = MGOPT_FOLD_MAX_GROWTH_BYTES, < 0 = no limit) */
 } mgopt_fold_options;
 
@@ -36,9 +39,9 @@ typedef struct mgopt_fold_options {
    On 1, out[0..op->nouts) are new tensors owned by p. Returns 0 (out set to
    NULL) when it cannot fold: no kernel, an operand not constant, an
    unsupported dtype, invalid parameters or indices, integer division by zero,
-   a stored output type that disagrees with the computed one, or an output
-   over opts->max_elements. -1 when memory ran out. ud: a mgopt_fold_options
-   or NULL. */
+   a stored output type that disagrees with the computed one, an output
+   over opts->max_elements, or outputs over the growth budget above. -1 when
+   memory ran out. ud: a mgopt_fold_options or NULL. */
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud);
 
 /* ---------------------------------------------------------------- evaluation
@@ -928,8 +931,7 @@ typedef struct mgopt__kctx {
   void *env;
   mgopt_tensor **out;
   int64_t max_elements; /* 0 = no limit */
-  int64_t max_growth;   /* an output may exceed both this many bytes and in_bytes only when 0 (no limit) */
-  int64_t in_bytes;     /* the operands' bytes together (folding) */
+  int64_t budget;       /* folding: the bytes the outputs may take together (mgopt__fold_budget), -1 = no limit */
   int heap;             /* evaluating: outputs go on the heap (mgopt__ev_tensor_alloc), never the arena */
   char why[128];        /* why the kernel returned MGOPT__K_NO, when it says (mgopt__k_no) */
   int bad;              /* the operands break the op's contract (an index out of range): an error when evaluating */
@@ -1054,6 +1056,13 @@ MGOPT__PRIVATE void mgopt__k_strided(void *dst, const void *src, size_t esz, int
 /* Broadcasts src (srank, sshape) to (orank, oshape). */
 MGOPT__PRIVATE void mgopt__k_bcast(void *dst, const void *src, size_t esz, int32_t srank,
                                    const int64_t *sshape, int32_t orank, const int64_t *oshape);
+
+/* Folding's growth budget (fold.c): the bytes of op's operand constants
+   that die when it folds (every reader is op), and the bytes its outputs may
+   take together: that plus allowance, or -1 (no limit) when allowance < 0 or
+   op starts a chain of folds that ends within the chain's own budget. */
+MGOPT__PRIVATE int64_t mgopt__fold_freed(const mgopt_op *op);
+MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance);
 
 /* The kernel of an op kind (fold.c), NULL when it has none. */
 MGOPT__PRIVATE mgopt__kernel_fn mgopt__k_kernel(int32_t kind);
@@ -1424,9 +1433,9 @@ MGOPT__PRIVATE int mgopt__k_out_check(mgopt__kctx *k, int32_t i, mgopt_dtype dt,
                        (long long)k->max_elements);
   nbytes = mgopt_dtype_nbytes(dt, n);
   if (nbytes < 0) return mgopt__k_no(k, "output %d is too large", (int)i);
-  if (k->max_growth > 0 && nbytes > k->max_growth && nbytes > k->in_bytes)
-    return mgopt__k_no(k, "output %d has %lld bytes from %lld: above the growth limit of %lld", (int)i,
-                       (long long)nbytes, (long long)k->in_bytes, (long long)k->max_growth);
+  if (!k->heap && k->budget >= 0 && nbytes > k->budget)
+    return mgopt__k_no(k, "output %d has %lld bytes: above the fold's budget of %lld (what it frees and the allowance)",
+                       (int)i, (long long)nbytes, (long long)k->budget);
   st = &k->op->outs[i]->type;
   if (st->kind != MGOPT_TYPE_TENSOR) return mgopt__k_no(k, "output %d is not declared a tensor", (int)i);
   if (st->dtype != MGOPT_DT_UNKNOWN && st->dtype != (uint8_t)dt)
@@ -7100,12 +7109,281 @@ static int mgopt__k_tensor_ok(const mgopt_tensor *t) {
   return nb >= 0 && (uint64_t)nb == (uint64_t)t->nbytes && (t->data || t->nbytes == 0);
 }
 
+/* ---------------------------------------------------------------- the growth budget
+
+   A fold replaces an op by constants: the file gains its outputs' bytes and
+   loses the operand constants that die with it (their every reader is the
+   op; a constant with another reader, or that a block returns, stays). The
+   budget of a fold is what it frees plus the allowance; a fold over its
+   budget is refused, so a Transpose of a table that a Gather also reads
+   keeps the Transpose instead of storing the table twice.
+   Folds may grow and shrink again together: the unpacking of a palettized
+   weight (packed bytes, Cast to int32, Div, Mod, Reshape, then a Gather from
+   a small table that const_elimination stores as packed indices again), a
+   weight sliced into gates and concatenated in another order, the same
+   transform of an outer weight in both branches of a conditional (folded
+   to equal constants that const_deduplication merges). So a fold over its
+   own budget is judged with its group: the ops around it that fold too
+   (each operand a constant or made in the group), reached through its
+   readers, the other operands of those readers, and the other readers of
+   its operand constants over the allowance, or failing that the group
+   without the ops that widen (a Cast to fp32 at the end of a chain of
+   fp16 weights stays, and the chain folds before it). The fold is made
+   when what leaves the group (by static types; values made by equivalent ops, same
+   op, attributes and operands, once) takes no more bytes than the
+   constants that die in the group plus the allowance. A gather from a
+   rank-1 float table of at most 256 entries counts at the bytes of its
+   constexpr_lut_to_dense form (indices of 1, 2, 4 or 8 bits and the
+   table), as const_elimination stores it. A group that fits keeps its
+   verdict (MGOPT__OP_FOLD_GROUP on its ops) while its ops fold one by one
+   (the first folds turn what the others see into constants, so the group
+   would no longer be recognized whole), until the worklist run or the
+   pass ends (mgopt__fold_groups_end). The group is at most
+   MGOPT__FOLD_GROUP_OPS ops found in MGOPT__FOLD_GROUP_USES use-list
+   entries; a value of unknown size leaving it keeps the fold to its own
+   budget. */
+
+#define MGOPT__FOLD_GROUP_OPS 32
+#define MGOPT__FOLD_GROUP_USES 512
+
+typedef struct mgopt__fold_group {
+  const mgopt_op *ops[MGOPT__FOLD_GROUP_OPS];
+  int32_t n;
+  int32_t uses; /* use-list entries looked at, bounded */
+} mgopt__fold_group;
+
+static int mgopt__fold_in(const mgopt__fold_group *g, const mgopt_op *op) {
+  int32_t i;
+  for (i = 0; op && i < g->n; i++)
+    if (g->ops[i] == op) return 1;
+  return 0;
+}
+
+/* The bytes of the group's operand constants whose every reader is in the
+   group (each counted once: at its first use). */
+static int64_t mgopt__fold_freed_in(mgopt__fold_group *g) {
+  int64_t freed = 0;
+  int32_t i, s, k;
+  for (i = 0; i < g->n; i++) {
+    const mgopt_op *op = g->ops[i];
+    for (s = 0; s < op->nslots; s++)
+      for (k = 0; k < op->slots[s].n; k++) {
+        const mgopt_value *v = op->slots[s].uses[k].value;
+        const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+        const mgopt_use *u;
+        int dies = 1;
+        if (!t || !v->uses || v->uses->op != op || v->uses->slot != s || v->uses->index != k) continue;
+        for (u = v->uses; u && dies; u = u->next)
+          dies = ++g->uses <= MGOPT__FOLD_GROUP_USES * 2 && u->op && mgopt__fold_in(g, u->op);
+        if (dies) freed += (int64_t)t->nbytes;
+      }
+  }
+  return freed;
+}
+
+MGOPT__PRIVATE int64_t mgopt__fold_freed(const mgopt_op *op) {
+  mgopt__fold_group g;
+  g.ops[0] = op;
+  g.n = 1;
+  g.uses = 0;
+  return mgopt__fold_freed_in(&g);
+}
+
+/* 1 when op may fold once its operands are constant: a kernel or an ONNX
+   op the evaluator may take, no blocks, not a constexpr or dequantize
+   (kept compressed). */
+static int mgopt__fold_may(const mgopt_op *op) {
+  if (op->kind == MGOPT_OP_const || op->nblocks || op->nouts < 1 || op->nouts > 16 ||
+      op->kind == MGOPT_OP_dequantize || (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR))
+    return 0;
+  if (op->kind == MGOPT_OP_OPAQUE) return op->type && strncmp(op->type, "onnx::", 6) == 0;
+  return mgopt__k_kernel(op->kind) != NULL;
+}
+
+/* 1 when every operand of op is a constant or made in the group. */
+static int mgopt__fold_fed(const mgopt__fold_group *g, const mgopt_op *op) {
+  int32_t s, k;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      if (!v || !v->def || (v->def->kind != MGOPT_OP_const && !mgopt__fold_in(g, v->def))) return 0;
+    }
+  return 1;
+}
+
+static int64_t mgopt__fold_out_bytes(const mgopt_op *op, int32_t i);
+
+/* 1 when op's outputs take more bytes than its operands (by static types):
+   a widening cast, a broadcast, a tile. */
+static int mgopt__fold_widens(const mgopt_op *op) {
+  int64_t in = 0, out = 0, b;
+  int32_t s, k, i;
+  for (i = 0; i < op->nouts; i++) {
+    if ((b = mgopt__fold_out_bytes(op, i)) < 0) return 0;
+    out += b;
+  }
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      int64_t n = v && v->type.kind == MGOPT_TYPE_TENSOR ? mgopt_type_numel(&v->type) : -1;
+      if (n < 0 || (b = mgopt_dtype_nbytes((mgopt_dtype)v->type.dtype, n)) < 0) return 0;
+      in += b;
+    }
+  return out > in;
+}
+
+/* Adds op to the group when it folds with it, first adding the producers
+   of its operands that fold now; 1 when added. narrow: no op that widens
+   joins. */
+static int mgopt__fold_join(mgopt__fold_group *g, const mgopt_op *op, int narrow) {
+  int32_t s, k;
+  if (mgopt__fold_in(g, op) || !mgopt__fold_may(op) || (narrow && mgopt__fold_widens(op))) return 0;
+  for (s = 0; s < op->nslots; s++)
+    for (k = 0; k < op->slots[s].n; k++) {
+      const mgopt_value *v = op->slots[s].uses[k].value;
+      const mgopt_op *q = v ? v->def : NULL;
+      if (!q || q->kind == MGOPT_OP_const || mgopt__fold_in(g, q)) continue;
+      if (g->n == MGOPT__FOLD_GROUP_OPS || !mgopt__fold_may(q) || !mgopt__fold_fed(g, q) ||
+          (narrow && mgopt__fold_widens(q)))
+        return 0;
+      g->ops[g->n++] = q;
+    }
+  if (g->n == MGOPT__FOLD_GROUP_OPS || !mgopt__fold_fed(g, op)) return 0;
+  g->ops[g->n++] = op;
+  return 1;
+}
+
+/* 1 when a and b hold the same bytes as the same dtype and shape. */
+static int mgopt__fold_same_tensor(const mgopt_tensor *a, const mgopt_tensor *b) {
+  int32_t d;
+  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes || (a->nbytes && (!a->data || !b->data)))
+    return 0;
+  for (d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d]) return 0;
+  return a->data == b->data || a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0;
+}
+
+/* 1 when a and b compute the same: same op, attributes and output types,
+   operands the same values, constants of the same bytes or the same
+   outputs of equivalent ops. */
+static int mgopt__fold_same(const mgopt__fold_group *g, const mgopt_op *a, const mgopt_op *b, int depth) {
+  int32_t s, k;
+  if (a == b) return 1;
+  if (depth > 8 || a->kind != b->kind || strcmp(a->type, b->type) != 0 || a->nouts != b->nouts ||
+      a->nslots != b->nslots || !mgopt__pu_attrs_equal(a, b))
+    return 0;
+  for (k = 0; k < a->nouts; k++)
+    if (!mgopt_type_equal(&a->outs[k]->type, &b->outs[k]->type)) return 0;
+  for (s = 0; s < a->nslots; s++) {
+    if (a->slots[s].n != b->slots[s].n) return 0;
+    for (k = 0; k < a->slots[s].n; k++) {
+      const mgopt_value *va = a->slots[s].uses[k].value, *vb = b->slots[s].uses[k].value;
+      const mgopt_tensor *ta = va ? mgopt_value_const(va) : NULL, *tb = vb ? mgopt_value_const(vb) : NULL;
+      if (va == vb || (ta && tb && mgopt__fold_same_tensor(ta, tb))) continue;
+      if (!va || !vb || !va->def || !vb->def || va->index != vb->index || !mgopt__fold_in(g, va->def) ||
+          !mgopt__fold_in(g, vb->def) || !mgopt__fold_same(g, va->def, vb->def, depth + 1))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+/* The bytes output i of op takes once folded, -1 when unknown. */
+static int64_t mgopt__fold_out_bytes(const mgopt_op *op, int32_t i) {
+  const mgopt_type *t = &op->outs[i]->type;
+  int64_t n = mgopt_type_numel(t);
+  if (op->kind == MGOPT_OP_gather && op->nouts == 1 && mgopt_op_get_int(op, "batch_dims", 0) == 0) {
+    const mgopt_tensor *x = mgopt_value_const(mgopt_op_operand(op, "x"));
+    const mgopt_value *ix = mgopt_op_operand(op, "indices");
+    int64_t m = ix ? mgopt_type_numel(&ix->type) : -1;
+    int bits;
+    if (x && x->rank == 1 && mgopt_dtype_is_float((mgopt_dtype)x->dtype) && x->numel >= 2 && x->numel <= 256 &&
+        m >= 0) {
+      for (bits = 1; ((int64_t)1 << bits) < x->numel; bits *= 2) {
+      }
+      return (m * bits + 7) / 8 + mgopt_dtype_nbytes((mgopt_dtype)x->dtype, (int64_t)1 << bits);
+    }
+  }
+  if (t->kind != MGOPT_TYPE_TENSOR || n < 0) return -1;
+  return mgopt_dtype_nbytes((mgopt_dtype)t->dtype, n);
+}
+
+/* 1 when output i of g->ops[j] is read outside the group (or by a block). */
+static int mgopt__fold_leaves(mgopt__fold_group *g, int32_t j, int32_t i) {
+  const mgopt_use *u;
+  for (u = g->ops[j]->outs[i]->uses; u; u = u->next)
+    if (!u->op || !mgopt__fold_in(g, u->op)) return 1;
+  return 0;
+}
+
+/* 1 when op's group (narrow: without ops that widen, whose inputs then
+   leave the group) fits: what leaves it takes no more bytes than the
+   constants that die in it plus allowance; g holds the group. */
+static int mgopt__fold_group_fits(const mgopt_op *op, int64_t allowance, int narrow, mgopt__fold_group *g) {
+  int64_t ends = 0;
+  int32_t i, j, s, k, jj, changed;
+  g->ops[0] = op;
+  g->n = 1;
+  g->uses = 0;
+  /* grown to a fixpoint within its bounds */
+  for (changed = 1; changed && g->uses < MGOPT__FOLD_GROUP_USES;) {
+    changed = 0;
+    for (j = 0; j < g->n; j++) {
+      const mgopt_op *o = g->ops[j];
+      const mgopt_use *u;
+      for (i = 0; i < o->nouts; i++)
+        for (u = o->outs[i]->uses; u && ++g->uses < MGOPT__FOLD_GROUP_USES; u = u->next)
+          if (u->op) changed |= mgopt__fold_join(g, u->op, narrow);
+      for (s = 0; s < o->nslots; s++)
+        for (k = 0; k < o->slots[s].n; k++) {
+          const mgopt_value *v = o->slots[s].uses[k].value;
+          const mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+          if (!t || (int64_t)t->nbytes <= allowance) continue;
+          for (u = v->uses; u && ++g->uses < MGOPT__FOLD_GROUP_USES; u = u->next)
+            if (u->op) changed |= mgopt__fold_join(g, u->op, narrow);
+        }
+    }
+  }
+  if (g->n == 1) return 0;
+  for (j = 0; j < g->n; j++)
+    for (i = 0; i < g->ops[j]->nouts; i++) {
+      int64_t b;
+      if (!mgopt__fold_leaves(g, j, i)) continue;
+      for (jj = 0; jj < j; jj++)
+        if (mgopt__fold_same(g, g->ops[jj], g->ops[j], 0) && mgopt__fold_leaves(g, jj, i)) break;
+      if (jj < j) continue; /* the same constant again: const_deduplication keeps one */
+      b = mgopt__fold_out_bytes(g->ops[j], i);
+      if (b < 0) return 0;
+      ends += b;
+    }
+  return ends <= mgopt__fold_freed_in(g) + allowance;
+}
+
+MGOPT__PRIVATE int64_t mgopt__fold_budget(const mgopt_op *op, int64_t allowance) {
+  mgopt__fold_group g;
+  int64_t own, out = 0;
+  int32_t i, j;
+  if (allowance < 0 || (op->flags & MGOPT__OP_FOLD_GROUP)) return -1;
+  own = mgopt__fold_freed(op) + allowance;
+  for (i = 0; i < op->nouts && out >= 0; i++) {
+    int64_t b = mgopt__fold_out_bytes(op, i);
+    out = b < 0 ? -1 : out + b;
+  }
+  if (out >= 0 && out <= own) return own;
+  if (!mgopt__fold_group_fits(op, allowance, 0, &g) && !mgopt__fold_group_fits(op, allowance, 1, &g)) return own;
+  /* the group folds whole: its ops keep the verdict while the first folds
+     change what the rest see (a constant where an equivalent op was) */
+  for (j = 0; j < g.n; j++) ((mgopt_op *)(uintptr_t)g.ops[j])->flags |= MGOPT__OP_FOLD_GROUP;
+  if (op->program) op->program->fold_groups = 1;
+  return -1;
+}
+
 MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **out, void *ud) {
   const mgopt_fold_options *opts = (const mgopt_fold_options *)ud;
   mgopt__kernel_fn fn;
   mgopt__kctx k;
   int32_t s, i;
-  int64_t in_bytes = 0;
+  int64_t allowance, out_bytes = 0;
   int r;
   if (!p || !op || !out || (op->flags & MGOPT_OP_ERASED) || op->nblocks != 0 || op->nouts < 1)
     return MGOPT__K_NO;
@@ -7115,7 +7393,6 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
     for (i = 0; i < op->slots[s].n; i++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[i].value);
       if (!t || !mgopt__k_tensor_ok(t)) return MGOPT__K_NO;
-      in_bytes += (int64_t)t->nbytes;
     }
   memset(&k, 0, sizeof k);
   k.p = p;
@@ -7124,15 +7401,17 @@ MGOPTDEF int mgopt_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor **
   k.max_elements = opts ? opts->max_elements : 0;
   if (k.max_elements == 0) k.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
   else if (k.max_elements < 0) k.max_elements = 0; /* kernels: 0 = no limit */
-  k.max_growth = opts ? opts->max_growth_bytes : 0;
-  if (k.max_growth == 0) k.max_growth = MGOPT_FOLD_MAX_GROWTH_BYTES;
-  if (k.max_growth < 0 || (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR)) k.max_growth = 0;
-  k.in_bytes = in_bytes;
+  allowance = opts ? opts->max_growth_bytes : 0;
+  if (allowance == 0) allowance = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  k.budget = (mgopt_op_traits(op) & MGOPT_TRAIT_CONSTEXPR) ? -1 : mgopt__fold_budget(op, allowance);
   for (i = 0; i < op->nouts; i++) out[i] = NULL;
   r = fn(&k);
   for (i = 0; i < k.nscratch; i++) mgopt__heap_free(&p->alloc, k.scratch[i], k.scratch_size[i]);
-  for (i = 0; i < op->nouts && r == MGOPT__K_OK; i++)
+  for (i = 0; i < op->nouts && r == MGOPT__K_OK; i++) {
     if (!out[i]) r = MGOPT__K_NO; /* every output is computed, or the op is not folded */
+    else out_bytes += (int64_t)out[i]->nbytes;
+  }
+  if (r == MGOPT__K_OK && k.budget >= 0 && out_bytes > k.budget) r = MGOPT__K_NO; /* together over the budget */
   if (r != MGOPT__K_OK)
     for (i = 0; i < op->nouts; i++) out[i] = NULL;
   return r;
@@ -12857,8 +13136,10 @@ MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several o
    weights is kept; their outputs are not constants, so nothing below them
    folds either); on ops owning blocks; when the kernel refuses (see
    mgopt_fold_op: bad parameters, integer division by zero, a stored type that
-   disagrees, an output over its size limit or one growing the model by more
-   than MGOPT_FOLD_MAX_GROWTH_BYTES); when an output of rank > 0 has more elements than
+   disagrees, an output over its size limit, or outputs taking more bytes
+   than the operand constants that die with the op free plus
+   MGOPT_FOLD_MAX_GROWTH_BYTES: a Transpose of a table a Gather also reads
+   stays a Transpose); when an output of rank > 0 has more elements than
    skip_const_by_size (scalars always fold); when the constant's static type
    does not suit a reader of the output, or differs from the declared type of
    a function output (mgopt__pu_replace_static_fits: a symbolic dim may hide a
@@ -12882,7 +13163,9 @@ MGOPT__DEFINE_PASS(cleanup, common, remove_redundant_ops, "keep one of several o
    (a Gather from a small table after the indices are unpacked), so a
    compressed model read and optimized again stays compressed instead of
    growing by a factor of 8 to 32. Where the program's target refuses the
-   constexpr op, the gather is folded as any other op.
+   constexpr op, the gather is folded as any other op. The lookup's
+   constants are held to the growth budget of every fold (its indices
+   shared with another reader are stored again).
    Cost: one worklist run, O(ops) plus the kernels' work on folded values;
    the memo costs one hash of the operands' metadata per folded op. */
 
@@ -12905,6 +13188,13 @@ typedef struct mgopt__ce_state {
   mgopt__map memo; /* hash of what an op was folded from -> its mgopt__ce_memo (a multimap) */
   int oom;
 } mgopt__ce_state;
+
+/* The bytes a fold may add beyond what it frees (mgopt_fold_op's rule): the
+   caller's mgopt_fold_options when the kernels are the built-in ones. */
+static int64_t mgopt__ce_allowance(const mgopt__ce_state *st) {
+  const mgopt_fold_options *o = st->fold == mgopt_fold_op ? (const mgopt_fold_options *)st->ud : NULL;
+  return o && o->max_growth_bytes ? o->max_growth_bytes : MGOPT_FOLD_MAX_GROWTH_BYTES;
+}
 
 static int mgopt__ce_too_big(const mgopt__ce_state *st, int32_t rank, int64_t numel) {
   return st->skip_by_size >= 0 && rank > 0 && (double)numel > st->skip_by_size;
@@ -13000,9 +13290,10 @@ static int mgopt__ce_lut_candidate(const mgopt_op *op, int *bits) {
 }
 
 /* The constexpr_lut_to_dense standing for candidate gather op, replacing
-   it: 1; 0 (nothing left built) when an index is outside the table or the
-   target refuses the op. */
-static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits) {
+   it: 1; 0 (nothing left built) when an index is outside the table, the
+   target refuses the op or its constants are over the fold's budget (bytes,
+   -1: none). */
+static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits, int64_t budget) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_tensor *x = mgopt_value_const(mgopt_op_operand(op, "x")), *ix = mgopt_value_const(mgopt_op_operand(op, "indices"));
   mgopt_tensor *it, *lt;
@@ -13014,6 +13305,7 @@ static int mgopt__ce_lut_op(mgopt_rewriter *rw, mgopt_op *op, int bits) {
   const char *name = mgopt__pu_value_name(op->outs[0]);
   static const char *const slots[2] = {"indices", "lut"};
   if (!mgopt_tensor_data(p, ix) || !mgopt_tensor_data(p, x)) return 0;
+  if (budget >= 0 && (ix->numel * bits + 7) / 8 + mgopt_dtype_nbytes((mgopt_dtype)x->dtype, k) > budget) return 0;
   for (d = 0; d < ix->rank; d++) lshape[d] = 1;
   lshape[ix->rank] = k;
   lshape[ix->rank + 1] = 1;
@@ -13067,6 +13359,11 @@ static int mgopt__ce_fold_op(mgopt_program *p, const mgopt_op *op, mgopt_tensor 
     }
   }
   if (!hit && (r = st->fold(p, op, out, st->ud)) != 1) return r;
+  if (hit) { /* the results are views, but the file would hold them again: the growth rule applies */
+    int64_t budget = mgopt__fold_budget(op, mgopt__ce_allowance(st)), bytes = 0;
+    for (i = 0; i < op->nouts; i++) bytes += out[i] ? (int64_t)out[i]->nbytes : 0;
+    if (budget >= 0 && bytes > budget) return 0;
+  }
   for (i = 0; i < op->nouts; i++)
     if (!out[i] || mgopt__ce_too_big(st, out[i]->rank, out[i]->numel) ||
         !mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)out[i]->dtype, out[i]->rank, out[i]->shape))
@@ -13088,12 +13385,13 @@ static int mgopt__ce_fold(mgopt_program *p, const mgopt_op *op, mgopt_tensor **o
    lookup after all, or the target refuses the op, the gather folds as any
    other op. */
 static int mgopt__ce_lut(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
+  const mgopt__ce_state *st = (const mgopt__ce_state *)ud;
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_tensor *folded = NULL;
   mgopt_value *c;
   int bits;
   if (!mgopt__ce_lut_candidate(op, &bits)) return 0;
-  if (mgopt__ce_lut_op(rw, op, bits)) return 1;
+  if (mgopt__ce_lut_op(rw, op, bits, mgopt__fold_budget(op, mgopt__ce_allowance(st)))) return 1;
   if (mgopt__ce_fold_op(p, op, &folded, (mgopt__ce_state *)ud) != 1) return 0;
   c = mgopt_rw_const(rw, op, mgopt__pu_value_name(op->outs[0]), folded);
   if (!c) return 0;
@@ -15883,7 +16181,9 @@ MGOPT__DEFINE_PASS(cleanup, common, dedup_op_and_var_names,
    The last new op takes the linear's output name and op name, and its
    declared type when that holds for the inferred one (mgopt__pu_adopt_type:
    main's output types stay).
-   Must not fire: weight and bias both static; x and a run-time weight or a
+   Must not fire: weight and bias both static; a 2-d x when the program's
+   target accepts the linear as it is (an ONNX program writes it as one
+   Gemm, where matmul + add would be two or three nodes); x and a run-time weight or a
    bias of different dtypes (linear does not check them, matmul and add do);
    a new type that contradicts a reader of the linear's output.
    Cost: worklist patterns, O(linears). */
@@ -15911,6 +16211,9 @@ static int mgopt__edl_fold(mgopt_rewriter *rw, mgopt_op *op, void *ud) {
   int wstatic = mgopt__edl_static(w), bstatic = mgopt__edl_static(b), ok = 0;
   MGOPT__UNUSED(ud);
   if (!x || !w || op->nouts != 1 || (wstatic && bstatic) || mgopt__pu_fused_act(op)) return 0;
+  /* a target that writes this linear as one op keeps it (ONNX: a Gemm with
+     transB for a 2-d x, whatever its weight): matmul + add would be more */
+  if (p->target && x->type.rank == 2 && mgopt_program_target_accepts(p, op)) return 0;
   /* linear's inference does not compare dtypes; the matmul and add do */
   if (!mgopt__edl_same_dtype(x, b) || (!wstatic && !mgopt__edl_same_dtype(x, w))) return 0;
   out = op->outs[0];
@@ -22368,9 +22671,9 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_fo
    mapping declines whose operands are all constant and which ONNX's
    kernels evaluate (mgopt_onnx_eval_op: an integer Div, which truncates and
    so has no canonical op; not a random op): it becomes constants, within
-   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; an output
-   over MGOPT_FOLD_MAX_GROWTH_BYTES and larger than the operands together
-   stays), as ONNX Runtime folds it; an
+   the folding limits of mgopt_fold_op (MGOPT_FOLD_MAX_ELEMENTS; outputs
+   taking more bytes than the operand constants that die with the op free
+   plus MGOPT_FOLD_MAX_GROWTH_BYTES stay), as ONNX Runtime folds it; an
    opaque ONNX op whose unknown output types its type rule now gives;
    an onnx::CastLike of a constant to a value of known dtype (only the
    dtype is read: a cast of a constant); control flow and sequences: an
@@ -22380,9 +22683,9 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(onnx, onnx, remove_redundant_transpose_add_fo
    SequenceAt, SequenceLength, ...), whose every read (inside its blocks
    too) is a constant or computed from constants is evaluated in place
    (mgopt__eval_in_place: at most 1024 ops first, 65536 ops run, 4096
-   iterations a loop, no result over MGOPT_FOLD_MAX_GROWTH_BYTES) and its
-   tensor results become constants (an output that is a sequence must be
-   read by nothing: a sequence never becomes a constant); a
+   iterations a loop, 2^20 elements a value) and its tensor results
+   become constants within the same growth rule (an output that is a
+   sequence must be read by nothing: a sequence never becomes a constant); a
    registered op whose output types have an unknown dtype, rank or dim that
    its type inference knows (only unknown parts are filled). Nested blocks
    are walked too.
@@ -22441,23 +22744,22 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   mgopt_value *cs[16];
   mgopt_onnx_eval_options eo;
   mgopt_diag d;
-  int64_t in_bytes = 0;
+  int64_t budget, out_bytes = 0;
   int32_t n = 0, s, j, i, ok = 1;
   if (op->nblocks || op->nouts < 1 || op->nouts > 16) return 0;
   for (s = 0; s < op->nslots; s++)
     for (j = 0; j < op->slots[s].n; j++) {
       mgopt_tensor *t = mgopt_value_const(op->slots[s].uses[j].value);
       if (!t || n == 64 || !mgopt_tensor_data(p, t)) return 0;
-      in_bytes += (int64_t)t->nbytes;
       ins[n++] = t;
     }
   if (n == 0) return 0; /* a generator (RandomNormal, a Constant left opaque): nothing to compute from */
-  /* an output of more elements than this has more bytes than the growth
-     limit and than its operands (an element takes a byte at least): it
-     would be refused, so it is not computed (a ConstantOfShape of 2^28) */
+  /* an output of more elements than 8 x its budget has more bytes than
+     the budget (an element takes a bit at least): it would be refused, so
+     it is not computed (a ConstantOfShape of 2^28) */
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   memset(&eo, 0, sizeof eo);
-  eo.max_elements = in_bytes > MGOPT_FOLD_MAX_GROWTH_BYTES ? in_bytes : MGOPT_FOLD_MAX_GROWTH_BYTES;
-  if (eo.max_elements > MGOPT_FOLD_MAX_ELEMENTS) eo.max_elements = MGOPT_FOLD_MAX_ELEMENTS;
+  eo.max_elements = budget >= 0 && budget < MGOPT_FOLD_MAX_ELEMENTS / 8 ? budget * 8 : MGOPT_FOLD_MAX_ELEMENTS;
   for (i = 0; i < op->nouts; i++) outs[i] = NULL;
   mgopt_diag_clear(&d);
   if (mgopt_onnx_eval_op(&eo, p, op, ins, n, outs, &d) != MGOPT_OK)
@@ -22465,9 +22767,10 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   for (i = 0; i < op->nouts && ok; i++) {
     const mgopt_tensor *t = outs[i];
     ok = t && !mgopt__ev_seq_items(t, NULL, NULL) && !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) &&
-         !((int64_t)t->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES && (int64_t)t->nbytes > in_bytes) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
+    if (t) out_bytes += (int64_t)t->nbytes;
   }
+  if (budget >= 0 && out_bytes > budget) ok = 0;
   for (i = 0; i < op->nouts && ok; i++) {
     mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
     void *dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
@@ -22489,6 +22792,7 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
 /* ---------------------------------------------------------------- control flow and sequences */
 
 #define MGOPT__COO_CONE_OPS 1024 /* ops evaluated before one folded in place */
+#define MGOPT__COO_EVAL_MAX_ELEMENTS ((int64_t)1 << 20) /* elements of a value computed while folding */
 
 /* 1 when v holds (or may hold) an ONNX sequence: made by a sequence op, or
    an output of an op with nested blocks (a Loop may carry a sequence). */
@@ -22513,12 +22817,13 @@ static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
   mgopt_onnx_eval_options oo;
   mgopt_diag d;
   int32_t i, ok = 1, any = 0;
+  int64_t budget, out_bytes = 0;
   if (op->nouts < 1 || op->nouts > 16) return 0;
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   memset(&eo, 0, sizeof eo);
   memset(&oo, 0, sizeof oo);
-  /* an element takes a byte at least: a result of more elements than the
-     growth limit has more bytes, and is not computed */
-  eo.max_elements = oo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  /* a bound on the work: no value inside the evaluation grows past it */
+  eo.max_elements = oo.max_elements = MGOPT__COO_EVAL_MAX_ELEMENTS;
   eo.max_loop_iterations = (int64_t)1 << 12;
   eo.op_fn = mgopt_onnx_eval_op;
   eo.op_ud = &oo;
@@ -22531,7 +22836,8 @@ static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
       continue;
     }
     any = 1;
-    ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (int64_t)t->nbytes <= MGOPT_FOLD_MAX_GROWTH_BYTES &&
+    out_bytes += (int64_t)t->nbytes;
+    ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (budget < 0 || out_bytes <= budget) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
   }
   for (i = 0; i < op->nouts && ok == 1; i++) {
@@ -22610,17 +22916,19 @@ static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
   mgopt_diag d;
   mgopt_value *cv;
   void *dst;
-  int64_t zero = 0;
+  int64_t zero = 0, budget;
   int ok;
   if (op->nslots != 2 || op->nouts != 1 || !x || !like || !(ins[0] = mgopt_value_const(x)) || mgopt_value_const(like) ||
       like->type.kind != MGOPT_TYPE_TENSOR || like->type.dtype == MGOPT_DT_UNKNOWN ||
-      (int64_t)ins[0]->nbytes > MGOPT_FOLD_MAX_GROWTH_BYTES / 8 || !mgopt_tensor_data(p, ins[0]))
+      ins[0]->numel > MGOPT__COO_EVAL_MAX_ELEMENTS || !mgopt_tensor_data(p, ins[0]))
     return 0;
+  budget = mgopt__fold_budget(op, MGOPT_FOLD_MAX_GROWTH_BYTES);
   if (!(ins[1] = mgopt_eval_tensor_new(p, (mgopt_dtype)like->type.dtype, 1, &zero))) return -1;
   memset(&eo, 0, sizeof eo);
-  eo.max_elements = MGOPT_FOLD_MAX_GROWTH_BYTES;
+  eo.max_elements = MGOPT__COO_EVAL_MAX_ELEMENTS;
   ok = mgopt_onnx_eval_op(&eo, p, op, ins, 2, outs, &d) == MGOPT_OK ? 1 : d.status == MGOPT_ERR_NOMEM ? -1 : 0;
   mgopt_eval_tensor_free(p, ins[1]);
+  if (ok == 1 && budget >= 0 && (int64_t)outs[0]->nbytes > budget) ok = 0; /* a cast that widens a shared constant */
   if (ok == 1 && !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape))
     ok = 0;
   if (ok == 1) {
@@ -24341,7 +24649,9 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
    Must not fire: on non-finite weights; when the channel count is not a multiple of group_size
    or group_size not a multiple of cluster_dim; on cluster_dim > 1 with mode uniform; when the
    readers disagree on the channel axis and it is needed (grouped, vectors, scale; per_tensor
-   takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; a custom
+   takes axis 0); unique mode with more than 256 distinct values (vectors) in a group; indices
+   as wide as the elements they stand for (an int8 weight with more than 128 distinct values:
+   the LUT and its decoding would only make the file larger); a custom
    callback returning 0 or an index outside its LUT; consts read by constexpr_* ops (joint:
    other than the two above, or read by anything else too; pruned data with cluster_dim > 1
    or a per-channel scale, or quantized int data with a per-channel scale, where the
@@ -24605,6 +24915,10 @@ static int mgopt__pal_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *u
     for (i = 0; i < n; i++) x[i] = (float)mgopt_tensor_get_f64(t, i);
   r = mgopt__kp_palettize(&c, x, rank, t->shape, &o);
   if (r == MGOPT__K_OOM) return -1;
+  if (r == MGOPT__K_OK && o.nbits >= mgopt_dtype_bits(wdt) * (o.cluster_dim > 0 ? o.cluster_dim : 1)) {
+    mgopt__kp_free(&o); /* an index per element as wide as the element: the file would only grow */
+    r = MGOPT__K_NO;
+  }
   if (r != MGOPT__K_OK) {
     mgopt__pal_unbuild(&b);
     return 0;
@@ -29678,7 +29992,9 @@ MGOPT__DEFINE_PATTERN_PASS_NEEDING(relay, relay, canonicalize_concat_pos,
    -0.0 pads with -0.0 and a block mixing 0.0 and -0.0 is left alone).
    Fires on: a concat (interleave false) of fp32, fp16 or bf16 values, one
    of them not constant and every other a constant whose elements all have
-   the same bytes, the same for all of them and not a NaN; the constants
+   the same bytes, or a fill of a constant value (or of the default 0) to a
+   static shape (the fold of a block larger than 1 KB is refused: the file
+   would grow), the same for all of them and not a NaN; the constants
    before the tensor pad before it, those after pad after it; the axis in
    range. The pad amounts cover the dims from the axis to the last (pad's
    vector addresses the last dims). The concat's output keeps its name.
@@ -29701,10 +30017,29 @@ static int mgopt__ctp_splat(mgopt_program *p, mgopt_tensor *t, size_t esize, uns
   return 1;
 }
 
+/* 1 when v is made by a fill of a constant value (0 when absent) to its
+   static type of dtype dt: elem gets the value's bytes in dt, *len v's size
+   on axis. Left unfolded, a fill is how a block of zeros stays small. */
+static int mgopt__ctp_fill(mgopt_program *p, const mgopt_value *v, int32_t dt, size_t esize, int64_t axis,
+                           unsigned char *elem, int64_t *len) {
+  const mgopt_op *op = v->def;
+  const mgopt_value *val;
+  const mgopt_tensor *c = NULL;
+  mgopt_tensor *t;
+  if (!op || op->kind != MGOPT_OP_fill || !mgopt_type_is_static(&v->type) || v->type.dtype != dt) return 0;
+  val = mgopt_op_operand(op, "value");
+  if (val && (!(c = mgopt_value_const(val)) || c->numel != 1 || c->dtype != dt)) return 0;
+  t = mgopt_tensor_new(p, (mgopt_dtype)dt, 0, NULL);
+  if (!t || !mgopt_tensor_data_mut(p, t) || t->nbytes != esize) return 0;
+  mgopt_tensor_set_f64(t, 0, c ? mgopt_tensor_get_f64(c, 0) : 0.0);
+  memcpy(elem, t->data, esize);
+  *len = v->type.dims[axis].v;
+  return 1;
+}
+
 static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
-  mgopt_value *x = NULL, *y;
-  mgopt_tensor *first = NULL;
+  mgopt_value *x = NULL, *y, *first = NULL;
   unsigned char want[8], got[8];
   int64_t axis, before = 0, after = 0;
   int32_t si, i, n, rank, dt;
@@ -29727,21 +30062,28 @@ static int mgopt__ctp_rewrite(mgopt_rewriter *rw, mgopt_op *cat, void *ud) {
   for (i = 0; i < n; i++) {
     mgopt_value *v = cat->slots[si].uses[i].value;
     mgopt_tensor *t = v ? mgopt_value_const(v) : NULL;
+    int64_t len;
     if (!v || v->type.kind != MGOPT_TYPE_TENSOR || v->type.dtype != dt || v->type.rank != rank) return 0;
-    if (!t) {
+    if (t) {
+      if (t->dtype != dt || t->rank != rank || !mgopt__ctp_splat(p, t, esize, first ? got : want)) return 0;
+      len = t->shape[axis];
+    } else if (!mgopt__ctp_fill(p, v, dt, esize, axis, first ? got : want, &len)) {
       if (x) return 0;
       x = v;
       continue;
     }
-    if (t->dtype != dt || t->rank != rank) return 0;
-    if (!mgopt__ctp_splat(p, t, esize, first ? got : want)) return 0;
     if (first && memcmp(got, want, esize) != 0) return 0;
-    if (!first) first = t;
-    if (x) after += t->shape[axis];
-    else before += t->shape[axis];
+    first = v;
+    if (x) after += len;
+    else before += len;
   }
   if (!x || !first) return 0;
-  cval = mgopt_tensor_get_f64(first, 0);
+  {
+    mgopt_tensor *e = mgopt_tensor_new(p, (mgopt_dtype)dt, 0, NULL);
+    if (!e || !mgopt_tensor_data_mut(p, e)) return 0;
+    memcpy(e->data, want, esize);
+    cval = mgopt_tensor_get_f64(e, 0);
+  }
   if (cval != cval) return 0;
   pad = mgopt__pu_const_pad(rw, cat, x, rank, axis, before, after, cval,
                             mgopt_program_fresh_name(p, mgopt__pu_name2(p, mgopt__pu_value_name(y), "_pad")), y->name);
