@@ -27,7 +27,6 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
   int32_t i;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
   if (!last) return "an opaque op needs a domain::OpType name";
-  if ((size_t)(last - op->type) >= 128) return "domain too long";
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     char *end;
@@ -35,7 +34,7 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
     if (s->n == 0 && !s->is_list) continue;
     if (strncmp(s->name, "in", 2) != 0 || s->is_list) return "operand slots must be in0, in1, ...";
     k = strtol(s->name + 2, &end, 10);
-    if (*end || k < 0 || k >= 1024) return "operand slots must be in0, in1, ...";
+    if (*end || k < 0 || k >= INT32_MAX) return "operand slots must be in0, in1, ...";
   }
   for (i = 0; i < op->nattrs; i++) {
     const mgopt_attr *a = &op->attrs[i];
@@ -103,21 +102,25 @@ MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t 
 
 /* Runs only on an op mgopt__exw_opaque accepted. */
 static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
-  const char *last = NULL, *q;
-  char domain[128];
-  const char *ins[1024];
+  const char *last = NULL, *q, *domain, **ins;
   int64_t nin = 0, i;
   mgopt_onnx_node *n;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
-  memcpy(domain, op->type, (size_t)(last - op->type));
-  domain[last - op->type] = 0;
+  domain = mgopt_program_intern(E->p, op->type, (size_t)(last - op->type));
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     long k;
     if (s->n == 0 && !s->is_list) continue;
     k = strtol(s->name + 2, NULL, 10);
-    while (nin <= k) ins[nin++] = "";
-    ins[k] = mgopt__exp_vname(s->uses[0].value);
+    if (k + 1 > nin) nin = k + 1;
+  }
+  ins = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(nin + 1), 8);
+  if (!domain || !ins) return mgopt__exp_nomem(E);
+  for (i = 0; i < nin; i++) ins[i] = "";
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    if (s->n == 0 && !s->is_list) continue;
+    ins[strtol(s->name + 2, NULL, 10)] = mgopt__exp_vname(s->uses[0].value);
   }
   if (E->overloads.map.n && mgopt__imap_get(&E->overloads, op->type)) {
     /* a call of an overloaded function: domain::Name@overload */
@@ -129,7 +132,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
   } else
     n = mgopt__exp_simple(E, op, last + 2, ins, nin);
   if (!n) return mgopt__exp_nomem(E);
-  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
+  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : domain);
   for (i = 0; i < op->nattrs; i++) {
     const mgopt_attr *a = &op->attrs[i];
     mgopt_onnx_attribute *oa;
@@ -210,13 +213,21 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
 
 /* ---------------------------------------------------------------- graphs */
 
+/* A graph input or output named `name` of type t; NULL when out of memory or
+   when t has no ONNX form (then the message names the value: E->cause). */
 static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, const char *name, const mgopt_type *t) {
   mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
+  mgopt_status before = E->cause;
   if (!vi) return NULL;
   vi->name = mgopt__exp_s(name);
   /* an unknown element type is written as no type at all (ONNX rejects type 0) */
   if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
   vi->type = mgopt__exp_type(E, t);
+  if (!vi->type && !before && E->cause && E->d) {
+    char why[sizeof E->d->msg];
+    snprintf(why, sizeof why, "%s", E->d->msg);
+    mgopt__exp_fail(E, E->cause, "value '%.100s': %s", name, why);
+  }
   return vi->type ? vi : NULL;
 }
 
@@ -345,7 +356,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
                                                                          &og->nsparse_initializers);
     og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
     og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
-    if (E->p->status) s = mgopt__exp_nomem(E);
+    if (E->p->status && E->p->status != E->status0) s = mgopt__exp_nomem(E);
   }
   mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
   mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
@@ -708,6 +719,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
+  E.status0 = p->status;
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
@@ -784,9 +796,12 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
       mgopt_type ty;
       if (mgopt__exr_has(&listed, t->name)) continue;
       mgopt__exr_add(&listed, t->name); /* listed once even if two initializers share a name */
-      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) ||
-          listed.oom || !(vi[k].type = mgopt__exp_type(&E, &ty))) {
+      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) || listed.oom) {
         s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        break;
+      }
+      if (!(vi[k].type = mgopt__exp_type(&E, &ty))) {
+        s = mgopt__exp_nomem(&E);
         break;
       }
       vi[k].name = t->name;
