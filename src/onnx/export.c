@@ -86,16 +86,18 @@ MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__on
   return m->check ? m->check(p, op, m) : NULL;
 }
 
+/* The requested opset, else an imported model's own: the opset its nodes
+   were read at (import.c's rule: the last default-domain entry, 1 when
+   there is none), so what was read is written back under the same opset
+   list; 17 for a program that was not imported. */
 MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested) {
   const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
-  int64_t i;
+  int64_t i, opset = 1;
   if (requested > 0) return requested;
-  if (orig)
-    for (i = 0; i < orig->nopset_imports; i++)
-      if (orig->opset_imports[i].domain.len == 0 ||
-          (orig->opset_imports[i].domain.len == 7 && memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
-        if (orig->opset_imports[i].version != 0) return orig->opset_imports[i].version;
-  return 17;
+  if (!orig) return 17;
+  for (i = 0; i < orig->nopset_imports; i++)
+    if (mgopt__imp_default_domain(orig->opset_imports[i].domain)) opset = orig->opset_imports[i].version;
+  return opset;
 }
 
 /* ---------------------------------------------------------------- opaque ops */
