@@ -395,6 +395,21 @@ fuzz-onnx: $(B)/fuzz_onnx
 	@mkdir -p $(B)/fuzz-corpus-onnx
 	$(B)/fuzz_onnx -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-onnx tests/fuzz/corpus/onnx
 
+# ---- ONNX write-back fuzzing (tests/fuzz/fuzz_roundtrip.c): every model that imports must export
+# and import again; the replay (corpus/onnx and corpus/roundtrip) runs with `make test`;
+# `make fuzz-roundtrip` fuzzes
+.PHONY: fuzz-roundtrip
+$(B)/tests/test_fuzz_roundtrip: tests/fuzz/fuzz_roundtrip.c $(HDR) $(B)/.config
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -o $@ tests/fuzz/fuzz_roundtrip.c $(ALL_LDFLAGS) $(LDLIBS)
+TEST_DEPS += $(B)/tests/test_fuzz_roundtrip  # in $(B)/tests/: run by tests/run.sh
+$(B)/fuzz_roundtrip: tests/fuzz/fuzz_roundtrip.c $(HDR)
+	@mkdir -p $(B)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -I. -o $@ tests/fuzz/fuzz_roundtrip.c -lm
+fuzz-roundtrip: $(B)/fuzz_roundtrip
+	@mkdir -p $(B)/fuzz-corpus-roundtrip
+	$(B)/fuzz_roundtrip -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz-corpus-roundtrip tests/fuzz/corpus/roundtrip tests/fuzz/corpus/onnx
+
 # ---- evaluator fuzzing (tests/fuzz/fuzz_eval.c): random programs from the difftest generator,
 # evaluated before and after `default`; the corpus replays in `make test`; `make fuzz-eval` fuzzes
 DT_SRC := tests/difftest/gen.c tests/difftest/check.c tests/difftest/lib.c

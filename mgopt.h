@@ -12333,6 +12333,7 @@ MGOPT__PRIVATE const mgopt__onnx_entry *mgopt__onnx_index_find(const mgopt__onnx
 /* The exporter's index: the row that writes each kind at one opset. */
 MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int64_t opset);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset);
+MGOPT__PRIVATE int mgopt__onnx_kind_only_later(int32_t kind, int64_t opset);
 
 /* What the exporter can write (export.c). The default-domain opset export
    writes: `requested` when positive, else the imported model's, else 17. */
@@ -12484,6 +12485,10 @@ struct mgopt__exp {
   const mgopt_block *fn_body;
   const char *const *fn_outs;
   mgopt__imap overloads; /* op type of a call to an overloaded function -> 1 */
+  /* the first failure that is not memory (mgopt__exp_fail recorded its
+     message): a caller that sees only a NULL reports it, not "out of memory" */
+  mgopt_status cause;
+  mgopt_status status0; /* the program's status when the export began */
 };
 
 /* building nodes (export_build.c) */
@@ -12611,6 +12616,20 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type
     return MGOPT_OK;
   }
   t.dtype = (uint8_t)mgopt_onnx_dtype(ot->tensor_type->elem_type);
+  if (t.dtype == MGOPT_DT_UNKNOWN && ot->tensor_type->elem_type != 0) {
+    /* an element type the IR has no dtype for (FLOAT4E2M1, a newer code):
+       the type is kept as its bytes, so it is written back as it came */
+    mgopt_str bytes;
+    mgopt_status s = mgopt__imp_type_bytes(I, ot, &bytes);
+    if (s) return s;
+    if (bytes.len) {
+      t.kind = MGOPT_TYPE_OTHER;
+      t.other = (const uint8_t *)bytes.ptr;
+      t.other_len = bytes.len;
+    }
+    *out = t;
+    return MGOPT_OK;
+  }
   if (ot->tensor_type->shape) {
     const mgopt_onnx_shape *sh = ot->tensor_type->shape;
     int64_t i;
@@ -13117,6 +13136,7 @@ MGOPT__PRIVATE void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, 
 
 MGOPT__PRIVATE mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
   va_list ap;
+  if (s != MGOPT_ERR_NOMEM && !E->cause) E->cause = s;
   if (!E->d) return s;
   E->d->status = s;
   E->d->op[0] = 0;
@@ -13146,10 +13166,22 @@ MGOPT__PRIVATE int32_t mgopt__exp_dtype(mgopt_dtype t) {
   return 0;
 }
 
+/* t as an ONNX type; NULL when out of memory, or when ONNX has no such type
+   (a state, a dtype without an ONNX code: mgopt__exp_fail says which). */
 MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
-  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
+  mgopt_onnx_type *ot;
   mgopt_onnx_tensor_type *tt;
   int32_t i;
+  if (t->kind == MGOPT_TYPE_STATE) {
+    mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a state: ONNX has no state type");
+    return NULL;
+  }
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype != MGOPT_DT_UNKNOWN && !mgopt__exp_dtype((mgopt_dtype)t->dtype)) {
+    mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor: ONNX has no such data type",
+                    mgopt_dtype_name((mgopt_dtype)t->dtype));
+    return NULL;
+  }
+  ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
   if (!ot) return NULL;
   if (t->kind == MGOPT_TYPE_OTHER) {
     ot->other.ptr = (const char *)t->other;
@@ -13212,7 +13244,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
   ot->numel = t->numel;
   if (t->rank > 0) {
     ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
-    if (!ot->dims) return MGOPT_ERR_NOMEM;
+    if (!ot->dims) return mgopt__exp_nomem(E);
   }
   if (t->dtype == MGOPT_DT_STRING) {
     ot->string_data = (mgopt_str *)t->data;
@@ -13227,7 +13259,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
     ot->raw_data.len = t->nbytes;
     if (unit > 1 && !mgopt__host_le()) { /* a big-endian host: a little-endian copy */
       char *r = (char *)mgopt__arena_alloc(E->p, t->nbytes ? t->nbytes : 1, 8, 0); /* written whole */
-      if (!r) return MGOPT_ERR_NOMEM;
+      if (!r) return mgopt__exp_nomem(E);
       mgopt__le_copy(r, t->data, t->nbytes, unit);
       ot->raw_data.ptr = r;
     }
@@ -13236,7 +13268,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
   {
     /* 4-bit types: two per byte, low nibble first */
     uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
-    if (!r) return MGOPT_ERR_NOMEM;
+    if (!r) return mgopt__exp_nomem(E);
     for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
     ot->raw_data.ptr = (const char *)r;
     ot->raw_data.len = (size_t)nb;
@@ -13420,10 +13452,10 @@ MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
 /* Emits op_type with the given inputs and the op's outputs (named). */
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
                                           const char *const *ins, int64_t nin) {
-  const char *outs[64];
+  const char *local[64], **outs = local;
   int32_t i;
   mgopt_onnx_node *n;
-  if (op->nouts > 64) return NULL;
+  if (op->nouts > 64 && !(outs = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)op->nouts, 8))) return NULL;
   for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
   n = mgopt__exp_node(E, op_type, "", op->name);
   if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
@@ -13437,7 +13469,12 @@ MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
   return v ? mgopt__exp_vname(v) : NULL;
 }
 
-MGOPT__PRIVATE mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
+/* A builder returned NULL: out of memory, unless a builder recorded another
+   cause (a tensor of a dtype ONNX cannot hold, say), which stands. */
+MGOPT__PRIVATE mgopt_status mgopt__exp_nomem(mgopt__exp *E) {
+  if (E->cause) return E->cause;
+  return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory");
+}
 
 MGOPT__PRIVATE mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
   return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,
@@ -14656,7 +14693,6 @@ static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const 
   int r = x ? x->type.rank : -1;
   int32_t i;
   MGOPT__UNUSED(m);
-  if (op->nouts > 256) return "too many outputs";
   if (mgopt_op_get_ints(p, op, "split_sizes", &v) >= 0 || mgopt_op_attr(op, "num_splits")) return NULL;
   if (axis < 0) axis += r;
   if (r < 0 || axis < 0 || axis >= r) return "unknown split axis";
@@ -14666,7 +14702,7 @@ static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const 
 }
 
 static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
-  int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0), k;
+  int64_t *sizes, axis = mgopt_op_get_int(op, "axis", 0), k;
   const int64_t *v = NULL;
   mgopt_value *x = mgopt_op_operand(op, "x");
   int r = x ? x->type.rank : -1;
@@ -14684,6 +14720,8 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   if (k < 0) {
     /* even split: sizes from the outputs' static dims */
     if (axis < 0) axis += r;
+    sizes = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(op->nouts + 1), 8);
+    if (!sizes) return mgopt__exp_nomem(E);
     for (i = 0; i < op->nouts; i++) sizes[i] = op->outs[i]->type.dims[axis].v;
     v = sizes;
     k = op->nouts;
@@ -19834,6 +19872,21 @@ MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int6
         by_kind[maps[i].kind] = &maps[i];
 }
 
+/* 1 when `kind` is written at `opset` only by a later opset's row: a node
+   the importer would map to it could not be written back at the model's
+   opset (Gelu before opset 20), so it stays opaque. */
+MGOPT__PRIVATE int mgopt__onnx_kind_only_later(int32_t kind, int64_t opset) {
+  const mgopt__onnx_map *maps;
+  int32_t f, i, n, later = 0;
+  for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
+    for (i = 0; i < n; i++)
+      if (maps[i].to_onnx && maps[i].kind == kind) {
+        if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) return 0;
+        if (maps[i].since > opset) later = 1;
+      }
+  return later;
+}
+
 /* The first row that writes `kind` at an opset after `opset`, or NULL. */
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset) {
   const mgopt__onnx_map *maps, *best = NULL;
@@ -20412,6 +20465,9 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   }
   if (mgopt__imp_default_domain(n->domain) && (e = mgopt__onnx_index_find(&I->ops, n->op_type)) != NULL && e->map)
     fn = e->map->to_ir;
+  /* what imports writes back: a node whose canonical op the exporter writes
+     only at a later opset than the model's stays opaque */
+  if (fn && mgopt__onnx_kind_only_later(e->map->kind, I->opset)) fn = NULL;
   /* a mapping reads the attributes' values: a node with a reference stays opaque */
   for (i = 0; fn && i < n->nattributes; i++)
     if (n->attributes[i].ref_attr_name.len) fn = NULL;
@@ -21032,7 +21088,6 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
   int32_t i;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
   if (!last) return "an opaque op needs a domain::OpType name";
-  if ((size_t)(last - op->type) >= 128) return "domain too long";
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     char *end;
@@ -21040,7 +21095,7 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
     if (s->n == 0 && !s->is_list) continue;
     if (strncmp(s->name, "in", 2) != 0 || s->is_list) return "operand slots must be in0, in1, ...";
     k = strtol(s->name + 2, &end, 10);
-    if (*end || k < 0 || k >= 1024) return "operand slots must be in0, in1, ...";
+    if (*end || k < 0 || k >= INT32_MAX) return "operand slots must be in0, in1, ...";
   }
   for (i = 0; i < op->nattrs; i++) {
     const mgopt_attr *a = &op->attrs[i];
@@ -21092,16 +21147,18 @@ MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__on
   return m->check ? m->check(p, op, m) : NULL;
 }
 
+/* The requested opset, else an imported model's own: the opset its nodes
+   were read at (import.c's rule: the last default-domain entry, 1 when
+   there is none), so what was read is written back under the same opset
+   list; 17 for a program that was not imported. */
 MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested) {
   const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
-  int64_t i;
+  int64_t i, opset = 1;
   if (requested > 0) return requested;
-  if (orig)
-    for (i = 0; i < orig->nopset_imports; i++)
-      if (orig->opset_imports[i].domain.len == 0 ||
-          (orig->opset_imports[i].domain.len == 7 && memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
-        if (orig->opset_imports[i].version != 0) return orig->opset_imports[i].version;
-  return 17;
+  if (!orig) return 17;
+  for (i = 0; i < orig->nopset_imports; i++)
+    if (mgopt__imp_default_domain(orig->opset_imports[i].domain)) opset = orig->opset_imports[i].version;
+  return opset;
 }
 
 /* ---------------------------------------------------------------- opaque ops */
@@ -21165,21 +21222,25 @@ static mgopt_str mgopt__exp_graph_name(mgopt__exp *E, const mgopt_op *op, const 
 
 /* Runs only on an op mgopt__exw_opaque accepted. */
 static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
-  const char *last = NULL, *q;
-  char domain[128];
-  const char *ins[1024];
+  const char *last = NULL, *q, *domain, **ins;
   int64_t nin = 0, i;
   mgopt_onnx_node *n;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
-  memcpy(domain, op->type, (size_t)(last - op->type));
-  domain[last - op->type] = 0;
+  domain = mgopt_program_intern(E->p, op->type, (size_t)(last - op->type));
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     long k;
     if (s->n == 0 && !s->is_list) continue;
     k = strtol(s->name + 2, NULL, 10);
-    while (nin <= k) ins[nin++] = "";
-    ins[k] = mgopt__exp_vname(s->uses[0].value);
+    if (k + 1 > nin) nin = k + 1;
+  }
+  ins = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(nin + 1), 8);
+  if (!domain || !ins) return mgopt__exp_nomem(E);
+  for (i = 0; i < nin; i++) ins[i] = "";
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    if (s->n == 0 && !s->is_list) continue;
+    ins[strtol(s->name + 2, NULL, 10)] = mgopt__exp_vname(s->uses[0].value);
   }
   if (E->overloads.map.n && mgopt__imap_get(&E->overloads, op->type)) {
     /* a call of an overloaded function: domain::Name@overload */
@@ -21191,7 +21252,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
   } else
     n = mgopt__exp_simple(E, op, last + 2, ins, nin);
   if (!n) return mgopt__exp_nomem(E);
-  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
+  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : domain);
   for (i = 0; i < op->nattrs; i++) {
     const mgopt_attr *a = &op->attrs[i];
     mgopt_onnx_attribute *oa;
@@ -21272,13 +21333,21 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
 
 /* ---------------------------------------------------------------- graphs */
 
+/* A graph input or output named `name` of type t; NULL when out of memory or
+   when t has no ONNX form (then the message names the value: E->cause). */
 static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, const char *name, const mgopt_type *t) {
   mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
+  mgopt_status before = E->cause;
   if (!vi) return NULL;
   vi->name = mgopt__exp_s(name);
   /* an unknown element type is written as no type at all (ONNX rejects type 0) */
   if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
   vi->type = mgopt__exp_type(E, t);
+  if (!vi->type && !before && E->cause && E->d) {
+    char why[sizeof E->d->msg];
+    snprintf(why, sizeof why, "%s", E->d->msg);
+    mgopt__exp_fail(E, E->cause, "value '%.100s': %s", name, why);
+  }
   return vi->type ? vi : NULL;
 }
 
@@ -21446,7 +21515,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
                                                                          &og->nsparse_initializers);
     og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
     og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
-    if (E->p->status) s = mgopt__exp_nomem(E);
+    if (E->p->status && E->p->status != E->status0) s = mgopt__exp_nomem(E);
   }
   mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
   mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
@@ -21902,6 +21971,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
+  E.status0 = p->status;
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
@@ -21980,9 +22050,12 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
       mgopt_type ty;
       if (mgopt__exr_has(&listed, t->name)) continue;
       mgopt__exr_add(&listed, t->name); /* listed once even if two initializers share a name */
-      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) ||
-          listed.oom || !(vi[k].type = mgopt__exp_type(&E, &ty))) {
+      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) || listed.oom) {
         s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        break;
+      }
+      if (!(vi[k].type = mgopt__exp_type(&E, &ty))) {
+        s = mgopt__exp_nomem(&E);
         break;
       }
       vi[k].name = t->name;

@@ -114,6 +114,7 @@ MGOPT__PRIVATE const mgopt__onnx_entry *mgopt__onnx_index_find(const mgopt__onnx
 /* The exporter's index: the row that writes each kind at one opset. */
 MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int64_t opset);
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset);
+MGOPT__PRIVATE int mgopt__onnx_kind_only_later(int32_t kind, int64_t opset);
 
 /* What the exporter can write (export.c). The default-domain opset export
    writes: `requested` when positive, else the imported model's, else 17. */
@@ -265,6 +266,10 @@ struct mgopt__exp {
   const mgopt_block *fn_body;
   const char *const *fn_outs;
   mgopt__imap overloads; /* op type of a call to an overloaded function -> 1 */
+  /* the first failure that is not memory (mgopt__exp_fail recorded its
+     message): a caller that sees only a NULL reports it, not "out of memory" */
+  mgopt_status cause;
+  mgopt_status status0; /* the program's status when the export began */
 };
 
 /* building nodes (export_build.c) */

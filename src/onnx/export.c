@@ -36,7 +36,6 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
   int32_t i;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
   if (!last) return "an opaque op needs a domain::OpType name";
-  if ((size_t)(last - op->type) >= 128) return "domain too long";
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     char *end;
@@ -44,7 +43,7 @@ static const char *mgopt__exw_opaque(const mgopt_op *op, char *buf, size_t cap) 
     if (s->n == 0 && !s->is_list) continue;
     if (strncmp(s->name, "in", 2) != 0 || s->is_list) return "operand slots must be in0, in1, ...";
     k = strtol(s->name + 2, &end, 10);
-    if (*end || k < 0 || k >= 1024) return "operand slots must be in0, in1, ...";
+    if (*end || k < 0 || k >= INT32_MAX) return "operand slots must be in0, in1, ...";
   }
   for (i = 0; i < op->nattrs; i++) {
     const mgopt_attr *a = &op->attrs[i];
@@ -96,16 +95,18 @@ MGOPT__PRIVATE const char *mgopt__onnx_why_not(mgopt_program *p, const mgopt__on
   return m->check ? m->check(p, op, m) : NULL;
 }
 
+/* The requested opset, else an imported model's own: the opset its nodes
+   were read at (import.c's rule: the last default-domain entry, 1 when
+   there is none), so what was read is written back under the same opset
+   list; 17 for a program that was not imported. */
 MGOPT__PRIVATE int64_t mgopt__onnx_export_opset(const mgopt_program *p, int64_t requested) {
   const mgopt_onnx_model *orig = (const mgopt_onnx_model *)p->onnx_meta;
-  int64_t i;
+  int64_t i, opset = 1;
   if (requested > 0) return requested;
-  if (orig)
-    for (i = 0; i < orig->nopset_imports; i++)
-      if (orig->opset_imports[i].domain.len == 0 ||
-          (orig->opset_imports[i].domain.len == 7 && memcmp(orig->opset_imports[i].domain.ptr, "ai.onnx", 7) == 0))
-        if (orig->opset_imports[i].version != 0) return orig->opset_imports[i].version;
-  return 17;
+  if (!orig) return 17;
+  for (i = 0; i < orig->nopset_imports; i++)
+    if (mgopt__imp_default_domain(orig->opset_imports[i].domain)) opset = orig->opset_imports[i].version;
+  return opset;
 }
 
 /* ---------------------------------------------------------------- opaque ops */
@@ -169,21 +170,25 @@ static mgopt_str mgopt__exp_graph_name(mgopt__exp *E, const mgopt_op *op, const 
 
 /* Runs only on an op mgopt__exw_opaque accepted. */
 static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
-  const char *last = NULL, *q;
-  char domain[128];
-  const char *ins[1024];
+  const char *last = NULL, *q, *domain, **ins;
   int64_t nin = 0, i;
   mgopt_onnx_node *n;
   for (q = op->type; (q = strstr(q, "::")) != NULL; q += 2) last = q;
-  memcpy(domain, op->type, (size_t)(last - op->type));
-  domain[last - op->type] = 0;
+  domain = mgopt_program_intern(E->p, op->type, (size_t)(last - op->type));
   for (i = 0; i < op->nslots; i++) {
     const mgopt_slot *s = &op->slots[i];
     long k;
     if (s->n == 0 && !s->is_list) continue;
     k = strtol(s->name + 2, NULL, 10);
-    while (nin <= k) ins[nin++] = "";
-    ins[k] = mgopt__exp_vname(s->uses[0].value);
+    if (k + 1 > nin) nin = k + 1;
+  }
+  ins = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)(nin + 1), 8);
+  if (!domain || !ins) return mgopt__exp_nomem(E);
+  for (i = 0; i < nin; i++) ins[i] = "";
+  for (i = 0; i < op->nslots; i++) {
+    const mgopt_slot *s = &op->slots[i];
+    if (s->n == 0 && !s->is_list) continue;
+    ins[strtol(s->name + 2, NULL, 10)] = mgopt__exp_vname(s->uses[0].value);
   }
   if (E->overloads.map.n && mgopt__imap_get(&E->overloads, op->type)) {
     /* a call of an overloaded function: domain::Name@overload */
@@ -195,7 +200,7 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
   } else
     n = mgopt__exp_simple(E, op, last + 2, ins, nin);
   if (!n) return mgopt__exp_nomem(E);
-  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : mgopt_program_intern_cstr(E->p, domain));
+  n->domain = mgopt__exp_s(strcmp(domain, "onnx") == 0 ? "" : domain);
   for (i = 0; i < op->nattrs; i++) {
     const mgopt_attr *a = &op->attrs[i];
     mgopt_onnx_attribute *oa;
@@ -276,13 +281,21 @@ static mgopt_status mgopt__exp_opaque(mgopt__exp *E, const mgopt_op *op) {
 
 /* ---------------------------------------------------------------- graphs */
 
+/* A graph input or output named `name` of type t; NULL when out of memory or
+   when t has no ONNX form (then the message names the value: E->cause). */
 static mgopt_onnx_value_info *mgopt__exp_vi(mgopt__exp *E, mgopt__exv *vec, const char *name, const mgopt_type *t) {
   mgopt_onnx_value_info *vi = (mgopt_onnx_value_info *)mgopt__exv_push(E, vec, sizeof(mgopt_onnx_value_info));
+  mgopt_status before = E->cause;
   if (!vi) return NULL;
   vi->name = mgopt__exp_s(name);
   /* an unknown element type is written as no type at all (ONNX rejects type 0) */
   if (t->kind == MGOPT_TYPE_TENSOR && t->dtype == MGOPT_DT_UNKNOWN) return vi;
   vi->type = mgopt__exp_type(E, t);
+  if (!vi->type && !before && E->cause && E->d) {
+    char why[sizeof E->d->msg];
+    snprintf(why, sizeof why, "%s", E->d->msg);
+    mgopt__exp_fail(E, E->cause, "value '%.100s': %s", name, why);
+  }
   return vi->type ? vi : NULL;
 }
 
@@ -450,7 +463,7 @@ static mgopt_status mgopt__exp_block_graph(mgopt__exp *E, mgopt_block *b, mgopt_
                                                                          &og->nsparse_initializers);
     og->inputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.inputs, sizeof(mgopt_onnx_value_info), &og->ninputs);
     og->outputs = (mgopt_onnx_value_info *)mgopt__exv_take(E, &g.outputs, sizeof(mgopt_onnx_value_info), &og->noutputs);
-    if (E->p->status) s = mgopt__exp_nomem(E);
+    if (E->p->status && E->p->status != E->status0) s = mgopt__exp_nomem(E);
   }
   mgopt__exv_free(E, &g.nodes, sizeof(mgopt_onnx_node));
   mgopt__exv_free(E, &g.inits, sizeof(mgopt_onnx_tensor));
@@ -906,6 +919,7 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
   E.o = opts;
   E.d = d;
   E.opset = mgopt__onnx_export_opset(p, opts ? opts->opset : 0);
+  E.status0 = p->status;
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   m->program = p;
@@ -984,9 +998,12 @@ MGOPTDEF mgopt_status mgopt_onnx_export(mgopt_program *p, const mgopt_onnx_expor
       mgopt_type ty;
       if (mgopt__exr_has(&listed, t->name)) continue;
       mgopt__exr_add(&listed, t->name); /* listed once even if two initializers share a name */
-      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) ||
-          listed.oom || !(vi[k].type = mgopt__exp_type(&E, &ty))) {
+      if (mgopt_type_make_static(p, &ty, mgopt_onnx_dtype(t->data_type), (int32_t)t->ndims, t->dims) || listed.oom) {
         s = mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
+        break;
+      }
+      if (!(vi[k].type = mgopt__exp_type(&E, &ty))) {
+        s = mgopt__exp_nomem(&E);
         break;
       }
       vi[k].name = t->name;

@@ -26,6 +26,7 @@ MGOPT__PRIVATE void *mgopt__exv_take(mgopt__exp *E, mgopt__exv *v, size_t elem, 
 
 MGOPT__PRIVATE mgopt_status mgopt__exp_fail(mgopt__exp *E, mgopt_status s, const char *fmt, ...) {
   va_list ap;
+  if (s != MGOPT_ERR_NOMEM && !E->cause) E->cause = s;
   if (!E->d) return s;
   E->d->status = s;
   E->d->op[0] = 0;
@@ -55,10 +56,22 @@ MGOPT__PRIVATE int32_t mgopt__exp_dtype(mgopt_dtype t) {
   return 0;
 }
 
+/* t as an ONNX type; NULL when out of memory, or when ONNX has no such type
+   (a state, a dtype without an ONNX code: mgopt__exp_fail says which). */
 MGOPT__PRIVATE mgopt_onnx_type *mgopt__exp_type(mgopt__exp *E, const mgopt_type *t) {
-  mgopt_onnx_type *ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
+  mgopt_onnx_type *ot;
   mgopt_onnx_tensor_type *tt;
   int32_t i;
+  if (t->kind == MGOPT_TYPE_STATE) {
+    mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a state: ONNX has no state type");
+    return NULL;
+  }
+  if (t->kind == MGOPT_TYPE_TENSOR && t->dtype != MGOPT_DT_UNKNOWN && !mgopt__exp_dtype((mgopt_dtype)t->dtype)) {
+    mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "a %s tensor: ONNX has no such data type",
+                    mgopt_dtype_name((mgopt_dtype)t->dtype));
+    return NULL;
+  }
+  ot = (mgopt_onnx_type *)mgopt_program_alloc(E->p, sizeof *ot, 8);
   if (!ot) return NULL;
   if (t->kind == MGOPT_TYPE_OTHER) {
     ot->other.ptr = (const char *)t->other;
@@ -121,7 +134,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
   ot->numel = t->numel;
   if (t->rank > 0) {
     ot->dims = (int64_t *)mgopt__dup(E->p, t->shape, sizeof(int64_t) * (size_t)t->rank);
-    if (!ot->dims) return MGOPT_ERR_NOMEM;
+    if (!ot->dims) return mgopt__exp_nomem(E);
   }
   if (t->dtype == MGOPT_DT_STRING) {
     ot->string_data = (mgopt_str *)t->data;
@@ -136,7 +149,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
     ot->raw_data.len = t->nbytes;
     if (unit > 1 && !mgopt__host_le()) { /* a big-endian host: a little-endian copy */
       char *r = (char *)mgopt__arena_alloc(E->p, t->nbytes ? t->nbytes : 1, 8, 0); /* written whole */
-      if (!r) return MGOPT_ERR_NOMEM;
+      if (!r) return mgopt__exp_nomem(E);
       mgopt__le_copy(r, t->data, t->nbytes, unit);
       ot->raw_data.ptr = r;
     }
@@ -145,7 +158,7 @@ MGOPT__PRIVATE mgopt_status mgopt__exp_tensor(mgopt__exp *E, const mgopt_tensor 
   {
     /* 4-bit types: two per byte, low nibble first */
     uint8_t *r = (uint8_t *)mgopt_program_alloc(E->p, (size_t)nb + 1, 8);
-    if (!r) return MGOPT_ERR_NOMEM;
+    if (!r) return mgopt__exp_nomem(E);
     for (i = 0; i < t->numel; i++) r[i >> 1] |= (uint8_t)((mgopt_tensor_get_i64(t, i) & 15) << ((i & 1) * 4));
     ot->raw_data.ptr = (const char *)r;
     ot->raw_data.len = (size_t)nb;
@@ -329,10 +342,10 @@ MGOPT__PRIVATE const char *mgopt__exp_as_i64(mgopt__exp *E, mgopt_value *v) {
 /* Emits op_type with the given inputs and the op's outputs (named). */
 MGOPT__PRIVATE mgopt_onnx_node *mgopt__exp_simple(mgopt__exp *E, const mgopt_op *op, const char *op_type,
                                           const char *const *ins, int64_t nin) {
-  const char *outs[64];
+  const char *local[64], **outs = local;
   int32_t i;
   mgopt_onnx_node *n;
-  if (op->nouts > 64) return NULL;
+  if (op->nouts > 64 && !(outs = (const char **)mgopt_program_alloc(E->p, sizeof(char *) * (size_t)op->nouts, 8))) return NULL;
   for (i = 0; i < op->nouts; i++) outs[i] = (op->outs[i]->flags & MGOPT_VALUE_ABSENT) ? "" : mgopt__exp_vname(op->outs[i]);
   n = mgopt__exp_node(E, op_type, "", op->name);
   if (!n || !mgopt__exp_set_io(E, &n->inputs, &n->ninputs, ins, nin) ||
@@ -346,7 +359,12 @@ MGOPT__PRIVATE const char *mgopt__exp_in(const mgopt_op *op, const char *slot) {
   return v ? mgopt__exp_vname(v) : NULL;
 }
 
-MGOPT__PRIVATE mgopt_status mgopt__exp_nomem(mgopt__exp *E) { return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory"); }
+/* A builder returned NULL: out of memory, unless a builder recorded another
+   cause (a tensor of a dtype ONNX cannot hold, say), which stands. */
+MGOPT__PRIVATE mgopt_status mgopt__exp_nomem(mgopt__exp *E) {
+  if (E->cause) return E->cause;
+  return mgopt__exp_fail(E, MGOPT_ERR_NOMEM, "out of memory");
+}
 
 MGOPT__PRIVATE mgopt_status mgopt__exp_unsupported(mgopt__exp *E, const mgopt_op *op, const char *why) {
   return mgopt__exp_fail(E, MGOPT_ERR_UNSUPPORTED, "cannot write op %s to ONNX opset %lld%s%s", op->type,

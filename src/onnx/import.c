@@ -197,6 +197,9 @@ static mgopt_status mgopt__imp_node(mgopt__imp *I, const mgopt_onnx_node *n) {
   }
   if (mgopt__imp_default_domain(n->domain) && (e = mgopt__onnx_index_find(&I->ops, n->op_type)) != NULL && e->map)
     fn = e->map->to_ir;
+  /* what imports writes back: a node whose canonical op the exporter writes
+     only at a later opset than the model's stays opaque */
+  if (fn && mgopt__onnx_kind_only_later(e->map->kind, I->opset)) fn = NULL;
   /* a mapping reads the attributes' values: a node with a reference stays opaque */
   for (i = 0; fn && i < n->nattributes; i++)
     if (n->attributes[i].ref_attr_name.len) fn = NULL;

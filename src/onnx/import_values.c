@@ -21,6 +21,20 @@ MGOPT__PRIVATE mgopt_status mgopt__imp_type(mgopt__imp *I, const mgopt_onnx_type
     return MGOPT_OK;
   }
   t.dtype = (uint8_t)mgopt_onnx_dtype(ot->tensor_type->elem_type);
+  if (t.dtype == MGOPT_DT_UNKNOWN && ot->tensor_type->elem_type != 0) {
+    /* an element type the IR has no dtype for (FLOAT4E2M1, a newer code):
+       the type is kept as its bytes, so it is written back as it came */
+    mgopt_str bytes;
+    mgopt_status s = mgopt__imp_type_bytes(I, ot, &bytes);
+    if (s) return s;
+    if (bytes.len) {
+      t.kind = MGOPT_TYPE_OTHER;
+      t.other = (const uint8_t *)bytes.ptr;
+      t.other_len = bytes.len;
+    }
+    *out = t;
+    return MGOPT_OK;
+  }
   if (ot->tensor_type->shape) {
     const mgopt_onnx_shape *sh = ot->tensor_type->shape;
     int64_t i;

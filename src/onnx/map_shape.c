@@ -327,7 +327,6 @@ static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const 
   int r = x ? x->type.rank : -1;
   int32_t i;
   MGOPT__UNUSED(m);
-  if (op->nouts > 256) return "too many outputs";
   if (mgopt_op_get_ints(p, op, "split_sizes", &v) >= 0 || mgopt_op_attr(op, "num_splits")) return NULL;
   if (axis < 0) axis += r;
   if (r < 0 || axis < 0 || axis >= r) return "unknown split axis";
@@ -337,7 +336,7 @@ static const char *mgopt__exw_split(mgopt_program *p, const mgopt_op *op, const 
 }
 
 static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mgopt__onnx_map *m) {
-  int64_t sizes[256], axis = mgopt_op_get_int(op, "axis", 0), k;
+  int64_t *sizes, axis = mgopt_op_get_int(op, "axis", 0), k;
   const int64_t *v = NULL;
   mgopt_value *x = mgopt_op_operand(op, "x");
   int r = x ? x->type.rank : -1;
@@ -355,6 +354,8 @@ static mgopt_status mgopt__exp_split(mgopt__exp *E, const mgopt_op *op, const mg
   if (k < 0) {
     /* even split: sizes from the outputs' static dims */
     if (axis < 0) axis += r;
+    sizes = (int64_t *)mgopt_program_alloc(E->p, sizeof(int64_t) * (size_t)(op->nouts + 1), 8);
+    if (!sizes) return mgopt__exp_nomem(E);
     for (i = 0; i < op->nouts; i++) sizes[i] = op->outs[i]->type.dims[axis].v;
     v = sizes;
     k = op->nouts;

@@ -95,6 +95,21 @@ MGOPT__PRIVATE void mgopt__onnx_kind_index(const mgopt__onnx_map **by_kind, int6
         by_kind[maps[i].kind] = &maps[i];
 }
 
+/* 1 when `kind` is written at `opset` only by a later opset's row: a node
+   the importer would map to it could not be written back at the model's
+   opset (Gelu before opset 20), so it stays opaque. */
+MGOPT__PRIVATE int mgopt__onnx_kind_only_later(int32_t kind, int64_t opset) {
+  const mgopt__onnx_map *maps;
+  int32_t f, i, n, later = 0;
+  for (f = 0; (maps = mgopt__onnx_family(f, &n)) != NULL; f++)
+    for (i = 0; i < n; i++)
+      if (maps[i].to_onnx && maps[i].kind == kind) {
+        if (mgopt__onnx_in_range(maps[i].since, maps[i].until, opset)) return 0;
+        if (maps[i].since > opset) later = 1;
+      }
+  return later;
+}
+
 /* The first row that writes `kind` at an opset after `opset`, or NULL. */
 MGOPT__PRIVATE const mgopt__onnx_map *mgopt__onnx_kind_later(int32_t kind, int64_t opset) {
   const mgopt__onnx_map *maps, *best = NULL;

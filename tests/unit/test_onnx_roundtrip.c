@@ -327,8 +327,37 @@ static void test_libonnx_testdata_roundtrip(void) {
 #endif
 }
 
+/* An export that fails for a reason other than memory says that reason and
+   where (the value), never "out of memory". */
+static void export_fails_with(const char *mil, const char *value, const char *why) {
+  mgopt_program *p = NULL;
+  mgopt_onnx_model *e = NULL;
+  mgopt_diag d;
+  memset(&d, 0, sizeof d);
+  CHECK(mgopt_mil_parse(mil, strlen(mil), NULL, &p, &d) == MGOPT_OK);
+  if (!p) return;
+  CHECK(mgopt_onnx_export(p, NULL, &e, &d) == MGOPT_ERR_UNSUPPORTED);
+  CHECK(strstr(d.msg, "out of memory") == NULL);
+  CHECK(strstr(d.msg, value) != NULL || strstr(d.op, value) != NULL);
+  CHECK(strstr(d.msg, why) != NULL);
+  if (strstr(d.msg, why) == NULL) printf("  message: %s: %s\n", d.op, d.msg);
+  mgopt_program_destroy(p);
+}
+
+static void test_export_failure_says_why(void) {
+  /* a main input, a main output, an op output of a dtype ONNX has no code for */
+  export_fails_with("main(%x: (4, uint2)) {\n} -> (%x)\n", "'x'", "uint2 tensor: ONNX has no such data type");
+  export_fails_with("main(%x: (4, fp32)) {\n  %y: (4, uint3) = cast(x=%x, dtype=\"uint3\")\n} -> (%y)\n", "y",
+                    "dtype");
+  /* a constant ONNX cannot hold */
+  export_fails_with("main(%x: (2, fp32)) {\n  %c: (2, uint6)* = const(val=[1, 2])\n  %y: (2, fp32) = cast(x=%c, "
+                    "dtype=\"fp32\")\n  %z: (2, fp32) = add(x=%x, y=%y)\n} -> (%z)\n",
+                    "c", "uint6");
+}
+
 static const test_case tests[] = {
     TEST(test_fixtures_roundtrip),
     TEST(test_libonnx_testdata_roundtrip),
+    TEST(test_export_failure_says_why),
 };
 TEST_MAIN(tests)
