@@ -53,15 +53,20 @@ cp "$work/big.onnx" "$work/inplace.onnx"
 check "optimize a file onto itself" "$mgopt" "$work/inplace.onnx" -o "$work/inplace.onnx" -p default
 check "in place equals separate" cmp "$work/sep.onnx" "$work/inplace.onnx"
 
-# An existing output is overwritten in place and cut to length: a longer old
-# file leaves nothing behind, a shorter one grows, the file keeps its inode
-# and mode, and a hard link to it sees the new model
+# An existing output is replaced whole: the model goes to a temporary file in
+# its directory, renamed over the target when fully written. A longer old file
+# leaves nothing behind, the new file keeps the old one's mode, and a hard
+# link to the old file keeps the old contents (the name now names a new file)
 head -c 2000000 /dev/urandom > "$work/over.onnx"
 chmod 600 "$work/over.onnx"
 ln "$work/over.onnx" "$work/over-link.onnx"
 check "optimize onto a longer existing file" "$mgopt" "$work/big.onnx" -o "$work/over.onnx" -p default
 check "no old bytes remain" cmp "$work/sep.onnx" "$work/over.onnx"
-check "same file, same mode" sh -c "[ '$work/over.onnx' -ef '$work/over-link.onnx' ] && [ \"\$(stat -c %a '$work/over.onnx')\" = 600 ]"
+check "the replaced file's mode is kept" sh -c "[ \"\$(stat -c %a '$work/over.onnx')\" = 600 ]"
+check "a hard link keeps the old file" sh -c "! [ '$work/over.onnx' -ef '$work/over-link.onnx' ] && [ \$(wc -c < '$work/over-link.onnx') = 2000000 ]"
+check "a new file gets the umask's mode" sh -c "umask 027 && '$mgopt' '$work/big.onnx' -o '$work/um.onnx' -p none && [ \"\$(stat -c %a '$work/um.onnx')\" = 640 ] && '$mgopt' '$work/big.onnx' -o '$work/um.mil' -p none && [ \"\$(stat -c %a '$work/um.mil')\" = 640 ]"
+ln -s /dev/null "$work/null.onnx"
+check "a device is written as it is (no temporary renamed over it)" sh -c "'$mgopt' '$work/big.onnx' -o '$work/null.onnx' -p none && [ -L '$work/null.onnx' ]"
 printf 'short' > "$work/short.onnx"
 check "optimize onto a shorter existing file" "$mgopt" "$work/big.onnx" -o "$work/short.onnx" -p default
 check "it grew to the model" cmp "$work/sep.onnx" "$work/short.onnx"
@@ -80,13 +85,64 @@ check "external model reads back" "$mgopt" "$work/ext.onnx" -o "$work/ext.mil" -
 check "same program through external data" cmp "$work/a.mil" "$work/ext.mil"
 
 # Errors: a message, an exit status, no crash
-refuse "missing input" "cannot" "$mgopt" "$work/none.onnx" -o "$work/o.onnx"
+refuse "missing input" "^mgopt: cannot open $work/none.onnx: No such file or directory\$" "$mgopt" "$work/none.onnx" -o "$work/o.onnx"
+refuse "missing .mil input" "^mgopt: cannot read $work/none.mil: No such file or directory\$" "$mgopt" "$work/none.mil" -o "$work/o.onnx"
+mkdir "$work/dir.onnx"
+refuse "a directory" "^mgopt: cannot read $work/dir.onnx: Is a directory\$" "$mgopt" "$work/dir.onnx" -o "$work/o.onnx"
+printf 'hello, not a model\n' > "$work/text.onnx"
+refuse "a text file" "^$work/text.onnx: not an ONNX model (byte 0: 0x68 starts no ModelProto field)\$" "$mgopt" "$work/text.onnx" -o "$work/o.onnx"
+for f in none.onnx dir.onnx text.onnx; do # exit status 1, nothing written
+  "$mgopt" "$work/$f" -o "$work/o.onnx" > /dev/null 2>&1
+  [ $? = 1 ] && ok || bad "$f: exit status is not 1"
+done
 head -c 1000 "$work/big.onnx" > "$work/trunc.onnx"
 refuse "truncated model" "byte" "$mgopt" "$work/trunc.onnx" -o "$work/o.onnx"
 : > "$work/empty.onnx"
 refuse "empty file" "graph" "$mgopt" "$work/empty.onnx" -o "$work/o.onnx"
-refuse "output directory missing" "cannot open" "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
+refuse "output directory missing" "^mgopt: cannot open $work/no/such/dir/o.onnx for writing: No such file or directory\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
+refuse "output directory missing (--external)" "^mgopt: cannot open $work/no/such/dir/o.onnx.data for writing: No such file or directory\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx" --external 1000
+refuse "output directory missing (.mil)" "^mgopt: cannot write $work/no/such/dir/o.mil: No such file or directory\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.mil"
 [ -e "$work/o.onnx" ] && bad "a failed run left an output file" || ok
+mkdir "$work/ro"
+chmod 555 "$work/ro"
+if [ -w "$work/ro" ]; then : # root writes anyway: nothing to test
+else
+  refuse "read-only directory" "^mgopt: cannot open $work/ro/o.onnx for writing: Permission denied\$" \
+    "$mgopt" "$work/big.onnx" -o "$work/ro/o.onnx"
+  refuse "read-only directory (.mil)" "^mgopt: cannot write $work/ro/o.mil: Permission denied\$" \
+    "$mgopt" "$work/big.onnx" -o "$work/ro/o.mil"
+fi
+chmod 755 "$work/ro"
+
+# A write that fails part way (past a file-size limit: EFBIG; SIGXFSZ is
+# ignored by the tool) changes nothing: the input written over stays
+# byte-identical, a new output and its .data file do not appear, and no
+# temporary file is left in the directory
+mkdir "$work/lim"
+cp "$work/big.onnx" "$work/lim/m.onnx"
+printf 'old data' > "$work/lim/m.onnx.data"
+cp "$work/lim/m.onnx" "$work/m.orig"
+lim() { (ulimit -f 200 && "$mgopt" "$@") > "$work/lim.out" 2>&1; }
+lim "$work/lim/m.onnx" -o "$work/lim/m.onnx" -p none
+[ $? = 1 ] && ok || bad "in place past the size limit: exit status is not 1"
+check "with the reason" grep -qx "mgopt: cannot write $work/lim/m.onnx: File too large" "$work/lim.out"
+check "the input written over is untouched" cmp "$work/m.orig" "$work/lim/m.onnx"
+lim "$work/lim/m.onnx" -o "$work/lim/m.onnx" -p none --external 1000
+[ $? = 1 ] && ok || bad "in place with --external past the size limit: exit status is not 1"
+check "the input and its old .data file are untouched" sh -c "cmp '$work/m.orig' '$work/lim/m.onnx' && [ \"\$(cat '$work/lim/m.onnx.data')\" = 'old data' ]"
+lim "$work/lim/m.onnx" -o "$work/lim/n.onnx" -p none
+[ $? = 1 ] && ok || bad "a new file past the size limit: exit status is not 1"
+lim "$work/lim/m.onnx" -o "$work/lim/e.onnx" -p none --external 1000
+[ $? = 1 ] && ok || bad "a new file with --external past the size limit: exit status is not 1"
+check "--external names the file" grep -qx "mgopt: cannot write $work/lim/e.onnx.data: File too large" "$work/lim.out"
+lim "$work/lim/m.onnx" -o "$work/lim/n.mil" -p none
+[ $? = 1 ] && ok || bad "a .mil past the size limit: exit status is not 1"
+check "no partial output and no temporary left" sh -c "[ \"\$(ls -A '$work/lim' | tr '\n' ' ')\" = 'm.onnx m.onnx.data ' ]"
+check "in place with --external succeeds without the limit" "$mgopt" "$work/lim/m.onnx" -o "$work/lim/m.onnx" -p none --external 1000
+check "and reads back" sh -c "'$mgopt' '$work/lim/m.onnx' -o '$work/lim.mil' -p none && cmp '$work/a.mil' '$work/lim.mil' && [ \$(ls -A '$work/lim' | wc -l) = 2 ]"
 
 # A failing pass is skipped with a warning; --strict stops at it
 check "a failing pass is skipped" "$mgopt" "$work/a.mil" -o "$work/skip.mil" \
