@@ -637,7 +637,8 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
                                                   : mgopt_onnx_load_file(in, NULL, &p, &d);
     if (s != MGOPT_OK) {
       if (s == MGOPT_ERR_IO) fprintf(stderr, "mgopt: %s\n", d.msg); /* the message names the path */
-      else if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
+      else if (d.offset >= 0 && strncmp(d.msg, "not an ONNX model (byte ", 24) != 0)
+        fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
       else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
       goto done;
     }

@@ -792,7 +792,7 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_
     int known = b0 == 0x08 || b0 == 0x12 || b0 == 0x1a || b0 == 0x22 || b0 == 0x28 || b0 == 0x32 ||
                 b0 == 0x3a || b0 == 0x42 || b0 == 0x72 || ((b0 == 0xa2 || b0 == 0xca) && b1 == 0x01);
     if (!known) {
-      if (d) d->offset = -1;
+      if (d) d->offset = 0;
       return mgopt_diag_set(d, MGOPT_ERR_CORRUPT,
                             "not an ONNX model (byte 0: 0x%02x starts no ModelProto field)", (unsigned)b0);
     }
