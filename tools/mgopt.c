@@ -447,7 +447,7 @@ static int ccfg_read(const char *path, tool_ccfg *c) {
   memset(c, 0, sizeof *c);
   c->text = read_all(path, &len);
   if (!c->text) {
-    fprintf(stderr, "mgopt: cannot read '%s'\n", path);
+    fprintf(stderr, "mgopt: cannot read %s: %s\n", path, read_all_errno ? strerror(read_all_errno) : "I/O error");
     return 0;
   }
   for (p = c->text; *p;) {
