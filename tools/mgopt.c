@@ -440,6 +440,38 @@ static char *ccfg_word(char **pp) {
   return w;
 }
 
+/* Checks a rule's options against pass's declared options (names, types,
+   allowed values) through the pipeline parser, as "PASS{OPTIONS}" with the
+   blanks that separate options turned into commas; col is the options'
+   column in the line. 0 with a message "path:line:col: ..." when bad. */
+static int ccfg_check(const char *path, int line, const char *pass, const char *opts, int col) {
+  size_t pl = strlen(pass), ol = strlen(opts), i, j;
+  char *buf = (char *)malloc(pl + ol + 3);
+  int inq = 0, ok;
+  mgopt_diag d;
+  if (!buf) return ccfg_fail(path, line, "out of memory");
+  memcpy(buf, pass, pl);
+  buf[pl] = '{';
+  memcpy(buf + pl + 1, opts, ol + 1);
+  for (i = pl + 1; buf[i]; i++) {
+    if (buf[i] == '"') inq = !inq;
+    if (inq || (buf[i] != ' ' && buf[i] != '\t')) continue;
+    for (j = i; buf[j] == ' ' || buf[j] == '\t'; j++) {
+    }
+    if (buf[i - 1] != ',' && buf[i - 1] != '=' && buf[i - 1] != '{' && buf[j] && buf[j] != ',' && buf[j] != '=')
+      buf[j - 1] = ',';
+    i = j - 1;
+  }
+  strcat(buf, "}");
+  ok = mgopt_pipeline_check(mgopt_builtin_registry(), buf, &d) == MGOPT_OK;
+  if (!ok) {
+    if (d.col > (int)pl + 1) fprintf(stderr, "mgopt: %s:%d:%d: %s\n", path, line, col + d.col - (int)pl - 2, d.msg);
+    else fprintf(stderr, "mgopt: %s:%d: %s\n", path, line, d.msg);
+  }
+  free(buf);
+  return ok;
+}
+
 static int ccfg_read(const char *path, tool_ccfg *c) {
   size_t len = 0;
   char *p, *pass = NULL;
@@ -451,7 +483,7 @@ static int ccfg_read(const char *path, tool_ccfg *c) {
     return 0;
   }
   for (p = c->text; *p;) {
-    char *nl = strchr(p, '\n'), *hash, *w, *key = NULL;
+    char *nl = strchr(p, '\n'), *hash, *w, *key = NULL, *ls = p;
     int32_t scope;
     mgopt_compress_rule *r;
     line++;
@@ -489,6 +521,7 @@ static int ccfg_read(const char *path, tool_ccfg *c) {
       char *e = p + strlen(p);
       while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) *--e = 0;
     }
+    if (pass && strcmp(p, "skip") != 0 && !ccfg_check(path, line, pass, p, (int)(p - ls) + 1)) return 0;
   next:
     if (!nl) break;
     p = nl + 1;

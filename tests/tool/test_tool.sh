@@ -152,6 +152,31 @@ check "with a warning" grep -q "warning: common::image_input_preprocess failed a
 refuse "--strict stops at it" "nosuch" "$mgopt" "$work/a.mil" -o "$work/strict.mil" --strict \
   -p 'image_input_preprocess{nhwc_inputs="nosuch"},dead_code_elimination'
 
+# Option values outside a pass's declared values are refused before any work:
+# exit 2, the column and the allowed values, nothing written
+badopt() { # badopt PIPELINE MESSAGE
+  rm -f "$work/bo.onnx"
+  "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p "$1" > "$work/bo.out" 2>&1
+  [ $? = 2 ] && ok || bad "$1: exit status is not 2"
+  grep -qF "$2" "$work/bo.out" && ok || { bad "$1: no '$2' in the message"; sed 's/^/  /' "$work/bo.out"; }
+  [ -e "$work/bo.onnx" ] && bad "$1: an output was written" || ok
+}
+badopt 'linear_quantize_weights{dtype=int9}' "column 31: bad value 'int9' for option 'dtype' of common::linear_quantize_weights (allowed: int8, uint8, int4, uint4)"
+badopt 'palettize_weights{nbits=9}' "column 25: bad value '9' for option 'nbits' of common::palettize_weights (allowed: 0, 1, 2, 3, 4, 6, 8)"
+badopt 'prune_weights{target_sparsity=1.5}' "column 31: bad value '1.5' for option 'target_sparsity' of common::prune_weights (allowed: -1, 0..1)"
+printf '[linear_quantize_weights]\nglobal dtype = int9\n' > "$work/bad.cfg"
+refuse "--compress-config: a bad value, at its line and column" \
+  "^mgopt: $work/bad.cfg:2:16: bad value 'int9' for option 'dtype' of common::linear_quantize_weights (allowed: int8, uint8, int4, uint4)\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p linear_quantize_weights --compress-config "$work/bad.cfg"
+printf '[prune_weights]\nop_type add   mode=magnitude  target_sparsity=2, weight_threshold=0\n' > "$work/bad.cfg"
+refuse "--compress-config: options separated by blanks" "^mgopt: $work/bad.cfg:2:47: bad value '2' for option 'target_sparsity'" \
+  "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p prune_weights --compress-config "$work/bad.cfg"
+"$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p prune_weights --compress-config "$work/bad.cfg" > /dev/null 2>&1
+[ $? = 2 ] && ok || bad "--compress-config: a bad value is exit status 2"
+[ -e "$work/bo.onnx" ] && bad "--compress-config: an output was written" || ok
+printf '[prune_weights]\nop_type add   mode=magnitude  target_sparsity=0.5 weight_threshold=0\nop_name "a b" skip\n' > "$work/good.cfg"
+check "--compress-config: good values pass" "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p prune_weights --compress-config "$work/good.cfg"
+
 # The README's pass table is the registry's: `make pass-table` prints it from --list-passes
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sh "$root/tests/tool/pass_table.sh" "$mgopt" > "$work/pass_table.md"
@@ -213,7 +238,7 @@ check "op_type rule: conv weight int4 with an offset" grep -q '%c_quantized_offs
 check "op_name skip: w2 stays" grep -q '%w2: (3, 4, fp32)\* = const' "$work/q_out.mil"
 check "without the config: the pipeline's options for every weight" sh -c "'$mgopt' '$work/q.mil' -o '$work/q2.mil' -p 'linear_quantize_weights{weight_threshold=0}' && grep -q w2_quantized '$work/q2.mil' && grep -q c_quantized '$work/q2.mil'"
 printf 'op_type conv dtype=int3\n' > "$work/bad.cfg"
-refuse "a bad option value in the config" "unknown dtype 'int3'" \
+refuse "a bad option value in the config (a rule for every pass: checked when it runs)" "bad value 'int3' for 'dtype' in \"dtype=int3\" (allowed: int8, uint8, int4, uint4)" \
   "$mgopt" "$work/q.mil" -o "$work/q3.mil" -p 'linear_quantize_weights{weight_threshold=0}' --compress-config "$work/bad.cfg" --strict
 printf 'layer conv dtype=int4\n' > "$work/bad2.cfg"
 refuse "a bad rule in the config" "bad2.cfg:1: a rule starts with" \
