@@ -277,6 +277,16 @@ typedef struct outtmp {
   int fd;
 } outtmp;
 
+/* The temporary being written, removed if SIGINT, SIGTERM or SIGHUP ends the tool. */
+static char *volatile outtmp_live;
+
+static void outtmp_on_signal(int sig) {
+  char *t = outtmp_live;
+  if (t) unlink(t);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 /* Opens a temporary ".NAME.XXXXXX" next to t->path; -1 with errno set on failure. */
 static int outtmp_open(outtmp *t, const char *path) {
   struct stat st;
@@ -297,6 +307,7 @@ static int outtmp_open(outtmp *t, const char *path) {
   }
   sprintf(t->tmp, "%.*s.%s.XXXXXX", (int)dl, path, path + dl);
   t->fd = mkstemp(t->tmp);
+  if (t->fd >= 0) outtmp_live = t->tmp;
   if (t->fd < 0) {
     int e = errno;
     free(t->tmp);
@@ -325,6 +336,7 @@ static int outtmp_close(outtmp *t, int ok) {
   }
   if (ok && !e && t->tmp && rename(t->tmp, t->path) != 0) e = errno;
   if (t->tmp && (!ok || e)) unlink(t->tmp);
+  outtmp_live = NULL;
   free(t->tmp);
   t->tmp = NULL;
   if (!ok || e) {
@@ -1375,6 +1387,11 @@ int main(int argc, char **argv) {
   /* past a file-size limit a write fails with EFBIG and is reported, instead
      of the signal killing the tool with a temporary left behind */
   signal(SIGXFSZ, SIG_IGN);
+#endif
+#ifdef TOOL_POSIX
+  signal(SIGINT, outtmp_on_signal);
+  signal(SIGTERM, outtmp_on_signal);
+  signal(SIGHUP, outtmp_on_signal);
 #endif
   rc = tool_main(argc, argv, &ccfg);
   free(ccfg.rules);
