@@ -1068,6 +1068,12 @@ typedef struct mgopt_opt_def {
   uint8_t kind;
   const char *deflt;
   const char *help;
+  /* The values allowed, checked when the pipeline is parsed (a bad value is
+     MGOPT_ERR_INVALID_ARG at its column, before any pass runs); NULL = any
+     value of the kind. Alternatives separated by '|': a literal ("int8",
+     "4") or, for INT and FLOAT, an inclusive range "LO..HI" where either end
+     may be left out ("0..1", "1.."). E.g. "int8|uint8", "0|1|2|4|8", "-1|0..1". */
+  const char *allowed;
 } mgopt_opt_def;
 
 typedef struct mgopt_opt_value {
@@ -2062,6 +2068,9 @@ MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kin
 /* Ops of kind linked into function f (nested blocks included), or -1 when
    the index is incomplete: O(1). */
 MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind);
+/* 1 if a parsed option value is one of od->allowed (passmgr.c); its text for a message. */
+MGOPT__PRIVATE int mgopt__pm_allowed(const mgopt_opt_def *od, const mgopt_opt_value *v);
+MGOPT__PRIVATE const char *mgopt__pm_allowed_text(const mgopt_opt_def *od, char *buf, size_t cap);
 /* Ops linked into function f, nested blocks included: O(1). */
 MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f);
 /* Calls fn on each op of kind (-1: of every kind) linked into function f
@@ -9966,6 +9975,47 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
+/* 1 if the parsed value v of od is one of od->allowed (see mgopt_opt_def). */
+MGOPT__PRIVATE int mgopt__pm_allowed(const mgopt_opt_def *od, const mgopt_opt_value *v) {
+  const char *a = od->allowed;
+  if (!a) return 1;
+  while (*a) {
+    const char *e = strchr(a, '|'), *dots;
+    size_t n = e ? (size_t)(e - a) : strlen(a);
+    char alt[64];
+    if (n < sizeof alt) {
+      memcpy(alt, a, n);
+      alt[n] = 0;
+      dots = strstr(alt, "..");
+      if (od->kind == MGOPT_OPT_STRING || od->kind == MGOPT_OPT_BOOL) {
+        if (od->kind == MGOPT_OPT_STRING ? strcmp(v->s, alt) == 0 : v->i == strtoll(alt, NULL, 10)) return 1;
+      } else if (dots) {
+        double x = od->kind == MGOPT_OPT_INT ? (double)v->i : v->f;
+        if (x == x && (dots == alt || x >= strtod(alt, NULL)) && (!dots[2] || x <= strtod(dots + 2, NULL))) return 1;
+      } else if (od->kind == MGOPT_OPT_INT ? v->i == strtoll(alt, NULL, 10) : v->f == strtod(alt, NULL)) {
+        return 1;
+      }
+    }
+    if (!e) break;
+    a = e + 1;
+  }
+  return 0;
+}
+
+/* od->allowed for a message: "a, b, 0..1". */
+MGOPT__PRIVATE const char *mgopt__pm_allowed_text(const mgopt_opt_def *od, char *buf, size_t cap) {
+  const char *a = od->allowed;
+  size_t k = 0;
+  for (; *a && k + 3 < cap; a++) {
+    if (*a == '|') {
+      buf[k++] = ',';
+      buf[k++] = ' ';
+    } else buf[k++] = *a;
+  }
+  buf[k] = 0;
+  return buf;
+}
+
 /* 1 if function f may hold an op of one of the pass's needed kinds (an
    incomplete index counts as yes). */
 static int mgopt__pm_has_needed(const mgopt_function *f, const mgopt_pass_def *pd) {
@@ -10176,6 +10226,11 @@ static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
           if (!mgopt__pm_parse_value(od, ov, ovl, &vals[oi], strbufs[oi]))
             return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s", (int)ovl, ov, od->name,
                                  pd->name);
+          if (!mgopt__pm_allowed(od, &vals[oi])) {
+            char at[160];
+            return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s (allowed: %s)", (int)ovl, ov,
+                                 od->name, pd->name, mgopt__pm_allowed_text(od, at, sizeof at));
+          }
           q = mgopt__pm_ws(q);
           if (*q == ',') {
             q++;
@@ -11365,6 +11420,19 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_
   root.up = NULL;
   root.name = "ModelProto";
   root.index = -1;
+  /* Every writer starts a ModelProto with one of its fields (ir_version
+     first): any other first byte is a file of another kind (text, an image,
+     another framework's model), said so rather than as a wire error deep in it. */
+  if (len > 0) {
+    uint8_t b0 = buf[0], b1 = len > 1 ? buf[1] : 0;
+    int known = b0 == 0x08 || b0 == 0x12 || b0 == 0x1a || b0 == 0x22 || b0 == 0x28 || b0 == 0x32 ||
+                b0 == 0x3a || b0 == 0x42 || b0 == 0x72 || ((b0 == 0xa2 || b0 == 0xca) && b1 == 0x01);
+    if (!known) {
+      if (d) d->offset = 0;
+      return mgopt_diag_set(d, MGOPT_ERR_CORRUPT,
+                            "not an ONNX model (byte 0: 0x%02x starts no ModelProto field)", (unsigned)b0);
+    }
+  }
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   s = mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0);
@@ -11939,6 +12007,22 @@ MGOPT__PRIVATE int mgopt__onnx_parse_u63(const char *s, size_t n, int64_t *out) 
 }
 
 #ifndef MGOPT_NO_STDIO
+#include <errno.h> /* a failed open, read or write is reported with strerror */
+#include <time.h>  /* time(): a seed for temporary file names */
+
+/* Writes go to a temporary file that then replaces the target. With POSIX
+   (the translation unit asked for it: _POSIX_C_SOURCE, _GNU_SOURCE, ... or
+   the platform's default) the temporary is created with O_EXCL, takes an
+   existing target's mode, and is fsync'ed before the rename; with C99 stdio
+   alone the name is probed with fopen and the data only fflush'ed. */
+#if !defined(MGOPT_NO_POSIX) && (defined(__unix__) || defined(__APPLE__)) &&                              \
+    (defined(_POSIX_C_SOURCE) || defined(_XOPEN_SOURCE) || defined(_DEFAULT_SOURCE) || defined(_GNU_SOURCE) || \
+     defined(_BSD_SOURCE) || defined(__APPLE__))
+#define MGOPT__ONNX_POSIX_IO 1
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 /* Seeks to an absolute 64-bit offset with calls fseek can take (long may be 32 bits). */
 static int mgopt__onnx_seek(FILE *f, int64_t off) {
@@ -12038,10 +12122,16 @@ static int mgopt__onnx_load_one(void *ctx, int mid, void *obj, int parent, uint3
   if (path != L->fpath) {
     if (L->f) fclose(L->f);
     L->fpath = path;
+    errno = 0;
     L->f = fopen(path, "rb");
     if (!L->f) {
+      int e = errno;
       L->fpath = NULL;
-      return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot open the data file");
+      L->d->offset = -1;
+      L->st = mgopt_diag_set(L->d, MGOPT_ERR_IO, "tensor '%.*s': cannot open its external data %s: %s",
+                             (int)(t->name.len > 80 ? 80 : t->name.len), t->name.ptr ? t->name.ptr : "", path,
+                             e ? strerror(e) : "fopen failed");
+      return 1;
     }
     L->fsize = mgopt__onnx_fsize(L->f);
     if (L->fsize < 0) return mgopt__onnx_load_fail(L, t, MGOPT_ERR_IO, "cannot size the data file");
@@ -12099,8 +12189,20 @@ MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_re
   mgopt_diag_clear(d);
   if (!out) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "out is NULL");
   if (!path) return mgopt_diag_set(d, MGOPT_ERR_INVALID_ARG, "NULL path");
+  errno = 0;
   f = fopen(path, "rb");
-  if (!f) return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s", path);
+  if (!f) return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s: %s", path, errno ? strerror(errno) : "fopen failed");
+  {
+    /* one byte first: a directory opens but does not read (EISDIR) */
+    int c;
+    errno = 0;
+    c = getc(f);
+    if (c == EOF && ferror(f)) {
+      int e = errno;
+      fclose(f);
+      return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s: %s", path, e ? strerror(e) : "read error");
+    }
+  }
   size = mgopt__onnx_fsize(f);
   if (size < 0 || !mgopt__onnx_seek(f, 0) || (uint64_t)size > (uint64_t)SIZE_MAX - 64) {
     fclose(f);
@@ -12113,10 +12215,12 @@ MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_re
     mgopt_program_destroy(p);
     return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory reading %s", path);
   }
+  errno = 0;
   if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    int e = errno;
     fclose(f);
     mgopt_program_destroy(p);
-    return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s", path);
+    return mgopt_diag_set(d, MGOPT_ERR_IO, "cannot read %s: %s", path, e ? strerror(e) : "short read");
   }
   fclose(f);
   s = mgopt__onnx_read_into(p, buf, (size_t)size, opts, &m, d);
@@ -12133,26 +12237,156 @@ MGOPTDEF mgopt_status mgopt_onnx_read_file(const char *path, const mgopt_onnx_re
   return MGOPT_OK;
 }
 
+/* A file being written: the temporary next to the target, renamed over it
+   when everything is written. */
 typedef struct mgopt__onnx_fsink {
-  const char *path;
+  const char *path; /* the target */
+  const mgopt_allocator *alloc;
+  char *tmp; /* the temporary's path, NULL until opened */
+  size_t tmp_cap;
   FILE *f;
-  int failed;
+  int failed; /* 0, or what failed: 1 create, 2 write, 3 replace */
+  int err;    /* errno of the failure, 0 if unknown */
+  int direct; /* the target is a device or pipe: written as it is, no temporary */
 } mgopt__onnx_fsink;
+
+static void mgopt__onnx_fsink_fail(mgopt__onnx_fsink *s, int what, int err) {
+  if (s->failed) return;
+  s->failed = what;
+  s->err = err;
+}
+
+/* Creates ".NAME.XXXXXXXX" in the target's directory. */
+static int mgopt__onnx_tmp_open(mgopt__onnx_fsink *s) {
+  static unsigned long counter;
+  size_t n = strlen(s->path), dl = n;
+  unsigned long seed;
+  int tries;
+  while (dl > 0 && s->path[dl - 1] != '/' && s->path[dl - 1] != '\\') dl--;
+  s->tmp_cap = n + 12;
+  s->tmp = (char *)mgopt__heap_realloc(s->alloc, NULL, 0, s->tmp_cap);
+  if (!s->tmp) {
+    mgopt__onnx_fsink_fail(s, 1, ENOMEM);
+    return 0;
+  }
+#ifdef MGOPT__ONNX_POSIX_IO
+  {
+    struct stat st;
+    if (stat(s->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      mgopt__heap_free(s->alloc, s->tmp, s->tmp_cap);
+      s->tmp = NULL;
+      errno = 0;
+      s->f = fopen(s->path, "wb");
+      if (!s->f) mgopt__onnx_fsink_fail(s, 1, errno);
+      s->direct = 1;
+      return s->f != NULL;
+    }
+  }
+#endif
+  seed = (unsigned long)time(NULL) ^ ((unsigned long)(size_t)s >> 4) ^ (++counter * 0x9e3779b9UL);
+#ifdef MGOPT__ONNX_POSIX_IO
+  seed ^= (unsigned long)getpid() << 16;
+#endif
+  for (tries = 0; tries < 100; tries++) {
+    unsigned long v = (seed + (unsigned long)tries * 0x2545f491UL) & 0xffffffffUL;
+    sprintf(s->tmp, "%.*s.%s.%08lx", (int)dl, s->path, s->path + dl, v);
+#ifdef MGOPT__ONNX_POSIX_IO
+    {
+      struct stat st;
+      int fd = open(s->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+      if (fd < 0 && errno == EEXIST) continue;
+      if (fd < 0) break;
+      /* replacing a file keeps its mode; a new file gets the umask's */
+      if (stat(s->path, &st) == 0 && S_ISREG(st.st_mode)) (void)fchmod(fd, st.st_mode & 07777);
+      s->f = fdopen(fd, "wb");
+      if (!s->f) {
+        int e = errno;
+        close(fd);
+        remove(s->tmp);
+        errno = e;
+        break;
+      }
+      return 1;
+    }
+#else
+    {
+      FILE *probe = fopen(s->tmp, "rb");
+      if (probe) {
+        fclose(probe);
+        continue;
+      }
+      errno = 0;
+      s->f = fopen(s->tmp, "wb");
+      if (!s->f) break;
+      return 1;
+    }
+#endif
+  }
+  mgopt__onnx_fsink_fail(s, 1, tries == 100 ? EEXIST : errno);
+  mgopt__heap_free(s->alloc, s->tmp, s->tmp_cap);
+  s->tmp = NULL;
+  return 0;
+}
+
+/* Flushes the data to the device and closes the temporary. */
+static void mgopt__onnx_tmp_close(mgopt__onnx_fsink *s) {
+  if (!s->f) return;
+  errno = 0;
+  if (fflush(s->f) != 0) mgopt__onnx_fsink_fail(s, 2, errno);
+#ifdef MGOPT__ONNX_POSIX_IO
+  if (!s->failed && !s->direct && fsync(fileno(s->f)) != 0) mgopt__onnx_fsink_fail(s, 2, errno);
+#endif
+  errno = 0;
+  if (fclose(s->f) != 0) mgopt__onnx_fsink_fail(s, 2, errno);
+  s->f = NULL;
+}
+
+/* Renames the temporary over the target. */
+static void mgopt__onnx_tmp_commit(mgopt__onnx_fsink *s) {
+  if (!s->tmp || s->failed) return;
+  errno = 0;
+  if (rename(s->tmp, s->path) != 0) {
+#if defined(_WIN32)
+    /* Windows' rename does not replace: remove the target first (not atomic) */
+    if (remove(s->path) == 0 && rename(s->tmp, s->path) == 0) goto done;
+#endif
+    mgopt__onnx_fsink_fail(s, 3, errno);
+    return;
+  }
+#if defined(_WIN32)
+done:
+#endif
+  mgopt__heap_free(s->alloc, s->tmp, s->tmp_cap);
+  s->tmp = NULL;
+}
+
+/* Closes and removes what is left of the temporary. */
+static void mgopt__onnx_tmp_discard(mgopt__onnx_fsink *s) {
+  if (s->f) fclose(s->f);
+  s->f = NULL;
+  if (s->tmp) {
+    remove(s->tmp);
+    mgopt__heap_free(s->alloc, s->tmp, s->tmp_cap);
+    s->tmp = NULL;
+  }
+}
 
 static mgopt_status mgopt__onnx_file_sink(void *ctx, const void *data, size_t n) {
   mgopt__onnx_fsink *s = (mgopt__onnx_fsink *)ctx;
-  if (!s->f) {
-    s->f = fopen(s->path, "wb");
-    if (!s->f) {
-      s->failed = 1;
-      return MGOPT_ERR_IO;
-    }
-  }
+  if (s->failed) return MGOPT_ERR_IO;
+  if (!s->f && !mgopt__onnx_tmp_open(s)) return MGOPT_ERR_IO;
+  errno = 0;
   if (n && fwrite(data, 1, n, s->f) != n) {
-    s->failed = 1;
+    mgopt__onnx_fsink_fail(s, 2, errno);
     return MGOPT_ERR_IO;
   }
   return MGOPT_OK;
+}
+
+static mgopt_status mgopt__onnx_fsink_diag(const mgopt__onnx_fsink *s, mgopt_diag *d) {
+  static const char *const what[] = {"", "cannot open %s for writing: %s", "cannot write %s: %s",
+                                     "cannot replace %s: %s"};
+  return mgopt_diag_set(d, MGOPT_ERR_IO, what[s->failed], s->path, s->err ? strerror(s->err) : "I/O error");
 }
 
 MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const char *path,
@@ -12209,11 +12443,20 @@ MGOPTDEF mgopt_status mgopt_onnx_write_file(const mgopt_onnx_model *m, const cha
     o.external_location = loc;
   }
   out.path = path;
+  out.alloc = sink.alloc = alloc;
+  /* both files go to temporaries; the data file replaces its target first,
+     then the model: a failure before that leaves both targets as they were */
   st = mgopt_onnx_write_stream(m, &o, mgopt__onnx_file_sink, &out, mgopt__onnx_file_sink, &sink, d);
   if (st == MGOPT_OK && !out.f) st = mgopt__onnx_file_sink(&out, "", 0); /* an empty model still makes a file */
-  if (sink.f && fclose(sink.f) != 0) sink.failed = 1;
-  if (out.f && fclose(out.f) != 0) out.failed = 1;
-  if (sink.failed || out.failed) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", sink.failed ? side : path);
+  mgopt__onnx_tmp_close(&sink);
+  mgopt__onnx_tmp_close(&out);
+  if (st == MGOPT_OK && !sink.failed && !out.failed) {
+    mgopt__onnx_tmp_commit(&sink);
+    if (!sink.failed) mgopt__onnx_tmp_commit(&out);
+  }
+  if (sink.failed || out.failed) st = mgopt__onnx_fsink_diag(sink.failed ? &sink : &out, d);
+  mgopt__onnx_tmp_discard(&sink);
+  mgopt__onnx_tmp_discard(&out);
   if (loc) mgopt__heap_free(alloc, loc, loc_cap);
   if (side) mgopt__heap_free(alloc, side, side_cap);
   return st;

@@ -12518,6 +12518,13 @@ static int mgopt__cw_parse(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp, const 
                      cp->name, cp->opts[oi].name, text);
       return 0;
     }
+    if (!mgopt__pm_allowed(&cp->opts[oi], &vals[oi])) {
+      char at[160];
+      mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                     "%s: compression config: bad value '%s' for '%s' in \"%s\" (allowed: %s)", cp->name, tmp,
+                     cp->opts[oi].name, text, mgopt__pm_allowed_text(&cp->opts[oi], at, sizeof at));
+      return 0;
+    }
     while (*q == ' ' || *q == '\t') q++;
     if (*q == ',') q++;
   }
@@ -13430,7 +13437,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
 
 static const mgopt_opt_def mgopt__ce_opts[] = {
     {"skip_const_by_size", MGOPT_OPT_FLOAT, "-1",
-     "do not fold outputs of rank > 0 with more elements than this (-1: no limit)"},
+     "do not fold outputs of rank > 0 with more elements than this (-1: no limit)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_elimination,
@@ -13709,7 +13716,7 @@ static const mgopt_opt_def mgopt__selo_opts[] = {
     {"exact", MGOPT_OPT_BOOL, "false",
      "only the rewrites exact for every input (a select whose cond is all true or all false); "
      "false also turns a select of +-inf into an add, which gives NaN where the other side is NaN or the opposite "
-     "infinity"},
+     "infinity", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, select_optimization,
@@ -14342,7 +14349,7 @@ MGOPT__DEFINE_PASS(io, common, shorten_names,
    Cost: O(outputs). */
 
 static mgopt_opt_def const mgopt__uod_opts[1] = {
-    {"dtypes", MGOPT_OPT_STRING, "", "comma-separated dtype per output of main (empty entry: keep)"}};
+    {"dtypes", MGOPT_OPT_STRING, "", "comma-separated dtype per output of main (empty entry: keep)", NULL}};
 
 static mgopt_status mgopt__uod_run(mgopt_pass_ctx *ctx) {
   mgopt_program *p = ctx->program;
@@ -14439,7 +14446,7 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(io, common, update_output_dtypes,
    Cost: O(inputs + uses of the listed inputs). */
 
 static mgopt_opt_def const mgopt__iip_opts[1] = {
-    {"nhwc_inputs", MGOPT_OPT_STRING, "", "comma-separated names of main's NHWC image inputs"}};
+    {"nhwc_inputs", MGOPT_OPT_STRING, "", "comma-separated names of main's NHWC image inputs", NULL}};
 
 static mgopt_status mgopt__iip_one(mgopt_pass_ctx *ctx, mgopt_function *f, mgopt_value *x) {
   mgopt_program *p = ctx->program;
@@ -14570,7 +14577,7 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(io, common, image_input_preprocess,
    hash table. */
 
 static mgopt_opt_def const mgopt__f16_opts[1] = {
-    {"skip_ops_by_type", MGOPT_OPT_STRING, "", "op types kept in fp32, comma-separated"}};
+    {"skip_ops_by_type", MGOPT_OPT_STRING, "", "op types kept in fp32, comma-separated", NULL}};
 
 static int mgopt__f16_listed(const char *list, const char *type) {
   size_t n = strlen(type);
@@ -15828,7 +15835,7 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
 }
 
 static const mgopt_opt_def mgopt__cdd_opts[] = {
-    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone"},
+    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_deduplication,
@@ -16689,7 +16696,7 @@ static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
 
 static const mgopt_opt_def mgopt__rsr_opts[] = {
     {"strict", MGOPT_OPT_BOOL, "true",
-     "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)"},
+     "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, remove_symbolic_reshape,
@@ -23766,8 +23773,8 @@ MGOPT__DEFINE_PATTERN_PASS(relay, relay, simplify_inference,
    Cost: O(program text). */
 
 static mgopt_opt_def const mgopt__pir_opts[2] = {
-    {"file", MGOPT_OPT_STRING, "", "the path the .mil text is written to (required)"},
-    {"elide_above", MGOPT_OPT_INT, "16", "tensors with more elements print as [...] (0: all)"}};
+    {"file", MGOPT_OPT_STRING, "", "the path the .mil text is written to (required)", NULL},
+    {"elide_above", MGOPT_OPT_INT, "16", "tensors with more elements print as [...] (0: all)", NULL}};
 
 static mgopt_status mgopt__pir_run(mgopt_pass_ctx *ctx) {
 #ifndef MGOPT_NO_STDIO
@@ -24187,13 +24194,13 @@ MGOPT__DEFINE_PATTERN_PASS(relay, relay, peephole_dense_to_conv,
 #endif
 
 static mgopt_opt_def const mgopt__lq_opts[6] = {
-    {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
-    {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4"},
-    {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block"},
-    {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear", "linear_symmetric|linear"},
+    {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4", "int8|uint8|int4|uint4"},
+    {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block", "per_tensor|per_channel|per_block"},
+    {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis", "1.."},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this", "0.."},
     {"joint_compression", MGOPT_OPT_BOOL, "false",
-     "also quantize LUTs of palettized weights and pruned non-zero data (constexpr_sparse_blockwise_shift_scale)"}};
+     "also quantize LUTs of palettized weights and pruned non-zero data (constexpr_sparse_blockwise_shift_scale)", NULL}};
 
 enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD, MGOPT__LQ_JOINT };
 
@@ -24671,16 +24678,16 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, linear_quantize_weights,
    uniform O(n); unique O(n log n) per group; vectors O(n K cluster_dim) per Lloyd step. */
 
 static mgopt_opt_def const mgopt__pal_opts[9] = {
-    {"mode", MGOPT_OPT_STRING, "kmeans", "kmeans, uniform, unique or custom"},
-    {"nbits", MGOPT_OPT_INT, "0", "index bits: 1, 2, 3, 4, 6 or 8 (kmeans, uniform)"},
-    {"granularity", MGOPT_OPT_STRING, "per_tensor", "per_tensor or per_grouped_channel"},
-    {"group_size", MGOPT_OPT_INT, "32", "per_grouped_channel: channels per LUT (0: the whole axis)"},
-    {"channel_axis", MGOPT_OPT_STRING, "auto", "the channel axis (auto: the output-channel axis)"},
-    {"cluster_dim", MGOPT_OPT_INT, "1", "elements per LUT entry along the channel axis"},
-    {"enable_per_channel_scale", MGOPT_OPT_BOOL, "false", "scale by max |w| along the channel axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"mode", MGOPT_OPT_STRING, "kmeans", "kmeans, uniform, unique or custom", "kmeans|uniform|unique|custom"},
+    {"nbits", MGOPT_OPT_INT, "0", "index bits: 1, 2, 3, 4, 6 or 8 (kmeans, uniform)", "0|1|2|3|4|6|8"},
+    {"granularity", MGOPT_OPT_STRING, "per_tensor", "per_tensor or per_grouped_channel", "per_tensor|per_grouped_channel"},
+    {"group_size", MGOPT_OPT_INT, "32", "per_grouped_channel: channels per LUT (0: the whole axis)", "0.."},
+    {"channel_axis", MGOPT_OPT_STRING, "auto", "the channel axis (auto: the output-channel axis)", NULL},
+    {"cluster_dim", MGOPT_OPT_INT, "1", "elements per LUT entry along the channel axis", "1.."},
+    {"enable_per_channel_scale", MGOPT_OPT_BOOL, "false", "scale by max |w| along the channel axis", NULL},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this", "0.."},
     {"joint_compression", MGOPT_OPT_BOOL, "false",
-     "also palettize pruned non-zero data (constexpr_lut_to_sparse) and quantized data"}};
+     "also palettize pruned non-zero data (constexpr_lut_to_sparse) and quantized data", NULL}};
 
 enum { MGOPT__PW_MODE, MGOPT__PW_NBITS, MGOPT__PW_GRAN, MGOPT__PW_GROUP, MGOPT__PW_AXIS, MGOPT__PW_CD,
        MGOPT__PW_PCS, MGOPT__PW_THRESHOLD, MGOPT__PW_JOINT };
@@ -25583,7 +25590,7 @@ static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__dtc_opts[] = {
     {"form", MGOPT_OPT_STRING, "auto",
      "auto (affine if the target takes it, else blockwise), affine (constexpr_affine_dequantize, before iOS18) "
-     "or blockwise (constexpr_blockwise_shift_scale, iOS18)"},
+     "or blockwise (constexpr_blockwise_shift_scale, iOS18)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, dequantize_to_constexpr,
@@ -26048,7 +26055,7 @@ static mgopt_status mgopt__cql_run(mgopt_pass_ctx *ctx) {
 
 static const mgopt_opt_def mgopt__cql_opts[] = {
     {"order", MGOPT_OPT_STRING, "dequant_first",
-     "dequant_first (shift_scale on the palette, then the lookup; before iOS26) or lut_first (iOS26)"},
+     "dequant_first (shift_scale on the palette, then the lookup; before iOS26) or lut_first (iOS26)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_pattern,
@@ -26132,17 +26139,17 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_
    scratch. */
 
 static mgopt_opt_def const mgopt__pr_opts[9] = {
-    {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude"},
-    {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold"},
+    {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude", "threshold|magnitude"},
+    {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold", "0.."},
     {"minimum_sparsity_percentile", MGOPT_OPT_FLOAT, "0.5",
-     "threshold mode: skip a weight whose fraction of zeros stays below this"},
-    {"target_sparsity", MGOPT_OPT_FLOAT, "-1", "magnitude mode: fraction of the weight zeroed (0..1)"},
-    {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)"},
-    {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim"},
-    {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"},
+     "threshold mode: skip a weight whose fraction of zeros stays below this", "0..1"},
+    {"target_sparsity", MGOPT_OPT_FLOAT, "-1", "magnitude mode: fraction of the weight zeroed (0..1)", "-1|0..1"},
+    {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)", "1.."},
+    {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim", NULL},
+    {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)", NULL},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this", "0.."},
     {"joint_compression", MGOPT_OPT_BOOL, "false",
-     "prune quantized / palettized weights instead (constexpr_sparse_blockwise_shift_scale, constexpr_lut_to_sparse)"}};
+     "prune quantized / palettized weights instead (constexpr_sparse_blockwise_shift_scale, constexpr_lut_to_sparse)", NULL}};
 
 enum {
   MGOPT__PR_MODE,
@@ -26525,7 +26532,7 @@ MGOPT__DEFINE_PASS(compression, common, decompress_weights, "every constexpr_* w
    Cost: one scan and one vectorized conversion per weight, O(numel). */
 
 static mgopt_opt_def const mgopt__fw_opts[1] = {
-    {"weight_threshold", MGOPT_OPT_INT, "0", "store weights with more elements than this as fp16"}};
+    {"weight_threshold", MGOPT_OPT_INT, "0", "store weights with more elements than this as fp16", NULL}};
 
 static int mgopt__fw_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;
@@ -27606,7 +27613,7 @@ MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
 static mgopt_status mgopt__cpc_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_conv); }
 
 static const mgopt_opt_def mgopt__cpc_opts[] = {
-    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel convs or more"},
+    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel convs or more", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_conv2d,
@@ -27651,7 +27658,7 @@ MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_conv2d,
 static mgopt_status mgopt__cpd_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_linear); }
 
 static const mgopt_opt_def mgopt__cpd_opts[] = {
-    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel linear ops or more"},
+    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel linear ops or more", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_dense,
@@ -28391,8 +28398,8 @@ done:
 }
 
 static const mgopt_opt_def mgopt__fcf_opts[] = {
-    {"bind", MGOPT_OPT_STRING, "", "functions bound to composites by IR name: \"dom::Name=composite;...\""},
-    {"strict", MGOPT_OPT_BOOL, "false", "fail, changing nothing, when a function naming a composite cannot be fused"}};
+    {"bind", MGOPT_OPT_STRING, "", "functions bound to composites by IR name: \"dom::Name=composite;...\"", NULL},
+    {"strict", MGOPT_OPT_BOOL, "false", "fail, changing nothing, when a function naming a composite cannot be fused", NULL}};
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, fuse_composite_functions,
                                 "calls of functions implementing a composite op become the fused op",
@@ -28825,7 +28832,7 @@ static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
 }
 
 static const mgopt_opt_def mgopt__inl_opts[] = {
-    {"functions", MGOPT_OPT_STRING, "", "only calls of these functions: \"a::F;b::G\" (empty: every function)"}};
+    {"functions", MGOPT_OPT_STRING, "", "only calls of these functions: \"a::F;b::G\" (empty: every function)", NULL}};
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, inline_functions, "each call of a program function becomes a copy of its body",
                                 mgopt__inl_opts, mgopt__inl_run);
@@ -29233,8 +29240,8 @@ static mgopt_status mgopt__lg_run(mgopt_pass_ctx *ctx) {
 }
 
 static const mgopt_opt_def mgopt__lg_opts[] = {
-    {"ops", MGOPT_OPT_STRING, "all", "the legalizations to apply (names separated by , + | or spaces; all = every one)"},
-    {"target", MGOPT_OPT_STRING, "", "the target name passed to each legalization"},
+    {"ops", MGOPT_OPT_STRING, "all", "the legalizations to apply (names separated by , + | or spaces; all = every one)", NULL},
+    {"target", MGOPT_OPT_STRING, "", "the target name passed to each legalization", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, legalize,
@@ -29710,7 +29717,7 @@ static const mgopt_pattern mgopt__cl_patterns[] = {
 };
 
 static const mgopt_opt_def mgopt__cl_opts[1] = {
-    {"layout", MGOPT_OPT_STRING, "NCHW", "the layout to convert to: NCHW (NHWC is refused: no channel-last conv in the IR)"},
+    {"layout", MGOPT_OPT_STRING, "NCHW", "the layout to convert to: NCHW (NHWC is refused: no channel-last conv in the IR)", NULL},
 };
 
 static mgopt_status mgopt__cl_run(mgopt_pass_ctx *ctx) {

@@ -909,6 +909,12 @@ typedef struct mgopt_opt_def {
   uint8_t kind;
   const char *deflt;
   const char *help;
+  /* The values allowed, checked when the pipeline is parsed (a bad value is
+     MGOPT_ERR_INVALID_ARG at its column, before any pass runs); NULL = any
+     value of the kind. Alternatives separated by '|': a literal ("int8",
+     "4") or, for INT and FLOAT, an inclusive range "LO..HI" where either end
+     may be left out ("0..1", "1.."). E.g. "int8|uint8", "0|1|2|4|8", "-1|0..1". */
+  const char *allowed;
 } mgopt_opt_def;
 
 typedef struct mgopt_opt_value {

@@ -346,6 +346,9 @@ MGOPT__PRIVATE mgopt_op *const *mgopt__index_list(mgopt_function *f, int32_t kin
 /* Ops of kind linked into function f (nested blocks included), or -1 when
    the index is incomplete: O(1). */
 MGOPT__PRIVATE int64_t mgopt__index_kind_count(const mgopt_function *f, int32_t kind);
+/* 1 if a parsed option value is one of od->allowed (passmgr.c); its text for a message. */
+MGOPT__PRIVATE int mgopt__pm_allowed(const mgopt_opt_def *od, const mgopt_opt_value *v);
+MGOPT__PRIVATE const char *mgopt__pm_allowed_text(const mgopt_opt_def *od, char *buf, size_t cap);
 /* Ops linked into function f, nested blocks included: O(1). */
 MGOPT__PRIVATE int64_t mgopt__index_op_count(const mgopt_function *f);
 /* Calls fn on each op of kind (-1: of every kind) linked into function f

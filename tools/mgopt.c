@@ -2,7 +2,7 @@
 #if defined(__linux__)
 #define _GNU_SOURCE /* copy_file_range */
 #else
-#define _POSIX_C_SOURCE 200112L /* clock_gettime, mmap */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, mmap, mkstemp */
 #endif
 #define MGOPT_IMPLEMENTATION
 #include "mgopt.h"
@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <math.h>
+#include <errno.h>
+#include <signal.h>
 
 #include "keep_memory.h" /* freed memory stays for the next job (--repeat, test) */
 
@@ -21,7 +23,6 @@
    file to the output file inside the kernel (copy_file_range). Elsewhere, and
    whenever a call fails, plain stdio does the same job. */
 #if defined(__unix__) || defined(__APPLE__)
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <dirent.h>
@@ -74,10 +75,15 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+static int read_all_errno; /* errno of read_all's last failure, 0 if unknown */
+
 static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
+  FILE *f;
   char *buf = NULL;
   size_t cap = 0, n = 0;
+  errno = 0;
+  f = fopen(path, "rb");
+  read_all_errno = errno;
   if (!f) return NULL;
   for (;;) {
     size_t got;
@@ -99,6 +105,7 @@ static char *read_all(const char *path, size_t *len) {
     if (got == 0) break;
   }
   if (ferror(f)) {
+    read_all_errno = errno;
     free(buf);
     fclose(f);
     return NULL;
@@ -117,23 +124,23 @@ typedef struct infile {
   void *map;
 } infile;
 
-/* Maps path read-only; 0 (nothing held) when the OS cannot, the file is not a
-   regular non-empty file, or out names the same file (writing it would pull
-   the bytes from under the mapping): the caller then reads the file instead. */
-static int infile_map(infile *f, const char *path, const char *out) {
+/* Maps path read-only; 0 (nothing held) when the OS cannot or the file is not
+   a regular non-empty file: the caller then reads the file instead. The output
+   may be the same file: it is written to a temporary renamed over it, and the
+   mapping keeps the old file alive until it is closed. */
+static int infile_map(infile *f, const char *path) {
   f->data = NULL;
   f->map = NULL;
   f->len = 0;
   f->fd = -1;
 #ifdef TOOL_POSIX
   {
-    struct stat st, so;
+    struct stat st;
     void *map;
     int fd = open(path, O_RDONLY);
     if (fd < 0) return 0;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (unsigned long long)st.st_size > (unsigned long long)((size_t)-1 / 2) ||
-        (stat(out, &so) == 0 && so.st_dev == st.st_dev && so.st_ino == st.st_ino)) {
+        (unsigned long long)st.st_size > (unsigned long long)((size_t)-1 / 2)) {
       close(fd);
       return 0;
     }
@@ -150,7 +157,6 @@ static int infile_map(infile *f, const char *path, const char *out) {
   }
 #else
   (void)path;
-  (void)out;
   return 0;
 #endif
 }
@@ -223,6 +229,7 @@ static mgopt_status load_mapped(const infile *f, const char *path, const mgopt_o
 #ifdef TOOL_POSIX
 typedef struct outfile {
   int fd, failed, no_copy_range;
+  int err; /* errno of the first failed write */
   const infile *in;
   unsigned long long written; /* bytes handed to the file so far */
   size_t n;
@@ -234,7 +241,10 @@ static int out_raw(outfile *o, const void *data, size_t n) {
   while (n > 0) {
     ssize_t w = write(o->fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return 0;
+    if (w <= 0) {
+      if (!o->err) o->err = w < 0 ? errno : EIO;
+      return 0;
+    }
     p += w;
     n -= (size_t)w;
     o->written += (unsigned long long)w;
@@ -288,9 +298,91 @@ fail:
   return MGOPT_ERR_IO;
 }
 
+/* ---- safe output: every file is written to a temporary in the target's
+   directory, flushed to the device, and renamed over the target only when all
+   of it is written; on failure the temporary is removed and the target (and
+   an existing .data file) stays as it was. A replaced file keeps its mode; a
+   new one gets the umask's. Devices and pipes (-o /dev/null) are written as
+   they are. */
+typedef struct outtmp {
+  const char *path;
+  char *tmp; /* NULL when writing the target directly */
+  int fd;
+} outtmp;
+
+/* The temporary being written, removed if SIGINT, SIGTERM or SIGHUP ends the tool. */
+static char *volatile outtmp_live;
+
+static void outtmp_on_signal(int sig) {
+  char *t = outtmp_live;
+  if (t) unlink(t);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Opens a temporary ".NAME.XXXXXX" next to t->path; -1 with errno set on failure. */
+static int outtmp_open(outtmp *t, const char *path) {
+  struct stat st;
+  size_t n = strlen(path), dl = n;
+  int have = stat(path, &st) == 0;
+  t->path = path;
+  t->tmp = NULL;
+  t->fd = -1;
+  if (have && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    t->fd = open(path, O_WRONLY);
+    return t->fd;
+  }
+  while (dl > 0 && path[dl - 1] != '/') dl--;
+  t->tmp = (char *)malloc(n + 10);
+  if (!t->tmp) {
+    errno = ENOMEM;
+    return -1;
+  }
+  sprintf(t->tmp, "%.*s.%s.XXXXXX", (int)dl, path, path + dl);
+  t->fd = mkstemp(t->tmp);
+  if (t->fd >= 0) outtmp_live = t->tmp;
+  if (t->fd < 0) {
+    int e = errno;
+    free(t->tmp);
+    t->tmp = NULL;
+    errno = e;
+    return -1;
+  }
+  /* mkstemp makes 0600: the mode of the file replaced, or what the umask gives a new one */
+  if (have && S_ISREG(st.st_mode)) (void)fchmod(t->fd, st.st_mode & 07777);
+  else {
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(t->fd, 0666 & ~um);
+  }
+  return t->fd;
+}
+
+/* Syncs and closes; renames the temporary over the target when ok, removes it
+   otherwise. 0 with errno set when anything fails. */
+static int outtmp_close(outtmp *t, int ok) {
+  int e = 0;
+  if (t->fd >= 0) {
+    if (ok && t->tmp && fsync(t->fd) != 0) e = errno;
+    if (close(t->fd) != 0 && !e) e = errno;
+    t->fd = -1;
+  }
+  if (ok && !e && t->tmp && rename(t->tmp, t->path) != 0) e = errno;
+  if (t->tmp && (!ok || e)) unlink(t->tmp);
+  outtmp_live = NULL;
+  free(t->tmp);
+  t->tmp = NULL;
+  if (!ok || e) {
+    errno = e;
+    return 0;
+  }
+  return 1;
+}
+
 /* Writes m to path through out_sink; 0 with d set on failure. */
 static int write_onnx_fast(const mgopt_onnx_model *m, const char *path, const infile *in, mgopt_diag *d) {
   outfile *o = (outfile *)malloc(sizeof *o);
+  outtmp t;
   mgopt_status st;
   if (!o) {
     mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
@@ -298,12 +390,7 @@ static int write_onnx_fast(const mgopt_onnx_model *m, const char *path, const in
   }
   memset(o, 0, sizeof *o);
   o->in = in;
-  /* An existing output is overwritten in place and then cut to the new length,
-     not truncated first: the file keeps its blocks and page-cache pages, so
-     rewriting it costs a memory copy instead of freeing and allocating every
-     block again (on ext4 a truncate-and-rewrite also forces writeback on
-     close). The result is the same file, inode, owner and mode included. */
-  o->fd = open(path, O_WRONLY | O_CREAT, 0666);
+  o->fd = outtmp_open(&t, path);
   if (o->fd < 0) {
     free(o);
     mgopt_diag_set(d, MGOPT_ERR_IO, "cannot open %s for writing: %s", path, strerror(errno));
@@ -311,20 +398,36 @@ static int write_onnx_fast(const mgopt_onnx_model *m, const char *path, const in
   }
   st = mgopt_onnx_write_stream(m, NULL, out_sink, o, NULL, NULL, d);
   if (st == MGOPT_OK && !out_flush(o)) o->failed = 1;
-  if (!o->failed) {
-    struct stat so;
-    /* a regular file keeps nothing of its old contents past the new end;
-       pipes and devices have no length to cut */
-    if (fstat(o->fd, &so) != 0 || (S_ISREG(so.st_mode) && ftruncate(o->fd, (off_t)o->written) != 0)) o->failed = 1;
+  if (st == MGOPT_OK && !o->failed) {
+    if (!outtmp_close(&t, 1)) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  } else {
+    outtmp_close(&t, 0);
+    if (o->failed) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s: %s", path, strerror(o->err ? o->err : EIO));
   }
-  if (close(o->fd) != 0) o->failed = 1;
-  if (o->failed) st = mgopt_diag_set(d, MGOPT_ERR_IO, "cannot write %s", path);
   free(o);
   return st == MGOPT_OK;
 }
 #endif
 
+/* Writes len bytes to path (through a temporary where POSIX); 0 with errno set on failure. */
 static int write_all(const char *path, const char *data, size_t len) {
+#ifdef TOOL_POSIX
+  outtmp t;
+  size_t done = 0;
+  if (outtmp_open(&t, path) < 0) return 0;
+  while (done < len) {
+    ssize_t w = write(t.fd, data + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int e = w < 0 ? errno : EIO;
+      outtmp_close(&t, 0);
+      errno = e;
+      return 0;
+    }
+    done += (size_t)w;
+  }
+  return outtmp_close(&t, 1);
+#else
   FILE *f = fopen(path, "wb");
   if (!f) return 0;
   if (fwrite(data, 1, len, f) != len) {
@@ -332,6 +435,7 @@ static int write_all(const char *path, const char *data, size_t len) {
     return 0;
   }
   return fclose(f) == 0;
+#endif
 }
 
 typedef struct tool_opts {
@@ -382,6 +486,38 @@ static char *ccfg_word(char **pp) {
   return w;
 }
 
+/* Checks a rule's options against pass's declared options (names, types,
+   allowed values) through the pipeline parser, as "PASS{OPTIONS}" with the
+   blanks that separate options turned into commas; col is the options'
+   column in the line. 0 with a message "path:line:col: ..." when bad. */
+static int ccfg_check(const char *path, int line, const char *pass, const char *opts, int col) {
+  size_t pl = strlen(pass), ol = strlen(opts), i, j;
+  char *buf = (char *)malloc(pl + ol + 3);
+  int inq = 0, ok;
+  mgopt_diag d;
+  if (!buf) return ccfg_fail(path, line, "out of memory");
+  memcpy(buf, pass, pl);
+  buf[pl] = '{';
+  memcpy(buf + pl + 1, opts, ol + 1);
+  for (i = pl + 1; buf[i]; i++) {
+    if (buf[i] == '"') inq = !inq;
+    if (inq || (buf[i] != ' ' && buf[i] != '\t')) continue;
+    for (j = i; buf[j] == ' ' || buf[j] == '\t'; j++) {
+    }
+    if (buf[i - 1] != ',' && buf[i - 1] != '=' && buf[i - 1] != '{' && buf[j] && buf[j] != ',' && buf[j] != '=')
+      buf[j - 1] = ',';
+    i = j - 1;
+  }
+  strcat(buf, "}");
+  ok = mgopt_pipeline_check(mgopt_builtin_registry(), buf, &d) == MGOPT_OK;
+  if (!ok) {
+    if (d.col > (int)pl + 1) fprintf(stderr, "mgopt: %s:%d:%d: %s\n", path, line, col + d.col - (int)pl - 2, d.msg);
+    else fprintf(stderr, "mgopt: %s:%d: %s\n", path, line, d.msg);
+  }
+  free(buf);
+  return ok;
+}
+
 static int ccfg_read(const char *path, tool_ccfg *c) {
   size_t len = 0;
   char *p, *pass = NULL;
@@ -389,11 +525,11 @@ static int ccfg_read(const char *path, tool_ccfg *c) {
   memset(c, 0, sizeof *c);
   c->text = read_all(path, &len);
   if (!c->text) {
-    fprintf(stderr, "mgopt: cannot read '%s'\n", path);
+    fprintf(stderr, "mgopt: cannot read %s: %s\n", path, read_all_errno ? strerror(read_all_errno) : "I/O error");
     return 0;
   }
   for (p = c->text; *p;) {
-    char *nl = strchr(p, '\n'), *hash, *w, *key = NULL;
+    char *nl = strchr(p, '\n'), *hash, *w, *key = NULL, *ls = p;
     int32_t scope;
     mgopt_compress_rule *r;
     line++;
@@ -431,6 +567,7 @@ static int ccfg_read(const char *path, tool_ccfg *c) {
       char *e = p + strlen(p);
       while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) *--e = 0;
     }
+    if (pass && strcmp(p, "skip") != 0 && !ccfg_check(path, line, pass, p, (int)(p - ls) + 1)) return 0;
   next:
     if (!nl) break;
     p = nl + 1;
@@ -712,7 +849,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
     mgopt_status s;
     memset(&ro, 0, sizeof ro);
     ro.constant_inputs = to->constant_inputs;
-    if (infile_map(&inmap, in, out)) s = load_mapped(&inmap, in, &ro, &p, &ndefaults, &d);
+    if (infile_map(&inmap, in)) s = load_mapped(&inmap, in, &ro, &p, &ndefaults, &d);
     else if ((s = mgopt_onnx_read_file(in, &ro, &m, &d)) == MGOPT_OK) {
       ndefaults = input_defaults(m);
       if ((s = mgopt_onnx_import(m, &d)) != MGOPT_OK) mgopt_program_destroy(m->program);
@@ -726,7 +863,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
                                     "inputs; --constant-inputs folds them\n",
               ndefaults);
     if (s != MGOPT_OK) {
-      if (d.offset >= 0) fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
+      if (s == MGOPT_ERR_IO) fprintf(stderr, "mgopt: %s\n", d.msg); /* the message names the path */
+      else if (d.offset >= 0 && strncmp(d.msg, "not an ONNX model (byte ", 24) != 0)
+        fprintf(stderr, "%s: byte %lld: %s\n", in, (long long)d.offset, d.msg);
       else fprintf(stderr, "%s: %s%s%s\n", in, d.op[0] ? d.op : "", d.op[0] ? ": " : "", d.msg);
       goto done;
     }
@@ -741,7 +880,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
   } else {
     text = read_all(in, &len);
     if (!text) {
-      fprintf(stderr, "mgopt: cannot read '%s'\n", in);
+      fprintf(stderr, "mgopt: cannot read %s: %s\n", in, read_all_errno ? strerror(read_all_errno) : "I/O error");
       return 1;
     }
     in_size = (long)len;
@@ -801,7 +940,7 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
 #else
     if (mgopt_onnx_write_file(m, out, &wo, &d) != MGOPT_OK) {
 #endif
-      fprintf(stderr, "mgopt: cannot write '%s': %s\n", out, d.msg);
+      fprintf(stderr, "mgopt: %s\n", d.msg);
       goto done;
     }
     if (to->stats && report) {
@@ -820,8 +959,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
       mgopt_buf_free(&b);
       goto done;
     }
+    errno = 0;
     if (!write_all(out, b.data ? b.data : "", b.len)) {
-      fprintf(stderr, "mgopt: cannot write '%s'\n", out);
+      fprintf(stderr, "mgopt: cannot write %s: %s\n", out, errno ? strerror(errno) : "I/O error");
       mgopt_buf_free(&b);
       goto done;
     }
@@ -1491,6 +1631,16 @@ int main(int argc, char **argv) {
   int rc;
   memset(&ccfg, 0, sizeof ccfg);
   mgopt_keep_freed_memory();
+#ifdef SIGXFSZ
+  /* past a file-size limit a write fails with EFBIG and is reported, instead
+     of the signal killing the tool with a temporary left behind */
+  signal(SIGXFSZ, SIG_IGN);
+#endif
+#ifdef TOOL_POSIX
+  signal(SIGINT, outtmp_on_signal);
+  signal(SIGTERM, outtmp_on_signal);
+  signal(SIGHUP, outtmp_on_signal);
+#endif
   rc = tool_main(argc, argv, &ccfg);
   free(ccfg.rules);
   free(ccfg.text);

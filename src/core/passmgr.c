@@ -126,6 +126,47 @@ static int mgopt__pm_parse_value(const mgopt_opt_def *od, const char *v, size_t 
   return 0;
 }
 
+/* 1 if the parsed value v of od is one of od->allowed (see mgopt_opt_def). */
+MGOPT__PRIVATE int mgopt__pm_allowed(const mgopt_opt_def *od, const mgopt_opt_value *v) {
+  const char *a = od->allowed;
+  if (!a) return 1;
+  while (*a) {
+    const char *e = strchr(a, '|'), *dots;
+    size_t n = e ? (size_t)(e - a) : strlen(a);
+    char alt[64];
+    if (n < sizeof alt) {
+      memcpy(alt, a, n);
+      alt[n] = 0;
+      dots = strstr(alt, "..");
+      if (od->kind == MGOPT_OPT_STRING || od->kind == MGOPT_OPT_BOOL) {
+        if (od->kind == MGOPT_OPT_STRING ? strcmp(v->s, alt) == 0 : v->i == strtoll(alt, NULL, 10)) return 1;
+      } else if (dots) {
+        double x = od->kind == MGOPT_OPT_INT ? (double)v->i : v->f;
+        if (x == x && (dots == alt || x >= strtod(alt, NULL)) && (!dots[2] || x <= strtod(dots + 2, NULL))) return 1;
+      } else if (od->kind == MGOPT_OPT_INT ? v->i == strtoll(alt, NULL, 10) : v->f == strtod(alt, NULL)) {
+        return 1;
+      }
+    }
+    if (!e) break;
+    a = e + 1;
+  }
+  return 0;
+}
+
+/* od->allowed for a message: "a, b, 0..1". */
+MGOPT__PRIVATE const char *mgopt__pm_allowed_text(const mgopt_opt_def *od, char *buf, size_t cap) {
+  const char *a = od->allowed;
+  size_t k = 0;
+  for (; *a && k + 3 < cap; a++) {
+    if (*a == '|') {
+      buf[k++] = ',';
+      buf[k++] = ' ';
+    } else buf[k++] = *a;
+  }
+  buf[k] = 0;
+  return buf;
+}
+
 /* 1 if function f may hold an op of one of the pass's needed kinds (an
    incomplete index counts as yes). */
 static int mgopt__pm_has_needed(const mgopt_function *f, const mgopt_pass_def *pd) {
@@ -336,6 +377,11 @@ static mgopt_status mgopt__pm_walk(mgopt__pm *m, const char *src) {
           if (!mgopt__pm_parse_value(od, ov, ovl, &vals[oi], strbufs[oi]))
             return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s", (int)ovl, ov, od->name,
                                  pd->name);
+          if (!mgopt__pm_allowed(od, &vals[oi])) {
+            char at[160];
+            return mgopt__pm_err(m, src, ov, "bad value '%.*s' for option '%s' of %s (allowed: %s)", (int)ovl, ov,
+                                 od->name, pd->name, mgopt__pm_allowed_text(od, at, sizeof at));
+          }
           q = mgopt__pm_ws(q);
           if (*q == ',') {
             q++;

@@ -784,6 +784,19 @@ MGOPT__PRIVATE mgopt_status mgopt__onnx_read_into(mgopt_program *p, const uint8_
   root.up = NULL;
   root.name = "ModelProto";
   root.index = -1;
+  /* Every writer starts a ModelProto with one of its fields (ir_version
+     first): any other first byte is a file of another kind (text, an image,
+     another framework's model), said so rather than as a wire error deep in it. */
+  if (len > 0) {
+    uint8_t b0 = buf[0], b1 = len > 1 ? buf[1] : 0;
+    int known = b0 == 0x08 || b0 == 0x12 || b0 == 0x1a || b0 == 0x22 || b0 == 0x28 || b0 == 0x32 ||
+                b0 == 0x3a || b0 == 0x42 || b0 == 0x72 || ((b0 == 0xa2 || b0 == 0xca) && b1 == 0x01);
+    if (!known) {
+      if (d) d->offset = 0;
+      return mgopt_diag_set(d, MGOPT_ERR_CORRUPT,
+                            "not an ONNX model (byte 0: 0x%02x starts no ModelProto field)", (unsigned)b0);
+    }
+  }
   m = (mgopt_onnx_model *)mgopt_program_alloc(p, sizeof *m, 8);
   if (!m) return mgopt_diag_set(d, MGOPT_ERR_NOMEM, "out of memory");
   s = mgopt__onnxd_msg(&D, MGOPT__OM_MODEL, m, 0, len, &root, 0);

@@ -234,6 +234,13 @@ static int mgopt__cw_parse(mgopt_pass_ctx *ctx, const mgopt__cw_pass *cp, const 
                      cp->name, cp->opts[oi].name, text);
       return 0;
     }
+    if (!mgopt__pm_allowed(&cp->opts[oi], &vals[oi])) {
+      char at[160];
+      mgopt_diag_set(ctx->diag, MGOPT_ERR_INVALID_ARG,
+                     "%s: compression config: bad value '%s' for '%s' in \"%s\" (allowed: %s)", cp->name, tmp,
+                     cp->opts[oi].name, text, mgopt__pm_allowed_text(&cp->opts[oi], at, sizeof at));
+      return 0;
+    }
     while (*q == ' ' || *q == '\t') q++;
     if (*q == ',') q++;
   }

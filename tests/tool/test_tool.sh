@@ -53,15 +53,20 @@ cp "$work/big.onnx" "$work/inplace.onnx"
 check "optimize a file onto itself" "$mgopt" "$work/inplace.onnx" -o "$work/inplace.onnx" -p default
 check "in place equals separate" cmp "$work/sep.onnx" "$work/inplace.onnx"
 
-# An existing output is overwritten in place and cut to length: a longer old
-# file leaves nothing behind, a shorter one grows, the file keeps its inode
-# and mode, and a hard link to it sees the new model
+# An existing output is replaced whole: the model goes to a temporary file in
+# its directory, renamed over the target when fully written. A longer old file
+# leaves nothing behind, the new file keeps the old one's mode, and a hard
+# link to the old file keeps the old contents (the name now names a new file)
 head -c 2000000 /dev/urandom > "$work/over.onnx"
 chmod 600 "$work/over.onnx"
 ln "$work/over.onnx" "$work/over-link.onnx"
 check "optimize onto a longer existing file" "$mgopt" "$work/big.onnx" -o "$work/over.onnx" -p default
 check "no old bytes remain" cmp "$work/sep.onnx" "$work/over.onnx"
-check "same file, same mode" sh -c "[ '$work/over.onnx' -ef '$work/over-link.onnx' ] && [ \"\$(stat -c %a '$work/over.onnx')\" = 600 ]"
+check "the replaced file's mode is kept" sh -c "[ \"\$(stat -c %a '$work/over.onnx')\" = 600 ]"
+check "a hard link keeps the old file" sh -c "! [ '$work/over.onnx' -ef '$work/over-link.onnx' ] && [ \$(wc -c < '$work/over-link.onnx') = 2000000 ]"
+check "a new file gets the umask's mode" sh -c "umask 027 && '$mgopt' '$work/big.onnx' -o '$work/um.onnx' -p none && [ \"\$(stat -c %a '$work/um.onnx')\" = 640 ] && '$mgopt' '$work/big.onnx' -o '$work/um.mil' -p none && [ \"\$(stat -c %a '$work/um.mil')\" = 640 ]"
+ln -s /dev/null "$work/null.onnx"
+check "a device is written as it is (no temporary renamed over it)" sh -c "'$mgopt' '$work/big.onnx' -o '$work/null.onnx' -p none && [ -L '$work/null.onnx' ]"
 printf 'short' > "$work/short.onnx"
 check "optimize onto a shorter existing file" "$mgopt" "$work/big.onnx" -o "$work/short.onnx" -p default
 check "it grew to the model" cmp "$work/sep.onnx" "$work/short.onnx"
@@ -80,13 +85,64 @@ check "external model reads back" "$mgopt" "$work/ext.onnx" -o "$work/ext.mil" -
 check "same program through external data" cmp "$work/a.mil" "$work/ext.mil"
 
 # Errors: a message, an exit status, no crash
-refuse "missing input" "cannot" "$mgopt" "$work/none.onnx" -o "$work/o.onnx"
+refuse "missing input" "^mgopt: cannot open $work/none.onnx: No such file or directory\$" "$mgopt" "$work/none.onnx" -o "$work/o.onnx"
+refuse "missing .mil input" "^mgopt: cannot read $work/none.mil: No such file or directory\$" "$mgopt" "$work/none.mil" -o "$work/o.onnx"
+mkdir "$work/dir.onnx"
+refuse "a directory" "^mgopt: cannot read $work/dir.onnx: Is a directory\$" "$mgopt" "$work/dir.onnx" -o "$work/o.onnx"
+printf 'hello, not a model\n' > "$work/text.onnx"
+refuse "a text file" "^$work/text.onnx: not an ONNX model (byte 0: 0x68 starts no ModelProto field)\$" "$mgopt" "$work/text.onnx" -o "$work/o.onnx"
+for f in none.onnx dir.onnx text.onnx; do # exit status 1, nothing written
+  "$mgopt" "$work/$f" -o "$work/o.onnx" > /dev/null 2>&1
+  [ $? = 1 ] && ok || bad "$f: exit status is not 1"
+done
 head -c 1000 "$work/big.onnx" > "$work/trunc.onnx"
 refuse "truncated model" "byte" "$mgopt" "$work/trunc.onnx" -o "$work/o.onnx"
 : > "$work/empty.onnx"
 refuse "empty file" "graph" "$mgopt" "$work/empty.onnx" -o "$work/o.onnx"
-refuse "output directory missing" "cannot open" "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
+refuse "output directory missing" "^mgopt: cannot open $work/no/such/dir/o.onnx for writing: No such file or directory\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx"
+refuse "output directory missing (--external)" "^mgopt: cannot open $work/no/such/dir/o.onnx.data for writing: No such file or directory\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.onnx" --external 1000
+refuse "output directory missing (.mil)" "^mgopt: cannot write $work/no/such/dir/o.mil: No such file or directory\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/no/such/dir/o.mil"
 [ -e "$work/o.onnx" ] && bad "a failed run left an output file" || ok
+mkdir "$work/ro"
+chmod 555 "$work/ro"
+if [ -w "$work/ro" ]; then : # root writes anyway: nothing to test
+else
+  refuse "read-only directory" "^mgopt: cannot open $work/ro/o.onnx for writing: Permission denied\$" \
+    "$mgopt" "$work/big.onnx" -o "$work/ro/o.onnx"
+  refuse "read-only directory (.mil)" "^mgopt: cannot write $work/ro/o.mil: Permission denied\$" \
+    "$mgopt" "$work/big.onnx" -o "$work/ro/o.mil"
+fi
+chmod 755 "$work/ro"
+
+# A write that fails part way (past a file-size limit: EFBIG; SIGXFSZ is
+# ignored by the tool) changes nothing: the input written over stays
+# byte-identical, a new output and its .data file do not appear, and no
+# temporary file is left in the directory
+mkdir "$work/lim"
+cp "$work/big.onnx" "$work/lim/m.onnx"
+printf 'old data' > "$work/lim/m.onnx.data"
+cp "$work/lim/m.onnx" "$work/m.orig"
+lim() { (ulimit -f 200 && "$mgopt" "$@") > "$work/lim.out" 2>&1; }
+lim "$work/lim/m.onnx" -o "$work/lim/m.onnx" -p none
+[ $? = 1 ] && ok || bad "in place past the size limit: exit status is not 1"
+check "with the reason" grep -qx "mgopt: cannot write $work/lim/m.onnx: File too large" "$work/lim.out"
+check "the input written over is untouched" cmp "$work/m.orig" "$work/lim/m.onnx"
+lim "$work/lim/m.onnx" -o "$work/lim/m.onnx" -p none --external 1000
+[ $? = 1 ] && ok || bad "in place with --external past the size limit: exit status is not 1"
+check "the input and its old .data file are untouched" sh -c "cmp '$work/m.orig' '$work/lim/m.onnx' && [ \"\$(cat '$work/lim/m.onnx.data')\" = 'old data' ]"
+lim "$work/lim/m.onnx" -o "$work/lim/n.onnx" -p none
+[ $? = 1 ] && ok || bad "a new file past the size limit: exit status is not 1"
+lim "$work/lim/m.onnx" -o "$work/lim/e.onnx" -p none --external 1000
+[ $? = 1 ] && ok || bad "a new file with --external past the size limit: exit status is not 1"
+check "--external names the file" grep -qx "mgopt: cannot write $work/lim/e.onnx.data: File too large" "$work/lim.out"
+lim "$work/lim/m.onnx" -o "$work/lim/n.mil" -p none
+[ $? = 1 ] && ok || bad "a .mil past the size limit: exit status is not 1"
+check "no partial output and no temporary left" sh -c "[ \"\$(ls -A '$work/lim' | tr '\n' ' ')\" = 'm.onnx m.onnx.data ' ]"
+check "in place with --external succeeds without the limit" "$mgopt" "$work/lim/m.onnx" -o "$work/lim/m.onnx" -p none --external 1000
+check "and reads back" sh -c "'$mgopt' '$work/lim/m.onnx' -o '$work/lim.mil' -p none && cmp '$work/a.mil' '$work/lim.mil' && [ \$(ls -A '$work/lim' | wc -l) = 2 ]"
 
 # A failing pass is skipped with a warning; --strict stops at it
 check "a failing pass is skipped" "$mgopt" "$work/a.mil" -o "$work/skip.mil" \
@@ -95,6 +151,31 @@ cp "$work/last.out" "$work/skip.out"
 check "with a warning" grep -q "warning: common::image_input_preprocess failed and was skipped" "$work/skip.out"
 refuse "--strict stops at it" "nosuch" "$mgopt" "$work/a.mil" -o "$work/strict.mil" --strict \
   -p 'image_input_preprocess{nhwc_inputs="nosuch"},dead_code_elimination'
+
+# Option values outside a pass's declared values are refused before any work:
+# exit 2, the column and the allowed values, nothing written
+badopt() { # badopt PIPELINE MESSAGE
+  rm -f "$work/bo.onnx"
+  "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p "$1" > "$work/bo.out" 2>&1
+  [ $? = 2 ] && ok || bad "$1: exit status is not 2"
+  grep -qF "$2" "$work/bo.out" && ok || { bad "$1: no '$2' in the message"; sed 's/^/  /' "$work/bo.out"; }
+  [ -e "$work/bo.onnx" ] && bad "$1: an output was written" || ok
+}
+badopt 'linear_quantize_weights{dtype=int9}' "column 31: bad value 'int9' for option 'dtype' of common::linear_quantize_weights (allowed: int8, uint8, int4, uint4)"
+badopt 'palettize_weights{nbits=9}' "column 25: bad value '9' for option 'nbits' of common::palettize_weights (allowed: 0, 1, 2, 3, 4, 6, 8)"
+badopt 'prune_weights{target_sparsity=1.5}' "column 31: bad value '1.5' for option 'target_sparsity' of common::prune_weights (allowed: -1, 0..1)"
+printf '[linear_quantize_weights]\nglobal dtype = int9\n' > "$work/bad.cfg"
+refuse "--compress-config: a bad value, at its line and column" \
+  "^mgopt: $work/bad.cfg:2:16: bad value 'int9' for option 'dtype' of common::linear_quantize_weights (allowed: int8, uint8, int4, uint4)\$" \
+  "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p linear_quantize_weights --compress-config "$work/bad.cfg"
+printf '[prune_weights]\nop_type add   mode=magnitude  target_sparsity=2, weight_threshold=0\n' > "$work/bad.cfg"
+refuse "--compress-config: options separated by blanks" "^mgopt: $work/bad.cfg:2:47: bad value '2' for option 'target_sparsity'" \
+  "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p prune_weights --compress-config "$work/bad.cfg"
+"$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p prune_weights --compress-config "$work/bad.cfg" > /dev/null 2>&1
+[ $? = 2 ] && ok || bad "--compress-config: a bad value is exit status 2"
+[ -e "$work/bo.onnx" ] && bad "--compress-config: an output was written" || ok
+printf '[prune_weights]\nop_type add   mode=magnitude  target_sparsity=0.5 weight_threshold=0\nop_name "a b" skip\n' > "$work/good.cfg"
+check "--compress-config: good values pass" "$mgopt" "$work/big.onnx" -o "$work/bo.onnx" -p prune_weights --compress-config "$work/good.cfg"
 
 # The README's pass table is the registry's: `make pass-table` prints it from --list-passes
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -157,7 +238,7 @@ check "op_type rule: conv weight int4 with an offset" grep -q '%c_quantized_offs
 check "op_name skip: w2 stays" grep -q '%w2: (3, 4, fp32)\* = const' "$work/q_out.mil"
 check "without the config: the pipeline's options for every weight" sh -c "'$mgopt' '$work/q.mil' -o '$work/q2.mil' -p 'linear_quantize_weights{weight_threshold=0}' && grep -q w2_quantized '$work/q2.mil' && grep -q c_quantized '$work/q2.mil'"
 printf 'op_type conv dtype=int3\n' > "$work/bad.cfg"
-refuse "a bad option value in the config" "unknown dtype 'int3'" \
+refuse "a bad option value in the config (a rule for every pass: checked when it runs)" "bad value 'int3' for 'dtype' in \"dtype=int3\" (allowed: int8, uint8, int4, uint4)" \
   "$mgopt" "$work/q.mil" -o "$work/q3.mil" -p 'linear_quantize_weights{weight_threshold=0}' --compress-config "$work/bad.cfg" --strict
 printf 'layer conv dtype=int4\n' > "$work/bad2.cfg"
 refuse "a bad rule in the config" "bad2.cfg:1: a rule starts with" \

@@ -639,9 +639,9 @@ static void note_skipped(mgopt_program *p, const mgopt_pass_report *r, void *ud)
 }
 
 static void test_pass_manager(void) {
-  static const mgopt_opt_def opts[3] = {{"n", MGOPT_OPT_INT, "1", "count"},
-                                        {"f", MGOPT_OPT_FLOAT, "0.5", "a float"},
-                                        {"s", MGOPT_OPT_STRING, "abc", "a string"}};
+  static const mgopt_opt_def opts[3] = {{"n", MGOPT_OPT_INT, "1", "count", "1..8"},
+                                        {"f", MGOPT_OPT_FLOAT, "0.5", "a float", "-1|0..1"},
+                                        {"s", MGOPT_OPT_STRING, "abc", "a string", NULL}};
   static const mgopt_pass_def counter = {"test::counter", "test", "counts", 3, opts, counter_run, NULL, 0, 0, NULL, 0};
   static const mgopt_pass_def failing = {"test::failing", "test", "fails", 0, NULL, failing_run, NULL, 0, 0, NULL, 0};
   static const mgopt_pass_def *const passes[2] = {&counter, &failing};
@@ -687,6 +687,18 @@ static void test_pass_manager(void) {
   CHECK(mgopt_pipeline_check(&r, "counter{m=1}", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK_EQ_INT(d.col, 9);
   CHECK(mgopt_pipeline_check(&r, "counter{n=x}", &d) == MGOPT_ERR_INVALID_ARG);
+  /* a value outside the declared allowed values: its column and the allowed ones */
+  CHECK(mgopt_pipeline_run(p, &r, "counter,counter{n=9}", NULL, &d) == MGOPT_ERR_INVALID_ARG);
+  CHECK_EQ_INT(d.col, 19);
+  CHECK(strstr(d.msg, "'9'") && strstr(d.msg, "(allowed: 1..8)"));
+  CHECK_EQ_INT(counter_runs, 0);
+  CHECK(mgopt_pipeline_check(&r, "counter{n=0}", &d) == MGOPT_ERR_INVALID_ARG);
+  CHECK(mgopt_pipeline_check(&r, "counter{n=8,f=-1}", &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_check(&r, "counter{f=0}", &d) == MGOPT_OK);
+  CHECK(mgopt_pipeline_check(&r, "counter{f=1.5}", &d) == MGOPT_ERR_INVALID_ARG);
+  CHECK(strstr(d.msg, "(allowed: -1, 0..1)") != NULL);
+  CHECK(mgopt_pipeline_check(&r, "counter{f=-0.5}", &d) == MGOPT_ERR_INVALID_ARG);
+  CHECK(mgopt_pipeline_check(&r, "counter{f=nan}", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_check(&r, "counter{n=1", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_check(&r, "counter,,counter", &d) == MGOPT_ERR_INVALID_ARG);
   CHECK(mgopt_pipeline_check(&r, "counter counter", &d) == MGOPT_ERR_INVALID_ARG);

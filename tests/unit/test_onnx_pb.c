@@ -4,6 +4,7 @@
 #include "mgopt_passes.h"
 #include "harness.h"
 #include <stdlib.h>
+#include <errno.h>
 #if defined(__unix__) || defined(__APPLE__)
 #include <dirent.h> /* walking /usr/share/libonnx-testdata */
 #include <unistd.h> /* getpid for temporary file names */
@@ -1183,6 +1184,41 @@ static void test_external_write(void) {
   free(data);
 }
 
+/* write_file replaces the target whole (through a temporary next to it) and
+   names the path and the system's reason when it cannot; read_file says what
+   a path it cannot read is */
+static void test_write_file_safe(void) {
+  char data[64], path[512], bad[512];
+  mgopt_onnx_model *src, *f = NULL;
+  mgopt_diag d;
+  FILE *old;
+  memset(data, 7, sizeof data);
+  src = raw_model(sizeof data, data);
+  tmp_path(path, sizeof path, "safe.onnx");
+  old = fopen(path, "wb");
+  REQUIRE(old != NULL);
+  fputs("an old file, longer than the model that replaces it ..........................................", old);
+  fclose(old);
+  REQUIRE(mgopt_onnx_write_file(src, path, NULL, &d) == MGOPT_OK);
+  if (mgopt_onnx_read_file(path, NULL, &f, &d) != MGOPT_OK) f = NULL;
+  CHECK(f != NULL);
+  if (f) mgopt_program_destroy(f->program);
+  tmp_path(bad, sizeof bad, "no_such_dir/x.onnx");
+  CHECK_EQ_INT(mgopt_onnx_write_file(src, bad, NULL, &d), MGOPT_ERR_IO);
+  CHECK(strstr(d.msg, "cannot open") && strstr(d.msg, bad) && strstr(d.msg, strerror(ENOENT)));
+  f = NULL;
+  CHECK_EQ_INT(mgopt_onnx_read_file(bad, NULL, &f, &d), MGOPT_ERR_IO);
+  CHECK(f == NULL && strstr(d.msg, bad) && strstr(d.msg, strerror(ENOENT)));
+#ifdef HAVE_DIRENT
+  CHECK_EQ_INT(mgopt_onnx_read_file("tests", NULL, &f, &d), MGOPT_ERR_IO);
+  CHECK(f == NULL && strstr(d.msg, "cannot read tests: ") && strstr(d.msg, strerror(EISDIR)));
+#endif
+  CHECK_EQ_INT(mgopt_onnx_read("hello", 5, NULL, &f, &d), MGOPT_ERR_CORRUPT);
+  CHECK(f == NULL && strncmp(d.msg, "not an ONNX model (byte 0: ", 27) == 0);
+  mgopt_program_destroy(src->program);
+  remove(path);
+}
+
 static void test_write_too_deep_tree(void) {
   mgopt_onnx_model *m = nested_model(MGOPT__ONNX_TREE_DEPTH);
   mgopt_buf b;
@@ -1306,6 +1342,7 @@ static const test_case tests[] = {
     TEST(test_zero_copy),
     TEST(test_write_stream),
     TEST(test_external_write),
+    TEST(test_write_file_safe),
     TEST(test_write_too_deep_tree),
     TEST(test_libonnx_testdata),
 };

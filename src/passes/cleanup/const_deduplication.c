@@ -383,7 +383,7 @@ static mgopt_status mgopt__cdd_run(mgopt_pass_ctx *ctx) {
 }
 
 static const mgopt_opt_def mgopt__cdd_opts[] = {
-    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone"},
+    {"const_threshold", MGOPT_OPT_INT, "100", "consts with fewer elements are left alone", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_deduplication,

@@ -323,7 +323,7 @@ static mgopt_status mgopt__ce_run(mgopt_pass_ctx *ctx) {
 
 static const mgopt_opt_def mgopt__ce_opts[] = {
     {"skip_const_by_size", MGOPT_OPT_FLOAT, "-1",
-     "do not fold outputs of rank > 0 with more elements than this (-1: no limit)"},
+     "do not fold outputs of rank > 0 with more elements than this (-1: no limit)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, const_elimination,

@@ -165,7 +165,7 @@ static mgopt_status mgopt__rsr_run(mgopt_pass_ctx *ctx) {
 
 static const mgopt_opt_def mgopt__rsr_opts[] = {
     {"strict", MGOPT_OPT_BOOL, "true",
-     "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)"},
+     "fail when more than one symbolic dim would need -1 (false: leave such reshapes alone)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, remove_symbolic_reshape,

@@ -135,7 +135,7 @@ static const mgopt_opt_def mgopt__selo_opts[] = {
     {"exact", MGOPT_OPT_BOOL, "false",
      "only the rewrites exact for every input (a select whose cond is all true or all false); "
      "false also turns a select of +-inf into an add, which gives NaN where the other side is NaN or the opposite "
-     "infinity"},
+     "infinity", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, select_optimization,

@@ -284,7 +284,7 @@ static mgopt_status mgopt__cql_run(mgopt_pass_ctx *ctx) {
 
 static const mgopt_opt_def mgopt__cql_opts[] = {
     {"order", MGOPT_OPT_STRING, "dequant_first",
-     "dequant_first (shift_scale on the palette, then the lookup; before iOS26) or lut_first (iOS26)"},
+     "dequant_first (shift_scale on the palette, then the lookup; before iOS26) or lut_first (iOS26)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, canonicalize_quantized_lut_pattern,

@@ -305,7 +305,7 @@ static mgopt_status mgopt__dtc_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__dtc_opts[] = {
     {"form", MGOPT_OPT_STRING, "auto",
      "auto (affine if the target takes it, else blockwise), affine (constexpr_affine_dequantize, before iOS18) "
-     "or blockwise (constexpr_blockwise_shift_scale, iOS18)"},
+     "or blockwise (constexpr_blockwise_shift_scale, iOS18)", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(compression, common, dequantize_to_constexpr,

@@ -33,7 +33,7 @@
 #include "../../passes_internal.h"
 
 static mgopt_opt_def const mgopt__fw_opts[1] = {
-    {"weight_threshold", MGOPT_OPT_INT, "0", "store weights with more elements than this as fp16"}};
+    {"weight_threshold", MGOPT_OPT_INT, "0", "store weights with more elements than this as fp16", NULL}};
 
 static int mgopt__fw_fn(mgopt_pass_ctx *ctx, const mgopt__cw_weight *w, void *ud) {
   mgopt_program *p = ctx->program;

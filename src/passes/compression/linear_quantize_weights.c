@@ -88,13 +88,13 @@
 #endif
 
 static mgopt_opt_def const mgopt__lq_opts[6] = {
-    {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear"},
-    {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4"},
-    {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block"},
-    {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"mode", MGOPT_OPT_STRING, "linear_symmetric", "linear_symmetric or linear", "linear_symmetric|linear"},
+    {"dtype", MGOPT_OPT_STRING, "int8", "int8, uint8, int4 or uint4", "int8|uint8|int4|uint4"},
+    {"granularity", MGOPT_OPT_STRING, "per_channel", "per_tensor, per_channel or per_block", "per_tensor|per_channel|per_block"},
+    {"block_size", MGOPT_OPT_INT, "32", "per_block: elements per block along the input axis", "1.."},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this", "0.."},
     {"joint_compression", MGOPT_OPT_BOOL, "false",
-     "also quantize LUTs of palettized weights and pruned non-zero data (constexpr_sparse_blockwise_shift_scale)"}};
+     "also quantize LUTs of palettized weights and pruned non-zero data (constexpr_sparse_blockwise_shift_scale)", NULL}};
 
 enum { MGOPT__LQ_MODE, MGOPT__LQ_DTYPE, MGOPT__LQ_GRAN, MGOPT__LQ_BLOCK, MGOPT__LQ_THRESHOLD, MGOPT__LQ_JOINT };
 

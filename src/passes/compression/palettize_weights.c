@@ -75,16 +75,16 @@
 #include "../../kernels/kernels.h"
 
 static mgopt_opt_def const mgopt__pal_opts[9] = {
-    {"mode", MGOPT_OPT_STRING, "kmeans", "kmeans, uniform, unique or custom"},
-    {"nbits", MGOPT_OPT_INT, "0", "index bits: 1, 2, 3, 4, 6 or 8 (kmeans, uniform)"},
-    {"granularity", MGOPT_OPT_STRING, "per_tensor", "per_tensor or per_grouped_channel"},
-    {"group_size", MGOPT_OPT_INT, "32", "per_grouped_channel: channels per LUT (0: the whole axis)"},
-    {"channel_axis", MGOPT_OPT_STRING, "auto", "the channel axis (auto: the output-channel axis)"},
-    {"cluster_dim", MGOPT_OPT_INT, "1", "elements per LUT entry along the channel axis"},
-    {"enable_per_channel_scale", MGOPT_OPT_BOOL, "false", "scale by max |w| along the channel axis"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this"},
+    {"mode", MGOPT_OPT_STRING, "kmeans", "kmeans, uniform, unique or custom", "kmeans|uniform|unique|custom"},
+    {"nbits", MGOPT_OPT_INT, "0", "index bits: 1, 2, 3, 4, 6 or 8 (kmeans, uniform)", "0|1|2|3|4|6|8"},
+    {"granularity", MGOPT_OPT_STRING, "per_tensor", "per_tensor or per_grouped_channel", "per_tensor|per_grouped_channel"},
+    {"group_size", MGOPT_OPT_INT, "32", "per_grouped_channel: channels per LUT (0: the whole axis)", "0.."},
+    {"channel_axis", MGOPT_OPT_STRING, "auto", "the channel axis (auto: the output-channel axis)", NULL},
+    {"cluster_dim", MGOPT_OPT_INT, "1", "elements per LUT entry along the channel axis", "1.."},
+    {"enable_per_channel_scale", MGOPT_OPT_BOOL, "false", "scale by max |w| along the channel axis", NULL},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "compress weights with more elements than this", "0.."},
     {"joint_compression", MGOPT_OPT_BOOL, "false",
-     "also palettize pruned non-zero data (constexpr_lut_to_sparse) and quantized data"}};
+     "also palettize pruned non-zero data (constexpr_lut_to_sparse) and quantized data", NULL}};
 
 enum { MGOPT__PW_MODE, MGOPT__PW_NBITS, MGOPT__PW_GRAN, MGOPT__PW_GROUP, MGOPT__PW_AXIS, MGOPT__PW_CD,
        MGOPT__PW_PCS, MGOPT__PW_THRESHOLD, MGOPT__PW_JOINT };

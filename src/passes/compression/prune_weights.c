@@ -78,17 +78,17 @@
 #include "../../kernels/kernels.h"
 
 static mgopt_opt_def const mgopt__pr_opts[9] = {
-    {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude"},
-    {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold"},
+    {"mode", MGOPT_OPT_STRING, "threshold", "threshold or magnitude", "threshold|magnitude"},
+    {"threshold", MGOPT_OPT_FLOAT, "1e-12", "threshold mode: zero |w| <= threshold", "0.."},
     {"minimum_sparsity_percentile", MGOPT_OPT_FLOAT, "0.5",
-     "threshold mode: skip a weight whose fraction of zeros stays below this"},
-    {"target_sparsity", MGOPT_OPT_FLOAT, "-1", "magnitude mode: fraction of the weight zeroed (0..1)"},
-    {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)"},
-    {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim"},
-    {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)"},
-    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this"},
+     "threshold mode: skip a weight whose fraction of zeros stays below this", "0..1"},
+    {"target_sparsity", MGOPT_OPT_FLOAT, "-1", "magnitude mode: fraction of the weight zeroed (0..1)", "-1|0..1"},
+    {"block_size", MGOPT_OPT_INT, "1", "magnitude mode: prune blocks of this many entries along dim (> 1)", "1.."},
+    {"n_m_ratio", MGOPT_OPT_STRING, "", "magnitude mode: \"n:m\", zero n of every m entries along dim", NULL},
+    {"dim", MGOPT_OPT_INT, "-1", "axis of block_size (default 0) and n_m_ratio (default 1)", NULL},
+    {"weight_threshold", MGOPT_OPT_INT, "2048", "prune weights with more elements than this", "0.."},
     {"joint_compression", MGOPT_OPT_BOOL, "false",
-     "prune quantized / palettized weights instead (constexpr_sparse_blockwise_shift_scale, constexpr_lut_to_sparse)"}};
+     "prune quantized / palettized weights instead (constexpr_sparse_blockwise_shift_scale, constexpr_lut_to_sparse)", NULL}};
 
 enum {
   MGOPT__PR_MODE,

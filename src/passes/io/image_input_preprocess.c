@@ -28,7 +28,7 @@
 #include "../../passes_internal.h"
 
 static mgopt_opt_def const mgopt__iip_opts[1] = {
-    {"nhwc_inputs", MGOPT_OPT_STRING, "", "comma-separated names of main's NHWC image inputs"}};
+    {"nhwc_inputs", MGOPT_OPT_STRING, "", "comma-separated names of main's NHWC image inputs", NULL}};
 
 static mgopt_status mgopt__iip_one(mgopt_pass_ctx *ctx, mgopt_function *f, mgopt_value *x) {
   mgopt_program *p = ctx->program;

@@ -28,7 +28,7 @@
 #include "../../passes_internal.h"
 
 static mgopt_opt_def const mgopt__uod_opts[1] = {
-    {"dtypes", MGOPT_OPT_STRING, "", "comma-separated dtype per output of main (empty entry: keep)"}};
+    {"dtypes", MGOPT_OPT_STRING, "", "comma-separated dtype per output of main (empty entry: keep)", NULL}};
 
 static mgopt_status mgopt__uod_run(mgopt_pass_ctx *ctx) {
   mgopt_program *p = ctx->program;

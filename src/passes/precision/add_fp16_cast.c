@@ -52,7 +52,7 @@
 #include "../../passes_internal.h"
 
 static mgopt_opt_def const mgopt__f16_opts[1] = {
-    {"skip_ops_by_type", MGOPT_OPT_STRING, "", "op types kept in fp32, comma-separated"}};
+    {"skip_ops_by_type", MGOPT_OPT_STRING, "", "op types kept in fp32, comma-separated", NULL}};
 
 static int mgopt__f16_listed(const char *list, const char *type) {
   size_t n = strlen(type);

@@ -387,7 +387,7 @@ MGOPT__PRIVATE mgopt_status mgopt__cpo_run(mgopt_pass_ctx *ctx, int32_t kind) {
 static mgopt_status mgopt__cpc_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_conv); }
 
 static const mgopt_opt_def mgopt__cpc_opts[] = {
-    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel convs or more"},
+    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel convs or more", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_conv2d,

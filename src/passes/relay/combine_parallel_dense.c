@@ -38,7 +38,7 @@
 static mgopt_status mgopt__cpd_run(mgopt_pass_ctx *ctx) { return mgopt__cpo_run(ctx, MGOPT_OP_linear); }
 
 static const mgopt_opt_def mgopt__cpd_opts[] = {
-    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel linear ops or more"},
+    {"min_num_branches", MGOPT_OPT_INT, "3", "combine only this many parallel linear ops or more", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, combine_parallel_dense,

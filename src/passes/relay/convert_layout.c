@@ -380,7 +380,7 @@ static const mgopt_pattern mgopt__cl_patterns[] = {
 };
 
 static const mgopt_opt_def mgopt__cl_opts[1] = {
-    {"layout", MGOPT_OPT_STRING, "NCHW", "the layout to convert to: NCHW (NHWC is refused: no channel-last conv in the IR)"},
+    {"layout", MGOPT_OPT_STRING, "NCHW", "the layout to convert to: NCHW (NHWC is refused: no channel-last conv in the IR)", NULL},
 };
 
 static mgopt_status mgopt__cl_run(mgopt_pass_ctx *ctx) {

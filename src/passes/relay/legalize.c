@@ -251,8 +251,8 @@ static mgopt_status mgopt__lg_run(mgopt_pass_ctx *ctx) {
 }
 
 static const mgopt_opt_def mgopt__lg_opts[] = {
-    {"ops", MGOPT_OPT_STRING, "all", "the legalizations to apply (names separated by , + | or spaces; all = every one)"},
-    {"target", MGOPT_OPT_STRING, "", "the target name passed to each legalization"},
+    {"ops", MGOPT_OPT_STRING, "all", "the legalizations to apply (names separated by , + | or spaces; all = every one)", NULL},
+    {"target", MGOPT_OPT_STRING, "", "the target name passed to each legalization", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(relay, relay, legalize,

@@ -16,8 +16,8 @@
 #include "../../passes_internal.h"
 
 static mgopt_opt_def const mgopt__pir_opts[2] = {
-    {"file", MGOPT_OPT_STRING, "", "the path the .mil text is written to (required)"},
-    {"elide_above", MGOPT_OPT_INT, "16", "tensors with more elements print as [...] (0: all)"}};
+    {"file", MGOPT_OPT_STRING, "", "the path the .mil text is written to (required)", NULL},
+    {"elide_above", MGOPT_OPT_INT, "16", "tensors with more elements print as [...] (0: all)", NULL}};
 
 static mgopt_status mgopt__pir_run(mgopt_pass_ctx *ctx) {
 #ifndef MGOPT_NO_STDIO

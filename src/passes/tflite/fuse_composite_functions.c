@@ -733,8 +733,8 @@ done:
 }
 
 static const mgopt_opt_def mgopt__fcf_opts[] = {
-    {"bind", MGOPT_OPT_STRING, "", "functions bound to composites by IR name: \"dom::Name=composite;...\""},
-    {"strict", MGOPT_OPT_BOOL, "false", "fail, changing nothing, when a function naming a composite cannot be fused"}};
+    {"bind", MGOPT_OPT_STRING, "", "functions bound to composites by IR name: \"dom::Name=composite;...\"", NULL},
+    {"strict", MGOPT_OPT_BOOL, "false", "fail, changing nothing, when a function naming a composite cannot be fused", NULL}};
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, fuse_composite_functions,
                                 "calls of functions implementing a composite op become the fused op",

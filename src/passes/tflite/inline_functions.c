@@ -428,7 +428,7 @@ static mgopt_status mgopt__inl_run(mgopt_pass_ctx *ctx) {
 }
 
 static const mgopt_opt_def mgopt__inl_opts[] = {
-    {"functions", MGOPT_OPT_STRING, "", "only calls of these functions: \"a::F;b::G\" (empty: every function)"}};
+    {"functions", MGOPT_OPT_STRING, "", "only calls of these functions: \"a::F;b::G\" (empty: every function)", NULL}};
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(tflite, tflite, inline_functions, "each call of a program function becomes a copy of its body",
                                 mgopt__inl_opts, mgopt__inl_run);
