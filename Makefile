@@ -450,6 +450,43 @@ TEST_CMDS += '$(B)/difftest -n $(DIFFTEST_CI_N) --seed 1 --out $(B) --summary'
 TEST_CMDS += '$(B)/difftest --replay $(wildcard $(CURDIR)/tests/difftest/regress/*.mil)'
 TEST_DEPS += $(B)/difftest
 
+# ---------------------------------------------------------------- install
+# make install [PREFIX=/usr/local] [DESTDIR=/staging]: the two headers, the tool,
+# a pkg-config file and a CMake package (find_package(mgopt CONFIG) gives the
+# INTERFACE target mgopt::mgopt), under $(DESTDIR)$(PREFIX). make uninstall removes
+# exactly those files (and lib/cmake/mgopt, which only holds them). The CMake
+# build's `cmake --install` writes the same files. The version is
+# MGOPT_VERSION_STRING in src/api.h, read from there by both builds.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+MGOPT_VERSION := $(shell sed -n 's/^\#define MGOPT_VERSION_STRING "\(.*\)"$$/\1/p' src/api.h)
+PKG_FILES := $(B)/pkg/mgopt.pc $(B)/pkg/mgoptConfigVersion.cmake
+INSTALLED := bin/mgopt include/mgopt.h include/mgopt_passes.h lib/pkgconfig/mgopt.pc \
+             lib/cmake/mgopt/mgoptConfig.cmake lib/cmake/mgopt/mgoptConfigVersion.cmake \
+             lib/cmake/mgopt/mgoptTargets.cmake
+.PHONY: install uninstall print-version
+$(B)/pkg/%: tools/pkg/%.in src/api.h
+	@mkdir -p $(B)/pkg
+	sed 's/@MGOPT_VERSION@/$(MGOPT_VERSION)/g' $< > $@
+install: $(B)/mgopt $(HDR) $(PKG_FILES)
+	@test -n "$(MGOPT_VERSION)" || { echo "install: no MGOPT_VERSION_STRING in src/api.h"; exit 1; }
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/mgopt
+	$(INSTALL) -m 755 $(B)/mgopt $(DESTDIR)$(PREFIX)/bin/mgopt
+	$(INSTALL) -m 644 $(HDR) $(DESTDIR)$(PREFIX)/include/
+	$(INSTALL) -m 644 $(B)/pkg/mgopt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/mgopt.pc
+	$(INSTALL) -m 644 tools/pkg/mgoptConfig.cmake tools/pkg/mgoptTargets.cmake \
+	  $(B)/pkg/mgoptConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/mgopt/
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rmdir $(DESTDIR)$(PREFIX)/lib/cmake/mgopt 2>/dev/null || true
+print-version:
+	@echo $(MGOPT_VERSION)
+
+# installs into a temporary DESTDIR and builds a consumer with pkg-config and with CMake
+TEST_CMDS += 'tests/install/test_install.sh $(B) "$(CC)"'
+
 # ---------------------------------------------------------------- valgrind
 # `make test-valgrind B=build-vg CFLAGS="-O1 -g"`: the suite under memcheck
 # (tests/valgrind.sh); about 15 CPU-minutes. Not part of `make test`.
