@@ -11,6 +11,8 @@
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
 #   make compile-tests    only the compile tests (see tests/compile/README)
 #   make test-cross ARCH=s390x|aarch64   unit and golden tests cross-compiled, run under qemu-user
+#   make install PREFIX=/usr/local [DESTDIR=...]   headers, tool, mgopt.pc, CMake package;
+#                         make uninstall removes them; make test-install checks both ways
 #
 # Variables: CC, CXX, CFLAGS, WERROR=1 (adds -Werror), SAN=1 (ASan+UBSan),
 # B=<dir> (build directory; derived from SAN and CC when not given).
@@ -485,7 +487,11 @@ print-version:
 	@echo $(MGOPT_VERSION)
 
 # installs into a temporary DESTDIR and builds a consumer with pkg-config and with CMake
+# (its `make install` inherits this make's variables, so $(B) is not rebuilt)
 TEST_CMDS += 'tests/install/test_install.sh $(B) "$(CC)"'
+.PHONY: test-install
+test-install: $(B)/mgopt
+	@tests/install/test_install.sh $(B) "$(CC)"
 
 # ---------------------------------------------------------------- valgrind
 # `make test-valgrind B=build-vg CFLAGS="-O1 -g"`: the suite under memcheck
