@@ -11,6 +11,8 @@
 #   make asan-test        `make test` with ASan+UBSan (clang when available) into build-asan/
 #   make compile-tests    only the compile tests (see tests/compile/README)
 #   make test-cross ARCH=s390x|aarch64   unit and golden tests cross-compiled, run under qemu-user
+#   make install PREFIX=/usr/local [DESTDIR=...]   headers, tool, mgopt.pc, CMake package;
+#                         make uninstall removes them; make test-install checks both ways
 #
 # Variables: CC, CXX, CFLAGS, WERROR=1 (adds -Werror), SAN=1 (ASan+UBSan),
 # B=<dir> (build directory; derived from SAN and CC when not given).
@@ -464,6 +466,47 @@ TEST_CMDS += '$(B)/difftest -n $(DIFFTEST_CI_N) --seed 1 --out $(B) --summary'
 # the saved programs of fixed mismatches (a pass's or the checker's), checked again
 TEST_CMDS += '$(B)/difftest --replay $(wildcard $(CURDIR)/tests/difftest/regress/*.mil)'
 TEST_DEPS += $(B)/difftest
+
+# ---------------------------------------------------------------- install
+# make install [PREFIX=/usr/local] [DESTDIR=/staging]: the two headers, the tool,
+# a pkg-config file and a CMake package (find_package(mgopt CONFIG) gives the
+# INTERFACE target mgopt::mgopt), under $(DESTDIR)$(PREFIX). make uninstall removes
+# exactly those files (and lib/cmake/mgopt, which only holds them). The CMake
+# build's `cmake --install` writes the same files. The version is
+# MGOPT_VERSION_STRING in src/api.h, read from there by both builds.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+MGOPT_VERSION := $(shell sed -n 's/^\#define MGOPT_VERSION_STRING "\(.*\)"$$/\1/p' src/api.h)
+PKG_FILES := $(B)/pkg/mgopt.pc $(B)/pkg/mgoptConfigVersion.cmake
+INSTALLED := bin/mgopt include/mgopt.h include/mgopt_passes.h lib/pkgconfig/mgopt.pc \
+             lib/cmake/mgopt/mgoptConfig.cmake lib/cmake/mgopt/mgoptConfigVersion.cmake \
+             lib/cmake/mgopt/mgoptTargets.cmake
+.PHONY: install uninstall print-version
+$(B)/pkg/%: tools/pkg/%.in src/api.h
+	@mkdir -p $(B)/pkg
+	sed 's/@MGOPT_VERSION@/$(MGOPT_VERSION)/g' $< > $@
+install: $(B)/mgopt $(HDR) $(PKG_FILES)
+	@test -n "$(MGOPT_VERSION)" || { echo "install: no MGOPT_VERSION_STRING in src/api.h"; exit 1; }
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/mgopt
+	$(INSTALL) -m 755 $(B)/mgopt $(DESTDIR)$(PREFIX)/bin/mgopt
+	$(INSTALL) -m 644 $(HDR) $(DESTDIR)$(PREFIX)/include/
+	$(INSTALL) -m 644 $(B)/pkg/mgopt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/mgopt.pc
+	$(INSTALL) -m 644 tools/pkg/mgoptConfig.cmake tools/pkg/mgoptTargets.cmake \
+	  $(B)/pkg/mgoptConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/mgopt/
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rmdir $(DESTDIR)$(PREFIX)/lib/cmake/mgopt 2>/dev/null || true
+print-version:
+	@echo $(MGOPT_VERSION)
+
+# installs into a temporary DESTDIR and builds a consumer with pkg-config and with CMake
+# (its `make install` inherits this make's variables, so $(B) is not rebuilt)
+TEST_CMDS += 'tests/install/test_install.sh $(B) "$(CC)"'
+.PHONY: test-install
+test-install: $(B)/mgopt
+	@tests/install/test_install.sh $(B) "$(CC)"
 
 # ---------------------------------------------------------------- valgrind
 # `make test-valgrind B=build-vg CFLAGS="-O1 -g"`: the suite under memcheck
