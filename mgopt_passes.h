@@ -13573,7 +13573,7 @@ static mgopt_status mgopt__d2m_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__d2m_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "every finite reciprocal, as the reference does: x * fl(1/c) can differ from x / c by an ulp; false keeps to "
-     "divisors that are powers of two with a normal reciprocal, where the product has the division's bits"},
+     "divisors that are powers of two with a normal reciprocal, where the product has the division's bits", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, divide_to_multiply,
@@ -19601,7 +19601,7 @@ static mgopt_status mgopt__fge_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__fge_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "the reference's tolerance: constants within 1e-3 of sqrt(2), 2^-0.5, 0.5 and 1 (the fused gelu then differs by "
-     "more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
+     "more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_exact,
@@ -19750,7 +19750,7 @@ static mgopt_status mgopt__fgt_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__fgt_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "the reference's tolerance: constants within 1e-3 of 0.5, 3, 0.044715, sqrt(2/pi) and 1 (the fused gelu then "
-     "differs by more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
+     "differs by more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_tanh_approximation,
@@ -20231,7 +20231,7 @@ static const mgopt_opt_def mgopt__frm_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "the reference's tolerances: a multiplier within 1e-6 of 1/count, a divisor within 1e-2 of count (the mean then "
      "differs from the sum's scaled value by up to 1e-2 / count relative); false keeps to constants that equal "
-     "1/count or count as their dtype holds it"},
+     "1/count or count as their dtype holds it", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_reduce_mean,

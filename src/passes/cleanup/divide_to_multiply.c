@@ -129,7 +129,7 @@ static mgopt_status mgopt__d2m_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__d2m_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "every finite reciprocal, as the reference does: x * fl(1/c) can differ from x / c by an ulp; false keeps to "
-     "divisors that are powers of two with a normal reciprocal, where the product has the division's bits"},
+     "divisors that are powers of two with a normal reciprocal, where the product has the division's bits", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(cleanup, common, divide_to_multiply,

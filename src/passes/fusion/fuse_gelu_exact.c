@@ -136,7 +136,7 @@ static mgopt_status mgopt__fge_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__fge_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "the reference's tolerance: constants within 1e-3 of sqrt(2), 2^-0.5, 0.5 and 1 (the fused gelu then differs by "
-     "more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
+     "more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_exact,

@@ -141,7 +141,7 @@ static mgopt_status mgopt__fgt_run(mgopt_pass_ctx *ctx) {
 static const mgopt_opt_def mgopt__fgt_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "the reference's tolerance: constants within 1e-3 of 0.5, 3, 0.044715, sqrt(2/pi) and 1 (the fused gelu then "
-     "differs by more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them"},
+     "differs by more than a rounding); false: within 1e-5 relative, or equal as their dtype holds them", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_gelu_tanh_approximation,

@@ -107,7 +107,7 @@ static const mgopt_opt_def mgopt__frm_opts[] = {
     {"inexact", MGOPT_OPT_BOOL, "false",
      "the reference's tolerances: a multiplier within 1e-6 of 1/count, a divisor within 1e-2 of count (the mean then "
      "differs from the sum's scaled value by up to 1e-2 / count relative); false keeps to constants that equal "
-     "1/count or count as their dtype holds it"},
+     "1/count or count as their dtype holds it", NULL},
 };
 
 MGOPT__DEFINE_PASS_WITH_OPTIONS(fusion, common, fuse_reduce_mean,
