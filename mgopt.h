@@ -446,6 +446,11 @@ struct mgopt_attr {
    text it is the argument `has_effects=true` (printed after the
    attributes; not an attribute). */
 #define MGOPT_OP_HAS_EFFECTS 4u
+/* A reduce_mean / reduce_max that was an ONNX GlobalAveragePool /
+   GlobalMaxPool: the writer gives it back as that op (a ReduceMean over the
+   same axes computes the same mean, but ONNX Runtime sums it in another
+   order, so a ReduceMean read in stays one). */
+#define MGOPT_OP_ONNX_GLOBAL_POOL 8u
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */
@@ -16072,6 +16077,7 @@ static int mgopt__imp_global_pool(mgopt__imp *I, const mgopt__onnx_map *m) {
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
       mgopt_op_set_bool(op, "keep_dims", 1))
     return -1;
+  op->flags |= MGOPT_OP_ONNX_GLOBAL_POOL; /* written back as the global pool it was */
   return mgopt__imp_done(I, op);
 }
 
@@ -16668,8 +16674,10 @@ static int mgopt__imp_reduce(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-/* The ONNX global pool a reduction is, or NULL: reduce_mean / reduce_max
-   with keep_dims over exactly the axes 2..r-1 (each once, negative ones
+/* The ONNX global pool a reduction is, or NULL: a reduce_mean / reduce_max
+   read from a GlobalAveragePool / GlobalMaxPool (MGOPT_OP_ONNX_GLOBAL_POOL:
+   a ReduceMean read in is written back as one, since ONNX Runtime sums the
+   two in different orders) still with keep_dims over exactly the axes 2..r-1 (each once, negative ones
    normalized) of an fp16/fp32 input of known rank r >= 3 is
    GlobalAveragePool / GlobalMaxPool (opset 1 on), the op the importer maps
    them to: same values, same shape (N, C, 1, ..., 1). Not fp64, which the
@@ -16681,7 +16689,8 @@ static const char *mgopt__exp_global_pool(mgopt_program *p, const mgopt_op *op) 
   int64_t k = mgopt_op_get_ints(p, op, "axes", &v), i;
   uint32_t seen = 0;
   int32_t r;
-  if (op->kind != MGOPT_OP_reduce_mean && op->kind != MGOPT_OP_reduce_max) return NULL;
+  if ((op->kind != MGOPT_OP_reduce_mean && op->kind != MGOPT_OP_reduce_max) || !(op->flags & MGOPT_OP_ONNX_GLOBAL_POOL))
+    return NULL;
   if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 3 || x->type.rank > 32 || k != x->type.rank - 2 ||
       !mgopt_op_get_bool(op, "keep_dims", 0))
     return NULL;

@@ -28494,7 +28494,7 @@ static int mgopt__inl_op(mgopt__inl *I, const mgopt_op *op, mgopt_block *dst, mg
   }
   for (i = 0; i < op->nattrs; i++)
     if (mgopt_op_set_attr(n, &op->attrs[i])) return 0;
-  n->flags |= op->flags & (MGOPT_OP_HAS_EFFECTS | MGOPT_OP_ONNX_CONSTANT_NODE);
+  n->flags |= op->flags & (MGOPT_OP_HAS_EFFECTS | MGOPT_OP_ONNX_CONSTANT_NODE | MGOPT_OP_ONNX_GLOBAL_POOL);
   for (i = 0; i < op->nouts; i++) {
     mgopt_value *o = op->outs[i];
     if (mgopt__type_copy(p, &n->outs[i]->type, &o->type)) return 0;

@@ -287,6 +287,11 @@ struct mgopt_attr {
    text it is the argument `has_effects=true` (printed after the
    attributes; not an attribute). */
 #define MGOPT_OP_HAS_EFFECTS 4u
+/* A reduce_mean / reduce_max that was an ONNX GlobalAveragePool /
+   GlobalMaxPool: the writer gives it back as that op (a ReduceMean over the
+   same axes computes the same mean, but ONNX Runtime sums it in another
+   order, so a ReduceMean read in stays one). */
+#define MGOPT_OP_ONNX_GLOBAL_POOL 8u
 
 struct mgopt_op {
   mgopt_op *prev, *next;  /* in parent block */

@@ -604,6 +604,7 @@ static int mgopt__imp_global_pool(mgopt__imp *I, const mgopt__onnx_map *m) {
   if (!op || mgopt_op_set_operand(op, "x", x) || mgopt_op_set_ints(op, "axes", axes, r - 2) ||
       mgopt_op_set_bool(op, "keep_dims", 1))
     return -1;
+  op->flags |= MGOPT_OP_ONNX_GLOBAL_POOL; /* written back as the global pool it was */
   return mgopt__imp_done(I, op);
 }
 

@@ -19,8 +19,10 @@ static int mgopt__imp_reduce(mgopt__imp *I, const mgopt__onnx_map *m) {
   return mgopt__imp_done(I, op);
 }
 
-/* The ONNX global pool a reduction is, or NULL: reduce_mean / reduce_max
-   with keep_dims over exactly the axes 2..r-1 (each once, negative ones
+/* The ONNX global pool a reduction is, or NULL: a reduce_mean / reduce_max
+   read from a GlobalAveragePool / GlobalMaxPool (MGOPT_OP_ONNX_GLOBAL_POOL:
+   a ReduceMean read in is written back as one, since ONNX Runtime sums the
+   two in different orders) still with keep_dims over exactly the axes 2..r-1 (each once, negative ones
    normalized) of an fp16/fp32 input of known rank r >= 3 is
    GlobalAveragePool / GlobalMaxPool (opset 1 on), the op the importer maps
    them to: same values, same shape (N, C, 1, ..., 1). Not fp64, which the
@@ -32,7 +34,8 @@ static const char *mgopt__exp_global_pool(mgopt_program *p, const mgopt_op *op) 
   int64_t k = mgopt_op_get_ints(p, op, "axes", &v), i;
   uint32_t seen = 0;
   int32_t r;
-  if (op->kind != MGOPT_OP_reduce_mean && op->kind != MGOPT_OP_reduce_max) return NULL;
+  if ((op->kind != MGOPT_OP_reduce_mean && op->kind != MGOPT_OP_reduce_max) || !(op->flags & MGOPT_OP_ONNX_GLOBAL_POOL))
+    return NULL;
   if (!x || x->type.kind != MGOPT_TYPE_TENSOR || x->type.rank < 3 || x->type.rank > 32 || k != x->type.rank - 2 ||
       !mgopt_op_get_bool(op, "keep_dims", 0))
     return NULL;
