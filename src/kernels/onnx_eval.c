@@ -208,7 +208,7 @@ static int mgopt__ox_seq_pos(mgopt__ox *c, int32_t i, int64_t n, int64_t dflt, i
 static int mgopt__ox_seq_concat(mgopt__ox *c, mgopt_tensor *const *items, int64_t n) {
   int64_t axis = mgopt__ox_int(c, "axis", 0), new_axis = mgopt__ox_int(c, "new_axis", 0), shape[MGOPT_MAX_RANK];
   int64_t outer = 1, esz, off = 0, i, o;
-  int32_t rank, a, r;
+  int32_t rank, a = 0, r; /* a: set by mgopt__ox_axis */
   const mgopt_tensor *f;
   uint8_t *dst;
   if (n < 1) return mgopt__ox_fail(c, MGOPT_ERR_CORRUPT, "ConcatFromSequence of an empty sequence");
@@ -246,7 +246,7 @@ static int mgopt__ox_seq_split(mgopt__ox *c) {
   mgopt_tensor *x = mgopt__ox_need(c, 0), *sp = mgopt__ox_in(c, 1), **items;
   int64_t axis = mgopt__ox_int(c, "axis", 0), keep = mgopt__ox_int(c, "keepdims", 1), n = 0, len, i, outer = 1,
           inner = 1, esz, start = 0, o;
-  int32_t a, r;
+  int32_t a = 0, r; /* a: set by mgopt__ox_axis */
   int st = MGOPT__OX_OK;
   if (!x) return MGOPT__OX_ERR;
   if (mgopt__ev_seq_items(x, NULL, NULL) || x->rank < 1 || mgopt_dtype_bits((mgopt_dtype)x->dtype) % 8 != 0 ||
