@@ -386,7 +386,7 @@ $(B)/fuzz_mil: tests/fuzz/fuzz_mil.c $(HDR)
 # ---- ONNX reader fuzzing: the corpus replay runs with `make test`; `make fuzz-onnx` fuzzes
 FUZZ_TIME ?= 600
 .PHONY: fuzz-onnx
-$(B)/tests/test_fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HDR) $(B)/.config
+$(B)/tests/test_fuzz_onnx: tests/fuzz/fuzz_onnx.c tests/fuzz/replay.h $(HDR) $(B)/.config
 	@mkdir -p $(B)/tests
 	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -o $@ tests/fuzz/fuzz_onnx.c $(ALL_LDFLAGS) $(LDLIBS)
 TEST_DEPS += $(B)/tests/test_fuzz_onnx  # in $(B)/tests/: run by tests/run.sh
@@ -401,7 +401,7 @@ fuzz-onnx: $(B)/fuzz_onnx
 # and import again; the replay (corpus/onnx and corpus/roundtrip) runs with `make test`;
 # `make fuzz-roundtrip` fuzzes
 .PHONY: fuzz-roundtrip
-$(B)/tests/test_fuzz_roundtrip: tests/fuzz/fuzz_roundtrip.c $(HDR) $(B)/.config
+$(B)/tests/test_fuzz_roundtrip: tests/fuzz/fuzz_roundtrip.c tests/fuzz/replay.h $(HDR) $(B)/.config
 	@mkdir -p $(B)/tests
 	$(CC) $(ALL_CFLAGS) -DMGOPT_FUZZ_REPLAY -o $@ tests/fuzz/fuzz_roundtrip.c $(ALL_LDFLAGS) $(LDLIBS)
 TEST_DEPS += $(B)/tests/test_fuzz_roundtrip  # in $(B)/tests/: run by tests/run.sh

@@ -22742,13 +22742,42 @@ static int mgopt__coo_merge(mgopt_program *p, mgopt_value *v, const mgopt_type *
   return 1;
 }
 
+/* Ends a fold of op whose evaluated results are outs (NULL: an output
+   nothing reads): with ok 1 each result becomes a constant named as its
+   output and standing for it, and op goes; the results are freed either
+   way. 1 when op went, 0 when it stays, -1 when memory ran out. */
+static int mgopt__coo_settle(mgopt_program *p, mgopt_op *op, mgopt_tensor **outs, int ok) {
+  mgopt_value *cs[16];
+  int32_t i;
+  for (i = 0; i < op->nouts && ok == 1; i++) {
+    mgopt_tensor *c;
+    void *dst;
+    cs[i] = NULL;
+    if (!outs[i]) continue;
+    c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
+    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
+    if (!dst && outs[i]->nbytes) ok = -1;
+    else {
+      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
+      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
+      if (!cs[i]) ok = -1;
+    }
+  }
+  for (i = 0; i < op->nouts; i++)
+    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
+  if (ok != 1) return ok < 0 ? -1 : 0;
+  for (i = 0; i < op->nouts; i++)
+    if (cs[i]) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
+  mgopt_op_erase(op);
+  return 1;
+}
+
 /* The opaque ONNX op `op` with constant operands, evaluated by ONNX's
    kernels, becomes constants named as its outputs: 1 when it did, 0 when it
    stays (an operand not constant, no kernel, a limit, a result its declared
    type or readers do not take), -1 when memory ran out. */
 static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
   mgopt_tensor *ins[64], *outs[16];
-  mgopt_value *cs[16];
   mgopt_onnx_eval_options eo;
   mgopt_diag d;
   int64_t budget, out_bytes = 0;
@@ -22778,22 +22807,7 @@ static int mgopt__coo_fold(mgopt_program *p, mgopt_op *op) {
     if (t) out_bytes += (int64_t)t->nbytes;
   }
   if (budget >= 0 && out_bytes > budget) ok = 0;
-  for (i = 0; i < op->nouts && ok; i++) {
-    mgopt_tensor *c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
-    void *dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
-    if (!dst && outs[i]->nbytes) ok = -1;
-    else {
-      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
-      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
-      if (!cs[i]) ok = -1;
-    }
-  }
-  for (i = 0; i < op->nouts; i++)
-    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
-  if (ok != 1) return ok;
-  for (i = 0; i < op->nouts; i++) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
-  mgopt_op_erase(op);
-  return 1;
+  return mgopt__coo_settle(p, op, outs, ok);
 }
 
 /* ---------------------------------------------------------------- control flow and sequences */
@@ -22819,7 +22833,6 @@ static int mgopt__coo_seq_made(const mgopt_value *v) {
    memory ran out. */
 static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
   mgopt_tensor *outs[16];
-  mgopt_value *cs[16];
   mgopt_eval_options eo;
   mgopt_onnx_eval_options oo;
   mgopt_diag d;
@@ -22847,27 +22860,8 @@ static int mgopt__coo_fold_in_place(mgopt_program *p, mgopt_op *op) {
     ok = !(op->outs[i]->flags & MGOPT_VALUE_ABSENT) && (budget < 0 || out_bytes <= budget) &&
          mgopt__pu_replace_static_fits(p, op->outs[i], (mgopt_dtype)t->dtype, t->rank, t->shape);
   }
-  for (i = 0; i < op->nouts && ok == 1; i++) {
-    mgopt_tensor *c;
-    void *dst;
-    cs[i] = NULL;
-    if (!outs[i]) continue;
-    c = mgopt_tensor_new(p, (mgopt_dtype)outs[i]->dtype, outs[i]->rank, outs[i]->shape);
-    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
-    if (!dst && outs[i]->nbytes) ok = -1;
-    else {
-      if (outs[i]->nbytes) memcpy(dst, outs[i]->data, outs[i]->nbytes);
-      cs[i] = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[i]), c);
-      if (!cs[i]) ok = -1;
-    }
-  }
-  for (i = 0; i < op->nouts; i++)
-    if (outs[i]) mgopt_eval_tensor_free(p, outs[i]);
-  if (ok != 1 || !any) return ok < 0 ? -1 : 0;
-  for (i = 0; i < op->nouts; i++)
-    if (cs[i]) mgopt_value_replace_all_uses(op->outs[i], cs[i]);
-  mgopt_op_erase(op);
-  return 1;
+  if (!any && ok == 1) ok = 0; /* every output a sequence: nothing to fold */
+  return mgopt__coo_settle(p, op, outs, ok);
 }
 
 /* An onnx::If whose condition is a constant becomes the branch it takes: the
@@ -22918,11 +22912,9 @@ static int mgopt__coo_if(mgopt_program *p, mgopt_op *op) {
    that dtype by ONNX's kernel: 1 when it did, 0 when it stays, -1 on OOM. */
 static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
   mgopt_value *x = mgopt_op_operand(op, "in0"), *like = mgopt_op_operand(op, "in1");
-  mgopt_tensor *ins[2], *outs[1] = {NULL}, *c;
+  mgopt_tensor *ins[2], *outs[1] = {NULL};
   mgopt_onnx_eval_options eo;
   mgopt_diag d;
-  mgopt_value *cv;
-  void *dst;
   int64_t zero = 0, budget;
   int ok;
   if (op->nslots != 2 || op->nouts != 1 || !x || !like || !(ins[0] = mgopt_value_const(x)) || mgopt_value_const(like) ||
@@ -22938,20 +22930,7 @@ static int mgopt__coo_castlike(mgopt_program *p, mgopt_op *op) {
   if (ok == 1 && budget >= 0 && (int64_t)outs[0]->nbytes > budget) ok = 0; /* a cast that widens a shared constant */
   if (ok == 1 && !mgopt__pu_replace_static_fits(p, op->outs[0], (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape))
     ok = 0;
-  if (ok == 1) {
-    c = mgopt_tensor_new(p, (mgopt_dtype)outs[0]->dtype, outs[0]->rank, outs[0]->shape);
-    dst = c ? mgopt_tensor_data_mut(p, c) : NULL;
-    if (!dst && outs[0]->nbytes) ok = -1;
-    else {
-      if (outs[0]->nbytes) memcpy(dst, outs[0]->data, outs[0]->nbytes);
-      if (!(cv = mgopt_build_const(p, op->parent, op, mgopt__pu_value_name(op->outs[0]), c))) ok = -1;
-    }
-  }
-  if (outs[0]) mgopt_eval_tensor_free(p, outs[0]);
-  if (ok != 1) return ok;
-  mgopt_value_replace_all_uses(op->outs[0], cv);
-  mgopt_op_erase(op);
-  return 1;
+  return mgopt__coo_settle(p, op, outs, ok);
 }
 
 /* 1 when an operand of op is not a constant and may be a sequence. */

@@ -116,76 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   return 0;
 }
 #else
-#if defined(__unix__) || defined(__APPLE__)
-#include <dirent.h> /* listing the corpus directories */
-#define FUZZ_HAVE_DIRENT 1
-#endif
-
-static int replay_file(const char *path, int *passed, int *failed) {
-  FILE *f = fopen(path, "rb");
-  uint8_t *buf = NULL;
-  size_t n = 0, cap = 0;
-  char why[768];
-  if (!f) return 0;
-  for (;;) {
-    size_t got;
-    if (n == cap) {
-      uint8_t *nb;
-      cap = cap ? cap * 2 : 4096;
-      nb = (uint8_t *)realloc(buf, cap);
-      if (!nb) break;
-      buf = nb;
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    if (got == 0) break;
-    n += got;
-  }
-  fclose(f);
-  if (fuzz_rt_check(buf, n, why, sizeof why)) (*passed)++;
-  else {
-    printf("%s: %s\n", path, why);
-    (*failed)++;
-  }
-  free(buf);
-  return 1;
-}
-
-#ifdef FUZZ_HAVE_DIRENT
-static void replay_dir(const char *dir, int *passed, int *failed) {
-  DIR *dp = opendir(dir);
-  struct dirent *e;
-  if (!dp) {
-    printf("%s: cannot open (run from the repository root)\n", dir);
-    (*failed)++;
-    return;
-  }
-  while ((e = readdir(dp)) != NULL) {
-    char path[1024];
-    if (e->d_name[0] == '.') continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    replay_file(path, passed, failed);
-  }
-  closedir(dp);
-}
-#endif
+#include "replay.h"
 
 int main(int argc, char **argv) {
-  int i, passed = 0, failed = 0;
-  if (argc > 1) {
-    for (i = 1; i < argc; i++)
-      if (!replay_file(argv[i], &passed, &failed)) {
-        printf("%s: cannot open\n", argv[i]);
-        failed++;
-      }
-  } else {
-#ifdef FUZZ_HAVE_DIRENT
-    replay_dir("tests/fuzz/corpus/onnx", &passed, &failed);
-    replay_dir("tests/fuzz/corpus/roundtrip", &passed, &failed);
-#else
-    printf("note: give the corpus files as arguments on this platform\n");
-#endif
-  }
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  static const char *const dirs[] = {"tests/fuzz/corpus/onnx", "tests/fuzz/corpus/roundtrip"};
+  return fuzz_replay_main(fuzz_rt_check, argc, argv, dirs, 2, 0);
 }
 #endif
