@@ -21466,7 +21466,7 @@ static mgopt_str mgopt__exp_graph_name(mgopt__exp *E, const mgopt_op *op, const 
     const mgopt_onnx_node *nd = sl && sl->v.p != (void *)E ? (const mgopt_onnx_node *)sl->v.p : NULL;
     for (k = 0; nd && k < nd->nattributes; k++) {
       const mgopt_onnx_attribute *a = &nd->attributes[k];
-      if (a->g && a->g->name.len && a->name.len == len && memcmp(a->name.ptr, b->name, len) == 0) return a->g->name;
+      if (a->g && a->g->name.len && len && a->name.len == len && memcmp(a->name.ptr, b->name, len) == 0) return a->g->name;
     }
   }
   return mgopt__exp_s(b->name);

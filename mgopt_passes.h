@@ -7611,11 +7611,19 @@ static mgopt_status mgopt__ev_fail(mgopt__ev *E, const mgopt_op *op, mgopt_statu
 
 static const mgopt_block *mgopt__ev_home(const mgopt_value *v) { return v->def ? v->def->parent : v->owner; }
 
+/* t, a program constant, with its data at its element's alignment (a
+   constant read in place from a model's bytes may sit at any address; the
+   kernels load whole elements): NULL when t is NULL or memory ran out. */
+static mgopt_tensor *mgopt__ev_aligned_const(mgopt__ev *E, mgopt_tensor *t) {
+  if (t && t->borrowed && !mgopt_tensor_data(E->p, t)) return NULL;
+  return t;
+}
+
 static mgopt_tensor *mgopt__ev_lookup(void *env, const mgopt_value *v) {
   mgopt__ev *E = (mgopt__ev *)env;
   if (!v) return NULL;
   if (v->id < E->nids && E->val[v->id]) return E->val[v->id];
-  return mgopt_value_const(v);
+  return mgopt__ev_aligned_const(E, mgopt_value_const(v));
 }
 
 static void mgopt__ev_release(mgopt__ev *E, const mgopt_value *v) {
@@ -8329,6 +8337,7 @@ static mgopt_status mgopt__ev_op(mgopt__ev *E, const mgopt_op *op) {
   if (op->kind == MGOPT_OP_const) {
     mgopt_tensor *t = op->nouts == 1 ? mgopt_value_const(op->outs[0]) : NULL;
     char why[160];
+    if (t && !mgopt__ev_aligned_const(E, t)) return mgopt__ev_fail(E, op, MGOPT_ERR_NOMEM, "out of memory");
     if (!t || !mgopt__ev_tensor_ok(t)) return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "const without a valid tensor");
     if (!mgopt__ev_fits(t, &op->outs[0]->type, why, sizeof why))
       return mgopt__ev_fail(E, op, MGOPT_ERR_CORRUPT, "the constant does not fit its declared type: %s", why);

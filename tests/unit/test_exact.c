@@ -23,23 +23,22 @@ static mgopt_program *load(const char *path) {
   return m->program;
 }
 
-/* The fixture after `pipeline`, exported, written and read back (as a user
-   gets it from the tool); NULL on failure. */
-static mgopt_program *optimized(const char *pipeline) {
+/* The fixture after `pipeline`, exported, written to *b and read back (as
+   a user gets it from the tool); NULL on failure. The program borrows the
+   weights from *b: free *b (mgopt_buf_free) after the program. */
+static mgopt_program *optimized(const char *pipeline, mgopt_buf *b) {
   mgopt_program *p = load(FIX "gelu_div_sqrt2.onnx"), *q = NULL;
   mgopt_onnx_model *e = NULL;
-  mgopt_buf b;
   mgopt_diag d;
-  memset(&b, 0, sizeof b);
+  memset(b, 0, sizeof *b);
   mgopt_diag_clear(&d);
   if (!p) return NULL;
   if (mgopt_pipeline_run(p, mgopt_builtin_registry(), pipeline, NULL, &d) != MGOPT_OK ||
-      mgopt_onnx_export(p, NULL, &e, &d) != MGOPT_OK || mgopt_onnx_write(e, NULL, &b, NULL, &d) != MGOPT_OK ||
-      mgopt_onnx_load(b.data, b.len, NULL, &q, &d) != MGOPT_OK) {
+      mgopt_onnx_export(p, NULL, &e, &d) != MGOPT_OK || mgopt_onnx_write(e, NULL, b, NULL, &d) != MGOPT_OK ||
+      mgopt_onnx_load(b->data, b->len, NULL, &q, &d) != MGOPT_OK) {
     printf("  %s: %s\n", pipeline, d.msg);
     q = NULL;
   }
-  mgopt_buf_free(&b);
   mgopt_program_destroy(p);
   return q;
 }
@@ -100,19 +99,22 @@ static int64_t differing(mgopt_program *a, mgopt_program *b, int runs) {
 /* default: the Div by 1.4142135 stays, the Div by 4 is a Mul by 0.25, and
    every output has the original's bits. */
 static void test_default_keeps_gelu_div(void) {
-  mgopt_program *orig = load(FIX "gelu_div_sqrt2.onnx"), *opt = optimized("default");
+  mgopt_buf b;
+  mgopt_program *orig = load(FIX "gelu_div_sqrt2.onnx"), *opt = optimized("default", &b);
   REQUIRE(orig && opt);
   CHECK_EQ_INT(count_kind(orig, MGOPT_OP_real_div), 2);
   CHECK_EQ_INT(count_kind(opt, MGOPT_OP_real_div), 1);
   CHECK_EQ_INT(differing(orig, opt, 64), 0);
   mgopt_program_destroy(orig);
   mgopt_program_destroy(opt);
+  mgopt_buf_free(&b);
 }
 
 /* fast_math: both Divs become Muls, and x * 0.70710677 moves some GELU
    values by an ulp (the test would not see a wrong default otherwise). */
 static void test_fast_math_rewrites(void) {
-  mgopt_program *orig = load(FIX "gelu_div_sqrt2.onnx"), *opt = optimized("fast_math");
+  mgopt_buf b;
+  mgopt_program *orig = load(FIX "gelu_div_sqrt2.onnx"), *opt = optimized("fast_math", &b);
   int64_t n;
   REQUIRE(orig && opt);
   CHECK_EQ_INT(count_kind(opt, MGOPT_OP_real_div), 0);
@@ -120,6 +122,7 @@ static void test_fast_math_rewrites(void) {
   CHECK(n > 0);
   mgopt_program_destroy(orig);
   mgopt_program_destroy(opt);
+  mgopt_buf_free(&b);
 }
 
 /* Every named pipeline that starts from `default` keeps the GELU's Div. */
@@ -127,11 +130,13 @@ static void test_default_family_exact(void) {
   static const char *const pipes[] = {"default_palettization", "default_sparsification", "default_fp16"};
   size_t i;
   for (i = 0; i < sizeof pipes / sizeof pipes[0]; i++) {
-    mgopt_program *opt = optimized(pipes[i]);
+    mgopt_buf b;
+    mgopt_program *opt = optimized(pipes[i], &b);
     REQUIRE(opt);
     if (count_kind(opt, MGOPT_OP_real_div) < 1) printf("  %s: the Div by 1.4142135 went\n", pipes[i]);
     CHECK(count_kind(opt, MGOPT_OP_real_div) >= 1);
     mgopt_program_destroy(opt);
+    mgopt_buf_free(&b);
   }
 }
 

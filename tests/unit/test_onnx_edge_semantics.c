@@ -192,13 +192,16 @@ typedef struct vals {
   int64_t i[64];
 } vals;
 
+/* v as an int64; a float edge value no int64 holds (inf, NaN, 1e300) stands for 0. */
+static int64_t as_i64(double v) { return v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0; }
+
 static void fill(vals *v, const ecase *c, const double *set, int n, int use_i64) {
   int j;
   (void)c;
   v->n = n;
   for (j = 0; j < n; j++) {
     v->f[j] = c->dt == MGOPT_DT_FP32 ? (double)(float)set[j] : c->dt == MGOPT_DT_FP16 ? round_f16(set[j]) : set[j];
-    v->i[j] = use_i64 ? i64_set[j] : (int64_t)set[j];
+    v->i[j] = use_i64 ? i64_set[j] : as_i64(set[j]);
   }
 }
 
@@ -589,7 +592,7 @@ static int run_x(const xcase *c) {
       at += (size_t)snprintf(text + at, sizeof text - at, "main() {\n  %%x: %s = const(val=[", c->xt);
       for (j = 0; j < c->nx; j++) {
         if (j) at += (size_t)snprintf(text + at, sizeof text - at, ", ");
-        put_val(text, sizeof text, &at, c->xdt ? c->xdt : MGOPT_DT_FP32, (double)(float)c->xv[j], (int64_t)c->xv[j]);
+        put_val(text, sizeof text, &at, c->xdt ? c->xdt : MGOPT_DT_FP32, (double)(float)c->xv[j], as_i64(c->xv[j]));
       }
       /* a flat literal reshaped by the parser is not assumed: the constant is given flat and reshaped */
       at += (size_t)snprintf(text + at, sizeof text - at, "])\n");
