@@ -90,7 +90,10 @@ static double r_softsign(double x) { return x / (1.0 + fabs(x)); }
 static double r_neg(double x) { return -x; }
 static double r_recip(double x) { return 1.0 / x; }
 static double r_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x; } /* np.sign(-0.0) = 0.0 */
-static double r_leaky(double x) { return x > 0 ? x : x * (double)0.01f; }
+/* alpha as the fp32 attribute holds it: the cast to float drops the extra
+   precision a float constant may carry where float expressions evaluate in
+   double (FLT_EVAL_METHOD 1, s390x at -std=c99) */
+static double r_leaky(double x) { return x > 0 ? x : x * (double)(float)0.01f; }
 static double r_elu(double x) { return x > 0 ? x : x == 0 ? x : expm1(x); } /* alpha 1; np.where(x > 0, ...) */
 static double r_hsig(double x) {
   float t = (float)0.2f * (float)x + (float)0.5f;
