@@ -133,6 +133,15 @@ def main():
     x = np.array([[1, 2], [3, 4]], np.float32)
     save(os.path.join(OUT, "skip", "test_det"), g, 13, [([("x", x)], [("y", np.array(np.linalg.det(x), np.float32))])])
 
+    # an initializer that is also a graph input (an overridable default): the
+    # data set feeds only the input without one, as ONNX's test data does
+    w = np.array([0.5, -2.0, 3.0], np.float32)
+    g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["y"])], "initializer_input",
+                          [vi("x", F, [2, 3]), vi("w", F, [3])], [vi("y", F, [2, 3])],
+                          [numpy_helper.from_array(w, "w")])
+    x = np.array([[1, 2, 3], [-4, 5, -6]], np.float32)
+    save(os.path.join(OUT, "pass", "test_initializer_input"), g, 13, [([("x", x)], [("y", x * w)])])
+
 
 if __name__ == "__main__":
     main()
