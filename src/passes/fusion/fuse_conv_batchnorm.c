@@ -1,4 +1,4 @@
-/* src/passes/fusion/fuse_conv_batchnorm.c — common::fuse_conv_batchnorm: a batch_norm after a conv folds into its weight and bias.
+/* src/passes/fusion/fuse_conv_batchnorm.c — common::fuse_conv_batchnorm: a batch_norm after a conv, or a linear or matmul over a constant weight, folds into its weight and bias.
 
    Spec: mil_graph_passes.txt, "Fuse the following batch_norm layer into conv
    and conv_transpose"; reference mil-passes.md §3.17 and §7.
@@ -31,10 +31,18 @@
    W[k·Cin/g : (k+1)·Cin/g, j]: the reference pairs them wrongly when
    Cin/g > 1 and Cout/g > 1, this pass does not. The conv keeps its name and
    reads the new consts; the batch_norm and consts left unused are erased.
+   Also (as ONNX Runtime's basic level folds MatMul + BatchNormalization
+   into a Gemm): a batch_norm over a rank-2 x made by a linear (const
+   weight [N, K], bias absent or const) or a matmul with transpose_x false
+   and a const 2-d y ([K, N], or [N, K] with transpose_y): the same per
+   feature s and b' make one linear(x, W', b') with W'[o] = s·(row o of
+   the [N, K] weight), named as the batch_norm's output.
    Numeric contract: every W' and b' element is computed in double from the
    exact constant values and rounded once, to nearest even, to the weight's
    dtype (fp16 weights stay fp16, the bias takes the weight's dtype).
-   Must not fire: the conv output has another use or is a block output; a
+   Must not fire: the conv (linear, matmul) output has another use or is a block output; a
+   matmul or linear over an x of another rank (a batch_norm then
+   normalizes another axis than the features) or with a fused activation; a
    weight, bias or batch_norm parameter that is not a const, a weight that is
    not float; a parameter of another size; a result that is not finite; the
    batch_norm's declared type does not suit its readers with the conv's
@@ -58,6 +66,86 @@ static int mgopt__fcb_param(mgopt_program *p, const mgopt_op *bn, const char *sl
   return mgopt__pw_read_channels(p, t, n, out);
 }
 
+/* The batch_norm's mean, variance, gamma, beta for n channels, and 4n
+   doubles of arena for them (then 1 spare n for the caller); NULL when a
+   parameter does not fit or on OOM. */
+static double *mgopt__fcb_params(mgopt_program *p, const mgopt_op *bn, int64_t n) {
+  double *m = (double *)mgopt_program_alloc(p, sizeof(double) * 5 * (size_t)n, 8);
+  if (!m || !mgopt_op_operand(bn, "mean") || !mgopt_op_operand(bn, "variance")) return NULL;
+  if (!mgopt__fcb_param(p, bn, "mean", n, 0, m) || !mgopt__fcb_param(p, bn, "variance", n, 0, m + n) ||
+      !mgopt__fcb_param(p, bn, "gamma", n, 1, m + 2 * n) || !mgopt__fcb_param(p, bn, "beta", n, 0, m + 3 * n))
+    return NULL;
+  return m;
+}
+
+/* A batch_norm after a linear, or a matmul whose y is a constant 2-d
+   weight, over a rank-2 x (the batch_norm's channel axis 1 is then the
+   output feature): one linear with the weight [N, K] scaled per row and
+   the folded bias, named as the batch_norm's output. 1 when it did. */
+static int mgopt__fcb_linear(mgopt_rewriter *rw, mgopt_op *bn, mgopt_op *op, double eps) {
+  static const char *const slots[3] = {"x", "weight", "bias"};
+  mgopt_program *p = mgopt_rw_program(rw);
+  mgopt_value *x = mgopt_op_operand(op, "x"), *wv, *bv = NULL, *vals[3];
+  mgopt_tensor *w, *b = NULL, *nw, *nb;
+  double *m, *bias;
+  int64_t n, k, o, j, shape[2];
+  int rows; /* the weight is [N, K]: a linear's, or a matmul's with transpose_y */
+  mgopt_op *lin;
+  if (op->kind == MGOPT_OP_linear) {
+    if (mgopt__pu_fused_act(op)) return 0;
+    wv = mgopt_op_operand(op, "weight");
+    bv = mgopt_op_operand(op, "bias");
+    rows = 1;
+  } else if (op->kind == MGOPT_OP_matmul && !mgopt_op_get_bool(op, "transpose_x", 0)) {
+    wv = mgopt_op_operand(op, "y");
+    rows = mgopt_op_get_bool(op, "transpose_y", 0);
+  } else {
+    return 0;
+  }
+  if (!x || !wv || op->nouts != 1 || x->type.rank != 2 || op->outs[0]->type.rank != 2) return 0;
+  if (!mgopt__pu_def_of(wv, MGOPT_OP_const) || (bv && !mgopt__pu_def_of(bv, MGOPT_OP_const))) return 0;
+  w = mgopt_value_const(wv);
+  b = bv ? mgopt_value_const(bv) : NULL;
+  if (!w || (bv && !b) || w->rank != 2 || w->numel < 1 || !mgopt__pw_is_float_weight((mgopt_dtype)w->dtype) ||
+      x->type.dtype != w->dtype || !w->data)
+    return 0;
+  n = rows ? w->shape[0] : w->shape[1];
+  k = rows ? w->shape[1] : w->shape[0];
+  if ((b && (b->rank != 1 || b->numel != n)) || !(m = mgopt__fcb_params(p, bn, n))) return 0;
+  bias = m + 4 * n;
+  if (b && !mgopt__pw_read_channels(p, b, n, bias)) return 0;
+  if (!b)
+    for (o = 0; o < n; o++) bias[o] = 0.0;
+  for (o = 0; o < n; o++) {
+    double sc = m[2 * n + o] / sqrt(m[n + o] + eps);
+    bias[o] = sc * (bias[o] - m[o]) + m[3 * n + o];
+    m[2 * n + o] = sc; /* the scale, in place of gamma */
+  }
+  shape[0] = n;
+  shape[1] = k;
+  if (!(nw = mgopt_tensor_new(p, (mgopt_dtype)w->dtype, 2, shape))) return 0;
+  for (o = 0; o < n; o++) /* element reads copy: a borrowed, unaligned weight is read in place */
+    for (j = 0; j < k; j++)
+      if (!mgopt__pw_store(nw, o * k + j, mgopt_tensor_get_f64(w, rows ? o * k + j : j * n + o) * m[2 * n + o]))
+        return 0;
+  if (!(nb = mgopt__pw_vector(p, (mgopt_dtype)w->dtype, n, bias))) return 0;
+  vals[0] = x;
+  vals[1] = mgopt_rw_const(rw, bn, mgopt__pu_name2(p, mgopt__pu_value_name(bn->outs[0]), "_weight"), nw);
+  vals[2] = vals[1] ? mgopt_rw_const(rw, bn, mgopt__pu_name2(p, mgopt__pu_value_name(bn->outs[0]), "_bias"), nb) : NULL;
+  if (!vals[2]) return 0;
+  lin = mgopt_rw_create(rw, bn, "linear", op->name, 3, slots, vals, 1);
+  if (!lin) return 0;
+  if (mgopt_op_infer(p, lin, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, lin->outs[0], bn->outs[0])) {
+    mgopt_rw_erase(rw, lin); /* the consts go as dead */
+    return 0;
+  }
+  lin->outs[0]->name = bn->outs[0]->name;
+  mgopt__pu_replace_value(rw, bn->outs[0], lin->outs[0]);
+  mgopt__pu_erase_with_consts(rw, bn);
+  mgopt__pu_erase_with_consts(rw, op);
+  return 1;
+}
+
 static int mgopt__fcb_fuse(mgopt_rewriter *rw, mgopt_op *bn, void *ud) {
   mgopt_program *p = mgopt_rw_program(rw);
   mgopt_value *x = mgopt_op_operand(bn, "x");
@@ -67,18 +155,14 @@ static int mgopt__fcb_fuse(mgopt_rewriter *rw, mgopt_op *bn, void *ud) {
   mgopt_tensor *nw, *nb;
   int64_t o, n;
   MGOPT__UNUSED(ud);
-  if (!conv || bn->nouts != 1 || !mgopt__pu_single_use(x) || !mgopt__pw_conv_get(p, conv, &c)) return 0;
-  if (mgopt__pu_is_block_output(x) || !mgopt__pu_replace_fits(p, bn->outs[0], x)) return 0;
+  if (!conv || bn->nouts != 1 || !mgopt__pu_single_use(x) || mgopt__pu_is_block_output(x)) return 0;
+  if (!mgopt__pw_conv_get(p, conv, &c)) return mgopt__fcb_linear(rw, bn, conv, eps);
+  if (!mgopt__pu_replace_fits(p, bn->outs[0], x)) return 0;
   n = c.cout;
-  mean = (double *)mgopt_program_alloc(p, sizeof(double) * 4 * (size_t)n, 8);
-  if (!mean) return 0;
+  if (!(mean = mgopt__fcb_params(p, bn, n))) return 0;
   var = mean + n;
   gamma = var + n;
   beta = gamma + n;
-  if (!mgopt__fcb_param(p, bn, "mean", n, 0, mean) || !mgopt__fcb_param(p, bn, "variance", n, 0, var) ||
-      !mgopt__fcb_param(p, bn, "gamma", n, 1, gamma) || !mgopt__fcb_param(p, bn, "beta", n, 0, beta) ||
-      !mgopt_op_operand(bn, "mean") || !mgopt_op_operand(bn, "variance"))
-    return 0;
   if (!(b = mgopt__pw_conv_bias(p, &c))) return 0;
   for (o = 0; o < n; o++) {
     double s = gamma[o] / sqrt(var[o] + eps);
@@ -98,5 +182,6 @@ static const mgopt_pattern mgopt__fcb_patterns[] = {
 };
 
 MGOPT__DEFINE_PATTERN_PASS(fusion, common, fuse_conv_batchnorm,
-                           "fold a batch_norm after a conv or conv_transpose into its weight and bias",
+                           "fold a batch_norm after a conv, conv_transpose, or 2-d linear or matmul over a constant "
+                           "weight into its weight and bias",
                            mgopt__fcb_patterns);
