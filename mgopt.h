@@ -12018,7 +12018,8 @@ MGOPT__PRIVATE int mgopt__onnx_parse_u63(const char *s, size_t n, int64_t *out) 
 /* Writes go to a temporary file that then replaces the target. With POSIX
    (the translation unit asked for it: _POSIX_C_SOURCE, _GNU_SOURCE, ... or
    the platform's default) the temporary is created with O_EXCL, takes an
-   existing target's mode, and is fsync'ed before the rename; with C99 stdio
+   existing target's mode, and is fsync'ed before the rename when it
+   replaces a file (a new file is not: nothing that existed is at risk); with C99 stdio
    alone the name is probed with fopen and the data only fflush'ed. */
 #if !defined(MGOPT_NO_POSIX) && (defined(__unix__) || defined(__APPLE__)) &&                              \
     (defined(_POSIX_C_SOURCE) || defined(_XOPEN_SOURCE) || defined(_DEFAULT_SOURCE) || defined(_GNU_SOURCE) || \
@@ -12253,6 +12254,7 @@ typedef struct mgopt__onnx_fsink {
   int failed; /* 0, or what failed: 1 create, 2 write, 3 replace */
   int err;    /* errno of the failure, 0 if unknown */
   int direct; /* the target is a device or pipe: written as it is, no temporary */
+  int replacing; /* the target is an existing file: synced before the rename */
 } mgopt__onnx_fsink;
 
 static void mgopt__onnx_fsink_fail(mgopt__onnx_fsink *s, int what, int err) {
@@ -12302,7 +12304,8 @@ static int mgopt__onnx_tmp_open(mgopt__onnx_fsink *s) {
       if (fd < 0 && errno == EEXIST) continue;
       if (fd < 0) break;
       /* replacing a file keeps its mode; a new file gets the umask's */
-      if (stat(s->path, &st) == 0 && S_ISREG(st.st_mode)) (void)fchmod(fd, st.st_mode & 07777);
+      s->replacing = stat(s->path, &st) == 0 && S_ISREG(st.st_mode);
+      if (s->replacing) (void)fchmod(fd, st.st_mode & 07777);
       s->f = fdopen(fd, "wb");
       if (!s->f) {
         int e = errno;
@@ -12333,13 +12336,16 @@ static int mgopt__onnx_tmp_open(mgopt__onnx_fsink *s) {
   return 0;
 }
 
-/* Flushes the data to the device and closes the temporary. */
+/* Flushes the data and closes the temporary. It goes to the device first
+   when it replaces a file: the old file is what a crash between the rename
+   and the write-back could lose (a model optimized in place). A new file is
+   not synced, as cp does not: a crash loses nothing that existed. */
 static void mgopt__onnx_tmp_close(mgopt__onnx_fsink *s) {
   if (!s->f) return;
   errno = 0;
   if (fflush(s->f) != 0) mgopt__onnx_fsink_fail(s, 2, errno);
 #ifdef MGOPT__ONNX_POSIX_IO
-  if (!s->failed && !s->direct && fsync(fileno(s->f)) != 0) mgopt__onnx_fsink_fail(s, 2, errno);
+  if (!s->failed && !s->direct && s->replacing && fsync(fileno(s->f)) != 0) mgopt__onnx_fsink_fail(s, 2, errno);
 #endif
   errno = 0;
   if (fclose(s->f) != 0) mgopt__onnx_fsink_fail(s, 2, errno);

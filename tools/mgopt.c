@@ -308,6 +308,7 @@ typedef struct outtmp {
   const char *path;
   char *tmp; /* NULL when writing the target directly */
   int fd;
+  int replacing; /* the target is an existing file: synced before the rename (a new one is not, as cp) */
 } outtmp;
 
 /* The temporary being written, removed if SIGINT, SIGTERM or SIGHUP ends the tool. */
@@ -328,6 +329,7 @@ static int outtmp_open(outtmp *t, const char *path) {
   t->path = path;
   t->tmp = NULL;
   t->fd = -1;
+  t->replacing = have && S_ISREG(st.st_mode);
   if (have && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     t->fd = open(path, O_WRONLY);
     return t->fd;
@@ -363,7 +365,7 @@ static int outtmp_open(outtmp *t, const char *path) {
 static int outtmp_close(outtmp *t, int ok) {
   int e = 0;
   if (t->fd >= 0) {
-    if (ok && t->tmp && fsync(t->fd) != 0) e = errno;
+    if (ok && t->tmp && t->replacing && fsync(t->fd) != 0) e = errno;
     if (close(t->fd) != 0 && !e) e = errno;
     t->fd = -1;
   }
