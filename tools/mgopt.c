@@ -299,7 +299,7 @@ fail:
 }
 
 /* ---- safe output: every file is written to a temporary in the target's
-   directory, flushed to the device, and renamed over the target only when all
+   directory, flushed (to the device when it overwrites the input), and renamed over the target only when all
    of it is written; on failure the temporary is removed and the target (and
    an existing .data file) stays as it was. A replaced file keeps its mode; a
    new one gets the umask's. Devices and pipes (-o /dev/null) are written as
@@ -308,8 +308,15 @@ typedef struct outtmp {
   const char *path;
   char *tmp; /* NULL when writing the target directly */
   int fd;
-  int replacing; /* the target is an existing file: synced before the rename (a new one is not, as cp) */
+  int replacing; /* the target is the input file itself: synced before the rename */
 } outtmp;
+
+/* The input being read, for outtmp_open: writing over it in place is the
+   one write whose loss in a crash right after the rename would cost the
+   user's data, so only that one is fsync'ed; a new file, or an earlier
+   output made from an input that is still there, is not (as cp, sed -i). */
+static struct stat outtmp_input;
+static int outtmp_input_known;
 
 /* The temporary being written, removed if SIGINT, SIGTERM or SIGHUP ends the tool. */
 static char *volatile outtmp_live;
@@ -329,7 +336,8 @@ static int outtmp_open(outtmp *t, const char *path) {
   t->path = path;
   t->tmp = NULL;
   t->fd = -1;
-  t->replacing = have && S_ISREG(st.st_mode);
+  t->replacing = have && S_ISREG(st.st_mode) && outtmp_input_known && st.st_dev == outtmp_input.st_dev &&
+                 st.st_ino == outtmp_input.st_ino;
   if (have && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     t->fd = open(path, O_WRONLY);
     return t->fd;
@@ -839,6 +847,9 @@ static int run_once(const char *in, const char *out, const char *pipeline, int v
   infile inmap;
   grow_map grow;
   long in_file = file_size(in); /* before OUT, which may be IN, is written */
+#ifdef TOOL_POSIX
+  outtmp_input_known = stat(in, &outtmp_input) == 0;
+#endif
   memset(&grow, 0, sizeof grow);
   memset(&inmap, 0, sizeof inmap);
   inmap.fd = -1;
