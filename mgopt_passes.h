@@ -20337,6 +20337,7 @@ static int mgopt__fcb_linear(mgopt_rewriter *rw, mgopt_op *bn, mgopt_op *op, dou
   double *m, *bias;
   int64_t n, k, o, j, shape[2];
   int rows; /* the weight is [N, K]: a linear's, or a matmul's with transpose_y */
+  const char *name;
   mgopt_op *lin;
   if (op->kind == MGOPT_OP_linear) {
     if (mgopt__pu_fused_act(op)) return 0;
@@ -20380,16 +20381,12 @@ static int mgopt__fcb_linear(mgopt_rewriter *rw, mgopt_op *bn, mgopt_op *op, dou
   vals[1] = mgopt_rw_const(rw, bn, mgopt__pu_name2(p, mgopt__pu_value_name(bn->outs[0]), "_weight"), nw);
   vals[2] = vals[1] ? mgopt_rw_const(rw, bn, mgopt__pu_name2(p, mgopt__pu_value_name(bn->outs[0]), "_bias"), nb) : NULL;
   if (!vals[2]) return 0;
-  lin = mgopt_rw_create(rw, bn, "linear", op->name, 3, slots, vals, 1);
+  lin = mgopt_rw_create(rw, bn, "linear", mgopt__pu_value_name(bn->outs[0]), 3, slots, vals, 1);
   if (!lin) return 0;
-  if (mgopt_op_infer(p, lin, NULL) != MGOPT_OK || !mgopt__pu_adopt_type(p, lin->outs[0], bn->outs[0])) {
-    mgopt_rw_erase(rw, lin); /* the consts go as dead */
-    return 0;
-  }
-  lin->outs[0]->name = bn->outs[0]->name;
-  mgopt__pu_replace_value(rw, bn->outs[0], lin->outs[0]);
-  mgopt__pu_erase_with_consts(rw, bn);
-  mgopt__pu_erase_with_consts(rw, op);
+  name = op->name;
+  /* inferred, accepted by the target, typed as the batch_norm's output, or undone */
+  if (!mgopt__pu_fuse_finish(rw, &lin, 1, bn, &op, 1)) return 0;
+  lin->name = name; /* the matmul's (linear's) op name stays, as a conv's does */
   return 1;
 }
 
